@@ -1,0 +1,24 @@
+/** Jest: unit specs beside the code, e2e suites against real PostgreSQL (and Redis) in test/e2e. */
+const tsJest = ['ts-jest', { tsconfig: 'tsconfig.spec.json', isolatedModules: true }];
+
+module.exports = {
+  testTimeout: 30000,
+  projects: [
+    {
+      displayName: 'unit',
+      testEnvironment: 'node',
+      rootDir: '.',
+      testMatch: ['<rootDir>/src/**/*.spec.ts'],
+      transform: { '^.+\\.ts$': tsJest },
+      moduleFileExtensions: ['ts', 'js', 'json'],
+    },
+    {
+      displayName: 'e2e',
+      testEnvironment: 'node',
+      rootDir: '.',
+      testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
+      transform: { '^.+\\.ts$': tsJest },
+      moduleFileExtensions: ['ts', 'js', 'json'],
+    },
+  ],
+};

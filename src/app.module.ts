@@ -1,0 +1,30 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule, type TypeOrmModuleOptions } from '@nestjs/typeorm';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { demoConfig } from './demo/demo.config';
+import { DemoTokenAuthorizer } from './demo/demo-token.authorizer';
+import { DemoTools } from './demo/demo.tools';
+import { MCP_ENTITIES, MCP_MIGRATIONS, McpModule } from './mcp';
+
+function databaseOptions(): TypeOrmModuleOptions {
+  if (demoConfig.databaseUrl) {
+    return { type: 'postgres', url: demoConfig.databaseUrl, entities: MCP_ENTITIES, migrations: MCP_MIGRATIONS, migrationsRun: true };
+  }
+  const dir = join(process.cwd(), 'data');
+  mkdirSync(dir, { recursive: true });
+  return { type: 'better-sqlite3', database: join(dir, 'durable-mcp.sqlite'), entities: MCP_ENTITIES, synchronize: true };
+}
+
+/** The example app: one MCP endpoint at /mcp serving the demo tools. */
+@Module({
+  imports: [
+    TypeOrmModule.forRoot(databaseOptions()),
+    McpModule.forRoot({
+      auth: DemoTokenAuthorizer,
+      server: { name: 'durable-mcp-demo', instructions: 'Demo tools: echo, add, fail, whoami.' },
+    }),
+  ],
+  providers: [DemoTools, DemoTokenAuthorizer],
+})
+export class AppModule {}

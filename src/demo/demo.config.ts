@@ -1,0 +1,41 @@
+import { randomBytes } from 'node:crypto';
+
+/** Settings of the example app, read once from the environment (see README). */
+export interface DemoConfig {
+  host: string;
+  port: number;
+  databaseUrl?: string;
+  /** token -> principal key */
+  tokens: Map<string, string>;
+  /** Set when MCP_TOKENS was empty and a token was generated for this run. */
+  generatedToken?: string;
+}
+
+/** Parses `alice=token-a,bob=token-b` into token -> principal. */
+export function parseTokens(spec: string): Map<string, string> {
+  const tokens = new Map<string, string>();
+  for (const pair of spec.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const at = pair.indexOf('=');
+    if (at <= 0 || at === pair.length - 1) {
+      throw new Error(`MCP_TOKENS: "${pair}" is not principal=token (example: MCP_TOKENS=alice=token-a,bob=token-b)`);
+    }
+    tokens.set(pair.slice(at + 1), pair.slice(0, at));
+  }
+  return tokens;
+}
+
+/** Reads the example app's configuration from an environment. */
+export function loadDemoConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
+  const spec = env.MCP_TOKENS?.trim();
+  const generatedToken = spec ? undefined : randomBytes(24).toString('base64url');
+  return {
+    host: env.HOST || '127.0.0.1',
+    port: Number(env.PORT || 3000),
+    databaseUrl: env.DATABASE_URL || undefined,
+    tokens: spec ? parseTokens(spec) : new Map([[generatedToken as string, 'demo']]),
+    generatedToken,
+  };
+}
+
+/** The configuration of this process. */
+export const demoConfig = loadDemoConfig();

@@ -1,0 +1,68 @@
+import { Injectable } from '@nestjs/common';
+import { IsNumber, IsOptional, IsString, MaxLength } from 'class-validator';
+import { McpTool, type McpToolContext } from '../mcp';
+
+/** Input of `echo`. */
+export class EchoInput {
+  /** The text to send back. */
+  @IsString()
+  @MaxLength(10_000)
+  text: string;
+}
+
+/** Input of `add`. */
+export class AddInput {
+  @IsNumber()
+  a: number;
+
+  @IsNumber()
+  b: number;
+}
+
+/** Input of `fail`. */
+export class FailInput {
+  @IsOptional()
+  @IsString()
+  reason?: string;
+}
+
+/** The example app's tools. */
+@Injectable()
+export class DemoTools {
+  /** Sends the text back as one text block. */
+  @McpTool({ description: 'Echoes the given text back.', input: EchoInput, annotations: { readOnlyHint: true, idempotentHint: true } })
+  echo({ text }: EchoInput): string {
+    return text;
+  }
+
+  /** Adds two numbers and returns structured output. */
+  @McpTool({
+    description: 'Adds two numbers.',
+    input: AddInput,
+    output: { type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'], additionalProperties: false },
+    annotations: { readOnlyHint: true },
+  })
+  add({ a, b }: AddInput): { sum: number } {
+    return { sum: a + b };
+  }
+
+  /** Fails on purpose, to show an `isError` result. */
+  @McpTool({ description: 'Always fails, to show what a failed tool call looks like.', input: FailInput })
+  fail({ reason }: FailInput): never {
+    throw new Error(reason ?? 'This tool fails on purpose');
+  }
+
+  /** Tells the caller who the server thinks they are. */
+  @McpTool({
+    name: 'whoami',
+    description: 'Returns the principal and session the call arrived with.',
+    output: {
+      type: 'object',
+      properties: { principal: { type: 'string' }, sessionId: { type: ['string', 'null'] }, mount: { type: 'string' } },
+      required: ['principal', 'sessionId', 'mount'],
+    },
+  })
+  whoami(_input: unknown, ctx: McpToolContext) {
+    return { principal: ctx.principal.label, sessionId: ctx.sessionId, mount: ctx.mount };
+  }
+}

@@ -1,0 +1,2 @@
+export * from './mcp-configuration.error';
+export * from './mcp-protocol.error';

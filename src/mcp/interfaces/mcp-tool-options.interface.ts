@@ -1,0 +1,67 @@
+import type { Type } from '@nestjs/common';
+
+/** A JSON Schema object (2020-12 unless it names another draft in `$schema`). */
+export type JsonSchema = Record<string, unknown>;
+
+/** Hints about a tool's behaviour, as the MCP specification defines them. */
+export interface McpToolAnnotations {
+  /** Human-readable title. */
+  title?: string;
+  /** The tool does not modify its environment. */
+  readOnlyHint?: boolean;
+  /** The tool may perform destructive updates. */
+  destructiveHint?: boolean;
+  /** Calling the tool repeatedly with the same arguments has no additional effect. */
+  idempotentHint?: boolean;
+  /** The tool may interact with an open world of external entities. */
+  openWorldHint?: boolean;
+}
+
+/** An icon a client may show for a tool. */
+export interface McpIcon {
+  /** URL or data URI of the image. */
+  src: string;
+  /** MIME type, e.g. `image/png`. */
+  mimeType?: string;
+  /** Sizes such as `48x48`, or `any`. */
+  sizes?: string[];
+  /** Theme the icon is meant for. */
+  theme?: 'light' | 'dark';
+}
+
+/** Options of `@McpTool`. */
+export interface McpToolOptions {
+  /**
+   * Tool name: 1 to 128 characters of `A-Z a-z 0-9 _ . -`.
+   * @default the method name
+   */
+  name?: string;
+  /** Human-readable title shown by clients. */
+  title?: string;
+  /** What the tool does; models read this to decide when to call it. */
+  description: string;
+  /**
+   * Input: a class-validator DTO class (its JSON Schema is derived from the decorators, and
+   * arguments are validated and transformed into an instance) or a plain JSON Schema object
+   * with `type: 'object'` (validated with Ajv). Omit for a tool without arguments.
+   */
+  input?: Type<unknown> | JsonSchema;
+  /**
+   * Structured output: a DTO class or a JSON Schema object with `type: 'object'`. The handler
+   * then returns an object that is validated against it, sent as `structuredContent` and
+   * mirrored as JSON text.
+   */
+  output?: Type<unknown> | JsonSchema;
+  /** Behaviour hints. */
+  annotations?: McpToolAnnotations;
+  /** Icons a client may show. */
+  icons?: McpIcon[];
+  /** Extra `_meta` published with the tool definition. */
+  meta?: Record<string, unknown>;
+}
+
+/** What `@McpTool` stores on a method. */
+export interface McpToolMetadata extends McpToolOptions {
+  /** The resolved tool name. */
+  name: string;
+}

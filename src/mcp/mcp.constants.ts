@@ -1,0 +1,35 @@
+import { Inject } from '@nestjs/common';
+
+/** Injection token of a mount's resolved options. */
+export const MCP_MODULE_OPTIONS = 'MCP_MODULE_OPTIONS';
+
+/** Metadata key of `@McpTool`. */
+export const MCP_TOOL_METADATA = 'mcp:tool';
+
+/** The name a mount gets when none is given. */
+export const DEFAULT_MOUNT = 'default';
+
+/** The path a mount gets when none is given. */
+export const DEFAULT_PATH = '/mcp';
+
+/** Default largest request body: 4 MiB, like the official SDK. */
+export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+/** Default idle time after which a session expires: one hour. */
+export const DEFAULT_SESSION_IDLE_TTL_MS = 60 * 60 * 1000;
+
+/** Default `tools/list` page size. */
+export const DEFAULT_PAGE_SIZE = 100;
+
+/** Injection token of a mount's `Toolset`. */
+export function getMcpToolsetToken(mount: string = DEFAULT_MOUNT): string {
+  return `McpToolset:${mount}`;
+}
+
+/** Injection token of a mount's resolved options. */
+export function getMcpOptionsToken(mount: string = DEFAULT_MOUNT): string {
+  return `McpOptions:${mount}`;
+}
+
+/** Injects the `Toolset` of a mount. */
+export const InjectMcpToolset = (mount: string = DEFAULT_MOUNT): ParameterDecorator => Inject(getMcpToolsetToken(mount));

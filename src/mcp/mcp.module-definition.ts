@@ -1,0 +1,21 @@
+import { ConfigurableModuleBuilder } from '@nestjs/common';
+import type { McpModuleExtras, McpModuleOptions } from './interfaces/mcp-module-options.interface';
+import { DEFAULT_MOUNT, DEFAULT_PATH } from './mcp.constants';
+
+/**
+ * The generated `forRoot` / `forRootAsync` of `McpModule`. Extras (mount, path, isGlobal) shape
+ * the module graph and are therefore synchronous, also with `forRootAsync`.
+ */
+export const {
+  ConfigurableModuleClass: McpConfigurableModule,
+  MODULE_OPTIONS_TOKEN: MCP_RAW_OPTIONS,
+  OPTIONS_TYPE: MCP_OPTIONS_TYPE,
+  ASYNC_OPTIONS_TYPE: MCP_ASYNC_OPTIONS_TYPE,
+} = new ConfigurableModuleBuilder<McpModuleOptions>()
+  .setClassMethodName('forRoot')
+  .setFactoryMethodName('createMcpOptions')
+  .setExtras<McpModuleExtras>({ mount: DEFAULT_MOUNT, path: DEFAULT_PATH, isGlobal: false }, (definition, extras) => ({
+    ...definition,
+    global: extras.isGlobal,
+  }))
+  .build();

@@ -1,0 +1,92 @@
+import { Module, type DynamicModule, type Provider } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { PassportModule } from '@nestjs/passport';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import type { McpModuleOptions } from './interfaces/mcp-module-options.interface';
+import { DEFAULT_MOUNT, DEFAULT_PATH, MCP_MODULE_OPTIONS, getMcpOptionsToken, getMcpToolsetToken } from './mcp.constants';
+import { MCP_ASYNC_OPTIONS_TYPE, MCP_OPTIONS_TYPE, MCP_RAW_OPTIONS, McpConfigurableModule } from './mcp.module-definition';
+import { resolveMcpOptions, type McpResolvedOptions } from './mcp.options';
+import { MCP_ENTITIES } from './persistence/entities';
+import { McpEventLog } from './persistence/event-log.service';
+import { createMcpAuthGuard } from './server/auth/mcp-auth.guard';
+import { createMcpBearerStrategy } from './server/auth/mcp-bearer.strategy';
+import { McpBodyReaderInstaller } from './server/http/mcp-body-reader.installer';
+import { createMcpController } from './server/http/mcp.controller';
+import { McpHttpEndpoint } from './server/http/mcp-http.endpoint';
+import { McpOriginGuard } from './server/http/mcp-origin.guard';
+import { McpMetadataAccessor } from './server/mcp-metadata.accessor';
+import { InboundSessionStore } from './server/sessions/inbound-session.store';
+import { Toolset } from './server/toolset';
+import { ToolsetExplorer } from './server/toolset.explorer';
+
+/** The package version announced as `serverInfo.version` when none is configured. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const PACKAGE_VERSION: string = require('../../package.json').version;
+
+/** Feature registration shared by every mount: Nest 11 identifies dynamic modules by object identity. */
+const MCP_TYPEORM_FEATURE = TypeOrmModule.forFeature(MCP_ENTITIES);
+
+/**
+ * The durable-mcp module. `forRoot` / `forRootAsync` mount one MCP endpoint serving one toolset;
+ * call it once per mount (distinct `mount` and `path`). The host app owns the TypeORM connection
+ * (`TypeOrmModule.forRoot` with `MCP_ENTITIES`).
+ */
+@Module({})
+export class McpModule extends McpConfigurableModule {
+  /** Mounts an MCP endpoint with static options. */
+  static override forRoot(options: typeof MCP_OPTIONS_TYPE): DynamicModule {
+    return McpModule.withMount(super.forRoot(options), options);
+  }
+
+  /** Mounts an MCP endpoint whose options come from a factory, class or existing provider. */
+  static override forRootAsync(options: typeof MCP_ASYNC_OPTIONS_TYPE): DynamicModule {
+    return McpModule.withMount(super.forRootAsync(options), options);
+  }
+
+  private static withMount(definition: DynamicModule, extras: { mount?: string; path?: string }): DynamicModule {
+    const mount = extras.mount ?? DEFAULT_MOUNT;
+    const path = extras.path ?? DEFAULT_PATH;
+    const strategy = createMcpBearerStrategy(mount);
+    const guard = createMcpAuthGuard(mount);
+    const providers: Provider[] = [
+      {
+        provide: MCP_MODULE_OPTIONS,
+        useFactory: (raw: McpModuleOptions) => resolveMcpOptions(raw, { mount, path }),
+        inject: [MCP_RAW_OPTIONS],
+      },
+      { provide: getMcpOptionsToken(mount), useExisting: MCP_MODULE_OPTIONS },
+      {
+        provide: Toolset,
+        useFactory: (options: McpResolvedOptions) =>
+          new Toolset(
+            mount,
+            {
+              name: options.server?.name ?? 'durable-mcp',
+              version: options.server?.version ?? PACKAGE_VERSION,
+              title: options.server?.title,
+              instructions: options.server?.instructions,
+            },
+            options.pageSize,
+          ),
+        inject: [MCP_MODULE_OPTIONS],
+      },
+      { provide: getMcpToolsetToken(mount), useExisting: Toolset },
+      McpMetadataAccessor,
+      ToolsetExplorer,
+      InboundSessionStore,
+      McpEventLog,
+      McpHttpEndpoint,
+      McpOriginGuard,
+      McpBodyReaderInstaller,
+      strategy,
+      guard,
+    ];
+    return {
+      ...definition,
+      imports: [...(definition.imports ?? []), DiscoveryModule, PassportModule, MCP_TYPEORM_FEATURE],
+      controllers: [createMcpController(path, [McpOriginGuard, guard])],
+      providers: [...(definition.providers ?? []), ...providers],
+      exports: [getMcpToolsetToken(mount), getMcpOptionsToken(mount)],
+    };
+  }
+}

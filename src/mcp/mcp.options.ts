@@ -1,0 +1,40 @@
+import type { McpModuleExtras, McpModuleOptions } from './interfaces/mcp-module-options.interface';
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_PAGE_SIZE, DEFAULT_SESSION_IDLE_TTL_MS } from './mcp.constants';
+import { McpConfigurationError } from './errors/mcp-configuration.error';
+import { invalidAuthMessage, invalidOptionMessage, missingAuthMessage } from './mcp.messages';
+
+/** A mount's options after defaults were applied and the configuration was checked. */
+export interface McpResolvedOptions extends Omit<McpModuleOptions, 'sessions' | 'maxBodyBytes' | 'pageSize'> {
+  mount: string;
+  path: string;
+  sessions: { idleTtlMs: number };
+  maxBodyBytes: number;
+  pageSize: number;
+}
+
+function positiveInteger(mount: string, option: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value <= 0) {
+    throw new McpConfigurationError(invalidOptionMessage(mount, option, 'a positive integer'));
+  }
+  return value;
+}
+
+/** Applies defaults and fails closed on a configuration that cannot work (no auth above all). */
+export function resolveMcpOptions(options: McpModuleOptions | undefined, extras: Pick<McpModuleExtras, 'mount' | 'path'>): McpResolvedOptions {
+  const { mount, path } = extras;
+  if (!options || options.auth === undefined || options.auth === null) {
+    throw new McpConfigurationError(missingAuthMessage(mount));
+  }
+  if (typeof options.auth !== 'function') {
+    throw new McpConfigurationError(invalidAuthMessage(mount));
+  }
+  return {
+    ...options,
+    mount,
+    path,
+    sessions: { idleTtlMs: positiveInteger(mount, 'sessions.idleTtlMs', options.sessions?.idleTtlMs, DEFAULT_SESSION_IDLE_TTL_MS) },
+    maxBodyBytes: positiveInteger(mount, 'maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
+    pageSize: positiveInteger(mount, 'pageSize', options.pageSize, DEFAULT_PAGE_SIZE),
+  };
+}

@@ -1,0 +1,9 @@
+import { McpEvent } from './mcp-event.entity';
+import { McpInboundSession } from './inbound-session.entity';
+import { McpOutboundSession } from './outbound-session.entity';
+
+export { McpEvent, McpInboundSession, McpOutboundSession };
+export type { McpEventDirection } from './mcp-event.entity';
+
+/** Every entity of the package: add them to the host's `TypeOrmModule.forRoot({ entities })`. */
+export const MCP_ENTITIES = [McpInboundSession, McpEvent, McpOutboundSession];

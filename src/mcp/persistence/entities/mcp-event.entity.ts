@@ -1,0 +1,81 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+
+/** Which way an exchange went. */
+export type McpEventDirection = 'inbound' | 'outbound';
+
+/**
+ * The wire log: one row per exchange that reached a session (inbound) or a remote server
+ * (outbound), failed ones included. Never holds a bearer token.
+ */
+@Entity({ name: 'mcp_events' })
+@Index('mcp_events_session_ref_idx', ['sessionRef'])
+@Index('mcp_events_created_at_idx', ['createdAt'])
+export class McpEvent {
+  /** Row id (UUID). */
+  @PrimaryColumn({ type: 'varchar', length: 36 })
+  id: string;
+
+  /** When the exchange started. */
+  @Column({ name: 'created_at', type: Date })
+  createdAt: Date;
+
+  /** `inbound` (a client called us) or `outbound` (we called a server). */
+  @Column({ type: 'varchar', length: 8 })
+  direction: McpEventDirection;
+
+  /** The mount that served an inbound exchange. */
+  @Column({ type: 'varchar', length: 128, nullable: true })
+  mount: string | null;
+
+  /** The remote server of an outbound exchange. */
+  @Column({ type: 'varchar', length: 128, nullable: true })
+  server: string | null;
+
+  /** Id of the `mcp_inbound_sessions` (or outbound session) row, when there is one. */
+  @Column({ name: 'session_ref', type: 'varchar', length: 36, nullable: true })
+  sessionRef: string | null;
+
+  /** Key of the principal behind the exchange. */
+  @Column({ name: 'principal_key', type: 'varchar', length: 255, nullable: true })
+  principalKey: string | null;
+
+  /** `request`, `notification`, `response` (a client's answer) or `terminate` (DELETE). */
+  @Column({ type: 'varchar', length: 16 })
+  kind: string;
+
+  /** The JSON-RPC method, when the message had one. */
+  @Column({ type: 'varchar', length: 255, nullable: true })
+  method: string | null;
+
+  /** The protocol revision the exchange spoke. */
+  @Column({ name: 'protocol_version', type: 'varchar', length: 32, nullable: true })
+  protocolVersion: string | null;
+
+  /** The JSON-RPC message received (inbound) or sent (outbound). */
+  @Column({ type: 'jsonb', nullable: true })
+  request: unknown;
+
+  /** The JSON-RPC response, when there was one. */
+  @Column({ type: 'jsonb', nullable: true })
+  response: unknown;
+
+  /** HTTP status (inbound, or outbound over HTTP). */
+  @Column({ type: 'integer', nullable: true })
+  status: number | null;
+
+  /** JSON-RPC error code of the response, when it was an error. */
+  @Column({ name: 'error_code', type: 'integer', nullable: true })
+  errorCode: number | null;
+
+  /** True when a `tools/call` result had `isError: true`. */
+  @Column({ name: 'is_error', type: 'boolean', default: false })
+  isError: boolean;
+
+  /** How long the exchange took, in milliseconds. */
+  @Column({ name: 'duration_ms', type: 'integer' })
+  durationMs: number;
+
+  /** Wire notes: stderr excerpts, transport errors. */
+  @Column({ type: 'text', nullable: true })
+  note: string | null;
+}

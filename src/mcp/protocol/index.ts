@@ -1,0 +1,3 @@
+export * from './jsonrpc';
+export * from './revisions';
+export * from './mcp.methods';

@@ -1,0 +1,20 @@
+import { SetMetadata } from '@nestjs/common';
+import { MCP_TOOL_METADATA } from '../../mcp.constants';
+import type { McpToolMetadata, McpToolOptions } from '../../interfaces/mcp-tool-options.interface';
+
+/**
+ * Publishes a provider method as an MCP tool. The method receives the validated input and an
+ * `McpToolContext`; see `McpToolReturn` for what it may return.
+ *
+ * @example
+ * ```ts
+ * @McpTool({ description: 'Echoes text back', input: EchoInput })
+ * echo({ text }: EchoInput) { return text; }
+ * ```
+ */
+export function McpTool(options: McpToolOptions): MethodDecorator {
+  return (target, propertyKey, descriptor) => {
+    const metadata: McpToolMetadata = { ...options, name: options.name ?? String(propertyKey) };
+    SetMetadata(MCP_TOOL_METADATA, metadata)(target, propertyKey, descriptor);
+  };
+}

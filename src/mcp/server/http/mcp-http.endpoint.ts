@@ -1,0 +1,159 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Response } from 'express';
+import type { McpPrincipal } from '../../interfaces/principal.interface';
+import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
+import type { McpResolvedOptions } from '../../mcp.options';
+import { McpEventLog, type McpEventInput } from '../../persistence/event-log.service';
+import type { McpInboundSession } from '../../persistence/entities/inbound-session.entity';
+import { parseJsonRpc, type ClassifiedMessage, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse } from '../../protocol/jsonrpc';
+import { McpHeader, McpMethod } from '../../protocol/mcp.methods';
+import { SESSION_PROTOCOL_VERSIONS, isSupportedSessionVersion } from '../../protocol/revisions';
+import { InboundSessionStore } from '../sessions/inbound-session.store';
+import { Toolset } from '../toolset';
+import { MCP_RAW_BODY, type McpRequest } from './mcp-body.reader';
+import { acceptsJson, headerValue, isJsonContentType } from './mcp-http.checks';
+import { SESSION_NOT_FOUND_CODE, TRANSPORT_ERROR_CODE, sendJson, sendRpcError } from './mcp-http.responses';
+
+type Exchange = { kind: 'request' | 'notification' | 'response'; message: JsonRpcMessage };
+
+function asRecord(value: unknown): Record<string, unknown> | null {
+  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+}
+
+/**
+ * The Streamable HTTP transport of one mount (session revisions): checks the request, finds or
+ * opens the session, hands the message to the toolset and writes the audit row before the
+ * response leaves.
+ */
+@Injectable()
+export class McpHttpEndpoint {
+  constructor(
+    @Inject(MCP_MODULE_OPTIONS) private readonly options: McpResolvedOptions,
+    private readonly toolset: Toolset,
+    private readonly sessions: InboundSessionStore,
+    private readonly events: McpEventLog,
+  ) {}
+
+  /** Handles a POST carrying one JSON-RPC message. */
+  async post(req: McpRequest, res: Response): Promise<void> {
+    const startedAt = new Date();
+    if (!isJsonContentType(headerValue(req.headers, 'content-type'))) {
+      return sendRpcError(res, 415, TRANSPORT_ERROR_CODE, 'Unsupported Media Type: Content-Type must be application/json');
+    }
+    if (!acceptsJson(headerValue(req.headers, 'accept'))) {
+      return sendRpcError(res, 406, TRANSPORT_ERROR_CODE, 'Not Acceptable: the Accept header must include application/json');
+    }
+    const classified = this.readMessage(req, res);
+    if (!classified) return;
+    if (classified.kind === 'invalid') return sendJson(res, 400, classified.error);
+    if (classified.kind === 'request' && classified.message.method === McpMethod.Initialize) {
+      return this.initialize(classified.message, req.user as McpPrincipal, res, startedAt);
+    }
+    const session = await this.requireSession(req, res);
+    if (session) await this.exchange(classified, session, req, res, startedAt);
+  }
+
+  /** Handles a DELETE: terminates the caller's session. */
+  async delete(req: McpRequest, res: Response): Promise<void> {
+    const startedAt = new Date();
+    const session = await this.requireSession(req, res);
+    if (!session) return;
+    await this.sessions.terminate(session);
+    await this.events.record(this.event(session, startedAt, { kind: 'terminate', status: 204 }));
+    res.status(204).end();
+  }
+
+  private readMessage(req: McpRequest, res: Response): ClassifiedMessage | null {
+    const raw = req[MCP_RAW_BODY];
+    if (raw && !raw.ok) {
+      if (raw.reason === 'too-large') {
+        res.setHeader('Connection', 'close');
+        sendRpcError(res, 413, TRANSPORT_ERROR_CODE, `Payload Too Large: the body exceeds ${this.options.maxBodyBytes} bytes`);
+      } else {
+        res.destroy();
+      }
+      return null;
+    }
+    return parseJsonRpc(raw ? raw.text : JSON.stringify(req.body ?? null));
+  }
+
+  private async requireSession(req: McpRequest, res: Response): Promise<McpInboundSession | null> {
+    const sessionId = headerValue(req.headers, McpHeader.SessionId);
+    if (!sessionId) {
+      sendRpcError(res, 400, TRANSPORT_ERROR_CODE, 'Bad Request: the Mcp-Session-Id header is required (send initialize first)');
+      return null;
+    }
+    const version = headerValue(req.headers, McpHeader.ProtocolVersion);
+    if (version !== undefined && !isSupportedSessionVersion(version)) {
+      sendRpcError(res, 400, TRANSPORT_ERROR_CODE, `Bad Request: unsupported MCP-Protocol-Version "${version}" (supported: ${SESSION_PROTOCOL_VERSIONS.join(', ')})`);
+      return null;
+    }
+    const session = await this.sessions.find(sessionId, req.user as McpPrincipal);
+    if (!session) sendRpcError(res, 404, SESSION_NOT_FOUND_CODE, 'Session not found');
+    return session;
+  }
+
+  private async initialize(request: JsonRpcRequest, principal: McpPrincipal, res: Response, startedAt: Date): Promise<void> {
+    const requestedVersion = request.params?.protocolVersion;
+    const context = { principal, sessionId: null, protocolVersion: isSupportedSessionVersion(requestedVersion) ? requestedVersion : SESSION_PROTOCOL_VERSIONS[0] };
+    const response = await this.toolset.deliver(request, context);
+    const result = response && 'result' in response ? response.result : null;
+    if (!result) {
+      return sendJson(res, 200, response);
+    }
+    const session = await this.sessions.open({
+      principal,
+      protocolVersion: String(result.protocolVersion),
+      clientInfo: asRecord(request.params?.clientInfo),
+      clientCapabilities: asRecord(request.params?.capabilities),
+    });
+    await this.events.record(this.event(session, startedAt, { kind: 'request', method: request.method, request, response, status: 200 }));
+    sendJson(res, 200, response, { 'Mcp-Session-Id': session.sessionId });
+  }
+
+  private async exchange(exchange: Exchange, session: McpInboundSession, req: McpRequest, res: Response, startedAt: Date): Promise<void> {
+    const abort = new AbortController();
+    const onClose = () => !res.writableFinished && abort.abort(new Error('The client closed the connection'));
+    res.once('close', onClose);
+    const method = 'method' in exchange.message ? exchange.message.method : null;
+    const base = { kind: exchange.kind, method, request: exchange.message };
+    let response: JsonRpcResponse | null;
+    try {
+      response = await this.toolset.deliver(exchange.message, {
+        principal: req.user as McpPrincipal,
+        sessionId: session.sessionId,
+        protocolVersion: session.protocolVersion,
+        signal: abort.signal,
+      });
+    } catch (error) {
+      await this.events
+        .record(this.event(session, startedAt, { ...base, status: 500, note: `Internal error: ${(error as Error)?.message ?? String(error)}` }))
+        .catch(() => undefined);
+      throw error;
+    } finally {
+      res.off('close', onClose);
+    }
+    const status = response ? 200 : 202;
+    await this.events.record(this.event(session, startedAt, { ...base, response, status }));
+    if (response) sendJson(res, 200, response);
+    else res.status(202).end();
+  }
+
+  private event(session: McpInboundSession, startedAt: Date, fields: Partial<McpEventInput> & Pick<McpEventInput, 'kind'>): McpEventInput {
+    const response = fields.response as JsonRpcResponse | null | undefined;
+    const error = response && 'error' in response ? response.error : null;
+    const result = response && 'result' in response ? response.result : null;
+    return {
+      direction: 'inbound',
+      mount: this.options.mount,
+      sessionRef: session.id,
+      principalKey: session.principalKey,
+      protocolVersion: session.protocolVersion,
+      createdAt: startedAt,
+      durationMs: Date.now() - startedAt.getTime(),
+      errorCode: error ? error.code : null,
+      isError: result?.isError === true,
+      ...fields,
+    };
+  }
+}

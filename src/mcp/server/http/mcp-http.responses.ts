@@ -1,0 +1,21 @@
+import type { Response } from 'express';
+import { jsonRpcError, type JsonRpcId } from '../../protocol/jsonrpc';
+
+/** JSON-RPC code used for transport-level refusals (bad headers, wrong media type). */
+export const TRANSPORT_ERROR_CODE = -32000;
+
+/** JSON-RPC code used when a session does not exist for the caller. */
+export const SESSION_NOT_FOUND_CODE = -32001;
+
+/** Sends a JSON body with a status. */
+export function sendJson(res: Response, status: number, body: unknown, headers?: Record<string, string>): void {
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json');
+  if (headers) for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  res.end(JSON.stringify(body));
+}
+
+/** Sends a JSON-RPC error body with an HTTP status. */
+export function sendRpcError(res: Response, status: number, code: number, message: string, id: JsonRpcId | null = null): void {
+  sendJson(res, status, jsonRpcError(id, code, message));
+}

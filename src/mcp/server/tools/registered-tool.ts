@@ -1,0 +1,18 @@
+import type { McpToolContext } from '../../interfaces/mcp-tool-context.interface';
+import type { CompiledValidator } from './json-schema.validator';
+
+/** A tool ready to serve: its published definition, compiled validators and how to invoke it. */
+export interface RegisteredTool {
+  /** The tool name. */
+  name: string;
+  /** `Class#method`, for messages. */
+  owner: string;
+  /** The definition published by `tools/list`, computed once. */
+  definition: Readonly<Record<string, unknown>>;
+  /** Validates (and for DTOs, transforms) the arguments. */
+  validateInput: CompiledValidator;
+  /** Validates structured output, when the tool declares `output`. */
+  validateOutput?: CompiledValidator;
+  /** Calls the handler (resolving a request-scoped instance first when needed). */
+  invoke(args: unknown, context: McpToolContext): Promise<unknown>;
+}

@@ -1,0 +1,106 @@
+import { Inject, Injectable, Logger, type OnModuleInit, type Type } from '@nestjs/common';
+import { ContextIdFactory, DiscoveryService, MetadataScanner, ModuleRef } from '@nestjs/core';
+import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper';
+import { McpConfigurationError } from '../errors/mcp-configuration.error';
+import type { JsonSchema, McpToolMetadata } from '../interfaces/mcp-tool-options.interface';
+import type { McpToolContext } from '../interfaces/mcp-tool-context.interface';
+import { MCP_MODULE_OPTIONS } from '../mcp.constants';
+import { invalidSchemaMessage, invalidToolNameMessage, requestScopedToolMessage } from '../mcp.messages';
+import type { McpResolvedOptions } from '../mcp.options';
+import { TOOL_NAME_PATTERN } from '../protocol/mcp.methods';
+import { McpMetadataAccessor } from './mcp-metadata.accessor';
+import { Toolset } from './toolset';
+import { compileJsonSchema } from './tools/json-schema.validator';
+import type { RegisteredTool } from './tools/registered-tool';
+import { compileInputValidator, isDtoClass, toPublishedSchema } from './tools/tool-schema.factory';
+
+/**
+ * Finds the `@McpTool` methods of the app's providers when the app initializes and registers the
+ * ones this mount serves in its `Toolset`, with schemas and validators compiled once.
+ */
+@Injectable()
+export class ToolsetExplorer implements OnModuleInit {
+  private readonly logger = new Logger(ToolsetExplorer.name);
+
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly scanner: MetadataScanner,
+    private readonly accessor: McpMetadataAccessor,
+    private readonly moduleRef: ModuleRef,
+    private readonly toolset: Toolset,
+    @Inject(MCP_MODULE_OPTIONS) private readonly options: McpResolvedOptions,
+  ) {}
+
+  /** Discovers and registers the tools. */
+  onModuleInit(): void {
+    const selected = this.options.providers ? new Set<unknown>(this.options.providers) : null;
+    for (const wrapper of this.discovery.getProviders()) {
+      const instance = wrapper.instance as Record<string, unknown> | undefined;
+      if (!instance || typeof instance !== 'object' || !Object.getPrototypeOf(instance)) continue;
+      const type = (wrapper.metatype && !wrapper.inject ? wrapper.metatype : instance.constructor) as Type<unknown>;
+      if (selected && !selected.has(type) && !selected.has(instance.constructor)) continue;
+      for (const methodName of this.scanner.getAllMethodNames(Object.getPrototypeOf(instance))) {
+        const metadata = this.accessor.getToolMetadata(instance[methodName]);
+        if (metadata) this.toolset.register(this.buildTool(wrapper, type, methodName, metadata));
+      }
+    }
+  }
+
+  private buildTool(wrapper: InstanceWrapper, type: Type<unknown>, methodName: string, metadata: McpToolMetadata): RegisteredTool {
+    const owner = `${type.name || 'AnonymousProvider'}#${methodName}`;
+    if (!TOOL_NAME_PATTERN.test(metadata.name)) {
+      throw new McpConfigurationError(invalidToolNameMessage(metadata.name, owner));
+    }
+    const inputSchema = this.checkedSchema(metadata.input, owner, 'input');
+    const outputSchema = metadata.output ? this.checkedSchema(metadata.output, owner, 'output') : undefined;
+    const definition: Record<string, unknown> = {
+      name: metadata.name,
+      ...(metadata.title ? { title: metadata.title } : {}),
+      description: metadata.description,
+      inputSchema,
+      ...(outputSchema ? { outputSchema } : {}),
+      ...(metadata.annotations ? { annotations: metadata.annotations } : {}),
+      ...(metadata.icons ? { icons: metadata.icons } : {}),
+      ...(metadata.meta ? { _meta: metadata.meta } : {}),
+    };
+    return {
+      name: metadata.name,
+      owner,
+      definition: Object.freeze(definition),
+      validateInput: compileInputValidator(metadata.input),
+      validateOutput: outputSchema ? this.compile(outputSchema, owner, 'output') : undefined,
+      invoke: this.invoker(wrapper, owner, methodName),
+    };
+  }
+
+  private checkedSchema(declared: Type<unknown> | JsonSchema | undefined, owner: string, which: 'input' | 'output'): JsonSchema {
+    const schema = toPublishedSchema(declared);
+    if (schema.type !== 'object') {
+      throw new McpConfigurationError(invalidSchemaMessage(owner, which, `its root type is ${JSON.stringify(schema.type)}, not "object"`));
+    }
+    if (declared && !isDtoClass(declared)) this.compile(schema, owner, which);
+    return schema;
+  }
+
+  private compile(schema: JsonSchema, owner: string, which: 'input' | 'output') {
+    try {
+      return compileJsonSchema(schema);
+    } catch (error) {
+      throw new McpConfigurationError(invalidSchemaMessage(owner, which, (error as Error).message));
+    }
+  }
+
+  private invoker(wrapper: InstanceWrapper, owner: string, methodName: string): RegisteredTool['invoke'] {
+    if (wrapper.isDependencyTreeStatic()) {
+      const instance = wrapper.instance as Record<string, (...args: unknown[]) => unknown>;
+      return async (args, context) => instance[methodName](args, context);
+    }
+    this.logger.log(requestScopedToolMessage(owner));
+    return async (args: unknown, context: McpToolContext) => {
+      const contextId = ContextIdFactory.create();
+      this.moduleRef.registerRequestByContextId(context, contextId);
+      const instance = await this.moduleRef.resolve<Record<string, (...a: unknown[]) => unknown>>(wrapper.token, contextId, { strict: false });
+      return instance[methodName](args, context);
+    };
+  }
+}

@@ -1,0 +1,174 @@
+import { Logger } from '@nestjs/common';
+import type { McpDeliveryContext, McpMessageHandler } from '../interfaces/mcp-delivery.interface';
+import type { McpToolContext } from '../interfaces/mcp-tool-context.interface';
+import { McpProtocolError } from '../errors/mcp-protocol.error';
+import { duplicateToolMessage } from '../mcp.messages';
+import { McpConfigurationError } from '../errors/mcp-configuration.error';
+import {
+  JsonRpcErrorCode,
+  jsonRpcError,
+  jsonRpcResult,
+  type JsonRpcMessage,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+} from '../protocol/jsonrpc';
+import { McpMethod } from '../protocol/mcp.methods';
+import { negotiateProtocolVersion } from '../protocol/revisions';
+import { decodeCursor, encodeCursor } from './tools/list-cursor';
+import type { RegisteredTool } from './tools/registered-tool';
+import { errorResult, errorText, toCallToolResult } from './tools/tool-result.mapper';
+
+/** What a toolset announces about itself in `initialize`. */
+export interface ToolsetIdentity {
+  name: string;
+  version: string;
+  title?: string;
+  instructions?: string;
+}
+
+/**
+ * The tools of one mount and the one place JSON-RPC messages reach them (`deliver`). It knows
+ * nothing about HTTP, sessions or the database: callers bring an authenticated context.
+ */
+export class Toolset implements McpMessageHandler {
+  private readonly logger: Logger;
+  private readonly tools = new Map<string, RegisteredTool>();
+  private readonly inFlight = new Map<string, AbortController>();
+  private pages: Readonly<Record<string, unknown>>[][] = [];
+
+  constructor(
+    /** The mount this toolset serves. */
+    readonly mount: string,
+    private readonly identity: ToolsetIdentity,
+    private readonly pageSize: number,
+  ) {
+    this.logger = new Logger(`Toolset:${mount}`);
+  }
+
+  /** Adds a tool; a second tool of the same name is a boot error naming both owners. */
+  register(tool: RegisteredTool): void {
+    const existing = this.tools.get(tool.name);
+    if (existing) {
+      throw new McpConfigurationError(duplicateToolMessage(this.mount, tool.name, existing.owner, tool.owner));
+    }
+    this.tools.set(tool.name, tool);
+    this.pages = [];
+  }
+
+  /** The registered tools, in registration order. */
+  list(): RegisteredTool[] {
+    return [...this.tools.values()];
+  }
+
+  /** Looks up one tool by name. */
+  get(name: string): RegisteredTool | undefined {
+    return this.tools.get(name);
+  }
+
+  /** @inheritdoc */
+  async deliver(message: JsonRpcMessage, context: McpDeliveryContext): Promise<JsonRpcResponse | null> {
+    if (!('method' in message)) return null; // a client's response to a request we never send yet
+    if (!('id' in message) || message.id === undefined) {
+      this.onNotification(message.method, message.params, context);
+      return null;
+    }
+    try {
+      return jsonRpcResult(message.id, await this.handleRequest(message, context));
+    } catch (error) {
+      if (error instanceof McpProtocolError) return { jsonrpc: '2.0', id: message.id, error: error.toJsonRpc() };
+      throw error;
+    }
+  }
+
+  private async handleRequest(request: JsonRpcRequest, context: McpDeliveryContext): Promise<Record<string, unknown>> {
+    switch (request.method) {
+      case McpMethod.Initialize:
+        return this.initializeResult(request.params);
+      case McpMethod.Ping:
+        return {};
+      case McpMethod.ToolsList:
+        return this.listPage(request.params?.cursor);
+      case McpMethod.ToolsCall:
+        return this.callTool(request, context);
+      default:
+        throw new McpProtocolError(JsonRpcErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+    }
+  }
+
+  private initializeResult(params: Record<string, unknown> | undefined): Record<string, unknown> {
+    const { name, version, title, instructions } = this.identity;
+    return {
+      protocolVersion: negotiateProtocolVersion(params?.protocolVersion),
+      capabilities: { tools: { listChanged: false } },
+      serverInfo: title ? { name, version, title } : { name, version },
+      ...(instructions ? { instructions } : {}),
+    };
+  }
+
+  private listPage(cursor: unknown): Record<string, unknown> {
+    if (!this.pages.length) this.pages = this.paginate();
+    const index = cursor === undefined ? 0 : decodeCursor(cursor);
+    if (index === null || index >= this.pages.length) {
+      throw new McpProtocolError(JsonRpcErrorCode.InvalidParams, 'Invalid params: unknown cursor');
+    }
+    const next = index + 1 < this.pages.length ? { nextCursor: encodeCursor(index + 1) } : {};
+    return { tools: this.pages[index], ...next };
+  }
+
+  private paginate(): Readonly<Record<string, unknown>>[][] {
+    const all = this.list().map((tool) => tool.definition);
+    const pages: Readonly<Record<string, unknown>>[][] = [];
+    for (let i = 0; i < all.length; i += this.pageSize) pages.push(all.slice(i, i + this.pageSize));
+    return pages.length ? pages : [[]];
+  }
+
+  private async callTool(request: JsonRpcRequest, context: McpDeliveryContext): Promise<Record<string, unknown>> {
+    const name = request.params?.name;
+    if (typeof name !== 'string') {
+      throw new McpProtocolError(JsonRpcErrorCode.InvalidParams, 'Invalid params: tools/call needs a string "name"');
+    }
+    const tool = this.tools.get(name);
+    if (!tool) throw new McpProtocolError(JsonRpcErrorCode.InvalidParams, `Unknown tool: ${name}`);
+
+    const input = await tool.validateInput(request.params?.arguments ?? {});
+    if (!input.ok) return errorResult(`Invalid arguments for tool "${name}": ${input.message}`);
+
+    const key = this.inFlightKey(context.sessionId, request.id);
+    const controller = new AbortController();
+    const onOuterAbort = () => controller.abort(context.signal?.reason);
+    context.signal?.addEventListener('abort', onOuterAbort, { once: true });
+    this.inFlight.set(key, controller);
+    const toolContext: McpToolContext = {
+      principal: context.principal,
+      sessionId: context.sessionId,
+      mount: this.mount,
+      protocolVersion: context.protocolVersion,
+      requestId: request.id,
+      signal: controller.signal,
+      meta: request.params?._meta as Record<string, unknown> | undefined,
+    };
+    try {
+      const returned = await tool.invoke(input.value, toolContext);
+      return await toCallToolResult(tool, returned);
+    } catch (error) {
+      if (error instanceof McpProtocolError) throw error;
+      this.logger.debug(`Tool "${name}" (${tool.owner}) failed: ${errorText(error)}`);
+      return errorResult(errorText(error));
+    } finally {
+      this.inFlight.delete(key);
+      context.signal?.removeEventListener('abort', onOuterAbort);
+    }
+  }
+
+  private onNotification(method: string, params: Record<string, unknown> | undefined, context: McpDeliveryContext): void {
+    if (method !== McpMethod.Cancelled) return;
+    const requestId = params?.requestId;
+    if (typeof requestId !== 'string' && typeof requestId !== 'number') return;
+    const reason = typeof params?.reason === 'string' ? params.reason : 'Cancelled by the client';
+    this.inFlight.get(this.inFlightKey(context.sessionId, requestId))?.abort(new Error(reason));
+  }
+
+  private inFlightKey(sessionId: string | null, requestId: string | number): string {
+    return `${sessionId ?? ''}\u0000${typeof requestId}:${requestId}`;
+  }
+}
