@@ -1,5 +1,5 @@
 /** Jest: unit specs beside the code, e2e suites against real PostgreSQL (and Redis) in test/e2e. */
-const tsJest = ['ts-jest', { tsconfig: 'tsconfig.spec.json', isolatedModules: true }];
+const tsJest = ['ts-jest', { tsconfig: 'tsconfig.spec.json' }];
 
 module.exports = {
   testTimeout: 30000,

@@ -16,7 +16,7 @@ export type { McpToolOptions, McpToolAnnotations, McpIcon, JsonSchema } from './
 export type { McpToolContext, McpContent, McpCallToolResult, McpToolReturn } from './interfaces/mcp-tool-context.interface';
 export type { McpDeliveryContext, McpMessageHandler } from './interfaces/mcp-delivery.interface';
 export type { McpResolvedOptions } from './mcp.options';
-export { McpConfigurationError, McpProtocolError } from './errors';
+export { McpConfigurationError, McpRpcError, McpClientError, McpTimeoutError, McpTransportError, McpProtocolError, McpServerError } from './errors';
 export { McpEvent, McpInboundSession, McpOutboundSession, MCP_ENTITIES } from './persistence/entities';
 export type { McpEventDirection } from './persistence/entities';
 export { MCP_MIGRATIONS, CreateMcpTables1764489600000 } from './persistence/migrations';

@@ -1,2 +1,3 @@
 export * from './mcp-configuration.error';
-export * from './mcp-protocol.error';
+export * from './mcp-rpc.error';
+export * from './mcp-client.errors';

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { McpDeliveryContext, McpMessageHandler } from '../interfaces/mcp-delivery.interface';
 import type { McpToolContext } from '../interfaces/mcp-tool-context.interface';
-import { McpProtocolError } from '../errors/mcp-protocol.error';
+import { McpRpcError } from '../errors/mcp-rpc.error';
 import { duplicateToolMessage } from '../mcp.messages';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import {
@@ -75,7 +75,7 @@ export class Toolset implements McpMessageHandler {
     try {
       return jsonRpcResult(message.id, await this.handleRequest(message, context));
     } catch (error) {
-      if (error instanceof McpProtocolError) return { jsonrpc: '2.0', id: message.id, error: error.toJsonRpc() };
+      if (error instanceof McpRpcError) return { jsonrpc: '2.0', id: message.id, error: error.toJsonRpc() };
       throw error;
     }
   }
@@ -91,7 +91,7 @@ export class Toolset implements McpMessageHandler {
       case McpMethod.ToolsCall:
         return this.callTool(request, context);
       default:
-        throw new McpProtocolError(JsonRpcErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+        throw new McpRpcError(JsonRpcErrorCode.MethodNotFound, `Method not found: ${request.method}`);
     }
   }
 
@@ -109,7 +109,7 @@ export class Toolset implements McpMessageHandler {
     if (!this.pages.length) this.pages = this.paginate();
     const index = cursor === undefined ? 0 : decodeCursor(cursor);
     if (index === null || index >= this.pages.length) {
-      throw new McpProtocolError(JsonRpcErrorCode.InvalidParams, 'Invalid params: unknown cursor');
+      throw new McpRpcError(JsonRpcErrorCode.InvalidParams, 'Invalid params: unknown cursor');
     }
     const next = index + 1 < this.pages.length ? { nextCursor: encodeCursor(index + 1) } : {};
     return { tools: this.pages[index], ...next };
@@ -125,10 +125,10 @@ export class Toolset implements McpMessageHandler {
   private async callTool(request: JsonRpcRequest, context: McpDeliveryContext): Promise<Record<string, unknown>> {
     const name = request.params?.name;
     if (typeof name !== 'string') {
-      throw new McpProtocolError(JsonRpcErrorCode.InvalidParams, 'Invalid params: tools/call needs a string "name"');
+      throw new McpRpcError(JsonRpcErrorCode.InvalidParams, 'Invalid params: tools/call needs a string "name"');
     }
     const tool = this.tools.get(name);
-    if (!tool) throw new McpProtocolError(JsonRpcErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    if (!tool) throw new McpRpcError(JsonRpcErrorCode.InvalidParams, `Unknown tool: ${name}`);
 
     const input = await tool.validateInput(request.params?.arguments ?? {});
     if (!input.ok) return errorResult(`Invalid arguments for tool "${name}": ${input.message}`);
@@ -151,7 +151,7 @@ export class Toolset implements McpMessageHandler {
       const returned = await tool.invoke(input.value, toolContext);
       return await toCallToolResult(tool, returned);
     } catch (error) {
-      if (error instanceof McpProtocolError) throw error;
+      if (error instanceof McpRpcError) throw error;
       this.logger.debug(`Tool "${name}" (${tool.owner}) failed: ${errorText(error)}`);
       return errorResult(errorText(error));
     } finally {

@@ -1,11 +1,11 @@
 import type { JsonRpcErrorObject } from '../protocol/jsonrpc';
 
 /**
- * A protocol-level failure that becomes a JSON-RPC error response (unknown tool, invalid
+ * A failure that the server answers with a JSON-RPC error response (unknown tool, invalid
  * params, ...). Throw it from a tool handler to answer with a JSON-RPC error instead of an
  * `isError` result.
  */
-export class McpProtocolError extends Error {
+export class McpRpcError extends Error {
   constructor(
     /** The JSON-RPC error code. */
     readonly code: number,
@@ -14,7 +14,7 @@ export class McpProtocolError extends Error {
     readonly data?: unknown,
   ) {
     super(message);
-    this.name = 'McpProtocolError';
+    this.name = 'McpRpcError';
   }
 
   /** The JSON-RPC error object to send. */

@@ -1,0 +1,78 @@
+import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../../protocol/jsonrpc';
+
+/**
+ * Answers a request the server sends to the client during a call (ping, roots/list,
+ * sampling/createMessage, elicitation/create). Resolves to the JSON-RPC result; rejects with an
+ * `McpRpcError` to answer with a JSON-RPC error (-32601 when nothing handles the method).
+ */
+export type McpServerRequestHandler = (request: JsonRpcRequest) => Promise<Record<string, unknown>>;
+
+/** Receives notifications the server sends during a call (progress, logging, list_changed...). */
+export type McpServerNotificationHandler = (notification: JsonRpcNotification) => void;
+
+/** Per-call context a transport receives. */
+export interface McpTransportContext {
+  /** Name of the configured server, for messages and event rows. */
+  server: string;
+  /** Who the call is made for (a principal key, or '' when shared): scopes remote sessions. */
+  scopeKey: string;
+  /** Overall deadline of this deliver, in ms (spawn and handshake included). */
+  timeoutMs: number;
+  /** Aborts the call; the transport sends notifications/cancelled when the request was sent. */
+  signal?: AbortSignal;
+  /** Answers server->client requests. Without it, every such request gets -32601. */
+  onServerRequest?: McpServerRequestHandler;
+  /** Receives server notifications. */
+  onNotification?: McpServerNotificationHandler;
+}
+
+/** Options of one `deliver` call. */
+export interface McpTransportDeliverOptions {
+  /** The remote session to continue (HTTP), or null to start one when needed. */
+  sessionId: string | null;
+  /** The negotiated protocol revision of that session, when known. */
+  protocolVersion?: string | null;
+  /** Per-call context. */
+  context: McpTransportContext;
+}
+
+/** What the handshake of a transport learned about the server. */
+export interface McpHandshakeInfo {
+  protocolVersion: string;
+  serverInfo: Record<string, unknown> | null;
+  capabilities: Record<string, unknown> | null;
+  instructions?: string;
+}
+
+/** The outcome of one `deliver`. */
+export interface McpTransportResult {
+  /** The JSON-RPC response to the message; null for a notification. */
+  body: JsonRpcResponse | null;
+  /** The remote session id after the exchange (HTTP), or null. */
+  sessionId: string | null;
+  /** The handshake performed during this deliver (stdio spawn, HTTP (re-)initialize), if any. */
+  handshake?: McpHandshakeInfo;
+  /** What was written for the message, as sent (one JSON text). */
+  rawRequest: string;
+  /** What was read back for it, as received (JSON text, or the SSE stream), or null. */
+  rawResponse: string | null;
+  /** HTTP status, or null for transports without one. */
+  status: number | null;
+  /** Captured stderr of a child process (capped), or ''. */
+  stderr: string;
+}
+
+/**
+ * One way to reach an MCP server. Every transport has this one method, so the queue processor,
+ * the event log and the retry rules do not care how a server is reached. Failures reject with the
+ * typed errors of `errors/mcp-client.errors.ts`, whose `delivered` flag tells whether a retry
+ * could deliver the message twice.
+ */
+export interface McpTransport {
+  /** Sends one request or notification and returns its outcome. */
+  deliver(message: JsonRpcRequest | JsonRpcNotification, options: McpTransportDeliverOptions): Promise<McpTransportResult>;
+  /** Ends a remote session (HTTP DELETE) if the transport has one. */
+  closeSession?(sessionId: string, context: McpTransportContext): Promise<void>;
+  /** Releases processes, sockets and timers held by the transport. */
+  close?(): Promise<void>;
+}
