@@ -3,6 +3,7 @@ const tsJest = ['ts-jest', { tsconfig: 'tsconfig.spec.json' }];
 
 module.exports = {
   testTimeout: 30000,
+  reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   projects: [
     {
       displayName: 'unit',
