@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import type { Repository } from 'typeorm';
-import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { McpEvent } from './entities/mcp-event.entity';
+import { EntitySql } from './entity-sql';
 import { GroupCommitter } from './group-committer';
 
 /** The fields a caller gives for one event row; id and defaults are filled in. */
@@ -18,8 +18,10 @@ export type McpEventInput = Omit<Partial<McpEvent>, 'id'> &
 @Injectable()
 export class McpEventLog {
   private readonly committer: GroupCommitter<McpEvent, void>;
+  private readonly sql: EntitySql<McpEvent>;
 
-  constructor(@InjectRepository(McpEvent) private readonly events: Repository<McpEvent>) {
+  constructor(@InjectRepository(McpEvent) events: Repository<McpEvent>) {
+    this.sql = new EntitySql(events.manager.connection, McpEvent);
     this.committer = new GroupCommitter((rows) => this.insert(rows));
   }
 
@@ -45,7 +47,7 @@ export class McpEventLog {
   }
 
   private async insert(rows: McpEvent[]): Promise<void[]> {
-    await this.events.createQueryBuilder().insert().into(McpEvent).values(rows as QueryDeepPartialEntity<McpEvent>[]).updateEntity(false).execute();
+    await this.sql.insert(rows);
     return rows.map(() => undefined);
   }
 }

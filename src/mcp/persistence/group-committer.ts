@@ -11,26 +11,33 @@ interface Pending<T, R> {
  */
 export class GroupCommitter<T, R> {
   private queue: Pending<T, R>[] = [];
-  private running = false;
+  private lanes = 0;
+  private scheduled = false;
 
   constructor(
     private readonly flush: (items: T[]) => Promise<R[]>,
     private readonly maxBatch = 500,
+    /** Batches in flight at once: more lanes trade a little batching for less waiting. */
+    private readonly maxLanes = 2,
   ) {}
 
   /** Queues one item; resolves with its result once the batch holding it is committed. */
   submit(item: T): Promise<R> {
     return new Promise<R>((resolve, reject) => {
       this.queue.push({ item, resolve, reject });
-      if (!this.running) {
-        this.running = true;
+      if (!this.scheduled && this.lanes < this.maxLanes) {
+        this.scheduled = true;
         // Let the I/O callbacks that are already due submit their items into the same batch.
-        setImmediate(() => void this.drain());
+        setImmediate(() => {
+          this.scheduled = false;
+          if (this.queue.length && this.lanes < this.maxLanes) void this.drain();
+        });
       }
     });
   }
 
   private async drain(): Promise<void> {
+    this.lanes++;
     while (this.queue.length) {
       const batch = this.queue.splice(0, this.maxBatch);
       try {
@@ -40,6 +47,6 @@ export class GroupCommitter<T, R> {
         batch.forEach((p) => p.reject(error));
       }
     }
-    this.running = false;
+    this.lanes--;
   }
 }

@@ -5,6 +5,7 @@ import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import type { McpResolvedOptions } from '../../mcp.options';
 import { McpEventLog, type McpEventInput } from '../../persistence/event-log.service';
 import type { McpInboundSession } from '../../persistence/entities/inbound-session.entity';
+import { JsonText } from '../../persistence/entity-sql';
 import { parseJsonRpc, type ClassifiedMessage, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse } from '../../protocol/jsonrpc';
 import { McpHeader, McpMethod } from '../../protocol/mcp.methods';
 import { SESSION_PROTOCOL_VERSIONS, isSupportedSessionVersion } from '../../protocol/revisions';
@@ -12,9 +13,12 @@ import { InboundSessionStore } from '../sessions/inbound-session.store';
 import { Toolset } from '../toolset';
 import { MCP_RAW_BODY, type McpRequest } from './mcp-body.reader';
 import { acceptsJson, headerValue, isJsonContentType } from './mcp-http.checks';
-import { SESSION_NOT_FOUND_CODE, TRANSPORT_ERROR_CODE, sendJson, sendRpcError } from './mcp-http.responses';
+import { SESSION_NOT_FOUND_CODE, TRANSPORT_ERROR_CODE, sendJson, sendJsonText, sendRpcError } from './mcp-http.responses';
 
 type Exchange = { kind: 'request' | 'notification' | 'response'; message: JsonRpcMessage };
+
+/** A parsed body together with the text it was parsed from (stored as is in the event row). */
+type ReadBody = { classified: ClassifiedMessage; text: string };
 
 function asRecord(value: unknown): Record<string, unknown> | null {
   return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
@@ -43,14 +47,15 @@ export class McpHttpEndpoint {
     if (!acceptsJson(headerValue(req.headers, 'accept'))) {
       return sendRpcError(res, 406, TRANSPORT_ERROR_CODE, 'Not Acceptable: the Accept header must include application/json');
     }
-    const classified = this.readMessage(req, res);
-    if (!classified) return;
+    const body = this.readMessage(req, res);
+    if (!body) return;
+    const { classified, text } = body;
     if (classified.kind === 'invalid') return sendJson(res, 400, classified.error);
     if (classified.kind === 'request' && classified.message.method === McpMethod.Initialize) {
-      return this.initialize(classified.message, req.user as McpPrincipal, res, startedAt);
+      return this.initialize(classified.message, text, req.user as McpPrincipal, res, startedAt);
     }
     const session = await this.requireSession(req, res);
-    if (session) await this.exchange(classified, session, req, res, startedAt);
+    if (session) await this.exchange(classified, text, session, req, res, startedAt);
   }
 
   /** Handles a DELETE: terminates the caller's session. */
@@ -63,7 +68,7 @@ export class McpHttpEndpoint {
     res.status(204).end();
   }
 
-  private readMessage(req: McpRequest, res: Response): ClassifiedMessage | null {
+  private readMessage(req: McpRequest, res: Response): ReadBody | null {
     const raw = req[MCP_RAW_BODY];
     if (raw && !raw.ok) {
       if (raw.reason === 'too-large') {
@@ -74,7 +79,8 @@ export class McpHttpEndpoint {
       }
       return null;
     }
-    return parseJsonRpc(raw ? raw.text : JSON.stringify(req.body ?? null));
+    const text = raw ? raw.text : JSON.stringify(req.body ?? null);
+    return { classified: parseJsonRpc(text), text };
   }
 
   private async requireSession(req: McpRequest, res: Response): Promise<McpInboundSession | null> {
@@ -93,7 +99,7 @@ export class McpHttpEndpoint {
     return session;
   }
 
-  private async initialize(request: JsonRpcRequest, principal: McpPrincipal, res: Response, startedAt: Date): Promise<void> {
+  private async initialize(request: JsonRpcRequest, text: string, principal: McpPrincipal, res: Response, startedAt: Date): Promise<void> {
     const requestedVersion = request.params?.protocolVersion;
     const context = { principal, sessionId: null, protocolVersion: isSupportedSessionVersion(requestedVersion) ? requestedVersion : SESSION_PROTOCOL_VERSIONS[0] };
     const response = await this.toolset.deliver(request, context);
@@ -107,16 +113,19 @@ export class McpHttpEndpoint {
       clientInfo: asRecord(request.params?.clientInfo),
       clientCapabilities: asRecord(request.params?.capabilities),
     });
-    await this.events.record(this.event(session, startedAt, { kind: 'request', method: request.method, request, response, status: 200 }));
-    sendJson(res, 200, response, { 'Mcp-Session-Id': session.sessionId });
+    const json = JSON.stringify(response);
+    await this.events.record(
+      this.event(session, startedAt, { kind: 'request', method: request.method, request: new JsonText(text), response: new JsonText(json), errorCode: null }),
+    );
+    sendJsonText(res, 200, json, { 'Mcp-Session-Id': session.sessionId });
   }
 
-  private async exchange(exchange: Exchange, session: McpInboundSession, req: McpRequest, res: Response, startedAt: Date): Promise<void> {
+  private async exchange(exchange: Exchange, text: string, session: McpInboundSession, req: McpRequest, res: Response, startedAt: Date): Promise<void> {
     const abort = new AbortController();
     const onClose = () => !res.writableFinished && abort.abort(new Error('The client closed the connection'));
     res.once('close', onClose);
     const method = 'method' in exchange.message ? exchange.message.method : null;
-    const base = { kind: exchange.kind, method, request: exchange.message };
+    const base = { kind: exchange.kind, method, request: new JsonText(text) };
     let response: JsonRpcResponse | null;
     try {
       response = await this.toolset.deliver(exchange.message, {
@@ -133,16 +142,21 @@ export class McpHttpEndpoint {
     } finally {
       res.off('close', onClose);
     }
-    const status = response ? 200 : 202;
-    await this.events.record(this.event(session, startedAt, { ...base, response, status }));
-    if (response) sendJson(res, 200, response);
+    const json = response ? JSON.stringify(response) : null;
+    await this.events.record(
+      this.event(session, startedAt, {
+        ...base,
+        response: json === null ? null : new JsonText(json),
+        status: response ? 200 : 202,
+        errorCode: response && 'error' in response ? response.error.code : null,
+        isError: !!response && 'result' in response && response.result.isError === true,
+      }),
+    );
+    if (json !== null) sendJsonText(res, 200, json);
     else res.status(202).end();
   }
 
   private event(session: McpInboundSession, startedAt: Date, fields: Partial<McpEventInput> & Pick<McpEventInput, 'kind'>): McpEventInput {
-    const response = fields.response as JsonRpcResponse | null | undefined;
-    const error = response && 'error' in response ? response.error : null;
-    const result = response && 'result' in response ? response.result : null;
     return {
       direction: 'inbound',
       mount: this.options.mount,
@@ -151,8 +165,6 @@ export class McpHttpEndpoint {
       protocolVersion: session.protocolVersion,
       createdAt: startedAt,
       durationMs: Date.now() - startedAt.getTime(),
-      errorCode: error ? error.code : null,
-      isError: result?.isError === true,
       ...fields,
     };
   }

@@ -7,12 +7,17 @@ export const TRANSPORT_ERROR_CODE = -32000;
 /** JSON-RPC code used when a session does not exist for the caller. */
 export const SESSION_NOT_FOUND_CODE = -32001;
 
-/** Sends a JSON body with a status. */
-export function sendJson(res: Response, status: number, body: unknown, headers?: Record<string, string>): void {
+/** Sends already-serialized JSON with a status. */
+export function sendJsonText(res: Response, status: number, json: string, headers?: Record<string, string>): void {
   res.statusCode = status;
   res.setHeader('Content-Type', 'application/json');
   if (headers) for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-  res.end(JSON.stringify(body));
+  res.end(json);
+}
+
+/** Sends a JSON body with a status. */
+export function sendJson(res: Response, status: number, body: unknown, headers?: Record<string, string>): void {
+  sendJsonText(res, status, JSON.stringify(body), headers);
 }
 
 /** Sends a JSON-RPC error body with an HTTP status. */

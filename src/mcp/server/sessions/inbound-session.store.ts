@@ -7,6 +7,7 @@ import type { McpPrincipal } from '../../interfaces/principal.interface';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import type { McpResolvedOptions } from '../../mcp.options';
 import { McpInboundSession } from '../../persistence/entities/inbound-session.entity';
+import { EntitySql } from '../../persistence/entity-sql';
 import { GroupCommitter } from '../../persistence/group-committer';
 
 /** `last_seen_at` is refreshed at most this often per session, to spare the database. */
@@ -29,11 +30,13 @@ export interface NewInboundSession {
 @Injectable()
 export class InboundSessionStore {
   private readonly lookups: GroupCommitter<string, McpInboundSession | null>;
+  private readonly sql: EntitySql<McpInboundSession>;
 
   constructor(
     @InjectRepository(McpInboundSession) private readonly sessions: Repository<McpInboundSession>,
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpResolvedOptions,
   ) {
+    this.sql = new EntitySql(sessions.manager.connection, McpInboundSession);
     this.lookups = new GroupCommitter((ids) => this.load(ids));
   }
 
@@ -78,7 +81,7 @@ export class InboundSessionStore {
 
   private async load(sessionIds: string[]): Promise<(McpInboundSession | null)[]> {
     const unique = [...new Set(sessionIds)];
-    const rows = await this.sessions.find({ where: { sessionId: In(unique) } });
+    const rows = await this.sql.findIn('sessionId', unique);
     const byId = new Map(rows.map((row) => [row.sessionId, row]));
     const now = Date.now();
     const stale = rows.filter(

@@ -1,0 +1,127 @@
+import { GroupCommitter } from './group-committer';
+
+interface Deferred<T> {
+  promise: Promise<T>;
+  resolve: (value: T) => void;
+  reject: (error: unknown) => void;
+}
+
+function deferred<T>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+/** A flush whose batches the test commits or fails one by one. */
+class ControlledFlush {
+  readonly batches: string[][] = [];
+  private readonly pending: Deferred<string[]>[] = [];
+  private waiters: Array<{ count: number; resolve: () => void }> = [];
+
+  readonly flush = (items: string[]): Promise<string[]> => {
+    this.batches.push([...items]);
+    const d = deferred<string[]>();
+    this.pending.push(d);
+    this.waiters = this.waiters.filter((w) => (this.batches.length >= w.count ? (w.resolve(), false) : true));
+    return d.promise;
+  };
+
+  /** Resolves once `count` batches have been handed to the flush. */
+  called(count: number): Promise<void> {
+    if (this.batches.length >= count) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push({ count, resolve }));
+  }
+
+  commit(index: number): void {
+    this.pending[index].resolve(this.batches[index].map((item) => `saved:${item}`));
+  }
+
+  fail(index: number, error: Error): void {
+    this.pending[index].reject(error);
+  }
+}
+
+describe('GroupCommitter', () => {
+  it('commits items submitted together as one batch, each caller getting its own result', async () => {
+    const flush = new ControlledFlush();
+    const committer = new GroupCommitter(flush.flush);
+    const results = ['a', 'b', 'c'].map((item) => committer.submit(item));
+    await flush.called(1);
+    flush.commit(0);
+    await expect(Promise.all(results)).resolves.toEqual(['saved:a', 'saved:b', 'saved:c']);
+    expect(flush.batches).toEqual([['a', 'b', 'c']]);
+  });
+
+  it('gathers the items that arrive during a flush into the next batch', async () => {
+    const flush = new ControlledFlush();
+    const committer = new GroupCommitter(flush.flush);
+    const first = committer.submit('a');
+    await flush.called(1);
+    const later = [committer.submit('b'), committer.submit('c'), committer.submit('d')];
+    expect(flush.batches).toEqual([['a']]); // nothing else is written while the first batch is in flight
+    flush.commit(0);
+    await expect(first).resolves.toBe('saved:a');
+    await flush.called(2);
+    expect(flush.batches).toEqual([['a'], ['b', 'c', 'd']]);
+    flush.commit(1);
+    await expect(Promise.all(later)).resolves.toEqual(['saved:b', 'saved:c', 'saved:d']);
+  });
+
+  it('splits a crowd into batches of at most maxBatch items', async () => {
+    const flush = new ControlledFlush();
+    const committer = new GroupCommitter(flush.flush, 2);
+    const results = ['a', 'b', 'c', 'd', 'e'].map((item) => committer.submit(item));
+    await flush.called(1);
+    flush.commit(0);
+    await flush.called(2);
+    flush.commit(1);
+    await flush.called(3);
+    flush.commit(2);
+    await expect(Promise.all(results)).resolves.toEqual(['saved:a', 'saved:b', 'saved:c', 'saved:d', 'saved:e']);
+    expect(flush.batches).toEqual([['a', 'b'], ['c', 'd'], ['e']]);
+  });
+
+  it('rejects every item of a failed batch and keeps working afterwards', async () => {
+    const flush = new ControlledFlush();
+    const committer = new GroupCommitter(flush.flush);
+    const failed = [committer.submit('a'), committer.submit('b')];
+    await flush.called(1);
+    const outage = new Error('database is down');
+    flush.fail(0, outage);
+    const outcomes = await Promise.allSettled(failed);
+    expect(outcomes).toEqual([
+      { status: 'rejected', reason: outage },
+      { status: 'rejected', reason: outage },
+    ]);
+
+    const next = committer.submit('c');
+    await flush.called(2);
+    flush.commit(1);
+    await expect(next).resolves.toBe('saved:c');
+    expect(flush.batches).toEqual([['a', 'b'], ['c']]);
+  });
+
+  it('fails only the batch that failed when a later batch was already queued', async () => {
+    const flush = new ControlledFlush();
+    const committer = new GroupCommitter(flush.flush);
+    const first = committer.submit('a');
+    await flush.called(1);
+    const second = committer.submit('b');
+    flush.fail(0, new Error('deadlock'));
+    await expect(first).rejects.toThrow('deadlock');
+    await flush.called(2);
+    flush.commit(1);
+    await expect(second).resolves.toBe('saved:b');
+  });
+
+  it('rejects the items when the flush throws synchronously', async () => {
+    const committer = new GroupCommitter<string, string>(() => {
+      throw new Error('not connected');
+    });
+    await expect(committer.submit('a')).rejects.toThrow('not connected');
+  });
+});
