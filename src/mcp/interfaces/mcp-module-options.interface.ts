@@ -1,4 +1,5 @@
 import type { Type } from '@nestjs/common';
+import type { McpClientOptions } from '../client/interfaces/mcp-client-options.interface';
 import type { McpAuthorizeFn, McpAuthorizer } from './principal.interface';
 
 /** Identity the server announces in its `initialize` result. */
@@ -31,13 +32,14 @@ export interface McpModuleOptions {
    * Required. Accepts or rejects bearer tokens: a function `(token, request) => principal | null`
    * or an injectable class with an `authorize` method (resolved through DI, so it must be a
    * provider the module can see). There is no default: a mount without auth does not boot.
+   * Not needed (and ignored) when the mount does not serve (`serve: false`).
    */
-  auth: McpAuthorizeFn | Type<McpAuthorizer>;
+  auth?: McpAuthorizeFn | Type<McpAuthorizer>;
   /** Identity and instructions announced by `initialize`. */
   server?: McpServerInfoOptions;
   /**
-   * Which providers' `@McpTool` methods this mount serves. Default: every provider in the app
-   * with `@McpTool` methods that no other mount claims by name here.
+   * Which providers' `@McpTool` methods this mount serves.
+   * @default every provider of the app that has `@McpTool` methods
    */
   providers?: Type<unknown>[];
   /** Session settings. */
@@ -58,6 +60,11 @@ export interface McpModuleOptions {
    * @default 100
    */
   pageSize?: number;
+  /**
+   * The MCP client of the app (`McpClientService`): servers to call and how calls run. Give it
+   * to one mount per app.
+   */
+  client?: McpClientOptions;
 }
 
 /** Synchronous options that shape the module graph; they cannot come from an async factory. */
@@ -77,4 +84,10 @@ export interface McpModuleExtras {
    * @default false
    */
   isGlobal: boolean;
+  /**
+   * Serve an MCP endpoint. False makes a client-only (or worker-only) mount: no controller, no
+   * toolset and no `auth` requirement.
+   * @default true
+   */
+  serve: boolean;
 }

@@ -56,19 +56,37 @@ describe('GroupCommitter', () => {
     expect(flush.batches).toEqual([['a', 'b', 'c']]);
   });
 
-  it('gathers the items that arrive during a flush into the next batch', async () => {
+  it('gathers the items that arrive during a flush into the next batch (one lane)', async () => {
     const flush = new ControlledFlush();
-    const committer = new GroupCommitter(flush.flush);
+    const committer = new GroupCommitter(flush.flush, 500, 1);
     const first = committer.submit('a');
     await flush.called(1);
     const later = [committer.submit('b'), committer.submit('c'), committer.submit('d')];
-    expect(flush.batches).toEqual([['a']]); // nothing else is written while the first batch is in flight
     flush.commit(0);
     await expect(first).resolves.toBe('saved:a');
     await flush.called(2);
     expect(flush.batches).toEqual([['a'], ['b', 'c', 'd']]);
     flush.commit(1);
     await expect(Promise.all(later)).resolves.toEqual(['saved:b', 'saved:c', 'saved:d']);
+  });
+
+  it('with the default lanes, gathers the items that arrive while every lane is busy into one batch', async () => {
+    const flush = new ControlledFlush();
+    const committer = new GroupCommitter(flush.flush);
+    const a = committer.submit('a');
+    await flush.called(1);
+    const b = committer.submit('b');
+    await flush.called(2); // a second lane writes while the first is in flight
+    const later = [committer.submit('c'), committer.submit('d'), committer.submit('e')];
+    flush.commit(1);
+    await expect(b).resolves.toBe('saved:b');
+    await flush.called(3);
+    expect(flush.batches).toEqual([['a'], ['b'], ['c', 'd', 'e']]);
+    flush.commit(2);
+    await expect(Promise.all(later)).resolves.toEqual(['saved:c', 'saved:d', 'saved:e']);
+    flush.commit(0);
+    await expect(a).resolves.toBe('saved:a');
+    expect(flush.batches).toHaveLength(3);
   });
 
   it('splits a crowd into batches of at most maxBatch items', async () => {

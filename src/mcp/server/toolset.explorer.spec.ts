@@ -434,7 +434,7 @@ describe('ToolsetExplorer', () => {
     ]);
     await expect(
       toolset.deliver({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'query', arguments: {} } }, context),
-    ).rejects.toBe(outage);
+    ).rejects.toMatchObject({ name: 'McpInfrastructureError', cause: outage, message: expect.stringContaining('connection pool exhausted') });
   });
 });
 

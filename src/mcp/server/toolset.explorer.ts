@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type OnModuleInit, type Type } from '@nestj
 import { ContextIdFactory, DiscoveryService, MetadataScanner, ModuleRef } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
+import { McpInfrastructureError } from '../errors/mcp-infrastructure.error';
 import type { JsonSchema, McpToolMetadata } from '../interfaces/mcp-tool-options.interface';
 import type { McpToolContext } from '../interfaces/mcp-tool-context.interface';
 import { MCP_MODULE_OPTIONS } from '../mcp.constants';
@@ -99,7 +100,12 @@ export class ToolsetExplorer implements OnModuleInit {
     return async (args: unknown, context: McpToolContext) => {
       const contextId = ContextIdFactory.create();
       this.moduleRef.registerRequestByContextId(context, contextId);
-      const instance = await this.moduleRef.resolve<Record<string, (...a: unknown[]) => unknown>>(wrapper.token, contextId, { strict: false });
+      let instance: Record<string, (...a: unknown[]) => unknown>;
+      try {
+        instance = await this.moduleRef.resolve(wrapper.token, contextId, { strict: false });
+      } catch (error) {
+        throw new McpInfrastructureError(`Could not resolve the request-scoped provider of ${owner}: ${(error as Error)?.message}`, { cause: error });
+      }
       return instance[methodName](args, context);
     };
   }

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { McpDeliveryContext, McpMessageHandler } from '../interfaces/mcp-delivery.interface';
 import type { McpToolContext } from '../interfaces/mcp-tool-context.interface';
+import { McpInfrastructureError } from '../errors/mcp-infrastructure.error';
 import { McpRpcError } from '../errors/mcp-rpc.error';
 import { duplicateToolMessage } from '../mcp.messages';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
@@ -151,7 +152,7 @@ export class Toolset implements McpMessageHandler {
       const returned = await tool.invoke(input.value, toolContext);
       return await toCallToolResult(tool, returned);
     } catch (error) {
-      if (error instanceof McpRpcError) throw error;
+      if (error instanceof McpRpcError || error instanceof McpInfrastructureError) throw error;
       this.logger.debug(`Tool "${name}" (${tool.owner}) failed: ${errorText(error)}`);
       return errorResult(errorText(error));
     } finally {

@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
+import { HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import { McpConfigurationError } from '../../errors/mcp-configuration.error';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import { duplicateMountMessage } from '../../mcp.messages';
@@ -17,6 +17,12 @@ const registries = new WeakMap<object, Map<string, number>>();
 /** Mount names per Express app, to refuse two mounts of one name. */
 const mountNames = new WeakMap<object, Set<string>>();
 
+/** The app's global prefix, when it has one (Nest keeps it in the container's ApplicationConfig). */
+function globalPrefixOf(moduleRef: ModuleRef): string {
+  const container = (moduleRef as unknown as { container?: { applicationConfig?: { getGlobalPrefix?: () => string } } }).container;
+  return container?.applicationConfig?.getGlobalPrefix?.() ?? '';
+}
+
 function normalize(path: string): string {
   const withSlash = path.startsWith('/') ? path : `/${path}`;
   return withSlash.length > 1 ? withSlash.replace(/\/+$/, '') : withSlash;
@@ -24,12 +30,14 @@ function normalize(path: string): string {
 
 /**
  * Puts the MCP body reader in front of the app's body parsers, once per app, and registers this
- * mount's path and limit with it. A global prefix is allowed: the path is matched as a suffix.
+ * mount's path and limit with it. With a global prefix, both the prefixed path and the bare one
+ * (for a route excluded from the prefix) are served.
  */
 @Injectable()
 export class McpBodyReaderInstaller implements OnModuleInit {
   constructor(
     private readonly adapterHost: HttpAdapterHost,
+    private readonly moduleRef: ModuleRef,
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpResolvedOptions,
   ) {}
 
@@ -51,15 +59,13 @@ export class McpBodyReaderInstaller implements OnModuleInit {
       registries.set(app, paths);
       const known = paths;
       app.use(
-        createMcpBodyReader((path) => {
-          const clean = normalize(path);
-          for (const [mountPath, limit] of known) if (clean === mountPath || clean.endsWith(mountPath)) return limit;
-          return null;
-        }),
+        createMcpBodyReader((path) => known.get(normalize(path)) ?? null),
       );
       const stack = app.router?.stack;
       if (stack) stack.unshift(stack.pop());
     }
+    const prefix = globalPrefixOf(this.moduleRef);
     paths.set(normalize(this.options.path), this.options.maxBodyBytes);
+    if (prefix) paths.set(normalize(`${normalize(prefix)}${normalize(this.options.path)}`), this.options.maxBodyBytes);
   }
 }

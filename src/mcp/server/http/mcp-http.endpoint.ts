@@ -71,12 +71,7 @@ export class McpHttpEndpoint {
   private readMessage(req: McpRequest, res: Response): ReadBody | null {
     const raw = req[MCP_RAW_BODY];
     if (raw && !raw.ok) {
-      if (raw.reason === 'too-large') {
-        res.setHeader('Connection', 'close');
-        sendRpcError(res, 413, TRANSPORT_ERROR_CODE, `Payload Too Large: the body exceeds ${this.options.maxBodyBytes} bytes`);
-      } else {
-        res.destroy();
-      }
+      res.destroy(); // the client went away mid-body: nobody to answer
       return null;
     }
     const text = raw ? raw.text : JSON.stringify(req.body ?? null);
@@ -115,7 +110,7 @@ export class McpHttpEndpoint {
     });
     const json = JSON.stringify(response);
     await this.events.record(
-      this.event(session, startedAt, { kind: 'request', method: request.method, request: new JsonText(text), response: new JsonText(json), errorCode: null }),
+      this.event(session, startedAt, { kind: 'request', method: request.method, request: new JsonText(text), response: new JsonText(json), status: 200 }),
     );
     sendJsonText(res, 200, json, { 'Mcp-Session-Id': session.sessionId });
   }

@@ -1,7 +1,8 @@
 import type { Type } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
-import { validate, type ValidationError } from 'class-validator';
-import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
+import { getMetadataStorage, validate, type ValidationError } from 'class-validator';
+import { targetConstructorToSchema, validationMetadatasToSchemas } from 'class-validator-jsonschema';
+import { McpConfigurationError } from '../../errors/mcp-configuration.error';
 import type { JsonSchema } from '../../interfaces/mcp-tool-options.interface';
 import { compileJsonSchema, type CompiledValidator } from './json-schema.validator';
 
@@ -34,20 +35,39 @@ function collectRefs(node: unknown, into: Set<string>): void {
   }
 }
 
+/** Names shared by more than one validated class: their nested schemas cannot be told apart. */
+function ambiguousClassNames(): Set<string> {
+  const storage = getMetadataStorage() as unknown as { validationMetadatas: Map<Function, unknown> | { target: Function }[] };
+  const targets =
+    storage.validationMetadatas instanceof Map ? [...storage.validationMetadatas.keys()] : storage.validationMetadatas.map((m) => m.target);
+  const byName = new Map<string, Set<Function>>();
+  for (const target of targets) {
+    if (typeof target !== 'function') continue;
+    byName.set(target.name, (byName.get(target.name) ?? new Set()).add(target));
+  }
+  return new Set([...byName].filter(([, set]) => set.size > 1).map(([name]) => name));
+}
+
 /**
  * Derives a self-contained JSON Schema from a class-validator DTO: the class's own schema with
- * every nested DTO it references under `$defs`.
+ * every nested DTO it references under `$defs`. Nested DTOs are referenced by class name, so two
+ * nested DTO classes of one name are a boot error.
  */
 export function dtoToJsonSchema(dto: Type<unknown>): JsonSchema {
-  const all = validationMetadatasToSchemas({
-    refPointerPrefix: DEFS_PREFIX,
-    classTransformerMetadataStorage: defaultMetadataStorage,
-  }) as Record<string, JsonSchema>;
-  const root: JsonSchema = { type: 'object', properties: {}, ...(all[dto.name] ?? {}) };
+  const options = { refPointerPrefix: DEFS_PREFIX, classTransformerMetadataStorage: defaultMetadataStorage };
+  const all = validationMetadatasToSchemas(options) as Record<string, JsonSchema>;
+  const own = targetConstructorToSchema(dto, options) as JsonSchema;
+  const root: JsonSchema = { type: 'object', properties: {}, ...own };
   const defs: Record<string, JsonSchema> = {};
   const pending = new Set<string>();
   collectRefs(root, pending);
+  const ambiguous = pending.size ? ambiguousClassNames() : new Set<string>();
   for (const name of pending) {
+    if (ambiguous.has(name)) {
+      throw new McpConfigurationError(
+        `The DTO ${dto.name} nests a class named ${name}, and more than one validated class has that name: rename one of them so its JSON Schema is unambiguous.`,
+      );
+    }
     if (defs[name] || !all[name]) continue;
     defs[name] = all[name];
     collectRefs(all[name], pending);

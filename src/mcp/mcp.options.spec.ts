@@ -1,0 +1,121 @@
+import { Test } from '@nestjs/testing';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { McpConfigurationError } from './errors/mcp-configuration.error';
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_PAGE_SIZE, DEFAULT_SESSION_IDLE_TTL_MS } from './mcp.constants';
+import { McpModule } from './mcp.module';
+import { resolveMcpOptions } from './mcp.options';
+import { MCP_ENTITIES } from './persistence/entities';
+import type { McpModuleOptions } from './interfaces/mcp-module-options.interface';
+
+const extras = { mount: 'main', path: '/mcp' };
+const auth = () => 'alice';
+
+function failure(fn: () => unknown): Error {
+  try {
+    fn();
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected the call to throw');
+}
+
+describe('resolveMcpOptions', () => {
+  it('applies the documented defaults', () => {
+    const resolved = resolveMcpOptions({ auth }, extras);
+    expect(resolved).toMatchObject({ auth, mount: 'main', path: '/mcp' });
+    expect(resolved.maxBodyBytes).toBe(4 * 1024 * 1024);
+    expect(resolved.maxBodyBytes).toBe(DEFAULT_MAX_BODY_BYTES);
+    expect(resolved.pageSize).toBe(DEFAULT_PAGE_SIZE);
+    expect(resolved.pageSize).toBe(100);
+    expect(resolved.sessions).toEqual({ idleTtlMs: DEFAULT_SESSION_IDLE_TTL_MS });
+    expect(resolved.sessions.idleTtlMs).toBe(3_600_000);
+  });
+
+  it('keeps values the user set', () => {
+    class Tools {}
+    const resolved = resolveMcpOptions(
+      { auth, maxBodyBytes: 1024, pageSize: 2, sessions: { idleTtlMs: 5000 }, providers: [Tools], allowedOrigins: '*', server: { name: 's', version: '9' } },
+      extras,
+    );
+    expect(resolved).toMatchObject({ maxBodyBytes: 1024, pageSize: 2, sessions: { idleTtlMs: 5000 }, providers: [Tools], allowedOrigins: '*', server: { name: 's', version: '9' } });
+  });
+
+  it('accepts an authorizer class (a function) as auth', () => {
+    class Authorizer {
+      authorize() {
+        return 'bob';
+      }
+    }
+    expect(resolveMcpOptions({ auth: Authorizer }, extras).auth).toBe(Authorizer);
+  });
+
+  it.each([
+    ['no options at all', undefined],
+    ['options without auth', {}],
+    ['auth: undefined', { auth: undefined }],
+    ['auth: null', { auth: null }],
+  ])('fails closed with %s, telling how to fix it', (_label, options) => {
+    const error = failure(() => resolveMcpOptions(options as unknown as McpModuleOptions, extras));
+    expect(error).toBeInstanceOf(McpConfigurationError);
+    expect(error.name).toBe('McpConfigurationError');
+    expect(error.message).toContain('mount "main"');
+    expect(error.message).toContain('"auth"');
+    expect(error.message).toContain('auth: (token, request) => principal | null');
+    expect(error.message).toContain('McpModule.forRoot');
+  });
+
+  it.each([
+    ['a string', 'secret-token'],
+    ['an object', { authorize: () => 'x' }],
+    ['true', true],
+  ])('rejects auth that is %s, saying it must be a function or an authorizer class', (_label, value) => {
+    const error = failure(() => resolveMcpOptions({ auth: value } as unknown as McpModuleOptions, extras));
+    expect(error).toBeInstanceOf(McpConfigurationError);
+    expect(error.message).toContain('"auth" must be a function');
+    expect(error.message).toContain('authorize(token, request)');
+  });
+
+  it.each([0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, '1024'])('rejects maxBodyBytes %p, naming the option', (value) => {
+    const error = failure(() => resolveMcpOptions({ auth, maxBodyBytes: value as number }, extras));
+    expect(error).toBeInstanceOf(McpConfigurationError);
+    expect(error.message).toContain('"maxBodyBytes"');
+    expect(error.message).toContain('a positive integer');
+  });
+
+  it('rejects a bad pageSize and a bad sessions.idleTtlMs, naming the option', () => {
+    expect(failure(() => resolveMcpOptions({ auth, pageSize: 0 }, extras)).message).toContain('"pageSize"');
+    expect(failure(() => resolveMcpOptions({ auth, sessions: { idleTtlMs: -5 } }, extras)).message).toContain('"sessions.idleTtlMs"');
+  });
+});
+
+describe('McpModule boot without auth', () => {
+  it('fails to start the app with the message that says how to configure auth', async () => {
+    // A real (in-memory SQLite) connection, so that auth is the only thing missing.
+    const database = TypeOrmModule.forRoot({ type: 'better-sqlite3', database: ':memory:', entities: MCP_ENTITIES, synchronize: true });
+    const boot = async () => {
+      const moduleRef = await Test.createTestingModule({ imports: [database, McpModule.forRoot({} as unknown as McpModuleOptions)] }).compile();
+      try {
+        await moduleRef.init();
+      } finally {
+        await moduleRef.close();
+      }
+    };
+    const error = await boot().then(
+      () => {
+        throw new Error('the app booted without auth');
+      },
+      (e: unknown) => e as Error,
+    );
+    expect(error).toBeInstanceOf(McpConfigurationError);
+    expect(error.message).toContain('has no "auth" option');
+    expect(error.message).toContain('mount "default"');
+    expect(error.message).toContain('McpModule.forRoot');
+  });
+
+  it('boots with the same setup once auth is given (so auth is what was missing)', async () => {
+    const database = TypeOrmModule.forRoot({ type: 'better-sqlite3', database: ':memory:', entities: MCP_ENTITIES, synchronize: true });
+    const moduleRef = await Test.createTestingModule({ imports: [database, McpModule.forRoot({ auth })] }).compile();
+    await moduleRef.init();
+    await moduleRef.close();
+  });
+});
