@@ -1,0 +1,90 @@
+/** Options of the stdio transport, and their defaults. */
+
+/** Keeps warm, initialized server processes and reuses them across calls. */
+export interface StdioPoolOptions {
+  /** Most processes kept for this transport; each serves one request at a time. */
+  max: number;
+  /** A process idle for this long is shut down. */
+  idleMs: number;
+  /**
+   * A process that has written this many stdout lines that are not JSON-RPC messages is replaced
+   * after its call (a server that keeps breaking the framing cannot be trusted with the next one).
+   * @default 10
+   */
+  maxInvalidLines?: number;
+}
+
+/** Configuration of one stdio MCP server. */
+export interface StdioTransportOptions {
+  /**
+   * The program and its arguments, e.g. `['node', 'server.js']`. Never a shell string: the
+   * process is started without a shell. Build it from `{ command, args }` with `toStdioArgv`.
+   */
+  command: readonly string[];
+  /**
+   * Extra environment of the child. The child inherits only HOME, LOGNAME, PATH, SHELL, TERM and
+   * USER from this process; these entries are added on top (and win).
+   * @default {}
+   */
+  env?: Record<string, string>;
+  /** Working directory of the child. @default the current directory */
+  cwd?: string;
+  /**
+   * Deadline of one call in ms, spawn and handshake included. The context's `timeoutMs`, when
+   * smaller, wins.
+   * @default 30000
+   */
+  timeout?: number;
+  /** Declares that the server keeps no state between requests; required by `pool`. @default false */
+  stateless?: boolean;
+  /** Opt-in warm pool (needs `stateless: true`). Without it every call spawns its own process. */
+  pool?: StdioPoolOptions;
+  /** Sent as `clientInfo` in `initialize`. @default { name: 'durable-mcp', version: '0.1.0' } */
+  clientInfo?: { name: string; version: string; [key: string]: unknown };
+  /**
+   * Client capabilities sent in `initialize`. By default roots, sampling and elicitation are
+   * declared when the call's context has an `onServerRequest` handler, and nothing otherwise.
+   */
+  clientCapabilities?: Record<string, unknown>;
+  /** Shutdown: how long to wait for an exit after closing stdin, before SIGTERM. @default 2000 */
+  closeGraceMs?: number;
+  /** Shutdown: how long to wait for an exit after SIGTERM, before SIGKILL. @default 2000 */
+  killGraceMs?: number;
+  /** How much of the end of stderr is kept for the result and errors, in bytes. @default 8192 */
+  stderrLimitBytes?: number;
+  /** Longest stdout line (one message) accepted, in characters. @default 67108864 */
+  maxMessageChars?: number;
+  /** Called with the pid of every process started (for supervision and tests). */
+  onSpawn?: (pid: number) => void;
+}
+
+/** `StdioTransportOptions` with every default applied. */
+export interface ResolvedStdioOptions {
+  command: readonly string[];
+  env: Record<string, string>;
+  cwd: string | undefined;
+  timeout: number;
+  pool: Required<StdioPoolOptions> | null;
+  clientInfo: { name: string; version: string; [key: string]: unknown };
+  clientCapabilities: Record<string, unknown> | undefined;
+  closeGraceMs: number;
+  killGraceMs: number;
+  stderrLimitBytes: number;
+  maxMessageChars: number;
+  onSpawn: ((pid: number) => void) | undefined;
+}
+
+/** Default deadline of one call. */
+export const DEFAULT_STDIO_TIMEOUT_MS = 30_000;
+/** Default waits of the shutdown sequence. */
+export const DEFAULT_STDIO_CLOSE_GRACE_MS = 2_000;
+/** Default wait between SIGTERM and SIGKILL. */
+export const DEFAULT_STDIO_KILL_GRACE_MS = 2_000;
+/** Default size of the captured end of stderr. */
+export const DEFAULT_STDIO_STDERR_LIMIT_BYTES = 8 * 1024;
+/** Default longest stdout line. */
+export const DEFAULT_STDIO_MAX_MESSAGE_CHARS = 64 * 1024 * 1024;
+/** Default number of invalid stdout lines after which a pooled process is replaced. */
+export const DEFAULT_STDIO_POOL_MAX_INVALID_LINES = 10;
+/** Default `clientInfo`. */
+export const DEFAULT_STDIO_CLIENT_INFO = { name: 'durable-mcp', version: '0.1.0' } as const;
