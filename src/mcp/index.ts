@@ -9,6 +9,8 @@ export {
   getMcpToolsetToken,
   getMcpOptionsToken,
   InjectMcpToolset,
+  getMcpClientToken,
+  InjectMcpClient,
 } from './mcp.constants';
 export type { McpModuleOptions, McpModuleExtras, McpServerInfoOptions, McpSessionOptions } from './interfaces/mcp-module-options.interface';
 export type { McpPrincipal, McpAuthResult, McpAuthorizeFn, McpAuthorizer } from './interfaces/principal.interface';
@@ -16,8 +18,70 @@ export type { McpToolOptions, McpToolAnnotations, McpIcon, JsonSchema } from './
 export type { McpToolContext, McpContent, McpCallToolResult, McpToolReturn } from './interfaces/mcp-tool-context.interface';
 export type { McpDeliveryContext, McpMessageHandler } from './interfaces/mcp-delivery.interface';
 export type { McpResolvedOptions } from './mcp.options';
-export { McpConfigurationError, McpRpcError, McpClientError, McpTimeoutError, McpTransportError, McpProtocolError, McpServerError } from './errors';
+export {
+  McpConfigurationError,
+  McpRpcError,
+  McpClientError,
+  McpTimeoutError,
+  McpTransportError,
+  McpProtocolError,
+  McpServerError,
+  McpCapabilityError,
+  McpUnknownServerError,
+  McpToolNotFoundError,
+  McpAmbiguousToolError,
+  McpCallInterruptedError,
+  McpCallNotFoundError,
+} from './errors';
 export { McpEvent, McpInboundSession, McpOutboundSession, MCP_ENTITIES } from './persistence/entities';
 export type { McpEventDirection } from './persistence/entities';
 export { MCP_MIGRATIONS, CreateMcpTables1764489600000 } from './persistence/migrations';
 export * from './protocol';
+export { McpClientService } from './client/mcp-client.service';
+export { McpSamplingHandler, McpElicitationHandler, McpRootsHandler } from './client/decorators/mcp-client-handler.decorators';
+export { MCP_CLIENT_OPTIONS } from './client/mcp-client.constants';
+export { DEFAULT_MCP_CALL_QUEUE } from './client/config/client-options.resolver';
+export type { McpResolvedClientOptions, McpResolvedQueueOptions } from './client/config/client-options.resolver';
+export { loadServersFile } from './client/config/servers-file.loader';
+export { resolveServerConfig } from './client/config/server-config.resolver';
+export type { McpClientOptions, McpClientQueueOptions } from './client/interfaces/mcp-client-options.interface';
+export type {
+  McpServerConfig,
+  McpStdioServerConfig,
+  McpHttpServerConfig,
+  McpToolsetServerConfig,
+  McpServerCommonConfig,
+  McpServerScope,
+  McpResolvedServerConfig,
+} from './client/interfaces/mcp-server-config.interface';
+export type { McpClientHandlers, McpClientRequestHandler, McpClientHandlerContext, McpClientHandlerKind } from './client/interfaces/mcp-client-handlers.interface';
+export type { McpCallJob, McpCallOptions, McpCallState } from './client/interfaces/mcp-call.interface';
+export type { McpToolDefinition, McpServerTool, McpToolCatalog } from './client/tool-router';
+export {
+  toOpenAiTools,
+  toAnthropicTools,
+  toGeminiFunctionDeclarations,
+  toGeminiSchema,
+  toFunctionName,
+} from './client/tool-format.converters';
+export type { OpenAiTool, AnthropicTool, GeminiFunctionDeclaration, ToolFormatOptions } from './client/tool-format.converters';
+export { ToolsetTransport } from './client/transports/toolset.transport';
+export type { ToolsetTransportOptions } from './client/transports/toolset.transport';
+export type {
+  McpTransport,
+  McpTransportContext,
+  McpTransportDeliverOptions,
+  McpTransportResult,
+  McpHandshakeInfo,
+  McpServerRequestHandler,
+  McpServerNotificationHandler,
+} from './client/transports/mcp-transport.interface';
+export { McpOutboundSessionStore } from './persistence/outbound-session.store';
+export type { McpOutboundSessionState } from './persistence/outbound-session.store';
+export { StdioTransport } from './client/transports/stdio.transport';
+export type { StdioTransportOptions, StdioPoolOptions } from './client/transports/stdio.options';
+export { toStdioArgv } from './client/transports/stdio-argv';
+export type { StdioServerConfig } from './client/transports/stdio-argv';
+export type { StdioErrorDetails } from './client/transports/stdio.errors';
+export { HttpTransport } from './client/transports/http.transport';
+export type { HttpTransportOptions, HttpRetryOptions } from './client/transports/http.options';

@@ -33,3 +33,11 @@ export function getMcpOptionsToken(mount: string = DEFAULT_MOUNT): string {
 
 /** Injects the `Toolset` of a mount. */
 export const InjectMcpToolset = (mount: string = DEFAULT_MOUNT): ParameterDecorator => Inject(getMcpToolsetToken(mount));
+
+/** Injection token of a mount's `McpClientService` (for apps with several mounts). */
+export function getMcpClientToken(mount: string = DEFAULT_MOUNT): string {
+  return `McpClient:${mount}`;
+}
+
+/** Injects the `McpClientService` of a mount (the one whose options carry `client`). */
+export const InjectMcpClient = (mount: string = DEFAULT_MOUNT): ParameterDecorator => Inject(getMcpClientToken(mount));

@@ -2,8 +2,10 @@ import { Module, type DynamicModule, type Provider } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { McpClientService } from './client/mcp-client.service';
+import { createMcpClientProviders } from './client/mcp-client.providers';
 import type { McpModuleOptions } from './interfaces/mcp-module-options.interface';
-import { DEFAULT_MOUNT, DEFAULT_PATH, MCP_MODULE_OPTIONS, getMcpOptionsToken, getMcpToolsetToken } from './mcp.constants';
+import { DEFAULT_MOUNT, DEFAULT_PATH, MCP_MODULE_OPTIONS, getMcpClientToken, getMcpOptionsToken, getMcpToolsetToken } from './mcp.constants';
 import { MCP_ASYNC_OPTIONS_TYPE, MCP_OPTIONS_TYPE, MCP_RAW_OPTIONS, McpConfigurableModule } from './mcp.module-definition';
 import { resolveMcpOptions, type McpResolvedOptions } from './mcp.options';
 import { MCP_ENTITIES } from './persistence/entities';
@@ -29,7 +31,9 @@ const MCP_TYPEORM_FEATURE = TypeOrmModule.forFeature(MCP_ENTITIES);
 /**
  * The durable-mcp module. `forRoot` / `forRootAsync` mount one MCP endpoint serving one toolset;
  * call it once per mount (distinct `mount` and `path`). The host app owns the TypeORM connection
- * (`TypeOrmModule.forRoot` with `MCP_ENTITIES`).
+ * (`TypeOrmModule.forRoot` with `MCP_ENTITIES`). Every mount provides and exports
+ * `McpClientService`; give the `client` options to one mount per app (`serve: false` makes a
+ * client-only or worker-only mount without endpoint or auth).
  */
 @Module({})
 export class McpModule extends McpConfigurableModule {
@@ -43,18 +47,33 @@ export class McpModule extends McpConfigurableModule {
     return McpModule.withMount(super.forRootAsync(options), options);
   }
 
-  private static withMount(definition: DynamicModule, extras: { mount?: string; path?: string }): DynamicModule {
+  private static withMount(definition: DynamicModule, extras: { mount?: string; path?: string; serve?: boolean }): DynamicModule {
     const mount = extras.mount ?? DEFAULT_MOUNT;
     const path = extras.path ?? DEFAULT_PATH;
-    const strategy = createMcpBearerStrategy(mount);
-    const guard = createMcpAuthGuard(mount);
-    const providers: Provider[] = [
+    const serve = extras.serve ?? true;
+    const common: Provider[] = [
       {
         provide: MCP_MODULE_OPTIONS,
-        useFactory: (raw: McpModuleOptions) => resolveMcpOptions(raw, { mount, path }),
+        useFactory: (raw: McpModuleOptions) => resolveMcpOptions(raw, { mount, path, serve }),
         inject: [MCP_RAW_OPTIONS],
       },
       { provide: getMcpOptionsToken(mount), useExisting: MCP_MODULE_OPTIONS },
+      McpEventLog,
+      ...createMcpClientProviders(),
+      { provide: getMcpClientToken(mount), useExisting: McpClientService },
+    ];
+    if (!serve) {
+      return {
+        ...definition,
+        imports: [...(definition.imports ?? []), DiscoveryModule, MCP_TYPEORM_FEATURE],
+        providers: [...(definition.providers ?? []), ...common],
+        exports: [getMcpOptionsToken(mount), McpClientService, getMcpClientToken(mount)],
+      };
+    }
+    const strategy = createMcpBearerStrategy(mount);
+    const guard = createMcpAuthGuard(mount);
+    const providers: Provider[] = [
+      ...common,
       {
         provide: Toolset,
         useFactory: (options: McpResolvedOptions) =>
@@ -74,7 +93,6 @@ export class McpModule extends McpConfigurableModule {
       McpMetadataAccessor,
       ToolsetExplorer,
       InboundSessionStore,
-      McpEventLog,
       McpHttpEndpoint,
       McpOriginGuard,
       McpBodyReaderInstaller,
@@ -86,7 +104,7 @@ export class McpModule extends McpConfigurableModule {
       imports: [...(definition.imports ?? []), DiscoveryModule, PassportModule, MCP_TYPEORM_FEATURE],
       controllers: [createMcpController(path, [McpOriginGuard, guard])],
       providers: [...(definition.providers ?? []), ...providers],
-      exports: [getMcpToolsetToken(mount), getMcpOptionsToken(mount)],
+      exports: [getMcpToolsetToken(mount), getMcpOptionsToken(mount), McpClientService, getMcpClientToken(mount)],
     };
   }
 }

@@ -4,7 +4,9 @@ import { McpConfigurationError } from './errors/mcp-configuration.error';
 import { invalidAuthMessage, invalidOptionMessage, missingAuthMessage } from './mcp.messages';
 
 /** A mount's options after defaults were applied and the configuration was checked. */
-export interface McpResolvedOptions extends Omit<McpModuleOptions, 'sessions' | 'maxBodyBytes' | 'pageSize'> {
+export interface McpResolvedOptions extends Omit<McpModuleOptions, 'auth' | 'sessions' | 'maxBodyBytes' | 'pageSize'> {
+  /** The authorizer; only a serving mount reads it (a `serve: false` mount may have none). */
+  auth: NonNullable<McpModuleOptions['auth']>;
   mount: string;
   path: string;
   sessions: { idleTtlMs: number };
@@ -21,8 +23,22 @@ function positiveInteger(mount: string, option: string, value: number | undefine
 }
 
 /** Applies defaults and fails closed on a configuration that cannot work (no auth above all). */
-export function resolveMcpOptions(options: McpModuleOptions | undefined, extras: Pick<McpModuleExtras, 'mount' | 'path'>): McpResolvedOptions {
+export function resolveMcpOptions(
+  options: McpModuleOptions | undefined,
+  extras: Pick<McpModuleExtras, 'mount' | 'path'> & { serve?: boolean },
+): McpResolvedOptions {
   const { mount, path } = extras;
+  if (extras.serve === false) {
+    return {
+      ...(options ?? {}),
+      auth: options?.auth as McpResolvedOptions['auth'],
+      mount,
+      path,
+      sessions: { idleTtlMs: DEFAULT_SESSION_IDLE_TTL_MS },
+      maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
+      pageSize: DEFAULT_PAGE_SIZE,
+    };
+  }
   if (!options || options.auth === undefined || options.auth === null) {
     throw new McpConfigurationError(missingAuthMessage(mount));
   }
@@ -31,6 +47,7 @@ export function resolveMcpOptions(options: McpModuleOptions | undefined, extras:
   }
   return {
     ...options,
+    auth: options.auth,
     mount,
     path,
     sessions: { idleTtlMs: positiveInteger(mount, 'sessions.idleTtlMs', options.sessions?.idleTtlMs, DEFAULT_SESSION_IDLE_TTL_MS) },

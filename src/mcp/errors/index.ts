@@ -1,3 +1,4 @@
 export * from './mcp-configuration.error';
 export * from './mcp-rpc.error';
 export * from './mcp-client.errors';
+export * from './mcp-client-call.errors';

@@ -1,5 +1,18 @@
-import type { JsonRpcMessage, JsonRpcResponse } from '../protocol/jsonrpc';
+import type { JsonRpcMessage, JsonRpcNotification, JsonRpcResponse } from '../protocol/jsonrpc';
 import type { McpPrincipal } from './principal.interface';
+
+/** MCP log levels, least to most severe (RFC 5424 names). */
+export type McpLogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
+
+/**
+ * The way back to the client while a request is being handled: requests the server makes of the
+ * client (elicitation, sampling, roots). On a 2025 session they travel on the POST's SSE stream;
+ * on 2026-07-28 they become an `input_required` result. The handler never knows which.
+ */
+export interface McpClientChannel {
+  /** Sends a request to the client and resolves with its result (or rejects with its error). */
+  request(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>>;
+}
 
 /** Everything a toolset needs to know about who sent a message and on which session. */
 export interface McpDeliveryContext {
@@ -11,6 +24,17 @@ export interface McpDeliveryContext {
   protocolVersion: string;
   /** Aborts the work started by the message (e.g. the HTTP client went away). */
   signal?: AbortSignal;
+  /** The client's declared capabilities, when known (decides what the server may ask of it). */
+  clientCapabilities?: Record<string, unknown> | null;
+  /** Least severe level of `notifications/message` the client wants; none is sent when absent. */
+  logLevel?: McpLogLevel | null;
+  /**
+   * Sends a notification related to the request being handled (progress, log messages). Absent
+   * when the carrier has no way to send one (a plain JSON answer): the notification is dropped.
+   */
+  notify?: (notification: JsonRpcNotification) => void | Promise<void>;
+  /** Requests to the client; absent when the carrier cannot make any. */
+  client?: McpClientChannel;
 }
 
 /**

@@ -1,8 +1,26 @@
+import type { McpLogLevel } from './mcp-delivery.interface';
 import type { McpPrincipal } from './principal.interface';
 
+/** What the client answered to an elicitation. */
+export interface McpElicitResult {
+  action: 'accept' | 'decline' | 'cancel';
+  content?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/** A root the client exposes. */
+export interface McpRoot {
+  uri: string;
+  name?: string;
+  [key: string]: unknown;
+}
+
 /**
- * The second argument of every `@McpTool` handler: who is calling, on which session and mount,
- * and a signal that aborts when the client cancels the request or goes away.
+ * The second argument of every handler (`@McpTool` and friends): who is calling, on which
+ * session and mount, a signal that aborts on cancellation, and the way back to the client. The
+ * same calls work on every protocol revision: on a 2025 session they travel on the request's SSE
+ * stream, on 2026-07-28 they become notifications on the response stream or `input_required`
+ * round trips.
  */
 export interface McpToolContext {
   /** The authenticated caller. */
@@ -11,14 +29,24 @@ export interface McpToolContext {
   sessionId: string | null;
   /** Name of the mount serving the call. */
   mount: string;
-  /** The protocol revision of the session. */
+  /** The protocol revision of the request. */
   protocolVersion: string;
-  /** The JSON-RPC id of the `tools/call` request. */
+  /** The JSON-RPC id of the request. */
   requestId: string | number;
   /** Aborts on `notifications/cancelled` for this request or when the HTTP client disconnects. */
   signal: AbortSignal;
   /** The `_meta` object the client sent with the request, if any. */
   meta?: Record<string, unknown>;
+  /** Sends a log message to the client, if it asked for this level or a more severe one. */
+  log(level: McpLogLevel, data: unknown, logger?: string): Promise<void>;
+  /** Reports progress, if the client sent a progress token. */
+  progress(progress: number, total?: number, message?: string): Promise<void>;
+  /** Asks the user for input through the client (elicitation); needs the client's `elicitation` capability. */
+  elicit(message: string, requestedSchema: Record<string, unknown>, extra?: Record<string, unknown>): Promise<McpElicitResult>;
+  /** Asks the client's model for a completion (sampling/createMessage); needs the `sampling` capability. */
+  sample(params: Record<string, unknown>): Promise<Record<string, unknown>>;
+  /** Lists the client's roots; needs the `roots` capability. */
+  listRoots(): Promise<McpRoot[]>;
 }
 
 /** One content block of a tool result. */

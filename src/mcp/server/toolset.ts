@@ -18,6 +18,28 @@ import { negotiateProtocolVersion } from '../protocol/revisions';
 import { decodeCursor, encodeCursor } from './tools/list-cursor';
 import type { RegisteredTool } from './tools/registered-tool';
 import { errorResult, errorText, toCallToolResult } from './tools/tool-result.mapper';
+import { createHandlerContext } from './handler-context.factory';
+
+const propagatedErrors = new Set<Function>([McpRpcError, McpInfrastructureError]);
+
+/**
+ * Marks an error class as one a handler failure must not swallow into an `isError` result: it
+ * propagates to the carrier (a JSON-RPC error, an HTTP 5xx, an `input_required` round trip).
+ */
+export function propagateFromHandlers(errorClass: Function): void {
+  propagatedErrors.add(errorClass);
+}
+
+function isPropagated(error: unknown): boolean {
+  for (const errorClass of propagatedErrors) if (error instanceof (errorClass as new () => Error)) return true;
+  return false;
+}
+
+/**
+ * Handles one request method. Resolves to the result object; rejects with `McpRpcError` for a
+ * JSON-RPC error, or with anything else for a failure that is not the caller's (HTTP 5xx).
+ */
+export type McpMethodHandler = (request: JsonRpcRequest, context: McpDeliveryContext) => Promise<Record<string, unknown>>;
 
 /** What a toolset announces about itself in `initialize`. */
 export interface ToolsetIdentity {
@@ -28,13 +50,16 @@ export interface ToolsetIdentity {
 }
 
 /**
- * The tools of one mount and the one place JSON-RPC messages reach them (`deliver`). It knows
- * nothing about HTTP, sessions or the database: callers bring an authenticated context.
+ * The tools (and the other features) of one mount, and the one place JSON-RPC messages reach
+ * them (`deliver`). It knows nothing about HTTP, sessions or the database: callers bring an
+ * authenticated context. Features beyond tools plug in with `handle` and `declareCapability`.
  */
 export class Toolset implements McpMessageHandler {
   private readonly logger: Logger;
   private readonly tools = new Map<string, RegisteredTool>();
   private readonly inFlight = new Map<string, AbortController>();
+  private readonly methods = new Map<string, McpMethodHandler>();
+  private readonly capabilities: Record<string, unknown> = { tools: { listChanged: false } };
   private pages: Readonly<Record<string, unknown>>[][] = [];
 
   constructor(
@@ -54,6 +79,44 @@ export class Toolset implements McpMessageHandler {
     }
     this.tools.set(tool.name, tool);
     this.pages = [];
+  }
+
+  /** Serves another request method (resources, prompts, completion...). */
+  handle(method: string, handler: McpMethodHandler): void {
+    this.methods.set(method, handler);
+  }
+
+  /** Announces a server capability in `initialize` (and `server/discover`). */
+  declareCapability(name: string, value: Record<string, unknown>): void {
+    this.capabilities[name] = value;
+  }
+
+  /** The capabilities announced to clients. */
+  getCapabilities(): Record<string, unknown> {
+    return { ...this.capabilities };
+  }
+
+  /** Name, version, title and instructions announced to clients. */
+  getIdentity(): ToolsetIdentity {
+    return { ...this.identity };
+  }
+
+  /**
+   * Runs `work` as the handling of `request`, with a context whose signal aborts on
+   * `notifications/cancelled` for this request or when the caller's signal aborts.
+   */
+  async runCancellable<T>(request: JsonRpcRequest, context: McpDeliveryContext, work: (handlerContext: McpToolContext) => Promise<T>): Promise<T> {
+    const key = this.inFlightKey(context.sessionId, request.id);
+    const controller = new AbortController();
+    const onOuterAbort = () => controller.abort(context.signal?.reason);
+    context.signal?.addEventListener('abort', onOuterAbort, { once: true });
+    this.inFlight.set(key, controller);
+    try {
+      return await work(createHandlerContext(this.mount, request, context, controller.signal));
+    } finally {
+      this.inFlight.delete(key);
+      context.signal?.removeEventListener('abort', onOuterAbort);
+    }
   }
 
   /** The registered tools, in registration order. */
@@ -91,8 +154,11 @@ export class Toolset implements McpMessageHandler {
         return this.listPage(request.params?.cursor);
       case McpMethod.ToolsCall:
         return this.callTool(request, context);
-      default:
-        throw new McpRpcError(JsonRpcErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+      default: {
+        const handler = this.methods.get(request.method);
+        if (!handler) throw new McpRpcError(JsonRpcErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+        return handler(request, context);
+      }
     }
   }
 
@@ -100,7 +166,7 @@ export class Toolset implements McpMessageHandler {
     const { name, version, title, instructions } = this.identity;
     return {
       protocolVersion: negotiateProtocolVersion(params?.protocolVersion),
-      capabilities: { tools: { listChanged: false } },
+      capabilities: this.getCapabilities(),
       serverInfo: title ? { name, version, title } : { name, version },
       ...(instructions ? { instructions } : {}),
     };
@@ -134,31 +200,16 @@ export class Toolset implements McpMessageHandler {
     const input = await tool.validateInput(request.params?.arguments ?? {});
     if (!input.ok) return errorResult(`Invalid arguments for tool "${name}": ${input.message}`);
 
-    const key = this.inFlightKey(context.sessionId, request.id);
-    const controller = new AbortController();
-    const onOuterAbort = () => controller.abort(context.signal?.reason);
-    context.signal?.addEventListener('abort', onOuterAbort, { once: true });
-    this.inFlight.set(key, controller);
-    const toolContext: McpToolContext = {
-      principal: context.principal,
-      sessionId: context.sessionId,
-      mount: this.mount,
-      protocolVersion: context.protocolVersion,
-      requestId: request.id,
-      signal: controller.signal,
-      meta: request.params?._meta as Record<string, unknown> | undefined,
-    };
-    try {
-      const returned = await tool.invoke(input.value, toolContext);
-      return await toCallToolResult(tool, returned);
-    } catch (error) {
-      if (error instanceof McpRpcError || error instanceof McpInfrastructureError) throw error;
-      this.logger.debug(`Tool "${name}" (${tool.owner}) failed: ${errorText(error)}`);
-      return errorResult(errorText(error));
-    } finally {
-      this.inFlight.delete(key);
-      context.signal?.removeEventListener('abort', onOuterAbort);
-    }
+    return this.runCancellable(request, context, async (toolContext) => {
+      try {
+        const returned = await tool.invoke(input.value, toolContext);
+        return await toCallToolResult(tool, returned);
+      } catch (error) {
+        if (isPropagated(error)) throw error;
+        this.logger.debug(`Tool "${name}" (${tool.owner}) failed: ${errorText(error)}`);
+        return errorResult(errorText(error));
+      }
+    });
   }
 
   private onNotification(method: string, params: Record<string, unknown> | undefined, context: McpDeliveryContext): void {

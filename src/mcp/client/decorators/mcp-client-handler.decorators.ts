@@ -1,0 +1,19 @@
+import { SetMetadata } from '@nestjs/common';
+import type { McpClientHandlerKind } from '../interfaces/mcp-client-handlers.interface';
+import { MCP_CLIENT_HANDLER_METADATA } from '../mcp-client.constants';
+
+function handlerDecorator(kind: McpClientHandlerKind): () => MethodDecorator {
+  return () => SetMetadata(MCP_CLIENT_HANDLER_METADATA, kind);
+}
+
+/**
+ * Marks a provider method as the answer to `sampling/createMessage`: it receives the request's
+ * params and an `McpClientHandlerContext`, and returns the `CreateMessageResult`.
+ */
+export const McpSamplingHandler = handlerDecorator('sampling');
+
+/** Marks a provider method as the answer to `elicitation/create` (returns an `ElicitResult`). */
+export const McpElicitationHandler = handlerDecorator('elicitation');
+
+/** Marks a provider method as the answer to `roots/list` (returns `{ roots: [...] }`). */
+export const McpRootsHandler = handlerDecorator('roots');

@@ -1,0 +1,33 @@
+import { Injectable } from '@nestjs/common';
+import { McpRpcError } from '../../errors/mcp-rpc.error';
+import { JsonRpcErrorCode, type JsonRpcRequest } from '../../protocol/jsonrpc';
+import { MCP_SERVER_REQUEST_METHODS } from '../mcp-client.constants';
+import type { McpServerRequestHandler } from '../transports/mcp-transport.interface';
+import { McpClientHandlerExplorer } from './client-handler.explorer';
+
+/**
+ * Answers the requests a server sends during a call (`ping`, `roots/list`,
+ * `sampling/createMessage`, `elicitation/create`) with the registered handlers; a method without
+ * a handler gets -32601.
+ */
+@Injectable()
+export class McpServerRequestDispatcher {
+  constructor(private readonly handlers: McpClientHandlerExplorer) {}
+
+  /** Client capabilities to announce: one entry per kind that has a handler. */
+  capabilities(): Record<string, unknown> {
+    return Object.fromEntries(this.handlers.kinds().map((kind) => [kind, kind === 'roots' ? { listChanged: false } : {}]));
+  }
+
+  /** A transport callback answering the requests of one call. */
+  forCall(server: string, scopeKey: string): McpServerRequestHandler {
+    return async (request: JsonRpcRequest) => {
+      if (request.method === 'ping') return {};
+      const kind = MCP_SERVER_REQUEST_METHODS[request.method as keyof typeof MCP_SERVER_REQUEST_METHODS];
+      const handler = kind ? this.handlers.get(kind) : undefined;
+      if (!handler) throw new McpRpcError(JsonRpcErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+      const result = await handler(request.params ?? {}, { server, scopeKey, method: request.method });
+      return (result ?? {}) as Record<string, unknown>;
+    };
+  }
+}

@@ -1,0 +1,48 @@
+import type { AdvancedSettings, QueueOptions } from 'bull';
+import type { McpClientHandlers } from './mcp-client-handlers.interface';
+import type { McpServerConfig } from './mcp-server-config.interface';
+
+/** Where client calls run: a Bull queue on Redis, or inline in this process. */
+export interface McpClientQueueOptions {
+  /**
+   * Redis URL or ioredis options. Without it (and without a host `BullModule.forRoot`), calls
+   * run inline in this process and no Redis connection is opened.
+   */
+  redis?: string | Exclude<QueueOptions['redis'], string | undefined>;
+  /** Queue name. @default 'mcp-calls' */
+  name?: string;
+  /** Redis key prefix of the queue. @default 'bull' */
+  prefix?: string;
+  /** Jobs this process runs at once. @default 8 */
+  concurrency?: number;
+  /** This process runs jobs (a worker); false makes it enqueue only. @default true */
+  worker?: boolean;
+  /** Attempts of a retryable call (listing/reading, or undelivered). @default 3 */
+  attempts?: number;
+  /** First retry delay, doubled for each further attempt, in ms. @default 500 */
+  backoffMs?: number;
+  /** Bull advanced settings (lockDuration, stalledInterval, maxStalledCount...). */
+  settings?: AdvancedSettings;
+  /** How long finished jobs (and inline outcomes) are kept for `getCallResult`, in ms. @default 86_400_000 */
+  keepResultsMs?: number;
+}
+
+/**
+ * Client options of `McpModule.forRoot({ client })`: the servers this app calls and how calls
+ * run. Give them to one mount per app.
+ */
+export interface McpClientOptions {
+  /** Servers by name. */
+  servers?: Record<string, McpServerConfig>;
+  /**
+   * A Claude-Desktop style JSON file `{ "mcpServers": { "name": { "command", "args", "env", "cwd" } | { "url", "headers" } } }`,
+   * merged with `servers`; a name declared twice is a boot error.
+   */
+  serversFile?: string;
+  /** Queue settings; see `McpClientQueueOptions.redis` for inline mode. */
+  queue?: McpClientQueueOptions;
+  /** Handlers of server->client requests (also `@McpSamplingHandler()` & co. on providers). */
+  handlers?: McpClientHandlers;
+  /** Deadline of a call when neither the call nor its server sets one, in ms. @default 60_000 */
+  defaultTimeoutMs?: number;
+}

@@ -1,0 +1,197 @@
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { McpCapabilityError } from '../errors/mcp-client-call.errors';
+import { McpConfigurationError } from '../errors/mcp-configuration.error';
+import type { McpCallToolResult } from '../interfaces/mcp-tool-context.interface';
+import { McpMethod } from '../protocol/mcp.methods';
+import type { McpResolvedClientOptions } from './config/client-options.resolver';
+import type { McpCallJob, McpCallOptions, McpCallState } from './interfaces/mcp-call.interface';
+import { MCP_CLIENT_OPTIONS } from './mcp-client.constants';
+import { McpCallQueueHost } from './queue/mcp-call-queue.host';
+import type { McpCallQueue } from './queue/mcp-call.queue';
+import { McpToolListCache } from './tool-list.cache';
+import { routeTool, type McpServerTool, type McpToolCatalog, type McpToolDefinition } from './tool-router';
+import { McpTransportRegistry } from './transports/transport.registry';
+
+/** Arguments of a tool call. */
+type Args = Record<string, unknown>;
+
+/** Most pages read from one paginated list before giving up (a server that never ends its list). */
+const MAX_PAGES = 1000;
+
+/**
+ * Calls tools, prompts, resources and completions on the configured MCP servers. Every call is a
+ * job on the module's queue (Bull on Redis, or inline), run by the same processor: typed errors
+ * (`McpServerError`, `McpCapabilityError`, `McpTimeoutError`...) come back to the caller either way.
+ * Provide client options on one mount per app; the service is exported under this class.
+ */
+@Injectable()
+export class McpClientService implements OnModuleInit {
+  private readonly logger = new Logger(McpClientService.name);
+  private readonly toolLists = new McpToolListCache();
+
+  constructor(
+    @Inject(MCP_CLIENT_OPTIONS) private readonly options: McpResolvedClientOptions,
+    private readonly host: McpCallQueueHost,
+    private readonly transports: McpTransportRegistry,
+  ) {}
+
+  /** Drops cached tool lists when a server announces a change. */
+  onModuleInit(): void {
+    this.queue.onNotification((server, notification) => {
+      if (notification.method === 'notifications/tools/list_changed') this.toolLists.drop(server);
+    });
+  }
+
+  /** Where calls run: `bull` (Redis) or `inline` (this process). */
+  get mode(): 'bull' | 'inline' {
+    return this.queue.mode;
+  }
+
+  /** The configured server names. */
+  servers(): string[] {
+    return this.transports.names();
+  }
+
+  /** Every tool of a server (all pages), cached until the server announces a change. */
+  listTools(server: string, options: McpCallOptions = {}): Promise<McpToolDefinition[]> {
+    const scopeKey = this.scopeKey(server, options);
+    return this.toolLists.get(server, scopeKey, () => this.listAll<McpToolDefinition>(server, McpMethod.ToolsList, 'tools', { ...options, scopeKey }));
+  }
+
+  /** The tools of every server; servers without tools are skipped, those whose list cannot be read are logged and left out. */
+  async listAllTools(options: McpCallOptions = {}): Promise<McpServerTool[]> {
+    return (await this.catalog(options)).tools;
+  }
+
+  /** Calls a tool on a server and waits for its result (`isError` results are results, not errors). */
+  callTool(server: string, name: string, args?: Args, options?: McpCallOptions & { wait?: true }): Promise<McpCallToolResult>;
+  /** Enqueues a tool call on a server and resolves to its call id. */
+  callTool(server: string, name: string, args: Args | undefined, options: McpCallOptions & { wait: false }): Promise<string>;
+  /** Calls a tool on the one server that offers it. @throws McpAmbiguousToolError, McpToolNotFoundError */
+  callTool(name: string, args?: Args, options?: McpCallOptions & { wait?: true }): Promise<McpCallToolResult>;
+  /** Enqueues a call of a tool on the one server that offers it and resolves to its call id. */
+  callTool(name: string, args: Args | undefined, options: McpCallOptions & { wait: false }): Promise<string>;
+  async callTool(first: string, second?: string | Args, third?: Args | McpCallOptions, fourth?: McpCallOptions): Promise<McpCallToolResult | string> {
+    const routed = typeof second !== 'string';
+    const options = ((routed ? third : fourth) ?? {}) as McpCallOptions;
+    const name = routed ? first : (second as string);
+    const args = ((routed ? second : third) ?? {}) as Args;
+    const server = routed ? routeTool(await this.catalog(options), name) : first;
+    const params = { name, arguments: args, ...(options.meta ? { _meta: options.meta } : {}) };
+    return options.wait === false ? this.enqueue(server, McpMethod.ToolsCall, params, options) : (this.request(server, McpMethod.ToolsCall, params, options) as Promise<McpCallToolResult>);
+  }
+
+  /** Enqueues a tool call and resolves to its id at once (`callTool(..., { wait: false })`). */
+  enqueueToolCall(server: string, name: string, args: Args = {}, options: McpCallOptions = {}): Promise<string> {
+    return this.callTool(server, name, args, { ...options, wait: false });
+  }
+
+  /** The state of an enqueued call (Bull: read from Redis by any process; inline: this process only). */
+  getCallResult(id: string): Promise<McpCallState> {
+    return this.queue.state(id);
+  }
+
+  /** Waits for an enqueued call: its result, or its typed error. */
+  waitForCall(id: string): Promise<Record<string, unknown>> {
+    return this.queue.wait(id);
+  }
+
+  /** Every prompt of a server (all pages). */
+  listPrompts(server: string, options: McpCallOptions = {}): Promise<Record<string, unknown>[]> {
+    return this.listAll(server, 'prompts/list', 'prompts', options);
+  }
+
+  /** Gets a prompt with its arguments filled in. */
+  getPrompt(server: string, name: string, args: Record<string, string> = {}, options: McpCallOptions = {}): Promise<Record<string, unknown>> {
+    return this.request(server, 'prompts/get', { name, arguments: args }, options);
+  }
+
+  /** Every resource of a server (all pages). */
+  listResources(server: string, options: McpCallOptions = {}): Promise<Record<string, unknown>[]> {
+    return this.listAll(server, 'resources/list', 'resources', options);
+  }
+
+  /** Every resource template of a server (all pages). */
+  listResourceTemplates(server: string, options: McpCallOptions = {}): Promise<Record<string, unknown>[]> {
+    return this.listAll(server, 'resources/templates/list', 'resourceTemplates', options);
+  }
+
+  /** Reads a resource. */
+  readResource(server: string, uri: string, options: McpCallOptions = {}): Promise<Record<string, unknown>> {
+    return this.request(server, 'resources/read', { uri }, options);
+  }
+
+  /** Asks for completions of a prompt or resource-template argument. */
+  complete(
+    server: string,
+    ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string },
+    argument: { name: string; value: string },
+    context?: { arguments?: Record<string, string> },
+    options: McpCallOptions = {},
+  ): Promise<Record<string, unknown>> {
+    return this.request(server, 'completion/complete', { ref, argument, ...(context ? { context } : {}) }, options);
+  }
+
+  /** Sets the level of the log messages the server sends. */
+  async setLogLevel(server: string, level: string, options: McpCallOptions = {}): Promise<void> {
+    await this.request(server, 'logging/setLevel', { level }, options);
+  }
+
+  /** Pings a server (performs the handshake when the session is new). */
+  async ping(server: string, options: McpCallOptions = {}): Promise<void> {
+    await this.request(server, McpMethod.Ping, undefined, options);
+  }
+
+  /** Sends any request through the queue and resolves to its JSON-RPC result. */
+  request(server: string, method: string, params?: Record<string, unknown>, options: McpCallOptions = {}): Promise<Record<string, unknown>> {
+    return this.queue.execute(this.job(server, method, params, options));
+  }
+
+  private enqueue(server: string, method: string, params: Record<string, unknown>, options: McpCallOptions): Promise<string> {
+    return this.queue.submit(this.job(server, method, params, options));
+  }
+
+  private job(server: string, method: string, params: Record<string, unknown> | undefined, options: McpCallOptions): McpCallJob {
+    const config = this.transports.config(server);
+    const timeoutMs = options.timeoutMs ?? config.timeoutMs ?? this.options.defaultTimeoutMs;
+    return { server, method, ...(params ? { params } : {}), scopeKey: this.scopeKey(server, options), timeoutMs };
+  }
+
+  private scopeKey(server: string, options: McpCallOptions): string {
+    if (this.transports.config(server).scope !== 'principal') return '';
+    if (!options.scopeKey) {
+      throw new McpConfigurationError(`MCP server "${server}" has scope 'principal': pass { scopeKey } (e.g. the user id) with every call to it.`);
+    }
+    return options.scopeKey;
+  }
+
+  private async listAll<T>(server: string, method: string, field: string, options: McpCallOptions): Promise<T[]> {
+    const items: T[] = [];
+    let cursor: unknown;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const result = await this.request(server, method, cursor === undefined ? {} : { cursor }, options);
+      items.push(...((result[field] as T[] | undefined) ?? []));
+      cursor = result.nextCursor;
+      if (typeof cursor !== 'string' || !cursor) return items;
+    }
+    throw new Error(`MCP server "${server}" returned more than ${MAX_PAGES} pages for ${method}`);
+  }
+
+  private async catalog(options: McpCallOptions): Promise<McpToolCatalog> {
+    const servers = this.servers();
+    const lists = await Promise.allSettled(servers.map((server) => this.listTools(server, options)));
+    const catalog: McpToolCatalog = { tools: [], unreachable: [] };
+    lists.forEach((list, i) => {
+      if (list.status === 'fulfilled') catalog.tools.push(...list.value.map((tool) => ({ server: servers[i], tool })));
+      else if (!(list.reason instanceof McpCapabilityError)) {
+        catalog.unreachable.push(servers[i]);
+        this.logger.warn(`Listing the tools of "${servers[i]}" failed: ${(list.reason as Error).message}`);
+      }
+    });
+    return catalog;
+  }
+
+  private get queue(): McpCallQueue {
+    return this.host.queue;
+  }
+}

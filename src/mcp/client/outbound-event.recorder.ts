@@ -1,0 +1,56 @@
+import { Injectable } from '@nestjs/common';
+import { McpEventLog } from '../persistence/event-log.service';
+import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../protocol/jsonrpc';
+
+/** Longest note kept on an event row (stderr excerpts, error texts). */
+const MAX_NOTE = 4000;
+
+/** One outbound exchange to record. */
+export interface McpOutboundExchange {
+  server: string;
+  scopeKey: string;
+  sessionRef: string | null;
+  protocolVersion: string | null;
+  message: JsonRpcRequest | JsonRpcNotification;
+  response: JsonRpcResponse | null;
+  status: number | null;
+  startedAt: Date;
+  durationMs: number;
+  stderr?: string;
+  error?: unknown;
+}
+
+/**
+ * Writes the `mcp_events` row of each outbound exchange, failed ones too. The row holds the
+ * JSON-RPC envelopes only: headers (and so bearer tokens) never reach it.
+ */
+@Injectable()
+export class McpOutboundEventRecorder {
+  constructor(private readonly events: McpEventLog) {}
+
+  /** Records one exchange; resolves once its row is committed. */
+  record(exchange: McpOutboundExchange): Promise<void> {
+    const { message, response } = exchange;
+    const isRequest = 'id' in message && message.id !== undefined;
+    const result = response && 'result' in response ? response.result : null;
+    const errorText = exchange.error === undefined ? '' : `${(exchange.error as Error).name ?? 'Error'}: ${(exchange.error as Error).message ?? String(exchange.error)}`;
+    const note = [errorText, exchange.stderr ? `stderr: ${exchange.stderr}` : ''].filter(Boolean).join('\n');
+    return this.events.record({
+      createdAt: exchange.startedAt,
+      direction: 'outbound',
+      server: exchange.server,
+      sessionRef: exchange.sessionRef,
+      principalKey: exchange.scopeKey || null,
+      kind: isRequest ? 'request' : 'notification',
+      method: message.method,
+      protocolVersion: exchange.protocolVersion,
+      request: message,
+      response,
+      status: exchange.status,
+      errorCode: response && 'error' in response ? response.error.code : null,
+      isError: result?.isError === true,
+      durationMs: Math.round(exchange.durationMs),
+      note: note ? note.slice(-MAX_NOTE) : null,
+    });
+  }
+}

@@ -1,0 +1,28 @@
+import type { JsonRpcNotification } from '../../protocol/jsonrpc';
+import type { McpCallJob, McpCallState } from '../interfaces/mcp-call.interface';
+
+/** Receives the notifications servers sent during calls (e.g. `notifications/tools/list_changed`). */
+export type McpCallNotificationListener = (server: string, notification: JsonRpcNotification) => void;
+
+/**
+ * Where client calls run. `BullCallQueue` keeps them as jobs in Redis for any worker;
+ * `InlineCallQueue` runs the same processor in this process and keeps outcomes in memory.
+ */
+export interface McpCallQueue {
+  /** `bull` (Redis) or `inline` (this process). */
+  readonly mode: 'bull' | 'inline';
+  /** Starts processing jobs, when this process is a worker. */
+  start(): void;
+  /** Enqueues a call and resolves to its id once it is durably queued. */
+  submit(job: McpCallJob): Promise<string>;
+  /** Runs a call and waits for its outcome, without keeping it for `getCallResult` longer than needed. */
+  execute(job: McpCallJob): Promise<Record<string, unknown>>;
+  /** The current state of a call. @throws McpCallNotFoundError */
+  state(id: string): Promise<McpCallState>;
+  /** Waits for a call's outcome: its JSON-RPC result, or its typed error. */
+  wait(id: string): Promise<Record<string, unknown>>;
+  /** Subscribes to server notifications seen while running calls (in any worker for Bull). */
+  onNotification(listener: McpCallNotificationListener): void;
+  /** Stops processing and releases connections. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,112 @@
+import { randomBytes } from 'node:crypto';
+import { McpModule, McpClientService, McpCallInterruptedError, getMcpClientToken, type McpClientOptions } from '../../src/mcp';
+import { McpCallQueueHost } from '../../src/mcp/client/queue/mcp-call-queue.host';
+import type { BullCallQueue } from '../../src/mcp/client/queue/bull-call.queue';
+import { BlockingTools } from '../fixtures/client/blocking-tools';
+import { ClientFixtureTools } from '../fixtures/client/client-tools';
+import { startWorker, type WorkerProcess } from '../fixtures/client/worker-process';
+import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';
+import { startApp, type RunningApp } from '../support/http-app';
+import { createTestDatabase, type TestDatabase } from '../support/postgres';
+
+jest.setTimeout(90_000);
+
+/** Polls `check` until it returns true or the deadline passes. */
+async function until(check: () => Promise<boolean>, deadlineMs = 30_000): Promise<void> {
+  const end = Date.now() + deadlineMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('condition not met before the deadline');
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+describe('McpClientService on Bull (real Redis), jobs run by worker processes', () => {
+  const queueName = `mcp-calls-${randomBytes(4).toString('hex')}`;
+  const prefix = 'mcp-e2e';
+  let db: TestDatabase;
+  let target: RunningApp;
+  let caller: RunningApp;
+  let client: McpClientService;
+  let clientOptions: McpClientOptions;
+  const workers: WorkerProcess[] = [];
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    target = await startApp(db.url, { imports: [McpModule.forRoot({ auth: fixtureAuth })], providers: [FixtureTools, BlockingTools, ClientFixtureTools] });
+    clientOptions = {
+      servers: {
+        remote: { url: `${target.baseUrl}/mcp`, bearerToken: 'token-alice' },
+        local: { transport: 'toolset', principal: 'worker' },
+      },
+      queue: {
+        redis: 'redis://127.0.0.1:6379',
+        name: queueName,
+        prefix,
+        attempts: 3,
+        backoffMs: 10,
+        // Short locks so a killed worker's job is seen stalled quickly.
+        settings: { lockDuration: 1000, lockRenewTime: 250, stalledInterval: 300, maxStalledCount: 1 },
+      },
+    };
+    caller = await startApp(db.url, {
+      imports: [McpModule.forRoot({ mount: 'client', serve: false, client: { ...clientOptions, queue: { ...clientOptions.queue, worker: false } } })],
+    });
+    client = caller.app.get<McpClientService>(getMcpClientToken('client'));
+    workers.push(await startWorker({ databaseUrl: db.url, client: clientOptions }));
+  });
+
+  afterAll(async () => {
+    await Promise.all(workers.map((worker) => worker.stop()));
+    const queue = (caller?.app.get(McpCallQueueHost, { strict: false }).queue as BullCallQueue | undefined)?.bull;
+    if (queue) {
+      await queue.obliterate({ force: true });
+      const marks = await queue.client.keys(`${prefix}:${queueName}:*`);
+      if (marks.length) await queue.client.del(...marks);
+    }
+    await caller?.close();
+    await target?.close();
+    await db?.drop();
+  });
+
+  it('enqueues in this process and gets the result of a worker in another process', async () => {
+    expect(client.mode).toBe('bull');
+    const result = await client.callTool('local', 'where', { tag: 'cross' });
+    expect(result.structuredContent).toEqual({ pid: workers[0].pid, tag: 'cross' });
+    expect(workers[0].pid).not.toBe(process.pid);
+    const remote = await client.callTool('remote', 'echo', { text: 'over http' });
+    expect(remote.content).toEqual([{ type: 'text', text: 'over http' }]);
+  });
+
+  it('returns a call id at once with wait: false and fetches the outcome by id', async () => {
+    const id = await client.callTool('remote', 'echo', { text: 'later' }, { wait: false });
+    expect(typeof id).toBe('string');
+    await until(async () => (await client.getCallResult(id)).state === 'completed');
+    expect((await client.getCallResult(id)).result).toEqual({ content: [{ type: 'text', text: 'later' }] });
+    expect(await client.waitForCall(id)).toEqual({ content: [{ type: 'text', text: 'later' }] });
+  });
+
+  it('never sends a tools/call twice when its worker dies mid-call and the job is re-run', async () => {
+    const blocking = target.app.get(BlockingTools);
+    const before = blocking.calls;
+    const id = await client.enqueueToolCall('remote', 'block');
+    await blocking.whenCalled(before + 1);
+    await workers[0].kill();
+    workers.push(await startWorker({ databaseUrl: db.url, client: clientOptions }));
+    const second = blocking.whenCalled(before + 2).then(() => {
+      blocking.releaseAll();
+      throw new Error('a second tools/call reached the server');
+    });
+    await expect(Promise.race([client.waitForCall(id), second])).rejects.toBeInstanceOf(McpCallInterruptedError);
+    const state = await client.getCallResult(id);
+    expect(state.state).toBe('failed');
+    expect(state.error).toBeInstanceOf(McpCallInterruptedError);
+    expect(blocking.calls).toBe(before + 1);
+    const sent = await db.dataSource.query(
+      `SELECT count(*)::int AS n FROM mcp_events WHERE direction = 'inbound' AND method = 'tools/call' AND request->'params'->>'name' = 'block'`,
+    );
+    expect(sent[0].n).toBeLessThanOrEqual(1);
+    // The new worker serves other calls normally.
+    const after = await client.callTool('local', 'where', { tag: 'after' });
+    expect(after.structuredContent).toEqual({ pid: workers[1].pid, tag: 'after' });
+  });
+});

@@ -1,0 +1,101 @@
+import { Socket } from 'node:net';
+import { McpModule, McpClientService, getMcpClientToken, McpCapabilityError, McpServerError, McpTimeoutError, McpAmbiguousToolError, McpToolNotFoundError, McpUnknownServerError } from '../../src/mcp';
+import { ClientFixtureTools } from '../fixtures/client/client-tools';
+import { FixtureTools, OtherMountTools, fixtureAuth } from '../fixtures/fixture-tools';
+import { startApp, type RunningApp } from '../support/http-app';
+import { createTestDatabase, type TestDatabase } from '../support/postgres';
+
+describe('McpClientService, inline queue, in-process toolset transport', () => {
+  let db: TestDatabase;
+  let app: RunningApp;
+  let client: McpClientService;
+  const redisConnects: unknown[] = [];
+  let connectSpy: jest.SpyInstance;
+
+  beforeAll(async () => {
+    connectSpy = jest.spyOn(Socket.prototype, 'connect').mockName('observe');
+    db = await createTestDatabase();
+    app = await startApp(db.url, {
+      imports: [
+        McpModule.forRoot({
+          auth: fixtureAuth,
+          client: {
+            servers: {
+              local: { transport: 'toolset', principal: 'alice' },
+              second: { transport: 'toolset', mount: 'second', principal: { key: 'bob', label: 'Bob' } },
+            },
+          },
+        }),
+        McpModule.forRoot({ auth: fixtureAuth, mount: 'second', path: '/second', providers: [OtherMountTools] }),
+      ],
+      providers: [FixtureTools, OtherMountTools, ClientFixtureTools],
+    });
+    client = app.app.get<McpClientService>(getMcpClientToken('default'));
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await db?.drop();
+    redisConnects.push(...connectSpy.mock.calls.filter((args) => JSON.stringify(args).includes('6379')));
+    connectSpy.mockRestore();
+  });
+
+  it('lists and calls tools, returning isError results as results', async () => {
+    expect(client.mode).toBe('inline');
+    const tools = await client.listTools('local');
+    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['echo', 'fail', 'whoami', 'where', 'hang']));
+    expect(await client.callTool('local', 'echo', { text: 'hi' })).toEqual({ content: [{ type: 'text', text: 'hi' }] });
+    const failed = await client.callTool('local', 'fail', {});
+    expect(failed.isError).toBe(true);
+    expect((await client.callTool('local', 'whoami')).structuredContent).toEqual({ principal: 'alice' });
+    expect(await client.callTool('second', 'other_only')).toEqual({ content: [{ type: 'text', text: 'other' }] });
+  });
+
+  it('maps JSON-RPC errors to McpServerError and refuses undeclared capabilities', async () => {
+    const unknown = client.callTool('local', 'no_such_tool', {});
+    await expect(unknown).rejects.toBeInstanceOf(McpServerError);
+    await expect(unknown).rejects.toMatchObject({ code: -32602 });
+    await expect(client.listPrompts('local')).rejects.toBeInstanceOf(McpCapabilityError);
+    await expect(client.readResource('local', 'file:///x')).rejects.toMatchObject({ capability: 'resources', method: 'resources/read' });
+    await expect(client.callTool('nowhere', 'echo', {})).rejects.toBeInstanceOf(McpUnknownServerError);
+  });
+
+  it('routes a tool name to the one server that offers it', async () => {
+    expect(await client.callTool('echo', { text: 'routed' })).toEqual({ content: [{ type: 'text', text: 'routed' }] });
+    const ambiguous = client.callTool('other_only', {});
+    await expect(ambiguous).rejects.toBeInstanceOf(McpAmbiguousToolError);
+    await expect(ambiguous).rejects.toMatchObject({ servers: ['local', 'second'] });
+    await expect(client.callTool('missing_tool', {})).rejects.toBeInstanceOf(McpToolNotFoundError);
+    const all = await client.listAllTools();
+    expect(all.filter((t) => t.tool.name === 'other_only').map((t) => t.server)).toEqual(['local', 'second']);
+  });
+
+  it('enqueues without waiting and fetches the outcome by id', async () => {
+    const id = await client.callTool('local', 'echo', { text: 'later' }, { wait: false });
+    expect(typeof id).toBe('string');
+    expect(await client.waitForCall(id)).toEqual({ content: [{ type: 'text', text: 'later' }] });
+    expect(await client.getCallResult(id)).toMatchObject({ id, state: 'completed', result: { content: [{ type: 'text', text: 'later' }] } });
+    const failing = await client.enqueueToolCall('local', 'no_such_tool');
+    await expect(client.waitForCall(failing)).rejects.toBeInstanceOf(McpServerError);
+    expect((await client.getCallResult(failing)).error).toBeInstanceOf(McpServerError);
+  });
+
+  it('writes an outbound event row per exchange, failed ones included, and persists the session', async () => {
+    await expect(client.callTool('local', 'hang', {}, { timeoutMs: 200 })).rejects.toBeInstanceOf(McpTimeoutError);
+    const rows = await db.dataSource.query(`SELECT * FROM mcp_events WHERE direction = 'outbound' AND server = 'local' ORDER BY created_at`);
+    const echo = rows.find((r: any) => r.method === 'tools/call' && r.request.params.name === 'echo');
+    expect(echo).toMatchObject({ kind: 'request', principal_key: null, error_code: null, is_error: false, response: { result: { content: [{ type: 'text', text: 'hi' }] } } });
+    expect(rows.find((r: any) => r.method === 'tools/call' && r.request.params.name === 'fail')).toMatchObject({ is_error: true });
+    expect(rows.find((r: any) => r.request?.params?.name === 'no_such_tool')).toMatchObject({ error_code: -32602 });
+    const timedOut = rows.find((r: any) => r.request?.params?.name === 'hang');
+    expect(timedOut).toMatchObject({ response: null });
+    expect(timedOut.note).toContain('McpTimeoutError');
+    const [session] = await db.dataSource.query(`SELECT * FROM mcp_outbound_sessions WHERE server = 'local' AND scope_key = ''`);
+    expect(session).toMatchObject({ protocol_version: '2025-11-25', server_capabilities: { tools: expect.any(Object) }, server_info: { name: 'durable-mcp' } });
+    expect(echo.session_ref).toBe(session.id);
+  });
+
+  it('opened no Redis connection', async () => {
+    expect(connectSpy.mock.calls.filter((args) => JSON.stringify(args).includes('6379'))).toEqual([]);
+  });
+});
