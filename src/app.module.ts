@@ -4,6 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { demoConfig } from './demo/demo.config';
 import { DemoTokenAuthorizer } from './demo/demo-token.authorizer';
+import { DemoRelayTools } from './demo/demo-relay.tools';
 import { DemoTools } from './demo/demo.tools';
 import { MCP_ENTITIES, MCP_MIGRATIONS, McpModule } from './mcp';
 
@@ -22,9 +23,15 @@ function databaseOptions(): TypeOrmModuleOptions {
     TypeOrmModule.forRoot(databaseOptions()),
     McpModule.forRoot({
       auth: DemoTokenAuthorizer,
-      server: { name: 'durable-mcp-demo', instructions: 'Demo tools: echo, add, fail, whoami.' },
+      server: { name: 'durable-mcp-demo', instructions: 'Demo tools: echo, add, fail, whoami, relay_echo.' },
+      client: {
+        // The app calls its own toolset through the client, as a durable job: Bull on Redis when
+        // REDIS_URL is set, inline otherwise.
+        servers: { self: { transport: 'toolset', principal: { key: 'relay', label: 'relay' } } },
+        queue: demoConfig.redisUrl ? { redis: demoConfig.redisUrl } : undefined,
+      },
     }),
   ],
-  providers: [DemoTools, DemoTokenAuthorizer],
+  providers: [DemoTools, DemoRelayTools, DemoTokenAuthorizer],
 })
 export class AppModule {}

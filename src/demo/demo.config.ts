@@ -5,6 +5,8 @@ export interface DemoConfig {
   host: string;
   port: number;
   databaseUrl?: string;
+  /** Redis for the client's durable calls; unset runs them inline. */
+  redisUrl?: string;
   /** token -> principal key */
   tokens: Map<string, string>;
   /** Set when MCP_TOKENS was empty and a token was generated for this run. */
@@ -32,6 +34,7 @@ export function loadDemoConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig
     host: env.HOST || '127.0.0.1',
     port: Number(env.PORT || 3000),
     databaseUrl: env.DATABASE_URL || undefined,
+    redisUrl: env.REDIS_URL || undefined,
     tokens: spec ? parseTokens(spec) : new Map([[generatedToken as string, 'demo']]),
     generatedToken,
   };

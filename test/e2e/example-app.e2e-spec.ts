@@ -17,6 +17,7 @@ describe('the example app on its embedded SQLite default', () => {
     process.chdir(workdir);
     process.env.MCP_TOKENS = 'alice=token-a,bob=token-b';
     delete process.env.DATABASE_URL;
+    delete process.env.REDIS_URL;
     // The example app reads its environment when it is first imported (each Jest file has its own module registry).
     const { AppModule } = require('../../src/app.module');
     app = await NestFactory.create(AppModule as never, { logger: ['error'], abortOnError: false });
@@ -36,7 +37,11 @@ describe('the example app on its embedded SQLite default', () => {
     const client = new Client({ name: 'example-e2e', version: '1.0.0' });
     await client.connect(transport);
 
-    expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(['add', 'echo', 'fail', 'whoami']);
+    expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(['add', 'echo', 'fail', 'relay_echo', 'whoami']);
+    // relay_echo calls echo through McpClientService: an inline job here, since REDIS_URL is unset.
+    expect((await client.callTool({ name: 'relay_echo', arguments: { text: 'round trip' } })).content).toEqual([
+      { type: 'text', text: 'bob via relay: round trip' },
+    ]);
     expect((await client.callTool({ name: 'echo', arguments: { text: 'hi' } })).content).toEqual([{ type: 'text', text: 'hi' }]);
     expect((await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } })).structuredContent).toEqual({ sum: 5 });
     const failed = await client.callTool({ name: 'fail', arguments: { reason: 'nope' } });
@@ -52,6 +57,10 @@ describe('the example app on its embedded SQLite default', () => {
       const events: { method: string; is_error: number }[] = await db.query(`SELECT method, is_error FROM mcp_events WHERE kind = 'request' ORDER BY created_at`);
       expect(events.map((e) => e.method)).toEqual(expect.arrayContaining(['initialize', 'tools/list', 'tools/call']));
       expect(events.filter((e) => e.is_error === 1)).toHaveLength(1);
+      const outbound: { server: string; method: string }[] = await db.query(`SELECT server, method FROM mcp_events WHERE direction = 'outbound'`);
+      expect(outbound).toContainEqual({ server: 'self', method: 'tools/call' });
+      const [remote] = await db.query(`SELECT server, scope_key FROM mcp_outbound_sessions`);
+      expect(remote).toMatchObject({ server: 'self' });
     } finally {
       await db.destroy();
     }

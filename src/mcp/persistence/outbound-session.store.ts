@@ -20,6 +20,19 @@ export interface McpOutboundSessionState {
 export class McpOutboundSessionStore {
   constructor(@InjectRepository(McpOutboundSession) private readonly sessions: Repository<McpOutboundSession>) {}
 
+  /** Runs SQL written with `:name` parameters on whichever database the host connected. */
+  private async run<T>(sql: string, params: Record<string, unknown>): Promise<T> {
+    const connection = this.sessions.manager.connection;
+    const columns = connection.getMetadata(McpOutboundSession).columns;
+    const prepared: Record<string, unknown> = {};
+    for (const [name, value] of Object.entries(params)) {
+      const column = columns.find((c) => c.propertyName === name);
+      prepared[name] = value === null || !column ? value : connection.driver.preparePersistentValue(value, column);
+    }
+    const [query, values] = connection.driver.escapeQueryWithParameters(sql, prepared);
+    return this.sessions.query(query, values);
+  }
+
   /** The open session of a server and scope, or null. */
   find(server: string, scopeKey: string): Promise<McpOutboundSession | null> {
     return this.sessions
@@ -31,10 +44,10 @@ export class McpOutboundSessionStore {
   /** Inserts or replaces the session of a server and scope (one atomic upsert); returns the row id. */
   async save(server: string, scopeKey: string, state: McpOutboundSessionState): Promise<string> {
     const now = new Date();
-    const rows: { id: string }[] = await this.sessions.query(
+    const rows: { id: string }[] = await this.run(
       `INSERT INTO mcp_outbound_sessions
          (id, server, scope_key, remote_session_id, protocol_version, server_info, server_capabilities, created_at, updated_at, closed_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, NULL)
+       VALUES (:id, :server, :scopeKey, :remoteSessionId, :protocolVersion, :serverInfo, :serverCapabilities, :createdAt, :updatedAt, NULL)
        ON CONFLICT (server, scope_key) DO UPDATE SET
          remote_session_id = EXCLUDED.remote_session_id,
          protocol_version = EXCLUDED.protocol_version,
@@ -44,26 +57,29 @@ export class McpOutboundSessionStore {
          updated_at = EXCLUDED.updated_at,
          closed_at = NULL
        RETURNING id`,
-      [
-        randomUUID(),
+      {
+        id: randomUUID(),
         server,
         scopeKey,
-        state.remoteSessionId,
-        state.protocolVersion,
-        state.serverInfo === null ? null : JSON.stringify(state.serverInfo),
-        state.serverCapabilities === null ? null : JSON.stringify(state.serverCapabilities),
-        now,
-      ],
+        remoteSessionId: state.remoteSessionId,
+        protocolVersion: state.protocolVersion,
+        serverInfo: state.serverInfo,
+        serverCapabilities: state.serverCapabilities,
+        createdAt: now,
+        updatedAt: now,
+      },
     );
     return rows[0].id;
   }
 
   /** Marks the session of a server and scope closed (the row stays as an audit trail). */
   async close(server: string, scopeKey: string): Promise<void> {
-    await this.sessions.query(`UPDATE mcp_outbound_sessions SET closed_at = $3, updated_at = $3 WHERE server = $1 AND scope_key = $2 AND closed_at IS NULL`, [
+    const now = new Date();
+    await this.run(`UPDATE mcp_outbound_sessions SET closed_at = :closedAt, updated_at = :updatedAt WHERE server = :server AND scope_key = :scopeKey AND closed_at IS NULL`, {
       server,
       scopeKey,
-      new Date(),
-    ]);
+      closedAt: now,
+      updatedAt: now,
+    });
   }
 }
