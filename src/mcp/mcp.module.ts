@@ -7,23 +7,10 @@ import { createMcpClientProviders } from './client/mcp-client.providers';
 import type { McpModuleOptions } from './interfaces/mcp-module-options.interface';
 import { DEFAULT_MOUNT, DEFAULT_PATH, MCP_MODULE_OPTIONS, getMcpClientToken, getMcpOptionsToken, getMcpToolsetToken } from './mcp.constants';
 import { MCP_ASYNC_OPTIONS_TYPE, MCP_OPTIONS_TYPE, MCP_RAW_OPTIONS, McpConfigurableModule } from './mcp.module-definition';
-import { resolveMcpOptions, type McpResolvedOptions } from './mcp.options';
+import { resolveMcpOptions } from './mcp.options';
 import { MCP_ENTITIES } from './persistence/entities';
 import { McpEventLog } from './persistence/event-log.service';
-import { createMcpAuthGuard } from './server/auth/mcp-auth.guard';
-import { createMcpBearerStrategy } from './server/auth/mcp-bearer.strategy';
-import { McpBodyReaderInstaller } from './server/http/mcp-body-reader.installer';
-import { createMcpController } from './server/http/mcp.controller';
-import { McpHttpEndpoint } from './server/http/mcp-http.endpoint';
-import { McpOriginGuard } from './server/http/mcp-origin.guard';
-import { McpMetadataAccessor } from './server/mcp-metadata.accessor';
-import { InboundSessionStore } from './server/sessions/inbound-session.store';
-import { Toolset } from './server/toolset';
-import { ToolsetExplorer } from './server/toolset.explorer';
-
-/** The package version announced as `serverInfo.version` when none is configured. */
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const PACKAGE_VERSION: string = require('../../package.json').version;
+import { createMcpServerParts } from './server/mcp-server.providers';
 
 /** Feature registration shared by every mount: Nest 11 identifies dynamic modules by object identity. */
 const MCP_TYPEORM_FEATURE = TypeOrmModule.forFeature(MCP_ENTITIES);
@@ -70,40 +57,12 @@ export class McpModule extends McpConfigurableModule {
         exports: [getMcpOptionsToken(mount), McpClientService, getMcpClientToken(mount)],
       };
     }
-    const strategy = createMcpBearerStrategy(mount);
-    const guard = createMcpAuthGuard(mount);
-    const providers: Provider[] = [
-      ...common,
-      {
-        provide: Toolset,
-        useFactory: (options: McpResolvedOptions) =>
-          new Toolset(
-            mount,
-            {
-              name: options.server?.name ?? 'durable-mcp',
-              version: options.server?.version ?? PACKAGE_VERSION,
-              title: options.server?.title,
-              instructions: options.server?.instructions,
-            },
-            options.pageSize,
-          ),
-        inject: [MCP_MODULE_OPTIONS],
-      },
-      { provide: getMcpToolsetToken(mount), useExisting: Toolset },
-      McpMetadataAccessor,
-      ToolsetExplorer,
-      InboundSessionStore,
-      McpHttpEndpoint,
-      McpOriginGuard,
-      McpBodyReaderInstaller,
-      strategy,
-      guard,
-    ];
+    const server = createMcpServerParts(mount, path);
     return {
       ...definition,
       imports: [...(definition.imports ?? []), DiscoveryModule, PassportModule, MCP_TYPEORM_FEATURE],
-      controllers: [createMcpController(path, [McpOriginGuard, guard])],
-      providers: [...(definition.providers ?? []), ...providers],
+      controllers: server.controllers,
+      providers: [...(definition.providers ?? []), ...common, ...server.providers],
       exports: [getMcpToolsetToken(mount), getMcpOptionsToken(mount), McpClientService, getMcpClientToken(mount)],
     };
   }

@@ -128,6 +128,7 @@ export class McpHttpEndpoint {
         sessionId: session.sessionId,
         protocolVersion: session.protocolVersion,
         signal: abort.signal,
+        clientCapabilities: session.clientCapabilities,
       });
     } catch (error) {
       await this.events

@@ -1,0 +1,59 @@
+import type { CanActivate, Provider, Type } from '@nestjs/common';
+import { MCP_MODULE_OPTIONS, getMcpToolsetToken } from '../mcp.constants';
+import type { McpResolvedOptions } from '../mcp.options';
+import { createMcpAuthGuard } from './auth/mcp-auth.guard';
+import { createMcpBearerStrategy } from './auth/mcp-bearer.strategy';
+import { McpBodyReaderInstaller } from './http/mcp-body-reader.installer';
+import { createMcpController } from './http/mcp.controller';
+import { McpHttpEndpoint } from './http/mcp-http.endpoint';
+import { McpOriginGuard } from './http/mcp-origin.guard';
+import { McpMetadataAccessor } from './mcp-metadata.accessor';
+import { InboundSessionStore } from './sessions/inbound-session.store';
+import { Toolset } from './toolset';
+import { ToolsetExplorer } from './toolset.explorer';
+
+/** The package version announced as `serverInfo.version` when none is configured. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const PACKAGE_VERSION: string = require('../../../package.json').version;
+
+/** What serving one mount adds to its module. */
+export interface McpServerParts {
+  providers: Provider[];
+  controllers: Type<unknown>[];
+}
+
+/**
+ * The providers and the controller that serve one mount over HTTP: its toolset and explorer,
+ * sessions, the endpoint, the origin check and the per-mount bearer strategy and guard.
+ */
+export function createMcpServerParts(mount: string, path: string): McpServerParts {
+  const strategy = createMcpBearerStrategy(mount);
+  const guard: Type<CanActivate> = createMcpAuthGuard(mount);
+  const providers: Provider[] = [
+    {
+      provide: Toolset,
+      useFactory: (options: McpResolvedOptions) =>
+        new Toolset(
+          mount,
+          {
+            name: options.server?.name ?? 'durable-mcp',
+            version: options.server?.version ?? PACKAGE_VERSION,
+            title: options.server?.title,
+            instructions: options.server?.instructions,
+          },
+          options.pageSize,
+        ),
+      inject: [MCP_MODULE_OPTIONS],
+    },
+    { provide: getMcpToolsetToken(mount), useExisting: Toolset },
+    McpMetadataAccessor,
+    ToolsetExplorer,
+    InboundSessionStore,
+    McpHttpEndpoint,
+    McpOriginGuard,
+    McpBodyReaderInstaller,
+    strategy,
+    guard,
+  ];
+  return { providers, controllers: [createMcpController(path, [McpOriginGuard, guard])] };
+}
