@@ -30,43 +30,92 @@ function requireCapability(context: McpDeliveryContext, capability: string, meth
 }
 
 /**
- * Builds the context a handler receives for one request: identity, cancellation, and the
- * revision-independent way back to the client (log, progress, elicit, sample, listRoots).
+ * The context a handler receives for one request: identity, cancellation, and the
+ * revision-independent way back to the client (log, progress, elicit, sample, listRoots). It is
+ * built for every call on the hot path, so the methods are bound only when a handler reads them
+ * (destructuring `{ log }` works).
  */
+class McpHandlerContext implements McpToolContext {
+  private bound?: Partial<Pick<McpToolContext, 'log' | 'progress' | 'elicit' | 'sample' | 'listRoots'>>;
+
+  readonly principal: McpToolContext['principal'];
+  readonly sessionId: string | null;
+  readonly protocolVersion: string;
+  readonly requestId: string | number;
+  readonly meta?: Record<string, unknown>;
+
+  constructor(
+    readonly mount: string,
+    request: JsonRpcRequest,
+    private readonly delivery: McpDeliveryContext,
+    readonly signal: AbortSignal,
+  ) {
+    this.principal = delivery.principal;
+    this.sessionId = delivery.sessionId;
+    this.protocolVersion = delivery.protocolVersion;
+    this.requestId = request.id;
+    this.meta = request.params?._meta as Record<string, unknown> | undefined;
+  }
+
+  get log(): McpToolContext['log'] {
+    return this.bind('log', this.doLog);
+  }
+
+  get progress(): McpToolContext['progress'] {
+    return this.bind('progress', this.doProgress);
+  }
+
+  get elicit(): McpToolContext['elicit'] {
+    return this.bind('elicit', this.doElicit);
+  }
+
+  get sample(): McpToolContext['sample'] {
+    return this.bind('sample', this.doSample);
+  }
+
+  get listRoots(): McpToolContext['listRoots'] {
+    return this.bind('listRoots', this.doListRoots);
+  }
+
+  private bind<K extends keyof NonNullable<McpHandlerContext['bound']>>(name: K, method: Function): NonNullable<McpToolContext[K]> {
+    this.bound ??= {};
+    return (this.bound[name] ??= method.bind(this)) as NonNullable<McpToolContext[K]>;
+  }
+
+  private async doLog(level: McpLogLevel, data: unknown, logger?: string): Promise<void> {
+    if (isLogLevelEnabled(level, this.delivery.logLevel)) await this.notify('notifications/message', logger ? { level, logger, data } : { level, data });
+  }
+
+  private async doProgress(progress: number, total?: number, message?: string): Promise<void> {
+    const progressToken = this.meta?.progressToken;
+    if (typeof progressToken !== 'string' && typeof progressToken !== 'number') return;
+    await this.notify('notifications/progress', { progressToken, progress, ...(total !== undefined ? { total } : {}), ...(message ? { message } : {}) });
+  }
+
+  private async doElicit(message: string, requestedSchema: Record<string, unknown>, extra?: Record<string, unknown>): Promise<McpElicitResult> {
+    return (await this.ask('elicitation', 'elicitation/create', { mode: 'form', message, requestedSchema, ...extra })) as McpElicitResult;
+  }
+
+  private doSample(params: Record<string, unknown>): Promise<Record<string, unknown>> {
+    return this.ask('sampling', 'sampling/createMessage', params);
+  }
+
+  private async doListRoots(): Promise<McpRoot[]> {
+    const result = await this.ask('roots', 'roots/list', {});
+    return (Array.isArray(result.roots) ? result.roots : []) as McpRoot[];
+  }
+
+  private async notify(method: string, params: Record<string, unknown>): Promise<void> {
+    if (this.delivery.notify && !this.signal.aborted) await this.delivery.notify({ jsonrpc: '2.0', method, params });
+  }
+
+  private async ask(capability: string, method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+    requireCapability(this.delivery, capability, method);
+    return (this.delivery.client as NonNullable<McpDeliveryContext['client']>).request(method, params);
+  }
+}
+
+/** Builds the context a handler receives for one request. */
 export function createHandlerContext(mount: string, request: JsonRpcRequest, context: McpDeliveryContext, signal: AbortSignal): McpToolContext {
-  const meta = request.params?._meta as Record<string, unknown> | undefined;
-  const progressToken = meta?.progressToken;
-  const notify = async (method: string, params: Record<string, unknown>) => {
-    if (context.notify && !signal.aborted) await context.notify({ jsonrpc: '2.0', method, params });
-  };
-  const ask = async (capability: string, method: string, params: Record<string, unknown>) => {
-    requireCapability(context, capability, method);
-    return (context.client as NonNullable<McpDeliveryContext['client']>).request(method, params);
-  };
-  return {
-    principal: context.principal,
-    sessionId: context.sessionId,
-    mount,
-    protocolVersion: context.protocolVersion,
-    requestId: request.id,
-    signal,
-    meta,
-    async log(level, data, logger) {
-      if (isLogLevelEnabled(level, context.logLevel)) await notify('notifications/message', logger ? { level, logger, data } : { level, data });
-    },
-    async progress(progress, total, message) {
-      if (typeof progressToken !== 'string' && typeof progressToken !== 'number') return;
-      await notify('notifications/progress', { progressToken, progress, ...(total !== undefined ? { total } : {}), ...(message ? { message } : {}) });
-    },
-    async elicit(message, requestedSchema, extra) {
-      return (await ask('elicitation', 'elicitation/create', { mode: 'form', message, requestedSchema, ...extra })) as McpElicitResult;
-    },
-    async sample(params) {
-      return ask('sampling', 'sampling/createMessage', params);
-    },
-    async listRoots() {
-      const result = await ask('roots', 'roots/list', {});
-      return (Array.isArray(result.roots) ? result.roots : []) as McpRoot[];
-    },
-  };
+  return new McpHandlerContext(mount, request, context, signal);
 }

@@ -1,0 +1,49 @@
+import type { BenchDatabase, EventCount } from './bench.database';
+
+/** Rows written by the handshake: `initialize` and `notifications/initialized`. */
+const HANDSHAKE_ROWS = 2;
+
+/** What autocannon did against target (c), over every run including warm-ups. */
+export interface RequestTally {
+  /** Responses received. */
+  answered: number;
+  /** Requests written, including the ones in flight when a run stopped. */
+  sent: number;
+}
+
+async function settledCounts(db: BenchDatabase, deadlineMs: number): Promise<EventCount[]> {
+  // Requests cut off at the end of a run may still be committing: wait until the count holds still.
+  const deadline = Date.now() + deadlineMs;
+  let last = await db.eventCounts();
+  while (Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const next = await db.eventCounts();
+    const total = (counts: EventCount[]) => counts.reduce((sum, c) => sum + c.rows, 0);
+    if (total(next) === total(last)) return next;
+    last = next;
+  }
+  return last;
+}
+
+/**
+ * Compares the `mcp_events` rows with the requests autocannon completed against (c): every
+ * answered request must have its row (a response never leaves before its row is committed), and
+ * there can be no more rows than requests sent.
+ */
+export async function checkEventRows(db: BenchDatabase, tally: RequestTally): Promise<{ lines: string[]; ok: boolean }> {
+  const counts = await settledCounts(db, 15_000);
+  const rows = counts.reduce((sum, c) => sum + c.rows, 0);
+  const low = tally.answered + HANDSHAKE_ROWS;
+  const high = tally.sent + HANDSHAKE_ROWS;
+  const ok = rows >= low && rows <= high;
+  const verdict = rows < low ? `MISSING ${low - rows} rows for answered requests` : rows > high ? `${rows - high} rows more than requests sent` : 'OK, every answered request is logged';
+  const groups = counts.map((c) => `${c.kind} ${c.method ?? '-'} ${c.status ?? '-'}: ${c.rows}`).join(', ');
+  return {
+    ok,
+    lines: [
+      `events ours(pg): mcp_events rows ${rows} vs autocannon completed ${tally.answered} + ${HANDSHAKE_ROWS} handshake = ${low} ` +
+        `(sent ${tally.sent}; requests cut off at the end of a run may add up to ${tally.sent - tally.answered}) -> ${verdict}`,
+      `events by kind/method/status: ${groups}`,
+    ],
+  };
+}
