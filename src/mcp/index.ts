@@ -1,5 +1,24 @@
 export { McpModule } from './mcp.module';
 export { McpTool } from './server/decorators/mcp-tool.decorator';
+export { McpResource } from './server/decorators/mcp-resource.decorator';
+export { McpResourceTemplate } from './server/decorators/mcp-resource-template.decorator';
+export { McpPrompt } from './server/decorators/mcp-prompt.decorator';
+export { McpResourceNotifier } from './server/features/mcp-resource.notifier';
+export { getMcpResourceNotifierToken, InjectMcpResourceNotifier } from './mcp.constants';
+export type {
+  McpResourceOptions,
+  McpResourceTemplateOptions,
+  McpResourceCommonOptions,
+  McpResourceAnnotations,
+  McpResourceRequest,
+  McpResourceContents,
+  McpTextResourceContents,
+  McpBlobResourceContents,
+  McpReadResourceResult,
+  McpResourceReturn,
+} from './interfaces/mcp-resource-options.interface';
+export type { McpPromptOptions, McpPromptArgument, McpPromptMessage, McpGetPromptResult, McpPromptReturn } from './interfaces/mcp-prompt-options.interface';
+export type { McpCompleter, McpCompleters, McpCompletionContext, McpCompletionList } from './interfaces/mcp-completion.interface';
 export { Toolset } from './server/toolset';
 export type { ToolsetIdentity } from './server/toolset';
 export {
@@ -12,11 +31,24 @@ export {
   getMcpClientToken,
   InjectMcpClient,
 } from './mcp.constants';
-export type { McpModuleOptions, McpModuleExtras, McpServerInfoOptions, McpSessionOptions } from './interfaces/mcp-module-options.interface';
+export type {
+  McpModuleOptions,
+  McpModuleExtras,
+  McpServerInfoOptions,
+  McpSessionOptions,
+  McpStatelessOptions,
+  McpCacheOptions,
+  McpCacheHint,
+} from './interfaces/mcp-module-options.interface';
 export type { McpPrincipal, McpAuthResult, McpAuthorizeFn, McpAuthorizer } from './interfaces/principal.interface';
 export type { McpToolOptions, McpToolAnnotations, McpIcon, JsonSchema } from './interfaces/mcp-tool-options.interface';
 export type { McpToolContext, McpContent, McpCallToolResult, McpToolReturn } from './interfaces/mcp-tool-context.interface';
-export type { McpDeliveryContext, McpMessageHandler } from './interfaces/mcp-delivery.interface';
+export type { McpDeliveryContext, McpMessageHandler, McpLogLevel } from './interfaces/mcp-delivery.interface';
+export { MCP_SESSION_NOTIFIER } from './interfaces/mcp-session-notifier.interface';
+export type { McpSessionNotifier } from './interfaces/mcp-session-notifier.interface';
+export { McpClientRequestError, McpClientRequestTimeoutError } from './server/http/mcp-session-channel.errors';
+export type { McpStreamOptions } from './server/http/mcp-stream.options';
+export type { McpPubSubOptions } from './server/pubsub/mcp-pubsub.interface';
 export type { McpResolvedOptions } from './mcp.options';
 export {
   McpConfigurationError,
@@ -32,10 +64,11 @@ export {
   McpAmbiguousToolError,
   McpCallInterruptedError,
   McpCallNotFoundError,
+  McpInputRequiredError,
 } from './errors';
-export { McpEvent, McpInboundSession, McpOutboundSession, MCP_ENTITIES } from './persistence/entities';
+export { McpEvent, McpInboundSession, McpOutboundSession, McpResourceSubscription, MCP_ENTITIES } from './persistence/entities';
 export type { McpEventDirection } from './persistence/entities';
-export { MCP_MIGRATIONS, CreateMcpTables1764489600000 } from './persistence/migrations';
+export { MCP_MIGRATIONS, CreateMcpTables1764489600000, AddMcpServerFeatures1764576000000 } from './persistence/migrations';
 export * from './protocol';
 export { McpClientService } from './client/mcp-client.service';
 export { McpSamplingHandler, McpElicitationHandler, McpRootsHandler } from './client/decorators/mcp-client-handler.decorators';
@@ -51,6 +84,7 @@ export type {
   McpHttpServerConfig,
   McpToolsetServerConfig,
   McpServerCommonConfig,
+  McpServerVersion,
   McpServerScope,
   McpResolvedServerConfig,
 } from './client/interfaces/mcp-server-config.interface';

@@ -6,6 +6,15 @@ export const MCP_MODULE_OPTIONS = 'MCP_MODULE_OPTIONS';
 /** Metadata key of `@McpTool`. */
 export const MCP_TOOL_METADATA = 'mcp:tool';
 
+/** Metadata key of `@McpResource`. */
+export const MCP_RESOURCE_METADATA = 'mcp:resource';
+
+/** Metadata key of `@McpResourceTemplate`. */
+export const MCP_RESOURCE_TEMPLATE_METADATA = 'mcp:resource-template';
+
+/** Metadata key of `@McpPrompt`. */
+export const MCP_PROMPT_METADATA = 'mcp:prompt';
+
 /** The name a mount gets when none is given. */
 export const DEFAULT_MOUNT = 'default';
 
@@ -33,6 +42,14 @@ export function getMcpOptionsToken(mount: string = DEFAULT_MOUNT): string {
 
 /** Injects the `Toolset` of a mount. */
 export const InjectMcpToolset = (mount: string = DEFAULT_MOUNT): ParameterDecorator => Inject(getMcpToolsetToken(mount));
+
+/** Injection token of a mount's `McpResourceNotifier` (for apps with several mounts). */
+export function getMcpResourceNotifierToken(mount: string = DEFAULT_MOUNT): string {
+  return `McpResourceNotifier:${mount}`;
+}
+
+/** Injects the `McpResourceNotifier` of a mount. */
+export const InjectMcpResourceNotifier = (mount: string = DEFAULT_MOUNT): ParameterDecorator => Inject(getMcpResourceNotifierToken(mount));
 
 /** Injection token of a mount's `McpClientService` (for apps with several mounts). */
 export function getMcpClientToken(mount: string = DEFAULT_MOUNT): string {

@@ -47,3 +47,38 @@ export const invalidServerMessage = (name: string, reason: string): string =>
 
 export const invalidClientOptionMessage = (option: string, expected: string): string =>
   `McpModule client option "${option}" must be ${expected}.`;
+
+export const ephemeralRequestStateSecretMessage = (mount: string): string =>
+  `McpModule (mount "${mount}"): no stateless.requestStateSecret configured; multi round-trip (input_required) ` +
+  `requests are sealed with a secret generated for this process. With several replicas, set the same ` +
+  `stateless.requestStateSecret (at least 16 bytes) on every one of them.`;
+
+export const invalidRequestStateSecretMessage = (mount: string, problem: string): string =>
+  `McpModule (mount "${mount}"): ${problem}. Pass stateless: { requestStateSecret: '<a long random string shared by every replica>' }, ` +
+  `or leave it out to use a per-process secret (single replica only).`;
+
+export const duplicateResourceMessage = (mount: string, uri: string, first: string, second: string): string =>
+  `Duplicate MCP resource "${uri}" on mount "${mount}": declared by ${first} and by ${second}. ` +
+  `Give one of them another uri (or uriTemplate), or serve them on different mounts (providers option).`;
+
+export const duplicatePromptMessage = (mount: string, name: string, first: string, second: string): string =>
+  `Duplicate MCP prompt "${name}" on mount "${mount}": declared by ${first} and by ${second}. ` +
+  `Give one of them another name with @McpPrompt({ name: '...' }), or serve them on different mounts (providers option).`;
+
+export const invalidUriTemplateMessage = (owner: string, template: string, reason: string): string =>
+  `@McpResourceTemplate on ${owner}: the uriTemplate ${JSON.stringify(template)} is invalid (${reason}). ` +
+  `Use an RFC 6570 level-1 template such as "users://{id}/profile", with a literal between variables.`;
+
+export const invalidResourceUriMessage = (owner: string, uri: string): string =>
+  `@McpResource on ${owner}: the uri ${JSON.stringify(uri)} is not an absolute URI. Give a URI with a scheme, e.g. "config://app" or "file:///readme.md".`;
+
+export const unknownCompleterMessage = (owner: string, name: string, known: string[]): string =>
+  `${owner}: "complete" names "${name}", which is not one of its ${known.length ? `arguments (${known.join(', ')})` : 'arguments: it has none'}. ` +
+  `Key each completer by an argument name (prompts) or a template variable (resource templates).`;
+
+export const missingCompleterMethodMessage = (owner: string, name: string, method: string): string =>
+  `${owner}: the completer of "${name}" names the method "${method}", which its provider does not have. ` +
+  `Pass a function (value, context) => string[] or the name of a method of the same provider.`;
+
+export const requestScopedFeatureMessage = (kind: string, owner: string): string =>
+  `${kind} on ${owner}: the provider is request-scoped; a fresh instance is resolved for every call.`;

@@ -11,6 +11,7 @@ import { resolveMcpOptions } from './mcp.options';
 import { MCP_ENTITIES } from './persistence/entities';
 import { McpEventLog } from './persistence/event-log.service';
 import { createMcpServerParts } from './server/mcp-server.providers';
+import { mcpFeatureExports } from './server/features/feature.providers';
 
 /** Feature registration shared by every mount: Nest 11 identifies dynamic modules by object identity. */
 const MCP_TYPEORM_FEATURE = TypeOrmModule.forFeature(MCP_ENTITIES);
@@ -63,7 +64,7 @@ export class McpModule extends McpConfigurableModule {
       imports: [...(definition.imports ?? []), DiscoveryModule, PassportModule, MCP_TYPEORM_FEATURE],
       controllers: server.controllers,
       providers: [...(definition.providers ?? []), ...common, ...server.providers],
-      exports: [getMcpToolsetToken(mount), getMcpOptionsToken(mount), McpClientService, getMcpClientToken(mount)],
+      exports: [getMcpToolsetToken(mount), getMcpOptionsToken(mount), McpClientService, getMcpClientToken(mount), ...mcpFeatureExports(mount)],
     };
   }
 }

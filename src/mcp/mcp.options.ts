@@ -2,9 +2,10 @@ import type { McpModuleExtras, McpModuleOptions } from './interfaces/mcp-module-
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_PAGE_SIZE, DEFAULT_SESSION_IDLE_TTL_MS } from './mcp.constants';
 import { McpConfigurationError } from './errors/mcp-configuration.error';
 import { invalidAuthMessage, invalidOptionMessage, missingAuthMessage } from './mcp.messages';
+import { DEFAULT_STREAM_OPTIONS, type McpResolvedStreamOptions } from './server/http/mcp-stream.options';
 
 /** A mount's options after defaults were applied and the configuration was checked. */
-export interface McpResolvedOptions extends Omit<McpModuleOptions, 'auth' | 'sessions' | 'maxBodyBytes' | 'pageSize'> {
+export interface McpResolvedOptions extends Omit<McpModuleOptions, 'auth' | 'sessions' | 'maxBodyBytes' | 'pageSize' | 'streams'> {
   /** The authorizer; only a serving mount reads it (a `serve: false` mount may have none). */
   auth: NonNullable<McpModuleOptions['auth']>;
   mount: string;
@@ -12,6 +13,7 @@ export interface McpResolvedOptions extends Omit<McpModuleOptions, 'auth' | 'ses
   sessions: { idleTtlMs: number };
   maxBodyBytes: number;
   pageSize: number;
+  streams: McpResolvedStreamOptions;
 }
 
 function positiveInteger(mount: string, option: string, value: number | undefined, fallback: number): number {
@@ -37,6 +39,7 @@ export function resolveMcpOptions(
       sessions: { idleTtlMs: DEFAULT_SESSION_IDLE_TTL_MS },
       maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
       pageSize: DEFAULT_PAGE_SIZE,
+      streams: DEFAULT_STREAM_OPTIONS,
     };
   }
   if (!options || options.auth === undefined || options.auth === null) {
@@ -53,5 +56,10 @@ export function resolveMcpOptions(
     sessions: { idleTtlMs: positiveInteger(mount, 'sessions.idleTtlMs', options.sessions?.idleTtlMs, DEFAULT_SESSION_IDLE_TTL_MS) },
     maxBodyBytes: positiveInteger(mount, 'maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
     pageSize: positiveInteger(mount, 'pageSize', options.pageSize, DEFAULT_PAGE_SIZE),
+    streams: {
+      clientRequestTimeoutMs: positiveInteger(mount, 'streams.clientRequestTimeoutMs', options.streams?.clientRequestTimeoutMs, DEFAULT_STREAM_OPTIONS.clientRequestTimeoutMs),
+      keepAliveMs: positiveInteger(mount, 'streams.keepAliveMs', options.streams?.keepAliveMs, DEFAULT_STREAM_OPTIONS.keepAliveMs),
+      retryMs: positiveInteger(mount, 'streams.retryMs', options.streams?.retryMs, DEFAULT_STREAM_OPTIONS.retryMs),
+    },
   };
 }

@@ -16,7 +16,8 @@ describe('McpClientService over Streamable HTTP (inline queue)', () => {
     sdk = await startSdkHttpServer({ enableJsonResponse: false, requiredToken: 'sdk-secret' });
     options = {
       servers: {
-        nest: { url: `${target.baseUrl}/mcp`, bearerToken: 'token-alice' },
+        // Pinned: these cases are about continuing a 2025 session; the stateless path has its own suites.
+        nest: { url: `${target.baseUrl}/mcp`, bearerToken: 'token-alice', version: '2025-11-25' },
         sdk: { url: sdk.url, bearerToken: 'sdk-secret' },
       },
       handlers: {

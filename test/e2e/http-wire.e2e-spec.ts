@@ -74,18 +74,18 @@ describe('MCP endpoint on the wire (Streamable HTTP, PostgreSQL)', () => {
   });
 
   describe('405 Method Not Allowed (before authentication)', () => {
-    it.each(['GET', 'PUT', 'PATCH'])('%s without any token gets 405 with Allow: POST, DELETE', async (method) => {
+    it.each(['GET', 'PUT', 'PATCH'])('%s without any token gets 405 with Allow: GET, POST, DELETE', async (method) => {
       const reply = await send(url, method, { token: null }, method === 'GET' ? undefined : JSON.stringify(initializeRequest()));
       expect(reply.status).toBe(405);
       const allowed = (reply.headers.get('allow') ?? '').split(',').map((m) => m.trim().toUpperCase());
-      expect(allowed).toEqual(expect.arrayContaining(['POST', 'DELETE']));
-      expect(allowed).not.toContain(method);
+      expect(allowed).toEqual(expect.arrayContaining(['GET', 'POST', 'DELETE']));
+      if (method !== 'GET') expect(allowed).not.toContain(method);
     });
 
-    it('GET with a valid token and a live session still gets 405 and leaves no row', async () => {
+    it('GET with a valid token and a live session but without Accept: text/event-stream still gets 405 and leaves no row', async () => {
       const { sessionId } = await openSession(url);
       const before = await eventCount();
-      const reply = await send(url, 'GET', { sessionId, headers: { Accept: 'text/event-stream' } });
+      const reply = await send(url, 'GET', { sessionId, headers: { Accept: 'application/json' } });
       expect(reply.status).toBe(405);
       expect(reply.headers.get('allow')).toMatch(/POST/);
       expect(await eventCount()).toBe(before);

@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { MCP_ENTITIES, McpEvent, McpInboundSession } from '../../src/mcp';
+import { EntitySql, JsonText } from '../../src/mcp/persistence/entity-sql';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 
 describe('shipped migrations and entities', () => {
@@ -44,6 +45,16 @@ describe('shipped migrations and entities', () => {
       const event = await sqlite.getRepository(McpEvent).findOneByOrFail({ id: 'e1' });
       expect(event.request).toEqual({ jsonrpc: '2.0', id: 1 });
       expect(event.isError).toBe(true);
+
+      // The hot path's hand-built SQL reads and writes the same values as the repository.
+      const [found] = await new EntitySql(sqlite, McpInboundSession).findIn('sessionId', ['abc']);
+      expect(found).toMatchObject({ clientInfo: { name: 'c' }, clientCapabilities: {}, principalKey: 'alice' });
+      expect(found.createdAt.getTime()).toBe(now.getTime());
+      await new EntitySql(sqlite, McpEvent).insert([
+        { id: 'e2', createdAt: now, direction: 'inbound', kind: 'request', method: 'ping', request: new JsonText('{"jsonrpc":"2.0","id":2}'), response: { ok: 1 }, durationMs: 1, isError: false } as never,
+      ]);
+      const written = await sqlite.getRepository(McpEvent).findOneByOrFail({ id: 'e2' });
+      expect(written).toMatchObject({ request: { jsonrpc: '2.0', id: 2 }, response: { ok: 1 }, isError: false, method: 'ping' });
     } finally {
       await sqlite.destroy();
     }

@@ -1,16 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
 import { McpCallInterruptedError, McpCapabilityError } from '../errors/mcp-client-call.errors';
-import { McpClientError, McpServerError } from '../errors/mcp-client.errors';
-import type { McpOutboundSession } from '../persistence/entities/outbound-session.entity';
+import { McpClientError } from '../errors/mcp-client.errors';
 import { McpOutboundSessionStore } from '../persistence/outbound-session.store';
-import type { JsonRpcNotification, JsonRpcRequest } from '../protocol/jsonrpc';
+import type { JsonRpcNotification } from '../protocol/jsonrpc';
 import { McpMethod } from '../protocol/mcp.methods';
+import { MODERN_PROTOCOL_VERSION } from '../protocol/modern';
 import { allowsMethod, requiredCapability } from './capabilities';
-import { McpServerRequestDispatcher } from './handlers/server-request.dispatcher';
 import type { McpCallJob } from './interfaces/mcp-call.interface';
-import { McpOutboundEventRecorder } from './outbound-event.recorder';
-import type { McpTransportResult } from './transports/mcp-transport.interface';
+import { McpModernCallRunner } from './modern/modern-call.runner';
+import { McpRevisionNegotiator } from './modern/revision.negotiator';
+import { McpOutboundExchanger } from './outbound-exchange';
 import { McpTransportRegistry } from './transports/transport.registry';
 
 /** What the queue knows about the run of one call. */
@@ -29,26 +28,34 @@ export interface McpCallAttempt {
 }
 
 /**
- * Runs one outbound call, on whichever worker picked it up: continues the persisted remote
- * session of (server, scope key), refuses methods the server did not declare, answers
- * server->client requests with the registered handlers, writes one event row per exchange and
- * maps JSON-RPC errors to `McpServerError`. Retries are the queue's business.
+ * Runs one outbound call, on whichever worker picked it up. First decides the revision (pinned,
+ * or the verdict of `version: 'auto'`); a 2026-07-28 server is served by `McpModernCallRunner`.
+ * On the 2025 path it continues the persisted remote session of (server, scope key), refuses
+ * methods the server did not declare, answers server->client requests with the registered
+ * handlers, writes one event row per exchange and maps JSON-RPC errors to `McpServerError`.
+ * Retries are the queue's business.
  */
 @Injectable()
 export class McpCallProcessor {
   constructor(
     private readonly transports: McpTransportRegistry,
     private readonly sessions: McpOutboundSessionStore,
-    private readonly recorder: McpOutboundEventRecorder,
-    private readonly dispatcher: McpServerRequestDispatcher,
+    private readonly exchanger: McpOutboundExchanger,
+    private readonly negotiator: McpRevisionNegotiator,
+    private readonly modern: McpModernCallRunner,
   ) {}
 
   /** Runs the call and resolves to its JSON-RPC result. */
   async process(job: McpCallJob, attempt: McpCallAttempt): Promise<Record<string, unknown>> {
     this.transports.config(job.server);
     let session = await this.sessions.find(job.server, job.scopeKey);
+    const notify = (notification: JsonRpcNotification) => attempt.notify(job.server, notification);
+    const verdict = await this.negotiator.resolve(job, session, notify);
+    if (verdict.era === 'modern') return this.modern.run(job, attempt, verdict, session);
+    // A row left by a modern verdict holds no session to continue.
+    if (session?.protocolVersion === MODERN_PROTOCOL_VERSION) session = null;
     if (requiredCapability(job.method) && !session?.serverCapabilities) {
-      session = (await this.exchange(job, session, attempt, McpMethod.Ping, {})).session;
+      session = (await this.exchanger.call({ job, session, notify, method: McpMethod.Ping, params: {} })).session;
     }
     if (session?.serverCapabilities && !allowsMethod(session.serverCapabilities, job.method)) {
       throw new McpCapabilityError(job.server, requiredCapability(job.method) as string, job.method);
@@ -56,83 +63,10 @@ export class McpCallProcessor {
     const isCall = job.method === McpMethod.ToolsCall;
     if (isCall && !(await attempt.claim())) throw new McpCallInterruptedError(attempt.id);
     try {
-      return (await this.exchange(job, session, attempt, job.method, job.params)).result;
+      return (await this.exchanger.call({ job, session, notify, method: job.method, params: job.params })).result;
     } catch (error) {
       if (isCall && error instanceof McpClientError && !error.delivered) await attempt.release();
       throw error;
     }
-  }
-
-  private async exchange(
-    job: McpCallJob,
-    session: McpOutboundSession | null,
-    attempt: McpCallAttempt,
-    method: string,
-    params: Record<string, unknown> | undefined,
-  ): Promise<{ result: Record<string, unknown>; session: McpOutboundSession | null }> {
-    const message: JsonRpcRequest = { jsonrpc: '2.0', id: randomUUID(), method, ...(params ? { params } : {}) };
-    const startedAt = new Date();
-    const started = performance.now();
-    let outcome: McpTransportResult | undefined;
-    let failure: unknown;
-    try {
-      outcome = await this.transports.get(job.server).deliver(message, {
-        sessionId: session?.remoteSessionId ?? null,
-        protocolVersion: session?.protocolVersion ?? null,
-        context: {
-          server: job.server,
-          scopeKey: job.scopeKey,
-          timeoutMs: job.timeoutMs,
-          onServerRequest: this.dispatcher.forCall(job.server, job.scopeKey),
-          onNotification: (notification) => attempt.notify(job.server, notification),
-        },
-      });
-    } catch (error) {
-      failure = error;
-    }
-    const durationMs = performance.now() - started;
-    const updated = outcome ? await this.remember(job, session, outcome) : session;
-    await this.recorder.record({
-      server: job.server,
-      scopeKey: job.scopeKey,
-      sessionRef: updated?.id ?? null,
-      protocolVersion: updated?.protocolVersion ?? null,
-      message,
-      response: outcome?.body ?? null,
-      status: outcome?.status ?? (failure as { status?: number } | undefined)?.status ?? null,
-      startedAt,
-      durationMs,
-      stderr: outcome?.stderr ?? (failure as { stderr?: string } | undefined)?.stderr,
-      error: failure,
-    });
-    if (!outcome) throw failure;
-    const body = outcome.body;
-    if (body && 'error' in body) throw new McpServerError(body.error);
-    return { result: body && 'result' in body ? body.result : {}, session: updated };
-  }
-
-  private unchanged(session: McpOutboundSession, handshake: NonNullable<McpTransportResult['handshake']>): boolean {
-    return (
-      session.protocolVersion === handshake.protocolVersion &&
-      JSON.stringify(session.serverCapabilities) === JSON.stringify(handshake.capabilities) &&
-      JSON.stringify(session.serverInfo) === JSON.stringify(handshake.serverInfo)
-    );
-  }
-
-  /** Persists what the exchange taught about the remote session (new id, handshake). */
-  private async remember(job: McpCallJob, session: McpOutboundSession | null, outcome: McpTransportResult): Promise<McpOutboundSession | null> {
-    const handshake = outcome.handshake;
-    const sameSession = session && session.remoteSessionId === outcome.sessionId;
-    if (sameSession && (!handshake || this.unchanged(session, handshake))) return session;
-    if (!handshake && !session && outcome.sessionId === null) return null;
-    const state = {
-      remoteSessionId: outcome.sessionId,
-      protocolVersion: handshake?.protocolVersion ?? session?.protocolVersion ?? 'unknown',
-      serverInfo: handshake?.serverInfo ?? session?.serverInfo ?? null,
-      serverCapabilities: handshake?.capabilities ?? session?.serverCapabilities ?? null,
-    };
-    const id = await this.sessions.save(job.server, job.scopeKey, state);
-    const now = new Date();
-    return { id, server: job.server, scopeKey: job.scopeKey, ...state, createdAt: session?.createdAt ?? now, updatedAt: now, closedAt: null };
   }
 }

@@ -10,6 +10,10 @@ import type { McpClientOptions } from './interfaces/mcp-client-options.interface
 import { MCP_CLIENT_OPTIONS } from './mcp-client.constants';
 import { McpClientService } from './mcp-client.service';
 import { McpCallProcessor } from './mcp-call.processor';
+import { McpEnvelopeFactory } from './modern/envelope.factory';
+import { McpModernCallRunner } from './modern/modern-call.runner';
+import { McpRevisionNegotiator } from './modern/revision.negotiator';
+import { McpOutboundExchanger } from './outbound-exchange';
 import { McpOutboundEventRecorder } from './outbound-event.recorder';
 import { McpCallQueueHost } from './queue/mcp-call-queue.host';
 import { McpTransportRegistry } from './transports/transport.registry';
@@ -32,6 +36,10 @@ export function createMcpClientProviders(): Provider[] {
     McpTransportRegistry,
     McpOutboundSessionStore,
     McpOutboundEventRecorder,
+    McpOutboundExchanger,
+    McpEnvelopeFactory,
+    McpRevisionNegotiator,
+    McpModernCallRunner,
     McpCallProcessor,
     McpCallQueueHost,
     McpClientService,

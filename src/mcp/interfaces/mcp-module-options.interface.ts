@@ -1,6 +1,8 @@
 import type { Type } from '@nestjs/common';
 import type { McpClientOptions } from '../client/interfaces/mcp-client-options.interface';
 import type { McpAuthorizeFn, McpAuthorizer } from './principal.interface';
+import type { McpStreamOptions } from '../server/http/mcp-stream.options';
+import type { McpPubSubOptions } from '../server/pubsub/mcp-pubsub.interface';
 
 /** Identity the server announces in its `initialize` result. */
 export interface McpServerInfoOptions {
@@ -21,6 +23,35 @@ export interface McpSessionOptions {
    * @default 3_600_000 (one hour)
    */
   idleTtlMs?: number;
+}
+
+/** Settings of stateless (2026-07-28) requests. */
+export interface McpStatelessOptions {
+  /**
+   * Secret (at least 16 bytes) that seals the `requestState` of `input_required` results with
+   * HMAC-SHA256. Every replica must share it: a retry may reach any of them.
+   * @default a random secret per process (fine for a single replica; logged at boot)
+   */
+  requestStateSecret?: string | Buffer;
+  /**
+   * How long a client may take to answer an `input_required` result before the state expires.
+   * @default 600_000 (ten minutes)
+   */
+  requestStateTtlMs?: number;
+}
+
+/** A caching hint: how long a result stays fresh and who may share it. */
+export interface McpCacheHint {
+  /** @default 60_000 for lists and `server/discover`, 0 for `resources/read` */
+  ttlMs?: number;
+  /** @default 'public' for lists and `server/discover`, 'private' for `resources/read` */
+  scope?: 'public' | 'private';
+}
+
+/** Caching hints of a mount: lists and discovery, and resource reads (often per user). */
+export interface McpCacheOptions extends McpCacheHint {
+  /** Hints of `resources/read` results. */
+  read?: McpCacheHint;
 }
 
 /**
@@ -60,6 +91,21 @@ export interface McpModuleOptions {
    * @default 100
    */
   pageSize?: number;
+  /**
+   * Pub/sub between replicas (Redis): carries the client's answers to elicitation, sampling and
+   * roots requests, cancellations and session notifications to the replica holding the call or
+   * the stream. Without it, routing is process-local: run a single replica.
+   */
+  pubsub?: McpPubSubOptions;
+  /** SSE stream settings (client request timeout, keep-alive, reconnection delay). */
+  streams?: McpStreamOptions;
+  /** Stateless (2026-07-28) requests: how multi round-trip state is sealed. */
+  stateless?: McpStatelessOptions;
+  /**
+   * Caching hints (`ttlMs`, `cacheScope`) on the cacheable results of stateless requests. A
+   * handler that sets its own hints on a result keeps them.
+   */
+  cache?: McpCacheOptions;
   /**
    * The MCP client of the app (`McpClientService`): servers to call and how calls run. Give it
    * to one mount per app.

@@ -32,6 +32,8 @@ export class EntitySql<T extends ObjectLiteral> {
   private readonly selectList: string;
   private readonly numbered: boolean;
   private readonly insertHead: string;
+  private readonly wrapRead: (column: ColumnMetadata) => string;
+  private readonly wrapWrite: (mark: string, column: ColumnMetadata) => string;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -41,9 +43,14 @@ export class EntitySql<T extends ObjectLiteral> {
     const driver = dataSource.driver;
     this.columns = metadata.columns;
     this.table = driver.escape(metadata.tableName);
-    this.selectList = this.columns.map((c) => driver.escape(c.databaseName)).join(', ');
+    // SQLite keeps jsonb columns in its binary JSON format: read them through json(), write through jsonb().
+    const wrap = (driver as unknown as { wrapWithJsonFunction?: (value: string, column: ColumnMetadata, jsonb?: boolean) => string }).wrapWithJsonFunction;
+    this.wrapRead = (column) => (wrap ? wrap.call(driver, driver.escape(column.databaseName), column) : driver.escape(column.databaseName));
+    this.wrapWrite = (mark, column) => (wrap ? wrap.call(driver, mark, column, true) : mark);
+    const names = this.columns.map((c) => driver.escape(c.databaseName));
+    this.selectList = this.columns.map((c, i) => (this.wrapRead(c) === names[i] ? names[i] : `${this.wrapRead(c)} AS ${names[i]}`)).join(', ');
     this.numbered = ['postgres', 'cockroachdb', 'aurora-postgres'].includes(String(dataSource.options.type));
-    this.insertHead = `INSERT INTO ${this.table} (${this.selectList})`;
+    this.insertHead = `INSERT INTO ${this.table} (${names.join(', ')})`;
   }
 
   /** Inserts rows with one statement. */
@@ -54,7 +61,7 @@ export class EntitySql<T extends ObjectLiteral> {
       const marks: string[] = [];
       for (const column of this.columns) {
         params.push(this.persistent(column, row[column.propertyName as keyof T]));
-        marks.push(this.mark(params.length));
+        marks.push(this.wrapWrite(this.mark(params.length), column));
       }
       tuples.push(`(${marks.join(', ')})`);
     }

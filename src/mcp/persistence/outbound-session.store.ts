@@ -10,6 +10,8 @@ export interface McpOutboundSessionState {
   protocolVersion: string;
   serverInfo: Record<string, unknown> | null;
   serverCapabilities: Record<string, unknown> | null;
+  /** The endpoint the session was established with (see `McpOutboundSession.endpoint`). */
+  endpoint?: string | null;
 }
 
 /**
@@ -41,18 +43,31 @@ export class McpOutboundSessionStore {
       .getOne();
   }
 
+  /**
+   * The protocol revision last established with a server at an endpoint, by any scope key: the
+   * era verdict another worker (or an earlier run) already reached. Null when none is known.
+   */
+  async findVersion(server: string, endpoint: string): Promise<McpOutboundSession | null> {
+    return this.sessions
+      .createQueryBuilder('s')
+      .where('s.server = :server AND s.endpoint = :endpoint AND s.closed_at IS NULL', { server, endpoint })
+      .orderBy('s.updated_at', 'DESC')
+      .getOne();
+  }
+
   /** Inserts or replaces the session of a server and scope (one atomic upsert); returns the row id. */
   async save(server: string, scopeKey: string, state: McpOutboundSessionState): Promise<string> {
     const now = new Date();
     const rows: { id: string }[] = await this.run(
       `INSERT INTO mcp_outbound_sessions
-         (id, server, scope_key, remote_session_id, protocol_version, server_info, server_capabilities, created_at, updated_at, closed_at)
-       VALUES (:id, :server, :scopeKey, :remoteSessionId, :protocolVersion, :serverInfo, :serverCapabilities, :createdAt, :updatedAt, NULL)
+         (id, server, scope_key, remote_session_id, protocol_version, server_info, server_capabilities, endpoint, created_at, updated_at, closed_at)
+       VALUES (:id, :server, :scopeKey, :remoteSessionId, :protocolVersion, :serverInfo, :serverCapabilities, :endpoint, :createdAt, :updatedAt, NULL)
        ON CONFLICT (server, scope_key) DO UPDATE SET
          remote_session_id = EXCLUDED.remote_session_id,
          protocol_version = EXCLUDED.protocol_version,
          server_info = COALESCE(EXCLUDED.server_info, mcp_outbound_sessions.server_info),
          server_capabilities = COALESCE(EXCLUDED.server_capabilities, mcp_outbound_sessions.server_capabilities),
+         endpoint = COALESCE(EXCLUDED.endpoint, mcp_outbound_sessions.endpoint),
          created_at = CASE WHEN mcp_outbound_sessions.closed_at IS NULL THEN mcp_outbound_sessions.created_at ELSE EXCLUDED.created_at END,
          updated_at = EXCLUDED.updated_at,
          closed_at = NULL
@@ -65,6 +80,7 @@ export class McpOutboundSessionStore {
         protocolVersion: state.protocolVersion,
         serverInfo: state.serverInfo,
         serverCapabilities: state.serverCapabilities,
+        endpoint: state.endpoint ?? null,
         createdAt: now,
         updatedAt: now,
       },

@@ -48,3 +48,69 @@ export function envelopeVersionOf(params: Record<string, unknown> | undefined): 
   const version = (meta as Record<string, unknown>)[ModernMetaKey.ProtocolVersion];
   return typeof version === 'string' ? version : null;
 }
+
+/** Methods the stateless revision adds. */
+export const ModernMethod = {
+  Discover: 'server/discover',
+} as const;
+
+/** `params` fields a client adds when it retries a request after an `input_required` result. */
+export const ModernRetryParam = {
+  InputResponses: 'inputResponses',
+  RequestState: 'requestState',
+} as const;
+
+/**
+ * Session-era methods that do not exist on the stateless revision: a stateless request naming
+ * one gets "method not found", like any unknown method.
+ */
+export const REMOVED_MODERN_METHODS: readonly string[] = [
+  'initialize',
+  'ping',
+  'logging/setLevel',
+  'resources/subscribe',
+  'resources/unsubscribe',
+];
+
+/** The only requests that may answer with an `input_required` result. */
+export const INPUT_REQUIRED_METHODS: readonly string[] = ['tools/call', 'prompts/get', 'resources/read'];
+
+/** Requests whose complete results carry caching hints (`ttlMs`, `cacheScope`). */
+export const CACHEABLE_METHODS: readonly string[] = [
+  'server/discover',
+  'tools/list',
+  'prompts/list',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+];
+
+/** The `params` field the `Mcp-Name` header mirrors, per method that requires the header. */
+export const MCP_NAME_SOURCE: Readonly<Record<string, string>> = {
+  'tools/call': 'name',
+  'prompts/get': 'name',
+  'resources/read': 'uri',
+};
+
+/** True when `version` is a stateless revision this package serves. */
+export function isModernVersion(version: unknown): version is string {
+  return typeof version === 'string' && (MODERN_PROTOCOL_VERSIONS as readonly string[]).includes(version);
+}
+
+const BASE64_SENTINEL = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/;
+const HEADER_SAFE = /^[\x20-\x7e\t]*$/;
+
+/**
+ * Decodes a header value that may use the Base64 sentinel form (`=?base64?...?=`), after
+ * trimming optional whitespace. Null when the value is malformed: bad Base64, invalid UTF-8, or
+ * characters a header value may not carry.
+ */
+export function decodeHeaderValue(raw: string): string | null {
+  const value = raw.trim();
+  if (!HEADER_SAFE.test(value)) return null;
+  const sentinel = BASE64_SENTINEL.exec(value);
+  if (!sentinel) return value.startsWith('=?base64?') && value.endsWith('?=') ? null : value;
+  const bytes = Buffer.from(sentinel[1], 'base64');
+  const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
+  return Buffer.from(text, 'utf8').equals(bytes) ? text : null;
+}

@@ -1,5 +1,6 @@
 import type { CanActivate, Provider, Type } from '@nestjs/common';
 import { MCP_MODULE_OPTIONS, getMcpToolsetToken } from '../mcp.constants';
+import { MCP_SESSION_NOTIFIER } from '../interfaces/mcp-session-notifier.interface';
 import type { McpResolvedOptions } from '../mcp.options';
 import { createMcpAuthGuard } from './auth/mcp-auth.guard';
 import { createMcpBearerStrategy } from './auth/mcp-bearer.strategy';
@@ -7,7 +8,18 @@ import { McpBodyReaderInstaller } from './http/mcp-body-reader.installer';
 import { createMcpController } from './http/mcp.controller';
 import { McpHttpEndpoint } from './http/mcp-http.endpoint';
 import { McpOriginGuard } from './http/mcp-origin.guard';
+import { McpPendingClientRequests } from './http/mcp-session-channel.pending';
+import { McpStreamEndpoint } from './http/mcp-stream.endpoint';
+import { McpStatelessAudit } from './http/mcp-stateless.audit';
+import { McpStatelessEndpoint } from './http/mcp-stateless.endpoint';
+import { McpStreamRegistry } from './http/mcp-stream.registry';
 import { McpMetadataAccessor } from './mcp-metadata.accessor';
+import { FeaturesExplorer } from './features.explorer';
+import { createMcpFeatureProviders } from './features/feature.providers';
+import { MrtrRounds } from './modern/mrtr.rounds';
+import { RequestStateCodec } from './modern/request-state.codec';
+import { mcpPubSubProvider } from './pubsub/mcp-pubsub.provider';
+import { McpSessionBus } from './pubsub/mcp-session.bus';
 import { InboundSessionStore } from './sessions/inbound-session.store';
 import { Toolset } from './toolset';
 import { ToolsetExplorer } from './toolset.explorer';
@@ -48,8 +60,20 @@ export function createMcpServerParts(mount: string, path: string): McpServerPart
     { provide: getMcpToolsetToken(mount), useExisting: Toolset },
     McpMetadataAccessor,
     ToolsetExplorer,
+    ...createMcpFeatureProviders(mount),
+    FeaturesExplorer,
     InboundSessionStore,
     McpHttpEndpoint,
+    mcpPubSubProvider,
+    McpPendingClientRequests,
+    McpStreamRegistry,
+    McpSessionBus,
+    { provide: MCP_SESSION_NOTIFIER, useExisting: McpSessionBus },
+    McpStreamEndpoint,
+    RequestStateCodec,
+    MrtrRounds,
+    McpStatelessAudit,
+    McpStatelessEndpoint,
     McpOriginGuard,
     McpBodyReaderInstaller,
     strategy,

@@ -30,7 +30,8 @@ export function propagateFromHandlers(errorClass: Function): void {
   propagatedErrors.add(errorClass);
 }
 
-function isPropagated(error: unknown): boolean {
+/** True when `error` is of a class handler failures must propagate (see `propagateFromHandlers`). */
+export function isPropagated(error: unknown): boolean {
   for (const errorClass of propagatedErrors) if (error instanceof (errorClass as new () => Error)) return true;
   return false;
 }

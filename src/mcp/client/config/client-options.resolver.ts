@@ -27,6 +27,7 @@ export interface McpResolvedClientOptions {
   servers: Record<string, McpResolvedServerConfig>;
   handlers: McpClientHandlers;
   defaultTimeoutMs: number;
+  maxInputRounds: number;
   queue: McpResolvedQueueOptions;
 }
 
@@ -75,6 +76,7 @@ export function resolveClientOptions(options: McpClientOptions | undefined, shar
     servers: mergeServers(client),
     handlers: { ...(client.handlers ?? {}) },
     defaultTimeoutMs: positiveInteger('defaultTimeoutMs', client.defaultTimeoutMs, 60_000),
+    maxInputRounds: positiveInteger('maxInputRounds', client.maxInputRounds, 8),
     queue: {
       bull: bullOptions(client, shared),
       name: queue.name ?? DEFAULT_MCP_CALL_QUEUE,

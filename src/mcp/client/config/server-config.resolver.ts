@@ -1,5 +1,7 @@
 import { McpConfigurationError } from '../../errors/mcp-configuration.error';
 import { invalidServerMessage } from '../../mcp.messages';
+import { MODERN_PROTOCOL_VERSION } from '../../protocol/modern';
+import { SESSION_PROTOCOL_VERSIONS } from '../../protocol/revisions';
 import type { McpResolvedServerConfig, McpServerConfig } from '../interfaces/mcp-server-config.interface';
 import { assertStdioArgv, toStdioArgv } from '../transports/stdio-argv';
 
@@ -10,7 +12,16 @@ function fail(name: string, reason: string): never {
   throw new McpConfigurationError(invalidServerMessage(name, reason));
 }
 
+/** The values `version` accepts. */
+const VERSIONS: readonly string[] = ['auto', MODERN_PROTOCOL_VERSION, ...SESSION_PROTOCOL_VERSIONS];
+
 function checkCommon(name: string, config: McpServerConfig): void {
+  if (config.version !== undefined && !VERSIONS.includes(config.version)) {
+    fail(name, `"version" must be one of ${VERSIONS.map((v) => `'${v}'`).join(', ')}, got ${JSON.stringify(config.version)}`);
+  }
+  if (config.probeTimeoutMs !== undefined && (!Number.isFinite(config.probeTimeoutMs) || config.probeTimeoutMs <= 0)) {
+    fail(name, '"probeTimeoutMs" must be a number > 0');
+  }
   if (config.scope !== undefined && config.scope !== 'shared' && config.scope !== 'principal') {
     fail(name, `"scope" must be 'shared' or 'principal', got ${JSON.stringify(config.scope)}`);
   }

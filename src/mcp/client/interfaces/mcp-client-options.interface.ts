@@ -45,4 +45,10 @@ export interface McpClientOptions {
   handlers?: McpClientHandlers;
   /** Deadline of a call when neither the call nor its server sets one, in ms. @default 60_000 */
   defaultTimeoutMs?: number;
+  /**
+   * Most `input_required` answers a 2026-07-28 server may give one call (each is fulfilled with
+   * the handlers, then the request is sent again) before the call fails with `McpInputRequiredError`.
+   * @default 8
+   */
+  maxInputRounds?: number;
 }

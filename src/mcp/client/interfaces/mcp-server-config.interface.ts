@@ -7,10 +7,28 @@ import type { StdioPoolOptions } from '../transports/stdio.options';
  */
 export type McpServerScope = 'shared' | 'principal';
 
+/**
+ * The protocol revision to speak with a server: `'auto'` (probe with `server/discover`, fall back
+ * to the `initialize` handshake), the stateless `'2026-07-28'`, or a session revision
+ * (`'2025-11-25'`, `'2025-06-18'`, `'2025-03-26'`) asked for in `initialize`.
+ */
+export type McpServerVersion = 'auto' | '2026-07-28' | '2025-11-25' | '2025-06-18' | '2025-03-26';
+
 /** Settings every server entry may carry. */
 export interface McpServerCommonConfig {
-  /** Reserved: the protocol revision to speak with this server. */
-  version?: string;
+  /**
+   * The protocol revision to speak with this server. `'auto'` probes once per endpoint (HTTP URL,
+   * or stdio argv and cwd) and remembers the verdict in this process and with the outbound
+   * session, so other workers reuse it. Ignored by `transport: 'toolset'` (in-process).
+   * @default 'auto'
+   */
+  version?: McpServerVersion;
+  /**
+   * How long the `server/discover` probe of `version: 'auto'` may take before the server is taken
+   * for a 2025-era one, in ms (spawn included on stdio). A call's own deadline, when shorter, wins.
+   * @default 10_000
+   */
+  probeTimeoutMs?: number;
   /**
    * Whose remote session a call continues.
    * @default 'shared'

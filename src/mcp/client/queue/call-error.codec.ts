@@ -6,6 +6,7 @@ import {
   McpToolNotFoundError,
   McpUnknownServerError,
 } from '../../errors/mcp-client-call.errors';
+import { McpInputRequiredError } from '../../errors/mcp-input-required.error';
 import { McpClientError, McpProtocolError, McpServerError, McpTimeoutError, McpTransportError } from '../../errors/mcp-client.errors';
 
 /** A call failure as it travels through Redis (Bull job data) to the process that waits for it. */
@@ -40,6 +41,7 @@ const FACTORIES: Record<string, (e: EncodedCallError, f: Fields) => Error> = {
   McpAmbiguousToolError: (_e, f) => new McpAmbiguousToolError(f.tool, f.servers ?? []),
   McpCallInterruptedError: (_e, f) => new McpCallInterruptedError(f.callId),
   McpCallNotFoundError: (_e, f) => new McpCallNotFoundError(f.callId),
+  McpInputRequiredError: (e, f) => new McpInputRequiredError(e.message, f.server, f.method),
 };
 
 /**

@@ -22,6 +22,11 @@ export interface HttpExchangeContext {
   call: HttpCall;
   maxRawResponseLength: number;
   maxStreamResumptions: number;
+  /**
+   * Routing headers of a modern request. Their presence also lets a 404 that carries the
+   * JSON-RPC answer (a modern server's -32601) through as a response.
+   */
+  modernHeaders?: Record<string, string>;
 }
 
 /** Statuses that are about the transport (auth, session, load), never a JSON-RPC answer. */
@@ -56,7 +61,7 @@ function parseAnswer(text: string, request: JsonRpcRequest, server: string): Jso
  */
 export async function exchangeMessage(message: JsonRpcRequest | JsonRpcNotification, session: HttpSession | null, ctx: HttpExchangeContext): Promise<HttpExchangeOutcome> {
   const { wire, call } = ctx;
-  const response = await wire.send({ method: 'POST', session, signal: call.signal, body: JSON.stringify(message) });
+  const response = await wire.send({ method: 'POST', session, signal: call.signal, body: JSON.stringify(message), extraHeaders: ctx.modernHeaders });
   const status = response.status;
   const sessionId = response.headers.get(McpHeader.SessionId);
   const redact = (text: string) => wire.secrets.redact(text);
@@ -82,7 +87,8 @@ export async function exchangeMessage(message: JsonRpcRequest | JsonRpcNotificat
     }
     return { kind: 'response', status, body: parseAnswer(text, request, call.context.server), raw, sessionId };
   }
-  if (request && !TRANSPORT_STATUSES.has(status) && status < 500) {
+  const answersInBody = !TRANSPORT_STATUSES.has(status) || (ctx.modernHeaders !== undefined && status === 404);
+  if (request && answersInBody && status < 500) {
     const parsed = parseJsonRpc(text);
     if (parsed.kind === 'response' && parsed.message.id === request.id) return { kind: 'response', status, body: parsed.message, raw, sessionId };
   }

@@ -61,6 +61,8 @@ export interface HttpWireRequest {
   body?: string;
   /** `Last-Event-ID` when resuming an SSE stream. */
   lastEventId?: string;
+  /** Headers of this request only (the routing headers of a modern request). */
+  extraHeaders?: Record<string, string>;
 }
 
 /**
@@ -79,7 +81,7 @@ export class HttpWire {
   }
 
   /** Builds the headers of one request. */
-  headers(request: Pick<HttpWireRequest, 'method' | 'session' | 'lastEventId'>): Headers {
+  headers(request: Pick<HttpWireRequest, 'method' | 'session' | 'lastEventId' | 'extraHeaders'>): Headers {
     const headers = new Headers(this.options.headers);
     if (this.options.bearerToken) headers.set('Authorization', `Bearer ${this.options.bearerToken}`);
     if (request.method === 'POST') {
@@ -91,6 +93,7 @@ export class HttpWire {
     if (request.session?.id) headers.set(McpHeader.SessionId, request.session.id);
     if (request.session?.protocolVersion) headers.set(McpHeader.ProtocolVersion, request.session.protocolVersion);
     if (request.lastEventId) headers.set('Last-Event-ID', request.lastEventId);
+    for (const [name, value] of Object.entries(request.extraHeaders ?? {})) headers.set(name, value);
     return headers;
   }
 

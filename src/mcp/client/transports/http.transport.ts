@@ -1,6 +1,8 @@
 import { McpClientError, McpProtocolError, McpTransportError } from '../../errors/mcp-client.errors';
 import type { JsonRpcNotification, JsonRpcRequest } from '../../protocol/jsonrpc';
 import { McpMethod } from '../../protocol/mcp.methods';
+import { MODERN_PROTOCOL_VERSION } from '../../protocol/modern';
+import { routingHeaders } from '../modern/modern-request';
 import { HttpCall } from './http-call';
 import { abortableDelay, backoffDelay, isIdempotent, isRetryableStatus } from './http-delivery.policy';
 import { exchangeMessage, type HttpExchangeOutcome } from './http-exchange';
@@ -14,7 +16,8 @@ import type { McpHandshakeInfo, McpTransport, McpTransportContext, McpTransportD
 type Message = JsonRpcRequest | JsonRpcNotification;
 
 /**
- * Streamable HTTP client transport (2025 session revisions).
+ * Streamable HTTP client transport: 2025 session revisions, and stateless 2026-07-28 requests
+ * when `deliver` is asked for `modern` (no handshake, no session, routing headers).
  *
  * - POSTs each message with `Accept: application/json, text/event-stream`; reads a JSON body or
  *   an SSE stream, answering server->client requests found on it and passing notifications on.
@@ -48,7 +51,8 @@ export class HttpTransport implements McpTransport {
       return await this.run(message, options, call);
     } catch (error) {
       if (!call.stopped) throw error;
-      await this.sendCancelNotice(message, call);
+      // A modern request is cancelled by closing its response stream, which the abort did.
+      if (!options.modern) await this.sendCancelNotice(message, call);
       throw call.stopError();
     } finally {
       call.dispose();
@@ -74,6 +78,7 @@ export class HttpTransport implements McpTransport {
   }
 
   private async run(message: Message, options: McpTransportDeliverOptions, call: HttpCall): Promise<McpTransportResult> {
+    if (options.modern) return this.runModern(message, options.protocolVersion ?? MODERN_PROTOCOL_VERSION, call);
     const isInitialize = 'id' in message && message.method === McpMethod.Initialize;
     let session: HttpSession | null = options.sessionId ? { id: options.sessionId, protocolVersion: options.protocolVersion ?? null } : null;
     let handshake: McpHandshakeInfo | undefined;
@@ -98,6 +103,15 @@ export class HttpTransport implements McpTransport {
     return result;
   }
 
+  /** One stateless request: no handshake, no session id, the routing headers. */
+  private async runModern(message: Message, protocolVersion: string, call: HttpCall): Promise<McpTransportResult> {
+    const session: HttpSession = { id: null, protocolVersion };
+    const outcome = await this.send(message, session, call, true, routingHeaders(message, protocolVersion));
+    if (outcome.kind === 'http-error') throw this.httpError(outcome, call, call.maybeDelivered);
+    const body = outcome.kind === 'response' ? outcome.body : null;
+    return { body, sessionId: null, rawRequest: JSON.stringify(message), rawResponse: outcome.raw, status: outcome.status, stderr: '' };
+  }
+
   /** initialize + notifications/initialized. Failures here never mean the message was delivered. */
   private async openSession(call: HttpCall): Promise<{ session: HttpSession; handshake: McpHandshakeInfo }> {
     try {
@@ -116,8 +130,9 @@ export class HttpTransport implements McpTransport {
   }
 
   /** One message, with the retries the delivery policy allows. `counts` is false for handshake messages. */
-  private async send(message: Message, session: HttpSession | null, call: HttpCall, counts: boolean): Promise<HttpExchangeOutcome> {
-    const ctx = { wire: this.wire, call, maxRawResponseLength: this.options.maxRawResponseLength, maxStreamResumptions: this.options.maxStreamResumptions };
+  private async send(message: Message, session: HttpSession | null, call: HttpCall, counts: boolean, modernHeaders?: Record<string, string>): Promise<HttpExchangeOutcome> {
+    const { maxRawResponseLength, maxStreamResumptions } = this.options;
+    const ctx = { wire: this.wire, call, maxRawResponseLength, maxStreamResumptions, modernHeaders };
     for (let attempt = 0; ; attempt++) {
       const before = call.maybeDelivered;
       if (counts) {

@@ -30,8 +30,14 @@ export interface McpTransportContext {
 export interface McpTransportDeliverOptions {
   /** The remote session to continue (HTTP), or null to start one when needed. */
   sessionId: string | null;
-  /** The negotiated protocol revision of that session, when known. */
+  /** The negotiated protocol revision of that session, when known (the modern revision when `modern`). */
   protocolVersion?: string | null;
+  /**
+   * Send the message as a stateless (2026-07-28) request: it already carries its `_meta`
+   * envelope; no handshake, no session id; HTTP adds `MCP-Protocol-Version`, `Mcp-Method` and
+   * `Mcp-Name`. A JSON-RPC error answered with an HTTP 4xx comes back as `body`.
+   */
+  modern?: boolean;
   /** Per-call context. */
   context: McpTransportContext;
 }

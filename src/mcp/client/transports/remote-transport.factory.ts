@@ -1,3 +1,4 @@
+import { isSupportedSessionVersion } from '../../protocol/revisions';
 import type { McpResolvedServerConfig } from '../interfaces/mcp-server-config.interface';
 import { HttpTransport } from './http.transport';
 import type { McpTransport } from './mcp-transport.interface';
@@ -5,9 +6,11 @@ import { StdioTransport } from './stdio.transport';
 
 /**
  * Builds the transport of a stdio or http server entry. `clientCapabilities` are those the
- * registered server->client handlers can answer, announced in the handshake.
+ * registered server->client handlers can answer, announced in the handshake. A `version` pinned to
+ * a session revision is the one asked for in `initialize`.
  */
 export function createRemoteTransport(config: Exclude<McpResolvedServerConfig, { transport: 'toolset' }>, clientCapabilities: Record<string, unknown>): McpTransport {
+  const pinned = isSupportedSessionVersion(config.version) ? { protocolVersion: config.version } : {};
   if (config.transport === 'http') {
     return new HttpTransport({
       url: config.url,
@@ -15,6 +18,7 @@ export function createRemoteTransport(config: Exclude<McpResolvedServerConfig, {
       bearerToken: config.bearerToken,
       retry: config.retry,
       capabilities: clientCapabilities,
+      ...pinned,
     });
   }
   return new StdioTransport({
@@ -24,6 +28,7 @@ export function createRemoteTransport(config: Exclude<McpResolvedServerConfig, {
     stateless: config.stateless,
     pool: config.pool,
     clientCapabilities,
+    ...pinned,
     ...(config.timeoutMs !== undefined ? { timeout: config.timeoutMs } : {}),
   });
 }

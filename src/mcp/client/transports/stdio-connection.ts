@@ -79,8 +79,8 @@ export class StdioConnection {
   }
 
   /** Runs the handshake: initialize, check the revision, notifications/initialized. */
-  async initialize(capabilities: Record<string, unknown>, clientInfo: Record<string, unknown>, deadline: StdioDeadline): Promise<McpHandshakeInfo> {
-    const { response } = await this.request(buildInitializeRequest(capabilities, clientInfo), 'initialize', deadline);
+  async initialize(capabilities: Record<string, unknown>, clientInfo: Record<string, unknown>, protocolVersion: string, deadline: StdioDeadline): Promise<McpHandshakeInfo> {
+    const { response } = await this.request(buildInitializeRequest(capabilities, clientInfo, protocolVersion), 'initialize', deadline);
     const handshake = readInitializeResponse(response);
     if ('refused' in handshake) throw stdioProtocolError(this.server, handshake.refused, false);
     this.process.write(encodeNdjson(INITIALIZED_NOTIFICATION));

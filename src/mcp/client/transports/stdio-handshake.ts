@@ -17,12 +17,12 @@ export const STDIO_HANDLER_CAPABILITIES: Readonly<Record<string, unknown>> = Obj
 const INITIALIZE_ID = 'durable-mcp:initialize';
 
 /** The `initialize` request the transport sends first. */
-export function buildInitializeRequest(capabilities: Record<string, unknown>, clientInfo: Record<string, unknown>): JsonRpcRequest {
+export function buildInitializeRequest(capabilities: Record<string, unknown>, clientInfo: Record<string, unknown>, protocolVersion: string = LATEST_SESSION_PROTOCOL_VERSION): JsonRpcRequest {
   return {
     jsonrpc: '2.0',
     id: INITIALIZE_ID,
     method: McpMethod.Initialize,
-    params: { protocolVersion: LATEST_SESSION_PROTOCOL_VERSION, capabilities, clientInfo },
+    params: { protocolVersion, capabilities, clientInfo },
   };
 }
 

@@ -54,7 +54,7 @@ export class StdioLauncher {
 
   /** Runs the handshake on a fresh connection. */
   initialize(connection: StdioConnection, capabilities: Record<string, unknown>, deadline: StdioDeadline): Promise<McpHandshakeInfo> {
-    return connection.initialize(capabilities, this.options.clientInfo, deadline);
+    return connection.initialize(capabilities, this.options.clientInfo, this.options.protocolVersion, deadline);
   }
 
   /** Sends the caller's message: waits for the response of a request, only writes a notification. */

@@ -1,3 +1,4 @@
+import { isSupportedSessionVersion, LATEST_SESSION_PROTOCOL_VERSION, SESSION_PROTOCOL_VERSIONS } from '../../protocol/revisions';
 import { McpConfigurationError } from '../../errors/mcp-configuration.error';
 import { assertStdioArgv } from './stdio-argv';
 import { invalidStdioOptionMessage, poolNeedsStatelessMessage } from './stdio.messages';
@@ -66,6 +67,9 @@ export function resolveStdioOptions(options: StdioTransportOptions): ResolvedStd
   if (info !== undefined && (typeof info?.name !== 'string' || typeof info?.version !== 'string')) {
     fail('clientInfo', 'an object { name: string, version: string }');
   }
+  if (options.protocolVersion !== undefined && !isSupportedSessionVersion(options.protocolVersion)) {
+    fail('protocolVersion', `one of ${SESSION_PROTOCOL_VERSIONS.join(', ')}`);
+  }
   const caps = options.clientCapabilities;
   if (caps !== undefined && (typeof caps !== 'object' || caps === null || Array.isArray(caps))) fail('clientCapabilities', 'an object');
   if (options.onSpawn !== undefined && typeof options.onSpawn !== 'function') fail('onSpawn', 'a function (pid) => void');
@@ -76,6 +80,7 @@ export function resolveStdioOptions(options: StdioTransportOptions): ResolvedStd
     timeout: positive('timeout', options.timeout, DEFAULT_STDIO_TIMEOUT_MS),
     pool: resolvePool(options),
     clientInfo: info ? { ...info } : { ...DEFAULT_STDIO_CLIENT_INFO },
+    protocolVersion: options.protocolVersion ?? LATEST_SESSION_PROTOCOL_VERSION,
     clientCapabilities: caps ? { ...caps } : undefined,
     closeGraceMs: positive('closeGraceMs', options.closeGraceMs, DEFAULT_STDIO_CLOSE_GRACE_MS, true),
     killGraceMs: positive('killGraceMs', options.killGraceMs, DEFAULT_STDIO_KILL_GRACE_MS, true),

@@ -19,6 +19,9 @@ interface Lease {
   handshake?: McpHandshakeInfo;
 }
 
+/** Warm processes started for modern requests: they never saw `initialize`. */
+const MODERN = new WeakSet<StdioConnection>();
+
 /**
  * Warm, initialized processes of one stateless server, one request in flight per process. A
  * process that fails a call (timeout, crash, broken framing) is killed and a later call starts a
@@ -43,8 +46,14 @@ export class StdioPool {
   }
 
   /** Runs one exchange on a warm process, starting one when none is free and `max` allows. */
-  async run(message: JsonRpcRequest | JsonRpcNotification, rawRequest: string, context: McpTransportContext, deadline: StdioDeadline): Promise<StdioPooledOutcome> {
-    const { connection, handshake } = await this.acquire(context, deadline);
+  async run(
+    message: JsonRpcRequest | JsonRpcNotification,
+    rawRequest: string,
+    context: McpTransportContext,
+    deadline: StdioDeadline,
+    modern = false,
+  ): Promise<StdioPooledOutcome> {
+    const { connection, handshake } = await this.acquire(context, deadline, modern);
     const mark = handshake ? 0 : connection.process.stderrBytes;
     connection.attach(context);
     try {
@@ -68,12 +77,12 @@ export class StdioPool {
     await Promise.all([...shutdowns, ...this.retiring]);
   }
 
-  private async acquire(context: McpTransportContext, deadline: StdioDeadline): Promise<Lease> {
+  private async acquire(context: McpTransportContext, deadline: StdioDeadline, modern: boolean): Promise<Lease> {
     for (;;) {
       if (this.closed) throw withStdioDetails(stdioClosedError(context.server), { stderr: '', pid: null });
-      const warm = this.takeIdle();
+      const warm = this.takeIdle(modern);
       if (warm) return { connection: warm };
-      if (this.members.size < this.options.max) return this.start(context, deadline);
+      if (this.members.size < this.options.max) return this.start(context, deadline, modern);
       let wake: (() => void) | undefined;
       try {
         await deadline.race(new Promise<void>((resolve) => this.waiters.push((wake = resolve))));
@@ -84,7 +93,7 @@ export class StdioPool {
     }
   }
 
-  private async start(context: McpTransportContext, deadline: StdioDeadline): Promise<Lease> {
+  private async start(context: McpTransportContext, deadline: StdioDeadline, modern: boolean): Promise<Lease> {
     let connection: StdioConnection;
     try {
       deadline.check();
@@ -93,6 +102,10 @@ export class StdioPool {
       throw this.launcher.toClientError(error, null, 'spawn', 0, context.server, deadline);
     }
     this.members.add(connection);
+    if (modern) {
+      MODERN.add(connection);
+      return { connection };
+    }
     try {
       // Shared by calls with different contexts: declare what any call may answer (or -32601).
       const handshake = await this.launcher.initialize(connection, this.launcher.capabilitiesFor(null), deadline);
@@ -103,11 +116,12 @@ export class StdioPool {
     }
   }
 
-  private takeIdle(): StdioConnection | undefined {
+  /** A warm process of the wanted era; idle ones of the other era are retired (the verdict changed). */
+  private takeIdle(modern: boolean): StdioConnection | undefined {
     for (let connection = this.idle.pop(); connection; connection = this.idle.pop()) {
       clearTimeout(this.idleTimers.get(connection));
       this.idleTimers.delete(connection);
-      if (this.healthy(connection)) return connection;
+      if (this.healthy(connection) && MODERN.has(connection) === modern) return connection;
       void this.retire(connection);
     }
     return undefined;

@@ -39,6 +39,8 @@ export interface StdioTransportOptions {
   stateless?: boolean;
   /** Opt-in warm pool (needs `stateless: true`). Without it every call spawns its own process. */
   pool?: StdioPoolOptions;
+  /** The session revision asked for in `initialize`. @default '2025-11-25' */
+  protocolVersion?: string;
   /** Sent as `clientInfo` in `initialize`. @default { name: 'durable-mcp', version: '0.1.0' } */
   clientInfo?: { name: string; version: string; [key: string]: unknown };
   /**
@@ -66,6 +68,7 @@ export interface ResolvedStdioOptions {
   timeout: number;
   pool: Required<StdioPoolOptions> | null;
   clientInfo: { name: string; version: string; [key: string]: unknown };
+  protocolVersion: string;
   clientCapabilities: Record<string, unknown> | undefined;
   closeGraceMs: number;
   killGraceMs: number;

@@ -14,7 +14,8 @@ import type { ResolvedStdioOptions, StdioTransportOptions } from './stdio.option
  *
  * By default every `deliver` is self-contained, because a queued job may run on any worker:
  * spawn, `initialize`, `notifications/initialized`, the message, then shutdown (close stdin,
- * wait, SIGTERM, wait, SIGKILL). The child never outlives the call, also when it fails. With
+ * wait, SIGTERM, wait, SIGKILL). A `modern` (2026-07-28) delivery has no handshake: spawn, the
+ * request with its `_meta` envelope, its answer, shutdown. The child never outlives the call, also when it fails. With
  * `pool` (stateless servers only) warm processes are reused instead.
  *
  * Failures reject with `McpTransportError`, `McpTimeoutError` or `McpProtocolError`; their
@@ -41,15 +42,15 @@ export class StdioTransport implements McpTransport {
   }
 
   /** Sends one request (and waits for its response) or one notification. */
-  async deliver(message: JsonRpcRequest | JsonRpcNotification, { context }: McpTransportDeliverOptions): Promise<McpTransportResult> {
+  async deliver(message: JsonRpcRequest | JsonRpcNotification, { context, modern = false }: McpTransportDeliverOptions): Promise<McpTransportResult> {
     if (this.closed) throw withStdioDetails(stdioClosedError(context.server), { stderr: '', pid: null });
     const deadline = new StdioDeadline(this.timeoutFor(context), context.signal);
     const rawRequest = JSON.stringify(message);
     if (this.pool) {
-      const outcome = await this.pool.run(message, rawRequest, context, deadline);
+      const outcome = await this.pool.run(message, rawRequest, context, deadline, modern);
       return { ...outcome, sessionId: null, status: null };
     }
-    return this.deliverOnce(message, rawRequest, context, deadline);
+    return this.deliverOnce(message, rawRequest, context, deadline, modern);
   }
 
   /** Shuts down every process of this transport (in-flight calls fail) and refuses new calls. */
@@ -63,7 +64,13 @@ export class StdioTransport implements McpTransport {
     return typeof fromContext === 'number' && fromContext > 0 && Number.isFinite(fromContext) ? Math.min(fromContext, this.options.timeout) : this.options.timeout;
   }
 
-  private async deliverOnce(message: JsonRpcRequest | JsonRpcNotification, rawRequest: string, context: McpTransportContext, deadline: StdioDeadline): Promise<McpTransportResult> {
+  private async deliverOnce(
+    message: JsonRpcRequest | JsonRpcNotification,
+    rawRequest: string,
+    context: McpTransportContext,
+    deadline: StdioDeadline,
+    modern: boolean,
+  ): Promise<McpTransportResult> {
     let connection: StdioConnection | null = null;
     let phase: StdioPhase = 'spawn';
     try {
@@ -72,12 +79,14 @@ export class StdioTransport implements McpTransport {
       this.live.add(connection);
       connection.attach(context);
       phase = 'initialize';
-      const handshake = await this.launcher.initialize(connection, this.launcher.capabilitiesFor(context), deadline);
+      const handshake = modern ? undefined : await this.launcher.initialize(connection, this.launcher.capabilitiesFor(context), deadline);
       phase = 'request';
       const exchange = await this.launcher.exchange(connection, message, rawRequest, deadline);
       connection.attach(null);
       await this.launcher.shutdown(connection);
-      return { ...exchange, handshake, stderr: connection.process.stderr(), sessionId: null, status: null };
+      const result: McpTransportResult = { ...exchange, stderr: connection.process.stderr(), sessionId: null, status: null };
+      if (handshake) result.handshake = handshake;
+      return result;
     } catch (error) {
       if (connection) {
         connection.attach(null);

@@ -1,4 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import type { McpLogLevel } from '../../interfaces/mcp-delivery.interface';
 
 /**
  * One MCP session served by this app (2025-era revisions). Rows are never deleted by a client:
@@ -39,6 +40,10 @@ export class McpInboundSession {
   /** `capabilities` from initialize. */
   @Column({ name: 'client_capabilities', type: 'jsonb', nullable: true })
   clientCapabilities: Record<string, unknown> | null;
+
+  /** Least severe level of `notifications/message` the client asked for (`logging/setLevel`); null: none. */
+  @Column({ name: 'log_level', type: 'varchar', length: 16, nullable: true })
+  logLevel: McpLogLevel | null;
 
   /** When initialize created the session. */
   @Column({ name: 'created_at', type: Date })

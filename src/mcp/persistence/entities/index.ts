@@ -1,9 +1,10 @@
 import { McpEvent } from './mcp-event.entity';
 import { McpInboundSession } from './inbound-session.entity';
 import { McpOutboundSession } from './outbound-session.entity';
+import { McpResourceSubscription } from './resource-subscription.entity';
 
-export { McpEvent, McpInboundSession, McpOutboundSession };
+export { McpEvent, McpInboundSession, McpOutboundSession, McpResourceSubscription };
 export type { McpEventDirection } from './mcp-event.entity';
 
 /** Every entity of the package: add them to the host's `TypeOrmModule.forRoot({ entities })`. */
-export const MCP_ENTITIES = [McpInboundSession, McpEvent, McpOutboundSession];
+export const MCP_ENTITIES = [McpInboundSession, McpEvent, McpOutboundSession, McpResourceSubscription];

@@ -35,6 +35,14 @@ export class McpOutboundSession {
   @Column({ name: 'server_capabilities', type: 'jsonb', nullable: true })
   serverCapabilities: Record<string, unknown> | null;
 
+  /**
+   * The endpoint (HTTP URL, or stdio argv and cwd) the row was established with: its
+   * `protocolVersion` is the era verdict of that endpoint, reused while the configuration still
+   * points there. Null on rows written before verdicts were kept.
+   */
+  @Column({ type: 'varchar', length: 255, nullable: true })
+  endpoint?: string | null;
+
   /** When the session was established. */
   @Column({ name: 'created_at', type: Date })
   createdAt: Date;

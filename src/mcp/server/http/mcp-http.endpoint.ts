@@ -6,14 +6,20 @@ import type { McpResolvedOptions } from '../../mcp.options';
 import { McpEventLog, type McpEventInput } from '../../persistence/event-log.service';
 import type { McpInboundSession } from '../../persistence/entities/inbound-session.entity';
 import { JsonText } from '../../persistence/entity-sql';
-import { parseJsonRpc, type ClassifiedMessage, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse } from '../../protocol/jsonrpc';
+import { parseJsonRpc, type ClassifiedMessage, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../../protocol/jsonrpc';
 import { McpHeader, McpMethod } from '../../protocol/mcp.methods';
 import { SESSION_PROTOCOL_VERSIONS, isSupportedSessionVersion } from '../../protocol/revisions';
+import { McpSessionBus } from '../pubsub/mcp-session.bus';
 import { InboundSessionStore } from '../sessions/inbound-session.store';
 import { Toolset } from '../toolset';
 import { MCP_RAW_BODY, type McpRequest } from './mcp-body.reader';
 import { acceptsJson, headerValue, isJsonContentType } from './mcp-http.checks';
 import { SESSION_NOT_FOUND_CODE, TRANSPORT_ERROR_CODE, sendJson, sendJsonText, sendRpcError } from './mcp-http.responses';
+import { McpSessionChannel, type McpSessionChannelSettings } from './mcp-session-channel';
+import { McpPendingClientRequests } from './mcp-session-channel.pending';
+import { acceptsEventStream } from './mcp-sse.writer';
+import { McpStreamEndpoint } from './mcp-stream.endpoint';
+import { McpStatelessEndpoint } from './mcp-stateless.endpoint';
 
 type Exchange = { kind: 'request' | 'notification' | 'response'; message: JsonRpcMessage };
 
@@ -27,16 +33,26 @@ function asRecord(value: unknown): Record<string, unknown> | null {
 /**
  * The Streamable HTTP transport of one mount (session revisions): checks the request, finds or
  * opens the session, hands the message to the toolset and writes the audit row before the
- * response leaves.
+ * response leaves. A request whose handler talks back to the client (progress, log messages,
+ * elicitation...) is answered with an SSE stream; the client's answers and cancellations go
+ * through the session bus to the replica running the call.
  */
 @Injectable()
 export class McpHttpEndpoint {
+  private readonly channelSettings: McpSessionChannelSettings;
+
   constructor(
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpResolvedOptions,
     private readonly toolset: Toolset,
     private readonly sessions: InboundSessionStore,
     private readonly events: McpEventLog,
-  ) {}
+    private readonly bus: McpSessionBus,
+    private readonly streams: McpStreamEndpoint,
+    private readonly stateless: McpStatelessEndpoint,
+    pending: McpPendingClientRequests,
+  ) {
+    this.channelSettings = { pending, retryMs: options.streams.retryMs, clientRequestTimeoutMs: options.streams.clientRequestTimeoutMs };
+  }
 
   /** Handles a POST carrying one JSON-RPC message. */
   async post(req: McpRequest, res: Response): Promise<void> {
@@ -51,11 +67,18 @@ export class McpHttpEndpoint {
     if (!body) return;
     const { classified, text } = body;
     if (classified.kind === 'invalid') return sendJson(res, 400, classified.error);
+    if (this.stateless.accepts(classified, req)) return this.stateless.serve(classified, text, req, res, startedAt);
     if (classified.kind === 'request' && classified.message.method === McpMethod.Initialize) {
       return this.initialize(classified.message, text, req.user as McpPrincipal, res, startedAt);
     }
     const session = await this.requireSession(req, res);
     if (session) await this.exchange(classified, text, session, req, res, startedAt);
+  }
+
+  /** Handles a GET asking for an event stream: opens the session's standalone stream. */
+  async get(req: McpRequest, res: Response): Promise<void> {
+    const session = await this.requireSession(req, res);
+    if (session) await this.streams.open(session, res);
   }
 
   /** Handles a DELETE: terminates the caller's session. */
@@ -64,6 +87,7 @@ export class McpHttpEndpoint {
     const session = await this.requireSession(req, res);
     if (!session) return;
     await this.sessions.terminate(session);
+    await this.bus.endSession(session.sessionId);
     await this.events.record(this.event(session, startedAt, { kind: 'terminate', status: 204 }));
     res.status(204).end();
   }
@@ -121,6 +145,10 @@ export class McpHttpEndpoint {
     res.once('close', onClose);
     const method = 'method' in exchange.message ? exchange.message.method : null;
     const base = { kind: exchange.kind, method, request: new JsonText(text) };
+    const channel =
+      exchange.kind === 'request' && acceptsEventStream(headerValue(req.headers, 'accept'))
+        ? new McpSessionChannel(res, session.sessionId, (exchange.message as JsonRpcRequest).id, abort.signal, this.channelSettings)
+        : null;
     let response: JsonRpcResponse | null;
     try {
       response = await this.toolset.deliver(exchange.message, {
@@ -129,7 +157,11 @@ export class McpHttpEndpoint {
         protocolVersion: session.protocolVersion,
         signal: abort.signal,
         clientCapabilities: session.clientCapabilities,
+        logLevel: session.logLevel,
+        notify: channel?.notify,
+        client: channel ?? undefined,
       });
+      await this.route(exchange, session);
     } catch (error) {
       await this.events
         .record(this.event(session, startedAt, { ...base, status: 500, note: `Internal error: ${(error as Error)?.message ?? String(error)}` }))
@@ -148,8 +180,18 @@ export class McpHttpEndpoint {
         isError: !!response && 'result' in response && response.result.isError === true,
       }),
     );
-    if (json !== null) sendJsonText(res, 200, json);
+    if (channel?.streaming) channel.finish(json ?? '');
+    else if (json !== null) sendJsonText(res, 200, json);
     else res.status(202).end();
+  }
+
+  /** Client answers go to the call waiting for them; cancellations reach every replica. */
+  private async route(exchange: Exchange, session: McpInboundSession): Promise<void> {
+    if (exchange.kind === 'response') {
+      await this.bus.answer(session.sessionId, exchange.message as JsonRpcResponse);
+    } else if (exchange.kind === 'notification' && (exchange.message as JsonRpcNotification).method === McpMethod.Cancelled) {
+      await this.bus.cancel(session.sessionId, exchange.message as JsonRpcNotification, session.protocolVersion);
+    }
   }
 
   private event(session: McpInboundSession, startedAt: Date, fields: Partial<McpEventInput> & Pick<McpEventInput, 'kind'>): McpEventInput {

@@ -1,18 +1,24 @@
-import { All, Controller, Delete, HttpCode, Post, Req, Res, UseFilters, UseGuards, type CanActivate, type Type } from '@nestjs/common';
+import { All, Controller, Delete, Get, HttpCode, Post, Req, Res, UseFilters, UseGuards, type CanActivate, type Type } from '@nestjs/common';
 import type { Response } from 'express';
 import { McpHttpExceptionFilter } from './mcp-http-exception.filter';
 import type { McpRequest } from './mcp-body.reader';
 import { McpHttpEndpoint } from './mcp-http.endpoint';
+import { McpStatelessEndpoint } from './mcp-stateless.endpoint';
+import { McpStreamRequestFilter, McpStreamRequestGuard, sendMethodNotAllowed } from './mcp-stream.guard';
 
 /**
- * Creates the controller of one mount at its path. POST and DELETE pass the origin check and the
- * bearer guard; every other method gets 405 before authentication.
+ * Creates the controller of one mount at its path. POST, DELETE and GET (the session's event
+ * stream) pass the origin check and the bearer guard; every other method, and a GET that does
+ * not ask for an event stream of a session, gets 405 before authentication.
  */
 export function createMcpController(path: string, guards: Type<CanActivate>[]): Type<unknown> {
   @Controller(path)
   @UseFilters(McpHttpExceptionFilter)
   class McpController {
-    constructor(private readonly endpoint: McpHttpEndpoint) {}
+    constructor(
+      private readonly endpoint: McpHttpEndpoint,
+      private readonly stateless: McpStatelessEndpoint,
+    ) {}
 
     @Post()
     @UseGuards(...guards)
@@ -20,16 +26,24 @@ export function createMcpController(path: string, guards: Type<CanActivate>[]): 
       return this.endpoint.post(req, res);
     }
 
+    @Get()
+    @UseGuards(McpStreamRequestGuard, ...guards)
+    @UseFilters(McpStreamRequestFilter)
+    get(@Req() req: McpRequest, @Res() res: Response): Promise<void> {
+      return this.endpoint.get(req, res);
+    }
+
     @Delete()
     @UseGuards(...guards)
     delete(@Req() req: McpRequest, @Res() res: Response): Promise<void> {
+      if (this.stateless.isStatelessVerb(req)) return Promise.resolve(this.stateless.methodNotAllowed(res));
       return this.endpoint.delete(req, res);
     }
 
     @All()
     @HttpCode(405)
     notAllowed(@Res() res: Response): void {
-      res.status(405).setHeader('Allow', 'POST, DELETE').end();
+      sendMethodNotAllowed(res);
     }
   }
   return McpController;

@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { In, IsNull, type Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import type { McpLogLevel } from '../../interfaces/mcp-delivery.interface';
 import type { McpPrincipal } from '../../interfaces/principal.interface';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import type { McpResolvedOptions } from '../../mcp.options';
@@ -53,6 +54,7 @@ export class InboundSessionStore {
       protocolVersion: input.protocolVersion,
       clientInfo: input.clientInfo,
       clientCapabilities: input.clientCapabilities,
+      logLevel: null,
       createdAt: now,
       lastSeenAt: now,
       terminatedAt: null,
@@ -72,6 +74,14 @@ export class InboundSessionStore {
       return null;
     }
     return row;
+  }
+
+  /**
+   * Stores the least severe log level the client wants on a session (`logging/setLevel`); every
+   * replica reads it with the session on the next request.
+   */
+  async setLogLevel(sessionId: string, principal: McpPrincipal, level: McpLogLevel): Promise<void> {
+    await this.sessions.update({ sessionId, mount: this.options.mount, principalKey: principal.key }, { logLevel: level });
   }
 
   /** Ends a session: sets `terminated_at`, keeps the row. */

@@ -1,0 +1,123 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { McpServerError } from '../errors/mcp-client.errors';
+import type { McpOutboundSession } from '../persistence/entities/outbound-session.entity';
+import { McpOutboundSessionStore } from '../persistence/outbound-session.store';
+import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../protocol/jsonrpc';
+import { McpServerRequestDispatcher } from './handlers/server-request.dispatcher';
+import type { McpCallJob } from './interfaces/mcp-call.interface';
+import { endpointKeyOf } from './modern/endpoint-key';
+import { McpOutboundEventRecorder } from './outbound-event.recorder';
+import type { McpTransportResult } from './transports/mcp-transport.interface';
+import { McpTransportRegistry } from './transports/transport.registry';
+
+/** One request to send for a call. */
+export interface McpExchangeRequest {
+  job: McpCallJob;
+  /** The persisted remote session of (server, scope key), if any. */
+  session: McpOutboundSession | null;
+  /** Receives the server's notifications. */
+  notify: (notification: JsonRpcNotification) => void;
+  method: string;
+  params?: Record<string, unknown>;
+  /** Send it as a stateless request in this revision (params already carry the envelope). */
+  modernVersion?: string;
+}
+
+/** What one exchange produced. */
+export interface McpExchangeOutcome {
+  /** The JSON-RPC answer (a success or an error). */
+  response: JsonRpcResponse | null;
+  /** The remote session after the exchange (a handshake may have opened or replaced it). */
+  session: McpOutboundSession | null;
+}
+
+/**
+ * Sends one request through the server's transport with a fresh id, persists what a handshake
+ * taught about the remote session, and writes the event row of the exchange, also when it failed.
+ */
+@Injectable()
+export class McpOutboundExchanger {
+  constructor(
+    private readonly transports: McpTransportRegistry,
+    private readonly sessions: McpOutboundSessionStore,
+    private readonly recorder: McpOutboundEventRecorder,
+    private readonly dispatcher: McpServerRequestDispatcher,
+  ) {}
+
+  /** Sends the request and resolves to its JSON-RPC result. @throws McpServerError for a JSON-RPC error answer. */
+  async call(request: McpExchangeRequest): Promise<{ result: Record<string, unknown>; session: McpOutboundSession | null }> {
+    const { response, session } = await this.send(request);
+    if (response && 'error' in response) throw new McpServerError(response.error);
+    return { result: response && 'result' in response ? response.result : {}, session };
+  }
+
+  /** Sends the request; rejects with the transport's failure, after recording it. */
+  async send(request: McpExchangeRequest): Promise<McpExchangeOutcome> {
+    const { job, session, method, params, modernVersion } = request;
+    const message: JsonRpcRequest = { jsonrpc: '2.0', id: randomUUID(), method, ...(params ? { params } : {}) };
+    const startedAt = new Date();
+    const started = performance.now();
+    let outcome: McpTransportResult | undefined;
+    let failure: unknown;
+    try {
+      outcome = await this.transports.get(job.server).deliver(message, {
+        sessionId: modernVersion ? null : (session?.remoteSessionId ?? null),
+        protocolVersion: modernVersion ?? session?.protocolVersion ?? null,
+        modern: modernVersion !== undefined,
+        context: {
+          server: job.server,
+          scopeKey: job.scopeKey,
+          timeoutMs: job.timeoutMs,
+          onServerRequest: this.dispatcher.forCall(job.server, job.scopeKey),
+          onNotification: request.notify,
+        },
+      });
+    } catch (error) {
+      failure = error;
+    }
+    const durationMs = performance.now() - started;
+    const updated = outcome && !modernVersion ? await this.remember(job, session, outcome) : session;
+    await this.recorder.record({
+      server: job.server,
+      scopeKey: job.scopeKey,
+      sessionRef: updated?.id ?? null,
+      protocolVersion: modernVersion ?? updated?.protocolVersion ?? null,
+      message,
+      response: outcome?.body ?? null,
+      status: outcome?.status ?? (failure as { status?: number } | undefined)?.status ?? null,
+      startedAt,
+      durationMs,
+      stderr: outcome?.stderr ?? (failure as { stderr?: string } | undefined)?.stderr,
+      error: failure,
+    });
+    if (!outcome) throw failure;
+    return { response: outcome.body, session: updated };
+  }
+
+  private unchanged(session: McpOutboundSession, handshake: NonNullable<McpTransportResult['handshake']>): boolean {
+    return (
+      session.protocolVersion === handshake.protocolVersion &&
+      JSON.stringify(session.serverCapabilities) === JSON.stringify(handshake.capabilities) &&
+      JSON.stringify(session.serverInfo) === JSON.stringify(handshake.serverInfo)
+    );
+  }
+
+  /** Persists what the exchange taught about the remote session (new id, handshake). */
+  private async remember(job: McpCallJob, session: McpOutboundSession | null, outcome: McpTransportResult): Promise<McpOutboundSession | null> {
+    const handshake = outcome.handshake;
+    const sameSession = session && session.remoteSessionId === outcome.sessionId;
+    if (sameSession && (!handshake || this.unchanged(session, handshake))) return session;
+    if (!handshake && !session && outcome.sessionId === null) return null;
+    const state = {
+      remoteSessionId: outcome.sessionId,
+      protocolVersion: handshake?.protocolVersion ?? session?.protocolVersion ?? 'unknown',
+      serverInfo: handshake?.serverInfo ?? session?.serverInfo ?? null,
+      serverCapabilities: handshake?.capabilities ?? session?.serverCapabilities ?? null,
+      endpoint: endpointKeyOf(this.transports.config(job.server)),
+    };
+    const id = await this.sessions.save(job.server, job.scopeKey, state);
+    const now = new Date();
+    return { id, server: job.server, scopeKey: job.scopeKey, ...state, createdAt: session?.createdAt ?? now, updatedAt: now, closedAt: null };
+  }
+}

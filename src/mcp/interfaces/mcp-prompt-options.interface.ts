@@ -1,0 +1,69 @@
+import type { Type } from '@nestjs/common';
+import type { McpCompleters } from './mcp-completion.interface';
+import type { McpContent } from './mcp-tool-context.interface';
+import type { McpIcon } from './mcp-tool-options.interface';
+
+/** One argument a prompt accepts. */
+export interface McpPromptArgument {
+  /** Argument name. */
+  name: string;
+  /** Human-readable title. */
+  title?: string;
+  /** What the argument is for. */
+  description?: string;
+  /**
+   * Whether `prompts/get` must carry it (a missing one is answered with -32602).
+   * @default false
+   */
+  required?: boolean;
+}
+
+/** Options of `@McpPrompt`. */
+export interface McpPromptOptions {
+  /**
+   * Prompt name.
+   * @default the method name
+   */
+  name?: string;
+  /** Human-readable title shown by clients. */
+  title?: string;
+  /** What the prompt does. */
+  description?: string;
+  /**
+   * The arguments: a list, or a class-validator DTO class whose string properties become the
+   * arguments (required unless `@IsOptional()`); the handler then receives a validated instance.
+   */
+  arguments?: McpPromptArgument[] | Type<unknown>;
+  /** Completers for the arguments (`completion/complete` with `ref/prompt`). */
+  complete?: McpCompleters;
+  /** Icons a client may show. */
+  icons?: McpIcon[];
+  /** Extra `_meta` published with the definition. */
+  meta?: Record<string, unknown>;
+}
+
+/** What `@McpPrompt` stores on a method. */
+export interface McpPromptMetadata extends McpPromptOptions {
+  /** The resolved name. */
+  name: string;
+}
+
+/** One message of a prompt: text, image, audio, a resource link or an embedded resource. */
+export interface McpPromptMessage {
+  role: 'user' | 'assistant';
+  content: McpContent;
+}
+
+/** A complete `prompts/get` result. */
+export interface McpGetPromptResult {
+  description?: string;
+  messages: McpPromptMessage[];
+  _meta?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/**
+ * What a prompt handler may return: a string (one user text message), an array of messages, or
+ * a full `GetPromptResult`.
+ */
+export type McpPromptReturn = string | McpPromptMessage[] | McpGetPromptResult;

@@ -1,0 +1,158 @@
+import 'reflect-metadata';
+import { Injectable, Scope, type Provider } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { Test, type TestingModule } from '@nestjs/testing';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { McpConfigurationError } from '../errors/mcp-configuration.error';
+import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
+import type { McpToolContext } from '../interfaces/mcp-tool-context.interface';
+import { MCP_MODULE_OPTIONS } from '../mcp.constants';
+import { resolveMcpOptions } from '../mcp.options';
+import { MCP_ENTITIES } from '../persistence/entities';
+import type { JsonRpcResponse } from '../protocol/jsonrpc';
+import { McpPrompt } from './decorators/mcp-prompt.decorator';
+import { McpResource } from './decorators/mcp-resource.decorator';
+import { McpResourceTemplate } from './decorators/mcp-resource-template.decorator';
+import { FeaturesExplorer } from './features.explorer';
+import { createMcpFeatureProviders } from './features/feature.providers';
+import { McpResourceNotifier } from './features/mcp-resource.notifier';
+import { McpMetadataAccessor } from './mcp-metadata.accessor';
+import { InboundSessionStore } from './sessions/inbound-session.store';
+import { Toolset } from './toolset';
+
+const principal = { key: 'alice', label: 'Alice', raw: 'alice' };
+
+/** Boots a Nest context on in-memory SQLite with the feature providers and `providers`; discovery runs on init. */
+async function boot(providers: Provider[], options: Partial<McpModuleOptions> = {}): Promise<{ toolset: Toolset; moduleRef: TestingModule }> {
+  const toolset = new Toolset('test', { name: 'features-spec', version: '1.0.0' }, 100);
+  const moduleRef = await Test.createTestingModule({
+    imports: [
+      DiscoveryModule,
+      TypeOrmModule.forRoot({ type: 'better-sqlite3', database: ':memory:', entities: MCP_ENTITIES, synchronize: true }),
+      TypeOrmModule.forFeature(MCP_ENTITIES),
+    ],
+    providers: [
+      ...providers,
+      ...createMcpFeatureProviders('test'),
+      FeaturesExplorer,
+      McpMetadataAccessor,
+      InboundSessionStore,
+      { provide: Toolset, useValue: toolset },
+      { provide: MCP_MODULE_OPTIONS, useValue: resolveMcpOptions({ auth: () => 'alice', ...options }, { mount: 'test', path: '/mcp' }) },
+    ],
+  }).compile();
+  await moduleRef.init();
+  return { toolset, moduleRef };
+}
+
+async function bootError(providers: Provider[]): Promise<Error> {
+  try {
+    await (await boot(providers)).moduleRef.close();
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected the app to fail at init');
+}
+
+let nextId = 1;
+async function request(toolset: Toolset, method: string, params: Record<string, unknown>, sessionId: string | null = null) {
+  return (await toolset.deliver({ jsonrpc: '2.0', id: nextId++, method, params }, { principal, sessionId, protocolVersion: '2025-11-25' })) as JsonRpcResponse;
+}
+
+@Injectable()
+class Docs {
+  @McpResource({ uri: 'docs://a' })
+  a() {
+    return 'A';
+  }
+}
+
+@Injectable()
+class SameUri {
+  @McpResource({ uri: 'docs://a' })
+  again() {
+    return 'again';
+  }
+}
+
+@Injectable({ scope: Scope.REQUEST })
+class ScopedPrompts {
+  private static instances = 0;
+  private readonly instance = ++ScopedPrompts.instances;
+
+  @McpPrompt({ arguments: [{ name: 'who', required: true }], complete: { who: 'suggest' } })
+  greet({ who }: { who: string }, ctx: McpToolContext) {
+    return `hello ${who} from instance ${this.instance} for ${ctx.principal.key}`;
+  }
+
+  suggest(value: string) {
+    return ['ann', 'bob'].filter((name) => name.startsWith(value)).map((name) => `${name}#${this.instance}`);
+  }
+}
+
+describe('FeaturesExplorer', () => {
+  it('announces only logging when no resource, prompt or completer exists, and leaves their methods unknown', async () => {
+    const { toolset, moduleRef } = await boot([]);
+    expect(toolset.getCapabilities()).toEqual({ tools: { listChanged: false }, logging: {} });
+    expect(await request(toolset, 'resources/list', {})).toMatchObject({ error: { code: -32601 } });
+    expect(await request(toolset, 'prompts/list', {})).toMatchObject({ error: { code: -32601 } });
+    expect(await request(toolset, 'completion/complete', {})).toMatchObject({ error: { code: -32601 } });
+    await moduleRef.close();
+  });
+
+  it('fails at boot on two resources with one URI, naming both owners', async () => {
+    const error = await bootError([Docs, SameUri]);
+    expect(error).toBeInstanceOf(McpConfigurationError);
+    expect(error.message).toContain('Docs#a');
+    expect(error.message).toContain('SameUri#again');
+  });
+
+  it('fails at boot on an invalid template, a relative URI and a completer for an unknown argument', async () => {
+    @Injectable()
+    class BadTemplate {
+      @McpResourceTemplate({ uriTemplate: 'files:///{+path}' })
+      read() {}
+    }
+    @Injectable()
+    class RelativeUri {
+      @McpResource({ uri: 'readme.md' })
+      read() {}
+    }
+    @Injectable()
+    class TypoCompleter {
+      @McpPrompt({ arguments: [{ name: 'language' }], complete: { langauge: () => [] } })
+      ask() {}
+    }
+    expect((await bootError([BadTemplate])).message).toMatch(/BadTemplate#read.*\{\+path\}.*level-1/);
+    expect((await bootError([RelativeUri])).message).toMatch(/RelativeUri#read.*not an absolute URI/);
+    expect((await bootError([TypoCompleter])).message).toMatch(/TypoCompleter#ask.*"langauge".*language/);
+  });
+
+  it('resolves request-scoped prompt handlers and method completers per call', async () => {
+    const { toolset, moduleRef } = await boot([ScopedPrompts]);
+    const first = await request(toolset, 'prompts/get', { name: 'greet', arguments: { who: 'ann' } });
+    const second = await request(toolset, 'prompts/get', { name: 'greet', arguments: { who: 'ann' } });
+    const textOf = (response: JsonRpcResponse) => ('result' in response ? (response.result.messages as any)[0].content.text : response.error.message); // eslint-disable-line @typescript-eslint/no-explicit-any
+    expect(textOf(first)).toMatch(/^hello ann from instance \d+ for alice$/);
+    expect(textOf(second)).not.toBe(textOf(first));
+    const completion = await request(toolset, 'completion/complete', { ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'who', value: 'b' } });
+    expect(completion).toMatchObject({ result: { completion: { values: [expect.stringMatching(/^bob#\d+$/)], total: 1, hasMore: false } } });
+    await moduleRef.close();
+  });
+
+  it('keeps subscriptions and the log level on SQLite too', async () => {
+    const { toolset, moduleRef } = await boot([Docs]);
+    const sessions = moduleRef.get(InboundSessionStore);
+    const session = await sessions.open({ principal, protocolVersion: '2025-11-25', clientInfo: null, clientCapabilities: null });
+    expect(await request(toolset, 'resources/subscribe', { uri: 'docs://a' }, session.sessionId)).toMatchObject({ result: {} });
+    expect(await request(toolset, 'resources/subscribe', { uri: 'docs://a' }, session.sessionId)).toMatchObject({ result: {} });
+    expect(await request(toolset, 'resources/subscribe', { uri: 'docs://a' }, null)).toMatchObject({ error: { code: -32600 } });
+    expect(await moduleRef.get(McpResourceNotifier).subscribers('docs://a')).toEqual([session.sessionId]);
+    expect(await request(toolset, 'logging/setLevel', { level: 'warning' }, session.sessionId)).toMatchObject({ result: {} });
+    expect((await sessions.find(session.sessionId, principal))?.logLevel).toBe('warning');
+    const rows = await moduleRef.get(DataSource).query(`SELECT COUNT(*) AS n FROM mcp_resource_subscriptions`);
+    expect(Number(rows[0].n)).toBe(1);
+    await moduleRef.close();
+  });
+});

@@ -1,0 +1,148 @@
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { DiscoveryService, MetadataScanner, ModuleRef } from '@nestjs/core';
+import { McpConfigurationError } from '../errors/mcp-configuration.error';
+import type { McpCompleters } from '../interfaces/mcp-completion.interface';
+import type { McpPromptMetadata } from '../interfaces/mcp-prompt-options.interface';
+import type { McpResourceMetadata, McpResourceTemplateMetadata } from '../interfaces/mcp-resource-options.interface';
+import { MCP_MODULE_OPTIONS } from '../mcp.constants';
+import {
+  invalidResourceUriMessage,
+  invalidUriTemplateMessage,
+  missingCompleterMethodMessage,
+  requestScopedFeatureMessage,
+  unknownCompleterMessage,
+} from '../mcp.messages';
+import type { McpResolvedOptions } from '../mcp.options';
+import { CompletionFeature } from './features/completion.feature';
+import { LoggingFeature } from './features/logging.feature';
+import { compilePromptArguments } from './features/prompt-arguments';
+import { PromptsFeature } from './features/prompts.feature';
+import { createMethodInvoker, providerMethods, type ProviderMethod } from './features/provider-methods';
+import type { MethodInvoker, RegisteredPrompt, RegisteredResource, RegisteredResourceTemplate, ResolvedCompleter, ResolvedCompleters } from './features/registered-features';
+import { ResourceSubscriptionsFeature } from './features/resource-subscriptions.feature';
+import { ResourcesFeature } from './features/resources.feature';
+import { UriTemplate } from './features/uri-template';
+import { McpMetadataAccessor } from './mcp-metadata.accessor';
+
+const ABSOLUTE_URI = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+
+/** Copies the optional fields that are set, under their published names. */
+function published(fields: Record<string, unknown>): Readonly<Record<string, unknown>> {
+  return Object.freeze(Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)));
+}
+
+/**
+ * Finds the `@McpResource`, `@McpResourceTemplate` and `@McpPrompt` methods of the app's
+ * providers when the app initializes, registers them with the mount's features, and installs
+ * the features (and their capabilities) that have something to serve. Logging is always served.
+ */
+@Injectable()
+export class FeaturesExplorer implements OnModuleInit {
+  private readonly logger = new Logger(FeaturesExplorer.name);
+
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly scanner: MetadataScanner,
+    private readonly accessor: McpMetadataAccessor,
+    private readonly moduleRef: ModuleRef,
+    private readonly resources: ResourcesFeature,
+    private readonly subscriptions: ResourceSubscriptionsFeature,
+    private readonly prompts: PromptsFeature,
+    private readonly completion: CompletionFeature,
+    private readonly logging: LoggingFeature,
+    @Inject(MCP_MODULE_OPTIONS) private readonly options: McpResolvedOptions,
+  ) {}
+
+  /** Discovers, registers and installs. */
+  onModuleInit(): void {
+    let completers = 0;
+    for (const method of providerMethods(this.discovery, this.scanner, this.options.providers)) {
+      const handler = method.instance[method.methodName];
+      const resource = this.accessor.getResourceMetadata(handler);
+      if (resource) this.resources.addResource(this.buildResource(method, resource));
+      const template = this.accessor.getResourceTemplateMetadata(handler);
+      if (template) {
+        const registered = this.buildTemplate(method, template);
+        completers += registered.completers.size;
+        this.resources.addTemplate(registered);
+      }
+      const prompt = this.accessor.getPromptMetadata(handler);
+      if (prompt) {
+        const registered = this.buildPrompt(method, prompt);
+        completers += registered.completers.size;
+        this.prompts.add(registered);
+      }
+    }
+    this.logging.install();
+    if (!this.resources.isEmpty) {
+      this.resources.install();
+      this.subscriptions.install();
+    }
+    if (!this.prompts.isEmpty) this.prompts.install();
+    if (completers) this.completion.install();
+  }
+
+  private buildResource(method: ProviderMethod, metadata: McpResourceMetadata): RegisteredResource {
+    if (!ABSOLUTE_URI.test(metadata.uri)) throw new McpConfigurationError(invalidResourceUriMessage(method.owner, metadata.uri));
+    const { uri, name, title, description, mimeType, annotations, size, icons, meta } = metadata;
+    return {
+      uri,
+      owner: method.owner,
+      mimeType,
+      definition: published({ uri, name, title, description, mimeType, annotations, size, icons, _meta: meta }),
+      read: this.invoker(method, '@McpResource'),
+    };
+  }
+
+  private buildTemplate(method: ProviderMethod, metadata: McpResourceTemplateMetadata): RegisteredResourceTemplate {
+    let template: UriTemplate;
+    try {
+      template = new UriTemplate(metadata.uriTemplate);
+    } catch (error) {
+      throw new McpConfigurationError(invalidUriTemplateMessage(method.owner, metadata.uriTemplate, (error as Error).message));
+    }
+    const { uriTemplate, name, title, description, mimeType, annotations, icons, meta } = metadata;
+    return {
+      template,
+      owner: method.owner,
+      mimeType,
+      definition: published({ uriTemplate, name, title, description, mimeType, annotations, icons, _meta: meta }),
+      completers: this.completers(method, metadata.complete, template.variables),
+      read: this.invoker(method, '@McpResourceTemplate'),
+    };
+  }
+
+  private buildPrompt(method: ProviderMethod, metadata: McpPromptMetadata): RegisteredPrompt {
+    const spec = compilePromptArguments(metadata.arguments);
+    const { name, title, description, icons, meta } = metadata;
+    return {
+      name,
+      owner: method.owner,
+      definition: published({ name, title, description, arguments: spec.arguments.length ? spec.arguments : undefined, icons, _meta: meta }),
+      validateArguments: spec.validate,
+      completers: this.completers(method, metadata.complete, spec.arguments.map((arg) => arg.name)),
+      get: this.invoker(method, '@McpPrompt'),
+    };
+  }
+
+  private completers(method: ProviderMethod, declared: McpCompleters | undefined, known: readonly string[]): ResolvedCompleters {
+    const resolved = new Map<string, ResolvedCompleter>();
+    for (const [name, completer] of Object.entries(declared ?? {})) {
+      if (!known.includes(name)) throw new McpConfigurationError(unknownCompleterMessage(method.owner, name, [...known]));
+      if (typeof completer === 'function') {
+        resolved.set(name, async (value, context) => completer(value, context));
+        continue;
+      }
+      if (typeof method.instance[completer] !== 'function') {
+        throw new McpConfigurationError(missingCompleterMethodMessage(method.owner, name, String(completer)));
+      }
+      const invoke = createMethodInvoker(this.moduleRef, method, completer, this.logger, '');
+      resolved.set(name, (value, context) => invoke(value, context));
+    }
+    return resolved;
+  }
+
+  private invoker(method: ProviderMethod, kind: string): MethodInvoker {
+    return createMethodInvoker(this.moduleRef, method, method.methodName, this.logger, requestScopedFeatureMessage(kind, method.owner));
+  }
+}

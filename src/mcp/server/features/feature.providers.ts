@@ -1,0 +1,32 @@
+import type { Provider } from '@nestjs/common';
+import { getMcpResourceNotifierToken } from '../../mcp.constants';
+import { CompletionFeature } from './completion.feature';
+import { LoggingFeature } from './logging.feature';
+import { McpResourceNotifier } from './mcp-resource.notifier';
+import { PromptsFeature } from './prompts.feature';
+import { ResourceSubscriptionStore } from './resource-subscription.store';
+import { ResourceSubscriptionsFeature } from './resource-subscriptions.feature';
+import { ResourcesFeature } from './resources.feature';
+
+/**
+ * The providers of the server features of one mount beyond tools: resources (with durable
+ * subscriptions and the notifier app code injects), prompts, completion and logging.
+ * `FeaturesExplorer` fills and installs them at boot.
+ */
+export function createMcpFeatureProviders(mount: string): Provider[] {
+  return [
+    ResourcesFeature,
+    ResourceSubscriptionStore,
+    ResourceSubscriptionsFeature,
+    McpResourceNotifier,
+    { provide: getMcpResourceNotifierToken(mount), useExisting: McpResourceNotifier },
+    PromptsFeature,
+    CompletionFeature,
+    LoggingFeature,
+  ];
+}
+
+/** What a serving mount exports for app code: its resource notifier, by class and by mount token. */
+export function mcpFeatureExports(mount: string): (string | typeof McpResourceNotifier)[] {
+  return [McpResourceNotifier, getMcpResourceNotifierToken(mount)];
+}

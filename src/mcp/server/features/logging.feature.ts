@@ -1,0 +1,43 @@
+import { Injectable } from '@nestjs/common';
+import { McpRpcError } from '../../errors/mcp-rpc.error';
+import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface';
+import { JsonRpcErrorCode, type JsonRpcRequest } from '../../protocol/jsonrpc';
+import { isSupportedSessionVersion } from '../../protocol/revisions';
+import { isLogLevel } from '../handler-context.factory';
+import { InboundSessionStore } from '../sessions/inbound-session.store';
+import { Toolset } from '../toolset';
+import { invalidParams } from './feature-handler';
+
+/**
+ * Server logging: announces the `logging` capability and serves `logging/setLevel` on session
+ * revisions by storing the level on the session row, so `ctx.log` honours it on every replica.
+ * On 2026-07-28 the level travels in each request's `_meta` and the method does not exist.
+ */
+@Injectable()
+export class LoggingFeature {
+  constructor(
+    private readonly toolset: Toolset,
+    private readonly sessions: InboundSessionStore,
+  ) {}
+
+  /** Starts serving `logging/setLevel` and announces the `logging` capability. */
+  install(): void {
+    this.toolset.declareCapability('logging', {});
+    this.toolset.handle('logging/setLevel', (request, context) => this.setLevel(request, context));
+  }
+
+  private async setLevel(request: JsonRpcRequest, context: McpDeliveryContext): Promise<Record<string, unknown>> {
+    if (!isSupportedSessionVersion(context.protocolVersion)) {
+      throw new McpRpcError(JsonRpcErrorCode.MethodNotFound, `Method not found: logging/setLevel (${context.protocolVersion} carries the level in _meta)`);
+    }
+    const level = request.params?.level;
+    if (!isLogLevel(level)) {
+      throw invalidParams(`Invalid params: "level" must be one of debug, info, notice, warning, error, critical, alert, emergency`);
+    }
+    if (!context.sessionId) {
+      throw new McpRpcError(JsonRpcErrorCode.InvalidRequest, 'logging/setLevel needs an MCP session: the level is stored on it');
+    }
+    await this.sessions.setLogLevel(context.sessionId, context.principal, level);
+    return {};
+  }
+}

@@ -1,0 +1,60 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { McpConfigurationError } from '../../errors/mcp-configuration.error';
+import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface';
+import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
+import { duplicatePromptMessage } from '../../mcp.messages';
+import type { McpResolvedOptions } from '../../mcp.options';
+import type { JsonRpcRequest } from '../../protocol/jsonrpc';
+import { Toolset } from '../toolset';
+import { invalidParams, requireStringParam, runFeatureHandler } from './feature-handler';
+import { PagedList } from './paged-list';
+import { toGetPromptResult } from './prompt-result.mapper';
+import type { RegisteredPrompt } from './registered-features';
+
+/** The prompts of one mount: `prompts/list` and `prompts/get`. */
+@Injectable()
+export class PromptsFeature {
+  private readonly prompts = new Map<string, RegisteredPrompt>();
+
+  constructor(
+    private readonly toolset: Toolset,
+    @Inject(MCP_MODULE_OPTIONS) private readonly options: McpResolvedOptions,
+  ) {}
+
+  /** Adds a prompt; a second one of the same name is a boot error naming both owners. */
+  add(prompt: RegisteredPrompt): void {
+    const existing = this.prompts.get(prompt.name);
+    if (existing) throw new McpConfigurationError(duplicatePromptMessage(this.options.mount, prompt.name, existing.owner, prompt.owner));
+    this.prompts.set(prompt.name, prompt);
+  }
+
+  /** The prompt of this name, if any. */
+  find(name: string): RegisteredPrompt | undefined {
+    return this.prompts.get(name);
+  }
+
+  /** True when no prompt was registered. */
+  get isEmpty(): boolean {
+    return !this.prompts.size;
+  }
+
+  /** Computes the list once, starts serving the prompt methods and announces the `prompts` capability. */
+  install(): void {
+    this.toolset.declareCapability('prompts', { listChanged: false });
+    const list = new PagedList('prompts', [...this.prompts.values()].map((p) => p.definition), this.options.pageSize);
+    this.toolset.handle('prompts/list', async (request) => list.page(request.params?.cursor));
+    this.toolset.handle('prompts/get', (request, context) => this.get(request, context));
+  }
+
+  private async get(request: JsonRpcRequest, context: McpDeliveryContext): Promise<Record<string, unknown>> {
+    const name = requireStringParam(request, 'name');
+    const prompt = this.prompts.get(name);
+    if (!prompt) throw invalidParams(`Unknown prompt: ${name}`);
+    const outcome = await prompt.validateArguments(request.params?.arguments);
+    if (!outcome.ok) throw invalidParams(`Invalid arguments for prompt "${name}": ${outcome.message}`);
+    const description = prompt.definition.description as string | undefined;
+    return runFeatureHandler(this.toolset, request, context, async (handlerContext) =>
+      toGetPromptResult(await prompt.get(outcome.value, handlerContext), description),
+    );
+  }
+}

@@ -1,0 +1,60 @@
+import type { McpCompletionContext } from '../../interfaces/mcp-completion.interface';
+import type { McpResourceRequest } from '../../interfaces/mcp-resource-options.interface';
+import type { McpToolContext } from '../../interfaces/mcp-tool-context.interface';
+import type { CompiledValidator } from '../tools/json-schema.validator';
+import type { UriTemplate } from './uri-template';
+
+/** Calls a discovered provider method (resolving a request-scoped instance first when needed). */
+export type MethodInvoker = (argument: unknown, context: McpToolContext) => Promise<unknown>;
+
+/** A completer resolved at boot (a function, or a method of the declaring provider). */
+export type ResolvedCompleter = (value: string, context: McpCompletionContext) => Promise<unknown>;
+
+/** Completers resolved at boot, keyed by argument or template variable name. */
+export type ResolvedCompleters = ReadonlyMap<string, ResolvedCompleter>;
+
+/** A resource at a fixed URI, ready to serve. */
+export interface RegisteredResource {
+  /** The URI clients read. */
+  uri: string;
+  /** `Class#method`, for messages. */
+  owner: string;
+  /** MIME type given to contents returned without one. */
+  mimeType?: string;
+  /** The definition published by `resources/list`, computed once. */
+  definition: Readonly<Record<string, unknown>>;
+  /** Reads the resource. */
+  read(request: McpResourceRequest, context: McpToolContext): Promise<unknown>;
+}
+
+/** A resource template, ready to match URIs and serve them. */
+export interface RegisteredResourceTemplate {
+  /** The parsed template. */
+  template: UriTemplate;
+  /** `Class#method`, for messages. */
+  owner: string;
+  /** MIME type given to contents returned without one. */
+  mimeType?: string;
+  /** The definition published by `resources/templates/list`, computed once. */
+  definition: Readonly<Record<string, unknown>>;
+  /** Completers of the template's variables. */
+  completers: ResolvedCompleters;
+  /** Reads one resource of the family. */
+  read(request: McpResourceRequest, context: McpToolContext): Promise<unknown>;
+}
+
+/** A prompt, ready to serve. */
+export interface RegisteredPrompt {
+  /** The prompt name. */
+  name: string;
+  /** `Class#method`, for messages. */
+  owner: string;
+  /** The definition published by `prompts/list`, computed once. */
+  definition: Readonly<Record<string, unknown>>;
+  /** Checks the arguments of `prompts/get` (required ones present, all strings, DTO rules). */
+  validateArguments: CompiledValidator;
+  /** Completers of the arguments. */
+  completers: ResolvedCompleters;
+  /** Builds the prompt. */
+  get(args: unknown, context: McpToolContext): Promise<unknown>;
+}

@@ -1,0 +1,50 @@
+import { Injectable } from '@nestjs/common';
+import { McpRpcError } from '../../errors/mcp-rpc.error';
+import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface';
+import { JsonRpcErrorCode, type JsonRpcRequest } from '../../protocol/jsonrpc';
+import { isSupportedSessionVersion } from '../../protocol/revisions';
+import { Toolset } from '../toolset';
+import { invalidParams, requireStringParam } from './feature-handler';
+import { MAX_SUBSCRIPTION_URI_LENGTH, ResourceSubscriptionStore } from './resource-subscription.store';
+import { ResourcesFeature, resourceNotFound } from './resources.feature';
+
+/**
+ * `resources/subscribe` and `resources/unsubscribe` on session revisions, recorded in the
+ * database so `McpResourceNotifier` reaches the subscriber from any replica. 2026-07-28 replaced
+ * them with `subscriptions/listen`: there they are unknown methods.
+ */
+@Injectable()
+export class ResourceSubscriptionsFeature {
+  constructor(
+    private readonly toolset: Toolset,
+    private readonly resources: ResourcesFeature,
+    private readonly store: ResourceSubscriptionStore,
+  ) {}
+
+  /** Starts serving both methods. */
+  install(): void {
+    this.toolset.handle('resources/subscribe', async (request, context) => {
+      const { sessionId, uri } = this.target(request, context);
+      if (!this.resources.exists(uri)) throw resourceNotFound(uri, context.protocolVersion);
+      await this.store.subscribe(sessionId, uri);
+      return {};
+    });
+    this.toolset.handle('resources/unsubscribe', async (request, context) => {
+      const { sessionId, uri } = this.target(request, context);
+      await this.store.unsubscribe(sessionId, uri);
+      return {};
+    });
+  }
+
+  private target(request: JsonRpcRequest, context: McpDeliveryContext): { sessionId: string; uri: string } {
+    if (!isSupportedSessionVersion(context.protocolVersion)) {
+      throw new McpRpcError(JsonRpcErrorCode.MethodNotFound, `Method not found: ${request.method} (${context.protocolVersion} uses subscriptions/listen)`);
+    }
+    const uri = requireStringParam(request, 'uri');
+    if (uri.length > MAX_SUBSCRIPTION_URI_LENGTH) throw invalidParams(`Invalid params: "uri" is longer than ${MAX_SUBSCRIPTION_URI_LENGTH} characters`);
+    if (!context.sessionId) {
+      throw new McpRpcError(JsonRpcErrorCode.InvalidRequest, `${request.method} needs an MCP session: notifications reach a session's stream`);
+    }
+    return { sessionId: context.sessionId, uri };
+  }
+}

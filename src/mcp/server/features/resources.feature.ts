@@ -1,0 +1,108 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { McpConfigurationError } from '../../errors/mcp-configuration.error';
+import { McpRpcError } from '../../errors/mcp-rpc.error';
+import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface';
+import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
+import { duplicateResourceMessage } from '../../mcp.messages';
+import type { McpResolvedOptions } from '../../mcp.options';
+import type { JsonRpcRequest } from '../../protocol/jsonrpc';
+import { isSupportedSessionVersion } from '../../protocol/revisions';
+import { Toolset } from '../toolset';
+import { requireStringParam, runFeatureHandler } from './feature-handler';
+import { PagedList } from './paged-list';
+import type { RegisteredResource, RegisteredResourceTemplate } from './registered-features';
+import { toReadResourceResult } from './resource-contents.mapper';
+
+/** "Resource not found" before 2026-07-28 (the session revisions). */
+export const RESOURCE_NOT_FOUND_CODE = -32002;
+
+/** "Resource not found" from 2026-07-28 on: Invalid Params. */
+export const MODERN_RESOURCE_NOT_FOUND_CODE = -32602;
+
+/** The not-found error of the request's revision, with the URI in `data`. */
+export function resourceNotFound(uri: string, protocolVersion: string): McpRpcError {
+  const code = isSupportedSessionVersion(protocolVersion) ? RESOURCE_NOT_FOUND_CODE : MODERN_RESOURCE_NOT_FOUND_CODE;
+  return new McpRpcError(code, `Resource not found: ${uri}`, { uri });
+}
+
+/**
+ * The resources and resource templates of one mount: `resources/list`,
+ * `resources/templates/list` and `resources/read`. Fixed URIs win over templates; templates are
+ * tried in registration order.
+ */
+@Injectable()
+export class ResourcesFeature {
+  private readonly resources = new Map<string, RegisteredResource>();
+  private readonly templates = new Map<string, RegisteredResourceTemplate>();
+
+  constructor(
+    private readonly toolset: Toolset,
+    @Inject(MCP_MODULE_OPTIONS) private readonly options: McpResolvedOptions,
+  ) {}
+
+  /** Adds a resource; a second one with the same URI is a boot error naming both owners. */
+  addResource(resource: RegisteredResource): void {
+    const existing = this.resources.get(resource.uri);
+    if (existing) throw new McpConfigurationError(duplicateResourceMessage(this.options.mount, resource.uri, existing.owner, resource.owner));
+    this.resources.set(resource.uri, resource);
+  }
+
+  /** Adds a template; a second one with the same template string is a boot error. */
+  addTemplate(template: RegisteredResourceTemplate): void {
+    const key = template.template.template;
+    const existing = this.templates.get(key);
+    if (existing) throw new McpConfigurationError(duplicateResourceMessage(this.options.mount, key, existing.owner, template.owner));
+    this.templates.set(key, template);
+  }
+
+  /** The template published under `uriTemplate`, if any (completion references). */
+  findTemplate(uriTemplate: string): RegisteredResourceTemplate | undefined {
+    return this.templates.get(uriTemplate);
+  }
+
+  /** True when `uri` is a registered resource or matches a template. */
+  exists(uri: string): boolean {
+    return this.resolve(uri) !== null;
+  }
+
+  /** True when no resource and no template was registered. */
+  get isEmpty(): boolean {
+    return !this.resources.size && !this.templates.size;
+  }
+
+  /**
+   * Computes the lists once, starts serving the resource methods and announces the `resources`
+   * capability (with subscriptions, served by `ResourceSubscriptionsFeature`).
+   */
+  install(): void {
+    this.toolset.declareCapability('resources', { subscribe: true, listChanged: false });
+    const pageSize = this.options.pageSize;
+    const list = new PagedList('resources', [...this.resources.values()].map((r) => r.definition), pageSize);
+    const templateList = new PagedList('resourceTemplates', [...this.templates.values()].map((t) => t.definition), pageSize);
+    this.toolset.handle('resources/list', async (request) => list.page(request.params?.cursor));
+    this.toolset.handle('resources/templates/list', async (request) => templateList.page(request.params?.cursor));
+    this.toolset.handle('resources/read', (request, context) => this.read(request, context));
+  }
+
+  private async read(request: JsonRpcRequest, context: McpDeliveryContext): Promise<Record<string, unknown>> {
+    const uri = requireStringParam(request, 'uri');
+    const target = this.resolve(uri);
+    if (!target) throw resourceNotFound(uri, context.protocolVersion);
+    const { entry, params } = target;
+    const result = await runFeatureHandler(this.toolset, request, context, async (handlerContext) =>
+      toReadResourceResult(await entry.read({ uri, params }, handlerContext), uri, entry.mimeType),
+    );
+    if (!result) throw resourceNotFound(uri, context.protocolVersion);
+    return result;
+  }
+
+  private resolve(uri: string): { entry: RegisteredResource | RegisteredResourceTemplate; params: Record<string, string> } | null {
+    const fixed = this.resources.get(uri);
+    if (fixed) return { entry: fixed, params: {} };
+    for (const template of this.templates.values()) {
+      const params = template.template.match(uri);
+      if (params) return { entry: template, params };
+    }
+    return null;
+  }
+}

@@ -1,0 +1,67 @@
+import type { Response } from 'express';
+import type { McpClientChannel } from '../../interfaces/mcp-delivery.interface';
+import type { JsonRpcId, JsonRpcNotification } from '../../protocol/jsonrpc';
+import type { McpPendingClientRequests } from './mcp-session-channel.pending';
+import { McpSseWriter } from './mcp-sse.writer';
+
+/** What every channel of a mount shares. */
+export interface McpSessionChannelSettings {
+  pending: McpPendingClientRequests;
+  /** Reconnection delay announced in the priming event. */
+  retryMs: number;
+  /** How long a server->client request waits for its answer. */
+  clientRequestTimeoutMs: number;
+}
+
+/**
+ * The way back to the client while one POSTed request of a 2025 session is being handled. The
+ * POST stays a plain JSON answer until something must travel before the response: then the
+ * answer turns into an SSE stream carrying notifications (progress, log messages) and
+ * server->client requests (elicitation, sampling, roots), and the response as the last event.
+ * Answers to those requests come back as other POSTs, routed to `pending` (on any replica).
+ */
+export class McpSessionChannel implements McpClientChannel {
+  private writer: McpSseWriter | null = null;
+
+  constructor(
+    private readonly res: Response,
+    private readonly sessionId: string,
+    private readonly callId: JsonRpcId,
+    private readonly signal: AbortSignal,
+    private readonly settings: McpSessionChannelSettings,
+  ) {}
+
+  /** True once the answer became an SSE stream. */
+  get streaming(): boolean {
+    return this.writer !== null;
+  }
+
+  /** Sends a notification related to the request, opening the stream if needed. */
+  readonly notify = (notification: JsonRpcNotification): void => {
+    this.write(JSON.stringify(notification));
+  };
+
+  /** @inheritdoc */
+  request(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const { pending, clientRequestTimeoutMs } = this.settings;
+    const id = pending.nextId();
+    const answer = pending.wait(this.sessionId, id, method, this.callId, clientRequestTimeoutMs, this.signal);
+    this.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
+    return answer;
+  }
+
+  /** Sends the response as the last event and ends the stream. */
+  finish(json: string): void {
+    this.writer?.send(json);
+    this.writer?.end();
+  }
+
+  private write(json: string): void {
+    if (this.signal.aborted) return;
+    if (!this.writer) {
+      this.writer = new McpSseWriter(this.res);
+      this.writer.open(this.settings.retryMs);
+    }
+    this.writer.send(json);
+  }
+}

@@ -1,0 +1,67 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { McpPrincipal } from '../../interfaces/principal.interface';
+import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
+import type { McpResolvedOptions } from '../../mcp.options';
+import { McpEventLog } from '../../persistence/event-log.service';
+import { JsonText } from '../../persistence/entity-sql';
+import type { JsonRpcNotification, JsonRpcRequest } from '../../protocol/jsonrpc';
+
+/** What the audit row of one stateless exchange is made of. */
+export interface StatelessExchange {
+  message: JsonRpcRequest | JsonRpcNotification;
+  /** The body exactly as received. */
+  text: string;
+  principal: McpPrincipal;
+  startedAt: Date;
+  /** The revision the envelope named, when it named one. */
+  version: string | null;
+}
+
+/** Longest revision string the event table stores. */
+const VERSION_COLUMN_LENGTH = 32;
+
+/**
+ * Writes the `mcp_events` row of each stateless exchange: no session (`session_ref` null), the
+ * revision the request named, the principal, both envelopes, the status and the error code.
+ * Refused requests leave a row too: the audit trail shows who tried what.
+ */
+@Injectable()
+export class McpStatelessAudit {
+  constructor(
+    @Inject(MCP_MODULE_OPTIONS) private readonly options: McpResolvedOptions,
+    private readonly events: McpEventLog,
+  ) {}
+
+  /** Records an answered exchange; resolves once the row is committed. */
+  record(exchange: StatelessExchange, status: number, responseJson: string | null, errorCode: number | null, isError = false): Promise<void> {
+    return this.events.record({
+      ...this.base(exchange),
+      response: responseJson === null ? null : new JsonText(responseJson),
+      status,
+      errorCode,
+      isError,
+    });
+  }
+
+  /** Records an exchange that failed inside the server (it is answered with HTTP 5xx). */
+  failed(exchange: StatelessExchange, error: unknown): Promise<void> {
+    const note = `Internal error: ${(error as Error)?.message ?? String(error)}`;
+    return this.events.record({ ...this.base(exchange), status: 500, note }).catch(() => undefined);
+  }
+
+  private base(exchange: StatelessExchange) {
+    const { message, text, principal, startedAt, version } = exchange;
+    return {
+      direction: 'inbound' as const,
+      kind: 'id' in message ? 'request' : 'notification',
+      mount: this.options.mount,
+      sessionRef: null,
+      principalKey: principal.key,
+      method: message.method,
+      protocolVersion: version === null ? null : version.slice(0, VERSION_COLUMN_LENGTH),
+      request: new JsonText(text),
+      createdAt: startedAt,
+      durationMs: Date.now() - startedAt.getTime(),
+    };
+  }
+}

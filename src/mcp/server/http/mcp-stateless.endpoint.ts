@@ -1,0 +1,153 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Response } from 'express';
+import { McpRpcError } from '../../errors/mcp-rpc.error';
+import type { McpPrincipal } from '../../interfaces/principal.interface';
+import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
+import type { McpResolvedOptions } from '../../mcp.options';
+import { JsonRpcErrorCode, jsonRpcError, jsonRpcResult, type ClassifiedMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../../protocol/jsonrpc';
+import { McpHeader, McpMethod } from '../../protocol/mcp.methods';
+import { ModernMethod, ModernRetryParam, REMOVED_MODERN_METHODS, envelopeVersionOf, isModernVersion } from '../../protocol/modern';
+import { isSupportedSessionVersion } from '../../protocol/revisions';
+import { InputRequiredSignal, type StatelessInputChannel } from '../modern/input-channel';
+import { isRejection, readModernEnvelope, type ModernEnvelope } from '../modern/modern-envelope';
+import { httpStatusForError } from '../modern/modern-rejection';
+import { ModernResponseStream } from '../modern/modern-response.stream';
+import { decorateResult, discoverResult } from '../modern/modern-results';
+import { MrtrRounds } from '../modern/mrtr.rounds';
+import { Toolset } from '../toolset';
+import type { McpRequest } from './mcp-body.reader';
+import { headerValue } from './mcp-http.checks';
+import { acceptsEventStream } from './mcp-sse.writer';
+import { McpStatelessAudit, type StatelessExchange } from './mcp-stateless.audit';
+
+type StatelessMessage = JsonRpcRequest | JsonRpcNotification;
+
+/**
+ * The stateless (2026-07-28) side of a mount's endpoint: every request carries its revision,
+ * identity and capabilities in `_meta`, and is checked, answered and audited on its own, with
+ * no session. It reaches the same toolset as the session path, through `Toolset.deliver`.
+ */
+@Injectable()
+export class McpStatelessEndpoint {
+  constructor(
+    @Inject(MCP_MODULE_OPTIONS) private readonly options: McpResolvedOptions,
+    private readonly toolset: Toolset,
+    private readonly rounds: MrtrRounds,
+    private readonly audit: McpStatelessAudit,
+  ) {}
+
+  /**
+   * True when a POSTed message takes the stateless path: it carries the `_meta` envelope, or,
+   * outside any session, it is not `initialize` and its `MCP-Protocol-Version` header names no
+   * session revision (so a malformed envelope gets the stateless revision's -32602).
+   */
+  accepts(classified: ClassifiedMessage, req: McpRequest): boolean {
+    if (classified.kind !== 'request' && classified.kind !== 'notification') return false;
+    if (envelopeVersionOf(classified.message.params) !== null) return true;
+    if (classified.kind !== 'request' || classified.message.method === McpMethod.Initialize) return false;
+    if (headerValue(req.headers, McpHeader.SessionId) !== undefined) return false;
+    const version = headerValue(req.headers, McpHeader.ProtocolVersion)?.trim();
+    return !!version && !isSupportedSessionVersion(version);
+  }
+
+  /** True for a GET or DELETE that speaks a stateless revision: those verbs do not exist there. */
+  isStatelessVerb(req: McpRequest): boolean {
+    const version = headerValue(req.headers, McpHeader.ProtocolVersion)?.trim();
+    return headerValue(req.headers, McpHeader.SessionId) === undefined && isModernVersion(version);
+  }
+
+  /** Answers a GET or DELETE on the stateless revision: 405, only POST is defined. */
+  methodNotAllowed(res: Response): void {
+    res.status(405).setHeader('Allow', 'POST').end();
+  }
+
+  /** Serves one stateless message and writes its audit row before the answer leaves. */
+  async serve(classified: ClassifiedMessage, text: string, req: McpRequest, res: Response, startedAt: Date): Promise<void> {
+    if (classified.kind !== 'request' && classified.kind !== 'notification') throw new Error('Only requests and notifications take the stateless path');
+    const message: StatelessMessage = classified.message;
+    const principal = req.user as McpPrincipal;
+    const exchange: StatelessExchange = { message, text, principal, startedAt, version: envelopeVersionOf(message.params) };
+    const envelope = readModernEnvelope(message, (name) => headerValue(req.headers, name));
+    const id = 'id' in message ? message.id : null;
+    if (isRejection(envelope)) {
+      const json = JSON.stringify(jsonRpcError(id, envelope.code, envelope.message, envelope.data));
+      await this.audit.record(exchange, envelope.status, json, envelope.code);
+      res.statusCode = envelope.status;
+      return void res.setHeader('Content-Type', 'application/json').end(json);
+    }
+    if (!('id' in message)) {
+      // No client notification is defined over HTTP on this revision (closing the stream cancels).
+      await this.audit.record(exchange, 202, null, null);
+      return void res.status(202).end();
+    }
+    const stream = new ModernResponseStream(res, acceptsEventStream(headerValue(req.headers, 'accept')));
+    const response = await this.respond(message, envelope, principal, stream, res, exchange);
+    const code = 'error' in response ? response.error.code : null;
+    const status = stream.effectiveStatus(code === null ? 200 : httpStatusForError(code));
+    const json = JSON.stringify(response);
+    await this.audit.record(exchange, status, json, code, 'result' in response && response.result.isError === true);
+    stream.finish(status, json);
+  }
+
+  private async respond(
+    request: JsonRpcRequest,
+    envelope: ModernEnvelope,
+    principal: McpPrincipal,
+    stream: ModernResponseStream,
+    res: Response,
+    exchange: StatelessExchange,
+  ): Promise<JsonRpcResponse> {
+    if (REMOVED_MODERN_METHODS.includes(request.method)) {
+      return jsonRpcError(request.id, JsonRpcErrorCode.MethodNotFound, `Method not found: ${request.method} does not exist on revision ${envelope.version}`);
+    }
+    if (request.method === ModernMethod.Discover) return this.complete(request, discoverResult(this.toolset), false);
+    let channel: StatelessInputChannel | undefined;
+    try {
+      channel = this.rounds.open(request, principal);
+    } catch (error) {
+      if (error instanceof McpRpcError) return { jsonrpc: '2.0', id: request.id, error: error.toJsonRpc() };
+      throw error;
+    }
+    const response = await this.deliver(request, envelope, principal, stream, res, channel, exchange);
+    if (channel?.needsInput) return this.complete(request, this.rounds.inputRequired(channel, request, principal), true);
+    if (!response || !('result' in response)) return response ?? jsonRpcError(request.id, JsonRpcErrorCode.InternalError, 'Internal error: no response');
+    const retried = request.params?.[ModernRetryParam.RequestState] !== undefined;
+    return this.complete(request, response.result, retried);
+  }
+
+  private async deliver(
+    request: JsonRpcRequest,
+    envelope: ModernEnvelope,
+    principal: McpPrincipal,
+    stream: ModernResponseStream,
+    res: Response,
+    channel: StatelessInputChannel | undefined,
+    exchange: StatelessExchange,
+  ): Promise<JsonRpcResponse | null> {
+    const abort = new AbortController();
+    const onClose = () => !res.writableFinished && abort.abort(new Error('The client closed the response stream'));
+    res.once('close', onClose);
+    try {
+      return await this.toolset.deliver(request, {
+        principal,
+        sessionId: null,
+        protocolVersion: envelope.version,
+        signal: abort.signal,
+        clientCapabilities: envelope.clientCapabilities,
+        logLevel: envelope.logLevel,
+        notify: stream.canNotify ? (notification) => stream.notify(notification) : undefined,
+        client: channel,
+      });
+    } catch (error) {
+      if (error instanceof InputRequiredSignal && channel?.needsInput) return null;
+      await this.audit.failed(exchange, error);
+      throw error;
+    } finally {
+      res.off('close', onClose);
+    }
+  }
+
+  private complete(request: JsonRpcRequest, result: Record<string, unknown>, retried: boolean): JsonRpcResponse {
+    return jsonRpcResult(request.id, decorateResult(request.method, result, this.toolset, this.options, retried));
+  }
+}

@@ -1,0 +1,45 @@
+import type { RedisOptions } from 'ioredis';
+
+/** Receives the payloads published on one channel. */
+export type McpPubSubListener = (payload: string) => void;
+
+/**
+ * The message fabric between the replicas of an app: publish/subscribe on named channels plus
+ * short-lived ownership claims (who holds a session's GET stream). The process-local flavour
+ * reaches nobody else; the Redis flavour reaches every replica subscribed to the channel.
+ */
+export interface McpPubSub {
+  /** True when messages reach other processes. */
+  readonly distributed: boolean;
+  /** Sends `payload` to every subscriber of `channel` (this process included). */
+  publish(channel: string, payload: string): Promise<void>;
+  /** Starts delivering the channel's payloads to `listener`; resolves once the subscription is active. */
+  subscribe(channel: string, listener: McpPubSubListener): Promise<void>;
+  /** Stops delivering the channel's payloads to `listener`. */
+  unsubscribe(channel: string, listener: McpPubSubListener): Promise<void>;
+  /**
+   * Takes (or keeps, when `owner` already holds it) the claim `key` for `ttlMs`. Resolves false
+   * when another owner holds it.
+   */
+  claim(key: string, owner: string, ttlMs: number): Promise<boolean>;
+  /** Gives the claim up, if `owner` still holds it. */
+  release(key: string, owner: string): Promise<void>;
+  /** Lets go of the connections this instance uses. */
+  close(): Promise<void>;
+}
+
+/** Server-side pub/sub settings: what carries replies and notifications between replicas. */
+export interface McpPubSubOptions {
+  /**
+   * Redis connection (URL or ioredis options). Each process keeps one subscriber and one
+   * publisher connection per distinct setting, shared by its mounts. Without it, answers to
+   * server->client requests, cancellations and session notifications only reach streams and
+   * calls of the process that receives them: run a single replica.
+   */
+  redis?: string | RedisOptions;
+  /**
+   * Prefix of the channel and key names, so several apps (or test suites) can share one Redis.
+   * @default 'mcp'
+   */
+  channelPrefix?: string;
+}

@@ -1,0 +1,114 @@
+import { Logger } from '@nestjs/common';
+import Redis, { type RedisOptions } from 'ioredis';
+import type { McpPubSub, McpPubSubListener } from './mcp-pubsub.interface';
+
+/** Takes the claim when it is free or already ours (then extends it). */
+const CLAIM_SCRIPT = `local v = redis.call('GET', KEYS[1])
+if (not v) or v == ARGV[1] then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end
+return 0`;
+
+/** Drops the claim only when it is still ours. */
+const RELEASE_SCRIPT = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`;
+
+/** The connections of one Redis setting, shared by every mount of the process. */
+interface SharedConnections {
+  publisher: Redis;
+  subscriber: Redis;
+  users: number;
+  listeners: Map<string, Set<McpPubSubListener>>;
+}
+
+const shared = new Map<string, SharedConnections>();
+
+const logger = new Logger('McpRedisPubSub');
+
+/**
+ * A connection that keeps retrying. The subscriber skips the ready check: its INFO command
+ * would meet a connection already switched to subscriber mode by a queued SUBSCRIBE.
+ */
+function connect(config: string | RedisOptions, subscriber: boolean): Redis {
+  const options: RedisOptions = { maxRetriesPerRequest: null, ...(subscriber ? { enableReadyCheck: false } : {}) };
+  const redis = typeof config === 'string' ? new Redis(config, options) : new Redis({ ...config, ...options });
+  redis.on('error', (error: Error) => logger.warn(`Redis ${subscriber ? 'subscriber' : 'publisher'}: ${error.message}`));
+  return redis;
+}
+
+function acquire(key: string, config: string | RedisOptions): SharedConnections {
+  let connections = shared.get(key);
+  if (!connections) {
+    const listeners = new Map<string, Set<McpPubSubListener>>();
+    const subscriber = connect(config, true);
+    subscriber.on('message', (channel: string, payload: string) => {
+      for (const listener of listeners.get(channel) ?? []) listener(payload);
+    });
+    connections = { publisher: connect(config, false), subscriber, users: 0, listeners };
+    shared.set(key, connections);
+  }
+  connections.users += 1;
+  return connections;
+}
+
+/**
+ * Pub/sub over Redis: one subscriber connection (and one for commands) per process and Redis
+ * setting, whatever the number of mounts using it. Reaches every replica subscribed to a channel.
+ */
+export class McpRedisPubSub implements McpPubSub {
+  /** @inheritdoc */
+  readonly distributed = true;
+  private readonly key: string;
+  private readonly connections: SharedConnections;
+  private readonly mine = new Map<string, Set<McpPubSubListener>>();
+  private closed = false;
+
+  constructor(config: string | RedisOptions) {
+    this.key = typeof config === 'string' ? config : JSON.stringify(config);
+    this.connections = acquire(this.key, config);
+  }
+
+  /** @inheritdoc */
+  async publish(channel: string, payload: string): Promise<void> {
+    await this.connections.publisher.publish(channel, payload);
+  }
+
+  /** @inheritdoc */
+  async subscribe(channel: string, listener: McpPubSubListener): Promise<void> {
+    const { listeners, subscriber } = this.connections;
+    const set = listeners.get(channel) ?? new Set<McpPubSubListener>();
+    const first = set.size === 0;
+    set.add(listener);
+    listeners.set(channel, set);
+    this.mine.set(channel, (this.mine.get(channel) ?? new Set()).add(listener));
+    if (first) await subscriber.subscribe(channel);
+  }
+
+  /** @inheritdoc */
+  async unsubscribe(channel: string, listener: McpPubSubListener): Promise<void> {
+    const set = this.connections.listeners.get(channel);
+    this.mine.get(channel)?.delete(listener);
+    if (!set?.delete(listener) || set.size > 0) return;
+    this.connections.listeners.delete(channel);
+    await this.connections.subscriber.unsubscribe(channel);
+  }
+
+  /** @inheritdoc */
+  async claim(key: string, owner: string, ttlMs: number): Promise<boolean> {
+    return (await this.connections.publisher.eval(CLAIM_SCRIPT, 1, key, owner, String(ttlMs))) === 1;
+  }
+
+  /** @inheritdoc */
+  async release(key: string, owner: string): Promise<void> {
+    await this.connections.publisher.eval(RELEASE_SCRIPT, 1, key, owner);
+  }
+
+  /** @inheritdoc */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const [channel, listeners] of this.mine) for (const listener of listeners) await this.unsubscribe(channel, listener).catch(() => undefined);
+    this.connections.users -= 1;
+    if (this.connections.users > 0) return;
+    shared.delete(this.key);
+    await Promise.all([this.connections.subscriber.quit(), this.connections.publisher.quit()].map((p) => p.catch(() => undefined)));
+  }
+}

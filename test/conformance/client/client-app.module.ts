@@ -1,0 +1,39 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { MCP_ENTITIES, McpModule, type McpClientHandlers, type McpServerConfig } from '../../../src/mcp';
+
+/** The one server the conformance client talks to. */
+export const TARGET = 'target';
+
+/** What a scenario needs from the client app. */
+export interface ClientAppOptions {
+  /** The scenario server's URL (the CLI's last argument). */
+  url: string;
+  /** Protocol revision to speak; `'auto'` lets the client probe. */
+  version: NonNullable<McpServerConfig['version']>;
+  /** Answers to server->client requests (elicitation, sampling, roots). */
+  handlers?: McpClientHandlers;
+}
+
+/**
+ * A client-only Nest app: `McpModule.forRoot({ serve: false, client })` with one HTTP server,
+ * calls run inline, state (outbound sessions, events) in an in-memory SQLite database.
+ */
+@Module({})
+export class ClientAppModule {
+  static forTarget(options: ClientAppOptions): DynamicModule {
+    return {
+      module: ClientAppModule,
+      imports: [
+        TypeOrmModule.forRoot({ type: 'better-sqlite3', database: ':memory:', entities: MCP_ENTITIES, synchronize: true }),
+        McpModule.forRoot({
+          serve: false,
+          client: {
+            servers: { [TARGET]: { url: options.url, version: options.version, timeoutMs: 10_000 } },
+            handlers: options.handlers,
+          },
+        }),
+      ],
+    };
+  }
+}

@@ -1,0 +1,235 @@
+/**
+ * `npm run conformance`: the official MCP conformance suites against this module.
+ *
+ * Boots the fixture app (test/conformance/fixture-app, SQLite in a temp dir) behind a loopback
+ * proxy that adds the bearer token, then runs, through `npx -p node@22` (the conformance CLI
+ * needs Node >= 22 and is never a dependency of the project):
+ *   server-2025  @modelcontextprotocol/conformance@0.1.16 server --suite all --spec-version 2025-11-25
+ *   client-2025  the same release's client scenarios, answered by test/conformance/client (McpClientService)
+ *   server-2026  @modelcontextprotocol/conformance@0.2.0-alpha.12 server --suite all --spec-version 2026-07-28
+ *   client-2026  that release's 2026-07-28 client scenarios (OAuth ones excluded)
+ * each against test/conformance/expected-failures-<suite>.yml. Exits non-zero on a failure that
+ * is not listed, on a listed scenario that passes (stale entry), or on a suite that overruns its
+ * time cap. Every process it starts runs in its own process group and is killed on the way out,
+ * Ctrl-C included.
+ *
+ * Options: --suite <id>[,<id>...] (server-2025, client-2025, server-2026, client-2026),
+ *          --verbose (stream the CLI output), --keep (keep the temp dir).
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { readExpectedFailures } from './harness/expected-failures';
+import { startLoopbackProxy, type LoopbackProxy } from './harness/loopback-proxy';
+import { killAll, start, stop, waitWithDeadline, type Started } from './harness/processes';
+import { outcomes, readChecks, verdict, type ScenarioOutcome, type SuiteVerdict } from './harness/results';
+import { SUITES, type Suite } from './harness/suites';
+
+const ROOT = resolve(__dirname, '..', '..');
+const HERE = join(ROOT, 'test', 'conformance');
+const FIXTURE_READY_MARKER = 'CONFORMANCE_FIXTURE_LISTENING';
+const FIXTURE_BOOT_MS = 60_000;
+const NPX_RESOLVE_MS = 180_000;
+
+interface Options {
+  suites: Suite[];
+  verbose: boolean;
+  keep: boolean;
+}
+
+interface SuiteReport {
+  suite: Suite;
+  verdict: SuiteVerdict;
+  results: ScenarioOutcome[];
+  reasons: Map<string, string>;
+  timedOut: boolean;
+  cliFailures: string[];
+  ok: boolean;
+}
+
+function parseOptions(argv: string[]): Options {
+  let ids = SUITES.map((suite) => suite.id as string);
+  let verbose = false;
+  let keep = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--verbose') verbose = true;
+    else if (arg === '--keep') keep = true;
+    else if (arg === '--suite' || arg.startsWith('--suite=')) {
+      const value = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : argv[++i];
+      ids = (value ?? '').split(',').map((id) => id.trim()).filter(Boolean);
+    } else throw new Error(`Unknown option ${arg} (use --suite <ids>, --verbose, --keep)`);
+  }
+  const unknown = ids.filter((id) => !SUITES.some((suite) => suite.id === id));
+  if (unknown.length || !ids.length) throw new Error(`Unknown suite ${unknown.join(', ')}; suites: ${SUITES.map((s) => s.id).join(', ')}`);
+  return { suites: SUITES.filter((suite) => ids.includes(suite.id)), verbose, keep };
+}
+
+function npx(pkg: string, args: string[]): string[] {
+  return ['npx', '--prefer-offline', '-y', '-p', 'node@22', '-p', pkg, 'conformance', ...args];
+}
+
+function tail(file: string, lines = 40): string {
+  try {
+    return readFileSync(file, 'utf8').split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no output)';
+  }
+}
+
+/** Fetches (or finds in the npx cache) a conformance release; fails early with the reason. */
+async function resolvePackage(pkg: string, workdir: string): Promise<void> {
+  const logFile = join(workdir, `npx-${pkg.replace(/[^a-z0-9.]+/gi, '_')}.log`);
+  const run = start(npx(pkg, ['--version']), { cwd: ROOT, logFile });
+  const code = await waitWithDeadline(run, NPX_RESOLVE_MS);
+  if (code !== 0) throw new Error(`Could not run ${pkg} through npx (exit ${code}):\n${tail(logFile)}`);
+}
+
+async function startFixture(workdir: string, token: string): Promise<{ fixture: Started; url: string }> {
+  const logFile = join(workdir, 'fixture-app.log');
+  let resolveUrl: (url: string) => void = () => undefined;
+  const ready = new Promise<string>((resolveReady) => (resolveUrl = resolveReady));
+  const fixture = start([process.execPath, '-r', require.resolve('ts-node/register/transpile-only'), join(HERE, 'fixture-app', 'main.ts')], {
+    cwd: ROOT,
+    logFile,
+    env: { ...process.env, CONFORMANCE_TOKEN: token, CONFORMANCE_DB_FILE: join(workdir, 'fixture.sqlite'), PORT: '0' },
+    onLine: (line) => {
+      if (line.startsWith(FIXTURE_READY_MARKER)) resolveUrl(line.slice(FIXTURE_READY_MARKER.length).trim());
+    },
+  });
+  let timer: NodeJS.Timeout | undefined;
+  const outcome = await Promise.race([
+    ready,
+    fixture.exited.then((code) => ({ exited: code })),
+    new Promise<'timeout'>((resolveTimeout) => (timer = setTimeout(() => resolveTimeout('timeout'), FIXTURE_BOOT_MS))),
+  ]);
+  clearTimeout(timer);
+  if (typeof outcome !== 'string' || outcome === 'timeout') {
+    await stop(fixture, 500);
+    throw new Error(`The fixture app did not start (${outcome === 'timeout' ? 'timeout' : `exit ${(outcome as { exited: unknown }).exited}`}):\n${tail(logFile)}`);
+  }
+  return { fixture, url: outcome };
+}
+
+function scenariosFromLog(logFile: string): string[] {
+  const found: string[] = [];
+  for (const match of tail(logFile, 100_000).matchAll(/^=== Running scenario: (\S+) ===$/gm)) found.push(match[1]);
+  return found;
+}
+
+async function runSuite(suite: Suite, options: Options, workdir: string, serverUrl: string, clientCommand: string): Promise<SuiteReport> {
+  const resultsDir = join(workdir, 'results', suite.id);
+  const expectedFailuresFile = join(HERE, `expected-failures-${suite.id}.yml`);
+  const expected = readExpectedFailures(expectedFailuresFile, suite.mode);
+  const reasons = new Map(expected.map((entry) => [entry.scenario, entry.reason]));
+  const deadline = Date.now() + suite.budgetMs;
+  const scenarios: string[] = [];
+  const cliFailures: string[] = [];
+  let timedOut = false;
+  console.log(`\n--- ${suite.id}: ${suite.title}`);
+  for (const [index, invocation] of suite.invocations({ serverUrl, clientCommand, resultsDir, expectedFailuresFile }).entries()) {
+    const logFile = join(workdir, `${suite.id}-${index}.log`);
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) {
+      timedOut = true;
+      scenarios.push(...(invocation.scenarios ?? []));
+      continue;
+    }
+    const run = start(npx(suite.pkg, invocation.args), { cwd: ROOT, logFile, echo: options.verbose });
+    const code = await waitWithDeadline(run, remaining);
+    const label = invocation.scenarios?.join(',') ?? suite.id;
+    if (code === 'timeout') {
+      timedOut = true;
+      cliFailures.push(`${label}: stopped after the suite's ${suite.budgetMs / 1000}s cap`);
+    } else if (code !== 0) cliFailures.push(`${label}: the conformance CLI exited with ${code} (log: ${logFile})`);
+    scenarios.push(...(invocation.scenarios ?? scenariosFromLog(logFile)));
+  }
+  const results = outcomes(scenarios, readChecks(resultsDir, suite.mode));
+  const suiteVerdict = verdict(results, expected);
+  // The CLI applies the same list itself: it exits non-zero on a regression or a stale entry,
+  // and on anything else that went wrong, so its exit code counts as well as our own reading.
+  const ok = !timedOut && cliFailures.length === 0 && suiteVerdict.unexpected.length === 0 && suiteVerdict.stale.length === 0;
+  return { suite, verdict: suiteVerdict, results, reasons, timedOut, cliFailures, ok };
+}
+
+/** One suite's totals; `detailed` adds each expected failure with its reason. */
+function printReport(report: SuiteReport, detailed: boolean): void {
+  const { verdict: v, suite } = report;
+  const line = `${suite.id}: ${v.passed.length} passed, ${v.failed.length} failed (${v.expected.length} expected, ${v.unexpected.length} unexpected), ${v.stale.length} stale`;
+  console.log(`${report.ok ? 'OK  ' : 'FAIL'} ${line}${report.timedOut ? ' [TIME CAP REACHED]' : ''}`);
+  const byName = new Map(report.results.map((result) => [result.scenario, result]));
+  for (const scenario of v.unexpected) {
+    console.log(`       unexpected failure: ${scenario}`);
+    for (const problem of byName.get(scenario)?.problems.slice(0, 5) ?? []) console.log(`         - ${problem}`);
+  }
+  for (const scenario of v.stale) console.log(`       stale entry (passes now, remove it from expected-failures-${suite.id}.yml): ${scenario}`);
+  if (detailed) {
+    for (const scenario of v.expected) console.log(`       expected failure: ${scenario} -- ${report.reasons.get(scenario)}`);
+  }
+  for (const failure of report.cliFailures) console.log(`       ${failure}`);
+}
+
+async function main(): Promise<number> {
+  const options = parseOptions(process.argv.slice(2));
+  const started = Date.now();
+  const workdir = mkdtempSync(join(tmpdir(), 'durable-mcp-conformance-'));
+  let fixture: Started | undefined;
+  let proxy: LoopbackProxy | undefined;
+  let success = false;
+
+  const cleanup = async () => {
+    await proxy?.close().catch(() => undefined);
+    if (fixture) await stop(fixture, 3000);
+    killAll();
+    if (success && !options.keep) rmSync(workdir, { recursive: true, force: true });
+    else console.log(`Logs and results kept in ${workdir}`);
+  };
+  let interrupted = false;
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.once(signal, () => {
+      if (interrupted) return;
+      interrupted = true;
+      console.error(`\n${signal}: stopping every process the conformance run started`);
+      killAll();
+      void cleanup().finally(() => process.exit(130));
+    });
+  }
+
+  try {
+    const clientCommand = [process.execPath, '-r', require.resolve('ts-node/register/transpile-only'), join(HERE, 'client', 'conformance-client.ts')];
+    if (clientCommand.some((part) => /\s/.test(part))) {
+      throw new Error(`The conformance CLI splits --command on spaces; move the checkout to a path without spaces (${clientCommand.join(' ')})`);
+    }
+    const packages = [...new Set(options.suites.map((suite) => suite.pkg))];
+    console.log(`Conformance run in ${workdir}; resolving ${packages.join(', ')} through npx (node@22)`);
+    await Promise.all(packages.map((pkg) => resolvePackage(pkg, workdir)));
+
+    const token = randomBytes(24).toString('base64url');
+    const booted = await startFixture(workdir, token);
+    fixture = booted.fixture;
+    proxy = await startLoopbackProxy(new URL(booted.url).origin, token);
+    const serverUrl = `${proxy.origin}${new URL(booted.url).pathname}`;
+    console.log(`Fixture app at ${booted.url}, proxied (with the bearer token) at ${serverUrl}`);
+
+    const reports: SuiteReport[] = [];
+    for (const suite of options.suites) {
+      const report = await runSuite(suite, options, workdir, serverUrl, clientCommand.join(' '));
+      printReport(report, true);
+      reports.push(report);
+    }
+
+    console.log(`\n=== Conformance totals (${Math.round((Date.now() - started) / 1000)}s) ===`);
+    for (const report of reports) printReport(report, false);
+    success = reports.every((report) => report.ok);
+    if (!success) console.log('\nConformance FAILED: fix the regression, or update the expected-failures file (with the reason) if the change is intended.');
+    return success ? 0 : 1;
+  } catch (error) {
+    console.error(`Conformance run failed: ${(error as Error)?.stack ?? String(error)}`);
+    return 1;
+  } finally {
+    await cleanup();
+  }
+}
+
+void main().then((code) => process.exit(code));

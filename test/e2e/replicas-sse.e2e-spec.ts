@@ -1,0 +1,100 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { randomBytes } from 'node:crypto';
+import { MCP_SESSION_NOTIFIER, McpModule, type McpSessionNotifier } from '../../src/mcp';
+import { fixtureAuth } from '../fixtures/fixture-tools';
+import { AbortProbe, SseTools } from '../fixtures/sse/sse-tools';
+import { SseReader } from '../fixtures/sse/sse-reader';
+import { startApp, type RunningApp } from '../support/http-app';
+import { openSession, post, versionHeader } from '../support/mcp-wire';
+import { createTestDatabase, type TestDatabase } from '../support/postgres';
+
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+function isResponseBody(body: unknown): boolean {
+  if (typeof body !== 'string') return false;
+  const message = JSON.parse(body) as Record<string, unknown>;
+  return 'id' in message && !('method' in message);
+}
+
+/**
+ * Two replicas on one database and one Redis, no sticky sessions: the client's answer to an
+ * elicitation, a cancellation and a session notification each reach the replica that holds the
+ * call or the stream, whichever replica they land on.
+ */
+describe('SSE across replicas (PostgreSQL + Redis pub/sub)', () => {
+  let db: TestDatabase;
+  let a: RunningApp;
+  let b: RunningApp;
+  const clients: Client[] = [];
+  const channelPrefix = `sse-e2e-${randomBytes(6).toString('hex')}`;
+
+  const boot = () =>
+    startApp(db.url, { imports: [McpModule.forRoot({ auth: fixtureAuth, providers: [SseTools], pubsub: { redis: REDIS_URL, channelPrefix } })], providers: [SseTools] });
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    a = await boot();
+    b = await boot();
+  });
+
+  afterAll(async () => {
+    await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
+    await a?.close();
+    await b?.close();
+    await db?.drop();
+  });
+
+  it('an elicitation answer POSTed to replica B completes the call that runs on replica A', async () => {
+    const routed: string[] = [];
+    const transport = new StreamableHTTPClientTransport(new URL(`${a.baseUrl}/mcp`), {
+      requestInit: { headers: { Authorization: 'Bearer token-alice' } },
+      fetch: (input, init) => {
+        const toB = init?.method === 'POST' && isResponseBody(init.body);
+        routed.push(toB ? 'B' : 'A');
+        return fetch(toB ? `${b.baseUrl}/mcp` : input, init);
+      },
+    });
+    const client = new Client({ name: 'replicas-e2e', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+    clients.push(client);
+    await client.connect(transport);
+    client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { name: 'Grace' } }));
+
+    const result = await client.callTool({ name: 'ask_name', arguments: {} });
+    expect(result.content).toEqual([{ type: 'text', text: 'hello Grace' }]);
+    expect(routed.filter((to) => to === 'B')).toHaveLength(1);
+    const rows: { method: string | null; kind: string; status: number }[] = await db.dataSource.query(
+      `SELECT e.method, e.kind, e.status FROM mcp_events e JOIN mcp_inbound_sessions s ON s.id = e.session_ref WHERE s.session_id = $1 AND e.method IS DISTINCT FROM 'initialize' AND e.method IS DISTINCT FROM 'notifications/initialized'`,
+      [transport.sessionId],
+    );
+    expect(rows.sort((x, y) => x.kind.localeCompare(y.kind))).toEqual([
+      { method: 'tools/call', kind: 'request', status: 200 },
+      { method: null, kind: 'response', status: 202 },
+    ]);
+  });
+
+  it('notifications/cancelled POSTed to replica B aborts ctx.signal of the call on replica A', async () => {
+    const { sessionId } = await openSession(`${a.baseUrl}/mcp`);
+    const call = post(`${a.baseUrl}/mcp`, { jsonrpc: '2.0', id: 'long-1', method: 'tools/call', params: { name: 'wait_for_abort', arguments: { key: 'replica-cancel' } } }, { sessionId, headers: versionHeader() });
+    await AbortProbe.whenStarted('replica-cancel');
+    const cancel = await post(`${b.baseUrl}/mcp`, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'long-1', reason: 'stop from B' } }, { sessionId, headers: versionHeader() });
+    expect(cancel.status).toBe(202);
+    await expect(AbortProbe.whenAborted('replica-cancel')).resolves.toBe('stop from B');
+    expect((await call).status).toBe(200);
+  });
+
+  it('a session notification sent from replica B arrives on the GET stream held by replica A; B refuses a second stream', async () => {
+    const { sessionId } = await openSession(`${a.baseUrl}/mcp`);
+    const headers = { Authorization: 'Bearer token-alice', Accept: 'text/event-stream', 'Mcp-Session-Id': sessionId, ...versionHeader() };
+    const reader = new SseReader(await fetch(`${a.baseUrl}/mcp`, { headers }));
+    expect((await reader.next())?.data).toBe('');
+    const second = await fetch(`${b.baseUrl}/mcp`, { headers });
+    expect(second.status).toBe(409);
+    await second.body?.cancel();
+    const notifier = b.app.get<McpSessionNotifier>(MCP_SESSION_NOTIFIER, { strict: false });
+    await notifier.notifySession(sessionId, { jsonrpc: '2.0', method: 'notifications/resources/list_changed' });
+    expect(JSON.parse((await reader.next())!.data)).toEqual({ jsonrpc: '2.0', method: 'notifications/resources/list_changed' });
+    await reader.cancel();
+  });
+});
