@@ -3,8 +3,8 @@ import { NestFactory } from '@nestjs/core';
 import type { AddressInfo } from 'node:net';
 import { FixtureAppModule } from './fixture-app.module';
 
-/** The line the runner waits for; the endpoint URL follows it. */
-export const FIXTURE_READY_MARKER = 'CONFORMANCE_FIXTURE_LISTENING';
+/** The line run-conformance.ts waits for (its FIXTURE_READY_MARKER); the endpoint URL follows it. */
+const FIXTURE_READY_MARKER = 'CONFORMANCE_FIXTURE_LISTENING';
 
 async function bootstrap(): Promise<void> {
   const app = await NestFactory.create(FixtureAppModule, { logger: ['error', 'warn'] });
