@@ -42,7 +42,7 @@ export type {
 } from './interfaces/mcp-module-options.interface';
 export type { McpPrincipal, McpAuthResult, McpAuthorizeFn, McpAuthorizer } from './interfaces/principal.interface';
 export type { McpToolOptions, McpToolAnnotations, McpIcon, JsonSchema } from './interfaces/mcp-tool-options.interface';
-export type { McpToolContext, McpContent, McpCallToolResult, McpToolReturn } from './interfaces/mcp-tool-context.interface';
+export type { McpToolContext, McpContent, McpCallToolResult, McpToolReturn, McpInputRequestOptions } from './interfaces/mcp-tool-context.interface';
 export type { McpDeliveryContext, McpMessageHandler, McpLogLevel } from './interfaces/mcp-delivery.interface';
 export { MCP_SESSION_NOTIFIER } from './interfaces/mcp-session-notifier.interface';
 export type { McpSessionNotifier } from './interfaces/mcp-session-notifier.interface';
@@ -62,6 +62,7 @@ export {
   McpUnknownServerError,
   McpToolNotFoundError,
   McpAmbiguousToolError,
+  McpInvalidToolError,
   McpCallInterruptedError,
   McpCallNotFoundError,
   McpInputRequiredError,

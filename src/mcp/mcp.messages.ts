@@ -82,3 +82,8 @@ export const missingCompleterMethodMessage = (owner: string, name: string, metho
 
 export const requestScopedFeatureMessage = (kind: string, owner: string): string =>
   `${kind} on ${owner}: the provider is request-scoped; a fresh instance is resolved for every call.`;
+
+export const invalidMcpHeaderMessage = (owner: string, tool: string, problem: string): string =>
+  `@McpTool "${tool}" on ${owner}: invalid x-mcp-header in its input schema: ${problem}. ` +
+  `Put x-mcp-header only on string, integer or boolean properties reached from the root through "properties", ` +
+  `with a unique (ignoring case) HTTP token as its value, e.g. { region: { type: 'string', 'x-mcp-header': 'Region' } }.`;

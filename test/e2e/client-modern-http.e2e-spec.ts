@@ -70,8 +70,9 @@ describe('McpClientService on both revisions over Streamable HTTP', () => {
     await withClient(async (client) => {
       expect(await client.callTool('modern', 'echo', { text: 'hi' })).toEqual({ content: [{ type: 'text', text: 'hi' }] });
     });
-    expect(modern.methods()).toEqual(['server/discover', 'tools/call']);
-    const call = modern.received[1];
+    // tools/list first: the call's Mcp-Param-* headers come from the tool's inputSchema.
+    expect(modern.methods()).toEqual(['server/discover', 'tools/list', 'tools/call']);
+    const call = modern.received[2];
     expect(call.headers).toMatchObject({ 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': 'echo' });
     expect(call.headers['mcp-session-id']).toBeUndefined();
     expect(modern.received[0].headers).toMatchObject({ 'mcp-protocol-version': MODERN, 'mcp-method': 'server/discover' });
@@ -94,11 +95,13 @@ describe('McpClientService on both revisions over Streamable HTTP', () => {
       'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
     });
     expect(modern.methods()).not.toContain('logging/setLevel');
-    expect(modern.methods()).toEqual(['server/discover', 'tools/call', 'tools/call']);
+    expect(modern.methods()).toEqual(['server/discover', 'tools/list', 'tools/call', 'tools/list', 'tools/call']);
     const events = await db.dataSource.query(`SELECT method, protocol_version, status FROM mcp_events WHERE server = 'modern' ORDER BY created_at`);
     expect(events).toEqual([
       { method: 'server/discover', protocol_version: MODERN, status: 200 },
+      { method: 'tools/list', protocol_version: MODERN, status: 200 },
       { method: 'tools/call', protocol_version: MODERN, status: 200 },
+      { method: 'tools/list', protocol_version: MODERN, status: 200 },
       { method: 'tools/call', protocol_version: MODERN, status: 200 },
     ]);
   });
@@ -131,7 +134,7 @@ describe('McpClientService on both revisions over Streamable HTTP', () => {
       expect(await client.callTool('dual', 'echo', { text: 'both' })).toEqual({ content: [{ type: 'text', text: 'both' }] });
       expect(await client.callTool('dualPinned', 'echo', { text: 'pinned' })).toEqual({ content: [{ type: 'text', text: 'pinned' }] });
     });
-    expect(dual.methods()).toEqual(['server/discover', 'tools/call']);
+    expect(dual.methods()).toEqual(['server/discover', 'tools/list', 'tools/call']);
     expect(dualPinned.methods()).not.toContain('initialize');
     expect(bodies(dualPinned, 'tools/call')[0].params._meta['io.modelcontextprotocol/protocolVersion']).toBe(MODERN);
   });

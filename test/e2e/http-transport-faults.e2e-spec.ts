@@ -85,6 +85,15 @@ describe('HttpTransport against a scripted HTTP server (faults and edge cases)',
     expect(server.received).toHaveLength(1);
   });
 
+  it('tries the standalone GET stream of a session once: a 405 is remembered for the endpoint', async () => {
+    server.reply(result({ tools: [] }), result({ content: [] }));
+    await transport.deliver(request('tools/list'), inSession());
+    await transport.deliver(toolsCall(), inSession());
+    expect(server.standaloneGets).toHaveLength(1);
+    expect(server.standaloneGets[0].headers).toMatchObject({ accept: 'text/event-stream', 'mcp-session-id': 'session-1', 'mcp-protocol-version': '2025-11-25' });
+    expect(server.received.map((r) => r.httpMethod)).toEqual(['POST', 'POST']);
+  });
+
   it('resumes a stream that ends early with GET and Last-Event-ID', async () => {
     const progress = { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 't', progress: 1 } };
     server.reply(

@@ -1,7 +1,11 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { McpModule } from '../../src/mcp';
 import type { McpResolvedOptions } from '../../src/mcp/mcp.options';
 import { RequestStateCodec, digestParams } from '../../src/mcp/server/modern/request-state.codec';
 import { fixtureAuth } from '../fixtures/fixture-tools';
+import { KeyedInputTools } from '../fixtures/modern/keyed-input-tools';
 import { modernPost, modernRequest } from '../fixtures/modern/modern-wire';
 import { ModernTools } from '../fixtures/modern/modern-tools';
 import { startApp, type RunningApp } from '../support/http-app';
@@ -24,7 +28,7 @@ describe('Stateless multi round-trip requests (input_required) on the wire', () 
     db = await createTestDatabase();
     server = await startApp(db.url, {
       imports: [McpModule.forRoot({ auth: fixtureAuth, stateless: { requestStateSecret: SECRET } })],
-      providers: [ModernTools],
+      providers: [ModernTools, KeyedInputTools],
     });
     url = `${server.baseUrl}/mcp`;
   });
@@ -107,5 +111,62 @@ describe('Stateless multi round-trip requests (input_required) on the wire', () 
   it('never answers input_required on other methods (tools/list stays complete)', async () => {
     const reply = await modernPost(url, modernRequest(11, 'tools/list', {}, ELICIT));
     expect(reply.json.result.resultType).toBe('complete');
+  });
+
+  describe('input requests a handler names (key)', () => {
+    const ALL = { elicitation: {}, sampling: {}, roots: {} };
+    const NAME = { action: 'accept', content: { name: 'Ada' } };
+    const MODEL = { role: 'assistant', content: { type: 'text', text: 'hi' }, model: 'm' };
+    const ROOTS = { roots: [{ uri: 'file:///work' }] };
+    const keyed = (id: number, extra: Record<string, unknown> = {}) => modernRequest(id, 'tools/call', { name: 'keyed', arguments: {}, ...extra }, ALL);
+
+    it('asks under the names the handler chose, numbering only the unnamed request, across rounds', async () => {
+      const first = (await modernPost(url, keyed(20))).json.result;
+      expect(first).toMatchObject({ resultType: 'input_required', inputRequests: { user_name: { method: 'elicitation/create', params: expect.objectContaining({ message: 'What is your name?' }) } } });
+      expect(Object.keys(first.inputRequests)).toEqual(['user_name']);
+      expect(first.inputRequests.user_name.params.key).toBeUndefined();
+      const second = (await modernPost(url, keyed(21, { inputResponses: { user_name: NAME }, requestState: first.requestState }))).json.result;
+      expect(Object.keys(second.inputRequests)).toEqual(['model_reply']);
+      const third = (await modernPost(url, keyed(22, { inputResponses: { model_reply: MODEL }, requestState: second.requestState }))).json.result;
+      expect(third.inputRequests).toEqual({ workspace: { method: 'roots/list', params: {} } });
+      const fourth = (await modernPost(url, keyed(23, { inputResponses: { workspace: ROOTS }, requestState: third.requestState }))).json.result;
+      expect(Object.keys(fourth.inputRequests)).toEqual(['elicitation-1']);
+      const done = await modernPost(url, keyed(24, { inputResponses: { 'elicitation-1': { action: 'decline' } }, requestState: fourth.requestState }));
+      expect(done.json.result).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'Ada / hi / file:///work / decline' }] });
+    });
+
+    it('completes at once on answers sent without a requestState, ignoring keys it never asks for', async () => {
+      const inputResponses = { user_name: NAME, model_reply: MODEL, workspace: ROOTS, 'elicitation-1': { action: 'cancel' }, unknown_extra_key: 12345 };
+      const reply = await modernPost(url, keyed(25, { inputResponses }));
+      expect(reply.json.result).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'Ada / hi / file:///work / cancel' }] });
+    });
+
+    it('refuses an answer under a named key that is not a result of its method (-32602)', async () => {
+      const unanswered = await modernPost(url, keyed(26, { inputResponses: { user_name: 12345 } }));
+      expect(unanswered.json.error).toMatchObject({ code: -32602, message: expect.stringContaining('user_name') });
+      const first = (await modernPost(url, keyed(27))).json.result;
+      const reply = await modernPost(url, keyed(28, { inputResponses: { user_name: { content: {} } }, requestState: first.requestState }));
+      expect(reply.json.error).toMatchObject({ code: -32602, message: expect.stringContaining('ElicitResult') });
+    });
+
+    it('ignores the key on a 2025 session: the elicitation is an ordinary server->client request', async () => {
+      const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: 'Bearer token-alice' } } });
+      const client = new Client({ name: 'mrtr-keyed', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+      const asked: Record<string, unknown>[] = [];
+      client.setRequestHandler(ElicitRequestSchema, async (request) => {
+        asked.push(request.params);
+        return { action: 'accept', content: { name: 'Grace' } };
+      });
+      await client.connect(transport);
+      try {
+        const result = await client.callTool({ name: 'named_greet', arguments: {} });
+        expect(result.content).toEqual([{ type: 'text', text: 'Hello, Grace!' }]);
+        expect(asked).toHaveLength(1);
+        expect(asked[0]).toMatchObject({ message: 'What is your name?' });
+        expect(asked[0].key).toBeUndefined();
+      } finally {
+        await client.close();
+      }
+    });
   });
 });

@@ -16,6 +16,7 @@ import { McpRevisionNegotiator } from './modern/revision.negotiator';
 import { McpOutboundExchanger } from './outbound-exchange';
 import { McpOutboundEventRecorder } from './outbound-event.recorder';
 import { McpCallQueueHost } from './queue/mcp-call-queue.host';
+import { McpToolListCache } from './tool-list.cache';
 import { McpTransportRegistry } from './transports/transport.registry';
 
 /**
@@ -38,6 +39,7 @@ export function createMcpClientProviders(): Provider[] {
     McpOutboundEventRecorder,
     McpOutboundExchanger,
     McpEnvelopeFactory,
+    McpToolListCache,
     McpRevisionNegotiator,
     McpModernCallRunner,
     McpCallProcessor,

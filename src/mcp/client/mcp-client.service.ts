@@ -27,12 +27,12 @@ const MAX_PAGES = 1000;
 @Injectable()
 export class McpClientService implements OnModuleInit {
   private readonly logger = new Logger(McpClientService.name);
-  private readonly toolLists = new McpToolListCache();
 
   constructor(
     @Inject(MCP_CLIENT_OPTIONS) private readonly options: McpResolvedClientOptions,
     private readonly host: McpCallQueueHost,
     private readonly transports: McpTransportRegistry,
+    private readonly toolLists: McpToolListCache,
   ) {}
 
   /** Drops cached tool lists when a server announces a change. */
@@ -52,10 +52,14 @@ export class McpClientService implements OnModuleInit {
     return this.transports.names();
   }
 
-  /** Every tool of a server (all pages), cached until the server announces a change. */
-  listTools(server: string, options: McpCallOptions = {}): Promise<McpToolDefinition[]> {
+  /**
+   * Every tool of a server (all pages), cached until the server announces a change. Tools with
+   * invalid `x-mcp-header` annotations are left out (and logged); calling one fails with
+   * `McpInvalidToolError`.
+   */
+  async listTools(server: string, options: McpCallOptions = {}): Promise<McpToolDefinition[]> {
     const scopeKey = this.scopeKey(server, options);
-    return this.toolLists.get(server, scopeKey, () => this.listAll<McpToolDefinition>(server, McpMethod.ToolsList, 'tools', { ...options, scopeKey }));
+    return (await this.toolLists.get(server, scopeKey, () => this.listAll<McpToolDefinition>(server, McpMethod.ToolsList, 'tools', { ...options, scopeKey }))).tools;
   }
 
   /** The tools of every server; servers without tools are skipped, those whose list cannot be read are logged and left out. */

@@ -22,6 +22,8 @@ export interface McpExchangeRequest {
   params?: Record<string, unknown>;
   /** Send it as a stateless request in this revision (params already carry the envelope). */
   modernVersion?: string;
+  /** HTTP headers of this request only (the `Mcp-Param-*` headers of a modern `tools/call`). */
+  headers?: Record<string, string>;
 }
 
 /** What one exchange produced. */
@@ -54,7 +56,7 @@ export class McpOutboundExchanger {
 
   /** Sends the request; rejects with the transport's failure, after recording it. */
   async send(request: McpExchangeRequest): Promise<McpExchangeOutcome> {
-    const { job, session, method, params, modernVersion } = request;
+    const { job, session, method, params, modernVersion, headers } = request;
     const message: JsonRpcRequest = { jsonrpc: '2.0', id: randomUUID(), method, ...(params ? { params } : {}) };
     const startedAt = new Date();
     const started = performance.now();
@@ -65,6 +67,7 @@ export class McpOutboundExchanger {
         sessionId: modernVersion ? null : (session?.remoteSessionId ?? null),
         protocolVersion: modernVersion ?? session?.protocolVersion ?? null,
         modern: modernVersion !== undefined,
+        ...(headers ? { headers } : {}),
         context: {
           server: job.server,
           scopeKey: job.scopeKey,

@@ -1,18 +1,34 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { scanParamHeaders, type McpParamHeader } from './modern/param-headers';
 import type { McpToolDefinition } from './tool-router';
+
+/** A server's tool list as callers get it: the usable tools, and those left out with the reason. */
+export interface McpToolList {
+  /** The tools a caller may use. */
+  tools: McpToolDefinition[];
+  /** The `Mcp-Param-*` headers of each usable tool that declares some, by tool name. */
+  headers: Map<string, McpParamHeader[]>;
+  /** Tools left out because of invalid `x-mcp-header` annotations: name -> reason. */
+  rejected: Map<string, string>;
+}
 
 /**
  * Tool lists per (server, scope key), kept until the server says they changed
- * (`notifications/tools/list_changed`, seen by any worker) or a listing fails.
+ * (`notifications/tools/list_changed`, seen by any worker) or a listing fails. A tool whose
+ * `x-mcp-header` annotations break the transport's rules is left out, with a warning naming it.
+ * Shared by `McpClientService` and the call runner of the same process.
  */
+@Injectable()
 export class McpToolListCache {
-  private readonly lists = new Map<string, Promise<McpToolDefinition[]>>();
+  private readonly logger = new Logger(McpToolListCache.name);
+  private readonly lists = new Map<string, Promise<McpToolList>>();
 
   /** The cached list, or the one `load` produces (shared by concurrent callers). */
-  get(server: string, scopeKey: string, load: () => Promise<McpToolDefinition[]>): Promise<McpToolDefinition[]> {
+  get(server: string, scopeKey: string, load: () => Promise<McpToolDefinition[]>): Promise<McpToolList> {
     const key = `${server}\u0000${scopeKey}`;
     let list = this.lists.get(key);
     if (!list) {
-      list = load();
+      list = load().then((tools) => this.screen(server, tools));
       this.lists.set(key, list);
       list.catch(() => {
         if (this.lists.get(key) === list) this.lists.delete(key);
@@ -24,5 +40,20 @@ export class McpToolListCache {
   /** Forgets every list of a server. */
   drop(server: string): void {
     for (const key of this.lists.keys()) if (key.startsWith(`${server}\u0000`)) this.lists.delete(key);
+  }
+
+  private screen(server: string, all: McpToolDefinition[]): McpToolList {
+    const list: McpToolList = { tools: [], headers: new Map(), rejected: new Map() };
+    for (const tool of all) {
+      const scan = scanParamHeaders(tool.inputSchema);
+      if (!scan.ok) {
+        list.rejected.set(tool.name, scan.reason);
+        this.logger.warn(`MCP server "${server}": the tool "${tool.name}" is left out: ${scan.reason}`);
+        continue;
+      }
+      list.tools.push(tool);
+      if (scan.headers.length) list.headers.set(tool.name, scan.headers);
+    }
+    return list;
   }
 }

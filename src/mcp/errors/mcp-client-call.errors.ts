@@ -56,6 +56,24 @@ export class McpAmbiguousToolError extends McpClientError {
 }
 
 /**
+ * A `tools/call` of a tool the client left out of the server's tool list: its `x-mcp-header`
+ * annotations break the transport's rules, so its arguments cannot be mirrored into headers.
+ * Nothing was sent.
+ */
+export class McpInvalidToolError extends McpClientError {
+  constructor(
+    /** Name of the configured server. */
+    readonly server: string,
+    /** The tool name. */
+    readonly tool: string,
+    /** What is wrong with the tool's definition. */
+    readonly reason: string,
+  ) {
+    super(`The tool "${tool}" of MCP server "${server}" cannot be called: ${reason}. Fix the tool's inputSchema on the server.`, false);
+  }
+}
+
+/**
  * A queued `tools/call` was re-run after its worker died while the call may already have reached
  * the server. It is not sent again (at most once); check the server's side effects instead.
  */

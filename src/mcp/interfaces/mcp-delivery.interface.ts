@@ -1,5 +1,6 @@
 import type { JsonRpcMessage, JsonRpcNotification, JsonRpcResponse } from '../protocol/jsonrpc';
 import type { McpPrincipal } from './principal.interface';
+import type { McpInputRequestOptions } from './mcp-tool-context.interface';
 
 /** MCP log levels, least to most severe (RFC 5424 names). */
 export type McpLogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
@@ -10,8 +11,11 @@ export type McpLogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'c
  * on 2026-07-28 they become an `input_required` result. The handler never knows which.
  */
 export interface McpClientChannel {
-  /** Sends a request to the client and resolves with its result (or rejects with its error). */
-  request(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>>;
+  /**
+   * Sends a request to the client and resolves with its result (or rejects with its error).
+   * `options.key` names the request where the carrier keys requests (2026-07-28 input requests).
+   */
+  request(method: string, params: Record<string, unknown>, options?: McpInputRequestOptions): Promise<Record<string, unknown>>;
 }
 
 /** Everything a toolset needs to know about who sent a message and on which session. */

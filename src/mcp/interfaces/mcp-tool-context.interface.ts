@@ -15,6 +15,17 @@ export interface McpRoot {
   [key: string]: unknown;
 }
 
+/** Options of one request a handler makes to the client (`elicit`, `sample`, `listRoots`). */
+export interface McpInputRequestOptions {
+  /**
+   * The key of the request in a 2026-07-28 `input_required` result (`inputRequests`) and in
+   * the client's `inputResponses`. Unique within the call; use the same key on every replay.
+   * Ignored on 2025 sessions, where the request travels as a JSON-RPC request.
+   * @default '<kind>-<n>' (`elicitation-1`, `sampling-2`, `roots-3`: the n-th unnamed request)
+   */
+  key?: string;
+}
+
 /**
  * The second argument of every handler (`@McpTool` and friends): who is calling, on which
  * session and mount, a signal that aborts on cancellation, and the way back to the client. The
@@ -41,12 +52,15 @@ export interface McpToolContext {
   log(level: McpLogLevel, data: unknown, logger?: string): Promise<void>;
   /** Reports progress, if the client sent a progress token. */
   progress(progress: number, total?: number, message?: string): Promise<void>;
-  /** Asks the user for input through the client (elicitation); needs the client's `elicitation` capability. */
-  elicit(message: string, requestedSchema: Record<string, unknown>, extra?: Record<string, unknown>): Promise<McpElicitResult>;
+  /**
+   * Asks the user for input through the client (elicitation); needs the client's `elicitation`
+   * capability. `extra` adds request params; its `key` names the input request instead.
+   */
+  elicit(message: string, requestedSchema: Record<string, unknown>, extra?: Record<string, unknown> & McpInputRequestOptions): Promise<McpElicitResult>;
   /** Asks the client's model for a completion (sampling/createMessage); needs the `sampling` capability. */
-  sample(params: Record<string, unknown>): Promise<Record<string, unknown>>;
+  sample(params: Record<string, unknown>, options?: McpInputRequestOptions): Promise<Record<string, unknown>>;
   /** Lists the client's roots; needs the `roots` capability. */
-  listRoots(): Promise<McpRoot[]>;
+  listRoots(options?: McpInputRequestOptions): Promise<McpRoot[]>;
 }
 
 /** One content block of a tool result. */

@@ -52,6 +52,12 @@ export function envelopeVersionOf(params: Record<string, unknown> | undefined): 
 /** Methods the stateless revision adds. */
 export const ModernMethod = {
   Discover: 'server/discover',
+  SubscriptionsListen: 'subscriptions/listen',
+} as const;
+
+/** Notifications the stateless revision adds. */
+export const ModernNotification = {
+  SubscriptionsAcknowledged: 'notifications/subscriptions/acknowledged',
 } as const;
 
 /** `params` fields a client adds when it retries a request after an `input_required` result. */
@@ -102,7 +108,7 @@ const HEADER_SAFE = /^[\x20-\x7e\t]*$/;
 
 /**
  * Decodes a header value that may use the Base64 sentinel form (`=?base64?...?=`), after
- * trimming optional whitespace. Null when the value is malformed: bad Base64, invalid UTF-8, or
+ * trimming optional whitespace. Null when the value is malformed: bad or unpadded Base64, invalid UTF-8, or
  * characters a header value may not carry.
  */
 export function decodeHeaderValue(raw: string): string | null {
@@ -110,6 +116,7 @@ export function decodeHeaderValue(raw: string): string | null {
   if (!HEADER_SAFE.test(value)) return null;
   const sentinel = BASE64_SENTINEL.exec(value);
   if (!sentinel) return value.startsWith('=?base64?') && value.endsWith('?=') ? null : value;
+  if (sentinel[1].length % 4 !== 0) return null; // unpadded or truncated Base64
   const bytes = Buffer.from(sentinel[1], 'base64');
   const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
   return Buffer.from(text, 'utf8').equals(bytes) ? text : null;

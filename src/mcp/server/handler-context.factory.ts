@@ -1,5 +1,5 @@
 import type { McpDeliveryContext, McpLogLevel } from '../interfaces/mcp-delivery.interface';
-import type { McpElicitResult, McpRoot, McpToolContext } from '../interfaces/mcp-tool-context.interface';
+import type { McpElicitResult, McpInputRequestOptions, McpRoot, McpToolContext } from '../interfaces/mcp-tool-context.interface';
 import { McpRpcError } from '../errors/mcp-rpc.error';
 import type { JsonRpcRequest } from '../protocol/jsonrpc';
 
@@ -92,16 +92,17 @@ class McpHandlerContext implements McpToolContext {
     await this.notify('notifications/progress', { progressToken, progress, ...(total !== undefined ? { total } : {}), ...(message ? { message } : {}) });
   }
 
-  private async doElicit(message: string, requestedSchema: Record<string, unknown>, extra?: Record<string, unknown>): Promise<McpElicitResult> {
-    return (await this.ask('elicitation', 'elicitation/create', { mode: 'form', message, requestedSchema, ...extra })) as McpElicitResult;
+  private async doElicit(message: string, requestedSchema: Record<string, unknown>, extra?: Record<string, unknown> & McpInputRequestOptions): Promise<McpElicitResult> {
+    const { key, ...params } = extra ?? {};
+    return (await this.ask('elicitation', 'elicitation/create', { mode: 'form', message, requestedSchema, ...params }, { key })) as McpElicitResult;
   }
 
-  private doSample(params: Record<string, unknown>): Promise<Record<string, unknown>> {
-    return this.ask('sampling', 'sampling/createMessage', params);
+  private doSample(params: Record<string, unknown>, options?: McpInputRequestOptions): Promise<Record<string, unknown>> {
+    return this.ask('sampling', 'sampling/createMessage', params, options);
   }
 
-  private async doListRoots(): Promise<McpRoot[]> {
-    const result = await this.ask('roots', 'roots/list', {});
+  private async doListRoots(options?: McpInputRequestOptions): Promise<McpRoot[]> {
+    const result = await this.ask('roots', 'roots/list', {}, options);
     return (Array.isArray(result.roots) ? result.roots : []) as McpRoot[];
   }
 
@@ -109,9 +110,10 @@ class McpHandlerContext implements McpToolContext {
     if (this.delivery.notify && !this.signal.aborted) await this.delivery.notify({ jsonrpc: '2.0', method, params });
   }
 
-  private async ask(capability: string, method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+  private async ask(capability: string, method: string, params: Record<string, unknown>, options?: McpInputRequestOptions): Promise<Record<string, unknown>> {
     requireCapability(this.delivery, capability, method);
-    return (this.delivery.client as NonNullable<McpDeliveryContext['client']>).request(method, params);
+    const client = this.delivery.client as NonNullable<McpDeliveryContext['client']>;
+    return options?.key === undefined ? client.request(method, params) : client.request(method, params, { key: options.key });
   }
 }
 

@@ -16,6 +16,7 @@ import { McpStreamRegistry } from './http/mcp-stream.registry';
 import { McpMetadataAccessor } from './mcp-metadata.accessor';
 import { FeaturesExplorer } from './features.explorer';
 import { createMcpFeatureProviders } from './features/feature.providers';
+import { McpListenStreams } from './modern/listen-stream.registry';
 import { MrtrRounds } from './modern/mrtr.rounds';
 import { RequestStateCodec } from './modern/request-state.codec';
 import { mcpPubSubProvider } from './pubsub/mcp-pubsub.provider';
@@ -72,6 +73,7 @@ export function createMcpServerParts(mount: string, path: string): McpServerPart
     McpStreamEndpoint,
     RequestStateCodec,
     MrtrRounds,
+    McpListenStreams,
     McpStatelessAudit,
     McpStatelessEndpoint,
     McpOriginGuard,

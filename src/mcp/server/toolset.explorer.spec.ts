@@ -346,6 +346,21 @@ describe('ToolsetExplorer', () => {
     expect(error.message).toContain('input schema is invalid');
   });
 
+  it('fails at boot on an invalid x-mcp-header annotation, naming Class#method, the tool and the problem', async () => {
+    @Injectable()
+    class BadHeader {
+      @McpTool({ description: 'bad', input: { type: 'object', properties: { ratio: { type: 'number', 'x-mcp-header': 'Ratio' } } } })
+      scale() {
+        return 'x';
+      }
+    }
+    const error = await bootError([BadHeader]);
+    expect(error).toBeInstanceOf(McpConfigurationError);
+    expect(error.message).toContain('BadHeader#scale');
+    expect(error.message).toContain('invalid x-mcp-header');
+    expect(error.message).toContain('not "number"');
+  });
+
   it('fails at boot on an output schema whose root type is not object', async () => {
     @Injectable()
     class BadOutput {

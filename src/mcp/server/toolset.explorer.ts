@@ -6,10 +6,11 @@ import { McpInfrastructureError } from '../errors/mcp-infrastructure.error';
 import type { JsonSchema, McpToolMetadata } from '../interfaces/mcp-tool-options.interface';
 import type { McpToolContext } from '../interfaces/mcp-tool-context.interface';
 import { MCP_MODULE_OPTIONS } from '../mcp.constants';
-import { invalidSchemaMessage, invalidToolNameMessage, requestScopedToolMessage } from '../mcp.messages';
+import { invalidMcpHeaderMessage, invalidSchemaMessage, invalidToolNameMessage, requestScopedToolMessage } from '../mcp.messages';
 import type { McpResolvedOptions } from '../mcp.options';
 import { TOOL_NAME_PATTERN } from '../protocol/mcp.methods';
 import { McpMetadataAccessor } from './mcp-metadata.accessor';
+import { McpParamHeaderError, mcpParamHeadersOf } from './modern/mcp-param.headers';
 import { Toolset } from './toolset';
 import { compileJsonSchema } from './tools/json-schema.validator';
 import type { RegisteredTool } from './tools/registered-tool';
@@ -53,6 +54,7 @@ export class ToolsetExplorer implements OnModuleInit {
       throw new McpConfigurationError(invalidToolNameMessage(metadata.name, owner));
     }
     const inputSchema = this.checkedSchema(metadata.input, owner, 'input');
+    this.checkParamHeaders(inputSchema, owner, metadata.name);
     const outputSchema = metadata.output ? this.checkedSchema(metadata.output, owner, 'output') : undefined;
     const definition: Record<string, unknown> = {
       name: metadata.name,
@@ -81,6 +83,16 @@ export class ToolsetExplorer implements OnModuleInit {
     }
     if (declared && !isDtoClass(declared)) this.compile(schema, owner, which);
     return schema;
+  }
+
+  /** `x-mcp-header` annotations a client would reject make the tool unusable: refuse them at boot. */
+  private checkParamHeaders(schema: JsonSchema, owner: string, tool: string): void {
+    try {
+      mcpParamHeadersOf(schema as Record<string, unknown>);
+    } catch (error) {
+      if (error instanceof McpParamHeaderError) throw new McpConfigurationError(invalidMcpHeaderMessage(owner, tool, error.message));
+      throw error;
+    }
   }
 
   private compile(schema: JsonSchema, owner: string, which: 'input' | 'output') {

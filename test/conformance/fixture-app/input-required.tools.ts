@@ -49,9 +49,10 @@ export class InputRequiredTools {
     return 'Logging tool done';
   }
 
+  /** The scenarios answer under the key `user_name`, which the handler names itself. */
   @McpTool({ name: 'test_input_required_result_elicitation', description: 'Asks for the user name.', input: NO_ARGS })
   async elicitation(_input: unknown, ctx: McpToolContext): Promise<string> {
-    const answer = await ctx.elicit('What is your name?', nameSchema('name'));
+    const answer = await ctx.elicit('What is your name?', nameSchema('name'), { key: 'user_name' });
     return `Hello, ${String(answer.content?.name ?? 'stranger')}!`;
   }
 

@@ -4,11 +4,13 @@ import { JsonRpcErrorCode, type JsonRpcRequest } from '../../protocol/jsonrpc';
 import { MCP_SERVER_REQUEST_METHODS } from '../mcp-client.constants';
 import type { McpServerRequestHandler } from '../transports/mcp-transport.interface';
 import { McpClientHandlerExplorer } from './client-handler.explorer';
+import { withElicitationDefaults } from './elicitation-defaults';
 
 /**
  * Answers the requests a server sends during a call (`ping`, `roots/list`,
  * `sampling/createMessage`, `elicitation/create`) with the registered handlers; a method without
- * a handler gets -32601.
+ * a handler gets -32601. An accepted elicitation gets the schema's defaults for the fields the
+ * handler left out (SEP-1034), whichever transport carried the request.
  */
 @Injectable()
 export class McpServerRequestDispatcher {
@@ -26,8 +28,9 @@ export class McpServerRequestDispatcher {
       const kind = MCP_SERVER_REQUEST_METHODS[request.method as keyof typeof MCP_SERVER_REQUEST_METHODS];
       const handler = kind ? this.handlers.get(kind) : undefined;
       if (!handler) throw new McpRpcError(JsonRpcErrorCode.MethodNotFound, `Method not found: ${request.method}`);
-      const result = await handler(request.params ?? {}, { server, scopeKey, method: request.method });
-      return (result ?? {}) as Record<string, unknown>;
+      const params = request.params ?? {};
+      const result = ((await handler(params, { server, scopeKey, method: request.method })) ?? {}) as Record<string, unknown>;
+      return kind === 'elicitation' ? withElicitationDefaults(params, result) : result;
     };
   }
 }

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { McpCallInterruptedError, McpCapabilityError } from '../../errors/mcp-client-call.errors';
+import { McpCallInterruptedError, McpCapabilityError, McpInvalidToolError } from '../../errors/mcp-client-call.errors';
 import { McpClientError, McpProtocolError, McpTransportError } from '../../errors/mcp-client.errors';
 import { McpInputRequiredError } from '../../errors/mcp-input-required.error';
 import type { McpOutboundSession } from '../../persistence/entities/outbound-session.entity';
@@ -14,12 +14,15 @@ import type { McpCallJob } from '../interfaces/mcp-call.interface';
 import type { McpCallAttempt } from '../mcp-call.processor';
 import { MCP_CLIENT_OPTIONS } from '../mcp-client.constants';
 import { McpOutboundExchanger } from '../outbound-exchange';
+import { McpToolListCache } from '../tool-list.cache';
+import type { McpToolDefinition } from '../tool-router';
 import { McpTransportRegistry } from '../transports/transport.registry';
 import type { McpEraVerdict } from './discover-verdict';
 import { endpointKeyOf } from './endpoint-key';
 import { McpEnvelopeFactory } from './envelope.factory';
 import { fulfilInputRequests, type McpInputRetry } from './input-required';
 import { DISCOVER_METHOD, withEnvelope } from './modern-request';
+import { paramHeaders } from './param-headers';
 import { McpRevisionNegotiator } from './revision.negotiator';
 
 type ModernVerdict = Extract<McpEraVerdict, { era: 'modern' }>;
@@ -36,6 +39,11 @@ function withoutServerInfo(result: Record<string, unknown>): Record<string, unkn
   return Object.keys(others).length ? { ...rest, _meta: others } : rest;
 }
 
+/** Most pages of `tools/list` read to find a tool's schema (a server that never ends its list). */
+const MAX_TOOL_PAGES = 1000;
+
+type Notify = (notification: JsonRpcNotification) => void;
+
 /** HTTP statuses with which a server that was taken for a modern one refuses a modern request. */
 const ERA_CHANGED_STATUSES = new Set([400, 404, 405]);
 
@@ -45,6 +53,9 @@ const ERA_CHANGED_STATUSES = new Set([400, 404, 405]);
  * `input_required` answers are fulfilled with the registered handlers and retried with a new id,
  * `inputResponses` and the untouched `requestState`, at most `maxInputRounds` times. Those rounds
  * are new requests by design; a `tools/call` is still claimed once and never re-sent otherwise.
+ * Over HTTP, a `tools/call` mirrors the arguments annotated `x-mcp-header` into `Mcp-Param-*` headers; the
+ * schema comes from the process's tool list cache, filled here with `tools/list` when empty (a
+ * queue worker has not listed anything), and a tool the list left out is refused.
  */
 @Injectable()
 export class McpModernCallRunner {
@@ -56,6 +67,7 @@ export class McpModernCallRunner {
     private readonly envelopes: McpEnvelopeFactory,
     private readonly dispatcher: McpServerRequestDispatcher,
     private readonly negotiator: McpRevisionNegotiator,
+    private readonly toolLists: McpToolListCache,
   ) {}
 
   /** Runs the call and resolves to its complete result. */
@@ -69,9 +81,12 @@ export class McpModernCallRunner {
     const capabilities = await this.capabilities(job, verdict, session, notify);
     if (capabilities && !allowsMethod(capabilities, method)) throw new McpCapabilityError(job.server, requiredCapability(method) as string, method);
     const isCall = method === McpMethod.ToolsCall;
+    // Other transports may ignore x-mcp-header (the headers exist for HTTP intermediaries).
+    const overHttp = this.transports.config(job.server).transport === 'http';
+    const headers = isCall && overHttp ? await this.paramHeaders(job, session, notify, verdict.version) : undefined;
     if (isCall && !(await attempt.claim())) throw new McpCallInterruptedError(attempt.id);
     try {
-      return await this.rounds(job, session, notify, method, verdict.version);
+      return await this.rounds(job, session, notify, method, verdict.version, headers);
     } catch (error) {
       if (!(error instanceof McpClientError) || error.delivered) throw error;
       if (isCall) await attempt.release();
@@ -102,18 +117,42 @@ export class McpModernCallRunner {
     return capabilities;
   }
 
+  /** The `Mcp-Param-*` headers of a `tools/call`. @throws McpInvalidToolError for a tool left out of the list. */
+  private async paramHeaders(job: McpCallJob, session: McpOutboundSession | null, notify: Notify, version: string): Promise<Record<string, string>> {
+    const name = String(job.params?.name);
+    const list = await this.toolLists.get(job.server, job.scopeKey, () => this.listTools(job, session, notify, version));
+    const reason = list.rejected.get(name);
+    if (reason !== undefined) throw new McpInvalidToolError(job.server, name, reason);
+    return paramHeaders(list.headers.get(name) ?? [], job.params?.arguments);
+  }
+
+  /** Every page of `tools/list`, asked directly: a worker must not wait on its own queue. */
+  private async listTools(job: McpCallJob, session: McpOutboundSession | null, notify: Notify, version: string): Promise<McpToolDefinition[]> {
+    const tools: McpToolDefinition[] = [];
+    let cursor: unknown;
+    for (let page = 0; page < MAX_TOOL_PAGES; page++) {
+      const listing: McpCallJob = { ...job, method: McpMethod.ToolsList, params: cursor === undefined ? {} : { cursor } };
+      const result = await this.rounds(listing, session, notify, McpMethod.ToolsList, version);
+      tools.push(...((result.tools as McpToolDefinition[] | undefined) ?? []));
+      cursor = result.nextCursor;
+      if (typeof cursor !== 'string' || !cursor) return tools;
+    }
+    throw new McpProtocolError(`MCP server "${job.server}" returned more than ${MAX_TOOL_PAGES} pages for tools/list`, false);
+  }
+
   private async rounds(
     job: McpCallJob,
     session: McpOutboundSession | null,
-    notify: (n: JsonRpcNotification) => void,
+    notify: Notify,
     method: string,
     version: string,
+    headers?: Record<string, string>,
   ): Promise<Record<string, unknown>> {
     const answer = this.dispatcher.forCall(job.server, job.scopeKey);
     let retry: McpInputRetry = {};
     for (let round = 0; ; round++) {
       const params = withEnvelope({ ...(job.params ?? {}), ...retry }, this.envelopes.forCall(job, version));
-      const { result } = await this.exchanger.call({ job, session, notify, method, params, modernVersion: version });
+      const { result } = await this.exchanger.call({ job, session, notify, method, params, modernVersion: version, headers });
       const { resultType = ResultType.Complete, ...rest } = result;
       if (resultType === ResultType.Complete) return withoutServerInfo(rest);
       if (resultType !== ResultType.InputRequired) {

@@ -3,6 +3,7 @@ import {
   McpCallInterruptedError,
   McpCallNotFoundError,
   McpCapabilityError,
+  McpInvalidToolError,
   McpToolNotFoundError,
   McpUnknownServerError,
 } from '../../errors/mcp-client-call.errors';
@@ -18,7 +19,7 @@ export interface EncodedCallError {
 }
 
 /** The typed fields each error class carries beyond its message. */
-const FIELDS = ['code', 'data', 'error', 'timeoutMs', 'status', 'server', 'capability', 'method', 'known', 'tool', 'servers', 'unreachable', 'callId'];
+const FIELDS = ['code', 'data', 'error', 'timeoutMs', 'status', 'server', 'capability', 'method', 'known', 'tool', 'servers', 'unreachable', 'callId', 'reason'];
 
 /** Turns any failure into plain JSON, keeping the class name and its typed fields. */
 export function encodeCallError(error: unknown): EncodedCallError {
@@ -41,6 +42,7 @@ const FACTORIES: Record<string, (e: EncodedCallError, f: Fields) => Error> = {
   McpAmbiguousToolError: (_e, f) => new McpAmbiguousToolError(f.tool, f.servers ?? []),
   McpCallInterruptedError: (_e, f) => new McpCallInterruptedError(f.callId),
   McpCallNotFoundError: (_e, f) => new McpCallNotFoundError(f.callId),
+  McpInvalidToolError: (_e, f) => new McpInvalidToolError(f.server, f.tool, f.reason),
   McpInputRequiredError: (e, f) => new McpInputRequiredError(e.message, f.server, f.method),
 };
 

@@ -14,7 +14,8 @@ import { excerpt } from './http-raw';
 import { type HttpSession, type HttpWire } from './http-wire';
 
 /**
- * Handles what the server sends on a POST's SSE stream besides our response: notifications go
+ * Handles what the server sends on a POST's SSE stream besides our response (or on the
+ * session's standalone GET stream during a call): notifications go
  * to `onNotification`; requests are answered through `onServerRequest` (ping always with `{}`,
  * -32601 when no handler) and the answer is POSTed back to the endpoint in the same session.
  */

@@ -9,6 +9,7 @@ import { exchangeMessage, type HttpExchangeOutcome } from './http-exchange';
 import { INITIALIZED_NOTIFICATION, handshakeFromResponse, initializeRequest, sessionFromHandshake } from './http-handshake';
 import { excerpt } from './http-raw';
 import { HttpSessionExpiredError } from './http-session-expired.error';
+import { HttpStandaloneStreams } from './http-standalone.stream';
 import { HttpSendFailure, HttpWire, type HttpSession } from './http-wire';
 import { resolveHttpTransportOptions, type HttpTransportOptions, type ResolvedHttpTransportOptions } from './http.options';
 import type { McpHandshakeInfo, McpTransport, McpTransportContext, McpTransportDeliverOptions, McpTransportResult } from './mcp-transport.interface';
@@ -21,6 +22,8 @@ type Message = JsonRpcRequest | JsonRpcNotification;
  *
  * - POSTs each message with `Accept: application/json, text/event-stream`; reads a JSON body or
  *   an SSE stream, answering server->client requests found on it and passing notifications on.
+ * - While a request of a session is in flight, also listens on the session's standalone GET
+ *   stream and answers the server requests found there the same way (405: the endpoint has none).
  * - Opens the session itself when `deliver` gets `sessionId: null` for anything but
  *   `initialize` (initialize, then notifications/initialized), and reports the new session id
  *   and `handshake` in the result; later requests echo `Mcp-Session-Id` and
@@ -38,10 +41,12 @@ type Message = JsonRpcRequest | JsonRpcNotification;
 export class HttpTransport implements McpTransport {
   private readonly options: ResolvedHttpTransportOptions;
   private readonly wire: HttpWire;
+  private readonly standalone: HttpStandaloneStreams;
 
   constructor(options: HttpTransportOptions) {
     this.options = resolveHttpTransportOptions(options);
     this.wire = new HttpWire(this.options);
+    this.standalone = new HttpStandaloneStreams(this.wire);
   }
 
   /** Sends one request or notification; see the class comment for the rules. */
@@ -78,16 +83,16 @@ export class HttpTransport implements McpTransport {
   }
 
   private async run(message: Message, options: McpTransportDeliverOptions, call: HttpCall): Promise<McpTransportResult> {
-    if (options.modern) return this.runModern(message, options.protocolVersion ?? MODERN_PROTOCOL_VERSION, call);
+    if (options.modern) return this.runModern(message, options.protocolVersion ?? MODERN_PROTOCOL_VERSION, call, options.headers);
     const isInitialize = 'id' in message && message.method === McpMethod.Initialize;
     let session: HttpSession | null = options.sessionId ? { id: options.sessionId, protocolVersion: options.protocolVersion ?? null } : null;
     let handshake: McpHandshakeInfo | undefined;
     if (!session && !isInitialize) ({ session, handshake } = await this.openSession(call));
-    let outcome = await this.send(message, session, call, true);
+    let outcome = await this.sendListening(message, session, call);
     if (outcome.kind === 'http-error' && outcome.status === 404 && session?.id && !handshake) {
       if (!isIdempotent(message)) throw new HttpSessionExpiredError(call.context.server, message.method, session.id);
       ({ session, handshake } = await this.openSession(call));
-      outcome = await this.send(message, session, call, true);
+      outcome = await this.sendListening(message, session, call);
     }
     if (outcome.kind === 'http-error') throw this.httpError(outcome, call, call.maybeDelivered);
     const result: McpTransportResult = {
@@ -103,10 +108,24 @@ export class HttpTransport implements McpTransport {
     return result;
   }
 
-  /** One stateless request: no handshake, no session id, the routing headers. */
-  private async runModern(message: Message, protocolVersion: string, call: HttpCall): Promise<McpTransportResult> {
+  /**
+   * Sends a request of a session while listening on the session's standalone GET stream, where
+   * a server may send the requests it makes during the call (e.g. `elicitation/create`).
+   */
+  private async sendListening(message: Message, session: HttpSession | null, call: HttpCall): Promise<HttpExchangeOutcome> {
+    if (!session?.id || !('id' in message)) return this.send(message, session, call, true);
+    const stop = await this.standalone.listen(session, call);
+    try {
+      return await this.send(message, session, call, true);
+    } finally {
+      stop();
+    }
+  }
+
+  /** One stateless request: no handshake, no session id, the routing headers and the caller's (`Mcp-Param-*`). */
+  private async runModern(message: Message, protocolVersion: string, call: HttpCall, headers: Record<string, string> = {}): Promise<McpTransportResult> {
     const session: HttpSession = { id: null, protocolVersion };
-    const outcome = await this.send(message, session, call, true, routingHeaders(message, protocolVersion));
+    const outcome = await this.send(message, session, call, true, { ...headers, ...routingHeaders(message, protocolVersion) });
     if (outcome.kind === 'http-error') throw this.httpError(outcome, call, call.maybeDelivered);
     const body = outcome.kind === 'response' ? outcome.body : null;
     return { body, sessionId: null, rawRequest: JSON.stringify(message), rawResponse: outcome.raw, status: outcome.status, stderr: '' };

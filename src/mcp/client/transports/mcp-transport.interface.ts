@@ -38,6 +38,8 @@ export interface McpTransportDeliverOptions {
    * `Mcp-Name`. A JSON-RPC error answered with an HTTP 4xx comes back as `body`.
    */
   modern?: boolean;
+  /** HTTP headers of this request only, e.g. the `Mcp-Param-*` headers of a modern `tools/call`; other transports ignore them. */
+  headers?: Record<string, string>;
   /** Per-call context. */
   context: McpTransportContext;
 }

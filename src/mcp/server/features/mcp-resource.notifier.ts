@@ -1,10 +1,12 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { MCP_SESSION_NOTIFIER, type McpSessionNotifier } from '../../interfaces/mcp-session-notifier.interface';
+import { McpListenStreams } from '../modern/listen-stream.registry';
 import { ResourceSubscriptionStore } from './resource-subscription.store';
 
 /**
  * Announces that a resource changed: every live session of the mount that subscribed to the URI
- * (on any replica) gets `notifications/resources/updated` through the mount's session notifier.
+ * (on any replica) gets `notifications/resources/updated` through the mount's session notifier,
+ * and so does every 2026-07-28 `subscriptions/listen` stream whose filter names the URI.
  *
  * @example
  * ```ts
@@ -20,23 +22,30 @@ export class McpResourceNotifier {
   constructor(
     private readonly subscriptions: ResourceSubscriptionStore,
     @Optional() @Inject(MCP_SESSION_NOTIFIER) private readonly notifier?: McpSessionNotifier | null,
+    @Optional() @Inject(McpListenStreams) private readonly listenStreams?: McpListenStreams | null,
   ) {}
 
   /**
    * Notifies the subscribers of `uri`. Resolves with the session ids the notification was handed
-   * to (none when the mount has no session notifier); rejects when handing it over failed for
-   * a session (after trying every other one).
+   * to (none when the mount has no session notifier), once it was also handed to the listen
+   * streams of every replica; rejects when handing it over failed for a session or for the
+   * listen streams (after trying every other one).
    */
   async resourceUpdated(uri: string): Promise<string[]> {
+    const notification = { jsonrpc: '2.0' as const, method: 'notifications/resources/updated', params: { uri } };
+    const listened = this.listenStreams ? this.listenStreams.publish(notification) : Promise.resolve();
     const notifier = this.notifier;
     if (!notifier) {
-      if (!this.warned) this.logger.warn('No session notifier is configured: resource update notifications are not delivered.');
+      if (!this.warned) this.logger.warn('No session notifier is configured: resource update notifications reach no session.');
       this.warned = true;
+      await listened;
       return [];
     }
-    const sessionIds = await this.subscriptions.subscribers(uri);
-    const notification = { jsonrpc: '2.0' as const, method: 'notifications/resources/updated', params: { uri } };
-    const outcomes = await Promise.allSettled(sessionIds.map((sessionId) => notifier.notifySession(sessionId, notification)));
+    const sessionIds = await this.subscriptions.subscribers(uri).catch(async (error) => {
+      await listened.catch(() => undefined);
+      throw error;
+    });
+    const outcomes = await Promise.allSettled([listened, ...sessionIds.map((sessionId) => notifier.notifySession(sessionId, notification))]);
     const failure = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
     if (failure) throw failure.reason;
     return sessionIds;

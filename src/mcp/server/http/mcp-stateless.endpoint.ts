@@ -8,15 +8,20 @@ import { JsonRpcErrorCode, jsonRpcError, jsonRpcResult, type ClassifiedMessage, 
 import { McpHeader, McpMethod } from '../../protocol/mcp.methods';
 import { ModernMethod, ModernRetryParam, REMOVED_MODERN_METHODS, envelopeVersionOf, isModernVersion } from '../../protocol/modern';
 import { isSupportedSessionVersion } from '../../protocol/revisions';
+import { ResourcesFeature } from '../features/resources.feature';
 import { InputRequiredSignal, type StatelessInputChannel } from '../modern/input-channel';
+import { McpListenStreams, acknowledgment } from '../modern/listen-stream.registry';
+import { checkParamHeaders } from '../modern/mcp-param.headers';
 import { isRejection, readModernEnvelope, type ModernEnvelope } from '../modern/modern-envelope';
 import { httpStatusForError } from '../modern/modern-rejection';
 import { ModernResponseStream } from '../modern/modern-response.stream';
 import { decorateResult, discoverResult } from '../modern/modern-results';
 import { MrtrRounds } from '../modern/mrtr.rounds';
+import { agreeSubscriptionFilter, readSubscriptionFilter, type SubscriptionFilter, type SubscriptionSupport } from '../modern/subscription-filter';
 import { Toolset } from '../toolset';
 import type { McpRequest } from './mcp-body.reader';
 import { headerValue } from './mcp-http.checks';
+import { sendJsonText } from './mcp-http.responses';
 import { acceptsEventStream } from './mcp-sse.writer';
 import { McpStatelessAudit, type StatelessExchange } from './mcp-stateless.audit';
 
@@ -25,7 +30,8 @@ type StatelessMessage = JsonRpcRequest | JsonRpcNotification;
 /**
  * The stateless (2026-07-28) side of a mount's endpoint: every request carries its revision,
  * identity and capabilities in `_meta`, and is checked, answered and audited on its own, with
- * no session. It reaches the same toolset as the session path, through `Toolset.deliver`.
+ * no session. It reaches the same toolset as the session path, through `Toolset.deliver`;
+ * `subscriptions/listen` turns the response into a long-lived notification stream instead.
  */
 @Injectable()
 export class McpStatelessEndpoint {
@@ -34,6 +40,8 @@ export class McpStatelessEndpoint {
     private readonly toolset: Toolset,
     private readonly rounds: MrtrRounds,
     private readonly audit: McpStatelessAudit,
+    private readonly listenStreams: McpListenStreams,
+    private readonly resources: ResourcesFeature,
   ) {}
 
   /**
@@ -67,19 +75,17 @@ export class McpStatelessEndpoint {
     const message: StatelessMessage = classified.message;
     const principal = req.user as McpPrincipal;
     const exchange: StatelessExchange = { message, text, principal, startedAt, version: envelopeVersionOf(message.params) };
-    const envelope = readModernEnvelope(message, (name) => headerValue(req.headers, name));
+    const header = (name: string) => headerValue(req.headers, name);
+    let envelope = readModernEnvelope(message, header);
+    if (!isRejection(envelope) && 'id' in message && message.method === McpMethod.ToolsCall) envelope = checkParamHeaders(this.toolset, message, header) ?? envelope;
     const id = 'id' in message ? message.id : null;
-    if (isRejection(envelope)) {
-      const json = JSON.stringify(jsonRpcError(id, envelope.code, envelope.message, envelope.data));
-      await this.audit.record(exchange, envelope.status, json, envelope.code);
-      res.statusCode = envelope.status;
-      return void res.setHeader('Content-Type', 'application/json').end(json);
-    }
+    if (isRejection(envelope)) return this.refuse(exchange, res, jsonRpcError(id, envelope.code, envelope.message, envelope.data), envelope.status);
     if (!('id' in message)) {
       // No client notification is defined over HTTP on this revision (closing the stream cancels).
       await this.audit.record(exchange, 202, null, null);
       return void res.status(202).end();
     }
+    if (message.method === ModernMethod.SubscriptionsListen) return this.listen(message, exchange, req, res);
     const stream = new ModernResponseStream(res, acceptsEventStream(headerValue(req.headers, 'accept')));
     const response = await this.respond(message, envelope, principal, stream, res, exchange);
     const code = 'error' in response ? response.error.code : null;
@@ -87,6 +93,45 @@ export class McpStatelessEndpoint {
     const json = JSON.stringify(response);
     await this.audit.record(exchange, status, json, code, 'result' in response && response.result.isError === true);
     stream.finish(status, json);
+  }
+
+  /**
+   * Opens a `subscriptions/listen` stream. Its audit row is written when the stream opens, before
+   * the acknowledgment leaves (status 200, the acknowledgment as the response): the trail shows
+   * who listens to what even if the stream outlives the process; its end is not recorded.
+   */
+  private async listen(request: JsonRpcRequest, exchange: StatelessExchange, req: McpRequest, res: Response): Promise<void> {
+    if (!acceptsEventStream(headerValue(req.headers, 'accept'))) {
+      const error = jsonRpcError(request.id, JsonRpcErrorCode.InvalidRequest, 'Invalid request: subscriptions/listen answers with an event stream; send Accept: text/event-stream');
+      return this.refuse(exchange, res, error, httpStatusForError(JsonRpcErrorCode.InvalidRequest));
+    }
+    let filter: SubscriptionFilter;
+    try {
+      filter = agreeSubscriptionFilter(readSubscriptionFilter(request.params), this.subscriptionSupport());
+    } catch (error) {
+      if (!(error instanceof McpRpcError)) throw error;
+      return this.refuse(exchange, res, { jsonrpc: '2.0', id: request.id, error: error.toJsonRpc() }, httpStatusForError(error.code));
+    }
+    await this.audit.record(exchange, 200, JSON.stringify(acknowledgment(request.id, filter)), null);
+    this.listenStreams.open(request.id, filter, res);
+  }
+
+  private subscriptionSupport(): SubscriptionSupport {
+    const capabilities = this.toolset.getCapabilities() as Record<string, { listChanged?: unknown; subscribe?: unknown } | undefined>;
+    return {
+      listChanged: {
+        tools: capabilities.tools?.listChanged === true,
+        prompts: capabilities.prompts?.listChanged === true,
+        resources: capabilities.resources?.listChanged === true,
+      },
+      resourceExists: capabilities.resources?.subscribe === true ? (uri) => this.resources.exists(uri) : null,
+    };
+  }
+
+  private async refuse(exchange: StatelessExchange, res: Response, response: JsonRpcResponse & { error: { code: number } }, status: number): Promise<void> {
+    const json = JSON.stringify(response);
+    await this.audit.record(exchange, status, json, response.error.code);
+    sendJsonText(res, status, json);
   }
 
   private async respond(

@@ -1,4 +1,7 @@
+import { McpRpcError } from '../../errors/mcp-rpc.error';
 import type { McpClientChannel } from '../../interfaces/mcp-delivery.interface';
+import type { McpInputRequestOptions } from '../../interfaces/mcp-tool-context.interface';
+import { JsonRpcErrorCode } from '../../protocol/jsonrpc';
 import { propagateFromHandlers } from '../toolset';
 
 /** One request the server needs the client to answer before a stateless request can complete. */
@@ -26,27 +29,59 @@ const KIND_BY_METHOD: Record<string, string> = {
   'roots/list': 'roots',
 };
 
+const METHOD_BY_KIND: Record<string, string> = Object.fromEntries(Object.entries(KIND_BY_METHOD).map(([method, kind]) => [kind, method]));
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return !!value && typeof value === 'object' && !Array.isArray(value);
+}
+
 /**
- * The way back to the client of one stateless round (multi round-trip requests). The n-th
- * request a handler makes gets the key `<kind>-<n>`, the same on every round of the request:
- * an answer the client already gave is returned at once, a missing one is recorded and the
- * handler is stopped with `InputRequiredSignal`.
+ * The method an automatic key (`<kind>-<n>`) stands for; undefined for a key a handler named.
+ * Lets a state sealed before keys could be named still be checked.
+ */
+export function methodOfAutomaticKey(key: string): string | undefined {
+  const kind = /^([a-z]+)-\d+$/.exec(key)?.[1];
+  return kind === undefined ? undefined : METHOD_BY_KIND[kind];
+}
+
+/**
+ * Checks the client's answer to one input request against the result type of its method:
+ * `-32602` when it cannot be that result (an `ElicitResult` needs an action, a
+ * `ListRootsResult` a roots array).
+ */
+export function checkInputResponse(key: string, method: string | undefined, answer: unknown): Record<string, unknown> {
+  const invalid = (message: string) => new McpRpcError(JsonRpcErrorCode.InvalidParams, `Invalid params: ${message}`);
+  if (!isObject(answer)) throw invalid(`inputResponses["${key}"] must be an object`);
+  if (method === 'elicitation/create' && !['accept', 'decline', 'cancel'].includes(answer.action as string)) {
+    throw invalid(`inputResponses["${key}"] must be an ElicitResult with action "accept", "decline" or "cancel"`);
+  }
+  if (method === 'roots/list' && !Array.isArray(answer.roots)) throw invalid(`inputResponses["${key}"] must be a ListRootsResult with a roots array`);
+  return answer;
+}
+
+/**
+ * The way back to the client of one stateless round (multi round-trip requests). A request is
+ * keyed by the handler's `key` option, or else `<kind>-<n>` for the n-th unnamed request: the
+ * same on every round, since the handler is replayed from the start. An answer the client gave
+ * is checked and returned at once; a missing one is recorded and the handler is stopped with
+ * `InputRequiredSignal`. Answers under keys the handler never asks for are ignored.
  */
 export class StatelessInputChannel implements McpClientChannel {
-  private calls = 0;
+  private unnamed = 0;
   private readonly pending = new Map<string, InputRequest>();
-  private readonly used = new Set<string>();
+  private readonly used = new Map<string, Record<string, unknown>>();
 
-  constructor(private readonly answers: Readonly<Record<string, Record<string, unknown>>>) {}
+  constructor(private readonly answers: Readonly<Record<string, unknown>>) {}
 
   /** @inheritdoc */
-  async request(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
-    this.calls += 1;
-    const key = `${KIND_BY_METHOD[method] ?? 'input'}-${this.calls}`;
-    const answer = this.answers[key];
+  async request(method: string, params: Record<string, unknown>, options?: McpInputRequestOptions): Promise<Record<string, unknown>> {
+    const key = options?.key ?? `${KIND_BY_METHOD[method] ?? 'input'}-${++this.unnamed}`;
+    if (typeof key !== 'string' || key === '') throw new TypeError(`The key of an input request must be a non-empty string (got ${JSON.stringify(key)})`);
+    const answer = Object.prototype.hasOwnProperty.call(this.answers, key) ? this.answers[key] : undefined;
     if (answer !== undefined) {
-      this.used.add(key);
-      return answer;
+      const checked = checkInputResponse(key, method, answer);
+      this.used.set(key, checked);
+      return checked;
     }
     this.pending.set(key, { method, params });
     throw new InputRequiredSignal(key);
@@ -64,6 +99,6 @@ export class StatelessInputChannel implements McpClientChannel {
 
   /** The answers the handler consumed so far, by key (carried into the next round's state). */
   consumedAnswers(): Record<string, Record<string, unknown>> {
-    return Object.fromEntries([...this.used].map((key) => [key, this.answers[key]]));
+    return Object.fromEntries(this.used);
   }
 }

@@ -3,10 +3,10 @@ import { McpRpcError } from '../../errors/mcp-rpc.error';
 import type { McpPrincipal } from '../../interfaces/principal.interface';
 import { JsonRpcErrorCode, type JsonRpcRequest } from '../../protocol/jsonrpc';
 import { INPUT_REQUIRED_METHODS, ModernRetryParam, ResultType } from '../../protocol/modern';
-import { StatelessInputChannel } from './input-channel';
+import { StatelessInputChannel, checkInputResponse, methodOfAutomaticKey } from './input-channel';
 import { RequestStateCodec, digestParams, type RequestStatePayload } from './request-state.codec';
 
-type Answers = Record<string, Record<string, unknown>>;
+type Answers = Record<string, unknown>;
 
 function invalid(message: string): McpRpcError {
   return new McpRpcError(JsonRpcErrorCode.InvalidParams, `Invalid params: ${message}`);
@@ -14,15 +14,6 @@ function invalid(message: string): McpRpcError {
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return !!value && typeof value === 'object' && !Array.isArray(value);
-}
-
-function checkAnswer(key: string, answer: unknown): Record<string, unknown> {
-  if (!isObject(answer)) throw invalid(`inputResponses["${key}"] must be an object`);
-  if (key.startsWith('elicitation-') && !['accept', 'decline', 'cancel'].includes(answer.action as string)) {
-    throw invalid(`inputResponses["${key}"] must be an ElicitResult with action "accept", "decline" or "cancel"`);
-  }
-  if (key.startsWith('roots-') && !Array.isArray(answer.roots)) throw invalid(`inputResponses["${key}"] must be a ListRootsResult with a roots array`);
-  return answer;
 }
 
 /**
@@ -46,11 +37,12 @@ export class MrtrRounds {
     if (responses !== undefined && !isObject(responses)) throw invalid('inputResponses must be an object keyed by input request');
     if (sealed !== undefined && typeof sealed !== 'string') throw invalid('requestState must be the string the server returned');
     if (!INPUT_REQUIRED_METHODS.includes(request.method)) return undefined;
-    if (sealed === undefined) return new StatelessInputChannel({});
+    // Without a state the client answers up front; the channel checks each answer the handler uses.
+    if (sealed === undefined) return new StatelessInputChannel((responses as Answers | undefined) ?? {});
     const state = this.verify(sealed, request, principal);
     const answers: Answers = { ...state.responses };
     for (const key of state.asked) {
-      if (responses?.[key] !== undefined) answers[key] = checkAnswer(key, responses[key]);
+      if (responses?.[key] !== undefined) answers[key] = checkInputResponse(key, state.methods?.[key] ?? methodOfAutomaticKey(key), responses[key]);
     }
     return new StatelessInputChannel(answers);
   }
@@ -65,6 +57,7 @@ export class MrtrRounds {
       expiresAt: Date.now() + this.codec.ttlMs,
       responses: channel.consumedAnswers(),
       asked: Object.keys(inputRequests),
+      methods: Object.fromEntries(Object.entries(inputRequests).map(([key, input]) => [key, input.method])),
     });
     return { resultType: ResultType.InputRequired, inputRequests, requestState };
   }

@@ -22,6 +22,8 @@ export interface RequestStatePayload {
   responses: Record<string, Record<string, unknown>>;
   /** The keys of the input requests the last round asked for. */
   asked: string[];
+  /** The method of each asked key (states sealed without it hold automatic keys only). */
+  methods?: Record<string, string>;
 }
 
 function canonical(value: unknown): string {

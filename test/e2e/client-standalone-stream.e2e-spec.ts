@@ -1,0 +1,74 @@
+import { McpModule, McpClientService, getMcpClientToken, type McpClientOptions } from '../../src/mcp';
+import { startSdkStandaloneServer, type SdkStandaloneServer } from '../fixtures/http/sdk-standalone-server';
+import { startApp, type RunningApp } from '../support/http-app';
+import { createTestDatabase, type TestDatabase } from '../support/postgres';
+
+/** Polls `check` until it holds or the deadline passes. */
+async function until(check: () => boolean, what: string, deadlineMs = 5_000): Promise<void> {
+  const end = Date.now() + deadlineMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+/**
+ * A 2025 session with an SDK 1.x server that sends its requests on the standalone GET stream
+ * (`server.server.elicitInput` without `relatedRequestId`): the client listens there while a call
+ * is in flight, answers with the registered handlers, fills in elicitation defaults (SEP-1034),
+ * and closes the stream when the call ends.
+ */
+describe('McpClientService and the standalone GET stream of a 2025 session', () => {
+  let db: TestDatabase;
+  let server: SdkStandaloneServer;
+  const elicited: Record<string, unknown>[] = [];
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    server = await startSdkStandaloneServer();
+  });
+  afterAll(async () => {
+    await server?.close();
+    await db?.drop();
+  });
+
+  async function withClient<T>(use: (client: McpClientService) => Promise<T>): Promise<T> {
+    const options: McpClientOptions = {
+      servers: { sdk: { url: server.url, version: '2025-11-25' } },
+      handlers: {
+        // A user who accepts the form without touching it.
+        elicitation: (params) => {
+          elicited.push(params);
+          return { action: 'accept', content: {} };
+        },
+        roots: () => ({ roots: [{ uri: 'file:///work', name: 'work' }] }),
+      },
+    };
+    const app: RunningApp = await startApp(db.url, { imports: [McpModule.forRoot({ mount: 'client', serve: false, client: options })] });
+    try {
+      return await use(app.app.get<McpClientService>(getMcpClientToken('client')));
+    } finally {
+      await app.close();
+    }
+  }
+
+  it('answers an elicitation sent on the standalone stream, with the schema defaults filled in, and closes the stream after the call', async () => {
+    const result = await withClient(async (client) => {
+      const answer = await client.callTool('sdk', 'profile', {});
+      await until(() => server.streamsOpen() === 0, 'the standalone stream to close after the call');
+      return answer;
+    });
+    expect(elicited).toHaveLength(1);
+    expect(elicited[0]).toMatchObject({ message: 'Your profile?' });
+    const filled = { name: 'John Doe', age: 30, status: 'active', verified: true };
+    expect(server.answers).toEqual([{ action: 'accept', content: filled }]);
+    expect(result).toEqual({ content: [{ type: 'text', text: JSON.stringify(filled) }] });
+    expect(server.streamsOpened()).toBeGreaterThanOrEqual(1);
+  });
+
+  it('answers other server requests found there (roots/list) with the same handlers', async () => {
+    const result = await withClient((client) => client.callTool('sdk', 'roots', {}));
+    expect(result).toEqual({ content: [{ type: 'text', text: 'file:///work' }] });
+    await until(() => server.streamsOpen() === 0, 'the standalone stream to close after the call');
+  });
+});
