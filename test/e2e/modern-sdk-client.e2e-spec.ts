@@ -1,6 +1,7 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { McpModule } from '../../src/mcp';
 import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';
+import { FeaturePrompts, FeatureResources, PIXEL_PNG } from '../fixtures/features/feature-providers';
 import { ModernTools } from '../fixtures/modern/modern-tools';
 import { startApp, type RunningApp } from '../support/http-app';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
@@ -20,7 +21,7 @@ describe('official SDK 2.x client against McpModule (2026-07-28, PostgreSQL)', (
     db = await createTestDatabase();
     server = await startApp(db.url, {
       imports: [McpModule.forRoot({ auth: fixtureAuth, stateless: { requestStateSecret: 'a-shared-secret-of-the-test-suite' } })],
-      providers: [FixtureTools, ModernTools],
+      providers: [FixtureTools, ModernTools, FeatureResources, FeaturePrompts],
     });
   });
 
@@ -33,12 +34,13 @@ describe('official SDK 2.x client against McpModule (2026-07-28, PostgreSQL)', (
     const transport = new StreamableHTTPClientTransport(new URL(`${server.baseUrl}/mcp`), {
       requestInit: { headers: { Authorization: 'Bearer token-alice' } },
     });
-    const client = new Client({ name: 'sdk2-e2e', version: '2.0.0' }, { capabilities: { elicitation: {}, roots: {} }, versionNegotiation: { mode } });
+    const client = new Client({ name: 'sdk2-e2e', version: '2.0.0' }, { capabilities: { elicitation: {}, roots: {}, sampling: {} }, versionNegotiation: { mode } });
     client.setRequestHandler('elicitation/create', async (request) => {
       asked.push(String(request.params.message));
       return { action: 'accept', content: { name: `name-${asked.length}` } };
     });
     client.setRequestHandler('roots/list', async () => ({ roots: [{ uri: 'file:///work', name: 'work' }] }));
+    client.setRequestHandler('sampling/createMessage', async () => ({ role: 'assistant', content: { type: 'text', text: 'hi from the model' }, model: 'test-model', stopReason: 'endTurn' }));
     await client.connect(transport);
     return { client, transport };
   }
@@ -89,6 +91,47 @@ describe('official SDK 2.x client against McpModule (2026-07-28, PostgreSQL)', (
       const result = await client.callTool({ name: 'work', arguments: {} }, { onprogress: (progress) => seen.push(progress.progress) });
       expect(result.content).toEqual([{ type: 'text', text: 'worked' }]);
       expect(seen).toEqual([1, 2]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a tool that samples is answered by the client model handler through an input_required round', async () => {
+    const { client } = await connect({ pin: '2026-07-28' });
+    try {
+      const result = await client.callTool({ name: 'ask_model', arguments: {} });
+      expect(result.content).toEqual([{ type: 'text', text: 'model said: hi from the model' }]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('lists and reads resources and templates, gets prompts and completes arguments on the stateless revision', async () => {
+    const { client, transport } = await connect('auto');
+    try {
+      expect(transport.protocolVersion).toBe('2026-07-28');
+      const { resources } = await client.listResources();
+      expect(resources.map((r) => r.uri)).toEqual(expect.arrayContaining(['docs://readme', 'images://pixel.png']));
+      const { resourceTemplates } = await client.listResourceTemplates();
+      expect(resourceTemplates.map((t) => t.uriTemplate)).toContain('users://{id}/profile');
+      const readme = await client.readResource({ uri: 'docs://readme' });
+      expect(readme.contents).toEqual([expect.objectContaining({ uri: 'docs://readme', mimeType: 'text/markdown', text: '# durable-mcp\n' })]);
+      const pixel = await client.readResource({ uri: 'images://pixel.png' });
+      expect(pixel.contents).toEqual([expect.objectContaining({ uri: 'images://pixel.png', blob: PIXEL_PNG.toString('base64') })]);
+      const profile = await client.readResource({ uri: 'users://alice/profile' });
+      expect(JSON.parse(String((profile.contents[0] as { text: string }).text))).toMatchObject({ id: 'alice', name: 'Alice', viewer: 'alice' });
+      await expect(client.readResource({ uri: 'users://nobody/profile' })).rejects.toMatchObject({ code: -32602 });
+
+      const { prompts } = await client.listPrompts();
+      expect(prompts.map((p) => p.name)).toEqual(expect.arrayContaining(['code_review', 'show_pixel', 'translate']));
+      const review = await client.getPrompt({ name: 'code_review', arguments: { code: 'x = 1', language: 'python' } });
+      expect(review.messages[0]).toEqual({ role: 'user', content: { type: 'text', text: 'Please review this python:\nx = 1' } });
+      const shown = await client.getPrompt({ name: 'show_pixel', arguments: {} });
+      expect(shown.messages.map((m) => m.content.type)).toEqual(['image', 'resource']);
+      await expect(client.getPrompt({ name: 'code_review', arguments: {} })).rejects.toMatchObject({ code: -32602 });
+
+      const completed = await client.complete({ ref: { type: 'ref/prompt', name: 'code_review' }, argument: { name: 'language', value: 'pyt' } });
+      expect(completed.completion.values).toEqual(['python', 'pytorch']);
     } finally {
       await client.close();
     }
