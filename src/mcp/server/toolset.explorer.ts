@@ -1,14 +1,12 @@
 import { Inject, Injectable, Logger, type OnModuleInit, type Type } from '@nestjs/common';
-import { ContextIdFactory, DiscoveryService, MetadataScanner, ModuleRef } from '@nestjs/core';
-import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper';
+import { DiscoveryService, MetadataScanner, ModuleRef } from '@nestjs/core';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
-import { McpInfrastructureError } from '../errors/mcp-infrastructure.error';
 import type { JsonSchema, McpToolMetadata } from '../interfaces/mcp-tool-options.interface';
-import type { McpToolContext } from '../interfaces/mcp-tool-context.interface';
 import { MCP_MODULE_OPTIONS } from '../mcp.constants';
 import { invalidMcpHeaderMessage, invalidSchemaMessage, invalidToolNameMessage, requestScopedToolMessage } from '../mcp.messages';
 import type { McpResolvedOptions } from '../mcp.options';
 import { TOOL_NAME_PATTERN } from '../protocol/mcp.methods';
+import { createMethodInvoker, providerMethods, type ProviderMethod } from './features/provider-methods';
 import { McpMetadataAccessor } from './mcp-metadata.accessor';
 import { McpParamHeaderError, mcpParamHeadersOf } from './modern/mcp-param.headers';
 import { Toolset } from './toolset';
@@ -35,21 +33,14 @@ export class ToolsetExplorer implements OnModuleInit {
 
   /** Discovers and registers the tools. */
   onModuleInit(): void {
-    const selected = this.options.providers ? new Set<unknown>(this.options.providers) : null;
-    for (const wrapper of this.discovery.getProviders()) {
-      const instance = wrapper.instance as Record<string, unknown> | undefined;
-      if (!instance || typeof instance !== 'object' || !Object.getPrototypeOf(instance)) continue;
-      const type = (wrapper.metatype && !wrapper.inject ? wrapper.metatype : instance.constructor) as Type<unknown>;
-      if (selected && !selected.has(type) && !selected.has(instance.constructor)) continue;
-      for (const methodName of this.scanner.getAllMethodNames(Object.getPrototypeOf(instance))) {
-        const metadata = this.accessor.getToolMetadata(instance[methodName]);
-        if (metadata) this.toolset.register(this.buildTool(wrapper, type, methodName, metadata));
-      }
+    for (const method of providerMethods(this.discovery, this.scanner, this.options.providers)) {
+      const metadata = this.accessor.getToolMetadata(method.instance[method.methodName]);
+      if (metadata) this.toolset.register(this.buildTool(method, metadata));
     }
   }
 
-  private buildTool(wrapper: InstanceWrapper, type: Type<unknown>, methodName: string, metadata: McpToolMetadata): RegisteredTool {
-    const owner = `${type.name || 'AnonymousProvider'}#${methodName}`;
+  private buildTool(method: ProviderMethod, metadata: McpToolMetadata): RegisteredTool {
+    const { owner, methodName } = method;
     if (!TOOL_NAME_PATTERN.test(metadata.name)) {
       throw new McpConfigurationError(invalidToolNameMessage(metadata.name, owner));
     }
@@ -72,7 +63,7 @@ export class ToolsetExplorer implements OnModuleInit {
       definition: Object.freeze(definition),
       validateInput: compileInputValidator(metadata.input),
       validateOutput: outputSchema ? this.compile(outputSchema, owner, 'output') : undefined,
-      invoke: this.invoker(wrapper, owner, methodName),
+      invoke: createMethodInvoker(this.moduleRef, method, methodName, this.logger, requestScopedToolMessage(owner)),
     };
   }
 
@@ -101,24 +92,5 @@ export class ToolsetExplorer implements OnModuleInit {
     } catch (error) {
       throw new McpConfigurationError(invalidSchemaMessage(owner, which, (error as Error).message));
     }
-  }
-
-  private invoker(wrapper: InstanceWrapper, owner: string, methodName: string): RegisteredTool['invoke'] {
-    if (wrapper.isDependencyTreeStatic()) {
-      const instance = wrapper.instance as Record<string, (...args: unknown[]) => unknown>;
-      return async (args, context) => instance[methodName](args, context);
-    }
-    this.logger.log(requestScopedToolMessage(owner));
-    return async (args: unknown, context: McpToolContext) => {
-      const contextId = ContextIdFactory.create();
-      this.moduleRef.registerRequestByContextId(context, contextId);
-      let instance: Record<string, (...a: unknown[]) => unknown>;
-      try {
-        instance = await this.moduleRef.resolve(wrapper.token, contextId, { strict: false });
-      } catch (error) {
-        throw new McpInfrastructureError(`Could not resolve the request-scoped provider of ${owner}: ${(error as Error)?.message}`, { cause: error });
-      }
-      return instance[methodName](args, context);
-    };
   }
 }
