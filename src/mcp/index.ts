@@ -46,7 +46,7 @@ export type { McpToolContext, McpContent, McpCallToolResult, McpToolReturn, McpI
 export type { McpDeliveryContext, McpMessageHandler, McpLogLevel } from './interfaces/mcp-delivery.interface';
 export { MCP_SESSION_NOTIFIER } from './interfaces/mcp-session-notifier.interface';
 export type { McpSessionNotifier } from './interfaces/mcp-session-notifier.interface';
-export { McpClientRequestError, McpClientRequestTimeoutError } from './server/http/mcp-session-channel.errors';
+export { McpClientRequestError, McpClientRequestTimeoutError } from './errors/mcp-client-request.errors';
 export type { McpStreamOptions } from './server/http/mcp-stream.options';
 export type { McpPubSubOptions } from './server/pubsub/mcp-pubsub.interface';
 export type { McpResolvedOptions } from './mcp.options';
@@ -100,8 +100,8 @@ export {
   toFunctionName,
 } from './client/tool-format.converters';
 export type { OpenAiTool, AnthropicTool, GeminiFunctionDeclaration, ToolFormatOptions } from './client/tool-format.converters';
-export { ToolsetTransport } from './client/transports/toolset.transport';
-export type { ToolsetTransportOptions } from './client/transports/toolset.transport';
+export { ToolsetTransport } from './client/transports/toolset/toolset.transport';
+export type { ToolsetTransportOptions } from './client/transports/toolset/toolset.transport';
 export type {
   McpTransport,
   McpTransportContext,
@@ -111,12 +111,12 @@ export type {
   McpServerRequestHandler,
   McpServerNotificationHandler,
 } from './client/transports/mcp-transport.interface';
-export { McpOutboundSessionStore } from './persistence/outbound-session.store';
-export type { McpOutboundSessionState } from './persistence/outbound-session.store';
-export { StdioTransport } from './client/transports/stdio.transport';
-export type { StdioTransportOptions, StdioPoolOptions } from './client/transports/stdio.options';
-export { toStdioArgv } from './client/transports/stdio-argv';
-export type { StdioServerConfig } from './client/transports/stdio-argv';
-export type { StdioErrorDetails } from './client/transports/stdio.errors';
-export { HttpTransport } from './client/transports/http.transport';
-export type { HttpTransportOptions, HttpRetryOptions } from './client/transports/http.options';
+export { McpOutboundSessionStore } from './persistence/typeorm/typeorm-outbound-session.store';
+export type { McpOutboundSessionState } from './persistence/typeorm/typeorm-outbound-session.store';
+export { StdioTransport } from './client/transports/stdio/stdio.transport';
+export type { StdioTransportOptions, StdioPoolOptions } from './client/transports/stdio/stdio.options';
+export { toStdioArgv } from './client/transports/stdio/stdio-argv';
+export type { StdioServerConfig } from './client/transports/stdio/stdio-argv';
+export type { StdioErrorDetails } from './client/transports/stdio/stdio.errors';
+export { HttpTransport } from './client/transports/http/http.transport';
+export type { HttpTransportOptions, HttpRetryOptions } from './client/transports/http/http.options';

@@ -9,7 +9,7 @@ import { DEFAULT_MOUNT, DEFAULT_PATH, MCP_MODULE_OPTIONS, getMcpClientToken, get
 import { MCP_ASYNC_OPTIONS_TYPE, MCP_OPTIONS_TYPE, MCP_RAW_OPTIONS, McpConfigurableModule } from './mcp.module-definition';
 import { resolveMcpOptions } from './mcp.options';
 import { MCP_ENTITIES } from './persistence/entities';
-import { McpEventLog } from './persistence/event-log.service';
+import { McpEventLog } from './persistence/typeorm/typeorm-event-sink.store';
 import { createMcpServerParts } from './server/mcp-server.providers';
 import { mcpFeatureExports } from './server/features/feature.providers';
 

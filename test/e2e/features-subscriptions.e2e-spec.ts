@@ -3,7 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { McpModule } from '../../src/mcp';
 import { FeaturePrompts, FeatureResources, ResourceChanges } from '../fixtures/features/feature-providers';
 import { fixtureAuth } from '../fixtures/fixture-tools';
-import { modernPost, modernRequest } from '../fixtures/modern/modern-wire';
+import { statelessPost, statelessRequest } from '../fixtures/stateless/stateless-wire';
 import { SseReader } from '../fixtures/sse/sse-reader';
 import { startApp, type RunningApp } from '../support/http-app';
 import { openSession, post, send, versionHeader } from '../support/mcp-wire';
@@ -85,15 +85,15 @@ describe('resource subscriptions and revision-specific feature methods (PostgreS
   });
 
   it('keeps subscribe and setLevel to sessions: unknown methods on 2026-07-28, where not-found is -32602', async () => {
-    const subscribe = await modernPost(url, modernRequest(1, 'resources/subscribe', { uri: 'docs://readme' }));
+    const subscribe = await statelessPost(url, statelessRequest(1, 'resources/subscribe', { uri: 'docs://readme' }));
     expect(subscribe.json.error.code).toBe(-32601);
-    const setLevel = await modernPost(url, modernRequest(2, 'logging/setLevel', { level: 'debug' }));
+    const setLevel = await statelessPost(url, statelessRequest(2, 'logging/setLevel', { level: 'debug' }));
     expect(setLevel.json.error.code).toBe(-32601);
-    const missing = await modernPost(url, modernRequest(3, 'resources/read', { uri: 'docs://missing' }));
+    const missing = await statelessPost(url, statelessRequest(3, 'resources/read', { uri: 'docs://missing' }));
     expect(missing.json.error).toMatchObject({ code: -32602, data: { uri: 'docs://missing' } });
-    const read = await modernPost(url, modernRequest(4, 'resources/read', { uri: 'users://bob/profile' }));
+    const read = await statelessPost(url, statelessRequest(4, 'resources/read', { uri: 'users://bob/profile' }));
     expect(JSON.parse(read.json.result.contents[0].text)).toEqual({ id: 'bob', name: 'Bob', viewer: 'alice' });
-    const prompt = await modernPost(url, modernRequest(5, 'prompts/get', { name: 'code_review', arguments: { code: 'x' } }));
+    const prompt = await statelessPost(url, statelessRequest(5, 'prompts/get', { name: 'code_review', arguments: { code: 'x' } }));
     expect(prompt.json.result.messages[0].content.text).toBe('Please review this code:\nx');
   });
 });

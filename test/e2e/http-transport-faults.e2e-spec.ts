@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { McpProtocolError, McpTransportError, type JsonRpcNotification, type JsonRpcRequest } from '../../src/mcp';
-import { HttpTransport } from '../../src/mcp/client/transports/http.transport';
+import { HttpTransport } from '../../src/mcp/client/transports/http/http.transport';
 import type { McpTransportContext, McpTransportDeliverOptions } from '../../src/mcp/client/transports/mcp-transport.interface';
 import { json, openSse, reset, result, sseEvent, startScriptedHttpServer, status, type ScriptedHttpServer } from '../fixtures/http/scripted-http-server';
 

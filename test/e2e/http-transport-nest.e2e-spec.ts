@@ -1,5 +1,5 @@
 import { McpModule, McpTransportError, type JsonRpcRequest } from '../../src/mcp';
-import { HttpTransport } from '../../src/mcp/client/transports/http.transport';
+import { HttpTransport } from '../../src/mcp/client/transports/http/http.transport';
 import type { McpTransportContext } from '../../src/mcp/client/transports/mcp-transport.interface';
 import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';
 import { startApp, type RunningApp } from '../support/http-app';

@@ -1,8 +1,8 @@
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { McpTimeoutError, McpTransportError, type JsonRpcNotification, type JsonRpcRequest } from '../../src/mcp';
-import { HttpSessionExpiredError } from '../../src/mcp/client/transports/http-session-expired.error';
-import { HttpTransport } from '../../src/mcp/client/transports/http.transport';
+import { HttpSessionExpiredError } from '../../src/mcp/client/transports/http/http-session-expired.error';
+import { HttpTransport } from '../../src/mcp/client/transports/http/http.transport';
 import type { McpTransportContext } from '../../src/mcp/client/transports/mcp-transport.interface';
 import { startSdkHttpServer, type SdkHttpServer } from '../fixtures/http/sdk-http-server';
 

@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { MCP_ENTITIES, McpEvent, McpInboundSession } from '../../src/mcp';
-import { EntitySql, JsonText } from '../../src/mcp/persistence/entity-sql';
+import { EntitySql, JsonText } from '../../src/mcp/persistence/typeorm/entity-sql';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 
 describe('shipped migrations and entities', () => {

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { McpProtocolError, McpTimeoutError, McpTransportError } from '../../src/mcp/errors/mcp-client.errors';
 import type { JsonRpcNotification } from '../../src/mcp/protocol/jsonrpc';
-import { StdioTransport } from '../../src/mcp/client/transports/stdio.transport';
-import type { StdioTransportOptions } from '../../src/mcp/client/transports/stdio.options';
-import type { StdioClientError } from '../../src/mcp/client/transports/stdio.errors';
+import { StdioTransport } from '../../src/mcp/client/transports/stdio/stdio.transport';
+import type { StdioTransportOptions } from '../../src/mcp/client/transports/stdio/stdio.options';
+import type { StdioClientError } from '../../src/mcp/client/transports/stdio/stdio.errors';
 import { call, context, isAlive, pidRecorder, rawServer, toolCall, waitUntil } from '../fixtures/stdio/stdio-test-kit';
 
 /** Runs one call that must fail, and returns its error. */

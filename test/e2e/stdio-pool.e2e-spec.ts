@@ -1,6 +1,6 @@
 import { McpTimeoutError, McpTransportError } from '../../src/mcp/errors/mcp-client.errors';
-import { StdioTransport } from '../../src/mcp/client/transports/stdio.transport';
-import type { StdioTransportOptions } from '../../src/mcp/client/transports/stdio.options';
+import { StdioTransport } from '../../src/mcp/client/transports/stdio/stdio.transport';
+import type { StdioTransportOptions } from '../../src/mcp/client/transports/stdio/stdio.options';
 import { call, context, isAlive, pidRecorder, rawServer, sdkServer, toolCall, waitUntil } from '../fixtures/stdio/stdio-test-kit';
 
 describe('StdioTransport pooled mode', () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { McpRpcError } from '../../src/mcp/errors/mcp-rpc.error';
 import type { JsonRpcRequest } from '../../src/mcp/protocol/jsonrpc';
-import { StdioTransport } from '../../src/mcp/client/transports/stdio.transport';
+import { StdioTransport } from '../../src/mcp/client/transports/stdio/stdio.transport';
 import { call, context, everythingServer, filesystemServer, isAlive, pidRecorder, request, toolCall } from '../fixtures/stdio/stdio-test-kit';
 
 const SAMPLING_RESULT = { role: 'assistant', content: { type: 'text', text: 'fixed sampled answer' }, model: 'test-model', stopReason: 'endTurn' };

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { McpConfigurationError } from '../../src/mcp/errors/mcp-configuration.error';
 import { McpTimeoutError } from '../../src/mcp/errors/mcp-client.errors';
-import { StdioTransport } from '../../src/mcp/client/transports/stdio.transport';
-import { toStdioArgv } from '../../src/mcp/client/transports/stdio-argv';
+import { StdioTransport } from '../../src/mcp/client/transports/stdio/stdio.transport';
+import { toStdioArgv } from '../../src/mcp/client/transports/stdio/stdio-argv';
 import { call, context, isAlive, pidRecorder, request, sdkServer, toolCall } from '../fixtures/stdio/stdio-test-kit';
 
 describe('StdioTransport against a server built with the official SDK 1.x', () => {

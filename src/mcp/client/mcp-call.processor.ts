@@ -1,14 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { McpCallInterruptedError, McpCapabilityError } from '../errors/mcp-client-call.errors';
 import { McpClientError } from '../errors/mcp-client.errors';
-import { McpOutboundSessionStore } from '../persistence/outbound-session.store';
+import { McpOutboundSessionStore } from '../persistence/typeorm/typeorm-outbound-session.store';
 import type { JsonRpcNotification } from '../protocol/jsonrpc';
 import { McpMethod } from '../protocol/mcp.methods';
-import { MODERN_PROTOCOL_VERSION } from '../protocol/modern';
+import { STATELESS_PROTOCOL_VERSION } from '../protocol/stateless';
 import { allowsMethod, requiredCapability } from './capabilities';
 import type { McpCallJob } from './interfaces/mcp-call.interface';
-import { McpModernCallRunner } from './modern/modern-call.runner';
-import { McpRevisionNegotiator } from './modern/revision.negotiator';
+import { McpStatelessCallRunner } from './stateless/stateless-call.runner';
+import { McpRevisionNegotiator } from './stateless/revision.negotiator';
 import { McpOutboundExchanger } from './outbound-exchange';
 import { McpTransportRegistry } from './transports/transport.registry';
 
@@ -29,7 +29,7 @@ export interface McpCallAttempt {
 
 /**
  * Runs one outbound call, on whichever worker picked it up. First decides the revision (pinned,
- * or the verdict of `version: 'auto'`); a 2026-07-28 server is served by `McpModernCallRunner`.
+ * or the verdict of `version: 'auto'`); a 2026-07-28 server is served by `McpStatelessCallRunner`.
  * On the 2025 path it continues the persisted remote session of (server, scope key), refuses
  * methods the server did not declare, answers server->client requests with the registered
  * handlers, writes one event row per exchange and maps JSON-RPC errors to `McpServerError`.
@@ -42,7 +42,7 @@ export class McpCallProcessor {
     private readonly sessions: McpOutboundSessionStore,
     private readonly exchanger: McpOutboundExchanger,
     private readonly negotiator: McpRevisionNegotiator,
-    private readonly modern: McpModernCallRunner,
+    private readonly stateless: McpStatelessCallRunner,
   ) {}
 
   /** Runs the call and resolves to its JSON-RPC result. */
@@ -51,9 +51,9 @@ export class McpCallProcessor {
     let session = await this.sessions.find(job.server, job.scopeKey);
     const notify = (notification: JsonRpcNotification) => attempt.notify(job.server, notification);
     const verdict = await this.negotiator.resolve(job, session, notify);
-    if (verdict.era === 'modern') return this.modern.run(job, attempt, verdict, session);
-    // A row left by a modern verdict holds no session to continue.
-    if (session?.protocolVersion === MODERN_PROTOCOL_VERSION) session = null;
+    if (verdict.era === 'stateless') return this.stateless.run(job, attempt, verdict, session);
+    // A row left by a stateless verdict holds no session to continue.
+    if (session?.protocolVersion === STATELESS_PROTOCOL_VERSION) session = null;
     if (requiredCapability(job.method) && !session?.serverCapabilities) {
       session = (await this.exchanger.call({ job, session, notify, method: McpMethod.Ping, params: {} })).session;
     }

@@ -2,7 +2,7 @@ import type { Provider } from '@nestjs/common';
 import { getSharedConfigToken } from '@nestjs/bull';
 import type { QueueOptions } from 'bull';
 import { MCP_MODULE_OPTIONS } from '../mcp.constants';
-import { McpOutboundSessionStore } from '../persistence/outbound-session.store';
+import { McpOutboundSessionStore } from '../persistence/typeorm/typeorm-outbound-session.store';
 import { resolveClientOptions } from './config/client-options.resolver';
 import { McpClientHandlerExplorer } from './handlers/client-handler.explorer';
 import { McpServerRequestDispatcher } from './handlers/server-request.dispatcher';
@@ -10,9 +10,9 @@ import type { McpClientOptions } from './interfaces/mcp-client-options.interface
 import { MCP_CLIENT_OPTIONS } from './mcp-client.constants';
 import { McpClientService } from './mcp-client.service';
 import { McpCallProcessor } from './mcp-call.processor';
-import { McpEnvelopeFactory } from './modern/envelope.factory';
-import { McpModernCallRunner } from './modern/modern-call.runner';
-import { McpRevisionNegotiator } from './modern/revision.negotiator';
+import { McpEnvelopeFactory } from './stateless/envelope.factory';
+import { McpStatelessCallRunner } from './stateless/stateless-call.runner';
+import { McpRevisionNegotiator } from './stateless/revision.negotiator';
 import { McpOutboundExchanger } from './outbound-exchange';
 import { McpOutboundEventRecorder } from './outbound-event.recorder';
 import { McpCallQueueHost } from './queue/mcp-call-queue.host';
@@ -41,7 +41,7 @@ export function createMcpClientProviders(): Provider[] {
     McpEnvelopeFactory,
     McpToolListCache,
     McpRevisionNegotiator,
-    McpModernCallRunner,
+    McpStatelessCallRunner,
     McpCallProcessor,
     McpCallQueueHost,
     McpClientService,

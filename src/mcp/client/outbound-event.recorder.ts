@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { McpEventLog } from '../persistence/event-log.service';
+import { McpEventLog } from '../persistence/typeorm/typeorm-event-sink.store';
 import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../protocol/jsonrpc';
 
 /** Longest note kept on an event row (stderr excerpts, error texts). */

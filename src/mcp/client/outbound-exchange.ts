@@ -2,11 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { McpServerError } from '../errors/mcp-client.errors';
 import type { McpOutboundSession } from '../persistence/entities/outbound-session.entity';
-import { McpOutboundSessionStore } from '../persistence/outbound-session.store';
+import { McpOutboundSessionStore } from '../persistence/typeorm/typeorm-outbound-session.store';
 import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../protocol/jsonrpc';
 import { McpServerRequestDispatcher } from './handlers/server-request.dispatcher';
 import type { McpCallJob } from './interfaces/mcp-call.interface';
-import { endpointKeyOf } from './modern/endpoint-key';
+import { endpointKeyOf } from './stateless/endpoint-key';
 import { McpOutboundEventRecorder } from './outbound-event.recorder';
 import type { McpTransportResult } from './transports/mcp-transport.interface';
 import { McpTransportRegistry } from './transports/transport.registry';
@@ -21,8 +21,8 @@ export interface McpExchangeRequest {
   method: string;
   params?: Record<string, unknown>;
   /** Send it as a stateless request in this revision (params already carry the envelope). */
-  modernVersion?: string;
-  /** HTTP headers of this request only (the `Mcp-Param-*` headers of a modern `tools/call`). */
+  statelessVersion?: string;
+  /** HTTP headers of this request only (the `Mcp-Param-*` headers of a stateless `tools/call`). */
   headers?: Record<string, string>;
 }
 
@@ -56,7 +56,7 @@ export class McpOutboundExchanger {
 
   /** Sends the request; rejects with the transport's failure, after recording it. */
   async send(request: McpExchangeRequest): Promise<McpExchangeOutcome> {
-    const { job, session, method, params, modernVersion, headers } = request;
+    const { job, session, method, params, statelessVersion, headers } = request;
     const message: JsonRpcRequest = { jsonrpc: '2.0', id: randomUUID(), method, ...(params ? { params } : {}) };
     const startedAt = new Date();
     const started = performance.now();
@@ -64,9 +64,9 @@ export class McpOutboundExchanger {
     let failure: unknown;
     try {
       outcome = await this.transports.get(job.server).deliver(message, {
-        sessionId: modernVersion ? null : (session?.remoteSessionId ?? null),
-        protocolVersion: modernVersion ?? session?.protocolVersion ?? null,
-        modern: modernVersion !== undefined,
+        sessionId: statelessVersion ? null : (session?.remoteSessionId ?? null),
+        protocolVersion: statelessVersion ?? session?.protocolVersion ?? null,
+        stateless: statelessVersion !== undefined,
         ...(headers ? { headers } : {}),
         context: {
           server: job.server,
@@ -80,12 +80,12 @@ export class McpOutboundExchanger {
       failure = error;
     }
     const durationMs = performance.now() - started;
-    const updated = outcome && !modernVersion ? await this.remember(job, session, outcome) : session;
+    const updated = outcome && !statelessVersion ? await this.remember(job, session, outcome) : session;
     await this.recorder.record({
       server: job.server,
       scopeKey: job.scopeKey,
       sessionRef: updated?.id ?? null,
-      protocolVersion: modernVersion ?? updated?.protocolVersion ?? null,
+      protocolVersion: statelessVersion ?? updated?.protocolVersion ?? null,
       message,
       response: outcome?.body ?? null,
       status: outcome?.status ?? (failure as { status?: number } | undefined)?.status ?? null,

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { scanParamHeaders, type McpParamHeader } from './modern/param-headers';
+import { scanParamHeaders, type McpParamHeader } from './stateless/param-headers';
 import type { McpToolDefinition } from './tool-router';
 
 /** A server's tool list as callers get it: the usable tools, and those left out with the reason. */

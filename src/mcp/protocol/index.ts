@@ -1,4 +1,4 @@
 export * from './jsonrpc';
 export * from './revisions';
 export * from './mcp.methods';
-export * from './modern';
+export * from './stateless';

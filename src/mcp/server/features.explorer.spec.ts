@@ -18,7 +18,7 @@ import { FeaturesExplorer } from './features.explorer';
 import { createMcpFeatureProviders } from './features/feature.providers';
 import { McpResourceNotifier } from './features/mcp-resource.notifier';
 import { McpMetadataAccessor } from './mcp-metadata.accessor';
-import { InboundSessionStore } from './sessions/inbound-session.store';
+import { InboundSessionStore } from '../persistence/typeorm/typeorm-session.store';
 import { Toolset } from './toolset';
 
 const principal = { key: 'alice', label: 'Alice', raw: 'alice' };

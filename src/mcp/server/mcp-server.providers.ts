@@ -16,12 +16,12 @@ import { McpStreamRegistry } from './http/mcp-stream.registry';
 import { McpMetadataAccessor } from './mcp-metadata.accessor';
 import { FeaturesExplorer } from './features.explorer';
 import { createMcpFeatureProviders } from './features/feature.providers';
-import { McpListenStreams } from './modern/listen-stream.registry';
-import { MrtrRounds } from './modern/mrtr.rounds';
-import { RequestStateCodec } from './modern/request-state.codec';
+import { McpListenStreams } from './stateless/listen-stream.registry';
+import { MrtrRounds } from './stateless/mrtr.rounds';
+import { RequestStateCodec } from './stateless/request-state.codec';
 import { mcpPubSubProvider } from './pubsub/mcp-pubsub.provider';
 import { McpSessionBus } from './pubsub/mcp-session.bus';
-import { InboundSessionStore } from './sessions/inbound-session.store';
+import { InboundSessionStore } from '../persistence/typeorm/typeorm-session.store';
 import { Toolset } from './toolset';
 import { ToolsetExplorer } from './toolset.explorer';
 

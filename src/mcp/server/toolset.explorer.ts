@@ -8,7 +8,7 @@ import type { McpResolvedOptions } from '../mcp.options';
 import { TOOL_NAME_PATTERN } from '../protocol/mcp.methods';
 import { createMethodInvoker, providerMethods, type ProviderMethod } from './features/provider-methods';
 import { McpMetadataAccessor } from './mcp-metadata.accessor';
-import { McpParamHeaderError, mcpParamHeadersOf } from './modern/mcp-param.headers';
+import { McpParamHeaderError, mcpParamHeadersOf } from './stateless/mcp-param.headers';
 import { Toolset } from './toolset';
 import { compileJsonSchema } from './tools/json-schema.validator';
 import type { RegisteredTool } from './tools/registered-tool';

@@ -1,9 +1,9 @@
 import { McpConfigurationError } from '../../errors/mcp-configuration.error';
 import { invalidServerMessage } from '../../mcp.messages';
-import { MODERN_PROTOCOL_VERSION } from '../../protocol/modern';
+import { STATELESS_PROTOCOL_VERSION } from '../../protocol/stateless';
 import { SESSION_PROTOCOL_VERSIONS } from '../../protocol/revisions';
 import type { McpResolvedServerConfig, McpServerConfig } from '../interfaces/mcp-server-config.interface';
-import { assertStdioArgv, toStdioArgv } from '../transports/stdio-argv';
+import { assertStdioArgv, toStdioArgv } from '../transports/stdio/stdio-argv';
 
 /** Server names become event rows, session keys and Redis job data: keep them plain. */
 const SERVER_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -13,7 +13,7 @@ function fail(name: string, reason: string): never {
 }
 
 /** The values `version` accepts. */
-const VERSIONS: readonly string[] = ['auto', MODERN_PROTOCOL_VERSION, ...SESSION_PROTOCOL_VERSIONS];
+const VERSIONS: readonly string[] = ['auto', STATELESS_PROTOCOL_VERSION, ...SESSION_PROTOCOL_VERSIONS];
 
 function checkCommon(name: string, config: McpServerConfig): void {
   if (config.version !== undefined && !VERSIONS.includes(config.version)) {

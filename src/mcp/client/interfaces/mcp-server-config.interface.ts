@@ -1,5 +1,5 @@
-import type { HttpRetryOptions } from '../transports/http.options';
-import type { StdioPoolOptions } from '../transports/stdio.options';
+import type { HttpRetryOptions } from '../transports/http/http.options';
+import type { StdioPoolOptions } from '../transports/stdio/stdio.options';
 
 /**
  * Whose remote session a call continues: `shared` (one session per server for the whole app) or

@@ -30,15 +30,15 @@ export interface McpTransportContext {
 export interface McpTransportDeliverOptions {
   /** The remote session to continue (HTTP), or null to start one when needed. */
   sessionId: string | null;
-  /** The negotiated protocol revision of that session, when known (the modern revision when `modern`). */
+  /** The negotiated protocol revision of that session, when known (the stateless revision when `stateless`). */
   protocolVersion?: string | null;
   /**
    * Send the message as a stateless (2026-07-28) request: it already carries its `_meta`
    * envelope; no handshake, no session id; HTTP adds `MCP-Protocol-Version`, `Mcp-Method` and
    * `Mcp-Name`. A JSON-RPC error answered with an HTTP 4xx comes back as `body`.
    */
-  modern?: boolean;
-  /** HTTP headers of this request only, e.g. the `Mcp-Param-*` headers of a modern `tools/call`; other transports ignore them. */
+  stateless?: boolean;
+  /** HTTP headers of this request only, e.g. the `Mcp-Param-*` headers of a stateless `tools/call`; other transports ignore them. */
   headers?: Record<string, string>;
   /** Per-call context. */
   context: McpTransportContext;

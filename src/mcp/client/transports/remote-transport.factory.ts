@@ -1,8 +1,8 @@
 import { isSupportedSessionVersion } from '../../protocol/revisions';
 import type { McpResolvedServerConfig } from '../interfaces/mcp-server-config.interface';
-import { HttpTransport } from './http.transport';
+import { HttpTransport } from './http/http.transport';
 import type { McpTransport } from './mcp-transport.interface';
-import { StdioTransport } from './stdio.transport';
+import { StdioTransport } from './stdio/stdio.transport';
 
 /**
  * Builds the transport of a stdio or http server entry. `clientCapabilities` are those the

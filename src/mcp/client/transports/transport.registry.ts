@@ -9,7 +9,7 @@ import type { McpResolvedServerConfig } from '../interfaces/mcp-server-config.in
 import { MCP_CLIENT_OPTIONS } from '../mcp-client.constants';
 import type { McpTransport } from './mcp-transport.interface';
 import { createRemoteTransport } from './remote-transport.factory';
-import { ToolsetTransport } from './toolset.transport';
+import { ToolsetTransport } from './toolset/toolset.transport';
 
 /**
  * One transport per configured server per process, created on first use: a stdio pool belongs

@@ -4,7 +4,7 @@ import { CompletionFeature } from './completion.feature';
 import { LoggingFeature } from './logging.feature';
 import { McpResourceNotifier } from './mcp-resource.notifier';
 import { PromptsFeature } from './prompts.feature';
-import { ResourceSubscriptionStore } from './resource-subscription.store';
+import { ResourceSubscriptionStore } from '../../persistence/typeorm/typeorm-subscription.store';
 import { ResourceSubscriptionsFeature } from './resource-subscriptions.feature';
 import { ResourcesFeature } from './resources.feature';
 

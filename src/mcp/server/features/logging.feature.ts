@@ -4,7 +4,7 @@ import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface
 import { JsonRpcErrorCode, type JsonRpcRequest } from '../../protocol/jsonrpc';
 import { isSupportedSessionVersion } from '../../protocol/revisions';
 import { isLogLevel } from '../handler-context.factory';
-import { InboundSessionStore } from '../sessions/inbound-session.store';
+import { InboundSessionStore } from '../../persistence/typeorm/typeorm-session.store';
 import { Toolset } from '../toolset';
 import { invalidParams } from './feature-handler';
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { MCP_SESSION_NOTIFIER, type McpSessionNotifier } from '../../interfaces/mcp-session-notifier.interface';
-import { McpListenStreams } from '../modern/listen-stream.registry';
-import { ResourceSubscriptionStore } from './resource-subscription.store';
+import { McpListenStreams } from '../stateless/listen-stream.registry';
+import { ResourceSubscriptionStore } from '../../persistence/typeorm/typeorm-subscription.store';
 
 /**
  * Announces that a resource changed: every live session of the mount that subscribed to the URI

@@ -5,7 +5,7 @@ import { JsonRpcErrorCode, type JsonRpcRequest } from '../../protocol/jsonrpc';
 import { isSupportedSessionVersion } from '../../protocol/revisions';
 import { Toolset } from '../toolset';
 import { invalidParams, requireStringParam } from './feature-handler';
-import { MAX_SUBSCRIPTION_URI_LENGTH, ResourceSubscriptionStore } from './resource-subscription.store';
+import { MAX_SUBSCRIPTION_URI_LENGTH, ResourceSubscriptionStore } from '../../persistence/typeorm/typeorm-subscription.store';
 import { ResourcesFeature, resourceNotFound } from './resources.feature';
 
 /**

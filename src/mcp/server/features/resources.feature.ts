@@ -17,11 +17,11 @@ import { toReadResourceResult } from './resource-contents.mapper';
 export const RESOURCE_NOT_FOUND_CODE = -32002;
 
 /** "Resource not found" from 2026-07-28 on: Invalid Params. */
-export const MODERN_RESOURCE_NOT_FOUND_CODE = -32602;
+export const STATELESS_RESOURCE_NOT_FOUND_CODE = -32602;
 
 /** The not-found error of the request's revision, with the URI in `data`. */
 export function resourceNotFound(uri: string, protocolVersion: string): McpRpcError {
-  const code = isSupportedSessionVersion(protocolVersion) ? RESOURCE_NOT_FOUND_CODE : MODERN_RESOURCE_NOT_FOUND_CODE;
+  const code = isSupportedSessionVersion(protocolVersion) ? RESOURCE_NOT_FOUND_CODE : STATELESS_RESOURCE_NOT_FOUND_CODE;
   return new McpRpcError(code, `Resource not found: ${uri}`, { uri });
 }
 

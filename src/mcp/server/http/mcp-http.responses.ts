@@ -24,3 +24,11 @@ export function sendJson(res: Response, status: number, body: unknown, headers?:
 export function sendRpcError(res: Response, status: number, code: number, message: string, id: JsonRpcId | null = null): void {
   sendJson(res, status, jsonRpcError(id, code, message));
 }
+
+/** The methods the endpoint serves, for `Allow`. */
+const MCP_ALLOWED_METHODS = 'GET, POST, DELETE';
+
+/** 405 with the methods the endpoint serves. */
+export function sendMethodNotAllowed(res: Response): void {
+  res.status(405).setHeader('Allow', MCP_ALLOWED_METHODS).end();
+}

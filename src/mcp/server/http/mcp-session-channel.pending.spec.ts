@@ -1,4 +1,4 @@
-import { McpClientRequestError, McpClientRequestTimeoutError } from './mcp-session-channel.errors';
+import { McpClientRequestError, McpClientRequestTimeoutError } from '../../errors/mcp-client-request.errors';
 import { McpPendingClientRequests } from './mcp-session-channel.pending';
 import { acceptsEventStream } from './mcp-sse.writer';
 

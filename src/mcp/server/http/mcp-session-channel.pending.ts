@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import type { JsonRpcId, JsonRpcResponse } from '../../protocol/jsonrpc';
-import { McpClientRequestError, McpClientRequestTimeoutError } from './mcp-session-channel.errors';
+import { McpClientRequestError, McpClientRequestTimeoutError } from '../../errors/mcp-client-request.errors';
 
 /** One server->client request waiting for the client's answer. */
 interface Waiter {

@@ -6,18 +6,18 @@ import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import type { McpResolvedOptions } from '../../mcp.options';
 import { JsonRpcErrorCode, jsonRpcError, jsonRpcResult, type ClassifiedMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../../protocol/jsonrpc';
 import { McpHeader, McpMethod } from '../../protocol/mcp.methods';
-import { ModernMethod, ModernRetryParam, REMOVED_MODERN_METHODS, envelopeVersionOf, isModernVersion } from '../../protocol/modern';
+import { StatelessMethod, StatelessRetryParam, REMOVED_STATELESS_METHODS, envelopeVersionOf, isStatelessVersion } from '../../protocol/stateless';
 import { isSupportedSessionVersion } from '../../protocol/revisions';
 import { ResourcesFeature } from '../features/resources.feature';
-import { InputRequiredSignal, type StatelessInputChannel } from '../modern/input-channel';
-import { McpListenStreams, acknowledgment } from '../modern/listen-stream.registry';
-import { checkParamHeaders } from '../modern/mcp-param.headers';
-import { isRejection, readModernEnvelope, type ModernEnvelope } from '../modern/modern-envelope';
-import { httpStatusForError } from '../modern/modern-rejection';
-import { ModernResponseStream } from '../modern/modern-response.stream';
-import { decorateResult, discoverResult } from '../modern/modern-results';
-import { MrtrRounds } from '../modern/mrtr.rounds';
-import { agreeSubscriptionFilter, readSubscriptionFilter, type SubscriptionFilter, type SubscriptionSupport } from '../modern/subscription-filter';
+import { InputRequiredSignal, type StatelessInputChannel } from '../stateless/input-channel';
+import { McpListenStreams, acknowledgment } from '../stateless/listen-stream.registry';
+import { checkParamHeaders } from '../stateless/mcp-param.headers';
+import { isRejection, readStatelessEnvelope, type StatelessEnvelope } from '../stateless/stateless-envelope';
+import { httpStatusForError } from '../stateless/stateless-rejection';
+import { StatelessResponseStream } from '../stateless/stateless-response.stream';
+import { decorateResult, discoverResult } from '../stateless/stateless-results';
+import { MrtrRounds } from '../stateless/mrtr.rounds';
+import { agreeSubscriptionFilter, readSubscriptionFilter, type SubscriptionFilter, type SubscriptionSupport } from '../stateless/subscription-filter';
 import { Toolset } from '../toolset';
 import type { McpRequest } from './mcp-body.reader';
 import { headerValue } from './mcp-http.checks';
@@ -61,7 +61,7 @@ export class McpStatelessEndpoint {
   /** True for a GET or DELETE that speaks a stateless revision: those verbs do not exist there. */
   isStatelessVerb(req: McpRequest): boolean {
     const version = headerValue(req.headers, McpHeader.ProtocolVersion)?.trim();
-    return headerValue(req.headers, McpHeader.SessionId) === undefined && isModernVersion(version);
+    return headerValue(req.headers, McpHeader.SessionId) === undefined && isStatelessVersion(version);
   }
 
   /** Answers a GET or DELETE on the stateless revision: 405, only POST is defined. */
@@ -76,7 +76,7 @@ export class McpStatelessEndpoint {
     const principal = req.user as McpPrincipal;
     const exchange: StatelessExchange = { message, text, principal, startedAt, version: envelopeVersionOf(message.params) };
     const header = (name: string) => headerValue(req.headers, name);
-    let envelope = readModernEnvelope(message, header);
+    let envelope = readStatelessEnvelope(message, header);
     if (!isRejection(envelope) && 'id' in message && message.method === McpMethod.ToolsCall) envelope = checkParamHeaders(this.toolset, message, header) ?? envelope;
     const id = 'id' in message ? message.id : null;
     if (isRejection(envelope)) return this.refuse(exchange, res, jsonRpcError(id, envelope.code, envelope.message, envelope.data), envelope.status);
@@ -85,8 +85,8 @@ export class McpStatelessEndpoint {
       await this.audit.record(exchange, 202, null, null);
       return void res.status(202).end();
     }
-    if (message.method === ModernMethod.SubscriptionsListen) return this.listen(message, exchange, req, res);
-    const stream = new ModernResponseStream(res, acceptsEventStream(headerValue(req.headers, 'accept')));
+    if (message.method === StatelessMethod.SubscriptionsListen) return this.listen(message, exchange, req, res);
+    const stream = new StatelessResponseStream(res, acceptsEventStream(headerValue(req.headers, 'accept')));
     const response = await this.respond(message, envelope, principal, stream, res, exchange);
     const code = 'error' in response ? response.error.code : null;
     const status = stream.effectiveStatus(code === null ? 200 : httpStatusForError(code));
@@ -136,16 +136,16 @@ export class McpStatelessEndpoint {
 
   private async respond(
     request: JsonRpcRequest,
-    envelope: ModernEnvelope,
+    envelope: StatelessEnvelope,
     principal: McpPrincipal,
-    stream: ModernResponseStream,
+    stream: StatelessResponseStream,
     res: Response,
     exchange: StatelessExchange,
   ): Promise<JsonRpcResponse> {
-    if (REMOVED_MODERN_METHODS.includes(request.method)) {
+    if (REMOVED_STATELESS_METHODS.includes(request.method)) {
       return jsonRpcError(request.id, JsonRpcErrorCode.MethodNotFound, `Method not found: ${request.method} does not exist on revision ${envelope.version}`);
     }
-    if (request.method === ModernMethod.Discover) return this.complete(request, discoverResult(this.toolset), false);
+    if (request.method === StatelessMethod.Discover) return this.complete(request, discoverResult(this.toolset), false);
     let channel: StatelessInputChannel | undefined;
     try {
       channel = this.rounds.open(request, principal);
@@ -156,15 +156,15 @@ export class McpStatelessEndpoint {
     const response = await this.deliver(request, envelope, principal, stream, res, channel, exchange);
     if (channel?.needsInput) return this.complete(request, this.rounds.inputRequired(channel, request, principal), true);
     if (!response || !('result' in response)) return response ?? jsonRpcError(request.id, JsonRpcErrorCode.InternalError, 'Internal error: no response');
-    const retried = request.params?.[ModernRetryParam.RequestState] !== undefined;
+    const retried = request.params?.[StatelessRetryParam.RequestState] !== undefined;
     return this.complete(request, response.result, retried);
   }
 
   private async deliver(
     request: JsonRpcRequest,
-    envelope: ModernEnvelope,
+    envelope: StatelessEnvelope,
     principal: McpPrincipal,
-    stream: ModernResponseStream,
+    stream: StatelessResponseStream,
     res: Response,
     channel: StatelessInputChannel | undefined,
     exchange: StatelessExchange,

@@ -4,7 +4,9 @@ import { McpHttpExceptionFilter } from './mcp-http-exception.filter';
 import type { McpRequest } from './mcp-body.reader';
 import { McpHttpEndpoint } from './mcp-http.endpoint';
 import { McpStatelessEndpoint } from './mcp-stateless.endpoint';
-import { McpStreamRequestFilter, McpStreamRequestGuard, sendMethodNotAllowed } from './mcp-stream.guard';
+import { sendMethodNotAllowed } from './mcp-http.responses';
+import { McpStreamRequestFilter } from './mcp-stream-request.filter';
+import { McpStreamRequestGuard } from './mcp-stream-request.guard';
 
 /**
  * Creates the controller of one mount at its path. POST, DELETE and GET (the session's event

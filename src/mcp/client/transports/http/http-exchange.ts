@@ -1,0 +1,97 @@
+import { McpProtocolError } from '../../../errors/mcp-client.errors';
+import { parseJsonRpc, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../../../protocol/jsonrpc';
+import { McpHeader } from '../../../protocol/mcp.methods';
+import type { HttpCall } from './http-call';
+import { RawRecorder } from './raw-recorder';
+import { HttpServerMessages } from './http-server-messages';
+import { isEventStream, readSseResponse } from './http-sse.reader';
+import { toSendFailure, type HttpSession, type HttpWire } from './http-wire';
+
+/** How one POST of a message ended, when an HTTP response arrived. */
+export type HttpExchangeOutcome =
+  /** The JSON-RPC response to our request (a success or a JSON-RPC error). */
+  | { kind: 'response'; status: number; body: JsonRpcResponse; raw: string; sessionId: string | null }
+  /** A notification (or response) the server took, normally with 202. */
+  | { kind: 'accepted'; status: number; raw: string | null; sessionId: string | null }
+  /** An HTTP error status that carries no JSON-RPC answer to our request. */
+  | { kind: 'http-error'; status: number; raw: string; detail: string | null };
+
+/** What one exchange needs. */
+export interface HttpExchangeContext {
+  wire: HttpWire;
+  call: HttpCall;
+  maxRawResponseLength: number;
+  maxStreamResumptions: number;
+  /**
+   * Routing headers of a stateless request. Their presence also lets a 404 that carries the
+   * JSON-RPC answer (a stateless server's -32601) through as a response.
+   */
+  statelessHeaders?: Record<string, string>;
+}
+
+/** Statuses that are about the transport (auth, session, load), never a JSON-RPC answer. */
+const TRANSPORT_STATUSES = new Set([401, 403, 404, 405, 406, 415, 429]);
+
+async function readBody(response: Response, call: HttpCall): Promise<string> {
+  try {
+    return await response.text();
+  } catch (error) {
+    throw call.signal.aborted ? error : toSendFailure(error, true);
+  }
+}
+
+function errorDetail(text: string): string | null {
+  const parsed = parseJsonRpc(text);
+  if (parsed.kind === 'response' && 'error' in parsed.message) return parsed.message.error.message;
+  return text.trim() ? text : null;
+}
+
+function parseAnswer(text: string, request: JsonRpcRequest, server: string): JsonRpcResponse {
+  const parsed = parseJsonRpc(text);
+  if (parsed.kind === 'response' && parsed.message.id === request.id) return parsed.message;
+  const what = parsed.kind === 'invalid' && parsed.error.error.code === -32700 ? 'a body that is not valid JSON' : 'a body that is not the JSON-RPC response to it';
+  throw new McpProtocolError(`MCP server "${server}" answered request ${JSON.stringify(request.id)} (${request.method}) with ${what}`, true);
+}
+
+/**
+ * POSTs one message in `session` and reads the answer: a JSON body, an SSE stream (server
+ * requests and notifications on it are handled on the way), 202 for a notification, or an
+ * HTTP error. Network failures reject with `HttpSendFailure`; a broken answer with
+ * `McpProtocolError`.
+ */
+export async function exchangeMessage(message: JsonRpcRequest | JsonRpcNotification, session: HttpSession | null, ctx: HttpExchangeContext): Promise<HttpExchangeOutcome> {
+  const { wire, call } = ctx;
+  const response = await wire.send({ method: 'POST', session, signal: call.signal, body: JSON.stringify(message), extraHeaders: ctx.statelessHeaders });
+  const status = response.status;
+  const sessionId = response.headers.get(McpHeader.SessionId);
+  const redact = (text: string) => wire.secrets.redact(text);
+  const recorder = new RawRecorder(ctx.maxRawResponseLength);
+  const request = 'id' in message ? message : null;
+
+  if (response.ok && request && isEventStream(response)) {
+    const messages = new HttpServerMessages(wire, call, session);
+    const body = await readSseResponse(response, request, { wire, call, session, messages, recorder, maxResumptions: ctx.maxStreamResumptions });
+    await messages.settle();
+    return { kind: 'response', status, body, raw: redact(recorder.text()), sessionId };
+  }
+
+  const text = await readBody(response, call);
+  recorder.append(text);
+  const raw = redact(recorder.text());
+  if (response.ok && !request) return { kind: 'accepted', status, raw: text ? raw : null, sessionId };
+  if (response.ok && request) {
+    const type = response.headers.get('content-type') ?? '';
+    if (status === 202 || !type.toLowerCase().includes('json')) {
+      const got = status === 202 ? '202 Accepted' : `Content-Type "${type}"`;
+      throw new McpProtocolError(`MCP server "${call.context.server}" answered request ${JSON.stringify(request.id)} (${request.method}) with ${got}; expected JSON or an event stream`, true);
+    }
+    return { kind: 'response', status, body: parseAnswer(text, request, call.context.server), raw, sessionId };
+  }
+  const answersInBody = !TRANSPORT_STATUSES.has(status) || (ctx.statelessHeaders !== undefined && status === 404);
+  if (request && answersInBody && status < 500) {
+    const parsed = parseJsonRpc(text);
+    if (parsed.kind === 'response' && parsed.message.id === request.id) return { kind: 'response', status, body: parsed.message, raw, sessionId };
+  }
+  const detail = errorDetail(text);
+  return { kind: 'http-error', status, raw, detail: detail === null ? null : redact(detail) };
+}

@@ -1,0 +1,118 @@
+import { McpHeader } from '../../../protocol/mcp.methods';
+import { HttpSecrets } from './http-secrets';
+import type { ResolvedHttpTransportOptions } from './http.options';
+
+/** The remote session a request belongs to: the id to echo and the negotiated revision. */
+export interface HttpSession {
+  id: string | null;
+  protocolVersion: string | null;
+}
+
+/**
+ * The network failed before an HTTP response arrived (or while its body was read). `notSent`
+ * is true only when the message provably never left: the connection could not be opened.
+ */
+export class HttpSendFailure extends Error {
+  constructor(
+    message: string,
+    readonly notSent: boolean,
+  ) {
+    super(message);
+    this.name = 'HttpSendFailure';
+  }
+}
+
+/** Error codes that mean the connection was never opened, so nothing was written. */
+const NOT_CONNECTED_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT']);
+
+function causes(error: unknown, depth = 0): unknown[] {
+  if (!error || typeof error !== 'object' || depth > 4) return [];
+  // Duck-typed: errors from undici may come from another realm than this module's `Error`.
+  const errors = (error as { errors?: unknown }).errors;
+  const nested = Array.isArray(errors) ? errors : [];
+  const cause = (error as { cause?: unknown }).cause;
+  return [error, ...nested.flatMap((e) => causes(e, depth + 1)), ...causes(cause, depth + 1)];
+}
+
+function neverConnected(error: unknown): boolean {
+  return causes(error).some((e) => {
+    const { code, message } = e as { code?: unknown; message?: unknown };
+    return (typeof code === 'string' && NOT_CONNECTED_CODES.has(code)) || message === 'bad port';
+  });
+}
+
+function describeFailure(error: unknown): string {
+  const deepest = causes(error)
+    .reverse()
+    .find((e) => typeof (e as { message?: unknown }).message === 'string' && (e as { message: string }).message !== '');
+  return deepest ? (deepest as { message: string }).message : String(error);
+}
+
+/** Turns any network error into an `HttpSendFailure`; `afterSend` forbids claiming `notSent`. */
+export function toSendFailure(error: unknown, afterSend: boolean): HttpSendFailure {
+  return new HttpSendFailure(describeFailure(error), !afterSend && neverConnected(error));
+}
+
+/** What one HTTP request to the endpoint carries. */
+export interface HttpWireRequest {
+  method: 'POST' | 'GET' | 'DELETE';
+  session: HttpSession | null;
+  signal: AbortSignal;
+  body?: string;
+  /** `Last-Event-ID` when resuming an SSE stream. */
+  lastEventId?: string;
+  /** Headers of this request only (the routing headers of a stateless request). */
+  extraHeaders?: Record<string, string>;
+}
+
+/**
+ * Sends HTTP requests to one MCP endpoint with the right headers: Accept, Content-Type, the
+ * credentials from the options, and the session id and protocol revision once known.
+ */
+export class HttpWire {
+  /** The secrets to cut out of every text that leaves the transport. */
+  readonly secrets: HttpSecrets;
+  /** The endpoint for messages, without credentials or query. */
+  readonly endpointLabel: string;
+
+  constructor(private readonly options: ResolvedHttpTransportOptions) {
+    this.secrets = new HttpSecrets(options.bearerToken, options.headers);
+    this.endpointLabel = `${options.url.origin}${options.url.pathname}`;
+  }
+
+  /** Builds the headers of one request. */
+  headers(request: Pick<HttpWireRequest, 'method' | 'session' | 'lastEventId' | 'extraHeaders'>): Headers {
+    const headers = new Headers(this.options.headers);
+    if (this.options.bearerToken) headers.set('Authorization', `Bearer ${this.options.bearerToken}`);
+    if (request.method === 'POST') {
+      headers.set('Accept', 'application/json, text/event-stream');
+      headers.set('Content-Type', 'application/json');
+    } else if (request.method === 'GET') {
+      headers.set('Accept', 'text/event-stream');
+    }
+    if (request.session?.id) headers.set(McpHeader.SessionId, request.session.id);
+    if (request.session?.protocolVersion) headers.set(McpHeader.ProtocolVersion, request.session.protocolVersion);
+    if (request.lastEventId) headers.set('Last-Event-ID', request.lastEventId);
+    for (const [name, value] of Object.entries(request.extraHeaders ?? {})) headers.set(name, value);
+    return headers;
+  }
+
+  /**
+   * Sends one request. Rejects with `HttpSendFailure` when no response arrives; an abort of
+   * `signal` rejects with the signal's reason.
+   */
+  async send(request: HttpWireRequest): Promise<Response> {
+    try {
+      return await fetch(this.options.url, {
+        method: request.method,
+        headers: this.headers(request),
+        body: request.body,
+        signal: request.signal,
+        redirect: 'manual',
+      });
+    } catch (error) {
+      if (request.signal.aborted) throw error;
+      throw toSendFailure(error, false);
+    }
+  }
+}

@@ -1,0 +1,109 @@
+import { McpConfigurationError } from '../../../errors/mcp-configuration.error';
+import { LATEST_SESSION_PROTOCOL_VERSION } from '../../../protocol/revisions';
+
+/** Backoff of the retries `HttpTransport` makes inside one `deliver`. */
+export interface HttpRetryOptions {
+  /**
+   * How many times a failed delivery is tried again (connection errors, HTTP 429 and 5xx).
+   * `tools/call` is only tried again when the connection was refused before anything was sent.
+   * @default 2
+   */
+  retries?: number;
+  /** Delay before the first retry, doubled for each further one, in ms. @default 100 */
+  initialDelayMs?: number;
+  /** Upper bound of one delay, in ms. @default 2000 */
+  maxDelayMs?: number;
+}
+
+/** Configuration of one `HttpTransport`: one remote Streamable HTTP endpoint. */
+export interface HttpTransportOptions {
+  /** The MCP endpoint, e.g. `https://example.com/mcp` (http or https). */
+  url: string | URL;
+  /**
+   * Sent as `Authorization: Bearer <token>` on every request. Never copied into raw fields or
+   * error messages.
+   */
+  bearerToken?: string;
+  /** Extra headers sent on every request (an `Authorization` here is treated as a secret too). */
+  headers?: Record<string, string>;
+  /** `clientInfo` of the initialize request. @default { name: 'durable-mcp', version: '0.1.0' } */
+  clientInfo?: { name: string; version: string; [key: string]: unknown };
+  /**
+   * Client capabilities announced in initialize. Announce `sampling`, `elicitation` or `roots`
+   * only when the callers pass an `onServerRequest` handler that answers them.
+   * @default {}
+   */
+  capabilities?: Record<string, unknown>;
+  /** The revision asked for in initialize. @default '2025-11-25' */
+  protocolVersion?: string;
+  /** Retries with backoff inside one deliver. */
+  retry?: HttpRetryOptions;
+  /**
+   * Cap of `rawResponse`, in characters: an SSE stream is recorded up to our response, then cut.
+   * @default 262144
+   */
+  maxRawResponseLength?: number;
+  /** How many times a POST's SSE stream that ends early is resumed with GET + Last-Event-ID. @default 3 */
+  maxStreamResumptions?: number;
+  /** Time allowed for a `notifications/cancelled` sent after a timeout or abort, in ms. @default 5000 */
+  cancelNoticeTimeoutMs?: number;
+}
+
+/** Options with every default applied and the URL parsed. */
+export interface ResolvedHttpTransportOptions {
+  url: URL;
+  bearerToken: string | null;
+  headers: Record<string, string>;
+  clientInfo: { name: string; version: string; [key: string]: unknown };
+  capabilities: Record<string, unknown>;
+  protocolVersion: string;
+  retries: number;
+  initialDelayMs: number;
+  maxDelayMs: number;
+  maxRawResponseLength: number;
+  maxStreamResumptions: number;
+  cancelNoticeTimeoutMs: number;
+}
+
+/** Default `clientInfo` of the initialize request. */
+export const HTTP_DEFAULT_CLIENT_INFO = { name: 'durable-mcp', version: '0.1.0' } as const;
+
+function nonNegative(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value < 0) {
+    throw new McpConfigurationError(`HttpTransport option "${name}" must be a number >= 0 (got ${String(value)}); remove it to use the default ${fallback}.`);
+  }
+  return value;
+}
+
+function parseUrl(url: string | URL): URL {
+  let parsed: URL;
+  try {
+    parsed = new URL(String(url));
+  } catch {
+    throw new McpConfigurationError(`HttpTransport option "url" is not a valid URL (got "${String(url)}"); give the full MCP endpoint, e.g. "https://example.com/mcp".`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new McpConfigurationError(`HttpTransport option "url" must use http or https (got "${parsed.protocol}"); use StdioTransport for local processes.`);
+  }
+  return parsed;
+}
+
+/** Validates the options and applies the defaults; throws `McpConfigurationError` saying how to fix a mistake. */
+export function resolveHttpTransportOptions(options: HttpTransportOptions): ResolvedHttpTransportOptions {
+  const retry = options.retry ?? {};
+  return {
+    url: parseUrl(options.url),
+    bearerToken: options.bearerToken ? options.bearerToken : null,
+    headers: { ...(options.headers ?? {}) },
+    clientInfo: options.clientInfo ?? { ...HTTP_DEFAULT_CLIENT_INFO },
+    capabilities: options.capabilities ?? {},
+    protocolVersion: options.protocolVersion ?? LATEST_SESSION_PROTOCOL_VERSION,
+    retries: Math.floor(nonNegative('retry.retries', retry.retries, 2)),
+    initialDelayMs: nonNegative('retry.initialDelayMs', retry.initialDelayMs, 100),
+    maxDelayMs: nonNegative('retry.maxDelayMs', retry.maxDelayMs, 2000),
+    maxRawResponseLength: nonNegative('maxRawResponseLength', options.maxRawResponseLength, 256 * 1024),
+    maxStreamResumptions: Math.floor(nonNegative('maxStreamResumptions', options.maxStreamResumptions, 3)),
+    cancelNoticeTimeoutMs: nonNegative('cancelNoticeTimeoutMs', options.cancelNoticeTimeoutMs, 5000),
+  };
+}

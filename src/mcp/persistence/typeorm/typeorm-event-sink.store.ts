@@ -1,0 +1,53 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import type { Repository } from 'typeorm';
+import { McpEvent } from '../entities/mcp-event.entity';
+import { EntitySql } from './entity-sql';
+import { GroupCommitter } from '../group-committer';
+
+/** The fields a caller gives for one event row; id and defaults are filled in. */
+export type McpEventInput = Omit<Partial<McpEvent>, 'id'> &
+  Pick<McpEvent, 'direction' | 'kind' | 'createdAt' | 'durationMs'>;
+
+/**
+ * Writes `mcp_events` rows. Rows are group-committed (one multi-row INSERT for every row that
+ * arrived while the previous one was in flight); `record` resolves only once its own row is
+ * committed, so a response never gets ahead of its audit row.
+ */
+@Injectable()
+export class McpEventLog {
+  private readonly committer: GroupCommitter<McpEvent, void>;
+  private readonly sql: EntitySql<McpEvent>;
+
+  constructor(@InjectRepository(McpEvent) events: Repository<McpEvent>) {
+    this.sql = new EntitySql(events.manager.connection, McpEvent);
+    this.committer = new GroupCommitter((rows) => this.insert(rows));
+  }
+
+  /** Writes one event row; rejects when the database does. */
+  record(event: McpEventInput): Promise<void> {
+    const row = {
+      id: randomUUID(),
+      mount: null,
+      server: null,
+      sessionRef: null,
+      principalKey: null,
+      method: null,
+      protocolVersion: null,
+      request: null,
+      response: null,
+      status: null,
+      errorCode: null,
+      isError: false,
+      note: null,
+      ...event,
+    } as McpEvent;
+    return this.committer.submit(row);
+  }
+
+  private async insert(rows: McpEvent[]): Promise<void[]> {
+    await this.sql.insert(rows);
+    return rows.map(() => undefined);
+  }
+}

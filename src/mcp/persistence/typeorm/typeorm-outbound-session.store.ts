@@ -1,0 +1,101 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import type { Repository } from 'typeorm';
+import { McpOutboundSession } from '../entities/outbound-session.entity';
+
+/** What a handshake (or a continued exchange) tells about a remote session. */
+export interface McpOutboundSessionState {
+  remoteSessionId: string | null;
+  protocolVersion: string;
+  serverInfo: Record<string, unknown> | null;
+  serverCapabilities: Record<string, unknown> | null;
+  /** The endpoint the session was established with (see `McpOutboundSession.endpoint`). */
+  endpoint?: string | null;
+}
+
+/**
+ * The client's remote sessions in `mcp_outbound_sessions`, keyed by (server, scope key), so a
+ * call on any worker continues the session another worker opened.
+ */
+@Injectable()
+export class McpOutboundSessionStore {
+  constructor(@InjectRepository(McpOutboundSession) private readonly sessions: Repository<McpOutboundSession>) {}
+
+  /** Runs SQL written with `:name` parameters on whichever database the host connected. */
+  private async run<T>(sql: string, params: Record<string, unknown>): Promise<T> {
+    const connection = this.sessions.manager.connection;
+    const columns = connection.getMetadata(McpOutboundSession).columns;
+    const prepared: Record<string, unknown> = {};
+    for (const [name, value] of Object.entries(params)) {
+      const column = columns.find((c) => c.propertyName === name);
+      prepared[name] = value === null || !column ? value : connection.driver.preparePersistentValue(value, column);
+    }
+    const [query, values] = connection.driver.escapeQueryWithParameters(sql, prepared);
+    return this.sessions.query(query, values);
+  }
+
+  /** The open session of a server and scope, or null. */
+  find(server: string, scopeKey: string): Promise<McpOutboundSession | null> {
+    return this.sessions
+      .createQueryBuilder('s')
+      .where('s.server = :server AND s.scope_key = :scopeKey AND s.closed_at IS NULL', { server, scopeKey })
+      .getOne();
+  }
+
+  /**
+   * The protocol revision last established with a server at an endpoint, by any scope key: the
+   * era verdict another worker (or an earlier run) already reached. Null when none is known.
+   */
+  async findVersion(server: string, endpoint: string): Promise<McpOutboundSession | null> {
+    return this.sessions
+      .createQueryBuilder('s')
+      .where('s.server = :server AND s.endpoint = :endpoint AND s.closed_at IS NULL', { server, endpoint })
+      .orderBy('s.updated_at', 'DESC')
+      .getOne();
+  }
+
+  /** Inserts or replaces the session of a server and scope (one atomic upsert); returns the row id. */
+  async save(server: string, scopeKey: string, state: McpOutboundSessionState): Promise<string> {
+    const now = new Date();
+    const rows: { id: string }[] = await this.run(
+      `INSERT INTO mcp_outbound_sessions
+         (id, server, scope_key, remote_session_id, protocol_version, server_info, server_capabilities, endpoint, created_at, updated_at, closed_at)
+       VALUES (:id, :server, :scopeKey, :remoteSessionId, :protocolVersion, :serverInfo, :serverCapabilities, :endpoint, :createdAt, :updatedAt, NULL)
+       ON CONFLICT (server, scope_key) DO UPDATE SET
+         remote_session_id = EXCLUDED.remote_session_id,
+         protocol_version = EXCLUDED.protocol_version,
+         server_info = COALESCE(EXCLUDED.server_info, mcp_outbound_sessions.server_info),
+         server_capabilities = COALESCE(EXCLUDED.server_capabilities, mcp_outbound_sessions.server_capabilities),
+         endpoint = COALESCE(EXCLUDED.endpoint, mcp_outbound_sessions.endpoint),
+         created_at = CASE WHEN mcp_outbound_sessions.closed_at IS NULL THEN mcp_outbound_sessions.created_at ELSE EXCLUDED.created_at END,
+         updated_at = EXCLUDED.updated_at,
+         closed_at = NULL
+       RETURNING id`,
+      {
+        id: randomUUID(),
+        server,
+        scopeKey,
+        remoteSessionId: state.remoteSessionId,
+        protocolVersion: state.protocolVersion,
+        serverInfo: state.serverInfo,
+        serverCapabilities: state.serverCapabilities,
+        endpoint: state.endpoint ?? null,
+        createdAt: now,
+        updatedAt: now,
+      },
+    );
+    return rows[0].id;
+  }
+
+  /** Marks the session of a server and scope closed (the row stays as an audit trail). */
+  async close(server: string, scopeKey: string): Promise<void> {
+    const now = new Date();
+    await this.run(`UPDATE mcp_outbound_sessions SET closed_at = :closedAt, updated_at = :updatedAt WHERE server = :server AND scope_key = :scopeKey AND closed_at IS NULL`, {
+      server,
+      scopeKey,
+      closedAt: now,
+      updatedAt: now,
+    });
+  }
+}

@@ -1,0 +1,107 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { In, IsNull, type Repository } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import type { McpLogLevel } from '../../interfaces/mcp-delivery.interface';
+import type { McpPrincipal } from '../../interfaces/principal.interface';
+import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
+import type { McpResolvedOptions } from '../../mcp.options';
+import { McpInboundSession } from '../entities/inbound-session.entity';
+import { EntitySql } from './entity-sql';
+import { GroupCommitter } from '../group-committer';
+
+/** `last_seen_at` is refreshed at most this often per session, to spare the database. */
+const TOUCH_INTERVAL_MS = 1000;
+
+/** What `initialize` knows when it opens a session. */
+export interface NewInboundSession {
+  principal: McpPrincipal;
+  protocolVersion: string;
+  clientInfo: Record<string, unknown> | null;
+  clientCapabilities: Record<string, unknown> | null;
+}
+
+/**
+ * Sessions of one mount, in the database only, so any replica serves any session. Lookups are
+ * batched: concurrent requests share one SELECT. A session is found only by its mount, id and
+ * principal together; anything else (unknown, terminated, idle, other mount, other principal)
+ * is the same "not found".
+ */
+@Injectable()
+export class InboundSessionStore {
+  private readonly lookups: GroupCommitter<string, McpInboundSession | null>;
+  private readonly sql: EntitySql<McpInboundSession>;
+
+  constructor(
+    @InjectRepository(McpInboundSession) private readonly sessions: Repository<McpInboundSession>,
+    @Inject(MCP_MODULE_OPTIONS) private readonly options: McpResolvedOptions,
+  ) {
+    this.sql = new EntitySql(sessions.manager.connection, McpInboundSession);
+    this.lookups = new GroupCommitter((ids) => this.load(ids));
+  }
+
+  /** Opens a session bound to the mount and the principal; returns the new row. */
+  async open(input: NewInboundSession): Promise<McpInboundSession> {
+    const now = new Date();
+    const row: McpInboundSession = {
+      id: randomUUID(),
+      mount: this.options.mount,
+      // 32 random bytes as base64url: 43 visible ASCII characters, as the transport requires.
+      sessionId: randomBytes(32).toString('base64url'),
+      principalKey: input.principal.key,
+      principalLabel: input.principal.label,
+      protocolVersion: input.protocolVersion,
+      clientInfo: input.clientInfo,
+      clientCapabilities: input.clientCapabilities,
+      logLevel: null,
+      createdAt: now,
+      lastSeenAt: now,
+      terminatedAt: null,
+    };
+    await this.sessions.insert(row as QueryDeepPartialEntity<McpInboundSession>);
+    return row;
+  }
+
+  /** The live session with this id on this mount for this principal, or null. */
+  async find(sessionId: string, principal: McpPrincipal): Promise<McpInboundSession | null> {
+    const row = await this.lookups.submit(sessionId);
+    if (!row || row.mount !== this.options.mount || row.principalKey !== principal.key || row.terminatedAt) {
+      return null;
+    }
+    if (Date.now() - row.lastSeenAt.getTime() > this.options.sessions.idleTtlMs) {
+      await this.sessions.update({ id: row.id, terminatedAt: IsNull() }, { terminatedAt: new Date() });
+      return null;
+    }
+    return row;
+  }
+
+  /**
+   * Stores the least severe log level the client wants on a session (`logging/setLevel`); every
+   * replica reads it with the session on the next request.
+   */
+  async setLogLevel(sessionId: string, principal: McpPrincipal, level: McpLogLevel): Promise<void> {
+    await this.sessions.update({ sessionId, mount: this.options.mount, principalKey: principal.key }, { logLevel: level });
+  }
+
+  /** Ends a session: sets `terminated_at`, keeps the row. */
+  async terminate(session: McpInboundSession): Promise<void> {
+    await this.sessions.update({ id: session.id }, { terminatedAt: new Date() });
+  }
+
+  private async load(sessionIds: string[]): Promise<(McpInboundSession | null)[]> {
+    const unique = [...new Set(sessionIds)];
+    const rows = await this.sql.findIn('sessionId', unique);
+    const byId = new Map(rows.map((row) => [row.sessionId, row]));
+    const now = Date.now();
+    const stale = rows.filter(
+      (row) => !row.terminatedAt && now - row.lastSeenAt.getTime() > TOUCH_INTERVAL_MS && now - row.lastSeenAt.getTime() <= this.options.sessions.idleTtlMs,
+    );
+    if (stale.length) {
+      const touchedAt = new Date(now);
+      await this.sessions.update({ id: In(stale.map((row) => row.id)) }, { lastSeenAt: touchedAt });
+      stale.forEach((row) => (row.lastSeenAt = touchedAt));
+    }
+    return sessionIds.map((id) => byId.get(id) ?? null);
+  }
+}

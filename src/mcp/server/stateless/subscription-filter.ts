@@ -1,0 +1,88 @@
+import { McpRpcError } from '../../errors/mcp-rpc.error';
+import { JsonRpcErrorCode, type JsonRpcNotification } from '../../protocol/jsonrpc';
+import { StatelessMetaKey } from '../../protocol/stateless';
+import { MAX_SUBSCRIPTION_URI_LENGTH } from '../../persistence/typeorm/typeorm-subscription.store';
+
+/** What a `subscriptions/listen` stream carries (the `notifications` param and its acknowledgment). */
+export interface SubscriptionFilter {
+  toolsListChanged?: boolean;
+  promptsListChanged?: boolean;
+  resourcesListChanged?: boolean;
+  /** Exact resource URIs whose `notifications/resources/updated` the stream carries. */
+  resourceSubscriptions?: string[];
+}
+
+/** What the server can deliver on a listen stream: the list changes it announces, the URIs it serves. */
+export interface SubscriptionSupport {
+  listChanged: { tools: boolean; prompts: boolean; resources: boolean };
+  /** Null when the server does not support resource subscriptions. */
+  resourceExists: ((uri: string) => boolean) | null;
+}
+
+const LIST_CHANGED = {
+  toolsListChanged: 'notifications/tools/list_changed',
+  promptsListChanged: 'notifications/prompts/list_changed',
+  resourcesListChanged: 'notifications/resources/list_changed',
+} as const;
+
+const RESOURCE_UPDATED = 'notifications/resources/updated';
+
+function invalid(message: string): McpRpcError {
+  return new McpRpcError(JsonRpcErrorCode.InvalidParams, `Invalid params: ${message}`);
+}
+
+/**
+ * Reads the `notifications` filter of a `subscriptions/listen` request. Throws `-32602` when it
+ * is missing or a field has the wrong type; fields the revision does not define are ignored.
+ */
+export function readSubscriptionFilter(params: Record<string, unknown> | undefined): SubscriptionFilter {
+  const requested = params?.notifications;
+  if (!requested || typeof requested !== 'object' || Array.isArray(requested)) throw invalid('subscriptions/listen needs a "notifications" filter object');
+  const fields = requested as Record<string, unknown>;
+  const filter: SubscriptionFilter = {};
+  for (const field of Object.keys(LIST_CHANGED) as (keyof typeof LIST_CHANGED)[]) {
+    const value = fields[field];
+    if (value !== undefined && typeof value !== 'boolean') throw invalid(`notifications.${field} must be a boolean`);
+    if (value) filter[field] = true;
+  }
+  const uris = fields.resourceSubscriptions;
+  if (uris !== undefined) {
+    if (!Array.isArray(uris) || !uris.every((uri) => typeof uri === 'string')) throw invalid('notifications.resourceSubscriptions must be an array of URIs');
+    const tooLong = uris.find((uri: string) => uri.length > MAX_SUBSCRIPTION_URI_LENGTH);
+    if (tooLong !== undefined) throw invalid(`a URI in notifications.resourceSubscriptions is longer than ${MAX_SUBSCRIPTION_URI_LENGTH} characters`);
+    filter.resourceSubscriptions = [...new Set(uris as string[])];
+  }
+  return filter;
+}
+
+/**
+ * The part of a filter the server agrees to honour, as the acknowledgment states it: list
+ * changes the server announces, and the requested URIs of resources it serves (when it supports
+ * subscriptions). Everything else is left out.
+ */
+export function agreeSubscriptionFilter(filter: SubscriptionFilter, support: SubscriptionSupport): SubscriptionFilter {
+  const agreed: SubscriptionFilter = {};
+  if (filter.toolsListChanged && support.listChanged.tools) agreed.toolsListChanged = true;
+  if (filter.promptsListChanged && support.listChanged.prompts) agreed.promptsListChanged = true;
+  if (filter.resourcesListChanged && support.listChanged.resources) agreed.resourcesListChanged = true;
+  const exists = support.resourceExists;
+  if (filter.resourceSubscriptions && exists) agreed.resourceSubscriptions = filter.resourceSubscriptions.filter((uri) => exists(uri));
+  return agreed;
+}
+
+/** True when a stream with the agreed `filter` carries `notification`. */
+export function filterWants(filter: SubscriptionFilter, notification: JsonRpcNotification): boolean {
+  if (notification.method === RESOURCE_UPDATED) {
+    const uri = notification.params?.uri;
+    return typeof uri === 'string' && !!filter.resourceSubscriptions?.includes(uri);
+  }
+  const field = (Object.keys(LIST_CHANGED) as (keyof typeof LIST_CHANGED)[]).find((key) => LIST_CHANGED[key] === notification.method);
+  return field !== undefined && filter[field] === true;
+}
+
+/** The notification as the stream with JSON-RPC id `subscriptionId` sends it: tagged in `_meta`. */
+export function tagNotification(notification: JsonRpcNotification, subscriptionId: string | number): JsonRpcNotification {
+  const params = notification.params ?? {};
+  const meta = params._meta && typeof params._meta === 'object' ? (params._meta as Record<string, unknown>) : {};
+  return { ...notification, params: { ...params, _meta: { ...meta, [StatelessMetaKey.SubscriptionId]: subscriptionId } } };
+}
