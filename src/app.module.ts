@@ -6,7 +6,7 @@ import { demoConfig } from './demo/demo.config';
 import { DemoTokenAuthorizer } from './demo/demo-token.authorizer';
 import { DemoRelayTools } from './demo/demo-relay.tools';
 import { DemoTools } from './demo/demo.tools';
-import { MCP_ENTITIES, MCP_MIGRATIONS, McpModule } from './mcp';
+import { MCP_ENTITIES, MCP_MIGRATIONS, McpClientModule, McpModule } from './mcp';
 
 function databaseOptions(): TypeOrmModuleOptions {
   if (demoConfig.databaseUrl) {
@@ -17,19 +17,19 @@ function databaseOptions(): TypeOrmModuleOptions {
   return { type: 'better-sqlite3', database: join(dir, 'durable-mcp.sqlite'), entities: MCP_ENTITIES, synchronize: true };
 }
 
-/** The example app: one MCP endpoint at /mcp serving the demo tools. */
+/** The example app: one MCP endpoint at /mcp serving the demo tools, and a client that calls it. */
 @Module({
   imports: [
     TypeOrmModule.forRoot(databaseOptions()),
     McpModule.forRoot({
       auth: DemoTokenAuthorizer,
       server: { name: 'durable-mcp-demo', instructions: 'Demo tools: echo, add, fail, whoami, relay_echo.' },
-      client: {
-        // The app calls its own toolset through the client, as a durable job: Bull on Redis when
-        // REDIS_URL is set, inline otherwise.
-        servers: { self: { transport: 'toolset', principal: { key: 'relay', label: 'relay' } } },
-        queue: demoConfig.redisUrl ? { redis: demoConfig.redisUrl } : undefined,
-      },
+    }),
+    // The app calls its own toolset through the client, as a durable job: Bull on Redis when
+    // REDIS_URL is set, inline otherwise.
+    McpClientModule.forRoot({
+      servers: { self: { transport: 'toolset', mount: 'default', principal: { key: 'relay', label: 'relay' } } },
+      queue: demoConfig.redisUrl ? { redis: demoConfig.redisUrl } : undefined,
     }),
   ],
   providers: [DemoTools, DemoRelayTools, DemoTokenAuthorizer],

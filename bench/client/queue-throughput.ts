@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { McpModule, getMcpClientToken, type McpClientOptions, type McpClientService } from '../../src/mcp';
+import { McpClientModule, McpModule, type McpClientOptions, McpClientService } from '../../src/mcp';
 import { McpCallQueueHost } from '../../src/mcp/client/queue/mcp-call-queue.host';
 import type { BullCallQueue } from '../../src/mcp/client/queue/bull-call.queue';
 import { ClientFixtureTools } from '../../test/fixtures/client/client-tools';
@@ -31,7 +31,7 @@ export interface QueueBenchOptions {
 const SERVERS: McpClientOptions['servers'] = { local: { transport: 'toolset', principal: 'bench' } };
 
 function clientOf(app: RunningApp): McpClientService {
-  return app.app.get<McpClientService>(getMcpClientToken('client'));
+  return app.app.get(McpClientService);
 }
 
 async function throughput(client: McpClientService, calls: number, toolMs: number): Promise<number> {
@@ -44,7 +44,7 @@ async function throughput(client: McpClientService, calls: number, toolMs: numbe
 export async function measureQueue(options: QueueBenchOptions): Promise<QueueResults> {
   const slow = (client: McpClientService) => () => client.callTool('local', 'pause', { ms: options.toolMs });
   const inlineApp = await startApp(options.databaseUrl, {
-    imports: [McpModule.forRoot({ auth: fixtureAuth }), McpModule.forRoot({ mount: 'client', serve: false, client: { servers: SERVERS } })],
+    imports: [McpModule.forRoot({ auth: fixtureAuth }), McpClientModule.forRoot({ servers: SERVERS })],
     providers: [ClientFixtureTools],
   });
   let inline: Percentiles;
@@ -58,7 +58,7 @@ export async function measureQueue(options: QueueBenchOptions): Promise<QueueRes
   const queue = { redis: options.redis, name: `mcp-bench-${randomBytes(4).toString('hex')}`, prefix: 'mcp-bench', concurrency: options.concurrency };
   const client: McpClientOptions = { servers: SERVERS, queue };
   const caller = await startApp(options.databaseUrl, {
-    imports: [McpModule.forRoot({ mount: 'client', serve: false, client: { ...client, queue: { ...queue, worker: false } } })],
+    imports: [McpClientModule.forRoot({ ...client, queue: { ...queue, worker: false } })],
   });
   const workers: WorkerProcess[] = [];
   try {

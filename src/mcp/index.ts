@@ -28,8 +28,6 @@ export {
   getMcpToolsetToken,
   getMcpOptionsToken,
   InjectMcpToolset,
-  getMcpClientToken,
-  InjectMcpClient,
 } from './mcp.constants';
 export type {
   McpModuleOptions,
@@ -39,7 +37,7 @@ export type {
   McpStatelessOptions,
   McpCacheOptions,
   McpCacheHint,
-} from './interfaces/mcp-module-options.interface';
+} from './server/interfaces/mcp-module-options.interface';
 export type { McpPrincipal, McpAuthResult, McpAuthorizeFn, McpAuthorizer } from './interfaces/principal.interface';
 export type { McpToolOptions, McpToolAnnotations, McpIcon, JsonSchema } from './interfaces/mcp-tool-options.interface';
 export type { McpToolContext, McpContent, McpCallToolResult, McpToolReturn, McpInputRequestOptions } from './interfaces/mcp-tool-context.interface';
@@ -49,7 +47,7 @@ export type { McpSessionNotifier } from './interfaces/mcp-session-notifier.inter
 export { McpClientRequestError, McpClientRequestTimeoutError } from './errors/mcp-client-request.errors';
 export type { McpStreamOptions } from './server/http/mcp-stream.options';
 export type { McpPubSubOptions } from './server/pubsub/mcp-pubsub.interface';
-export type { McpResolvedOptions } from './mcp.options';
+export type { McpResolvedOptions } from './server/mcp.options';
 export {
   McpConfigurationError,
   McpRpcError,
@@ -72,13 +70,16 @@ export type { McpEventDirection } from './persistence/entities';
 export { MCP_MIGRATIONS, CreateMcpTables1764489600000, AddMcpServerFeatures1764576000000 } from './persistence/migrations';
 export * from './protocol';
 export { McpClientService } from './client/mcp-client.service';
+export { McpClientModule } from './client/mcp-client.module';
+export { MCP_TRANSPORT_FACTORIES } from './client/mcp-client.constants';
+export type { McpTransportFactory, McpTransportFactoryContext } from './client/transports/mcp-transport-factory.interface';
 export { McpSamplingHandler, McpElicitationHandler, McpRootsHandler } from './client/decorators/mcp-client-handler.decorators';
 export { MCP_CLIENT_OPTIONS } from './client/mcp-client.constants';
 export { DEFAULT_MCP_CALL_QUEUE } from './client/config/client-options.resolver';
 export type { McpResolvedClientOptions, McpResolvedQueueOptions } from './client/config/client-options.resolver';
 export { loadServersFile } from './client/config/servers-file.loader';
 export { resolveServerConfig } from './client/config/server-config.resolver';
-export type { McpClientOptions, McpClientQueueOptions } from './client/interfaces/mcp-client-options.interface';
+export type { McpClientOptions, McpClientQueueOptions, McpClientModuleExtras } from './client/interfaces/mcp-client-options.interface';
 export type {
   McpServerConfig,
   McpStdioServerConfig,
@@ -88,6 +89,7 @@ export type {
   McpServerVersion,
   McpServerScope,
   McpResolvedServerConfig,
+  McpCustomServerConfig,
 } from './client/interfaces/mcp-server-config.interface';
 export type { McpClientHandlers, McpClientRequestHandler, McpClientHandlerContext, McpClientHandlerKind } from './client/interfaces/mcp-client-handlers.interface';
 export type { McpCallJob, McpCallOptions, McpCallState } from './client/interfaces/mcp-call.interface';

@@ -50,11 +50,3 @@ export function getMcpResourceNotifierToken(mount: string = DEFAULT_MOUNT): stri
 
 /** Injects the `McpResourceNotifier` of a mount. */
 export const InjectMcpResourceNotifier = (mount: string = DEFAULT_MOUNT): ParameterDecorator => Inject(getMcpResourceNotifierToken(mount));
-
-/** Injection token of a mount's `McpClientService` (for apps with several mounts). */
-export function getMcpClientToken(mount: string = DEFAULT_MOUNT): string {
-  return `McpClient:${mount}`;
-}
-
-/** Injects the `McpClientService` of a mount (the one whose options carry `client`). */
-export const InjectMcpClient = (mount: string = DEFAULT_MOUNT): ParameterDecorator => Inject(getMcpClientToken(mount));

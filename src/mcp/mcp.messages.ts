@@ -31,22 +31,25 @@ export const invalidOptionMessage = (mount: string, option: string, expected: st
   `McpModule (mount "${mount}"): option "${option}" must be ${expected}.`;
 
 export const serversFileUnreadableMessage = (file: string, reason: string): string =>
-  `McpModule client option "serversFile": cannot read ${JSON.stringify(file)} (${reason}). ` +
+  `McpClientModule option "serversFile": cannot read ${JSON.stringify(file)} (${reason}). ` +
   `Give the path of a JSON file like { "mcpServers": { "name": { "command": "npx", "args": ["..."] } } }, or remove the option.`;
 
 export const serversFileInvalidMessage = (file: string, reason: string): string =>
-  `McpModule client option "serversFile": ${JSON.stringify(file)} ${reason}. ` +
+  `McpClientModule option "serversFile": ${JSON.stringify(file)} ${reason}. ` +
   `Expected { "mcpServers": { "name": { "command", "args", "env", "cwd" } | { "url", "headers" } } }.`;
 
 export const duplicateServerMessage = (name: string): string =>
-  `MCP server "${name}" is declared both in client.servers and in client.serversFile. Remove one of them or rename it.`;
+  `MCP server "${name}" is declared both in servers and in serversFile of McpClientModule. Remove one of them or rename it.`;
+
+export const duplicateTransportMessage = (transport: string): string =>
+  `Two transport factories serve transport "${transport}". Give your factory another \`transport\` name (stdio, http and toolset are built in).`;
 
 export const invalidServerMessage = (name: string, reason: string): string =>
   `MCP server "${name}": ${reason}. Declare { command: ['program', 'arg'] } (stdio), { url: 'https://...' } (http) ` +
   `or { transport: 'toolset', mount, principal } (a mount of this app).`;
 
 export const invalidClientOptionMessage = (option: string, expected: string): string =>
-  `McpModule client option "${option}" must be ${expected}.`;
+  `McpClientModule option "${option}" must be ${expected}.`;
 
 export const ephemeralRequestStateSecretMessage = (mount: string): string =>
   `McpModule (mount "${mount}"): no stateless.requestStateSecret configured; multi round-trip (input_required) ` +

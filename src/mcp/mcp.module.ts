@@ -1,27 +1,24 @@
-import { Module, type DynamicModule, type Provider } from '@nestjs/common';
+import { Module, type DynamicModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { McpClientService } from './client/mcp-client.service';
-import { createMcpClientProviders } from './client/mcp-client.providers';
-import type { McpModuleOptions } from './interfaces/mcp-module-options.interface';
-import { DEFAULT_MOUNT, DEFAULT_PATH, MCP_MODULE_OPTIONS, getMcpClientToken, getMcpOptionsToken, getMcpToolsetToken } from './mcp.constants';
+import { DEFAULT_MOUNT, DEFAULT_PATH, MCP_MODULE_OPTIONS, getMcpOptionsToken, getMcpToolsetToken } from './mcp.constants';
 import { MCP_ASYNC_OPTIONS_TYPE, MCP_OPTIONS_TYPE, MCP_RAW_OPTIONS, McpConfigurableModule } from './mcp.module-definition';
-import { resolveMcpOptions } from './mcp.options';
 import { MCP_ENTITIES } from './persistence/entities';
 import { McpEventLog } from './persistence/typeorm/typeorm-event-sink.store';
-import { createMcpServerParts } from './server/mcp-server.providers';
 import { mcpFeatureExports } from './server/features/feature.providers';
+import type { McpModuleOptions } from './server/interfaces/mcp-module-options.interface';
+import { createMcpServerParts } from './server/mcp-server.providers';
+import { resolveMcpOptions } from './server/mcp.options';
 
 /** Feature registration shared by every mount: Nest 11 identifies dynamic modules by object identity. */
 const MCP_TYPEORM_FEATURE = TypeOrmModule.forFeature(MCP_ENTITIES);
 
 /**
- * The durable-mcp module. `forRoot` / `forRootAsync` mount one MCP endpoint serving one toolset;
- * call it once per mount (distinct `mount` and `path`). The host app owns the TypeORM connection
- * (`TypeOrmModule.forRoot` with `MCP_ENTITIES`). Every mount provides and exports
- * `McpClientService`; give the `client` options to one mount per app (`serve: false` makes a
- * client-only or worker-only mount without endpoint or auth).
+ * One MCP endpoint serving one toolset. `forRoot` / `forRootAsync` mount it; call it once per
+ * mount (distinct `mount` and `path`). The host app owns the TypeORM connection
+ * (`TypeOrmModule.forRoot` with `MCP_ENTITIES`). To call other MCP servers, register
+ * `McpClientModule` once per app.
  */
 @Module({})
 export class McpModule extends McpConfigurableModule {
@@ -35,36 +32,26 @@ export class McpModule extends McpConfigurableModule {
     return McpModule.withMount(super.forRootAsync(options), options);
   }
 
-  private static withMount(definition: DynamicModule, extras: { mount?: string; path?: string; serve?: boolean }): DynamicModule {
+  private static withMount(definition: DynamicModule, extras: { mount?: string; path?: string }): DynamicModule {
     const mount = extras.mount ?? DEFAULT_MOUNT;
     const path = extras.path ?? DEFAULT_PATH;
-    const serve = extras.serve ?? true;
-    const common: Provider[] = [
-      {
-        provide: MCP_MODULE_OPTIONS,
-        useFactory: (raw: McpModuleOptions) => resolveMcpOptions(raw, { mount, path, serve }),
-        inject: [MCP_RAW_OPTIONS],
-      },
-      { provide: getMcpOptionsToken(mount), useExisting: MCP_MODULE_OPTIONS },
-      McpEventLog,
-      ...createMcpClientProviders(),
-      { provide: getMcpClientToken(mount), useExisting: McpClientService },
-    ];
-    if (!serve) {
-      return {
-        ...definition,
-        imports: [...(definition.imports ?? []), DiscoveryModule, MCP_TYPEORM_FEATURE],
-        providers: [...(definition.providers ?? []), ...common],
-        exports: [getMcpOptionsToken(mount), McpClientService, getMcpClientToken(mount)],
-      };
-    }
     const server = createMcpServerParts(mount, path);
     return {
       ...definition,
       imports: [...(definition.imports ?? []), DiscoveryModule, PassportModule, MCP_TYPEORM_FEATURE],
       controllers: server.controllers,
-      providers: [...(definition.providers ?? []), ...common, ...server.providers],
-      exports: [getMcpToolsetToken(mount), getMcpOptionsToken(mount), McpClientService, getMcpClientToken(mount), ...mcpFeatureExports(mount)],
+      providers: [
+        ...(definition.providers ?? []),
+        {
+          provide: MCP_MODULE_OPTIONS,
+          useFactory: (raw: McpModuleOptions) => resolveMcpOptions(raw, { mount, path }),
+          inject: [MCP_RAW_OPTIONS],
+        },
+        { provide: getMcpOptionsToken(mount), useExisting: MCP_MODULE_OPTIONS },
+        McpEventLog,
+        ...server.providers,
+      ],
+      exports: [getMcpToolsetToken(mount), getMcpOptionsToken(mount), ...mcpFeatureExports(mount)],
     };
   }
 }

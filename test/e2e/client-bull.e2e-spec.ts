@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { McpModule, McpClientService, McpCallInterruptedError, getMcpClientToken, type McpClientOptions } from '../../src/mcp';
+import { McpClientModule, McpModule, McpClientService, McpCallInterruptedError, type McpClientOptions } from '../../src/mcp';
 import { McpCallQueueHost } from '../../src/mcp/client/queue/mcp-call-queue.host';
 import type { BullCallQueue } from '../../src/mcp/client/queue/bull-call.queue';
 import { BlockingTools } from '../fixtures/client/blocking-tools';
@@ -49,9 +49,9 @@ describe('McpClientService on Bull (real Redis), jobs run by worker processes', 
       },
     };
     caller = await startApp(db.url, {
-      imports: [McpModule.forRoot({ mount: 'client', serve: false, client: { ...clientOptions, queue: { ...clientOptions.queue, worker: false } } })],
+      imports: [McpClientModule.forRoot({ ...clientOptions, queue: { ...clientOptions.queue, worker: false } })],
     });
-    client = caller.app.get<McpClientService>(getMcpClientToken('client'));
+    client = caller.app.get(McpClientService);
     workers.push(await startWorker({ databaseUrl: db.url, client: clientOptions }));
   });
 

@@ -1,4 +1,4 @@
-import { McpModule, McpClientService, McpCapabilityError, getMcpClientToken, type McpClientOptions } from '../../src/mcp';
+import { McpClientModule, McpModule, McpClientService, McpCapabilityError, type McpClientOptions } from '../../src/mcp';
 import { startSdkHttpServer, type SdkHttpServer } from '../fixtures/http/sdk-http-server';
 import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';
 import { startApp, type RunningApp } from '../support/http-app';
@@ -34,8 +34,8 @@ describe('McpClientService over Streamable HTTP (inline queue)', () => {
 
   /** Boots a client-only app on the shared database. */
   async function clientApp(): Promise<{ app: RunningApp; client: McpClientService }> {
-    const app = await startApp(db.url, { imports: [McpModule.forRoot({ mount: 'client', serve: false, client: options })] });
-    return { app, client: app.app.get<McpClientService>(getMcpClientToken('client')) };
+    const app = await startApp(db.url, { imports: [McpClientModule.forRoot(options)] });
+    return { app, client: app.app.get(McpClientService) };
   }
 
   it('continues the persisted remote session from a second app instance instead of re-initializing', async () => {
@@ -87,10 +87,10 @@ describe('McpClientService over Streamable HTTP (inline queue)', () => {
     const url = `${dead.baseUrl}/mcp`;
     await dead.close();
     const app = await startApp(db.url, {
-      imports: [McpModule.forRoot({ mount: 'client', serve: false, client: { servers: { gone: { url, retry: { retries: 0 } } }, queue: { attempts: 1 } } })],
+      imports: [McpClientModule.forRoot({ servers: { gone: { url, retry: { retries: 0 } } }, queue: { attempts: 1 } })],
     });
     try {
-      const client = app.app.get<McpClientService>(getMcpClientToken('client'));
+      const client = app.app.get(McpClientService);
       await expect(client.callTool('gone', 'echo', { text: 'x' })).rejects.toMatchObject({ name: 'McpTransportError', delivered: false });
     } finally {
       await app.close();

@@ -1,5 +1,5 @@
 import { Socket } from 'node:net';
-import { McpModule, McpClientService, getMcpClientToken, McpCapabilityError, McpServerError, McpTimeoutError, McpAmbiguousToolError, McpToolNotFoundError, McpUnknownServerError } from '../../src/mcp';
+import { McpClientModule, McpModule, McpClientService, McpCapabilityError, McpServerError, McpTimeoutError, McpAmbiguousToolError, McpToolNotFoundError, McpUnknownServerError } from '../../src/mcp';
 import { ClientFixtureTools } from '../fixtures/client/client-tools';
 import { FixtureTools, OtherMountTools, fixtureAuth } from '../fixtures/fixture-tools';
 import { startApp, type RunningApp } from '../support/http-app';
@@ -17,20 +17,18 @@ describe('McpClientService, inline queue, in-process toolset transport', () => {
     db = await createTestDatabase();
     app = await startApp(db.url, {
       imports: [
-        McpModule.forRoot({
-          auth: fixtureAuth,
-          client: {
-            servers: {
-              local: { transport: 'toolset', principal: 'alice' },
-              second: { transport: 'toolset', mount: 'second', principal: { key: 'bob', label: 'Bob' } },
-            },
+        McpModule.forRoot({ auth: fixtureAuth }),
+        McpClientModule.forRoot({
+          servers: {
+            local: { transport: 'toolset', principal: 'alice' },
+            second: { transport: 'toolset', mount: 'second', principal: { key: 'bob', label: 'Bob' } },
           },
         }),
         McpModule.forRoot({ auth: fixtureAuth, mount: 'second', path: '/second', providers: [OtherMountTools] }),
       ],
       providers: [FixtureTools, OtherMountTools, ClientFixtureTools],
     });
-    client = app.app.get<McpClientService>(getMcpClientToken('default'));
+    client = app.app.get(McpClientService);
   });
 
   afterAll(async () => {

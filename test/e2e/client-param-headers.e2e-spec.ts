@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { McpModule, McpClientService, McpInvalidToolError, getMcpClientToken, type McpClientOptions } from '../../src/mcp';
+import { McpClientModule, McpModule, McpClientService, McpInvalidToolError, type McpClientOptions } from '../../src/mcp';
 import { McpCallQueueHost } from '../../src/mcp/client/queue/mcp-call-queue.host';
 import type { BullCallQueue } from '../../src/mcp/client/queue/bull-call.queue';
 import { startWorker, type WorkerProcess } from '../fixtures/client/worker-process';
@@ -30,9 +30,9 @@ describe('McpClientService and x-mcp-header (2026-07-28 over HTTP)', () => {
 
   async function withClient<T>(use: (client: McpClientService) => Promise<T>): Promise<T> {
     const options: McpClientOptions = { servers: { params: { url: server.url } } };
-    const app: RunningApp = await startApp(db.url, { imports: [McpModule.forRoot({ mount: 'client', serve: false, client: options })] });
+    const app: RunningApp = await startApp(db.url, { imports: [McpClientModule.forRoot(options)] });
     try {
-      return await use(app.app.get<McpClientService>(getMcpClientToken('client')));
+      return await use(app.app.get(McpClientService));
     } finally {
       await app.close();
     }
@@ -84,9 +84,9 @@ describe('McpClientService and x-mcp-header (2026-07-28 over HTTP)', () => {
       const options: McpClientOptions = { servers: { params: { url: server.url } }, queue: { redis: 'redis://127.0.0.1:6379', name: queueName, prefix } };
       worker = await startWorker({ databaseUrl: db.url, client: options });
       caller = await startApp(db.url, {
-        imports: [McpModule.forRoot({ mount: 'client', serve: false, client: { ...options, queue: { ...options.queue, worker: false } } })],
+        imports: [McpClientModule.forRoot({ ...options, queue: { ...options.queue, worker: false } })],
       });
-      const client = caller.app.get<McpClientService>(getMcpClientToken('client'));
+      const client = caller.app.get(McpClientService);
       expect(client.mode).toBe('bull');
       await client.callTool('params', 'route_query', { region: 'ap-south-1', priority: 1, query: 'SELECT 3' });
       expect(server.methods).toEqual(['server/discover', 'tools/list', 'tools/call']);

@@ -1,4 +1,4 @@
-import { McpModule, McpClientService, getMcpClientToken, type McpClientOptions } from '../../src/mcp';
+import { McpClientModule, McpModule, McpClientService, type McpClientOptions } from '../../src/mcp';
 import { startSdkStandaloneServer, type SdkStandaloneServer } from '../fixtures/http/sdk-standalone-server';
 import { startApp, type RunningApp } from '../support/http-app';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
@@ -44,9 +44,9 @@ describe('McpClientService and the standalone GET stream of a 2025 session', () 
         roots: () => ({ roots: [{ uri: 'file:///work', name: 'work' }] }),
       },
     };
-    const app: RunningApp = await startApp(db.url, { imports: [McpModule.forRoot({ mount: 'client', serve: false, client: options })] });
+    const app: RunningApp = await startApp(db.url, { imports: [McpClientModule.forRoot(options)] });
     try {
-      return await use(app.app.get<McpClientService>(getMcpClientToken('client')));
+      return await use(app.app.get(McpClientService));
     } finally {
       await app.close();
     }

@@ -1,4 +1,4 @@
-import { McpModule, McpClientService, McpInputRequiredError, getMcpClientToken, type McpClientOptions } from '../../src/mcp';
+import { McpClientModule, McpModule, McpClientService, McpInputRequiredError, type McpClientOptions } from '../../src/mcp';
 import { startSdkHttpServer, type SdkHttpServer } from '../fixtures/http/sdk-http-server';
 import { startStatelessHttpPeer, type StatelessHttpPeer } from '../fixtures/stateless-peers/stateless-http-server';
 import { startApp, type RunningApp } from '../support/http-app';
@@ -56,9 +56,9 @@ describe('McpClientService on both revisions over Streamable HTTP', () => {
   });
 
   async function withClient<T>(use: (client: McpClientService) => Promise<T>): Promise<T> {
-    const app: RunningApp = await startApp(db.url, { imports: [McpModule.forRoot({ mount: 'client', serve: false, client: options })] });
+    const app: RunningApp = await startApp(db.url, { imports: [McpClientModule.forRoot(options)] });
     try {
-      return await use(app.app.get<McpClientService>(getMcpClientToken('client')));
+      return await use(app.app.get(McpClientService));
     } finally {
       await app.close();
     }

@@ -1,4 +1,4 @@
-import { McpModule, McpClientService, getMcpClientToken } from '../../src/mcp';
+import { McpClientModule, McpModule, McpClientService } from '../../src/mcp';
 import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';
 import { StatelessTools } from '../fixtures/stateless/stateless-tools';
 import { startApp, type RunningApp } from '../support/http-app';
@@ -21,18 +21,14 @@ describe('McpClientService against McpModule on 2026-07-28', () => {
     });
     client = await startApp(db.url, {
       imports: [
-        McpModule.forRoot({
-          mount: 'client',
-          serve: false,
-          client: {
-            servers: { own: { url: `${server.baseUrl}/mcp`, bearerToken: 'token-alice' } },
-            handlers: {
-              elicitation: (params) => {
-                asked.push(String(params.message));
-                return { action: 'accept', content: { name: asked.length === 1 ? 'Ada' : 'Lovelace' } };
-              },
-              roots: () => ({ roots: [{ uri: 'file:///work', name: 'work' }] }),
+        McpClientModule.forRoot({
+          servers: { own: { url: `${server.baseUrl}/mcp`, bearerToken: 'token-alice' } },
+          handlers: {
+            elicitation: (params) => {
+              asked.push(String(params.message));
+              return { action: 'accept', content: { name: asked.length === 1 ? 'Ada' : 'Lovelace' } };
             },
+            roots: () => ({ roots: [{ uri: 'file:///work', name: 'work' }] }),
           },
         }),
       ],
@@ -46,7 +42,7 @@ describe('McpClientService against McpModule on 2026-07-28', () => {
   });
 
   it('negotiates the stateless revision, calls tools, and answers elicitation and roots through input_required rounds', async () => {
-    const mcp = client.app.get<McpClientService>(getMcpClientToken('client'));
+    const mcp = client.app.get(McpClientService);
     expect(await mcp.callTool('own', 'echo', { text: 'stateless' })).toMatchObject({ content: [{ type: 'text', text: 'stateless' }] });
     const result = await mcp.callTool('own', 'interview', {});
     expect(result.content).toEqual([{ type: 'text', text: 'Ada Lovelace @ file:///work' }]);

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { McpModule, McpClientService, getMcpClientToken, type McpClientOptions } from '../../src/mcp';
+import { McpClientModule, McpModule, McpClientService, type McpClientOptions } from '../../src/mcp';
 import { sdkServer } from '../fixtures/stdio/stdio-test-kit';
 import { startApp, type RunningApp } from '../support/http-app';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
@@ -40,9 +40,9 @@ describe('McpClientService on both revisions over stdio', () => {
   });
 
   async function withClient<T>(use: (client: McpClientService) => Promise<T>): Promise<T> {
-    const app: RunningApp = await startApp(db.url, { imports: [McpModule.forRoot({ mount: 'client', serve: false, client: options })] });
+    const app: RunningApp = await startApp(db.url, { imports: [McpClientModule.forRoot(options)] });
     try {
-      return await use(app.app.get<McpClientService>(getMcpClientToken('client')));
+      return await use(app.app.get(McpClientService));
     } finally {
       await app.close();
     }

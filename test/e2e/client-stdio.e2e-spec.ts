@@ -1,4 +1,4 @@
-import { McpModule, McpClientService, getMcpClientToken } from '../../src/mcp';
+import { McpClientModule, McpClientService } from '../../src/mcp';
 import { FixtureSamplingHandler } from '../fixtures/client/sampling-handler';
 import { everythingServer } from '../fixtures/stdio/stdio-test-kit';
 import { startApp, type RunningApp } from '../support/http-app';
@@ -20,20 +20,16 @@ describe('McpClientService against @modelcontextprotocol/server-everything over 
     const [program, ...args] = everythingServer();
     app = await startApp(db.url, {
       imports: [
-        McpModule.forRoot({
-          mount: 'client',
-          serve: false,
-          client: {
-            servers: {
-              everything: { command: program, args },
-              pooled: { command: everythingServer(), stateless: true, pool: { max: 2, idleMs: 30_000 } },
-            },
+        McpClientModule.forRoot({
+          servers: {
+            everything: { command: program, args },
+            pooled: { command: everythingServer(), stateless: true, pool: { max: 2, idleMs: 30_000 } },
           },
         }),
       ],
       providers: [FixtureSamplingHandler],
     });
-    client = app.app.get<McpClientService>(getMcpClientToken('client'));
+    client = app.app.get(McpClientService);
   });
 
   afterAll(async () => {

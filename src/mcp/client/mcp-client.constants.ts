@@ -1,5 +1,12 @@
-/** Injection token of the resolved client options of the mount that carries them. */
+/** Injection token of the resolved client options. */
 export const MCP_CLIENT_OPTIONS = 'MCP_CLIENT_OPTIONS';
+
+/**
+ * Injection token of the transport factories in use, a `ReadonlyMap<string, McpTransportFactory>`
+ * by transport name: the built-in `stdio`, `http` and `toolset`, and those registered with
+ * `McpClientModule.forRoot({ transports })`.
+ */
+export const MCP_TRANSPORT_FACTORIES = 'MCP_TRANSPORT_FACTORIES';
 
 /** Metadata key of `@McpSamplingHandler`, `@McpElicitationHandler` and `@McpRootsHandler`. */
 export const MCP_CLIENT_HANDLER_METADATA = 'mcp:client-handler';

@@ -1,41 +1,77 @@
-import type { Provider } from '@nestjs/common';
-import { getSharedConfigToken } from '@nestjs/bull';
+import type { Provider, Type } from '@nestjs/common';
 import type { QueueOptions } from 'bull';
-import { MCP_MODULE_OPTIONS } from '../mcp.constants';
+import { McpConfigurationError } from '../errors/mcp-configuration.error';
+import { duplicateTransportMessage } from '../mcp.messages';
+import { McpEventLog } from '../persistence/typeorm/typeorm-event-sink.store';
 import { McpOutboundSessionStore } from '../persistence/typeorm/typeorm-outbound-session.store';
 import { resolveClientOptions } from './config/client-options.resolver';
 import { McpClientHandlerExplorer } from './handlers/client-handler.explorer';
 import { McpServerRequestDispatcher } from './handlers/server-request.dispatcher';
-import type { McpClientOptions } from './interfaces/mcp-client-options.interface';
-import { MCP_CLIENT_OPTIONS } from './mcp-client.constants';
-import { McpClientService } from './mcp-client.service';
+import type { McpClientModuleExtras, McpClientOptions } from './interfaces/mcp-client-options.interface';
 import { McpCallProcessor } from './mcp-call.processor';
-import { McpEnvelopeFactory } from './stateless/envelope.factory';
-import { McpStatelessCallRunner } from './stateless/stateless-call.runner';
-import { McpRevisionNegotiator } from './stateless/revision.negotiator';
-import { McpOutboundExchanger } from './outbound-exchange';
+import { MCP_CLIENT_RAW_OPTIONS } from './mcp-client.module-definition';
+import { MCP_CLIENT_OPTIONS, MCP_TRANSPORT_FACTORIES } from './mcp-client.constants';
+import { McpClientService } from './mcp-client.service';
 import { McpOutboundEventRecorder } from './outbound-event.recorder';
+import { McpOutboundExchanger } from './outbound-exchange';
 import { McpCallQueueHost } from './queue/mcp-call-queue.host';
+import { McpEnvelopeFactory } from './stateless/envelope.factory';
+import { McpRevisionNegotiator } from './stateless/revision.negotiator';
+import { McpStatelessCallRunner } from './stateless/stateless-call.runner';
 import { McpToolListCache } from './tool-list.cache';
+import { BUILT_IN_TRANSPORT_FACTORIES } from './transports/built-in-transports.constants';
+import type { McpTransportFactory } from './transports/mcp-transport-factory.interface';
 import { McpTransportRegistry } from './transports/transport.registry';
 
 /**
- * The client's providers in a mount: options (from the mount's options, sync or async, with the
- * host's `BullModule.forRoot` configuration as an optional fallback for Redis), the queue, the
- * processor, transports, handlers and `McpClientService`. The module also needs `McpEventLog`
- * and the TypeORM feature of `MCP_ENTITIES`.
+ * The token under which `BullModule.forRoot` of `@nestjs/bull` provides its configuration. It is
+ * read (optionally) by name, so that apps without Bull need not install `@nestjs/bull`.
  */
-export function createMcpClientProviders(): Provider[] {
+const BULL_SHARED_CONFIG_TOKEN = 'BULL_CONFIG(default)';
+
+type AnyFactory = McpTransportFactory<object>;
+
+function transportProviders(extras: McpClientModuleExtras): Provider[] {
+  const registered = extras.transports ?? [];
+  const classes = registered.filter((entry): entry is Type<AnyFactory> => typeof entry === 'function');
   return [
+    ...classes,
+    {
+      provide: MCP_TRANSPORT_FACTORIES,
+      useFactory: (...instances: AnyFactory[]) => {
+        const factories = new Map(BUILT_IN_TRANSPORT_FACTORIES);
+        let next = 0;
+        for (const entry of registered) {
+          const factory = typeof entry === 'function' ? instances[next++] : (entry as AnyFactory);
+          if (factories.has(factory.transport)) throw new McpConfigurationError(duplicateTransportMessage(factory.transport));
+          factories.set(factory.transport, factory);
+        }
+        return factories as ReadonlyMap<string, AnyFactory>;
+      },
+      inject: classes,
+    },
+  ];
+}
+
+/**
+ * The providers of `McpClientModule`: resolved options (with the host's `BullModule.forRoot`
+ * configuration as an optional fallback for Redis), transport factories, the queue and its
+ * processor, handlers, the outbound session store and event log, and `McpClientService`.
+ */
+export function createMcpClientProviders(extras: McpClientModuleExtras): Provider[] {
+  return [
+    ...transportProviders(extras),
     {
       provide: MCP_CLIENT_OPTIONS,
-      useFactory: (options: { client?: McpClientOptions }, shared?: QueueOptions) => resolveClientOptions(options.client, shared ?? undefined),
-      inject: [MCP_MODULE_OPTIONS, { token: getSharedConfigToken(), optional: true }],
+      useFactory: (options: McpClientOptions, factories: ReadonlyMap<string, AnyFactory>, shared?: QueueOptions) =>
+        resolveClientOptions(options, shared ?? undefined, factories),
+      inject: [MCP_CLIENT_RAW_OPTIONS, MCP_TRANSPORT_FACTORIES, { token: BULL_SHARED_CONFIG_TOKEN, optional: true }],
     },
+    McpEventLog,
+    McpOutboundSessionStore,
     McpClientHandlerExplorer,
     McpServerRequestDispatcher,
     McpTransportRegistry,
-    McpOutboundSessionStore,
     McpOutboundEventRecorder,
     McpOutboundExchanger,
     McpEnvelopeFactory,

@@ -6,7 +6,6 @@ import { McpOutboundSessionStore } from '../persistence/typeorm/typeorm-outbound
 import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../protocol/jsonrpc';
 import { McpServerRequestDispatcher } from './handlers/server-request.dispatcher';
 import type { McpCallJob } from './interfaces/mcp-call.interface';
-import { endpointKeyOf } from './stateless/endpoint-key';
 import { McpOutboundEventRecorder } from './outbound-event.recorder';
 import type { McpTransportResult } from './transports/mcp-transport.interface';
 import { McpTransportRegistry } from './transports/transport.registry';
@@ -117,7 +116,7 @@ export class McpOutboundExchanger {
       protocolVersion: handshake?.protocolVersion ?? session?.protocolVersion ?? 'unknown',
       serverInfo: handshake?.serverInfo ?? session?.serverInfo ?? null,
       serverCapabilities: handshake?.capabilities ?? session?.serverCapabilities ?? null,
-      endpoint: endpointKeyOf(this.transports.config(job.server)),
+      endpoint: this.transports.endpointKey(job.server),
     };
     const id = await this.sessions.save(job.server, job.scopeKey, state);
     const now = new Date();

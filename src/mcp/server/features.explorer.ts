@@ -12,7 +12,7 @@ import {
   requestScopedFeatureMessage,
   unknownCompleterMessage,
 } from '../mcp.messages';
-import type { McpResolvedOptions } from '../mcp.options';
+import type { McpResolvedOptions } from './mcp.options';
 import { CompletionFeature } from './features/completion.feature';
 import { LoggingFeature } from './features/logging.feature';
 import { compilePromptArguments } from './features/prompt-arguments';

@@ -1,7 +1,7 @@
 import type { CanActivate, Provider, Type } from '@nestjs/common';
 import { MCP_MODULE_OPTIONS, getMcpToolsetToken } from '../mcp.constants';
 import { MCP_SESSION_NOTIFIER } from '../interfaces/mcp-session-notifier.interface';
-import type { McpResolvedOptions } from '../mcp.options';
+import type { McpResolvedOptions } from './mcp.options';
 import { createMcpAuthGuard } from './auth/mcp-auth.guard';
 import { createMcpBearerStrategy } from './auth/mcp-bearer.strategy';
 import { McpBodyReaderInstaller } from './http/mcp-body-reader.installer';

@@ -4,7 +4,7 @@ import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import type { JsonSchema, McpToolMetadata } from '../interfaces/mcp-tool-options.interface';
 import { MCP_MODULE_OPTIONS } from '../mcp.constants';
 import { invalidMcpHeaderMessage, invalidSchemaMessage, invalidToolNameMessage, requestScopedToolMessage } from '../mcp.messages';
-import type { McpResolvedOptions } from '../mcp.options';
+import type { McpResolvedOptions } from './mcp.options';
 import { TOOL_NAME_PATTERN } from '../protocol/mcp.methods';
 import { createMethodInvoker, providerMethods, type ProviderMethod } from './features/provider-methods';
 import { McpMetadataAccessor } from './mcp-metadata.accessor';

@@ -7,7 +7,7 @@ import { McpRpcError } from '../errors/mcp-rpc.error';
 import type { McpDeliveryContext } from '../interfaces/mcp-delivery.interface';
 import type { McpCallToolResult, McpToolContext } from '../interfaces/mcp-tool-context.interface';
 import { MCP_MODULE_OPTIONS } from '../mcp.constants';
-import { resolveMcpOptions } from '../mcp.options';
+import { resolveMcpOptions } from './mcp.options';
 import type { JsonRpcError, JsonRpcMessage, JsonRpcSuccess } from '../protocol/jsonrpc';
 import { McpTool } from './decorators/mcp-tool.decorator';
 import { McpMetadataAccessor } from './mcp-metadata.accessor';

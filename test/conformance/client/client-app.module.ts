@@ -1,6 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { MCP_ENTITIES, McpModule, type McpClientHandlers, type McpServerConfig } from '../../../src/mcp';
+import { MCP_ENTITIES, McpClientModule, type McpClientHandlers, type McpServerConfig } from '../../../src/mcp';
 
 /** The one server the conformance client talks to. */
 export const TARGET = 'target';
@@ -16,7 +16,7 @@ export interface ClientAppOptions {
 }
 
 /**
- * A client-only Nest app: `McpModule.forRoot({ serve: false, client })` with one HTTP server,
+ * A client-only Nest app: `McpClientModule.forRoot({ servers, handlers })` with one HTTP server,
  * calls run inline, state (outbound sessions, events) in an in-memory SQLite database.
  */
 @Module({})
@@ -26,12 +26,9 @@ export class ClientAppModule {
       module: ClientAppModule,
       imports: [
         TypeOrmModule.forRoot({ type: 'better-sqlite3', database: ':memory:', entities: MCP_ENTITIES, synchronize: true }),
-        McpModule.forRoot({
-          serve: false,
-          client: {
-            servers: { [TARGET]: { url: options.url, version: options.version, timeoutMs: 10_000 } },
-            handlers: options.handlers,
-          },
+        McpClientModule.forRoot({
+          servers: { [TARGET]: { url: options.url, version: options.version, timeoutMs: 10_000 } },
+          handlers: options.handlers,
         }),
       ],
     };

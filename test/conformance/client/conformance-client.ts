@@ -4,7 +4,7 @@
  *   conformance client --command "node -r ts-node/register/transpile-only .../conformance-client.ts" --scenario <name>
  *
  * The CLI appends the scenario server's URL and sets MCP_CONFORMANCE_SCENARIO. This script boots
- * a client-only Nest app (McpModule.forRoot({ serve: false, client })) and does with
+ * a client-only Nest app (McpClientModule.forRoot(...)) and does with
  * McpClientService what the scenario expects. The server entry is what a user would write,
  * `{ url }`: the client probes the revision (`version: 'auto'`) like in production. Set
  * CONFORMANCE_SPEC_VERSION (e.g. 2025-11-25) by hand to pin one while debugging.

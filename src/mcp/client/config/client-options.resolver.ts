@@ -4,6 +4,8 @@ import { duplicateServerMessage, invalidClientOptionMessage } from '../../mcp.me
 import type { McpClientHandlers } from '../interfaces/mcp-client-handlers.interface';
 import type { McpClientOptions } from '../interfaces/mcp-client-options.interface';
 import type { McpResolvedServerConfig } from '../interfaces/mcp-server-config.interface';
+import type { McpTransportFactory } from '../transports/mcp-transport-factory.interface';
+import { BUILT_IN_TRANSPORT_FACTORIES } from '../transports/built-in-transports.constants';
 import { resolveServerConfig } from './server-config.resolver';
 import { loadServersFile } from './servers-file.loader';
 
@@ -39,7 +41,7 @@ function positiveInteger(option: string, value: number | undefined, fallback: nu
   return value;
 }
 
-function mergeServers(options: McpClientOptions): Record<string, McpResolvedServerConfig> {
+function mergeServers(options: McpClientOptions, factories: ReadonlyMap<string, McpTransportFactory<object>>): Record<string, McpResolvedServerConfig> {
   const declared = { ...(options.servers ?? {}) };
   if (options.serversFile !== undefined) {
     for (const [name, entry] of Object.entries(loadServersFile(options.serversFile))) {
@@ -47,7 +49,7 @@ function mergeServers(options: McpClientOptions): Record<string, McpResolvedServ
       declared[name] = entry;
     }
   }
-  return Object.fromEntries(Object.entries(declared).map(([name, entry]) => [name, resolveServerConfig(name, entry)]));
+  return Object.fromEntries(Object.entries(declared).map(([name, entry]) => [name, resolveServerConfig(name, entry, factories)]));
 }
 
 function bullOptions(options: McpClientOptions, shared: QueueOptions | undefined): QueueOptions | null {
@@ -62,18 +64,23 @@ function bullOptions(options: McpClientOptions, shared: QueueOptions | undefined
 }
 
 /**
- * Applies the client defaults, reads `serversFile`, and checks every server entry. `shared` is
- * the host's `BullModule.forRoot` configuration, used when `queue.redis` is absent.
+ * Applies the client defaults, reads `serversFile`, and checks every server entry against the
+ * transport factories in use. `shared` is the host's `BullModule.forRoot` configuration, used
+ * when `queue.redis` is absent.
  * @throws McpConfigurationError saying how to fix a mistake.
  */
-export function resolveClientOptions(options: McpClientOptions | undefined, shared?: QueueOptions): McpResolvedClientOptions {
+export function resolveClientOptions(
+  options: McpClientOptions | undefined,
+  shared?: QueueOptions,
+  factories: ReadonlyMap<string, McpTransportFactory<object>> = BUILT_IN_TRANSPORT_FACTORIES,
+): McpResolvedClientOptions {
   const client = options ?? {};
   const queue = client.queue ?? {};
   if (queue.name !== undefined && (typeof queue.name !== 'string' || !queue.name)) {
     throw new McpConfigurationError(invalidClientOptionMessage('queue.name', 'a non-empty string'));
   }
   return {
-    servers: mergeServers(client),
+    servers: mergeServers(client, factories),
     handlers: { ...(client.handlers ?? {}) },
     defaultTimeoutMs: positiveInteger('defaultTimeoutMs', client.defaultTimeoutMs, 60_000),
     maxInputRounds: positiveInteger('maxInputRounds', client.maxInputRounds, 8),

@@ -1,4 +1,6 @@
+import type { Type } from '@nestjs/common';
 import type { AdvancedSettings, QueueOptions } from 'bull';
+import type { McpTransportFactory } from '../transports/mcp-transport-factory.interface';
 import type { McpClientHandlers } from './mcp-client-handlers.interface';
 import type { McpServerConfig } from './mcp-server-config.interface';
 
@@ -28,8 +30,8 @@ export interface McpClientQueueOptions {
 }
 
 /**
- * Client options of `McpModule.forRoot({ client })`: the servers this app calls and how calls
- * run. Give them to one mount per app.
+ * Options of `McpClientModule.forRoot` (or what the `forRootAsync` factory returns): the servers
+ * this app calls and how calls run.
  */
 export interface McpClientOptions {
   /** Servers by name. */
@@ -51,4 +53,20 @@ export interface McpClientOptions {
    * @default 8
    */
   maxInputRounds?: number;
+}
+
+/** Synchronous options of `McpClientModule` that shape the module graph (also with `forRootAsync`). */
+export interface McpClientModuleExtras {
+  /**
+   * Make `McpClientService` injectable everywhere without importing the module again.
+   * @default true
+   */
+  isGlobal?: boolean;
+  /**
+   * Transports of the app's own, beside the built-in `stdio`, `http` and `toolset`: factory
+   * classes (providers of the module, so they may inject what they need) or instances. Servers
+   * name them with `transport: '<name>'`.
+   * @default []
+   */
+  transports?: Array<Type<McpTransportFactory<any>> | McpTransportFactory<any>>;
 }

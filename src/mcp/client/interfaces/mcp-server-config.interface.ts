@@ -85,11 +85,22 @@ export interface McpToolsetServerConfig extends McpServerCommonConfig {
   principal: string | { key: string; label?: string };
 }
 
+/**
+ * A server reached through a transport the app registered (`McpClientModule.forRoot({ transports })`):
+ * `transport` names its factory, which checks the other fields.
+ */
+export interface McpCustomServerConfig extends McpServerCommonConfig {
+  /** The `transport` name of a registered `McpTransportFactory`. */
+  transport: string;
+  /** Settings read by that factory. */
+  [setting: string]: unknown;
+}
+
 /** One configured MCP server. */
-export type McpServerConfig = McpStdioServerConfig | McpHttpServerConfig | McpToolsetServerConfig;
+export type McpServerConfig = McpStdioServerConfig | McpHttpServerConfig | McpToolsetServerConfig | McpCustomServerConfig;
+
+/** A stdio entry after validation: the argv is an array. */
+export type McpResolvedStdioServerConfig = Omit<McpStdioServerConfig, 'command' | 'args'> & { transport: 'stdio'; command: string[] };
 
 /** A server entry after validation: the transport is always named and stdio argv is an array. */
-export type McpResolvedServerConfig =
-  | (Omit<McpStdioServerConfig, 'command' | 'args'> & { transport: 'stdio'; command: string[] })
-  | (McpHttpServerConfig & { transport: 'http' })
-  | McpToolsetServerConfig;
+export type McpResolvedServerConfig = McpResolvedStdioServerConfig | (McpHttpServerConfig & { transport: 'http' }) | McpToolsetServerConfig | McpCustomServerConfig;

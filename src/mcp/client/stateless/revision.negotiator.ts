@@ -9,7 +9,6 @@ import type { McpCallJob } from '../interfaces/mcp-call.interface';
 import { McpOutboundExchanger } from '../outbound-exchange';
 import { McpTransportRegistry } from '../transports/transport.registry';
 import { verdictFromAnswer, verdictFromFailure, type McpEraVerdict } from './discover-verdict';
-import { endpointKeyOf } from './endpoint-key';
 import { McpEnvelopeFactory } from './envelope.factory';
 import { DISCOVER_METHOD, withEnvelope } from './stateless-request';
 
@@ -53,13 +52,14 @@ export class McpRevisionNegotiator {
   /** The era and revision of the call's server. */
   resolve(job: McpCallJob, session: McpOutboundSession | null, notify: (n: JsonRpcNotification) => void): Promise<McpEraVerdict> {
     const config = this.transports.config(job.server);
-    const version = config.transport === 'toolset' ? 'toolset' : (config.version ?? 'auto');
+    const endpoint = this.transports.endpointKey(job.server);
+    const version = endpoint === null ? 'in-process' : (config.version ?? 'auto');
     if (version === STATELESS_PROTOCOL_VERSION) {
       const known = session?.protocolVersion === version;
       return Promise.resolve({ era: 'stateless', version, serverInfo: known ? session.serverInfo : null, capabilities: known ? session.serverCapabilities : null });
     }
     if (version !== 'auto') return Promise.resolve({ era: 'legacy', reason: `pinned to ${version}` });
-    const key = endpointKeyOf(config) as string;
+    const key = endpoint as string;
     let verdict = this.verdicts.get(key);
     if (!verdict) {
       verdict = this.decide(job, session, notify, key);
@@ -71,7 +71,7 @@ export class McpRevisionNegotiator {
 
   /** Drops the verdict on the server's endpoint (its era changed): the next call decides again. */
   async forget(job: McpCallJob): Promise<void> {
-    const key = endpointKeyOf(this.transports.config(job.server));
+    const key = this.transports.endpointKey(job.server);
     if (key) this.verdicts.delete(key);
     await this.sessions.close(job.server, job.scopeKey);
   }

@@ -18,7 +18,6 @@ import { McpToolListCache } from '../tool-list.cache';
 import type { McpToolDefinition } from '../tool-router';
 import { McpTransportRegistry } from '../transports/transport.registry';
 import type { McpEraVerdict } from './discover-verdict';
-import { endpointKeyOf } from './endpoint-key';
 import { McpEnvelopeFactory } from './envelope.factory';
 import { fulfilInputRequests, type McpInputRetry } from './input-required';
 import { DISCOVER_METHOD, withEnvelope } from './stateless-request';
@@ -82,7 +81,7 @@ export class McpStatelessCallRunner {
     if (capabilities && !allowsMethod(capabilities, method)) throw new McpCapabilityError(job.server, requiredCapability(method) as string, method);
     const isCall = method === McpMethod.ToolsCall;
     // Other transports may ignore x-mcp-header (the headers exist for HTTP intermediaries).
-    const overHttp = this.transports.config(job.server).transport === 'http';
+    const overHttp = this.transports.sendsRoutingHeaders(job.server);
     const headers = isCall && overHttp ? await this.paramHeaders(job, session, notify, verdict.version) : undefined;
     if (isCall && !(await attempt.claim())) throw new McpCallInterruptedError(attempt.id);
     try {
@@ -111,7 +110,7 @@ export class McpStatelessCallRunner {
     }
     const known = session?.protocolVersion === verdict.version && JSON.stringify(session.serverCapabilities) === JSON.stringify(capabilities);
     if (!known && capabilities) {
-      const endpoint = endpointKeyOf(this.transports.config(job.server));
+      const endpoint = this.transports.endpointKey(job.server);
       await this.sessions.save(job.server, job.scopeKey, { remoteSessionId: null, protocolVersion: verdict.version, serverInfo, serverCapabilities: capabilities, endpoint });
     }
     return capabilities;

@@ -1,19 +1,18 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { McpUnknownServerError } from '../../errors/mcp-client-call.errors';
-import type { McpMessageHandler } from '../../interfaces/mcp-delivery.interface';
-import { getMcpToolsetToken } from '../../mcp.constants';
 import type { McpResolvedClientOptions } from '../config/client-options.resolver';
 import { McpServerRequestDispatcher } from '../handlers/server-request.dispatcher';
 import type { McpResolvedServerConfig } from '../interfaces/mcp-server-config.interface';
-import { MCP_CLIENT_OPTIONS } from '../mcp-client.constants';
+import { MCP_CLIENT_OPTIONS, MCP_TRANSPORT_FACTORIES } from '../mcp-client.constants';
+import { storableEndpointKey } from '../stateless/endpoint-key';
+import type { McpTransportFactory } from './mcp-transport-factory.interface';
 import type { McpTransport } from './mcp-transport.interface';
-import { createRemoteTransport } from './remote-transport.factory';
-import { ToolsetTransport } from './toolset/toolset.transport';
 
 /**
- * One transport per configured server per process, created on first use: a stdio pool belongs
- * to the worker that runs the calls. Closes them all when the app shuts down.
+ * One transport per configured server per process, built on first use by the factory of its
+ * `transport` (a stdio pool belongs to the worker that runs the calls). Closes them all when the
+ * app shuts down.
  */
 @Injectable()
 export class McpTransportRegistry implements OnApplicationShutdown {
@@ -22,6 +21,7 @@ export class McpTransportRegistry implements OnApplicationShutdown {
 
   constructor(
     @Inject(MCP_CLIENT_OPTIONS) private readonly options: McpResolvedClientOptions,
+    @Inject(MCP_TRANSPORT_FACTORIES) private readonly factories: ReadonlyMap<string, McpTransportFactory<object>>,
     private readonly moduleRef: ModuleRef,
     private readonly dispatcher: McpServerRequestDispatcher,
   ) {}
@@ -42,10 +42,30 @@ export class McpTransportRegistry implements OnApplicationShutdown {
   get(server: string): McpTransport {
     let transport = this.transports.get(server);
     if (!transport) {
-      transport = this.create(this.config(server));
+      transport = this.factory(server).create(this.config(server), {
+        server,
+        clientCapabilities: this.dispatcher.capabilities(),
+        resolve: (token) => this.moduleRef.get(token, { strict: false }),
+      });
       this.transports.set(server, transport);
     }
     return transport;
+  }
+
+  /**
+   * The endpoint a server's revision verdict belongs to, fit for storage; null when the server
+   * needs no negotiation (an in-process toolset).
+   */
+  endpointKey(server: string): string | null {
+    const config = this.config(server);
+    const factory = this.factory(server);
+    const key = factory.endpointKey ? factory.endpointKey(config) : `${factory.transport} ${JSON.stringify({ server, config })}`;
+    return key === null ? null : storableEndpointKey(factory.transport, key);
+  }
+
+  /** Whether stateless `tools/call` requests to a server carry `Mcp-Param-*` headers. */
+  sendsRoutingHeaders(server: string): boolean {
+    return this.factory(server).routingHeaders === true;
   }
 
   /** Releases every transport (processes, sockets, timers). */
@@ -59,13 +79,8 @@ export class McpTransportRegistry implements OnApplicationShutdown {
     );
   }
 
-  private create(config: McpResolvedServerConfig): McpTransport {
-    if (config.transport !== 'toolset') return createRemoteTransport(config, this.dispatcher.capabilities());
-    const principal = typeof config.principal === 'string' ? { key: config.principal, label: config.principal } : config.principal;
-    const token = getMcpToolsetToken(config.mount);
-    return new ToolsetTransport({
-      principal: { key: principal.key, label: principal.label ?? principal.key, raw: config.principal },
-      resolveHandler: () => this.moduleRef.get<McpMessageHandler>(token, { strict: false }),
-    });
+  private factory(server: string): McpTransportFactory<object> {
+    // Server entries were resolved against these factories at boot, so the lookup cannot miss.
+    return this.factories.get(this.config(server).transport as string) as McpTransportFactory<object>;
   }
 }

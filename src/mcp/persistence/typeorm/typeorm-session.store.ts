@@ -6,7 +6,7 @@ import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialE
 import type { McpLogLevel } from '../../interfaces/mcp-delivery.interface';
 import type { McpPrincipal } from '../../interfaces/principal.interface';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
-import type { McpResolvedOptions } from '../../mcp.options';
+import type { McpResolvedOptions } from '../../server/mcp.options';
 import { McpInboundSession } from '../entities/inbound-session.entity';
 import { EntitySql } from './entity-sql';
 import { GroupCommitter } from '../group-committer';

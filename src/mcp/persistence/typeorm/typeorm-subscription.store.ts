@@ -3,7 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import type { Repository } from 'typeorm';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
-import type { McpResolvedOptions } from '../../mcp.options';
+import type { McpResolvedOptions } from '../../server/mcp.options';
 import { McpInboundSession } from '../entities/inbound-session.entity';
 import { McpResourceSubscription } from '../entities/resource-subscription.entity';
 

@@ -4,7 +4,7 @@ import { McpRpcError } from '../../errors/mcp-rpc.error';
 import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import { duplicateResourceMessage } from '../../mcp.messages';
-import type { McpResolvedOptions } from '../../mcp.options';
+import type { McpResolvedOptions } from '../mcp.options';
 import type { JsonRpcRequest } from '../../protocol/jsonrpc';
 import { isSupportedSessionVersion } from '../../protocol/revisions';
 import { Toolset } from '../toolset';

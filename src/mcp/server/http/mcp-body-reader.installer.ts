@@ -3,7 +3,7 @@ import { HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import { McpConfigurationError } from '../../errors/mcp-configuration.error';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import { duplicateMountMessage } from '../../mcp.messages';
-import type { McpResolvedOptions } from '../../mcp.options';
+import type { McpResolvedOptions } from '../mcp.options';
 import { createMcpBodyReader } from './mcp-body.reader';
 
 interface ExpressLike {

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Response } from 'express';
 import type { McpPrincipal } from '../../interfaces/principal.interface';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
-import type { McpResolvedOptions } from '../../mcp.options';
+import type { McpResolvedOptions } from '../mcp.options';
 import { McpEventLog, type McpEventInput } from '../../persistence/typeorm/typeorm-event-sink.store';
 import type { McpInboundSession } from '../../persistence/entities/inbound-session.entity';
 import { JsonText } from '../../persistence/typeorm/entity-sql';

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { McpPrincipal } from '../../interfaces/principal.interface';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
-import type { McpResolvedOptions } from '../../mcp.options';
+import type { McpResolvedOptions } from '../mcp.options';
 import { McpEventLog } from '../../persistence/typeorm/typeorm-event-sink.store';
 import { JsonText } from '../../persistence/typeorm/entity-sql';
 import type { JsonRpcNotification, JsonRpcRequest } from '../../protocol/jsonrpc';

@@ -3,7 +3,7 @@ import type { Response } from 'express';
 import { McpRpcError } from '../../errors/mcp-rpc.error';
 import type { McpPrincipal } from '../../interfaces/principal.interface';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
-import type { McpResolvedOptions } from '../../mcp.options';
+import type { McpResolvedOptions } from '../mcp.options';
 import { JsonRpcErrorCode, jsonRpcError, jsonRpcResult, type ClassifiedMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../../protocol/jsonrpc';
 import { McpHeader, McpMethod } from '../../protocol/mcp.methods';
 import { StatelessMethod, StatelessRetryParam, REMOVED_STATELESS_METHODS, envelopeVersionOf, isStatelessVersion } from '../../protocol/stateless';

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Response } from 'express';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
-import type { McpResolvedOptions } from '../../mcp.options';
+import type { McpResolvedOptions } from '../mcp.options';
 import type { McpInboundSession } from '../../persistence/entities/inbound-session.entity';
 import { McpSessionBus } from '../pubsub/mcp-session.bus';
 import { TRANSPORT_ERROR_CODE, sendRpcError } from './mcp-http.responses';

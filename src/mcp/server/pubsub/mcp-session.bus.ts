@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } f
 import { randomBytes } from 'node:crypto';
 import type { McpSessionNotifier } from '../../interfaces/mcp-session-notifier.interface';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
-import type { McpResolvedOptions } from '../../mcp.options';
+import type { McpResolvedOptions } from '../mcp.options';
 import type { JsonRpcNotification, JsonRpcResponse } from '../../protocol/jsonrpc';
 import { McpMethod } from '../../protocol/mcp.methods';
 import { McpPendingClientRequests } from '../http/mcp-session-channel.pending';

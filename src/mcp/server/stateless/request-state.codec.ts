@@ -3,7 +3,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import { McpConfigurationError } from '../../errors/mcp-configuration.error';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import { ephemeralRequestStateSecretMessage, invalidRequestStateSecretMessage } from '../../mcp.messages';
-import type { McpResolvedOptions } from '../../mcp.options';
+import type { McpResolvedOptions } from '../mcp.options';
 
 /** How long an `input_required` round may take before its `requestState` expires, by default. */
 export const DEFAULT_REQUEST_STATE_TTL_MS = 600_000;

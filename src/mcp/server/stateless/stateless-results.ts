@@ -1,5 +1,5 @@
-import type { McpCacheHint } from '../../interfaces/mcp-module-options.interface';
-import type { McpResolvedOptions } from '../../mcp.options';
+import type { McpCacheHint } from '../interfaces/mcp-module-options.interface';
+import type { McpResolvedOptions } from '../mcp.options';
 import { CACHEABLE_METHODS, StatelessMetaKey, ResultType } from '../../protocol/stateless';
 import type { Toolset } from '../toolset';
 import { SERVED_PROTOCOL_VERSIONS } from './stateless-envelope';

@@ -1,12 +1,12 @@
 import type { McpModuleExtras, McpModuleOptions } from './interfaces/mcp-module-options.interface';
-import { DEFAULT_MAX_BODY_BYTES, DEFAULT_PAGE_SIZE, DEFAULT_SESSION_IDLE_TTL_MS } from './mcp.constants';
-import { McpConfigurationError } from './errors/mcp-configuration.error';
-import { invalidAuthMessage, invalidOptionMessage, missingAuthMessage } from './mcp.messages';
-import { DEFAULT_STREAM_OPTIONS, type McpResolvedStreamOptions } from './server/http/mcp-stream.options';
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_PAGE_SIZE, DEFAULT_SESSION_IDLE_TTL_MS } from '../mcp.constants';
+import { McpConfigurationError } from '../errors/mcp-configuration.error';
+import { invalidAuthMessage, invalidOptionMessage, missingAuthMessage } from '../mcp.messages';
+import { DEFAULT_STREAM_OPTIONS, type McpResolvedStreamOptions } from './http/mcp-stream.options';
 
 /** A mount's options after defaults were applied and the configuration was checked. */
 export interface McpResolvedOptions extends Omit<McpModuleOptions, 'auth' | 'sessions' | 'maxBodyBytes' | 'pageSize' | 'streams'> {
-  /** The authorizer; only a serving mount reads it (a `serve: false` mount may have none). */
+  /** The authorizer. */
   auth: NonNullable<McpModuleOptions['auth']>;
   mount: string;
   path: string;
@@ -27,21 +27,9 @@ function positiveInteger(mount: string, option: string, value: number | undefine
 /** Applies defaults and fails closed on a configuration that cannot work (no auth above all). */
 export function resolveMcpOptions(
   options: McpModuleOptions | undefined,
-  extras: Pick<McpModuleExtras, 'mount' | 'path'> & { serve?: boolean },
+  extras: Pick<McpModuleExtras, 'mount' | 'path'>,
 ): McpResolvedOptions {
   const { mount, path } = extras;
-  if (extras.serve === false) {
-    return {
-      ...(options ?? {}),
-      auth: options?.auth as McpResolvedOptions['auth'],
-      mount,
-      path,
-      sessions: { idleTtlMs: DEFAULT_SESSION_IDLE_TTL_MS },
-      maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
-      pageSize: DEFAULT_PAGE_SIZE,
-      streams: DEFAULT_STREAM_OPTIONS,
-    };
-  }
   if (!options || options.auth === undefined || options.auth === null) {
     throw new McpConfigurationError(missingAuthMessage(mount));
   }

@@ -1,8 +1,7 @@
 import type { Type } from '@nestjs/common';
-import type { McpClientOptions } from '../client/interfaces/mcp-client-options.interface';
-import type { McpAuthorizeFn, McpAuthorizer } from './principal.interface';
-import type { McpStreamOptions } from '../server/http/mcp-stream.options';
-import type { McpPubSubOptions } from '../server/pubsub/mcp-pubsub.interface';
+import type { McpAuthorizeFn, McpAuthorizer } from '../../interfaces/principal.interface';
+import type { McpStreamOptions } from '../http/mcp-stream.options';
+import type { McpPubSubOptions } from '../pubsub/mcp-pubsub.interface';
 
 /** Identity the server announces in its `initialize` result. */
 export interface McpServerInfoOptions {
@@ -63,7 +62,6 @@ export interface McpModuleOptions {
    * Required. Accepts or rejects bearer tokens: a function `(token, request) => principal | null`
    * or an injectable class with an `authorize` method (resolved through DI, so it must be a
    * provider the module can see). There is no default: a mount without auth does not boot.
-   * Not needed (and ignored) when the mount does not serve (`serve: false`).
    */
   auth?: McpAuthorizeFn | Type<McpAuthorizer>;
   /** Identity and instructions announced by `initialize`. */
@@ -106,11 +104,6 @@ export interface McpModuleOptions {
    * handler that sets its own hints on a result keeps them.
    */
   cache?: McpCacheOptions;
-  /**
-   * The MCP client of the app (`McpClientService`): servers to call and how calls run. Give it
-   * to one mount per app.
-   */
-  client?: McpClientOptions;
 }
 
 /** Synchronous options that shape the module graph; they cannot come from an async factory. */
@@ -130,10 +123,4 @@ export interface McpModuleExtras {
    * @default false
    */
   isGlobal: boolean;
-  /**
-   * Serve an MCP endpoint. False makes a client-only (or worker-only) mount: no controller, no
-   * toolset and no `auth` requirement.
-   * @default true
-   */
-  serve: boolean;
 }

@@ -1,0 +1,17 @@
+import { ConfigurableModuleBuilder } from '@nestjs/common';
+import type { McpClientModuleExtras, McpClientOptions } from './interfaces/mcp-client-options.interface';
+
+/**
+ * The generated `forRoot` / `forRootAsync` of `McpClientModule`. Extras (`isGlobal`, `transports`)
+ * shape the module graph and are therefore synchronous, also with `forRootAsync`.
+ */
+export const {
+  ConfigurableModuleClass: McpClientConfigurableModule,
+  MODULE_OPTIONS_TOKEN: MCP_CLIENT_RAW_OPTIONS,
+  OPTIONS_TYPE: MCP_CLIENT_OPTIONS_TYPE,
+  ASYNC_OPTIONS_TYPE: MCP_CLIENT_ASYNC_OPTIONS_TYPE,
+} = new ConfigurableModuleBuilder<McpClientOptions>()
+  .setClassMethodName('forRoot')
+  .setFactoryMethodName('createMcpClientOptions')
+  .setExtras<McpClientModuleExtras>({ isGlobal: true, transports: [] }, (definition, extras) => ({ ...definition, global: extras.isGlobal ?? true }))
+  .build();

@@ -1,0 +1,49 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { MCP_ENTITIES } from '../persistence/entities';
+import type { McpClientModuleExtras } from './interfaces/mcp-client-options.interface';
+import { MCP_CLIENT_ASYNC_OPTIONS_TYPE, MCP_CLIENT_OPTIONS_TYPE, McpClientConfigurableModule } from './mcp-client.module-definition';
+import { MCP_CLIENT_OPTIONS, MCP_TRANSPORT_FACTORIES } from './mcp-client.constants';
+import { createMcpClientProviders } from './mcp-client.providers';
+import { McpClientService } from './mcp-client.service';
+
+/** The TypeORM feature registration of the client, shared: Nest 11 identifies dynamic modules by object identity. */
+const MCP_CLIENT_TYPEORM_FEATURE = TypeOrmModule.forFeature(MCP_ENTITIES);
+
+/**
+ * The MCP client of an app: register it once, at the root (`McpClientModule.forRoot` or
+ * `forRootAsync`), then inject `McpClientService` anywhere. Calls run as jobs on one queue (Bull
+ * on Redis when configured, else inline); the app's `McpModule` mounts serve and carry no client
+ * options. The host app owns the TypeORM connection (`TypeOrmModule.forRoot` with `MCP_ENTITIES`)
+ * and, when it uses Bull for other queues, may share its `BullModule.forRoot` configuration.
+ *
+ * @example
+ * ```ts
+ * McpClientModule.forRoot({
+ *   servers: { everything: { command: ['npx', '-y', '@modelcontextprotocol/server-everything'] } },
+ *   queue: { redis: process.env.REDIS_URL },
+ * })
+ * ```
+ */
+@Module({})
+export class McpClientModule extends McpClientConfigurableModule {
+  /** Registers the client with static options. */
+  static override forRoot(options: typeof MCP_CLIENT_OPTIONS_TYPE): DynamicModule {
+    return McpClientModule.withClient(super.forRoot(options), options);
+  }
+
+  /** Registers the client with options from a factory, class or existing provider. */
+  static override forRootAsync(options: typeof MCP_CLIENT_ASYNC_OPTIONS_TYPE): DynamicModule {
+    return McpClientModule.withClient(super.forRootAsync(options), options);
+  }
+
+  private static withClient(definition: DynamicModule, extras: McpClientModuleExtras): DynamicModule {
+    return {
+      ...definition,
+      imports: [...(definition.imports ?? []), DiscoveryModule, MCP_CLIENT_TYPEORM_FEATURE],
+      providers: [...(definition.providers ?? []), ...createMcpClientProviders(extras)],
+      exports: [McpClientService, MCP_CLIENT_OPTIONS, MCP_TRANSPORT_FACTORIES],
+    };
+  }
+}

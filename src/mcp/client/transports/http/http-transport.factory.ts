@@ -1,0 +1,45 @@
+import { Injectable } from '@nestjs/common';
+import { isSupportedSessionVersion } from '../../../protocol/revisions';
+import type { McpHttpServerConfig } from '../../interfaces/mcp-server-config.interface';
+import type { McpTransportFactory, McpTransportFactoryContext } from '../mcp-transport-factory.interface';
+import { HttpTransport } from './http.transport';
+
+/** Builds `HttpTransport`s for server entries with a `url` (or `transport: 'http'`). */
+@Injectable()
+export class HttpTransportFactory implements McpTransportFactory<McpHttpServerConfig> {
+  /** @inheritdoc */
+  readonly transport = 'http';
+  /** @inheritdoc */
+  readonly routingHeaders = true;
+
+  /** @inheritdoc */
+  resolve(_server: string, entry: Record<string, unknown>): McpHttpServerConfig {
+    if (typeof entry.url !== 'string') throw new Error('"url" must be a string');
+    let url: URL;
+    try {
+      url = new URL(entry.url);
+    } catch {
+      throw new Error(`"url" is not a valid URL: ${JSON.stringify(entry.url)}`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`"url" must use http or https, got ${url.protocol}`);
+    return entry as unknown as McpHttpServerConfig;
+  }
+
+  /** @inheritdoc */
+  create(config: McpHttpServerConfig, context: McpTransportFactoryContext): HttpTransport {
+    return new HttpTransport({
+      url: config.url,
+      headers: config.headers,
+      bearerToken: config.bearerToken,
+      retry: config.retry,
+      capabilities: context.clientCapabilities,
+      ...(isSupportedSessionVersion(config.version) ? { protocolVersion: config.version } : {}),
+    });
+  }
+
+  /** The endpoint's origin and path, without query or credentials. */
+  endpointKey(config: McpHttpServerConfig): string {
+    const url = new URL(config.url);
+    return `http ${url.origin}${url.pathname}`;
+  }
+}
