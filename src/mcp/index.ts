@@ -41,7 +41,8 @@ export type {
 export type { McpPrincipal, McpAuthResult, McpAuthorizeFn, McpAuthorizer } from './interfaces/principal.interface';
 export type { McpToolOptions, McpToolAnnotations, McpIcon, JsonSchema } from './interfaces/mcp-tool-options.interface';
 export type { McpToolContext, McpContent, McpCallToolResult, McpToolReturn, McpInputRequestOptions } from './interfaces/mcp-tool-context.interface';
-export type { McpDeliveryContext, McpMessageHandler, McpLogLevel } from './interfaces/mcp-delivery.interface';
+export type { McpDeliveryContext, McpMessageHandler } from './interfaces/mcp-delivery.interface';
+export type { McpLogLevel } from './protocol/log-levels';
 export { MCP_SESSION_NOTIFIER } from './interfaces/mcp-session-notifier.interface';
 export type { McpSessionNotifier } from './interfaces/mcp-session-notifier.interface';
 export { McpClientRequestError, McpClientRequestTimeoutError } from './errors/mcp-client-request.errors';

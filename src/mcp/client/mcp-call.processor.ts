@@ -6,26 +6,12 @@ import type { JsonRpcNotification } from '../protocol/jsonrpc';
 import { McpMethod } from '../protocol/mcp.methods';
 import { STATELESS_PROTOCOL_VERSION } from '../protocol/stateless';
 import { allowsMethod, requiredCapability } from './capabilities';
+import type { McpCallAttempt } from './interfaces/mcp-call-attempt.interface';
 import type { McpCallJob } from './interfaces/mcp-call.interface';
 import { McpStatelessCallRunner } from './stateless/stateless-call.runner';
 import { McpRevisionNegotiator } from './stateless/revision.negotiator';
 import { McpOutboundExchanger } from './outbound-exchange';
 import { McpTransportRegistry } from './transports/transport.registry';
-
-/** What the queue knows about the run of one call. */
-export interface McpCallAttempt {
-  /** The call id (Bull job id, or the inline id). */
-  id: string;
-  /**
-   * Durably marks the call as handed to the transport. Resolves false when an earlier run of the
-   * same call already did (its worker died): the call must not be sent again.
-   */
-  claim(): Promise<boolean>;
-  /** Removes the mark: the delivery provably never reached the server. */
-  release(): Promise<void>;
-  /** Passes a server notification on to whoever listens (e.g. caches of tool lists). */
-  notify(server: string, notification: JsonRpcNotification): void;
-}
 
 /**
  * Runs one outbound call, on whichever worker picked it up. First decides the revision (pinned,

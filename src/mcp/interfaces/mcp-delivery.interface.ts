@@ -1,9 +1,8 @@
 import type { JsonRpcMessage, JsonRpcNotification, JsonRpcResponse } from '../protocol/jsonrpc';
+import type { McpLogLevel } from '../protocol/log-levels';
 import type { McpPrincipal } from './principal.interface';
 import type { McpInputRequestOptions } from './mcp-tool-context.interface';
 
-/** MCP log levels, least to most severe (RFC 5424 names). */
-export type McpLogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
 
 /**
  * The way back to the client while a request is being handled: requests the server makes of the

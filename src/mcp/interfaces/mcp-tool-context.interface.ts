@@ -1,4 +1,4 @@
-import type { McpLogLevel } from './mcp-delivery.interface';
+import type { McpLogLevel } from '../protocol/log-levels';
 import type { McpPrincipal } from './principal.interface';
 
 /** What the client answered to an elicitation. */

@@ -1,21 +1,20 @@
-import type { McpDeliveryContext, McpLogLevel } from '../interfaces/mcp-delivery.interface';
+import type { McpDeliveryContext } from '../interfaces/mcp-delivery.interface';
+import { MCP_LOG_LEVELS, type McpLogLevel } from '../protocol/log-levels';
 import type { McpElicitResult, McpInputRequestOptions, McpRoot, McpToolContext } from '../interfaces/mcp-tool-context.interface';
 import { McpRpcError } from '../errors/mcp-rpc.error';
 import type { JsonRpcRequest } from '../protocol/jsonrpc';
-
-const LEVELS: McpLogLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
 
 /** JSON-RPC code for "the client did not declare the capability this needs" (2026-07-28). */
 export const MISSING_CLIENT_CAPABILITY_CODE = -32021;
 
 /** True when `level` is at least as severe as `minimum`. */
 export function isLogLevelEnabled(level: McpLogLevel, minimum: McpLogLevel | null | undefined): boolean {
-  return !!minimum && LEVELS.indexOf(level) >= LEVELS.indexOf(minimum);
+  return !!minimum && MCP_LOG_LEVELS.indexOf(level) >= MCP_LOG_LEVELS.indexOf(minimum);
 }
 
 /** True when `value` is an MCP log level. */
 export function isLogLevel(value: unknown): value is McpLogLevel {
-  return typeof value === 'string' && (LEVELS as string[]).includes(value);
+  return typeof value === 'string' && (MCP_LOG_LEVELS as readonly string[]).includes(value);
 }
 
 function requireCapability(context: McpDeliveryContext, capability: string, method: string): void {

@@ -4,7 +4,8 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { McpCallNotFoundError } from '../../errors/mcp-client-call.errors';
 import type { McpResolvedQueueOptions } from '../config/client-options.resolver';
 import type { McpCallJob, McpCallState } from '../interfaces/mcp-call.interface';
-import type { McpCallAttempt, McpCallProcessor } from '../mcp-call.processor';
+import type { McpCallAttempt } from '../interfaces/mcp-call-attempt.interface';
+import type { McpCallProcessor } from '../mcp-call.processor';
 import type { McpCallNotificationListener, McpCallQueue } from './mcp-call.queue';
 import { backoffDelay, isRetryable } from './retry.policy';
 

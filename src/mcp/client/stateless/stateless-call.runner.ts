@@ -11,7 +11,7 @@ import { allowsMethod, requiredCapability } from '../capabilities';
 import type { McpResolvedClientOptions } from '../config/client-options.resolver';
 import { McpServerRequestDispatcher } from '../handlers/server-request.dispatcher';
 import type { McpCallJob } from '../interfaces/mcp-call.interface';
-import type { McpCallAttempt } from '../mcp-call.processor';
+import type { McpCallAttempt } from '../interfaces/mcp-call-attempt.interface';
 import { MCP_CLIENT_OPTIONS } from '../mcp-client.constants';
 import { McpOutboundExchanger } from '../outbound-exchange';
 import { McpToolListCache } from '../tool-list.cache';

@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import type { McpLogLevel } from '../../interfaces/mcp-delivery.interface';
+import type { McpLogLevel } from '../../protocol/log-levels';
 
 /**
  * One MCP session served by this app (2025-era revisions). Rows are never deleted by a client:

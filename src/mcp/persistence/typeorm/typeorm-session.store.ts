@@ -3,7 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { In, IsNull, type Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
-import type { McpLogLevel } from '../../interfaces/mcp-delivery.interface';
+import type { McpLogLevel } from '../../protocol/log-levels';
 import type { McpPrincipal } from '../../interfaces/principal.interface';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import type { McpResolvedOptions } from '../../server/mcp.options';

@@ -1,4 +1,4 @@
-import type { McpLogLevel } from '../../interfaces/mcp-delivery.interface';
+import type { McpLogLevel } from '../../protocol/log-levels';
 import type { JsonRpcNotification, JsonRpcRequest } from '../../protocol/jsonrpc';
 import { SESSION_PROTOCOL_VERSIONS } from '../../protocol/revisions';
 import { STATELESS_PROTOCOL_VERSIONS, StatelessErrorCode, StatelessMetaKey, isStatelessVersion } from '../../protocol/stateless';

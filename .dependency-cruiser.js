@@ -1,0 +1,67 @@
+/**
+ * The layers of the library and what each may import (`npm run lint:deps`, part of `npm test`).
+ * ARCHITECTURE.md draws the same picture.
+ */
+const OURS = '^src/';
+const SHARED = '^src/mcp/(errors|interfaces)/|^src/mcp/mcp[.](constants|messages)[.]ts$';
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'protocol-is-pure',
+      comment: 'protocol/ is the wire vocabulary: it imports nothing of ours outside protocol/, and no framework.',
+      severity: 'error',
+      from: { path: '^src/mcp/protocol/' },
+      to: { path: `${OURS}|^node_modules/(@nestjs|typeorm|bull|ioredis|pg|better-sqlite3)`, pathNot: '^src/mcp/protocol/' },
+    },
+    {
+      name: 'server-not-client',
+      comment: 'The server never imports the client: the in-process transport reaches a toolset through McpMessageHandler.',
+      severity: 'error',
+      from: { path: '^src/mcp/server/' },
+      to: { path: '^src/mcp/client/' },
+    },
+    {
+      name: 'client-not-server',
+      comment: 'The client never imports the server.',
+      severity: 'error',
+      from: { path: '^src/mcp/client/' },
+      to: { path: '^src/mcp/server/' },
+    },
+    {
+      name: 'persistence-below-server-and-client',
+      comment: 'Stores serve both halves: persistence/ imports neither server/ nor client/.',
+      severity: 'error',
+      from: { path: '^src/mcp/persistence/' },
+      to: { path: '^src/mcp/(server|client)/' },
+    },
+    {
+      name: 'shared-below-everything',
+      comment: 'Errors, shared interfaces, constants and messages are imported by every layer and import none of them.',
+      severity: 'error',
+      from: { path: SHARED },
+      to: { path: '^src/mcp/(server|client|persistence|testing)/' },
+    },
+    {
+      name: 'library-not-example-app',
+      comment: 'The library never imports the example app that `npm start` runs.',
+      severity: 'error',
+      from: { path: '^src/mcp/' },
+      to: { path: '^src/', pathNot: '^src/mcp/' },
+    },
+    {
+      name: 'no-circular',
+      comment: 'Import cycles make the load order matter; break them with an interface in the lower layer.',
+      severity: 'error',
+      from: { path: '^src/mcp/' },
+      to: { circular: true, viaOnly: { pathNot: '[.]spec[.]ts$' } },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '[.]spec[.]ts$' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
+  },
+};

@@ -1,0 +1,16 @@
+import type { JsonRpcNotification } from '../../protocol/jsonrpc';
+
+/** What the queue knows about the run of one call. */
+export interface McpCallAttempt {
+  /** The call id (Bull job id, or the inline id). */
+  id: string;
+  /**
+   * Durably marks the call as handed to the transport. Resolves false when an earlier run of the
+   * same call already did (its worker died): the call must not be sent again.
+   */
+  claim(): Promise<boolean>;
+  /** Removes the mark: the delivery provably never reached the server. */
+  release(): Promise<void>;
+  /** Passes a server notification on to whoever listens (e.g. caches of tool lists). */
+  notify(server: string, notification: JsonRpcNotification): void;
+}
