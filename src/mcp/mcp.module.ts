@@ -9,7 +9,7 @@ import { DEFAULT_MOUNT, DEFAULT_PATH, MCP_MODULE_OPTIONS, getMcpClientToken, get
 import { MCP_ASYNC_OPTIONS_TYPE, MCP_OPTIONS_TYPE, MCP_RAW_OPTIONS, McpConfigurableModule } from './mcp.module-definition';
 import { resolveMcpOptions } from './mcp.options';
 import { MCP_ENTITIES } from './persistence/entities';
-import { McpEventLog } from './persistence/typeorm/typeorm-event-sink.store';
+import { createMcpClientStoreProviders, createMcpServerStoreProviders, mergeMcpStoreProviders, type McpStores } from './persistence/store-providers';
 import { createMcpServerParts } from './server/mcp-server.providers';
 import { mcpFeatureExports } from './server/features/feature.providers';
 
@@ -19,9 +19,9 @@ const MCP_TYPEORM_FEATURE = TypeOrmModule.forFeature(MCP_ENTITIES);
 /**
  * The durable-mcp module. `forRoot` / `forRootAsync` mount one MCP endpoint serving one toolset;
  * call it once per mount (distinct `mount` and `path`). The host app owns the TypeORM connection
- * (`TypeOrmModule.forRoot` with `MCP_ENTITIES`). Every mount provides and exports
- * `McpClientService`; give the `client` options to one mount per app (`serve: false` makes a
- * client-only or worker-only mount without endpoint or auth).
+ * (`TypeOrmModule.forRoot` with `MCP_ENTITIES`) unless the `stores` extra swaps every store.
+ * Every mount provides and exports `McpClientService`; give the `client` options to one mount
+ * per app (`serve: false` makes a client-only or worker-only mount without endpoint or auth).
  */
 @Module({})
 export class McpModule extends McpConfigurableModule {
@@ -35,10 +35,13 @@ export class McpModule extends McpConfigurableModule {
     return McpModule.withMount(super.forRootAsync(options), options);
   }
 
-  private static withMount(definition: DynamicModule, extras: { mount?: string; path?: string; serve?: boolean }): DynamicModule {
+  private static withMount(definition: DynamicModule, extras: { mount?: string; path?: string; serve?: boolean; stores?: McpStores }): DynamicModule {
     const mount = extras.mount ?? DEFAULT_MOUNT;
     const path = extras.path ?? DEFAULT_PATH;
     const serve = extras.serve ?? true;
+    const stores = mergeMcpStoreProviders(createMcpClientStoreProviders(extras.stores), serve ? createMcpServerStoreProviders(extras.stores) : undefined);
+    // With every store swapped (e.g. the in-memory ones of durable-mcp/testing) the app needs no DataSource.
+    const typeorm = stores.needsTypeOrm ? [MCP_TYPEORM_FEATURE] : [];
     const common: Provider[] = [
       {
         provide: MCP_MODULE_OPTIONS,
@@ -46,14 +49,14 @@ export class McpModule extends McpConfigurableModule {
         inject: [MCP_RAW_OPTIONS],
       },
       { provide: getMcpOptionsToken(mount), useExisting: MCP_MODULE_OPTIONS },
-      McpEventLog,
+      ...stores.providers,
       ...createMcpClientProviders(),
       { provide: getMcpClientToken(mount), useExisting: McpClientService },
     ];
     if (!serve) {
       return {
         ...definition,
-        imports: [...(definition.imports ?? []), DiscoveryModule, MCP_TYPEORM_FEATURE],
+        imports: [...(definition.imports ?? []), DiscoveryModule, ...typeorm],
         providers: [...(definition.providers ?? []), ...common],
         exports: [getMcpOptionsToken(mount), McpClientService, getMcpClientToken(mount)],
       };
@@ -61,7 +64,7 @@ export class McpModule extends McpConfigurableModule {
     const server = createMcpServerParts(mount, path);
     return {
       ...definition,
-      imports: [...(definition.imports ?? []), DiscoveryModule, PassportModule, MCP_TYPEORM_FEATURE],
+      imports: [...(definition.imports ?? []), DiscoveryModule, PassportModule, ...typeorm],
       controllers: server.controllers,
       providers: [...(definition.providers ?? []), ...common, ...server.providers],
       exports: [getMcpToolsetToken(mount), getMcpOptionsToken(mount), McpClientService, getMcpClientToken(mount), ...mcpFeatureExports(mount)],

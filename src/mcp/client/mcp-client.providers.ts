@@ -2,7 +2,6 @@ import type { Provider } from '@nestjs/common';
 import { getSharedConfigToken } from '@nestjs/bull';
 import type { QueueOptions } from 'bull';
 import { MCP_MODULE_OPTIONS } from '../mcp.constants';
-import { McpOutboundSessionStore } from '../persistence/typeorm/typeorm-outbound-session.store';
 import { resolveClientOptions } from './config/client-options.resolver';
 import { McpClientHandlerExplorer } from './handlers/client-handler.explorer';
 import { McpServerRequestDispatcher } from './handlers/server-request.dispatcher';
@@ -22,8 +21,9 @@ import { McpTransportRegistry } from './transports/transport.registry';
 /**
  * The client's providers in a mount: options (from the mount's options, sync or async, with the
  * host's `BullModule.forRoot` configuration as an optional fallback for Redis), the queue, the
- * processor, transports, handlers and `McpClientService`. The module also needs `McpEventLog`
- * and the TypeORM feature of `MCP_ENTITIES`.
+ * processor, transports, handlers and `McpClientService`. The module also needs the client's
+ * stores (`createMcpClientStoreProviders`) and, unless every one is swapped, the TypeORM feature
+ * of `MCP_ENTITIES`.
  */
 export function createMcpClientProviders(): Provider[] {
   return [
@@ -35,7 +35,6 @@ export function createMcpClientProviders(): Provider[] {
     McpClientHandlerExplorer,
     McpServerRequestDispatcher,
     McpTransportRegistry,
-    McpOutboundSessionStore,
     McpOutboundEventRecorder,
     McpOutboundExchanger,
     McpEnvelopeFactory,

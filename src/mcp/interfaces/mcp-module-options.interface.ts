@@ -1,5 +1,6 @@
 import type { Type } from '@nestjs/common';
 import type { McpClientOptions } from '../client/interfaces/mcp-client-options.interface';
+import type { McpStores } from '../persistence/store-providers';
 import type { McpAuthorizeFn, McpAuthorizer } from './principal.interface';
 import type { McpStreamOptions } from '../server/http/mcp-stream.options';
 import type { McpPubSubOptions } from '../server/pubsub/mcp-pubsub.interface';
@@ -136,4 +137,12 @@ export interface McpModuleExtras {
    * @default true
    */
   serve: boolean;
+  /**
+   * Stores to use instead of the TypeORM ones (sessions, subscriptions, events, outbound
+   * sessions), each a class Nest instantiates in the mount or a ready instance. A mount whose
+   * every store is swapped needs no TypeORM connection, e.g. with the in-memory stores of
+   * `durable-mcp/testing` in a host's tests.
+   * @default every store on TypeORM
+   */
+  stores?: McpStores;
 }

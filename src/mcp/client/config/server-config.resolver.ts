@@ -1,12 +1,13 @@
 import { McpConfigurationError } from '../../errors/mcp-configuration.error';
 import { invalidServerMessage } from '../../mcp.messages';
+import { MCP_COLUMN_LENGTHS } from '../../persistence/mcp-columns.constants';
 import { STATELESS_PROTOCOL_VERSION } from '../../protocol/stateless';
 import { SESSION_PROTOCOL_VERSIONS } from '../../protocol/revisions';
 import type { McpResolvedServerConfig, McpServerConfig } from '../interfaces/mcp-server-config.interface';
 import { assertStdioArgv, toStdioArgv } from '../transports/stdio/stdio-argv';
 
 /** Server names become event rows, session keys and Redis job data: keep them plain. */
-const SERVER_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
+const SERVER_NAME_PATTERN = new RegExp(`^[A-Za-z0-9_.-]{1,${MCP_COLUMN_LENGTHS.server}}$`);
 
 function fail(name: string, reason: string): never {
   throw new McpConfigurationError(invalidServerMessage(name, reason));
@@ -48,7 +49,7 @@ function stdioArgv(name: string, config: { command: unknown; args?: unknown }): 
  * @throws McpConfigurationError naming the server and saying how to fix the entry.
  */
 export function resolveServerConfig(name: string, config: McpServerConfig): McpResolvedServerConfig {
-  if (!SERVER_NAME_PATTERN.test(name)) fail(name, 'the name must be 1 to 128 characters of A-Z, a-z, 0-9, "_", "." and "-"');
+  if (!SERVER_NAME_PATTERN.test(name)) fail(name, `the name must be 1 to ${MCP_COLUMN_LENGTHS.server} characters of A-Z, a-z, 0-9, "_", "." and "-"`);
   if (typeof config !== 'object' || config === null) fail(name, 'the entry must be an object');
   checkCommon(name, config);
   const raw = config as unknown as Record<string, unknown>;

@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto';
+import { MCP_COLUMN_LENGTHS } from '../../persistence/mcp-columns.constants';
 import type { McpResolvedServerConfig } from '../interfaces/mcp-server-config.interface';
-
-/** Longest key stored as it is; longer ones are stored as a digest. */
-const MAX_PLAIN_KEY = 255;
 
 /**
  * What a protocol-era verdict belongs to: the HTTP endpoint (origin and path, without query or
@@ -20,6 +18,7 @@ export function endpointKeyOf(config: McpResolvedServerConfig): string | null {
   } else {
     return null;
   }
-  if (key.length <= MAX_PLAIN_KEY) return key;
+  // Keys that fit the endpoint column are stored as they are; longer ones as a digest.
+  if (key.length <= MCP_COLUMN_LENGTHS.endpoint) return key;
   return `${config.transport} sha256:${createHash('sha256').update(key).digest('hex')}`;
 }
