@@ -69,6 +69,27 @@ export {
 export { McpEvent, McpInboundSession, McpOutboundSession, McpResourceSubscription, MCP_ENTITIES } from './persistence/entities';
 export type { McpEventDirection } from './persistence/entities';
 export { MCP_MIGRATIONS, CreateMcpTables1764489600000, AddMcpServerFeatures1764576000000 } from './persistence/migrations';
+export {
+  MCP_SESSION_STORE,
+  MCP_SUBSCRIPTION_STORE,
+  MCP_EVENT_SINK,
+  MCP_OUTBOUND_SESSION_STORE,
+  MCP_STORE_SETTINGS,
+  InjectMcpSessionStore,
+  InjectMcpSubscriptionStore,
+  InjectMcpEventSink,
+  InjectMcpOutboundSessionStore,
+  InjectMcpStoreSettings,
+} from './persistence/mcp-persistence.constants';
+export type { McpSessionStore, McpInboundSessionRecord, McpNewInboundSession } from './persistence/interfaces/mcp-session-store.interface';
+export type { McpSubscriptionStore, McpSubscriptionRecord } from './persistence/interfaces/mcp-subscription-store.interface';
+export type { McpEventSink, McpEventRecord, McpEventInput } from './persistence/interfaces/mcp-event-sink.interface';
+export type { McpOutboundSessionStore, McpOutboundSessionRecord, McpOutboundSessionState } from './persistence/interfaces/mcp-outbound-session-store.interface';
+export type { McpStoreSettings } from './persistence/interfaces/mcp-store-settings.interface';
+export type { McpServerStores, McpClientStores, McpStoreOverride } from './persistence/store-providers';
+export { MCP_COLUMN_LENGTHS } from './persistence/mcp-columns.constants';
+export { JsonText } from './persistence/json-text';
+export { isSessionLive, isSessionIdle, sessionIdleCutoff } from './persistence/session-liveness';
 export * from './protocol';
 export { McpClientService } from './client/mcp-client.service';
 export { McpClientModule } from './client/mcp-client.module';
@@ -114,8 +135,6 @@ export type {
   McpServerRequestHandler,
   McpServerNotificationHandler,
 } from './client/transports/mcp-transport.interface';
-export { McpOutboundSessionStore } from './persistence/typeorm/typeorm-outbound-session.store';
-export type { McpOutboundSessionState } from './persistence/typeorm/typeorm-outbound-session.store';
 export { StdioTransport } from './client/transports/stdio/stdio.transport';
 export type { StdioTransportOptions, StdioPoolOptions } from './client/transports/stdio/stdio.options';
 export { toStdioArgv } from './client/transports/stdio/stdio-argv';

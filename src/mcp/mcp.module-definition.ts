@@ -3,7 +3,7 @@ import type { McpModuleExtras, McpModuleOptions } from './server/interfaces/mcp-
 import { DEFAULT_MOUNT, DEFAULT_PATH } from './mcp.constants';
 
 /**
- * The generated `forRoot` / `forRootAsync` of `McpModule`. Extras (mount, path, isGlobal) shape
+ * The generated `forRoot` / `forRootAsync` of `McpModule`. Extras (mount, path, isGlobal, stores) shape
  * the module graph and are therefore synchronous, also with `forRootAsync`.
  */
 export const {
@@ -14,7 +14,7 @@ export const {
 } = new ConfigurableModuleBuilder<McpModuleOptions>()
   .setClassMethodName('forRoot')
   .setFactoryMethodName('createMcpOptions')
-  .setExtras<McpModuleExtras>({ mount: DEFAULT_MOUNT, path: DEFAULT_PATH, isGlobal: false }, (definition, extras) => ({
+  .setExtras<McpModuleExtras>({ mount: DEFAULT_MOUNT, path: DEFAULT_PATH, isGlobal: false, stores: undefined }, (definition, extras) => ({
     ...definition,
     global: extras.isGlobal,
   }))

@@ -5,9 +5,9 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DEFAULT_MOUNT, DEFAULT_PATH, MCP_MODULE_OPTIONS, getMcpOptionsToken, getMcpToolsetToken } from './mcp.constants';
 import { MCP_ASYNC_OPTIONS_TYPE, MCP_OPTIONS_TYPE, MCP_RAW_OPTIONS, McpConfigurableModule } from './mcp.module-definition';
 import { MCP_ENTITIES } from './persistence/entities';
-import { McpEventLog } from './persistence/typeorm/typeorm-event-sink.store';
+import { createMcpServerStoreProviders } from './persistence/store-providers';
 import { mcpFeatureExports } from './server/features/feature.providers';
-import type { McpModuleOptions } from './server/interfaces/mcp-module-options.interface';
+import type { McpModuleExtras, McpModuleOptions } from './server/interfaces/mcp-module-options.interface';
 import { createMcpServerParts } from './server/mcp-server.providers';
 import { resolveMcpOptions } from './server/mcp.options';
 
@@ -17,8 +17,8 @@ const MCP_TYPEORM_FEATURE = TypeOrmModule.forFeature(MCP_ENTITIES);
 /**
  * One MCP endpoint serving one toolset. `forRoot` / `forRootAsync` mount it; call it once per
  * mount (distinct `mount` and `path`). The host app owns the TypeORM connection
- * (`TypeOrmModule.forRoot` with `MCP_ENTITIES`). To call other MCP servers, register
- * `McpClientModule` once per app.
+ * (`TypeOrmModule.forRoot` with `MCP_ENTITIES`) unless the `stores` extra swaps every store. To
+ * call other MCP servers, register `McpClientModule` once per app.
  */
 @Module({})
 export class McpModule extends McpConfigurableModule {
@@ -32,13 +32,15 @@ export class McpModule extends McpConfigurableModule {
     return McpModule.withMount(super.forRootAsync(options), options);
   }
 
-  private static withMount(definition: DynamicModule, extras: { mount?: string; path?: string }): DynamicModule {
+  private static withMount(definition: DynamicModule, extras: Partial<McpModuleExtras>): DynamicModule {
     const mount = extras.mount ?? DEFAULT_MOUNT;
     const path = extras.path ?? DEFAULT_PATH;
+    const stores = createMcpServerStoreProviders(extras.stores);
     const server = createMcpServerParts(mount, path);
     return {
       ...definition,
-      imports: [...(definition.imports ?? []), DiscoveryModule, PassportModule, MCP_TYPEORM_FEATURE],
+      // With every store swapped (e.g. the in-memory ones of durable-mcp/testing) the app needs no DataSource.
+      imports: [...(definition.imports ?? []), DiscoveryModule, PassportModule, ...(stores.needsTypeOrm ? [MCP_TYPEORM_FEATURE] : [])],
       controllers: server.controllers,
       providers: [
         ...(definition.providers ?? []),
@@ -48,7 +50,7 @@ export class McpModule extends McpConfigurableModule {
           inject: [MCP_RAW_OPTIONS],
         },
         { provide: getMcpOptionsToken(mount), useExisting: MCP_MODULE_OPTIONS },
-        McpEventLog,
+        ...stores.providers,
         ...server.providers,
       ],
       exports: [getMcpToolsetToken(mount), getMcpOptionsToken(mount), ...mcpFeatureExports(mount)],

@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { MCP_ENTITIES, McpEvent, McpInboundSession } from '../../src/mcp';
-import { EntitySql, JsonText } from '../../src/mcp/persistence/typeorm/entity-sql';
+import { JsonText } from '../../src/mcp/persistence/json-text';
+import { EntitySql } from '../../src/mcp/persistence/typeorm/entity-sql';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 
 describe('shipped migrations and entities', () => {

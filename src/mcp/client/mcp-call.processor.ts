@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { McpCallInterruptedError, McpCapabilityError } from '../errors/mcp-client-call.errors';
 import { McpClientError } from '../errors/mcp-client.errors';
-import { McpOutboundSessionStore } from '../persistence/typeorm/typeorm-outbound-session.store';
+import type { McpOutboundSessionStore } from '../persistence/interfaces/mcp-outbound-session-store.interface';
+import { InjectMcpOutboundSessionStore } from '../persistence/mcp-persistence.constants';
 import type { JsonRpcNotification } from '../protocol/jsonrpc';
 import { McpMethod } from '../protocol/mcp.methods';
 import { STATELESS_PROTOCOL_VERSION } from '../protocol/stateless';
@@ -25,7 +26,7 @@ import { McpTransportRegistry } from './transports/transport.registry';
 export class McpCallProcessor {
   constructor(
     private readonly transports: McpTransportRegistry,
-    private readonly sessions: McpOutboundSessionStore,
+    @InjectMcpOutboundSessionStore() private readonly sessions: McpOutboundSessionStore,
     private readonly exchanger: McpOutboundExchanger,
     private readonly negotiator: McpRevisionNegotiator,
     private readonly stateless: McpStatelessCallRunner,

@@ -2,7 +2,7 @@ import { ConfigurableModuleBuilder } from '@nestjs/common';
 import type { McpClientModuleExtras, McpClientOptions } from './interfaces/mcp-client-options.interface';
 
 /**
- * The generated `forRoot` / `forRootAsync` of `McpClientModule`. Extras (`isGlobal`, `transports`)
+ * The generated `forRoot` / `forRootAsync` of `McpClientModule`. Extras (`isGlobal`, `transports`, `stores`)
  * shape the module graph and are therefore synchronous, also with `forRootAsync`.
  */
 export const {
@@ -13,5 +13,5 @@ export const {
 } = new ConfigurableModuleBuilder<McpClientOptions>()
   .setClassMethodName('forRoot')
   .setFactoryMethodName('createMcpClientOptions')
-  .setExtras<McpClientModuleExtras>({ isGlobal: true, transports: [] }, (definition, extras) => ({ ...definition, global: extras.isGlobal ?? true }))
+  .setExtras<McpClientModuleExtras>({ isGlobal: true, transports: [], stores: undefined }, (definition, extras) => ({ ...definition, global: extras.isGlobal ?? true }))
   .build();

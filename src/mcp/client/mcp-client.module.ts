@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { MCP_ENTITIES } from '../persistence/entities';
+import { createMcpClientStoreProviders } from '../persistence/store-providers';
 import type { McpClientModuleExtras } from './interfaces/mcp-client-options.interface';
 import { MCP_CLIENT_ASYNC_OPTIONS_TYPE, MCP_CLIENT_OPTIONS_TYPE, McpClientConfigurableModule } from './mcp-client.module-definition';
 import { MCP_CLIENT_OPTIONS, MCP_TRANSPORT_FACTORIES } from './mcp-client.constants';
@@ -39,10 +40,11 @@ export class McpClientModule extends McpClientConfigurableModule {
   }
 
   private static withClient(definition: DynamicModule, extras: McpClientModuleExtras): DynamicModule {
+    const stores = createMcpClientStoreProviders(extras.stores);
     return {
       ...definition,
-      imports: [...(definition.imports ?? []), DiscoveryModule, MCP_CLIENT_TYPEORM_FEATURE],
-      providers: [...(definition.providers ?? []), ...createMcpClientProviders(extras)],
+      imports: [...(definition.imports ?? []), DiscoveryModule, ...(stores.needsTypeOrm ? [MCP_CLIENT_TYPEORM_FEATURE] : [])],
+      providers: [...(definition.providers ?? []), ...stores.providers, ...createMcpClientProviders(extras)],
       exports: [McpClientService, MCP_CLIENT_OPTIONS, MCP_TRANSPORT_FACTORIES],
     };
   }

@@ -2,8 +2,6 @@ import type { Provider, Type } from '@nestjs/common';
 import type { QueueOptions } from 'bull';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import { duplicateTransportMessage } from '../mcp.messages';
-import { McpEventLog } from '../persistence/typeorm/typeorm-event-sink.store';
-import { McpOutboundSessionStore } from '../persistence/typeorm/typeorm-outbound-session.store';
 import { resolveClientOptions } from './config/client-options.resolver';
 import { McpClientHandlerExplorer } from './handlers/client-handler.explorer';
 import { McpServerRequestDispatcher } from './handlers/server-request.dispatcher';
@@ -56,7 +54,8 @@ function transportProviders(extras: McpClientModuleExtras): Provider[] {
 /**
  * The providers of `McpClientModule`: resolved options (with the host's `BullModule.forRoot`
  * configuration as an optional fallback for Redis), transport factories, the queue and its
- * processor, handlers, the outbound session store and event log, and `McpClientService`.
+ * processor, handlers and `McpClientService`. The module adds the client's stores
+ * (`createMcpClientStoreProviders`).
  */
 export function createMcpClientProviders(extras: McpClientModuleExtras): Provider[] {
   return [
@@ -67,8 +66,6 @@ export function createMcpClientProviders(extras: McpClientModuleExtras): Provide
         resolveClientOptions(options, shared ?? undefined, factories),
       inject: [MCP_CLIENT_RAW_OPTIONS, MCP_TRANSPORT_FACTORIES, { token: BULL_SHARED_CONFIG_TOKEN, optional: true }],
     },
-    McpEventLog,
-    McpOutboundSessionStore,
     McpClientHandlerExplorer,
     McpServerRequestDispatcher,
     McpTransportRegistry,

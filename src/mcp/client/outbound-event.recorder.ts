@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { McpEventLog } from '../persistence/typeorm/typeorm-event-sink.store';
+import type { McpEventSink } from '../persistence/interfaces/mcp-event-sink.interface';
+import { InjectMcpEventSink } from '../persistence/mcp-persistence.constants';
 import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../protocol/jsonrpc';
 
 /** Longest note kept on an event row (stderr excerpts, error texts). */
@@ -26,7 +27,7 @@ export interface McpOutboundExchange {
  */
 @Injectable()
 export class McpOutboundEventRecorder {
-  constructor(private readonly events: McpEventLog) {}
+  constructor(@InjectMcpEventSink() private readonly events: McpEventSink) {}
 
   /** Records one exchange; resolves once its row is committed. */
   record(exchange: McpOutboundExchange): Promise<void> {

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { McpServerError } from '../errors/mcp-client.errors';
-import type { McpOutboundSession } from '../persistence/entities/outbound-session.entity';
-import { McpOutboundSessionStore } from '../persistence/typeorm/typeorm-outbound-session.store';
+import type { McpOutboundSessionRecord, McpOutboundSessionStore } from '../persistence/interfaces/mcp-outbound-session-store.interface';
+import { InjectMcpOutboundSessionStore } from '../persistence/mcp-persistence.constants';
 import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../protocol/jsonrpc';
 import { McpServerRequestDispatcher } from './handlers/server-request.dispatcher';
 import type { McpCallJob } from './interfaces/mcp-call.interface';
@@ -14,7 +14,7 @@ import { McpTransportRegistry } from './transports/transport.registry';
 export interface McpExchangeRequest {
   job: McpCallJob;
   /** The persisted remote session of (server, scope key), if any. */
-  session: McpOutboundSession | null;
+  session: McpOutboundSessionRecord | null;
   /** Receives the server's notifications. */
   notify: (notification: JsonRpcNotification) => void;
   method: string;
@@ -30,7 +30,7 @@ export interface McpExchangeOutcome {
   /** The JSON-RPC answer (a success or an error). */
   response: JsonRpcResponse | null;
   /** The remote session after the exchange (a handshake may have opened or replaced it). */
-  session: McpOutboundSession | null;
+  session: McpOutboundSessionRecord | null;
 }
 
 /**
@@ -41,13 +41,13 @@ export interface McpExchangeOutcome {
 export class McpOutboundExchanger {
   constructor(
     private readonly transports: McpTransportRegistry,
-    private readonly sessions: McpOutboundSessionStore,
+    @InjectMcpOutboundSessionStore() private readonly sessions: McpOutboundSessionStore,
     private readonly recorder: McpOutboundEventRecorder,
     private readonly dispatcher: McpServerRequestDispatcher,
   ) {}
 
   /** Sends the request and resolves to its JSON-RPC result. @throws McpServerError for a JSON-RPC error answer. */
-  async call(request: McpExchangeRequest): Promise<{ result: Record<string, unknown>; session: McpOutboundSession | null }> {
+  async call(request: McpExchangeRequest): Promise<{ result: Record<string, unknown>; session: McpOutboundSessionRecord | null }> {
     const { response, session } = await this.send(request);
     if (response && 'error' in response) throw new McpServerError(response.error);
     return { result: response && 'result' in response ? response.result : {}, session };
@@ -97,7 +97,7 @@ export class McpOutboundExchanger {
     return { response: outcome.body, session: updated };
   }
 
-  private unchanged(session: McpOutboundSession, handshake: NonNullable<McpTransportResult['handshake']>): boolean {
+  private unchanged(session: McpOutboundSessionRecord, handshake: NonNullable<McpTransportResult['handshake']>): boolean {
     return (
       session.protocolVersion === handshake.protocolVersion &&
       JSON.stringify(session.serverCapabilities) === JSON.stringify(handshake.capabilities) &&
@@ -106,7 +106,7 @@ export class McpOutboundExchanger {
   }
 
   /** Persists what the exchange taught about the remote session (new id, handshake). */
-  private async remember(job: McpCallJob, session: McpOutboundSession | null, outcome: McpTransportResult): Promise<McpOutboundSession | null> {
+  private async remember(job: McpCallJob, session: McpOutboundSessionRecord | null, outcome: McpTransportResult): Promise<McpOutboundSessionRecord | null> {
     const handshake = outcome.handshake;
     const sameSession = session && session.remoteSessionId === outcome.sessionId;
     if (sameSession && (!handshake || this.unchanged(session, handshake))) return session;

@@ -18,7 +18,9 @@ import { FeaturesExplorer } from './features.explorer';
 import { createMcpFeatureProviders } from './features/feature.providers';
 import { McpResourceNotifier } from './features/mcp-resource.notifier';
 import { McpMetadataAccessor } from './mcp-metadata.accessor';
-import { InboundSessionStore } from '../persistence/typeorm/typeorm-session.store';
+import type { McpSessionStore } from '../persistence/interfaces/mcp-session-store.interface';
+import { MCP_SESSION_STORE, MCP_STORE_SETTINGS } from '../persistence/mcp-persistence.constants';
+import { createMcpServerStoreProviders } from '../persistence/store-providers';
 import { Toolset } from './toolset';
 
 const principal = { key: 'alice', label: 'Alice', raw: 'alice' };
@@ -37,7 +39,8 @@ async function boot(providers: Provider[], options: Partial<McpModuleOptions> = 
       ...createMcpFeatureProviders('test'),
       FeaturesExplorer,
       McpMetadataAccessor,
-      InboundSessionStore,
+      ...createMcpServerStoreProviders().providers,
+      { provide: MCP_STORE_SETTINGS, useValue: { mount: 'test', idleTtlMs: 3_600_000 } },
       { provide: Toolset, useValue: toolset },
       { provide: MCP_MODULE_OPTIONS, useValue: resolveMcpOptions({ auth: () => 'alice', ...options }, { mount: 'test', path: '/mcp' }) },
     ],
@@ -143,7 +146,7 @@ describe('FeaturesExplorer', () => {
 
   it('keeps subscriptions and the log level on SQLite too', async () => {
     const { toolset, moduleRef } = await boot([Docs]);
-    const sessions = moduleRef.get(InboundSessionStore);
+    const sessions = moduleRef.get<McpSessionStore>(MCP_SESSION_STORE);
     const session = await sessions.open({ principal, protocolVersion: '2025-11-25', clientInfo: null, clientCapabilities: null });
     expect(await request(toolset, 'resources/subscribe', { uri: 'docs://a' }, session.sessionId)).toMatchObject({ result: {} });
     expect(await request(toolset, 'resources/subscribe', { uri: 'docs://a' }, session.sessionId)).toMatchObject({ result: {} });

@@ -21,7 +21,8 @@ import { MrtrRounds } from './stateless/mrtr.rounds';
 import { RequestStateCodec } from './stateless/request-state.codec';
 import { mcpPubSubProvider } from './pubsub/mcp-pubsub.provider';
 import { McpSessionBus } from './pubsub/mcp-session.bus';
-import { InboundSessionStore } from '../persistence/typeorm/typeorm-session.store';
+import type { McpStoreSettings } from '../persistence/interfaces/mcp-store-settings.interface';
+import { MCP_STORE_SETTINGS } from '../persistence/mcp-persistence.constants';
 import { Toolset } from './toolset';
 import { ToolsetExplorer } from './toolset.explorer';
 
@@ -37,7 +38,7 @@ export interface McpServerParts {
 
 /**
  * The providers and the controller that serve one mount over HTTP: its toolset and explorer,
- * sessions, the endpoint, the origin check and the per-mount bearer strategy and guard.
+ * the settings its stores read (the stores come from `createMcpServerStoreProviders`), the endpoint, the origin check and the per-mount bearer strategy and guard.
  */
 export function createMcpServerParts(mount: string, path: string): McpServerParts {
   const strategy = createMcpBearerStrategy(mount);
@@ -63,7 +64,7 @@ export function createMcpServerParts(mount: string, path: string): McpServerPart
     ToolsetExplorer,
     ...createMcpFeatureProviders(mount),
     FeaturesExplorer,
-    InboundSessionStore,
+    { provide: MCP_STORE_SETTINGS, useFactory: (o: McpResolvedOptions): McpStoreSettings => ({ mount: o.mount, idleTtlMs: o.sessions.idleTtlMs }), inject: [MCP_MODULE_OPTIONS] },
     McpHttpEndpoint,
     mcpPubSubProvider,
     McpPendingClientRequests,

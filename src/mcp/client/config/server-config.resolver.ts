@@ -1,5 +1,6 @@
 import { McpConfigurationError } from '../../errors/mcp-configuration.error';
 import { invalidServerMessage } from '../../mcp.messages';
+import { MCP_COLUMN_LENGTHS } from '../../persistence/mcp-columns.constants';
 import { STATELESS_PROTOCOL_VERSION } from '../../protocol/stateless';
 import { SESSION_PROTOCOL_VERSIONS } from '../../protocol/revisions';
 import type { McpResolvedServerConfig, McpServerConfig } from '../interfaces/mcp-server-config.interface';
@@ -7,7 +8,7 @@ import type { McpTransportFactory } from '../transports/mcp-transport-factory.in
 import { BUILT_IN_TRANSPORT_FACTORIES } from '../transports/built-in-transports.constants';
 
 /** Server names become event rows, session keys and Redis job data: keep them plain. */
-const SERVER_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
+const SERVER_NAME_PATTERN = new RegExp(`^[A-Za-z0-9_.-]{1,${MCP_COLUMN_LENGTHS.server}}$`);
 
 /** The values `version` accepts. */
 const VERSIONS: readonly string[] = ['auto', STATELESS_PROTOCOL_VERSION, ...SESSION_PROTOCOL_VERSIONS];
@@ -43,7 +44,7 @@ export function resolveServerConfig(
   config: McpServerConfig,
   factories: ReadonlyMap<string, McpTransportFactory<object>> = BUILT_IN_TRANSPORT_FACTORIES,
 ): McpResolvedServerConfig {
-  if (!SERVER_NAME_PATTERN.test(name)) fail(name, 'the name must be 1 to 128 characters of A-Z, a-z, 0-9, "_", "." and "-"');
+  if (!SERVER_NAME_PATTERN.test(name)) fail(name, `the name must be 1 to ${MCP_COLUMN_LENGTHS.server} characters of A-Z, a-z, 0-9, "_", "." and "-"`);
   if (typeof config !== 'object' || config === null) fail(name, 'the entry must be an object');
   checkCommon(name, config);
   const raw = config as unknown as Record<string, unknown>;

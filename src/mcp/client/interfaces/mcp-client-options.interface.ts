@@ -1,5 +1,6 @@
 import type { Type } from '@nestjs/common';
 import type { AdvancedSettings, QueueOptions } from 'bull';
+import type { McpClientStores } from '../../persistence/store-providers';
 import type { McpTransportFactory } from '../transports/mcp-transport-factory.interface';
 import type { McpClientHandlers } from './mcp-client-handlers.interface';
 import type { McpServerConfig } from './mcp-server-config.interface';
@@ -69,4 +70,11 @@ export interface McpClientModuleExtras {
    * @default []
    */
   transports?: Array<Type<McpTransportFactory<any>> | McpTransportFactory<any>>;
+  /**
+   * Stores to use instead of the TypeORM ones (outbound sessions, events), each a class or an
+   * instance. With both swapped the client needs no TypeORM connection, e.g. with the in-memory
+   * stores of `durable-mcp/testing` in a host's tests.
+   * @default every store on TypeORM
+   */
+  stores?: McpClientStores;
 }

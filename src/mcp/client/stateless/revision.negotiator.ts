@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { McpTimeoutError, McpTransportError } from '../../errors/mcp-client.errors';
-import type { McpOutboundSession } from '../../persistence/entities/outbound-session.entity';
-import { McpOutboundSessionStore } from '../../persistence/typeorm/typeorm-outbound-session.store';
+import type { McpOutboundSessionRecord, McpOutboundSessionStore } from '../../persistence/interfaces/mcp-outbound-session-store.interface';
+import { InjectMcpOutboundSessionStore } from '../../persistence/mcp-persistence.constants';
 import type { JsonRpcNotification } from '../../protocol/jsonrpc';
 import { STATELESS_PROTOCOL_VERSION } from '../../protocol/stateless';
 import { isSupportedSessionVersion } from '../../protocol/revisions';
@@ -16,7 +16,7 @@ import { DISCOVER_METHOD, withEnvelope } from './stateless-request';
 export const DEFAULT_PROBE_TIMEOUT_MS = 10_000;
 
 /** What a persisted row says about the era of its endpoint, or null when it says nothing. */
-function verdictOfRow(row: McpOutboundSession): McpEraVerdict | null {
+function verdictOfRow(row: McpOutboundSessionRecord): McpEraVerdict | null {
   if (row.protocolVersion === STATELESS_PROTOCOL_VERSION) {
     return { era: 'stateless', version: row.protocolVersion, serverInfo: row.serverInfo, capabilities: row.serverCapabilities };
   }
@@ -44,13 +44,13 @@ export class McpRevisionNegotiator {
 
   constructor(
     private readonly transports: McpTransportRegistry,
-    private readonly sessions: McpOutboundSessionStore,
+    @InjectMcpOutboundSessionStore() private readonly sessions: McpOutboundSessionStore,
     private readonly exchanger: McpOutboundExchanger,
     private readonly envelopes: McpEnvelopeFactory,
   ) {}
 
   /** The era and revision of the call's server. */
-  resolve(job: McpCallJob, session: McpOutboundSession | null, notify: (n: JsonRpcNotification) => void): Promise<McpEraVerdict> {
+  resolve(job: McpCallJob, session: McpOutboundSessionRecord | null, notify: (n: JsonRpcNotification) => void): Promise<McpEraVerdict> {
     const config = this.transports.config(job.server);
     const endpoint = this.transports.endpointKey(job.server);
     const version = endpoint === null ? 'in-process' : (config.version ?? 'auto');
@@ -76,7 +76,7 @@ export class McpRevisionNegotiator {
     await this.sessions.close(job.server, job.scopeKey);
   }
 
-  private async decide(job: McpCallJob, session: McpOutboundSession | null, notify: (n: JsonRpcNotification) => void, key: string): Promise<McpEraVerdict> {
+  private async decide(job: McpCallJob, session: McpOutboundSessionRecord | null, notify: (n: JsonRpcNotification) => void, key: string): Promise<McpEraVerdict> {
     const row = session?.endpoint === key ? session : await this.sessions.findVersion(job.server, key);
     const persisted = row ? verdictOfRow(row) : null;
     if (persisted) return persisted;
@@ -89,7 +89,7 @@ export class McpRevisionNegotiator {
     return verdict;
   }
 
-  private async probe(job: McpCallJob, session: McpOutboundSession | null, notify: (n: JsonRpcNotification) => void): Promise<McpEraVerdict> {
+  private async probe(job: McpCallJob, session: McpOutboundSessionRecord | null, notify: (n: JsonRpcNotification) => void): Promise<McpEraVerdict> {
     const config = this.transports.config(job.server);
     const probeTimeoutMs = config.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS;
     const probeJob = { ...job, timeoutMs: Math.min(probeTimeoutMs, job.timeoutMs) };

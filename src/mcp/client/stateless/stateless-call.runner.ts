@@ -2,8 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { McpCallInterruptedError, McpCapabilityError, McpInvalidToolError } from '../../errors/mcp-client-call.errors';
 import { McpClientError, McpProtocolError, McpTransportError } from '../../errors/mcp-client.errors';
 import { McpInputRequiredError } from '../../errors/mcp-input-required.error';
-import type { McpOutboundSession } from '../../persistence/entities/outbound-session.entity';
-import { McpOutboundSessionStore } from '../../persistence/typeorm/typeorm-outbound-session.store';
+import type { McpOutboundSessionRecord, McpOutboundSessionStore } from '../../persistence/interfaces/mcp-outbound-session-store.interface';
+import { InjectMcpOutboundSessionStore } from '../../persistence/mcp-persistence.constants';
 import type { JsonRpcNotification } from '../../protocol/jsonrpc';
 import { McpMethod } from '../../protocol/mcp.methods';
 import { StatelessMetaKey, ResultType } from '../../protocol/stateless';
@@ -61,7 +61,7 @@ export class McpStatelessCallRunner {
   constructor(
     @Inject(MCP_CLIENT_OPTIONS) private readonly options: McpResolvedClientOptions,
     private readonly transports: McpTransportRegistry,
-    private readonly sessions: McpOutboundSessionStore,
+    @InjectMcpOutboundSessionStore() private readonly sessions: McpOutboundSessionStore,
     private readonly exchanger: McpOutboundExchanger,
     private readonly envelopes: McpEnvelopeFactory,
     private readonly dispatcher: McpServerRequestDispatcher,
@@ -70,7 +70,7 @@ export class McpStatelessCallRunner {
   ) {}
 
   /** Runs the call and resolves to its complete result. */
-  async run(job: McpCallJob, attempt: McpCallAttempt, verdict: StatelessVerdict, session: McpOutboundSession | null): Promise<Record<string, unknown>> {
+  async run(job: McpCallJob, attempt: McpCallAttempt, verdict: StatelessVerdict, session: McpOutboundSessionRecord | null): Promise<Record<string, unknown>> {
     if (job.method === 'logging/setLevel') {
       this.envelopes.setLogLevel(job, String(job.params?.level));
       return {};
@@ -98,7 +98,7 @@ export class McpStatelessCallRunner {
   private async capabilities(
     job: McpCallJob,
     verdict: StatelessVerdict,
-    session: McpOutboundSession | null,
+    session: McpOutboundSessionRecord | null,
     notify: (n: JsonRpcNotification) => void,
   ): Promise<Record<string, unknown> | null> {
     let { capabilities, serverInfo } = verdict;
@@ -117,7 +117,7 @@ export class McpStatelessCallRunner {
   }
 
   /** The `Mcp-Param-*` headers of a `tools/call`. @throws McpInvalidToolError for a tool left out of the list. */
-  private async paramHeaders(job: McpCallJob, session: McpOutboundSession | null, notify: Notify, version: string): Promise<Record<string, string>> {
+  private async paramHeaders(job: McpCallJob, session: McpOutboundSessionRecord | null, notify: Notify, version: string): Promise<Record<string, string>> {
     const name = String(job.params?.name);
     const list = await this.toolLists.get(job.server, job.scopeKey, () => this.listTools(job, session, notify, version));
     const reason = list.rejected.get(name);
@@ -126,7 +126,7 @@ export class McpStatelessCallRunner {
   }
 
   /** Every page of `tools/list`, asked directly: a worker must not wait on its own queue. */
-  private async listTools(job: McpCallJob, session: McpOutboundSession | null, notify: Notify, version: string): Promise<McpToolDefinition[]> {
+  private async listTools(job: McpCallJob, session: McpOutboundSessionRecord | null, notify: Notify, version: string): Promise<McpToolDefinition[]> {
     const tools: McpToolDefinition[] = [];
     let cursor: unknown;
     for (let page = 0; page < MAX_TOOL_PAGES; page++) {
@@ -141,7 +141,7 @@ export class McpStatelessCallRunner {
 
   private async rounds(
     job: McpCallJob,
-    session: McpOutboundSession | null,
+    session: McpOutboundSessionRecord | null,
     notify: Notify,
     method: string,
     version: string,

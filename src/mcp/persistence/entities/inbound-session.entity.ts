@@ -1,5 +1,7 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import type { McpLogLevel } from '../../protocol/log-levels';
+import type { McpInboundSessionRecord } from '../interfaces/mcp-session-store.interface';
+import { MCP_COLUMN_LENGTHS } from '../mcp-columns.constants';
 
 /**
  * One MCP session served by this app (2025-era revisions). Rows are never deleted by a client:
@@ -8,29 +10,29 @@ import type { McpLogLevel } from '../../protocol/log-levels';
 @Entity({ name: 'mcp_inbound_sessions' })
 @Index('mcp_inbound_sessions_session_id_uq', ['sessionId'], { unique: true })
 @Index('mcp_inbound_sessions_mount_principal_idx', ['mount', 'principalKey'])
-export class McpInboundSession {
+export class McpInboundSession implements McpInboundSessionRecord {
   /** Row id (UUID). */
-  @PrimaryColumn({ type: 'varchar', length: 36 })
+  @PrimaryColumn({ type: 'varchar', length: MCP_COLUMN_LENGTHS.rowId })
   id: string;
 
   /** The mount that created the session. */
-  @Column({ type: 'varchar', length: 128 })
+  @Column({ type: 'varchar', length: MCP_COLUMN_LENGTHS.mount })
   mount: string;
 
   /** The `Mcp-Session-Id` sent to the client: crypto-random, visible ASCII. */
-  @Column({ name: 'session_id', type: 'varchar', length: 128 })
+  @Column({ name: 'session_id', type: 'varchar', length: MCP_COLUMN_LENGTHS.sessionId })
   sessionId: string;
 
   /** Key of the principal the session is bound to. */
-  @Column({ name: 'principal_key', type: 'varchar', length: 255 })
+  @Column({ name: 'principal_key', type: 'varchar', length: MCP_COLUMN_LENGTHS.principalKey })
   principalKey: string;
 
   /** Human-readable label of that principal. */
-  @Column({ name: 'principal_label', type: 'varchar', length: 255 })
+  @Column({ name: 'principal_label', type: 'varchar', length: MCP_COLUMN_LENGTHS.principalLabel })
   principalLabel: string;
 
   /** The negotiated protocol revision. */
-  @Column({ name: 'protocol_version', type: 'varchar', length: 32 })
+  @Column({ name: 'protocol_version', type: 'varchar', length: MCP_COLUMN_LENGTHS.protocolVersion })
   protocolVersion: string;
 
   /** `clientInfo` from initialize. */
@@ -42,7 +44,7 @@ export class McpInboundSession {
   clientCapabilities: Record<string, unknown> | null;
 
   /** Least severe level of `notifications/message` the client asked for (`logging/setLevel`); null: none. */
-  @Column({ name: 'log_level', type: 'varchar', length: 16, nullable: true })
+  @Column({ name: 'log_level', type: 'varchar', length: MCP_COLUMN_LENGTHS.logLevel, nullable: true })
   logLevel: McpLogLevel | null;
 
   /** When initialize created the session. */

@@ -1,7 +1,8 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import type { McpEventDirection, McpEventRecord } from '../interfaces/mcp-event-sink.interface';
+import { MCP_COLUMN_LENGTHS } from '../mcp-columns.constants';
 
-/** Which way an exchange went. */
-export type McpEventDirection = 'inbound' | 'outbound';
+export type { McpEventDirection };
 
 /**
  * The wire log: one row per exchange that reached a session (inbound) or a remote server
@@ -10,9 +11,9 @@ export type McpEventDirection = 'inbound' | 'outbound';
 @Entity({ name: 'mcp_events' })
 @Index('mcp_events_session_ref_idx', ['sessionRef'])
 @Index('mcp_events_created_at_idx', ['createdAt'])
-export class McpEvent {
+export class McpEvent implements McpEventRecord {
   /** Row id (UUID). */
-  @PrimaryColumn({ type: 'varchar', length: 36 })
+  @PrimaryColumn({ type: 'varchar', length: MCP_COLUMN_LENGTHS.rowId })
   id: string;
 
   /** When the exchange started. */
@@ -20,35 +21,35 @@ export class McpEvent {
   createdAt: Date;
 
   /** `inbound` (a client called us) or `outbound` (we called a server). */
-  @Column({ type: 'varchar', length: 8 })
+  @Column({ type: 'varchar', length: MCP_COLUMN_LENGTHS.eventDirection })
   direction: McpEventDirection;
 
   /** The mount that served an inbound exchange. */
-  @Column({ type: 'varchar', length: 128, nullable: true })
+  @Column({ type: 'varchar', length: MCP_COLUMN_LENGTHS.mount, nullable: true })
   mount: string | null;
 
   /** The remote server of an outbound exchange. */
-  @Column({ type: 'varchar', length: 128, nullable: true })
+  @Column({ type: 'varchar', length: MCP_COLUMN_LENGTHS.server, nullable: true })
   server: string | null;
 
   /** Id of the `mcp_inbound_sessions` (or outbound session) row, when there is one. */
-  @Column({ name: 'session_ref', type: 'varchar', length: 36, nullable: true })
+  @Column({ name: 'session_ref', type: 'varchar', length: MCP_COLUMN_LENGTHS.rowId, nullable: true })
   sessionRef: string | null;
 
   /** Key of the principal behind the exchange. */
-  @Column({ name: 'principal_key', type: 'varchar', length: 255, nullable: true })
+  @Column({ name: 'principal_key', type: 'varchar', length: MCP_COLUMN_LENGTHS.principalKey, nullable: true })
   principalKey: string | null;
 
   /** `request`, `notification`, `response` (a client's answer) or `terminate` (DELETE). */
-  @Column({ type: 'varchar', length: 16 })
+  @Column({ type: 'varchar', length: MCP_COLUMN_LENGTHS.eventKind })
   kind: string;
 
   /** The JSON-RPC method, when the message had one. */
-  @Column({ type: 'varchar', length: 255, nullable: true })
+  @Column({ type: 'varchar', length: MCP_COLUMN_LENGTHS.method, nullable: true })
   method: string | null;
 
   /** The protocol revision the exchange spoke. */
-  @Column({ name: 'protocol_version', type: 'varchar', length: 32, nullable: true })
+  @Column({ name: 'protocol_version', type: 'varchar', length: MCP_COLUMN_LENGTHS.protocolVersion, nullable: true })
   protocolVersion: string | null;
 
   /** The JSON-RPC message received (inbound) or sent (outbound). */

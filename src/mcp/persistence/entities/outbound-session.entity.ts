@@ -1,4 +1,6 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import type { McpOutboundSessionRecord } from '../interfaces/mcp-outbound-session-store.interface';
+import { MCP_COLUMN_LENGTHS } from '../mcp-columns.constants';
 
 /**
  * The client side of a remote session: which remote session id (and revision) a server name and
@@ -6,25 +8,25 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
  */
 @Entity({ name: 'mcp_outbound_sessions' })
 @Index('mcp_outbound_sessions_server_scope_uq', ['server', 'scopeKey'], { unique: true })
-export class McpOutboundSession {
+export class McpOutboundSession implements McpOutboundSessionRecord {
   /** Row id (UUID). */
-  @PrimaryColumn({ type: 'varchar', length: 36 })
+  @PrimaryColumn({ type: 'varchar', length: MCP_COLUMN_LENGTHS.rowId })
   id: string;
 
   /** Name of the configured server. */
-  @Column({ type: 'varchar', length: 128 })
+  @Column({ type: 'varchar', length: MCP_COLUMN_LENGTHS.server })
   server: string;
 
   /** Who the session belongs to on our side (a principal key, or `''` for shared). */
-  @Column({ name: 'scope_key', type: 'varchar', length: 255 })
+  @Column({ name: 'scope_key', type: 'varchar', length: MCP_COLUMN_LENGTHS.principalKey })
   scopeKey: string;
 
   /** The remote `Mcp-Session-Id`, when the server issued one. */
-  @Column({ name: 'remote_session_id', type: 'varchar', length: 255, nullable: true })
+  @Column({ name: 'remote_session_id', type: 'varchar', length: MCP_COLUMN_LENGTHS.remoteSessionId, nullable: true })
   remoteSessionId: string | null;
 
   /** The negotiated protocol revision. */
-  @Column({ name: 'protocol_version', type: 'varchar', length: 32 })
+  @Column({ name: 'protocol_version', type: 'varchar', length: MCP_COLUMN_LENGTHS.protocolVersion })
   protocolVersion: string;
 
   /** The server's `serverInfo`. */
@@ -40,7 +42,7 @@ export class McpOutboundSession {
    * `protocolVersion` is the era verdict of that endpoint, reused while the configuration still
    * points there. Null on rows written before verdicts were kept.
    */
-  @Column({ type: 'varchar', length: 255, nullable: true })
+  @Column({ type: 'varchar', length: MCP_COLUMN_LENGTHS.endpoint, nullable: true })
   endpoint?: string | null;
 
   /** When the session was established. */

@@ -1,23 +1,10 @@
 import type { DataSource, EntityTarget, ObjectLiteral } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
+import { JsonText } from '../json-text';
 
 /** The part of a `pg` pool this class uses. */
 interface PgPool {
   query(sql: string, params: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
-}
-
-/**
- * The JSON text of a value that is already serialized (a request body as received, a response
- * as sent), stored in a jsonb column without serializing it again. PostgreSQL's jsonb refuses
- * the NUL escape, so that one character is stored as U+FFFD.
- */
-export class JsonText {
-  /** The text to store. */
-  readonly text: string;
-
-  constructor(text: string) {
-    this.text = text.includes('\\u0000') ? text.replace(/\\u0000/g, '\\ufffd') : text;
-  }
 }
 
 /**

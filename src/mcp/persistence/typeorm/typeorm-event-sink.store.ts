@@ -3,12 +3,9 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import type { Repository } from 'typeorm';
 import { McpEvent } from '../entities/mcp-event.entity';
+import type { McpEventInput, McpEventSink } from '../interfaces/mcp-event-sink.interface';
 import { EntitySql } from './entity-sql';
 import { GroupCommitter } from '../group-committer';
-
-/** The fields a caller gives for one event row; id and defaults are filled in. */
-export type McpEventInput = Omit<Partial<McpEvent>, 'id'> &
-  Pick<McpEvent, 'direction' | 'kind' | 'createdAt' | 'durationMs'>;
 
 /**
  * Writes `mcp_events` rows. Rows are group-committed (one multi-row INSERT for every row that
@@ -16,7 +13,7 @@ export type McpEventInput = Omit<Partial<McpEvent>, 'id'> &
  * committed, so a response never gets ahead of its audit row.
  */
 @Injectable()
-export class McpEventLog {
+export class TypeOrmEventSink implements McpEventSink {
   private readonly committer: GroupCommitter<McpEvent, void>;
   private readonly sql: EntitySql<McpEvent>;
 

@@ -3,23 +3,14 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import type { Repository } from 'typeorm';
 import { McpOutboundSession } from '../entities/outbound-session.entity';
-
-/** What a handshake (or a continued exchange) tells about a remote session. */
-export interface McpOutboundSessionState {
-  remoteSessionId: string | null;
-  protocolVersion: string;
-  serverInfo: Record<string, unknown> | null;
-  serverCapabilities: Record<string, unknown> | null;
-  /** The endpoint the session was established with (see `McpOutboundSession.endpoint`). */
-  endpoint?: string | null;
-}
+import type { McpOutboundSessionRecord, McpOutboundSessionState, McpOutboundSessionStore } from '../interfaces/mcp-outbound-session-store.interface';
 
 /**
  * The client's remote sessions in `mcp_outbound_sessions`, keyed by (server, scope key), so a
  * call on any worker continues the session another worker opened.
  */
 @Injectable()
-export class McpOutboundSessionStore {
+export class TypeOrmOutboundSessionStore implements McpOutboundSessionStore {
   constructor(@InjectRepository(McpOutboundSession) private readonly sessions: Repository<McpOutboundSession>) {}
 
   /** Runs SQL written with `:name` parameters on whichever database the host connected. */
@@ -36,7 +27,7 @@ export class McpOutboundSessionStore {
   }
 
   /** The open session of a server and scope, or null. */
-  find(server: string, scopeKey: string): Promise<McpOutboundSession | null> {
+  find(server: string, scopeKey: string): Promise<McpOutboundSessionRecord | null> {
     return this.sessions
       .createQueryBuilder('s')
       .where('s.server = :server AND s.scope_key = :scopeKey AND s.closed_at IS NULL', { server, scopeKey })
@@ -47,7 +38,7 @@ export class McpOutboundSessionStore {
    * The protocol revision last established with a server at an endpoint, by any scope key: the
    * era verdict another worker (or an earlier run) already reached. Null when none is known.
    */
-  async findVersion(server: string, endpoint: string): Promise<McpOutboundSession | null> {
+  async findVersion(server: string, endpoint: string): Promise<McpOutboundSessionRecord | null> {
     return this.sessions
       .createQueryBuilder('s')
       .where('s.server = :server AND s.endpoint = :endpoint AND s.closed_at IS NULL', { server, endpoint })

@@ -1,26 +1,20 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { In, IsNull, type Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import type { McpLogLevel } from '../../protocol/log-levels';
 import type { McpPrincipal } from '../../interfaces/principal.interface';
-import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
-import type { McpResolvedOptions } from '../../server/mcp.options';
 import { McpInboundSession } from '../entities/inbound-session.entity';
+import type { McpInboundSessionRecord, McpNewInboundSession, McpSessionStore } from '../interfaces/mcp-session-store.interface';
+import type { McpStoreSettings } from '../interfaces/mcp-store-settings.interface';
+import { InjectMcpStoreSettings } from '../mcp-persistence.constants';
+import { isSessionIdle } from '../session-liveness';
 import { EntitySql } from './entity-sql';
 import { GroupCommitter } from '../group-committer';
 
 /** `last_seen_at` is refreshed at most this often per session, to spare the database. */
 const TOUCH_INTERVAL_MS = 1000;
-
-/** What `initialize` knows when it opens a session. */
-export interface NewInboundSession {
-  principal: McpPrincipal;
-  protocolVersion: string;
-  clientInfo: Record<string, unknown> | null;
-  clientCapabilities: Record<string, unknown> | null;
-}
 
 /**
  * Sessions of one mount, in the database only, so any replica serves any session. Lookups are
@@ -29,24 +23,24 @@ export interface NewInboundSession {
  * is the same "not found".
  */
 @Injectable()
-export class InboundSessionStore {
+export class TypeOrmSessionStore implements McpSessionStore {
   private readonly lookups: GroupCommitter<string, McpInboundSession | null>;
   private readonly sql: EntitySql<McpInboundSession>;
 
   constructor(
     @InjectRepository(McpInboundSession) private readonly sessions: Repository<McpInboundSession>,
-    @Inject(MCP_MODULE_OPTIONS) private readonly options: McpResolvedOptions,
+    @InjectMcpStoreSettings() private readonly settings: McpStoreSettings,
   ) {
     this.sql = new EntitySql(sessions.manager.connection, McpInboundSession);
     this.lookups = new GroupCommitter((ids) => this.load(ids));
   }
 
   /** Opens a session bound to the mount and the principal; returns the new row. */
-  async open(input: NewInboundSession): Promise<McpInboundSession> {
+  async open(input: McpNewInboundSession): Promise<McpInboundSessionRecord> {
     const now = new Date();
     const row: McpInboundSession = {
       id: randomUUID(),
-      mount: this.options.mount,
+      mount: this.settings.mount,
       // 32 random bytes as base64url: 43 visible ASCII characters, as the transport requires.
       sessionId: randomBytes(32).toString('base64url'),
       principalKey: input.principal.key,
@@ -64,12 +58,12 @@ export class InboundSessionStore {
   }
 
   /** The live session with this id on this mount for this principal, or null. */
-  async find(sessionId: string, principal: McpPrincipal): Promise<McpInboundSession | null> {
+  async find(sessionId: string, principal: McpPrincipal): Promise<McpInboundSessionRecord | null> {
     const row = await this.lookups.submit(sessionId);
-    if (!row || row.mount !== this.options.mount || row.principalKey !== principal.key || row.terminatedAt) {
+    if (!row || row.mount !== this.settings.mount || row.principalKey !== principal.key || row.terminatedAt) {
       return null;
     }
-    if (Date.now() - row.lastSeenAt.getTime() > this.options.sessions.idleTtlMs) {
+    if (isSessionIdle(row.lastSeenAt, this.settings.idleTtlMs)) {
       await this.sessions.update({ id: row.id, terminatedAt: IsNull() }, { terminatedAt: new Date() });
       return null;
     }
@@ -81,11 +75,11 @@ export class InboundSessionStore {
    * replica reads it with the session on the next request.
    */
   async setLogLevel(sessionId: string, principal: McpPrincipal, level: McpLogLevel): Promise<void> {
-    await this.sessions.update({ sessionId, mount: this.options.mount, principalKey: principal.key }, { logLevel: level });
+    await this.sessions.update({ sessionId, mount: this.settings.mount, principalKey: principal.key }, { logLevel: level });
   }
 
   /** Ends a session: sets `terminated_at`, keeps the row. */
-  async terminate(session: McpInboundSession): Promise<void> {
+  async terminate(session: McpInboundSessionRecord): Promise<void> {
     await this.sessions.update({ id: session.id }, { terminatedAt: new Date() });
   }
 
@@ -95,7 +89,7 @@ export class InboundSessionStore {
     const byId = new Map(rows.map((row) => [row.sessionId, row]));
     const now = Date.now();
     const stale = rows.filter(
-      (row) => !row.terminatedAt && now - row.lastSeenAt.getTime() > TOUCH_INTERVAL_MS && now - row.lastSeenAt.getTime() <= this.options.sessions.idleTtlMs,
+      (row) => !row.terminatedAt && now - row.lastSeenAt.getTime() > TOUCH_INTERVAL_MS && !isSessionIdle(row.lastSeenAt, this.settings.idleTtlMs, now),
     );
     if (stale.length) {
       const touchedAt = new Date(now);

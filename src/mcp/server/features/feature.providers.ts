@@ -4,19 +4,17 @@ import { CompletionFeature } from './completion.feature';
 import { LoggingFeature } from './logging.feature';
 import { McpResourceNotifier } from './mcp-resource.notifier';
 import { PromptsFeature } from './prompts.feature';
-import { ResourceSubscriptionStore } from '../../persistence/typeorm/typeorm-subscription.store';
 import { ResourceSubscriptionsFeature } from './resource-subscriptions.feature';
 import { ResourcesFeature } from './resources.feature';
 
 /**
  * The providers of the server features of one mount beyond tools: resources (with durable
- * subscriptions and the notifier app code injects), prompts, completion and logging.
+ * subscriptions in the mount's `MCP_SUBSCRIPTION_STORE` and the notifier app code injects), prompts, completion and logging.
  * `FeaturesExplorer` fills and installs them at boot.
  */
 export function createMcpFeatureProviders(mount: string): Provider[] {
   return [
     ResourcesFeature,
-    ResourceSubscriptionStore,
     ResourceSubscriptionsFeature,
     McpResourceNotifier,
     { provide: getMcpResourceNotifierToken(mount), useExisting: McpResourceNotifier },

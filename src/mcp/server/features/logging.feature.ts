@@ -4,7 +4,8 @@ import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface
 import { JsonRpcErrorCode, type JsonRpcRequest } from '../../protocol/jsonrpc';
 import { isSupportedSessionVersion } from '../../protocol/revisions';
 import { isLogLevel } from '../handler-context.factory';
-import { InboundSessionStore } from '../../persistence/typeorm/typeorm-session.store';
+import type { McpSessionStore } from '../../persistence/interfaces/mcp-session-store.interface';
+import { InjectMcpSessionStore } from '../../persistence/mcp-persistence.constants';
 import { Toolset } from '../toolset';
 import { invalidParams } from './feature-handler';
 
@@ -17,7 +18,7 @@ import { invalidParams } from './feature-handler';
 export class LoggingFeature {
   constructor(
     private readonly toolset: Toolset,
-    private readonly sessions: InboundSessionStore,
+    @InjectMcpSessionStore() private readonly sessions: McpSessionStore,
   ) {}
 
   /** Starts serving `logging/setLevel` and announces the `logging` capability. */

@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { MCP_SESSION_NOTIFIER, type McpSessionNotifier } from '../../interfaces/mcp-session-notifier.interface';
 import { McpListenStreams } from '../stateless/listen-stream.registry';
-import { ResourceSubscriptionStore } from '../../persistence/typeorm/typeorm-subscription.store';
+import type { McpSubscriptionStore } from '../../persistence/interfaces/mcp-subscription-store.interface';
+import { InjectMcpSubscriptionStore } from '../../persistence/mcp-persistence.constants';
 
 /**
  * Announces that a resource changed: every live session of the mount that subscribed to the URI
@@ -20,7 +21,7 @@ export class McpResourceNotifier {
   private warned = false;
 
   constructor(
-    private readonly subscriptions: ResourceSubscriptionStore,
+    @InjectMcpSubscriptionStore() private readonly subscriptions: McpSubscriptionStore,
     @Optional() @Inject(MCP_SESSION_NOTIFIER) private readonly notifier?: McpSessionNotifier | null,
     @Optional() @Inject(McpListenStreams) private readonly listenStreams?: McpListenStreams | null,
   ) {}

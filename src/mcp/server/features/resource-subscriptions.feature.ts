@@ -5,7 +5,9 @@ import { JsonRpcErrorCode, type JsonRpcRequest } from '../../protocol/jsonrpc';
 import { isSupportedSessionVersion } from '../../protocol/revisions';
 import { Toolset } from '../toolset';
 import { invalidParams, requireStringParam } from './feature-handler';
-import { MAX_SUBSCRIPTION_URI_LENGTH, ResourceSubscriptionStore } from '../../persistence/typeorm/typeorm-subscription.store';
+import type { McpSubscriptionStore } from '../../persistence/interfaces/mcp-subscription-store.interface';
+import { MCP_COLUMN_LENGTHS } from '../../persistence/mcp-columns.constants';
+import { InjectMcpSubscriptionStore } from '../../persistence/mcp-persistence.constants';
 import { ResourcesFeature, resourceNotFound } from './resources.feature';
 
 /**
@@ -18,7 +20,7 @@ export class ResourceSubscriptionsFeature {
   constructor(
     private readonly toolset: Toolset,
     private readonly resources: ResourcesFeature,
-    private readonly store: ResourceSubscriptionStore,
+    @InjectMcpSubscriptionStore() private readonly store: McpSubscriptionStore,
   ) {}
 
   /** Starts serving both methods. */
@@ -41,7 +43,7 @@ export class ResourceSubscriptionsFeature {
       throw new McpRpcError(JsonRpcErrorCode.MethodNotFound, `Method not found: ${request.method} (${context.protocolVersion} uses subscriptions/listen)`);
     }
     const uri = requireStringParam(request, 'uri');
-    if (uri.length > MAX_SUBSCRIPTION_URI_LENGTH) throw invalidParams(`Invalid params: "uri" is longer than ${MAX_SUBSCRIPTION_URI_LENGTH} characters`);
+    if (uri.length > MCP_COLUMN_LENGTHS.subscriptionUri) throw invalidParams(`Invalid params: "uri" is longer than ${MCP_COLUMN_LENGTHS.subscriptionUri} characters`);
     if (!context.sessionId) {
       throw new McpRpcError(JsonRpcErrorCode.InvalidRequest, `${request.method} needs an MCP session: notifications reach a session's stream`);
     }

@@ -3,14 +3,14 @@ import type { Response } from 'express';
 import type { McpPrincipal } from '../../interfaces/principal.interface';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import type { McpResolvedOptions } from '../mcp.options';
-import { McpEventLog, type McpEventInput } from '../../persistence/typeorm/typeorm-event-sink.store';
-import type { McpInboundSession } from '../../persistence/entities/inbound-session.entity';
-import { JsonText } from '../../persistence/typeorm/entity-sql';
+import type { McpEventInput, McpEventSink } from '../../persistence/interfaces/mcp-event-sink.interface';
+import type { McpInboundSessionRecord, McpSessionStore } from '../../persistence/interfaces/mcp-session-store.interface';
+import { JsonText } from '../../persistence/json-text';
+import { InjectMcpEventSink, InjectMcpSessionStore } from '../../persistence/mcp-persistence.constants';
 import { parseJsonRpc, type ClassifiedMessage, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../../protocol/jsonrpc';
 import { McpHeader, McpMethod } from '../../protocol/mcp.methods';
 import { SESSION_PROTOCOL_VERSIONS, isSupportedSessionVersion } from '../../protocol/revisions';
 import { McpSessionBus } from '../pubsub/mcp-session.bus';
-import { InboundSessionStore } from '../../persistence/typeorm/typeorm-session.store';
 import { Toolset } from '../toolset';
 import { MCP_RAW_BODY, type McpRequest } from './mcp-body.reader';
 import { acceptsJson, headerValue, isJsonContentType } from './mcp-http.checks';
@@ -44,8 +44,8 @@ export class McpHttpEndpoint {
   constructor(
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpResolvedOptions,
     private readonly toolset: Toolset,
-    private readonly sessions: InboundSessionStore,
-    private readonly events: McpEventLog,
+    @InjectMcpSessionStore() private readonly sessions: McpSessionStore,
+    @InjectMcpEventSink() private readonly events: McpEventSink,
     private readonly bus: McpSessionBus,
     private readonly streams: McpStreamEndpoint,
     private readonly stateless: McpStatelessEndpoint,
@@ -102,7 +102,7 @@ export class McpHttpEndpoint {
     return { classified: parseJsonRpc(text), text };
   }
 
-  private async requireSession(req: McpRequest, res: Response): Promise<McpInboundSession | null> {
+  private async requireSession(req: McpRequest, res: Response): Promise<McpInboundSessionRecord | null> {
     const sessionId = headerValue(req.headers, McpHeader.SessionId);
     if (!sessionId) {
       sendRpcError(res, 400, TRANSPORT_ERROR_CODE, 'Bad Request: the Mcp-Session-Id header is required (send initialize first)');
@@ -139,7 +139,7 @@ export class McpHttpEndpoint {
     sendJsonText(res, 200, json, { 'Mcp-Session-Id': session.sessionId });
   }
 
-  private async exchange(exchange: Exchange, text: string, session: McpInboundSession, req: McpRequest, res: Response, startedAt: Date): Promise<void> {
+  private async exchange(exchange: Exchange, text: string, session: McpInboundSessionRecord, req: McpRequest, res: Response, startedAt: Date): Promise<void> {
     const abort = new AbortController();
     const onClose = () => !res.writableFinished && abort.abort(new Error('The client closed the connection'));
     res.once('close', onClose);
@@ -186,7 +186,7 @@ export class McpHttpEndpoint {
   }
 
   /** Client answers go to the call waiting for them; cancellations reach every replica. */
-  private async route(exchange: Exchange, session: McpInboundSession): Promise<void> {
+  private async route(exchange: Exchange, session: McpInboundSessionRecord): Promise<void> {
     if (exchange.kind === 'response') {
       await this.bus.answer(session.sessionId, exchange.message as JsonRpcResponse);
     } else if (exchange.kind === 'notification' && (exchange.message as JsonRpcNotification).method === McpMethod.Cancelled) {
@@ -194,7 +194,7 @@ export class McpHttpEndpoint {
     }
   }
 
-  private event(session: McpInboundSession, startedAt: Date, fields: Partial<McpEventInput> & Pick<McpEventInput, 'kind'>): McpEventInput {
+  private event(session: McpInboundSessionRecord, startedAt: Date, fields: Partial<McpEventInput> & Pick<McpEventInput, 'kind'>): McpEventInput {
     return {
       direction: 'inbound',
       mount: this.options.mount,

@@ -2,8 +2,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { McpPrincipal } from '../../interfaces/principal.interface';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import type { McpResolvedOptions } from '../mcp.options';
-import { McpEventLog } from '../../persistence/typeorm/typeorm-event-sink.store';
-import { JsonText } from '../../persistence/typeorm/entity-sql';
+import type { McpEventSink } from '../../persistence/interfaces/mcp-event-sink.interface';
+import { JsonText } from '../../persistence/json-text';
+import { MCP_COLUMN_LENGTHS } from '../../persistence/mcp-columns.constants';
+import { InjectMcpEventSink } from '../../persistence/mcp-persistence.constants';
 import type { JsonRpcNotification, JsonRpcRequest } from '../../protocol/jsonrpc';
 
 /** What the audit row of one stateless exchange is made of. */
@@ -17,9 +19,6 @@ export interface StatelessExchange {
   version: string | null;
 }
 
-/** Longest revision string the event table stores. */
-const VERSION_COLUMN_LENGTH = 32;
-
 /**
  * Writes the `mcp_events` row of each stateless exchange: no session (`session_ref` null), the
  * revision the request named, the principal, both envelopes, the status and the error code.
@@ -29,7 +28,7 @@ const VERSION_COLUMN_LENGTH = 32;
 export class McpStatelessAudit {
   constructor(
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpResolvedOptions,
-    private readonly events: McpEventLog,
+    @InjectMcpEventSink() private readonly events: McpEventSink,
   ) {}
 
   /** Records an answered exchange; resolves once the row is committed. */
@@ -58,7 +57,7 @@ export class McpStatelessAudit {
       sessionRef: null,
       principalKey: principal.key,
       method: message.method,
-      protocolVersion: version === null ? null : version.slice(0, VERSION_COLUMN_LENGTH),
+      protocolVersion: version === null ? null : version.slice(0, MCP_COLUMN_LENGTHS.protocolVersion),
       request: new JsonText(text),
       createdAt: startedAt,
       durationMs: Date.now() - startedAt.getTime(),

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Response } from 'express';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import type { McpResolvedOptions } from '../mcp.options';
-import type { McpInboundSession } from '../../persistence/entities/inbound-session.entity';
+import type { McpInboundSessionRecord } from '../../persistence/interfaces/mcp-session-store.interface';
 import { McpSessionBus } from '../pubsub/mcp-session.bus';
 import { TRANSPORT_ERROR_CODE, sendRpcError } from './mcp-http.responses';
 import { McpSseWriter } from './mcp-sse.writer';
@@ -23,7 +23,7 @@ export class McpStreamEndpoint {
   ) {}
 
   /** Answers an authenticated GET for a live session with its event stream. */
-  async open(session: McpInboundSession, res: Response): Promise<void> {
+  async open(session: McpInboundSessionRecord, res: Response): Promise<void> {
     const { keepAliveMs, retryMs } = this.options.streams;
     const writer = new McpSseWriter(res);
     const sessionId = session.sessionId;

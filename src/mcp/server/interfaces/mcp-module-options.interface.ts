@@ -1,5 +1,6 @@
 import type { Type } from '@nestjs/common';
 import type { McpAuthorizeFn, McpAuthorizer } from '../../interfaces/principal.interface';
+import type { McpServerStores } from '../../persistence/store-providers';
 import type { McpStreamOptions } from '../http/mcp-stream.options';
 import type { McpPubSubOptions } from '../pubsub/mcp-pubsub.interface';
 
@@ -123,4 +124,11 @@ export interface McpModuleExtras {
    * @default false
    */
   isGlobal: boolean;
+  /**
+   * Stores to use instead of the TypeORM ones (sessions, subscriptions, events), each a class Nest
+   * instantiates in the mount or a ready instance. A mount whose every store is swapped needs no
+   * TypeORM connection, e.g. with the in-memory stores of `durable-mcp/testing` in a host's tests.
+   * @default every store on TypeORM
+   */
+  stores?: McpServerStores;
 }

@@ -1,7 +1,7 @@
 import { McpRpcError } from '../../errors/mcp-rpc.error';
 import { JsonRpcErrorCode, type JsonRpcNotification } from '../../protocol/jsonrpc';
 import { StatelessMetaKey } from '../../protocol/stateless';
-import { MAX_SUBSCRIPTION_URI_LENGTH } from '../../persistence/typeorm/typeorm-subscription.store';
+import { MCP_COLUMN_LENGTHS } from '../../persistence/mcp-columns.constants';
 
 /** What a `subscriptions/listen` stream carries (the `notifications` param and its acknowledgment). */
 export interface SubscriptionFilter {
@@ -48,8 +48,8 @@ export function readSubscriptionFilter(params: Record<string, unknown> | undefin
   const uris = fields.resourceSubscriptions;
   if (uris !== undefined) {
     if (!Array.isArray(uris) || !uris.every((uri) => typeof uri === 'string')) throw invalid('notifications.resourceSubscriptions must be an array of URIs');
-    const tooLong = uris.find((uri: string) => uri.length > MAX_SUBSCRIPTION_URI_LENGTH);
-    if (tooLong !== undefined) throw invalid(`a URI in notifications.resourceSubscriptions is longer than ${MAX_SUBSCRIPTION_URI_LENGTH} characters`);
+    const tooLong = uris.find((uri: string) => uri.length > MCP_COLUMN_LENGTHS.subscriptionUri);
+    if (tooLong !== undefined) throw invalid(`a URI in notifications.resourceSubscriptions is longer than ${MCP_COLUMN_LENGTHS.subscriptionUri} characters`);
     filter.resourceSubscriptions = [...new Set(uris as string[])];
   }
   return filter;

@@ -1,0 +1,10 @@
+/**
+ * What the stores of one mount need from its configuration, provided by the module wiring under
+ * `MCP_STORE_SETTINGS` (persistence does not read the module options itself).
+ */
+export interface McpStoreSettings {
+  /** The mount the stores serve: sessions and subscriptions are bound to it. */
+  mount: string;
+  /** A session not used for this long is ended and no longer found. */
+  idleTtlMs: number;
+}

@@ -1,0 +1,26 @@
+/** One `resources/subscribe` of a session, as a store keeps it. */
+export interface McpSubscriptionRecord {
+  /** Row id (UUID). */
+  id: string;
+  /** The mount serving the session. */
+  mount: string;
+  /** The subscribing session's `Mcp-Session-Id`. */
+  sessionId: string;
+  /** The resource URI the session watches. */
+  uri: string;
+  /** When the session subscribed. */
+  createdAt: Date;
+}
+
+/**
+ * The resource subscriptions of one mount. Shared by every replica: the replica that learns
+ * about a change finds the subscribers, whichever replica took the subscription.
+ */
+export interface McpSubscriptionStore {
+  /** Records that `sessionId` watches `uri`; subscribing twice is one subscription. */
+  subscribe(sessionId: string, uri: string): Promise<void>;
+  /** Forgets that `sessionId` watches `uri`; a no-op when it did not. */
+  unsubscribe(sessionId: string, uri: string): Promise<void>;
+  /** The live (not terminated, not idle) sessions of the mount watching `uri`, sorted by session id. */
+  subscribers(uri: string): Promise<string[]>;
+}

@@ -1,0 +1,79 @@
+import type { InjectionToken, Provider, Type } from '@nestjs/common';
+import type { McpEventSink } from './interfaces/mcp-event-sink.interface';
+import type { McpOutboundSessionStore } from './interfaces/mcp-outbound-session-store.interface';
+import type { McpSessionStore } from './interfaces/mcp-session-store.interface';
+import type { McpSubscriptionStore } from './interfaces/mcp-subscription-store.interface';
+import { MCP_EVENT_SINK, MCP_OUTBOUND_SESSION_STORE, MCP_SESSION_STORE, MCP_SUBSCRIPTION_STORE } from './mcp-persistence.constants';
+import { TypeOrmEventSink } from './typeorm/typeorm-event-sink.store';
+import { TypeOrmOutboundSessionStore } from './typeorm/typeorm-outbound-session.store';
+import { TypeOrmSessionStore } from './typeorm/typeorm-session.store';
+import { TypeOrmSubscriptionStore } from './typeorm/typeorm-subscription.store';
+
+/**
+ * A store given by the host: a class (instantiated by Nest in the mount's module, so it can
+ * inject `MCP_STORE_SETTINGS` and anything else the module sees) or a ready instance.
+ */
+export type McpStoreOverride<T> = Type<T> | T;
+
+/** Stores of the serving side of a mount; each one left out stays on TypeORM. */
+export interface McpServerStores {
+  /** 2025-era inbound sessions. */
+  sessions?: McpStoreOverride<McpSessionStore>;
+  /** Resource subscriptions. */
+  subscriptions?: McpStoreOverride<McpSubscriptionStore>;
+  /** Audit rows of inbound (and, in the same module, outbound) exchanges. */
+  events?: McpStoreOverride<McpEventSink>;
+}
+
+/** Stores of the client side; each one left out stays on TypeORM. */
+export interface McpClientStores {
+  /** Remote sessions of the client. */
+  outboundSessions?: McpStoreOverride<McpOutboundSessionStore>;
+  /** Audit rows of outbound exchanges. */
+  events?: McpStoreOverride<McpEventSink>;
+}
+
+/** The store providers of one side, and whether they still need `TypeOrmModule.forFeature(MCP_ENTITIES)`. */
+export interface McpStoreProviders {
+  /** One provider per store token. */
+  providers: Provider[];
+  /** True while at least one store is the TypeORM one (then the module imports the TypeORM feature). */
+  needsTypeOrm: boolean;
+}
+
+/** A store slot: its token, the host's override and the TypeORM default. */
+type Slot<T> = [token: InjectionToken, override: McpStoreOverride<T> | undefined, fallback: Type<T>];
+
+function providersOf(slots: Slot<unknown>[]): McpStoreProviders {
+  let needsTypeOrm = false;
+  const providers = slots.map(([token, override, fallback]): Provider => {
+    if (override === undefined || override === null) {
+      needsTypeOrm = true;
+      return { provide: token, useClass: fallback };
+    }
+    // A class is a function; an instance of a store never is.
+    return typeof override === 'function' ? { provide: token, useClass: override as Type<unknown> } : { provide: token, useValue: override };
+  });
+  return { providers, needsTypeOrm };
+}
+
+/**
+ * The stores of the serving side of a mount (`MCP_SESSION_STORE`, `MCP_SUBSCRIPTION_STORE`,
+ * `MCP_EVENT_SINK`): the host's overrides, TypeORM for the rest. The module must also provide
+ * `MCP_STORE_SETTINGS`.
+ */
+export function createMcpServerStoreProviders(overrides: McpServerStores = {}): McpStoreProviders {
+  return providersOf([
+    [MCP_SESSION_STORE, overrides.sessions, TypeOrmSessionStore],
+    [MCP_SUBSCRIPTION_STORE, overrides.subscriptions, TypeOrmSubscriptionStore],
+    [MCP_EVENT_SINK, overrides.events, TypeOrmEventSink],
+  ]);
+}
+
+/** The stores of the client (`MCP_OUTBOUND_SESSION_STORE`, `MCP_EVENT_SINK`): the host's overrides, TypeORM for the rest. */
+export function createMcpClientStoreProviders(overrides: McpClientStores = {}): McpStoreProviders {
+  return providersOf([
+    [MCP_OUTBOUND_SESSION_STORE, overrides.outboundSessions, TypeOrmOutboundSessionStore],
+    [MCP_EVENT_SINK, overrides.events, TypeOrmEventSink],
+  ]);
+}
