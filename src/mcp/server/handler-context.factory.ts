@@ -2,6 +2,8 @@ import type { McpDeliveryContext, McpLogLevel } from '../interfaces/mcp-delivery
 import type { McpElicitResult, McpInputRequestOptions, McpRoot, McpToolContext } from '../interfaces/mcp-tool-context.interface';
 import { McpRpcError } from '../errors/mcp-rpc.error';
 import type { JsonRpcRequest } from '../protocol/jsonrpc';
+import { McpMethod } from '../protocol/mcp.methods';
+import { methodFacts } from '../protocol/method-catalog';
 
 const LEVELS: McpLogLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
 
@@ -18,11 +20,13 @@ export function isLogLevel(value: unknown): value is McpLogLevel {
   return typeof value === 'string' && (LEVELS as string[]).includes(value);
 }
 
-function requireCapability(context: McpDeliveryContext, capability: string, method: string): void {
+/** Refuses a server->client request the client cannot receive: no channel back, or no declared capability (per the method catalog). */
+function requireCapability(context: McpDeliveryContext, method: string): void {
+  const capability = methodFacts(method)?.capability?.name;
   if (!context.client) {
     throw new McpRpcError(MISSING_CLIENT_CAPABILITY_CODE, `Cannot send ${method}: this request has no channel back to the client`);
   }
-  if (!context.clientCapabilities || !(capability in context.clientCapabilities)) {
+  if (capability !== undefined && (!context.clientCapabilities || !(capability in context.clientCapabilities))) {
     throw new McpRpcError(MISSING_CLIENT_CAPABILITY_CODE, `The client did not declare the "${capability}" capability that ${method} needs`, {
       requiredCapabilities: { [capability]: {} },
     });
@@ -83,26 +87,26 @@ class McpHandlerContext implements McpToolContext {
   }
 
   private async doLog(level: McpLogLevel, data: unknown, logger?: string): Promise<void> {
-    if (isLogLevelEnabled(level, this.delivery.logLevel)) await this.notify('notifications/message', logger ? { level, logger, data } : { level, data });
+    if (isLogLevelEnabled(level, this.delivery.logLevel)) await this.notify(McpMethod.LoggingMessage, logger ? { level, logger, data } : { level, data });
   }
 
   private async doProgress(progress: number, total?: number, message?: string): Promise<void> {
     const progressToken = this.meta?.progressToken;
     if (typeof progressToken !== 'string' && typeof progressToken !== 'number') return;
-    await this.notify('notifications/progress', { progressToken, progress, ...(total !== undefined ? { total } : {}), ...(message ? { message } : {}) });
+    await this.notify(McpMethod.Progress, { progressToken, progress, ...(total !== undefined ? { total } : {}), ...(message ? { message } : {}) });
   }
 
   private async doElicit(message: string, requestedSchema: Record<string, unknown>, extra?: Record<string, unknown> & McpInputRequestOptions): Promise<McpElicitResult> {
     const { key, ...params } = extra ?? {};
-    return (await this.ask('elicitation', 'elicitation/create', { mode: 'form', message, requestedSchema, ...params }, { key })) as McpElicitResult;
+    return (await this.ask(McpMethod.ElicitationCreate, { mode: 'form', message, requestedSchema, ...params }, { key })) as McpElicitResult;
   }
 
   private doSample(params: Record<string, unknown>, options?: McpInputRequestOptions): Promise<Record<string, unknown>> {
-    return this.ask('sampling', 'sampling/createMessage', params, options);
+    return this.ask(McpMethod.SamplingCreateMessage, params, options);
   }
 
   private async doListRoots(options?: McpInputRequestOptions): Promise<McpRoot[]> {
-    const result = await this.ask('roots', 'roots/list', {}, options);
+    const result = await this.ask(McpMethod.RootsList, {}, options);
     return (Array.isArray(result.roots) ? result.roots : []) as McpRoot[];
   }
 
@@ -110,8 +114,8 @@ class McpHandlerContext implements McpToolContext {
     if (this.delivery.notify && !this.signal.aborted) await this.delivery.notify({ jsonrpc: '2.0', method, params });
   }
 
-  private async ask(capability: string, method: string, params: Record<string, unknown>, options?: McpInputRequestOptions): Promise<Record<string, unknown>> {
-    requireCapability(this.delivery, capability, method);
+  private async ask(method: string, params: Record<string, unknown>, options?: McpInputRequestOptions): Promise<Record<string, unknown>> {
+    requireCapability(this.delivery, method);
     const client = this.delivery.client as NonNullable<McpDeliveryContext['client']>;
     return options?.key === undefined ? client.request(method, params) : client.request(method, params, { key: options.key });
   }
