@@ -1,7 +1,7 @@
 import { methodFacts } from '../protocol/method-catalog';
 
 /**
- * The server capability a client->server method needs (DESIGN: refuse what was not declared), or
+ * The server capability a client->server method needs (the client refuses what was not declared), or
  * null when it needs none: `ping`, `initialize`, notifications, methods a server sends, and
  * methods MCP does not define.
  */

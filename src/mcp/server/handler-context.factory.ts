@@ -20,7 +20,10 @@ export function isLogLevel(value: unknown): value is McpLogLevel {
   return typeof value === 'string' && (LEVELS as string[]).includes(value);
 }
 
-/** Refuses a server->client request the client cannot receive: no channel back, or no declared capability (per the method catalog). */
+/**
+ * Refuses a server->client request the client cannot receive: there is no channel back, or the
+ * client did not declare the capability the method catalog says it needs.
+ */
 function requireCapability(context: McpDeliveryContext, method: string): void {
   const capability = methodFacts(method)?.capability?.name;
   if (!context.client) {

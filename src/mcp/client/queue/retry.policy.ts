@@ -2,11 +2,11 @@ import { McpClientError, McpTimeoutError, McpTransportError } from '../../errors
 import { methodFacts } from '../../protocol/method-catalog';
 
 /**
- * Whether a failed call may run again (DESIGN section 5): a method the catalog does not call
- * idempotent (`tools/call` first of all) only when it provably never reached the server;
- * idempotent methods also after a transport failure or a timeout. JSON-RPC errors, capability
- * refusals and interrupted calls are final. A method MCP does not define is the caller's own
- * request and counts as idempotent, as it always did.
+ * Whether a failed call may run again: a method the catalog does not call idempotent
+ * (`tools/call` first of all) only when it provably never reached the server; idempotent methods
+ * also after a transport failure or a timeout. JSON-RPC errors, capability refusals and
+ * interrupted calls are final. A method MCP does not define is the caller's own request and
+ * counts as idempotent, as it always did.
  */
 export function isRetryable(method: string, error: unknown): boolean {
   const idempotent = methodFacts(method)?.idempotent ?? true;
