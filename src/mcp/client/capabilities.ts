@@ -1,34 +1,24 @@
-/** Which server capability each client->server method needs (DESIGN: refuse what was not declared). */
-const REQUIRED_CAPABILITY: Record<string, string> = {
-  'tools/list': 'tools',
-  'tools/call': 'tools',
-  'prompts/list': 'prompts',
-  'prompts/get': 'prompts',
-  'resources/list': 'resources',
-  'resources/templates/list': 'resources',
-  'resources/read': 'resources',
-  'resources/subscribe': 'resources',
-  'resources/unsubscribe': 'resources',
-  'completion/complete': 'completions',
-  'logging/setLevel': 'logging',
-};
+import { methodFacts } from '../protocol/method-catalog';
 
-/** The capability a method needs, or null (ping, initialize, notifications). */
+/**
+ * The server capability a client->server method needs (the client refuses what was not declared), or
+ * null when it needs none: `ping`, `initialize`, notifications, methods a server sends, and
+ * methods MCP does not define.
+ */
 export function requiredCapability(method: string): string | null {
-  return REQUIRED_CAPABILITY[method] ?? null;
+  const requirement = methodFacts(method)?.capability;
+  return requirement?.holder === 'server' ? requirement.name : null;
 }
 
 /**
- * Whether declared capabilities allow a method. `resources/subscribe` also needs
- * `resources.subscribe: true`.
+ * Whether the server's declared capabilities allow a method: its capability is declared (not
+ * null or false), with the flag the catalog names when there is one (`resources.subscribe` for
+ * `resources/subscribe` and `resources/unsubscribe`).
  */
 export function allowsMethod(capabilities: Record<string, unknown>, method: string): boolean {
-  const capability = requiredCapability(method);
-  if (!capability) return true;
-  const declared = capabilities[capability];
+  const requirement = methodFacts(method)?.capability;
+  if (requirement?.holder !== 'server') return true;
+  const declared = capabilities[requirement.name];
   if (declared === undefined || declared === null || declared === false) return false;
-  if (method === 'resources/subscribe' || method === 'resources/unsubscribe') {
-    return (declared as Record<string, unknown>).subscribe === true;
-  }
-  return true;
+  return requirement.sub === undefined || (declared as Record<string, unknown>)[requirement.sub] === true;
 }

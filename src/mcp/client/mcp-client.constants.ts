@@ -10,10 +10,3 @@ export const MCP_TRANSPORT_FACTORIES = 'MCP_TRANSPORT_FACTORIES';
 
 /** Metadata key of `@McpSamplingHandler`, `@McpElicitationHandler` and `@McpRootsHandler`. */
 export const MCP_CLIENT_HANDLER_METADATA = 'mcp:client-handler';
-
-/** The server->client request methods and the handler kind that answers each. */
-export const MCP_SERVER_REQUEST_METHODS = {
-  'sampling/createMessage': 'sampling',
-  'elicitation/create': 'elicitation',
-  'roots/list': 'roots',
-} as const;

@@ -38,7 +38,7 @@ export class McpClientService implements OnModuleInit {
   /** Drops cached tool lists when a server announces a change. */
   onModuleInit(): void {
     this.queue.onNotification((server, notification) => {
-      if (notification.method === 'notifications/tools/list_changed') this.toolLists.drop(server);
+      if (notification.method === McpMethod.ToolsListChanged) this.toolLists.drop(server);
     });
   }
 
@@ -102,27 +102,27 @@ export class McpClientService implements OnModuleInit {
 
   /** Every prompt of a server (all pages). */
   listPrompts(server: string, options: McpCallOptions = {}): Promise<Record<string, unknown>[]> {
-    return this.listAll(server, 'prompts/list', 'prompts', options);
+    return this.listAll(server, McpMethod.PromptsList, 'prompts', options);
   }
 
   /** Gets a prompt with its arguments filled in. */
   getPrompt(server: string, name: string, args: Record<string, string> = {}, options: McpCallOptions = {}): Promise<Record<string, unknown>> {
-    return this.request(server, 'prompts/get', { name, arguments: args }, options);
+    return this.request(server, McpMethod.PromptsGet, { name, arguments: args }, options);
   }
 
   /** Every resource of a server (all pages). */
   listResources(server: string, options: McpCallOptions = {}): Promise<Record<string, unknown>[]> {
-    return this.listAll(server, 'resources/list', 'resources', options);
+    return this.listAll(server, McpMethod.ResourcesList, 'resources', options);
   }
 
   /** Every resource template of a server (all pages). */
   listResourceTemplates(server: string, options: McpCallOptions = {}): Promise<Record<string, unknown>[]> {
-    return this.listAll(server, 'resources/templates/list', 'resourceTemplates', options);
+    return this.listAll(server, McpMethod.ResourcesTemplatesList, 'resourceTemplates', options);
   }
 
   /** Reads a resource. */
   readResource(server: string, uri: string, options: McpCallOptions = {}): Promise<Record<string, unknown>> {
-    return this.request(server, 'resources/read', { uri }, options);
+    return this.request(server, McpMethod.ResourcesRead, { uri }, options);
   }
 
   /** Asks for completions of a prompt or resource-template argument. */
@@ -133,12 +133,12 @@ export class McpClientService implements OnModuleInit {
     context?: { arguments?: Record<string, string> },
     options: McpCallOptions = {},
   ): Promise<Record<string, unknown>> {
-    return this.request(server, 'completion/complete', { ref, argument, ...(context ? { context } : {}) }, options);
+    return this.request(server, McpMethod.CompletionComplete, { ref, argument, ...(context ? { context } : {}) }, options);
   }
 
   /** Sets the level of the log messages the server sends. */
   async setLogLevel(server: string, level: string, options: McpCallOptions = {}): Promise<void> {
-    await this.request(server, 'logging/setLevel', { level }, options);
+    await this.request(server, McpMethod.LoggingSetLevel, { level }, options);
   }
 
   /** Pings a server (performs the handshake when the session is new). */

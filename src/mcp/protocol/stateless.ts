@@ -49,54 +49,11 @@ export function envelopeVersionOf(params: Record<string, unknown> | undefined): 
   return typeof version === 'string' ? version : null;
 }
 
-/** Methods the stateless revision adds. */
-export const StatelessMethod = {
-  Discover: 'server/discover',
-  SubscriptionsListen: 'subscriptions/listen',
-} as const;
-
-/** Notifications the stateless revision adds. */
-export const StatelessNotification = {
-  SubscriptionsAcknowledged: 'notifications/subscriptions/acknowledged',
-} as const;
-
 /** `params` fields a client adds when it retries a request after an `input_required` result. */
 export const StatelessRetryParam = {
   InputResponses: 'inputResponses',
   RequestState: 'requestState',
 } as const;
-
-/**
- * Session-era methods that do not exist on the stateless revision: a stateless request naming
- * one gets "method not found", like any unknown method.
- */
-export const REMOVED_STATELESS_METHODS: readonly string[] = [
-  'initialize',
-  'ping',
-  'logging/setLevel',
-  'resources/subscribe',
-  'resources/unsubscribe',
-];
-
-/** The only requests that may answer with an `input_required` result. */
-export const INPUT_REQUIRED_METHODS: readonly string[] = ['tools/call', 'prompts/get', 'resources/read'];
-
-/** Requests whose complete results carry caching hints (`ttlMs`, `cacheScope`). */
-export const CACHEABLE_METHODS: readonly string[] = [
-  'server/discover',
-  'tools/list',
-  'prompts/list',
-  'resources/list',
-  'resources/templates/list',
-  'resources/read',
-];
-
-/** The `params` field the `Mcp-Name` header mirrors, per method that requires the header. */
-export const MCP_NAME_SOURCE: Readonly<Record<string, string>> = {
-  'tools/call': 'name',
-  'prompts/get': 'name',
-  'resources/read': 'uri',
-};
 
 /** True when `version` is a stateless revision this package serves. */
 export function isStatelessVersion(version: unknown): version is string {

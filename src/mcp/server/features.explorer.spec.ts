@@ -11,6 +11,7 @@ import { MCP_MODULE_OPTIONS } from '../mcp.constants';
 import { resolveMcpOptions } from './mcp.options';
 import { MCP_ENTITIES } from '../persistence/entities';
 import type { JsonRpcResponse } from '../protocol/jsonrpc';
+import { methodFacts } from '../protocol/method-catalog';
 import { McpPrompt } from './decorators/mcp-prompt.decorator';
 import { McpResource } from './decorators/mcp-resource.decorator';
 import { McpResourceTemplate } from './decorators/mcp-resource-template.decorator';
@@ -102,6 +103,28 @@ describe('FeaturesExplorer', () => {
     expect(await request(toolset, 'prompts/list', {})).toMatchObject({ error: { code: -32601 } });
     expect(await request(toolset, 'completion/complete', {})).toMatchObject({ error: { code: -32601 } });
     await moduleRef.close();
+  });
+
+  it('serves only catalogued client requests, each with the server capability the catalog says it needs', async () => {
+    const handle = jest.spyOn(Toolset.prototype, 'handle');
+    try {
+      const { toolset, moduleRef } = await boot([Docs, ScopedPrompts]);
+      const served = handle.mock.calls.map(([method]) => method);
+      expect(served.sort()).toEqual(
+        ['completion/complete', 'logging/setLevel', 'prompts/get', 'prompts/list', 'resources/list', 'resources/read', 'resources/subscribe', 'resources/templates/list', 'resources/unsubscribe'].sort(),
+      );
+      const capabilities = toolset.getCapabilities() as Record<string, Record<string, unknown>>;
+      for (const method of served) {
+        const facts = methodFacts(method);
+        expect({ method, kind: facts?.kind, senders: facts?.senders }).toEqual({ method, kind: 'request', senders: expect.arrayContaining(['client']) });
+        const requirement = facts?.capability;
+        expect({ method, holder: requirement?.holder, declared: requirement ? requirement.name in capabilities : false }).toEqual({ method, holder: 'server', declared: true });
+        if (requirement?.sub) expect({ method, flag: capabilities[requirement.name][requirement.sub] }).toEqual({ method, flag: true });
+      }
+      await moduleRef.close();
+    } finally {
+      handle.mockRestore();
+    }
   });
 
   it('fails at boot on two resources with one URI, naming both owners', async () => {

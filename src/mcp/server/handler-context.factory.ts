@@ -3,6 +3,8 @@ import { MCP_LOG_LEVELS, type McpLogLevel } from '../protocol/log-levels';
 import type { McpElicitResult, McpInputRequestOptions, McpRoot, McpToolContext } from '../interfaces/mcp-tool-context.interface';
 import { McpRpcError } from '../errors/mcp-rpc.error';
 import type { JsonRpcRequest } from '../protocol/jsonrpc';
+import { McpMethod } from '../protocol/mcp.methods';
+import { methodFacts } from '../protocol/method-catalog';
 
 /** JSON-RPC code for "the client did not declare the capability this needs" (2026-07-28). */
 export const MISSING_CLIENT_CAPABILITY_CODE = -32021;
@@ -17,11 +19,16 @@ export function isLogLevel(value: unknown): value is McpLogLevel {
   return typeof value === 'string' && (MCP_LOG_LEVELS as readonly string[]).includes(value);
 }
 
-function requireCapability(context: McpDeliveryContext, capability: string, method: string): void {
+/**
+ * Refuses a server->client request the client cannot receive: there is no channel back, or the
+ * client did not declare the capability the method catalog says it needs.
+ */
+function requireCapability(context: McpDeliveryContext, method: string): void {
+  const capability = methodFacts(method)?.capability?.name;
   if (!context.client) {
     throw new McpRpcError(MISSING_CLIENT_CAPABILITY_CODE, `Cannot send ${method}: this request has no channel back to the client`);
   }
-  if (!context.clientCapabilities || !(capability in context.clientCapabilities)) {
+  if (capability !== undefined && (!context.clientCapabilities || !(capability in context.clientCapabilities))) {
     throw new McpRpcError(MISSING_CLIENT_CAPABILITY_CODE, `The client did not declare the "${capability}" capability that ${method} needs`, {
       requiredCapabilities: { [capability]: {} },
     });
@@ -82,26 +89,26 @@ class McpHandlerContext implements McpToolContext {
   }
 
   private async doLog(level: McpLogLevel, data: unknown, logger?: string): Promise<void> {
-    if (isLogLevelEnabled(level, this.delivery.logLevel)) await this.notify('notifications/message', logger ? { level, logger, data } : { level, data });
+    if (isLogLevelEnabled(level, this.delivery.logLevel)) await this.notify(McpMethod.LoggingMessage, logger ? { level, logger, data } : { level, data });
   }
 
   private async doProgress(progress: number, total?: number, message?: string): Promise<void> {
     const progressToken = this.meta?.progressToken;
     if (typeof progressToken !== 'string' && typeof progressToken !== 'number') return;
-    await this.notify('notifications/progress', { progressToken, progress, ...(total !== undefined ? { total } : {}), ...(message ? { message } : {}) });
+    await this.notify(McpMethod.Progress, { progressToken, progress, ...(total !== undefined ? { total } : {}), ...(message ? { message } : {}) });
   }
 
   private async doElicit(message: string, requestedSchema: Record<string, unknown>, extra?: Record<string, unknown> & McpInputRequestOptions): Promise<McpElicitResult> {
     const { key, ...params } = extra ?? {};
-    return (await this.ask('elicitation', 'elicitation/create', { mode: 'form', message, requestedSchema, ...params }, { key })) as McpElicitResult;
+    return (await this.ask(McpMethod.ElicitationCreate, { mode: 'form', message, requestedSchema, ...params }, { key })) as McpElicitResult;
   }
 
   private doSample(params: Record<string, unknown>, options?: McpInputRequestOptions): Promise<Record<string, unknown>> {
-    return this.ask('sampling', 'sampling/createMessage', params, options);
+    return this.ask(McpMethod.SamplingCreateMessage, params, options);
   }
 
   private async doListRoots(options?: McpInputRequestOptions): Promise<McpRoot[]> {
-    const result = await this.ask('roots', 'roots/list', {}, options);
+    const result = await this.ask(McpMethod.RootsList, {}, options);
     return (Array.isArray(result.roots) ? result.roots : []) as McpRoot[];
   }
 
@@ -109,8 +116,8 @@ class McpHandlerContext implements McpToolContext {
     if (this.delivery.notify && !this.signal.aborted) await this.delivery.notify({ jsonrpc: '2.0', method, params });
   }
 
-  private async ask(capability: string, method: string, params: Record<string, unknown>, options?: McpInputRequestOptions): Promise<Record<string, unknown>> {
-    requireCapability(this.delivery, capability, method);
+  private async ask(method: string, params: Record<string, unknown>, options?: McpInputRequestOptions): Promise<Record<string, unknown>> {
+    requireCapability(this.delivery, method);
     const client = this.delivery.client as NonNullable<McpDeliveryContext['client']>;
     return options?.key === undefined ? client.request(method, params) : client.request(method, params, { key: options.key });
   }

@@ -193,7 +193,7 @@ export class Toolset implements McpMessageHandler {
   private async callTool(request: JsonRpcRequest, context: McpDeliveryContext): Promise<Record<string, unknown>> {
     const name = request.params?.name;
     if (typeof name !== 'string') {
-      throw new McpRpcError(JsonRpcErrorCode.InvalidParams, 'Invalid params: tools/call needs a string "name"');
+      throw new McpRpcError(JsonRpcErrorCode.InvalidParams, `Invalid params: ${McpMethod.ToolsCall} needs a string "name"`);
     }
     const tool = this.tools.get(name);
     if (!tool) throw new McpRpcError(JsonRpcErrorCode.InvalidParams, `Unknown tool: ${name}`);

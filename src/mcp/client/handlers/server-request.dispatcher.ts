@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { McpRpcError } from '../../errors/mcp-rpc.error';
 import { JsonRpcErrorCode, type JsonRpcRequest } from '../../protocol/jsonrpc';
-import { MCP_SERVER_REQUEST_METHODS } from '../mcp-client.constants';
+import { McpMethod } from '../../protocol/mcp.methods';
+import { CLIENT_CAPABILITY_OF_REQUEST } from '../../protocol/method-catalog';
+import type { McpClientHandlerKind } from '../interfaces/mcp-client-handlers.interface';
 import type { McpServerRequestHandler } from '../transports/mcp-transport.interface';
 import { McpClientHandlerExplorer } from './client-handler.explorer';
 import { withElicitationDefaults } from './elicitation-defaults';
@@ -24,8 +26,9 @@ export class McpServerRequestDispatcher {
   /** A transport callback answering the requests of one call. */
   forCall(server: string, scopeKey: string): McpServerRequestHandler {
     return async (request: JsonRpcRequest) => {
-      if (request.method === 'ping') return {};
-      const kind = MCP_SERVER_REQUEST_METHODS[request.method as keyof typeof MCP_SERVER_REQUEST_METHODS];
+      if (request.method === McpMethod.Ping) return {};
+      // A handler kind is named after the client capability its requests need.
+      const kind = CLIENT_CAPABILITY_OF_REQUEST.get(request.method) as McpClientHandlerKind | undefined;
       const handler = kind ? this.handlers.get(kind) : undefined;
       if (!handler) throw new McpRpcError(JsonRpcErrorCode.MethodNotFound, `Method not found: ${request.method}`);
       const params = request.params ?? {};

@@ -1,16 +1,18 @@
 import { McpClientError, McpTimeoutError, McpTransportError } from '../../errors/mcp-client.errors';
-import { McpMethod } from '../../protocol/mcp.methods';
+import { methodFacts } from '../../protocol/method-catalog';
 
 /**
- * Whether a failed call may run again (DESIGN section 5): a `tools/call` only when it provably
- * never reached the server; listing and reading methods also after a transport failure or a
- * timeout. JSON-RPC errors, capability refusals and interrupted calls are final.
+ * Whether a failed call may run again: a method the catalog does not call idempotent
+ * (`tools/call` first of all) only when it provably never reached the server; idempotent methods
+ * also after a transport failure or a timeout. JSON-RPC errors, capability refusals and
+ * interrupted calls are final. A method MCP does not define is the caller's own request and
+ * counts as idempotent, as it always did.
  */
 export function isRetryable(method: string, error: unknown): boolean {
-  const isCall = method === McpMethod.ToolsCall;
-  if (error instanceof McpTransportError || error instanceof McpTimeoutError) return !isCall || !error.delivered;
+  const idempotent = methodFacts(method)?.idempotent ?? true;
+  if (error instanceof McpTransportError || error instanceof McpTimeoutError) return idempotent || !error.delivered;
   if (error instanceof McpClientError) return false;
-  return !isCall;
+  return idempotent;
 }
 
 /** Delay before attempt `attempt + 1` (exponential, starting at `backoffMs`). */

@@ -1,5 +1,6 @@
 import { McpProtocolError } from '../../errors/mcp-client.errors';
 import { McpInputRequiredError } from '../../errors/mcp-input-required.error';
+import { MCP_METHOD_CATALOG, methodFacts } from '../../protocol/method-catalog';
 import type { McpServerRequestHandler } from '../transports/mcp-transport.interface';
 
 /** What the retry of a request carries after an `input_required` answer. */
@@ -10,8 +11,10 @@ export interface McpInputRetry {
   requestState?: string;
 }
 
-/** Requests that may be answered with `input_required` (basic/patterns/mrtr). */
-export const INPUT_REQUIRED_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read']);
+const INPUT_REQUIRED_METHODS = MCP_METHOD_CATALOG.filter((facts) => facts.inputRequired).map((facts) => facts.method);
+
+/** The requests that may be answered with `input_required`, for messages: "a, b and c". */
+const INPUT_REQUIRED_LIST = `${INPUT_REQUIRED_METHODS.slice(0, -1).join(', ')} and ${INPUT_REQUIRED_METHODS.at(-1)}`;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -31,7 +34,7 @@ export async function fulfilInputRequests(
   answer: McpServerRequestHandler,
 ): Promise<McpInputRetry> {
   const where = `MCP server "${server}" answered ${method} with input_required`;
-  if (!INPUT_REQUIRED_METHODS.has(method)) throw new McpProtocolError(`${where}, which only tools/call, prompts/get and resources/read allow`, true);
+  if (!methodFacts(method)?.inputRequired) throw new McpProtocolError(`${where}, which only ${INPUT_REQUIRED_LIST} allow`, true);
   const { inputRequests, requestState } = result;
   if (inputRequests !== undefined && !isRecord(inputRequests)) throw new McpProtocolError(`${where} whose inputRequests is not an object`, true);
   if (requestState !== undefined && typeof requestState !== 'string') throw new McpProtocolError(`${where} whose requestState is not a string`, true);

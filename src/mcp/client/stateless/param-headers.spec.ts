@@ -37,10 +37,16 @@ describe('x-mcp-header annotations', () => {
     ['under anyOf', schema({ v: { anyOf: [{ type: 'string', 'x-mcp-header': 'V' }] } }), /not reachable/],
     ['under $defs', { type: 'object', $defs: { v: { type: 'string', 'x-mcp-header': 'V' } }, properties: { v: { $ref: '#/$defs/v' } } }, /not reachable/],
     ['on the root', { type: 'object', 'x-mcp-header': 'Root' }, /root/],
+    ['on a nullable type', schema({ v: { type: ['string', 'null'], 'x-mcp-header': 'V' } }), /not of type/],
   ])('rejects an annotation that is %s', (_what, inputSchema, reason) => {
     const scan = scanParamHeaders(inputSchema);
     expect(scan.ok).toBe(false);
     expect(!scan.ok && scan.reason).toMatch(reason);
+  });
+
+  it('reports every broken annotation, a bad type before a repeated name', () => {
+    const scan = scanParamHeaders(schema({ a: { type: 'string', 'x-mcp-header': 'A' }, b: { type: 'number', 'x-mcp-header': 'a' }, c: { type: 'string', 'x-mcp-header': '' } }));
+    expect(!scan.ok && scan.reason.split('; ')).toEqual([expect.stringMatching(/type number/), expect.stringMatching(/empty/)]);
   });
 
   it('turns present values into header text and omits absent and null ones', () => {

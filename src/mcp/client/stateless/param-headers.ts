@@ -1,7 +1,5 @@
+import { findParamAnnotations, X_MCP_HEADER, type ParamAnnotation, type ParamAnnotationRules } from '../../protocol/param-header.annotations';
 import { encodeHeaderValue } from './stateless-request';
-
-/** The schema keyword that mirrors a tool parameter into an `Mcp-Param-{Name}` header (SEP-2243). */
-export const X_MCP_HEADER = 'x-mcp-header';
 
 /** One valid annotation: where the value sits in the arguments and which header carries it. */
 export interface McpParamHeader {
@@ -14,60 +12,44 @@ export interface McpParamHeader {
 /** The annotations of a tool's input schema, or why they make the tool unusable. */
 export type McpParamHeaderScan = { ok: true; headers: McpParamHeader[] } | { ok: false; reason: string };
 
-/** HTTP field-name token (RFC 9110 `1*tchar`). */
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-/** Types a header value can be made of; `number` is excluded on purpose (no exact text form). */
-const HEADER_TYPES = new Set(['string', 'integer', 'boolean']);
-/** Keywords whose values are data, not subschemas: an annotation-like key inside them means nothing. */
-const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples', X_MCP_HEADER]);
+/**
+ * How the client reads annotations: only a single type string counts, and values of keywords
+ * that hold data rather than subschemas are not searched (an annotation-like key there means
+ * nothing).
+ */
+const CLIENT_RULES: ParamAnnotationRules = { typeArrays: false, dataKeywords: new Set(['const', 'enum', 'default', 'examples', X_MCP_HEADER]) };
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return !!value && typeof value === 'object' && !Array.isArray(value);
+}
+
+function problemOf(annotation: ParamAnnotation): string | null {
+  const { path, name } = annotation;
+  const where = path.length ? `"${path.join('.')}"` : 'the schema root';
+  if (!annotation.reachable) return `${X_MCP_HEADER} on ${where} is not reachable through "properties" alone`;
+  if (typeof name !== 'string' || name === '') return `${X_MCP_HEADER} of ${where} is empty or not a string`;
+  if (!annotation.tokenName) return `${X_MCP_HEADER} ${JSON.stringify(name)} of ${where} is not an HTTP header token`;
+  if (annotation.declaredType === 'number') return `${X_MCP_HEADER} ${JSON.stringify(name)} is on ${where} of type number, which is not allowed`;
+  if (!annotation.type) return `${X_MCP_HEADER} ${JSON.stringify(name)} is on ${where}, which is not of type string, integer or boolean`;
+  const other = annotation.duplicateOf;
+  if (other) return `${X_MCP_HEADER} ${JSON.stringify(name)} of ${where} duplicates that of "${other.path.join('.')}" (names are case-insensitive)`;
+  return null;
 }
 
 /**
  * Reads the `x-mcp-header` annotations of an input schema and checks them against the rules of
  * the Streamable HTTP transport: a non-empty token, unique regardless of case, on a `string`,
  * `integer` or `boolean` property reached from the root through `properties` keys only (never
- * through `items`, composition, conditionals or `$ref`).
+ * through `items`, composition, conditionals or `$ref`). Every broken annotation is reported.
  */
 export function scanParamHeaders(inputSchema: unknown): McpParamHeaderScan {
   const headers: McpParamHeader[] = [];
   const problems: string[] = [];
-  const seen = new Map<string, string>();
-
-  const check = (schema: Record<string, unknown>, path: string[], reachable: boolean): void => {
-    const name = schema[X_MCP_HEADER];
-    const where = path.length ? `"${path.join('.')}"` : 'the schema root';
-    if (!reachable || path.length === 0) return void problems.push(`${X_MCP_HEADER} on ${where} is not reachable through "properties" alone`);
-    if (typeof name !== 'string' || name === '') return void problems.push(`${X_MCP_HEADER} of ${where} is empty or not a string`);
-    if (!TOKEN.test(name)) return void problems.push(`${X_MCP_HEADER} ${JSON.stringify(name)} of ${where} is not an HTTP header token`);
-    const type = schema.type;
-    if (type === 'number') return void problems.push(`${X_MCP_HEADER} ${JSON.stringify(name)} is on ${where} of type number, which is not allowed`);
-    if (typeof type !== 'string' || !HEADER_TYPES.has(type)) {
-      return void problems.push(`${X_MCP_HEADER} ${JSON.stringify(name)} is on ${where}, which is not of type string, integer or boolean`);
-    }
-    const other = seen.get(name.toLowerCase());
-    if (other) return void problems.push(`${X_MCP_HEADER} ${JSON.stringify(name)} of ${where} duplicates that of "${other}" (names are case-insensitive)`);
-    seen.set(name.toLowerCase(), path.join('.'));
-    headers.push({ path, name });
-  };
-
-  const visit = (node: unknown, path: string[], reachable: boolean): void => {
-    if (Array.isArray(node)) return node.forEach((item) => visit(item, path, false));
-    if (!isObject(node)) return;
-    if (X_MCP_HEADER in node) check(node, path, reachable);
-    for (const [key, value] of Object.entries(node)) {
-      if (DATA_KEYWORDS.has(key)) continue;
-      if (key === 'properties' && isObject(value)) {
-        for (const [property, schema] of Object.entries(value)) visit(schema, [...path, property], reachable);
-      } else {
-        visit(value, path, false);
-      }
-    }
-  };
-
-  visit(inputSchema, [], true);
+  for (const annotation of findParamAnnotations(inputSchema, CLIENT_RULES)) {
+    const problem = problemOf(annotation);
+    if (problem) problems.push(problem);
+    else headers.push({ path: annotation.path, name: annotation.name as string });
+  }
   return problems.length ? { ok: false, reason: problems.join('; ') } : { ok: true, headers };
 }
 

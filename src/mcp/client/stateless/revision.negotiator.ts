@@ -3,6 +3,7 @@ import { McpTimeoutError, McpTransportError } from '../../errors/mcp-client.erro
 import type { McpOutboundSessionRecord, McpOutboundSessionStore } from '../../persistence/interfaces/mcp-outbound-session-store.interface';
 import { InjectMcpOutboundSessionStore } from '../../persistence/mcp-persistence.constants';
 import type { JsonRpcNotification } from '../../protocol/jsonrpc';
+import { McpMethod } from '../../protocol/mcp.methods';
 import { STATELESS_PROTOCOL_VERSION } from '../../protocol/stateless';
 import { isSupportedSessionVersion } from '../../protocol/revisions';
 import type { McpCallJob } from '../interfaces/mcp-call.interface';
@@ -10,7 +11,7 @@ import { McpOutboundExchanger } from '../outbound-exchange';
 import { McpTransportRegistry } from '../transports/transport.registry';
 import { verdictFromAnswer, verdictFromFailure, type McpEraVerdict } from './discover-verdict';
 import { McpEnvelopeFactory } from './envelope.factory';
-import { DISCOVER_METHOD, withEnvelope } from './stateless-request';
+import { withEnvelope } from './stateless-request';
 
 /** Time the `server/discover` probe gets when the server entry sets none. */
 export const DEFAULT_PROBE_TIMEOUT_MS = 10_000;
@@ -95,7 +96,7 @@ export class McpRevisionNegotiator {
     const probeJob = { ...job, timeoutMs: Math.min(probeTimeoutMs, job.timeoutMs) };
     const params = withEnvelope(undefined, this.envelopes.forCall(job, STATELESS_PROTOCOL_VERSION));
     try {
-      const { response } = await this.exchanger.send({ job: probeJob, session, notify, method: DISCOVER_METHOD, params, statelessVersion: STATELESS_PROTOCOL_VERSION });
+      const { response } = await this.exchanger.send({ job: probeJob, session, notify, method: McpMethod.ServerDiscover, params, statelessVersion: STATELESS_PROTOCOL_VERSION });
       return verdictFromAnswer(job.server, response);
     } catch (error) {
       if (error instanceof McpTimeoutError && probeTimeoutMs < job.timeoutMs) return { era: 'legacy', reason: `no answer to server/discover within ${probeTimeoutMs} ms` };

@@ -20,7 +20,7 @@ import { McpTransportRegistry } from '../transports/transport.registry';
 import type { McpEraVerdict } from './discover-verdict';
 import { McpEnvelopeFactory } from './envelope.factory';
 import { fulfilInputRequests, type McpInputRetry } from './input-required';
-import { DISCOVER_METHOD, withEnvelope } from './stateless-request';
+import { withEnvelope } from './stateless-request';
 import { paramHeaders } from './param-headers';
 import { McpRevisionNegotiator } from './revision.negotiator';
 
@@ -71,12 +71,12 @@ export class McpStatelessCallRunner {
 
   /** Runs the call and resolves to its complete result. */
   async run(job: McpCallJob, attempt: McpCallAttempt, verdict: StatelessVerdict, session: McpOutboundSessionRecord | null): Promise<Record<string, unknown>> {
-    if (job.method === 'logging/setLevel') {
+    if (job.method === McpMethod.LoggingSetLevel) {
       this.envelopes.setLogLevel(job, String(job.params?.level));
       return {};
     }
     const notify = (notification: JsonRpcNotification) => attempt.notify(job.server, notification);
-    const method = job.method === McpMethod.Ping ? DISCOVER_METHOD : job.method;
+    const method = job.method === McpMethod.Ping ? McpMethod.ServerDiscover : job.method;
     const capabilities = await this.capabilities(job, verdict, session, notify);
     if (capabilities && !allowsMethod(capabilities, method)) throw new McpCapabilityError(job.server, requiredCapability(method) as string, method);
     const isCall = method === McpMethod.ToolsCall;
@@ -104,7 +104,7 @@ export class McpStatelessCallRunner {
     let { capabilities, serverInfo } = verdict;
     if (!capabilities && requiredCapability(job.method)) {
       const params = withEnvelope(undefined, this.envelopes.forCall(job, verdict.version));
-      const { result } = await this.exchanger.call({ job, session, notify, method: DISCOVER_METHOD, params, statelessVersion: verdict.version });
+      const { result } = await this.exchanger.call({ job, session, notify, method: McpMethod.ServerDiscover, params, statelessVersion: verdict.version });
       capabilities = (result.capabilities as Record<string, unknown> | undefined) ?? null;
       serverInfo = ((result._meta as Record<string, unknown> | undefined)?.[StatelessMetaKey.ServerInfo] as Record<string, unknown> | undefined) ?? null;
     }

@@ -1,5 +1,6 @@
 import type { JsonRpcNotification, JsonRpcRequest } from '../../protocol/jsonrpc';
 import { McpHeader } from '../../protocol/mcp.methods';
+import { methodFacts } from '../../protocol/method-catalog';
 import { StatelessHeader, StatelessMetaKey } from '../../protocol/stateless';
 
 /** What every stateless request declares about the client in its `_meta` envelope. */
@@ -13,12 +14,6 @@ export interface StatelessEnvelope {
   /** The least severe log level the server should send, when the caller set one. */
   logLevel?: string;
 }
-
-/** The `server/discover` method every stateless server implements. */
-export const DISCOVER_METHOD = 'server/discover';
-
-/** Methods whose target travels in `Mcp-Name` (from `params.name`, or `params.uri`). */
-const NAMED_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
 
 /** The sentinel that marks a Base64-encoded header value. */
 const SENTINEL = /^=\?base64\?.*\?=$/s;
@@ -51,14 +46,13 @@ export function encodeHeaderValue(value: string): string {
 }
 
 /**
- * The routing headers of a stateless request: `MCP-Protocol-Version`, `Mcp-Method` and, for
- * `tools/call`, `prompts/get` and `resources/read`, `Mcp-Name`.
+ * The routing headers of a stateless request: `MCP-Protocol-Version`, `Mcp-Method` and, for the
+ * methods the catalog names a source for (`tools/call`, `prompts/get`, `resources/read`), `Mcp-Name`.
  */
 export function routingHeaders(message: JsonRpcRequest | JsonRpcNotification, protocolVersion: string): Record<string, string> {
   const headers: Record<string, string> = { [McpHeader.ProtocolVersion]: protocolVersion, [StatelessHeader.Method]: message.method };
-  if (NAMED_METHODS.has(message.method)) {
-    const target = message.params?.name ?? message.params?.uri;
-    if (typeof target === 'string') headers[StatelessHeader.Name] = encodeHeaderValue(target);
-  }
+  const source = methodFacts(message.method)?.nameSource;
+  const target = source ? message.params?.[source] : undefined;
+  if (typeof target === 'string') headers[StatelessHeader.Name] = encodeHeaderValue(target);
   return headers;
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface';
 import type { JsonRpcRequest } from '../../protocol/jsonrpc';
+import { McpMethod } from '../../protocol/mcp.methods';
 import { Toolset } from '../toolset';
 import { NO_COMPLETION, completionArguments, toCompletion } from './completion-values';
 import { invalidParams, runFeatureHandler } from './feature-handler';
@@ -11,12 +12,12 @@ import { ResourcesFeature } from './resources.feature';
 type Loose = Record<string, unknown>;
 
 function asObject(value: unknown, what: string): Loose {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw invalidParams(`Invalid params: completion/complete needs an object "${what}"`);
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw invalidParams(`Invalid params: ${McpMethod.CompletionComplete} needs an object "${what}"`);
   return value as Loose;
 }
 
 function asString(value: unknown, what: string): string {
-  if (typeof value !== 'string') throw invalidParams(`Invalid params: completion/complete needs a string "${what}"`);
+  if (typeof value !== 'string') throw invalidParams(`Invalid params: ${McpMethod.CompletionComplete} needs a string "${what}"`);
   return value;
 }
 
@@ -36,7 +37,7 @@ export class CompletionFeature {
   /** Starts serving `completion/complete` and announces the `completions` capability. */
   install(): void {
     this.toolset.declareCapability('completions', {});
-    this.toolset.handle('completion/complete', (request, context) => this.complete(request, context));
+    this.toolset.handle(McpMethod.CompletionComplete, (request, context) => this.complete(request, context));
   }
 
   private async complete(request: JsonRpcRequest, context: McpDeliveryContext): Promise<Record<string, unknown>> {

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { McpRpcError } from '../../errors/mcp-rpc.error';
 import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface';
 import { JsonRpcErrorCode, type JsonRpcRequest } from '../../protocol/jsonrpc';
-import { isSupportedSessionVersion } from '../../protocol/revisions';
+import { McpMethod } from '../../protocol/mcp.methods';
+import { existsInRevision } from '../../protocol/method-catalog';
 import { isLogLevel } from '../handler-context.factory';
 import type { McpSessionStore } from '../../persistence/interfaces/mcp-session-store.interface';
 import { InjectMcpSessionStore } from '../../persistence/mcp-persistence.constants';
@@ -24,19 +25,19 @@ export class LoggingFeature {
   /** Starts serving `logging/setLevel` and announces the `logging` capability. */
   install(): void {
     this.toolset.declareCapability('logging', {});
-    this.toolset.handle('logging/setLevel', (request, context) => this.setLevel(request, context));
+    this.toolset.handle(McpMethod.LoggingSetLevel, (request, context) => this.setLevel(request, context));
   }
 
   private async setLevel(request: JsonRpcRequest, context: McpDeliveryContext): Promise<Record<string, unknown>> {
-    if (!isSupportedSessionVersion(context.protocolVersion)) {
-      throw new McpRpcError(JsonRpcErrorCode.MethodNotFound, `Method not found: logging/setLevel (${context.protocolVersion} carries the level in _meta)`);
+    if (!existsInRevision(request.method, context.protocolVersion)) {
+      throw new McpRpcError(JsonRpcErrorCode.MethodNotFound, `Method not found: ${request.method} (${context.protocolVersion} carries the level in _meta)`);
     }
     const level = request.params?.level;
     if (!isLogLevel(level)) {
       throw invalidParams(`Invalid params: "level" must be one of debug, info, notice, warning, error, critical, alert, emergency`);
     }
     if (!context.sessionId) {
-      throw new McpRpcError(JsonRpcErrorCode.InvalidRequest, 'logging/setLevel needs an MCP session: the level is stored on it');
+      throw new McpRpcError(JsonRpcErrorCode.InvalidRequest, `${request.method} needs an MCP session: the level is stored on it`);
     }
     await this.sessions.setLogLevel(context.sessionId, context.principal, level);
     return {};

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { MCP_SESSION_NOTIFIER, type McpSessionNotifier } from '../../interfaces/mcp-session-notifier.interface';
+import { McpMethod } from '../../protocol/mcp.methods';
 import { McpListenStreams } from '../stateless/listen-stream.registry';
 import type { McpSubscriptionStore } from '../../persistence/interfaces/mcp-subscription-store.interface';
 import { InjectMcpSubscriptionStore } from '../../persistence/mcp-persistence.constants';
@@ -33,7 +34,7 @@ export class McpResourceNotifier {
    * listen streams (after trying every other one).
    */
   async resourceUpdated(uri: string): Promise<string[]> {
-    const notification = { jsonrpc: '2.0' as const, method: 'notifications/resources/updated', params: { uri } };
+    const notification = { jsonrpc: '2.0' as const, method: McpMethod.ResourcesUpdated, params: { uri } };
     const listened = this.listenStreams ? this.listenStreams.publish(notification) : Promise.resolve();
     const notifier = this.notifier;
     if (!notifier) {

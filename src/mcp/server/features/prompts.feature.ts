@@ -5,6 +5,7 @@ import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import { duplicatePromptMessage } from '../../mcp.messages';
 import type { McpResolvedOptions } from '../mcp.options';
 import type { JsonRpcRequest } from '../../protocol/jsonrpc';
+import { McpMethod } from '../../protocol/mcp.methods';
 import { Toolset } from '../toolset';
 import { invalidParams, requireStringParam, runFeatureHandler } from './feature-handler';
 import { PagedList } from './paged-list';
@@ -42,8 +43,8 @@ export class PromptsFeature {
   install(): void {
     this.toolset.declareCapability('prompts', { listChanged: false });
     const list = new PagedList('prompts', [...this.prompts.values()].map((p) => p.definition), this.options.pageSize);
-    this.toolset.handle('prompts/list', async (request) => list.page(request.params?.cursor));
-    this.toolset.handle('prompts/get', (request, context) => this.get(request, context));
+    this.toolset.handle(McpMethod.PromptsList, async (request) => list.page(request.params?.cursor));
+    this.toolset.handle(McpMethod.PromptsGet, (request, context) => this.get(request, context));
   }
 
   private async get(request: JsonRpcRequest, context: McpDeliveryContext): Promise<Record<string, unknown>> {

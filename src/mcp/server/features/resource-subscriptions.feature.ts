@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { McpRpcError } from '../../errors/mcp-rpc.error';
 import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface';
 import { JsonRpcErrorCode, type JsonRpcRequest } from '../../protocol/jsonrpc';
-import { isSupportedSessionVersion } from '../../protocol/revisions';
+import { McpMethod } from '../../protocol/mcp.methods';
+import { existsInRevision } from '../../protocol/method-catalog';
 import { Toolset } from '../toolset';
 import { invalidParams, requireStringParam } from './feature-handler';
 import type { McpSubscriptionStore } from '../../persistence/interfaces/mcp-subscription-store.interface';
@@ -25,13 +26,13 @@ export class ResourceSubscriptionsFeature {
 
   /** Starts serving both methods. */
   install(): void {
-    this.toolset.handle('resources/subscribe', async (request, context) => {
+    this.toolset.handle(McpMethod.ResourcesSubscribe, async (request, context) => {
       const { sessionId, uri } = this.target(request, context);
       if (!this.resources.exists(uri)) throw resourceNotFound(uri, context.protocolVersion);
       await this.store.subscribe(sessionId, uri);
       return {};
     });
-    this.toolset.handle('resources/unsubscribe', async (request, context) => {
+    this.toolset.handle(McpMethod.ResourcesUnsubscribe, async (request, context) => {
       const { sessionId, uri } = this.target(request, context);
       await this.store.unsubscribe(sessionId, uri);
       return {};
@@ -39,8 +40,8 @@ export class ResourceSubscriptionsFeature {
   }
 
   private target(request: JsonRpcRequest, context: McpDeliveryContext): { sessionId: string; uri: string } {
-    if (!isSupportedSessionVersion(context.protocolVersion)) {
-      throw new McpRpcError(JsonRpcErrorCode.MethodNotFound, `Method not found: ${request.method} (${context.protocolVersion} uses subscriptions/listen)`);
+    if (!existsInRevision(request.method, context.protocolVersion)) {
+      throw new McpRpcError(JsonRpcErrorCode.MethodNotFound, `Method not found: ${request.method} (${context.protocolVersion} uses ${McpMethod.SubscriptionsListen})`);
     }
     const uri = requireStringParam(request, 'uri');
     if (uri.length > MCP_COLUMN_LENGTHS.subscriptionUri) throw invalidParams(`Invalid params: "uri" is longer than ${MCP_COLUMN_LENGTHS.subscriptionUri} characters`);

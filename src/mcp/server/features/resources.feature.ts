@@ -7,6 +7,7 @@ import { duplicateResourceMessage } from '../../mcp.messages';
 import type { McpResolvedOptions } from '../mcp.options';
 import type { JsonRpcRequest } from '../../protocol/jsonrpc';
 import { isSupportedSessionVersion } from '../../protocol/revisions';
+import { McpMethod } from '../../protocol/mcp.methods';
 import { Toolset } from '../toolset';
 import { requireStringParam, runFeatureHandler } from './feature-handler';
 import { PagedList } from './paged-list';
@@ -79,9 +80,9 @@ export class ResourcesFeature {
     const pageSize = this.options.pageSize;
     const list = new PagedList('resources', [...this.resources.values()].map((r) => r.definition), pageSize);
     const templateList = new PagedList('resourceTemplates', [...this.templates.values()].map((t) => t.definition), pageSize);
-    this.toolset.handle('resources/list', async (request) => list.page(request.params?.cursor));
-    this.toolset.handle('resources/templates/list', async (request) => templateList.page(request.params?.cursor));
-    this.toolset.handle('resources/read', (request, context) => this.read(request, context));
+    this.toolset.handle(McpMethod.ResourcesList, async (request) => list.page(request.params?.cursor));
+    this.toolset.handle(McpMethod.ResourcesTemplatesList, async (request) => templateList.page(request.params?.cursor));
+    this.toolset.handle(McpMethod.ResourcesRead, (request, context) => this.read(request, context));
   }
 
   private async read(request: JsonRpcRequest, context: McpDeliveryContext): Promise<Record<string, unknown>> {

@@ -6,7 +6,8 @@ import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import type { McpResolvedOptions } from '../mcp.options';
 import { JsonRpcErrorCode, jsonRpcError, jsonRpcResult, type ClassifiedMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../../protocol/jsonrpc';
 import { McpHeader, McpMethod } from '../../protocol/mcp.methods';
-import { StatelessMethod, StatelessRetryParam, REMOVED_STATELESS_METHODS, envelopeVersionOf, isStatelessVersion } from '../../protocol/stateless';
+import { existsInRevision, methodFacts } from '../../protocol/method-catalog';
+import { StatelessRetryParam, envelopeVersionOf, isStatelessVersion } from '../../protocol/stateless';
 import { isSupportedSessionVersion } from '../../protocol/revisions';
 import { ResourcesFeature } from '../features/resources.feature';
 import { InputRequiredSignal, type StatelessInputChannel } from '../stateless/input-channel';
@@ -85,7 +86,7 @@ export class McpStatelessEndpoint {
       await this.audit.record(exchange, 202, null, null);
       return void res.status(202).end();
     }
-    if (message.method === StatelessMethod.SubscriptionsListen) return this.listen(message, exchange, req, res);
+    if (message.method === McpMethod.SubscriptionsListen) return this.listen(message, exchange, req, res);
     const stream = new StatelessResponseStream(res, acceptsEventStream(headerValue(req.headers, 'accept')));
     const response = await this.respond(message, envelope, principal, stream, res, exchange);
     const code = 'error' in response ? response.error.code : null;
@@ -142,10 +143,11 @@ export class McpStatelessEndpoint {
     res: Response,
     exchange: StatelessExchange,
   ): Promise<JsonRpcResponse> {
-    if (REMOVED_STATELESS_METHODS.includes(request.method)) {
+    // A session-era request gets the same -32601 as an unknown method, naming the revision.
+    if (methodFacts(request.method)?.kind === 'request' && !existsInRevision(request.method, envelope.version)) {
       return jsonRpcError(request.id, JsonRpcErrorCode.MethodNotFound, `Method not found: ${request.method} does not exist on revision ${envelope.version}`);
     }
-    if (request.method === StatelessMethod.Discover) return this.complete(request, discoverResult(this.toolset), false);
+    if (request.method === McpMethod.ServerDiscover) return this.complete(request, discoverResult(this.toolset), false);
     let channel: StatelessInputChannel | undefined;
     try {
       channel = this.rounds.open(request, principal);

@@ -2,6 +2,8 @@ import { McpRpcError } from '../../errors/mcp-rpc.error';
 import type { McpClientChannel } from '../../interfaces/mcp-delivery.interface';
 import type { McpInputRequestOptions } from '../../interfaces/mcp-tool-context.interface';
 import { JsonRpcErrorCode } from '../../protocol/jsonrpc';
+import { McpMethod } from '../../protocol/mcp.methods';
+import { CLIENT_CAPABILITY_OF_REQUEST } from '../../protocol/method-catalog';
 import { propagateFromHandlers } from '../toolset';
 
 /** One request the server needs the client to answer before a stateless request can complete. */
@@ -23,13 +25,7 @@ export class InputRequiredSignal extends Error {
 
 propagateFromHandlers(InputRequiredSignal);
 
-const KIND_BY_METHOD: Record<string, string> = {
-  'elicitation/create': 'elicitation',
-  'sampling/createMessage': 'sampling',
-  'roots/list': 'roots',
-};
-
-const METHOD_BY_KIND: Record<string, string> = Object.fromEntries(Object.entries(KIND_BY_METHOD).map(([method, kind]) => [kind, method]));
+const METHOD_BY_KIND: Record<string, string> = Object.fromEntries([...CLIENT_CAPABILITY_OF_REQUEST].map(([method, kind]) => [kind, method]));
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return !!value && typeof value === 'object' && !Array.isArray(value);
@@ -52,10 +48,10 @@ export function methodOfAutomaticKey(key: string): string | undefined {
 export function checkInputResponse(key: string, method: string | undefined, answer: unknown): Record<string, unknown> {
   const invalid = (message: string) => new McpRpcError(JsonRpcErrorCode.InvalidParams, `Invalid params: ${message}`);
   if (!isObject(answer)) throw invalid(`inputResponses["${key}"] must be an object`);
-  if (method === 'elicitation/create' && !['accept', 'decline', 'cancel'].includes(answer.action as string)) {
+  if (method === McpMethod.ElicitationCreate && !['accept', 'decline', 'cancel'].includes(answer.action as string)) {
     throw invalid(`inputResponses["${key}"] must be an ElicitResult with action "accept", "decline" or "cancel"`);
   }
-  if (method === 'roots/list' && !Array.isArray(answer.roots)) throw invalid(`inputResponses["${key}"] must be a ListRootsResult with a roots array`);
+  if (method === McpMethod.RootsList && !Array.isArray(answer.roots)) throw invalid(`inputResponses["${key}"] must be a ListRootsResult with a roots array`);
   return answer;
 }
 
@@ -75,7 +71,7 @@ export class StatelessInputChannel implements McpClientChannel {
 
   /** @inheritdoc */
   async request(method: string, params: Record<string, unknown>, options?: McpInputRequestOptions): Promise<Record<string, unknown>> {
-    const key = options?.key ?? `${KIND_BY_METHOD[method] ?? 'input'}-${++this.unnamed}`;
+    const key = options?.key ?? `${CLIENT_CAPABILITY_OF_REQUEST.get(method) ?? 'input'}-${++this.unnamed}`;
     if (typeof key !== 'string' || key === '') throw new TypeError(`The key of an input request must be a non-empty string (got ${JSON.stringify(key)})`);
     const answer = Object.prototype.hasOwnProperty.call(this.answers, key) ? this.answers[key] : undefined;
     if (answer !== undefined) {

@@ -3,7 +3,8 @@ import type { Response } from 'express';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import type { McpResolvedOptions } from '../mcp.options';
 import { jsonRpcResult, type JsonRpcId, type JsonRpcNotification } from '../../protocol/jsonrpc';
-import { StatelessMetaKey, StatelessNotification, ResultType } from '../../protocol/stateless';
+import { McpMethod } from '../../protocol/mcp.methods';
+import { StatelessMetaKey, ResultType } from '../../protocol/stateless';
 import { MCP_PUBSUB, type McpPubSub } from '../pubsub/mcp-pubsub.provider';
 import { filterWants, tagNotification, type SubscriptionFilter } from './subscription-filter';
 
@@ -111,5 +112,5 @@ export class McpListenStreams implements OnModuleInit, OnModuleDestroy {
 
 /** The first message of a listen stream: the filter the server agreed to, tagged with the id. */
 export function acknowledgment(id: JsonRpcId, filter: SubscriptionFilter): JsonRpcNotification {
-  return tagNotification({ jsonrpc: '2.0', method: StatelessNotification.SubscriptionsAcknowledged, params: { notifications: filter } }, id);
+  return tagNotification({ jsonrpc: '2.0', method: McpMethod.SubscriptionsAcknowledged, params: { notifications: filter } }, id);
 }

@@ -62,6 +62,15 @@ describe('mcpParamHeadersOf', () => {
     expect(message).toContain(at);
   });
 
+  it('searches data keywords too: an annotation inside a default value refuses the tool', () => {
+    expect(problemOf({ type: 'object', properties: { a: { type: 'object', default: { 'x-mcp-header': 'A' } } } })).toContain('/properties/a/default');
+  });
+
+  it('reports a repeated name before a bad type on the same annotation', () => {
+    const message = problemOf({ type: 'object', properties: { a: { type: 'string', 'x-mcp-header': 'A' }, b: { type: 'number', 'x-mcp-header': 'a' } } });
+    expect(message).toContain('repeats "A"');
+  });
+
   it('refuses an annotation on the root itself', () => {
     expect(problemOf({ type: 'object', 'x-mcp-header': 'Root' })).toContain('(root)');
   });

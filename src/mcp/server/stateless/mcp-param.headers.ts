@@ -1,15 +1,10 @@
 import type { JsonRpcRequest } from '../../protocol/jsonrpc';
+import { findParamAnnotations, X_MCP_HEADER, type McpParamType, type ParamAnnotationRules } from '../../protocol/param-header.annotations';
 import { decodeHeaderValue } from '../../protocol/stateless';
 import type { Toolset } from '../toolset';
 import type { RegisteredTool } from '../tools/registered-tool';
 import type { HeaderReader } from './stateless-headers';
 import { headerMismatch, type StatelessRejection } from './stateless-rejection';
-
-/** The schema keyword that mirrors a tool parameter into an `Mcp-Param-{name}` header. */
-export const MCP_HEADER_KEYWORD = 'x-mcp-header';
-
-/** The types a mirrored parameter may have. */
-export type McpParamType = 'string' | 'integer' | 'boolean';
 
 /** One tool parameter mirrored into an `Mcp-Param-{name}` header. */
 export interface McpParamHeader {
@@ -28,9 +23,12 @@ export class McpParamHeaderError extends Error {
   }
 }
 
-/** RFC 9110 `token` (`1*tchar`): what a header field name may be made of. */
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-const PRIMITIVES: readonly string[] = ['string', 'integer', 'boolean'];
+/**
+ * How the server reads annotations: a nullable type (`["integer", "null"]`) counts as its
+ * header type, and every keyword is searched, so an annotation inside `default` or `enum` data
+ * refuses the tool like any unreachable one.
+ */
+const SERVER_RULES: ParamAnnotationRules = { typeArrays: true, dataKeywords: new Set() };
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return !!value && typeof value === 'object' && !Array.isArray(value);
@@ -40,48 +38,29 @@ function pointer(path: readonly string[]): string {
   return path.length ? `/${path.map((step) => step.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}` : '(root)';
 }
 
-function primitiveType(schema: Record<string, unknown>, at: string): McpParamType {
-  const declared = Array.isArray(schema.type) ? schema.type.filter((type) => type !== 'null') : [schema.type];
-  if (declared.length === 1 && PRIMITIVES.includes(declared[0] as string)) return declared[0] as McpParamType;
-  const shown = JSON.stringify(schema.type ?? null);
-  throw new McpParamHeaderError(`the property at ${at} has type ${shown}; x-mcp-header needs "string", "integer" or "boolean" (not "number")`);
-}
-
 /**
- * The parameters a tool's input schema mirrors into headers. Throws `McpParamHeaderError` when
- * an annotation breaks a constraint of the specification: an empty name or one that is not an
- * HTTP token, names equal ignoring case, a type other than string, integer or boolean, or an
- * annotation not reachable from the root through `properties` keys alone (under `items`,
- * `oneOf`, `if`, `$ref`... or on the root itself).
+ * The parameters a tool's input schema mirrors into headers. Throws `McpParamHeaderError` for the
+ * first annotation (in document order) that breaks a constraint of the specification: one not
+ * reachable from the root through `properties` keys alone (under `items`, `oneOf`, `if`,
+ * `$ref`... or on the root itself), an empty name or one that is not an HTTP token, names equal
+ * ignoring case, or a type other than string, integer or boolean.
  */
 export function mcpParamHeadersOf(schema: Record<string, unknown>): McpParamHeader[] {
-  const found: McpParamHeader[] = [];
-  const walk = (node: unknown, path: string[], reachable: boolean, location: string[]): void => {
-    if (Array.isArray(node)) return node.forEach((item, index) => walk(item, path, false, [...location, String(index)]));
-    if (!isObject(node)) return;
-    if (MCP_HEADER_KEYWORD in node) {
-      const at = pointer(location);
-      if (!reachable || path.length === 0) {
-        throw new McpParamHeaderError(`the x-mcp-header at ${at} is not on a property reachable from the root through "properties" alone`);
-      }
-      const name = node[MCP_HEADER_KEYWORD];
-      if (typeof name !== 'string' || !TOKEN.test(name)) {
-        throw new McpParamHeaderError(`the x-mcp-header at ${at} is ${JSON.stringify(name)}; it must be a non-empty HTTP token (letters, digits, !#$%&'*+-.^_\`|~)`);
-      }
-      const twin = found.find((other) => other.name.toLowerCase() === name.toLowerCase());
-      if (twin) throw new McpParamHeaderError(`the x-mcp-header "${name}" at ${at} repeats "${twin.name}" of the property at arguments${pointer(twin.path)} (names are compared ignoring case)`);
-      found.push({ name, path: [...path], type: primitiveType(node, at) });
+  const annotations = findParamAnnotations(schema, SERVER_RULES);
+  for (const annotation of annotations) {
+    const at = pointer(annotation.location);
+    if (!annotation.reachable) throw new McpParamHeaderError(`the ${X_MCP_HEADER} at ${at} is not on a property reachable from the root through "properties" alone`);
+    if (!annotation.tokenName) {
+      throw new McpParamHeaderError(`the ${X_MCP_HEADER} at ${at} is ${JSON.stringify(annotation.name)}; it must be a non-empty HTTP token (letters, digits, !#$%&'*+-.^_\`|~)`);
     }
-    for (const [key, value] of Object.entries(node)) {
-      if (key === 'properties' && isObject(value)) {
-        for (const [property, child] of Object.entries(value)) walk(child, [...path, property], reachable, [...location, key, property]);
-      } else if (value && typeof value === 'object') {
-        walk(value, path, false, [...location, key]);
-      }
+    const twin = annotation.duplicateOf;
+    if (twin) throw new McpParamHeaderError(`the ${X_MCP_HEADER} "${annotation.name}" at ${at} repeats "${twin.name}" of the property at arguments${pointer(twin.path)} (names are compared ignoring case)`);
+    if (!annotation.type) {
+      const shown = JSON.stringify(annotation.declaredType ?? null);
+      throw new McpParamHeaderError(`the property at ${at} has type ${shown}; ${X_MCP_HEADER} needs "string", "integer" or "boolean" (not "number")`);
     }
-  };
-  walk(schema, [], true, []);
-  return found;
+  }
+  return annotations.map(({ name, path, type }) => ({ name: name as string, path, type: type as McpParamType }));
 }
 
 function valueAt(args: unknown, path: readonly string[]): unknown {

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { McpRpcError } from '../../errors/mcp-rpc.error';
 import type { McpPrincipal } from '../../interfaces/principal.interface';
 import { JsonRpcErrorCode, type JsonRpcRequest } from '../../protocol/jsonrpc';
-import { INPUT_REQUIRED_METHODS, StatelessRetryParam, ResultType } from '../../protocol/stateless';
+import { methodFacts } from '../../protocol/method-catalog';
+import { StatelessRetryParam, ResultType } from '../../protocol/stateless';
 import { StatelessInputChannel, checkInputResponse, methodOfAutomaticKey } from './input-channel';
 import { RequestStateCodec, digestParams, type RequestStatePayload } from './request-state.codec';
 
@@ -36,7 +37,7 @@ export class MrtrRounds {
     const sealed = params[StatelessRetryParam.RequestState];
     if (responses !== undefined && !isObject(responses)) throw invalid('inputResponses must be an object keyed by input request');
     if (sealed !== undefined && typeof sealed !== 'string') throw invalid('requestState must be the string the server returned');
-    if (!INPUT_REQUIRED_METHODS.includes(request.method)) return undefined;
+    if (!methodFacts(request.method)?.inputRequired) return undefined;
     // Without a state the client answers up front; the channel checks each answer the handler uses.
     if (sealed === undefined) return new StatelessInputChannel((responses as Answers | undefined) ?? {});
     const state = this.verify(sealed, request, principal);

@@ -1,6 +1,7 @@
 import type { JsonRpcNotification, JsonRpcRequest } from '../../protocol/jsonrpc';
 import { McpHeader } from '../../protocol/mcp.methods';
-import { MCP_NAME_SOURCE, StatelessHeader, decodeHeaderValue } from '../../protocol/stateless';
+import { methodFacts } from '../../protocol/method-catalog';
+import { StatelessHeader, decodeHeaderValue } from '../../protocol/stateless';
 import { headerMismatch, type StatelessRejection } from './stateless-rejection';
 
 /** Reads one request header by its lower-case name. */
@@ -24,7 +25,7 @@ export function checkRoutingHeaders(message: JsonRpcRequest | JsonRpcNotificatio
   const method = decodeHeaderValue(methodHeader);
   if (method === null) return headerMismatch('the Mcp-Method header value is malformed');
   if (method !== message.method) return headerMismatch(`Mcp-Method header value '${method}' does not match body value '${message.method}'`);
-  const source = MCP_NAME_SOURCE[message.method];
+  const source = methodFacts(message.method)?.nameSource ?? undefined;
   const bodyName = source === undefined ? undefined : message.params?.[source];
   const nameHeader = header(StatelessHeader.Name);
   if (source === undefined || typeof bodyName !== 'string') {

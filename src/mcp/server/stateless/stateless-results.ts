@@ -1,6 +1,8 @@
 import type { McpCacheHint } from '../interfaces/mcp-module-options.interface';
 import type { McpResolvedOptions } from '../mcp.options';
-import { CACHEABLE_METHODS, StatelessMetaKey, ResultType } from '../../protocol/stateless';
+import { McpMethod } from '../../protocol/mcp.methods';
+import { methodFacts } from '../../protocol/method-catalog';
+import { StatelessMetaKey, ResultType } from '../../protocol/stateless';
 import type { Toolset } from '../toolset';
 import { SERVED_PROTOCOL_VERSIONS } from './stateless-envelope';
 
@@ -11,7 +13,7 @@ export const DEFAULT_LIST_CACHE: Required<McpCacheHint> = { ttlMs: 60_000, scope
 export const DEFAULT_READ_CACHE: Required<McpCacheHint> = { ttlMs: 0, scope: 'private' };
 
 function cacheHintFor(method: string, options: McpResolvedOptions): Required<McpCacheHint> {
-  if (method === 'resources/read') {
+  if (method === McpMethod.ResourcesRead) {
     return { ttlMs: options.cache?.read?.ttlMs ?? DEFAULT_READ_CACHE.ttlMs, scope: options.cache?.read?.scope ?? DEFAULT_READ_CACHE.scope };
   }
   return { ttlMs: options.cache?.ttlMs ?? DEFAULT_LIST_CACHE.ttlMs, scope: options.cache?.scope ?? DEFAULT_LIST_CACHE.scope };
@@ -53,7 +55,7 @@ export function decorateResult(
     resultType,
     _meta: { ...meta, [StatelessMetaKey.ServerInfo]: meta[StatelessMetaKey.ServerInfo] ?? serverInfoOf(toolset) },
   };
-  if (resultType !== ResultType.Complete || !CACHEABLE_METHODS.includes(method)) return decorated;
+  if (resultType !== ResultType.Complete || !methodFacts(method)?.cacheable) return decorated;
   const hint = retried ? { ttlMs: 0, scope: 'private' as const } : cacheHintFor(method, options);
   if (typeof decorated.ttlMs !== 'number') decorated.ttlMs = hint.ttlMs;
   if (decorated.cacheScope !== 'public' && decorated.cacheScope !== 'private') decorated.cacheScope = hint.scope;

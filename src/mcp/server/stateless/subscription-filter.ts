@@ -1,5 +1,6 @@
 import { McpRpcError } from '../../errors/mcp-rpc.error';
 import { JsonRpcErrorCode, type JsonRpcNotification } from '../../protocol/jsonrpc';
+import { McpMethod } from '../../protocol/mcp.methods';
 import { StatelessMetaKey } from '../../protocol/stateless';
 import { MCP_COLUMN_LENGTHS } from '../../persistence/mcp-columns.constants';
 
@@ -20,12 +21,10 @@ export interface SubscriptionSupport {
 }
 
 const LIST_CHANGED = {
-  toolsListChanged: 'notifications/tools/list_changed',
-  promptsListChanged: 'notifications/prompts/list_changed',
-  resourcesListChanged: 'notifications/resources/list_changed',
+  toolsListChanged: McpMethod.ToolsListChanged,
+  promptsListChanged: McpMethod.PromptsListChanged,
+  resourcesListChanged: McpMethod.ResourcesListChanged,
 } as const;
-
-const RESOURCE_UPDATED = 'notifications/resources/updated';
 
 function invalid(message: string): McpRpcError {
   return new McpRpcError(JsonRpcErrorCode.InvalidParams, `Invalid params: ${message}`);
@@ -72,7 +71,7 @@ export function agreeSubscriptionFilter(filter: SubscriptionFilter, support: Sub
 
 /** True when a stream with the agreed `filter` carries `notification`. */
 export function filterWants(filter: SubscriptionFilter, notification: JsonRpcNotification): boolean {
-  if (notification.method === RESOURCE_UPDATED) {
+  if (notification.method === McpMethod.ResourcesUpdated) {
     const uri = notification.params?.uri;
     return typeof uri === 'string' && !!filter.resourceSubscriptions?.includes(uri);
   }

@@ -1,34 +1,18 @@
 import type { JsonRpcNotification, JsonRpcRequest } from '../../../protocol/jsonrpc';
+import { methodFacts } from '../../../protocol/method-catalog';
 import type { ResolvedHttpTransportOptions } from './http.options';
-
-/**
- * Requests that may be sent twice without harm: they read, list, or set a state to the same
- * value. Everything else (first of all `tools/call`, which runs a tool) is sent at most once
- * unless the connection provably never opened.
- */
-export const HTTP_IDEMPOTENT_METHODS: ReadonlySet<string> = new Set([
-  'ping',
-  'tools/list',
-  'prompts/list',
-  'prompts/get',
-  'resources/list',
-  'resources/templates/list',
-  'resources/read',
-  'resources/subscribe',
-  'resources/unsubscribe',
-  'completion/complete',
-  'logging/setLevel',
-  'tasks/get',
-  'tasks/list',
-  'tasks/result',
-]);
 
 /** HTTP statuses worth another try for an idempotent message: overload and server failures. */
 const RETRYABLE_STATUSES = new Set([429, 500, 502, 503, 504]);
 
-/** True when the message may be sent again: notifications and the idempotent requests. */
+/**
+ * True when the message may be sent again: notifications, and the requests the method catalog
+ * calls idempotent (they read, list, or set a state to the same value). Everything else (first
+ * of all `tools/call`, which runs a tool, and requests MCP does not define) is sent at most once
+ * unless the connection provably never opened.
+ */
 export function isIdempotent(message: JsonRpcRequest | JsonRpcNotification): boolean {
-  return !('id' in message) || HTTP_IDEMPOTENT_METHODS.has(message.method);
+  return !('id' in message) || methodFacts(message.method)?.idempotent === true;
 }
 
 /** True when a response with this status did not answer the message and may be retried. */

@@ -11,6 +11,7 @@ import {
   type JsonRpcResponse,
 } from '../../../protocol/jsonrpc';
 import { McpMethod } from '../../../protocol/mcp.methods';
+import { CLIENT_CAPABILITY_OF_REQUEST } from '../../../protocol/method-catalog';
 import { encodeNdjson, type NdjsonLine } from '../../../protocol/ndjson';
 import type { McpHandshakeInfo, McpTransportContext } from '../mcp-transport.interface';
 import { StdioDeadlineExceeded, type StdioDeadline } from './stdio-deadline';
@@ -20,7 +21,6 @@ import {
   buildInitializeRequest,
   INITIALIZED_NOTIFICATION,
   readInitializeResponse,
-  STDIO_DELEGATED_SERVER_REQUESTS,
 } from './stdio-handshake';
 import { StdioProcess, type StdioExit, type StdioSpawnSpec } from './stdio-process';
 
@@ -162,9 +162,12 @@ export class StdioConnection {
   private async answer(request: JsonRpcRequest): Promise<void> {
     const handler = this.context?.onServerRequest;
     let reply: JsonRpcResponse;
+    // `ping` is answered here; only the requests that need a client capability (roots, sampling,
+    // elicitation) reach `onServerRequest`, so a generic handler is never asked a method it was
+    // not written for: anything else gets -32601.
     if (request.method === McpMethod.Ping) {
       reply = jsonRpcResult(request.id, {});
-    } else if (!handler || !STDIO_DELEGATED_SERVER_REQUESTS.has(request.method)) {
+    } else if (!handler || !CLIENT_CAPABILITY_OF_REQUEST.has(request.method)) {
       reply = jsonRpcError(request.id, JsonRpcErrorCode.MethodNotFound, `Method not found: ${request.method}`);
     } else {
       try {

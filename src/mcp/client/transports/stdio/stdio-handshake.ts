@@ -3,13 +3,6 @@ import { McpMethod } from '../../../protocol/mcp.methods';
 import { isSupportedSessionVersion, LATEST_SESSION_PROTOCOL_VERSION } from '../../../protocol/revisions';
 import type { McpHandshakeInfo } from '../mcp-transport.interface';
 
-/**
- * Server->client requests passed to the context's `onServerRequest`. `ping` is always answered by
- * the transport itself; anything else gets -32601, so a generic handler can never be tricked into
- * answering a method it was not written for.
- */
-export const STDIO_DELEGATED_SERVER_REQUESTS: ReadonlySet<string> = new Set(['roots/list', 'sampling/createMessage', 'elicitation/create']);
-
 /** The capabilities declared when the context can answer server->client requests. */
 export const STDIO_HANDLER_CAPABILITIES: Readonly<Record<string, unknown>> = Object.freeze({ roots: {}, sampling: {}, elicitation: {} });
 
