@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { McpClientModule, McpModule, type McpClientOptions, McpClientService } from '../../src/mcp';
-import { McpCallQueueHost } from '../../src/mcp/client/queue/mcp-call-queue.host';
-import type { BullCallQueue } from '../../src/mcp/client/queue/bull-call.queue';
+import { McpCallQueueHost } from '../../src/mcp/client/queue/mcp-call-queue-host';
+import type { BullCallQueue } from '../../src/mcp/client/queue/bull-call-queue';
 import { ClientFixtureTools } from '../../test/fixtures/client/client-tools';
 import { startWorker, type WorkerProcess } from '../../test/fixtures/client/worker-process';
 import { fixtureAuth } from '../../test/fixtures/fixture-tools';

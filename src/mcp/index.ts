@@ -3,7 +3,7 @@ export { McpTool } from './server/decorators/mcp-tool.decorator';
 export { McpResource } from './server/decorators/mcp-resource.decorator';
 export { McpResourceTemplate } from './server/decorators/mcp-resource-template.decorator';
 export { McpPrompt } from './server/decorators/mcp-prompt.decorator';
-export { McpResourceNotifier } from './server/features/mcp-resource.notifier';
+export { McpResourceNotifier } from './server/features/mcp-resource-notifier';
 export { getMcpResourceNotifierToken, InjectMcpResourceNotifier } from './mcp.constants';
 export type {
   McpResourceOptions,
@@ -95,12 +95,12 @@ export { McpClientService } from './client/mcp-client.service';
 export { McpClientModule } from './client/mcp-client.module';
 export { MCP_TRANSPORT_FACTORIES } from './client/mcp-client.constants';
 export type { McpTransportFactory, McpTransportFactoryContext } from './client/transports/mcp-transport-factory.interface';
-export { McpSamplingHandler, McpElicitationHandler, McpRootsHandler } from './client/decorators/mcp-client-handler.decorators';
+export { McpSamplingHandler, McpElicitationHandler, McpRootsHandler } from './client/decorators/mcp-client-handler.decorator';
 export { MCP_CLIENT_OPTIONS } from './client/mcp-client.constants';
-export { DEFAULT_MCP_CALL_QUEUE } from './client/config/client-options.resolver';
-export type { McpResolvedClientOptions, McpResolvedQueueOptions } from './client/config/client-options.resolver';
-export { loadServersFile } from './client/config/servers-file.loader';
-export { resolveServerConfig } from './client/config/server-config.resolver';
+export { DEFAULT_MCP_CALL_QUEUE } from './client/config/client-options-resolver';
+export type { McpResolvedClientOptions, McpResolvedQueueOptions } from './client/config/client-options-resolver';
+export { loadServersFile } from './client/config/servers-file-loader';
+export { resolveServerConfig } from './client/config/server-config-resolver';
 export type { McpClientOptions, McpClientQueueOptions, McpClientModuleExtras } from './client/interfaces/mcp-client-options.interface';
 export type {
   McpServerConfig,
@@ -122,8 +122,8 @@ export {
   toGeminiFunctionDeclarations,
   toGeminiSchema,
   toFunctionName,
-} from './client/tool-format.converters';
-export type { OpenAiTool, AnthropicTool, GeminiFunctionDeclaration, ToolFormatOptions } from './client/tool-format.converters';
+} from './client/tool-format-converters';
+export type { OpenAiTool, AnthropicTool, GeminiFunctionDeclaration, ToolFormatOptions } from './client/tool-format-converters';
 export { ToolsetTransport } from './client/transports/toolset/toolset.transport';
 export type { ToolsetTransportOptions } from './client/transports/toolset/toolset.transport';
 export type {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { McpClientModule, McpModule, McpClientService, McpCallInterruptedError, type McpClientOptions } from '../../src/mcp';
-import { McpCallQueueHost } from '../../src/mcp/client/queue/mcp-call-queue.host';
-import type { BullCallQueue } from '../../src/mcp/client/queue/bull-call.queue';
+import { McpCallQueueHost } from '../../src/mcp/client/queue/mcp-call-queue-host';
+import type { BullCallQueue } from '../../src/mcp/client/queue/bull-call-queue';
 import { BlockingTools } from '../fixtures/client/blocking-tools';
 import { ClientFixtureTools } from '../fixtures/client/client-tools';
 import { startWorker, type WorkerProcess } from '../fixtures/client/worker-process';

@@ -15,8 +15,8 @@ import {
   type McpClientOptions,
   type McpTransportFactory,
 } from '../../src/mcp';
-import type { BullCallQueue } from '../../src/mcp/client/queue/bull-call.queue';
-import { McpCallQueueHost } from '../../src/mcp/client/queue/mcp-call-queue.host';
+import type { BullCallQueue } from '../../src/mcp/client/queue/bull-call-queue';
+import { McpCallQueueHost } from '../../src/mcp/client/queue/mcp-call-queue-host';
 import { InMemorySdkTransportFactory } from '../fixtures/client/in-memory-sdk.transport';
 import { FixtureTools, OtherMountTools, fixtureAuth } from '../fixtures/fixture-tools';
 import { startApp, type RunningApp } from '../support/http-app';

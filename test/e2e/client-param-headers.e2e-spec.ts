@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { McpClientModule, McpModule, McpClientService, McpInvalidToolError, type McpClientOptions } from '../../src/mcp';
-import { McpCallQueueHost } from '../../src/mcp/client/queue/mcp-call-queue.host';
-import type { BullCallQueue } from '../../src/mcp/client/queue/bull-call.queue';
+import { McpCallQueueHost } from '../../src/mcp/client/queue/mcp-call-queue-host';
+import type { BullCallQueue } from '../../src/mcp/client/queue/bull-call-queue';
 import { startWorker, type WorkerProcess } from '../fixtures/client/worker-process';
 import { startParamHeaderServer, type ParamHeaderServer } from '../fixtures/http/param-header-server';
 import { startApp, type RunningApp } from '../support/http-app';

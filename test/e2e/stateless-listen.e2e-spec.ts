@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { McpModule, McpResourceNotifier } from '../../src/mcp';
-import { McpListenStreams } from '../../src/mcp/server/stateless/listen-stream.registry';
+import { McpListenStreams } from '../../src/mcp/server/stateless/listen-stream-registry';
 import { FeatureResources } from '../fixtures/features/feature-providers';
 import { fixtureAuth } from '../fixtures/fixture-tools';
 import { statelessPost, statelessRequest, routingHeaders } from '../fixtures/stateless/stateless-wire';

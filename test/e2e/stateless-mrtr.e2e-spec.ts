@@ -3,7 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { McpModule } from '../../src/mcp';
 import type { McpResolvedOptions } from '../../src/mcp/server/mcp.options';
-import { RequestStateCodec, digestParams } from '../../src/mcp/server/stateless/request-state.codec';
+import { RequestStateCodec, digestParams } from '../../src/mcp/server/stateless/request-state-codec';
 import { fixtureAuth } from '../fixtures/fixture-tools';
 import { KeyedInputTools } from '../fixtures/stateless/keyed-input-tools';
 import { statelessPost, statelessRequest } from '../fixtures/stateless/stateless-wire';

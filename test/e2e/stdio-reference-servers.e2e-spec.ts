@@ -1,7 +1,7 @@
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { McpRpcError } from '../../src/mcp/errors/mcp-rpc.error';
+import { McpRpcError } from '../../src/mcp/errors/mcp-rpc.errors';
 import type { JsonRpcRequest } from '../../src/mcp/protocol/jsonrpc';
 import { StdioTransport } from '../../src/mcp/client/transports/stdio/stdio.transport';
 import { call, context, everythingServer, filesystemServer, isAlive, pidRecorder, request, toolCall } from '../fixtures/stdio/stdio-test-kit';

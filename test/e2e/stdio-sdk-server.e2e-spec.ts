@@ -1,7 +1,7 @@
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { McpConfigurationError } from '../../src/mcp/errors/mcp-configuration.error';
+import { McpConfigurationError } from '../../src/mcp/errors/mcp-configuration.errors';
 import { McpTimeoutError } from '../../src/mcp/errors/mcp-client.errors';
 import { StdioTransport } from '../../src/mcp/client/transports/stdio/stdio.transport';
 import { toStdioArgv } from '../../src/mcp/client/transports/stdio/stdio-argv';

@@ -1,25 +1,25 @@
 import type { Provider, Type } from '@nestjs/common';
 import type { QueueOptions } from 'bull';
-import { McpConfigurationError } from '../errors/mcp-configuration.error';
+import { McpConfigurationError } from '../errors/mcp-configuration.errors';
 import { duplicateTransportMessage } from '../mcp.messages';
-import { resolveClientOptions } from './config/client-options.resolver';
+import { resolveClientOptions } from './config/client-options-resolver';
 import { McpClientHandlerExplorer } from './handlers/client-handler.explorer';
-import { McpServerRequestDispatcher } from './handlers/server-request.dispatcher';
+import { McpServerRequestDispatcher } from './handlers/server-request-dispatcher';
 import type { McpClientModuleExtras, McpClientOptions } from './interfaces/mcp-client-options.interface';
-import { McpCallProcessor } from './mcp-call.processor';
+import { McpCallProcessor } from './mcp-call-processor';
 import { MCP_CLIENT_RAW_OPTIONS } from './mcp-client.module-definition';
 import { MCP_CLIENT_OPTIONS, MCP_TRANSPORT_FACTORIES } from './mcp-client.constants';
 import { McpClientService } from './mcp-client.service';
-import { McpOutboundEventRecorder } from './outbound-event.recorder';
+import { McpOutboundEventRecorder } from './outbound-event-recorder';
 import { McpOutboundExchanger } from './outbound-exchange';
-import { McpCallQueueHost } from './queue/mcp-call-queue.host';
+import { McpCallQueueHost } from './queue/mcp-call-queue-host';
 import { McpEnvelopeFactory } from './stateless/envelope.factory';
-import { McpRevisionNegotiator } from './stateless/revision.negotiator';
-import { McpStatelessCallRunner } from './stateless/stateless-call.runner';
-import { McpToolListCache } from './tool-list.cache';
+import { McpRevisionNegotiator } from './stateless/revision-negotiator';
+import { McpStatelessCallRunner } from './stateless/stateless-call-runner';
+import { McpToolListCache } from './tool-list-cache';
 import { BUILT_IN_TRANSPORT_FACTORIES } from './transports/built-in-transports.constants';
 import type { McpTransportFactory } from './transports/mcp-transport-factory.interface';
-import { McpTransportRegistry } from './transports/transport.registry';
+import { McpTransportRegistry } from './transports/transport-registry';
 
 /**
  * The token under which `BullModule.forRoot` of `@nestjs/bull` provides its configuration. It is

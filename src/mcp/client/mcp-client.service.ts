@@ -1,16 +1,16 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { McpCapabilityError } from '../errors/mcp-client-call.errors';
-import { McpConfigurationError } from '../errors/mcp-configuration.error';
+import { McpConfigurationError } from '../errors/mcp-configuration.errors';
 import type { McpCallToolResult } from '../interfaces/mcp-tool-context.interface';
-import { McpMethod } from '../protocol/mcp.methods';
-import type { McpResolvedClientOptions } from './config/client-options.resolver';
+import { McpMethod } from '../protocol/mcp-methods';
+import type { McpResolvedClientOptions } from './config/client-options-resolver';
 import type { McpCallJob, McpCallOptions, McpCallState } from './interfaces/mcp-call.interface';
 import { MCP_CLIENT_OPTIONS } from './mcp-client.constants';
-import { McpCallQueueHost } from './queue/mcp-call-queue.host';
-import type { McpCallQueue } from './queue/mcp-call.queue';
-import { McpToolListCache } from './tool-list.cache';
+import { McpCallQueueHost } from './queue/mcp-call-queue-host';
+import type { McpCallQueue } from './queue/mcp-call-queue.interface';
+import { McpToolListCache } from './tool-list-cache';
 import { routeTool, type McpServerTool, type McpToolCatalog, type McpToolDefinition } from './tool-router';
-import { McpTransportRegistry } from './transports/transport.registry';
+import { McpTransportRegistry } from './transports/transport-registry';
 
 /** Arguments of a tool call. */
 type Args = Record<string, unknown>;

@@ -4,11 +4,11 @@ import { McpServerError } from '../errors/mcp-client.errors';
 import type { McpOutboundSessionRecord, McpOutboundSessionStore } from '../persistence/interfaces/mcp-outbound-session-store.interface';
 import { InjectMcpOutboundSessionStore } from '../persistence/mcp-persistence.constants';
 import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../protocol/jsonrpc';
-import { McpServerRequestDispatcher } from './handlers/server-request.dispatcher';
+import { McpServerRequestDispatcher } from './handlers/server-request-dispatcher';
 import type { McpCallJob } from './interfaces/mcp-call.interface';
-import { McpOutboundEventRecorder } from './outbound-event.recorder';
+import { McpOutboundEventRecorder } from './outbound-event-recorder';
 import type { McpTransportResult } from './transports/mcp-transport.interface';
-import { McpTransportRegistry } from './transports/transport.registry';
+import { McpTransportRegistry } from './transports/transport-registry';
 
 /** One request to send for a call. */
 export interface McpExchangeRequest {

@@ -1,4 +1,4 @@
-import { McpMethod } from './mcp.methods';
+import { McpMethod } from './mcp-methods';
 import { CLIENT_CAPABILITY_OF_REQUEST, MCP_METHOD_CATALOG, existsInRevision, methodFacts, type McpMethodFacts } from './method-catalog';
 import { SESSION_PROTOCOL_VERSIONS } from './revisions';
 import { STATELESS_PROTOCOL_VERSION } from './stateless';

@@ -3,7 +3,7 @@
  * needs, the revision families it exists in, and how the stateless revision and the client's
  * retries treat it. Every other place that needs such a fact reads it here. Pure TypeScript.
  */
-import { McpMethod, type McpMethodName } from './mcp.methods';
+import { McpMethod, type McpMethodName } from './mcp-methods';
 import { isSupportedSessionVersion } from './revisions';
 import { isStatelessVersion } from './stateless';
 

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, ModuleRef } from '@nestjs/core';
-import { McpConfigurationError } from '../errors/mcp-configuration.error';
+import { McpConfigurationError } from '../errors/mcp-configuration.errors';
 import type { McpCompleters } from '../interfaces/mcp-completion.interface';
 import type { McpPromptMetadata } from '../interfaces/mcp-prompt-options.interface';
 import type { McpResourceMetadata, McpResourceTemplateMetadata } from '../interfaces/mcp-resource-options.interface';

@@ -1,4 +1,4 @@
-import { McpRpcError } from '../errors/mcp-rpc.error';
+import { McpRpcError } from '../errors/mcp-rpc.errors';
 import type { McpDeliveryContext } from '../interfaces/mcp-delivery.interface';
 import type { JsonRpcNotification, JsonRpcRequest } from '../protocol/jsonrpc';
 import { createHandlerContext, isLogLevelEnabled } from './handler-context.factory';

@@ -1,9 +1,9 @@
 import type { McpDeliveryContext } from '../interfaces/mcp-delivery.interface';
 import { MCP_LOG_LEVELS, type McpLogLevel } from '../protocol/log-levels';
 import type { McpElicitResult, McpInputRequestOptions, McpRoot, McpToolContext } from '../interfaces/mcp-tool-context.interface';
-import { McpRpcError } from '../errors/mcp-rpc.error';
+import { McpRpcError } from '../errors/mcp-rpc.errors';
 import type { JsonRpcRequest } from '../protocol/jsonrpc';
-import { McpMethod } from '../protocol/mcp.methods';
+import { McpMethod } from '../protocol/mcp-methods';
 import { methodFacts } from '../protocol/method-catalog';
 
 /** JSON-RPC code for "the client did not declare the capability this needs" (2026-07-28). */

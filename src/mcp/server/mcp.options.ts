@@ -1,6 +1,6 @@
 import type { McpModuleExtras, McpModuleOptions } from './interfaces/mcp-module-options.interface';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_PAGE_SIZE, DEFAULT_SESSION_IDLE_TTL_MS } from '../mcp.constants';
-import { McpConfigurationError } from '../errors/mcp-configuration.error';
+import { McpConfigurationError } from '../errors/mcp-configuration.errors';
 import { invalidAuthMessage, invalidOptionMessage, missingAuthMessage } from '../mcp.messages';
 import { DEFAULT_STREAM_OPTIONS, type McpResolvedStreamOptions } from './http/mcp-stream.options';
 

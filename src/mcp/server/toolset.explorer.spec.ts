@@ -3,7 +3,7 @@ import { Inject, Injectable, Scope, type Provider } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { IsString } from 'class-validator';
-import { McpConfigurationError } from '../errors/mcp-configuration.error';
+import { McpConfigurationError } from '../errors/mcp-configuration.errors';
 import type { McpToolContext } from '../interfaces/mcp-tool-context.interface';
 import type { McpModuleOptions } from './interfaces/mcp-module-options.interface';
 import { MCP_MODULE_OPTIONS } from '../mcp.constants';

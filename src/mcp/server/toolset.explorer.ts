@@ -1,16 +1,16 @@
 import { Inject, Injectable, Logger, type OnModuleInit, type Type } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, ModuleRef } from '@nestjs/core';
-import { McpConfigurationError } from '../errors/mcp-configuration.error';
+import { McpConfigurationError } from '../errors/mcp-configuration.errors';
 import type { JsonSchema, McpToolMetadata } from '../interfaces/mcp-tool-options.interface';
 import { MCP_MODULE_OPTIONS } from '../mcp.constants';
 import { invalidMcpHeaderMessage, invalidSchemaMessage, invalidToolNameMessage, requestScopedToolMessage } from '../mcp.messages';
 import type { McpResolvedOptions } from './mcp.options';
-import { TOOL_NAME_PATTERN } from '../protocol/mcp.methods';
+import { TOOL_NAME_PATTERN } from '../protocol/mcp-methods';
 import { createMethodInvoker, providerMethods, type ProviderMethod } from './features/provider-methods';
 import { McpMetadataAccessor } from './mcp-metadata.accessor';
-import { McpParamHeaderError, mcpParamHeadersOf } from './stateless/mcp-param.headers';
+import { McpParamHeaderError, mcpParamHeadersOf } from './stateless/mcp-param-headers';
 import { Toolset } from './toolset';
-import { compileJsonSchema } from './tools/json-schema.validator';
+import { compileJsonSchema } from './tools/json-schema-validator';
 import type { RegisteredTool } from './tools/registered-tool';
 import { compileInputValidator, isDtoClass, toPublishedSchema } from './tools/tool-schema.factory';
 

@@ -3,7 +3,7 @@ import { Injectable, type Provider } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { IsInt, IsString, Min } from 'class-validator';
-import { McpRpcError } from '../errors/mcp-rpc.error';
+import { McpRpcError } from '../errors/mcp-rpc.errors';
 import type { McpDeliveryContext } from '../interfaces/mcp-delivery.interface';
 import type { McpCallToolResult, McpToolContext } from '../interfaces/mcp-tool-context.interface';
 import { MCP_MODULE_OPTIONS } from '../mcp.constants';

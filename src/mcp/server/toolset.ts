@@ -1,10 +1,10 @@
 import { Logger } from '@nestjs/common';
 import type { McpDeliveryContext, McpMessageHandler } from '../interfaces/mcp-delivery.interface';
 import type { McpToolContext } from '../interfaces/mcp-tool-context.interface';
-import { McpInfrastructureError } from '../errors/mcp-infrastructure.error';
-import { McpRpcError } from '../errors/mcp-rpc.error';
+import { McpInfrastructureError } from '../errors/mcp-infrastructure.errors';
+import { McpRpcError } from '../errors/mcp-rpc.errors';
 import { duplicateToolMessage } from '../mcp.messages';
-import { McpConfigurationError } from '../errors/mcp-configuration.error';
+import { McpConfigurationError } from '../errors/mcp-configuration.errors';
 import {
   JsonRpcErrorCode,
   jsonRpcError,
@@ -13,11 +13,11 @@ import {
   type JsonRpcRequest,
   type JsonRpcResponse,
 } from '../protocol/jsonrpc';
-import { McpMethod } from '../protocol/mcp.methods';
+import { McpMethod } from '../protocol/mcp-methods';
 import { negotiateProtocolVersion } from '../protocol/revisions';
 import { decodeCursor, encodeCursor } from './tools/list-cursor';
 import type { RegisteredTool } from './tools/registered-tool';
-import { errorResult, errorText, toCallToolResult } from './tools/tool-result.mapper';
+import { errorResult, errorText, toCallToolResult } from './tools/tool-result-mapper';
 import { createHandlerContext } from './handler-context.factory';
 
 const propagatedErrors = new Set<Function>([McpRpcError, McpInfrastructureError]);

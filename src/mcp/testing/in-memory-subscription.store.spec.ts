@@ -1,4 +1,4 @@
-import { McpConfigurationError } from '../errors/mcp-configuration.error';
+import { McpConfigurationError } from '../errors/mcp-configuration.errors';
 import type { McpSessionStore } from '../persistence/interfaces/mcp-session-store.interface';
 import { InMemoryMcpSessionStore } from './in-memory-session.store';
 import { InMemoryMcpSubscriptionStore } from './in-memory-subscription.store';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { McpConfigurationError } from '../errors/mcp-configuration.error';
+import { McpConfigurationError } from '../errors/mcp-configuration.errors';
 import type { McpSubscriptionRecord, McpSubscriptionStore } from '../persistence/interfaces/mcp-subscription-store.interface';
 import { InjectMcpSessionStore } from '../persistence/mcp-persistence.constants';
 import { InMemoryMcpSessionStore } from './in-memory-session.store';

@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
-import { McpConfigurationError } from '../../errors/mcp-configuration.error';
+import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
 import type { McpClientHandlerKind, McpClientRequestHandler } from '../interfaces/mcp-client-handlers.interface';
 import { MCP_CLIENT_HANDLER_METADATA, MCP_CLIENT_OPTIONS } from '../mcp-client.constants';
-import type { McpResolvedClientOptions } from '../config/client-options.resolver';
+import type { McpResolvedClientOptions } from '../config/client-options-resolver';
 
 /**
  * Collects the handlers of server->client requests: those given in `client.handlers`, then the

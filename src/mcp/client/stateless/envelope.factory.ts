@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { McpServerRequestDispatcher } from '../handlers/server-request.dispatcher';
+import { McpServerRequestDispatcher } from '../handlers/server-request-dispatcher';
 import type { McpCallJob } from '../interfaces/mcp-call.interface';
 import { HTTP_DEFAULT_CLIENT_INFO } from '../transports/http/http.options';
 import type { StatelessEnvelope } from './stateless-request';

@@ -1,5 +1,5 @@
 import { McpProtocolError } from '../../errors/mcp-client.errors';
-import { McpInputRequiredError } from '../../errors/mcp-input-required.error';
+import { McpInputRequiredError } from '../../errors/mcp-input-required.errors';
 import { MCP_METHOD_CATALOG, methodFacts } from '../../protocol/method-catalog';
 import type { McpServerRequestHandler } from '../transports/mcp-transport.interface';
 

@@ -1,4 +1,4 @@
-import { findParamAnnotations, X_MCP_HEADER, type ParamAnnotation, type ParamAnnotationRules } from '../../protocol/param-header.annotations';
+import { findParamAnnotations, X_MCP_HEADER, type ParamAnnotation, type ParamAnnotationRules } from '../../protocol/param-header-annotations';
 import { encodeHeaderValue } from './stateless-request';
 
 /** One valid annotation: where the value sits in the arguments and which header carries it. */

@@ -1,5 +1,5 @@
 import type { JsonRpcNotification, JsonRpcRequest } from '../../protocol/jsonrpc';
-import { McpHeader } from '../../protocol/mcp.methods';
+import { McpHeader } from '../../protocol/mcp-methods';
 import { methodFacts } from '../../protocol/method-catalog';
 import { StatelessHeader, StatelessMetaKey } from '../../protocol/stateless';
 

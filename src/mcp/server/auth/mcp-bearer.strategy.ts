@@ -6,7 +6,7 @@ import { Strategy } from 'passport-http-bearer';
 import type { McpAuthorizeFn, McpAuthorizer, McpPrincipal } from '../../interfaces/principal.interface';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import type { McpResolvedOptions } from '../mcp.options';
-import { normalizePrincipal } from './principal.normalizer';
+import { normalizePrincipal } from './principal-normalizer';
 
 /** Name of the Passport strategy that guards a mount. */
 export function mcpStrategyName(mount: string): string {

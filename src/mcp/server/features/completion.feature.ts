@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface';
 import type { JsonRpcRequest } from '../../protocol/jsonrpc';
-import { McpMethod } from '../../protocol/mcp.methods';
+import { McpMethod } from '../../protocol/mcp-methods';
 import { Toolset } from '../toolset';
 import { NO_COMPLETION, completionArguments, toCompletion } from './completion-values';
 import { invalidParams, runFeatureHandler } from './feature-handler';

@@ -1,9 +1,9 @@
-import { McpRpcError } from '../../errors/mcp-rpc.error';
+import { McpRpcError } from '../../errors/mcp-rpc.errors';
 import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface';
 import type { McpToolContext } from '../../interfaces/mcp-tool-context.interface';
 import { JsonRpcErrorCode, type JsonRpcRequest } from '../../protocol/jsonrpc';
 import { isPropagated, type Toolset } from '../toolset';
-import { errorText } from '../tools/tool-result.mapper';
+import { errorText } from '../tools/tool-result-mapper';
 
 /**
  * Runs a resource, prompt or completion handler as the handling of `request` (cancellation and

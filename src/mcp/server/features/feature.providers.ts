@@ -2,7 +2,7 @@ import type { Provider } from '@nestjs/common';
 import { getMcpResourceNotifierToken } from '../../mcp.constants';
 import { CompletionFeature } from './completion.feature';
 import { LoggingFeature } from './logging.feature';
-import { McpResourceNotifier } from './mcp-resource.notifier';
+import { McpResourceNotifier } from './mcp-resource-notifier';
 import { PromptsFeature } from './prompts.feature';
 import { ResourceSubscriptionsFeature } from './resource-subscriptions.feature';
 import { ResourcesFeature } from './resources.feature';

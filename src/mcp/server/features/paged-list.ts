@@ -1,4 +1,4 @@
-import { McpRpcError } from '../../errors/mcp-rpc.error';
+import { McpRpcError } from '../../errors/mcp-rpc.errors';
 import { JsonRpcErrorCode } from '../../protocol/jsonrpc';
 import { decodeCursor, encodeCursor } from '../tools/list-cursor';
 

@@ -1,7 +1,7 @@
 import type { Type } from '@nestjs/common';
 import type { McpPromptArgument } from '../../interfaces/mcp-prompt-options.interface';
 import type { JsonSchema } from '../../interfaces/mcp-tool-options.interface';
-import type { CompiledValidator } from '../tools/json-schema.validator';
+import type { CompiledValidator } from '../tools/json-schema-validator';
 import { compileInputValidator, dtoToJsonSchema, isDtoClass } from '../tools/tool-schema.factory';
 
 /** The arguments of a prompt as published, and how `prompts/get` arguments are checked. */

@@ -1,15 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { McpConfigurationError } from '../../errors/mcp-configuration.error';
+import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
 import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import { duplicatePromptMessage } from '../../mcp.messages';
 import type { McpResolvedOptions } from '../mcp.options';
 import type { JsonRpcRequest } from '../../protocol/jsonrpc';
-import { McpMethod } from '../../protocol/mcp.methods';
+import { McpMethod } from '../../protocol/mcp-methods';
 import { Toolset } from '../toolset';
 import { invalidParams, requireStringParam, runFeatureHandler } from './feature-handler';
 import { PagedList } from './paged-list';
-import { toGetPromptResult } from './prompt-result.mapper';
+import { toGetPromptResult } from './prompt-result-mapper';
 import type { RegisteredPrompt } from './registered-features';
 
 /** The prompts of one mount: `prompts/list` and `prompts/get`. */

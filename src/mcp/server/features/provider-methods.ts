@@ -1,7 +1,7 @@
 import { Logger, type Type } from '@nestjs/common';
 import { ContextIdFactory, type DiscoveryService, type MetadataScanner, type ModuleRef } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper';
-import { McpInfrastructureError } from '../../errors/mcp-infrastructure.error';
+import { McpInfrastructureError } from '../../errors/mcp-infrastructure.errors';
 import type { McpToolContext } from '../../interfaces/mcp-tool-context.interface';
 import type { MethodInvoker } from './registered-features';
 

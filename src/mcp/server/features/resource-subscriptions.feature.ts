@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { McpRpcError } from '../../errors/mcp-rpc.error';
+import { McpRpcError } from '../../errors/mcp-rpc.errors';
 import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface';
 import { JsonRpcErrorCode, type JsonRpcRequest } from '../../protocol/jsonrpc';
-import { McpMethod } from '../../protocol/mcp.methods';
+import { McpMethod } from '../../protocol/mcp-methods';
 import { existsInRevision } from '../../protocol/method-catalog';
 import { Toolset } from '../toolset';
 import { invalidParams, requireStringParam } from './feature-handler';

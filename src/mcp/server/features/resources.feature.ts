@@ -1,18 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { McpConfigurationError } from '../../errors/mcp-configuration.error';
-import { McpRpcError } from '../../errors/mcp-rpc.error';
+import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
+import { McpRpcError } from '../../errors/mcp-rpc.errors';
 import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import { duplicateResourceMessage } from '../../mcp.messages';
 import type { McpResolvedOptions } from '../mcp.options';
 import type { JsonRpcRequest } from '../../protocol/jsonrpc';
 import { isSupportedSessionVersion } from '../../protocol/revisions';
-import { McpMethod } from '../../protocol/mcp.methods';
+import { McpMethod } from '../../protocol/mcp-methods';
 import { Toolset } from '../toolset';
 import { requireStringParam, runFeatureHandler } from './feature-handler';
 import { PagedList } from './paged-list';
 import type { RegisteredResource, RegisteredResourceTemplate } from './registered-features';
-import { toReadResourceResult } from './resource-contents.mapper';
+import { toReadResourceResult } from './resource-contents-mapper';
 
 /** "Resource not found" before 2026-07-28 (the session revisions). */
 export const RESOURCE_NOT_FOUND_CODE = -32002;

@@ -1,6 +1,6 @@
 import { Catch, ForbiddenException, UnauthorizedException, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { Response } from 'express';
-import { TRANSPORT_ERROR_CODE, sendRpcError } from './mcp-http.responses';
+import { TRANSPORT_ERROR_CODE, sendRpcError } from './mcp-http-responses';
 
 /**
  * Shapes the guards' refusals the way MCP clients expect: 401 with `WWW-Authenticate: Bearer` and

@@ -8,16 +8,16 @@ import type { McpInboundSessionRecord, McpSessionStore } from '../../persistence
 import { JsonText } from '../../persistence/json-text';
 import { InjectMcpEventSink, InjectMcpSessionStore } from '../../persistence/mcp-persistence.constants';
 import { parseJsonRpc, type ClassifiedMessage, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../../protocol/jsonrpc';
-import { McpHeader, McpMethod } from '../../protocol/mcp.methods';
+import { McpHeader, McpMethod } from '../../protocol/mcp-methods';
 import { SESSION_PROTOCOL_VERSIONS, isSupportedSessionVersion } from '../../protocol/revisions';
-import { McpSessionBus } from '../pubsub/mcp-session.bus';
+import { McpSessionBus } from '../pubsub/mcp-session-bus';
 import { Toolset } from '../toolset';
-import { MCP_RAW_BODY, type McpRequest } from './mcp-body.reader';
-import { acceptsJson, headerValue, isJsonContentType } from './mcp-http.checks';
-import { SESSION_NOT_FOUND_CODE, TRANSPORT_ERROR_CODE, sendJson, sendJsonText, sendRpcError } from './mcp-http.responses';
+import { MCP_RAW_BODY, type McpRequest } from './mcp-body-reader';
+import { acceptsJson, headerValue, isJsonContentType } from './mcp-http-checks';
+import { SESSION_NOT_FOUND_CODE, TRANSPORT_ERROR_CODE, sendJson, sendJsonText, sendRpcError } from './mcp-http-responses';
 import { McpSessionChannel, type McpSessionChannelSettings } from './mcp-session-channel';
-import { McpPendingClientRequests } from './mcp-session-channel.pending';
-import { acceptsEventStream } from './mcp-sse.writer';
+import { McpPendingClientRequests } from './mcp-session-channel-pending';
+import { acceptsEventStream } from './mcp-sse-writer';
 import { McpStreamEndpoint } from './mcp-stream.endpoint';
 import { McpStatelessEndpoint } from './mcp-stateless.endpoint';
 

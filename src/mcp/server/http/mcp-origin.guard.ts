@@ -2,7 +2,7 @@ import { ForbiddenException, Inject, Injectable, type CanActivate, type Executio
 import type { Request } from 'express';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import type { McpResolvedOptions } from '../mcp.options';
-import { headerValue, isOriginAllowed } from './mcp-http.checks';
+import { headerValue, isOriginAllowed } from './mcp-http-checks';
 
 /** Refuses browser origins that are not allowed (DNS-rebinding protection), before authentication. */
 @Injectable()

@@ -1,8 +1,8 @@
 import type { Response } from 'express';
 import type { McpClientChannel } from '../../interfaces/mcp-delivery.interface';
 import type { JsonRpcId, JsonRpcNotification } from '../../protocol/jsonrpc';
-import type { McpPendingClientRequests } from './mcp-session-channel.pending';
-import { McpSseWriter } from './mcp-sse.writer';
+import type { McpPendingClientRequests } from './mcp-session-channel-pending';
+import { McpSseWriter } from './mcp-sse-writer';
 
 /** What every channel of a mount shares. */
 export interface McpSessionChannelSettings {

@@ -1,9 +1,9 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
-import { McpHeader } from '../../protocol/mcp.methods';
-import { headerValue } from './mcp-http.checks';
+import { McpHeader } from '../../protocol/mcp-methods';
+import { headerValue } from './mcp-http-checks';
 import { McpNotAStreamRequest } from './mcp-http.errors';
-import { acceptsEventStream } from './mcp-sse.writer';
+import { acceptsEventStream } from './mcp-sse-writer';
 
 /**
  * Lets through only GETs that ask for a session's event stream (`Accept: text/event-stream` and

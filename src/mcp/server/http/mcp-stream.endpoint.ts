@@ -3,10 +3,10 @@ import type { Response } from 'express';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import type { McpResolvedOptions } from '../mcp.options';
 import type { McpInboundSessionRecord } from '../../persistence/interfaces/mcp-session-store.interface';
-import { McpSessionBus } from '../pubsub/mcp-session.bus';
-import { TRANSPORT_ERROR_CODE, sendRpcError } from './mcp-http.responses';
-import { McpSseWriter } from './mcp-sse.writer';
-import { McpStreamRegistry, type McpOpenStream } from './mcp-stream.registry';
+import { McpSessionBus } from '../pubsub/mcp-session-bus';
+import { TRANSPORT_ERROR_CODE, sendRpcError } from './mcp-http-responses';
+import { McpSseWriter } from './mcp-sse-writer';
+import { McpStreamRegistry, type McpOpenStream } from './mcp-stream-registry';
 
 /**
  * Opens the standalone GET stream of a session: server->client messages that belong to the

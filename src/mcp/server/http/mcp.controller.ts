@@ -1,10 +1,10 @@
 import { All, Controller, Delete, Get, HttpCode, Post, Req, Res, UseFilters, UseGuards, type CanActivate, type Type } from '@nestjs/common';
 import type { Response } from 'express';
 import { McpHttpExceptionFilter } from './mcp-http-exception.filter';
-import type { McpRequest } from './mcp-body.reader';
+import type { McpRequest } from './mcp-body-reader';
 import { McpHttpEndpoint } from './mcp-http.endpoint';
 import { McpStatelessEndpoint } from './mcp-stateless.endpoint';
-import { sendMethodNotAllowed } from './mcp-http.responses';
+import { sendMethodNotAllowed } from './mcp-http-responses';
 import { McpStreamRequestFilter } from './mcp-stream-request.filter';
 import { McpStreamRequestGuard } from './mcp-stream-request.guard';
 

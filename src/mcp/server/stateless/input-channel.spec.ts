@@ -1,4 +1,4 @@
-import { McpRpcError } from '../../errors/mcp-rpc.error';
+import { McpRpcError } from '../../errors/mcp-rpc.errors';
 import { InputRequiredSignal, StatelessInputChannel } from './input-channel';
 
 describe('StatelessInputChannel', () => {

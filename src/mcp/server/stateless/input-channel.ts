@@ -1,8 +1,8 @@
-import { McpRpcError } from '../../errors/mcp-rpc.error';
+import { McpRpcError } from '../../errors/mcp-rpc.errors';
 import type { McpClientChannel } from '../../interfaces/mcp-delivery.interface';
 import type { McpInputRequestOptions } from '../../interfaces/mcp-tool-context.interface';
 import { JsonRpcErrorCode } from '../../protocol/jsonrpc';
-import { McpMethod } from '../../protocol/mcp.methods';
+import { McpMethod } from '../../protocol/mcp-methods';
 import { CLIENT_CAPABILITY_OF_REQUEST } from '../../protocol/method-catalog';
 import { propagateFromHandlers } from '../toolset';
 

@@ -1,6 +1,6 @@
 import type { McpCacheHint } from '../interfaces/mcp-module-options.interface';
 import type { McpResolvedOptions } from '../mcp.options';
-import { McpMethod } from '../../protocol/mcp.methods';
+import { McpMethod } from '../../protocol/mcp-methods';
 import { methodFacts } from '../../protocol/method-catalog';
 import { StatelessMetaKey, ResultType } from '../../protocol/stateless';
 import type { Toolset } from '../toolset';

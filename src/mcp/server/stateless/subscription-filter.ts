@@ -1,6 +1,6 @@
-import { McpRpcError } from '../../errors/mcp-rpc.error';
+import { McpRpcError } from '../../errors/mcp-rpc.errors';
 import { JsonRpcErrorCode, type JsonRpcNotification } from '../../protocol/jsonrpc';
-import { McpMethod } from '../../protocol/mcp.methods';
+import { McpMethod } from '../../protocol/mcp-methods';
 import { StatelessMetaKey } from '../../protocol/stateless';
 import { MCP_COLUMN_LENGTHS } from '../../persistence/mcp-columns.constants';
 

@@ -1,5 +1,5 @@
 import type { McpToolContext } from '../../interfaces/mcp-tool-context.interface';
-import type { CompiledValidator } from './json-schema.validator';
+import type { CompiledValidator } from './json-schema-validator';
 
 /** A tool ready to serve: its published definition, compiled validators and how to invoke it. */
 export interface RegisteredTool {

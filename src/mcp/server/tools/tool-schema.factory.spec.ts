@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import { IsArray, IsEnum, IsInt, IsNumber, IsOptional, IsString, Max, Min, ValidateNested } from 'class-validator';
-import { compileJsonSchema, type ValidationOutcome } from './json-schema.validator';
+import { compileJsonSchema, type ValidationOutcome } from './json-schema-validator';
 import { EMPTY_INPUT_SCHEMA, compileInputValidator, dtoToJsonSchema, isDtoClass, toPublishedSchema } from './tool-schema.factory';
 
 enum Priority {

@@ -2,9 +2,9 @@ import type { Type } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, validate, type ValidationError } from 'class-validator';
 import { targetConstructorToSchema, validationMetadatasToSchemas } from 'class-validator-jsonschema';
-import { McpConfigurationError } from '../../errors/mcp-configuration.error';
+import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
 import type { JsonSchema } from '../../interfaces/mcp-tool-options.interface';
-import { compileJsonSchema, type CompiledValidator } from './json-schema.validator';
+import { compileJsonSchema, type CompiledValidator } from './json-schema-validator';
 
 // class-transformer keeps `@Type(() => Nested)` in this storage; class-validator-jsonschema needs
 // it to follow nested DTOs.

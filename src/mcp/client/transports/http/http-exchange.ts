@@ -1,10 +1,10 @@
 import { McpProtocolError } from '../../../errors/mcp-client.errors';
 import { parseJsonRpc, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../../../protocol/jsonrpc';
-import { McpHeader } from '../../../protocol/mcp.methods';
+import { McpHeader } from '../../../protocol/mcp-methods';
 import type { HttpCall } from './http-call';
 import { RawRecorder } from './raw-recorder';
 import { HttpServerMessages } from './http-server-messages';
-import { isEventStream, readSseResponse } from './http-sse.reader';
+import { isEventStream, readSseResponse } from './http-sse-reader';
 import { toSendFailure, type HttpSession, type HttpWire } from './http-wire';
 
 /** How one POST of a message ended, when an HTTP response arrived. */

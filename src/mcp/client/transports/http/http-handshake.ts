@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { McpProtocolError } from '../../../errors/mcp-client.errors';
 import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../../../protocol/jsonrpc';
-import { McpMethod } from '../../../protocol/mcp.methods';
+import { McpMethod } from '../../../protocol/mcp-methods';
 import { isSupportedSessionVersion } from '../../../protocol/revisions';
 import type { McpHandshakeInfo } from '../mcp-transport.interface';
 import type { HttpSession } from './http-wire';

@@ -1,5 +1,5 @@
 import { McpTransportError } from '../../../errors/mcp-client.errors';
-import { McpRpcError } from '../../../errors/mcp-rpc.error';
+import { McpRpcError } from '../../../errors/mcp-rpc.errors';
 import {
   JsonRpcErrorCode,
   jsonRpcError,
@@ -8,7 +8,7 @@ import {
   type JsonRpcRequest,
   type JsonRpcResponse,
 } from '../../../protocol/jsonrpc';
-import { McpMethod } from '../../../protocol/mcp.methods';
+import { McpMethod } from '../../../protocol/mcp-methods';
 import type { HttpCall } from './http-call';
 import { excerpt } from './raw-recorder';
 import { type HttpSession, type HttpWire } from './http-wire';

@@ -1,4 +1,4 @@
-import { McpHeader } from '../../../protocol/mcp.methods';
+import { McpHeader } from '../../../protocol/mcp-methods';
 import { HttpSecrets } from './http-secrets';
 import type { ResolvedHttpTransportOptions } from './http.options';
 

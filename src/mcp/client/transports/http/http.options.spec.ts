@@ -1,4 +1,4 @@
-import { McpConfigurationError } from '../../../errors/mcp-configuration.error';
+import { McpConfigurationError } from '../../../errors/mcp-configuration.errors';
 import { resolveHttpTransportOptions } from './http.options';
 
 describe('resolveHttpTransportOptions', () => {

@@ -1,4 +1,4 @@
-import { McpConfigurationError } from '../../../errors/mcp-configuration.error';
+import { McpConfigurationError } from '../../../errors/mcp-configuration.errors';
 import { LATEST_SESSION_PROTOCOL_VERSION } from '../../../protocol/revisions';
 
 /** Backoff of the retries `HttpTransport` makes inside one `deliver`. */

@@ -1,4 +1,4 @@
-import { McpConfigurationError } from '../../../errors/mcp-configuration.error';
+import { McpConfigurationError } from '../../../errors/mcp-configuration.errors';
 import { assertStdioArgv, toStdioArgv } from './stdio-argv';
 
 describe('stdio argv', () => {

@@ -1,4 +1,4 @@
-import { McpConfigurationError } from '../../../errors/mcp-configuration.error';
+import { McpConfigurationError } from '../../../errors/mcp-configuration.errors';
 import { invalidArgvMessage, invalidServerConfigMessage, shellStringCommandMessage, whitespaceCommandMessage } from './stdio.messages';
 
 /** A server entry as Claude Desktop's `mcpServers` file declares it. */

@@ -1,4 +1,4 @@
-import { McpRpcError } from '../../../errors/mcp-rpc.error';
+import { McpRpcError } from '../../../errors/mcp-rpc.errors';
 import type { McpClientError } from '../../../errors/mcp-client.errors';
 import {
   classifyJsonRpc,
@@ -10,7 +10,7 @@ import {
   type JsonRpcRequest,
   type JsonRpcResponse,
 } from '../../../protocol/jsonrpc';
-import { McpMethod } from '../../../protocol/mcp.methods';
+import { McpMethod } from '../../../protocol/mcp-methods';
 import { CLIENT_CAPABILITY_OF_REQUEST } from '../../../protocol/method-catalog';
 import { encodeNdjson, type NdjsonLine } from '../../../protocol/ndjson';
 import type { McpHandshakeInfo, McpTransportContext } from '../mcp-transport.interface';

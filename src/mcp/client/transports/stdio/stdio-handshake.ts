@@ -1,5 +1,5 @@
 import type { JsonRpcRequest, JsonRpcResponse } from '../../../protocol/jsonrpc';
-import { McpMethod } from '../../../protocol/mcp.methods';
+import { McpMethod } from '../../../protocol/mcp-methods';
 import { isSupportedSessionVersion, LATEST_SESSION_PROTOCOL_VERSION } from '../../../protocol/revisions';
 import type { McpHandshakeInfo } from '../mcp-transport.interface';
 

@@ -4,7 +4,7 @@ import type { StdioConnection } from './stdio-connection';
 import { StdioDeadline } from './stdio-deadline';
 import { stdioClosedError, withStdioDetails, type StdioPhase } from './stdio.errors';
 import { StdioLauncher } from './stdio-launcher';
-import { resolveStdioOptions } from './stdio-options.resolver';
+import { resolveStdioOptions } from './stdio-options-resolver';
 import { StdioPool } from './stdio-pool';
 import type { ResolvedStdioOptions, StdioTransportOptions } from './stdio.options';
 

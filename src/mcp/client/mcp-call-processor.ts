@@ -1,0 +1,59 @@
+import { Injectable } from '@nestjs/common';
+import { McpCallInterruptedError, McpCapabilityError } from '../errors/mcp-client-call.errors';
+import { McpClientError } from '../errors/mcp-client.errors';
+import type { McpOutboundSessionStore } from '../persistence/interfaces/mcp-outbound-session-store.interface';
+import { InjectMcpOutboundSessionStore } from '../persistence/mcp-persistence.constants';
+import type { JsonRpcNotification } from '../protocol/jsonrpc';
+import { McpMethod } from '../protocol/mcp-methods';
+import { STATELESS_PROTOCOL_VERSION } from '../protocol/stateless';
+import { allowsMethod, requiredCapability } from './capabilities';
+import type { McpCallAttempt } from './interfaces/mcp-call-attempt.interface';
+import type { McpCallJob } from './interfaces/mcp-call.interface';
+import { McpStatelessCallRunner } from './stateless/stateless-call-runner';
+import { McpRevisionNegotiator } from './stateless/revision-negotiator';
+import { McpOutboundExchanger } from './outbound-exchange';
+import { McpTransportRegistry } from './transports/transport-registry';
+
+/**
+ * Runs one outbound call, on whichever worker picked it up. First decides the revision (pinned,
+ * or the verdict of `version: 'auto'`); a 2026-07-28 server is served by `McpStatelessCallRunner`.
+ * On the 2025 path it continues the persisted remote session of (server, scope key), refuses
+ * methods the server did not declare, answers server->client requests with the registered
+ * handlers, writes one event row per exchange and maps JSON-RPC errors to `McpServerError`.
+ * Retries are the queue's business.
+ */
+@Injectable()
+export class McpCallProcessor {
+  constructor(
+    private readonly transports: McpTransportRegistry,
+    @InjectMcpOutboundSessionStore() private readonly sessions: McpOutboundSessionStore,
+    private readonly exchanger: McpOutboundExchanger,
+    private readonly negotiator: McpRevisionNegotiator,
+    private readonly stateless: McpStatelessCallRunner,
+  ) {}
+
+  /** Runs the call and resolves to its JSON-RPC result. */
+  async process(job: McpCallJob, attempt: McpCallAttempt): Promise<Record<string, unknown>> {
+    this.transports.config(job.server);
+    let session = await this.sessions.find(job.server, job.scopeKey);
+    const notify = (notification: JsonRpcNotification) => attempt.notify(job.server, notification);
+    const verdict = await this.negotiator.resolve(job, session, notify);
+    if (verdict.era === 'stateless') return this.stateless.run(job, attempt, verdict, session);
+    // A row left by a stateless verdict holds no session to continue.
+    if (session?.protocolVersion === STATELESS_PROTOCOL_VERSION) session = null;
+    if (requiredCapability(job.method) && !session?.serverCapabilities) {
+      session = (await this.exchanger.call({ job, session, notify, method: McpMethod.Ping, params: {} })).session;
+    }
+    if (session?.serverCapabilities && !allowsMethod(session.serverCapabilities, job.method)) {
+      throw new McpCapabilityError(job.server, requiredCapability(job.method) as string, job.method);
+    }
+    const isCall = job.method === McpMethod.ToolsCall;
+    if (isCall && !(await attempt.claim())) throw new McpCallInterruptedError(attempt.id);
+    try {
+      return (await this.exchanger.call({ job, session, notify, method: job.method, params: job.params })).result;
+    } catch (error) {
+      if (isCall && error instanceof McpClientError && !error.delivered) await attempt.release();
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,63 @@
+import {
+  McpAmbiguousToolError,
+  McpCallInterruptedError,
+  McpCallNotFoundError,
+  McpCapabilityError,
+  McpInvalidToolError,
+  McpToolNotFoundError,
+  McpUnknownServerError,
+} from '../../errors/mcp-client-call.errors';
+import { McpInputRequiredError } from '../../errors/mcp-input-required.errors';
+import { McpClientError, McpProtocolError, McpServerError, McpTimeoutError, McpTransportError } from '../../errors/mcp-client.errors';
+
+/** A call failure as it travels through Redis (Bull job data) to the process that waits for it. */
+export interface EncodedCallError {
+  name: string;
+  message: string;
+  delivered: boolean;
+  fields: Record<string, unknown>;
+}
+
+/** The typed fields each error class carries beyond its message. */
+const FIELDS = ['code', 'data', 'error', 'timeoutMs', 'status', 'server', 'capability', 'method', 'known', 'tool', 'servers', 'unreachable', 'callId', 'reason'];
+
+/** Turns any failure into plain JSON, keeping the class name and its typed fields. */
+export function encodeCallError(error: unknown): EncodedCallError {
+  const source = (error instanceof Error ? error : new Error(String(error))) as Error & Record<string, unknown>;
+  const fields = Object.fromEntries(FIELDS.filter((key) => source[key] !== undefined).map((key) => [key, source[key]]));
+  const delivered = error instanceof McpClientError ? error.delivered : true;
+  return { name: source.name, message: source.message, delivered, fields };
+}
+
+type Fields = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const FACTORIES: Record<string, (e: EncodedCallError, f: Fields) => Error> = {
+  McpServerError: (_e, f) => new McpServerError(f.error),
+  McpTimeoutError: (e, f) => new McpTimeoutError(e.message, e.delivered, f.timeoutMs),
+  McpTransportError: (e, f) => new McpTransportError(e.message, e.delivered, f.status),
+  McpProtocolError: (e) => new McpProtocolError(e.message, e.delivered),
+  McpCapabilityError: (_e, f) => new McpCapabilityError(f.server, f.capability, f.method),
+  McpUnknownServerError: (_e, f) => new McpUnknownServerError(f.server, f.known ?? []),
+  McpToolNotFoundError: (_e, f) => new McpToolNotFoundError(f.tool, f.unreachable ?? []),
+  McpAmbiguousToolError: (_e, f) => new McpAmbiguousToolError(f.tool, f.servers ?? []),
+  McpCallInterruptedError: (_e, f) => new McpCallInterruptedError(f.callId),
+  McpCallNotFoundError: (_e, f) => new McpCallNotFoundError(f.callId),
+  McpInvalidToolError: (_e, f) => new McpInvalidToolError(f.server, f.tool, f.reason),
+  McpInputRequiredError: (e, f) => new McpInputRequiredError(e.message, f.server, f.method),
+};
+
+/**
+ * Rebuilds the typed error of an encoded failure. An unknown class (a database error in the
+ * worker, a bug) comes back as a plain `Error` with the worker's message.
+ */
+export function decodeCallError(encoded: EncodedCallError): Error {
+  const factory = FACTORIES[encoded.name];
+  if (!factory) {
+    const error = new Error(encoded.message);
+    error.name = encoded.name;
+    return error;
+  }
+  const error = factory(encoded, encoded.fields);
+  error.message = encoded.message;
+  return error;
+}

@@ -1,0 +1,109 @@
+import { EventEmitter } from 'node:events';
+import { randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
+import { McpCallNotFoundError } from '../../errors/mcp-client-call.errors';
+import type { McpResolvedQueueOptions } from '../config/client-options-resolver';
+import type { McpCallJob, McpCallState } from '../interfaces/mcp-call.interface';
+import type { McpCallAttempt } from '../interfaces/mcp-call-attempt.interface';
+import type { McpCallProcessor } from '../mcp-call-processor';
+import type { McpCallNotificationListener, McpCallQueue } from './mcp-call-queue.interface';
+import { backoffDelay, isRetryable } from './retry-policy';
+
+interface InlineCall {
+  state: McpCallState;
+  done: Promise<Record<string, unknown>>;
+  expires: number;
+}
+
+/**
+ * Runs calls in this process with the same processor and retry rules as the Bull worker, and
+ * opens no Redis connection. Outcomes live in memory for `keepResultsMs`: they are lost when the
+ * process stops, unlike Bull's, which any process can read from Redis.
+ */
+export class InlineCallQueue implements McpCallQueue {
+  /** @inheritdoc */
+  readonly mode = 'inline' as const;
+  private readonly calls = new Map<string, InlineCall>();
+  private readonly events = new EventEmitter();
+  private closed = new AbortController();
+
+  constructor(
+    private readonly options: McpResolvedQueueOptions,
+    private readonly processor: McpCallProcessor,
+  ) {}
+
+  /** @inheritdoc */
+  start(): void {}
+
+  /** @inheritdoc */
+  async submit(job: McpCallJob): Promise<string> {
+    this.prune();
+    const id = randomUUID();
+    const state: McpCallState = { id, state: 'pending' };
+    const done = this.run(job, id).then(
+      (result) => Object.assign(state, { state: 'completed', result }).result as Record<string, unknown>,
+      (error: Error) => {
+        Object.assign(state, { state: 'failed', error });
+        throw error;
+      },
+    );
+    done.catch(() => undefined);
+    this.calls.set(id, { state, done, expires: Date.now() + this.options.keepResultsMs });
+    return id;
+  }
+
+  /** @inheritdoc */
+  execute(job: McpCallJob): Promise<Record<string, unknown>> {
+    return this.run(job, randomUUID());
+  }
+
+  /** @inheritdoc */
+  async state(id: string): Promise<McpCallState> {
+    const call = this.calls.get(id);
+    if (!call) throw new McpCallNotFoundError(id);
+    return { ...call.state };
+  }
+
+  /** @inheritdoc */
+  wait(id: string): Promise<Record<string, unknown>> {
+    const call = this.calls.get(id);
+    return call ? call.done : Promise.reject(new McpCallNotFoundError(id));
+  }
+
+  /** @inheritdoc */
+  onNotification(listener: McpCallNotificationListener): void {
+    this.events.on('notification', listener);
+  }
+
+  /** @inheritdoc */
+  async close(): Promise<void> {
+    this.closed.abort();
+    await Promise.allSettled([...this.calls.values()].map((call) => call.done));
+  }
+
+  private async run(job: McpCallJob, id: string): Promise<Record<string, unknown>> {
+    const attempt: McpCallAttempt = {
+      id,
+      claim: async () => true,
+      release: async () => undefined,
+      notify: (server, notification) => this.events.emit('notification', server, notification),
+    };
+    for (let n = 1; ; n++) {
+      try {
+        return await this.processor.process(job, attempt);
+      } catch (error) {
+        if (n >= this.options.attempts || !isRetryable(job.method, error) || this.closed.signal.aborted) throw error;
+        await delay(backoffDelay(this.options.backoffMs, n), undefined, { signal: this.closed.signal }).catch(() => undefined);
+        if (this.closed.signal.aborted) throw error;
+      }
+    }
+  }
+
+  private prune(): void {
+    const now = Date.now();
+    for (const [id, call] of this.calls) {
+      if (call.expires > now) break;
+      if (call.state.state !== 'pending') this.calls.delete(id);
+    }
+  }
+}

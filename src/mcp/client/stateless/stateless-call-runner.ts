@@ -1,0 +1,166 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { McpCallInterruptedError, McpCapabilityError, McpInvalidToolError } from '../../errors/mcp-client-call.errors';
+import { McpClientError, McpProtocolError, McpTransportError } from '../../errors/mcp-client.errors';
+import { McpInputRequiredError } from '../../errors/mcp-input-required.errors';
+import type { McpOutboundSessionRecord, McpOutboundSessionStore } from '../../persistence/interfaces/mcp-outbound-session-store.interface';
+import { InjectMcpOutboundSessionStore } from '../../persistence/mcp-persistence.constants';
+import type { JsonRpcNotification } from '../../protocol/jsonrpc';
+import { McpMethod } from '../../protocol/mcp-methods';
+import { StatelessMetaKey, ResultType } from '../../protocol/stateless';
+import { allowsMethod, requiredCapability } from '../capabilities';
+import type { McpResolvedClientOptions } from '../config/client-options-resolver';
+import { McpServerRequestDispatcher } from '../handlers/server-request-dispatcher';
+import type { McpCallJob } from '../interfaces/mcp-call.interface';
+import type { McpCallAttempt } from '../interfaces/mcp-call-attempt.interface';
+import { MCP_CLIENT_OPTIONS } from '../mcp-client.constants';
+import { McpOutboundExchanger } from '../outbound-exchange';
+import { McpToolListCache } from '../tool-list-cache';
+import type { McpToolDefinition } from '../tool-router';
+import { McpTransportRegistry } from '../transports/transport-registry';
+import type { McpEraVerdict } from './discover-verdict';
+import { McpEnvelopeFactory } from './envelope.factory';
+import { fulfilInputRequests, type McpInputRetry } from './input-required';
+import { withEnvelope } from './stateless-request';
+import { paramHeaders } from './param-headers';
+import { McpRevisionNegotiator } from './revision-negotiator';
+
+type StatelessVerdict = Extract<McpEraVerdict, { era: 'stateless' }>;
+
+/**
+ * A complete result as a 2025-era server would have given it: the `serverInfo` every stateless result
+ * carries in `_meta` is kept with the outbound session, not handed to each caller.
+ */
+function withoutServerInfo(result: Record<string, unknown>): Record<string, unknown> {
+  const meta = result._meta as Record<string, unknown> | undefined;
+  if (!meta || typeof meta !== 'object' || !(StatelessMetaKey.ServerInfo in meta)) return result;
+  const { [StatelessMetaKey.ServerInfo]: _serverInfo, ...others } = meta;
+  const { _meta: _dropped, ...rest } = result;
+  return Object.keys(others).length ? { ...rest, _meta: others } : rest;
+}
+
+/** Most pages of `tools/list` read to find a tool's schema (a server that never ends its list). */
+const MAX_TOOL_PAGES = 1000;
+
+type Notify = (notification: JsonRpcNotification) => void;
+
+/** HTTP statuses with which a server that was taken for a stateless one refuses a stateless request. */
+const ERA_CHANGED_STATUSES = new Set([400, 404, 405]);
+
+/**
+ * Runs one call on a 2026-07-28 server: every request carries the `_meta` envelope, `ping` is
+ * answered by `server/discover`, `logging/setLevel` becomes the envelope's log level, and
+ * `input_required` answers are fulfilled with the registered handlers and retried with a new id,
+ * `inputResponses` and the untouched `requestState`, at most `maxInputRounds` times. Those rounds
+ * are new requests by design; a `tools/call` is still claimed once and never re-sent otherwise.
+ * Over HTTP, a `tools/call` mirrors the arguments annotated `x-mcp-header` into `Mcp-Param-*` headers; the
+ * schema comes from the process's tool list cache, filled here with `tools/list` when empty (a
+ * queue worker has not listed anything), and a tool the list left out is refused.
+ */
+@Injectable()
+export class McpStatelessCallRunner {
+  constructor(
+    @Inject(MCP_CLIENT_OPTIONS) private readonly options: McpResolvedClientOptions,
+    private readonly transports: McpTransportRegistry,
+    @InjectMcpOutboundSessionStore() private readonly sessions: McpOutboundSessionStore,
+    private readonly exchanger: McpOutboundExchanger,
+    private readonly envelopes: McpEnvelopeFactory,
+    private readonly dispatcher: McpServerRequestDispatcher,
+    private readonly negotiator: McpRevisionNegotiator,
+    private readonly toolLists: McpToolListCache,
+  ) {}
+
+  /** Runs the call and resolves to its complete result. */
+  async run(job: McpCallJob, attempt: McpCallAttempt, verdict: StatelessVerdict, session: McpOutboundSessionRecord | null): Promise<Record<string, unknown>> {
+    if (job.method === McpMethod.LoggingSetLevel) {
+      this.envelopes.setLogLevel(job, String(job.params?.level));
+      return {};
+    }
+    const notify = (notification: JsonRpcNotification) => attempt.notify(job.server, notification);
+    const method = job.method === McpMethod.Ping ? McpMethod.ServerDiscover : job.method;
+    const capabilities = await this.capabilities(job, verdict, session, notify);
+    if (capabilities && !allowsMethod(capabilities, method)) throw new McpCapabilityError(job.server, requiredCapability(method) as string, method);
+    const isCall = method === McpMethod.ToolsCall;
+    // Other transports may ignore x-mcp-header (the headers exist for HTTP intermediaries).
+    const overHttp = this.transports.sendsRoutingHeaders(job.server);
+    const headers = isCall && overHttp ? await this.paramHeaders(job, session, notify, verdict.version) : undefined;
+    if (isCall && !(await attempt.claim())) throw new McpCallInterruptedError(attempt.id);
+    try {
+      return await this.rounds(job, session, notify, method, verdict.version, headers);
+    } catch (error) {
+      if (!(error instanceof McpClientError) || error.delivered) throw error;
+      if (isCall) await attempt.release();
+      if (error instanceof McpTransportError && error.status !== undefined && ERA_CHANGED_STATUSES.has(error.status)) await this.negotiator.forget(job);
+      throw error;
+    }
+  }
+
+  /** The server's capabilities: known from the verdict or the session, else asked with `server/discover`. */
+  private async capabilities(
+    job: McpCallJob,
+    verdict: StatelessVerdict,
+    session: McpOutboundSessionRecord | null,
+    notify: (n: JsonRpcNotification) => void,
+  ): Promise<Record<string, unknown> | null> {
+    let { capabilities, serverInfo } = verdict;
+    if (!capabilities && requiredCapability(job.method)) {
+      const params = withEnvelope(undefined, this.envelopes.forCall(job, verdict.version));
+      const { result } = await this.exchanger.call({ job, session, notify, method: McpMethod.ServerDiscover, params, statelessVersion: verdict.version });
+      capabilities = (result.capabilities as Record<string, unknown> | undefined) ?? null;
+      serverInfo = ((result._meta as Record<string, unknown> | undefined)?.[StatelessMetaKey.ServerInfo] as Record<string, unknown> | undefined) ?? null;
+    }
+    const known = session?.protocolVersion === verdict.version && JSON.stringify(session.serverCapabilities) === JSON.stringify(capabilities);
+    if (!known && capabilities) {
+      const endpoint = this.transports.endpointKey(job.server);
+      await this.sessions.save(job.server, job.scopeKey, { remoteSessionId: null, protocolVersion: verdict.version, serverInfo, serverCapabilities: capabilities, endpoint });
+    }
+    return capabilities;
+  }
+
+  /** The `Mcp-Param-*` headers of a `tools/call`. @throws McpInvalidToolError for a tool left out of the list. */
+  private async paramHeaders(job: McpCallJob, session: McpOutboundSessionRecord | null, notify: Notify, version: string): Promise<Record<string, string>> {
+    const name = String(job.params?.name);
+    const list = await this.toolLists.get(job.server, job.scopeKey, () => this.listTools(job, session, notify, version));
+    const reason = list.rejected.get(name);
+    if (reason !== undefined) throw new McpInvalidToolError(job.server, name, reason);
+    return paramHeaders(list.headers.get(name) ?? [], job.params?.arguments);
+  }
+
+  /** Every page of `tools/list`, asked directly: a worker must not wait on its own queue. */
+  private async listTools(job: McpCallJob, session: McpOutboundSessionRecord | null, notify: Notify, version: string): Promise<McpToolDefinition[]> {
+    const tools: McpToolDefinition[] = [];
+    let cursor: unknown;
+    for (let page = 0; page < MAX_TOOL_PAGES; page++) {
+      const listing: McpCallJob = { ...job, method: McpMethod.ToolsList, params: cursor === undefined ? {} : { cursor } };
+      const result = await this.rounds(listing, session, notify, McpMethod.ToolsList, version);
+      tools.push(...((result.tools as McpToolDefinition[] | undefined) ?? []));
+      cursor = result.nextCursor;
+      if (typeof cursor !== 'string' || !cursor) return tools;
+    }
+    throw new McpProtocolError(`MCP server "${job.server}" returned more than ${MAX_TOOL_PAGES} pages for tools/list`, false);
+  }
+
+  private async rounds(
+    job: McpCallJob,
+    session: McpOutboundSessionRecord | null,
+    notify: Notify,
+    method: string,
+    version: string,
+    headers?: Record<string, string>,
+  ): Promise<Record<string, unknown>> {
+    const answer = this.dispatcher.forCall(job.server, job.scopeKey);
+    let retry: McpInputRetry = {};
+    for (let round = 0; ; round++) {
+      const params = withEnvelope({ ...(job.params ?? {}), ...retry }, this.envelopes.forCall(job, version));
+      const { result } = await this.exchanger.call({ job, session, notify, method, params, statelessVersion: version, headers });
+      const { resultType = ResultType.Complete, ...rest } = result;
+      if (resultType === ResultType.Complete) return withoutServerInfo(rest);
+      if (resultType !== ResultType.InputRequired) {
+        throw new McpProtocolError(`MCP server "${job.server}" answered ${method} with an unknown resultType ${JSON.stringify(resultType)}`, true);
+      }
+      if (round >= this.options.maxInputRounds) {
+        throw new McpInputRequiredError(`MCP server "${job.server}" still required input after ${round} rounds of ${method} (maxInputRounds)`, job.server, method);
+      }
+      retry = await fulfilInputRequests(job.server, method, result, answer);
+    }
+  }
+}

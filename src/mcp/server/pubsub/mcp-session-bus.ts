@@ -1,0 +1,123 @@
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import type { McpSessionNotifier } from '../../interfaces/mcp-session-notifier.interface';
+import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
+import type { McpResolvedOptions } from '../mcp.options';
+import type { JsonRpcNotification, JsonRpcResponse } from '../../protocol/jsonrpc';
+import { McpMethod } from '../../protocol/mcp-methods';
+import { McpPendingClientRequests } from '../http/mcp-session-channel-pending';
+import { McpStreamRegistry } from '../http/mcp-stream-registry';
+import { Toolset } from '../toolset';
+import { MCP_PUBSUB, type McpPubSub } from './mcp-pubsub.providers';
+
+/** What travels between replicas; `o` is the sending process, `s` the session. */
+type BusMessage =
+  | { t: 'answer'; o: string; s: string; m: JsonRpcResponse }
+  | { t: 'cancel'; o: string; s: string; m: JsonRpcNotification; v: string }
+  | { t: 'notify'; o: string; s: string; m: JsonRpcNotification }
+  | { t: 'end'; o: string; s: string };
+
+/**
+ * Carries what must reach the replica holding a call or a stream of a session: the client's
+ * answers to server->client requests, cancellations, session notifications (GET stream) and
+ * session ends. Whatever can be handled here is; the rest is published on the mount's channel,
+ * where the replica that holds the call or the stream picks it up. Implements the mount's
+ * `McpSessionNotifier`.
+ */
+@Injectable()
+export class McpSessionBus implements McpSessionNotifier, OnModuleInit, OnModuleDestroy {
+  private readonly logger: Logger;
+  private readonly origin = randomBytes(9).toString('base64url');
+  private readonly channel: string;
+  private readonly listener = (payload: string) => this.receive(payload);
+
+  constructor(
+    @Inject(MCP_MODULE_OPTIONS) private readonly options: McpResolvedOptions,
+    @Inject(MCP_PUBSUB) private readonly pubsub: McpPubSub,
+    private readonly pending: McpPendingClientRequests,
+    private readonly streams: McpStreamRegistry,
+    private readonly toolset: Toolset,
+  ) {
+    this.logger = new Logger(`McpSessionBus:${options.mount}`);
+    this.channel = `${this.prefix}:${options.mount}:session-bus`;
+  }
+
+  /** @inheritdoc */
+  async onModuleInit(): Promise<void> {
+    await this.pubsub.subscribe(this.channel, this.listener);
+  }
+
+  /** @inheritdoc */
+  async onModuleDestroy(): Promise<void> {
+    await this.pubsub.unsubscribe(this.channel, this.listener);
+    await this.pubsub.close();
+  }
+
+  /** Routes a client's answer to the server->client request waiting for it, wherever it waits. */
+  async answer(sessionId: string, response: JsonRpcResponse): Promise<void> {
+    if (!this.pending.settle(sessionId, response)) await this.publish({ t: 'answer', o: this.origin, s: sessionId, m: response });
+  }
+
+  /** Spreads a `notifications/cancelled` (already handled on this replica) to the others. */
+  async cancel(sessionId: string, notification: JsonRpcNotification, protocolVersion: string): Promise<void> {
+    this.cancelWaits(sessionId, notification);
+    await this.publish({ t: 'cancel', o: this.origin, s: sessionId, m: notification, v: protocolVersion });
+  }
+
+  /** @inheritdoc */
+  async notifySession(sessionId: string, notification: JsonRpcNotification): Promise<void> {
+    if (!this.streams.deliver(sessionId, JSON.stringify(notification))) await this.publish({ t: 'notify', o: this.origin, s: sessionId, m: notification });
+  }
+
+  /** Ends the session's GET stream, wherever it is open (the session was terminated). */
+  async endSession(sessionId: string): Promise<void> {
+    this.streams.end(sessionId);
+    await this.publish({ t: 'end', o: this.origin, s: sessionId });
+  }
+
+  /** Takes (or keeps) the right to hold the session's GET stream; false when another stream holds it. */
+  claimStream(sessionId: string, streamId: string, ttlMs: number): Promise<boolean> {
+    return this.pubsub.claim(this.streamKey(sessionId), `${this.origin}:${streamId}`, ttlMs);
+  }
+
+  /** Gives up the right to hold the session's GET stream. */
+  releaseStream(sessionId: string, streamId: string): Promise<void> {
+    return this.pubsub.release(this.streamKey(sessionId), `${this.origin}:${streamId}`);
+  }
+
+  private get prefix(): string {
+    return this.options.pubsub?.channelPrefix ?? 'mcp';
+  }
+
+  private streamKey(sessionId: string): string {
+    return `${this.prefix}:${this.options.mount}:stream:${sessionId}`;
+  }
+
+  private async publish(message: BusMessage): Promise<void> {
+    if (this.pubsub.distributed) await this.pubsub.publish(this.channel, JSON.stringify(message));
+  }
+
+  private cancelWaits(sessionId: string, notification: JsonRpcNotification): void {
+    const requestId = notification.params?.requestId;
+    if (typeof requestId !== 'string' && typeof requestId !== 'number') return;
+    this.pending.cancelCall(sessionId, requestId, typeof notification.params?.reason === 'string' ? notification.params.reason : 'Cancelled by the client');
+  }
+
+  private receive(payload: string): void {
+    let message: BusMessage;
+    try {
+      message = JSON.parse(payload) as BusMessage;
+    } catch {
+      return this.logger.warn('Ignored a malformed session bus message');
+    }
+    if (message.o === this.origin) return;
+    if (message.t === 'answer') this.pending.settle(message.s, message.m);
+    else if (message.t === 'notify') this.streams.deliver(message.s, JSON.stringify(message.m));
+    else if (message.t === 'end') this.streams.end(message.s);
+    else if (message.t === 'cancel' && message.m.method === McpMethod.Cancelled) {
+      this.cancelWaits(message.s, message.m);
+      const context = { principal: { key: '', label: 'session-bus', raw: null }, sessionId: message.s, protocolVersion: message.v };
+      this.toolset.deliver(message.m, context).catch((error) => this.logger.warn(`Cancellation failed: ${(error as Error)?.message ?? error}`));
+    }
+  }
+}

@@ -1,0 +1,116 @@
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import type { Response } from 'express';
+import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
+import type { McpResolvedOptions } from '../mcp.options';
+import { jsonRpcResult, type JsonRpcId, type JsonRpcNotification } from '../../protocol/jsonrpc';
+import { McpMethod } from '../../protocol/mcp-methods';
+import { StatelessMetaKey, ResultType } from '../../protocol/stateless';
+import { MCP_PUBSUB, type McpPubSub } from '../pubsub/mcp-pubsub.providers';
+import { filterWants, tagNotification, type SubscriptionFilter } from './subscription-filter';
+
+/** One open `subscriptions/listen` stream on this process. */
+interface ListenStream {
+  id: JsonRpcId;
+  filter: SubscriptionFilter;
+  res: Response;
+  timer: NodeJS.Timeout;
+}
+
+function isNotification(value: unknown): value is JsonRpcNotification {
+  return !!value && typeof value === 'object' && typeof (value as JsonRpcNotification).method === 'string';
+}
+
+/**
+ * The `subscriptions/listen` streams (2026-07-28) open on this process, and the way
+ * notifications reach them from any replica: `publish` goes through the mount's pub/sub channel,
+ * and every replica writes what it receives to its own streams whose agreed filter wants it,
+ * tagged with the subscription id. A stream ends when its client closes it; at shutdown each
+ * one gets the graceful-closure response first.
+ */
+@Injectable()
+export class McpListenStreams implements OnModuleInit, OnModuleDestroy {
+  private readonly logger: Logger;
+  private readonly channel: string;
+  private readonly streams = new Set<ListenStream>();
+  private readonly listener = (payload: string) => this.receive(payload);
+
+  constructor(
+    @Inject(MCP_MODULE_OPTIONS) private readonly options: McpResolvedOptions,
+    @Inject(MCP_PUBSUB) private readonly pubsub: McpPubSub,
+  ) {
+    this.logger = new Logger(`McpListenStreams:${options.mount}`);
+    this.channel = `${options.pubsub?.channelPrefix ?? 'mcp'}:${options.mount}:listen`;
+  }
+
+  /** @inheritdoc */
+  async onModuleInit(): Promise<void> {
+    await this.pubsub.subscribe(this.channel, this.listener);
+  }
+
+  /** @inheritdoc */
+  async onModuleDestroy(): Promise<void> {
+    for (const stream of [...this.streams]) this.close(stream, true);
+    await this.pubsub.unsubscribe(this.channel, this.listener).catch(() => undefined);
+  }
+
+  /** How many listen streams are open on this process. */
+  get size(): number {
+    return this.streams.size;
+  }
+
+  /**
+   * Turns `res` into the stream of the listen request `id`: the SSE head, then the
+   * acknowledgment of the agreed filter as the first message, then the notifications it wants
+   * and keep-alive comments until the client closes it.
+   */
+  open(id: JsonRpcId, filter: SubscriptionFilter, res: Response): void {
+    if (res.destroyed || res.writableEnded) return;
+    const stream: ListenStream = { id, filter, res, timer: setInterval(() => this.write(stream, ': keep-alive\n\n'), this.options.streams.keepAliveMs) };
+    stream.timer.unref();
+    this.streams.add(stream);
+    res.once('close', () => this.close(stream, false));
+    res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+    this.send(stream, acknowledgment(id, filter));
+  }
+
+  /** Delivers a notification to every listen stream, on every replica, whose filter wants it. */
+  async publish(notification: JsonRpcNotification): Promise<void> {
+    await this.pubsub.publish(this.channel, JSON.stringify(notification));
+  }
+
+  private receive(payload: string): void {
+    let notification: unknown;
+    try {
+      notification = JSON.parse(payload);
+    } catch {
+      return this.logger.warn('Ignored a malformed listen-stream message');
+    }
+    if (!isNotification(notification)) return this.logger.warn('Ignored a listen-stream message that is not a notification');
+    for (const stream of this.streams) if (filterWants(stream.filter, notification)) this.send(stream, tagNotification(notification, stream.id));
+  }
+
+  private send(stream: ListenStream, message: object): void {
+    this.write(stream, `event: message\ndata: ${JSON.stringify(message)}\n\n`);
+  }
+
+  private write(stream: ListenStream, chunk: string): void {
+    if (!stream.res.writableEnded && !stream.res.destroyed) stream.res.write(chunk);
+  }
+
+  private close(stream: ListenStream, graceful: boolean): void {
+    if (!this.streams.delete(stream)) return;
+    clearInterval(stream.timer);
+    if (stream.res.writableEnded || stream.res.destroyed) return;
+    if (graceful) {
+      const result = { resultType: ResultType.Complete, _meta: { [StatelessMetaKey.SubscriptionId]: stream.id } };
+      stream.res.end(`event: message\ndata: ${JSON.stringify(jsonRpcResult(stream.id, result))}\n\n`);
+    } else {
+      stream.res.end();
+    }
+  }
+}
+
+/** The first message of a listen stream: the filter the server agreed to, tagged with the id. */
+export function acknowledgment(id: JsonRpcId, filter: SubscriptionFilter): JsonRpcNotification {
+  return tagNotification({ jsonrpc: '2.0', method: McpMethod.SubscriptionsAcknowledged, params: { notifications: filter } }, id);
+}
