@@ -5,9 +5,7 @@ import { McpRpcError } from '../errors/mcp-rpc.errors';
 import type { JsonRpcRequest } from '../protocol/jsonrpc';
 import { McpMethod } from '../protocol/mcp-methods';
 import { methodFacts } from '../protocol/method-catalog';
-
-/** JSON-RPC code for "the client did not declare the capability this needs" (2026-07-28). */
-export const MISSING_CLIENT_CAPABILITY_CODE = -32021;
+import { StatelessErrorCode } from '../protocol/stateless';
 
 /** True when `level` is at least as severe as `minimum`. */
 export function isLogLevelEnabled(level: McpLogLevel, minimum: McpLogLevel | null | undefined): boolean {
@@ -26,10 +24,10 @@ export function isLogLevel(value: unknown): value is McpLogLevel {
 function requireCapability(context: McpDeliveryContext, method: string): void {
   const capability = methodFacts(method)?.capability?.name;
   if (!context.client) {
-    throw new McpRpcError(MISSING_CLIENT_CAPABILITY_CODE, `Cannot send ${method}: this request has no channel back to the client`);
+    throw new McpRpcError(StatelessErrorCode.MissingRequiredClientCapability, `Cannot send ${method}: this request has no channel back to the client`);
   }
   if (capability !== undefined && (!context.clientCapabilities || !(capability in context.clientCapabilities))) {
-    throw new McpRpcError(MISSING_CLIENT_CAPABILITY_CODE, `The client did not declare the "${capability}" capability that ${method} needs`, {
+    throw new McpRpcError(StatelessErrorCode.MissingRequiredClientCapability, `The client did not declare the "${capability}" capability that ${method} needs`, {
       requiredCapabilities: { [capability]: {} },
     });
   }

@@ -14,7 +14,7 @@ import { McpEnvelopeFactory } from './envelope.factory';
 import { withEnvelope } from './stateless-request';
 
 /** Time the `server/discover` probe gets when the server entry sets none. */
-export const DEFAULT_PROBE_TIMEOUT_MS = 10_000;
+const DEFAULT_PROBE_TIMEOUT_MS = 10_000;
 
 /** What a persisted row says about the era of its endpoint, or null when it says nothing. */
 function verdictOfRow(row: McpOutboundSessionRecord): McpEraVerdict | null {

@@ -15,10 +15,10 @@ import type { RegisteredResource, RegisteredResourceTemplate } from './registere
 import { toReadResourceResult } from './resource-contents-mapper';
 
 /** "Resource not found" before 2026-07-28 (the session revisions). */
-export const RESOURCE_NOT_FOUND_CODE = -32002;
+const RESOURCE_NOT_FOUND_CODE = -32002;
 
 /** "Resource not found" from 2026-07-28 on: Invalid Params. */
-export const STATELESS_RESOURCE_NOT_FOUND_CODE = -32602;
+const STATELESS_RESOURCE_NOT_FOUND_CODE = -32602;
 
 /** The not-found error of the request's revision, with the URI in `data`. */
 export function resourceNotFound(uri: string, protocolVersion: string): McpRpcError {

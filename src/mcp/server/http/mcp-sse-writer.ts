@@ -11,7 +11,7 @@ export function acceptsEventStream(accept: string | undefined): boolean {
 }
 
 /** A fresh stream id: 12 URL-safe characters, the prefix of every event id on the stream. */
-export function newStreamId(): string {
+function newStreamId(): string {
   return randomBytes(9).toString('base64url');
 }
 

@@ -11,7 +11,7 @@ export type { McpPubSub } from './mcp-pubsub.interface';
 export const MCP_PUBSUB = 'MCP_PUBSUB';
 
 /** Creates the pub/sub a mount's session bus runs on. */
-export function createMcpPubSub(options: Pick<McpResolvedOptions, 'pubsub'>): McpPubSub {
+function createMcpPubSub(options: Pick<McpResolvedOptions, 'pubsub'>): McpPubSub {
   const redis = options.pubsub?.redis;
   return redis ? new McpRedisPubSub(redis) : new McpLocalPubSub();
 }

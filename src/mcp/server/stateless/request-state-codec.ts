@@ -6,7 +6,7 @@ import { ephemeralRequestStateSecretMessage, invalidRequestStateSecretMessage } 
 import type { McpResolvedOptions } from '../mcp.options';
 
 /** How long an `input_required` round may take before its `requestState` expires, by default. */
-export const DEFAULT_REQUEST_STATE_TTL_MS = 600_000;
+const DEFAULT_REQUEST_STATE_TTL_MS = 600_000;
 
 /** What a `requestState` carries between two rounds of one request. */
 export interface RequestStatePayload {

@@ -7,10 +7,10 @@ import type { Toolset } from '../toolset';
 import { SERVED_PROTOCOL_VERSIONS } from './stateless-envelope';
 
 /** Hints of lists and `server/discover` when the mount sets none: shared, fresh for a minute. */
-export const DEFAULT_LIST_CACHE: Required<McpCacheHint> = { ttlMs: 60_000, scope: 'public' };
+const DEFAULT_LIST_CACHE: Required<McpCacheHint> = { ttlMs: 60_000, scope: 'public' };
 
 /** Hints of `resources/read` when the mount sets none: a read may be per user, so private and stale. */
-export const DEFAULT_READ_CACHE: Required<McpCacheHint> = { ttlMs: 0, scope: 'private' };
+const DEFAULT_READ_CACHE: Required<McpCacheHint> = { ttlMs: 0, scope: 'private' };
 
 function cacheHintFor(method: string, options: McpResolvedOptions): Required<McpCacheHint> {
   if (method === McpMethod.ResourcesRead) {
@@ -20,7 +20,7 @@ function cacheHintFor(method: string, options: McpResolvedOptions): Required<Mcp
 }
 
 /** `serverInfo` as the stateless revision carries it in every result's `_meta`. */
-export function serverInfoOf(toolset: Toolset): Record<string, unknown> {
+function serverInfoOf(toolset: Toolset): Record<string, unknown> {
   const { name, version, title } = toolset.getIdentity();
   return title ? { name, version, title } : { name, version };
 }

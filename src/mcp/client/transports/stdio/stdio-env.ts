@@ -5,13 +5,13 @@
  */
 
 /** Variables a child inherits from this process, when set. */
-export const STDIO_INHERITED_ENV = ['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER'] as const;
+const STDIO_INHERITED_ENV = ['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER'] as const;
 
 /**
  * Extra variables inherited on Windows only, where programs cannot start without them. Windows
  * variable names are case-insensitive, hence the lookup by upper-cased name.
  */
-export const STDIO_INHERITED_ENV_WINDOWS = [
+const STDIO_INHERITED_ENV_WINDOWS = [
   'APPDATA',
   'HOMEDRIVE',
   'HOMEPATH',
