@@ -1,10 +1,38 @@
+/**
+ * durable-mcp: MCP servers and a durable MCP client for NestJS.
+ *
+ * The root entry point: modules, decorators, services, options, errors, entities, migrations and
+ * store contracts. Wire types live in `durable-mcp/protocol`; in-memory stores for tests in
+ * `durable-mcp/testing`.
+ *
+ * @packageDocumentation
+ */
+
+// Serving: McpModule mounts, decorators, the resource notifier and the toolset.
 export { McpModule } from './mcp.module';
+export type {
+  McpModuleOptions,
+  McpModuleExtras,
+  McpServerInfoOptions,
+  McpSessionOptions,
+  McpStatelessOptions,
+  McpCacheOptions,
+  McpCacheHint,
+} from './server/interfaces/mcp-module-options.interface';
+export type { McpResolvedOptions } from './server/mcp.options';
+export type { McpStreamOptions } from './server/http/mcp-stream.options';
+export type { McpPubSubOptions } from './server/pubsub/mcp-pubsub.interface';
+export { MCP_MODULE_OPTIONS, DEFAULT_MOUNT, DEFAULT_PATH, getMcpToolsetToken, getMcpOptionsToken, InjectMcpToolset } from './mcp.constants';
+export { getMcpResourceNotifierToken, InjectMcpResourceNotifier } from './mcp.constants';
 export { McpTool } from './server/decorators/mcp-tool.decorator';
 export { McpResource } from './server/decorators/mcp-resource.decorator';
 export { McpResourceTemplate } from './server/decorators/mcp-resource-template.decorator';
 export { McpPrompt } from './server/decorators/mcp-prompt.decorator';
 export { McpResourceNotifier } from './server/features/mcp-resource-notifier';
-export { getMcpResourceNotifierToken, InjectMcpResourceNotifier } from './mcp.constants';
+export { Toolset } from './server/toolset';
+export type { ToolsetIdentity } from './server/toolset';
+export type { McpToolOptions, McpToolAnnotations, McpIcon, JsonSchema } from './interfaces/mcp-tool-options.interface';
+export type { McpToolContext, McpContent, McpCallToolResult, McpToolReturn, McpInputRequestOptions, McpElicitResult, McpRoot } from './interfaces/mcp-tool-context.interface';
 export type {
   McpResourceOptions,
   McpResourceTemplateOptions,
@@ -19,36 +47,53 @@ export type {
 } from './interfaces/mcp-resource-options.interface';
 export type { McpPromptOptions, McpPromptArgument, McpPromptMessage, McpGetPromptResult, McpPromptReturn } from './interfaces/mcp-prompt-options.interface';
 export type { McpCompleter, McpCompleters, McpCompletionContext, McpCompletionList } from './interfaces/mcp-completion.interface';
-export { Toolset } from './server/toolset';
-export type { ToolsetIdentity } from './server/toolset';
-export {
-  MCP_MODULE_OPTIONS,
-  DEFAULT_MOUNT,
-  DEFAULT_PATH,
-  getMcpToolsetToken,
-  getMcpOptionsToken,
-  InjectMcpToolset,
-} from './mcp.constants';
-export type {
-  McpModuleOptions,
-  McpModuleExtras,
-  McpServerInfoOptions,
-  McpSessionOptions,
-  McpStatelessOptions,
-  McpCacheOptions,
-  McpCacheHint,
-} from './server/interfaces/mcp-module-options.interface';
 export type { McpPrincipal, McpAuthResult, McpAuthorizeFn, McpAuthorizer } from './interfaces/principal.interface';
-export type { McpToolOptions, McpToolAnnotations, McpIcon, JsonSchema } from './interfaces/mcp-tool-options.interface';
-export type { McpToolContext, McpContent, McpCallToolResult, McpToolReturn, McpInputRequestOptions } from './interfaces/mcp-tool-context.interface';
 export type { McpDeliveryContext, McpMessageHandler } from './interfaces/mcp-delivery.interface';
-export type { McpLogLevel } from './protocol/log-levels';
 export { MCP_SESSION_NOTIFIER } from './interfaces/mcp-session-notifier.interface';
 export type { McpSessionNotifier } from './interfaces/mcp-session-notifier.interface';
-export { McpClientRequestError, McpClientRequestTimeoutError } from './errors/mcp-client-request.errors';
-export type { McpStreamOptions } from './server/http/mcp-stream.options';
-export type { McpPubSubOptions } from './server/pubsub/mcp-pubsub.interface';
-export type { McpResolvedOptions } from './server/mcp.options';
+
+// Calling: McpClientModule, McpClientService, handlers and transports.
+export { McpClientModule } from './client/mcp-client.module';
+export { McpClientService } from './client/mcp-client.service';
+export type { McpClientOptions, McpClientQueueOptions, McpClientModuleExtras } from './client/interfaces/mcp-client-options.interface';
+export type {
+  McpServerConfig,
+  McpStdioServerConfig,
+  McpHttpServerConfig,
+  McpToolsetServerConfig,
+  McpCustomServerConfig,
+  McpServerCommonConfig,
+  McpServerVersion,
+  McpServerScope,
+} from './client/interfaces/mcp-server-config.interface';
+export type { McpCallOptions, McpCallState } from './client/interfaces/mcp-call.interface';
+export { McpSamplingHandler, McpElicitationHandler, McpRootsHandler } from './client/decorators/mcp-client-handler.decorator';
+export type { McpClientHandlers, McpClientRequestHandler, McpClientHandlerContext, McpClientHandlerKind } from './client/interfaces/mcp-client-handlers.interface';
+export type { McpToolDefinition, McpServerTool } from './client/tool-router';
+export { toOpenAiTools, toAnthropicTools, toGeminiFunctionDeclarations, toGeminiSchema, toFunctionName } from './client/tool-format-converters';
+export type { OpenAiTool, AnthropicTool, GeminiFunctionDeclaration, ToolFormatOptions } from './client/tool-format-converters';
+export { MCP_TRANSPORT_FACTORIES } from './client/mcp-client.constants';
+export type { McpTransportFactory, McpTransportFactoryContext } from './client/transports/mcp-transport-factory.interface';
+export type {
+  McpTransport,
+  McpTransportContext,
+  McpTransportDeliverOptions,
+  McpTransportResult,
+  McpHandshakeInfo,
+  McpServerRequestHandler,
+  McpServerNotificationHandler,
+} from './client/transports/mcp-transport.interface';
+export { HttpTransport } from './client/transports/http/http.transport';
+export type { HttpTransportOptions, HttpRetryOptions } from './client/transports/http/http.options';
+export { StdioTransport } from './client/transports/stdio/stdio.transport';
+export type { StdioTransportOptions, StdioPoolOptions } from './client/transports/stdio/stdio.options';
+export type { StdioErrorDetails, StdioClientError } from './client/transports/stdio/stdio.errors';
+export { toStdioArgv } from './client/transports/stdio/stdio-argv';
+export type { StdioServerConfig } from './client/transports/stdio/stdio-argv';
+export { ToolsetTransport } from './client/transports/toolset/toolset.transport';
+export type { ToolsetTransportOptions } from './client/transports/toolset/toolset.transport';
+
+// Errors.
 export {
   McpConfigurationError,
   McpRpcError,
@@ -66,9 +111,14 @@ export {
   McpCallNotFoundError,
   McpInputRequiredError,
 } from './errors';
+export { McpInfrastructureError } from './errors/mcp-infrastructure.errors';
+export { McpClientRequestError, McpClientRequestTimeoutError } from './errors/mcp-client-request.errors';
+export { HttpSessionExpiredError } from './client/transports/http/http-session-expired.errors';
+
+// Persistence: entities, migrations, store contracts.
 export { McpEvent, McpInboundSession, McpOutboundSession, McpResourceSubscription, MCP_ENTITIES } from './persistence/entities';
 export type { McpEventDirection } from './persistence/entities';
-export { MCP_MIGRATIONS, CreateMcpTables1764489600000, AddMcpServerFeatures1764576000000 } from './persistence/migrations';
+export { MCP_MIGRATIONS, CreateMcpTables1764489600000, AddMcpServerFeatures1764576000000, AddOutboundSessionEndpoint1767225600000 } from './persistence/migrations';
 export {
   MCP_SESSION_STORE,
   MCP_SUBSCRIPTION_STORE,
@@ -90,55 +140,7 @@ export type { McpServerStores, McpClientStores, McpStoreOverride } from './persi
 export { MCP_COLUMN_LENGTHS } from './persistence/mcp-columns.constants';
 export { JsonText } from './persistence/json-text';
 export { isSessionLive, isSessionIdle, sessionIdleCutoff } from './persistence/session-liveness';
-export * from './protocol';
-export { McpClientService } from './client/mcp-client.service';
-export { McpClientModule } from './client/mcp-client.module';
-export { MCP_TRANSPORT_FACTORIES } from './client/mcp-client.constants';
-export type { McpTransportFactory, McpTransportFactoryContext } from './client/transports/mcp-transport-factory.interface';
-export { McpSamplingHandler, McpElicitationHandler, McpRootsHandler } from './client/decorators/mcp-client-handler.decorator';
-export { MCP_CLIENT_OPTIONS } from './client/mcp-client.constants';
-export { DEFAULT_MCP_CALL_QUEUE } from './client/config/client-options-resolver';
-export type { McpResolvedClientOptions, McpResolvedQueueOptions } from './client/config/client-options-resolver';
-export { loadServersFile } from './client/config/servers-file-loader';
-export { resolveServerConfig } from './client/config/server-config-resolver';
-export type { McpClientOptions, McpClientQueueOptions, McpClientModuleExtras } from './client/interfaces/mcp-client-options.interface';
-export type {
-  McpServerConfig,
-  McpStdioServerConfig,
-  McpHttpServerConfig,
-  McpToolsetServerConfig,
-  McpServerCommonConfig,
-  McpServerVersion,
-  McpServerScope,
-  McpResolvedServerConfig,
-  McpCustomServerConfig,
-} from './client/interfaces/mcp-server-config.interface';
-export type { McpClientHandlers, McpClientRequestHandler, McpClientHandlerContext, McpClientHandlerKind } from './client/interfaces/mcp-client-handlers.interface';
-export type { McpCallJob, McpCallOptions, McpCallState } from './client/interfaces/mcp-call.interface';
-export type { McpToolDefinition, McpServerTool, McpToolCatalog } from './client/tool-router';
-export {
-  toOpenAiTools,
-  toAnthropicTools,
-  toGeminiFunctionDeclarations,
-  toGeminiSchema,
-  toFunctionName,
-} from './client/tool-format-converters';
-export type { OpenAiTool, AnthropicTool, GeminiFunctionDeclaration, ToolFormatOptions } from './client/tool-format-converters';
-export { ToolsetTransport } from './client/transports/toolset/toolset.transport';
-export type { ToolsetTransportOptions } from './client/transports/toolset/toolset.transport';
-export type {
-  McpTransport,
-  McpTransportContext,
-  McpTransportDeliverOptions,
-  McpTransportResult,
-  McpHandshakeInfo,
-  McpServerRequestHandler,
-  McpServerNotificationHandler,
-} from './client/transports/mcp-transport.interface';
-export { StdioTransport } from './client/transports/stdio/stdio.transport';
-export type { StdioTransportOptions, StdioPoolOptions } from './client/transports/stdio/stdio.options';
-export { toStdioArgv } from './client/transports/stdio/stdio-argv';
-export type { StdioServerConfig } from './client/transports/stdio/stdio-argv';
-export type { StdioErrorDetails } from './client/transports/stdio/stdio.errors';
-export { HttpTransport } from './client/transports/http/http.transport';
-export type { HttpTransportOptions, HttpRetryOptions } from './client/transports/http/http.options';
+
+// The wire types that the signatures above use (the whole vocabulary is in durable-mcp/protocol).
+export type { JsonRpcId, JsonRpcRequest, JsonRpcNotification, JsonRpcResponse, JsonRpcSuccess, JsonRpcError, JsonRpcErrorObject, JsonRpcMessage } from './protocol/jsonrpc';
+export type { McpLogLevel } from './protocol/log-levels';

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import { McpProtocolError, McpTransportError, type JsonRpcNotification, type JsonRpcRequest } from '../../src/mcp';
+import { McpProtocolError, McpTransportError } from '../../src/mcp';
+import { type JsonRpcNotification, type JsonRpcRequest } from '../../src/mcp/protocol';
 import { HttpTransport } from '../../src/mcp/client/transports/http/http.transport';
 import type { McpTransportContext, McpTransportDeliverOptions } from '../../src/mcp/client/transports/mcp-transport.interface';
 import { json, openSse, reset, result, sseEvent, startScriptedHttpServer, status, type ScriptedHttpServer } from '../fixtures/http/scripted-http-server';

@@ -1,4 +1,5 @@
-import { McpModule, McpTransportError, type JsonRpcRequest } from '../../src/mcp';
+import { McpModule, McpTransportError } from '../../src/mcp';
+import { type JsonRpcRequest } from '../../src/mcp/protocol';
 import { HttpTransport } from '../../src/mcp/client/transports/http/http.transport';
 import type { McpTransportContext } from '../../src/mcp/client/transports/mcp-transport.interface';
 import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';

@@ -1,6 +1,7 @@
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { McpTimeoutError, McpTransportError, type JsonRpcNotification, type JsonRpcRequest } from '../../src/mcp';
+import { McpTimeoutError, McpTransportError } from '../../src/mcp';
+import { type JsonRpcNotification, type JsonRpcRequest } from '../../src/mcp/protocol';
 import { HttpSessionExpiredError } from '../../src/mcp/client/transports/http/http-session-expired.errors';
 import { HttpTransport } from '../../src/mcp/client/transports/http/http.transport';
 import type { McpTransportContext } from '../../src/mcp/client/transports/mcp-transport.interface';

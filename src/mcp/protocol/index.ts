@@ -1,6 +1,18 @@
-export * from './jsonrpc';
-export * from './revisions';
-export * from './mcp-methods';
-export * from './stateless';
-export * from './method-catalog';
-export * from './param-header-annotations';
+/**
+ * The MCP wire vocabulary of durable-mcp (the `durable-mcp/protocol` entry point): JSON-RPC
+ * envelopes, method names and the facts about each method, revisions, the stateless revision's
+ * `_meta` keys, headers and error codes, and log levels. Plain TypeScript: no Nest, no TypeORM.
+ *
+ * @packageDocumentation
+ */
+export type { JsonRpcId, JsonRpcRequest, JsonRpcNotification, JsonRpcResponse, JsonRpcSuccess, JsonRpcError, JsonRpcErrorObject, JsonRpcMessage } from './jsonrpc';
+export { JsonRpcErrorCode, jsonRpcError, jsonRpcResult } from './jsonrpc';
+export { McpMethod, McpHeader, TOOL_NAME_PATTERN } from './mcp-methods';
+export type { McpMethodName } from './mcp-methods';
+export { MCP_METHOD_CATALOG, methodFacts, existsInRevision } from './method-catalog';
+export type { McpMethodFacts, McpParty, McpRevisionFamily, McpCapabilityRequirement } from './method-catalog';
+export { SESSION_PROTOCOL_VERSIONS, LATEST_SESSION_PROTOCOL_VERSION, DEFAULT_NEGOTIATED_PROTOCOL_VERSION } from './revisions';
+export { STATELESS_PROTOCOL_VERSION, STATELESS_PROTOCOL_VERSIONS, StatelessMetaKey, StatelessHeader, StatelessErrorCode, StatelessRetryParam, ResultType } from './stateless';
+export { MCP_LOG_LEVELS } from './log-levels';
+export type { McpLogLevel } from './log-levels';
+export { X_MCP_HEADER } from './param-header-annotations';
