@@ -9,12 +9,14 @@ import { DemoTools } from './demo/demo.tools';
 import { MCP_ENTITIES, MCP_MIGRATIONS, McpClientModule, McpModule } from './mcp';
 
 function databaseOptions(): TypeOrmModuleOptions {
+  // No retries: a database that is missing or unreachable stops the app at once (src/main.ts says why).
+  const fail = { retryAttempts: 0, toRetry: () => false };
   if (demoConfig.databaseUrl) {
-    return { type: 'postgres', url: demoConfig.databaseUrl, entities: MCP_ENTITIES, migrations: MCP_MIGRATIONS, migrationsRun: true };
+    return { type: 'postgres', url: demoConfig.databaseUrl, entities: MCP_ENTITIES, migrations: MCP_MIGRATIONS, migrationsRun: true, ...fail };
   }
   const dir = join(process.cwd(), 'data');
   mkdirSync(dir, { recursive: true });
-  return { type: 'better-sqlite3', database: join(dir, 'durable-mcp.sqlite'), entities: MCP_ENTITIES, synchronize: true };
+  return { type: 'better-sqlite3', database: join(dir, 'durable-mcp.sqlite'), entities: MCP_ENTITIES, synchronize: true, ...fail };
 }
 
 /** The example app: one MCP endpoint at /mcp serving the demo tools, and a client that calls it. */

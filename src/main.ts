@@ -1,11 +1,20 @@
 import 'reflect-metadata';
-import { Logger } from '@nestjs/common';
+import { ConsoleLogger, Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from './app.module';
 import { demoConfig } from './demo/demo.config';
+import { startupErrorMessage } from './demo/startup-error';
+
+/** Nest's console logger without its dump of an error that stops the boot: bootstrap's caller reports it. */
+class DemoLogger extends ConsoleLogger {
+  override error(message: unknown, ...rest: unknown[]): void {
+    if (rest[rest.length - 1] === 'ExceptionHandler') return;
+    super.error(message, ...rest);
+  }
+}
 
 async function bootstrap(): Promise<void> {
-  const app = await NestFactory.create(AppModule);
+  const app = await NestFactory.create(AppModule, { abortOnError: false, logger: new DemoLogger() });
   app.enableShutdownHooks();
   await app.listen(demoConfig.port, demoConfig.host);
   const logger = new Logger('durable-mcp');
@@ -17,4 +26,7 @@ async function bootstrap(): Promise<void> {
   }
 }
 
-void bootstrap();
+bootstrap().catch((error: unknown) => {
+  new Logger('durable-mcp').error(startupErrorMessage(error, demoConfig));
+  process.exit(1);
+});

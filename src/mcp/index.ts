@@ -18,9 +18,11 @@ export type {
   McpStatelessOptions,
   McpCacheOptions,
   McpCacheHint,
+  McpModuleForRootOptions,
+  McpModuleAsyncOptions,
 } from './server/interfaces/mcp-module-options.interface';
 export type { McpResolvedOptions } from './server/mcp.options';
-export type { McpStreamOptions } from './server/http/mcp-stream.options';
+export type { McpStreamOptions, McpResolvedStreamOptions } from './server/http/mcp-stream.options';
 export type { McpPubSubOptions } from './server/pubsub/mcp-pubsub.interface';
 export { MCP_MODULE_OPTIONS, DEFAULT_MOUNT, DEFAULT_PATH, getMcpToolsetToken, getMcpOptionsToken, InjectMcpToolset } from './mcp.constants';
 export { getMcpResourceNotifierToken, InjectMcpResourceNotifier } from './mcp.constants';
@@ -48,14 +50,14 @@ export type {
 export type { McpPromptOptions, McpPromptArgument, McpPromptMessage, McpGetPromptResult, McpPromptReturn } from './interfaces/mcp-prompt-options.interface';
 export type { McpCompleter, McpCompleters, McpCompletionContext, McpCompletionList } from './interfaces/mcp-completion.interface';
 export type { McpPrincipal, McpAuthResult, McpAuthorizeFn, McpAuthorizer } from './interfaces/principal.interface';
-export type { McpDeliveryContext, McpMessageHandler } from './interfaces/mcp-delivery.interface';
+export type { McpDeliveryContext, McpMessageHandler, McpClientChannel } from './interfaces/mcp-delivery.interface';
 export { MCP_SESSION_NOTIFIER } from './interfaces/mcp-session-notifier.interface';
 export type { McpSessionNotifier } from './interfaces/mcp-session-notifier.interface';
 
 // Calling: McpClientModule, McpClientService, handlers and transports.
 export { McpClientModule } from './client/mcp-client.module';
 export { McpClientService } from './client/mcp-client.service';
-export type { McpClientOptions, McpClientQueueOptions, McpClientModuleExtras } from './client/interfaces/mcp-client-options.interface';
+export type { McpClientOptions, McpClientQueueOptions, McpClientModuleExtras, McpClientModuleOptions, McpClientModuleAsyncOptions } from './client/interfaces/mcp-client-options.interface';
 export type {
   McpServerConfig,
   McpStdioServerConfig,
@@ -66,12 +68,12 @@ export type {
   McpServerVersion,
   McpServerScope,
 } from './client/interfaces/mcp-server-config.interface';
-export type { McpCallOptions, McpCallState } from './client/interfaces/mcp-call.interface';
+export type { McpCallOptions, McpCallState, McpToolArguments } from './client/interfaces/mcp-call.interface';
 export { McpSamplingHandler, McpElicitationHandler, McpRootsHandler } from './client/decorators/mcp-client-handler.decorator';
 export type { McpClientHandlers, McpClientRequestHandler, McpClientHandlerContext, McpClientHandlerKind } from './client/interfaces/mcp-client-handlers.interface';
 export type { McpToolDefinition, McpServerTool } from './client/tool-router';
 export { toOpenAiTools, toAnthropicTools, toGeminiFunctionDeclarations, toGeminiSchema, toFunctionName } from './client/tool-format-converters';
-export type { OpenAiTool, AnthropicTool, GeminiFunctionDeclaration, ToolFormatOptions } from './client/tool-format-converters';
+export type { OpenAiTool, AnthropicTool, GeminiFunctionDeclaration, ToolFormatOptions, McpToolFormatInput } from './client/tool-format-converters';
 export { MCP_TRANSPORT_FACTORIES } from './client/mcp-client.constants';
 export type { McpTransportFactory, McpTransportFactoryContext } from './client/transports/mcp-transport-factory.interface';
 export type {
@@ -143,4 +145,5 @@ export { isSessionLive, isSessionIdle, sessionIdleCutoff } from './persistence/s
 
 // The wire types that the signatures above use (the whole vocabulary is in durable-mcp/protocol).
 export type { JsonRpcId, JsonRpcRequest, JsonRpcNotification, JsonRpcResponse, JsonRpcSuccess, JsonRpcError, JsonRpcErrorObject, JsonRpcMessage } from './protocol/jsonrpc';
+export { MCP_LOG_LEVELS } from './protocol/log-levels';
 export type { McpLogLevel } from './protocol/log-levels';

@@ -9,8 +9,6 @@ import { DEFAULT_MOUNT, DEFAULT_PATH } from './mcp.constants';
 export const {
   ConfigurableModuleClass: McpConfigurableModule,
   MODULE_OPTIONS_TOKEN: MCP_RAW_OPTIONS,
-  OPTIONS_TYPE: MCP_OPTIONS_TYPE,
-  ASYNC_OPTIONS_TYPE: MCP_ASYNC_OPTIONS_TYPE,
 } = new ConfigurableModuleBuilder<McpModuleOptions>()
   .setClassMethodName('forRoot')
   .setFactoryMethodName('createMcpOptions')

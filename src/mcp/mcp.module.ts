@@ -3,11 +3,11 @@ import { DiscoveryModule } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DEFAULT_MOUNT, DEFAULT_PATH, MCP_MODULE_OPTIONS, getMcpOptionsToken, getMcpToolsetToken } from './mcp.constants';
-import { MCP_ASYNC_OPTIONS_TYPE, MCP_OPTIONS_TYPE, MCP_RAW_OPTIONS, McpConfigurableModule } from './mcp.module-definition';
+import { MCP_RAW_OPTIONS, McpConfigurableModule } from './mcp.module-definition';
 import { MCP_ENTITIES } from './persistence/entities';
 import { createMcpServerStoreProviders } from './persistence/store-providers';
 import { mcpFeatureExports } from './server/features/feature.providers';
-import type { McpModuleExtras, McpModuleOptions } from './server/interfaces/mcp-module-options.interface';
+import type { McpModuleAsyncOptions, McpModuleExtras, McpModuleForRootOptions, McpModuleOptions } from './server/interfaces/mcp-module-options.interface';
 import { createMcpServerParts } from './server/mcp-server.providers';
 import { resolveMcpOptions } from './server/mcp.options';
 
@@ -23,12 +23,12 @@ const MCP_TYPEORM_FEATURE = TypeOrmModule.forFeature(MCP_ENTITIES);
 @Module({})
 export class McpModule extends McpConfigurableModule {
   /** Mounts an MCP endpoint with static options. */
-  static override forRoot(options: typeof MCP_OPTIONS_TYPE): DynamicModule {
+  static override forRoot(options: McpModuleForRootOptions): DynamicModule {
     return McpModule.withMount(super.forRoot(options), options);
   }
 
   /** Mounts an MCP endpoint whose options come from a factory, class or existing provider. */
-  static override forRootAsync(options: typeof MCP_ASYNC_OPTIONS_TYPE): DynamicModule {
+  static override forRootAsync(options: McpModuleAsyncOptions): DynamicModule {
     return McpModule.withMount(super.forRootAsync(options), options);
   }
 

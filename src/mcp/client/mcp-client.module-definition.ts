@@ -8,8 +8,6 @@ import type { McpClientModuleExtras, McpClientOptions } from './interfaces/mcp-c
 export const {
   ConfigurableModuleClass: McpClientConfigurableModule,
   MODULE_OPTIONS_TOKEN: MCP_CLIENT_RAW_OPTIONS,
-  OPTIONS_TYPE: MCP_CLIENT_OPTIONS_TYPE,
-  ASYNC_OPTIONS_TYPE: MCP_CLIENT_ASYNC_OPTIONS_TYPE,
 } = new ConfigurableModuleBuilder<McpClientOptions>()
   .setClassMethodName('forRoot')
   .setFactoryMethodName('createMcpClientOptions')

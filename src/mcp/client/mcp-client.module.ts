@@ -3,8 +3,8 @@ import { DiscoveryModule } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { MCP_ENTITIES } from '../persistence/entities';
 import { createMcpClientStoreProviders } from '../persistence/store-providers';
-import type { McpClientModuleExtras } from './interfaces/mcp-client-options.interface';
-import { MCP_CLIENT_ASYNC_OPTIONS_TYPE, MCP_CLIENT_OPTIONS_TYPE, McpClientConfigurableModule } from './mcp-client.module-definition';
+import type { McpClientModuleAsyncOptions, McpClientModuleExtras, McpClientModuleOptions } from './interfaces/mcp-client-options.interface';
+import { McpClientConfigurableModule } from './mcp-client.module-definition';
 import { MCP_CLIENT_OPTIONS, MCP_TRANSPORT_FACTORIES } from './mcp-client.constants';
 import { createMcpClientProviders } from './mcp-client.providers';
 import { McpClientService } from './mcp-client.service';
@@ -30,12 +30,12 @@ const MCP_CLIENT_TYPEORM_FEATURE = TypeOrmModule.forFeature(MCP_ENTITIES);
 @Module({})
 export class McpClientModule extends McpClientConfigurableModule {
   /** Registers the client with static options. */
-  static override forRoot(options: typeof MCP_CLIENT_OPTIONS_TYPE): DynamicModule {
+  static override forRoot(options: McpClientModuleOptions): DynamicModule {
     return McpClientModule.withClient(super.forRoot(options), options);
   }
 
   /** Registers the client with options from a factory, class or existing provider. */
-  static override forRootAsync(options: typeof MCP_CLIENT_ASYNC_OPTIONS_TYPE): DynamicModule {
+  static override forRootAsync(options: McpClientModuleAsyncOptions): DynamicModule {
     return McpClientModule.withClient(super.forRootAsync(options), options);
   }
 

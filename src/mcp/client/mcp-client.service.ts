@@ -4,7 +4,7 @@ import { McpConfigurationError } from '../errors/mcp-configuration.errors';
 import type { McpCallToolResult } from '../interfaces/mcp-tool-context.interface';
 import { McpMethod } from '../protocol/mcp-methods';
 import type { McpResolvedClientOptions } from './config/client-options-resolver';
-import type { McpCallJob, McpCallOptions, McpCallState } from './interfaces/mcp-call.interface';
+import type { McpCallJob, McpCallOptions, McpCallState, McpToolArguments } from './interfaces/mcp-call.interface';
 import { MCP_CLIENT_OPTIONS } from './mcp-client.constants';
 import { McpCallQueueHost } from './queue/mcp-call-queue-host';
 import type { McpCallQueue } from './queue/mcp-call-queue.interface';
@@ -12,8 +12,6 @@ import { McpToolListCache } from './tool-list-cache';
 import { routeTool, type McpServerTool, type McpToolCatalog, type McpToolDefinition } from './tool-router';
 import { McpTransportRegistry } from './transports/transport-registry';
 
-/** Arguments of a tool call. */
-type Args = Record<string, unknown>;
 
 /** Most pages read from one paginated list before giving up (a server that never ends its list). */
 const MAX_PAGES = 1000;
@@ -28,6 +26,7 @@ const MAX_PAGES = 1000;
 export class McpClientService implements OnModuleInit {
   private readonly logger = new Logger(McpClientService.name);
 
+  /** @internal Built by `McpClientModule`. */
   constructor(
     @Inject(MCP_CLIENT_OPTIONS) private readonly options: McpResolvedClientOptions,
     private readonly host: McpCallQueueHost,
@@ -68,25 +67,25 @@ export class McpClientService implements OnModuleInit {
   }
 
   /** Calls a tool on a server and waits for its result (`isError` results are results, not errors). */
-  callTool(server: string, name: string, args?: Args, options?: McpCallOptions & { wait?: true }): Promise<McpCallToolResult>;
+  callTool(server: string, name: string, args?: McpToolArguments, options?: McpCallOptions & { wait?: true }): Promise<McpCallToolResult>;
   /** Enqueues a tool call on a server and resolves to its call id. */
-  callTool(server: string, name: string, args: Args | undefined, options: McpCallOptions & { wait: false }): Promise<string>;
+  callTool(server: string, name: string, args: McpToolArguments | undefined, options: McpCallOptions & { wait: false }): Promise<string>;
   /** Calls a tool on the one server that offers it. @throws McpAmbiguousToolError, McpToolNotFoundError */
-  callTool(name: string, args?: Args, options?: McpCallOptions & { wait?: true }): Promise<McpCallToolResult>;
+  callTool(name: string, args?: McpToolArguments, options?: McpCallOptions & { wait?: true }): Promise<McpCallToolResult>;
   /** Enqueues a call of a tool on the one server that offers it and resolves to its call id. */
-  callTool(name: string, args: Args | undefined, options: McpCallOptions & { wait: false }): Promise<string>;
-  async callTool(first: string, second?: string | Args, third?: Args | McpCallOptions, fourth?: McpCallOptions): Promise<McpCallToolResult | string> {
+  callTool(name: string, args: McpToolArguments | undefined, options: McpCallOptions & { wait: false }): Promise<string>;
+  async callTool(first: string, second?: string | McpToolArguments, third?: McpToolArguments | McpCallOptions, fourth?: McpCallOptions): Promise<McpCallToolResult | string> {
     const routed = typeof second !== 'string';
     const options = ((routed ? third : fourth) ?? {}) as McpCallOptions;
     const name = routed ? first : (second as string);
-    const args = ((routed ? second : third) ?? {}) as Args;
+    const args = ((routed ? second : third) ?? {}) as McpToolArguments;
     const server = routed ? routeTool(await this.catalog(options), name) : first;
     const params = { name, arguments: args, ...(options.meta ? { _meta: options.meta } : {}) };
     return options.wait === false ? this.enqueue(server, McpMethod.ToolsCall, params, options) : (this.request(server, McpMethod.ToolsCall, params, options) as Promise<McpCallToolResult>);
   }
 
   /** Enqueues a tool call and resolves to its id at once (`callTool(..., { wait: false })`). */
-  enqueueToolCall(server: string, name: string, args: Args = {}, options: McpCallOptions = {}): Promise<string> {
+  enqueueToolCall(server: string, name: string, args: McpToolArguments = {}, options: McpCallOptions = {}): Promise<string> {
     return this.callTool(server, name, args, { ...options, wait: false });
   }
 

@@ -30,18 +30,19 @@ export interface ToolFormatOptions {
   qualify?: boolean;
 }
 
-type ToolInput = McpToolDefinition | McpServerTool;
+/** A tool as the converters take it: a server's tool, or one of `listAllTools()` with its server. */
+export type McpToolFormatInput = McpToolDefinition | McpServerTool;
 
 /** Function names the model APIs accept: `^[A-Za-z0-9_-]{1,64}$`. */
 export function toFunctionName(name: string): string {
   return name.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64) || '_';
 }
 
-function isServerTool(input: ToolInput): input is McpServerTool {
+function isServerTool(input: McpToolFormatInput): input is McpServerTool {
   return typeof input.server === 'string' && typeof input.tool === 'object' && input.tool !== null && !('inputSchema' in input);
 }
 
-function unpack(input: ToolInput, options: ToolFormatOptions): { name: string; tool: McpToolDefinition } {
+function unpack(input: McpToolFormatInput, options: ToolFormatOptions): { name: string; tool: McpToolDefinition } {
   if (isServerTool(input)) {
     const tool = input.tool;
     return { tool, name: toFunctionName(options.qualify ? `${input.server}__${tool.name}` : tool.name) };
@@ -60,7 +61,7 @@ function describe(tool: McpToolDefinition): { description?: string } {
 }
 
 /** Converts MCP tools to OpenAI function tools. */
-export function toOpenAiTools(tools: ToolInput[], options: ToolFormatOptions = {}): OpenAiTool[] {
+export function toOpenAiTools(tools: McpToolFormatInput[], options: ToolFormatOptions = {}): OpenAiTool[] {
   return tools.map((input) => {
     const { name, tool } = unpack(input, options);
     return { type: 'function', function: { name, ...describe(tool), parameters: objectSchema(tool) } };
@@ -68,7 +69,7 @@ export function toOpenAiTools(tools: ToolInput[], options: ToolFormatOptions = {
 }
 
 /** Converts MCP tools to Anthropic tools. */
-export function toAnthropicTools(tools: ToolInput[], options: ToolFormatOptions = {}): AnthropicTool[] {
+export function toAnthropicTools(tools: McpToolFormatInput[], options: ToolFormatOptions = {}): AnthropicTool[] {
   return tools.map((input) => {
     const { name, tool } = unpack(input, options);
     return { name, ...describe(tool), input_schema: objectSchema(tool) };
@@ -102,7 +103,7 @@ export function toGeminiSchema(schema: Record<string, unknown>): Record<string, 
 }
 
 /** Converts MCP tools to Gemini function declarations (parameters left out for argument-less tools). */
-export function toGeminiFunctionDeclarations(tools: ToolInput[], options: ToolFormatOptions = {}): GeminiFunctionDeclaration[] {
+export function toGeminiFunctionDeclarations(tools: McpToolFormatInput[], options: ToolFormatOptions = {}): GeminiFunctionDeclaration[] {
   return tools.map((input) => {
     const { name, tool } = unpack(input, options);
     const schema = objectSchema(tool);

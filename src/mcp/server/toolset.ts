@@ -63,6 +63,7 @@ export class Toolset implements McpMessageHandler {
   private readonly capabilities: Record<string, unknown> = { tools: { listChanged: false } };
   private pages: Readonly<Record<string, unknown>>[][] = [];
 
+  /** @internal Built by the mount's module. */
   constructor(
     /** The mount this toolset serves. */
     readonly mount: string,
@@ -72,7 +73,7 @@ export class Toolset implements McpMessageHandler {
     this.logger = new Logger(`Toolset:${mount}`);
   }
 
-  /** Adds a tool; a second tool of the same name is a boot error naming both owners. */
+  /** @internal Adds a tool; a second tool of the same name is a boot error naming both owners. */
   register(tool: RegisteredTool): void {
     const existing = this.tools.get(tool.name);
     if (existing) {
@@ -82,12 +83,12 @@ export class Toolset implements McpMessageHandler {
     this.pages = [];
   }
 
-  /** Serves another request method (resources, prompts, completion...). */
+  /** @internal Serves another request method (resources, prompts, completion...). */
   handle(method: string, handler: McpMethodHandler): void {
     this.methods.set(method, handler);
   }
 
-  /** Announces a server capability in `initialize` (and `server/discover`). */
+  /** @internal Announces a server capability in `initialize` (and `server/discover`). */
   declareCapability(name: string, value: Record<string, unknown>): void {
     this.capabilities[name] = value;
   }
@@ -103,6 +104,7 @@ export class Toolset implements McpMessageHandler {
   }
 
   /**
+   * @internal
    * Runs `work` as the handling of `request`, with a context whose signal aborts on
    * `notifications/cancelled` for this request or when the caller's signal aborts.
    */
@@ -120,12 +122,12 @@ export class Toolset implements McpMessageHandler {
     }
   }
 
-  /** The registered tools, in registration order. */
+  /** @internal The registered tools, in registration order. */
   list(): RegisteredTool[] {
     return [...this.tools.values()];
   }
 
-  /** Looks up one tool by name. */
+  /** @internal Looks up one tool by name. */
   get(name: string): RegisteredTool | undefined {
     return this.tools.get(name);
   }

@@ -39,3 +39,6 @@ export interface McpCallState {
   /** The typed error, when failed. */
   error?: Error;
 }
+
+/** The arguments of a tool call: the JSON object the tool's input schema describes. */
+export type McpToolArguments = Record<string, unknown>;

@@ -1,4 +1,4 @@
-import type { Type } from '@nestjs/common';
+import type { ConfigurableModuleAsyncOptions, Type } from '@nestjs/common';
 import type { AdvancedSettings, QueueOptions } from 'bull';
 import type { McpClientStores } from '../../persistence/store-providers';
 import type { McpTransportFactory } from '../transports/mcp-transport-factory.interface';
@@ -78,3 +78,12 @@ export interface McpClientModuleExtras {
    */
   stores?: McpClientStores;
 }
+
+/** What `McpClientModule.forRoot` takes: the client options and the synchronous extras. */
+export type McpClientModuleOptions = McpClientOptions & McpClientModuleExtras;
+
+/**
+ * What `McpClientModule.forRootAsync` takes: `useFactory` (with `imports` and `inject`),
+ * `useClass` or `useExisting` producing `McpClientOptions`, plus the synchronous extras.
+ */
+export type McpClientModuleAsyncOptions = ConfigurableModuleAsyncOptions<McpClientOptions, 'createMcpClientOptions'> & McpClientModuleExtras;

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
-import Bull, { type Job, type Queue } from 'bull';
+import type Bull from 'bull';
+import type { Job, Queue } from 'bull';
 import { EventEmitter, once } from 'node:events';
 import { McpCallNotFoundError } from '../../errors/mcp-client-call.errors';
 import { McpTransportError } from '../../errors/mcp-client.errors';
@@ -8,6 +9,7 @@ import type { McpResolvedQueueOptions } from '../config/client-options-resolver'
 import type { McpCallJob, McpCallState } from '../interfaces/mcp-call.interface';
 import type { McpCallAttempt } from '../interfaces/mcp-call-attempt.interface';
 import type { McpCallProcessor } from '../mcp-call-processor';
+import { requireOptionalPeer } from '../../optional-peer';
 import { decodeCallError, encodeCallError, type EncodedCallError } from './call-error-codec';
 import type { McpCallNotificationListener, McpCallQueue } from './mcp-call-queue.interface';
 import { isRetryable } from './retry-policy';
@@ -40,7 +42,8 @@ export class BullCallQueue implements McpCallQueue {
     private readonly options: McpResolvedQueueOptions,
     private readonly processor: McpCallProcessor,
   ) {
-    this.queue = new Bull<McpCallJobData>(options.name, options.bull ?? {});
+    const BullQueue = requireOptionalPeer<typeof Bull>('bull', 'McpClientModule queue.redis (Bull)');
+    this.queue = new BullQueue<McpCallJobData>(options.name, options.bull ?? {});
     this.queue.on('error', (error) => this.logger.error(`Queue "${options.name}": ${error.message}`));
     this.queue.on('global:progress', (jobId: string, progress: unknown) => {
       const data = (typeof progress === 'string' ? JSON.parse(progress) : progress) as NotificationProgress | null;

@@ -22,7 +22,9 @@ export class TypeOrmOutboundSessionStore implements McpOutboundSessionStore {
       const column = columns.find((c) => c.propertyName === name);
       prepared[name] = value === null || !column ? value : connection.driver.preparePersistentValue(value, column);
     }
-    const [query, values] = connection.driver.escapeQueryWithParameters(sql, prepared);
+    // TypeORM 0.3 requires a third argument (native parameters); 1.x takes two and ignores more.
+    const escape = connection.driver.escapeQueryWithParameters as (sql: string, parameters: object, nativeParameters: object) => [string, unknown[]];
+    const [query, values] = escape.call(connection.driver, sql, prepared, {});
     return this.sessions.query(query, values);
   }
 

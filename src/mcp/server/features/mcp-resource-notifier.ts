@@ -21,6 +21,7 @@ export class McpResourceNotifier {
   private readonly logger = new Logger(McpResourceNotifier.name);
   private warned = false;
 
+  /** @internal Built by the mount's module. */
   constructor(
     @InjectMcpSubscriptionStore() private readonly subscriptions: McpSubscriptionStore,
     @Optional() @Inject(MCP_SESSION_NOTIFIER) private readonly notifier?: McpSessionNotifier | null,

@@ -1,4 +1,5 @@
 import type { Type } from '@nestjs/common';
+import type { ConfigurableModuleAsyncOptions } from '@nestjs/common';
 import type { McpAuthorizeFn, McpAuthorizer } from '../../interfaces/principal.interface';
 import type { McpServerStores } from '../../persistence/store-providers';
 import type { McpStreamOptions } from '../http/mcp-stream.options';
@@ -132,3 +133,12 @@ export interface McpModuleExtras {
    */
   stores?: McpServerStores;
 }
+
+/** What `McpModule.forRoot` takes: the options of one mount and its synchronous extras. */
+export type McpModuleForRootOptions = McpModuleOptions & Partial<McpModuleExtras>;
+
+/**
+ * What `McpModule.forRootAsync` takes: `useFactory` (with `imports` and `inject`), `useClass` or
+ * `useExisting` producing `McpModuleOptions`, plus the synchronous extras.
+ */
+export type McpModuleAsyncOptions = ConfigurableModuleAsyncOptions<McpModuleOptions, 'createMcpOptions'> & Partial<McpModuleExtras>;

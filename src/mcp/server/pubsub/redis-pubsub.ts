@@ -1,5 +1,7 @@
 import { Logger } from '@nestjs/common';
-import Redis, { type RedisOptions } from 'ioredis';
+import type Redis from 'ioredis';
+import type { RedisOptions } from 'ioredis';
+import { requireOptionalPeer } from '../../optional-peer';
 import type { McpPubSub, McpPubSubListener } from './mcp-pubsub.interface';
 
 /** Takes the claim when it is free or already ours (then extends it). */
@@ -28,8 +30,9 @@ const logger = new Logger('McpRedisPubSub');
  * would meet a connection already switched to subscriber mode by a queued SUBSCRIBE.
  */
 function connect(config: string | RedisOptions, subscriber: boolean): Redis {
+  const { Redis: Client } = requireOptionalPeer<typeof import('ioredis')>('ioredis', 'pubsub.redis');
   const options: RedisOptions = { maxRetriesPerRequest: null, ...(subscriber ? { enableReadyCheck: false } : {}) };
-  const redis = typeof config === 'string' ? new Redis(config, options) : new Redis({ ...config, ...options });
+  const redis = typeof config === 'string' ? new Client(config, options) : new Client({ ...config, ...options });
   redis.on('error', (error: Error) => logger.warn(`Redis ${subscriber ? 'subscriber' : 'publisher'}: ${error.message}`));
   return redis;
 }

@@ -50,7 +50,7 @@ export class HttpTransport implements McpTransport {
   }
 
   /** Sends one request or notification; see the class comment for the rules. */
-  async deliver(message: Message, options: McpTransportDeliverOptions): Promise<McpTransportResult> {
+  async deliver(message: JsonRpcRequest | JsonRpcNotification, options: McpTransportDeliverOptions): Promise<McpTransportResult> {
     const call = new HttpCall(options.context);
     try {
       return await this.run(message, options, call);
