@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
 import type { McpEventInput, McpEventRecord, McpEventSink } from '../persistence/interfaces/mcp-event-sink.interface';
 import { JsonText } from '../persistence/json-text';
+import { newEventRecord } from '../persistence/new-records';
 
 /** What a jsonb column would give back: parsed JSON text, or a JSON copy of a value. */
 function asStored(value: unknown): unknown {
@@ -22,18 +22,7 @@ export class InMemoryMcpEventSink implements McpEventSink {
   /** Keeps one row; resolves at once. */
   async record(event: McpEventInput): Promise<void> {
     this.events.push({
-      id: randomUUID(),
-      mount: null,
-      server: null,
-      sessionRef: null,
-      principalKey: null,
-      method: null,
-      protocolVersion: null,
-      status: null,
-      errorCode: null,
-      isError: false,
-      note: null,
-      ...event,
+      ...newEventRecord(event),
       request: asStored(event.request),
       response: asStored(event.response),
     });

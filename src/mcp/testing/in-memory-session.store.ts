@@ -1,11 +1,11 @@
 import { Injectable, Optional } from '@nestjs/common';
-import { randomBytes, randomUUID } from 'node:crypto';
 import type { McpLogLevel } from '../protocol/log-levels';
 import type { McpPrincipal } from '../interfaces/principal.interface';
 import { DEFAULT_MOUNT, DEFAULT_SESSION_IDLE_TTL_MS } from '../mcp.constants';
 import type { McpInboundSessionRecord, McpNewInboundSession, McpSessionStore } from '../persistence/interfaces/mcp-session-store.interface';
 import type { McpStoreSettings } from '../persistence/interfaces/mcp-store-settings.interface';
 import { InjectMcpStoreSettings } from '../persistence/mcp-persistence.constants';
+import { newInboundSessionRecord } from '../persistence/new-records';
 import { isSessionLive } from '../persistence/session-liveness';
 
 /**
@@ -32,21 +32,7 @@ export class InMemoryMcpSessionStore implements McpSessionStore {
 
   /** Opens a session bound to the mount and the principal. */
   async open(input: McpNewInboundSession): Promise<McpInboundSessionRecord> {
-    const now = new Date();
-    const record: McpInboundSessionRecord = {
-      id: randomUUID(),
-      mount: this.settings.mount,
-      sessionId: randomBytes(32).toString('base64url'),
-      principalKey: input.principal.key,
-      principalLabel: input.principal.label,
-      protocolVersion: input.protocolVersion,
-      clientInfo: input.clientInfo,
-      clientCapabilities: input.clientCapabilities,
-      logLevel: null,
-      createdAt: now,
-      lastSeenAt: now,
-      terminatedAt: null,
-    };
+    const record = newInboundSessionRecord(this.settings.mount, input);
     this.records.set(record.sessionId, record);
     return { ...record };
   }

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { randomUUID } from 'node:crypto';
 import type { Repository } from 'typeorm';
 import { McpEvent } from '../entities/mcp-event.entity';
 import type { McpEventInput, McpEventSink } from '../interfaces/mcp-event-sink.interface';
+import { newEventRecord } from '../new-records';
 import { EntitySql } from './entity-sql';
 import { GroupCommitter } from '../group-committer';
 
@@ -24,22 +24,7 @@ export class TypeOrmEventSink implements McpEventSink {
 
   /** Writes one event row; rejects when the database does. */
   record(event: McpEventInput): Promise<void> {
-    const row = {
-      id: randomUUID(),
-      mount: null,
-      server: null,
-      sessionRef: null,
-      principalKey: null,
-      method: null,
-      protocolVersion: null,
-      request: null,
-      response: null,
-      status: null,
-      errorCode: null,
-      isError: false,
-      note: null,
-      ...event,
-    } as McpEvent;
+    const row = newEventRecord(event) as McpEvent;
     return this.committer.submit(row);
   }
 

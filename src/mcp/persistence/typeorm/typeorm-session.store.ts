@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { randomBytes, randomUUID } from 'node:crypto';
 import { In, IsNull, type Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import type { McpLogLevel } from '../../protocol/log-levels';
@@ -10,6 +9,7 @@ import type { McpInboundSessionRecord, McpNewInboundSession, McpSessionStore } f
 import type { McpStoreSettings } from '../interfaces/mcp-store-settings.interface';
 import { InjectMcpStoreSettings } from '../mcp-persistence.constants';
 import { isSessionIdle } from '../session-liveness';
+import { newInboundSessionRecord } from '../new-records';
 import { EntitySql } from './entity-sql';
 import { GroupCommitter } from '../group-committer';
 
@@ -37,22 +37,7 @@ export class TypeOrmSessionStore implements McpSessionStore {
 
   /** Opens a session bound to the mount and the principal; returns the new row. */
   async open(input: McpNewInboundSession): Promise<McpInboundSessionRecord> {
-    const now = new Date();
-    const row: McpInboundSession = {
-      id: randomUUID(),
-      mount: this.settings.mount,
-      // 32 random bytes as base64url: 43 visible ASCII characters, as the transport requires.
-      sessionId: randomBytes(32).toString('base64url'),
-      principalKey: input.principal.key,
-      principalLabel: input.principal.label,
-      protocolVersion: input.protocolVersion,
-      clientInfo: input.clientInfo,
-      clientCapabilities: input.clientCapabilities,
-      logLevel: null,
-      createdAt: now,
-      lastSeenAt: now,
-      terminatedAt: null,
-    };
+    const row = newInboundSessionRecord(this.settings.mount, input);
     await this.sessions.insert(row as QueryDeepPartialEntity<McpInboundSession>);
     return row;
   }
