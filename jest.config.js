@@ -17,7 +17,7 @@ module.exports = {
       displayName: 'e2e',
       testEnvironment: 'node',
       rootDir: '.',
-      testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
+      testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts', '<rootDir>/test/faults/**/*.e2e-spec.ts'],
       transform: { '^.+\\.ts$': tsJest },
       moduleFileExtensions: ['ts', 'js', 'json'],
     },

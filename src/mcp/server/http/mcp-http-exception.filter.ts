@@ -1,20 +1,62 @@
-import { Catch, ForbiddenException, UnauthorizedException, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import { Catch, ForbiddenException, HttpException, Logger, UnauthorizedException, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { Response } from 'express';
+import { JsonRpcErrorCode } from '../../protocol/jsonrpc';
+import { isUnavailableError } from './mcp-http-failures';
 import { TRANSPORT_ERROR_CODE, sendRpcError } from './mcp-http-responses';
 
+/** A failure with the same text is logged at most once in this window, so an outage logs a line, not a flood. */
+const LOG_WINDOW_MS = 10_000;
+
 /**
- * Shapes the guards' refusals the way MCP clients expect: 401 with `WWW-Authenticate: Bearer` and
- * no body; 403 with a JSON-RPC error body.
+ * Every error that leaves the endpoint becomes an answer an MCP client can read:
+ * - the guards' refusals: 401 with `WWW-Authenticate: Bearer` and no body; 403 with a JSON-RPC body;
+ * - other HTTP exceptions: their status with a JSON-RPC body;
+ * - the database or another dependency unavailable: 503 with `Retry-After` and a JSON-RPC body;
+ * - anything else: 500 with a JSON-RPC body (never Nest's generic page).
+ * Once a stream has started, the response can only be ended.
  */
-@Catch(UnauthorizedException, ForbiddenException)
+@Catch()
 export class McpHttpExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('McpHttpEndpoint');
+  private readonly lastLogged = new Map<string, number>();
+
   /** @inheritdoc */
-  catch(exception: UnauthorizedException | ForbiddenException, host: ArgumentsHost): void {
+  catch(exception: unknown, host: ArgumentsHost): void {
     const response = host.switchToHttp().getResponse<Response>();
     if (exception instanceof UnauthorizedException) {
       response.status(401).setHeader('WWW-Authenticate', 'Bearer').end();
       return;
     }
-    sendRpcError(response, 403, TRANSPORT_ERROR_CODE, exception.message);
+    if (exception instanceof ForbiddenException) {
+      sendRpcError(response, 403, TRANSPORT_ERROR_CODE, exception.message);
+      return;
+    }
+    if (exception instanceof HttpException) {
+      if (!response.headersSent) sendRpcError(response, exception.getStatus(), TRANSPORT_ERROR_CODE, exception.message);
+      else response.end();
+      return;
+    }
+    const unavailable = isUnavailableError(exception);
+    const reason = (exception as Error)?.message ?? String(exception);
+    this.log(unavailable ? `Service unavailable: ${reason}` : `Internal error: ${reason}`, exception);
+    if (response.headersSent) {
+      response.end();
+      return;
+    }
+    if (unavailable) {
+      response.setHeader('Retry-After', '1');
+      sendRpcError(response, 503, JsonRpcErrorCode.InternalError, 'Service unavailable: a dependency of the server (its database) cannot be reached; retry later');
+      return;
+    }
+    sendRpcError(response, 500, JsonRpcErrorCode.InternalError, 'Internal error');
+  }
+
+  private log(line: string, exception: unknown): void {
+    const now = Date.now();
+    const last = this.lastLogged.get(line);
+    if (last !== undefined && now - last < LOG_WINDOW_MS) return;
+    if (this.lastLogged.size > 100) this.lastLogged.clear();
+    this.lastLogged.set(line, now);
+    this.logger.error(line, exception instanceof Error && !isUnavailableError(exception) ? exception.stack : undefined);
   }
 }
