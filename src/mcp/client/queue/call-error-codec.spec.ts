@@ -1,0 +1,66 @@
+import {
+  McpAmbiguousToolError,
+  McpCallInterruptedError,
+  McpCallNotFoundError,
+  McpCapabilityError,
+  McpInvalidToolError,
+  McpToolNotFoundError,
+  McpUnknownServerError,
+} from '../../errors/mcp-client-call.errors';
+import * as errors from '../../errors';
+import { McpClientError, McpProtocolError, McpServerError, McpTimeoutError, McpTransportError } from '../../errors/mcp-client.errors';
+import { McpInputRequiredError } from '../../errors/mcp-input-required.errors';
+import { decodeCallError, encodeCallError } from './call-error-codec';
+
+/** Through Bull the encoded failure is stored as JSON in Redis: round-trip it the same way. */
+function throughRedis(error: unknown): Error {
+  return decodeCallError(JSON.parse(JSON.stringify(encodeCallError(error))));
+}
+
+describe('the Bull call-error codec', () => {
+  const cases: Array<[string, Error, string[]]> = [
+    ['McpServerError', new McpServerError({ code: -32602, message: 'Invalid params', data: { field: 'x' } }), ['code', 'data', 'error']],
+    ['McpTimeoutError delivered', new McpTimeoutError('tools/call timed out', true, 3000), ['timeoutMs']],
+    ['McpTimeoutError undelivered', new McpTimeoutError('spawn timed out', false, 1500), ['timeoutMs']],
+    ['McpTransportError with status', new McpTransportError('HTTP 502', true, 502), ['status']],
+    ['McpTransportError refused', new McpTransportError('connect ECONNREFUSED', false), []],
+    ['McpProtocolError', new McpProtocolError('not JSON-RPC', true), []],
+    ['McpCapabilityError', new McpCapabilityError('files', 'prompts', 'prompts/list'), ['server', 'capability', 'method']],
+    ['McpUnknownServerError', new McpUnknownServerError('nope', ['a', 'b']), ['server', 'known']],
+    ['McpToolNotFoundError', new McpToolNotFoundError('shout', ['down']), ['tool', 'unreachable']],
+    ['McpAmbiguousToolError', new McpAmbiguousToolError('echo', ['a', 'b']), ['tool', 'servers']],
+    ['McpCallInterruptedError', new McpCallInterruptedError('42'), ['callId']],
+    ['McpCallNotFoundError', new McpCallNotFoundError('43'), ['callId']],
+    ['McpInvalidToolError', new McpInvalidToolError('remote', 'bad', 'x-mcp-header on a number'), ['server', 'tool', 'reason']],
+    ['McpInputRequiredError', new McpInputRequiredError('asked 9 times', 'remote', 'tools/call'), ['server', 'method']],
+  ];
+
+  it.each(cases)('%s comes back as the same class with its message, fields and delivered flag', (_label, original, fields) => {
+    const decoded = throughRedis(original) as unknown as Record<string, unknown>;
+    expect(decoded).toBeInstanceOf(original.constructor);
+    expect(decoded.name).toBe(original.name);
+    expect(decoded.message).toBe(original.message);
+    expect(decoded.delivered).toBe((original as unknown as { delivered: boolean }).delivered);
+    for (const field of fields) expect(decoded[field]).toEqual((original as unknown as Record<string, unknown>)[field]);
+  });
+
+  it('covers every McpClientError class the package exports', () => {
+    const exported = Object.values(errors).filter(
+      (value): value is new (...args: never[]) => Error => typeof value === 'function' && value.prototype instanceof McpClientError,
+    );
+    expect(new Set(cases.map(([, error]) => error.constructor))).toEqual(new Set(exported));
+  });
+
+  it('brings an unknown failure back as a plain Error with its name and message, counted as delivered', () => {
+    const failure = Object.assign(new Error('relation "mcp_events" does not exist'), { name: 'QueryFailedError' });
+    const encoded = encodeCallError(failure);
+    expect(encoded.delivered).toBe(true);
+    const decoded = decodeCallError(JSON.parse(JSON.stringify(encoded)));
+    expect(decoded.constructor).toBe(Error);
+    expect(decoded).toMatchObject({ name: 'QueryFailedError', message: 'relation "mcp_events" does not exist' });
+  });
+
+  it('encodes a thrown non-Error as a delivered Error with its text', () => {
+    expect(encodeCallError('boom')).toEqual({ name: 'Error', message: 'boom', delivered: true, fields: {} });
+  });
+});
