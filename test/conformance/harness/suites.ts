@@ -32,7 +32,11 @@ export interface Suite {
   mode: 'server' | 'client';
   /** The protocol revision the suite exercises (`--spec-version`). */
   specVersion: '2025-11-25' | '2026-07-28';
-  /** Wall-clock cap of the whole suite. */
+  /**
+   * Wall-clock cap of the whole suite, so a hung scenario cannot hold CI. Client suites start a
+   * ts-node client per scenario, which takes seconds on a loaded 2-core machine: their caps leave
+   * room for that.
+   */
   budgetMs: number;
   invocations(context: SuiteContext): Invocation[];
 }
@@ -109,7 +113,7 @@ export const SUITES: Suite[] = [
     title: `client, ${CLIENT_2025_SCENARIOS.join(', ')} (${CONFORMANCE_2025})`,
     pkg: CONFORMANCE_2025,
     mode: 'client',
-    budgetMs: 60_000,
+    budgetMs: 120_000,
     invocations: (context) => clientRuns(context, CLIENT_2025_SCENARIOS, '2025-11-25'),
   },
   {
@@ -145,7 +149,7 @@ export const SUITES: Suite[] = [
     title: `client, --spec-version 2026-07-28, ${CLIENT_2026_SCENARIOS.length} non-OAuth scenarios (${CONFORMANCE_2026})`,
     pkg: CONFORMANCE_2026,
     mode: 'client',
-    budgetMs: 70_000,
+    budgetMs: 150_000,
     invocations: (context) => clientRuns(context, CLIENT_2026_SCENARIOS, '2026-07-28'),
   },
 ];
