@@ -63,10 +63,11 @@ async function attempt(label: string, failures: string[], work: () => Promise<un
  */
 async function exerciseServer(client: McpClientService): Promise<void> {
   const failures: string[] = [];
-  const tools = await client.listTools(TARGET);
-  for (const tool of tools) {
-    await attempt(`tools/call ${tool.name}`, failures, () => client.callTool(TARGET, tool.name, sampleObject(tool.inputSchema as Schema)));
-  }
+  await attempt('tools', failures, async () => {
+    for (const tool of await client.listTools(TARGET)) {
+      await attempt(`tools/call ${tool.name}`, failures, () => client.callTool(TARGET, tool.name, sampleObject(tool.inputSchema as Schema)));
+    }
+  });
   await attempt('resources', failures, async () => {
     for (const resource of await client.listResources(TARGET)) {
       await attempt(`resources/read ${String(resource.uri)}`, failures, () => client.readResource(TARGET, String(resource.uri)));
