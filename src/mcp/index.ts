@@ -114,6 +114,7 @@ export {
   McpInputRequiredError,
 } from './errors';
 export { McpInfrastructureError } from './errors/mcp-infrastructure.errors';
+export { McpEventRejectedError } from './errors/mcp-event-rejected.errors';
 export { McpClientRequestError, McpClientRequestTimeoutError } from './errors/mcp-client-request.errors';
 export { HttpSessionExpiredError } from './client/transports/http/http-session-expired.errors';
 

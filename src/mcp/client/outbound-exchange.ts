@@ -79,7 +79,9 @@ export class McpOutboundExchanger {
       failure = error;
     }
     const durationMs = performance.now() - started;
-    const updated = outcome && !statelessVersion ? await this.remember(job, session, outcome) : session;
+    // The exchange's row is written even when its session could not be stored.
+    let updated = session;
+    if (outcome && !statelessVersion) updated = await this.remember(job, session, outcome).catch((error: unknown) => ((failure = error), session));
     await this.recorder.record({
       server: job.server,
       scopeKey: job.scopeKey,
@@ -93,7 +95,7 @@ export class McpOutboundExchanger {
       stderr: outcome?.stderr ?? (failure as { stderr?: string } | undefined)?.stderr,
       error: failure,
     });
-    if (!outcome) throw failure;
+    if (!outcome || failure !== undefined) throw failure;
     return { response: outcome.body, session: updated };
   }
 

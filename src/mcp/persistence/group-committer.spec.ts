@@ -143,3 +143,65 @@ describe('GroupCommitter', () => {
     await expect(committer.submit('a')).rejects.toThrow('not connected');
   });
 });
+
+describe('GroupCommitter with isolation', () => {
+  class Refused extends Error {}
+  class Unreachable extends Error {}
+  const isolation = {
+    isRefusal: (error: unknown) => error instanceof Refused,
+    refused: (item: string, error: unknown) => new Error(`refused ${item}: ${(error as Error).message}`),
+  };
+
+  it('writes a failed batch again item by item: only the refused item rejects, the others resolve', async () => {
+    const flushed: string[][] = [];
+    const committer = new GroupCommitter<string, string>(
+      async (items) => {
+        flushed.push([...items]);
+        if (items.includes('bad')) throw new Refused('value too long');
+        return items.map((item) => `saved:${item}`);
+      },
+      500,
+      2,
+      isolation,
+    );
+    const results = await Promise.allSettled(['a', 'bad', 'c'].map((item) => committer.submit(item)));
+    expect(results).toEqual([
+      { status: 'fulfilled', value: 'saved:a' },
+      { status: 'rejected', reason: new Error('refused bad: value too long') },
+      { status: 'fulfilled', value: 'saved:c' },
+    ]);
+    expect(flushed).toEqual([['a', 'bad', 'c'], ['a'], ['bad'], ['c']]);
+  });
+
+  it('fails a batch at once, with the raw error, when the failure is not a refusal', async () => {
+    const flushed: string[][] = [];
+    const outage = new Unreachable('connect ECONNREFUSED');
+    const committer = new GroupCommitter<string, string>(
+      async (items) => {
+        flushed.push([...items]);
+        throw outage;
+      },
+      500,
+      2,
+      isolation,
+    );
+    const results = await Promise.allSettled(['a', 'b'].map((item) => committer.submit(item)));
+    expect(results.map((r) => (r as PromiseRejectedResult).reason)).toEqual([outage, outage]);
+    expect(flushed).toEqual([['a', 'b']]);
+  });
+
+  it('maps the refusal of a lone item without writing it twice', async () => {
+    let calls = 0;
+    const committer = new GroupCommitter<string, string>(
+      async () => {
+        calls++;
+        throw new Refused('check constraint');
+      },
+      500,
+      2,
+      isolation,
+    );
+    await expect(committer.submit('only')).rejects.toThrow('refused only: check constraint');
+    expect(calls).toBe(1);
+  });
+});

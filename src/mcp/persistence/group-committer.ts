@@ -5,9 +5,25 @@ interface Pending<T, R> {
 }
 
 /**
+ * How a committer isolates the items a failed batch held, so one item the database refuses fails
+ * alone instead of failing its whole batch.
+ */
+export interface GroupCommitIsolation<T> {
+  /** True when the failure may be caused by one item (a refused value), not by the database being gone. */
+  isRefusal(error: unknown): boolean;
+  /** The error an item rejects with when the database refused it on its own. */
+  refused(item: T, error: unknown): unknown;
+}
+
+/**
  * Group commit: callers submit one item each and wait for its own result, while the writes go
  * to the database many at a time. Items that arrive while a batch is in flight form the next
  * batch, so a lone caller pays one round trip and a crowd shares them.
+ *
+ * With an `isolation`, a batch that fails with a refusal is written again one item at a time, so
+ * only the items the database refuses on their own fail. A failure that is not a refusal (the
+ * database is unreachable) fails the batch at once: retrying it item by item would only multiply
+ * the waiting.
  */
 export class GroupCommitter<T, R> {
   private queue: Pending<T, R>[] = [];
@@ -19,6 +35,7 @@ export class GroupCommitter<T, R> {
     private readonly maxBatch = 500,
     /** Batches in flight at once: more lanes trade a little batching for less waiting. */
     private readonly maxLanes = 2,
+    private readonly isolation?: GroupCommitIsolation<T>,
   ) {}
 
   /** Queues one item; resolves with its result once the batch holding it is committed. */
@@ -44,9 +61,22 @@ export class GroupCommitter<T, R> {
         const results = await this.flush(batch.map((p) => p.item));
         batch.forEach((p, i) => p.resolve(results[i]));
       } catch (error) {
-        batch.forEach((p) => p.reject(error));
+        if (!this.isolation?.isRefusal(error)) batch.forEach((p) => p.reject(error));
+        else if (batch.length === 1) batch[0].reject(this.isolation.refused(batch[0].item, error));
+        else await this.oneByOne(batch, this.isolation);
       }
     }
     this.lanes--;
+  }
+
+  private async oneByOne(batch: Pending<T, R>[], isolation: GroupCommitIsolation<T>): Promise<void> {
+    for (const pending of batch) {
+      try {
+        const [result] = await this.flush([pending.item]);
+        pending.resolve(result);
+      } catch (error) {
+        pending.reject(isolation.isRefusal(error) ? isolation.refused(pending.item, error) : error);
+      }
+    }
   }
 }

@@ -1,21 +1,27 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { McpEventInput } from './interfaces/mcp-event-sink.interface';
+import type { McpEventInput, McpEventRecord } from './interfaces/mcp-event-sink.interface';
+import type { McpOutboundSessionState } from './interfaces/mcp-outbound-session-store.interface';
 import type { McpInboundSessionRecord, McpNewInboundSession } from './interfaces/mcp-session-store.interface';
+import { MCP_COLUMN_LENGTHS } from './mcp-columns.constants';
+import { StorableNotes, storableJson, storableKey, storableString, storableText } from './storable';
 
 /**
  * The row a new 2025-era session gets, whatever store keeps it. The session id is 32 random bytes
- * as base64url: 43 visible ASCII characters, as the transport requires, and unguessable.
+ * as base64url: 43 visible ASCII characters, as the transport requires, and unguessable. What
+ * the client and the host's authorizer supplied is made storable first (see `storable.ts`); the
+ * principal key goes through `storableKey`, which lookups apply too.
  */
 export function newInboundSessionRecord(mount: string, input: McpNewInboundSession, now = new Date()): McpInboundSessionRecord {
+  const notes = new StorableNotes();
   return {
     id: randomUUID(),
     mount,
     sessionId: randomBytes(32).toString('base64url'),
-    principalKey: input.principal.key,
-    principalLabel: input.principal.label,
-    protocolVersion: input.protocolVersion,
-    clientInfo: input.clientInfo,
-    clientCapabilities: input.clientCapabilities,
+    principalKey: storedPrincipalKey(input.principal.key),
+    principalLabel: storableString(input.principal.label, MCP_COLUMN_LENGTHS.principalLabel, 'principal label', notes),
+    protocolVersion: storableString(input.protocolVersion, MCP_COLUMN_LENGTHS.protocolVersion, 'protocol version', notes),
+    clientInfo: storableJson(input.clientInfo, 'client info', notes) as Record<string, unknown> | null,
+    clientCapabilities: storableJson(input.clientCapabilities, 'client capabilities', notes) as Record<string, unknown> | null,
     logLevel: null,
     createdAt: now,
     lastSeenAt: now,
@@ -23,9 +29,33 @@ export function newInboundSessionRecord(mount: string, input: McpNewInboundSessi
   };
 }
 
-/** An event row: the caller's fields over the defaults every store writes (a fresh id, nulls, `isError: false`). */
-export function newEventRecord<T extends McpEventInput>(event: T) {
+/** The stored form of a principal (or scope) key: the key itself when it fits, otherwise a unique cut (see `storableKey`). */
+export function storedPrincipalKey(key: string): string {
+  return storableKey(key, MCP_COLUMN_LENGTHS.principalKey);
+}
+
+/** An outbound session's state as stored: what the remote server sent, made storable. */
+export function storableOutboundState(state: McpOutboundSessionState): McpOutboundSessionState {
+  const notes = new StorableNotes();
   return {
+    ...state,
+    remoteSessionId: state.remoteSessionId === null ? null : storableString(state.remoteSessionId, MCP_COLUMN_LENGTHS.remoteSessionId, 'remote session id', notes),
+    protocolVersion: storableString(state.protocolVersion, MCP_COLUMN_LENGTHS.protocolVersion, 'protocol version', notes),
+    serverInfo: storableJson(state.serverInfo, 'server info', notes) as Record<string, unknown> | null,
+    serverCapabilities: storableJson(state.serverCapabilities, 'server capabilities', notes) as Record<string, unknown> | null,
+    ...(state.endpoint ? { endpoint: storableString(state.endpoint, MCP_COLUMN_LENGTHS.endpoint, 'endpoint', notes) } : {}),
+  };
+}
+
+/**
+ * An event row: the caller's fields over the defaults every store writes (a fresh id, nulls,
+ * `isError: false`), every value made storable. What had to change is said on the row's note,
+ * after the caller's note.
+ */
+export function newEventRecord(event: McpEventInput): McpEventRecord {
+  const notes = new StorableNotes();
+  const string = (value: string | null | undefined, max: number, field: string) => (typeof value === 'string' ? storableString(value, max, field, notes) : (value ?? null));
+  const row: McpEventRecord = {
     id: randomUUID(),
     mount: null,
     server: null,
@@ -41,4 +71,16 @@ export function newEventRecord<T extends McpEventInput>(event: T) {
     note: null,
     ...event,
   };
+  row.mount = string(row.mount, MCP_COLUMN_LENGTHS.mount, 'mount');
+  row.server = string(row.server, MCP_COLUMN_LENGTHS.server, 'server');
+  row.principalKey = typeof row.principalKey === 'string' ? storedPrincipalKey(row.principalKey) : null;
+  row.kind = storableString(row.kind, MCP_COLUMN_LENGTHS.eventKind, 'kind', notes);
+  row.method = string(row.method, MCP_COLUMN_LENGTHS.method, 'method');
+  row.protocolVersion = string(row.protocolVersion, MCP_COLUMN_LENGTHS.protocolVersion, 'protocol version');
+  row.request = storableJson(row.request, 'request', notes);
+  row.response = storableJson(row.response, 'response', notes);
+  const callerNote = typeof row.note === 'string' ? storableText(row.note, 'note', notes) : null;
+  const changes = notes.text();
+  row.note = callerNote && changes ? `${callerNote}\n${changes}` : (callerNote ?? changes);
+  return row;
 }

@@ -2,6 +2,7 @@
  * JSON-RPC 2.0 envelopes as MCP uses them, and the one place a raw body is classified.
  * Pure TypeScript: nothing here knows about Nest, HTTP or a database.
  */
+import { MAX_JSON_RPC_DEPTH, jsonNestsDeeperThan } from './json-depth';
 
 /** A JSON-RPC request or notification id. */
 export type JsonRpcId = string | number;
@@ -88,6 +89,12 @@ export function jsonRpcResult(id: JsonRpcId, result: Record<string, unknown>): J
  * an `invalid` classification carrying the JSON-RPC error to answer with.
  */
 export function parseJsonRpc(raw: string): ClassifiedMessage {
+  if (jsonNestsDeeperThan(raw, MAX_JSON_RPC_DEPTH)) {
+    return {
+      kind: 'invalid',
+      error: jsonRpcError(null, JsonRpcErrorCode.InvalidRequest, `Invalid Request: the message nests arrays and objects deeper than ${MAX_JSON_RPC_DEPTH} levels`),
+    };
+  }
   let value: unknown;
   try {
     value = JSON.parse(raw);

@@ -3,6 +3,7 @@
  * no embedded newlines. Pure TypeScript: the decoder takes already-decoded text (the caller pins
  * the stream to UTF-8) and never throws on hostile input.
  */
+import { MAX_JSON_RPC_DEPTH, jsonNestsDeeperThan } from './json-depth';
 
 /** What one decoded line turned out to be. */
 export type NdjsonLine =
@@ -27,6 +28,7 @@ export function encodeNdjson(message: unknown): string {
 
 /** Parses one line; only a JSON object is a message, anything else is reported as invalid. */
 export function parseNdjsonLine(raw: string): NdjsonLine {
+  if (jsonNestsDeeperThan(raw, MAX_JSON_RPC_DEPTH)) return { kind: 'invalid', raw, reason: `nested deeper than ${MAX_JSON_RPC_DEPTH} levels` };
   let value: unknown;
   try {
     value = JSON.parse(raw);

@@ -21,10 +21,7 @@ export class InMemoryMcpEventSink implements McpEventSink {
 
   /** Keeps one row; resolves at once. */
   async record(event: McpEventInput): Promise<void> {
-    this.events.push({
-      ...newEventRecord(event),
-      request: asStored(event.request),
-      response: asStored(event.response),
-    });
+    const row = newEventRecord(event);
+    this.events.push({ ...row, request: asStored(row.request), response: asStored(row.response) });
   }
 }

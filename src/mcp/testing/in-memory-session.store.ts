@@ -5,7 +5,7 @@ import { DEFAULT_MOUNT, DEFAULT_SESSION_IDLE_TTL_MS } from '../mcp.constants';
 import type { McpInboundSessionRecord, McpNewInboundSession, McpSessionStore } from '../persistence/interfaces/mcp-session-store.interface';
 import type { McpStoreSettings } from '../persistence/interfaces/mcp-store-settings.interface';
 import { InjectMcpStoreSettings } from '../persistence/mcp-persistence.constants';
-import { newInboundSessionRecord } from '../persistence/new-records';
+import { newInboundSessionRecord, storedPrincipalKey } from '../persistence/new-records';
 import { isSessionLive } from '../persistence/session-liveness';
 
 /**
@@ -40,7 +40,7 @@ export class InMemoryMcpSessionStore implements McpSessionStore {
   /** The live session with this id on this mount for this principal, or null; refreshes `lastSeenAt`. */
   async find(sessionId: string, principal: McpPrincipal): Promise<McpInboundSessionRecord | null> {
     const record = this.records.get(sessionId);
-    if (!record || record.mount !== this.settings.mount || record.principalKey !== principal.key || record.terminatedAt) return null;
+    if (!record || record.mount !== this.settings.mount || record.principalKey !== storedPrincipalKey(principal.key) || record.terminatedAt) return null;
     const now = Date.now();
     if (!isSessionLive(record, this.settings.idleTtlMs, now)) {
       record.terminatedAt = new Date(now);
@@ -53,7 +53,7 @@ export class InMemoryMcpSessionStore implements McpSessionStore {
   /** Stores the log level on the principal's session of this mount. */
   async setLogLevel(sessionId: string, principal: McpPrincipal, level: McpLogLevel): Promise<void> {
     const record = this.records.get(sessionId);
-    if (record && record.mount === this.settings.mount && record.principalKey === principal.key) record.logLevel = level;
+    if (record && record.mount === this.settings.mount && record.principalKey === storedPrincipalKey(principal.key)) record.logLevel = level;
   }
 
   /** Ends a session; the record stays listed. */

@@ -1,28 +1,41 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
+import { McpEventRejectedError } from '../../errors/mcp-event-rejected.errors';
 import { McpEvent } from '../entities/mcp-event.entity';
 import type { McpEventInput, McpEventSink } from '../interfaces/mcp-event-sink.interface';
 import { newEventRecord } from '../new-records';
 import { EntitySql } from './entity-sql';
 import { GroupCommitter } from '../group-committer';
+import { isDatabaseUnavailable } from './database-failures';
+
+/** Longest part of a database's refusal kept in the error and the log line. */
+const MAX_REASON = 300;
 
 /**
  * Writes `mcp_events` rows. Rows are group-committed (one multi-row INSERT for every row that
  * arrived while the previous one was in flight); `record` resolves only once its own row is
  * committed, so a response never gets ahead of its audit row.
+ *
+ * Every row is made storable first (`newEventRecord`). Should the database still refuse a batch,
+ * its rows are written again one by one: only a row refused on its own fails, with
+ * `McpEventRejectedError`, logged with its id and method (never its payload).
  */
 @Injectable()
 export class TypeOrmEventSink implements McpEventSink {
+  private readonly logger = new Logger('McpEventSink');
   private readonly committer: GroupCommitter<McpEvent, void>;
   private readonly sql: EntitySql<McpEvent>;
 
   constructor(@InjectRepository(McpEvent) events: Repository<McpEvent>) {
     this.sql = new EntitySql(events.manager.connection, McpEvent);
-    this.committer = new GroupCommitter((rows) => this.insert(rows));
+    this.committer = new GroupCommitter((rows) => this.insert(rows), undefined, undefined, {
+      isRefusal: (error) => !isDatabaseUnavailable(error),
+      refused: (row, error) => this.refused(row, error),
+    });
   }
 
-  /** Writes one event row; rejects when the database does. */
+  /** Writes one event row; rejects when the database does (`McpEventRejectedError` when it refused this row). */
   record(event: McpEventInput): Promise<void> {
     const row = newEventRecord(event) as McpEvent;
     return this.committer.submit(row);
@@ -31,5 +44,13 @@ export class TypeOrmEventSink implements McpEventSink {
   private async insert(rows: McpEvent[]): Promise<void[]> {
     await this.sql.insert(rows);
     return rows.map(() => undefined);
+  }
+
+  private refused(row: McpEvent, error: unknown): McpEventRejectedError {
+    const message = (error as Error)?.message ?? String(error);
+    const reason = JSON.stringify(message.slice(0, MAX_REASON)).slice(1, -1);
+    const rejected = new McpEventRejectedError(row.id, row.method, reason, { cause: error });
+    this.logger.error(rejected.message);
+    return rejected;
   }
 }

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Repository } from 'typeorm';
 import { McpOutboundSession } from '../entities/outbound-session.entity';
 import type { McpOutboundSessionRecord, McpOutboundSessionState, McpOutboundSessionStore } from '../interfaces/mcp-outbound-session-store.interface';
+import { storableOutboundState, storedPrincipalKey } from '../new-records';
 
 /**
  * The client's remote sessions in `mcp_outbound_sessions`, keyed by (server, scope key), so a
@@ -30,6 +31,7 @@ export class TypeOrmOutboundSessionStore implements McpOutboundSessionStore {
 
   /** The open session of a server and scope, or null. */
   find(server: string, scopeKey: string): Promise<McpOutboundSessionRecord | null> {
+    scopeKey = storedPrincipalKey(scopeKey);
     return this.sessions
       .createQueryBuilder('s')
       .where('s.server = :server AND s.scope_key = :scopeKey AND s.closed_at IS NULL', { server, scopeKey })
@@ -50,6 +52,9 @@ export class TypeOrmOutboundSessionStore implements McpOutboundSessionStore {
 
   /** Inserts or replaces the session of a server and scope (one atomic upsert); returns the row id. */
   async save(server: string, scopeKey: string, state: McpOutboundSessionState): Promise<string> {
+    // A remote server's answers (session id, info, capabilities) are stored as storable values.
+    state = storableOutboundState(state);
+    scopeKey = storedPrincipalKey(scopeKey);
     const now = new Date();
     const rows: { id: string }[] = await this.run(
       `INSERT INTO mcp_outbound_sessions
@@ -83,6 +88,7 @@ export class TypeOrmOutboundSessionStore implements McpOutboundSessionStore {
 
   /** Marks the session of a server and scope closed (the row stays as an audit trail). */
   async close(server: string, scopeKey: string): Promise<void> {
+    scopeKey = storedPrincipalKey(scopeKey);
     const now = new Date();
     await this.run(`UPDATE mcp_outbound_sessions SET closed_at = :closedAt, updated_at = :updatedAt WHERE server = :server AND scope_key = :scopeKey AND closed_at IS NULL`, {
       server,

@@ -9,7 +9,7 @@ import type { McpInboundSessionRecord, McpNewInboundSession, McpSessionStore } f
 import type { McpStoreSettings } from '../interfaces/mcp-store-settings.interface';
 import { InjectMcpStoreSettings } from '../mcp-persistence.constants';
 import { isSessionIdle } from '../session-liveness';
-import { newInboundSessionRecord } from '../new-records';
+import { newInboundSessionRecord, storedPrincipalKey } from '../new-records';
 import { EntitySql } from './entity-sql';
 import { GroupCommitter } from '../group-committer';
 
@@ -45,7 +45,7 @@ export class TypeOrmSessionStore implements McpSessionStore {
   /** The live session with this id on this mount for this principal, or null. */
   async find(sessionId: string, principal: McpPrincipal): Promise<McpInboundSessionRecord | null> {
     const row = await this.lookups.submit(sessionId);
-    if (!row || row.mount !== this.settings.mount || row.principalKey !== principal.key || row.terminatedAt) {
+    if (!row || row.mount !== this.settings.mount || row.principalKey !== storedPrincipalKey(principal.key) || row.terminatedAt) {
       return null;
     }
     if (isSessionIdle(row.lastSeenAt, this.settings.idleTtlMs)) {
@@ -60,7 +60,7 @@ export class TypeOrmSessionStore implements McpSessionStore {
    * replica reads it with the session on the next request.
    */
   async setLogLevel(sessionId: string, principal: McpPrincipal, level: McpLogLevel): Promise<void> {
-    await this.sessions.update({ sessionId, mount: this.settings.mount, principalKey: principal.key }, { logLevel: level });
+    await this.sessions.update({ sessionId, mount: this.settings.mount, principalKey: storedPrincipalKey(principal.key) }, { logLevel: level });
   }
 
   /** Ends a session: sets `terminated_at`, keeps the row. */

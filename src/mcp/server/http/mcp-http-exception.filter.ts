@@ -1,5 +1,6 @@
 import { Catch, ForbiddenException, HttpException, Logger, UnauthorizedException, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { Response } from 'express';
+import { McpEventRejectedError } from '../../errors/mcp-event-rejected.errors';
 import { JsonRpcErrorCode } from '../../protocol/jsonrpc';
 import { isUnavailableError } from './mcp-http-failures';
 import { TRANSPORT_ERROR_CODE, sendRpcError } from './mcp-http-responses';
@@ -12,6 +13,8 @@ const LOG_WINDOW_MS = 10_000;
  * - the guards' refusals: 401 with `WWW-Authenticate: Bearer` and no body; 403 with a JSON-RPC body;
  * - other HTTP exceptions: their status with a JSON-RPC body;
  * - the database or another dependency unavailable: 503 with `Retry-After` and a JSON-RPC body;
+ * - the database refused this request's audit row: 503 with a JSON-RPC body saying so and no
+ *   `Retry-After` (the same request would be refused again); the event sink has logged the row;
  * - anything else: 500 with a JSON-RPC body (never Nest's generic page).
  * Once a stream has started, the response can only be ended.
  */
@@ -34,6 +37,11 @@ export class McpHttpExceptionFilter implements ExceptionFilter {
     if (exception instanceof HttpException) {
       if (!response.headersSent) sendRpcError(response, exception.getStatus(), TRANSPORT_ERROR_CODE, exception.message);
       else response.end();
+      return;
+    }
+    if (exception instanceof McpEventRejectedError) {
+      if (response.headersSent) response.end();
+      else sendRpcError(response, 503, JsonRpcErrorCode.InternalError, 'Service unavailable: the server could not record this request in its audit log (the database refused the row), so it is not answered');
       return;
     }
     const unavailable = isUnavailableError(exception);

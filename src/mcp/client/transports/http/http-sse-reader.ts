@@ -1,5 +1,6 @@
 import { McpProtocolError, McpTransportError } from '../../../errors/mcp-client.errors';
 import { classifyJsonRpc, type JsonRpcRequest, type JsonRpcResponse } from '../../../protocol/jsonrpc';
+import { MAX_JSON_RPC_DEPTH, jsonNestsDeeperThan } from '../../../protocol/json-depth';
 import { SseParser, type SseEvent } from '../../../protocol/sse';
 import { abortableDelay } from './http-delivery-policy';
 import type { HttpCall } from './http-call';
@@ -92,6 +93,9 @@ async function readStream(response: Response, parser: SseParser, request: JsonRp
 
 function dispatch(event: SseEvent, request: JsonRpcRequest, ctx: SseReadContext): JsonRpcResponse | null {
   if (event.type !== 'message' || event.data.trim() === '') return null;
+  if (jsonNestsDeeperThan(event.data, MAX_JSON_RPC_DEPTH)) {
+    throw new McpProtocolError(`MCP server "${ctx.call.context.server}" sent an event nested deeper than ${MAX_JSON_RPC_DEPTH} levels on the stream of request ${JSON.stringify(request.id)}`, true);
+  }
   let value: unknown;
   try {
     value = JSON.parse(event.data);

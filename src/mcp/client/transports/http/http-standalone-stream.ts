@@ -1,4 +1,5 @@
 import { classifyJsonRpc } from '../../../protocol/jsonrpc';
+import { MAX_JSON_RPC_DEPTH, jsonNestsDeeperThan } from '../../../protocol/json-depth';
 import { SseParser } from '../../../protocol/sse';
 import { abortableDelay } from './http-delivery-policy';
 import type { HttpCall } from './http-call';
@@ -95,7 +96,7 @@ export class HttpStandaloneStreams {
         const chunk = await reader.read();
         const text = chunk.done || !chunk.value ? decoder.decode() : decoder.decode(chunk.value, { stream: true });
         for (const event of parser.push(text)) {
-          if (event.type !== 'message' || event.data.trim() === '') continue;
+          if (event.type !== 'message' || event.data.trim() === '' || jsonNestsDeeperThan(event.data, MAX_JSON_RPC_DEPTH)) continue;
           let value: unknown;
           try {
             value = JSON.parse(event.data);

@@ -1,0 +1,80 @@
+import { JsonText } from './json-text';
+import { MCP_COLUMN_LENGTHS } from './mcp-columns.constants';
+import { newEventRecord, newInboundSessionRecord, storedPrincipalKey } from './new-records';
+import { MAX_STORED_JSON_DEPTH, StorableNotes, storableJson, storableKey, storableString } from './storable';
+
+const deepArray = (depth: number): unknown => {
+  let value: unknown = [];
+  for (let i = 1; i < depth; i++) value = [value];
+  return value;
+};
+const event = (fields: Record<string, unknown>) => newEventRecord({ direction: 'inbound', kind: 'request', createdAt: new Date(0), durationMs: 1, ...fields });
+
+describe('storable values', () => {
+  it('cuts a varchar value to its column and says so on the notes, without splitting a surrogate pair', () => {
+    const notes = new StorableNotes();
+    expect(storableString('x'.repeat(300), 255, 'method', notes)).toBe('x'.repeat(255));
+    expect(storableString(`${'x'.repeat(254)}😀`, 255, 'method', notes)).toBe('x'.repeat(254));
+    expect(notes.text()).toBe('stored with changes: method cut from 300 to 255 characters; method cut from 256 to 255 characters');
+  });
+
+  it('escapes NUL and lone surrogates in text but keeps emoji and right-to-left marks', () => {
+    const notes = new StorableNotes();
+    expect(storableString('a\u0000b\ud800c\udc00d', 255, 'method', notes)).toBe('a\\u0000b\\ud800c\\udc00d');
+    expect(storableString('😀\u200f', 255, 'label', notes)).toBe('😀\u200f');
+    expect(notes.text()).toBe('stored with changes: NUL characters or lone surrogates escaped in method');
+  });
+
+  it('keeps a fitting key, and maps a long or unsafe key to a unique cut with a digest', () => {
+    expect(storableKey('alice', 255)).toBe('alice');
+    const a = storableKey(`${'k'.repeat(300)}a`, 255);
+    const b = storableKey(`${'k'.repeat(300)}b`, 255);
+    expect(a).toHaveLength(255);
+    expect(a).not.toBe(b);
+    expect(storableKey('a\u0000', 255)).not.toBe(storableKey('a\\u0000', 255));
+    expect(storableKey('x\ud800', 255)).not.toBe(storableKey('x\udc00', 255));
+  });
+
+  it('escapes strings and keys of a jsonb value, and stores nesting past the limit as JSON text without recursion', () => {
+    const notes = new StorableNotes();
+    expect(storableJson({ 'k\u0000': ['v\ud800', { ok: '😀' }] }, 'client info', notes)).toEqual({ 'k\\u0000': ['v\\ud800', { ok: '😀' }] });
+    const deep = storableJson({ a: deepArray(200_000) }, 'response', notes);
+    expect(typeof deep).toBe('string');
+    expect(deep).toBe(`{"a":${'['.repeat(200_000)}${']'.repeat(200_000)}}`);
+    expect(storableJson(deepArray(MAX_STORED_JSON_DEPTH), 'request', new StorableNotes())).toEqual(deepArray(MAX_STORED_JSON_DEPTH));
+    expect(notes.text()).toBe(`stored with changes: NUL characters or lone surrogates escaped in client info; response nested deeper than ${MAX_STORED_JSON_DEPTH} levels, stored as its JSON text`);
+  });
+
+  it('rewrites JSON text so no string decodes to NUL or a lone surrogate, keeping pairs and literal backslashes', () => {
+    const notes = new StorableNotes();
+    const text = String.raw`{"a":"x\u0000y","b":"\ud800","c":"\ud83d\ude00","d":"\\u0000","e":"\udc00z"}`;
+    const stored = storableJson(new JsonText(text), 'request', notes) as JsonText;
+    expect(JSON.parse(stored.text)).toEqual({ a: 'x\\u0000y', b: '\\ud800', c: '😀', d: '\\u0000', e: '\\udc00z' });
+    expect(notes.text()).toBe('stored with changes: NUL characters or lone surrogates escaped in request');
+    const clean = new JsonText(String.raw`{"d":"\\u0000","e":"😀"}`);
+    expect(storableJson(clean, 'request', new StorableNotes())).toBe(clean);
+  });
+
+  it('builds event rows with every client value storable and the changes on the note, after the caller note', () => {
+    const row = event({ method: `m${'x'.repeat(299)}`, principalKey: 'p'.repeat(300), request: new JsonText('{"jsonrpc":"2.0","id":1,"method":"x","params":{"_meta":{"k":"\\u0000"}}}'), note: 'Internal error: boom\u0000' });
+    expect(row.method).toHaveLength(MCP_COLUMN_LENGTHS.method);
+    expect(row.principalKey).toBe(storedPrincipalKey('p'.repeat(300)));
+    expect(JSON.parse((row.request as JsonText).text).params._meta.k).toBe('\\u0000');
+    expect(row.note).toBe(
+      'Internal error: boom\\u0000\nstored with changes: method cut from 300 to 255 characters; NUL characters or lone surrogates escaped in request; NUL characters or lone surrogates escaped in note',
+    );
+    expect(event({ method: 'ping' }).note).toBeNull();
+  });
+
+  it('builds session rows whose principal is found again by its stored key', () => {
+    const record = newInboundSessionRecord('default', {
+      principal: { key: 'k'.repeat(400), label: 'l\u0000'.repeat(200), raw: null },
+      protocolVersion: '2025-11-25',
+      clientInfo: { name: 'c\ud800' },
+      clientCapabilities: {},
+    });
+    expect(record.principalKey).toBe(storedPrincipalKey('k'.repeat(400)));
+    expect(record.principalLabel).toHaveLength(MCP_COLUMN_LENGTHS.principalLabel);
+    expect(record.clientInfo).toEqual({ name: 'c\\ud800' });
+  });
+});
