@@ -45,10 +45,8 @@ describe('the Bull call-error codec', () => {
   });
 
   it('covers every McpClientError class the package exports', () => {
-    const exported = Object.values(errors).filter(
-      (value): value is new (...args: never[]) => Error => typeof value === 'function' && value.prototype instanceof McpClientError,
-    );
-    expect(new Set(cases.map(([, error]) => error.constructor))).toEqual(new Set(exported));
+    const exported: unknown[] = Object.values(errors).filter((value) => typeof value === 'function' && value.prototype instanceof McpClientError);
+    expect(new Set<unknown>(cases.map(([, error]) => error.constructor))).toEqual(new Set(exported));
   });
 
   it('brings an unknown failure back as a plain Error with its name and message, counted as delivered', () => {
