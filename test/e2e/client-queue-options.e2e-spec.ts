@@ -87,10 +87,9 @@ describe('McpClientModule queue options', () => {
       expect(gated.maxRunning).toBe(2);
     });
 
-    // Defect: Bull outcomes outlive `keepResultsMs`: the queue passes it to Bull as
-    // `removeOnComplete: { age }`, which Bull applies only when a later job of the queue finishes,
-    // so an outcome stays fetchable for as long as the queue is idle.
-    it.failing('keepResultsMs: an outcome is fetchable by id before it expires, and McpCallNotFoundError after', async () => {
+    // Bull applies `removeOnComplete: { age }` only when a later job of the queue finishes; the
+    // client checks the age itself, so an idle queue forgets outcomes on time too.
+    it('keepResultsMs: an outcome is fetchable by id before it expires, and McpCallNotFoundError after', async () => {
       const id = await client.callTool('local', 'echo', { text: 'kept' }, { wait: false });
       expect(await client.waitForCall(id)).toEqual({ content: [{ type: 'text', text: 'kept' }] });
       expect(await client.getCallResult(id)).toEqual({ id, state: 'completed', result: { content: [{ type: 'text', text: 'kept' }] } });
@@ -139,9 +138,7 @@ describe('McpClientModule queue options', () => {
       await app?.close();
     });
 
-    // Defect: the inline queue ignores `queue.concurrency` (documented as "jobs this process runs
-    // at once"): InlineCallQueue.submit runs every call at once.
-    it.failing('concurrency 2: of 4 blocking calls exactly 2 run at once', async () => {
+    it('concurrency 2: of 4 blocking calls exactly 2 run at once', async () => {
       expect(client.mode).toBe('inline');
       gated.maxRunning = 0;
       const ids = await Promise.all([1, 2, 3, 4].map(() => client.callTool('local', 'gated', {}, { wait: false })));
@@ -154,9 +151,7 @@ describe('McpClientModule queue options', () => {
       expect(gated.maxRunning).toBe(2);
     });
 
-    // Defect: inline outcomes outlive `keepResultsMs`: InlineCallQueue prunes expired outcomes
-    // only when a new call is submitted, and `state()` never checks the expiry.
-    it.failing('keepResultsMs: an outcome is McpCallNotFoundError after it expires', async () => {
+    it('keepResultsMs: an outcome is McpCallNotFoundError after it expires', async () => {
       const id = await client.callTool('local', 'echo', { text: 'kept inline' }, { wait: false });
       expect(await client.waitForCall(id)).toEqual({ content: [{ type: 'text', text: 'kept inline' }] });
       expect((await client.getCallResult(id)).state).toBe('completed');

@@ -103,7 +103,7 @@ describe('McpModule wiring options', () => {
       const consumer = moduleRef.get(ToolsetConsumer);
       const response = await consumer.toolset.deliver(
         { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'in process' } } },
-        { principal: { key: 'alice', label: 'alice' }, sessionId: null, protocolVersion: '2025-11-25' },
+        { principal: { key: 'alice', label: 'alice', raw: 'alice' }, sessionId: null, protocolVersion: '2025-11-25' },
       );
       expect(response).toEqual({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'in process' }] } });
     });

@@ -218,19 +218,19 @@ describe('McpModule options, observed end to end', () => {
       expect(unsupported.status).toBe(400);
     });
 
-    // Defect: `DEFAULT_NEGOTIATED_PROTOCOL_VERSION` ('2025-03-26', exported by durable-mcp/protocol)
-    // is documented as the revision assumed when a session request carries no
-    // MCP-Protocol-Version header, but the endpoint never uses it: the request is handled, and
-    // recorded, with the session's negotiated revision.
-    it.failing('is handled as the default revision 2025-03-26 (the tool and the event row see it)', async () => {
-      const { sessionId } = await openSession(url);
+    // The specification's 2025-03-26 fallback is for a server with "no other way to identify the
+    // version"; a session has one, the revision negotiated at initialize.
+    it('is handled as the revision negotiated at initialize (the tool and the event row see it)', async () => {
+      const opened = await post(url, { ...initializeRequest('init-0618'), params: { ...initializeRequest().params, protocolVersion: '2025-06-18' } });
+      const sessionId = opened.headers.get('mcp-session-id') as string;
+      expect(opened.json.result.protocolVersion).toBe('2025-06-18');
       const reply = await post(url, callRequest('meta-no-version', 'show_meta'), { sessionId });
-      expect(reply.json.result.structuredContent.protocolVersion).toBe('2025-03-26');
+      expect(reply.json.result.structuredContent.protocolVersion).toBe('2025-06-18');
       const rows = await db.dataSource.query(
         `SELECT e.protocol_version FROM mcp_events e JOIN mcp_inbound_sessions s ON s.id = e.session_ref WHERE s.session_id = $1 AND e.method = 'tools/call'`,
         [sessionId],
       );
-      expect(rows).toEqual([{ protocol_version: '2025-03-26' }]);
+      expect(rows).toEqual([{ protocol_version: '2025-06-18' }]);
     });
 
     it('with the header, the negotiated revision is the one the tool and the event row see', async () => {

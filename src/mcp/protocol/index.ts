@@ -11,7 +11,7 @@ export { McpMethod, McpHeader, TOOL_NAME_PATTERN } from './mcp-methods';
 export type { McpMethodName } from './mcp-methods';
 export { MCP_METHOD_CATALOG, methodFacts, existsInRevision } from './method-catalog';
 export type { McpMethodFacts, McpParty, McpRevisionFamily, McpCapabilityRequirement } from './method-catalog';
-export { SESSION_PROTOCOL_VERSIONS, LATEST_SESSION_PROTOCOL_VERSION, DEFAULT_NEGOTIATED_PROTOCOL_VERSION } from './revisions';
+export { SESSION_PROTOCOL_VERSIONS, LATEST_SESSION_PROTOCOL_VERSION } from './revisions';
 export { STATELESS_PROTOCOL_VERSION, STATELESS_PROTOCOL_VERSIONS, StatelessMetaKey, StatelessHeader, StatelessErrorCode, StatelessRetryParam, ResultType } from './stateless';
 export { MCP_LOG_LEVELS } from './log-levels';
 export type { McpLogLevel } from './log-levels';

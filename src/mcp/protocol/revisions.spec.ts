@@ -1,5 +1,4 @@
 import {
-  DEFAULT_NEGOTIATED_PROTOCOL_VERSION,
   LATEST_SESSION_PROTOCOL_VERSION,
   SESSION_PROTOCOL_VERSIONS,
   isSupportedSessionVersion,
@@ -10,10 +9,6 @@ describe('protocol revisions', () => {
   it('serves the three session revisions, newest first', () => {
     expect([...SESSION_PROTOCOL_VERSIONS]).toEqual(['2025-11-25', '2025-06-18', '2025-03-26']);
     expect(LATEST_SESSION_PROTOCOL_VERSION).toBe('2025-11-25');
-  });
-
-  it('assumes 2025-03-26 when a session request carries no version header', () => {
-    expect(DEFAULT_NEGOTIATED_PROTOCOL_VERSION).toBe('2025-03-26');
   });
 
   it.each(['2025-11-25', '2025-06-18', '2025-03-26'])('echoes the supported revision %s', (version) => {

@@ -6,12 +6,6 @@ export const SESSION_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-2
 /** The latest session revision: what we answer when a client asks for one we do not speak. */
 export const LATEST_SESSION_PROTOCOL_VERSION = SESSION_PROTOCOL_VERSIONS[0];
 
-/**
- * The revision assumed when a session request carries no `MCP-Protocol-Version` header, as the
- * 2025-06-18 and later specifications require for backwards compatibility.
- */
-export const DEFAULT_NEGOTIATED_PROTOCOL_VERSION = '2025-03-26';
-
 /** True when `version` is a session revision this package serves. */
 export function isSupportedSessionVersion(version: unknown): version is string {
   return typeof version === 'string' && (SESSION_PROTOCOL_VERSIONS as readonly string[]).includes(version);

@@ -135,9 +135,18 @@ export class BullCallQueue implements McpCallQueue {
     await this.queue.close();
   }
 
+  /**
+   * The job of a call while its outcome is kept. Bull removes finished jobs older than
+   * `keepResultsMs` only when a later job of the queue finishes, so on an idle queue the age is
+   * checked here too.
+   */
   private async job(id: string): Promise<Job<McpCallJobData>> {
     const job = await this.queue.getJob(id);
     if (!job) throw new McpCallNotFoundError(id);
+    if (job.finishedOn && job.finishedOn + this.options.keepResultsMs <= Date.now()) {
+      await job.remove().catch(() => undefined);
+      throw new McpCallNotFoundError(id);
+    }
     return job;
   }
 

@@ -12,13 +12,15 @@ import { backoffDelay, isRetryable } from './retry-policy';
 interface InlineCall {
   state: McpCallState;
   done: Promise<Record<string, unknown>>;
+  /** When the outcome is forgotten: `keepResultsMs` after the call finished; Infinity while it runs. */
   expires: number;
 }
 
 /**
  * Runs calls in this process with the same processor and retry rules as the Bull worker, and
- * opens no Redis connection. Outcomes live in memory for `keepResultsMs`: they are lost when the
- * process stops, unlike Bull's, which any process can read from Redis.
+ * opens no Redis connection. At most `concurrency` attempts run at once, like a Bull worker's
+ * jobs. Outcomes live in memory for `keepResultsMs` after the call finished: they are lost when
+ * the process stops, unlike Bull's, which any process can read from Redis.
  */
 export class InlineCallQueue implements McpCallQueue {
   /** @inheritdoc */
@@ -26,6 +28,8 @@ export class InlineCallQueue implements McpCallQueue {
   private readonly calls = new Map<string, InlineCall>();
   private readonly events = new EventEmitter();
   private closed = new AbortController();
+  private running = 0;
+  private readonly waiting: Array<() => void> = [];
 
   constructor(
     private readonly options: McpResolvedQueueOptions,
@@ -40,15 +44,21 @@ export class InlineCallQueue implements McpCallQueue {
     this.prune();
     const id = randomUUID();
     const state: McpCallState = { id, state: 'pending' };
-    const done = this.run(job, id).then(
-      (result) => Object.assign(state, { state: 'completed', result }).result as Record<string, unknown>,
+    const call: InlineCall = { state, done: Promise.resolve({}), expires: Infinity };
+    const finish = () => (call.expires = Date.now() + this.options.keepResultsMs);
+    call.done = this.run(job, id).then(
+      (result) => {
+        finish();
+        return Object.assign(state, { state: 'completed', result }).result as Record<string, unknown>;
+      },
       (error: Error) => {
+        finish();
         Object.assign(state, { state: 'failed', error });
         throw error;
       },
     );
-    done.catch(() => undefined);
-    this.calls.set(id, { state, done, expires: Date.now() + this.options.keepResultsMs });
+    call.done.catch(() => undefined);
+    this.calls.set(id, call);
     return id;
   }
 
@@ -59,14 +69,14 @@ export class InlineCallQueue implements McpCallQueue {
 
   /** @inheritdoc */
   async state(id: string): Promise<McpCallState> {
-    const call = this.calls.get(id);
+    const call = this.kept(id);
     if (!call) throw new McpCallNotFoundError(id);
     return { ...call.state };
   }
 
   /** @inheritdoc */
   wait(id: string): Promise<Record<string, unknown>> {
-    const call = this.calls.get(id);
+    const call = this.kept(id);
     return call ? call.done : Promise.reject(new McpCallNotFoundError(id));
   }
 
@@ -90,7 +100,7 @@ export class InlineCallQueue implements McpCallQueue {
     };
     for (let n = 1; ; n++) {
       try {
-        return await this.processor.process(job, attempt);
+        return await this.slot(() => this.processor.process(job, attempt));
       } catch (error) {
         if (n >= this.options.attempts || !isRetryable(job.method, error) || this.closed.signal.aborted) throw error;
         await delay(backoffDelay(this.options.backoffMs, n), undefined, { signal: this.closed.signal }).catch(() => undefined);
@@ -99,11 +109,31 @@ export class InlineCallQueue implements McpCallQueue {
     }
   }
 
+  /** Runs one attempt once fewer than `concurrency` attempts are running. */
+  private async slot<T>(work: () => Promise<T>): Promise<T> {
+    if (this.running >= this.options.concurrency) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else this.running++;
+    try {
+      return await work();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.running--;
+    }
+  }
+
+  /** The call of an id while its outcome is kept. */
+  private kept(id: string): InlineCall | undefined {
+    const call = this.calls.get(id);
+    if (call && call.expires <= Date.now()) {
+      this.calls.delete(id);
+      return undefined;
+    }
+    return call;
+  }
+
   private prune(): void {
     const now = Date.now();
-    for (const [id, call] of this.calls) {
-      if (call.expires > now) break;
-      if (call.state.state !== 'pending') this.calls.delete(id);
-    }
+    for (const [id, call] of this.calls) if (call.expires <= now) this.calls.delete(id);
   }
 }
