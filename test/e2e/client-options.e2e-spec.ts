@@ -118,6 +118,21 @@ describe('McpClientModule options, observed on real peers', () => {
     it('a call without scopeKey fails with McpConfigurationError', async () => {
       await expect(client.callTool('perUser', 'echo', { text: 'nobody' })).rejects.toBeInstanceOf(McpConfigurationError);
     });
+
+    it('every other request without scopeKey rejects (never throws) with McpConfigurationError', async () => {
+      const attempts: Array<() => Promise<unknown>> = [
+        () => client.request('perUser', 'tools/list'),
+        () => client.readResource('perUser', 'docs://readme'),
+        () => client.getPrompt('perUser', 'greet'),
+        () => client.ping('perUser'),
+        () => client.listTools('perUser'),
+      ];
+      for (const attempt of attempts) {
+        let returned: Promise<unknown> | undefined;
+        expect(() => (returned = attempt())).not.toThrow();
+        await expect(returned).rejects.toBeInstanceOf(McpConfigurationError);
+      }
+    });
   });
 
   describe("a call's meta", () => {

@@ -145,12 +145,15 @@ export class McpClientService implements OnModuleInit {
     await this.request(server, McpMethod.Ping, undefined, options);
   }
 
-  /** Sends any request through the queue and resolves to its JSON-RPC result. */
-  request(server: string, method: string, params?: Record<string, unknown>, options: McpCallOptions = {}): Promise<Record<string, unknown>> {
+  /**
+   * Sends any request through the queue and resolves to its JSON-RPC result. Every mistake
+   * (an unknown server, a missing `scopeKey`) comes back as a rejection, never as a throw.
+   */
+  async request(server: string, method: string, params?: Record<string, unknown>, options: McpCallOptions = {}): Promise<Record<string, unknown>> {
     return this.queue.execute(this.job(server, method, params, options));
   }
 
-  private enqueue(server: string, method: string, params: Record<string, unknown>, options: McpCallOptions): Promise<string> {
+  private async enqueue(server: string, method: string, params: Record<string, unknown>, options: McpCallOptions): Promise<string> {
     return this.queue.submit(this.job(server, method, params, options));
   }
 
