@@ -114,7 +114,7 @@ export {
   McpInputRequiredError,
 } from './errors';
 export { McpInfrastructureError } from './errors/mcp-infrastructure.errors';
-export { McpClientRequestError, McpClientRequestTimeoutError } from './errors/mcp-client-request.errors';
+export { McpClientRequestError, McpClientRequestTimeoutError, McpRequestEndedError } from './errors/mcp-client-request.errors';
 export { HttpSessionExpiredError } from './client/transports/http/http-session-expired.errors';
 
 // Persistence: entities, migrations, store contracts.
