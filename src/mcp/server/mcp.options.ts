@@ -3,9 +3,10 @@ import { DEFAULT_MAX_BODY_BYTES, DEFAULT_PAGE_SIZE, DEFAULT_SESSION_IDLE_TTL_MS 
 import { McpConfigurationError } from '../errors/mcp-configuration.errors';
 import { invalidAuthMessage, invalidOptionMessage, missingAuthMessage } from '../mcp.messages';
 import { DEFAULT_STREAM_OPTIONS, type McpResolvedStreamOptions } from './http/mcp-stream.options';
+import { DEFAULT_LIMITS, type McpResolvedLimits } from './mcp-limits.options';
 
 /** A mount's options after defaults were applied and the configuration was checked. */
-export interface McpResolvedOptions extends Omit<McpModuleOptions, 'auth' | 'sessions' | 'maxBodyBytes' | 'pageSize' | 'streams'> {
+export interface McpResolvedOptions extends Omit<McpModuleOptions, 'auth' | 'sessions' | 'maxBodyBytes' | 'pageSize' | 'streams' | 'limits'> {
   /** The authorizer. */
   auth: NonNullable<McpModuleOptions['auth']>;
   mount: string;
@@ -14,6 +15,7 @@ export interface McpResolvedOptions extends Omit<McpModuleOptions, 'auth' | 'ses
   maxBodyBytes: number;
   pageSize: number;
   streams: McpResolvedStreamOptions;
+  limits: McpResolvedLimits;
 }
 
 function positiveInteger(mount: string, option: string, value: number | undefined, fallback: number): number {
@@ -48,6 +50,12 @@ export function resolveMcpOptions(
       clientRequestTimeoutMs: positiveInteger(mount, 'streams.clientRequestTimeoutMs', options.streams?.clientRequestTimeoutMs, DEFAULT_STREAM_OPTIONS.clientRequestTimeoutMs),
       keepAliveMs: positiveInteger(mount, 'streams.keepAliveMs', options.streams?.keepAliveMs, DEFAULT_STREAM_OPTIONS.keepAliveMs),
       retryMs: positiveInteger(mount, 'streams.retryMs', options.streams?.retryMs, DEFAULT_STREAM_OPTIONS.retryMs),
+    },
+    limits: {
+      sessionsPerPrincipal: positiveInteger(mount, 'limits.sessionsPerPrincipal', options.limits?.sessionsPerPrincipal, DEFAULT_LIMITS.sessionsPerPrincipal),
+      streamsPerPrincipal: positiveInteger(mount, 'limits.streamsPerPrincipal', options.limits?.streamsPerPrincipal, DEFAULT_LIMITS.streamsPerPrincipal),
+      listenStreamsPerPrincipal: positiveInteger(mount, 'limits.listenStreamsPerPrincipal', options.limits?.listenStreamsPerPrincipal, DEFAULT_LIMITS.listenStreamsPerPrincipal),
+      subscriptionsPerSession: positiveInteger(mount, 'limits.subscriptionsPerSession', options.limits?.subscriptionsPerSession, DEFAULT_LIMITS.subscriptionsPerSession),
     },
   };
 }

@@ -14,7 +14,7 @@ import { McpSessionBus } from '../pubsub/mcp-session-bus';
 import { Toolset } from '../toolset';
 import { MCP_RAW_BODY, type McpRequest } from './mcp-body-reader';
 import { acceptsJson, headerValue, isJsonContentType } from './mcp-http-checks';
-import { SESSION_NOT_FOUND_CODE, TRANSPORT_ERROR_CODE, sendJson, sendJsonText, sendRpcError } from './mcp-http-responses';
+import { SESSION_NOT_FOUND_CODE, TRANSPORT_ERROR_CODE, sendJson, sendJsonText, sendLimitExceeded, sendRpcError } from './mcp-http-responses';
 import { McpSessionChannel, type McpSessionChannelSettings } from './mcp-session-channel';
 import { McpPendingClientRequests } from './mcp-session-channel-pending';
 import { acceptsEventStream } from './mcp-sse-writer';
@@ -119,6 +119,17 @@ export class McpHttpEndpoint {
   }
 
   private async initialize(request: JsonRpcRequest, text: string, principal: McpPrincipal, res: Response, startedAt: Date): Promise<void> {
+    const max = this.options.limits.sessionsPerPrincipal;
+    // Counted in the database: the cap holds across replicas (two initializes racing at the cap may both pass).
+    if ((await this.sessions.countOpen(principal)) >= max) {
+      return sendLimitExceeded(
+        res,
+        'sessionsPerPrincipal',
+        max,
+        `Too many open sessions: this principal already holds ${max}. DELETE a session you no longer use, or wait for idle ones to expire`,
+        request.id,
+      );
+    }
     const requestedVersion = request.params?.protocolVersion;
     const context = { principal, sessionId: null, protocolVersion: isSupportedSessionVersion(requestedVersion) ? requestedVersion : SESSION_PROTOCOL_VERSIONS[0] };
     const response = await this.toolset.deliver(request, context);

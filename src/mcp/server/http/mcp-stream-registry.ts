@@ -4,6 +4,8 @@ import type { McpSseWriter } from './mcp-sse-writer';
 /** A session's open GET stream on this process. */
 export interface McpOpenStream {
   writer: McpSseWriter;
+  /** Key of the principal that opened it (for `limits.streamsPerPrincipal`). */
+  principalKey: string;
   /** Ends the stream and lets go of what it holds (timer, claim). */
   close(): void;
 }
@@ -17,6 +19,7 @@ export interface McpOpenStream {
 @Injectable()
 export class McpStreamRegistry implements OnModuleDestroy {
   private readonly streams = new Map<string, McpOpenStream>();
+  private readonly perPrincipal = new Map<string, number>();
 
   /** True when this process holds the session's stream. */
   has(sessionId: string): boolean {
@@ -27,12 +30,27 @@ export class McpStreamRegistry implements OnModuleDestroy {
   add(sessionId: string, stream: McpOpenStream): boolean {
     if (this.streams.has(sessionId)) return false;
     this.streams.set(sessionId, stream);
+    this.perPrincipal.set(stream.principalKey, this.countFor(stream.principalKey) + 1);
     return true;
   }
 
   /** Forgets the stream, if it is still the session's stream. */
   remove(sessionId: string, stream: McpOpenStream): void {
-    if (this.streams.get(sessionId) === stream) this.streams.delete(sessionId);
+    if (this.streams.get(sessionId) !== stream) return;
+    this.streams.delete(sessionId);
+    const left = this.countFor(stream.principalKey) - 1;
+    if (left > 0) this.perPrincipal.set(stream.principalKey, left);
+    else this.perPrincipal.delete(stream.principalKey);
+  }
+
+  /** How many GET streams the principal holds on this process. */
+  countFor(principalKey: string): number {
+    return this.perPrincipal.get(principalKey) ?? 0;
+  }
+
+  /** Sizes of the maps, for leak checks: both return to zero once every stream closed. */
+  get sizes(): { streams: number; principals: number } {
+    return { streams: this.streams.size, principals: this.perPrincipal.size };
   }
 
   /** Writes a serialized message on the session's stream; false when it has none here. */

@@ -4,7 +4,7 @@ import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import type { McpResolvedOptions } from '../mcp.options';
 import type { McpInboundSessionRecord } from '../../persistence/interfaces/mcp-session-store.interface';
 import { McpSessionBus } from '../pubsub/mcp-session-bus';
-import { TRANSPORT_ERROR_CODE, sendRpcError } from './mcp-http-responses';
+import { TRANSPORT_ERROR_CODE, sendLimitExceeded, sendRpcError } from './mcp-http-responses';
 import { McpSseWriter } from './mcp-sse-writer';
 import { McpStreamRegistry, type McpOpenStream } from './mcp-stream-registry';
 
@@ -28,12 +28,17 @@ export class McpStreamEndpoint {
     const writer = new McpSseWriter(res);
     const sessionId = session.sessionId;
     const claimTtl = keepAliveMs * 2;
+    const max = this.options.limits.streamsPerPrincipal;
+    if (this.registry.countFor(session.principalKey) >= max) {
+      return sendLimitExceeded(res, 'streamsPerPrincipal', max, `Too many open GET streams: this principal already holds ${max} on this server. Close one first`);
+    }
     if (this.registry.has(sessionId) || !(await this.bus.claimStream(sessionId, writer.streamId, claimTtl))) {
       return sendRpcError(res, 409, TRANSPORT_ERROR_CODE, 'Conflict: this session already has an open GET stream');
     }
     let timer: NodeJS.Timeout | undefined;
     const stream: McpOpenStream = {
       writer,
+      principalKey: session.principalKey,
       close: () => {
         clearInterval(timer);
         res.off('close', stream.close);
