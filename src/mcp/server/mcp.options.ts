@@ -50,6 +50,9 @@ export function resolveMcpOptions(
       clientRequestTimeoutMs: positiveInteger(mount, 'streams.clientRequestTimeoutMs', options.streams?.clientRequestTimeoutMs, DEFAULT_STREAM_OPTIONS.clientRequestTimeoutMs),
       keepAliveMs: positiveInteger(mount, 'streams.keepAliveMs', options.streams?.keepAliveMs, DEFAULT_STREAM_OPTIONS.keepAliveMs),
       retryMs: positiveInteger(mount, 'streams.retryMs', options.streams?.retryMs, DEFAULT_STREAM_OPTIONS.retryMs),
+      resumeEvents: positiveInteger(mount, 'streams.resumeEvents', options.streams?.resumeEvents, DEFAULT_STREAM_OPTIONS.resumeEvents),
+      resumeTtlMs: positiveInteger(mount, 'streams.resumeTtlMs', options.streams?.resumeTtlMs, DEFAULT_STREAM_OPTIONS.resumeTtlMs),
+      maxBufferedBytes: positiveInteger(mount, 'streams.maxBufferedBytes', options.streams?.maxBufferedBytes, DEFAULT_STREAM_OPTIONS.maxBufferedBytes),
     },
     limits: {
       sessionsPerPrincipal: positiveInteger(mount, 'limits.sessionsPerPrincipal', options.limits?.sessionsPerPrincipal, DEFAULT_LIMITS.sessionsPerPrincipal),

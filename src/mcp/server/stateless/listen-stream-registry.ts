@@ -107,7 +107,10 @@ export class McpListenStreams implements OnModuleInit, OnModuleDestroy {
   }
 
   private write(stream: ListenStream, chunk: string): void {
-    if (!stream.res.writableEnded && !stream.res.destroyed) stream.res.write(chunk);
+    if (stream.res.writableEnded || stream.res.destroyed) return;
+    // A client that stops reading would make the process queue every later notification.
+    if (stream.res.writableLength > this.options.streams.maxBufferedBytes) return void stream.res.destroy();
+    stream.res.write(chunk);
   }
 
   private close(stream: ListenStream, graceful: boolean): void {
