@@ -15,6 +15,7 @@ export interface McpResolvedOptions extends Omit<McpModuleOptions, 'auth' | 'ses
   maxBodyBytes: number;
   pageSize: number;
   streams: McpResolvedStreamOptions;
+  /** The caps of `limits`, defaults applied. */
   limits: McpResolvedLimits;
 }
 
