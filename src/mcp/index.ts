@@ -23,6 +23,7 @@ export type {
 } from './server/interfaces/mcp-module-options.interface';
 export type { McpResolvedOptions } from './server/mcp.options';
 export type { McpStreamOptions, McpResolvedStreamOptions } from './server/http/mcp-stream.options';
+export type { McpLimitsOptions, McpResolvedLimits } from './server/mcp-limits.options';
 export type { McpPubSubOptions } from './server/pubsub/mcp-pubsub.interface';
 export { MCP_MODULE_OPTIONS, DEFAULT_MOUNT, DEFAULT_PATH, getMcpToolsetToken, getMcpOptionsToken, InjectMcpToolset } from './mcp.constants';
 export { getMcpResourceNotifierToken, InjectMcpResourceNotifier } from './mcp.constants';
@@ -115,7 +116,7 @@ export {
 } from './errors';
 export { McpInfrastructureError } from './errors/mcp-infrastructure.errors';
 export { McpEventRejectedError } from './errors/mcp-event-rejected.errors';
-export { McpClientRequestError, McpClientRequestTimeoutError } from './errors/mcp-client-request.errors';
+export { McpClientRequestError, McpClientRequestTimeoutError, McpRequestEndedError } from './errors/mcp-client-request.errors';
 export { HttpSessionExpiredError } from './client/transports/http/http-session-expired.errors';
 
 // Persistence: entities, migrations, store contracts.

@@ -56,6 +56,11 @@ export const ephemeralRequestStateSecretMessage = (mount: string): string =>
   `requests are sealed with a secret generated for this process. With several replicas, set the same ` +
   `stateless.requestStateSecret (at least 16 bytes) on every one of them.`;
 
+export const missingSharedRequestStateSecretMessage = (mount: string): string =>
+  `McpModule (mount "${mount}"): pubsub.redis is set (several replicas) but stateless.requestStateSecret is not, so a ` +
+  `multi round-trip retry reaching another replica could not be opened. Pass stateless: { requestStateSecret: ` +
+  `'<a long random string shared by every replica>' } (at least 16 bytes, the same on every replica).`;
+
 export const invalidRequestStateSecretMessage = (mount: string, problem: string): string =>
   `McpModule (mount "${mount}"): ${problem}. Pass stateless: { requestStateSecret: '<a long random string shared by every replica>' }, ` +
   `or leave it out to use a per-process secret (single replica only).`;

@@ -31,7 +31,7 @@ describe('SSE across replicas (PostgreSQL + Redis pub/sub)', () => {
   const channelPrefix = `sse-e2e-${randomBytes(6).toString('hex')}`;
 
   const boot = () =>
-    startApp(db.url, { imports: [McpModule.forRoot({ auth: fixtureAuth, providers: [SseTools], pubsub: { redis: REDIS_URL, channelPrefix } })], providers: [SseTools] });
+    startApp(db.url, { imports: [McpModule.forRoot({ auth: fixtureAuth, providers: [SseTools], pubsub: { redis: REDIS_URL, channelPrefix }, stateless: { requestStateSecret: 'a-shared-secret-of-the-test-suite' } })], providers: [SseTools] });
 
   beforeAll(async () => {
     db = await createTestDatabase();

@@ -49,7 +49,7 @@ describe('subscriptions/listen streams (2026-07-28)', () => {
   const channelPrefix = `listen-e2e-${randomBytes(6).toString('hex')}`;
   const readers: SseReader[] = [];
 
-  const boot = () => startApp(db.url, { imports: [McpModule.forRoot({ auth: fixtureAuth, pubsub: { redis: REDIS_URL, channelPrefix } })], providers: [FeatureResources] });
+  const boot = () => startApp(db.url, { imports: [McpModule.forRoot({ auth: fixtureAuth, pubsub: { redis: REDIS_URL, channelPrefix }, stateless: { requestStateSecret: 'a-shared-secret-of-the-test-suite' } })], providers: [FeatureResources] });
 
   beforeAll(async () => {
     db = await createTestDatabase();

@@ -32,14 +32,14 @@ async function admin<T>(run: (client: Client) => Promise<T>): Promise<T> {
   }
 }
 
-/** Creates a fresh database, runs the shipped PostgreSQL migrations on it, and returns it. */
-export async function createTestDatabase(): Promise<TestDatabase> {
+/** Creates a fresh database, runs the shipped PostgreSQL migrations on it (unless `migrate` is false), and returns it. */
+export async function createTestDatabase(migrate = true): Promise<TestDatabase> {
   const name = `mcp_test_${randomBytes(6).toString('hex')}`;
   await admin((client) => client.query(`CREATE DATABASE "${name}"`));
   const url = urlFor(name);
   const dataSource = new DataSource({ type: 'postgres', url, entities: MCP_ENTITIES, migrations: MCP_MIGRATIONS });
   await dataSource.initialize();
-  await dataSource.runMigrations();
+  if (migrate) await dataSource.runMigrations();
   return {
     name,
     url,

@@ -38,4 +38,28 @@ describe('McpToolListCache', () => {
     expect(logger.warnings[0]).toContain('"bad"');
     expect(logger.warnings[0]).toContain('type number');
   });
+
+  it('is bounded: beyond maxEntries the least recently used list is dropped and loaded again when asked', async () => {
+    const cache = new McpToolListCache(3);
+    const loads: string[] = [];
+    const load = (scope: string) => async () => {
+      loads.push(scope);
+      return [];
+    };
+    for (const scope of ['a', 'b', 'c']) await cache.get('srv', scope, load(scope));
+    await cache.get('srv', 'a', load('a')); // a becomes the most recently used
+    await cache.get('srv', 'd', load('d')); // evicts b, the least recently used
+    expect(cache.size).toBe(3);
+    await cache.get('srv', 'a', load('a'));
+    await cache.get('srv', 'c', load('c'));
+    await cache.get('srv', 'b', load('b'));
+    expect(loads).toEqual(['a', 'b', 'c', 'd', 'b']);
+    expect(cache.size).toBe(3);
+  });
+
+  it('keeps at most the default number of lists for many scope keys', async () => {
+    const cache = new McpToolListCache();
+    for (let i = 0; i < 1500; i++) await cache.get('srv', `user-${i}`, async () => []);
+    expect(cache.size).toBe(1000);
+  });
 });

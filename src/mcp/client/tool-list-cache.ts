@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { scanParamHeaders, type McpParamHeader } from './stateless/param-headers';
 import type { McpToolDefinition } from './tool-router';
 
@@ -12,24 +12,46 @@ export interface McpToolList {
   rejected: Map<string, string>;
 }
 
+/** How many (server, scope key) lists a process keeps by default. */
+export const DEFAULT_MAX_TOOL_LISTS = 1000;
+
+/** Injection token of the cache's capacity (optional; tests and hosts with many scope keys set it). */
+export const MCP_TOOL_LIST_CACHE_MAX = 'MCP_TOOL_LIST_CACHE_MAX';
+
 /**
  * Tool lists per (server, scope key), kept until the server says they changed
  * (`notifications/tools/list_changed`, seen by any worker) or a listing fails. A tool whose
  * `x-mcp-header` annotations break the transport's rules is left out, with a warning naming it.
  * Shared by `McpClientService` and the call runner of the same process.
+ * Scope keys come from callers (one per user, say), so the cache is bounded: the least recently
+ * used list is dropped once it holds `maxEntries`.
  */
 @Injectable()
 export class McpToolListCache {
   private readonly logger = new Logger(McpToolListCache.name);
   private readonly lists = new Map<string, Promise<McpToolList>>();
 
+  constructor(@Optional() @Inject(MCP_TOOL_LIST_CACHE_MAX) private readonly maxEntries: number = DEFAULT_MAX_TOOL_LISTS) {
+    this.maxEntries ??= DEFAULT_MAX_TOOL_LISTS;
+  }
+
+  /** How many lists are cached. */
+  get size(): number {
+    return this.lists.size;
+  }
+
   /** The cached list, or the one `load` produces (shared by concurrent callers). */
   get(server: string, scopeKey: string, load: () => Promise<McpToolDefinition[]>): Promise<McpToolList> {
     const key = `${server}\u0000${scopeKey}`;
     let list = this.lists.get(key);
-    if (!list) {
+    if (list) {
+      // Map order is insertion order: re-inserting marks the entry most recently used.
+      this.lists.delete(key);
+      this.lists.set(key, list);
+    } else {
       list = load().then((tools) => this.screen(server, tools));
       this.lists.set(key, list);
+      if (this.lists.size > this.maxEntries) this.lists.delete(this.lists.keys().next().value as string);
       list.catch(() => {
         if (this.lists.get(key) === list) this.lists.delete(key);
       });

@@ -26,3 +26,20 @@ export class McpClientRequestError extends Error {
     this.name = 'McpClientRequestError';
   }
 }
+
+/**
+ * A handler used its context (`log`, `progress`, `elicit`, `sample`, `listRoots`) after the
+ * request it belongs to was answered: nothing can reach the client any more. Typical of a tool
+ * that starts work in the background and returns before it finishes.
+ */
+export class McpRequestEndedError extends Error {
+  constructor(
+    /** The context method that was called. */
+    readonly operation: string,
+    /** The id of the request whose response had already ended. */
+    readonly requestId: string | number,
+  ) {
+    super(`ctx.${operation}() was called after the response to request ${JSON.stringify(requestId)} had ended`);
+    this.name = 'McpRequestEndedError';
+  }
+}

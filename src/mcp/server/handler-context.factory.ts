@@ -2,6 +2,7 @@ import type { McpDeliveryContext } from '../interfaces/mcp-delivery.interface';
 import { MCP_LOG_LEVELS, type McpLogLevel } from '../protocol/log-levels';
 import type { McpElicitResult, McpInputRequestOptions, McpRoot, McpToolContext } from '../interfaces/mcp-tool-context.interface';
 import { McpRpcError } from '../errors/mcp-rpc.errors';
+import { McpRequestEndedError } from '../errors/mcp-client-request.errors';
 import type { JsonRpcRequest } from '../protocol/jsonrpc';
 import { McpMethod } from '../protocol/mcp-methods';
 import { methodFacts } from '../protocol/method-catalog';
@@ -40,6 +41,7 @@ function requireCapability(context: McpDeliveryContext, method: string): void {
  * (destructuring `{ log }` works).
  */
 class McpHandlerContext implements McpToolContext {
+  private ended = false;
   private bound?: Partial<Pick<McpToolContext, 'log' | 'progress' | 'elicit' | 'sample' | 'listRoots'>>;
 
   readonly principal: McpToolContext['principal'];
@@ -81,33 +83,48 @@ class McpHandlerContext implements McpToolContext {
     return this.bind('listRoots', this.doListRoots);
   }
 
+  /** Marks the request answered: from now on every way back to the client rejects. */
+  end(): void {
+    this.ended = true;
+  }
+
   private bind<K extends keyof NonNullable<McpHandlerContext['bound']>>(name: K, method: Function): NonNullable<McpToolContext[K]> {
     this.bound ??= {};
     return (this.bound[name] ??= method.bind(this)) as NonNullable<McpToolContext[K]>;
   }
 
   private async doLog(level: McpLogLevel, data: unknown, logger?: string): Promise<void> {
+    this.requireOpen('log');
     if (isLogLevelEnabled(level, this.delivery.logLevel)) await this.notify(McpMethod.LoggingMessage, logger ? { level, logger, data } : { level, data });
   }
 
   private async doProgress(progress: number, total?: number, message?: string): Promise<void> {
+    this.requireOpen('progress');
     const progressToken = this.meta?.progressToken;
     if (typeof progressToken !== 'string' && typeof progressToken !== 'number') return;
     await this.notify(McpMethod.Progress, { progressToken, progress, ...(total !== undefined ? { total } : {}), ...(message ? { message } : {}) });
   }
 
   private async doElicit(message: string, requestedSchema: Record<string, unknown>, extra?: Record<string, unknown> & McpInputRequestOptions): Promise<McpElicitResult> {
+    this.requireOpen('elicit');
     const { key, ...params } = extra ?? {};
     return (await this.ask(McpMethod.ElicitationCreate, { mode: 'form', message, requestedSchema, ...params }, { key })) as McpElicitResult;
   }
 
-  private doSample(params: Record<string, unknown>, options?: McpInputRequestOptions): Promise<Record<string, unknown>> {
+  private async doSample(params: Record<string, unknown>, options?: McpInputRequestOptions): Promise<Record<string, unknown>> {
+    this.requireOpen('sample');
     return this.ask(McpMethod.SamplingCreateMessage, params, options);
   }
 
   private async doListRoots(options?: McpInputRequestOptions): Promise<McpRoot[]> {
+    this.requireOpen('listRoots');
     const result = await this.ask(McpMethod.RootsList, {}, options);
     return (Array.isArray(result.roots) ? result.roots : []) as McpRoot[];
+  }
+
+  /** The methods are async, so this surfaces as a rejection of the call, never as a throw elsewhere. */
+  private requireOpen(operation: string): void {
+    if (this.ended) throw new McpRequestEndedError(operation, this.requestId);
   }
 
   private async notify(method: string, params: Record<string, unknown>): Promise<void> {
@@ -121,7 +138,13 @@ class McpHandlerContext implements McpToolContext {
   }
 }
 
+/** A handler context with the switch its request flips once answered. */
+export type McpEndableToolContext = McpToolContext & {
+  /** Marks the request answered: later calls of the context's methods reject with `McpRequestEndedError`. */
+  end(): void;
+};
+
 /** Builds the context a handler receives for one request. */
-export function createHandlerContext(mount: string, request: JsonRpcRequest, context: McpDeliveryContext, signal: AbortSignal): McpToolContext {
+export function createHandlerContext(mount: string, request: JsonRpcRequest, context: McpDeliveryContext, signal: AbortSignal): McpEndableToolContext {
   return new McpHandlerContext(mount, request, context, signal);
 }

@@ -19,7 +19,7 @@ import { createMcpFeatureProviders } from './features/feature.providers';
 import { McpListenStreams } from './stateless/listen-stream-registry';
 import { MrtrRounds } from './stateless/mrtr-rounds';
 import { RequestStateCodec } from './stateless/request-state-codec';
-import { mcpPubSubProvider } from './pubsub/mcp-pubsub.providers';
+import { mcpEventLogProvider, mcpPubSubProvider } from './pubsub/mcp-pubsub.providers';
 import { McpSessionBus } from './pubsub/mcp-session-bus';
 import type { McpStoreSettings } from '../persistence/interfaces/mcp-store-settings.interface';
 import { MCP_STORE_SETTINGS } from '../persistence/mcp-persistence.constants';
@@ -67,6 +67,7 @@ export function createMcpServerParts(mount: string, path: string): McpServerPart
     { provide: MCP_STORE_SETTINGS, useFactory: (o: McpResolvedOptions): McpStoreSettings => ({ mount: o.mount, idleTtlMs: o.sessions.idleTtlMs }), inject: [MCP_MODULE_OPTIONS] },
     McpHttpEndpoint,
     mcpPubSubProvider,
+    mcpEventLogProvider,
     McpPendingClientRequests,
     McpStreamRegistry,
     McpSessionBus,

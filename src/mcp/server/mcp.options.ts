@@ -3,9 +3,10 @@ import { DEFAULT_MAX_BODY_BYTES, DEFAULT_PAGE_SIZE, DEFAULT_SESSION_IDLE_TTL_MS 
 import { McpConfigurationError } from '../errors/mcp-configuration.errors';
 import { invalidAuthMessage, invalidOptionMessage, missingAuthMessage } from '../mcp.messages';
 import { DEFAULT_STREAM_OPTIONS, type McpResolvedStreamOptions } from './http/mcp-stream.options';
+import { DEFAULT_LIMITS, type McpResolvedLimits } from './mcp-limits.options';
 
 /** A mount's options after defaults were applied and the configuration was checked. */
-export interface McpResolvedOptions extends Omit<McpModuleOptions, 'auth' | 'sessions' | 'maxBodyBytes' | 'pageSize' | 'streams'> {
+export interface McpResolvedOptions extends Omit<McpModuleOptions, 'auth' | 'sessions' | 'maxBodyBytes' | 'pageSize' | 'streams' | 'limits'> {
   /** The authorizer. */
   auth: NonNullable<McpModuleOptions['auth']>;
   mount: string;
@@ -14,6 +15,8 @@ export interface McpResolvedOptions extends Omit<McpModuleOptions, 'auth' | 'ses
   maxBodyBytes: number;
   pageSize: number;
   streams: McpResolvedStreamOptions;
+  /** The caps of `limits`, defaults applied. */
+  limits: McpResolvedLimits;
 }
 
 function positiveInteger(mount: string, option: string, value: number | undefined, fallback: number): number {
@@ -48,6 +51,15 @@ export function resolveMcpOptions(
       clientRequestTimeoutMs: positiveInteger(mount, 'streams.clientRequestTimeoutMs', options.streams?.clientRequestTimeoutMs, DEFAULT_STREAM_OPTIONS.clientRequestTimeoutMs),
       keepAliveMs: positiveInteger(mount, 'streams.keepAliveMs', options.streams?.keepAliveMs, DEFAULT_STREAM_OPTIONS.keepAliveMs),
       retryMs: positiveInteger(mount, 'streams.retryMs', options.streams?.retryMs, DEFAULT_STREAM_OPTIONS.retryMs),
+      resumeEvents: positiveInteger(mount, 'streams.resumeEvents', options.streams?.resumeEvents, DEFAULT_STREAM_OPTIONS.resumeEvents),
+      resumeTtlMs: positiveInteger(mount, 'streams.resumeTtlMs', options.streams?.resumeTtlMs, DEFAULT_STREAM_OPTIONS.resumeTtlMs),
+      maxBufferedBytes: positiveInteger(mount, 'streams.maxBufferedBytes', options.streams?.maxBufferedBytes, DEFAULT_STREAM_OPTIONS.maxBufferedBytes),
+    },
+    limits: {
+      sessionsPerPrincipal: positiveInteger(mount, 'limits.sessionsPerPrincipal', options.limits?.sessionsPerPrincipal, DEFAULT_LIMITS.sessionsPerPrincipal),
+      streamsPerPrincipal: positiveInteger(mount, 'limits.streamsPerPrincipal', options.limits?.streamsPerPrincipal, DEFAULT_LIMITS.streamsPerPrincipal),
+      listenStreamsPerPrincipal: positiveInteger(mount, 'limits.listenStreamsPerPrincipal', options.limits?.listenStreamsPerPrincipal, DEFAULT_LIMITS.listenStreamsPerPrincipal),
+      subscriptionsPerSession: positiveInteger(mount, 'limits.subscriptionsPerSession', options.limits?.subscriptionsPerSession, DEFAULT_LIMITS.subscriptionsPerSession),
     },
   };
 }

@@ -114,10 +114,13 @@ export class Toolset implements McpMessageHandler {
     const onOuterAbort = () => controller.abort(context.signal?.reason);
     context.signal?.addEventListener('abort', onOuterAbort, { once: true });
     this.inFlight.set(key, controller);
+    const handlerContext = createHandlerContext(this.mount, request, context, controller.signal);
     try {
-      return await work(createHandlerContext(this.mount, request, context, controller.signal));
+      return await work(handlerContext);
     } finally {
-      this.inFlight.delete(key);
+      handlerContext.end();
+      // Two requests may share a key (same id on two stateless callers): remove only our own entry.
+      if (this.inFlight.get(key) === controller) this.inFlight.delete(key);
       context.signal?.removeEventListener('abort', onOuterAbort);
     }
   }
@@ -221,6 +224,11 @@ export class Toolset implements McpMessageHandler {
     if (typeof requestId !== 'string' && typeof requestId !== 'number') return;
     const reason = typeof params?.reason === 'string' ? params.reason : 'Cancelled by the client';
     this.inFlight.get(this.inFlightKey(context.sessionId, requestId))?.abort(new Error(reason));
+  }
+
+  /** @internal How many requests run handlers now (for leak checks). */
+  get inFlightCount(): number {
+    return this.inFlight.size;
   }
 
   private inFlightKey(sessionId: string | null, requestId: string | number): string {

@@ -62,6 +62,16 @@ export class InMemoryMcpSessionStore implements McpSessionStore {
     if (record) record.terminatedAt = new Date();
   }
 
+  /** Live sessions of the principal on this mount. */
+  async countOpen(principal: McpPrincipal): Promise<number> {
+    const now = Date.now();
+    let open = 0;
+    for (const record of this.records.values()) {
+      if (record.mount === this.settings.mount && record.principalKey === storedPrincipalKey(principal.key) && isSessionLive(record, this.settings.idleTtlMs, now)) open += 1;
+    }
+    return open;
+  }
+
   /** Whether `sessionId` is a live session of this mount, whoever owns it (what subscriptions need). */
   isLive(sessionId: string, now: number = Date.now()): boolean {
     const record = this.records.get(sessionId);

@@ -39,6 +39,11 @@ export class InMemoryMcpSubscriptionStore implements McpSubscriptionStore {
     if (index >= 0) this.records.splice(index, 1);
   }
 
+  /** How many URIs other than `exceptUri` the session watches on this mount. */
+  async countForSession(sessionId: string, exceptUri?: string): Promise<number> {
+    return this.records.filter((record) => record.mount === this.sessions.settings.mount && record.sessionId === sessionId && record.uri !== exceptUri).length;
+  }
+
   /** The live sessions of this mount watching `uri`, sorted by session id. */
   async subscribers(uri: string): Promise<string[]> {
     const now = Date.now();

@@ -59,4 +59,9 @@ export interface McpSessionStore {
   setLogLevel(sessionId: string, principal: McpPrincipal, level: McpLogLevel): Promise<void>;
   /** Ends a session (DELETE); stores may keep the record as an audit trail. */
   terminate(session: McpInboundSessionRecord): Promise<void>;
+  /**
+   * How many live (not terminated, not idle) sessions the principal holds on the mount, across
+   * every replica: `initialize` refuses a new one at the `limits.sessionsPerPrincipal` cap.
+   */
+  countOpen(principal: McpPrincipal): Promise<number>;
 }

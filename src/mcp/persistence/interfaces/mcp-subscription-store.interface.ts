@@ -21,6 +21,11 @@ export interface McpSubscriptionStore {
   subscribe(sessionId: string, uri: string): Promise<void>;
   /** Forgets that `sessionId` watches `uri`; a no-op when it did not. */
   unsubscribe(sessionId: string, uri: string): Promise<void>;
+  /**
+   * How many URIs other than `exceptUri` the session watches on the mount: `resources/subscribe`
+   * refuses a new URI at the `limits.subscriptionsPerSession` cap (re-subscribing is still fine).
+   */
+  countForSession(sessionId: string, exceptUri?: string): Promise<number>;
   /** The live (not terminated, not idle) sessions of the mount watching `uri`, sorted by session id. */
   subscribers(uri: string): Promise<string[]>;
 }

@@ -8,6 +8,23 @@ interface PgPool {
 }
 
 /**
+ * The escaped name of a table as TypeORM resolved it: `entityPrefix` is already part of the
+ * table name, and `schema` (or `database`) of the host's DataSource comes first, `"mcp"."app_x"`.
+ * Hand-built statements must use this, not the bare entity name.
+ */
+export function escapeTablePath(dataSource: DataSource, tablePath: string): string {
+  return tablePath
+    .split('.')
+    .map((part) => dataSource.driver.escape(part))
+    .join('.');
+}
+
+/** The escaped table of an entity, schema and prefix included. */
+export function escapedTableOf(dataSource: DataSource, entity: EntityTarget<ObjectLiteral>): string {
+  return escapeTablePath(dataSource, dataSource.getMetadata(entity).tablePath);
+}
+
+/**
  * Hand-built SQL for the hot path of one entity (multi-row INSERT, SELECT by a key list). The
  * statements are written once; values still go through the driver's own conversions, so the
  * same code serves PostgreSQL and SQLite. Building these with the query builder cost more CPU per
@@ -29,7 +46,7 @@ export class EntitySql<T extends ObjectLiteral> {
     const metadata = dataSource.getMetadata(entity);
     const driver = dataSource.driver;
     this.columns = metadata.columns;
-    this.table = driver.escape(metadata.tableName);
+    this.table = escapeTablePath(dataSource, metadata.tablePath);
     // SQLite keeps jsonb columns in its binary JSON format: read them through json(), write through jsonb().
     const wrap = (driver as unknown as { wrapWithJsonFunction?: (value: string, column: ColumnMetadata, jsonb?: boolean) => string }).wrapWithJsonFunction;
     this.wrapRead = (column) => (wrap ? wrap.call(driver, driver.escape(column.databaseName), column) : driver.escape(column.databaseName));

@@ -5,6 +5,7 @@ import type { Repository } from 'typeorm';
 import { McpOutboundSession } from '../entities/outbound-session.entity';
 import type { McpOutboundSessionRecord, McpOutboundSessionState, McpOutboundSessionStore } from '../interfaces/mcp-outbound-session-store.interface';
 import { storableOutboundState, storedPrincipalKey } from '../new-records';
+import { escapedTableOf } from './entity-sql';
 
 /**
  * The client's remote sessions in `mcp_outbound_sessions`, keyed by (server, scope key), so a
@@ -12,7 +13,12 @@ import { storableOutboundState, storedPrincipalKey } from '../new-records';
  */
 @Injectable()
 export class TypeOrmOutboundSessionStore implements McpOutboundSessionStore {
-  constructor(@InjectRepository(McpOutboundSession) private readonly sessions: Repository<McpOutboundSession>) {}
+  /** The table as the host's DataSource names it (its `schema` and `entityPrefix` included). */
+  private readonly table: string;
+
+  constructor(@InjectRepository(McpOutboundSession) private readonly sessions: Repository<McpOutboundSession>) {
+    this.table = escapedTableOf(sessions.manager.connection, McpOutboundSession);
+  }
 
   /** Runs SQL written with `:name` parameters on whichever database the host connected. */
   private async run<T>(sql: string, params: Record<string, unknown>): Promise<T> {
@@ -57,16 +63,16 @@ export class TypeOrmOutboundSessionStore implements McpOutboundSessionStore {
     scopeKey = storedPrincipalKey(scopeKey);
     const now = new Date();
     const rows: { id: string }[] = await this.run(
-      `INSERT INTO mcp_outbound_sessions
+      `INSERT INTO ${this.table} AS existing
          (id, server, scope_key, remote_session_id, protocol_version, server_info, server_capabilities, endpoint, created_at, updated_at, closed_at)
        VALUES (:id, :server, :scopeKey, :remoteSessionId, :protocolVersion, :serverInfo, :serverCapabilities, :endpoint, :createdAt, :updatedAt, NULL)
        ON CONFLICT (server, scope_key) DO UPDATE SET
          remote_session_id = EXCLUDED.remote_session_id,
          protocol_version = EXCLUDED.protocol_version,
-         server_info = COALESCE(EXCLUDED.server_info, mcp_outbound_sessions.server_info),
-         server_capabilities = COALESCE(EXCLUDED.server_capabilities, mcp_outbound_sessions.server_capabilities),
-         endpoint = COALESCE(EXCLUDED.endpoint, mcp_outbound_sessions.endpoint),
-         created_at = CASE WHEN mcp_outbound_sessions.closed_at IS NULL THEN mcp_outbound_sessions.created_at ELSE EXCLUDED.created_at END,
+         server_info = COALESCE(EXCLUDED.server_info, existing.server_info),
+         server_capabilities = COALESCE(EXCLUDED.server_capabilities, existing.server_capabilities),
+         endpoint = COALESCE(EXCLUDED.endpoint, existing.endpoint),
+         created_at = CASE WHEN existing.closed_at IS NULL THEN existing.created_at ELSE EXCLUDED.created_at END,
          updated_at = EXCLUDED.updated_at,
          closed_at = NULL
        RETURNING id`,
@@ -90,7 +96,7 @@ export class TypeOrmOutboundSessionStore implements McpOutboundSessionStore {
   async close(server: string, scopeKey: string): Promise<void> {
     scopeKey = storedPrincipalKey(scopeKey);
     const now = new Date();
-    await this.run(`UPDATE mcp_outbound_sessions SET closed_at = :closedAt, updated_at = :updatedAt WHERE server = :server AND scope_key = :scopeKey AND closed_at IS NULL`, {
+    await this.run(`UPDATE ${this.table} SET closed_at = :closedAt, updated_at = :updatedAt WHERE server = :server AND scope_key = :scopeKey AND closed_at IS NULL`, {
       server,
       scopeKey,
       closedAt: now,

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { In, IsNull, type Repository } from 'typeorm';
+import { In, IsNull, MoreThanOrEqual, type Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import type { McpLogLevel } from '../../protocol/log-levels';
 import type { McpPrincipal } from '../../interfaces/principal.interface';
@@ -8,7 +8,7 @@ import { McpInboundSession } from '../entities/inbound-session.entity';
 import type { McpInboundSessionRecord, McpNewInboundSession, McpSessionStore } from '../interfaces/mcp-session-store.interface';
 import type { McpStoreSettings } from '../interfaces/mcp-store-settings.interface';
 import { InjectMcpStoreSettings } from '../mcp-persistence.constants';
-import { isSessionIdle } from '../session-liveness';
+import { isSessionIdle, sessionIdleCutoff } from '../session-liveness';
 import { newInboundSessionRecord, storedPrincipalKey } from '../new-records';
 import { EntitySql } from './entity-sql';
 import { GroupCommitter } from '../group-committer';
@@ -66,6 +66,13 @@ export class TypeOrmSessionStore implements McpSessionStore {
   /** Ends a session: sets `terminated_at`, keeps the row. */
   async terminate(session: McpInboundSessionRecord): Promise<void> {
     await this.sessions.update({ id: session.id }, { terminatedAt: new Date() });
+  }
+
+  /** Live sessions of the principal on this mount (one indexed count on (mount, principal_key)). */
+  countOpen(principal: McpPrincipal): Promise<number> {
+    return this.sessions.count({
+      where: { mount: this.settings.mount, principalKey: storedPrincipalKey(principal.key), terminatedAt: IsNull(), lastSeenAt: MoreThanOrEqual(sessionIdleCutoff(this.settings.idleTtlMs)) },
+    });
   }
 
   private async load(sessionIds: string[]): Promise<(McpInboundSession | null)[]> {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import type { Repository } from 'typeorm';
+import { Not, type Repository } from 'typeorm';
 import { McpInboundSession } from '../entities/inbound-session.entity';
 import { McpResourceSubscription } from '../entities/resource-subscription.entity';
 import type { McpStoreSettings } from '../interfaces/mcp-store-settings.interface';
@@ -34,6 +34,11 @@ export class TypeOrmSubscriptionStore implements McpSubscriptionStore {
   /** Forgets that `sessionId` watches `uri` (idempotent). */
   async unsubscribe(sessionId: string, uri: string): Promise<void> {
     await this.subscriptions.delete({ mount: this.settings.mount, sessionId, uri });
+  }
+
+  /** How many URIs other than `exceptUri` the session watches on this mount. */
+  countForSession(sessionId: string, exceptUri?: string): Promise<number> {
+    return this.subscriptions.count({ where: { mount: this.settings.mount, sessionId, ...(exceptUri === undefined ? {} : { uri: Not(exceptUri) }) } });
   }
 
   /** The live (not terminated, not idle) sessions of this mount watching `uri`. */

@@ -1,4 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
+import type { McpResolvedOptions } from '../mcp.options';
+import { LIMIT_EXCEEDED_CODE } from '../mcp-limits.options';
 import { McpRpcError } from '../../errors/mcp-rpc.errors';
 import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface';
 import { JsonRpcErrorCode, type JsonRpcRequest } from '../../protocol/jsonrpc';
@@ -19,6 +22,7 @@ import { ResourcesFeature, resourceNotFound } from './resources.feature';
 @Injectable()
 export class ResourceSubscriptionsFeature {
   constructor(
+    @Inject(MCP_MODULE_OPTIONS) private readonly options: McpResolvedOptions,
     private readonly toolset: Toolset,
     private readonly resources: ResourcesFeature,
     @InjectMcpSubscriptionStore() private readonly store: McpSubscriptionStore,
@@ -29,6 +33,13 @@ export class ResourceSubscriptionsFeature {
     this.toolset.handle(McpMethod.ResourcesSubscribe, async (request, context) => {
       const { sessionId, uri } = this.target(request, context);
       if (!this.resources.exists(uri)) throw resourceNotFound(uri, context.protocolVersion);
+      const max = this.options.limits.subscriptionsPerSession;
+      if ((await this.store.countForSession(sessionId, uri)) >= max) {
+        throw new McpRpcError(LIMIT_EXCEEDED_CODE, `Too many resource subscriptions: this session already watches ${max} URIs. Unsubscribe from one first`, {
+          limit: 'subscriptionsPerSession',
+          max,
+        });
+      }
       await this.store.subscribe(sessionId, uri);
       return {};
     });

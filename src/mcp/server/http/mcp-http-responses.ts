@@ -25,6 +25,14 @@ export function sendRpcError(res: Response, status: number, code: number, messag
   sendJson(res, status, jsonRpcError(id, code, message));
 }
 
+/**
+ * 429 for an exceeded cap of `limits`: a JSON-RPC error naming the limit and its value, so a
+ * client can tell which resource it holds too many of.
+ */
+export function sendLimitExceeded(res: Response, limit: string, max: number, message: string, id: JsonRpcId | null = null): void {
+  sendJson(res, 429, jsonRpcError(id, TRANSPORT_ERROR_CODE, message, { limit, max }));
+}
+
 /** The methods the endpoint serves, for `Allow`. */
 const MCP_ALLOWED_METHODS = 'GET, POST, DELETE';
 

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Response } from 'express';
 import type { McpPrincipal } from '../../interfaces/principal.interface';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
@@ -14,12 +14,15 @@ import { McpSessionBus } from '../pubsub/mcp-session-bus';
 import { Toolset } from '../toolset';
 import { MCP_RAW_BODY, type McpRequest } from './mcp-body-reader';
 import { acceptsJson, headerValue, isJsonContentType } from './mcp-http-checks';
-import { SESSION_NOT_FOUND_CODE, TRANSPORT_ERROR_CODE, sendJson, sendJsonText, sendRpcError } from './mcp-http-responses';
+import { SESSION_NOT_FOUND_CODE, TRANSPORT_ERROR_CODE, sendJson, sendJsonText, sendLimitExceeded, sendRpcError } from './mcp-http-responses';
 import { McpSessionChannel, type McpSessionChannelSettings } from './mcp-session-channel';
 import { McpPendingClientRequests } from './mcp-session-channel-pending';
 import { acceptsEventStream } from './mcp-sse-writer';
 import { McpStreamEndpoint } from './mcp-stream.endpoint';
 import { McpStatelessEndpoint } from './mcp-stateless.endpoint';
+import { McpStreamRegistry, SESSION_STREAM_ID } from './mcp-stream-registry';
+import type { McpEventLog } from '../pubsub/mcp-event-log.interface';
+import { MCP_EVENT_LOG } from '../pubsub/mcp-pubsub.providers';
 
 type Exchange = { kind: 'request' | 'notification' | 'response'; message: JsonRpcMessage };
 
@@ -40,6 +43,7 @@ function asRecord(value: unknown): Record<string, unknown> | null {
 @Injectable()
 export class McpHttpEndpoint {
   private readonly channelSettings: McpSessionChannelSettings;
+  private readonly logger: Logger;
 
   constructor(
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpResolvedOptions,
@@ -50,8 +54,18 @@ export class McpHttpEndpoint {
     private readonly streams: McpStreamEndpoint,
     private readonly stateless: McpStatelessEndpoint,
     pending: McpPendingClientRequests,
+    private readonly registry: McpStreamRegistry,
+    @Inject(MCP_EVENT_LOG) private readonly log: McpEventLog,
   ) {
-    this.channelSettings = { pending, retryMs: options.streams.retryMs, clientRequestTimeoutMs: options.streams.clientRequestTimeoutMs };
+    this.logger = new Logger(`McpHttpEndpoint:${options.mount}`);
+    this.channelSettings = {
+      pending,
+      retryMs: options.streams.retryMs,
+      clientRequestTimeoutMs: options.streams.clientRequestTimeoutMs,
+      maxBufferedBytes: options.streams.maxBufferedBytes,
+      log,
+      onLogError: (error) => this.logger.warn(`A stream event could not be kept for resumption: ${(error as Error)?.message ?? error}`),
+    };
   }
 
   /** Handles a POST carrying one JSON-RPC message. */
@@ -78,7 +92,7 @@ export class McpHttpEndpoint {
   /** Handles a GET asking for an event stream: opens the session's standalone stream. */
   async get(req: McpRequest, res: Response): Promise<void> {
     const session = await this.requireSession(req, res);
-    if (session) await this.streams.open(session, res);
+    if (session) await this.streams.open(session, res, headerValue(req.headers, 'last-event-id'));
   }
 
   /** Handles a DELETE: terminates the caller's session. */
@@ -88,6 +102,7 @@ export class McpHttpEndpoint {
     if (!session) return;
     await this.sessions.terminate(session);
     await this.bus.endSession(session.sessionId);
+    await this.log.forget(session.sessionId, SESSION_STREAM_ID);
     await this.events.record(this.event(session, startedAt, { kind: 'terminate', status: 204 }));
     res.status(204).end();
   }
@@ -113,12 +128,29 @@ export class McpHttpEndpoint {
       sendRpcError(res, 400, TRANSPORT_ERROR_CODE, `Bad Request: unsupported MCP-Protocol-Version "${version}" (supported: ${SESSION_PROTOCOL_VERSIONS.join(', ')})`);
       return null;
     }
-    const session = await this.sessions.find(sessionId, req.user as McpPrincipal);
-    if (!session) sendRpcError(res, 404, SESSION_NOT_FOUND_CODE, 'Session not found');
+    const principal = req.user as McpPrincipal;
+    const session = await this.sessions.find(sessionId, principal);
+    if (!session) {
+      // The session may just have been found idle (and ended): close what its owner still holds
+      // on any replica. Only streams of this principal are touched, so a stranger's guess closes nothing.
+      this.bus.endSession(sessionId, principal.key).catch((error) => this.logger.warn(`Could not spread the end of a session: ${(error as Error)?.message ?? error}`));
+      sendRpcError(res, 404, SESSION_NOT_FOUND_CODE, 'Session not found');
+    }
     return session;
   }
 
   private async initialize(request: JsonRpcRequest, text: string, principal: McpPrincipal, res: Response, startedAt: Date): Promise<void> {
+    const max = this.options.limits.sessionsPerPrincipal;
+    // Counted in the database: the cap holds across replicas (two initializes racing at the cap may both pass).
+    if ((await this.sessions.countOpen(principal)) >= max) {
+      return sendLimitExceeded(
+        res,
+        'sessionsPerPrincipal',
+        max,
+        `Too many open sessions: this principal already holds ${max}. DELETE a session you no longer use, or wait for idle ones to expire`,
+        request.id,
+      );
+    }
     const requestedVersion = request.params?.protocolVersion;
     const context = { principal, sessionId: null, protocolVersion: isSupportedSessionVersion(requestedVersion) ? requestedVersion : SESSION_PROTOCOL_VERSIONS[0] };
     const response = await this.toolset.deliver(request, context);
@@ -144,11 +176,17 @@ export class McpHttpEndpoint {
     const onClose = () => !res.writableFinished && abort.abort(new Error('The client closed the connection'));
     res.once('close', onClose);
     const method = 'method' in exchange.message ? exchange.message.method : null;
+    let channelRef: McpSessionChannel | null = null;
+    const untrack = this.registry.trackRequest(session.sessionId, session.principalKey, () => {
+      abort.abort(new Error('The session ended'));
+      channelRef?.close();
+    });
     const base = { kind: exchange.kind, method, request: new JsonText(text) };
     const channel =
       exchange.kind === 'request' && acceptsEventStream(headerValue(req.headers, 'accept'))
         ? new McpSessionChannel(res, session.sessionId, (exchange.message as JsonRpcRequest).id, abort.signal, this.channelSettings)
         : null;
+    channelRef = channel;
     let response: JsonRpcResponse | null;
     try {
       response = await this.toolset.deliver(exchange.message, {
@@ -169,6 +207,7 @@ export class McpHttpEndpoint {
       throw error;
     } finally {
       res.off('close', onClose);
+      untrack();
     }
     const json = response ? JSON.stringify(response) : null;
     await this.events.record(

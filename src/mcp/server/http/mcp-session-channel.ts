@@ -2,6 +2,7 @@ import type { Response } from 'express';
 import type { McpClientChannel } from '../../interfaces/mcp-delivery.interface';
 import type { JsonRpcId, JsonRpcNotification } from '../../protocol/jsonrpc';
 import type { McpPendingClientRequests } from './mcp-session-channel-pending';
+import type { McpEventLog } from '../pubsub/mcp-event-log.interface';
 import { McpSseWriter } from './mcp-sse-writer';
 
 /** What every channel of a mount shares. */
@@ -11,6 +12,12 @@ export interface McpSessionChannelSettings {
   retryMs: number;
   /** How long a server->client request waits for its answer. */
   clientRequestTimeoutMs: number;
+  /** Bytes queued for a client that does not read before its stream is closed. */
+  maxBufferedBytes: number;
+  /** Where the stream's events are kept for a client that resumes it. */
+  log: McpEventLog;
+  /** Reports an event that could not be kept. */
+  onLogError(error: unknown): void;
 }
 
 /**
@@ -22,6 +29,8 @@ export interface McpSessionChannelSettings {
  */
 export class McpSessionChannel implements McpClientChannel {
   private writer: McpSseWriter | null = null;
+  /** Appends to the event log in order, one after the other. */
+  private logged: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly res: Response,
@@ -52,14 +61,26 @@ export class McpSessionChannel implements McpClientChannel {
 
   /** Sends the response as the last event and ends the stream. */
   finish(json: string): void {
-    this.writer?.send(json);
+    this.writer?.send(json, true);
+    this.writer?.end();
+  }
+
+  /** Ends the stream now (the session ended); the response, if it comes, is still logged. */
+  close(): void {
     this.writer?.end();
   }
 
   private write(json: string): void {
     if (this.signal.aborted) return;
     if (!this.writer) {
-      this.writer = new McpSseWriter(this.res);
+      const { log, maxBufferedBytes, onLogError } = this.settings;
+      this.writer = new McpSseWriter(this.res, {
+        maxBufferedBytes,
+        record: (seq, json, final) => {
+          const streamId = this.writer!.streamId;
+          this.logged = this.logged.then(() => log.append(this.sessionId, streamId, json, { seq, final })).catch(onLogError);
+        },
+      });
       this.writer.open(this.settings.retryMs);
     }
     this.writer.send(json);

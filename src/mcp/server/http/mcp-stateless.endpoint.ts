@@ -20,6 +20,7 @@ import { decorateResult, discoverResult } from '../stateless/stateless-results';
 import { MrtrRounds } from '../stateless/mrtr-rounds';
 import { agreeSubscriptionFilter, readSubscriptionFilter, type SubscriptionFilter, type SubscriptionSupport } from '../stateless/subscription-filter';
 import { Toolset } from '../toolset';
+import { LIMIT_EXCEEDED_CODE } from '../mcp-limits.options';
 import type { McpRequest } from './mcp-body-reader';
 import { headerValue } from './mcp-http-checks';
 import { sendJsonText } from './mcp-http-responses';
@@ -113,8 +114,16 @@ export class McpStatelessEndpoint {
       if (!(error instanceof McpRpcError)) throw error;
       return this.refuse(exchange, res, { jsonrpc: '2.0', id: request.id, error: error.toJsonRpc() }, httpStatusForError(error.code));
     }
+    const max = this.options.limits.listenStreamsPerPrincipal;
+    if (this.listenStreams.countFor(exchange.principal.key) >= max) {
+      const error = jsonRpcError(request.id, LIMIT_EXCEEDED_CODE, `Too many open listen streams: this principal already holds ${max} on this server. Close one first`, {
+        limit: 'listenStreamsPerPrincipal',
+        max,
+      });
+      return this.refuse(exchange, res, error, 429);
+    }
     await this.audit.record(exchange, 200, JSON.stringify(acknowledgment(request.id, filter)), null);
-    this.listenStreams.open(request.id, filter, res);
+    this.listenStreams.open(request.id, filter, res, exchange.principal.key);
   }
 
   private subscriptionSupport(): SubscriptionSupport {

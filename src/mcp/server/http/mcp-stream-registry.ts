@@ -1,22 +1,39 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import type { McpSseWriter } from './mcp-sse-writer';
 
+/** The stream id of a session's standalone GET stream: its event ids are `session_<n>`. */
+export const SESSION_STREAM_ID = 'session';
+
 /** A session's open GET stream on this process. */
 export interface McpOpenStream {
   writer: McpSseWriter;
+  /** Key of the principal that opened it (for `limits.streamsPerPrincipal`). */
+  principalKey: string;
+  /** Writes an event numbered by the session's event log; false when the stream is gone. */
+  deliver(seq: number, json: string): boolean;
   /** Ends the stream and lets go of what it holds (timer, claim). */
   close(): void;
 }
 
+/** A POSTed request of a session being handled on this process. */
+interface TrackedRequest {
+  principalKey: string;
+  /** Aborts the handling and ends its stream (the session ended). */
+  close(): void;
+}
+
 /**
- * The standalone GET streams open on this process, one per session at most. Session-level
- * notifications are written here when the stream is local; the session bus brings them from
- * other replicas. All streams end when the app shuts down, so closing the server never waits on
- * a client that keeps listening.
+ * The standalone GET streams open on this process, one per session at most, and the POSTed
+ * requests in progress by session, so a session that ends (DELETE, or found idle on any
+ * replica) closes everything it holds here. Session-level notifications are written here when
+ * the stream is local; the session bus brings them from other replicas. All streams end when
+ * the app shuts down, so closing the server never waits on a client that keeps listening.
  */
 @Injectable()
 export class McpStreamRegistry implements OnModuleDestroy {
   private readonly streams = new Map<string, McpOpenStream>();
+  private readonly perPrincipal = new Map<string, number>();
+  private readonly requests = new Map<string, Set<TrackedRequest>>();
 
   /** True when this process holds the session's stream. */
   has(sessionId: string): boolean {
@@ -27,23 +44,61 @@ export class McpStreamRegistry implements OnModuleDestroy {
   add(sessionId: string, stream: McpOpenStream): boolean {
     if (this.streams.has(sessionId)) return false;
     this.streams.set(sessionId, stream);
+    this.perPrincipal.set(stream.principalKey, this.countFor(stream.principalKey) + 1);
     return true;
   }
 
   /** Forgets the stream, if it is still the session's stream. */
   remove(sessionId: string, stream: McpOpenStream): void {
-    if (this.streams.get(sessionId) === stream) this.streams.delete(sessionId);
+    if (this.streams.get(sessionId) !== stream) return;
+    this.streams.delete(sessionId);
+    const left = this.countFor(stream.principalKey) - 1;
+    if (left > 0) this.perPrincipal.set(stream.principalKey, left);
+    else this.perPrincipal.delete(stream.principalKey);
   }
 
-  /** Writes a serialized message on the session's stream; false when it has none here. */
-  deliver(sessionId: string, json: string): boolean {
+  /** How many GET streams the principal holds on this process. */
+  countFor(principalKey: string): number {
+    return this.perPrincipal.get(principalKey) ?? 0;
+  }
+
+  /**
+   * Tracks a POSTed request of the session until the returned function is called; `close` runs
+   * if the session ends first.
+   */
+  trackRequest(sessionId: string, principalKey: string, close: () => void): () => void {
+    const request: TrackedRequest = { principalKey, close };
+    const set = this.requests.get(sessionId) ?? new Set<TrackedRequest>();
+    set.add(request);
+    this.requests.set(sessionId, set);
+    return () => {
+      set.delete(request);
+      if (set.size === 0 && this.requests.get(sessionId) === set) this.requests.delete(sessionId);
+    };
+  }
+
+  /** Sizes of the maps, for leak checks: all return to zero once every stream and request ended. */
+  get sizes(): { streams: number; principals: number; requestSessions: number } {
+    return { streams: this.streams.size, principals: this.perPrincipal.size, requestSessions: this.requests.size };
+  }
+
+  /** Writes an event of the session's log on its stream; false when it has none here. */
+  deliver(sessionId: string, seq: number, json: string): boolean {
     const stream = this.streams.get(sessionId);
-    return !!stream && stream.writer.send(json) !== null;
+    return !!stream && stream.deliver(seq, json);
   }
 
-  /** Ends the session's stream (the session was terminated). */
-  end(sessionId: string): void {
-    this.streams.get(sessionId)?.close();
+  /**
+   * Ends the session's stream and its requests in progress here (the session ended). With
+   * `principalKey`, only what that principal holds: an idle session is noticed by a request
+   * that may come from anyone knowing the id.
+   */
+  end(sessionId: string, principalKey?: string): void {
+    const stream = this.streams.get(sessionId);
+    if (stream && (principalKey === undefined || stream.principalKey === principalKey)) stream.close();
+    for (const request of [...(this.requests.get(sessionId) ?? [])]) {
+      if (principalKey === undefined || request.principalKey === principalKey) request.close();
+    }
   }
 
   /** @inheritdoc */

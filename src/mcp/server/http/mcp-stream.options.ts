@@ -17,6 +17,23 @@ export interface McpStreamOptions {
    * @default 1_000
    */
   retryMs?: number;
+  /**
+   * Bytes a stream may have queued for a client that does not read (socket buffer full). A
+   * message that finds more than this queued closes the stream instead of growing the queue.
+   * @default 4_194_304 (4 MiB)
+   */
+  maxBufferedBytes?: number;
+  /**
+   * Events kept per stream for clients that reconnect with `Last-Event-ID` (in Redis when
+   * `pubsub.redis` is set, so any replica resumes; in process memory otherwise).
+   * @default 500
+   */
+  resumeEvents?: number;
+  /**
+   * How long a stream's events stay resumable after its last event, in ms.
+   * @default 600_000 (ten minutes)
+   */
+  resumeTtlMs?: number;
 }
 
 /** Stream settings after defaults were applied. */
@@ -27,4 +44,7 @@ export const DEFAULT_STREAM_OPTIONS: McpResolvedStreamOptions = {
   clientRequestTimeoutMs: 300_000,
   keepAliveMs: 15_000,
   retryMs: 1_000,
+  maxBufferedBytes: 4_194_304,
+  resumeEvents: 500,
+  resumeTtlMs: 600_000,
 };

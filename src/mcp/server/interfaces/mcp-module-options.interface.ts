@@ -3,6 +3,7 @@ import type { ConfigurableModuleAsyncOptions } from '@nestjs/common';
 import type { McpAuthorizeFn, McpAuthorizer } from '../../interfaces/principal.interface';
 import type { McpServerStores } from '../../persistence/store-providers';
 import type { McpStreamOptions } from '../http/mcp-stream.options';
+import type { McpLimitsOptions } from '../mcp-limits.options';
 import type { McpPubSubOptions } from '../pubsub/mcp-pubsub.interface';
 
 /** Identity the server announces in its `initialize` result. */
@@ -99,6 +100,8 @@ export interface McpModuleOptions {
   pubsub?: McpPubSubOptions;
   /** SSE stream settings (client request timeout, keep-alive, reconnection delay). */
   streams?: McpStreamOptions;
+  /** Caps per principal and per session (sessions, streams, subscriptions). */
+  limits?: McpLimitsOptions;
   /** Stateless (2026-07-28) requests: how multi round-trip state is sealed. */
   stateless?: McpStatelessOptions;
   /**

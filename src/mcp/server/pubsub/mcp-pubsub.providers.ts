@@ -4,6 +4,9 @@ import type { McpResolvedOptions } from '../mcp.options';
 import { McpLocalPubSub } from './local-pubsub';
 import type { McpPubSub } from './mcp-pubsub.interface';
 import { McpRedisPubSub } from './redis-pubsub';
+import { McpLocalEventLog } from './local-event-log';
+import type { McpEventLog } from './mcp-event-log.interface';
+import { McpRedisEventLog } from './redis-event-log';
 
 export type { McpPubSub } from './mcp-pubsub.interface';
 
@@ -21,4 +24,21 @@ export const mcpPubSubProvider: Provider = {
   provide: MCP_PUBSUB,
   useFactory: createMcpPubSub,
   inject: [MCP_MODULE_OPTIONS],
+};
+
+/** Injection token of a mount's stream event log (Redis streams with pub/sub on Redis, process memory otherwise). */
+export const MCP_EVENT_LOG = 'MCP_EVENT_LOG';
+
+/** Creates the event log that makes a mount's SSE streams resumable. */
+function createMcpEventLog(options: Pick<McpResolvedOptions, 'mount' | 'pubsub' | 'streams'>, pubsub: McpPubSub): McpEventLog {
+  const bounds = { maxEvents: options.streams.resumeEvents, ttlMs: options.streams.resumeTtlMs };
+  if (pubsub instanceof McpRedisPubSub) return new McpRedisEventLog(pubsub.commands, `${options.pubsub?.channelPrefix ?? 'mcp'}:${options.mount}`, bounds);
+  return new McpLocalEventLog(bounds);
+}
+
+/** The provider of `MCP_EVENT_LOG`. */
+export const mcpEventLogProvider: Provider = {
+  provide: MCP_EVENT_LOG,
+  useFactory: createMcpEventLog,
+  inject: [MCP_MODULE_OPTIONS, MCP_PUBSUB],
 };

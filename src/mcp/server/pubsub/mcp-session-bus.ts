@@ -8,14 +8,16 @@ import { McpMethod } from '../../protocol/mcp-methods';
 import { McpPendingClientRequests } from '../http/mcp-session-channel-pending';
 import { McpStreamRegistry } from '../http/mcp-stream-registry';
 import { Toolset } from '../toolset';
-import { MCP_PUBSUB, type McpPubSub } from './mcp-pubsub.providers';
+import { MCP_EVENT_LOG, MCP_PUBSUB, type McpPubSub } from './mcp-pubsub.providers';
+import type { McpEventLog } from './mcp-event-log.interface';
+import { SESSION_STREAM_ID } from '../http/mcp-stream-registry';
 
 /** What travels between replicas; `o` is the sending process, `s` the session. */
 type BusMessage =
   | { t: 'answer'; o: string; s: string; m: JsonRpcResponse }
   | { t: 'cancel'; o: string; s: string; m: JsonRpcNotification; v: string }
-  | { t: 'notify'; o: string; s: string; m: JsonRpcNotification }
-  | { t: 'end'; o: string; s: string };
+  | { t: 'notify'; o: string; s: string; m: JsonRpcNotification; q: number }
+  | { t: 'end'; o: string; s: string; p?: string };
 
 /**
  * Carries what must reach the replica holding a call or a stream of a session: the client's
@@ -37,6 +39,7 @@ export class McpSessionBus implements McpSessionNotifier, OnModuleInit, OnModule
     private readonly pending: McpPendingClientRequests,
     private readonly streams: McpStreamRegistry,
     private readonly toolset: Toolset,
+    @Inject(MCP_EVENT_LOG) private readonly log: McpEventLog,
   ) {
     this.logger = new Logger(`McpSessionBus:${options.mount}`);
     this.channel = `${this.prefix}:${options.mount}:session-bus`;
@@ -64,15 +67,24 @@ export class McpSessionBus implements McpSessionNotifier, OnModuleInit, OnModule
     await this.publish({ t: 'cancel', o: this.origin, s: sessionId, m: notification, v: protocolVersion });
   }
 
-  /** @inheritdoc */
+  /**
+   * @inheritdoc
+   * The notification is numbered in the session's event log first, so a client whose stream is
+   * down right now gets it when it reconnects with `Last-Event-ID`.
+   */
   async notifySession(sessionId: string, notification: JsonRpcNotification): Promise<void> {
-    if (!this.streams.deliver(sessionId, JSON.stringify(notification))) await this.publish({ t: 'notify', o: this.origin, s: sessionId, m: notification });
+    const json = JSON.stringify(notification);
+    const seq = await this.log.append(sessionId, SESSION_STREAM_ID, json);
+    if (!this.streams.deliver(sessionId, seq, json)) await this.publish({ t: 'notify', o: this.origin, s: sessionId, m: notification, q: seq });
   }
 
-  /** Ends the session's GET stream, wherever it is open (the session was terminated). */
-  async endSession(sessionId: string): Promise<void> {
-    this.streams.end(sessionId);
-    await this.publish({ t: 'end', o: this.origin, s: sessionId });
+  /**
+   * Ends the session's GET stream and its requests in progress, wherever they are (the session
+   * was terminated, or found idle: then only what `principalKey` holds).
+   */
+  async endSession(sessionId: string, principalKey?: string): Promise<void> {
+    this.streams.end(sessionId, principalKey);
+    await this.publish(principalKey === undefined ? { t: 'end', o: this.origin, s: sessionId } : { t: 'end', o: this.origin, s: sessionId, p: principalKey });
   }
 
   /** Takes (or keeps) the right to hold the session's GET stream; false when another stream holds it. */
@@ -112,8 +124,8 @@ export class McpSessionBus implements McpSessionNotifier, OnModuleInit, OnModule
     }
     if (message.o === this.origin) return;
     if (message.t === 'answer') this.pending.settle(message.s, message.m);
-    else if (message.t === 'notify') this.streams.deliver(message.s, JSON.stringify(message.m));
-    else if (message.t === 'end') this.streams.end(message.s);
+    else if (message.t === 'notify') this.streams.deliver(message.s, message.q, JSON.stringify(message.m));
+    else if (message.t === 'end') this.streams.end(message.s, message.p);
     else if (message.t === 'cancel' && message.m.method === McpMethod.Cancelled) {
       this.cancelWaits(message.s, message.m);
       const context = { principal: { key: '', label: 'session-bus', raw: null }, sessionId: message.s, protocolVersion: message.v };

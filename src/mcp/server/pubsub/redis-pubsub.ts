@@ -69,6 +69,11 @@ export class McpRedisPubSub implements McpPubSub {
     this.connections = acquire(this.key, config);
   }
 
+  /** The command connection (shared with the process's other mounts), for the event log. */
+  get commands(): Redis {
+    return this.connections.publisher;
+  }
+
   /** @inheritdoc */
   async publish(channel: string, payload: string): Promise<void> {
     await this.connections.publisher.publish(channel, payload);

@@ -11,6 +11,7 @@ import { filterWants, tagNotification, type SubscriptionFilter } from './subscri
 /** One open `subscriptions/listen` stream on this process. */
 interface ListenStream {
   id: JsonRpcId;
+  principalKey: string;
   filter: SubscriptionFilter;
   res: Response;
   timer: NodeJS.Timeout;
@@ -32,6 +33,7 @@ export class McpListenStreams implements OnModuleInit, OnModuleDestroy {
   private readonly logger: Logger;
   private readonly channel: string;
   private readonly streams = new Set<ListenStream>();
+  private readonly perPrincipal = new Map<string, number>();
   private readonly listener = (payload: string) => this.receive(payload);
 
   constructor(
@@ -58,16 +60,27 @@ export class McpListenStreams implements OnModuleInit, OnModuleDestroy {
     return this.streams.size;
   }
 
+  /** How many listen streams the principal holds on this process (for `limits.listenStreamsPerPrincipal`). */
+  countFor(principalKey: string): number {
+    return this.perPrincipal.get(principalKey) ?? 0;
+  }
+
+  /** How many principals hold a listen stream here (for leak checks: zero once every stream closed). */
+  get principals(): number {
+    return this.perPrincipal.size;
+  }
+
   /**
    * Turns `res` into the stream of the listen request `id`: the SSE head, then the
    * acknowledgment of the agreed filter as the first message, then the notifications it wants
    * and keep-alive comments until the client closes it.
    */
-  open(id: JsonRpcId, filter: SubscriptionFilter, res: Response): void {
+  open(id: JsonRpcId, filter: SubscriptionFilter, res: Response, principalKey: string): void {
     if (res.destroyed || res.writableEnded) return;
-    const stream: ListenStream = { id, filter, res, timer: setInterval(() => this.write(stream, ': keep-alive\n\n'), this.options.streams.keepAliveMs) };
+    const stream: ListenStream = { id, principalKey, filter, res, timer: setInterval(() => this.write(stream, ': keep-alive\n\n'), this.options.streams.keepAliveMs) };
     stream.timer.unref();
     this.streams.add(stream);
+    this.perPrincipal.set(principalKey, this.countFor(principalKey) + 1);
     res.once('close', () => this.close(stream, false));
     res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
     this.send(stream, acknowledgment(id, filter));
@@ -94,11 +107,17 @@ export class McpListenStreams implements OnModuleInit, OnModuleDestroy {
   }
 
   private write(stream: ListenStream, chunk: string): void {
-    if (!stream.res.writableEnded && !stream.res.destroyed) stream.res.write(chunk);
+    if (stream.res.writableEnded || stream.res.destroyed) return;
+    // A client that stops reading would make the process queue every later notification.
+    if (stream.res.writableLength > this.options.streams.maxBufferedBytes) return void stream.res.destroy();
+    stream.res.write(chunk);
   }
 
   private close(stream: ListenStream, graceful: boolean): void {
     if (!this.streams.delete(stream)) return;
+    const left = this.countFor(stream.principalKey) - 1;
+    if (left > 0) this.perPrincipal.set(stream.principalKey, left);
+    else this.perPrincipal.delete(stream.principalKey);
     clearInterval(stream.timer);
     if (stream.res.writableEnded || stream.res.destroyed) return;
     if (graceful) {

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
-import { ephemeralRequestStateSecretMessage, invalidRequestStateSecretMessage } from '../../mcp.messages';
+import { ephemeralRequestStateSecretMessage, invalidRequestStateSecretMessage, missingSharedRequestStateSecretMessage } from '../../mcp.messages';
 import type { McpResolvedOptions } from '../mcp.options';
 
 /** How long an `input_required` round may take before its `requestState` expires, by default. */
@@ -46,22 +46,28 @@ export function digestParams(params: Record<string, unknown> | undefined): strin
 /**
  * Seals and opens the `requestState` of multi round-trip requests: base64url JSON plus an
  * HMAC-SHA256 over it, so a client can carry the state but not forge or alter it. Any replica
- * holding the same secret can open what another sealed.
+ * holding the same secret can open what another sealed. The MAC also covers the mount name, so
+ * two mounts sharing a secret cannot replay each other's states.
  */
 @Injectable()
 export class RequestStateCodec {
   private readonly logger = new Logger(RequestStateCodec.name);
   private readonly secret: Buffer;
+  private readonly mount: string;
   /** Lifetime of a sealed state, in ms. */
   readonly ttlMs: number;
 
   constructor(@Inject(MCP_MODULE_OPTIONS) options: McpResolvedOptions) {
     const configured = options.stateless?.requestStateSecret;
+    this.mount = options.mount;
     this.ttlMs = options.stateless?.requestStateTtlMs ?? DEFAULT_REQUEST_STATE_TTL_MS;
     if (!Number.isInteger(this.ttlMs) || this.ttlMs <= 0) {
       throw new McpConfigurationError(invalidRequestStateSecretMessage(options.mount, 'stateless.requestStateTtlMs must be a positive integer'));
     }
     if (configured === undefined) {
+      // A per-process secret cannot open what another replica sealed: with pub/sub the app runs
+      // several replicas, and every multi round-trip retry that lands elsewhere would fail.
+      if (options.pubsub?.redis) throw new McpConfigurationError(missingSharedRequestStateSecretMessage(options.mount));
       this.secret = randomBytes(32);
       this.logger.log(ephemeralRequestStateSecretMessage(options.mount));
       return;
@@ -94,6 +100,6 @@ export class RequestStateCodec {
   }
 
   private sign(body: string): string {
-    return createHmac('sha256', this.secret).update(body).digest('base64url');
+    return createHmac('sha256', this.secret).update(this.mount).update('\u0000').update(body).digest('base64url');
   }
 }

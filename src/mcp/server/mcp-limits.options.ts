@@ -1,0 +1,44 @@
+/**
+ * Caps on what one principal (or one session) may hold on a mount, so a single caller cannot
+ * exhaust the server's memory, connections or tables. An exceeded cap answers HTTP 429 with a
+ * JSON-RPC error (`-32000`, `data: { limit, max }`), or a JSON-RPC error for
+ * `resources/subscribe`.
+ */
+export interface McpLimitsOptions {
+  /**
+   * Live 2025 sessions per principal on the mount, counted in the database (so the cap holds
+   * across replicas); `initialize` beyond it answers 429. Terminated and idle sessions do not count.
+   * @default 100
+   */
+  sessionsPerPrincipal?: number;
+  /**
+   * Open GET streams (2025 sessions) per principal, counted per process: with N replicas a
+   * principal may hold up to N times this many.
+   * @default 100
+   */
+  streamsPerPrincipal?: number;
+  /**
+   * Open `subscriptions/listen` streams (2026-07-28) per principal, counted per process.
+   * @default 100
+   */
+  listenStreamsPerPrincipal?: number;
+  /**
+   * Resource URIs one session may watch (`resources/subscribe`), counted in the database.
+   * @default 1000
+   */
+  subscriptionsPerSession?: number;
+}
+
+/** Limits after defaults were applied. */
+export type McpResolvedLimits = Required<McpLimitsOptions>;
+
+/** Defaults of `McpLimitsOptions`. */
+export const DEFAULT_LIMITS: McpResolvedLimits = {
+  sessionsPerPrincipal: 100,
+  streamsPerPrincipal: 100,
+  listenStreamsPerPrincipal: 100,
+  subscriptionsPerSession: 1000,
+};
+
+/** JSON-RPC code of an exceeded cap (the implementation-defined server error range). */
+export const LIMIT_EXCEEDED_CODE = -32000;

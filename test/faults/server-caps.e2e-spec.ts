@@ -1,0 +1,139 @@
+import { McpModule } from '../../src/mcp';
+import { McpStreamRegistry } from '../../src/mcp/server/http/mcp-stream-registry';
+import { McpListenStreams } from '../../src/mcp/server/stateless/listen-stream-registry';
+import { FeatureResources } from '../fixtures/features/feature-providers';
+import { SseReader } from '../fixtures/sse/sse-reader';
+import { routingHeaders, statelessRequest } from '../fixtures/stateless/stateless-wire';
+import { startApp, type RunningApp } from '../support/http-app';
+import { MCP_ACCEPT, initializeRequest, openSession, post, send, versionHeader } from '../support/mcp-wire';
+import { createTestDatabase, type TestDatabase } from '../support/postgres';
+import { failOnUnhandledRejections } from '../support/unhandled-rejections';
+
+/** Every token `tok-<name>` is the principal `<name>`: each case gets principals of its own. */
+const auth = (token: string) => (token.startsWith('tok-') ? token.slice(4) : null);
+
+const limits = { sessionsPerPrincipal: 2, streamsPerPrincipal: 1, listenStreamsPerPrincipal: 1, subscriptionsPerSession: 2 };
+
+/** Polls `check` until it holds, failing after a deadline. */
+async function until(check: () => boolean, what: string, deadlineMs = 5_000): Promise<void> {
+  const deadline = Date.now() + deadlineMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/**
+ * The caps of `limits`: live sessions per principal (counted in the database, so two replicas
+ * share the count), GET and listen streams per principal (per process), resource subscriptions
+ * per session. Each exceeded cap answers 429 (or a JSON-RPC error for resources/subscribe) naming
+ * the limit; freeing one lets the next request through.
+ */
+describe('per-principal caps', () => {
+  failOnUnhandledRejections();
+  let db: TestDatabase;
+  let a: RunningApp;
+  let b: RunningApp;
+
+  const boot = () => startApp(db.url, { imports: [McpModule.forRoot({ auth, limits })], providers: [FeatureResources] });
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    a = await boot();
+    b = await boot();
+  });
+
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await db?.drop();
+  });
+
+  it('refuses a third live session of a principal with 429 on either replica; DELETE frees a slot; other principals are not affected', async () => {
+    const first = await openSession(`${a.baseUrl}/mcp`, 'tok-sess');
+    await openSession(`${b.baseUrl}/mcp`, 'tok-sess');
+    for (const replica of [a, b]) {
+      const refused = await post(`${replica.baseUrl}/mcp`, initializeRequest('init-3'), { token: 'tok-sess' });
+      expect(refused.status).toBe(429);
+      expect(refused.json).toEqual({
+        jsonrpc: '2.0',
+        id: 'init-3',
+        error: { code: -32000, message: expect.stringContaining('Too many open sessions'), data: { limit: 'sessionsPerPrincipal', max: 2 } },
+      });
+      expect(refused.headers.get('mcp-session-id')).toBeNull();
+    }
+    expect((await post(`${a.baseUrl}/mcp`, initializeRequest(), { token: 'tok-other' })).status).toBe(200);
+    const rows = await db.dataSource.query(`SELECT count(*)::int AS n FROM mcp_inbound_sessions WHERE principal_key = 'sess'`);
+    expect(rows).toEqual([{ n: 2 }]);
+
+    expect((await send(`${b.baseUrl}/mcp`, 'DELETE', { token: 'tok-sess', sessionId: first.sessionId, headers: versionHeader() })).status).toBe(204);
+    expect((await post(`${b.baseUrl}/mcp`, initializeRequest('init-4'), { token: 'tok-sess' })).status).toBe(200);
+  });
+
+  it('refuses a second GET stream of a principal on the same process with 429, and accepts it once the first closed', async () => {
+    const one = await openSession(`${a.baseUrl}/mcp`, 'tok-get');
+    const two = await openSession(`${a.baseUrl}/mcp`, 'tok-get');
+    const headers = (sessionId: string) => ({ Authorization: 'Bearer tok-get', Accept: 'text/event-stream', 'Mcp-Session-Id': sessionId, ...versionHeader() });
+    const registry = a.app.get(McpStreamRegistry, { strict: false });
+    const first = new SseReader(await fetch(`${a.baseUrl}/mcp`, { headers: headers(one.sessionId) }));
+    expect((await first.next())?.data).toBe('');
+
+    const refused = await fetch(`${a.baseUrl}/mcp`, { headers: headers(two.sessionId) });
+    expect(refused.status).toBe(429);
+    expect(((await refused.json()) as { error: unknown }).error).toEqual({ code: -32000, message: expect.stringContaining('GET streams'), data: { limit: 'streamsPerPrincipal', max: 1 } });
+
+    await first.cancel();
+    await until(() => registry.countFor('get') === 0, 'the first stream is gone');
+    const second = await fetch(`${a.baseUrl}/mcp`, { headers: headers(two.sessionId) });
+    expect(second.status).toBe(200);
+    await second.body?.cancel();
+  });
+
+  it('refuses a second listen stream of a principal with 429 (and an audit row), another principal still listens', async () => {
+    const listen = (token: string, id: number) => {
+      const body = statelessRequest(id, 'subscriptions/listen', { notifications: { toolsListChanged: true } });
+      return fetch(`${a.baseUrl}/mcp`, {
+        method: 'POST',
+        headers: { ...routingHeaders(body), 'Content-Type': 'application/json', Accept: MCP_ACCEPT, Authorization: `Bearer ${token}` },
+        body: JSON.stringify(body),
+      });
+    };
+    const streams = a.app.get(McpListenStreams, { strict: false });
+    const first = new SseReader(await listen('tok-listen', 1));
+    expect(JSON.parse((await first.next())!.data).method).toBe('notifications/subscriptions/acknowledged');
+
+    const refused = await listen('tok-listen', 2);
+    expect(refused.status).toBe(429);
+    expect(((await refused.json()) as { error: unknown }).error).toEqual({
+      code: -32000,
+      message: expect.stringContaining('listen streams'),
+      data: { limit: 'listenStreamsPerPrincipal', max: 1 },
+    });
+    const other = await listen('tok-listener-2', 3);
+    expect(other.status).toBe(200);
+    await other.body?.cancel();
+    await first.cancel();
+    await until(() => streams.countFor('listen') === 0 && streams.countFor('listener-2') === 0, 'both listen streams are gone');
+    const rows = await db.dataSource.query(`SELECT status, error_code FROM mcp_events WHERE principal_key = 'listen' ORDER BY created_at`);
+    expect(rows).toEqual([
+      { status: 200, error_code: null },
+      { status: 429, error_code: -32000 },
+    ]);
+  });
+
+  it('refuses a third resource subscription of a session with a JSON-RPC error; re-subscribing a watched URI still works', async () => {
+    const { sessionId } = await openSession(`${a.baseUrl}/mcp`, 'tok-subs');
+    const subscribe = (id: number, uri: string) => post(`${a.baseUrl}/mcp`, { jsonrpc: '2.0', id, method: 'resources/subscribe', params: { uri } }, { token: 'tok-subs', sessionId, headers: versionHeader() });
+    expect((await subscribe(1, 'docs://readme')).json).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
+    expect((await subscribe(2, 'images://pixel.png')).json).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
+    const refused = await subscribe(3, 'docs://broken');
+    expect(refused.json).toEqual({
+      jsonrpc: '2.0',
+      id: 3,
+      error: { code: -32000, message: expect.stringContaining('Too many resource subscriptions'), data: { limit: 'subscriptionsPerSession', max: 2 } },
+    });
+    expect((await subscribe(4, 'docs://readme')).json).toEqual({ jsonrpc: '2.0', id: 4, result: {} });
+    const rows = await db.dataSource.query(`SELECT uri FROM mcp_resource_subscriptions WHERE session_id = $1 ORDER BY uri`, [sessionId]);
+    expect(rows).toEqual([{ uri: 'docs://readme' }, { uri: 'images://pixel.png' }]);
+  });
+});
