@@ -88,10 +88,12 @@ export class HttpTransport implements McpTransport {
     let session: HttpSession | null = options.sessionId ? { id: options.sessionId, protocolVersion: options.protocolVersion ?? null } : null;
     let handshake: McpHandshakeInfo | undefined;
     if (!session && !isInitialize) ({ session, handshake } = await this.openSession(call));
+    if (handshake) call.context.onHandshake?.(handshake);
     let outcome = await this.sendListening(message, session, call);
     if (outcome.kind === 'http-error' && outcome.status === 404 && session?.id && !handshake) {
       if (!isIdempotent(message)) throw new HttpSessionExpiredError(call.context.server, message.method, session.id);
       ({ session, handshake } = await this.openSession(call));
+      call.context.onHandshake?.(handshake);
       outcome = await this.sendListening(message, session, call);
     }
     if (outcome.kind === 'http-error') throw this.httpError(outcome, call, call.maybeDelivered);
