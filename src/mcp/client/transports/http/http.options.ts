@@ -1,4 +1,4 @@
-import { McpConfigurationError } from '../../../errors/mcp-configuration.errors';
+import { assertKnownOptions, McpConfigurationError, optionKeys } from '../../../errors/mcp-configuration.errors';
 import { LATEST_SESSION_PROTOCOL_VERSION } from '../../../protocol/revisions';
 
 /** Backoff of the retries `HttpTransport` makes inside one `deliver`. */
@@ -85,6 +85,24 @@ export interface ResolvedHttpTransportOptions {
 /** Default `maxResponseBytes` and `maxEventChars`: 16 MiB (8 concurrent calls hold at most 128 MiB of payload). */
 export const HTTP_DEFAULT_MAX_MESSAGE_SIZE = 16 * 1024 * 1024;
 
+/** The keys of `HttpRetryOptions`. */
+export const HTTP_RETRY_OPTION_KEYS = optionKeys<HttpRetryOptions>({ retries: true, initialDelayMs: true, maxDelayMs: true });
+
+const HTTP_OPTION_KEYS = optionKeys<HttpTransportOptions>({
+  url: true,
+  bearerToken: true,
+  headers: true,
+  clientInfo: true,
+  capabilities: true,
+  protocolVersion: true,
+  retry: true,
+  maxRawResponseLength: true,
+  maxStreamResumptions: true,
+  cancelNoticeTimeoutMs: true,
+  maxResponseBytes: true,
+  maxEventChars: true,
+});
+
 /** Default `clientInfo` of the initialize request. */
 export const HTTP_DEFAULT_CLIENT_INFO = { name: 'durable-mcp', version: '0.1.0' } as const;
 
@@ -119,6 +137,8 @@ function parseUrl(url: string | URL): URL {
 
 /** Validates the options and applies the defaults; throws `McpConfigurationError` saying how to fix a mistake. */
 export function resolveHttpTransportOptions(options: HttpTransportOptions): ResolvedHttpTransportOptions {
+  assertKnownOptions(options, HTTP_OPTION_KEYS, 'HttpTransport');
+  assertKnownOptions(options.retry, HTTP_RETRY_OPTION_KEYS, 'HttpTransport option "retry"');
   const retry = options.retry ?? {};
   return {
     url: parseUrl(options.url),
