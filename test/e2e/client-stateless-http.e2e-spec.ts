@@ -155,7 +155,7 @@ describe('McpClientService on both revisions over Streamable HTTP', () => {
     await withClient(async (client) => {
       expect(await client.callTool('legacy', 'echo', { text: 'again' })).toEqual({ content: [{ type: 'text', text: 'again' }] });
     });
-    expect(methods()).toEqual(['server/discover', 'initialize', 'notifications/initialized', 'ping', 'tools/call', 'tools/call']);
+    expect(methods()).toEqual(['server/discover', 'initialize', 'notifications/initialized', 'tools/call', 'tools/call']);
     const [probe] = await db.dataSource.query(`SELECT status, note FROM mcp_events WHERE server = 'legacy' AND method = 'server/discover'`);
     expect(probe.status).toBe(400);
   });
