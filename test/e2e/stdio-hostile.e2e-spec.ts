@@ -153,13 +153,17 @@ describe('StdioTransport against hostile and broken servers', () => {
     await transport.close();
   }, 90_000);
 
-  it('a server that ignores SIGTERM and the end of stdin is SIGKILLed; the call still succeeds', async () => {
+  it('returns the result of a server that ignores EOF and SIGTERM while it still runs, then SIGKILLs it', async () => {
     const pids = pidRecorder();
-    const transport = new StdioTransport({ command: rawServer('ignore-term'), closeGraceMs: 200, killGraceMs: 200, onSpawn: pids.onSpawn });
-    const { result, delivery } = await call(transport, toolCall('info'));
+    // Grace periods far longer than the poll below would allow: the call must not wait for them.
+    const transport = new StdioTransport({ command: rawServer('ignore-term'), closeGraceMs: 2_000, killGraceMs: 2_000, onSpawn: pids.onSpawn });
+    const { result } = await call(transport, toolCall('info'));
+    // Evidence that the result came first: the child has not even been sent SIGTERM yet.
     expect(result.structuredContent.pid).toBe(pids.pids[0]);
-    expect(delivery.stderr).toContain('SIGTERM ignored');
-    expect(isAlive(pids.pids[0])).toBe(false);
+    expect(isAlive(pids.pids[0])).toBe(true);
+    expect(transport.processCount).toBe(1);
+    await waitUntil(() => !isAlive(pids.pids[0]), 15_000, 'the server to be SIGKILLed after its call');
+    await waitUntil(() => transport.processCount === 0, 5_000, 'the transport to forget the process');
     await transport.close();
   });
 
@@ -167,9 +171,9 @@ describe('StdioTransport against hostile and broken servers', () => {
     const transport = new StdioTransport({ command: rawServer('grandchild'), ...fast });
     const { result } = await call(transport, toolCall('info'));
     expect(result.structuredContent.helper).toEqual(expect.any(Number));
-    expect(isAlive(result.structuredContent.pid)).toBe(false);
-    // SIGKILL to the group is sent before the call returns; the kernel finishes it right after.
-    await waitUntil(() => !isAlive(result.structuredContent.helper), 2_000, 'the helper process to die');
+    // The shutdown, and the SIGKILL to the group after it, run once the call has returned.
+    await waitUntil(() => !isAlive(result.structuredContent.pid), 10_000, 'the server to exit');
+    await waitUntil(() => !isAlive(result.structuredContent.helper), 10_000, 'the helper process to die');
     await transport.close();
   });
 
@@ -205,6 +209,8 @@ describe('StdioTransport against hostile and broken servers', () => {
     await waitUntil(sent, 10_000, 'the fixture to receive the request');
     controller.abort();
     await rejected;
+    // The notice was written before the rejection; the fixture reads it on its own time.
+    await waitUntil(() => readFileSync(recordFile, 'utf8').includes('notifications/cancelled'), 10_000, 'the fixture to receive the notice');
     const received = readFileSync(recordFile, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
     expect(received.map((m) => m.method)).toEqual(['initialize', 'notifications/initialized', 'tools/call', 'notifications/cancelled']);
     expect(received[3].params).toEqual({ requestId: message.id, reason: 'The client aborted the request' });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { McpRpcError } from '../../src/mcp/errors/mcp-rpc.errors';
 import type { JsonRpcRequest } from '../../src/mcp/protocol/jsonrpc';
 import { StdioTransport } from '../../src/mcp/client/transports/stdio/stdio.transport';
-import { call, context, everythingServer, filesystemServer, isAlive, pidRecorder, request, toolCall } from '../fixtures/stdio/stdio-test-kit';
+import { call, context, everythingServer, filesystemServer, isAlive, pidRecorder, request, toolCall, waitUntil } from '../fixtures/stdio/stdio-test-kit';
 
 const SAMPLING_RESULT = { role: 'assistant', content: { type: 'text', text: 'fixed sampled answer' }, model: 'test-model', stopReason: 'endTurn' };
 
@@ -40,7 +40,8 @@ describe('StdioTransport against @modelcontextprotocol/server-everything (spawn 
 
     const resources = await call(transport, request('resources/list'));
     expect((resources.result.resources as unknown[]).length).toBeGreaterThan(0);
-    expect(spawned.pids.filter(isAlive)).toEqual([]);
+    // Each process is shut down after its result was returned.
+    await waitUntil(() => spawned.pids.filter(isAlive).length === 0, 15_000, 'every spawned server to be shut down');
   });
 
   it('calls echo and get-sum', async () => {

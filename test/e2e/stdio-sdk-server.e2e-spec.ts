@@ -5,7 +5,7 @@ import { McpConfigurationError } from '../../src/mcp/errors/mcp-configuration.er
 import { McpTimeoutError } from '../../src/mcp/errors/mcp-client.errors';
 import { StdioTransport } from '../../src/mcp/client/transports/stdio/stdio.transport';
 import { toStdioArgv } from '../../src/mcp/client/transports/stdio/stdio-argv';
-import { call, context, isAlive, pidRecorder, request, sdkServer, toolCall } from '../fixtures/stdio/stdio-test-kit';
+import { call, context, isAlive, waitUntil, pidRecorder, request, sdkServer, toolCall } from '../fixtures/stdio/stdio-test-kit';
 
 describe('StdioTransport against a server built with the official SDK 1.x', () => {
   const spawned = pidRecorder();
@@ -27,7 +27,8 @@ describe('StdioTransport against a server built with the official SDK 1.x', () =
     });
     expect(delivery.stderr).toBe(`stdio-fixture ready (pid ${spawned.pids.at(-1)})\n`);
     expect(JSON.parse(delivery.rawRequest)).toEqual({ jsonrpc: '2.0', id: delivery.body?.id, method: 'tools/call', params: { name: 'add', arguments: { a: 19, b: 23 } } });
-    expect(isAlive(spawned.pids.at(-1) as number)).toBe(false);
+    // The shutdown runs after the result was returned, not in the caller's time.
+    await waitUntil(() => !isAlive(spawned.pids.at(-1) as number), 10_000, 'the server to be shut down after its call');
   });
 
   it('uses a new process for every call', async () => {

@@ -143,10 +143,8 @@ describe('McpModule on the in-memory stores of durable-mcp/testing (no database)
       const mcp = app.get(McpClientService);
       expect(await mcp.callTool('self', 'echo', { text: 'in memory' })).toMatchObject({ content: [{ type: 'text', text: 'in memory' }] });
       expect(app.get(MCP_OUTBOUND_SESSION_STORE)).toBe(client.outboundSessions);
-      expect(client.events.events.map((event) => [event.direction, event.server, event.method])).toEqual([
-        ['outbound', 'self', 'ping'],
-        ['outbound', 'self', 'tools/call'],
-      ]);
+      // One exchange: the call's own in-process handshake told the capabilities, no ping before it.
+      expect(client.events.events.map((event) => [event.direction, event.server, event.method])).toEqual([['outbound', 'self', 'tools/call']]);
       expect(await client.outboundSessions.find('self', '')).toMatchObject({ server: 'self', scopeKey: '', closedAt: null });
       // The toolset was reached in process: no inbound row, no inbound session.
       expect(server.events.events).toEqual([]);

@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { McpCallInterruptedError, McpCapabilityError } from '../errors/mcp-client-call.errors';
-import { McpClientError } from '../errors/mcp-client.errors';
+import { McpClientError, McpTimeoutError } from '../errors/mcp-client.errors';
 import type { McpOutboundSessionStore } from '../persistence/interfaces/mcp-outbound-session-store.interface';
 import { InjectMcpOutboundSessionStore } from '../persistence/mcp-persistence.constants';
 import type { JsonRpcNotification } from '../protocol/jsonrpc';
+import type { McpHandshakeInfo } from './transports/mcp-transport.interface';
 import { McpMethod } from '../protocol/mcp-methods';
 import { STATELESS_PROTOCOL_VERSION } from '../protocol/stateless';
 import { allowsMethod, requiredCapability } from './capabilities';
@@ -35,22 +36,32 @@ export class McpCallProcessor {
   /** Runs the call and resolves to its JSON-RPC result. */
   async process(job: McpCallJob, attempt: McpCallAttempt): Promise<Record<string, unknown>> {
     this.transports.config(job.server);
+    if (job.deadlineAt !== undefined && Date.now() >= job.deadlineAt) {
+      // A retry (or a job that waited in the queue) past the caller's deadline is not started.
+      throw new McpTimeoutError(`MCP server "${job.server}": the call's deadline of ${job.timeoutMs} ms passed before this attempt could start`, false, job.timeoutMs);
+    }
     let session = await this.sessions.find(job.server, job.scopeKey);
     const notify = (notification: JsonRpcNotification) => attempt.notify(job.server, notification);
     const verdict = await this.negotiator.resolve(job, session, notify);
     if (verdict.era === 'stateless') return this.stateless.run(job, attempt, verdict, session);
     // A row left by a stateless verdict holds no session to continue.
     if (session?.protocolVersion === STATELESS_PROTOCOL_VERSION) session = null;
-    if (requiredCapability(job.method) && !session?.serverCapabilities) {
-      session = (await this.exchanger.call({ job, session, notify, method: McpMethod.Ping, params: {} })).session;
-    }
+    const capability = requiredCapability(job.method);
     if (session?.serverCapabilities && !allowsMethod(session.serverCapabilities, job.method)) {
-      throw new McpCapabilityError(job.server, requiredCapability(job.method) as string, job.method);
+      throw new McpCapabilityError(job.server, capability as string, job.method);
     }
+    // Without known capabilities, the call's own handshake (a spawn-per-call stdio process, a new
+    // HTTP session) tells them: the transport asks before it sends. No separate ping exchange,
+    // which would cost a second process and fail on servers without ping.
+    const onHandshake = capability
+      ? (handshake: McpHandshakeInfo) => {
+          if (handshake.capabilities && !allowsMethod(handshake.capabilities, job.method)) throw new McpCapabilityError(job.server, capability, job.method);
+        }
+      : undefined;
     const isCall = job.method === McpMethod.ToolsCall;
     if (isCall && !(await attempt.claim())) throw new McpCallInterruptedError(attempt.id);
     try {
-      return (await this.exchanger.call({ job, session, notify, method: job.method, params: job.params })).result;
+      return (await this.exchanger.call({ job, session, notify, method: job.method, params: job.params, onHandshake })).result;
     } catch (error) {
       if (isCall && error instanceof McpClientError && !error.delivered) await attempt.release();
       throw error;

@@ -160,7 +160,8 @@ export class McpClientService implements OnModuleInit {
   private job(server: string, method: string, params: Record<string, unknown> | undefined, options: McpCallOptions): McpCallJob {
     const config = this.transports.config(server);
     const timeoutMs = options.timeoutMs ?? config.timeoutMs ?? this.options.defaultTimeoutMs;
-    return { server, method, ...(params ? { params } : {}), scopeKey: this.scopeKey(server, options), timeoutMs };
+    // One absolute deadline for the whole call, retries included: `timeoutMs` is the caller's.
+    return { server, method, ...(params ? { params } : {}), scopeKey: this.scopeKey(server, options), timeoutMs, deadlineAt: Date.now() + timeoutMs };
   }
 
   private scopeKey(server: string, options: McpCallOptions): string {

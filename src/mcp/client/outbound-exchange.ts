@@ -7,7 +7,7 @@ import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../pr
 import { McpServerRequestDispatcher } from './handlers/server-request-dispatcher';
 import type { McpCallJob } from './interfaces/mcp-call.interface';
 import { McpOutboundEventRecorder } from './outbound-event-recorder';
-import type { McpTransportResult } from './transports/mcp-transport.interface';
+import type { McpHandshakeInfo, McpTransportResult } from './transports/mcp-transport.interface';
 import { McpTransportRegistry } from './transports/transport-registry';
 
 /** One request to send for a call. */
@@ -23,6 +23,8 @@ export interface McpExchangeRequest {
   statelessVersion?: string;
   /** HTTP headers of this request only (the `Mcp-Param-*` headers of a stateless `tools/call`). */
   headers?: Record<string, string>;
+  /** Checks a handshake the transport performs on the way, before the request is sent (see `McpTransportContext.onHandshake`). */
+  onHandshake?: (handshake: McpHandshakeInfo) => void;
 }
 
 /** What one exchange produced. */
@@ -71,6 +73,8 @@ export class McpOutboundExchanger {
           server: job.server,
           scopeKey: job.scopeKey,
           timeoutMs: job.timeoutMs,
+          ...(job.deadlineAt !== undefined ? { deadlineAt: job.deadlineAt } : {}),
+          ...(request.onHandshake ? { onHandshake: request.onHandshake } : {}),
           onServerRequest: this.dispatcher.forCall(job.server, job.scopeKey),
           onNotification: request.notify,
         },

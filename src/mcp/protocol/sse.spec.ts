@@ -1,4 +1,4 @@
-import { SseParser, type SseEvent } from './sse';
+import { SseEventTooLargeError, SseParser, type SseEvent } from './sse';
 
 function parseAll(chunks: string[]): { events: SseEvent[]; parser: SseParser } {
   const parser = new SseParser();
@@ -49,5 +49,36 @@ describe('SseParser', () => {
   it('discards an event that the stream leaves unfinished', () => {
     const { events } = parseAll(['data: complete\n\n', 'data: cut off\n']);
     expect(events.map((e) => e.data)).toEqual(['complete']);
+  });
+
+  it('reassembles a line split into many chunks, CRLF split across chunks included', () => {
+    const data = 'z'.repeat(200_000);
+    const text = `data: ${data}\r\n\r\n`;
+    const chunks: string[] = [];
+    for (let i = 0; i < text.length; i += 7) chunks.push(text.slice(i, i + 7));
+    const { events } = parseAll(chunks);
+    expect(events).toEqual([{ type: 'message', data, lastEventId: '' }]);
+  });
+
+  describe('maxEventChars', () => {
+    it('throws SseEventTooLargeError once a line without an end passes the limit', () => {
+      const parser = new SseParser({ maxEventChars: 1000 });
+      expect(parser.push('data: ' + 'x'.repeat(900))).toEqual([]);
+      expect(() => parser.push('x'.repeat(200))).toThrow(SseEventTooLargeError);
+    });
+
+    it('counts the data lines of one event together, and starts over after each event', () => {
+      const parser = new SseParser({ maxEventChars: 100 });
+      const line = `data: ${'y'.repeat(40)}\n`;
+      expect(parser.push(line + line + '\n').map((e) => e.data.length)).toEqual([81]);
+      expect(parser.push(line + line + '\n').map((e) => e.data.length)).toEqual([81]);
+      expect(() => parser.push(line + line + line)).toThrow(new SseEventTooLargeError(100));
+    });
+
+    it('lets comments and other lines of any number through, each within the limit', () => {
+      const parser = new SseParser({ maxEventChars: 50 });
+      for (let i = 0; i < 1000; i++) parser.push(`: keep-alive ${i}\nid: ${i}\n`);
+      expect(parser.push('data: ok\n\n')).toEqual([{ type: 'message', data: 'ok', lastEventId: '999' }]);
+    });
   });
 });

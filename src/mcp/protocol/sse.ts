@@ -15,11 +15,35 @@ export interface SseEvent {
   lastEventId: string;
 }
 
-const LINE_END = /\r\n|\r|\n/;
+const LINE_END = /\r\n|\r|\n/g;
+
+/** An event (its unfinished line and its data so far) grew past `maxEventChars`. */
+export class SseEventTooLargeError extends Error {
+  constructor(
+    /** The limit that was passed, in characters. */
+    readonly maxEventChars: number,
+  ) {
+    super(`an event grew past ${maxEventChars} characters`);
+    this.name = 'SseEventTooLargeError';
+  }
+}
+
+/** Options of an `SseParser`. */
+export interface SseParserOptions {
+  /**
+   * Most characters one event may hold: the line being read plus the event's `data` so far.
+   * Past it, `push` throws `SseEventTooLargeError` (a stream without a newline cannot grow
+   * memory without bound).
+   * @default Infinity
+   */
+  maxEventChars?: number;
+}
 
 /**
  * Feed it decoded text chunks as they arrive; it returns the events each chunk completed. An
- * event still open when the stream ends is discarded, as the standard requires.
+ * event still open when the stream ends is discarded, as the standard requires. Each character
+ * is looked at once: an unfinished line is kept as pieces and joined when its end arrives, so a
+ * long line costs linear time, not a rescan per chunk.
  */
 export class SseParser {
   /** The stream's last event id, for a `Last-Event-ID` header when resuming. */
@@ -27,14 +51,21 @@ export class SseParser {
   /** The reconnection delay the server asked for with `retry`, in ms, or null. */
   retryMs: number | null = null;
 
-  private buffer = '';
+  private readonly maxEventChars: number;
+  private partial: string[] = [];
+  private partialChars = 0;
   private atStart = true;
   private skipLeadingLf = false;
   private eventType = '';
   private dataLines: string[] = [];
+  private dataChars = 0;
   private hasData = false;
 
-  /** Parses one chunk of decoded text and returns the events it completed. */
+  constructor(options: SseParserOptions = {}) {
+    this.maxEventChars = options.maxEventChars ?? Infinity;
+  }
+
+  /** Parses one chunk of decoded text and returns the events it completed. @throws SseEventTooLargeError */
   push(chunk: string): SseEvent[] {
     let text = chunk;
     if (this.atStart && text.length > 0) {
@@ -45,21 +76,34 @@ export class SseParser {
       this.skipLeadingLf = false;
       if (text[0] === '\n') text = text.slice(1);
     }
-    this.buffer += text;
     const events: SseEvent[] = [];
-    for (;;) {
-      const match = LINE_END.exec(this.buffer);
-      if (!match) break;
+    let start = 0;
+    LINE_END.lastIndex = 0;
+    for (let match = LINE_END.exec(text); match; match = LINE_END.exec(text)) {
       // A CR at the very end may be the first half of a CRLF split across chunks.
-      if (match[0] === '\r' && match.index === this.buffer.length - 1) {
-        this.skipLeadingLf = true;
+      if (match[0] === '\r' && match.index === text.length - 1) this.skipLeadingLf = true;
+      let line = text.slice(start, match.index);
+      if (this.partial.length > 0) {
+        line = this.partial.join('') + line;
+        this.partial = [];
+        this.partialChars = 0;
       }
-      const line = this.buffer.slice(0, match.index);
-      this.buffer = this.buffer.slice(match.index + match[0].length);
+      start = match.index + match[0].length;
+      this.checkSize(line.length);
       const event = this.processLine(line);
       if (event) events.push(event);
     }
+    if (start < text.length) {
+      const rest = text.slice(start);
+      this.partial.push(rest);
+      this.partialChars += rest.length;
+      this.checkSize(this.partialChars);
+    }
     return events;
+  }
+
+  private checkSize(lineChars: number): void {
+    if (this.dataChars + lineChars > this.maxEventChars) throw new SseEventTooLargeError(this.maxEventChars);
   }
 
   private processLine(line: string): SseEvent | null {
@@ -75,6 +119,7 @@ export class SseParser {
         break;
       case 'data':
         this.dataLines.push(value);
+        this.dataChars += value.length + 1;
         this.hasData = true;
         break;
       case 'id':
@@ -95,6 +140,7 @@ export class SseParser {
       : null;
     this.eventType = '';
     this.dataLines = [];
+    this.dataChars = 0;
     this.hasData = false;
     return event;
   }

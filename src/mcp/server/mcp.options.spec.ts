@@ -20,6 +20,13 @@ function failure(fn: () => unknown): Error {
 }
 
 describe('resolveMcpOptions', () => {
+  it('refuses an option key a mount does not read, naming the closest known one', () => {
+    const error = failure(() => resolveMcpOptions({ auth, maxBody: 10 } as McpModuleOptions, extras));
+    expect(error).toBeInstanceOf(McpConfigurationError);
+    expect(error.message).toMatch(/^McpModule \(mount "main"\): unknown option "maxBody" \(did you mean "maxBodyBytes"\? known: auth, server, providers, /);
+  });
+
+
   it('applies the documented defaults', () => {
     const resolved = resolveMcpOptions({ auth }, extras);
     expect(resolved).toMatchObject({ auth, mount: 'main', path: '/mcp' });

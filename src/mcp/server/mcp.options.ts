@@ -1,6 +1,6 @@
 import type { McpModuleExtras, McpModuleOptions } from './interfaces/mcp-module-options.interface';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_PAGE_SIZE, DEFAULT_SESSION_IDLE_TTL_MS } from '../mcp.constants';
-import { McpConfigurationError } from '../errors/mcp-configuration.errors';
+import { assertKnownOptions, McpConfigurationError, optionKeys } from '../errors/mcp-configuration.errors';
 import { invalidAuthMessage, invalidOptionMessage, missingAuthMessage } from '../mcp.messages';
 import { DEFAULT_STREAM_OPTIONS, type McpResolvedStreamOptions } from './http/mcp-stream.options';
 import { DEFAULT_LIMITS, type McpResolvedLimits } from './mcp-limits.options';
@@ -19,6 +19,22 @@ export interface McpResolvedOptions extends Omit<McpModuleOptions, 'auth' | 'ses
   limits: McpResolvedLimits;
 }
 
+/** The keys a mount reads; anything else is refused at boot (a typo would otherwise be ignored). */
+const MODULE_OPTION_KEYS = optionKeys<McpModuleOptions>({
+  auth: true,
+  server: true,
+  providers: true,
+  sessions: true,
+  allowedOrigins: true,
+  maxBodyBytes: true,
+  pageSize: true,
+  pubsub: true,
+  streams: true,
+  limits: true,
+  stateless: true,
+  cache: true,
+});
+
 function positiveInteger(mount: string, option: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!Number.isInteger(value) || value <= 0) {
@@ -33,6 +49,7 @@ export function resolveMcpOptions(
   extras: Pick<McpModuleExtras, 'mount' | 'path'>,
 ): McpResolvedOptions {
   const { mount, path } = extras;
+  assertKnownOptions(options, MODULE_OPTION_KEYS, `McpModule (mount "${mount}")`);
   if (!options || options.auth === undefined || options.auth === null) {
     throw new McpConfigurationError(missingAuthMessage(mount));
   }

@@ -47,4 +47,59 @@ describe('resolveClientOptions', () => {
     expect(resolveClientOptions({}, { redis: { host: 'r' } }).queue.bull).toEqual({ redis: { host: 'r' } });
     expect(() => resolveClientOptions({ queue: { concurrency: 0 } })).toThrow(/positive integer/);
   });
+
+  describe('unknown option keys', () => {
+    const fail = (fn: () => unknown): McpConfigurationError => {
+      try {
+        fn();
+      } catch (error) {
+        return error as McpConfigurationError;
+      }
+      throw new Error('expected a McpConfigurationError');
+    };
+
+    it('refuses "timeout" on a server entry, suggesting "timeoutMs" and listing the known keys', () => {
+      const error = fail(() => resolveClientOptions({ servers: { x: { command: ['node', 's.js'], timeout: 3000 } as never } }));
+      expect(error).toBeInstanceOf(McpConfigurationError);
+      expect(error.message).toBe(
+        'MCP server "x": unknown option "timeout" (did you mean "timeoutMs"? known: version, probeTimeoutMs, scope, timeoutMs, transport, command, args, env, cwd, stateless, pool)',
+      );
+    });
+
+    it('checks each built-in transport against its own keys', () => {
+      expect(fail(() => resolveClientOptions({ servers: { h: { url: 'https://example.com/mcp', header: {} } as never } })).message).toMatch(
+        /^MCP server "h": unknown option "header" \(did you mean "headers"\? known: .*url, headers, bearerToken, retry, maxResponseBytes, maxEventChars\)$/,
+      );
+      expect(fail(() => resolveClientOptions({ servers: { t: { transport: 'toolset', principal: 'p', mounts: 'a' } as never } })).message).toContain(
+        'MCP server "t": unknown option "mounts" (did you mean "mount"?',
+      );
+      // A stdio option that belongs to StdioTransport, not to a server entry, is no key of it either.
+      expect(fail(() => resolveClientOptions({ servers: { s: { command: ['x'], killGraceMs: 5 } as never } })).message).toContain('unknown option "killGraceMs"');
+    });
+
+    it('checks nested pool and retry settings', () => {
+      expect(fail(() => resolveClientOptions({ servers: { s: { command: ['x'], stateless: true, pool: { max: 1, idleMs: 5, idle: 1 } as never } } })).message).toBe(
+        'MCP server "s": option "pool": unknown option "idle" (did you mean "idleMs"? known: max, idleMs, maxInvalidLines)',
+      );
+      expect(fail(() => resolveClientOptions({ servers: { h: { url: 'https://example.com/mcp', retry: { retires: 1 } as never } } })).message).toContain(
+        'MCP server "h": option "retry": unknown option "retires" (did you mean "retries"?',
+      );
+    });
+
+    it('refuses unknown keys of the module options and of queue', () => {
+      expect(fail(() => resolveClientOptions({ defaultTimeout: 5 } as never)).message).toMatch(/^McpClientModule: unknown option "defaultTimeout" \(did you mean "defaultTimeoutMs"\? known: servers, serversFile/);
+      expect(fail(() => resolveClientOptions({ queue: { concurency: 2 } } as never)).message).toMatch(/^McpClientModule option "queue": unknown option "concurency" \(did you mean "concurrency"\?/);
+      expect(fail(() => resolveClientOptions({ zzz: 1 } as never)).message).toMatch(/^McpClientModule: unknown option "zzz" \(known: /);
+    });
+
+    it('applies the same check to the entries of an mcpServers file', () => {
+      const file = serversFile({ mcpServers: { files: { command: 'npx', args: ['-y', 'x'], enviroment: { A: '1' } } } });
+      expect(fail(() => resolveClientOptions({ serversFile: file })).message).toMatch(/^MCP server "files": unknown option "enviroment"/);
+    });
+
+    it('leaves the entries of a registered transport unchecked unless its factory declares optionKeys', () => {
+      const factories = new Map([['ws', { transport: 'ws', create: () => ({ deliver: async () => ({}) as never }) }]]);
+      expect(resolveClientOptions({ servers: { w: { transport: 'ws', anything: 1 } } }, undefined, factories as never).servers.w).toMatchObject({ anything: 1 });
+    });
+  });
 });

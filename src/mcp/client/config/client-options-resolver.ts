@@ -1,8 +1,8 @@
 import type { QueueOptions } from 'bull';
-import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
+import { assertKnownOptions, McpConfigurationError, optionKeys } from '../../errors/mcp-configuration.errors';
 import { duplicateServerMessage, invalidClientOptionMessage } from '../../mcp.messages';
 import type { McpClientHandlers } from '../interfaces/mcp-client-handlers.interface';
-import type { McpClientOptions } from '../interfaces/mcp-client-options.interface';
+import type { McpClientOptions, McpClientQueueOptions } from '../interfaces/mcp-client-options.interface';
 import type { McpResolvedServerConfig } from '../interfaces/mcp-server-config.interface';
 import type { McpTransportFactory } from '../transports/mcp-transport-factory.interface';
 import { BUILT_IN_TRANSPORT_FACTORIES } from '../transports/built-in-transports.constants';
@@ -32,6 +32,20 @@ export interface McpResolvedClientOptions {
   maxInputRounds: number;
   queue: McpResolvedQueueOptions;
 }
+
+/** The keys `McpClientModule` reads; anything else is refused at boot. */
+const CLIENT_OPTION_KEYS = optionKeys<McpClientOptions>({ servers: true, serversFile: true, queue: true, handlers: true, defaultTimeoutMs: true, maxInputRounds: true });
+const QUEUE_OPTION_KEYS = optionKeys<McpClientQueueOptions>({
+  redis: true,
+  name: true,
+  prefix: true,
+  concurrency: true,
+  worker: true,
+  attempts: true,
+  backoffMs: true,
+  settings: true,
+  keepResultsMs: true,
+});
 
 function positiveInteger(option: string, value: number | undefined, fallback: number, allowZero = false): number {
   if (value === undefined) return fallback;
@@ -75,7 +89,9 @@ export function resolveClientOptions(
   factories: ReadonlyMap<string, McpTransportFactory<object>> = BUILT_IN_TRANSPORT_FACTORIES,
 ): McpResolvedClientOptions {
   const client = options ?? {};
+  assertKnownOptions(client, CLIENT_OPTION_KEYS, 'McpClientModule');
   const queue = client.queue ?? {};
+  assertKnownOptions(queue, QUEUE_OPTION_KEYS, 'McpClientModule option "queue"');
   if (queue.name !== undefined && (typeof queue.name !== 'string' || !queue.name)) {
     throw new McpConfigurationError(invalidClientOptionMessage('queue.name', 'a non-empty string'));
   }

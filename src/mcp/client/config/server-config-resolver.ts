@@ -1,9 +1,9 @@
-import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
+import { assertKnownOptions, McpConfigurationError, optionKeys } from '../../errors/mcp-configuration.errors';
 import { invalidServerMessage } from '../../mcp.messages';
 import { MCP_COLUMN_LENGTHS } from '../../persistence/mcp-columns.constants';
 import { STATELESS_PROTOCOL_VERSION } from '../../protocol/stateless';
 import { SESSION_PROTOCOL_VERSIONS } from '../../protocol/revisions';
-import type { McpResolvedServerConfig, McpServerConfig } from '../interfaces/mcp-server-config.interface';
+import type { McpResolvedServerConfig, McpServerCommonConfig, McpServerConfig } from '../interfaces/mcp-server-config.interface';
 import type { McpTransportFactory } from '../transports/mcp-transport-factory.interface';
 import { BUILT_IN_TRANSPORT_FACTORIES } from '../transports/built-in-transports.constants';
 
@@ -12,6 +12,9 @@ const SERVER_NAME_PATTERN = new RegExp(`^[A-Za-z0-9_.-]{1,${MCP_COLUMN_LENGTHS.s
 
 /** The values `version` accepts. */
 const VERSIONS: readonly string[] = ['auto', STATELESS_PROTOCOL_VERSION, ...SESSION_PROTOCOL_VERSIONS];
+
+/** The settings every entry may carry, whatever its transport, and `transport` itself. */
+const COMMON_KEYS = [...optionKeys<McpServerCommonConfig>({ version: true, probeTimeoutMs: true, scope: true, timeoutMs: true }), 'transport'];
 
 function fail(name: string, reason: string): never {
   throw new McpConfigurationError(invalidServerMessage(name, reason));
@@ -54,6 +57,7 @@ export function resolveServerConfig(
   if (!factory) {
     fail(name, `unknown transport ${JSON.stringify(transport)} (known: ${[...factories.keys()].map((t) => `'${t}'`).join(', ')}; register others with McpClientModule.forRoot({ transports }))`);
   }
+  if (factory.optionKeys) assertKnownOptions(raw, [...COMMON_KEYS, ...factory.optionKeys], `MCP server "${name}"`);
   let resolved: object;
   try {
     resolved = factory.resolve ? factory.resolve(name, raw) : raw;

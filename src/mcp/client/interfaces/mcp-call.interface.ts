@@ -8,8 +8,14 @@ export interface McpCallJob {
   params?: Record<string, unknown>;
   /** Whose remote session the call continues (`''` when shared). */
   scopeKey: string;
-  /** Deadline of one attempt, in ms (spawn and handshake included). */
+  /** The caller's timeout, in ms (spawn and handshake included); reported by `McpTimeoutError`. */
   timeoutMs: number;
+  /**
+   * When the call must be over, as `Date.now()` ms: set once when the call is made, so it spans
+   * every attempt (the transport's retries and the queue's). An attempt stops at it, and no retry
+   * starts after it. Absent on jobs queued by older versions: each attempt then has `timeoutMs`.
+   */
+  deadlineAt?: number;
 }
 
 /** Options of one call made through `McpClientService`. */

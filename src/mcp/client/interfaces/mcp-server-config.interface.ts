@@ -74,6 +74,16 @@ export interface McpHttpServerConfig extends McpServerCommonConfig {
   bearerToken?: string;
   /** Retries inside one delivery (connection refused, 429, 5xx). */
   retry?: HttpRetryOptions;
+  /**
+   * Largest response body read, in bytes (see `HttpTransportOptions.maxResponseBytes`).
+   * @default 16777216 (16 MiB)
+   */
+  maxResponseBytes?: number;
+  /**
+   * Largest server-sent event, in characters (see `HttpTransportOptions.maxEventChars`).
+   * @default 16777216
+   */
+  maxEventChars?: number;
 }
 
 /** A toolset of this app (a mount), reached in-process through its message handler. */

@@ -12,7 +12,7 @@ import type { McpCallProcessor } from '../mcp-call-processor';
 import { requireOptionalPeer } from '../../optional-peer';
 import { decodeCallError, encodeCallError, type EncodedCallError } from './call-error-codec';
 import type { McpCallNotificationListener, McpCallQueue } from './mcp-call-queue.interface';
-import { isRetryable } from './retry-policy';
+import { isRetryable, retryStartsInTime } from './retry-policy';
 
 /** Job data in Redis: the call, plus the typed failure of the last attempt. */
 type McpCallJobData = McpCallJob & { failure?: EncodedCallError };
@@ -168,7 +168,9 @@ export class BullCallQueue implements McpCallQueue {
     try {
       return await this.processor.process(call, attempt);
     } catch (error) {
-      const final = !isRetryable(call.method, error) || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      // Bull's exponential backoff before the next attempt: (2^attemptsMade - 1) * delay.
+      const nextDelay = (2 ** (job.attemptsMade + 1) - 1) * this.options.backoffMs;
+      const final = !isRetryable(call.method, error) || job.attemptsMade + 1 >= (job.opts.attempts ?? 1) || !retryStartsInTime(call, nextDelay);
       await job.update({ ...call, failure: encodeCallError(error) });
       if (final) job.discard();
       throw error;

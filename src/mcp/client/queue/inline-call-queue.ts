@@ -7,7 +7,7 @@ import type { McpCallJob, McpCallState } from '../interfaces/mcp-call.interface'
 import type { McpCallAttempt } from '../interfaces/mcp-call-attempt.interface';
 import type { McpCallProcessor } from '../mcp-call-processor';
 import type { McpCallNotificationListener, McpCallQueue } from './mcp-call-queue.interface';
-import { backoffDelay, isRetryable } from './retry-policy';
+import { backoffDelay, isRetryable, retryStartsInTime } from './retry-policy';
 
 interface InlineCall {
   state: McpCallState;
@@ -103,6 +103,7 @@ export class InlineCallQueue implements McpCallQueue {
         return await this.slot(() => this.processor.process(job, attempt));
       } catch (error) {
         if (n >= this.options.attempts || !isRetryable(job.method, error) || this.closed.signal.aborted) throw error;
+        if (!retryStartsInTime(job, backoffDelay(this.options.backoffMs, n))) throw error;
         await delay(backoffDelay(this.options.backoffMs, n), undefined, { signal: this.closed.signal }).catch(() => undefined);
         if (this.closed.signal.aborted) throw error;
       }

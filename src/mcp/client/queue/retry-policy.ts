@@ -19,3 +19,12 @@ export function isRetryable(method: string, error: unknown): boolean {
 export function backoffDelay(backoffMs: number, attempt: number): number {
   return backoffMs * 2 ** Math.max(0, attempt - 1);
 }
+
+/**
+ * Whether a retry after `delayMs` would start before the call's absolute deadline. The deadline
+ * is the caller's (`McpCallJob.deadlineAt`): a retry that could only start after it is not
+ * made, so the caller gets the failure now instead of after a wait that cannot succeed.
+ */
+export function retryStartsInTime(job: { deadlineAt?: number }, delayMs: number): boolean {
+  return job.deadlineAt === undefined || Date.now() + delayMs < job.deadlineAt;
+}

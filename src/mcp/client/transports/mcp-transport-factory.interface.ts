@@ -42,6 +42,13 @@ export interface McpTransportFactory<TConfig extends object = Record<string, unk
   /** The `transport` value of the server entries this factory serves, e.g. `'websocket'`. */
   readonly transport: string;
   /**
+   * The settings this factory reads from a server entry, beside the common ones (`version`,
+   * `probeTimeoutMs`, `scope`, `timeoutMs`) and `transport`. When given, an entry with any other
+   * key is refused at boot, naming the closest known one (a `timeout` meant as `timeoutMs`).
+   * @default unchecked: the factory's `resolve` sees every key
+   */
+  readonly optionKeys?: readonly string[];
+  /**
    * Checks one server entry at boot and returns the settings `create` receives. Throw an `Error`
    * whose message says what to fix; the client prefixes it with the server's name. The
    * settings every entry shares (`version`, `probeTimeoutMs`, `scope`, `timeoutMs`) are checked

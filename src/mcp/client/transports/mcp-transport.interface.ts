@@ -18,6 +18,19 @@ export interface McpTransportContext {
   scopeKey: string;
   /** Overall deadline of this deliver, in ms (spawn and handshake included). */
   timeoutMs: number;
+  /**
+   * The caller's absolute deadline (`Date.now()` ms), which spans every attempt of the call. A
+   * transport stops at whichever of `timeoutMs` and `deadlineAt` comes first, and reports
+   * `timeoutMs` in its `McpTimeoutError`.
+   * @default no absolute deadline: `timeoutMs` alone
+   */
+  deadlineAt?: number;
+  /**
+   * Called with what a handshake performed inside this deliver learned, before the message is
+   * sent. Throwing (e.g. `McpCapabilityError` for a method the server did not declare) refuses
+   * the message: the deliver rejects with that error, and the message counts as not delivered.
+   */
+  onHandshake?: (handshake: McpHandshakeInfo) => void;
   /** Aborts the call; the transport sends notifications/cancelled when the request was sent. */
   signal?: AbortSignal;
   /** Answers server->client requests. Without it, every such request gets -32601. */

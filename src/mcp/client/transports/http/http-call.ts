@@ -22,8 +22,12 @@ export class HttpCall {
   private readonly onCallerAbort = () => this.halt({ kind: 'signal' });
 
   constructor(readonly context: McpTransportContext) {
-    const { timeoutMs, signal } = context;
-    this.timer = Number.isFinite(timeoutMs) && timeoutMs > 0 ? setTimeout(() => this.halt({ kind: 'timeout' }), timeoutMs) : null;
+    const { timeoutMs, signal, deadlineAt } = context;
+    // The caller's absolute deadline (over every attempt of the call) may come before timeoutMs.
+    const own = Number.isFinite(timeoutMs) && timeoutMs > 0 ? timeoutMs : Infinity;
+    const left = typeof deadlineAt === 'number' && Number.isFinite(deadlineAt) ? Math.max(0, deadlineAt - Date.now()) : Infinity;
+    const wait = Math.min(own, left);
+    this.timer = Number.isFinite(wait) ? setTimeout(() => this.halt({ kind: 'timeout' }), wait) : null;
     if (signal?.aborted) this.halt({ kind: 'signal' });
     else signal?.addEventListener('abort', this.onCallerAbort, { once: true });
   }

@@ -22,6 +22,10 @@ export interface HttpExchangeContext {
   call: HttpCall;
   maxRawResponseLength: number;
   maxStreamResumptions: number;
+  /** Largest body read, in bytes. */
+  maxResponseBytes: number;
+  /** Largest SSE event, in characters. */
+  maxEventChars: number;
   /**
    * Routing headers of a stateless request. Their presence also lets a 404 that carries the
    * JSON-RPC answer (a stateless server's -32601) through as a response.
@@ -32,11 +36,48 @@ export interface HttpExchangeContext {
 /** Statuses that are about the transport (auth, session, load), never a JSON-RPC answer. */
 const TRANSPORT_STATUSES = new Set([401, 403, 404, 405, 406, 415, 429]);
 
-async function readBody(response: Response, call: HttpCall): Promise<string> {
+/**
+ * Reads a body as text, at most `maxBytes` of it: chunk by chunk, so a huge (or endless) body
+ * costs no more than the limit. Past it, `cut` returns what was read so far (an error body only
+ * needs its start); otherwise the read fails with `McpProtocolError`. The rest is never read.
+ */
+async function readBody(response: Response, ctx: HttpExchangeContext, cut: boolean): Promise<string> {
+  const { call, maxResponseBytes: maxBytes } = ctx;
+  if (!response.body) return '';
+  const tooLarge = () =>
+    new McpProtocolError(`MCP server "${call.context.server}" sent a response body larger than maxResponseBytes (${maxBytes} bytes)`, call.maybeDelivered);
+  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+  if (!cut && Number.isFinite(declared) && declared > maxBytes) {
+    await response.body.cancel().catch(() => undefined);
+    throw tooLarge();
+  }
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  const parts: string[] = [];
+  let size = 0;
   try {
-    return await response.text();
-  } catch (error) {
-    throw call.signal.aborted ? error : toSendFailure(error, true);
+    for (;;) {
+      let chunk: { done: boolean; value?: Uint8Array };
+      try {
+        chunk = await reader.read();
+      } catch (error) {
+        throw call.signal.aborted ? error : toSendFailure(error, true);
+      }
+      if (chunk.done || !chunk.value) break;
+      const room = maxBytes - size;
+      size += chunk.value.byteLength;
+      if (size > maxBytes) {
+        if (!cut) throw tooLarge();
+        parts.push(decoder.decode(chunk.value.subarray(0, room)));
+        return parts.join('');
+      }
+      parts.push(decoder.decode(chunk.value, { stream: true }));
+    }
+    parts.push(decoder.decode());
+    return parts.join('');
+  } finally {
+    // Stops the download of what was not read; a no-op once the body was read to its end.
+    reader.cancel().catch(() => undefined);
   }
 }
 
@@ -70,23 +111,35 @@ export async function exchangeMessage(message: JsonRpcRequest | JsonRpcNotificat
 
   if (response.ok && request && isEventStream(response)) {
     const messages = new HttpServerMessages(wire, call, session);
-    const body = await readSseResponse(response, request, { wire, call, session, messages, recorder, maxResumptions: ctx.maxStreamResumptions });
+    const body = await readSseResponse(response, request, {
+      wire,
+      call,
+      session,
+      messages,
+      recorder,
+      maxResumptions: ctx.maxStreamResumptions,
+      maxEventChars: ctx.maxEventChars,
+    });
     await messages.settle();
     return { kind: 'response', status, body, raw: redact(recorder.text()), sessionId };
   }
 
-  const text = await readBody(response, call);
-  recorder.append(text);
-  const raw = redact(recorder.text());
-  if (response.ok && !request) return { kind: 'accepted', status, raw: text ? raw : null, sessionId };
   if (response.ok && request) {
     const type = response.headers.get('content-type') ?? '';
     if (status === 202 || !type.toLowerCase().includes('json')) {
+      // Not an answer: its body (an HTML page, say, of any size) is not read at all.
+      await response.body?.cancel().catch(() => undefined);
       const got = status === 202 ? '202 Accepted' : `Content-Type "${type}"`;
       throw new McpProtocolError(`MCP server "${call.context.server}" answered request ${JSON.stringify(request.id)} (${request.method}) with ${got}; expected JSON or an event stream`, true);
     }
-    return { kind: 'response', status, body: parseAnswer(text, request, call.context.server), raw, sessionId };
+    const text = await readBody(response, ctx, false);
+    recorder.append(text);
+    return { kind: 'response', status, body: parseAnswer(text, request, call.context.server), raw: redact(recorder.text()), sessionId };
   }
+  const text = await readBody(response, ctx, !response.ok);
+  recorder.append(text);
+  const raw = redact(recorder.text());
+  if (response.ok && !request) return { kind: 'accepted', status, raw: text ? raw : null, sessionId };
   const answersInBody = !TRANSPORT_STATUSES.has(status) || (ctx.statelessHeaders !== undefined && status === 404);
   if (request && answersInBody && status < 500) {
     const parsed = parseJsonRpc(text);

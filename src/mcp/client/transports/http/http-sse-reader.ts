@@ -1,7 +1,7 @@
 import { McpProtocolError, McpTransportError } from '../../../errors/mcp-client.errors';
 import { classifyJsonRpc, type JsonRpcRequest, type JsonRpcResponse } from '../../../protocol/jsonrpc';
 import { MAX_JSON_RPC_DEPTH, jsonNestsDeeperThan } from '../../../protocol/json-depth';
-import { SseParser, type SseEvent } from '../../../protocol/sse';
+import { SseEventTooLargeError, SseParser, type SseEvent } from '../../../protocol/sse';
 import { abortableDelay } from './http-delivery-policy';
 import type { HttpCall } from './http-call';
 import type { RawRecorder } from './raw-recorder';
@@ -19,6 +19,8 @@ export interface SseReadContext {
   messages: HttpServerMessages;
   recorder: RawRecorder;
   maxResumptions: number;
+  /** Largest event, in characters (see `HttpTransportOptions.maxEventChars`). */
+  maxEventChars: number;
 }
 
 /** True when the response carries an event stream. */
@@ -33,7 +35,7 @@ export function isEventStream(response: Response): boolean {
  */
 export async function readSseResponse(first: Response, request: JsonRpcRequest, ctx: SseReadContext): Promise<JsonRpcResponse> {
   let response = first;
-  let parser = new SseParser();
+  let parser = new SseParser({ maxEventChars: ctx.maxEventChars });
   for (let resumptions = 0; ; resumptions++) {
     const found = await readStream(response, parser, request, ctx);
     if (found) return found;
@@ -43,7 +45,7 @@ export async function readSseResponse(first: Response, request: JsonRpcRequest, 
     }
     await abortableDelay(parser.retryMs ?? DEFAULT_RESUME_DELAY_MS, ctx.call.signal);
     response = await resume(parser.lastEventId, ctx);
-    const next = new SseParser();
+    const next = new SseParser({ maxEventChars: ctx.maxEventChars });
     next.lastEventId = parser.lastEventId;
     next.retryMs = parser.retryMs;
     parser = next;
@@ -80,7 +82,15 @@ async function readStream(response: Response, parser: SseParser, request: JsonRp
       }
       const text = chunk.done || !chunk.value ? decoder.decode() : decoder.decode(chunk.value, { stream: true });
       if (text) ctx.recorder.append(text);
-      for (const event of parser.push(text)) {
+      let events: SseEvent[];
+      try {
+        events = parser.push(text);
+      } catch (error) {
+        if (!(error instanceof SseEventTooLargeError)) throw error;
+        const server = ctx.call.context.server;
+        throw new McpProtocolError(`MCP server "${server}" sent an event longer than maxEventChars (${error.maxEventChars} characters) on the stream of request ${JSON.stringify(request.id)}`, true);
+      }
+      for (const event of events) {
         const answer = dispatch(event, request, ctx);
         if (answer) return answer;
       }

@@ -33,7 +33,11 @@ export class HttpStandaloneStreams {
   private unsupported = false;
   private readonly streams = new Map<string, StandaloneStream>();
 
-  constructor(private readonly wire: HttpWire) {}
+  constructor(
+    private readonly wire: HttpWire,
+    /** Largest event, in characters (see `HttpTransportOptions.maxEventChars`). */
+    private readonly maxEventChars = Infinity,
+  ) {}
 
   /**
    * Listens on the session's stream for the duration of `call`: resolves once the stream is open
@@ -90,7 +94,8 @@ export class HttpStandaloneStreams {
   private async read(body: ReadableStream<Uint8Array>, session: HttpSession, stream: StandaloneStream): Promise<void> {
     const reader = body.getReader();
     const decoder = new TextDecoder();
-    const parser = new SseParser();
+    // An oversized event throws here: the stream is dropped like one the server ended.
+    const parser = new SseParser({ maxEventChars: this.maxEventChars });
     try {
       for (;;) {
         const chunk = await reader.read();

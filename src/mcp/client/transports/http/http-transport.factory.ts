@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { isSupportedSessionVersion } from '../../../protocol/revisions';
-import type { McpHttpServerConfig } from '../../interfaces/mcp-server-config.interface';
+import { assertKnownOptions, optionKeys } from '../../../errors/mcp-configuration.errors';
+import type { McpHttpServerConfig, McpServerCommonConfig } from '../../interfaces/mcp-server-config.interface';
+import { HTTP_RETRY_OPTION_KEYS } from './http.options';
 import type { McpTransportFactory, McpTransportFactoryContext } from '../mcp-transport-factory.interface';
 import { HttpTransport } from './http.transport';
 
@@ -11,9 +13,19 @@ export class HttpTransportFactory implements McpTransportFactory<McpHttpServerCo
   readonly transport = 'http';
   /** @inheritdoc */
   readonly routingHeaders = true;
+  /** @inheritdoc */
+  readonly optionKeys = optionKeys<Omit<McpHttpServerConfig, keyof McpServerCommonConfig | 'transport'>>({
+    url: true,
+    headers: true,
+    bearerToken: true,
+    retry: true,
+    maxResponseBytes: true,
+    maxEventChars: true,
+  });
 
   /** @inheritdoc */
-  resolve(_server: string, entry: Record<string, unknown>): McpHttpServerConfig {
+  resolve(server: string, entry: Record<string, unknown>): McpHttpServerConfig {
+    assertKnownOptions(entry.retry, HTTP_RETRY_OPTION_KEYS, `MCP server "${server}": option "retry"`);
     if (typeof entry.url !== 'string') throw new Error('"url" must be a string');
     let url: URL;
     try {
@@ -32,6 +44,8 @@ export class HttpTransportFactory implements McpTransportFactory<McpHttpServerCo
       headers: config.headers,
       bearerToken: config.bearerToken,
       retry: config.retry,
+      ...(config.maxResponseBytes !== undefined ? { maxResponseBytes: config.maxResponseBytes } : {}),
+      ...(config.maxEventChars !== undefined ? { maxEventChars: config.maxEventChars } : {}),
       capabilities: context.clientCapabilities,
       ...(isSupportedSessionVersion(config.version) ? { protocolVersion: config.version } : {}),
     });

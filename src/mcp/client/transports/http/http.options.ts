@@ -1,4 +1,4 @@
-import { McpConfigurationError } from '../../../errors/mcp-configuration.errors';
+import { assertKnownOptions, McpConfigurationError, optionKeys } from '../../../errors/mcp-configuration.errors';
 import { LATEST_SESSION_PROTOCOL_VERSION } from '../../../protocol/revisions';
 
 /** Backoff of the retries `HttpTransport` makes inside one `deliver`. */
@@ -47,6 +47,21 @@ export interface HttpTransportOptions {
   maxStreamResumptions?: number;
   /** Time allowed for a `notifications/cancelled` sent after a timeout or abort, in ms. @default 5000 */
   cancelNoticeTimeoutMs?: number;
+  /**
+   * Largest response body read, in bytes: a JSON answer, or the body of an HTTP error (which is
+   * cut there instead). A larger answer fails with `McpProtocolError` (delivered) as soon as the
+   * limit is passed, without reading the rest. Sized so that the queue's concurrency (8) times
+   * this limit, with decoding and parsing on top, fits a 512 MB worker.
+   * @default 16777216 (16 MiB)
+   */
+  maxResponseBytes?: number;
+  /**
+   * Largest server-sent event, in characters (its unfinished line plus its `data` so far). A
+   * larger one, or an endless line without a newline, fails with `McpProtocolError` (delivered)
+   * once the limit is passed.
+   * @default 16777216
+   */
+  maxEventChars?: number;
 }
 
 /** Options with every default applied and the URL parsed. */
@@ -63,7 +78,30 @@ export interface ResolvedHttpTransportOptions {
   maxRawResponseLength: number;
   maxStreamResumptions: number;
   cancelNoticeTimeoutMs: number;
+  maxResponseBytes: number;
+  maxEventChars: number;
 }
+
+/** Default `maxResponseBytes` and `maxEventChars`: 16 MiB (8 concurrent calls hold at most 128 MiB of payload). */
+export const HTTP_DEFAULT_MAX_MESSAGE_SIZE = 16 * 1024 * 1024;
+
+/** The keys of `HttpRetryOptions`. */
+export const HTTP_RETRY_OPTION_KEYS = optionKeys<HttpRetryOptions>({ retries: true, initialDelayMs: true, maxDelayMs: true });
+
+const HTTP_OPTION_KEYS = optionKeys<HttpTransportOptions>({
+  url: true,
+  bearerToken: true,
+  headers: true,
+  clientInfo: true,
+  capabilities: true,
+  protocolVersion: true,
+  retry: true,
+  maxRawResponseLength: true,
+  maxStreamResumptions: true,
+  cancelNoticeTimeoutMs: true,
+  maxResponseBytes: true,
+  maxEventChars: true,
+});
 
 /** Default `clientInfo` of the initialize request. */
 export const HTTP_DEFAULT_CLIENT_INFO = { name: 'durable-mcp', version: '0.1.0' } as const;
@@ -72,6 +110,14 @@ function nonNegative(name: string, value: number | undefined, fallback: number):
   if (value === undefined) return fallback;
   if (!Number.isFinite(value) || value < 0) {
     throw new McpConfigurationError(`HttpTransport option "${name}" must be a number >= 0 (got ${String(value)}); remove it to use the default ${fallback}.`);
+  }
+  return value;
+}
+
+function positiveLimit(name: string, value: number | undefined): number {
+  if (value === undefined) return HTTP_DEFAULT_MAX_MESSAGE_SIZE;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+    throw new McpConfigurationError(`HttpTransport option "${name}" must be an integer >= 1 (got ${String(value)}); remove it to use the default ${HTTP_DEFAULT_MAX_MESSAGE_SIZE}.`);
   }
   return value;
 }
@@ -91,6 +137,8 @@ function parseUrl(url: string | URL): URL {
 
 /** Validates the options and applies the defaults; throws `McpConfigurationError` saying how to fix a mistake. */
 export function resolveHttpTransportOptions(options: HttpTransportOptions): ResolvedHttpTransportOptions {
+  assertKnownOptions(options, HTTP_OPTION_KEYS, 'HttpTransport');
+  assertKnownOptions(options.retry, HTTP_RETRY_OPTION_KEYS, 'HttpTransport option "retry"');
   const retry = options.retry ?? {};
   return {
     url: parseUrl(options.url),
@@ -105,5 +153,7 @@ export function resolveHttpTransportOptions(options: HttpTransportOptions): Reso
     maxRawResponseLength: nonNegative('maxRawResponseLength', options.maxRawResponseLength, 256 * 1024),
     maxStreamResumptions: Math.floor(nonNegative('maxStreamResumptions', options.maxStreamResumptions, 3)),
     cancelNoticeTimeoutMs: nonNegative('cancelNoticeTimeoutMs', options.cancelNoticeTimeoutMs, 5000),
+    maxResponseBytes: positiveLimit('maxResponseBytes', options.maxResponseBytes),
+    maxEventChars: positiveLimit('maxEventChars', options.maxEventChars),
   };
 }

@@ -46,7 +46,7 @@ export class HttpTransport implements McpTransport {
   constructor(options: HttpTransportOptions) {
     this.options = resolveHttpTransportOptions(options);
     this.wire = new HttpWire(this.options);
-    this.standalone = new HttpStandaloneStreams(this.wire);
+    this.standalone = new HttpStandaloneStreams(this.wire, this.options.maxEventChars);
   }
 
   /** Sends one request or notification; see the class comment for the rules. */
@@ -88,10 +88,12 @@ export class HttpTransport implements McpTransport {
     let session: HttpSession | null = options.sessionId ? { id: options.sessionId, protocolVersion: options.protocolVersion ?? null } : null;
     let handshake: McpHandshakeInfo | undefined;
     if (!session && !isInitialize) ({ session, handshake } = await this.openSession(call));
+    if (handshake) call.context.onHandshake?.(handshake);
     let outcome = await this.sendListening(message, session, call);
     if (outcome.kind === 'http-error' && outcome.status === 404 && session?.id && !handshake) {
       if (!isIdempotent(message)) throw new HttpSessionExpiredError(call.context.server, message.method, session.id);
       ({ session, handshake } = await this.openSession(call));
+      call.context.onHandshake?.(handshake);
       outcome = await this.sendListening(message, session, call);
     }
     if (outcome.kind === 'http-error') throw this.httpError(outcome, call, call.maybeDelivered);
@@ -150,8 +152,8 @@ export class HttpTransport implements McpTransport {
 
   /** One message, with the retries the delivery policy allows. `counts` is false for handshake messages. */
   private async send(message: Message, session: HttpSession | null, call: HttpCall, counts: boolean, statelessHeaders?: Record<string, string>): Promise<HttpExchangeOutcome> {
-    const { maxRawResponseLength, maxStreamResumptions } = this.options;
-    const ctx = { wire: this.wire, call, maxRawResponseLength, maxStreamResumptions, statelessHeaders };
+    const { maxRawResponseLength, maxStreamResumptions, maxResponseBytes, maxEventChars } = this.options;
+    const ctx = { wire: this.wire, call, maxRawResponseLength, maxStreamResumptions, maxResponseBytes, maxEventChars, statelessHeaders };
     for (let attempt = 0; ; attempt++) {
       const before = call.maybeDelivered;
       if (counts) {

@@ -19,8 +19,11 @@ export class StdioDeadline {
     readonly timeoutMs: number,
     /** The caller's abort signal, if any. */
     readonly signal?: AbortSignal,
+    /** The caller's absolute deadline over every attempt, when earlier than `timeoutMs` from now. */
+    deadlineAt?: number,
   ) {
-    this.at = Date.now() + timeoutMs;
+    const own = Date.now() + timeoutMs;
+    this.at = typeof deadlineAt === 'number' && Number.isFinite(deadlineAt) ? Math.min(own, deadlineAt) : own;
   }
 
   /** True once the signal has aborted. */

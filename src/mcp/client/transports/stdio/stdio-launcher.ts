@@ -40,16 +40,36 @@ export class StdioLauncher {
       cwd: this.options.cwd,
       stderrLimitBytes: this.options.stderrLimitBytes,
       maxMessageChars: this.options.maxMessageChars,
+      orphanGraceMs: this.options.killGraceMs,
     });
-    const pid = connection.process.pid;
-    if (pid !== undefined && this.options.onSpawn) {
-      try {
-        this.options.onSpawn(pid);
-      } catch {
-        // An observer's failure must not leave a process without its call.
-      }
+    const onSpawn = this.options.onSpawn;
+    if (onSpawn) {
+      void connection.process.started.then((pid) => {
+        try {
+          if (pid !== undefined) onSpawn(pid);
+        } catch {
+          // An observer's failure must not leave a process without its call.
+        }
+      });
     }
     return connection;
+  }
+
+  /**
+   * Waits until the server runs (its pid is known), so a failed start is reported as such and
+   * `onSpawn` has seen the pid before the first answer can arrive.
+   */
+  async started(connection: StdioConnection, deadline: StdioDeadline): Promise<void> {
+    const pid = await deadline.race(connection.process.started);
+    if (pid === undefined) throw stdioExitError(connection.server, this.options.command[0], await connection.process.exit, 'spawn', false);
+  }
+
+  /**
+   * When the process is already gone, waits (briefly) for its pipes to drain so an error carries
+   * the whole stderr. A live one is not waited for: its shutdown runs after the call.
+   */
+  async settled(connection: StdioConnection): Promise<void> {
+    if (!connection.process.running) await connection.process.drained;
   }
 
   /** Runs the handshake on a fresh connection. */
@@ -77,7 +97,7 @@ export class StdioLauncher {
 
   /**
    * Turns whatever a call threw into a typed client error carrying the process's stderr (from
-   * `stderrMark` on) and pid. Only called once the process is down, so stderr is complete.
+   * `stderrMark` on, as far as it was read) and pid.
    */
   toClientError(error: unknown, connection: StdioConnection | null, phase: StdioPhase, stderrMark: number, server: string, deadline: StdioDeadline): StdioClientError {
     let typed: McpClientError;

@@ -1,5 +1,5 @@
 import { isSupportedSessionVersion, LATEST_SESSION_PROTOCOL_VERSION, SESSION_PROTOCOL_VERSIONS } from '../../../protocol/revisions';
-import { McpConfigurationError } from '../../../errors/mcp-configuration.errors';
+import { assertKnownOptions, McpConfigurationError, optionKeys } from '../../../errors/mcp-configuration.errors';
 import { assertStdioArgv } from './stdio-argv';
 import { invalidStdioOptionMessage, poolNeedsStatelessMessage } from './stdio.messages';
 import {
@@ -14,6 +14,26 @@ import {
   type StdioPoolOptions,
   type StdioTransportOptions,
 } from './stdio.options';
+
+/** The keys of `StdioPoolOptions`. */
+export const STDIO_POOL_OPTION_KEYS = optionKeys<StdioPoolOptions>({ max: true, idleMs: true, maxInvalidLines: true });
+
+const STDIO_OPTION_KEYS = optionKeys<StdioTransportOptions>({
+  command: true,
+  env: true,
+  cwd: true,
+  timeout: true,
+  stateless: true,
+  pool: true,
+  protocolVersion: true,
+  clientInfo: true,
+  clientCapabilities: true,
+  closeGraceMs: true,
+  killGraceMs: true,
+  stderrLimitBytes: true,
+  maxMessageChars: true,
+  onSpawn: true,
+});
 
 function fail(option: string, expected: string): never {
   throw new McpConfigurationError(invalidStdioOptionMessage(option, expected));
@@ -60,6 +80,8 @@ function resolvePool(options: StdioTransportOptions): Required<StdioPoolOptions>
  */
 export function resolveStdioOptions(options: StdioTransportOptions): ResolvedStdioOptions {
   if (typeof options !== 'object' || options === null) fail('options', 'an object with at least { command: [...] }');
+  assertKnownOptions(options, STDIO_OPTION_KEYS, 'StdioTransport');
+  assertKnownOptions(options.pool, STDIO_POOL_OPTION_KEYS, 'StdioTransport option "pool"');
   assertStdioArgv(options.command);
   if (options.cwd !== undefined && (typeof options.cwd !== 'string' || options.cwd.length === 0)) fail('cwd', 'a non-empty path');
   if (options.stateless !== undefined && typeof options.stateless !== 'boolean') fail('stateless', 'a boolean');

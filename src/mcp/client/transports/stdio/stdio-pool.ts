@@ -57,6 +57,7 @@ export class StdioPool {
     const mark = handshake ? 0 : connection.process.stderrBytes;
     connection.attach(context);
     try {
+      if (handshake) context.onHandshake?.(handshake);
       const exchange = await this.launcher.exchange(connection, message, rawRequest, deadline);
       connection.attach(null);
       const stderr = connection.process.stderr(mark);
@@ -64,7 +65,9 @@ export class StdioPool {
       return handshake ? { ...exchange, handshake, stderr } : { ...exchange, stderr };
     } catch (error) {
       connection.attach(null);
-      await this.retire(connection);
+      // The caller does not wait for the shutdown of a live process; `close` does.
+      void this.retire(connection);
+      await this.launcher.settled(connection);
       throw this.launcher.toClientError(error, connection, 'request', mark, context.server, deadline);
     }
   }
@@ -102,17 +105,21 @@ export class StdioPool {
       throw this.launcher.toClientError(error, null, 'spawn', 0, context.server, deadline);
     }
     this.members.add(connection);
-    if (stateless) {
-      STATELESS.add(connection);
-      return { connection };
-    }
+    let phase: 'spawn' | 'initialize' = 'spawn';
     try {
+      await this.launcher.started(connection, deadline);
+      if (stateless) {
+        STATELESS.add(connection);
+        return { connection };
+      }
+      phase = 'initialize';
       // Shared by calls with different contexts: declare what any call may answer (or -32601).
       const handshake = await this.launcher.initialize(connection, this.launcher.capabilitiesFor(null), deadline);
       return { connection, handshake };
     } catch (error) {
-      await this.retire(connection);
-      throw this.launcher.toClientError(error, connection, 'initialize', 0, context.server, deadline);
+      void this.retire(connection);
+      await this.launcher.settled(connection);
+      throw this.launcher.toClientError(error, connection, phase, 0, context.server, deadline);
     }
   }
 

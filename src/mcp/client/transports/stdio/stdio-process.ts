@@ -1,6 +1,8 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
 import { NdjsonDecoder, type NdjsonLine } from '../../../protocol/ndjson';
 import { StdioStderrTail } from './stdio-stderr';
+import { STDIO_SUPERVISOR_SOURCE, type StdioSupervisorReport } from './stdio-supervisor';
 
 /** How a child process ended. */
 export interface StdioExit {
@@ -27,12 +29,26 @@ export interface StdioSpawnSpec {
   cwd: string | undefined;
   stderrLimitBytes: number;
   maxMessageChars: number;
+  /** How long the supervisor waits between SIGTERM and SIGKILL once this process is gone. */
+  orphanGraceMs: number;
 }
 
 // A grandchild may keep stdout open after the process itself exited; do not wait on it forever.
 const CLOSE_AFTER_EXIT_MS = 250;
-// On POSIX the child leads its own process group, so shutdown also reaches what it started.
+// On POSIX the child leads its own process group, so shutdown also reaches what it started,
+// and it is the supervisor (see stdio-supervisor.ts), so the server cannot outlive this process.
 const USE_PROCESS_GROUP = process.platform !== 'win32';
+
+function spawnChild(spec: StdioSpawnSpec): ChildProcess {
+  const common = { cwd: spec.cwd, shell: false, windowsHide: true } as const;
+  if (!USE_PROCESS_GROUP) {
+    return spawn(spec.argv[0], spec.argv.slice(1), { ...common, env: spec.env, stdio: ['pipe', 'pipe', 'pipe'] });
+  }
+  const { NODE_OPTIONS, ...env } = spec.env;
+  if (NODE_OPTIONS !== undefined) env.DURABLE_MCP_SERVER_NODE_OPTIONS = NODE_OPTIONS;
+  const argv = ['-e', STDIO_SUPERVISOR_SOURCE, '--', String(spec.orphanGraceMs), ...spec.argv];
+  return spawn(process.execPath, argv, { ...common, env, stdio: ['pipe', 'pipe', 'pipe', 'ipc'], detached: true });
+}
 
 /**
  * One server process with its pipes pinned to UTF-8: stdout cut into lines, stderr drained into a
@@ -44,7 +60,16 @@ export class StdioProcess {
   /** Resolves once the process has exited and its pipes are drained (or stopped being awaited). */
   readonly drained: Promise<void>;
   private markDrained!: () => void;
-  private readonly child: ChildProcessWithoutNullStreams;
+  /**
+   * Resolves with the server's pid once it runs, or undefined when it could not be started.
+   * Settles before `exit`.
+   */
+  readonly started: Promise<number | undefined>;
+  private markStarted!: (pid: number | undefined) => void;
+  private serverPid: number | undefined;
+  private spawnError: NodeJS.ErrnoException | undefined;
+  private readonly child: ChildProcess;
+  private readonly stdin: Writable;
   private readonly stderrTail: StdioStderrTail;
   private exitInfo: StdioExit | null = null;
   private closedReported = false;
@@ -54,32 +79,35 @@ export class StdioProcess {
     this.stderrTail = new StdioStderrTail(spec.stderrLimitBytes);
     this.drained = new Promise<void>((resolve) => (this.markDrained = resolve));
     const decoder = new NdjsonDecoder({ line: (line) => handlers.line(line), overflow: (chars) => handlers.overflow(chars) }, spec.maxMessageChars);
-    this.child = spawn(spec.argv[0], spec.argv.slice(1), {
-      cwd: spec.cwd,
-      env: spec.env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-      shell: false,
-      windowsHide: true,
-      detached: USE_PROCESS_GROUP,
-    });
-    this.child.stdout.setEncoding('utf8');
-    this.child.stdin.setDefaultEncoding('utf8');
-    this.child.stdout.on('data', (chunk: string) => decoder.push(chunk));
-    this.child.stdout.on('end', () => decoder.end());
-    this.child.stderr.on('data', (chunk: Buffer) => this.stderrTail.push(chunk));
-    for (const stream of [this.child.stdin, this.child.stdout, this.child.stderr]) stream.on('error', () => undefined);
+    this.started = new Promise<number | undefined>((resolve) => (this.markStarted = resolve));
+    this.child = spawnChild(spec);
+    this.stdin = this.child.stdin as Writable;
+    const stdout = this.child.stdout as Readable;
+    const stderr = this.child.stderr as Readable;
+    stdout.setEncoding('utf8');
+    this.stdin.setDefaultEncoding('utf8');
+    stdout.on('data', (chunk: string) => decoder.push(chunk));
+    stdout.on('end', () => decoder.end());
+    stderr.on('data', (chunk: Buffer) => this.stderrTail.push(chunk));
+    for (const stream of [this.stdin, stdout, stderr]) stream.on('error', () => undefined);
+    if (USE_PROCESS_GROUP) this.child.on('message', (report: StdioSupervisorReport) => this.onReport(report));
+    else this.child.once('spawn', () => this.onReport({ pid: this.child.pid as number }));
     this.exit = new Promise<StdioExit>((resolve) => {
       this.child.on('error', (error: NodeJS.ErrnoException) => {
         if (this.child.pid === undefined) this.finish({ code: null, signal: null, spawnError: error }, resolve);
       });
-      this.child.once('exit', (code, signal) => this.finish({ code, signal }, resolve));
+      this.child.once('exit', (code, signal) => {
+        // The supervisor's report may still be in the channel: the exit is read once it closed.
+        if (this.child.connected) this.child.once('disconnect', () => this.finish(this.exitOf(code, signal), resolve));
+        else this.finish(this.exitOf(code, signal), resolve);
+      });
     });
     this.child.once('close', () => this.reportClosed());
   }
 
-  /** The pid, or undefined when the process could not be started. */
+  /** The server's pid, once known; undefined before, and when it could not be started. */
   get pid(): number | undefined {
-    return this.child.pid;
+    return this.serverPid;
   }
 
   /** True until the process has exited. */
@@ -99,7 +127,7 @@ export class StdioProcess {
 
   /** Writes one already-framed line; false when stdin is no longer writable. */
   write(line: string): boolean {
-    const stdin = this.child.stdin;
+    const stdin = this.stdin;
     if (this.exitInfo !== null || stdin.destroyed || stdin.writableEnded) return false;
     stdin.write(line);
     return true;
@@ -116,7 +144,7 @@ export class StdioProcess {
 
   private async runShutdown(closeGraceMs: number, killGraceMs: number): Promise<void> {
     if (this.child.pid !== undefined && this.exitInfo === null) {
-      this.child.stdin.end();
+      this.stdin.end();
       if (!(await this.exitWithin(closeGraceMs))) {
         this.signal('SIGTERM');
         if (!(await this.exitWithin(killGraceMs))) {
@@ -136,6 +164,23 @@ export class StdioProcess {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
     return Promise.race([this.exit.then(() => true), timeout]).finally(() => clearTimeout(timer));
+  }
+
+  private onReport(report: StdioSupervisorReport): void {
+    if (this.serverPid !== undefined || this.spawnError !== undefined) return;
+    if ('pid' in report && typeof report.pid === 'number') {
+      this.serverPid = report.pid;
+      this.markStarted(report.pid);
+    } else if ('spawnError' in report) {
+      const error: NodeJS.ErrnoException = new Error(report.spawnError.message);
+      if (report.spawnError.code) error.code = report.spawnError.code;
+      this.spawnError = error;
+      this.markStarted(undefined);
+    }
+  }
+
+  private exitOf(code: number | null, signal: NodeJS.Signals | null): StdioExit {
+    return this.spawnError ? { code: null, signal: null, spawnError: this.spawnError } : { code, signal };
   }
 
   private signal(signal: NodeJS.Signals): void {
@@ -163,6 +208,7 @@ export class StdioProcess {
   private finish(info: StdioExit, resolve: (exit: StdioExit) => void): void {
     if (this.exitInfo !== null) return;
     this.exitInfo = info;
+    this.markStarted(this.serverPid);
     resolve(info);
     if (info.spawnError) this.reportClosed();
     else setTimeout(() => this.reportClosed(), CLOSE_AFTER_EXIT_MS).unref();

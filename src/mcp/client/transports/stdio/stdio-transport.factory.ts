@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { isSupportedSessionVersion } from '../../../protocol/revisions';
-import type { McpResolvedStdioServerConfig } from '../../interfaces/mcp-server-config.interface';
+import { assertKnownOptions, optionKeys } from '../../../errors/mcp-configuration.errors';
+import type { McpResolvedStdioServerConfig, McpServerCommonConfig, McpStdioServerConfig } from '../../interfaces/mcp-server-config.interface';
+import { STDIO_POOL_OPTION_KEYS } from './stdio-options-resolver';
 import type { McpTransportFactory, McpTransportFactoryContext } from '../mcp-transport-factory.interface';
 import { assertStdioArgv, toStdioArgv } from './stdio-argv';
 import { StdioTransport } from './stdio.transport';
@@ -13,9 +15,19 @@ import { StdioTransport } from './stdio.transport';
 export class StdioTransportFactory implements McpTransportFactory<McpResolvedStdioServerConfig> {
   /** @inheritdoc */
   readonly transport = 'stdio';
+  /** @inheritdoc */
+  readonly optionKeys = optionKeys<Omit<McpStdioServerConfig, keyof McpServerCommonConfig | 'transport'>>({
+    command: true,
+    args: true,
+    env: true,
+    cwd: true,
+    stateless: true,
+    pool: true,
+  });
 
   /** @inheritdoc */
-  resolve(_server: string, entry: Record<string, unknown>): McpResolvedStdioServerConfig {
+  resolve(server: string, entry: Record<string, unknown>): McpResolvedStdioServerConfig {
+    assertKnownOptions(entry.pool, STDIO_POOL_OPTION_KEYS, `MCP server "${server}": option "pool"`);
     const { args, command, ...rest } = entry;
     let argv: string[];
     if (typeof command === 'string') {

@@ -31,7 +31,7 @@ export interface StdioTransportOptions {
   cwd?: string;
   /**
    * Deadline of one call in ms, spawn and handshake included. The context's `timeoutMs`, when
-   * smaller, wins.
+   * smaller, wins, and its `deadlineAt`, when sooner.
    * @default 30000
    */
   timeout?: number;
@@ -50,13 +50,20 @@ export interface StdioTransportOptions {
   clientCapabilities?: Record<string, unknown>;
   /** Shutdown: how long to wait for an exit after closing stdin, before SIGTERM. @default 2000 */
   closeGraceMs?: number;
-  /** Shutdown: how long to wait for an exit after SIGTERM, before SIGKILL. @default 2000 */
+  /**
+   * Shutdown: how long to wait for an exit after SIGTERM, before SIGKILL. Also what the
+   * supervisor waits between SIGTERM and SIGKILL when this process died.
+   * @default 2000
+   */
   killGraceMs?: number;
   /** How much of the end of stderr is kept for the result and errors, in bytes. @default 8192 */
   stderrLimitBytes?: number;
   /** Longest stdout line (one message) accepted, in characters. @default 67108864 */
   maxMessageChars?: number;
-  /** Called with the pid of every process started (for supervision and tests). */
+  /**
+   * Called with the pid of every server process, once it runs (for supervision and tests). On
+   * POSIX that is the server itself, not the supervisor between it and this process.
+   */
   onSpawn?: (pid: number) => void;
 }
 

@@ -15,8 +15,13 @@ import type { ResolvedStdioOptions, StdioTransportOptions } from './stdio.option
  * By default every `deliver` is self-contained, because a queued job may run on any worker:
  * spawn, `initialize`, `notifications/initialized`, the message, then shutdown (close stdin,
  * wait, SIGTERM, wait, SIGKILL). A `stateless` (2026-07-28) delivery has no handshake: spawn, the
- * request with its `_meta` envelope, its answer, shutdown. The child never outlives the call, also when it fails. With
- * `pool` (stateless servers only) warm processes are reused instead.
+ * request with its `_meta` envelope, its answer, shutdown. The result is returned the moment it
+ * arrives; the shutdown runs after it, never in the caller's time. With `pool` (stateless
+ * servers only) warm processes are reused instead.
+ *
+ * On POSIX every server runs under a small supervisor (see `stdio-supervisor.ts`) that ends
+ * it when this process dies, even by SIGKILL, and even when it ignores EOF and SIGTERM: no
+ * leftover survives a crashed worker, so there is nothing to clean up at the next boot.
  *
  * Failures reject with `McpTransportError`, `McpTimeoutError` or `McpProtocolError`; their
  * `delivered` flag is true once the request line was written to stdin, and they carry the
@@ -44,7 +49,7 @@ export class StdioTransport implements McpTransport {
   /** Sends one request (and waits for its response) or one notification. */
   async deliver(message: JsonRpcRequest | JsonRpcNotification, { context, stateless = false }: McpTransportDeliverOptions): Promise<McpTransportResult> {
     if (this.closed) throw withStdioDetails(stdioClosedError(context.server), { stderr: '', pid: null });
-    const deadline = new StdioDeadline(this.timeoutFor(context), context.signal);
+    const deadline = new StdioDeadline(this.timeoutFor(context), context.signal, context.deadlineAt);
     const rawRequest = JSON.stringify(message);
     if (this.pool) {
       const outcome = await this.pool.run(message, rawRequest, context, deadline, stateless);
@@ -64,6 +69,12 @@ export class StdioTransport implements McpTransport {
     return typeof fromContext === 'number' && fromContext > 0 && Number.isFinite(fromContext) ? Math.min(fromContext, this.options.timeout) : this.options.timeout;
   }
 
+  /**
+   * Spawn, handshake, exchange. The caller gets its outcome as soon as it is known: the
+   * shutdown sequence (close stdin, SIGTERM, SIGKILL) runs afterwards, tracked by `live` until
+   * the process is gone, so a server that ignores EOF and SIGTERM costs the caller nothing. Only
+   * a process that already exited is waited for (briefly), so its error carries all of stderr.
+   */
   private async deliverOnce(
     message: JsonRpcRequest | JsonRpcNotification,
     rawRequest: string,
@@ -78,23 +89,29 @@ export class StdioTransport implements McpTransport {
       connection = this.launcher.spawn(context.server);
       this.live.add(connection);
       connection.attach(context);
+      await this.launcher.started(connection, deadline);
       phase = 'initialize';
       const handshake = stateless ? undefined : await this.launcher.initialize(connection, this.launcher.capabilitiesFor(context), deadline);
+      if (handshake) context.onHandshake?.(handshake);
       phase = 'request';
       const exchange = await this.launcher.exchange(connection, message, rawRequest, deadline);
       connection.attach(null);
-      await this.launcher.shutdown(connection);
       const result: McpTransportResult = { ...exchange, stderr: connection.process.stderr(), sessionId: null, status: null };
       if (handshake) result.handshake = handshake;
       return result;
     } catch (error) {
       if (connection) {
         connection.attach(null);
-        await this.launcher.shutdown(connection);
+        await this.launcher.settled(connection);
       }
       throw this.launcher.toClientError(error, connection, phase, 0, context.server, deadline);
     } finally {
-      if (connection) this.live.delete(connection);
+      if (connection) this.retire(connection);
     }
+  }
+
+  private retire(connection: StdioConnection): void {
+    const done = this.launcher.shutdown(connection).catch(() => undefined);
+    void done.finally(() => this.live.delete(connection));
   }
 }

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { McpMessageHandler } from '../../../interfaces/mcp-delivery.interface';
 import { DEFAULT_MOUNT, getMcpToolsetToken } from '../../../mcp.constants';
-import type { McpToolsetServerConfig } from '../../interfaces/mcp-server-config.interface';
+import { optionKeys } from '../../../errors/mcp-configuration.errors';
+import type { McpServerCommonConfig, McpToolsetServerConfig } from '../../interfaces/mcp-server-config.interface';
 import type { McpTransportFactory, McpTransportFactoryContext } from '../mcp-transport-factory.interface';
 import { ToolsetTransport } from './toolset.transport';
 
@@ -13,6 +14,8 @@ import { ToolsetTransport } from './toolset.transport';
 export class ToolsetTransportFactory implements McpTransportFactory<McpToolsetServerConfig> {
   /** @inheritdoc */
   readonly transport = 'toolset';
+  /** @inheritdoc */
+  readonly optionKeys = optionKeys<Omit<McpToolsetServerConfig, keyof McpServerCommonConfig | 'transport'>>({ mount: true, principal: true });
 
   /** @inheritdoc */
   resolve(_server: string, entry: Record<string, unknown>): McpToolsetServerConfig {

@@ -31,6 +31,7 @@ export class ToolsetTransport implements McpTransport {
     const handler = this.options.resolveHandler();
     let handshake: McpHandshakeInfo | undefined;
     const protocolVersion = options.protocolVersion ?? (handshake = await this.handshake(handler)).protocolVersion;
+    if (handshake) context.onHandshake?.(handshake);
     const abort = new AbortController();
     const delivery: McpDeliveryContext = { principal: this.options.principal, sessionId: null, protocolVersion, signal: abort.signal };
     const isRequest = 'id' in message && message.id !== undefined;
@@ -42,7 +43,7 @@ export class ToolsetTransport implements McpTransport {
         timer = setTimeout(() => {
           abort.abort(new Error('timeout'));
           reject(new McpTimeoutError(`${message.method} on "${context.server}" timed out after ${context.timeoutMs} ms`, true, context.timeoutMs));
-        }, context.timeoutMs);
+        }, Math.min(context.timeoutMs, context.deadlineAt === undefined ? Infinity : Math.max(0, context.deadlineAt - Date.now())));
       });
       const body = await Promise.race([handler.deliver(message, delivery), expired]);
       if (isRequest && !body) throw new McpProtocolError(`The toolset of "${context.server}" did not answer ${message.method}`, true);
