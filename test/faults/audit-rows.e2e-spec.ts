@@ -159,7 +159,6 @@ describe.each(targets)('audit rows that cannot be poisoned, on $name', (target) 
     scripted.reply(
       reply({ protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'evil\u0000', version: '\ud800' } }, { 'Mcp-Session-Id': huge }),
       status(202),
-      reply({}), // the ping that opens the session before a capability-checked call
       reply({ content: [{ type: 'text', text: 'nul\u0000 lone\udc00' }], structuredContent: { nested } }),
     );
     const client = app.get(McpClientService);

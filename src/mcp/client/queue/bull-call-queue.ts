@@ -81,11 +81,12 @@ export class BullCallQueue implements McpCallQueue {
 
   /** @inheritdoc */
   async state(id: string): Promise<McpCallState> {
+    const state = await (await this.job(id)).getState();
+    if (state !== 'completed' && state !== 'failed') return { id, state: 'pending' };
+    // Read the job again once it is final: a copy read while it ran has no outcome yet.
     const job = await this.job(id);
-    const state = await job.getState();
     if (state === 'completed') return { id, state: 'completed', result: job.returnvalue as Record<string, unknown> };
-    if (state === 'failed') return { id, state: 'failed', error: this.failure(job) };
-    return { id, state: 'pending' };
+    return { id, state: 'failed', error: this.failure(job) };
   }
 
   /** @inheritdoc */
@@ -94,9 +95,9 @@ export class BullCallQueue implements McpCallQueue {
     // Register before reading the state, so an outcome published in between is not missed.
     const settled = new Promise<{ ok: boolean; value?: unknown }>((resolve) => this.waiters.set(id, [...(this.waiters.get(id) ?? []), resolve]));
     try {
-      const job = await this.job(id);
-      const state = await job.getState();
-      if (state === 'completed') this.settle(id, { ok: true, value: job.returnvalue });
+      const state = await (await this.job(id)).getState();
+      // Read the job again once it is final: a copy read while it ran has no return value yet.
+      if (state === 'completed') this.settle(id, { ok: true, value: (await this.job(id)).returnvalue });
       if (state === 'failed') this.settle(id, { ok: false });
     } catch (error) {
       this.waiters.delete(id);
