@@ -1,17 +1,18 @@
 import type { McpModuleExtras, McpModuleOptions } from './interfaces/mcp-module-options.interface';
-import { DEFAULT_MAX_BODY_BYTES, DEFAULT_PAGE_SIZE, DEFAULT_SESSION_IDLE_TTL_MS } from '../mcp.constants';
+import { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES, DEFAULT_PAGE_SIZE, DEFAULT_SESSION_IDLE_TTL_MS } from '../mcp.constants';
 import { McpConfigurationError } from '../errors/mcp-configuration.errors';
 import { invalidAuthMessage, invalidOptionMessage, missingAuthMessage } from '../mcp.messages';
 import { DEFAULT_STREAM_OPTIONS, type McpResolvedStreamOptions } from './http/mcp-stream.options';
 
 /** A mount's options after defaults were applied and the configuration was checked. */
-export interface McpResolvedOptions extends Omit<McpModuleOptions, 'auth' | 'sessions' | 'maxBodyBytes' | 'pageSize' | 'streams'> {
+export interface McpResolvedOptions extends Omit<McpModuleOptions, 'auth' | 'sessions' | 'maxBodyBytes' | 'bodyTimeoutMs' | 'pageSize' | 'streams'> {
   /** The authorizer. */
   auth: NonNullable<McpModuleOptions['auth']>;
   mount: string;
   path: string;
   sessions: { idleTtlMs: number };
   maxBodyBytes: number;
+  bodyTimeoutMs: number;
   pageSize: number;
   streams: McpResolvedStreamOptions;
 }
@@ -43,6 +44,7 @@ export function resolveMcpOptions(
     path,
     sessions: { idleTtlMs: positiveInteger(mount, 'sessions.idleTtlMs', options.sessions?.idleTtlMs, DEFAULT_SESSION_IDLE_TTL_MS) },
     maxBodyBytes: positiveInteger(mount, 'maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
+    bodyTimeoutMs: positiveInteger(mount, 'bodyTimeoutMs', options.bodyTimeoutMs, DEFAULT_BODY_TIMEOUT_MS),
     pageSize: positiveInteger(mount, 'pageSize', options.pageSize, DEFAULT_PAGE_SIZE),
     streams: {
       clientRequestTimeoutMs: positiveInteger(mount, 'streams.clientRequestTimeoutMs', options.streams?.clientRequestTimeoutMs, DEFAULT_STREAM_OPTIONS.clientRequestTimeoutMs),

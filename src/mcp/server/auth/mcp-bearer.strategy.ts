@@ -13,6 +13,24 @@ export function mcpStrategyName(mount: string): string {
   return `mcp-bearer:${mount}`;
 }
 
+/**
+ * The token of an `Authorization: Bearer <token>` header, or null. One token, one scheme: a
+ * header with a second word, a comma or another scheme carries no token.
+ */
+export function bearerTokenOf(header: string | undefined): string | null {
+  const match = header === undefined ? null : /^Bearer +([^\s,]+) *$/i.exec(header);
+  return match ? match[1] : null;
+}
+
+/** The verdict callbacks Passport attaches to a strategy for the duration of one `authenticate`. */
+interface PassportVerdicts {
+  success(user: unknown): void;
+  fail(challenge: string, status: number): void;
+  error(error: unknown): void;
+}
+
+const CHALLENGE = 'Bearer';
+
 function isAuthorizerClass(auth: unknown): auth is Type<McpAuthorizer> {
   return typeof auth === 'function' && typeof (auth as Type<McpAuthorizer>).prototype?.authorize === 'function';
 }
@@ -49,6 +67,22 @@ export function createMcpBearerStrategy(mount: string): Type<unknown> {
       this.authorize = (token, request) => instance.authorize(token, request);
     }
 
+    /**
+     * Reads the token from the `Authorization` header only. passport-http-bearer also takes an
+     * `access_token` from the query string and the body; a token in a URL ends up in access
+     * logs and proxies, and MCP authorization forbids it, so those places are never looked at.
+     */
+    override authenticate(req: Request): void {
+      const verdicts = this as unknown as PassportVerdicts;
+      const token = bearerTokenOf(req.headers?.authorization);
+      if (token === null) return verdicts.fail(CHALLENGE, 401);
+      this.validate(req, token).then(
+        (principal) => (principal ? verdicts.success(principal) : verdicts.fail(CHALLENGE, 401)),
+        (error: unknown) => verdicts.error(error),
+      );
+    }
+
+    /** Hands the token to the authorizer; a falsy answer refuses it. */
     async validate(request: Request, token: string): Promise<McpPrincipal | false> {
       return normalizePrincipal(await this.authorize(token, request)) ?? false;
     }
