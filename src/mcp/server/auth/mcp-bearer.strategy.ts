@@ -31,6 +31,14 @@ interface PassportVerdicts {
 
 const CHALLENGE = 'Bearer';
 
+/** How many `Authorization` lines the request carried (Node keeps only the first in `headers`). */
+function authorizationLines(req: Request): number {
+  let count = 0;
+  const raw = req.rawHeaders ?? [];
+  for (let i = 0; i < raw.length; i += 2) if (raw[i].toLowerCase() === 'authorization') count++;
+  return count;
+}
+
 function isAuthorizerClass(auth: unknown): auth is Type<McpAuthorizer> {
   return typeof auth === 'function' && typeof (auth as Type<McpAuthorizer>).prototype?.authorize === 'function';
 }
@@ -71,10 +79,11 @@ export function createMcpBearerStrategy(mount: string): Type<unknown> {
      * Reads the token from the `Authorization` header only. passport-http-bearer also takes an
      * `access_token` from the query string and the body; a token in a URL ends up in access
      * logs and proxies, and MCP authorization forbids it, so those places are never looked at.
+     * Two `Authorization` lines are refused too: which one counts would depend on the proxy.
      */
     override authenticate(req: Request): void {
       const verdicts = this as unknown as PassportVerdicts;
-      const token = bearerTokenOf(req.headers?.authorization);
+      const token = authorizationLines(req) > 1 ? null : bearerTokenOf(req.headers?.authorization);
       if (token === null) return verdicts.fail(CHALLENGE, 401);
       this.validate(req, token).then(
         (principal) => (principal ? verdicts.success(principal) : verdicts.fail(CHALLENGE, 401)),
