@@ -12,6 +12,7 @@ export interface McpResolvedOptions extends Omit<McpModuleOptions, 'auth' | 'ses
   path: string;
   sessions: { idleTtlMs: number };
   maxBodyBytes: number;
+  /** Deadline for receiving a request body, in milliseconds. */
   bodyTimeoutMs: number;
   pageSize: number;
   streams: McpResolvedStreamOptions;
