@@ -24,6 +24,9 @@ export const DEFAULT_PATH = '/mcp';
 /** Default largest request body: 4 MiB, like the official SDK. */
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
+/** Default deadline for reading a request body: 30 seconds. */
+export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
+
 /** Default idle time after which a session expires: one hour. */
 export const DEFAULT_SESSION_IDLE_TTL_MS = 60 * 60 * 1000;
 

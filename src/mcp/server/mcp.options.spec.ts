@@ -82,6 +82,16 @@ describe('resolveMcpOptions', () => {
     expect(error.message).toContain('authorize(token, request)');
   });
 
+  it('defaults bodyTimeoutMs to 30 s and keeps a given one', () => {
+    expect(resolveMcpOptions({ auth }, extras).bodyTimeoutMs).toBe(30_000);
+    expect(resolveMcpOptions({ auth, bodyTimeoutMs: 500 }, extras).bodyTimeoutMs).toBe(500);
+  });
+
+  it.each([0, -1, 1.5, Number.NaN])('rejects bodyTimeoutMs %p, naming the option', (value) => {
+    const error = failure(() => resolveMcpOptions({ auth, bodyTimeoutMs: value }, extras));
+    expect(error.message).toContain('"bodyTimeoutMs"');
+  });
+
   it.each([0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, '1024'])('rejects maxBodyBytes %p, naming the option', (value) => {
     const error = failure(() => resolveMcpOptions({ auth, maxBodyBytes: value as number }, extras));
     expect(error).toBeInstanceOf(McpConfigurationError);

@@ -1,18 +1,20 @@
 import type { McpModuleExtras, McpModuleOptions } from './interfaces/mcp-module-options.interface';
-import { DEFAULT_MAX_BODY_BYTES, DEFAULT_PAGE_SIZE, DEFAULT_SESSION_IDLE_TTL_MS } from '../mcp.constants';
+import { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES, DEFAULT_PAGE_SIZE, DEFAULT_SESSION_IDLE_TTL_MS } from '../mcp.constants';
 import { assertKnownOptions, McpConfigurationError, optionKeys } from '../errors/mcp-configuration.errors';
 import { invalidAuthMessage, invalidOptionMessage, missingAuthMessage } from '../mcp.messages';
 import { DEFAULT_STREAM_OPTIONS, type McpResolvedStreamOptions } from './http/mcp-stream.options';
 import { DEFAULT_LIMITS, type McpResolvedLimits } from './mcp-limits.options';
 
 /** A mount's options after defaults were applied and the configuration was checked. */
-export interface McpResolvedOptions extends Omit<McpModuleOptions, 'auth' | 'sessions' | 'maxBodyBytes' | 'pageSize' | 'streams' | 'limits'> {
+export interface McpResolvedOptions extends Omit<McpModuleOptions, 'auth' | 'sessions' | 'maxBodyBytes' | 'bodyTimeoutMs' | 'pageSize' | 'streams' | 'limits'> {
   /** The authorizer. */
   auth: NonNullable<McpModuleOptions['auth']>;
   mount: string;
   path: string;
   sessions: { idleTtlMs: number };
   maxBodyBytes: number;
+  /** Deadline for receiving a request body, in milliseconds. */
+  bodyTimeoutMs: number;
   pageSize: number;
   streams: McpResolvedStreamOptions;
   /** The caps of `limits`, defaults applied. */
@@ -27,6 +29,7 @@ const MODULE_OPTION_KEYS = optionKeys<McpModuleOptions>({
   sessions: true,
   allowedOrigins: true,
   maxBodyBytes: true,
+  bodyTimeoutMs: true,
   pageSize: true,
   pubsub: true,
   streams: true,
@@ -63,6 +66,7 @@ export function resolveMcpOptions(
     path,
     sessions: { idleTtlMs: positiveInteger(mount, 'sessions.idleTtlMs', options.sessions?.idleTtlMs, DEFAULT_SESSION_IDLE_TTL_MS) },
     maxBodyBytes: positiveInteger(mount, 'maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
+    bodyTimeoutMs: positiveInteger(mount, 'bodyTimeoutMs', options.bodyTimeoutMs, DEFAULT_BODY_TIMEOUT_MS),
     pageSize: positiveInteger(mount, 'pageSize', options.pageSize, DEFAULT_PAGE_SIZE),
     streams: {
       clientRequestTimeoutMs: positiveInteger(mount, 'streams.clientRequestTimeoutMs', options.streams?.clientRequestTimeoutMs, DEFAULT_STREAM_OPTIONS.clientRequestTimeoutMs),

@@ -13,6 +13,32 @@ export function mcpStrategyName(mount: string): string {
   return `mcp-bearer:${mount}`;
 }
 
+/**
+ * The token of an `Authorization: Bearer <token>` header, or null. One token, one scheme: a
+ * header with a second word, a comma or another scheme carries no token.
+ */
+export function bearerTokenOf(header: string | undefined): string | null {
+  const match = header === undefined ? null : /^Bearer +([^\s,]+) *$/i.exec(header);
+  return match ? match[1] : null;
+}
+
+/** The verdict callbacks Passport attaches to a strategy for the duration of one `authenticate`. */
+interface PassportVerdicts {
+  success(user: unknown): void;
+  fail(challenge: string, status: number): void;
+  error(error: unknown): void;
+}
+
+const CHALLENGE = 'Bearer';
+
+/** How many `Authorization` lines the request carried (Node keeps only the first in `headers`). */
+function authorizationLines(req: Request): number {
+  let count = 0;
+  const raw = req.rawHeaders ?? [];
+  for (let i = 0; i < raw.length; i += 2) if (raw[i].toLowerCase() === 'authorization') count++;
+  return count;
+}
+
 function isAuthorizerClass(auth: unknown): auth is Type<McpAuthorizer> {
   return typeof auth === 'function' && typeof (auth as Type<McpAuthorizer>).prototype?.authorize === 'function';
 }
@@ -49,6 +75,23 @@ export function createMcpBearerStrategy(mount: string): Type<unknown> {
       this.authorize = (token, request) => instance.authorize(token, request);
     }
 
+    /**
+     * Reads the token from the `Authorization` header only. passport-http-bearer also takes an
+     * `access_token` from the query string and the body; a token in a URL ends up in access
+     * logs and proxies, and MCP authorization forbids it, so those places are never looked at.
+     * Two `Authorization` lines are refused too: which one counts would depend on the proxy.
+     */
+    override authenticate(req: Request): void {
+      const verdicts = this as unknown as PassportVerdicts;
+      const token = authorizationLines(req) > 1 ? null : bearerTokenOf(req.headers?.authorization);
+      if (token === null) return verdicts.fail(CHALLENGE, 401);
+      this.validate(req, token).then(
+        (principal) => (principal ? verdicts.success(principal) : verdicts.fail(CHALLENGE, 401)),
+        (error: unknown) => verdicts.error(error),
+      );
+    }
+
+    /** Hands the token to the authorizer; a falsy answer refuses it. */
     async validate(request: Request, token: string): Promise<McpPrincipal | false> {
       return normalizePrincipal(await this.authorize(token, request)) ?? false;
     }

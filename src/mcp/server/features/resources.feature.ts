@@ -9,10 +9,18 @@ import type { JsonRpcRequest } from '../../protocol/jsonrpc';
 import { isSupportedSessionVersion } from '../../protocol/revisions';
 import { McpMethod } from '../../protocol/mcp-methods';
 import { Toolset } from '../toolset';
-import { requireStringParam, runFeatureHandler } from './feature-handler';
+import { MCP_COLUMN_LENGTHS } from '../../persistence/mcp-columns.constants';
+import { invalidParams, requireStringParam, runFeatureHandler } from './feature-handler';
 import { PagedList } from './paged-list';
 import type { RegisteredResource, RegisteredResourceTemplate } from './registered-features';
 import { toReadResourceResult } from './resource-contents-mapper';
+
+/**
+ * Longest URI `resources/read` accepts: the width subscriptions store URIs in, so a URI that can
+ * be read can also be subscribed to. It also bounds the work of matching templates and the size
+ * of a "not found" message, which echoes the URI.
+ */
+const MAX_READ_URI_LENGTH = MCP_COLUMN_LENGTHS.subscriptionUri;
 
 /** "Resource not found" before 2026-07-28 (the session revisions). */
 const RESOURCE_NOT_FOUND_CODE = -32002;
@@ -87,6 +95,7 @@ export class ResourcesFeature {
 
   private async read(request: JsonRpcRequest, context: McpDeliveryContext): Promise<Record<string, unknown>> {
     const uri = requireStringParam(request, 'uri');
+    if (uri.length > MAX_READ_URI_LENGTH) throw invalidParams(`Invalid params: "uri" is longer than ${MAX_READ_URI_LENGTH} characters`);
     const target = this.resolve(uri);
     if (!target) throw resourceNotFound(uri, context.protocolVersion);
     const { entry, params } = target;

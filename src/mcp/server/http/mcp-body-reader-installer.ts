@@ -4,7 +4,7 @@ import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import { duplicateMountMessage } from '../../mcp.messages';
 import type { McpResolvedOptions } from '../mcp.options';
-import { createMcpBodyReader } from './mcp-body-reader';
+import { createMcpBodyReader, type McpBodyLimits } from './mcp-body-reader';
 
 interface ExpressLike {
   use(handler: unknown): unknown;
@@ -12,7 +12,7 @@ interface ExpressLike {
 }
 
 /** Mount paths (and their body limits) per Express app, shared by every mount of the app. */
-const registries = new WeakMap<object, Map<string, number>>();
+const registries = new WeakMap<object, Map<string, McpBodyLimits>>();
 
 /** Mount names per Express app, to refuse two mounts of one name. */
 const mountNames = new WeakMap<object, Set<string>>();
@@ -26,6 +26,17 @@ function globalPrefixOf(moduleRef: ModuleRef): string {
 function normalize(path: string): string {
   const withSlash = path.startsWith('/') ? path : `/${path}`;
   return withSlash.length > 1 ? withSlash.replace(/\/+$/, '') : withSlash;
+}
+
+/**
+ * The key a path is looked up by: every spelling Express may route to the same controller maps
+ * to one key (letter case, a trailing slash, repeated slashes). A spelling that maps to the key
+ * but that Express does not route only has its body read by the module before Express answers
+ * 404, so erring on the wide side is harmless; the other way round would let a body reach the
+ * host's parser and skip the module's limit.
+ */
+export function mcpPathKey(path: string): string {
+  return normalize(path.replace(/\/{2,}/g, '/')).toLowerCase();
 }
 
 /**
@@ -58,14 +69,13 @@ export class McpBodyReaderInstaller implements OnModuleInit {
       paths = new Map();
       registries.set(app, paths);
       const known = paths;
-      app.use(
-        createMcpBodyReader((path) => known.get(normalize(path)) ?? null),
-      );
+      app.use(createMcpBodyReader((path) => known.get(mcpPathKey(path)) ?? null));
       const stack = app.router?.stack;
       if (stack) stack.unshift(stack.pop());
     }
     const prefix = globalPrefixOf(this.moduleRef);
-    paths.set(normalize(this.options.path), this.options.maxBodyBytes);
-    if (prefix) paths.set(normalize(`${normalize(prefix)}${normalize(this.options.path)}`), this.options.maxBodyBytes);
+    const limits: McpBodyLimits = { maxBytes: this.options.maxBodyBytes, timeoutMs: this.options.bodyTimeoutMs };
+    paths.set(mcpPathKey(this.options.path), limits);
+    if (prefix) paths.set(mcpPathKey(`${normalize(prefix)}${normalize(this.options.path)}`), limits);
   }
 }

@@ -10,46 +10,85 @@ export const MCP_RAW_BODY = Symbol('mcp:raw-body');
 /** A request that went through the body reader. */
 export type McpRequest = Request & { [MCP_RAW_BODY]?: McpRawBody };
 
-function refuseTooLarge(res: Response, limit: number): void {
-  // The rest of the body is not read: close the connection once the answer is out.
+/** The body limits of one mount path. */
+export interface McpBodyLimits {
+  /** Largest accepted body, in bytes. */
+  maxBytes: number;
+  /** Deadline for the whole body, in milliseconds. */
+  timeoutMs: number;
+}
+
+/** Smallest amount of an oversized body read and discarded, so a small limit still lets clients see their 413. */
+const MIN_DISCARD_BYTES = 64 * 1024;
+
+/**
+ * How many bytes of an oversized body are read (and thrown away) before the connection is cut.
+ * HTTP/1.1 clients write the whole body before they read the answer: a server that answers and
+ * closes early makes them fail with EPIPE or ECONNRESET instead of seeing the 413. Draining a
+ * bounded amount lets ordinary clients read the status; a client sending more is disconnected.
+ */
+export function discardLimitOf(maxBytes: number): number {
+  return Math.max(4 * maxBytes, maxBytes + MIN_DISCARD_BYTES);
+}
+
+function tooLargeMessage(limit: number): string {
+  return `Payload Too Large: the body exceeds ${limit} bytes`;
+}
+
+/** 413 and close: the rest of the body will not be read. */
+function refuseAndClose(res: Response, status: number, message: string): void {
+  if (res.headersSent) return void res.destroy();
   res.setHeader('Connection', 'close');
-  sendRpcError(res, 413, TRANSPORT_ERROR_CODE, `Payload Too Large: the body exceeds ${limit} bytes`);
+  sendRpcError(res, status, TRANSPORT_ERROR_CODE, message);
 }
 
 /**
  * Reads the raw body of POSTs to MCP paths, up to a limit, before the app's body parsers see
  * them: the endpoint must answer bad JSON with a JSON-RPC -32700 and an oversized body with 413
  * under its own limit, whatever the host's parser settings are. A body over the limit is refused
- * here, before authentication, without reading the rest of it. A fully read request stream is
- * what makes the app's parsers skip the request.
+ * here, before authentication: its rest is read and discarded up to `discardLimitOf(limit)` so
+ * the client can read the 413, and a body that goes beyond that (or announces it in
+ * Content-Length) is answered and the connection closed. A body that is not complete within the
+ * deadline gets 408 and the connection is closed. A fully read request stream is what makes the
+ * app's parsers skip the request.
  */
-export function createMcpBodyReader(limitFor: (path: string) => number | null) {
+export function createMcpBodyReader(limitsFor: (path: string) => McpBodyLimits | null) {
   return function mcpBodyReader(req: McpRequest, res: Response, next: NextFunction): void {
-    const limit = req.method === 'POST' ? limitFor(req.path) : null;
-    if (limit === null) return next();
+    const limits = req.method === 'POST' ? limitsFor(req.path) : null;
+    if (limits === null) return next();
+    const limit = limits.maxBytes;
+    const discardLimit = discardLimitOf(limit);
     const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > limit) return refuseTooLarge(res, limit);
+    if (Number.isFinite(declared) && declared > discardLimit) return refuseAndClose(res, 413, tooLargeMessage(limit));
     const chunks: Buffer[] = [];
     let size = 0;
     let done = false;
     const settle = () => {
       done = true;
+      clearTimeout(deadline);
       req.off('data', onData);
     };
+    const deadline = setTimeout(() => {
+      if (done) return;
+      settle();
+      refuseAndClose(res, 408, `Request Timeout: the body did not arrive within ${limits.timeoutMs} ms`);
+    }, limits.timeoutMs);
     const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size <= limit) {
         chunks.push(chunk);
-        return;
+      } else if (size <= discardLimit) {
+        chunks.length = 0; // over the limit: keep reading to answer cleanly, keep nothing
+      } else {
+        settle();
+        refuseAndClose(res, 413, tooLargeMessage(limit));
       }
-      settle();
-      req.pause();
-      refuseTooLarge(res, limit);
     };
     req.on('data', onData);
     req.once('end', () => {
       if (done) return;
       settle();
+      if (size > limit) return sendRpcError(res, 413, TRANSPORT_ERROR_CODE, tooLargeMessage(limit));
       req[MCP_RAW_BODY] = { ok: true, text: Buffer.concat(chunks, size).toString('utf8') };
       next();
     });

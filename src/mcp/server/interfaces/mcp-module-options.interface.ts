@@ -88,6 +88,13 @@ export interface McpModuleOptions {
    */
   maxBodyBytes?: number;
   /**
+   * Deadline for receiving a whole request body, in milliseconds, counted from the moment the
+   * endpoint starts reading it. A body still incomplete then (a client trickling bytes) gets
+   * 408 with a JSON-RPC body and the connection is closed.
+   * @default 30_000 (30 seconds)
+   */
+  bodyTimeoutMs?: number;
+  /**
    * Page size of `tools/list`.
    * @default 100
    */
