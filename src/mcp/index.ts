@@ -15,6 +15,7 @@ export type {
   McpModuleExtras,
   McpServerInfoOptions,
   McpSessionOptions,
+  McpDatabaseOptions,
   McpStatelessOptions,
   McpCacheOptions,
   McpCacheHint,
@@ -114,6 +115,7 @@ export {
   McpInputRequiredError,
 } from './errors';
 export { McpInfrastructureError } from './errors/mcp-infrastructure.errors';
+export { McpDatabaseUnavailableError, McpBusUnavailableError, McpQueueUnavailableError, McpCallWaitTimeoutError } from './errors/mcp-outage.errors';
 export { McpClientRequestError, McpClientRequestTimeoutError } from './errors/mcp-client-request.errors';
 export { HttpSessionExpiredError } from './client/transports/http/http-session-expired.errors';
 

@@ -2,15 +2,17 @@ import type { McpModuleExtras, McpModuleOptions } from './interfaces/mcp-module-
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_PAGE_SIZE, DEFAULT_SESSION_IDLE_TTL_MS } from '../mcp.constants';
 import { McpConfigurationError } from '../errors/mcp-configuration.errors';
 import { invalidAuthMessage, invalidOptionMessage, missingAuthMessage } from '../mcp.messages';
+import { DEFAULT_DATABASE_TIMEOUT_MS } from '../persistence/database-deadline';
 import { DEFAULT_STREAM_OPTIONS, type McpResolvedStreamOptions } from './http/mcp-stream.options';
 
 /** A mount's options after defaults were applied and the configuration was checked. */
-export interface McpResolvedOptions extends Omit<McpModuleOptions, 'auth' | 'sessions' | 'maxBodyBytes' | 'pageSize' | 'streams'> {
+export interface McpResolvedOptions extends Omit<McpModuleOptions, 'auth' | 'sessions' | 'database' | 'maxBodyBytes' | 'pageSize' | 'streams'> {
   /** The authorizer. */
   auth: NonNullable<McpModuleOptions['auth']>;
   mount: string;
   path: string;
   sessions: { idleTtlMs: number };
+  database: { timeoutMs: number };
   maxBodyBytes: number;
   pageSize: number;
   streams: McpResolvedStreamOptions;
@@ -42,6 +44,7 @@ export function resolveMcpOptions(
     mount,
     path,
     sessions: { idleTtlMs: positiveInteger(mount, 'sessions.idleTtlMs', options.sessions?.idleTtlMs, DEFAULT_SESSION_IDLE_TTL_MS) },
+    database: { timeoutMs: positiveInteger(mount, 'database.timeoutMs', options.database?.timeoutMs, DEFAULT_DATABASE_TIMEOUT_MS) },
     maxBodyBytes: positiveInteger(mount, 'maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
     pageSize: positiveInteger(mount, 'pageSize', options.pageSize, DEFAULT_PAGE_SIZE),
     streams: {

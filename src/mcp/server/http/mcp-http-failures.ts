@@ -1,20 +1,37 @@
 import { McpInfrastructureError } from '../../errors/mcp-infrastructure.errors';
 
-/** Error names of TypeORM and the database drivers that mean "the database is not there or refused the work". */
-const DATABASE_ERROR_NAMES = new Set(['QueryFailedError', 'TypeORMError', 'ConnectionIsNotSetError', 'CannotConnectAlreadyConnectedError', 'DriverError', 'DatabaseError']);
+/** TypeORM errors that mean "no usable connection", whatever the database says. */
+const CONNECTION_ERROR_NAMES = new Set(['ConnectionIsNotSetError', 'CannotExecuteNotConnectedError', 'ConnectionNotFoundError', 'MaxRetriesPerRequestError']);
 
 /** System error codes of a connection that failed or broke. */
-const NETWORK_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', '57P01', '57P02', '57P03', '08000', '08003', '08006']);
+const NETWORK_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/**
+ * SQLSTATEs of a database that is away or overwhelmed rather than of a wrong statement:
+ * class 08 (connection), 53 (insufficient resources), 57 (operator intervention: shutdown,
+ * `statement_timeout`), 58 (system error), a lock not obtained, and the conflicts a retry cures.
+ */
+function isUnavailableSqlState(code: string): boolean {
+  if (!/^[0-9A-Z]{5}$/.test(code)) return false;
+  return ['08', '53', '57', '58'].includes(code.slice(0, 2)) || ['55P03', '40001', '40P01'].includes(code);
+}
+
+/** Messages of the pg and ioredis clients when the connection is gone (they carry no code). */
+const UNAVAILABLE_MESSAGE =
+  /Connection terminated|timeout exceeded when trying to connect|connection error and is not queryable|Client was closed and is not queryable|connect ECONNREFUSED|Connection is closed|Stream isn't writeable|the database system is (shutting down|starting up|in recovery mode)/i;
 
 /**
  * True when an error means a dependency (the database, Redis) is unavailable rather than a bug:
- * the endpoint then answers 503, which tells clients to retry later.
+ * the endpoint then answers 503, which tells clients to retry later. A statement the database
+ * rejects for what it is (a constraint, a missing table) stays a 500.
  */
 export function isUnavailableError(error: unknown): boolean {
   if (error instanceof McpInfrastructureError) return true;
   if (!error || typeof error !== 'object') return false;
-  const { name, code, message } = error as { name?: unknown; code?: unknown; message?: unknown };
-  if (typeof name === 'string' && DATABASE_ERROR_NAMES.has(name)) return true;
-  if (typeof code === 'string' && NETWORK_ERROR_CODES.has(code)) return true;
-  return typeof message === 'string' && /Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED/i.test(message);
+  const { name, code, message, driverError } = error as { name?: unknown; code?: unknown; message?: unknown; driverError?: { code?: unknown; message?: unknown } };
+  if (typeof name === 'string' && CONNECTION_ERROR_NAMES.has(name)) return true;
+  for (const candidate of [code, driverError?.code]) {
+    if (typeof candidate === 'string' && (NETWORK_ERROR_CODES.has(candidate) || isUnavailableSqlState(candidate))) return true;
+  }
+  return [message, driverError?.message].some((text) => typeof text === 'string' && UNAVAILABLE_MESSAGE.test(text));
 }
