@@ -35,18 +35,21 @@ export class McpBusUnavailableError extends McpInfrastructureError {
 }
 
 /**
- * The Redis of the client's call queue (`queue.redis`) is down or did not answer in time. The
- * call was not enqueued, or (when the at-most-once mark could not be written) not sent:
- * `delivered` is false, so it is safe to try again later.
+ * The Redis of the client's call queue (`queue.redis`) is down or did not answer in time.
+ * `delivered` is false when nothing reached Redis (the connection was down) or when the
+ * at-most-once mark could not be written (the tool was not called): trying again later is safe.
+ * It is true when a command was sent but not answered in time, or a wait lost its connection:
+ * the call may exist and run; read it with `getCallResult`.
  */
 export class McpQueueUnavailableError extends McpClientError {
   constructor(
     /** What was being done, e.g. `enqueue`. */
     readonly operation: string,
-    /** The underlying error's message. */
+    /** Why, e.g. `the connection to Redis is reconnecting`. */
     readonly reason: string,
+    delivered = false,
   ) {
-    super(`The call queue's Redis is unavailable (${operation}): ${reason}`, false);
+    super(`The call queue's Redis is unavailable (${operation}): ${reason}`, delivered);
   }
 }
 

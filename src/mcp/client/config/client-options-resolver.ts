@@ -22,6 +22,8 @@ export interface McpResolvedQueueOptions {
   attempts: number;
   backoffMs: number;
   keepResultsMs: number;
+  commandTimeoutMs: number;
+  waitTimeoutMs: number;
 }
 
 /** Client options after defaults were applied and every server entry was checked. */
@@ -92,6 +94,8 @@ export function resolveClientOptions(
       attempts: positiveInteger('queue.attempts', queue.attempts, 3),
       backoffMs: positiveInteger('queue.backoffMs', queue.backoffMs, 500, true),
       keepResultsMs: positiveInteger('queue.keepResultsMs', queue.keepResultsMs, 86_400_000),
+      commandTimeoutMs: positiveInteger('queue.commandTimeoutMs', queue.commandTimeoutMs, 5000),
+      waitTimeoutMs: positiveInteger('waitTimeoutMs', client.waitTimeoutMs, 600_000),
     },
   };
 }
