@@ -12,7 +12,11 @@ function databaseOptions(): TypeOrmModuleOptions {
   // No retries: a database that is missing or unreachable stops the app at once (src/main.ts says why).
   const fail = { retryAttempts: 0, toRetry: () => false };
   if (demoConfig.databaseUrl) {
-    return { type: 'postgres', url: demoConfig.databaseUrl, entities: MCP_ENTITIES, migrations: MCP_MIGRATIONS, migrationsRun: true, ...fail };
+    // The pg pool's own bounds: a connection attempt or a wait for a free connection gives up
+    // after 3 s and PostgreSQL cancels a statement after 10 s, so an outage frees the pool and
+    // requests answer 503 (the module bounds each operation with database.timeoutMs, 5 s, too).
+    const extra = { max: 10, connectionTimeoutMillis: 3000, idleTimeoutMillis: 30_000, statement_timeout: 10_000, keepAlive: true };
+    return { type: 'postgres', url: demoConfig.databaseUrl, entities: MCP_ENTITIES, migrations: MCP_MIGRATIONS, migrationsRun: true, extra, ...fail };
   }
   const dir = join(process.cwd(), 'data');
   mkdirSync(dir, { recursive: true });

@@ -15,6 +15,7 @@ export type {
   McpModuleExtras,
   McpServerInfoOptions,
   McpSessionOptions,
+  McpDatabaseOptions,
   McpStatelessOptions,
   McpCacheOptions,
   McpCacheHint,
@@ -116,6 +117,7 @@ export {
 } from './errors';
 export { McpInfrastructureError } from './errors/mcp-infrastructure.errors';
 export { McpEventRejectedError } from './errors/mcp-event-rejected.errors';
+export { McpDatabaseUnavailableError, McpBusUnavailableError, McpQueueUnavailableError, McpCallWaitTimeoutError } from './errors/mcp-outage.errors';
 export { McpClientRequestError, McpClientRequestTimeoutError, McpRequestEndedError } from './errors/mcp-client-request.errors';
 export { HttpSessionExpiredError } from './client/transports/http/http-session-expired.errors';
 

@@ -94,9 +94,13 @@ export class McpClientService implements OnModuleInit {
     return this.queue.state(id);
   }
 
-  /** Waits for an enqueued call: its result, or its typed error. */
-  waitForCall(id: string): Promise<Record<string, unknown>> {
-    return this.queue.wait(id);
+  /**
+   * Waits for an enqueued call: its result, or its typed error. With Bull it gives up after
+   * `options.timeoutMs` (default: the client's `waitTimeoutMs`) with `McpCallWaitTimeoutError`,
+   * and fails with `McpQueueUnavailableError` while Redis is unreachable.
+   */
+  waitForCall(id: string, options: { timeoutMs?: number } = {}): Promise<Record<string, unknown>> {
+    return this.queue.wait(id, options.timeoutMs);
   }
 
   /** Every prompt of a server (all pages). */

@@ -3,3 +3,4 @@ export * from './mcp-rpc.errors';
 export * from './mcp-client.errors';
 export * from './mcp-client-call.errors';
 export * from './mcp-input-required.errors';
+export * from './mcp-outage.errors';

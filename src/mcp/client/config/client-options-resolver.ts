@@ -22,6 +22,8 @@ export interface McpResolvedQueueOptions {
   attempts: number;
   backoffMs: number;
   keepResultsMs: number;
+  commandTimeoutMs: number;
+  waitTimeoutMs: number;
 }
 
 /** Client options after defaults were applied and every server entry was checked. */
@@ -34,7 +36,7 @@ export interface McpResolvedClientOptions {
 }
 
 /** The keys `McpClientModule` reads; anything else is refused at boot. */
-const CLIENT_OPTION_KEYS = optionKeys<McpClientOptions>({ servers: true, serversFile: true, queue: true, handlers: true, defaultTimeoutMs: true, maxInputRounds: true });
+const CLIENT_OPTION_KEYS = optionKeys<McpClientOptions>({ servers: true, serversFile: true, queue: true, handlers: true, defaultTimeoutMs: true, waitTimeoutMs: true, maxInputRounds: true });
 const QUEUE_OPTION_KEYS = optionKeys<McpClientQueueOptions>({
   redis: true,
   name: true,
@@ -45,6 +47,7 @@ const QUEUE_OPTION_KEYS = optionKeys<McpClientQueueOptions>({
   backoffMs: true,
   settings: true,
   keepResultsMs: true,
+  commandTimeoutMs: true,
 });
 
 function positiveInteger(option: string, value: number | undefined, fallback: number, allowZero = false): number {
@@ -108,6 +111,8 @@ export function resolveClientOptions(
       attempts: positiveInteger('queue.attempts', queue.attempts, 3),
       backoffMs: positiveInteger('queue.backoffMs', queue.backoffMs, 500, true),
       keepResultsMs: positiveInteger('queue.keepResultsMs', queue.keepResultsMs, 86_400_000),
+      commandTimeoutMs: positiveInteger('queue.commandTimeoutMs', queue.commandTimeoutMs, 5000),
+      waitTimeoutMs: positiveInteger('waitTimeoutMs', client.waitTimeoutMs, 600_000),
     },
   };
 }

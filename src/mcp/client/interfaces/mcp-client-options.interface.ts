@@ -28,6 +28,12 @@ export interface McpClientQueueOptions {
   settings?: AdvancedSettings;
   /** How long finished jobs (and inline outcomes) are kept for `getCallResult`, in ms. @default 86_400_000 */
   keepResultsMs?: number;
+  /**
+   * Bound of one Redis command of the queue (enqueue, state, the at-most-once mark), in ms.
+   * While the connection is down commands fail at once with `McpQueueUnavailableError`.
+   * @default 5000
+   */
+  commandTimeoutMs?: number;
 }
 
 /**
@@ -48,6 +54,13 @@ export interface McpClientOptions {
   handlers?: McpClientHandlers;
   /** Deadline of a call when neither the call nor its server sets one, in ms. @default 60_000 */
   defaultTimeoutMs?: number;
+  /**
+   * How long `callTool` (and the other waiting calls) and `waitForCall` wait for a queued call's
+   * outcome before rejecting with `McpCallWaitTimeoutError` (no worker took the job, or its
+   * completion event was lost). The call itself may still run.
+   * @default 600_000 (10 minutes)
+   */
+  waitTimeoutMs?: number;
   /**
    * Most `input_required` answers a 2026-07-28 server may give one call (each is fulfilled with
    * the handlers, then the request is sent again) before the call fails with `McpInputRequiredError`.

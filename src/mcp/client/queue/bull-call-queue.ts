@@ -4,6 +4,7 @@ import type { Job, Queue } from 'bull';
 import { EventEmitter, once } from 'node:events';
 import { McpCallNotFoundError } from '../../errors/mcp-client-call.errors';
 import { McpTransportError } from '../../errors/mcp-client.errors';
+import { McpCallWaitTimeoutError, McpQueueUnavailableError } from '../../errors/mcp-outage.errors';
 import type { JsonRpcNotification } from '../../protocol/jsonrpc';
 import type { McpResolvedQueueOptions } from '../config/client-options-resolver';
 import type { McpCallJob, McpCallState } from '../interfaces/mcp-call.interface';
@@ -17,6 +18,12 @@ import { isRetryable, retryStartsInTime } from './retry-policy';
 /** Job data in Redis: the call, plus the typed failure of the last attempt. */
 type McpCallJobData = McpCallJob & { failure?: EncodedCallError };
 
+/** What a waiter receives: the job's outcome, or why it can no longer be awaited. */
+type Outcome = { ok: true; value: unknown } | { ok: false; error?: Error };
+
+/** ioredis states in which a command is sent (or queued until the first connect), not refused. */
+const USABLE_STATES = new Set(['ready', 'connect', 'connecting', 'wait']);
+
 /** Job progress carrying a server notification to every process that listens. */
 interface NotificationProgress {
   server: string;
@@ -28,6 +35,11 @@ interface NotificationProgress {
  * (return value, or the typed failure kept in the job data) is readable from any process.
  * Before a `tools/call` reaches its transport the job is marked attempted (Redis SET NX), so a
  * re-run after its worker died fails with `McpCallInterruptedError` instead of sending twice.
+ *
+ * Redis outages fail fast: while the connection is down every command is refused with
+ * `McpQueueUnavailableError` (nothing was sent, `delivered: false`), a command on a live
+ * connection is bounded by `commandTimeoutMs`, and waiters are rejected when the connection
+ * drops. Bull and ioredis reconnect by themselves, so the queue works again once Redis is back.
  */
 export class BullCallQueue implements McpCallQueue {
   /** @inheritdoc */
@@ -35,7 +47,7 @@ export class BullCallQueue implements McpCallQueue {
   private readonly logger = new Logger(BullCallQueue.name);
   private readonly queue: Queue<McpCallJobData>;
   private readonly events = new EventEmitter();
-  private readonly waiters = new Map<string, Array<(outcome: { ok: boolean; value?: unknown }) => void>>();
+  private readonly waiters = new Map<string, Array<(outcome: Outcome) => void>>();
   private listening?: Promise<unknown>;
 
   constructor(
@@ -44,7 +56,9 @@ export class BullCallQueue implements McpCallQueue {
   ) {
     const BullQueue = requireOptionalPeer<typeof Bull>('bull', 'McpClientModule queue.redis (Bull)');
     this.queue = new BullQueue<McpCallJobData>(options.name, options.bull ?? {});
-    this.queue.on('error', (error) => this.logger.error(`Queue "${options.name}": ${error.message}`));
+    this.queue.on('error', (error) => this.logOnce(`Queue "${options.name}": ${error.message}`));
+    // A waiter cannot hear outcomes while the connection is down (pub/sub messages are lost).
+    this.queue.client.on('close', () => this.failWaiters(new McpQueueUnavailableError('wait', 'the connection to Redis closed; the call may still run, read getCallResult later', true)));
     this.queue.on('global:progress', (jobId: string, progress: unknown) => {
       const data = (typeof progress === 'string' ? JSON.parse(progress) : progress) as NotificationProgress | null;
       if (data?.notification) this.events.emit('notification', data.server, data.notification);
@@ -65,12 +79,14 @@ export class BullCallQueue implements McpCallQueue {
   /** @inheritdoc */
   async submit(job: McpCallJob): Promise<string> {
     const keep = { age: Math.ceil(this.options.keepResultsMs / 1000) };
-    const added = await this.queue.add(job, {
-      attempts: this.options.attempts,
-      backoff: { type: 'exponential', delay: this.options.backoffMs },
-      removeOnComplete: keep,
-      removeOnFail: keep,
-    });
+    const added = await this.command('enqueue', true, () =>
+      this.queue.add(job, {
+        attempts: this.options.attempts,
+        backoff: { type: 'exponential', delay: this.options.backoffMs },
+        removeOnComplete: keep,
+        removeOnFail: keep,
+      }),
+    );
     return String(added.id);
   }
 
@@ -81,7 +97,8 @@ export class BullCallQueue implements McpCallQueue {
 
   /** @inheritdoc */
   async state(id: string): Promise<McpCallState> {
-    const state = await (await this.job(id)).getState();
+    const current = await this.job(id);
+    const state = await this.command('state', false, () => current.getState());
     if (state !== 'completed' && state !== 'failed') return { id, state: 'pending' };
     // Read the job again once it is final: a copy read while it ran has no outcome yet.
     const job = await this.job(id);
@@ -90,22 +107,93 @@ export class BullCallQueue implements McpCallQueue {
   }
 
   /** @inheritdoc */
-  async wait(id: string): Promise<Record<string, unknown>> {
-    await this.listen();
+  async wait(id: string, timeoutMs = this.options.waitTimeoutMs): Promise<Record<string, unknown>> {
+    this.refuseWhileDown('wait', true);
+    await this.command('wait', true, () => this.listen());
     // Register before reading the state, so an outcome published in between is not missed.
-    const settled = new Promise<{ ok: boolean; value?: unknown }>((resolve) => this.waiters.set(id, [...(this.waiters.get(id) ?? []), resolve]));
+    let waiter!: (outcome: Outcome) => void;
+    const settled = new Promise<Outcome>((resolve) => (waiter = resolve));
+    this.waiters.set(id, [...(this.waiters.get(id) ?? []), waiter]);
+    // The deadline removes the waiter, so a lost completion event or a queue with no worker
+    // costs the caller `timeoutMs` and leaks nothing.
+    const timer = setTimeout(() => this.settleOne(id, waiter, { ok: false, error: new McpCallWaitTimeoutError(id, timeoutMs) }), timeoutMs);
+    timer.unref?.();
     try {
-      const state = await (await this.job(id)).getState();
+      const current = await this.job(id);
+      const state = await this.command('wait', true, () => current.getState());
       // Read the job again once it is final: a copy read while it ran has no return value yet.
       if (state === 'completed') this.settle(id, { ok: true, value: (await this.job(id)).returnvalue });
       if (state === 'failed') this.settle(id, { ok: false });
     } catch (error) {
-      this.waiters.delete(id);
+      clearTimeout(timer);
+      this.removeWaiter(id, waiter);
       throw error;
     }
     const outcome = await settled;
+    clearTimeout(timer);
     if (outcome.ok) return outcome.value as Record<string, unknown>;
+    if (outcome.error) throw outcome.error;
     throw this.failure(await this.job(id));
+  }
+
+  /**
+   * Runs a Redis command unless the connection is known to be down, and bounds its wait.
+   * `mayHaveRun` says whether a command that timed out may still take effect (ioredis re-sends
+   * it on reconnect), which becomes the error's `delivered`.
+   */
+  private command<T>(operation: string, mayHaveRun: boolean, run: () => Promise<T>): Promise<T> {
+    try {
+      this.refuseWhileDown(operation, false);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const work = run();
+    work.catch(() => undefined);
+    const deadline = new Promise<never>((_, reject) => {
+      const ms = this.options.commandTimeoutMs;
+      timer = setTimeout(() => reject(new McpQueueUnavailableError(operation, `Redis did not answer within ${ms} ms`, mayHaveRun)), ms);
+      timer.unref?.();
+    });
+    const failed = work.catch((error: Error) =>
+      Promise.reject(error instanceof McpCallNotFoundError || error instanceof McpQueueUnavailableError ? error : new McpQueueUnavailableError(operation, error?.message ?? String(error), mayHaveRun)),
+    );
+    return Promise.race([failed, deadline]).finally(() => clearTimeout(timer));
+  }
+
+  /** Throws `McpQueueUnavailableError` when the queue's connection is down (nothing is sent). */
+  private refuseWhileDown(operation: string, delivered: boolean): void {
+    const status = this.queue.client.status;
+    if (!USABLE_STATES.has(status)) throw new McpQueueUnavailableError(operation, `the connection to Redis is ${status}`, delivered);
+  }
+
+  private failWaiters(error: Error): void {
+    for (const id of [...this.waiters.keys()]) this.settle(id, { ok: false, error });
+  }
+
+  private settleOne(id: string, waiter: (outcome: Outcome) => void, outcome: Outcome): void {
+    if (this.removeWaiter(id, waiter)) waiter(outcome);
+  }
+
+  private removeWaiter(id: string, waiter: (outcome: Outcome) => void): boolean {
+    const waiters = this.waiters.get(id);
+    const index = waiters?.indexOf(waiter) ?? -1;
+    if (!waiters || index < 0) return false;
+    waiters.splice(index, 1);
+    if (!waiters.length) this.waiters.delete(id);
+    return true;
+  }
+
+  private readonly lastLogged = new Map<string, number>();
+
+  /** Bull repeats a connection error on every reconnect attempt: log each text once per 10 s. */
+  private logOnce(line: string): void {
+    const now = Date.now();
+    const last = this.lastLogged.get(line);
+    if (last !== undefined && now - last < 10_000) return;
+    if (this.lastLogged.size > 100) this.lastLogged.clear();
+    this.lastLogged.set(line, now);
+    this.logger.error(line);
   }
 
   /** One subscription to the queue's global outcome events serves every waiter of this process. */
@@ -119,7 +207,14 @@ export class BullCallQueue implements McpCallQueue {
     return this.listening;
   }
 
-  private settle(id: string, outcome: { ok: boolean; value?: unknown }): void {
+  /** Number of callers waiting for an outcome (for tests and metrics). */
+  get waiting(): number {
+    let count = 0;
+    for (const waiters of this.waiters.values()) count += waiters.length;
+    return count;
+  }
+
+  private settle(id: string, outcome: Outcome): void {
     const waiters = this.waiters.get(id);
     if (!waiters) return;
     this.waiters.delete(id);
@@ -131,9 +226,21 @@ export class BullCallQueue implements McpCallQueue {
     this.events.on('notification', listener);
   }
 
-  /** @inheritdoc */
+  /**
+   * Stops the worker and closes the connections. Bull's close waits for Redis (to pause the
+   * worker); with Redis down that never happens, so after `commandTimeoutMs` the connections are
+   * dropped instead and shutdown goes on.
+   */
   async close(): Promise<void> {
-    await this.queue.close();
+    this.failWaiters(new McpQueueUnavailableError('wait', 'the queue is closing', true));
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), this.options.commandTimeoutMs)));
+    const closed = this.queue.close().then(() => false, () => false);
+    if (await Promise.race([closed, timedOut])) {
+      const clients = (this.queue as unknown as { clients?: Array<{ disconnect(): void }> }).clients ?? [];
+      clients.forEach((client) => client.disconnect());
+    }
+    clearTimeout(timer);
   }
 
   /**
@@ -142,7 +249,7 @@ export class BullCallQueue implements McpCallQueue {
    * checked here too.
    */
   private async job(id: string): Promise<Job<McpCallJobData>> {
-    const job = await this.queue.getJob(id);
+    const job = await this.command('read job', false, () => this.queue.getJob(id));
     if (!job) throw new McpCallNotFoundError(id);
     if (job.finishedOn && job.finishedOn + this.options.keepResultsMs <= Date.now()) {
       await job.remove().catch(() => undefined);
@@ -162,8 +269,9 @@ export class BullCallQueue implements McpCallQueue {
     const ttl = Math.ceil(this.options.keepResultsMs / 1000);
     const attempt: McpCallAttempt = {
       id: String(job.id),
-      claim: async () => (await this.queue.client.set(markKey, String(process.pid), 'EX', ttl, 'NX')) === 'OK',
-      release: async () => void (await this.queue.client.del(markKey)),
+      // A mark that cannot be written means the call is not sent: at most once wins over liveness.
+      claim: async () => (await this.command('at-most-once mark', false, () => this.queue.client.set(markKey, String(process.pid), 'EX', ttl, 'NX'))) === 'OK',
+      release: async () => void (await this.command('release the at-most-once mark', false, () => this.queue.client.del(markKey))),
       notify: (server, notification) => void job.progress({ server, notification } satisfies NotificationProgress).catch(() => undefined),
     };
     try {
@@ -172,7 +280,8 @@ export class BullCallQueue implements McpCallQueue {
       // Bull's exponential backoff before the next attempt: (2^attemptsMade - 1) * delay.
       const nextDelay = (2 ** (job.attemptsMade + 1) - 1) * this.options.backoffMs;
       const final = !isRetryable(call.method, error) || job.attemptsMade + 1 >= (job.opts.attempts ?? 1) || !retryStartsInTime(call, nextDelay);
-      await job.update({ ...call, failure: encodeCallError(error) });
+      // With Redis gone the failure cannot be recorded; Bull marks the job failed when it can.
+      await job.update({ ...call, failure: encodeCallError(error) }).catch(() => undefined);
       if (final) job.discard();
       throw error;
     }

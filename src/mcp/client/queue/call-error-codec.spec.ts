@@ -10,6 +10,7 @@ import {
 import * as errors from '../../errors';
 import { McpClientError, McpProtocolError, McpServerError, McpTimeoutError, McpTransportError } from '../../errors/mcp-client.errors';
 import { McpInputRequiredError } from '../../errors/mcp-input-required.errors';
+import { McpCallWaitTimeoutError, McpQueueUnavailableError } from '../../errors/mcp-outage.errors';
 import { decodeCallError, encodeCallError } from './call-error-codec';
 
 /** Through Bull the encoded failure is stored as JSON in Redis: round-trip it the same way. */
@@ -33,6 +34,9 @@ describe('the Bull call-error codec', () => {
     ['McpCallNotFoundError', new McpCallNotFoundError('43'), ['callId']],
     ['McpInvalidToolError', new McpInvalidToolError('remote', 'bad', 'x-mcp-header on a number'), ['server', 'tool', 'reason']],
     ['McpInputRequiredError', new McpInputRequiredError('asked 9 times', 'remote', 'tools/call'), ['server', 'method']],
+    ['McpQueueUnavailableError', new McpQueueUnavailableError('at-most-once mark', 'the connection to Redis is closed'), ['operation', 'reason']],
+    ['McpQueueUnavailableError delivered', new McpQueueUnavailableError('wait', 'the connection dropped', true), ['operation', 'reason']],
+    ['McpCallWaitTimeoutError', new McpCallWaitTimeoutError('44', 600_000), ['callId', 'timeoutMs']],
   ];
 
   it.each(cases)('%s comes back as the same class with its message, fields and delivered flag', (_label, original, fields) => {

@@ -8,6 +8,7 @@ import {
   McpUnknownServerError,
 } from '../../errors/mcp-client-call.errors';
 import { McpInputRequiredError } from '../../errors/mcp-input-required.errors';
+import { McpCallWaitTimeoutError, McpQueueUnavailableError } from '../../errors/mcp-outage.errors';
 import { McpClientError, McpProtocolError, McpServerError, McpTimeoutError, McpTransportError } from '../../errors/mcp-client.errors';
 
 /** A call failure as it travels through Redis (Bull job data) to the process that waits for it. */
@@ -19,7 +20,7 @@ export interface EncodedCallError {
 }
 
 /** The typed fields each error class carries beyond its message. */
-const FIELDS = ['code', 'data', 'error', 'timeoutMs', 'status', 'server', 'capability', 'method', 'known', 'tool', 'servers', 'unreachable', 'callId', 'reason'];
+const FIELDS = ['code', 'data', 'error', 'timeoutMs', 'status', 'server', 'capability', 'method', 'known', 'tool', 'servers', 'unreachable', 'callId', 'reason', 'operation'];
 
 /** Turns any failure into plain JSON, keeping the class name and its typed fields. */
 export function encodeCallError(error: unknown): EncodedCallError {
@@ -44,6 +45,8 @@ const FACTORIES: Record<string, (e: EncodedCallError, f: Fields) => Error> = {
   McpCallNotFoundError: (_e, f) => new McpCallNotFoundError(f.callId),
   McpInvalidToolError: (_e, f) => new McpInvalidToolError(f.server, f.tool, f.reason),
   McpInputRequiredError: (e, f) => new McpInputRequiredError(e.message, f.server, f.method),
+  McpQueueUnavailableError: (e, f) => new McpQueueUnavailableError(f.operation, f.reason, e.delivered),
+  McpCallWaitTimeoutError: (_e, f) => new McpCallWaitTimeoutError(f.callId, f.timeoutMs),
 };
 
 /**

@@ -19,8 +19,11 @@ export interface McpCallQueue {
   execute(job: McpCallJob): Promise<Record<string, unknown>>;
   /** The current state of a call. @throws McpCallNotFoundError */
   state(id: string): Promise<McpCallState>;
-  /** Waits for a call's outcome: its JSON-RPC result, or its typed error. */
-  wait(id: string): Promise<Record<string, unknown>>;
+  /**
+   * Waits for a call's outcome: its JSON-RPC result, or its typed error. Bull: gives up after
+   * `timeoutMs` (default: the client's `waitTimeoutMs`) with `McpCallWaitTimeoutError`.
+   */
+  wait(id: string, timeoutMs?: number): Promise<Record<string, unknown>>;
   /** Subscribes to server notifications seen while running calls (in any worker for Bull). */
   onNotification(listener: McpCallNotificationListener): void;
   /** Stops processing and releases connections. */

@@ -7,4 +7,10 @@ export interface McpStoreSettings {
   mount: string;
   /** A session not used for this long is ended and no longer found. */
   idleTtlMs: number;
+  /**
+   * Bound of one database operation; past it the store rejects with
+   * `McpDatabaseUnavailableError`.
+   * @default 5000
+   */
+  databaseTimeoutMs?: number;
 }

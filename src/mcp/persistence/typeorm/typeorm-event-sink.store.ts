@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, Optional } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
 import { McpEventRejectedError } from '../../errors/mcp-event-rejected.errors';
@@ -7,7 +7,10 @@ import type { McpEventInput, McpEventSink } from '../interfaces/mcp-event-sink.i
 import { newEventRecord } from '../new-records';
 import { EntitySql } from './entity-sql';
 import { GroupCommitter } from '../group-committer';
-import { isDatabaseUnavailable } from './database-failures';
+import { isDependencyUnavailable } from '../database-failures';
+import { DEFAULT_DATABASE_TIMEOUT_MS, withDatabaseDeadline } from '../database-deadline';
+import type { McpStoreSettings } from '../interfaces/mcp-store-settings.interface';
+import { InjectMcpStoreSettings } from '../mcp-persistence.constants';
 
 /** Longest part of a database's refusal kept in the error and the log line. */
 const MAX_REASON = 300;
@@ -15,22 +18,29 @@ const MAX_REASON = 300;
 /**
  * Writes `mcp_events` rows. Rows are group-committed (one multi-row INSERT for every row that
  * arrived while the previous one was in flight); `record` resolves only once its own row is
- * committed, so a response never gets ahead of its audit row.
+ * committed, so a response never gets ahead of its audit row. Both the wait and each flush are
+ * bounded by `databaseTimeoutMs` (the client side, which has no mount settings, uses the default):
+ * a stalled INSERT frees its lane for the next batch, and its callers get
+ * `McpDatabaseUnavailableError`.
  *
  * Every row is made storable first (`newEventRecord`). Should the database still refuse a batch,
  * its rows are written again one by one: only a row refused on its own fails, with
- * `McpEventRejectedError`, logged with its id and method (never its payload).
+ * `McpEventRejectedError`, logged with its id and method (never its payload). An unreachable or
+ * stalled database is not a refusal: the batch fails at once.
  */
 @Injectable()
 export class TypeOrmEventSink implements McpEventSink {
   private readonly logger = new Logger('McpEventSink');
   private readonly committer: GroupCommitter<McpEvent, void>;
   private readonly sql: EntitySql<McpEvent>;
+  private readonly timeoutMs: number;
 
-  constructor(@InjectRepository(McpEvent) events: Repository<McpEvent>) {
+  constructor(@InjectRepository(McpEvent) events: Repository<McpEvent>, @Optional() @InjectMcpStoreSettings() settings?: McpStoreSettings | null) {
     this.sql = new EntitySql(events.manager.connection, McpEvent);
-    this.committer = new GroupCommitter((rows) => this.insert(rows), undefined, undefined, {
-      isRefusal: (error) => !isDatabaseUnavailable(error),
+    this.timeoutMs = settings?.databaseTimeoutMs ?? DEFAULT_DATABASE_TIMEOUT_MS;
+    this.committer = new GroupCommitter((rows) => withDatabaseDeadline(this.insert(rows), this.timeoutMs, 'audit row insert'), undefined, undefined, {
+      // Something thrown that is not an object is no refusal of a row either.
+      isRefusal: (error) => !!error && typeof error === 'object' && !isDependencyUnavailable(error),
       refused: (row, error) => this.refused(row, error),
     });
   }
@@ -38,7 +48,7 @@ export class TypeOrmEventSink implements McpEventSink {
   /** Writes one event row; rejects when the database does (`McpEventRejectedError` when it refused this row). */
   record(event: McpEventInput): Promise<void> {
     const row = newEventRecord(event) as McpEvent;
-    return this.committer.submit(row);
+    return withDatabaseDeadline(this.committer.submit(row), this.timeoutMs, 'audit row insert');
   }
 
   private async insert(rows: McpEvent[]): Promise<void[]> {

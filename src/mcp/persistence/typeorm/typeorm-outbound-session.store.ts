@@ -3,13 +3,15 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import type { Repository } from 'typeorm';
 import { McpOutboundSession } from '../entities/outbound-session.entity';
+import { DEFAULT_DATABASE_TIMEOUT_MS, withDatabaseDeadline } from '../database-deadline';
 import type { McpOutboundSessionRecord, McpOutboundSessionState, McpOutboundSessionStore } from '../interfaces/mcp-outbound-session-store.interface';
 import { storableOutboundState, storedPrincipalKey } from '../new-records';
 import { escapedTableOf } from './entity-sql';
 
 /**
  * The client's remote sessions in `mcp_outbound_sessions`, keyed by (server, scope key), so a
- * call on any worker continues the session another worker opened.
+ * call on any worker continues the session another worker opened. Every query is bounded by
+ * the default database timeout, so a stalled database fails a call instead of hanging it.
  */
 @Injectable()
 export class TypeOrmOutboundSessionStore implements McpOutboundSessionStore {
@@ -32,16 +34,17 @@ export class TypeOrmOutboundSessionStore implements McpOutboundSessionStore {
     // TypeORM 0.3 requires a third argument (native parameters); 1.x takes two and ignores more.
     const escape = connection.driver.escapeQueryWithParameters as (sql: string, parameters: object, nativeParameters: object) => [string, unknown[]];
     const [query, values] = escape.call(connection.driver, sql, prepared, {});
-    return this.sessions.query(query, values);
+    return withDatabaseDeadline(this.sessions.query(query, values), DEFAULT_DATABASE_TIMEOUT_MS, 'outbound session query');
   }
 
   /** The open session of a server and scope, or null. */
   find(server: string, scopeKey: string): Promise<McpOutboundSessionRecord | null> {
     scopeKey = storedPrincipalKey(scopeKey);
-    return this.sessions
-      .createQueryBuilder('s')
-      .where('s.server = :server AND s.scope_key = :scopeKey AND s.closed_at IS NULL', { server, scopeKey })
-      .getOne();
+    return withDatabaseDeadline(
+      this.sessions.createQueryBuilder('s').where('s.server = :server AND s.scope_key = :scopeKey AND s.closed_at IS NULL', { server, scopeKey }).getOne(),
+      DEFAULT_DATABASE_TIMEOUT_MS,
+      'outbound session lookup',
+    );
   }
 
   /**
@@ -49,11 +52,15 @@ export class TypeOrmOutboundSessionStore implements McpOutboundSessionStore {
    * era verdict another worker (or an earlier run) already reached. Null when none is known.
    */
   async findVersion(server: string, endpoint: string): Promise<McpOutboundSessionRecord | null> {
-    return this.sessions
-      .createQueryBuilder('s')
-      .where('s.server = :server AND s.endpoint = :endpoint AND s.closed_at IS NULL', { server, endpoint })
-      .orderBy('s.updated_at', 'DESC')
-      .getOne();
+    return withDatabaseDeadline(
+      this.sessions
+        .createQueryBuilder('s')
+        .where('s.server = :server AND s.endpoint = :endpoint AND s.closed_at IS NULL', { server, endpoint })
+        .orderBy('s.updated_at', 'DESC')
+        .getOne(),
+      DEFAULT_DATABASE_TIMEOUT_MS,
+      'outbound session lookup',
+    );
   }
 
   /** Inserts or replaces the session of a server and scope (one atomic upsert); returns the row id. */

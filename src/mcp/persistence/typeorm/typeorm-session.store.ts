@@ -12,6 +12,7 @@ import { isSessionIdle, sessionIdleCutoff } from '../session-liveness';
 import { newInboundSessionRecord, storedPrincipalKey } from '../new-records';
 import { EntitySql } from './entity-sql';
 import { GroupCommitter } from '../group-committer';
+import { DEFAULT_DATABASE_TIMEOUT_MS, withDatabaseDeadline } from '../database-deadline';
 
 /** `last_seen_at` is refreshed at most this often per session, to spare the database. */
 const TOUCH_INTERVAL_MS = 1000;
@@ -26,30 +27,37 @@ const TOUCH_INTERVAL_MS = 1000;
 export class TypeOrmSessionStore implements McpSessionStore {
   private readonly lookups: GroupCommitter<string, McpInboundSession | null>;
   private readonly sql: EntitySql<McpInboundSession>;
+  private readonly timeoutMs: number;
 
   constructor(
     @InjectRepository(McpInboundSession) private readonly sessions: Repository<McpInboundSession>,
     @InjectMcpStoreSettings() private readonly settings: McpStoreSettings,
   ) {
     this.sql = new EntitySql(sessions.manager.connection, McpInboundSession);
-    this.lookups = new GroupCommitter((ids) => this.load(ids));
+    this.timeoutMs = settings.databaseTimeoutMs ?? DEFAULT_DATABASE_TIMEOUT_MS;
+    this.lookups = new GroupCommitter((ids) => this.bounded(this.load(ids), 'session lookup'));
+  }
+
+  /** Every operation is bounded, so a stalled database costs a request `timeoutMs`, not forever. */
+  private bounded<T>(work: Promise<T>, operation: string): Promise<T> {
+    return withDatabaseDeadline(work, this.timeoutMs, operation);
   }
 
   /** Opens a session bound to the mount and the principal; returns the new row. */
   async open(input: McpNewInboundSession): Promise<McpInboundSessionRecord> {
     const row = newInboundSessionRecord(this.settings.mount, input);
-    await this.sessions.insert(row as QueryDeepPartialEntity<McpInboundSession>);
+    await this.bounded(this.sessions.insert(row as QueryDeepPartialEntity<McpInboundSession>), 'session insert');
     return row;
   }
 
   /** The live session with this id on this mount for this principal, or null. */
   async find(sessionId: string, principal: McpPrincipal): Promise<McpInboundSessionRecord | null> {
-    const row = await this.lookups.submit(sessionId);
+    const row = await this.bounded(this.lookups.submit(sessionId), 'session lookup');
     if (!row || row.mount !== this.settings.mount || row.principalKey !== storedPrincipalKey(principal.key) || row.terminatedAt) {
       return null;
     }
     if (isSessionIdle(row.lastSeenAt, this.settings.idleTtlMs)) {
-      await this.sessions.update({ id: row.id, terminatedAt: IsNull() }, { terminatedAt: new Date() });
+      await this.bounded(this.sessions.update({ id: row.id, terminatedAt: IsNull() }, { terminatedAt: new Date() }), 'session update');
       return null;
     }
     return row;
@@ -60,12 +68,12 @@ export class TypeOrmSessionStore implements McpSessionStore {
    * replica reads it with the session on the next request.
    */
   async setLogLevel(sessionId: string, principal: McpPrincipal, level: McpLogLevel): Promise<void> {
-    await this.sessions.update({ sessionId, mount: this.settings.mount, principalKey: storedPrincipalKey(principal.key) }, { logLevel: level });
+    await this.bounded(this.sessions.update({ sessionId, mount: this.settings.mount, principalKey: storedPrincipalKey(principal.key) }, { logLevel: level }), 'session update');
   }
 
   /** Ends a session: sets `terminated_at`, keeps the row. */
   async terminate(session: McpInboundSessionRecord): Promise<void> {
-    await this.sessions.update({ id: session.id }, { terminatedAt: new Date() });
+    await this.bounded(this.sessions.update({ id: session.id }, { terminatedAt: new Date() }), 'session update');
   }
 
   /** Live sessions of the principal on this mount (one indexed count on (mount, principal_key)). */

@@ -7,6 +7,7 @@ import { McpResourceSubscription } from '../entities/resource-subscription.entit
 import type { McpStoreSettings } from '../interfaces/mcp-store-settings.interface';
 import type { McpSubscriptionStore } from '../interfaces/mcp-subscription-store.interface';
 import { InjectMcpStoreSettings } from '../mcp-persistence.constants';
+import { DEFAULT_DATABASE_TIMEOUT_MS, withDatabaseDeadline } from '../database-deadline';
 import { sessionIdleCutoff } from '../session-liveness';
 
 /**
@@ -21,19 +22,27 @@ export class TypeOrmSubscriptionStore implements McpSubscriptionStore {
     @InjectMcpStoreSettings() private readonly settings: McpStoreSettings,
   ) {}
 
+  /** Every operation is bounded by the mount's `database.timeoutMs`. */
+  private bounded<T>(work: Promise<T>, operation: string): Promise<T> {
+    return withDatabaseDeadline(work, this.settings.databaseTimeoutMs ?? DEFAULT_DATABASE_TIMEOUT_MS, operation);
+  }
+
   /** Records that `sessionId` watches `uri` (idempotent). */
   async subscribe(sessionId: string, uri: string): Promise<void> {
-    await this.subscriptions
-      .createQueryBuilder()
-      .insert()
-      .values({ id: randomUUID(), mount: this.settings.mount, sessionId, uri, createdAt: new Date() })
-      .orIgnore()
-      .execute();
+    await this.bounded(
+      this.subscriptions
+        .createQueryBuilder()
+        .insert()
+        .values({ id: randomUUID(), mount: this.settings.mount, sessionId, uri, createdAt: new Date() })
+        .orIgnore()
+        .execute(),
+      'subscription insert',
+    );
   }
 
   /** Forgets that `sessionId` watches `uri` (idempotent). */
   async unsubscribe(sessionId: string, uri: string): Promise<void> {
-    await this.subscriptions.delete({ mount: this.settings.mount, sessionId, uri });
+    await this.bounded(this.subscriptions.delete({ mount: this.settings.mount, sessionId, uri }), 'subscription delete');
   }
 
   /** How many URIs other than `exceptUri` the session watches on this mount. */
@@ -43,14 +52,17 @@ export class TypeOrmSubscriptionStore implements McpSubscriptionStore {
 
   /** The live (not terminated, not idle) sessions of this mount watching `uri`. */
   async subscribers(uri: string): Promise<string[]> {
-    const rows: { sessionId: string }[] = await this.subscriptions
-      .createQueryBuilder('s')
-      .select('s.sessionId', 'sessionId')
-      .innerJoin(McpInboundSession, 'i', 'i.sessionId = s.sessionId AND i.mount = s.mount')
-      .where('s.mount = :mount AND s.uri = :uri', { mount: this.settings.mount, uri })
-      .andWhere('i.terminatedAt IS NULL AND i.lastSeenAt >= :idleSince', { idleSince: sessionIdleCutoff(this.settings.idleTtlMs) })
-      .orderBy('s.sessionId')
-      .getRawMany();
+    const rows: { sessionId: string }[] = await this.bounded(
+      this.subscriptions
+        .createQueryBuilder('s')
+        .select('s.sessionId', 'sessionId')
+        .innerJoin(McpInboundSession, 'i', 'i.sessionId = s.sessionId AND i.mount = s.mount')
+        .where('s.mount = :mount AND s.uri = :uri', { mount: this.settings.mount, uri })
+        .andWhere('i.terminatedAt IS NULL AND i.lastSeenAt >= :idleSince', { idleSince: sessionIdleCutoff(this.settings.idleTtlMs) })
+        .orderBy('s.sessionId')
+        .getRawMany(),
+      'subscription lookup',
+    );
     return rows.map((row) => row.sessionId);
   }
 }

@@ -27,6 +27,18 @@ export interface McpSessionOptions {
   idleTtlMs?: number;
 }
 
+/** How the mount's stores treat a slow or absent database. */
+export interface McpDatabaseOptions {
+  /**
+   * Bound of every database operation a request waits for (session lookup and writes, the
+   * group-committed audit row, subscriptions): past it the request is answered 503 with
+   * `Retry-After` instead of waiting for the database. Set the pg pool's own limits as well
+   * (`connectionTimeoutMillis`, `statement_timeout`, see the README's "Failure behaviour").
+   * @default 5000
+   */
+  timeoutMs?: number;
+}
+
 /** Settings of stateless (2026-07-28) requests. */
 export interface McpStatelessOptions {
   /**
@@ -76,6 +88,8 @@ export interface McpModuleOptions {
   providers?: Type<unknown>[];
   /** Session settings. */
   sessions?: McpSessionOptions;
+  /** Database bounds of the mount's TypeORM stores. */
+  database?: McpDatabaseOptions;
   /**
    * Origins allowed to call the endpoint from a browser (DNS-rebinding protection). Requests
    * without an `Origin` header are always allowed. `'*'` allows every origin.

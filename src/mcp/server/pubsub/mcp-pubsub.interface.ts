@@ -42,4 +42,10 @@ export interface McpPubSubOptions {
    * @default 'mcp'
    */
   channelPrefix?: string;
+  /**
+   * Bound of one Redis command of the bus (publish, stream claim). While Redis is down commands
+   * fail at once; a request that needs one is answered 503.
+   * @default 5000
+   */
+  timeoutMs?: number;
 }

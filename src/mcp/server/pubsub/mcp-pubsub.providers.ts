@@ -16,7 +16,7 @@ export const MCP_PUBSUB = 'MCP_PUBSUB';
 /** Creates the pub/sub a mount's session bus runs on. */
 function createMcpPubSub(options: Pick<McpResolvedOptions, 'pubsub'>): McpPubSub {
   const redis = options.pubsub?.redis;
-  return redis ? new McpRedisPubSub(redis) : new McpLocalPubSub();
+  return redis ? new McpRedisPubSub(redis, options.pubsub?.timeoutMs) : new McpLocalPubSub();
 }
 
 /** The provider of `MCP_PUBSUB`. */

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type Redis from 'ioredis';
 import type { RedisOptions } from 'ioredis';
+import { McpBusUnavailableError } from '../../errors/mcp-outage.errors';
 import { requireOptionalPeer } from '../../optional-peer';
 import type { McpPubSub, McpPubSubListener } from './mcp-pubsub.interface';
 
@@ -25,15 +26,33 @@ const shared = new Map<string, SharedConnections>();
 
 const logger = new Logger('McpRedisPubSub');
 
+/** Bound of one bus command (publish, claim, release, the first SUBSCRIBE of a channel). */
+export const DEFAULT_BUS_TIMEOUT_MS = 5000;
+
+/** A reconnecting client repeats the same error many times a second: log each text once per window. */
+const LOG_WINDOW_MS = 10_000;
+const lastLogged = new Map<string, number>();
+
+function warnOnce(line: string): void {
+  const now = Date.now();
+  const last = lastLogged.get(line);
+  if (last !== undefined && now - last < LOG_WINDOW_MS) return;
+  if (lastLogged.size > 100) lastLogged.clear();
+  lastLogged.set(line, now);
+  logger.warn(line);
+}
+
 /**
- * A connection that keeps retrying. The subscriber skips the ready check: its INFO command
- * would meet a connection already switched to subscriber mode by a queued SUBSCRIBE.
+ * A connection that keeps reconnecting for ever (so the bus heals by itself when Redis is back).
+ * Commands do not wait for it: `McpRedisPubSub` refuses them while the connection is down and
+ * bounds them otherwise. The subscriber skips the ready check: its INFO command would meet a
+ * connection already switched to subscriber mode by a queued SUBSCRIBE.
  */
 function connect(config: string | RedisOptions, subscriber: boolean): Redis {
   const { Redis: Client } = requireOptionalPeer<typeof import('ioredis')>('ioredis', 'pubsub.redis');
   const options: RedisOptions = { maxRetriesPerRequest: null, ...(subscriber ? { enableReadyCheck: false } : {}) };
   const redis = typeof config === 'string' ? new Client(config, options) : new Client({ ...config, ...options });
-  redis.on('error', (error: Error) => logger.warn(`Redis ${subscriber ? 'subscriber' : 'publisher'}: ${error.message}`));
+  redis.on('error', (error: Error) => warnOnce(`Redis ${subscriber ? 'subscriber' : 'publisher'}: ${error.message}`));
   return redis;
 }
 
@@ -55,6 +74,9 @@ function acquire(key: string, config: string | RedisOptions): SharedConnections 
 /**
  * Pub/sub over Redis: one subscriber connection (and one for commands) per process and Redis
  * setting, whatever the number of mounts using it. Reaches every replica subscribed to a channel.
+ * While Redis is away, commands fail at once (or after `timeoutMs`) with
+ * `McpBusUnavailableError`, so a request that needs the bus answers 503 instead of hanging;
+ * subscriptions are restored by the client when the connection comes back.
  */
 export class McpRedisPubSub implements McpPubSub {
   /** @inheritdoc */
@@ -64,7 +86,10 @@ export class McpRedisPubSub implements McpPubSub {
   private readonly mine = new Map<string, Set<McpPubSubListener>>();
   private closed = false;
 
-  constructor(config: string | RedisOptions) {
+  constructor(
+    config: string | RedisOptions,
+    private readonly timeoutMs = DEFAULT_BUS_TIMEOUT_MS,
+  ) {
     this.key = typeof config === 'string' ? config : JSON.stringify(config);
     this.connections = acquire(this.key, config);
   }
@@ -74,9 +99,28 @@ export class McpRedisPubSub implements McpPubSub {
     return this.connections.publisher;
   }
 
+  /**
+   * Runs a command unless the connection is known to be down; bounds the wait. A command issued
+   * on a healthy connection that then drops may still run after the deadline (ioredis re-sends
+   * it on reconnect); the bus' commands are safe to repeat.
+   */
+  private command<T>(client: Redis, operation: string, run: () => Promise<T>): Promise<T> {
+    if (!['ready', 'connect', 'connecting', 'wait'].includes(client.status)) {
+      return Promise.reject(new McpBusUnavailableError(`${operation} (the connection is ${client.status})`));
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const work = run();
+    work.catch(() => undefined);
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new McpBusUnavailableError(`${operation} (no answer within ${this.timeoutMs} ms)`)), this.timeoutMs);
+      timer.unref?.();
+    });
+    return Promise.race([work.catch((error: unknown) => Promise.reject(new McpBusUnavailableError(operation, { cause: error }))), deadline]).finally(() => clearTimeout(timer));
+  }
+
   /** @inheritdoc */
   async publish(channel: string, payload: string): Promise<void> {
-    await this.connections.publisher.publish(channel, payload);
+    await this.command(this.connections.publisher, 'publish', () => this.connections.publisher.publish(channel, payload));
   }
 
   /** @inheritdoc */
@@ -87,7 +131,7 @@ export class McpRedisPubSub implements McpPubSub {
     set.add(listener);
     listeners.set(channel, set);
     this.mine.set(channel, (this.mine.get(channel) ?? new Set()).add(listener));
-    if (first) await subscriber.subscribe(channel);
+    if (first) await this.command(subscriber, 'subscribe', () => subscriber.subscribe(channel));
   }
 
   /** @inheritdoc */
@@ -101,12 +145,14 @@ export class McpRedisPubSub implements McpPubSub {
 
   /** @inheritdoc */
   async claim(key: string, owner: string, ttlMs: number): Promise<boolean> {
-    return (await this.connections.publisher.eval(CLAIM_SCRIPT, 1, key, owner, String(ttlMs))) === 1;
+    const { publisher } = this.connections;
+    return (await this.command(publisher, 'stream claim', () => publisher.eval(CLAIM_SCRIPT, 1, key, owner, String(ttlMs)))) === 1;
   }
 
   /** @inheritdoc */
   async release(key: string, owner: string): Promise<void> {
-    await this.connections.publisher.eval(RELEASE_SCRIPT, 1, key, owner);
+    const { publisher } = this.connections;
+    await this.command(publisher, 'stream release', () => publisher.eval(RELEASE_SCRIPT, 1, key, owner));
   }
 
   /** @inheritdoc */

@@ -1,0 +1,145 @@
+import { Client } from 'pg';
+import { McpModule } from '../../src/mcp';
+import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';
+import { callRequest, openSession, post, versionHeader } from '../support/mcp-wire';
+import { startFaultApp, type FaultApp } from './support/fault-app';
+import { pollUntil } from './support/free-port';
+import { startLoad, type LoadAnswer } from './support/load-driver';
+import { startPrivatePostgres, type PrivatePostgres } from './support/private-postgres';
+
+/** The bound the app is configured with: every database operation gives up after this long. */
+const DATABASE_TIMEOUT_MS = 1500;
+const CALLERS = 8;
+
+/** The JSON-RPC body of a 503: an error object with -32603 and no result. */
+function isUnavailableAnswer(answer: LoadAnswer): boolean {
+  const body = answer.json as { jsonrpc?: string; error?: { code?: number; message?: string }; result?: unknown } | undefined;
+  return answer.status === 503 && body?.jsonrpc === '2.0' && body.error?.code === -32603 && typeof body.error.message === 'string' && body.result === undefined;
+}
+
+function describeAnswers(answers: LoadAnswer[]): string {
+  const counts = new Map<string, number>();
+  for (const a of answers) counts.set(`${a.status} ${a.status === 200 ? '' : a.body.slice(0, 160)}`, (counts.get(`${a.status} ${a.status === 200 ? '' : a.body.slice(0, 160)}`) ?? 0) + 1);
+  return [...counts].map(([k, n]) => `${n} x ${k}`).join('\n');
+}
+
+/**
+ * PostgreSQL stopped or stalled under load: every request is answered (503 with a JSON-RPC body
+ * while the database is away, never a dropped connection or Nest's generic 500), the process
+ * stays up, service resumes by itself, and every call answered 200 has its audit row.
+ */
+describe('PostgreSQL outage under load', () => {
+  let pg: PrivatePostgres;
+  let server: FaultApp;
+  let url: string;
+  const sessions: string[] = [];
+
+  beforeAll(async () => {
+    pg = await startPrivatePostgres();
+    server = await startFaultApp(pg.url, {
+      imports: [McpModule.forRoot({ auth: fixtureAuth, providers: [FixtureTools], database: { timeoutMs: DATABASE_TIMEOUT_MS } })],
+      providers: [FixtureTools],
+    });
+    url = `${server.baseUrl}/mcp`;
+    for (let i = 0; i < CALLERS; i++) sessions.push((await openSession(url)).sessionId);
+  }, 60_000);
+
+  afterAll(async () => {
+    if (process.env.FAULTS_DEBUG) console.log([...new Set(server?.logger.lines.map((l) => `${l.level} ${l.context}: ${l.message}`))].join('\n'));
+    await server?.close().catch(() => undefined);
+    await pg?.destroy();
+  });
+
+  /** Caller i calls `echo` on its own session, with a request id that names the call. */
+  const callOnSession = (run: string) => async (index: number, caller: number) => {
+    const id = `${run}-${caller}-${index}`;
+    const reply = await post(url, callRequest(id, 'echo', { text: id }), { sessionId: sessions[caller], headers: versionHeader() });
+    return { status: reply.status, body: reply.text, tag: id };
+  };
+
+  async function expectServiceBack(run: string): Promise<void> {
+    await pollUntil(
+      'a tools/call answered 200 after the database came back',
+      async () => {
+        const reply = await post(url, callRequest(`${run}-probe`, 'echo', { text: 'back' }), { sessionId: sessions[0], headers: versionHeader() });
+        return reply.status === 200 && reply.json?.result ? true : undefined;
+      },
+      30_000,
+      200,
+    );
+  }
+
+  async function expectRowsFor(answers: LoadAnswer[]): Promise<void> {
+    const ids = answers.filter((a) => a.status === 200).map((a) => a.tag as string);
+    expect(ids.length).toBeGreaterThan(0);
+    const rows: { id: string }[] = await pg.dataSource.query(`SELECT request->>'id' AS id FROM mcp_events WHERE request->>'id' = ANY($1)`, [ids]);
+    expect(new Set(rows.map((r) => r.id))).toEqual(new Set(ids));
+  }
+
+  it('stopped for 5 s: every answer is 200 or a 503 with a JSON-RPC body, and service comes back by itself', async () => {
+    const load = startLoad({ concurrency: CALLERS, durationMs: 60_000, pauseMs: 10 }, callOnSession('stop'));
+    await pollUntil('answers before the outage', async () => (load.answers.filter((a) => a.status === 200).length >= CALLERS * 2 ? true : undefined));
+    const stoppedAt = Date.now();
+    await pg.stop();
+    await new Promise((resolve) => setTimeout(resolve, 5000));
+    const restartingAt = Date.now();
+    await pg.start();
+    await pollUntil('calls answered 200 after the restart', async () => (load.answers.filter((a) => a.status === 200 && a.startedAt > restartingAt).length >= CALLERS ? true : undefined), 30_000);
+    const answers = await load.stop();
+
+    const outage = answers.filter((a) => a.startedAt >= stoppedAt && a.endedAt <= restartingAt);
+    const unexpected = answers.filter((a) => a.status !== 200 && !isUnavailableAnswer(a));
+    expect(describeAnswers(unexpected)).toBe('');
+    expect(answers.filter((a) => a.status === 0)).toEqual([]);
+    expect(outage.length).toBeGreaterThan(0);
+    expect(outage.filter((a) => !isUnavailableAnswer(a))).toEqual([]);
+    await expectRowsFor(answers);
+    // The process is alive and serves new sessions too.
+    const fresh = await openSession(url);
+    const call = await post(url, callRequest('after-stop', 'echo', { text: 'alive' }), { sessionId: fresh.sessionId, headers: versionHeader() });
+    expect(call.status).toBe(200);
+    expect(call.json.result.content).toEqual([{ type: 'text', text: 'alive' }]);
+    // One line per distinct failure per window, not one per request.
+    expect(server.logger.repeatsWithin(10_000)).toEqual([]);
+  }, 120_000);
+
+  it.each([
+    ['mcp_events', 'the audit rows cannot be written'],
+    ['mcp_inbound_sessions', 'sessions cannot be looked up'],
+  ])('stalled (%s locked by another connection: %s): every answer is a 503 with a JSON-RPC body, then service resumes', async (table) => {
+    const locker = new Client({ connectionString: pg.url });
+    await locker.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
+      const answers = await startLoad({ concurrency: CALLERS, requests: CALLERS * 2 }, callOnSession(`lock-${table}`)).done;
+      expect(answers).toHaveLength(CALLERS * 2);
+      expect(describeAnswers(answers.filter((a) => !isUnavailableAnswer(a)))).toBe('');
+      await locker.query('COMMIT');
+    } finally {
+      await locker.end().catch(() => undefined);
+    }
+    await expectServiceBack(`lock-${table}`);
+    const after = await startLoad({ concurrency: CALLERS, requests: CALLERS }, callOnSession(`after-lock-${table}`)).done;
+    expect(describeAnswers(after.filter((a) => a.status !== 200))).toBe('');
+    await expectRowsFor(after);
+  }, 120_000);
+
+  it('stalled (the postmaster frozen with SIGSTOP, the pool emptied): new connections hang, every answer is a 503 with a JSON-RPC body, then service resumes', async () => {
+    // Cut the app's pooled connections first, so every request needs a new one from the frozen postmaster.
+    await pg.dataSource.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = 'test' AND pid <> pg_backend_pid()`);
+    pg.freeze();
+    let answers: LoadAnswer[];
+    try {
+      answers = await startLoad({ concurrency: CALLERS, requests: CALLERS * 2 }, callOnSession('freeze')).done;
+    } finally {
+      pg.thaw();
+    }
+    expect(answers).toHaveLength(CALLERS * 2);
+    expect(describeAnswers(answers.filter((a) => !isUnavailableAnswer(a)))).toBe('');
+    await expectServiceBack('freeze');
+    const after = await startLoad({ concurrency: CALLERS, requests: CALLERS }, callOnSession('after-freeze')).done;
+    expect(describeAnswers(after.filter((a) => a.status !== 200))).toBe('');
+    await expectRowsFor(after);
+  }, 120_000);
+});

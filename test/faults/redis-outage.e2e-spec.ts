@@ -1,0 +1,183 @@
+import type { INestApplication } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { randomBytes } from 'node:crypto';
+import { McpCallWaitTimeoutError, McpClientModule, McpClientService, McpModule, McpQueueUnavailableError } from '../../src/mcp';
+import { BullCallQueue } from '../../src/mcp/client/queue/bull-call-queue';
+import { McpCallQueueHost } from '../../src/mcp/client/queue/mcp-call-queue-host';
+import { createInMemoryMcpStores } from '../../src/mcp/testing';
+import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';
+import { MCP_ACCEPT, callRequest, openSession, post, versionHeader } from '../support/mcp-wire';
+import { pollUntil } from './support/free-port';
+import { RecordingLogger } from './support/fault-app';
+import { startPrivateRedis, type PrivateRedis } from './support/private-redis';
+
+/** Settles every promise and sorts the outcomes into results and errors. */
+async function settleAll<T>(work: Promise<T>[]): Promise<{ results: T[]; errors: unknown[] }> {
+  const outcomes = await Promise.allSettled(work);
+  return {
+    results: outcomes.filter((o): o is PromiseFulfilledResult<Awaited<T>> => o.status === 'fulfilled').map((o) => o.value as T),
+    errors: outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected').map((o) => o.reason),
+  };
+}
+
+/** A GET for the session's event stream: the status, and the body when it is not a stream. */
+async function openStream(url: string, sessionId: string): Promise<{ status: number; contentType: string | null; json: any }> {
+  const abort = new AbortController();
+  const response = await fetch(url, { headers: { Authorization: 'Bearer token-alice', 'Mcp-Session-Id': sessionId, Accept: 'text/event-stream', ...versionHeader() }, signal: abort.signal });
+  const contentType = response.headers.get('content-type');
+  if (contentType?.startsWith('text/event-stream')) {
+    abort.abort();
+    return { status: response.status, contentType, json: undefined };
+  }
+  const text = await response.text();
+  return { status: response.status, contentType, json: text ? JSON.parse(text) : undefined };
+}
+
+/**
+ * Redis killed under load, then started again: queued calls, waits and the session bus fail
+ * fast with typed errors (503 on the endpoint) instead of hanging, and the same apps work again
+ * once Redis is back, without a restart. The only clock is jest's timeout.
+ */
+describe('Redis outage', () => {
+  let redis: PrivateRedis;
+  const apps: INestApplication[] = [];
+
+  beforeAll(async () => {
+    redis = await startPrivateRedis();
+  });
+
+  afterAll(async () => {
+    for (const app of apps.reverse()) await app.close().catch(() => undefined);
+    await redis?.destroy();
+  });
+
+  async function bullClientApp(worker = true, name = `outage-${randomBytes(4).toString('hex')}`): Promise<INestApplication> {
+    const stores = createInMemoryMcpStores();
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        McpModule.forRoot({ auth: fixtureAuth, providers: [FixtureTools], stores }),
+        McpClientModule.forRoot({
+          servers: { self: { transport: 'toolset', principal: 'svc', version: '2025-11-25' } },
+          queue: { redis: redis.url, name, worker, attempts: 1, commandTimeoutMs: 2000 },
+          stores: { outboundSessions: stores.outboundSessions, events: stores.events },
+          waitTimeoutMs: 20_000,
+        }),
+      ],
+      providers: [FixtureTools],
+    }).compile();
+    const app = moduleRef.createNestApplication({ logger: new RecordingLogger() });
+    await app.init();
+    apps.push(app);
+    return app;
+  }
+
+  const queueOf = (app: INestApplication) => app.get(McpCallQueueHost).queue as BullCallQueue;
+
+  it('Bull calls reject with McpQueueUnavailableError while Redis is down and succeed again once it is back', async () => {
+    const app = await bullClientApp();
+    const mcp = app.get(McpClientService);
+    const calls = (tag: string, n = 4) => Array.from({ length: n }, (_, i) => mcp.callTool('self', 'echo', { text: `${tag}-${i}` }));
+    const before = await Promise.all(calls('before'));
+    expect(before.map((r) => r.content)).toEqual([0, 1, 2, 3].map((i) => [{ type: 'text', text: `before-${i}` }]));
+
+    await redis.kill();
+    await pollUntil('the queue to notice the outage', async () => (queueOf(app).bull.client.status === 'ready' ? undefined : true));
+    const during = await settleAll(calls('during', 8));
+    expect(during.results).toEqual([]);
+    expect(during.errors).toHaveLength(8);
+    for (const error of during.errors) {
+      expect(error).toBeInstanceOf(McpQueueUnavailableError);
+      expect((error as McpQueueUnavailableError).delivered).toBe(false);
+      expect((error as Error).message).toMatch(/Redis/);
+    }
+
+    await redis.start();
+    await pollUntil('a call to succeed after Redis restarted', async () => ((await mcp.callTool('self', 'echo', { text: 'probe' })).content ? true : undefined), 30_000, 250);
+    const after = await Promise.all(calls('after'));
+    expect(after.map((r) => r.content)).toEqual([0, 1, 2, 3].map((i) => [{ type: 'text', text: `after-${i}` }]));
+  }, 90_000);
+
+  it('waitForCall with no worker rejects with McpCallWaitTimeoutError and leaves no waiter behind', async () => {
+    const app = await bullClientApp(false);
+    const mcp = app.get(McpClientService);
+    const id = await mcp.callTool('self', 'echo', { text: 'nobody runs me' }, { wait: false });
+    const error = await mcp.waitForCall(id, { timeoutMs: 300 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(McpCallWaitTimeoutError);
+    expect(error).toMatchObject({ callId: id, timeoutMs: 300, delivered: true });
+    expect(queueOf(app).waiting).toBe(0);
+    await expect(mcp.getCallResult(id)).resolves.toEqual({ id, state: 'pending' });
+  });
+
+  it('a wait in progress when Redis dies rejects with McpQueueUnavailableError instead of hanging', async () => {
+    const app = await bullClientApp(false);
+    const mcp = app.get(McpClientService);
+    const id = await mcp.callTool('self', 'echo', { text: 'waiting' }, { wait: false });
+    const waiting = mcp.waitForCall(id).catch((e: unknown) => e);
+    await pollUntil('the waiter to register', async () => (queueOf(app).waiting === 1 ? true : undefined));
+    await redis.kill();
+    try {
+      const error = await waiting;
+      expect(error).toBeInstanceOf(McpQueueUnavailableError);
+      expect(queueOf(app).waiting).toBe(0);
+    } finally {
+      await redis.start();
+    }
+  });
+
+  describe('session bus on two replicas', () => {
+    let a: { url: string };
+    let b: { url: string };
+
+    beforeAll(async () => {
+      // One session store shared by both replicas, as a database would be.
+      const stores = createInMemoryMcpStores();
+      const channelPrefix = `outage-${randomBytes(4).toString('hex')}`;
+      const boot = async () => {
+        const moduleRef = await Test.createTestingModule({
+          imports: [McpModule.forRoot({ auth: fixtureAuth, providers: [FixtureTools], stores, pubsub: { redis: redis.url, channelPrefix, timeoutMs: 2000 } })],
+          providers: [FixtureTools],
+        }).compile();
+        const app = moduleRef.createNestApplication({ logger: new RecordingLogger() });
+        await app.listen(0, '127.0.0.1');
+        apps.push(app);
+        const { port } = app.getHttpServer().address() as { port: number };
+        return { url: `http://127.0.0.1:${port}/mcp` };
+      };
+      a = await boot();
+      b = await boot();
+    });
+
+    it('answers 503 with a JSON-RPC body for what needs Redis while it is down, and works again after', async () => {
+      const { sessionId } = await openSession(a.url);
+      await redis.kill();
+      try {
+        // Wait until the replica's publisher noticed (the first command after the kill may still be in flight).
+        await pollUntil('the bus to refuse a cancellation', async () => {
+          const reply = await post(b.url, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'nope' } }, { sessionId, headers: versionHeader() });
+          return reply.status === 503 ? reply : undefined;
+        });
+        const cancels = await Promise.all(
+          Array.from({ length: 4 }, (_, i) =>
+            post(b.url, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: `r-${i}` } }, { sessionId, headers: versionHeader() }),
+          ),
+        );
+        for (const reply of cancels) {
+          expect(reply.status).toBe(503);
+          expect(reply.headers.get('retry-after')).toBe('1');
+          expect(reply.json).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32603 } });
+        }
+        const stream = await openStream(b.url, sessionId);
+        expect(stream.status).toBe(503);
+        expect(stream.json).toMatchObject({ jsonrpc: '2.0', error: { code: -32603 } });
+        // A plain tools/call does not need the bus: it is still served.
+        const call = await post(a.url, callRequest('c-1', 'echo', { text: 'no bus needed' }), { sessionId, headers: versionHeader() });
+        expect(call.status).toBe(200);
+      } finally {
+        await redis.start();
+      }
+      await pollUntil('the GET stream to open again', async () => ((await openStream(b.url, sessionId)).status === 200 ? true : undefined), 30_000, 250);
+      const cancel = await post(b.url, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'after' } }, { sessionId, headers: { ...versionHeader(), Accept: MCP_ACCEPT } });
+      expect(cancel.status).toBe(202);
+    }, 90_000);
+  });
+});

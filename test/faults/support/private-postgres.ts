@@ -1,0 +1,133 @@
+import { execFileSync } from 'node:child_process';
+import { chownSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { MCP_ENTITIES, MCP_MIGRATIONS } from '../../../src/mcp';
+import { freePort } from './free-port';
+
+/** Where the PostgreSQL server binaries are (override with TEST_PG_BIN). */
+const PG_BIN = process.env.TEST_PG_BIN ?? '/usr/lib/postgresql/15/bin';
+
+/**
+ * A PostgreSQL cluster of this test alone, on a free loopback port, that the test may stop,
+ * start and stall without touching the shared server. It holds one database, `test`, with the
+ * package's migrations applied.
+ */
+export interface PrivatePostgres {
+  port: number;
+  /** postgres://postgres@127.0.0.1:PORT/test */
+  url: string;
+  /** A DataSource on `test` for assertions; it reconnects by itself after a restart. */
+  dataSource: DataSource;
+  /** `pg_ctl stop -m fast`: every connection is cut, new ones are refused. */
+  stop(): Promise<void>;
+  /** Starts the cluster again on the same port and waits until it accepts connections. */
+  start(): Promise<void>;
+  /**
+   * SIGSTOP to the postmaster: the port still accepts TCP connections, but no new session
+   * starts. Backends that already serve a connection go on working.
+   */
+  freeze(): void;
+  /** SIGCONT to the postmaster. */
+  thaw(): void;
+  /** The server log so far (for a failing test's message). */
+  log(): string;
+  /** Stops the cluster (if running) and removes its directory. */
+  destroy(): Promise<void>;
+}
+
+/** Runs a PostgreSQL binary as the `postgres` user (the binaries refuse to run as root). */
+function asPostgres(binary: string, args: string[]): string {
+  const command = join(PG_BIN, binary);
+  const root = typeof process.getuid === 'function' && process.getuid() === 0;
+  return root
+    ? execFileSync('runuser', ['-u', 'postgres', '--', command, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+    : execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+function postmasterPid(dir: string): number | null {
+  try {
+    return Number(readFileSync(join(dir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  } catch {
+    return null;
+  }
+}
+
+/** Creates, starts and migrates a private cluster. Call `destroy()` in `afterAll`, whatever happens. */
+export async function startPrivatePostgres(): Promise<PrivatePostgres> {
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-faults-pg-'));
+  const root = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (root) {
+    const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
+    const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
+    chownSync(dir, uid, gid);
+  }
+  const port = await freePort();
+  const data = join(dir, 'data');
+  let running = false;
+  let frozen = false;
+  const ctl = (args: string[]) => asPostgres('pg_ctl', ['-D', data, ...args]);
+  const start = async () => {
+    ctl(['-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`, '-l', join(dir, 'log'), '-w', '-t', '30', 'start']);
+    running = true;
+  };
+  const stop = async () => {
+    if (frozen) thaw();
+    ctl(['-m', 'fast', '-w', '-t', '30', 'stop']);
+    running = false;
+  };
+  const thaw = () => {
+    const pid = postmasterPid(data);
+    if (pid && frozen) process.kill(pid, 'SIGCONT');
+    frozen = false;
+  };
+  let dataSource: DataSource | undefined;
+  try {
+    asPostgres('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync']);
+    await start();
+    const admin = new Client({ connectionString: `postgres://postgres@127.0.0.1:${port}/postgres` });
+    await admin.connect();
+    await admin.query('CREATE DATABASE test');
+    await admin.end();
+    const url = `postgres://postgres@127.0.0.1:${port}/test`;
+    dataSource = new DataSource({ type: 'postgres', url, entities: MCP_ENTITIES, migrations: MCP_MIGRATIONS, extra: { connectionTimeoutMillis: 2000, max: 4 } });
+    await dataSource.initialize();
+    await dataSource.runMigrations();
+    const ds = dataSource;
+    return {
+      port,
+      url,
+      dataSource: ds,
+      stop,
+      start,
+      freeze() {
+        const pid = postmasterPid(data);
+        if (!pid) throw new Error('The private PostgreSQL is not running');
+        process.kill(pid, 'SIGSTOP');
+        frozen = true;
+      },
+      thaw,
+      log: () => {
+        try {
+          return readFileSync(join(dir, 'log'), 'utf8');
+        } catch {
+          return '';
+        }
+      },
+      async destroy() {
+        if (frozen) thaw();
+        if (ds.isInitialized) await ds.destroy().catch(() => undefined);
+        if (running) await stop().catch(() => undefined);
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    if (dataSource?.isInitialized) await dataSource.destroy().catch(() => undefined);
+    if (frozen) thaw();
+    if (running) await stop().catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
