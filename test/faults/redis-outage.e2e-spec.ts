@@ -134,7 +134,7 @@ describe('Redis outage', () => {
       const channelPrefix = `outage-${randomBytes(4).toString('hex')}`;
       const boot = async () => {
         const moduleRef = await Test.createTestingModule({
-          imports: [McpModule.forRoot({ auth: fixtureAuth, providers: [FixtureTools], stores, pubsub: { redis: redis.url, channelPrefix, timeoutMs: 2000 } })],
+          imports: [McpModule.forRoot({ auth: fixtureAuth, providers: [FixtureTools], stores, pubsub: { redis: redis.url, channelPrefix, timeoutMs: 2000 }, stateless: { requestStateSecret: 'the-shared-secret-of-both-replicas' } })],
           providers: [FixtureTools],
         }).compile();
         const app = moduleRef.createNestApplication({ logger: new RecordingLogger() });
