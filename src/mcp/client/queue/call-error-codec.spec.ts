@@ -45,7 +45,7 @@ describe('the Bull call-error codec', () => {
   });
 
   it('covers every McpClientError class the package exports', () => {
-    const exported = Object.values(errors).filter(
+    const exported = (Object.values(errors) as unknown[]).filter(
       (value): value is new (...args: never[]) => Error => typeof value === 'function' && value.prototype instanceof McpClientError,
     );
     expect(new Set(cases.map(([, error]) => error.constructor))).toEqual(new Set(exported));

@@ -70,7 +70,7 @@ describe('isRetryable over every error class, delivery state and method kind', (
   });
 
   it('the table covers every McpClientError class the package exports, with both delivery states for timeouts and transport errors', () => {
-    const exported = Object.values(errors).filter(
+    const exported = (Object.values(errors) as unknown[]).filter(
       (value): value is new (...args: never[]) => Error => typeof value === 'function' && value.prototype instanceof McpClientError,
     );
     const covered = new Set(rows.map(([, , , , error]) => (error as Error).constructor));
