@@ -4,6 +4,16 @@ import { ClientFixtureTools } from '../fixtures/client/client-tools';
 import { FixtureTools, OtherMountTools, fixtureAuth } from '../fixtures/fixture-tools';
 import { startApp, type RunningApp } from '../support/http-app';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
+import { TEST_REDIS_ADDRESS } from '../support/redis';
+
+/** True for a `Socket.connect` call aimed at the configured Redis (by its port, in any call form). */
+function toRedis(args: unknown[]): boolean {
+  const [first, second] = args;
+  if (typeof first === 'number' || typeof first === 'string') return Number(first) === TEST_REDIS_ADDRESS.port;
+  if (Array.isArray(first)) return toRedis(first);
+  const options = first as { port?: unknown; path?: unknown } | null;
+  return (options !== null && typeof options === 'object' && Number(options.port) === TEST_REDIS_ADDRESS.port) || (second !== undefined && typeof second !== 'function' && toRedis([second]));
+}
 
 describe('McpClientService, inline queue, in-process toolset transport', () => {
   let db: TestDatabase;
@@ -34,7 +44,7 @@ describe('McpClientService, inline queue, in-process toolset transport', () => {
   afterAll(async () => {
     await app?.close();
     await db?.drop();
-    redisConnects.push(...connectSpy.mock.calls.filter((args) => JSON.stringify(args).includes('6379')));
+    redisConnects.push(...connectSpy.mock.calls.filter(toRedis));
     connectSpy.mockRestore();
   });
 
@@ -94,6 +104,6 @@ describe('McpClientService, inline queue, in-process toolset transport', () => {
   });
 
   it('opened no Redis connection', async () => {
-    expect(connectSpy.mock.calls.filter((args) => JSON.stringify(args).includes('6379'))).toEqual([]);
+    expect(connectSpy.mock.calls.filter(toRedis)).toEqual([]);
   });
 });
