@@ -120,6 +120,7 @@ describe('queue retries on Bull (real Redis) against failing peers', () => {
       const error = await client.waitForCall(id).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(McpTransportError);
       expect(error).toMatchObject({ delivered: true, status: 500 });
+      await new Promise(setImmediate);
       expect(posts(server, 'tools/call')).toBe(1);
       expect((await job(bull, id)).attemptsMade).toBe(1);
       // The at-most-once mark of the attempt that may have reached the server stays.
@@ -167,6 +168,7 @@ describe('queue retries on Bull (real Redis) against failing peers', () => {
       scriptByMethod(server, { 'tools/call': [result({ content: [{ type: 'text', text: 'ran' }] }), status(500, 'a second run')] });
 
       expect(await client.waitForCall(id)).toEqual({ content: [{ type: 'text', text: 'ran' }] });
+      await new Promise(setImmediate);
       expect(posts(first, 'tools/call')).toBe(0);
       expect(posts(server, 'tools/call')).toBe(1);
       expect(server.received.find((r) => r.body?.method === 'tools/call')?.body).toMatchObject({ params: { name: 'work', arguments: { run: 'once' } } });
