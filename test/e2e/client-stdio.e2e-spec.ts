@@ -24,8 +24,10 @@ describe('McpClientService against @modelcontextprotocol/server-everything over 
           servers: {
             everything: { command: program, args },
             pooled: { command: everythingServer(), stateless: true, pool: { max: 2, idleMs: 30_000 } },
-            // Used by one test only, so the rows and the session it reads are its own.
-            catalog: { command: everythingServer(), stateless: true, pool: { max: 2, idleMs: 30_000 } },
+            // Used by one test only, so the rows and the session it reads are its own. Pinned: the
+            // revision verdict is kept per endpoint (the same argv as 'pooled'), so with 'auto' the
+            // probe would happen here or not depending on which test ran first.
+            catalog: { command: everythingServer(), version: '2025-11-25', stateless: true, pool: { max: 2, idleMs: 30_000 } },
           },
         }),
       ],
@@ -67,11 +69,10 @@ describe('McpClientService against @modelcontextprotocol/server-everything over 
     expect(templates.map((t) => t.uriTemplate)).toEqual(['demo://resource/dynamic/text/{resourceId}', 'demo://resource/dynamic/blob/{resourceId}']);
     await client.setLogLevel('catalog', 'error');
     await client.ping('catalog');
-    // One outbound row per exchange, in order: the revision probe, the ping that learns the
-    // capabilities, then each request of this test.
+    // One outbound row per exchange, in order: the ping that learns the capabilities, then each
+    // request of this test.
     const rows = await db.dataSource.query(`SELECT method FROM mcp_events WHERE direction = 'outbound' AND server = 'catalog' ORDER BY created_at`);
     expect(rows.map((r: { method: string }) => r.method)).toEqual([
-      'server/discover',
       'ping',
       'prompts/list',
       'resources/list',
