@@ -1,14 +1,15 @@
 /**
  * Client benchmark (`npm run bench:client`): stdio tools/call latency per lifecycle against
  * server-everything, and queued (Bull on Redis) vs inline calls of a slow, I/O-bound tool with
- * one and two worker processes. Needs PostgreSQL (TEST_PG_URL) and Redis (REDIS_URL).
+ * one and two worker processes. Needs PostgreSQL (TEST_PG_URL) and Redis (TEST_REDIS_URL).
  */
 import { createTestDatabase } from '../test/support/postgres';
+import { TEST_REDIS_URL } from '../test/support/redis';
 import { measureQueue } from './client/queue-throughput';
 import { latencyLine, targetLine } from './client/stats';
 import { measureStdio } from './client/stdio-latency';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const REDIS_URL = TEST_REDIS_URL;
 const TOOL_MS = 20;
 
 async function main(): Promise<void> {

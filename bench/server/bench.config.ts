@@ -8,7 +8,7 @@ export interface BenchConfig {
   rounds: number;
   /** The connection counts measured, in order. */
   concurrencies: number[];
-  /** The server the throwaway database is created on (`BENCH_PG_URL`). @default postgres://postgres@127.0.0.1:5432/test */
+  /** The server the throwaway database is created on (`BENCH_PG_URL`, else `TEST_PG_URL`). @default postgres://postgres@127.0.0.1:5432/test */
   pgAdminUrl: string;
   /** The goal at the highest concurrency: ours / SDK throughput at least this. */
   targetRatio: number;
@@ -33,7 +33,7 @@ export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConf
     warmupSeconds: positive(env, 'BENCH_WARMUP_SECONDS', 1, false),
     rounds: positive(env, 'BENCH_ROUNDS', 1, true),
     concurrencies: [1, 32],
-    pgAdminUrl: env.BENCH_PG_URL?.trim() || 'postgres://postgres@127.0.0.1:5432/test',
+    pgAdminUrl: env.BENCH_PG_URL?.trim() || env.TEST_PG_URL?.trim() || 'postgres://postgres@127.0.0.1:5432/test',
     targetRatio: 2.0,
     targetP99Ms: 20,
   };

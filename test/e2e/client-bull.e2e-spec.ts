@@ -1,13 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { McpClientModule, McpModule, McpClientService, McpCallInterruptedError, type McpClientOptions } from '../../src/mcp';
-import { McpCallQueueHost } from '../../src/mcp/client/queue/mcp-call-queue-host';
-import type { BullCallQueue } from '../../src/mcp/client/queue/bull-call-queue';
 import { BlockingTools } from '../fixtures/client/blocking-tools';
 import { ClientFixtureTools } from '../fixtures/client/client-tools';
-import { startWorker, type WorkerProcess } from '../fixtures/client/worker-process';
+import { killAllWorkers, startWorker, type WorkerProcess } from '../fixtures/client/worker-process';
 import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';
 import { startApp, type RunningApp } from '../support/http-app';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
+import { deleteRedisKeys, TEST_REDIS_URL } from '../support/redis';
 
 jest.setTimeout(90_000);
 
@@ -22,7 +21,7 @@ async function until(check: () => Promise<boolean>, deadlineMs = 30_000): Promis
 
 describe('McpClientService on Bull (real Redis), jobs run by worker processes', () => {
   const queueName = `mcp-calls-${randomBytes(4).toString('hex')}`;
-  const prefix = 'mcp-e2e';
+  const prefix = `mcp-e2e-${randomBytes(4).toString('hex')}`;
   let db: TestDatabase;
   let target: RunningApp;
   let caller: RunningApp;
@@ -39,13 +38,15 @@ describe('McpClientService on Bull (real Redis), jobs run by worker processes', 
         local: { transport: 'toolset', principal: 'worker' },
       },
       queue: {
-        redis: 'redis://127.0.0.1:6379',
+        redis: TEST_REDIS_URL,
         name: queueName,
         prefix,
         attempts: 3,
         backoffMs: 10,
-        // Short locks so a killed worker's job is seen stalled quickly.
-        settings: { lockDuration: 1000, lockRenewTime: 250, stalledInterval: 300, maxStalledCount: 1 },
+        // A killed worker's job is seen stalled once its lock expires. The lock is long enough
+        // that a live worker starved of CPU still renews it in time (a job whose lock lapsed is
+        // re-run, and a re-run tools/call fails with McpCallInterruptedError).
+        settings: { lockDuration: 10_000, lockRenewTime: 2_000, stalledInterval: 2_000, maxStalledCount: 1 },
       },
     };
     caller = await startApp(db.url, {
@@ -56,15 +57,12 @@ describe('McpClientService on Bull (real Redis), jobs run by worker processes', 
   });
 
   afterAll(async () => {
-    await Promise.all(workers.map((worker) => worker.stop()));
-    const queue = (caller?.app.get(McpCallQueueHost, { strict: false }).queue as BullCallQueue | undefined)?.bull;
-    if (queue) {
-      await queue.obliterate({ force: true });
-      const marks = await queue.client.keys(`${prefix}:${queueName}:*`);
-      if (marks.length) await queue.client.del(...marks);
-    }
-    await caller?.close();
-    await target?.close();
+    await Promise.all(workers.map((worker) => worker.stop().catch(() => undefined)));
+    await killAllWorkers();
+    await caller?.close().catch(() => undefined);
+    await target?.close().catch(() => undefined);
+    // Every key of the queue's own prefix: jobs, events and the at-most-once marks.
+    await deleteRedisKeys(`${prefix}:*`);
     await db?.drop();
   });
 
@@ -101,10 +99,19 @@ describe('McpClientService on Bull (real Redis), jobs run by worker processes', 
     expect(state.state).toBe('failed');
     expect(state.error).toBeInstanceOf(McpCallInterruptedError);
     expect(blocking.calls).toBe(before + 1);
-    const sent = await db.dataSource.query(
-      `SELECT count(*)::int AS n FROM mcp_events WHERE direction = 'inbound' AND method = 'tools/call' AND request->'params'->>'name' = 'block'`,
-    );
-    expect(sent[0].n).toBeLessThanOrEqual(1);
+    // The one call that reached the server ends (cancelled when its worker's connection closed)
+    // and leaves its one row; no second row ever comes.
+    const rows = async () =>
+      (
+        await db.dataSource.query(
+          `SELECT count(*)::int AS n FROM mcp_events WHERE direction = 'inbound' AND method = 'tools/call' AND request->'params'->>'name' = 'block'`,
+        )
+      )[0].n as number;
+    blocking.releaseAll();
+    await until(async () => (await rows()) === 1);
+    await new Promise(setImmediate);
+    expect(await rows()).toBe(1);
+    expect(blocking.calls).toBe(before + 1);
     // The new worker serves other calls normally.
     const after = await client.callTool('local', 'where', { tag: 'after' });
     expect(after.structuredContent).toEqual({ pid: workers[1].pid, tag: 'after' });

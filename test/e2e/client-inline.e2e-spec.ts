@@ -4,6 +4,16 @@ import { ClientFixtureTools } from '../fixtures/client/client-tools';
 import { FixtureTools, OtherMountTools, fixtureAuth } from '../fixtures/fixture-tools';
 import { startApp, type RunningApp } from '../support/http-app';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
+import { TEST_REDIS_ADDRESS } from '../support/redis';
+
+/** True for a `Socket.connect` call aimed at the configured Redis (by its port, in any call form). */
+function toRedis(args: unknown[]): boolean {
+  const [first, second] = args;
+  if (typeof first === 'number' || typeof first === 'string') return Number(first) === TEST_REDIS_ADDRESS.port;
+  if (Array.isArray(first)) return toRedis(first);
+  const options = first as { port?: unknown; path?: unknown } | null;
+  return (options !== null && typeof options === 'object' && Number(options.port) === TEST_REDIS_ADDRESS.port) || (second !== undefined && typeof second !== 'function' && toRedis([second]));
+}
 
 describe('McpClientService, inline queue, in-process toolset transport', () => {
   let db: TestDatabase;
@@ -34,7 +44,7 @@ describe('McpClientService, inline queue, in-process toolset transport', () => {
   afterAll(async () => {
     await app?.close();
     await db?.drop();
-    redisConnects.push(...connectSpy.mock.calls.filter((args) => JSON.stringify(args).includes('6379')));
+    redisConnects.push(...connectSpy.mock.calls.filter(toRedis));
     connectSpy.mockRestore();
   });
 
@@ -79,13 +89,22 @@ describe('McpClientService, inline queue, in-process toolset transport', () => {
   });
 
   it('writes an outbound event row per exchange, failed ones included, and persists the session', async () => {
-    await expect(client.callTool('local', 'hang', {}, { timeoutMs: 200 })).rejects.toBeInstanceOf(McpTimeoutError);
-    const rows = await db.dataSource.query(`SELECT * FROM mcp_events WHERE direction = 'outbound' AND server = 'local' ORDER BY created_at`);
-    const echo = rows.find((r: any) => r.method === 'tools/call' && r.request.params.name === 'echo');
-    expect(echo).toMatchObject({ kind: 'request', principal_key: null, error_code: null, is_error: false, response: { result: { content: [{ type: 'text', text: 'hi' }] } } });
-    expect(rows.find((r: any) => r.method === 'tools/call' && r.request.params.name === 'fail')).toMatchObject({ is_error: true });
-    expect(rows.find((r: any) => r.request?.params?.name === 'no_such_tool')).toMatchObject({ error_code: -32602 });
-    const timedOut = rows.find((r: any) => r.request?.params?.name === 'hang');
+    // Arguments unique to this test pick its own rows out of the shared table.
+    const mark = `rows-${Date.now()}-${Math.random()}`;
+    expect(await client.callTool('local', 'echo', { text: mark })).toEqual({ content: [{ type: 'text', text: mark }] });
+    expect(await client.callTool('local', 'fail', { mark })).toMatchObject({ isError: true });
+    await expect(client.callTool('local', 'no_such_tool', { mark })).rejects.toBeInstanceOf(McpServerError);
+    await expect(client.callTool('local', 'hang', { mark }, { timeoutMs: 200 })).rejects.toBeInstanceOf(McpTimeoutError);
+    const rows = await db.dataSource.query(
+      `SELECT * FROM mcp_events WHERE direction = 'outbound' AND server = 'local' AND method = 'tools/call'
+         AND (request->'params'->'arguments'->>'text' = $1 OR request->'params'->'arguments'->>'mark' = $1) ORDER BY created_at`,
+      [mark],
+    );
+    expect(rows.map((r: { request: { params: { name: string } } }) => r.request.params.name)).toEqual(['echo', 'fail', 'no_such_tool', 'hang']);
+    const [echo, failed, unknown, timedOut] = rows;
+    expect(echo).toMatchObject({ kind: 'request', principal_key: null, error_code: null, is_error: false, response: { result: { content: [{ type: 'text', text: mark }] } } });
+    expect(failed).toMatchObject({ is_error: true });
+    expect(unknown).toMatchObject({ error_code: -32602 });
     expect(timedOut).toMatchObject({ response: null });
     expect(timedOut.note).toContain('McpTimeoutError');
     const [session] = await db.dataSource.query(`SELECT * FROM mcp_outbound_sessions WHERE server = 'local' AND scope_key = ''`);
@@ -94,6 +113,6 @@ describe('McpClientService, inline queue, in-process toolset transport', () => {
   });
 
   it('opened no Redis connection', async () => {
-    expect(connectSpy.mock.calls.filter((args) => JSON.stringify(args).includes('6379'))).toEqual([]);
+    expect(connectSpy.mock.calls.filter(toRedis)).toEqual([]);
   });
 });

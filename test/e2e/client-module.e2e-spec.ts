@@ -21,8 +21,8 @@ import { InMemorySdkTransportFactory } from '../fixtures/client/in-memory-sdk.tr
 import { FixtureTools, OtherMountTools, fixtureAuth } from '../fixtures/fixture-tools';
 import { startApp, type RunningApp } from '../support/http-app';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
+import { deleteRedisKeys, TEST_REDIS_URL } from '../support/redis';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 function queueHosts(app: RunningApp): McpCallQueueHost[] {
   return app.app
@@ -51,7 +51,7 @@ describe('McpClientModule', () => {
     beforeAll(async () => {
       app = await startApp(db.url, {
         imports: [
-          BullModule.forRoot({ redis: REDIS_URL, prefix }),
+          BullModule.forRoot({ redis: TEST_REDIS_URL, prefix }),
           McpModule.forRoot({ auth: fixtureAuth, providers: [FixtureTools] }),
           McpModule.forRoot({ auth: fixtureAuth, mount: 'second', path: '/second', providers: [OtherMountTools] }),
           McpClientModule.forRoot({
@@ -64,12 +64,9 @@ describe('McpClientModule', () => {
     });
 
     afterAll(async () => {
-      const bull = (queueHosts(app)[0]?.queue as BullCallQueue | undefined)?.bull;
-      if (bull) {
-        const keys = await bull.client.keys(`${prefix}:${queueName}:*`);
-        if (keys.length) await bull.client.del(...keys);
-      }
-      await app?.close();
+      await app?.close().catch(() => undefined);
+      // Every key of this suite's prefix: jobs, events and the at-most-once marks.
+      await deleteRedisKeys(`${prefix}:*`);
     });
 
     it('runs one queue with one worker in the app, on the shared Bull configuration', async () => {

@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { McpClientModule, McpModule, McpClientService, McpInvalidToolError, type McpClientOptions } from '../../src/mcp';
-import { McpCallQueueHost } from '../../src/mcp/client/queue/mcp-call-queue-host';
-import type { BullCallQueue } from '../../src/mcp/client/queue/bull-call-queue';
-import { startWorker, type WorkerProcess } from '../fixtures/client/worker-process';
+import { killAllWorkers, startWorker, type WorkerProcess } from '../fixtures/client/worker-process';
 import { startParamHeaderServer, type ParamHeaderServer } from '../fixtures/http/param-header-server';
 import { startApp, type RunningApp } from '../support/http-app';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
+import { deleteRedisKeys, TEST_REDIS_URL } from '../support/redis';
 
 jest.setTimeout(60_000);
 
@@ -69,19 +68,20 @@ describe('McpClientService and x-mcp-header (2026-07-28 over HTTP)', () => {
 
   describe('over Bull, the call run by a worker process that listed nothing', () => {
     const queueName = `mcp-params-${randomBytes(4).toString('hex')}`;
-    const prefix = 'mcp-e2e';
+    const prefix = `mcp-e2e-${randomBytes(4).toString('hex')}`;
     let worker: WorkerProcess | undefined;
     let caller: RunningApp | undefined;
 
     afterEach(async () => {
-      await worker?.stop();
-      const queue = (caller?.app.get(McpCallQueueHost, { strict: false }).queue as BullCallQueue | undefined)?.bull;
-      if (queue) await queue.obliterate({ force: true });
-      await caller?.close();
+      await worker?.stop().catch(() => undefined);
+      await killAllWorkers();
+      await caller?.close().catch(() => undefined);
+      // Every key of this queue's prefix: jobs, events and the at-most-once marks.
+      await deleteRedisKeys(`${prefix}:*`);
     });
 
     it('has the worker read the schema itself and send the headers', async () => {
-      const options: McpClientOptions = { servers: { params: { url: server.url } }, queue: { redis: 'redis://127.0.0.1:6379', name: queueName, prefix } };
+      const options: McpClientOptions = { servers: { params: { url: server.url } }, queue: { redis: TEST_REDIS_URL, name: queueName, prefix } };
       worker = await startWorker({ databaseUrl: db.url, client: options });
       caller = await startApp(db.url, {
         imports: [McpClientModule.forRoot({ ...options, queue: { ...options.queue, worker: false } })],

@@ -32,9 +32,13 @@ describe('McpClientService and the standalone GET stream of a 2025 session', () 
     await db?.drop();
   });
 
-  async function withClient<T>(use: (client: McpClientService) => Promise<T>): Promise<T> {
+  /**
+   * Runs `use` with a client app whose server entry is named `name`: each test passes its own,
+   * so it opens its own remote session (sessions are stored per server name).
+   */
+  async function withClient<T>(name: string, use: (client: McpClientService) => Promise<T>): Promise<T> {
     const options: McpClientOptions = {
-      servers: { sdk: { url: server.url, version: '2025-11-25' } },
+      servers: { [name]: { url: server.url, version: '2025-11-25' } },
       handlers: {
         // A user who accepts the form without touching it.
         elicitation: (params) => {
@@ -53,8 +57,9 @@ describe('McpClientService and the standalone GET stream of a 2025 session', () 
   }
 
   it('answers an elicitation sent on the standalone stream, with the schema defaults filled in, and closes the stream after the call', async () => {
-    const result = await withClient(async (client) => {
-      const answer = await client.callTool('sdk', 'profile', {});
+    const openedBefore = server.streamsOpened();
+    const result = await withClient('sdk-profile', async (client) => {
+      const answer = await client.callTool('sdk-profile', 'profile', {});
       await until(() => server.streamsOpen() === 0, 'the standalone stream to close after the call');
       return answer;
     });
@@ -63,12 +68,16 @@ describe('McpClientService and the standalone GET stream of a 2025 session', () 
     const filled = { name: 'John Doe', age: 30, status: 'active', verified: true };
     expect(server.answers).toEqual([{ action: 'accept', content: filled }]);
     expect(result).toEqual({ content: [{ type: 'text', text: JSON.stringify(filled) }] });
-    expect(server.streamsOpened()).toBeGreaterThanOrEqual(1);
+    // A stream is open while a request of the session is in flight: the call, whose own
+    // handshake opened the session.
+    expect(server.streamsOpened() - openedBefore).toBe(1);
   });
 
   it('answers other server requests found there (roots/list) with the same handlers', async () => {
-    const result = await withClient((client) => client.callTool('sdk', 'roots', {}));
+    const openedBefore = server.streamsOpened();
+    const result = await withClient('sdk-roots', (client) => client.callTool('sdk-roots', 'roots', {}));
     expect(result).toEqual({ content: [{ type: 'text', text: 'file:///work' }] });
     await until(() => server.streamsOpen() === 0, 'the standalone stream to close after the call');
+    expect(server.streamsOpened() - openedBefore).toBe(1);
   });
 });

@@ -18,6 +18,8 @@ type Body = { id: unknown; method: string; params: Record<string, unknown> & { _
 describe('McpClientService on both revisions over Streamable HTTP', () => {
   let db: TestDatabase;
   let stateless: StatelessHttpPeer;
+  /** A second stateless-only peer for the input_required tests, so `stateless` sees only the first test's traffic. */
+  let asking: StatelessHttpPeer;
   let dual: StatelessHttpPeer;
   let dualPinned: StatelessHttpPeer;
   let legacy: SdkHttpServer;
@@ -28,6 +30,7 @@ describe('McpClientService on both revisions over Streamable HTTP', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     stateless = await startStatelessHttpPeer({ legacy: 'reject' });
+    asking = await startStatelessHttpPeer({ legacy: 'reject' });
     dual = await startStatelessHttpPeer({ legacy: 'stateless' });
     dualPinned = await startStatelessHttpPeer({ legacy: 'stateless' });
     legacy = await startSdkHttpServer({ enableJsonResponse: true });
@@ -35,6 +38,7 @@ describe('McpClientService on both revisions over Streamable HTTP', () => {
     options = {
       servers: {
         stateless: { url: stateless.url },
+        asking: { url: asking.url },
         dual: { url: dual.url },
         dualPinned: { url: dualPinned.url, version: STATELESS },
         legacy: { url: legacy.url, version: 'auto' },
@@ -51,7 +55,7 @@ describe('McpClientService on both revisions over Streamable HTTP', () => {
   });
 
   afterAll(async () => {
-    await Promise.all([stateless?.close(), dual?.close(), dualPinned?.close(), legacy?.close(), legacyPinned?.close()]);
+    await Promise.all([stateless?.close(), asking?.close(), dual?.close(), dualPinned?.close(), legacy?.close(), legacyPinned?.close()]);
     await db?.drop();
   });
 
@@ -107,23 +111,26 @@ describe('McpClientService on both revisions over Streamable HTTP', () => {
   });
 
   it('fulfils input_required with the registered elicitation handler and retries with a new id, inputResponses and the exact requestState', async () => {
-    const result = await withClient((client) => client.callTool('stateless', 'ask', {}));
+    const askedBefore = asked.length;
+    const result = await withClient((client) => client.callTool('asking', 'ask', {}));
     expect(result).toEqual({ content: [{ type: 'text', text: 'Hello, Ada!' }] });
-    expect(asked).toEqual(['Your name?']);
-    const [first, retry] = bodies(stateless, 'tools/call').filter((b) => b.params.name === 'ask');
+    expect(asked.slice(askedBefore)).toEqual(['Your name?']);
+    const asks = bodies(asking, 'tools/call').filter((b) => b.params.name === 'ask');
+    expect(asks).toHaveLength(2);
+    const [first, retry] = asks;
     expect(retry.id).not.toEqual(first.id);
     expect(first.params).not.toHaveProperty('inputResponses');
     expect(first.params).not.toHaveProperty('requestState');
     expect(retry.params.inputResponses).toEqual({ who: { action: 'accept', content: { name: 'Ada' } } });
     expect(retry.params.requestState).toBe(TRICKY_STATE);
-    expect(stateless.runs.filter((name) => name === 'ask')).toHaveLength(2);
+    expect(asking.runs.filter((name) => name === 'ask')).toHaveLength(2);
   });
 
   it('bounds the rounds: a server that keeps asking for input fails the call with McpInputRequiredError', async () => {
     await withClient(async (client) => {
-      await expect(client.callTool('stateless', 'nag', {})).rejects.toBeInstanceOf(McpInputRequiredError);
+      await expect(client.callTool('asking', 'nag', {})).rejects.toBeInstanceOf(McpInputRequiredError);
     });
-    const nags = bodies(stateless, 'tools/call').filter((b) => b.params.name === 'nag');
+    const nags = bodies(asking, 'tools/call').filter((b) => b.params.name === 'nag');
     expect(nags).toHaveLength(4);
     expect(nags.slice(1).every((b) => b.params.requestState === 'again')).toBe(true);
     expect(new Set(nags.map((b) => b.id)).size).toBe(4);

@@ -48,10 +48,15 @@ describe('McpClientService against McpModule on 2026-07-28', () => {
     expect(result.content).toEqual([{ type: 'text', text: 'Ada Lovelace @ file:///work' }]);
     expect(asked).toEqual(['First name?', 'Last name?']);
 
-    const outbound = await db.dataSource.query(`SELECT method, protocol_version FROM mcp_events WHERE direction = 'outbound' AND server = 'own' ORDER BY created_at`);
+    const outbound = await db.dataSource.query(
+      `SELECT method, protocol_version, request FROM mcp_events WHERE direction = 'outbound' AND server = 'own' ORDER BY created_at`,
+    );
     expect(outbound[0].method).toBe('server/discover');
     expect(outbound.every((e: { protocol_version: string }) => e.protocol_version === STATELESS)).toBe(true);
-    expect(outbound.filter((e: { method: string }) => e.method === 'tools/call').length).toBeGreaterThanOrEqual(3);
+    // One row per exchange: echo once; interview once per round (first name, last name, roots,
+    // then the answer).
+    const calls = outbound.filter((e: { method: string }) => e.method === 'tools/call').map((e: { request: { params: { name: string } } }) => e.request.params.name);
+    expect(calls).toEqual(['echo', 'interview', 'interview', 'interview', 'interview']);
     expect(await db.dataSource.query(`SELECT id FROM mcp_inbound_sessions`)).toEqual([]);
     const [row] = await db.dataSource.query(`SELECT protocol_version, remote_session_id FROM mcp_outbound_sessions WHERE server = 'own'`);
     expect(row).toEqual({ protocol_version: STATELESS, remote_session_id: null });

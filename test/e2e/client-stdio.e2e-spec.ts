@@ -24,6 +24,10 @@ describe('McpClientService against @modelcontextprotocol/server-everything over 
           servers: {
             everything: { command: program, args },
             pooled: { command: everythingServer(), stateless: true, pool: { max: 2, idleMs: 30_000 } },
+            // Used by one test only, so the rows and the session it reads are its own. Pinned: the
+            // revision verdict is kept per endpoint (the same argv as 'pooled'), so with 'auto' the
+            // probe would happen here or not depending on which test ran first.
+            catalog: { command: everythingServer(), version: '2025-11-25', stateless: true, pool: { max: 2, idleMs: 30_000 } },
           },
         }),
       ],
@@ -52,18 +56,35 @@ describe('McpClientService against @modelcontextprotocol/server-everything over 
   });
 
   it('uses prompts, resources, completions and logging the server declared', async () => {
-    const prompts = await client.listPrompts('pooled');
-    expect(prompts.length).toBeGreaterThan(0);
-    const resources = await client.listResources('pooled');
-    expect(resources.length).toBeGreaterThan(0);
-    const read = await client.readResource('pooled', String(resources[0].uri));
-    expect(Array.isArray(read.contents)).toBe(true);
-    await client.listResourceTemplates('pooled');
-    await client.setLogLevel('pooled', 'error');
-    await client.ping('pooled');
-    const rows = await db.dataSource.query(`SELECT method FROM mcp_events WHERE direction = 'outbound' AND server = 'pooled'`);
-    expect(rows.map((r: { method: string }) => r.method)).toEqual(expect.arrayContaining(['prompts/list', 'resources/read', 'logging/setLevel', 'ping']));
-    const [session] = await db.dataSource.query(`SELECT * FROM mcp_outbound_sessions WHERE server = 'everything'`);
-    expect(session.server_capabilities).toMatchObject({ tools: expect.any(Object), prompts: expect.any(Object) });
+    const prompts = await client.listPrompts('catalog');
+    expect(prompts.map((p) => p.name)).toEqual(['simple-prompt', 'args-prompt', 'completable-prompt', 'resource-prompt']);
+    const resources = await client.listResources('catalog');
+    expect(resources).toHaveLength(7);
+    expect(resources[0]).toMatchObject({ uri: 'demo://resource/static/document/architecture.md' });
+    const read = await client.readResource('catalog', String(resources[0].uri));
+    expect(read.contents).toEqual([
+      { uri: 'demo://resource/static/document/architecture.md', mimeType: 'text/markdown', text: expect.stringContaining('# Everything Server') },
+    ]);
+    const templates = await client.listResourceTemplates('catalog');
+    expect(templates.map((t) => t.uriTemplate)).toEqual(['demo://resource/dynamic/text/{resourceId}', 'demo://resource/dynamic/blob/{resourceId}']);
+    await client.setLogLevel('catalog', 'error');
+    await client.ping('catalog');
+    // One outbound row per exchange, in order: each request of this test (the first one's own
+    // handshake learned the capabilities).
+    const rows = await db.dataSource.query(`SELECT method FROM mcp_events WHERE direction = 'outbound' AND server = 'catalog' ORDER BY created_at`);
+    expect(rows.map((r: { method: string }) => r.method)).toEqual([
+      'prompts/list',
+      'resources/list',
+      'resources/read',
+      'resources/templates/list',
+      'logging/setLevel',
+      'ping',
+    ]);
+    const [session] = await db.dataSource.query(`SELECT * FROM mcp_outbound_sessions WHERE server = 'catalog'`);
+    expect(session).toMatchObject({
+      protocol_version: '2025-11-25',
+      server_info: { name: 'mcp-servers/everything' },
+      server_capabilities: { tools: expect.any(Object), prompts: expect.any(Object), resources: expect.any(Object), logging: {}, completions: {} },
+    });
   });
 });

@@ -1,34 +1,36 @@
-import type { INestApplication } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
+import { freeLoopbackPort, spawnReady, type ReadyChild } from '../support/child-process';
 
+jest.setTimeout(90_000);
+
+const ROOT = join(__dirname, '..', '..');
+
+/**
+ * The example app as a user starts it (`src/main.ts`), in its own process whose working
+ * directory is a temp dir, so its ./data lands there and the Jest process never changes its own.
+ */
 describe('the example app on its embedded SQLite default', () => {
-  const originalCwd = process.cwd();
   const workdir = mkdtempSync(join(tmpdir(), 'durable-mcp-example-'));
-  let app: INestApplication;
+  let app: ReadyChild | undefined;
   let url: URL;
 
   beforeAll(async () => {
-    process.chdir(workdir);
-    process.env.MCP_TOKENS = 'alice=token-a,bob=token-b';
-    delete process.env.DATABASE_URL;
-    delete process.env.REDIS_URL;
-    // The example app reads its environment when it is first imported (each Jest file has its own module registry).
-    const { AppModule } = require('../../src/app.module');
-    app = await NestFactory.create(AppModule as never, { logger: ['error'], abortOnError: false });
-    await app.listen(0, '127.0.0.1');
-    url = new URL(`http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}/mcp`);
+    const port = await freeLoopbackPort();
+    const env: NodeJS.ProcessEnv = { ...process.env, MCP_TOKENS: 'alice=token-a,bob=token-b', HOST: '127.0.0.1', PORT: String(port), TS_NODE_PROJECT: join(ROOT, 'tsconfig.json') };
+    delete env.DATABASE_URL;
+    delete env.REDIS_URL;
+    app = await spawnReady(process.execPath, ['-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'main.ts')], { cwd: workdir, env }, /MCP endpoint: (\S+) /);
+    url = new URL(app.ready[1]);
+    expect(url.port).toBe(String(port));
   });
 
   afterAll(async () => {
-    await app?.close();
-    process.chdir(originalCwd);
-    delete process.env.MCP_TOKENS;
+    await app?.stop();
     rmSync(workdir, { recursive: true, force: true });
   });
 

@@ -55,7 +55,7 @@ describe('HttpTransport against McpModule (PostgreSQL)', () => {
 
     const again = await transport.deliver({ jsonrpc: '2.0', id: nextId++, method: 'tools/list' }, { sessionId: listed.sessionId, protocolVersion: '2025-11-25', context });
     expect(again.sessionId).not.toBe(listed.sessionId);
-    expect(again.handshake).toBeDefined();
+    expect(again.handshake).toMatchObject({ protocolVersion: '2025-11-25', serverInfo: { name: 'durable-mcp' }, capabilities: { tools: expect.any(Object) } });
 
     await transport.closeSession(again.sessionId as string, context);
     const error = await transport.deliver(callTool('echo', { text: 'no' }), { sessionId: again.sessionId, protocolVersion: '2025-11-25', context }).catch((e: unknown) => e);

@@ -85,6 +85,8 @@ describe.each([
     expect(error).toBeInstanceOf(McpTransportError);
     expect(error).toMatchObject({ delivered: false, status: 404 });
     expect((error as Error).message).toContain('session');
+    // Checked once the event loop has turned, so a tool started by the refused POST would show.
+    await new Promise(setImmediate);
     expect(server.toolRuns.length).toBe(runsBefore);
     expect(server.received.filter((r) => r.body?.id === call.id)).toHaveLength(1);
     expect(server.received.at(-1)?.body?.method).toBe('tools/call');

@@ -2,7 +2,7 @@ import { McpModule } from '../../src/mcp';
 import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';
 import { PagingTools } from '../fixtures/paging-tools';
 import { startApp, type RunningApp } from '../support/http-app';
-import { callRequest, initializeRequest, openSession, post, send, TEST_PROTOCOL_VERSION, versionHeader, type WireReply } from '../support/mcp-wire';
+import { callRequest, initializeRequest, openSession, post, send, TEST_PROTOCOL_VERSION, versionHeader, wireView, type WireReply } from '../support/mcp-wire';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 
 /**
@@ -174,9 +174,16 @@ describe('MCP endpoint on the wire (Streamable HTTP, PostgreSQL)', () => {
       const { sessionId } = await openSession(url, 'token-alice');
       const before = await eventCount();
       const asBob = await post(url, callRequest(1, 'whoami'), { token: 'token-bob', sessionId, headers: versionHeader() });
-      expect(asBob.status).toBe(404);
-      expect((await send(url, 'DELETE', { token: 'token-bob', sessionId })).status).toBe(404);
+      const deleteAsBob = await send(url, 'DELETE', { token: 'token-bob', sessionId });
       expect(await eventCount()).toBe(before);
+      // Exactly the reply to an id that does not exist: nothing tells bob the session is real.
+      const unknownId = 'no-such-session-0123456789abcdef';
+      const unknown = await post(url, callRequest(1, 'whoami'), { token: 'token-bob', sessionId: unknownId, headers: versionHeader() });
+      const deleteUnknown = await send(url, 'DELETE', { token: 'token-bob', sessionId: unknownId });
+      expect(wireView(asBob)).toMatchObject({ status: 404, sessionId: null, contentType: expect.stringContaining('application/json') });
+      expect(wireView(asBob)).toEqual(wireView(unknown));
+      expect(deleteAsBob.status).toBe(404);
+      expect(wireView(deleteAsBob)).toEqual(wireView(deleteUnknown));
       const asAlice = await post(url, callRequest(2, 'whoami'), { token: 'token-alice', sessionId, headers: versionHeader() });
       expect(asAlice.status).toBe(200);
       expect(asAlice.json.result.structuredContent).toEqual({ principal: 'alice' });
@@ -271,10 +278,12 @@ describe('MCP endpoint on the wire (Streamable HTTP, PostgreSQL)', () => {
         expect(await eventCount()).toBe(before);
       });
 
-      it('answers 404 to a session of another mount', async () => {
+      it('answers 404 to a session of another mount, exactly like an unknown id', async () => {
         const { sessionId } = await openSession(url);
         const reply = await post(smallUrl, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { sessionId, headers: versionHeader() });
+        const unknown = await post(smallUrl, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { sessionId: 'no-such-session-0123456789abcdef', headers: versionHeader() });
         expect(reply.status).toBe(404);
+        expect(wireView(reply)).toEqual(wireView(unknown));
       });
     });
   });
@@ -450,9 +459,23 @@ describe('MCP endpoint on the wire (Streamable HTTP, PostgreSQL)', () => {
     });
 
     it('stores no bearer token anywhere', async () => {
+      // This test's own traffic, so the tables hold rows whichever tests ran before.
+      const sessionIds: string[] = [];
+      for (const token of ['token-alice', 'token-bob']) {
+        const { sessionId } = await openSession(url, token);
+        sessionIds.push(sessionId);
+        expect((await post(url, callRequest(1, 'whoami'), { token, sessionId, headers: versionHeader() })).status).toBe(200);
+      }
+      expect((await post(url, callRequest(1, 'whoami'), { token: 'token-mallory', headers: versionHeader() })).status).toBe(401);
+      const own = await db.dataSource.query(
+        `SELECT s.session_id, count(e.id)::int AS calls FROM mcp_inbound_sessions s JOIN mcp_events e ON e.session_ref = s.id AND e.method = 'tools/call'
+          WHERE s.session_id = ANY($1) GROUP BY s.session_id`,
+        [sessionIds],
+      );
+      expect(own).toHaveLength(2);
+      expect(own.map((row: { calls: number }) => row.calls)).toEqual([1, 1]);
       for (const table of ['mcp_inbound_sessions', 'mcp_events', 'mcp_outbound_sessions']) {
         const rows: { line: string }[] = await db.dataSource.query(`SELECT row_to_json(t)::text AS line FROM ${table} t`);
-        if (table !== 'mcp_outbound_sessions') expect(rows.length).toBeGreaterThan(0);
         const dump = rows.map((r) => r.line).join('\n');
         for (const token of ['token-alice', 'token-bob', 'token-mallory']) expect(dump).not.toContain(token);
         expect(dump).not.toMatch(/Bearer /);

@@ -4,7 +4,7 @@ import { McpModule } from '../../src/mcp';
 import { FixtureTools, OtherMountTools, fixtureAuth } from '../fixtures/fixture-tools';
 import { MountConfig, MountConfigModule } from '../fixtures/mount-config';
 import { startApp, type RunningApp } from '../support/http-app';
-import { callRequest, openSession, post, send, versionHeader } from '../support/mcp-wire';
+import { callRequest, openSession, post, send, versionHeader, wireView } from '../support/mcp-wire';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 
 /**
@@ -97,9 +97,16 @@ describe('two McpModule mounts in one app (forRoot + forRootAsync, PostgreSQL)',
     const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
     const [{ n: before }] = await db.dataSource.query(`SELECT count(*)::int AS n FROM mcp_events`);
 
-    expect((await post(urlB, list, { sessionId: onA.sessionId, headers: versionHeader() })).status).toBe(404);
-    expect((await post(urlA, list, { sessionId: onB.sessionId, headers: versionHeader() })).status).toBe(404);
-    expect((await send(urlB, 'DELETE', { sessionId: onA.sessionId })).status).toBe(404);
+    const unknownId = 'no-such-session-0123456789abcdef';
+    const aOnB = await post(urlB, list, { sessionId: onA.sessionId, headers: versionHeader() });
+    const bOnA = await post(urlA, list, { sessionId: onB.sessionId, headers: versionHeader() });
+    const deleteAOnB = await send(urlB, 'DELETE', { sessionId: onA.sessionId });
+    expect(wireView(aOnB)).toMatchObject({ status: 404, sessionId: null });
+    // Exactly the replies to an id that exists nowhere.
+    expect(wireView(aOnB)).toEqual(wireView(await post(urlB, list, { sessionId: unknownId, headers: versionHeader() })));
+    expect(wireView(bOnA)).toEqual(wireView(await post(urlA, list, { sessionId: unknownId, headers: versionHeader() })));
+    expect(wireView(deleteAOnB)).toEqual(wireView(await send(urlB, 'DELETE', { sessionId: unknownId })));
+    expect(deleteAOnB.status).toBe(404);
     const [{ n: after }] = await db.dataSource.query(`SELECT count(*)::int AS n FROM mcp_events`);
     expect(after).toBe(before);
 
@@ -109,10 +116,16 @@ describe('two McpModule mounts in one app (forRoot + forRootAsync, PostgreSQL)',
 
     const rows = await db.dataSource.query(`SELECT session_id, mount FROM mcp_inbound_sessions WHERE session_id = ANY($1)`, [[onA.sessionId, onB.sessionId]]);
     expect(Object.fromEntries(rows.map((r: { session_id: string; mount: string }) => [r.session_id, r.mount]))).toEqual({ [onA.sessionId]: 'a', [onB.sessionId]: 'b' });
+    // The events of this test's two sessions carry the mount of their session.
     const events = await db.dataSource.query(
-      `SELECT DISTINCT e.mount AS event_mount, s.mount AS session_mount FROM mcp_events e JOIN mcp_inbound_sessions s ON s.id = e.session_ref`,
+      `SELECT DISTINCT e.mount AS event_mount, s.mount AS session_mount FROM mcp_events e JOIN mcp_inbound_sessions s ON s.id = e.session_ref
+        WHERE s.session_id = ANY($1) ORDER BY e.mount`,
+      [[onA.sessionId, onB.sessionId]],
     );
-    for (const row of events) expect(row.event_mount).toBe(row.session_mount);
+    expect(events).toEqual([
+      { event_mount: 'a', session_mount: 'a' },
+      { event_mount: 'b', session_mount: 'b' },
+    ]);
   });
 
   it('each mount enforces its own body limit (b: 1024 bytes from the config, a: the 4 MiB default)', async () => {

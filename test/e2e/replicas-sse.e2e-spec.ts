@@ -9,8 +9,8 @@ import { SseReader } from '../fixtures/sse/sse-reader';
 import { startApp, type RunningApp } from '../support/http-app';
 import { openSession, post, versionHeader } from '../support/mcp-wire';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
+import { deleteRedisKeys, TEST_REDIS_URL } from '../support/redis';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 function isResponseBody(body: unknown): boolean {
   if (typeof body !== 'string') return false;
@@ -31,7 +31,7 @@ describe('SSE across replicas (PostgreSQL + Redis pub/sub)', () => {
   const channelPrefix = `sse-e2e-${randomBytes(6).toString('hex')}`;
 
   const boot = () =>
-    startApp(db.url, { imports: [McpModule.forRoot({ auth: fixtureAuth, providers: [SseTools], pubsub: { redis: REDIS_URL, channelPrefix }, stateless: { requestStateSecret: 'a-shared-secret-of-the-test-suite' } })], providers: [SseTools] });
+    startApp(db.url, { imports: [McpModule.forRoot({ auth: fixtureAuth, providers: [SseTools], pubsub: { redis: TEST_REDIS_URL, channelPrefix }, stateless: { requestStateSecret: 'a-shared-secret-of-the-test-suite' } })], providers: [SseTools] });
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -41,8 +41,9 @@ describe('SSE across replicas (PostgreSQL + Redis pub/sub)', () => {
 
   afterAll(async () => {
     await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
-    await a?.close();
-    await b?.close();
+    await a?.close().catch(() => undefined);
+    await b?.close().catch(() => undefined);
+    await deleteRedisKeys(`${channelPrefix}*`);
     await db?.drop();
   });
 

@@ -1,5 +1,5 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpModule } from '../../src/mcp';
 import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';
 import { startApp, type RunningApp } from '../support/http-app';
@@ -52,7 +52,10 @@ describe('official SDK 1.x client against McpModule (2025-11-25, PostgreSQL)', (
     const [row] = await db.dataSource.query(`SELECT terminated_at FROM mcp_inbound_sessions WHERE session_id = $1`, [sessionId]);
     expect(row.terminated_at).not.toBeNull();
 
-    await expect(client.callTool({ name: 'echo', arguments: { text: 'again' } })).rejects.toThrow();
+    // The SDK dropped its session id with the DELETE: the server wants initialize first.
+    const again = await client.callTool({ name: 'echo', arguments: { text: 'again' } }).catch((e: unknown) => e);
+    expect(again).toBeInstanceOf(StreamableHTTPError);
+    expect(again).toMatchObject({ code: 400, message: expect.stringContaining('the Mcp-Session-Id header is required') });
     const stale = await fetch(`${server.baseUrl}/mcp`, {
       method: 'POST',
       headers: { Authorization: 'Bearer token-alice', 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Mcp-Session-Id': sessionId },

@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema, ErrorCode, McpError, ListRootsRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { MCP_SESSION_NOTIFIER, McpModule, type McpSessionNotifier } from '../../src/mcp';
 import { fixtureAuth } from '../fixtures/fixture-tools';
 import { AbortProbe, SseTools } from '../fixtures/sse/sse-tools';
@@ -144,7 +144,9 @@ describe('SSE streams of 2025 sessions (one replica)', () => {
     const call = client.callTool({ name: 'wait_for_abort', arguments: { key: 'cancel-1' } }, undefined, { signal: abort.signal });
     await AbortProbe.whenStarted('cancel-1');
     abort.abort('the user changed their mind');
-    await expect(call).rejects.toThrow();
+    const cancelled = await call.catch((e: unknown) => e);
+    expect(cancelled).toBeInstanceOf(McpError);
+    expect(cancelled).toMatchObject({ code: ErrorCode.RequestTimeout, message: expect.stringContaining('the user changed their mind') });
     await expect(AbortProbe.whenAborted('cancel-1')).resolves.toMatch(/changed their mind/);
   });
 

@@ -8,8 +8,8 @@ import { SseReader } from '../fixtures/sse/sse-reader';
 import { startApp, type RunningApp } from '../support/http-app';
 import { MCP_ACCEPT } from '../support/mcp-wire';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
+import { deleteRedisKeys, TEST_REDIS_URL } from '../support/redis';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 
 /** Opens a `subscriptions/listen` stream with the given filter; resolves once the head arrived. */
@@ -49,7 +49,7 @@ describe('subscriptions/listen streams (2026-07-28)', () => {
   const channelPrefix = `listen-e2e-${randomBytes(6).toString('hex')}`;
   const readers: SseReader[] = [];
 
-  const boot = () => startApp(db.url, { imports: [McpModule.forRoot({ auth: fixtureAuth, pubsub: { redis: REDIS_URL, channelPrefix }, stateless: { requestStateSecret: 'a-shared-secret-of-the-test-suite' } })], providers: [FeatureResources] });
+  const boot = () => startApp(db.url, { imports: [McpModule.forRoot({ auth: fixtureAuth, pubsub: { redis: TEST_REDIS_URL, channelPrefix }, stateless: { requestStateSecret: 'a-shared-secret-of-the-test-suite' } })], providers: [FeatureResources] });
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -58,9 +58,10 @@ describe('subscriptions/listen streams (2026-07-28)', () => {
   });
 
   afterAll(async () => {
-    await Promise.all(readers.map((reader) => reader.cancel()));
-    await a?.close();
-    await b?.close();
+    await Promise.all(readers.map((reader) => reader.cancel().catch(() => undefined)));
+    await a?.close().catch(() => undefined);
+    await b?.close().catch(() => undefined);
+    await deleteRedisKeys(`${channelPrefix}*`);
     await db?.drop();
   });
 

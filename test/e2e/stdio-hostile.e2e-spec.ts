@@ -21,6 +21,28 @@ async function failure(options: StdioTransportOptions, name: string, ctx = conte
   throw new Error(`the call to ${name} succeeded`);
 }
 
+/**
+ * Like `failure`, but the call goes to a process that already answered an `info` call (a pool of
+ * one): spawn and handshake are behind it, so a short `timeout` can only run out on the request
+ * itself, however slowly a loaded machine spawns. Returns the error and the warm process's pid.
+ */
+async function failureOnWarmProcess(options: StdioTransportOptions, name: string): Promise<{ error: StdioClientError; warmPid: number }> {
+  const transport = new StdioTransport({ ...options, stateless: true, pool: { max: 1, idleMs: 60_000 } });
+  try {
+    const warm = await call(transport, toolCall('info'));
+    const warmPid = warm.result.structuredContent.pid as number;
+    const error = await transport.deliver(toolCall(name), { sessionId: null, context: context() }).then(
+      () => {
+        throw new Error(`the call to ${name} succeeded`);
+      },
+      (e: unknown) => e as StdioClientError,
+    );
+    return { error, warmPid };
+  } finally {
+    await transport.close();
+  }
+}
+
 describe('StdioTransport against hostile and broken servers', () => {
   let scratch: string;
   const spawned = pidRecorder();
@@ -44,16 +66,17 @@ describe('StdioTransport against hostile and broken servers', () => {
 
   it('a server that never answers the request times out with delivered=true, is told so, and is shut down', async () => {
     const recordFile = join(scratch, 'timeout.ndjson');
-    const started = Date.now();
-    const error = await failure({ command: rawServer(), env: { STDIO_FIXTURE_RECORD: recordFile }, timeout: 1500, ...fast }, 'hang');
+    const { error, warmPid } = await failureOnWarmProcess({ command: rawServer(), env: { STDIO_FIXTURE_RECORD: recordFile }, timeout: 1500, ...fast }, 'hang');
     expect(error).toBeInstanceOf(McpTimeoutError);
     expect(error.delivered).toBe(true);
     expect((error as unknown as McpTimeoutError).timeoutMs).toBe(1500);
-    expect(Date.now() - started).toBeLessThan(1500 + 10_000);
+    // The deadline ran out on the request the warm process had read, not on a spawn.
+    expect(error.pid).toBe(warmPid);
     expect(isAlive(error.pid as number)).toBe(false);
     const received = readFileSync(recordFile, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
-    const call = received.find((m) => m.method === 'tools/call');
-    expect(received.at(-1)).toEqual({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: call.id, reason: 'No response within 1500 ms' } });
+    const calls = received.filter((m) => m.method === 'tools/call');
+    expect(calls.map((m) => m.params.name)).toEqual(['info', 'hang']);
+    expect(received.at(-1)).toEqual({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: calls[1].id, reason: 'No response within 1500 ms' } });
   });
 
   it('a server that never answers initialize times out with delivered=false', async () => {
@@ -178,9 +201,10 @@ describe('StdioTransport against hostile and broken servers', () => {
   });
 
   it('a hanging server that also ignores SIGTERM ends in a timeout, and its pid is gone', async () => {
-    const error = await failure({ command: rawServer('ignore-term'), timeout: 1000, ...fast }, 'hang');
+    const { error, warmPid } = await failureOnWarmProcess({ command: rawServer('ignore-term'), timeout: 1000, ...fast }, 'hang');
     expect(error).toBeInstanceOf(McpTimeoutError);
     expect(error.delivered).toBe(true);
+    expect(error.pid).toBe(warmPid);
     expect(isAlive(error.pid as number)).toBe(false);
   });
 

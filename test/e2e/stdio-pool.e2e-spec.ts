@@ -59,7 +59,7 @@ describe('StdioTransport pooled mode', () => {
     expect(isAlive(crashedPid)).toBe(false);
     const after = await call(transport, toolCall('info'));
     expect(after.result.structuredContent.pid).not.toBe(crashedPid);
-    expect(after.delivery.handshake).toBeDefined();
+    expect(after.delivery.handshake).toMatchObject({ protocolVersion: '2025-11-25', serverInfo: { name: 'raw-fixture' }, capabilities: { tools: {} } });
   });
 
   it('kills and replaces a process that timed out', async () => {

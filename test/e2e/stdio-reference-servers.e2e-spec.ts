@@ -36,10 +36,10 @@ describe('StdioTransport against @modelcontextprotocol/server-everything (spawn 
     expect(JSON.parse(tools.delivery.rawResponse as string)).toEqual(tools.delivery.body);
 
     const prompts = await call(transport, request('prompts/list'));
-    expect((prompts.result.prompts as Array<{ name: string }>).map((p) => p.name)).toContain('simple-prompt');
+    expect((prompts.result.prompts as Array<{ name: string }>).map((p) => p.name)).toEqual(['simple-prompt', 'args-prompt', 'completable-prompt', 'resource-prompt']);
 
     const resources = await call(transport, request('resources/list'));
-    expect((resources.result.resources as unknown[]).length).toBeGreaterThan(0);
+    expect(resources.result.resources).toHaveLength(7);
     // Each process is shut down after its result was returned.
     await waitUntil(() => spawned.pids.filter(isAlive).length === 0, 15_000, 'every spawned server to be shut down');
   });

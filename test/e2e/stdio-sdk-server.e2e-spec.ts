@@ -60,6 +60,7 @@ describe('StdioTransport against a server built with the official SDK 1.x', () =
     const promise = transport.deliver(toolCall('whoami'), { sessionId: null, context: context({ signal: AbortSignal.abort() }) });
     await expect(promise).rejects.toBeInstanceOf(McpTimeoutError);
     await expect(promise).rejects.toMatchObject({ delivered: false });
+    await new Promise(setImmediate);
     expect(spawned.pids.length).toBe(before);
   });
 });

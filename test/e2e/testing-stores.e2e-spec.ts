@@ -1,4 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
+import { UnknownElementException } from '@nestjs/core/errors/exceptions/unknown-element.exception';
 import { Test } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
 import { MCP_EVENT_SINK, MCP_OUTBOUND_SESSION_STORE, MCP_SESSION_STORE, McpClientModule, McpClientService, McpModule, McpResourceNotifier } from '../../src/mcp';
@@ -37,7 +38,7 @@ describe('McpModule on the in-memory stores of durable-mcp/testing (no database)
     });
 
     it('boots without any DataSource', () => {
-      expect(() => app.get(DataSource)).toThrow();
+      expect(() => app.get(DataSource)).toThrow(UnknownElementException);
       expect(app.get(MCP_SESSION_STORE)).toBe(stores.sessions);
       expect(app.get(MCP_EVENT_SINK)).toBe(stores.events);
     });
@@ -111,7 +112,7 @@ describe('McpModule on the in-memory stores of durable-mcp/testing (no database)
       const sessions = app.get<InMemoryMcpSessionStore>(MCP_SESSION_STORE);
       expect(sessions).toBeInstanceOf(InMemoryMcpSessionStore);
       expect(sessions.settings).toEqual({ mount: 'tests', idleTtlMs: 120_000 });
-      expect(() => app.get(DataSource)).toThrow();
+      expect(() => app.get(DataSource)).toThrow(UnknownElementException);
 
       const { sessionId } = await openSession(url);
       expect((await post(url, callRequest(1, 'whoami'), { sessionId, headers: versionHeader() })).json).toMatchObject({ result: { structuredContent: { principal: 'alice' } } });
@@ -139,7 +140,7 @@ describe('McpModule on the in-memory stores of durable-mcp/testing (no database)
     });
 
     it('calls a toolset with no database, writing outbound rows and the remote session to its own stores', async () => {
-      expect(() => app.get(DataSource)).toThrow();
+      expect(() => app.get(DataSource)).toThrow(UnknownElementException);
       const mcp = app.get(McpClientService);
       expect(await mcp.callTool('self', 'echo', { text: 'in memory' })).toMatchObject({ content: [{ type: 'text', text: 'in memory' }] });
       expect(app.get(MCP_OUTBOUND_SESSION_STORE)).toBe(client.outboundSessions);

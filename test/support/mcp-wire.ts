@@ -95,3 +95,18 @@ export function versionHeader(): Record<string, string> {
 export function callRequest(id: string | number, name: string, args: Record<string, unknown> = {}) {
   return { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } };
 }
+
+/**
+ * What a client can tell apart in a reply: status, the headers that matter (content type, session
+ * id, auth challenge, allow) and the body text. Two replies with equal views are indistinguishable.
+ */
+export function wireView(reply: WireReply): { status: number; contentType: string | null; sessionId: string | null; wwwAuthenticate: string | null; allow: string | null; body: string } {
+  return {
+    status: reply.status,
+    contentType: reply.headers.get('content-type'),
+    sessionId: reply.headers.get('mcp-session-id'),
+    wwwAuthenticate: reply.headers.get('www-authenticate'),
+    allow: reply.headers.get('allow'),
+    body: reply.text,
+  };
+}

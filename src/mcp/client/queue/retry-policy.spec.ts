@@ -1,4 +1,15 @@
-import { McpProtocolError, McpTimeoutError, McpTransportError } from '../../errors/mcp-client.errors';
+import * as errors from '../../errors';
+import {
+  McpAmbiguousToolError,
+  McpCallInterruptedError,
+  McpCallNotFoundError,
+  McpCapabilityError,
+  McpInvalidToolError,
+  McpToolNotFoundError,
+  McpUnknownServerError,
+} from '../../errors/mcp-client-call.errors';
+import { McpClientError, McpProtocolError, McpServerError, McpTimeoutError, McpTransportError } from '../../errors/mcp-client.errors';
+import { McpInputRequiredError } from '../../errors/mcp-input-required.errors';
 import { isRetryable } from './retry-policy';
 
 const delivered = new McpTransportError('reset after sending', true);
@@ -23,5 +34,51 @@ describe('isRetryable', () => {
   it('never retries other client errors (JSON-RPC, protocol, capability refusals)', () => {
     expect(isRetryable('tools/list', new McpProtocolError('garbage', true))).toBe(false);
     expect(isRetryable('tools/call', new McpProtocolError('garbage', false))).toBe(false);
+  });
+});
+
+/**
+ * Every error class a call can fail with, crossed with the delivery state (where the class has
+ * one) and with the kind of method: `tools/call` (not idempotent) and `tools/list` (idempotent).
+ * The expected verdict is written out row by row, not derived from the code under test.
+ */
+describe('isRetryable over every error class, delivery state and method kind', () => {
+  type Row = [label: string, delivered: boolean | null, toolsCall: boolean, toolsList: boolean, error: unknown];
+  const rows: Row[] = [
+    ['McpTimeoutError', true, false, true, new McpTimeoutError('timed out', true, 1000)],
+    ['McpTimeoutError', false, true, true, new McpTimeoutError('spawn timed out', false, 1000)],
+    ['McpTransportError', true, false, true, new McpTransportError('HTTP 500', true, 500)],
+    ['McpTransportError', false, true, true, new McpTransportError('connect ECONNREFUSED', false)],
+    ['McpProtocolError', true, false, false, new McpProtocolError('not JSON-RPC', true)],
+    ['McpProtocolError', false, false, false, new McpProtocolError('bad handshake', false)],
+    ['McpServerError', true, false, false, new McpServerError({ code: -32602, message: 'Invalid params' })],
+    ['McpCapabilityError', false, false, false, new McpCapabilityError('files', 'tools', 'tools/call')],
+    ['McpUnknownServerError', false, false, false, new McpUnknownServerError('nope', ['a'])],
+    ['McpToolNotFoundError', false, false, false, new McpToolNotFoundError('shout', ['down'])],
+    ['McpAmbiguousToolError', false, false, false, new McpAmbiguousToolError('echo', ['a', 'b'])],
+    ['McpInvalidToolError', false, false, false, new McpInvalidToolError('remote', 'bad', 'x-mcp-header on a number')],
+    ['McpCallInterruptedError', true, false, false, new McpCallInterruptedError('42')],
+    ['McpCallNotFoundError', false, false, false, new McpCallNotFoundError('43')],
+    ['McpInputRequiredError', true, false, false, new McpInputRequiredError('asked 9 times', 'remote', 'tools/call')],
+    ['plain Error', null, false, true, new Error('worker crashed')],
+  ];
+
+  it.each(rows)('%s (delivered: %s): retried on tools/call %s, on tools/list %s', (_label, delivered, toolsCall, toolsList, error) => {
+    if (delivered !== null) expect((error as McpClientError).delivered).toBe(delivered);
+    expect(isRetryable('tools/call', error)).toBe(toolsCall);
+    expect(isRetryable('tools/list', error)).toBe(toolsList);
+  });
+
+  it('the table covers every McpClientError class the package exports, with both delivery states for timeouts and transport errors', () => {
+    const exported = (Object.values(errors) as unknown[]).filter(
+      (value): value is new (...args: never[]) => Error => typeof value === 'function' && value.prototype instanceof McpClientError,
+    );
+    const covered = new Set(rows.map(([, , , , error]) => (error as Error).constructor));
+    covered.delete(Error);
+    expect(covered).toEqual(new Set(exported));
+    for (const cls of [McpTimeoutError, McpTransportError, McpProtocolError]) {
+      const states = rows.filter(([, , , , error]) => error instanceof cls).map(([, state]) => state);
+      expect(states.sort()).toEqual([false, true]);
+    }
   });
 });

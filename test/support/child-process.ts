@@ -1,0 +1,61 @@
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { createServer } from 'node:net';
+
+/** A child process started by a suite, ready once its output matched. */
+export interface ReadyChild {
+  child: ChildProcess;
+  /** What it wrote to stdout and stderr so far. */
+  output(): string;
+  /** The match of the readiness pattern. */
+  ready: RegExpExecArray;
+  /** SIGTERM, then SIGKILL if it is still there after `graceMs`; resolves once it exited. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/** How long a child may take to become ready (ts-node compile and a Nest boot) on a loaded machine. */
+export const CHILD_READY_DEADLINE_MS = 60_000;
+
+/**
+ * Spawns a child and resolves once its stdout or stderr matches `ready`. A child that exits
+ * first, or is not ready within `deadlineMs`, is killed and the promise rejects with its output.
+ */
+export function spawnReady(command: string, args: string[], options: SpawnOptions, ready: RegExp, deadlineMs = CHILD_READY_DEADLINE_MS): Promise<ReadyChild> {
+  const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const alive = () => child.exitCode === null && child.signalCode === null;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async (graceMs = 10_000) => {
+    if (alive()) child.kill('SIGTERM');
+    const timer = setTimeout(() => alive() && child.kill('SIGKILL'), graceMs);
+    await exited;
+    clearTimeout(timer);
+  };
+  return new Promise((resolve, reject) => {
+    const deadline = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${command} ${args.join(' ')} was not ready within ${deadlineMs} ms and was killed:\n${output}`));
+    }, deadlineMs);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = ready.exec(output);
+      if (!match) return;
+      clearTimeout(deadline);
+      resolve({ child, output: () => output, ready: match, stop });
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    void exited.then(() => {
+      clearTimeout(deadline);
+      reject(new Error(`${command} ${args.join(' ')} exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${output}`));
+    });
+  });
+}
+
+/** A loopback port nothing listens on right now (bound once, then released). */
+export async function freeLoopbackPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
