@@ -1,3 +1,4 @@
+import { McpCallWaitTimeoutError, McpQueueUnavailableError } from '../../errors/mcp-outage.errors';
 import * as errors from '../../errors';
 import {
   McpAmbiguousToolError,
@@ -60,6 +61,9 @@ describe('isRetryable over every error class, delivery state and method kind', (
     ['McpCallInterruptedError', true, false, false, new McpCallInterruptedError('42')],
     ['McpCallNotFoundError', false, false, false, new McpCallNotFoundError('43')],
     ['McpInputRequiredError', true, false, false, new McpInputRequiredError('asked 9 times', 'remote', 'tools/call')],
+    // The queue itself unavailable: a worker cannot retry without Redis; the caller decides.
+    ['McpQueueUnavailableError', false, false, false, new McpQueueUnavailableError('at-most-once mark', 'the connection is closed')],
+    ['McpCallWaitTimeoutError', true, false, false, new McpCallWaitTimeoutError('45', 600_000)],
     ['plain Error', null, false, true, new Error('worker crashed')],
   ];
 
