@@ -3,7 +3,7 @@
  * set size as it goes, to show that per-session and per-request state does not accumulate (the
  * RSS column should level off, not climb with the request count).
  *
- *   npx ts-node --transpile-only bench/soak.bench.ts
+ *   npm run bench:soak
  *
  * Environment: SOAK_REQUESTS (default 200000 tools/call), SOAK_SESSIONS (default 20000; each
  * initializes, calls, and ends by DELETE or by being abandoned), SOAK_CONCURRENCY (default 32),
