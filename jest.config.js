@@ -1,9 +1,15 @@
-/** Jest: unit specs beside the code, e2e suites against real PostgreSQL (and Redis) in test/e2e. */
+/**
+ * Jest: unit specs beside the code, e2e suites against real PostgreSQL (and Redis) in test/e2e and
+ * test/faults. With `--coverage` (as .ci/run runs it) it measures the library and fails under the
+ * thresholds below.
+ */
 const tsJest = ['ts-jest', { tsconfig: 'tsconfig.spec.json' }];
 
 module.exports = {
   testTimeout: 30000,
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
+  collectCoverageFrom: ['<rootDir>/src/mcp/**/*.ts', '!<rootDir>/src/mcp/**/*.spec.ts', '!<rootDir>/src/mcp/**/index.ts'],
+  coverageReporters: ['text-summary', 'json-summary'],
   projects: [
     {
       displayName: 'unit',
