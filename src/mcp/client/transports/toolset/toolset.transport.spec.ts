@@ -19,7 +19,8 @@ function handler(answer: Answer): McpMessageHandler & { seen: Array<{ message: J
 }
 
 const initialized = (result: Record<string, unknown>): JsonRpcResponse => ({ jsonrpc: '2.0', id: 0, result });
-const principal = { key: 'alice', label: 'Alice' };
+const principal = { key: 'alice', label: 'Alice', raw: null };
+const methodOf = (message: JsonRpcMessage): unknown => (message as { method?: string }).method;
 const call = { jsonrpc: '2.0' as const, id: 7, method: 'tools/call', params: { name: 'echo' } };
 const context = (extra: Partial<McpTransportContext> = {}): McpTransportContext => ({ server: 'local', scopeKey: '', timeoutMs: 5000, ...extra });
 const never = () => new Promise<never>(() => undefined);
@@ -27,7 +28,7 @@ const never = () => new Promise<never>(() => undefined);
 describe('ToolsetTransport', () => {
   it('performs an in-process initialize when no revision is known, reports it, then delivers as the principal', async () => {
     const toolset = handler(async (message) =>
-      message.method === 'initialize'
+      methodOf(message) === 'initialize'
         ? initialized({ protocolVersion: '2025-06-18', serverInfo: { name: 'app' }, capabilities: { tools: {} }, instructions: 'Be brief.' })
         : { jsonrpc: '2.0', id: 7, result: { content: [] } },
     );
@@ -50,7 +51,7 @@ describe('ToolsetTransport', () => {
   });
 
   it('reports a handshake without serverInfo, capabilities or instructions as nulls', async () => {
-    const toolset = handler(async (message) => (message.method === 'initialize' ? initialized({ protocolVersion: '2025-11-25' }) : { jsonrpc: '2.0', id: 7, result: {} }));
+    const toolset = handler(async (message) => (methodOf(message) === 'initialize' ? initialized({ protocolVersion: '2025-11-25' }) : { jsonrpc: '2.0', id: 7, result: {} }));
     const transport = new ToolsetTransport({ resolveHandler: () => toolset, principal });
     const outcome = await transport.deliver(call, { sessionId: null, context: context() });
     expect(outcome.handshake).toEqual({ protocolVersion: '2025-11-25', serverInfo: null, capabilities: null });
@@ -66,7 +67,7 @@ describe('ToolsetTransport', () => {
     const failure = transport.deliver(call, { sessionId: null, context: context() });
     await expect(failure).rejects.toBeInstanceOf(McpProtocolError);
     await expect(failure).rejects.toMatchObject({ message, delivered: false });
-    expect(toolset.seen.map((s) => s.message.method)).toEqual(['initialize']);
+    expect(toolset.seen.map((s) => methodOf(s.message))).toEqual(['initialize']);
   });
 
   it('delivers a notification and expects no answer', async () => {
@@ -88,7 +89,7 @@ describe('ToolsetTransport', () => {
 
   it('times out at the caller\'s deadline, aborts the work and sends notifications/cancelled, even if the notice fails', async () => {
     const toolset = handler(async (message) => {
-      if (message.method === 'notifications/cancelled') throw new Error('gone');
+      if (methodOf(message) === 'notifications/cancelled') throw new Error('gone');
       return never();
     });
     const transport = new ToolsetTransport({ resolveHandler: () => toolset, principal });
@@ -96,7 +97,7 @@ describe('ToolsetTransport', () => {
     await expect(failure).rejects.toBeInstanceOf(McpTimeoutError);
     await expect(failure).rejects.toMatchObject({ message: 'tools/call on "local" timed out after 60000 ms', delivered: true, timeoutMs: 60_000 });
     expect(toolset.seen[0].context.signal?.aborted).toBe(true);
-    expect(toolset.seen.map((s) => s.message.method)).toEqual(['tools/call', 'notifications/cancelled']);
+    expect(toolset.seen.map((s) => methodOf(s.message))).toEqual(['tools/call', 'notifications/cancelled']);
   });
 
   it('times out a notification without sending a cancel notice', async () => {
@@ -104,7 +105,7 @@ describe('ToolsetTransport', () => {
     const transport = new ToolsetTransport({ resolveHandler: () => toolset, principal });
     const notice = { jsonrpc: '2.0' as const, method: 'notifications/initialized' };
     await expect(transport.deliver(notice, { sessionId: null, protocolVersion: '2025-11-25', context: context({ timeoutMs: 1 }) })).rejects.toBeInstanceOf(McpTimeoutError);
-    expect(toolset.seen.map((s) => s.message.method)).toEqual(['notifications/initialized']);
+    expect(toolset.seen.map((s) => methodOf(s.message))).toEqual(['notifications/initialized']);
   });
 
   it('passes the caller\'s abort on to the toolset', async () => {
