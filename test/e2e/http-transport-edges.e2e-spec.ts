@@ -118,7 +118,7 @@ describe('HttpTransport edges against a scripted HTTP server', () => {
       const error = await failureOf(transport.deliver(request('tools/call', { name: 'x' }), fresh()));
       expect(error).toBeInstanceOf(McpProtocolError);
       expect(error).toMatchObject({ delivered: false });
-      expect(error.message).toMatch(/^MCP server "edge" answered request \d+ \(initialize\) with 202 Accepted; expected JSON or an event stream$/);
+      expect(error.message).toMatch(/^MCP server "edge" answered request "durable-mcp-initialize-[0-9a-f-]+" \(initialize\) with 202 Accepted; expected JSON or an event stream$/);
       expect(server.received.map((r) => r.body?.method)).toEqual(['initialize']);
     });
 
