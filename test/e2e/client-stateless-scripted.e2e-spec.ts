@@ -6,6 +6,7 @@ import {
   McpClientService,
   McpInputRequiredError,
   McpProtocolError,
+  McpTimeoutError,
   McpTransportError,
   type McpClientOptions,
 } from '../../src/mcp';
@@ -43,9 +44,9 @@ describe('McpClientService on a scripted 2026-07-28 HTTP server', () => {
     return server;
   }
 
-  async function client(url: string, extra: Partial<McpClientOptions> = {}): Promise<McpClientService> {
+  async function client(url: string, extra: Partial<McpClientOptions> = {}, entry: Record<string, unknown> = { version: STATELESS }): Promise<McpClientService> {
     const moduleRef = await Test.createTestingModule({
-      imports: [McpClientModule.forRoot({ servers: { s: { url, version: STATELESS, retry: { retries: 0 } } as never }, stores: createInMemoryMcpStores(), ...extra })],
+      imports: [McpClientModule.forRoot({ servers: { s: { url, retry: { retries: 0 }, ...entry } as never }, stores: createInMemoryMcpStores(), ...extra })],
     }).compile();
     const app = moduleRef.createNestApplication({ logger: false });
     apps.push(app);
@@ -143,5 +144,53 @@ describe('McpClientService on a scripted 2026-07-28 HTTP server', () => {
     const mcp = await client(server.url);
     await expect(mcp.getPrompt('s', 'greet')).resolves.toEqual({ messages: [] });
     expect(methods(server)).toEqual(['server/discover', 'prompts/get', 'prompts/get']);
+  });
+
+  describe("with version 'auto'", () => {
+    /** Answers a 2025-11-25 handshake; a GET of the standalone stream gets 405 from the scripted server itself. */
+    const legacyHandshake: Record<string, ScriptedReply[]> = {
+      initialize: [
+        (res, body) =>
+          void res
+            .writeHead(200, { 'Content-Type': 'application/json', 'Mcp-Session-Id': 'legacy-1' })
+            .end(JSON.stringify({ jsonrpc: '2.0', id: body?.id, result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'old', version: '1' } } })),
+      ],
+      'notifications/initialized': [(res) => void res.writeHead(202).end()],
+    };
+
+    it('fails the call undelivered when the probe proves nothing, and probes again on the next call', async () => {
+      const server = await scripted({
+        'server/discover': [status(503, 'warming up'), result({ supportedVersions: [STATELESS], capabilities: { tools: {} } })],
+        'tools/list': [result({ tools: [{ name: 'echo', inputSchema: { type: 'object' } }] })],
+        'tools/call': [result({ content: [] })],
+      });
+      const mcp = await client(server.url, { queue: { attempts: 1 } }, { version: 'auto' });
+      const failure = mcp.callTool('s', 'echo', {});
+      await expect(failure).rejects.toBeInstanceOf(McpTransportError);
+      await expect(failure).rejects.toMatchObject({ status: 503, delivered: false });
+      expect(methods(server)).toEqual(['server/discover']);
+      await expect(mcp.callTool('s', 'echo', {})).resolves.toEqual({ content: [] });
+      expect(methods(server)).toEqual(['server/discover', 'server/discover', 'tools/list', 'tools/call']);
+    });
+
+    it('takes a server that does not answer server/discover within probeTimeoutMs for a 2025 server', async () => {
+      const server = await scripted({
+        'server/discover': [() => undefined],
+        ...legacyHandshake,
+        'tools/call': [result({ content: [{ type: 'text', text: 'old school' }] })],
+      });
+      const mcp = await client(server.url, {}, { version: 'auto', probeTimeoutMs: 200 });
+      await expect(mcp.callTool('s', 'echo', {})).resolves.toEqual({ content: [{ type: 'text', text: 'old school' }] });
+      expect(methods(server)).toEqual(['server/discover', 'initialize', 'notifications/initialized', 'tools/call']);
+    });
+
+    it('fails the call undelivered when the probe used up the whole call timeout', async () => {
+      const server = await scripted({ 'server/discover': [() => undefined] });
+      const mcp = await client(server.url, { queue: { attempts: 1 } }, { version: 'auto' });
+      const failure = mcp.callTool('s', 'echo', {}, { timeoutMs: 300 });
+      await expect(failure).rejects.toBeInstanceOf(McpTimeoutError);
+      await expect(failure).rejects.toMatchObject({ delivered: false, timeoutMs: 300 });
+      expect(methods(server)).toEqual(['server/discover']);
+    });
   });
 });
