@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { McpClientModule, McpClientService, type McpClientOptions } from '../../src/mcp';
+import { McpCapabilityError, McpClientModule, McpClientService, type McpClientOptions } from '../../src/mcp';
 import { createInMemoryMcpStores } from '../../src/mcp/testing';
 import { openSse, result, sseEvent, startScriptedHttpServer, type ScriptedHttpServer, type ScriptedReply } from '../fixtures/http/scripted-http-server';
 import { deleteRedisKeys, listRedisKeys, TEST_REDIS_URL } from '../support/redis';
@@ -83,6 +83,16 @@ describe('McpClientService on a scripted 2025 server', () => {
     await expect(mcp.listAllTools({ timeoutMs: 10_000 })).resolves.toEqual([{ server: 'tools', tool: { name: 'echo', inputSchema: { type: 'object' } } }]);
     expect(calls(promptsOnly, 'tools/list')).toEqual([]);
     expect(calls(broken, 'tools/list').length).toBeGreaterThan(0);
+  });
+
+  it('refuses a call the handshake shows the server cannot serve, before sending it; ping needs no capability', async () => {
+    const server = await scripted({ ping: [result({})] }, { prompts: {} });
+    const mcp = await client({ s: pinned(server) });
+    const failure = mcp.callTool('s', 'echo', {});
+    await expect(failure).rejects.toBeInstanceOf(McpCapabilityError);
+    await expect(failure).rejects.toMatchObject({ server: 's' });
+    await expect(mcp.ping('s')).resolves.toBeUndefined();
+    expect(server.received.map((r) => r.body?.method).filter((m) => m !== 'initialize' && m !== 'notifications/initialized')).toEqual(['ping']);
   });
 
   /** A tools/call answered on an SSE stream that first announces a changed tool list. */
