@@ -252,4 +252,77 @@ describe('HttpTransport edges against a scripted HTTP server', () => {
       expect(error.message).toBe(`Could not answer the "roots/list" request of MCP server "edge" (${server.url}): HTTP 409 stale`);
     });
   });
+
+  describe('event streams', () => {
+    /** Answers the POST with an SSE stream of `chunks` (raw SSE text), then ends it. */
+    const stream =
+      (...chunks: string[]): ScriptedReply =>
+      (res) => {
+        openSse(res);
+        for (const chunk of chunks) res.write(chunk);
+        res.end();
+      };
+
+    it('fails delivered when the stream ends before the answer and gave no event id to resume from', async () => {
+      server.reply(stream(sseEvent({ jsonrpc: '2.0', method: 'notifications/progress', params: { progress: 1 } })));
+      const message = request('tools/call', { name: 'x' });
+      const error = await failureOf(transport.deliver(message, inSession()));
+      expect(error).toBeInstanceOf(McpTransportError);
+      expect(error).toMatchObject({ delivered: true });
+      expect(error.message).toBe(`MCP server "edge" closed the event stream before answering request ${message.id} (tools/call)`);
+    });
+
+    it('fails delivered when the server refuses to resume the stream, naming the status', async () => {
+      server.reply(stream(sseEvent({ jsonrpc: '2.0', method: 'notifications/progress', params: { progress: 1 } }, 'ev-1', 1)), status(404, 'gone'));
+      const error = await failureOf(transport.deliver(request('tools/call', { name: 'x' }), inSession()));
+      expect(error).toBeInstanceOf(McpTransportError);
+      expect(error).toMatchObject({ status: 404, delivered: true });
+      expect(error.message).toBe('MCP server "edge" refused to resume the event stream (GET with Last-Event-ID): HTTP 404');
+      expect(server.received[1]).toMatchObject({ httpMethod: 'GET', headers: { 'last-event-id': 'ev-1' } });
+    });
+
+    it('stops resuming after maxStreamResumptions', async () => {
+      const limited = new HttpTransport({ url: server.url, retry: { retries: 0 }, maxStreamResumptions: 1 });
+      const progress = (id: string) => stream(sseEvent({ jsonrpc: '2.0', method: 'notifications/progress', params: { progress: 1 } }, id, 1));
+      server.reply(progress('a'), progress('b'));
+      const error = await failureOf(limited.deliver(request('tools/call', { name: 'x' }), inSession()));
+      expect(error.message).toContain('closed the event stream before answering request');
+      expect(server.received.map((r) => r.httpMethod)).toEqual(['POST', 'GET']);
+    });
+
+    it('skips events that are not its answer: other event types, blank data, other ids, non-JSON-RPC values', async () => {
+      const message = request('tools/list');
+      server.reply(
+        stream(
+          'event: ping\ndata: {}\n\n',
+          'event: message\ndata:  \n\n',
+          sseEvent({ jsonrpc: '2.0', id: 'other', result: { tools: ['wrong'] } }),
+          sseEvent(42),
+          sseEvent({ jsonrpc: '2.0', id: message.id, result: { tools: [] } }),
+        ),
+      );
+      const outcome = await transport.deliver(message, inSession());
+      expect(outcome.body).toEqual({ jsonrpc: '2.0', id: message.id, result: { tools: [] } });
+    });
+
+    it.each<[string, string, string]>([
+      ['not valid JSON', 'event: message\ndata: {"jsonrpc":\n\n', 'sent an event that is not valid JSON on the stream of request'],
+      ['nested too deeply', `event: message\ndata: ${'['.repeat(200)}${']'.repeat(200)}\n\n`, 'sent an event nested deeper than'],
+    ])('fails with McpProtocolError, delivered, on an event %s', async (_case, chunk, text) => {
+      server.reply(stream(chunk));
+      const error = await failureOf(transport.deliver(request('tools/call', { name: 'x' }), inSession()));
+      expect(error).toBeInstanceOf(McpProtocolError);
+      expect(error).toMatchObject({ delivered: true });
+      expect(error.message).toContain(text);
+    });
+
+    it('fails with McpProtocolError on an event longer than maxEventChars', async () => {
+      const small = new HttpTransport({ url: server.url, retry: { retries: 0 }, maxEventChars: 64 });
+      server.reply(stream(sseEvent({ jsonrpc: '2.0', method: 'notifications/message', params: { data: 'z'.repeat(500) } })));
+      const message = request('tools/call', { name: 'x' });
+      const error = await failureOf(small.deliver(message, inSession()));
+      expect(error).toBeInstanceOf(McpProtocolError);
+      expect(error.message).toBe(`MCP server "edge" sent an event longer than maxEventChars (64 characters) on the stream of request ${message.id}`);
+    });
+  });
 });
