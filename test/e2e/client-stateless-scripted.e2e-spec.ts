@@ -44,7 +44,7 @@ describe('McpClientService on a scripted 2026-07-28 HTTP server', () => {
     return server;
   }
 
-  async function client(url: string, extra: Partial<McpClientOptions> = {}, entry: Record<string, unknown> = { version: STATELESS }): Promise<McpClientService> {
+  async function client(url: string, extra: Partial<McpClientOptions> & { stores?: ReturnType<typeof createInMemoryMcpStores> } = {}, entry: Record<string, unknown> = { version: STATELESS }): Promise<McpClientService> {
     const moduleRef = await Test.createTestingModule({
       imports: [McpClientModule.forRoot({ servers: { s: { url, retry: { retries: 0 }, ...entry } as never }, stores: createInMemoryMcpStores(), ...extra })],
     }).compile();
@@ -191,6 +191,23 @@ describe('McpClientService on a scripted 2026-07-28 HTTP server', () => {
       await expect(failure).rejects.toBeInstanceOf(McpTimeoutError);
       await expect(failure).rejects.toMatchObject({ delivered: false, timeoutMs: 300 });
       expect(methods(server)).toEqual(['server/discover']);
+    });
+  
+    it('lets a second instance reuse the persisted verdict on a 2025 server: no second probe', async () => {
+      const notFound: ScriptedReply = (res, body) =>
+        void res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: body?.id, error: { code: -32601, message: 'Method not found' } }));
+      const server = await scripted({
+        'server/discover': [notFound],
+        ...legacyHandshake,
+        'tools/call': [result({ content: [{ type: 'text', text: 'first' }] }), result({ content: [{ type: 'text', text: 'second' }] })],
+      });
+      const stores = createInMemoryMcpStores();
+      const first = await client(server.url, { stores }, { version: 'auto' });
+      await expect(first.callTool('s', 'echo', {})).resolves.toEqual({ content: [{ type: 'text', text: 'first' }] });
+      const second = await client(server.url, { stores }, { version: 'auto' });
+      await expect(second.callTool('s', 'echo', {})).resolves.toEqual({ content: [{ type: 'text', text: 'second' }] });
+      expect(methods(server)).toEqual(['server/discover', 'initialize', 'notifications/initialized', 'tools/call', 'tools/call']);
+      expect(server.received[4].headers['mcp-session-id']).toBe('legacy-1');
     });
   });
 });
