@@ -1,0 +1,96 @@
+import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
+import type { McpServerConfig } from '../interfaces/mcp-server-config.interface';
+import type { McpTransportFactory } from '../transports/mcp-transport-factory.interface';
+import { resolveServerConfig } from './server-config-resolver';
+
+function failure(run: () => unknown): Error {
+  try {
+    run();
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected the entry to be refused');
+}
+
+describe('resolveServerConfig', () => {
+  it('names stdio for a command and http for a url', () => {
+    expect(resolveServerConfig('local', { command: ['node', 'server.js'] })).toMatchObject({ transport: 'stdio', command: ['node', 'server.js'] });
+    expect(resolveServerConfig('remote', { url: 'http://127.0.0.1:1/mcp' })).toMatchObject({ transport: 'http', url: 'http://127.0.0.1:1/mcp' });
+  });
+
+  it.each<[string, string, unknown, string]>([
+    ['a name with a space', 'my server', { command: ['s'] }, 'the name must be 1 to'],
+    ['an empty name', '', { command: ['s'] }, 'the name must be 1 to'],
+    ['a null entry', 'ok', null, 'the entry must be an object'],
+    ['a string entry', 'ok', 'node server.js', 'the entry must be an object'],
+    ['an unknown version', 'ok', { command: ['s'], version: '2024-01-01' }, `"version" must be one of 'auto', '2026-07-28'`],
+    ['a zero probeTimeoutMs', 'ok', { command: ['s'], probeTimeoutMs: 0 }, '"probeTimeoutMs" must be a number > 0'],
+    ['a NaN probeTimeoutMs', 'ok', { command: ['s'], probeTimeoutMs: Number.NaN }, '"probeTimeoutMs" must be a number > 0'],
+    ['an unknown scope', 'ok', { command: ['s'], scope: 'user' }, `"scope" must be 'shared' or 'principal', got "user"`],
+    ['a negative timeoutMs', 'ok', { command: ['s'], timeoutMs: -1 }, '"timeoutMs" must be a number > 0'],
+    ['neither command nor url', 'ok', { timeoutMs: 5 }, 'it has neither "command" nor "url"'],
+    ['an unknown transport', 'ok', { transport: 'websocket', url: 'ws://127.0.0.1' }, `unknown transport "websocket" (known: 'stdio', 'http', 'toolset'`],
+    ['a transport that is not a string', 'ok', { transport: 3 }, 'unknown transport 3'],
+  ])('refuses %s, naming the server', (_case, name, entry, reason) => {
+    const error = failure(() => resolveServerConfig(name, entry as McpServerConfig));
+    expect(error).toBeInstanceOf(McpConfigurationError);
+    expect(error.message).toContain(`MCP server "${name}": ${reason}`);
+  });
+
+  it('accepts every common setting on its allowed values', () => {
+    const entry = { command: ['s'], version: 'auto', probeTimeoutMs: 10, scope: 'principal', timeoutMs: 20 } as McpServerConfig;
+    expect(resolveServerConfig('ok', entry)).toMatchObject({ transport: 'stdio', version: 'auto', scope: 'principal', timeoutMs: 20 });
+    expect(resolveServerConfig('ok', { ...entry, scope: 'shared' } as McpServerConfig)).toMatchObject({ scope: 'shared' });
+  });
+
+  describe('with an app transport', () => {
+    const resolved: Array<[string, Record<string, unknown>]> = [];
+    const socket: McpTransportFactory<object> = {
+      transport: 'websocket',
+      optionKeys: ['address'],
+      resolve(server, entry) {
+        resolved.push([server, entry]);
+        if (typeof entry.address !== 'string') throw new Error('"address" must be a ws:// URL');
+        if (entry.address === 'self') throw new Error(`MCP server "${server}": talks to itself`);
+        return { address: entry.address };
+      },
+      create: () => {
+        throw new Error('not built here');
+      },
+    };
+    const unchecked: McpTransportFactory<object> = { transport: 'raw', create: socket.create };
+    const factories = new Map<string, McpTransportFactory<object>>([
+      ['websocket', socket],
+      ['raw', unchecked],
+    ]);
+    beforeEach(() => (resolved.length = 0));
+
+    it('keeps what the factory resolves, with the transport named', () => {
+      expect(resolveServerConfig('ws', { transport: 'websocket', address: 'ws://127.0.0.1:9', timeoutMs: 5 } as never, factories)).toEqual({ address: 'ws://127.0.0.1:9', transport: 'websocket' });
+      expect(resolved).toEqual([['ws', { transport: 'websocket', address: 'ws://127.0.0.1:9', timeoutMs: 5 }]]);
+    });
+
+    it('refuses keys the factory does not declare, before asking it', () => {
+      const error = failure(() => resolveServerConfig('ws', { transport: 'websocket', adress: 'x' } as never, factories));
+      expect(error).toBeInstanceOf(McpConfigurationError);
+      expect(error.message).toContain('MCP server "ws": unknown option "adress" (did you mean "address"?');
+      expect(resolved).toEqual([]);
+    });
+
+    it('wraps the factory\'s own complaint with the server name and the ways to declare one', () => {
+      const error = failure(() => resolveServerConfig('ws', { transport: 'websocket' } as never, factories));
+      expect(error).toBeInstanceOf(McpConfigurationError);
+      expect(error.message).toMatch(/^MCP server "ws": "address" must be a ws:\/\/ URL\. Declare \{ command:/);
+    });
+
+    it('passes on a complaint that already names the server unchanged', () => {
+      const error = failure(() => resolveServerConfig('ws', { transport: 'websocket', address: 'self' } as never, factories));
+      expect(error).not.toBeInstanceOf(McpConfigurationError);
+      expect(error.message).toBe('MCP server "ws": talks to itself');
+    });
+
+    it('hands the whole entry on when the factory neither checks keys nor resolves', () => {
+      expect(resolveServerConfig('r', { transport: 'raw', anything: 1 } as never, factories)).toEqual({ transport: 'raw', anything: 1 });
+    });
+  });
+});
