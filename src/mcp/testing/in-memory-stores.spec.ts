@@ -74,7 +74,7 @@ describe('createInMemoryMcpStores', () => {
 
   it('stores null server info, capabilities and endpoint for a first save that has none', async () => {
     const { outboundSessions } = createInMemoryMcpStores();
-    await outboundSessions.save('s', 'alice', { remoteSessionId: 'r1', protocolVersion: '2025-06-18' });
+    await outboundSessions.save('s', 'alice', { remoteSessionId: 'r1', protocolVersion: '2025-06-18', serverInfo: null, serverCapabilities: null });
     expect(await outboundSessions.find('s', 'alice')).toMatchObject({ remoteSessionId: 'r1', serverInfo: null, serverCapabilities: null, endpoint: null });
   });
 
@@ -82,11 +82,11 @@ describe('createInMemoryMcpStores', () => {
     jest.useFakeTimers({ now: Date.UTC(2025, 0, 1) });
     const { outboundSessions } = createInMemoryMcpStores();
     const endpoint = 'http https://a/mcp';
-    await outboundSessions.save('s', 'alice', { remoteSessionId: null, protocolVersion: '2025-06-18', endpoint });
+    await outboundSessions.save('s', 'alice', { remoteSessionId: null, protocolVersion: '2025-06-18', serverInfo: null, serverCapabilities: null, endpoint });
     jest.advanceTimersByTime(10);
-    await outboundSessions.save('s', 'bob', { remoteSessionId: null, protocolVersion: '2025-11-25', endpoint });
+    await outboundSessions.save('s', 'bob', { remoteSessionId: null, protocolVersion: '2025-11-25', serverInfo: null, serverCapabilities: null, endpoint });
     jest.advanceTimersByTime(10);
-    await outboundSessions.save('s', 'alice', { remoteSessionId: null, protocolVersion: '2025-03-26', endpoint });
+    await outboundSessions.save('s', 'alice', { remoteSessionId: null, protocolVersion: '2025-03-26', serverInfo: null, serverCapabilities: null, endpoint });
     expect(await outboundSessions.findVersion('s', endpoint)).toMatchObject({ scopeKey: 'alice', protocolVersion: '2025-03-26' });
   });
 });

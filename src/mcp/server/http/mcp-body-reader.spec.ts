@@ -117,7 +117,7 @@ describe('MCP body reader on a real express app', () => {
     const size = LIMIT + 100;
     const response = await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'x'.repeat(size) });
     expect(response.status).toBe(413);
-    expect((await response.json()).error.message).toBe(`Payload Too Large: the body exceeds ${LIMIT} bytes`);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toBe(`Payload Too Large: the body exceeds ${LIMIT} bytes`);
     expect(seen).toEqual([]);
   });
 
