@@ -155,6 +155,46 @@ describe('FeaturesExplorer', () => {
     expect((await bootError([TypoCompleter])).message).toMatch(/TypoCompleter#ask.*"langauge".*language/);
   });
 
+  it('fails at boot on a completer that names a method its provider does not have', async () => {
+    @Injectable()
+    class MissingCompleter {
+      @McpPrompt({ arguments: [{ name: 'language' }], complete: { language: 'suggestLanguages' } })
+      ask() {}
+    }
+    const error = await bootError([MissingCompleter]);
+    expect(error).toBeInstanceOf(McpConfigurationError);
+    expect(error.message).toBe(
+      'MissingCompleter#ask: the completer of "language" names the method "suggestLanguages", which its provider does not have. ' +
+        'Pass a function (value, context) => string[] or the name of a method of the same provider.',
+    );
+  });
+
+  it('answers completion/complete with -32602 naming the field when the argument name or value is not a string', async () => {
+    @Injectable()
+    class Languages {
+      @McpPrompt({ name: 'ask', arguments: [{ name: 'language' }], complete: { language: (value: string) => ['go', 'rust'].filter((l) => l.startsWith(value)) } })
+      ask() {
+        return 'hi';
+      }
+    }
+    const { toolset, moduleRef } = await boot([Languages]);
+    try {
+      const ref = { type: 'ref/prompt', name: 'ask' };
+      expect((await request(toolset, 'completion/complete', { ref, argument: { name: 'language', value: 'r' } })).result).toEqual({
+        completion: { values: ['rust'], total: 1, hasMore: false },
+      });
+      for (const [argument, field] of [
+        [{ name: 7, value: 'r' }, 'argument.name'],
+        [{ name: 'language', value: null }, 'argument.value'],
+      ] as const) {
+        const response = await request(toolset, 'completion/complete', { ref, argument });
+        expect(response.error).toEqual({ code: -32602, message: `Invalid params: completion/complete needs a string "${field}"` });
+      }
+    } finally {
+      await moduleRef.close();
+    }
+  });
+
   it('resolves request-scoped prompt handlers and method completers per call', async () => {
     const { toolset, moduleRef } = await boot([ScopedPrompts]);
     const first = await request(toolset, 'prompts/get', { name: 'greet', arguments: { who: 'ann' } });
