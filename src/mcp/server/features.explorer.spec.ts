@@ -180,15 +180,16 @@ describe('FeaturesExplorer', () => {
     const { toolset, moduleRef } = await boot([Languages]);
     try {
       const ref = { type: 'ref/prompt', name: 'ask' };
-      expect((await request(toolset, 'completion/complete', { ref, argument: { name: 'language', value: 'r' } })).result).toEqual({
-        completion: { values: ['rust'], total: 1, hasMore: false },
+      expect(await request(toolset, 'completion/complete', { ref, argument: { name: 'language', value: 'r' } })).toMatchObject({
+        result: { completion: { values: ['rust'], total: 1, hasMore: false } },
       });
       for (const [argument, field] of [
         [{ name: 7, value: 'r' }, 'argument.name'],
         [{ name: 'language', value: null }, 'argument.value'],
       ] as const) {
-        const response = await request(toolset, 'completion/complete', { ref, argument });
-        expect(response.error).toEqual({ code: -32602, message: `Invalid params: completion/complete needs a string "${field}"` });
+        expect(await request(toolset, 'completion/complete', { ref, argument })).toMatchObject({
+          error: { code: -32602, message: `Invalid params: completion/complete needs a string "${field}"` },
+        });
       }
     } finally {
       await moduleRef.close();
