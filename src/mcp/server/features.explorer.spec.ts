@@ -196,6 +196,48 @@ describe('FeaturesExplorer', () => {
     }
   });
 
+  it('fails at boot on two prompts of one name or two templates of one template string, naming both owners', async () => {
+    @Injectable()
+    class GreetA {
+      @McpPrompt({ name: 'greet' })
+      greet() {}
+    }
+    @Injectable()
+    class GreetB {
+      @McpPrompt({ name: 'greet' })
+      hello() {}
+    }
+    @Injectable()
+    class FilesA {
+      @McpResourceTemplate({ uriTemplate: 'files:///{path}' })
+      read() {}
+    }
+    @Injectable()
+    class FilesB {
+      @McpResourceTemplate({ uriTemplate: 'files:///{path}' })
+      open() {}
+    }
+    const prompts = await bootError([GreetA, GreetB]);
+    expect(prompts).toBeInstanceOf(McpConfigurationError);
+    expect(prompts.message).toMatch(/^Duplicate MCP prompt "greet" on mount "test": declared by GreetA#greet and by GreetB#hello\./);
+    const templates = await bootError([FilesA, FilesB]);
+    expect(templates).toBeInstanceOf(McpConfigurationError);
+    expect(templates.message).toMatch(/^Duplicate MCP resource "files:\/\/\/\{path\}" on mount "test": declared by FilesA#read and by FilesB#open\./);
+  });
+
+  it('refuses logging/setLevel without a session, and on the stateless revision where it does not exist', async () => {
+    const { toolset, moduleRef } = await boot([]);
+    try {
+      expect(await request(toolset, 'logging/setLevel', { level: 'debug' }, null)).toMatchObject({
+        error: { code: -32600, message: 'logging/setLevel needs an MCP session: the level is stored on it' },
+      });
+      const stateless = await toolset.deliver({ jsonrpc: '2.0', id: nextId++, method: 'logging/setLevel', params: { level: 'debug' } }, { principal, sessionId: null, protocolVersion: '2026-07-28' });
+      expect(stateless).toMatchObject({ error: { code: -32601, message: 'Method not found: logging/setLevel (2026-07-28 carries the level in _meta)' } });
+    } finally {
+      await moduleRef.close();
+    }
+  });
+
   it('resolves request-scoped prompt handlers and method completers per call', async () => {
     const { toolset, moduleRef } = await boot([ScopedPrompts]);
     const first = await request(toolset, 'prompts/get', { name: 'greet', arguments: { who: 'ann' } });
