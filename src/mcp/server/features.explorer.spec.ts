@@ -10,6 +10,7 @@ import type { McpToolContext } from '../interfaces/mcp-tool-context.interface';
 import { MCP_MODULE_OPTIONS } from '../mcp.constants';
 import { resolveMcpOptions } from './mcp.options';
 import { MCP_ENTITIES } from '../persistence/entities';
+import { MCP_COLUMN_LENGTHS } from '../persistence/mcp-columns.constants';
 import type { JsonRpcResponse } from '../protocol/jsonrpc';
 import { methodFacts } from '../protocol/method-catalog';
 import { McpPrompt } from './decorators/mcp-prompt.decorator';
@@ -233,6 +234,20 @@ describe('FeaturesExplorer', () => {
       });
       const stateless = await toolset.deliver({ jsonrpc: '2.0', id: nextId++, method: 'logging/setLevel', params: { level: 'debug' } }, { principal, sessionId: null, protocolVersion: '2026-07-28' });
       expect(stateless).toMatchObject({ error: { code: -32601, message: 'Method not found: logging/setLevel (2026-07-28 carries the level in _meta)' } });
+    } finally {
+      await moduleRef.close();
+    }
+  });
+
+  it('refuses resources/subscribe on 2026-07-28, and a URI longer than its column, before touching the store', async () => {
+    const { toolset, moduleRef } = await boot([Docs]);
+    try {
+      const stateless = await toolset.deliver({ jsonrpc: '2.0', id: nextId++, method: 'resources/subscribe', params: { uri: 'docs://a' } }, { principal, sessionId: null, protocolVersion: '2026-07-28' });
+      expect(stateless).toMatchObject({ error: { code: -32601, message: 'Method not found: resources/subscribe (2026-07-28 uses subscriptions/listen)' } });
+      const long = `docs://${'a'.repeat(MCP_COLUMN_LENGTHS.subscriptionUri)}`;
+      expect(await request(toolset, 'resources/subscribe', { uri: long }, 'session-1')).toMatchObject({
+        error: { code: -32602, message: `Invalid params: "uri" is longer than ${MCP_COLUMN_LENGTHS.subscriptionUri} characters` },
+      });
     } finally {
       await moduleRef.close();
     }
