@@ -78,3 +78,69 @@ describe('storable values', () => {
     expect(record.clientInfo).toEqual({ name: 'c\\ud800' });
   });
 });
+
+describe('storable jsonb values: scalars, JSON text and values past the depth limit', () => {
+  it('stores null for null and undefined, keeps numbers and booleans, and escapes a bare string', () => {
+    const notes = new StorableNotes();
+    expect(storableJson(null, 'result', notes)).toBeNull();
+    expect(storableJson(undefined, 'result', notes)).toBeNull();
+    expect(storableJson(42, 'result', notes)).toBe(42);
+    expect(storableJson(false, 'result', notes)).toBe(false);
+    expect(notes.text()).toBeNull();
+    expect(storableJson('a\u0000', 'result', notes)).toBe('a\\u0000');
+    expect(storableJson(['b\u0000'], 'result', notes)).toEqual(['b\\u0000']);
+    expect(notes.text()).toBe('stored with changes: NUL characters or lone surrogates escaped in result');
+  });
+
+  it('escapes a value as JSON.stringify would see it: toJSON applied, numbers and nulls kept', () => {
+    const notes = new StorableNotes();
+    const stamp = { toJSON: () => 'stamp\u0000' };
+    expect(storableJson({ at: stamp, n: 1, z: null, list: [true, 'x\udc00'] }, 'params', notes)).toEqual({ at: 'stamp\\u0000', n: 1, z: null, list: [true, 'x\\udc00'] });
+    expect(notes.text()).toBe('stored with changes: NUL characters or lone surrogates escaped in params');
+  });
+
+  it('stores a JsonText nested past the limit as its text, with NUL and lone surrogates escaped', () => {
+    const notes = new StorableNotes();
+    const depth = MAX_STORED_JSON_DEPTH + 1;
+    const text = `${'['.repeat(depth)}"\u0000"${']'.repeat(depth)}`;
+    expect(storableJson(new JsonText(text), 'response', notes)).toBe(`${'['.repeat(depth)}"\\u0000"${']'.repeat(depth)}`);
+    expect(notes.text()).toBe(`stored with changes: response nested deeper than ${MAX_STORED_JSON_DEPTH} levels, stored as its JSON text`);
+  });
+
+  it('keeps a JsonText whose only suspicious escapes are surrogate pairs or ordinary characters, without a note', () => {
+    const notes = new StorableNotes();
+    const pairs = new JsonText(String.raw`{"e":"\ud83d\ude00","a":"\u0041\n\"q\"","raw":"😀"}`);
+    expect(storableJson(pairs, 'request', notes)).toBe(pairs);
+    const plain = new JsonText('{"jsonrpc":"2.0","id":1,"method":"ping"}');
+    expect(storableJson(plain, 'request', notes)).toBe(plain);
+    expect(notes.text()).toBeNull();
+  });
+
+  it('writes raw lone surrogates in JsonText strings as visible escapes, leaving text outside strings alone', () => {
+    const notes = new StorableNotes();
+    const stored = storableJson(new JsonText(`{"hi":"a\ud800b","lo":"\udc00","ok":"\u0041"}`), 'request', notes) as JsonText;
+    expect(stored).toBeInstanceOf(JsonText);
+    expect(JSON.parse(stored.text)).toEqual({ hi: 'a\\ud800b', lo: '\\udc00', ok: 'A' });
+    expect(notes.text()).toBe('stored with changes: NUL characters or lone surrogates escaped in request');
+  });
+
+  it('writes a value past the limit as JSON.stringify would, marking an object met again as [Circular]', () => {
+    const notes = new StorableNotes();
+    const deep = deepArray(MAX_STORED_JSON_DEPTH + 1);
+    const root: Record<string, unknown> = {
+      deep,
+      n: null,
+      big: 10n,
+      list: [undefined, () => 1, Symbol('s'), 1.5],
+      skippedUndefined: undefined,
+      skippedFunction: () => 1,
+      skippedSymbol: Symbol('t'),
+      at: new Date(0),
+      text: 'x\u0000',
+    };
+    root.self = root;
+    const expectedDeep = `${'['.repeat(MAX_STORED_JSON_DEPTH + 1)}${']'.repeat(MAX_STORED_JSON_DEPTH + 1)}`;
+    expect(storableJson(root, 'result', notes)).toBe(`{"deep":${expectedDeep},"n":null,"big":"10","list":[null,null,null,1.5],"at":"1970-01-01T00:00:00.000Z","text":"x\\u0000","self":"[Circular]"}`);
+    expect(notes.text()).toBe(`stored with changes: result nested deeper than ${MAX_STORED_JSON_DEPTH} levels, stored as its JSON text`);
+  });
+});

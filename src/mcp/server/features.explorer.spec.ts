@@ -10,6 +10,7 @@ import type { McpToolContext } from '../interfaces/mcp-tool-context.interface';
 import { MCP_MODULE_OPTIONS } from '../mcp.constants';
 import { resolveMcpOptions } from './mcp.options';
 import { MCP_ENTITIES } from '../persistence/entities';
+import { MCP_COLUMN_LENGTHS } from '../persistence/mcp-columns.constants';
 import type { JsonRpcResponse } from '../protocol/jsonrpc';
 import { methodFacts } from '../protocol/method-catalog';
 import { McpPrompt } from './decorators/mcp-prompt.decorator';
@@ -153,6 +154,103 @@ describe('FeaturesExplorer', () => {
     expect((await bootError([BadTemplate])).message).toMatch(/BadTemplate#read.*\{\+path\}.*level-1/);
     expect((await bootError([RelativeUri])).message).toMatch(/RelativeUri#read.*not an absolute URI/);
     expect((await bootError([TypoCompleter])).message).toMatch(/TypoCompleter#ask.*"langauge".*language/);
+  });
+
+  it('fails at boot on a completer that names a method its provider does not have', async () => {
+    @Injectable()
+    class MissingCompleter {
+      @McpPrompt({ arguments: [{ name: 'language' }], complete: { language: 'suggestLanguages' } })
+      ask() {}
+    }
+    const error = await bootError([MissingCompleter]);
+    expect(error).toBeInstanceOf(McpConfigurationError);
+    expect(error.message).toBe(
+      'MissingCompleter#ask: the completer of "language" names the method "suggestLanguages", which its provider does not have. ' +
+        'Pass a function (value, context) => string[] or the name of a method of the same provider.',
+    );
+  });
+
+  it('answers completion/complete with -32602 naming the field when the argument name or value is not a string', async () => {
+    @Injectable()
+    class Languages {
+      @McpPrompt({ name: 'ask', arguments: [{ name: 'language' }], complete: { language: (value: string) => ['go', 'rust'].filter((l) => l.startsWith(value)) } })
+      ask() {
+        return 'hi';
+      }
+    }
+    const { toolset, moduleRef } = await boot([Languages]);
+    try {
+      const ref = { type: 'ref/prompt', name: 'ask' };
+      expect(await request(toolset, 'completion/complete', { ref, argument: { name: 'language', value: 'r' } })).toMatchObject({
+        result: { completion: { values: ['rust'], total: 1, hasMore: false } },
+      });
+      for (const [argument, field] of [
+        [{ name: 7, value: 'r' }, 'argument.name'],
+        [{ name: 'language', value: null }, 'argument.value'],
+      ] as const) {
+        expect(await request(toolset, 'completion/complete', { ref, argument })).toMatchObject({
+          error: { code: -32602, message: `Invalid params: completion/complete needs a string "${field}"` },
+        });
+      }
+    } finally {
+      await moduleRef.close();
+    }
+  });
+
+  it('fails at boot on two prompts of one name or two templates of one template string, naming both owners', async () => {
+    @Injectable()
+    class GreetA {
+      @McpPrompt({ name: 'greet' })
+      greet() {}
+    }
+    @Injectable()
+    class GreetB {
+      @McpPrompt({ name: 'greet' })
+      hello() {}
+    }
+    @Injectable()
+    class FilesA {
+      @McpResourceTemplate({ uriTemplate: 'files:///{path}' })
+      read() {}
+    }
+    @Injectable()
+    class FilesB {
+      @McpResourceTemplate({ uriTemplate: 'files:///{path}' })
+      open() {}
+    }
+    const prompts = await bootError([GreetA, GreetB]);
+    expect(prompts).toBeInstanceOf(McpConfigurationError);
+    expect(prompts.message).toMatch(/^Duplicate MCP prompt "greet" on mount "test": declared by GreetA#greet and by GreetB#hello\./);
+    const templates = await bootError([FilesA, FilesB]);
+    expect(templates).toBeInstanceOf(McpConfigurationError);
+    expect(templates.message).toMatch(/^Duplicate MCP resource "files:\/\/\/\{path\}" on mount "test": declared by FilesA#read and by FilesB#open\./);
+  });
+
+  it('refuses logging/setLevel without a session, and on the stateless revision where it does not exist', async () => {
+    const { toolset, moduleRef } = await boot([]);
+    try {
+      expect(await request(toolset, 'logging/setLevel', { level: 'debug' }, null)).toMatchObject({
+        error: { code: -32600, message: 'logging/setLevel needs an MCP session: the level is stored on it' },
+      });
+      const stateless = await toolset.deliver({ jsonrpc: '2.0', id: nextId++, method: 'logging/setLevel', params: { level: 'debug' } }, { principal, sessionId: null, protocolVersion: '2026-07-28' });
+      expect(stateless).toMatchObject({ error: { code: -32601, message: 'Method not found: logging/setLevel (2026-07-28 carries the level in _meta)' } });
+    } finally {
+      await moduleRef.close();
+    }
+  });
+
+  it('refuses resources/subscribe on 2026-07-28, and a URI longer than its column, before touching the store', async () => {
+    const { toolset, moduleRef } = await boot([Docs]);
+    try {
+      const stateless = await toolset.deliver({ jsonrpc: '2.0', id: nextId++, method: 'resources/subscribe', params: { uri: 'docs://a' } }, { principal, sessionId: null, protocolVersion: '2026-07-28' });
+      expect(stateless).toMatchObject({ error: { code: -32601, message: 'Method not found: resources/subscribe (2026-07-28 uses subscriptions/listen)' } });
+      const long = `docs://${'a'.repeat(MCP_COLUMN_LENGTHS.subscriptionUri)}`;
+      expect(await request(toolset, 'resources/subscribe', { uri: long }, 'session-1')).toMatchObject({
+        error: { code: -32602, message: `Invalid params: "uri" is longer than ${MCP_COLUMN_LENGTHS.subscriptionUri} characters` },
+      });
+    } finally {
+      await moduleRef.close();
+    }
   });
 
   it('resolves request-scoped prompt handlers and method completers per call', async () => {

@@ -44,12 +44,12 @@ export class InMemoryMcpSubscriptionStore implements McpSubscriptionStore {
     return this.records.filter((record) => record.mount === this.sessions.settings.mount && record.sessionId === sessionId && record.uri !== exceptUri).length;
   }
 
-  /** The live sessions of this mount watching `uri`, sorted by session id. */
+  /** The live sessions of this mount watching `uri`, sorted by session id (each appears once: one subscription per session and URI). */
   async subscribers(uri: string): Promise<string[]> {
     const now = Date.now();
     return this.records
       .filter((record) => record.mount === this.sessions.settings.mount && record.uri === uri && this.sessions.isLive(record.sessionId, now))
       .map((record) => record.sessionId)
-      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      .sort((a, b) => (a < b ? -1 : 1));
   }
 }

@@ -35,9 +35,8 @@ function tooLargeMessage(limit: number): string {
   return `Payload Too Large: the body exceeds ${limit} bytes`;
 }
 
-/** 413 and close: the rest of the body will not be read. */
+/** 413 or 408, and close: the rest of the body will not be read. Nothing has answered yet: the reader runs first and has not called `next`. */
 function refuseAndClose(res: Response, status: number, message: string): void {
-  if (res.headersSent) return void res.destroy();
   res.setHeader('Connection', 'close');
   sendRpcError(res, status, TRANSPORT_ERROR_CODE, message);
 }
@@ -68,8 +67,8 @@ export function createMcpBodyReader(limitsFor: (path: string) => McpBodyLimits |
       clearTimeout(deadline);
       req.off('data', onData);
     };
+    // `settle` clears this timer, so it only fires while the body is still being read.
     const deadline = setTimeout(() => {
-      if (done) return;
       settle();
       refuseAndClose(res, 408, `Request Timeout: the body did not arrive within ${limits.timeoutMs} ms`);
     }, limits.timeoutMs);

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import { IsArray, IsEnum, IsInt, IsNumber, IsOptional, IsString, Max, Min, ValidateNested } from 'class-validator';
+import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
 import { compileJsonSchema, type ValidationOutcome } from './json-schema-validator';
 import { EMPTY_INPUT_SCHEMA, compileInputValidator, dtoToJsonSchema, isDtoClass, toPublishedSchema } from './tool-schema.factory';
 
@@ -117,6 +118,22 @@ describe('dtoToJsonSchema', () => {
     expect(outcome.ok === false && outcome.message).toContain('shipTo.location.lat');
   });
 
+  // Defect: a nested DTO class without validation decorators has no schema of its own, so the
+  // published schema keeps a `$ref` to `#/$defs/<name>` with no such definition, and a client that
+  // compiles the tool's inputSchema fails to resolve it.
+  it.failing('keeps its $refs resolvable when a nested class has no validation decorators', () => {
+    class Undecorated {
+      note: string;
+    }
+    class Holder {
+      @ValidateNested()
+      @Type(() => Undecorated)
+      inner: Undecorated;
+    }
+    const published = dtoToJsonSchema(Holder);
+    expect(() => compileJsonSchema(published)).not.toThrow();
+  });
+
   it('gives a DTO without decorated fields an empty object schema', () => {
     expect(dtoToJsonSchema(EmptyInput)).toEqual({ type: 'object', properties: {} });
   });
@@ -140,6 +157,33 @@ describe('dtoToJsonSchema', () => {
     const Second = makeSecond();
     expect(dtoToJsonSchema(First).properties).toEqual({ title: { type: 'string' } });
     expect(dtoToJsonSchema(Second).properties).toEqual({ count: { type: 'integer' } });
+  });
+
+  it('refuses at boot a DTO that nests a class whose name another validated class shares', () => {
+    const makeLine = (field: 'sku' | 'qty') => {
+      class Line {
+        @IsString()
+        sku: string;
+      }
+      class QtyLine {
+        @IsInt()
+        qty: number;
+      }
+      Object.defineProperty(QtyLine, 'name', { value: 'Line' });
+      return field === 'sku' ? Line : QtyLine;
+    };
+    const Line = makeLine('sku');
+    makeLine('qty');
+    class Basket {
+      @ValidateNested({ each: true })
+      @Type(() => Line)
+      @IsArray()
+      lines: InstanceType<typeof Line>[];
+    }
+    expect(() => dtoToJsonSchema(Basket)).toThrow(McpConfigurationError);
+    expect(() => dtoToJsonSchema(Basket)).toThrow(
+      'The DTO Basket nests a class named Line, and more than one validated class has that name: rename one of them so its JSON Schema is unambiguous.',
+    );
   });
 });
 

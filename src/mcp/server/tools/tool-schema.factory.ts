@@ -68,7 +68,7 @@ export function dtoToJsonSchema(dto: Type<unknown>): JsonSchema {
         `The DTO ${dto.name} nests a class named ${name}, and more than one validated class has that name: rename one of them so its JSON Schema is unambiguous.`,
       );
     }
-    if (defs[name] || !all[name]) continue;
+    if (!all[name]) continue; // a nested class without validation decorators has no schema of its own
     defs[name] = all[name];
     collectRefs(all[name], pending);
   }
