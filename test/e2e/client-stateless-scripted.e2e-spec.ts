@@ -147,8 +147,8 @@ describe('McpClientService on a scripted 2026-07-28 HTTP server', () => {
   });
 
   describe("with version 'auto'", () => {
-    /** Answers a 2025-11-25 handshake; a GET of the standalone stream gets 405 from the scripted server itself. */
-    const legacyHandshake: Record<string, ScriptedReply[]> = {
+    /** Answers one 2025-11-25 handshake (fresh scripts for each server); a GET of the standalone stream gets 405 from the scripted server itself. */
+    const legacyHandshake = (): Record<string, ScriptedReply[]> => ({
       initialize: [
         (res, body) =>
           void res
@@ -156,7 +156,7 @@ describe('McpClientService on a scripted 2026-07-28 HTTP server', () => {
             .end(JSON.stringify({ jsonrpc: '2.0', id: body?.id, result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'old', version: '1' } } })),
       ],
       'notifications/initialized': [(res) => void res.writeHead(202).end()],
-    };
+    });
 
     it('fails the call undelivered when the probe proves nothing, and probes again on the next call', async () => {
       const server = await scripted({
@@ -176,7 +176,7 @@ describe('McpClientService on a scripted 2026-07-28 HTTP server', () => {
     it('takes a server that does not answer server/discover within probeTimeoutMs for a 2025 server', async () => {
       const server = await scripted({
         'server/discover': [() => undefined],
-        ...legacyHandshake,
+        ...legacyHandshake(),
         'tools/call': [result({ content: [{ type: 'text', text: 'old school' }] })],
       });
       const mcp = await client(server.url, {}, { version: 'auto', probeTimeoutMs: 200 });
@@ -198,7 +198,7 @@ describe('McpClientService on a scripted 2026-07-28 HTTP server', () => {
         void res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: body?.id, error: { code: -32601, message: 'Method not found' } }));
       const server = await scripted({
         'server/discover': [notFound],
-        ...legacyHandshake,
+        ...legacyHandshake(),
         'tools/call': [result({ content: [{ type: 'text', text: 'first' }] }), result({ content: [{ type: 'text', text: 'second' }] })],
       });
       const stores = createInMemoryMcpStores();

@@ -37,6 +37,28 @@ describe('resolveServerConfig', () => {
     expect(error.message).toContain(`MCP server "${name}": ${reason}`);
   });
 
+  it.each<[string, Record<string, unknown>, string]>([
+    ['a url that is not a string', { url: 8080 }, '"url" must be a string'],
+    ['a url that does not parse', { url: 'http://' }, '"url" is not a valid URL: "http://"'],
+    ['a url of another scheme', { url: 'ftp://127.0.0.1/mcp' }, '"url" must use http or https, got ftp:'],
+    ['an unknown retry option', { url: 'http://127.0.0.1/mcp', retry: { tries: 1 } }, 'option "retry": unknown option "tries"'],
+    ['args next to an argv array', { command: ['node', 'server.js'], args: ['--x'] }, '"args" is only allowed with a single-program "command" string'],
+    ['an unknown pool option', { command: ['s'], stateless: true, pool: { size: 2 } }, 'option "pool": unknown option "size"'],
+    ['a toolset entry without a principal', { transport: 'toolset' }, 'a toolset server needs "principal": a principal key, or { key, label }'],
+    ['a toolset entry with an empty principal', { transport: 'toolset', principal: '' }, 'a toolset server needs "principal"'],
+    ['a toolset entry whose principal has no key', { transport: 'toolset', principal: { label: 'Bot' } }, 'a toolset server needs "principal"'],
+    ['a toolset entry with an empty mount', { transport: 'toolset', principal: 'bot', mount: '' }, '"mount" must be the name of a mount of this app'],
+  ])('refuses a built-in transport entry with %s, naming the server', (_case, entry, reason) => {
+    const error = failure(() => resolveServerConfig('ok', entry as never));
+    expect(error.message).toContain('MCP server "ok"');
+    expect(error.message).toContain(reason);
+  });
+
+  it('turns a single-program command string with args into an argv', () => {
+    expect(resolveServerConfig('ok', { command: 'node', args: ['server.js', '--port', '0'] } as never)).toMatchObject({ transport: 'stdio', command: ['node', 'server.js', '--port', '0'] });
+    expect(resolveServerConfig('ok', { transport: 'toolset', principal: { key: 'bot' }, mount: 'admin' } as never)).toEqual({ transport: 'toolset', principal: { key: 'bot' }, mount: 'admin' });
+  });
+
   it('accepts every common setting on its allowed values', () => {
     const entry = { command: ['s'], version: 'auto', probeTimeoutMs: 10, scope: 'principal', timeoutMs: 20 } as McpServerConfig;
     expect(resolveServerConfig('ok', entry)).toMatchObject({ transport: 'stdio', version: 'auto', scope: 'principal', timeoutMs: 20 });
