@@ -26,6 +26,7 @@ module.exports = {
       testEnvironment: 'node',
       rootDir: '.',
       testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts', '<rootDir>/test/faults/**/*.e2e-spec.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/support/no-unhandled-rejections.setup.ts'],
       transform: { '^.+\\.ts$': tsJest },
       moduleFileExtensions: ['ts', 'js', 'json'],
     },
