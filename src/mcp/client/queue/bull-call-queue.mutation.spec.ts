@@ -1,0 +1,272 @@
+import { EventEmitter } from 'node:events';
+import { McpCallNotFoundError } from '../../errors/mcp-client-call.errors';
+import { McpTransportError } from '../../errors/mcp-client.errors';
+import { McpQueueUnavailableError } from '../../errors/mcp-outage.errors';
+import type { McpResolvedQueueOptions } from '../config/client-options-resolver';
+import type { McpCallJob } from '../interfaces/mcp-call.interface';
+import type { McpCallAttempt } from '../interfaces/mcp-call-attempt.interface';
+import type { McpCallProcessor } from '../mcp-call-processor';
+import { BullCallQueue } from './bull-call-queue';
+
+/** The part of a Bull queue the call queue uses, in memory. */
+class FakeBullQueue extends EventEmitter {
+  static last: FakeBullQueue;
+  readonly client = Object.assign(new EventEmitter(), {
+    status: 'ready',
+    marks: new Map<string, string>(),
+    set: jest.fn(async (key: string, value: string, _ex: string, _ttl: number, _nx: string) => {
+      if (FakeBullQueue.last.client.marks.has(key)) return null;
+      FakeBullQueue.last.client.marks.set(key, value);
+      return 'OK';
+    }),
+    del: jest.fn(async (key: string) => Number(FakeBullQueue.last.client.marks.delete(key))),
+  });
+  handler?: (job: unknown) => Promise<Record<string, unknown>>;
+  added: Array<{ data: unknown; opts: unknown }> = [];
+  jobs = new Map<string, Record<string, unknown>>();
+
+  constructor(
+    readonly name: string,
+    readonly opts: unknown,
+  ) {
+    super();
+    FakeBullQueue.last = this;
+  }
+
+  process(_concurrency: number, handler: (job: unknown) => Promise<Record<string, unknown>>): Promise<void> {
+    this.handler = handler;
+    return new Promise(() => undefined);
+  }
+
+  async add(data: unknown, opts: unknown) {
+    this.added.push({ data, opts });
+    return { id: 42 };
+  }
+
+  async getJob(id: string) {
+    return this.jobs.get(id) ?? null;
+  }
+
+  async close() {}
+}
+
+jest.mock('bull', () => FakeBullQueue);
+
+const options: McpResolvedQueueOptions = {
+  bull: { prefix: 'pfx' },
+  name: 'calls',
+  concurrency: 1,
+  worker: true,
+  attempts: 3,
+  backoffMs: 100,
+  keepResultsMs: 90_500,
+  commandTimeoutMs: 1000,
+  waitTimeoutMs: 1000,
+};
+
+const toolCall: McpCallJob = { server: 'srv', method: 'tools/call', params: { name: 't' }, scopeKey: 'k', timeoutMs: 1000 };
+
+function fakeJob(data: McpCallJob & Record<string, unknown>, attemptsMade = 0, attempts = 3) {
+  return {
+    id: 7,
+    data,
+    attemptsMade,
+    opts: { attempts },
+    update: jest.fn(async () => undefined),
+    discard: jest.fn(),
+    progress: jest.fn(async () => undefined),
+  };
+}
+
+function worker(process: (job: McpCallJob, attempt: McpCallAttempt) => Promise<Record<string, unknown>>, overrides: Partial<McpResolvedQueueOptions> = {}) {
+  const spy = jest.fn(process);
+  const queue = new BullCallQueue({ ...options, ...overrides }, { process: spy } as unknown as McpCallProcessor);
+  queue.start();
+  const bull = FakeBullQueue.last;
+  return { queue, bull, process: spy, run: (job: ReturnType<typeof fakeJob>) => bull.handler!(job) };
+}
+
+describe('BullCallQueue worker: the at-most-once mark', () => {
+  it('marks the job in Redis with SET NX under the queue prefix, for as long as results are kept', async () => {
+    const { bull, run } = worker(async (_job, attempt) => {
+      expect(await attempt.claim()).toBe(true);
+      return { ok: true };
+    });
+    await expect(run(fakeJob({ ...toolCall }))).resolves.toEqual({ ok: true });
+    expect(bull.client.set).toHaveBeenCalledWith('pfx:calls:mcp-attempted:7', String(process.pid), 'EX', 91, 'NX');
+  });
+
+  it('uses the default bull prefix when none is configured', async () => {
+    const { bull, run } = worker(async (_job, attempt) => ({ claimed: await attempt.claim() }), { bull: {} });
+    await run(fakeJob({ ...toolCall }));
+    expect(bull.client.set.mock.calls[0][0]).toBe('bull:calls:mcp-attempted:7');
+  });
+
+  it('refuses the claim of a job already marked by an earlier attempt', async () => {
+    const claims: boolean[] = [];
+    const { run } = worker(async (_job, attempt) => {
+      claims.push(await attempt.claim());
+      return {};
+    });
+    await run(fakeJob({ ...toolCall }));
+    await run(fakeJob({ ...toolCall }, 1));
+    expect(claims).toEqual([true, false]);
+  });
+
+  it('refuses the claim when the mark cannot be written (Redis down)', async () => {
+    const { bull, run } = worker(async (_job, attempt) => ({ claimed: await attempt.claim() }));
+    bull.client.status = 'reconnecting';
+    await expect(attempt(run)).resolves.toBeInstanceOf(McpQueueUnavailableError);
+    expect(bull.client.set).not.toHaveBeenCalled();
+
+    async function attempt(runJob: typeof run): Promise<unknown> {
+      return runJob(fakeJob({ ...toolCall })).catch((error: unknown) => error);
+    }
+  });
+
+  it('releases the mark so a run that never left may be claimed again', async () => {
+    const claims: boolean[] = [];
+    const { bull, run } = worker(async (_job, attempt) => {
+      claims.push(await attempt.claim());
+      await attempt.release();
+      claims.push(await attempt.claim());
+      return {};
+    });
+    await run(fakeJob({ ...toolCall }));
+    expect(claims).toEqual([true, true]);
+    expect(bull.client.del).toHaveBeenCalledWith('pfx:calls:mcp-attempted:7');
+  });
+
+  it('gives the processor the call without the failure of the previous attempt, and an attempt named by the job id', async () => {
+    const { process, run } = worker(async () => ({}));
+    await run(fakeJob({ ...toolCall, failure: { name: 'X', message: 'x', delivered: false, fields: {} } }));
+    expect(process.mock.calls[0][0]).toEqual(toolCall);
+    expect(process.mock.calls[0][1].id).toBe('7');
+  });
+
+  it('publishes the notifications of a call as job progress', async () => {
+    const job = fakeJob({ ...toolCall });
+    const notification = { jsonrpc: '2.0' as const, method: 'notifications/tools/list_changed' };
+    const { run } = worker(async (_job, attempt) => {
+      attempt.notify('srv', notification);
+      return {};
+    });
+    await run(job);
+    expect(job.progress).toHaveBeenCalledWith({ server: 'srv', notification });
+  });
+});
+
+describe('BullCallQueue worker: which failures end the job', () => {
+  it('ends a tools/call at once after a failure that may have reached the server, keeping the typed failure', async () => {
+    const error = new McpTransportError('reset', true, 502);
+    const job = fakeJob({ ...toolCall });
+    const { run } = worker(async () => Promise.reject(error));
+    await expect(run(job)).rejects.toBe(error);
+    expect(job.discard).toHaveBeenCalledTimes(1);
+    expect(job.update).toHaveBeenCalledWith({
+      ...toolCall,
+      failure: { name: 'McpTransportError', message: 'reset', delivered: true, fields: { status: 502 } },
+    });
+  });
+
+  it('lets Bull retry a tools/call whose failure proves it never left', async () => {
+    const job = fakeJob({ ...toolCall });
+    const { run } = worker(async () => Promise.reject(new McpTransportError('ECONNREFUSED', false)));
+    await expect(run(job)).rejects.toThrow('ECONNREFUSED');
+    expect(job.discard).not.toHaveBeenCalled();
+    expect(job.update.mock.calls[0]).toEqual([expect.objectContaining({ failure: expect.objectContaining({ delivered: false }) })]);
+  });
+
+  it('ends the job on its last attempt, and not before', async () => {
+    const { run } = worker(async () => Promise.reject(new McpTransportError('ECONNREFUSED', false)));
+    const second = fakeJob({ ...toolCall }, 1, 3);
+    await run(second).catch(() => undefined);
+    expect(second.discard).not.toHaveBeenCalled();
+    const last = fakeJob({ ...toolCall }, 2, 3);
+    await run(last).catch(() => undefined);
+    expect(last.discard).toHaveBeenCalledTimes(1);
+    const single = { ...fakeJob({ ...toolCall }, 0), opts: {} };
+    await run(single).catch(() => undefined);
+    expect(single.discard).toHaveBeenCalledTimes(1);
+  });
+
+  it("ends the job when Bull's next backoff would start after the caller deadline", async () => {
+    const now = Date.now();
+    jest.useFakeTimers({ now });
+    try {
+      const { run } = worker(async () => Promise.reject(new McpTransportError('ECONNREFUSED', false)));
+      // After attempt 2 (attemptsMade 1) Bull waits (2^2 - 1) * 100 = 300 ms.
+      const late = fakeJob({ ...toolCall, deadlineAt: now + 300 }, 1);
+      await run(late).catch(() => undefined);
+      expect(late.discard).toHaveBeenCalledTimes(1);
+      const inTime = fakeJob({ ...toolCall, deadlineAt: now + 301 }, 1);
+      await run(inTime).catch(() => undefined);
+      expect(inTime.discard).not.toHaveBeenCalled();
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
+  it('still throws the failure when it cannot be recorded', async () => {
+    const job = fakeJob({ ...toolCall });
+    job.update.mockRejectedValueOnce(new Error('redis gone'));
+    const { run } = worker(async () => Promise.reject(new McpTransportError('reset', true)));
+    await expect(run(job)).rejects.toThrow('reset');
+  });
+});
+
+describe('BullCallQueue enqueueing and reading', () => {
+  it('enqueues with the configured attempts, exponential backoff and a retention in whole seconds', async () => {
+    const { queue, bull } = worker(async () => ({}));
+    await expect(queue.submit(toolCall)).resolves.toBe('42');
+    expect(bull.added[0]).toEqual({
+      data: toolCall,
+      opts: { attempts: 3, backoff: { type: 'exponential', delay: 100 }, removeOnComplete: { age: 91 }, removeOnFail: { age: 91 } },
+    });
+  });
+
+  it('does not start a worker when this process is not one', () => {
+    const queue = new BullCallQueue({ ...options, worker: false }, { process: jest.fn() } as unknown as McpCallProcessor);
+    queue.start();
+    expect(FakeBullQueue.last.handler).toBeUndefined();
+  });
+
+  it('refuses to enqueue while Redis is down, saying nothing was sent', async () => {
+    const { queue, bull } = worker(async () => ({}));
+    bull.client.status = 'end';
+    const error = await queue.submit(toolCall).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(McpQueueUnavailableError);
+    expect((error as McpQueueUnavailableError).delivered).toBe(false);
+    expect(bull.added).toHaveLength(0);
+  });
+
+  it('reads the state of a finished call, and forgets it keepResultsMs after it finished', async () => {
+    const { queue, bull } = worker(async () => ({}));
+    const remove = jest.fn(async () => undefined);
+    const job = { id: '5', finishedOn: Date.now(), returnvalue: { ok: 1 }, data: toolCall, getState: async () => 'completed', remove };
+    bull.jobs.set('5', job);
+    await expect(queue.state('5')).resolves.toEqual({ id: '5', state: 'completed', result: { ok: 1 } });
+    job.finishedOn = Date.now() - 90_500;
+    await expect(queue.state('5')).rejects.toBeInstanceOf(McpCallNotFoundError);
+    expect(remove).toHaveBeenCalled();
+    await expect(queue.state('6')).rejects.toBeInstanceOf(McpCallNotFoundError);
+  });
+
+  it('reads a failed call as its decoded typed failure, and a running one as pending', async () => {
+    const { queue, bull } = worker(async () => ({}));
+    const failure = { name: 'McpTransportError', message: 'reset', delivered: true, fields: { status: 502 } };
+    bull.jobs.set('8', { id: '8', data: { ...toolCall, failure }, getState: async () => 'failed' });
+    bull.jobs.set('9', { id: '9', data: toolCall, getState: async () => 'active' });
+    bull.jobs.set('10', { id: '10', data: toolCall, failedReason: 'stalled', getState: async () => 'failed' });
+    const failed = await queue.state('8');
+    expect(failed.state).toBe('failed');
+    expect(failed.error).toBeInstanceOf(McpTransportError);
+    expect((failed.error as McpTransportError).delivered).toBe(true);
+    expect((failed.error as McpTransportError).status).toBe(502);
+    await expect(queue.state('9')).resolves.toEqual({ id: '9', state: 'pending' });
+    const stalled = await queue.state('10');
+    expect(stalled.error).toBeInstanceOf(McpTransportError);
+    expect(stalled.error!.message).toBe('Call 10 failed: stalled');
+    expect((stalled.error as McpTransportError).delivered).toBe(true);
+  });
+});

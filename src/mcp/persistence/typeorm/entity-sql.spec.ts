@@ -1,0 +1,109 @@
+import type { DataSource } from 'typeorm';
+import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
+import { JsonText } from '../json-text';
+import { EntitySql, escapedTableOf, escapeTablePath } from './entity-sql';
+
+interface Row {
+  id: string;
+  sessionId: string;
+  payload: unknown;
+}
+
+const columns = [
+  { propertyName: 'id', databaseName: 'id', type: 'uuid' },
+  { propertyName: 'sessionId', databaseName: 'session_id', type: 'varchar' },
+  { propertyName: 'payload', databaseName: 'payload', type: 'jsonb' },
+] as unknown as ColumnMetadata[];
+
+function fakeDataSource(type: string, options: { json?: boolean; pool?: boolean; tablePath?: string } = {}) {
+  const poolQuery = jest.fn(async (_sql: string, _params: unknown[]) => ({ rows: [] as Record<string, unknown>[] }));
+  const query = jest.fn(async (_sql: string, _params: unknown[]) => [] as Record<string, unknown>[]);
+  const driver: Record<string, unknown> = {
+    escape: (name: string) => `"${name}"`,
+    preparePersistentValue: (value: unknown, column: ColumnMetadata) => `${column.databaseName}<${String(value)}>`,
+    prepareHydratedValue: (value: unknown, column: ColumnMetadata) => (value === undefined ? `missing ${column.databaseName}` : `${column.propertyName}=${String(value)}`),
+  };
+  if (options.pool !== false) driver.master = { query: poolQuery };
+  if (options.json) {
+    driver.wrapWithJsonFunction = function (this: unknown, value: string, column: ColumnMetadata, jsonb = false) {
+      expect(this).toBe(driver);
+      return column.type === 'jsonb' ? `${jsonb ? 'jsonb' : 'json'}(${value})` : value;
+    };
+  }
+  const dataSource = {
+    driver,
+    options: { type },
+    getMetadata: () => ({ columns, tablePath: options.tablePath ?? 'mcp.app_events' }),
+    query,
+  } as unknown as DataSource;
+  return { dataSource, poolQuery, query };
+}
+
+describe('escapeTablePath / escapedTableOf', () => {
+  it('escapes each part of a schema-qualified path on its own', () => {
+    const { dataSource } = fakeDataSource('postgres');
+    expect(escapeTablePath(dataSource, 'mcp.app_events')).toBe('"mcp"."app_events"');
+    expect(escapeTablePath(dataSource, 'events')).toBe('"events"');
+    expect(escapedTableOf(dataSource, 'Whatever')).toBe('"mcp"."app_events"');
+  });
+});
+
+describe('EntitySql on PostgreSQL', () => {
+  it('inserts many rows with one statement, numbered placeholders and the values in column order', async () => {
+    const { dataSource, poolQuery, query } = fakeDataSource('postgres');
+    await new EntitySql<Row>(dataSource, 'Row').insert([
+      { id: '1', sessionId: 's', payload: new JsonText('{"a":1}') },
+      { id: '2', payload: null },
+    ]);
+    expect(query).not.toHaveBeenCalled();
+    expect(poolQuery).toHaveBeenCalledTimes(1);
+    expect(poolQuery).toHaveBeenCalledWith(
+      'INSERT INTO "mcp"."app_events" ("id", "session_id", "payload") VALUES ($1, $2, $3), ($4, $5, $6)',
+      ['id<1>', 'session_id<s>', '{"a":1}', 'id<2>', null, null],
+    );
+  });
+
+  it('selects by a key list with numbered placeholders and hydrates each row by property', async () => {
+    const { dataSource, poolQuery } = fakeDataSource('postgres');
+    poolQuery.mockResolvedValueOnce({ rows: [{ id: '1', session_id: 's', payload: 'p' }] });
+    const rows = await new EntitySql<Row>(dataSource, 'Row').findIn('sessionId', ['a', 'b']);
+    expect(poolQuery).toHaveBeenCalledWith('SELECT "id", "session_id", "payload" FROM "mcp"."app_events" WHERE "session_id" IN ($1, $2)', [
+      'session_id<a>',
+      'session_id<b>',
+    ]);
+    expect(rows).toEqual([{ id: 'id=1', sessionId: 'sessionId=s', payload: 'payload=p' }]);
+  });
+
+  it('goes through the DataSource when the driver has no pool to query', async () => {
+    const { dataSource, query } = fakeDataSource('postgres', { pool: false });
+    query.mockResolvedValueOnce([{ id: '9', session_id: 'x', payload: null }]);
+    const rows = await new EntitySql<Row>(dataSource, 'Row').findIn('id', ['9']);
+    expect(query).toHaveBeenCalledWith('SELECT "id", "session_id", "payload" FROM "mcp"."app_events" WHERE "id" IN ($1)', ['id<9>']);
+    expect(rows).toEqual([{ id: 'id=9', sessionId: 'sessionId=x', payload: 'payload=null' }]);
+  });
+
+  it.each(['cockroachdb', 'aurora-postgres'])('numbers placeholders on %s too', async (type) => {
+    const { dataSource, poolQuery } = fakeDataSource(type);
+    await new EntitySql<Row>(dataSource, 'Row').findIn('id', ['1', '2']);
+    expect(poolQuery.mock.calls[0][0]).toContain('IN ($1, $2)');
+  });
+
+  it('names the table and the property when the entity has no such column', async () => {
+    const { dataSource } = fakeDataSource('postgres');
+    await expect(new EntitySql<Row>(dataSource, 'Row').findIn('nope' as keyof Row & string, ['1'])).rejects.toThrow('"mcp"."app_events" has no column for property nope');
+  });
+});
+
+describe('EntitySql on SQLite', () => {
+  it('uses ? placeholders, the DataSource, and reads and writes jsonb columns through json()/jsonb()', async () => {
+    const { dataSource, query, poolQuery } = fakeDataSource('better-sqlite3', { json: true, tablePath: 'app_events' });
+    const sql = new EntitySql<Row>(dataSource, 'Row');
+    await sql.insert([{ id: '1', sessionId: 's', payload: { a: 1 } }]);
+    expect(query).toHaveBeenLastCalledWith('INSERT INTO "app_events" ("id", "session_id", "payload") VALUES (?, ?, jsonb(?))', ['id<1>', 'session_id<s>', 'payload<[object Object]>']);
+    query.mockResolvedValueOnce([{ id: '1', session_id: 's', payload: '{}' }]);
+    const rows = await sql.findIn('id', ['1', '2']);
+    expect(query).toHaveBeenLastCalledWith('SELECT "id", "session_id", json("payload") AS "payload" FROM "app_events" WHERE "id" IN (?, ?)', ['id<1>', 'id<2>']);
+    expect(rows).toEqual([{ id: 'id=1', sessionId: 'sessionId=s', payload: 'payload={}' }]);
+    expect(poolQuery).not.toHaveBeenCalled();
+  });
+});
