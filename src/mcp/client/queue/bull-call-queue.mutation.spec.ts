@@ -11,7 +11,7 @@ import { BullCallQueue } from './bull-call-queue';
 /** The part of a Bull queue the call queue uses, in memory. */
 class FakeBullQueue extends EventEmitter {
   static last: FakeBullQueue;
-  readonly client = Object.assign(new EventEmitter(), {
+  readonly client: EventEmitter & { status: string; marks: Map<string, string>; set: jest.Mock; del: jest.Mock } = Object.assign(new EventEmitter(), {
     status: 'ready',
     marks: new Map<string, string>(),
     set: jest.fn(async (key: string, value: string, _ex: string, _ttl: number, _nx: string) => {
@@ -185,7 +185,7 @@ describe('BullCallQueue worker: which failures end the job', () => {
     const last = fakeJob({ ...toolCall }, 2, 3);
     await run(last).catch(() => undefined);
     expect(last.discard).toHaveBeenCalledTimes(1);
-    const single = { ...fakeJob({ ...toolCall }, 0), opts: {} };
+    const single = { ...fakeJob({ ...toolCall }, 0), opts: {} } as unknown as ReturnType<typeof fakeJob>;
     await run(single).catch(() => undefined);
     expect(single.discard).toHaveBeenCalledTimes(1);
   });
