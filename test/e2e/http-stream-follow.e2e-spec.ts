@@ -5,7 +5,6 @@ import { SseReader } from '../fixtures/sse/sse-reader';
 import { startApp, type RunningApp } from '../support/http-app';
 import { MCP_ACCEPT, openSession, versionHeader } from '../support/mcp-wire';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
-import { failOnUnhandledRejections } from '../support/unhandled-rejections';
 
 const KEEP_ALIVE_MS = 200;
 
@@ -38,7 +37,6 @@ class GatedTools {
  * without news.
  */
 describe('resuming a POST stream whose request is still running', () => {
-  failOnUnhandledRejections();
   let db: TestDatabase;
   let app: RunningApp;
 

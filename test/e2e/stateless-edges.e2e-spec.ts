@@ -8,7 +8,6 @@ import { routingHeaders, statelessPost, statelessRequest } from '../fixtures/sta
 import { startApp, type RunningApp } from '../support/http-app';
 import { MCP_ACCEPT } from '../support/mcp-wire';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
-import { failOnUnhandledRejections } from '../support/unhandled-rejections';
 
 const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 
@@ -48,7 +47,6 @@ class EdgeTools {
  * resources to subscribe to or its channel carries foreign messages.
  */
 describe('stateless endpoint edges (2026-07-28, tools only)', () => {
-  failOnUnhandledRejections();
   let db: TestDatabase;
   let app: RunningApp;
   const readers: SseReader[] = [];

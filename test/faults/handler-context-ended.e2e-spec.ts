@@ -4,7 +4,6 @@ import { fixtureAuth } from '../fixtures/fixture-tools';
 import { startApp, type RunningApp } from '../support/http-app';
 import { callRequest, post, versionHeader } from '../support/mcp-wire';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
-import { failOnUnhandledRejections } from '../support/unhandled-rejections';
 
 /** What the background work of `fire_and_forget` saw once the response had ended. */
 class LateCalls {
@@ -55,7 +54,6 @@ class FireAndForgetTools {
  * module rejects unhandled.
  */
 describe('handler context after the response has ended', () => {
-  failOnUnhandledRejections();
   let db: TestDatabase;
   let app: RunningApp;
 

@@ -7,7 +7,6 @@ import { routingHeaders, statelessRequest } from '../fixtures/stateless/stateles
 import { startApp, type RunningApp } from '../support/http-app';
 import { MCP_ACCEPT, initializeRequest, openSession, post, send, versionHeader } from '../support/mcp-wire';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
-import { failOnUnhandledRejections } from '../support/unhandled-rejections';
 
 /** Every token `tok-<name>` is the principal `<name>`: each case gets principals of its own. */
 const auth = (token: string) => (token.startsWith('tok-') ? token.slice(4) : null);
@@ -30,7 +29,6 @@ async function until(check: () => boolean, what: string, deadlineMs = 5_000): Pr
  * the limit; freeing one lets the next request through.
  */
 describe('per-principal caps', () => {
-  failOnUnhandledRejections();
   let db: TestDatabase;
   let a: RunningApp;
   let b: RunningApp;

@@ -10,7 +10,6 @@ import { routingHeaders, statelessRequest } from '../fixtures/stateless/stateles
 import { startApp, type RunningApp } from '../support/http-app';
 import { MCP_ACCEPT, callRequest, post, send, versionHeader } from '../support/mcp-wire';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
-import { failOnUnhandledRejections } from '../support/unhandled-rejections';
 
 /** Sessions the suite drives; each runs every kind of exchange once. */
 const SESSIONS = 40;
@@ -32,7 +31,6 @@ async function until(check: () => boolean, what: () => string, deadlineMs = 10_0
  * providers, are back to zero.
  */
 describe('per-session and per-request state returns to zero', () => {
-  failOnUnhandledRejections();
   let db: TestDatabase;
   let app: RunningApp;
   let url: string;

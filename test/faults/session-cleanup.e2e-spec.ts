@@ -9,7 +9,6 @@ import { SseReader } from '../fixtures/sse/sse-reader';
 import { startApp, type RunningApp } from '../support/http-app';
 import { MCP_ACCEPT, openSession, post, send, versionHeader } from '../support/mcp-wire';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
-import { failOnUnhandledRejections } from '../support/unhandled-rejections';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -29,7 +28,6 @@ async function until(check: () => boolean | Promise<boolean>, what: string, dead
  * bounded buffer is full, instead of the process queueing without end.
  */
 describe('session cleanup across replicas, and backpressure', () => {
-  failOnUnhandledRejections();
   let db: TestDatabase;
   let a: RunningApp;
   let b: RunningApp;

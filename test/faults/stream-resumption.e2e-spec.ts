@@ -8,7 +8,6 @@ import { SseReader, type SseEvent } from '../fixtures/sse/sse-reader';
 import { startApp, type RunningApp } from '../support/http-app';
 import { MCP_ACCEPT, openSession, versionHeader } from '../support/mcp-wire';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
-import { failOnUnhandledRejections } from '../support/unhandled-rejections';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -33,7 +32,6 @@ describe.each([
   ['two replicas on Redis', true],
   ['one process, no Redis', false],
 ])('stream resumption (%s)', (_label, redis) => {
-  failOnUnhandledRejections();
   let db: TestDatabase;
   let a: RunningApp;
   let b: RunningApp;

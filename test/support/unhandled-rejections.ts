@@ -1,7 +1,7 @@
 /**
  * Fails a suite on any unhandled promise rejection while it runs: a promise of the module that
  * rejects with nobody listening would crash a host running with --unhandled-rejections=throw.
- * Call once at the top of a describe block.
+ * test/support/no-unhandled-rejections.setup.ts installs it for every e2e and fault suite.
  */
 export function failOnUnhandledRejections(): { seen: unknown[] } {
   const state = { seen: [] as unknown[] };
