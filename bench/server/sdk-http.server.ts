@@ -1,10 +1,13 @@
 /**
- * Target (b): the official SDK 1.x, deployed the way its documentation shows for a stateful
+ * Target sdk-1.x: the official SDK 1.x, deployed the way its documentation shows for a stateful
  * server: the SDK's own `createMcpExpressApp()` (Express with its JSON parser and localhost
- * DNS-rebinding protection), one McpServer + StreamableHTTPServerTransport per session
- * (`sessionIdGenerator` set, JSON responses), sessions kept in memory, the same `echo` tool.
- * Set BENCH_SDK_BARE=1 to put plain node:http in front instead. Runs as its own process.
+ * DNS-rebinding protection), the SDK's `requireBearerAuth` middleware checking the bench token
+ * (BENCH_TOKEN), one McpServer + StreamableHTTPServerTransport per session (`sessionIdGenerator`
+ * set, JSON responses), sessions kept in memory, the same `echo` tool. Set BENCH_SDK_BARE=1 to
+ * put plain node:http in front instead (no token check then). Runs as its own process.
  */
+import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
 import { createMcpExpressApp } from '@modelcontextprotocol/sdk/server/express.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -86,6 +89,13 @@ if (process.env.BENCH_SDK_BARE === '1') {
   createServer((req, res) => void handle(req, res).catch(onError(res))).listen(Number(process.env.PORT), host);
 } else {
   const app = createMcpExpressApp({ host });
-  app.all('/mcp', (req, res) => void handle(req, res, { body: (req as { body?: unknown }).body }).catch(onError(res)));
+  const token = process.env.BENCH_TOKEN ?? '';
+  const verifier = {
+    verifyAccessToken: async (presented: string) => {
+      if (!token || presented !== token) throw new InvalidTokenError('Invalid token');
+      return { token: presented, clientId: 'bench', scopes: [], expiresAt: Math.floor(Date.now() / 1000) + 3600 };
+    },
+  };
+  app.all('/mcp', requireBearerAuth({ verifier }), (req, res) => void handle(req, res, { body: (req as { body?: unknown }).body }).catch(onError(res)));
   app.listen(Number(process.env.PORT), host);
 }
