@@ -1,20 +1,22 @@
 /**
- * `npm run bench:server`: tools/call `echo` throughput and latency of (a) a bare node:http echo,
- * (b) the official SDK 1.x stateful Streamable HTTP server and (c) our example app on PostgreSQL,
- * each in its own process on loopback, driven by autocannon at 1 and 32 connections.
+ * `npm run bench:server`: tools/call `echo` throughput, latency and cost of every target in one
+ * run, each in its own process on loopback, driven by autocannon at 1 and 32 connections:
+ * bare node:http (the floor), the official SDK 1.x and 2.x and mcp-nest 2.x (the peers), and our
+ * example app on PostgreSQL three ways (Express, Fastify, asynchronous audit commit).
  *
  * Environment: BENCH_SECONDS (default 5), BENCH_WARMUP_SECONDS (default 1), BENCH_ROUNDS
- * (default 1; medians are reported), BENCH_PG_URL (the PostgreSQL server a throwaway database
- * is created on). Results go to stdout, progress to stderr. Exits non-zero when a target does
- * not start, a response is wrong or an answered request has no `mcp_events` row; a missed
- * performance target is reported as MISS without failing the run.
+ * (default 3; medians are reported, the targets take turns within each round), BENCH_TARGETS
+ * (comma-separated keys or labels; default all), BENCH_PG_URL (the PostgreSQL server the
+ * throwaway databases are created on). Results go to stdout, progress to stderr. Exits non-zero
+ * when a target does not start, a response is wrong or an answered request has no `mcp_events`
+ * row; a missed performance goal is reported as MISS without failing the run.
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { BenchCleanup } from './server/bench.cleanup';
 import { loadBenchConfig } from './server/bench.config';
-import { createBenchDatabase } from './server/bench.database';
-import { formatRatios, formatSummary, summarize } from './server/bench.report';
+import { createBenchDatabase, PostgresBackends, type BenchDatabase } from './server/bench.database';
+import { SUMMARY_HEADER, formatRatios, formatSummary, judgeGoals, summarize } from './server/bench.report';
 import { benchTargets } from './server/bench.targets';
 import { checkEventRows, type RequestTally } from './server/event-log.check';
 import { runLoad, type LoadResult } from './server/load.runner';
@@ -32,9 +34,15 @@ function progress(text: string): void {
 function problems(m: LoadResult, label: string, phase: string): string[] {
   if (!m.non2xx && !m.badBodies && !m.errors) return [];
   return [
-    `errors ${phase} c${m.connections} ${label}: non-2xx ${m.non2xx}, wrong bodies ${m.badBodies}, connection errors/timeouts ${m.errors}`,
+    `errors ${phase} c=${m.connections} ${label}: non-2xx ${m.non2xx}, wrong bodies ${m.badBodies}, connection errors/timeouts ${m.errors}`,
     ...m.samples.map((s) => `  e.g. ${s}`),
   ];
+}
+
+/** The same list started `by` places later, so that no target is always measured first or last. */
+function rotate<T>(items: T[], by: number): T[] {
+  const shift = items.length ? by % items.length : 0;
+  return [...items.slice(shift), ...items.slice(0, shift)];
 }
 
 async function main(cleanup: BenchCleanup): Promise<number> {
@@ -44,18 +52,29 @@ async function main(cleanup: BenchCleanup): Promise<number> {
   // The targets share the machine with the load generator and PostgreSQL; anything else running
   // skews every figure, so say so next to the results.
   const idleBusy = await sampleHostBusy(1000);
-  const db = await createBenchDatabase(config.pgAdminUrl).catch((error: Error) => {
+  const token = randomBytes(24).toString('base64url');
+  const wanted = benchTargets({ repoRoot, databaseUrls: {}, token }, config.only);
+
+  const backends = await PostgresBackends.connect(config.pgAdminUrl).catch((error: Error) => {
     const where = new URL(config.pgAdminUrl);
     if (where.password) where.password = '***';
-    throw new Error(`could not create the bench database on ${where} (set BENCH_PG_URL to another server): ${error.message}`);
+    throw new Error(`could not connect to PostgreSQL at ${where} (set BENCH_PG_URL to another server): ${error.message}`);
   });
-  cleanup.add(`drop database ${db.name}`, () => db.drop());
-  progress(`database ${db.name} created`);
+  cleanup.add('close the PostgreSQL admin connection', () => backends.close());
+  // One database per target of ours, so each one's PostgreSQL CPU and audit rows are its own.
+  const databases = new Map<string, BenchDatabase>();
+  for (const spec of wanted.filter((t) => t.database)) {
+    const db = await createBenchDatabase(config.pgAdminUrl);
+    cleanup.add(`drop database ${db.name}`, () => db.drop());
+    databases.set(spec.key, db);
+    progress(`database ${db.name} created for ${spec.label}`);
+  }
+  const databaseUrls = Object.fromEntries([...databases].map(([key, db]) => [key, db.url]));
 
-  const token = randomBytes(24).toString('base64url');
   const targets: TargetProcess[] = [];
   const sessions = new Map<string, McpBenchSession>();
-  for (const spec of benchTargets({ repoRoot, databaseUrl: db.url, token })) {
+  const notes = new Map<string, string>();
+  for (const spec of benchTargets({ repoRoot, databaseUrls, token }, config.only)) {
     const started = Date.now();
     const target = await TargetProcess.start(spec, await freePort(), repoRoot).catch((error: Error) => {
       throw new Error(`target ${spec.key} (${spec.label}) failed to start: ${error.message}`);
@@ -66,45 +85,76 @@ async function main(cleanup: BenchCleanup): Promise<number> {
       throw new Error(`target ${spec.key} (${spec.label}) refused the handshake: ${error.message}\n${target.outputTail}`);
     });
     sessions.set(spec.key, session);
-    progress(`target ${spec.key} ${spec.label.padEnd(9)} pid ${target.pid} port ${target.port} ready in ${Date.now() - started} ms, session ${session.sessionId.slice(0, 8)}... (${session.protocolVersion})`);
+    if (spec.note) notes.set(spec.key, spec.note);
+    if (spec.key === 'ours-fastify' && session.poweredBy === 'Express') {
+      notes.set(spec.key, 'this build of the example app ignores HTTP_ADAPTER: it ran on Express');
+    }
+    progress(
+      `target ${spec.label.padEnd(16)} pid ${target.pid} port ${target.port} ready in ${Date.now() - started} ms, ` +
+        `session ${session.sessionId.slice(0, 8)}... (${session.protocolVersion})${session.poweredBy ? `, X-Powered-By ${session.poweredBy}` : ''}`,
+    );
   }
 
   const runs: Measurement[] = [];
   const errors: string[] = [];
-  const tally: RequestTally = { answered: 0, sent: 0 };
+  const tallies = new Map<string, RequestTally>([...databases.keys()].map((key) => [key, { answered: 0, sent: 0 }]));
   for (let round = 1; round <= config.rounds; round++) {
     for (const connections of config.concurrencies) {
-      for (const target of targets) {
-        const session = sessions.get(target.spec.key) as McpBenchSession;
+      for (const target of rotate(targets, round - 1)) {
+        const { key, label } = target.spec;
+        const session = sessions.get(key) as McpBenchSession;
+        const db = databases.get(key);
         const warmup = await runLoad(target.url, session, connections, config.warmupSeconds);
-        const measured = await measureTarget(target, session, connections, config.seconds, db.name);
-        if (target.spec.key === 'c') {
+        const measured = await measureTarget(target, session, connections, config.seconds, db ? () => backends.pids(db.name) : null);
+        const tally = tallies.get(key);
+        if (tally) {
           tally.answered += warmup.completed + measured.completed;
           tally.sent += warmup.sent + measured.sent;
         }
-        errors.push(...problems(warmup, target.spec.label, `round ${round} warm-up`), ...problems(measured, target.spec.label, `round ${round}`));
+        errors.push(...problems(warmup, label, `round ${round} warm-up`), ...problems(measured, label, `round ${round}`));
         runs.push(measured);
-        progress(`  round ${round}  ${formatSummary(summarize([measured]))}`);
+        progress(`  round ${round}  ${formatSummary(summarize(target.spec, [measured]))}`);
       }
     }
   }
 
-  const eventCheck = await checkEventRows(db, tally);
+  const eventLines: string[] = [];
+  let eventsOk = true;
+  for (const [key, db] of databases) {
+    const spec = targets.find((t) => t.spec.key === key)?.spec;
+    const check = await checkEventRows(db, tallies.get(key) as RequestTally, spec?.label ?? key);
+    eventLines.push(...check.lines);
+    eventsOk &&= check.ok;
+  }
   const summaries = config.concurrencies.flatMap((connections) =>
-    targets.map((target) => summarize(runs.filter((m) => m.key === target.spec.key && m.connections === connections))),
+    targets.map((target) => summarize(target.spec, runs.filter((m) => m.key === target.spec.key && m.connections === connections))),
   );
-  const ratios = formatRatios(summaries, config);
+  const specs = targets.map((t) => t.spec);
+  const verdicts = judgeGoals(summaries, config, notes);
 
-  console.log(`\nbench:server  ${config.rounds} round(s) x ${config.seconds} s, median shown, node ${process.version}, tools/call echo over HTTP on 127.0.0.1`);
+  console.log(`\nbench:server  ${config.rounds} round(s) x ${config.seconds} s per target and concurrency, medians, node ${process.version}, tools/call echo over HTTP on 127.0.0.1`);
+  console.log(
+    'same work everywhere: one echo tool, one stateful 2025-11-25 session (Mcp-Session-Id) shared by all connections, ' +
+      'JSON responses (no SSE), one Node process per target, loopback, autocannon checks every response body',
+  );
+  console.log(`bearer token checked by: ${specs.filter((s) => s.checksToken).map((s) => s.label).join(', ') || 'none'}; not checked by: ${specs.filter((s) => !s.checksToken).map((s) => s.label).join(', ') || 'none'}`);
+  console.log(
+    `not the same: only ours persists sessions and writes an audit row per request to PostgreSQL (pg column); ` +
+      `the peers keep sessions in process memory and log nothing`,
+  );
   if (idleBusy > 0.15) {
     console.log(`warning: ${Math.round(idleBusy * 100)}% of the CPU was busy with other work before the bench started; the figures are skewed`);
   }
+  for (const [key, note] of notes) console.log(`note ${specs.find((s) => s.key === key)?.label ?? key}: ${note}`);
+  console.log(SUMMARY_HEADER);
   summaries.forEach((s) => console.log(formatSummary(s)));
-  ratios.lines.forEach((line) => console.log(line));
-  eventCheck.lines.forEach((line) => console.log(line));
+  formatRatios(summaries, config).forEach((line) => console.log(line));
+  verdicts.forEach((v) => console.log(v.line));
+  console.log(`goals: ${verdicts.filter((v) => v.pass).length} of ${verdicts.length} PASS`);
+  eventLines.forEach((line) => console.log(line));
   if (errors.length) errors.forEach((line) => console.log(line));
   else console.log('errors: none (every response was 2xx and the expected echo result)');
-  return errors.length || !eventCheck.ok ? 1 : 0;
+  return errors.length || !eventsOk ? 1 : 0;
 }
 
 const cleanup = new BenchCleanup();

@@ -1,19 +1,37 @@
+/** The performance goals the run reports as PASS or MISS (a MISS does not fail the run). */
+export interface BenchGoals {
+  /** At c=32: ours(pg) req/s at least this multiple of each peer's. */
+  peerRatio: number;
+  /** At c=32: ours(pg) p99 latency below this, in milliseconds. */
+  p99Ms: number;
+  /** At c=32: ours(pg) server CPU per request at most this, in microseconds. */
+  cpuUsPerReq: number;
+  /** At c=1: ours(pg) p50 latency at most this, in milliseconds. */
+  p50MsAtOne: number;
+  /** At c=1: ours-async(pg) req/s at least this multiple of each peer's. */
+  asyncPeerRatio: number;
+}
+
 /** Settings of one benchmark run, read from the environment. */
 export interface BenchConfig {
   /** Length of each measured run, in seconds (`BENCH_SECONDS`). @default 5 */
   seconds: number;
   /** Length of the warm-up before each measured run, in seconds (`BENCH_WARMUP_SECONDS`). @default 1 */
   warmupSeconds: number;
-  /** How many times the whole a,b,c x c=1,c=32 sequence runs; medians are reported (`BENCH_ROUNDS`). @default 1 */
+  /**
+   * How many times every target is measured at every concurrency; medians are reported
+   * (`BENCH_ROUNDS`). Each round measures the targets one after the other, starting one
+   * target later than the round before. @default 3
+   */
   rounds: number;
   /** The connection counts measured, in order. */
   concurrencies: number[];
-  /** The server the throwaway database is created on (`BENCH_PG_URL`, else `TEST_PG_URL`). @default postgres://postgres@127.0.0.1:5432/test */
+  /** Keys or labels of the targets to run (`BENCH_TARGETS`, comma-separated); empty runs all. */
+  only: string[];
+  /** The server the throwaway databases are created on (`BENCH_PG_URL`, else `TEST_PG_URL`). @default postgres://postgres@127.0.0.1:5432/test */
   pgAdminUrl: string;
-  /** The goal at the highest concurrency: ours / SDK throughput at least this. */
-  targetRatio: number;
-  /** The goal at the highest concurrency: our p99 latency below this, in milliseconds. */
-  targetP99Ms: number;
+  /** What the run is judged against. */
+  goals: BenchGoals;
 }
 
 function positive(env: NodeJS.ProcessEnv, name: string, fallback: number, integer: boolean): number {
@@ -31,10 +49,10 @@ export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConf
   return {
     seconds: positive(env, 'BENCH_SECONDS', 5, false),
     warmupSeconds: positive(env, 'BENCH_WARMUP_SECONDS', 1, false),
-    rounds: positive(env, 'BENCH_ROUNDS', 1, true),
+    rounds: positive(env, 'BENCH_ROUNDS', 3, true),
     concurrencies: [1, 32],
+    only: (env.BENCH_TARGETS ?? '').split(',').map((name) => name.trim()).filter(Boolean),
     pgAdminUrl: env.BENCH_PG_URL?.trim() || env.TEST_PG_URL?.trim() || 'postgres://postgres@127.0.0.1:5432/test',
-    targetRatio: 2.0,
-    targetP99Ms: 20,
+    goals: { peerRatio: 2.0, p99Ms: 20, cpuUsPerReq: 200, p50MsAtOne: 0.8, asyncPeerRatio: 1.0 },
   };
 }

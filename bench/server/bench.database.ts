@@ -48,3 +48,30 @@ export async function createBenchDatabase(adminUrl: string): Promise<BenchDataba
     drop: () => withClient(adminUrl, async (client) => void (await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`))),
   };
 }
+
+/**
+ * The PostgreSQL backends serving given databases, found in `pg_stat_activity` over one
+ * administrative connection kept open for the whole run (its own backend serves the admin
+ * database, so it is never counted).
+ */
+export class PostgresBackends {
+  private constructor(private readonly client: Client) {}
+
+  /** Connects to the server of `adminUrl`. */
+  static async connect(adminUrl: string): Promise<PostgresBackends> {
+    const client = new Client({ connectionString: adminUrl });
+    await client.connect();
+    return new PostgresBackends(client);
+  }
+
+  /** Pids of the backends connected to `database` right now. */
+  async pids(database: string): Promise<number[]> {
+    const { rows } = await this.client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [database]);
+    return rows.map((row) => Number(row.pid));
+  }
+
+  /** Closes the administrative connection. */
+  close(): Promise<void> {
+    return this.client.end();
+  }
+}

@@ -1,11 +1,15 @@
 import type { BenchConfig } from './bench.config';
+import type { TargetSpec } from './target.process';
 import type { Measurement } from './target.measurement';
 
 /** The median of each figure of one target at one concurrency, over the rounds. */
 export interface Summary {
   key: string;
   label: string;
+  role: TargetSpec['role'];
   connections: number;
+  /** How many measured runs the medians are taken over. */
+  runs: number;
   reqPerSec: number;
   p50Ms: number;
   p99Ms: number;
@@ -24,12 +28,14 @@ function median(values: number[]): number {
 }
 
 /** Medians per figure of the rounds of one target at one concurrency. */
-export function summarize(runs: Measurement[]): Summary {
+export function summarize(spec: TargetSpec, runs: Measurement[]): Summary {
   const pick = (f: (m: Measurement) => number | null) => median(runs.map((m) => f(m) ?? NaN));
   return {
-    key: runs[0].key,
-    label: runs[0].label,
+    key: spec.key,
+    label: spec.label,
+    role: spec.role,
     connections: runs[0].connections,
+    runs: runs.length,
     reqPerSec: pick((m) => m.reqPerSec),
     p50Ms: pick((m) => m.p50Ms),
     p99Ms: pick((m) => m.p99Ms),
@@ -47,40 +53,96 @@ export function formatMs(ms: number): string {
   return ms >= 10 ? ms.toFixed(0) : ms >= 1 ? ms.toFixed(1) : ms.toFixed(2);
 }
 
-function formatUs(us: number): string {
-  return Number.isFinite(us) ? `${us.toFixed(0)} µs/req` : '-';
+function whole(value: number): string {
+  return Number.isFinite(value) ? Math.round(value).toString() : '-';
 }
 
-/** One result line, e.g. `c32  ours(pg)   4120 req/s  p50 7.0 ms  p99 14 ms  rss 120 MB  cpu 410 µs/req ...`. */
+function times(value: number): string {
+  return Number.isFinite(value) ? `${value.toFixed(2)}x` : '-';
+}
+
+const LABEL_WIDTH = 17;
+
+/** The header of the results table; {@link formatSummary} prints the rows. */
+export const SUMMARY_HEADER =
+  `${'conc'.padEnd(5)}${'target'.padEnd(LABEL_WIDTH)}${'req/s'.padStart(7)}${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}` +
+  `${'cpu µs/req'.padStart(12)}${'pg µs/req'.padStart(11)}${'rss MiB'.padStart(9)}${'loadgen µs/req'.padStart(16)}${'host busy'.padStart(11)}`;
+
+/** One row of the results table: the medians of one target at one concurrency. */
 export function formatSummary(s: Summary): string {
-  const rss = Number.isFinite(s.rssBytes) ? `${Math.round(s.rssBytes / 1048576)} MB` : '-';
-  const extra = s.key === 'c' ? `  postgres ${formatUs(s.pgUsPerReq)}` : '';
   return (
-    `${`c${s.connections}`.padEnd(4)} ${s.label.padEnd(9)} ${Math.round(s.reqPerSec).toString().padStart(6)} req/s  ` +
-    `p50 ${formatMs(s.p50Ms)} ms  p99 ${formatMs(s.p99Ms)} ms  rss ${rss}  ` +
-    `cpu ${formatUs(s.cpuUsPerReq)}${extra}  loadgen ${formatUs(s.loadUsPerReq)}  host busy ${Math.round(s.hostBusy * 100)}%`
+    `${`c=${s.connections}`.padEnd(5)}${s.label.padEnd(LABEL_WIDTH)}${whole(s.reqPerSec).padStart(7)}${formatMs(s.p50Ms).padStart(8)}${formatMs(s.p99Ms).padStart(8)}` +
+    `${whole(s.cpuUsPerReq).padStart(12)}${whole(s.pgUsPerReq).padStart(11)}${whole(s.rssBytes / 1048576).padStart(9)}` +
+    `${whole(s.loadUsPerReq).padStart(16)}${`${whole(s.hostBusy * 100)}%`.padStart(11)}`
   );
 }
 
-/** The ratio lines and the verdict on the goal at the highest concurrency. */
-export function formatRatios(summaries: Summary[], config: BenchConfig): { lines: string[]; pass: boolean } {
+/**
+ * Per concurrency, a table of each target of ours against every other target: its req/s over
+ * theirs, its server CPU per request over theirs, and its server + PostgreSQL CPU per request
+ * over theirs (peers have no database, so that is what the audit trail costs in total).
+ */
+export function formatRatios(summaries: Summary[], config: BenchConfig): string[] {
   const lines: string[] = [];
-  const find = (key: string, connections: number) => summaries.find((s) => s.key === key && s.connections === connections);
   for (const connections of config.concurrencies) {
-    const [a, b, c] = ['a', 'b', 'c'].map((key) => find(key, connections));
-    if (!a || !b || !c) continue;
-    const target = connections === Math.max(...config.concurrencies) ? ` (target >= ${config.targetRatio.toFixed(1)})` : '';
-    lines.push(`ratio c/a @${connections} = ${(c.reqPerSec / a.reqPerSec).toFixed(2)}`);
-    lines.push(`ratio c/b @${connections} = ${(c.reqPerSec / b.reqPerSec).toFixed(2)}${target}`);
+    const here = summaries.filter((s) => s.connections === connections);
+    const ours = here.filter((s) => s.role === 'ours');
+    const others = here.filter((s) => s.role !== 'ours');
+    if (!ours.length || !others.length) continue;
+    const width = 24;
+    lines.push(`ratios at c=${connections}, ours / other: req/s (higher is better), server cpu and server+pg cpu per request (lower is better)`);
+    lines.push(`${''.padEnd(LABEL_WIDTH)}${others.map((o) => o.label.padEnd(width)).join('')}`);
+    for (const o of ours) {
+      const cells = others.map((peer) =>
+        `${times(o.reqPerSec / peer.reqPerSec)} ${times(o.cpuUsPerReq / peer.cpuUsPerReq)} ${times((o.cpuUsPerReq + o.pgUsPerReq) / (peer.cpuUsPerReq + peer.pgUsPerReq))}`.padEnd(width),
+      );
+      lines.push(`${o.label.padEnd(LABEL_WIDTH)}${cells.join('')}`);
+    }
   }
+  return lines;
+}
+
+/** One goal and whether the run met it. */
+export interface GoalVerdict {
+  line: string;
+  pass: boolean;
+}
+
+/**
+ * The goals: at c=32, ours(pg) (audit committed before the answer) at `peerRatio` times each
+ * peer's req/s, p99 below `p99Ms` and server CPU at most `cpuUsPerReq`; at c=1, ours(pg) p50 at
+ * most `p50MsAtOne` and ours-async(pg) at `asyncPeerRatio` times each peer's req/s. A goal whose
+ * targets were not run is reported as not measured.
+ */
+export function judgeGoals(summaries: Summary[], config: BenchConfig, notes: Map<string, string>): GoalVerdict[] {
+  const { goals } = config;
+  const find = (key: string, connections: number) => summaries.find((s) => s.key === key && s.connections === connections);
+  const peersAt = (connections: number) => summaries.filter((s) => s.role === 'peer' && s.connections === connections);
+  const verdicts: GoalVerdict[] = [];
+  const add = (text: string, pass: boolean, measured: boolean, key: string) => {
+    const note = notes.get(key) ? ` [${notes.get(key)}]` : '';
+    verdicts.push({ line: `goal ${text} -> ${measured ? (pass ? 'PASS' : 'MISS') : 'not measured'}${note}`, pass: measured && pass });
+  };
   const top = Math.max(...config.concurrencies);
-  const [b, c] = [find('b', top), find('c', top)];
-  const ratio = b && c ? c.reqPerSec / b.reqPerSec : NaN;
-  const p99 = c ? c.p99Ms : NaN;
-  const pass = ratio >= config.targetRatio && p99 < config.targetP99Ms;
-  lines.push(
-    `target: c/b >= ${config.targetRatio.toFixed(1)} at concurrency ${top} with p99 < ${config.targetP99Ms} ms: ` +
-      `c/b = ${ratio.toFixed(2)}, p99 = ${formatMs(p99)} ms -> ${pass ? 'PASS' : 'MISS'}`,
+  const ours = find('ours', top);
+  for (const peer of peersAt(top)) {
+    const ratio = ours ? ours.reqPerSec / peer.reqPerSec : NaN;
+    add(`c=${top} ours(pg) req/s >= ${goals.peerRatio.toFixed(1)}x ${peer.label}: ${times(ratio)}`, ratio >= goals.peerRatio, Boolean(ours), 'ours');
+  }
+  add(`c=${top} ours(pg) p99 < ${goals.p99Ms} ms: ${formatMs(ours?.p99Ms ?? NaN)} ms`, (ours?.p99Ms ?? NaN) < goals.p99Ms, Boolean(ours), 'ours');
+  add(
+    `c=${top} ours(pg) server cpu <= ${goals.cpuUsPerReq} µs/req: ${whole(ours?.cpuUsPerReq ?? NaN)} µs/req`,
+    (ours?.cpuUsPerReq ?? NaN) <= goals.cpuUsPerReq,
+    Boolean(ours),
+    'ours',
   );
-  return { lines, pass };
+  const low = Math.min(...config.concurrencies);
+  const oursLow = find('ours', low);
+  add(`c=${low} ours(pg) p50 <= ${goals.p50MsAtOne} ms: ${formatMs(oursLow?.p50Ms ?? NaN)} ms`, (oursLow?.p50Ms ?? NaN) <= goals.p50MsAtOne, Boolean(oursLow), 'ours');
+  const asyncLow = find('ours-async', low);
+  for (const peer of peersAt(low)) {
+    const ratio = asyncLow ? asyncLow.reqPerSec / peer.reqPerSec : NaN;
+    add(`c=${low} ours-async(pg) req/s >= ${goals.asyncPeerRatio.toFixed(1)}x ${peer.label}: ${times(ratio)}`, ratio >= goals.asyncPeerRatio, Boolean(asyncLow), 'ours-async');
+  }
+  return verdicts;
 }

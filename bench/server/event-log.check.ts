@@ -3,7 +3,7 @@ import type { BenchDatabase, EventCount } from './bench.database';
 /** Rows written by the handshake: `initialize` and `notifications/initialized`. */
 const HANDSHAKE_ROWS = 2;
 
-/** What autocannon did against target (c), over every run including warm-ups. */
+/** What autocannon did against one target of ours, over every run including warm-ups. */
 export interface RequestTally {
   /** Responses received. */
   answered: number;
@@ -26,11 +26,12 @@ async function settledCounts(db: BenchDatabase, deadlineMs: number): Promise<Eve
 }
 
 /**
- * Compares the `mcp_events` rows with the requests autocannon completed against (c): every
- * answered request must have its row (a response never leaves before its row is committed), and
- * there can be no more rows than requests sent.
+ * Compares the `mcp_events` rows of one target's database with the requests autocannon completed
+ * against it: every answered request must have its row (with the audit commit in the request path
+ * a response never leaves before its row is committed; with it asynchronous the rows are given
+ * time to land), and there can be no more rows than requests sent.
  */
-export async function checkEventRows(db: BenchDatabase, tally: RequestTally): Promise<{ lines: string[]; ok: boolean }> {
+export async function checkEventRows(db: BenchDatabase, tally: RequestTally, label: string): Promise<{ lines: string[]; ok: boolean }> {
   const counts = await settledCounts(db, 15_000);
   const rows = counts.reduce((sum, c) => sum + c.rows, 0);
   const low = tally.answered + HANDSHAKE_ROWS;
@@ -41,9 +42,9 @@ export async function checkEventRows(db: BenchDatabase, tally: RequestTally): Pr
   return {
     ok,
     lines: [
-      `events ours(pg): mcp_events rows ${rows} vs autocannon completed ${tally.answered} + ${HANDSHAKE_ROWS} handshake = ${low} ` +
+      `events ${label}: mcp_events rows ${rows} vs autocannon completed ${tally.answered} + ${HANDSHAKE_ROWS} handshake = ${low} ` +
         `(sent ${tally.sent}; requests cut off at the end of a run may add up to ${tally.sent - tally.answered}) -> ${verdict}`,
-      `events by kind/method/status: ${groups}`,
+      `events ${label} by kind/method/status: ${groups}`,
     ],
   };
 }

@@ -7,6 +7,8 @@ export interface McpBenchSession {
   protocolVersion: string;
   /** Headers of a `tools/call` POST in this session. */
   headers: Record<string, string>;
+  /** The `X-Powered-By` header of the `initialize` answer, if any (Express sends one). */
+  poweredBy: string | null;
 }
 
 const REQUEST_TIMEOUT_MS = 10_000;
@@ -48,5 +50,5 @@ export async function openMcpSession(url: string, token: string): Promise<McpBen
   if (initialized.status !== 202) {
     throw new Error(`notifications/initialized was refused: HTTP ${initialized.status}, body ${initialized.text.slice(0, 300)}`);
   }
-  return { sessionId, protocolVersion, headers };
+  return { sessionId, protocolVersion, headers, poweredBy: init.headers.get('x-powered-by') };
 }

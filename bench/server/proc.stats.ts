@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 
 let clockTicks: number | undefined;
 
@@ -45,35 +45,14 @@ export function readCpuMs(pid: number): number | null {
   return readStat(pid)?.cpuMs ?? null;
 }
 
-function readCmdline(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
-  } catch {
-    return '';
-  }
-}
-
-/**
- * CPU time (ms), keyed by pid, of the visible processes with this command name whose command
- * line passes `accept` (PostgreSQL shows each backend's database there).
- */
-export function readCpuByName(comm: string, accept: (cmdline: string) => boolean = () => true): Map<number, number> {
+/** CPU time (ms), keyed by pid, of the listed processes that are still running. */
+export function readCpuOfPids(pids: Iterable<number>): Map<number, number> {
   const found = new Map<number, number>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = readStat(Number(entry));
-    if (stat?.comm === comm && accept(readCmdline(Number(entry)))) found.set(Number(entry), stat.cpuMs);
+  for (const pid of pids) {
+    const ms = readCpuMs(pid);
+    if (ms !== null) found.set(pid, ms);
   }
   return found;
-}
-
-/**
- * CPU time (ms) of the PostgreSQL processes that work for `database`: its backends
- * (`postgres: <cluster>: <user> <database> <client>(<port>) ...`) and the shared ones (postmaster,
- * WAL writer, checkpointer...), leaving out other databases' backends on a shared server.
- */
-export function readPostgresCpu(database: string): Map<number, number> {
-  return readCpuByName('postgres', (cmdline) => cmdline.includes(` ${database} `) || !/\(\d+\)/.test(cmdline));
 }
 
 /** CPU time (ms) the processes of `after` used since `before` (new processes count from zero). */

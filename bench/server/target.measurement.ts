@@ -1,6 +1,6 @@
 import { runLoad, type LoadResult } from './load.runner';
 import type { McpBenchSession } from './mcp.session';
-import { cpuSince, readHostCpu, readPostgresCpu } from './proc.stats';
+import { cpuSince, readCpuOfPids, readHostCpu } from './proc.stats';
 import type { TargetProcess } from './target.process';
 
 /** One measured run of one target, with what it cost the machine. */
@@ -11,7 +11,7 @@ export interface Measurement extends LoadResult {
   rssBytes: number | null;
   /** CPU the target process used per correct response, in microseconds. */
   cpuUsPerReq: number | null;
-  /** CPU PostgreSQL used for the bench database per correct response, in microseconds. */
+  /** CPU of the PostgreSQL backends serving the target's database per correct response, in microseconds (0 without one). */
   pgUsPerReq: number;
   /** CPU the load generator (this process) used per correct response, in microseconds. */
   loadUsPerReq: number;
@@ -19,17 +19,25 @@ export interface Measurement extends LoadResult {
   hostBusy: number;
 }
 
-/** Runs the load against a live target, sampling CPU around the run and RSS after it. */
+/** Lists the pids of the PostgreSQL backends serving a target's database, at the moment of the call. */
+export type BackendPids = () => Promise<number[]>;
+
+/**
+ * Runs the load against a live target, sampling CPU around the run and RSS after it. The
+ * PostgreSQL figure is the CPU of the backends `backends` lists before and after the run (a
+ * backend that connects during the run counts from zero).
+ */
 export async function measureTarget(
   target: TargetProcess,
   session: McpBenchSession,
   connections: number,
   seconds: number,
-  database: string,
+  backends: BackendPids | null,
 ): Promise<Measurement> {
   target.assertAlive();
+  const pidsBefore = backends ? await backends() : [];
+  const pgBefore = readCpuOfPids(pidsBefore);
   const cpuBefore = target.cpuMs();
-  const pgBefore = readPostgresCpu(database);
   const hostBefore = readHostCpu();
   const loadBefore = process.cpuUsage();
 
@@ -37,8 +45,9 @@ export async function measureTarget(
 
   const load = process.cpuUsage(loadBefore);
   const hostAfter = readHostCpu();
-  const pgMs = cpuSince(pgBefore, readPostgresCpu(database));
   const cpuAfter = target.cpuMs();
+  const pidsAfter = backends ? await backends() : [];
+  const pgMs = cpuSince(pgBefore, readCpuOfPids(new Set([...pidsBefore, ...pidsAfter])));
   target.assertAlive();
   const ok = Math.max(1, result.completed - result.non2xx - result.badBodies);
   return {

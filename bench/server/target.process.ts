@@ -15,10 +15,18 @@ const OUTPUT_TAIL_BYTES = 4096;
 
 /** How to start one benchmark target. */
 export interface TargetSpec {
-  /** Short key used in ratios: a, b, c. */
+  /** Short key, also accepted by BENCH_TARGETS: bare, sdk1, sdk2, mcpnest, ours, ours-fastify, ours-async. */
   key: string;
   /** Name printed in result lines. */
   label: string;
+  /** The floor (no MCP library at all), a peer the goals compare against, or ours. */
+  role: 'floor' | 'peer' | 'ours';
+  /** Whether the target refuses a request without the bench's bearer token. */
+  checksToken: boolean;
+  /** Whether the target writes to a bench database (its PostgreSQL backends are measured). */
+  database: boolean;
+  /** A caveat printed with the results (for example a switch the build does not know). */
+  note?: string;
   /** Arguments after `node` and its options: a script path, or `-e <code>`. */
   args: string[];
   /** Environment variables set (or, when undefined, removed) on top of the bench's own. */
