@@ -50,9 +50,8 @@ function appReads(repoRoot: string, name: string): boolean {
 
 /**
  * Every target, in benchmark order: the floor (bare node:http), the peers (official SDK 1.x and
- * 2.x, mcp-nest 2.x) and ours (the example app on PostgreSQL: Express with the audit row
- * committed before the answer, Fastify, and the audit commit asynchronous). `only` keeps the
- * targets whose key or label it lists.
+ * 2.x, mcp-nest 2.x) and ours (the example app on PostgreSQL: the defaults, `HTTP_ADAPTER=fastify`
+ * and `AUDIT_COMMIT=async`). `only` keeps the targets whose key or label it lists.
  */
 export function benchTargets(setup: TargetSetup, only?: string[]): TargetSpec[] {
   const main = join('dist', 'main.js');
@@ -71,7 +70,7 @@ export function benchTargets(setup: TargetSetup, only?: string[]): TargetSpec[] 
     checksToken: true,
     database: true,
   });
-  const asyncNote = appReads(setup.repoRoot, 'AUDIT_COMMIT') ? undefined : 'this build of the example app does not read AUDIT_COMMIT: it ran with the audit commit in the request path';
+  const asyncNote = appReads(setup.repoRoot, 'AUDIT_COMMIT') ? undefined : 'this build of the example app does not read AUDIT_COMMIT: it ran with synchronous audit commits';
   const all: TargetSpec[] = [
     { key: 'bare', label: 'bare-http', role: 'floor', checksToken: false, database: false, args: programArgs(join(__dirname, 'echo-http.server.ts')), ...peer },
     { key: 'sdk1', label: 'sdk-1.x', role: 'peer', checksToken: true, database: false, args: programArgs(join(__dirname, 'sdk-http.server.ts')), ...peer },

@@ -27,9 +27,9 @@ async function settledCounts(db: BenchDatabase, deadlineMs: number): Promise<Eve
 
 /**
  * Compares the `mcp_events` rows of one target's database with the requests autocannon completed
- * against it: every answered request must have its row (with the audit commit in the request path
- * a response never leaves before its row is committed; with it asynchronous the rows are given
- * time to land), and there can be no more rows than requests sent.
+ * against it: every answered request must have its row (a response never leaves before its row
+ * is committed; with `AUDIT_COMMIT=async` the commit just does not wait for the WAL flush), and
+ * there can be no more rows than requests sent.
  */
 export async function checkEventRows(db: BenchDatabase, tally: RequestTally, label: string): Promise<{ lines: string[]; ok: boolean }> {
   const counts = await settledCounts(db, 15_000);
