@@ -137,21 +137,27 @@ async function main(): Promise<void> {
     let sessionsDone = 0;
     const started = Date.now();
     const gc = (globalThis as { gc?: () => void }).gc;
-    const rss = () => {
+    const memory = () => {
       gc?.();
-      return process.memoryUsage().rss;
+      const { rss, heapUsed } = process.memoryUsage();
+      return { rss, heapUsed };
     };
-    const baseline = rss();
+    const baseline = memory();
+    // RSS is the goal; the V8 heap beside it tells a leak of objects from the allocator keeping pages.
     const samples: { x: number; y: number }[] = [];
+    const heapSamples: { x: number; y: number }[] = [];
     const warmupRequests = Math.floor(total * WARMUP);
     const every = Math.max(1, Math.floor(total / SAMPLES));
     console.log(
       `soak: ${total} tools/call over ${SESSIONS} sessions (${callsPerSession} per session), concurrency ${CONCURRENCY}, every ${ABORT_EVERY}th call aborted, ` +
         `${gc ? 'RSS after gc' : 'RSS without gc (run with node --expose-gc for a stable slope)'}, slope from request ${warmupRequests} on`,
     );
-    console.log('elapsed_s  sessions  requests  rss_mib');
-    const report = (bytes: number) =>
-      console.log(`${((Date.now() - started) / 1000).toFixed(1).padStart(9)}  ${String(sessionsDone).padStart(8)}  ${String(requests).padStart(8)}  ${mib(bytes).padStart(7)}`);
+    console.log('elapsed_s  sessions  requests  rss_mib  heap_mib');
+    const report = (sample: { rss: number; heapUsed: number }) =>
+      console.log(
+        `${((Date.now() - started) / 1000).toFixed(1).padStart(9)}  ${String(sessionsDone).padStart(8)}  ${String(requests).padStart(8)}  ` +
+          `${mib(sample.rss).padStart(7)}  ${mib(sample.heapUsed).padStart(8)}`,
+      );
     report(baseline);
     let nextSample = every;
 
@@ -186,9 +192,12 @@ async function main(): Promise<void> {
         }
         if (requests >= nextSample) {
           nextSample += every;
-          const bytes = rss();
-          if (requests >= warmupRequests) samples.push({ x: requests, y: bytes });
-          report(bytes);
+          const sample = memory();
+          if (requests >= warmupRequests) {
+            samples.push({ x: requests, y: sample.rss });
+            heapSamples.push({ x: requests, y: sample.heapUsed });
+          }
+          report(sample);
         }
       }
       // Half end with DELETE, half are abandoned (they expire idle).
@@ -214,9 +223,12 @@ async function main(): Promise<void> {
       listenStreams: app.get(McpListenStreams, { strict: false }).size,
     };
     const seconds = (Date.now() - started) / 1000;
-    const end = rss();
+    const end = memory();
     report(end);
-    console.log(`done: ${requests} calls (${aborted} aborted, ${failures} failed) in ${seconds.toFixed(1)} s, ${(requests / seconds).toFixed(0)} calls/s; RSS ${mib(baseline)} -> ${mib(end)} MiB`);
+    console.log(
+      `done: ${requests} calls (${aborted} aborted, ${failures} failed) in ${seconds.toFixed(1)} s, ${(requests / seconds).toFixed(0)} calls/s; ` +
+        `RSS ${mib(baseline.rss)} -> ${mib(end.rss)} MiB, heap ${mib(baseline.heapUsed)} -> ${mib(end.heapUsed)} MiB`,
+    );
     console.log(`mount state after the run: ${JSON.stringify(sizes)}`);
 
     const kbPer10k = (slope(samples) * 10_000) / 1024;
@@ -225,6 +237,8 @@ async function main(): Promise<void> {
       `rss slope: ${slopeMeasured ? kbPer10k.toFixed(1) : '-'} KB per 10k requests over ${samples.length} post-gc samples after request ${warmupRequests} ` +
         `(goal < ${SLOPE_GOAL_KB}) -> ${slopeMeasured ? (kbPer10k < SLOPE_GOAL_KB ? 'PASS' : 'MISS') : 'not measured (too few samples)'}${gc ? '' : ' [no --expose-gc: samples are not post-gc]'}`,
     );
+
+    console.log(`heap slope (for diagnosis, no goal): ${((slope(heapSamples) * 10_000) / 1024).toFixed(1)} KB per 10k requests over the same samples`);
 
     const audit = await settledAuditRows(db.url, 15_000);
     const rows = audit.total - audit.aborted;
