@@ -1,7 +1,7 @@
 import { McpModule } from '../../src/mcp';
 import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';
 import { PagingTools } from '../fixtures/paging-tools';
-import { startApp, type RunningApp } from '../support/http-app';
+import { HTTP_ADAPTERS, startApp, type RunningApp } from '../support/http-app';
 import { callRequest, initializeRequest, openSession, post, send, TEST_PROTOCOL_VERSION, versionHeader, wireView, type WireReply } from '../support/mcp-wire';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 
@@ -9,7 +9,7 @@ import { createTestDatabase, type TestDatabase } from '../support/postgres';
  * The Streamable HTTP endpoint on the wire: every status a client can meet, the JSON-RPC bodies
  * that go with them, and the rows a conversation leaves in PostgreSQL.
  */
-describe('MCP endpoint on the wire (Streamable HTTP, PostgreSQL)', () => {
+describe.each(HTTP_ADAPTERS)('MCP endpoint on the wire (Streamable HTTP, PostgreSQL, %s)', (adapter) => {
   let db: TestDatabase;
   let server: RunningApp;
   let url: string;
@@ -19,7 +19,7 @@ describe('MCP endpoint on the wire (Streamable HTTP, PostgreSQL)', () => {
     server = await startApp(db.url, {
       imports: [McpModule.forRoot({ auth: fixtureAuth, pageSize: 2 })],
       providers: [FixtureTools, PagingTools],
-    });
+    }, adapter);
     url = `${server.baseUrl}/mcp`;
   });
 
@@ -237,7 +237,7 @@ describe('MCP endpoint on the wire (Streamable HTTP, PostgreSQL)', () => {
         small = await startApp(db.url, {
           imports: [McpModule.forRoot({ auth: fixtureAuth, maxBodyBytes: 1024, mount: 'small', path: '/small/mcp' })],
           providers: [FixtureTools],
-        });
+        }, adapter);
         smallUrl = `${small.baseUrl}/small/mcp`;
       });
 

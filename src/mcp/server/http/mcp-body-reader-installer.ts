@@ -6,6 +6,7 @@ import { duplicateMountMessage, unsupportedAdapterMessage } from '../../mcp.mess
 import type { McpResolvedOptions } from '../mcp.options';
 import { createMcpBodyReader, type McpBodyLimits } from './mcp-body-reader';
 import { installFastifyBodyReader, type FastifyHooksLike } from './mcp-fastify-body-reader';
+import { narrowFastifyCatchAll, type FastifyRoutesLike } from './mcp-fastify-routes';
 
 interface ExpressLike {
   use(handler: unknown): unknown;
@@ -14,6 +15,9 @@ interface ExpressLike {
 
 /** Mount paths (and their body limits) per app (Express or Fastify instance), shared by every mount of the app. */
 const registries = new WeakMap<object, Map<string, McpBodyLimits>>();
+
+/** Mount path keys per Fastify instance, known before the routes are registered. */
+const fastifyRoutePaths = new WeakMap<object, Set<string>>();
 
 /** Mount names per app, to refuse two mounts of one name. */
 const mountNames = new WeakMap<object, Set<string>>();
@@ -61,6 +65,25 @@ export class McpBodyReaderInstaller implements OnModuleInit {
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpResolvedOptions,
   ) {}
 
+  /**
+   * Prepares the app's router for this mount's routes; runs before Nest registers them (the mount
+   * module's `configure`). On Fastify, this is where the catch-all route is made to fit
+   * (`narrowFastifyCatchAll`); Express needs nothing.
+   */
+  beforeRoutes(): void {
+    const adapter = this.adapterHost?.httpAdapter;
+    if (adapter?.getType() !== 'fastify') return;
+    const app = adapter.getInstance() as FastifyRoutesLike;
+    let keys = fastifyRoutePaths.get(app);
+    if (!keys) {
+      const known = new Set<string>();
+      keys = known;
+      fastifyRoutePaths.set(app, known);
+      narrowFastifyCatchAll(app, (url) => known.has(mcpPathKey(url)));
+    }
+    for (const key of this.pathKeys()) keys.add(key);
+  }
+
   /** @inheritdoc */
   onModuleInit(): void {
     const adapter = this.adapterHost?.httpAdapter;
@@ -83,9 +106,14 @@ export class McpBodyReaderInstaller implements OnModuleInit {
       if (type === 'fastify') installFastifyBodyReader(app as FastifyHooksLike, limitsFor);
       else installExpressBodyReader(app as ExpressLike, limitsFor);
     }
-    const prefix = globalPrefixOf(this.moduleRef);
     const limits: McpBodyLimits = { maxBytes: this.options.maxBodyBytes, timeoutMs: this.options.bodyTimeoutMs };
-    paths.set(mcpPathKey(this.options.path), limits);
-    if (prefix) paths.set(mcpPathKey(`${normalize(prefix)}${normalize(this.options.path)}`), limits);
+    for (const key of this.pathKeys()) paths.set(key, limits);
+  }
+
+  /** The keys of the mount's path, bare and under the global prefix. */
+  private pathKeys(): string[] {
+    const prefix = globalPrefixOf(this.moduleRef);
+    const bare = mcpPathKey(this.options.path);
+    return prefix ? [bare, mcpPathKey(`${normalize(prefix)}${normalize(this.options.path)}`)] : [bare];
   }
 }
