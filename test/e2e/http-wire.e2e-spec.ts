@@ -155,6 +155,50 @@ describe.each(HTTP_ADAPTERS)('MCP endpoint on the wire (Streamable HTTP, Postgre
     });
   });
 
+  describe('CORS (app.enableCors) in front of the Origin check', () => {
+    let cors: RunningApp;
+    let corsUrl: string;
+    const origin = 'http://localhost:5173';
+
+    beforeAll(async () => {
+      cors = await startApp(
+        db.url,
+        { imports: [McpModule.forRoot({ auth: fixtureAuth, mount: 'cors', path: '/cors/mcp' })], providers: [FixtureTools] },
+        adapter,
+        (app) => app.enableCors({ origin, exposedHeaders: ['Mcp-Session-Id'] }),
+      );
+      corsUrl = `${cors.baseUrl}/cors/mcp`;
+    });
+
+    afterAll(async () => {
+      await cors?.close();
+    });
+
+    it('answers the preflight of an allowed origin before authentication', async () => {
+      const reply = await send(corsUrl, 'OPTIONS', {
+        token: null,
+        headers: { Origin: origin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization,content-type,mcp-session-id' },
+      });
+      expect(reply.status).toBe(204);
+      expect(reply.headers.get('access-control-allow-origin')).toBe(origin);
+      expect((reply.headers.get('access-control-allow-methods') ?? '').toUpperCase()).toContain('POST');
+    });
+
+    it('lets the browser read the JSON answer and the Mcp-Session-Id of an initialize', async () => {
+      const reply = await post(corsUrl, initializeRequest(), { headers: { Origin: origin } });
+      expect(reply.status).toBe(200);
+      expect(reply.headers.get('access-control-allow-origin')).toBe(origin);
+      expect(reply.headers.get('access-control-expose-headers')).toMatch(/Mcp-Session-Id/i);
+      expect(reply.headers.get('mcp-session-id')).toEqual(expect.any(String));
+    });
+
+    it('a foreign origin is not granted by CORS and gets the 403 of the Origin check', async () => {
+      const reply = await post(corsUrl, initializeRequest(), { headers: { Origin: 'https://evil.example' } });
+      expectRpcError(reply, 403, -32000);
+      expect(reply.headers.get('access-control-allow-origin')).toBe(origin);
+    });
+  });
+
   describe('404 Not Found (session)', () => {
     const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
 

@@ -33,14 +33,21 @@ export function createHttpApp(moduleRef: TestingModule, adapter: HttpAdapterName
 
 /**
  * Boots a real Nest app (TypeORM on the given PostgreSQL database plus the given imports and
- * providers) on the chosen HTTP adapter and listens on loopback.
+ * providers) on the chosen HTTP adapter and listens on loopback; `setup` runs before it listens
+ * (`enableCors`, `setGlobalPrefix`...).
  */
-export async function startApp(databaseUrl: string, metadata: ModuleMetadata, adapter: HttpAdapterName = 'express'): Promise<RunningApp> {
+export async function startApp(
+  databaseUrl: string,
+  metadata: ModuleMetadata,
+  adapter: HttpAdapterName = 'express',
+  setup?: (app: INestApplication) => void,
+): Promise<RunningApp> {
   const moduleRef = await Test.createTestingModule({
     imports: [TypeOrmModule.forRoot({ type: 'postgres', url: databaseUrl, entities: MCP_ENTITIES }), ...(metadata.imports ?? [])],
     providers: metadata.providers ?? [],
   }).compile();
   const app = createHttpApp(moduleRef, adapter, { logger: ['error', 'warn'] });
+  setup?.(app);
   await app.listen(0, '127.0.0.1');
   const address = app.getHttpServer().address() as { port: number };
   return { app, baseUrl: `http://127.0.0.1:${address.port}`, close: () => app.close() };
