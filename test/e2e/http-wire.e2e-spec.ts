@@ -264,6 +264,14 @@ describe.each(HTTP_ADAPTERS)('MCP endpoint on the wire (Streamable HTTP, Postgre
       expect(reply.json.result.content).toEqual([{ type: 'text', text }]);
     });
 
+    it('accepts a 2 MiB body under the default 4 MiB limit (above Fastify’s 1 MiB bodyLimit default)', async () => {
+      const { sessionId } = await openSession(url);
+      const text = 'y'.repeat(2 * 1024 * 1024);
+      const reply = await post(url, callRequest(1, 'echo', { text }), { sessionId, headers: versionHeader() });
+      expect(reply.status).toBe(200);
+      expect(reply.json.result.content).toEqual([{ type: 'text', text }]);
+    });
+
     it('answers 413 (a JSON-RPC error) to a body over the default 4 MiB limit', async () => {
       const { sessionId } = await openSession(url);
       const before = await eventCount();
