@@ -1,4 +1,4 @@
-import { Module, type DynamicModule, type NestModule } from '@nestjs/common';
+import { Module, type DynamicModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
@@ -8,7 +8,6 @@ import { MCP_ENTITIES } from './persistence/entities';
 import { createMcpServerStoreProviders } from './persistence/store-providers';
 import { mcpFeatureExports } from './server/features/feature.providers';
 import type { McpModuleAsyncOptions, McpModuleExtras, McpModuleForRootOptions, McpModuleOptions } from './server/interfaces/mcp-module-options.interface';
-import { McpBodyReaderInstaller } from './server/http/mcp-body-reader-installer';
 import { createMcpServerParts } from './server/mcp-server.providers';
 import { resolveMcpOptions } from './server/mcp.options';
 
@@ -22,16 +21,7 @@ const MCP_TYPEORM_FEATURE = TypeOrmModule.forFeature(MCP_ENTITIES);
  * call other MCP servers, register `McpClientModule` once per app.
  */
 @Module({})
-export class McpModule extends McpConfigurableModule implements NestModule {
-  constructor(private readonly bodyReader: McpBodyReaderInstaller) {
-    super();
-  }
-
-  /** Runs before Nest registers the routes: lets the mount prepare the app's router for its own. */
-  configure(): void {
-    this.bodyReader.beforeRoutes();
-  }
-
+export class McpModule extends McpConfigurableModule {
   /** Mounts an MCP endpoint with static options. */
   static override forRoot(options: McpModuleForRootOptions): DynamicModule {
     return McpModule.withMount(super.forRoot(options), options);
@@ -50,7 +40,7 @@ export class McpModule extends McpConfigurableModule implements NestModule {
     return {
       ...definition,
       // With every store swapped (e.g. the in-memory ones of durable-mcp/testing) the app needs no DataSource.
-      imports: [...(definition.imports ?? []), DiscoveryModule, PassportModule, ...(stores.needsTypeOrm ? [MCP_TYPEORM_FEATURE] : [])],
+      imports: [...(definition.imports ?? []), DiscoveryModule, PassportModule, ...(stores.needsTypeOrm ? [MCP_TYPEORM_FEATURE] : []), ...server.imports],
       controllers: server.controllers,
       providers: [
         ...(definition.providers ?? []),

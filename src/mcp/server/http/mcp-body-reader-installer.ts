@@ -6,7 +6,6 @@ import { duplicateMountMessage, unsupportedAdapterMessage } from '../../mcp.mess
 import type { McpResolvedOptions } from '../mcp.options';
 import { createMcpBodyReader, type McpBodyLimits } from './mcp-body-reader';
 import { installFastifyBodyReader, type FastifyHooksLike } from './mcp-fastify-body-reader';
-import { narrowFastifyCatchAll, type FastifyRoutesLike } from './mcp-fastify-routes';
 
 interface ExpressLike {
   use(handler: unknown): unknown;
@@ -15,9 +14,6 @@ interface ExpressLike {
 
 /** Mount paths (and their body limits) per app (Express or Fastify instance), shared by every mount of the app. */
 const registries = new WeakMap<object, Map<string, McpBodyLimits>>();
-
-/** Mount path keys per Fastify instance, known before the routes are registered. */
-const fastifyRoutePaths = new WeakMap<object, Set<string>>();
 
 /** Mount names per app, to refuse two mounts of one name. */
 const mountNames = new WeakMap<object, Set<string>>();
@@ -51,6 +47,13 @@ export function mcpPathKey(path: string): string {
   return normalize(path.replace(/\/{2,}/g, '/')).toLowerCase();
 }
 
+/** The keys of a mount's path, bare (for a route excluded from the prefix) and under the app's global prefix. */
+export function mcpMountPathKeys(path: string, moduleRef: ModuleRef): string[] {
+  const prefix = globalPrefixOf(moduleRef);
+  const bare = mcpPathKey(path);
+  return prefix ? [bare, mcpPathKey(`${normalize(prefix)}${normalize(path)}`)] : [bare];
+}
+
 /**
  * Puts the MCP body reader in front of the app's body parsers, once per app, and registers this
  * mount's path and limit with it: first in the Express middleware stack, or as Fastify hooks
@@ -64,25 +67,6 @@ export class McpBodyReaderInstaller implements OnModuleInit {
     private readonly moduleRef: ModuleRef,
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpResolvedOptions,
   ) {}
-
-  /**
-   * Prepares the app's router for this mount's routes; runs before Nest registers them (the mount
-   * module's `configure`). On Fastify, this is where the catch-all route is made to fit
-   * (`narrowFastifyCatchAll`); Express needs nothing.
-   */
-  beforeRoutes(): void {
-    const adapter = this.adapterHost?.httpAdapter;
-    if (adapter?.getType() !== 'fastify') return;
-    const app = adapter.getInstance() as FastifyRoutesLike;
-    let keys = fastifyRoutePaths.get(app);
-    if (!keys) {
-      const known = new Set<string>();
-      keys = known;
-      fastifyRoutePaths.set(app, known);
-      narrowFastifyCatchAll(app, (url) => known.has(mcpPathKey(url)));
-    }
-    for (const key of this.pathKeys()) keys.add(key);
-  }
 
   /** @inheritdoc */
   onModuleInit(): void {
@@ -107,13 +91,6 @@ export class McpBodyReaderInstaller implements OnModuleInit {
       else installExpressBodyReader(app as ExpressLike, limitsFor);
     }
     const limits: McpBodyLimits = { maxBytes: this.options.maxBodyBytes, timeoutMs: this.options.bodyTimeoutMs };
-    for (const key of this.pathKeys()) paths.set(key, limits);
-  }
-
-  /** The keys of the mount's path, bare and under the global prefix. */
-  private pathKeys(): string[] {
-    const prefix = globalPrefixOf(this.moduleRef);
-    const bare = mcpPathKey(this.options.path);
-    return prefix ? [bare, mcpPathKey(`${normalize(prefix)}${normalize(this.options.path)}`)] : [bare];
+    for (const key of mcpMountPathKeys(this.options.path, this.moduleRef)) paths.set(key, limits);
   }
 }
