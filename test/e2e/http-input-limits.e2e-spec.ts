@@ -3,6 +3,7 @@ import { Test } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { FastifyServerOptions } from 'fastify';
 import { connect, type Socket } from 'node:net';
 import { MCP_ENTITIES, McpModule } from '../../src/mcp';
 import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';
@@ -40,13 +41,19 @@ interface Booted {
   logger: CapturingLogger;
 }
 
-async function boot(db: TestDatabase, adapter: HttpAdapterName, mount: Parameters<typeof McpModule.forRoot>[0], prefix?: string): Promise<Booted> {
+async function boot(
+  db: TestDatabase,
+  adapter: HttpAdapterName,
+  mount: Parameters<typeof McpModule.forRoot>[0],
+  prefix?: string,
+  fastifyOptions?: FastifyServerOptions,
+): Promise<Booted> {
   const moduleRef = await Test.createTestingModule({
     imports: [TypeOrmModule.forRoot({ type: 'postgres', url: db.url, entities: MCP_ENTITIES }), McpModule.forRoot(mount)],
     providers: [FixtureTools],
   }).compile();
   const logger = new CapturingLogger();
-  const app = createHttpApp(moduleRef, adapter, { logger });
+  const app = createHttpApp(moduleRef, adapter, { logger }, fastifyOptions);
   if (prefix) app.setGlobalPrefix(prefix);
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as { port: number };
@@ -311,5 +318,30 @@ describe.each(HTTP_ADAPTERS)('input limits that cannot be bypassed (PostgreSQL, 
       expect(raw.received()).toMatch(/^HTTP\/1\.1 408 /);
       expect(jsonBodyOf(raw.received())).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Request Timeout: the body did not arrive within 300 ms' } });
     });
+  });
+});
+
+describe('input limits on a Fastify app whose router ignores letter case and a trailing slash (PostgreSQL)', () => {
+  let db: TestDatabase;
+  let server: Booted;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    server = await boot(db, 'fastify', { auth: fixtureAuth, maxBodyBytes: 1024 }, undefined, { routerOptions: { caseSensitive: false, ignoreTrailingSlash: true } });
+  });
+
+  afterAll(async () => {
+    await server?.app.close();
+    await db?.drop();
+  });
+
+  it.each(['/mcp', '/MCP', '/mcp/', '/Mcp/'])('%s is served: the module 413, its 400 -32700, then a session', async (variant) => {
+    const target = `${server.origin}${variant}`;
+    const big = await post(target, callRequest(1, 'echo', { text: 'x'.repeat(2048) }));
+    expect({ status: big.status, code: big.json?.error?.code }).toEqual({ status: 413, code: -32000 });
+    const broken = await post(target, '{"jsonrpc":"2.0","id":1,"method":');
+    expect({ status: broken.status, code: broken.json?.error?.code }).toEqual({ status: 400, code: -32700 });
+    const opened = await post(target, initializeRequest());
+    expect({ status: opened.status, session: typeof opened.headers.get('mcp-session-id') }).toEqual({ status: 200, session: 'string' });
   });
 });

@@ -2,6 +2,7 @@ import type { INestApplication, ModuleMetadata, NestApplicationOptions } from '@
 import type { TestingModule } from '@nestjs/testing';
 import { Test } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import type { FastifyServerOptions } from 'fastify';
 import { MCP_ENTITIES } from '../../src/mcp';
 
 /** The HTTP adapters the module runs on; the wire suites run once per adapter. */
@@ -20,15 +21,20 @@ export interface RunningApp {
 
 /**
  * Creates the Nest application of a compiled testing module on the chosen adapter (Express by
- * default). On Fastify, `listen` (or `init` followed by the instance's `ready`) must run before
- * requests are served.
+ * default), with `fastifyOptions` for the Fastify instance. On Fastify, `listen` (or `init`
+ * followed by the instance's `ready`) must run before requests are served.
  */
-export function createHttpApp(moduleRef: TestingModule, adapter: HttpAdapterName = 'express', options: NestApplicationOptions = {}): INestApplication {
+export function createHttpApp(
+  moduleRef: TestingModule,
+  adapter: HttpAdapterName = 'express',
+  options: NestApplicationOptions = {},
+  fastifyOptions?: FastifyServerOptions,
+): INestApplication {
   if (adapter === 'express') return moduleRef.createNestApplication(options);
   // Loaded only here, so the Express suites never load Fastify.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { FastifyAdapter } = require('@nestjs/platform-fastify') as typeof import('@nestjs/platform-fastify');
-  return moduleRef.createNestApplication(new FastifyAdapter(), options);
+  return moduleRef.createNestApplication(new FastifyAdapter(fastifyOptions), options);
 }
 
 /**
