@@ -17,11 +17,14 @@ class DemoLogger extends ConsoleLogger {
 const HTTP_ADAPTERS = ['express', 'fastify'] as const;
 type HttpAdapterName = (typeof HTTP_ADAPTERS)[number];
 
+/** HTTP_ADAPTER names no adapter the example app runs on. */
+class UnsupportedHttpAdapterError extends Error {}
+
 /** Reads HTTP_ADAPTER (default express); anything else stops the boot with the allowed values. */
 function httpAdapterOf(env: NodeJS.ProcessEnv): HttpAdapterName {
   const name = (env.HTTP_ADAPTER || 'express').trim().toLowerCase();
   if ((HTTP_ADAPTERS as readonly string[]).includes(name)) return name as HttpAdapterName;
-  throw new Error(`HTTP_ADAPTER="${env.HTTP_ADAPTER}" is not supported: use express (the default) or fastify`);
+  throw new UnsupportedHttpAdapterError(`HTTP_ADAPTER="${env.HTTP_ADAPTER}" is not supported: use express (the default) or fastify`);
 }
 
 /** Creates the app on the chosen adapter; @nestjs/platform-fastify is only loaded when asked for. */
@@ -47,6 +50,6 @@ async function bootstrap(): Promise<void> {
 }
 
 bootstrap().catch((error: unknown) => {
-  new Logger('durable-mcp').error(startupErrorMessage(error, demoConfig));
+  new Logger('durable-mcp').error(error instanceof UnsupportedHttpAdapterError ? error.message : startupErrorMessage(error, demoConfig));
   process.exit(1);
 });

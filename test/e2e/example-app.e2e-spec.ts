@@ -87,3 +87,18 @@ describe.each(HTTP_ADAPTERS)('the example app on its embedded SQLite default (HT
     expect(response.status).toBe(401);
   });
 });
+
+describe('the example app with an unknown HTTP_ADAPTER', () => {
+  it('does not start, and says which values HTTP_ADAPTER takes', async () => {
+    const workdir = mkdtempSync(join(tmpdir(), 'durable-mcp-example-'));
+    try {
+      const env: NodeJS.ProcessEnv = { ...process.env, MCP_TOKENS: 'alice=token-a', HOST: '127.0.0.1', PORT: String(await freeLoopbackPort()), HTTP_ADAPTER: 'koa', TS_NODE_PROJECT: join(ROOT, 'tsconfig.json') };
+      delete env.DATABASE_URL;
+      delete env.REDIS_URL;
+      const started = spawnReady(process.execPath, ['-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'main.ts')], { cwd: workdir, env }, /MCP endpoint: /);
+      await expect(started).rejects.toThrow(/exited \(1\) before it was ready:[\s\S]*HTTP_ADAPTER="koa" is not supported: use express \(the default\) or fastify/);
+    } finally {
+      rmSync(workdir, { recursive: true, force: true });
+    }
+  });
+});
