@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { ConsoleLogger, Logger } from '@nestjs/common';
+import { ConsoleLogger, Logger, type INestApplication, type NestApplicationOptions } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from './app.module';
 import { demoConfig } from './demo/demo.config';
@@ -13,13 +13,36 @@ class DemoLogger extends ConsoleLogger {
   }
 }
 
+/** The HTTP adapters the example app can run on, chosen with HTTP_ADAPTER. */
+const HTTP_ADAPTERS = ['express', 'fastify'] as const;
+type HttpAdapterName = (typeof HTTP_ADAPTERS)[number];
+
+/** HTTP_ADAPTER names no adapter the example app runs on. */
+class UnsupportedHttpAdapterError extends Error {}
+
+/** Reads HTTP_ADAPTER (default express); anything else stops the boot with the allowed values. */
+function httpAdapterOf(env: NodeJS.ProcessEnv): HttpAdapterName {
+  const name = (env.HTTP_ADAPTER || 'express').trim().toLowerCase();
+  if ((HTTP_ADAPTERS as readonly string[]).includes(name)) return name as HttpAdapterName;
+  throw new UnsupportedHttpAdapterError(`HTTP_ADAPTER="${env.HTTP_ADAPTER}" is not supported: use express (the default) or fastify`);
+}
+
+/** Creates the app on the chosen adapter; @nestjs/platform-fastify is only loaded when asked for. */
+async function createApp(adapter: HttpAdapterName, options: NestApplicationOptions): Promise<INestApplication> {
+  if (adapter === 'express') return NestFactory.create(AppModule, options);
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { FastifyAdapter } = require('@nestjs/platform-fastify') as typeof import('@nestjs/platform-fastify');
+  return NestFactory.create(AppModule, new FastifyAdapter(), options);
+}
+
 async function bootstrap(): Promise<void> {
-  const app = await NestFactory.create(AppModule, { abortOnError: false, logger: new DemoLogger() });
+  const adapter = httpAdapterOf(process.env);
+  const app = await createApp(adapter, { abortOnError: false, logger: new DemoLogger() });
   app.enableShutdownHooks();
   await app.listen(demoConfig.port, demoConfig.host);
   const logger = new Logger('durable-mcp');
   const url = `http://${demoConfig.host}:${demoConfig.port}/mcp`;
-  logger.log(`MCP endpoint: ${url} (${demoConfig.databaseUrl ? 'PostgreSQL' : 'SQLite under ./data'}; client calls ${demoConfig.redisUrl ? 'on Bull/Redis' : 'inline'})`);
+  logger.log(`MCP endpoint: ${url} (${demoConfig.databaseUrl ? 'PostgreSQL' : 'SQLite under ./data'}; client calls ${demoConfig.redisUrl ? 'on Bull/Redis' : 'inline'}; HTTP on ${adapter})`);
   if (demoConfig.generatedToken) {
     // The one place a token is printed: a throwaway demo token, generated because MCP_TOKENS is unset.
     logger.log(`MCP_TOKENS is unset; demo bearer token for this run: ${demoConfig.generatedToken}`);
@@ -27,6 +50,6 @@ async function bootstrap(): Promise<void> {
 }
 
 bootstrap().catch((error: unknown) => {
-  new Logger('durable-mcp').error(startupErrorMessage(error, demoConfig));
+  new Logger('durable-mcp').error(error instanceof UnsupportedHttpAdapterError ? error.message : startupErrorMessage(error, demoConfig));
   process.exit(1);
 });

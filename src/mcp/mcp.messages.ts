@@ -27,6 +27,9 @@ export const requestScopedToolMessage = (owner: string): string =>
 export const duplicateMountMessage = (mount: string): string =>
   `McpModule.forRoot was called twice with the mount name "${mount}". Give each mount its own { mount: '...' } and path.`;
 
+export const unsupportedAdapterMessage = (mount: string, adapter: string): string =>
+  `McpModule (mount "${mount}") serves HTTP through @nestjs/platform-express or @nestjs/platform-fastify; the app uses "${adapter}". Create the app with one of those adapters.`;
+
 export const invalidOptionMessage = (mount: string, option: string, expected: string): string =>
   `McpModule (mount "${mount}"): option "${option}" must be ${expected}.`;
 

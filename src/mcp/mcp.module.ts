@@ -40,7 +40,7 @@ export class McpModule extends McpConfigurableModule {
     return {
       ...definition,
       // With every store swapped (e.g. the in-memory ones of durable-mcp/testing) the app needs no DataSource.
-      imports: [...(definition.imports ?? []), DiscoveryModule, PassportModule, ...(stores.needsTypeOrm ? [MCP_TYPEORM_FEATURE] : [])],
+      imports: [...(definition.imports ?? []), DiscoveryModule, PassportModule, ...(stores.needsTypeOrm ? [MCP_TYPEORM_FEATURE] : []), ...server.imports],
       controllers: server.controllers,
       providers: [
         ...(definition.providers ?? []),

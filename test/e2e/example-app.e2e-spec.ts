@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { freeLoopbackPort, spawnReady, type ReadyChild } from '../support/child-process';
+import { HTTP_ADAPTERS } from '../support/http-app';
 
 jest.setTimeout(90_000);
 
@@ -12,20 +13,29 @@ const ROOT = join(__dirname, '..', '..');
 
 /**
  * The example app as a user starts it (`src/main.ts`), in its own process whose working
- * directory is a temp dir, so its ./data lands there and the Jest process never changes its own.
+ * directory is a temp dir, so its ./data lands there and the Jest process never changes its own;
+ * once on each HTTP adapter (`HTTP_ADAPTER`).
  */
-describe('the example app on its embedded SQLite default', () => {
+describe.each(HTTP_ADAPTERS)('the example app on its embedded SQLite default (HTTP_ADAPTER=%s)', (adapter) => {
   const workdir = mkdtempSync(join(tmpdir(), 'durable-mcp-example-'));
   let app: ReadyChild | undefined;
   let url: URL;
 
   beforeAll(async () => {
     const port = await freeLoopbackPort();
-    const env: NodeJS.ProcessEnv = { ...process.env, MCP_TOKENS: 'alice=token-a,bob=token-b', HOST: '127.0.0.1', PORT: String(port), TS_NODE_PROJECT: join(ROOT, 'tsconfig.json') };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      MCP_TOKENS: 'alice=token-a,bob=token-b',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      HTTP_ADAPTER: adapter,
+      TS_NODE_PROJECT: join(ROOT, 'tsconfig.json'),
+    };
     delete env.DATABASE_URL;
     delete env.REDIS_URL;
-    app = await spawnReady(process.execPath, ['-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'main.ts')], { cwd: workdir, env }, /MCP endpoint: (\S+) /);
+    app = await spawnReady(process.execPath, ['-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'main.ts')], { cwd: workdir, env }, /MCP endpoint: (\S+) .*HTTP on (\w+)/);
     url = new URL(app.ready[1]);
+    expect(app.ready[2]).toBe(adapter);
     expect(url.port).toBe(String(port));
   });
 
@@ -75,5 +85,20 @@ describe('the example app on its embedded SQLite default', () => {
       body: '{}',
     });
     expect(response.status).toBe(401);
+  });
+});
+
+describe('the example app with an unknown HTTP_ADAPTER', () => {
+  it('does not start, and says which values HTTP_ADAPTER takes', async () => {
+    const workdir = mkdtempSync(join(tmpdir(), 'durable-mcp-example-'));
+    try {
+      const env: NodeJS.ProcessEnv = { ...process.env, MCP_TOKENS: 'alice=token-a', HOST: '127.0.0.1', PORT: String(await freeLoopbackPort()), HTTP_ADAPTER: 'koa', TS_NODE_PROJECT: join(ROOT, 'tsconfig.json') };
+      delete env.DATABASE_URL;
+      delete env.REDIS_URL;
+      const started = spawnReady(process.execPath, ['-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'main.ts')], { cwd: workdir, env }, /MCP endpoint: /);
+      await expect(started).rejects.toThrow(/exited \(1\) before it was ready:[\s\S]*HTTP_ADAPTER="koa" is not supported: use express \(the default\) or fastify/);
+    } finally {
+      rmSync(workdir, { recursive: true, force: true });
+    }
   });
 });

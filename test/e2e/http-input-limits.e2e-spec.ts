@@ -3,9 +3,11 @@ import { Test } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { FastifyServerOptions } from 'fastify';
 import { connect, type Socket } from 'node:net';
 import { MCP_ENTITIES, McpModule } from '../../src/mcp';
 import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';
+import { HTTP_ADAPTERS, createHttpApp, type HttpAdapterName } from '../support/http-app';
 import { MCP_ACCEPT, callRequest, initializeRequest, openSession, post, versionHeader } from '../support/mcp-wire';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 
@@ -39,13 +41,19 @@ interface Booted {
   logger: CapturingLogger;
 }
 
-async function boot(db: TestDatabase, mount: Parameters<typeof McpModule.forRoot>[0], prefix?: string): Promise<Booted> {
+async function boot(
+  db: TestDatabase,
+  adapter: HttpAdapterName,
+  mount: Parameters<typeof McpModule.forRoot>[0],
+  prefix?: string,
+  fastifyOptions?: FastifyServerOptions,
+): Promise<Booted> {
   const moduleRef = await Test.createTestingModule({
     imports: [TypeOrmModule.forRoot({ type: 'postgres', url: db.url, entities: MCP_ENTITIES }), McpModule.forRoot(mount)],
     providers: [FixtureTools],
   }).compile();
   const logger = new CapturingLogger();
-  const app = moduleRef.createNestApplication({ logger });
+  const app = createHttpApp(moduleRef, adapter, { logger }, fastifyOptions);
   if (prefix) app.setGlobalPrefix(prefix);
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as { port: number };
@@ -101,7 +109,7 @@ function jsonBodyOf(raw: string): unknown {
   return JSON.parse(body);
 }
 
-describe('input limits that cannot be bypassed (PostgreSQL)', () => {
+describe.each(HTTP_ADAPTERS)('input limits that cannot be bypassed (PostgreSQL, %s)', (adapter) => {
   let db: TestDatabase;
 
   beforeAll(async () => {
@@ -122,7 +130,7 @@ describe('input limits that cannot be bypassed (PostgreSQL)', () => {
     let url: string;
 
     beforeAll(async () => {
-      server = await boot(db, { auth: fixtureAuth });
+      server = await boot(db, adapter, { auth: fixtureAuth });
       url = `${server.origin}/mcp`;
     });
 
@@ -147,7 +155,10 @@ describe('input limits that cannot be bypassed (PostgreSQL)', () => {
     });
 
     it('refuses a body access_token on a path spelling the host parser would have parsed (/MCP/)', async () => {
-      expectUnauthorized(await post(`${server.origin}/MCP/`, { ...initializeRequest(), access_token: 'token-alice' }, { token: null }));
+      const reply = await post(`${server.origin}/MCP/`, { ...initializeRequest(), access_token: 'token-alice' }, { token: null });
+      // Express routes this spelling to the controller, which refuses the token; Fastify routes the exact path only.
+      if (adapter === 'express') expectUnauthorized(reply);
+      else expect({ status: reply.status, session: reply.headers.get('mcp-session-id') }).toEqual({ status: 404, session: null });
     });
 
     it('refuses a query token on a live session too, and the session is not touched', async () => {
@@ -165,7 +176,7 @@ describe('input limits that cannot be bypassed (PostgreSQL)', () => {
     });
   });
 
-  describe('the module reads the body on every path Express routes to the controller', () => {
+  describe('the module reads the body on every path the router routes to the controller', () => {
     const cases: [label: string, prefix: string | undefined, base: string, variants: string[]][] = [
       ['no prefix', undefined, '/mcp', ['/mcp', '/MCP', '/Mcp', '/mcp/', '/MCP/', '//mcp', '/mcp//', '///mcp']],
       ['setGlobalPrefix("api")', 'api', '/api/mcp', ['/api/mcp', '/API/MCP', '/api/mcp/', '/Api/Mcp/', '//api/mcp', '/api//mcp', '/api/mcp//']],
@@ -175,14 +186,14 @@ describe('input limits that cannot be bypassed (PostgreSQL)', () => {
       let server: Booted;
 
       beforeAll(async () => {
-        server = await boot(db, { auth: fixtureAuth, maxBodyBytes: 1024 }, prefix);
+        server = await boot(db, adapter, { auth: fixtureAuth, maxBodyBytes: 1024 }, prefix);
       });
 
       afterAll(async () => {
         await server?.app.close();
       });
 
-      /** True when Express hands this spelling to the controller (a PUT then gets the controller's 405). */
+      /** True when the router hands this spelling to the controller (a PUT then gets the controller's 405). */
       async function routed(path: string): Promise<boolean> {
         const response = await fetch(`${server.origin}${path}`, { method: 'PUT' });
         await response.arrayBuffer();
@@ -190,18 +201,20 @@ describe('input limits that cannot be bypassed (PostgreSQL)', () => {
         return response.status === 405;
       }
 
-      it('routes at least the canonical path, a case variant and a trailing slash', async () => {
+      // Express ignores letter case and a trailing slash by default; Fastify routes the exact path.
+      it('routes at least the canonical path (and on Express a case variant and a trailing slash)', async () => {
         const routedOnes: string[] = [];
         for (const variant of variants) if (await routed(variant)) routedOnes.push(variant);
-        expect(routedOnes).toEqual(expect.arrayContaining([base, base.toUpperCase(), `${base}/`]));
+        expect(routedOnes).toEqual(expect.arrayContaining(adapter === 'express' ? [base, base.toUpperCase(), `${base}/`] : [base]));
       });
 
       it.each(variants)('%s: a body over maxBodyBytes gets the module 413, invalid JSON its 400 -32700', async (variant) => {
         const target = `${server.origin}${variant}`;
         if (!(await routed(variant))) {
-          // Express does not route this spelling to the controller (repeated slashes): the module
-          // still reads the body (its path matching is wider than Express's), so an oversized one
-          // gets the module's 413, and one that fits reaches Express's 404.
+          // The router does not route this spelling to the controller (repeated slashes; on Fastify
+          // also letter case and a trailing slash): the module still reads the body (its path
+          // matching is wider than the router's), so an oversized one gets the module's 413, and
+          // one that fits reaches the router's 404.
           const refused = await post(target, callRequest(1, 'echo', { text: 'x'.repeat(2048) }));
           expect({ status: refused.status, code: refused.json?.error?.code }).toEqual({ status: 413, code: -32000 });
           expect((await post(target, initializeRequest())).status).toBe(404);
@@ -227,8 +240,8 @@ describe('input limits that cannot be bypassed (PostgreSQL)', () => {
     let url: string;
 
     beforeAll(async () => {
-      server = await boot(db, { auth: fixtureAuth });
-      small = await boot(db, { auth: fixtureAuth, maxBodyBytes: 1024, bodyTimeoutMs: 300, mount: 'small', path: '/small/mcp' });
+      server = await boot(db, adapter, { auth: fixtureAuth });
+      small = await boot(db, adapter, { auth: fixtureAuth, maxBodyBytes: 1024, bodyTimeoutMs: 300, mount: 'small', path: '/small/mcp' });
       url = `${server.origin}/mcp`;
     });
 
@@ -305,5 +318,30 @@ describe('input limits that cannot be bypassed (PostgreSQL)', () => {
       expect(raw.received()).toMatch(/^HTTP\/1\.1 408 /);
       expect(jsonBodyOf(raw.received())).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Request Timeout: the body did not arrive within 300 ms' } });
     });
+  });
+});
+
+describe('input limits on a Fastify app whose router ignores letter case and a trailing slash (PostgreSQL)', () => {
+  let db: TestDatabase;
+  let server: Booted;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    server = await boot(db, 'fastify', { auth: fixtureAuth, maxBodyBytes: 1024 }, undefined, { routerOptions: { caseSensitive: false, ignoreTrailingSlash: true } });
+  });
+
+  afterAll(async () => {
+    await server?.app.close();
+    await db?.drop();
+  });
+
+  it.each(['/mcp', '/MCP', '/mcp/', '/Mcp/'])('%s is served: the module 413, its 400 -32700, then a session', async (variant) => {
+    const target = `${server.origin}${variant}`;
+    const big = await post(target, callRequest(1, 'echo', { text: 'x'.repeat(2048) }));
+    expect({ status: big.status, code: big.json?.error?.code }).toEqual({ status: 413, code: -32000 });
+    const broken = await post(target, '{"jsonrpc":"2.0","id":1,"method":');
+    expect({ status: broken.status, code: broken.json?.error?.code }).toEqual({ status: 400, code: -32700 });
+    const opened = await post(target, initializeRequest());
+    expect({ status: opened.status, session: typeof opened.headers.get('mcp-session-id') }).toEqual({ status: 200, session: 'string' });
   });
 });

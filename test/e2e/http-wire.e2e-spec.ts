@@ -1,7 +1,7 @@
 import { McpModule } from '../../src/mcp';
 import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';
 import { PagingTools } from '../fixtures/paging-tools';
-import { startApp, type RunningApp } from '../support/http-app';
+import { HTTP_ADAPTERS, startApp, type RunningApp } from '../support/http-app';
 import { callRequest, initializeRequest, openSession, post, send, TEST_PROTOCOL_VERSION, versionHeader, wireView, type WireReply } from '../support/mcp-wire';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 
@@ -9,7 +9,7 @@ import { createTestDatabase, type TestDatabase } from '../support/postgres';
  * The Streamable HTTP endpoint on the wire: every status a client can meet, the JSON-RPC bodies
  * that go with them, and the rows a conversation leaves in PostgreSQL.
  */
-describe('MCP endpoint on the wire (Streamable HTTP, PostgreSQL)', () => {
+describe.each(HTTP_ADAPTERS)('MCP endpoint on the wire (Streamable HTTP, PostgreSQL, %s)', (adapter) => {
   let db: TestDatabase;
   let server: RunningApp;
   let url: string;
@@ -19,7 +19,7 @@ describe('MCP endpoint on the wire (Streamable HTTP, PostgreSQL)', () => {
     server = await startApp(db.url, {
       imports: [McpModule.forRoot({ auth: fixtureAuth, pageSize: 2 })],
       providers: [FixtureTools, PagingTools],
-    });
+    }, adapter);
     url = `${server.baseUrl}/mcp`;
   });
 
@@ -155,6 +155,50 @@ describe('MCP endpoint on the wire (Streamable HTTP, PostgreSQL)', () => {
     });
   });
 
+  describe('CORS (app.enableCors) in front of the Origin check', () => {
+    let cors: RunningApp;
+    let corsUrl: string;
+    const origin = 'http://localhost:5173';
+
+    beforeAll(async () => {
+      cors = await startApp(
+        db.url,
+        { imports: [McpModule.forRoot({ auth: fixtureAuth, mount: 'cors', path: '/cors/mcp' })], providers: [FixtureTools] },
+        adapter,
+        (app) => app.enableCors({ origin, exposedHeaders: ['Mcp-Session-Id'] }),
+      );
+      corsUrl = `${cors.baseUrl}/cors/mcp`;
+    });
+
+    afterAll(async () => {
+      await cors?.close();
+    });
+
+    it('answers the preflight of an allowed origin before authentication', async () => {
+      const reply = await send(corsUrl, 'OPTIONS', {
+        token: null,
+        headers: { Origin: origin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization,content-type,mcp-session-id' },
+      });
+      expect(reply.status).toBe(204);
+      expect(reply.headers.get('access-control-allow-origin')).toBe(origin);
+      expect((reply.headers.get('access-control-allow-methods') ?? '').toUpperCase()).toContain('POST');
+    });
+
+    it('lets the browser read the JSON answer and the Mcp-Session-Id of an initialize', async () => {
+      const reply = await post(corsUrl, initializeRequest(), { headers: { Origin: origin } });
+      expect(reply.status).toBe(200);
+      expect(reply.headers.get('access-control-allow-origin')).toBe(origin);
+      expect(reply.headers.get('access-control-expose-headers')).toMatch(/Mcp-Session-Id/i);
+      expect(reply.headers.get('mcp-session-id')).toEqual(expect.any(String));
+    });
+
+    it('a foreign origin is not granted by CORS and gets the 403 of the Origin check', async () => {
+      const reply = await post(corsUrl, initializeRequest(), { headers: { Origin: 'https://evil.example' } });
+      expectRpcError(reply, 403, -32000);
+      expect(reply.headers.get('access-control-allow-origin')).toBe(origin);
+    });
+  });
+
   describe('404 Not Found (session)', () => {
     const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
 
@@ -220,6 +264,14 @@ describe('MCP endpoint on the wire (Streamable HTTP, PostgreSQL)', () => {
       expect(reply.json.result.content).toEqual([{ type: 'text', text }]);
     });
 
+    it('accepts a 2 MiB body under the default 4 MiB limit (above Fastify’s 1 MiB bodyLimit default)', async () => {
+      const { sessionId } = await openSession(url);
+      const text = 'y'.repeat(2 * 1024 * 1024);
+      const reply = await post(url, callRequest(1, 'echo', { text }), { sessionId, headers: versionHeader() });
+      expect(reply.status).toBe(200);
+      expect(reply.json.result.content).toEqual([{ type: 'text', text }]);
+    });
+
     it('answers 413 (a JSON-RPC error) to a body over the default 4 MiB limit', async () => {
       const { sessionId } = await openSession(url);
       const before = await eventCount();
@@ -237,7 +289,7 @@ describe('MCP endpoint on the wire (Streamable HTTP, PostgreSQL)', () => {
         small = await startApp(db.url, {
           imports: [McpModule.forRoot({ auth: fixtureAuth, maxBodyBytes: 1024, mount: 'small', path: '/small/mcp' })],
           providers: [FixtureTools],
-        });
+        }, adapter);
         smallUrl = `${small.baseUrl}/small/mcp`;
       });
 

@@ -3,7 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { McpModule } from '../../src/mcp';
 import { FixtureTools, OtherMountTools, fixtureAuth } from '../fixtures/fixture-tools';
 import { MountConfig, MountConfigModule } from '../fixtures/mount-config';
-import { startApp, type RunningApp } from '../support/http-app';
+import { HTTP_ADAPTERS, startApp, type RunningApp } from '../support/http-app';
 import { callRequest, openSession, post, send, versionHeader, wireView } from '../support/mcp-wire';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 
@@ -11,7 +11,7 @@ import { createTestDatabase, type TestDatabase } from '../support/postgres';
  * Two mounts in one app: mount "a" (forRoot) at /a/mcp serving FixtureTools, mount "b"
  * (forRootAsync, options from an injected config provider) at /b/mcp serving OtherMountTools.
  */
-describe('two McpModule mounts in one app (forRoot + forRootAsync, PostgreSQL)', () => {
+describe.each(HTTP_ADAPTERS)('two McpModule mounts in one app (forRoot + forRootAsync, PostgreSQL, %s)', (adapter) => {
   let db: TestDatabase;
   let server: RunningApp;
   let urlA: string;
@@ -41,7 +41,7 @@ describe('two McpModule mounts in one app (forRoot + forRootAsync, PostgreSQL)',
         }),
       ],
       providers: [FixtureTools, OtherMountTools],
-    });
+    }, adapter);
     urlA = `${server.baseUrl}/a/mcp`;
     urlB = `${server.baseUrl}/b/mcp`;
   });

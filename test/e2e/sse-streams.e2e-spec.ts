@@ -5,7 +5,7 @@ import { MCP_SESSION_NOTIFIER, McpModule, type McpSessionNotifier } from '../../
 import { fixtureAuth } from '../fixtures/fixture-tools';
 import { AbortProbe, SseTools } from '../fixtures/sse/sse-tools';
 import { SseReader, messagesOf } from '../fixtures/sse/sse-reader';
-import { startApp, type RunningApp } from '../support/http-app';
+import { HTTP_ADAPTERS, startApp, type RunningApp } from '../support/http-app';
 import { MCP_ACCEPT, callRequest, openSession, send, versionHeader } from '../support/mcp-wire';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 
@@ -15,7 +15,7 @@ type Capabilities = ConstructorParameters<typeof Client>[1];
  * SSE on one replica (no Redis: process-local routing): notifications and server->client
  * requests on the POST answer, cancellation, and the session's GET stream.
  */
-describe('SSE streams of 2025 sessions (one replica)', () => {
+describe.each(HTTP_ADAPTERS)('SSE streams of 2025 sessions (one replica, %s)', (adapter) => {
   let db: TestDatabase;
   let server: RunningApp;
   let url: string;
@@ -23,7 +23,7 @@ describe('SSE streams of 2025 sessions (one replica)', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    server = await startApp(db.url, { imports: [McpModule.forRoot({ auth: fixtureAuth, providers: [SseTools] })], providers: [SseTools] });
+    server = await startApp(db.url, { imports: [McpModule.forRoot({ auth: fixtureAuth, providers: [SseTools] })], providers: [SseTools] }, adapter);
     url = `${server.baseUrl}/mcp`;
   });
 

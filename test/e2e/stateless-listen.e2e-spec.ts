@@ -5,7 +5,7 @@ import { FeatureResources } from '../fixtures/features/feature-providers';
 import { fixtureAuth } from '../fixtures/fixture-tools';
 import { statelessPost, statelessRequest, routingHeaders } from '../fixtures/stateless/stateless-wire';
 import { SseReader } from '../fixtures/sse/sse-reader';
-import { startApp, type RunningApp } from '../support/http-app';
+import { HTTP_ADAPTERS, startApp, type RunningApp } from '../support/http-app';
 import { MCP_ACCEPT } from '../support/mcp-wire';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { deleteRedisKeys, TEST_REDIS_URL } from '../support/redis';
@@ -42,14 +42,19 @@ async function until(check: () => boolean, what: string, deadlineMs = 5_000): Pr
  * acknowledgment comes first, resource updates announced on either replica reach the stream
  * tagged with its subscription id, the filter is honoured, and closing the stream ends it.
  */
-describe('subscriptions/listen streams (2026-07-28)', () => {
+describe.each(HTTP_ADAPTERS)('subscriptions/listen streams (2026-07-28, %s)', (adapter) => {
   let db: TestDatabase;
   let a: RunningApp;
   let b: RunningApp;
   const channelPrefix = `listen-e2e-${randomBytes(6).toString('hex')}`;
   const readers: SseReader[] = [];
 
-  const boot = () => startApp(db.url, { imports: [McpModule.forRoot({ auth: fixtureAuth, pubsub: { redis: TEST_REDIS_URL, channelPrefix }, stateless: { requestStateSecret: 'a-shared-secret-of-the-test-suite' } })], providers: [FeatureResources] });
+  const boot = () =>
+    startApp(
+      db.url,
+      { imports: [McpModule.forRoot({ auth: fixtureAuth, pubsub: { redis: TEST_REDIS_URL, channelPrefix }, stateless: { requestStateSecret: 'a-shared-secret-of-the-test-suite' } })], providers: [FeatureResources] },
+      adapter,
+    );
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -135,7 +140,7 @@ describe('subscriptions/listen streams (2026-07-28)', () => {
   });
 
   it('closes open streams gracefully at shutdown: a complete result tagged with the subscription id', async () => {
-    const local = await startApp(db.url, { imports: [McpModule.forRoot({ auth: fixtureAuth })], providers: [FeatureResources] });
+    const local = await startApp(db.url, { imports: [McpModule.forRoot({ auth: fixtureAuth })], providers: [FeatureResources] }, adapter);
     const response = await listen(`${local.baseUrl}/mcp`, 110, { resourceSubscriptions: ['docs://readme'] });
     const reader = new SseReader(response);
     expect((await nextMessage(reader)).method).toBe('notifications/subscriptions/acknowledged');

@@ -2,7 +2,7 @@ import { McpModule } from '../../src/mcp';
 import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';
 import { STATELESS, envelope, statelessPost, statelessRequest } from '../fixtures/stateless/stateless-wire';
 import { StatelessTools } from '../fixtures/stateless/stateless-tools';
-import { startApp, type RunningApp } from '../support/http-app';
+import { HTTP_ADAPTERS, startApp, type RunningApp } from '../support/http-app';
 import { callRequest, openSession, post, send, versionHeader, type WireReply } from '../support/mcp-wire';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 
@@ -10,7 +10,7 @@ import { createTestDatabase, type TestDatabase } from '../support/postgres';
  * The 2026-07-28 revision on the same endpoint as the session revisions: every status and
  * JSON-RPC code a stateless client can meet, and the audit rows it leaves in PostgreSQL.
  */
-describe('Stateless requests (2026-07-28) on the wire', () => {
+describe.each(HTTP_ADAPTERS)('Stateless requests (2026-07-28) on the wire (%s)', (adapter) => {
   let db: TestDatabase;
   let server: RunningApp;
   let url: string;
@@ -20,7 +20,7 @@ describe('Stateless requests (2026-07-28) on the wire', () => {
     server = await startApp(db.url, {
       imports: [McpModule.forRoot({ auth: fixtureAuth, server: { name: 'wire-server', version: '9.9.9', instructions: 'Use echo.' } })],
       providers: [FixtureTools, StatelessTools],
-    });
+    }, adapter);
     url = `${server.baseUrl}/mcp`;
   });
 

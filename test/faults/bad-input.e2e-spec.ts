@@ -3,7 +3,7 @@ import { McpModule } from '../../src/mcp';
 import { FeaturePrompts, FeatureResources } from '../fixtures/features/feature-providers';
 import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';
 import { envelope, routingHeaders, STATELESS, statelessPost } from '../fixtures/stateless/stateless-wire';
-import { startApp, type RunningApp } from '../support/http-app';
+import { HTTP_ADAPTERS, startApp, type RunningApp } from '../support/http-app';
 import { MCP_ACCEPT, callRequest, openSession, post, TEST_PROTOCOL_VERSION, versionHeader } from '../support/mcp-wire';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { CORPUS_BODY_TIMEOUT_MS, badInputCorpus, type BadInputCase } from './bad-input-corpus';
@@ -87,7 +87,7 @@ function send(url: URL, headers: OutgoingHttpHeaders, body: Buffer, trickle?: Ba
   });
 }
 
-describe('bad-input corpus against a real app on PostgreSQL (both revisions)', () => {
+describe.each(HTTP_ADAPTERS)('bad-input corpus against a real app on PostgreSQL (both revisions, %s)', (adapter) => {
   const corpus = badInputCorpus();
   let db: TestDatabase;
   let server: RunningApp;
@@ -100,7 +100,7 @@ describe('bad-input corpus against a real app on PostgreSQL (both revisions)', (
     server = await startApp(db.url, {
       imports: [McpModule.forRoot({ auth: fixtureAuth, bodyTimeoutMs: CORPUS_BODY_TIMEOUT_MS })],
       providers: [FixtureTools, FeatureResources, FeaturePrompts],
-    });
+    }, adapter);
     url = `${server.baseUrl}/mcp`;
     ({ sessionId } = await openSession(url));
     const [row] = await db.dataSource.query(`SELECT id FROM mcp_inbound_sessions WHERE session_id = $1`, [sessionId]);

@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import { McpModule } from '../../src/mcp';
 import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';
+import { HTTP_ADAPTERS } from '../support/http-app';
 import { callRequest, openSession, post, versionHeader } from '../support/mcp-wire';
 import { startFaultApp, type FaultApp } from './support/fault-app';
 import { pollUntil } from './support/free-port';
@@ -28,7 +29,7 @@ function describeAnswers(answers: LoadAnswer[]): string {
  * while the database is away, never a dropped connection or Nest's generic 500), the process
  * stays up, service resumes by itself, and every call answered 200 has its audit row.
  */
-describe('PostgreSQL outage under load', () => {
+describe.each(HTTP_ADAPTERS)('PostgreSQL outage under load (%s)', (adapter) => {
   let pg: PrivatePostgres;
   let server: FaultApp;
   let url: string;
@@ -39,7 +40,7 @@ describe('PostgreSQL outage under load', () => {
     server = await startFaultApp(pg.url, {
       imports: [McpModule.forRoot({ auth: fixtureAuth, providers: [FixtureTools], database: { timeoutMs: DATABASE_TIMEOUT_MS } })],
       providers: [FixtureTools],
-    });
+    }, adapter);
     url = `${server.baseUrl}/mcp`;
     for (let i = 0; i < CALLERS; i++) sessions.push((await openSession(url)).sessionId);
   }, 60_000);

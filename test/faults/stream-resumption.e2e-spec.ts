@@ -5,7 +5,7 @@ import { McpStreamRegistry } from '../../src/mcp/server/http/mcp-stream-registry
 import { fixtureAuth } from '../fixtures/fixture-tools';
 import { SseTools } from '../fixtures/sse/sse-tools';
 import { SseReader, type SseEvent } from '../fixtures/sse/sse-reader';
-import { startApp, type RunningApp } from '../support/http-app';
+import { startApp, type HttpAdapterName, type RunningApp } from '../support/http-app';
 import { MCP_ACCEPT, openSession, versionHeader } from '../support/mcp-wire';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 
@@ -28,16 +28,18 @@ const note = (n: number) => ({ jsonrpc: '2.0' as const, method: 'notifications/m
  * from the same process without it. A POST stream cut before its response is replayed, response
  * last, by a GET carrying the id of its last event.
  */
-describe.each([
-  ['two replicas on Redis', true],
-  ['one process, no Redis', false],
-])('stream resumption (%s)', (_label, redis) => {
+describe.each<[string, boolean, HttpAdapterName, HttpAdapterName]>([
+  ['two replicas on Redis', true, 'express', 'express'],
+  ['one process, no Redis', false, 'express', 'express'],
+  ['two replicas on Redis, the second on Fastify', true, 'express', 'fastify'],
+  ['one process on Fastify, no Redis', false, 'fastify', 'fastify'],
+])('stream resumption (%s)', (_label, redis, adapterA, adapterB) => {
   let db: TestDatabase;
   let a: RunningApp;
   let b: RunningApp;
   const channelPrefix = `resume-e2e-${randomBytes(6).toString('hex')}`;
 
-  const boot = () =>
+  const boot = (adapter: HttpAdapterName) =>
     startApp(db.url, {
       imports: [
         McpModule.forRoot({
@@ -47,12 +49,12 @@ describe.each([
         }),
       ],
       providers: [SseTools],
-    });
+    }, adapter);
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    a = await boot();
-    b = redis ? await boot() : a;
+    a = await boot(adapterA);
+    b = redis ? await boot(adapterB) : a;
   });
 
   afterAll(async () => {

@@ -1,7 +1,15 @@
-import type { INestApplication, ModuleMetadata } from '@nestjs/common';
+import type { INestApplication, ModuleMetadata, NestApplicationOptions } from '@nestjs/common';
+import type { TestingModule } from '@nestjs/testing';
 import { Test } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import type { FastifyServerOptions } from 'fastify';
 import { MCP_ENTITIES } from '../../src/mcp';
+
+/** The HTTP adapters the module runs on; the wire suites run once per adapter. */
+export const HTTP_ADAPTERS = ['express', 'fastify'] as const;
+
+/** One of `HTTP_ADAPTERS`. */
+export type HttpAdapterName = (typeof HTTP_ADAPTERS)[number];
 
 /** A booted Nest app listening on a random loopback port. */
 export interface RunningApp {
@@ -12,15 +20,40 @@ export interface RunningApp {
 }
 
 /**
- * Boots a real Nest app (TypeORM on the given PostgreSQL database plus the given imports and
- * providers) and listens on loopback.
+ * Creates the Nest application of a compiled testing module on the chosen adapter (Express by
+ * default), with `fastifyOptions` for the Fastify instance. On Fastify, `listen` (or `init`
+ * followed by the instance's `ready`) must run before requests are served.
  */
-export async function startApp(databaseUrl: string, metadata: ModuleMetadata): Promise<RunningApp> {
+export function createHttpApp(
+  moduleRef: TestingModule,
+  adapter: HttpAdapterName = 'express',
+  options: NestApplicationOptions = {},
+  fastifyOptions?: FastifyServerOptions,
+): INestApplication {
+  if (adapter === 'express') return moduleRef.createNestApplication(options);
+  // Loaded only here, so the Express suites never load Fastify.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { FastifyAdapter } = require('@nestjs/platform-fastify') as typeof import('@nestjs/platform-fastify');
+  return moduleRef.createNestApplication(new FastifyAdapter(fastifyOptions), options);
+}
+
+/**
+ * Boots a real Nest app (TypeORM on the given PostgreSQL database plus the given imports and
+ * providers) on the chosen HTTP adapter and listens on loopback; `setup` runs before it listens
+ * (`enableCors`, `setGlobalPrefix`...).
+ */
+export async function startApp(
+  databaseUrl: string,
+  metadata: ModuleMetadata,
+  adapter: HttpAdapterName = 'express',
+  setup?: (app: INestApplication) => void,
+): Promise<RunningApp> {
   const moduleRef = await Test.createTestingModule({
     imports: [TypeOrmModule.forRoot({ type: 'postgres', url: databaseUrl, entities: MCP_ENTITIES }), ...(metadata.imports ?? [])],
     providers: metadata.providers ?? [],
   }).compile();
-  const app = moduleRef.createNestApplication({ logger: ['error', 'warn'] });
+  const app = createHttpApp(moduleRef, adapter, { logger: ['error', 'warn'] });
+  setup?.(app);
   await app.listen(0, '127.0.0.1');
   const address = app.getHttpServer().address() as { port: number };
   return { app, baseUrl: `http://127.0.0.1:${address.port}`, close: () => app.close() };

@@ -1,4 +1,4 @@
-import type { CanActivate, Provider, Type } from '@nestjs/common';
+import type { CanActivate, DynamicModule, Provider, Type } from '@nestjs/common';
 import { MCP_MODULE_OPTIONS, getMcpToolsetToken } from '../mcp.constants';
 import { MCP_SESSION_NOTIFIER } from '../interfaces/mcp-session-notifier.interface';
 import type { McpResolvedOptions } from './mcp.options';
@@ -6,6 +6,7 @@ import { createMcpAuthGuard } from './auth/mcp-auth.guard';
 import { createMcpBearerStrategy } from './auth/mcp-bearer.strategy';
 import { McpBodyReaderInstaller } from './http/mcp-body-reader-installer';
 import { createMcpController } from './http/mcp.controller';
+import { McpHttpRoutesModule } from './http/mcp-http-routes.module';
 import { McpHttpEndpoint } from './http/mcp-http.endpoint';
 import { McpOriginGuard } from './http/mcp-origin.guard';
 import { McpPendingClientRequests } from './http/mcp-session-channel-pending';
@@ -34,6 +35,7 @@ const PACKAGE_VERSION: string = require('../../../package.json').version;
 export interface McpServerParts {
   providers: Provider[];
   controllers: Type<unknown>[];
+  imports: DynamicModule[];
 }
 
 /**
@@ -83,5 +85,5 @@ export function createMcpServerParts(mount: string, path: string): McpServerPart
     strategy,
     guard,
   ];
-  return { providers, controllers: [createMcpController(path, [McpOriginGuard, guard])] };
+  return { providers, controllers: [createMcpController(path, [McpOriginGuard, guard])], imports: [McpHttpRoutesModule.forPath(path)] };
 }

@@ -2,6 +2,7 @@ import type { INestApplication, LoggerService, ModuleMetadata } from '@nestjs/co
 import { Test } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { MCP_ENTITIES } from '../../../src/mcp';
+import { createHttpApp, type HttpAdapterName } from '../../support/http-app';
 
 /** One line the app logged. */
 export interface LoggedLine {
@@ -73,13 +74,13 @@ export const FAULT_POOL = { max: 10, connectionTimeoutMillis: 2000, idleTimeoutM
  * Boots a Nest app with TypeORM on `databaseUrl` (with `FAULT_POOL`) and the given imports, on a
  * free loopback port, with a recording logger.
  */
-export async function startFaultApp(databaseUrl: string, metadata: ModuleMetadata): Promise<FaultApp> {
+export async function startFaultApp(databaseUrl: string, metadata: ModuleMetadata, adapter: HttpAdapterName = 'express'): Promise<FaultApp> {
   const moduleRef = await Test.createTestingModule({
     imports: [TypeOrmModule.forRoot({ type: 'postgres', url: databaseUrl, entities: MCP_ENTITIES, extra: FAULT_POOL, retryAttempts: 0 }), ...(metadata.imports ?? [])],
     providers: metadata.providers ?? [],
   }).compile();
   const logger = new RecordingLogger();
-  const app = moduleRef.createNestApplication({ logger });
+  const app = createHttpApp(moduleRef, adapter, { logger });
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as { port: number };
   return { app, baseUrl: `http://127.0.0.1:${port}`, logger, close: () => app.close() };

@@ -34,7 +34,8 @@ const CHALLENGE = 'Bearer';
 /** How many `Authorization` lines the request carried (Node keeps only the first in `headers`). */
 function authorizationLines(req: Request): number {
   let count = 0;
-  const raw = req.rawHeaders ?? [];
+  // Express's request is Node's; a Fastify request keeps Node's under `raw`.
+  const raw = req.rawHeaders ?? (req as { raw?: { rawHeaders?: string[] } }).raw?.rawHeaders ?? [];
   for (let i = 0; i < raw.length; i += 2) if (raw[i].toLowerCase() === 'authorization') count++;
   return count;
 }

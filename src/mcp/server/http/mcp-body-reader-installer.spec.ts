@@ -43,11 +43,13 @@ describe('McpBodyReaderInstaller', () => {
     expect(() => new McpBodyReaderInstaller({ httpAdapter: undefined } as unknown as HttpAdapterHost, withPrefix(), options('default', '/mcp')).onModuleInit()).not.toThrow();
   });
 
-  it('refuses an HTTP platform other than express, naming the mount and the platform', () => {
-    const host = { httpAdapter: { getType: () => 'fastify' } } as unknown as HttpAdapterHost;
+  it('refuses an HTTP platform other than express and fastify, naming the mount and the platform', () => {
+    const host = { httpAdapter: { getType: () => 'h3' } } as unknown as HttpAdapterHost;
     const installer = new McpBodyReaderInstaller(host, withPrefix(), options('tools', '/mcp'));
     expect(() => installer.onModuleInit()).toThrow(McpConfigurationError);
-    expect(() => installer.onModuleInit()).toThrow('McpModule (mount "tools") serves HTTP through @nestjs/platform-express; the app uses "fastify".');
+    expect(() => installer.onModuleInit()).toThrow(
+      'McpModule (mount "tools") serves HTTP through @nestjs/platform-express or @nestjs/platform-fastify; the app uses "h3". Create the app with one of those adapters.',
+    );
   });
 
   it('refuses a second mount of the same name on one app, but not on another app', () => {

@@ -2,19 +2,20 @@ import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
-import { duplicateMountMessage } from '../../mcp.messages';
+import { duplicateMountMessage, unsupportedAdapterMessage } from '../../mcp.messages';
 import type { McpResolvedOptions } from '../mcp.options';
 import { createMcpBodyReader, type McpBodyLimits } from './mcp-body-reader';
+import { installFastifyBodyReader, type FastifyHooksLike } from './mcp-fastify-body-reader';
 
 interface ExpressLike {
   use(handler: unknown): unknown;
   router?: { stack: unknown[] };
 }
 
-/** Mount paths (and their body limits) per Express app, shared by every mount of the app. */
+/** Mount paths (and their body limits) per app (Express or Fastify instance), shared by every mount of the app. */
 const registries = new WeakMap<object, Map<string, McpBodyLimits>>();
 
-/** Mount names per Express app, to refuse two mounts of one name. */
+/** Mount names per app, to refuse two mounts of one name. */
 const mountNames = new WeakMap<object, Set<string>>();
 
 /** The app's global prefix, when it has one (Nest keeps it in the container's ApplicationConfig). */
@@ -23,25 +24,40 @@ function globalPrefixOf(moduleRef: ModuleRef): string {
   return container?.applicationConfig?.getGlobalPrefix?.() ?? '';
 }
 
+/** The reader as the first middleware of the Express app, ahead of the body parsers Nest or the host installed. */
+function installExpressBodyReader(app: ExpressLike, limitsFor: (path: string) => McpBodyLimits | null): void {
+  app.use(createMcpBodyReader(limitsFor));
+  const stack = app.router?.stack;
+  if (stack) stack.unshift(stack.pop());
+}
+
 function normalize(path: string): string {
   const withSlash = path.startsWith('/') ? path : `/${path}`;
   return withSlash.length > 1 ? withSlash.replace(/\/+$/, '') : withSlash;
 }
 
 /**
- * The key a path is looked up by: every spelling Express may route to the same controller maps
- * to one key (letter case, a trailing slash, repeated slashes). A spelling that maps to the key
- * but that Express does not route only has its body read by the module before Express answers
- * 404, so erring on the wide side is harmless; the other way round would let a body reach the
- * host's parser and skip the module's limit.
+ * The key a path is looked up by: every spelling Express or Fastify may route to the same
+ * controller maps to one key (letter case, a trailing slash, repeated slashes). A spelling that
+ * maps to the key but that the router does not route only has its body read by the module before
+ * the router answers 404, so erring on the wide side is harmless; the other way round would let a
+ * body reach the host's parser and skip the module's limit.
  */
 export function mcpPathKey(path: string): string {
   return normalize(path.replace(/\/{2,}/g, '/')).toLowerCase();
 }
 
+/** The keys of a mount's path, bare (for a route excluded from the prefix) and under the app's global prefix. */
+export function mcpMountPathKeys(path: string, moduleRef: ModuleRef): string[] {
+  const prefix = globalPrefixOf(moduleRef);
+  const bare = mcpPathKey(path);
+  return prefix ? [bare, mcpPathKey(`${normalize(prefix)}${normalize(path)}`)] : [bare];
+}
+
 /**
  * Puts the MCP body reader in front of the app's body parsers, once per app, and registers this
- * mount's path and limit with it. With a global prefix, both the prefixed path and the bare one
+ * mount's path and limit with it: first in the Express middleware stack, or as Fastify hooks
+ * (`installFastifyBodyReader`). With a global prefix, both the prefixed path and the bare one
  * (for a route excluded from the prefix) are served.
  */
 @Injectable()
@@ -56,10 +72,11 @@ export class McpBodyReaderInstaller implements OnModuleInit {
   onModuleInit(): void {
     const adapter = this.adapterHost?.httpAdapter;
     if (!adapter) return; // an application context without HTTP: nothing to serve
-    if (adapter.getType() !== 'express') {
-      throw new McpConfigurationError(`McpModule (mount "${this.options.mount}") serves HTTP through @nestjs/platform-express; the app uses "${adapter.getType()}".`);
+    const type = adapter.getType();
+    if (type !== 'express' && type !== 'fastify') {
+      throw new McpConfigurationError(unsupportedAdapterMessage(this.options.mount, type));
     }
-    const app = adapter.getInstance() as ExpressLike;
+    const app = adapter.getInstance() as object;
     const names = mountNames.get(app) ?? new Set<string>();
     if (names.has(this.options.mount)) throw new McpConfigurationError(duplicateMountMessage(this.options.mount));
     names.add(this.options.mount);
@@ -69,13 +86,11 @@ export class McpBodyReaderInstaller implements OnModuleInit {
       paths = new Map();
       registries.set(app, paths);
       const known = paths;
-      app.use(createMcpBodyReader((path) => known.get(mcpPathKey(path)) ?? null));
-      const stack = app.router?.stack;
-      if (stack) stack.unshift(stack.pop());
+      const limitsFor = (path: string) => known.get(mcpPathKey(path)) ?? null;
+      if (type === 'fastify') installFastifyBodyReader(app as FastifyHooksLike, limitsFor);
+      else installExpressBodyReader(app as ExpressLike, limitsFor);
     }
-    const prefix = globalPrefixOf(this.moduleRef);
     const limits: McpBodyLimits = { maxBytes: this.options.maxBodyBytes, timeoutMs: this.options.bodyTimeoutMs };
-    paths.set(mcpPathKey(this.options.path), limits);
-    if (prefix) paths.set(mcpPathKey(`${normalize(prefix)}${normalize(this.options.path)}`), limits);
+    for (const key of mcpMountPathKeys(this.options.path, this.moduleRef)) paths.set(key, limits);
   }
 }

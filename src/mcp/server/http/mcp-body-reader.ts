@@ -1,4 +1,5 @@
-import type { NextFunction, Request, Response } from 'express';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
 import { TRANSPORT_ERROR_CODE, sendRpcError } from './mcp-http-responses';
 
 /** What the body reader found, kept on the request for the controller. */
@@ -7,8 +8,19 @@ export type McpRawBody = { ok: true; text: string } | { ok: false; reason: 'abor
 /** The request property the raw body is stored under. */
 export const MCP_RAW_BODY = Symbol('mcp:raw-body');
 
-/** A request that went through the body reader. */
-export type McpRequest = Request & { [MCP_RAW_BODY]?: McpRawBody };
+/**
+ * The request as the endpoint reads it, on either HTTP adapter (Express's `Request`, Fastify's
+ * `FastifyRequest`): Node's headers, the principal the bearer guard set, and the body the reader
+ * kept.
+ */
+export interface McpRequest {
+  headers: IncomingHttpHeaders;
+  /** The principal, set by the bearer guard. */
+  user?: unknown;
+  /** What a host body parser made of the body, when the reader did not run. */
+  body?: unknown;
+  [MCP_RAW_BODY]?: McpRawBody;
+}
 
 /** The body limits of one mount path. */
 export interface McpBodyLimits {
@@ -35,69 +47,90 @@ function tooLargeMessage(limit: number): string {
   return `Payload Too Large: the body exceeds ${limit} bytes`;
 }
 
-/** 413 or 408, and close: the rest of the body will not be read. Nothing has answered yet: the reader runs first and has not called `next`. */
-function refuseAndClose(res: Response, status: number, message: string): void {
+/** 413 or 408, and close: the rest of the body will not be read. Nothing has answered yet: the reader runs first. */
+function refuseAndClose(res: ServerResponse, status: number, message: string): void {
   res.setHeader('Connection', 'close');
   sendRpcError(res, status, TRANSPORT_ERROR_CODE, message);
 }
 
 /**
- * Reads the raw body of POSTs to MCP paths, up to a limit, before the app's body parsers see
- * them: the endpoint must answer bad JSON with a JSON-RPC -32700 and an oversized body with 413
+ * Reads one request body under the limits of its mount path, before anything else of the app sees
+ * it: the endpoint must answer bad JSON with a JSON-RPC -32700 and an oversized body with 413
  * under its own limit, whatever the host's parser settings are. A body over the limit is refused
  * here, before authentication: its rest is read and discarded up to `discardLimitOf(limit)` so
  * the client can read the 413, and a body that goes beyond that (or announces it in
  * Content-Length) is answered and the connection closed. A body that is not complete within the
- * deadline gets 408 and the connection is closed. A fully read request stream is what makes the
- * app's parsers skip the request.
+ * deadline gets 408 and the connection is closed.
+ *
+ * `respond` gives the response to answer on (called only to answer); `onRead` is called once when
+ * the request goes on to the controller, with the body or the fact that the client went away
+ * mid-body, and not at all when the reader answered (413, 408).
+ */
+export function readMcpBody(
+  body: Readable,
+  headers: IncomingHttpHeaders,
+  respond: () => ServerResponse,
+  limits: McpBodyLimits,
+  onRead: (raw: McpRawBody) => void,
+): void {
+  const limit = limits.maxBytes;
+  const discardLimit = discardLimitOf(limit);
+  const declared = Number(headers['content-length']);
+  if (Number.isFinite(declared) && declared > discardLimit) return refuseAndClose(respond(), 413, tooLargeMessage(limit));
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let done = false;
+  const settle = () => {
+    done = true;
+    clearTimeout(deadline);
+    body.off('data', onData);
+  };
+  // `settle` clears this timer, so it only fires while the body is still being read.
+  const deadline = setTimeout(() => {
+    settle();
+    refuseAndClose(respond(), 408, `Request Timeout: the body did not arrive within ${limits.timeoutMs} ms`);
+  }, limits.timeoutMs);
+  const onData = (chunk: Buffer) => {
+    size += chunk.length;
+    if (size <= limit) {
+      chunks.push(chunk);
+    } else if (size <= discardLimit) {
+      chunks.length = 0; // over the limit: keep reading to answer cleanly, keep nothing
+    } else {
+      settle();
+      refuseAndClose(respond(), 413, tooLargeMessage(limit));
+    }
+  };
+  body.on('data', onData);
+  body.once('end', () => {
+    if (done) return;
+    settle();
+    if (size > limit) return sendRpcError(respond(), 413, TRANSPORT_ERROR_CODE, tooLargeMessage(limit));
+    onRead({ ok: true, text: Buffer.concat(chunks, size).toString('utf8') });
+  });
+  const onAbort = () => {
+    if (done) return;
+    settle();
+    onRead({ ok: false, reason: 'aborted' });
+  };
+  body.once('error', onAbort);
+  body.once('aborted', onAbort);
+}
+
+/** The Express request as the reader middleware sees it. */
+type ExpressRequest = McpRequest & Readable & { method: string; path: string };
+
+/**
+ * Express middleware that reads the raw body of POSTs to MCP paths (`readMcpBody`) and keeps it
+ * on the request. A fully read request stream is what makes the app's parsers skip the request.
  */
 export function createMcpBodyReader(limitsFor: (path: string) => McpBodyLimits | null) {
-  return function mcpBodyReader(req: McpRequest, res: Response, next: NextFunction): void {
+  return function mcpBodyReader(req: ExpressRequest, res: ServerResponse, next: () => void): void {
     const limits = req.method === 'POST' ? limitsFor(req.path) : null;
     if (limits === null) return next();
-    const limit = limits.maxBytes;
-    const discardLimit = discardLimitOf(limit);
-    const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > discardLimit) return refuseAndClose(res, 413, tooLargeMessage(limit));
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let done = false;
-    const settle = () => {
-      done = true;
-      clearTimeout(deadline);
-      req.off('data', onData);
-    };
-    // `settle` clears this timer, so it only fires while the body is still being read.
-    const deadline = setTimeout(() => {
-      settle();
-      refuseAndClose(res, 408, `Request Timeout: the body did not arrive within ${limits.timeoutMs} ms`);
-    }, limits.timeoutMs);
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) {
-        chunks.push(chunk);
-      } else if (size <= discardLimit) {
-        chunks.length = 0; // over the limit: keep reading to answer cleanly, keep nothing
-      } else {
-        settle();
-        refuseAndClose(res, 413, tooLargeMessage(limit));
-      }
-    };
-    req.on('data', onData);
-    req.once('end', () => {
-      if (done) return;
-      settle();
-      if (size > limit) return sendRpcError(res, 413, TRANSPORT_ERROR_CODE, tooLargeMessage(limit));
-      req[MCP_RAW_BODY] = { ok: true, text: Buffer.concat(chunks, size).toString('utf8') };
+    readMcpBody(req, req.headers, () => res, limits, (raw) => {
+      req[MCP_RAW_BODY] = raw;
       next();
     });
-    const onAbort = () => {
-      if (done) return;
-      settle();
-      req[MCP_RAW_BODY] = { ok: false, reason: 'aborted' };
-      next();
-    };
-    req.once('error', onAbort);
-    req.once('aborted', onAbort);
   };
 }

@@ -1,9 +1,9 @@
 import { Catch, ForbiddenException, HttpException, Logger, UnauthorizedException, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
-import type { Response } from 'express';
 import { McpEventRejectedError } from '../../errors/mcp-event-rejected.errors';
 import { JsonRpcErrorCode } from '../../protocol/jsonrpc';
+import { nodeResponseOf } from './mcp-http-adapter';
 import { isUnavailableError } from './mcp-http-failures';
-import { TRANSPORT_ERROR_CODE, sendRpcError } from './mcp-http-responses';
+import { TRANSPORT_ERROR_CODE, sendEmpty, sendRpcError } from './mcp-http-responses';
 
 /** A failure with the same text is logged at most once in this window, so an outage logs a line, not a flood. */
 const LOG_WINDOW_MS = 10_000;
@@ -25,9 +25,9 @@ export class McpHttpExceptionFilter implements ExceptionFilter {
 
   /** @inheritdoc */
   catch(exception: unknown, host: ArgumentsHost): void {
-    const response = host.switchToHttp().getResponse<Response>();
+    const response = nodeResponseOf(host.switchToHttp().getResponse<object>());
     if (exception instanceof UnauthorizedException) {
-      response.status(401).setHeader('WWW-Authenticate', 'Bearer').end();
+      sendEmpty(response, 401, { 'WWW-Authenticate': 'Bearer' });
       return;
     }
     if (exception instanceof ForbiddenException) {

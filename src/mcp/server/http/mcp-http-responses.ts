@@ -1,4 +1,4 @@
-import type { Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import { jsonRpcError, type JsonRpcId } from '../../protocol/jsonrpc';
 
 /** JSON-RPC code used for transport-level refusals (bad headers, wrong media type). */
@@ -8,7 +8,7 @@ export const TRANSPORT_ERROR_CODE = -32000;
 export const SESSION_NOT_FOUND_CODE = -32001;
 
 /** Sends already-serialized JSON with a status. */
-export function sendJsonText(res: Response, status: number, json: string, headers?: Record<string, string>): void {
+export function sendJsonText(res: ServerResponse, status: number, json: string, headers?: Record<string, string>): void {
   res.statusCode = status;
   res.setHeader('Content-Type', 'application/json');
   if (headers) for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
@@ -16,12 +16,12 @@ export function sendJsonText(res: Response, status: number, json: string, header
 }
 
 /** Sends a JSON body with a status. */
-export function sendJson(res: Response, status: number, body: unknown, headers?: Record<string, string>): void {
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void {
   sendJsonText(res, status, JSON.stringify(body), headers);
 }
 
 /** Sends a JSON-RPC error body with an HTTP status. */
-export function sendRpcError(res: Response, status: number, code: number, message: string, id: JsonRpcId | null = null): void {
+export function sendRpcError(res: ServerResponse, status: number, code: number, message: string, id: JsonRpcId | null = null): void {
   sendJson(res, status, jsonRpcError(id, code, message));
 }
 
@@ -29,7 +29,7 @@ export function sendRpcError(res: Response, status: number, code: number, messag
  * 429 for an exceeded cap of `limits`: a JSON-RPC error naming the limit and its value, so a
  * client can tell which resource it holds too many of.
  */
-export function sendLimitExceeded(res: Response, limit: string, max: number, message: string, id: JsonRpcId | null = null): void {
+export function sendLimitExceeded(res: ServerResponse, limit: string, max: number, message: string, id: JsonRpcId | null = null): void {
   sendJson(res, 429, jsonRpcError(id, TRANSPORT_ERROR_CODE, message, { limit, max }));
 }
 
@@ -37,6 +37,13 @@ export function sendLimitExceeded(res: Response, limit: string, max: number, mes
 const MCP_ALLOWED_METHODS = 'GET, POST, DELETE';
 
 /** 405 with the methods the endpoint serves. */
-export function sendMethodNotAllowed(res: Response): void {
-  res.status(405).setHeader('Allow', MCP_ALLOWED_METHODS).end();
+export function sendMethodNotAllowed(res: ServerResponse): void {
+  sendEmpty(res, 405, { Allow: MCP_ALLOWED_METHODS });
+}
+
+/** Sends a status with no body (and the given headers). */
+export function sendEmpty(res: ServerResponse, status: number, headers?: Record<string, string>): void {
+  res.statusCode = status;
+  if (headers) for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  res.end();
 }

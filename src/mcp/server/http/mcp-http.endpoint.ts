@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import type { McpPrincipal } from '../../interfaces/principal.interface';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import type { McpResolvedOptions } from '../mcp.options';
@@ -14,7 +14,7 @@ import { McpSessionBus } from '../pubsub/mcp-session-bus';
 import { Toolset } from '../toolset';
 import { MCP_RAW_BODY, type McpRequest } from './mcp-body-reader';
 import { acceptsJson, headerValue, isJsonContentType } from './mcp-http-checks';
-import { SESSION_NOT_FOUND_CODE, TRANSPORT_ERROR_CODE, sendJson, sendJsonText, sendLimitExceeded, sendRpcError } from './mcp-http-responses';
+import { SESSION_NOT_FOUND_CODE, TRANSPORT_ERROR_CODE, sendEmpty, sendJson, sendJsonText, sendLimitExceeded, sendRpcError } from './mcp-http-responses';
 import { McpSessionChannel, type McpSessionChannelSettings } from './mcp-session-channel';
 import { McpPendingClientRequests } from './mcp-session-channel-pending';
 import { acceptsEventStream } from './mcp-sse-writer';
@@ -69,7 +69,7 @@ export class McpHttpEndpoint {
   }
 
   /** Handles a POST carrying one JSON-RPC message. */
-  async post(req: McpRequest, res: Response): Promise<void> {
+  async post(req: McpRequest, res: ServerResponse): Promise<void> {
     const startedAt = new Date();
     if (!isJsonContentType(headerValue(req.headers, 'content-type'))) {
       return sendRpcError(res, 415, TRANSPORT_ERROR_CODE, 'Unsupported Media Type: Content-Type must be application/json');
@@ -90,13 +90,13 @@ export class McpHttpEndpoint {
   }
 
   /** Handles a GET asking for an event stream: opens the session's standalone stream. */
-  async get(req: McpRequest, res: Response): Promise<void> {
+  async get(req: McpRequest, res: ServerResponse): Promise<void> {
     const session = await this.requireSession(req, res);
     if (session) await this.streams.open(session, res, headerValue(req.headers, 'last-event-id'));
   }
 
   /** Handles a DELETE: terminates the caller's session. */
-  async delete(req: McpRequest, res: Response): Promise<void> {
+  async delete(req: McpRequest, res: ServerResponse): Promise<void> {
     const startedAt = new Date();
     const session = await this.requireSession(req, res);
     if (!session) return;
@@ -104,10 +104,10 @@ export class McpHttpEndpoint {
     await this.bus.endSession(session.sessionId);
     await this.log.forget(session.sessionId, SESSION_STREAM_ID);
     await this.events.record(this.event(session, startedAt, { kind: 'terminate', status: 204 }));
-    res.status(204).end();
+    sendEmpty(res, 204);
   }
 
-  private readMessage(req: McpRequest, res: Response): ReadBody | null {
+  private readMessage(req: McpRequest, res: ServerResponse): ReadBody | null {
     const raw = req[MCP_RAW_BODY];
     if (raw && !raw.ok) {
       res.destroy(); // the client went away mid-body: nobody to answer
@@ -117,7 +117,7 @@ export class McpHttpEndpoint {
     return { classified: parseJsonRpc(text), text };
   }
 
-  private async requireSession(req: McpRequest, res: Response): Promise<McpInboundSessionRecord | null> {
+  private async requireSession(req: McpRequest, res: ServerResponse): Promise<McpInboundSessionRecord | null> {
     const sessionId = headerValue(req.headers, McpHeader.SessionId);
     if (!sessionId) {
       sendRpcError(res, 400, TRANSPORT_ERROR_CODE, 'Bad Request: the Mcp-Session-Id header is required (send initialize first)');
@@ -139,7 +139,7 @@ export class McpHttpEndpoint {
     return session;
   }
 
-  private async initialize(request: JsonRpcRequest, text: string, principal: McpPrincipal, res: Response, startedAt: Date): Promise<void> {
+  private async initialize(request: JsonRpcRequest, text: string, principal: McpPrincipal, res: ServerResponse, startedAt: Date): Promise<void> {
     const max = this.options.limits.sessionsPerPrincipal;
     // Counted in the database: the cap holds across replicas (two initializes racing at the cap may both pass).
     if ((await this.sessions.countOpen(principal)) >= max) {
@@ -171,7 +171,7 @@ export class McpHttpEndpoint {
     sendJsonText(res, 200, json, { 'Mcp-Session-Id': session.sessionId });
   }
 
-  private async exchange(exchange: Exchange, text: string, session: McpInboundSessionRecord, req: McpRequest, res: Response, startedAt: Date): Promise<void> {
+  private async exchange(exchange: Exchange, text: string, session: McpInboundSessionRecord, req: McpRequest, res: ServerResponse, startedAt: Date): Promise<void> {
     const abort = new AbortController();
     const onClose = () => !res.writableFinished && abort.abort(new Error('The client closed the connection'));
     res.once('close', onClose);
@@ -221,7 +221,7 @@ export class McpHttpEndpoint {
     );
     if (channel?.streaming) channel.finish(json ?? '');
     else if (json !== null) sendJsonText(res, 200, json);
-    else res.status(202).end();
+    else sendEmpty(res, 202);
   }
 
   /** Client answers go to the call waiting for them; cancellations reach every replica. */

@@ -1,5 +1,5 @@
 import { ForbiddenException, Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
-import type { Request } from 'express';
+import type { IncomingHttpHeaders } from 'node:http';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import type { McpResolvedOptions } from '../mcp.options';
 import { headerValue, isOriginAllowed } from './mcp-http-checks';
@@ -11,7 +11,7 @@ export class McpOriginGuard implements CanActivate {
 
   /** @inheritdoc */
   canActivate(context: ExecutionContext): boolean {
-    const origin = headerValue(context.switchToHttp().getRequest<Request>().headers, 'origin');
+    const origin = headerValue(context.switchToHttp().getRequest<{ headers: IncomingHttpHeaders }>().headers, 'origin');
     if (!isOriginAllowed(origin, this.options.allowedOrigins)) {
       throw new ForbiddenException(`Forbidden: origin ${origin} is not allowed`);
     }

@@ -1,4 +1,4 @@
-import type { Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import type { McpClientChannel } from '../../interfaces/mcp-delivery.interface';
 import type { JsonRpcId, JsonRpcNotification } from '../../protocol/jsonrpc';
 import type { McpPendingClientRequests } from './mcp-session-channel-pending';
@@ -33,7 +33,7 @@ export class McpSessionChannel implements McpClientChannel {
   private logged: Promise<unknown> = Promise.resolve();
 
   constructor(
-    private readonly res: Response,
+    private readonly res: ServerResponse,
     private readonly sessionId: string,
     private readonly callId: JsonRpcId,
     private readonly signal: AbortSignal,

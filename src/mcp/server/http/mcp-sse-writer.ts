@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Response } from 'express';
+import type { ServerResponse } from 'node:http';
 
 /**
  * True when the Accept header names `text/event-stream`. Wildcards do not count: fetch sends
@@ -45,7 +45,7 @@ export class McpSseWriter {
   readonly streamId: string;
 
   constructor(
-    private readonly res: Response,
+    private readonly res: ServerResponse,
     private readonly options: McpSseWriterOptions = {},
   ) {
     this.streamId = options.streamId ?? newStreamId();

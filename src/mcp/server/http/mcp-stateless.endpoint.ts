@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import { McpRpcError } from '../../errors/mcp-rpc.errors';
 import type { McpPrincipal } from '../../interfaces/principal.interface';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
@@ -23,7 +23,7 @@ import { Toolset } from '../toolset';
 import { LIMIT_EXCEEDED_CODE } from '../mcp-limits.options';
 import type { McpRequest } from './mcp-body-reader';
 import { headerValue } from './mcp-http-checks';
-import { sendJsonText } from './mcp-http-responses';
+import { sendEmpty, sendJsonText } from './mcp-http-responses';
 import { acceptsEventStream } from './mcp-sse-writer';
 import { McpStatelessAudit, type StatelessExchange } from './mcp-stateless-audit';
 
@@ -67,12 +67,12 @@ export class McpStatelessEndpoint {
   }
 
   /** Answers a GET or DELETE on the stateless revision: 405, only POST is defined. */
-  methodNotAllowed(res: Response): void {
-    res.status(405).setHeader('Allow', 'POST').end();
+  methodNotAllowed(res: ServerResponse): void {
+    sendEmpty(res, 405, { Allow: 'POST' });
   }
 
   /** Serves one stateless message and writes its audit row before the answer leaves. */
-  async serve(classified: ClassifiedMessage, text: string, req: McpRequest, res: Response, startedAt: Date): Promise<void> {
+  async serve(classified: ClassifiedMessage, text: string, req: McpRequest, res: ServerResponse, startedAt: Date): Promise<void> {
     if (classified.kind !== 'request' && classified.kind !== 'notification') throw new Error('Only requests and notifications take the stateless path');
     const message: StatelessMessage = classified.message;
     const principal = req.user as McpPrincipal;
@@ -85,7 +85,7 @@ export class McpStatelessEndpoint {
     if (!('id' in message)) {
       // No client notification is defined over HTTP on this revision (closing the stream cancels).
       await this.audit.record(exchange, 202, null, null);
-      return void res.status(202).end();
+      return sendEmpty(res, 202);
     }
     if (message.method === McpMethod.SubscriptionsListen) return this.listen(message, exchange, req, res);
     const stream = new StatelessResponseStream(res, acceptsEventStream(headerValue(req.headers, 'accept')));
@@ -102,7 +102,7 @@ export class McpStatelessEndpoint {
    * the acknowledgment leaves (status 200, the acknowledgment as the response): the trail shows
    * who listens to what even if the stream outlives the process; its end is not recorded.
    */
-  private async listen(request: JsonRpcRequest, exchange: StatelessExchange, req: McpRequest, res: Response): Promise<void> {
+  private async listen(request: JsonRpcRequest, exchange: StatelessExchange, req: McpRequest, res: ServerResponse): Promise<void> {
     if (!acceptsEventStream(headerValue(req.headers, 'accept'))) {
       const error = jsonRpcError(request.id, JsonRpcErrorCode.InvalidRequest, 'Invalid request: subscriptions/listen answers with an event stream; send Accept: text/event-stream');
       return this.refuse(exchange, res, error, httpStatusForError(JsonRpcErrorCode.InvalidRequest));
@@ -138,7 +138,7 @@ export class McpStatelessEndpoint {
     };
   }
 
-  private async refuse(exchange: StatelessExchange, res: Response, response: JsonRpcResponse & { error: { code: number } }, status: number): Promise<void> {
+  private async refuse(exchange: StatelessExchange, res: ServerResponse, response: JsonRpcResponse & { error: { code: number } }, status: number): Promise<void> {
     const json = JSON.stringify(response);
     await this.audit.record(exchange, status, json, response.error.code);
     sendJsonText(res, status, json);
@@ -149,7 +149,7 @@ export class McpStatelessEndpoint {
     envelope: StatelessEnvelope,
     principal: McpPrincipal,
     stream: StatelessResponseStream,
-    res: Response,
+    res: ServerResponse,
     exchange: StatelessExchange,
   ): Promise<JsonRpcResponse> {
     // A session-era request gets the same -32601 as an unknown method, naming the revision.
@@ -176,7 +176,7 @@ export class McpStatelessEndpoint {
     envelope: StatelessEnvelope,
     principal: McpPrincipal,
     stream: StatelessResponseStream,
-    res: Response,
+    res: ServerResponse,
     channel: StatelessInputChannel | undefined,
     exchange: StatelessExchange,
   ): Promise<JsonRpcResponse | null> {

@@ -1,6 +1,6 @@
 import { Catch, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
-import type { Response } from 'express';
 import { McpNotAStreamRequest } from './mcp-http.errors';
+import { nodeResponseOf } from './mcp-http-adapter';
 import { sendMethodNotAllowed } from './mcp-http-responses';
 
 /** Answers `McpNotAStreamRequest` with 405 and the `Allow` header. */
@@ -8,6 +8,6 @@ import { sendMethodNotAllowed } from './mcp-http-responses';
 export class McpStreamRequestFilter implements ExceptionFilter {
   /** @inheritdoc */
   catch(_error: McpNotAStreamRequest, host: ArgumentsHost): void {
-    sendMethodNotAllowed(host.switchToHttp().getResponse<Response>());
+    sendMethodNotAllowed(nodeResponseOf(host.switchToHttp().getResponse<object>()));
   }
 }

@@ -1,5 +1,5 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
-import type { Request } from 'express';
+import type { IncomingHttpHeaders } from 'node:http';
 import { McpHeader } from '../../protocol/mcp-methods';
 import { headerValue } from './mcp-http-checks';
 import { McpNotAStreamRequest } from './mcp-http.errors';
@@ -14,7 +14,7 @@ import { acceptsEventStream } from './mcp-sse-writer';
 export class McpStreamRequestGuard implements CanActivate {
   /** @inheritdoc */
   canActivate(context: ExecutionContext): boolean {
-    const { headers } = context.switchToHttp().getRequest<Request>();
+    const { headers } = context.switchToHttp().getRequest<{ headers: IncomingHttpHeaders }>();
     if (!acceptsEventStream(headerValue(headers, 'accept')) || !headerValue(headers, McpHeader.SessionId)) throw new McpNotAStreamRequest();
     return true;
   }

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import type { Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import type { McpResolvedOptions } from '../mcp.options';
 import type { McpInboundSessionRecord } from '../../persistence/interfaces/mcp-session-store.interface';
@@ -39,7 +39,7 @@ export class McpStreamEndpoint {
   }
 
   /** Answers an authenticated GET for a live session with its event stream. */
-  async open(session: McpInboundSessionRecord, res: Response, lastEventId?: string): Promise<void> {
+  async open(session: McpInboundSessionRecord, res: ServerResponse, lastEventId?: string): Promise<void> {
     const resume = parseEventId(lastEventId);
     if (resume && resume.streamId !== SESSION_STREAM_ID) return this.resumeRequestStream(session, resume, res);
     const { keepAliveMs, retryMs, maxBufferedBytes } = this.options.streams;
@@ -104,7 +104,7 @@ export class McpStreamEndpoint {
    * Replays what a POST stream sent after the client's last event, then follows it until its
    * response (the final event) was sent, or nothing new came for two keep-alive intervals.
    */
-  private async resumeRequestStream(session: McpInboundSessionRecord, resume: { streamId: string; seq: number }, res: Response): Promise<void> {
+  private async resumeRequestStream(session: McpInboundSessionRecord, resume: { streamId: string; seq: number }, res: ServerResponse): Promise<void> {
     const { retryMs, keepAliveMs, maxBufferedBytes } = this.options.streams;
     const writer = new McpSseWriter(res, { streamId: resume.streamId, maxBufferedBytes });
     let last = resume.seq;

@@ -1,7 +1,7 @@
 import { All, Controller, Delete, Get, HttpCode, Post, Req, Res, UseFilters, UseGuards, type CanActivate, type Type } from '@nestjs/common';
-import type { Response } from 'express';
 import { McpHttpExceptionFilter } from './mcp-http-exception.filter';
 import type { McpRequest } from './mcp-body-reader';
+import { nodeResponseOf } from './mcp-http-adapter';
 import { McpHttpEndpoint } from './mcp-http.endpoint';
 import { McpStatelessEndpoint } from './mcp-stateless.endpoint';
 import { sendMethodNotAllowed } from './mcp-http-responses';
@@ -9,7 +9,9 @@ import { McpStreamRequestFilter } from './mcp-stream-request.filter';
 import { McpStreamRequestGuard } from './mcp-stream-request.guard';
 
 /**
- * Creates the controller of one mount at its path. POST, DELETE and GET (the session's event
+ * Creates the controller of one mount at its path. It runs on Express and on Fastify: the
+ * endpoint reads the request's headers, principal and body (the same members on both) and writes
+ * to the Node response under the adapter's (`nodeResponseOf`). POST, DELETE and GET (the session's event
  * stream) pass the origin check and the bearer guard; every other method, and a GET that does
  * not ask for an event stream of a session, gets 405 before authentication.
  */
@@ -24,28 +26,29 @@ export function createMcpController(path: string, guards: Type<CanActivate>[]): 
 
     @Post()
     @UseGuards(...guards)
-    post(@Req() req: McpRequest, @Res() res: Response): Promise<void> {
-      return this.endpoint.post(req, res);
+    post(@Req() req: McpRequest, @Res() res: object): Promise<void> {
+      return this.endpoint.post(req, nodeResponseOf(res));
     }
 
     @Get()
     @UseGuards(McpStreamRequestGuard, ...guards)
     @UseFilters(McpStreamRequestFilter)
-    get(@Req() req: McpRequest, @Res() res: Response): Promise<void> {
-      return this.endpoint.get(req, res);
+    get(@Req() req: McpRequest, @Res() res: object): Promise<void> {
+      return this.endpoint.get(req, nodeResponseOf(res));
     }
 
     @Delete()
     @UseGuards(...guards)
-    delete(@Req() req: McpRequest, @Res() res: Response): Promise<void> {
-      if (this.stateless.isStatelessVerb(req)) return Promise.resolve(this.stateless.methodNotAllowed(res));
-      return this.endpoint.delete(req, res);
+    delete(@Req() req: McpRequest, @Res() res: object): Promise<void> {
+      const response = nodeResponseOf(res);
+      if (this.stateless.isStatelessVerb(req)) return Promise.resolve(this.stateless.methodNotAllowed(response));
+      return this.endpoint.delete(req, response);
     }
 
     @All()
     @HttpCode(405)
-    notAllowed(@Res() res: Response): void {
-      sendMethodNotAllowed(res);
+    notAllowed(@Res() res: object): void {
+      sendMethodNotAllowed(nodeResponseOf(res));
     }
   }
   return McpController;

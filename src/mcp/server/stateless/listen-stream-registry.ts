@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import type { Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import type { McpResolvedOptions } from '../mcp.options';
 import { jsonRpcResult, type JsonRpcId, type JsonRpcNotification } from '../../protocol/jsonrpc';
@@ -13,7 +13,7 @@ interface ListenStream {
   id: JsonRpcId;
   principalKey: string;
   filter: SubscriptionFilter;
-  res: Response;
+  res: ServerResponse;
   timer: NodeJS.Timeout;
 }
 
@@ -75,7 +75,7 @@ export class McpListenStreams implements OnModuleInit, OnModuleDestroy {
    * acknowledgment of the agreed filter as the first message, then the notifications it wants
    * and keep-alive comments until the client closes it.
    */
-  open(id: JsonRpcId, filter: SubscriptionFilter, res: Response, principalKey: string): void {
+  open(id: JsonRpcId, filter: SubscriptionFilter, res: ServerResponse, principalKey: string): void {
     if (res.destroyed || res.writableEnded) return;
     const stream: ListenStream = { id, principalKey, filter, res, timer: setInterval(() => this.write(stream, ': keep-alive\n\n'), this.options.streams.keepAliveMs) };
     stream.timer.unref();

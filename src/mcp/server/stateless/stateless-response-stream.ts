@@ -1,4 +1,4 @@
-import type { Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import type { JsonRpcNotification } from '../../protocol/jsonrpc';
 import { sendJsonText } from '../http/mcp-http-responses';
 
@@ -12,7 +12,7 @@ export class StatelessResponseStream {
   private streaming = false;
 
   constructor(
-    private readonly res: Response,
+    private readonly res: ServerResponse,
     private readonly acceptsEventStream: boolean,
   ) {}
 

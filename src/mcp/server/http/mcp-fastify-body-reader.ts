@@ -1,0 +1,67 @@
+import type { IncomingMessage } from 'node:http';
+import type { Readable } from 'node:stream';
+import { MCP_RAW_BODY, readMcpBody, type McpBodyLimits, type McpRequest } from './mcp-body-reader';
+import { nodeResponseOf } from './mcp-http-adapter';
+
+/** The part of a Fastify instance the reader is installed on. */
+export interface FastifyHooksLike {
+  addHook(name: 'preParsing', hook: (request: FastifyRequestLike, reply: object, payload: Readable, done: (error: Error | null, payload?: Readable) => void) => void): unknown;
+  addHook(name: 'preValidation', hook: (request: FastifyRequestLike, reply: object, done: () => void) => void): unknown;
+}
+
+/** The part of a Fastify request the reader uses. */
+interface FastifyRequestLike extends McpRequest {
+  method: string;
+  url: string;
+  raw: IncomingMessage;
+  [HIDDEN_HEADERS]?: Record<string, string | string[] | undefined>;
+}
+
+/** Where the body headers of a request whose body the reader took wait while Fastify parses. */
+const HIDDEN_HEADERS = Symbol('mcp:hidden-body-headers');
+
+/** The headers by which Fastify decides that a request has a body to parse. */
+const BODY_HEADERS = ['content-type', 'content-length', 'transfer-encoding'];
+
+/**
+ * Installs the MCP body reader on a Fastify instance, the counterpart of the Express middleware:
+ * a `preParsing` hook reads the body of POSTs to MCP paths (`readMcpBody`, same limits, same 413
+ * and 408 answers) before Fastify's content-type parsers run. Fastify parses every request that
+ * announces a body, and would refuse a content type it has no parser for (415) or malformed JSON
+ * (400) with its own answers, under its own `bodyLimit`; so while its parsing step runs, the
+ * request's body headers are set aside, and a `preValidation` hook (the next step) puts them back
+ * before any guard or the controller reads them. The controller then finds the body where the
+ * Express reader leaves it.
+ */
+export function installFastifyBodyReader(instance: FastifyHooksLike, limitsFor: (path: string) => McpBodyLimits | null): void {
+  instance.addHook('preParsing', (request, reply, payload, done) => {
+    const limits = request.method === 'POST' ? limitsFor(request.url.split('?', 1)[0]) : null;
+    if (limits === null) return done(null, payload);
+    readMcpBody(
+      payload,
+      request.headers,
+      () => nodeResponseOf(reply),
+      limits,
+      (raw) => {
+        request[MCP_RAW_BODY] = raw;
+        const headers = request.raw.headers;
+        const hidden: Record<string, string | string[] | undefined> = {};
+        for (const name of BODY_HEADERS) {
+          if (headers[name] === undefined) continue;
+          hidden[name] = headers[name];
+          delete headers[name];
+        }
+        request[HIDDEN_HEADERS] = hidden;
+        done(null, payload);
+      },
+    );
+  });
+  instance.addHook('preValidation', (request, _reply, done) => {
+    const hidden = request[HIDDEN_HEADERS];
+    if (hidden) {
+      Object.assign(request.raw.headers, hidden);
+      delete request[HIDDEN_HEADERS];
+    }
+    done();
+  });
+}
