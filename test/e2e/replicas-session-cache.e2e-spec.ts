@@ -218,7 +218,8 @@ describe('session cache across replicas (PostgreSQL + Redis pub/sub)', () => {
 
     it('a session kept busy on replica B past the idle TTL stays alive on replica A', async () => {
       const IDLE_TTL_MS = 2000;
-      const [a, b] = await pair({ sessions: { idleTtlMs: IDLE_TTL_MS } });
+      // A long cache TTL: B never reads the session again, so only its touches keep last_seen_at fresh.
+      const [a, b] = await pair({ sessions: { idleTtlMs: IDLE_TTL_MS, cache: { ttlMs: LONG_TTL_MS } } });
       const openedAt = Date.now();
       const { sessionId } = await openSession(`${a.baseUrl}/mcp`);
       const statuses: number[] = [];
@@ -227,6 +228,7 @@ describe('session cache across replicas (PostgreSQL + Redis pub/sub)', () => {
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
       expect(statuses.every((status) => status === 200)).toBe(true);
+      expect(findsOf(b, sessionId)).toBe(1);
       // A last used the session at initialize, more than the idle TTL ago: it asks the database, which B kept fresh.
       expect((await callWithLogs(`${a.baseUrl}/mcp`, sessionId, 'on-a')).status).toBe(200);
       expect(findsOf(a, sessionId)).toBeGreaterThanOrEqual(1);
