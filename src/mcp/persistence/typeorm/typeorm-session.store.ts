@@ -78,9 +78,12 @@ export class TypeOrmSessionStore implements McpSessionStore {
 
   /** Live sessions of the principal on this mount (one indexed count on (mount, principal_key)). */
   countOpen(principal: McpPrincipal): Promise<number> {
-    return this.sessions.count({
-      where: { mount: this.settings.mount, principalKey: storedPrincipalKey(principal.key), terminatedAt: IsNull(), lastSeenAt: MoreThanOrEqual(sessionIdleCutoff(this.settings.idleTtlMs)) },
-    });
+    return this.bounded(
+      this.sessions.count({
+        where: { mount: this.settings.mount, principalKey: storedPrincipalKey(principal.key), terminatedAt: IsNull(), lastSeenAt: MoreThanOrEqual(sessionIdleCutoff(this.settings.idleTtlMs)) },
+      }),
+      'session count',
+    );
   }
 
   /**
