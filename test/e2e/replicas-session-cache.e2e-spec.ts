@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { MCP_SESSION_STORE, McpModule, type McpInboundSessionRecord, type McpModuleOptions, type McpPrincipal } from '../../src/mcp';
 import { TypeOrmSessionStore } from '../../src/mcp/persistence/typeorm/typeorm-session.store';
+import { McpSessionBus } from '../../src/mcp/server/pubsub/mcp-session-bus';
 import { fixtureAuth } from '../fixtures/fixture-tools';
 import { SseTools } from '../fixtures/sse/sse-tools';
 import { startPrivateRedis, type PrivateRedis } from '../faults/support/private-redis';
@@ -133,42 +134,74 @@ describe('session cache across replicas (PostgreSQL + Redis pub/sub)', () => {
     });
   });
 
-  describe('with the bus down', () => {
-    let redis: PrivateRedis;
-    let a: RunningApp;
-    let b: RunningApp;
-    const TTL_MS = 1500;
-
-    beforeAll(async () => {
-      redis = await startPrivateRedis();
-      [a, b] = await pair({ sessions: { cache: { ttlMs: TTL_MS } } }, redis.url);
-    });
-
-    afterAll(async () => {
-      // Bring Redis back so the replicas close their connections cleanly.
-      await redis?.start().catch(() => undefined);
-      for (const replica of [a, b]) await replica?.close().catch(() => undefined);
-      await redis?.destroy();
-    });
-
-    it('a DELETE on A is refused on B once the cache TTL passed, without any message between them', async () => {
+  describe('with the bus losing messages (the two replicas on different channels of a healthy Redis)', () => {
+    it('a DELETE on A is refused on B once the cache TTL passed: the TTL bounds a bus that fails silently', async () => {
+      const options = { sessions: { cache: { ttlMs: 1500 } } };
+      const a = await boot(options);
+      const b = await boot(options); // its own channel prefix: nothing A publishes reaches it
       const { sessionId } = await openSession(`${a.baseUrl}/mcp`);
       expect((await callWithLogs(`${b.baseUrl}/mcp`, sessionId, 'cached')).status).toBe(200);
-      const findsBefore = findsOf(b, sessionId);
-      await redis.kill();
-
-      // The row is ended first; telling the other replicas then fails (503, as documented for the bus).
-      expect([204, 503]).toContain((await send(`${a.baseUrl}/mcp`, 'DELETE', { sessionId })).status);
-      const [row] = await db.dataSource.query(`SELECT terminated_at FROM mcp_inbound_sessions WHERE session_id = $1`, [sessionId]);
-      expect(row.terminated_at).toBeInstanceOf(Date);
+      expect(findsOf(b, sessionId)).toBe(1);
+      expect((await send(`${a.baseUrl}/mcp`, 'DELETE', { sessionId })).status).toBe(204);
 
       const gone = await pollUntil('B answers 404 once its copy expired', async () => {
         const reply = await post(`${b.baseUrl}/mcp`, callRequest('after-delete', 'progress_steps', { steps: 1 }), { sessionId, headers: versionHeader() });
         return reply.status === 200 ? undefined : reply;
       });
       expect(gone.status).toBe(404);
-      // The 404 came from a fresh store read, which B only makes once its copy's TTL has run out.
-      expect(findsOf(b, sessionId)).toBeGreaterThan(findsBefore);
+      // The 404 came from a second store read, which B only makes once its copy's TTL ran out.
+      expect(findsOf(b, sessionId)).toBe(2);
+    });
+  });
+
+  describe('with the Redis of the bus down (cache TTL 10 min)', () => {
+    let redis: PrivateRedis;
+    let redisDown = false;
+    let a: RunningApp;
+    let b: RunningApp;
+
+    beforeAll(async () => {
+      redis = await startPrivateRedis();
+      [a, b] = await pair({ sessions: { cache: { ttlMs: LONG_TTL_MS } } }, redis.url);
+    });
+
+    afterAll(async () => {
+      // Bring Redis back (if the test did not) so the replicas close their connections cleanly.
+      if (redisDown) await redis?.start().catch(() => undefined);
+      for (const replica of [a, b]) {
+        started.splice(started.indexOf(replica), 1);
+        await replica?.close().catch(() => undefined);
+      }
+      await redis?.destroy();
+    });
+
+    it('B stops serving from memory while its subscription is down (a DELETE on A is refused at once), and forgets everything when it is back', async () => {
+      const { sessionId } = await openSession(`${a.baseUrl}/mcp`);
+      expect((await callWithLogs(`${b.baseUrl}/mcp`, sessionId, 'cached')).status).toBe(200);
+      const kept = (await openSession(`${b.baseUrl}/mcp`)).sessionId;
+      expect(findsOf(b, kept)).toBe(0);
+      await redis.kill();
+      redisDown = true;
+
+      // The row is ended first; telling the other replicas then fails (503, as documented for the bus).
+      expect([204, 503]).toContain((await send(`${a.baseUrl}/mcp`, 'DELETE', { sessionId })).status);
+      const [row] = await db.dataSource.query(`SELECT terminated_at FROM mcp_inbound_sessions WHERE session_id = $1`, [sessionId]);
+      expect(row.terminated_at).toBeInstanceOf(Date);
+      // No message can cross and the TTL is 10 min: only B noticing its bus is down explains the 404.
+      const gone = await pollUntil('B answers 404 for the session A deleted', async () => {
+        const reply = await post(`${b.baseUrl}/mcp`, callRequest('after-delete', 'progress_steps', { steps: 1 }), { sessionId, headers: versionHeader() });
+        return reply.status === 200 ? undefined : reply;
+      });
+      expect(gone.status).toBe(404);
+
+      // Back up: B dropped what it held (ends sent meanwhile were lost), so its own session is read again once.
+      await redis.start();
+      redisDown = false;
+      await pollUntil('B listening on its bus again', () => (b.app.get(McpSessionBus, { strict: false }).listening ? true : undefined));
+      const findsBefore = findsOf(b, kept);
+      expect((await callWithLogs(`${b.baseUrl}/mcp`, kept, 'after-redis')).status).toBe(200);
+      expect((await callWithLogs(`${b.baseUrl}/mcp`, kept, 'after-redis-2')).status).toBe(200);
+      expect(findsOf(b, kept)).toBe(findsBefore + 1);
     });
   });
 

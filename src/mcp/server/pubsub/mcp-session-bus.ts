@@ -103,6 +103,22 @@ export class McpSessionBus implements McpSessionNotifier, OnModuleInit, OnModule
     await this.publish({ t: 'stale', o: this.origin, s: sessionId });
   }
 
+  /**
+   * False while messages from the other replicas cannot arrive (the Redis subscription is down):
+   * what this replica holds in memory about sessions cannot be trusted meanwhile.
+   */
+  get listening(): boolean {
+    return this.pubsub.listening ?? true;
+  }
+
+  /**
+   * Calls `listener` each time the bus is back after a drop: messages sent meanwhile (session
+   * ends among them) were lost. Returns the unsubscribe.
+   */
+  onMessagesLost(listener: () => void): () => void {
+    return this.pubsub.onReconnect?.(listener) ?? (() => undefined);
+  }
+
   /** Calls `listener` for every session another replica ends or changes; returns the unsubscribe. */
   onSessionChange(listener: McpSessionChangeListener): () => void {
     this.changeListeners.add(listener);

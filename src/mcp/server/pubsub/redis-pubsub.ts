@@ -85,6 +85,16 @@ export class McpRedisPubSub implements McpPubSub {
   private readonly connections: SharedConnections;
   private readonly mine = new Map<string, Set<McpPubSubListener>>();
   private closed = false;
+  private dropped = false;
+  private readonly reconnectListeners = new Set<() => void>();
+  private readonly onDrop = () => {
+    this.dropped = true;
+  };
+  private readonly onReady = () => {
+    if (!this.dropped) return;
+    this.dropped = false;
+    for (const listener of this.reconnectListeners) listener();
+  };
 
   constructor(
     config: string | RedisOptions,
@@ -92,6 +102,19 @@ export class McpRedisPubSub implements McpPubSub {
   ) {
     this.key = typeof config === 'string' ? config : JSON.stringify(config);
     this.connections = acquire(this.key, config);
+    this.connections.subscriber.on('close', this.onDrop);
+    this.connections.subscriber.on('ready', this.onReady);
+  }
+
+  /** @inheritdoc */
+  get listening(): boolean {
+    return this.connections.subscriber.status === 'ready';
+  }
+
+  /** @inheritdoc */
+  onReconnect(listener: () => void): () => void {
+    this.reconnectListeners.add(listener);
+    return () => this.reconnectListeners.delete(listener);
   }
 
   /** The command connection (shared with the process's other mounts), for the event log. */
@@ -159,6 +182,9 @@ export class McpRedisPubSub implements McpPubSub {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.connections.subscriber.off('close', this.onDrop);
+    this.connections.subscriber.off('ready', this.onReady);
+    this.reconnectListeners.clear();
     for (const [channel, listeners] of this.mine) for (const listener of listeners) await this.unsubscribe(channel, listener).catch(() => undefined);
     this.connections.users -= 1;
     if (this.connections.users > 0) return;

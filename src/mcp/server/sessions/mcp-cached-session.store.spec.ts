@@ -26,6 +26,13 @@ class GatedStore extends InMemoryMcpSessionStore {
 class BusEnd {
   readonly listeners = new Set<McpSessionChangeListener>();
   readonly published: string[] = [];
+  readonly lost = new Set<() => void>();
+  listening = true;
+
+  onMessagesLost(listener: () => void): () => void {
+    this.lost.add(listener);
+    return () => this.lost.delete(listener);
+  }
 
   onSessionChange(listener: McpSessionChangeListener): () => void {
     this.listeners.add(listener);
@@ -122,6 +129,20 @@ describe('McpCachedSessionStore', () => {
     expect(await sessions.find(opened.sessionId, alice)).toBeNull();
     expect(store.sessions[0].terminatedAt).toBeInstanceOf(Date);
     expect(await sessions.countOpen(alice)).toBe(0);
+  });
+
+  it('asks the store on every find while the bus is not listening, and starts over when messages were lost', async () => {
+    const { store, bus, sessions } = layer();
+    const opened = await sessions.open(newSession);
+    bus.listening = false;
+    await sessions.find(opened.sessionId, alice);
+    await sessions.find(opened.sessionId, alice);
+    expect(store.finds).toBe(2);
+    bus.listening = true;
+    await store.terminate(opened); // ended elsewhere while the bus was down
+    for (const listener of bus.lost) listener();
+    expect(sessions.cachedSessions).toBe(0);
+    expect(await sessions.find(opened.sessionId, alice)).toBeNull();
   });
 
   it('holds at most maxEntries sessions', async () => {

@@ -30,7 +30,7 @@ export class McpCachedSessionStore implements McpSessionStore, OnModuleDestroy {
   private readonly touches: SessionTouches;
   private readonly idleTtlMs: number;
   private readonly touchIntervalMs: number;
-  private readonly unsubscribe: () => void;
+  private readonly unsubscribe: (() => void)[];
   private readonly logged = new Map<string, number>();
 
   constructor(
@@ -51,7 +51,11 @@ export class McpCachedSessionStore implements McpSessionStore, OnModuleDestroy {
         this.warnOnce(`Could not refresh the last use of ${records.length} session(s): ${(error as Error)?.message ?? error}`);
       },
     });
-    this.unsubscribe = bus.onSessionChange((sessionId, principalKey) => this.cache?.forget(sessionId, principalKey === undefined ? undefined : storedPrincipalKey(principalKey)));
+    this.unsubscribe = [
+      bus.onSessionChange((sessionId, principalKey) => this.cache?.forget(sessionId, principalKey === undefined ? undefined : storedPrincipalKey(principalKey))),
+      // Ends sent while the bus was down never arrive: start over from the store.
+      bus.onMessagesLost(() => this.cache?.clear()),
+    ];
   }
 
   /** Entries held in memory now (0 when the cache is off). */
@@ -61,7 +65,7 @@ export class McpCachedSessionStore implements McpSessionStore, OnModuleDestroy {
 
   /** @inheritdoc */
   async onModuleDestroy(): Promise<void> {
-    this.unsubscribe();
+    this.unsubscribe.forEach((unsubscribe) => unsubscribe());
     await this.touches.idle();
   }
 
@@ -78,7 +82,8 @@ export class McpCachedSessionStore implements McpSessionStore, OnModuleDestroy {
    */
   async find(sessionId: string, principal: McpPrincipal): Promise<McpInboundSessionRecord | null> {
     const cache = this.cache;
-    if (!cache) return this.store.find(sessionId, principal);
+    // While the bus is down, an end on another replica would not reach this one: ask the store.
+    if (!cache || !this.bus.listening) return this.store.find(sessionId, principal);
     const principalKey = storedPrincipalKey(principal.key);
     const entry = cache.get(sessionId, principalKey);
     const now = Date.now();
