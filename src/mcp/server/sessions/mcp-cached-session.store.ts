@@ -48,7 +48,7 @@ export class McpCachedSessionStore implements McpSessionStore, OnModuleDestroy {
       failed: (records, error) => {
         // Until the store answers again, requests go to it (and fail fast) instead of running on a copy.
         records.forEach((record) => this.cache?.forget(record.sessionId));
-        this.warnOnce(`Could not refresh the last use of ${records.length} session(s): ${(error as Error)?.message ?? error}`);
+        this.warnOnce(`Could not refresh the last use of sessions: ${(error as Error)?.message ?? error}`);
       },
     });
     this.unsubscribe = [
