@@ -225,7 +225,7 @@ describe('session cache across replicas (PostgreSQL + Redis pub/sub)', () => {
     it('many requests on one session within a touch interval refresh last_seen_at at most once, and touches of many sessions share one write', async () => {
       const replica = await boot({ sessions: { cache: { ttlMs: LONG_TTL_MS } } });
       const url = `${replica.baseUrl}/mcp`;
-      const sessions = [];
+      const sessions: string[] = [];
       for (let i = 0; i < 8; i++) sessions.push((await openSession(url)).sessionId);
       const openedAt = Date.now();
       // The default idle TTL (one hour) gives a touch interval of one second.
