@@ -20,6 +20,8 @@ interface SharedConnections {
   subscriber: Redis;
   users: number;
   listeners: Map<string, Set<McpPubSubListener>>;
+  /** Told when the subscriber is back after a drop (messages published meanwhile were lost). */
+  reconnectListeners: Set<() => void>;
 }
 
 const shared = new Map<string, SharedConnections>();
@@ -64,7 +66,15 @@ function acquire(key: string, config: string | RedisOptions): SharedConnections 
     subscriber.on('message', (channel: string, payload: string) => {
       for (const listener of listeners.get(channel) ?? []) listener(payload);
     });
-    connections = { publisher: connect(config, false), subscriber, users: 0, listeners };
+    const reconnectListeners = new Set<() => void>();
+    let dropped = false;
+    subscriber.on('close', () => (dropped = true));
+    subscriber.on('ready', () => {
+      if (!dropped) return;
+      dropped = false;
+      for (const listener of reconnectListeners) listener();
+    });
+    connections = { publisher: connect(config, false), subscriber, users: 0, listeners, reconnectListeners };
     shared.set(key, connections);
   }
   connections.users += 1;
@@ -85,16 +95,7 @@ export class McpRedisPubSub implements McpPubSub {
   private readonly connections: SharedConnections;
   private readonly mine = new Map<string, Set<McpPubSubListener>>();
   private closed = false;
-  private dropped = false;
   private readonly reconnectListeners = new Set<() => void>();
-  private readonly onDrop = () => {
-    this.dropped = true;
-  };
-  private readonly onReady = () => {
-    if (!this.dropped) return;
-    this.dropped = false;
-    for (const listener of this.reconnectListeners) listener();
-  };
 
   constructor(
     config: string | RedisOptions,
@@ -102,8 +103,6 @@ export class McpRedisPubSub implements McpPubSub {
   ) {
     this.key = typeof config === 'string' ? config : JSON.stringify(config);
     this.connections = acquire(this.key, config);
-    this.connections.subscriber.on('close', this.onDrop);
-    this.connections.subscriber.on('ready', this.onReady);
   }
 
   /** @inheritdoc */
@@ -114,7 +113,11 @@ export class McpRedisPubSub implements McpPubSub {
   /** @inheritdoc */
   onReconnect(listener: () => void): () => void {
     this.reconnectListeners.add(listener);
-    return () => this.reconnectListeners.delete(listener);
+    this.connections.reconnectListeners.add(listener);
+    return () => {
+      this.reconnectListeners.delete(listener);
+      this.connections.reconnectListeners.delete(listener);
+    };
   }
 
   /** The command connection (shared with the process's other mounts), for the event log. */
@@ -182,8 +185,7 @@ export class McpRedisPubSub implements McpPubSub {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.connections.subscriber.off('close', this.onDrop);
-    this.connections.subscriber.off('ready', this.onReady);
+    for (const listener of this.reconnectListeners) this.connections.reconnectListeners.delete(listener);
     this.reconnectListeners.clear();
     for (const [channel, listeners] of this.mine) for (const listener of listeners) await this.unsubscribe(channel, listener).catch(() => undefined);
     this.connections.users -= 1;
