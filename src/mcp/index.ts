@@ -25,6 +25,7 @@ export type {
 export type { McpResolvedOptions } from './server/mcp.options';
 export type { McpStreamOptions, McpResolvedStreamOptions } from './server/http/mcp-stream.options';
 export type { McpLimitsOptions, McpResolvedLimits } from './server/mcp-limits.options';
+export type { McpSessionCacheOptions, McpResolvedSessionCache } from './server/sessions/mcp-session-cache.options';
 export type { McpPubSubOptions } from './server/pubsub/mcp-pubsub.interface';
 export { MCP_MODULE_OPTIONS, DEFAULT_MOUNT, DEFAULT_PATH, getMcpToolsetToken, getMcpOptionsToken, InjectMcpToolset } from './mcp.constants';
 export { getMcpResourceNotifierToken, InjectMcpResourceNotifier } from './mcp.constants';

@@ -4,6 +4,7 @@ import { PagingTools } from '../fixtures/paging-tools';
 import { HTTP_ADAPTERS, startApp, type RunningApp } from '../support/http-app';
 import { callRequest, initializeRequest, openSession, post, send, TEST_PROTOCOL_VERSION, versionHeader, wireView, type WireReply } from '../support/mcp-wire';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
+import { waitUntilPast } from '../support/polling';
 
 /**
  * The Streamable HTTP endpoint on the wire: every status a client can meet, the JSON-RPC bodies
@@ -236,7 +237,11 @@ describe.each(HTTP_ADAPTERS)('MCP endpoint on the wire (Streamable HTTP, Postgre
     it('a session idle past the TTL', async () => {
       const { sessionId } = await openSession(url);
       expect((await post(url, list, { sessionId, headers: versionHeader() })).status).toBe(200);
+      const backdatedAt = Date.now();
       await db.dataSource.query(`UPDATE mcp_inbound_sessions SET last_seen_at = TIMESTAMP '2000-01-01 00:00:00' WHERE session_id = $1`, [sessionId]);
+      // The replica serves the session it just read from memory for the cache TTL (1 s by
+      // default); once that passed, the database's last_seen_at decides.
+      await waitUntilPast(backdatedAt, 1000);
       const before = await eventCount();
       expect((await post(url, list, { sessionId, headers: versionHeader() })).status).toBe(404);
       expect(await eventCount()).toBe(before);

@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import { McpModule } from '../../src/mcp';
 import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';
 import { HTTP_ADAPTERS } from '../support/http-app';
-import { callRequest, openSession, post, versionHeader } from '../support/mcp-wire';
+import { callRequest, initializeRequest, openSession, post, versionHeader } from '../support/mcp-wire';
 import { startFaultApp, type FaultApp } from './support/fault-app';
 import { pollUntil } from './support/free-port';
 import { startLoad, type LoadAnswer } from './support/load-driver';
@@ -34,6 +34,10 @@ describe.each(HTTP_ADAPTERS)('PostgreSQL outage under load (%s)', (adapter) => {
   let server: FaultApp;
   let url: string;
   const sessions: string[] = [];
+  /** A second app on the same database without the session cache: every request looks its session up. */
+  let uncachedServer: FaultApp;
+  let uncachedUrl: string;
+  const uncachedSessions: string[] = [];
 
   beforeAll(async () => {
     pg = await startPrivatePostgres();
@@ -43,26 +47,35 @@ describe.each(HTTP_ADAPTERS)('PostgreSQL outage under load (%s)', (adapter) => {
     }, adapter);
     url = `${server.baseUrl}/mcp`;
     for (let i = 0; i < CALLERS; i++) sessions.push((await openSession(url)).sessionId);
+    uncachedServer = await startFaultApp(pg.url, {
+      imports: [McpModule.forRoot({ auth: fixtureAuth, providers: [FixtureTools], database: { timeoutMs: DATABASE_TIMEOUT_MS }, sessions: { cache: false } })],
+      providers: [FixtureTools],
+    }, adapter);
+    uncachedUrl = `${uncachedServer.baseUrl}/mcp`;
+    for (let i = 0; i < CALLERS; i++) uncachedSessions.push((await openSession(uncachedUrl)).sessionId);
   }, 60_000);
 
   afterAll(async () => {
     if (process.env.FAULTS_DEBUG) console.log([...new Set(server?.logger.lines.map((l) => `${l.level} ${l.context}: ${l.message}`))].join('\n'));
     await server?.close().catch(() => undefined);
+    await uncachedServer?.close().catch(() => undefined);
     await pg?.destroy();
   });
 
   /** Caller i calls `echo` on its own session, with a request id that names the call. */
-  const callOnSession = (run: string) => async (index: number, caller: number) => {
-    const id = `${run}-${caller}-${index}`;
-    const reply = await post(url, callRequest(id, 'echo', { text: id }), { sessionId: sessions[caller], headers: versionHeader() });
-    return { status: reply.status, body: reply.text, tag: id };
-  };
+  const callOnSession =
+    (run: string, cached = true) =>
+    async (index: number, caller: number) => {
+      const id = `${run}-${caller}-${index}`;
+      const reply = await post(cached ? url : uncachedUrl, callRequest(id, 'echo', { text: id }), { sessionId: (cached ? sessions : uncachedSessions)[caller], headers: versionHeader() });
+      return { status: reply.status, body: reply.text, tag: id };
+    };
 
-  async function expectServiceBack(run: string): Promise<void> {
+  async function expectServiceBack(run: string, cached = true): Promise<void> {
     await pollUntil(
       'a tools/call answered 200 after the database came back',
       async () => {
-        const reply = await post(url, callRequest(`${run}-probe`, 'echo', { text: 'back' }), { sessionId: sessions[0], headers: versionHeader() });
+        const reply = await post(cached ? url : uncachedUrl, callRequest(`${run}-probe`, 'echo', { text: 'back' }), { sessionId: (cached ? sessions : uncachedSessions)[0], headers: versionHeader() });
         return reply.status === 200 && reply.json?.result ? true : undefined;
       },
       30_000,
@@ -105,25 +118,50 @@ describe.each(HTTP_ADAPTERS)('PostgreSQL outage under load (%s)', (adapter) => {
   }, 120_000);
 
   it.each([
-    ['mcp_events', 'the audit rows cannot be written'],
-    ['mcp_inbound_sessions', 'sessions cannot be looked up'],
-  ])('stalled (%s locked by another connection: %s): every answer is a 503 with a JSON-RPC body, then service resumes', async (table) => {
+    ['mcp_events', 'the audit rows cannot be written', true],
+    ['mcp_inbound_sessions', 'sessions cannot be looked up (sessions.cache: false)', false],
+  ])('stalled (%s locked by another connection: %s): every answer is a 503 with a JSON-RPC body, then service resumes', async (table, _what, cached) => {
     const locker = new Client({ connectionString: pg.url });
     await locker.connect();
     try {
       await locker.query('BEGIN');
       await locker.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
-      const answers = await startLoad({ concurrency: CALLERS, requests: CALLERS * 2 }, callOnSession(`lock-${table}`)).done;
+      const answers = await startLoad({ concurrency: CALLERS, requests: CALLERS * 2 }, callOnSession(`lock-${table}`, cached)).done;
       expect(answers).toHaveLength(CALLERS * 2);
       expect(describeAnswers(answers.filter((a) => !isUnavailableAnswer(a)))).toBe('');
       await locker.query('COMMIT');
     } finally {
       await locker.end().catch(() => undefined);
     }
-    await expectServiceBack(`lock-${table}`);
-    const after = await startLoad({ concurrency: CALLERS, requests: CALLERS }, callOnSession(`after-lock-${table}`)).done;
+    await expectServiceBack(`lock-${table}`, cached);
+    const after = await startLoad({ concurrency: CALLERS, requests: CALLERS }, callOnSession(`after-lock-${table}`, cached)).done;
     expect(describeAnswers(after.filter((a) => a.status !== 200))).toBe('');
     await expectRowsFor(after);
+  }, 120_000);
+
+  it('stalled (mcp_inbound_sessions locked, with the session cache): sessions held in memory are served with their audit rows; initialize answers 503', async () => {
+    // Every caller's session was just used, so this replica holds it in memory.
+    const warm = await startLoad({ concurrency: CALLERS, requests: CALLERS }, callOnSession('warm')).done;
+    expect(describeAnswers(warm.filter((a) => a.status !== 200))).toBe('');
+    const locker = new Client({ connectionString: pg.url });
+    await locker.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE mcp_inbound_sessions IN ACCESS EXCLUSIVE MODE');
+      const answers = await startLoad({ concurrency: CALLERS, requests: CALLERS * 2 }, callOnSession('cached-lock')).done;
+      expect(answers).toHaveLength(CALLERS * 2);
+      expect(describeAnswers(answers.filter((a) => a.status !== 200 && !isUnavailableAnswer(a)))).toBe('');
+      expect(answers.filter((a) => a.status === 200).length).toBeGreaterThan(0);
+      await expectRowsFor(answers);
+      // A new session needs the table: refused within the database bound, not hanging.
+      const initialize = await post(url, initializeRequest('init-locked'));
+      expect(initialize.status).toBe(503);
+      expect(initialize.json).toMatchObject({ jsonrpc: '2.0', error: { code: -32603 } });
+      await locker.query('COMMIT');
+    } finally {
+      await locker.end().catch(() => undefined);
+    }
+    await expectServiceBack('cached-lock');
   }, 120_000);
 
   it('stalled (the postmaster frozen with SIGSTOP, the pool emptied): new connections hang, every answer is a 503 with a JSON-RPC body, then service resumes', async () => {

@@ -8,6 +8,7 @@ import { AbortProbe, SseTools } from '../fixtures/sse/sse-tools';
 import { SseReader } from '../fixtures/sse/sse-reader';
 import { startApp, type RunningApp } from '../support/http-app';
 import { MCP_ACCEPT, openSession, post, send, versionHeader } from '../support/mcp-wire';
+import { waitUntilPast } from '../support/polling';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -98,8 +99,11 @@ describe('session cleanup across replicas, and backpressure', () => {
       const { sessionId } = await openSession(`${idleA.baseUrl}/mcp`);
       const stream = new SseReader(await fetch(`${idleA.baseUrl}/mcp`, { headers: getHeaders(sessionId) }));
       expect((await stream.next())?.data).toBe('');
+      const lastUsedAt = Date.now();
       // No request uses the session: it goes idle; the first request after that (on B) finds it so.
-      await until(async () => (await post(`${idleB.baseUrl}/mcp`, { jsonrpc: '2.0', id: 1, method: 'ping' }, { sessionId, headers: versionHeader() })).status === 404, 'the session is idle');
+      // (A request that found it live would be a use, and keep it alive: so wait, then ask once.)
+      await waitUntilPast(lastUsedAt, 1_100);
+      expect((await post(`${idleB.baseUrl}/mcp`, { jsonrpc: '2.0', id: 1, method: 'ping' }, { sessionId, headers: versionHeader() })).status).toBe(404);
       expect(await stream.next()).toBeNull();
       const registry = idleA.app.get(McpStreamRegistry, { strict: false });
       await until(() => registry.sizes.streams === 0, 'replica A let go of the stream');

@@ -1,4 +1,4 @@
-import { isSessionIdle, isSessionLive, sessionIdleCutoff } from './session-liveness';
+import { isSessionIdle, isSessionLive, sessionIdleCutoff, sessionTouchIntervalMs } from './session-liveness';
 
 describe('session idle rule', () => {
   const now = Date.UTC(2025, 0, 1, 12, 0, 0);
@@ -31,5 +31,17 @@ describe('session idle rule', () => {
   it('uses the current time by default', () => {
     expect(isSessionLive({ lastSeenAt: new Date(), terminatedAt: null }, ttl)).toBe(true);
     expect(isSessionLive({ lastSeenAt: new Date(Date.now() - 2 * ttl), terminatedAt: null }, ttl)).toBe(false);
+  });
+});
+
+describe('session touch interval', () => {
+  it('is a twentieth of the idle TTL, at most one second and at least one millisecond', () => {
+    expect(sessionTouchIntervalMs(3_600_000)).toBe(1000);
+    expect(sessionTouchIntervalMs(3000)).toBe(150);
+    expect(sessionTouchIntervalMs(10)).toBe(1);
+  });
+
+  it('stays far below the idle TTL whatever the TTL', () => {
+    for (const ttl of [20, 1000, 3000, 20_000, 60_000, 3_600_000, 86_400_000]) expect(2 * sessionTouchIntervalMs(ttl)).toBeLessThanOrEqual(ttl / 10);
   });
 });

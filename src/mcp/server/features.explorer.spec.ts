@@ -24,6 +24,11 @@ import type { McpSessionStore } from '../persistence/interfaces/mcp-session-stor
 import { MCP_SESSION_STORE, MCP_STORE_SETTINGS } from '../persistence/mcp-persistence.constants';
 import { createMcpServerStoreProviders } from '../persistence/store-providers';
 import { Toolset } from './toolset';
+import { McpPendingClientRequests } from './http/mcp-session-channel-pending';
+import { McpStreamRegistry } from './http/mcp-stream-registry';
+import { mcpEventLogProvider, mcpPubSubProvider } from './pubsub/mcp-pubsub.providers';
+import { McpSessionBus } from './pubsub/mcp-session-bus';
+import { McpCachedSessionStore } from './sessions/mcp-cached-session.store';
 
 const principal = { key: 'alice', label: 'Alice', raw: 'alice' };
 
@@ -42,6 +47,13 @@ async function boot(providers: Provider[], options: Partial<McpModuleOptions> = 
       FeaturesExplorer,
       McpMetadataAccessor,
       ...createMcpServerStoreProviders().providers,
+      // logging/setLevel goes through the mount's session cache, which listens on the session bus.
+      McpCachedSessionStore,
+      McpSessionBus,
+      mcpPubSubProvider,
+      mcpEventLogProvider,
+      McpPendingClientRequests,
+      McpStreamRegistry,
       { provide: MCP_STORE_SETTINGS, useValue: { mount: 'test', idleTtlMs: 3_600_000 } },
       { provide: Toolset, useValue: toolset },
       { provide: MCP_MODULE_OPTIONS, useValue: resolveMcpOptions({ auth: () => 'alice', ...options }, { mount: 'test', path: '/mcp' }) },

@@ -22,6 +22,7 @@ import { MrtrRounds } from './stateless/mrtr-rounds';
 import { RequestStateCodec } from './stateless/request-state-codec';
 import { mcpEventLogProvider, mcpPubSubProvider } from './pubsub/mcp-pubsub.providers';
 import { McpSessionBus } from './pubsub/mcp-session-bus';
+import { McpCachedSessionStore } from './sessions/mcp-cached-session.store';
 import type { McpStoreSettings } from '../persistence/interfaces/mcp-store-settings.interface';
 import { MCP_STORE_SETTINGS } from '../persistence/mcp-persistence.constants';
 import { Toolset } from './toolset';
@@ -73,6 +74,7 @@ export function createMcpServerParts(mount: string, path: string): McpServerPart
     McpPendingClientRequests,
     McpStreamRegistry,
     McpSessionBus,
+    McpCachedSessionStore,
     { provide: MCP_SESSION_NOTIFIER, useExisting: McpSessionBus },
     McpStreamEndpoint,
     RequestStateCodec,

@@ -34,7 +34,7 @@ describe('resolveMcpOptions', () => {
     expect(resolved.maxBodyBytes).toBe(DEFAULT_MAX_BODY_BYTES);
     expect(resolved.pageSize).toBe(DEFAULT_PAGE_SIZE);
     expect(resolved.pageSize).toBe(100);
-    expect(resolved.sessions).toEqual({ idleTtlMs: DEFAULT_SESSION_IDLE_TTL_MS });
+    expect(resolved.sessions).toEqual({ idleTtlMs: DEFAULT_SESSION_IDLE_TTL_MS, cache: { ttlMs: 1000, maxEntries: 10_000 } });
     expect(resolved.sessions.idleTtlMs).toBe(3_600_000);
   });
 
@@ -102,6 +102,27 @@ describe('resolveMcpOptions', () => {
   it('rejects a bad pageSize and a bad sessions.idleTtlMs, naming the option', () => {
     expect(failure(() => resolveMcpOptions({ auth, pageSize: 0 }, extras)).message).toContain('"pageSize"');
     expect(failure(() => resolveMcpOptions({ auth, sessions: { idleTtlMs: -5 } }, extras)).message).toContain('"sessions.idleTtlMs"');
+  });
+
+  it('turns the session cache on by default, off with false, and fills in a partial one', () => {
+    expect(resolveMcpOptions({ auth, sessions: { cache: true } }, extras).sessions.cache).toEqual({ ttlMs: 1000, maxEntries: 10_000 });
+    expect(resolveMcpOptions({ auth, sessions: { cache: false } }, extras).sessions.cache).toBe(false);
+    expect(resolveMcpOptions({ auth, sessions: { cache: { ttlMs: 250 } } }, extras).sessions).toEqual({ idleTtlMs: 3_600_000, cache: { ttlMs: 250, maxEntries: 10_000 } });
+    expect(resolveMcpOptions({ auth, sessions: { idleTtlMs: 5000, cache: { maxEntries: 3 } } }, extras).sessions).toEqual({ idleTtlMs: 5000, cache: { ttlMs: 1000, maxEntries: 3 } });
+  });
+
+  it.each([
+    [{ cache: { ttlMs: 0 } }, 'option "sessions.cache.ttlMs" must be a positive integer'],
+    [{ cache: { ttlMs: 1.5 } }, 'option "sessions.cache.ttlMs" must be a positive integer'],
+    [{ cache: { maxEntries: -1 } }, 'option "sessions.cache.maxEntries" must be a positive integer'],
+    [{ cache: 'yes' }, 'option "sessions.cache" must be true, false or { ttlMs?, maxEntries? }'],
+    [{ cache: 1000 }, 'option "sessions.cache" must be true, false or { ttlMs?, maxEntries? }'],
+    [{ cache: { ttl: 1000 } }, 'option "sessions.cache": unknown option "ttl" (did you mean "ttlMs"? known: ttlMs, maxEntries)'],
+    [{ idleTtl: 1000 }, 'option "sessions": unknown option "idleTtl" (did you mean "idleTtlMs"? known: idleTtlMs, cache)'],
+  ])('refuses sessions %j with a message naming the option', (sessions, message) => {
+    const error = failure(() => resolveMcpOptions({ auth, sessions } as unknown as McpModuleOptions, extras));
+    expect(error).toBeInstanceOf(McpConfigurationError);
+    expect(error.message).toContain(message);
   });
 });
 

@@ -1,10 +1,11 @@
-import type { McpModuleExtras, McpModuleOptions } from './interfaces/mcp-module-options.interface';
+import type { McpModuleExtras, McpModuleOptions, McpSessionOptions } from './interfaces/mcp-module-options.interface';
 import { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES, DEFAULT_PAGE_SIZE, DEFAULT_SESSION_IDLE_TTL_MS } from '../mcp.constants';
 import { assertKnownOptions, McpConfigurationError, optionKeys } from '../errors/mcp-configuration.errors';
 import { invalidAuthMessage, invalidOptionMessage, missingAuthMessage } from '../mcp.messages';
 import { DEFAULT_DATABASE_TIMEOUT_MS } from '../persistence/database-deadline';
 import { DEFAULT_STREAM_OPTIONS, type McpResolvedStreamOptions } from './http/mcp-stream.options';
 import { DEFAULT_LIMITS, type McpResolvedLimits } from './mcp-limits.options';
+import { DEFAULT_SESSION_CACHE, type McpResolvedSessionCache, type McpSessionCacheOptions } from './sessions/mcp-session-cache.options';
 
 /** A mount's options after defaults were applied and the configuration was checked. */
 export interface McpResolvedOptions extends Omit<McpModuleOptions, 'auth' | 'sessions' | 'database' | 'maxBodyBytes' | 'bodyTimeoutMs' | 'pageSize' | 'streams' | 'limits'> {
@@ -12,7 +13,8 @@ export interface McpResolvedOptions extends Omit<McpModuleOptions, 'auth' | 'ses
   auth: NonNullable<McpModuleOptions['auth']>;
   mount: string;
   path: string;
-  sessions: { idleTtlMs: number };
+  /** The idle TTL and the session cache (`false` when off), defaults applied. */
+  sessions: { idleTtlMs: number; cache: McpResolvedSessionCache };
   database: { timeoutMs: number };
   maxBodyBytes: number;
   /** Deadline for receiving a request body, in milliseconds. */
@@ -41,12 +43,28 @@ const MODULE_OPTION_KEYS = optionKeys<McpModuleOptions>({
   cache: true,
 });
 
+const SESSION_OPTION_KEYS = optionKeys<McpSessionOptions>({ idleTtlMs: true, cache: true });
+const SESSION_CACHE_OPTION_KEYS = optionKeys<McpSessionCacheOptions>({ ttlMs: true, maxEntries: true });
+
 function positiveInteger(mount: string, option: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!Number.isInteger(value) || value <= 0) {
     throw new McpConfigurationError(invalidOptionMessage(mount, option, 'a positive integer'));
   }
   return value;
+}
+
+function resolveSessionCache(mount: string, cache: McpSessionOptions['cache']): McpResolvedSessionCache {
+  if (cache === false) return false;
+  if (cache === undefined || cache === true) return { ...DEFAULT_SESSION_CACHE };
+  if (typeof cache !== 'object' || cache === null || Array.isArray(cache)) {
+    throw new McpConfigurationError(invalidOptionMessage(mount, 'sessions.cache', 'true, false or { ttlMs?, maxEntries? }'));
+  }
+  assertKnownOptions(cache, SESSION_CACHE_OPTION_KEYS, `McpModule (mount "${mount}") option "sessions.cache"`);
+  return {
+    ttlMs: positiveInteger(mount, 'sessions.cache.ttlMs', cache.ttlMs, DEFAULT_SESSION_CACHE.ttlMs),
+    maxEntries: positiveInteger(mount, 'sessions.cache.maxEntries', cache.maxEntries, DEFAULT_SESSION_CACHE.maxEntries),
+  };
 }
 
 /** Applies defaults and fails closed on a configuration that cannot work (no auth above all). */
@@ -62,12 +80,16 @@ export function resolveMcpOptions(
   if (typeof options.auth !== 'function') {
     throw new McpConfigurationError(invalidAuthMessage(mount));
   }
+  assertKnownOptions(options.sessions, SESSION_OPTION_KEYS, `McpModule (mount "${mount}") option "sessions"`);
   return {
     ...options,
     auth: options.auth,
     mount,
     path,
-    sessions: { idleTtlMs: positiveInteger(mount, 'sessions.idleTtlMs', options.sessions?.idleTtlMs, DEFAULT_SESSION_IDLE_TTL_MS) },
+    sessions: {
+      idleTtlMs: positiveInteger(mount, 'sessions.idleTtlMs', options.sessions?.idleTtlMs, DEFAULT_SESSION_IDLE_TTL_MS),
+      cache: resolveSessionCache(mount, options.sessions?.cache),
+    },
     database: { timeoutMs: positiveInteger(mount, 'database.timeoutMs', options.database?.timeoutMs, DEFAULT_DATABASE_TIMEOUT_MS) },
     maxBodyBytes: positiveInteger(mount, 'maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
     bodyTimeoutMs: positiveInteger(mount, 'bodyTimeoutMs', options.bodyTimeoutMs, DEFAULT_BODY_TIMEOUT_MS),

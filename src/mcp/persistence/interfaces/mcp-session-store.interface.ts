@@ -64,4 +64,11 @@ export interface McpSessionStore {
    * every replica: `initialize` refuses a new one at the `limits.sessionsPerPrincipal` cap.
    */
   countOpen(principal: McpPrincipal): Promise<number>;
+  /**
+   * Optional: records that these sessions were used at `seenAt`, many sessions in one write.
+   * The mount's session cache calls it for sessions it served without `find`, at most once per
+   * session per touch interval; a store should not move `lastSeenAt` backwards and should leave
+   * terminated and idle sessions as they are. Without it, the cache calls `find` instead.
+   */
+  touch?(sessions: McpInboundSessionRecord[], seenAt: Date): Promise<void>;
 }

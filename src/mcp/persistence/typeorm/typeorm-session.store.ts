@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { In, IsNull, MoreThanOrEqual, type Repository } from 'typeorm';
+import { Between, In, IsNull, MoreThanOrEqual, type Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import type { McpLogLevel } from '../../protocol/log-levels';
 import type { McpPrincipal } from '../../interfaces/principal.interface';
@@ -8,14 +8,11 @@ import { McpInboundSession } from '../entities/inbound-session.entity';
 import type { McpInboundSessionRecord, McpNewInboundSession, McpSessionStore } from '../interfaces/mcp-session-store.interface';
 import type { McpStoreSettings } from '../interfaces/mcp-store-settings.interface';
 import { InjectMcpStoreSettings } from '../mcp-persistence.constants';
-import { isSessionIdle, sessionIdleCutoff } from '../session-liveness';
+import { isSessionIdle, sessionIdleCutoff, sessionTouchIntervalMs } from '../session-liveness';
 import { newInboundSessionRecord, storedPrincipalKey } from '../new-records';
 import { EntitySql } from './entity-sql';
 import { GroupCommitter } from '../group-committer';
 import { DEFAULT_DATABASE_TIMEOUT_MS, withDatabaseDeadline } from '../database-deadline';
-
-/** `last_seen_at` is refreshed at most this often per session, to spare the database. */
-const TOUCH_INTERVAL_MS = 1000;
 
 /**
  * Sessions of one mount, in the database only, so any replica serves any session. Lookups are
@@ -28,6 +25,8 @@ export class TypeOrmSessionStore implements McpSessionStore {
   private readonly lookups: GroupCommitter<string, McpInboundSession | null>;
   private readonly sql: EntitySql<McpInboundSession>;
   private readonly timeoutMs: number;
+  /** `last_seen_at` is refreshed at most this often per session, to spare the database. */
+  private readonly touchIntervalMs: number;
 
   constructor(
     @InjectRepository(McpInboundSession) private readonly sessions: Repository<McpInboundSession>,
@@ -35,6 +34,7 @@ export class TypeOrmSessionStore implements McpSessionStore {
   ) {
     this.sql = new EntitySql(sessions.manager.connection, McpInboundSession);
     this.timeoutMs = settings.databaseTimeoutMs ?? DEFAULT_DATABASE_TIMEOUT_MS;
+    this.touchIntervalMs = sessionTouchIntervalMs(settings.idleTtlMs);
     this.lookups = new GroupCommitter((ids) => this.bounded(this.load(ids), 'session lookup'));
   }
 
@@ -78,9 +78,28 @@ export class TypeOrmSessionStore implements McpSessionStore {
 
   /** Live sessions of the principal on this mount (one indexed count on (mount, principal_key)). */
   countOpen(principal: McpPrincipal): Promise<number> {
-    return this.sessions.count({
-      where: { mount: this.settings.mount, principalKey: storedPrincipalKey(principal.key), terminatedAt: IsNull(), lastSeenAt: MoreThanOrEqual(sessionIdleCutoff(this.settings.idleTtlMs)) },
-    });
+    return this.bounded(
+      this.sessions.count({
+        where: { mount: this.settings.mount, principalKey: storedPrincipalKey(principal.key), terminatedAt: IsNull(), lastSeenAt: MoreThanOrEqual(sessionIdleCutoff(this.settings.idleTtlMs)) },
+      }),
+      'session count',
+    );
+  }
+
+  /**
+   * Refreshes `last_seen_at` of many sessions in one UPDATE. Rows refreshed less than a touch
+   * interval ago (by another replica), terminated rows and idle rows are left alone, so touches
+   * never move the time backwards nor revive an expired session.
+   */
+  async touch(sessions: McpInboundSessionRecord[], seenAt: Date): Promise<void> {
+    if (!sessions.length) return;
+    const ids = [...new Set(sessions.map((session) => session.id))];
+    const idleCutoff = sessionIdleCutoff(this.settings.idleTtlMs, seenAt.getTime());
+    const freshCutoff = new Date(seenAt.getTime() - this.touchIntervalMs);
+    await this.bounded(
+      this.sessions.update({ id: In(ids), mount: this.settings.mount, terminatedAt: IsNull(), lastSeenAt: Between(idleCutoff, freshCutoff) }, { lastSeenAt: seenAt }),
+      'session touch',
+    );
   }
 
   private async load(sessionIds: string[]): Promise<(McpInboundSession | null)[]> {
@@ -89,7 +108,7 @@ export class TypeOrmSessionStore implements McpSessionStore {
     const byId = new Map(rows.map((row) => [row.sessionId, row]));
     const now = Date.now();
     const stale = rows.filter(
-      (row) => !row.terminatedAt && now - row.lastSeenAt.getTime() > TOUCH_INTERVAL_MS && !isSessionIdle(row.lastSeenAt, this.settings.idleTtlMs, now),
+      (row) => !row.terminatedAt && now - row.lastSeenAt.getTime() > this.touchIntervalMs && !isSessionIdle(row.lastSeenAt, this.settings.idleTtlMs, now),
     );
     if (stale.length) {
       const touchedAt = new Date(now);

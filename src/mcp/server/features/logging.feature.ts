@@ -5,21 +5,21 @@ import { JsonRpcErrorCode, type JsonRpcRequest } from '../../protocol/jsonrpc';
 import { McpMethod } from '../../protocol/mcp-methods';
 import { existsInRevision } from '../../protocol/method-catalog';
 import { isLogLevel } from '../handler-context.factory';
-import type { McpSessionStore } from '../../persistence/interfaces/mcp-session-store.interface';
-import { InjectMcpSessionStore } from '../../persistence/mcp-persistence.constants';
+import { McpCachedSessionStore } from '../sessions/mcp-cached-session.store';
 import { Toolset } from '../toolset';
 import { invalidParams } from './feature-handler';
 
 /**
  * Server logging: announces the `logging` capability and serves `logging/setLevel` on session
- * revisions by storing the level on the session row, so `ctx.log` honours it on every replica.
+ * revisions by storing the level on the session row (the session cache drops its copies on every
+ * replica), so `ctx.log` honours it on every replica.
  * On 2026-07-28 the level travels in each request's `_meta` and the method does not exist.
  */
 @Injectable()
 export class LoggingFeature {
   constructor(
     private readonly toolset: Toolset,
-    @InjectMcpSessionStore() private readonly sessions: McpSessionStore,
+    private readonly sessions: McpCachedSessionStore,
   ) {}
 
   /** Starts serving `logging/setLevel` and announces the `logging` capability. */

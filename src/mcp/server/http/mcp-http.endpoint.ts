@@ -4,13 +4,14 @@ import type { McpPrincipal } from '../../interfaces/principal.interface';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import type { McpResolvedOptions } from '../mcp.options';
 import type { McpEventInput, McpEventSink } from '../../persistence/interfaces/mcp-event-sink.interface';
-import type { McpInboundSessionRecord, McpSessionStore } from '../../persistence/interfaces/mcp-session-store.interface';
+import type { McpInboundSessionRecord } from '../../persistence/interfaces/mcp-session-store.interface';
 import { JsonText } from '../../persistence/json-text';
-import { InjectMcpEventSink, InjectMcpSessionStore } from '../../persistence/mcp-persistence.constants';
+import { InjectMcpEventSink } from '../../persistence/mcp-persistence.constants';
 import { parseJsonRpc, type ClassifiedMessage, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../../protocol/jsonrpc';
 import { McpHeader, McpMethod } from '../../protocol/mcp-methods';
 import { SESSION_PROTOCOL_VERSIONS, isSupportedSessionVersion } from '../../protocol/revisions';
 import { McpSessionBus } from '../pubsub/mcp-session-bus';
+import { McpCachedSessionStore } from '../sessions/mcp-cached-session.store';
 import { Toolset } from '../toolset';
 import { MCP_RAW_BODY, type McpRequest } from './mcp-body-reader';
 import { acceptsJson, headerValue, isJsonContentType } from './mcp-http-checks';
@@ -48,7 +49,7 @@ export class McpHttpEndpoint {
   constructor(
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpResolvedOptions,
     private readonly toolset: Toolset,
-    @InjectMcpSessionStore() private readonly sessions: McpSessionStore,
+    private readonly sessions: McpCachedSessionStore,
     @InjectMcpEventSink() private readonly events: McpEventSink,
     private readonly bus: McpSessionBus,
     private readonly streams: McpStreamEndpoint,

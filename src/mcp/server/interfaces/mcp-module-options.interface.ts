@@ -5,6 +5,7 @@ import type { McpServerStores } from '../../persistence/store-providers';
 import type { McpStreamOptions } from '../http/mcp-stream.options';
 import type { McpLimitsOptions } from '../mcp-limits.options';
 import type { McpPubSubOptions } from '../pubsub/mcp-pubsub.interface';
+import type { McpSessionCacheOptions } from '../sessions/mcp-session-cache.options';
 
 /** Identity the server announces in its `initialize` result. */
 export interface McpServerInfoOptions {
@@ -25,6 +26,13 @@ export interface McpSessionOptions {
    * @default 3_600_000 (one hour)
    */
   idleTtlMs?: number;
+  /**
+   * The in-process session cache: `true` or `{ ttlMs, maxEntries }` serves a session read from
+   * the store from memory for `ttlMs` (ended sessions are dropped on every replica over the
+   * session bus); `false` checks the store on every request.
+   * @default true (`{ ttlMs: 1000, maxEntries: 10_000 }`)
+   */
+  cache?: boolean | McpSessionCacheOptions;
 }
 
 /** How the mount's stores treat a slow or absent database. */

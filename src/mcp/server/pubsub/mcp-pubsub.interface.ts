@@ -26,6 +26,16 @@ export interface McpPubSub {
   release(key: string, owner: string): Promise<void>;
   /** Lets go of the connections this instance uses. */
   close(): Promise<void>;
+  /**
+   * Optional: false while messages from other processes cannot arrive (the subscription
+   * connection is down). Absent means always true.
+   */
+  readonly listening?: boolean;
+  /**
+   * Optional: calls `listener` each time the subscription connection is back after a drop.
+   * Messages published meanwhile were lost. Returns the unsubscribe.
+   */
+  onReconnect?(listener: () => void): () => void;
 }
 
 /** Server-side pub/sub settings: what carries replies and notifications between replicas. */

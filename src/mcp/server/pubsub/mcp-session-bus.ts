@@ -17,7 +17,14 @@ type BusMessage =
   | { t: 'answer'; o: string; s: string; m: JsonRpcResponse }
   | { t: 'cancel'; o: string; s: string; m: JsonRpcNotification; v: string }
   | { t: 'notify'; o: string; s: string; m: JsonRpcNotification; q: number }
-  | { t: 'end'; o: string; s: string; p?: string };
+  | { t: 'end'; o: string; s: string; p?: string }
+  | { t: 'stale'; o: string; s: string };
+
+/**
+ * Told when another replica ended a session (`principalKey`: only if the session is bound to that
+ * principal) or changed its record: copies of the session held in memory are out of date.
+ */
+export type McpSessionChangeListener = (sessionId: string, principalKey?: string) => void;
 
 /**
  * Carries what must reach the replica holding a call or a stream of a session: the client's
@@ -32,6 +39,7 @@ export class McpSessionBus implements McpSessionNotifier, OnModuleInit, OnModule
   private readonly origin = randomBytes(9).toString('base64url');
   private readonly channel: string;
   private readonly listener = (payload: string) => this.receive(payload);
+  private readonly changeListeners = new Set<McpSessionChangeListener>();
 
   constructor(
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpResolvedOptions,
@@ -87,6 +95,36 @@ export class McpSessionBus implements McpSessionNotifier, OnModuleInit, OnModule
     await this.publish(principalKey === undefined ? { t: 'end', o: this.origin, s: sessionId } : { t: 'end', o: this.origin, s: sessionId, p: principalKey });
   }
 
+  /**
+   * Tells the other replicas that the session's record changed (its log level): they drop what
+   * they hold of it in memory and read it again from the store.
+   */
+  async sessionChanged(sessionId: string): Promise<void> {
+    await this.publish({ t: 'stale', o: this.origin, s: sessionId });
+  }
+
+  /**
+   * False while messages from the other replicas cannot arrive (the Redis subscription is down):
+   * what this replica holds in memory about sessions cannot be trusted meanwhile.
+   */
+  get listening(): boolean {
+    return this.pubsub.listening ?? true;
+  }
+
+  /**
+   * Calls `listener` each time the bus is back after a drop: messages sent meanwhile (session
+   * ends among them) were lost. Returns the unsubscribe.
+   */
+  onMessagesLost(listener: () => void): () => void {
+    return this.pubsub.onReconnect?.(listener) ?? (() => undefined);
+  }
+
+  /** Calls `listener` for every session another replica ends or changes; returns the unsubscribe. */
+  onSessionChange(listener: McpSessionChangeListener): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
   /** Takes (or keeps) the right to hold the session's GET stream; false when another stream holds it. */
   claimStream(sessionId: string, streamId: string, ttlMs: number): Promise<boolean> {
     return this.pubsub.claim(this.streamKey(sessionId), `${this.origin}:${streamId}`, ttlMs);
@@ -115,6 +153,10 @@ export class McpSessionBus implements McpSessionNotifier, OnModuleInit, OnModule
     this.pending.cancelCall(sessionId, requestId, typeof notification.params?.reason === 'string' ? notification.params.reason : 'Cancelled by the client');
   }
 
+  private changed(sessionId: string, principalKey?: string): void {
+    for (const listener of this.changeListeners) listener(sessionId, principalKey);
+  }
+
   private receive(payload: string): void {
     let message: BusMessage;
     try {
@@ -125,8 +167,11 @@ export class McpSessionBus implements McpSessionNotifier, OnModuleInit, OnModule
     if (message.o === this.origin) return;
     if (message.t === 'answer') this.pending.settle(message.s, message.m);
     else if (message.t === 'notify') this.streams.deliver(message.s, message.q, JSON.stringify(message.m));
-    else if (message.t === 'end') this.streams.end(message.s, message.p);
-    else if (message.t === 'cancel' && message.m.method === McpMethod.Cancelled) {
+    else if (message.t === 'stale') this.changed(message.s);
+    else if (message.t === 'end') {
+      this.streams.end(message.s, message.p);
+      this.changed(message.s, message.p);
+    } else if (message.t === 'cancel' && message.m.method === McpMethod.Cancelled) {
       this.cancelWaits(message.s, message.m);
       const context = { principal: { key: '', label: 'session-bus', raw: null }, sessionId: message.s, protocolVersion: message.v };
       this.toolset.deliver(message.m, context).catch((error) => this.logger.warn(`Cancellation failed: ${(error as Error)?.message ?? error}`));

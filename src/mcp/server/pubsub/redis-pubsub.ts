@@ -20,6 +20,8 @@ interface SharedConnections {
   subscriber: Redis;
   users: number;
   listeners: Map<string, Set<McpPubSubListener>>;
+  /** Told when the subscriber is back after a drop (messages published meanwhile were lost). */
+  reconnectListeners: Set<() => void>;
 }
 
 const shared = new Map<string, SharedConnections>();
@@ -64,7 +66,15 @@ function acquire(key: string, config: string | RedisOptions): SharedConnections 
     subscriber.on('message', (channel: string, payload: string) => {
       for (const listener of listeners.get(channel) ?? []) listener(payload);
     });
-    connections = { publisher: connect(config, false), subscriber, users: 0, listeners };
+    const reconnectListeners = new Set<() => void>();
+    let dropped = false;
+    subscriber.on('close', () => (dropped = true));
+    subscriber.on('ready', () => {
+      if (!dropped) return;
+      dropped = false;
+      for (const listener of reconnectListeners) listener();
+    });
+    connections = { publisher: connect(config, false), subscriber, users: 0, listeners, reconnectListeners };
     shared.set(key, connections);
   }
   connections.users += 1;
@@ -85,6 +95,7 @@ export class McpRedisPubSub implements McpPubSub {
   private readonly connections: SharedConnections;
   private readonly mine = new Map<string, Set<McpPubSubListener>>();
   private closed = false;
+  private readonly reconnectListeners = new Set<() => void>();
 
   constructor(
     config: string | RedisOptions,
@@ -92,6 +103,21 @@ export class McpRedisPubSub implements McpPubSub {
   ) {
     this.key = typeof config === 'string' ? config : JSON.stringify(config);
     this.connections = acquire(this.key, config);
+  }
+
+  /** @inheritdoc */
+  get listening(): boolean {
+    return this.connections.subscriber.status === 'ready';
+  }
+
+  /** @inheritdoc */
+  onReconnect(listener: () => void): () => void {
+    this.reconnectListeners.add(listener);
+    this.connections.reconnectListeners.add(listener);
+    return () => {
+      this.reconnectListeners.delete(listener);
+      this.connections.reconnectListeners.delete(listener);
+    };
   }
 
   /** The command connection (shared with the process's other mounts), for the event log. */
@@ -159,6 +185,8 @@ export class McpRedisPubSub implements McpPubSub {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    for (const listener of this.reconnectListeners) this.connections.reconnectListeners.delete(listener);
+    this.reconnectListeners.clear();
     for (const [channel, listeners] of this.mine) for (const listener of listeners) await this.unsubscribe(channel, listener).catch(() => undefined);
     this.connections.users -= 1;
     if (this.connections.users > 0) return;
