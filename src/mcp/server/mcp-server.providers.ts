@@ -23,6 +23,7 @@ import { mcpEventLogProvider, mcpPubSubProvider } from './pubsub/mcp-pubsub.prov
 import { McpSessionBus } from './pubsub/mcp-session-bus';
 import type { McpStoreSettings } from '../persistence/interfaces/mcp-store-settings.interface';
 import { MCP_STORE_SETTINGS } from '../persistence/mcp-persistence.constants';
+import { createProtectedResourceController } from './oauth/protected-resource.controller';
 import { Toolset } from './toolset';
 import { ToolsetExplorer } from './toolset.explorer';
 
@@ -83,5 +84,5 @@ export function createMcpServerParts(mount: string, path: string): McpServerPart
     strategy,
     guard,
   ];
-  return { providers, controllers: [createMcpController(path, [McpOriginGuard, guard])] };
+  return { providers, controllers: [createMcpController(path, [McpOriginGuard, guard]), createProtectedResourceController(path)] };
 }
