@@ -148,6 +148,9 @@ export class IntrospectionVerifier implements McpAuthorizer {
       },
       this.options.timeoutMs ?? 5000,
     );
+    // A token the server will not introspect (oidc-provider: a structured JWT) is not an active one.
+    const error = (body as { error?: unknown } | undefined)?.error;
+    if (status === 400 && (error === 'unsupported_token_type' || error === 'invalid_token')) return { active: false };
     if (status !== 200 || typeof body !== 'object' || body === null) {
       throw new McpAuthorizationServerError(`The introspection endpoint ${endpoint} answered HTTP ${status}${status === 401 ? ' (check clientId and clientSecret)' : ''}`);
     }
