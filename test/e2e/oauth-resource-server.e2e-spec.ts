@@ -9,6 +9,7 @@ import * as jose from 'jose';
 import { IntrospectionVerifier, JwtVerifier, MCP_ENTITIES, McpModule, McpTool, type McpToolContext } from '../../src/mcp';
 import { STATELESS, statelessPost, statelessRequest } from '../fixtures/stateless/stateless-wire';
 import { freeLoopbackPort } from '../support/child-process';
+import { pollUntil } from '../support/polling';
 import { initializeRequest, post, send } from '../support/mcp-wire';
 import { startAuthorizationServer, type OidcClient, type TestAuthorizationServer } from '../support/oidc-provider';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
@@ -42,6 +43,9 @@ const RESOURCE_SERVER: OidcClient = { client_id: 'mcp-resource-server', client_s
 
 /** The issuer and audience the hand-made negative tokens are checked against, and its key server. */
 const HAND_ISSUER = 'https://hand-made-issuer.example';
+
+/** Lifetime of the opaque tokens of the introspected mount: short, so the cache's bound by expiry shows. */
+const INTROSPECTED_TOKEN_TTL_SEC = 4;
 
 /**
  * The module as an OAuth 2.1 resource server, against a real authorization server (oidc-provider
@@ -80,11 +84,13 @@ describe('OAuth resource server', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     const appPort = await freeLoopbackPort();
+    const closedPort = await freeLoopbackPort();
     base = `http://127.0.0.1:${appPort}`;
     as = await startAuthorizationServer([TOOLS_CLIENT, { ...RESOURCE_SERVER, scope: 'mcp:tools' }], {
       [`${base}/mcp`]: { scope: 'mcp:tools mcp:admin' },
       [`${base}/admin/mcp`]: { scope: 'mcp:tools mcp:admin' },
-      [`${base}/introspected/mcp`]: { scope: 'mcp:tools', format: 'opaque' },
+      [`${base}/introspected/mcp`]: { scope: 'mcp:tools', format: 'opaque', ttl: INTROSPECTED_TOKEN_TTL_SEC },
+      [`${base}/unreachable/mcp`]: { scope: 'mcp:tools' },
       'https://another-resource.example/mcp': { scope: 'mcp:tools mcp:admin' },
     });
 
@@ -110,7 +116,7 @@ describe('OAuth resource server', () => {
           mount: 'introspected',
           path: '/introspected/mcp',
           useFactory: () => ({
-            auth: IntrospectionVerifier.configure({ clientId: RESOURCE_SERVER.client_id, clientSecret: RESOURCE_SERVER.client_secret }),
+            auth: IntrospectionVerifier.configure({ clientId: RESOURCE_SERVER.client_id, clientSecret: RESOURCE_SERVER.client_secret, clockToleranceSec: 0 }),
             providers: [WhoTools],
             oauth: oauth(),
           }),
@@ -121,6 +127,13 @@ describe('OAuth resource server', () => {
           auth: JwtVerifier.configure({ issuer: HAND_ISSUER, jwksUri: keyServerUrl, jwksCooldownMs: 0, clockToleranceSec: 5, rolesClaim: 'realm_access.roles', labelClaim: 'preferred_username' }),
           providers: [WhoTools],
           oauth: { publicUrl: base, authorizationServers: [HAND_ISSUER] },
+        }),
+        McpModule.forRoot({
+          mount: 'unreachable',
+          path: '/unreachable/mcp',
+          auth: JwtVerifier.configure({ issuer: `http://127.0.0.1:${closedPort}`, timeoutMs: 2000 }),
+          providers: [WhoTools],
+          oauth: { publicUrl: base, authorizationServers: [`http://127.0.0.1:${closedPort}`] },
         }),
         McpModule.forRoot({ mount: 'plain', path: '/plain/mcp', auth: (token: string) => (token === 'plain-token' ? 'plain' : null), providers: [WhoTools] }),
       ],
@@ -341,6 +354,29 @@ describe('OAuth resource server', () => {
       expect((await post(`${base}/introspected/mcp`, initializeRequest(), { token: 'unknown-opaque-token-value' })).status).toBe(401);
       const other = await tokenFor(`${base}/mcp`, 'mcp:tools');
       expect((await post(`${base}/introspected/mcp`, initializeRequest(), { token: other })).status).toBe(401);
+    });
+  });
+
+  describe('IntrospectionVerifier cache', () => {
+    it('reuses an active answer (a revoked token still passes) but never past the token expiry', async () => {
+      const token = await tokenFor(`${base}/introspected/mcp`, 'mcp:tools');
+      expect((await post(`${base}/introspected/mcp`, initializeRequest(), { token })).status).toBe(200);
+      await as.revoke(TOOLS_CLIENT, token);
+      expect((await post(`${base}/introspected/mcp`, initializeRequest(), { token })).status).toBe(200);
+      // The cache would keep the answer for its 60 s TTL; the token's exp, seconds away, ends it first.
+      await pollUntil('the cached answer to end with the token', async () => ((await post(`${base}/introspected/mcp`, initializeRequest(), { token })).status === 401 ? true : undefined));
+    });
+  });
+
+  describe('an authorization server that cannot be reached', () => {
+    it('answers 503 with Retry-After (the token may be fine), naming the server and never the token', async () => {
+      const token = await tokenFor(`${base}/unreachable/mcp`, 'mcp:tools');
+      const reply = await post(`${base}/unreachable/mcp`, initializeRequest(), { token });
+      expect(reply.status).toBe(503);
+      expect(reply.headers.get('retry-after')).toBe('1');
+      expect(reply.json).toMatchObject({ jsonrpc: '2.0', error: { code: -32603 } });
+      expect(reply.text).not.toContain(token);
+      expect(logger.lines.some((line) => line.includes('could not be reached'))).toBe(true);
     });
   });
 

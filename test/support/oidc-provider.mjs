@@ -1,5 +1,5 @@
 // A real OAuth 2.1 authorization server for the OAuth suites: oidc-provider (an ES module, hence
-// this separate Node process) with client credentials, resource indicators and introspection.
+// this separate Node process) with client credentials, resource indicators, introspection and revocation.
 // Configuration comes from OIDC_CONFIG (JSON): { port, clients: [{ client_id, client_secret, scope }],
 // resources: { [uri]: { scope, format: 'jwt' | 'opaque', ttl } } }. Prints "OIDC READY <issuer>".
 import { createServer } from 'node:http';
@@ -25,6 +25,7 @@ const provider = new Provider(issuer, {
     devInteractions: { enabled: false },
     clientCredentials: { enabled: true },
     introspection: { enabled: true },
+    revocation: { enabled: true },
     resourceIndicators: {
       enabled: true,
       defaultResource: () => undefined,

@@ -25,7 +25,13 @@ export interface TestAuthorizationServer {
   child: ReadyChild;
   /** A client-credentials token for `resource` with `scope`, straight from the token endpoint. */
   token(client: OidcClient, resource: string, scope: string): Promise<string>;
+  /** Revokes a token (RFC 7009) as the client it was issued to. */
+  revoke(client: OidcClient, token: string): Promise<void>;
   stop(): Promise<void>;
+}
+
+function basic(client: OidcClient): string {
+  return `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`;
 }
 
 /**
@@ -48,7 +54,7 @@ export async function startAuthorizationServer(clients: OidcClient[], resources:
       const response = await fetch(`${issuer}/token`, {
         method: 'POST',
         headers: {
-          Authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`,
+          Authorization: basic(client),
           'Content-Type': 'application/x-www-form-urlencoded',
         },
         body: new URLSearchParams({ grant_type: 'client_credentials', resource, scope }).toString(),
@@ -56,6 +62,14 @@ export async function startAuthorizationServer(clients: OidcClient[], resources:
       const body = (await response.json()) as { access_token?: string };
       if (!response.ok || !body.access_token) throw new Error(`token endpoint answered ${response.status}: ${JSON.stringify(body)}`);
       return body.access_token;
+    },
+    async revoke(client, token) {
+      const response = await fetch(`${issuer}/token/revocation`, {
+        method: 'POST',
+        headers: { Authorization: basic(client), 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token }).toString(),
+      });
+      if (!response.ok) throw new Error(`revocation endpoint answered ${response.status}: ${await response.text()}`);
     },
     stop: () => child.stop(),
   };
