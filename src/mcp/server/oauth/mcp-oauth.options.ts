@@ -44,11 +44,17 @@ export interface McpOAuthOptions {
 
 /** The Protected Resource Metadata document (RFC 9728 section 2) a mount publishes. */
 export interface McpProtectedResourceMetadata {
+  /** The canonical resource URI. */
   resource: string;
+  /** Issuer URLs of the authorization servers. */
   authorization_servers: string[];
+  /** The scopes clients may ask for. */
   scopes_supported?: string[];
+  /** How tokens are sent: in the `Authorization` header only. */
   bearer_methods_supported: ['header'];
+  /** A page of human-readable documentation. */
   resource_documentation?: string;
+  /** A human-readable name. */
   resource_name?: string;
 }
 
