@@ -24,6 +24,15 @@ class WhoTools {
   }
 }
 
+/** A tool only callers whose token carries `mcp:admin` may see and call. */
+@Injectable()
+class AdminTools {
+  @McpTool({ description: 'Purges the cache', input: { type: 'object', properties: {} }, scopes: ['mcp:admin'] })
+  purge(): string {
+    return 'purged';
+  }
+}
+
 /** A Nest logger that keeps every line at every level. */
 class CapturingLogger implements LoggerService {
   readonly lines: string[] = [];
@@ -63,10 +72,10 @@ describe('OAuth resource server', () => {
   const logger = new CapturingLogger();
   const seenTokens: string[] = [];
   const trustedKeys: jose.JWK[] = [];
-  let trustedKey: CryptoKey;
+  let trustedKey: jose.CryptoKey;
   let publicJwk: jose.JWK;
 
-  async function mint(claims: jose.JWTPayload, header: Partial<jose.JWTHeaderParameters> = {}, key: CryptoKey | Uint8Array = trustedKey): Promise<string> {
+  async function mint(claims: jose.JWTPayload, header: Partial<jose.JWTHeaderParameters> = {}, key: jose.CryptoKey | Uint8Array = trustedKey): Promise<string> {
     const token = await new jose.SignJWT({ scope: 'mcp:tools', ...claims })
       .setProtectedHeader({ alg: 'RS256', kid: 'hand-key-1', ...header })
       .setIssuedAt()
@@ -108,7 +117,7 @@ describe('OAuth resource server', () => {
         TypeOrmModule.forRoot({ type: 'postgres', url: db.url, entities: MCP_ENTITIES }),
         McpModule.forRoot({
           auth: JwtVerifier,
-          providers: [WhoTools],
+          providers: [WhoTools, AdminTools],
           oauth: oauth({ requiredScopes: ['mcp:tools'], scopesSupported: ['mcp:tools', 'mcp:admin'], resourceDocumentation: 'https://docs.example.com/mcp', resourceName: 'Test tools' }),
         }),
         McpModule.forRoot({ mount: 'admin', path: '/admin/mcp', auth: JwtVerifier.configure({ typ: 'at+jwt' }), providers: [WhoTools], oauth: oauth({ requiredScopes: ['mcp:tools', 'mcp:admin'] }) }),
@@ -137,7 +146,7 @@ describe('OAuth resource server', () => {
         }),
         McpModule.forRoot({ mount: 'plain', path: '/plain/mcp', auth: (token: string) => (token === 'plain-token' ? 'plain' : null), providers: [WhoTools] }),
       ],
-      providers: [WhoTools],
+      providers: [WhoTools, AdminTools],
     }).compile();
     app = moduleRef.createNestApplication({ logger });
     await app.listen(appPort, '127.0.0.1');
@@ -210,7 +219,7 @@ describe('OAuth resource server', () => {
     it('the metadata URL of the challenge serves the document', async () => {
       const reply = await post(`${base}/admin/mcp`, initializeRequest(), { token: null });
       const url = /resource_metadata="([^"]+)"/.exec(reply.headers.get('www-authenticate') ?? '')?.[1];
-      expect((await (await fetch(url!)).json()).resource).toBe(`${base}/admin/mcp`);
+      expect(((await (await fetch(url!)).json()) as { resource: string }).resource).toBe(`${base}/admin/mcp`);
     });
 
     it('a rejected token gets 401 invalid_token', async () => {
@@ -243,6 +252,39 @@ describe('OAuth resource server', () => {
         expect(reply.status).toBe(401);
         expect(reply.headers.get('www-authenticate')).toBe('Bearer');
       }
+    });
+  });
+
+  describe('tools with scopes', () => {
+    const names = (reply: { json: { result: { tools: Array<{ name: string }> } } }) => reply.json.result.tools.map((tool) => tool.name).sort();
+
+    it('are hidden from a token without their scopes, and a call gets 403 insufficient_scope naming what to ask for, on both revisions', async () => {
+      const token = await tokenFor(`${base}/mcp`, 'mcp:tools');
+      const list = await statelessPost(`${base}/mcp`, statelessRequest(11, 'tools/list'), { token });
+      expect(names(list)).toEqual(['whoami']);
+      expect(list.json.result.cacheScope).toBe('private');
+
+      const init = await post(`${base}/mcp`, initializeRequest(), { token });
+      const sessionId = init.headers.get('mcp-session-id')!;
+      const headers = { 'MCP-Protocol-Version': '2025-11-25' };
+      expect(names(await post(`${base}/mcp`, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { token, sessionId, headers }))).toEqual(['whoami']);
+      for (const reply of [
+        await post(`${base}/mcp`, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'purge', arguments: {} } }, { token, sessionId, headers }),
+        await statelessPost(`${base}/mcp`, statelessRequest(12, 'tools/call', { name: 'purge', arguments: {} }), { token }),
+      ]) {
+        expect(reply.status).toBe(403);
+        expect(reply.headers.get('www-authenticate')).toBe(`Bearer error="insufficient_scope", scope="mcp:tools mcp:admin", resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`);
+        expect(reply.json).toMatchObject({ error: { code: -32000, message: 'Insufficient scope: this request needs the scopes mcp:tools mcp:admin' } });
+      }
+      const whoami = await post(`${base}/mcp`, { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'whoami', arguments: {} } }, { token, sessionId, headers });
+      expect(whoami.status).toBe(200);
+    });
+
+    it('are listed and served once the token carries the scopes (step-up)', async () => {
+      const token = await tokenFor(`${base}/mcp`, 'mcp:tools mcp:admin');
+      expect(names(await statelessPost(`${base}/mcp`, statelessRequest(13, 'tools/list'), { token }))).toEqual(['purge', 'whoami']);
+      const call = await statelessPost(`${base}/mcp`, statelessRequest(14, 'tools/call', { name: 'purge', arguments: {} }), { token });
+      expect(call.json.result.content).toEqual([{ type: 'text', text: 'purged' }]);
     });
   });
 
@@ -314,7 +356,7 @@ describe('OAuth resource server', () => {
     });
 
     it('refuses HS256 signed with the public key as the HMAC secret', async () => {
-      const pem = await jose.exportSPKI(await jose.importJWK(publicJwk, 'RS256') as CryptoKey);
+      const pem = await jose.exportSPKI(await jose.importJWK(publicJwk, 'RS256') as jose.CryptoKey);
       for (const secret of [new TextEncoder().encode(pem), new TextEncoder().encode(JSON.stringify(publicJwk))]) {
         const token = await mint({ iss: HAND_ISSUER, aud: audience(), sub: 'user-42', exp: Math.floor(Date.now() / 1000) + 300 }, { alg: 'HS256' }, secret);
         expect(await status(token)).toBe(401);

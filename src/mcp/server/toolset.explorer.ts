@@ -18,6 +18,18 @@ import { compileInputValidator, isDtoClass, toPublishedSchema } from './tools/to
  * Finds the `@McpTool` methods of the app's providers when the app initializes and registers the
  * ones this mount serves in its `Toolset`, with schemas and validators compiled once.
  */
+/** A scope token of RFC 6749 section 3.3: printable ASCII without space, `"` and `\\`. */
+const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
+
+/** The `scopes` of `@McpTool`, checked at boot: scope names only, as they go into a challenge header. */
+function checkedToolScopes(scopes: unknown, owner: string): readonly string[] {
+  if (scopes === undefined) return [];
+  if (!Array.isArray(scopes) || scopes.some((scope) => typeof scope !== 'string' || !SCOPE_TOKEN.test(scope))) {
+    throw new McpConfigurationError(`@McpTool on ${owner}: scopes must be an array of scope names (printable ASCII without spaces, quotes or backslashes), got ${JSON.stringify(scopes)}`);
+  }
+  return Object.freeze([...new Set(scopes as string[])]);
+}
+
 @Injectable()
 export class ToolsetExplorer implements OnModuleInit {
   private readonly logger = new Logger(ToolsetExplorer.name);
@@ -60,6 +72,7 @@ export class ToolsetExplorer implements OnModuleInit {
     return {
       name: metadata.name,
       owner,
+      scopes: checkedToolScopes(metadata.scopes, owner),
       definition: Object.freeze(definition),
       validateInput: compileInputValidator(metadata.input),
       validateOutput: outputSchema ? this.compile(outputSchema, owner, 'output') : undefined,

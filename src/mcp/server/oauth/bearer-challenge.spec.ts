@@ -23,12 +23,13 @@ describe('bearer challenges', () => {
 
   it('say insufficient_scope with the needed scopes for a 403', () => {
     expect(insufficientScopeChallenge(oauth, ['read', 'write'])).toBe(`Bearer error="insufficient_scope", scope="read write", ${METADATA}`);
+    expect(insufficientScopeChallenge(undefined, ['admin'])).toBe('Bearer error="insufficient_scope", scope="admin"');
   });
 
   it('travel on the exceptions the filter reads', () => {
     expect(challengeOf(new McpBearerChallengeException('Bearer x="1"'))).toBe('Bearer x="1"');
     expect(challengeOf(new McpInsufficientScopeException('Bearer y="2"', ['a']))).toBe('Bearer y="2"');
-    expect(new McpInsufficientScopeException('c', ['a', 'b']).message).toBe('Insufficient scope: this endpoint needs the scopes a b');
+    expect(new McpInsufficientScopeException('c', ['a', 'b']).message).toBe('Insufficient scope: this request needs the scopes a b');
     expect(challengeOf(new UnauthorizedException())).toBe('Bearer');
     expect(challengeOf(new Error('other'))).toBeUndefined();
   });

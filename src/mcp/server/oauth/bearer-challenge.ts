@@ -24,8 +24,9 @@ export function unauthorizedChallenge(oauth: McpResolvedOAuthOptions | undefined
 }
 
 /** The `WWW-Authenticate` value of a 403 for a token that lacks scopes (RFC 6750 section 3.1). */
-export function insufficientScopeChallenge(oauth: McpResolvedOAuthOptions, needed: readonly string[]): string {
-  return `Bearer error="insufficient_scope", scope=${quoted(needed.join(' '))}, resource_metadata=${quoted(oauth.metadataUrl)}`;
+export function insufficientScopeChallenge(oauth: McpResolvedOAuthOptions | undefined, needed: readonly string[]): string {
+  const metadata = oauth ? `, resource_metadata=${quoted(oauth.metadataUrl)}` : '';
+  return `Bearer error="insufficient_scope", scope=${quoted(needed.join(' '))}${metadata}`;
 }
 
 /** The bearer guard's 401: the endpoint's exception filter sends `challenge` as `WWW-Authenticate`. */
@@ -41,7 +42,7 @@ export class McpInsufficientScopeException extends ForbiddenException {
     readonly challenge: string,
     readonly needed: readonly string[],
   ) {
-    super(`Insufficient scope: this endpoint needs the scopes ${needed.join(' ')}`);
+    super(`Insufficient scope: this request needs the scopes ${needed.join(' ')}`);
   }
 }
 
