@@ -99,7 +99,7 @@ export class IntrospectionVerifier implements McpAuthorizer {
   }
 
   constructor(
-    @Inject(MCP_INTROSPECTION_VERIFIER_OPTIONS) private readonly options: IntrospectionVerifierOptions,
+    @Optional() @Inject(MCP_INTROSPECTION_VERIFIER_OPTIONS) private readonly options: IntrospectionVerifierOptions,
     @Optional() @Inject(MCP_MODULE_OPTIONS) mount?: McpResolvedOptions,
   ) {
     if (!options || typeof options.clientId !== 'string' || !options.clientId || typeof options.clientSecret !== 'string' || !options.clientSecret) {

@@ -37,3 +37,9 @@ describe('verifier configuration', () => {
     expect(new Configured(mountWith(['https://a.example']))).toBeInstanceOf(IntrospectionVerifier);
   });
 });
+
+describe('IntrospectionVerifier without settings', () => {
+  it('says how to configure it', () => {
+    expect(() => new IntrospectionVerifier(undefined as never, mountWith(['https://a.example']))).toThrow(/IntrospectionVerifier\.configure\(\{ clientId, clientSecret \}\)/);
+  });
+});
