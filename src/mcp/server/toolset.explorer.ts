@@ -9,6 +9,7 @@ import { TOOL_NAME_PATTERN } from '../protocol/mcp-methods';
 import { createMethodInvoker, providerMethods, type ProviderMethod } from './features/provider-methods';
 import { McpMetadataAccessor } from './mcp-metadata.accessor';
 import { McpParamHeaderError, mcpParamHeadersOf } from './stateless/mcp-param-headers';
+import { SCOPE_TOKEN } from './oauth/mcp-oauth.options';
 import { Toolset } from './toolset';
 import { compileJsonSchema } from './tools/json-schema-validator';
 import type { RegisteredTool } from './tools/registered-tool';
@@ -18,9 +19,6 @@ import { compileInputValidator, isDtoClass, toPublishedSchema } from './tools/to
  * Finds the `@McpTool` methods of the app's providers when the app initializes and registers the
  * ones this mount serves in its `Toolset`, with schemas and validators compiled once.
  */
-/** A scope token of RFC 6749 section 3.3: printable ASCII without space, `"` and `\\`. */
-const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
-
 /** The `scopes` of `@McpTool`, checked at boot: scope names only, as they go into a challenge header. */
 function checkedToolScopes(scopes: unknown, owner: string): readonly string[] {
   if (scopes === undefined) return [];

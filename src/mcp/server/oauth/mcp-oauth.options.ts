@@ -89,7 +89,7 @@ const OAUTH_OPTION_KEYS = optionKeys<McpOAuthOptions>({
 });
 
 /** A scope token of RFC 6749 section 3.3: printable ASCII without space, `"` and `\`. */
-const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
+export const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 

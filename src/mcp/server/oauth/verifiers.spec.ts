@@ -1,7 +1,7 @@
 import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
 import type { McpResolvedOptions } from '../mcp.options';
-import { IntrospectionVerifier } from './introspection.verifier';
-import { JwtVerifier } from './jwt.verifier';
+import { IntrospectionVerifier } from './introspection-verifier';
+import { JwtVerifier } from './jwt-verifier';
 import { resolveOAuthOptions } from './mcp-oauth.options';
 
 function mountWith(authorizationServers: string[]): McpResolvedOptions {
