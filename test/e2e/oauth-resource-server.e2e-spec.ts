@@ -74,6 +74,8 @@ describe('OAuth resource server', () => {
   const trustedKeys: jose.JWK[] = [];
   let trustedKey: jose.CryptoKey;
   let publicJwk: jose.JWK;
+  /** GETs of the hand-made key server, per path. */
+  const keyFetches = new Map<string, number>();
 
   async function mint(claims: jose.JWTPayload, header: Partial<jose.JWTHeaderParameters> = {}, key: jose.CryptoKey | Uint8Array = trustedKey): Promise<string> {
     const token = await new jose.SignJWT({ scope: 'mcp:tools', ...claims })
@@ -107,7 +109,10 @@ describe('OAuth resource server', () => {
     trustedKey = pair.privateKey;
     publicJwk = { ...(await jose.exportJWK(pair.publicKey)), kid: 'hand-key-1', alg: 'RS256', use: 'sig' };
     trustedKeys.push(publicJwk);
-    keyServer = createServer((_req, res) => res.setHeader('Content-Type', 'application/json').end(JSON.stringify({ keys: trustedKeys })));
+    keyServer = createServer((req, res) => {
+      keyFetches.set(req.url ?? '', (keyFetches.get(req.url ?? '') ?? 0) + 1);
+      res.setHeader('Content-Type', 'application/json').end(JSON.stringify({ keys: trustedKeys }));
+    });
     await new Promise<void>((resolve) => keyServer.listen(0, '127.0.0.1', resolve));
     keyServerUrl = `http://127.0.0.1:${(keyServer.address() as { port: number }).port}/jwks`;
 
@@ -134,6 +139,13 @@ describe('OAuth resource server', () => {
           mount: 'hand',
           path: '/hand/mcp',
           auth: JwtVerifier.configure({ issuer: HAND_ISSUER, jwksUri: keyServerUrl, jwksCooldownMs: 0, clockToleranceSec: 5, rolesClaim: 'realm_access.roles', labelClaim: 'preferred_username' }),
+          providers: [WhoTools],
+          oauth: { publicUrl: base, authorizationServers: [HAND_ISSUER] },
+        }),
+        McpModule.forRoot({
+          mount: 'cooldown',
+          path: '/cooldown/mcp',
+          auth: JwtVerifier.configure({ issuer: HAND_ISSUER, jwksUri: `${keyServerUrl}-cooldown`, jwksCooldownMs: 600_000 }),
           providers: [WhoTools],
           oauth: { publicUrl: base, authorizationServers: [HAND_ISSUER] },
         }),
@@ -375,6 +387,21 @@ describe('OAuth resource server', () => {
       const impostor = await jose.generateKeyPair('RS256');
       const token = await mint({ iss: HAND_ISSUER, aud: audience(), sub: 'user-42', exp: Math.floor(Date.now() / 1000) + 300 }, {}, impostor.privateKey);
       expect(await status(token)).toBe(401);
+    });
+
+    it('fetches the JWKS again for an unknown kid at most once per cooldown', async () => {
+      const url = `${base}/cooldown/mcp`;
+      const exp = Math.floor(Date.now() / 1000) + 300;
+      const known = await mint({ iss: HAND_ISSUER, aud: url, sub: 'user-44', exp });
+      expect((await post(url, initializeRequest(), { token: known })).status).toBe(200);
+      expect(keyFetches.get('/jwks-cooldown')).toBe(1);
+      const fresh = await jose.generateKeyPair('RS256', { extractable: true });
+      const rotated = await mint({ iss: HAND_ISSUER, aud: url, sub: 'user-44', exp }, { kid: 'hand-key-3' }, fresh.privateKey);
+      trustedKeys.push({ ...(await jose.exportJWK(fresh.publicKey)), kid: 'hand-key-3', alg: 'RS256', use: 'sig' });
+      // The key is published now, but the verifier fetched the set moments ago: within the cooldown it does not ask again.
+      expect((await post(url, initializeRequest(), { token: rotated })).status).toBe(401);
+      expect((await post(url, initializeRequest(), { token: rotated })).status).toBe(401);
+      expect(keyFetches.get('/jwks-cooldown')).toBe(1);
     });
 
     it('checks typ when configured: the admin mount wants at+jwt, which oidc-provider sets', async () => {
