@@ -143,6 +143,13 @@ describe('OAuth resource server', () => {
           oauth: { publicUrl: base, authorizationServers: [HAND_ISSUER] },
         }),
         McpModule.forRoot({
+          mount: 'bad-secret',
+          path: '/bad-secret/mcp',
+          auth: IntrospectionVerifier.configure({ clientId: RESOURCE_SERVER.client_id, clientSecret: 'not-the-secret', audience: `${base}/introspected/mcp` }),
+          providers: [WhoTools],
+          oauth: oauth(),
+        }),
+        McpModule.forRoot({
           mount: 'cooldown',
           path: '/cooldown/mcp',
           auth: JwtVerifier.configure({ issuer: HAND_ISSUER, jwksUri: `${keyServerUrl}-cooldown`, jwksCooldownMs: 600_000 }),
@@ -423,6 +430,15 @@ describe('OAuth resource server', () => {
       expect((await post(`${base}/introspected/mcp`, initializeRequest(), { token: 'unknown-opaque-token-value' })).status).toBe(401);
       const other = await tokenFor(`${base}/mcp`, 'mcp:tools');
       expect((await post(`${base}/introspected/mcp`, initializeRequest(), { token: other })).status).toBe(401);
+    });
+  });
+
+  describe('IntrospectionVerifier with wrong client credentials', () => {
+    it('answers 503 and logs that the introspection endpoint refused the resource server, not the token', async () => {
+      const token = await tokenFor(`${base}/introspected/mcp`, 'mcp:tools');
+      const reply = await post(`${base}/bad-secret/mcp`, initializeRequest(), { token });
+      expect(reply.status).toBe(503);
+      expect(logger.lines.some((line) => /introspection endpoint .* answered HTTP 401 \(check clientId and clientSecret\)/.test(line))).toBe(true);
     });
   });
 
