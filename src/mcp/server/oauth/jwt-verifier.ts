@@ -115,7 +115,6 @@ export class JwtVerifier implements McpAuthorizer {
     @Optional() @Inject(MCP_JWT_VERIFIER_OPTIONS) private readonly options: JwtVerifierOptions = {},
     @Optional() @Inject(MCP_MODULE_OPTIONS) mount?: McpResolvedOptions,
   ) {
-    this.options ??= {};
     const defaults = verifierDefaults('JwtVerifier', this.options, mount);
     this.issuer = defaults.issuer;
     this.audience = defaults.audience;
