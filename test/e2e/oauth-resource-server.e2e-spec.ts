@@ -253,13 +253,15 @@ describe('OAuth resource server', () => {
 
     it('a token without the required scopes gets 403 insufficient_scope with a JSON-RPC body, on both revisions', async () => {
       const token = await tokenFor(`${base}/admin/mcp`, 'mcp:tools');
-      for (const reply of [
+      const refusals = [
         await post(`${base}/admin/mcp`, initializeRequest(), { token }),
         await statelessPost(`${base}/admin/mcp`, statelessRequest(7, 'tools/list'), { token }),
-      ]) {
+      ];
+      expect(refusals.map((reply) => reply.json?.id)).toEqual(['init-1', 7]);
+      for (const reply of refusals) {
         expect(reply.status).toBe(403);
         expect(reply.headers.get('www-authenticate')).toBe(`Bearer error="insufficient_scope", scope="mcp:tools mcp:admin", ${metadataOf('/admin/mcp')}`);
-        expect(reply.json).toMatchObject({ jsonrpc: '2.0', error: { code: -32000, message: expect.stringContaining('mcp:admin') } });
+        expect(reply.json).toMatchObject({ jsonrpc: '2.0', id: expect.anything(), error: { code: -32000, message: expect.stringContaining('mcp:admin') } });
       }
       const both = await tokenFor(`${base}/admin/mcp`, 'mcp:tools mcp:admin');
       expect((await post(`${base}/admin/mcp`, initializeRequest(), { token: both })).status).toBe(200);
@@ -287,14 +289,16 @@ describe('OAuth resource server', () => {
       const sessionId = init.headers.get('mcp-session-id')!;
       const headers = { 'MCP-Protocol-Version': '2025-11-25' };
       expect(names(await post(`${base}/mcp`, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { token, sessionId, headers }))).toEqual(['whoami']);
-      for (const reply of [
+      const refusals = [
         await post(`${base}/mcp`, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'purge', arguments: {} } }, { token, sessionId, headers }),
         await statelessPost(`${base}/mcp`, statelessRequest(12, 'tools/call', { name: 'purge', arguments: {} }), { token }),
-      ]) {
+      ];
+      for (const reply of refusals) {
         expect(reply.status).toBe(403);
         expect(reply.headers.get('www-authenticate')).toBe(`Bearer error="insufficient_scope", scope="mcp:tools mcp:admin", resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`);
         expect(reply.json).toMatchObject({ error: { code: -32000, message: 'Insufficient scope: this request needs the scopes mcp:tools mcp:admin' } });
       }
+      expect(refusals.map((reply) => reply.json.id)).toEqual([3, 12]);
       const whoami = await post(`${base}/mcp`, { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'whoami', arguments: {} } }, { token, sessionId, headers });
       expect(whoami.status).toBe(200);
     });

@@ -8,7 +8,7 @@ import { insufficientScopeChallenge, McpBearerChallengeException, McpInsufficien
 import { Toolset } from '../toolset';
 import { mcpStrategyName, TOKEN_REJECTED } from './mcp-bearer.strategy';
 import { missingScopes } from './missing-scopes';
-import { toolCallTarget } from './tool-call-target';
+import { peekRequest } from './request-peek';
 
 /**
  * Creates the guard of one mount: its bearer strategy, no session, 401 on any failure. With the
@@ -32,24 +32,25 @@ export function createMcpAuthGuard(mount: string): Type<CanActivate> {
       return allowed;
     }
 
-    override handleRequest<TUser>(error: unknown, user: TUser | false, info: unknown): TUser {
+    override handleRequest<TUser>(error: unknown, user: TUser | false, info: unknown, context: ExecutionContext): TUser {
       if (error) throw error;
       const oauth = this.mcpOptions.oauth;
       if (!user) throw new McpBearerChallengeException(unauthorizedChallenge(oauth, info === TOKEN_REJECTED ? 'invalid' : 'missing'));
       if (oauth && missingScopes(oauth.requiredScopes, user as unknown as McpPrincipal).length > 0) {
-        throw new McpInsufficientScopeException(insufficientScopeChallenge(oauth, oauth.requiredScopes), oauth.requiredScopes);
+        const id = peekRequest(context.switchToHttp().getRequest<McpRequest>())?.id ?? null;
+        throw new McpInsufficientScopeException(insufficientScopeChallenge(oauth, oauth.requiredScopes), oauth.requiredScopes, id);
       }
       return user;
     }
 
     /** 403 for a call of a scoped tool the caller lacks scopes for; the challenge asks for the mount's and the tool's. */
     private checkToolScopes(req: McpRequest): void {
-      const name = toolCallTarget(req);
-      const tool = name === undefined ? undefined : this.toolset.get(name);
+      const peeked = peekRequest(req);
+      const tool = peeked?.tool === undefined ? undefined : this.toolset.get(peeked.tool);
       const scopes = tool?.scopes ?? [];
       if (missingScopes(scopes, req.user as McpPrincipal).length === 0) return;
       const needed = [...new Set([...(this.mcpOptions.oauth?.requiredScopes ?? []), ...scopes])];
-      throw new McpInsufficientScopeException(insufficientScopeChallenge(this.mcpOptions.oauth, needed), needed);
+      throw new McpInsufficientScopeException(insufficientScopeChallenge(this.mcpOptions.oauth, needed), needed, peeked?.id ?? null);
     }
   }
   return McpAuthGuard;

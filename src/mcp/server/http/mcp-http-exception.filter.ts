@@ -2,7 +2,7 @@ import { Catch, ForbiddenException, HttpException, Logger, UnauthorizedException
 import type { Response } from 'express';
 import { McpEventRejectedError } from '../../errors/mcp-event-rejected.errors';
 import { JsonRpcErrorCode } from '../../protocol/jsonrpc';
-import { challengeOf } from '../oauth/bearer-challenge';
+import { challengeOf, refusedRequestId } from '../oauth/bearer-challenge';
 import { isUnavailableError } from './mcp-http-failures';
 import { TRANSPORT_ERROR_CODE, sendRpcError } from './mcp-http-responses';
 
@@ -35,7 +35,7 @@ export class McpHttpExceptionFilter implements ExceptionFilter {
     if (exception instanceof ForbiddenException) {
       const challenge = challengeOf(exception);
       if (challenge) response.setHeader('WWW-Authenticate', challenge);
-      sendRpcError(response, 403, TRANSPORT_ERROR_CODE, exception.message);
+      sendRpcError(response, 403, TRANSPORT_ERROR_CODE, exception.message, refusedRequestId(exception));
       return;
     }
     if (exception instanceof HttpException) {

@@ -1,5 +1,5 @@
 import { UnauthorizedException } from '@nestjs/common';
-import { challengeOf, insufficientScopeChallenge, McpBearerChallengeException, McpInsufficientScopeException, unauthorizedChallenge } from './bearer-challenge';
+import { challengeOf, insufficientScopeChallenge, McpBearerChallengeException, McpInsufficientScopeException, refusedRequestId, unauthorizedChallenge } from './bearer-challenge';
 import { resolveOAuthOptions } from './mcp-oauth.options';
 
 const oauth = resolveOAuthOptions('m', '/mcp', { publicUrl: 'https://mcp.example.com', authorizationServers: ['https://auth.example.com'], requiredScopes: ['read', 'write'] })!;
@@ -32,5 +32,13 @@ describe('bearer challenges', () => {
     expect(new McpInsufficientScopeException('c', ['a', 'b']).message).toBe('Insufficient scope: this request needs the scopes a b');
     expect(challengeOf(new UnauthorizedException())).toBe('Bearer');
     expect(challengeOf(new Error('other'))).toBeUndefined();
+  });
+});
+
+describe('refusedRequestId', () => {
+  it('is the id the guard found for a scope refusal, null otherwise', () => {
+    expect(refusedRequestId(new McpInsufficientScopeException('c', ['a'], 7))).toBe(7);
+    expect(refusedRequestId(new McpInsufficientScopeException('c', ['a']))).toBeNull();
+    expect(refusedRequestId(new UnauthorizedException())).toBeNull();
   });
 });

@@ -1,4 +1,5 @@
 import { ForbiddenException, UnauthorizedException } from '@nestjs/common';
+import type { JsonRpcId } from '../../protocol/jsonrpc';
 import type { McpResolvedOAuthOptions } from './mcp-oauth.options';
 
 /** Why a request was refused: no usable token at all, or a token the authorizer rejected. */
@@ -36,14 +37,23 @@ export class McpBearerChallengeException extends UnauthorizedException {
   }
 }
 
-/** The bearer guard's 403 for missing scopes: a JSON-RPC body and `challenge` as `WWW-Authenticate`. */
+/**
+ * The bearer guard's 403 for missing scopes: `challenge` as `WWW-Authenticate`, and a JSON-RPC
+ * error body answering the request's `requestId`.
+ */
 export class McpInsufficientScopeException extends ForbiddenException {
   constructor(
     readonly challenge: string,
     readonly needed: readonly string[],
+    readonly requestId: JsonRpcId | null = null,
   ) {
     super(`Insufficient scope: this request needs the scopes ${needed.join(' ')}`);
   }
+}
+
+/** The JSON-RPC id a refusal's body answers: the refused request's, when the guard knew it. */
+export function refusedRequestId(exception: unknown): JsonRpcId | null {
+  return exception instanceof McpInsufficientScopeException ? exception.requestId : null;
 }
 
 /** The `WWW-Authenticate` value an auth refusal carries: its own challenge, or the bare `Bearer`. */
