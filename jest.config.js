@@ -5,6 +5,15 @@
  */
 const tsJest = ['ts-jest', { tsconfig: 'tsconfig.spec.json' }];
 
+/**
+ * jose 6 (the JWT verifier's library) is an ES module. Node 20.19 `require()`s it, Jest's module
+ * system cannot: its files are compiled to CommonJS like ours.
+ */
+const esmPackages = {
+  transform: { '^.+\\.ts$': tsJest, '^.+/node_modules/jose/.+\\.js$': ['ts-jest', { tsconfig: { allowJs: true, isolatedModules: true, module: 'commonjs' } }] },
+  transformIgnorePatterns: ['/node_modules/(?!jose/)'],
+};
+
 module.exports = {
   testTimeout: 30000,
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
@@ -18,7 +27,7 @@ module.exports = {
       testEnvironment: 'node',
       rootDir: '.',
       testMatch: ['<rootDir>/src/**/*.spec.ts'],
-      transform: { '^.+\\.ts$': tsJest },
+      ...esmPackages,
       moduleFileExtensions: ['ts', 'js', 'json'],
     },
     {
@@ -27,7 +36,7 @@ module.exports = {
       rootDir: '.',
       testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts', '<rootDir>/test/faults/**/*.e2e-spec.ts'],
       setupFilesAfterEnv: ['<rootDir>/test/support/no-unhandled-rejections.setup.ts'],
-      transform: { '^.+\\.ts$': tsJest },
+      ...esmPackages,
       moduleFileExtensions: ['ts', 'js', 'json'],
     },
   ],

@@ -6,7 +6,7 @@ import { demoConfig } from './demo/demo.config';
 import { DemoTokenAuthorizer } from './demo/demo-token.authorizer';
 import { DemoRelayTools } from './demo/demo-relay.tools';
 import { DemoTools } from './demo/demo.tools';
-import { MCP_ENTITIES, MCP_MIGRATIONS, McpClientModule, McpModule } from './mcp';
+import { JwtVerifier, MCP_ENTITIES, MCP_MIGRATIONS, McpClientModule, McpModule, type McpModuleOptions } from './mcp';
 
 function databaseOptions(): TypeOrmModuleOptions {
   // No retries: a database that is missing or unreachable stops the app at once (src/main.ts says why).
@@ -23,12 +23,26 @@ function databaseOptions(): TypeOrmModuleOptions {
   return { type: 'better-sqlite3', database: join(dir, 'durable-mcp.sqlite'), entities: MCP_ENTITIES, synchronize: true, ...fail };
 }
 
+/**
+ * Who may call: with OAUTH_ISSUER, JWT access tokens of that issuer for this endpoint (the
+ * endpoint publishes its Protected Resource Metadata so OAuth clients find the issuer); otherwise
+ * the static tokens of MCP_TOKENS.
+ */
+function authOptions(): Pick<McpModuleOptions, 'auth' | 'oauth'> {
+  const oauth = demoConfig.oauth;
+  if (!oauth) return { auth: DemoTokenAuthorizer };
+  return {
+    auth: JwtVerifier,
+    oauth: { resource: oauth.audience, authorizationServers: [oauth.issuer], requiredScopes: oauth.requiredScopes },
+  };
+}
+
 /** The example app: one MCP endpoint at /mcp serving the demo tools, and a client that calls it. */
 @Module({
   imports: [
     TypeOrmModule.forRoot(databaseOptions()),
     McpModule.forRoot({
-      auth: DemoTokenAuthorizer,
+      ...authOptions(),
       server: { name: 'durable-mcp-demo', instructions: 'Demo tools: echo, add, fail, whoami, relay_echo.' },
     }),
     // The app calls its own toolset through the client, as a durable job: Bull on Redis when

@@ -9,8 +9,20 @@ export interface DemoConfig {
   redisUrl?: string;
   /** token -> principal key */
   tokens: Map<string, string>;
-  /** Set when MCP_TOKENS was empty and a token was generated for this run. */
+  /** Set when MCP_TOKENS was empty and a token was generated for this run (never with OAuth). */
   generatedToken?: string;
+  /** Set by OAUTH_ISSUER: the endpoint takes JWT access tokens from that issuer instead of MCP_TOKENS. */
+  oauth?: DemoOAuthConfig;
+}
+
+/** OAuth settings of the example app. */
+export interface DemoOAuthConfig {
+  /** OAUTH_ISSUER: the authorization server whose JWTs are accepted. */
+  issuer: string;
+  /** OAUTH_AUDIENCE: the resource URI tokens must name; defaults to http://HOST:PORT/mcp. */
+  audience: string;
+  /** OAUTH_SCOPES: scopes every token must carry (space or comma separated). */
+  requiredScopes: string[];
 }
 
 /** Parses `alice=token-a,bob=token-b` into token -> principal. */
@@ -29,14 +41,21 @@ export function parseTokens(spec: string): Map<string, string> {
 /** Reads the example app's configuration from an environment. */
 export function loadDemoConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
   const spec = env.MCP_TOKENS?.trim();
-  const generatedToken = spec ? undefined : randomBytes(24).toString('base64url');
+  const host = env.HOST || '127.0.0.1';
+  const port = Number(env.PORT || 3000);
+  const issuer = env.OAUTH_ISSUER?.trim();
+  const oauth = issuer
+    ? { issuer, audience: env.OAUTH_AUDIENCE?.trim() || `http://${host}:${port}/mcp`, requiredScopes: (env.OAUTH_SCOPES ?? '').split(/[\s,]+/).filter(Boolean) }
+    : undefined;
+  const generatedToken = spec || oauth ? undefined : randomBytes(24).toString('base64url');
   return {
-    host: env.HOST || '127.0.0.1',
-    port: Number(env.PORT || 3000),
+    host,
+    port,
     databaseUrl: env.DATABASE_URL || undefined,
     redisUrl: env.REDIS_URL || undefined,
-    tokens: spec ? parseTokens(spec) : new Map([[generatedToken as string, 'demo']]),
+    tokens: spec ? parseTokens(spec) : generatedToken ? new Map([[generatedToken, 'demo']]) : new Map(),
     generatedToken,
+    oauth,
   };
 }
 

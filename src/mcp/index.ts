@@ -53,6 +53,13 @@ export type {
 export type { McpPromptOptions, McpPromptArgument, McpPromptMessage, McpGetPromptResult, McpPromptReturn } from './interfaces/mcp-prompt-options.interface';
 export type { McpCompleter, McpCompleters, McpCompletionContext, McpCompletionList } from './interfaces/mcp-completion.interface';
 export type { McpPrincipal, McpAuthResult, McpAuthorizeFn, McpAuthorizer } from './interfaces/principal.interface';
+export type { McpOAuthOptions, McpProtectedResourceMetadata, McpResolvedOAuthOptions } from './server/oauth/mcp-oauth.options';
+export { JwtVerifier, MCP_JWT_VERIFIER_OPTIONS } from './server/oauth/jwt-verifier';
+export type { JwtVerifierOptions } from './server/oauth/jwt-verifier';
+export { IntrospectionVerifier, MCP_INTROSPECTION_VERIFIER_OPTIONS } from './server/oauth/introspection-verifier';
+export type { IntrospectionVerifierOptions } from './server/oauth/introspection-verifier';
+export type { McpClaimMapping } from './server/oauth/claims-principal';
+export { McpAuthorizationServerError } from './server/oauth/oauth.errors';
 export type { McpDeliveryContext, McpMessageHandler, McpClientChannel } from './interfaces/mcp-delivery.interface';
 export { MCP_SESSION_NOTIFIER } from './interfaces/mcp-session-notifier.interface';
 export type { McpSessionNotifier } from './interfaces/mcp-session-notifier.interface';

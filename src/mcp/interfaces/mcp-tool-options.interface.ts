@@ -58,6 +58,15 @@ export interface McpToolOptions {
   icons?: McpIcon[];
   /** Extra `_meta` published with the tool definition. */
   meta?: Record<string, unknown>;
+  /**
+   * OAuth scopes a caller's token must carry to see and call this tool. A principal without
+   * them does not find the tool in `tools/list`, and calling it over HTTP answers 403 with
+   * `WWW-Authenticate: Bearer error="insufficient_scope", scope="..."` so the client can ask for
+   * a token with more scopes (step-up). In process (the toolset transport), a principal without
+   * `scopes` holds none.
+   * @default none: every authenticated caller
+   */
+  scopes?: string[];
 }
 
 /** What `@McpTool` stores on a method. */

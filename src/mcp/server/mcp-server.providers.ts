@@ -25,6 +25,7 @@ import { McpSessionBus } from './pubsub/mcp-session-bus';
 import { McpCachedSessionStore } from './sessions/mcp-cached-session.store';
 import type { McpStoreSettings } from '../persistence/interfaces/mcp-store-settings.interface';
 import { MCP_STORE_SETTINGS } from '../persistence/mcp-persistence.constants';
+import { createProtectedResourceController } from './oauth/protected-resource.controller';
 import { Toolset } from './toolset';
 import { ToolsetExplorer } from './toolset.explorer';
 
@@ -87,5 +88,5 @@ export function createMcpServerParts(mount: string, path: string): McpServerPart
     strategy,
     guard,
   ];
-  return { providers, controllers: [createMcpController(path, [McpOriginGuard, guard])], imports: [McpHttpRoutesModule.forPath(path)] };
+  return { providers, controllers: [createMcpController(path, [McpOriginGuard, guard]), createProtectedResourceController(path)], imports: [McpHttpRoutesModule.forPath(path)] };
 }

@@ -6,9 +6,10 @@ import { DEFAULT_DATABASE_TIMEOUT_MS } from '../persistence/database-deadline';
 import { DEFAULT_STREAM_OPTIONS, type McpResolvedStreamOptions } from './http/mcp-stream.options';
 import { DEFAULT_LIMITS, type McpResolvedLimits } from './mcp-limits.options';
 import { DEFAULT_SESSION_CACHE, type McpResolvedSessionCache, type McpSessionCacheOptions } from './sessions/mcp-session-cache.options';
+import { resolveOAuthOptions, type McpResolvedOAuthOptions } from './oauth/mcp-oauth.options';
 
 /** A mount's options after defaults were applied and the configuration was checked. */
-export interface McpResolvedOptions extends Omit<McpModuleOptions, 'auth' | 'sessions' | 'database' | 'maxBodyBytes' | 'bodyTimeoutMs' | 'pageSize' | 'streams' | 'limits'> {
+export interface McpResolvedOptions extends Omit<McpModuleOptions, 'auth' | 'sessions' | 'database' | 'maxBodyBytes' | 'bodyTimeoutMs' | 'pageSize' | 'streams' | 'limits' | 'oauth'> {
   /** The authorizer. */
   auth: NonNullable<McpModuleOptions['auth']>;
   mount: string;
@@ -23,6 +24,8 @@ export interface McpResolvedOptions extends Omit<McpModuleOptions, 'auth' | 'ses
   streams: McpResolvedStreamOptions;
   /** The caps of `limits`, defaults applied. */
   limits: McpResolvedLimits;
+  /** The OAuth resource-server settings, when the mount has the `oauth` option. */
+  oauth?: McpResolvedOAuthOptions;
 }
 
 /** The keys a mount reads; anything else is refused at boot (a typo would otherwise be ignored). */
@@ -41,6 +44,7 @@ const MODULE_OPTION_KEYS = optionKeys<McpModuleOptions>({
   limits: true,
   stateless: true,
   cache: true,
+  oauth: true,
 });
 
 const SESSION_OPTION_KEYS = optionKeys<McpSessionOptions>({ idleTtlMs: true, cache: true });
@@ -102,6 +106,7 @@ export function resolveMcpOptions(
       resumeTtlMs: positiveInteger(mount, 'streams.resumeTtlMs', options.streams?.resumeTtlMs, DEFAULT_STREAM_OPTIONS.resumeTtlMs),
       maxBufferedBytes: positiveInteger(mount, 'streams.maxBufferedBytes', options.streams?.maxBufferedBytes, DEFAULT_STREAM_OPTIONS.maxBufferedBytes),
     },
+    oauth: resolveOAuthOptions(mount, path, options.oauth),
     limits: {
       sessionsPerPrincipal: positiveInteger(mount, 'limits.sessionsPerPrincipal', options.limits?.sessionsPerPrincipal, DEFAULT_LIMITS.sessionsPerPrincipal),
       streamsPerPrincipal: positiveInteger(mount, 'limits.streamsPerPrincipal', options.limits?.streamsPerPrincipal, DEFAULT_LIMITS.streamsPerPrincipal),

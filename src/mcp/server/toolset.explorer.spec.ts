@@ -346,6 +346,24 @@ describe('ToolsetExplorer', () => {
     expect(error.message).toContain('input schema is invalid');
   });
 
+  it.each([
+    ['a scope with a space', ['read write']],
+    ['a scope with a quote', ['a"b']],
+    ['a scope that is not a string', [42]],
+    ['scopes that are not an array', 'admin'],
+  ])('fails at boot on %s in scopes, naming Class#method', async (_label, scopes) => {
+    @Injectable()
+    class BadScopes {
+      @McpTool({ description: 'bad', scopes: scopes as string[] })
+      guarded() {
+        return 'x';
+      }
+    }
+    const error = await bootError([BadScopes]);
+    expect(error).toBeInstanceOf(McpConfigurationError);
+    expect(error.message).toContain('@McpTool on BadScopes#guarded: scopes must be an array of scope names');
+  });
+
   it('fails at boot on an invalid x-mcp-header annotation, naming Class#method, the tool and the problem', async () => {
     @Injectable()
     class BadHeader {

@@ -9,6 +9,7 @@ import { TOOL_NAME_PATTERN } from '../protocol/mcp-methods';
 import { createMethodInvoker, providerMethods, type ProviderMethod } from './features/provider-methods';
 import { McpMetadataAccessor } from './mcp-metadata.accessor';
 import { McpParamHeaderError, mcpParamHeadersOf } from './stateless/mcp-param-headers';
+import { SCOPE_TOKEN } from './oauth/mcp-oauth.options';
 import { Toolset } from './toolset';
 import { compileJsonSchema } from './tools/json-schema-validator';
 import type { RegisteredTool } from './tools/registered-tool';
@@ -18,6 +19,15 @@ import { compileInputValidator, isDtoClass, toPublishedSchema } from './tools/to
  * Finds the `@McpTool` methods of the app's providers when the app initializes and registers the
  * ones this mount serves in its `Toolset`, with schemas and validators compiled once.
  */
+/** The `scopes` of `@McpTool`, checked at boot: scope names only, as they go into a challenge header. */
+function checkedToolScopes(scopes: unknown, owner: string): readonly string[] {
+  if (scopes === undefined) return [];
+  if (!Array.isArray(scopes) || scopes.some((scope) => typeof scope !== 'string' || !SCOPE_TOKEN.test(scope))) {
+    throw new McpConfigurationError(`@McpTool on ${owner}: scopes must be an array of scope names (printable ASCII without spaces, quotes or backslashes), got ${JSON.stringify(scopes)}`);
+  }
+  return Object.freeze([...new Set(scopes as string[])]);
+}
+
 @Injectable()
 export class ToolsetExplorer implements OnModuleInit {
   private readonly logger = new Logger(ToolsetExplorer.name);
@@ -60,6 +70,7 @@ export class ToolsetExplorer implements OnModuleInit {
     return {
       name: metadata.name,
       owner,
+      scopes: checkedToolScopes(metadata.scopes, owner),
       definition: Object.freeze(definition),
       validateInput: compileInputValidator(metadata.input),
       validateOutput: outputSchema ? this.compile(outputSchema, owner, 'output') : undefined,

@@ -14,11 +14,13 @@ import {
   type JsonRpcResponse,
 } from '../protocol/jsonrpc';
 import { McpMethod } from '../protocol/mcp-methods';
-import { negotiateProtocolVersion } from '../protocol/revisions';
+import { isSupportedSessionVersion, negotiateProtocolVersion } from '../protocol/revisions';
 import { decodeCursor, encodeCursor } from './tools/list-cursor';
 import type { RegisteredTool } from './tools/registered-tool';
 import { errorResult, errorText, toCallToolResult } from './tools/tool-result-mapper';
 import { createHandlerContext } from './handler-context.factory';
+import { missingScopes } from './auth/missing-scopes';
+import { TRANSPORT_ERROR_CODE } from './http/mcp-http-responses';
 
 const propagatedErrors = new Set<Function>([McpRpcError, McpInfrastructureError]);
 
@@ -62,6 +64,7 @@ export class Toolset implements McpMessageHandler {
   private readonly methods = new Map<string, McpMethodHandler>();
   private readonly capabilities: Record<string, unknown> = { tools: { listChanged: false } };
   private pages: Readonly<Record<string, unknown>>[][] = [];
+  private scopedTools = 0;
 
   /** @internal Built by the mount's module. */
   constructor(
@@ -80,7 +83,13 @@ export class Toolset implements McpMessageHandler {
       throw new McpConfigurationError(duplicateToolMessage(this.mount, tool.name, existing.owner, tool.owner));
     }
     this.tools.set(tool.name, tool);
+    if (tool.scopes?.length) this.scopedTools++;
     this.pages = [];
+  }
+
+  /** @internal True when some tool needs scopes: lists then depend on the caller. */
+  get hasScopedTools(): boolean {
+    return this.scopedTools > 0;
   }
 
   /** @internal Serves another request method (resources, prompts, completion...). */
@@ -157,7 +166,7 @@ export class Toolset implements McpMessageHandler {
       case McpMethod.Ping:
         return {};
       case McpMethod.ToolsList:
-        return this.listPage(request.params?.cursor);
+        return this.listPage(request.params?.cursor, context);
       case McpMethod.ToolsCall:
         return this.callTool(request, context);
       default: {
@@ -178,18 +187,26 @@ export class Toolset implements McpMessageHandler {
     };
   }
 
-  private listPage(cursor: unknown): Record<string, unknown> {
-    if (!this.pages.length) this.pages = this.paginate();
+  /**
+   * One page of the tools the caller may see. Without scoped tools the pages are computed once;
+   * with them, per call (tools the principal lacks scopes for are left out), and a stateless
+   * result is marked `cacheScope: 'private'`, since another caller may see another list.
+   */
+  private listPage(cursor: unknown, context: McpDeliveryContext): Record<string, unknown> {
+    const scoped = this.hasScopedTools;
+    if (!scoped && !this.pages.length) this.pages = this.paginate(this.list());
+    const pages = scoped ? this.paginate(this.list().filter((tool) => missingScopes(tool.scopes ?? [], context.principal).length === 0)) : this.pages;
     const index = cursor === undefined ? 0 : decodeCursor(cursor);
-    if (index === null || index >= this.pages.length) {
+    if (index === null || index >= pages.length) {
       throw new McpRpcError(JsonRpcErrorCode.InvalidParams, 'Invalid params: unknown cursor');
     }
-    const next = index + 1 < this.pages.length ? { nextCursor: encodeCursor(index + 1) } : {};
-    return { tools: this.pages[index], ...next };
+    const next = index + 1 < pages.length ? { nextCursor: encodeCursor(index + 1) } : {};
+    const perCaller = scoped && !isSupportedSessionVersion(context.protocolVersion) ? { cacheScope: 'private' } : {};
+    return { tools: pages[index], ...next, ...perCaller };
   }
 
-  private paginate(): Readonly<Record<string, unknown>>[][] {
-    const all = this.list().map((tool) => tool.definition);
+  private paginate(tools: RegisteredTool[]): Readonly<Record<string, unknown>>[][] {
+    const all = tools.map((tool) => tool.definition);
     const pages: Readonly<Record<string, unknown>>[][] = [];
     for (let i = 0; i < all.length; i += this.pageSize) pages.push(all.slice(i, i + this.pageSize));
     return pages.length ? pages : [[]];
@@ -202,6 +219,11 @@ export class Toolset implements McpMessageHandler {
     }
     const tool = this.tools.get(name);
     if (!tool) throw new McpRpcError(JsonRpcErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    // Over HTTP the bearer guard answers 403 before this; in process this is the check.
+    const scopes = tool.scopes ?? [];
+    if (missingScopes(scopes, context.principal).length > 0) {
+      throw new McpRpcError(TRANSPORT_ERROR_CODE, `Insufficient scope: tool "${name}" needs the scopes ${scopes.join(' ')}`);
+    }
 
     const input = await tool.validateInput(request.params?.arguments ?? {});
     if (!input.ok) return errorResult(`Invalid arguments for tool "${name}": ${input.message}`);

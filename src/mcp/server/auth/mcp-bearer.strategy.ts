@@ -31,6 +31,9 @@ interface PassportVerdicts {
 
 const CHALLENGE = 'Bearer';
 
+/** The failure a strategy reports for a token the authorizer rejected (not for a missing one). */
+export const TOKEN_REJECTED = 'Bearer error="invalid_token"';
+
 /** How many `Authorization` lines the request carried (Node keeps only the first in `headers`). */
 function authorizationLines(req: Request): number {
   let count = 0;
@@ -87,7 +90,7 @@ export function createMcpBearerStrategy(mount: string): Type<unknown> {
       const token = authorizationLines(req) > 1 ? null : bearerTokenOf(req.headers?.authorization);
       if (token === null) return verdicts.fail(CHALLENGE, 401);
       this.validate(req, token).then(
-        (principal) => (principal ? verdicts.success(principal) : verdicts.fail(CHALLENGE, 401)),
+        (principal) => (principal ? verdicts.success(principal) : verdicts.fail(TOKEN_REJECTED, 401)),
         (error: unknown) => verdicts.error(error),
       );
     }

@@ -14,6 +14,8 @@ export const MCP_RAW_BODY = Symbol('mcp:raw-body');
  * kept.
  */
 export interface McpRequest {
+  /** The HTTP method (both adapters set it). */
+  method?: string;
   headers: IncomingHttpHeaders;
   /** The principal, set by the bearer guard. */
   user?: unknown;

@@ -2,6 +2,7 @@ import { Catch, ForbiddenException, HttpException, Logger, UnauthorizedException
 import { McpEventRejectedError } from '../../errors/mcp-event-rejected.errors';
 import { JsonRpcErrorCode } from '../../protocol/jsonrpc';
 import { nodeResponseOf } from './mcp-http-adapter';
+import { challengeOf, refusedRequestId } from '../oauth/bearer-challenge';
 import { isUnavailableError } from './mcp-http-failures';
 import { TRANSPORT_ERROR_CODE, sendEmpty, sendRpcError } from './mcp-http-responses';
 
@@ -10,7 +11,8 @@ const LOG_WINDOW_MS = 10_000;
 
 /**
  * Every error that leaves the endpoint becomes an answer an MCP client can read:
- * - the guards' refusals: 401 with `WWW-Authenticate: Bearer` and no body; 403 with a JSON-RPC body;
+ * - the guards' refusals: 401 with `WWW-Authenticate` (the bearer guard's challenge) and no body;
+ *   403 with a JSON-RPC body (and the challenge of a token that lacks scopes);
  * - other HTTP exceptions: their status with a JSON-RPC body;
  * - the database or another dependency unavailable: 503 with `Retry-After` and a JSON-RPC body;
  * - the database refused this request's audit row: 503 with a JSON-RPC body saying so and no
@@ -27,11 +29,13 @@ export class McpHttpExceptionFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const response = nodeResponseOf(host.switchToHttp().getResponse<object>());
     if (exception instanceof UnauthorizedException) {
-      sendEmpty(response, 401, { 'WWW-Authenticate': 'Bearer' });
+      sendEmpty(response, 401, { 'WWW-Authenticate': challengeOf(exception) ?? 'Bearer' });
       return;
     }
     if (exception instanceof ForbiddenException) {
-      sendRpcError(response, 403, TRANSPORT_ERROR_CODE, exception.message);
+      const challenge = challengeOf(exception);
+      if (challenge) response.setHeader('WWW-Authenticate', challenge);
+      sendRpcError(response, 403, TRANSPORT_ERROR_CODE, exception.message, refusedRequestId(exception));
       return;
     }
     if (exception instanceof HttpException) {

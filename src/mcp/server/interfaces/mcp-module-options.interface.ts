@@ -6,6 +6,7 @@ import type { McpStreamOptions } from '../http/mcp-stream.options';
 import type { McpLimitsOptions } from '../mcp-limits.options';
 import type { McpPubSubOptions } from '../pubsub/mcp-pubsub.interface';
 import type { McpSessionCacheOptions } from '../sessions/mcp-session-cache.options';
+import type { McpOAuthOptions } from '../oauth/mcp-oauth.options';
 
 /** Identity the server announces in its `initialize` result. */
 export interface McpServerInfoOptions {
@@ -138,6 +139,14 @@ export interface McpModuleOptions {
    * handler that sets its own hints on a result keeps them.
    */
   cache?: McpCacheOptions;
+  /**
+   * Serve this mount as an OAuth 2.1 resource server: Protected Resource Metadata (RFC 9728) at
+   * `/.well-known/oauth-protected-resource<path>`, 401 challenges that name it, and 403
+   * `insufficient_scope` for tokens without `requiredScopes`. Pair it with a verifier as `auth`
+   * (`JwtVerifier`, `IntrospectionVerifier`).
+   * @default none: plain bearer authentication by `auth`
+   */
+  oauth?: McpOAuthOptions;
 }
 
 /** Synchronous options that shape the module graph; they cannot come from an async factory. */

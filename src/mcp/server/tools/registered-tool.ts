@@ -13,6 +13,8 @@ export interface RegisteredTool {
   validateInput: CompiledValidator;
   /** Validates structured output, when the tool declares `output`. */
   validateOutput?: CompiledValidator;
+  /** Scopes a principal needs to see and call the tool (none when absent or empty). */
+  scopes?: readonly string[];
   /** Calls the handler (resolving a request-scoped instance first when needed). */
   invoke(args: unknown, context: McpToolContext): Promise<unknown>;
 }

@@ -1,0 +1,180 @@
+import { createHash } from 'node:crypto';
+import { Inject, Injectable, Logger, Optional, type Type } from '@nestjs/common';
+import type { McpAuthorizer, McpAuthResult } from '../../interfaces/principal.interface';
+import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
+import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
+import type { McpResolvedOptions } from '../mcp.options';
+import { discoverAuthorizationServer, fetchJson, OnceWhenDone } from './authorization-server-metadata';
+import { principalFromClaims, type McpClaimMapping } from './claims-principal';
+import { McpAuthorizationServerError } from './oauth.errors';
+import { verifierDefaults } from './verifier-defaults';
+
+/** Settings of `IntrospectionVerifier`. */
+export interface IntrospectionVerifierOptions extends McpClaimMapping {
+  /** This resource server's client id at the authorization server (sent with `client_secret_basic`). */
+  clientId: string;
+  /** Its client secret. */
+  clientSecret: string;
+  /**
+   * The introspection endpoint.
+   * @default the `introspection_endpoint` of the issuer's metadata
+   */
+  endpoint?: string;
+  /**
+   * The authorization server; its metadata gives the endpoint, and an `iss` in an answer must match it.
+   * @default the mount's `oauth.authorizationServers` entry (when it lists exactly one)
+   */
+  issuer?: string;
+  /**
+   * The audience an active token must name (`aud`): the resource it was issued for.
+   * @default the mount's `oauth` resource
+   */
+  audience?: string;
+  /**
+   * How long an active answer is reused; never past the token's `exp`. 0 asks every time.
+   * @default 60_000
+   */
+  cacheTtlMs?: number;
+  /**
+   * Most answers kept; the oldest go first.
+   * @default 10_000
+   */
+  cacheMaxEntries?: number;
+  /**
+   * Tolerated clock difference for `exp` and `nbf`, in seconds.
+   * @default 30
+   */
+  clockToleranceSec?: number;
+  /**
+   * Deadline of each request to the authorization server.
+   * @default 5000
+   */
+  timeoutMs?: number;
+}
+
+/** Injection token of `IntrospectionVerifier` settings, for hosts that provide them instead of calling `configure`. */
+export const MCP_INTROSPECTION_VERIFIER_OPTIONS = Symbol('MCP_INTROSPECTION_VERIFIER_OPTIONS');
+
+interface CachedAnswer {
+  result: McpAuthResult;
+  until: number;
+}
+
+/** `application/x-www-form-urlencoded` encoding of a client credential, as `client_secret_basic` requires (RFC 6749 section 2.3.1). */
+function formEncode(value: string): string {
+  return encodeURIComponent(value).replace(/%20/g, '+');
+}
+
+function audiences(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+}
+
+/**
+ * Asks the authorization server about each token (OAuth 2.0 Token Introspection, RFC 7662),
+ * authenticating with `client_secret_basic`. A token is accepted when the answer is `active`,
+ * names this resource in `aud` (RFC 8707), is within `exp`/`nbf` and, when it has one, names the
+ * issuer in `iss`. Active answers are cached (keyed by a SHA-256 of the token, never the token)
+ * until the token expires or `cacheTtlMs` passes, whichever comes first.
+ *
+ * Use it as a mount's `auth`: `auth: IntrospectionVerifier.configure({ clientId, clientSecret })`.
+ */
+@Injectable()
+export class IntrospectionVerifier implements McpAuthorizer {
+  private readonly logger = new Logger(IntrospectionVerifier.name);
+  private readonly issuer: string;
+  private readonly audience: string[];
+  private readonly endpoint: OnceWhenDone<string>;
+  private readonly cache = new Map<string, CachedAnswer>();
+
+  /** An `IntrospectionVerifier` class bound to these settings, for `auth:` (resolved through DI). */
+  static configure(options: IntrospectionVerifierOptions): Type<IntrospectionVerifier> {
+    @Injectable()
+    class ConfiguredIntrospectionVerifier extends IntrospectionVerifier {
+      constructor(@Optional() @Inject(MCP_MODULE_OPTIONS) mount?: McpResolvedOptions) {
+        super(options, mount);
+      }
+    }
+    return ConfiguredIntrospectionVerifier;
+  }
+
+  constructor(
+    @Optional() @Inject(MCP_INTROSPECTION_VERIFIER_OPTIONS) private readonly options: IntrospectionVerifierOptions,
+    @Optional() @Inject(MCP_MODULE_OPTIONS) mount?: McpResolvedOptions,
+  ) {
+    if (!options || typeof options.clientId !== 'string' || !options.clientId || typeof options.clientSecret !== 'string' || !options.clientSecret) {
+      throw new McpConfigurationError('IntrospectionVerifier needs clientId and clientSecret: IntrospectionVerifier.configure({ clientId, clientSecret })');
+    }
+    const defaults = verifierDefaults('IntrospectionVerifier', options, mount);
+    this.issuer = defaults.issuer;
+    this.audience = defaults.audience;
+    this.endpoint = new OnceWhenDone(async () => {
+      if (options.endpoint) return options.endpoint;
+      const metadata = await discoverAuthorizationServer(this.issuer, options.timeoutMs ?? 5000);
+      if (typeof metadata.introspection_endpoint !== 'string') throw new McpAuthorizationServerError(`The metadata of ${this.issuer} has no introspection_endpoint`);
+      return metadata.introspection_endpoint;
+    });
+  }
+
+  /** Introspects the token (or reuses a cached answer) and maps the answer to a principal. */
+  async authorize(token: string): Promise<McpAuthResult> {
+    const key = createHash('sha256').update(token).digest('base64url');
+    const now = Date.now();
+    const cached = this.cache.get(key);
+    if (cached && cached.until > now) return cached.result;
+    if (cached) this.cache.delete(key);
+    const answer = await this.introspect(token);
+    const refusal = this.refusal(answer, now);
+    if (refusal) {
+      this.logger.debug(`Token refused: ${refusal}`);
+      return null;
+    }
+    const result = principalFromClaims(answer, this.options);
+    const ttl = this.options.cacheTtlMs ?? 60_000;
+    const until = Math.min(now + ttl, typeof answer.exp === 'number' ? answer.exp * 1000 : Infinity);
+    if (ttl > 0 && until > now) this.remember(key, { result, until });
+    return result;
+  }
+
+  private async introspect(token: string): Promise<Record<string, unknown>> {
+    const endpoint = await this.endpoint.get();
+    const credentials = Buffer.from(`${formEncode(this.options.clientId)}:${formEncode(this.options.clientSecret)}`).toString('base64');
+    const { status, body } = await fetchJson(
+      endpoint,
+      {
+        method: 'POST',
+        headers: { Authorization: `Basic ${credentials}`, 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' },
+        body: new URLSearchParams({ token, token_type_hint: 'access_token' }).toString(),
+      },
+      this.options.timeoutMs ?? 5000,
+    );
+    // A token the server will not introspect (oidc-provider: a structured JWT) is not an active one.
+    const error = (body as { error?: unknown } | undefined)?.error;
+    if (status === 400 && (error === 'unsupported_token_type' || error === 'invalid_token')) return { active: false };
+    if (status !== 200 || typeof body !== 'object' || body === null) {
+      throw new McpAuthorizationServerError(`The introspection endpoint ${endpoint} answered HTTP ${status}${status === 401 ? ' (check clientId and clientSecret)' : ''}`);
+    }
+    return body as Record<string, unknown>;
+  }
+
+  /** Why an introspection answer does not let the token in, or undefined when it does. */
+  private refusal(answer: Record<string, unknown>, now: number): string | undefined {
+    if (answer.active !== true) return 'inactive';
+    const skewMs = (this.options.clockToleranceSec ?? 30) * 1000;
+    if (typeof answer.exp === 'number' && answer.exp * 1000 + skewMs <= now) return 'expired';
+    if (typeof answer.nbf === 'number' && answer.nbf * 1000 - skewMs > now) return 'not yet valid';
+    if (answer.iss !== undefined && answer.iss !== this.issuer) return 'another issuer';
+    if (!audiences(answer.aud).some((aud) => this.audience.includes(aud))) return 'another audience';
+    return undefined;
+  }
+
+  private remember(key: string, answer: CachedAnswer): void {
+    const max = this.options.cacheMaxEntries ?? 10_000;
+    while (this.cache.size >= max) {
+      const oldest = this.cache.keys().next().value;
+      if (oldest === undefined) break;
+      this.cache.delete(oldest);
+    }
+    this.cache.set(key, answer);
+  }
+}

@@ -1,0 +1,72 @@
+import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
+import { protectedResourceMetadataUrl, resolveOAuthOptions, type McpOAuthOptions } from './mcp-oauth.options';
+
+const AS = 'https://auth.example.com';
+
+function resolve(options: Partial<McpOAuthOptions>, path = '/mcp') {
+  return resolveOAuthOptions('m', path, { authorizationServers: [AS], ...options } as McpOAuthOptions)!;
+}
+
+describe('resolveOAuthOptions', () => {
+  it('is undefined without the option', () => {
+    expect(resolveOAuthOptions('m', '/mcp', undefined)).toBeUndefined();
+  });
+
+  it('derives the resource from publicUrl and the mount path, and the metadata URL from the resource', () => {
+    const oauth = resolve({ publicUrl: 'https://MCP.example.com/', requiredScopes: ['mcp:tools'] }, '/tools/mcp');
+    expect(oauth).toEqual({
+      resource: 'https://mcp.example.com/tools/mcp',
+      metadataUrl: 'https://mcp.example.com/.well-known/oauth-protected-resource/tools/mcp',
+      requiredScopes: ['mcp:tools'],
+      maxAgeSec: 3600,
+      document: {
+        resource: 'https://mcp.example.com/tools/mcp',
+        authorization_servers: [AS],
+        scopes_supported: ['mcp:tools'],
+        bearer_methods_supported: ['header'],
+      },
+    });
+  });
+
+  it('keeps a prefix of publicUrl (an app behind a proxy path)', () => {
+    expect(resolve({ publicUrl: 'https://example.com/api' }).resource).toBe('https://example.com/api/mcp');
+  });
+
+  it('takes an explicit resource as its canonical form, and a root resource gets the root metadata URL', () => {
+    expect(resolve({ resource: 'https://example.com/' })).toMatchObject({ resource: 'https://example.com', metadataUrl: 'https://example.com/.well-known/oauth-protected-resource' });
+    expect(protectedResourceMetadataUrl('https://example.com:8443/a/b')).toBe('https://example.com:8443/.well-known/oauth-protected-resource/a/b');
+  });
+
+  it('publishes scopesSupported over requiredScopes, and no scopes_supported when neither is given', () => {
+    expect(resolve({ publicUrl: 'https://x.example', scopesSupported: ['a', 'b'], requiredScopes: ['a'] }).document.scopes_supported).toEqual(['a', 'b']);
+    expect(resolve({ publicUrl: 'https://x.example' }).document).not.toHaveProperty('scopes_supported');
+  });
+
+  it('accepts http on loopback hosts only', () => {
+    expect(resolve({ publicUrl: 'http://127.0.0.1:3000' }).resource).toBe('http://127.0.0.1:3000/mcp');
+    expect(resolve({ publicUrl: 'http://localhost:3000' }).resource).toBe('http://localhost:3000/mcp');
+  });
+
+  it.each<[string, Partial<McpOAuthOptions>, RegExp]>([
+    ['neither publicUrl nor resource', {}, /oauth\.publicUrl is required/],
+    ['both publicUrl and resource', { publicUrl: 'https://a.example', resource: 'https://a.example/mcp' }, /exclusive/],
+    ['plain http on a public host', { publicUrl: 'http://mcp.example.com' }, /must use https/],
+    ['a relative URL', { publicUrl: '/mcp' }, /absolute https URL/],
+    ['a fragment', { resource: 'https://a.example/mcp#x' }, /fragment/],
+    ['a query on publicUrl', { publicUrl: 'https://a.example/?x=1' }, /query/],
+    ['no authorization server', { publicUrl: 'https://a.example', authorizationServers: [] }, /at least one authorization server/],
+    ['an http authorization server', { publicUrl: 'https://a.example', authorizationServers: ['http://auth.example.com'] }, /authorizationServers\[0\] must use https/],
+    ['a scope with a space', { publicUrl: 'https://a.example', requiredScopes: ['a b'] }, /invalid scope "a b"/],
+    ['a scope with a quote', { publicUrl: 'https://a.example', requiredScopes: ['a"b'] }, /invalid scope/],
+    ['a required scope not supported', { publicUrl: 'https://a.example', requiredScopes: ['admin'], scopesSupported: ['read'] }, /missing: admin/],
+    ['a negative max age', { publicUrl: 'https://a.example', metadataMaxAgeSec: -1 }, /metadataMaxAgeSec/],
+    ['an unknown key', { publicUrl: 'https://a.example', requiredScope: ['a'] } as Partial<McpOAuthOptions>, /unknown option "requiredScope" \(did you mean "requiredScopes"/],
+  ])('refuses %s', (_label, options, message) => {
+    expect(() => resolve(options)).toThrow(McpConfigurationError);
+    expect(() => resolve(options)).toThrow(message);
+  });
+
+  it('refuses an option that is not an object', () => {
+    expect(() => resolveOAuthOptions('m', '/mcp', 'https://a.example' as unknown as McpOAuthOptions)).toThrow(/oauth must be an object/);
+  });
+});
