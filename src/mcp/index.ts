@@ -16,6 +16,7 @@ export type {
   McpServerInfoOptions,
   McpSessionOptions,
   McpDatabaseOptions,
+  McpAuditOptions,
   McpStatelessOptions,
   McpCacheOptions,
   McpCacheHint,

@@ -7,13 +7,14 @@ import { DEFAULT_STREAM_OPTIONS, type McpResolvedStreamOptions } from './http/mc
 import { DEFAULT_LIMITS, type McpResolvedLimits } from './mcp-limits.options';
 
 /** A mount's options after defaults were applied and the configuration was checked. */
-export interface McpResolvedOptions extends Omit<McpModuleOptions, 'auth' | 'sessions' | 'database' | 'maxBodyBytes' | 'bodyTimeoutMs' | 'pageSize' | 'streams' | 'limits'> {
+export interface McpResolvedOptions extends Omit<McpModuleOptions, 'auth' | 'sessions' | 'database' | 'audit' | 'maxBodyBytes' | 'bodyTimeoutMs' | 'pageSize' | 'streams' | 'limits'> {
   /** The authorizer. */
   auth: NonNullable<McpModuleOptions['auth']>;
   mount: string;
   path: string;
   sessions: { idleTtlMs: number };
   database: { timeoutMs: number };
+  audit: { commit: 'sync' | 'async' };
   maxBodyBytes: number;
   /** Deadline for receiving a request body, in milliseconds. */
   bodyTimeoutMs: number;
@@ -30,6 +31,7 @@ const MODULE_OPTION_KEYS = optionKeys<McpModuleOptions>({
   providers: true,
   sessions: true,
   database: true,
+  audit: true,
   allowedOrigins: true,
   maxBodyBytes: true,
   bodyTimeoutMs: true,
@@ -47,6 +49,17 @@ function positiveInteger(mount: string, option: string, value: number | undefine
     throw new McpConfigurationError(invalidOptionMessage(mount, option, 'a positive integer'));
   }
   return value;
+}
+
+const AUDIT_OPTION_KEYS = optionKeys<NonNullable<McpModuleOptions['audit']>>({ commit: true });
+
+function auditCommit(mount: string, audit: McpModuleOptions['audit']): 'sync' | 'async' {
+  if (audit === undefined) return 'sync';
+  if (audit === null || typeof audit !== 'object' || Array.isArray(audit)) throw new McpConfigurationError(invalidOptionMessage(mount, 'audit', "an object like { commit: 'async' }"));
+  assertKnownOptions(audit, AUDIT_OPTION_KEYS, `McpModule (mount "${mount}") option "audit"`);
+  const commit = audit.commit ?? 'sync';
+  if (commit !== 'sync' && commit !== 'async') throw new McpConfigurationError(invalidOptionMessage(mount, 'audit.commit', "'sync' or 'async'"));
+  return commit;
 }
 
 /** Applies defaults and fails closed on a configuration that cannot work (no auth above all). */
@@ -69,6 +82,7 @@ export function resolveMcpOptions(
     path,
     sessions: { idleTtlMs: positiveInteger(mount, 'sessions.idleTtlMs', options.sessions?.idleTtlMs, DEFAULT_SESSION_IDLE_TTL_MS) },
     database: { timeoutMs: positiveInteger(mount, 'database.timeoutMs', options.database?.timeoutMs, DEFAULT_DATABASE_TIMEOUT_MS) },
+    audit: { commit: auditCommit(mount, options.audit) },
     maxBodyBytes: positiveInteger(mount, 'maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
     bodyTimeoutMs: positiveInteger(mount, 'bodyTimeoutMs', options.bodyTimeoutMs, DEFAULT_BODY_TIMEOUT_MS),
     pageSize: positiveInteger(mount, 'pageSize', options.pageSize, DEFAULT_PAGE_SIZE),

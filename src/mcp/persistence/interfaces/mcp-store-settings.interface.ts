@@ -13,4 +13,10 @@ export interface McpStoreSettings {
    * @default 5000
    */
   databaseTimeoutMs?: number;
+  /**
+   * How the event sink commits its batches of audit rows (the mount's `audit.commit`): `async`
+   * turns PostgreSQL's `synchronous_commit` off for those transactions.
+   * @default 'sync'
+   */
+  auditCommit?: 'sync' | 'async';
 }
