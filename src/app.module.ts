@@ -30,6 +30,7 @@ function databaseOptions(): TypeOrmModuleOptions {
     McpModule.forRoot({
       auth: DemoTokenAuthorizer,
       server: { name: 'durable-mcp-demo', instructions: 'Demo tools: echo, add, fail, whoami, relay_echo.' },
+      audit: { commit: demoConfig.auditCommit },
     }),
     // The app calls its own toolset through the client, as a durable job: Bull on Redis when
     // REDIS_URL is set, inline otherwise.
