@@ -3,6 +3,7 @@ import { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES, DEFAULT_PAGE_SIZE, DEF
 import { assertKnownOptions, McpConfigurationError, optionKeys } from '../errors/mcp-configuration.errors';
 import { invalidAuthMessage, invalidOptionMessage, missingAuthMessage } from '../mcp.messages';
 import { DEFAULT_DATABASE_TIMEOUT_MS } from '../persistence/database-deadline';
+import { resolveAuditCommit } from '../persistence/audit-commit';
 import { DEFAULT_STREAM_OPTIONS, type McpResolvedStreamOptions } from './http/mcp-stream.options';
 import { DEFAULT_LIMITS, type McpResolvedLimits } from './mcp-limits.options';
 
@@ -51,17 +52,6 @@ function positiveInteger(mount: string, option: string, value: number | undefine
   return value;
 }
 
-const AUDIT_OPTION_KEYS = optionKeys<NonNullable<McpModuleOptions['audit']>>({ commit: true });
-
-function auditCommit(mount: string, audit: McpModuleOptions['audit']): 'sync' | 'async' {
-  if (audit === undefined) return 'sync';
-  if (audit === null || typeof audit !== 'object' || Array.isArray(audit)) throw new McpConfigurationError(invalidOptionMessage(mount, 'audit', "an object like { commit: 'async' }"));
-  assertKnownOptions(audit, AUDIT_OPTION_KEYS, `McpModule (mount "${mount}") option "audit"`);
-  const commit = audit.commit ?? 'sync';
-  if (commit !== 'sync' && commit !== 'async') throw new McpConfigurationError(invalidOptionMessage(mount, 'audit.commit', "'sync' or 'async'"));
-  return commit;
-}
-
 /** Applies defaults and fails closed on a configuration that cannot work (no auth above all). */
 export function resolveMcpOptions(
   options: McpModuleOptions | undefined,
@@ -82,7 +72,7 @@ export function resolveMcpOptions(
     path,
     sessions: { idleTtlMs: positiveInteger(mount, 'sessions.idleTtlMs', options.sessions?.idleTtlMs, DEFAULT_SESSION_IDLE_TTL_MS) },
     database: { timeoutMs: positiveInteger(mount, 'database.timeoutMs', options.database?.timeoutMs, DEFAULT_DATABASE_TIMEOUT_MS) },
-    audit: { commit: auditCommit(mount, options.audit) },
+    audit: { commit: resolveAuditCommit(options.audit, (option, expected) => invalidOptionMessage(mount, option, expected), `McpModule (mount "${mount}")`) },
     maxBodyBytes: positiveInteger(mount, 'maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
     bodyTimeoutMs: positiveInteger(mount, 'bodyTimeoutMs', options.bodyTimeoutMs, DEFAULT_BODY_TIMEOUT_MS),
     pageSize: positiveInteger(mount, 'pageSize', options.pageSize, DEFAULT_PAGE_SIZE),

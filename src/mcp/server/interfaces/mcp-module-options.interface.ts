@@ -5,6 +5,7 @@ import type { McpServerStores } from '../../persistence/store-providers';
 import type { McpStreamOptions } from '../http/mcp-stream.options';
 import type { McpLimitsOptions } from '../mcp-limits.options';
 import type { McpPubSubOptions } from '../pubsub/mcp-pubsub.interface';
+import type { McpAuditOptions } from '../../persistence/interfaces/mcp-audit-options.interface';
 
 /** Identity the server announces in its `initialize` result. */
 export interface McpServerInfoOptions {
@@ -37,23 +38,6 @@ export interface McpDatabaseOptions {
    * @default 5000
    */
   timeoutMs?: number;
-}
-
-/** How the mount writes its audit rows (`mcp_events`). */
-export interface McpAuditOptions {
-  /**
-   * How the transaction of each group-committed batch of rows commits on PostgreSQL. Either way
-   * a response is sent only after the commit that holds its row: the row is visible to every
-   * reader. `'sync'` also waits for the WAL flush to disk. `'async'` commits the batch with
-   * `synchronous_commit` off for that transaction alone: the flush is left to the WAL writer and
-   * shared by every batch in between. If the PostgreSQL server crashes (or its machine loses
-   * power), the rows of the transactions it committed in the last three times `wal_writer_delay`
-   * before the crash (600 ms with the default 200 ms) may be lost; the database stays consistent.
-   * A crash of this app loses nothing more than in `'sync'` mode. Other databases (SQLite)
-   * commit the same way in both modes.
-   * @default 'sync'
-   */
-  commit?: 'sync' | 'async';
 }
 
 /** Settings of stateless (2026-07-28) requests. */
@@ -107,7 +91,7 @@ export interface McpModuleOptions {
   sessions?: McpSessionOptions;
   /** Database bounds of the mount's TypeORM stores. */
   database?: McpDatabaseOptions;
-  /** How audit rows are committed (`commit: 'sync' | 'async'`). */
+  /** How the mount's audit rows are committed (`commit: 'sync' | 'async'`). */
   audit?: McpAuditOptions;
   /**
    * Origins allowed to call the endpoint from a browser (DNS-rebinding protection). Requests
