@@ -15,6 +15,7 @@ export interface McpResolvedOptions extends Omit<McpModuleOptions, 'auth' | 'ses
   path: string;
   sessions: { idleTtlMs: number };
   database: { timeoutMs: number };
+  /** How audit rows commit (`audit.commit`, default `'sync'`). */
   audit: { commit: 'sync' | 'async' };
   maxBodyBytes: number;
   /** Deadline for receiving a request body, in milliseconds. */
