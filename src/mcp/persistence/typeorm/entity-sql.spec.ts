@@ -139,6 +139,12 @@ describe('EntitySql on PostgreSQL', () => {
     expect(poolQuery.mock.calls[0][0]).toContain('IN ($1, $2)');
   });
 
+  it.each(['cockroachdb', 'aurora-postgres'])('inserts with the VALUES form on %s, whatever the commit mode', async (type) => {
+    const { dataSource, poolQuery } = fakeDataSource(type);
+    await new EntitySql<Row>(dataSource, 'Row').insert([{ id: '1', sessionId: 's', payload: null }], 'async');
+    expect(poolQuery).toHaveBeenCalledWith('INSERT INTO "mcp"."app_events" ("id", "session_id", "payload") VALUES ($1, $2, $3)', ['id<1>', 'session_id<s>', null]);
+  });
+
   it('names the table and the property when the entity has no such column', async () => {
     const { dataSource } = fakeDataSource('postgres');
     await expect(new EntitySql<Row>(dataSource, 'Row').findIn('nope' as keyof Row & string, ['1'])).rejects.toThrow('"mcp"."app_events" has no column for property nope');

@@ -68,7 +68,8 @@ export class EntitySql<T extends ObjectLiteral> {
     this.selectList = this.columns.map((c, i) => (this.wrapRead(c) === names[i] ? names[i] : `${this.wrapRead(c)} AS ${names[i]}`)).join(', ');
     this.numbered = ['postgres', 'cockroachdb', 'aurora-postgres'].includes(String(dataSource.options.type));
     this.insertHead = `INSERT INTO ${this.table} (${names.join(', ')})`;
-    this.arrayInserts = this.numbered ? { sync: this.prepared(''), async: this.prepared(ASYNC_COMMIT_FILTER) } : null;
+    // PostgreSQL itself only: CockroachDB has no synchronous_commit, and other drivers have no pg pool.
+    this.arrayInserts = dataSource.options.type === 'postgres' ? { sync: this.prepared(''), async: this.prepared(ASYNC_COMMIT_FILTER) } : null;
   }
 
   /**
