@@ -8,7 +8,7 @@ import { createTestDatabase } from '../test/support/postgres';
 import { TEST_REDIS_URL } from '../test/support/redis';
 import { measureQueue } from './client/queue-throughput';
 import { latencyLine, targetLine } from './client/stats';
-import { measureService } from './client/service-latency';
+import { measureService, type CallCost } from './client/service-latency';
 import { measureStdio } from './client/stdio-latency';
 
 const REDIS_URL = TEST_REDIS_URL;
@@ -33,9 +33,11 @@ async function main(): Promise<void> {
   try {
     print('== pooled stdio tools/call: the bare transport vs McpClientService.callTool with its outbound row (inline queue, PostgreSQL) ==');
     service = await measureService(db.url, Number(process.env.BENCH_SERVICE_CALLS ?? 1000));
-    print(latencyLine('(a) StdioTransport pooled (max 1, warm)', service.transport));
-    print(latencyLine("(b) callTool, audit.commit 'sync'", service.service));
-    print(latencyLine("(c) callTool, audit.commit 'async'", service.serviceAsync));
+    const withCpu = (label: string, cost: CallCost) => `${latencyLine(label, cost)}   node CPU ${cost.cpuUs.toFixed(0)} µs/call`;
+    print(withCpu('(a) StdioTransport pooled (max 1, warm)', service.transport));
+    print(withCpu("(b) callTool, audit.commit 'sync'", service.service));
+    print(withCpu("(c) callTool, audit.commit 'async'", service.serviceAsync));
+    print(withCpu("(d) the outbound row alone, 'async'", service.rowAsync));
     print(`${'(b) / (a), (c) / (a) at p50'.padEnd(44)} ${(service.service.p50 / service.transport.p50).toFixed(2)}x, ${(service.serviceAsync.p50 / service.transport.p50).toFixed(2)}x`);
     print(`== queued vs inline tools/call of a ${TOOL_MS} ms I/O-bound tool (toolset in the worker) ==`);
     queue = await measureQueue({ databaseUrl: db.url, redis: REDIS_URL, toolMs: TOOL_MS, latencyCalls: 200, throughputCalls: 800, concurrency: 4 });

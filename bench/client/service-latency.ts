@@ -1,16 +1,29 @@
-import { McpClientModule, McpClientService } from '../../src/mcp';
+import { MCP_EVENT_SINK, McpClientModule, McpClientService, type McpEventSink } from '../../src/mcp';
 import { startApp } from '../../test/support/http-app';
 import { percentiles, timeSequential, type Percentiles } from './stats';
+
+/** Latency percentiles plus the CPU this process spent per call (user + system), in µs. */
+export type CallCost = Percentiles & { cpuUs: number };
+
+/** Times `count` sequential calls and the CPU they cost this process. */
+async function measureCalls(count: number, fn: (i: number) => Promise<unknown>): Promise<CallCost> {
+  const before = process.cpuUsage();
+  const stats = percentiles(await timeSequential(count, fn));
+  const used = process.cpuUsage(before);
+  return { ...stats, cpuUs: (used.user + used.system) / count };
+}
 import { echoCall, everythingArgv } from './stdio-latency';
 import { StdioTransport } from '../../src/mcp';
 
 /** Latency of a pooled stdio `tools/call echo`: the bare transport, and `McpClientService.callTool` with its outbound row. */
 export interface ServiceLatency {
-  transport: Percentiles;
+  transport: CallCost;
   /** `callTool`, outbound rows committed with `audit.commit` 'sync'. */
-  service: Percentiles;
+  service: CallCost;
   /** `callTool`, outbound rows committed with `audit.commit` 'async'. */
-  serviceAsync: Percentiles;
+  serviceAsync: CallCost;
+  /** The outbound row alone (`McpEventSink.record`, 'async'): the floor of what a call adds to its transport. */
+  rowAsync: CallCost;
 }
 
 /**
@@ -21,13 +34,14 @@ export interface ServiceLatency {
 export async function measureService(databaseUrl: string, calls: number): Promise<ServiceLatency> {
   const argv = everythingArgv();
   const pooled = new StdioTransport({ command: argv, stateless: true, pool: { max: 1, idleMs: 60_000 } });
-  let transport: Percentiles;
+  let transport: CallCost;
   try {
     await timeSequential(200, (i) => echoCall(pooled, i));
-    transport = percentiles(await timeSequential(calls, (i) => echoCall(pooled, i)));
+    transport = await measureCalls(calls, (i) => echoCall(pooled, i));
   } finally {
     await pooled.close();
   }
+  let rowAsync: CallCost | undefined;
   const service = async (commit: 'sync' | 'async') => {
     const app = await startApp(databaseUrl, {
       imports: [
@@ -41,10 +55,18 @@ export async function measureService(databaseUrl: string, calls: number): Promis
       const client = app.app.get(McpClientService);
       const call = (i: number) => client.callTool('everything', 'echo', { message: `m${i}` });
       await timeSequential(200, call);
-      return percentiles(await timeSequential(calls, call));
+      const stats = await measureCalls(calls, call);
+      if (commit === 'async') {
+        const sink = app.app.get<McpEventSink>(MCP_EVENT_SINK, { strict: false });
+        const row = () => sink.record({ createdAt: new Date(), direction: 'outbound', server: 'everything', kind: 'request', method: 'tools/call', durationMs: 0 });
+        rowAsync = await measureCalls(calls, row);
+      }
+      return stats;
     } finally {
       await app.close();
     }
   };
-  return { transport, service: await service('sync'), serviceAsync: await service('async') };
+  const sync = await service('sync');
+  const serviceAsync = await service('async');
+  return { transport, service: sync, serviceAsync, rowAsync: rowAsync as CallCost };
 }
