@@ -5,12 +5,14 @@
  * those processes are readable: as root, or as the postgres user). Forms:
  *
  * - TypeORM `Repository.insert` of each batch (what the query builder costs),
- * - one multi-row VALUES statement per batch (the text changes with the batch size),
+ * - one multi-row VALUES statement per batch (the text changes with the batch size; the form the
+ *   sink used before the array insert),
  * - the sink: one prepared INSERT ... SELECT FROM unnest(arrays), `audit.commit` 'sync',
  * - the sink with `audit.commit` 'async' (synchronous_commit off for each batch's transaction).
  *
  * Needs PostgreSQL (TEST_PG_URL, default postgres://postgres@127.0.0.1:5432/test); rows per run
- * from BENCH_AUDIT_ROWS (default 4000).
+ * from BENCH_AUDIT_ROWS (default 4000). Each later form is printed with its ratios to the TypeORM
+ * and VALUES forms of the same run.
  */
 import { execSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -110,9 +112,15 @@ async function measure(cpu: PostgresCpu, submit: (row: McpEventInput) => Promise
   };
 }
 
-function line(label: string, result: Result, baseline?: Result): string {
-  const ratio = baseline ? `   x${(result.rowsPerSecond / baseline.rowsPerSecond).toFixed(2)} rows/s, x${(result.backendUsPerRow / baseline.backendUsPerRow).toFixed(2)} CPU/row vs TypeORM insert` : '';
-  return `${label.padEnd(40)} ${result.rowsPerSecond.toFixed(0).padStart(7)} rows/s   backends ${result.backendUsPerRow.toFixed(1).padStart(6)} µs/row   walwriter ${result.walwriterUsPerRow.toFixed(1).padStart(5)} µs/row${ratio}`;
+/** `xA rows/s, xB CPU/row vs <name>` of a result against an earlier form of the same run. */
+function ratio(result: Result, against: Result, name: string): string {
+  return `x${(result.rowsPerSecond / against.rowsPerSecond).toFixed(2)} rows/s, x${(result.backendUsPerRow / against.backendUsPerRow).toFixed(2)} CPU/row vs ${name}`;
+}
+
+function line(label: string, result: Result, earlier: Result[]): string {
+  const [typeorm, values] = earlier;
+  const ratios = [typeorm ? ratio(result, typeorm, 'TypeORM') : '', values ? ratio(result, values, 'VALUES') : ''].filter(Boolean).join('; ');
+  return `${label.padEnd(40)} ${result.rowsPerSecond.toFixed(0).padStart(7)} rows/s   backends ${result.backendUsPerRow.toFixed(1).padStart(6)} µs/row   walwriter ${result.walwriterUsPerRow.toFixed(1).padStart(5)} µs/row${ratios ? `   ${ratios}` : ''}`;
 }
 
 async function main(): Promise<void> {
@@ -144,11 +152,11 @@ async function main(): Promise<void> {
     console.log('   (walwriter: the server-wide WAL writer, shared with any other database on the server)');
     for (const concurrency of [1, 32]) {
       console.log(`-- concurrency ${concurrency} --`);
-      let baseline: Result | undefined;
+      const earlier: Result[] = [];
       for (const [label, submit] of forms) {
         const result = await measure(cpu, submit, concurrency);
-        console.log(line(label, result, baseline));
-        baseline ??= result;
+        console.log(line(label, result, earlier));
+        earlier.push(result);
       }
     }
   } finally {
