@@ -2,7 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { TypeOrmModule, type TypeOrmModuleOptions } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { MCP_ENTITIES, MCP_EVENT_SINK, McpEvent, McpModule, type McpEventSink } from '../../src/mcp';
+import { MCP_ENTITIES, MCP_EVENT_SINK, McpClientModule, McpClientService, McpEvent, McpModule, type McpEventSink } from '../../src/mcp';
 import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';
 import { callRequest, openSession, post, versionHeader } from '../support/mcp-wire';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
@@ -105,6 +105,50 @@ describe.each([
     expect(notes.map((note) => note.eventId).sort()).toEqual(rows.map((row) => row.id).sort());
     expect(new Set(notes.map((note) => note.tx)).size).toBe(1);
     expect(notes[0].setting).toBe(setting);
+  });
+});
+
+describe("McpClientModule audit.commit 'async' next to a mount left 'sync', on PostgreSQL", () => {
+  let db: TestDatabase;
+  let app: INestApplication;
+  let seen: Awaited<ReturnType<typeof watchCommits>>;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    seen = await watchCommits(db.dataSource);
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        TypeOrmModule.forRoot({ type: 'postgres', url: db.url, entities: MCP_ENTITIES }),
+        McpModule.forRoot({ auth: fixtureAuth }),
+        McpClientModule.forRoot({ servers: { local: { transport: 'toolset', principal: 'alice' } }, audit: { commit: 'async' } }),
+      ],
+      providers: [FixtureTools],
+    }).compile();
+    app = moduleRef.createNestApplication({ logger: false });
+    await app.listen(0, '127.0.0.1');
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await db?.drop();
+  });
+
+  it('commits the outbound rows of client calls with synchronous_commit off, and the mount keeps its own mode', async () => {
+    const client = app.get(McpClientService);
+    const texts = Array.from({ length: 10 }, (_, i) => `outbound ${i}`);
+    const results = await Promise.all(texts.map((text) => client.callTool('local', 'echo', { text })));
+    expect(results.map((result) => result.content)).toEqual(texts.map((text) => [{ type: 'text', text }]));
+    const outbound = await db.dataSource.getRepository(McpEvent).findBy({ direction: 'outbound', method: 'tools/call' });
+    expect(outbound.map((row) => (row.request as { params: { arguments: { text: string } } }).params.arguments.text).sort()).toEqual([...texts].sort());
+    const byId = new Map((await seen()).map((note) => [note.eventId, note.setting]));
+    expect(new Set(outbound.map((row) => byId.get(row.id)))).toEqual(new Set(['off']));
+
+    // The mount's own rows (an HTTP session opened on it) keep the mount's mode.
+    await openSession(`http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}/mcp`);
+    const inbound = await db.dataSource.getRepository(McpEvent).findBy({ direction: 'inbound' });
+    const notes = new Map((await seen()).map((note) => [note.eventId, note.setting]));
+    expect(inbound.map((row) => row.method).sort()).toEqual(['initialize', 'notifications/initialized']);
+    expect(new Set(inbound.map((row) => notes.get(row.id)))).toEqual(new Set(['on']));
   });
 });
 
