@@ -20,10 +20,10 @@ const MAX_REASON = 300;
  * the previous one was in flight; on PostgreSQL one prepared statement taking an array per
  * column); `record` resolves only once its own row is committed, so a response never gets ahead
  * of its audit row. With `auditCommit: 'async'` a batch commits with PostgreSQL's
- * `synchronous_commit` off: committed and visible, its WAL flush shared with the next batches. Both the wait and each flush are
- * bounded by `databaseTimeoutMs` (the client side, which has no mount settings, uses the default):
- * a stalled INSERT frees its lane for the next batch, and its callers get
- * `McpDatabaseUnavailableError`.
+ * `synchronous_commit` off: committed and visible, its WAL flush shared with the next batches.
+ * Both the wait and each flush are bounded by `databaseTimeoutMs` (the client's settings leave it
+ * out: the default applies): a stalled INSERT frees its lane for the next batch, and its callers
+ * get `McpDatabaseUnavailableError`.
  *
  * Every row is made storable first (`newEventRecord`). Should the database still refuse a batch,
  * its rows are written again one by one: only a row refused on its own fails, with
