@@ -8,7 +8,7 @@ import { createTestDatabase } from '../test/support/postgres';
 import { TEST_REDIS_URL } from '../test/support/redis';
 import { measureQueue } from './client/queue-throughput';
 import { latencyLine, targetLine } from './client/stats';
-import { measureService, type CallCost } from './client/service-latency';
+import { measureService, type CallCost, type ServiceLatency } from './client/service-latency';
 import { measureStdio } from './client/stdio-latency';
 
 const REDIS_URL = TEST_REDIS_URL;
@@ -29,7 +29,7 @@ async function main(): Promise<void> {
 
   const db = await createTestDatabase();
   let queue;
-  let service;
+  let service: ServiceLatency;
   try {
     print('== pooled stdio tools/call: the bare transport vs McpClientService.callTool with its outbound row (inline queue, PostgreSQL) ==');
     service = await measureService(db.url, Number(process.env.BENCH_SERVICE_CALLS ?? 1000));
@@ -38,7 +38,9 @@ async function main(): Promise<void> {
     print(withCpu("(b) callTool, audit.commit 'sync'", service.service));
     print(withCpu("(c) callTool, audit.commit 'async'", service.serviceAsync));
     print(withCpu("(d) the outbound row alone, 'async'", service.rowAsync));
-    print(`${'(b) / (a), (c) / (a) at p50'.padEnd(44)} ${(service.service.p50 / service.transport.p50).toFixed(2)}x, ${(service.serviceAsync.p50 / service.transport.p50).toFixed(2)}x`);
+    print(withCpu('(e) callTool, in-memory stores (no database)', service.serviceInMemory));
+    const ratio = (cost: CallCost) => `${(cost.p50 / service.transport.p50).toFixed(2)}x`;
+    print(`${'(b), (c), (e) / (a) at p50'.padEnd(44)} ${ratio(service.service)}, ${ratio(service.serviceAsync)}, ${ratio(service.serviceInMemory)}`);
     print(`== queued vs inline tools/call of a ${TOOL_MS} ms I/O-bound tool (toolset in the worker) ==`);
     queue = await measureQueue({ databaseUrl: db.url, redis: REDIS_URL, toolMs: TOOL_MS, latencyCalls: 200, throughputCalls: 800, concurrency: 4 });
   } finally {

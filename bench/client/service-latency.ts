@@ -14,6 +14,7 @@ async function measureCalls(count: number, fn: (i: number) => Promise<unknown>):
 }
 import { echoCall, everythingArgv } from './stdio-latency';
 import { StdioTransport } from '../../src/mcp';
+import { InMemoryMcpEventSink, InMemoryMcpOutboundSessionStore } from '../../src/mcp/testing';
 
 /** Latency of a pooled stdio `tools/call echo`: the bare transport, and `McpClientService.callTool` with its outbound row. */
 export interface ServiceLatency {
@@ -24,12 +25,15 @@ export interface ServiceLatency {
   serviceAsync: CallCost;
   /** The outbound row alone (`McpEventSink.record`, 'async'): the floor of what a call adds to its transport. */
   rowAsync: CallCost;
+  /** `callTool` with the in-memory stores of `durable-mcp/testing`: what the client path costs without a database. */
+  serviceInMemory: CallCost;
 }
 
 /**
  * Measures both in one run, against the same reference server: the transport alone (a pool of
  * one process, warm), then `McpClientService.callTool` (inline queue, the server entry pooled the
- * same way) on PostgreSQL, each call waiting for its `mcp_events` row.
+ * same way) on PostgreSQL, each call waiting for its `mcp_events` row, in both commit modes; then
+ * the row alone, and `callTool` on in-memory stores (the client path without its database).
  */
 export async function measureService(databaseUrl: string, calls: number): Promise<ServiceLatency> {
   const argv = everythingArgv();
@@ -42,15 +46,13 @@ export async function measureService(databaseUrl: string, calls: number): Promis
     await pooled.close();
   }
   let rowAsync: CallCost | undefined;
-  const service = async (commit: 'sync' | 'async') => {
-    const app = await startApp(databaseUrl, {
-      imports: [
-        McpClientModule.forRoot({
-          servers: { everything: { transport: 'stdio', command: argv[0], args: argv.slice(1), stateless: true, pool: { max: 1, idleMs: 60_000 } } },
-          audit: { commit },
-        }),
-      ],
-    });
+  const servers = { everything: { transport: 'stdio' as const, command: argv[0], args: argv.slice(1), stateless: true, pool: { max: 1, idleMs: 60_000 } } };
+  const service = async (commit: 'sync' | 'async' | 'in-memory') => {
+    const module =
+      commit === 'in-memory'
+        ? McpClientModule.forRoot({ servers, stores: { events: new InMemoryMcpEventSink(), outboundSessions: new InMemoryMcpOutboundSessionStore() } })
+        : McpClientModule.forRoot({ servers, audit: { commit } });
+    const app = await startApp(databaseUrl, { imports: [module] });
     try {
       const client = app.app.get(McpClientService);
       const call = (i: number) => client.callTool('everything', 'echo', { message: `m${i}` });
@@ -68,5 +70,6 @@ export async function measureService(databaseUrl: string, calls: number): Promis
   };
   const sync = await service('sync');
   const serviceAsync = await service('async');
-  return { transport, service: sync, serviceAsync, rowAsync: rowAsync as CallCost };
+  const serviceInMemory = await service('in-memory');
+  return { transport, service: sync, serviceAsync, rowAsync: rowAsync as CallCost, serviceInMemory };
 }
