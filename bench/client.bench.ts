@@ -1,12 +1,14 @@
 /**
  * Client benchmark (`npm run bench:client`): stdio tools/call latency per lifecycle against
- * server-everything, and queued (Bull on Redis) vs inline calls of a slow, I/O-bound tool with
+ * server-everything, the pooled transport alone vs `McpClientService.callTool` with its outbound
+ * row in both audit commit modes, and queued (Bull on Redis) vs inline calls of a slow, I/O-bound tool with
  * one and two worker processes. Needs PostgreSQL (TEST_PG_URL) and Redis (TEST_REDIS_URL).
  */
 import { createTestDatabase } from '../test/support/postgres';
 import { TEST_REDIS_URL } from '../test/support/redis';
 import { measureQueue } from './client/queue-throughput';
 import { latencyLine, targetLine } from './client/stats';
+import { measureService, type CallCost, type ServiceLatency } from './client/service-latency';
 import { measureStdio } from './client/stdio-latency';
 
 const REDIS_URL = TEST_REDIS_URL;
@@ -27,7 +29,18 @@ async function main(): Promise<void> {
 
   const db = await createTestDatabase();
   let queue;
+  let service: ServiceLatency;
   try {
+    print('== pooled stdio tools/call: the bare transport vs McpClientService.callTool with its outbound row (inline queue, PostgreSQL) ==');
+    service = await measureService(db.url, Number(process.env.BENCH_SERVICE_CALLS ?? 1000));
+    const withCpu = (label: string, cost: CallCost) => `${latencyLine(label, cost)}   node CPU ${cost.cpuUs.toFixed(0)} µs/call`;
+    print(withCpu('(a) StdioTransport pooled (max 1, warm)', service.transport));
+    print(withCpu("(b) callTool, audit.commit 'sync'", service.service));
+    print(withCpu("(c) callTool, audit.commit 'async'", service.serviceAsync));
+    print(withCpu("(d) the outbound row alone, 'async'", service.rowAsync));
+    print(withCpu('(e) callTool, in-memory stores (no database)', service.serviceInMemory));
+    const ratio = (cost: CallCost) => `${(cost.p50 / service.transport.p50).toFixed(2)}x`;
+    print(`${'(b), (c), (e) / (a) at p50'.padEnd(44)} ${ratio(service.service)}, ${ratio(service.serviceAsync)}, ${ratio(service.serviceInMemory)}`);
     print(`== queued vs inline tools/call of a ${TOOL_MS} ms I/O-bound tool (toolset in the worker) ==`);
     queue = await measureQueue({ databaseUrl: db.url, redis: REDIS_URL, toolMs: TOOL_MS, latencyCalls: 200, throughputCalls: 800, concurrency: 4 });
   } finally {
@@ -41,6 +54,7 @@ async function main(): Promise<void> {
   print('== targets ==');
   const speedup = stdio.spawnPerCall.p50 / stdio.pooled.p50;
   print(targetLine(stdio.pooled.p50 <= 2, `pooled stdio p50 ${stdio.pooled.p50.toFixed(3)} ms <= 2 ms`));
+  print(targetLine(service.serviceAsync.p50 <= 0.8, `pooled stdio callTool with its outbound row ('async') p50 ${service.serviceAsync.p50.toFixed(3)} ms <= 0.8 ms`));
   print(targetLine(speedup >= 50, `pooled stdio ${speedup.toFixed(0)}x faster than spawn-per-call (>= 50x)`));
   const added = queue.bull.p50 - queue.inline.p50;
   print(targetLine(added <= 5, `Bull adds ${added.toFixed(2)} ms p50 over inline (<= 5 ms)`));

@@ -15,7 +15,8 @@ export interface StdioLatency {
   sdkConnected: Percentiles;
 }
 
-function echoCall(transport: McpTransport, i: number): Promise<unknown> {
+/** One `tools/call echo` through a transport; rejects unless it succeeded. */
+export function echoCall(transport: McpTransport, i: number): Promise<unknown> {
   return transport
     .deliver(
       { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'echo', arguments: { message: `m${i}` } } },

@@ -7,6 +7,8 @@ export interface DemoConfig {
   databaseUrl?: string;
   /** Redis for the client's durable calls; unset runs them inline. */
   redisUrl?: string;
+  /** How audit rows commit (`AUDIT_COMMIT=async` turns PostgreSQL's synchronous_commit off for them). */
+  auditCommit: 'sync' | 'async';
   /** token -> principal key */
   tokens: Map<string, string>;
   /** Set when MCP_TOKENS was empty and a token was generated for this run (never with OAuth). */
@@ -38,6 +40,13 @@ export function parseTokens(spec: string): Map<string, string> {
   return tokens;
 }
 
+/** Reads `AUDIT_COMMIT`: `sync` (the default) or `async`. */
+export function parseAuditCommit(value: string | undefined): 'sync' | 'async' {
+  const commit = value?.trim() || 'sync';
+  if (commit !== 'sync' && commit !== 'async') throw new Error(`AUDIT_COMMIT: "${commit}" is neither sync nor async (example: AUDIT_COMMIT=async)`);
+  return commit;
+}
+
 /** Reads the example app's configuration from an environment. */
 export function loadDemoConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
   const spec = env.MCP_TOKENS?.trim();
@@ -53,6 +62,7 @@ export function loadDemoConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig
     port,
     databaseUrl: env.DATABASE_URL || undefined,
     redisUrl: env.REDIS_URL || undefined,
+    auditCommit: parseAuditCommit(env.AUDIT_COMMIT),
     tokens: spec ? parseTokens(spec) : generatedToken ? new Map([[generatedToken, 'demo']]) : new Map(),
     generatedToken,
     oauth,

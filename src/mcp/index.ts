@@ -150,6 +150,7 @@ export type { McpSubscriptionStore, McpSubscriptionRecord } from './persistence/
 export type { McpEventSink, McpEventRecord, McpEventInput } from './persistence/interfaces/mcp-event-sink.interface';
 export type { McpOutboundSessionStore, McpOutboundSessionRecord, McpOutboundSessionState } from './persistence/interfaces/mcp-outbound-session-store.interface';
 export type { McpStoreSettings } from './persistence/interfaces/mcp-store-settings.interface';
+export type { McpAuditOptions } from './persistence/interfaces/mcp-audit-options.interface';
 export type { McpServerStores, McpClientStores, McpStoreOverride } from './persistence/store-providers';
 export { MCP_COLUMN_LENGTHS } from './persistence/mcp-columns.constants';
 export { JsonText } from './persistence/json-text';

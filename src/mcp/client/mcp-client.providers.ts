@@ -2,7 +2,10 @@ import type { Provider, Type } from '@nestjs/common';
 import type { QueueOptions } from 'bull';
 import { McpConfigurationError } from '../errors/mcp-configuration.errors';
 import { duplicateTransportMessage } from '../mcp.messages';
-import { resolveClientOptions } from './config/client-options-resolver';
+import { resolveClientOptions, type McpResolvedClientOptions } from './config/client-options-resolver';
+import { DEFAULT_SESSION_IDLE_TTL_MS } from '../mcp.constants';
+import type { McpStoreSettings } from '../persistence/interfaces/mcp-store-settings.interface';
+import { MCP_STORE_SETTINGS } from '../persistence/mcp-persistence.constants';
 import { McpClientHandlerExplorer } from './handlers/client-handler.explorer';
 import { McpServerRequestDispatcher } from './handlers/server-request-dispatcher';
 import type { McpClientModuleExtras, McpClientOptions } from './interfaces/mcp-client-options.interface';
@@ -65,6 +68,12 @@ export function createMcpClientProviders(extras: McpClientModuleExtras): Provide
       useFactory: (options: McpClientOptions, factories: ReadonlyMap<string, AnyFactory>, shared?: QueueOptions) =>
         resolveClientOptions(options, shared ?? undefined, factories),
       inject: [MCP_CLIENT_RAW_OPTIONS, MCP_TRANSPORT_FACTORIES, { token: BULL_SHARED_CONFIG_TOKEN, optional: true }],
+    },
+    {
+      // The client's stores serve no mount: only the audit commit mode (and the default database bound) apply.
+      provide: MCP_STORE_SETTINGS,
+      useFactory: (options: McpResolvedClientOptions): McpStoreSettings => ({ mount: '', idleTtlMs: DEFAULT_SESSION_IDLE_TTL_MS, auditCommit: options.audit.commit }),
+      inject: [MCP_CLIENT_OPTIONS],
     },
     McpClientHandlerExplorer,
     McpServerRequestDispatcher,

@@ -68,7 +68,7 @@ export function createMcpServerParts(mount: string, path: string): McpServerPart
     ToolsetExplorer,
     ...createMcpFeatureProviders(mount),
     FeaturesExplorer,
-    { provide: MCP_STORE_SETTINGS, useFactory: (o: McpResolvedOptions): McpStoreSettings => ({ mount: o.mount, idleTtlMs: o.sessions.idleTtlMs, databaseTimeoutMs: o.database.timeoutMs }), inject: [MCP_MODULE_OPTIONS] },
+    { provide: MCP_STORE_SETTINGS, useFactory: (o: McpResolvedOptions): McpStoreSettings => ({ mount: o.mount, idleTtlMs: o.sessions.idleTtlMs, databaseTimeoutMs: o.database.timeoutMs, auditCommit: o.audit.commit }), inject: [MCP_MODULE_OPTIONS] },
     McpHttpEndpoint,
     mcpPubSubProvider,
     mcpEventLogProvider,

@@ -99,6 +99,20 @@ describe('resolveMcpOptions', () => {
     expect(error.message).toContain('a positive integer');
   });
 
+  it("defaults audit.commit to 'sync' and keeps 'async'", () => {
+    expect(resolveMcpOptions({ auth }, extras).audit).toEqual({ commit: 'sync' });
+    expect(resolveMcpOptions({ auth, audit: {} }, extras).audit).toEqual({ commit: 'sync' });
+    expect(resolveMcpOptions({ auth, audit: { commit: 'async' } }, extras).audit).toEqual({ commit: 'async' });
+  });
+
+  it('rejects a bad audit option, naming it and what it must be', () => {
+    expect(failure(() => resolveMcpOptions({ auth, audit: { commit: 'later' as 'sync' } }, extras)).message).toBe(
+      `McpModule (mount "main"): option "audit.commit" must be 'sync' or 'async'.`,
+    );
+    expect(failure(() => resolveMcpOptions({ auth, audit: 'async' as never }, extras)).message).toContain('"audit" must be an object');
+    expect(failure(() => resolveMcpOptions({ auth, audit: { comit: 'async' } as never }, extras)).message).toContain('unknown option "comit" (did you mean "commit"?');
+  });
+
   it('rejects a bad pageSize and a bad sessions.idleTtlMs, naming the option', () => {
     expect(failure(() => resolveMcpOptions({ auth, pageSize: 0 }, extras)).message).toContain('"pageSize"');
     expect(failure(() => resolveMcpOptions({ auth, sessions: { idleTtlMs: -5 } }, extras)).message).toContain('"sessions.idleTtlMs"');

@@ -3,13 +3,14 @@ import { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES, DEFAULT_PAGE_SIZE, DEF
 import { assertKnownOptions, McpConfigurationError, optionKeys } from '../errors/mcp-configuration.errors';
 import { invalidAuthMessage, invalidOptionMessage, missingAuthMessage } from '../mcp.messages';
 import { DEFAULT_DATABASE_TIMEOUT_MS } from '../persistence/database-deadline';
+import { resolveAuditCommit } from '../persistence/audit-commit';
 import { DEFAULT_STREAM_OPTIONS, type McpResolvedStreamOptions } from './http/mcp-stream.options';
 import { DEFAULT_LIMITS, type McpResolvedLimits } from './mcp-limits.options';
 import { DEFAULT_SESSION_CACHE, type McpResolvedSessionCache, type McpSessionCacheOptions } from './sessions/mcp-session-cache.options';
 import { resolveOAuthOptions, type McpResolvedOAuthOptions } from './oauth/mcp-oauth.options';
 
 /** A mount's options after defaults were applied and the configuration was checked. */
-export interface McpResolvedOptions extends Omit<McpModuleOptions, 'auth' | 'sessions' | 'database' | 'maxBodyBytes' | 'bodyTimeoutMs' | 'pageSize' | 'streams' | 'limits' | 'oauth'> {
+export interface McpResolvedOptions extends Omit<McpModuleOptions, 'auth' | 'sessions' | 'database' | 'audit' | 'maxBodyBytes' | 'bodyTimeoutMs' | 'pageSize' | 'streams' | 'limits' | 'oauth'> {
   /** The authorizer. */
   auth: NonNullable<McpModuleOptions['auth']>;
   mount: string;
@@ -17,6 +18,8 @@ export interface McpResolvedOptions extends Omit<McpModuleOptions, 'auth' | 'ses
   /** The idle TTL and the session cache (`false` when off), defaults applied. */
   sessions: { idleTtlMs: number; cache: McpResolvedSessionCache };
   database: { timeoutMs: number };
+  /** How audit rows commit (`audit.commit`, default `'sync'`). */
+  audit: { commit: 'sync' | 'async' };
   maxBodyBytes: number;
   /** Deadline for receiving a request body, in milliseconds. */
   bodyTimeoutMs: number;
@@ -35,6 +38,7 @@ const MODULE_OPTION_KEYS = optionKeys<McpModuleOptions>({
   providers: true,
   sessions: true,
   database: true,
+  audit: true,
   allowedOrigins: true,
   maxBodyBytes: true,
   bodyTimeoutMs: true,
@@ -95,6 +99,7 @@ export function resolveMcpOptions(
       cache: resolveSessionCache(mount, options.sessions?.cache),
     },
     database: { timeoutMs: positiveInteger(mount, 'database.timeoutMs', options.database?.timeoutMs, DEFAULT_DATABASE_TIMEOUT_MS) },
+    audit: { commit: resolveAuditCommit(options.audit, (option, expected) => invalidOptionMessage(mount, option, expected), `McpModule (mount "${mount}")`) },
     maxBodyBytes: positiveInteger(mount, 'maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
     bodyTimeoutMs: positiveInteger(mount, 'bodyTimeoutMs', options.bodyTimeoutMs, DEFAULT_BODY_TIMEOUT_MS),
     pageSize: positiveInteger(mount, 'pageSize', options.pageSize, DEFAULT_PAGE_SIZE),

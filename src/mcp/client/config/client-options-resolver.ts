@@ -1,5 +1,6 @@
 import type { QueueOptions } from 'bull';
 import { assertKnownOptions, McpConfigurationError, optionKeys } from '../../errors/mcp-configuration.errors';
+import { resolveAuditCommit } from '../../persistence/audit-commit';
 import { duplicateServerMessage, invalidClientOptionMessage } from '../../mcp.messages';
 import type { McpClientHandlers } from '../interfaces/mcp-client-handlers.interface';
 import type { McpClientOptions, McpClientQueueOptions } from '../interfaces/mcp-client-options.interface';
@@ -33,10 +34,12 @@ export interface McpResolvedClientOptions {
   defaultTimeoutMs: number;
   maxInputRounds: number;
   queue: McpResolvedQueueOptions;
+  /** How outbound audit rows commit. */
+  audit: { commit: 'sync' | 'async' };
 }
 
 /** The keys `McpClientModule` reads; anything else is refused at boot. */
-const CLIENT_OPTION_KEYS = optionKeys<McpClientOptions>({ servers: true, serversFile: true, queue: true, handlers: true, defaultTimeoutMs: true, waitTimeoutMs: true, maxInputRounds: true });
+const CLIENT_OPTION_KEYS = optionKeys<McpClientOptions>({ servers: true, serversFile: true, queue: true, handlers: true, defaultTimeoutMs: true, waitTimeoutMs: true, maxInputRounds: true, audit: true });
 const QUEUE_OPTION_KEYS = optionKeys<McpClientQueueOptions>({
   redis: true,
   name: true,
@@ -103,6 +106,7 @@ export function resolveClientOptions(
     handlers: { ...(client.handlers ?? {}) },
     defaultTimeoutMs: positiveInteger('defaultTimeoutMs', client.defaultTimeoutMs, 60_000),
     maxInputRounds: positiveInteger('maxInputRounds', client.maxInputRounds, 8),
+    audit: { commit: resolveAuditCommit(client.audit, invalidClientOptionMessage, 'McpClientModule') },
     queue: {
       bull: bullOptions(client, shared),
       name: queue.name ?? DEFAULT_MCP_CALL_QUEUE,

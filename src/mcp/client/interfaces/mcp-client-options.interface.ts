@@ -1,5 +1,6 @@
 import type { ConfigurableModuleAsyncOptions, Type } from '@nestjs/common';
 import type { AdvancedSettings, QueueOptions } from 'bull';
+import type { McpAuditOptions } from '../../persistence/interfaces/mcp-audit-options.interface';
 import type { McpClientStores } from '../../persistence/store-providers';
 import type { McpTransportFactory } from '../transports/mcp-transport-factory.interface';
 import type { McpClientHandlers } from './mcp-client-handlers.interface';
@@ -67,6 +68,12 @@ export interface McpClientOptions {
    * @default 8
    */
   maxInputRounds?: number;
+  /**
+   * How the client's outbound audit rows are committed: `{ commit: 'async' }` turns PostgreSQL's
+   * `synchronous_commit` off for their transactions (see `McpAuditOptions` for what a database
+   * crash may then lose).
+   */
+  audit?: McpAuditOptions;
 }
 
 /** Synchronous options of `McpClientModule` that shape the module graph (also with `forRootAsync`). */

@@ -18,6 +18,8 @@ import type { McpTransport } from './mcp-transport.interface';
 export class McpTransportRegistry implements OnApplicationShutdown {
   private readonly logger = new Logger(McpTransportRegistry.name);
   private readonly transports = new Map<string, McpTransport>();
+  /** Endpoint keys by server: the configuration is fixed at boot, so each is computed once. */
+  private readonly endpointKeys = new Map<string, string | null>();
 
   constructor(
     @Inject(MCP_CLIENT_OPTIONS) private readonly options: McpResolvedClientOptions,
@@ -57,6 +59,14 @@ export class McpTransportRegistry implements OnApplicationShutdown {
    * needs no negotiation (an in-process toolset).
    */
   endpointKey(server: string): string | null {
+    const known = this.endpointKeys.get(server);
+    if (known !== undefined) return known;
+    const key = this.computeEndpointKey(server);
+    this.endpointKeys.set(server, key);
+    return key;
+  }
+
+  private computeEndpointKey(server: string): string | null {
     const config = this.config(server);
     const factory = this.factory(server);
     const key = factory.endpointKey ? factory.endpointKey(config) : `${factory.transport} ${JSON.stringify({ server, config })}`;

@@ -16,11 +16,12 @@ const columns = [
 ] as unknown as ColumnMetadata[];
 
 function fakeDataSource(type: string, options: { json?: boolean; pool?: boolean; tablePath?: string } = {}) {
-  const poolQuery = jest.fn(async (_sql: string, _params: unknown[]) => ({ rows: [] as Record<string, unknown>[] }));
+  const poolQuery = jest.fn(async (_sql: string | { name: string; text: string; values: unknown[] }, _params?: unknown[]) => ({ rows: [] as Record<string, unknown>[] }));
   const query = jest.fn(async (_sql: string, _params: unknown[]) => [] as Record<string, unknown>[]);
   const driver: Record<string, unknown> = {
     escape: (name: string) => `"${name}"`,
     preparePersistentValue: (value: unknown, column: ColumnMetadata) => `${column.databaseName}<${String(value)}>`,
+    normalizeType: (column: ColumnMetadata) => ({ uuid: 'uuid', varchar: 'character varying', jsonb: 'jsonb' })[column.type as string],
     prepareHydratedValue: (value: unknown, column: ColumnMetadata) => (value === undefined ? `missing ${column.databaseName}` : `${column.propertyName}=${String(value)}`),
   };
   if (options.pool !== false) driver.master = { query: poolQuery };
@@ -49,18 +50,68 @@ describe('escapeTablePath / escapedTableOf', () => {
 });
 
 describe('EntitySql on PostgreSQL', () => {
-  it('inserts many rows with one statement, numbered placeholders and the values in column order', async () => {
+  it('inserts any number of rows with one named statement taking one array per column, cast to the column type', async () => {
     const { dataSource, poolQuery, query } = fakeDataSource('postgres');
-    await new EntitySql<Row>(dataSource, 'Row').insert([
+    const sql = new EntitySql<Row>(dataSource, 'Row');
+    await sql.insert([
       { id: '1', sessionId: 's', payload: new JsonText('{"a":1}') },
       { id: '2', payload: null },
     ]);
+    await sql.insert([{ id: '3', sessionId: 't', payload: { b: 2 } }]);
     expect(query).not.toHaveBeenCalled();
-    expect(poolQuery).toHaveBeenCalledTimes(1);
-    expect(poolQuery).toHaveBeenCalledWith(
-      'INSERT INTO "mcp"."app_events" ("id", "session_id", "payload") VALUES ($1, $2, $3), ($4, $5, $6)',
-      ['id<1>', 'session_id<s>', '{"a":1}', 'id<2>', null, null],
-    );
+    const [two, one] = poolQuery.mock.calls.map(([statement]) => statement as { name: string; text: string; values: unknown[] });
+    expect(two.text).toBe('INSERT INTO "mcp"."app_events" ("id", "session_id", "payload") SELECT * FROM unnest($1::uuid[], $2::character varying[], $3::jsonb[])');
+    expect(two.values).toEqual([
+      ['id<1>', 'id<2>'],
+      ['session_id<s>', null],
+      ['{"a":1}', null],
+    ]);
+    // Two rows or one: the same statement, so PostgreSQL parses and plans it once per connection.
+    expect(one.name).toBe(two.name);
+    expect(one.text).toBe(two.text);
+    expect(one.values).toEqual([['id<3>'], ['session_id<t>'], ['payload<[object Object]>']]);
+    expect(two.name).toMatch(/^mcp_insert_[0-9a-f]{24}$/);
+  });
+
+  it('turns synchronous_commit off for the transaction of an async insert only, under its own statement name', async () => {
+    const { dataSource, poolQuery } = fakeDataSource('postgres');
+    const sql = new EntitySql<Row>(dataSource, 'Row');
+    await sql.insert([{ id: '1' }], 'async');
+    await sql.insert([{ id: '2' }], 'sync');
+    const [asyncInsert, syncInsert] = poolQuery.mock.calls.map(([statement]) => statement as { name: string; text: string });
+    expect(asyncInsert.text).toBe(`${syncInsert.text} WHERE (SELECT set_config('synchronous_commit', 'off', true)) = 'off'`);
+    expect(asyncInsert.name).not.toBe(syncInsert.name);
+  });
+
+  it('names the statements of two tables apart, so one connection can hold both', () => {
+    const names = ['mcp.app_events', 'mcp.other_events'].map((tablePath) => {
+      const { dataSource, poolQuery } = fakeDataSource('postgres', { tablePath });
+      void new EntitySql<Row>(dataSource, 'Row').insert([{ id: '1' }]);
+      return (poolQuery.mock.calls[0][0] as { name: string }).name;
+    });
+    expect(names[0]).not.toBe(names[1]);
+  });
+
+  it('still builds the multi-row VALUES form on request, with numbered placeholders in column order', async () => {
+    const { dataSource, poolQuery } = fakeDataSource('postgres');
+    await new EntitySql<Row>(dataSource, 'Row').insertValues([
+      { id: '1', sessionId: 's', payload: new JsonText('{"a":1}') },
+      { id: '2', payload: null },
+    ]);
+    expect(poolQuery).toHaveBeenCalledWith('INSERT INTO "mcp"."app_events" ("id", "session_id", "payload") VALUES ($1, $2, $3), ($4, $5, $6)', [
+      'id<1>',
+      'session_id<s>',
+      '{"a":1}',
+      'id<2>',
+      null,
+      null,
+    ]);
+  });
+
+  it('falls back to the VALUES form through the DataSource when the driver has no pool', async () => {
+    const { dataSource, query } = fakeDataSource('postgres', { pool: false });
+    await new EntitySql<Row>(dataSource, 'Row').insert([{ id: '1', sessionId: 's', payload: null }], 'async');
+    expect(query).toHaveBeenCalledWith('INSERT INTO "mcp"."app_events" ("id", "session_id", "payload") VALUES ($1, $2, $3)', ['id<1>', 'session_id<s>', null]);
   });
 
   it('selects by a key list with numbered placeholders and hydrates each row by property', async () => {
@@ -88,6 +139,12 @@ describe('EntitySql on PostgreSQL', () => {
     expect(poolQuery.mock.calls[0][0]).toContain('IN ($1, $2)');
   });
 
+  it.each(['cockroachdb', 'aurora-postgres'])('inserts with the VALUES form on %s, whatever the commit mode', async (type) => {
+    const { dataSource, poolQuery } = fakeDataSource(type);
+    await new EntitySql<Row>(dataSource, 'Row').insert([{ id: '1', sessionId: 's', payload: null }], 'async');
+    expect(poolQuery).toHaveBeenCalledWith('INSERT INTO "mcp"."app_events" ("id", "session_id", "payload") VALUES ($1, $2, $3)', ['id<1>', 'session_id<s>', null]);
+  });
+
   it('names the table and the property when the entity has no such column', async () => {
     const { dataSource } = fakeDataSource('postgres');
     await expect(new EntitySql<Row>(dataSource, 'Row').findIn('nope' as keyof Row & string, ['1'])).rejects.toThrow('"mcp"."app_events" has no column for property nope');
@@ -98,7 +155,7 @@ describe('EntitySql on SQLite', () => {
   it('uses ? placeholders, the DataSource, and reads and writes jsonb columns through json()/jsonb()', async () => {
     const { dataSource, query, poolQuery } = fakeDataSource('better-sqlite3', { json: true, tablePath: 'app_events' });
     const sql = new EntitySql<Row>(dataSource, 'Row');
-    await sql.insert([{ id: '1', sessionId: 's', payload: { a: 1 } }]);
+    await sql.insert([{ id: '1', sessionId: 's', payload: { a: 1 } }], 'async');
     expect(query).toHaveBeenLastCalledWith('INSERT INTO "app_events" ("id", "session_id", "payload") VALUES (?, ?, jsonb(?))', ['id<1>', 'session_id<s>', 'payload<[object Object]>']);
     query.mockResolvedValueOnce([{ id: '1', session_id: 's', payload: '{}' }]);
     const rows = await sql.findIn('id', ['1', '2']);

@@ -1,11 +1,22 @@
+import { createHash } from 'node:crypto';
 import type { DataSource, EntityTarget, ObjectLiteral } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 import { JsonText } from '../json-text';
 
 /** The part of a `pg` pool this class uses. */
 interface PgPool {
-  query(sql: string, params: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
+  query(sql: string | { name: string; text: string; values: unknown[] }, params?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
 }
+
+/**
+ * How the transaction of a batch insert commits. `async` commits with PostgreSQL's
+ * `synchronous_commit` off for that transaction only: the row is committed and visible, its WAL
+ * flush is left to the WAL writer. Other databases commit as usual either way.
+ */
+export type McpCommitMode = 'sync' | 'async';
+
+/** What turns `synchronous_commit` off for the statement's own (implicit) transaction: the function form of `SET LOCAL`. */
+const ASYNC_COMMIT_FILTER = ` WHERE (SELECT set_config('synchronous_commit', 'off', true)) = 'off'`;
 
 /**
  * The escaped name of a table as TypeORM resolved it: `entityPrefix` is already part of the
@@ -36,6 +47,8 @@ export class EntitySql<T extends ObjectLiteral> {
   private readonly selectList: string;
   private readonly numbered: boolean;
   private readonly insertHead: string;
+  /** PostgreSQL: one INSERT ... SELECT FROM unnest(arrays) per commit mode, prepared once per connection whatever the batch size. */
+  private readonly arrayInserts: Record<McpCommitMode, { name: string; text: string }> | null;
   private readonly wrapRead: (column: ColumnMetadata) => string;
   private readonly wrapWrite: (mark: string, column: ColumnMetadata) => string;
 
@@ -55,10 +68,37 @@ export class EntitySql<T extends ObjectLiteral> {
     this.selectList = this.columns.map((c, i) => (this.wrapRead(c) === names[i] ? names[i] : `${this.wrapRead(c)} AS ${names[i]}`)).join(', ');
     this.numbered = ['postgres', 'cockroachdb', 'aurora-postgres'].includes(String(dataSource.options.type));
     this.insertHead = `INSERT INTO ${this.table} (${names.join(', ')})`;
+    // PostgreSQL itself only: CockroachDB has no synchronous_commit, and other drivers have no pg pool.
+    this.arrayInserts = dataSource.options.type === 'postgres' ? { sync: this.prepared(''), async: this.prepared(ASYNC_COMMIT_FILTER) } : null;
   }
 
-  /** Inserts rows with one statement. */
-  async insert(rows: Partial<T>[]): Promise<void> {
+  /**
+   * The statement of an array insert: one array parameter per column, cast to the column's type,
+   * so the statement text (and so its prepared plan) does not depend on the number of rows. Its
+   * name is derived from its text: two tables (a schema, an `entityPrefix`) never share a name.
+   */
+  private prepared(filter: string): { name: string; text: string } {
+    const driver = this.dataSource.driver;
+    const arrays = this.columns.map((column, i) => `$${i + 1}::${driver.normalizeType(column)}[]`);
+    const text = `${this.insertHead} SELECT * FROM unnest(${arrays.join(', ')})${filter}`;
+    return { name: `mcp_insert_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`, text };
+  }
+
+  /**
+   * Inserts rows with one statement. On PostgreSQL that is a named prepared statement taking one
+   * array per column (parsed and planned once per connection); `commit: 'async'` turns
+   * `synchronous_commit` off for its transaction alone. Elsewhere it is one multi-row VALUES
+   * statement (`insertValues`) and the commit mode changes nothing.
+   */
+  async insert(rows: Partial<T>[], commit: McpCommitMode = 'sync'): Promise<void> {
+    const pool = this.pool();
+    if (!this.arrayInserts || !pool) return this.insertValues(rows);
+    const values = this.columns.map((column) => rows.map((row) => this.persistent(column, row[column.propertyName as keyof T])));
+    await pool.query({ ...this.arrayInserts[commit], values });
+  }
+
+  /** Inserts rows with one multi-row VALUES statement, its text built for this number of rows (SQLite's form). */
+  async insertValues(rows: Partial<T>[]): Promise<void> {
     const params: unknown[] = [];
     const tuples: string[] = [];
     for (const row of rows) {
@@ -88,9 +128,15 @@ export class EntitySql<T extends ObjectLiteral> {
    * round trip, autocommit), skipping the query-runner layer that costs more than the query.
    */
   private async run(sql: string, params: unknown[]): Promise<Record<string, unknown>[]> {
-    const pool = this.numbered ? (this.dataSource.driver as unknown as { master?: PgPool }).master : undefined;
-    if (pool && typeof pool.query === 'function') return (await pool.query(sql, params)).rows;
+    const pool = this.pool();
+    if (pool) return (await pool.query(sql, params)).rows;
     return this.dataSource.query(sql, params);
+  }
+
+  /** The `pg` pool of a PostgreSQL DataSource, once it is connected. */
+  private pool(): PgPool | undefined {
+    const pool = this.numbered ? (this.dataSource.driver as unknown as { master?: PgPool }).master : undefined;
+    return pool && typeof pool.query === 'function' ? pool : undefined;
   }
 
   private hydrate(record: Record<string, unknown>): T {

@@ -5,7 +5,7 @@ import { McpEventRejectedError } from '../../errors/mcp-event-rejected.errors';
 import { McpEvent } from '../entities/mcp-event.entity';
 import type { McpEventInput, McpEventSink } from '../interfaces/mcp-event-sink.interface';
 import { newEventRecord } from '../new-records';
-import { EntitySql } from './entity-sql';
+import { EntitySql, type McpCommitMode } from './entity-sql';
 import { GroupCommitter } from '../group-committer';
 import { isDependencyUnavailable } from '../database-failures';
 import { DEFAULT_DATABASE_TIMEOUT_MS, withDatabaseDeadline } from '../database-deadline';
@@ -16,12 +16,14 @@ import { InjectMcpStoreSettings } from '../mcp-persistence.constants';
 const MAX_REASON = 300;
 
 /**
- * Writes `mcp_events` rows. Rows are group-committed (one multi-row INSERT for every row that
- * arrived while the previous one was in flight); `record` resolves only once its own row is
- * committed, so a response never gets ahead of its audit row. Both the wait and each flush are
- * bounded by `databaseTimeoutMs` (the client side, which has no mount settings, uses the default):
- * a stalled INSERT frees its lane for the next batch, and its callers get
- * `McpDatabaseUnavailableError`.
+ * Writes `mcp_events` rows. Rows are group-committed (one INSERT for every row that arrived while
+ * the previous one was in flight; on PostgreSQL one prepared statement taking an array per
+ * column); `record` resolves only once its own row is committed, so a response never gets ahead
+ * of its audit row. With `auditCommit: 'async'` a batch commits with PostgreSQL's
+ * `synchronous_commit` off: committed and visible, its WAL flush shared with the next batches.
+ * Both the wait and each flush are bounded by `databaseTimeoutMs` (the client's settings leave it
+ * out: the default applies): a stalled INSERT frees its lane for the next batch, and its callers
+ * get `McpDatabaseUnavailableError`.
  *
  * Every row is made storable first (`newEventRecord`). Should the database still refuse a batch,
  * its rows are written again one by one: only a row refused on its own fails, with
@@ -34,10 +36,12 @@ export class TypeOrmEventSink implements McpEventSink {
   private readonly committer: GroupCommitter<McpEvent, void>;
   private readonly sql: EntitySql<McpEvent>;
   private readonly timeoutMs: number;
+  private readonly commit: McpCommitMode;
 
   constructor(@InjectRepository(McpEvent) events: Repository<McpEvent>, @Optional() @InjectMcpStoreSettings() settings?: McpStoreSettings | null) {
     this.sql = new EntitySql(events.manager.connection, McpEvent);
     this.timeoutMs = settings?.databaseTimeoutMs ?? DEFAULT_DATABASE_TIMEOUT_MS;
+    this.commit = settings?.auditCommit ?? 'sync';
     this.committer = new GroupCommitter((rows) => withDatabaseDeadline(this.insert(rows), this.timeoutMs, 'audit row insert'), undefined, undefined, {
       // Something thrown that is not an object is no refusal of a row either.
       isRefusal: (error) => !!error && typeof error === 'object' && !isDependencyUnavailable(error),
@@ -52,7 +56,7 @@ export class TypeOrmEventSink implements McpEventSink {
   }
 
   private async insert(rows: McpEvent[]): Promise<void[]> {
-    await this.sql.insert(rows);
+    await this.sql.insert(rows, this.commit);
     return rows.map(() => undefined);
   }
 

@@ -8,15 +8,28 @@ import type { McpOutboundSessionRecord, McpOutboundSessionState, McpOutboundSess
 import { storableOutboundState, storedPrincipalKey } from '../new-records';
 import { escapedTableOf } from './entity-sql';
 
+/** Most (server, scope key) rows kept in memory by one process; the oldest goes first. */
+const MAX_CACHED_ROWS = 10_000;
+
 /**
  * The client's remote sessions in `mcp_outbound_sessions`, keyed by (server, scope key), so a
  * call on any worker continues the session another worker opened. Every query is bounded by
  * the default database timeout, so a stalled database fails a call instead of hanging it.
+ *
+ * A row without a remote session id (a stdio server, whose every process opens its own session,
+ * or a stateless verdict) holds nothing another worker could change under this one's feet but
+ * the revision and capabilities the server announced: `find` keeps such rows in memory, until
+ * this process saves or closes that session. Rows with a remote session id are read from the
+ * database on every call, so any worker continues the session another one (re)opened.
  */
 @Injectable()
 export class TypeOrmOutboundSessionStore implements McpOutboundSessionStore {
   /** The table as the host's DataSource names it (its `schema` and `entityPrefix` included). */
   private readonly table: string;
+  /** Rows without a remote session id, by `server\0scopeKey` (stored form). */
+  private readonly cached = new Map<string, McpOutboundSessionRecord>();
+  /** Counts this process's saves and closes: a lookup that raced one of them caches nothing. */
+  private writes = 0;
 
   constructor(@InjectRepository(McpOutboundSession) private readonly sessions: Repository<McpOutboundSession>) {
     this.table = escapedTableOf(sessions.manager.connection, McpOutboundSession);
@@ -38,13 +51,22 @@ export class TypeOrmOutboundSessionStore implements McpOutboundSessionStore {
   }
 
   /** The open session of a server and scope, or null. */
-  find(server: string, scopeKey: string): Promise<McpOutboundSessionRecord | null> {
+  async find(server: string, scopeKey: string): Promise<McpOutboundSessionRecord | null> {
     scopeKey = storedPrincipalKey(scopeKey);
-    return withDatabaseDeadline(
+    const key = `${server}\0${scopeKey}`;
+    const cached = this.cached.get(key);
+    if (cached) return { ...cached };
+    const writes = this.writes;
+    const row = await withDatabaseDeadline(
       this.sessions.createQueryBuilder('s').where('s.server = :server AND s.scope_key = :scopeKey AND s.closed_at IS NULL', { server, scopeKey }).getOne(),
       DEFAULT_DATABASE_TIMEOUT_MS,
       'outbound session lookup',
     );
+    if (row && row.remoteSessionId === null && writes === this.writes) {
+      if (this.cached.size >= MAX_CACHED_ROWS) this.cached.delete(this.cached.keys().next().value as string);
+      this.cached.set(key, { ...row });
+    }
+    return row;
   }
 
   /**
@@ -68,6 +90,7 @@ export class TypeOrmOutboundSessionStore implements McpOutboundSessionStore {
     // A remote server's answers (session id, info, capabilities) are stored as storable values.
     state = storableOutboundState(state);
     scopeKey = storedPrincipalKey(scopeKey);
+    this.forget(server, scopeKey);
     const now = new Date();
     const rows: { id: string }[] = await this.run(
       `INSERT INTO ${this.table} AS existing
@@ -102,6 +125,7 @@ export class TypeOrmOutboundSessionStore implements McpOutboundSessionStore {
   /** Marks the session of a server and scope closed (the row stays as an audit trail). */
   async close(server: string, scopeKey: string): Promise<void> {
     scopeKey = storedPrincipalKey(scopeKey);
+    this.forget(server, scopeKey);
     const now = new Date();
     await this.run(`UPDATE ${this.table} SET closed_at = :closedAt, updated_at = :updatedAt WHERE server = :server AND scope_key = :scopeKey AND closed_at IS NULL`, {
       server,
@@ -109,5 +133,10 @@ export class TypeOrmOutboundSessionStore implements McpOutboundSessionStore {
       closedAt: now,
       updatedAt: now,
     });
+  }
+
+  private forget(server: string, scopeKey: string): void {
+    this.writes++;
+    this.cached.delete(`${server}\0${scopeKey}`);
   }
 }

@@ -7,6 +7,7 @@ import type { McpLimitsOptions } from '../mcp-limits.options';
 import type { McpPubSubOptions } from '../pubsub/mcp-pubsub.interface';
 import type { McpSessionCacheOptions } from '../sessions/mcp-session-cache.options';
 import type { McpOAuthOptions } from '../oauth/mcp-oauth.options';
+import type { McpAuditOptions } from '../../persistence/interfaces/mcp-audit-options.interface';
 
 /** Identity the server announces in its `initialize` result. */
 export interface McpServerInfoOptions {
@@ -99,6 +100,8 @@ export interface McpModuleOptions {
   sessions?: McpSessionOptions;
   /** Database bounds of the mount's TypeORM stores. */
   database?: McpDatabaseOptions;
+  /** How the mount's audit rows are committed (`commit: 'sync' | 'async'`). */
+  audit?: McpAuditOptions;
   /**
    * Origins allowed to call the endpoint from a browser (DNS-rebinding protection). Requests
    * without an `Origin` header are always allowed. `'*'` allows every origin.
