@@ -1,0 +1,246 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  Catch,
+  Inject,
+  Injectable,
+  Scope,
+  UseFilters,
+  UseGuards,
+  UseInterceptors,
+  UsePipes,
+  type ArgumentsHost,
+  type CallHandler,
+  type CanActivate,
+  type ExceptionFilter,
+  type ExecutionContext,
+  type NestInterceptor,
+  type PipeTransform,
+} from '@nestjs/common';
+import { REQUEST } from '@nestjs/core';
+import { tap } from 'rxjs';
+import { getMcpContext, McpModule, McpTool, type McpAuthResult, type McpToolContext } from '../../src/mcp';
+import { pollUntil } from '../support/polling';
+import { startApp, type RunningApp } from '../support/http-app';
+import { createTestDatabase, type TestDatabase } from '../support/postgres';
+
+const PEOPLE: Record<string, McpAuthResult> = {
+  'token-ada': { key: 'ada', label: 'Ada', roles: ['admin', 'auditor'], scopes: [] },
+  'token-bob': { key: 'bob', label: 'Bob', roles: ['staff'], scopes: [] },
+};
+
+const TEXT = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } as const;
+
+/** Lets only admins through; what it saw is kept for the assertions. */
+@Injectable()
+class AdminGuard implements CanActivate {
+  static readonly seen: Array<{ type: string; phase?: string; method?: string; name?: string; principal?: string; arguments?: unknown; session?: string | null }> = [];
+
+  canActivate(context: ExecutionContext): boolean {
+    const mcp = getMcpContext(context);
+    AdminGuard.seen.push({ type: context.getType(), phase: mcp?.phase, method: mcp?.method, name: mcp?.name, principal: mcp?.principal.key, arguments: mcp?.arguments, session: mcp?.sessionId });
+    return mcp?.principal.roles?.includes('admin') === true;
+  }
+}
+
+@Injectable()
+@UseGuards(AdminGuard)
+class AdminTools {
+  @McpTool({ description: 'Purges a cache', input: { type: 'object', properties: { cache: { type: 'string' } } } })
+  purge({ cache }: { cache?: string }) {
+    return `purged ${cache ?? 'everything'}`;
+  }
+
+  @McpTool({ description: 'Rotates the keys' })
+  rotate() {
+    return 'rotated';
+  }
+}
+
+/** Where the timing interceptor writes. */
+@Injectable()
+class Timings {
+  readonly entries: Array<{ tool: string; type: string; ms: number }> = [];
+}
+
+@Injectable()
+class TimingInterceptor implements NestInterceptor {
+  constructor(private readonly timings: Timings) {}
+
+  intercept(context: ExecutionContext, next: CallHandler) {
+    const started = process.hrtime.bigint();
+    return next.handle().pipe(
+      tap(() => this.timings.entries.push({ tool: getMcpContext(context)?.name ?? '?', type: context.getType(), ms: Number(process.hrtime.bigint() - started) / 1e6 })),
+    );
+  }
+}
+
+@Injectable()
+class ShoutPipe implements PipeTransform<{ text: string }> {
+  transform(value: { text: string }) {
+    return { ...value, text: value.text.toUpperCase() };
+  }
+}
+
+class RecordMissingError extends Error {}
+
+@Catch(RecordMissingError)
+class RecordMissingFilter implements ExceptionFilter {
+  catch(error: RecordMissingError, host: ArgumentsHost) {
+    return { content: [{ type: 'text', text: `No record: ${error.message} (${host.getType()})` }], isError: true };
+  }
+}
+
+/** A singleton the request-scoped guard asks: who may use the quota tool. */
+@Injectable()
+class QuotaBook {
+  allowed = new Set(['bob']);
+}
+
+/** A guard created per request: it gets the MCP request (the handler context) and a singleton. */
+@Injectable({ scope: Scope.REQUEST })
+class QuotaGuard implements CanActivate {
+  static readonly requests: unknown[] = [];
+
+  constructor(
+    @Inject(REQUEST) private readonly request: McpToolContext | { phase: string },
+    private readonly book: QuotaBook,
+  ) {}
+
+  canActivate(context: ExecutionContext): boolean {
+    QuotaGuard.requests.push(this.request);
+    return this.book.allowed.has(getMcpContext(context)?.principal.key ?? '');
+  }
+}
+
+@Injectable()
+class OpsTools {
+  @McpTool({ description: 'Audit log excerpt', roles: ['auditor'] })
+  auditLog() {
+    return 'the log';
+  }
+
+  @McpTool({ description: 'Echoes loudly', input: TEXT })
+  @UsePipes(ShoutPipe)
+  @UseInterceptors(TimingInterceptor)
+  shout({ text }: { text: string }) {
+    return text;
+  }
+
+  @McpTool({ description: 'Finds a record', input: TEXT })
+  @UseFilters(RecordMissingFilter)
+  find({ text }: { text: string }) {
+    if (text === 'nobody') throw new RecordMissingError(text);
+    return `found ${text}`;
+  }
+
+  @McpTool({ description: 'Uses the quota' })
+  @UseGuards(QuotaGuard)
+  quota(_args: unknown, ctx: McpToolContext) {
+    return `quota used by ${ctx.principal.key}`;
+  }
+
+  @McpTool({ description: 'For everyone' })
+  open() {
+    return 'open';
+  }
+}
+
+describe('Nest guards, interceptors, pipes and filters on tools (real app, SDK client)', () => {
+  let db: TestDatabase;
+  let server: RunningApp;
+  const clients: Client[] = [];
+
+  async function connect(token: string): Promise<Client> {
+    const transport = new StreamableHTTPClientTransport(new URL(`${server.baseUrl}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+    const client = new Client({ name: 'guards-e2e', version: '1.0.0' });
+    await client.connect(transport);
+    clients.push(client);
+    return client;
+  }
+  const names = async (client: Client) => (await client.listTools()).tools.map((tool) => tool.name).sort();
+  const text = (result: { content?: unknown }) => (result.content as Array<{ text: string }>)[0].text;
+
+  let ada: Client;
+  let bob: Client;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    server = await startApp(db.url, {
+      imports: [McpModule.forRoot({ auth: (token) => PEOPLE[token] ?? null })],
+      providers: [AdminTools, OpsTools, AdminGuard, Timings, TimingInterceptor, QuotaBook],
+    });
+    ada = await connect('token-ada');
+    bob = await connect('token-bob');
+  });
+
+  afterAll(async () => {
+    for (const client of clients) await client.close();
+    await server?.close();
+    await db?.drop();
+  });
+
+  it('lists each principal the tools its guards and roles let it see', async () => {
+    expect(await names(ada)).toEqual(['auditLog', 'find', 'open', 'purge', 'rotate', 'shout']);
+    expect(await names(bob)).toEqual(['find', 'open', 'quota', 'shout']);
+  });
+
+  it('runs a class-level guard on calls, with the MCP context, and answers a refused call as an unknown tool', async () => {
+    AdminGuard.seen.length = 0;
+    expect(text(await ada.callTool({ name: 'purge', arguments: { cache: 'users' } }))).toBe('purged users');
+    expect(AdminGuard.seen).toEqual([{ type: 'mcp', phase: 'call', method: 'tools/call', name: 'purge', principal: 'ada', arguments: { cache: 'users' }, session: expect.any(String) }]);
+    await expect(bob.callTool({ name: 'purge', arguments: {} })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('Unknown tool: purge') });
+    await expect(bob.callTool({ name: 'no-such-tool', arguments: {} })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('Unknown tool: no-such-tool') });
+  });
+
+  it('evaluates guards with a list-time context', async () => {
+    AdminGuard.seen.length = 0;
+    await names(bob);
+    expect(AdminGuard.seen).toEqual(
+      expect.arrayContaining([expect.objectContaining({ type: 'mcp', phase: 'list', method: 'tools/list', name: 'rotate', principal: 'bob', arguments: undefined })]),
+    );
+  });
+
+  it('refuses a roles-guarded tool to a principal without one of the roles', async () => {
+    expect(text(await ada.callTool({ name: 'auditLog', arguments: {} }))).toBe('the log');
+    await expect(bob.callTool({ name: 'auditLog', arguments: {} })).rejects.toMatchObject({ code: -32602 });
+  });
+
+  it('passes the arguments through a pipe and times the call in an interceptor', async () => {
+    const timings = server.app.get(Timings);
+    expect(text(await bob.callTool({ name: 'shout', arguments: { text: 'hello' } }))).toBe('HELLO');
+    expect(timings.entries).toEqual([{ tool: 'shout', type: 'mcp', ms: expect.any(Number) }]);
+    expect(timings.entries[0].ms).toBeGreaterThanOrEqual(0);
+  });
+
+  it('maps a thrown error through an exception filter', async () => {
+    expect(text(await bob.callTool({ name: 'find', arguments: { text: 'ann' } }))).toBe('found ann');
+    const missing = await bob.callTool({ name: 'find', arguments: { text: 'nobody' } });
+    expect(missing).toMatchObject({ isError: true, content: [{ type: 'text', text: 'No record: nobody (mcp)' }] });
+  });
+
+  it('runs a request-scoped guard with the MCP request and an injected service', async () => {
+    QuotaGuard.requests.length = 0;
+    expect(text(await bob.callTool({ name: 'quota', arguments: {} }))).toBe('quota used by bob');
+    await expect(ada.callTool({ name: 'quota', arguments: {} })).rejects.toMatchObject({ code: -32602 });
+    expect(QuotaGuard.requests).toHaveLength(2);
+    expect(QuotaGuard.requests[0]).toMatchObject({ principal: { key: 'bob' }, requestId: expect.anything() });
+    server.app.get(QuotaBook).allowed.add('ada');
+    expect(await names(ada)).toContain('quota');
+    expect(text(await ada.callTool({ name: 'quota', arguments: {} }))).toBe('quota used by ada');
+  });
+
+  it('records which guard refused a call in its mcp_events row, and never tells the caller', async () => {
+    await expect(bob.callTool({ name: 'rotate', arguments: {} })).rejects.toMatchObject({ code: -32602 });
+    const rows = await pollUntil('the refused call is audited', async () => {
+      const found: Array<{ note: string; error_code: number; response: { error: { message: string } } }> = await db.dataSource.query(
+        `SELECT note, error_code, response FROM mcp_events WHERE method = 'tools/call' AND principal_key = 'bob' AND request->'params'->>'name' = 'rotate'`,
+      );
+      return found.length ? found : undefined;
+    });
+    expect(rows).toEqual([{ note: 'Refused tool "rotate" by AdminGuard', error_code: -32602, response: expect.anything() }]);
+    expect(JSON.stringify(rows[0].response)).not.toContain('AdminGuard');
+    const [roles] = await db.dataSource.query(`SELECT note FROM mcp_events WHERE principal_key = 'bob' AND request->'params'->>'name' = 'auditLog'`);
+    expect(roles.note).toBe('Refused tool "auditLog" by roles (needs one of auditor)');
+  });
+});
