@@ -19,7 +19,7 @@ import {
 } from '@nestjs/common';
 import { REQUEST } from '@nestjs/core';
 import { tap } from 'rxjs';
-import { getMcpContext, McpModule, McpTool, type McpAuthResult, type McpToolContext } from '../../src/mcp';
+import { getMcpContext, McpModule, McpPrompt, McpResource, McpResourceTemplate, McpTool, type McpAuthResult, type McpToolContext } from '../../src/mcp';
 import { pollUntil } from '../support/polling';
 import { startApp, type RunningApp } from '../support/http-app';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
@@ -54,6 +54,34 @@ class AdminTools {
   @McpTool({ description: 'Rotates the keys' })
   rotate() {
     return 'rotated';
+  }
+
+  @McpPrompt({ name: 'incident', description: 'Starts an incident review' })
+  incident() {
+    return 'Review the incident.';
+  }
+
+  @McpResource({ uri: 'ops://secrets', name: 'secrets', mimeType: 'text/plain' })
+  secrets() {
+    return 'hunter2';
+  }
+
+  @McpResourceTemplate({ uriTemplate: 'ops://hosts/{host}', name: 'host' })
+  host({ params }: { params: Record<string, string> }) {
+    return `host ${params.host}`;
+  }
+}
+
+@Injectable()
+class PublicDocs {
+  @McpPrompt({ name: 'greeting', description: 'Says hello' })
+  greeting() {
+    return 'Hello!';
+  }
+
+  @McpResource({ uri: 'docs://faq', name: 'faq', mimeType: 'text/plain' })
+  faq() {
+    return 'Ask away.';
   }
 }
 
@@ -168,7 +196,7 @@ describe('Nest guards, interceptors, pipes and filters on tools (real app, SDK c
     db = await createTestDatabase();
     server = await startApp(db.url, {
       imports: [McpModule.forRoot({ auth: (token) => PEOPLE[token] ?? null })],
-      providers: [AdminTools, OpsTools, AdminGuard, Timings, TimingInterceptor, QuotaBook],
+      providers: [AdminTools, OpsTools, PublicDocs, AdminGuard, Timings, TimingInterceptor, QuotaBook],
     });
     ada = await connect('token-ada');
     bob = await connect('token-bob');
@@ -199,6 +227,25 @@ describe('Nest guards, interceptors, pipes and filters on tools (real app, SDK c
     expect(AdminGuard.seen).toEqual(
       expect.arrayContaining([expect.objectContaining({ type: 'mcp', phase: 'list', method: 'tools/list', name: 'rotate', principal: 'bob', arguments: undefined })]),
     );
+  });
+
+  it('hides guarded prompts, resources and templates from lists, and answers their refused reads as not found', async () => {
+    expect((await ada.listPrompts()).prompts.map((p) => p.name)).toEqual(['incident', 'greeting']);
+    expect((await bob.listPrompts()).prompts.map((p) => p.name)).toEqual(['greeting']);
+    expect((await ada.listResources()).resources.map((r) => r.uri)).toEqual(['ops://secrets', 'docs://faq']);
+    expect((await bob.listResources()).resources.map((r) => r.uri)).toEqual(['docs://faq']);
+    expect((await ada.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate)).toEqual(['ops://hosts/{host}']);
+    expect((await bob.listResourceTemplates()).resourceTemplates).toEqual([]);
+
+    expect((await ada.getPrompt({ name: 'incident' })).messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Review the incident.' } }]);
+    await expect(bob.getPrompt({ name: 'incident' })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('Unknown prompt: incident') });
+    expect((await ada.readResource({ uri: 'ops://secrets' })).contents).toEqual([{ uri: 'ops://secrets', mimeType: 'text/plain', text: 'hunter2' }]);
+    await expect(bob.readResource({ uri: 'ops://secrets' })).rejects.toMatchObject({ code: -32002, data: { uri: 'ops://secrets' } });
+    expect((await ada.readResource({ uri: 'ops://hosts/db1' })).contents).toMatchObject([{ uri: 'ops://hosts/db1', text: 'host db1' }]);
+    await expect(bob.readResource({ uri: 'ops://hosts/db1' })).rejects.toMatchObject({ code: -32002 });
+    expect((await bob.readResource({ uri: 'docs://faq' })).contents).toMatchObject([{ text: 'Ask away.' }]);
+    const [refused] = await db.dataSource.query(`SELECT note FROM mcp_events WHERE principal_key = 'bob' AND method = 'resources/read' AND request->'params'->>'uri' = 'ops://secrets'`);
+    expect(refused.note).toBe('Refused resource "ops://secrets" by AdminGuard');
   });
 
   it('refuses a roles-guarded tool to a principal without one of the roles', async () => {

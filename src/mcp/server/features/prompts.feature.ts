@@ -8,7 +8,7 @@ import type { JsonRpcRequest } from '../../protocol/jsonrpc';
 import { McpMethod } from '../../protocol/mcp-methods';
 import { Toolset } from '../toolset';
 import { invalidParams, requireStringParam, runFeatureHandler } from './feature-handler';
-import { PagedList } from './paged-list';
+import { GuardedList } from '../pipeline/guarded-handlers';
 import { toGetPromptResult } from './prompt-result-mapper';
 import type { RegisteredPrompt } from './registered-features';
 
@@ -42,8 +42,8 @@ export class PromptsFeature {
   /** Computes the list once, starts serving the prompt methods and announces the `prompts` capability. */
   install(): void {
     this.toolset.declareCapability('prompts', { listChanged: false });
-    const list = new PagedList('prompts', [...this.prompts.values()].map((p) => p.definition), this.options.pageSize);
-    this.toolset.handle(McpMethod.PromptsList, async (request) => list.page(request.params?.cursor));
+    const list = new GuardedList('prompts', [...this.prompts.values()], this.options.pageSize, McpMethod.PromptsList, (p) => ({ kind: 'prompt', name: p.name }));
+    this.toolset.handle(McpMethod.PromptsList, (request, context) => list.page(request.params?.cursor, context));
     this.toolset.handle(McpMethod.PromptsGet, (request, context) => this.get(request, context));
   }
 

@@ -10,8 +10,8 @@ const AUDIT_NOTE = Symbol('mcpAuditNote');
  */
 export class McpRefusedError extends McpRpcError {
   /** @internal */
-  constructor(code: number, message: string, readonly auditNote: string) {
-    super(code, message);
+  constructor(code: number, message: string, readonly auditNote: string, data?: unknown) {
+    super(code, message, data);
   }
 }
 
