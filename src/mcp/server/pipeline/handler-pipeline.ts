@@ -3,13 +3,26 @@ import { EXCEPTION_FILTERS_METADATA, GUARDS_METADATA, INTERCEPTORS_METADATA, PIP
 import { ContextIdFactory, type ExternalContextCreator, type ModuleRef } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
 import { STATIC_CONTEXT } from '@nestjs/core/injector/constants';
-import type { ContextId } from '@nestjs/core/injector/instance-wrapper';
+import type { ContextId, InstanceWrapper } from '@nestjs/core/injector/instance-wrapper';
 import { PipesConsumer } from '@nestjs/core/pipes/pipes-consumer';
 import { isObservable, lastValueFrom } from 'rxjs';
 import { McpInfrastructureError } from '../../errors/mcp-infrastructure.errors';
 import type { McpToolContext } from '../../interfaces/mcp-tool-context.interface';
-import type { ProviderMethod } from '../features/provider-methods';
 import { MCP_CONTEXT_TYPE, type McpExecutionInfo } from './mcp-execution-context';
+
+/** The discovered provider method a pipeline runs (a `ProviderMethod` of the explorers). */
+export interface PipelineTarget {
+  /** The provider's wrapper (scope, token, host module). */
+  wrapper: InstanceWrapper;
+  /** The class the method belongs to. */
+  type: Type<unknown>;
+  /** The instance discovery found. */
+  instance: Record<string, unknown>;
+  /** The method's name. */
+  methodName: string;
+  /** `Class#method`, for messages. */
+  owner: string;
+}
 
 /** What the guards of a handler decided. `guard` names the one that refused (its class name). */
 export type McpGuardVerdict = { allowed: true } | { allowed: false; guard: string; error?: unknown };
@@ -59,7 +72,7 @@ export class HandlerPipeline {
   constructor(
     private readonly moduleRef: ModuleRef,
     private readonly creator: ExternalContextCreator,
-    private readonly method: ProviderMethod,
+    private readonly method: PipelineTarget,
   ) {
     if (method.wrapper.isDependencyTreeStatic()) this.staticParts = this.build(method.instance, STATIC_CONTEXT);
   }
