@@ -20,6 +20,7 @@ import {
 import { REQUEST } from '@nestjs/core';
 import { tap } from 'rxjs';
 import { getMcpContext, McpModule, McpPrompt, McpResource, McpResourceTemplate, McpTool, type McpAuthResult, type McpToolContext } from '../../src/mcp';
+import { statelessPost, statelessRequest } from '../fixtures/stateless/stateless-wire';
 import { pollUntil } from '../support/polling';
 import { startApp, type RunningApp } from '../support/http-app';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
@@ -275,6 +276,18 @@ describe('Nest guards, interceptors, pipes and filters on tools (real app, SDK c
     server.app.get(QuotaBook).allowed.add('ada');
     expect(await names(ada)).toContain('quota');
     expect(text(await ada.callTool({ name: 'quota', arguments: {} }))).toBe('quota used by ada');
+  });
+
+  it('applies the same rules to stateless (2026-07-28) requests, with a private list and an audited refusal', async () => {
+    const url = `${server.baseUrl}/mcp`;
+    const list = await statelessPost(url, statelessRequest(1, 'tools/list'), { token: 'token-bob' });
+    expect(list.status).toBe(200);
+    expect(list.json.result.tools.map((tool: { name: string }) => tool.name).sort()).toEqual(['find', 'open', 'quota', 'shout']);
+    expect(list.json.result.cacheScope).toBe('private');
+    const refused = await statelessPost(url, statelessRequest(2, 'tools/call', { name: 'purge', arguments: { cache: 'stateless' } }), { token: 'token-bob' });
+    expect(refused.json.error).toMatchObject({ code: -32602, message: 'Unknown tool: purge' });
+    const [row] = await db.dataSource.query(`SELECT note, session_ref FROM mcp_events WHERE principal_key = 'bob' AND request->'params'->'arguments'->>'cache' = 'stateless'`);
+    expect(row).toEqual({ note: 'Refused tool "purge" by AdminGuard', session_ref: null });
   });
 
   it('records which guard refused a call in its mcp_events row, and never tells the caller', async () => {
