@@ -57,9 +57,9 @@ class AdminTools {
     return 'rotated';
   }
 
-  @McpPrompt({ name: 'incident', description: 'Starts an incident review' })
-  incident() {
-    return 'Review the incident.';
+  @McpPrompt({ name: 'incident', description: 'Starts an incident review', arguments: [{ name: 'severity', required: true }] })
+  incident({ severity }: { severity: string }) {
+    return `Review the ${severity} incident.`;
   }
 
   @McpResource({ uri: 'ops://secrets', name: 'secrets', mimeType: 'text/plain' })
@@ -238,8 +238,11 @@ describe('Nest guards, interceptors, pipes and filters on tools (real app, SDK c
     expect((await ada.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate)).toEqual(['ops://hosts/{host}']);
     expect((await bob.listResourceTemplates()).resourceTemplates).toEqual([]);
 
-    expect((await ada.getPrompt({ name: 'incident' })).messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Review the incident.' } }]);
+    expect((await ada.getPrompt({ name: 'incident', arguments: { severity: 'minor' } })).messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Review the minor incident.' } }]);
+    await expect(ada.getPrompt({ name: 'incident' })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('Invalid arguments for prompt "incident"') });
+    // A refused caller learns nothing from its arguments: the answer is the unknown prompt's.
     await expect(bob.getPrompt({ name: 'incident' })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('Unknown prompt: incident') });
+    await expect(bob.getPrompt({ name: 'incident', arguments: { severity: 'minor' } })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('Unknown prompt: incident') });
     expect((await ada.readResource({ uri: 'ops://secrets' })).contents).toEqual([{ uri: 'ops://secrets', mimeType: 'text/plain', text: 'hunter2' }]);
     await expect(bob.readResource({ uri: 'ops://secrets' })).rejects.toMatchObject({ code: -32002, data: { uri: 'ops://secrets' } });
     expect((await ada.readResource({ uri: 'ops://hosts/db1' })).contents).toMatchObject([{ uri: 'ops://hosts/db1', text: 'host db1' }]);

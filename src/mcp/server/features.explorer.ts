@@ -24,6 +24,7 @@ import { resourceNotFound, ResourcesFeature } from './features/resources.feature
 import { HandlerPipeline, hasEnhancers } from './pipeline/handler-pipeline';
 import { guardedInvoker, type RefusalFactory } from './pipeline/guarded-handlers';
 import { McpRefusedError } from './pipeline/handler-refusal';
+import { invalidParams } from './features/feature-handler';
 import type { McpHandlerKind } from './pipeline/mcp-execution-context';
 import { McpMethod } from '../protocol/mcp-methods';
 import { JsonRpcErrorCode } from '../protocol/jsonrpc';
@@ -138,7 +139,11 @@ export class FeaturesExplorer implements OnModuleInit {
       definition: published({ name, title, description, arguments: spec.arguments.length ? spec.arguments : undefined, icons, _meta: meta }),
       validateArguments: spec.validate,
       completers: this.completers(method, metadata.complete, spec.arguments.map((arg) => arg.name)),
-      ...this.handler(method, '@McpPrompt', 'prompt', name, McpMethod.PromptsGet, refusePrompt, 'get'),
+      ...this.handler(method, '@McpPrompt', 'prompt', name, McpMethod.PromptsGet, refusePrompt, 'get', async (args) => {
+        const outcome = await spec.validate(args);
+        if (!outcome.ok) throw invalidParams(`Invalid arguments for prompt "${name}": ${outcome.message}`);
+        return outcome.value;
+      }),
     };
   }
 
@@ -171,10 +176,11 @@ export class FeaturesExplorer implements OnModuleInit {
     rpcMethod: string,
     refuse: RefusalFactory,
     key: K,
+    validate?: (argument: unknown) => Promise<unknown>,
   ): { pipeline?: HandlerPipeline } & Record<K, MethodInvoker> {
     if (!hasEnhancers(method.type, method.instance[method.methodName] as Function)) return { [key]: this.invoker(method, decorator) } as Record<K, MethodInvoker>;
     const pipeline = new HandlerPipeline(this.moduleRef, this.contextCreator, method);
-    return { pipeline, [key]: guardedInvoker(pipeline, kind, name, rpcMethod, refuse) } as { pipeline: HandlerPipeline } & Record<K, MethodInvoker>;
+    return { pipeline, [key]: guardedInvoker(pipeline, kind, name, rpcMethod, refuse, validate) } as { pipeline: HandlerPipeline } & Record<K, MethodInvoker>;
   }
 
   private invoker(method: ProviderMethod, kind: string): MethodInvoker {

@@ -51,9 +51,15 @@ export class PromptsFeature {
     const name = requireStringParam(request, 'name');
     const prompt = this.prompts.get(name);
     if (!prompt) throw invalidParams(`Unknown prompt: ${name}`);
+    const description = prompt.definition.description as string | undefined;
+    // A guarded prompt checks its arguments after its guards (see `guardedInvoker`).
+    if (prompt.pipeline) {
+      return runFeatureHandler(this.toolset, request, context, async (handlerContext) =>
+        toGetPromptResult(await prompt.get(request.params?.arguments, handlerContext), description),
+      );
+    }
     const outcome = await prompt.validateArguments(request.params?.arguments);
     if (!outcome.ok) throw invalidParams(`Invalid arguments for prompt "${name}": ${outcome.message}`);
-    const description = prompt.definition.description as string | undefined;
     return runFeatureHandler(this.toolset, request, context, async (handlerContext) =>
       toGetPromptResult(await prompt.get(outcome.value, handlerContext), description),
     );

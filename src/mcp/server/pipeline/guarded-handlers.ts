@@ -23,8 +23,17 @@ export type RefusalFactory = (info: McpExecutionInfo, note: string) => McpRefuse
  * feature's "not found", with the guard in the audit note; a guard's own `McpRpcError`
  * propagates), then interceptors, pipes, the method and filters.
  */
-export function guardedInvoker(pipeline: HandlerPipeline, kind: McpHandlerKind, name: string, method: string, refuse: RefusalFactory): MethodInvoker {
-  return async (argument, context) => {
+export function guardedInvoker(
+  pipeline: HandlerPipeline,
+  kind: McpHandlerKind,
+  name: string,
+  method: string,
+  refuse: RefusalFactory,
+  /** Checks the arguments once the guards let the call through (so a refused caller learns nothing from them). */
+  validate?: (argument: unknown) => Promise<unknown>,
+): MethodInvoker {
+  return async (raw, context) => {
+    let argument = raw;
     const info: McpExecutionInfo = {
       phase: 'call',
       method,
@@ -42,6 +51,7 @@ export function guardedInvoker(pipeline: HandlerPipeline, kind: McpHandlerKind, 
       if (verdict.error instanceof McpRpcError) throw verdict.error;
       throw refuse(info, refusalNote(`${kind} "${name}"`, verdict.guard, verdict.error));
     }
+    if (validate) info.arguments = argument = await validate(argument);
     return prepared.run(argument, context, info);
   };
 }
