@@ -67,7 +67,7 @@ class AdminTools {
     return 'hunter2';
   }
 
-  @McpResourceTemplate({ uriTemplate: 'ops://hosts/{host}', name: 'host' })
+  @McpResourceTemplate({ uriTemplate: 'ops://hosts/{host}', name: 'host', complete: { host: (value) => ['db1', 'db2', 'web1'].filter((h) => h.startsWith(value)) } })
   host({ params }: { params: Record<string, string> }) {
     return `host ${params.host}`;
   }
@@ -248,6 +248,13 @@ describe('Nest guards, interceptors, pipes and filters on tools (real app, SDK c
     expect((await ada.readResource({ uri: 'ops://hosts/db1' })).contents).toMatchObject([{ uri: 'ops://hosts/db1', text: 'host db1' }]);
     await expect(bob.readResource({ uri: 'ops://hosts/db1' })).rejects.toMatchObject({ code: -32002 });
     expect((await bob.readResource({ uri: 'docs://faq' })).contents).toMatchObject([{ text: 'Ask away.' }]);
+    // Completion and subscription see the same handlers as the lists.
+    const hostRef = { ref: { type: 'ref/resource' as const, uri: 'ops://hosts/{host}' }, argument: { name: 'host', value: 'db' } };
+    expect((await ada.complete(hostRef)).completion.values).toEqual(['db1', 'db2']);
+    await expect(bob.complete(hostRef)).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('Unknown resource template: ops://hosts/{host}') });
+    await expect(ada.subscribeResource({ uri: 'ops://secrets' })).resolves.toEqual({});
+    await expect(bob.subscribeResource({ uri: 'ops://secrets' })).rejects.toMatchObject({ code: -32002 });
+    await expect(bob.subscribeResource({ uri: 'docs://faq' })).resolves.toEqual({});
     const [refused] = await db.dataSource.query(`SELECT note FROM mcp_events WHERE principal_key = 'bob' AND method = 'resources/read' AND request->'params'->>'uri' = 'ops://secrets'`);
     expect(refused.note).toBe('Refused resource "ops://secrets" by AdminGuard');
   });

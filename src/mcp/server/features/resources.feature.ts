@@ -11,7 +11,7 @@ import { McpMethod } from '../../protocol/mcp-methods';
 import { Toolset } from '../toolset';
 import { MCP_COLUMN_LENGTHS } from '../../persistence/mcp-columns.constants';
 import { invalidParams, requireStringParam, runFeatureHandler } from './feature-handler';
-import { GuardedList } from '../pipeline/guarded-handlers';
+import { GuardedList, isVisibleTo } from '../pipeline/guarded-handlers';
 import type { RegisteredResource, RegisteredResourceTemplate } from './registered-features';
 import { toReadResourceResult } from './resource-contents-mapper';
 
@@ -72,6 +72,14 @@ export class ResourcesFeature {
   /** True when `uri` is a registered resource or matches a template. */
   exists(uri: string): boolean {
     return this.resolve(uri) !== null;
+  }
+
+  /** True when `uri` exists and its guards let the caller see it (subscriptions). */
+  async existsFor(uri: string, context: McpDeliveryContext, method: string): Promise<boolean> {
+    const target = this.resolve(uri);
+    if (!target) return false;
+    const entry = target.entry;
+    return 'uri' in entry ? isVisibleTo(entry.pipeline, method, 'resource', entry.uri, context) : isVisibleTo(entry.pipeline, method, 'resourceTemplate', entry.template.template, context);
   }
 
   /** True when no resource and no template was registered. */

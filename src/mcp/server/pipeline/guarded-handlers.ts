@@ -57,6 +57,16 @@ export function guardedInvoker(
 }
 
 /**
+ * True when the guards of a handler let the caller see it (a list, a completion, a subscription):
+ * evaluated with a list-time context (`phase: 'list'`).
+ */
+export async function isVisibleTo(pipeline: HandlerPipeline | undefined, method: string, kind: McpHandlerKind, name: string, context: McpDeliveryContext): Promise<boolean> {
+  if (!pipeline?.mayRefuse) return true;
+  const info: McpExecutionInfo = { phase: 'list', method, kind, name, principal: context.principal, sessionId: context.sessionId, protocolVersion: context.protocolVersion };
+  return (await (await pipeline.prepare(info)).authorize(info)).allowed;
+}
+
+/**
  * A list (`prompts/list`, `resources/list`...) that leaves out, per caller, the entries whose
  * guards refuse it, evaluated with a list-time context. Without guards the pages are computed
  * once at boot.
@@ -82,10 +92,8 @@ export class GuardedList<T extends GuardedEntry> {
     return isSupportedSessionVersion(context.protocolVersion) ? page : { ...page, cacheScope: 'private' };
   }
 
-  private async visible(entry: T, context: McpDeliveryContext): Promise<boolean> {
-    if (!entry.pipeline?.mayRefuse) return true;
+  private visible(entry: T, context: McpDeliveryContext): Promise<boolean> {
     const { kind, name } = this.describe(entry);
-    const info: McpExecutionInfo = { phase: 'list', method: this.method, kind, name, principal: context.principal, sessionId: context.sessionId, protocolVersion: context.protocolVersion };
-    return (await (await entry.pipeline.prepare(info)).authorize(info)).allowed;
+    return isVisibleTo(entry.pipeline, this.method, kind, name, context);
   }
 }
