@@ -1,4 +1,4 @@
-import { ForbiddenException, HttpException, Logger } from '@nestjs/common';
+import { HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { McpDeliveryContext, McpMessageHandler } from '../interfaces/mcp-delivery.interface';
 import type { McpToolContext } from '../interfaces/mcp-tool-context.interface';
 import { McpInfrastructureError } from '../errors/mcp-infrastructure.errors';
@@ -23,6 +23,9 @@ import { missingScopes } from './auth/missing-scopes';
 import { TRANSPORT_ERROR_CODE } from './http/mcp-http-responses';
 import type { McpExecutionInfo } from './pipeline/mcp-execution-context';
 import { auditNoteOf, hasSomeRole, McpRefusedError, refusalNote, withAuditNote } from './pipeline/handler-refusal';
+
+/** The statuses of an `HttpException` thrown by a guard that mean "not for you" (the tool is then unknown to the caller). */
+const REFUSAL_STATUSES = new Set<number>([HttpStatus.UNAUTHORIZED, HttpStatus.FORBIDDEN]);
 
 const propagatedErrors = new Set<Function>([McpRpcError, McpInfrastructureError]);
 
@@ -281,8 +284,8 @@ export class Toolset implements McpMessageHandler {
       if (!verdict.allowed) {
         if (verdict.error instanceof McpRpcError) throw verdict.error;
         const note = refusalNote(`tool "${tool.name}"`, verdict.guard, verdict.error);
-        // A guard that answers something else than "forbidden" (429 from a throttler...) is heard.
-        if (verdict.error instanceof HttpException && !(verdict.error instanceof ForbiddenException)) return withAuditNote(errorResult(errorText(verdict.error)), note);
+        // A guard that answers something else than 401/403 (429 from a throttler...) is heard.
+        if (verdict.error instanceof HttpException && !REFUSAL_STATUSES.has(verdict.error.getStatus())) return withAuditNote(errorResult(errorText(verdict.error)), note);
         throw new McpRefusedError(JsonRpcErrorCode.InvalidParams, `Unknown tool: ${tool.name}`, note);
       }
       const input = await tool.validateInput(info.arguments);
