@@ -19,7 +19,7 @@ import {
 } from '@nestjs/common';
 import { REQUEST } from '@nestjs/core';
 import { tap } from 'rxjs';
-import { getMcpContext, McpModule, McpPrompt, McpResource, McpResourceTemplate, McpTool, type McpAuthResult, type McpToolContext } from '../../src/mcp';
+import { getMcpContext, McpModule, McpRpcError, McpPrompt, McpResource, McpResourceTemplate, McpTool, type McpAuthResult, type McpToolContext } from '../../src/mcp';
 import { statelessPost, statelessRequest } from '../fixtures/stateless/stateless-wire';
 import { pollUntil } from '../support/polling';
 import { startApp, type RunningApp } from '../support/http-app';
@@ -120,6 +120,15 @@ class RecordMissingFilter implements ExceptionFilter {
   }
 }
 
+/** Answers calls with its own JSON-RPC error, lists pass. */
+@Injectable()
+class MaintenanceGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    if (getMcpContext(context)?.phase === 'list') return true;
+    throw new McpRpcError(-32001, 'Down for maintenance');
+  }
+}
+
 /** A singleton the request-scoped guard asks: who may use the quota tool. */
 @Injectable()
 class QuotaBook {
@@ -169,6 +178,12 @@ class OpsTools {
     return `quota used by ${ctx.principal.key}`;
   }
 
+  @McpTool({ description: 'Under maintenance' })
+  @UseGuards(MaintenanceGuard)
+  maintained() {
+    return 'never';
+  }
+
   @McpTool({ description: 'For everyone' })
   open() {
     return 'open';
@@ -197,7 +212,7 @@ describe('Nest guards, interceptors, pipes and filters on tools (real app, SDK c
     db = await createTestDatabase();
     server = await startApp(db.url, {
       imports: [McpModule.forRoot({ auth: (token) => PEOPLE[token] ?? null })],
-      providers: [AdminTools, OpsTools, PublicDocs, AdminGuard, Timings, TimingInterceptor, QuotaBook],
+      providers: [AdminTools, OpsTools, PublicDocs, AdminGuard, MaintenanceGuard, Timings, TimingInterceptor, QuotaBook],
     });
     ada = await connect('token-ada');
     bob = await connect('token-bob');
@@ -210,8 +225,8 @@ describe('Nest guards, interceptors, pipes and filters on tools (real app, SDK c
   });
 
   it('lists each principal the tools its guards and roles let it see', async () => {
-    expect(await names(ada)).toEqual(['auditLog', 'find', 'open', 'purge', 'rotate', 'shout']);
-    expect(await names(bob)).toEqual(['find', 'open', 'quota', 'shout']);
+    expect(await names(ada)).toEqual(['auditLog', 'find', 'maintained', 'open', 'purge', 'rotate', 'shout']);
+    expect(await names(bob)).toEqual(['find', 'maintained', 'open', 'quota', 'shout']);
   });
 
   it('runs a class-level guard on calls, with the MCP context, and answers a refused call as an unknown tool', async () => {
@@ -259,6 +274,10 @@ describe('Nest guards, interceptors, pipes and filters on tools (real app, SDK c
     expect(refused.note).toBe('Refused resource "ops://secrets" by AdminGuard');
   });
 
+  it('answers the McpRpcError a guard throws', async () => {
+    await expect(bob.callTool({ name: 'maintained', arguments: {} })).rejects.toMatchObject({ code: -32001, message: expect.stringContaining('Down for maintenance') });
+  });
+
   it('refuses a roles-guarded tool to a principal without one of the roles', async () => {
     expect(text(await ada.callTool({ name: 'auditLog', arguments: {} }))).toBe('the log');
     await expect(bob.callTool({ name: 'auditLog', arguments: {} })).rejects.toMatchObject({ code: -32602 });
@@ -292,7 +311,7 @@ describe('Nest guards, interceptors, pipes and filters on tools (real app, SDK c
     const url = `${server.baseUrl}/mcp`;
     const list = await statelessPost(url, statelessRequest(1, 'tools/list'), { token: 'token-bob' });
     expect(list.status).toBe(200);
-    expect(list.json.result.tools.map((tool: { name: string }) => tool.name).sort()).toEqual(['find', 'open', 'quota', 'shout']);
+    expect(list.json.result.tools.map((tool: { name: string }) => tool.name).sort()).toEqual(['find', 'maintained', 'open', 'quota', 'shout']);
     expect(list.json.result.cacheScope).toBe('private');
     const refused = await statelessPost(url, statelessRequest(2, 'tools/call', { name: 'purge', arguments: { cache: 'stateless' } }), { token: 'token-bob' });
     expect(refused.json.error).toMatchObject({ code: -32602, message: 'Unknown tool: purge' });
