@@ -30,6 +30,8 @@ export type { McpPubSubOptions } from './server/pubsub/mcp-pubsub.interface';
 export { MCP_MODULE_OPTIONS, DEFAULT_MOUNT, DEFAULT_PATH, getMcpToolsetToken, getMcpOptionsToken, InjectMcpToolset } from './mcp.constants';
 export { getMcpResourceNotifierToken, InjectMcpResourceNotifier } from './mcp.constants';
 export { McpTool } from './server/decorators/mcp-tool.decorator';
+export { getMcpContext, MCP_CONTEXT_TYPE } from './server/pipeline/mcp-execution-context';
+export type { McpExecutionInfo, McpHandlerKind } from './server/pipeline/mcp-execution-context';
 export { McpResource } from './server/decorators/mcp-resource.decorator';
 export { McpResourceTemplate } from './server/decorators/mcp-resource-template.decorator';
 export { McpPrompt } from './server/decorators/mcp-prompt.decorator';

@@ -67,6 +67,13 @@ export interface McpToolOptions {
    * @default none: every authenticated caller
    */
   scopes?: string[];
+  /**
+   * Roles that may see and call this tool: the caller's principal needs at least one of them
+   * (`McpPrincipal.roles`). Anyone else does not find the tool in `tools/list`, and a call answers
+   * as for an unknown tool (-32602). For richer rules, put a guard on the method (`@UseGuards`).
+   * @default none: every authenticated caller
+   */
+  roles?: string[];
 }
 
 /** What `@McpTool` stores on a method. */

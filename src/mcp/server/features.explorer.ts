@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import { DiscoveryService, MetadataScanner, ModuleRef } from '@nestjs/core';
+import { DiscoveryService, ExternalContextCreator, MetadataScanner, ModuleRef } from '@nestjs/core';
 import { McpConfigurationError } from '../errors/mcp-configuration.errors';
 import type { McpCompleters } from '../interfaces/mcp-completion.interface';
 import type { McpPromptMetadata } from '../interfaces/mcp-prompt-options.interface';
@@ -20,7 +20,14 @@ import { PromptsFeature } from './features/prompts.feature';
 import { createMethodInvoker, providerMethods, type ProviderMethod } from './features/provider-methods';
 import type { MethodInvoker, RegisteredPrompt, RegisteredResource, RegisteredResourceTemplate, ResolvedCompleter, ResolvedCompleters } from './features/registered-features';
 import { ResourceSubscriptionsFeature } from './features/resource-subscriptions.feature';
-import { ResourcesFeature } from './features/resources.feature';
+import { resourceNotFound, ResourcesFeature } from './features/resources.feature';
+import { HandlerPipeline, hasEnhancers } from './pipeline/handler-pipeline';
+import { guardedInvoker, type RefusalFactory } from './pipeline/guarded-handlers';
+import { McpRefusedError } from './pipeline/handler-refusal';
+import { invalidParams } from './features/feature-handler';
+import type { McpHandlerKind } from './pipeline/mcp-execution-context';
+import { McpMethod } from '../protocol/mcp-methods';
+import { JsonRpcErrorCode } from '../protocol/jsonrpc';
 import { UriTemplate } from './features/uri-template';
 import { McpMetadataAccessor } from './mcp-metadata.accessor';
 
@@ -30,6 +37,16 @@ const ABSOLUTE_URI = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 function published(fields: Record<string, unknown>): Readonly<Record<string, unknown>> {
   return Object.freeze(Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)));
 }
+
+/** A refused prompt answers as an unknown one. */
+const refusePrompt: RefusalFactory = (info, note) => new McpRefusedError(JsonRpcErrorCode.InvalidParams, `Unknown prompt: ${info.name}`, note);
+
+/** A refused resource answers as one that does not exist (the revision's code, the URI in `data`). */
+const refuseResource: RefusalFactory = (info, note) => {
+  const uri = (info.arguments as { uri: string }).uri;
+  const notFound = resourceNotFound(uri, info.protocolVersion);
+  return new McpRefusedError(notFound.code, notFound.message, note, notFound.data);
+};
 
 /**
  * Finds the `@McpResource`, `@McpResourceTemplate` and `@McpPrompt` methods of the app's
@@ -50,6 +67,7 @@ export class FeaturesExplorer implements OnModuleInit {
     private readonly prompts: PromptsFeature,
     private readonly completion: CompletionFeature,
     private readonly logging: LoggingFeature,
+    private readonly contextCreator: ExternalContextCreator,
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpResolvedOptions,
   ) {}
 
@@ -90,7 +108,7 @@ export class FeaturesExplorer implements OnModuleInit {
       owner: method.owner,
       mimeType,
       definition: published({ uri, name, title, description, mimeType, annotations, size, icons, _meta: meta }),
-      read: this.invoker(method, '@McpResource'),
+      ...this.handler(method, '@McpResource', 'resource', uri, McpMethod.ResourcesRead, refuseResource, 'read'),
     };
   }
 
@@ -108,7 +126,7 @@ export class FeaturesExplorer implements OnModuleInit {
       mimeType,
       definition: published({ uriTemplate, name, title, description, mimeType, annotations, icons, _meta: meta }),
       completers: this.completers(method, metadata.complete, template.variables),
-      read: this.invoker(method, '@McpResourceTemplate'),
+      ...this.handler(method, '@McpResourceTemplate', 'resourceTemplate', uriTemplate, McpMethod.ResourcesRead, refuseResource, 'read'),
     };
   }
 
@@ -121,7 +139,11 @@ export class FeaturesExplorer implements OnModuleInit {
       definition: published({ name, title, description, arguments: spec.arguments.length ? spec.arguments : undefined, icons, _meta: meta }),
       validateArguments: spec.validate,
       completers: this.completers(method, metadata.complete, spec.arguments.map((arg) => arg.name)),
-      get: this.invoker(method, '@McpPrompt'),
+      ...this.handler(method, '@McpPrompt', 'prompt', name, McpMethod.PromptsGet, refusePrompt, 'get', async (args) => {
+        const outcome = await spec.validate(args);
+        if (!outcome.ok) throw invalidParams(`Invalid arguments for prompt "${name}": ${outcome.message}`);
+        return outcome.value;
+      }),
     };
   }
 
@@ -140,6 +162,25 @@ export class FeaturesExplorer implements OnModuleInit {
       resolved.set(name, (value, context) => invoke(value, context));
     }
     return resolved;
+  }
+
+  /**
+   * The invoker of a handler under `key`, through Nest's pipeline when the handler has enhancers
+   * of its own (then with its `pipeline`, for lists), else the direct call.
+   */
+  private handler<K extends 'read' | 'get'>(
+    method: ProviderMethod,
+    decorator: string,
+    kind: McpHandlerKind,
+    name: string,
+    rpcMethod: string,
+    refuse: RefusalFactory,
+    key: K,
+    validate?: (argument: unknown) => Promise<unknown>,
+  ): { pipeline?: HandlerPipeline } & Record<K, MethodInvoker> {
+    if (!hasEnhancers(method.type, method.instance[method.methodName] as Function)) return { [key]: this.invoker(method, decorator) } as Record<K, MethodInvoker>;
+    const pipeline = new HandlerPipeline(this.moduleRef, this.contextCreator, method);
+    return { pipeline, [key]: guardedInvoker(pipeline, kind, name, rpcMethod, refuse, validate) } as { pipeline: HandlerPipeline } & Record<K, MethodInvoker>;
   }
 
   private invoker(method: ProviderMethod, kind: string): MethodInvoker {

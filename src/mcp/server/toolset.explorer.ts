@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnModuleInit, type Type } from '@nestjs/common';
-import { DiscoveryService, MetadataScanner, ModuleRef } from '@nestjs/core';
+import { DiscoveryService, ExternalContextCreator, MetadataScanner, ModuleRef } from '@nestjs/core';
 import { McpConfigurationError } from '../errors/mcp-configuration.errors';
 import type { JsonSchema, McpToolMetadata } from '../interfaces/mcp-tool-options.interface';
 import { MCP_MODULE_OPTIONS } from '../mcp.constants';
@@ -10,6 +10,7 @@ import { createMethodInvoker, providerMethods, type ProviderMethod } from './fea
 import { McpMetadataAccessor } from './mcp-metadata.accessor';
 import { McpParamHeaderError, mcpParamHeadersOf } from './stateless/mcp-param-headers';
 import { SCOPE_TOKEN } from './oauth/mcp-oauth.options';
+import { HandlerPipeline, hasEnhancers } from './pipeline/handler-pipeline';
 import { Toolset } from './toolset';
 import { compileJsonSchema } from './tools/json-schema-validator';
 import type { RegisteredTool } from './tools/registered-tool';
@@ -28,6 +29,15 @@ function checkedToolScopes(scopes: unknown, owner: string): readonly string[] {
   return Object.freeze([...new Set(scopes as string[])]);
 }
 
+/** The `roles` of `@McpTool`, checked at boot: non-empty strings. */
+function checkedToolRoles(roles: unknown, owner: string): readonly string[] {
+  if (roles === undefined) return [];
+  if (!Array.isArray(roles) || roles.some((role) => typeof role !== 'string' || !role)) {
+    throw new McpConfigurationError(`@McpTool on ${owner}: roles must be an array of role names, got ${JSON.stringify(roles)}`);
+  }
+  return Object.freeze([...new Set(roles as string[])]);
+}
+
 @Injectable()
 export class ToolsetExplorer implements OnModuleInit {
   private readonly logger = new Logger(ToolsetExplorer.name);
@@ -38,6 +48,7 @@ export class ToolsetExplorer implements OnModuleInit {
     private readonly accessor: McpMetadataAccessor,
     private readonly moduleRef: ModuleRef,
     private readonly toolset: Toolset,
+    private readonly contextCreator: ExternalContextCreator,
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpResolvedOptions,
   ) {}
 
@@ -71,6 +82,8 @@ export class ToolsetExplorer implements OnModuleInit {
       name: metadata.name,
       owner,
       scopes: checkedToolScopes(metadata.scopes, owner),
+      roles: checkedToolRoles(metadata.roles, owner),
+      pipeline: hasEnhancers(method.type, method.instance[methodName] as Function) ? new HandlerPipeline(this.moduleRef, this.contextCreator, method) : undefined,
       definition: Object.freeze(definition),
       validateInput: compileInputValidator(metadata.input),
       validateOutput: outputSchema ? this.compile(outputSchema, owner, 'output') : undefined,

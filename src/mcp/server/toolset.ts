@@ -1,4 +1,4 @@
-import { Logger } from '@nestjs/common';
+import { HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { McpDeliveryContext, McpMessageHandler } from '../interfaces/mcp-delivery.interface';
 import type { McpToolContext } from '../interfaces/mcp-tool-context.interface';
 import { McpInfrastructureError } from '../errors/mcp-infrastructure.errors';
@@ -21,6 +21,11 @@ import { errorResult, errorText, toCallToolResult } from './tools/tool-result-ma
 import { createHandlerContext } from './handler-context.factory';
 import { missingScopes } from './auth/missing-scopes';
 import { TRANSPORT_ERROR_CODE } from './http/mcp-http-responses';
+import type { McpExecutionInfo } from './pipeline/mcp-execution-context';
+import { auditNoteOf, hasSomeRole, McpRefusedError, refusalNote, withAuditNote } from './pipeline/handler-refusal';
+
+/** The statuses of an `HttpException` thrown by a guard that mean "not for you" (the tool is then unknown to the caller). */
+const REFUSAL_STATUSES = new Set<number>([HttpStatus.UNAUTHORIZED, HttpStatus.FORBIDDEN]);
 
 const propagatedErrors = new Set<Function>([McpRpcError, McpInfrastructureError]);
 
@@ -65,6 +70,7 @@ export class Toolset implements McpMessageHandler {
   private readonly capabilities: Record<string, unknown> = { tools: { listChanged: false } };
   private pages: Readonly<Record<string, unknown>>[][] = [];
   private scopedTools = 0;
+  private personalTools = 0;
 
   /** @internal Built by the mount's module. */
   constructor(
@@ -84,6 +90,7 @@ export class Toolset implements McpMessageHandler {
     }
     this.tools.set(tool.name, tool);
     if (tool.scopes?.length) this.scopedTools++;
+    if (tool.scopes?.length || tool.roles?.length || tool.pipeline?.mayRefuse) this.personalTools++;
     this.pages = [];
   }
 
@@ -152,8 +159,11 @@ export class Toolset implements McpMessageHandler {
       return null;
     }
     try {
-      return jsonRpcResult(message.id, await this.handleRequest(message, context));
+      const result = await this.handleRequest(message, context);
+      const note = auditNoteOf(result);
+      return note === null ? jsonRpcResult(message.id, result) : withAuditNote(jsonRpcResult(message.id, result), note);
     } catch (error) {
+      if (error instanceof McpRefusedError) return withAuditNote(jsonRpcError(message.id, error.code, error.message, error.data), error.auditNote);
       if (error instanceof McpRpcError) return { jsonrpc: '2.0', id: message.id, error: error.toJsonRpc() };
       throw error;
     }
@@ -188,14 +198,15 @@ export class Toolset implements McpMessageHandler {
   }
 
   /**
-   * One page of the tools the caller may see. Without scoped tools the pages are computed once;
-   * with them, per call (tools the principal lacks scopes for are left out), and a stateless
-   * result is marked `cacheScope: 'private'`, since another caller may see another list.
+   * One page of the tools the caller may see. When every tool is visible to everyone the pages are
+   * computed once; otherwise (scopes, roles or guards) per call, leaving out the tools the
+   * principal lacks scopes or roles for or whose guards refuse it, and a stateless result is marked
+   * `cacheScope: 'private'`, since another caller may see another list.
    */
-  private listPage(cursor: unknown, context: McpDeliveryContext): Record<string, unknown> {
-    const scoped = this.hasScopedTools;
+  private async listPage(cursor: unknown, context: McpDeliveryContext): Promise<Record<string, unknown>> {
+    const scoped = this.personalTools > 0;
     if (!scoped && !this.pages.length) this.pages = this.paginate(this.list());
-    const pages = scoped ? this.paginate(this.list().filter((tool) => missingScopes(tool.scopes ?? [], context.principal).length === 0)) : this.pages;
+    const pages = scoped ? this.paginate(await this.visibleTools(context)) : this.pages;
     const index = cursor === undefined ? 0 : decodeCursor(cursor);
     if (index === null || index >= pages.length) {
       throw new McpRpcError(JsonRpcErrorCode.InvalidParams, 'Invalid params: unknown cursor');
@@ -203,6 +214,22 @@ export class Toolset implements McpMessageHandler {
     const next = index + 1 < pages.length ? { nextCursor: encodeCursor(index + 1) } : {};
     const perCaller = scoped && !isSupportedSessionVersion(context.protocolVersion) ? { cacheScope: 'private' } : {};
     return { tools: pages[index], ...next, ...perCaller };
+  }
+
+  private async visibleTools(context: McpDeliveryContext): Promise<RegisteredTool[]> {
+    const verdicts = await Promise.all(
+      this.list().map(async (tool) => {
+        if (missingScopes(tool.scopes ?? [], context.principal).length > 0 || !hasSomeRole(tool.roles, context.principal)) return false;
+        if (!tool.pipeline?.mayRefuse) return true;
+        const info = this.executionInfo(McpMethod.ToolsList, tool.name, context, 'list');
+        return (await (await tool.pipeline.prepare(info)).authorize(info)).allowed;
+      }),
+    );
+    return this.list().filter((_, index) => verdicts[index]);
+  }
+
+  private executionInfo(method: string, name: string, context: McpDeliveryContext, phase: McpExecutionInfo['phase']): McpExecutionInfo {
+    return { phase, method, kind: 'tool', name, principal: context.principal, sessionId: context.sessionId, protocolVersion: context.protocolVersion };
   }
 
   private paginate(tools: RegisteredTool[]): Readonly<Record<string, unknown>>[][] {
@@ -225,6 +252,11 @@ export class Toolset implements McpMessageHandler {
       throw new McpRpcError(TRANSPORT_ERROR_CODE, `Insufficient scope: tool "${name}" needs the scopes ${scopes.join(' ')}`);
     }
 
+    if (!hasSomeRole(tool.roles, context.principal)) {
+      throw new McpRefusedError(JsonRpcErrorCode.InvalidParams, `Unknown tool: ${name}`, refusalNote(`tool "${name}"`, `roles (needs one of ${tool.roles?.join(' ')})`));
+    }
+    if (tool.pipeline) return this.callThroughPipeline(tool, request, context);
+
     const input = await tool.validateInput(request.params?.arguments ?? {});
     if (!input.ok) return errorResult(`Invalid arguments for tool "${name}": ${input.message}`);
 
@@ -233,11 +265,44 @@ export class Toolset implements McpMessageHandler {
         const returned = await tool.invoke(input.value, toolContext);
         return await toCallToolResult(tool, returned);
       } catch (error) {
-        if (isPropagated(error)) throw error;
-        this.logger.debug(`Tool "${name}" (${tool.owner}) failed: ${errorText(error)}`);
-        return errorResult(errorText(error));
+        return this.failedCall(tool, error);
       }
     });
+  }
+
+  /**
+   * A call of a tool with Nest enhancers: guards first (with the raw arguments; a refusal answers
+   * as for an unknown tool and names the guard in the audit trail, a guard's `McpRpcError`
+   * propagates), then argument validation, then interceptors, pipes, the method and filters.
+   */
+  private callThroughPipeline(tool: RegisteredTool, request: JsonRpcRequest, context: McpDeliveryContext): Promise<Record<string, unknown>> {
+    const pipeline = tool.pipeline as NonNullable<RegisteredTool['pipeline']>;
+    return this.runCancellable(request, context, async (toolContext) => {
+      const info: McpExecutionInfo = { ...this.executionInfo(McpMethod.ToolsCall, tool.name, context, 'call'), arguments: request.params?.arguments ?? {}, handlerContext: toolContext };
+      const prepared = await pipeline.prepare(toolContext);
+      const verdict = await prepared.authorize(info);
+      if (!verdict.allowed) {
+        if (verdict.error instanceof McpRpcError) throw verdict.error;
+        const note = refusalNote(`tool "${tool.name}"`, verdict.guard, verdict.error);
+        // A guard that answers something else than 401/403 (429 from a throttler...) is heard.
+        if (verdict.error instanceof HttpException && !REFUSAL_STATUSES.has(verdict.error.getStatus())) return withAuditNote(errorResult(errorText(verdict.error)), note);
+        throw new McpRefusedError(JsonRpcErrorCode.InvalidParams, `Unknown tool: ${tool.name}`, note);
+      }
+      const input = await tool.validateInput(info.arguments);
+      if (!input.ok) return errorResult(`Invalid arguments for tool "${tool.name}": ${input.message}`);
+      info.arguments = input.value;
+      try {
+        return await toCallToolResult(tool, await prepared.run(input.value, toolContext, info));
+      } catch (error) {
+        return this.failedCall(tool, error);
+      }
+    });
+  }
+
+  private failedCall(tool: RegisteredTool, error: unknown): Record<string, unknown> {
+    if (isPropagated(error)) throw error;
+    this.logger.debug(`Tool "${tool.name}" (${tool.owner}) failed: ${errorText(error)}`);
+    return errorResult(errorText(error));
   }
 
   private onNotification(method: string, params: Record<string, unknown> | undefined, context: McpDeliveryContext): void {

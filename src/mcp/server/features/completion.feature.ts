@@ -8,6 +8,7 @@ import { invalidParams, runFeatureHandler } from './feature-handler';
 import { PromptsFeature } from './prompts.feature';
 import type { ResolvedCompleters } from './registered-features';
 import { ResourcesFeature } from './resources.feature';
+import { isVisibleTo } from '../pipeline/guarded-handlers';
 
 type Loose = Record<string, unknown>;
 
@@ -45,7 +46,7 @@ export class CompletionFeature {
     const argument = asObject(request.params?.argument, 'argument');
     const name = asString(argument.name, 'argument.name');
     const value = asString(argument.value, 'argument.value');
-    const completer = this.completersOf(ref).get(name);
+    const completer = (await this.completersOf(ref, context)).get(name);
     if (!completer) return { completion: NO_COMPLETION };
     const args = completionArguments(request.params?.context);
     const completion = await runFeatureHandler(this.toolset, request, context, async (handlerContext) =>
@@ -54,17 +55,19 @@ export class CompletionFeature {
     return { completion };
   }
 
-  private completersOf(ref: Loose): ResolvedCompleters {
+  /** The completers of the referenced prompt or template; one whose guards refuse the caller is unknown to it. */
+  private async completersOf(ref: Loose, context: McpDeliveryContext): Promise<ResolvedCompleters> {
+    const method = McpMethod.CompletionComplete;
     if (ref.type === 'ref/prompt') {
       const name = asString(ref.name, 'ref.name');
       const prompt = this.prompts.find(name);
-      if (!prompt) throw invalidParams(`Unknown prompt: ${name}`);
+      if (!prompt || !(await isVisibleTo(prompt.pipeline, method, 'prompt', name, context))) throw invalidParams(`Unknown prompt: ${name}`);
       return prompt.completers;
     }
     if (ref.type === 'ref/resource') {
       const uri = asString(ref.uri, 'ref.uri');
       const template = this.resources.findTemplate(uri);
-      if (!template) throw invalidParams(`Unknown resource template: ${uri}`);
+      if (!template || !(await isVisibleTo(template.pipeline, method, 'resourceTemplate', uri, context))) throw invalidParams(`Unknown resource template: ${uri}`);
       return template.completers;
     }
     throw invalidParams(`Invalid params: ref.type must be "ref/prompt" or "ref/resource"`);

@@ -8,7 +8,7 @@ import type { JsonRpcRequest } from '../../protocol/jsonrpc';
 import { McpMethod } from '../../protocol/mcp-methods';
 import { Toolset } from '../toolset';
 import { invalidParams, requireStringParam, runFeatureHandler } from './feature-handler';
-import { PagedList } from './paged-list';
+import { GuardedList } from '../pipeline/guarded-handlers';
 import { toGetPromptResult } from './prompt-result-mapper';
 import type { RegisteredPrompt } from './registered-features';
 
@@ -42,8 +42,8 @@ export class PromptsFeature {
   /** Computes the list once, starts serving the prompt methods and announces the `prompts` capability. */
   install(): void {
     this.toolset.declareCapability('prompts', { listChanged: false });
-    const list = new PagedList('prompts', [...this.prompts.values()].map((p) => p.definition), this.options.pageSize);
-    this.toolset.handle(McpMethod.PromptsList, async (request) => list.page(request.params?.cursor));
+    const list = new GuardedList('prompts', [...this.prompts.values()], this.options.pageSize, McpMethod.PromptsList, (p) => ({ kind: 'prompt', name: p.name }));
+    this.toolset.handle(McpMethod.PromptsList, (request, context) => list.page(request.params?.cursor, context));
     this.toolset.handle(McpMethod.PromptsGet, (request, context) => this.get(request, context));
   }
 
@@ -51,9 +51,15 @@ export class PromptsFeature {
     const name = requireStringParam(request, 'name');
     const prompt = this.prompts.get(name);
     if (!prompt) throw invalidParams(`Unknown prompt: ${name}`);
+    const description = prompt.definition.description as string | undefined;
+    // A guarded prompt checks its arguments after its guards (see `guardedInvoker`).
+    if (prompt.pipeline) {
+      return runFeatureHandler(this.toolset, request, context, async (handlerContext) =>
+        toGetPromptResult(await prompt.get(request.params?.arguments, handlerContext), description),
+      );
+    }
     const outcome = await prompt.validateArguments(request.params?.arguments);
     if (!outcome.ok) throw invalidParams(`Invalid arguments for prompt "${name}": ${outcome.message}`);
-    const description = prompt.definition.description as string | undefined;
     return runFeatureHandler(this.toolset, request, context, async (handlerContext) =>
       toGetPromptResult(await prompt.get(outcome.value, handlerContext), description),
     );

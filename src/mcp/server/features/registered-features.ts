@@ -1,6 +1,7 @@
 import type { McpCompletionContext } from '../../interfaces/mcp-completion.interface';
 import type { McpResourceRequest } from '../../interfaces/mcp-resource-options.interface';
 import type { McpToolContext } from '../../interfaces/mcp-tool-context.interface';
+import type { HandlerPipeline } from '../pipeline/handler-pipeline';
 import type { CompiledValidator } from '../tools/json-schema-validator';
 import type { UriTemplate } from './uri-template';
 
@@ -23,6 +24,8 @@ export interface RegisteredResource {
   mimeType?: string;
   /** The definition published by `resources/list`, computed once. */
   definition: Readonly<Record<string, unknown>>;
+  /** Nest's guards, interceptors, pipes and filters of the handler, when it has any. */
+  pipeline?: HandlerPipeline;
   /** Reads the resource. */
   read(request: McpResourceRequest, context: McpToolContext): Promise<unknown>;
 }
@@ -39,6 +42,8 @@ export interface RegisteredResourceTemplate {
   definition: Readonly<Record<string, unknown>>;
   /** Completers of the template's variables. */
   completers: ResolvedCompleters;
+  /** Nest's guards, interceptors, pipes and filters of the handler, when it has any. */
+  pipeline?: HandlerPipeline;
   /** Reads one resource of the family. */
   read(request: McpResourceRequest, context: McpToolContext): Promise<unknown>;
 }
@@ -55,6 +60,8 @@ export interface RegisteredPrompt {
   validateArguments: CompiledValidator;
   /** Completers of the arguments. */
   completers: ResolvedCompleters;
+  /** Nest's guards, interceptors, pipes and filters of the handler, when it has any. */
+  pipeline?: HandlerPipeline;
   /** Builds the prompt. */
   get(args: unknown, context: McpToolContext): Promise<unknown>;
 }

@@ -32,7 +32,7 @@ export class ResourceSubscriptionsFeature {
   install(): void {
     this.toolset.handle(McpMethod.ResourcesSubscribe, async (request, context) => {
       const { sessionId, uri } = this.target(request, context);
-      if (!this.resources.exists(uri)) throw resourceNotFound(uri, context.protocolVersion);
+      if (!(await this.resources.existsFor(uri, context, McpMethod.ResourcesSubscribe))) throw resourceNotFound(uri, context.protocolVersion);
       const max = this.options.limits.subscriptionsPerSession;
       if ((await this.store.countForSession(sessionId, uri)) >= max) {
         throw new McpRpcError(LIMIT_EXCEEDED_CODE, `Too many resource subscriptions: this session already watches ${max} URIs. Unsubscribe from one first`, {

@@ -11,7 +11,7 @@ import { McpMethod } from '../../protocol/mcp-methods';
 import { Toolset } from '../toolset';
 import { MCP_COLUMN_LENGTHS } from '../../persistence/mcp-columns.constants';
 import { invalidParams, requireStringParam, runFeatureHandler } from './feature-handler';
-import { PagedList } from './paged-list';
+import { GuardedList, isVisibleTo } from '../pipeline/guarded-handlers';
 import type { RegisteredResource, RegisteredResourceTemplate } from './registered-features';
 import { toReadResourceResult } from './resource-contents-mapper';
 
@@ -74,6 +74,14 @@ export class ResourcesFeature {
     return this.resolve(uri) !== null;
   }
 
+  /** True when `uri` exists and its guards let the caller see it (subscriptions). */
+  async existsFor(uri: string, context: McpDeliveryContext, method: string): Promise<boolean> {
+    const target = this.resolve(uri);
+    if (!target) return false;
+    const entry = target.entry;
+    return 'uri' in entry ? isVisibleTo(entry.pipeline, method, 'resource', entry.uri, context) : isVisibleTo(entry.pipeline, method, 'resourceTemplate', entry.template.template, context);
+  }
+
   /** True when no resource and no template was registered. */
   get isEmpty(): boolean {
     return !this.resources.size && !this.templates.size;
@@ -86,10 +94,13 @@ export class ResourcesFeature {
   install(): void {
     this.toolset.declareCapability('resources', { subscribe: true, listChanged: false });
     const pageSize = this.options.pageSize;
-    const list = new PagedList('resources', [...this.resources.values()].map((r) => r.definition), pageSize);
-    const templateList = new PagedList('resourceTemplates', [...this.templates.values()].map((t) => t.definition), pageSize);
-    this.toolset.handle(McpMethod.ResourcesList, async (request) => list.page(request.params?.cursor));
-    this.toolset.handle(McpMethod.ResourcesTemplatesList, async (request) => templateList.page(request.params?.cursor));
+    const list = new GuardedList('resources', [...this.resources.values()], pageSize, McpMethod.ResourcesList, (r) => ({ kind: 'resource', name: r.uri }));
+    const templateList = new GuardedList('resourceTemplates', [...this.templates.values()], pageSize, McpMethod.ResourcesTemplatesList, (t) => ({
+      kind: 'resourceTemplate',
+      name: t.template.template,
+    }));
+    this.toolset.handle(McpMethod.ResourcesList, (request, context) => list.page(request.params?.cursor, context));
+    this.toolset.handle(McpMethod.ResourcesTemplatesList, (request, context) => templateList.page(request.params?.cursor, context));
     this.toolset.handle(McpMethod.ResourcesRead, (request, context) => this.read(request, context));
   }
 

@@ -1,3 +1,4 @@
+import { auditNoteOf } from '../pipeline/handler-refusal';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
 import type { McpPrincipal } from '../../interfaces/principal.interface';
@@ -218,6 +219,7 @@ export class McpHttpEndpoint {
         status: response ? 200 : 202,
         errorCode: response && 'error' in response ? response.error.code : null,
         isError: !!response && 'result' in response && response.result.isError === true,
+        note: auditNoteOf(response),
       }),
     );
     if (channel?.streaming) channel.finish(json ?? '');

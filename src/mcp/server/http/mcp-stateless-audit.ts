@@ -32,13 +32,14 @@ export class McpStatelessAudit {
   ) {}
 
   /** Records an answered exchange; resolves once the row is committed. */
-  record(exchange: StatelessExchange, status: number, responseJson: string | null, errorCode: number | null, isError = false): Promise<void> {
+  record(exchange: StatelessExchange, status: number, responseJson: string | null, errorCode: number | null, isError = false, note: string | null = null): Promise<void> {
     return this.events.record({
       ...this.base(exchange),
       response: responseJson === null ? null : new JsonText(responseJson),
       status,
       errorCode,
       isError,
+      note,
     });
   }
 

@@ -1,3 +1,4 @@
+import { auditNoteOf } from '../pipeline/handler-refusal';
 import { Inject, Injectable } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
 import { McpRpcError } from '../../errors/mcp-rpc.errors';
@@ -93,7 +94,7 @@ export class McpStatelessEndpoint {
     const code = 'error' in response ? response.error.code : null;
     const status = stream.effectiveStatus(code === null ? 200 : httpStatusForError(code));
     const json = JSON.stringify(response);
-    await this.audit.record(exchange, status, json, code, 'result' in response && response.result.isError === true);
+    await this.audit.record(exchange, status, json, code, 'result' in response && response.result.isError === true, auditNoteOf(response));
     stream.finish(status, json);
   }
 

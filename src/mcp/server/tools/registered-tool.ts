@@ -1,4 +1,5 @@
 import type { McpToolContext } from '../../interfaces/mcp-tool-context.interface';
+import type { HandlerPipeline } from '../pipeline/handler-pipeline';
 import type { CompiledValidator } from './json-schema-validator';
 
 /** A tool ready to serve: its published definition, compiled validators and how to invoke it. */
@@ -15,6 +16,10 @@ export interface RegisteredTool {
   validateOutput?: CompiledValidator;
   /** Scopes a principal needs to see and call the tool (none when absent or empty). */
   scopes?: readonly string[];
+  /** Roles of which a principal needs one to see and call the tool (anyone when absent or empty). */
+  roles?: readonly string[];
+  /** Nest's guards, interceptors, pipes and filters of the handler; absent when it has none (the direct call). */
+  pipeline?: HandlerPipeline;
   /** Calls the handler (resolving a request-scoped instance first when needed). */
   invoke(args: unknown, context: McpToolContext): Promise<unknown>;
 }
