@@ -203,7 +203,7 @@ describe('Nest guards, interceptors, pipes and filters on tools (real app, SDK c
     return client;
   }
   const names = async (client: Client) => (await client.listTools()).tools.map((tool) => tool.name).sort();
-  const text = (result: { content?: unknown }) => (result.content as Array<{ text: string }>)[0].text;
+  const text = (result: object) => (result as { content: Array<{ text: string }> }).content[0].text;
 
   let ada: Client;
   let bob: Client;
