@@ -3,6 +3,7 @@ import type { QueueOptions } from 'bull';
 import { McpConfigurationError } from '../errors/mcp-configuration.errors';
 import { duplicateTransportMessage } from '../mcp.messages';
 import { resolveClientOptions } from './config/client-options-resolver';
+import { MCP_TOKEN_STORE_PROVIDER } from './auth/mcp-token-store.provider';
 import { McpClientHandlerExplorer } from './handlers/client-handler.explorer';
 import { McpServerRequestDispatcher } from './handlers/server-request-dispatcher';
 import type { McpClientModuleExtras, McpClientOptions } from './interfaces/mcp-client-options.interface';
@@ -77,6 +78,7 @@ export function createMcpClientProviders(extras: McpClientModuleExtras): Provide
     McpStatelessCallRunner,
     McpCallProcessor,
     McpCallQueueHost,
+    MCP_TOKEN_STORE_PROVIDER,
     McpClientService,
   ];
 }

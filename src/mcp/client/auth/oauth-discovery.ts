@@ -1,0 +1,81 @@
+import { McpOAuthClientError } from './oauth-client.errors';
+
+/** What a client needs to know to ask for a token for one protected resource. */
+export interface OAuthDiscovery {
+  /** The resource identifier (RFC 8707 `resource`), from the Protected Resource Metadata. */
+  resource: string;
+  issuer: string;
+  tokenEndpoint: string;
+  /** `token_endpoint_auth_methods_supported`, empty when not announced. */
+  authMethods: string[];
+}
+
+async function getJson(url: string, timeoutMs: number): Promise<{ status: number; body: Record<string, unknown> | null }> {
+  let response: Response;
+  try {
+    response = await fetch(url, { headers: { Accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs), redirect: 'error' });
+  } catch (error) {
+    throw new McpOAuthClientError(`${url} could not be reached: ${(error as Error).message}`, { cause: error });
+  }
+  const text = await response.text();
+  try {
+    const body: unknown = JSON.parse(text);
+    return { status: response.status, body: typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : null };
+  } catch {
+    return { status: response.status, body: null };
+  }
+}
+
+/** RFC 9728 section 3.1: the well-known segment inserted before the resource's path, then at the root. */
+export function protectedResourceMetadataUrls(endpoint: URL): string[] {
+  const path = endpoint.pathname === '/' ? '' : endpoint.pathname.replace(/\/$/, '');
+  const urls = [`${endpoint.origin}/.well-known/oauth-protected-resource${path}`];
+  if (path) urls.push(`${endpoint.origin}/.well-known/oauth-protected-resource`);
+  return urls;
+}
+
+/** RFC 8414 with the well-known segment before the issuer's path, OpenID Connect discovery the same way, then appended. */
+export function authorizationServerMetadataUrls(issuer: string): string[] {
+  const url = new URL(issuer);
+  const path = url.pathname === '/' ? '' : url.pathname.replace(/\/$/, '');
+  const urls = [`${url.origin}/.well-known/oauth-authorization-server${path}`, `${url.origin}/.well-known/openid-configuration${path}`];
+  if (path) urls.push(`${url.origin}${path}/.well-known/openid-configuration`);
+  return urls;
+}
+
+/**
+ * Finds the token endpoint of an MCP server: its Protected Resource Metadata (at
+ * `metadataUrl`, from a `resource_metadata` challenge, else the well-known URLs), then the
+ * metadata of its first authorization server.
+ * @throws McpOAuthClientError saying which URLs were tried
+ */
+export async function discoverOAuth(endpoint: URL, metadataUrl: string | null, timeoutMs: number): Promise<OAuthDiscovery> {
+  const tried: string[] = [];
+  let prm: Record<string, unknown> | null = null;
+  for (const url of metadataUrl ? [metadataUrl] : protectedResourceMetadataUrls(endpoint)) {
+    const { status, body } = await getJson(url, timeoutMs);
+    if (status === 200 && body && typeof body.resource === 'string') {
+      prm = body;
+      break;
+    }
+    tried.push(`${url} (HTTP ${status})`);
+  }
+  if (!prm) throw new McpOAuthClientError(`No Protected Resource Metadata for ${endpoint.origin}${endpoint.pathname}: tried ${tried.join(', ')}`);
+  const servers = prm.authorization_servers;
+  if (!Array.isArray(servers) || typeof servers[0] !== 'string') {
+    throw new McpOAuthClientError(`The Protected Resource Metadata of ${endpoint.origin}${endpoint.pathname} names no authorization_servers`);
+  }
+  const issuer = servers[0];
+  for (const url of authorizationServerMetadataUrls(issuer)) {
+    const { status, body } = await getJson(url, timeoutMs);
+    if (status !== 200 || !body) {
+      tried.push(`${url} (HTTP ${status})`);
+      continue;
+    }
+    if (body.issuer !== issuer) throw new McpOAuthClientError(`The metadata at ${url} names the issuer ${JSON.stringify(body.issuer)}, not ${issuer}`);
+    if (typeof body.token_endpoint !== 'string') throw new McpOAuthClientError(`The authorization server ${issuer} announces no token_endpoint`);
+    const methods = Array.isArray(body.token_endpoint_auth_methods_supported) ? body.token_endpoint_auth_methods_supported.filter((m): m is string => typeof m === 'string') : [];
+    return { resource: prm.resource as string, issuer, tokenEndpoint: body.token_endpoint, authMethods: methods };
+  }
+  throw new McpOAuthClientError(`No metadata for the authorization server ${issuer}: tried ${tried.join(', ')}`);
+}
