@@ -8,14 +8,15 @@ import { MemoryTokenStore } from './memory-token.store';
 import { RedisTokenStore } from './redis-token.store';
 
 /**
- * The client's token store: on the Bull queue's Redis connection (keys under the queue's prefix
- * and name) when the queue is Bull, so every worker shares a token; in memory otherwise.
+ * The client's token store: on the Bull queue's Redis connection (keys `<prefix>:mcp-oauth:*`,
+ * beside the queue's own) when the queue is Bull, so every worker, of any queue on that Redis
+ * and prefix, shares a token; in memory otherwise.
  */
 export const MCP_TOKEN_STORE_PROVIDER: Provider = {
   provide: MCP_CLIENT_TOKEN_STORE,
   useFactory: (host: McpCallQueueHost, options: McpResolvedClientOptions) => {
     if (host.queue.mode !== 'bull') return new MemoryTokenStore();
-    const prefix = `${options.queue.bull?.prefix ?? 'bull'}:${options.queue.name}:oauth:`;
+    const prefix = `${options.queue.bull?.prefix ?? 'bull'}:mcp-oauth:`;
     return new RedisTokenStore((host.queue as BullCallQueue).bull.client as unknown as Redis, prefix);
   },
   inject: [McpCallQueueHost, MCP_CLIENT_OPTIONS],

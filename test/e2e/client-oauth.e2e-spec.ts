@@ -1,0 +1,267 @@
+import { randomBytes } from 'node:crypto';
+import { Injectable, type INestApplication, type LoggerService } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import Redis from 'ioredis';
+import * as jose from 'jose';
+import {
+  clientCredentials,
+  JwtVerifier,
+  MCP_ENTITIES,
+  McpClientModule,
+  McpClientService,
+  McpModule,
+  McpTool,
+  McpTransportError,
+  staticToken,
+  type McpClientOptions,
+} from '../../src/mcp';
+import { freeLoopbackPort } from '../support/child-process';
+import { startAuthorizationServer, type OidcClient, type TestAuthorizationServer } from '../support/oidc-provider';
+import { pollUntil } from '../support/polling';
+import { createTestDatabase, type TestDatabase } from '../support/postgres';
+import { deleteRedisKeys, TEST_REDIS_URL } from '../support/redis';
+
+jest.setTimeout(120_000);
+
+/** Counts its calls, so a test sees how often a tool really ran. */
+@Injectable()
+class CountingTools {
+  bumps = 0;
+  purges = 0;
+
+  @McpTool({ description: 'Counts a call', input: { type: 'object', properties: {} } })
+  bump(): string {
+    return String(++this.bumps);
+  }
+
+  @McpTool({ description: 'Needs mcp:admin', input: { type: 'object', properties: {} }, scopes: ['mcp:admin'] })
+  purge(): string {
+    this.purges++;
+    return 'purged';
+  }
+}
+
+/** A Nest logger that keeps every line at every level. */
+class CapturingLogger implements LoggerService {
+  readonly lines: string[] = [];
+  private keep(level: string, message: unknown, rest: unknown[]): void {
+    this.lines.push([level, message, ...rest].map((part) => (typeof part === 'string' ? part : part instanceof Error ? `${part.message} ${part.stack}` : JSON.stringify(part))).join(' '));
+  }
+  log(message: unknown, ...rest: unknown[]) { this.keep('log', message, rest); }
+  error(message: unknown, ...rest: unknown[]) { this.keep('error', message, rest); }
+  warn(message: unknown, ...rest: unknown[]) { this.keep('warn', message, rest); }
+  debug(message: unknown, ...rest: unknown[]) { this.keep('debug', message, rest); }
+  verbose(message: unknown, ...rest: unknown[]) { this.keep('verbose', message, rest); }
+  fatal(message: unknown, ...rest: unknown[]) { this.keep('fatal', message, rest); }
+}
+
+const secret = () => randomBytes(24).toString('hex');
+const AGENT: OidcClient = { client_id: 'agent', client_secret: secret(), scope: 'mcp:tools' };
+const SHORT_AGENT: OidcClient = { client_id: 'short-agent', client_secret: secret(), scope: 'mcp:tools' };
+const SCOPE_AGENT: OidcClient = { client_id: 'scope-agent', client_secret: secret(), scope: 'mcp:tools mcp:admin' };
+/** Asks for a token straight from the test, to know that every earlier token line was read. */
+const MARKER: OidcClient = { client_id: 'marker', client_secret: secret(), scope: 'mcp:tools' };
+
+/** Lifetime of the tokens of the `short` mount, in seconds. */
+const SHORT_TTL_SEC = 2;
+
+/**
+ * McpClientService as an OAuth client (client credentials) of this module's own resource server
+ * (JwtVerifier + oauth), with a real authorization server (oidc-provider) issuing the tokens.
+ */
+describe('Outbound OAuth (clientCredentials, staticToken)', () => {
+  const prefix = `mcp-oauth-e2e-${randomBytes(4).toString('hex')}`;
+  const logger = new CapturingLogger();
+  const apps: INestApplication[] = [];
+  let db: TestDatabase;
+  let as: TestAuthorizationServer;
+  let base: string;
+  let tools: CountingTools;
+  let redis: Redis;
+  let first: McpClientService;
+  let second: McpClientService;
+  let inline: McpClientService;
+  let keyAgent: OidcClient;
+  let keyAgentJwk: jose.JWK;
+  const seenTokens = new Set<string>();
+
+  const tokenKeys = () => redis.keys(`${prefix}:mcp-oauth:token:*`);
+
+  /** Remembers every token in Redis, for the leak checks. */
+  async function collectTokens(): Promise<void> {
+    for (const key of await tokenKeys()) {
+      const token = await redis.get(key);
+      if (token) seenTokens.add(token);
+    }
+  }
+
+  /** Tokens issued to `client`, once the authorization server's output up to now was read. */
+  async function issued(client: OidcClient): Promise<number> {
+    const markers = as.tokensIssued(MARKER.client_id);
+    await as.token(MARKER, `${base}/mcp`, 'mcp:tools');
+    await pollUntil('the marker token line', () => (as.tokensIssued(MARKER.client_id) > markers ? true : undefined));
+    return as.tokensIssued(client.client_id);
+  }
+
+  function servers(): McpClientOptions['servers'] {
+    // A fresh provider per app: sharing between the apps must come from Redis, not from one object.
+    return {
+      main: { url: `${base}/mcp`, auth: clientCredentials({ clientId: AGENT.client_id, clientSecret: AGENT.client_secret, scope: 'mcp:tools' }) },
+      short: { url: `${base}/short/mcp`, auth: clientCredentials({ clientId: SHORT_AGENT.client_id, clientSecret: SHORT_AGENT.client_secret, scope: 'mcp:tools' }) },
+      admin: { url: `${base}/mcp`, auth: clientCredentials({ clientId: SCOPE_AGENT.client_id, clientSecret: SCOPE_AGENT.client_secret, scope: 'mcp:tools' }) },
+    };
+  }
+
+  async function clientApp(options: McpClientOptions): Promise<McpClientService> {
+    const moduleRef = await Test.createTestingModule({
+      imports: [TypeOrmModule.forRoot({ type: 'postgres', url: db.url, entities: MCP_ENTITIES }), McpClientModule.forRoot(options)],
+    }).compile();
+    const app = moduleRef.createNestApplication({ logger });
+    await app.init();
+    apps.push(app);
+    return app.get(McpClientService);
+  }
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    redis = new Redis(TEST_REDIS_URL);
+    const port = await freeLoopbackPort();
+    base = `http://127.0.0.1:${port}`;
+    const pair = await jose.generateKeyPair('ES256', { extractable: true });
+    keyAgentJwk = { ...(await jose.exportJWK(pair.privateKey)), kid: 'agent-key-1' };
+    const publicJwk = { ...(await jose.exportJWK(pair.publicKey)), kid: 'agent-key-1', alg: 'ES256', use: 'sig' };
+    keyAgent = { client_id: 'key-agent', scope: 'mcp:tools', token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [publicJwk] } };
+    as = await startAuthorizationServer([AGENT, SHORT_AGENT, SCOPE_AGENT, MARKER, keyAgent], {
+      [`${base}/mcp`]: { scope: 'mcp:tools mcp:admin' },
+      [`${base}/short/mcp`]: { scope: 'mcp:tools', ttl: SHORT_TTL_SEC },
+    });
+
+    const oauth = { publicUrl: base, authorizationServers: [as.issuer], requiredScopes: ['mcp:tools'] };
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        TypeOrmModule.forRoot({ type: 'postgres', url: db.url, entities: MCP_ENTITIES }),
+        McpModule.forRoot({ auth: JwtVerifier, providers: [CountingTools], oauth }),
+        McpModule.forRoot({ mount: 'short', path: '/short/mcp', auth: JwtVerifier.configure({ clockToleranceSec: 0 }), providers: [CountingTools], oauth }),
+        McpModule.forRoot({ mount: 'plain', path: '/plain/mcp', auth: (token: string) => (token === 'plain-token' ? 'plain' : null), providers: [CountingTools] }),
+      ],
+      providers: [CountingTools],
+    }).compile();
+    const server = moduleRef.createNestApplication({ logger });
+    await server.listen(port, '127.0.0.1');
+    apps.push(server);
+    tools = server.get(CountingTools);
+
+    // Two apps, each with its own Bull queue and worker on one Redis: every job of one runs in its worker.
+    const queue = (name: string) => ({ redis: TEST_REDIS_URL, prefix, name: `${name}-${randomBytes(3).toString('hex')}`, attempts: 1 });
+    first = await clientApp({ servers: servers(), queue: queue('first') });
+    second = await clientApp({ servers: servers(), queue: queue('second') });
+    inline = await clientApp({
+      servers: {
+        keyed: { url: `${base}/mcp`, auth: clientCredentials({ clientId: keyAgent.client_id, privateKeyJwt: { key: keyAgentJwk, alg: 'ES256', kid: 'agent-key-1' }, scope: 'mcp:tools' }) },
+        plain: { url: `${base}/plain/mcp`, auth: staticToken('plain-token') },
+        wrong: { url: `${base}/plain/mcp`, auth: staticToken('wrong-static-token') },
+      },
+    });
+  });
+
+  afterAll(async () => {
+    for (const app of apps.reverse()) await app.close().catch(() => undefined);
+    await deleteRedisKeys(`${prefix}:*`);
+    redis?.disconnect();
+    await as?.stop();
+    await db?.drop();
+  });
+
+  afterEach(collectTokens);
+
+  it('fetches one token for many concurrent calls of one worker', async () => {
+    expect(first.mode).toBe('bull');
+    const before = tools.bumps;
+    const results = await Promise.all(Array.from({ length: 12 }, () => first.callTool('main', 'bump', {})));
+    expect(results.every((result) => !result.isError)).toBe(true);
+    expect(tools.bumps).toBe(before + 12);
+    expect(await issued(AGENT)).toBe(1);
+  });
+
+  it('shares that token through Redis with the worker of another app', async () => {
+    const result = await second.callTool('main', 'bump', {});
+    expect(result.isError).toBeFalsy();
+    expect(await issued(AGENT)).toBe(1);
+    expect(await tokenKeys()).toHaveLength(1);
+  });
+
+  it('after a 401 invalid_token fetches one new token and sends the call once more; the tool runs once', async () => {
+    const [key] = await tokenKeys();
+    const forged = `forged-${randomBytes(16).toString('hex')}`;
+    seenTokens.add(forged);
+    await redis.set(key, forged, 'KEEPTTL');
+    const before = tools.bumps;
+    const result = await first.callTool('main', 'bump', {});
+    expect(result.content).toEqual([{ type: 'text', text: String(before + 1) }]);
+    expect(tools.bumps).toBe(before + 1);
+    expect(await issued(AGENT)).toBe(2);
+    const fresh = await redis.get(key);
+    expect(fresh).not.toBe(forged);
+    expect(fresh).toBeTruthy();
+  });
+
+  it('after a 403 insufficient_scope asks for the challenged scope once and sends the call once more', async () => {
+    const before = tools.purges;
+    const result = await first.callTool('admin', 'purge', {});
+    expect(result.content).toEqual([{ type: 'text', text: 'purged' }]);
+    expect(tools.purges).toBe(before + 1);
+    expect(await issued(SCOPE_AGENT)).toBe(2);
+  });
+
+  it('fetches a new token once the cached one is about to expire', async () => {
+    const keysBefore = new Set(await tokenKeys());
+    await first.callTool('short', 'bump', {});
+    expect(await issued(SHORT_AGENT)).toBe(1);
+    const shortKey = (await tokenKeys()).find((key) => !keysBefore.has(key));
+    expect(shortKey).toBeDefined();
+    const ttl = await redis.pttl(shortKey!);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThan(SHORT_TTL_SEC * 1000);
+    await collectTokens();
+    await pollUntil('the short token to leave Redis', async () => ((await redis.exists(shortKey!)) === 0 ? true : undefined));
+    await second.callTool('short', 'bump', {});
+    expect(await issued(SHORT_AGENT)).toBe(2);
+  });
+
+  it('authenticates at the token endpoint with private_key_jwt (in memory with the inline queue)', async () => {
+    expect(inline.mode).toBe('inline');
+    const before = tools.bumps;
+    await inline.callTool('keyed', 'bump', {});
+    await inline.callTool('keyed', 'bump', {});
+    expect(tools.bumps).toBe(before + 2);
+    expect(await issued(keyAgent)).toBe(1);
+  });
+
+  it('staticToken sends its token and, refused, fails at once without a retry', async () => {
+    expect((await inline.callTool('plain', 'bump', {})).isError).toBeFalsy();
+    const error = await inline.callTool('wrong', 'bump', {}).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(McpTransportError);
+    expect((error as McpTransportError).status).toBe(401);
+    expect((error as Error).message).toMatch(/refused the credentials: HTTP 401/);
+    expect((error as Error).message).not.toContain('wrong-static-token');
+  });
+
+  it('never writes a token or a client secret to an event row, a session row or a log line', async () => {
+    await collectTokens();
+    seenTokens.add('plain-token');
+    seenTokens.add('wrong-static-token');
+    expect(seenTokens.size).toBeGreaterThanOrEqual(5);
+    const rows = JSON.stringify([
+      ...(await db.dataSource.query('SELECT * FROM mcp_events')),
+      ...(await db.dataSource.query('SELECT * FROM mcp_outbound_sessions')),
+      ...(await db.dataSource.query('SELECT * FROM mcp_inbound_sessions')),
+    ]);
+    const logs = logger.lines.join('\n');
+    expect(rows.length).toBeGreaterThan(1000);
+    for (const token of [...seenTokens, AGENT.client_secret!, SCOPE_AGENT.client_secret!, SHORT_AGENT.client_secret!]) {
+      expect(rows).not.toContain(token);
+      expect(logs).not.toContain(token);
+    }
+  });
+});
