@@ -238,7 +238,7 @@ describe('Outbound OAuth (clientCredentials, staticToken)', () => {
     expect(await issued(keyAgent)).toBe(1);
   });
 
-  it('staticToken sends its token and, refused, fails at once without a retry', async () => {
+  it('staticToken sends its token; a refused one fails with the credentials error, token redacted', async () => {
     expect((await inline.callTool('plain', 'bump', {})).isError).toBeFalsy();
     const error = await inline.callTool('wrong', 'bump', {}).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(McpTransportError);
