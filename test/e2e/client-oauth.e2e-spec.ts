@@ -14,7 +14,10 @@ import {
   McpTool,
   McpTransportError,
   staticToken,
+  type McpAuthTarget,
+  type McpClientAuth,
   type McpClientOptions,
+  type McpTokenStore,
 } from '../../src/mcp';
 import { freeLoopbackPort } from '../support/child-process';
 import { startAuthorizationServer, type OidcClient, type TestAuthorizationServer } from '../support/oidc-provider';
@@ -42,6 +45,25 @@ class CountingTools {
   }
 }
 
+/** An auth provider of the app, resolved through DI: client credentials behind a class of its own. */
+@Injectable()
+class DiAgentAuth implements McpClientAuth {
+  static secret = '';
+  readonly targets: string[] = [];
+  private inner?: McpClientAuth;
+  private get auth(): McpClientAuth {
+    this.inner ??= clientCredentials({ clientId: DI_AGENT.client_id, clientSecret: DiAgentAuth.secret, scope: 'mcp:tools' });
+    return this.inner;
+  }
+  getToken(target: McpAuthTarget, store: McpTokenStore): Promise<string> {
+    this.targets.push(target.url.href);
+    return this.auth.getToken(target, store);
+  }
+  invalidate(target: McpAuthTarget, store: McpTokenStore, refused?: string): Promise<void> {
+    return this.auth.invalidate(target, store, refused);
+  }
+}
+
 /** A Nest logger that keeps every line at every level. */
 class CapturingLogger implements LoggerService {
   readonly lines: string[] = [];
@@ -60,6 +82,8 @@ const secret = () => randomBytes(24).toString('hex');
 const AGENT: OidcClient = { client_id: 'agent', client_secret: secret(), scope: 'mcp:tools' };
 const SHORT_AGENT: OidcClient = { client_id: 'short-agent', client_secret: secret(), scope: 'mcp:tools' };
 const SCOPE_AGENT: OidcClient = { client_id: 'scope-agent', client_secret: secret(), scope: 'mcp:tools mcp:admin' };
+const PAIR_AGENT: OidcClient = { client_id: 'pair-agent', client_secret: secret(), scope: 'mcp:tools' };
+const DI_AGENT: OidcClient = { client_id: 'di-agent', client_secret: secret(), scope: 'mcp:tools' };
 /** Asks for a token straight from the test, to know that every earlier token line was read. */
 const MARKER: OidcClient = { client_id: 'marker', client_secret: secret(), scope: 'mcp:tools' };
 
@@ -82,6 +106,9 @@ describe('Outbound OAuth (clientCredentials, staticToken)', () => {
   let first: McpClientService;
   let second: McpClientService;
   let inline: McpClientService;
+  let injected: DiAgentAuth;
+  /** The Redis key of the token of `AGENT` for the main mount. */
+  let agentKey: string;
   let keyAgent: OidcClient;
   let keyAgentJwk: jose.JWK;
   const seenTokens = new Set<string>();
@@ -110,12 +137,14 @@ describe('Outbound OAuth (clientCredentials, staticToken)', () => {
       main: { url: `${base}/mcp`, auth: clientCredentials({ clientId: AGENT.client_id, clientSecret: AGENT.client_secret, scope: 'mcp:tools' }) },
       short: { url: `${base}/short/mcp`, auth: clientCredentials({ clientId: SHORT_AGENT.client_id, clientSecret: SHORT_AGENT.client_secret, scope: 'mcp:tools' }) },
       admin: { url: `${base}/mcp`, auth: clientCredentials({ clientId: SCOPE_AGENT.client_id, clientSecret: SCOPE_AGENT.client_secret, scope: 'mcp:tools' }) },
+      pair: { url: `${base}/mcp`, auth: clientCredentials({ clientId: PAIR_AGENT.client_id, clientSecret: PAIR_AGENT.client_secret, scope: 'mcp:tools' }) },
     };
   }
 
-  async function clientApp(options: McpClientOptions): Promise<McpClientService> {
+  async function clientApp(options: McpClientOptions, providers: Array<typeof DiAgentAuth> = []): Promise<McpClientService> {
     const moduleRef = await Test.createTestingModule({
       imports: [TypeOrmModule.forRoot({ type: 'postgres', url: db.url, entities: MCP_ENTITIES }), McpClientModule.forRoot(options)],
+      providers,
     }).compile();
     const app = moduleRef.createNestApplication({ logger });
     await app.init();
@@ -124,6 +153,7 @@ describe('Outbound OAuth (clientCredentials, staticToken)', () => {
   }
 
   beforeAll(async () => {
+    DiAgentAuth.secret = DI_AGENT.client_secret!;
     db = await createTestDatabase();
     redis = new Redis(TEST_REDIS_URL);
     const port = await freeLoopbackPort();
@@ -132,7 +162,7 @@ describe('Outbound OAuth (clientCredentials, staticToken)', () => {
     keyAgentJwk = { ...(await jose.exportJWK(pair.privateKey)), kid: 'agent-key-1' };
     const publicJwk = { ...(await jose.exportJWK(pair.publicKey)), kid: 'agent-key-1', alg: 'ES256', use: 'sig' };
     keyAgent = { client_id: 'key-agent', scope: 'mcp:tools', token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [publicJwk] } };
-    as = await startAuthorizationServer([AGENT, SHORT_AGENT, SCOPE_AGENT, MARKER, keyAgent], {
+    as = await startAuthorizationServer([AGENT, SHORT_AGENT, SCOPE_AGENT, PAIR_AGENT, DI_AGENT, MARKER, keyAgent], {
       [`${base}/mcp`]: { scope: 'mcp:tools mcp:admin' },
       [`${base}/short/mcp`]: { scope: 'mcp:tools', ttl: SHORT_TTL_SEC },
     });
@@ -161,8 +191,11 @@ describe('Outbound OAuth (clientCredentials, staticToken)', () => {
         keyed: { url: `${base}/mcp`, auth: clientCredentials({ clientId: keyAgent.client_id, privateKeyJwt: { key: keyAgentJwk, alg: 'ES256', kid: 'agent-key-1' }, scope: 'mcp:tools' }) },
         plain: { url: `${base}/plain/mcp`, auth: staticToken('plain-token') },
         wrong: { url: `${base}/plain/mcp`, auth: staticToken('wrong-static-token') },
+        injected: { url: `${base}/mcp`, auth: DiAgentAuth },
+        badSecret: { url: `${base}/mcp`, auth: clientCredentials({ clientId: AGENT.client_id, clientSecret: 'not-the-agent-secret', scope: 'mcp:tools' }) },
       },
-    });
+    }, [DiAgentAuth]);
+    injected = apps[apps.length - 1].get(DiAgentAuth);
   });
 
   afterAll(async () => {
@@ -188,11 +221,20 @@ describe('Outbound OAuth (clientCredentials, staticToken)', () => {
     const result = await second.callTool('main', 'bump', {});
     expect(result.isError).toBeFalsy();
     expect(await issued(AGENT)).toBe(1);
-    expect(await tokenKeys()).toHaveLength(1);
+    const keys = await tokenKeys();
+    expect(keys).toHaveLength(1);
+    agentKey = keys[0];
+  });
+
+  it('two workers needing a token at the same moment fetch it once (a Redis lock)', async () => {
+    const before = tools.bumps;
+    await Promise.all([...Array.from({ length: 4 }, () => first.callTool('pair', 'bump', {})), ...Array.from({ length: 4 }, () => second.callTool('pair', 'bump', {}))]);
+    expect(tools.bumps).toBe(before + 8);
+    expect(await issued(PAIR_AGENT)).toBe(1);
   });
 
   it('after a 401 invalid_token fetches one new token and sends the call once more; the tool runs once', async () => {
-    const [key] = await tokenKeys();
+    const key = agentKey;
     const forged = `forged-${randomBytes(16).toString('hex')}`;
     seenTokens.add(forged);
     await redis.set(key, forged, 'KEEPTTL');
@@ -238,6 +280,20 @@ describe('Outbound OAuth (clientCredentials, staticToken)', () => {
     expect(await issued(keyAgent)).toBe(1);
   });
 
+  it('resolves an injectable auth class through DI', async () => {
+    expect((await inline.callTool('injected', 'bump', {})).isError).toBeFalsy();
+    expect(injected.targets).toContain(`${base}/mcp`);
+    expect(await issued(DI_AGENT)).toBe(1);
+  });
+
+  it('a refused client fails the call with what the token endpoint said, never the secret', async () => {
+    const error = await inline.callTool('badSecret', 'bump', {}).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(McpTransportError);
+    expect((error as McpTransportError).delivered).toBe(false);
+    expect((error as Error).message).toMatch(/^Could not get an access token for http:\/\/127\.0\.0\.1:\d+\/mcp: The token endpoint \S+ refused client "agent" \(HTTP 401\): invalid_client/);
+    expect((error as Error).message).not.toContain('not-the-agent-secret');
+  });
+
   it('staticToken sends its token; a refused one fails with the credentials error, token redacted', async () => {
     expect((await inline.callTool('plain', 'bump', {})).isError).toBeFalsy();
     const error = await inline.callTool('wrong', 'bump', {}).catch((e: unknown) => e);
@@ -259,7 +315,7 @@ describe('Outbound OAuth (clientCredentials, staticToken)', () => {
     ]);
     const logs = logger.lines.join('\n');
     expect(rows.length).toBeGreaterThan(1000);
-    for (const token of [...seenTokens, AGENT.client_secret!, SCOPE_AGENT.client_secret!, SHORT_AGENT.client_secret!]) {
+    for (const token of [...seenTokens, 'not-the-agent-secret', DI_AGENT.client_secret!, PAIR_AGENT.client_secret!, AGENT.client_secret!, SCOPE_AGENT.client_secret!, SHORT_AGENT.client_secret!]) {
       expect(rows).not.toContain(token);
       expect(logs).not.toContain(token);
     }
