@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, randomUUID, type JsonWebKey, type webcrypto } from 'node:crypto';
 import type * as Jose from 'jose';
 import { requireOptionalPeer } from '../../optional-peer';
 import type { McpAuthChallenge, McpAuthTarget, McpClientAuth, McpTokenStore } from './mcp-client-auth.interface';
@@ -11,7 +11,7 @@ export type McpTokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_
 /** A key that signs `private_key_jwt` client assertions (RFC 7523). */
 export interface McpPrivateKeyJwt {
   /** The private key: a JWK, a PKCS#8 PEM string, or a `CryptoKey`. */
-  key: Jose.JWK | string | Jose.CryptoKey;
+  key: JsonWebKey | string | webcrypto.CryptoKey;
   /** The JWS algorithm, e.g. `'RS256'` or `'ES256'`. */
   alg: string;
   /** The `kid` header, when the authorization server has several keys of the client. */
