@@ -192,6 +192,7 @@ describe('Outbound OAuth (clientCredentials, staticToken)', () => {
         plain: { url: `${base}/plain/mcp`, auth: staticToken('plain-token') },
         wrong: { url: `${base}/plain/mcp`, auth: staticToken('wrong-static-token') },
         injected: { url: `${base}/mcp`, auth: DiAgentAuth },
+        pinnedElsewhere: { url: `${base}/mcp`, auth: clientCredentials({ clientId: AGENT.client_id, clientSecret: AGENT.client_secret, authorizationServer: 'https://elsewhere.example' }) },
         badSecret: { url: `${base}/mcp`, auth: clientCredentials({ clientId: AGENT.client_id, clientSecret: 'not-the-agent-secret', scope: 'mcp:tools' }) },
       },
     }, [DiAgentAuth]);
@@ -292,6 +293,14 @@ describe('Outbound OAuth (clientCredentials, staticToken)', () => {
     expect((error as McpTransportError).delivered).toBe(false);
     expect((error as Error).message).toMatch(/^Could not get an access token for http:\/\/127\.0\.0\.1:\d+\/mcp: The token endpoint \S+ refused client "agent" \(HTTP 401\): invalid_client/);
     expect((error as Error).message).not.toContain('not-the-agent-secret');
+  });
+
+  it('sends the client credentials only to the pinned authorization server', async () => {
+    const before = as.tokensIssued(AGENT.client_id);
+    const error = await inline.callTool('pinnedElsewhere', 'bump', {}).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(McpTransportError);
+    expect((error as Error).message).toContain(`does not name the authorization server https://elsewhere.example (it names ${as.issuer})`);
+    expect(await issued(AGENT)).toBe(before);
   });
 
   it('staticToken sends its token; a refused one fails with the credentials error, token redacted', async () => {

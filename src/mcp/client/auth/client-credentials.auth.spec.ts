@@ -1,6 +1,6 @@
 import { cacheTtlMs, clientCredentials } from './client-credentials.auth';
 import { MemoryTokenStore } from './memory-token.store';
-import { authorizationServerMetadataUrls, protectedResourceMetadataUrls } from './oauth-discovery';
+import { authorizationServerMetadataUrls, protectedResourceMetadataUrls, resourceCovers } from './oauth-discovery';
 import { staticToken } from './static-token.auth';
 
 describe('clientCredentials', () => {
@@ -32,6 +32,19 @@ describe('OAuth discovery URLs', () => {
       'https://as.example/.well-known/openid-configuration/realms/x',
       'https://as.example/realms/x/.well-known/openid-configuration',
     ]);
+  });
+});
+
+describe('resourceCovers', () => {
+  it('takes a resource of the same origin whose path holds the endpoint, nothing else', () => {
+    const endpoint = new URL('https://a.example/tenant/mcp');
+    expect(resourceCovers('https://a.example/tenant/mcp', endpoint)).toBe(true);
+    expect(resourceCovers('https://a.example/tenant', endpoint)).toBe(true);
+    expect(resourceCovers('https://a.example', endpoint)).toBe(true);
+    expect(resourceCovers('https://a.example/other/mcp', endpoint)).toBe(false);
+    expect(resourceCovers('https://a.example/ten', endpoint)).toBe(false);
+    expect(resourceCovers('https://b.example/tenant/mcp', endpoint)).toBe(false);
+    expect(resourceCovers('not a url', endpoint)).toBe(false);
   });
 });
 

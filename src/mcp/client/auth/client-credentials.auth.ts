@@ -34,6 +34,12 @@ export interface McpClientCredentialsOptions {
    * `'client_secret_post'` when the server announces only that
    */
   tokenEndpointAuthMethod?: McpTokenEndpointAuthMethod;
+  /**
+   * The issuer the client is registered at. The server's metadata must list it, so the client
+   * credentials are only ever sent to it, whatever a server announces.
+   * @default the first of the server's `authorization_servers`
+   */
+  authorizationServer?: string;
   /** Deadline of one request to the metadata or token endpoints, in ms. @default 10_000 */
   timeoutMs?: number;
 }
@@ -111,7 +117,7 @@ class ClientCredentialsAuth implements McpClientAuth {
 
   private rediscover(target: McpAuthTarget, metadataUrl: string | null): EndpointState {
     const previous = this.endpoints.get(target.url.href);
-    const state: EndpointState = { discovery: discoverOAuth(target.url, metadataUrl, this.timeoutMs), metadataUrl, extraScopes: previous?.extraScopes ?? new Set() };
+    const state: EndpointState = { discovery: discoverOAuth(target.url, metadataUrl, this.timeoutMs, this.options.authorizationServer), metadataUrl, extraScopes: previous?.extraScopes ?? new Set() };
     // A failed discovery is tried again on the next call, not remembered.
     state.discovery.catch(() => this.endpoints.get(target.url.href) === state && this.endpoints.delete(target.url.href));
     this.endpoints.set(target.url.href, state);

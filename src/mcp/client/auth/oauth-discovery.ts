@@ -44,12 +44,28 @@ export function authorizationServerMetadataUrls(issuer: string): string[] {
 }
 
 /**
+ * Whether `resource` may stand for `endpoint` (RFC 9728 section 3.3): same origin, and the
+ * endpoint's path within the resource's. Else a server could have us get tokens for another
+ * resource and send them to it.
+ */
+export function resourceCovers(resource: string, endpoint: URL): boolean {
+  let parsed: URL;
+  try {
+    parsed = new URL(resource);
+  } catch {
+    return false;
+  }
+  const base = parsed.pathname.replace(/\/$/, '');
+  return parsed.origin === endpoint.origin && (endpoint.pathname === base || endpoint.pathname.startsWith(`${base}/`) || base === '');
+}
+
+/**
  * Finds the token endpoint of an MCP server: its Protected Resource Metadata (at
  * `metadataUrl`, from a `resource_metadata` challenge, else the well-known URLs), then the
  * metadata of its first authorization server.
  * @throws McpOAuthClientError saying which URLs were tried
  */
-export async function discoverOAuth(endpoint: URL, metadataUrl: string | null, timeoutMs: number): Promise<OAuthDiscovery> {
+export async function discoverOAuth(endpoint: URL, metadataUrl: string | null, timeoutMs: number, pinnedIssuer?: string): Promise<OAuthDiscovery> {
   const tried: string[] = [];
   let prm: Record<string, unknown> | null = null;
   for (const url of metadataUrl ? [metadataUrl] : protectedResourceMetadataUrls(endpoint)) {
@@ -61,11 +77,14 @@ export async function discoverOAuth(endpoint: URL, metadataUrl: string | null, t
     tried.push(`${url} (HTTP ${status})`);
   }
   if (!prm) throw new McpOAuthClientError(`No Protected Resource Metadata for ${endpoint.origin}${endpoint.pathname}: tried ${tried.join(', ')}`);
-  const servers = prm.authorization_servers;
-  if (!Array.isArray(servers) || typeof servers[0] !== 'string') {
-    throw new McpOAuthClientError(`The Protected Resource Metadata of ${endpoint.origin}${endpoint.pathname} names no authorization_servers`);
+  const where = `The Protected Resource Metadata of ${endpoint.origin}${endpoint.pathname}`;
+  if (!resourceCovers(prm.resource as string, endpoint)) throw new McpOAuthClientError(`${where} names the resource ${JSON.stringify(prm.resource)}, which is not this endpoint`);
+  const servers = Array.isArray(prm.authorization_servers) ? prm.authorization_servers.filter((s): s is string => typeof s === 'string') : [];
+  if (servers.length === 0) throw new McpOAuthClientError(`${where} names no authorization_servers`);
+  if (pinnedIssuer !== undefined && !servers.includes(pinnedIssuer)) {
+    throw new McpOAuthClientError(`${where} does not name the authorization server ${pinnedIssuer} (it names ${servers.join(', ')})`);
   }
-  const issuer = servers[0];
+  const issuer = pinnedIssuer ?? servers[0];
   for (const url of authorizationServerMetadataUrls(issuer)) {
     const { status, body } = await getJson(url, timeoutMs);
     if (status !== 200 || !body) {
