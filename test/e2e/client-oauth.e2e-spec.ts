@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import { Readable } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { Injectable, type INestApplication, type LoggerService } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
@@ -83,6 +86,7 @@ const AGENT: OidcClient = { client_id: 'agent', client_secret: secret(), scope: 
 const SHORT_AGENT: OidcClient = { client_id: 'short-agent', client_secret: secret(), scope: 'mcp:tools' };
 const SCOPE_AGENT: OidcClient = { client_id: 'scope-agent', client_secret: secret(), scope: 'mcp:tools mcp:admin' };
 const PAIR_AGENT: OidcClient = { client_id: 'pair-agent', client_secret: secret(), scope: 'mcp:tools' };
+const HIDDEN_AGENT: OidcClient = { client_id: 'hidden-agent', client_secret: secret(), scope: 'mcp:tools' };
 const DI_AGENT: OidcClient = { client_id: 'di-agent', client_secret: secret(), scope: 'mcp:tools' };
 /** Asks for a token straight from the test, to know that every earlier token line was read. */
 const MARKER: OidcClient = { client_id: 'marker', client_secret: secret(), scope: 'mcp:tools' };
@@ -109,6 +113,10 @@ describe('Outbound OAuth (clientCredentials, staticToken)', () => {
   let injected: DiAgentAuth;
   /** The Redis key of the token of `AGENT` for the main mount. */
   let agentKey: string;
+  /** A proxy in front of the `hidden` mount with no well-known metadata: only its 401 challenge names it. */
+  let proxy: Server;
+  let proxyBase: string;
+  let proxyMetadataReads = 0;
   let keyAgent: OidcClient;
   let keyAgentJwk: jose.JWK;
   const seenTokens = new Set<string>();
@@ -162,7 +170,10 @@ describe('Outbound OAuth (clientCredentials, staticToken)', () => {
     keyAgentJwk = { ...(await jose.exportJWK(pair.privateKey)), kid: 'agent-key-1' };
     const publicJwk = { ...(await jose.exportJWK(pair.publicKey)), kid: 'agent-key-1', alg: 'ES256', use: 'sig' };
     keyAgent = { client_id: 'key-agent', scope: 'mcp:tools', token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [publicJwk] } };
-    as = await startAuthorizationServer([AGENT, SHORT_AGENT, SCOPE_AGENT, PAIR_AGENT, DI_AGENT, MARKER, keyAgent], {
+    const proxyPort = await freeLoopbackPort();
+    proxyBase = `http://127.0.0.1:${proxyPort}`;
+    as = await startAuthorizationServer([AGENT, SHORT_AGENT, SCOPE_AGENT, PAIR_AGENT, DI_AGENT, HIDDEN_AGENT, MARKER, keyAgent], {
+      [`${proxyBase}/mcp`]: { scope: 'mcp:tools' },
       [`${base}/mcp`]: { scope: 'mcp:tools mcp:admin' },
       [`${base}/short/mcp`]: { scope: 'mcp:tools', ttl: SHORT_TTL_SEC },
     });
@@ -173,6 +184,7 @@ describe('Outbound OAuth (clientCredentials, staticToken)', () => {
         TypeOrmModule.forRoot({ type: 'postgres', url: db.url, entities: MCP_ENTITIES }),
         McpModule.forRoot({ auth: JwtVerifier, providers: [CountingTools], oauth }),
         McpModule.forRoot({ mount: 'short', path: '/short/mcp', auth: JwtVerifier.configure({ clockToleranceSec: 0 }), providers: [CountingTools], oauth }),
+        McpModule.forRoot({ mount: 'hidden', path: '/hidden/mcp', auth: JwtVerifier.configure({ issuer: as.issuer, audience: `${proxyBase}/mcp` }), providers: [CountingTools] }),
         McpModule.forRoot({ mount: 'plain', path: '/plain/mcp', auth: (token: string) => (token === 'plain-token' ? 'plain' : null), providers: [CountingTools] }),
       ],
       providers: [CountingTools],
@@ -181,6 +193,29 @@ describe('Outbound OAuth (clientCredentials, staticToken)', () => {
     await server.listen(port, '127.0.0.1');
     apps.push(server);
     tools = server.get(CountingTools);
+    proxy = createServer((req, res) => {
+      void (async () => {
+        if (req.url?.startsWith('/.well-known/')) return void res.writeHead(404).end();
+        if (req.url === '/meta/hidden') {
+          proxyMetadataReads++;
+          return void res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ resource: `${proxyBase}/mcp`, authorization_servers: [as.issuer] }));
+        }
+        const chunks: Buffer[] = [];
+        for await (const chunk of req) chunks.push(chunk as Buffer);
+        const headers = new Headers();
+        for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string' && !['host', 'content-length', 'connection'].includes(name)) headers.set(name, value);
+        const upstream = await fetch(`${base}/hidden/mcp`, { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined });
+        const out: Record<string, string> = {};
+        upstream.headers.forEach((value, name) => {
+          if (!['content-length', 'transfer-encoding', 'connection', 'content-encoding'].includes(name)) out[name] = value;
+        });
+        if (upstream.status === 401) out['www-authenticate'] = `Bearer resource_metadata="${proxyBase}/meta/hidden"`;
+        res.writeHead(upstream.status, out);
+        if (upstream.body) Readable.fromWeb(upstream.body as WebReadableStream).pipe(res);
+        else res.end();
+      })().catch(() => res.destroy());
+    });
+    await new Promise<void>((resolve) => proxy.listen(proxyPort, '127.0.0.1', resolve));
 
     // Two apps, each with its own Bull queue and worker on one Redis: every job of one runs in its worker.
     const queue = (name: string) => ({ redis: TEST_REDIS_URL, prefix, name: `${name}-${randomBytes(3).toString('hex')}`, attempts: 1 });
@@ -192,6 +227,7 @@ describe('Outbound OAuth (clientCredentials, staticToken)', () => {
         plain: { url: `${base}/plain/mcp`, auth: staticToken('plain-token') },
         wrong: { url: `${base}/plain/mcp`, auth: staticToken('wrong-static-token') },
         injected: { url: `${base}/mcp`, auth: DiAgentAuth },
+        hidden: { url: `${proxyBase}/mcp`, auth: clientCredentials({ clientId: HIDDEN_AGENT.client_id, clientSecret: HIDDEN_AGENT.client_secret, scope: 'mcp:tools' }) },
         pinnedElsewhere: { url: `${base}/mcp`, auth: clientCredentials({ clientId: AGENT.client_id, clientSecret: AGENT.client_secret, authorizationServer: 'https://elsewhere.example' }) },
         badSecret: { url: `${base}/mcp`, auth: clientCredentials({ clientId: AGENT.client_id, clientSecret: 'not-the-agent-secret', scope: 'mcp:tools' }) },
       },
@@ -201,6 +237,8 @@ describe('Outbound OAuth (clientCredentials, staticToken)', () => {
 
   afterAll(async () => {
     for (const app of apps.reverse()) await app.close().catch(() => undefined);
+    proxy?.closeAllConnections();
+    await new Promise((resolve) => (proxy ? proxy.close(resolve) : resolve(undefined)));
     await deleteRedisKeys(`${prefix}:*`);
     redis?.disconnect();
     await as?.stop();
@@ -279,6 +317,14 @@ describe('Outbound OAuth (clientCredentials, staticToken)', () => {
     await inline.callTool('keyed', 'bump', {});
     expect(tools.bumps).toBe(before + 2);
     expect(await issued(keyAgent)).toBe(1);
+  });
+
+  it('finds the metadata through the 401 challenge when no well-known URL serves it', async () => {
+    const before = tools.bumps;
+    expect((await inline.callTool('hidden', 'bump', {})).isError).toBeFalsy();
+    expect(tools.bumps).toBe(before + 1);
+    expect(proxyMetadataReads).toBe(1);
+    expect(await issued(HIDDEN_AGENT)).toBe(1);
   });
 
   it('resolves an injectable auth class through DI', async () => {

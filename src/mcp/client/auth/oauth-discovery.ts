@@ -1,3 +1,4 @@
+import { parseBearerChallenge } from './bearer-challenge.parser';
 import { McpOAuthClientError } from './oauth-client.errors';
 
 /** What a client needs to know to ask for a token for one protected resource. */
@@ -43,6 +44,25 @@ export function authorizationServerMetadataUrls(issuer: string): string[] {
   return urls;
 }
 
+/** What the challenge probe sends: a `ping`, harmless should the endpoint answer it without a token. */
+const PROBE = JSON.stringify({ jsonrpc: '2.0', id: 'oauth-discovery', method: 'ping' });
+
+/**
+ * The `resource_metadata` of the 401 the endpoint answers a request without a token with (RFC
+ * 9728 section 5), or null. A POSTed `ping`: servers answer a GET without a session with 405
+ * before their guard looks at it. The body is not read.
+ */
+async function challengedMetadataUrl(endpoint: URL, timeoutMs: number): Promise<string | null> {
+  try {
+    const headers = { Accept: 'application/json, text/event-stream', 'Content-Type': 'application/json' };
+    const response = await fetch(endpoint, { method: 'POST', headers, body: PROBE, signal: AbortSignal.timeout(timeoutMs), redirect: 'error' });
+    await response.body?.cancel().catch(() => undefined);
+    return response.status === 401 ? parseBearerChallenge(401, response.headers.get('www-authenticate')).resourceMetadata : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Whether `resource` may stand for `endpoint` (RFC 9728 section 3.3): same origin, and the
  * endpoint's path within the resource's. Else a server could have us get tokens for another
@@ -61,8 +81,9 @@ export function resourceCovers(resource: string, endpoint: URL): boolean {
 
 /**
  * Finds the token endpoint of an MCP server: its Protected Resource Metadata (at
- * `metadataUrl`, from a `resource_metadata` challenge, else the well-known URLs), then the
- * metadata of its first authorization server.
+ * `metadataUrl`, from a `resource_metadata` challenge, else the well-known URLs, else the
+ * `resource_metadata` of the 401 a GET without a token gets), then the metadata of its first
+ * (or the pinned) authorization server.
  * @throws McpOAuthClientError saying which URLs were tried
  */
 export async function discoverOAuth(endpoint: URL, metadataUrl: string | null, timeoutMs: number, pinnedIssuer?: string): Promise<OAuthDiscovery> {
@@ -75,6 +96,10 @@ export async function discoverOAuth(endpoint: URL, metadataUrl: string | null, t
       break;
     }
     tried.push(`${url} (HTTP ${status})`);
+  }
+  if (!prm && !metadataUrl) {
+    const challenged = await challengedMetadataUrl(endpoint, timeoutMs);
+    if (challenged) return discoverOAuth(endpoint, challenged, timeoutMs, pinnedIssuer);
   }
   if (!prm) throw new McpOAuthClientError(`No Protected Resource Metadata for ${endpoint.origin}${endpoint.pathname}: tried ${tried.join(', ')}`);
   const where = `The Protected Resource Metadata of ${endpoint.origin}${endpoint.pathname}`;
