@@ -9,6 +9,7 @@ import Redis from 'ioredis';
 import * as jose from 'jose';
 import {
   clientCredentials,
+  HttpTransport,
   JwtVerifier,
   MCP_ENTITIES,
   McpClientModule,
@@ -17,6 +18,7 @@ import {
   McpTool,
   McpTransportError,
   staticToken,
+  type McpAuthChallenge,
   type McpAuthTarget,
   type McpClientAuth,
   type McpClientOptions,
@@ -356,6 +358,37 @@ describe('Outbound OAuth (clientCredentials, staticToken)', () => {
     expect((error as McpTransportError).status).toBe(401);
     expect((error as Error).message).toMatch(/refused the credentials: HTTP 401/);
     expect((error as Error).message).not.toContain('wrong-static-token');
+  });
+
+  it('retries a refused request once only: a second 401 fails the call, redacted', async () => {
+    const seen: string[] = [];
+    const refusing = createServer((req, res) => {
+      // The session's standalone GET stream is refused too; the POSTs are what this is about.
+      if (req.method === 'POST') seen.push(req.headers.authorization ?? '');
+      req.resume();
+      res.writeHead(401, { 'WWW-Authenticate': 'Bearer error="invalid_token"' }).end();
+    });
+    await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
+    const invalidated: Array<{ refused?: string; challenge?: McpAuthChallenge }> = [];
+    let issuedTokens = 0;
+    const rotating: McpClientAuth = {
+      getToken: async () => `rotating-token-${issuedTokens > invalidated.length ? issuedTokens : ++issuedTokens}`,
+      invalidate: async (_target, _store, refused, challenge) => void invalidated.push({ refused, challenge }),
+    };
+    try {
+      const transport = new HttpTransport({ url: `http://127.0.0.1:${(refusing.address() as { port: number }).port}/mcp`, auth: rotating, retry: { retries: 0 } });
+      const call = { jsonrpc: '2.0' as const, id: 1, method: 'tools/call', params: { name: 'bump', arguments: {} } };
+      const error = await transport.deliver(call, { sessionId: 'session-1', protocolVersion: '2025-11-25', context: { server: 'refusing', scopeKey: '', timeoutMs: 10_000 } }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(McpTransportError);
+      expect((error as McpTransportError).status).toBe(401);
+      expect((error as McpTransportError).delivered).toBe(false);
+      expect((error as Error).message).not.toContain('rotating-token');
+      expect(seen).toEqual(['Bearer rotating-token-1', 'Bearer rotating-token-2']);
+      expect(invalidated).toEqual([{ refused: 'rotating-token-1', challenge: { status: 401, error: 'invalid_token', scope: null, resourceMetadata: null } }]);
+    } finally {
+      refusing.closeAllConnections();
+      await new Promise((resolve) => refusing.close(resolve));
+    }
   });
 
   it('never writes a token or a client secret to an event row, a session row or a log line', async () => {
