@@ -11,7 +11,7 @@ import { startAuthorizationServer, type OidcClient, type TestAuthorizationServer
 jest.setTimeout(90_000);
 
 const ROOT = join(__dirname, '..', '..');
-const AGENT: OidcClient = { client_id: 'example-agent', client_secret: 'example-agent-secret-0123456789abcdef', scope: 'mcp:tools' };
+const AGENT = { client_id: 'example-agent', client_secret: 'example-agent-secret-0123456789abcdef', scope: 'mcp:tools' } satisfies OidcClient;
 
 /**
  * The example app with OAUTH_ISSUER set, as a user starts it: it takes JWT access tokens of a

@@ -47,8 +47,8 @@ class CapturingLogger implements LoggerService {
   fatal(message: unknown, ...rest: unknown[]) { this.keep('fatal', message, rest); }
 }
 
-const TOOLS_CLIENT: OidcClient = { client_id: 'agent-tools', client_secret: 'agent-tools-secret-0123456789abcdef', scope: 'mcp:tools mcp:admin' };
-const RESOURCE_SERVER: OidcClient = { client_id: 'mcp-resource-server', client_secret: 'resource-server-secret-0123456789ab', scope: '' };
+const TOOLS_CLIENT = { client_id: 'agent-tools', client_secret: 'agent-tools-secret-0123456789abcdef', scope: 'mcp:tools mcp:admin' } satisfies OidcClient;
+const RESOURCE_SERVER = { client_id: 'mcp-resource-server', client_secret: 'resource-server-secret-0123456789ab', scope: '' } satisfies OidcClient;
 
 /** The issuer and audience the hand-made negative tokens are checked against, and its key server. */
 const HAND_ISSUER = 'https://hand-made-issuer.example';

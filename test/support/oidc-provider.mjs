@@ -1,7 +1,9 @@
 // A real OAuth 2.1 authorization server for the OAuth suites: oidc-provider (an ES module, hence
 // this separate Node process) with client credentials, resource indicators, introspection and revocation.
-// Configuration comes from OIDC_CONFIG (JSON): { port, clients: [{ client_id, client_secret, scope }],
-// resources: { [uri]: { scope, format: 'jwt' | 'opaque', ttl } } }. Prints "OIDC READY <issuer>".
+// Configuration comes from OIDC_CONFIG (JSON): { port, clients: [{ client_id, client_secret, scope,
+// token_endpoint_auth_method?, jwks? }],
+// resources: { [uri]: { scope, format: 'jwt' | 'opaque', ttl } } }. Prints "OIDC READY <issuer>", and
+// "OIDC TOKEN <client_id>" for each token it issues.
 import { createServer } from 'node:http';
 import { exportJWK, generateKeyPair } from 'jose';
 import Provider, { errors } from 'oidc-provider';
@@ -17,7 +19,7 @@ const provider = new Provider(issuer, {
     grant_types: ['client_credentials'],
     response_types: [],
     redirect_uris: [],
-    token_endpoint_auth_method: 'client_secret_basic',
+    token_endpoint_auth_method: client.token_endpoint_auth_method ?? 'client_secret_basic',
   })),
   jwks: { keys: [signingKey] },
   scopes: [...new Set(Object.values(config.resources).flatMap((resource) => resource.scope.split(' ')))],
@@ -38,6 +40,7 @@ const provider = new Provider(issuer, {
     },
   },
 });
+provider.on('grant.success', (ctx) => console.log(`OIDC TOKEN ${ctx.oidc.client?.clientId}`));
 provider.on('server_error', (_ctx, error) => console.error('oidc-provider server_error', error));
 
 const server = createServer(provider.callback());

@@ -4,9 +4,13 @@ import { freeLoopbackPort, spawnReady, type ReadyChild } from './child-process';
 /** A client registered at the test authorization server (client credentials, `client_secret_basic`). */
 export interface OidcClient {
   client_id: string;
-  client_secret: string;
+  client_secret?: string;
   /** The scopes it may ask for, space-separated. */
   scope: string;
+  /** @default 'client_secret_basic' */
+  token_endpoint_auth_method?: 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt';
+  /** The client's public keys, for `private_key_jwt`. */
+  jwks?: { keys: object[] };
 }
 
 /** A resource the authorization server issues tokens for (RFC 8707 resource indicator). */
@@ -27,11 +31,13 @@ export interface TestAuthorizationServer {
   token(client: OidcClient, resource: string, scope: string): Promise<string>;
   /** Revokes a token (RFC 7009) as the client it was issued to. */
   revoke(client: OidcClient, token: string): Promise<void>;
+  /** How many tokens it issued so far, to `clientId` or to anyone. */
+  tokensIssued(clientId?: string): number;
   stop(): Promise<void>;
 }
 
 function basic(client: OidcClient): string {
-  return `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`;
+  return `Basic ${Buffer.from(`${client.client_id}:${client.client_secret ?? ''}`).toString('base64')}`;
 }
 
 /**
@@ -70,6 +76,9 @@ export async function startAuthorizationServer(clients: OidcClient[], resources:
         body: new URLSearchParams({ token }).toString(),
       });
       if (!response.ok) throw new Error(`revocation endpoint answered ${response.status}: ${await response.text()}`);
+    },
+    tokensIssued(clientId) {
+      return [...child.output().matchAll(/^OIDC TOKEN (\S+)$/gm)].filter((match) => clientId === undefined || match[1] === clientId).length;
     },
     stop: () => child.stop(),
   };

@@ -6,6 +6,7 @@ import { resolveClientOptions, type McpResolvedClientOptions } from './config/cl
 import { DEFAULT_SESSION_IDLE_TTL_MS } from '../mcp.constants';
 import type { McpStoreSettings } from '../persistence/interfaces/mcp-store-settings.interface';
 import { MCP_STORE_SETTINGS } from '../persistence/mcp-persistence.constants';
+import { MCP_TOKEN_STORE_PROVIDER } from './auth/mcp-token-store.provider';
 import { McpClientHandlerExplorer } from './handlers/client-handler.explorer';
 import { McpServerRequestDispatcher } from './handlers/server-request-dispatcher';
 import type { McpClientModuleExtras, McpClientOptions } from './interfaces/mcp-client-options.interface';
@@ -86,6 +87,7 @@ export function createMcpClientProviders(extras: McpClientModuleExtras): Provide
     McpStatelessCallRunner,
     McpCallProcessor,
     McpCallQueueHost,
+    MCP_TOKEN_STORE_PROVIDER,
     McpClientService,
   ];
 }

@@ -75,7 +75,7 @@ describe('resolveClientOptions', () => {
 
     it('checks each built-in transport against its own keys', () => {
       expect(fail(() => resolveClientOptions({ servers: { h: { url: 'https://example.com/mcp', header: {} } as never } })).message).toMatch(
-        /^MCP server "h": unknown option "header" \(did you mean "headers"\? known: .*url, headers, bearerToken, retry, maxResponseBytes, maxEventChars\)$/,
+        /^MCP server "h": unknown option "header" \(did you mean "headers"\? known: .*url, headers, bearerToken, auth, retry, maxResponseBytes, maxEventChars\)$/,
       );
       expect(fail(() => resolveClientOptions({ servers: { t: { transport: 'toolset', principal: 'p', mounts: 'a' } as never } })).message).toContain(
         'MCP server "t": unknown option "mounts" (did you mean "mount"?',

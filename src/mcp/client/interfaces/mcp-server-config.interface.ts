@@ -1,3 +1,5 @@
+import type { Type } from '@nestjs/common';
+import type { McpClientAuth } from '../auth/mcp-client-auth.interface';
 import type { HttpRetryOptions } from '../transports/http/http.options';
 import type { StdioPoolOptions } from '../transports/stdio/stdio.options';
 
@@ -70,8 +72,14 @@ export interface McpHttpServerConfig extends McpServerCommonConfig {
   url: string;
   /** Extra headers sent on every request. */
   headers?: Record<string, string>;
-  /** Sent as `Authorization: Bearer <token>`; never logged or stored. */
+  /** Sent as `Authorization: Bearer <token>`; never logged or stored (same as `auth: staticToken(token)`). */
   bearerToken?: string;
+  /**
+   * Where bearer tokens come from: `staticToken(token)`, `clientCredentials({...})`, an object
+   * implementing `McpClientAuth`, or an injectable class implementing it (register it as a
+   * provider of the app; it is resolved through DI). Wins over `bearerToken`.
+   */
+  auth?: McpClientAuth | Type<McpClientAuth>;
   /** Retries inside one delivery (connection refused, 429, 5xx). */
   retry?: HttpRetryOptions;
   /**

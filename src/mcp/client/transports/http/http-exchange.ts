@@ -14,7 +14,15 @@ export type HttpExchangeOutcome =
   /** A notification (or response) the server took, normally with 202. */
   | { kind: 'accepted'; status: number; raw: string | null; sessionId: string | null }
   /** An HTTP error status that carries no JSON-RPC answer to our request. */
-  | { kind: 'http-error'; status: number; raw: string; detail: string | null };
+  | {
+      kind: 'http-error';
+      status: number;
+      raw: string;
+      detail: string | null;
+      /** The bearer token the refused request carried, and the server's `WWW-Authenticate`. */
+      bearer?: string | null;
+      challenge?: string | null;
+    };
 
 /** What one exchange needs. */
 export interface HttpExchangeContext {
@@ -102,7 +110,8 @@ function parseAnswer(text: string, request: JsonRpcRequest, server: string): Jso
  */
 export async function exchangeMessage(message: JsonRpcRequest | JsonRpcNotification, session: HttpSession | null, ctx: HttpExchangeContext): Promise<HttpExchangeOutcome> {
   const { wire, call } = ctx;
-  const response = await wire.send({ method: 'POST', session, signal: call.signal, body: JSON.stringify(message), extraHeaders: ctx.statelessHeaders });
+  const bearer = await wire.bearer();
+  const response = await wire.send({ method: 'POST', session, signal: call.signal, body: JSON.stringify(message), extraHeaders: ctx.statelessHeaders, bearer });
   const status = response.status;
   const sessionId = response.headers.get(McpHeader.SessionId);
   const redact = (text: string) => wire.secrets.redact(text);
@@ -146,5 +155,5 @@ export async function exchangeMessage(message: JsonRpcRequest | JsonRpcNotificat
     if (parsed.kind === 'response' && parsed.message.id === request.id) return { kind: 'response', status, body: parsed.message, raw, sessionId };
   }
   const detail = errorDetail(text);
-  return { kind: 'http-error', status, raw, detail: detail === null ? null : redact(detail) };
+  return { kind: 'http-error', status, raw, detail: detail === null ? null : redact(detail), bearer, challenge: response.headers.get('www-authenticate') };
 }

@@ -11,4 +11,12 @@ describe('HttpSecrets', () => {
     const secrets = new HttpSecrets(null, { authorization: 'Basic dXNlcjpwYXNz' });
     expect(secrets.redact('got Basic dXNlcjpwYXNz; raw dXNlcjpwYXNz')).toBe('got [redacted]; raw [redacted]');
   });
+
+  it('cuts tokens learnt at run time too, keeping the last eight', () => {
+    const secrets = new HttpSecrets('static-token', {});
+    for (let i = 0; i < 9; i++) secrets.add(`learnt-token-${i}`);
+    secrets.add('abc');
+    expect(secrets.redact('static-token learnt-token-1 learnt-token-8 abc')).toBe('[redacted] [redacted] [redacted] abc');
+    expect(secrets.redact('learnt-token-0')).toBe('learnt-token-0');
+  });
 });

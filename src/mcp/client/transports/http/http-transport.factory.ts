@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { isSupportedSessionVersion } from '../../../protocol/revisions';
 import { assertKnownOptions, optionKeys } from '../../../errors/mcp-configuration.errors';
+import type { McpClientAuth, McpTokenStore } from '../../auth/mcp-client-auth.interface';
+import { MCP_CLIENT_TOKEN_STORE } from '../../mcp-client.constants';
 import type { McpHttpServerConfig, McpServerCommonConfig } from '../../interfaces/mcp-server-config.interface';
 import { HTTP_RETRY_OPTION_KEYS } from './http.options';
 import type { McpTransportFactory, McpTransportFactoryContext } from '../mcp-transport-factory.interface';
@@ -18,6 +20,7 @@ export class HttpTransportFactory implements McpTransportFactory<McpHttpServerCo
     url: true,
     headers: true,
     bearerToken: true,
+    auth: true,
     retry: true,
     maxResponseBytes: true,
     maxEventChars: true,
@@ -34,15 +37,21 @@ export class HttpTransportFactory implements McpTransportFactory<McpHttpServerCo
       throw new Error(`"url" is not a valid URL: ${JSON.stringify(entry.url)}`);
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`"url" must use http or https, got ${url.protocol}`);
+    const auth = entry.auth as Partial<McpClientAuth> | undefined;
+    if (auth !== undefined && typeof auth !== 'function' && (typeof auth?.getToken !== 'function' || typeof auth.invalidate !== 'function')) {
+      throw new Error('"auth" must be staticToken(token), clientCredentials({...}), an object with getToken() and invalidate(), or an injectable class with them');
+    }
     return entry as unknown as McpHttpServerConfig;
   }
 
   /** @inheritdoc */
   create(config: McpHttpServerConfig, context: McpTransportFactoryContext): HttpTransport {
+    const auth = typeof config.auth === 'function' ? context.resolve<McpClientAuth>(config.auth) : config.auth;
     return new HttpTransport({
       url: config.url,
       headers: config.headers,
       bearerToken: config.bearerToken,
+      ...(auth ? { auth, tokenStore: context.resolve<McpTokenStore>(MCP_CLIENT_TOKEN_STORE) } : {}),
       retry: config.retry,
       ...(config.maxResponseBytes !== undefined ? { maxResponseBytes: config.maxResponseBytes } : {}),
       ...(config.maxEventChars !== undefined ? { maxEventChars: config.maxEventChars } : {}),

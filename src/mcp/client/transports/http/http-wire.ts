@@ -1,4 +1,6 @@
 import { McpHeader } from '../../../protocol/mcp-methods';
+import { McpTransportError } from '../../../errors/mcp-client.errors';
+import type { McpAuthChallenge, McpAuthTarget } from '../../auth/mcp-client-auth.interface';
 import { HttpSecrets } from './http-secrets';
 import type { ResolvedHttpTransportOptions } from './http.options';
 
@@ -63,6 +65,8 @@ export interface HttpWireRequest {
   lastEventId?: string;
   /** Headers of this request only (the routing headers of a stateless request). */
   extraHeaders?: Record<string, string>;
+  /** The bearer token to send, already got with `bearer()`; by default `send` gets it. */
+  bearer?: string | null;
 }
 
 /**
@@ -75,15 +79,46 @@ export class HttpWire {
   /** The endpoint for messages, without credentials or query. */
   readonly endpointLabel: string;
 
+  private readonly target: McpAuthTarget;
+
   constructor(private readonly options: ResolvedHttpTransportOptions) {
     this.secrets = new HttpSecrets(options.bearerToken, options.headers);
     this.endpointLabel = `${options.url.origin}${options.url.pathname}`;
+    this.target = { url: options.url };
+  }
+
+  /** Whether tokens come from an auth provider (so a refused one may be replaced). */
+  get refreshable(): boolean {
+    return this.options.auth !== null;
+  }
+
+  /**
+   * The bearer token of the next request: from the auth provider (added to the secrets), else
+   * the static `bearerToken`. A provider failure is an `McpTransportError` that delivered nothing.
+   */
+  async bearer(): Promise<string | null> {
+    const { auth, tokenStore } = this.options;
+    if (!auth) return this.options.bearerToken;
+    let token: string;
+    try {
+      token = await auth.getToken(this.target, tokenStore);
+    } catch (error) {
+      throw new McpTransportError(`Could not get an access token for ${this.endpointLabel}: ${this.secrets.redact((error as Error).message)}`, false);
+    }
+    if (typeof token !== 'string' || token === '') throw new McpTransportError(`The auth provider of ${this.endpointLabel} gave no token`, false);
+    this.secrets.add(token);
+    return token;
+  }
+
+  /** Tells the auth provider that the server refused `token`. */
+  async invalidate(token: string, challenge: McpAuthChallenge): Promise<void> {
+    await this.options.auth?.invalidate(this.target, this.options.tokenStore, token, challenge);
   }
 
   /** Builds the headers of one request. */
-  headers(request: Pick<HttpWireRequest, 'method' | 'session' | 'lastEventId' | 'extraHeaders'>): Headers {
+  headers(request: Pick<HttpWireRequest, 'method' | 'session' | 'lastEventId' | 'extraHeaders'>, bearer: string | null = this.options.bearerToken): Headers {
     const headers = new Headers(this.options.headers);
-    if (this.options.bearerToken) headers.set('Authorization', `Bearer ${this.options.bearerToken}`);
+    if (bearer) headers.set('Authorization', `Bearer ${bearer}`);
     if (request.method === 'POST') {
       headers.set('Accept', 'application/json, text/event-stream');
       headers.set('Content-Type', 'application/json');
@@ -102,10 +137,11 @@ export class HttpWire {
    * `signal` rejects with the signal's reason.
    */
   async send(request: HttpWireRequest): Promise<Response> {
+    const bearer = request.bearer !== undefined ? request.bearer : await this.bearer();
     try {
       return await fetch(this.options.url, {
         method: request.method,
-        headers: this.headers(request),
+        headers: this.headers(request, bearer),
         body: request.body,
         signal: request.signal,
         redirect: 'manual',

@@ -1,12 +1,18 @@
 import { McpConfigurationError } from '../../../errors/mcp-configuration.errors';
+import { staticToken } from '../../auth/static-token.auth';
+import { MemoryTokenStore } from '../../auth/memory-token.store';
 import { HTTP_DEFAULT_MAX_MESSAGE_SIZE, resolveHttpTransportOptions, type HttpTransportOptions } from './http.options';
 
 describe('resolveHttpTransportOptions, every option', () => {
   it('keeps every value given, flooring the counts, and copies the headers', () => {
     const headers = { 'X-Tenant': 'a' };
+    const auth = staticToken('provided');
+    const tokenStore = new MemoryTokenStore();
     const resolved = resolveHttpTransportOptions({
       url: new URL('https://127.0.0.1:8443/mcp?x=1'),
       bearerToken: 'tok',
+      auth,
+      tokenStore,
       headers,
       clientInfo: { name: 'app', version: '3.1.0' },
       capabilities: { roots: {} },
@@ -22,6 +28,8 @@ describe('resolveHttpTransportOptions, every option', () => {
     expect({ ...resolved, url: resolved.url.href }).toEqual({
       url: 'https://127.0.0.1:8443/mcp?x=1',
       bearerToken: 'tok',
+      auth,
+      tokenStore,
       headers: { 'X-Tenant': 'a' },
       clientInfo: { name: 'app', version: '3.1.0' },
       capabilities: { roots: {} },
@@ -40,6 +48,8 @@ describe('resolveHttpTransportOptions, every option', () => {
   it('treats an empty bearer token as none and leaves both size limits at 16 MiB by default', () => {
     const resolved = resolveHttpTransportOptions({ url: 'http://127.0.0.1/mcp', bearerToken: '' });
     expect(resolved.bearerToken).toBeNull();
+    expect(resolved.auth).toBeNull();
+    expect(resolved.tokenStore).toBeInstanceOf(MemoryTokenStore);
     expect(resolved.headers).toEqual({});
     expect([resolved.maxResponseBytes, resolved.maxEventChars]).toEqual([HTTP_DEFAULT_MAX_MESSAGE_SIZE, HTTP_DEFAULT_MAX_MESSAGE_SIZE]);
   });

@@ -1,5 +1,7 @@
 import { assertKnownOptions, McpConfigurationError, optionKeys } from '../../../errors/mcp-configuration.errors';
 import { LATEST_SESSION_PROTOCOL_VERSION } from '../../../protocol/revisions';
+import type { McpClientAuth, McpTokenStore } from '../../auth/mcp-client-auth.interface';
+import { MemoryTokenStore } from '../../auth/memory-token.store';
 
 /** Backoff of the retries `HttpTransport` makes inside one `deliver`. */
 export interface HttpRetryOptions {
@@ -24,6 +26,14 @@ export interface HttpTransportOptions {
    * error messages.
    */
   bearerToken?: string;
+  /**
+   * Supplies the bearer token of every request (`staticToken`, `clientCredentials`, or your own
+   * `McpClientAuth`); wins over `bearerToken`. After a 401, or a 403 `insufficient_scope`, the
+   * token is invalidated and the request sent once more when a different token comes back.
+   */
+  auth?: McpClientAuth;
+  /** Where `auth` keeps its tokens. @default a memory store of this transport */
+  tokenStore?: McpTokenStore;
   /** Extra headers sent on every request (an `Authorization` here is treated as a secret too). */
   headers?: Record<string, string>;
   /** `clientInfo` of the initialize request. @default { name: 'durable-mcp', version: '0.1.0' } */
@@ -68,6 +78,8 @@ export interface HttpTransportOptions {
 export interface ResolvedHttpTransportOptions {
   url: URL;
   bearerToken: string | null;
+  auth: McpClientAuth | null;
+  tokenStore: McpTokenStore;
   headers: Record<string, string>;
   clientInfo: { name: string; version: string; [key: string]: unknown };
   capabilities: Record<string, unknown>;
@@ -91,6 +103,8 @@ export const HTTP_RETRY_OPTION_KEYS = optionKeys<HttpRetryOptions>({ retries: tr
 const HTTP_OPTION_KEYS = optionKeys<HttpTransportOptions>({
   url: true,
   bearerToken: true,
+  auth: true,
+  tokenStore: true,
   headers: true,
   clientInfo: true,
   capabilities: true,
@@ -143,6 +157,8 @@ export function resolveHttpTransportOptions(options: HttpTransportOptions): Reso
   return {
     url: parseUrl(options.url),
     bearerToken: options.bearerToken ? options.bearerToken : null,
+    auth: options.auth ?? null,
+    tokenStore: options.tokenStore ?? new MemoryTokenStore(),
     headers: { ...(options.headers ?? {}) },
     clientInfo: options.clientInfo ?? { ...HTTP_DEFAULT_CLIENT_INFO },
     capabilities: options.capabilities ?? {},

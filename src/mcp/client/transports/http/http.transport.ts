@@ -7,6 +7,7 @@ import { HttpCall } from './http-call';
 import { abortableDelay, backoffDelay, isIdempotent, isRetryableStatus } from './http-delivery-policy';
 import { exchangeMessage, type HttpExchangeOutcome } from './http-exchange';
 import { INITIALIZED_NOTIFICATION, handshakeFromResponse, initializeRequest, sessionFromHandshake } from './http-handshake';
+import { parseBearerChallenge } from '../../auth/bearer-challenge.parser';
 import { excerpt } from './raw-recorder';
 import { HttpSessionExpiredError } from './http-session-expired.errors';
 import { HttpStandaloneStreams } from './http-standalone-stream';
@@ -154,6 +155,7 @@ export class HttpTransport implements McpTransport {
   private async send(message: Message, session: HttpSession | null, call: HttpCall, counts: boolean, statelessHeaders?: Record<string, string>): Promise<HttpExchangeOutcome> {
     const { maxRawResponseLength, maxStreamResumptions, maxResponseBytes, maxEventChars } = this.options;
     const ctx = { wire: this.wire, call, maxRawResponseLength, maxStreamResumptions, maxResponseBytes, maxEventChars, statelessHeaders };
+    const reauthorized = new Set<number>();
     for (let attempt = 0; ; attempt++) {
       const before = call.maybeDelivered;
       if (counts) {
@@ -174,9 +176,26 @@ export class HttpTransport implements McpTransport {
       }
       // A 4xx is a refusal of this attempt: it did not deliver the message.
       if (counts && outcome.kind === 'http-error' && outcome.status < 500) call.maybeDelivered = before;
+      // Even a tools/call is sent again here: a 401 or 403 is the bearer guard refusing the
+      // request before any tool ran, so the call was not executed and at-most-once still holds.
+      if (outcome.kind === 'http-error' && (await this.reauthorize(outcome, reauthorized))) continue;
       if (outcome.kind !== 'http-error' || !isRetryableStatus(outcome.status) || !isIdempotent(message) || attempt >= this.options.retries) return outcome;
       await abortableDelay(backoffDelay(attempt, this.options), call.signal);
     }
+  }
+
+  /**
+   * After a 401, or a 403 `insufficient_scope`, of a request that carried a provider's token:
+   * invalidates it and says whether a different token is now there to try, once per status.
+   */
+  private async reauthorize(outcome: Extract<HttpExchangeOutcome, { kind: 'http-error' }>, done: Set<number>): Promise<boolean> {
+    const status = outcome.status;
+    if ((status !== 401 && status !== 403) || done.has(status) || !outcome.bearer || !this.wire.refreshable) return false;
+    const challenge = parseBearerChallenge(status, outcome.challenge ?? null);
+    if (status === 403 && challenge.error !== 'insufficient_scope') return false;
+    done.add(status);
+    await this.wire.invalidate(outcome.bearer, challenge);
+    return (await this.wire.bearer()) !== outcome.bearer;
   }
 
   private httpError(outcome: Exclude<HttpExchangeOutcome, { kind: 'response' }>, call: HttpCall, delivered: boolean): McpTransportError {

@@ -1,0 +1,75 @@
+import { cacheTtlMs, clientCredentials } from './client-credentials.auth';
+import { MemoryTokenStore } from './memory-token.store';
+import { authorizationServerMetadataUrls, protectedResourceMetadataUrls, resourceCovers } from './oauth-discovery';
+import { staticToken } from './static-token.auth';
+
+describe('clientCredentials', () => {
+  it('needs a client id and exactly one of clientSecret and privateKeyJwt', () => {
+    expect(() => clientCredentials({ clientId: '' })).toThrow('clientCredentials needs a clientId');
+    expect(() => clientCredentials({ clientId: 'a' })).toThrow('clientCredentials for "a" needs exactly one of clientSecret and privateKeyJwt');
+    expect(() => clientCredentials({ clientId: 'a', clientSecret: 's', privateKeyJwt: { key: 'pem', alg: 'RS256' } })).toThrow('exactly one');
+    expect(() => clientCredentials({ clientId: 'a', clientSecret: 's', tokenEndpointAuthMethod: 'private_key_jwt' })).toThrow('tokenEndpointAuthMethod "private_key_jwt" needs privateKeyJwt');
+    expect(() => clientCredentials({ clientId: 'a', privateKeyJwt: { key: 'pem', alg: 'RS256' }, tokenEndpointAuthMethod: 'client_secret_post' })).toThrow('needs clientSecret');
+    expect(typeof clientCredentials({ clientId: 'a', clientSecret: 's' }).getToken).toBe('function');
+  });
+
+  it('keeps a token for its lifetime minus a tenth, at most a minute less', () => {
+    expect(cacheTtlMs(2)).toBe(1800);
+    expect(cacheTtlMs(300)).toBe(270_000);
+    expect(cacheTtlMs(3600)).toBe(3_540_000);
+  });
+});
+
+describe('OAuth discovery URLs', () => {
+  it('puts the well-known segment before the path, then tries the root', () => {
+    expect(protectedResourceMetadataUrls(new URL('https://a.example/tenant/mcp'))).toEqual([
+      'https://a.example/.well-known/oauth-protected-resource/tenant/mcp',
+      'https://a.example/.well-known/oauth-protected-resource',
+    ]);
+    expect(protectedResourceMetadataUrls(new URL('https://a.example/'))).toEqual(['https://a.example/.well-known/oauth-protected-resource']);
+    expect(authorizationServerMetadataUrls('https://as.example/realms/x')).toEqual([
+      'https://as.example/.well-known/oauth-authorization-server/realms/x',
+      'https://as.example/.well-known/openid-configuration/realms/x',
+      'https://as.example/realms/x/.well-known/openid-configuration',
+    ]);
+  });
+});
+
+describe('resourceCovers', () => {
+  it('takes a resource of the same origin whose path holds the endpoint, nothing else', () => {
+    const endpoint = new URL('https://a.example/tenant/mcp');
+    expect(resourceCovers('https://a.example/tenant/mcp', endpoint)).toBe(true);
+    expect(resourceCovers('https://a.example/tenant', endpoint)).toBe(true);
+    expect(resourceCovers('https://a.example', endpoint)).toBe(true);
+    expect(resourceCovers('https://a.example/other/mcp', endpoint)).toBe(false);
+    expect(resourceCovers('https://a.example/ten', endpoint)).toBe(false);
+    expect(resourceCovers('https://b.example/tenant/mcp', endpoint)).toBe(false);
+    expect(resourceCovers('not a url', endpoint)).toBe(false);
+  });
+});
+
+describe('staticToken', () => {
+  it('always gives its token, and refuses an empty one', async () => {
+    const auth = staticToken('tok-1');
+    const target = { url: new URL('https://a.example/mcp') };
+    const store = new MemoryTokenStore();
+    await auth.invalidate(target, store, 'tok-1');
+    await expect(auth.getToken(target, store)).resolves.toBe('tok-1');
+    expect(() => staticToken('')).toThrow('staticToken(token) needs a non-empty string');
+  });
+});
+
+describe('MemoryTokenStore', () => {
+  it('forgets a token only when it still is the refused one, and takes a lock once', async () => {
+    const store = new MemoryTokenStore();
+    await store.set('k', 'new', 60_000);
+    await store.delete('k', 'old');
+    await expect(store.get('k')).resolves.toBe('new');
+    await store.delete('k', 'new');
+    await expect(store.get('k')).resolves.toBeNull();
+    await expect(store.lock('l', 60_000)).resolves.toBe(true);
+    await expect(store.lock('l', 60_000)).resolves.toBe(false);
+    await store.unlock('l');
+    await expect(store.lock('l', 60_000)).resolves.toBe(true);
+  });
+});
