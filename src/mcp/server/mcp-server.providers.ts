@@ -25,7 +25,8 @@ import { McpSessionBus } from './pubsub/mcp-session-bus';
 import { McpCachedSessionStore } from './sessions/mcp-cached-session.store';
 import type { McpStoreSettings } from '../persistence/interfaces/mcp-store-settings.interface';
 import { MCP_STORE_SETTINGS } from '../persistence/mcp-persistence.constants';
-import { createProtectedResourceController } from './oauth/protected-resource.controller';
+import { McpProtectedResourceRegistration, createProtectedResourceController } from './oauth/protected-resource.controller';
+import { McpProtectedResourceRootModule } from './oauth/protected-resource-root.module';
 import { Toolset } from './toolset';
 import { ToolsetExplorer } from './toolset.explorer';
 
@@ -37,7 +38,7 @@ const PACKAGE_VERSION: string = require('../../../package.json').version;
 export interface McpServerParts {
   providers: Provider[];
   controllers: Type<unknown>[];
-  imports: DynamicModule[];
+  imports: (DynamicModule | Type<unknown>)[];
 }
 
 /**
@@ -88,5 +89,10 @@ export function createMcpServerParts(mount: string, path: string): McpServerPart
     strategy,
     guard,
   ];
-  return { providers, controllers: [createMcpController(path, [McpOriginGuard, guard]), createProtectedResourceController(path)], imports: [McpHttpRoutesModule.forPath(path)] };
+  const metadata = createProtectedResourceController(path);
+  return {
+    providers: [...providers, McpProtectedResourceRegistration],
+    controllers: [createMcpController(path, [McpOriginGuard, guard]), ...(metadata ? [metadata] : [])],
+    imports: [McpHttpRoutesModule.forPath(path), McpProtectedResourceRootModule],
+  };
 }
