@@ -1,7 +1,10 @@
 import type { NdjsonLine } from '../../../protocol/ndjson';
 import { StdioProcess, type StdioExit, type StdioSpawnSpec } from './stdio-process';
 
-/** A node server that echoes each stdin line on stdout as JSON; its behaviour on shutdown is set per test. */
+/**
+ * A node server that echoes each stdin line on stdout as JSON; its behaviour on shutdown is set per
+ * test. It writes `ready` on stderr once its shutdown handlers are installed.
+ */
 function server(onShutdown: string): StdioSpawnSpec {
   const source = `
     process.stdin.setEncoding('utf8');
@@ -15,8 +18,8 @@ function server(onShutdown: string): StdioSpawnSpec {
         process.stdout.write(JSON.stringify({ echo: line }) + '\\n');
       }
     });
-    process.stderr.write('ready\\n');
     ${onShutdown}
+    process.stderr.write('ready\\n');
   `;
   return { argv: [process.execPath, '-e', source], env: { PATH: process.env.PATH ?? '' }, cwd: undefined, stderrLimitBytes: 4096, maxMessageChars: 1000, orphanGraceMs: 100 };
 }
@@ -76,6 +79,8 @@ describe('StdioProcess', () => {
   it('sends SIGTERM to a server that ignores stdin close once closeGraceMs is over', async () => {
     const { child } = start(server(ignoreStdinEnd));
     await child.started;
+    // A signal sent before the server installed its handlers would end it the default way.
+    await until(() => child.stderr().includes('ready'));
     await child.shutdown(100, 5000);
     expect(await child.exit).toEqual(expect.objectContaining({ signal: 'SIGTERM' }));
   });
@@ -83,6 +88,8 @@ describe('StdioProcess', () => {
   it('sends SIGKILL to a server that also ignores SIGTERM once killGraceMs is over', async () => {
     const { child } = start(server(ignoreSigterm));
     await child.started;
+    // A signal sent before the server installed its handlers would end it the default way.
+    await until(() => child.stderr().includes('ready'));
     await child.shutdown(50, 100);
     expect(await child.exit).toEqual(expect.objectContaining({ signal: 'SIGKILL' }));
   });
