@@ -439,3 +439,59 @@ describe('BullCallQueue waiters', () => {
     ]);
   });
 });
+
+describe('BullCallQueue: what a Redis failure says about the call', () => {
+  const failingCommand = async () => {
+    throw new Error('READONLY You cannot write against a read only replica');
+  };
+
+  it('a claim whose SET NX fails or times out refuses to send, saying the call was not delivered', async () => {
+    for (const set of [failingCommand, () => new Promise(() => undefined)]) {
+      const errors: unknown[] = [];
+      const { bull, run } = worker(
+        async (_job, attempt) => {
+          errors.push(await attempt.claim().catch((e: unknown) => e));
+          return {};
+        },
+        { commandTimeoutMs: 20 },
+      );
+      bull.client.set.mockImplementation(set as never);
+      await run(fakeJob({ ...toolCall }));
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toBeInstanceOf(McpQueueUnavailableError);
+      expect(errors[0]).toMatchObject({ operation: 'at-most-once mark', delivered: false });
+    }
+  });
+
+  it('a release that fails says the call was not delivered, and names the operation', async () => {
+    const errors: unknown[] = [];
+    const { bull, run } = worker(async (_job, attempt) => {
+      await attempt.claim();
+      errors.push(await attempt.release().catch((e: unknown) => e));
+      return {};
+    });
+    bull.client.del.mockImplementation(failingCommand as never);
+    await run(fakeJob({ ...toolCall }));
+    expect(errors[0]).toBeInstanceOf(McpQueueUnavailableError);
+    expect(errors[0]).toMatchObject({ operation: 'release the at-most-once mark', delivered: false });
+    expect((errors[0] as Error).message).toContain('READONLY');
+  });
+
+  it('an enqueue that failed may have been stored (delivered: true); reads that failed had no effect (delivered: false)', async () => {
+    const { queue, bull } = worker(async () => ({}), { worker: false, commandTimeoutMs: 20 });
+    bull.add = failingCommand as never;
+    await expect(queue.submit(toolCall)).rejects.toMatchObject({ operation: 'enqueue', delivered: true });
+    bull.getJob = (() => new Promise(() => undefined)) as never;
+    await expect(queue.state('1')).rejects.toMatchObject({ operation: 'read job', delivered: false });
+    bull.getJob = (async () => ({ id: '1', data: toolCall, getState: () => new Promise(() => undefined) })) as never;
+    await expect(queue.state('1')).rejects.toMatchObject({ operation: 'state', delivered: false });
+  });
+
+  it('a command refused while Redis is down names the operation and the connection state', async () => {
+    const { queue, bull } = worker(async () => ({}), { worker: false });
+    bull.client.status = 'end';
+    const error = await queue.state('1').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(McpQueueUnavailableError);
+    expect(error).toMatchObject({ operation: 'read job', reason: 'the connection to Redis is end', delivered: false });
+  });
+});
