@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { NdjsonLine } from '../../../protocol/ndjson';
 import { StdioProcess, type StdioExit, type StdioSpawnSpec } from './stdio-process';
 
@@ -33,6 +34,21 @@ function start(spec: StdioSpawnSpec) {
   const child = new StdioProcess(spec, { line: (line) => lines.push(line), overflow: (chars) => overflows.push(chars), closed: (exit) => closed.push(exit) });
   started.push(child);
   return { child, lines, closed, overflows };
+}
+
+/** True while `pid` runs; a zombie (killed, not yet reaped) does not count. */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return process.platform !== 'linux';
+  }
 }
 
 async function until(condition: () => boolean): Promise<void> {
@@ -92,6 +108,32 @@ describe('StdioProcess', () => {
     await until(() => child.stderr().includes('ready'));
     await child.shutdown(50, 100);
     expect(await child.exit).toEqual(expect.objectContaining({ signal: 'SIGKILL' }));
+  });
+
+  it('ends what the server started in its process group once the server exited', async () => {
+    const source = `
+      const helper = require('node:child_process').spawn(process.execPath, ['-e', 'setInterval(() => undefined, 1000)'], { stdio: 'ignore' });
+      process.stdout.write(JSON.stringify({ helper: helper.pid }) + '\\n');
+      process.stdin.on('end', () => process.exit(0));
+      process.stdin.resume();
+    `;
+    const { child, lines } = start({ ...server(''), argv: [process.execPath, '-e', source] });
+    await child.started;
+    await until(() => lines.length === 1);
+    const helper = (lines[0] as { value: { helper: number } }).value.helper;
+    expect(running(helper)).toBe(true);
+    await child.shutdown(5000, 5000);
+    expect(await child.exit).toEqual({ code: 0, signal: null });
+    await until(() => !running(helper));
+  });
+
+  it('refuses writes once the server exited by itself', async () => {
+    const { child, closed } = start({ ...server(''), argv: [process.execPath, '-e', 'process.exit(3)'] });
+    await child.started;
+    expect(await child.exit).toEqual({ code: 3, signal: null });
+    expect(child.write('too late\n')).toBe(false);
+    await until(() => closed.length === 1);
+    expect(closed).toEqual([{ code: 3, signal: null }]);
   });
 
   it('runs the shutdown sequence once when asked twice', async () => {
