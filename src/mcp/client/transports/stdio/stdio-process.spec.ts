@@ -136,6 +136,17 @@ describe('StdioProcess', () => {
     expect(closed).toEqual([{ code: 3, signal: null }]);
   });
 
+  it('hands over a last stdout line without its newline when the server exits, and reports an over-long line as overflow', async () => {
+    const source = `process.stdout.write('x'.repeat(1500) + '\\n' + JSON.stringify({ last: true }));`;
+    const { child, lines, overflows, closed } = start({ ...server(''), argv: [process.execPath, '-e', source] });
+    await child.started;
+    await until(() => closed.length === 1);
+    // One overflow, counted when the line passed maxMessageChars (1000), however the pipe cut it.
+    expect(overflows).toHaveLength(1);
+    expect(overflows[0]).toBeGreaterThan(1000);
+    expect(lines).toEqual([expect.objectContaining({ kind: 'object', value: { last: true } })]);
+  });
+
   it('runs the shutdown sequence once when asked twice', async () => {
     const { child, closed } = start(server(onStdinEnd));
     await child.started;
