@@ -120,7 +120,7 @@ describe('StdioProcess', () => {
     const { child, lines } = start({ ...server(''), argv: [process.execPath, '-e', source] });
     await child.started;
     await until(() => lines.length === 1);
-    const helper = (lines[0] as { value: { helper: number } }).value.helper;
+    const helper = (lines[0] as unknown as { value: { helper: number } }).value.helper;
     expect(running(helper)).toBe(true);
     await child.shutdown(5000, 5000);
     expect(await child.exit).toEqual({ code: 0, signal: null });
