@@ -437,6 +437,42 @@ describe('Toolset.deliver', () => {
       await expect(call).resolves.toMatchObject({ id: 5, result: { content: [{ type: 'text', text: 'finished' }] } });
     });
 
+    it('gives the abort a default reason when the cancellation has none', async () => {
+      const call = toolset.deliver({ jsonrpc: '2.0', id: 'no-reason', method: 'tools/call', params: { name: 'slow' } }, baseContext);
+      const ctx = await slow.started.promise;
+      await toolset.deliver({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'no-reason' } }, baseContext);
+      expect((ctx.signal.reason as Error).message).toBe('Cancelled by the client');
+      await call;
+    });
+
+    it('does not abort on another notification that names the request', async () => {
+      const call = toolset.deliver({ jsonrpc: '2.0', id: 'p-1', method: 'tools/call', params: { name: 'slow' } }, baseContext);
+      const ctx = await slow.started.promise;
+      await toolset.deliver({ jsonrpc: '2.0', method: 'notifications/progress', params: { requestId: 'p-1', progressToken: 'p-1', progress: 1 } }, baseContext);
+      expect(ctx.signal.aborted).toBe(false);
+      slow.release.resolve();
+      await expect(call).resolves.toMatchObject({ id: 'p-1', result: { content: [{ type: 'text', text: 'finished' }] } });
+    });
+
+    it('keeps a second request of the same id cancellable after the first one ended (two stateless callers)', async () => {
+      const stateless: McpDeliveryContext = { ...baseContext, sessionId: null, protocolVersion: '2026-07-28' };
+      const request = { jsonrpc: '2.0', id: 'same', method: 'tools/call', params: { name: 'slow' } } as const;
+      let endFirst!: () => void;
+      const first = toolset.runCancellable(request, stateless, () => new Promise<void>((resolve) => (endFirst = resolve)));
+      let secondSignal!: AbortSignal;
+      const second = toolset.runCancellable(request, stateless, (ctx) => {
+        secondSignal = ctx.signal;
+        return new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
+      });
+      endFirst();
+      await first;
+      expect(toolset.inFlightCount).toBe(1);
+      await toolset.deliver({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'same' } }, stateless);
+      expect(secondSignal.aborted).toBe(true);
+      await second;
+      expect(toolset.inFlightCount).toBe(0);
+    });
+
     it('aborts ctx.signal when the delivery context’s signal aborts (the client went away)', async () => {
       const outer = new AbortController();
       const call = toolset.deliver({ jsonrpc: '2.0', id: 'gone', method: 'tools/call', params: { name: 'slow' } }, { ...baseContext, signal: outer.signal });
