@@ -1,9 +1,14 @@
 /**
- * The tests mutation testing runs (`npm run mutation`): the unit specs beside the mutated core.
- * The end-to-end suites are left out: each takes about 45 s here and Stryker would re-run them for
- * every mutant they cover; the unit specs kill what they kill. Set MUTATION_E2E to a comma-separated
- * list of suite names (e.g. `client-inline,stdio-hostile`) to add some back for a measurement; they
- * need PostgreSQL and Redis, like `npm test`.
+ * The tests mutation testing runs (`npm run mutation`): the unit specs written for the mutated
+ * core. Stryker starts Jest once per mutant and Jest loads every spec file it is given before the
+ * name filter picks the covering tests, so the whole unit project (77 files, most of them booting
+ * Nest) made a run take hours on a shared 2-core machine; these focused specs make it minutes.
+ * Set MUTATION_UNIT=all to run every unit spec instead (slower, possibly a few more kills), or
+ * MUTATION_SPECS to run only some (see scripts/mutation-groups.sh).
+ * The end-to-end suites are left out: each takes about 45 s and Stryker would re-run them for
+ * every mutant they cover. Set MUTATION_E2E to a comma-separated list of suite names (e.g.
+ * `client-inline,stdio-hostile`) to add some back for a measurement; they need PostgreSQL and
+ * Redis, like `npm test`.
  */
 const base = require('./jest.config');
 
@@ -14,11 +19,33 @@ const extra = (process.env.MUTATION_E2E ?? '')
   .map((name) => name.trim())
   .filter(Boolean);
 
+/** The specs of the mutated files (see `mutate` in stryker.config.json). */
+const focused = [
+  'src/mcp/protocol/*.spec.ts',
+  'src/mcp/persistence/group-committer.spec.ts',
+  'src/mcp/persistence/typeorm/entity-sql.spec.ts',
+  'src/mcp/client/queue/*.spec.ts',
+  'src/mcp/server/toolset.spec.ts',
+  'src/mcp/server/toolset.explorer.spec.ts',
+  'src/mcp/client/transports/stdio/stdio-deadline.spec.ts',
+  'src/mcp/client/transports/stdio/stdio-process.spec.ts',
+  'src/mcp/client/transports/stdio/stdio-handshake.spec.ts',
+  'src/mcp/server/stateless/*.spec.ts',
+].map((glob) => `<rootDir>/${glob}`);
+
+/** MUTATION_SPECS (comma-separated globs) narrows the specs further, for a run of one file group. */
+const only = (process.env.MUTATION_SPECS ?? '')
+  .split(',')
+  .map((glob) => glob.trim())
+  .filter(Boolean)
+  .map((glob) => `<rootDir>/${glob}`);
+const specs = only.length ? only : focused;
+
 module.exports = {
   ...base,
   reporters: ['default'],
   projects: [
-    unit,
+    process.env.MUTATION_UNIT === 'all' ? unit : { ...unit, testMatch: specs },
     ...(extra.length
       ? [{ ...e2e, testMatch: extra.map((name) => `<rootDir>/test/e2e/${name}.e2e-spec.ts`) }]
       : []),

@@ -7,10 +7,10 @@ import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';
 import { startApp, type RunningApp } from '../support/http-app';
 import { pollUntil } from '../support/polling';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
+import { TEST_REDIS_URL as REDIS_URL } from '../support/redis';
 
 jest.setTimeout(60_000);
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const KEEP_RESULTS_MS = 1000;
 
 /** Boots an app that serves GatedTools and FixtureTools and calls them through the given queue settings. */

@@ -8,9 +8,9 @@ import { AbortProbe, SseTools } from '../fixtures/sse/sse-tools';
 import { SseReader } from '../fixtures/sse/sse-reader';
 import { startApp, type RunningApp } from '../support/http-app';
 import { openSession, post, versionHeader } from '../support/mcp-wire';
+import { pollUntil } from '../support/polling';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { deleteRedisKeys, TEST_REDIS_URL } from '../support/redis';
-
 
 function isResponseBody(body: unknown): boolean {
   if (typeof body !== 'string') return false;
@@ -65,10 +65,16 @@ describe('SSE across replicas (PostgreSQL + Redis pub/sub)', () => {
     const result = await client.callTool({ name: 'ask_name', arguments: {} });
     expect(result.content).toEqual([{ type: 'text', text: 'hello Grace' }]);
     expect(routed.filter((to) => to === 'B')).toHaveLength(1);
-    const rows: { method: string | null; kind: string; status: number }[] = await db.dataSource.query(
-      `SELECT e.method, e.kind, e.status FROM mcp_events e JOIN mcp_inbound_sessions s ON s.id = e.session_ref WHERE s.session_id = $1 AND e.method IS DISTINCT FROM 'initialize' AND e.method IS DISTINCT FROM 'notifications/initialized'`,
-      [transport.sessionId],
-    );
+    // The event rows are written in batches, after the replies: wait until both replicas' rows are
+    // there (the call's with its final status), then check exactly what they say.
+    type Row = { method: string | null; kind: string; status: number | null };
+    const rows = await pollUntil('the event rows of the call on A and of the answer on B', async () => {
+      const found: Row[] = await db.dataSource.query(
+        `SELECT e.method, e.kind, e.status FROM mcp_events e JOIN mcp_inbound_sessions s ON s.id = e.session_ref WHERE s.session_id = $1 AND e.method IS DISTINCT FROM 'initialize' AND e.method IS DISTINCT FROM 'notifications/initialized'`,
+        [transport.sessionId],
+      );
+      return found.length >= 2 && found.every((row) => row.status !== null) ? found : undefined;
+    });
     expect(rows.sort((x, y) => x.kind.localeCompare(y.kind))).toEqual([
       { method: 'tools/call', kind: 'request', status: 200 },
       { method: null, kind: 'response', status: 202 },

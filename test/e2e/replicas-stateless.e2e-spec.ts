@@ -9,8 +9,8 @@ import { statelessPost, statelessRequest } from '../fixtures/stateless/stateless
 import { startApp, type RunningApp } from '../support/http-app';
 import { openSession, post, versionHeader } from '../support/mcp-wire';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
+import { TEST_REDIS_URL as REDIS_URL } from '../support/redis';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const SECRET = 'replicas-stateless-shared-secret-01';
 
 /**

@@ -7,6 +7,8 @@ const ROOT = join(__dirname, '..', '..');
 const MB = 1024 * 1024;
 /** What a worker may grow by while a hostile server tries to make it hold a gigabyte. */
 const MEMORY_BOUND = 200 * MB;
+/** How long the probe child may take for all its cases (ts-node boot included). */
+const PROBE_DEADLINE_MS = 170_000;
 
 /**
  * The HTTP transport against servers that try to exhaust a worker: an endless SSE line, a 1 GiB
@@ -37,7 +39,13 @@ describe('HttpTransport against hostile HTTP servers (client in a separate proce
     child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString()));
     return new Promise((resolve, reject) => {
+      // Killed, with what it printed, before the hook's own timeout would fail without a word.
+      const deadline = setTimeout(() => {
+        child.kill('SIGKILL');
+        reject(new Error(`probe did not finish within ${PROBE_DEADLINE_MS} ms and was killed:\n${out}${err}`));
+      }, PROBE_DEADLINE_MS);
       child.once('exit', (code) => {
+        clearTimeout(deadline);
         children.delete(child);
         if (code !== 0) return reject(new Error(`probe exited with ${code}:\n${err}`));
         const lines = out.trim().split('\n').map((line) => JSON.parse(line) as ProbeReport);

@@ -47,7 +47,10 @@ describe('stdio servers after their parent is SIGKILLed', () => {
     let err = '';
     parent.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
     parent.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    await waitUntil(() => /ready (\{.*\})\n/.test(out) || parent?.exitCode !== null, 60_000, 'the parent to start its servers');
+    // Readiness deadline: a parent that hangs at boot fails with its stderr (afterAll kills it).
+    await waitUntil(() => /ready (\{.*\})\n/.test(out) || parent?.exitCode !== null, 60_000, 'the parent to start its servers').catch((error: Error) => {
+      throw new Error(`${error.message}:\n${err}`);
+    });
     const match = /ready (\{.*\})\n/.exec(out);
     if (!match) throw new Error(`the parent did not get ready:\n${err}`);
     const { hanging, pooled } = JSON.parse(match[1]) as { hanging: number; pooled: number };

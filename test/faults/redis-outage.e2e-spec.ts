@@ -11,6 +11,9 @@ import { pollUntil } from './support/free-port';
 import { RecordingLogger } from './support/fault-app';
 import { startPrivateRedis, type PrivateRedis } from './support/private-redis';
 
+/** keep-alive of the replicas' GET streams; a stream claim lives twice as long. */
+const STREAM_KEEP_ALIVE_MS = 2_000;
+
 /** Settles every promise and sorts the outcomes into results and errors. */
 async function settleAll<T>(work: Promise<T>[]): Promise<{ results: T[]; errors: unknown[] }> {
   const outcomes = await Promise.allSettled(work);
@@ -134,7 +137,20 @@ describe('Redis outage', () => {
       const channelPrefix = `outage-${randomBytes(4).toString('hex')}`;
       const boot = async () => {
         const moduleRef = await Test.createTestingModule({
-          imports: [McpModule.forRoot({ auth: fixtureAuth, providers: [FixtureTools], stores, pubsub: { redis: redis.url, channelPrefix, timeoutMs: 2000 }, stateless: { requestStateSecret: 'the-shared-secret-of-both-replicas' } })],
+          // A GET refused with 503 during the outage may leave its stream claim queued in ioredis's
+          // offline queue; it runs on reconnect and holds the session's GET stream (409) for two
+          // keep-alive intervals. A short keep-alive lets such a claim expire well within the wait
+          // below, however late the reconnect comes on a starved machine.
+          imports: [
+            McpModule.forRoot({
+              auth: fixtureAuth,
+              providers: [FixtureTools],
+              stores,
+              pubsub: { redis: redis.url, channelPrefix, timeoutMs: 2000 },
+              stateless: { requestStateSecret: 'the-shared-secret-of-both-replicas' },
+              streams: { keepAliveMs: STREAM_KEEP_ALIVE_MS },
+            }),
+          ],
           providers: [FixtureTools],
         }).compile();
         const app = moduleRef.createNestApplication({ logger: new RecordingLogger() });
@@ -175,9 +191,22 @@ describe('Redis outage', () => {
       } finally {
         await redis.start();
       }
-      await pollUntil('the GET stream to open again', async () => ((await openStream(b.url, sessionId)).status === 200 ? true : undefined), 30_000, 250);
+      // Until then a GET is refused because the bus is still down (503) or a stale claim is held (409).
+      const refusals = new Set<number>();
+      await pollUntil(
+        'the GET stream to open again',
+        async () => {
+          const { status } = await openStream(b.url, sessionId);
+          if (status === 200) return true;
+          refusals.add(status);
+          return undefined;
+        },
+        60_000,
+        250,
+      );
+      expect([...refusals].filter((status) => status !== 503 && status !== 409)).toEqual([]);
       const cancel = await post(b.url, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'after' } }, { sessionId, headers: { ...versionHeader(), Accept: MCP_ACCEPT } });
       expect(cancel.status).toBe(202);
-    }, 90_000);
+    }, 150_000);
   });
 });

@@ -10,8 +10,8 @@ import { startApp, type RunningApp } from '../support/http-app';
 import { MCP_ACCEPT, openSession, post, send, versionHeader } from '../support/mcp-wire';
 import { waitUntilPast } from '../support/polling';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
+import { TEST_REDIS_URL as REDIS_URL } from '../support/redis';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** Polls `check` until it holds, failing after a deadline. */
 async function until(check: () => boolean | Promise<boolean>, what: string, deadlineMs = 10_000): Promise<void> {

@@ -8,8 +8,8 @@ import { SseReader, type SseEvent } from '../fixtures/sse/sse-reader';
 import { startApp, type HttpAdapterName, type RunningApp } from '../support/http-app';
 import { MCP_ACCEPT, openSession, versionHeader } from '../support/mcp-wire';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
+import { TEST_REDIS_URL as REDIS_URL } from '../support/redis';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** Polls `check` until it holds, failing after a deadline. */
 async function until(check: () => boolean, what: string, deadlineMs = 5_000): Promise<void> {

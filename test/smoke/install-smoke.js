@@ -170,7 +170,10 @@ const TSCONFIG = {
   include: ['src'],
 };
 
-/** Boots the compiled app and waits for it to listen; resolves with the child process. */
+/** How long the compiled app may take to listen on a loaded machine. */
+const BOOT_DEADLINE_MS = 60_000;
+
+/** Boots the compiled app and waits for it to listen (killed if it does not); resolves with the child process. */
 function boot(dir, port, dbUrl, log) {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, ['dist/main.js'], {
@@ -179,7 +182,11 @@ function boot(dir, port, dbUrl, log) {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
-    const timer = setTimeout(() => reject(new Error(`the app did not listen within 30 s:\n${output}`)), 30_000);
+    // A hung boot must not outlive the error: the app is killed with it.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the app did not listen within ${BOOT_DEADLINE_MS / 1000} s and was killed:\n${output}`));
+    }, BOOT_DEADLINE_MS);
     const onData = (chunk) => {
       output += chunk;
       log(String(chunk).trimEnd());

@@ -11,7 +11,7 @@ import { resolveMcpOptions } from './mcp.options';
 import type { JsonRpcError, JsonRpcMessage, JsonRpcSuccess } from '../protocol/jsonrpc';
 import { McpTool } from './decorators/mcp-tool.decorator';
 import { McpMetadataAccessor } from './mcp-metadata.accessor';
-import { Toolset, type ToolsetIdentity } from './toolset';
+import { isPropagated, propagateFromHandlers, Toolset, type ToolsetIdentity } from './toolset';
 import { ToolsetExplorer } from './toolset.explorer';
 import { encodeCursor } from './tools/list-cursor';
 import type { RegisteredTool } from './tools/registered-tool';
@@ -393,8 +393,10 @@ describe('Toolset.deliver', () => {
       let ran = false;
       void slow.started.promise.then(() => (ran = true));
       await expect(toolset.deliver({ jsonrpc: '2.0', method: 'tools/call', params: { name: 'slow' } }, baseContext)).resolves.toBeNull();
-      await Promise.resolve();
+      // A handler started on a later turn would have run by now.
+      await new Promise((resolve) => setImmediate(resolve));
       expect(ran).toBe(false);
+      expect(toolset.inFlightCount).toBe(0);
     });
 
     it('answers a client response with null', async () => {
@@ -433,6 +435,42 @@ describe('Toolset.deliver', () => {
       expect(ctx.signal.aborted).toBe(false);
       slow.release.resolve();
       await expect(call).resolves.toMatchObject({ id: 5, result: { content: [{ type: 'text', text: 'finished' }] } });
+    });
+
+    it('gives the abort a default reason when the cancellation has none', async () => {
+      const call = toolset.deliver({ jsonrpc: '2.0', id: 'no-reason', method: 'tools/call', params: { name: 'slow' } }, baseContext);
+      const ctx = await slow.started.promise;
+      await toolset.deliver({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'no-reason' } }, baseContext);
+      expect((ctx.signal.reason as Error).message).toBe('Cancelled by the client');
+      await call;
+    });
+
+    it('does not abort on another notification that names the request', async () => {
+      const call = toolset.deliver({ jsonrpc: '2.0', id: 'p-1', method: 'tools/call', params: { name: 'slow' } }, baseContext);
+      const ctx = await slow.started.promise;
+      await toolset.deliver({ jsonrpc: '2.0', method: 'notifications/progress', params: { requestId: 'p-1', progressToken: 'p-1', progress: 1 } }, baseContext);
+      expect(ctx.signal.aborted).toBe(false);
+      slow.release.resolve();
+      await expect(call).resolves.toMatchObject({ id: 'p-1', result: { content: [{ type: 'text', text: 'finished' }] } });
+    });
+
+    it('keeps a second request of the same id cancellable after the first one ended (two stateless callers)', async () => {
+      const stateless: McpDeliveryContext = { ...baseContext, sessionId: null, protocolVersion: '2026-07-28' };
+      const request = { jsonrpc: '2.0', id: 'same', method: 'tools/call', params: { name: 'slow' } } as const;
+      let endFirst!: () => void;
+      const first = toolset.runCancellable(request, stateless, () => new Promise<void>((resolve) => (endFirst = resolve)));
+      let secondSignal!: AbortSignal;
+      const second = toolset.runCancellable(request, stateless, (ctx) => {
+        secondSignal = ctx.signal;
+        return new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
+      });
+      endFirst();
+      await first;
+      expect(toolset.inFlightCount).toBe(1);
+      await toolset.deliver({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'same' } }, stateless);
+      expect(secondSignal.aborted).toBe(true);
+      await second;
+      expect(toolset.inFlightCount).toBe(0);
     });
 
     it('aborts ctx.signal when the delivery context’s signal aborts (the client went away)', async () => {
@@ -542,5 +580,77 @@ describe('tools/list pagination', () => {
     const second = await result(toolset, 'tools/list', { cursor: first.nextCursor });
     const third = await result(toolset, 'tools/list', { cursor: second.nextCursor });
     expect((third.tools as Array<{ name: string }>).map((t) => t.name)).toEqual(['t5', 't6']);
+  });
+});
+
+class PropagatedSignal extends Error {}
+propagateFromHandlers(PropagatedSignal);
+class SubclassOfPropagated extends PropagatedSignal {}
+
+@Injectable()
+class PropagatingTools {
+  @McpTool({ description: 'Throws a class handlers must not swallow' })
+  signal(): string {
+    throw new PropagatedSignal('carried by the transport');
+  }
+
+  @McpTool({ description: 'Throws a subclass of it' })
+  subclass(): string {
+    throw new SubclassOfPropagated('also carried');
+  }
+}
+
+describe('Toolset methods, capabilities and identity', () => {
+  it('serves another method with its handler, which gets the request and the delivery context', async () => {
+    const toolset = await boot([]);
+    const seen: unknown[] = [];
+    toolset.handle('resources/list', async (request, context) => {
+      seen.push({ method: request.method, params: request.params, principal: context.principal.key });
+      return { resources: [] };
+    });
+    expect(await result(toolset, 'resources/list', { cursor: 'c' })).toEqual({ resources: [] });
+    expect(seen).toEqual([{ method: 'resources/list', params: { cursor: 'c' }, principal: 'alice' }]);
+  });
+
+  it("answers a handler's McpRpcError as that JSON-RPC error, and rejects with any other failure", async () => {
+    const toolset = await boot([]);
+    toolset.handle('prompts/get', async () => {
+      throw new McpRpcError(-32602, 'Unknown prompt: nope');
+    });
+    toolset.handle('completion/complete', async () => {
+      throw new TypeError('a bug in the handler');
+    });
+    expect(await rpcError(toolset, 'prompts/get', { name: 'nope' })).toEqual({ code: -32602, message: 'Unknown prompt: nope' });
+    await expect(toolset.deliver({ jsonrpc: '2.0', id: 1, method: 'completion/complete' }, baseContext)).rejects.toThrow(TypeError);
+  });
+
+  it('announces declared capabilities beside tools, and hands out copies', async () => {
+    const toolset = await boot([]);
+    toolset.declareCapability('resources', { subscribe: true });
+    const capabilities = toolset.getCapabilities();
+    expect(capabilities).toEqual({ tools: { listChanged: false }, resources: { subscribe: true } });
+    capabilities.prompts = {};
+    expect(toolset.getCapabilities()).toEqual({ tools: { listChanged: false }, resources: { subscribe: true } });
+    const init = await result(toolset, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '0' } });
+    expect(init.capabilities).toEqual({ tools: { listChanged: false }, resources: { subscribe: true } });
+  });
+
+  it('hands out a copy of its identity', async () => {
+    const toolset = await boot([], 100, { name: 'srv', version: '2', title: 'T' });
+    const identity = toolset.getIdentity();
+    expect(identity).toEqual({ name: 'srv', version: '2', title: 'T' });
+    identity.name = 'changed';
+    expect(toolset.getIdentity().name).toBe('srv');
+  });
+
+  it('lets a class registered with propagateFromHandlers (and its subclasses) through instead of an isError result', async () => {
+    const toolset = await boot([PropagatingTools]);
+    expect(isPropagated(new PropagatedSignal('x'))).toBe(true);
+    expect(isPropagated(new SubclassOfPropagated('x'))).toBe(true);
+    expect(isPropagated(new Error('x'))).toBe(false);
+    expect(isPropagated('a string')).toBe(false);
+    await expect(toolset.deliver({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'signal' } }, baseContext)).rejects.toBeInstanceOf(PropagatedSignal);
+    await expect(toolset.deliver({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'subclass' } }, baseContext)).rejects.toBeInstanceOf(SubclassOfPropagated);
+    expect(toolset.inFlightCount).toBe(0);
   });
 });

@@ -70,7 +70,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   let frozen = false;
   const ctl = (args: string[]) => asPostgres('pg_ctl', ['-D', data, ...args]);
   const start = async () => {
-    ctl(['-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`, '-l', join(dir, 'log'), '-w', '-t', '30', 'start']);
+    ctl(['-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`, '-l', join(dir, 'log'), '-w', '-t', '60', 'start']);
     running = true;
   };
   const stop = async () => {
@@ -126,7 +126,16 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   } catch (error) {
     if (dataSource?.isInitialized) await dataSource.destroy().catch(() => undefined);
     if (frozen) thaw();
-    if (running) await stop().catch(() => undefined);
+    // pg_ctl may give up waiting while the postmaster it started goes on booting: stop it too.
+    if (running || postmasterPid(data)) await stop().catch(() => undefined);
+    const stray = postmasterPid(data);
+    if (stray) {
+      try {
+        process.kill(stray, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
     rmSync(dir, { recursive: true, force: true });
     throw error;
   }

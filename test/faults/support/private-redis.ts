@@ -29,7 +29,13 @@ function ping(port: number): Promise<boolean> {
   });
 }
 
-/** Starts a private redis-server. Call `destroy()` in `afterAll`, whatever happens. */
+/** How long a private redis-server may take to answer PING on a loaded machine. */
+const REDIS_READY_DEADLINE_MS = 30_000;
+
+/**
+ * Starts a private redis-server (killed again if it does not answer PING in time). Call
+ * `destroy()` in `afterAll`, whatever happens.
+ */
 export async function startPrivateRedis(): Promise<PrivateRedis> {
   const port = await freePort();
   let child: ChildProcess | null = null;
@@ -38,7 +44,13 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
     child = server;
     const exited = new Promise<never>((_, reject) => server.once('exit', (code) => reject(new Error(`redis-server exited with ${code}`))));
     exited.catch(() => undefined);
-    await Promise.race([pollUntil(`redis-server on ${port}`, async () => ((await ping(port)) ? true : undefined), 10_000, 50), exited]);
+    try {
+      await Promise.race([pollUntil(`redis-server on ${port}`, async () => ((await ping(port)) ? true : undefined), REDIS_READY_DEADLINE_MS, 50), exited]);
+    } catch (error) {
+      // Not ready in time (or gone): nothing else holds this child, so it must not outlive the error.
+      await kill();
+      throw error;
+    }
   };
   const kill = async () => {
     const server = child;

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { McpCallNotFoundError } from '../../errors/mcp-client-call.errors';
 import { McpTransportError } from '../../errors/mcp-client.errors';
-import { McpQueueUnavailableError } from '../../errors/mcp-outage.errors';
+import { McpCallWaitTimeoutError, McpQueueUnavailableError } from '../../errors/mcp-outage.errors';
 import type { McpResolvedQueueOptions } from '../config/client-options-resolver';
 import type { McpCallJob } from '../interfaces/mcp-call.interface';
 import type { McpCallAttempt } from '../interfaces/mcp-call-attempt.interface';
@@ -47,7 +47,19 @@ class FakeBullQueue extends EventEmitter {
     return this.jobs.get(id) ?? null;
   }
 
-  async close() {}
+  closing: () => Promise<void> = async () => undefined;
+  clients: Array<{ disconnect: jest.Mock }> = [{ disconnect: jest.fn() }, { disconnect: jest.fn() }];
+
+  async close() {
+    return this.closing();
+  }
+
+  /** Bull confirms the subscription of a global event; here on the next turn. */
+  override on(event: string | symbol, listener: (...args: any[]) => void): this {
+    super.on(event, listener);
+    if (event === 'global:completed' || event === 'global:failed') setImmediate(() => this.emit(`registered:${event}`));
+    return this;
+  }
 }
 
 jest.mock('bull', () => FakeBullQueue);
@@ -84,6 +96,10 @@ function worker(process: (job: McpCallJob, attempt: McpCallAttempt) => Promise<R
   queue.start();
   const bull = FakeBullQueue.last;
   return { queue, bull, process: spy, run: (job: ReturnType<typeof fakeJob>) => bull.handler!(job) };
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setImmediate(resolve));
 }
 
 describe('BullCallQueue worker: the at-most-once mark', () => {
@@ -268,5 +284,214 @@ describe('BullCallQueue enqueueing and reading', () => {
     expect(stalled.error).toBeInstanceOf(McpTransportError);
     expect(stalled.error!.message).toBe('Call 10 failed: stalled');
     expect((stalled.error as McpTransportError).delivered).toBe(true);
+  });
+});
+
+describe('BullCallQueue waiters', () => {
+  /** A job as Bull returns it, whose state the test moves on. */
+  function storedJob(bull: FakeBullQueue, id: string, state: string, extra: Record<string, unknown> = {}) {
+    const job: Record<string, unknown> = { id, data: toolCall, getState: async () => job.state, state, ...extra };
+    bull.jobs.set(id, job);
+    return job;
+  }
+
+  it('returns the result of a call that already completed, reading the job again once it is final', async () => {
+    const { queue, bull } = worker(async () => ({}), { worker: false });
+    storedJob(bull, '1', 'completed', { returnvalue: { done: 1 } });
+    await expect(queue.wait('1')).resolves.toEqual({ done: 1 });
+    expect(queue.waiting).toBe(0);
+  });
+
+  it('throws the typed failure of a call that already failed', async () => {
+    const { queue, bull } = worker(async () => ({}), { worker: false });
+    storedJob(bull, '2', 'failed', { data: { ...toolCall, failure: { name: 'McpTransportError', message: 'reset', delivered: false, fields: {} } } });
+    const error = await queue.wait('2').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(McpTransportError);
+    expect(error).toMatchObject({ message: 'reset', delivered: false });
+    expect(queue.waiting).toBe(0);
+  });
+
+  it('settles every waiter of a running call on its completion event, with the published value', async () => {
+    const { queue, bull } = worker(async () => ({}), { worker: false });
+    storedJob(bull, '3', 'active');
+    const first = queue.wait('3');
+    const second = queue.wait('3');
+    await until(() => queue.waiting === 2);
+    bull.emit('global:completed', 3, JSON.stringify({ value: 'published' }));
+    await expect(first).resolves.toEqual({ value: 'published' });
+    await expect(second).resolves.toEqual({ value: 'published' });
+    expect(queue.waiting).toBe(0);
+  });
+
+  it('rejects the waiters of a running call with its typed failure on its failed event', async () => {
+    const { queue, bull } = worker(async () => ({}), { worker: false });
+    const job = storedJob(bull, '4', 'active');
+    const waiting = queue.wait('4').catch((e: unknown) => e);
+    await until(() => queue.waiting === 1);
+    job.data = { ...toolCall, failure: { name: 'McpTransportError', message: 'gone', delivered: true, fields: { status: 500 } } };
+    bull.emit('global:failed', '4', 'gone');
+    const error = await waiting;
+    expect(error).toBeInstanceOf(McpTransportError);
+    expect(error).toMatchObject({ message: 'gone', delivered: true, status: 500 });
+  });
+
+  it('ignores the events of other calls', async () => {
+    const { queue, bull } = worker(async () => ({}), { worker: false });
+    storedJob(bull, '5', 'active');
+    const waiting = queue.wait('5');
+    await until(() => queue.waiting === 1);
+    bull.emit('global:completed', '55', JSON.stringify({ other: true }));
+    bull.emit('global:failed', '6', 'other');
+    expect(queue.waiting).toBe(1);
+    bull.emit('global:completed', '5', JSON.stringify({ mine: true }));
+    await expect(waiting).resolves.toEqual({ mine: true });
+  });
+
+  it('gives up after the wait timeout with McpCallWaitTimeoutError and leaves no waiter behind', async () => {
+    const { queue, bull } = worker(async () => ({}), { worker: false });
+    storedJob(bull, '7', 'waiting');
+    const error = await queue.wait('7', 20).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(McpCallWaitTimeoutError);
+    expect(error).toMatchObject({ callId: '7', timeoutMs: 20, delivered: true });
+    expect(queue.waiting).toBe(0);
+  });
+
+  it('rejects an unknown call id with McpCallNotFoundError and leaves no waiter behind', async () => {
+    const { queue } = worker(async () => ({}), { worker: false });
+    const error = await queue.wait('404').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(McpCallNotFoundError);
+    expect(queue.waiting).toBe(0);
+  });
+
+  it('refuses to wait while Redis is down, saying the call may have been sent', async () => {
+    const { queue, bull } = worker(async () => ({}), { worker: false });
+    storedJob(bull, '8', 'active');
+    bull.client.status = 'reconnecting';
+    const error = await queue.wait('8').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(McpQueueUnavailableError);
+    expect(error).toMatchObject({ delivered: true });
+    expect((error as Error).message).toContain('reconnecting');
+    expect(queue.waiting).toBe(0);
+  });
+
+  it('rejects every waiter when the connection closes: their outcomes could no longer be heard', async () => {
+    const { queue, bull } = worker(async () => ({}), { worker: false });
+    storedJob(bull, '9', 'active');
+    storedJob(bull, '10', 'active');
+    const waits = [queue.wait('9').catch((e: unknown) => e), queue.wait('10').catch((e: unknown) => e)];
+    await until(() => queue.waiting === 2);
+    bull.client.emit('close');
+    for (const error of await Promise.all(waits)) {
+      expect(error).toBeInstanceOf(McpQueueUnavailableError);
+      expect(error).toMatchObject({ delivered: true });
+    }
+    expect(queue.waiting).toBe(0);
+  });
+
+  it('bounds a Redis command by commandTimeoutMs; a read that timed out had no effect (delivered: false)', async () => {
+    const { queue, bull } = worker(async () => ({}), { worker: false, commandTimeoutMs: 20 });
+    bull.getJob = () => new Promise(() => undefined);
+    const error = await queue.state('11').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(McpQueueUnavailableError);
+    expect(error).toMatchObject({ delivered: false });
+    expect((error as Error).message).toContain('20 ms');
+  });
+
+  it('turns a failed Redis command into McpQueueUnavailableError carrying its message', async () => {
+    const { queue, bull } = worker(async () => ({}), { worker: false });
+    bull.add = async () => {
+      throw new Error('OOM command not allowed');
+    };
+    const error = await queue.submit(toolCall).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(McpQueueUnavailableError);
+    expect(error).toMatchObject({ delivered: true });
+    expect((error as Error).message).toContain('OOM command not allowed');
+  });
+
+  it('close rejects the waiters, and drops the connections when Bull cannot close within commandTimeoutMs', async () => {
+    const { queue, bull } = worker(async () => ({}), { worker: false, commandTimeoutMs: 20 });
+    storedJob(bull, '12', 'active');
+    const waiting = queue.wait('12').catch((e: unknown) => e);
+    await until(() => queue.waiting === 1);
+    bull.closing = () => new Promise(() => undefined);
+    await queue.close();
+    expect(await waiting).toBeInstanceOf(McpQueueUnavailableError);
+    expect(bull.clients.map((client) => client.disconnect.mock.calls.length)).toEqual([1, 1]);
+  });
+
+  it('close keeps the connections to Bull when it closes in time', async () => {
+    const { queue, bull } = worker(async () => ({}), { worker: false, commandTimeoutMs: 5_000 });
+    await queue.close();
+    expect(bull.clients.map((client) => client.disconnect.mock.calls.length)).toEqual([0, 0]);
+  });
+
+  it('hands the server notifications published as job progress to every listener, as text or object', () => {
+    const { queue, bull } = worker(async () => ({}), { worker: false });
+    const heard: unknown[] = [];
+    queue.onNotification((server, notification) => heard.push({ server, notification }));
+    const notification = { jsonrpc: '2.0', method: 'notifications/progress', params: { progress: 1 } };
+    bull.emit('global:progress', '1', JSON.stringify({ server: 'srv', notification }));
+    bull.emit('global:progress', '2', { server: 'other', notification });
+    bull.emit('global:progress', '3', 50);
+    expect(heard).toEqual([
+      { server: 'srv', notification },
+      { server: 'other', notification },
+    ]);
+  });
+});
+
+describe('BullCallQueue: what a Redis failure says about the call', () => {
+  const failingCommand = async () => {
+    throw new Error('READONLY You cannot write against a read only replica');
+  };
+
+  it('a claim whose SET NX fails or times out refuses to send, saying the call was not delivered', async () => {
+    for (const set of [failingCommand, () => new Promise(() => undefined)]) {
+      const errors: unknown[] = [];
+      const { bull, run } = worker(
+        async (_job, attempt) => {
+          errors.push(await attempt.claim().catch((e: unknown) => e));
+          return {};
+        },
+        { commandTimeoutMs: 20 },
+      );
+      bull.client.set.mockImplementation(set as never);
+      await run(fakeJob({ ...toolCall }));
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toBeInstanceOf(McpQueueUnavailableError);
+      expect(errors[0]).toMatchObject({ operation: 'at-most-once mark', delivered: false });
+    }
+  });
+
+  it('a release that fails says the call was not delivered, and names the operation', async () => {
+    const errors: unknown[] = [];
+    const { bull, run } = worker(async (_job, attempt) => {
+      await attempt.claim();
+      errors.push(await attempt.release().catch((e: unknown) => e));
+      return {};
+    });
+    bull.client.del.mockImplementation(failingCommand as never);
+    await run(fakeJob({ ...toolCall }));
+    expect(errors[0]).toBeInstanceOf(McpQueueUnavailableError);
+    expect(errors[0]).toMatchObject({ operation: 'release the at-most-once mark', delivered: false });
+    expect((errors[0] as Error).message).toContain('READONLY');
+  });
+
+  it('an enqueue that failed may have been stored (delivered: true); reads that failed had no effect (delivered: false)', async () => {
+    const { queue, bull } = worker(async () => ({}), { worker: false, commandTimeoutMs: 20 });
+    bull.add = failingCommand as never;
+    await expect(queue.submit(toolCall)).rejects.toMatchObject({ operation: 'enqueue', delivered: true });
+    bull.getJob = (() => new Promise(() => undefined)) as never;
+    await expect(queue.state('1')).rejects.toMatchObject({ operation: 'read job', delivered: false });
+    bull.getJob = (async () => ({ id: '1', data: toolCall, getState: () => new Promise(() => undefined) })) as never;
+    await expect(queue.state('1')).rejects.toMatchObject({ operation: 'state', delivered: false });
+  });
+
+  it('a command refused while Redis is down names the operation and the connection state', async () => {
+    const { queue, bull } = worker(async () => ({}), { worker: false });
+    bull.client.status = 'end';
+    const error = await queue.state('1').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(McpQueueUnavailableError);
+    expect(error).toMatchObject({ operation: 'read job', reason: 'the connection to Redis is end', delivered: false });
   });
 });

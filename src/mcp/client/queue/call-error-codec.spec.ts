@@ -66,3 +66,10 @@ describe('the Bull call-error codec', () => {
     expect(encodeCallError('boom')).toEqual({ name: 'Error', message: 'boom', delivered: true, fields: {} });
   });
 });
+
+describe('encodeCallError', () => {
+  it('keeps only the typed fields the error has, so the job data carries nothing else', () => {
+    expect(encodeCallError(new McpTransportError('bad gateway', true, 502))).toEqual({ name: 'McpTransportError', message: 'bad gateway', delivered: true, fields: { status: 502 } });
+    expect(encodeCallError(new Error('plain'))).toEqual({ name: 'Error', message: 'plain', delivered: true, fields: {} });
+  });
+});

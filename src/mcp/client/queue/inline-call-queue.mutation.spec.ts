@@ -228,3 +228,19 @@ describe('InlineCallQueue concurrency', () => {
     expect(process).toHaveBeenCalledTimes(2);
   });
 });
+
+describe('InlineCallQueue close', () => {
+  it('waits for the calls still running before it resolves', async () => {
+    let release!: () => void;
+    const { queue } = queueWith(() => new Promise((resolve) => (release = () => resolve({ late: true }))));
+    const id = await queue.submit(toolCall);
+    let closed = false;
+    const closing = queue.close().then(() => (closed = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(closed).toBe(false);
+    release();
+    await closing;
+    expect(closed).toBe(true);
+    await expect(queue.state(id)).resolves.toEqual({ id, state: 'completed', result: { late: true } });
+  });
+});

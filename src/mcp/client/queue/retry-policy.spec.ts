@@ -11,7 +11,7 @@ import {
 } from '../../errors/mcp-client-call.errors';
 import { McpClientError, McpProtocolError, McpServerError, McpTimeoutError, McpTransportError } from '../../errors/mcp-client.errors';
 import { McpInputRequiredError } from '../../errors/mcp-input-required.errors';
-import { isRetryable } from './retry-policy';
+import { backoffDelay, isRetryable, retryStartsInTime } from './retry-policy';
 
 const delivered = new McpTransportError('reset after sending', true);
 const neverSent = new McpTransportError('connection refused', false);
@@ -84,5 +84,41 @@ describe('isRetryable over every error class, delivery state and method kind', (
       const states = rows.filter(([, , , , error]) => error instanceof cls).map(([, state]) => state);
       expect(states.sort()).toEqual([false, true]);
     }
+  });
+});
+
+describe('backoffDelay', () => {
+  it('waits backoffMs before the second attempt and doubles it for each one after', () => {
+    expect([1, 2, 3, 4].map((attempt) => backoffDelay(100, attempt))).toEqual([100, 200, 400, 800]);
+  });
+
+  it('never waits less than backoffMs, whatever attempt number it is given', () => {
+    expect(backoffDelay(100, 0)).toBe(100);
+    expect(backoffDelay(100, -3)).toBe(100);
+  });
+
+  it('never waits with a zero backoff', () => {
+    expect(backoffDelay(0, 5)).toBe(0);
+  });
+});
+
+describe('retryStartsInTime', () => {
+  const now = 1_000_000;
+  beforeEach(() => jest.spyOn(Date, 'now').mockReturnValue(now));
+  afterEach(() => jest.restoreAllMocks());
+
+  it('always retries a call without a deadline', () => {
+    expect(retryStartsInTime({}, Number.MAX_SAFE_INTEGER)).toBe(true);
+  });
+
+  it('retries only when the retry would start strictly before the deadline', () => {
+    expect(retryStartsInTime({ deadlineAt: now + 500 }, 499)).toBe(true);
+    expect(retryStartsInTime({ deadlineAt: now + 500 }, 500)).toBe(false);
+    expect(retryStartsInTime({ deadlineAt: now + 500 }, 501)).toBe(false);
+  });
+
+  it('does not retry a call whose deadline already passed, even at once', () => {
+    expect(retryStartsInTime({ deadlineAt: now - 1 }, 0)).toBe(false);
+    expect(retryStartsInTime({ deadlineAt: now }, 0)).toBe(false);
   });
 });

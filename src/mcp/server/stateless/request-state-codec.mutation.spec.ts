@@ -47,6 +47,7 @@ describe('digestParams', () => {
     expect(digestParams({ a: [1, 2] })).not.toBe(digestParams({ a: '1,2' }));
     expect(digestParams({ a: { b: 1 } })).not.toBe(digestParams({ a: [1] }));
     expect(digestParams({ a: [[1], 2] })).not.toBe(digestParams({ a: [1, [2]] }));
+    expect(digestParams({ a: [1, 2] })).not.toBe(digestParams({ a: [12] }));
     expect(digestParams({ 'a:1': 2 })).not.toBe(digestParams({ a: '1:2' }));
   });
 

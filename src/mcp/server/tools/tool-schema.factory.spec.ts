@@ -118,10 +118,7 @@ describe('dtoToJsonSchema', () => {
     expect(outcome.ok === false && outcome.message).toContain('shipTo.location.lat');
   });
 
-  // Defect: a nested DTO class without validation decorators has no schema of its own, so the
-  // published schema keeps a `$ref` to `#/$defs/<name>` with no such definition, and a client that
-  // compiles the tool's inputSchema fails to resolve it.
-  it.failing('keeps its $refs resolvable when a nested class has no validation decorators', () => {
+  it('defines a nested class without validation decorators as any object, so its $refs resolve', async () => {
     class Undecorated {
       note: string;
     }
@@ -129,9 +126,29 @@ describe('dtoToJsonSchema', () => {
       @ValidateNested()
       @Type(() => Undecorated)
       inner: Undecorated;
+
+      @IsArray()
+      @ValidateNested({ each: true })
+      @Type(() => Undecorated)
+      many: Undecorated[];
     }
     const published = dtoToJsonSchema(Holder);
-    expect(() => compileJsonSchema(published)).not.toThrow();
+    expect(published.$defs).toEqual({ Undecorated: { type: 'object' } });
+    expect(published.properties).toMatchObject({
+      inner: { $ref: '#/$defs/Undecorated' },
+      many: { type: 'array', items: { $ref: '#/$defs/Undecorated' } },
+    });
+    const validateSchema = compileJsonSchema(published);
+    const good = { inner: { note: 'kept by the schema' }, many: [{ anything: 1 }] };
+    expect(validateSchema(good)).toEqual({ ok: true, value: good });
+    const bad = validateSchema({ inner: 'not an object', many: [] }) as ValidationOutcome;
+    expect(bad.ok).toBe(false);
+    expect(bad.ok === false && bad.message).toContain('inner');
+    // The server's own validation agrees: any object is accepted there.
+    const validateDto = compileInputValidator(Holder);
+    const outcome = (await validateDto({ inner: { note: 'x' }, many: [{}] })) as ValidationOutcome;
+    expect(outcome.ok).toBe(true);
+    expect(outcome.ok && outcome.value).toBeInstanceOf(Holder);
   });
 
   it('gives a DTO without decorated fields an empty object schema', () => {

@@ -48,10 +48,15 @@ function ambiguousClassNames(): Set<string> {
   return new Set([...byName].filter(([, set]) => set.size > 1).map(([name]) => name));
 }
 
+/** The definition of a nested class without validation decorators: any object, as class-validator accepts it. */
+const UNDECORATED_CLASS_SCHEMA: JsonSchema = Object.freeze({ type: 'object' }) as JsonSchema;
+
 /**
  * Derives a self-contained JSON Schema from a class-validator DTO: the class's own schema with
  * every nested DTO it references under `$defs`. Nested DTOs are referenced by class name, so two
- * nested DTO classes of one name are a boot error.
+ * nested DTO classes of one name are a boot error. A nested class without validation decorators
+ * is defined as `{ type: 'object' }`: class-validator accepts any object there (and `whitelist`
+ * strips its undecorated properties), so the published schema promises no more than that.
  */
 export function dtoToJsonSchema(dto: Type<unknown>): JsonSchema {
   const options = { refPointerPrefix: DEFS_PREFIX, classTransformerMetadataStorage: defaultMetadataStorage };
@@ -68,9 +73,13 @@ export function dtoToJsonSchema(dto: Type<unknown>): JsonSchema {
         `The DTO ${dto.name} nests a class named ${name}, and more than one validated class has that name: rename one of them so its JSON Schema is unambiguous.`,
       );
     }
-    if (!all[name]) continue; // a nested class without validation decorators has no schema of its own
-    defs[name] = all[name];
-    collectRefs(all[name], pending);
+    const schema = all[name];
+    if (!schema) {
+      defs[name] = { ...UNDECORATED_CLASS_SCHEMA };
+      continue;
+    }
+    defs[name] = schema;
+    collectRefs(schema, pending);
   }
   return Object.keys(defs).length ? { ...root, $defs: defs } : root;
 }

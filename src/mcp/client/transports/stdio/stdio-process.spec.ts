@@ -1,7 +1,11 @@
+import { readFileSync } from 'node:fs';
 import type { NdjsonLine } from '../../../protocol/ndjson';
 import { StdioProcess, type StdioExit, type StdioSpawnSpec } from './stdio-process';
 
-/** A node server that echoes each stdin line on stdout as JSON; its behaviour on shutdown is set per test. */
+/**
+ * A node server that echoes each stdin line on stdout as JSON; its behaviour on shutdown is set per
+ * test. It writes `ready` on stderr once its shutdown handlers are installed.
+ */
 function server(onShutdown: string): StdioSpawnSpec {
   const source = `
     process.stdin.setEncoding('utf8');
@@ -15,8 +19,8 @@ function server(onShutdown: string): StdioSpawnSpec {
         process.stdout.write(JSON.stringify({ echo: line }) + '\\n');
       }
     });
-    process.stderr.write('ready\\n');
     ${onShutdown}
+    process.stderr.write('ready\\n');
   `;
   return { argv: [process.execPath, '-e', source], env: { PATH: process.env.PATH ?? '' }, cwd: undefined, stderrLimitBytes: 4096, maxMessageChars: 1000, orphanGraceMs: 100 };
 }
@@ -30,6 +34,21 @@ function start(spec: StdioSpawnSpec) {
   const child = new StdioProcess(spec, { line: (line) => lines.push(line), overflow: (chars) => overflows.push(chars), closed: (exit) => closed.push(exit) });
   started.push(child);
   return { child, lines, closed, overflows };
+}
+
+/** True while `pid` runs; a zombie (killed, not yet reaped) does not count. */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return process.platform !== 'linux';
+  }
 }
 
 async function until(condition: () => boolean): Promise<void> {
@@ -76,6 +95,8 @@ describe('StdioProcess', () => {
   it('sends SIGTERM to a server that ignores stdin close once closeGraceMs is over', async () => {
     const { child } = start(server(ignoreStdinEnd));
     await child.started;
+    // A signal sent before the server installed its handlers would end it the default way.
+    await until(() => child.stderr().includes('ready'));
     await child.shutdown(100, 5000);
     expect(await child.exit).toEqual(expect.objectContaining({ signal: 'SIGTERM' }));
   });
@@ -83,8 +104,47 @@ describe('StdioProcess', () => {
   it('sends SIGKILL to a server that also ignores SIGTERM once killGraceMs is over', async () => {
     const { child } = start(server(ignoreSigterm));
     await child.started;
+    // A signal sent before the server installed its handlers would end it the default way.
+    await until(() => child.stderr().includes('ready'));
     await child.shutdown(50, 100);
     expect(await child.exit).toEqual(expect.objectContaining({ signal: 'SIGKILL' }));
+  });
+
+  it('ends what the server started in its process group once the server exited', async () => {
+    const source = `
+      const helper = require('node:child_process').spawn(process.execPath, ['-e', 'setInterval(() => undefined, 1000)'], { stdio: 'ignore' });
+      process.stdout.write(JSON.stringify({ helper: helper.pid }) + '\\n');
+      process.stdin.on('end', () => process.exit(0));
+      process.stdin.resume();
+    `;
+    const { child, lines } = start({ ...server(''), argv: [process.execPath, '-e', source] });
+    await child.started;
+    await until(() => lines.length === 1);
+    const helper = (lines[0] as unknown as { value: { helper: number } }).value.helper;
+    expect(running(helper)).toBe(true);
+    await child.shutdown(5000, 5000);
+    expect(await child.exit).toEqual({ code: 0, signal: null });
+    await until(() => !running(helper));
+  });
+
+  it('refuses writes once the server exited by itself', async () => {
+    const { child, closed } = start({ ...server(''), argv: [process.execPath, '-e', 'process.exit(3)'] });
+    await child.started;
+    expect(await child.exit).toEqual({ code: 3, signal: null });
+    expect(child.write('too late\n')).toBe(false);
+    await until(() => closed.length === 1);
+    expect(closed).toEqual([{ code: 3, signal: null }]);
+  });
+
+  it('hands over a last stdout line without its newline when the server exits, and reports an over-long line as overflow', async () => {
+    const source = `process.stdout.write('x'.repeat(1500) + '\\n' + JSON.stringify({ last: true }));`;
+    const { child, lines, overflows, closed } = start({ ...server(''), argv: [process.execPath, '-e', source] });
+    await child.started;
+    await until(() => closed.length === 1);
+    // One overflow, counted when the line passed maxMessageChars (1000), however the pipe cut it.
+    expect(overflows).toHaveLength(1);
+    expect(overflows[0]).toBeGreaterThan(1000);
+    expect(lines).toEqual([expect.objectContaining({ kind: 'object', value: { last: true } })]);
   });
 
   it('runs the shutdown sequence once when asked twice', async () => {
