@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import { Injectable, type INestApplication, type LoggerService } from '@nestjs/common';
+import { Injectable, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import Redis from 'ioredis';
@@ -29,6 +29,7 @@ import { startAuthorizationServer, type OidcClient, type TestAuthorizationServer
 import { pollUntil } from '../support/polling';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { deleteRedisKeys, TEST_REDIS_URL } from '../support/redis';
+import { CapturingLogger } from '../support/capturing-logger';
 
 jest.setTimeout(120_000);
 
@@ -69,19 +70,6 @@ class DiAgentAuth implements McpClientAuth {
   }
 }
 
-/** A Nest logger that keeps every line at every level. */
-class CapturingLogger implements LoggerService {
-  readonly lines: string[] = [];
-  private keep(level: string, message: unknown, rest: unknown[]): void {
-    this.lines.push([level, message, ...rest].map((part) => (typeof part === 'string' ? part : part instanceof Error ? `${part.message} ${part.stack}` : JSON.stringify(part))).join(' '));
-  }
-  log(message: unknown, ...rest: unknown[]) { this.keep('log', message, rest); }
-  error(message: unknown, ...rest: unknown[]) { this.keep('error', message, rest); }
-  warn(message: unknown, ...rest: unknown[]) { this.keep('warn', message, rest); }
-  debug(message: unknown, ...rest: unknown[]) { this.keep('debug', message, rest); }
-  verbose(message: unknown, ...rest: unknown[]) { this.keep('verbose', message, rest); }
-  fatal(message: unknown, ...rest: unknown[]) { this.keep('fatal', message, rest); }
-}
 
 const secret = () => randomBytes(24).toString('hex');
 const AGENT: OidcClient = { client_id: 'agent', client_secret: secret(), scope: 'mcp:tools' };

@@ -1,4 +1,4 @@
-import type { INestApplication, LoggerService, ModuleMetadata } from '@nestjs/common';
+import type { INestApplication, ModuleMetadata } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { MCP_ENTITIES, McpClientModule, McpClientService, McpModule, McpTransportError } from '../../src/mcp';
@@ -6,25 +6,13 @@ import { DocumentedTools } from '../fixtures/documented/documented-tools';
 import { FixtureTools } from '../fixtures/fixture-tools';
 import { initializeRequest, post } from '../support/mcp-wire';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
+import { CapturingLogger } from '../support/capturing-logger';
 
 const VALID_TOKEN = 'srv-valid-token-7f3a91c2d4e5';
 const INVALID_TOKEN = 'srv-invalid-token-9c2e07b1a6f8';
 const CLIENT_WRONG_TOKEN = 'cli-wrong-token-55aa13e9b0c7';
 const TOKENS = [VALID_TOKEN, INVALID_TOKEN, CLIENT_WRONG_TOKEN];
 
-/** A Nest logger that keeps every line at every level. */
-class CapturingLogger implements LoggerService {
-  readonly lines: string[] = [];
-  private keep(level: string, message: unknown, rest: unknown[]): void {
-    this.lines.push([level, message, ...rest].map((part) => (typeof part === 'string' ? part : part instanceof Error ? `${part.message} ${part.stack}` : JSON.stringify(part))).join(' '));
-  }
-  log(message: unknown, ...rest: unknown[]) { this.keep('log', message, rest); }
-  error(message: unknown, ...rest: unknown[]) { this.keep('error', message, rest); }
-  warn(message: unknown, ...rest: unknown[]) { this.keep('warn', message, rest); }
-  debug(message: unknown, ...rest: unknown[]) { this.keep('debug', message, rest); }
-  verbose(message: unknown, ...rest: unknown[]) { this.keep('verbose', message, rest); }
-  fatal(message: unknown, ...rest: unknown[]) { this.keep('fatal', message, rest); }
-}
 
 /**
  * Bearer tokens never reach a log line or a row: a server that accepts and refuses tokens and a

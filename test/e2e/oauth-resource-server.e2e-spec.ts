@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import { Injectable, type INestApplication, type LoggerService } from '@nestjs/common';
+import { Injectable, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -13,6 +13,7 @@ import { pollUntil } from '../support/polling';
 import { initializeRequest, post, send } from '../support/mcp-wire';
 import { startAuthorizationServer, type OidcClient, type TestAuthorizationServer } from '../support/oidc-provider';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
+import { CapturingLogger } from '../support/capturing-logger';
 
 /** Tells the caller what the module made of its token. */
 @Injectable()
@@ -33,19 +34,6 @@ class AdminTools {
   }
 }
 
-/** A Nest logger that keeps every line at every level. */
-class CapturingLogger implements LoggerService {
-  readonly lines: string[] = [];
-  private keep(level: string, message: unknown, rest: unknown[]): void {
-    this.lines.push([level, message, ...rest].map((part) => (typeof part === 'string' ? part : part instanceof Error ? `${part.message} ${part.stack}` : JSON.stringify(part))).join(' '));
-  }
-  log(message: unknown, ...rest: unknown[]) { this.keep('log', message, rest); }
-  error(message: unknown, ...rest: unknown[]) { this.keep('error', message, rest); }
-  warn(message: unknown, ...rest: unknown[]) { this.keep('warn', message, rest); }
-  debug(message: unknown, ...rest: unknown[]) { this.keep('debug', message, rest); }
-  verbose(message: unknown, ...rest: unknown[]) { this.keep('verbose', message, rest); }
-  fatal(message: unknown, ...rest: unknown[]) { this.keep('fatal', message, rest); }
-}
 
 const TOOLS_CLIENT = { client_id: 'agent-tools', client_secret: 'agent-tools-secret-0123456789abcdef', scope: 'mcp:tools mcp:admin' } satisfies OidcClient;
 const RESOURCE_SERVER = { client_id: 'mcp-resource-server', client_secret: 'resource-server-secret-0123456789ab', scope: '' } satisfies OidcClient;
