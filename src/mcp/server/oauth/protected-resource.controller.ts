@@ -1,4 +1,4 @@
-import { Controller, Get, Header, HttpCode, Inject, Injectable, NotFoundException, Options, Res, type OnModuleInit, type Type } from '@nestjs/common';
+import { applyDecorators, Controller, Get, Header, HttpCode, Inject, Injectable, NotFoundException, Options, Res, type OnModuleInit, type Type } from '@nestjs/common';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import type { McpResolvedOptions } from '../mcp.options';
 import { PROTECTED_RESOURCE_WELL_KNOWN, type McpProtectedResourceMetadata, type McpResolvedOAuthOptions } from './mcp-oauth.options';
@@ -14,6 +14,19 @@ function pathSuffix(path: string): string {
   if (path === '/' || path === '') return '';
   return path.startsWith('/') ? path.replace(/\/+$/, '') : `/${path.replace(/\/+$/, '')}`;
 }
+
+/** The headers of a metadata document: public, and readable from browsers. */
+const MetadataAnswer = () => applyDecorators(Header('Access-Control-Allow-Origin', '*'), Header('Content-Type', 'application/json'));
+
+/** The answer to a CORS preflight of a metadata path. */
+const PreflightAnswer = () =>
+  applyDecorators(
+    HttpCode(204),
+    Header('Access-Control-Allow-Origin', '*'),
+    Header('Access-Control-Allow-Methods', 'GET, OPTIONS'),
+    Header('Access-Control-Allow-Headers', '*'),
+    Header('Access-Control-Max-Age', '86400'),
+  );
 
 /** Answers a metadata GET: the document with its cache header, or 404 for a mount without `oauth`. */
 function sendDocument(oauth: McpResolvedOAuthOptions | undefined, res: HeaderSetter): McpProtectedResourceMetadata {
@@ -34,19 +47,14 @@ export class McpProtectedResourceRootController {
 
   /** The root metadata document. */
   @Get(PROTECTED_RESOURCE_WELL_KNOWN)
-  @Header('Access-Control-Allow-Origin', '*')
-  @Header('Content-Type', 'application/json')
+  @MetadataAnswer()
   get(@Res({ passthrough: true }) res: HeaderSetter): McpProtectedResourceMetadata {
     return sendDocument(this.mounts.root(), res);
   }
 
   /** CORS preflight of the root metadata path. */
   @Options(PROTECTED_RESOURCE_WELL_KNOWN)
-  @HttpCode(204)
-  @Header('Access-Control-Allow-Origin', '*')
-  @Header('Access-Control-Allow-Methods', 'GET, OPTIONS')
-  @Header('Access-Control-Allow-Headers', '*')
-  @Header('Access-Control-Max-Age', '86400')
+  @PreflightAnswer()
   preflight(): void {
     if (!this.mounts.root()) throw new NotFoundException();
   }
@@ -85,18 +93,13 @@ export function createProtectedResourceController(path: string): Type<unknown> |
     constructor(@Inject(MCP_MODULE_OPTIONS) private readonly options: McpResolvedOptions) {}
 
     @Get(route)
-    @Header('Access-Control-Allow-Origin', '*')
-    @Header('Content-Type', 'application/json')
+    @MetadataAnswer()
     get(@Res({ passthrough: true }) res: HeaderSetter): McpProtectedResourceMetadata {
       return sendDocument(this.options.oauth, res);
     }
 
     @Options(route)
-    @HttpCode(204)
-    @Header('Access-Control-Allow-Origin', '*')
-    @Header('Access-Control-Allow-Methods', 'GET, OPTIONS')
-    @Header('Access-Control-Allow-Headers', '*')
-    @Header('Access-Control-Max-Age', '86400')
+    @PreflightAnswer()
     preflight(): void {
       if (!this.options.oauth) throw new NotFoundException();
     }
