@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freeLoopbackPort as freePort } from '../support/child-process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
@@ -46,15 +46,6 @@ function scriptByMethod(server: ScriptedHttpServer, script: Record<string, Scrip
 /** POSTs of `method` the server received. */
 function posts(server: ScriptedHttpServer, method: string): number {
   return server.received.filter((r) => r.httpMethod === 'POST' && r.body?.method === method).length;
-}
-
-/** A loopback port nothing listens on (bound once, then released). */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
 }
 
 /** Lines of a file a fixture appends to (none when it was never created). */

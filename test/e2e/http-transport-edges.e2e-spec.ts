@@ -1,4 +1,4 @@
-import { createServer } from 'node:net';
+import { freeLoopbackPort as freePort } from '../support/child-process';
 import type { ServerResponse } from 'node:http';
 import { McpProtocolError, McpRpcError, McpTransportError } from '../../src/mcp';
 import type { JsonRpcNotification, JsonRpcRequest } from '../../src/mcp/protocol';
@@ -26,15 +26,6 @@ async function failureOf(promise: Promise<unknown>): Promise<Error> {
     },
     (error: Error) => error,
   );
-}
-
-/** A loopback port nothing listens on (bound once, then released). */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
 }
 
 describe('HttpTransport edges against a scripted HTTP server', () => {
