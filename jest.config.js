@@ -16,7 +16,7 @@ const esmPackages = {
 
 module.exports = {
   testTimeout: 30000,
-  reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
+  reporters: ['default', '<rootDir>/test/support/summary-reporter.js', '<rootDir>/test/support/open-handles-reporter.js'],
   collectCoverageFrom: ['<rootDir>/src/mcp/**/*.ts', '!<rootDir>/src/mcp/**/*.spec.ts', '!<rootDir>/src/mcp/**/index.ts'],
   coverageReporters: ['text-summary', 'json-summary'],
   // The floor the suite keeps: lines 95 %, branches 90 % of src/mcp.

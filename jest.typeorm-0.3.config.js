@@ -15,7 +15,7 @@ if (!existsSync(join(typeorm03, 'package.json'))) {
 
 module.exports = {
   testTimeout: 30000,
-  reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
+  reporters: ['default', '<rootDir>/test/support/summary-reporter.js', '<rootDir>/test/support/open-handles-reporter.js'],
   testEnvironment: 'node',
   rootDir: '.',
   displayName: 'typeorm-0.3',

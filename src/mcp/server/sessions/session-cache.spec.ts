@@ -67,6 +67,22 @@ describe('SessionCache', () => {
     expect(cache.size).toBe(3);
   });
 
+  it('drops abandoned sessions once their TTL is over, at the next put, well below maxEntries', () => {
+    const cache = new SessionCache(1000, 10_000, clock);
+    for (let i = 0; i < 100; i++) cache.put(record(`abandoned-${i}`));
+    cache.put(record('kept'));
+    now += 600;
+    cache.put(record('fresh'));
+    expect(cache.get('kept', 'alice')).toBeDefined(); // now the most recently used, behind 'fresh'
+    expect(cache.size).toBe(102); // nothing has expired yet
+    now += 400; // the abandoned ones and 'kept' (put 1000 ms ago) are over their TTL
+    cache.put(record('later'));
+    expect(cache.size).toBe(3); // 'kept' sits behind 'fresh', which has not expired: it waits for its next get
+    expect(cache.get('kept', 'alice')).toBeUndefined();
+    expect(cache.size).toBe(2);
+    expect(['fresh', 'later'].map((id) => !!cache.get(id, 'alice'))).toEqual([true, true]);
+  });
+
   it('forgets a session, and with a principal key only when the session is bound to it', () => {
     const cache = new SessionCache(60_000, 10, clock);
     cache.put(record('s1'));

@@ -88,6 +88,10 @@ export class SessionCache {
     this.entries.delete(record.sessionId);
     this.entries.set(record.sessionId, { record, expiresAt: (read?.startedAt ?? now) + this.ttlMs, usedAt: now, touchedAt: record.lastSeenAt.getTime() });
     while (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
+    for (const [sessionId, entry] of this.entries) {
+      if (entry.expiresAt > now) break;
+      this.entries.delete(sessionId);
+    }
   }
 
   /**
