@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { Injectable, type Type } from '@nestjs/common';
+import { Injectable, type CanActivate, type ExecutionContext, type Type } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { MCP_ENTITIES, McpConfigurationError, McpModule, McpPrompt, McpResource, McpTool, type McpAuthResult, type McpToolContext } from '../../src/mcp';
@@ -27,6 +28,17 @@ const CLOSED_CHALLENGE = 'Bearer resource_metadata="https://mcp.example.com/.wel
 const INVALID_TOKEN_CHALLENGE =
   'Bearer error="invalid_token", error_description="The access token is invalid, expired or not issued for this resource", ' +
   'resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp", scope="mcp:tools"';
+
+/**
+ * An app-wide guard written for HTTP only, as many apps have: it refuses any other context. A
+ * handler that only carries the built-in guard of `public` must not start running it.
+ */
+@Injectable()
+class HttpOnlyGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    return context.getType() === 'http';
+  }
+}
 
 @Injectable()
 class CatalogTools {
@@ -90,7 +102,7 @@ describe('public handlers and anonymous callers (real app, PostgreSQL, SDK clien
         McpModule.forRoot({ mount: 'closed', path: '/closed/mcp', auth, providers: [CatalogTools], oauth }),
         McpModule.forRoot({ mount: 'plain', path: '/plain/mcp', auth, anonymous: true, providers: [CatalogTools] }),
       ],
-      providers: [CatalogTools],
+      providers: [CatalogTools, { provide: APP_GUARD, useClass: HttpOnlyGuard }],
     });
     url = `${server.baseUrl}/mcp`;
   });

@@ -64,12 +64,14 @@ function guardName(guard: CanActivate): string {
  * interceptors and the method throw. The context type is `'mcp'` (see `getMcpContext`). Built at
  * boot, and only for handlers with enhancers of their own or built-in guards (`public` on a mount
  * that admits anonymous callers): others keep the direct call. The built-in guards run before
- * the handler's own. For a static provider everything is resolved once; a request-scoped one (or
- * one with a request-scoped enhancer) is resolved per request, with the handler context as the
- * request.
+ * the handler's own. A handler with built-in guards only runs them and then the direct call, so
+ * the app's global enhancers stay out of its calls as they do for any handler without enhancers.
+ * For a static provider everything is resolved once; a request-scoped one (or one with a
+ * request-scoped enhancer) is resolved per request, with the handler context as the request.
  */
 export class HandlerPipeline {
   private staticParts?: PipelineParts;
+  private readonly enhanced: boolean;
 
   constructor(
     private readonly moduleRef: ModuleRef,
@@ -77,6 +79,7 @@ export class HandlerPipeline {
     private readonly method: PipelineTarget,
     private readonly builtInGuards: readonly CanActivate[] = [],
   ) {
+    this.enhanced = hasEnhancers(method.type, method.instance[method.methodName] as Function);
     if (method.wrapper.isDependencyTreeStatic()) this.staticParts = this.build(method.instance, STATIC_CONTEXT);
   }
 
@@ -105,6 +108,10 @@ export class HandlerPipeline {
   private build(instance: Record<string, unknown>, contextId: ContextId, inquirerId?: string): PipelineParts {
     const { methodName } = this.method;
     const original = instance[methodName] as (...args: unknown[]) => unknown;
+    if (!this.enhanced) {
+      const direct = async (args: unknown, context: McpToolContext) => original.call(instance, args, context);
+      return { type: this.method.type, handler: original, guards: [...this.builtInGuards], run: direct as PipelineParts['run'] };
+    }
     const internals = this.creator as unknown as CreatorInternals;
     const moduleKey = (this.method.wrapper.host as { token?: string } | undefined)?.token ?? '';
     const pipes = internals.pipesContextCreator.create(instance, original, moduleKey, contextId, inquirerId);
