@@ -55,6 +55,7 @@ export type {
 export type { McpPromptOptions, McpPromptArgument, McpPromptMessage, McpGetPromptResult, McpPromptReturn } from './interfaces/mcp-prompt-options.interface';
 export type { McpCompleter, McpCompleters, McpCompletionContext, McpCompletionList } from './interfaces/mcp-completion.interface';
 export type { McpPrincipal, McpAuthResult, McpAuthorizeFn, McpAuthorizer } from './interfaces/principal.interface';
+export { MCP_ANONYMOUS_KEY, MCP_ANONYMOUS_PRINCIPAL, isMcpAnonymous } from './server/auth/anonymous-principal';
 export type { McpOAuthOptions, McpProtectedResourceMetadata, McpResolvedOAuthOptions } from './server/oauth/mcp-oauth.options';
 export { JwtVerifier, MCP_JWT_VERIFIER_OPTIONS } from './server/oauth/jwt-verifier';
 export type { JwtVerifierOptions } from './server/oauth/jwt-verifier';

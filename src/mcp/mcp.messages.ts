@@ -30,6 +30,13 @@ export const duplicateMountMessage = (mount: string): string =>
 export const unsupportedAdapterMessage = (mount: string, adapter: string): string =>
   `McpModule (mount "${mount}") serves HTTP through @nestjs/platform-express or @nestjs/platform-fastify; the app uses "${adapter}". Create the app with one of those adapters.`;
 
+export const publicRestrictedMessage = (decorator: string, owner: string, name: string, restrictions: string): string =>
+  `${decorator} "${name}" on ${owner} is public and also asks for ${restrictions}, which the anonymous principal never holds. ` +
+  `Remove public: true to keep it for signed-in callers, or remove ${restrictions} to open it to everyone.`;
+
+export const invalidPublicMessage = (decorator: string, owner: string, value: unknown): string =>
+  `${decorator} on ${owner}: public must be true or false, got ${JSON.stringify(value)}.`;
+
 export const invalidOptionMessage = (mount: string, option: string, expected: string): string =>
   `McpModule (mount "${mount}"): option "${option}" must be ${expected}.`;
 

@@ -40,6 +40,13 @@ export interface McpPromptOptions {
   icons?: McpIcon[];
   /** Extra `_meta` published with the definition. */
   meta?: Record<string, unknown>;
+  /**
+   * Also for callers without a token: on a mount with `anonymous: true`, the anonymous principal
+   * finds this prompt in `prompts/list` and may get and complete it. Authenticated callers see it
+   * either way. Without it, the anonymous principal is answered as for an unknown prompt.
+   * @default false
+   */
+  public?: boolean;
 }
 
 /** What `@McpPrompt` stores on a method. */

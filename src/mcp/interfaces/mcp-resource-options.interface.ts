@@ -30,6 +30,14 @@ export interface McpResourceCommonOptions {
   icons?: McpIcon[];
   /** Extra `_meta` published with the definition. */
   meta?: Record<string, unknown>;
+  /**
+   * Also for callers without a token: on a mount with `anonymous: true`, the anonymous principal
+   * finds this resource (or template) in the lists and may read, complete and subscribe to it.
+   * Authenticated callers see it either way. Without it, the anonymous principal is answered as
+   * for a resource that does not exist.
+   * @default false
+   */
+  public?: boolean;
 }
 
 /** Options of `@McpResource`: one resource at a fixed URI. */

@@ -74,6 +74,16 @@ export interface McpToolOptions {
    * @default none: every authenticated caller
    */
   roles?: string[];
+  /**
+   * Also for callers without a token: on a mount with `anonymous: true`, the anonymous principal
+   * finds this tool in `tools/list` and may call it. Authenticated callers see it either way.
+   * The anonymous principal does not see the other tools, and its `tools/call` of one of them
+   * (or of a tool that does not exist) answers HTTP 401 with the mount's challenge. A public tool
+   * cannot also ask for `scopes` or `roles`, which the anonymous principal never holds: the app
+   * then fails at boot, naming the tool. Guards of its own (`@UseGuards`) still run.
+   * @default false
+   */
+  public?: boolean;
 }
 
 /** What `@McpTool` stores on a method. */

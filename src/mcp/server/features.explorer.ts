@@ -21,7 +21,8 @@ import { createMethodInvoker, providerMethods, type ProviderMethod } from './fea
 import type { MethodInvoker, RegisteredPrompt, RegisteredResource, RegisteredResourceTemplate, ResolvedCompleter, ResolvedCompleters } from './features/registered-features';
 import { ResourceSubscriptionsFeature } from './features/resource-subscriptions.feature';
 import { resourceNotFound, ResourcesFeature } from './features/resources.feature';
-import { HandlerPipeline, hasEnhancers } from './pipeline/handler-pipeline';
+import { handlerPipelineFor, type HandlerPipeline } from './pipeline/handler-pipeline';
+import { builtInGuards, checkedPublic } from './pipeline/public-handlers';
 import { guardedInvoker, type RefusalFactory } from './pipeline/guarded-handlers';
 import { McpRefusedError } from './pipeline/handler-refusal';
 import { invalidParams } from './features/feature-handler';
@@ -108,7 +109,7 @@ export class FeaturesExplorer implements OnModuleInit {
       owner: method.owner,
       mimeType,
       definition: published({ uri, name, title, description, mimeType, annotations, size, icons, _meta: meta }),
-      ...this.handler(method, '@McpResource', 'resource', uri, McpMethod.ResourcesRead, refuseResource, 'read'),
+      ...this.handler(method, '@McpResource', metadata.public, 'resource', uri, McpMethod.ResourcesRead, refuseResource, 'read'),
     };
   }
 
@@ -126,7 +127,7 @@ export class FeaturesExplorer implements OnModuleInit {
       mimeType,
       definition: published({ uriTemplate, name, title, description, mimeType, annotations, icons, _meta: meta }),
       completers: this.completers(method, metadata.complete, template.variables),
-      ...this.handler(method, '@McpResourceTemplate', 'resourceTemplate', uriTemplate, McpMethod.ResourcesRead, refuseResource, 'read'),
+      ...this.handler(method, '@McpResourceTemplate', metadata.public, 'resourceTemplate', uriTemplate, McpMethod.ResourcesRead, refuseResource, 'read'),
     };
   }
 
@@ -139,7 +140,7 @@ export class FeaturesExplorer implements OnModuleInit {
       definition: published({ name, title, description, arguments: spec.arguments.length ? spec.arguments : undefined, icons, _meta: meta }),
       validateArguments: spec.validate,
       completers: this.completers(method, metadata.complete, spec.arguments.map((arg) => arg.name)),
-      ...this.handler(method, '@McpPrompt', 'prompt', name, McpMethod.PromptsGet, refusePrompt, 'get', async (args) => {
+      ...this.handler(method, '@McpPrompt', metadata.public, 'prompt', name, McpMethod.PromptsGet, refusePrompt, 'get', async (args) => {
         const outcome = await spec.validate(args);
         if (!outcome.ok) throw invalidParams(`Invalid arguments for prompt "${name}": ${outcome.message}`);
         return outcome.value;
@@ -166,11 +167,12 @@ export class FeaturesExplorer implements OnModuleInit {
 
   /**
    * The invoker of a handler under `key`, through Nest's pipeline when the handler has enhancers
-   * of its own (then with its `pipeline`, for lists), else the direct call.
+   * of its own or built-in guards (then with its `pipeline`, for lists), else the direct call.
    */
   private handler<K extends 'read' | 'get'>(
     method: ProviderMethod,
     decorator: string,
+    publicOption: unknown,
     kind: McpHandlerKind,
     name: string,
     rpcMethod: string,
@@ -178,8 +180,9 @@ export class FeaturesExplorer implements OnModuleInit {
     key: K,
     validate?: (argument: unknown) => Promise<unknown>,
   ): { pipeline?: HandlerPipeline } & Record<K, MethodInvoker> {
-    if (!hasEnhancers(method.type, method.instance[method.methodName] as Function)) return { [key]: this.invoker(method, decorator) } as Record<K, MethodInvoker>;
-    const pipeline = new HandlerPipeline(this.moduleRef, this.contextCreator, method);
+    const isPublic = checkedPublic(decorator, method.owner, publicOption);
+    const pipeline = handlerPipelineFor(this.moduleRef, this.contextCreator, method, builtInGuards(this.options.anonymous, isPublic));
+    if (!pipeline) return { [key]: this.invoker(method, decorator) } as Record<K, MethodInvoker>;
     return { pipeline, [key]: guardedInvoker(pipeline, kind, name, rpcMethod, refuse, validate) } as { pipeline: HandlerPipeline } & Record<K, MethodInvoker>;
   }
 

@@ -23,7 +23,7 @@ describe('resolveMcpOptions', () => {
   it('refuses an option key a mount does not read, naming the closest known one', () => {
     const error = failure(() => resolveMcpOptions({ auth, maxBody: 10 } as McpModuleOptions, extras));
     expect(error).toBeInstanceOf(McpConfigurationError);
-    expect(error.message).toMatch(/^McpModule \(mount "main"\): unknown option "maxBody" \(did you mean "maxBodyBytes"\? known: auth, server, providers, /);
+    expect(error.message).toMatch(/^McpModule \(mount "main"\): unknown option "maxBody" \(did you mean "maxBodyBytes"\? known: auth, anonymous, server, providers, /);
   });
 
 
@@ -45,6 +45,14 @@ describe('resolveMcpOptions', () => {
       extras,
     );
     expect(resolved).toMatchObject({ maxBodyBytes: 1024, pageSize: 2, sessions: { idleTtlMs: 5000 }, providers: [Tools], allowedOrigins: '*', server: { name: 's', version: '9' } });
+  });
+
+  it('admits anonymous callers only when anonymous is true, and refuses anything but a boolean', () => {
+    expect(resolveMcpOptions({ auth }, extras).anonymous).toBe(false);
+    expect(resolveMcpOptions({ auth, anonymous: true }, extras).anonymous).toBe(true);
+    const error = failure(() => resolveMcpOptions({ auth, anonymous: 'yes' } as unknown as McpModuleOptions, extras));
+    expect(error).toBeInstanceOf(McpConfigurationError);
+    expect(error.message).toBe('McpModule (mount "main"): option "anonymous" must be true or false.');
   });
 
   it('accepts an authorizer class (a function) as auth', () => {

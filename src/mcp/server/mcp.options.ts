@@ -10,9 +10,11 @@ import { DEFAULT_SESSION_CACHE, type McpResolvedSessionCache, type McpSessionCac
 import { resolveOAuthOptions, type McpResolvedOAuthOptions } from './oauth/mcp-oauth.options';
 
 /** A mount's options after defaults were applied and the configuration was checked. */
-export interface McpResolvedOptions extends Omit<McpModuleOptions, 'auth' | 'sessions' | 'database' | 'audit' | 'maxBodyBytes' | 'bodyTimeoutMs' | 'pageSize' | 'streams' | 'limits' | 'oauth'> {
+export interface McpResolvedOptions extends Omit<McpModuleOptions, 'auth' | 'anonymous' | 'sessions' | 'database' | 'audit' | 'maxBodyBytes' | 'bodyTimeoutMs' | 'pageSize' | 'streams' | 'limits' | 'oauth'> {
   /** The authorizer. */
   auth: NonNullable<McpModuleOptions['auth']>;
+  /** Whether requests without a token are admitted as the anonymous principal. */
+  anonymous: boolean;
   mount: string;
   path: string;
   /** The idle TTL and the session cache (`false` when off), defaults applied. */
@@ -34,6 +36,7 @@ export interface McpResolvedOptions extends Omit<McpModuleOptions, 'auth' | 'ses
 /** The keys a mount reads; anything else is refused at boot (a typo would otherwise be ignored). */
 const MODULE_OPTION_KEYS = optionKeys<McpModuleOptions>({
   auth: true,
+  anonymous: true,
   server: true,
   providers: true,
   sessions: true,
@@ -88,10 +91,14 @@ export function resolveMcpOptions(
   if (typeof options.auth !== 'function') {
     throw new McpConfigurationError(invalidAuthMessage(mount));
   }
+  if (options.anonymous !== undefined && typeof options.anonymous !== 'boolean') {
+    throw new McpConfigurationError(invalidOptionMessage(mount, 'anonymous', 'true or false'));
+  }
   assertKnownOptions(options.sessions, SESSION_OPTION_KEYS, `McpModule (mount "${mount}") option "sessions"`);
   return {
     ...options,
     auth: options.auth,
+    anonymous: options.anonymous ?? false,
     mount,
     path,
     sessions: {

@@ -3,14 +3,15 @@ import { DiscoveryService, ExternalContextCreator, MetadataScanner, ModuleRef } 
 import { McpConfigurationError } from '../errors/mcp-configuration.errors';
 import type { JsonSchema, McpToolMetadata } from '../interfaces/mcp-tool-options.interface';
 import { MCP_MODULE_OPTIONS } from '../mcp.constants';
-import { invalidMcpHeaderMessage, invalidSchemaMessage, invalidToolNameMessage, requestScopedToolMessage } from '../mcp.messages';
+import { invalidMcpHeaderMessage, invalidSchemaMessage, invalidToolNameMessage, publicRestrictedMessage, requestScopedToolMessage } from '../mcp.messages';
 import type { McpResolvedOptions } from './mcp.options';
 import { TOOL_NAME_PATTERN } from '../protocol/mcp-methods';
 import { createMethodInvoker, providerMethods, type ProviderMethod } from './features/provider-methods';
 import { McpMetadataAccessor } from './mcp-metadata.accessor';
 import { McpParamHeaderError, mcpParamHeadersOf } from './stateless/mcp-param-headers';
 import { SCOPE_TOKEN } from './oauth/mcp-oauth.options';
-import { HandlerPipeline, hasEnhancers } from './pipeline/handler-pipeline';
+import { handlerPipelineFor } from './pipeline/handler-pipeline';
+import { builtInGuards, checkedPublic } from './pipeline/public-handlers';
 import { Toolset } from './toolset';
 import { compileJsonSchema } from './tools/json-schema-validator';
 import type { RegisteredTool } from './tools/registered-tool';
@@ -78,12 +79,19 @@ export class ToolsetExplorer implements OnModuleInit {
       ...(metadata.icons ? { icons: metadata.icons } : {}),
       ...(metadata.meta ? { _meta: metadata.meta } : {}),
     };
+    const scopes = checkedToolScopes(metadata.scopes, owner);
+    const roles = checkedToolRoles(metadata.roles, owner);
+    const isPublic = checkedPublic('@McpTool', owner, metadata.public);
+    if (isPublic && (scopes.length || roles.length)) {
+      throw new McpConfigurationError(publicRestrictedMessage('@McpTool', owner, metadata.name, scopes.length ? 'scopes' : 'roles'));
+    }
     return {
       name: metadata.name,
       owner,
-      scopes: checkedToolScopes(metadata.scopes, owner),
-      roles: checkedToolRoles(metadata.roles, owner),
-      pipeline: hasEnhancers(method.type, method.instance[methodName] as Function) ? new HandlerPipeline(this.moduleRef, this.contextCreator, method) : undefined,
+      scopes,
+      roles,
+      public: isPublic,
+      pipeline: handlerPipelineFor(this.moduleRef, this.contextCreator, method, builtInGuards(this.options.anonymous, isPublic)),
       definition: Object.freeze(definition),
       validateInput: compileInputValidator(metadata.input),
       validateOutput: outputSchema ? this.compile(outputSchema, owner, 'output') : undefined,

@@ -6,6 +6,7 @@ import { Strategy } from 'passport-http-bearer';
 import type { McpAuthorizeFn, McpAuthorizer, McpPrincipal } from '../../interfaces/principal.interface';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import type { McpResolvedOptions } from '../mcp.options';
+import { MCP_ANONYMOUS_PRINCIPAL } from './anonymous-principal';
 import { normalizePrincipal } from './principal-normalizer';
 
 /** Name of the Passport strategy that guards a mount. */
@@ -84,10 +85,14 @@ export function createMcpBearerStrategy(mount: string): Type<unknown> {
      * `access_token` from the query string and the body; a token in a URL ends up in access
      * logs and proxies, and MCP authorization forbids it, so those places are never looked at.
      * Two `Authorization` lines are refused too: which one counts would depend on the proxy.
+     * With `anonymous`, a request without any `Authorization` line is the anonymous principal;
+     * one with a header that carries no usable token is refused as before.
      */
     override authenticate(req: Request): void {
       const verdicts = this as unknown as PassportVerdicts;
-      const token = authorizationLines(req) > 1 ? null : bearerTokenOf(req.headers?.authorization);
+      const lines = authorizationLines(req);
+      if (lines === 0 && this.options.anonymous) return verdicts.success(MCP_ANONYMOUS_PRINCIPAL);
+      const token = lines > 1 ? null : bearerTokenOf(req.headers?.authorization);
       if (token === null) return verdicts.fail(CHALLENGE, 401);
       this.validate(req, token).then(
         (principal) => (principal ? verdicts.success(principal) : verdicts.fail(TOKEN_REJECTED, 401)),

@@ -13,8 +13,8 @@ export interface PeekedRequest {
 /**
  * Parses a POST's body (already read by the module's body reader) for its id and, for
  * `tools/call`, its tool name; undefined for other methods or a body that does not parse (the
- * endpoint answers that one itself). The guard only peeks on mounts with scoped tools and on
- * refusals, so other requests never parse a body twice.
+ * endpoint answers that one itself). The guard only peeks on mounts with scoped tools, for the
+ * anonymous principal and on refusals, so other requests never parse a body twice.
  */
 export function peekRequest(req: McpRequest): PeekedRequest | undefined {
   if (req.method !== 'POST') return undefined;

@@ -89,6 +89,18 @@ export interface McpModuleOptions {
    * provider the module can see). There is no default: a mount without auth does not boot.
    */
   auth?: McpAuthorizeFn | Type<McpAuthorizer>;
+  /**
+   * Admit requests without an `Authorization` header as the anonymous principal
+   * (`MCP_ANONYMOUS_PRINCIPAL`: key `anonymous`, no scopes, no roles). It sees and calls only the
+   * handlers marked `public: true`; a `tools/call` of any other tool answers 401 with the mount's
+   * `WWW-Authenticate` challenge, so a client learns it must sign in. A request with a token the
+   * authorizer rejects still gets 401: it is never downgraded to anonymous. The mount's
+   * `oauth.requiredScopes` apply to tokens, not to the anonymous principal. All anonymous callers
+   * share one principal: an anonymous session is bound to it, so its session id is its only
+   * secret, and the `limits` per principal are shared by all anonymous callers.
+   * @default false: a request without a token gets 401
+   */
+  anonymous?: boolean;
   /** Identity and instructions announced by `initialize`. */
   server?: McpServerInfoOptions;
   /**

@@ -62,18 +62,24 @@ function guardName(guard: CanActivate): string {
  * Runs one MCP handler through Nest's pipeline, as a controller method runs: guards, then
  * interceptors, then pipes (on the arguments), then the method; exception filters see what
  * interceptors and the method throw. The context type is `'mcp'` (see `getMcpContext`). Built at
- * boot, and only for handlers with enhancers of their own: others keep the direct call. For a
- * static provider everything is resolved once; a request-scoped one (or one with a
+ * boot, and only for handlers with enhancers of their own or built-in guards (`public` on a mount
+ * that admits anonymous callers): others keep the direct call. The built-in guards run before
+ * the handler's own. A handler with built-in guards only runs them and then the direct call, so
+ * the app's global enhancers stay out of its calls as they do for any handler without enhancers.
+ * For a static provider everything is resolved once; a request-scoped one (or one with a
  * request-scoped enhancer) is resolved per request, with the handler context as the request.
  */
 export class HandlerPipeline {
   private staticParts?: PipelineParts;
+  private readonly enhanced: boolean;
 
   constructor(
     private readonly moduleRef: ModuleRef,
     private readonly creator: ExternalContextCreator,
     private readonly method: PipelineTarget,
+    private readonly builtInGuards: readonly CanActivate[] = [],
   ) {
+    this.enhanced = hasEnhancers(method.type, method.instance[method.methodName] as Function);
     if (method.wrapper.isDependencyTreeStatic()) this.staticParts = this.build(method.instance, STATIC_CONTEXT);
   }
 
@@ -102,6 +108,10 @@ export class HandlerPipeline {
   private build(instance: Record<string, unknown>, contextId: ContextId, inquirerId?: string): PipelineParts {
     const { methodName } = this.method;
     const original = instance[methodName] as (...args: unknown[]) => unknown;
+    if (!this.enhanced) {
+      const direct = async (args: unknown, context: McpToolContext) => original.call(instance, args, context);
+      return { type: this.method.type, handler: original, guards: [...this.builtInGuards], run: direct as PipelineParts['run'] };
+    }
     const internals = this.creator as unknown as CreatorInternals;
     const moduleKey = (this.method.wrapper.host as { token?: string } | undefined)?.token ?? '';
     const pipes = internals.pipesContextCreator.create(instance, original, moduleKey, contextId, inquirerId);
@@ -114,7 +124,7 @@ export class HandlerPipeline {
     };
     for (const key of Reflect.getMetadataKeys(original)) Reflect.defineMetadata(key, Reflect.getMetadata(key, original), handler);
     Object.defineProperty(handler, 'name', { value: methodName });
-    const guards = internals.guardsContextCreator.create(instance, handler, moduleKey, contextId, inquirerId);
+    const guards = [...this.builtInGuards, ...internals.guardsContextCreator.create(instance, handler, moduleKey, contextId, inquirerId)];
     const run = this.creator.create(instance, handler as (...args: unknown[]) => unknown, methodName, undefined, undefined, contextId, inquirerId, { guards: false, interceptors: true, filters: true }, MCP_CONTEXT_TYPE);
     return { type: this.method.type, handler, guards, run: run as PipelineParts['run'] };
   }
@@ -147,4 +157,13 @@ export class PreparedHandler {
   run(args: unknown, context: McpToolContext, info: McpExecutionInfo): Promise<unknown> {
     return this.parts.run(args, context, info);
   }
+}
+
+/**
+ * The pipeline of a discovered handler, or undefined when it needs none (no enhancers of its own
+ * and no built-in guards): the explorers then keep the direct call.
+ */
+export function handlerPipelineFor(moduleRef: ModuleRef, creator: ExternalContextCreator, method: PipelineTarget, builtInGuards: readonly CanActivate[]): HandlerPipeline | undefined {
+  if (!builtInGuards.length && !hasEnhancers(method.type, method.instance[method.methodName] as Function)) return undefined;
+  return new HandlerPipeline(moduleRef, creator, method, builtInGuards);
 }

@@ -18,6 +18,8 @@ export interface RegisteredTool {
   scopes?: readonly string[];
   /** Roles of which a principal needs one to see and call the tool (anyone when absent or empty). */
   roles?: readonly string[];
+  /** True when the anonymous principal may see and call the tool (`public: true`). */
+  public?: boolean;
   /** Nest's guards, interceptors, pipes and filters of the handler; absent when it has none (the direct call). */
   pipeline?: HandlerPipeline;
   /** Calls the handler (resolving a request-scoped instance first when needed). */
