@@ -15,7 +15,23 @@ export interface DemoConfig {
   generatedToken?: string;
   /** Set by OAUTH_ISSUER: the endpoint takes JWT access tokens from that issuer instead of MCP_TOKENS. */
   oauth?: DemoOAuthConfig;
+  /** The budget of the throttled tool (`add`), per principal. */
+  throttle: DemoThrottleConfig;
 }
+
+/** How often one principal may call the throttled tool. */
+export interface DemoThrottleConfig {
+  /** THROTTLE_LIMIT: calls allowed per window. @default 10 */
+  limit: number;
+  /** THROTTLE_TTL_MS: the window, in milliseconds. @default 60000 */
+  ttlMs: number;
+}
+
+/** Default of THROTTLE_LIMIT. */
+export const DEFAULT_THROTTLE_LIMIT = 10;
+
+/** Default of THROTTLE_TTL_MS. */
+export const DEFAULT_THROTTLE_TTL_MS = 60_000;
 
 /** OAuth settings of the example app. */
 export interface DemoOAuthConfig {
@@ -47,6 +63,14 @@ export function parseAuditCommit(value: string | undefined): 'sync' | 'async' {
   return commit;
 }
 
+/** Reads a positive integer setting such as THROTTLE_LIMIT; unset or empty gives `fallback`. */
+export function parsePositiveInteger(name: string, value: string | undefined, fallback: number): number {
+  const text = value?.trim();
+  if (!text) return fallback;
+  if (!/^[1-9][0-9]*$/.test(text) || !Number.isSafeInteger(Number(text))) throw new Error(`${name}: "${text}" is not a positive integer (example: ${name}=${fallback})`);
+  return Number(text);
+}
+
 /** Reads the example app's configuration from an environment. */
 export function loadDemoConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
   const spec = env.MCP_TOKENS?.trim();
@@ -66,6 +90,10 @@ export function loadDemoConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig
     tokens: spec ? parseTokens(spec) : generatedToken ? new Map([[generatedToken, 'demo']]) : new Map(),
     generatedToken,
     oauth,
+    throttle: {
+      limit: parsePositiveInteger('THROTTLE_LIMIT', env.THROTTLE_LIMIT, DEFAULT_THROTTLE_LIMIT),
+      ttlMs: parsePositiveInteger('THROTTLE_TTL_MS', env.THROTTLE_TTL_MS, DEFAULT_THROTTLE_TTL_MS),
+    },
   };
 }
 
