@@ -29,3 +29,22 @@ describe('loadDemoConfig THROTTLE_LIMIT and THROTTLE_TTL_MS', () => {
     expect(() => loadDemoConfig({ [name]: value })).toThrow(message);
   });
 });
+
+describe('loadDemoConfig without MCP_TOKENS', () => {
+  it('generates a demo token, except with OAUTH_ISSUER', () => {
+    expect(loadDemoConfig({}).generatedToken).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    expect(loadDemoConfig({ OAUTH_ISSUER: 'http://localhost:8080/realms/mcp' }).generatedToken).toBeUndefined();
+  });
+
+  it('refuses to start with NODE_ENV=production unless MCP_TOKENS or OAUTH_ISSUER is set', () => {
+    expect(() => loadDemoConfig({ NODE_ENV: 'production', MCP_TOKENS: ' ' })).toThrow(
+      'Neither MCP_TOKENS nor OAUTH_ISSUER is set: give MCP_TOKENS=principal=token (comma separated pairs), or OAUTH_ISSUER to accept JWT access tokens (with NODE_ENV=production no demo token is generated)',
+    );
+    expect(loadDemoConfig({ NODE_ENV: 'production', MCP_TOKENS: 'alice=token-a' }).tokens).toEqual(new Map([['token-a', 'alice']]));
+    expect(loadDemoConfig({ NODE_ENV: 'production', OAUTH_ISSUER: 'http://localhost:8080/realms/mcp', OAUTH_AUDIENCE: 'http://localhost:3000/mcp' }).oauth).toEqual({
+      issuer: 'http://localhost:8080/realms/mcp',
+      audience: 'http://localhost:3000/mcp',
+      requiredScopes: [],
+    });
+  });
+});

@@ -11,7 +11,7 @@ export interface DemoConfig {
   auditCommit: 'sync' | 'async';
   /** token -> principal key */
   tokens: Map<string, string>;
-  /** Set when MCP_TOKENS was empty and a token was generated for this run (never with OAuth). */
+  /** Set when MCP_TOKENS was empty and a token was generated for this run (never with OAuth, never with NODE_ENV=production). */
   generatedToken?: string;
   /** Set by OAUTH_ISSUER: the endpoint takes JWT access tokens from that issuer instead of MCP_TOKENS. */
   oauth?: DemoOAuthConfig;
@@ -80,6 +80,10 @@ export function loadDemoConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig
   const oauth = issuer
     ? { issuer, audience: env.OAUTH_AUDIENCE?.trim() || `http://${host}:${port}/mcp`, requiredScopes: (env.OAUTH_SCOPES ?? '').split(/[\s,]+/).filter(Boolean) }
     : undefined;
+  if (!spec && !oauth && env.NODE_ENV === 'production') {
+    // The image sets NODE_ENV=production: a server there never runs on a token it made up.
+    throw new Error('Neither MCP_TOKENS nor OAUTH_ISSUER is set: give MCP_TOKENS=principal=token (comma separated pairs), or OAUTH_ISSUER to accept JWT access tokens (with NODE_ENV=production no demo token is generated)');
+  }
   const generatedToken = spec || oauth ? undefined : randomBytes(24).toString('base64url');
   return {
     host,
