@@ -12,13 +12,14 @@ COPY src ./src
 RUN npx nest build
 
 # Runtime dependencies: the package's own dependencies plus the peers the example app runs on
-# (Nest, TypeORM, the pg and better-sqlite3 drivers, Bull, ioredis), each pinned to the version of
-# the lock file; the manifest drops the dev dependencies and scripts. This stage has the compilers
+# (Nest, TypeORM, the pg and better-sqlite3 drivers, Bull, ioredis) and the one dev dependency it
+# imports (@nestjs/throttler, for its rate-limited tool), each pinned to the version of the lock
+# file; the manifest drops the dev dependencies and scripts. This stage has the compilers
 # better-sqlite3 falls back to when no prebuilt binary matches.
 FROM node:20-bookworm AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN node -e "const fs = require('fs'); const pkg = require('./package.json'); const lock = require('./package-lock.json'); for (const name of Object.keys(pkg.peerDependencies)) pkg.dependencies[name] = lock.packages['node_modules/' + name].version; delete pkg.devDependencies; delete pkg.scripts; fs.writeFileSync('package.json', JSON.stringify(pkg, null, 2));" \
+RUN node -e "const fs = require('fs'); const pkg = require('./package.json'); const lock = require('./package-lock.json'); for (const name of [...Object.keys(pkg.peerDependencies), '@nestjs/throttler']) pkg.dependencies[name] = lock.packages['node_modules/' + name].version; delete pkg.devDependencies; delete pkg.scripts; fs.writeFileSync('package.json', JSON.stringify(pkg, null, 2));" \
  && npm install --omit=dev --no-audit --no-fund \
  && node -e "new (require('better-sqlite3'))(':memory:').prepare('select 1').get()"
 

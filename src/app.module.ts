@@ -1,10 +1,12 @@
 import { Module } from '@nestjs/common';
+import { ThrottlerModule } from '@nestjs/throttler';
 import { TypeOrmModule, type TypeOrmModuleOptions } from '@nestjs/typeorm';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { demoConfig } from './demo/demo.config';
 import { DemoTokenAuthorizer } from './demo/demo-token.authorizer';
 import { DemoRelayTools } from './demo/demo-relay.tools';
+import { DemoThrottlerGuard } from './demo/demo-throttler.guard';
 import { DemoTools } from './demo/demo.tools';
 import { JwtVerifier, MCP_ENTITIES, MCP_MIGRATIONS, McpClientModule, McpModule, type McpModuleOptions } from './mcp';
 
@@ -41,6 +43,8 @@ function authOptions(): Pick<McpModuleOptions, 'auth' | 'oauth'> {
 @Module({
   imports: [
     TypeOrmModule.forRoot(databaseOptions()),
+    // The budget of the throttled tool (`add`), per principal, in this process's memory.
+    ThrottlerModule.forRoot([{ limit: demoConfig.throttle.limit, ttl: demoConfig.throttle.ttlMs }]),
     McpModule.forRoot({
       ...authOptions(),
       server: { name: 'durable-mcp-demo', instructions: 'Demo tools: echo, add, fail, whoami, relay_echo.' },
@@ -53,6 +57,6 @@ function authOptions(): Pick<McpModuleOptions, 'auth' | 'oauth'> {
       queue: demoConfig.redisUrl ? { redis: demoConfig.redisUrl } : undefined,
     }),
   ],
-  providers: [DemoTools, DemoRelayTools, DemoTokenAuthorizer],
+  providers: [DemoTools, DemoRelayTools, DemoTokenAuthorizer, DemoThrottlerGuard],
 })
 export class AppModule {}

@@ -12,3 +12,39 @@ describe('loadDemoConfig AUDIT_COMMIT', () => {
     expect(() => loadDemoConfig({ AUDIT_COMMIT: 'off' })).toThrow('AUDIT_COMMIT: "off" is neither sync nor async (example: AUDIT_COMMIT=async)');
   });
 });
+
+describe('loadDemoConfig THROTTLE_LIMIT and THROTTLE_TTL_MS', () => {
+  it('defaults to 10 calls a minute, and reads both as positive integers', () => {
+    expect(loadDemoConfig({}).throttle).toEqual({ limit: 10, ttlMs: 60_000 });
+    expect(loadDemoConfig({ THROTTLE_LIMIT: ' ', THROTTLE_TTL_MS: '' }).throttle).toEqual({ limit: 10, ttlMs: 60_000 });
+    expect(loadDemoConfig({ THROTTLE_LIMIT: ' 3 ', THROTTLE_TTL_MS: '1000' }).throttle).toEqual({ limit: 3, ttlMs: 1000 });
+  });
+
+  it.each([
+    ['THROTTLE_LIMIT', '0', 'THROTTLE_LIMIT: "0" is not a positive integer (example: THROTTLE_LIMIT=10)'],
+    ['THROTTLE_LIMIT', '2.5', 'THROTTLE_LIMIT: "2.5" is not a positive integer (example: THROTTLE_LIMIT=10)'],
+    ['THROTTLE_TTL_MS', '1m', 'THROTTLE_TTL_MS: "1m" is not a positive integer (example: THROTTLE_TTL_MS=60000)'],
+    ['THROTTLE_TTL_MS', '99999999999999999999', 'THROTTLE_TTL_MS: "99999999999999999999" is not a positive integer (example: THROTTLE_TTL_MS=60000)'],
+  ])('refuses %s=%s, saying what it accepts', (name, value, message) => {
+    expect(() => loadDemoConfig({ [name]: value })).toThrow(message);
+  });
+});
+
+describe('loadDemoConfig without MCP_TOKENS', () => {
+  it('generates a demo token, except with OAUTH_ISSUER', () => {
+    expect(loadDemoConfig({}).generatedToken).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    expect(loadDemoConfig({ OAUTH_ISSUER: 'http://localhost:8080/realms/mcp' }).generatedToken).toBeUndefined();
+  });
+
+  it('refuses to start with NODE_ENV=production unless MCP_TOKENS or OAUTH_ISSUER is set', () => {
+    expect(() => loadDemoConfig({ NODE_ENV: 'production', MCP_TOKENS: ' ' })).toThrow(
+      'Neither MCP_TOKENS nor OAUTH_ISSUER is set: give MCP_TOKENS=principal=token (comma separated pairs), or OAUTH_ISSUER to accept JWT access tokens (with NODE_ENV=production no demo token is generated)',
+    );
+    expect(loadDemoConfig({ NODE_ENV: 'production', MCP_TOKENS: 'alice=token-a' }).tokens).toEqual(new Map([['token-a', 'alice']]));
+    expect(loadDemoConfig({ NODE_ENV: 'production', OAUTH_ISSUER: 'http://localhost:8080/realms/mcp', OAUTH_AUDIENCE: 'http://localhost:3000/mcp' }).oauth).toEqual({
+      issuer: 'http://localhost:8080/realms/mcp',
+      audience: 'http://localhost:3000/mcp',
+      requiredScopes: [],
+    });
+  });
+});

@@ -11,11 +11,27 @@ export interface DemoConfig {
   auditCommit: 'sync' | 'async';
   /** token -> principal key */
   tokens: Map<string, string>;
-  /** Set when MCP_TOKENS was empty and a token was generated for this run (never with OAuth). */
+  /** Set when MCP_TOKENS was empty and a token was generated for this run (never with OAuth, never with NODE_ENV=production). */
   generatedToken?: string;
   /** Set by OAUTH_ISSUER: the endpoint takes JWT access tokens from that issuer instead of MCP_TOKENS. */
   oauth?: DemoOAuthConfig;
+  /** The budget of the throttled tool (`add`), per principal. */
+  throttle: DemoThrottleConfig;
 }
+
+/** How often one principal may call the throttled tool. */
+export interface DemoThrottleConfig {
+  /** THROTTLE_LIMIT: calls allowed per window. @default 10 */
+  limit: number;
+  /** THROTTLE_TTL_MS: the window, in milliseconds. @default 60000 */
+  ttlMs: number;
+}
+
+/** Default of THROTTLE_LIMIT. */
+export const DEFAULT_THROTTLE_LIMIT = 10;
+
+/** Default of THROTTLE_TTL_MS. */
+export const DEFAULT_THROTTLE_TTL_MS = 60_000;
 
 /** OAuth settings of the example app. */
 export interface DemoOAuthConfig {
@@ -47,6 +63,14 @@ export function parseAuditCommit(value: string | undefined): 'sync' | 'async' {
   return commit;
 }
 
+/** Reads a positive integer setting such as THROTTLE_LIMIT; unset or empty gives `fallback`. */
+export function parsePositiveInteger(name: string, value: string | undefined, fallback: number): number {
+  const text = value?.trim();
+  if (!text) return fallback;
+  if (!/^[1-9][0-9]*$/.test(text) || !Number.isSafeInteger(Number(text))) throw new Error(`${name}: "${text}" is not a positive integer (example: ${name}=${fallback})`);
+  return Number(text);
+}
+
 /** Reads the example app's configuration from an environment. */
 export function loadDemoConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
   const spec = env.MCP_TOKENS?.trim();
@@ -56,6 +80,10 @@ export function loadDemoConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig
   const oauth = issuer
     ? { issuer, audience: env.OAUTH_AUDIENCE?.trim() || `http://${host}:${port}/mcp`, requiredScopes: (env.OAUTH_SCOPES ?? '').split(/[\s,]+/).filter(Boolean) }
     : undefined;
+  if (!spec && !oauth && env.NODE_ENV === 'production') {
+    // The image sets NODE_ENV=production: a server there never runs on a token it made up.
+    throw new Error('Neither MCP_TOKENS nor OAUTH_ISSUER is set: give MCP_TOKENS=principal=token (comma separated pairs), or OAUTH_ISSUER to accept JWT access tokens (with NODE_ENV=production no demo token is generated)');
+  }
   const generatedToken = spec || oauth ? undefined : randomBytes(24).toString('base64url');
   return {
     host,
@@ -66,6 +94,10 @@ export function loadDemoConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig
     tokens: spec ? parseTokens(spec) : generatedToken ? new Map([[generatedToken, 'demo']]) : new Map(),
     generatedToken,
     oauth,
+    throttle: {
+      limit: parsePositiveInteger('THROTTLE_LIMIT', env.THROTTLE_LIMIT, DEFAULT_THROTTLE_LIMIT),
+      ttlMs: parsePositiveInteger('THROTTLE_TTL_MS', env.THROTTLE_TTL_MS, DEFAULT_THROTTLE_TTL_MS),
+    },
   };
 }
 

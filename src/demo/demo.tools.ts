@@ -1,6 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, UseGuards } from '@nestjs/common';
 import { IsNumber, IsOptional, IsString, MaxLength } from 'class-validator';
 import { McpTool, type McpToolContext } from '../mcp';
+import { DemoThrottlerGuard } from './demo-throttler.guard';
 
 /** Input of `echo`. */
 export class EchoInput {
@@ -35,13 +36,18 @@ export class DemoTools {
     return text;
   }
 
-  /** Adds two numbers and returns structured output. */
+  /**
+   * Adds two numbers and returns structured output; each caller may call it THROTTLE_LIMIT times
+   * per THROTTLE_TTL_MS (the budget of the app's ThrottlerModule), after which the call is an
+   * `isError` result.
+   */
   @McpTool({
-    description: 'Adds two numbers.',
+    description: 'Adds two numbers (rate-limited per caller).',
     input: AddInput,
     output: { type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'], additionalProperties: false },
     annotations: { readOnlyHint: true },
   })
+  @UseGuards(DemoThrottlerGuard)
   add({ a, b }: AddInput): { sum: number } {
     return { sum: a + b };
   }

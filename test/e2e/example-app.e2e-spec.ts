@@ -11,6 +11,9 @@ jest.setTimeout(90_000);
 
 const ROOT = join(__dirname, '..', '..');
 
+/** The budget of the throttled tool (`add`) the app is started with, per principal and minute (THROTTLE_TTL_MS defaults to 60 s). */
+const THROTTLE_LIMIT = 2;
+
 /**
  * The example app as a user starts it (`src/main.ts`), in its own process whose working
  * directory is a temp dir, so its ./data lands there and the Jest process never changes its own;
@@ -29,6 +32,7 @@ describe.each(HTTP_ADAPTERS)('the example app on its embedded SQLite default (HT
       HOST: '127.0.0.1',
       PORT: String(port),
       HTTP_ADAPTER: adapter,
+      THROTTLE_LIMIT: String(THROTTLE_LIMIT),
       TS_NODE_PROJECT: join(ROOT, 'tsconfig.json'),
     };
     delete env.DATABASE_URL;
@@ -75,6 +79,30 @@ describe.each(HTTP_ADAPTERS)('the example app on its embedded SQLite default (HT
       expect(remote).toMatchObject({ server: 'self' });
     } finally {
       await db.destroy();
+    }
+  });
+
+  it('throttles add per principal: past THROTTLE_LIMIT calls a caller gets the throttler error, others keep their budget', async () => {
+    const connect = async (token: string) => {
+      const client = new Client({ name: 'example-e2e-throttle', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+      return client;
+    };
+    const alice = await connect('token-a');
+    const bob = await connect('token-b');
+    try {
+      for (let call = 0; call < THROTTLE_LIMIT; call++) {
+        expect(await alice.callTool({ name: 'add', arguments: { a: call, b: 1 } })).toEqual({ content: [{ type: 'text', text: JSON.stringify({ sum: call + 1 }) }], structuredContent: { sum: call + 1 } });
+      }
+      expect(await alice.callTool({ name: 'add', arguments: { a: 1, b: 1 } })).toEqual({ isError: true, content: [{ type: 'text', text: 'ThrottlerException: Too Many Requests' }] });
+      // Listing does not spend the budget, and the refused tool stays listed.
+      expect((await alice.listTools()).tools.map((t) => t.name)).toContain('add');
+      expect((await alice.callTool({ name: 'echo', arguments: { text: 'still here' } })).content).toEqual([{ type: 'text', text: 'still here' }]);
+      // bob's budget is his own (the first test spent at most one of his calls).
+      expect((await bob.callTool({ name: 'add', arguments: { a: 2, b: 2 } })).structuredContent).toEqual({ sum: 4 });
+    } finally {
+      await alice.close();
+      await bob.close();
     }
   });
 
