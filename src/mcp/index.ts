@@ -139,6 +139,7 @@ export { McpDatabaseUnavailableError, McpBusUnavailableError, McpQueueUnavailabl
 export { McpClientRequestError, McpClientRequestTimeoutError, McpRequestEndedError } from './errors/mcp-client-request.errors';
 export { McpUnsupportedElicitationModeError, McpUrlElicitationRequiredError } from './errors/mcp-elicitation.errors';
 export type { McpRequiredUrlElicitation } from './errors/mcp-elicitation.errors';
+export type { McpElicitationMode } from './protocol/elicitation';
 export { HttpSessionExpiredError } from './client/transports/http/http-session-expired.errors';
 
 // Persistence: entities, migrations, store contracts.

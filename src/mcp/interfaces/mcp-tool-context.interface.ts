@@ -14,6 +14,7 @@ export interface McpElicitResult {
  * with a third party, a payment, a credential).
  */
 export interface McpUrlElicitation extends McpInputRequestOptions {
+  /** Selects URL mode (a form elicitation takes a message and a schema instead). */
   mode: 'url';
   /** The page the user should open. It must not carry credentials or personal data. */
   url: string;
