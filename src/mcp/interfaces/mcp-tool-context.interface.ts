@@ -23,7 +23,9 @@ export interface McpUrlElicitation extends McpInputRequestOptions {
   /**
    * The id of the elicitation, unique within the server (2025-11-25 sends it to the client and
    * names it again in `notifications/elicitation/complete`; the stateless revision has none on
-   * the wire). Put it in `url` when the page needs it: then give it here.
+   * the wire). Put it in `url` when the page needs it: then give it here. On the stateless
+   * revision the handler runs again on every round, so a generated id changes from round to
+   * round: give one of your own if it must stay the same.
    * @default a random UUID
    */
   elicitationId?: string;

@@ -166,6 +166,7 @@ class McpHandlerContext implements McpToolContext {
   }
 
   private async ask(method: string, params: Record<string, unknown>, options?: McpInputRequestOptions, mode?: McpElicitationMode): Promise<Record<string, unknown>> {
+    // A client without any elicitation lacks URL mode too: the tool catches one error class for it.
     if (mode === 'url' && this.delivery.client) requireElicitationMode(this.delivery, mode);
     requireCapability(this.delivery, method);
     if (mode !== undefined) requireElicitationMode(this.delivery, mode);
