@@ -5,9 +5,11 @@
  * proxy that adds the bearer token, then runs, through `npx -p node@22` (the conformance CLI
  * needs Node >= 22 and is never a dependency of the project):
  *   server-2025  @modelcontextprotocol/conformance@0.1.16 server --suite all --spec-version 2025-11-25
- *   client-2025  the same release's client scenarios, answered by test/conformance/client (McpClientService)
+ *   client-2025  the same release's client scenarios, OAuth (auth/*) ones included, answered by
+ *                test/conformance/client (McpClientService)
  *   server-2026  @modelcontextprotocol/conformance@0.2.0-alpha.12 server --suite all --spec-version 2026-07-28
- *   client-2026  that release's 2026-07-28 client scenarios (OAuth ones excluded)
+ *   client-2026  that release's 2026-07-28 client scenarios, OAuth ones included, and its OAuth
+ *                extension scenarios (--force)
  * each against test/conformance/expected-failures-<suite>.yml. Exits non-zero on a failure that
  * is not listed, on a listed scenario that passes (stale entry), or on a suite that overruns its
  * time cap. Every process it starts runs in its own process group and is killed on the way out,

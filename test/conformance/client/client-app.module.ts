@@ -1,6 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { MCP_ENTITIES, McpClientModule, type McpClientHandlers, type McpServerConfig } from '../../../src/mcp';
+import { MCP_ENTITIES, McpClientModule, type McpClientAuth, type McpClientHandlers, type McpServerConfig } from '../../../src/mcp';
 
 /** The one server the conformance client talks to. */
 export const TARGET = 'target';
@@ -13,6 +13,8 @@ export interface ClientAppOptions {
   version: NonNullable<McpServerConfig['version']>;
   /** Answers to server->client requests (elicitation, sampling, roots). */
   handlers?: McpClientHandlers;
+  /** How the client gets its bearer token (OAuth scenarios); none by default. */
+  auth?: McpClientAuth;
 }
 
 /**
@@ -27,7 +29,7 @@ export class ClientAppModule {
       imports: [
         TypeOrmModule.forRoot({ type: 'better-sqlite3', database: ':memory:', entities: MCP_ENTITIES, synchronize: true }),
         McpClientModule.forRoot({
-          servers: { [TARGET]: { url: options.url, version: options.version, timeoutMs: 10_000 } },
+          servers: { [TARGET]: { url: options.url, version: options.version, timeoutMs: 10_000, ...(options.auth ? { auth: options.auth } : {}) } },
           handlers: options.handlers,
         }),
       ],

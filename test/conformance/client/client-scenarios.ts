@@ -176,3 +176,16 @@ export const SCENARIOS: Record<string, ClientScenario> = {
     },
   },
 };
+
+/**
+ * Every OAuth scenario (auth/*): the scenario's resource server lists and serves `test-tool`
+ * behind a bearer guard; what is checked is how the client got its token (discovery, grant,
+ * client authentication, resource, scopes). The client is configured from the scenario's
+ * context (scenario-auth.ts) and does what any caller does: list the tools and call each.
+ */
+export const AUTH_SCENARIO: ClientScenario = { run: exerciseServer };
+
+/** The scenario called `name`, or undefined. */
+export function scenarioNamed(name: string): ClientScenario | undefined {
+  return SCENARIOS[name] ?? (name.startsWith('auth/') ? AUTH_SCENARIO : undefined);
+}

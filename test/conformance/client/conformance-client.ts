@@ -6,29 +6,33 @@
  * The CLI appends the scenario server's URL and sets MCP_CONFORMANCE_SCENARIO. This script boots
  * a client-only Nest app (McpClientModule.forRoot(...)) and does with
  * McpClientService what the scenario expects. The server entry is what a user would write,
- * `{ url }`: the client probes the revision (`version: 'auto'`) like in production. Set
- * CONFORMANCE_SPEC_VERSION (e.g. 2025-11-25) by hand to pin one while debugging.
+ * `{ url }`: the client probes the revision (`version: 'auto'`) like in production. OAuth
+ * scenarios (auth/*) that hand out credentials in MCP_CONFORMANCE_CONTEXT get them as
+ * `auth: clientCredentials(...)` (scenario-auth.ts). Set CONFORMANCE_SPEC_VERSION (e.g.
+ * 2025-11-25) by hand to pin one while debugging.
  */
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { McpClientService, type McpServerConfig } from '../../../src/mcp';
 import { ClientAppModule } from './client-app.module';
-import { SCENARIOS } from './client-scenarios';
+import { SCENARIOS, scenarioNamed } from './client-scenarios';
+import { scenarioAuth, scenarioContext } from './scenario-auth';
 
 async function main(): Promise<number> {
   const url = process.argv[process.argv.length - 1];
   const name = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
-  const scenario = SCENARIOS[name];
+  const scenario = scenarioNamed(name);
   if (!url || !/^https?:\/\//.test(url)) {
     console.error(`usage: conformance-client.ts <server-url> (got ${JSON.stringify(url)})`);
     return 2;
   }
   if (!scenario) {
-    console.error(`Unknown MCP_CONFORMANCE_SCENARIO "${name}"; this client knows: ${Object.keys(SCENARIOS).join(', ')}`);
+    console.error(`Unknown MCP_CONFORMANCE_SCENARIO "${name}"; this client knows: ${Object.keys(SCENARIOS).join(', ')} and auth/*`);
     return 2;
   }
   const version = (process.env.CONFORMANCE_SPEC_VERSION || 'auto') as NonNullable<McpServerConfig['version']>;
-  const app = await NestFactory.createApplicationContext(ClientAppModule.forTarget({ url, version, handlers: scenario.handlers }), {
+  const auth = scenarioAuth(scenarioContext(process.env.MCP_CONFORMANCE_CONTEXT));
+  const app = await NestFactory.createApplicationContext(ClientAppModule.forTarget({ url, version, handlers: scenario.handlers, auth }), {
     logger: ['error', 'warn'],
   });
   try {

@@ -34,8 +34,8 @@ export interface Suite {
   specVersion: '2025-11-25' | '2026-07-28';
   /**
    * Wall-clock cap of the whole suite, so a hung scenario cannot hold CI. Client suites start a
-   * ts-node client per scenario, which takes seconds on a loaded 2-core machine: their caps leave
-   * room for that.
+   * ts-node client per scenario, which takes seconds on a loaded 2-core machine (about 7 s a
+   * scenario on an idle one): their caps leave room for that, some 17 s a scenario.
    */
   budgetMs: number;
   invocations(context: SuiteContext): Invocation[];
@@ -45,8 +45,8 @@ export interface Suite {
 export const CLIENT_2025_SCENARIOS = ['initialize', 'tools_call', 'elicitation-sep1034-client-defaults', 'sse-retry'];
 
 /**
- * Client scenarios of 2026-07-28 (`conformance list --client --spec-version 2026-07-28`), minus
- * the OAuth ones (`auth/*`): the module's client has static bearer tokens, no OAuth flow.
+ * Client scenarios of 2026-07-28 (`conformance list --client --spec-version 2026-07-28`) other
+ * than the OAuth ones, which follow.
  */
 export const CLIENT_2026_SCENARIOS = [
   'tools_call',
@@ -59,7 +59,87 @@ export const CLIENT_2026_SCENARIOS = [
   'json-schema-2020-12-preservation',
 ];
 
-function clientRuns(context: SuiteContext, scenarios: string[], specVersion: Suite['specVersion']): Invocation[] {
+/**
+ * Every OAuth client scenario of 0.1.16 (`conformance list`): the 2025-11-25 ones, the
+ * 2025-03-26 back-compat ones, the draft ones and the extensions. Each starts its own resource
+ * server and authorization server; the client is configured from the credentials the scenario
+ * hands out (test/conformance/client/scenario-auth.ts).
+ */
+export const CLIENT_2025_AUTH_SCENARIOS = [
+  'auth/metadata-default',
+  'auth/metadata-var1',
+  'auth/metadata-var2',
+  'auth/metadata-var3',
+  'auth/basic-cimd',
+  'auth/scope-from-www-authenticate',
+  'auth/scope-from-scopes-supported',
+  'auth/scope-omitted-when-undefined',
+  'auth/scope-step-up',
+  'auth/scope-retry-limit',
+  'auth/token-endpoint-auth-basic',
+  'auth/token-endpoint-auth-post',
+  'auth/token-endpoint-auth-none',
+  'auth/pre-registration',
+  'auth/2025-03-26-oauth-metadata-backcompat',
+  'auth/2025-03-26-oauth-endpoint-fallback',
+  'auth/resource-mismatch',
+  'auth/offline-access-scope',
+  'auth/offline-access-not-supported',
+  'auth/client-credentials-jwt',
+  'auth/client-credentials-basic',
+  'auth/cross-app-access-complete-flow',
+];
+
+/**
+ * The OAuth client scenarios of 0.2.0-alpha.12 that apply at 2026-07-28 (`conformance list`
+ * tags them 2026-07-28). The two 2025-03-26 back-compat ones do not apply there (the CLI skips
+ * them): client-2025 runs them.
+ */
+export const CLIENT_2026_AUTH_SCENARIOS = [
+  'auth/metadata-default',
+  'auth/metadata-var1',
+  'auth/metadata-var2',
+  'auth/metadata-var3',
+  'auth/basic-cimd',
+  'auth/scope-from-www-authenticate',
+  'auth/scope-from-scopes-supported',
+  'auth/scope-omitted-when-undefined',
+  'auth/scope-step-up',
+  'auth/scope-retry-limit',
+  'auth/token-endpoint-auth-basic',
+  'auth/token-endpoint-auth-post',
+  'auth/token-endpoint-auth-none',
+  'auth/pre-registration',
+  'auth/resource-mismatch',
+  'auth/offline-access-scope',
+  'auth/offline-access-not-supported',
+  'auth/authorization-server-migration',
+  'auth/iss-supported',
+  'auth/iss-not-advertised',
+  'auth/iss-supported-missing',
+  'auth/iss-wrong-issuer',
+  'auth/iss-unexpected',
+  'auth/iss-normalized',
+  'auth/metadata-issuer-mismatch',
+];
+
+/**
+ * The OAuth extension scenarios of 0.2.0-alpha.12 (client credentials, enterprise-managed
+ * authorization, DPoP, workload identity). They are on no spec timeline, so the CLI runs them
+ * at `--spec-version 2026-07-28` only with `--force`; the client-credentials ones are the OAuth
+ * the module's client has.
+ */
+export const CLIENT_2026_AUTH_EXTENSION_SCENARIOS = [
+  'auth/client-credentials-jwt',
+  'auth/client-credentials-basic',
+  'auth/enterprise-managed-authorization',
+  'auth/dpop',
+  'auth/dpop-nonce',
+  'auth/wif-jwt-bearer',
+];
+
+/** One CLI run per scenario; `force` runs scenarios the CLI deems not applicable at `specVersion`. */
+function clientRuns(context: SuiteContext, scenarios: string[], specVersion: Suite['specVersion'], force = false): Invocation[] {
   return scenarios.map((scenario) => ({
     scenarios: [scenario],
     args: [
@@ -70,6 +150,7 @@ function clientRuns(context: SuiteContext, scenarios: string[], specVersion: Sui
       scenario,
       '--spec-version',
       specVersion,
+      ...(force ? ['--force'] : []),
       '--timeout',
       '30000',
       '--expected-failures',
@@ -110,11 +191,11 @@ export const SUITES: Suite[] = [
   {
     id: 'client-2025',
     specVersion: '2025-11-25',
-    title: `client, ${CLIENT_2025_SCENARIOS.join(', ')} (${CONFORMANCE_2025})`,
+    title: `client, ${CLIENT_2025_SCENARIOS.join(', ')} and ${CLIENT_2025_AUTH_SCENARIOS.length} OAuth scenarios (${CONFORMANCE_2025})`,
     pkg: CONFORMANCE_2025,
     mode: 'client',
-    budgetMs: 120_000,
-    invocations: (context) => clientRuns(context, CLIENT_2025_SCENARIOS, '2025-11-25'),
+    budgetMs: 480_000,
+    invocations: (context) => [...clientRuns(context, CLIENT_2025_SCENARIOS, '2025-11-25'), ...clientRuns(context, CLIENT_2025_AUTH_SCENARIOS, '2025-11-25')],
   },
   {
     id: 'server-2026',
@@ -146,10 +227,14 @@ export const SUITES: Suite[] = [
   {
     id: 'client-2026',
     specVersion: '2026-07-28',
-    title: `client, --spec-version 2026-07-28, ${CLIENT_2026_SCENARIOS.length} non-OAuth scenarios (${CONFORMANCE_2026})`,
+    title: `client, --spec-version 2026-07-28, ${CLIENT_2026_SCENARIOS.length} scenarios, ${CLIENT_2026_AUTH_SCENARIOS.length} OAuth ones and ${CLIENT_2026_AUTH_EXTENSION_SCENARIOS.length} OAuth extensions (--force) (${CONFORMANCE_2026})`,
     pkg: CONFORMANCE_2026,
     mode: 'client',
-    budgetMs: 150_000,
-    invocations: (context) => clientRuns(context, CLIENT_2026_SCENARIOS, '2026-07-28'),
+    budgetMs: 660_000,
+    invocations: (context) => [
+      ...clientRuns(context, CLIENT_2026_SCENARIOS, '2026-07-28'),
+      ...clientRuns(context, CLIENT_2026_AUTH_SCENARIOS, '2026-07-28'),
+      ...clientRuns(context, CLIENT_2026_AUTH_EXTENSION_SCENARIOS, '2026-07-28', true),
+    ],
   },
 ];

@@ -1,3 +1,6 @@
+import { generateKeyPairSync, verify } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { cacheTtlMs, clientCredentials } from './client-credentials.auth';
 import { MemoryTokenStore } from './memory-token.store';
 import { authorizationServerMetadataUrls, protectedResourceMetadataUrls, resourceCovers } from './oauth-discovery';
@@ -71,5 +74,60 @@ describe('MemoryTokenStore', () => {
     await expect(store.lock('l', 60_000)).resolves.toBe(false);
     await store.unlock('l');
     await expect(store.lock('l', 60_000)).resolves.toBe(true);
+  });
+});
+
+describe('clientCredentials with private_key_jwt', () => {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const forms: URLSearchParams[] = [];
+  let server: Server;
+  let origin: string;
+
+  // A resource and its authorization server on one loopback origin; the issuer has a path, so
+  // that the issuer and the token endpoint are different URLs.
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      const json = (body: unknown) => res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+      if (req.url === '/.well-known/oauth-protected-resource/mcp') return json({ resource: `${origin}/mcp`, authorization_servers: [`${origin}/as`] });
+      if (req.url === '/.well-known/oauth-authorization-server/as') {
+        return json({ issuer: `${origin}/as`, token_endpoint: `${origin}/as/oauth/token`, token_endpoint_auth_methods_supported: ['private_key_jwt'] });
+      }
+      if (req.method === 'POST' && req.url === '/as/oauth/token') {
+        let body = '';
+        req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+        req.on('end', () => {
+          forms.push(new URLSearchParams(body));
+          json({ access_token: `token-${forms.length}`, token_type: 'Bearer', expires_in: 600 });
+        });
+        return;
+      }
+      res.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it('signs an assertion whose audience is the issuer identifier, as one string', async () => {
+    const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    const auth = clientCredentials({ clientId: 'agent', privateKeyJwt: { key: pem, alg: 'ES256', kid: 'k1' } });
+    await expect(auth.getToken({ url: new URL(`${origin}/mcp`) }, new MemoryTokenStore())).resolves.toBe('token-1');
+
+    expect(forms).toHaveLength(1);
+    const form = forms[0];
+    expect(form.get('grant_type')).toBe('client_credentials');
+    expect(form.get('resource')).toBe(`${origin}/mcp`);
+    expect(form.get('client_id')).toBe('agent');
+    expect(form.get('client_assertion_type')).toBe('urn:ietf:params:oauth:client-assertion-type:jwt-bearer');
+    const [header, payload, signature] = (form.get('client_assertion') ?? '').split('.');
+    const decode = (part: string) => JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as Record<string, unknown>;
+    expect(decode(header)).toEqual({ alg: 'ES256', kid: 'k1' });
+    const claims = decode(payload);
+    expect(claims.aud).toBe(`${origin}/as`);
+    expect(claims.iss).toBe('agent');
+    expect(claims.sub).toBe('agent');
+    expect((claims.exp as number) - (claims.iat as number)).toBe(60);
+    expect(verify('sha256', Buffer.from(`${header}.${payload}`), { key: publicKey, dsaEncoding: 'ieee-p1363' }, Buffer.from(signature, 'base64url'))).toBe(true);
   });
 });

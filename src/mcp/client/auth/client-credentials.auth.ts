@@ -172,7 +172,7 @@ class ClientCredentialsAuth implements McpClientAuth {
     if (method === 'private_key_jwt') {
       form.set('client_id', clientId);
       form.set('client_assertion_type', 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer');
-      form.set('client_assertion', await this.clientAssertion(discovery.tokenEndpoint));
+      form.set('client_assertion', await this.clientAssertion(discovery.issuer));
     } else if (method === 'client_secret_post') {
       form.set('client_id', clientId);
       form.set('client_secret', clientSecret ?? '');
@@ -204,7 +204,11 @@ class ClientCredentialsAuth implements McpClientAuth {
     return { token: body.access_token, expiresIn };
   }
 
-  /** RFC 7523 client assertion: iss and sub the client, aud the token endpoint, one minute long. */
+  /**
+   * RFC 7523 client assertion: iss and sub the client, one minute long, aud the issuer
+   * identifier of the authorization server as one string (RFC 7523bis, which servers following
+   * it insist on; the token endpoint URL is refused there).
+   */
   private async clientAssertion(audience: string): Promise<string> {
     const { key, alg, kid } = this.options.privateKeyJwt as McpPrivateKeyJwt;
     const jose = requireOptionalPeer<typeof Jose>('jose', 'clientCredentials({ privateKeyJwt })');
