@@ -16,7 +16,8 @@
  * Ctrl-C included.
  *
  * Options: --suite <id>[,<id>...] (server-2025, client-2025, server-2026, client-2026),
- *          --verbose (stream the CLI output), --keep (keep the temp dir).
+ *          --concurrency <n> (client scenarios run side by side; default 2, or
+ *          CONFORMANCE_CONCURRENCY), --verbose (stream the CLI output), --keep (keep the temp dir).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -26,7 +27,7 @@ import { readExpectedFailures } from './harness/expected-failures';
 import { startLoopbackProxy, type LoopbackProxy } from './harness/loopback-proxy';
 import { killAll, start, stop, waitWithDeadline, type Started } from './harness/processes';
 import { outcomes, readChecks, verdict, type ScenarioOutcome, type SuiteVerdict } from './harness/results';
-import { SUITES, type Suite } from './harness/suites';
+import { SUITES, type Invocation, type Suite } from './harness/suites';
 
 const ROOT = resolve(__dirname, '..', '..');
 const HERE = join(ROOT, 'test', 'conformance');
@@ -38,6 +39,8 @@ interface Options {
   suites: Suite[];
   verbose: boolean;
   keep: boolean;
+  /** Client scenarios run side by side (`--concurrency`, or CONFORMANCE_CONCURRENCY). */
+  concurrency: number;
 }
 
 interface SuiteReport {
@@ -54,18 +57,21 @@ function parseOptions(argv: string[]): Options {
   let ids = SUITES.map((suite) => suite.id as string);
   let verbose = false;
   let keep = false;
+  let concurrency = Number(process.env.CONFORMANCE_CONCURRENCY || 2);
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--verbose') verbose = true;
+    else if (arg === '--concurrency' || arg.startsWith('--concurrency=')) concurrency = Number(arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : argv[++i]);
     else if (arg === '--keep') keep = true;
     else if (arg === '--suite' || arg.startsWith('--suite=')) {
       const value = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : argv[++i];
       ids = (value ?? '').split(',').map((id) => id.trim()).filter(Boolean);
-    } else throw new Error(`Unknown option ${arg} (use --suite <ids>, --verbose, --keep)`);
+    } else throw new Error(`Unknown option ${arg} (use --suite <ids>, --concurrency <n>, --verbose, --keep)`);
   }
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error(`--concurrency (or CONFORMANCE_CONCURRENCY) must be a positive integer, not ${concurrency}`);
   const unknown = ids.filter((id) => !SUITES.some((suite) => suite.id === id));
   if (unknown.length || !ids.length) throw new Error(`Unknown suite ${unknown.join(', ')}; suites: ${SUITES.map((s) => s.id).join(', ')}`);
-  return { suites: SUITES.filter((suite) => ids.includes(suite.id)), verbose, keep };
+  return { suites: SUITES.filter((suite) => ids.includes(suite.id)), verbose, keep, concurrency };
 }
 
 function npx(pkg: string, args: string[]): string[] {
@@ -130,13 +136,13 @@ async function runSuite(suite: Suite, options: Options, workdir: string, serverU
   const cliFailures: string[] = [];
   let timedOut = false;
   console.log(`\n--- ${suite.id}: ${suite.title}`);
-  for (const [index, invocation] of suite.invocations({ serverUrl, clientCommand, resultsDir, expectedFailuresFile }).entries()) {
+  const invocations = suite.invocations({ serverUrl, clientCommand, resultsDir, expectedFailuresFile });
+  const runOne = async (invocation: Invocation, index: number): Promise<string[]> => {
     const logFile = join(workdir, `${suite.id}-${index}.log`);
     const remaining = deadline - Date.now();
     if (remaining <= 0) {
       timedOut = true;
-      scenarios.push(...(invocation.scenarios ?? []));
-      continue;
+      return invocation.scenarios ?? [];
     }
     const run = start(npx(suite.pkg, invocation.args), { cwd: ROOT, logFile, echo: options.verbose });
     const code = await waitWithDeadline(run, remaining);
@@ -145,8 +151,22 @@ async function runSuite(suite: Suite, options: Options, workdir: string, serverU
       timedOut = true;
       cliFailures.push(`${label}: stopped after the suite's ${suite.budgetMs / 1000}s cap`);
     } else if (code !== 0) cliFailures.push(`${label}: the conformance CLI exited with ${code} (log: ${logFile})`);
-    scenarios.push(...(invocation.scenarios ?? scenariosFromLog(logFile)));
-  }
+    return invocation.scenarios ?? scenariosFromLog(logFile);
+  };
+  // Client scenarios are one CLI run each, with its own servers on ports of their own: a few run
+  // side by side (most of a run is process start-up and waiting on loopback).
+  const width = suite.mode === 'client' ? options.concurrency : 1;
+  const found: string[][] = new Array(invocations.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(width, invocations.length) }, async () => {
+      while (next < invocations.length) {
+        const index = next++;
+        found[index] = await runOne(invocations[index], index);
+      }
+    }),
+  );
+  scenarios.push(...found.flat());
   const results = outcomes(scenarios, readChecks(resultsDir, suite.mode));
   const suiteVerdict = verdict(results, expected);
   // The CLI applies the same list itself: it exits non-zero on a regression or a stale entry,
