@@ -36,6 +36,8 @@ export { McpResource } from './server/decorators/mcp-resource.decorator';
 export { McpResourceTemplate } from './server/decorators/mcp-resource-template.decorator';
 export { McpPrompt } from './server/decorators/mcp-prompt.decorator';
 export { McpResourceNotifier } from './server/features/mcp-resource-notifier';
+export { McpRegistry, getMcpRegistryToken } from './server/registry/mcp-registry';
+export type { McpRuntimeTool, McpRuntimePrompt, McpRuntimeResource, McpRuntimeResourceTemplate, McpRuntimeHandler, McpRuntimeResourceHandler, McpSwitchOptions } from './server/registry/mcp-registry';
 export { Toolset } from './server/toolset';
 export type { ToolsetIdentity } from './server/toolset';
 export type { McpToolOptions, McpToolAnnotations, McpIcon, JsonSchema } from './interfaces/mcp-tool-options.interface';
