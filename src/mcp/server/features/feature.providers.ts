@@ -10,7 +10,7 @@ import { getMcpRegistryToken, McpRegistry } from '../registry/mcp-registry';
 
 /**
  * The providers of the server features of one mount beyond tools: resources (with durable
- * subscriptions in the mount's `MCP_SUBSCRIPTION_STORE` and the notifier app code injects), prompts, completion, logging and the runtime registry.
+ * subscriptions in the mount's `MCP_SUBSCRIPTION_STORE` and the notifier app code injects), prompts, completion and logging.
  * `FeaturesExplorer` fills and installs them at boot.
  */
 export function createMcpFeatureProviders(mount: string): Provider[] {
@@ -22,12 +22,10 @@ export function createMcpFeatureProviders(mount: string): Provider[] {
     PromptsFeature,
     CompletionFeature,
     LoggingFeature,
-    McpRegistry,
-    { provide: getMcpRegistryToken(mount), useExisting: McpRegistry },
   ];
 }
 
-/** What a serving mount exports for app code: its resource notifier and its registry, by class and by mount token. */
+/** What a serving mount exports for app code: its resource notifier and its registry (`createMcpServerParts`), by class and by mount token. */
 export function mcpFeatureExports(mount: string): (string | typeof McpResourceNotifier | typeof McpRegistry)[] {
   return [McpResourceNotifier, getMcpResourceNotifierToken(mount), McpRegistry, getMcpRegistryToken(mount)];
 }
