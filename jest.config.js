@@ -14,6 +14,9 @@ const esmPackages = {
   transformIgnorePatterns: ['/node_modules/(?!jose/)'],
 };
 
+/** `LEAK_CHECK=1` names, after each suite, the handles it left open (see the environment's file). */
+const testEnvironment = process.env.LEAK_CHECK ? '<rootDir>/test/support/leak-check.environment.js' : 'node';
+
 module.exports = {
   testTimeout: 30000,
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js', '<rootDir>/test/support/open-handles-reporter.js'],
@@ -24,7 +27,7 @@ module.exports = {
   projects: [
     {
       displayName: 'unit',
-      testEnvironment: 'node',
+      testEnvironment,
       rootDir: '.',
       testMatch: ['<rootDir>/src/**/*.spec.ts'],
       ...esmPackages,
@@ -32,7 +35,7 @@ module.exports = {
     },
     {
       displayName: 'e2e',
-      testEnvironment: 'node',
+      testEnvironment,
       rootDir: '.',
       testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts', '<rootDir>/test/faults/**/*.e2e-spec.ts'],
       setupFilesAfterEnv: ['<rootDir>/test/support/no-unhandled-rejections.setup.ts'],

@@ -29,6 +29,7 @@ export type { McpSessionCacheOptions, McpResolvedSessionCache } from './server/s
 export type { McpPubSubOptions } from './server/pubsub/mcp-pubsub.interface';
 export { MCP_MODULE_OPTIONS, DEFAULT_MOUNT, DEFAULT_PATH, getMcpToolsetToken, getMcpOptionsToken, InjectMcpToolset } from './mcp.constants';
 export { getMcpResourceNotifierToken, InjectMcpResourceNotifier } from './mcp.constants';
+export { getMcpElicitationNotifierToken, InjectMcpElicitationNotifier } from './mcp.constants';
 export { McpTool } from './server/decorators/mcp-tool.decorator';
 export { getMcpContext, MCP_CONTEXT_TYPE } from './server/pipeline/mcp-execution-context';
 export type { McpExecutionInfo, McpHandlerKind } from './server/pipeline/mcp-execution-context';
@@ -38,10 +39,11 @@ export { McpPrompt } from './server/decorators/mcp-prompt.decorator';
 export { McpResourceNotifier } from './server/features/mcp-resource-notifier';
 export { McpRegistry, getMcpRegistryToken } from './server/registry/mcp-registry';
 export type { McpRuntimeTool, McpRuntimePrompt, McpRuntimeResource, McpRuntimeResourceTemplate, McpRuntimeHandler, McpRuntimeResourceHandler, McpSwitchOptions } from './server/registry/mcp-registry';
+export { McpElicitationNotifier } from './server/features/mcp-elicitation-notifier';
 export { Toolset } from './server/toolset';
 export type { ToolsetIdentity } from './server/toolset';
 export type { McpToolOptions, McpToolAnnotations, McpIcon, JsonSchema } from './interfaces/mcp-tool-options.interface';
-export type { McpToolContext, McpContent, McpCallToolResult, McpToolReturn, McpInputRequestOptions, McpElicitResult, McpRoot } from './interfaces/mcp-tool-context.interface';
+export type { McpToolContext, McpContent, McpCallToolResult, McpToolReturn, McpInputRequestOptions, McpElicitResult, McpUrlElicitation, McpUrlElicitResult, McpRoot } from './interfaces/mcp-tool-context.interface';
 export type {
   McpResourceOptions,
   McpResourceTemplateOptions,
@@ -84,8 +86,8 @@ export type {
   McpServerScope,
 } from './client/interfaces/mcp-server-config.interface';
 export type { McpCallOptions, McpCallState, McpToolArguments } from './client/interfaces/mcp-call.interface';
-export { McpSamplingHandler, McpElicitationHandler, McpRootsHandler } from './client/decorators/mcp-client-handler.decorator';
-export type { McpClientHandlers, McpClientRequestHandler, McpClientHandlerContext, McpClientHandlerKind } from './client/interfaces/mcp-client-handlers.interface';
+export { McpSamplingHandler, McpElicitationHandler, McpUrlElicitationHandler, McpRootsHandler } from './client/decorators/mcp-client-handler.decorator';
+export type { McpClientHandlers, McpClientRequestHandler, McpClientHandlerContext, McpClientHandlerKind, McpElicitationCompleteListener } from './client/interfaces/mcp-client-handlers.interface';
 export type { McpToolDefinition, McpServerTool } from './client/tool-router';
 export { toOpenAiTools, toAnthropicTools, toGeminiFunctionDeclarations, toGeminiSchema, toFunctionName } from './client/tool-format-converters';
 export type { OpenAiTool, AnthropicTool, GeminiFunctionDeclaration, ToolFormatOptions, McpToolFormatInput } from './client/tool-format-converters';
@@ -137,6 +139,9 @@ export { McpInfrastructureError } from './errors/mcp-infrastructure.errors';
 export { McpEventRejectedError } from './errors/mcp-event-rejected.errors';
 export { McpDatabaseUnavailableError, McpBusUnavailableError, McpQueueUnavailableError, McpCallWaitTimeoutError } from './errors/mcp-outage.errors';
 export { McpClientRequestError, McpClientRequestTimeoutError, McpRequestEndedError } from './errors/mcp-client-request.errors';
+export { McpUnsupportedElicitationModeError, McpUrlElicitationRequiredError } from './errors/mcp-elicitation.errors';
+export type { McpRequiredUrlElicitation } from './errors/mcp-elicitation.errors';
+export type { McpElicitationMode } from './protocol/elicitation';
 export { HttpSessionExpiredError } from './client/transports/http/http-session-expired.errors';
 
 // Persistence: entities, migrations, store contracts.

@@ -53,3 +53,11 @@ export function getMcpResourceNotifierToken(mount: string = DEFAULT_MOUNT): stri
 
 /** Injects the `McpResourceNotifier` of a mount. */
 export const InjectMcpResourceNotifier = (mount: string = DEFAULT_MOUNT): ParameterDecorator => Inject(getMcpResourceNotifierToken(mount));
+
+/** Injection token of a mount's `McpElicitationNotifier` (for apps with several mounts). */
+export function getMcpElicitationNotifierToken(mount: string = DEFAULT_MOUNT): string {
+  return `McpElicitationNotifier:${mount}`;
+}
+
+/** Injects the `McpElicitationNotifier` of a mount. */
+export const InjectMcpElicitationNotifier = (mount: string = DEFAULT_MOUNT): ParameterDecorator => Inject(getMcpElicitationNotifierToken(mount));

@@ -1,9 +1,10 @@
 /**
- * Turns "Jest did not exit" into a failure that says why. The suites run in band, in this
- * process: when the run is over and something a test started still holds the event loop (a
+ * Turns "Jest did not exit" into a report that says why, and an end. The suites run in band, in
+ * this process: when the run is over and something a test started still holds the event loop (a
  * socket, a server, a child process, a timer), this reporter prints each such handle after a grace
- * period and ends the process with exit code 1, instead of letting the run hang until an outer
- * timeout kills it with nothing to show.
+ * period and then ends the process with the run's own result (1 when a test failed), instead of
+ * letting the run hang until an outer timeout kills it with nothing to show. To find the suite that
+ * left a handle, run with `LEAK_CHECK=1` (test/support/leak-check.environment.js).
  */
 const GRACE_MS = Number(process.env.OPEN_HANDLES_GRACE_MS || 10000);
 
@@ -46,9 +47,10 @@ class OpenHandlesReporter {
         `\nopen handles: the run ended ${GRACE_MS} ms ago and these still hold the process:\n` +
           handles.map((line) => `  - ${line}\n`).join('') +
           `  resources: ${resources.join(', ')}\n` +
-          'A test left them open; failing the run instead of hanging.\n',
+          "A test left them open; ending the process with the run's own exit code instead of hanging. LEAK_CHECK=1 names the suite.\n",
       );
-      process.exit(1);
+      // No code here: Jest's own 'exit' listener sets the run's exit code (failed tests, coverage).
+      process.exit();
     }, GRACE_MS);
     timer.unref();
   }

@@ -34,11 +34,27 @@ export class McpClientService implements OnModuleInit {
     private readonly toolLists: McpToolListCache,
   ) {}
 
-  /** Drops cached tool lists when a server announces a change. */
+  /**
+   * Drops cached tool lists when a server announces a change, and passes
+   * `notifications/elicitation/complete` to `handlers.elicitationComplete`.
+   */
   onModuleInit(): void {
     this.queue.onNotification((server, notification) => {
       if (notification.method === McpMethod.ToolsListChanged) this.toolLists.drop(server);
+      if (notification.method === McpMethod.ElicitationComplete) this.elicitationCompleted(server, notification.params);
     });
+  }
+
+  /** A listener that throws does not break the call whose stream carried the notification. */
+  private elicitationCompleted(server: string, params: Record<string, unknown> | undefined): void {
+    const listener = this.options.handlers.elicitationComplete;
+    const elicitationId = params?.elicitationId;
+    if (!listener || typeof elicitationId !== 'string') return;
+    try {
+      listener({ elicitationId }, { server });
+    } catch (error) {
+      this.logger.warn(`handlers.elicitationComplete failed for MCP server "${server}": ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
 
   /** Where calls run: `bull` (Redis) or `inline` (this process). */

@@ -8,6 +8,38 @@ export interface McpElicitResult {
   [key: string]: unknown;
 }
 
+/**
+ * A URL mode elicitation (`ctx.elicit({ mode: 'url', url, message })`): the user opens `url` in
+ * their browser, out of reach of the client, for what must not pass through it (OAuth consent
+ * with a third party, a payment, a credential).
+ */
+export interface McpUrlElicitation extends McpInputRequestOptions {
+  /** Selects URL mode (a form elicitation takes a message and a schema instead). */
+  mode: 'url';
+  /** The page the user should open. It must not carry credentials or personal data. */
+  url: string;
+  /** Why the user should open it, shown by the client next to the URL. */
+  message: string;
+  /**
+   * The id of the elicitation, unique within the server (2025-11-25 sends it to the client and
+   * names it again in `notifications/elicitation/complete`; the stateless revision has none on
+   * the wire). Put it in `url` when the page needs it: then give it here. On the stateless
+   * revision the handler runs again on every round, so a generated id changes from round to
+   * round: give one of your own if it must stay the same.
+   * @default a random UUID
+   */
+  elicitationId?: string;
+}
+
+/**
+ * What the client answered to a URL mode elicitation: `accept` means the user agreed to open
+ * the URL, not that the interaction out of band is over.
+ */
+export interface McpUrlElicitResult extends McpElicitResult {
+  /** The id of the elicitation (the one given, or the one generated). */
+  elicitationId: string;
+}
+
 /** A root the client exposes. */
 export interface McpRoot {
   uri: string;
@@ -53,10 +85,19 @@ export interface McpToolContext {
   /** Reports progress, if the client sent a progress token. */
   progress(progress: number, total?: number, message?: string): Promise<void>;
   /**
-   * Asks the user for input through the client (elicitation); needs the client's `elicitation`
-   * capability. `extra` adds request params; its `key` names the input request instead.
+   * Asks the user for input through the client (form mode elicitation); needs the client's
+   * `elicitation` capability with form mode. `extra` adds request params; its `key` names the
+   * input request instead. Rejects with `McpUnsupportedElicitationModeError` when the client
+   * declared URL mode only.
    */
   elicit(message: string, requestedSchema: Record<string, unknown>, extra?: Record<string, unknown> & McpInputRequestOptions): Promise<McpElicitResult>;
+  /**
+   * Sends the user to a URL (URL mode elicitation) and resolves with the client's answer and the
+   * elicitation's id. Rejects with `McpUnsupportedElicitationModeError` when the client did not
+   * declare URL mode. On a 2025 session, tell the client when the interaction is over with
+   * `McpElicitationNotifier.complete`.
+   */
+  elicit(request: McpUrlElicitation): Promise<McpUrlElicitResult>;
   /** Asks the client's model for a completion (sampling/createMessage); needs the `sampling` capability. */
   sample(params: Record<string, unknown>, options?: McpInputRequestOptions): Promise<Record<string, unknown>>;
   /** Lists the client's roots; needs the `roots` capability. */

@@ -16,3 +16,5 @@ export { STATELESS_PROTOCOL_VERSION, STATELESS_PROTOCOL_VERSIONS, StatelessMetaK
 export { MCP_LOG_LEVELS } from './log-levels';
 export type { McpLogLevel } from './log-levels';
 export { X_MCP_HEADER } from './param-header-annotations';
+export { URL_ELICITATION_REQUIRED, declaredElicitationModes, elicitationCapabilityFor } from './elicitation';
+export type { McpElicitationMode } from './elicitation';

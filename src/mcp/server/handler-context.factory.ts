@@ -1,12 +1,15 @@
 import type { McpDeliveryContext } from '../interfaces/mcp-delivery.interface';
 import { MCP_LOG_LEVELS, type McpLogLevel } from '../protocol/log-levels';
-import type { McpElicitResult, McpInputRequestOptions, McpRoot, McpToolContext } from '../interfaces/mcp-tool-context.interface';
+import { randomUUID } from 'node:crypto';
+import type { McpElicitResult, McpInputRequestOptions, McpRoot, McpToolContext, McpUrlElicitation, McpUrlElicitResult } from '../interfaces/mcp-tool-context.interface';
+import { McpUnsupportedElicitationModeError } from '../errors/mcp-elicitation.errors';
+import { declaredElicitationModes, type McpElicitationMode } from '../protocol/elicitation';
 import { McpRpcError } from '../errors/mcp-rpc.errors';
 import { McpRequestEndedError } from '../errors/mcp-client-request.errors';
 import type { JsonRpcRequest } from '../protocol/jsonrpc';
 import { McpMethod } from '../protocol/mcp-methods';
 import { methodFacts } from '../protocol/method-catalog';
-import { StatelessErrorCode } from '../protocol/stateless';
+import { StatelessErrorCode, isStatelessVersion } from '../protocol/stateless';
 
 /** True when `level` is at least as severe as `minimum`. */
 export function isLogLevelEnabled(level: McpLogLevel, minimum: McpLogLevel | null | undefined): boolean {
@@ -31,6 +34,22 @@ function requireCapability(context: McpDeliveryContext, method: string): void {
     throw new McpRpcError(StatelessErrorCode.MissingRequiredClientCapability, `The client did not declare the "${capability}" capability that ${method} needs`, {
       requiredCapabilities: { [capability]: {} },
     });
+  }
+}
+
+/** Refuses an elicitation in a mode the client did not declare (after `requireCapability`). */
+function requireElicitationMode(context: McpDeliveryContext, mode: McpElicitationMode): void {
+  if (!declaredElicitationModes(context.clientCapabilities).includes(mode)) throw new McpUnsupportedElicitationModeError(mode);
+}
+
+/** A URL elicitation's fields, checked: the handler's mistakes surface in the handler. */
+function checkUrlElicitation(request: McpUrlElicitation): void {
+  for (const field of ['url', 'message'] as const) {
+    if (typeof request[field] !== 'string' || request[field] === '') throw new TypeError(`A URL elicitation needs a non-empty string "${field}"`);
+  }
+  if (!URL.canParse(request.url)) throw new TypeError(`The url of a URL elicitation must be an absolute URL (got ${JSON.stringify(request.url)})`);
+  if (request.elicitationId !== undefined && (typeof request.elicitationId !== 'string' || request.elicitationId === '')) {
+    throw new TypeError('The elicitationId of a URL elicitation must be a non-empty string');
   }
 }
 
@@ -105,10 +124,25 @@ class McpHandlerContext implements McpToolContext {
     await this.notify(McpMethod.Progress, { progressToken, progress, ...(total !== undefined ? { total } : {}), ...(message ? { message } : {}) });
   }
 
-  private async doElicit(message: string, requestedSchema: Record<string, unknown>, extra?: Record<string, unknown> & McpInputRequestOptions): Promise<McpElicitResult> {
+  private async doElicit(
+    first: string | McpUrlElicitation,
+    requestedSchema?: Record<string, unknown>,
+    extra?: Record<string, unknown> & McpInputRequestOptions,
+  ): Promise<McpElicitResult | McpUrlElicitResult> {
     this.requireOpen('elicit');
+    if (typeof first === 'object' && first !== null && first.mode === 'url') return this.elicitUrl(first);
     const { key, ...params } = extra ?? {};
-    return (await this.ask(McpMethod.ElicitationCreate, { mode: 'form', message, requestedSchema, ...params }, { key })) as McpElicitResult;
+    return (await this.ask(McpMethod.ElicitationCreate, { mode: 'form', message: first, requestedSchema, ...params }, { key }, 'form')) as McpElicitResult;
+  }
+
+  private async elicitUrl(request: McpUrlElicitation): Promise<McpUrlElicitResult> {
+    checkUrlElicitation(request);
+    const { url, message, key } = request;
+    const elicitationId = request.elicitationId ?? randomUUID();
+    // The stateless revision's URL elicitation has no id: the retry carries what the server needs.
+    const params = isStatelessVersion(this.protocolVersion) ? { mode: 'url', message, url } : { mode: 'url', message, url, elicitationId };
+    const result = (await this.ask(McpMethod.ElicitationCreate, params, { key }, 'url')) as McpElicitResult;
+    return { ...result, elicitationId };
   }
 
   private async doSample(params: Record<string, unknown>, options?: McpInputRequestOptions): Promise<Record<string, unknown>> {
@@ -131,8 +165,11 @@ class McpHandlerContext implements McpToolContext {
     if (this.delivery.notify && !this.signal.aborted) await this.delivery.notify({ jsonrpc: '2.0', method, params });
   }
 
-  private async ask(method: string, params: Record<string, unknown>, options?: McpInputRequestOptions): Promise<Record<string, unknown>> {
+  private async ask(method: string, params: Record<string, unknown>, options?: McpInputRequestOptions, mode?: McpElicitationMode): Promise<Record<string, unknown>> {
+    // A client without any elicitation lacks URL mode too: the tool catches one error class for it.
+    if (mode === 'url' && this.delivery.client) requireElicitationMode(this.delivery, mode);
     requireCapability(this.delivery, method);
+    if (mode !== undefined) requireElicitationMode(this.delivery, mode);
     const client = this.delivery.client as NonNullable<McpDeliveryContext['client']>;
     return options?.key === undefined ? client.request(method, params) : client.request(method, params, { key: options.key });
   }

@@ -12,8 +12,14 @@ function handlerDecorator(kind: McpClientHandlerKind): () => MethodDecorator {
  */
 export const McpSamplingHandler = handlerDecorator('sampling');
 
-/** Marks a provider method as the answer to `elicitation/create` (returns an `ElicitResult`). */
+/** Marks a provider method as the answer to form mode `elicitation/create` (returns an `ElicitResult`). */
 export const McpElicitationHandler = handlerDecorator('elicitation');
+
+/**
+ * Marks a provider method as the answer to URL mode `elicitation/create`: it shows the URL,
+ * asks the user's consent to open it, and returns an `ElicitResult` without content.
+ */
+export const McpUrlElicitationHandler = handlerDecorator('urlElicitation');
 
 /** Marks a provider method as the answer to `roots/list` (returns `{ roots: [...] }`). */
 export const McpRootsHandler = handlerDecorator('roots');

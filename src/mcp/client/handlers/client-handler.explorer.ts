@@ -25,7 +25,8 @@ export class McpClientHandlerExplorer implements OnModuleInit {
   /** Discovers the handlers. */
   onModuleInit(): void {
     for (const [kind, handler] of Object.entries(this.options.handlers)) {
-      if (handler) this.add(kind as McpClientHandlerKind, handler, `client.handlers.${kind}`);
+      // A listener of notifications answers no request and declares no capability.
+      if (handler && kind !== 'elicitationComplete') this.add(kind as McpClientHandlerKind, handler as McpClientRequestHandler, `client.handlers.${kind}`);
     }
     for (const wrapper of this.discovery.getProviders()) {
       const instance = wrapper.instance as Record<string, unknown> | undefined;

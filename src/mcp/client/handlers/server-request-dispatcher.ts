@@ -3,37 +3,70 @@ import { McpRpcError } from '../../errors/mcp-rpc.errors';
 import { JsonRpcErrorCode, type JsonRpcRequest } from '../../protocol/jsonrpc';
 import { McpMethod } from '../../protocol/mcp-methods';
 import { CLIENT_CAPABILITY_OF_REQUEST } from '../../protocol/method-catalog';
+import { elicitationCapabilityFor, type McpElicitationMode } from '../../protocol/elicitation';
 import type { McpClientHandlerKind } from '../interfaces/mcp-client-handlers.interface';
 import type { McpServerRequestHandler } from '../transports/mcp-transport.interface';
 import { McpClientHandlerExplorer } from './client-handler.explorer';
 import { withElicitationDefaults } from './elicitation-defaults';
 
+/** The handler kind that answers an elicitation in each mode. */
+const ELICITATION_HANDLER: Record<McpElicitationMode, McpClientHandlerKind> = { form: 'elicitation', url: 'urlElicitation' };
+
 /**
  * Answers the requests a server sends during a call (`ping`, `roots/list`,
  * `sampling/createMessage`, `elicitation/create`) with the registered handlers; a method without
- * a handler gets -32601. An accepted elicitation gets the schema's defaults for the fields the
- * handler left out (SEP-1034), whichever transport carried the request.
+ * a handler gets -32601. `elicitation/create` goes to the handler of its mode (`elicitation` for
+ * forms, `urlElicitation` for URLs); a mode without one gets -32602. An accepted form gets the
+ * schema's defaults for the fields the handler left out (SEP-1034), whichever transport carried
+ * the request.
  */
 @Injectable()
 export class McpServerRequestDispatcher {
   constructor(private readonly handlers: McpClientHandlerExplorer) {}
 
-  /** Client capabilities to announce: one entry per kind that has a handler. */
+  /**
+   * Client capabilities to announce: one entry per capability that has a handler; `elicitation`
+   * names URL mode only when a URL elicitation handler is registered.
+   */
   capabilities(): Record<string, unknown> {
-    return Object.fromEntries(this.handlers.kinds().map((kind) => [kind, kind === 'roots' ? { listChanged: false } : {}]));
+    const kinds = this.handlers.kinds();
+    const elicitation = elicitationCapabilityFor((['form', 'url'] as const).filter((mode) => kinds.includes(ELICITATION_HANDLER[mode])));
+    const capabilities: Record<string, unknown> = {};
+    for (const kind of kinds) {
+      if (kind === 'roots') capabilities.roots = { listChanged: false };
+      else if (kind === 'sampling') capabilities.sampling = {};
+      else capabilities.elicitation = elicitation;
+    }
+    return capabilities;
   }
 
   /** A transport callback answering the requests of one call. */
   forCall(server: string, scopeKey: string): McpServerRequestHandler {
     return async (request: JsonRpcRequest) => {
       if (request.method === McpMethod.Ping) return {};
+      const params = request.params ?? {};
+      if (request.method === McpMethod.ElicitationCreate) return this.elicit(params, server, scopeKey);
       // A handler kind is named after the client capability its requests need.
       const kind = CLIENT_CAPABILITY_OF_REQUEST.get(request.method) as McpClientHandlerKind | undefined;
       const handler = kind ? this.handlers.get(kind) : undefined;
       if (!handler) throw new McpRpcError(JsonRpcErrorCode.MethodNotFound, `Method not found: ${request.method}`);
-      const params = request.params ?? {};
-      const result = ((await handler(params, { server, scopeKey, method: request.method })) ?? {}) as Record<string, unknown>;
-      return kind === 'elicitation' ? withElicitationDefaults(params, result) : result;
+      return ((await handler(params, { server, scopeKey, method: request.method })) ?? {}) as Record<string, unknown>;
     };
+  }
+
+  private async elicit(params: Record<string, unknown>, server: string, scopeKey: string): Promise<Record<string, unknown>> {
+    const mode: McpElicitationMode = params.mode === 'url' ? 'url' : 'form';
+    if (params.mode !== undefined && params.mode !== 'form' && params.mode !== 'url') {
+      throw new McpRpcError(JsonRpcErrorCode.InvalidParams, `Invalid params: unknown elicitation mode ${JSON.stringify(params.mode)}`);
+    }
+    const handler = this.handlers.get(ELICITATION_HANDLER[mode]);
+    if (!handler) {
+      if (!this.handlers.kinds().some((kind) => kind === 'elicitation' || kind === 'urlElicitation')) {
+        throw new McpRpcError(JsonRpcErrorCode.MethodNotFound, `Method not found: ${McpMethod.ElicitationCreate}`);
+      }
+      throw new McpRpcError(JsonRpcErrorCode.InvalidParams, `Invalid params: this client does not support ${mode === 'url' ? 'URL' : 'form'} mode elicitation`);
+    }
+    const result = ((await handler(params, { server, scopeKey, method: McpMethod.ElicitationCreate })) ?? {}) as Record<string, unknown>;
+    return mode === 'form' ? withElicitationDefaults(params, result) : result;
   }
 }

@@ -14,15 +14,36 @@ export interface McpClientHandlerContext {
  */
 export type McpClientRequestHandler = (params: Record<string, unknown>, context: McpClientHandlerContext) => unknown;
 
+/**
+ * Receives `notifications/elicitation/complete`: the out-of-band interaction of a URL
+ * elicitation is over. Called in the process that runs the call during which it arrived.
+ */
+export type McpElicitationCompleteListener = (params: { elicitationId: string }, context: { server: string }) => void;
+
 /** Handlers for the requests a server may send during a call. */
 export interface McpClientHandlers {
   /** Answers `sampling/createMessage` (the server asks our model for a completion). */
   sampling?: McpClientRequestHandler;
-  /** Answers `elicitation/create` (the server asks the user for input). */
+  /**
+   * Answers form mode `elicitation/create` (the server asks the user for input). Declares the
+   * `elicitation` capability with form mode.
+   */
   elicitation?: McpClientRequestHandler;
+  /**
+   * Answers URL mode `elicitation/create`: the params carry `url`, `message` and, on 2025
+   * sessions, `elicitationId`. Show the full URL, open it only with the user's consent, and
+   * resolve to `{ action: 'accept' }` once they agreed (or `decline` / `cancel`). Declares the
+   * `elicitation` capability with URL mode.
+   */
+  urlElicitation?: McpClientRequestHandler;
   /** Answers `roots/list` (which directories/URIs the server may work on). */
   roots?: McpClientRequestHandler;
+  /**
+   * Told when a server sends `notifications/elicitation/complete` (2025 sessions) during a
+   * call. Ids the client does not know should be ignored.
+   */
+  elicitationComplete?: McpElicitationCompleteListener;
 }
 
 /** Which server->client request a handler answers. */
-export type McpClientHandlerKind = keyof McpClientHandlers;
+export type McpClientHandlerKind = 'sampling' | 'elicitation' | 'urlElicitation' | 'roots';

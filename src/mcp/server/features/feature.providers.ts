@@ -1,7 +1,8 @@
 import type { Provider } from '@nestjs/common';
-import { getMcpResourceNotifierToken } from '../../mcp.constants';
+import { getMcpElicitationNotifierToken, getMcpResourceNotifierToken } from '../../mcp.constants';
 import { CompletionFeature } from './completion.feature';
 import { LoggingFeature } from './logging.feature';
+import { McpElicitationNotifier } from './mcp-elicitation-notifier';
 import { McpResourceNotifier } from './mcp-resource-notifier';
 import { PromptsFeature } from './prompts.feature';
 import { ResourceSubscriptionsFeature } from './resource-subscriptions.feature';
@@ -19,13 +20,22 @@ export function createMcpFeatureProviders(mount: string): Provider[] {
     ResourceSubscriptionsFeature,
     McpResourceNotifier,
     { provide: getMcpResourceNotifierToken(mount), useExisting: McpResourceNotifier },
+    McpElicitationNotifier,
+    { provide: getMcpElicitationNotifierToken(mount), useExisting: McpElicitationNotifier },
     PromptsFeature,
     CompletionFeature,
     LoggingFeature,
   ];
 }
 
-/** What a serving mount exports for app code: its resource notifier and its registry (`createMcpServerParts`), by class and by mount token. */
-export function mcpFeatureExports(mount: string): (string | typeof McpResourceNotifier | typeof McpRegistry)[] {
-  return [McpResourceNotifier, getMcpResourceNotifierToken(mount), McpRegistry, getMcpRegistryToken(mount)];
+/** What a serving mount exports for app code: its resource and elicitation notifiers and its registry (`createMcpServerParts`), by class and by mount token. */
+export function mcpFeatureExports(mount: string): (string | typeof McpResourceNotifier | typeof McpElicitationNotifier | typeof McpRegistry)[] {
+  return [
+    McpResourceNotifier,
+    getMcpResourceNotifierToken(mount),
+    McpElicitationNotifier,
+    getMcpElicitationNotifierToken(mount),
+    McpRegistry,
+    getMcpRegistryToken(mount),
+  ];
 }

@@ -19,6 +19,7 @@ import { httpStatusForError } from '../stateless/stateless-rejection';
 import { StatelessResponseStream } from '../stateless/stateless-response-stream';
 import { decorateResult, discoverResult } from '../stateless/stateless-results';
 import { MrtrRounds } from '../stateless/mrtr-rounds';
+import { askRequiredUrlElicitations } from '../stateless/url-elicitations-required';
 import { agreeSubscriptionFilter, readSubscriptionFilter, type SubscriptionFilter, type SubscriptionSupport } from '../stateless/subscription-filter';
 import { Toolset } from '../toolset';
 import { LIMIT_EXCEEDED_CODE } from '../mcp-limits.options';
@@ -165,7 +166,7 @@ export class McpStatelessEndpoint {
       if (error instanceof McpRpcError) return { jsonrpc: '2.0', id: request.id, error: error.toJsonRpc() };
       throw error;
     }
-    const response = await this.deliver(request, envelope, principal, stream, res, channel, exchange);
+    const response = askRequiredUrlElicitations(await this.deliver(request, envelope, principal, stream, res, channel, exchange), channel, envelope.clientCapabilities);
     if (channel?.needsInput) return this.complete(request, this.rounds.inputRequired(channel, request, principal), true);
     if (!response || !('result' in response)) return response ?? jsonRpcError(request.id, JsonRpcErrorCode.InternalError, 'Internal error: no response');
     const retried = request.params?.[StatelessRetryParam.RequestState] !== undefined;

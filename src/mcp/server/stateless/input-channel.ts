@@ -83,6 +83,14 @@ export class StatelessInputChannel implements McpClientChannel {
     throw new InputRequiredSignal(key);
   }
 
+  /**
+   * Records a request the round must ask whatever this round's answers hold (a handler that
+   * failed with a URL elicitation required error still needs the user to open its URLs).
+   */
+  require(key: string, method: string, params: Record<string, unknown>): void {
+    this.pending.set(key, { method, params });
+  }
+
   /** True when the handler asked for something this round could not answer. */
   get needsInput(): boolean {
     return this.pending.size > 0;

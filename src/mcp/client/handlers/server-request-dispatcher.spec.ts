@@ -1,0 +1,48 @@
+import { McpRpcError } from '../../errors/mcp-rpc.errors';
+import type { McpClientHandlerKind, McpClientRequestHandler } from '../interfaces/mcp-client-handlers.interface';
+import type { McpClientHandlerExplorer } from './client-handler.explorer';
+import { McpServerRequestDispatcher } from './server-request-dispatcher';
+
+function dispatcher(handlers: Partial<Record<McpClientHandlerKind, McpClientRequestHandler>>): McpServerRequestDispatcher {
+  const explorer = { get: (kind: McpClientHandlerKind) => handlers[kind], kinds: () => Object.keys(handlers) as McpClientHandlerKind[] };
+  return new McpServerRequestDispatcher(explorer as unknown as McpClientHandlerExplorer);
+}
+
+const elicit = (params: Record<string, unknown>) => ({ jsonrpc: '2.0' as const, id: 1, method: 'elicitation/create', params });
+
+describe('McpServerRequestDispatcher and elicitation modes', () => {
+  it.each<[string, Partial<Record<McpClientHandlerKind, McpClientRequestHandler>>, Record<string, unknown>]>([
+    ['form only', { elicitation: () => ({}) }, { elicitation: {} }],
+    ['URL only', { urlElicitation: () => ({}) }, { elicitation: { url: {} } }],
+    ['both, and roots', { roots: () => ({}), urlElicitation: () => ({}), elicitation: () => ({}) }, { roots: { listChanged: false }, elicitation: { form: {}, url: {} } }],
+    ['none', { sampling: () => ({}) }, { sampling: {} }],
+  ])('declares the elicitation modes it has handlers for: %s', (_name, handlers, capabilities) => {
+    expect(dispatcher(handlers).capabilities()).toEqual(capabilities);
+  });
+
+  it('sends each mode to its handler; only forms get schema defaults', async () => {
+    const seen: string[] = [];
+    const answer = dispatcher({
+      elicitation: () => (seen.push('form'), { action: 'accept', content: {} }),
+      urlElicitation: (params, context) => (seen.push(`url ${params.url} ${context.method}`), { action: 'accept' }),
+    }).forCall('s', '');
+    expect(await answer(elicit({ mode: 'url', url: 'https://a.example', message: 'Go', elicitationId: 'e' }))).toEqual({ action: 'accept' });
+    const schema = { type: 'object', properties: { n: { type: 'number', default: 3 } } };
+    expect(await answer(elicit({ message: 'N?', requestedSchema: schema }))).toEqual({ action: 'accept', content: { n: 3 } });
+    expect(seen).toEqual(['url https://a.example elicitation/create', 'form']);
+  });
+
+  it('answers a mode without a handler with -32602, and elicitation without any handler with -32601', async () => {
+    const formOnly = dispatcher({ elicitation: () => ({ action: 'accept' }) }).forCall('s', '');
+    await expect(formOnly(elicit({ mode: 'url', url: 'https://a.example', message: 'Go' }))).rejects.toEqual(
+      new McpRpcError(-32602, 'Invalid params: this client does not support URL mode elicitation'),
+    );
+    const urlOnly = dispatcher({ urlElicitation: () => ({ action: 'accept' }) }).forCall('s', '');
+    const refusal = await urlOnly(elicit({ message: 'N?', requestedSchema: {} })).catch((error: McpRpcError) => error.toJsonRpc());
+    expect(refusal).toEqual({ code: -32602, message: 'Invalid params: this client does not support form mode elicitation' });
+    const unknown = await urlOnly(elicit({ mode: 'voice', message: 'Say' })).catch((error: McpRpcError) => error.toJsonRpc());
+    expect(unknown).toEqual({ code: -32602, message: 'Invalid params: unknown elicitation mode "voice"' });
+    const none = await dispatcher({}).forCall('s', '')(elicit({ message: 'N?' })).catch((error: McpRpcError) => error.toJsonRpc());
+    expect(none).toEqual({ code: -32601, message: 'Method not found: elicitation/create' });
+  });
+});
