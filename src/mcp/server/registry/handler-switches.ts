@@ -1,41 +1,39 @@
 import type { McpPrincipal } from '../../interfaces/principal.interface';
+import type { McpHandlerSwitchRecord } from '../../persistence/interfaces/mcp-handler-switch-store.interface';
+import { storedHandlerName, storedPrincipalKey } from '../../persistence/new-records';
 import { isMcpAnonymous } from '../auth/anonymous-principal';
 import type { McpHandlerKind } from '../pipeline/mcp-execution-context';
 
-/** Separates the parts of a switch field: kind, name and (for a per-principal switch) the principal key. */
+/** Separates the parts of a switch key: kind, name and (for a per-principal switch) the principal key. */
 const SEP = '\u0000';
 
-/** The stored field that turns a handler off for everyone, or for one principal. */
-export function switchField(kind: McpHandlerKind, name: string, principalKey?: string): string {
-  return principalKey === undefined ? `${kind}${SEP}${name}` : `${kind}${SEP}${name}${SEP}${principalKey}`;
-}
-
-/** The handler a stored field belongs to (`kind NUL name`), without the principal. */
-export function handlerOfField(field: string): string {
-  const [kind, name] = field.split(SEP);
-  return `${kind}${SEP}${name}`;
+/** The key of a switch that turns a handler off for everyone, or for one principal. */
+function switchKey(kind: string, name: string, principalKey?: string | null): string {
+  return principalKey === undefined || principalKey === null ? `${kind}${SEP}${name}` : `${kind}${SEP}${name}${SEP}${principalKey}`;
 }
 
 /**
  * Which handlers of a mount are switched off, for everyone or per principal (`McpRegistry`'s
- * enable/disable). Read on every list and call; lists are computed per caller only while
- * something is switched off.
+ * enable/disable, as last read from the mount's `McpHandlerSwitchStore`). Read on every list and
+ * call; lists are computed per caller only while something is switched off.
  */
 export class HandlerSwitches {
-  private fields = new Set<string>();
+  private keys = new Set<string>();
   private readonly authenticatedOnly = new Set<string>();
 
   /** True when some handler is off for someone: lists then depend on the caller. */
   get active(): boolean {
-    return this.fields.size > 0 || this.authenticatedOnly.size > 0;
+    return this.keys.size > 0 || this.authenticatedOnly.size > 0;
   }
 
   /** True when the handler is on for the principal. */
   allows(kind: McpHandlerKind, name: string, principal: McpPrincipal): boolean {
     if (!this.active) return true;
-    const field = switchField(kind, name);
-    if (this.authenticatedOnly.has(field) && isMcpAnonymous(principal)) return false;
-    return !this.fields.has(field) && !this.fields.has(switchField(kind, name, principal.key));
+    if (this.authenticatedOnly.has(switchKey(kind, name)) && isMcpAnonymous(principal)) return false;
+    if (!this.keys.size) return true;
+    // The store keeps names and principal keys in their stored form: compare in that form.
+    const stored = storedHandlerName(name);
+    return !this.keys.has(switchKey(kind, stored)) && !this.keys.has(switchKey(kind, stored, storedPrincipalKey(principal.key)));
   }
 
   /**
@@ -44,18 +42,12 @@ export class HandlerSwitches {
    * stops doing so when it is removed. Process-local: each replica adds its own handlers.
    */
   authenticatedOnlyFor(kind: McpHandlerKind, name: string, on: boolean): void {
-    if (on) this.authenticatedOnly.add(switchField(kind, name));
-    else this.authenticatedOnly.delete(switchField(kind, name));
+    if (on) this.authenticatedOnly.add(switchKey(kind, name));
+    else this.authenticatedOnly.delete(switchKey(kind, name));
   }
 
-  /** Replaces the whole state (as read from the shared store). */
-  replace(fields: Iterable<string>): void {
-    this.fields = new Set(fields);
-  }
-
-  /** The fields of one handler now off (for enabling it again everywhere). */
-  fieldsOf(kind: McpHandlerKind, name: string): string[] {
-    const handler = switchField(kind, name);
-    return [...this.fields].filter((field) => handlerOfField(field) === handler);
+  /** Replaces the whole state with the switches read from the store. */
+  replace(switches: Iterable<McpHandlerSwitchRecord>): void {
+    this.keys = new Set([...switches].map((record) => switchKey(record.kind, record.name, record.principalKey)));
   }
 }

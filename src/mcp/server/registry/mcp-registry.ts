@@ -22,8 +22,8 @@ import { McpListenStreams } from '../stateless/listen-stream-registry';
 import { compileJsonSchema } from '../tools/json-schema-validator';
 import { compileInputValidator, isDtoClass, toPublishedSchema } from '../tools/tool-schema.factory';
 import { Toolset } from '../toolset';
-import { switchField } from './handler-switches';
-import { createRegistrySwitchStore, type RegistrySwitchStore } from './registry-switches.store';
+import type { McpHandlerSwitchStore } from '../../persistence/interfaces/mcp-handler-switch-store.interface';
+import { InjectMcpHandlerSwitchStore } from '../../persistence/mcp-persistence.constants';
 
 /** A tool added at run time: the options of `@McpTool` with a required name, without `public`, `scopes` and `roles`. */
 export type McpRuntimeTool = Omit<McpToolOptions, 'name' | 'public' | 'scopes' | 'roles'> & { name: string };
@@ -84,8 +84,8 @@ function published(fields: Record<string, unknown>): Readonly<Record<string, unk
  *
  * Handlers are code: an added handler exists in the process that added it, so an app with several
  * replicas adds it on each one (at boot, or on a trigger every replica hears). Switches are data:
- * they are kept with the bus (Redis, or memory without it), apply on every replica at once and are
- * read by a replica that boots later.
+ * they are rows of the mount's `McpHandlerSwitchStore` (the database), announced over the bus,
+ * applied on every replica and read by a replica that boots later.
  *
  * Inject it from the mount's module (`McpRegistry`, or `getMcpRegistryToken(mount)` with several mounts).
  *
@@ -103,7 +103,9 @@ export class McpRegistry implements OnModuleInit, OnModuleDestroy {
   private readonly logger: Logger;
   private readonly origin = randomBytes(9).toString('base64url');
   private readonly channel: string;
-  private readonly store: RegistrySwitchStore;
+  /** Numbers the reads of the switch store, so a slower older read never replaces a newer one. */
+  private reads = 0;
+  private applied = 0;
   private readonly listener = (payload: string) => void this.receive(payload);
 
   /** @internal Built by the mount's module. */
@@ -116,11 +118,11 @@ export class McpRegistry implements OnModuleInit, OnModuleDestroy {
     private readonly subscriptions: ResourceSubscriptionsFeature,
     private readonly bus: McpSessionBus,
     private readonly listenStreams: McpListenStreams,
+    @InjectMcpHandlerSwitchStore() private readonly store: McpHandlerSwitchStore,
   ) {
     const prefix = options.pubsub?.channelPrefix ?? 'mcp';
     this.logger = new Logger(`McpRegistry:${options.mount}`);
     this.channel = `${prefix}:${options.mount}:registry`;
-    this.store = createRegistrySwitchStore(pubsub, prefix, options.mount);
   }
 
   /** The mount this registry changes. */
@@ -258,25 +260,33 @@ export class McpRegistry implements OnModuleInit, OnModuleDestroy {
   /**
    * Switches a handler off (decorated or added; `name` is the tool or prompt name, the resource URI
    * or the template string), for everyone or for `principals`: it leaves their lists, and a call
-   * answers as for an unknown handler. Shared by every replica and kept for those that boot later.
+   * answers as for an unknown handler. Stored in the mount's `McpHandlerSwitchStore` (so it lasts
+   * and a replica booted later reads it), then announced to every replica. Rejects with
+   * `McpDatabaseUnavailableError` when the store cannot be reached in `database.timeoutMs`.
    */
   async disable(kind: McpHandlerKind, name: string, options: McpSwitchOptions = {}): Promise<void> {
-    const fields = options.principals ? options.principals.map((principal) => switchField(kind, name, principal)) : [switchField(kind, name)];
-    await this.store.add(fields);
+    await this.store.disable(kind, name, this.principalsOf(options));
     await this.reload();
     await this.announce(kind, true);
   }
 
   /**
    * Switches a handler on again: for `principals` (lifting their own switch only), or without
-   * them for everyone (lifting every switch of that handler).
+   * them for everyone (lifting every switch of that handler). Rejects like `disable`.
    */
   async enable(kind: McpHandlerKind, name: string, options: McpSwitchOptions = {}): Promise<void> {
-    await this.reload();
-    const fields = options.principals ? options.principals.map((principal) => switchField(kind, name, principal)) : this.toolset.switches.fieldsOf(kind, name);
-    await this.store.remove(fields);
+    await this.store.enable(kind, name, this.principalsOf(options));
     await this.reload();
     await this.announce(kind, true);
+  }
+
+  /** The principal keys of a switch, or null for everyone; an empty key is refused (the store's "everyone"). */
+  private principalsOf(options: McpSwitchOptions): readonly string[] | null {
+    if (!options.principals) return null;
+    if (options.principals.some((key) => typeof key !== 'string' || key === '')) {
+      throw new McpConfigurationError(`McpRegistry: principal keys must be non-empty strings (got ${JSON.stringify(options.principals)})`);
+    }
+    return options.principals;
   }
 
   private added(kind: McpHandlerKind, name: string): void {
@@ -302,8 +312,13 @@ export class McpRegistry implements OnModuleInit, OnModuleDestroy {
     return schema;
   }
 
+  /** Reads the switches of the mount and applies them, unless a read started later was applied first. */
   private async reload(): Promise<void> {
-    this.toolset.switches.replace(await this.store.load());
+    const read = ++this.reads;
+    const switches = await this.store.list();
+    if (read < this.applied) return;
+    this.applied = read;
+    this.toolset.switches.replace(switches);
   }
 
   /** Tells this replica's streams, then the other replicas (which reload the switches first when `switched`). */
