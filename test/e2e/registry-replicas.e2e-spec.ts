@@ -3,16 +3,16 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { PromptListChangedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { randomBytes } from 'node:crypto';
+import { Client as PgClient } from 'pg';
 import { McpModule, McpRegistry } from '../../src/mcp';
 import { McpStreamRegistry } from '../../src/mcp/server/http/mcp-stream-registry';
-import { fixtureAuth } from '../fixtures/fixture-tools';
 import { statelessRequest, routingHeaders } from '../fixtures/stateless/stateless-wire';
 import { SseReader } from '../fixtures/sse/sse-reader';
 import { startApp, type RunningApp } from '../support/http-app';
 import { MCP_ACCEPT } from '../support/mcp-wire';
 import { pollUntil } from '../support/polling';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
-import { deleteRedisKeys, TEST_REDIS_URL } from '../support/redis';
+import { deleteRedisKeys, listRedisKeys, TEST_REDIS_URL } from '../support/redis';
 
 /** What every replica adds at boot: the rule for handlers, which are code. */
 @Injectable()
@@ -28,6 +28,9 @@ class RuntimeHandlers implements OnModuleInit {
     await this.registry.addPrompt({ name: 'summary', description: 'Summarises', arguments: [{ name: 'topic', required: true }] }, ({ topic }: { topic: string }) => `Summarise ${topic}`);
   }
 }
+
+/** `token-<key>` is the principal `<key>`: the suite needs more principals than the shared fixture's two. */
+const suiteAuth = (token: string) => (/^token-[a-z]+$/.test(token) ? token.slice('token-'.length) : null);
 
 /** A change waited for on a client: resolves on the next notification of the kind. */
 function nextNotification(client: Client, schema: typeof ToolListChangedNotificationSchema | typeof PromptListChangedNotificationSchema): Promise<string> {
@@ -48,9 +51,16 @@ describe('McpRegistry across replicas (PostgreSQL + Redis)', () => {
   const readers: SseReader[] = [];
   const channelPrefix = `registry-e2e-${randomBytes(6).toString('hex')}`;
 
-  const boot = async () => {
+  const boot = async ({ prefix = channelPrefix, databaseTimeoutMs }: { prefix?: string; databaseTimeoutMs?: number } = {}) => {
     const app = await startApp(db.url, {
-      imports: [McpModule.forRoot({ auth: fixtureAuth, pubsub: { redis: TEST_REDIS_URL, channelPrefix }, stateless: { requestStateSecret: 'a-shared-secret-of-the-test-suite' } })],
+      imports: [
+        McpModule.forRoot({
+          auth: suiteAuth,
+          pubsub: { redis: TEST_REDIS_URL, channelPrefix: prefix },
+          stateless: { requestStateSecret: 'a-shared-secret-of-the-test-suite' },
+          ...(databaseTimeoutMs ? { database: { timeoutMs: databaseTimeoutMs } } : {}),
+        }),
+      ],
       providers: [RuntimeHandlers],
     });
     apps.push(app);
@@ -68,6 +78,11 @@ describe('McpRegistry across replicas (PostgreSQL + Redis)', () => {
     return client;
   };
 
+  /** The switch rows of the mount, as PostgreSQL holds them. */
+  const switchRows = async (): Promise<string[]> =>
+    (await db.dataSource.query(`SELECT kind, name, principal_key FROM mcp_handler_switches WHERE mount = 'default' ORDER BY kind, name, principal_key`)).map(
+      (row: { kind: string; name: string; principal_key: string }) => `${row.kind}:${row.name}:${row.principal_key}`,
+    );
   const toolNames = async (client: Client) => (await client.listTools()).tools.map((tool) => tool.name).sort();
   const registryOf = (app: RunningApp) => app.app.get(McpRegistry, { strict: false });
 
@@ -81,7 +96,7 @@ describe('McpRegistry across replicas (PostgreSQL + Redis)', () => {
     await Promise.all(readers.map((reader) => reader.cancel().catch(() => undefined)));
     await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
     for (const app of apps) await app.close().catch(() => undefined);
-    await deleteRedisKeys(`${channelPrefix}*`);
+    await deleteRedisKeys(`${channelPrefix}*`, `${channelPrefix}-fresh*`);
     await db?.drop();
   });
 
@@ -158,6 +173,55 @@ describe('McpRegistry across replicas (PostgreSQL + Redis)', () => {
       method: 'notifications/tools/list_changed',
       params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 7 } },
     });
+  });
+
+  it('a switch is a PostgreSQL row: it survives deleting every Redis key of the suite, and a replica on a fresh Redis key prefix sees it', async () => {
+    await registryOf(a).disable('tool', 'greet', { principals: ['dave'] });
+    expect(await switchRows()).toEqual(['tool:greet:dave', 'tool:spare:carol']);
+    expect((await listRedisKeys(`${channelPrefix}*`)).filter((key) => key.slice(channelPrefix.length).includes('registry'))).toEqual([]);
+    await deleteRedisKeys(`${channelPrefix}*`);
+
+    const d = await boot({ prefix: `${channelPrefix}-fresh` });
+    const dave = await connect(d, 'token-dave');
+    expect(await toolNames(dave)).toEqual(['spare']);
+    expect(await toolNames(await connect(d, 'token-alice'))).toEqual(['greet', 'spare']);
+    expect(await toolNames(await connect(d, 'token-carol'))).toEqual(['greet']);
+
+    await registryOf(d).enable('tool', 'greet', { principals: ['dave'] });
+    expect(await switchRows()).toEqual(['tool:spare:carol']);
+    expect(await toolNames(dave)).toEqual(['greet', 'spare']);
+  });
+
+  it('replicas switching the same handler at once keep every row each one meant', async () => {
+    await Promise.all([
+      registryOf(a).disable('tool', 'greet', { principals: ['p1', 'p2'] }),
+      registryOf(b).disable('tool', 'greet', { principals: ['p2', 'p3'] }),
+      registryOf(a).disable('tool', 'greet'),
+    ]);
+    expect(await switchRows()).toEqual(['tool:greet:', 'tool:greet:p1', 'tool:greet:p2', 'tool:greet:p3', 'tool:spare:carol']);
+    await Promise.all([registryOf(a).enable('tool', 'greet', { principals: ['p1'] }), registryOf(b).enable('tool', 'greet', { principals: ['p3'] })]);
+    expect(await switchRows()).toEqual(['tool:greet:', 'tool:greet:p2', 'tool:spare:carol']);
+    await registryOf(b).enable('tool', 'greet');
+    expect(await switchRows()).toEqual(['tool:spare:carol']);
+  });
+
+  it('a switch the database does not take within database.timeoutMs rejects with McpDatabaseUnavailableError; an empty principal key is refused', async () => {
+    const e = await boot({ databaseTimeoutMs: 300 });
+    await expect(registryOf(e).disable('tool', 'greet', { principals: ['bob', ''] })).rejects.toThrow('McpRegistry: principal keys must be non-empty strings (got ["bob",""])');
+    const locker = new PgClient({ connectionString: db.url });
+    await locker.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE mcp_handler_switches IN ACCESS EXCLUSIVE MODE');
+      await expect(registryOf(e).enable('tool', 'not-switched')).rejects.toMatchObject({ name: 'McpDatabaseUnavailableError', operation: 'handler switch delete', timeoutMs: 300 });
+      await locker.query('ROLLBACK');
+    } finally {
+      await locker.end();
+    }
+    await registryOf(e).disable('prompt', 'summary', { principals: ['erin'] });
+    expect(await switchRows()).toEqual(['prompt:summary:erin', 'tool:spare:carol']);
+    await registryOf(e).enable('prompt', 'summary');
+    expect(await switchRows()).toEqual(['tool:spare:carol']);
   });
 
   it('a tool removed on every replica answers unknown tool (-32602); a clashing name is refused', async () => {
