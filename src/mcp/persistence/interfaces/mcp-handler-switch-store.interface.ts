@@ -1,7 +1,9 @@
 /**
  * One switch of `McpRegistry`: a handler of a mount turned off for everyone (`principalKey` null)
- * or for one principal, as a store keeps it. `name` and `principalKey` are in their stored form
- * (`storedHandlerName`, `storedPrincipalKey`): the value itself unless it is too long for its column.
+ * or for one principal, as a store keeps it. The shipped stores keep a name or principal key that
+ * does not fit its column (`MCP_COLUMN_LENGTHS.handlerName`, `.principalKey`) as a unique cut
+ * ending in `#` and a SHA-256 of the value, as they do for session principal keys; the registry
+ * matches either form.
  */
 export interface McpHandlerSwitchRecord {
   /** The mount serving the handler. */

@@ -31,9 +31,12 @@ export class HandlerSwitches {
     if (!this.active) return true;
     if (this.authenticatedOnly.has(switchKey(kind, name)) && isMcpAnonymous(principal)) return false;
     if (!this.keys.size) return true;
-    // The store keeps names and principal keys in their stored form: compare in that form.
-    const stored = storedHandlerName(name);
-    return !this.keys.has(switchKey(kind, stored)) && !this.keys.has(switchKey(kind, stored, storedPrincipalKey(principal.key)));
+    if (this.keys.has(switchKey(kind, name)) || this.keys.has(switchKey(kind, name, principal.key))) return false;
+    // The shipped stores keep a value too long for its column as a unique cut: match that form too.
+    const storedName = storedHandlerName(name);
+    const storedKey = storedPrincipalKey(principal.key);
+    if (storedName === name && storedKey === principal.key) return true;
+    return !this.keys.has(switchKey(kind, storedName)) && !this.keys.has(switchKey(kind, storedName, storedKey));
   }
 
   /**
