@@ -37,6 +37,8 @@ export { McpResource } from './server/decorators/mcp-resource.decorator';
 export { McpResourceTemplate } from './server/decorators/mcp-resource-template.decorator';
 export { McpPrompt } from './server/decorators/mcp-prompt.decorator';
 export { McpResourceNotifier } from './server/features/mcp-resource-notifier';
+export { McpRegistry, getMcpRegistryToken } from './server/registry/mcp-registry';
+export type { McpRuntimeTool, McpRuntimePrompt, McpRuntimeResource, McpRuntimeResourceTemplate, McpRuntimeHandler, McpRuntimeResourceHandler, McpSwitchOptions } from './server/registry/mcp-registry';
 export { McpElicitationNotifier } from './server/features/mcp-elicitation-notifier';
 export { Toolset } from './server/toolset';
 export type { ToolsetIdentity } from './server/toolset';
@@ -143,23 +145,32 @@ export type { McpElicitationMode } from './protocol/elicitation';
 export { HttpSessionExpiredError } from './client/transports/http/http-session-expired.errors';
 
 // Persistence: entities, migrations, store contracts.
-export { McpEvent, McpInboundSession, McpOutboundSession, McpResourceSubscription, MCP_ENTITIES } from './persistence/entities';
+export { McpEvent, McpInboundSession, McpOutboundSession, McpResourceSubscription, McpHandlerSwitch, MCP_ENTITIES } from './persistence/entities';
 export type { McpEventDirection } from './persistence/entities';
-export { MCP_MIGRATIONS, CreateMcpTables1764489600000, AddMcpServerFeatures1764576000000, AddOutboundSessionEndpoint1767225600000 } from './persistence/migrations';
+export {
+  MCP_MIGRATIONS,
+  CreateMcpTables1764489600000,
+  AddMcpServerFeatures1764576000000,
+  AddOutboundSessionEndpoint1767225600000,
+  AddMcpHandlerSwitches1767312000000,
+} from './persistence/migrations';
 export {
   MCP_SESSION_STORE,
   MCP_SUBSCRIPTION_STORE,
+  MCP_HANDLER_SWITCH_STORE,
   MCP_EVENT_SINK,
   MCP_OUTBOUND_SESSION_STORE,
   MCP_STORE_SETTINGS,
   InjectMcpSessionStore,
   InjectMcpSubscriptionStore,
+  InjectMcpHandlerSwitchStore,
   InjectMcpEventSink,
   InjectMcpOutboundSessionStore,
   InjectMcpStoreSettings,
 } from './persistence/mcp-persistence.constants';
 export type { McpSessionStore, McpInboundSessionRecord, McpNewInboundSession } from './persistence/interfaces/mcp-session-store.interface';
 export type { McpSubscriptionStore, McpSubscriptionRecord } from './persistence/interfaces/mcp-subscription-store.interface';
+export type { McpHandlerSwitchStore, McpHandlerSwitchRecord } from './persistence/interfaces/mcp-handler-switch-store.interface';
 export type { McpEventSink, McpEventRecord, McpEventInput } from './persistence/interfaces/mcp-event-sink.interface';
 export type { McpOutboundSessionStore, McpOutboundSessionRecord, McpOutboundSessionState } from './persistence/interfaces/mcp-outbound-session-store.interface';
 export type { McpStoreSettings } from './persistence/interfaces/mcp-store-settings.interface';

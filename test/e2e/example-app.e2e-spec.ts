@@ -77,6 +77,10 @@ describe.each(HTTP_ADAPTERS)('the example app on its embedded SQLite default (HT
       expect(outbound).toContainEqual({ server: 'self', method: 'tools/call' });
       const [remote] = await db.query(`SELECT server, scope_key FROM mcp_outbound_sessions`);
       expect(remote).toMatchObject({ server: 'self' });
+      // Every table of MCP_ENTITIES, the registry switches included (none made by this app).
+      const tables: { name: string }[] = await db.query(`SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'mcp\\_%' ESCAPE '\\' ORDER BY name`);
+      expect(tables.map((t) => t.name)).toEqual(['mcp_events', 'mcp_handler_switches', 'mcp_inbound_sessions', 'mcp_outbound_sessions', 'mcp_resource_subscriptions']);
+      expect(await db.query(`SELECT count(*) AS n FROM mcp_handler_switches`)).toEqual([{ n: 0 }]);
     } finally {
       await db.destroy();
     }

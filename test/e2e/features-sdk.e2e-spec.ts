@@ -34,8 +34,8 @@ describe('server features through the official SDK 1.x client (2025-11-25, Postg
   it('announces resources (with subscribe), prompts, completions and logging', () => {
     expect(client.getServerCapabilities()).toMatchObject({
       tools: {},
-      resources: { subscribe: true, listChanged: false },
-      prompts: { listChanged: false },
+      resources: { subscribe: true, listChanged: true },
+      prompts: { listChanged: true },
       completions: {},
       logging: {},
     });

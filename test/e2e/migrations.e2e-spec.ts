@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { MCP_ENTITIES, McpEvent, McpInboundSession } from '../../src/mcp';
+import { MCP_ENTITIES, MCP_MIGRATIONS, McpEvent, McpHandlerSwitch, McpInboundSession } from '../../src/mcp';
 import { JsonText } from '../../src/mcp/persistence/json-text';
 import { EntitySql } from '../../src/mcp/persistence/typeorm/entity-sql';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
@@ -20,6 +20,46 @@ describe('shipped migrations and entities', () => {
     expect(pending.upQueries.map((q) => q.query)).toEqual([]);
   });
 
+  it('create exactly the package tables, the registry switches last, with their unique key', async () => {
+    expect(MCP_MIGRATIONS.map((migration) => migration.name)).toEqual([
+      'CreateMcpTables1764489600000',
+      'AddMcpServerFeatures1764576000000',
+      'AddOutboundSessionEndpoint1767225600000',
+      'AddMcpHandlerSwitches1767312000000',
+    ]);
+    const tables: { table_name: string }[] = await db.dataSource.query(
+      `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_name LIKE 'mcp\\_%' ORDER BY table_name`,
+    );
+    expect(tables.map((t) => t.table_name)).toEqual(['mcp_events', 'mcp_handler_switches', 'mcp_inbound_sessions', 'mcp_outbound_sessions', 'mcp_resource_subscriptions']);
+    const columns: { column_name: string; data_type: string; is_nullable: string; character_maximum_length: number | null }[] = await db.dataSource.query(
+      `SELECT column_name, data_type, is_nullable, character_maximum_length FROM information_schema.columns WHERE table_name = 'mcp_handler_switches' ORDER BY ordinal_position`,
+    );
+    expect(columns).toEqual([
+      { column_name: 'id', data_type: 'character varying', is_nullable: 'NO', character_maximum_length: 36 },
+      { column_name: 'mount', data_type: 'character varying', is_nullable: 'NO', character_maximum_length: 128 },
+      { column_name: 'kind', data_type: 'character varying', is_nullable: 'NO', character_maximum_length: 16 },
+      { column_name: 'name', data_type: 'character varying', is_nullable: 'NO', character_maximum_length: 1024 },
+      { column_name: 'principal_key', data_type: 'character varying', is_nullable: 'NO', character_maximum_length: 255 },
+      { column_name: 'created_at', data_type: 'timestamp without time zone', is_nullable: 'NO', character_maximum_length: null },
+    ]);
+    const indexes: { indexname: string; indexdef: string }[] = await db.dataSource.query(`SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'mcp_handler_switches' ORDER BY indexname`);
+    expect(indexes.map((i) => i.indexname)).toEqual(['mcp_handler_switches_handler_principal_uq', 'mcp_handler_switches_pkey']);
+    expect(indexes[0].indexdef).toBe('CREATE UNIQUE INDEX mcp_handler_switches_handler_principal_uq ON public.mcp_handler_switches USING btree (mount, kind, name, principal_key)');
+  });
+
+  it('undo the registry switches migration, and redo it', async () => {
+    const other = await createTestDatabase();
+    try {
+      await other.dataSource.undoLastMigration();
+      const gone: unknown[] = await other.dataSource.query(`SELECT table_name FROM information_schema.tables WHERE table_name = 'mcp_handler_switches'`);
+      expect(gone).toEqual([]);
+      expect((await other.dataSource.runMigrations()).map((migration) => migration.name)).toEqual(['AddMcpHandlerSwitches1767312000000']);
+      expect(await other.dataSource.driver.createSchemaBuilder().log()).toMatchObject({ upQueries: [] });
+    } finally {
+      await other.drop();
+    }
+  });
+
   it('store envelopes as jsonb on PostgreSQL', async () => {
     const rows: { column_name: string; data_type: string }[] = await db.dataSource.query(
       `SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'mcp_events' AND column_name IN ('request', 'response')`,
@@ -27,7 +67,7 @@ describe('shipped migrations and entities', () => {
     expect(rows.map((r) => r.data_type)).toEqual(['jsonb', 'jsonb']);
   });
 
-  it('create the same tables on SQLite and round-trip sessions and events', async () => {
+  it('create the same tables on SQLite and round-trip sessions, events and switches', async () => {
     const sqlite = new DataSource({ type: 'better-sqlite3', database: ':memory:', entities: MCP_ENTITIES, synchronize: true });
     await sqlite.initialize();
     try {
@@ -56,6 +96,12 @@ describe('shipped migrations and entities', () => {
       ]);
       const written = await sqlite.getRepository(McpEvent).findOneByOrFail({ id: 'e2' });
       expect(written).toMatchObject({ request: { jsonrpc: '2.0', id: 2 }, response: { ok: 1 }, isError: false, method: 'ping' });
+
+      // Registry switches: "everyone" is the empty key, and the unique key refuses a second one.
+      const switches = sqlite.getRepository(McpHandlerSwitch);
+      await switches.insert({ id: 'w1', mount: 'default', kind: 'tool', name: 'greet', principalKey: '', createdAt: now });
+      await expect(switches.insert({ id: 'w2', mount: 'default', kind: 'tool', name: 'greet', principalKey: '', createdAt: now })).rejects.toThrow(/UNIQUE constraint failed/);
+      expect(await switches.find()).toEqual([{ id: 'w1', mount: 'default', kind: 'tool', name: 'greet', principalKey: '', createdAt: now }]);
     } finally {
       await sqlite.destroy();
     }

@@ -118,7 +118,8 @@ describe('stateless endpoint edges (2026-07-28, tools only)', () => {
   it('acknowledges a listen filter without the resource subscriptions or list changes this server cannot honour', async () => {
     const reader = await listen(10, { toolsListChanged: true, resourcesListChanged: true, resourceSubscriptions: ['docs://readme'] });
     const ack = JSON.parse((await reader.next())!.data);
-    expect(ack).toEqual({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: {}, _meta: { [SUBSCRIPTION_ID]: 10 } } });
+    // Tools always announce list changes (`McpRegistry`); this mount has no resources.
+    expect(ack).toEqual({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: { toolsListChanged: true }, _meta: { [SUBSCRIPTION_ID]: 10 } } });
     await reader.cancel();
   });
 

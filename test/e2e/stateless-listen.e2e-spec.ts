@@ -84,7 +84,7 @@ describe.each(HTTP_ADAPTERS)('subscriptions/listen streams (2026-07-28, %s)', (a
     expect(await nextMessage(reader)).toEqual({
       jsonrpc: '2.0',
       method: 'notifications/subscriptions/acknowledged',
-      params: { notifications: { resourceSubscriptions: ['docs://readme'] }, _meta: { [SUBSCRIPTION_ID]: 101 } },
+      params: { notifications: { toolsListChanged: true, resourceSubscriptions: ['docs://readme'] }, _meta: { [SUBSCRIPTION_ID]: 101 } },
     });
     const rows = await db.dataSource.query(`SELECT method, status, error_code, session_ref, response->>'method' AS answered FROM mcp_events WHERE request->>'id' = '101'`);
     expect(rows).toEqual([{ method: 'subscriptions/listen', status: 200, error_code: null, session_ref: null, answered: 'notifications/subscriptions/acknowledged' }]);

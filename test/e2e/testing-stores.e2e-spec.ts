@@ -2,8 +2,15 @@ import type { INestApplication } from '@nestjs/common';
 import { UnknownElementException } from '@nestjs/core/errors/exceptions/unknown-element.exception';
 import { Test } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
-import { MCP_EVENT_SINK, MCP_OUTBOUND_SESSION_STORE, MCP_SESSION_STORE, McpClientModule, McpClientService, McpModule, McpResourceNotifier } from '../../src/mcp';
-import { InMemoryMcpEventSink, InMemoryMcpOutboundSessionStore, InMemoryMcpSessionStore, InMemoryMcpSubscriptionStore, createInMemoryMcpStores } from '../../src/mcp/testing';
+import { MCP_EVENT_SINK, MCP_HANDLER_SWITCH_STORE, MCP_OUTBOUND_SESSION_STORE, MCP_SESSION_STORE, McpClientModule, McpClientService, McpModule, McpRegistry, McpResourceNotifier } from '../../src/mcp';
+import {
+  InMemoryMcpEventSink,
+  InMemoryMcpHandlerSwitchStore,
+  InMemoryMcpOutboundSessionStore,
+  InMemoryMcpSessionStore,
+  InMemoryMcpSubscriptionStore,
+  createInMemoryMcpStores,
+} from '../../src/mcp/testing';
 import { FeatureResources } from '../fixtures/features/feature-providers';
 import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';
 import { callRequest, openSession, post, send, versionHeader } from '../support/mcp-wire';
@@ -84,6 +91,23 @@ describe('McpModule on the in-memory stores of durable-mcp/testing (no database)
       expect(await app.get(McpResourceNotifier).subscribers('docs://readme')).toEqual([]);
       expect(stores.events.events.at(-1)).toMatchObject({ kind: 'terminate', status: 204, principalKey: 'alice' });
     });
+
+    it('keeps the registry switches: a tool switched off for bob leaves his list only', async () => {
+      expect(app.get(MCP_HANDLER_SWITCH_STORE)).toBe(stores.handlerSwitches);
+      await app.get(McpRegistry).disable('tool', 'echo', { principals: ['bob'] });
+      expect(stores.handlerSwitches.switches).toEqual([{ mount: 'default', kind: 'tool', name: 'echo', principalKey: 'bob', createdAt: expect.any(Date) }]);
+      const list = async (token: string) => {
+        const { sessionId } = await openSession(url, token);
+        const reply = await post(url, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { sessionId, headers: versionHeader(), token });
+        return (reply.json.result.tools as { name: string }[]).map((tool) => tool.name);
+      };
+      const everyTool = await list('token-alice');
+      expect(everyTool).toContain('echo');
+      expect(await list('token-bob')).toEqual(everyTool.filter((name) => name !== 'echo'));
+      await app.get(McpRegistry).enable('tool', 'echo');
+      expect(stores.handlerSwitches.switches).toEqual([]);
+      expect(await list('token-bob')).toEqual(everyTool);
+    });
   });
 
   describe('with store classes on a named mount', () => {
@@ -97,7 +121,7 @@ describe('McpModule on the in-memory stores of durable-mcp/testing (no database)
           mount: 'tests',
           path: '/tests/mcp',
           sessions: { idleTtlMs: 120_000 },
-          stores: { sessions: InMemoryMcpSessionStore, subscriptions: InMemoryMcpSubscriptionStore, events: InMemoryMcpEventSink },
+          stores: { sessions: InMemoryMcpSessionStore, subscriptions: InMemoryMcpSubscriptionStore, events: InMemoryMcpEventSink, handlerSwitches: InMemoryMcpHandlerSwitchStore },
         }),
       ]);
       app = running.app;
@@ -112,6 +136,9 @@ describe('McpModule on the in-memory stores of durable-mcp/testing (no database)
       const sessions = app.get<InMemoryMcpSessionStore>(MCP_SESSION_STORE);
       expect(sessions).toBeInstanceOf(InMemoryMcpSessionStore);
       expect(sessions.settings).toEqual({ mount: 'tests', idleTtlMs: 120_000 });
+      const switches = app.get<InMemoryMcpHandlerSwitchStore>(MCP_HANDLER_SWITCH_STORE);
+      expect(switches).toBeInstanceOf(InMemoryMcpHandlerSwitchStore);
+      expect(switches.mount).toBe('tests');
       expect(() => app.get(DataSource)).toThrow(UnknownElementException);
 
       const { sessionId } = await openSession(url);

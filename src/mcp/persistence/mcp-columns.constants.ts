@@ -37,4 +37,8 @@ export const MCP_COLUMN_LENGTHS = {
   endpoint: 255,
   /** Resource URIs a session subscribes to. */
   subscriptionUri: 2048,
+  /** Handler kinds of registry switches (`tool`, `prompt`, `resource`, `resourceTemplate`). */
+  handlerKind: 16,
+  /** Handler names of registry switches: tool and prompt names, resource URIs, URI templates. */
+  handlerName: 1024,
 } as const;

@@ -6,6 +6,9 @@ export const MCP_SESSION_STORE = 'MCP_SESSION_STORE';
 /** Injection token of a mount's `McpSubscriptionStore` (resource subscriptions). */
 export const MCP_SUBSCRIPTION_STORE = 'MCP_SUBSCRIPTION_STORE';
 
+/** Injection token of a mount's `McpHandlerSwitchStore` (the handlers `McpRegistry` switched off). */
+export const MCP_HANDLER_SWITCH_STORE = 'MCP_HANDLER_SWITCH_STORE';
+
 /** Injection token of the `McpEventSink` that receives the audit rows. */
 export const MCP_EVENT_SINK = 'MCP_EVENT_SINK';
 
@@ -20,6 +23,9 @@ export const InjectMcpSessionStore = (): ParameterDecorator => Inject(MCP_SESSIO
 
 /** Injects the mount's `McpSubscriptionStore`. */
 export const InjectMcpSubscriptionStore = (): ParameterDecorator => Inject(MCP_SUBSCRIPTION_STORE);
+
+/** Injects the mount's `McpHandlerSwitchStore`. */
+export const InjectMcpHandlerSwitchStore = (): ParameterDecorator => Inject(MCP_HANDLER_SWITCH_STORE);
 
 /** Injects the `McpEventSink`. */
 export const InjectMcpEventSink = (): ParameterDecorator => Inject(MCP_EVENT_SINK);

@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { McpEventInput, McpEventRecord } from './interfaces/mcp-event-sink.interface';
+import type { McpHandlerSwitchRecord } from './interfaces/mcp-handler-switch-store.interface';
 import type { McpOutboundSessionState } from './interfaces/mcp-outbound-session-store.interface';
 import type { McpInboundSessionRecord, McpNewInboundSession } from './interfaces/mcp-session-store.interface';
 import { MCP_COLUMN_LENGTHS } from './mcp-columns.constants';
@@ -32,6 +33,18 @@ export function newInboundSessionRecord(mount: string, input: McpNewInboundSessi
 /** The stored form of a principal (or scope) key: the key itself when it fits, otherwise a unique cut (see `storableKey`). */
 export function storedPrincipalKey(key: string): string {
   return storableKey(key, MCP_COLUMN_LENGTHS.principalKey);
+}
+
+/** The stored form of a handler name in a registry switch: the name itself when it fits, otherwise a unique cut (see `storableKey`). */
+export function storedHandlerName(name: string): string {
+  return storableKey(name, MCP_COLUMN_LENGTHS.handlerName);
+}
+
+/** The rows that switch a handler off for `principalKeys` (or for everyone when null), whatever store keeps them. */
+export function newHandlerSwitchRecords(mount: string, kind: string, name: string, principalKeys: readonly string[] | null, now = new Date()): McpHandlerSwitchRecord[] {
+  const storedName = storedHandlerName(name);
+  const keys = principalKeys === null ? [null] : [...new Set(principalKeys.map(storedPrincipalKey))];
+  return keys.map((principalKey) => ({ mount, kind, name: storedName, principalKey, createdAt: now }));
 }
 
 /** An outbound session's state as stored: what the remote server sent, made storable. */

@@ -1,10 +1,12 @@
 import type { InjectionToken, Provider, Type } from '@nestjs/common';
 import type { McpEventSink } from './interfaces/mcp-event-sink.interface';
+import type { McpHandlerSwitchStore } from './interfaces/mcp-handler-switch-store.interface';
 import type { McpOutboundSessionStore } from './interfaces/mcp-outbound-session-store.interface';
 import type { McpSessionStore } from './interfaces/mcp-session-store.interface';
 import type { McpSubscriptionStore } from './interfaces/mcp-subscription-store.interface';
-import { MCP_EVENT_SINK, MCP_OUTBOUND_SESSION_STORE, MCP_SESSION_STORE, MCP_SUBSCRIPTION_STORE } from './mcp-persistence.constants';
+import { MCP_EVENT_SINK, MCP_HANDLER_SWITCH_STORE, MCP_OUTBOUND_SESSION_STORE, MCP_SESSION_STORE, MCP_SUBSCRIPTION_STORE } from './mcp-persistence.constants';
 import { TypeOrmEventSink } from './typeorm/typeorm-event-sink.store';
+import { TypeOrmHandlerSwitchStore } from './typeorm/typeorm-handler-switch.store';
 import { TypeOrmOutboundSessionStore } from './typeorm/typeorm-outbound-session.store';
 import { TypeOrmSessionStore } from './typeorm/typeorm-session.store';
 import { TypeOrmSubscriptionStore } from './typeorm/typeorm-subscription.store';
@@ -23,6 +25,8 @@ export interface McpServerStores {
   subscriptions?: McpStoreOverride<McpSubscriptionStore>;
   /** Audit rows of inbound (and, in the same module, outbound) exchanges. */
   events?: McpStoreOverride<McpEventSink>;
+  /** The handlers `McpRegistry` switched off. */
+  handlerSwitches?: McpStoreOverride<McpHandlerSwitchStore>;
 }
 
 /** Stores of the client side; each one left out stays on TypeORM. */
@@ -59,7 +63,7 @@ function providersOf(slots: Slot<unknown>[]): McpStoreProviders {
 
 /**
  * The stores of the serving side of a mount (`MCP_SESSION_STORE`, `MCP_SUBSCRIPTION_STORE`,
- * `MCP_EVENT_SINK`): the host's overrides, TypeORM for the rest. The module must also provide
+ * `MCP_EVENT_SINK`, `MCP_HANDLER_SWITCH_STORE`): the host's overrides, TypeORM for the rest. The module must also provide
  * `MCP_STORE_SETTINGS`.
  */
 export function createMcpServerStoreProviders(overrides: McpServerStores = {}): McpStoreProviders {
@@ -67,6 +71,7 @@ export function createMcpServerStoreProviders(overrides: McpServerStores = {}): 
     [MCP_SESSION_STORE, overrides.sessions, TypeOrmSessionStore],
     [MCP_SUBSCRIPTION_STORE, overrides.subscriptions, TypeOrmSubscriptionStore],
     [MCP_EVENT_SINK, overrides.events, TypeOrmEventSink],
+    [MCP_HANDLER_SWITCH_STORE, overrides.handlerSwitches, TypeOrmHandlerSwitchStore],
   ]);
 }
 

@@ -111,7 +111,7 @@ class ScopedPrompts {
 describe('FeaturesExplorer', () => {
   it('announces only logging when no resource, prompt or completer exists, and leaves their methods unknown', async () => {
     const { toolset, moduleRef } = await boot([]);
-    expect(toolset.getCapabilities()).toEqual({ tools: { listChanged: false }, logging: {} });
+    expect(toolset.getCapabilities()).toEqual({ tools: { listChanged: true }, logging: {} });
     expect(await request(toolset, 'resources/list', {})).toMatchObject({ error: { code: -32601 } });
     expect(await request(toolset, 'prompts/list', {})).toMatchObject({ error: { code: -32601 } });
     expect(await request(toolset, 'completion/complete', {})).toMatchObject({ error: { code: -32601 } });

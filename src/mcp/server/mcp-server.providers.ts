@@ -28,6 +28,7 @@ import { MCP_STORE_SETTINGS } from '../persistence/mcp-persistence.constants';
 import { McpProtectedResourceRegistration, createProtectedResourceController } from './oauth/protected-resource.controller';
 import { McpProtectedResourceRootModule } from './oauth/protected-resource-root.module';
 import { Toolset } from './toolset';
+import { getMcpRegistryToken, McpRegistry } from './registry/mcp-registry';
 import { ToolsetExplorer } from './toolset.explorer';
 
 /** The package version announced as `serverInfo.version` when none is configured. */
@@ -84,6 +85,8 @@ export function createMcpServerParts(mount: string, path: string): McpServerPart
     McpListenStreams,
     McpStatelessAudit,
     McpStatelessEndpoint,
+    McpRegistry,
+    { provide: getMcpRegistryToken(mount), useExisting: McpRegistry },
     McpOriginGuard,
     McpBodyReaderInstaller,
     strategy,

@@ -224,7 +224,7 @@ describe('Toolset.deliver', () => {
       const res = await result(toolset, 'initialize', { protocolVersion: version, capabilities: {}, clientInfo: { name: 'spec-client', version: '0' } });
       expect(res).toEqual({
         protocolVersion: version,
-        capabilities: { tools: { listChanged: false } },
+        capabilities: { tools: { listChanged: true } },
         serverInfo: { name: 'spec-server', version: '1.2.3' },
       });
     });
@@ -628,11 +628,11 @@ describe('Toolset methods, capabilities and identity', () => {
     const toolset = await boot([]);
     toolset.declareCapability('resources', { subscribe: true });
     const capabilities = toolset.getCapabilities();
-    expect(capabilities).toEqual({ tools: { listChanged: false }, resources: { subscribe: true } });
+    expect(capabilities).toEqual({ tools: { listChanged: true }, resources: { subscribe: true } });
     capabilities.prompts = {};
-    expect(toolset.getCapabilities()).toEqual({ tools: { listChanged: false }, resources: { subscribe: true } });
+    expect(toolset.getCapabilities()).toEqual({ tools: { listChanged: true }, resources: { subscribe: true } });
     const init = await result(toolset, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '0' } });
-    expect(init.capabilities).toEqual({ tools: { listChanged: false }, resources: { subscribe: true } });
+    expect(init.capabilities).toEqual({ tools: { listChanged: true }, resources: { subscribe: true } });
   });
 
   it('hands out a copy of its identity', async () => {

@@ -23,6 +23,7 @@ import { missingScopes } from './auth/missing-scopes';
 import { TRANSPORT_ERROR_CODE } from './http/mcp-http-responses';
 import type { McpExecutionInfo } from './pipeline/mcp-execution-context';
 import { auditNoteOf, hasSomeRole, McpRefusedError, refusalNote, withAuditNote } from './pipeline/handler-refusal';
+import { HandlerSwitches } from './registry/handler-switches';
 
 /** The statuses of an `HttpException` thrown by a guard that mean "not for you" (the tool is then unknown to the caller). */
 const REFUSAL_STATUSES = new Set<number>([HttpStatus.UNAUTHORIZED, HttpStatus.FORBIDDEN]);
@@ -67,10 +68,12 @@ export class Toolset implements McpMessageHandler {
   private readonly tools = new Map<string, RegisteredTool>();
   private readonly inFlight = new Map<string, AbortController>();
   private readonly methods = new Map<string, McpMethodHandler>();
-  private readonly capabilities: Record<string, unknown> = { tools: { listChanged: false } };
+  private readonly capabilities: Record<string, unknown> = { tools: { listChanged: true } };
   private pages: Readonly<Record<string, unknown>>[][] = [];
   private scopedTools = 0;
   private personalTools = 0;
+  /** @internal The handlers `McpRegistry` switched off, for everyone or per principal (read by the features too). */
+  readonly switches = new HandlerSwitches();
 
   /** @internal Built by the mount's module. */
   constructor(
@@ -92,6 +95,17 @@ export class Toolset implements McpMessageHandler {
     if (tool.scopes?.length) this.scopedTools++;
     if (tool.scopes?.length || tool.roles?.length || tool.pipeline?.mayRefuse) this.personalTools++;
     this.pages = [];
+  }
+
+  /** @internal Removes a tool (`McpRegistry`); false when there was none of that name. */
+  unregister(name: string): boolean {
+    const tool = this.tools.get(name);
+    if (!tool) return false;
+    this.tools.delete(name);
+    if (tool.scopes?.length) this.scopedTools--;
+    if (tool.scopes?.length || tool.roles?.length || tool.pipeline?.mayRefuse) this.personalTools--;
+    this.pages = [];
+    return true;
   }
 
   /** @internal True when some tool needs scopes: lists then depend on the caller. */
@@ -204,7 +218,7 @@ export class Toolset implements McpMessageHandler {
    * `cacheScope: 'private'`, since another caller may see another list.
    */
   private async listPage(cursor: unknown, context: McpDeliveryContext): Promise<Record<string, unknown>> {
-    const scoped = this.personalTools > 0;
+    const scoped = this.personalTools > 0 || this.switches.active;
     if (!scoped && !this.pages.length) this.pages = this.paginate(this.list());
     const pages = scoped ? this.paginate(await this.visibleTools(context)) : this.pages;
     const index = cursor === undefined ? 0 : decodeCursor(cursor);
@@ -220,6 +234,7 @@ export class Toolset implements McpMessageHandler {
     const verdicts = await Promise.all(
       this.list().map(async (tool) => {
         if (missingScopes(tool.scopes ?? [], context.principal).length > 0 || !hasSomeRole(tool.roles, context.principal)) return false;
+        if (!this.switches.allows('tool', tool.name, context.principal)) return false;
         if (!tool.pipeline?.mayRefuse) return true;
         const info = this.executionInfo(McpMethod.ToolsList, tool.name, context, 'list');
         return (await (await tool.pipeline.prepare(info)).authorize(info)).allowed;
@@ -254,6 +269,9 @@ export class Toolset implements McpMessageHandler {
 
     if (!hasSomeRole(tool.roles, context.principal)) {
       throw new McpRefusedError(JsonRpcErrorCode.InvalidParams, `Unknown tool: ${name}`, refusalNote(`tool "${name}"`, `roles (needs one of ${tool.roles?.join(' ')})`));
+    }
+    if (!this.switches.allows('tool', name, context.principal)) {
+      throw new McpRefusedError(JsonRpcErrorCode.InvalidParams, `Unknown tool: ${name}`, refusalNote(`tool "${name}"`, 'McpRegistry', new Error('disabled')));
     }
     if (tool.pipeline) return this.callThroughPipeline(tool, request, context);
 

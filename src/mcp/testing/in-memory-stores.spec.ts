@@ -1,5 +1,6 @@
 import { DEFAULT_MOUNT, DEFAULT_SESSION_IDLE_TTL_MS } from '../mcp.constants';
 import { InMemoryMcpEventSink } from './in-memory-event-sink.store';
+import { InMemoryMcpHandlerSwitchStore } from './in-memory-handler-switch.store';
 import { InMemoryMcpOutboundSessionStore } from './in-memory-outbound-session.store';
 import { InMemoryMcpSessionStore } from './in-memory-session.store';
 import { createInMemoryMcpStores } from './in-memory-stores';
@@ -18,6 +19,9 @@ describe('createInMemoryMcpStores', () => {
     expect(stores.subscriptions).toBeInstanceOf(InMemoryMcpSubscriptionStore);
     expect(stores.events).toBeInstanceOf(InMemoryMcpEventSink);
     expect(stores.outboundSessions).toBeInstanceOf(InMemoryMcpOutboundSessionStore);
+    expect(stores.handlerSwitches).toBeInstanceOf(InMemoryMcpHandlerSwitchStore);
+    expect(stores.handlerSwitches.mount).toBe(DEFAULT_MOUNT);
+    expect(createInMemoryMcpStores({ mount: 'm1' }).handlerSwitches.mount).toBe('m1');
     expect(stores.sessions.settings).toEqual({ mount: DEFAULT_MOUNT, idleTtlMs: DEFAULT_SESSION_IDLE_TTL_MS });
     const session = await stores.sessions.open(opening());
     await stores.subscriptions.subscribe(session.sessionId, 'docs://a');

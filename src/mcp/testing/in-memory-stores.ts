@@ -1,5 +1,6 @@
 import type { McpStoreSettings } from '../persistence/interfaces/mcp-store-settings.interface';
 import { InMemoryMcpEventSink } from './in-memory-event-sink.store';
+import { InMemoryMcpHandlerSwitchStore } from './in-memory-handler-switch.store';
 import { InMemoryMcpOutboundSessionStore } from './in-memory-outbound-session.store';
 import { InMemoryMcpSessionStore } from './in-memory-session.store';
 import { InMemoryMcpSubscriptionStore } from './in-memory-subscription.store';
@@ -14,6 +15,8 @@ export interface InMemoryMcpStores {
   events: InMemoryMcpEventSink;
   /** Remote sessions of the client. */
   outboundSessions: InMemoryMcpOutboundSessionStore;
+  /** The handlers `McpRegistry` switched off: read `handlerSwitches.switches`. */
+  handlerSwitches: InMemoryMcpHandlerSwitchStore;
 }
 
 /**
@@ -28,5 +31,6 @@ export function createInMemoryMcpStores(settings: Partial<McpStoreSettings> = {}
     subscriptions: new InMemoryMcpSubscriptionStore(sessions),
     events: new InMemoryMcpEventSink(),
     outboundSessions: new InMemoryMcpOutboundSessionStore(),
+    handlerSwitches: new InMemoryMcpHandlerSwitchStore(settings),
   };
 }

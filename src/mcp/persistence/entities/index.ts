@@ -1,10 +1,11 @@
 import { McpEvent } from './mcp-event.entity';
+import { McpHandlerSwitch } from './handler-switch.entity';
 import { McpInboundSession } from './inbound-session.entity';
 import { McpOutboundSession } from './outbound-session.entity';
 import { McpResourceSubscription } from './resource-subscription.entity';
 
-export { McpEvent, McpInboundSession, McpOutboundSession, McpResourceSubscription };
+export { McpEvent, McpHandlerSwitch, McpInboundSession, McpOutboundSession, McpResourceSubscription };
 export type { McpEventDirection } from './mcp-event.entity';
 
 /** Every entity of the package: add them to the host's `TypeOrmModule.forRoot({ entities })`. */
-export const MCP_ENTITIES = [McpInboundSession, McpEvent, McpOutboundSession, McpResourceSubscription];
+export const MCP_ENTITIES = [McpInboundSession, McpEvent, McpOutboundSession, McpResourceSubscription, McpHandlerSwitch];

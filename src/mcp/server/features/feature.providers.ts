@@ -7,6 +7,7 @@ import { McpResourceNotifier } from './mcp-resource-notifier';
 import { PromptsFeature } from './prompts.feature';
 import { ResourceSubscriptionsFeature } from './resource-subscriptions.feature';
 import { ResourcesFeature } from './resources.feature';
+import { getMcpRegistryToken, McpRegistry } from '../registry/mcp-registry';
 
 /**
  * The providers of the server features of one mount beyond tools: resources (with durable
@@ -27,7 +28,14 @@ export function createMcpFeatureProviders(mount: string): Provider[] {
   ];
 }
 
-/** What a serving mount exports for app code: its resource and elicitation notifiers, by class and by mount token. */
-export function mcpFeatureExports(mount: string): (string | typeof McpResourceNotifier | typeof McpElicitationNotifier)[] {
-  return [McpResourceNotifier, getMcpResourceNotifierToken(mount), McpElicitationNotifier, getMcpElicitationNotifierToken(mount)];
+/** What a serving mount exports for app code: its resource and elicitation notifiers and its registry (`createMcpServerParts`), by class and by mount token. */
+export function mcpFeatureExports(mount: string): (string | typeof McpResourceNotifier | typeof McpElicitationNotifier | typeof McpRegistry)[] {
+  return [
+    McpResourceNotifier,
+    getMcpResourceNotifierToken(mount),
+    McpElicitationNotifier,
+    getMcpElicitationNotifierToken(mount),
+    McpRegistry,
+    getMcpRegistryToken(mount),
+  ];
 }

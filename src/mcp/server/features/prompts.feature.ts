@@ -9,6 +9,8 @@ import { McpMethod } from '../../protocol/mcp-methods';
 import { Toolset } from '../toolset';
 import { invalidParams, requireStringParam, runFeatureHandler } from './feature-handler';
 import { GuardedList } from '../pipeline/guarded-handlers';
+import { McpRefusedError, refusalNote } from '../pipeline/handler-refusal';
+import { JsonRpcErrorCode } from '../../protocol/jsonrpc';
 import { toGetPromptResult } from './prompt-result-mapper';
 import type { RegisteredPrompt } from './registered-features';
 
@@ -16,6 +18,7 @@ import type { RegisteredPrompt } from './registered-features';
 @Injectable()
 export class PromptsFeature {
   private readonly prompts = new Map<string, RegisteredPrompt>();
+  private list: GuardedList<RegisteredPrompt> | null = null;
 
   constructor(
     private readonly toolset: Toolset,
@@ -27,6 +30,19 @@ export class PromptsFeature {
     const existing = this.prompts.get(prompt.name);
     if (existing) throw new McpConfigurationError(duplicatePromptMessage(this.options.mount, prompt.name, existing.owner, prompt.owner));
     this.prompts.set(prompt.name, prompt);
+    this.rebuild();
+  }
+
+  /** Removes a prompt (`McpRegistry`); false when there was none of that name. */
+  remove(name: string): boolean {
+    const removed = this.prompts.delete(name);
+    this.rebuild();
+    return removed;
+  }
+
+  /** True once the prompt methods are served. */
+  get installed(): boolean {
+    return this.list !== null;
   }
 
   /** The prompt of this name, if any. */
@@ -39,18 +55,33 @@ export class PromptsFeature {
     return !this.prompts.size;
   }
 
-  /** Computes the list once, starts serving the prompt methods and announces the `prompts` capability. */
+  /**
+   * Computes the list, starts serving the prompt methods and announces the `prompts` capability
+   * (with `listChanged`: `McpRegistry` may change the list). Installing twice does nothing more.
+   */
   install(): void {
-    this.toolset.declareCapability('prompts', { listChanged: false });
-    const list = new GuardedList('prompts', [...this.prompts.values()], this.options.pageSize, McpMethod.PromptsList, (p) => ({ kind: 'prompt', name: p.name }));
-    this.toolset.handle(McpMethod.PromptsList, (request, context) => list.page(request.params?.cursor, context));
+    if (this.list) return;
+    this.toolset.declareCapability('prompts', { listChanged: true });
+    this.list = this.buildList();
+    this.toolset.handle(McpMethod.PromptsList, (request, context) => (this.list as GuardedList<RegisteredPrompt>).page(request.params?.cursor, context));
     this.toolset.handle(McpMethod.PromptsGet, (request, context) => this.get(request, context));
+  }
+
+  private buildList(): GuardedList<RegisteredPrompt> {
+    return new GuardedList('prompts', [...this.prompts.values()], this.options.pageSize, McpMethod.PromptsList, (p) => ({ kind: 'prompt', name: p.name }), this.toolset.switches);
+  }
+
+  private rebuild(): void {
+    if (this.list) this.list = this.buildList();
   }
 
   private async get(request: JsonRpcRequest, context: McpDeliveryContext): Promise<Record<string, unknown>> {
     const name = requireStringParam(request, 'name');
     const prompt = this.prompts.get(name);
     if (!prompt) throw invalidParams(`Unknown prompt: ${name}`);
+    if (!this.toolset.switches.allows('prompt', name, context.principal)) {
+      throw new McpRefusedError(JsonRpcErrorCode.InvalidParams, `Unknown prompt: ${name}`, refusalNote(`prompt "${name}"`, 'McpRegistry', new Error('disabled')));
+    }
     const description = prompt.definition.description as string | undefined;
     // A guarded prompt checks its arguments after its guards (see `guardedInvoker`).
     if (prompt.pipeline) {

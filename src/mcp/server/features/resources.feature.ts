@@ -12,6 +12,7 @@ import { Toolset } from '../toolset';
 import { MCP_COLUMN_LENGTHS } from '../../persistence/mcp-columns.constants';
 import { invalidParams, requireStringParam, runFeatureHandler } from './feature-handler';
 import { GuardedList, isVisibleTo } from '../pipeline/guarded-handlers';
+import { McpRefusedError, refusalNote } from '../pipeline/handler-refusal';
 import type { RegisteredResource, RegisteredResourceTemplate } from './registered-features';
 import { toReadResourceResult } from './resource-contents-mapper';
 
@@ -43,6 +44,7 @@ export function resourceNotFound(uri: string, protocolVersion: string): McpRpcEr
 export class ResourcesFeature {
   private readonly resources = new Map<string, RegisteredResource>();
   private readonly templates = new Map<string, RegisteredResourceTemplate>();
+  private lists: { resources: GuardedList<RegisteredResource>; templates: GuardedList<RegisteredResourceTemplate> } | null = null;
 
   constructor(
     private readonly toolset: Toolset,
@@ -54,6 +56,26 @@ export class ResourcesFeature {
     const existing = this.resources.get(resource.uri);
     if (existing) throw new McpConfigurationError(duplicateResourceMessage(this.options.mount, resource.uri, existing.owner, resource.owner));
     this.resources.set(resource.uri, resource);
+    this.rebuild();
+  }
+
+  /** Removes a resource (`McpRegistry`); false when there was none at that URI. */
+  removeResource(uri: string): boolean {
+    const removed = this.resources.delete(uri);
+    this.rebuild();
+    return removed;
+  }
+
+  /** Removes a template (`McpRegistry`); false when there was none with that template string. */
+  removeTemplate(uriTemplate: string): boolean {
+    const removed = this.templates.delete(uriTemplate);
+    this.rebuild();
+    return removed;
+  }
+
+  /** True once the resource methods are served. */
+  get installed(): boolean {
+    return this.lists !== null;
   }
 
   /** Adds a template; a second one with the same template string is a boot error. */
@@ -62,6 +84,7 @@ export class ResourcesFeature {
     const existing = this.templates.get(key);
     if (existing) throw new McpConfigurationError(duplicateResourceMessage(this.options.mount, key, existing.owner, template.owner));
     this.templates.set(key, template);
+    this.rebuild();
   }
 
   /** The template published under `uriTemplate`, if any (completion references). */
@@ -79,6 +102,7 @@ export class ResourcesFeature {
     const target = this.resolve(uri);
     if (!target) return false;
     const entry = target.entry;
+    if (!this.switchedOn(entry, context)) return false;
     return 'uri' in entry ? isVisibleTo(entry.pipeline, method, 'resource', entry.uri, context) : isVisibleTo(entry.pipeline, method, 'resourceTemplate', entry.template.template, context);
   }
 
@@ -92,16 +116,32 @@ export class ResourcesFeature {
    * capability (with subscriptions, served by `ResourceSubscriptionsFeature`).
    */
   install(): void {
-    this.toolset.declareCapability('resources', { subscribe: true, listChanged: false });
-    const pageSize = this.options.pageSize;
-    const list = new GuardedList('resources', [...this.resources.values()], pageSize, McpMethod.ResourcesList, (r) => ({ kind: 'resource', name: r.uri }));
-    const templateList = new GuardedList('resourceTemplates', [...this.templates.values()], pageSize, McpMethod.ResourcesTemplatesList, (t) => ({
-      kind: 'resourceTemplate',
-      name: t.template.template,
-    }));
-    this.toolset.handle(McpMethod.ResourcesList, (request, context) => list.page(request.params?.cursor, context));
-    this.toolset.handle(McpMethod.ResourcesTemplatesList, (request, context) => templateList.page(request.params?.cursor, context));
+    if (this.lists) return;
+    this.toolset.declareCapability('resources', { subscribe: true, listChanged: true });
+    this.lists = this.buildLists();
+    const lists = () => this.lists as NonNullable<ResourcesFeature['lists']>;
+    this.toolset.handle(McpMethod.ResourcesList, (request, context) => lists().resources.page(request.params?.cursor, context));
+    this.toolset.handle(McpMethod.ResourcesTemplatesList, (request, context) => lists().templates.page(request.params?.cursor, context));
     this.toolset.handle(McpMethod.ResourcesRead, (request, context) => this.read(request, context));
+  }
+
+  private buildLists(): NonNullable<ResourcesFeature['lists']> {
+    const pageSize = this.options.pageSize;
+    const switches = this.toolset.switches;
+    return {
+      resources: new GuardedList('resources', [...this.resources.values()], pageSize, McpMethod.ResourcesList, (r) => ({ kind: 'resource', name: r.uri }), switches),
+      templates: new GuardedList('resourceTemplates', [...this.templates.values()], pageSize, McpMethod.ResourcesTemplatesList, (t) => ({ kind: 'resourceTemplate', name: t.template.template }), switches),
+    };
+  }
+
+  private rebuild(): void {
+    if (this.lists) this.lists = this.buildLists();
+  }
+
+  /** False when `McpRegistry` switched the resource (or its template) off for the caller. */
+  private switchedOn(entry: RegisteredResource | RegisteredResourceTemplate, context: McpDeliveryContext): boolean {
+    const key = context.principal;
+    return 'uri' in entry ? this.toolset.switches.allows('resource', entry.uri, key) : this.toolset.switches.allows('resourceTemplate', entry.template.template, key);
   }
 
   private async read(request: JsonRpcRequest, context: McpDeliveryContext): Promise<Record<string, unknown>> {
@@ -110,6 +150,10 @@ export class ResourcesFeature {
     const target = this.resolve(uri);
     if (!target) throw resourceNotFound(uri, context.protocolVersion);
     const { entry, params } = target;
+    if (!this.switchedOn(entry, context)) {
+      const notFound = resourceNotFound(uri, context.protocolVersion);
+      throw new McpRefusedError(notFound.code, notFound.message, refusalNote(`resource "${uri}"`, 'McpRegistry', new Error('disabled')), notFound.data);
+    }
     const result = await runFeatureHandler(this.toolset, request, context, async (handlerContext) =>
       toReadResourceResult(await entry.read({ uri, params }, handlerContext), uri, entry.mimeType),
     );

@@ -82,6 +82,11 @@ export class McpStreamRegistry implements OnModuleDestroy {
     return { streams: this.streams.size, principals: this.perPrincipal.size, requestSessions: this.requests.size };
   }
 
+  /** The sessions whose GET stream is open on this process. */
+  sessionIds(): string[] {
+    return [...this.streams.keys()];
+  }
+
   /** Writes an event of the session's log on its stream; false when it has none here. */
   deliver(sessionId: string, seq: number, json: string): boolean {
     const stream = this.streams.get(sessionId);

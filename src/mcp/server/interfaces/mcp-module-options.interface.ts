@@ -182,7 +182,7 @@ export interface McpModuleExtras {
    */
   isGlobal: boolean;
   /**
-   * Stores to use instead of the TypeORM ones (sessions, subscriptions, events), each a class Nest
+   * Stores to use instead of the TypeORM ones (sessions, subscriptions, events, handler switches), each a class Nest
    * instantiates in the mount or a ready instance. A mount whose every store is swapped needs no
    * TypeORM connection, e.g. with the in-memory stores of `durable-mcp/testing` in a host's tests.
    * @default every store on TypeORM

@@ -6,6 +6,7 @@ import type { MethodInvoker } from '../features/registered-features';
 import type { HandlerPipeline } from './handler-pipeline';
 import { McpRefusedError, refusalNote } from './handler-refusal';
 import type { McpExecutionInfo, McpHandlerKind } from './mcp-execution-context';
+import type { HandlerSwitches } from '../registry/handler-switches';
 
 /** What a feature publishes about one handler, to evaluate its guards. */
 export interface GuardedEntry {
@@ -80,20 +81,23 @@ export class GuardedList<T extends GuardedEntry> {
     private readonly pageSize: number,
     private readonly method: string,
     private readonly describe: (entry: T) => { kind: McpHandlerKind; name: string },
+    /** Handlers switched off at run time (`McpRegistry`): while some are, lists are computed per caller. */
+    private readonly switches?: HandlerSwitches,
   ) {
     this.shared = entries.some((entry) => entry.pipeline?.mayRefuse) ? null : new PagedList(key, entries.map((entry) => entry.definition), pageSize);
   }
 
   /** One page of what the caller may see; a stateless page that depends on the caller is `cacheScope: 'private'`. */
   async page(cursor: unknown, context: McpDeliveryContext): Promise<Record<string, unknown>> {
-    if (this.shared) return this.shared.page(cursor);
+    if (this.shared && !this.switches?.active) return this.shared.page(cursor);
     const visible = await Promise.all(this.entries.map((entry) => this.visible(entry, context)));
     const page = new PagedList(this.key, this.entries.filter((_, index) => visible[index]).map((entry) => entry.definition), this.pageSize).page(cursor);
     return isSupportedSessionVersion(context.protocolVersion) ? page : { ...page, cacheScope: 'private' };
   }
 
-  private visible(entry: T, context: McpDeliveryContext): Promise<boolean> {
+  private async visible(entry: T, context: McpDeliveryContext): Promise<boolean> {
     const { kind, name } = this.describe(entry);
+    if (this.switches && !this.switches.allows(kind, name, context.principal)) return false;
     return isVisibleTo(entry.pipeline, this.method, kind, name, context);
   }
 }

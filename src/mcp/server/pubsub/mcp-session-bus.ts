@@ -87,6 +87,21 @@ export class McpSessionBus implements McpSessionNotifier, OnModuleInit, OnModule
   }
 
   /**
+   * Sends a notification meant for every session (a list changed) to the GET streams open on
+   * this process, each numbered in its session's event log like any session notification.
+   * Sessions whose stream is held by another replica get it from that replica, which is told by
+   * its own listener (`McpRegistry`'s channel), not by this call.
+   */
+  async notifyStreamsHere(notification: JsonRpcNotification): Promise<void> {
+    const json = JSON.stringify(notification);
+    const outcomes = await Promise.allSettled(
+      this.streams.sessionIds().map(async (sessionId) => this.streams.deliver(sessionId, await this.log.append(sessionId, SESSION_STREAM_ID, json), json)),
+    );
+    const failure = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+    if (failure) throw failure.reason;
+  }
+
+  /**
    * Ends the session's GET stream and its requests in progress, wherever they are (the session
    * was terminated, or found idle: then only what `principalKey` holds).
    */

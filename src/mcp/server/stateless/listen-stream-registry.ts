@@ -99,6 +99,11 @@ export class McpListenStreams implements OnModuleInit, OnModuleDestroy {
       return this.logger.warn('Ignored a malformed listen-stream message');
     }
     if (!isNotification(notification)) return this.logger.warn('Ignored a listen-stream message that is not a notification');
+    this.deliverHere(notification);
+  }
+
+  /** Writes a notification to the listen streams of this process whose filter wants it (each replica does its own). */
+  deliverHere(notification: JsonRpcNotification): void {
     for (const stream of this.streams) if (filterWants(stream.filter, notification)) this.send(stream, tagNotification(notification, stream.id));
   }
 

@@ -11,8 +11,8 @@ const titled = new Toolset('spec', { name: 'results-spec', version: '1.2.3', tit
 
 describe('stateless results', () => {
   it('discovers the served revisions and capabilities, with instructions only when the mount has some', () => {
-    expect(discoverResult(plain)).toEqual({ supportedVersions: [...SERVED_PROTOCOL_VERSIONS], capabilities: { tools: { listChanged: false } } });
-    expect(discoverResult(titled)).toEqual({ supportedVersions: [...SERVED_PROTOCOL_VERSIONS], capabilities: { tools: { listChanged: false } }, instructions: 'Call ping first.' });
+    expect(discoverResult(plain)).toEqual({ supportedVersions: [...SERVED_PROTOCOL_VERSIONS], capabilities: { tools: { listChanged: true } } });
+    expect(discoverResult(titled)).toEqual({ supportedVersions: [...SERVED_PROTOCOL_VERSIONS], capabilities: { tools: { listChanged: true } }, instructions: 'Call ping first.' });
   });
 
   it('marks a result complete and names the server in _meta, with its title only when it has one', () => {

@@ -1,0 +1,358 @@
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
+import type { McpPromptOptions } from '../../interfaces/mcp-prompt-options.interface';
+import type { McpResourceOptions, McpResourceRequest, McpResourceTemplateOptions } from '../../interfaces/mcp-resource-options.interface';
+import type { McpToolContext } from '../../interfaces/mcp-tool-context.interface';
+import type { McpToolOptions } from '../../interfaces/mcp-tool-options.interface';
+import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
+import { invalidResourceUriMessage, invalidSchemaMessage, invalidToolNameMessage, invalidUriTemplateMessage } from '../../mcp.messages';
+import type { JsonRpcNotification } from '../../protocol/jsonrpc';
+import { McpMethod, TOOL_NAME_PATTERN } from '../../protocol/mcp-methods';
+import type { McpResolvedOptions } from '../mcp.options';
+import { compilePromptArguments } from '../features/prompt-arguments';
+import { PromptsFeature } from '../features/prompts.feature';
+import { ResourceSubscriptionsFeature } from '../features/resource-subscriptions.feature';
+import { ResourcesFeature } from '../features/resources.feature';
+import { UriTemplate } from '../features/uri-template';
+import type { McpHandlerKind } from '../pipeline/mcp-execution-context';
+import { MCP_PUBSUB, type McpPubSub } from '../pubsub/mcp-pubsub.providers';
+import { McpSessionBus } from '../pubsub/mcp-session-bus';
+import { McpListenStreams } from '../stateless/listen-stream-registry';
+import { compileJsonSchema } from '../tools/json-schema-validator';
+import { compileInputValidator, isDtoClass, toPublishedSchema } from '../tools/tool-schema.factory';
+import { Toolset } from '../toolset';
+import type { McpHandlerSwitchStore } from '../../persistence/interfaces/mcp-handler-switch-store.interface';
+import { InjectMcpHandlerSwitchStore } from '../../persistence/mcp-persistence.constants';
+
+/** A tool added at run time: the options of `@McpTool` with a required name, without `public`, `scopes` and `roles`. */
+export type McpRuntimeTool = Omit<McpToolOptions, 'name' | 'public' | 'scopes' | 'roles'> & { name: string };
+
+/** A prompt added at run time: the options of `@McpPrompt` with a required name, without `public` and `complete`. */
+export type McpRuntimePrompt = Omit<McpPromptOptions, 'name' | 'public' | 'complete'> & { name: string };
+
+/** A resource added at run time: the options of `@McpResource` with a required name, without `public`. */
+export type McpRuntimeResource = Omit<McpResourceOptions, 'name' | 'public'> & { name: string };
+
+/** A resource template added at run time: the options of `@McpResourceTemplate` with a required name, without `public` and `complete`. */
+export type McpRuntimeResourceTemplate = Omit<McpResourceTemplateOptions, 'name' | 'public' | 'complete'> & { name: string };
+
+/** The handler of a runtime tool or prompt: the validated arguments and the handler context, as a decorated method gets them. */
+export type McpRuntimeHandler = (args: any, context: McpToolContext) => unknown; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** The handler of a runtime resource or template: the URI read (and the template's variables). */
+export type McpRuntimeResourceHandler = (request: McpResourceRequest, context: McpToolContext) => unknown;
+
+/** Who `enable` and `disable` apply to. */
+export interface McpSwitchOptions {
+  /**
+   * Principal keys (`McpPrincipal.key`) the change applies to. Without it, `disable` hides the
+   * handler from everyone and `enable` shows it to everyone again (lifting the per-principal
+   * switches too).
+   */
+  principals?: readonly string[];
+}
+
+/** The list a kind of handler belongs to, and the notification that says it changed. */
+const LIST_CHANGED: Record<McpHandlerKind, string> = {
+  tool: McpMethod.ToolsListChanged,
+  prompt: McpMethod.PromptsListChanged,
+  resource: McpMethod.ResourcesListChanged,
+  resourceTemplate: McpMethod.ResourcesListChanged,
+};
+
+/** What travels on the registry channel: `o` the sending process, `m` the notification, `r` true when the switches changed. */
+interface RegistryMessage {
+  o: string;
+  m: string;
+  r: boolean;
+}
+
+const ABSOLUTE_URI = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+const RUNTIME_OWNER = 'McpRegistry';
+
+/** Keeps the fields that are set, under their published names. */
+function published(fields: Record<string, unknown>): Readonly<Record<string, unknown>> {
+  return Object.freeze(Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)));
+}
+
+/**
+ * Changes what a mount serves while the app runs: adds and removes tools, prompts, resources and
+ * resource templates, and switches any of them (decorated ones too) off and on, for everyone or
+ * for some principals. Every change sends `notifications/<list>/list_changed` to the open session
+ * GET streams and to the `subscriptions/listen` streams that asked for it, on every replica.
+ *
+ * Handlers are code: an added handler exists in the process that added it, so an app with several
+ * replicas adds it on each one (at boot, or on a trigger every replica hears). Switches are data:
+ * they are rows of the mount's `McpHandlerSwitchStore` (the database), announced over the bus,
+ * applied on every replica and read by a replica that boots later.
+ *
+ * Inject it from the mount's module (`McpRegistry`, or `getMcpRegistryToken(mount)` with several mounts).
+ *
+ * @example
+ * ```ts
+ * constructor(private readonly registry: McpRegistry) {}
+ * async onModuleInit() {
+ *   await this.registry.addTool({ name: 'echo', description: 'Echoes', input: { type: 'object', properties: { text: { type: 'string' } } } }, ({ text }) => text);
+ * }
+ * hide(user: string) { return this.registry.disable('tool', 'echo', { principals: [user] }); }
+ * ```
+ */
+@Injectable()
+export class McpRegistry implements OnModuleInit, OnModuleDestroy {
+  private readonly logger: Logger;
+  private readonly origin = randomBytes(9).toString('base64url');
+  private readonly channel: string;
+  /** Numbers the reads of the switch store, so a slower older read never replaces a newer one. */
+  private reads = 0;
+  private applied = 0;
+  private readonly listener = (payload: string) => void this.receive(payload);
+
+  /** @internal Built by the mount's module. */
+  constructor(
+    @Inject(MCP_MODULE_OPTIONS) private readonly options: McpResolvedOptions,
+    @Inject(MCP_PUBSUB) private readonly pubsub: McpPubSub,
+    private readonly toolset: Toolset,
+    private readonly prompts: PromptsFeature,
+    private readonly resources: ResourcesFeature,
+    private readonly subscriptions: ResourceSubscriptionsFeature,
+    private readonly bus: McpSessionBus,
+    private readonly listenStreams: McpListenStreams,
+    @InjectMcpHandlerSwitchStore() private readonly store: McpHandlerSwitchStore,
+  ) {
+    const prefix = options.pubsub?.channelPrefix ?? 'mcp';
+    this.logger = new Logger(`McpRegistry:${options.mount}`);
+    this.channel = `${prefix}:${options.mount}:registry`;
+  }
+
+  /** The mount this registry changes. */
+  get mount(): string {
+    return this.options.mount;
+  }
+
+  /** @inheritdoc */
+  async onModuleInit(): Promise<void> {
+    await this.pubsub.subscribe(this.channel, this.listener);
+    await this.reload();
+  }
+
+  /** @inheritdoc */
+  async onModuleDestroy(): Promise<void> {
+    await this.pubsub.unsubscribe(this.channel, this.listener).catch(() => undefined);
+  }
+
+  /** Adds a tool to this process; a name already served (decorated or added) is an `McpConfigurationError`. */
+  async addTool(tool: McpRuntimeTool, handler: McpRuntimeHandler): Promise<void> {
+    if (!TOOL_NAME_PATTERN.test(tool.name)) throw new McpConfigurationError(invalidToolNameMessage(tool.name, RUNTIME_OWNER));
+    const owner = `${RUNTIME_OWNER}#addTool(${tool.name})`;
+    const inputSchema = this.checkedSchema(tool.input, owner, 'input');
+    const outputSchema = tool.output ? this.checkedSchema(tool.output, owner, 'output') : undefined;
+    this.toolset.register({
+      name: tool.name,
+      owner,
+      definition: published({
+        name: tool.name,
+        title: tool.title,
+        description: tool.description,
+        inputSchema,
+        outputSchema,
+        annotations: tool.annotations,
+        icons: tool.icons,
+        _meta: tool.meta,
+      }),
+      validateInput: compileInputValidator(tool.input),
+      validateOutput: outputSchema ? compileJsonSchema(outputSchema) : undefined,
+      invoke: async (args, context) => handler(args, context),
+    });
+    this.added('tool', tool.name);
+    await this.announce('tool', false);
+  }
+
+  /** Removes a tool (decorated or added) from this process; resolves false when there was none. */
+  async removeTool(name: string): Promise<boolean> {
+    if (!this.toolset.unregister(name)) return false;
+    this.toolset.switches.authenticatedOnlyFor('tool', name, false);
+    await this.announce('tool', false);
+    return true;
+  }
+
+  /** Adds a prompt to this process; a name already served is an `McpConfigurationError`. */
+  async addPrompt(prompt: McpRuntimePrompt, handler: McpRuntimeHandler): Promise<void> {
+    const spec = compilePromptArguments(prompt.arguments);
+    const { name, title, description, icons, meta } = prompt;
+    this.prompts.add({
+      name,
+      owner: `${RUNTIME_OWNER}#addPrompt(${name})`,
+      definition: published({ name, title, description, arguments: spec.arguments.length ? spec.arguments : undefined, icons, _meta: meta }),
+      validateArguments: spec.validate,
+      completers: new Map(),
+      get: async (args, context) => handler(args, context),
+    });
+    this.prompts.install();
+    this.added('prompt', name);
+    await this.announce('prompt', false);
+  }
+
+  /** Removes a prompt from this process; resolves false when there was none. */
+  async removePrompt(name: string): Promise<boolean> {
+    if (!this.prompts.remove(name)) return false;
+    this.toolset.switches.authenticatedOnlyFor('prompt', name, false);
+    await this.announce('prompt', false);
+    return true;
+  }
+
+  /** Adds a resource at a fixed URI to this process; a URI already served is an `McpConfigurationError`. */
+  async addResource(resource: McpRuntimeResource, handler: McpRuntimeResourceHandler): Promise<void> {
+    const owner = `${RUNTIME_OWNER}#addResource(${resource.uri})`;
+    if (!ABSOLUTE_URI.test(resource.uri)) throw new McpConfigurationError(invalidResourceUriMessage(owner, resource.uri));
+    const { uri, name, title, description, mimeType, annotations, size, icons, meta } = resource;
+    this.resources.addResource({
+      uri,
+      owner,
+      mimeType,
+      definition: published({ uri, name, title, description, mimeType, annotations, size, icons, _meta: meta }),
+      read: async (request, context) => handler(request as McpResourceRequest, context),
+    });
+    this.installResources();
+    this.added('resource', uri);
+    await this.announce('resource', false);
+  }
+
+  /** Removes a resource from this process; resolves false when there was none at that URI. */
+  async removeResource(uri: string): Promise<boolean> {
+    if (!this.resources.removeResource(uri)) return false;
+    this.toolset.switches.authenticatedOnlyFor('resource', uri, false);
+    await this.announce('resource', false);
+    return true;
+  }
+
+  /** Adds a resource template to this process; a template already served is an `McpConfigurationError`. */
+  async addResourceTemplate(template: McpRuntimeResourceTemplate, handler: McpRuntimeResourceHandler): Promise<void> {
+    const owner = `${RUNTIME_OWNER}#addResourceTemplate(${template.uriTemplate})`;
+    let parsed: UriTemplate;
+    try {
+      parsed = new UriTemplate(template.uriTemplate);
+    } catch (error) {
+      throw new McpConfigurationError(invalidUriTemplateMessage(owner, template.uriTemplate, (error as Error).message));
+    }
+    const { uriTemplate, name, title, description, mimeType, annotations, icons, meta } = template;
+    this.resources.addTemplate({
+      template: parsed,
+      owner,
+      mimeType,
+      definition: published({ uriTemplate, name, title, description, mimeType, annotations, icons, _meta: meta }),
+      completers: new Map(),
+      read: async (request, context) => handler(request as McpResourceRequest, context),
+    });
+    this.installResources();
+    this.added('resourceTemplate', uriTemplate);
+    await this.announce('resourceTemplate', false);
+  }
+
+  /** Removes a resource template from this process; resolves false when there was none. */
+  async removeResourceTemplate(uriTemplate: string): Promise<boolean> {
+    if (!this.resources.removeTemplate(uriTemplate)) return false;
+    this.toolset.switches.authenticatedOnlyFor('resourceTemplate', uriTemplate, false);
+    await this.announce('resourceTemplate', false);
+    return true;
+  }
+
+  /**
+   * Switches a handler off (decorated or added; `name` is the tool or prompt name, the resource URI
+   * or the template string), for everyone or for `principals`: it leaves their lists, and a call
+   * answers as for an unknown handler. Stored in the mount's `McpHandlerSwitchStore` (so it lasts
+   * and a replica booted later reads it), then announced to every replica. Rejects with
+   * `McpDatabaseUnavailableError` when the store cannot be reached in `database.timeoutMs`.
+   */
+  async disable(kind: McpHandlerKind, name: string, options: McpSwitchOptions = {}): Promise<void> {
+    await this.store.disable(kind, name, this.principalsOf(options));
+    await this.reload();
+    await this.announce(kind, true);
+  }
+
+  /**
+   * Switches a handler on again: for `principals` (lifting their own switch only), or without
+   * them for everyone (lifting every switch of that handler). Rejects like `disable`.
+   */
+  async enable(kind: McpHandlerKind, name: string, options: McpSwitchOptions = {}): Promise<void> {
+    await this.store.enable(kind, name, this.principalsOf(options));
+    await this.reload();
+    await this.announce(kind, true);
+  }
+
+  /** The principal keys of a switch, or null for everyone; an empty key is refused (the store's "everyone"). */
+  private principalsOf(options: McpSwitchOptions): readonly string[] | null {
+    if (!options.principals) return null;
+    if (options.principals.some((key) => typeof key !== 'string' || key === '')) {
+      throw new McpConfigurationError(`McpRegistry: principal keys must be non-empty strings (got ${JSON.stringify(options.principals)})`);
+    }
+    return options.principals;
+  }
+
+  private added(kind: McpHandlerKind, name: string): void {
+    if (this.options.anonymous) this.toolset.switches.authenticatedOnlyFor(kind, name, true);
+  }
+
+  private installResources(): void {
+    if (this.resources.installed) return;
+    this.resources.install();
+    this.subscriptions.install();
+  }
+
+  private checkedSchema(declared: McpRuntimeTool['input'], owner: string, which: 'input' | 'output'): Record<string, unknown> {
+    const schema = toPublishedSchema(declared);
+    if (schema.type !== 'object') throw new McpConfigurationError(invalidSchemaMessage(owner, which, `its root type is ${JSON.stringify(schema.type)}, not "object"`));
+    if (declared && !isDtoClass(declared)) {
+      try {
+        compileJsonSchema(schema);
+      } catch (error) {
+        throw new McpConfigurationError(invalidSchemaMessage(owner, which, (error as Error).message));
+      }
+    }
+    return schema;
+  }
+
+  /** Reads the switches of the mount and applies them, unless a read started later was applied first. */
+  private async reload(): Promise<void> {
+    const read = ++this.reads;
+    const switches = await this.store.list();
+    if (read < this.applied) return;
+    this.applied = read;
+    this.toolset.switches.replace(switches);
+  }
+
+  /** Tells this replica's streams, then the other replicas (which reload the switches first when `switched`). */
+  private async announce(kind: McpHandlerKind, switched: boolean): Promise<void> {
+    const method = LIST_CHANGED[kind];
+    await this.notifyHere(method);
+    if (this.pubsub.distributed) await this.pubsub.publish(this.channel, JSON.stringify({ o: this.origin, m: method, r: switched } satisfies RegistryMessage));
+  }
+
+  private async notifyHere(method: string): Promise<void> {
+    const notification: JsonRpcNotification = { jsonrpc: '2.0', method };
+    this.listenStreams.deliverHere(notification);
+    await this.bus.notifyStreamsHere(notification);
+  }
+
+  private async receive(payload: string): Promise<void> {
+    let message: RegistryMessage;
+    try {
+      message = JSON.parse(payload) as RegistryMessage;
+    } catch {
+      return this.logger.warn('Ignored a malformed registry message');
+    }
+    if (message.o === this.origin || !Object.values(LIST_CHANGED).includes(message.m)) return;
+    try {
+      if (message.r) await this.reload();
+      await this.notifyHere(message.m);
+    } catch (error) {
+      this.logger.warn(`Could not apply a registry change from another replica: ${(error as Error)?.message ?? error}`);
+    }
+  }
+}
+
+/** Injection token of a mount's `McpRegistry` (for apps with several mounts). */
+export function getMcpRegistryToken(mount: string): string {
+  return `MCP_REGISTRY:${mount}`;
+}
+
