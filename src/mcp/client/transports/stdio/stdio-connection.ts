@@ -106,7 +106,13 @@ export class StdioConnection {
       if (!(error instanceof StdioDeadlineExceeded)) throw error;
       if (pending.delivered) {
         const reason = error.aborted ? 'The client aborted the request' : `No response within ${deadline.timeoutMs} ms`;
-        this.process.write(encodeNdjson(buildCancelledNotification(message, reason)));
+        const notice = buildCancelledNotification(message, reason);
+        const written = this.process.write(encodeNdjson(notice));
+        try {
+          this.context?.onCancelNotice?.(notice as unknown as JsonRpcNotification, written ? undefined : new Error('the server process no longer accepts input'));
+        } catch {
+          // An observer cannot change the call's outcome.
+        }
       }
       throw stdioTimeoutError(this.server, deadline.timeoutMs, phase, pending.delivered, error.aborted);
     } finally {
@@ -153,7 +159,7 @@ export class StdioConnection {
   private forward(notification: JsonRpcNotification): void {
     if (notification.method === McpMethod.Cancelled) return;
     try {
-      this.context?.onNotification?.(notification);
+      this.context?.onNotification?.(notification, 'request');
     } catch {
       // A failing observer must not break the call it observes.
     }
