@@ -13,6 +13,7 @@ export class McpCallAbortedError extends McpClientError {
     readonly server: string,
     /** The JSON-RPC method of the call, e.g. `tools/call`. */
     readonly method: string,
+    /** Whether the request may have reached the server (see `McpClientError.delivered`). */
     delivered: boolean,
     /** The abort reason, as text, when the signal carried one. */
     readonly reason?: string,
