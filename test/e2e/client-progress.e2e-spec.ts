@@ -128,7 +128,11 @@ describe('per-call onProgress, onLog and AbortSignal against official SDK 1.x se
     const a = recorder();
     const b = recorder();
     const onlyProgress = recorder();
+    const d = recorder();
+    // a and b run one after the other on the worker (concurrency 1); c and d at once inline,
+    // in the same remote session as the worker's calls.
     await Promise.all([
+      inlineClient.callTool('http', 'report', { tag: 'd' }, { onProgress: d.onProgress, onLog: d.onLog }),
       bullClient.callTool('http', 'report', { tag: 'a' }, { onProgress: a.onProgress, onLog: a.onLog }),
       bullClient.callTool('http', 'report', { tag: 'b' }, { onProgress: b.onProgress, onLog: b.onLog }),
       inlineClient.callTool('http', 'report', { tag: 'c' }, { onProgress: onlyProgress.onProgress }),
@@ -136,6 +140,7 @@ describe('per-call onProgress, onLog and AbortSignal against official SDK 1.x se
     expect(a.seen).toEqual(reported('a'));
     expect(b.seen).toEqual(reported('b'));
     expect(onlyProgress.seen).toEqual(reported('c').filter((event) => 'progress' in event));
+    expect(d.seen).toEqual(reported('d'));
   });
 
   it('refuses the callbacks and the signal with wait: false', async () => {
