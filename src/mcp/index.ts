@@ -85,7 +85,8 @@ export type {
   McpServerVersion,
   McpServerScope,
 } from './client/interfaces/mcp-server-config.interface';
-export type { McpCallOptions, McpCallState, McpToolArguments } from './client/interfaces/mcp-call.interface';
+export type { McpCallOptions, McpCallState, McpToolArguments, McpCallProgress, McpCallLogMessage } from './client/interfaces/mcp-call.interface';
+export { McpCallAbortedError } from './client/mcp-call-aborted.errors';
 export { McpSamplingHandler, McpElicitationHandler, McpUrlElicitationHandler, McpRootsHandler } from './client/decorators/mcp-client-handler.decorator';
 export type { McpClientHandlers, McpClientRequestHandler, McpClientHandlerContext, McpClientHandlerKind, McpElicitationCompleteListener } from './client/interfaces/mcp-client-handlers.interface';
 export type { McpToolDefinition, McpServerTool } from './client/tool-router';
@@ -101,6 +102,7 @@ export type {
   McpHandshakeInfo,
   McpServerRequestHandler,
   McpServerNotificationHandler,
+  McpNotificationOrigin,
 } from './client/transports/mcp-transport.interface';
 export { HttpTransport } from './client/transports/http/http.transport';
 export { staticToken } from './client/auth/static-token.auth';

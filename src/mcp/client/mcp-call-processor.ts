@@ -3,11 +3,11 @@ import { McpCallInterruptedError, McpCapabilityError } from '../errors/mcp-clien
 import { McpClientError, McpTimeoutError } from '../errors/mcp-client.errors';
 import type { McpOutboundSessionStore } from '../persistence/interfaces/mcp-outbound-session-store.interface';
 import { InjectMcpOutboundSessionStore } from '../persistence/mcp-persistence.constants';
-import type { JsonRpcNotification } from '../protocol/jsonrpc';
 import type { McpHandshakeInfo } from './transports/mcp-transport.interface';
 import { McpMethod } from '../protocol/mcp-methods';
 import { STATELESS_PROTOCOL_VERSION } from '../protocol/stateless';
 import { allowsMethod, requiredCapability } from './capabilities';
+import { observeCall, refuseAborted } from './call-observer';
 import type { McpCallAttempt } from './interfaces/mcp-call-attempt.interface';
 import type { McpCallJob } from './interfaces/mcp-call.interface';
 import { McpStatelessCallRunner } from './stateless/stateless-call-runner';
@@ -41,7 +41,7 @@ export class McpCallProcessor {
       throw new McpTimeoutError(`MCP server "${job.server}": the call's deadline of ${job.timeoutMs} ms passed before this attempt could start`, false, job.timeoutMs);
     }
     let session = await this.sessions.find(job.server, job.scopeKey);
-    const notify = (notification: JsonRpcNotification) => attempt.notify(job.server, notification);
+    const notify = observeCall(job, attempt);
     const verdict = await this.negotiator.resolve(job, session, notify);
     if (verdict.era === 'stateless') return this.stateless.run(job, attempt, verdict, session);
     // A row left by a stateless verdict holds no session to continue.
@@ -59,9 +59,11 @@ export class McpCallProcessor {
         }
       : undefined;
     const isCall = job.method === McpMethod.ToolsCall;
+    refuseAborted(job, attempt);
     if (isCall && !(await attempt.claim())) throw new McpCallInterruptedError(attempt.id);
     try {
-      return (await this.exchanger.call({ job, session, notify, method: job.method, params: job.params, onHandshake })).result;
+      const signal = attempt.signal;
+      return (await this.exchanger.call({ job, session, notify, method: job.method, params: job.params, onHandshake, ...(signal ? { signal } : {}) })).result;
     } catch (error) {
       if (isCall && error instanceof McpClientError && !error.delivered) await attempt.release();
       throw error;

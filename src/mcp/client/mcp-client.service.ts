@@ -1,10 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { McpCapabilityError } from '../errors/mcp-client-call.errors';
 import { McpConfigurationError } from '../errors/mcp-configuration.errors';
 import type { McpCallToolResult } from '../interfaces/mcp-tool-context.interface';
 import { McpMethod } from '../protocol/mcp-methods';
 import type { McpResolvedClientOptions } from './config/client-options-resolver';
-import type { McpCallJob, McpCallOptions, McpCallState, McpToolArguments } from './interfaces/mcp-call.interface';
+import type { McpCallEvent, McpCallJob, McpCallOptions, McpCallState, McpToolArguments } from './interfaces/mcp-call.interface';
 import { MCP_CLIENT_OPTIONS } from './mcp-client.constants';
 import { McpCallQueueHost } from './queue/mcp-call-queue-host';
 import type { McpCallQueue } from './queue/mcp-call-queue.interface';
@@ -97,6 +98,11 @@ export class McpClientService implements OnModuleInit {
     const args = ((routed ? second : third) ?? {}) as McpToolArguments;
     const server = routed ? routeTool(await this.catalog(options), name) : first;
     const params = { name, arguments: args, ...(options.meta ? { _meta: options.meta } : {}) };
+    if (options.wait === false && (options.onProgress || options.onLog || options.signal)) {
+      throw new McpConfigurationError(
+        `callTool("${name}") with { wait: false } cannot take onProgress, onLog or signal: the call outlives this promise. Drop wait: false to watch or abort the call.`,
+      );
+    }
     return options.wait === false ? this.enqueue(server, McpMethod.ToolsCall, params, options) : (this.request(server, McpMethod.ToolsCall, params, options) as Promise<McpCallToolResult>);
   }
 
@@ -170,7 +176,18 @@ export class McpClientService implements OnModuleInit {
    * (an unknown server, a missing `scopeKey`) comes back as a rejection, never as a throw.
    */
   async request(server: string, method: string, params?: Record<string, unknown>, options: McpCallOptions = {}): Promise<Record<string, unknown>> {
-    return this.queue.execute(this.job(server, method, params, options));
+    const job = this.job(server, method, params, options);
+    const { onProgress, onLog, signal } = options;
+    if (!onProgress && !onLog && !signal) return this.queue.execute(job);
+    const onEvent = (event: McpCallEvent) => {
+      try {
+        if (event.kind === 'progress') onProgress?.(event.progress);
+        else onLog?.(event.log);
+      } catch (error) {
+        this.logger.warn(`An onProgress/onLog callback of a call to "${server}" failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    };
+    return this.queue.execute(job, { ...(onProgress || onLog ? { onEvent } : {}), ...(signal ? { signal } : {}) });
   }
 
   private async enqueue(server: string, method: string, params: Record<string, unknown>, options: McpCallOptions): Promise<string> {
@@ -181,7 +198,15 @@ export class McpClientService implements OnModuleInit {
     const config = this.transports.config(server);
     const timeoutMs = options.timeoutMs ?? config.timeoutMs ?? this.options.defaultTimeoutMs;
     // One absolute deadline for the whole call, retries included: `timeoutMs` is the caller's.
-    return { server, method, ...(params ? { params } : {}), scopeKey: this.scopeKey(server, options), timeoutMs, deadlineAt: Date.now() + timeoutMs };
+    const job: McpCallJob = { server, method, ...(params ? { params } : {}), scopeKey: this.scopeKey(server, options), timeoutMs, deadlineAt: Date.now() + timeoutMs };
+    if (options.onProgress) {
+      // A token of its own per call: concurrent calls never receive each other's progress.
+      job.progressToken = randomUUID();
+      const meta = params?._meta && typeof params._meta === 'object' ? (params._meta as Record<string, unknown>) : {};
+      job.params = { ...(params ?? {}), _meta: { ...meta, progressToken: job.progressToken } };
+    }
+    if (options.onLog) job.forwardLogs = true;
+    return job;
   }
 
   private scopeKey(server: string, options: McpCallOptions): string {

@@ -7,7 +7,8 @@ import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../pr
 import { McpServerRequestDispatcher } from './handlers/server-request-dispatcher';
 import type { McpCallJob } from './interfaces/mcp-call.interface';
 import { McpOutboundEventRecorder } from './outbound-event-recorder';
-import type { McpHandshakeInfo, McpTransportResult } from './transports/mcp-transport.interface';
+import { McpCallAbortedError, abortReasonText } from './mcp-call-aborted.errors';
+import type { McpHandshakeInfo, McpServerNotificationHandler, McpTransportResult } from './transports/mcp-transport.interface';
 import { McpTransportRegistry } from './transports/transport-registry';
 
 /** One request to send for a call. */
@@ -15,8 +16,10 @@ export interface McpExchangeRequest {
   job: McpCallJob;
   /** The persisted remote session of (server, scope key), if any. */
   session: McpOutboundSessionRecord | null;
-  /** Receives the server's notifications. */
-  notify: (notification: JsonRpcNotification) => void;
+  /** Receives the server's notifications, with where they arrived. */
+  notify: McpServerNotificationHandler;
+  /** The caller's abort signal: a failure after it fired becomes `McpCallAbortedError`. */
+  signal?: AbortSignal;
   method: string;
   params?: Record<string, unknown>;
   /** Send it as a stateless request in this revision (params already carry the envelope). */
@@ -63,6 +66,8 @@ export class McpOutboundExchanger {
     const started = performance.now();
     let outcome: McpTransportResult | undefined;
     let failure: unknown;
+    const notices: Promise<void>[] = [];
+    const onCancelNotice = (notice: JsonRpcNotification, error?: unknown) => notices.push(this.recordNotice(request, session, notice, error));
     try {
       outcome = await this.transports.get(job.server).deliver(message, {
         sessionId: statelessVersion ? null : (session?.remoteSessionId ?? null),
@@ -77,10 +82,17 @@ export class McpOutboundExchanger {
           ...(request.onHandshake ? { onHandshake: request.onHandshake } : {}),
           onServerRequest: this.dispatcher.forCall(job.server, job.scopeKey),
           onNotification: request.notify,
+          onCancelNotice,
+          ...(request.signal ? { signal: request.signal } : {}),
         },
       });
     } catch (error) {
       failure = error;
+      // The transport reports an abort as its own failure; the caller asked for it: say so.
+      if (request.signal?.aborted && !(error instanceof McpServerError)) {
+        const delivered = (error as { delivered?: boolean }).delivered !== false;
+        failure = new McpCallAbortedError(job.server, method, delivered, abortReasonText(request.signal.reason));
+      }
     }
     const durationMs = performance.now() - started;
     // The exchange's row is written even when its session could not be stored.
@@ -99,8 +111,25 @@ export class McpOutboundExchanger {
       stderr: outcome?.stderr ?? (failure as { stderr?: string } | undefined)?.stderr,
       error: failure,
     });
+    await Promise.all(notices);
     if (!outcome || failure !== undefined) throw failure;
     return { response: outcome.body, session: updated };
+  }
+
+  /** The audit row of a `notifications/cancelled` the transport sent for the request. */
+  private recordNotice(request: McpExchangeRequest, session: McpOutboundSessionRecord | null, notice: JsonRpcNotification, error?: unknown): Promise<void> {
+    return this.recorder.record({
+      server: request.job.server,
+      scopeKey: request.job.scopeKey,
+      sessionRef: session?.id ?? null,
+      protocolVersion: request.statelessVersion ?? session?.protocolVersion ?? null,
+      message: notice,
+      response: null,
+      status: null,
+      startedAt: new Date(),
+      durationMs: 0,
+      ...(error !== undefined ? { error } : {}),
+    });
   }
 
   private unchanged(session: McpOutboundSessionRecord, handshake: NonNullable<McpTransportResult['handshake']>): boolean {

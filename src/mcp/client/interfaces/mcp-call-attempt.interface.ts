@@ -1,4 +1,5 @@
 import type { JsonRpcNotification } from '../../protocol/jsonrpc';
+import type { McpCallEvent } from './mcp-call.interface';
 
 /** What the queue knows about the run of one call. */
 export interface McpCallAttempt {
@@ -13,4 +14,8 @@ export interface McpCallAttempt {
   release(): Promise<void>;
   /** Passes a server notification on to whoever listens (e.g. caches of tool lists). */
   notify(server: string, notification: JsonRpcNotification): void;
+  /** Passes progress or a log message of this call to its caller (in whichever process it waits). */
+  report(event: McpCallEvent): void;
+  /** Fires when the caller aborts the call (in whichever process it waits). */
+  signal?: AbortSignal;
 }

@@ -1,18 +1,23 @@
 import { Logger } from '@nestjs/common';
 import type Bull from 'bull';
 import type { Job, Queue } from 'bull';
+import { randomUUID } from 'node:crypto';
+import type Redis from 'ioredis';
 import { EventEmitter, once } from 'node:events';
 import { McpCallNotFoundError } from '../../errors/mcp-client-call.errors';
 import { McpTransportError } from '../../errors/mcp-client.errors';
 import { McpCallWaitTimeoutError, McpQueueUnavailableError } from '../../errors/mcp-outage.errors';
 import type { JsonRpcNotification } from '../../protocol/jsonrpc';
 import type { McpResolvedQueueOptions } from '../config/client-options-resolver';
-import type { McpCallJob, McpCallState } from '../interfaces/mcp-call.interface';
+import type { McpCallEvent, McpCallJob, McpCallState } from '../interfaces/mcp-call.interface';
+import { McpCallAbortedError, abortReasonText } from '../mcp-call-aborted.errors';
+import { McpMethod } from '../../protocol/mcp-methods';
+import { BullCallChannels } from './bull-call-channels';
 import type { McpCallAttempt } from '../interfaces/mcp-call-attempt.interface';
 import type { McpCallProcessor } from '../mcp-call-processor';
 import { requireOptionalPeer } from '../../optional-peer';
 import { decodeCallError, encodeCallError, type EncodedCallError } from './call-error-codec';
-import type { McpCallNotificationListener, McpCallQueue } from './mcp-call-queue.interface';
+import type { McpCallNotificationListener, McpCallQueue, McpCallWatch } from './mcp-call-queue.interface';
 import { isRetryable, retryStartsInTime } from './retry-policy';
 
 /** Job data in Redis: the call, plus the typed failure of the last attempt. */
@@ -20,6 +25,15 @@ type McpCallJobData = McpCallJob & { failure?: EncodedCallError };
 
 /** What a waiter receives: the job's outcome, or why it can no longer be awaited. */
 type Outcome = { ok: true; value: unknown } | { ok: false; error?: Error };
+
+/** The value of the at-most-once mark a caller's abort writes: the call must never be sent. */
+const ABORTED_MARK = 'aborted';
+
+/** An abort request published to the workers. */
+interface AbortMessage {
+  id: string;
+  reason?: string;
+}
 
 /** ioredis states in which a command is sent (or queued until the first connect), not refused. */
 const USABLE_STATES = new Set(['ready', 'connect', 'connecting', 'wait']);
@@ -49,6 +63,10 @@ export class BullCallQueue implements McpCallQueue {
   private readonly events = new EventEmitter();
   private readonly waiters = new Map<string, Array<(outcome: Outcome) => void>>();
   private listening?: Promise<unknown>;
+  private readonly channels: BullCallChannels;
+  /** Calls this worker runs that the caller may abort, by job id. */
+  private readonly running = new Map<string, AbortController>();
+  private abortListener?: Promise<unknown>;
 
   constructor(
     private readonly options: McpResolvedQueueOptions,
@@ -56,6 +74,7 @@ export class BullCallQueue implements McpCallQueue {
   ) {
     const BullQueue = requireOptionalPeer<typeof Bull>('bull', 'McpClientModule queue.redis (Bull)');
     this.queue = new BullQueue<McpCallJobData>(options.name, options.bull ?? {});
+    this.channels = new BullCallChannels(this.queue.client as unknown as Redis, `${options.bull?.prefix ?? 'bull'}:${options.name}`);
     this.queue.on('error', (error) => this.logOnce(`Queue "${options.name}": ${error.message}`));
     // A waiter cannot hear outcomes while the connection is down (pub/sub messages are lost).
     this.queue.client.on('close', () => this.failWaiters(new McpQueueUnavailableError('wait', 'the connection to Redis closed; the call may still run, read getCallResult later', true)));
@@ -77,10 +96,11 @@ export class BullCallQueue implements McpCallQueue {
   }
 
   /** @inheritdoc */
-  async submit(job: McpCallJob): Promise<string> {
+  async submit(job: McpCallJob, jobId?: string): Promise<string> {
     const keep = { age: Math.ceil(this.options.keepResultsMs / 1000) };
     const added = await this.command('enqueue', true, () =>
       this.queue.add(job, {
+        ...(jobId ? { jobId } : {}),
         attempts: this.options.attempts,
         backoff: { type: 'exponential', delay: this.options.backoffMs },
         removeOnComplete: keep,
@@ -90,9 +110,93 @@ export class BullCallQueue implements McpCallQueue {
     return String(added.id);
   }
 
-  /** @inheritdoc */
-  async execute(job: McpCallJob): Promise<Record<string, unknown>> {
-    return this.wait(await this.submit(job));
+  /**
+   * Enqueues the call and waits for its outcome. With `watch.onEvent` this process subscribes to
+   * the call's events channel before the job exists (so no event is missed) and unsubscribes once
+   * the outcome is known, whatever it is. With `watch.signal` an abort drops a job still queued,
+   * or asks the worker running it to cancel (see `abort`).
+   */
+  async execute(job: McpCallJob, watch: McpCallWatch = {}): Promise<Record<string, unknown>> {
+    const { signal, onEvent } = watch;
+    if (!signal && !onEvent) return this.wait(await this.submit(job));
+    if (signal?.aborted) throw new McpCallAbortedError(job.server, job.method, false, abortReasonText(signal.reason));
+    const id = randomUUID();
+    const unsubscribe = onEvent ? await this.command('subscribe', false, () => this.channels.subscribe(this.channels.eventsChannel(id), (message) => onEvent(JSON.parse(message) as McpCallEvent))) : undefined;
+    let aborting: Promise<McpCallAbortedError | null> | undefined;
+    const onAbort = () => {
+      aborting ??= this.abort(job, id, signal?.reason).catch((error: Error) => {
+        this.logger.warn(`Aborting call ${id} failed: ${error.message}`);
+        return null;
+      });
+    };
+    try {
+      await this.submit({ ...job, abortable: signal !== undefined }, id);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      if (signal?.aborted) onAbort();
+      try {
+        return await this.wait(id);
+      } catch (error) {
+        // A job the abort removed may be gone before its waiter was registered.
+        throw (aborting && (await aborting)) ?? error;
+      }
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      // Awaited: the last events reach `onEvent` before the caller sees the outcome.
+      await unsubscribe?.().catch(() => undefined);
+    }
+  }
+
+  /**
+   * Aborts call `id` of this queue. A `tools/call` not yet sent is stopped for good by taking its
+   * at-most-once mark first (a worker then refuses to send it); a job still queued is removed.
+   * Either way its waiters get `McpCallAbortedError` (not delivered) at once. Otherwise the abort
+   * is recorded (for a worker about to start it) and published to the worker running it, which
+   * cancels the request and fails the call with the error that says whether it was sent.
+   */
+  private async abort(job: McpCallJob, id: string, reason: unknown): Promise<McpCallAbortedError | null> {
+    const text = abortReasonText(reason);
+    const ttl = Math.ceil(this.options.keepResultsMs / 1000);
+    await this.command('abort', true, () => this.queue.client.set(this.channels.abortedKey(id), text ?? '', 'EX', ttl));
+    let stopped = false;
+    if (job.method === McpMethod.ToolsCall) {
+      stopped = (await this.command('abort', true, () => this.queue.client.set(this.markKey(id), ABORTED_MARK, 'EX', ttl, 'NX'))) === 'OK';
+    }
+    const queued = await this.job(id).catch(() => null);
+    const state = queued ? await this.command('state', false, () => queued.getState()).catch(() => null) : null;
+    if (queued && (state === 'waiting' || state === 'delayed' || state === 'paused')) {
+      // Bull refuses to remove a job a worker holds (locked): it then runs, and sees the abort.
+      stopped = (await queued.remove().then(() => true, () => false)) || stopped;
+    }
+    if (stopped) {
+      const error = new McpCallAbortedError(job.server, job.method, false, text);
+      this.settle(id, { ok: false, error });
+      return error;
+    }
+    await this.command('abort', true, () => this.queue.client.publish(this.channels.abortChannel, JSON.stringify({ id, ...(text !== undefined ? { reason: text } : {}) } satisfies AbortMessage)));
+    return null;
+  }
+
+  private markKey(id: string): string {
+    return `${this.options.bull?.prefix ?? 'bull'}:${this.options.name}:mcp-attempted:${id}`;
+  }
+
+  /** Number of call event channels this process is subscribed to (for tests and metrics). */
+  get subscriptions(): number {
+    return this.channels.subscriptions;
+  }
+
+  /** The worker's subscription to abort requests, made once, before the first abortable job runs. */
+  private listenForAborts(): Promise<unknown> {
+    this.abortListener ??= this.channels
+      .subscribe(this.channels.abortChannel, (message) => {
+        const { id, reason } = JSON.parse(message) as AbortMessage;
+        this.running.get(id)?.abort(reason);
+      })
+      .catch((error: unknown) => {
+        this.abortListener = undefined;
+        throw error;
+      });
+    return this.abortListener;
   }
 
   /** @inheritdoc */
@@ -233,6 +337,7 @@ export class BullCallQueue implements McpCallQueue {
    */
   async close(): Promise<void> {
     this.failWaiters(new McpQueueUnavailableError('wait', 'the queue is closing', true));
+    this.channels.close();
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), this.options.commandTimeoutMs)));
     const closed = this.queue.close().then(() => false, () => false);
@@ -264,26 +369,56 @@ export class BullCallQueue implements McpCallQueue {
   }
 
   private async run(job: Job<McpCallJobData>): Promise<Record<string, unknown>> {
-    const { failure: _previous, ...call } = job.data;
-    const markKey = `${this.options.bull?.prefix ?? 'bull'}:${this.options.name}:mcp-attempted:${job.id}`;
+    const { failure: _previous, abortable, ...call } = job.data;
+    const id = String(job.id);
+    const markKey = this.markKey(id);
     const ttl = Math.ceil(this.options.keepResultsMs / 1000);
+    const controller = abortable ? await this.watchAbort(id) : undefined;
+    const published: Promise<unknown>[] = [];
     const attempt: McpCallAttempt = {
-      id: String(job.id),
+      id,
       // A mark that cannot be written means the call is not sent: at most once wins over liveness.
-      claim: async () => (await this.command('at-most-once mark', false, () => this.queue.client.set(markKey, String(process.pid), 'EX', ttl, 'NX'))) === 'OK',
+      claim: async () => {
+        if ((await this.command('at-most-once mark', false, () => this.queue.client.set(markKey, String(process.pid), 'EX', ttl, 'NX'))) === 'OK') return true;
+        // The caller's abort took the mark first: the call was never sent, and never will be.
+        if (abortable && (await this.command('at-most-once mark', false, () => this.queue.client.get(markKey))) === ABORTED_MARK) {
+          throw new McpCallAbortedError(call.server, call.method, false, abortReasonText(controller?.signal.reason));
+        }
+        return false;
+      },
       release: async () => void (await this.command('release the at-most-once mark', false, () => this.queue.client.del(markKey))),
       notify: (server, notification) => void job.progress({ server, notification } satisfies NotificationProgress).catch(() => undefined),
+      report: (event) => void published.push(this.queue.client.publish(this.channels.eventsChannel(id), JSON.stringify(event)).catch(() => undefined)),
+      ...(controller ? { signal: controller.signal } : {}),
     };
     try {
       return await this.processor.process(call, attempt);
     } catch (error) {
       // Bull's exponential backoff before the next attempt: (2^attemptsMade - 1) * delay.
       const nextDelay = (2 ** (job.attemptsMade + 1) - 1) * this.options.backoffMs;
-      const final = !isRetryable(call.method, error) || job.attemptsMade + 1 >= (job.opts.attempts ?? 1) || !retryStartsInTime(call, nextDelay);
+      const final =
+        !isRetryable(call.method, error) || job.attemptsMade + 1 >= (job.opts.attempts ?? 1) || !retryStartsInTime(call, nextDelay) || controller?.signal.aborted === true;
       // With Redis gone the failure cannot be recorded; Bull marks the job failed when it can.
       await job.update({ ...call, failure: encodeCallError(error) }).catch(() => undefined);
       if (final) job.discard();
       throw error;
+    } finally {
+      // The outcome is published after the call's events: the caller sees them all first.
+      await Promise.all(published);
+      this.running.delete(id);
     }
+  }
+
+  /**
+   * Registers the job for abort requests, then reads whether it was aborted already: an abort
+   * published before the registration was recorded before it was published, so it is seen.
+   */
+  private async watchAbort(id: string): Promise<AbortController> {
+    const controller = new AbortController();
+    await this.command('subscribe', false, () => this.listenForAborts());
+    this.running.set(id, controller);
+    const reason = await this.command('read abort', false, () => this.queue.client.get(this.channels.abortedKey(id)));
+    if (reason !== null) controller.abort(reason || undefined);
+    return controller;
   }
 }

@@ -9,6 +9,7 @@ import {
 } from '../../errors/mcp-client-call.errors';
 import { McpInputRequiredError } from '../../errors/mcp-input-required.errors';
 import { McpCallWaitTimeoutError, McpQueueUnavailableError } from '../../errors/mcp-outage.errors';
+import { McpCallAbortedError } from '../mcp-call-aborted.errors';
 import { McpClientError, McpProtocolError, McpServerError, McpTimeoutError, McpTransportError } from '../../errors/mcp-client.errors';
 
 /** A call failure as it travels through Redis (Bull job data) to the process that waits for it. */
@@ -47,6 +48,7 @@ const FACTORIES: Record<string, (e: EncodedCallError, f: Fields) => Error> = {
   McpInputRequiredError: (e, f) => new McpInputRequiredError(e.message, f.server, f.method),
   McpQueueUnavailableError: (e, f) => new McpQueueUnavailableError(f.operation, f.reason, e.delivered),
   McpCallWaitTimeoutError: (_e, f) => new McpCallWaitTimeoutError(f.callId, f.timeoutMs),
+  McpCallAbortedError: (e, f) => new McpCallAbortedError(f.server, f.method, e.delivered, f.reason),
 };
 
 /**

@@ -6,7 +6,8 @@ import type { McpResolvedQueueOptions } from '../config/client-options-resolver'
 import type { McpCallJob, McpCallState } from '../interfaces/mcp-call.interface';
 import type { McpCallAttempt } from '../interfaces/mcp-call-attempt.interface';
 import type { McpCallProcessor } from '../mcp-call-processor';
-import type { McpCallNotificationListener, McpCallQueue } from './mcp-call-queue.interface';
+import { refuseAborted } from '../call-observer';
+import type { McpCallNotificationListener, McpCallQueue, McpCallWatch } from './mcp-call-queue.interface';
 import { backoffDelay, isRetryable, retryStartsInTime } from './retry-policy';
 
 interface InlineCall {
@@ -63,8 +64,8 @@ export class InlineCallQueue implements McpCallQueue {
   }
 
   /** @inheritdoc */
-  execute(job: McpCallJob): Promise<Record<string, unknown>> {
-    return this.run(job, randomUUID());
+  execute(job: McpCallJob, watch: McpCallWatch = {}): Promise<Record<string, unknown>> {
+    return this.run(job, randomUUID(), watch);
   }
 
   /** @inheritdoc */
@@ -91,18 +92,21 @@ export class InlineCallQueue implements McpCallQueue {
     await Promise.allSettled([...this.calls.values()].map((call) => call.done));
   }
 
-  private async run(job: McpCallJob, id: string): Promise<Record<string, unknown>> {
+  private async run(job: McpCallJob, id: string, watch: McpCallWatch = {}): Promise<Record<string, unknown>> {
+    const { signal, onEvent } = watch;
     const attempt: McpCallAttempt = {
       id,
       claim: async () => true,
       release: async () => undefined,
       notify: (server, notification) => this.events.emit('notification', server, notification),
+      report: (event) => onEvent?.(event),
+      ...(signal ? { signal } : {}),
     };
     for (let n = 1; ; n++) {
       try {
-        return await this.slot(() => this.processor.process(job, attempt));
+        return await this.slot(() => this.processor.process(job, attempt), () => refuseAborted(job, attempt), signal);
       } catch (error) {
-        if (n >= this.options.attempts || !isRetryable(job.method, error) || this.closed.signal.aborted) throw error;
+        if (n >= this.options.attempts || !isRetryable(job.method, error) || this.closed.signal.aborted || signal?.aborted) throw error;
         if (!retryStartsInTime(job, backoffDelay(this.options.backoffMs, n))) throw error;
         await delay(backoffDelay(this.options.backoffMs, n), undefined, { signal: this.closed.signal }).catch(() => undefined);
         if (this.closed.signal.aborted) throw error;
@@ -110,10 +114,32 @@ export class InlineCallQueue implements McpCallQueue {
     }
   }
 
-  /** Runs one attempt once fewer than `concurrency` attempts are running. */
-  private async slot<T>(work: () => Promise<T>): Promise<T> {
-    if (this.running >= this.options.concurrency) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    else this.running++;
+  /**
+   * Runs one attempt once fewer than `concurrency` attempts are running. `check` runs before the
+   * wait and when the caller's signal aborts during it: a call aborted while queued leaves its
+   * place at once (its error, from `check`, says it was never sent).
+   */
+  private async slot<T>(work: () => Promise<T>, check: () => void, signal?: AbortSignal): Promise<T> {
+    check();
+    if (this.running >= this.options.concurrency) {
+      await new Promise<void>((resolve, reject) => {
+        const onAbort = () => {
+          const index = this.waiting.indexOf(admit);
+          if (index >= 0) this.waiting.splice(index, 1);
+          try {
+            check();
+          } catch (error) {
+            reject(error);
+          }
+        };
+        const admit = () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        };
+        this.waiting.push(admit);
+        signal?.addEventListener('abort', onAbort, { once: true });
+      });
+    } else this.running++;
     try {
       return await work();
     } finally {

@@ -1,8 +1,16 @@
 import type { JsonRpcNotification } from '../../protocol/jsonrpc';
-import type { McpCallJob, McpCallState } from '../interfaces/mcp-call.interface';
+import type { McpCallEvent, McpCallJob, McpCallState } from '../interfaces/mcp-call.interface';
 
 /** Receives the notifications servers sent during calls (e.g. `notifications/tools/list_changed`). */
 export type McpCallNotificationListener = (server: string, notification: JsonRpcNotification) => void;
+
+/** What the caller of `execute` watches: the events of its call, and its abort signal. */
+export interface McpCallWatch {
+  /** Receives the progress and log messages of the call, in order. */
+  onEvent?: (event: McpCallEvent) => void;
+  /** Aborts the call (see `McpCallOptions.signal`). */
+  signal?: AbortSignal;
+}
 
 /**
  * Where client calls run. `BullCallQueue` keeps them as jobs in Redis for any worker;
@@ -16,7 +24,7 @@ export interface McpCallQueue {
   /** Enqueues a call and resolves to its id once it is durably queued. */
   submit(job: McpCallJob): Promise<string>;
   /** Runs a call and waits for its outcome, without keeping it for `getCallResult` longer than needed. */
-  execute(job: McpCallJob): Promise<Record<string, unknown>>;
+  execute(job: McpCallJob, watch?: McpCallWatch): Promise<Record<string, unknown>>;
   /** The current state of a call. @throws McpCallNotFoundError */
   state(id: string): Promise<McpCallState>;
   /**

@@ -4,7 +4,6 @@ import { McpClientError, McpProtocolError, McpTransportError } from '../../error
 import { McpInputRequiredError } from '../../errors/mcp-input-required.errors';
 import type { McpOutboundSessionRecord, McpOutboundSessionStore } from '../../persistence/interfaces/mcp-outbound-session-store.interface';
 import { InjectMcpOutboundSessionStore } from '../../persistence/mcp-persistence.constants';
-import type { JsonRpcNotification } from '../../protocol/jsonrpc';
 import { McpMethod } from '../../protocol/mcp-methods';
 import { StatelessMetaKey, ResultType } from '../../protocol/stateless';
 import { allowsMethod, requiredCapability } from '../capabilities';
@@ -17,6 +16,8 @@ import { McpOutboundExchanger } from '../outbound-exchange';
 import { McpToolListCache } from '../tool-list-cache';
 import type { McpToolDefinition } from '../tool-router';
 import { McpTransportRegistry } from '../transports/transport-registry';
+import type { McpServerNotificationHandler } from '../transports/mcp-transport.interface';
+import { observeCall, refuseAborted } from '../call-observer';
 import type { McpEraVerdict } from './discover-verdict';
 import { McpEnvelopeFactory } from './envelope.factory';
 import { fulfilInputRequests, type McpInputRetry } from './input-required';
@@ -41,7 +42,8 @@ function withoutServerInfo(result: Record<string, unknown>): Record<string, unkn
 /** Most pages of `tools/list` read to find a tool's schema (a server that never ends its list). */
 const MAX_TOOL_PAGES = 1000;
 
-type Notify = (notification: JsonRpcNotification) => void;
+/** Receives a call's notifications with where they arrived (see `observeCall`). */
+type Notify = McpServerNotificationHandler;
 
 /** HTTP statuses with which a server that was taken for a stateless one refuses a stateless request. */
 const ERA_CHANGED_STATUSES = new Set([400, 404, 405]);
@@ -75,7 +77,7 @@ export class McpStatelessCallRunner {
       this.envelopes.setLogLevel(job, String(job.params?.level));
       return {};
     }
-    const notify = (notification: JsonRpcNotification) => attempt.notify(job.server, notification);
+    const notify = observeCall(job, attempt);
     const method = job.method === McpMethod.Ping ? McpMethod.ServerDiscover : job.method;
     const capabilities = await this.capabilities(job, verdict, session, notify);
     if (capabilities && !allowsMethod(capabilities, method)) throw new McpCapabilityError(job.server, requiredCapability(method) as string, method);
@@ -83,9 +85,10 @@ export class McpStatelessCallRunner {
     // Other transports may ignore x-mcp-header (the headers exist for HTTP intermediaries).
     const overHttp = this.transports.sendsRoutingHeaders(job.server);
     const headers = isCall && overHttp ? await this.paramHeaders(job, session, notify, verdict.version) : undefined;
+    refuseAborted(job, attempt);
     if (isCall && !(await attempt.claim())) throw new McpCallInterruptedError(attempt.id);
     try {
-      return await this.rounds(job, session, notify, method, verdict.version, headers);
+      return await this.rounds(job, session, notify, method, verdict.version, headers, attempt.signal);
     } catch (error) {
       if (!(error instanceof McpClientError) || error.delivered) throw error;
       if (isCall) await attempt.release();
@@ -99,7 +102,7 @@ export class McpStatelessCallRunner {
     job: McpCallJob,
     verdict: StatelessVerdict,
     session: McpOutboundSessionRecord | null,
-    notify: (n: JsonRpcNotification) => void,
+    notify: Notify,
   ): Promise<Record<string, unknown> | null> {
     let { capabilities, serverInfo } = verdict;
     if (!capabilities && requiredCapability(job.method)) {
@@ -146,12 +149,13 @@ export class McpStatelessCallRunner {
     method: string,
     version: string,
     headers?: Record<string, string>,
+    signal?: AbortSignal,
   ): Promise<Record<string, unknown>> {
     const answer = this.dispatcher.forCall(job.server, job.scopeKey);
     let retry: McpInputRetry = {};
     for (let round = 0; ; round++) {
       const params = withEnvelope({ ...(job.params ?? {}), ...retry }, this.envelopes.forCall(job, version));
-      const { result } = await this.exchanger.call({ job, session, notify, method, params, statelessVersion: version, headers });
+      const { result } = await this.exchanger.call({ job, session, notify, method, params, statelessVersion: version, headers, ...(signal ? { signal } : {}) });
       const { resultType = ResultType.Complete, ...rest } = result;
       if (resultType === ResultType.Complete) return withoutServerInfo(rest);
       if (resultType !== ResultType.InputRequired) {

@@ -7,8 +7,16 @@ import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../..
  */
 export type McpServerRequestHandler = (request: JsonRpcRequest) => Promise<Record<string, unknown>>;
 
+/**
+ * Where a notification arrived: `request` on the call's own channel (the POST's SSE stream, a
+ * stdio server's output while it serves the call), `session` on a channel the call shares with
+ * others (a 2025 session's standalone GET stream). Log messages count as the call's only when
+ * they came on its own channel.
+ */
+export type McpNotificationOrigin = 'request' | 'session';
+
 /** Receives notifications the server sends during a call (progress, logging, list_changed...). */
-export type McpServerNotificationHandler = (notification: JsonRpcNotification) => void;
+export type McpServerNotificationHandler = (notification: JsonRpcNotification, origin?: McpNotificationOrigin) => void;
 
 /** Per-call context a transport receives. */
 export interface McpTransportContext {
@@ -37,6 +45,11 @@ export interface McpTransportContext {
   onServerRequest?: McpServerRequestHandler;
   /** Receives server notifications. */
   onNotification?: McpServerNotificationHandler;
+  /**
+   * Told of each `notifications/cancelled` the transport sent for the message after a timeout or
+   * an abort, with the error of that send if it failed (for the audit row of the notice).
+   */
+  onCancelNotice?: (notice: JsonRpcNotification, error?: unknown) => void;
 }
 
 /** Options of one `deliver` call. */

@@ -1,4 +1,5 @@
 import { McpTimeoutError, McpTransportError, type McpClientError } from '../../../errors/mcp-client.errors';
+import { abortReasonText } from '../../mcp-call-aborted.errors';
 import type { McpTransportContext } from '../mcp-transport.interface';
 import type { HttpSession } from './http-wire';
 
@@ -64,7 +65,7 @@ export class HttpCall {
   cancelReason(): string {
     if (this.stop?.kind === 'timeout') return `Timed out after ${this.context.timeoutMs} ms`;
     if (this.stop?.kind === 'failed') return 'The client could not continue the request';
-    return 'Cancelled by the caller';
+    return abortReasonText(this.context.signal?.reason) ?? 'Cancelled by the caller';
   }
 
   /** Releases the timer and the listener on the caller's signal. */

@@ -9,6 +9,7 @@ import {
   type JsonRpcResponse,
 } from '../../../protocol/jsonrpc';
 import { McpMethod } from '../../../protocol/mcp-methods';
+import type { McpNotificationOrigin } from '../mcp-transport.interface';
 import type { HttpCall } from './http-call';
 import { excerpt } from './raw-recorder';
 import { type HttpSession, type HttpWire } from './http-wire';
@@ -26,6 +27,8 @@ export class HttpServerMessages {
     private readonly wire: HttpWire,
     private readonly call: HttpCall,
     private readonly session: HttpSession | null,
+    /** Whether these messages arrive on the call's own stream or on the session's shared one. */
+    private readonly origin: McpNotificationOrigin = 'request',
   ) {}
 
   /**
@@ -34,7 +37,7 @@ export class HttpServerMessages {
    */
   notify(notification: JsonRpcNotification): void {
     try {
-      this.call.context.onNotification?.(notification);
+      this.call.context.onNotification?.(notification, this.origin);
     } catch {
       // Deliberately ignored; see above.
     }

@@ -123,7 +123,7 @@ export class HttpStandaloneStreams {
     if (!call) return;
     let messages = stream.messages.get(call);
     if (!messages) {
-      messages = new HttpServerMessages(this.wire, call, session);
+      messages = new HttpServerMessages(this.wire, call, session, 'session');
       stream.messages.set(call, messages);
     }
     const message = classifyJsonRpc(value);

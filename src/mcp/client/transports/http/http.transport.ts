@@ -221,12 +221,20 @@ export class HttpTransport implements McpTransport {
   private async sendCancelNotice(message: Message, call: HttpCall): Promise<void> {
     if (!('id' in message) || message.method === McpMethod.Initialize || !call.maybeDelivered) return;
     const notice: JsonRpcNotification = { jsonrpc: '2.0', method: McpMethod.Cancelled, params: { requestId: message.id, reason: call.cancelReason() } };
+    let failure: unknown;
     try {
       const signal = AbortSignal.timeout(this.options.cancelNoticeTimeoutMs);
       const response = await this.wire.send({ method: 'POST', session: call.session, signal, body: JSON.stringify(notice) });
       await response.text();
+      if (!response.ok) failure = new McpTransportError(`${this.where(call.context, 'POST')} answered the cancel notice with HTTP ${response.status}`, true, response.status);
+    } catch (error) {
+      // Not thrown; see above. The notice's audit row tells it.
+      failure = error;
+    }
+    try {
+      call.context.onCancelNotice?.(notice, failure);
     } catch {
-      // Deliberately ignored; see above.
+      // An observer cannot change the call's outcome.
     }
   }
 

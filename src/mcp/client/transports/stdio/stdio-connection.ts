@@ -13,6 +13,7 @@ import {
 import { McpMethod } from '../../../protocol/mcp-methods';
 import { CLIENT_CAPABILITY_OF_REQUEST } from '../../../protocol/method-catalog';
 import { encodeNdjson, type NdjsonLine } from '../../../protocol/ndjson';
+import { abortReasonText } from '../../mcp-call-aborted.errors';
 import type { McpHandshakeInfo, McpTransportContext } from '../mcp-transport.interface';
 import { StdioDeadlineExceeded, type StdioDeadline } from './stdio-deadline';
 import { stdioExitError, stdioProtocolError, stdioTimeoutError, type StdioPhase } from './stdio.errors';
@@ -105,8 +106,14 @@ export class StdioConnection {
     } catch (error) {
       if (!(error instanceof StdioDeadlineExceeded)) throw error;
       if (pending.delivered) {
-        const reason = error.aborted ? 'The client aborted the request' : `No response within ${deadline.timeoutMs} ms`;
-        this.process.write(encodeNdjson(buildCancelledNotification(message, reason)));
+        const reason = error.aborted ? (abortReasonText(deadline.signal?.reason) ?? 'The client aborted the request') : `No response within ${deadline.timeoutMs} ms`;
+        const notice = buildCancelledNotification(message, reason);
+        const written = this.process.write(encodeNdjson(notice));
+        try {
+          this.context?.onCancelNotice?.(notice as unknown as JsonRpcNotification, written ? undefined : new Error('the server process no longer accepts input'));
+        } catch {
+          // An observer cannot change the call's outcome.
+        }
       }
       throw stdioTimeoutError(this.server, deadline.timeoutMs, phase, pending.delivered, error.aborted);
     } finally {
@@ -153,7 +160,7 @@ export class StdioConnection {
   private forward(notification: JsonRpcNotification): void {
     if (notification.method === McpMethod.Cancelled) return;
     try {
-      this.context?.onNotification?.(notification);
+      this.context?.onNotification?.(notification, 'request');
     } catch {
       // A failing observer must not break the call it observes.
     }

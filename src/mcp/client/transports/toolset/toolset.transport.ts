@@ -36,21 +36,27 @@ export class ToolsetTransport implements McpTransport {
     const delivery: McpDeliveryContext = { principal: this.options.principal, sessionId: null, protocolVersion, signal: abort.signal };
     const isRequest = 'id' in message && message.id !== undefined;
     let timer: NodeJS.Timeout | undefined;
-    const onAbort = () => abort.abort(context.signal?.reason);
-    context.signal?.addEventListener('abort', onAbort, { once: true });
+    let onAbort = () => abort.abort(context.signal?.reason);
     try {
       const expired = new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
           abort.abort(new Error('timeout'));
           reject(new McpTimeoutError(`${message.method} on "${context.server}" timed out after ${context.timeoutMs} ms`, true, context.timeoutMs));
         }, Math.min(context.timeoutMs, context.deadlineAt === undefined ? Infinity : Math.max(0, context.deadlineAt - Date.now())));
+        // The caller's abort stops the wait too: the handler may not end on its signal.
+        onAbort = () => {
+          abort.abort(context.signal?.reason);
+          reject(new McpTransportError(`The call to the toolset of "${context.server}" was aborted by the caller`, true));
+        };
+        if (context.signal?.aborted) onAbort();
+        else context.signal?.addEventListener('abort', onAbort, { once: true });
       });
       const body = await Promise.race([handler.deliver(message, delivery), expired]);
       if (isRequest && !body) throw new McpProtocolError(`The toolset of "${context.server}" did not answer ${message.method}`, true);
       return { body: body as JsonRpcResponse | null, sessionId: null, handshake, rawRequest, rawResponse: body ? JSON.stringify(body) : null, status: null, stderr: '' };
     } catch (error) {
-      if (error instanceof McpTimeoutError || error instanceof McpProtocolError) {
-        if (isRequest) await this.cancel(handler, delivery, (message as JsonRpcRequest).id);
+      if (error instanceof McpTimeoutError || error instanceof McpProtocolError || (error instanceof McpTransportError && context.signal?.aborted)) {
+        if (isRequest) await this.cancel(handler, delivery, (message as JsonRpcRequest).id, context.signal?.aborted ? 'aborted by the caller' : 'timeout', context);
         throw error;
       }
       throw new McpTransportError(`The toolset of "${context.server}" failed: ${(error as Error).message}`, true);
@@ -81,8 +87,13 @@ export class ToolsetTransport implements McpTransport {
     };
   }
 
-  private async cancel(handler: McpMessageHandler, context: McpDeliveryContext, requestId: string | number): Promise<void> {
-    const notice: JsonRpcNotification = { jsonrpc: '2.0', method: McpMethod.Cancelled, params: { requestId, reason: 'timeout' } };
-    await handler.deliver(notice, context).catch(() => undefined);
+  private async cancel(handler: McpMessageHandler, context: McpDeliveryContext, requestId: string | number, reason: string, call: McpTransportDeliverOptions['context']): Promise<void> {
+    const notice: JsonRpcNotification = { jsonrpc: '2.0', method: McpMethod.Cancelled, params: { requestId, reason } };
+    const failure = await handler.deliver(notice, context).then(() => undefined, (error: unknown) => error);
+    try {
+      call.onCancelNotice?.(notice, failure);
+    } catch {
+      // An observer cannot change the call's outcome.
+    }
   }
 }
