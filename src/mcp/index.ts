@@ -88,7 +88,15 @@ export type {
 export type { McpCallOptions, McpCallState, McpToolArguments, McpCallProgress, McpCallLogMessage } from './client/interfaces/mcp-call.interface';
 export { McpCallAbortedError } from './client/mcp-call-aborted.errors';
 export { McpSamplingHandler, McpElicitationHandler, McpUrlElicitationHandler, McpRootsHandler } from './client/decorators/mcp-client-handler.decorator';
-export type { McpClientHandlers, McpClientRequestHandler, McpClientHandlerContext, McpClientHandlerKind, McpElicitationCompleteListener } from './client/interfaces/mcp-client-handlers.interface';
+export type {
+  McpClientHandlers,
+  McpClientRequestHandler,
+  McpClientHandlerContext,
+  McpClientHandlerKind,
+  McpElicitationCompleteListener,
+  McpSamplingHandlerOptions,
+  McpSamplingHandlerConfig,
+} from './client/interfaces/mcp-client-handlers.interface';
 export type { McpToolDefinition, McpServerTool } from './client/tool-router';
 export { toOpenAiTools, toAnthropicTools, toGeminiFunctionDeclarations, toGeminiSchema, toFunctionName } from './client/tool-format-converters';
 export type { OpenAiTool, AnthropicTool, GeminiFunctionDeclaration, ToolFormatOptions, McpToolFormatInput } from './client/tool-format-converters';
@@ -143,6 +151,7 @@ export { McpDatabaseUnavailableError, McpBusUnavailableError, McpQueueUnavailabl
 export { McpClientRequestError, McpClientRequestTimeoutError, McpRequestEndedError } from './errors/mcp-client-request.errors';
 export { McpUnsupportedElicitationModeError, McpUrlElicitationRequiredError } from './errors/mcp-elicitation.errors';
 export type { McpRequiredUrlElicitation } from './errors/mcp-elicitation.errors';
+export { McpUnsupportedSamplingToolsError } from './errors/mcp-sampling.errors';
 export type { McpElicitationMode } from './protocol/elicitation';
 export { HttpSessionExpiredError } from './client/transports/http/http-session-expired.errors';
 

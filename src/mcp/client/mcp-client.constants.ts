@@ -11,5 +11,8 @@ export const MCP_TRANSPORT_FACTORIES = 'MCP_TRANSPORT_FACTORIES';
 /** Metadata key of `@McpSamplingHandler`, `@McpElicitationHandler` and `@McpRootsHandler`. */
 export const MCP_CLIENT_HANDLER_METADATA = 'mcp:client-handler';
 
+/** Metadata key of the options of `@McpSamplingHandler` (tool support). */
+export const MCP_SAMPLING_HANDLER_OPTIONS_METADATA = 'mcp:sampling-handler-options';
+
 /** Injection token of the client's `McpTokenStore` (Redis with the Bull queue, else memory). */
 export const MCP_CLIENT_TOKEN_STORE = 'MCP_CLIENT_TOKEN_STORE';

@@ -98,7 +98,12 @@ export interface McpToolContext {
    * `McpElicitationNotifier.complete`.
    */
   elicit(request: McpUrlElicitation): Promise<McpUrlElicitResult>;
-  /** Asks the client's model for a completion (sampling/createMessage); needs the `sampling` capability. */
+  /**
+   * Asks the client's model for a completion (sampling/createMessage); needs the `sampling`
+   * capability. `params.tools` and `params.toolChoice` (tool use, 2025-11-25 and later) need
+   * `sampling.tools` as well: without it the call rejects with `McpUnsupportedSamplingToolsError`
+   * and nothing is sent. The result may then hold `tool_use` content (`stopReason: 'toolUse'`).
+   */
   sample(params: Record<string, unknown>, options?: McpInputRequestOptions): Promise<Record<string, unknown>>;
   /** Lists the client's roots; needs the `roots` capability. */
   listRoots(options?: McpInputRequestOptions): Promise<McpRoot[]>;

@@ -18,3 +18,4 @@ export type { McpLogLevel } from './log-levels';
 export { X_MCP_HEADER } from './param-header-annotations';
 export { URL_ELICITATION_REQUIRED, declaredElicitationModes, elicitationCapabilityFor } from './elicitation';
 export type { McpElicitationMode } from './elicitation';
+export { SAMPLING_TOOL_PARAMS, declaresSamplingTools, samplingCapabilityFor, samplingToolParams } from './sampling';

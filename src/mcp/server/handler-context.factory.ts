@@ -4,6 +4,8 @@ import { randomUUID } from 'node:crypto';
 import type { McpElicitResult, McpInputRequestOptions, McpRoot, McpToolContext, McpUrlElicitation, McpUrlElicitResult } from '../interfaces/mcp-tool-context.interface';
 import { McpUnsupportedElicitationModeError } from '../errors/mcp-elicitation.errors';
 import { declaredElicitationModes, type McpElicitationMode } from '../protocol/elicitation';
+import { McpUnsupportedSamplingToolsError } from '../errors/mcp-sampling.errors';
+import { declaresSamplingTools, samplingToolParams } from '../protocol/sampling';
 import { McpRpcError } from '../errors/mcp-rpc.errors';
 import { McpRequestEndedError } from '../errors/mcp-client-request.errors';
 import type { JsonRpcRequest } from '../protocol/jsonrpc';
@@ -147,6 +149,9 @@ class McpHandlerContext implements McpToolContext {
 
   private async doSample(params: Record<string, unknown>, options?: McpInputRequestOptions): Promise<Record<string, unknown>> {
     this.requireOpen('sample');
+    // Like URL mode: a client without sampling lacks its tools too, so a tool catches one error class.
+    const toolParams = samplingToolParams(params);
+    if (toolParams.length && this.delivery.client && !declaresSamplingTools(this.delivery.clientCapabilities)) throw new McpUnsupportedSamplingToolsError(toolParams);
     return this.ask(McpMethod.SamplingCreateMessage, params, options);
   }
 

@@ -8,6 +8,7 @@ import type { McpClientHandlerKind } from '../interfaces/mcp-client-handlers.int
 import type { McpServerRequestHandler } from '../transports/mcp-transport.interface';
 import { McpClientHandlerExplorer } from './client-handler.explorer';
 import { withElicitationDefaults } from './elicitation-defaults';
+import { samplingCapabilityFor, samplingToolParams } from '../../protocol/sampling';
 
 /** The handler kind that answers an elicitation in each mode. */
 const ELICITATION_HANDLER: Record<McpElicitationMode, McpClientHandlerKind> = { form: 'elicitation', url: 'urlElicitation' };
@@ -16,7 +17,8 @@ const ELICITATION_HANDLER: Record<McpElicitationMode, McpClientHandlerKind> = { 
  * Answers the requests a server sends during a call (`ping`, `roots/list`,
  * `sampling/createMessage`, `elicitation/create`) with the registered handlers; a method without
  * a handler gets -32601. `elicitation/create` goes to the handler of its mode (`elicitation` for
- * forms, `urlElicitation` for URLs); a mode without one gets -32602. An accepted form gets the
+ * forms, `urlElicitation` for URLs); a mode without one gets -32602, and so does a sampling request with `tools` or
+ * `toolChoice` when the sampling handler did not declare tool support. An accepted form gets the
  * schema's defaults for the fields the handler left out (SEP-1034), whichever transport carried
  * the request.
  */
@@ -26,7 +28,8 @@ export class McpServerRequestDispatcher {
 
   /**
    * Client capabilities to announce: one entry per capability that has a handler; `elicitation`
-   * names URL mode only when a URL elicitation handler is registered.
+   * names URL mode only when a URL elicitation handler is registered, `sampling` names `tools`
+   * only when the sampling handler accepts tool use.
    */
   capabilities(): Record<string, unknown> {
     const kinds = this.handlers.kinds();
@@ -34,7 +37,7 @@ export class McpServerRequestDispatcher {
     const capabilities: Record<string, unknown> = {};
     for (const kind of kinds) {
       if (kind === 'roots') capabilities.roots = { listChanged: false };
-      else if (kind === 'sampling') capabilities.sampling = {};
+      else if (kind === 'sampling') capabilities.sampling = samplingCapabilityFor(this.handlers.samplingTools());
       else capabilities.elicitation = elicitation;
     }
     return capabilities;
@@ -50,8 +53,22 @@ export class McpServerRequestDispatcher {
       const kind = CLIENT_CAPABILITY_OF_REQUEST.get(request.method) as McpClientHandlerKind | undefined;
       const handler = kind ? this.handlers.get(kind) : undefined;
       if (!handler) throw new McpRpcError(JsonRpcErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+      if (kind === 'sampling') this.requireSamplingTools(params);
       return ((await handler(params, { server, scopeKey, method: request.method })) ?? {}) as Record<string, unknown>;
     };
+  }
+
+  /**
+   * The schema says a client must return an error for `tools` or `toolChoice` it did not declare
+   * (`sampling.tools`); it names no code, and these are params this client cannot honour: -32602,
+   * like an elicitation mode without a handler. The handler never sees the request.
+   */
+  private requireSamplingTools(params: Record<string, unknown>): void {
+    if (this.handlers.samplingTools()) return;
+    const fields = samplingToolParams(params);
+    if (fields.length) {
+      throw new McpRpcError(JsonRpcErrorCode.InvalidParams, `Invalid params: this client does not support tool use in sampling (capabilities.sampling.tools), but the request carries ${fields.join(' and ')}`);
+    }
   }
 
   private async elicit(params: Record<string, unknown>, server: string, scopeKey: string): Promise<Record<string, unknown>> {

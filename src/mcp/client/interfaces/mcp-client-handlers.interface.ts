@@ -20,10 +20,30 @@ export type McpClientRequestHandler = (params: Record<string, unknown>, context:
  */
 export type McpElicitationCompleteListener = (params: { elicitationId: string }, context: { server: string }) => void;
 
+/** What a sampling handler supports beyond plain completions (`@McpSamplingHandler(options)`). */
+export interface McpSamplingHandlerOptions {
+  /**
+   * The handler accepts tool use (`tools` and `toolChoice` in the params, `tool_use` content in
+   * its result): the client declares `sampling.tools`. Without it, a request carrying `tools` or
+   * `toolChoice` is refused with -32602 before the handler runs.
+   * @default false
+   */
+  tools?: boolean;
+}
+
+/** A sampling handler with its options, as `client.handlers.sampling` takes it. */
+export interface McpSamplingHandlerConfig extends McpSamplingHandlerOptions {
+  /** Answers `sampling/createMessage`. */
+  handler: McpClientRequestHandler;
+}
+
 /** Handlers for the requests a server may send during a call. */
 export interface McpClientHandlers {
-  /** Answers `sampling/createMessage` (the server asks our model for a completion). */
-  sampling?: McpClientRequestHandler;
+  /**
+   * Answers `sampling/createMessage` (the server asks our model for a completion). Declares the
+   * `sampling` capability; give `{ handler, tools: true }` to declare `sampling.tools` as well.
+   */
+  sampling?: McpClientRequestHandler | McpSamplingHandlerConfig;
   /**
    * Answers form mode `elicitation/create` (the server asks the user for input). Declares the
    * `elicitation` capability with form mode.
