@@ -1,4 +1,5 @@
 import { McpRpcError } from '../errors/mcp-rpc.errors';
+import { McpUnsupportedSamplingToolsError } from '../errors/mcp-sampling.errors';
 import type { McpDeliveryContext } from '../interfaces/mcp-delivery.interface';
 import type { JsonRpcNotification, JsonRpcRequest } from '../protocol/jsonrpc';
 import { createHandlerContext, isLogLevelEnabled } from './handler-context.factory';
@@ -72,5 +73,32 @@ describe('handler context', () => {
     expect(error).toMatchObject({ code: -32021, data: { requiredCapabilities: { sampling: {} } } });
     const noChannel = delivery({ clientCapabilities: { sampling: {} } });
     await expect(createHandlerContext('m', request(), noChannel, new AbortController().signal).sample({})).rejects.toMatchObject({ code: -32021 });
+  });
+
+  it.each([
+    ['sampling without tools', { sampling: {} }],
+    ['no sampling at all', {}],
+  ])('refuses tools and toolChoice before sending anything when the client declared %s', async (_name, clientCapabilities) => {
+    const asked: string[] = [];
+    const carrier = delivery({ clientCapabilities, client: { request: async (method) => (asked.push(method), {}) } });
+    const error = await createHandlerContext('m', request(), carrier, new AbortController().signal)
+      .sample({ messages: [], maxTokens: 5, tools: [{ name: 'w', inputSchema: { type: 'object' } }], toolChoice: { mode: 'auto' } })
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(McpUnsupportedSamplingToolsError);
+    expect(error.toJsonRpc()).toEqual({
+      code: -32021,
+      message: 'The client did not declare tool use in sampling (capabilities.sampling.tools) that this sampling/createMessage with tools and toolChoice needs',
+      data: { requiredCapabilities: { sampling: { tools: {} } } },
+    });
+    expect(error.params).toEqual(['tools', 'toolChoice']);
+    expect(asked).toEqual([]);
+  });
+
+  it('sends tools and toolChoice unchanged to a client that declared sampling.tools', async () => {
+    const asked: [string, Record<string, unknown>][] = [];
+    const carrier = delivery({ clientCapabilities: { sampling: { tools: {} } }, client: { request: async (method, params) => (asked.push([method, params]), { model: 'm' }) } });
+    const params = { messages: [], maxTokens: 5, toolChoice: { mode: 'none' } };
+    await expect(createHandlerContext('m', request(), carrier, new AbortController().signal).sample(params)).resolves.toEqual({ model: 'm' });
+    expect(asked).toEqual([['sampling/createMessage', { messages: [], maxTokens: 5, toolChoice: { mode: 'none' } }]]);
   });
 });

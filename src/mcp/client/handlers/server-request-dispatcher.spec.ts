@@ -3,8 +3,12 @@ import type { McpClientHandlerKind, McpClientRequestHandler } from '../interface
 import type { McpClientHandlerExplorer } from './client-handler.explorer';
 import { McpServerRequestDispatcher } from './server-request-dispatcher';
 
-function dispatcher(handlers: Partial<Record<McpClientHandlerKind, McpClientRequestHandler>>): McpServerRequestDispatcher {
-  const explorer = { get: (kind: McpClientHandlerKind) => handlers[kind], kinds: () => Object.keys(handlers) as McpClientHandlerKind[] };
+function dispatcher(handlers: Partial<Record<McpClientHandlerKind, McpClientRequestHandler>>, samplingTools = false): McpServerRequestDispatcher {
+  const explorer = {
+    get: (kind: McpClientHandlerKind) => handlers[kind],
+    kinds: () => Object.keys(handlers) as McpClientHandlerKind[],
+    samplingTools: () => samplingTools && handlers.sampling !== undefined,
+  };
   return new McpServerRequestDispatcher(explorer as unknown as McpClientHandlerExplorer);
 }
 
@@ -44,5 +48,39 @@ describe('McpServerRequestDispatcher and elicitation modes', () => {
     expect(unknown).toEqual({ code: -32602, message: 'Invalid params: unknown elicitation mode "voice"' });
     const none = await dispatcher({}).forCall('s', '')(elicit({ message: 'N?' })).catch((error: McpRpcError) => error.toJsonRpc());
     expect(none).toEqual({ code: -32601, message: 'Method not found: elicitation/create' });
+  });
+});
+
+const sample = (params: Record<string, unknown>) => ({ jsonrpc: '2.0' as const, id: 2, method: 'sampling/createMessage', params });
+
+describe('McpServerRequestDispatcher and tool use in sampling', () => {
+  const messages = [{ role: 'user', content: { type: 'text', text: 'Weather?' } }];
+  const tools = [{ name: 'get_weather', inputSchema: { type: 'object' } }];
+
+  it('declares sampling.tools only when the sampling handler accepts tool use', () => {
+    expect(dispatcher({ sampling: () => ({}) }, true).capabilities()).toEqual({ sampling: { tools: {} } });
+    expect(dispatcher({ sampling: () => ({}) }, false).capabilities()).toEqual({ sampling: {} });
+  });
+
+  it('hands tools and toolChoice to a handler that accepts tool use, unchanged', async () => {
+    const seen: Record<string, unknown>[] = [];
+    const answer = dispatcher({ sampling: (params) => (seen.push(params), { role: 'assistant', content: [], model: 'm' }) }, true).forCall('s', '');
+    const params = { messages, tools, toolChoice: { mode: 'required' }, maxTokens: 5 };
+    await answer(sample(params));
+    expect(seen).toEqual([{ messages, tools, toolChoice: { mode: 'required' }, maxTokens: 5 }]);
+  });
+
+  it.each([
+    [{ messages, tools, maxTokens: 5 }, 'tools'],
+    [{ messages, toolChoice: { mode: 'none' }, maxTokens: 5 }, 'toolChoice'],
+    [{ messages, tools, toolChoice: { mode: 'auto' }, maxTokens: 5 }, 'tools and toolChoice'],
+  ])('refuses %j with -32602 before the handler runs when it did not declare tool use', async (params, named) => {
+    let called = 0;
+    const answer = dispatcher({ sampling: () => (called++, {}) }).forCall('s', '');
+    const refusal = await answer(sample(params)).catch((error: McpRpcError) => error.toJsonRpc());
+    expect(refusal).toEqual({ code: -32602, message: `Invalid params: this client does not support tool use in sampling (capabilities.sampling.tools), but the request carries ${named}` });
+    expect(called).toBe(0);
+    expect(await answer(sample({ messages, maxTokens: 5 }))).toEqual({});
+    expect(called).toBe(1);
   });
 });
