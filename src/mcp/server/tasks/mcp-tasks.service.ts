@@ -46,7 +46,7 @@ export class McpTaskService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger: Logger;
   private readonly worker = `${process.pid}-${randomBytes(9).toString('base64url')}`;
   private readonly channel: string;
-  private readonly queue: McpTaskQueue;
+  private queue: McpTaskQueue = new McpInlineTaskQueue();
   private readonly running = new Map<string, AbortController>();
   private readonly finished = new EventEmitter();
   private readonly listener = (payload: string) => this.receive(payload);
@@ -62,8 +62,6 @@ export class McpTaskService implements OnApplicationBootstrap, OnModuleDestroy {
   ) {
     this.logger = new Logger(`McpTaskService:${options.mount}`);
     this.channel = `${options.pubsub?.channelPrefix ?? 'mcp'}:${options.mount}:tasks`;
-    const tasks = options.tasks;
-    this.queue = tasks.redis ? new McpBullTaskQueue(tasks.queueName, tasks.redis, tasks.lockDurationMs) : new McpInlineTaskQueue();
     this.finished.setMaxListeners(0);
     this.toolset.onTaskCall((tool, request, context) => this.create(tool, request, context));
     this.toolset.handle(McpMethod.TasksGet, async (request, context) => toWireTask(await this.owned(request, context)));
@@ -74,6 +72,9 @@ export class McpTaskService implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** Subscribes to the task channel, starts the workers and, without a queue that redelivers, sweeps the rows a dead process left. */
   async onApplicationBootstrap(): Promise<void> {
+    const tasks = this.options.tasks;
+    // Made here rather than in the constructor: an app that fails to boot leaves no Redis connection open.
+    if (tasks.redis) this.queue = new McpBullTaskQueue(tasks.queueName, tasks.redis, tasks.lockDurationMs);
     await this.pubsub.subscribe(this.channel, this.listener);
     await this.queue.start((id) => this.run(id), this.options.tasks.concurrency);
     if (!this.queue.redelivers && this.options.tasks.concurrency > 0) await this.sweep();
