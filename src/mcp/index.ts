@@ -27,7 +27,8 @@ export type { McpStreamOptions, McpResolvedStreamOptions } from './server/http/m
 export type { McpLimitsOptions, McpResolvedLimits } from './server/mcp-limits.options';
 export type { McpSessionCacheOptions, McpResolvedSessionCache } from './server/sessions/mcp-session-cache.options';
 export type { McpPubSubOptions } from './server/pubsub/mcp-pubsub.interface';
-export type { McpTasksOptions } from './server/tasks/mcp-tasks.options';
+export type { McpTasksOptions, McpResolvedTasksOptions } from './server/tasks/mcp-tasks.options';
+export type { McpTaskStatus, McpTaskSupport } from './protocol/tasks';
 export { MCP_MODULE_OPTIONS, DEFAULT_MOUNT, DEFAULT_PATH, getMcpToolsetToken, getMcpOptionsToken, InjectMcpToolset } from './mcp.constants';
 export { getMcpResourceNotifierToken, InjectMcpResourceNotifier } from './mcp.constants';
 export { getMcpElicitationNotifierToken, InjectMcpElicitationNotifier } from './mcp.constants';

@@ -27,7 +27,7 @@ import { HandlerSwitches } from './registry/handler-switches';
 import { tasksServerCapability } from '../protocol/tasks';
 
 /** Starts a task-augmented `tools/call` of `tool`: resolves to its `CreateTaskResult`. */
-export type McpTaskStarter = (tool: RegisteredTool, request: JsonRpcRequest, context: McpDeliveryContext) => Promise<Record<string, unknown>>;
+type McpTaskStarter = (tool: RegisteredTool, request: JsonRpcRequest, context: McpDeliveryContext) => Promise<Record<string, unknown>>;
 
 /** True when `tool` may run as a task. */
 function allowsTasks(tool: RegisteredTool): boolean {
@@ -142,7 +142,7 @@ export class Toolset implements McpMessageHandler {
   }
 
   /** @internal Serves task-augmented `tools/call` requests (the mount's task service). */
-  onTaskCall(starter: McpTaskStarter): void {
+  onTaskCall(starter: (tool: RegisteredTool, request: JsonRpcRequest, context: McpDeliveryContext) => Promise<Record<string, unknown>>): void {
     this.taskStarter = starter;
   }
 

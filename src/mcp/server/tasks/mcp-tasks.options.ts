@@ -54,15 +54,23 @@ export interface McpTasksOptions {
   queueName?: string;
 }
 
-/** The `tasks` option after defaults. */
+/** The `tasks` option after defaults (see `McpTasksOptions` for each field). */
 export interface McpResolvedTasksOptions {
+  /** Redis of the queue; null: tasks run in process. */
   redis: string | RedisOptions | null;
+  /** Tasks this process runs at once. */
   concurrency: number;
+  /** Lifetime when the client asks for none, in milliseconds. */
   defaultTtlMs: number;
+  /** Longest lifetime, in milliseconds. */
   maxTtlMs: number;
+  /** Suggested polling interval, in milliseconds. */
   pollIntervalMs: number;
+  /** Bound of one `tasks/result` wait, in milliseconds. */
   resultTimeoutMs: number;
+  /** Bull lock duration, in milliseconds. */
   lockDurationMs: number;
+  /** The Bull queue name. */
   queueName: string;
 }
 
