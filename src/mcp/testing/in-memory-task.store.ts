@@ -73,7 +73,7 @@ export class InMemoryMcpTaskStore implements McpTaskStore {
   }
 
   /** @inheritdoc */
-  async claimed(): Promise<McpTaskRecord[]> {
-    return [...this.records.values()].filter((record) => record.status === 'working' && record.worker !== null).map((record) => ({ ...record }));
+  async unfinished(): Promise<McpTaskRecord[]> {
+    return [...this.records.values()].filter((record) => record.status === 'working').map((record) => ({ ...record }));
   }
 }

@@ -85,6 +85,6 @@ export interface McpTaskStore {
    * over (then nothing changed).
    */
   finish(id: string, status: string, statusMessage: string | undefined, outcome: Record<string, unknown> | null, now?: Date): Promise<McpTaskRecord | null>;
-  /** The `working` tasks some worker claimed (for the boot sweep of a process without a queue that redelivers). */
-  claimed(): Promise<McpTaskRecord[]>;
+  /** The `working` tasks of the mount, claimed or not (the boot sweep of a process without a queue that redelivers). */
+  unfinished(): Promise<McpTaskRecord[]>;
 }

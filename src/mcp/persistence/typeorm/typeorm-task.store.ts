@@ -91,7 +91,7 @@ export class TypeOrmTaskStore implements McpTaskStore {
   }
 
   /** @inheritdoc */
-  async claimed(): Promise<McpTaskRecord[]> {
-    return this.bounded(this.tasks.find({ where: { mount: this.settings.mount, status: 'working', worker: Not(IsNull()) } }), 'task sweep');
+  async unfinished(): Promise<McpTaskRecord[]> {
+    return this.bounded(this.tasks.find({ where: { mount: this.settings.mount, status: 'working' } }), 'task sweep');
   }
 }

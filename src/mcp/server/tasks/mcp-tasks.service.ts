@@ -278,9 +278,12 @@ export class McpTaskService implements OnApplicationBootstrap, OnModuleDestroy {
     this.running.get(id)?.abort(new Error('The task was cancelled'));
   }
 
-  /** Ends the tasks a dead process of this mount had claimed (or runs them again, idempotent tools), and queues the ones never claimed. */
+  /**
+   * Queues the unfinished tasks a dead process of this mount left: one it never claimed runs
+   * now; one it claimed ends interrupted (or runs again, idempotent tools), as `run` decides.
+   */
   private async sweep(): Promise<void> {
-    for (const record of await this.store.claimed()) {
+    for (const record of await this.store.unfinished()) {
       if (record.worker !== this.worker && !isTaskExpired(record)) await this.queue.enqueue(record.id);
     }
   }
