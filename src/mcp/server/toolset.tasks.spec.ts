@@ -2,6 +2,7 @@ import type { McpDeliveryContext } from '../interfaces/mcp-delivery.interface';
 import type { JsonRpcError, JsonRpcSuccess } from '../protocol/jsonrpc';
 import type { McpTaskSupport } from '../protocol/tasks';
 import { Toolset } from './toolset';
+import { discoverResult } from './stateless/stateless-results';
 import type { RegisteredTool } from './tools/registered-tool';
 
 const context: McpDeliveryContext = { principal: { key: 'alice', label: 'Alice', raw: null }, sessionId: 's-1', protocolVersion: '2025-11-25' };
@@ -40,6 +41,15 @@ describe('Toolset and tasks', () => {
       throw new Error('never called');
     });
     expect(((await call(toolset, 'plain', { ttl: 5 })) as JsonRpcSuccess).result).toEqual({ content: [{ type: 'text', text: 'plain ran' }] });
+  });
+
+  it('serves 2025 tasks on session revisions only: a stateless call runs at once and server/discover has no tasks capability', async () => {
+    const toolset = new Toolset('m', { name: 'n', version: '1' }, 10);
+    toolset.register(tool('maybe', 'optional'));
+    toolset.onTaskCall(async () => ({ task: { taskId: 't-1' } }));
+    const stateless = { ...context, sessionId: null, protocolVersion: '2026-07-28' };
+    expect(((await call(toolset, 'maybe', { ttl: 5 }, stateless)) as JsonRpcSuccess).result).toEqual({ content: [{ type: 'text', text: 'maybe ran' }] });
+    expect(discoverResult(toolset).capabilities).toEqual({ tools: { listChanged: true } });
   });
 
   it('hands a task-augmented call of an optional tool to the task service, and refuses the others with -32601', async () => {

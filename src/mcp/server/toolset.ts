@@ -296,8 +296,9 @@ export class Toolset implements McpMessageHandler {
       throw new McpRefusedError(JsonRpcErrorCode.InvalidParams, `Unknown tool: ${name}`, refusalNote(`tool "${name}"`, 'McpRegistry', new Error('disabled')));
     }
     const taskSupport = tool.taskSupport ?? 'forbidden';
-    // Without the capability the task field is ignored, as the specification asks.
-    if (request.params?.task !== undefined && this.tasksDeclared) {
+    // Without the capability the task field is ignored, as the specification asks; the stateless
+    // revision has no 2025 tasks (its tasks are an extension this module does not serve yet).
+    if (request.params?.task !== undefined && this.tasksDeclared && isSupportedSessionVersion(context.protocolVersion)) {
       if (taskSupport === 'forbidden') throw new McpRpcError(JsonRpcErrorCode.MethodNotFound, `Tool "${name}" cannot be called as a task`);
       return (this.taskStarter as McpTaskStarter)(tool, request, context);
     }
