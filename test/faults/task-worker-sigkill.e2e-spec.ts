@@ -18,10 +18,11 @@ const ROOT = join(__dirname, '..', '..');
 /**
  * A replica in a child process claims a task and is SIGKILLed while its handler runs. Bull finds
  * the job stalled once the dead worker's lock lapses and hands it to the replica still alive,
- * which finds the row claimed: the task of a tool that is not idempotent ends failed
+ * which finds the row claimed (without Redis, the restarted process finds it at boot): the task
+ * of a tool that is not idempotent ends failed
  * ("interrupted") without a second run; the task of an idempotent tool runs again and completes.
  */
-describe('a task worker SIGKILLed mid-task (PostgreSQL + Redis, Bull queue)', () => {
+describe('a task worker SIGKILLed mid-task (PostgreSQL; Bull on Redis, or in process)', () => {
   let db: TestDatabase;
   let survivor: RunningApp | undefined;
   let child: ReadyChild | undefined;
@@ -47,8 +48,8 @@ describe('a task worker SIGKILLed mid-task (PostgreSQL + Redis, Bull queue)', ()
     await db?.drop();
   });
 
-  async function spawnDoomedReplica(): Promise<ReadyChild> {
-    const config: TaskWorkerConfig = { databaseUrl: db.url, redisUrl: TEST_REDIS_URL, channelPrefix, tasks };
+  async function spawnDoomedReplica(queued = true): Promise<ReadyChild> {
+    const config: TaskWorkerConfig = { databaseUrl: db.url, ...(queued ? { redisUrl: TEST_REDIS_URL } : {}), channelPrefix, tasks };
     return spawnReady(
       process.execPath,
       ['-r', 'ts-node/register/transpile-only', join(ROOT, 'test/fixtures/tasks/task-worker-app.ts')],
@@ -68,8 +69,8 @@ describe('a task worker SIGKILLed mid-task (PostgreSQL + Redis, Bull queue)', ()
     (await db.dataSource.query(`SELECT pid FROM ${LEDGER_TABLE} WHERE entry = $1 ORDER BY pid`, [entry])).map((row: { pid: number }) => row.pid);
 
   /** Creates a task on the doomed replica, waits until its handler ran there, kills it, and boots the survivor in this process. */
-  async function killMidTask(tool: string, entry: string): Promise<{ client: Client; taskId: string; deadPid: number }> {
-    child = await spawnDoomedReplica();
+  async function killMidTask(tool: string, entry: string, queued = true): Promise<{ client: Client; taskId: string; deadPid: number }> {
+    child = await spawnDoomedReplica(queued);
     const doomed = await connect(`http://127.0.0.1:${child.ready[1]}`);
     const { task } = await doomed.request({ method: 'tools/call', params: { name: tool, arguments: { entry }, task: { ttl: 120_000 } } }, CreateTaskResultSchema);
     const [deadPid] = await pollUntil('the handler running in the child', async () => ((await ledger(entry)).length === 1 ? ledger(entry) : undefined));
@@ -77,8 +78,9 @@ describe('a task worker SIGKILLed mid-task (PostgreSQL + Redis, Bull queue)', ()
     child.child.kill('SIGKILL');
     await child.stop(1000);
     await doomed.close().catch(() => undefined);
+    const bus = queued ? { pubsub: { redis: TEST_REDIS_URL, channelPrefix }, stateless: { requestStateSecret: 'a-shared-secret-of-the-task-suite' } } : {};
     survivor = await startApp(db.url, {
-      imports: [McpModule.forRoot({ auth: fixtureAuth, providers: [LedgerTools], pubsub: { redis: TEST_REDIS_URL, channelPrefix }, stateless: { requestStateSecret: 'a-shared-secret-of-the-task-suite' }, tasks })],
+      imports: [McpModule.forRoot({ auth: fixtureAuth, providers: [LedgerTools], ...bus, tasks })],
       providers: [LedgerTools],
     });
     return { client: await connect(survivor.baseUrl), taskId: task.taskId, deadPid };
@@ -106,6 +108,14 @@ describe('a task worker SIGKILLed mid-task (PostgreSQL + Redis, Bull queue)', ()
     expect(row).toEqual({ status: 'completed', attempt: 2 });
     const transitions = await db.dataSource.query(`SELECT request->>'transition' AS t FROM mcp_events WHERE kind = 'task' AND request->>'taskId' = $1`, [taskId]);
     expect(transitions.map((r: { t: string }) => r.t).sort()).toEqual(['completed', 'created', 'message', 'message', 'rerun', 'started', 'started'].sort());
+    await client.close();
+  });
+
+  it('without Redis, the restarted process finds the task its dead predecessor claimed and ends it interrupted', async () => {
+    const { client, taskId, deadPid } = await killMidTask('ledger_write', `inline-${suffix}`, false);
+    const error = await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: -32603, message: 'MCP error -32603: The task was interrupted: the worker running it stopped before it finished' });
+    expect(await ledger(`inline-${suffix}`)).toEqual([deadPid]);
     await client.close();
   });
 });
