@@ -19,8 +19,8 @@ const ROOT = join(__dirname, '..', '..');
  * A replica in a child process claims a task and is SIGKILLed while its handler runs. Bull finds
  * the job stalled once the dead worker's lock lapses and hands it to the replica still alive,
  * which finds the row claimed (without Redis, the restarted process finds it at boot): the task
- * of a tool that is not idempotent ends failed
- * ("interrupted") without a second run; the task of an idempotent tool runs again and completes.
+ * of a tool that is not idempotent ends failed ("interrupted") without a second run; the task of
+ * an idempotent tool runs again and completes.
  */
 describe('a task worker SIGKILLed mid-task (PostgreSQL; Bull on Redis, or in process)', () => {
   let db: TestDatabase;

@@ -122,13 +122,14 @@ export class McpTaskService implements OnApplicationBootstrap, OnModuleDestroy {
     const record = await this.store.get(id);
     if (!record || isTerminalTaskStatus(record.status) || isTaskExpired(record)) return;
     const tool = this.toolset.get(record.toolName);
-    if (await this.store.claim(id, this.worker, null)) return this.execute(record, tool);
+    if (await this.store.claim(id, this.worker, null)) return this.execute({ ...record, worker: this.worker, attempt: record.attempt + 1 }, tool);
     // Claimed before: its worker died (the queue handed the job on) or the process restarted.
     const current = await this.store.get(id);
     if (!current || isTerminalTaskStatus(current.status) || current.worker === this.worker) return;
     if (tool?.idempotent && (await this.store.claim(id, this.worker, current.worker))) {
-      await this.audit(current, 'rerun', `worker ${current.worker} stopped; the tool is idempotent`);
-      return this.execute(current, tool);
+      const mine = { ...current, worker: this.worker, attempt: current.attempt + 1 };
+      await this.audit(mine, 'rerun', `worker ${current.worker} stopped; the tool is idempotent`);
+      return this.execute(mine, tool);
     }
     await this.end(current, 'failed', 'Interrupted: the worker running the task stopped before it finished', {
       error: { code: JsonRpcErrorCode.InternalError, message: 'The task was interrupted: the worker running it stopped before it finished' },
