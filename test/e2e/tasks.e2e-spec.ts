@@ -1,8 +1,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, CreateTaskResultSchema, McpError, TaskStatusNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, CreateTaskResultSchema, GetTaskResultSchema, McpError, TaskStatusNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { McpModule } from '../../src/mcp';
-import { fixtureAuth } from '../fixtures/fixture-tools';
+import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';
 import { TASK_RUNS, TaskGates, TaskTools } from '../fixtures/tasks/task-tools';
 import { startApp, type RunningApp } from '../support/http-app';
 import { pollUntil } from '../support/polling';
@@ -16,7 +16,13 @@ describe('tasks (2025-11-25 experimental) on one replica, tasks in process (Post
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    server = await startApp(db.url, { imports: [McpModule.forRoot({ auth: fixtureAuth, pageSize: 2, tasks: { pollIntervalMs: 50 } })], providers: [TaskTools] });
+    server = await startApp(db.url, {
+      imports: [
+        McpModule.forRoot({ auth: fixtureAuth, providers: [TaskTools], pageSize: 2, tasks: { pollIntervalMs: 50 } }),
+        McpModule.forRoot({ mount: 'plain', path: '/plain/mcp', auth: fixtureAuth, providers: [FixtureTools] }),
+      ],
+      providers: [TaskTools, FixtureTools],
+    });
   });
 
   afterAll(async () => {
@@ -24,8 +30,8 @@ describe('tasks (2025-11-25 experimental) on one replica, tasks in process (Post
     await db?.drop();
   });
 
-  async function connect(token = 'token-alice') {
-    const transport = new StreamableHTTPClientTransport(new URL(`${server.baseUrl}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+  async function connect(token = 'token-alice', path = '/mcp') {
+    const transport = new StreamableHTTPClientTransport(new URL(`${server.baseUrl}${path}`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
     const client = new Client({ name: 'e2e-tasks', version: '1.0.0' }, { capabilities: { tasks: { list: {}, cancel: {} } } });
     const statuses: { taskId: string; status: string; statusMessage?: string }[] = [];
     client.setNotificationHandler(TaskStatusNotificationSchema, (notification) => {
@@ -57,6 +63,14 @@ describe('tasks (2025-11-25 experimental) on one replica, tasks in process (Post
       only_task: { taskSupport: 'required' },
       plain: null,
     });
+    await client.close();
+  });
+
+  it('a mount without a tool that allows tasks declares no tasks capability, answers tasks/* -32601 and runs params.task calls at once', async () => {
+    const { client } = await connect('token-alice', '/plain/mcp');
+    expect(client.getServerCapabilities()).toEqual({ logging: {}, tools: { listChanged: true } });
+    expect(await client.request({ method: 'tasks/get', params: { taskId: 'x' } }, GetTaskResultSchema).catch((e: unknown) => e)).toMatchObject({ code: -32601, message: 'MCP error -32601: Method not found: tasks/get' });
+    expect(await client.request({ method: 'tools/call', params: { name: 'echo', arguments: { text: 'now' }, task: { ttl: 1000 } } }, CallToolResultSchema)).toEqual({ content: [{ type: 'text', text: 'now' }] });
     await client.close();
   });
 

@@ -146,6 +146,11 @@ export class Toolset implements McpMessageHandler {
     this.taskStarter = starter;
   }
 
+  /** @internal True when some tool may run as a task. */
+  get hasTaskTools(): boolean {
+    return this.taskTools > 0;
+  }
+
   private get tasksDeclared(): boolean {
     return this.taskTools > 0 && this.taskStarter !== undefined;
   }

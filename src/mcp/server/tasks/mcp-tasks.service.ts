@@ -51,6 +51,7 @@ export class McpTaskService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly finished = new EventEmitter();
   private readonly listener = (payload: string) => this.receive(payload);
   private closing = false;
+  private started = false;
 
   constructor(
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpResolvedOptions,
@@ -63,15 +64,21 @@ export class McpTaskService implements OnApplicationBootstrap, OnModuleDestroy {
     this.logger = new Logger(`McpTaskService:${options.mount}`);
     this.channel = `${options.pubsub?.channelPrefix ?? 'mcp'}:${options.mount}:tasks`;
     this.finished.setMaxListeners(0);
+  }
+
+  /**
+   * Once the tools are known: when some tool allows tasks, serves the task methods, subscribes to
+   * the task channel, starts the workers and, without a queue that redelivers, sweeps the rows a
+   * dead process left. A mount without such a tool opens no queue and answers `tasks/*` -32601.
+   */
+  async onApplicationBootstrap(): Promise<void> {
+    if (!this.toolset.hasTaskTools) return;
+    this.started = true;
     this.toolset.onTaskCall((tool, request, context) => this.create(tool, request, context));
     this.toolset.handle(McpMethod.TasksGet, async (request, context) => toWireTask(await this.owned(request, context)));
     this.toolset.handle(McpMethod.TasksResult, (request, context) => this.result(request, context));
     this.toolset.handle(McpMethod.TasksList, (request, context) => this.list(request, context));
     this.toolset.handle(McpMethod.TasksCancel, (request, context) => this.cancel(request, context));
-  }
-
-  /** Subscribes to the task channel, starts the workers and, without a queue that redelivers, sweeps the rows a dead process left. */
-  async onApplicationBootstrap(): Promise<void> {
     const tasks = this.options.tasks;
     // Made here rather than in the constructor: an app that fails to boot leaves no Redis connection open.
     if (tasks.redis) this.queue = new McpBullTaskQueue(tasks.queueName, tasks.redis, tasks.lockDurationMs);
@@ -83,6 +90,7 @@ export class McpTaskService implements OnApplicationBootstrap, OnModuleDestroy {
   /** Aborts the handlers running here (their tasks end interrupted) and closes the queue. */
   async onModuleDestroy(): Promise<void> {
     this.closing = true;
+    if (!this.started) return;
     for (const controller of this.running.values()) controller.abort(new Error('The worker is shutting down'));
     await this.queue.close().catch((error) => this.logger.warn(`Could not close the task queue: ${errorText(error)}`));
     await this.pubsub.unsubscribe(this.channel, this.listener).catch(() => undefined);
