@@ -1,5 +1,5 @@
 import { Injectable, UseGuards } from '@nestjs/common';
-import { IsNumber, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsInt, IsNumber, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { McpTool, type McpToolContext } from '../mcp';
 import { DemoThrottlerGuard } from './demo-throttler.guard';
 
@@ -25,6 +25,29 @@ export class FailInput {
   @IsOptional()
   @IsString()
   reason?: string;
+}
+
+/** Input of `slow_report`. */
+export class SlowReportInput {
+  /** How many one-second steps the report takes. */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(10)
+  steps?: number;
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
 }
 
 /** The example app's tools. */
@@ -70,5 +93,20 @@ export class DemoTools {
   })
   whoami(_input: unknown, ctx: McpToolContext) {
     return { principal: ctx.principal.label, sessionId: ctx.sessionId, mount: ctx.mount };
+  }
+
+  /**
+   * A long-running report, one second per step, that may run as a task (`task: 'optional'`):
+   * each step sets the task's status message and reports progress; `tasks/cancel` stops it.
+   */
+  @McpTool({ description: 'Builds a report in a few one-second steps; call it as a task to poll for the result.', input: SlowReportInput, task: 'optional' })
+  async slow_report({ steps = 3 }: SlowReportInput, ctx: McpToolContext): Promise<string> {
+    for (let step = 1; step <= steps; step++) {
+      await ctx.task?.update(`step ${step} of ${steps}`);
+      await ctx.progress(step - 1, steps, `step ${step} of ${steps}`);
+      await pause(1000, ctx.signal);
+      if (ctx.signal.aborted) return `Report stopped at step ${step} of ${steps}`;
+    }
+    return `Report ready after ${steps} steps for ${ctx.principal.label}`;
   }
 }

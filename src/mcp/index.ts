@@ -27,6 +27,8 @@ export type { McpStreamOptions, McpResolvedStreamOptions } from './server/http/m
 export type { McpLimitsOptions, McpResolvedLimits } from './server/mcp-limits.options';
 export type { McpSessionCacheOptions, McpResolvedSessionCache } from './server/sessions/mcp-session-cache.options';
 export type { McpPubSubOptions } from './server/pubsub/mcp-pubsub.interface';
+export type { McpTasksOptions, McpResolvedTasksOptions } from './server/tasks/mcp-tasks.options';
+export type { McpTaskStatus, McpTaskSupport } from './protocol/tasks';
 export { MCP_MODULE_OPTIONS, DEFAULT_MOUNT, DEFAULT_PATH, getMcpToolsetToken, getMcpOptionsToken, InjectMcpToolset } from './mcp.constants';
 export { getMcpResourceNotifierToken, InjectMcpResourceNotifier } from './mcp.constants';
 export { getMcpElicitationNotifierToken, InjectMcpElicitationNotifier } from './mcp.constants';
@@ -43,7 +45,7 @@ export { McpElicitationNotifier } from './server/features/mcp-elicitation-notifi
 export { Toolset } from './server/toolset';
 export type { ToolsetIdentity } from './server/toolset';
 export type { McpToolOptions, McpToolAnnotations, McpIcon, JsonSchema } from './interfaces/mcp-tool-options.interface';
-export type { McpToolContext, McpContent, McpCallToolResult, McpToolReturn, McpInputRequestOptions, McpElicitResult, McpUrlElicitation, McpUrlElicitResult, McpRoot } from './interfaces/mcp-tool-context.interface';
+export type { McpToolContext, McpContent, McpCallToolResult, McpToolReturn, McpInputRequestOptions, McpElicitResult, McpUrlElicitation, McpUrlElicitResult, McpRoot, McpTaskContext } from './interfaces/mcp-tool-context.interface';
 export type {
   McpResourceOptions,
   McpResourceTemplateOptions,
@@ -156,7 +158,7 @@ export type { McpElicitationMode } from './protocol/elicitation';
 export { HttpSessionExpiredError } from './client/transports/http/http-session-expired.errors';
 
 // Persistence: entities, migrations, store contracts.
-export { McpEvent, McpInboundSession, McpOutboundSession, McpResourceSubscription, McpHandlerSwitch, MCP_ENTITIES } from './persistence/entities';
+export { McpEvent, McpInboundSession, McpOutboundSession, McpResourceSubscription, McpHandlerSwitch, McpTask, MCP_ENTITIES } from './persistence/entities';
 export type { McpEventDirection } from './persistence/entities';
 export {
   MCP_MIGRATIONS,
@@ -164,17 +166,20 @@ export {
   AddMcpServerFeatures1764576000000,
   AddOutboundSessionEndpoint1767225600000,
   AddMcpHandlerSwitches1767312000000,
+  AddMcpTasks1767398400000,
 } from './persistence/migrations';
 export {
   MCP_SESSION_STORE,
   MCP_SUBSCRIPTION_STORE,
   MCP_HANDLER_SWITCH_STORE,
+  MCP_TASK_STORE,
   MCP_EVENT_SINK,
   MCP_OUTBOUND_SESSION_STORE,
   MCP_STORE_SETTINGS,
   InjectMcpSessionStore,
   InjectMcpSubscriptionStore,
   InjectMcpHandlerSwitchStore,
+  InjectMcpTaskStore,
   InjectMcpEventSink,
   InjectMcpOutboundSessionStore,
   InjectMcpStoreSettings,
@@ -182,6 +187,7 @@ export {
 export type { McpSessionStore, McpInboundSessionRecord, McpNewInboundSession } from './persistence/interfaces/mcp-session-store.interface';
 export type { McpSubscriptionStore, McpSubscriptionRecord } from './persistence/interfaces/mcp-subscription-store.interface';
 export type { McpHandlerSwitchStore, McpHandlerSwitchRecord } from './persistence/interfaces/mcp-handler-switch-store.interface';
+export type { McpTaskStore, McpTaskRecord, McpNewTask, McpTaskPayload } from './persistence/interfaces/mcp-task-store.interface';
 export type { McpEventSink, McpEventRecord, McpEventInput } from './persistence/interfaces/mcp-event-sink.interface';
 export type { McpOutboundSessionStore, McpOutboundSessionRecord, McpOutboundSessionState } from './persistence/interfaces/mcp-outbound-session-store.interface';
 export type { McpStoreSettings } from './persistence/interfaces/mcp-store-settings.interface';

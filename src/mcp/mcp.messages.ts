@@ -105,3 +105,8 @@ export const invalidMcpHeaderMessage = (owner: string, tool: string, problem: st
   `@McpTool "${tool}" on ${owner}: invalid x-mcp-header in its input schema: ${problem}. ` +
   `Put x-mcp-header only on string, integer or boolean properties reached from the root through "properties", ` +
   `with a unique (ignoring case) HTTP token as its value, e.g. { region: { type: 'string', 'x-mcp-header': 'Region' } }.`;
+
+/** A tool's `task` option is not one of the values the specification defines. */
+export function invalidTaskSupportMessage(owner: string, value: unknown): string {
+  return `${owner}: @McpTool option "task" is ${JSON.stringify(value)}; use 'forbidden', 'optional' or 'required'.`;
+}

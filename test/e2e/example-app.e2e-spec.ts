@@ -1,5 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -48,12 +49,27 @@ describe.each(HTTP_ADAPTERS)('the example app on its embedded SQLite default (HT
     rmSync(workdir, { recursive: true, force: true });
   });
 
+  it('runs slow_report as a task on SQLite: created at once, status messages while it runs, the report as its result', async () => {
+    const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: 'Bearer token-b' } } });
+    const client = new Client({ name: 'example-e2e-tasks', version: '1.0.0' }, { capabilities: { tasks: { list: {}, cancel: {} } } });
+    await client.connect(transport);
+    expect(client.getServerCapabilities()?.tasks).toEqual({ list: {}, cancel: {}, requests: { tools: { call: {} } } });
+    const { task } = await client.request({ method: 'tools/call', params: { name: 'slow_report', arguments: { steps: 2 }, task: { ttl: 60_000 } } }, CreateTaskResultSchema);
+    expect(task).toMatchObject({ status: 'working', ttl: 60_000, pollInterval: 1000 });
+    expect(await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema)).toEqual({
+      content: [{ type: 'text', text: 'Report ready after 2 steps for bob' }],
+      _meta: { 'io.modelcontextprotocol/related-task': { taskId: task.taskId } },
+    });
+    expect(await client.experimental.tasks.getTask(task.taskId)).toMatchObject({ status: 'completed', statusMessage: 'step 2 of 2' });
+    await client.close();
+  });
+
   it('serves echo, add, fail and whoami to a token from MCP_TOKENS and logs them in ./data', async () => {
     const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: 'Bearer token-b' } } });
     const client = new Client({ name: 'example-e2e', version: '1.0.0' });
     await client.connect(transport);
 
-    expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(['add', 'echo', 'fail', 'relay_echo', 'whoami']);
+    expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(['add', 'echo', 'fail', 'relay_echo', 'slow_report', 'whoami']);
     // relay_echo calls echo through McpClientService: an inline job here, since REDIS_URL is unset.
     expect((await client.callTool({ name: 'relay_echo', arguments: { text: 'round trip' } })).content).toEqual([
       { type: 'text', text: 'bob via relay: round trip' },
@@ -77,10 +93,11 @@ describe.each(HTTP_ADAPTERS)('the example app on its embedded SQLite default (HT
       expect(outbound).toContainEqual({ server: 'self', method: 'tools/call' });
       const [remote] = await db.query(`SELECT server, scope_key FROM mcp_outbound_sessions`);
       expect(remote).toMatchObject({ server: 'self' });
-      // Every table of MCP_ENTITIES, the registry switches included (none made by this app).
+      // Every table of MCP_ENTITIES, the registry switches (none made by this app) and the tasks included.
       const tables: { name: string }[] = await db.query(`SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'mcp\\_%' ESCAPE '\\' ORDER BY name`);
-      expect(tables.map((t) => t.name)).toEqual(['mcp_events', 'mcp_handler_switches', 'mcp_inbound_sessions', 'mcp_outbound_sessions', 'mcp_resource_subscriptions']);
+      expect(tables.map((t) => t.name)).toEqual(['mcp_events', 'mcp_handler_switches', 'mcp_inbound_sessions', 'mcp_outbound_sessions', 'mcp_resource_subscriptions', 'mcp_tasks']);
       expect(await db.query(`SELECT count(*) AS n FROM mcp_handler_switches`)).toEqual([{ n: 0 }]);
+      expect(await db.query(`SELECT tool_name, status FROM mcp_tasks`)).toEqual([{ tool_name: 'slow_report', status: 'completed' }]);
     } finally {
       await db.destroy();
     }

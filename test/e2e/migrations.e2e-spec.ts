@@ -20,17 +20,18 @@ describe('shipped migrations and entities', () => {
     expect(pending.upQueries.map((q) => q.query)).toEqual([]);
   });
 
-  it('create exactly the package tables, the registry switches last, with their unique key', async () => {
+  it('create exactly the package tables, the tasks last, with the registry switches unique key', async () => {
     expect(MCP_MIGRATIONS.map((migration) => migration.name)).toEqual([
       'CreateMcpTables1764489600000',
       'AddMcpServerFeatures1764576000000',
       'AddOutboundSessionEndpoint1767225600000',
       'AddMcpHandlerSwitches1767312000000',
+      'AddMcpTasks1767398400000',
     ]);
     const tables: { table_name: string }[] = await db.dataSource.query(
       `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_name LIKE 'mcp\\_%' ORDER BY table_name`,
     );
-    expect(tables.map((t) => t.table_name)).toEqual(['mcp_events', 'mcp_handler_switches', 'mcp_inbound_sessions', 'mcp_outbound_sessions', 'mcp_resource_subscriptions']);
+    expect(tables.map((t) => t.table_name)).toEqual(['mcp_events', 'mcp_handler_switches', 'mcp_inbound_sessions', 'mcp_outbound_sessions', 'mcp_resource_subscriptions', 'mcp_tasks']);
     const columns: { column_name: string; data_type: string; is_nullable: string; character_maximum_length: number | null }[] = await db.dataSource.query(
       `SELECT column_name, data_type, is_nullable, character_maximum_length FROM information_schema.columns WHERE table_name = 'mcp_handler_switches' ORDER BY ordinal_position`,
     );
@@ -47,13 +48,42 @@ describe('shipped migrations and entities', () => {
     expect(indexes[0].indexdef).toBe('CREATE UNIQUE INDEX mcp_handler_switches_handler_principal_uq ON public.mcp_handler_switches USING btree (mount, kind, name, principal_key)');
   });
 
-  it('undo the registry switches migration, and redo it', async () => {
+  it('give mcp_tasks its columns and the owner index', async () => {
+    const columns: { column_name: string; data_type: string; is_nullable: string }[] = await db.dataSource.query(
+      `SELECT column_name, data_type, is_nullable FROM information_schema.columns WHERE table_name = 'mcp_tasks' ORDER BY ordinal_position`,
+    );
+    expect(columns.map((c) => `${c.column_name} ${c.data_type} ${c.is_nullable}`)).toEqual([
+      'id character varying NO',
+      'mount character varying NO',
+      'principal_key character varying NO',
+      'session_id character varying YES',
+      'tool_name character varying NO',
+      'arguments_digest character varying NO',
+      'payload jsonb NO',
+      'status character varying NO',
+      'status_message text YES',
+      'outcome jsonb YES',
+      'ttl_ms bigint YES',
+      'poll_interval_ms integer NO',
+      'created_at timestamp without time zone NO',
+      'updated_at timestamp without time zone NO',
+      'expires_at timestamp without time zone YES',
+      'started_at timestamp without time zone YES',
+      'worker character varying YES',
+      'attempt integer NO',
+    ]);
+    const indexes: { indexname: string }[] = await db.dataSource.query(`SELECT indexname FROM pg_indexes WHERE tablename = 'mcp_tasks' ORDER BY indexname`);
+    expect(indexes.map((i) => i.indexname)).toEqual(['mcp_tasks_owner_created_idx', 'mcp_tasks_pkey']);
+  });
+
+  it('undo the registry switches and tasks migrations, and redo them', async () => {
     const other = await createTestDatabase();
     try {
       await other.dataSource.undoLastMigration();
-      const gone: unknown[] = await other.dataSource.query(`SELECT table_name FROM information_schema.tables WHERE table_name = 'mcp_handler_switches'`);
+      await other.dataSource.undoLastMigration();
+      const gone: unknown[] = await other.dataSource.query(`SELECT table_name FROM information_schema.tables WHERE table_name IN ('mcp_handler_switches', 'mcp_tasks')`);
       expect(gone).toEqual([]);
-      expect((await other.dataSource.runMigrations()).map((migration) => migration.name)).toEqual(['AddMcpHandlerSwitches1767312000000']);
+      expect((await other.dataSource.runMigrations()).map((migration) => migration.name)).toEqual(['AddMcpHandlerSwitches1767312000000', 'AddMcpTasks1767398400000']);
       expect(await other.dataSource.driver.createSchemaBuilder().log()).toMatchObject({ upQueries: [] });
     } finally {
       await other.drop();

@@ -2,10 +2,11 @@ import type { INestApplication } from '@nestjs/common';
 import { UnknownElementException } from '@nestjs/core/errors/exceptions/unknown-element.exception';
 import { Test } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
-import { MCP_EVENT_SINK, MCP_HANDLER_SWITCH_STORE, MCP_OUTBOUND_SESSION_STORE, MCP_SESSION_STORE, McpClientModule, McpClientService, McpModule, McpRegistry, McpResourceNotifier } from '../../src/mcp';
+import { MCP_EVENT_SINK, MCP_HANDLER_SWITCH_STORE, MCP_OUTBOUND_SESSION_STORE, MCP_SESSION_STORE, MCP_TASK_STORE, McpClientModule, McpClientService, McpModule, McpRegistry, McpResourceNotifier } from '../../src/mcp';
 import {
   InMemoryMcpEventSink,
   InMemoryMcpHandlerSwitchStore,
+  InMemoryMcpTaskStore,
   InMemoryMcpOutboundSessionStore,
   InMemoryMcpSessionStore,
   InMemoryMcpSubscriptionStore,
@@ -121,7 +122,7 @@ describe('McpModule on the in-memory stores of durable-mcp/testing (no database)
           mount: 'tests',
           path: '/tests/mcp',
           sessions: { idleTtlMs: 120_000 },
-          stores: { sessions: InMemoryMcpSessionStore, subscriptions: InMemoryMcpSubscriptionStore, events: InMemoryMcpEventSink, handlerSwitches: InMemoryMcpHandlerSwitchStore },
+          stores: { sessions: InMemoryMcpSessionStore, subscriptions: InMemoryMcpSubscriptionStore, events: InMemoryMcpEventSink, handlerSwitches: InMemoryMcpHandlerSwitchStore, tasks: InMemoryMcpTaskStore },
         }),
       ]);
       app = running.app;
@@ -139,6 +140,9 @@ describe('McpModule on the in-memory stores of durable-mcp/testing (no database)
       const switches = app.get<InMemoryMcpHandlerSwitchStore>(MCP_HANDLER_SWITCH_STORE);
       expect(switches).toBeInstanceOf(InMemoryMcpHandlerSwitchStore);
       expect(switches.mount).toBe('tests');
+      const tasks = app.get<InMemoryMcpTaskStore>(MCP_TASK_STORE);
+      expect(tasks).toBeInstanceOf(InMemoryMcpTaskStore);
+      expect(tasks.mount).toBe('tests');
       expect(() => app.get(DataSource)).toThrow(UnknownElementException);
 
       const { sessionId } = await openSession(url);

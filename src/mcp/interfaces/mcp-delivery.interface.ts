@@ -1,7 +1,7 @@
 import type { JsonRpcMessage, JsonRpcNotification, JsonRpcResponse } from '../protocol/jsonrpc';
 import type { McpLogLevel } from '../protocol/log-levels';
 import type { McpPrincipal } from './principal.interface';
-import type { McpInputRequestOptions } from './mcp-tool-context.interface';
+import type { McpInputRequestOptions, McpTaskContext } from './mcp-tool-context.interface';
 
 
 /**
@@ -38,6 +38,8 @@ export interface McpDeliveryContext {
   notify?: (notification: JsonRpcNotification) => void | Promise<void>;
   /** Requests to the client; absent when the carrier cannot make any. */
   client?: McpClientChannel;
+  /** The task the request runs as (a worker running a task-augmented `tools/call`). */
+  task?: McpTaskContext;
 }
 
 /**

@@ -40,6 +40,19 @@ export interface McpUrlElicitResult extends McpElicitResult {
   elicitationId: string;
 }
 
+/**
+ * The task a handler runs as (`ctx.task`), when the client called the tool as a task. Status
+ * messages update the task's row (what `tasks/get` answers) and reach the client's session as
+ * `notifications/tasks/status`, from whichever replica runs the task; progress goes through
+ * `ctx.progress` as for any call.
+ */
+export interface McpTaskContext {
+  /** The task id the client polls. */
+  readonly id: string;
+  /** Sets the task's status message. Resolves false when the task is already over (cancelled, for one). */
+  update(statusMessage: string): Promise<boolean>;
+}
+
 /** A root the client exposes. */
 export interface McpRoot {
   uri: string;
@@ -80,6 +93,8 @@ export interface McpToolContext {
   signal: AbortSignal;
   /** The `_meta` object the client sent with the request, if any. */
   meta?: Record<string, unknown>;
+  /** The task this call runs as, when the client called the tool as a task; absent otherwise. */
+  task?: McpTaskContext;
   /** Sends a log message to the client, if it asked for this level or a more severe one. */
   log(level: McpLogLevel, data: unknown, logger?: string): Promise<void>;
   /** Reports progress, if the client sent a progress token. */

@@ -1,4 +1,5 @@
 import type { Type } from '@nestjs/common';
+import type { McpTaskSupport } from '../protocol/tasks';
 
 /** A JSON Schema object (2020-12 unless it names another draft in `$schema`). */
 export type JsonSchema = Record<string, unknown>;
@@ -84,6 +85,15 @@ export interface McpToolOptions {
    * @default false
    */
   public?: boolean;
+  /**
+   * Whether a client may call the tool as a task (experimental tasks of 2025-11-25), published as
+   * `execution.taskSupport`: `'optional'` (either way), `'required'` (only as a task; a plain call
+   * answers -32601) or `'forbidden'` (a task-augmented call answers -32601). A task runs at most
+   * once; one interrupted by a dead worker is run again only when `annotations.idempotentHint`
+   * is true. The mount declares the `tasks` capability when some tool allows tasks.
+   * @default 'forbidden'
+   */
+  task?: McpTaskSupport;
 }
 
 /** What `@McpTool` stores on a method. */

@@ -41,4 +41,14 @@ export const MCP_COLUMN_LENGTHS = {
   handlerKind: 16,
   /** Handler names of registry switches: tool and prompt names, resource URIs, URI templates. */
   handlerName: 1024,
+  /** Tool names (the specification's pattern allows 128 characters). */
+  toolName: 128,
+  /** Task ids (base64url of random bytes). */
+  taskId: 64,
+  /** Task statuses (`working`, `input_required`, `completed`, `failed`, `cancelled`). */
+  taskStatus: 16,
+  /** SHA-256 digests as hex. */
+  digest: 64,
+  /** Ids of the workers that claim tasks. */
+  worker: 64,
 } as const;

@@ -35,3 +35,9 @@ export const InjectMcpOutboundSessionStore = (): ParameterDecorator => Inject(MC
 
 /** Injects the `McpStoreSettings` of the mount's stores. */
 export const InjectMcpStoreSettings = (): ParameterDecorator => Inject(MCP_STORE_SETTINGS);
+
+/** Injection token of a mount's `McpTaskStore` (task-augmented tool calls). */
+export const MCP_TASK_STORE = 'MCP_TASK_STORE';
+
+/** Injects the mount's `McpTaskStore`. */
+export const InjectMcpTaskStore = (): ParameterDecorator => Inject(MCP_TASK_STORE);

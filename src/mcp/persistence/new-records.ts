@@ -3,6 +3,7 @@ import type { McpEventInput, McpEventRecord } from './interfaces/mcp-event-sink.
 import type { McpHandlerSwitchRecord } from './interfaces/mcp-handler-switch-store.interface';
 import type { McpOutboundSessionState } from './interfaces/mcp-outbound-session-store.interface';
 import type { McpInboundSessionRecord, McpNewInboundSession } from './interfaces/mcp-session-store.interface';
+import type { McpNewTask, McpTaskRecord } from './interfaces/mcp-task-store.interface';
 import { MCP_COLUMN_LENGTHS } from './mcp-columns.constants';
 import { StorableNotes, storableJson, storableKey, storableString, storableText } from './storable';
 
@@ -96,4 +97,21 @@ export function newEventRecord(event: McpEventInput): McpEventRecord {
   const changes = notes.text();
   row.note = callerNote && changes ? `${callerNote}\n${changes}` : (callerNote ?? changes);
   return row;
+}
+
+/** The row a new task gets, whatever store keeps it: `working`, never claimed, expiring `ttlMs` after `now`. */
+export function newTaskRecord(mount: string, task: McpNewTask, now = new Date()): McpTaskRecord {
+  return {
+    ...task,
+    mount,
+    principalKey: storedPrincipalKey(task.principalKey),
+    status: 'working',
+    outcome: null,
+    createdAt: now,
+    updatedAt: now,
+    expiresAt: task.ttlMs === null ? null : new Date(now.getTime() + task.ttlMs),
+    startedAt: null,
+    worker: null,
+    attempt: 0,
+  };
 }

@@ -4,12 +4,14 @@ import type { McpHandlerSwitchStore } from './interfaces/mcp-handler-switch-stor
 import type { McpOutboundSessionStore } from './interfaces/mcp-outbound-session-store.interface';
 import type { McpSessionStore } from './interfaces/mcp-session-store.interface';
 import type { McpSubscriptionStore } from './interfaces/mcp-subscription-store.interface';
-import { MCP_EVENT_SINK, MCP_HANDLER_SWITCH_STORE, MCP_OUTBOUND_SESSION_STORE, MCP_SESSION_STORE, MCP_SUBSCRIPTION_STORE } from './mcp-persistence.constants';
+import type { McpTaskStore } from './interfaces/mcp-task-store.interface';
+import { MCP_EVENT_SINK, MCP_HANDLER_SWITCH_STORE, MCP_OUTBOUND_SESSION_STORE, MCP_SESSION_STORE, MCP_SUBSCRIPTION_STORE, MCP_TASK_STORE } from './mcp-persistence.constants';
 import { TypeOrmEventSink } from './typeorm/typeorm-event-sink.store';
 import { TypeOrmHandlerSwitchStore } from './typeorm/typeorm-handler-switch.store';
 import { TypeOrmOutboundSessionStore } from './typeorm/typeorm-outbound-session.store';
 import { TypeOrmSessionStore } from './typeorm/typeorm-session.store';
 import { TypeOrmSubscriptionStore } from './typeorm/typeorm-subscription.store';
+import { TypeOrmTaskStore } from './typeorm/typeorm-task.store';
 
 /**
  * A store given by the host: a class (instantiated by Nest in the mount's module, so it can
@@ -27,6 +29,8 @@ export interface McpServerStores {
   events?: McpStoreOverride<McpEventSink>;
   /** The handlers `McpRegistry` switched off. */
   handlerSwitches?: McpStoreOverride<McpHandlerSwitchStore>;
+  /** Task-augmented tool calls (`mcp_tasks`). */
+  tasks?: McpStoreOverride<McpTaskStore>;
 }
 
 /** Stores of the client side; each one left out stays on TypeORM. */
@@ -63,7 +67,7 @@ function providersOf(slots: Slot<unknown>[]): McpStoreProviders {
 
 /**
  * The stores of the serving side of a mount (`MCP_SESSION_STORE`, `MCP_SUBSCRIPTION_STORE`,
- * `MCP_EVENT_SINK`, `MCP_HANDLER_SWITCH_STORE`): the host's overrides, TypeORM for the rest. The module must also provide
+ * `MCP_EVENT_SINK`, `MCP_HANDLER_SWITCH_STORE`, `MCP_TASK_STORE`): the host's overrides, TypeORM for the rest. The module must also provide
  * `MCP_STORE_SETTINGS`.
  */
 export function createMcpServerStoreProviders(overrides: McpServerStores = {}): McpStoreProviders {
@@ -72,6 +76,7 @@ export function createMcpServerStoreProviders(overrides: McpServerStores = {}): 
     [MCP_SUBSCRIPTION_STORE, overrides.subscriptions, TypeOrmSubscriptionStore],
     [MCP_EVENT_SINK, overrides.events, TypeOrmEventSink],
     [MCP_HANDLER_SWITCH_STORE, overrides.handlerSwitches, TypeOrmHandlerSwitchStore],
+    [MCP_TASK_STORE, overrides.tasks, TypeOrmTaskStore],
   ]);
 }
 

@@ -19,3 +19,5 @@ export { X_MCP_HEADER } from './param-header-annotations';
 export { URL_ELICITATION_REQUIRED, declaredElicitationModes, elicitationCapabilityFor } from './elicitation';
 export type { McpElicitationMode } from './elicitation';
 export { SAMPLING_TOOL_PARAMS, declaresSamplingTools, samplingCapabilityFor, samplingToolParams } from './sampling';
+export { TERMINAL_TASK_STATUSES, MCP_TASK_SUPPORT_VALUES, RELATED_TASK_META_KEY, isTerminalTaskStatus, tasksServerCapability } from './tasks';
+export type { McpTaskStatus, McpTaskSupport } from './tasks';

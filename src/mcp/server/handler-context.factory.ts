@@ -70,6 +70,7 @@ class McpHandlerContext implements McpToolContext {
   readonly protocolVersion: string;
   readonly requestId: string | number;
   readonly meta?: Record<string, unknown>;
+  readonly task?: McpToolContext['task'];
 
   constructor(
     readonly mount: string,
@@ -82,6 +83,7 @@ class McpHandlerContext implements McpToolContext {
     this.protocolVersion = delivery.protocolVersion;
     this.requestId = request.id;
     this.meta = request.params?._meta as Record<string, unknown> | undefined;
+    if (delivery.task) this.task = delivery.task;
   }
 
   get log(): McpToolContext['log'] {

@@ -30,6 +30,7 @@ import { McpProtectedResourceRootModule } from './oauth/protected-resource-root.
 import { Toolset } from './toolset';
 import { getMcpRegistryToken, McpRegistry } from './registry/mcp-registry';
 import { ToolsetExplorer } from './toolset.explorer';
+import { McpTaskService } from './tasks/mcp-tasks.service';
 
 /** The package version announced as `serverInfo.version` when none is configured. */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -86,6 +87,7 @@ export function createMcpServerParts(mount: string, path: string): McpServerPart
     McpStatelessAudit,
     McpStatelessEndpoint,
     McpRegistry,
+    McpTaskService,
     { provide: getMcpRegistryToken(mount), useExisting: McpRegistry },
     McpOriginGuard,
     McpBodyReaderInstaller,

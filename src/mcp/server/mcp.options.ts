@@ -8,9 +8,10 @@ import { DEFAULT_STREAM_OPTIONS, type McpResolvedStreamOptions } from './http/mc
 import { DEFAULT_LIMITS, type McpResolvedLimits } from './mcp-limits.options';
 import { DEFAULT_SESSION_CACHE, type McpResolvedSessionCache, type McpSessionCacheOptions } from './sessions/mcp-session-cache.options';
 import { resolveOAuthOptions, type McpResolvedOAuthOptions } from './oauth/mcp-oauth.options';
+import { resolveTasksOptions, type McpResolvedTasksOptions } from './tasks/mcp-tasks.options';
 
 /** A mount's options after defaults were applied and the configuration was checked. */
-export interface McpResolvedOptions extends Omit<McpModuleOptions, 'auth' | 'anonymous' | 'sessions' | 'database' | 'audit' | 'maxBodyBytes' | 'bodyTimeoutMs' | 'pageSize' | 'streams' | 'limits' | 'oauth'> {
+export interface McpResolvedOptions extends Omit<McpModuleOptions, 'auth' | 'anonymous' | 'sessions' | 'database' | 'audit' | 'maxBodyBytes' | 'bodyTimeoutMs' | 'pageSize' | 'streams' | 'limits' | 'oauth' | 'tasks'> {
   /** The authorizer. */
   auth: NonNullable<McpModuleOptions['auth']>;
   /** Whether requests without a token are admitted as the anonymous principal. */
@@ -31,6 +32,8 @@ export interface McpResolvedOptions extends Omit<McpModuleOptions, 'auth' | 'ano
   limits: McpResolvedLimits;
   /** The OAuth resource-server settings, when the mount has the `oauth` option. */
   oauth?: McpResolvedOAuthOptions;
+  /** The `tasks` option, defaults applied. */
+  tasks: McpResolvedTasksOptions;
 }
 
 /** The keys a mount reads; anything else is refused at boot (a typo would otherwise be ignored). */
@@ -47,6 +50,7 @@ const MODULE_OPTION_KEYS = optionKeys<McpModuleOptions>({
   bodyTimeoutMs: true,
   pageSize: true,
   pubsub: true,
+  tasks: true,
   streams: true,
   limits: true,
   stateless: true,
@@ -119,6 +123,7 @@ export function resolveMcpOptions(
       maxBufferedBytes: positiveInteger(mount, 'streams.maxBufferedBytes', options.streams?.maxBufferedBytes, DEFAULT_STREAM_OPTIONS.maxBufferedBytes),
     },
     oauth: resolveOAuthOptions(mount, path, options.oauth),
+    tasks: resolveTasksOptions(mount, options.tasks, options.pubsub?.redis),
     limits: {
       sessionsPerPrincipal: positiveInteger(mount, 'limits.sessionsPerPrincipal', options.limits?.sessionsPerPrincipal, DEFAULT_LIMITS.sessionsPerPrincipal),
       streamsPerPrincipal: positiveInteger(mount, 'limits.streamsPerPrincipal', options.limits?.streamsPerPrincipal, DEFAULT_LIMITS.streamsPerPrincipal),

@@ -12,6 +12,7 @@ import { McpParamHeaderError, mcpParamHeadersOf } from './stateless/mcp-param-he
 import { SCOPE_TOKEN } from './oauth/mcp-oauth.options';
 import { handlerPipelineFor } from './pipeline/handler-pipeline';
 import { builtInGuards, checkedPublic } from './pipeline/public-handlers';
+import { checkedTaskSupport } from './tasks/task-support';
 import { Toolset } from './toolset';
 import { compileJsonSchema } from './tools/json-schema-validator';
 import type { RegisteredTool } from './tools/registered-tool';
@@ -78,6 +79,7 @@ export class ToolsetExplorer implements OnModuleInit {
       ...(metadata.annotations ? { annotations: metadata.annotations } : {}),
       ...(metadata.icons ? { icons: metadata.icons } : {}),
       ...(metadata.meta ? { _meta: metadata.meta } : {}),
+      ...(metadata.task ? { execution: { taskSupport: checkedTaskSupport(metadata.task, owner) } } : {}),
     };
     const scopes = checkedToolScopes(metadata.scopes, owner);
     const roles = checkedToolRoles(metadata.roles, owner);
@@ -93,6 +95,8 @@ export class ToolsetExplorer implements OnModuleInit {
       public: isPublic,
       pipeline: handlerPipelineFor(this.moduleRef, this.contextCreator, method, builtInGuards(this.options.anonymous, isPublic)),
       definition: Object.freeze(definition),
+      taskSupport: metadata.task,
+      idempotent: metadata.annotations?.idempotentHint === true,
       validateInput: compileInputValidator(metadata.input),
       validateOutput: outputSchema ? this.compile(outputSchema, owner, 'output') : undefined,
       invoke: createMethodInvoker(this.moduleRef, method, methodName, this.logger, requestScopedToolMessage(owner)),

@@ -24,6 +24,15 @@ import { TRANSPORT_ERROR_CODE } from './http/mcp-http-responses';
 import type { McpExecutionInfo } from './pipeline/mcp-execution-context';
 import { auditNoteOf, hasSomeRole, McpRefusedError, refusalNote, withAuditNote } from './pipeline/handler-refusal';
 import { HandlerSwitches } from './registry/handler-switches';
+import { tasksServerCapability } from '../protocol/tasks';
+
+/** Starts a task-augmented `tools/call` of `tool`: resolves to its `CreateTaskResult`. */
+type McpTaskStarter = (tool: RegisteredTool, request: JsonRpcRequest, context: McpDeliveryContext) => Promise<Record<string, unknown>>;
+
+/** True when `tool` may run as a task. */
+function allowsTasks(tool: RegisteredTool): boolean {
+  return tool.taskSupport === 'optional' || tool.taskSupport === 'required';
+}
 
 /** The statuses of an `HttpException` thrown by a guard that mean "not for you" (the tool is then unknown to the caller). */
 const REFUSAL_STATUSES = new Set<number>([HttpStatus.UNAUTHORIZED, HttpStatus.FORBIDDEN]);
@@ -72,6 +81,8 @@ export class Toolset implements McpMessageHandler {
   private pages: Readonly<Record<string, unknown>>[][] = [];
   private scopedTools = 0;
   private personalTools = 0;
+  private taskTools = 0;
+  private taskStarter?: McpTaskStarter;
   /** @internal The handlers `McpRegistry` switched off, for everyone or per principal (read by the features too). */
   readonly switches = new HandlerSwitches();
 
@@ -94,6 +105,7 @@ export class Toolset implements McpMessageHandler {
     this.tools.set(tool.name, tool);
     if (tool.scopes?.length) this.scopedTools++;
     if (tool.scopes?.length || tool.roles?.length || tool.pipeline?.mayRefuse) this.personalTools++;
+    if (allowsTasks(tool)) this.taskTools++;
     this.pages = [];
   }
 
@@ -104,6 +116,7 @@ export class Toolset implements McpMessageHandler {
     this.tools.delete(name);
     if (tool.scopes?.length) this.scopedTools--;
     if (tool.scopes?.length || tool.roles?.length || tool.pipeline?.mayRefuse) this.personalTools--;
+    if (allowsTasks(tool)) this.taskTools--;
     this.pages = [];
     return true;
   }
@@ -123,9 +136,23 @@ export class Toolset implements McpMessageHandler {
     this.capabilities[name] = value;
   }
 
-  /** The capabilities announced to clients. */
+  /** The capabilities announced to clients (`tasks` while some tool may run as a task). */
   getCapabilities(): Record<string, unknown> {
-    return { ...this.capabilities };
+    return this.tasksDeclared ? { ...this.capabilities, tasks: tasksServerCapability() } : { ...this.capabilities };
+  }
+
+  /** @internal Serves task-augmented `tools/call` requests (the mount's task service). */
+  onTaskCall(starter: (tool: RegisteredTool, request: JsonRpcRequest, context: McpDeliveryContext) => Promise<Record<string, unknown>>): void {
+    this.taskStarter = starter;
+  }
+
+  /** @internal True when some tool may run as a task. */
+  get hasTaskTools(): boolean {
+    return this.taskTools > 0;
+  }
+
+  private get tasksDeclared(): boolean {
+    return this.taskTools > 0 && this.taskStarter !== undefined;
   }
 
   /** Name, version, title and instructions announced to clients. */
@@ -273,6 +300,14 @@ export class Toolset implements McpMessageHandler {
     if (!this.switches.allows('tool', name, context.principal)) {
       throw new McpRefusedError(JsonRpcErrorCode.InvalidParams, `Unknown tool: ${name}`, refusalNote(`tool "${name}"`, 'McpRegistry', new Error('disabled')));
     }
+    const taskSupport = tool.taskSupport ?? 'forbidden';
+    // Without the capability the task field is ignored, as the specification asks; the stateless
+    // revision has no 2025 tasks (its tasks are an extension this module does not serve yet).
+    if (request.params?.task !== undefined && this.tasksDeclared && isSupportedSessionVersion(context.protocolVersion)) {
+      if (taskSupport === 'forbidden') throw new McpRpcError(JsonRpcErrorCode.MethodNotFound, `Tool "${name}" cannot be called as a task`);
+      return (this.taskStarter as McpTaskStarter)(tool, request, context);
+    }
+    if (taskSupport === 'required' && !context.task) throw new McpRpcError(JsonRpcErrorCode.MethodNotFound, `Tool "${name}" must be called as a task (params.task)`);
     if (tool.pipeline) return this.callThroughPipeline(tool, request, context);
 
     const input = await tool.validateInput(request.params?.arguments ?? {});

@@ -4,6 +4,7 @@ import { InMemoryMcpHandlerSwitchStore } from './in-memory-handler-switch.store'
 import { InMemoryMcpOutboundSessionStore } from './in-memory-outbound-session.store';
 import { InMemoryMcpSessionStore } from './in-memory-session.store';
 import { InMemoryMcpSubscriptionStore } from './in-memory-subscription.store';
+import { InMemoryMcpTaskStore } from './in-memory-task.store';
 
 /** One in-memory store of every kind, wired together; pass it whole as the `stores` extra. */
 export interface InMemoryMcpStores {
@@ -17,6 +18,8 @@ export interface InMemoryMcpStores {
   outboundSessions: InMemoryMcpOutboundSessionStore;
   /** The handlers `McpRegistry` switched off: read `handlerSwitches.switches`. */
   handlerSwitches: InMemoryMcpHandlerSwitchStore;
+  /** Task-augmented tool calls: read `tasks.tasks`. */
+  tasks: InMemoryMcpTaskStore;
 }
 
 /**
@@ -32,5 +35,6 @@ export function createInMemoryMcpStores(settings: Partial<McpStoreSettings> = {}
     events: new InMemoryMcpEventSink(),
     outboundSessions: new InMemoryMcpOutboundSessionStore(),
     handlerSwitches: new InMemoryMcpHandlerSwitchStore(settings),
+    tasks: new InMemoryMcpTaskStore(settings),
   };
 }

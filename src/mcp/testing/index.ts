@@ -25,6 +25,7 @@
 export { InMemoryMcpSessionStore } from './in-memory-session.store';
 export { InMemoryMcpSubscriptionStore } from './in-memory-subscription.store';
 export { InMemoryMcpHandlerSwitchStore } from './in-memory-handler-switch.store';
+export { InMemoryMcpTaskStore } from './in-memory-task.store';
 export { InMemoryMcpEventSink } from './in-memory-event-sink.store';
 export { InMemoryMcpOutboundSessionStore } from './in-memory-outbound-session.store';
 export { createInMemoryMcpStores } from './in-memory-stores';
@@ -32,6 +33,7 @@ export type { InMemoryMcpStores } from './in-memory-stores';
 export type { McpSessionStore, McpInboundSessionRecord, McpNewInboundSession } from '../persistence/interfaces/mcp-session-store.interface';
 export type { McpSubscriptionStore, McpSubscriptionRecord } from '../persistence/interfaces/mcp-subscription-store.interface';
 export type { McpHandlerSwitchStore, McpHandlerSwitchRecord } from '../persistence/interfaces/mcp-handler-switch-store.interface';
+export type { McpTaskStore, McpTaskRecord, McpNewTask, McpTaskPayload } from '../persistence/interfaces/mcp-task-store.interface';
 export type { McpEventSink, McpEventRecord, McpEventInput, McpEventDirection } from '../persistence/interfaces/mcp-event-sink.interface';
 export type { McpOutboundSessionStore, McpOutboundSessionRecord, McpOutboundSessionState } from '../persistence/interfaces/mcp-outbound-session-store.interface';
 export type { McpStoreSettings } from '../persistence/interfaces/mcp-store-settings.interface';

@@ -3,9 +3,10 @@ import { McpHandlerSwitch } from './handler-switch.entity';
 import { McpInboundSession } from './inbound-session.entity';
 import { McpOutboundSession } from './outbound-session.entity';
 import { McpResourceSubscription } from './resource-subscription.entity';
+import { McpTask } from './task.entity';
 
-export { McpEvent, McpHandlerSwitch, McpInboundSession, McpOutboundSession, McpResourceSubscription };
+export { McpEvent, McpHandlerSwitch, McpInboundSession, McpOutboundSession, McpResourceSubscription, McpTask };
 export type { McpEventDirection } from './mcp-event.entity';
 
 /** Every entity of the package: add them to the host's `TypeOrmModule.forRoot({ entities })`. */
-export const MCP_ENTITIES = [McpInboundSession, McpEvent, McpOutboundSession, McpResourceSubscription, McpHandlerSwitch];
+export const MCP_ENTITIES = [McpInboundSession, McpEvent, McpOutboundSession, McpResourceSubscription, McpHandlerSwitch, McpTask];

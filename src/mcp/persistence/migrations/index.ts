@@ -2,8 +2,9 @@ import { CreateMcpTables1764489600000 } from './1764489600000-CreateMcpTables';
 import { AddMcpServerFeatures1764576000000 } from './1764576000000-AddMcpServerFeatures';
 import { AddOutboundSessionEndpoint1767225600000 } from './1767225600000-AddOutboundSessionEndpoint';
 import { AddMcpHandlerSwitches1767312000000 } from './1767312000000-AddMcpHandlerSwitches';
+import { AddMcpTasks1767398400000 } from './1767398400000-AddMcpTasks';
 
-export { CreateMcpTables1764489600000, AddMcpServerFeatures1764576000000, AddOutboundSessionEndpoint1767225600000, AddMcpHandlerSwitches1767312000000 };
+export { CreateMcpTables1764489600000, AddMcpServerFeatures1764576000000, AddOutboundSessionEndpoint1767225600000, AddMcpHandlerSwitches1767312000000, AddMcpTasks1767398400000 };
 
 /** The PostgreSQL migrations of the package, oldest first: add them to the host's DataSource `migrations`. */
-export const MCP_MIGRATIONS = [CreateMcpTables1764489600000, AddMcpServerFeatures1764576000000, AddOutboundSessionEndpoint1767225600000, AddMcpHandlerSwitches1767312000000];
+export const MCP_MIGRATIONS = [CreateMcpTables1764489600000, AddMcpServerFeatures1764576000000, AddOutboundSessionEndpoint1767225600000, AddMcpHandlerSwitches1767312000000, AddMcpTasks1767398400000];

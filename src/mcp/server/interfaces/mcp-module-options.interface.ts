@@ -5,6 +5,7 @@ import type { McpServerStores } from '../../persistence/store-providers';
 import type { McpStreamOptions } from '../http/mcp-stream.options';
 import type { McpLimitsOptions } from '../mcp-limits.options';
 import type { McpPubSubOptions } from '../pubsub/mcp-pubsub.interface';
+import type { McpTasksOptions } from '../tasks/mcp-tasks.options';
 import type { McpSessionCacheOptions } from '../sessions/mcp-session-cache.options';
 import type { McpOAuthOptions } from '../oauth/mcp-oauth.options';
 import type { McpAuditOptions } from '../../persistence/interfaces/mcp-audit-options.interface';
@@ -143,6 +144,11 @@ export interface McpModuleOptions {
    * the stream. Without it, routing is process-local: run a single replica.
    */
   pubsub?: McpPubSubOptions;
+  /**
+   * Task-augmented tool calls (experimental tasks of 2025-11-25): where they run (a Bull queue on
+   * Redis, else in process), their lifetimes and polling interval.
+   */
+  tasks?: McpTasksOptions;
   /** SSE stream settings (client request timeout, keep-alive, reconnection delay). */
   streams?: McpStreamOptions;
   /** Caps per principal and per session (sessions, streams, subscriptions). */

@@ -28,9 +28,11 @@ function serverInfoOf(toolset: Toolset): Record<string, unknown> {
 /** The `server/discover` result (before decoration): revisions, capabilities, instructions. */
 export function discoverResult(toolset: Toolset): Record<string, unknown> {
   const { instructions } = toolset.getIdentity();
+  // The tasks of 2025-11-25 are served on sessions only.
+  const { tasks: _sessionTasks, ...capabilities } = toolset.getCapabilities();
   return {
     supportedVersions: [...SERVED_PROTOCOL_VERSIONS],
-    capabilities: toolset.getCapabilities(),
+    capabilities,
     ...(instructions ? { instructions } : {}),
   };
 }

@@ -1,6 +1,7 @@
 import type { McpToolContext } from '../../interfaces/mcp-tool-context.interface';
 import type { HandlerPipeline } from '../pipeline/handler-pipeline';
 import type { CompiledValidator } from './json-schema-validator';
+import type { McpTaskSupport } from '../../protocol/tasks';
 
 /** A tool ready to serve: its published definition, compiled validators and how to invoke it. */
 export interface RegisteredTool {
@@ -22,6 +23,10 @@ export interface RegisteredTool {
   public?: boolean;
   /** Nest's guards, interceptors, pipes and filters of the handler; absent when it has none (the direct call). */
   pipeline?: HandlerPipeline;
+  /** Whether the tool may run as a task (absent: `forbidden`). */
+  taskSupport?: McpTaskSupport;
+  /** True when the tool declared `idempotentHint: true`: an interrupted task of it is run again. */
+  idempotent?: boolean;
   /** Calls the handler (resolving a request-scoped instance first when needed). */
   invoke(args: unknown, context: McpToolContext): Promise<unknown>;
 }

@@ -1,0 +1,90 @@
+/**
+ * What a worker needs to run a task's tool call on any replica, kept on the task's row: the
+ * arguments, the request's `_meta` (its progress token), and who called.
+ */
+export interface McpTaskPayload {
+  /** The tool's arguments, as the client sent them. */
+  arguments: Record<string, unknown>;
+  /** The `_meta` of the `tools/call` request, without the task. */
+  meta: Record<string, unknown> | null;
+  /** The caller, without anything that does not serialize. */
+  principal: { key: string; label: string; scopes?: readonly string[]; roles?: readonly string[]; raw: unknown };
+  /** The protocol revision of the session that created the task. */
+  protocolVersion: string;
+  /** The session's log level when the task was created. */
+  logLevel: string | null;
+}
+
+/** One task of a mount (`mcp_tasks`): a task-augmented `tools/call` and where it stands. */
+export interface McpTaskRecord {
+  /** The task id (crypto-random, also sent to the client as `taskId`). */
+  id: string;
+  /** The mount serving the tool. */
+  mount: string;
+  /** The owning principal (stored form). */
+  principalKey: string;
+  /** The 2025 session that created the task, if any. */
+  sessionId: string | null;
+  /** The tool called. */
+  toolName: string;
+  /** SHA-256 (hex) of the arguments as canonical JSON. */
+  argumentsDigest: string;
+  /** What a worker needs to run the call. */
+  payload: McpTaskPayload;
+  /** `working`, `input_required`, `completed`, `failed` or `cancelled`. */
+  status: string;
+  /** The latest status message. */
+  statusMessage: string | null;
+  /** The terminal answer: `{ result }` (a `CallToolResult`) or `{ error }` (a JSON-RPC error object). */
+  outcome: Record<string, unknown> | null;
+  /** Lifetime from creation in milliseconds; null for unlimited. */
+  ttlMs: number | null;
+  /** Suggested polling interval in milliseconds. */
+  pollIntervalMs: number;
+  /** When the task was created. */
+  createdAt: Date;
+  /** When the task last changed. */
+  updatedAt: Date;
+  /** When the task stops being served (`createdAt + ttlMs`); null for never. */
+  expiresAt: Date | null;
+  /** When a worker last claimed the task. */
+  startedAt: Date | null;
+  /** The worker that claimed the task (null until one does). */
+  worker: string | null;
+  /** How many times a worker claimed the task. */
+  attempt: number;
+}
+
+/** The fields a new task starts with; the store fills in the rest. */
+export type McpNewTask = Pick<McpTaskRecord, 'id' | 'principalKey' | 'sessionId' | 'toolName' | 'argumentsDigest' | 'payload' | 'statusMessage' | 'ttlMs' | 'pollIntervalMs'>;
+
+/**
+ * The tasks of one mount. Every change is one conditional statement, so two replicas racing
+ * (a cancel against a finish, two workers against one claim) never both win.
+ */
+export interface McpTaskStore {
+  /** Stores a new task in `working`; resolves with its row. */
+  create(task: McpNewTask, now?: Date): Promise<McpTaskRecord>;
+  /** The task, or null when there is none of that id on this mount (expiry is the caller's rule). */
+  get(id: string): Promise<McpTaskRecord | null>;
+  /**
+   * The tasks of `principalKey` not expired at `now`, newest first (ties by id), skipping
+   * `offset` and returning at most `limit`.
+   */
+  list(principalKey: string, now: Date, offset: number, limit: number): Promise<McpTaskRecord[]>;
+  /**
+   * Claims a `working` task for `worker`: only when its current claim is `previous` (null: never
+   * claimed). Adds one to `attempt`. Resolves false when someone else holds it or it is over.
+   */
+  claim(id: string, worker: string, previous: string | null, now?: Date): Promise<boolean>;
+  /** Sets the status message of a task that is not over; resolves with the row, or null when it is over or gone. */
+  setMessage(id: string, statusMessage: string | null, now?: Date): Promise<McpTaskRecord | null>;
+  /**
+   * Moves a task that is not over to a terminal status with its outcome (and `statusMessage`,
+   * when given: otherwise the last one stays); resolves with the row, or null when it was already
+   * over (then nothing changed).
+   */
+  finish(id: string, status: string, statusMessage: string | undefined, outcome: Record<string, unknown> | null, now?: Date): Promise<McpTaskRecord | null>;
+  /** The `working` tasks of the mount, claimed or not (the boot sweep of a process without a queue that redelivers). */
+  unfinished(): Promise<McpTaskRecord[]>;
+}

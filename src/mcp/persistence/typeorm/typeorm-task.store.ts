@@ -1,0 +1,97 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { In, IsNull, Not, type Repository } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { McpDatabaseUnavailableError } from '../../errors/mcp-outage.errors';
+import { TERMINAL_TASK_STATUSES } from '../../protocol/tasks';
+import { DEFAULT_DATABASE_TIMEOUT_MS, withDatabaseDeadline } from '../database-deadline';
+import { isDependencyUnavailable } from '../database-failures';
+import { McpTask } from '../entities/task.entity';
+import type { McpStoreSettings } from '../interfaces/mcp-store-settings.interface';
+import type { McpNewTask, McpTaskRecord, McpTaskStore } from '../interfaces/mcp-task-store.interface';
+import { InjectMcpStoreSettings } from '../mcp-persistence.constants';
+import { newTaskRecord } from '../new-records';
+
+const OPEN = Not(In([...TERMINAL_TASK_STATUSES]));
+
+/**
+ * The tasks of one mount, in `mcp_tasks`. Claims, messages and terminal moves are single
+ * conditional UPDATEs (`WHERE status` is not terminal, and for a claim `worker` is the expected
+ * one): the row itself decides which of two racing replicas wins.
+ */
+@Injectable()
+export class TypeOrmTaskStore implements McpTaskStore {
+  constructor(
+    @InjectRepository(McpTask) private readonly tasks: Repository<McpTask>,
+    @InjectMcpStoreSettings() private readonly settings: McpStoreSettings,
+  ) {}
+
+  /** Bounded by the mount's `database.timeoutMs`; a database that is away rejects with `McpDatabaseUnavailableError`. */
+  private async bounded<T>(work: Promise<T>, operation: string): Promise<T> {
+    try {
+      return await withDatabaseDeadline(work, this.settings.databaseTimeoutMs ?? DEFAULT_DATABASE_TIMEOUT_MS, operation);
+    } catch (error) {
+      if (error instanceof McpDatabaseUnavailableError || !isDependencyUnavailable(error)) throw error;
+      throw new McpDatabaseUnavailableError(operation, undefined, { cause: error });
+    }
+  }
+
+  /** @inheritdoc */
+  async create(task: McpNewTask, now = new Date()): Promise<McpTaskRecord> {
+    const record = newTaskRecord(this.settings.mount, task, now);
+    await this.bounded(this.tasks.insert(record as unknown as QueryDeepPartialEntity<McpTask>), 'task insert');
+    return record;
+  }
+
+  /** @inheritdoc */
+  async get(id: string): Promise<McpTaskRecord | null> {
+    return this.bounded(this.tasks.findOne({ where: { id, mount: this.settings.mount } }), 'task read');
+  }
+
+  /** @inheritdoc */
+  async list(principalKey: string, now: Date, offset: number, limit: number): Promise<McpTaskRecord[]> {
+    const query = this.tasks
+      .createQueryBuilder('task')
+      .where('task.mount = :mount AND task.principalKey = :principalKey', { mount: this.settings.mount, principalKey })
+      .andWhere('(task.expiresAt IS NULL OR task.expiresAt > :now)', { now })
+      .orderBy('task.createdAt', 'DESC')
+      .addOrderBy('task.id', 'ASC')
+      .skip(offset)
+      .take(limit);
+    return this.bounded(query.getMany(), 'task list');
+  }
+
+  /** @inheritdoc */
+  async claim(id: string, worker: string, previous: string | null, now = new Date()): Promise<boolean> {
+    const result = await this.bounded(
+      this.tasks
+        .createQueryBuilder()
+        .update()
+        .set({ worker, startedAt: now, updatedAt: now, attempt: () => 'attempt + 1' })
+        .where({ id, mount: this.settings.mount, status: 'working', worker: previous === null ? IsNull() : previous })
+        .execute(),
+      'task claim',
+    );
+    return (result.affected ?? 0) === 1;
+  }
+
+  /** @inheritdoc */
+  async setMessage(id: string, statusMessage: string | null, now = new Date()): Promise<McpTaskRecord | null> {
+    const result = await this.bounded(this.tasks.update({ id, mount: this.settings.mount, status: OPEN }, { statusMessage, updatedAt: now }), 'task message');
+    return (result.affected ?? 0) === 1 ? this.get(id) : null;
+  }
+
+  /** @inheritdoc */
+  async finish(id: string, status: string, statusMessage: string | undefined, outcome: Record<string, unknown> | null, now = new Date()): Promise<McpTaskRecord | null> {
+    const result = await this.bounded(
+      this.tasks.update({ id, mount: this.settings.mount, status: OPEN }, { status, ...(statusMessage !== undefined ? { statusMessage } : {}), outcome, updatedAt: now } as QueryDeepPartialEntity<McpTask>),
+      'task finish',
+    );
+    return (result.affected ?? 0) === 1 ? this.get(id) : null;
+  }
+
+  /** @inheritdoc */
+  async unfinished(): Promise<McpTaskRecord[]> {
+    return this.bounded(this.tasks.find({ where: { mount: this.settings.mount, status: 'working' } }), 'task sweep');
+  }
+}

@@ -1,0 +1,42 @@
+import type Bull from 'bull';
+import type { Queue } from 'bull';
+import type { RedisOptions } from 'ioredis';
+import { requireOptionalPeer } from '../../optional-peer';
+import type { McpTaskQueue, McpTaskWork } from './mcp-task.queue';
+
+/** What a queued task job carries: only the id; the row holds the rest. */
+interface McpTaskJobData {
+  taskId: string;
+}
+
+/**
+ * Tasks on a Bull queue that every replica's process consumes. A worker that stops renewing its
+ * lock for `lockDurationMs` is taken for dead: Bull hands its job to another worker, which finds
+ * the row claimed and ends the task as interrupted (or runs it again for an idempotent tool).
+ */
+export class McpBullTaskQueue implements McpTaskQueue {
+  readonly redelivers = true;
+  private readonly queue: Queue<McpTaskJobData>;
+
+  constructor(name: string, redis: string | RedisOptions, lockDurationMs: number) {
+    const BullQueue = requireOptionalPeer<typeof Bull>('bull', 'McpModule tasks (Bull)');
+    const settings = { lockDuration: lockDurationMs, stalledInterval: lockDurationMs, maxStalledCount: 3 };
+    this.queue = typeof redis === 'string' ? new BullQueue<McpTaskJobData>(name, redis, { settings }) : new BullQueue<McpTaskJobData>(name, { redis, settings });
+  }
+
+  /** @inheritdoc */
+  async start(work: McpTaskWork, concurrency: number): Promise<void> {
+    await this.queue.isReady();
+    if (concurrency > 0) void this.queue.process(concurrency, async (job) => work(job.data.taskId));
+  }
+
+  /** @inheritdoc */
+  async enqueue(taskId: string): Promise<void> {
+    await this.queue.add({ taskId }, { jobId: taskId, attempts: 1, removeOnComplete: true, removeOnFail: true });
+  }
+
+  /** @inheritdoc */
+  async close(): Promise<void> {
+    await this.queue.close();
+  }
+}

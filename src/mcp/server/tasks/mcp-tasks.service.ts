@@ -1,0 +1,362 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface';
+import type { McpPrincipal } from '../../interfaces/principal.interface';
+import { McpRpcError } from '../../errors/mcp-rpc.errors';
+import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
+import type { McpEventSink } from '../../persistence/interfaces/mcp-event-sink.interface';
+import type { McpTaskPayload, McpTaskRecord, McpTaskStore } from '../../persistence/interfaces/mcp-task-store.interface';
+import { InjectMcpEventSink, InjectMcpTaskStore } from '../../persistence/mcp-persistence.constants';
+import { storedPrincipalKey } from '../../persistence/new-records';
+import { JsonRpcErrorCode, type JsonRpcRequest } from '../../protocol/jsonrpc';
+import { McpMethod } from '../../protocol/mcp-methods';
+import { RELATED_TASK_META_KEY, isTerminalTaskStatus } from '../../protocol/tasks';
+import type { McpLogLevel } from '../../protocol/log-levels';
+import type { McpResolvedOptions } from '../mcp.options';
+import { MCP_PUBSUB, type McpPubSub } from '../pubsub/mcp-pubsub.providers';
+import { McpSessionBus } from '../pubsub/mcp-session-bus';
+import { decodeCursor, encodeCursor } from '../tools/list-cursor';
+import type { RegisteredTool } from '../tools/registered-tool';
+import { errorText } from '../tools/tool-result-mapper';
+import { Toolset } from '../toolset';
+import { McpBullTaskQueue } from './bull-task.queue';
+import { McpInlineTaskQueue } from './inline-task.queue';
+import type { McpTaskQueue } from './mcp-task.queue';
+import { argumentsDigest, isTaskExpired, toWireTask } from './task-wire';
+
+/** What travels on a mount's task channel: `c` a task to cancel, `d` a task that is over. */
+type TaskMessage = { t: 'c' | 'd'; id: string };
+
+/** The error `tasks/result` answers for a cancelled task. */
+const CANCELLED_ERROR_CODE = JsonRpcErrorCode.InternalError;
+/** The error `tasks/result` answers when the task is still running at its deadline (the SDK's request timeout code). */
+const RESULT_TIMEOUT_CODE = -32001;
+const NOT_FOUND = 'Failed to retrieve task: Task not found';
+
+/**
+ * The tasks of one mount (experimental tasks of 2025-11-25): creates them for task-augmented
+ * `tools/call` requests, runs them on the queue's workers, and serves `tasks/get`,
+ * `tasks/result`, `tasks/list` and `tasks/cancel` from the rows, so any replica answers for any
+ * task. A task is claimed with one conditional UPDATE before its handler runs: it runs at most
+ * once, unless its worker died and the tool is idempotent.
+ */
+@Injectable()
+export class McpTaskService implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger: Logger;
+  private readonly worker = `${process.pid}-${randomBytes(9).toString('base64url')}`;
+  private readonly channel: string;
+  private queue: McpTaskQueue = new McpInlineTaskQueue();
+  private readonly running = new Map<string, AbortController>();
+  private readonly finished = new EventEmitter();
+  private readonly listener = (payload: string) => this.receive(payload);
+  private closing = false;
+  private started = false;
+
+  constructor(
+    @Inject(MCP_MODULE_OPTIONS) private readonly options: McpResolvedOptions,
+    private readonly toolset: Toolset,
+    @InjectMcpTaskStore() private readonly store: McpTaskStore,
+    @InjectMcpEventSink() private readonly events: McpEventSink,
+    @Inject(MCP_PUBSUB) private readonly pubsub: McpPubSub,
+    private readonly bus: McpSessionBus,
+  ) {
+    this.logger = new Logger(`McpTaskService:${options.mount}`);
+    this.channel = `${options.pubsub?.channelPrefix ?? 'mcp'}:${options.mount}:tasks`;
+    this.finished.setMaxListeners(0);
+  }
+
+  /**
+   * Once the tools are known: when some tool allows tasks, serves the task methods, subscribes to
+   * the task channel, starts the workers and, without a queue that redelivers, sweeps the rows a
+   * dead process left. A mount without such a tool opens no queue and answers `tasks/*` -32601.
+   */
+  async onApplicationBootstrap(): Promise<void> {
+    if (!this.toolset.hasTaskTools) return;
+    this.started = true;
+    this.toolset.onTaskCall((tool, request, context) => this.create(tool, request, context));
+    this.toolset.handle(McpMethod.TasksGet, async (request, context) => toWireTask(await this.owned(request, context)));
+    this.toolset.handle(McpMethod.TasksResult, (request, context) => this.result(request, context));
+    this.toolset.handle(McpMethod.TasksList, (request, context) => this.list(request, context));
+    this.toolset.handle(McpMethod.TasksCancel, (request, context) => this.cancel(request, context));
+    const tasks = this.options.tasks;
+    // Made here rather than in the constructor: an app that fails to boot leaves no Redis connection open.
+    if (tasks.redis) this.queue = new McpBullTaskQueue(tasks.queueName, tasks.redis, tasks.lockDurationMs);
+    await this.pubsub.subscribe(this.channel, this.listener);
+    await this.queue.start((id) => this.run(id), this.options.tasks.concurrency);
+    if (!this.queue.redelivers && this.options.tasks.concurrency > 0) await this.sweep();
+  }
+
+  /** Aborts the handlers running here (their tasks end interrupted) and closes the queue. */
+  async onModuleDestroy(): Promise<void> {
+    this.closing = true;
+    if (!this.started) return;
+    for (const controller of this.running.values()) controller.abort(new Error('The worker is shutting down'));
+    await this.queue.close().catch((error) => this.logger.warn(`Could not close the task queue: ${errorText(error)}`));
+    await this.pubsub.unsubscribe(this.channel, this.listener).catch(() => undefined);
+  }
+
+  private async create(tool: RegisteredTool, request: JsonRpcRequest, context: McpDeliveryContext): Promise<Record<string, unknown>> {
+    const { ttl } = (request.params?.task ?? {}) as { ttl?: unknown };
+    const { maxTtlMs, defaultTtlMs, pollIntervalMs } = this.options.tasks;
+    const ttlMs = typeof ttl === 'number' && Number.isFinite(ttl) && ttl > 0 ? Math.min(Math.floor(ttl), maxTtlMs) : defaultTtlMs;
+    const args = (request.params?.arguments ?? {}) as Record<string, unknown>;
+    const meta = request.params?._meta as Record<string, unknown> | undefined;
+    const payload: McpTaskPayload = {
+      arguments: args,
+      meta: meta ?? null,
+      principal: storablePrincipal(context.principal),
+      protocolVersion: context.protocolVersion,
+      logLevel: context.logLevel ?? null,
+    };
+    const record = await this.store.create({
+      id: randomBytes(24).toString('base64url'),
+      principalKey: context.principal.key,
+      sessionId: context.sessionId,
+      toolName: tool.name,
+      argumentsDigest: argumentsDigest(args),
+      payload,
+      statusMessage: null,
+      ttlMs,
+      pollIntervalMs,
+    });
+    await this.audit(record, 'created');
+    await this.queue.enqueue(record.id);
+    return { task: toWireTask(record) };
+  }
+
+  /** Runs one task on this worker: claim, handler, outcome. */
+  private async run(id: string): Promise<void> {
+    const record = await this.store.get(id);
+    if (!record || isTerminalTaskStatus(record.status) || isTaskExpired(record)) return;
+    const tool = this.toolset.get(record.toolName);
+    if (await this.store.claim(id, this.worker, null)) return this.execute({ ...record, worker: this.worker, attempt: record.attempt + 1 }, tool);
+    // Claimed before: its worker died (the queue handed the job on) or the process restarted.
+    const current = await this.store.get(id);
+    if (!current || isTerminalTaskStatus(current.status) || current.worker === this.worker) return;
+    if (tool?.idempotent && (await this.store.claim(id, this.worker, current.worker))) {
+      const mine = { ...current, worker: this.worker, attempt: current.attempt + 1 };
+      await this.audit(mine, 'rerun', `worker ${current.worker} stopped; the tool is idempotent`);
+      return this.execute(mine, tool);
+    }
+    await this.end(current, 'failed', 'Interrupted: the worker running the task stopped before it finished', {
+      error: { code: JsonRpcErrorCode.InternalError, message: 'The task was interrupted: the worker running it stopped before it finished' },
+    });
+  }
+
+  private async execute(record: McpTaskRecord, tool: RegisteredTool | undefined): Promise<void> {
+    if (!tool) {
+      await this.end(record, 'failed', `Unknown tool: ${record.toolName}`, { error: { code: JsonRpcErrorCode.InvalidParams, message: `Unknown tool: ${record.toolName}` } });
+      return;
+    }
+    const controller = new AbortController();
+    this.running.set(record.id, controller);
+    await this.audit(record, 'started');
+    try {
+      const outcome = await this.invoke(record, controller.signal);
+      if (controller.signal.aborted && this.closing) {
+        await this.end(record, 'failed', 'Interrupted: the worker shut down', { error: { code: JsonRpcErrorCode.InternalError, message: 'The task was interrupted: the worker shut down' } });
+      } else if ('error' in outcome) {
+        await this.end(record, 'failed', String((outcome.error as { message?: unknown }).message ?? 'The tool call failed'), outcome);
+      } else {
+        const result = outcome.result as Record<string, unknown>;
+        await this.end(record, result.isError === true ? 'failed' : 'completed', result.isError === true ? failureText(result) : undefined, outcome);
+      }
+    } finally {
+      this.running.delete(record.id);
+    }
+  }
+
+  /** Calls the tool through the toolset as the task's owner; resolves to `{ result }` or `{ error }`. */
+  private async invoke(record: McpTaskRecord, signal: AbortSignal): Promise<Record<string, unknown>> {
+    const { payload } = record;
+    const request: JsonRpcRequest = {
+      jsonrpc: '2.0',
+      id: `task:${record.id}`,
+      method: McpMethod.ToolsCall,
+      params: { name: record.toolName, arguments: payload.arguments, ...(payload.meta ? { _meta: payload.meta } : {}) },
+    };
+    const sessionId = record.sessionId;
+    const context: McpDeliveryContext = {
+      principal: payload.principal as McpPrincipal,
+      sessionId,
+      protocolVersion: payload.protocolVersion,
+      signal,
+      logLevel: (payload.logLevel ?? null) as McpLogLevel | null,
+      notify: sessionId ? (notification) => this.bus.notifySession(sessionId, notification) : undefined,
+      task: { id: record.id, update: (message) => this.update(record.id, message) },
+    };
+    try {
+      const response = await this.toolset.deliver(request, context);
+      if (!response) return { error: { code: JsonRpcErrorCode.InternalError, message: 'The tool call gave no response' } };
+      return 'error' in response ? { error: response.error } : { result: response.result };
+    } catch (error) {
+      this.logger.warn(`Task ${record.id} (${record.toolName}) failed: ${errorText(error)}`);
+      return { error: { code: JsonRpcErrorCode.InternalError, message: `Internal error: ${errorText(error)}` } };
+    }
+  }
+
+  private async update(id: string, statusMessage: string): Promise<boolean> {
+    const record = await this.store.setMessage(id, statusMessage);
+    if (!record) return false;
+    await this.audit(record, 'message');
+    await this.notify(record);
+    return true;
+  }
+
+  /** Moves a task to a terminal status (if it is not over yet), tells its session and wakes the waiting `tasks/result`s. */
+  private async end(record: McpTaskRecord, status: string, statusMessage: string | undefined, outcome: Record<string, unknown>): Promise<McpTaskRecord | null> {
+    const ended = await this.store.finish(record.id, status, statusMessage, outcome);
+    if (!ended) return null;
+    await this.audit(ended, status, undefined, outcome);
+    await this.notify(ended);
+    this.finished.emit(ended.id);
+    if (this.pubsub.distributed) await this.publish({ t: 'd', id: ended.id });
+    return ended;
+  }
+
+  private async owned(request: JsonRpcRequest, context: McpDeliveryContext): Promise<McpTaskRecord> {
+    const id = request.params?.taskId;
+    if (typeof id !== 'string') throw new McpRpcError(JsonRpcErrorCode.InvalidParams, 'Invalid params: "taskId" must be a string');
+    const record = await this.store.get(id);
+    // Another principal's task and an expired one answer exactly like an unknown id.
+    if (!record || record.principalKey !== storedPrincipalKey(context.principal.key) || isTaskExpired(record)) {
+      throw new McpRpcError(JsonRpcErrorCode.InvalidParams, NOT_FOUND);
+    }
+    return record;
+  }
+
+  private async result(request: JsonRpcRequest, context: McpDeliveryContext): Promise<Record<string, unknown>> {
+    const deadline = Date.now() + this.options.tasks.resultTimeoutMs;
+    let record = await this.owned(request, context);
+    while (!isTerminalTaskStatus(record.status)) {
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        throw new McpRpcError(RESULT_TIMEOUT_CODE, `Task ${record.id} is still ${record.status} after ${this.options.tasks.resultTimeoutMs} ms: call tasks/result again`);
+      }
+      await this.waitForEnd(record.id, Math.min(left, record.pollIntervalMs), context.signal);
+      if (context.signal?.aborted) throw context.signal.reason ?? new Error('The request was aborted');
+      record = await this.owned(request, context);
+    }
+    const outcome = record.outcome ?? {};
+    if ('error' in outcome) {
+      const error = outcome.error as { code: number; message: string; data?: unknown };
+      throw new McpRpcError(error.code, error.message, error.data);
+    }
+    const result = (outcome.result ?? {}) as Record<string, unknown>;
+    return { ...result, _meta: { ...(result._meta as Record<string, unknown> | undefined), [RELATED_TASK_META_KEY]: { taskId: record.id } } };
+  }
+
+  /** Resolves when the task ends (here or, on the bus, elsewhere), after `ms`, or on abort: the caller reads the row again. */
+  private waitForEnd(id: string, ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.finished.off(id, done);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.finished.on(id, done);
+      signal?.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  private async list(request: JsonRpcRequest, context: McpDeliveryContext): Promise<Record<string, unknown>> {
+    const cursor = request.params?.cursor;
+    const page = cursor === undefined ? 0 : decodeCursor(cursor);
+    if (page === null) throw new McpRpcError(JsonRpcErrorCode.InvalidParams, 'Invalid params: unknown cursor');
+    const size = this.options.pageSize;
+    const rows = await this.store.list(storedPrincipalKey(context.principal.key), new Date(), page * size, size + 1);
+    if (page > 0 && rows.length === 0) throw new McpRpcError(JsonRpcErrorCode.InvalidParams, 'Invalid params: unknown cursor');
+    return { tasks: rows.slice(0, size).map(toWireTask), ...(rows.length > size ? { nextCursor: encodeCursor(page + 1) } : {}) };
+  }
+
+  private async cancel(request: JsonRpcRequest, context: McpDeliveryContext): Promise<Record<string, unknown>> {
+    const record = await this.owned(request, context);
+    const refuse = (status: string) => new McpRpcError(JsonRpcErrorCode.InvalidParams, `Cannot cancel task: already in terminal status '${status}'`);
+    if (isTerminalTaskStatus(record.status)) throw refuse(record.status);
+    const cancelled = await this.end(record, 'cancelled', 'The task was cancelled by request', { error: { code: CANCELLED_ERROR_CODE, message: `Task ${record.id} was cancelled` } });
+    if (!cancelled) throw refuse((await this.store.get(record.id))?.status ?? 'cancelled');
+    this.abortHere(record.id);
+    if (this.pubsub.distributed) await this.publish({ t: 'c', id: record.id });
+    return toWireTask(cancelled);
+  }
+
+  private abortHere(id: string): void {
+    this.running.get(id)?.abort(new Error('The task was cancelled'));
+  }
+
+  /**
+   * Queues the unfinished tasks a dead process of this mount left: one it never claimed runs
+   * now; one it claimed ends interrupted (or runs again, idempotent tools), as `run` decides.
+   */
+  private async sweep(): Promise<void> {
+    for (const record of await this.store.unfinished()) {
+      if (record.worker !== this.worker && !isTaskExpired(record)) await this.queue.enqueue(record.id);
+    }
+  }
+
+  private async notify(record: McpTaskRecord): Promise<void> {
+    if (!record.sessionId) return;
+    try {
+      await this.bus.notifySession(record.sessionId, { jsonrpc: '2.0', method: McpMethod.TasksStatus, params: toWireTask(record) });
+    } catch (error) {
+      // The notification is optional (clients poll); the row already says it.
+      this.logger.warn(`Could not send the status of task ${record.id}: ${errorText(error)}`);
+    }
+  }
+
+  /** One `mcp_events` row (kind `task`) per transition. */
+  private async audit(record: McpTaskRecord, transition: string, note?: string, outcome?: Record<string, unknown>): Promise<void> {
+    const result = outcome?.result as Record<string, unknown> | undefined;
+    const error = outcome?.error as { code?: number } | undefined;
+    await this.events.record({
+      direction: 'inbound',
+      kind: 'task',
+      mount: this.options.mount,
+      principalKey: record.principalKey,
+      method: McpMethod.ToolsCall,
+      protocolVersion: record.payload.protocolVersion,
+      request: { taskId: record.id, tool: record.toolName, transition, status: record.status, statusMessage: record.statusMessage, worker: record.worker, attempt: record.attempt },
+      response: outcome ?? null,
+      errorCode: typeof error?.code === 'number' ? error.code : null,
+      isError: result?.isError === true,
+      createdAt: new Date(),
+      durationMs: 0,
+      note: note ?? `task ${transition}`,
+    });
+  }
+
+  private async publish(message: TaskMessage): Promise<void> {
+    await this.pubsub.publish(this.channel, JSON.stringify(message));
+  }
+
+  private receive(payload: string): void {
+    let message: TaskMessage;
+    try {
+      message = JSON.parse(payload) as TaskMessage;
+    } catch {
+      return this.logger.warn('Ignored a malformed task message');
+    }
+    if (message.t === 'c') this.abortHere(message.id);
+    if (message.t === 'd' || message.t === 'c') this.finished.emit(message.id);
+  }
+}
+
+/** The principal as a row can hold it: `raw` only when it is plain JSON. */
+function storablePrincipal(principal: McpPrincipal): McpTaskPayload['principal'] {
+  let raw: unknown = null;
+  try {
+    raw = JSON.parse(JSON.stringify(principal.raw ?? null));
+  } catch {
+    raw = null;
+  }
+  return { key: principal.key, label: principal.label, ...(principal.scopes ? { scopes: [...principal.scopes] } : {}), ...(principal.roles ? { roles: [...principal.roles] } : {}), raw };
+}
+
+/** The text of an `isError` result, for the status message. */
+function failureText(result: Record<string, unknown>): string {
+  const first = (result.content as { type?: string; text?: string }[] | undefined)?.find((block) => block.type === 'text');
+  return first?.text ?? 'The tool reported an error';
+}

@@ -1,0 +1,75 @@
+import type { McpDeliveryContext } from '../interfaces/mcp-delivery.interface';
+import type { JsonRpcError, JsonRpcSuccess } from '../protocol/jsonrpc';
+import type { McpTaskSupport } from '../protocol/tasks';
+import { Toolset } from './toolset';
+import { discoverResult } from './stateless/stateless-results';
+import type { RegisteredTool } from './tools/registered-tool';
+
+const context: McpDeliveryContext = { principal: { key: 'alice', label: 'Alice', raw: null }, sessionId: 's-1', protocolVersion: '2025-11-25' };
+
+function tool(name: string, taskSupport?: McpTaskSupport): RegisteredTool {
+  return {
+    name,
+    owner: `Tools#${name}`,
+    definition: { name, inputSchema: { type: 'object' } },
+    taskSupport,
+    validateInput: async (value) => ({ ok: true, value }),
+    invoke: async (_args, ctx) => `${name} ran${ctx.task ? ` as task ${ctx.task.id}` : ''}`,
+  };
+}
+
+const call = (toolset: Toolset, name: string, task?: Record<string, unknown>, ctx: McpDeliveryContext = context) =>
+  toolset.deliver({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: {}, ...(task ? { task } : {}) } }, ctx);
+
+/** How the toolset meets tasks: the capability, the task support of each tool, the hand-over to the task service. */
+describe('Toolset and tasks', () => {
+  it('declares the tasks capability only while a tool allows tasks and a task service listens', () => {
+    const toolset = new Toolset('m', { name: 'n', version: '1' }, 10);
+    toolset.register(tool('plain'));
+    toolset.onTaskCall(async () => ({ task: {} }));
+    expect(toolset.getCapabilities()).toEqual({ tools: { listChanged: true } });
+    toolset.register(tool('report', 'optional'));
+    expect(toolset.getCapabilities()).toEqual({ tools: { listChanged: true }, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } });
+    toolset.unregister('report');
+    expect(toolset.getCapabilities()).toEqual({ tools: { listChanged: true } });
+  });
+
+  it('ignores params.task while the capability is not declared', async () => {
+    const toolset = new Toolset('m', { name: 'n', version: '1' }, 10);
+    toolset.register(tool('plain'));
+    toolset.onTaskCall(async () => {
+      throw new Error('never called');
+    });
+    expect(((await call(toolset, 'plain', { ttl: 5 })) as JsonRpcSuccess).result).toEqual({ content: [{ type: 'text', text: 'plain ran' }] });
+  });
+
+  it('serves 2025 tasks on session revisions only: a stateless call runs at once and server/discover has no tasks capability', async () => {
+    const toolset = new Toolset('m', { name: 'n', version: '1' }, 10);
+    toolset.register(tool('maybe', 'optional'));
+    toolset.onTaskCall(async () => ({ task: { taskId: 't-1' } }));
+    const stateless = { ...context, sessionId: null, protocolVersion: '2026-07-28' };
+    expect(((await call(toolset, 'maybe', { ttl: 5 }, stateless)) as JsonRpcSuccess).result).toEqual({ content: [{ type: 'text', text: 'maybe ran' }] });
+    expect(discoverResult(toolset).capabilities).toEqual({ tools: { listChanged: true } });
+  });
+
+  it('hands a task-augmented call of an optional tool to the task service, and refuses the others with -32601', async () => {
+    const toolset = new Toolset('m', { name: 'n', version: '1' }, 10);
+    toolset.register(tool('plain'));
+    toolset.register(tool('maybe', 'optional'));
+    toolset.register(tool('always', 'required'));
+    const started: string[] = [];
+    toolset.onTaskCall(async (registered, request) => {
+      started.push(`${registered.name} ${JSON.stringify(request.params?.task)}`);
+      return { task: { taskId: 't-1' } };
+    });
+    expect(((await call(toolset, 'maybe', { ttl: 5 })) as JsonRpcSuccess).result).toEqual({ task: { taskId: 't-1' } });
+    expect(((await call(toolset, 'always', {})) as JsonRpcSuccess).result).toEqual({ task: { taskId: 't-1' } });
+    expect(started).toEqual(['maybe {"ttl":5}', 'always {}']);
+    expect(((await call(toolset, 'maybe')) as JsonRpcSuccess).result).toEqual({ content: [{ type: 'text', text: 'maybe ran' }] });
+    expect((await call(toolset, 'plain', { ttl: 5 })) as JsonRpcError).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32601, message: 'Tool "plain" cannot be called as a task' } });
+    expect((await call(toolset, 'always')) as JsonRpcError).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32601, message: 'Tool "always" must be called as a task (params.task)' } });
+    // The worker's own call carries the task in its context: a required tool runs.
+    const asTask = { ...context, task: { id: 't-9', update: async () => true } };
+    expect(((await call(toolset, 'always', undefined, asTask)) as JsonRpcSuccess).result).toEqual({ content: [{ type: 'text', text: 'always ran as task t-9' }] });
+  });
+});

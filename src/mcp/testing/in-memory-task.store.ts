@@ -1,0 +1,79 @@
+import { Injectable, Optional } from '@nestjs/common';
+import { DEFAULT_MOUNT } from '../mcp.constants';
+import type { McpStoreSettings } from '../persistence/interfaces/mcp-store-settings.interface';
+import type { McpNewTask, McpTaskRecord, McpTaskStore } from '../persistence/interfaces/mcp-task-store.interface';
+import { InjectMcpStoreSettings } from '../persistence/mcp-persistence.constants';
+import { newTaskRecord } from '../persistence/new-records';
+import { isTerminalTaskStatus } from '../protocol/tasks';
+
+/**
+ * The tasks of one mount in process memory, for tests. Same rules as the TypeORM store: claims
+ * only from the expected worker, terminal statuses never change. Shared by replicas only when the
+ * same instance is given to each.
+ */
+@Injectable()
+export class InMemoryMcpTaskStore implements McpTaskStore {
+  /** The mount whose tasks this store holds. */
+  readonly mount: string;
+  private readonly records = new Map<string, McpTaskRecord>();
+
+  constructor(@Optional() @InjectMcpStoreSettings() settings?: Partial<McpStoreSettings> | null) {
+    this.mount = settings?.mount ?? DEFAULT_MOUNT;
+  }
+
+  /** Every task held (copies, oldest first). */
+  get tasks(): McpTaskRecord[] {
+    return [...this.records.values()].map((record) => ({ ...record }));
+  }
+
+  /** @inheritdoc */
+  async create(task: McpNewTask, now = new Date()): Promise<McpTaskRecord> {
+    const record = newTaskRecord(this.mount, task, now);
+    this.records.set(record.id, record);
+    return { ...record };
+  }
+
+  /** @inheritdoc */
+  async get(id: string): Promise<McpTaskRecord | null> {
+    const record = this.records.get(id);
+    return record ? { ...record } : null;
+  }
+
+  /** @inheritdoc */
+  async list(principalKey: string, now: Date, offset: number, limit: number): Promise<McpTaskRecord[]> {
+    return [...this.records.values()]
+      .filter((record) => record.principalKey === principalKey && (record.expiresAt === null || record.expiresAt > now))
+      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .slice(offset, offset + limit)
+      .map((record) => ({ ...record }));
+  }
+
+  /** @inheritdoc */
+  async claim(id: string, worker: string, previous: string | null, now = new Date()): Promise<boolean> {
+    const record = this.records.get(id);
+    if (!record || record.status !== 'working' || record.worker !== previous) return false;
+    Object.assign(record, { worker, startedAt: now, updatedAt: now, attempt: record.attempt + 1 });
+    return true;
+  }
+
+  /** @inheritdoc */
+  async setMessage(id: string, statusMessage: string | null, now = new Date()): Promise<McpTaskRecord | null> {
+    const record = this.records.get(id);
+    if (!record || isTerminalTaskStatus(record.status)) return null;
+    Object.assign(record, { statusMessage, updatedAt: now });
+    return { ...record };
+  }
+
+  /** @inheritdoc */
+  async finish(id: string, status: string, statusMessage: string | undefined, outcome: Record<string, unknown> | null, now = new Date()): Promise<McpTaskRecord | null> {
+    const record = this.records.get(id);
+    if (!record || isTerminalTaskStatus(record.status)) return null;
+    Object.assign(record, { status, ...(statusMessage !== undefined ? { statusMessage } : {}), outcome, updatedAt: now });
+    return { ...record };
+  }
+
+  /** @inheritdoc */
+  async unfinished(): Promise<McpTaskRecord[]> {
+    return [...this.records.values()].filter((record) => record.status === 'working').map((record) => ({ ...record }));
+  }
+}

@@ -1,0 +1,87 @@
+import type { McpNewTask, McpTaskStore } from '../../src/mcp/persistence/interfaces/mcp-task-store.interface';
+
+/** A new task of `principalKey` for the contract specs. */
+export function newTaskFixture(id: string, principalKey = 'alice', ttlMs: number | null = 60_000): McpNewTask {
+  return {
+    id,
+    principalKey,
+    sessionId: 'session-1',
+    toolName: 'report',
+    argumentsDigest: 'a'.repeat(64),
+    payload: { arguments: { n: 1 }, meta: { progressToken: 7 }, principal: { key: principalKey, label: principalKey, raw: null }, protocolVersion: '2025-11-25', logLevel: null },
+    statusMessage: null,
+    ttlMs,
+    pollIntervalMs: 500,
+  };
+}
+
+/**
+ * The rules every `McpTaskStore` keeps, run by the spec of each store: a claim only from the
+ * expected holder, nothing leaves a terminal status, lists are the owner's unexpired tasks.
+ */
+export function describeTaskStoreContract(name: string, storeOf: (mount: string) => McpTaskStore, reset: () => Promise<void> = async () => undefined): void {
+  describe(`${name} (the McpTaskStore contract)`, () => {
+    afterEach(reset);
+
+    it('creates a working, unclaimed task that expires ttl after its creation, and reads it back', async () => {
+      const store = storeOf('m1');
+      const now = new Date('2026-01-01T00:00:00.000Z');
+      const created = await store.create(newTaskFixture('t1'), now);
+      const expected = {
+        ...newTaskFixture('t1'),
+        mount: 'm1',
+        status: 'working',
+        outcome: null,
+        createdAt: now,
+        updatedAt: now,
+        expiresAt: new Date('2026-01-01T00:01:00.000Z'),
+        startedAt: null,
+        worker: null,
+        attempt: 0,
+      };
+      expect(created).toEqual(expected);
+      expect(await store.get('t1')).toEqual(expected);
+      expect(await store.get('t2')).toBeNull();
+      expect(await storeOf('m2').get('t1')).toBeNull();
+    });
+
+    it('claims once from nobody, then only from the holder named, adding one attempt each time', async () => {
+      const store = storeOf('m1');
+      await store.create(newTaskFixture('t1'));
+      expect(await store.claim('t1', 'w1', null)).toBe(true);
+      expect(await store.claim('t1', 'w2', null)).toBe(false);
+      expect(await store.claim('t1', 'w2', 'w3')).toBe(false);
+      expect(await store.claim('t1', 'w2', 'w1')).toBe(true);
+      expect(await store.get('t1')).toMatchObject({ worker: 'w2', attempt: 2, startedAt: expect.any(Date) });
+      expect((await store.unfinished()).map((task) => task.id)).toEqual(['t1']);
+    });
+
+    it('never leaves a terminal status: a second finish, a message or a claim after it change nothing', async () => {
+      const store = storeOf('m1');
+      await store.create(newTaskFixture('t1'));
+      expect(await store.setMessage('t1', 'halfway')).toMatchObject({ statusMessage: 'halfway', status: 'working' });
+      expect(await store.finish('t1', 'completed', undefined, { result: { content: [] } })).toMatchObject({ status: 'completed', statusMessage: 'halfway', outcome: { result: { content: [] } } });
+      expect(await store.finish('t1', 'cancelled', 'too late', { error: { code: -32603, message: 'x' } })).toBeNull();
+      expect(await store.setMessage('t1', 'later')).toBeNull();
+      expect(await store.claim('t1', 'w1', null)).toBe(false);
+      expect(await store.get('t1')).toMatchObject({ status: 'completed', statusMessage: 'halfway', outcome: { result: { content: [] } } });
+      expect(await store.unfinished()).toEqual([]);
+    });
+
+    it("lists the owner's unexpired tasks, newest first, by offset and limit", async () => {
+      const store = storeOf('m1');
+      const at = (second: number) => new Date(Date.UTC(2030, 0, 1, 0, 0, second));
+      await store.create(newTaskFixture('a1'), at(1));
+      await store.create(newTaskFixture('a2'), at(2));
+      await store.create(newTaskFixture('a3', 'alice', null), at(3));
+      await store.create(newTaskFixture('b1', 'bob'), at(4));
+      await storeOf('m2').create(newTaskFixture('other-mount'), at(5));
+      const now = at(10);
+      expect((await store.list('alice', now, 0, 2)).map((task) => task.id)).toEqual(['a3', 'a2']);
+      expect((await store.list('alice', now, 2, 2)).map((task) => task.id)).toEqual(['a1']);
+      expect((await store.list('bob', now, 0, 10)).map((task) => task.id)).toEqual(['b1']);
+      // a1 and a2 expire a minute after their creation; a3 never does.
+      expect((await store.list('alice', new Date(at(62).getTime()), 0, 10)).map((task) => task.id)).toEqual(['a3']);
+    });
+  });
+}
