@@ -19,7 +19,6 @@ describe('McpClientService, inline queue, in-process toolset transport', () => {
   let db: TestDatabase;
   let app: RunningApp;
   let client: McpClientService;
-  const redisConnects: unknown[] = [];
   let connectSpy: jest.SpyInstance;
 
   beforeAll(async () => {
@@ -44,8 +43,10 @@ describe('McpClientService, inline queue, in-process toolset transport', () => {
   afterAll(async () => {
     await app?.close();
     await db?.drop();
-    redisConnects.push(...connectSpy.mock.calls.filter(toRedis));
+    // Boot, every test and the close included: the inline mode never connected to Redis.
+    const redisConnects = connectSpy.mock.calls.filter(toRedis);
     connectSpy.mockRestore();
+    expect(redisConnects).toEqual([]);
   });
 
   it('lists and calls tools, returning isError results as results', async () => {
@@ -112,7 +113,10 @@ describe('McpClientService, inline queue, in-process toolset transport', () => {
     expect(echo.session_ref).toBe(session.id);
   });
 
-  it('opened no Redis connection', async () => {
+  it('opens no Redis connection for its calls', async () => {
+    expect(await client.callTool('local', 'echo', { text: 'no redis' })).toEqual({ content: [{ type: 'text', text: 'no redis' }] });
+    expect((await client.listTools('local')).map((tool) => tool.name)).toContain('echo');
+    // The boot and these calls; afterAll checks the same once the app is closed.
     expect(connectSpy.mock.calls.filter(toRedis)).toEqual([]);
   });
 });

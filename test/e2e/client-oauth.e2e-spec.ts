@@ -78,6 +78,8 @@ const SCOPE_AGENT: OidcClient = { client_id: 'scope-agent', client_secret: secre
 const PAIR_AGENT: OidcClient = { client_id: 'pair-agent', client_secret: secret(), scope: 'mcp:tools' };
 const HIDDEN_AGENT: OidcClient = { client_id: 'hidden-agent', client_secret: secret(), scope: 'mcp:tools' };
 const DI_AGENT: OidcClient = { client_id: 'di-agent', client_secret: secret(), scope: 'mcp:tools' };
+/** Used only by the leak test, so that it makes its own tokens whatever ran before it. */
+const LEAK_AGENT: OidcClient = { client_id: 'leak-agent', client_secret: secret(), scope: 'mcp:tools' };
 /** Asks for a token straight from the test, to know that every earlier token line was read. */
 const MARKER: OidcClient = { client_id: 'marker', client_secret: secret(), scope: 'mcp:tools' };
 
@@ -101,8 +103,6 @@ describe('Outbound OAuth (clientCredentials, staticToken)', () => {
   let second: McpClientService;
   let inline: McpClientService;
   let injected: DiAgentAuth;
-  /** The Redis key of the token of `AGENT` for the main mount. */
-  let agentKey: string;
   /** A proxy in front of the `hidden` mount with no well-known metadata: only its 401 challenge names it. */
   let proxy: Server;
   let proxyBase: string;
@@ -121,6 +121,16 @@ describe('Outbound OAuth (clientCredentials, staticToken)', () => {
     }
   }
 
+  /** The Redis keys holding a token issued to `client` (the access tokens are JWTs naming their client). */
+  async function tokenKeysOf(client: OidcClient): Promise<string[]> {
+    const keys: string[] = [];
+    for (const key of await tokenKeys()) {
+      const token = await redis.get(key);
+      if (token && !token.startsWith('forged-') && jose.decodeJwt(token).client_id === client.client_id) keys.push(key);
+    }
+    return keys;
+  }
+
   /** Tokens issued to `client`, once the authorization server's output up to now was read. */
   async function issued(client: OidcClient): Promise<number> {
     const markers = as.tokensIssued(MARKER.client_id);
@@ -136,6 +146,7 @@ describe('Outbound OAuth (clientCredentials, staticToken)', () => {
       short: { url: `${base}/short/mcp`, auth: clientCredentials({ clientId: SHORT_AGENT.client_id, clientSecret: SHORT_AGENT.client_secret, scope: 'mcp:tools' }) },
       admin: { url: `${base}/mcp`, auth: clientCredentials({ clientId: SCOPE_AGENT.client_id, clientSecret: SCOPE_AGENT.client_secret, scope: 'mcp:tools' }) },
       pair: { url: `${base}/mcp`, auth: clientCredentials({ clientId: PAIR_AGENT.client_id, clientSecret: PAIR_AGENT.client_secret, scope: 'mcp:tools' }) },
+      leak: { url: `${base}/mcp`, auth: clientCredentials({ clientId: LEAK_AGENT.client_id, clientSecret: LEAK_AGENT.client_secret, scope: 'mcp:tools' }) },
     };
   }
 
@@ -162,7 +173,7 @@ describe('Outbound OAuth (clientCredentials, staticToken)', () => {
     keyAgent = { client_id: 'key-agent', scope: 'mcp:tools', token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [publicJwk] } };
     const proxyPort = await freeLoopbackPort();
     proxyBase = `http://127.0.0.1:${proxyPort}`;
-    as = await startAuthorizationServer([AGENT, SHORT_AGENT, SCOPE_AGENT, PAIR_AGENT, DI_AGENT, HIDDEN_AGENT, MARKER, keyAgent], {
+    as = await startAuthorizationServer([AGENT, SHORT_AGENT, SCOPE_AGENT, PAIR_AGENT, DI_AGENT, HIDDEN_AGENT, LEAK_AGENT, MARKER, keyAgent], {
       [`${proxyBase}/mcp`]: { scope: 'mcp:tools' },
       [`${base}/mcp`]: { scope: 'mcp:tools mcp:admin' },
       [`${base}/short/mcp`]: { scope: 'mcp:tools', ttl: SHORT_TTL_SEC },
@@ -239,20 +250,24 @@ describe('Outbound OAuth (clientCredentials, staticToken)', () => {
 
   it('fetches one token for many concurrent calls of one worker', async () => {
     expect(first.mode).toBe('bull');
+    // No token of AGENT cached, whatever ran before: the calls must fetch one.
+    for (const key of await tokenKeysOf(AGENT)) await redis.del(key);
+    const issuedBefore = await issued(AGENT);
     const before = tools.bumps;
     const results = await Promise.all(Array.from({ length: 12 }, () => first.callTool('main', 'bump', {})));
     expect(results.every((result) => !result.isError)).toBe(true);
     expect(tools.bumps).toBe(before + 12);
-    expect(await issued(AGENT)).toBe(1);
+    expect(await issued(AGENT)).toBe(issuedBefore + 1);
   });
 
   it('shares that token through Redis with the worker of another app', async () => {
+    for (const key of await tokenKeysOf(AGENT)) await redis.del(key);
+    const issuedBefore = await issued(AGENT);
+    expect((await first.callTool('main', 'bump', {})).isError).toBeFalsy();
     const result = await second.callTool('main', 'bump', {});
     expect(result.isError).toBeFalsy();
-    expect(await issued(AGENT)).toBe(1);
-    const keys = await tokenKeys();
-    expect(keys).toHaveLength(1);
-    agentKey = keys[0];
+    expect(await issued(AGENT)).toBe(issuedBefore + 1);
+    expect(await tokenKeysOf(AGENT)).toHaveLength(1);
   });
 
   it('two workers needing a token at the same moment fetch it once (a Redis lock)', async () => {
@@ -263,7 +278,9 @@ describe('Outbound OAuth (clientCredentials, staticToken)', () => {
   });
 
   it('after a 401 invalid_token fetches one new token and sends the call once more; the tool runs once', async () => {
-    const key = agentKey;
+    expect((await first.callTool('main', 'bump', {})).isError).toBeFalsy();
+    const [key] = await tokenKeysOf(AGENT);
+    const issuedBefore = await issued(AGENT);
     const forged = `forged-${randomBytes(16).toString('hex')}`;
     seenTokens.add(forged);
     await redis.set(key, forged, 'KEEPTTL');
@@ -271,7 +288,7 @@ describe('Outbound OAuth (clientCredentials, staticToken)', () => {
     const result = await first.callTool('main', 'bump', {});
     expect(result.content).toEqual([{ type: 'text', text: String(before + 1) }]);
     expect(tools.bumps).toBe(before + 1);
-    expect(await issued(AGENT)).toBe(2);
+    expect(await issued(AGENT)).toBe(issuedBefore + 1);
     const fresh = await redis.get(key);
     expect(fresh).not.toBe(forged);
     expect(fresh).toBeTruthy();
@@ -380,18 +397,34 @@ describe('Outbound OAuth (clientCredentials, staticToken)', () => {
   });
 
   it('never writes a token or a client secret to an event row, a session row or a log line', async () => {
+    // Its own traffic: two tokens of its own client around a forged one refused with a 401, and both static tokens.
+    const own = new Set<string>(['plain-token', 'wrong-static-token']);
+    const keysBefore = new Set(await tokenKeys());
+    expect((await first.callTool('leak', 'bump', {})).isError).toBeFalsy();
+    const leakKeys = (await tokenKeys()).filter((key) => !keysBefore.has(key));
+    expect(leakKeys).toHaveLength(1);
+    own.add((await redis.get(leakKeys[0]))!);
+    const forged = `forged-${randomBytes(16).toString('hex')}`;
+    own.add(forged);
+    await redis.set(leakKeys[0], forged, 'KEEPTTL');
+    expect((await second.callTool('leak', 'bump', {})).isError).toBeFalsy();
+    own.add((await redis.get(leakKeys[0]))!);
+    expect(await issued(LEAK_AGENT)).toBe(2);
+    expect((await inline.callTool('plain', 'bump', {})).isError).toBeFalsy();
+    await expect(inline.callTool('wrong', 'bump', {})).rejects.toBeInstanceOf(McpTransportError);
+    expect(own.size).toBe(5);
+
     await collectTokens();
-    seenTokens.add('plain-token');
-    seenTokens.add('wrong-static-token');
-    expect(seenTokens.size).toBeGreaterThanOrEqual(5);
+    // Its own rows, so the checks below read what this traffic wrote: one per bump (the 401 retry is within one exchange).
+    const leakRows = await db.dataSource.query(`SELECT method FROM mcp_events WHERE direction = 'outbound' AND server = 'leak' AND method = 'tools/call'`);
+    expect(leakRows).toHaveLength(2);
     const rows = JSON.stringify([
       ...(await db.dataSource.query('SELECT * FROM mcp_events')),
       ...(await db.dataSource.query('SELECT * FROM mcp_outbound_sessions')),
       ...(await db.dataSource.query('SELECT * FROM mcp_inbound_sessions')),
     ]);
     const logs = logger.lines.join('\n');
-    expect(rows.length).toBeGreaterThan(1000);
-    for (const token of [...seenTokens, 'not-the-agent-secret', DI_AGENT.client_secret!, PAIR_AGENT.client_secret!, AGENT.client_secret!, SCOPE_AGENT.client_secret!, SHORT_AGENT.client_secret!]) {
+    for (const token of [...own, ...seenTokens, 'not-the-agent-secret', LEAK_AGENT.client_secret!, DI_AGENT.client_secret!, PAIR_AGENT.client_secret!, AGENT.client_secret!, SCOPE_AGENT.client_secret!, SHORT_AGENT.client_secret!]) {
       expect(rows).not.toContain(token);
       expect(logs).not.toContain(token);
     }

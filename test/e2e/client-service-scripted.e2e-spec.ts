@@ -82,7 +82,8 @@ describe('McpClientService on a scripted 2025 server', () => {
     const mcp = await client({ tools: pinned(tools), prompts: pinned(promptsOnly), broken: { ...pinned(broken), retry: { retries: 0 } } as never });
     await expect(mcp.listAllTools({ timeoutMs: 10_000 })).resolves.toEqual([{ server: 'tools', tool: { name: 'echo', inputSchema: { type: 'object' } } }]);
     expect(calls(promptsOnly, 'tools/list')).toEqual([]);
-    expect(calls(broken, 'tools/list').length).toBeGreaterThan(0);
+    // Its 500 is retried by the queue (3 attempts by default), the transport's own retries being 0.
+    expect(calls(broken, 'tools/list')).toEqual([{}, {}, {}]);
   });
 
   it('refuses a call the handshake shows the server cannot serve, before sending it; ping needs no capability', async () => {

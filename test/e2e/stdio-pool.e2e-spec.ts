@@ -86,11 +86,16 @@ describe('StdioTransport pooled mode', () => {
 
   it('a call waiting for a busy pool times out with delivered=false', async () => {
     const transport = pooled({ command: rawServer(), pool: { max: 1, idleMs: 30_000 } });
+    // The one process is warmed first: spawn and handshake are behind it, so the hanging call's
+    // deadline can only run out on its request, however slowly a loaded machine spawns.
+    const warm = await call(transport, toolCall('info'));
+    const warmPid = warm.result.structuredContent.pid as number;
     const hanging = transport.deliver(toolCall('hang'), { sessionId: null, context: context({ timeoutMs: 3_000 }) });
     const waiting = transport.deliver(toolCall('info'), { sessionId: null, context: context({ timeoutMs: 300 }) });
     await expect(waiting).rejects.toBeInstanceOf(McpTimeoutError);
     await expect(waiting).rejects.toMatchObject({ delivered: false, message: expect.stringContaining('waiting for a free pooled process') });
-    await expect(hanging).rejects.toMatchObject({ delivered: true });
+    await expect(hanging).rejects.toBeInstanceOf(McpTimeoutError);
+    await expect(hanging).rejects.toMatchObject({ delivered: true, pid: warmPid });
   });
 
   it('answers server->client requests with the handler of the call in progress', async () => {

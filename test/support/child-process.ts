@@ -17,7 +17,8 @@ export const CHILD_READY_DEADLINE_MS = 60_000;
 
 /**
  * Spawns a child and resolves once its stdout or stderr matches `ready`. A child that exits
- * first, or is not ready within `deadlineMs`, is killed and the promise rejects with its output.
+ * first, or is not ready within `deadlineMs`, is killed and the promise rejects with its output
+ * (and, for the deadline, its pid) once the child has exited.
  */
 export function spawnReady(command: string, args: string[], options: SpawnOptions, ready: RegExp, deadlineMs = CHILD_READY_DEADLINE_MS): Promise<ReadyChild> {
   const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -31,9 +32,11 @@ export function spawnReady(command: string, args: string[], options: SpawnOption
     clearTimeout(timer);
   };
   return new Promise((resolve, reject) => {
+    let timedOut = false;
+    // At the deadline the child is killed; the promise rejects once it has exited, so it is gone when the caller hears.
     const deadline = setTimeout(() => {
+      timedOut = true;
       child.kill('SIGKILL');
-      reject(new Error(`${command} ${args.join(' ')} was not ready within ${deadlineMs} ms and was killed:\n${output}`));
     }, deadlineMs);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
@@ -46,7 +49,8 @@ export function spawnReady(command: string, args: string[], options: SpawnOption
     child.stderr?.on('data', onData);
     void exited.then(() => {
       clearTimeout(deadline);
-      reject(new Error(`${command} ${args.join(' ')} exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${output}`));
+      if (timedOut) reject(new Error(`${command} ${args.join(' ')} (pid ${child.pid}) was not ready within ${deadlineMs} ms and was killed:\n${output}`));
+      else reject(new Error(`${command} ${args.join(' ')} exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${output}`));
     });
   });
 }

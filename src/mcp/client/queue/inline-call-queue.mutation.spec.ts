@@ -223,9 +223,12 @@ describe('InlineCallQueue concurrency', () => {
 
   it('frees the slot of an attempt that failed', async () => {
     const { queue, process } = queueWith(failing(new McpServerError({ code: -1, message: 'x' })), { concurrency: 1 });
-    await expect(queue.execute(toolCall)).rejects.toThrow();
-    await expect(queue.execute(toolCall)).rejects.toThrow();
-    expect(process).toHaveBeenCalledTimes(2);
+    for (const run of [1, 2]) {
+      const attempt = queue.execute(toolCall);
+      await expect(attempt).rejects.toBeInstanceOf(McpServerError);
+      await expect(attempt).rejects.toThrow(new Error('MCP server error -1: x'));
+      expect(process).toHaveBeenCalledTimes(run);
+    }
   });
 });
 

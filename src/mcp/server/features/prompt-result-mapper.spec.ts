@@ -22,12 +22,13 @@ describe('toGetPromptResult', () => {
     expect(toGetPromptResult(result, 'Declared')).toEqual(result);
   });
 
+  const notAResult = 'A prompt handler must return a string, an array of messages or a result with "messages"';
   it.each([
-    ['a number', 3],
-    ['null', null],
-    ['a message with a bad role', [{ role: 'system', content: 'x' }]],
-    ['a message without a content type', [{ role: 'user', content: { text: 'x' } }]],
-  ])('throws for %s', (_label, returned) => {
-    expect(() => toGetPromptResult(returned, undefined)).toThrow();
+    ['a number', 3, notAResult],
+    ['null', null, notAResult],
+    ['a message with a bad role', ['ok', { role: 'system', content: 'x' }], 'Prompt message 1 needs a role of "user" or "assistant"'],
+    ['a message without a content type', [{ role: 'user', content: { text: 'x' } }], 'Prompt message 0 needs a content block with a "type"'],
+  ])('throws for %s, naming the problem', (_label, returned, message) => {
+    expect(() => toGetPromptResult(returned, undefined)).toThrow(new Error(message));
   });
 });

@@ -356,6 +356,10 @@ describe('compileInputValidator with a raw JSON Schema (Ajv)', () => {
   });
 
   it('throws when the schema itself is invalid', () => {
-    expect(() => compileInputValidator({ type: 'object', properties: { a: { type: 'strng' } } })).toThrow();
+    expect(() => compileInputValidator({ type: 'object', properties: { a: { type: 'strng' } } })).toThrow(
+      new Error(
+        'schema is invalid: data/properties/a/type must be equal to one of the allowed values, data/properties/a/type must be array, data/properties/a/type must match a schema in anyOf',
+      ),
+    );
   });
 });
