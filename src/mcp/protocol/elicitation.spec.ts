@@ -6,6 +6,8 @@ describe('elicitation modes', () => {
     [null, []],
     [{}, []],
     [{ elicitation: null }, []],
+    [{ elicitation: true }, []],
+    [{ elicitation: 'url' }, []],
     [{ elicitation: {} }, ['form']],
     [{ elicitation: { form: {} } }, ['form']],
     [{ elicitation: { url: {} } }, ['url']],

@@ -10,6 +10,14 @@ describe('JSON nesting depth', () => {
     expect(jsonNestsDeeperThan(`[${'[],'.repeat(1000)}[]]`, 2)).toBe(false);
   });
 
+  it('closes a level on either closing bracket, so siblings do not add up', () => {
+    expect(jsonDepth('[{},{},{}]')).toBe(2);
+    expect(jsonDepth('{"a":[],"b":[],"c":{}}')).toBe(2);
+    expect(jsonDepth('[[],[[]],[]]')).toBe(3);
+    expect(jsonNestsDeeperThan('[{},{},{}]', 2)).toBe(false);
+    expect(jsonNestsDeeperThan('[{"a":{}}]', 2)).toBe(true);
+  });
+
   it('refuses a 200,000-deep message with -32600 before parsing it, and accepts the limit itself', () => {
     const deep = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"a":${'['.repeat(200_000)}${']'.repeat(200_000)}}}}`;
     expect(parseJsonRpc(deep)).toEqual({

@@ -125,6 +125,23 @@ describe('parseJsonRpc / classifyJsonRpc', () => {
   });
 });
 
+describe('parseJsonRpc / classifyJsonRpc messages and absent ids', () => {
+  it('says what is wrong in each Invalid Request and parse error', () => {
+    expect(invalid('{').error.message).toBe('Parse error: the body is not valid JSON');
+    expect(invalid('"x"').error.message).toBe('Invalid Request: expected a JSON-RPC 2.0 object');
+    expect(invalid('{"jsonrpc":"2.0","id":5}')).toEqual({
+      jsonrpc: '2.0',
+      id: 5,
+      error: { code: -32600, message: 'Invalid Request: a message needs a method, or an id with a result or an error' },
+    });
+  });
+
+  it('treats an id member holding undefined as no id (a notification, not an invalid id)', () => {
+    const message = { jsonrpc: '2.0', id: undefined, method: 'notifications/initialized' };
+    expect(classifyJsonRpc(message)).toEqual({ kind: 'notification', message });
+  });
+});
+
 describe('jsonRpcError / jsonRpcResult', () => {
   it('builds an error without data when none is given, and with data when it is', () => {
     expect(jsonRpcError(1, -32602, 'bad')).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'bad' } });

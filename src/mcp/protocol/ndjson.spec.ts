@@ -47,4 +47,39 @@ describe('NDJSON framing', () => {
     expect(overflows).toHaveLength(1);
     expect(lines).toEqual([{ kind: 'object', value: { next: 1 }, raw: '{"next":1}' }]);
   });
+
+  it('accepts a line of exactly the limit and reports the whole length of one past it', () => {
+    const { instance, lines, overflows } = decoder(10);
+    instance.push('{"a":"12"}\n');
+    expect(lines).toEqual([{ kind: 'object', value: { a: '12' }, raw: '{"a":"12"}' }]);
+    instance.push('{"a":"123"}\n');
+    expect(overflows).toEqual([11]);
+    expect(lines).toHaveLength(1);
+  });
+
+  it('adds up the pieces of a line across chunks against the limit, reporting their total', () => {
+    const { instance, lines, overflows } = decoder(10);
+    instance.push('{"a":');
+    instance.push('"12');
+    expect(overflows).toEqual([]);
+    instance.push('345"}\n');
+    expect(overflows).toEqual([13]);
+    instance.push('{"b":');
+    instance.push('1}\n');
+    expect(lines).toEqual([{ kind: 'object', value: { b: 1 }, raw: '{"b":1}' }]);
+  });
+
+  it('reports a single chunk past the limit at once', () => {
+    const { instance, overflows } = decoder(4);
+    instance.push('{"long":1}');
+    expect(overflows).toEqual([10]);
+  });
+
+  it('accepts lines far longer than 64 KiB by default', () => {
+    const { instance, lines, overflows } = decoder();
+    const text = 'x'.repeat(100_000);
+    instance.push(`{"text":"${text}"}\n`);
+    expect(overflows).toEqual([]);
+    expect(lines).toEqual([{ kind: 'object', value: { text }, raw: `{"text":"${text}"}` }]);
+  });
 });

@@ -60,6 +60,52 @@ describe('SseParser', () => {
     expect(events).toEqual([{ type: 'message', data, lastEventId: '' }]);
   });
 
+  it('strips a byte order mark only at the very start of the stream, also after an empty chunk', () => {
+    expect(parseAll(['\ufeffdata: x\n\n']).events).toEqual([{ type: 'message', data: 'x', lastEventId: '' }]);
+    expect(parseAll(['', '\ufeffdata: x\n\n']).events).toEqual([{ type: 'message', data: 'x', lastEventId: '' }]);
+    expect(parseAll(['data: a', '\ufeffb\n\n']).events).toEqual([{ type: 'message', data: 'a\ufeffb', lastEventId: '' }]);
+  });
+
+  it('dispatches nothing for blank lines before any data', () => {
+    const parser = new SseParser();
+    expect(parser.push('\n')).toEqual([]);
+    expect(parser.push('\r\n\n')).toEqual([]);
+    expect(parser.push('event: ping\n\n')).toEqual([]);
+  });
+
+  it('treats an LF after a chunk-final CR as the end of that CR line, even across an empty chunk', () => {
+    expect(parseAll(['data: a\r', '\ndata: b\n\n']).events).toEqual([{ type: 'message', data: 'a\nb', lastEventId: '' }]);
+    expect(parseAll(['data: a\r', '', '\ndata: b\n\n']).events).toEqual([{ type: 'message', data: 'a\nb', lastEventId: '' }]);
+  });
+
+  it('keeps the first character of the next chunk when a chunk-final CR is not followed by LF', () => {
+    expect(parseAll(['data: a\r', 'data: b\n\n']).events).toEqual([{ type: 'message', data: 'a\nb', lastEventId: '' }]);
+    expect(parseAll(['data: a\r\n', '\ndata: b\n\n']).events.map((e) => e.data)).toEqual(['a', 'b']);
+  });
+
+  it('carries only the unfinished tail of a chunk over to the next one', () => {
+    expect(parseAll(['data: a\nda', 'ta: b\n\n']).events).toEqual([{ type: 'message', data: 'a\nb', lastEventId: '' }]);
+  });
+
+  it('keeps a data line whose value is empty after the colon', () => {
+    expect(parseAll(['data:\n\n']).events).toEqual([{ type: 'message', data: '', lastEventId: '' }]);
+    expect(parseAll(['data: x:\n\n']).events).toEqual([{ type: 'message', data: 'x:', lastEventId: '' }]);
+  });
+
+  it('ignores a retry value that has anything but digits, wherever it is', () => {
+    expect(parseAll(['retry: a15\n']).parser.retryMs).toBeNull();
+    expect(parseAll(['retry: 15a\n']).parser.retryMs).toBeNull();
+    expect(parseAll(['retry: 0\n']).parser.retryMs).toBe(0);
+  });
+
+  it('resets the event type after each dispatch', () => {
+    const { events } = parseAll(['event: custom\ndata: 1\n\ndata: 2\n\n']);
+    expect(events).toEqual([
+      { type: 'custom', data: '1', lastEventId: '' },
+      { type: 'message', data: '2', lastEventId: '' },
+    ]);
+  });
+
   describe('maxEventChars', () => {
     it('throws SseEventTooLargeError once a line without an end passes the limit', () => {
       const parser = new SseParser({ maxEventChars: 1000 });
@@ -73,6 +119,27 @@ describe('SseParser', () => {
       expect(parser.push(line + line + '\n').map((e) => e.data.length)).toEqual([81]);
       expect(parser.push(line + line + '\n').map((e) => e.data.length)).toEqual([81]);
       expect(() => parser.push(line + line + line)).toThrow(new SseEventTooLargeError(100));
+    });
+
+    it('names its limit in the error', () => {
+      const error = new SseEventTooLargeError(12);
+      expect(error.message).toBe('an event grew past 12 characters');
+      expect(error.name).toBe('SseEventTooLargeError');
+      expect(error.maxEventChars).toBe(12);
+    });
+
+    it('accepts a line of exactly the limit, and throws one character past it', () => {
+      expect(new SseParser({ maxEventChars: 10 }).push('data: abcd')).toEqual([]);
+      expect(new SseParser({ maxEventChars: 10 }).push('data: abcd\n\n')).toEqual([{ type: 'message', data: 'abcd', lastEventId: '' }]);
+      expect(() => new SseParser({ maxEventChars: 10 }).push('data: abcde')).toThrow(new SseEventTooLargeError(10));
+    });
+
+    it('counts each data line as its value plus one LF', () => {
+      // After 'data: 12345' the event holds 6 characters; a next line of 14 fits in 20, one of 15 does not.
+      expect(new SseParser({ maxEventChars: 20 }).push('data: 12345\ndata: 12345678\n\n')).toEqual([
+        { type: 'message', data: '12345\n12345678', lastEventId: '' },
+      ]);
+      expect(() => new SseParser({ maxEventChars: 20 }).push('data: 12345\ndata: 123456789\n\n')).toThrow(new SseEventTooLargeError(20));
     });
 
     it('lets comments and other lines of any number through, each within the limit', () => {
