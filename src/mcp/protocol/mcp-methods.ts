@@ -24,6 +24,7 @@ export const McpMethod = {
   TasksResult: 'tasks/result',
   TasksList: 'tasks/list',
   TasksCancel: 'tasks/cancel',
+  TasksUpdate: 'tasks/update',
   // Server -> client requests.
   SamplingCreateMessage: 'sampling/createMessage',
   ElicitationCreate: 'elicitation/create',
@@ -40,6 +41,7 @@ export const McpMethod = {
   RootsListChanged: 'notifications/roots/list_changed',
   ElicitationComplete: 'notifications/elicitation/complete',
   TasksStatus: 'notifications/tasks/status',
+  Tasks: 'notifications/tasks',
   SubscriptionsAcknowledged: 'notifications/subscriptions/acknowledged',
 } as const;
 

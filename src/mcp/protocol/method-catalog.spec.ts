@@ -32,7 +32,8 @@ describe('the MCP method catalog', () => {
     ['ping', true, false, false, null],
     ['initialize', false, false, false, null],
     ['subscriptions/listen', false, false, false, null],
-    ['tasks/cancel', false, false, false, null],
+    ['tasks/cancel', false, false, false, 'taskId'],
+    ['tasks/update', false, false, false, 'taskId'],
   ])('%s: idempotent %s, input_required %s, cacheable %s, Mcp-Name from %s', (method, idempotent, inputRequired, cacheable, nameSource) => {
     expect(methodFacts(method)).toMatchObject({ kind: 'request', idempotent, inputRequired, cacheable, nameSource });
   });
@@ -47,16 +48,19 @@ describe('the MCP method catalog', () => {
     );
   });
 
-  it('names an Mcp-Name source exactly for the requests that target one tool, prompt or resource', () => {
+  it('names an Mcp-Name source exactly for the requests that target one tool, prompt, resource or task', () => {
     expect(Object.fromEntries(MCP_METHOD_CATALOG.filter((facts) => facts.nameSource).map((facts) => [facts.method, facts.nameSource]))).toEqual({
       'tools/call': 'name',
       'prompts/get': 'name',
       'resources/read': 'uri',
+      'tasks/get': 'taskId',
+      'tasks/cancel': 'taskId',
+      'tasks/update': 'taskId',
     });
   });
 
   it('keeps tools/call as the one non-idempotent request a client routinely sends', () => {
-    expect(names((facts) => clientRequests(facts) && !facts.idempotent)).toEqual(['initialize', 'tools/call', 'subscriptions/listen', 'tasks/cancel']);
+    expect(names((facts) => clientRequests(facts) && !facts.idempotent)).toEqual(['initialize', 'tools/call', 'subscriptions/listen', 'tasks/cancel', 'tasks/update']);
   });
 
   it('calls every notification idempotent and every cacheable request idempotent', () => {
@@ -101,22 +105,20 @@ describe('the MCP method catalog', () => {
     }
   });
 
-  it('drops the handshake, ping, setLevel, resource subscriptions and tasks from the stateless revision', () => {
+  it('drops the handshake, ping, setLevel, resource subscriptions and the 2025 task methods from the stateless revision', () => {
     expect(names((facts) => clientRequests(facts) && !facts.revisions.includes('stateless'))).toEqual([
       'initialize',
       'ping',
       'resources/subscribe',
       'resources/unsubscribe',
       'logging/setLevel',
-      'tasks/get',
       'tasks/result',
       'tasks/list',
-      'tasks/cancel',
     ]);
   });
 
-  it('adds server/discover, subscriptions/listen and the acknowledgment on the stateless revision only', () => {
-    expect(names((facts) => !facts.revisions.includes('session'))).toEqual(['server/discover', 'subscriptions/listen', 'notifications/subscriptions/acknowledged']);
+  it('adds server/discover, subscriptions/listen, the acknowledgment, tasks/update and notifications/tasks on the stateless revision only', () => {
+    expect(names((facts) => !facts.revisions.includes('session'))).toEqual(['server/discover', 'subscriptions/listen', 'tasks/update', 'notifications/tasks', 'notifications/subscriptions/acknowledged']);
   });
 
   it.each([

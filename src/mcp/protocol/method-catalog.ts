@@ -43,7 +43,7 @@ export interface McpMethodFacts {
   /** True when its complete stateless result carries caching hints (`ttlMs`, `cacheScope`). */
   cacheable: boolean;
   /** The `params` field the `Mcp-Name` routing header mirrors, or null when it has no such header. */
-  nameSource: 'name' | 'uri' | null;
+  nameSource: 'name' | 'uri' | 'taskId' | null;
   /**
    * True when sending it again does no harm (it reads, lists, or sets a state to the same value),
    * so the client may retry it after a failure that may have delivered it. Notifications are.
@@ -74,7 +74,7 @@ interface RequestFacts {
   needs?: McpCapabilityRequirement;
   inputRequired?: true;
   cacheable?: true;
-  nameFrom?: 'name' | 'uri';
+  nameFrom?: 'name' | 'uri' | 'taskId';
   idempotent: boolean;
 }
 
@@ -103,8 +103,10 @@ function notification(from: readonly McpParty[], on: readonly McpRevisionFamily[
  *   subscriptions are a `subscriptions/listen` filter.
  * - Server->client requests exist on the stateless revision too: they travel inside an
  *   `input_required` result's `inputRequests` instead of as requests of their own.
- * - Task methods are 2025-11-25 vocabulary; their capability (`tasks.*`) is per request type and
- *   this package does not serve tasks, so none is required and the client never refuses them.
+ * - Task methods: `tasks/result` and `tasks/list` are 2025-11-25 vocabulary; `tasks/get` and
+ *   `tasks/cancel` exist on both families (on 2026-07-28 as the `io.modelcontextprotocol/tasks`
+ *   extension, with `tasks/update`, whose `Mcp-Name` header mirrors `taskId`). Their capability
+ *   is per request type or an extension, so none is required here.
  * - `tasks/cancel` is not idempotent: a second one is refused once the task has ended.
  * - `subscriptions/listen` is not idempotent: each one opens another long-lived stream.
  */
@@ -132,10 +134,11 @@ const TABLE: { readonly [M in McpMethodName]: Entry } = {
   [McpMethod.CompletionComplete]: request({ from: CLIENT, on: EVERY_REVISION, needs: server('completions'), idempotent: true }),
   [McpMethod.LoggingSetLevel]: request({ from: CLIENT, on: SESSION, needs: server('logging'), idempotent: true }),
   [McpMethod.SubscriptionsListen]: request({ from: CLIENT, on: STATELESS, idempotent: false }),
-  [McpMethod.TasksGet]: request({ from: BOTH_PARTIES, on: SESSION, idempotent: true }),
+  [McpMethod.TasksGet]: request({ from: BOTH_PARTIES, on: EVERY_REVISION, nameFrom: 'taskId', idempotent: true }),
   [McpMethod.TasksResult]: request({ from: BOTH_PARTIES, on: SESSION, idempotent: true }),
   [McpMethod.TasksList]: request({ from: BOTH_PARTIES, on: SESSION, idempotent: true }),
-  [McpMethod.TasksCancel]: request({ from: BOTH_PARTIES, on: SESSION, idempotent: false }),
+  [McpMethod.TasksCancel]: request({ from: BOTH_PARTIES, on: EVERY_REVISION, nameFrom: 'taskId', idempotent: false }),
+  [McpMethod.TasksUpdate]: request({ from: CLIENT, on: STATELESS, nameFrom: 'taskId', idempotent: false }),
 
   [McpMethod.SamplingCreateMessage]: request({ from: SERVER, on: EVERY_REVISION, needs: client('sampling'), idempotent: false }),
   [McpMethod.ElicitationCreate]: request({ from: SERVER, on: EVERY_REVISION, needs: client('elicitation'), idempotent: false }),
@@ -153,6 +156,7 @@ const TABLE: { readonly [M in McpMethodName]: Entry } = {
   // The stateless revision dropped it: the client learns the outcome by retrying its request.
   [McpMethod.ElicitationComplete]: notification(SERVER, SESSION),
   [McpMethod.TasksStatus]: notification(BOTH_PARTIES, SESSION),
+  [McpMethod.Tasks]: notification(SERVER, STATELESS),
   [McpMethod.SubscriptionsAcknowledged]: notification(SERVER, STATELESS),
 };
 

@@ -27,3 +27,22 @@ export const RELATED_TASK_META_KEY = 'io.modelcontextprotocol/related-task';
 export function tasksServerCapability(): Record<string, unknown> {
   return { list: {}, cancel: {}, requests: { tools: { call: {} } } };
 }
+
+/** The identifier of the tasks extension of 2026-07-28 (SEP-2663). */
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+
+/** The `resultType` of a `CreateTaskResult` on 2026-07-28. */
+export const TASK_RESULT_TYPE = 'task';
+
+/** True when per-request client capabilities declare the tasks extension (`extensions["io.modelcontextprotocol/tasks"]`). */
+export function declaresTasksExtension(capabilities: Record<string, unknown> | null | undefined): boolean {
+  const extensions = capabilities?.extensions;
+  if (!extensions || typeof extensions !== 'object' || Array.isArray(extensions)) return false;
+  const declared = (extensions as Record<string, unknown>)[TASKS_EXTENSION];
+  return !!declared && typeof declared === 'object' && !Array.isArray(declared);
+}
+
+/** The `data` of a -32021 error that names the tasks extension as the missing client capability. */
+export function tasksExtensionRequired(): Record<string, unknown> {
+  return { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } };
+}

@@ -24,7 +24,8 @@ import { TRANSPORT_ERROR_CODE } from './http/mcp-http-responses';
 import type { McpExecutionInfo } from './pipeline/mcp-execution-context';
 import { auditNoteOf, hasSomeRole, McpRefusedError, refusalNote, withAuditNote } from './pipeline/handler-refusal';
 import { HandlerSwitches } from './registry/handler-switches';
-import { tasksServerCapability } from '../protocol/tasks';
+import { declaresTasksExtension, tasksExtensionRequired, tasksServerCapability } from '../protocol/tasks';
+import { StatelessErrorCode, isStatelessVersion } from '../protocol/stateless';
 
 /** Starts a task-augmented `tools/call` of `tool`: resolves to its `CreateTaskResult`. */
 type McpTaskStarter = (tool: RegisteredTool, request: JsonRpcRequest, context: McpDeliveryContext) => Promise<Record<string, unknown>>;
@@ -301,11 +302,18 @@ export class Toolset implements McpMessageHandler {
       throw new McpRefusedError(JsonRpcErrorCode.InvalidParams, `Unknown tool: ${name}`, refusalNote(`tool "${name}"`, 'McpRegistry', new Error('disabled')));
     }
     const taskSupport = tool.taskSupport ?? 'forbidden';
-    // Without the capability the task field is ignored, as the specification asks; the stateless
-    // revision has no 2025 tasks (its tasks are an extension this module does not serve yet).
+    // Without the capability the task field is ignored, as the specification asks.
     if (request.params?.task !== undefined && this.tasksDeclared && isSupportedSessionVersion(context.protocolVersion)) {
       if (taskSupport === 'forbidden') throw new McpRpcError(JsonRpcErrorCode.MethodNotFound, `Tool "${name}" cannot be called as a task`);
       return (this.taskStarter as McpTaskStarter)(tool, request, context);
+    }
+    // 2026-07-28: the server decides. A tool that allows tasks runs as one for a client that
+    // declared the tasks extension on this request; a required one refuses any other client.
+    if (!context.task && taskSupport !== 'forbidden' && this.tasksDeclared && isStatelessVersion(context.protocolVersion)) {
+      if (declaresTasksExtension(context.clientCapabilities)) return (this.taskStarter as McpTaskStarter)(tool, request, context);
+      if (taskSupport === 'required') {
+        throw new McpRpcError(StatelessErrorCode.MissingRequiredClientCapability, `Missing required client capability: tool "${name}" runs only as a task`, tasksExtensionRequired());
+      }
     }
     if (taskSupport === 'required' && !context.task) throw new McpRpcError(JsonRpcErrorCode.MethodNotFound, `Tool "${name}" must be called as a task (params.task)`);
     if (tool.pipeline) return this.callThroughPipeline(tool, request, context);

@@ -8,7 +8,7 @@ import type { McpResolvedOptions } from '../mcp.options';
 import { JsonRpcErrorCode, jsonRpcError, jsonRpcResult, type ClassifiedMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../../protocol/jsonrpc';
 import { McpHeader, McpMethod } from '../../protocol/mcp-methods';
 import { existsInRevision, methodFacts } from '../../protocol/method-catalog';
-import { StatelessRetryParam, envelopeVersionOf, isStatelessVersion } from '../../protocol/stateless';
+import { StatelessErrorCode, StatelessRetryParam, envelopeVersionOf, isStatelessVersion } from '../../protocol/stateless';
 import { isSupportedSessionVersion } from '../../protocol/revisions';
 import { ResourcesFeature } from '../features/resources.feature';
 import { InputRequiredSignal, type StatelessInputChannel } from '../stateless/input-channel';
@@ -22,6 +22,8 @@ import { MrtrRounds } from '../stateless/mrtr-rounds';
 import { askRequiredUrlElicitations } from '../stateless/url-elicitations-required';
 import { agreeSubscriptionFilter, readSubscriptionFilter, type SubscriptionFilter, type SubscriptionSupport } from '../stateless/subscription-filter';
 import { Toolset } from '../toolset';
+import { McpTaskService } from '../tasks/mcp-tasks.service';
+import { declaresTasksExtension, tasksExtensionRequired } from '../../protocol/tasks';
 import { LIMIT_EXCEEDED_CODE } from '../mcp-limits.options';
 import type { McpRequest } from './mcp-body-reader';
 import { headerValue } from './mcp-http-checks';
@@ -46,6 +48,7 @@ export class McpStatelessEndpoint {
     private readonly audit: McpStatelessAudit,
     private readonly listenStreams: McpListenStreams,
     private readonly resources: ResourcesFeature,
+    private readonly tasks: McpTaskService,
   ) {}
 
   /**
@@ -89,7 +92,7 @@ export class McpStatelessEndpoint {
       await this.audit.record(exchange, 202, null, null);
       return sendEmpty(res, 202);
     }
-    if (message.method === McpMethod.SubscriptionsListen) return this.listen(message, exchange, req, res);
+    if (message.method === McpMethod.SubscriptionsListen) return this.listen(message, envelope, exchange, req, res);
     const stream = new StatelessResponseStream(res, acceptsEventStream(headerValue(req.headers, 'accept')));
     const response = await this.respond(message, envelope, principal, stream, res, exchange);
     const code = 'error' in response ? response.error.code : null;
@@ -104,14 +107,22 @@ export class McpStatelessEndpoint {
    * the acknowledgment leaves (status 200, the acknowledgment as the response): the trail shows
    * who listens to what even if the stream outlives the process; its end is not recorded.
    */
-  private async listen(request: JsonRpcRequest, exchange: StatelessExchange, req: McpRequest, res: ServerResponse): Promise<void> {
+  private async listen(request: JsonRpcRequest, envelope: StatelessEnvelope, exchange: StatelessExchange, req: McpRequest, res: ServerResponse): Promise<void> {
     if (!acceptsEventStream(headerValue(req.headers, 'accept'))) {
       const error = jsonRpcError(request.id, JsonRpcErrorCode.InvalidRequest, 'Invalid request: subscriptions/listen answers with an event stream; send Accept: text/event-stream');
       return this.refuse(exchange, res, error, httpStatusForError(JsonRpcErrorCode.InvalidRequest));
     }
     let filter: SubscriptionFilter;
     try {
-      filter = agreeSubscriptionFilter(readSubscriptionFilter(request.params), this.subscriptionSupport());
+      const requested = readSubscriptionFilter(request.params);
+      filter = agreeSubscriptionFilter(requested, this.subscriptionSupport());
+      // Task notifications: only with the tasks extension, and only for the principal's own tasks.
+      if (requested.taskIds && this.toolset.hasTaskTools) {
+        if (!declaresTasksExtension(envelope.clientCapabilities)) {
+          throw new McpRpcError(StatelessErrorCode.MissingRequiredClientCapability, 'Missing required client capability: task notifications need the tasks extension', tasksExtensionRequired());
+        }
+        filter.taskIds = await this.tasks.ownedTaskIds(requested.taskIds, exchange.principal.key);
+      }
     } catch (error) {
       if (!(error instanceof McpRpcError)) throw error;
       return this.refuse(exchange, res, { jsonrpc: '2.0', id: request.id, error: error.toJsonRpc() }, httpStatusForError(error.code));

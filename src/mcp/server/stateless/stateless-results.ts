@@ -3,6 +3,7 @@ import type { McpResolvedOptions } from '../mcp.options';
 import { McpMethod } from '../../protocol/mcp-methods';
 import { methodFacts } from '../../protocol/method-catalog';
 import { StatelessMetaKey, ResultType } from '../../protocol/stateless';
+import { TASKS_EXTENSION } from '../../protocol/tasks';
 import type { Toolset } from '../toolset';
 import { SERVED_PROTOCOL_VERSIONS } from './stateless-envelope';
 
@@ -28,8 +29,9 @@ function serverInfoOf(toolset: Toolset): Record<string, unknown> {
 /** The `server/discover` result (before decoration): revisions, capabilities, instructions. */
 export function discoverResult(toolset: Toolset): Record<string, unknown> {
   const { instructions } = toolset.getIdentity();
-  // The tasks of 2025-11-25 are served on sessions only.
-  const { tasks: _sessionTasks, ...capabilities } = toolset.getCapabilities();
+  // The tasks of 2025-11-25 are a session capability; here they are the tasks extension.
+  const { tasks, ...capabilities } = toolset.getCapabilities();
+  if (tasks) capabilities.extensions = { ...(capabilities.extensions as Record<string, unknown> | undefined), [TASKS_EXTENSION]: {} };
   return {
     supportedVersions: [...SERVED_PROTOCOL_VERSIONS],
     capabilities,

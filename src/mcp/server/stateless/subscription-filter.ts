@@ -11,6 +11,8 @@ export interface SubscriptionFilter {
   resourcesListChanged?: boolean;
   /** Exact resource URIs whose `notifications/resources/updated` the stream carries. */
   resourceSubscriptions?: string[];
+  /** Ids of tasks whose `notifications/tasks` the stream carries (the tasks extension). */
+  taskIds?: string[];
 }
 
 /** What the server can deliver on a listen stream: the list changes it announces, the URIs it serves. */
@@ -51,13 +53,19 @@ export function readSubscriptionFilter(params: Record<string, unknown> | undefin
     if (tooLong !== undefined) throw invalid(`a URI in notifications.resourceSubscriptions is longer than ${MCP_COLUMN_LENGTHS.subscriptionUri} characters`);
     filter.resourceSubscriptions = [...new Set(uris as string[])];
   }
+  const taskIds = fields.taskIds;
+  if (taskIds !== undefined) {
+    if (!Array.isArray(taskIds) || !taskIds.every((id) => typeof id === 'string')) throw invalid('notifications.taskIds must be an array of task ids');
+    filter.taskIds = [...new Set(taskIds as string[])];
+  }
   return filter;
 }
 
 /**
  * The part of a filter the server agrees to honour, as the acknowledgment states it: list
  * changes the server announces, and the requested URIs of resources it serves (when it supports
- * subscriptions). Everything else is left out.
+ * subscriptions). Everything else is left out; task ids need the task rows, so the endpoint
+ * agrees to them itself.
  */
 export function agreeSubscriptionFilter(filter: SubscriptionFilter, support: SubscriptionSupport): SubscriptionFilter {
   const agreed: SubscriptionFilter = {};
@@ -71,6 +79,10 @@ export function agreeSubscriptionFilter(filter: SubscriptionFilter, support: Sub
 
 /** True when a stream with the agreed `filter` carries `notification`. */
 export function filterWants(filter: SubscriptionFilter, notification: JsonRpcNotification): boolean {
+  if (notification.method === McpMethod.Tasks) {
+    const id = notification.params?.taskId;
+    return typeof id === 'string' && !!filter.taskIds?.includes(id);
+  }
   if (notification.method === McpMethod.ResourcesUpdated) {
     const uri = notification.params?.uri;
     return typeof uri === 'string' && !!filter.resourceSubscriptions?.includes(uri);

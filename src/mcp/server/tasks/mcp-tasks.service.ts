@@ -11,7 +11,9 @@ import { InjectMcpEventSink, InjectMcpTaskStore } from '../../persistence/mcp-pe
 import { storedPrincipalKey } from '../../persistence/new-records';
 import { JsonRpcErrorCode, type JsonRpcRequest } from '../../protocol/jsonrpc';
 import { McpMethod } from '../../protocol/mcp-methods';
-import { RELATED_TASK_META_KEY, isTerminalTaskStatus } from '../../protocol/tasks';
+import { RELATED_TASK_META_KEY, TASK_RESULT_TYPE, declaresTasksExtension, isTerminalTaskStatus, tasksExtensionRequired } from '../../protocol/tasks';
+import { StatelessErrorCode, isStatelessVersion } from '../../protocol/stateless';
+import { McpListenStreams } from '../stateless/listen-stream-registry';
 import type { McpLogLevel } from '../../protocol/log-levels';
 import type { McpResolvedOptions } from '../mcp.options';
 import { MCP_PUBSUB, type McpPubSub } from '../pubsub/mcp-pubsub.providers';
@@ -23,7 +25,7 @@ import { Toolset } from '../toolset';
 import { McpBullTaskQueue } from './bull-task.queue';
 import { McpInlineTaskQueue } from './inline-task.queue';
 import type { McpTaskQueue } from './mcp-task.queue';
-import { argumentsDigest, isTaskExpired, toWireTask } from './task-wire';
+import { argumentsDigest, isTaskExpired, toDetailedTask, toWireTask, toWireTask2026 } from './task-wire';
 
 /** What travels on a mount's task channel: `c` a task to cancel, `d` a task that is over. */
 type TaskMessage = { t: 'c' | 'd'; id: string };
@@ -60,6 +62,7 @@ export class McpTaskService implements OnApplicationBootstrap, OnModuleDestroy {
     @InjectMcpEventSink() private readonly events: McpEventSink,
     @Inject(MCP_PUBSUB) private readonly pubsub: McpPubSub,
     private readonly bus: McpSessionBus,
+    private readonly listenStreams: McpListenStreams,
   ) {
     this.logger = new Logger(`McpTaskService:${options.mount}`);
     this.channel = `${options.pubsub?.channelPrefix ?? 'mcp'}:${options.mount}:tasks`;
@@ -75,10 +78,11 @@ export class McpTaskService implements OnApplicationBootstrap, OnModuleDestroy {
     if (!this.toolset.hasTaskTools) return;
     this.started = true;
     this.toolset.onTaskCall((tool, request, context) => this.create(tool, request, context));
-    this.toolset.handle(McpMethod.TasksGet, async (request, context) => toWireTask(await this.owned(request, context)));
+    this.toolset.handle(McpMethod.TasksGet, (request, context) => this.get(request, context));
     this.toolset.handle(McpMethod.TasksResult, (request, context) => this.result(request, context));
     this.toolset.handle(McpMethod.TasksList, (request, context) => this.list(request, context));
     this.toolset.handle(McpMethod.TasksCancel, (request, context) => this.cancel(request, context));
+    this.toolset.handle(McpMethod.TasksUpdate, (request, context) => this.updateInputs(request, context));
     const tasks = this.options.tasks;
     // Made here rather than in the constructor: an app that fails to boot leaves no Redis connection open.
     if (tasks.redis) this.queue = new McpBullTaskQueue(tasks.queueName, tasks.redis, tasks.lockDurationMs);
@@ -122,7 +126,23 @@ export class McpTaskService implements OnApplicationBootstrap, OnModuleDestroy {
     });
     await this.audit(record, 'created');
     await this.queue.enqueue(record.id);
+    // The row is committed before the answer leaves: a tasks/get on any replica finds it.
+    if (isStatelessVersion(context.protocolVersion)) return { resultType: TASK_RESULT_TYPE, ...toWireTask2026(record) };
     return { task: toWireTask(record) };
+  }
+
+  /**
+   * The ids among `ids` of tasks the principal owns and that have not expired, in the order given:
+   * what a `subscriptions/listen` stream may agree to hear `notifications/tasks` about.
+   */
+  async ownedTaskIds(ids: readonly string[], principalKey: string): Promise<string[]> {
+    const stored = storedPrincipalKey(principalKey);
+    const owned: string[] = [];
+    for (const id of ids) {
+      const record = await this.store.get(id);
+      if (record && record.principalKey === stored && !isTaskExpired(record)) owned.push(id);
+    }
+    return owned;
   }
 
   /** Runs one task on this worker: claim, handler, outcome. */
@@ -160,7 +180,9 @@ export class McpTaskService implements OnApplicationBootstrap, OnModuleDestroy {
         await this.end(record, 'failed', String((outcome.error as { message?: unknown }).message ?? 'The tool call failed'), outcome);
       } else {
         const result = outcome.result as Record<string, unknown>;
-        await this.end(record, result.isError === true ? 'failed' : 'completed', result.isError === true ? failureText(result) : undefined, outcome);
+        // 2025-11-25 ends a tool error as failed; the extension of 2026-07-28 keeps failed for JSON-RPC errors.
+        const failed = result.isError === true && !isStatelessVersion(record.payload.protocolVersion);
+        await this.end(record, failed ? 'failed' : 'completed', result.isError === true ? failureText(result) : undefined, outcome);
       }
     } finally {
       this.running.delete(record.id);
@@ -216,6 +238,9 @@ export class McpTaskService implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private async owned(request: JsonRpcRequest, context: McpDeliveryContext): Promise<McpTaskRecord> {
+    if (isStatelessVersion(context.protocolVersion) && !declaresTasksExtension(context.clientCapabilities)) {
+      throw new McpRpcError(StatelessErrorCode.MissingRequiredClientCapability, `Missing required client capability: ${request.method} needs the tasks extension`, tasksExtensionRequired());
+    }
     const id = request.params?.taskId;
     if (typeof id !== 'string') throw new McpRpcError(JsonRpcErrorCode.InvalidParams, 'Invalid params: "taskId" must be a string');
     const record = await this.store.get(id);
@@ -224,6 +249,28 @@ export class McpTaskService implements OnApplicationBootstrap, OnModuleDestroy {
       throw new McpRpcError(JsonRpcErrorCode.InvalidParams, NOT_FOUND);
     }
     return record;
+  }
+
+  private async get(request: JsonRpcRequest, context: McpDeliveryContext): Promise<Record<string, unknown>> {
+    const record = await this.owned(request, context);
+    return isStatelessVersion(context.protocolVersion) ? toDetailedTask(record) : toWireTask(record);
+  }
+
+  /**
+   * `tasks/update` (2026-07-28): the answers to a task's `inputRequests`. No task asks for input
+   * yet (`ctx.elicit` inside a task is not built), so no key is ever outstanding and, as the
+   * extension asks for keys that are not, every response is ignored: the answer is the empty
+   * acknowledgment. An unknown task or malformed `inputResponses` is -32602. Input for a task in
+   * `input_required` would be accepted here.
+   */
+  private async updateInputs(request: JsonRpcRequest, context: McpDeliveryContext): Promise<Record<string, unknown>> {
+    if (!isStatelessVersion(context.protocolVersion)) throw new McpRpcError(JsonRpcErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+    await this.owned(request, context);
+    const responses = request.params?.inputResponses;
+    if (!responses || typeof responses !== 'object' || Array.isArray(responses)) {
+      throw new McpRpcError(JsonRpcErrorCode.InvalidParams, 'Invalid params: "inputResponses" must be an object');
+    }
+    return {};
   }
 
   private async result(request: JsonRpcRequest, context: McpDeliveryContext): Promise<Record<string, unknown>> {
@@ -274,6 +321,11 @@ export class McpTaskService implements OnApplicationBootstrap, OnModuleDestroy {
 
   private async cancel(request: JsonRpcRequest, context: McpDeliveryContext): Promise<Record<string, unknown>> {
     const record = await this.owned(request, context);
+    // 2026-07-28: an empty acknowledgment, also for a task that is already over (cancellation is cooperative).
+    if (isStatelessVersion(context.protocolVersion)) {
+      if (!isTerminalTaskStatus(record.status)) await this.cancelRunning(record);
+      return {};
+    }
     const refuse = (status: string) => new McpRpcError(JsonRpcErrorCode.InvalidParams, `Cannot cancel task: already in terminal status '${status}'`);
     if (isTerminalTaskStatus(record.status)) throw refuse(record.status);
     const cancelled = await this.end(record, 'cancelled', 'The task was cancelled by request', { error: { code: CANCELLED_ERROR_CODE, message: `Task ${record.id} was cancelled` } });
@@ -281,6 +333,13 @@ export class McpTaskService implements OnApplicationBootstrap, OnModuleDestroy {
     this.abortHere(record.id);
     if (this.pubsub.distributed) await this.publish({ t: 'c', id: record.id });
     return toWireTask(cancelled);
+  }
+
+  private async cancelRunning(record: McpTaskRecord): Promise<void> {
+    const cancelled = await this.end(record, 'cancelled', 'The task was cancelled by request', { error: { code: CANCELLED_ERROR_CODE, message: `Task ${record.id} was cancelled` } });
+    if (!cancelled) return;
+    this.abortHere(record.id);
+    if (this.pubsub.distributed) await this.publish({ t: 'c', id: record.id });
   }
 
   private abortHere(id: string): void {
@@ -298,9 +357,12 @@ export class McpTaskService implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private async notify(record: McpTaskRecord): Promise<void> {
-    if (!record.sessionId) return;
+    const stateless = isStatelessVersion(record.payload.protocolVersion);
+    if (!record.sessionId && !stateless) return;
     try {
-      await this.bus.notifySession(record.sessionId, { jsonrpc: '2.0', method: McpMethod.TasksStatus, params: toWireTask(record) });
+      // 2026-07-28: to the listen streams (on every replica) that agreed to this task id.
+      if (stateless) await this.listenStreams.publish({ jsonrpc: '2.0', method: McpMethod.Tasks, params: toDetailedTask(record) });
+      else await this.bus.notifySession(record.sessionId as string, { jsonrpc: '2.0', method: McpMethod.TasksStatus, params: toWireTask(record) });
     } catch (error) {
       // The notification is optional (clients poll); the row already says it.
       this.logger.warn(`Could not send the status of task ${record.id}: ${errorText(error)}`);

@@ -14,6 +14,32 @@ export function toWireTask(record: McpTaskRecord): Record<string, unknown> {
   };
 }
 
+/** A task as the tasks extension of 2026-07-28 carries it (`Task`: `ttlMs`, `pollIntervalMs`). */
+export function toWireTask2026(record: McpTaskRecord): Record<string, unknown> {
+  return {
+    taskId: record.id,
+    status: record.status,
+    ...(record.statusMessage !== null ? { statusMessage: record.statusMessage } : {}),
+    createdAt: record.createdAt.toISOString(),
+    lastUpdatedAt: record.updatedAt.toISOString(),
+    ttlMs: record.ttlMs,
+    pollIntervalMs: record.pollIntervalMs,
+  };
+}
+
+/**
+ * The `DetailedTask` of 2026-07-28 (what `tasks/get` answers and `notifications/tasks` carries):
+ * the task, with `result` once completed and `error` once failed.
+ */
+export function toDetailedTask(record: McpTaskRecord): Record<string, unknown> {
+  const task = toWireTask2026(record);
+  const outcome = record.outcome ?? {};
+  if (record.status === 'completed' && 'result' in outcome) return { ...task, result: outcome.result };
+  if (record.status === 'failed' && 'error' in outcome) return { ...task, error: outcome.error };
+  if (record.status === 'failed' && 'result' in outcome) return { ...task, error: { code: -32603, message: record.statusMessage ?? 'The task failed' } };
+  return task;
+}
+
 /** True when the task's lifetime is over at `now`: it is then served as unknown. */
 export function isTaskExpired(record: McpTaskRecord, now = new Date()): boolean {
   return record.expiresAt !== null && record.expiresAt.getTime() <= now.getTime();
