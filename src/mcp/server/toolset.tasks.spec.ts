@@ -43,13 +43,22 @@ describe('Toolset and tasks', () => {
     expect(((await call(toolset, 'plain', { ttl: 5 })) as JsonRpcSuccess).result).toEqual({ content: [{ type: 'text', text: 'plain ran' }] });
   });
 
-  it('serves 2025 tasks on session revisions only: a stateless call runs at once and server/discover has no tasks capability', async () => {
+  it('on 2026-07-28 ignores params.task: a call runs as a task only with the tasks extension declared, and server/discover names the extension', async () => {
     const toolset = new Toolset('m', { name: 'n', version: '1' }, 10);
     toolset.register(tool('maybe', 'optional'));
-    toolset.onTaskCall(async () => ({ task: { taskId: 't-1' } }));
+    toolset.register(tool('always', 'required'));
+    toolset.onTaskCall(async (registered) => ({ resultType: 'task', taskId: `t-${registered.name}` }));
     const stateless = { ...context, sessionId: null, protocolVersion: '2026-07-28' };
     expect(((await call(toolset, 'maybe', { ttl: 5 }, stateless)) as JsonRpcSuccess).result).toEqual({ content: [{ type: 'text', text: 'maybe ran' }] });
-    expect(discoverResult(toolset).capabilities).toEqual({ tools: { listChanged: true } });
+    expect((await call(toolset, 'always', undefined, stateless)) as JsonRpcError).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      error: { code: -32021, message: 'Missing required client capability: tool "always" runs only as a task', data: { requiredCapabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } } } },
+    });
+    const declaring = { ...stateless, clientCapabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } } };
+    expect(((await call(toolset, 'maybe', undefined, declaring)) as JsonRpcSuccess).result).toEqual({ resultType: 'task', taskId: 't-maybe' });
+    expect(((await call(toolset, 'always', undefined, declaring)) as JsonRpcSuccess).result).toEqual({ resultType: 'task', taskId: 't-always' });
+    expect(discoverResult(toolset).capabilities).toEqual({ tools: { listChanged: true }, extensions: { 'io.modelcontextprotocol/tasks': {} } });
   });
 
   it('hands a task-augmented call of an optional tool to the task service, and refuses the others with -32601', async () => {
