@@ -6,6 +6,7 @@ import { ConformanceResources } from './conformance.resources';
 import { ConformanceTools } from './conformance.tools';
 import { fixtureConfig } from './fixture.config';
 import { InputRequiredTools } from './input-required.tools';
+import { ListChangeTools } from './list-change.tools';
 
 /**
  * The app the official conformance suite talks to: one MCP endpoint at /mcp, built only from the
@@ -19,6 +20,6 @@ import { InputRequiredTools } from './input-required.tools';
       server: { name: 'durable-mcp-conformance', title: 'durable-mcp conformance fixture' },
     }),
   ],
-  providers: [ConformanceTools, InputRequiredTools, ConformanceResources, ConformancePrompts],
+  providers: [ConformanceTools, InputRequiredTools, ConformanceResources, ConformancePrompts, ListChangeTools],
 })
 export class FixtureAppModule {}
