@@ -68,6 +68,23 @@ export function describeTaskStoreContract(name: string, storeOf: (mount: string)
       expect(await store.unfinished()).toEqual([]);
     });
 
+    it('moves a task to input_required with its input requests and back to working; never once it is over', async () => {
+      const store = storeOf('m1');
+      await store.create(newTaskFixture('t1'));
+      const later = new Date('2030-01-01T00:00:00.000Z');
+      const requests = { 'name-1': { method: 'elicitation/create', params: { mode: 'form', message: 'Name?' } } };
+      expect(await store.setInputRequests('t1', requests, later)).toMatchObject({ status: 'input_required', outcome: { inputRequests: requests }, updatedAt: later });
+      expect((await store.unfinished()).map((task) => [task.id, task.status])).toEqual([['t1', 'input_required']]);
+      expect(await store.claim('t1', 'w2', null)).toBe(false);
+      expect(await store.setInputRequests('t1', {})).toMatchObject({ status: 'working', outcome: null });
+      expect(await store.setInputRequests('t1', requests)).toMatchObject({ status: 'input_required' });
+      expect(await store.setInputRequests('t1', null)).toMatchObject({ status: 'working', outcome: null });
+      await store.finish('t1', 'cancelled', undefined, { error: { code: -32603, message: 'x' } });
+      expect(await store.setInputRequests('t1', requests)).toBeNull();
+      expect(await store.get('t1')).toMatchObject({ status: 'cancelled', outcome: { error: { code: -32603, message: 'x' } } });
+      expect(await store.setInputRequests('no-such-task', requests)).toBeNull();
+    });
+
     it("lists the owner's unexpired tasks, newest first, by offset and limit", async () => {
       const store = storeOf('m1');
       const at = (second: number) => new Date(Date.UTC(2030, 0, 1, 0, 0, second));

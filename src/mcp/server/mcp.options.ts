@@ -123,7 +123,7 @@ export function resolveMcpOptions(
       maxBufferedBytes: positiveInteger(mount, 'streams.maxBufferedBytes', options.streams?.maxBufferedBytes, DEFAULT_STREAM_OPTIONS.maxBufferedBytes),
     },
     oauth: resolveOAuthOptions(mount, path, options.oauth),
-    tasks: resolveTasksOptions(mount, options.tasks, options.pubsub?.redis),
+    tasks: resolveTasksOptions(mount, options.tasks, options.pubsub?.redis, options.streams?.clientRequestTimeoutMs ?? DEFAULT_STREAM_OPTIONS.clientRequestTimeoutMs),
     limits: {
       sessionsPerPrincipal: positiveInteger(mount, 'limits.sessionsPerPrincipal', options.limits?.sessionsPerPrincipal, DEFAULT_LIMITS.sessionsPerPrincipal),
       streamsPerPrincipal: positiveInteger(mount, 'limits.streamsPerPrincipal', options.limits?.streamsPerPrincipal, DEFAULT_LIMITS.streamsPerPrincipal),

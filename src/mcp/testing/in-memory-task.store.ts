@@ -73,7 +73,16 @@ export class InMemoryMcpTaskStore implements McpTaskStore {
   }
 
   /** @inheritdoc */
+  async setInputRequests(id: string, inputRequests: Record<string, unknown> | null, now = new Date()): Promise<McpTaskRecord | null> {
+    const record = this.records.get(id);
+    if (!record || isTerminalTaskStatus(record.status)) return null;
+    const asking = !!inputRequests && Object.keys(inputRequests).length > 0;
+    Object.assign(record, { status: asking ? 'input_required' : 'working', outcome: asking ? { inputRequests: { ...inputRequests } } : null, updatedAt: now });
+    return { ...record };
+  }
+
+  /** @inheritdoc */
   async unfinished(): Promise<McpTaskRecord[]> {
-    return [...this.records.values()].filter((record) => record.status === 'working').map((record) => ({ ...record }));
+    return [...this.records.values()].filter((record) => !isTerminalTaskStatus(record.status)).map((record) => ({ ...record }));
   }
 }

@@ -13,6 +13,11 @@ export interface McpTaskPayload {
   protocolVersion: string;
   /** The session's log level when the task was created. */
   logLevel: string | null;
+  /**
+   * The client capabilities the creating request declared (what `ctx.elicit`, `sample` and
+   * `listRoots` inside the task may ask); absent in rows written before they were kept.
+   */
+  clientCapabilities?: Record<string, unknown> | null;
 }
 
 /** One task of a mount (`mcp_tasks`): a task-augmented `tools/call` and where it stands. */
@@ -35,7 +40,11 @@ export interface McpTaskRecord {
   status: string;
   /** The latest status message. */
   statusMessage: string | null;
-  /** The terminal answer: `{ result }` (a `CallToolResult`) or `{ error }` (a JSON-RPC error object). */
+  /**
+   * The terminal answer: `{ result }` (a `CallToolResult`) or `{ error }` (a JSON-RPC error
+   * object). While the task is `input_required`: `{ inputRequests }`, its outstanding requests to
+   * the client by key (each `{ method, params }`).
+   */
   outcome: Record<string, unknown> | null;
   /** Lifetime from creation in milliseconds; null for unlimited. */
   ttlMs: number | null;
@@ -85,6 +94,12 @@ export interface McpTaskStore {
    * over (then nothing changed).
    */
   finish(id: string, status: string, statusMessage: string | undefined, outcome: Record<string, unknown> | null, now?: Date): Promise<McpTaskRecord | null>;
-  /** The `working` tasks of the mount, claimed or not (the boot sweep of a process without a queue that redelivers). */
+  /**
+   * Sets the outstanding input requests of a task that is not over: with some, the task becomes
+   * `input_required` and `outcome` holds `{ inputRequests }`; with none (null or empty), it is
+   * `working` again with no outcome. Resolves with the row, or null when it is over or gone.
+   */
+  setInputRequests(id: string, inputRequests: Record<string, unknown> | null, now?: Date): Promise<McpTaskRecord | null>;
+  /** The `working` and `input_required` tasks of the mount, claimed or not (the boot sweep of a process without a queue that redelivers). */
   unfinished(): Promise<McpTaskRecord[]>;
 }

@@ -91,7 +91,15 @@ export class TypeOrmTaskStore implements McpTaskStore {
   }
 
   /** @inheritdoc */
+  async setInputRequests(id: string, inputRequests: Record<string, unknown> | null, now = new Date()): Promise<McpTaskRecord | null> {
+    const asking = !!inputRequests && Object.keys(inputRequests).length > 0;
+    const change = { status: asking ? 'input_required' : 'working', outcome: asking ? { inputRequests } : null, updatedAt: now };
+    const result = await this.bounded(this.tasks.update({ id, mount: this.settings.mount, status: OPEN }, change as QueryDeepPartialEntity<McpTask>), 'task input');
+    return (result.affected ?? 0) === 1 ? this.get(id) : null;
+  }
+
+  /** @inheritdoc */
   async unfinished(): Promise<McpTaskRecord[]> {
-    return this.bounded(this.tasks.find({ where: { mount: this.settings.mount, status: 'working' } }), 'task sweep');
+    return this.bounded(this.tasks.find({ where: { mount: this.settings.mount, status: OPEN } }), 'task sweep');
   }
 }

@@ -42,6 +42,13 @@ export interface McpTasksOptions {
    */
   resultTimeoutMs?: number;
   /**
+   * How long a task's handler waits for the answer to one `ctx.elicit`, `sample` or `listRoots`
+   * (the task is `input_required` meanwhile) before it rejects with `McpClientRequestTimeoutError`,
+   * in milliseconds.
+   * @default `streams.clientRequestTimeoutMs` (300000)
+   */
+  inputTimeoutMs?: number;
+  /**
    * How long a worker's hold on a queued task lasts without renewal (Bull's `lockDuration`): a
    * worker silent for longer is taken for dead and its task is found interrupted.
    * @default 30000
@@ -68,6 +75,8 @@ export interface McpResolvedTasksOptions {
   pollIntervalMs: number;
   /** Bound of one `tasks/result` wait, in milliseconds. */
   resultTimeoutMs: number;
+  /** Bound of one wait for client input inside a task, in milliseconds. */
+  inputTimeoutMs: number;
   /** Bull lock duration, in milliseconds. */
   lockDurationMs: number;
   /** The Bull queue name. */
@@ -82,8 +91,13 @@ function integer(mount: string, option: string, value: number | undefined, fallb
   return value;
 }
 
-/** Applies the defaults of the `tasks` option. */
-export function resolveTasksOptions(mount: string, options: McpTasksOptions | undefined, pubsubRedis: string | RedisOptions | undefined): McpResolvedTasksOptions {
+/** Applies the defaults of the `tasks` option (`clientRequestTimeoutMs`: the default of `inputTimeoutMs`). */
+export function resolveTasksOptions(
+  mount: string,
+  options: McpTasksOptions | undefined,
+  pubsubRedis: string | RedisOptions | undefined,
+  clientRequestTimeoutMs = 300_000,
+): McpResolvedTasksOptions {
   const maxTtlMs = integer(mount, 'maxTtlMs', options?.maxTtlMs, 86_400_000, 1);
   return {
     redis: options?.redis ?? pubsubRedis ?? null,
@@ -92,6 +106,7 @@ export function resolveTasksOptions(mount: string, options: McpTasksOptions | un
     maxTtlMs,
     pollIntervalMs: integer(mount, 'pollIntervalMs', options?.pollIntervalMs, 1000, 1),
     resultTimeoutMs: integer(mount, 'resultTimeoutMs', options?.resultTimeoutMs, 60_000, 1),
+    inputTimeoutMs: integer(mount, 'inputTimeoutMs', options?.inputTimeoutMs, clientRequestTimeoutMs, 1),
     lockDurationMs: integer(mount, 'lockDurationMs', options?.lockDurationMs, 30_000, 1),
     queueName: options?.queueName ?? `mcp-tasks-${mount}`,
   };

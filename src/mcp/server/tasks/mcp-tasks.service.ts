@@ -4,6 +4,10 @@ import { EventEmitter } from 'node:events';
 import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface';
 import type { McpPrincipal } from '../../interfaces/principal.interface';
 import { McpRpcError } from '../../errors/mcp-rpc.errors';
+import { McpClientRequestError, McpClientRequestTimeoutError } from '../../errors/mcp-client-request.errors';
+import type { McpInputRequestOptions } from '../../interfaces/mcp-tool-context.interface';
+import { CLIENT_CAPABILITY_OF_REQUEST } from '../../protocol/method-catalog';
+import { checkInputResponse } from '../stateless/input-channel';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import type { McpEventSink } from '../../persistence/interfaces/mcp-event-sink.interface';
 import type { McpTaskPayload, McpTaskRecord, McpTaskStore } from '../../persistence/interfaces/mcp-task-store.interface';
@@ -27,8 +31,21 @@ import { McpInlineTaskQueue } from './inline-task.queue';
 import type { McpTaskQueue } from './mcp-task.queue';
 import { argumentsDigest, isTaskExpired, toDetailedTask, toWireTask, toWireTask2026 } from './task-wire';
 
-/** What travels on a mount's task channel: `c` a task to cancel, `d` a task that is over. */
-type TaskMessage = { t: 'c' | 'd'; id: string };
+/** The client's answer to one input request of a task: its result, or the JSON-RPC error it sent. */
+type InputAnswer = { result: Record<string, unknown> } | { error: { code: number; message: string; data?: unknown } };
+
+/**
+ * What travels on a mount's task channel: `c` a task to cancel, `d` a task that is over, `s` a
+ * task whose input requests changed, `i` the answer to input request `key` of a task.
+ */
+type TaskMessage = { t: 'c' | 'd' | 's'; id: string } | ({ t: 'i'; id: string; key: string } & InputAnswer);
+
+/** One input request a task's handler is waiting on, on this worker. */
+interface InputWaiter {
+  method: string;
+  params: Record<string, unknown>;
+  settle(answer: InputAnswer): void;
+}
 
 /** The error `tasks/result` answers for a cancelled task. */
 const CANCELLED_ERROR_CODE = JsonRpcErrorCode.InternalError;
@@ -50,6 +67,10 @@ export class McpTaskService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly channel: string;
   private queue: McpTaskQueue = new McpInlineTaskQueue();
   private readonly running = new Map<string, AbortController>();
+  /** The input requests of the tasks running here, by task id then key. */
+  private readonly asking = new Map<string, Map<string, InputWaiter>>();
+  /** The last row write of each task's input requests: writes of one task happen in order. */
+  private readonly inputWrites = new Map<string, Promise<void>>();
   private readonly finished = new EventEmitter();
   private readonly listener = (payload: string) => this.receive(payload);
   private closing = false;
@@ -112,6 +133,7 @@ export class McpTaskService implements OnApplicationBootstrap, OnModuleDestroy {
       principal: storablePrincipal(context.principal),
       protocolVersion: context.protocolVersion,
       logLevel: context.logLevel ?? null,
+      clientCapabilities: context.clientCapabilities ?? null,
     };
     const record = await this.store.create({
       id: randomBytes(24).toString('base64url'),
@@ -199,6 +221,7 @@ export class McpTaskService implements OnApplicationBootstrap, OnModuleDestroy {
       params: { name: record.toolName, arguments: payload.arguments, ...(payload.meta ? { _meta: payload.meta } : {}) },
     };
     const sessionId = record.sessionId;
+    const counter = { n: 0 };
     const context: McpDeliveryContext = {
       principal: payload.principal as McpPrincipal,
       sessionId,
@@ -207,6 +230,8 @@ export class McpTaskService implements OnApplicationBootstrap, OnModuleDestroy {
       logLevel: (payload.logLevel ?? null) as McpLogLevel | null,
       notify: sessionId ? (notification) => this.bus.notifySession(sessionId, notification) : undefined,
       task: { id: record.id, update: (message) => this.update(record.id, message) },
+      clientCapabilities: payload.clientCapabilities ?? null,
+      client: { request: (method, params, options) => this.ask(record, counter, method, params, options, signal) },
     };
     try {
       const response = await this.toolset.deliver(request, context);
@@ -216,6 +241,90 @@ export class McpTaskService implements OnApplicationBootstrap, OnModuleDestroy {
       this.logger.warn(`Task ${record.id} (${record.toolName}) failed: ${errorText(error)}`);
       return { error: { code: JsonRpcErrorCode.InternalError, message: `Internal error: ${errorText(error)}` } };
     }
+  }
+
+  /**
+   * One request of a task's handler to the client (`ctx.elicit`, `sample`, `listRoots`): kept in
+   * the row as an input request (the task is `input_required` while any is outstanding), answered
+   * through `tasks/update` (2026-07-28) or the stream of a `tasks/result` (2025-11-25) on any
+   * replica, the answer reaching this worker on the task channel. Rejects like outside tasks:
+   * `McpClientRequestError` for the client's error, `McpClientRequestTimeoutError` after
+   * `tasks.inputTimeoutMs`; with the signal's reason when the task is cancelled.
+   */
+  private async ask(
+    record: McpTaskRecord,
+    counter: { n: number },
+    method: string,
+    params: Record<string, unknown>,
+    options: McpInputRequestOptions | undefined,
+    signal: AbortSignal,
+  ): Promise<Record<string, unknown>> {
+    // Keys stay unique over the task's life: a rerun (idempotent tool) numbers its own.
+    const automatic = `${record.attempt > 1 ? `a${record.attempt}-` : ''}${CLIENT_CAPABILITY_OF_REQUEST.get(method) ?? 'input'}-${++counter.n}`;
+    const key = options?.key ?? automatic;
+    if (typeof key !== 'string' || key === '') throw new TypeError(`The key of an input request must be a non-empty string (got ${JSON.stringify(key)})`);
+    if (signal.aborted) throw signal.reason ?? new Error('The task was cancelled');
+    const pending = this.asking.get(record.id) ?? new Map<string, InputWaiter>();
+    if (pending.has(key)) throw new TypeError(`The input request key "${key}" is already outstanding in task ${record.id}`);
+    this.asking.set(record.id, pending);
+    const timeoutMs = this.options.tasks.inputTimeoutMs;
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    const answer = new Promise<InputAnswer>((resolve, reject) => {
+      pending.set(key, { method, params, settle: resolve });
+      timer = setTimeout(() => reject(new McpClientRequestTimeoutError(method, timeoutMs)), timeoutMs);
+      onAbort = () => reject(signal.reason ?? new Error('The task was cancelled'));
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+    let settled: InputAnswer;
+    try {
+      await this.writeInputs(record.id);
+      settled = await answer;
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort as () => void);
+      pending.delete(key);
+      if (pending.size === 0) this.asking.delete(record.id);
+      await this.writeInputs(record.id);
+    }
+    if ('error' in settled) throw new McpClientRequestError(method, settled.error.code, settled.error.message, settled.error.data);
+    return settled.result;
+  }
+
+  /** Writes the task's outstanding input requests to its row (in order per task), then tells the client and the waiting `tasks/result`s. */
+  private writeInputs(id: string): Promise<void> {
+    const write = async () => {
+      const pending = this.asking.get(id);
+      const requests = pending?.size ? Object.fromEntries([...pending].map(([key, waiter]) => [key, { method: waiter.method, params: waiter.params }])) : null;
+      const current = await this.store.get(id);
+      // Nothing to say when the row already stands where it should (the last answer of several).
+      if (!current || isTerminalTaskStatus(current.status) || (!requests && current.status === 'working')) return;
+      const record = await this.store.setInputRequests(id, requests);
+      if (!record) return;
+      await this.audit(record, requests ? 'input_required' : 'resumed', requests ? `task input_required: ${Object.keys(requests).join(', ')}` : undefined);
+      await this.notify(record);
+      this.finished.emit(id);
+      if (this.pubsub.distributed) await this.publish({ t: 's', id });
+    };
+    const next = (this.inputWrites.get(id) ?? Promise.resolve()).then(write, write);
+    const tracked = next.finally(() => {
+      if (this.inputWrites.get(id) === tracked) this.inputWrites.delete(id);
+    });
+    this.inputWrites.set(id, tracked);
+    return next;
+  }
+
+  /** Hands the answer to input request `key` of a task to the handler waiting for it: here, or on the task channel. */
+  private async answerInput(id: string, key: string, answer: InputAnswer): Promise<void> {
+    if (this.settleHere(id, key, answer)) return;
+    if (this.pubsub.distributed) await this.publish({ t: 'i', id, key, ...answer });
+  }
+
+  private settleHere(id: string, key: string, answer: InputAnswer): boolean {
+    const waiter = this.asking.get(id)?.get(key);
+    if (!waiter) return false;
+    waiter.settle(answer);
+    return true;
   }
 
   private async update(id: string, statusMessage: string): Promise<boolean> {
@@ -257,26 +366,34 @@ export class McpTaskService implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /**
-   * `tasks/update` (2026-07-28): the answers to a task's `inputRequests`. No task asks for input
-   * yet (`ctx.elicit` inside a task is not built), so no key is ever outstanding and, as the
-   * extension asks for keys that are not, every response is ignored: the answer is the empty
-   * acknowledgment. An unknown task or malformed `inputResponses` is -32602. Input for a task in
-   * `input_required` would be accepted here.
+   * `tasks/update` (2026-07-28): the answers to a task's `inputRequests`. Each answer under a key
+   * the row holds as outstanding is checked against its method's result (-32602 when it cannot
+   * be one) and handed to the waiting handler, on whichever worker runs it; answers under other
+   * keys (unknown, already answered, or a task not in `input_required`) are ignored, as the
+   * extension asks. The answer is the empty acknowledgment: the task is `working` again once
+   * the handler has its last answer. An unknown task or malformed `inputResponses` is -32602.
    */
   private async updateInputs(request: JsonRpcRequest, context: McpDeliveryContext): Promise<Record<string, unknown>> {
     if (!isStatelessVersion(context.protocolVersion)) throw new McpRpcError(JsonRpcErrorCode.MethodNotFound, `Method not found: ${request.method}`);
-    await this.owned(request, context);
+    const record = await this.owned(request, context);
     const responses = request.params?.inputResponses;
     if (!responses || typeof responses !== 'object' || Array.isArray(responses)) {
       throw new McpRpcError(JsonRpcErrorCode.InvalidParams, 'Invalid params: "inputResponses" must be an object');
     }
+    const outstanding = inputRequestsOf(record);
+    const answers = Object.entries(responses as Record<string, unknown>)
+      .filter(([key]) => Object.prototype.hasOwnProperty.call(outstanding, key))
+      .map(([key, answer]) => [key, checkInputResponse(key, outstanding[key].method, answer)] as const);
+    for (const [key, result] of answers) await this.answerInput(record.id, key, { result });
     return {};
   }
 
   private async result(request: JsonRpcRequest, context: McpDeliveryContext): Promise<Record<string, unknown>> {
     const deadline = Date.now() + this.options.tasks.resultTimeoutMs;
     let record = await this.owned(request, context);
+    const forwarded = new Set<string>();
     while (!isTerminalTaskStatus(record.status)) {
+      this.forwardInputs(record, context, forwarded);
       const left = deadline - Date.now();
       if (left <= 0) {
         throw new McpRpcError(RESULT_TIMEOUT_CODE, `Task ${record.id} is still ${record.status} after ${this.options.tasks.resultTimeoutMs} ms: call tasks/result again`);
@@ -292,6 +409,28 @@ export class McpTaskService implements OnApplicationBootstrap, OnModuleDestroy {
     }
     const result = (outcome.result ?? {}) as Record<string, unknown>;
     return { ...result, _meta: { ...(result._meta as Record<string, unknown> | undefined), [RELATED_TASK_META_KEY]: { taskId: record.id } } };
+  }
+
+  /**
+   * 2025-11-25: the outstanding input requests of a task, sent to the client on the stream of its
+   * `tasks/result` (each once per call, with the related-task `_meta`). The client's answer comes
+   * back on any replica and goes to the waiting handler; a request the client never answers is the
+   * handler's deadline to keep, not this call's.
+   */
+  private forwardInputs(record: McpTaskRecord, context: McpDeliveryContext, forwarded: Set<string>): void {
+    const client = context.client;
+    if (!client || record.status !== 'input_required') return;
+    for (const [key, input] of Object.entries(inputRequestsOf(record))) {
+      if (forwarded.has(key)) continue;
+      forwarded.add(key);
+      const meta = { ...(input.params._meta as Record<string, unknown> | undefined), [RELATED_TASK_META_KEY]: { taskId: record.id } };
+      client.request(input.method, { ...input.params, _meta: meta }).then(
+        (result) => this.answerInput(record.id, key, { result }),
+        (error: unknown) => {
+          if (error instanceof McpClientRequestError) return this.answerInput(record.id, key, { error: { code: error.code, message: refusalText(error), ...(error.data !== undefined ? { data: error.data } : {}) } });
+        },
+      ).catch((error: unknown) => this.logger.warn(`Could not pass on the answer to input ${key} of task ${record.id}: ${errorText(error)}`));
+    }
   }
 
   /** Resolves when the task ends (here or, on the bus, elsewhere), after `ms`, or on abort: the caller reads the row again. */
@@ -401,8 +540,13 @@ export class McpTaskService implements OnApplicationBootstrap, OnModuleDestroy {
     } catch {
       return this.logger.warn('Ignored a malformed task message');
     }
+    if (message.t === 'i') {
+      const { t: _t, id, key, ...answer } = message;
+      this.settleHere(id, key, answer as InputAnswer);
+      return;
+    }
     if (message.t === 'c') this.abortHere(message.id);
-    if (message.t === 'd' || message.t === 'c') this.finished.emit(message.id);
+    this.finished.emit(message.id);
   }
 }
 
@@ -415,6 +559,21 @@ function storablePrincipal(principal: McpPrincipal): McpTaskPayload['principal']
     raw = null;
   }
   return { key: principal.key, label: principal.label, ...(principal.scopes ? { scopes: [...principal.scopes] } : {}), ...(principal.roles ? { roles: [...principal.roles] } : {}), raw };
+}
+
+/** The outstanding input requests a task's row holds (none unless it is `input_required`). */
+function inputRequestsOf(record: McpTaskRecord): Record<string, { method: string; params: Record<string, unknown> }> {
+  if (record.status !== 'input_required') return {};
+  const requests = record.outcome?.inputRequests;
+  return requests && typeof requests === 'object' ? (requests as Record<string, { method: string; params: Record<string, unknown> }>) : {};
+}
+
+/** The client's own message inside a `McpClientRequestError` (its message wraps it). */
+function refusalText(error: McpClientRequestError): string {
+  const prefix = `The client refused ${error.method}: `;
+  const suffix = ` (${error.code})`;
+  const text = error.message;
+  return text.startsWith(prefix) && text.endsWith(suffix) ? text.slice(prefix.length, text.length - suffix.length) : text;
 }
 
 /** The text of an `isError` result, for the status message. */
