@@ -39,7 +39,8 @@ export class McpCallProcessor {
   /** Runs the call and resolves to its JSON-RPC result. */
   async process(job: McpCallJob, attempt: McpCallAttempt): Promise<Record<string, unknown>> {
     this.transports.config(job.server);
-    if (job.deadlineAt !== undefined && Date.now() >= job.deadlineAt) {
+    // A run that resumes a task past the deadline goes on: polling cancels the task and says so.
+    if (job.deadlineAt !== undefined && Date.now() >= job.deadlineAt && !(job.task && (await attempt.storedTask()))) {
       // A retry (or a job that waited in the queue) past the caller's deadline is not started.
       throw new McpTimeoutError(`MCP server "${job.server}": the call's deadline of ${job.timeoutMs} ms passed before this attempt could start`, false, job.timeoutMs);
     }
