@@ -87,8 +87,9 @@ export type {
   McpServerVersion,
   McpServerScope,
 } from './client/interfaces/mcp-server-config.interface';
-export type { McpCallOptions, McpCallState, McpToolArguments, McpCallProgress, McpCallLogMessage } from './client/interfaces/mcp-call.interface';
+export type { McpCallOptions, McpCallState, McpToolArguments, McpCallProgress, McpCallLogMessage, McpCallTaskOptions } from './client/interfaces/mcp-call.interface';
 export { McpCallAbortedError } from './client/mcp-call-aborted.errors';
+export { McpTaskNotSupportedError } from './client/mcp-task-call.errors';
 export { McpSamplingHandler, McpElicitationHandler, McpUrlElicitationHandler, McpRootsHandler } from './client/decorators/mcp-client-handler.decorator';
 export type {
   McpClientHandlers,

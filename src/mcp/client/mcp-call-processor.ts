@@ -3,7 +3,10 @@ import { McpCallInterruptedError, McpCapabilityError } from '../errors/mcp-clien
 import { McpClientError, McpTimeoutError } from '../errors/mcp-client.errors';
 import type { McpOutboundSessionStore } from '../persistence/interfaces/mcp-outbound-session-store.interface';
 import { InjectMcpOutboundSessionStore } from '../persistence/mcp-persistence.constants';
-import type { McpHandshakeInfo } from './transports/mcp-transport.interface';
+import type { McpOutboundSessionRecord } from '../persistence/interfaces/mcp-outbound-session-store.interface';
+import type { McpHandshakeInfo, McpServerNotificationHandler } from './transports/mcp-transport.interface';
+import { allowsTaskCalls } from './tasks/task-support';
+import { createdTask, isCreateTaskResult, pollTask } from './tasks/task-poller';
 import { McpMethod } from '../protocol/mcp-methods';
 import { STATELESS_PROTOCOL_VERSION } from '../protocol/stateless';
 import { allowsMethod, requiredCapability } from './capabilities';
@@ -36,7 +39,8 @@ export class McpCallProcessor {
   /** Runs the call and resolves to its JSON-RPC result. */
   async process(job: McpCallJob, attempt: McpCallAttempt): Promise<Record<string, unknown>> {
     this.transports.config(job.server);
-    if (job.deadlineAt !== undefined && Date.now() >= job.deadlineAt) {
+    // A run that resumes a task past the deadline goes on: polling cancels the task and says so.
+    if (job.deadlineAt !== undefined && Date.now() >= job.deadlineAt && !(job.task && (await attempt.storedTask()))) {
       // A retry (or a job that waited in the queue) past the caller's deadline is not started.
       throw new McpTimeoutError(`MCP server "${job.server}": the call's deadline of ${job.timeoutMs} ms passed before this attempt could start`, false, job.timeoutMs);
     }
@@ -59,14 +63,38 @@ export class McpCallProcessor {
         }
       : undefined;
     const isCall = job.method === McpMethod.ToolsCall;
+    const asTask = isCall && job.task !== undefined;
+    const stored = asTask ? await attempt.storedTask() : null;
+    // An earlier run created the task (and its worker died): poll it, never call the tool again.
+    if (stored) return this.finishTask(job, session, notify, stored.taskId, attempt.signal);
     refuseAborted(job, attempt);
     if (isCall && !(await attempt.claim())) throw new McpCallInterruptedError(attempt.id);
+    const signal = attempt.signal;
+    // A server that did not declare task-augmented calls is sent a plain call; one whose
+    // capabilities are not known yet ignores `params.task` if it has no tasks (as the spec requires).
+    const augment = asTask && (!session?.serverCapabilities || allowsTaskCalls(session.serverCapabilities));
+    const params = augment ? { ...(job.params ?? {}), task: job.task?.ttlMs !== undefined ? { ttl: job.task.ttlMs } : {} } : job.params;
+    let answer: { result: Record<string, unknown>; session: McpOutboundSessionRecord | null };
     try {
-      const signal = attempt.signal;
-      return (await this.exchanger.call({ job, session, notify, method: job.method, params: job.params, onHandshake, ...(signal ? { signal } : {}) })).result;
+      answer = await this.exchanger.call({ job, session, notify, method: job.method, params, onHandshake, ...(signal ? { signal } : {}) });
     } catch (error) {
       if (isCall && error instanceof McpClientError && !error.delivered) await attempt.release();
       throw error;
     }
+    if (!augment || !isCreateTaskResult(answer.result)) return answer.result;
+    const task = createdTask(job.server, answer.result);
+    const taskId = task.taskId as string;
+    await attempt.rememberTask({ taskId, protocolVersion: answer.session?.protocolVersion ?? 'unknown' });
+    return this.finishTask(job, answer.session, notify, taskId, signal);
+  }
+
+  /**
+   * Polls a 2025-11-25 task (`tasks/get`) until it is over, then fetches what the call answers
+   * (`tasks/result`: the tool's result, or its JSON-RPC error as `McpServerError`).
+   */
+  private async finishTask(job: McpCallJob, session: McpOutboundSessionRecord | null, notify: McpServerNotificationHandler, taskId: string, signal?: AbortSignal): Promise<Record<string, unknown>> {
+    const ask = async (method: string) => (await this.exchanger.call({ job, session, notify, method, params: { taskId } })).result;
+    await pollTask({ job, taskId, ...(signal ? { signal } : {}), get: () => ask(McpMethod.TasksGet), cancel: async () => void (await ask(McpMethod.TasksCancel)) });
+    return ask(McpMethod.TasksResult);
   }
 }

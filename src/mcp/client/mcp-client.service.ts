@@ -12,6 +12,8 @@ import type { McpCallQueue } from './queue/mcp-call-queue.interface';
 import { McpToolListCache } from './tool-list-cache';
 import { routeTool, type McpServerTool, type McpToolCatalog, type McpToolDefinition } from './tool-router';
 import { McpTransportRegistry } from './transports/transport-registry';
+import { McpTaskNotSupportedError } from './mcp-task-call.errors';
+import { taskSupportOf } from './tasks/task-support';
 
 
 /** Most pages read from one paginated list before giving up (a server that never ends its list). */
@@ -103,7 +105,23 @@ export class McpClientService implements OnModuleInit {
         `callTool("${name}") with { wait: false } cannot take onProgress, onLog or signal: the call outlives this promise. Drop wait: false to watch or abort the call.`,
       );
     }
-    return options.wait === false ? this.enqueue(server, McpMethod.ToolsCall, params, options) : (this.request(server, McpMethod.ToolsCall, params, options) as Promise<McpCallToolResult>);
+    const task = await this.taskOf(server, name, options);
+    const called = { ...options, ...(task ? { task } : {}) };
+    if (task && options.timeoutMs === undefined && task.ttlMs !== undefined) called.timeoutMs = task.ttlMs;
+    return options.wait === false ? this.enqueue(server, McpMethod.ToolsCall, params, called) : (this.request(server, McpMethod.ToolsCall, params, called) as Promise<McpCallToolResult>);
+  }
+
+  /**
+   * Whether a tool call runs as a task: asked with `options.task` (the tool's definition, from the
+   * cached list or a listing, must not say `forbidden`), or required by a tool whose definition
+   * is already cached. A tool the list does not show is called as asked.
+   */
+  private async taskOf(server: string, name: string, options: McpCallOptions): Promise<McpCallOptions['task']> {
+    const scopeKey = this.scopeKey(server, options);
+    const list = options.task ? this.listTools(server, options).then((tools) => tools.find((tool) => tool.name === name)) : this.toolLists.cached(server, scopeKey)?.then((cached) => cached.tools.find((tool) => tool.name === name));
+    const support = taskSupportOf(await list?.catch(() => undefined));
+    if (options.task && support === 'forbidden') throw new McpTaskNotSupportedError(server, name);
+    return options.task ?? (support === 'required' ? {} : undefined);
   }
 
   /** Enqueues a tool call and resolves to its id at once (`callTool(..., { wait: false })`). */
@@ -206,6 +224,7 @@ export class McpClientService implements OnModuleInit {
       job.params = { ...(params ?? {}), _meta: { ...meta, progressToken: job.progressToken } };
     }
     if (options.onLog) job.forwardLogs = true;
+    if (options.task && method === McpMethod.ToolsCall) job.task = { ...options.task };
     return job;
   }
 

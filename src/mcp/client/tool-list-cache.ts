@@ -59,6 +59,11 @@ export class McpToolListCache {
     return list;
   }
 
+  /** The list already cached (or being loaded) for (server, scope key), without loading one. */
+  cached(server: string, scopeKey: string): Promise<McpToolList> | undefined {
+    return this.lists.get(`${server}\u0000${scopeKey}`);
+  }
+
   /** Forgets every list of a server. */
   drop(server: string): void {
     for (const key of this.lists.keys()) if (key.startsWith(`${server}\u0000`)) this.lists.delete(key);

@@ -16,6 +16,21 @@ export interface McpCallAttempt {
   notify(server: string, notification: JsonRpcNotification): void;
   /** Passes progress or a log message of this call to its caller (in whichever process it waits). */
   report(event: McpCallEvent): void;
+  /** The task a run of this call created, when one did (stored by `rememberTask`), else null. */
+  storedTask(): Promise<McpStoredTask | null>;
+  /**
+   * Durably records the task the server created for this call, before it is polled: a later run
+   * (after the worker died) resumes polling it instead of calling the tool again.
+   */
+  rememberTask(task: McpStoredTask): Promise<void>;
   /** Fires when the caller aborts the call (in whichever process it waits). */
   signal?: AbortSignal;
+}
+
+/** The task a `tools/call` created on the server, as a call keeps it. */
+export interface McpStoredTask {
+  /** The server's task id. */
+  taskId: string;
+  /** The protocol revision it was created in (2026-07-28 polls with stateless requests). */
+  protocolVersion: string;
 }

@@ -25,6 +25,22 @@ export interface McpCallJob {
   forwardLogs?: boolean;
   /** The caller may abort the call (it passed a `signal`): the worker listens for its abort. */
   abortable?: boolean;
+  /**
+   * Call the tool as a task (a `tools/call` only): on 2025-11-25 the request carries
+   * `params.task` when the server declared `tasks.requests.tools.call`; on 2026-07-28 its client
+   * capabilities declare the tasks extension. A task the server created is polled to its end.
+   */
+  task?: McpCallTaskOptions;
+}
+
+/** How to run a tool call as a task (see `McpCallOptions.task`). */
+export interface McpCallTaskOptions {
+  /**
+   * How long the server should keep the task and its result after it was created, in ms (`ttl`
+   * on 2025-11-25; ignored by 2026-07-28 servers, which choose it). The server may shorten it.
+   * @default the server's choice
+   */
+  ttlMs?: number;
 }
 
 /** A `notifications/progress` the server sent for a call (see `McpCallOptions.onProgress`). */
@@ -88,8 +104,27 @@ export interface McpCallOptions {
    * the abort reason; closing the response stream on the stateless revision over HTTP) and the
    * call rejects with `McpCallAbortedError` (`delivered: true`). An aborted call is never retried.
    * Refused with `wait: false`, like the callbacks.
+   * On a call that runs as a task, aborting once the task exists sends `tasks/cancel` for it
+   * (both revisions) and rejects with `McpCallAbortedError` (`delivered: true`).
    */
   signal?: AbortSignal;
+  /**
+   * Calls the tool as a task (`callTool` only; other methods ignore it): the server answers at
+   * once with a task, which the worker polls (`tasks/get`, as often as the server's poll interval
+   * says, between 100 ms and 10 s) until it is over, then returns the tool's result as a plain
+   * call would. The task id is stored with the call before the first poll, so a worker that dies
+   * meanwhile is replaced by one that resumes polling the same task and never calls the tool
+   * again. Servers that do not support tasks (2025: no `tasks.requests.tools.call` capability; a
+   * tool without `execution.taskSupport`; 2026: the server decides) answer a plain result, which
+   * is returned as it is. A tool whose `execution.taskSupport` is `forbidden` is refused with
+   * `McpTaskNotSupportedError` before anything is sent; one whose support is `required` is
+   * called as a task even without this option, when its definition is in the tool list cache.
+   * The call's deadline (`timeoutMs`) bounds the whole task: it defaults to `task.ttlMs` when
+   * that is given and `timeoutMs` is not (a long task needs a long deadline). A task still
+   * running at the deadline is cancelled (`tasks/cancel`) and the call fails with
+   * `McpTimeoutError` (`delivered: true`).
+   */
+  task?: McpCallTaskOptions;
 }
 
 /** What `getCallResult` reports about a call. */

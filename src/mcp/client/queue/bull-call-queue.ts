@@ -13,7 +13,7 @@ import type { McpCallEvent, McpCallJob, McpCallState } from '../interfaces/mcp-c
 import { McpCallAbortedError, abortReasonText } from '../mcp-call-aborted.errors';
 import { McpMethod } from '../../protocol/mcp-methods';
 import { BullCallChannels } from './bull-call-channels';
-import type { McpCallAttempt } from '../interfaces/mcp-call-attempt.interface';
+import type { McpCallAttempt, McpStoredTask } from '../interfaces/mcp-call-attempt.interface';
 import type { McpCallProcessor } from '../mcp-call-processor';
 import { requireOptionalPeer } from '../../optional-peer';
 import { decodeCallError, encodeCallError, type EncodedCallError } from './call-error-codec';
@@ -174,6 +174,11 @@ export class BullCallQueue implements McpCallQueue {
     }
     await this.command('abort', true, () => this.queue.client.publish(this.channels.abortChannel, JSON.stringify({ id, ...(text !== undefined ? { reason: text } : {}) } satisfies AbortMessage)));
     return null;
+  }
+
+  /** Where the task a call created is kept (JSON `McpStoredTask`), for a later run to resume. */
+  private taskKey(id: string): string {
+    return `${this.options.bull?.prefix ?? 'bull'}:${this.options.name}:mcp-task:${id}`;
   }
 
   private markKey(id: string): string {
@@ -387,6 +392,11 @@ export class BullCallQueue implements McpCallQueue {
         return false;
       },
       release: async () => void (await this.command('release the at-most-once mark', false, () => this.queue.client.del(markKey))),
+      storedTask: async () => {
+        const stored = await this.command('read the task', false, () => this.queue.client.get(this.taskKey(id)));
+        return stored === null ? null : (JSON.parse(stored) as McpStoredTask);
+      },
+      rememberTask: async (task) => void (await this.command('store the task', true, () => this.queue.client.set(this.taskKey(id), JSON.stringify(task), 'EX', ttl))),
       notify: (server, notification) => void job.progress({ server, notification } satisfies NotificationProgress).catch(() => undefined),
       report: (event) => void published.push(this.queue.client.publish(this.channels.eventsChannel(id), JSON.stringify(event)).catch(() => undefined)),
       ...(controller ? { signal: controller.signal } : {}),

@@ -4,7 +4,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { McpCallNotFoundError } from '../../errors/mcp-client-call.errors';
 import type { McpResolvedQueueOptions } from '../config/client-options-resolver';
 import type { McpCallJob, McpCallState } from '../interfaces/mcp-call.interface';
-import type { McpCallAttempt } from '../interfaces/mcp-call-attempt.interface';
+import type { McpCallAttempt, McpStoredTask } from '../interfaces/mcp-call-attempt.interface';
 import type { McpCallProcessor } from '../mcp-call-processor';
 import { refuseAborted } from '../call-observer';
 import type { McpCallNotificationListener, McpCallQueue, McpCallWatch } from './mcp-call-queue.interface';
@@ -94,10 +94,14 @@ export class InlineCallQueue implements McpCallQueue {
 
   private async run(job: McpCallJob, id: string, watch: McpCallWatch = {}): Promise<Record<string, unknown>> {
     const { signal, onEvent } = watch;
+    // Kept for the retries of this call: a retry polls the task instead of calling again.
+    let task: McpStoredTask | null = null;
     const attempt: McpCallAttempt = {
       id,
       claim: async () => true,
       release: async () => undefined,
+      storedTask: async () => task,
+      rememberTask: async (created) => void (task = created),
       notify: (server, notification) => this.events.emit('notification', server, notification),
       report: (event) => onEvent?.(event),
       ...(signal ? { signal } : {}),

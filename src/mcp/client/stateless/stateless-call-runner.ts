@@ -1,6 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { McpCallInterruptedError, McpCapabilityError, McpInvalidToolError } from '../../errors/mcp-client-call.errors';
-import { McpClientError, McpProtocolError, McpTransportError } from '../../errors/mcp-client.errors';
+import { McpClientError, McpProtocolError, McpServerError, McpTransportError } from '../../errors/mcp-client.errors';
+import type { JsonRpcErrorObject } from '../../protocol/jsonrpc';
+import { TASKS_EXTENSION, TASK_RESULT_TYPE } from '../../protocol/tasks';
+import { createdTask, pollTask } from '../tasks/task-poller';
 import { McpInputRequiredError } from '../../errors/mcp-input-required.errors';
 import type { McpOutboundSessionRecord, McpOutboundSessionStore } from '../../persistence/interfaces/mcp-outbound-session-store.interface';
 import { InjectMcpOutboundSessionStore } from '../../persistence/mcp-persistence.constants';
@@ -21,7 +24,7 @@ import { observeCall, refuseAborted } from '../call-observer';
 import type { McpEraVerdict } from './discover-verdict';
 import { McpEnvelopeFactory } from './envelope.factory';
 import { fulfilInputRequests, type McpInputRetry } from './input-required';
-import { withEnvelope } from './stateless-request';
+import { withEnvelope, type StatelessEnvelope } from './stateless-request';
 import { paramHeaders } from './param-headers';
 import { McpRevisionNegotiator } from './revision-negotiator';
 
@@ -37,6 +40,12 @@ function withoutServerInfo(result: Record<string, unknown>): Record<string, unkn
   const { [StatelessMetaKey.ServerInfo]: _serverInfo, ...others } = meta;
   const { _meta: _dropped, ...rest } = result;
   return Object.keys(others).length ? { ...rest, _meta: others } : rest;
+}
+
+/** The envelope with the tasks extension declared in its client capabilities. */
+function withTasksExtension(envelope: StatelessEnvelope): StatelessEnvelope {
+  const extensions = (envelope.clientCapabilities.extensions as Record<string, unknown> | undefined) ?? {};
+  return { ...envelope, clientCapabilities: { ...envelope.clientCapabilities, extensions: { ...extensions, [TASKS_EXTENSION]: {} } } };
 }
 
 /** Most pages of `tools/list` read to find a tool's schema (a server that never ends its list). */
@@ -85,16 +94,45 @@ export class McpStatelessCallRunner {
     // Other transports may ignore x-mcp-header (the headers exist for HTTP intermediaries).
     const overHttp = this.transports.sendsRoutingHeaders(job.server);
     const headers = isCall && overHttp ? await this.paramHeaders(job, session, notify, verdict.version) : undefined;
+    const asTask = isCall && job.task !== undefined;
+    const stored = asTask ? await attempt.storedTask() : null;
+    // An earlier run created the task (and its worker died): poll it, never call the tool again.
+    if (stored) return this.finishTask(job, session, notify, verdict.version, stored.taskId, attempt.signal);
     refuseAborted(job, attempt);
     if (isCall && !(await attempt.claim())) throw new McpCallInterruptedError(attempt.id);
+    let result: Record<string, unknown>;
     try {
-      return await this.rounds(job, session, notify, method, verdict.version, headers, attempt.signal);
+      result = await this.rounds(job, session, notify, method, verdict.version, headers, attempt.signal);
     } catch (error) {
       if (!(error instanceof McpClientError) || error.delivered) throw error;
       if (isCall) await attempt.release();
       if (error instanceof McpTransportError && error.status !== undefined && ERA_CHANGED_STATUSES.has(error.status)) await this.negotiator.forget(job);
       throw error;
     }
+    if (!asTask || result.resultType !== TASK_RESULT_TYPE) return result;
+    const taskId = createdTask(job.server, result).taskId as string;
+    await attempt.rememberTask({ taskId, protocolVersion: verdict.version });
+    return this.finishTask(job, session, notify, verdict.version, taskId, attempt.signal);
+  }
+
+  /**
+   * Polls a task of the tasks extension (`tasks/get`, the extension declared, `Mcp-Name: <taskId>`)
+   * until it is over: a completed task carries the tool's result, a failed one its JSON-RPC
+   * error (`McpServerError`); a task cancelled by someone else fails with -32603.
+   */
+  private async finishTask(job: McpCallJob, session: McpOutboundSessionRecord | null, notify: Notify, version: string, taskId: string, signal?: AbortSignal): Promise<Record<string, unknown>> {
+    const ask = async (method: string) => {
+      const params = withEnvelope({ taskId }, withTasksExtension(this.envelopes.forCall(job, version)));
+      return (await this.exchanger.call({ job, session, notify, method, params, statelessVersion: version })).result;
+    };
+    const task = await pollTask({ job, taskId, ...(signal ? { signal } : {}), get: () => ask(McpMethod.TasksGet), cancel: async () => void (await ask(McpMethod.TasksCancel)) });
+    if (task.status === 'completed' && task.result && typeof task.result === 'object') {
+      const { resultType: _type, ...result } = task.result as Record<string, unknown>;
+      return withoutServerInfo(result);
+    }
+    if (task.status === 'failed' && task.error && typeof task.error === 'object') throw new McpServerError(task.error as JsonRpcErrorObject);
+    const message = task.status === 'cancelled' ? `Task ${taskId} was cancelled` : `Task ${taskId} ended ${String(task.status)} without a result`;
+    throw new McpServerError({ code: -32603, message });
   }
 
   /** The server's capabilities: known from the verdict or the session, else asked with `server/discover`. */
@@ -154,10 +192,14 @@ export class McpStatelessCallRunner {
     const answer = this.dispatcher.forCall(job.server, job.scopeKey);
     let retry: McpInputRetry = {};
     for (let round = 0; ; round++) {
-      const params = withEnvelope({ ...(job.params ?? {}), ...retry }, this.envelopes.forCall(job, version));
+      const envelope = this.envelopes.forCall(job, version);
+      const asTask = job.task !== undefined && method === McpMethod.ToolsCall;
+      const params = withEnvelope({ ...(job.params ?? {}), ...retry }, asTask ? withTasksExtension(envelope) : envelope);
       const { result } = await this.exchanger.call({ job, session, notify, method, params, statelessVersion: version, headers, ...(signal ? { signal } : {}) });
       const { resultType = ResultType.Complete, ...rest } = result;
       if (resultType === ResultType.Complete) return withoutServerInfo(rest);
+      // The server made the call a task: the caller polls it (the marker stays for it).
+      if (resultType === TASK_RESULT_TYPE && asTask) return { resultType, ...rest };
       if (resultType !== ResultType.InputRequired) {
         throw new McpProtocolError(`MCP server "${job.server}" answered ${method} with an unknown resultType ${JSON.stringify(resultType)}`, true);
       }

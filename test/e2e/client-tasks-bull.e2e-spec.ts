@@ -1,0 +1,112 @@
+import { randomBytes } from 'node:crypto';
+import Redis from 'ioredis';
+import { McpClientModule, McpClientService, McpModule, type McpClientOptions } from '../../src/mcp';
+import { killAllWorkers, startWorker, type WorkerProcess } from '../fixtures/client/worker-process';
+import { fixtureAuth } from '../fixtures/fixture-tools';
+import { TASK_RUNS, TaskGates, TaskTools } from '../fixtures/tasks/task-tools';
+import { startApp, type RunningApp } from '../support/http-app';
+import { pollUntil } from '../support/polling';
+import { createTestDatabase, type TestDatabase } from '../support/postgres';
+import { deleteRedisKeys, TEST_REDIS_URL } from '../support/redis';
+
+jest.setTimeout(120_000);
+
+type Row = { id: string; method: string; request: { params?: Record<string, unknown> }; response: { result?: Record<string, unknown> } | null };
+
+/**
+ * A task-backed call on Bull whose worker process is SIGKILLed while it polls the task: the job
+ * is re-run by another worker, which resumes polling the stored task id and never sends the
+ * tools/call again; the tool ran once, and the caller gets its result.
+ */
+describe('McpClientService task-backed calls on Bull survive a worker killed mid-poll (real Redis, PostgreSQL)', () => {
+  const queueName = `mcp-task-calls-${randomBytes(4).toString('hex')}`;
+  const prefix = `mcp-e2e-${randomBytes(4).toString('hex')}`;
+  let db: TestDatabase;
+  let target: RunningApp;
+  let caller: RunningApp;
+  let client: McpClientService;
+  let clientOptions: McpClientOptions;
+  let redis: Redis;
+  const workers: WorkerProcess[] = [];
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    redis = new Redis(TEST_REDIS_URL);
+    target = await startApp(db.url, {
+      imports: [McpModule.forRoot({ auth: fixtureAuth, providers: [TaskTools], stateless: { requestStateSecret: 'a-shared-secret-of-the-bull-task-suite' }, tasks: { pollIntervalMs: 200 } })],
+      providers: [TaskTools],
+    });
+    clientOptions = {
+      servers: {
+        v25: { url: `${target.baseUrl}/mcp`, bearerToken: 'token-alice', version: '2025-11-25' },
+        v26: { url: `${target.baseUrl}/mcp`, bearerToken: 'token-alice', version: '2026-07-28' },
+      },
+      queue: {
+        redis: TEST_REDIS_URL,
+        name: queueName,
+        prefix,
+        attempts: 3,
+        backoffMs: 10,
+        // As in the Bull client suite: a killed worker's job is seen stalled once its lock lapses.
+        settings: { lockDuration: 10_000, lockRenewTime: 2_000, stalledInterval: 2_000, maxStalledCount: 1 },
+      },
+    };
+    caller = await startApp(db.url, { imports: [McpClientModule.forRoot({ ...clientOptions, queue: { ...clientOptions.queue, worker: false } })] });
+    client = caller.app.get(McpClientService);
+    workers.push(await startWorker({ databaseUrl: db.url, client: clientOptions }));
+  });
+
+  afterAll(async () => {
+    await Promise.all(workers.map((worker) => worker.stop().catch(() => undefined)));
+    await killAllWorkers();
+    await caller?.close().catch(() => undefined);
+    await target?.close().catch(() => undefined);
+    await deleteRedisKeys(`${prefix}:*`);
+    redis?.disconnect();
+    await db?.drop();
+  });
+
+  async function outbound(server: string): Promise<Row[]> {
+    return db.dataSource.query(`SELECT id, method, request, response FROM mcp_events WHERE direction = 'outbound' AND server = $1 ORDER BY created_at, id`, [server]);
+  }
+
+  function taskIdOf(row: Row): string {
+    const result = row.response?.result ?? {};
+    return String(((result.task as { taskId?: string } | undefined) ?? result).taskId);
+  }
+
+  it.each([
+    ['v25', '2025-11-25'],
+    ['v26', '2026-07-28'],
+  ])('%s: the new worker resumes polling the stored task; the tool ran once and the caller gets its result', async (name, revision) => {
+    const gate = `killed-${name}`;
+    const id = await client.callTool(name, 'report', { gate }, { task: { ttlMs: 60_000 }, wait: false });
+    const isOurs = (row: Row) => row.method === 'tools/call' && (row.request.params?.arguments as { gate?: string } | undefined)?.gate === gate;
+    const call = await pollUntil('the tools/call of the task', async () => (await outbound(name)).find(isOurs), 60_000);
+    const taskId = taskIdOf(call);
+    const gets = async () => (await outbound(name)).filter((row) => row.method === 'tasks/get' && row.request.params?.taskId === taskId).length;
+    await pollUntil('a first tasks/get', async () => ((await gets()) > 0 ? true : undefined), 60_000);
+    expect(JSON.parse((await redis.get(`${prefix}:${queueName}:mcp-task:${id}`)) ?? 'null')).toEqual({ taskId, protocolVersion: revision });
+
+    await workers[0].kill();
+    const before = await gets();
+    workers.push(await startWorker({ databaseUrl: db.url, client: clientOptions }));
+    // The re-run polls the same task (its rows come from the new worker) before the tool may end.
+    await pollUntil('a tasks/get of the new worker', async () => ((await gets()) > before ? true : undefined), 60_000);
+    expect(await client.getCallResult(id)).toEqual({ id, state: 'pending' });
+    TaskGates.open(gate);
+
+    const text = `report ${gate} for alice (task yes)`;
+    const expected = revision === '2025-11-25' ? { content: [{ type: 'text', text }], _meta: { 'io.modelcontextprotocol/related-task': { taskId } } } : { content: [{ type: 'text', text }] };
+    expect(await client.waitForCall(id)).toEqual(expected);
+    expect(TASK_RUNS.get(gate)).toEqual({ runs: 1, aborted: null });
+    expect((await outbound(name)).filter(isOurs)).toHaveLength(1);
+    const inbound = await db.dataSource.query(
+      `SELECT count(*)::int AS n FROM mcp_events WHERE direction = 'inbound' AND method = 'tools/call' AND request->'params'->'arguments'->>'gate' = $1`,
+      [gate],
+    );
+    expect(inbound).toEqual([{ n: 1 }]);
+    expect(await db.dataSource.query(`SELECT status FROM mcp_tasks WHERE id = $1`, [taskId])).toEqual([{ status: 'completed' }]);
+    workers.shift();
+  });
+});
