@@ -47,17 +47,17 @@ describe('McpRegistry', () => {
   it('adds a tool once, refuses the same name again, and removes it (false for an unknown name)', async () => {
     await registry.addTool({ name: 'echo', description: 'Echoes', input: object, output: { type: 'object', properties: { text: { type: 'string' } } } }, ({ text }) => ({ text }));
     expect(await list('tools/list', 'tools')).toEqual(['echo']);
-    await expect(registry.addTool({ name: 'echo', input: object }, () => 'x')).rejects.toThrow(McpConfigurationError);
+    await expect(registry.addTool({ name: 'echo', description: 'd', input: object }, () => 'x')).rejects.toThrow(McpConfigurationError);
     expect(await registry.removeTool('echo')).toBe(true);
     expect(await registry.removeTool('echo')).toBe(false);
     expect(await list('tools/list', 'tools')).toEqual([]);
   });
 
   it('refuses a bad tool name, a schema whose root is not an object, and a schema that does not compile', async () => {
-    await expect(registry.addTool({ name: 'bad name!', input: object }, () => 'x')).rejects.toThrow(McpConfigurationError);
-    await expect(registry.addTool({ name: 'arr', input: { type: 'array' } }, () => 'x')).rejects.toThrow(/root type is "array", not "object"/);
-    await expect(registry.addTool({ name: 'out', input: object, output: { type: 'string' } }, () => 'x')).rejects.toThrow(/root type is "string", not "object"/);
-    await expect(registry.addTool({ name: 'broken', input: { type: 'object', properties: { a: { type: 'nonsense' } } } }, () => 'x')).rejects.toThrow(McpConfigurationError);
+    await expect(registry.addTool({ name: 'bad name!', description: 'd', input: object }, () => 'x')).rejects.toThrow(McpConfigurationError);
+    await expect(registry.addTool({ name: 'arr', description: 'd', input: { type: 'array' } }, () => 'x')).rejects.toThrow(/root type is "array", not "object"/);
+    await expect(registry.addTool({ name: 'out', description: 'd', input: object, output: { type: 'string' } }, () => 'x')).rejects.toThrow(/root type is "string", not "object"/);
+    await expect(registry.addTool({ name: 'broken', description: 'd', input: { type: 'object', properties: { a: { type: 'nonsense' } } } }, () => 'x')).rejects.toThrow(McpConfigurationError);
     expect(await list('tools/list', 'tools')).toEqual([]);
   });
 
@@ -84,7 +84,7 @@ describe('McpRegistry', () => {
   });
 
   it('disables a tool for some principals or everyone, and enables it back, stored in the switch store', async () => {
-    await registry.addTool({ name: 'secret', input: object }, () => 'hidden');
+    await registry.addTool({ name: 'secret', description: 'd', input: object }, () => 'hidden');
     await registry.disable('tool', 'secret', { principals: ['alice'] });
     expect(await list('tools/list', 'tools', alice)).toEqual([]);
     expect(await list('tools/list', 'tools', bob)).toEqual(['secret']);
