@@ -3,8 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { In, type Repository } from 'typeorm';
 import { McpDatabaseUnavailableError } from '../../errors/mcp-outage.errors';
-import { DEFAULT_DATABASE_TIMEOUT_MS, withDatabaseDeadline } from '../database-deadline';
-import { isDependencyUnavailable } from '../database-failures';
+import { DEFAULT_DATABASE_TIMEOUT_MS, withDatabaseOutage } from '../database-deadline';
 import { McpHandlerSwitch } from '../entities/handler-switch.entity';
 import type { McpHandlerSwitchRecord, McpHandlerSwitchStore } from '../interfaces/mcp-handler-switch-store.interface';
 import type { McpStoreSettings } from '../interfaces/mcp-store-settings.interface';
@@ -30,13 +29,8 @@ export class TypeOrmHandlerSwitchStore implements McpHandlerSwitchStore {
    * Every operation is bounded by the mount's `database.timeoutMs`; a database that is away
    * (refused, dropped, stalled) rejects with `McpDatabaseUnavailableError` too.
    */
-  private async bounded<T>(work: Promise<T>, operation: string): Promise<T> {
-    try {
-      return await withDatabaseDeadline(work, this.settings.databaseTimeoutMs ?? DEFAULT_DATABASE_TIMEOUT_MS, operation);
-    } catch (error) {
-      if (error instanceof McpDatabaseUnavailableError || !isDependencyUnavailable(error)) throw error;
-      throw new McpDatabaseUnavailableError(operation, undefined, { cause: error });
-    }
+  private bounded<T>(work: Promise<T>, operation: string): Promise<T> {
+    return withDatabaseOutage(work, this.settings.databaseTimeoutMs ?? DEFAULT_DATABASE_TIMEOUT_MS, operation);
   }
 
   /** Every switch of this mount. */

@@ -4,8 +4,7 @@ import { In, IsNull, Not, type Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { McpDatabaseUnavailableError } from '../../errors/mcp-outage.errors';
 import { TERMINAL_TASK_STATUSES } from '../../protocol/tasks';
-import { DEFAULT_DATABASE_TIMEOUT_MS, withDatabaseDeadline } from '../database-deadline';
-import { isDependencyUnavailable } from '../database-failures';
+import { DEFAULT_DATABASE_TIMEOUT_MS, withDatabaseOutage } from '../database-deadline';
 import { McpTask } from '../entities/task.entity';
 import type { McpStoreSettings } from '../interfaces/mcp-store-settings.interface';
 import type { McpNewTask, McpTaskRecord, McpTaskStore } from '../interfaces/mcp-task-store.interface';
@@ -27,13 +26,8 @@ export class TypeOrmTaskStore implements McpTaskStore {
   ) {}
 
   /** Bounded by the mount's `database.timeoutMs`; a database that is away rejects with `McpDatabaseUnavailableError`. */
-  private async bounded<T>(work: Promise<T>, operation: string): Promise<T> {
-    try {
-      return await withDatabaseDeadline(work, this.settings.databaseTimeoutMs ?? DEFAULT_DATABASE_TIMEOUT_MS, operation);
-    } catch (error) {
-      if (error instanceof McpDatabaseUnavailableError || !isDependencyUnavailable(error)) throw error;
-      throw new McpDatabaseUnavailableError(operation, undefined, { cause: error });
-    }
+  private bounded<T>(work: Promise<T>, operation: string): Promise<T> {
+    return withDatabaseOutage(work, this.settings.databaseTimeoutMs ?? DEFAULT_DATABASE_TIMEOUT_MS, operation);
   }
 
   /** @inheritdoc */
