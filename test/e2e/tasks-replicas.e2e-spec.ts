@@ -2,13 +2,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, CreateTaskResultSchema, TaskStatusNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { randomBytes } from 'node:crypto';
-import { McpModule } from '../../src/mcp';
-import { fixtureAuth } from '../fixtures/fixture-tools';
-import { TASK_REPLICA, TASK_REPLICAS, TASK_RUNS, TaskGates, TaskTools } from '../fixtures/tasks/task-tools';
-import { startApp, type RunningApp } from '../support/http-app';
+import { startTaskReplica } from '../fixtures/tasks/task-replica';
+import { TASK_REPLICAS, TASK_RUNS, TaskGates } from '../fixtures/tasks/task-tools';
+import { type RunningApp } from '../support/http-app';
 import { pollUntil } from '../support/polling';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
-import { deleteRedisKeys, TEST_REDIS_URL } from '../support/redis';
+import { deleteRedisKeys } from '../support/redis';
 
 /**
  * Two replicas on one database and one Redis: A creates tasks and runs none (`concurrency: 0`),
@@ -23,11 +22,7 @@ describe('tasks across replicas (PostgreSQL + Redis, Bull queue)', () => {
   const channelPrefix = `tasks-e2e-${suffix}`;
   const queueName = `tasks-e2e-${suffix}`;
 
-  const boot = (replica: string, concurrency: number) =>
-    startApp(db.url, {
-      imports: [McpModule.forRoot({ auth: fixtureAuth, providers: [TaskTools], pubsub: { redis: TEST_REDIS_URL, channelPrefix }, stateless: { requestStateSecret: 'a-shared-secret-of-the-task-suite' }, tasks: { concurrency, queueName, pollIntervalMs: 50 } })],
-      providers: [TaskTools, { provide: TASK_REPLICA, useValue: replica }],
-    });
+  const boot = (replica: string, concurrency: number) => startTaskReplica(db.url, replica, concurrency, { channelPrefix, queueName });
 
   beforeAll(async () => {
     db = await createTestDatabase();

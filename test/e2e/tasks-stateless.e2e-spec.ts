@@ -3,12 +3,13 @@ import { McpModule } from '../../src/mcp';
 import { fixtureAuth } from '../fixtures/fixture-tools';
 import { routingHeaders, statelessPost, statelessRequest } from '../fixtures/stateless/stateless-wire';
 import { SseReader } from '../fixtures/sse/sse-reader';
-import { TASK_REPLICA, TASK_REPLICAS, TASK_RUNS, TaskGates, TaskTools } from '../fixtures/tasks/task-tools';
+import { startTaskReplica } from '../fixtures/tasks/task-replica';
+import { TASK_REPLICAS, TASK_RUNS, TaskGates } from '../fixtures/tasks/task-tools';
 import { startApp, type RunningApp } from '../support/http-app';
 import { MCP_ACCEPT } from '../support/mcp-wire';
 import { pollUntil } from '../support/polling';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
-import { deleteRedisKeys, TEST_REDIS_URL } from '../support/redis';
+import { deleteRedisKeys } from '../support/redis';
 
 const EXTENSION = 'io.modelcontextprotocol/tasks';
 const WITH_TASKS = { extensions: { [EXTENSION]: {} } };
@@ -30,11 +31,7 @@ describe('tasks extension (2026-07-28, PostgreSQL + Redis, two replicas)', () =>
   const channelPrefix = `tasks26-e2e-${suffix}`;
   const queueName = `tasks26-e2e-${suffix}`;
 
-  const boot = (replica: string, concurrency: number) =>
-    startApp(db.url, {
-      imports: [McpModule.forRoot({ auth: fixtureAuth, providers: [TaskTools], pubsub: { redis: TEST_REDIS_URL, channelPrefix }, stateless: { requestStateSecret: 'a-shared-secret-of-the-task-suite' }, tasks: { concurrency, queueName, pollIntervalMs: 50 } })],
-      providers: [TaskTools, { provide: TASK_REPLICA, useValue: replica }],
-    });
+  const boot = (replica: string, concurrency: number) => startTaskReplica(db.url, replica, concurrency, { channelPrefix, queueName });
 
   beforeAll(async () => {
     db = await createTestDatabase();
