@@ -26,20 +26,20 @@ export class InMemoryMcpTaskStore implements McpTaskStore {
     return [...this.records.values()].map((record) => ({ ...record }));
   }
 
-  /** @inheritdoc */
+  /** Stores a new task of this mount and returns its record. */
   async create(task: McpNewTask, now = new Date()): Promise<McpTaskRecord> {
     const record = newTaskRecord(this.mount, task, now);
     this.records.set(record.id, record);
     return { ...record };
   }
 
-  /** @inheritdoc */
+  /** The task with this id on this mount, or null. */
   async get(id: string): Promise<McpTaskRecord | null> {
     const record = this.records.get(id);
     return record ? { ...record } : null;
   }
 
-  /** @inheritdoc */
+  /** The principal's unexpired tasks at `now`, newest first, `limit` of them from `offset`. */
   async list(principalKey: string, now: Date, offset: number, limit: number): Promise<McpTaskRecord[]> {
     return [...this.records.values()]
       .filter((record) => record.principalKey === principalKey && (record.expiresAt === null || record.expiresAt > now))
@@ -48,7 +48,7 @@ export class InMemoryMcpTaskStore implements McpTaskStore {
       .map((record) => ({ ...record }));
   }
 
-  /** @inheritdoc */
+  /** Claims a working task for `worker` when its current worker is `previous`; true when the claim won. */
   async claim(id: string, worker: string, previous: string | null, now = new Date()): Promise<boolean> {
     const record = this.records.get(id);
     if (!record || record.status !== 'working' || record.worker !== previous) return false;
@@ -56,7 +56,7 @@ export class InMemoryMcpTaskStore implements McpTaskStore {
     return true;
   }
 
-  /** @inheritdoc */
+  /** Sets the status message of an unfinished task; null when the task is finished or unknown. */
   async setMessage(id: string, statusMessage: string | null, now = new Date()): Promise<McpTaskRecord | null> {
     const record = this.records.get(id);
     if (!record || isTerminalTaskStatus(record.status)) return null;
@@ -64,7 +64,7 @@ export class InMemoryMcpTaskStore implements McpTaskStore {
     return { ...record };
   }
 
-  /** @inheritdoc */
+  /** Moves an unfinished task to a terminal status with its message and outcome; null when it was already finished or is unknown. */
   async finish(id: string, status: string, statusMessage: string | undefined, outcome: Record<string, unknown> | null, now = new Date()): Promise<McpTaskRecord | null> {
     const record = this.records.get(id);
     if (!record || isTerminalTaskStatus(record.status)) return null;
@@ -72,7 +72,7 @@ export class InMemoryMcpTaskStore implements McpTaskStore {
     return { ...record };
   }
 
-  /** @inheritdoc */
+  /** Sets the pending input requests of an unfinished task (`input_required`), or clears them (`working`) with null. */
   async setInputRequests(id: string, inputRequests: Record<string, unknown> | null, now = new Date()): Promise<McpTaskRecord | null> {
     const record = this.records.get(id);
     if (!record || isTerminalTaskStatus(record.status)) return null;
@@ -81,7 +81,7 @@ export class InMemoryMcpTaskStore implements McpTaskStore {
     return { ...record };
   }
 
-  /** @inheritdoc */
+  /** The tasks of this mount that are not finished (working or input_required). */
   async unfinished(): Promise<McpTaskRecord[]> {
     return [...this.records.values()].filter((record) => !isTerminalTaskStatus(record.status)).map((record) => ({ ...record }));
   }

@@ -130,13 +130,13 @@ export class McpRegistry implements OnModuleInit, OnModuleDestroy {
     return this.options.mount;
   }
 
-  /** @inheritdoc */
+  /** Reads the mount's stored switches and starts listening for other replicas' changes. */
   async onModuleInit(): Promise<void> {
     await this.pubsub.subscribe(this.channel, this.listener);
     await this.reload();
   }
 
-  /** @inheritdoc */
+  /** Stops listening for other replicas' changes. */
   async onModuleDestroy(): Promise<void> {
     await this.pubsub.unsubscribe(this.channel, this.listener).catch(() => undefined);
   }
