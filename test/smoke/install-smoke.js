@@ -11,17 +11,11 @@
  */
 'use strict';
 
-const { spawn } = require('node:child_process');
 const { randomBytes } = require('node:crypto');
-const { mkdtempSync, readdirSync, rmSync, writeFileSync, mkdirSync } = require('node:fs');
-const { createServer } = require('node:net');
-const { tmpdir } = require('node:os');
-const { join, resolve } = require('node:path');
+const { writeFileSync, mkdirSync } = require('node:fs');
+const { join } = require('node:path');
 const { Client } = require('pg');
-
-const ROOT = resolve(__dirname, '..', '..');
-const PG_ADMIN_URL = process.env.TEST_PG_URL || 'postgres://postgres@127.0.0.1:5432/test';
-const KEEP = process.env.SMOKE_KEEP === '1';
+const { admin, bootApp, cleanUpOnSignals, createCleanups, databaseUrl, freePort, packTarball, run, stopApp, tempDir } = require('./smoke-support');
 
 /** The apps: what a user on each TypeORM line would install next to durable-mcp. */
 const VARIANTS = [
@@ -45,49 +39,7 @@ const APP_PACKAGES = [
 ];
 const APP_DEV_PACKAGES = ['typescript@~5.9', '@types/node@^20'];
 
-const cleanups = [];
-
-/** Runs a command; resolves with its output, rejects with the output's tail when it fails. */
-function run(command, args, options = {}) {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code === 0) resolvePromise(output);
-      else reject(new Error(`${command} ${args.join(' ')} exited with ${code}:\n${output.split('\n').slice(-40).join('\n')}`));
-    });
-  });
-}
-
-async function admin(sql) {
-  const client = new Client({ connectionString: PG_ADMIN_URL });
-  await client.connect();
-  try {
-    return await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
-function databaseUrl(name) {
-  const url = new URL(PG_ADMIN_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-function freePort() {
-  return new Promise((resolvePromise, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolvePromise(port));
-    });
-  });
-}
+const cleanups = createCleanups();
 
 const APP_SOURCE = `import 'reflect-metadata';
 import { Injectable, Module } from '@nestjs/common';
@@ -173,35 +125,9 @@ const TSCONFIG = {
 /** How long the compiled app may take to listen on a loaded machine. */
 const BOOT_DEADLINE_MS = 60_000;
 
-/** Boots the compiled app and waits for it to listen (killed if it does not); resolves with the child process. */
+/** Boots the compiled app (on this Node) and waits for it to listen; resolves with the child process. */
 function boot(dir, port, dbUrl, log) {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, ['dist/main.js'], {
-      cwd: dir,
-      env: { ...process.env, PORT: String(port), DATABASE_URL: dbUrl },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    // A hung boot must not outlive the error: the app is killed with it.
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`the app did not listen within ${BOOT_DEADLINE_MS / 1000} s and was killed:\n${output}`));
-    }, BOOT_DEADLINE_MS);
-    const onData = (chunk) => {
-      output += chunk;
-      log(String(chunk).trimEnd());
-      if (output.includes('listening')) {
-        clearTimeout(timer);
-        resolvePromise(child);
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the app exited with ${code} before listening:\n${output}`));
-    });
-  });
+  return bootApp({ command: process.execPath, args: ['dist/main.js'], dir, env: { PORT: String(port), DATABASE_URL: dbUrl }, log, deadlineMs: BOOT_DEADLINE_MS });
 }
 
 /** One JSON-RPC POST; returns the HTTP response and the JSON-RPC message (from JSON or an SSE answer). */
@@ -231,8 +157,7 @@ async function rpc(url, message, sessionId) {
 
 async function smoke(variant, tarball, lines) {
   const log = (line) => lines.push(`[${variant.name}] ${line}`);
-  const dir = mkdtempSync(join(tmpdir(), `durable-mcp-smoke-${variant.name}-`));
-  if (!KEEP) cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDir(`durable-mcp-smoke-${variant.name}-`, cleanups);
   const db = `durable_mcp_smoke_${randomBytes(4).toString('hex')}`;
   let app;
   try {
@@ -255,7 +180,7 @@ async function smoke(variant, tarball, lines) {
     log(`compiled with tsc in ${Math.round((Date.now() - started) / 1000)} s`);
 
     await admin(`CREATE DATABASE "${db}"`);
-    cleanups.push(() => admin(`DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`));
+    cleanups.add(() => admin(`DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`));
     const port = await freePort();
     app = await boot(dir, port, databaseUrl(db), log);
     const url = `http://127.0.0.1:${port}/mcp`;
@@ -301,28 +226,13 @@ async function smoke(variant, tarball, lines) {
   } catch (error) {
     return { ok: false, detail: error instanceof Error ? error.message : String(error) };
   } finally {
-    if (app && app.exitCode === null) {
-      const exited = new Promise((r) => app.once('exit', r));
-      app.kill('SIGTERM');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-      if (app.exitCode === null) app.kill('SIGKILL');
-    }
-  }
-}
-
-async function cleanup() {
-  while (cleanups.length) {
-    await Promise.resolve(cleanups.pop()()).catch((error) => console.error(`cleanup: ${error.message}`));
+    await stopApp(app);
   }
 }
 
 async function main() {
   const started = Date.now();
-  const packDir = mkdtempSync(join(tmpdir(), 'durable-mcp-pack-'));
-  cleanups.push(() => rmSync(packDir, { recursive: true, force: true }));
-  // npm pack runs the prepare script, which builds dist/mcp from source.
-  await run('npm', ['pack', '--pack-destination', packDir, '--loglevel=error'], { cwd: ROOT });
-  const tarball = join(packDir, readdirSync(packDir).find((f) => f.endsWith('.tgz')));
+  const tarball = await packTarball(cleanups);
   console.log(`install smoke: packed ${tarball.split('/').pop()} in ${Math.round((Date.now() - started) / 1000)} s`);
 
   const results = await Promise.all(
@@ -341,19 +251,15 @@ async function main() {
   return results.every((r) => r.ok);
 }
 
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.once(signal, () => {
-    void cleanup().finally(() => process.exit(1));
-  });
-}
+cleanUpOnSignals(cleanups);
 
 main()
   .then(async (ok) => {
-    await cleanup();
+    await cleanups.runAll();
     process.exit(ok ? 0 : 1);
   })
   .catch(async (error) => {
     console.log(`install smoke: FAIL (${error instanceof Error ? error.message : error})`);
-    await cleanup();
+    await cleanups.runAll();
     process.exit(1);
   });
