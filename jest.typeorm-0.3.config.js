@@ -7,6 +7,7 @@
  */
 const { existsSync } = require('node:fs');
 const { join } = require('node:path');
+const { POSTGRES_E2E_SUBSET } = require('./test/support/postgres-subset');
 
 const typeorm03 = join(__dirname, '.ci', 'typeorm-0.3', 'node_modules', 'typeorm');
 if (!existsSync(join(typeorm03, 'package.json'))) {
@@ -21,12 +22,7 @@ module.exports = {
   displayName: 'typeorm-0.3',
   testMatch: [
     '<rootDir>/test/typeorm-0.3/**/*.spec.ts',
-    '<rootDir>/test/e2e/http-wire.e2e-spec.ts',
-    '<rootDir>/test/e2e/sse-streams.e2e-spec.ts',
-    '<rootDir>/test/e2e/restart.e2e-spec.ts',
-    '<rootDir>/test/e2e/migrations.e2e-spec.ts',
-    '<rootDir>/test/e2e/client-inline.e2e-spec.ts',
-    '<rootDir>/test/e2e/features-subscriptions.e2e-spec.ts',
+    ...POSTGRES_E2E_SUBSET.map((path) => `<rootDir>/${path}`),
   ],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.spec.json' }] },
   moduleFileExtensions: ['ts', 'js', 'json'],
