@@ -38,6 +38,8 @@ const APP_PACKAGES = [
   '@nestjs/typeorm@^12',
   '@nestjs/passport@^12',
   '@nestjs/bull@^12',
+  // Not used by the app: installed to prove that its Nest 12 line resolves beside the package's peer range.
+  '@nestjs/terminus@^12',
   'bull@^4',
   'passport@^0.7',
   'typeorm@^1',
@@ -298,11 +300,11 @@ async function main(cleanups) {
   let step = Date.now();
   await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', tarball, ...APP_PACKAGES], { cwd: dir });
   await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--save-dev', ...APP_DEV_PACKAGES], { cwd: dir });
-  const versions = JSON.parse(await run('npm', ['ls', '--json', '@nestjs/core', '@nestjs/typeorm', '@nestjs/passport', '@nestjs/bull', 'typeorm', 'durable-mcp'], { cwd: dir })).dependencies;
+  const versions = JSON.parse(await run('npm', ['ls', '--json', '@nestjs/core', '@nestjs/typeorm', '@nestjs/passport', '@nestjs/bull', '@nestjs/terminus', 'typeorm', 'durable-mcp'], { cwd: dir })).dependencies;
   const version = (name) => versions[name]?.version;
   console.log(
     `nest12 smoke: installed in ${Math.round((Date.now() - step) / 1000)} s: durable-mcp ${version('durable-mcp')}, @nestjs/core ${version('@nestjs/core')}, ` +
-      `@nestjs/typeorm ${version('@nestjs/typeorm')}, @nestjs/passport ${version('@nestjs/passport')}, @nestjs/bull ${version('@nestjs/bull')}, typeorm ${version('typeorm')}`,
+      `@nestjs/typeorm ${version('@nestjs/typeorm')}, @nestjs/passport ${version('@nestjs/passport')}, @nestjs/bull ${version('@nestjs/bull')}, @nestjs/terminus ${version('@nestjs/terminus')}, typeorm ${version('typeorm')}`,
   );
   if (!/^12\./.test(version('@nestjs/core') || '')) throw new Error(`expected @nestjs/core 12, installed ${version('@nestjs/core')}`);
   // One copy of Nest's container and of TypeORM: the package's require() and the app's import share them.
@@ -349,7 +351,9 @@ cleanUpOnSignals(cleanups);
 
 main(cleanups)
   .then(async (ok) => {
+    const started = Date.now();
     await cleanups.runAll();
+    console.log(`nest12 smoke: temporary directories, databases and Redis keys removed in ${Math.round((Date.now() - started) / 1000)} s`);
     process.exit(ok ? 0 : 1);
   })
   .catch(async (error) => {
