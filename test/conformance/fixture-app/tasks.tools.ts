@@ -69,4 +69,16 @@ export class TasksTools {
     const [first, second] = await Promise.all([ctx.elicit('First name?', stringSchema('name')), ctx.elicit('Second name?', stringSchema('name'))]);
     return `Got ${String(first.content?.name)} and ${String(second.content?.name)}`;
   }
+
+  /**
+   * MRTR then a task: asks for the user's name in an input_required round of the call itself,
+   * and only then becomes a task (`ctx.startTask()`), whose result carries the name.
+   */
+  @McpTool({ name: 'test_tool_with_task', description: 'Asks for a name, then greets as a task.', input: NO_ARGS, task: 'required', inputBeforeTask: true })
+  async toolWithTask(_input: unknown, ctx: McpToolContext): Promise<string> {
+    const answer = await ctx.elicit('What is your name?', stringSchema('name'), { key: 'user_name' });
+    await ctx.startTask();
+    await sleep(200, ctx.signal);
+    return `Hello from the task, ${String(answer.content?.name ?? 'stranger')}!`;
+  }
 }
