@@ -75,6 +75,7 @@ export class McpTaskService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly listener = (payload: string) => this.receive(payload);
   private closing = false;
   private started = false;
+  private starting?: Promise<void>;
 
   constructor(
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpResolvedOptions,
@@ -91,25 +92,43 @@ export class McpTaskService implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /**
-   * Once the tools are known: when some tool allows tasks, serves the task methods, subscribes to
-   * the task channel, starts the workers and, without a queue that redelivers, sweeps the rows a
-   * dead process left. A mount without such a tool opens no queue and answers `tasks/*` -32601.
+   * Once the tools are known: when some tool allows tasks, starts (see `start`). A mount without
+   * such a tool opens no queue and answers `tasks/*` -32601 until `McpRegistry` adds one.
    */
   async onApplicationBootstrap(): Promise<void> {
-    if (!this.toolset.hasTaskTools) return;
+    if (this.toolset.hasTaskTools) await this.start();
+  }
+
+  /**
+   * Serves the task methods, subscribes to the task channel, starts the workers and, without a
+   * queue that redelivers, sweeps the rows a dead process left. Idempotent: at boot for the
+   * decorated tools, or when `McpRegistry` adds the mount's first tool that allows tasks.
+   */
+  start(): Promise<void> {
+    if (this.closing) return Promise.resolve();
+    // A start that failed (Redis down) is tried again by the next caller.
+    this.starting ??= this.open().catch((error: unknown) => {
+      this.starting = undefined;
+      throw error;
+    });
+    return this.starting;
+  }
+
+  private async open(): Promise<void> {
     this.started = true;
-    this.toolset.onTaskCall((tool, request, context, answers) => this.create(tool, request, context, answers));
-    this.toolset.handle(McpMethod.TasksGet, (request, context) => this.get(request, context));
-    this.toolset.handle(McpMethod.TasksResult, (request, context) => this.result(request, context));
-    this.toolset.handle(McpMethod.TasksList, (request, context) => this.list(request, context));
-    this.toolset.handle(McpMethod.TasksCancel, (request, context) => this.cancel(request, context));
-    this.toolset.handle(McpMethod.TasksUpdate, (request, context) => this.updateInputs(request, context));
     const tasks = this.options.tasks;
     // Made here rather than in the constructor: an app that fails to boot leaves no Redis connection open.
     if (tasks.redis) this.queue = new McpBullTaskQueue(tasks.queueName, tasks.redis, tasks.lockDurationMs);
     await this.pubsub.subscribe(this.channel, this.listener);
     await this.queue.start((id) => this.run(id), this.options.tasks.concurrency);
     if (!this.queue.redelivers && this.options.tasks.concurrency > 0) await this.sweep();
+    // Last: until the queue runs, a tool that allows tasks is called without one (runtime tools).
+    this.toolset.onTaskCall((tool, request, context, answers) => this.create(tool, request, context, answers));
+    this.toolset.handle(McpMethod.TasksGet, (request, context) => this.get(request, context));
+    this.toolset.handle(McpMethod.TasksResult, (request, context) => this.result(request, context));
+    this.toolset.handle(McpMethod.TasksList, (request, context) => this.list(request, context));
+    this.toolset.handle(McpMethod.TasksCancel, (request, context) => this.cancel(request, context));
+    this.toolset.handle(McpMethod.TasksUpdate, (request, context) => this.updateInputs(request, context));
   }
 
   /** Aborts the handlers running here (their tasks end interrupted) and closes the queue. */
