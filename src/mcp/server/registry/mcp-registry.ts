@@ -173,8 +173,16 @@ export class McpRegistry implements OnModuleInit, OnModuleDestroy {
       validateOutput: outputSchema ? compileJsonSchema(outputSchema) : undefined,
       invoke: async (args, context) => handler(args, context),
     });
-    // The mount's first tool that allows tasks starts its task queue and the tasks/* methods.
-    if (taskSupport === 'optional' || taskSupport === 'required') await this.tasks.start();
+    // The mount's first tool that allows tasks starts its task queue and the tasks/* methods;
+    // a tool whose queue cannot start (Redis down) is not left behind half-served.
+    if (taskSupport === 'optional' || taskSupport === 'required') {
+      try {
+        await this.tasks.start();
+      } catch (error) {
+        this.toolset.unregister(tool.name);
+        throw error;
+      }
+    }
     this.added('tool', tool.name);
     await this.announce('tool', false);
   }
