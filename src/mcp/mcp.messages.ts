@@ -110,3 +110,10 @@ export const invalidMcpHeaderMessage = (owner: string, tool: string, problem: st
 export function invalidTaskSupportMessage(owner: string, value: unknown): string {
   return `${owner}: @McpTool option "task" is ${JSON.stringify(value)}; use 'forbidden', 'optional' or 'required'.`;
 }
+
+/** A tool's `inputBeforeTask` is not a boolean, or is set on a tool that never runs as a task. */
+export function invalidInputBeforeTaskMessage(owner: string, value: unknown, task: unknown): string {
+  return typeof value !== 'boolean'
+    ? `${owner}: @McpTool option "inputBeforeTask" is ${JSON.stringify(value)}; use true or false.`
+    : `${owner}: @McpTool option "inputBeforeTask" needs task: 'optional' or 'required' (task is ${JSON.stringify(task ?? 'forbidden')}).`;
+}

@@ -8,6 +8,8 @@
  *   client-2025  the same release's client scenarios, OAuth (auth/*) ones included, answered by
  *                test/conformance/client (McpClientService)
  *   server-2026  @modelcontextprotocol/conformance@0.2.0-alpha.12 server --suite all --spec-version 2026-07-28
+ *   server-2026-tasks  that release's 10 tasks-extension server scenarios (--force, one run each)
+ *                against the fixture's tasks mount
  *   client-2026  that release's 2026-07-28 client scenarios, OAuth ones included, and its OAuth
  *                extension scenarios (--force)
  * each against test/conformance/expected-failures-<suite>.yml. Exits non-zero on a failure that
@@ -15,7 +17,7 @@
  * time cap. Every process it starts runs in its own process group and is killed on the way out,
  * Ctrl-C included.
  *
- * Options: --suite <id>[,<id>...] (server-2025, client-2025, server-2026, client-2026),
+ * Options: --suite <id>[,<id>...] (server-2025, client-2025, server-2026, server-2026-tasks, client-2026),
  *          --concurrency <n> (client scenarios run side by side; default 2, or
  *          CONFORMANCE_CONCURRENCY), --verbose (stream the CLI output), --keep (keep the temp dir).
  */
@@ -28,6 +30,7 @@ import { startLoopbackProxy, type LoopbackProxy } from './harness/loopback-proxy
 import { killAll, start, stop, waitWithDeadline, type Started } from './harness/processes';
 import { outcomes, readChecks, verdict, type ScenarioOutcome, type SuiteVerdict } from './harness/results';
 import { SUITES, type Invocation, type Suite } from './harness/suites';
+import { FIXTURE_TASKS_PATH } from './fixture-app/fixture-paths';
 
 const ROOT = resolve(__dirname, '..', '..');
 const HERE = join(ROOT, 'test', 'conformance');
@@ -126,7 +129,7 @@ function scenariosFromLog(logFile: string): string[] {
   return found;
 }
 
-async function runSuite(suite: Suite, options: Options, workdir: string, serverUrl: string, clientCommand: string): Promise<SuiteReport> {
+async function runSuite(suite: Suite, options: Options, workdir: string, serverUrl: string, tasksServerUrl: string, clientCommand: string): Promise<SuiteReport> {
   const resultsDir = join(workdir, 'results', suite.id);
   const expectedFailuresFile = join(HERE, `expected-failures-${suite.id}.yml`);
   const expected = readExpectedFailures(expectedFailuresFile, suite.mode);
@@ -136,7 +139,7 @@ async function runSuite(suite: Suite, options: Options, workdir: string, serverU
   const cliFailures: string[] = [];
   let timedOut = false;
   console.log(`\n--- ${suite.id}: ${suite.title}`);
-  const invocations = suite.invocations({ serverUrl, clientCommand, resultsDir, expectedFailuresFile });
+  const invocations = suite.invocations({ serverUrl, tasksServerUrl, clientCommand, resultsDir, expectedFailuresFile });
   const runOne = async (invocation: Invocation, index: number): Promise<string[]> => {
     const logFile = join(workdir, `${suite.id}-${index}.log`);
     const remaining = deadline - Date.now();
@@ -232,11 +235,12 @@ async function main(): Promise<number> {
     fixture = booted.fixture;
     proxy = await startLoopbackProxy(new URL(booted.url).origin, token);
     const serverUrl = `${proxy.origin}${new URL(booted.url).pathname}`;
-    console.log(`Fixture app at ${booted.url}, proxied (with the bearer token) at ${serverUrl}`);
+    const tasksServerUrl = `${proxy.origin}${FIXTURE_TASKS_PATH}`;
+    console.log(`Fixture app at ${booted.url}, proxied (with the bearer token) at ${serverUrl} (tasks mount: ${tasksServerUrl})`);
 
     const reports: SuiteReport[] = [];
     for (const suite of options.suites) {
-      const report = await runSuite(suite, options, workdir, serverUrl, clientCommand.join(' '));
+      const report = await runSuite(suite, options, workdir, serverUrl, tasksServerUrl, clientCommand.join(' '));
       printReport(report, true);
       reports.push(report);
     }

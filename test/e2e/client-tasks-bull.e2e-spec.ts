@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
-import { McpClientModule, McpClientService, McpModule, type McpClientOptions } from '../../src/mcp';
+import { McpCallAbortedError, McpClientModule, McpClientService, McpModule, type McpClientOptions } from '../../src/mcp';
 import { killAllWorkers, startWorker, type WorkerProcess } from '../fixtures/client/worker-process';
 import { fixtureAuth } from '../fixtures/fixture-tools';
 import { TASK_RUNS, TaskGates, TaskTools } from '../fixtures/tasks/task-tools';
@@ -108,5 +108,29 @@ describe('McpClientService task-backed calls on Bull survive a worker killed mid
     expect(inbound).toEqual([{ n: 1 }]);
     expect(await db.dataSource.query(`SELECT status FROM mcp_tasks WHERE id = $1`, [taskId])).toEqual([{ status: 'completed' }]);
     workers.shift();
+  });
+
+  it.each([
+    ['v25', '2025-11-25'],
+    ['v26', '2026-07-28'],
+  ])("%s: the caller's abort reaches the worker process polling the task, which sends tasks/cancel; the server's handler sees its signal", async (name) => {
+    const gate = `aborted-${name}`;
+    const controller = new AbortController();
+    const call = client.callTool(name, 'hang', { gate }, { task: { ttlMs: 60_000 }, signal: controller.signal }).catch((error: unknown) => error);
+    const isOurs = (row: Row) => row.method === 'tools/call' && (row.request.params?.arguments as { gate?: string } | undefined)?.gate === gate;
+    const taskId = taskIdOf(await pollUntil('the tools/call of the task', async () => (await outbound(name)).find(isOurs), 60_000));
+    const rowsOf = async (method: string) => (await outbound(name)).filter((row) => row.method === method && row.request.params?.taskId === taskId);
+    await pollUntil('the worker polling the task', async () => ((await rowsOf('tasks/get')).length > 0 ? true : undefined), 60_000);
+    await pollUntil('the handler running', () => (TASK_RUNS.get(gate)?.runs === 1 ? true : undefined));
+
+    controller.abort('the user gave up');
+    const error = await call;
+    expect(error).toBeInstanceOf(McpCallAbortedError);
+    expect(error).toMatchObject({ delivered: true });
+    await pollUntil('the handler to see its abort', () => TASK_RUNS.get(gate)?.aborted ?? undefined);
+    expect(TASK_RUNS.get(gate)).toEqual({ runs: 1, aborted: 'The task was cancelled' });
+    // Sent once, by the worker process (the caller's app runs no worker).
+    expect(await rowsOf('tasks/cancel')).toHaveLength(1);
+    expect(await db.dataSource.query(`SELECT status FROM mcp_tasks WHERE id = $1`, [taskId])).toEqual([{ status: 'cancelled' }]);
   });
 });

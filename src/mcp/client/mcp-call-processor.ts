@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { McpCallInterruptedError, McpCapabilityError } from '../errors/mcp-client-call.errors';
-import { McpClientError, McpTimeoutError } from '../errors/mcp-client.errors';
+import { McpClientError, McpServerError, McpTimeoutError } from '../errors/mcp-client.errors';
 import type { McpOutboundSessionStore } from '../persistence/interfaces/mcp-outbound-session-store.interface';
 import { InjectMcpOutboundSessionStore } from '../persistence/mcp-persistence.constants';
 import type { McpOutboundSessionRecord } from '../persistence/interfaces/mcp-outbound-session-store.interface';
@@ -17,6 +17,9 @@ import { McpStatelessCallRunner } from './stateless/stateless-call-runner';
 import { McpRevisionNegotiator } from './stateless/revision-negotiator';
 import { McpOutboundExchanger } from './outbound-exchange';
 import { McpTransportRegistry } from './transports/transport-registry';
+
+/** What a 2025-11-25 `tasks/result` answers when the task is still running at the server's wait limit. */
+const TASK_RESULT_TIMEOUT_CODE = -32001;
 
 /**
  * Runs one outbound call, on whichever worker picked it up. First decides the revision (pinned,
@@ -90,11 +93,28 @@ export class McpCallProcessor {
 
   /**
    * Polls a 2025-11-25 task (`tasks/get`) until it is over, then fetches what the call answers
-   * (`tasks/result`: the tool's result, or its JSON-RPC error as `McpServerError`).
+   * (`tasks/result`: the tool's result, or its JSON-RPC error as `McpServerError`). A task that
+   * is `input_required` gets its `tasks/result` at once: the server sends the task's requests on
+   * that request's stream (the 2025 side channel), the client's handlers answer them as for any
+   * call, and the result comes back on it when the task is over.
    */
   private async finishTask(job: McpCallJob, session: McpOutboundSessionRecord | null, notify: McpServerNotificationHandler, taskId: string, signal?: AbortSignal): Promise<Record<string, unknown>> {
-    const ask = async (method: string) => (await this.exchanger.call({ job, session, notify, method, params: { taskId } })).result;
-    await pollTask({ job, taskId, ...(signal ? { signal } : {}), get: () => ask(McpMethod.TasksGet), cancel: async () => void (await ask(McpMethod.TasksCancel)) });
-    return ask(McpMethod.TasksResult);
+    const ask = async (method: string, abortable = false) =>
+      (await this.exchanger.call({ job, session, notify, method, params: { taskId }, ...(abortable && signal ? { signal } : {}) })).result;
+    let outcome: { result: Record<string, unknown> } | { error: McpServerError } | undefined;
+    const onInputRequired = async () => {
+      if (outcome) return;
+      try {
+        outcome = { result: await ask(McpMethod.TasksResult, true) };
+      } catch (error) {
+        // Aborted: the poller cancels the task. Still running at the server's wait limit, or the
+        // stream broke: polling goes on and the next input_required asks again.
+        if (signal?.aborted || !(error instanceof McpServerError) || error.code === TASK_RESULT_TIMEOUT_CODE) return;
+        outcome = { error };
+      }
+    };
+    await pollTask({ job, taskId, ...(signal ? { signal } : {}), get: () => ask(McpMethod.TasksGet), cancel: async () => void (await ask(McpMethod.TasksCancel)), onInputRequired });
+    if (outcome && 'error' in outcome) throw outcome.error;
+    return outcome?.result ?? ask(McpMethod.TasksResult);
   }
 }

@@ -15,6 +15,12 @@ export interface McpClientChannel {
    * `options.key` names the request where the carrier keys requests (2026-07-28 input requests).
    */
   request(method: string, params: Record<string, unknown>, options?: McpInputRequestOptions): Promise<Record<string, unknown>>;
+  /**
+   * The answers the channel has handed to the handler so far, by key: those of a 2026-07-28
+   * round, which a task created by `ctx.startTask()` replays to its handler. Absent on carriers
+   * that do not key requests.
+   */
+  consumedAnswers?(): Record<string, Record<string, unknown>>;
 }
 
 /** Everything a toolset needs to know about who sent a message and on which session. */
@@ -40,6 +46,11 @@ export interface McpDeliveryContext {
   client?: McpClientChannel;
   /** The task the request runs as (a worker running a task-augmented `tools/call`). */
   task?: McpTaskContext;
+  /**
+   * Set while a tool with `inputBeforeTask` runs before its task exists: `ctx.startTask()` calls
+   * it, and it stops the handler so that the toolset creates the task.
+   */
+  beginTask?: () => never;
 }
 
 /**

@@ -122,6 +122,18 @@ export interface McpToolContext {
   sample(params: Record<string, unknown>, options?: McpInputRequestOptions): Promise<Record<string, unknown>>;
   /** Lists the client's roots; needs the `roots` capability. */
   listRoots(options?: McpInputRequestOptions): Promise<McpRoot[]>;
+  /**
+   * Where a tool declared with `inputBeforeTask: true` turns into a task. Before this call, on a
+   * 2026-07-28 request that declares the tasks extension, the handler runs with the `tools/call`
+   * itself and its `elicit` / `sample` / `listRoots` are `input_required` rounds of that call
+   * (answered before any task exists); this call then creates the task, the client gets its
+   * `CreateTaskResult`, and the task's worker runs the handler again from the start, the answers
+   * of those rounds handed back to the same requests (same keys), so keep the code before it free
+   * of side effects. Resolves at once when the call already runs as a task (2025-11-25 creates
+   * it before the handler starts) or runs without one (a client without the extension calling an
+   * `'optional'` tool): the handler goes on either way.
+   */
+  startTask(): Promise<void>;
 }
 
 /** One content block of a tool result. */

@@ -94,6 +94,15 @@ export interface McpToolOptions {
    * @default 'forbidden'
    */
   task?: McpTaskSupport;
+  /**
+   * For a tool that allows tasks: on 2026-07-28 the handler starts with the `tools/call` itself
+   * (its input requests are `input_required` rounds of the call) and the task is created only
+   * when it calls `ctx.startTask()`, as the tasks extension advises for a tool that needs input
+   * before it can run on its own. Without it the task is created before the handler starts.
+   * Needs `task: 'optional' | 'required'`.
+   * @default false
+   */
+  inputBeforeTask?: boolean;
 }
 
 /** What `@McpTool` stores on a method. */

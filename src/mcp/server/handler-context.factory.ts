@@ -63,7 +63,7 @@ function checkUrlElicitation(request: McpUrlElicitation): void {
  */
 class McpHandlerContext implements McpToolContext {
   private ended = false;
-  private bound?: Partial<Pick<McpToolContext, 'log' | 'progress' | 'elicit' | 'sample' | 'listRoots'>>;
+  private bound?: Partial<Pick<McpToolContext, 'log' | 'progress' | 'elicit' | 'sample' | 'listRoots' | 'startTask'>>;
 
   readonly principal: McpToolContext['principal'];
   readonly sessionId: string | null;
@@ -104,6 +104,10 @@ class McpHandlerContext implements McpToolContext {
 
   get listRoots(): McpToolContext['listRoots'] {
     return this.bind('listRoots', this.doListRoots);
+  }
+
+  get startTask(): McpToolContext['startTask'] {
+    return this.bind('startTask', this.doStartTask);
   }
 
   /** Marks the request answered: from now on every way back to the client rejects. */
@@ -161,6 +165,11 @@ class McpHandlerContext implements McpToolContext {
     this.requireOpen('listRoots');
     const result = await this.ask(McpMethod.RootsList, {}, options);
     return (Array.isArray(result.roots) ? result.roots : []) as McpRoot[];
+  }
+
+  private async doStartTask(): Promise<void> {
+    this.requireOpen('startTask');
+    this.delivery.beginTask?.();
   }
 
   /** The methods are async, so this surfaces as a rejection of the call, never as a throw elsewhere. */

@@ -12,7 +12,7 @@ import { McpParamHeaderError, mcpParamHeadersOf } from './stateless/mcp-param-he
 import { SCOPE_TOKEN } from './oauth/mcp-oauth.options';
 import { handlerPipelineFor } from './pipeline/handler-pipeline';
 import { builtInGuards, checkedPublic } from './pipeline/public-handlers';
-import { checkedTaskSupport } from './tasks/task-support';
+import { checkedInputBeforeTask, checkedTaskSupport } from './tasks/task-support';
 import { Toolset } from './toolset';
 import { compileJsonSchema } from './tools/json-schema-validator';
 import type { RegisteredTool } from './tools/registered-tool';
@@ -96,6 +96,7 @@ export class ToolsetExplorer implements OnModuleInit {
       pipeline: handlerPipelineFor(this.moduleRef, this.contextCreator, method, builtInGuards(this.options.anonymous, isPublic)),
       definition: Object.freeze(definition),
       taskSupport: metadata.task,
+      inputBeforeTask: checkedInputBeforeTask(metadata.inputBeforeTask, metadata.task, owner),
       idempotent: metadata.annotations?.idempotentHint === true,
       validateInput: compileInputValidator(metadata.input),
       validateOutput: outputSchema ? this.compile(outputSchema, owner, 'output') : undefined,

@@ -23,6 +23,33 @@ const call = (toolset: Toolset, name: string, task?: Record<string, unknown>, ct
 
 /** How the toolset meets tasks: the capability, the task support of each tool, the hand-over to the task service. */
 describe('Toolset and tasks', () => {
+  it('runs an inputBeforeTask tool with the call until ctx.startTask(), then hands the task service the answers it used; without the call, it answers inline', async () => {
+    const toolset = new Toolset('m', { name: 'n', version: '1' }, 10);
+    const ran: string[] = [];
+    toolset.register({
+      ...tool('book', 'required'),
+      inputBeforeTask: true,
+      invoke: async (args, ctx) => {
+        const answer = await ctx.elicit('Who?', { type: 'object' }, { key: 'user_name' });
+        if ((args as { now?: boolean }).now) return `inline ${String(answer.content?.name)}`;
+        await ctx.startTask();
+        ran.push('after startTask');
+        return 'never here';
+      },
+    });
+    const started: unknown[] = [];
+    toolset.onTaskCall(async (registered, _request, _ctx, answers) => (started.push([registered.name, answers]), { resultType: 'task', taskId: 't-1' }));
+    const answers = { user_name: { action: 'accept', content: { name: 'Ada' } } };
+    const client = { request: async () => answers.user_name, consumedAnswers: () => answers };
+    const declaring: McpDeliveryContext = { ...context, sessionId: null, protocolVersion: '2026-07-28', clientCapabilities: { elicitation: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } }, client };
+    expect(((await call(toolset, 'book', undefined, declaring)) as JsonRpcSuccess).result).toEqual({ resultType: 'task', taskId: 't-1' });
+    expect(started).toEqual([['book', answers]]);
+    expect(ran).toEqual([]);
+    const inline = await toolset.deliver({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'book', arguments: { now: true } } }, declaring);
+    expect((inline as JsonRpcSuccess).result).toEqual({ content: [{ type: 'text', text: 'inline Ada' }] });
+    expect(started).toHaveLength(1);
+  });
+
   it('declares the tasks capability only while a tool allows tasks and a task service listens', () => {
     const toolset = new Toolset('m', { name: 'n', version: '1' }, 10);
     toolset.register(tool('plain'));

@@ -27,8 +27,22 @@ import { HandlerSwitches } from './registry/handler-switches';
 import { declaresTasksExtension, tasksExtensionRequired, tasksServerCapability } from '../protocol/tasks';
 import { StatelessErrorCode, isStatelessVersion } from '../protocol/stateless';
 
-/** Starts a task-augmented `tools/call` of `tool`: resolves to its `CreateTaskResult`. */
-type McpTaskStarter = (tool: RegisteredTool, request: JsonRpcRequest, context: McpDeliveryContext) => Promise<Record<string, unknown>>;
+/**
+ * Starts a task-augmented `tools/call` of `tool`: resolves to its `CreateTaskResult`. `answers`
+ * are the client's answers of the rounds the handler ran before the task (`inputBeforeTask`).
+ */
+type McpTaskStarter = (tool: RegisteredTool, request: JsonRpcRequest, context: McpDeliveryContext, answers?: Record<string, Record<string, unknown>>) => Promise<Record<string, unknown>>;
+
+/**
+ * Thrown by `ctx.startTask()` in a handler that runs before its task exists (`inputBeforeTask`):
+ * it escapes the tool's `isError` mapping, and the toolset creates the task.
+ */
+class TaskStartSignal extends Error {
+  constructor() {
+    super('The handler asked to continue as a task');
+    this.name = 'TaskStartSignal';
+  }
+}
 
 /** True when `tool` may run as a task. */
 function allowsTasks(tool: RegisteredTool): boolean {
@@ -38,7 +52,7 @@ function allowsTasks(tool: RegisteredTool): boolean {
 /** The statuses of an `HttpException` thrown by a guard that mean "not for you" (the tool is then unknown to the caller). */
 const REFUSAL_STATUSES = new Set<number>([HttpStatus.UNAUTHORIZED, HttpStatus.FORBIDDEN]);
 
-const propagatedErrors = new Set<Function>([McpRpcError, McpInfrastructureError]);
+const propagatedErrors = new Set<Function>([McpRpcError, McpInfrastructureError, TaskStartSignal]);
 
 /**
  * Marks an error class as one a handler failure must not swallow into an `isError` result: it
@@ -143,7 +157,7 @@ export class Toolset implements McpMessageHandler {
   }
 
   /** @internal Serves task-augmented `tools/call` requests (the mount's task service). */
-  onTaskCall(starter: (tool: RegisteredTool, request: JsonRpcRequest, context: McpDeliveryContext) => Promise<Record<string, unknown>>): void {
+  onTaskCall(starter: McpTaskStarter): void {
     this.taskStarter = starter;
   }
 
@@ -310,12 +324,38 @@ export class Toolset implements McpMessageHandler {
     // 2026-07-28: the server decides. A tool that allows tasks runs as one for a client that
     // declared the tasks extension on this request; a required one refuses any other client.
     if (!context.task && taskSupport !== 'forbidden' && this.tasksDeclared && isStatelessVersion(context.protocolVersion)) {
-      if (declaresTasksExtension(context.clientCapabilities)) return (this.taskStarter as McpTaskStarter)(tool, request, context);
+      if (declaresTasksExtension(context.clientCapabilities)) {
+        return tool.inputBeforeTask ? this.callBeforeTask(tool, request, context) : (this.taskStarter as McpTaskStarter)(tool, request, context);
+      }
       if (taskSupport === 'required') {
         throw new McpRpcError(StatelessErrorCode.MissingRequiredClientCapability, `Missing required client capability: tool "${name}" runs only as a task`, tasksExtensionRequired());
       }
     }
     if (taskSupport === 'required' && !context.task) throw new McpRpcError(JsonRpcErrorCode.MethodNotFound, `Tool "${name}" must be called as a task (params.task)`);
+    return this.callHere(tool, request, context);
+  }
+
+  /**
+   * A tool with `inputBeforeTask`, called by a client that declared the tasks extension: the
+   * handler runs with the call (its input requests are this call's `input_required` rounds)
+   * until `ctx.startTask()`, which creates the task with the answers it was given so far. A
+   * handler that returns without calling it answers the call itself.
+   */
+  private async callBeforeTask(tool: RegisteredTool, request: JsonRpcRequest, context: McpDeliveryContext): Promise<Record<string, unknown>> {
+    const beginTask = (): never => {
+      throw new TaskStartSignal();
+    };
+    try {
+      return await this.callHere(tool, request, { ...context, beginTask });
+    } catch (error) {
+      if (!(error instanceof TaskStartSignal)) throw error;
+      return (this.taskStarter as McpTaskStarter)(tool, request, context, context.client?.consumedAnswers?.() ?? {});
+    }
+  }
+
+  /** Runs the tool's handler for this call (through its pipeline when it has one). */
+  private async callHere(tool: RegisteredTool, request: JsonRpcRequest, context: McpDeliveryContext): Promise<Record<string, unknown>> {
+    const name = tool.name;
     if (tool.pipeline) return this.callThroughPipeline(tool, request, context);
 
     const input = await tool.validateInput(request.params?.arguments ?? {});

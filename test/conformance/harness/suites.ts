@@ -7,6 +7,8 @@ export const CONFORMANCE_2026 = '@modelcontextprotocol/conformance@0.2.0-alpha.1
 export interface SuiteContext {
   /** The proxied MCP endpoint of the fixture app (adds the bearer token). */
   serverUrl: string;
+  /** The proxied endpoint of the fixture's tasks mount (the tasks-extension tools). */
+  tasksServerUrl: string;
   /** The client command the CLI runs for client scenarios (it appends the server URL). */
   clientCommand: string;
   /** Where this suite's `-o` results go. */
@@ -25,7 +27,7 @@ export interface Invocation {
 
 /** A suite of `npm run conformance`. */
 export interface Suite {
-  id: 'server-2025' | 'client-2025' | 'server-2026' | 'client-2026';
+  id: 'server-2025' | 'client-2025' | 'server-2026' | 'server-2026-tasks' | 'client-2026';
   title: string;
   /** npm package spec of the conformance CLI. */
   pkg: string;
@@ -138,6 +140,24 @@ export const CLIENT_2026_AUTH_EXTENSION_SCENARIOS = [
   'auth/wif-jwt-bearer',
 ];
 
+/**
+ * The server scenarios of the `io.modelcontextprotocol/tasks` extension (SEP-2663) in
+ * 0.2.0-alpha.12 (`conformance list --server`, tagged [extension]). Extension scenarios are on no
+ * spec timeline: the CLI runs them only with `--force`, one `--scenario` per run.
+ */
+export const SERVER_2026_TASKS_SCENARIOS = [
+  'tasks-lifecycle',
+  'tasks-capability-negotiation',
+  'tasks-wire-fields',
+  'tasks-request-state-removal',
+  'tasks-mrtr-input',
+  'tasks-request-headers',
+  'tasks-dispatch-and-envelope',
+  'tasks-status-notifications',
+  'tasks-required-task-error',
+  'tasks-mrtr-composition',
+];
+
 /** One CLI run per scenario; `force` runs scenarios the CLI deems not applicable at `specVersion`. */
 function clientRuns(context: SuiteContext, scenarios: string[], specVersion: Suite['specVersion'], force = false): Invocation[] {
   return scenarios.map((scenario) => ({
@@ -223,6 +243,34 @@ export const SUITES: Suite[] = [
         ],
       },
     ],
+  },
+  {
+    id: 'server-2026-tasks',
+    specVersion: '2026-07-28',
+    title: `server, the ${SERVER_2026_TASKS_SCENARIOS.length} tasks-extension scenarios (--force) against the fixture's tasks mount (${CONFORMANCE_2026})`,
+    pkg: CONFORMANCE_2026,
+    mode: 'server',
+    budgetMs: 240_000,
+    invocations: (context) =>
+      SERVER_2026_TASKS_SCENARIOS.map((scenario) => ({
+        scenarios: [scenario],
+        args: [
+          'server',
+          '--url',
+          context.tasksServerUrl,
+          '--scenario',
+          scenario,
+          '--spec-version',
+          '2026-07-28',
+          '--force',
+          '--timeout',
+          '30000',
+          '--expected-failures',
+          context.expectedFailuresFile,
+          '-o',
+          context.resultsDir,
+        ],
+      })),
   },
   {
     id: 'client-2026',

@@ -118,14 +118,36 @@ export class McpStatelessCallRunner {
   /**
    * Polls a task of the tasks extension (`tasks/get`, the extension declared, `Mcp-Name: <taskId>`)
    * until it is over: a completed task carries the tool's result, a failed one its JSON-RPC
-   * error (`McpServerError`); a task cancelled by someone else fails with -32603.
+   * error (`McpServerError`); a task cancelled by someone else fails with -32603. The input
+   * requests of an `input_required` task are answered by the client's handlers (each key once)
+   * with `tasks/update`; one they cannot answer cancels the task and fails the call with
+   * `McpInputRequiredError`.
    */
   private async finishTask(job: McpCallJob, session: McpOutboundSessionRecord | null, notify: Notify, version: string, taskId: string, signal?: AbortSignal): Promise<Record<string, unknown>> {
-    const ask = async (method: string) => {
-      const params = withEnvelope({ taskId }, withTasksExtension(this.envelopes.forCall(job, version)));
+    const ask = async (method: string, extra: Record<string, unknown> = {}) => {
+      const params = withEnvelope({ taskId, ...extra }, withTasksExtension(this.envelopes.forCall(job, version)));
       return (await this.exchanger.call({ job, session, notify, method, params, statelessVersion: version })).result;
     };
-    const task = await pollTask({ job, taskId, ...(signal ? { signal } : {}), get: () => ask(McpMethod.TasksGet), cancel: async () => void (await ask(McpMethod.TasksCancel)) });
+    const cancel = async () => void (await ask(McpMethod.TasksCancel));
+    const answer = this.dispatcher.forCall(job.server, job.scopeKey);
+    // Keys are unique over a task's life: each request is answered once, however often it is polled.
+    const answered = new Set<string>();
+    const onInputRequired = async (task: Record<string, unknown>) => {
+      const requests = task.inputRequests && typeof task.inputRequests === 'object' ? (task.inputRequests as Record<string, unknown>) : {};
+      const fresh = Object.fromEntries(Object.entries(requests).filter(([key]) => !answered.has(key)));
+      if (!Object.keys(fresh).length) return;
+      let inputResponses: Record<string, unknown> | undefined;
+      try {
+        ({ inputResponses } = await fulfilInputRequests(job.server, McpMethod.ToolsCall, { inputRequests: fresh }, answer));
+      } catch (error) {
+        // A request the client cannot answer would leave the task waiting: it is cancelled.
+        await cancel().catch(() => undefined);
+        throw error;
+      }
+      for (const key of Object.keys(fresh)) answered.add(key);
+      await ask(McpMethod.TasksUpdate, { inputResponses });
+    };
+    const task = await pollTask({ job, taskId, ...(signal ? { signal } : {}), get: () => ask(McpMethod.TasksGet), cancel, onInputRequired });
     if (task.status === 'completed' && task.result && typeof task.result === 'object') {
       const { resultType: _type, ...result } = task.result as Record<string, unknown>;
       return withoutServerInfo(result);

@@ -34,6 +34,18 @@ describe('task poller', () => {
     expect(cancel).not.toHaveBeenCalled();
   });
 
+  it('hands each input_required answer to onInputRequired before polling on, and ends with its rejection', async () => {
+    const answers = [{ status: 'input_required', inputRequests: { a: {} }, pollInterval: 100 }, { status: 'working', pollInterval: 100 }, { status: 'completed' }];
+    let asked = 0;
+    const seen: unknown[] = [];
+    const final = await pollTask({ job: job(), taskId: 't', get: async () => answers[asked++], cancel: async () => undefined, onInputRequired: async (task) => void seen.push(task.inputRequests) });
+    expect(final).toEqual({ status: 'completed' });
+    expect(seen).toEqual([{ a: {} }]);
+
+    const failing = pollTask({ job: job(), taskId: 't', get: async () => ({ status: 'input_required' }), cancel: async () => undefined, onInputRequired: async () => Promise.reject(new Error('no handler')) });
+    await expect(failing).rejects.toThrow('no handler');
+  });
+
   it('cancels the task and fails with McpTimeoutError (delivered) once the deadline passed', async () => {
     const cancel = jest.fn(async () => undefined);
     const get = jest.fn(async () => ({ status: 'working' }));

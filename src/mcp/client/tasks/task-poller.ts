@@ -21,6 +21,12 @@ export interface McpTaskPolling {
   get(): Promise<Record<string, unknown>>;
   /** Sends `tasks/cancel`. */
   cancel(): Promise<void>;
+  /**
+   * Called with each `input_required` answer of `tasks/get`: gives the task the client's answers
+   * to its input requests (the client's handlers). Polling goes on once it resolves; a rejection
+   * ends the polling with that error.
+   */
+  onInputRequired?(task: Record<string, unknown>): Promise<void>;
 }
 
 /** The task a task-creating answer carries: `{ task }` (2025-11-25), or the task inline (2026-07-28). */
@@ -50,6 +56,7 @@ export function pollDelay(task: Record<string, unknown>): number {
  * The call's deadline bounds the polling: past it the task is cancelled and the call fails with
  * `McpTimeoutError`; the caller's abort cancels it and fails with `McpCallAbortedError`. Both
  * were delivered: the server had the task. A failed `tasks/cancel` does not change the error.
+ * An `input_required` task is handed to `onInputRequired` (when given) before the next wait.
  */
 export async function pollTask(polling: McpTaskPolling): Promise<Record<string, unknown>> {
   const { job, signal } = polling;
@@ -60,6 +67,10 @@ export async function pollTask(polling: McpTaskPolling): Promise<Record<string, 
     }
     const task = await polling.get();
     if (isTerminalTaskStatus(String(task.status))) return task;
+    if (task.status === 'input_required' && polling.onInputRequired) {
+      await polling.onInputRequired(task);
+      if (signal?.aborted) continue; // cancelled while answering: the next turn sends tasks/cancel
+    }
     const remaining = job.deadlineAt === undefined ? Infinity : Math.max(0, job.deadlineAt - Date.now());
     await delay(Math.min(pollDelay(task), remaining), undefined, signal ? { signal } : {}).catch(() => undefined);
   }

@@ -18,6 +18,12 @@ export interface McpTaskPayload {
    * `listRoots` inside the task may ask); absent in rows written before they were kept.
    */
   clientCapabilities?: Record<string, unknown> | null;
+  /**
+   * The answers the client gave, by key, in the `input_required` rounds of the `tools/call`
+   * before the handler created the task (`inputBeforeTask`): the worker hands them back to the
+   * same requests of the handler. Absent for a task created before its handler started.
+   */
+  answers?: Record<string, Record<string, unknown>> | null;
 }
 
 /** One task of a mount (`mcp_tasks`): a task-augmented `tools/call` and where it stands. */

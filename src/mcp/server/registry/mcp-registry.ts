@@ -22,6 +22,8 @@ import { McpListenStreams } from '../stateless/listen-stream-registry';
 import { compileJsonSchema } from '../tools/json-schema-validator';
 import { compileInputValidator, isDtoClass, toPublishedSchema } from '../tools/tool-schema.factory';
 import { Toolset } from '../toolset';
+import { McpTaskService } from '../tasks/mcp-tasks.service';
+import { checkedInputBeforeTask, checkedTaskSupport } from '../tasks/task-support';
 import type { McpHandlerSwitchStore } from '../../persistence/interfaces/mcp-handler-switch-store.interface';
 import { InjectMcpHandlerSwitchStore } from '../../persistence/mcp-persistence.constants';
 
@@ -119,6 +121,7 @@ export class McpRegistry implements OnModuleInit, OnModuleDestroy {
     private readonly bus: McpSessionBus,
     private readonly listenStreams: McpListenStreams,
     @InjectMcpHandlerSwitchStore() private readonly store: McpHandlerSwitchStore,
+    private readonly tasks: McpTaskService,
   ) {
     const prefix = options.pubsub?.channelPrefix ?? 'mcp';
     this.logger = new Logger(`McpRegistry:${options.mount}`);
@@ -147,6 +150,8 @@ export class McpRegistry implements OnModuleInit, OnModuleDestroy {
     const owner = `${RUNTIME_OWNER}#addTool(${tool.name})`;
     const inputSchema = this.checkedSchema(tool.input, owner, 'input');
     const outputSchema = tool.output ? this.checkedSchema(tool.output, owner, 'output') : undefined;
+    const taskSupport = tool.task === undefined ? undefined : checkedTaskSupport(tool.task, owner);
+    const inputBeforeTask = checkedInputBeforeTask(tool.inputBeforeTask, tool.task, owner);
     this.toolset.register({
       name: tool.name,
       owner,
@@ -159,11 +164,25 @@ export class McpRegistry implements OnModuleInit, OnModuleDestroy {
         annotations: tool.annotations,
         icons: tool.icons,
         _meta: tool.meta,
+        execution: taskSupport ? { taskSupport } : undefined,
       }),
+      taskSupport,
+      inputBeforeTask,
+      idempotent: tool.annotations?.idempotentHint === true,
       validateInput: compileInputValidator(tool.input),
       validateOutput: outputSchema ? compileJsonSchema(outputSchema) : undefined,
       invoke: async (args, context) => handler(args, context),
     });
+    // The mount's first tool that allows tasks starts its task queue and the tasks/* methods;
+    // a tool whose queue cannot start (Redis down) is not left behind half-served.
+    if (taskSupport === 'optional' || taskSupport === 'required') {
+      try {
+        await this.tasks.start();
+      } catch (error) {
+        this.toolset.unregister(tool.name);
+        throw error;
+      }
+    }
     this.added('tool', tool.name);
     await this.announce('tool', false);
   }

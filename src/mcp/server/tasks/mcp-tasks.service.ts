@@ -75,6 +75,7 @@ export class McpTaskService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly listener = (payload: string) => this.receive(payload);
   private closing = false;
   private started = false;
+  private starting?: Promise<void>;
 
   constructor(
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpResolvedOptions,
@@ -91,25 +92,43 @@ export class McpTaskService implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /**
-   * Once the tools are known: when some tool allows tasks, serves the task methods, subscribes to
-   * the task channel, starts the workers and, without a queue that redelivers, sweeps the rows a
-   * dead process left. A mount without such a tool opens no queue and answers `tasks/*` -32601.
+   * Once the tools are known: when some tool allows tasks, starts (see `start`). A mount without
+   * such a tool opens no queue and answers `tasks/*` -32601 until `McpRegistry` adds one.
    */
   async onApplicationBootstrap(): Promise<void> {
-    if (!this.toolset.hasTaskTools) return;
+    if (this.toolset.hasTaskTools) await this.start();
+  }
+
+  /**
+   * Serves the task methods, subscribes to the task channel, starts the workers and, without a
+   * queue that redelivers, sweeps the rows a dead process left. Idempotent: at boot for the
+   * decorated tools, or when `McpRegistry` adds the mount's first tool that allows tasks.
+   */
+  start(): Promise<void> {
+    if (this.closing) return Promise.resolve();
+    // A start that failed (Redis down) is tried again by the next caller.
+    this.starting ??= this.open().catch((error: unknown) => {
+      this.starting = undefined;
+      throw error;
+    });
+    return this.starting;
+  }
+
+  private async open(): Promise<void> {
     this.started = true;
-    this.toolset.onTaskCall((tool, request, context) => this.create(tool, request, context));
-    this.toolset.handle(McpMethod.TasksGet, (request, context) => this.get(request, context));
-    this.toolset.handle(McpMethod.TasksResult, (request, context) => this.result(request, context));
-    this.toolset.handle(McpMethod.TasksList, (request, context) => this.list(request, context));
-    this.toolset.handle(McpMethod.TasksCancel, (request, context) => this.cancel(request, context));
-    this.toolset.handle(McpMethod.TasksUpdate, (request, context) => this.updateInputs(request, context));
     const tasks = this.options.tasks;
     // Made here rather than in the constructor: an app that fails to boot leaves no Redis connection open.
     if (tasks.redis) this.queue = new McpBullTaskQueue(tasks.queueName, tasks.redis, tasks.lockDurationMs);
     await this.pubsub.subscribe(this.channel, this.listener);
     await this.queue.start((id) => this.run(id), this.options.tasks.concurrency);
     if (!this.queue.redelivers && this.options.tasks.concurrency > 0) await this.sweep();
+    // Last: until the queue runs, a tool that allows tasks is called without one (runtime tools).
+    this.toolset.onTaskCall((tool, request, context, answers) => this.create(tool, request, context, answers));
+    this.toolset.handle(McpMethod.TasksGet, (request, context) => this.get(request, context));
+    this.toolset.handle(McpMethod.TasksResult, (request, context) => this.result(request, context));
+    this.toolset.handle(McpMethod.TasksList, (request, context) => this.list(request, context));
+    this.toolset.handle(McpMethod.TasksCancel, (request, context) => this.cancel(request, context));
+    this.toolset.handle(McpMethod.TasksUpdate, (request, context) => this.updateInputs(request, context));
   }
 
   /** Aborts the handlers running here (their tasks end interrupted) and closes the queue. */
@@ -121,7 +140,7 @@ export class McpTaskService implements OnApplicationBootstrap, OnModuleDestroy {
     await this.pubsub.unsubscribe(this.channel, this.listener).catch(() => undefined);
   }
 
-  private async create(tool: RegisteredTool, request: JsonRpcRequest, context: McpDeliveryContext): Promise<Record<string, unknown>> {
+  private async create(tool: RegisteredTool, request: JsonRpcRequest, context: McpDeliveryContext, answers?: Record<string, Record<string, unknown>>): Promise<Record<string, unknown>> {
     const { ttl } = (request.params?.task ?? {}) as { ttl?: unknown };
     const { maxTtlMs, defaultTtlMs, pollIntervalMs } = this.options.tasks;
     const ttlMs = typeof ttl === 'number' && Number.isFinite(ttl) && ttl > 0 ? Math.min(Math.floor(ttl), maxTtlMs) : defaultTtlMs;
@@ -134,6 +153,7 @@ export class McpTaskService implements OnApplicationBootstrap, OnModuleDestroy {
       protocolVersion: context.protocolVersion,
       logLevel: context.logLevel ?? null,
       clientCapabilities: context.clientCapabilities ?? null,
+      ...(answers && Object.keys(answers).length ? { answers } : {}),
     };
     const record = await this.store.create({
       id: randomBytes(24).toString('base64url'),
@@ -221,7 +241,7 @@ export class McpTaskService implements OnApplicationBootstrap, OnModuleDestroy {
       params: { name: record.toolName, arguments: payload.arguments, ...(payload.meta ? { _meta: payload.meta } : {}) },
     };
     const sessionId = record.sessionId;
-    const counter = { n: 0 };
+    const counter = { n: 0, unnamed: 0 };
     const context: McpDeliveryContext = {
       principal: payload.principal as McpPrincipal,
       sessionId,
@@ -253,14 +273,23 @@ export class McpTaskService implements OnApplicationBootstrap, OnModuleDestroy {
    */
   private async ask(
     record: McpTaskRecord,
-    counter: { n: number },
+    counter: { n: number; unnamed: number },
     method: string,
     params: Record<string, unknown>,
     options: McpInputRequestOptions | undefined,
     signal: AbortSignal,
   ): Promise<Record<string, unknown>> {
+    // The requests the handler made before its task existed (`inputBeforeTask`) were answered in
+    // the call's rounds: the same request (the key a round gave it) gets that answer again.
+    const kind = CLIENT_CAPABILITY_OF_REQUEST.get(method) ?? 'input';
+    const roundKey = options?.key ?? `${kind}-${++counter.unnamed}`;
+    const replayed = record.payload.answers?.[roundKey];
+    if (replayed !== undefined) {
+      counter.n++;
+      return checkInputResponse(roundKey, method, replayed);
+    }
     // Keys stay unique over the task's life: a rerun (idempotent tool) numbers its own.
-    const automatic = `${record.attempt > 1 ? `a${record.attempt}-` : ''}${CLIENT_CAPABILITY_OF_REQUEST.get(method) ?? 'input'}-${++counter.n}`;
+    const automatic = `${record.attempt > 1 ? `a${record.attempt}-` : ''}${kind}-${++counter.n}`;
     const key = options?.key ?? automatic;
     if (typeof key !== 'string' || key === '') throw new TypeError(`The key of an input request must be a non-empty string (got ${JSON.stringify(key)})`);
     if (signal.aborted) throw signal.reason ?? new Error('The task was cancelled');

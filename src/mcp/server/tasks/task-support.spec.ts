@@ -1,5 +1,5 @@
 import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
-import { checkedTaskSupport } from './task-support';
+import { checkedInputBeforeTask, checkedTaskSupport } from './task-support';
 import { argumentsDigest, isTaskExpired, toWireTask } from './task-wire';
 import { newTaskRecord } from '../../persistence/new-records';
 
@@ -8,6 +8,18 @@ describe('checkedTaskSupport', () => {
     expect(['forbidden', 'optional', 'required'].map((value) => checkedTaskSupport(value, 'Tools#x'))).toEqual(['forbidden', 'optional', 'required']);
     expect(() => checkedTaskSupport('sometimes', 'Tools#x')).toThrow(McpConfigurationError);
     expect(() => checkedTaskSupport('sometimes', 'Tools#x')).toThrow(`Tools#x: @McpTool option "task" is "sometimes"; use 'forbidden', 'optional' or 'required'.`);
+  });
+});
+
+describe('checkedInputBeforeTask', () => {
+  it('takes a boolean on a tool that allows tasks, and refuses it elsewhere at boot, naming the owner', () => {
+    expect(checkedInputBeforeTask(undefined, undefined, 'Tools#x')).toBe(false);
+    expect(checkedInputBeforeTask(true, 'required', 'Tools#x')).toBe(true);
+    expect(checkedInputBeforeTask(true, 'optional', 'Tools#x')).toBe(true);
+    expect(checkedInputBeforeTask(false, undefined, 'Tools#x')).toBe(false);
+    expect(() => checkedInputBeforeTask('yes', 'optional', 'Tools#x')).toThrow(`Tools#x: @McpTool option "inputBeforeTask" is "yes"; use true or false.`);
+    expect(() => checkedInputBeforeTask(true, undefined, 'Tools#x')).toThrow(McpConfigurationError);
+    expect(() => checkedInputBeforeTask(true, 'forbidden', 'Tools#x')).toThrow(`Tools#x: @McpTool option "inputBeforeTask" needs task: 'optional' or 'required' (task is "forbidden").`);
   });
 });
 

@@ -25,6 +25,8 @@ export interface RegisteredTool {
   pipeline?: HandlerPipeline;
   /** Whether the tool may run as a task (absent: `forbidden`). */
   taskSupport?: McpTaskSupport;
+  /** True when the handler gathers input before its task exists (`inputBeforeTask`, `ctx.startTask()`). */
+  inputBeforeTask?: boolean;
   /** True when the tool declared `idempotentHint: true`: an interrupted task of it is run again. */
   idempotent?: boolean;
   /** Calls the handler (resolving a request-scoped instance first when needed). */
