@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type BeforeApplicationShutdown } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface';
@@ -61,7 +61,7 @@ const NOT_FOUND = 'Failed to retrieve task: Task not found';
  * once, unless its worker died and the tool is idempotent.
  */
 @Injectable()
-export class McpTaskService implements OnApplicationBootstrap, OnModuleDestroy {
+export class McpTaskService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger: Logger;
   private readonly worker = `${process.pid}-${randomBytes(9).toString('base64url')}`;
   private readonly channel: string;
@@ -113,7 +113,7 @@ export class McpTaskService implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /** Aborts the handlers running here (their tasks end interrupted) and closes the queue. */
-  async onModuleDestroy(): Promise<void> {
+  async beforeApplicationShutdown(): Promise<void> {
     this.closing = true;
     if (!this.started) return;
     for (const controller of this.running.values()) controller.abort(new Error('The worker is shutting down'));
