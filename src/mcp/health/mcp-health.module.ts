@@ -20,8 +20,8 @@ export class McpHealthModule {
     const terminus = requireOptionalPeer<typeof import('@nestjs/terminus')>('@nestjs/terminus', 'McpHealthModule');
     return {
       module: McpHealthModule,
-      imports: [// No log line per failing probe (a probe every few seconds during an outage): the 503 body carries the report.
-        terminus.TerminusModule.forRoot({ logger: false }), McpDrainModule],
+      // No log line per failing probe (a probe every few seconds during an outage): the 503 body carries the report.
+      imports: [terminus.TerminusModule.forRoot({ logger: false }), McpDrainModule],
       controllers: resolved.path === false ? [] : [createMcpHealthController(resolved.path, terminus.HealthCheckService)],
       providers: [
         { provide: MCP_HEALTH_OPTIONS, useValue: resolved },
