@@ -63,7 +63,7 @@ export class McpHttpEndpoint {
     private readonly drain: McpDrainService,
   ) {
     this.logger = new Logger(`McpHttpEndpoint:${options.mount}`);
-    drain.register(options.mount, options.shutdown.drainTimeoutMs);
+    drain.register(options.mount, options.shutdown.drainTimeoutMs, options.shutdown.quietPeriodMs);
     this.channelSettings = {
       pending,
       retryMs: options.streams.retryMs,
@@ -89,7 +89,7 @@ export class McpHttpEndpoint {
     if (classified.kind === 'invalid') return sendJson(res, 400, classified.error);
     // While draining, new requests are refused; notifications and answers still reach the calls in flight.
     if (classified.kind !== 'request') return this.dispatch(classified, text, req, res, startedAt, null);
-    if (this.drain.draining) return sendDraining(res, this.options.shutdown.retryAfterSeconds, classified.message.id);
+    if (this.drain.draining) return this.refuseWhileDraining(res, classified.message.id);
     const inFlight = this.drain.enter(this.options.mount);
     try {
       await this.dispatch(classified, text, req, res, startedAt, inFlight);
@@ -109,7 +109,7 @@ export class McpHttpEndpoint {
 
   /** Handles a GET asking for an event stream: opens the session's standalone stream (refused with 503 while draining). */
   async get(req: McpRequest, res: ServerResponse): Promise<void> {
-    if (this.drain.draining) return sendDraining(res, this.options.shutdown.retryAfterSeconds);
+    if (this.drain.draining) return this.refuseWhileDraining(res, null);
     const session = await this.requireSession(req, res);
     if (session) await this.streams.open(session, res, headerValue(req.headers, 'last-event-id'));
   }
@@ -124,6 +124,11 @@ export class McpHttpEndpoint {
     await this.log.forget(session.sessionId, SESSION_STREAM_ID);
     await this.events.record(this.event(session, startedAt, { kind: 'terminate', status: 204 }));
     sendEmpty(res, 204);
+  }
+
+  private refuseWhileDraining(res: ServerResponse, id: JsonRpcRequest['id'] | null): void {
+    this.drain.refused();
+    sendDraining(res, this.options.shutdown.retryAfterSeconds, id);
   }
 
   private readMessage(req: McpRequest, res: ServerResponse): ReadBody | null {

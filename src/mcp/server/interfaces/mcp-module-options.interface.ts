@@ -172,7 +172,7 @@ export interface McpModuleOptions {
   /**
    * Graceful shutdown: how long requests in flight may run once the app drains (SIGTERM with
    * `enableShutdownHooks()`), and the `Retry-After` of the 503 that refuses new ones meanwhile.
-   * @default { drainTimeoutMs: 10_000, retryAfterSeconds: 1 }
+   * @default { drainTimeoutMs: 10_000, quietPeriodMs: 500, retryAfterSeconds: 1 }
    */
   shutdown?: McpShutdownOptions;
 }

@@ -20,6 +20,7 @@ interface Tracked {
 
 interface MountDrain {
   drainTimeoutMs: number;
+  quietPeriodMs: number;
   requests: Set<Tracked>;
   idle: (() => void)[];
 }
@@ -38,8 +39,8 @@ export interface McpDrainStatus {
  * The app-wide draining state of the MCP mounts. When the app shuts down (its `onModuleDestroy`,
  * which Nest runs before any `beforeApplicationShutdown` or `onApplicationShutdown`) it sets
  * `draining`, so readiness fails and every mount refuses new sessions and new requests with 503
- * and `Retry-After`, then waits for the requests in flight, each mount up to its
- * `shutdown.drainTimeoutMs`. Past the deadline the calls still running are aborted (their signal
+ * and `Retry-After`, then waits for the requests in flight, and for a quiet period without new
+ * ones (`shutdown.quietPeriodMs`), each mount up to its `shutdown.drainTimeoutMs`. Past the deadline the calls still running are aborted (their signal
  * fires) and answered: they keep their audit rows. Only then do streams end, the audit rows
  * flush, queues close and stdio children end (each in its provider's later hook).
  *
@@ -51,6 +52,8 @@ export class McpDrainService implements OnModuleDestroy {
   private readonly mounts = new Map<string, MountDrain>();
   private startedAt: Date | null = null;
   private drained: Promise<void> | null = null;
+  /** When a request last arrived, ended or was refused (Date.now()). */
+  private lastActivity = 0;
 
   /** True once the app started to shut down (or `drain()` was called). */
   get draining(): boolean {
@@ -64,11 +67,16 @@ export class McpDrainService implements OnModuleDestroy {
     return { draining: this.draining, since: this.startedAt, inFlight };
   }
 
-  /** @internal Registers a mount and its drain deadline (its endpoint does, at boot). */
-  register(mount: string, drainTimeoutMs: number): void {
-    const known = this.mounts.get(mount);
-    if (known) known.drainTimeoutMs = drainTimeoutMs;
-    else this.mounts.set(mount, { drainTimeoutMs, requests: new Set(), idle: [] });
+  /** @internal Registers a mount, its drain deadline and quiet period (its endpoint does, at boot). */
+  register(mount: string, drainTimeoutMs: number, quietPeriodMs: number): void {
+    const drain = this.mountOf(mount);
+    drain.drainTimeoutMs = drainTimeoutMs;
+    drain.quietPeriodMs = quietPeriodMs;
+  }
+
+  /** @internal A request was refused because the app drains: the drain waits for the refusals to stop. */
+  refused(): void {
+    this.lastActivity = Date.now();
   }
 
   /** @internal Tracks one request of the mount until `leave()`. */
@@ -79,11 +87,13 @@ export class McpDrainService implements OnModuleDestroy {
     const forced = new Promise<void>((resolve) => (force = resolve));
     const tracked: Tracked = { controller, force };
     drain.requests.add(tracked);
+    this.lastActivity = Date.now();
     return {
       signal: controller.signal,
       forced,
       leave: () => {
         if (!drain.requests.delete(tracked)) return;
+        this.lastActivity = Date.now();
         if (drain.requests.size === 0) for (const wake of drain.idle.splice(0)) wake();
       },
     };
@@ -112,14 +122,32 @@ export class McpDrainService implements OnModuleDestroy {
   }
 
   private async drainMount(name: string, mount: MountDrain): Promise<void> {
-    if (await this.idleWithin(mount, mount.drainTimeoutMs)) return;
+    const deadline = Date.now() + mount.drainTimeoutMs;
+    if ((await this.idleWithin(mount, mount.drainTimeoutMs)) && (await this.quietBefore(mount, deadline))) return;
     const left = [...mount.requests];
+    if (left.length === 0) return; // requests kept arriving (and were refused) until the deadline: nothing to abort
     this.logger.warn(`Mount "${name}": ${left.length} request(s) still running after shutdown.drainTimeoutMs (${mount.drainTimeoutMs} ms): aborting them`);
     for (const request of left) request.controller.abort(new Error('The server is shutting down: the call ran past the drain deadline'));
     if (await this.idleWithin(mount, DRAIN_ABORT_GRACE_MS)) return;
     for (const request of mount.requests) request.force();
     if (!(await this.idleWithin(mount, DRAIN_ABORT_GRACE_MS))) {
       this.logger.error(`Mount "${name}": ${mount.requests.size} request(s) could not be answered before shutdown`);
+    }
+  }
+
+  /**
+   * Waits until no request arrived, ended or was refused for the mount's quiet period, with no
+   * request in flight; false when the deadline comes first.
+   */
+  private async quietBefore(mount: MountDrain, deadline: number): Promise<boolean> {
+    for (;;) {
+      const now = Date.now();
+      const quietFor = now - this.lastActivity;
+      if (quietFor >= mount.quietPeriodMs && mount.requests.size === 0) return true;
+      if (now >= deadline) return false;
+      if (mount.requests.size > 0 && !(await this.idleWithin(mount, deadline - now))) return false;
+      const wait = Math.min(Math.max(mount.quietPeriodMs - (Date.now() - this.lastActivity), 1), deadline - Date.now());
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     }
   }
 
@@ -142,7 +170,7 @@ export class McpDrainService implements OnModuleDestroy {
   private mountOf(mount: string): MountDrain {
     let drain = this.mounts.get(mount);
     if (!drain) {
-      drain = { drainTimeoutMs: 10_000, requests: new Set(), idle: [] };
+      drain = { drainTimeoutMs: 10_000, quietPeriodMs: 500, requests: new Set(), idle: [] };
       this.mounts.set(mount, drain);
     }
     return drain;

@@ -12,6 +12,14 @@ export interface McpShutdownOptions {
    */
   drainTimeoutMs?: number;
   /**
+   * The drain also waits, within `drainTimeoutMs`, until no request arrived or ended for this
+   * long: a client that sent its next request right after an answer (or before its load balancer
+   * saw readiness go down) gets the 503 rather than a connection reset when the server closes.
+   * An app with no traffic closes at once.
+   * @default 500
+   */
+  quietPeriodMs?: number;
+  /**
    * The `Retry-After` (seconds) of the 503 that refuses new requests while the app drains.
    * @default 1
    */
@@ -22,6 +30,8 @@ export interface McpShutdownOptions {
 export interface McpResolvedShutdownOptions {
   /** Deadline of the requests in flight, in milliseconds. */
   drainTimeoutMs: number;
+  /** Quiet time the drain waits for before the app closes, in milliseconds. */
+  quietPeriodMs: number;
   /** `Retry-After` of the refusals while draining, in seconds. */
   retryAfterSeconds: number;
 }
@@ -29,12 +39,12 @@ export interface McpResolvedShutdownOptions {
 /** Default of `shutdown.drainTimeoutMs`. */
 export const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
 
-const SHUTDOWN_OPTION_KEYS = optionKeys<McpShutdownOptions>({ drainTimeoutMs: true, retryAfterSeconds: true });
+const SHUTDOWN_OPTION_KEYS = optionKeys<McpShutdownOptions>({ drainTimeoutMs: true, quietPeriodMs: true, retryAfterSeconds: true });
 
-function positive(mount: string, option: string, value: unknown, fallback: number): number {
+function integer(mount: string, option: string, value: unknown, fallback: number, minimum = 1): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) {
-    throw new McpConfigurationError(invalidOptionMessage(mount, `shutdown.${option}`, 'a positive integer'));
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < minimum) {
+    throw new McpConfigurationError(invalidOptionMessage(mount, `shutdown.${option}`, minimum === 0 ? 'an integer of 0 or more' : 'a positive integer'));
   }
   return value;
 }
@@ -42,11 +52,12 @@ function positive(mount: string, option: string, value: unknown, fallback: numbe
 /** Applies the defaults of the `shutdown` option and refuses values that cannot work. */
 export function resolveShutdownOptions(mount: string, options: McpShutdownOptions | undefined): McpResolvedShutdownOptions {
   if (options !== undefined && (typeof options !== 'object' || options === null || Array.isArray(options))) {
-    throw new McpConfigurationError(invalidOptionMessage(mount, 'shutdown', 'an object ({ drainTimeoutMs?, retryAfterSeconds? })'));
+    throw new McpConfigurationError(invalidOptionMessage(mount, 'shutdown', 'an object ({ drainTimeoutMs?, quietPeriodMs?, retryAfterSeconds? })'));
   }
   assertKnownOptions(options, SHUTDOWN_OPTION_KEYS, `McpModule (mount "${mount}") option "shutdown"`);
   return {
-    drainTimeoutMs: positive(mount, 'drainTimeoutMs', options?.drainTimeoutMs, DEFAULT_DRAIN_TIMEOUT_MS),
-    retryAfterSeconds: positive(mount, 'retryAfterSeconds', options?.retryAfterSeconds, 1),
+    drainTimeoutMs: integer(mount, 'drainTimeoutMs', options?.drainTimeoutMs, DEFAULT_DRAIN_TIMEOUT_MS),
+    quietPeriodMs: integer(mount, 'quietPeriodMs', options?.quietPeriodMs, 500, 0),
+    retryAfterSeconds: integer(mount, 'retryAfterSeconds', options?.retryAfterSeconds, 1),
   };
 }
