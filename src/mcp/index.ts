@@ -73,7 +73,7 @@ export type { McpDeliveryContext, McpMessageHandler, McpClientChannel } from './
 export { MCP_SESSION_NOTIFIER } from './interfaces/mcp-session-notifier.interface';
 export type { McpShutdownOptions, McpResolvedShutdownOptions } from './server/shutdown/mcp-shutdown.options';
 export { McpDrainService } from './server/shutdown/mcp-drain.service';
-export type { McpDrainStatus } from './server/shutdown/mcp-drain.service';
+export type { McpDrainStatus, McpInFlightRequest } from './server/shutdown/mcp-drain.service';
 
 // Operations: health checks on @nestjs/terminus (an optional peer, loaded by McpHealthModule.forRoot).
 export { McpHealthModule } from './health/mcp-health.module';

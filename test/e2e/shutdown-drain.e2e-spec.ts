@@ -56,6 +56,11 @@ class DrainTools {
     return `stopped ${tag}`;
   }
 
+  @McpTool({ description: 'Returns when its signal fires; may run as a task', input: TagInput, task: 'optional' })
+  async task_until_aborted({ tag }: TagInput, ctx: McpToolContext): Promise<string> {
+    return this.until_aborted({ tag }, ctx);
+  }
+
   @McpTool({ description: 'Ignores its signal', input: TagInput })
   async ignores_abort({ tag }: TagInput, ctx: McpToolContext): Promise<string> {
     this.watch(tag, ctx);
@@ -112,7 +117,9 @@ describe.each(HTTP_ADAPTERS)('graceful shutdown: draining the calls in flight (%
       stateless: statelessPost(url, statelessRequest('stateless', 'tools/call', { name: 'until_aborted', arguments: { tag: 'stateless' } })),
       stubborn: onSession('stubborn', 'ignores_abort'),
     };
-    await pollUntil('the four calls running', () => (tools.started.size === 4 ? true : undefined));
+    const task = await post(url, { ...callRequest('as-task', 'task_until_aborted', { tag: 'task' }), params: { name: 'task_until_aborted', arguments: { tag: 'task' }, task: { ttl: 60_000 } } }, { sessionId, headers: versionHeader() });
+    expect(task.json.result.task).toMatchObject({ status: 'working' });
+    await pollUntil('the four calls and the task running', () => (tools.started.size === 5 ? true : undefined));
 
     closing = app.close();
     const drain = app.app.get(McpDrainService);
@@ -122,7 +129,7 @@ describe.each(HTTP_ADAPTERS)('graceful shutdown: draining the calls in flight (%
     const ready = await fetch(`${app.baseUrl}/health/ready`);
     expect(ready.status).toBe(503);
     const report = (await ready.json()) as { error: Record<string, { status: string; draining?: boolean; inFlight?: number }> };
-    expect(report.error.shutdown).toMatchObject({ status: 'down', draining: true, inFlight: 4 });
+    expect(report.error.shutdown).toMatchObject({ status: 'down', draining: true, inFlight: 5 });
     expect((await fetch(`${app.baseUrl}/health/live`)).status).toBe(200);
 
     // New calls, new sessions, new streams: 503 with Retry-After and a JSON-RPC body, on both revisions.
@@ -164,8 +171,11 @@ describe.each(HTTP_ADAPTERS)('graceful shutdown: draining the calls in flight (%
     expect(tools.aborted.has('stubborn')).toBe(true);
 
     await closing;
+    // The task held the drain like a call, was aborted at the deadline and ended interrupted.
+    expect(tools.aborted.get('task')).toContain('drain deadline');
+    expect(await db.dataSource.query(`SELECT status, status_message FROM mcp_tasks`)).toEqual([{ status: 'failed', status_message: 'Interrupted: the worker shut down' }]);
     const rows: { id: string; note: string | null; status: number }[] = await db.dataSource.query(
-      `SELECT request->>'id' AS id, note, status FROM mcp_events WHERE method = 'tools/call' ORDER BY request->>'id'`,
+      `SELECT request->>'id' AS id, note, status FROM mcp_events WHERE method = 'tools/call' AND kind = 'request' AND request->>'id' <> 'as-task' ORDER BY request->>'id'`,
     );
     expect(rows).toEqual([
       { id: 'aborted', note: SHUTDOWN_AUDIT_NOTE, status: 200 },
