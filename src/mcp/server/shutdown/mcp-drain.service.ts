@@ -54,6 +54,8 @@ export class McpDrainService implements OnModuleDestroy {
   private drained: Promise<void> | null = null;
   /** When a request last arrived, ended or was refused (Date.now()). */
   private lastActivity = 0;
+  /** Requests refused since the drain began. */
+  private refusals = 0;
 
   /** True once the app started to shut down (or `drain()` was called). */
   get draining(): boolean {
@@ -77,6 +79,7 @@ export class McpDrainService implements OnModuleDestroy {
   /** @internal A request was refused because the app drains: the drain waits for the refusals to stop. */
   refused(): void {
     this.lastActivity = Date.now();
+    this.refusals++;
   }
 
   /** @internal Tracks one request of the mount until `leave()`. */
@@ -123,7 +126,9 @@ export class McpDrainService implements OnModuleDestroy {
 
   private async drainMount(name: string, mount: MountDrain): Promise<void> {
     const deadline = Date.now() + mount.drainTimeoutMs;
-    if ((await this.idleWithin(mount, mount.drainTimeoutMs)) && (await this.quietBefore(mount, deadline))) return;
+    // The quiet period only matters under traffic: a drain with nothing in flight and nothing refused closes at once.
+    const busy = mount.requests.size > 0;
+    if ((await this.idleWithin(mount, mount.drainTimeoutMs)) && ((!busy && this.refusals === 0) || (await this.quietBefore(mount, deadline)))) return;
     const left = [...mount.requests];
     if (left.length === 0) return; // requests kept arriving (and were refused) until the deadline: nothing to abort
     this.logger.warn(`Mount "${name}": ${left.length} request(s) still running after shutdown.drainTimeoutMs (${mount.drainTimeoutMs} ms): aborting them`);

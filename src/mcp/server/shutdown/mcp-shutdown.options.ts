@@ -15,7 +15,7 @@ export interface McpShutdownOptions {
    * The drain also waits, within `drainTimeoutMs`, until no request arrived or ended for this
    * long: a client that sent its next request right after an answer (or before its load balancer
    * saw readiness go down) gets the 503 rather than a connection reset when the server closes.
-   * An app with no traffic closes at once.
+   * A drain that found nothing in flight and refused nothing closes at once.
    * @default 500
    */
   quietPeriodMs?: number;
