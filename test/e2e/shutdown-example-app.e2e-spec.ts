@@ -167,6 +167,13 @@ describe('the example app drains on SIGTERM', () => {
 
     // SIGTERM while stdio children are alive and calls of every kind are in flight.
     await pollUntil('a stdio child alive and some calls answered', () => (readPids().some(isAlive) && outcomes.length >= WORKERS ? true : undefined), 60_000);
+    // Readiness reports the stdio server's live processes (one-shot calls here, no pool).
+    const stdio = await pollUntil('a readiness report with a live stdio process', async () => {
+      const report = (await (await fetch(health)).json()) as { details: { stdio: { servers: Record<string, { processes: number; pool: unknown }> } } };
+      const slow = report.details.stdio.servers.slow;
+      return slow && slow.processes >= 1 ? slow : undefined;
+    });
+    expect(stdio.pool).toBeNull();
     const childrenAtSigterm = readPids().filter(isAlive);
     expect(childrenAtSigterm.length).toBeGreaterThan(0);
     const sigtermAt = Date.now();
