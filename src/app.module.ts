@@ -8,7 +8,7 @@ import { DemoTokenAuthorizer } from './demo/demo-token.authorizer';
 import { DemoRelayTools } from './demo/demo-relay.tools';
 import { DemoThrottlerGuard } from './demo/demo-throttler.guard';
 import { DemoTools } from './demo/demo.tools';
-import { JwtVerifier, MCP_ENTITIES, MCP_MIGRATIONS, McpClientModule, McpModule, type McpModuleOptions } from './mcp';
+import { JwtVerifier, MCP_ENTITIES, MCP_MIGRATIONS, McpClientModule, McpHealthModule, McpModule, type McpModuleOptions } from './mcp';
 
 function databaseOptions(): TypeOrmModuleOptions {
   // No retries: a database that is missing or unreachable stops the app at once (src/main.ts says why).
@@ -49,13 +49,17 @@ function authOptions(): Pick<McpModuleOptions, 'auth' | 'oauth'> {
       ...authOptions(),
       server: { name: 'durable-mcp-demo', instructions: 'Demo tools: echo, add, fail, whoami, relay_echo.' },
       audit: { commit: demoConfig.auditCommit },
+      shutdown: { drainTimeoutMs: demoConfig.drainTimeoutMs },
     }),
     // The app calls its own toolset through the client, as a durable job: Bull on Redis when
     // REDIS_URL is set, inline otherwise.
     McpClientModule.forRoot({
       servers: { self: { transport: 'toolset', mount: 'default', principal: { key: 'relay', label: 'relay' } } },
+      serversFile: demoConfig.serversFile,
       queue: demoConfig.redisUrl ? { redis: demoConfig.redisUrl } : undefined,
     }),
+    // GET /health/live and /health/ready (public): the database, the call queue, stdio pools, the audit backlog, the drain.
+    McpHealthModule.forRoot(),
   ],
   providers: [DemoTools, DemoRelayTools, DemoTokenAuthorizer, DemoThrottlerGuard],
 })

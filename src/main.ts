@@ -38,11 +38,13 @@ async function createApp(adapter: HttpAdapterName, options: NestApplicationOptio
 async function bootstrap(): Promise<void> {
   const adapter = httpAdapterOf(process.env);
   const app = await createApp(adapter, { abortOnError: false, logger: new DemoLogger() });
-  app.enableShutdownHooks();
+  // SIGTERM drains (readiness down, new requests 503, calls in flight finish), then exits 0.
+  app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
   await app.listen(demoConfig.port, demoConfig.host);
   const logger = new Logger('durable-mcp');
   const url = `http://${demoConfig.host}:${demoConfig.port}/mcp`;
   if (demoConfig.oauth) logger.log(`OAuth: JWT access tokens from ${demoConfig.oauth.issuer} for the resource ${demoConfig.oauth.audience}`);
+  logger.log(`Health: http://${demoConfig.host}:${demoConfig.port}/health/live and /health/ready`);
   logger.log(`MCP endpoint: ${url} (${demoConfig.databaseUrl ? 'PostgreSQL' : 'SQLite under ./data'}; audit commit ${demoConfig.auditCommit}; client calls ${demoConfig.redisUrl ? 'on Bull/Redis' : 'inline'}; HTTP on ${adapter})`);
   if (demoConfig.generatedToken) {
     // The one place a token is printed: a throwaway demo token, generated because MCP_TOKENS is unset.

@@ -48,3 +48,18 @@ describe('loadDemoConfig without MCP_TOKENS', () => {
     });
   });
 });
+
+describe('loadDemoConfig MCP_SERVERS_FILE, RELAY_SERVER and DRAIN_TIMEOUT_MS', () => {
+  it('relays to the app itself, drains for 10 s and reads no servers file unless told', () => {
+    expect(loadDemoConfig({})).toMatchObject({ serversFile: undefined, relayServer: 'self', drainTimeoutMs: 10_000 });
+    expect(loadDemoConfig({ MCP_SERVERS_FILE: ' ./servers.json ', RELAY_SERVER: 'slow', DRAIN_TIMEOUT_MS: '2500' })).toMatchObject({
+      serversFile: './servers.json',
+      relayServer: 'slow',
+      drainTimeoutMs: 2500,
+    });
+  });
+
+  it('refuses a DRAIN_TIMEOUT_MS that is not a positive integer', () => {
+    expect(() => loadDemoConfig({ DRAIN_TIMEOUT_MS: '10s' })).toThrow('DRAIN_TIMEOUT_MS: "10s" is not a positive integer (example: DRAIN_TIMEOUT_MS=10000)');
+  });
+});

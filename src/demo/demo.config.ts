@@ -17,6 +17,12 @@ export interface DemoConfig {
   oauth?: DemoOAuthConfig;
   /** The budget of the throttled tool (`add`), per principal. */
   throttle: DemoThrottleConfig;
+  /** MCP_SERVERS_FILE: a Claude-Desktop style `mcpServers` file of more servers for the client. */
+  serversFile?: string;
+  /** RELAY_SERVER: the server whose `echo` tool `relay_echo` calls. @default 'self' (this app's own toolset) */
+  relayServer: string;
+  /** DRAIN_TIMEOUT_MS: how long calls in flight may finish at shutdown (`shutdown.drainTimeoutMs`). @default 10000 */
+  drainTimeoutMs: number;
 }
 
 /** How often one principal may call the throttled tool. */
@@ -98,6 +104,9 @@ export function loadDemoConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig
       limit: parsePositiveInteger('THROTTLE_LIMIT', env.THROTTLE_LIMIT, DEFAULT_THROTTLE_LIMIT),
       ttlMs: parsePositiveInteger('THROTTLE_TTL_MS', env.THROTTLE_TTL_MS, DEFAULT_THROTTLE_TTL_MS),
     },
+    serversFile: env.MCP_SERVERS_FILE?.trim() || undefined,
+    relayServer: env.RELAY_SERVER?.trim() || 'self',
+    drainTimeoutMs: parsePositiveInteger('DRAIN_TIMEOUT_MS', env.DRAIN_TIMEOUT_MS, 10_000),
   };
 }
 

@@ -71,6 +71,14 @@ export type { McpClaimMapping } from './server/oauth/claims-principal';
 export { McpAuthorizationServerError } from './server/oauth/oauth.errors';
 export type { McpDeliveryContext, McpMessageHandler, McpClientChannel } from './interfaces/mcp-delivery.interface';
 export { MCP_SESSION_NOTIFIER } from './interfaces/mcp-session-notifier.interface';
+export type { McpShutdownOptions, McpResolvedShutdownOptions } from './server/shutdown/mcp-shutdown.options';
+export { McpDrainService } from './server/shutdown/mcp-drain.service';
+export type { McpDrainStatus, McpInFlightRequest } from './server/shutdown/mcp-drain.service';
+
+// Operations: health checks on @nestjs/terminus (an optional peer, loaded by McpHealthModule.forRoot).
+export { McpHealthModule } from './health/mcp-health.module';
+export { McpHealthIndicator } from './health/mcp-health.indicator';
+export type { McpHealthModuleOptions } from './health/mcp-health.options';
 export type { McpSessionNotifier } from './interfaces/mcp-session-notifier.interface';
 
 // Calling: McpClientModule, McpClientService, handlers and transports.
@@ -125,6 +133,7 @@ export type { HttpTransportOptions, HttpRetryOptions } from './client/transports
 export { StdioTransport } from './client/transports/stdio/stdio.transport';
 export type { StdioTransportOptions, StdioPoolOptions } from './client/transports/stdio/stdio.options';
 export type { StdioErrorDetails, StdioClientError } from './client/transports/stdio/stdio.errors';
+export type { StdioPoolStats } from './client/transports/stdio/stdio-pool';
 export { toStdioArgv } from './client/transports/stdio/stdio-argv';
 export type { StdioServerConfig } from './client/transports/stdio/stdio-argv';
 export { ToolsetTransport } from './client/transports/toolset/toolset.transport';

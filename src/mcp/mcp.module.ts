@@ -10,6 +10,7 @@ import { mcpFeatureExports } from './server/features/feature.providers';
 import type { McpModuleAsyncOptions, McpModuleExtras, McpModuleForRootOptions, McpModuleOptions } from './server/interfaces/mcp-module-options.interface';
 import { createMcpServerParts } from './server/mcp-server.providers';
 import { resolveMcpOptions } from './server/mcp.options';
+import { McpDrainModule } from './server/shutdown/mcp-drain.module';
 
 /** Feature registration shared by every mount: Nest 11 identifies dynamic modules by object identity. */
 const MCP_TYPEORM_FEATURE = TypeOrmModule.forFeature(MCP_ENTITIES);
@@ -40,7 +41,7 @@ export class McpModule extends McpConfigurableModule {
     return {
       ...definition,
       // With every store swapped (e.g. the in-memory ones of durable-mcp/testing) the app needs no DataSource.
-      imports: [...(definition.imports ?? []), DiscoveryModule, PassportModule, ...(stores.needsTypeOrm ? [MCP_TYPEORM_FEATURE] : []), ...server.imports],
+      imports: [...(definition.imports ?? []), DiscoveryModule, PassportModule, McpDrainModule, ...(stores.needsTypeOrm ? [MCP_TYPEORM_FEATURE] : []), ...server.imports],
       controllers: server.controllers,
       providers: [
         ...(definition.providers ?? []),

@@ -226,3 +226,28 @@ describe('GroupCommitter with isolation', () => {
     expect(calls).toBe(1);
   });
 });
+
+describe('GroupCommitter backlog and idle (the flush at shutdown)', () => {
+  it('counts queued and in-flight items, and idle() resolves once the last batch settled', async () => {
+    const control = new ControlledFlush();
+    const committer = new GroupCommitter(control.flush, 500, 1);
+    await committer.idle();
+    expect(committer.backlog).toBe(0);
+    const first = committer.submit('a');
+    await control.called(1);
+    const second = committer.submit('b');
+    const third = committer.submit('c');
+    expect(committer.backlog).toBe(3);
+    let idle = false;
+    const idlePromise = committer.idle().then(() => (idle = true));
+    control.commit(0);
+    await first;
+    await control.called(2);
+    expect(committer.backlog).toBe(2);
+    expect(idle).toBe(false);
+    control.commit(1);
+    await Promise.all([second, third, idlePromise]);
+    expect(idle).toBe(true);
+    expect(committer.backlog).toBe(0);
+  });
+});

@@ -29,6 +29,8 @@ export class GroupCommitter<T, R> {
   private queue: Pending<T, R>[] = [];
   private lanes = 0;
   private scheduled = false;
+  private writing = 0;
+  private idleWaiters: (() => void)[] = [];
 
   constructor(
     private readonly flush: (items: T[]) => Promise<R[]>,
@@ -37,6 +39,17 @@ export class GroupCommitter<T, R> {
     private readonly maxLanes = 2,
     private readonly isolation?: GroupCommitIsolation<T>,
   ) {}
+
+  /** Items submitted and not committed (or failed) yet: waiting for a batch or in a batch in flight. */
+  get backlog(): number {
+    return this.queue.length + this.writing;
+  }
+
+  /** Resolves once every item submitted so far was committed or failed (at once when none is pending). */
+  idle(): Promise<void> {
+    if (this.backlog === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+  }
 
   /** Queues one item; resolves with its result once the batch holding it is committed. */
   submit(item: T): Promise<R> {
@@ -57,6 +70,7 @@ export class GroupCommitter<T, R> {
     this.lanes++;
     while (this.queue.length) {
       const batch = this.queue.splice(0, this.maxBatch);
+      this.writing += batch.length;
       try {
         const results = await this.flush(batch.map((p) => p.item));
         batch.forEach((p, i) => p.resolve(results[i]));
@@ -64,9 +78,12 @@ export class GroupCommitter<T, R> {
         if (!this.isolation?.isRefusal(error)) batch.forEach((p) => p.reject(error));
         else if (batch.length === 1) batch[0].reject(this.isolation.refused(batch[0].item, error));
         else await this.oneByOne(batch, this.isolation);
+      } finally {
+        this.writing -= batch.length;
       }
     }
     this.lanes--;
+    if (this.backlog === 0) for (const wake of this.idleWaiters.splice(0)) wake();
   }
 
   private async oneByOne(batch: Pending<T, R>[], isolation: GroupCommitIsolation<T>): Promise<void> {

@@ -17,7 +17,7 @@ import type { McpCallAttempt, McpStoredTask } from '../interfaces/mcp-call-attem
 import type { McpCallProcessor } from '../mcp-call-processor';
 import { requireOptionalPeer } from '../../optional-peer';
 import { decodeCallError, encodeCallError, type EncodedCallError } from './call-error-codec';
-import type { McpCallNotificationListener, McpCallQueue, McpCallWatch } from './mcp-call-queue.interface';
+import type { McpCallNotificationListener, McpCallQueue, McpCallQueueStats, McpCallWatch } from './mcp-call-queue.interface';
 import { isRetryable, retryStartsInTime } from './retry-policy';
 
 /** Job data in Redis: the call, plus the typed failure of the last attempt. */
@@ -333,6 +333,27 @@ export class BullCallQueue implements McpCallQueue {
   /** @inheritdoc */
   onNotification(listener: McpCallNotificationListener): void {
     this.events.on('notification', listener);
+  }
+
+  /**
+   * @inheritdoc
+   * Reads Redis (bounded by `commandTimeoutMs`, refused while the connection is down): the
+   * workers registered on the queue by any process (`getWorkers`), the active and waiting counts,
+   * and the age of the oldest waiting job.
+   */
+  async stats(): Promise<McpCallQueueStats> {
+    return this.command('read queue stats', false, async () => {
+      const [workers, counts, oldest] = await Promise.all([this.queue.getWorkers(), this.queue.getJobCounts(), this.queue.getWaiting(0, 0)]);
+      // Ascending: the first of each waiting list is its oldest job.
+      const since = oldest.filter(Boolean).map((job) => job.timestamp);
+      return {
+        mode: this.mode,
+        workers: workers.length,
+        active: counts.active,
+        waiting: counts.waiting,
+        oldestWaitingMs: since.length ? Math.max(0, Date.now() - Math.min(...since)) : null,
+      };
+    });
   }
 
   /**

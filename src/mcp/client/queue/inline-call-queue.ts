@@ -7,7 +7,7 @@ import type { McpCallJob, McpCallState } from '../interfaces/mcp-call.interface'
 import type { McpCallAttempt, McpStoredTask } from '../interfaces/mcp-call-attempt.interface';
 import type { McpCallProcessor } from '../mcp-call-processor';
 import { refuseAborted } from '../call-observer';
-import type { McpCallNotificationListener, McpCallQueue, McpCallWatch } from './mcp-call-queue.interface';
+import type { McpCallQueueStats, McpCallNotificationListener, McpCallQueue, McpCallWatch } from './mcp-call-queue.interface';
 import { backoffDelay, isRetryable, retryStartsInTime } from './retry-policy';
 
 interface InlineCall {
@@ -31,6 +31,8 @@ export class InlineCallQueue implements McpCallQueue {
   private closed = new AbortController();
   private running = 0;
   private readonly waiting: Array<() => void> = [];
+  /** When each waiting attempt started to wait, for `stats()`. */
+  private readonly waitingSince = new WeakMap<() => void, number>();
 
   constructor(
     private readonly options: McpResolvedQueueOptions,
@@ -84,6 +86,18 @@ export class InlineCallQueue implements McpCallQueue {
   /** @inheritdoc */
   onNotification(listener: McpCallNotificationListener): void {
     this.events.on('notification', listener);
+  }
+
+  /** @inheritdoc */
+  async stats(): Promise<McpCallQueueStats> {
+    const oldest = this.waiting.length ? this.waitingSince.get(this.waiting[0]) : undefined;
+    return {
+      mode: this.mode,
+      workers: this.closed.signal.aborted ? 0 : 1,
+      active: this.running,
+      waiting: this.waiting.length,
+      oldestWaitingMs: oldest === undefined ? null : Date.now() - oldest,
+    };
   }
 
   /** @inheritdoc */
@@ -141,6 +155,7 @@ export class InlineCallQueue implements McpCallQueue {
           resolve();
         };
         this.waiting.push(admit);
+        this.waitingSince.set(admit, Date.now());
         signal?.addEventListener('abort', onAbort, { once: true });
       });
     } else this.running++;

@@ -1,4 +1,4 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap, type BeforeApplicationShutdown } from '@nestjs/common';
 import type { McpResolvedClientOptions } from '../config/client-options-resolver';
 import { MCP_CLIENT_OPTIONS } from '../mcp-client.constants';
 import { McpCallProcessor } from '../mcp-call-processor';
@@ -12,7 +12,7 @@ import type { McpCallQueue } from './mcp-call-queue.interface';
  * opens a Redis connection. Workers start after bootstrap; the queue closes on shutdown.
  */
 @Injectable()
-export class McpCallQueueHost implements OnApplicationBootstrap, OnModuleDestroy {
+export class McpCallQueueHost implements OnApplicationBootstrap, BeforeApplicationShutdown {
   /** The queue in use. */
   readonly queue: McpCallQueue;
 
@@ -26,7 +26,7 @@ export class McpCallQueueHost implements OnApplicationBootstrap, OnModuleDestroy
   }
 
   /** Stops processing and closes Redis connections. */
-  async onModuleDestroy(): Promise<void> {
+  async beforeApplicationShutdown(): Promise<void> {
     await this.queue.close();
   }
 }

@@ -36,4 +36,20 @@ export interface McpCallQueue {
   onNotification(listener: McpCallNotificationListener): void;
   /** Stops processing and releases connections. */
   close(): Promise<void>;
+  /** What the queue holds and who works on it, for health checks. */
+  stats(): Promise<McpCallQueueStats>;
+}
+
+/** A snapshot of a call queue, for health checks. */
+export interface McpCallQueueStats {
+  /** `bull` (Redis) or `inline` (this process). */
+  mode: 'bull' | 'inline';
+  /** Workers consuming the queue: Bull's registered workers (every process), or 1 for the inline worker (0 once closed). */
+  workers: number;
+  /** Calls running now (on this process for inline; the queue's active jobs for Bull). */
+  active: number;
+  /** Calls waiting for a worker. */
+  waiting: number;
+  /** Age of the oldest waiting call, in milliseconds, or null when none waits. */
+  oldestWaitingMs: number | null;
 }

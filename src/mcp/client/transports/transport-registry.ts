@@ -78,6 +78,11 @@ export class McpTransportRegistry implements OnApplicationShutdown {
     return this.factory(server).routingHeaders === true;
   }
 
+  /** The transports built so far, by server name (for health checks). */
+  opened(): ReadonlyMap<string, McpTransport> {
+    return this.transports;
+  }
+
   /** Releases every transport (processes, sockets, timers). */
   async onApplicationShutdown(): Promise<void> {
     const open = [...this.transports.entries()];

@@ -52,4 +52,6 @@ export type McpEventInput = Omit<Partial<McpEventRecord>, 'id'> & Pick<McpEventR
 export interface McpEventSink {
   /** Stores one event. */
   record(event: McpEventInput): Promise<void>;
+  /** Optional: rows accepted and not stored yet (a group committer's backlog), for health checks. */
+  readonly backlog?: number;
 }

@@ -1,4 +1,4 @@
-import { Injectable, Logger, Optional } from '@nestjs/common';
+import { Injectable, Logger, Optional, type BeforeApplicationShutdown } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
 import { McpEventRejectedError } from '../../errors/mcp-event-rejected.errors';
@@ -31,7 +31,7 @@ const MAX_REASON = 300;
  * stalled database is not a refusal: the batch fails at once.
  */
 @Injectable()
-export class TypeOrmEventSink implements McpEventSink {
+export class TypeOrmEventSink implements McpEventSink, BeforeApplicationShutdown {
   private readonly logger = new Logger('McpEventSink');
   private readonly committer: GroupCommitter<McpEvent, void>;
   private readonly sql: EntitySql<McpEvent>;
@@ -53,6 +53,21 @@ export class TypeOrmEventSink implements McpEventSink {
   record(event: McpEventInput): Promise<void> {
     const row = newEventRecord(event) as McpEvent;
     return withDatabaseDeadline(this.committer.submit(row), this.timeoutMs, 'audit row insert');
+  }
+
+  /** Rows submitted and not committed yet (the group committer's backlog). */
+  get backlog(): number {
+    return this.committer.backlog;
+  }
+
+  /**
+   * Flushes at shutdown: waits (up to `databaseTimeoutMs`) until every row submitted so far is
+   * committed, before the host's DataSource closes in `onApplicationShutdown`.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
+    await withDatabaseDeadline(this.committer.idle(), this.timeoutMs, 'audit flush at shutdown').catch((error: unknown) =>
+      this.logger.error(`${this.committer.backlog} audit row(s) could not be flushed at shutdown: ${(error as Error)?.message ?? error}`),
+    );
   }
 
   private async insert(rows: McpEvent[]): Promise<void[]> {

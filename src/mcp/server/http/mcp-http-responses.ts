@@ -47,3 +47,13 @@ export function sendEmpty(res: ServerResponse, status: number, headers?: Record<
   if (headers) for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   res.end();
 }
+
+/**
+ * 503 while the app drains: a JSON-RPC error with `Retry-After`, and `Connection: close` so the
+ * client's next attempt opens a connection that may reach another replica.
+ */
+export function sendDraining(res: ServerResponse, retryAfterSeconds: number, id: JsonRpcId | null = null): void {
+  res.setHeader('Retry-After', String(retryAfterSeconds));
+  res.setHeader('Connection', 'close');
+  sendRpcError(res, 503, TRANSPORT_ERROR_CODE, 'Service unavailable: the server is shutting down; retry, another replica will answer', id);
+}

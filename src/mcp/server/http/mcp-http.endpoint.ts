@@ -16,7 +16,9 @@ import { McpCachedSessionStore } from '../sessions/mcp-cached-session.store';
 import { Toolset } from '../toolset';
 import { MCP_RAW_BODY, type McpRequest } from './mcp-body-reader';
 import { acceptsJson, headerValue, isJsonContentType } from './mcp-http-checks';
-import { SESSION_NOT_FOUND_CODE, TRANSPORT_ERROR_CODE, sendEmpty, sendJson, sendJsonText, sendLimitExceeded, sendRpcError } from './mcp-http-responses';
+import { SESSION_NOT_FOUND_CODE, TRANSPORT_ERROR_CODE, sendDraining, sendEmpty, sendJson, sendJsonText, sendLimitExceeded, sendRpcError } from './mcp-http-responses';
+import { McpDrainService, type McpInFlightRequest } from '../shutdown/mcp-drain.service';
+import { abortedAtShutdown, SHUTDOWN_AUDIT_NOTE } from '../shutdown/shutdown-answers';
 import { McpSessionChannel, type McpSessionChannelSettings } from './mcp-session-channel';
 import { McpPendingClientRequests } from './mcp-session-channel-pending';
 import { acceptsEventStream } from './mcp-sse-writer';
@@ -58,8 +60,10 @@ export class McpHttpEndpoint {
     pending: McpPendingClientRequests,
     private readonly registry: McpStreamRegistry,
     @Inject(MCP_EVENT_LOG) private readonly log: McpEventLog,
+    private readonly drain: McpDrainService,
   ) {
     this.logger = new Logger(`McpHttpEndpoint:${options.mount}`);
+    drain.register(options.mount, options.shutdown.drainTimeoutMs, options.shutdown.quietPeriodMs);
     this.channelSettings = {
       pending,
       retryMs: options.streams.retryMs,
@@ -83,16 +87,29 @@ export class McpHttpEndpoint {
     if (!body) return;
     const { classified, text } = body;
     if (classified.kind === 'invalid') return sendJson(res, 400, classified.error);
-    if (this.stateless.accepts(classified, req)) return this.stateless.serve(classified, text, req, res, startedAt);
+    // While draining, new requests are refused; notifications and answers still reach the calls in flight.
+    if (classified.kind !== 'request') return this.dispatch(classified, text, req, res, startedAt, null);
+    if (this.drain.draining) return this.refuseWhileDraining(res, classified.message.id);
+    const inFlight = this.drain.enter(this.options.mount);
+    try {
+      await this.dispatch(classified, text, req, res, startedAt, inFlight);
+    } finally {
+      inFlight.leave();
+    }
+  }
+
+  private async dispatch(classified: Exclude<ClassifiedMessage, { kind: 'invalid' }>, text: string, req: McpRequest, res: ServerResponse, startedAt: Date, inFlight: McpInFlightRequest | null): Promise<void> {
+    if (this.stateless.accepts(classified, req)) return this.stateless.serve(classified, text, req, res, startedAt, inFlight);
     if (classified.kind === 'request' && classified.message.method === McpMethod.Initialize) {
       return this.initialize(classified.message, text, req.user as McpPrincipal, res, startedAt);
     }
     const session = await this.requireSession(req, res);
-    if (session) await this.exchange(classified, text, session, req, res, startedAt);
+    if (session) await this.exchange(classified, text, session, req, res, startedAt, inFlight);
   }
 
-  /** Handles a GET asking for an event stream: opens the session's standalone stream. */
+  /** Handles a GET asking for an event stream: opens the session's standalone stream (refused with 503 while draining). */
   async get(req: McpRequest, res: ServerResponse): Promise<void> {
+    if (this.drain.draining) return this.refuseWhileDraining(res, null);
     const session = await this.requireSession(req, res);
     if (session) await this.streams.open(session, res, headerValue(req.headers, 'last-event-id'));
   }
@@ -107,6 +124,11 @@ export class McpHttpEndpoint {
     await this.log.forget(session.sessionId, SESSION_STREAM_ID);
     await this.events.record(this.event(session, startedAt, { kind: 'terminate', status: 204 }));
     sendEmpty(res, 204);
+  }
+
+  private refuseWhileDraining(res: ServerResponse, id: JsonRpcRequest['id'] | null): void {
+    this.drain.refused();
+    sendDraining(res, this.options.shutdown.retryAfterSeconds, id);
   }
 
   private readMessage(req: McpRequest, res: ServerResponse): ReadBody | null {
@@ -173,10 +195,20 @@ export class McpHttpEndpoint {
     sendJsonText(res, 200, json, { 'Mcp-Session-Id': session.sessionId });
   }
 
-  private async exchange(exchange: Exchange, text: string, session: McpInboundSessionRecord, req: McpRequest, res: ServerResponse, startedAt: Date): Promise<void> {
+  private async exchange(
+    exchange: Exchange,
+    text: string,
+    session: McpInboundSessionRecord,
+    req: McpRequest,
+    res: ServerResponse,
+    startedAt: Date,
+    inFlight: McpInFlightRequest | null,
+  ): Promise<void> {
     const abort = new AbortController();
     const onClose = () => !res.writableFinished && abort.abort(new Error('The client closed the connection'));
     res.once('close', onClose);
+    const onDrainDeadline = () => abort.abort(inFlight?.signal.reason);
+    inFlight?.signal.addEventListener('abort', onDrainDeadline, { once: true });
     const method = 'method' in exchange.message ? exchange.message.method : null;
     let channelRef: McpSessionChannel | null = null;
     const untrack = this.registry.trackRequest(session.sessionId, session.principalKey, () => {
@@ -191,7 +223,7 @@ export class McpHttpEndpoint {
     channelRef = channel;
     let response: JsonRpcResponse | null;
     try {
-      response = await this.toolset.deliver(exchange.message, {
+      response = await abortedAtShutdown(inFlight, exchange.message, this.toolset.deliver(exchange.message, {
         principal: req.user as McpPrincipal,
         sessionId: session.sessionId,
         protocolVersion: session.protocolVersion,
@@ -200,7 +232,7 @@ export class McpHttpEndpoint {
         logLevel: session.logLevel,
         notify: channel?.notify,
         client: channel ?? undefined,
-      });
+      }));
       await this.route(exchange, session);
     } catch (error) {
       await this.events
@@ -209,6 +241,7 @@ export class McpHttpEndpoint {
       throw error;
     } finally {
       res.off('close', onClose);
+      inFlight?.signal.removeEventListener('abort', onDrainDeadline);
       untrack();
     }
     const json = response ? JSON.stringify(response) : null;
@@ -219,7 +252,7 @@ export class McpHttpEndpoint {
         status: response ? 200 : 202,
         errorCode: response && 'error' in response ? response.error.code : null,
         isError: !!response && 'result' in response && response.result.isError === true,
-        note: auditNoteOf(response),
+        note: inFlight?.signal.aborted ? SHUTDOWN_AUDIT_NOTE : auditNoteOf(response),
       }),
     );
     if (channel?.streaming) channel.finish(json ?? '');

@@ -30,6 +30,8 @@ import { headerValue } from './mcp-http-checks';
 import { sendEmpty, sendJsonText } from './mcp-http-responses';
 import { acceptsEventStream } from './mcp-sse-writer';
 import { McpStatelessAudit, type StatelessExchange } from './mcp-stateless-audit';
+import type { McpInFlightRequest } from '../shutdown/mcp-drain.service';
+import { abortedAtShutdown, SHUTDOWN_AUDIT_NOTE } from '../shutdown/shutdown-answers';
 
 type StatelessMessage = JsonRpcRequest | JsonRpcNotification;
 
@@ -76,8 +78,11 @@ export class McpStatelessEndpoint {
     sendEmpty(res, 405, { Allow: 'POST' });
   }
 
-  /** Serves one stateless message and writes its audit row before the answer leaves. */
-  async serve(classified: ClassifiedMessage, text: string, req: McpRequest, res: ServerResponse, startedAt: Date): Promise<void> {
+  /**
+   * Serves one stateless message and writes its audit row before the answer leaves. `inFlight`
+   * (a request tracked by the drain) aborts the handling at the drain deadline.
+   */
+  async serve(classified: ClassifiedMessage, text: string, req: McpRequest, res: ServerResponse, startedAt: Date, inFlight: McpInFlightRequest | null = null): Promise<void> {
     if (classified.kind !== 'request' && classified.kind !== 'notification') throw new Error('Only requests and notifications take the stateless path');
     const message: StatelessMessage = classified.message;
     const principal = req.user as McpPrincipal;
@@ -94,11 +99,12 @@ export class McpStatelessEndpoint {
     }
     if (message.method === McpMethod.SubscriptionsListen) return this.listen(message, envelope, exchange, req, res);
     const stream = new StatelessResponseStream(res, acceptsEventStream(headerValue(req.headers, 'accept')));
-    const response = await this.respond(message, envelope, principal, stream, res, exchange);
+    const response = await this.respond(message, envelope, principal, stream, res, exchange, inFlight);
     const code = 'error' in response ? response.error.code : null;
     const status = stream.effectiveStatus(code === null ? 200 : httpStatusForError(code));
     const json = JSON.stringify(response);
-    await this.audit.record(exchange, status, json, code, 'result' in response && response.result.isError === true, auditNoteOf(response));
+    const note = inFlight?.signal.aborted ? SHUTDOWN_AUDIT_NOTE : auditNoteOf(response);
+    await this.audit.record(exchange, status, json, code, 'result' in response && response.result.isError === true, note);
     stream.finish(status, json);
   }
 
@@ -164,6 +170,7 @@ export class McpStatelessEndpoint {
     stream: StatelessResponseStream,
     res: ServerResponse,
     exchange: StatelessExchange,
+    inFlight: McpInFlightRequest | null,
   ): Promise<JsonRpcResponse> {
     // A session-era request gets the same -32601 as an unknown method, naming the revision.
     if (methodFacts(request.method)?.kind === 'request' && !existsInRevision(request.method, envelope.version)) {
@@ -177,7 +184,7 @@ export class McpStatelessEndpoint {
       if (error instanceof McpRpcError) return { jsonrpc: '2.0', id: request.id, error: error.toJsonRpc() };
       throw error;
     }
-    const response = askRequiredUrlElicitations(await this.deliver(request, envelope, principal, stream, res, channel, exchange), channel, envelope.clientCapabilities);
+    const response = askRequiredUrlElicitations(await this.deliver(request, envelope, principal, stream, res, channel, exchange, inFlight), channel, envelope.clientCapabilities);
     if (channel?.needsInput) return this.complete(request, this.rounds.inputRequired(channel, request, principal), true);
     if (!response || !('result' in response)) return response ?? jsonRpcError(request.id, JsonRpcErrorCode.InternalError, 'Internal error: no response');
     const retried = request.params?.[StatelessRetryParam.RequestState] !== undefined;
@@ -192,12 +199,15 @@ export class McpStatelessEndpoint {
     res: ServerResponse,
     channel: StatelessInputChannel | undefined,
     exchange: StatelessExchange,
+    inFlight: McpInFlightRequest | null,
   ): Promise<JsonRpcResponse | null> {
     const abort = new AbortController();
     const onClose = () => !res.writableFinished && abort.abort(new Error('The client closed the response stream'));
     res.once('close', onClose);
+    const onDrainDeadline = () => abort.abort(inFlight?.signal.reason);
+    inFlight?.signal.addEventListener('abort', onDrainDeadline, { once: true });
     try {
-      return await this.toolset.deliver(request, {
+      return await abortedAtShutdown(inFlight, request, this.toolset.deliver(request, {
         principal,
         sessionId: null,
         protocolVersion: envelope.version,
@@ -206,13 +216,14 @@ export class McpStatelessEndpoint {
         logLevel: envelope.logLevel,
         notify: stream.canNotify ? (notification) => stream.notify(notification) : undefined,
         client: channel,
-      });
+      }));
     } catch (error) {
       if (error instanceof InputRequiredSignal && channel?.needsInput) return null;
       await this.audit.failed(exchange, error);
       throw error;
     } finally {
       res.off('close', onClose);
+      inFlight?.signal.removeEventListener('abort', onDrainDeadline);
     }
   }
 

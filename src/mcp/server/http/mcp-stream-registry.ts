@@ -1,4 +1,4 @@
-import { Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
 import type { McpSseWriter } from './mcp-sse-writer';
 
 /** The stream id of a session's standalone GET stream: its event ids are `session_<n>`. */
@@ -30,7 +30,7 @@ interface TrackedRequest {
  * the app shuts down, so closing the server never waits on a client that keeps listening.
  */
 @Injectable()
-export class McpStreamRegistry implements OnModuleDestroy {
+export class McpStreamRegistry implements BeforeApplicationShutdown {
   private readonly streams = new Map<string, McpOpenStream>();
   private readonly perPrincipal = new Map<string, number>();
   private readonly requests = new Map<string, Set<TrackedRequest>>();
@@ -107,7 +107,7 @@ export class McpStreamRegistry implements OnModuleDestroy {
   }
 
   /** @inheritdoc */
-  onModuleDestroy(): void {
+  beforeApplicationShutdown(): void {
     for (const stream of [...this.streams.values()]) stream.close();
   }
 }

@@ -9,6 +9,7 @@ import type { McpTasksOptions } from '../tasks/mcp-tasks.options';
 import type { McpSessionCacheOptions } from '../sessions/mcp-session-cache.options';
 import type { McpOAuthOptions } from '../oauth/mcp-oauth.options';
 import type { McpAuditOptions } from '../../persistence/interfaces/mcp-audit-options.interface';
+import type { McpShutdownOptions } from '../shutdown/mcp-shutdown.options';
 
 /** Identity the server announces in its `initialize` result. */
 export interface McpServerInfoOptions {
@@ -168,6 +169,12 @@ export interface McpModuleOptions {
    * @default none: plain bearer authentication by `auth`
    */
   oauth?: McpOAuthOptions;
+  /**
+   * Graceful shutdown: how long requests in flight may run once the app drains (SIGTERM with
+   * `enableShutdownHooks()`), and the `Retry-After` of the 503 that refuses new ones meanwhile.
+   * @default { drainTimeoutMs: 10_000, quietPeriodMs: 500, retryAfterSeconds: 1 }
+   */
+  shutdown?: McpShutdownOptions;
 }
 
 /** Synchronous options that shape the module graph; they cannot come from an async factory. */

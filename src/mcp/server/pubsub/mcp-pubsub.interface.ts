@@ -36,6 +36,11 @@ export interface McpPubSub {
    * Messages published meanwhile were lost. Returns the unsubscribe.
    */
   onReconnect?(listener: () => void): () => void;
+  /**
+   * Optional: one round trip to the broker (Redis PING) for health checks; rejects when it is
+   * unreachable. Absent for the process-local pub/sub, which has no broker.
+   */
+  ping?(): Promise<{ latencyMs: number; listening: boolean }>;
 }
 
 /** Server-side pub/sub settings: what carries replies and notifications between replicas. */

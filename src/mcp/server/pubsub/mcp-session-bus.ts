@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import type { McpSessionNotifier } from '../../interfaces/mcp-session-notifier.interface';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
@@ -34,7 +34,7 @@ export type McpSessionChangeListener = (sessionId: string, principalKey?: string
  * `McpSessionNotifier`.
  */
 @Injectable()
-export class McpSessionBus implements McpSessionNotifier, OnModuleInit, OnModuleDestroy {
+export class McpSessionBus implements McpSessionNotifier, OnModuleInit, BeforeApplicationShutdown {
   private readonly logger: Logger;
   private readonly origin = randomBytes(9).toString('base64url');
   private readonly channel: string;
@@ -59,7 +59,7 @@ export class McpSessionBus implements McpSessionNotifier, OnModuleInit, OnModule
   }
 
   /** @inheritdoc */
-  async onModuleDestroy(): Promise<void> {
+  async beforeApplicationShutdown(): Promise<void> {
     await this.pubsub.unsubscribe(this.channel, this.listener);
     await this.pubsub.close();
   }

@@ -144,6 +144,16 @@ export class McpRedisPubSub implements McpPubSub {
     return Promise.race([work.catch((error: unknown) => Promise.reject(new McpBusUnavailableError(operation, { cause: error }))), deadline]).finally(() => clearTimeout(timer));
   }
 
+  /**
+   * @inheritdoc
+   * A PING on the command connection (bounded like every bus command), with the subscriber's state.
+   */
+  async ping(): Promise<{ latencyMs: number; listening: boolean }> {
+    const started = Date.now();
+    await this.command(this.connections.publisher, 'ping', () => this.connections.publisher.ping());
+    return { latencyMs: Date.now() - started, listening: this.listening };
+  }
+
   /** @inheritdoc */
   async publish(channel: string, payload: string): Promise<void> {
     await this.command(this.connections.publisher, 'publish', () => this.connections.publisher.publish(channel, payload));

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
 import type { McpPromptOptions } from '../../interfaces/mcp-prompt-options.interface';
@@ -101,7 +101,7 @@ function published(fields: Record<string, unknown>): Readonly<Record<string, unk
  * ```
  */
 @Injectable()
-export class McpRegistry implements OnModuleInit, OnModuleDestroy {
+export class McpRegistry implements OnModuleInit, BeforeApplicationShutdown {
   private readonly logger: Logger;
   private readonly origin = randomBytes(9).toString('base64url');
   private readonly channel: string;
@@ -140,7 +140,7 @@ export class McpRegistry implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Stops listening for other replicas' changes. */
-  async onModuleDestroy(): Promise<void> {
+  async beforeApplicationShutdown(): Promise<void> {
     await this.pubsub.unsubscribe(this.channel, this.listener).catch(() => undefined);
   }
 

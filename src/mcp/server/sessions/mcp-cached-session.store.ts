@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
 import type { McpPrincipal } from '../../interfaces/principal.interface';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import type { McpInboundSessionRecord, McpNewInboundSession, McpSessionStore } from '../../persistence/interfaces/mcp-session-store.interface';
@@ -24,7 +24,7 @@ const LOG_WINDOW_MS = 10_000;
  * stays the store's one answer for unknown, ended, idle and other principals' sessions.
  */
 @Injectable()
-export class McpCachedSessionStore implements McpSessionStore, OnModuleDestroy {
+export class McpCachedSessionStore implements McpSessionStore, BeforeApplicationShutdown {
   private readonly logger: Logger;
   private readonly cache: SessionCache | null;
   private readonly touches: SessionTouches;
@@ -64,7 +64,7 @@ export class McpCachedSessionStore implements McpSessionStore, OnModuleDestroy {
   }
 
   /** @inheritdoc */
-  async onModuleDestroy(): Promise<void> {
+  async beforeApplicationShutdown(): Promise<void> {
     this.unsubscribe.forEach((unsubscribe) => unsubscribe());
     await this.touches.idle();
   }

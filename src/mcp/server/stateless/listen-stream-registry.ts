@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import type { McpResolvedOptions } from '../mcp.options';
@@ -29,7 +29,7 @@ function isNotification(value: unknown): value is JsonRpcNotification {
  * one gets the graceful-closure response first.
  */
 @Injectable()
-export class McpListenStreams implements OnModuleInit, OnModuleDestroy {
+export class McpListenStreams implements OnModuleInit, BeforeApplicationShutdown {
   private readonly logger: Logger;
   private readonly channel: string;
   private readonly streams = new Set<ListenStream>();
@@ -50,7 +50,7 @@ export class McpListenStreams implements OnModuleInit, OnModuleDestroy {
   }
 
   /** @inheritdoc */
-  async onModuleDestroy(): Promise<void> {
+  async beforeApplicationShutdown(): Promise<void> {
     for (const stream of [...this.streams]) this.close(stream, true);
     await this.pubsub.unsubscribe(this.channel, this.listener).catch(() => undefined);
   }

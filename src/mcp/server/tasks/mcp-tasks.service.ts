@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type BeforeApplicationShutdown } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface';
@@ -30,6 +30,7 @@ import { McpBullTaskQueue } from './bull-task.queue';
 import { McpInlineTaskQueue } from './inline-task.queue';
 import type { McpTaskQueue } from './mcp-task.queue';
 import { argumentsDigest, isTaskExpired, toDetailedTask, toWireTask, toWireTask2026 } from './task-wire';
+import { McpDrainService } from '../shutdown/mcp-drain.service';
 
 /** The client's answer to one input request of a task: its result, or the JSON-RPC error it sent. */
 type InputAnswer = { result: Record<string, unknown> } | { error: { code: number; message: string; data?: unknown } };
@@ -61,7 +62,7 @@ const NOT_FOUND = 'Failed to retrieve task: Task not found';
  * once, unless its worker died and the tool is idempotent.
  */
 @Injectable()
-export class McpTaskService implements OnApplicationBootstrap, OnModuleDestroy {
+export class McpTaskService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger: Logger;
   private readonly worker = `${process.pid}-${randomBytes(9).toString('base64url')}`;
   private readonly channel: string;
@@ -85,6 +86,7 @@ export class McpTaskService implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(MCP_PUBSUB) private readonly pubsub: McpPubSub,
     private readonly bus: McpSessionBus,
     private readonly listenStreams: McpListenStreams,
+    private readonly drain: McpDrainService,
   ) {
     this.logger = new Logger(`McpTaskService:${options.mount}`);
     this.channel = `${options.pubsub?.channelPrefix ?? 'mcp'}:${options.mount}:tasks`;
@@ -131,8 +133,8 @@ export class McpTaskService implements OnApplicationBootstrap, OnModuleDestroy {
     this.toolset.handle(McpMethod.TasksUpdate, (request, context) => this.updateInputs(request, context));
   }
 
-  /** Aborts the handlers running here (their tasks end interrupted) and closes the queue. */
-  async onModuleDestroy(): Promise<void> {
+  /** After the drain (which let running tasks finish until `shutdown.drainTimeoutMs`): aborts what still runs here (those tasks end interrupted) and closes the queue. */
+  async beforeApplicationShutdown(): Promise<void> {
     this.closing = true;
     if (!this.started) return;
     for (const controller of this.running.values()) controller.abort(new Error('The worker is shutting down'));
@@ -213,10 +215,14 @@ export class McpTaskService implements OnApplicationBootstrap, OnModuleDestroy {
     }
     const controller = new AbortController();
     this.running.set(record.id, controller);
+    // A running task holds the drain like a request: it may finish until shutdown.drainTimeoutMs, then it is aborted.
+    const inFlight = this.drain.enter(this.options.mount);
+    const onDrainDeadline = () => controller.abort(inFlight.signal.reason);
+    inFlight.signal.addEventListener('abort', onDrainDeadline, { once: true });
     await this.audit(record, 'started');
     try {
       const outcome = await this.invoke(record, controller.signal);
-      if (controller.signal.aborted && this.closing) {
+      if (controller.signal.aborted && (this.closing || inFlight.signal.aborted)) {
         await this.end(record, 'failed', 'Interrupted: the worker shut down', { error: { code: JsonRpcErrorCode.InternalError, message: 'The task was interrupted: the worker shut down' } });
       } else if ('error' in outcome) {
         await this.end(record, 'failed', String((outcome.error as { message?: unknown }).message ?? 'The tool call failed'), outcome);
@@ -228,6 +234,8 @@ export class McpTaskService implements OnApplicationBootstrap, OnModuleDestroy {
       }
     } finally {
       this.running.delete(record.id);
+      inFlight.signal.removeEventListener('abort', onDrainDeadline);
+      inFlight.leave();
     }
   }
 

@@ -19,6 +19,20 @@ interface Lease {
   handshake?: McpHandshakeInfo;
 }
 
+/** A snapshot of a stdio pool. */
+export interface StdioPoolStats {
+  /** Processes alive or starting, idle or busy. */
+  size: number;
+  /** `pool.max`. */
+  max: number;
+  /** Warm processes free for a call. */
+  idle: number;
+  /** Calls waiting for a free process. */
+  waiting: number;
+  /** How long the longest-waiting call has waited, in milliseconds, or null. */
+  oldestWaitingMs: number | null;
+}
+
 /** Warm processes started for stateless requests: they never saw `initialize`. */
 const STATELESS = new WeakSet<StdioConnection>();
 
@@ -33,6 +47,7 @@ export class StdioPool {
   private readonly members = new Set<StdioConnection>();
   private readonly retiring = new Set<Promise<void>>();
   private waiters: Array<() => void> = [];
+  private readonly waitingSince = new WeakMap<() => void, number>();
   private closed = false;
 
   constructor(
@@ -43,6 +58,18 @@ export class StdioPool {
   /** Processes alive or starting, idle or busy. */
   get size(): number {
     return this.members.size;
+  }
+
+  /** Sizes of the pool, for health checks: processes, idle ones, callers waiting and the longest wait so far. */
+  stats(): StdioPoolStats {
+    const oldest = this.waiters.length ? this.waitingSince.get(this.waiters[0]) : undefined;
+    return {
+      size: this.members.size,
+      max: this.options.max,
+      idle: this.idle.length,
+      waiting: this.waiters.length,
+      oldestWaitingMs: oldest === undefined ? null : Date.now() - oldest,
+    };
   }
 
   /** Runs one exchange on a warm process, starting one when none is free and `max` allows. */
@@ -88,7 +115,12 @@ export class StdioPool {
       if (this.members.size < this.options.max) return this.start(context, deadline, stateless);
       let wake: (() => void) | undefined;
       try {
-        await deadline.race(new Promise<void>((resolve) => this.waiters.push((wake = resolve))));
+        await deadline.race(
+          new Promise<void>((resolve) => {
+            this.waiters.push((wake = resolve));
+            this.waitingSince.set(resolve, Date.now());
+          }),
+        );
       } catch (error) {
         this.waiters = this.waiters.filter((waiter) => waiter !== wake);
         throw this.launcher.toClientError(error, null, 'pool', 0, context.server, deadline);

@@ -5,7 +5,7 @@ import { StdioDeadline } from './stdio-deadline';
 import { stdioClosedError, withStdioDetails, type StdioPhase } from './stdio.errors';
 import { StdioLauncher } from './stdio-launcher';
 import { resolveStdioOptions } from './stdio-options-resolver';
-import { StdioPool } from './stdio-pool';
+import { StdioPool, type StdioPoolStats } from './stdio-pool';
 import type { ResolvedStdioOptions, StdioTransportOptions } from './stdio.options';
 
 /**
@@ -44,6 +44,11 @@ export class StdioTransport implements McpTransport {
   /** Server processes currently alive or starting (warm pooled ones included). */
   get processCount(): number {
     return this.live.size + (this.pool?.size ?? 0);
+  }
+
+  /** Processes of one-shot calls alive now, and the pool's sizes (null without `pool`), for health checks. */
+  stats(): { processes: number; pool: StdioPoolStats | null } {
+    return { processes: this.processCount, pool: this.pool?.stats() ?? null };
   }
 
   /** Sends one request (and waits for its response) or one notification. */

@@ -1,0 +1,45 @@
+import { McpConfigurationError } from '../errors/mcp-configuration.errors';
+import { resolveHealthOptions } from './mcp-health.options';
+import { redactSecrets } from './redact-secrets';
+
+describe('resolveHealthOptions', () => {
+  it('serves /health for the default mount, with the documented thresholds', () => {
+    expect(resolveHealthOptions()).toEqual({
+      path: 'health',
+      mount: 'default',
+      databaseTimeoutMs: null,
+      queue: { minWorkers: 1, maxWaitingAgeMs: 60_000 },
+      audit: { maxBacklog: 1000 },
+      stdio: { stuckMs: 30_000 },
+    });
+    expect(resolveHealthOptions({ path: false, mount: 'tools', databaseTimeoutMs: 800, queue: { minWorkers: 0 }, audit: { maxBacklog: 10 }, stdio: { stuckMs: 5 } })).toMatchObject({
+      path: false,
+      mount: 'tools',
+      databaseTimeoutMs: 800,
+      queue: { minWorkers: 0, maxWaitingAgeMs: 60_000 },
+      audit: { maxBacklog: 10 },
+      stdio: { stuckMs: 5 },
+    });
+  });
+
+  it.each([
+    [{ path: 'a b' }, 'option "path" must be a URL path'],
+    [{ mount: '' }, 'option "mount" must be a mount name'],
+    [{ databaseTimeoutMs: 0 }, 'option "databaseTimeoutMs" must be a positive integer'],
+    [{ queue: { maxWaitingAgeMs: -5 } }, 'option "queue.maxWaitingAgeMs" must be a positive integer'],
+    [{ queue: { workers: 1 } }, 'unknown option "workers"'],
+    [{ audit: 3 }, 'option "audit" must be an object'],
+    [{ readyPath: 'x' }, 'unknown option "readyPath"'],
+  ])('refuses %p at boot', (options, message) => {
+    expect(() => resolveHealthOptions(options as never)).toThrow(McpConfigurationError);
+    expect(() => resolveHealthOptions(options as never)).toThrow(message);
+  });
+});
+
+describe('redactSecrets', () => {
+  it('masks credentials in URLs and password pairs, and leaves the rest', () => {
+    expect(redactSecrets('connect to redis://:s3cret@10.0.0.1:6379 failed')).toBe('connect to redis://***@10.0.0.1:6379 failed');
+    expect(redactSecrets('postgres://app:hunter2@db/prod and password=hunter2; host=db')).toBe('postgres://***@db/prod and password=***; host=db');
+    expect(redactSecrets('connect ECONNREFUSED 127.0.0.1:5432')).toBe('connect ECONNREFUSED 127.0.0.1:5432');
+  });
+});

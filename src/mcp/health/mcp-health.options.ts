@@ -1,0 +1,88 @@
+import { assertKnownOptions, McpConfigurationError, optionKeys } from '../errors/mcp-configuration.errors';
+import { DEFAULT_MOUNT } from '../mcp.constants';
+
+/** Options of `McpHealthModule.forRoot`. */
+export interface McpHealthModuleOptions {
+  /**
+   * Where the module serves `GET <path>/live` and `GET <path>/ready`; `false` serves nothing (the
+   * host composes the checks of `McpHealthIndicator` in its own `@HealthCheck()` controller).
+   * @default 'health'
+   */
+  path?: string | false;
+  /**
+   * The mount whose database bound (`database.timeoutMs`) the database check uses.
+   * @default 'default'
+   */
+  mount?: string;
+  /**
+   * Bound of the database round trip, in milliseconds.
+   * @default the mount's `database.timeoutMs` (5000)
+   */
+  databaseTimeoutMs?: number;
+  /**
+   * The client's call queue is down when fewer workers consume it, or when its oldest waiting
+   * call has waited longer than `maxWaitingAgeMs`.
+   * @default { minWorkers: 1, maxWaitingAgeMs: 60_000 }
+   */
+  queue?: { minWorkers?: number; maxWaitingAgeMs?: number };
+  /**
+   * The audit check is down when more rows than `maxBacklog` wait for the group committer.
+   * @default { maxBacklog: 1000 }
+   */
+  audit?: { maxBacklog?: number };
+  /**
+   * A stdio pool is stuck when a call has waited longer than `stuckMs` for a free process.
+   * @default { stuckMs: 30_000 }
+   */
+  stdio?: { stuckMs?: number };
+}
+
+/** The health options after defaults. */
+export interface McpResolvedHealthOptions {
+  path: string | false;
+  mount: string;
+  databaseTimeoutMs: number | null;
+  queue: { minWorkers: number; maxWaitingAgeMs: number };
+  audit: { maxBacklog: number };
+  stdio: { stuckMs: number };
+}
+
+const HEALTH_OPTION_KEYS = optionKeys<McpHealthModuleOptions>({ path: true, mount: true, databaseTimeoutMs: true, queue: true, audit: true, stdio: true });
+const WHERE = 'McpHealthModule';
+
+function integer(option: string, value: unknown, fallback: number, minimum: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < minimum) {
+    throw new McpConfigurationError(`${WHERE}: option "${option}" must be ${minimum === 0 ? 'an integer of 0 or more' : 'a positive integer'}.`);
+  }
+  return value;
+}
+
+function section<T extends object>(option: string, value: T | undefined, keys: readonly string[]): Partial<T> {
+  if (value === undefined) return {};
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new McpConfigurationError(`${WHERE}: option "${option}" must be an object.`);
+  assertKnownOptions(value, keys, `${WHERE} option "${option}"`);
+  return value;
+}
+
+/** Applies the defaults of `McpHealthModule.forRoot` and refuses values that cannot work. */
+export function resolveHealthOptions(options: McpHealthModuleOptions = {}): McpResolvedHealthOptions {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) throw new McpConfigurationError(`${WHERE}: options must be an object.`);
+  assertKnownOptions(options, HEALTH_OPTION_KEYS, WHERE);
+  const path = options.path ?? 'health';
+  if (path !== false && (typeof path !== 'string' || !/^\/?[A-Za-z0-9._~\-/]*$/.test(path))) {
+    throw new McpConfigurationError(`${WHERE}: option "path" must be a URL path such as 'health', or false.`);
+  }
+  if (options.mount !== undefined && (typeof options.mount !== 'string' || !options.mount)) throw new McpConfigurationError(`${WHERE}: option "mount" must be a mount name.`);
+  const queue = section('queue', options.queue, optionKeys<NonNullable<McpHealthModuleOptions['queue']>>({ minWorkers: true, maxWaitingAgeMs: true }));
+  const audit = section('audit', options.audit, optionKeys<NonNullable<McpHealthModuleOptions['audit']>>({ maxBacklog: true }));
+  const stdio = section('stdio', options.stdio, optionKeys<NonNullable<McpHealthModuleOptions['stdio']>>({ stuckMs: true }));
+  return {
+    path,
+    mount: options.mount ?? DEFAULT_MOUNT,
+    databaseTimeoutMs: options.databaseTimeoutMs === undefined ? null : integer('databaseTimeoutMs', options.databaseTimeoutMs, 0, 1),
+    queue: { minWorkers: integer('queue.minWorkers', queue.minWorkers, 1, 0), maxWaitingAgeMs: integer('queue.maxWaitingAgeMs', queue.maxWaitingAgeMs, 60_000, 1) },
+    audit: { maxBacklog: integer('audit.maxBacklog', audit.maxBacklog, 1000, 0) },
+    stdio: { stuckMs: integer('stdio.stuckMs', stdio.stuckMs, 30_000, 1) },
+  };
+}

@@ -1,0 +1,183 @@
+import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+
+/** How long a call aborted at the drain deadline may take to answer before the endpoint answers for it. */
+export const DRAIN_ABORT_GRACE_MS = 2000;
+
+/** One request being handled, as the drain sees it. */
+export interface McpInFlightRequest {
+  /** Fires at the drain deadline: the handler should stop. */
+  readonly signal: AbortSignal;
+  /** Settles when the handler had its grace after the abort and did not end: the endpoint answers for it. */
+  readonly forced: Promise<void>;
+  /** The request was answered (or failed): it no longer holds the drain. */
+  leave(): void;
+}
+
+interface Tracked {
+  controller: AbortController;
+  force: () => void;
+}
+
+interface MountDrain {
+  drainTimeoutMs: number;
+  quietPeriodMs: number;
+  requests: Set<Tracked>;
+  idle: (() => void)[];
+}
+
+/** What the drain of the app is doing, for health checks and logs. */
+export interface McpDrainStatus {
+  /** True from the first moment of the shutdown. */
+  draining: boolean;
+  /** When the drain began, or null. */
+  since: Date | null;
+  /** Requests still being handled, all mounts together. */
+  inFlight: number;
+}
+
+/**
+ * The app-wide draining state of the MCP mounts. When the app shuts down (its `onModuleDestroy`,
+ * which Nest runs before any `beforeApplicationShutdown` or `onApplicationShutdown`) it sets
+ * `draining`, so readiness fails and every mount refuses new sessions and new requests with 503
+ * and `Retry-After`, then waits for the requests in flight, and for a quiet period without new
+ * ones (`shutdown.quietPeriodMs`), each mount up to its `shutdown.drainTimeoutMs`. Past the deadline the calls still running are aborted (their signal
+ * fires) and answered: they keep their audit rows. Only then do streams end, the audit rows
+ * flush, queues close and stdio children end (each in its provider's later hook).
+ *
+ * One instance per app, shared by every mount and the health module.
+ */
+@Injectable()
+export class McpDrainService implements OnModuleDestroy {
+  private readonly logger = new Logger('McpDrain');
+  private readonly mounts = new Map<string, MountDrain>();
+  private startedAt: Date | null = null;
+  private drained: Promise<void> | null = null;
+  /** When a request last arrived, ended or was refused (Date.now()). */
+  private lastActivity = 0;
+  /** Requests refused since the drain began. */
+  private refusals = 0;
+
+  /** True once the app started to shut down (or `drain()` was called). */
+  get draining(): boolean {
+    return this.startedAt !== null;
+  }
+
+  /** The state of the drain. */
+  status(): McpDrainStatus {
+    let inFlight = 0;
+    for (const mount of this.mounts.values()) inFlight += mount.requests.size;
+    return { draining: this.draining, since: this.startedAt, inFlight };
+  }
+
+  /** @internal Registers a mount, its drain deadline and quiet period (its endpoint does, at boot). */
+  register(mount: string, drainTimeoutMs: number, quietPeriodMs: number): void {
+    const drain = this.mountOf(mount);
+    drain.drainTimeoutMs = drainTimeoutMs;
+    drain.quietPeriodMs = quietPeriodMs;
+  }
+
+  /** @internal A request was refused because the app drains: the drain waits for the refusals to stop. */
+  refused(): void {
+    this.lastActivity = Date.now();
+    this.refusals++;
+  }
+
+  /** @internal Tracks one request of the mount until `leave()`. */
+  enter(mount: string): McpInFlightRequest {
+    const drain = this.mountOf(mount);
+    const controller = new AbortController();
+    let force!: () => void;
+    const forced = new Promise<void>((resolve) => (force = resolve));
+    const tracked: Tracked = { controller, force };
+    drain.requests.add(tracked);
+    this.lastActivity = Date.now();
+    return {
+      signal: controller.signal,
+      forced,
+      leave: () => {
+        if (!drain.requests.delete(tracked)) return;
+        this.lastActivity = Date.now();
+        if (drain.requests.size === 0) for (const wake of drain.idle.splice(0)) wake();
+      },
+    };
+  }
+
+  /**
+   * Starts draining (once; later calls get the same promise): refuses new work from now on and
+   * resolves when every mount's requests ended or were aborted and answered. A host may call it
+   * itself (a preStop hook); the app's shutdown calls it anyway.
+   */
+  drain(): Promise<void> {
+    this.drained ??= this.run();
+    return this.drained;
+  }
+
+  /** @inheritdoc */
+  onModuleDestroy(): Promise<void> {
+    return this.drain();
+  }
+
+  private async run(): Promise<void> {
+    this.startedAt = new Date();
+    const { inFlight } = this.status();
+    if (inFlight > 0) this.logger.log(`Draining: ${inFlight} request(s) in flight; new sessions and requests are refused with 503`);
+    await Promise.all([...this.mounts.entries()].map(([name, mount]) => this.drainMount(name, mount)));
+  }
+
+  private async drainMount(name: string, mount: MountDrain): Promise<void> {
+    const deadline = Date.now() + mount.drainTimeoutMs;
+    // The quiet period only matters under traffic: a drain with nothing in flight and nothing refused closes at once.
+    const busy = mount.requests.size > 0;
+    if ((await this.idleWithin(mount, mount.drainTimeoutMs)) && ((!busy && this.refusals === 0) || (await this.quietBefore(mount, deadline)))) return;
+    const left = [...mount.requests];
+    if (left.length === 0) return; // requests kept arriving (and were refused) until the deadline: nothing to abort
+    this.logger.warn(`Mount "${name}": ${left.length} request(s) still running after shutdown.drainTimeoutMs (${mount.drainTimeoutMs} ms): aborting them`);
+    for (const request of left) request.controller.abort(new Error('The server is shutting down: the call ran past the drain deadline'));
+    if (await this.idleWithin(mount, DRAIN_ABORT_GRACE_MS)) return;
+    for (const request of mount.requests) request.force();
+    if (!(await this.idleWithin(mount, DRAIN_ABORT_GRACE_MS))) {
+      this.logger.error(`Mount "${name}": ${mount.requests.size} request(s) could not be answered before shutdown`);
+    }
+  }
+
+  /**
+   * Waits until no request arrived, ended or was refused for the mount's quiet period, with no
+   * request in flight; false when the deadline comes first.
+   */
+  private async quietBefore(mount: MountDrain, deadline: number): Promise<boolean> {
+    for (;;) {
+      const now = Date.now();
+      const quietFor = now - this.lastActivity;
+      if (quietFor >= mount.quietPeriodMs && mount.requests.size === 0) return true;
+      if (now >= deadline) return false;
+      if (mount.requests.size > 0 && !(await this.idleWithin(mount, deadline - now))) return false;
+      const wait = Math.min(Math.max(mount.quietPeriodMs - (Date.now() - this.lastActivity), 1), deadline - Date.now());
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+
+  private idleWithin(mount: MountDrain, ms: number): Promise<boolean> {
+    if (mount.requests.size === 0) return Promise.resolve(true);
+    return new Promise<boolean>((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      const timer = setTimeout(() => {
+        const at = mount.idle.indexOf(wake);
+        if (at !== -1) mount.idle.splice(at, 1);
+        resolve(mount.requests.size === 0);
+      }, ms);
+      mount.idle.push(wake);
+    });
+  }
+
+  private mountOf(mount: string): MountDrain {
+    let drain = this.mounts.get(mount);
+    if (!drain) {
+      drain = { drainTimeoutMs: 10_000, quietPeriodMs: 500, requests: new Set(), idle: [] };
+      this.mounts.set(mount, drain);
+    }
+    return drain;
+  }
+}
