@@ -35,7 +35,7 @@ function olderLink(html: string): string | undefined {
 }
 
 /** The chart's data island of the overview page. */
-function chartData(html: string): { t: number[]; count: number[]; p50: (number | null)[]; p95: (number | null)[]; truncated: boolean } {
+function chartData(html: string): { t: number[]; count: number[]; errors: number[]; p50: (number | null)[]; p95: (number | null)[]; truncated: boolean } {
   const match = /<script type="application\/json" id="mcp-chart-data">([^<]*)<\/script>/.exec(html);
   if (!match) throw new Error('no chart data island on the page');
   return JSON.parse(match[1]);
@@ -235,6 +235,12 @@ describe.each(HTTP_ADAPTERS)('the audit console on PostgreSQL (%s)', (adapter) =
     expect(data.t[1] - data.t[0]).toBe(60);
     const [{ n }] = await db.dataSource.query(`SELECT count(*)::int AS n FROM mcp_events WHERE kind = 'request'`);
     expect(data.count.reduce((a, b) => a + b, 0)).toBe(n);
+    // alice's `fail` is the one failed request of the hour.
+    expect(data.errors.reduce((a, b) => a + b, 0)).toBe(1);
+    expect(page.body).toContain(`<p id="summary">${n} requests in the last hour, 1 failed.</p>`);
+    // The newest events are listed under the chart, newest first.
+    const newest: { id: string }[] = await db.dataSource.query(`SELECT id FROM mcp_events ORDER BY created_at DESC, id DESC LIMIT 3`);
+    expect(rowIds(page.body, 'event')).toEqual(newest.map((r) => r.id));
     const busy = data.count.findIndex((c) => c > 0);
     expect(data.p50[busy]).toEqual(expect.any(Number));
     expect(data.p95[busy]!).toBeGreaterThanOrEqual(data.p50[busy]!);

@@ -45,7 +45,7 @@ dl.fields dd { margin: 0; }
 `;
 
 /**
- * Draws the chart from the page's JSON island with uPlot: requests per minute on the left
+ * Draws the chart from the page's JSON island with uPlot: requests and failures per minute on the left
  * axis, p50 and p95 latency on the right, times in UTC. A served file, not an inline script:
  * the page's Content-Security-Policy allows scripts from the console's own origin only.
  */
@@ -65,6 +65,7 @@ const CONSOLE_CHART_JS = `(function () {
     series: [
       {},
       { label: 'requests / min', scale: 'n', stroke: '#2563eb', width: 2, fill: 'rgba(37, 99, 235, 0.12)' },
+      { label: 'failed / min', scale: 'n', stroke: '#f59e0b', width: 2 },
       { label: 'p50 ms', scale: 'ms', stroke: '#16a34a', width: 2 },
       { label: 'p95 ms', scale: 'ms', stroke: '#dc2626', width: 2 }
     ],
@@ -74,7 +75,7 @@ const CONSOLE_CHART_JS = `(function () {
       { scale: 'ms', side: 1, label: 'ms', grid: { show: false } }
     ]
   };
-  var plot = new uPlot(options, [data.t || [], data.count || [], data.p50 || [], data.p95 || []], target);
+  var plot = new uPlot(options, [data.t || [], data.count || [], data.errors || [], data.p50 || [], data.p95 || []], target);
   target.setAttribute('data-chart', 'ready');
   window.addEventListener('resize', function () { plot.setSize({ width: width(), height: 320 }); });
 })();

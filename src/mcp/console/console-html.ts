@@ -1,5 +1,6 @@
 import type { McpConsoleEventFilter, McpConsoleEvent, McpConsolePage, McpConsoleSession, McpConsoleTask, McpConsoleThroughput } from './mcp-console-records.interface';
 import { formatCursor } from './console-query';
+import { isFailedEvent } from './throughput';
 
 /** Longest envelope text shown inline in the events list; the detail view shows it whole. */
 export const INLINE_ENVELOPE_CHARS = 4000;
@@ -102,13 +103,15 @@ function badge(text: string): string {
   return `<span class="badge ${escapeHtml(text)}">${escapeHtml(text)}</span>`;
 }
 
-/** The overview: the chart of the last hour. */
-export function renderOverview(base: string, chart: McpConsoleThroughput): string {
+/** The overview: the chart of the last hour and the newest events. */
+export function renderOverview(base: string, chart: McpConsoleThroughput, latest: readonly McpConsoleEvent[]): string {
   const total = chart.count.reduce((a, b) => a + b, 0);
+  const failed = chart.errors.reduce((a, b) => a + b, 0);
   const notice = chart.truncated ? `<p class="notice">More requests than the chart reads in one hour: it shows the newest ones.</p>` : '';
   const body =
-    `${notice}<p>${total} request${total === 1 ? '' : 's'} in the last hour.</p>` +
-    `<div id="mcp-chart" role="img" aria-label="Requests per minute and p50/p95 latency of the last hour"></div>`;
+    `${notice}<p id="summary">${total} request${total === 1 ? '' : 's'} in the last hour, ${failed} failed.</p>` +
+    `<div id="mcp-chart" role="img" aria-label="Requests and failures per minute and p50/p95 latency of the last hour"></div>` +
+    `<h2>Latest events</h2>${eventTable(base, latest, 'No events yet.')}<p><a href="${escapeHtml(base)}/events">All events →</a></p>`;
   return layout({ base, title: 'Throughput and latency', current: 'overview', body, chart });
 }
 
@@ -150,11 +153,6 @@ function filterForm(base: string, filter: McpConsoleEventFilter): string {
   );
 }
 
-/** Whether an audit row is an error: a JSON-RPC error, an `isError` tool result or an HTTP status of 400 and up. */
-export function isErrorEvent(row: Pick<McpConsoleEvent, 'errorCode' | 'isError' | 'status'>): boolean {
-  return row.errorCode !== null || row.isError || (row.status !== null && row.status >= 400);
-}
-
 /** The query parameters that reproduce a filter (for the pager's links). */
 export function filterParams(filter: McpConsoleEventFilter): Record<string, string | undefined> {
   return {
@@ -167,9 +165,8 @@ export function filterParams(filter: McpConsoleEventFilter): Record<string, stri
   };
 }
 
-/** The events page: the filter form and a page of audit rows, each with its envelopes. */
-export function renderEvents(base: string, page: McpConsolePage<McpConsoleEvent>, filter: McpConsoleEventFilter, isFirst: boolean): string {
-  const rows = page.rows
+function eventTable(base: string, events: readonly McpConsoleEvent[], empty: string): string {
+  const rows = events
     .map((e) => {
       const peer = e.direction === 'inbound' ? e.mount : e.server;
       return (
@@ -178,17 +175,22 @@ export function renderEvents(base: string, page: McpConsolePage<McpConsoleEvent>
         `<td>${escapeHtml(e.principalKey)}</td>` +
         `<td><code>${escapeHtml(e.method ?? e.kind)}</code></td>` +
         `<td class="tool">${escapeHtml(e.tool)}</td>` +
-        `<td>${badge(isErrorEvent(e) ? 'error' : 'ok')} <span class="muted">${escapeHtml(e.status)}${e.errorCode !== null ? ` / ${escapeHtml(e.errorCode)}` : ''}</span></td>` +
+        `<td>${badge(isFailedEvent(e) ? 'error' : 'ok')} <span class="muted">${escapeHtml(e.status)}${e.errorCode !== null ? ` / ${escapeHtml(e.errorCode)}` : ''}</span></td>` +
         `<td class="num">${escapeHtml(e.durationMs)} ms</td>` +
         `<td><details><summary>envelopes</summary><div>request</div><pre>${escapeHtml(envelopeText(e.request, INLINE_ENVELOPE_CHARS))}</pre>` +
         `<div>response</div><pre>${escapeHtml(envelopeText(e.response, INLINE_ENVELOPE_CHARS))}</pre></details></td></tr>`
       );
     })
     .join('');
-  const table = page.rows.length
+  return events.length
     ? `<table id="events"><thead><tr><th>Time</th><th>Direction</th><th>Principal</th><th>Method</th><th>Tool</th><th>Status</th><th>Duration</th><th>Envelopes</th></tr></thead><tbody>${rows}</tbody></table>`
-    : '<p class="muted">No events match.</p>';
-  return layout({ base, title: 'Events', current: 'events', body: filterForm(base, filter) + table + pager(base, page, 'events', filterParams(filter), isFirst) });
+    : `<p class="muted">${escapeHtml(empty)}</p>`;
+}
+
+/** The events page: the filter form and a page of audit rows, each with its envelopes. */
+export function renderEvents(base: string, page: McpConsolePage<McpConsoleEvent>, filter: McpConsoleEventFilter, isFirst: boolean): string {
+  const body = filterForm(base, filter) + eventTable(base, page.rows, 'No events match.') + pager(base, page, 'events', filterParams(filter), isFirst);
+  return layout({ base, title: 'Events', current: 'events', body });
 }
 
 /** One audit row with its whole envelopes. */

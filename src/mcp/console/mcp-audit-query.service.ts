@@ -8,7 +8,7 @@ import { isSessionIdle } from '../persistence/session-liveness';
 import { MCP_CONSOLE_OPTIONS } from './mcp-console.constants';
 import type { McpConsoleResolvedOptions } from './mcp-console.options';
 import type { McpConsoleCursor, McpConsoleEventFilter, McpConsoleEvent, McpConsolePage, McpConsoleSession, McpConsoleTask, McpConsoleThroughput } from './mcp-console-records.interface';
-import { throughputOf } from './throughput';
+import { isFailedEvent, throughputOf } from './throughput';
 
 /** Most `mcp_events` rows the chart reads for its hour. */
 export const MAX_CHART_ROWS = 20_000;
@@ -99,21 +99,21 @@ export class McpAuditQuery {
     };
   }
 
-  /** Requests per minute and their p50/p95 duration over the hour before `now`. */
+  /** Requests and failures per minute and their p50/p95 duration over the hour before `now`. */
   async throughput(now: number = Date.now()): Promise<McpConsoleThroughput> {
     const minute = 60_000;
     const end = Math.floor(now / minute) * minute + minute;
     const start = end - CHART_MINUTES * minute;
     const qb = this.events
       .createQueryBuilder('e')
-      .select(['e.id', 'e.createdAt', 'e.durationMs'])
+      .select(['e.id', 'e.createdAt', 'e.durationMs', 'e.errorCode', 'e.isError', 'e.status'])
       .where(`e.kind = 'request'`)
       .andWhere('e.createdAt >= :start', { start: new Date(start) });
     this.scopeEvents(qb);
     const rows = await qb.orderBy('e.createdAt', 'DESC').take(MAX_CHART_ROWS + 1).getMany();
     const truncated = rows.length > MAX_CHART_ROWS;
     return throughputOf(
-      rows.slice(0, MAX_CHART_ROWS).map((r) => ({ at: r.createdAt.getTime(), durationMs: r.durationMs })),
+      rows.slice(0, MAX_CHART_ROWS).map((r) => ({ at: r.createdAt.getTime(), durationMs: r.durationMs, failed: isFailedEvent(r) })),
       start,
       CHART_MINUTES,
       truncated,

@@ -76,6 +76,8 @@ export interface McpConsoleThroughput {
   t: number[];
   /** Requests that started in that minute. */
   count: number[];
+  /** Those of them that failed (a JSON-RPC error, an `isError` result or an HTTP status of 400 and up). */
+  errors: number[];
   /** Median and 95th percentile of their `duration_ms`, or null for a minute without requests. */
   p50: (number | null)[];
   p95: (number | null)[];

@@ -69,7 +69,8 @@ export function createMcpConsoleController(path: string, guards: (Type<CanActiva
 
     @Get()
     async overview(@Req() req: ConsoleRequest, @Res() res: object): Promise<void> {
-      sendHtml(res, 200, renderOverview(baseOf(req, ''), await this.audit.throughput()));
+      const [chart, latest] = await Promise.all([this.audit.throughput(), this.audit.eventPage({}, null)]);
+      sendHtml(res, 200, renderOverview(baseOf(req, ''), chart, latest.rows));
     }
 
     @Get('sessions')
