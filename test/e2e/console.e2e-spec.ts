@@ -154,7 +154,7 @@ describe.each(HTTP_ADAPTERS)('the audit console on PostgreSQL (%s)', (adapter) =
 
     const missing = await get(server.baseUrl, '/mcp-console/events/00000000-0000-0000-0000-000000000000');
     expect(missing.status).toBe(404);
-    expect(missing.body).toContain('Event not found');
+    expect(missing.body).toContain('No audit row with id 00000000-0000-0000-0000-000000000000 here.');
   });
 
   it('narrows the events by principal, method, tool, status and time range', async () => {
@@ -309,5 +309,40 @@ describe('McpConsoleModule options are checked at boot', () => {
     await expect(boot({ mount: '' })).rejects.toThrow(/option "mount" must be the name of a mount/);
     await expect(boot({ pagesize: 10 })).rejects.toThrow(/unknown option "pagesize" \(did you mean "pageSize"\?/);
     await expect(boot({ pageSize: 10 })).resolves.toBeUndefined();
+  });
+});
+
+describe('the audit console when the database does not answer (PostgreSQL)', () => {
+  let db: TestDatabase;
+  let server: RunningApp;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    server = await startApp(db.url, { imports: [McpConsoleModule.forRoot({ guard: TestConsoleGuard, timeoutMs: 300 })] });
+  });
+
+  afterAll(async () => {
+    await server?.close();
+    await db?.drop();
+  });
+
+  it('answers 503 with Retry-After past timeoutMs, and serves again once the database does', async () => {
+    const locker = db.dataSource.createQueryRunner();
+    await locker.connect();
+    try {
+      await locker.startTransaction();
+      await locker.query('LOCK TABLE mcp_events IN ACCESS EXCLUSIVE MODE');
+      const stalled = await get(server.baseUrl, '/mcp-console/events');
+      expect(stalled.status).toBe(503);
+      expect(stalled.headers.get('retry-after')).toBe('5');
+      expect(stalled.headers.get('cache-control')).toBe('no-store');
+      expect(stalled.body).toContain('The database did not answer within 300 ms (console page)');
+    } finally {
+      await locker.rollbackTransaction();
+      await locker.release();
+    }
+    const page = await get(server.baseUrl, '/mcp-console/events');
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('No events match.');
   });
 });

@@ -5,6 +5,7 @@ import { McpEvent } from '../persistence/entities/mcp-event.entity';
 import { McpInboundSession } from '../persistence/entities/inbound-session.entity';
 import { McpTask } from '../persistence/entities/task.entity';
 import { isSessionIdle } from '../persistence/session-liveness';
+import { withDatabaseOutage } from '../persistence/database-deadline';
 import { MCP_CONSOLE_OPTIONS } from './mcp-console.constants';
 import type { McpConsoleResolvedOptions } from './mcp-console.options';
 import type { McpConsoleCursor, McpConsoleEventFilter, McpConsoleEvent, McpConsolePage, McpConsoleSession, McpConsoleTask, McpConsoleThroughput } from './mcp-console-records.interface';
@@ -20,7 +21,8 @@ export const CHART_MINUTES = 60;
  * The read side of the audit trail: sessions, events and tasks for the console, through TypeORM
  * on PostgreSQL or SQLite. Every query is bounded: pages are keyset pages (`created_at`, `id`)
  * of at most `pageSize` rows walking the `created_at` indexes newest first, the chart reads one
- * hour of two columns and at most `MAX_CHART_ROWS` rows. It never writes.
+ * hour of a few columns and at most `MAX_CHART_ROWS` rows, and each query is bounded by
+ * `timeoutMs` (`McpDatabaseUnavailableError` past it, or with the database away). It never writes.
  */
 @Injectable()
 export class McpAuditQuery {
@@ -73,7 +75,7 @@ export class McpAuditQuery {
   async event(id: string): Promise<McpConsoleEvent | null> {
     const qb = this.events.createQueryBuilder('e').where('e.id = :id', { id });
     this.scopeEvents(qb);
-    const row = await qb.getOne();
+    const row = await this.bounded(qb.getOne(), 'console event');
     return row ? toEventRow(row) : null;
   }
 
@@ -110,7 +112,7 @@ export class McpAuditQuery {
       .where(`e.kind = 'request'`)
       .andWhere('e.createdAt >= :start', { start: new Date(start) });
     this.scopeEvents(qb);
-    const rows = await qb.orderBy('e.createdAt', 'DESC').take(MAX_CHART_ROWS + 1).getMany();
+    const rows = await this.bounded(qb.orderBy('e.createdAt', 'DESC').take(MAX_CHART_ROWS + 1).getMany(), 'console chart');
     const truncated = rows.length > MAX_CHART_ROWS;
     return throughputOf(
       rows.slice(0, MAX_CHART_ROWS).map((r) => ({ at: r.createdAt.getTime(), durationMs: r.durationMs, failed: isFailedEvent(r) })),
@@ -118,6 +120,11 @@ export class McpAuditQuery {
       CHART_MINUTES,
       truncated,
     );
+  }
+
+  /** A query bounded by `timeoutMs`; a database that is away or too slow rejects with `McpDatabaseUnavailableError`. */
+  private bounded<T>(work: Promise<T>, operation: string): Promise<T> {
+    return withDatabaseOutage(work, this.options.timeoutMs, operation);
   }
 
   /** With a `mount` option, only that mount's (inbound) rows. */
@@ -139,7 +146,7 @@ export class McpAuditQuery {
       qb.andWhere(`(${alias}.createdAt < :beforeAt OR (${alias}.createdAt = :beforeAt AND ${alias}.id < :beforeId))`, { beforeAt: before.at, beforeId: before.id });
     }
     const size = this.options.pageSize;
-    const rows = await qb.orderBy(`${alias}.createdAt`, 'DESC').addOrderBy(`${alias}.id`, 'DESC').take(size + 1).getMany();
+    const rows = await this.bounded(qb.orderBy(`${alias}.createdAt`, 'DESC').addOrderBy(`${alias}.id`, 'DESC').take(size + 1).getMany(), 'console page');
     const page = rows.slice(0, size);
     const last = page[page.length - 1];
     return { rows: page, next: rows.length > size && last ? { at: last.createdAt, id: last.id } : null };

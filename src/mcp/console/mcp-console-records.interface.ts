@@ -22,16 +22,21 @@ export interface McpConsoleSession {
   id: string;
   /** The mount that served it. */
   mount: string;
-  /** The principal's key and label. */
+  /** The principal's key. */
   principalKey: string;
+  /** The principal's human-readable label. */
   principalLabel: string;
-  /** `clientInfo.name` and `clientInfo.version`, when the client sent them. */
+  /** `clientInfo.name`, when the client sent it. */
   clientName: string | null;
+  /** `clientInfo.version`, when the client sent it. */
   clientVersion: string | null;
   /** The negotiated revision. */
   protocolVersion: string;
+  /** When initialize created the session. */
   createdAt: Date;
+  /** When a request last used it. */
   lastSeenAt: Date;
+  /** When it was ended; null while open. */
   terminatedAt: Date | null;
   /** `live`, `ended` (terminated) or `expired` (idle past the TTL). */
   state: 'live' | 'ended' | 'expired';
@@ -39,13 +44,21 @@ export interface McpConsoleSession {
 
 /** What the console shows of a task (never its arguments or outcome). */
 export interface McpConsoleTask {
+  /** The task id. */
   id: string;
+  /** The mount serving the tool. */
   mount: string;
+  /** The tool called. */
   toolName: string;
+  /** `working`, `input_required`, `completed`, `failed` or `cancelled`. */
   status: string;
+  /** The owning principal. */
   principalKey: string;
+  /** The latest status message. */
   statusMessage: string | null;
+  /** When the task was created. */
   createdAt: Date;
+  /** When it last changed. */
   updatedAt: Date;
 }
 
@@ -59,8 +72,11 @@ export interface McpConsoleEvent extends McpEventRecord {
 
 /** The filters of the events page; every one optional. */
 export interface McpConsoleEventFilter {
+  /** Only this principal key. */
   principal?: string;
+  /** Only this JSON-RPC method. */
   method?: string;
+  /** Only `tools/call` rows of this tool (`params.name` of the stored request). */
   tool?: string;
   /** `ok`: no error code, no `isError`, HTTP status below 400; `error`: any of them. */
   status?: 'ok' | 'error';
@@ -78,8 +94,9 @@ export interface McpConsoleThroughput {
   count: number[];
   /** Those of them that failed (a JSON-RPC error, an `isError` result or an HTTP status of 400 and up). */
   errors: number[];
-  /** Median and 95th percentile of their `duration_ms`, or null for a minute without requests. */
+  /** Median of their `duration_ms`, or null for a minute without requests. */
   p50: (number | null)[];
+  /** 95th percentile (nearest rank) of their `duration_ms`, or null for a minute without requests. */
   p95: (number | null)[];
   /** True when the hour held more rows than were read (the series then cover the newest ones). */
   truncated: boolean;

@@ -3,6 +3,7 @@ import { consoleAssets } from './console-assets';
 import { renderEventDetail, renderEvents, renderOverview, renderProblem, renderSessions, renderTasks, type ConsolePageName } from './console-html';
 import { ConsoleQueryError, parseCursor, parseEventFilter, type QueryValue } from './console-query';
 import { McpAuditQuery } from './mcp-audit-query.service';
+import { McpDatabaseUnavailableError } from '../errors/mcp-outage.errors';
 
 /**
  * The Content-Security-Policy of every console response: scripts, styles and images from the
@@ -37,6 +38,9 @@ interface ConsoleRequest {
 
 type Query = Record<string, QueryValue>;
 
+/** A row the page names does not exist (in the console's scope). */
+class ConsoleNotFound extends Error {}
+
 function send(res: object, status: number, contentType: string, body: string): void {
   let reply = (res as ConsoleReply).status(status).header('Content-Type', contentType);
   for (const [name, value] of Object.entries(CONSOLE_SECURITY_HEADERS)) reply = reply.header(name, value);
@@ -69,8 +73,11 @@ export function createMcpConsoleController(path: string, guards: (Type<CanActiva
 
     @Get()
     async overview(@Req() req: ConsoleRequest, @Res() res: object): Promise<void> {
-      const [chart, latest] = await Promise.all([this.audit.throughput(), this.audit.eventPage({}, null)]);
-      sendHtml(res, 200, renderOverview(baseOf(req, ''), chart, latest.rows));
+      const base = baseOf(req, '');
+      await this.page(res, base, 'overview', async () => {
+        const [chart, latest] = await Promise.all([this.audit.throughput(), this.audit.eventPage({}, null)]);
+        return renderOverview(base, chart, latest.rows);
+      });
     }
 
     @Get('sessions')
@@ -95,9 +102,11 @@ export function createMcpConsoleController(path: string, guards: (Type<CanActiva
     @Get('events/:id')
     async event(@Req() req: ConsoleRequest, @Param('id') id: string, @Res() res: object): Promise<void> {
       const base = baseOf(req, `/events/${encodeURIComponent(id)}`);
-      const row = /^[A-Za-z0-9-]{1,64}$/.test(id) ? await this.audit.event(id) : null;
-      if (!row) return sendHtml(res, 404, renderProblem(base, 'Event not found', `No audit row with id ${id} here.`, 'events'));
-      sendHtml(res, 200, renderEventDetail(base, row));
+      await this.page(res, base, 'events', async () => {
+        const row = /^[A-Za-z0-9-]{1,64}$/.test(id) ? await this.audit.event(id) : null;
+        if (!row) throw new ConsoleNotFound(`No audit row with id ${id} here.`);
+        return renderEventDetail(base, row);
+      });
     }
 
     @Get('tasks')
@@ -116,14 +125,23 @@ export function createMcpConsoleController(path: string, guards: (Type<CanActiva
       send(res, 200, asset.contentType, asset.body);
     }
 
-    /** Renders a page; a query string it cannot use answers 400 with the reason on the page. */
+    /**
+     * Renders a page. A query string it cannot use answers 400 with the reason, a missing row
+     * 404, and a database that is away or too slow 503 with `Retry-After`; other errors go to
+     * Nest's exception handling (500).
+     */
     private async page(res: object, base: string, current: ConsolePageName, render: () => Promise<string>): Promise<void> {
       let html: string;
       try {
         html = await render();
       } catch (error) {
-        if (!(error instanceof ConsoleQueryError)) throw error;
-        return sendHtml(res, 400, renderProblem(base, 'Bad request', error.message, current));
+        if (error instanceof ConsoleQueryError) return sendHtml(res, 400, renderProblem(base, 'Bad request', error.message, current));
+        if (error instanceof ConsoleNotFound) return sendHtml(res, 404, renderProblem(base, 'Not found', error.message, current));
+        if (error instanceof McpDatabaseUnavailableError) {
+          (res as ConsoleReply).header('Retry-After', '5');
+          return sendHtml(res, 503, renderProblem(base, 'Database unavailable', `${error.message}. Try again in a moment.`, current));
+        }
+        throw error;
       }
       sendHtml(res, 200, html);
     }

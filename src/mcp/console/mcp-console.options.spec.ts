@@ -11,8 +11,8 @@ class AllowGuard implements CanActivate {
 
 describe('resolveConsoleOptions', () => {
   it('applies the defaults', () => {
-    expect(resolveConsoleOptions(undefined)).toEqual({ mount: null, pageSize: DEFAULT_CONSOLE_PAGE_SIZE, idleTtlMs: 3_600_000 });
-    expect(resolveConsoleOptions({ mount: 'default', pageSize: 500, idleTtlMs: 1 })).toEqual({ mount: 'default', pageSize: 500, idleTtlMs: 1 });
+    expect(resolveConsoleOptions(undefined)).toEqual({ mount: null, pageSize: DEFAULT_CONSOLE_PAGE_SIZE, idleTtlMs: 3_600_000, timeoutMs: 5000 });
+    expect(resolveConsoleOptions({ mount: 'default', pageSize: 500, idleTtlMs: 1, timeoutMs: 250 })).toEqual({ mount: 'default', pageSize: 500, idleTtlMs: 1, timeoutMs: 250 });
   });
 
   it('refuses values that cannot work, with the option named', () => {
@@ -20,6 +20,7 @@ describe('resolveConsoleOptions', () => {
     expect(() => resolveConsoleOptions({ pageSize: 501 })).toThrow('McpConsoleModule: option "pageSize" must be an integer from 1 to 500, got 501.');
     expect(() => resolveConsoleOptions({ pageSize: '10' as never })).toThrow(/"pageSize" must be an integer/);
     expect(() => resolveConsoleOptions({ idleTtlMs: 0 })).toThrow(/"idleTtlMs" must be an integer/);
+    expect(() => resolveConsoleOptions({ timeoutMs: Infinity })).toThrow(/"timeoutMs" must be an integer/);
     expect(() => resolveConsoleOptions({ mount: ' ' })).toThrow(/"mount" must be the name of a mount/);
     expect(() => resolveConsoleOptions({ page: 1 } as never)).toThrow(/unknown option "page" \(did you mean "pageSize"\?/);
   });

@@ -1,6 +1,7 @@
 import type { CanActivate, ConfigurableModuleAsyncOptions, Type } from '@nestjs/common';
 import { assertKnownOptions, McpConfigurationError, optionKeys } from '../errors/mcp-configuration.errors';
 import { DEFAULT_SESSION_IDLE_TTL_MS } from '../mcp.constants';
+import { DEFAULT_DATABASE_TIMEOUT_MS } from '../persistence/database-deadline';
 
 /** A guard of the console: a `CanActivate` class (resolved by Nest, so it may inject) or an instance. */
 export type McpConsoleGuard = Type<CanActivate> | CanActivate;
@@ -23,6 +24,12 @@ export interface McpConsoleOptions {
    * @default 3_600_000 (one hour, McpModule's default)
    */
   idleTtlMs?: number;
+  /**
+   * Bound of each database query of a page: past it (or with the database away) the page answers
+   * 503 instead of waiting. Set the pool's `statement_timeout` too, so PostgreSQL stops the query.
+   * @default 5000
+   */
+  timeoutMs?: number;
 }
 
 /** What shapes the console's routes and guards: synchronous, also with `forRootAsync`. */
@@ -53,6 +60,8 @@ export interface McpConsoleResolvedOptions {
   pageSize: number;
   /** The idle TTL sessions are judged by. */
   idleTtlMs: number;
+  /** Bound of each query, in milliseconds. */
+  timeoutMs: number;
 }
 
 /** Default path of the console. */
@@ -64,7 +73,7 @@ export const DEFAULT_CONSOLE_PAGE_SIZE = 50;
 /** Most rows a page of the console may show. */
 export const MAX_CONSOLE_PAGE_SIZE = 500;
 
-const CONSOLE_OPTION_KEYS = optionKeys<McpConsoleOptions>({ mount: true, pageSize: true, idleTtlMs: true });
+const CONSOLE_OPTION_KEYS = optionKeys<McpConsoleOptions>({ mount: true, pageSize: true, idleTtlMs: true, timeoutMs: true });
 
 const WHERE = 'McpConsoleModule';
 
@@ -82,6 +91,7 @@ export function resolveConsoleOptions(raw: McpConsoleOptions | undefined): McpCo
     mount: options.mount ?? null,
     pageSize: integerIn('pageSize', options.pageSize, DEFAULT_CONSOLE_PAGE_SIZE, 1, MAX_CONSOLE_PAGE_SIZE),
     idleTtlMs: integerIn('idleTtlMs', options.idleTtlMs, DEFAULT_SESSION_IDLE_TTL_MS, 1, Number.MAX_SAFE_INTEGER),
+    timeoutMs: integerIn('timeoutMs', options.timeoutMs, DEFAULT_DATABASE_TIMEOUT_MS, 1, 2_147_483_647),
   };
 }
 
