@@ -6,6 +6,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { MCP_ENTITIES, McpConsoleModule, McpModule } from '../../src/mcp';
 import { CONSOLE_TOKEN, TestConsoleGuard } from '../fixtures/console/console-guard';
@@ -15,6 +16,12 @@ import { createHttpApp } from '../support/http-app';
 jest.setTimeout(60_000);
 
 const AUTH = { Authorization: `Bearer ${CONSOLE_TOKEN}` };
+
+/** GETs a console page with supertest and the console token. */
+async function page(baseUrl: string, path: string): Promise<{ status: number; body: string }> {
+  const response = await request(baseUrl).get(path).set(AUTH);
+  return { status: response.status, body: response.text };
+}
 
 function rowIds(html: string): string[] {
   return [...html.matchAll(/<tr data-event="([^"]+)"/g)].map((m) => m[1]);
@@ -71,9 +78,8 @@ describe('the audit console on SQLite, scoped to one mount', () => {
   async function listed(query: string): Promise<string[]> {
     const ids: string[] = [];
     for (let path: string | undefined = `/api/ops/console/events${query}`; path; ) {
-      const response = await fetch(`${baseUrl}${path}`, { headers: AUTH });
-      const body = await response.text();
-      expect({ path, status: response.status }).toEqual({ path, status: 200 });
+      const { status, body } = await page(baseUrl, path);
+      expect({ path, status }).toEqual({ path, status: 200 });
       ids.push(...rowIds(body));
       path = /<a href="([^"]+)" rel="next">/.exec(body)?.[1].replace(/&amp;/g, '&');
     }
@@ -105,17 +111,17 @@ describe('the audit console on SQLite, scoped to one mount', () => {
   });
 
   it('shows sessions and the chart of the mount only, and links stay under the prefix', async () => {
-    const sessions = await fetch(`${baseUrl}/api/ops/console/sessions`, { headers: AUTH }).then((r) => r.text());
+    const sessions = (await page(baseUrl, '/api/ops/console/sessions')).body;
     const ids = [...sessions.matchAll(/<tr data-session="([^"]+)"/g)].map((m) => m[1]);
     const expected: { id: string }[] = await db.query(`SELECT id FROM mcp_inbound_sessions WHERE mount = 'default'`);
     expect(ids).toEqual(expected.map((r) => r.id));
     expect(sessions).toContain('<a href="/api/ops/console/events">Events</a>');
-    const overview = await fetch(`${baseUrl}/api/ops/console`, { headers: AUTH }).then((r) => r.text());
+    const overview = (await page(baseUrl, '/api/ops/console')).body;
     const data = JSON.parse(/id="mcp-chart-data">([^<]*)</.exec(overview)![1]) as { count: number[] };
     const [{ n }] = await db.query(`SELECT count(*) AS n FROM mcp_events WHERE kind = 'request' AND mount = 'default'`);
     expect(data.count.reduce((a, b) => a + b, 0)).toBe(n);
     expect(overview).toContain('<script src="/api/ops/console/assets/uPlot.iife.min.js"></script>');
-    const tasks = await fetch(`${baseUrl}/api/ops/console/tasks`, { headers: AUTH }).then((r) => r.text());
+    const tasks = (await page(baseUrl, '/api/ops/console/tasks')).body;
     expect(tasks).toContain('No tasks.');
   });
 });

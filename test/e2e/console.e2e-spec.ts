@@ -4,6 +4,7 @@ import { CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Test } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { readFileSync } from 'node:fs';
+import request from 'supertest';
 import { MCP_ENTITIES, McpConfigurationError, McpConsoleModule, McpModule } from '../../src/mcp';
 import { TestConsoleGuard, CONSOLE_TOKEN } from '../fixtures/console/console-guard';
 import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';
@@ -17,10 +18,10 @@ jest.setTimeout(60_000);
 const SCRIPT = '<script>alert(1)</script>';
 const AUTH = { Authorization: `Bearer ${CONSOLE_TOKEN}` };
 
-/** GETs a console URL with the console token (unless headers say otherwise). */
+/** GETs a console URL with supertest, with the console token (unless headers say otherwise). */
 async function get(baseUrl: string, path: string, headers: Record<string, string> = AUTH) {
-  const response = await fetch(`${baseUrl}${path}`, { headers, redirect: 'manual' });
-  return { status: response.status, headers: response.headers, body: await response.text() };
+  const response = await request(baseUrl).get(path).set(headers).redirects(0);
+  return { status: response.status, headers: new Headers(response.headers as Record<string, string>), body: response.text };
 }
 
 /** The ids of the rows of a console table (`data-event`, `data-session`, `data-task`), in page order. */
