@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { freeLoopbackPort, spawnReady, type ReadyChild } from '../support/child-process';
+import { pollUntil } from '../support/polling';
 
 jest.setTimeout(120_000);
 
@@ -132,5 +133,9 @@ describeWithChromium('the audit console in headless Chromium (example app)', () 
 
     expect(await violations()).toEqual([]);
     expect(problems).toEqual([]);
+
+    // The detector is live: an inline style attribute, which the policy forbids, is reported.
+    await page.evaluate(`document.body.setAttribute('style', 'color: red')`);
+    await pollUntil('the CSP violation of an inline style', async () => ((await violations()).some((v) => v.startsWith('style-src')) ? true : undefined));
   });
 });

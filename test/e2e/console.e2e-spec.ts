@@ -86,6 +86,12 @@ describe.each(HTTP_ADAPTERS)('the audit console on PostgreSQL (%s)', (adapter) =
     TaskGates.open(gate);
     await pollUntil('the task to complete', async () => ((await bob.client.experimental.tasks.getTask(task.taskId)).status === 'completed' ? true : undefined));
     await bob.client.close();
+    // Two more sessions, so the sessions page has more than one page.
+    for (const name of ['extra-1', 'extra-2']) {
+      const extra = await connect(server.baseUrl, 'token-alice', name);
+      await extra.transport.terminateSession();
+      await extra.client.close();
+    }
   });
 
   afterAll(async () => {
@@ -104,12 +110,17 @@ describe.each(HTTP_ADAPTERS)('the audit console on PostgreSQL (%s)', (adapter) =
   });
 
   it('lists the sessions with principal, client, revision, age and state (live, ended, expired)', async () => {
-    const rows: { id: string; principal: string }[] = await db.dataSource.query(`SELECT id, principal_key AS principal, session_id FROM mcp_inbound_sessions`);
-    const [first] = await get(server.baseUrl, '/mcp-console/sessions').then((r) => [r]);
-    expect(first.status).toBe(200);
-    expect(first.headers.get('content-type')).toMatch(/^text\/html; charset=utf-8/);
-    const ids = rowIds(first.body, 'session');
-    expect(ids.sort()).toEqual(rows.map((r) => r.id).sort());
+    const rows: { id: string; principal: string }[] = await db.dataSource.query(`SELECT id, principal_key AS principal FROM mcp_inbound_sessions WHERE session_id IN ($1, $2)`, [aliceSession, bobSession]);
+    // Both pages (three rows a page, four sessions).
+    const sessionPages = async () => {
+      const newest = await get(server.baseUrl, '/mcp-console/sessions');
+      expect(newest.status).toBe(200);
+      expect(newest.headers.get('content-type')).toMatch(/^text\/html; charset=utf-8/);
+      const older = await get(server.baseUrl, olderLink(newest.body)!);
+      expect(older.status).toBe(200);
+      return newest.body + older.body;
+    };
+    const first = { body: await sessionPages() };
     const rowOf = (principal: string) => {
       const id = rows.find((r) => r.principal === principal)!.id;
       return new RegExp(`<tr data-session="${id}">(.*?)</tr>`).exec(first.body)![1];
@@ -125,12 +136,24 @@ describe.each(HTTP_ADAPTERS)('the audit console on PostgreSQL (%s)', (adapter) =
     // Idle for longer than the TTL (one hour by default): expired, though never ended.
     await db.dataSource.query(`UPDATE mcp_inbound_sessions SET last_seen_at = last_seen_at - interval '2 hours' WHERE session_id = $1`, [bobSession]);
     try {
-      const after = await get(server.baseUrl, '/mcp-console/sessions');
+      const after = { body: await sessionPages() };
       expect(after.body).toMatch(/bob-client.*<span class="badge expired">expired<\/span>/);
     } finally {
       await db.dataSource.query(`UPDATE mcp_inbound_sessions SET last_seen_at = last_seen_at + interval '2 hours' WHERE session_id = $1`, [bobSession]);
     }
-    expect(aliceSession).toBeTruthy();
+  });
+
+  it('pages the sessions newest first: every session once, across pages of pageSize', async () => {
+    const all: { id: string }[] = await db.dataSource.query(`SELECT id FROM mcp_inbound_sessions ORDER BY created_at DESC, id DESC`);
+    expect(all).toHaveLength(4);
+    const first = await get(server.baseUrl, '/mcp-console/sessions');
+    expect(rowIds(first.body, 'session')).toHaveLength(3);
+    const older = olderLink(first.body);
+    expect(older).toMatch(/^\/mcp-console\/sessions\?before=\d+\.[0-9a-f-]+$/);
+    const second = await get(server.baseUrl, older!);
+    expect(olderLink(second.body)).toBeUndefined();
+    expect(second.body).toContain('rel="first"');
+    expect([...rowIds(first.body, 'session'), ...rowIds(second.body, 'session')]).toEqual(all.map((r) => r.id));
   });
 
   it('shows each event with its tool and envelopes, and a tool argument that is HTML is shown escaped', async () => {
