@@ -104,6 +104,9 @@ describe.each(HTTP_ADAPTERS)('the audit console on PostgreSQL (%s)', (adapter) =
       const anonymous = await get(server.baseUrl, path, {});
       expect({ path, status: anonymous.status }).toEqual({ path, status: 401 });
       expect(anonymous.body).not.toContain('alice');
+      expect(JSON.parse(anonymous.body)).toMatchObject({ statusCode: 401, message: 'credentials required' });
+      expect(anonymous.headers.get('cache-control')).toBe('no-store');
+      expect(anonymous.headers.get('x-content-type-options')).toBe('nosniff');
       const wrong = await get(server.baseUrl, path, { Authorization: 'Bearer token-alice' });
       expect({ path, status: wrong.status }).toEqual({ path, status: 403 });
     }

@@ -1,4 +1,4 @@
-import { Controller, Get, Param, Query, Req, Res, UseGuards, type CanActivate, type Type } from '@nestjs/common';
+import { Catch, Controller, Get, HttpException, Param, Query, Req, Res, UseFilters, UseGuards, type ArgumentsHost, type CanActivate, type ExceptionFilter, type Type } from '@nestjs/common';
 import { consoleAssets } from './console-assets';
 import { renderEventDetail, renderEvents, renderOverview, renderProblem, renderSessions, renderTasks, type ConsolePageName } from './console-html';
 import { ConsoleQueryError, parseCursor, parseEventFilter, type QueryValue } from './console-query';
@@ -52,6 +52,22 @@ function sendHtml(res: object, status: number, body: string): void {
 }
 
 /**
+ * Answers the HTTP exceptions of the console's routes (a guard's 401 or 403 above all) as Nest
+ * would, JSON with the exception's body, plus the console's security headers: a refusal is not
+ * cached or sniffed either. Headers the guard set (`WWW-Authenticate`) stay.
+ */
+@Catch(HttpException)
+export class McpConsoleExceptionFilter implements ExceptionFilter {
+  /** @inheritdoc */
+  catch(exception: HttpException, host: ArgumentsHost): void {
+    const status = exception.getStatus();
+    const body = exception.getResponse();
+    const json = typeof body === 'object' && body !== null ? body : { statusCode: status, message: String(body) };
+    send(host.switchToHttp().getResponse<object>(), status, 'application/json; charset=utf-8', JSON.stringify(json));
+  }
+}
+
+/**
  * The console's URL path as the browser sees it (the app's global prefix included), from the
  * request's path minus the route's own tail, so links work wherever the console is mounted.
  */
@@ -67,6 +83,7 @@ function baseOf(req: ConsoleRequest, tail: string): string {
  */
 export function createMcpConsoleController(path: string, guards: (Type<CanActivate> | CanActivate)[]): Type<unknown> {
   @Controller(path)
+  @UseFilters(McpConsoleExceptionFilter)
   @UseGuards(...guards)
   class McpConsoleController {
     constructor(private readonly audit: McpAuditQuery) {}
