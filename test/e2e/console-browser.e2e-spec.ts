@@ -5,13 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { freeLoopbackPort, spawnReady, type ReadyChild } from '../support/child-process';
+import { HTTP_ADAPTERS } from '../support/http-app';
 import { pollUntil } from '../support/polling';
 
 jest.setTimeout(120_000);
 
 const ROOT = join(__dirname, '..', '..');
 const CHROMIUM = '/usr/bin/chromium';
-const SCREENSHOT = join(ROOT, 'artifacts', 'console.png');
 const describeWithChromium = existsSync(CHROMIUM) ? describe : describe.skip;
 if (!existsSync(CHROMIUM)) {
   // .ci/run installs it; a machine without it skips this suite and says so.
@@ -23,7 +23,9 @@ if (!existsSync(CHROMIUM)) {
  * headless Chromium after real SDK calls: the pages render, uPlot draws its canvas, and the
  * strict Content-Security-Policy reports no violation and the console no error.
  */
-describeWithChromium('the audit console in headless Chromium (example app)', () => {
+describeWithChromium.each(HTTP_ADAPTERS)('the audit console in headless Chromium (example app, HTTP_ADAPTER=%s)', (adapter) => {
+  // The Express run's screenshot is the one the README shows.
+  const screenshot = join(ROOT, 'artifacts', adapter === 'express' ? 'console.png' : `console-${adapter}.png`);
   const workdir = mkdtempSync(join(tmpdir(), 'durable-mcp-console-browser-'));
   let app: ReadyChild | undefined;
   let origin: string;
@@ -35,8 +37,9 @@ describeWithChromium('the audit console in headless Chromium (example app)', () 
     const env: NodeJS.ProcessEnv = { ...process.env, MCP_TOKENS: 'alice=token-a,bob=token-b', HOST: '127.0.0.1', PORT: String(port), TS_NODE_PROJECT: join(ROOT, 'tsconfig.json') };
     delete env.DATABASE_URL;
     delete env.REDIS_URL;
-    delete env.HTTP_ADAPTER;
-    app = await spawnReady(process.execPath, ['-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'main.ts')], { cwd: workdir, env }, /MCP endpoint: (\S+) /);
+    env.HTTP_ADAPTER = adapter;
+    app = await spawnReady(process.execPath, ['-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'main.ts')], { cwd: workdir, env }, /MCP endpoint: (\S+) .*HTTP on (\w+)/);
+    expect(app.ready[2]).toBe(adapter);
     const url = new URL(app.ready[1]);
     origin = url.origin;
     const client = new Client({ name: 'browser-e2e', version: '2.0.0' });
@@ -128,8 +131,8 @@ describeWithChromium('the audit console in headless Chromium (example app)', () 
     expect(size.legend).toContain('p95 ms');
 
     mkdirSync(join(ROOT, 'artifacts'), { recursive: true });
-    await page.screenshot({ path: SCREENSHOT, fullPage: true });
-    console.log(`console screenshot: ${SCREENSHOT}`);
+    await page.screenshot({ path: screenshot, fullPage: true });
+    console.log(`console screenshot: ${screenshot}`);
 
     expect(await violations()).toEqual([]);
     expect(problems).toEqual([]);
