@@ -20,7 +20,7 @@ if (!existsSync(CHROMIUM)) {
 
 /**
  * The console of the example app (`src/main.ts` in its own process, SQLite, MCP_TOKENS) in a real
- * headless Chromium after real SDK calls: the pages render, uPlot draws its canvas, and the
+ * headless Chromium after real SDK calls, on each HTTP adapter: the pages render, uPlot draws its canvas, and the
  * strict Content-Security-Policy reports no violation and the console no error.
  */
 describeWithChromium.each(HTTP_ADAPTERS)('the audit console in headless Chromium (example app, HTTP_ADAPTER=%s)', (adapter) => {
