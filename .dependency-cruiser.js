@@ -36,11 +36,25 @@ module.exports = {
       to: { path: '^src/mcp/(server|client)/' },
     },
     {
+      name: 'console-reads-persistence-only',
+      comment: 'The audit console reads the stores\' tables: it imports persistence/, protocol/ and shared code, never the server or client halves.',
+      severity: 'error',
+      from: { path: '^src/mcp/console/' },
+      to: { path: '^src/mcp/(server|client|testing)/' },
+    },
+    {
+      name: 'nothing-imports-console',
+      comment: 'The console is an optional module on top: no layer below the wiring imports it.',
+      severity: 'error',
+      from: { path: '^src/mcp/(server|client|persistence|protocol|testing|errors|interfaces)/' },
+      to: { path: '^src/mcp/console/' },
+    },
+    {
       name: 'shared-below-everything',
       comment: 'Errors, shared interfaces, constants and messages are imported by every layer and import none of them.',
       severity: 'error',
       from: { path: SHARED },
-      to: { path: '^src/mcp/(server|client|persistence|testing)/' },
+      to: { path: '^src/mcp/(server|client|persistence|testing|console)/' },
     },
     {
       name: 'library-not-example-app',

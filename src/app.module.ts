@@ -5,10 +5,11 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { demoConfig } from './demo/demo.config';
 import { DemoTokenAuthorizer } from './demo/demo-token.authorizer';
+import { DemoConsoleGuard } from './demo/demo-console.guard';
 import { DemoRelayTools } from './demo/demo-relay.tools';
 import { DemoThrottlerGuard } from './demo/demo-throttler.guard';
 import { DemoTools } from './demo/demo.tools';
-import { JwtVerifier, MCP_ENTITIES, MCP_MIGRATIONS, McpClientModule, McpHealthModule, McpModule, type McpModuleOptions } from './mcp';
+import { JwtVerifier, MCP_ENTITIES, MCP_MIGRATIONS, McpClientModule, McpConsoleModule, McpHealthModule, McpModule, type McpModuleOptions } from './mcp';
 
 function databaseOptions(): TypeOrmModuleOptions {
   // No retries: a database that is missing or unreachable stops the app at once (src/main.ts says why).
@@ -39,7 +40,7 @@ function authOptions(): Pick<McpModuleOptions, 'auth' | 'oauth'> {
   };
 }
 
-/** The example app: one MCP endpoint at /mcp serving the demo tools, and a client that calls it. */
+/** The example app: one MCP endpoint at /mcp serving the demo tools, a client that calls it, and the audit console at /mcp-console. */
 @Module({
   imports: [
     TypeOrmModule.forRoot(databaseOptions()),
@@ -60,6 +61,8 @@ function authOptions(): Pick<McpModuleOptions, 'auth' | 'oauth'> {
     }),
     // GET /health/live and /health/ready (public): the database, the call queue, stdio pools, the audit backlog, the drain.
     McpHealthModule.forRoot(),
+    // The audit console at /mcp-console, for the tokens of MCP_TOKENS (Bearer, or Basic with the token as password).
+    McpConsoleModule.forRoot({ path: 'mcp-console', guard: DemoConsoleGuard }),
   ],
   providers: [DemoTools, DemoRelayTools, DemoTokenAuthorizer, DemoThrottlerGuard],
 })

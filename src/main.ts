@@ -46,6 +46,7 @@ async function bootstrap(): Promise<void> {
   if (demoConfig.oauth) logger.log(`OAuth: JWT access tokens from ${demoConfig.oauth.issuer} for the resource ${demoConfig.oauth.audience}`);
   logger.log(`Health: http://${demoConfig.host}:${demoConfig.port}/health/live and /health/ready`);
   logger.log(`MCP endpoint: ${url} (${demoConfig.databaseUrl ? 'PostgreSQL' : 'SQLite under ./data'}; audit commit ${demoConfig.auditCommit}; client calls ${demoConfig.redisUrl ? 'on Bull/Redis' : 'inline'}; HTTP on ${adapter})`);
+  logger.log(`Audit console: http://${demoConfig.host}:${demoConfig.port}/mcp-console (a token of MCP_TOKENS as Bearer, or as the password of Basic credentials)`);
   if (demoConfig.generatedToken) {
     // The one place a token is printed: a throwaway demo token, generated because MCP_TOKENS is unset.
     logger.log(`MCP_TOKENS is unset; demo bearer token for this run: ${demoConfig.generatedToken}`);

@@ -1,0 +1,2 @@
+/** Token of the console's resolved options (`McpConsoleResolvedOptions`). */
+export const MCP_CONSOLE_OPTIONS = Symbol('MCP_CONSOLE_OPTIONS');

@@ -1,0 +1,134 @@
+import type { CanActivate, ConfigurableModuleAsyncOptions, Type } from '@nestjs/common';
+import { assertKnownOptions, McpConfigurationError, optionKeys } from '../errors/mcp-configuration.errors';
+import { DEFAULT_SESSION_IDLE_TTL_MS } from '../mcp.constants';
+import { DEFAULT_DATABASE_TIMEOUT_MS } from '../persistence/database-deadline';
+
+/** A guard of the console: a `CanActivate` class (resolved by Nest, so it may inject) or an instance. */
+export type McpConsoleGuard = Type<CanActivate> | CanActivate;
+
+/** Settings of `McpConsoleModule` that may come from a factory (`forRootAsync`). */
+export interface McpConsoleOptions {
+  /**
+   * Show only the rows of this mount (sessions, inbound events, tasks). Unset: every mount, and
+   * the outbound events of the client too.
+   */
+  mount?: string;
+  /**
+   * Rows per page of the sessions, events and tasks pages (1 to 500).
+   * @default 50
+   */
+  pageSize?: number;
+  /**
+   * The idle TTL the console judges sessions by (`expired` once idle for longer): set it to the
+   * mount's `sessions.idleTtlMs` when that is not the default.
+   * @default 3_600_000 (one hour, McpModule's default)
+   */
+  idleTtlMs?: number;
+  /**
+   * Bound of each database query of a page: past it (or with the database away) the page answers
+   * 503 instead of waiting. Set the pool's `statement_timeout` too, so PostgreSQL stops the query.
+   * @default 5000
+   */
+  timeoutMs?: number;
+}
+
+/** What shapes the console's routes and guards: synchronous, also with `forRootAsync`. */
+export interface McpConsoleModuleExtras {
+  /**
+   * HTTP path of the console (under the app's global prefix, if any).
+   * @default 'mcp-console'
+   */
+  path: string;
+  /**
+   * Who may read the console: required, there is no default. Every route of the console (pages
+   * and assets) runs these guards first; a guard that refuses answers 401/403 as it chooses.
+   */
+  guard: McpConsoleGuard | McpConsoleGuard[];
+}
+
+/** What `McpConsoleModule.forRoot` takes. */
+export type McpConsoleModuleForRootOptions = McpConsoleOptions & Partial<McpConsoleModuleExtras>;
+
+/** What `McpConsoleModule.forRootAsync` takes: a factory, class or existing provider of `McpConsoleOptions`, plus the extras. */
+export type McpConsoleModuleAsyncOptions = ConfigurableModuleAsyncOptions<McpConsoleOptions, 'createMcpConsoleOptions'> & Partial<McpConsoleModuleExtras>;
+
+/** The console's options once checked, defaults applied. */
+export interface McpConsoleResolvedOptions {
+  /** Only this mount's rows, or every mount when null. */
+  mount: string | null;
+  /** Rows per page. */
+  pageSize: number;
+  /** The idle TTL sessions are judged by. */
+  idleTtlMs: number;
+  /** Bound of each query, in milliseconds. */
+  timeoutMs: number;
+}
+
+/** Default path of the console. */
+export const DEFAULT_CONSOLE_PATH = 'mcp-console';
+
+/** Default rows per page of the console. */
+export const DEFAULT_CONSOLE_PAGE_SIZE = 50;
+
+/** Most rows a page of the console may show. */
+export const MAX_CONSOLE_PAGE_SIZE = 500;
+
+const CONSOLE_OPTION_KEYS = optionKeys<McpConsoleOptions>({ mount: true, pageSize: true, idleTtlMs: true, timeoutMs: true });
+
+const WHERE = 'McpConsoleModule';
+
+/** Checks the options (from `forRoot` or the async factory) and applies the defaults. */
+export function resolveConsoleOptions(raw: McpConsoleOptions | undefined): McpConsoleResolvedOptions {
+  if (raw !== undefined && (typeof raw !== 'object' || raw === null || Array.isArray(raw))) {
+    throw new McpConfigurationError(`${WHERE}: the options must be an object like { guard: MyConsoleGuard }.`);
+  }
+  assertKnownOptions(raw, CONSOLE_OPTION_KEYS, WHERE);
+  const options = raw ?? {};
+  if (options.mount !== undefined && (typeof options.mount !== 'string' || options.mount.trim() === '')) {
+    throw new McpConfigurationError(`${WHERE}: option "mount" must be the name of a mount (a non-empty string), or left out to show every mount.`);
+  }
+  return {
+    mount: options.mount ?? null,
+    pageSize: integerIn('pageSize', options.pageSize, DEFAULT_CONSOLE_PAGE_SIZE, 1, MAX_CONSOLE_PAGE_SIZE),
+    idleTtlMs: integerIn('idleTtlMs', options.idleTtlMs, DEFAULT_SESSION_IDLE_TTL_MS, 1, Number.MAX_SAFE_INTEGER),
+    timeoutMs: integerIn('timeoutMs', options.timeoutMs, DEFAULT_DATABASE_TIMEOUT_MS, 1, 2_147_483_647),
+  };
+}
+
+function integerIn(option: string, value: unknown, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw new McpConfigurationError(`${WHERE}: option "${option}" must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}.`);
+  }
+  return value;
+}
+
+/** Checks the extras (`path`, `guard`) and returns the path without surrounding slashes and the guard list. */
+export function resolveConsoleExtras(extras: Partial<McpConsoleModuleExtras>): { path: string; guards: McpConsoleGuard[] } {
+  const path = extras.path ?? DEFAULT_CONSOLE_PATH;
+  if (typeof path !== 'string' || !/^\/?[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*\/?$/.test(path)) {
+    throw new McpConfigurationError(`${WHERE}: option "path" must be a URL path like 'mcp-console' or 'admin/mcp', got ${JSON.stringify(path)}.`);
+  }
+  const guard = extras.guard;
+  if (guard === undefined || guard === null || (Array.isArray(guard) && guard.length === 0)) {
+    throw new McpConfigurationError(
+      `${WHERE} has no "guard" option. The console shows who called what: pass guard: MyConsoleGuard (a CanActivate class, ` +
+        `e.g. one that checks a bearer token or Basic credentials) to McpConsoleModule.forRoot({...}).`,
+    );
+  }
+  const guards = Array.isArray(guard) ? guard : [guard];
+  for (const g of guards) {
+    const isClass = typeof g === 'function';
+    const isInstance = typeof g === 'object' && g !== null && typeof (g as CanActivate).canActivate === 'function';
+    if (!isClass && !isInstance) {
+      throw new McpConfigurationError(`${WHERE}: option "guard" must be a CanActivate class or instance (or a list of them), got ${describe(g)}.`);
+    }
+  }
+  return { path: path.replace(/^\/+|\/+$/g, ''), guards };
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (typeof value === 'object') return 'an object without canActivate()';
+  return typeof value === 'string' ? JSON.stringify(value) : typeof value;
+}
