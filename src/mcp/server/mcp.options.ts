@@ -9,9 +9,10 @@ import { DEFAULT_LIMITS, type McpResolvedLimits } from './mcp-limits.options';
 import { DEFAULT_SESSION_CACHE, type McpResolvedSessionCache, type McpSessionCacheOptions } from './sessions/mcp-session-cache.options';
 import { resolveOAuthOptions, type McpResolvedOAuthOptions } from './oauth/mcp-oauth.options';
 import { resolveTasksOptions, type McpResolvedTasksOptions } from './tasks/mcp-tasks.options';
+import { resolveTelemetryOptions, type McpResolvedTelemetryOptions } from '../telemetry/mcp-telemetry.options';
 
 /** A mount's options after defaults were applied and the configuration was checked. */
-export interface McpResolvedOptions extends Omit<McpModuleOptions, 'auth' | 'anonymous' | 'sessions' | 'database' | 'audit' | 'maxBodyBytes' | 'bodyTimeoutMs' | 'pageSize' | 'streams' | 'limits' | 'oauth' | 'tasks'> {
+export interface McpResolvedOptions extends Omit<McpModuleOptions, 'auth' | 'anonymous' | 'sessions' | 'database' | 'audit' | 'maxBodyBytes' | 'bodyTimeoutMs' | 'pageSize' | 'streams' | 'limits' | 'oauth' | 'tasks' | 'telemetry'> {
   /** The authorizer. */
   auth: NonNullable<McpModuleOptions['auth']>;
   /** Whether requests without a token are admitted as the anonymous principal. */
@@ -34,6 +35,8 @@ export interface McpResolvedOptions extends Omit<McpModuleOptions, 'auth' | 'ano
   oauth?: McpResolvedOAuthOptions;
   /** The `tasks` option, defaults applied. */
   tasks: McpResolvedTasksOptions;
+  /** The `telemetry` option, defaults applied. */
+  telemetry: McpResolvedTelemetryOptions;
 }
 
 /** The keys a mount reads; anything else is refused at boot (a typo would otherwise be ignored). */
@@ -56,6 +59,7 @@ const MODULE_OPTION_KEYS = optionKeys<McpModuleOptions>({
   stateless: true,
   cache: true,
   oauth: true,
+  telemetry: true,
 });
 
 const SESSION_OPTION_KEYS = optionKeys<McpSessionOptions>({ idleTtlMs: true, cache: true });
@@ -123,6 +127,7 @@ export function resolveMcpOptions(
       maxBufferedBytes: positiveInteger(mount, 'streams.maxBufferedBytes', options.streams?.maxBufferedBytes, DEFAULT_STREAM_OPTIONS.maxBufferedBytes),
     },
     oauth: resolveOAuthOptions(mount, path, options.oauth),
+    telemetry: resolveTelemetryOptions(options.telemetry, (option, expected) => invalidOptionMessage(mount, option, expected), `McpModule (mount "${mount}")`),
     tasks: resolveTasksOptions(mount, options.tasks, options.pubsub?.redis, options.streams?.clientRequestTimeoutMs ?? DEFAULT_STREAM_OPTIONS.clientRequestTimeoutMs),
     limits: {
       sessionsPerPrincipal: positiveInteger(mount, 'limits.sessionsPerPrincipal', options.limits?.sessionsPerPrincipal, DEFAULT_LIMITS.sessionsPerPrincipal),

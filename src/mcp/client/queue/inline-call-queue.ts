@@ -9,6 +9,8 @@ import type { McpCallProcessor } from '../mcp-call-processor';
 import { refuseAborted } from '../call-observer';
 import type { McpCallNotificationListener, McpCallQueue, McpCallWatch } from './mcp-call-queue.interface';
 import { backoffDelay, isRetryable, retryStartsInTime } from './retry-policy';
+import { runQueuedAttempt } from './queue-telemetry';
+import { observeGauge } from '../../telemetry/mcp-metrics';
 
 interface InlineCall {
   state: McpCallState;
@@ -31,6 +33,7 @@ export class InlineCallQueue implements McpCallQueue {
   private closed = new AbortController();
   private running = 0;
   private readonly waiting: Array<() => void> = [];
+  private unobserve?: () => void;
 
   constructor(
     private readonly options: McpResolvedQueueOptions,
@@ -38,7 +41,12 @@ export class InlineCallQueue implements McpCallQueue {
   ) {}
 
   /** @inheritdoc */
-  start(): void {}
+  start(): void {
+    this.unobserve ??= observeGauge('mcp.client.queue.depth', () => [
+      { value: this.waiting.length, attributes: { 'mcp.queue.name': this.options.name, 'mcp.queue.state': 'waiting' } },
+      { value: this.running, attributes: { 'mcp.queue.name': this.options.name, 'mcp.queue.state': 'active' } },
+    ]);
+  }
 
   /** @inheritdoc */
   async submit(job: McpCallJob): Promise<string> {
@@ -88,6 +96,7 @@ export class InlineCallQueue implements McpCallQueue {
 
   /** @inheritdoc */
   async close(): Promise<void> {
+    this.unobserve?.();
     this.closed.abort();
     await Promise.allSettled([...this.calls.values()].map((call) => call.done));
   }
@@ -106,9 +115,11 @@ export class InlineCallQueue implements McpCallQueue {
       report: (event) => onEvent?.(event),
       ...(signal ? { signal } : {}),
     };
+    const enqueuedAt = Date.now();
     for (let n = 1; ; n++) {
       try {
-        return await this.slot(() => this.processor.process(job, attempt), () => refuseAborted(job, attempt), signal);
+        const picked = { queue: 'inline' as const, id, ...(n === 1 ? { enqueuedAt } : {}) };
+        return await this.slot(() => runQueuedAttempt(job, picked, () => this.processor.process(job, attempt)), () => refuseAborted(job, attempt), signal);
       } catch (error) {
         if (n >= this.options.attempts || !isRetryable(job.method, error) || this.closed.signal.aborted || signal?.aborted) throw error;
         if (!retryStartsInTime(job, backoffDelay(this.options.backoffMs, n))) throw error;

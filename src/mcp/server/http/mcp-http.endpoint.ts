@@ -24,6 +24,10 @@ import { McpStreamEndpoint } from './mcp-stream.endpoint';
 import { McpStatelessEndpoint } from './mcp-stateless.endpoint';
 import { McpStreamRegistry, SESSION_STREAM_ID } from './mcp-stream-registry';
 import type { McpEventLog } from '../pubsub/mcp-event-log.interface';
+import { context as otelContext } from '@opentelemetry/api';
+import { contextWithExchange, currentExchange, sessionIdAttribute } from '../../telemetry/mcp-spans';
+import { McpAttr } from '../../telemetry/mcp-telemetry.constants';
+import { noteInboundOutcome, startInboundSpan } from './mcp-inbound-span';
 import { MCP_EVENT_LOG } from '../pubsub/mcp-pubsub.providers';
 
 type Exchange = { kind: 'request' | 'notification' | 'response'; message: JsonRpcMessage };
@@ -83,12 +87,27 @@ export class McpHttpEndpoint {
     if (!body) return;
     const { classified, text } = body;
     if (classified.kind === 'invalid') return sendJson(res, 400, classified.error);
+    const remote = (req as { socket?: { remoteAddress?: string } }).socket?.remoteAddress;
+    const span = startInboundSpan(classified.message, req.headers, this.options.mount, this.options.telemetry, remote);
+    try {
+      // The handling runs in the span's context: a tool's own outbound calls continue the trace.
+      await otelContext.with(contextWithExchange(span), () => this.route(classified, text, req, res, startedAt));
+    } catch (error) {
+      span.end({ error });
+      throw error;
+    } finally {
+      span.end();
+    }
+  }
+
+  private async route(classified: Exclude<ClassifiedMessage, { kind: 'invalid' }>, text: string, req: McpRequest, res: ServerResponse, startedAt: Date): Promise<void> {
     if (this.stateless.accepts(classified, req)) return this.stateless.serve(classified, text, req, res, startedAt);
     if (classified.kind === 'request' && classified.message.method === McpMethod.Initialize) {
       return this.initialize(classified.message, text, req.user as McpPrincipal, res, startedAt);
     }
     const session = await this.requireSession(req, res);
-    if (session) await this.exchange(classified, text, session, req, res, startedAt);
+    if (!session) return noteInboundOutcome({ status: res.statusCode });
+    await this.exchange(classified, text, session, req, res, startedAt);
   }
 
   /** Handles a GET asking for an event stream: opens the session's standalone stream. */
@@ -158,6 +177,7 @@ export class McpHttpEndpoint {
     const response = await this.toolset.deliver(request, context);
     const result = response && 'result' in response ? response.result : null;
     if (!result) {
+      noteInboundOutcome({ errorCode: response && 'error' in response ? response.error.code : null, response });
       return sendJson(res, 200, response);
     }
     const session = await this.sessions.open({
@@ -167,6 +187,7 @@ export class McpHttpEndpoint {
       clientCapabilities: asRecord(request.params?.capabilities),
     });
     const json = JSON.stringify(response);
+    currentExchange()?.set({ [McpAttr.SessionId]: sessionIdAttribute(session.sessionId), [McpAttr.ProtocolVersion]: session.protocolVersion });
     await this.events.record(
       this.event(session, startedAt, { kind: 'request', method: request.method, request: new JsonText(text), response: new JsonText(json), status: 200 }),
     );
@@ -178,6 +199,7 @@ export class McpHttpEndpoint {
     const onClose = () => !res.writableFinished && abort.abort(new Error('The client closed the connection'));
     res.once('close', onClose);
     const method = 'method' in exchange.message ? exchange.message.method : null;
+    currentExchange()?.set({ [McpAttr.ProtocolVersion]: session.protocolVersion });
     let channelRef: McpSessionChannel | null = null;
     const untrack = this.registry.trackRequest(session.sessionId, session.principalKey, () => {
       abort.abort(new Error('The session ended'));
@@ -201,7 +223,7 @@ export class McpHttpEndpoint {
         notify: channel?.notify,
         client: channel ?? undefined,
       });
-      await this.route(exchange, session);
+      await this.forward(exchange, session);
     } catch (error) {
       await this.events
         .record(this.event(session, startedAt, { ...base, status: 500, note: `Internal error: ${(error as Error)?.message ?? String(error)}` }))
@@ -228,7 +250,7 @@ export class McpHttpEndpoint {
   }
 
   /** Client answers go to the call waiting for them; cancellations reach every replica. */
-  private async route(exchange: Exchange, session: McpInboundSessionRecord): Promise<void> {
+  private async forward(exchange: Exchange, session: McpInboundSessionRecord): Promise<void> {
     if (exchange.kind === 'response') {
       await this.bus.answer(session.sessionId, exchange.message as JsonRpcResponse);
     } else if (exchange.kind === 'notification' && (exchange.message as JsonRpcNotification).method === McpMethod.Cancelled) {
@@ -237,6 +259,8 @@ export class McpHttpEndpoint {
   }
 
   private event(session: McpInboundSessionRecord, startedAt: Date, fields: Partial<McpEventInput> & Pick<McpEventInput, 'kind'>): McpEventInput {
+    const response = fields.response instanceof JsonText ? fields.response.text : fields.response;
+    noteInboundOutcome({ status: fields.status ?? null, errorCode: fields.errorCode ?? null, isError: fields.isError === true, response });
     return {
       direction: 'inbound',
       mount: this.options.mount,
