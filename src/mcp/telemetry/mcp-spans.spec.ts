@@ -6,7 +6,7 @@ import { resolveTelemetryOptions } from './mcp-telemetry.options';
 import { installTestTelemetry, pointsOf } from '../../../test/support/telemetry';
 
 const PARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
-const principal = { key: 'alice', label: 'alice' };
+const principal = { key: 'alice', label: 'alice', raw: null };
 
 function toolset(seen: { active?: unknown }): Toolset {
   const tools = new Toolset('default', { name: 't', version: '1' }, 50);
