@@ -12,6 +12,9 @@ import { pollUntil } from '../support/polling';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { deleteRedisKeys, TEST_REDIS_URL } from '../support/redis';
 import { installTestTelemetry, randomTraceparent, type TestTelemetry } from '../support/telemetry';
+import { trace } from '@opentelemetry/api';
+import { McpClientService } from '../../src/mcp';
+import { killAllWorkers, startWorker, type WorkerProcess } from '../fixtures/client/worker-process';
 
 jest.setTimeout(60_000);
 
@@ -192,5 +195,56 @@ describe('OpenTelemetry: one trace from the caller through A, the Bull queue and
     const unknown = one(spans, 'tools/call missing', SpanKind.SERVER);
     expect(unknown.attributes['error.type']).toBe('-32602');
     expect(unknown.status.code).toBe(SpanStatusCode.ERROR);
+  });
+});
+
+/**
+ * The worker is another process (context manager and W3C propagators, no tracer provider): the job carries the
+ * caller's context through Redis, the worker's request to B carries it on, and the worker's audit
+ * row stores the caller's trace id.
+ */
+describe('OpenTelemetry: a Bull job continues the caller\'s trace in another process', () => {
+  const prefix = `mcp-otel-w-${randomBytes(4).toString('hex')}`;
+  let telemetry: TestTelemetry;
+  let db: TestDatabase;
+  let b: RunningApp;
+  let caller: RunningApp;
+  let worker: WorkerProcess | undefined;
+
+  beforeAll(async () => {
+    telemetry = installTestTelemetry();
+    db = await createTestDatabase();
+    b = await startApp(db.url, { imports: [McpModule.forRoot({ auth: fixtureAuth })], providers: [FixtureTools] });
+    const client = { servers: { b: { url: `${b.baseUrl}/mcp`, bearerToken: 'token-alice', version: '2025-11-25' as const } }, queue: { redis: TEST_REDIS_URL, name: 'otel-remote', prefix } };
+    caller = await startApp(db.url, { imports: [McpClientModule.forRoot({ ...client, queue: { ...client.queue, worker: false } })] });
+    worker = await startWorker({ databaseUrl: db.url, client, propagators: true });
+  });
+
+  afterAll(async () => {
+    await worker?.stop().catch(() => undefined);
+    await killAllWorkers();
+    await caller?.close();
+    await b?.close();
+    await deleteRedisKeys(`${prefix}:*`);
+    await db?.drop();
+    await telemetry?.shutdown();
+  });
+
+  it('links the caller\'s span, through the worker process, to the server span on B', async () => {
+    const client = caller.app.get(McpClientService);
+    const { traceId, spanId } = await trace.getTracer('spec').startActiveSpan('caller', async (span) => {
+      try {
+        expect((await client.callTool('b', 'echo', { text: 'far' })).content).toEqual([{ type: 'text', text: 'far' }]);
+        return span.spanContext();
+      } finally {
+        span.end();
+      }
+    });
+    const serverB = await pollUntil('server span on B', () => telemetry.spans().find((span) => span.kind === SpanKind.SERVER && span.name === 'tools/call echo' && span.spanContext().traceId === traceId));
+    // The worker records nothing (no SDK): its hop is transparent and B's span hangs under the caller's.
+    expect(serverB.parentSpanContext?.spanId).toBe(spanId);
+    const outbound: EventRow[] = await db.dataSource.query(`SELECT direction, method, trace_id, request FROM mcp_events WHERE direction = 'outbound' AND method = 'tools/call'`);
+    expect(outbound.map((row) => row.trace_id)).toEqual([traceId]);
+    expect(outbound[0].request.params?._meta?.traceparent).toBe(`00-${traceId}-${spanId}-01`);
   });
 });

@@ -14,7 +14,7 @@ import { McpTransportRegistry } from './transports/transport-registry';
 import type { McpResolvedClientOptions } from './config/client-options-resolver';
 import type { McpResolvedServerConfig } from './interfaces/mcp-server-config.interface';
 import { MCP_CLIENT_OPTIONS } from './mcp-client.constants';
-import { sessionIdAttribute, startExchangeSpan, type McpExchangeDescription } from '../telemetry/mcp-spans';
+import { startExchangeSpan, type McpExchangeDescription } from '../telemetry/mcp-spans';
 import { McpAttr } from '../telemetry/mcp-telemetry.constants';
 import { paramsWithTraceContext } from '../telemetry/trace-carriers';
 
@@ -136,7 +136,7 @@ export class McpOutboundExchanger {
     }
     const durationMs = performance.now() - started;
     const body = outcome?.body;
-    if (outcome?.sessionId && !statelessVersion && outcome.sessionId !== remoteSessionId) span.set({ [McpAttr.SessionId]: sessionIdAttribute(outcome.sessionId) });
+    if (outcome?.sessionId && !statelessVersion && outcome.sessionId !== remoteSessionId) span.setSessionId(outcome.sessionId);
     span.end({
       errorCode: body && 'error' in body ? body.error.code : null,
       isError: !!body && 'result' in body && body.result.isError === true,

@@ -95,7 +95,6 @@ export class McpExchangeSpan {
     const attributes: Attributes = { ...(description.attributes ?? {}) };
     if (method) attributes[McpAttr.MethodName] = method;
     if (description.requestId !== undefined && description.requestId !== null) attributes[McpAttr.RequestId] = String(description.requestId);
-    if (description.sessionId) attributes[McpAttr.SessionId] = sessionIdAttribute(description.sessionId);
     if (description.protocolVersion) attributes[McpAttr.ProtocolVersion] = description.protocolVersion;
     if (method === 'tools/call' && target) {
       attributes[McpAttr.ToolName] = target;
@@ -108,10 +107,14 @@ export class McpExchangeSpan {
     if (description.serverAddress) attributes[McpAttr.ServerAddress] = description.serverAddress;
     if (description.serverPort) attributes[McpAttr.ServerPort] = description.serverPort;
     if (description.clientAddress) attributes[McpAttr.ClientAddress] = description.clientAddress;
-    if (options?.recordPayloads && params !== undefined) attributes[McpAttr.RequestParams] = payloadText(params, options.maxPayloadLength);
     const name = method ? (target ? `${method} ${target}` : method) : 'mcp response';
     this.span = mcpTracer().startSpan(name, { kind: kind === 'server' ? SpanKind.SERVER : SpanKind.CLIENT, attributes }, parent);
     this.context = trace.setSpan(parent, this.span);
+    // What costs a digest or a serialisation is computed for a recorded span only.
+    if (this.span.isRecording()) {
+      if (description.sessionId) this.span.setAttribute(McpAttr.SessionId, sessionIdAttribute(description.sessionId));
+      if (options?.recordPayloads && params !== undefined) this.span.setAttribute(McpAttr.RequestParams, payloadText(params, options.maxPayloadLength));
+    }
     this.metricAttributes = {};
     for (const key of [McpAttr.MethodName, McpAttr.ToolName, McpAttr.PromptName, McpAttr.ProtocolVersion, McpAttr.NetworkTransport, McpAttr.Mount, McpAttr.ServerName]) {
       if (attributes[key] !== undefined) this.metricAttributes[key] = attributes[key];
@@ -128,6 +131,11 @@ export class McpExchangeSpan {
   set(attributes: Attributes): void {
     this.span.setAttributes(attributes);
     for (const key of [McpAttr.ProtocolVersion]) if (attributes[key] !== undefined) this.metricAttributes[key] = attributes[key];
+  }
+
+  /** Records the session an exchange opened or joined (its digest, on a recorded span only). */
+  setSessionId(sessionId: string): void {
+    if (this.span.isRecording()) this.span.setAttribute(McpAttr.SessionId, sessionIdAttribute(sessionId));
   }
 
   /** Keeps how the exchange ended (the audit row's fields) for `end`; a later note replaces it. */
@@ -152,7 +160,7 @@ export class McpExchangeSpan {
       this.span.setStatus({ code: SpanStatusCode.ERROR, ...(message ? { message } : {}) });
       if (outcome.error instanceof Error) this.span.recordException(outcome.error);
     }
-    if (this.options?.recordPayloads && outcome.response !== undefined && outcome.response !== null) {
+    if (this.options?.recordPayloads && outcome.response !== undefined && outcome.response !== null && this.span.isRecording()) {
       this.span.setAttribute(McpAttr.ResponseResult, payloadText(outcome.response, this.options.maxPayloadLength));
     }
     this.span.end();

@@ -25,7 +25,7 @@ import { McpStatelessEndpoint } from './mcp-stateless.endpoint';
 import { McpStreamRegistry, SESSION_STREAM_ID } from './mcp-stream-registry';
 import type { McpEventLog } from '../pubsub/mcp-event-log.interface';
 import { context as otelContext } from '@opentelemetry/api';
-import { contextWithExchange, currentExchange, sessionIdAttribute } from '../../telemetry/mcp-spans';
+import { contextWithExchange, currentExchange } from '../../telemetry/mcp-spans';
 import { McpAttr } from '../../telemetry/mcp-telemetry.constants';
 import { noteInboundOutcome, startInboundSpan } from './mcp-inbound-span';
 import { MCP_EVENT_LOG } from '../pubsub/mcp-pubsub.providers';
@@ -187,7 +187,8 @@ export class McpHttpEndpoint {
       clientCapabilities: asRecord(request.params?.capabilities),
     });
     const json = JSON.stringify(response);
-    currentExchange()?.set({ [McpAttr.SessionId]: sessionIdAttribute(session.sessionId), [McpAttr.ProtocolVersion]: session.protocolVersion });
+    currentExchange()?.setSessionId(session.sessionId);
+    currentExchange()?.set({ [McpAttr.ProtocolVersion]: session.protocolVersion });
     await this.events.record(
       this.event(session, startedAt, { kind: 'request', method: request.method, request: new JsonText(text), response: new JsonText(json), status: 200 }),
     );
