@@ -8,7 +8,11 @@ import { statelessPost, statelessRequest } from '../fixtures/stateless/stateless
 import { startApp, type RunningApp } from '../support/http-app';
 import { pollUntil } from '../support/polling';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
-import { installTestTelemetry, pointsOf, type TestTelemetry } from '../support/telemetry';
+import { installTestTelemetry, pointsOf, randomTraceparent, type TestTelemetry } from '../support/telemetry';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { TaskTools } from '../fixtures/tasks/task-tools';
 
 jest.setTimeout(60_000);
 
@@ -56,7 +60,7 @@ describe('OpenTelemetry: outbound propagation, payload opt-in and metrics', () =
           telemetry: { recordPayloads: true },
         }),
       ],
-      providers: [FixtureTools],
+      providers: [FixtureTools, TaskTools],
     });
     client = app.app.get(McpClientService);
   });
@@ -122,6 +126,28 @@ describe('OpenTelemetry: outbound propagation, payload opt-in and metrics', () =
     const [row] = await db.dataSource.query(`SELECT trace_id, request FROM mcp_events WHERE direction = 'outbound' AND method = 'tools/call' AND server = 'pooled'`);
     expect(row.trace_id).toBe(traceId);
     expect(row.request.params._meta.traceparent).toBe(`00-${traceId}-${span.spanContext().spanId}-01`);
+  });
+
+  it('runs a task under the trace of the tools/call that created it', async () => {
+    const caller = randomTraceparent();
+    const transport = new StreamableHTTPClientTransport(new URL(`${app.baseUrl}/mcp`), { requestInit: { headers: { Authorization: 'Bearer token-alice' } } });
+    const sdk = new Client({ name: 'otel-task', version: '1.0.0' }, { capabilities: { tasks: { list: {}, cancel: {} } } });
+    await sdk.connect(transport);
+    try {
+      const { task } = await sdk.request({ method: 'tools/call', params: { name: 'only_task', arguments: {}, task: { ttl: 60_000 }, _meta: { traceparent: caller.traceparent } } }, CreateTaskResultSchema);
+      expect(task.status).toBe('working');
+    } finally {
+      await sdk.close();
+    }
+    const spans = await pollUntil('the task run', () => {
+      const inTrace = telemetry.spans().filter((s) => s.spanContext().traceId === caller.traceId);
+      return inTrace.some((s) => s.name === 'execute_tool only_task') ? inTrace : undefined;
+    });
+    const created = spans.find((s) => s.kind === SpanKind.SERVER && s.name === 'tools/call only_task');
+    const run = spans.find((s) => s.name === 'mcp.task.run');
+    const handler = spans.find((s) => s.name === 'execute_tool only_task');
+    expect(run?.parentSpanContext?.spanId).toBe(created?.spanContext().spanId);
+    expect(handler?.parentSpanContext?.spanId).toBe(run?.spanContext().spanId);
   });
 
   it('reports the duration histograms by method, tool and outcome, and the queue, session, audit and stdio metrics', async () => {
