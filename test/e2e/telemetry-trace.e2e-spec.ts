@@ -8,6 +8,7 @@ import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';
 import { RelayTools } from '../fixtures/telemetry/relay-tools';
 import { statelessPost, statelessRequest } from '../fixtures/stateless/stateless-wire';
 import { startApp, type RunningApp } from '../support/http-app';
+import { callRequest, post } from '../support/mcp-wire';
 import { pollUntil } from '../support/polling';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { deleteRedisKeys, TEST_REDIS_URL } from '../support/redis';
@@ -195,6 +196,15 @@ describe('OpenTelemetry: one trace from the caller through A, the Bull queue and
     const unknown = one(spans, 'tools/call missing', SpanKind.SERVER);
     expect(unknown.attributes['error.type']).toBe('-32602');
     expect(unknown.status.code).toBe(SpanStatusCode.ERROR);
+  });
+
+  it('marks a request refused before any exchange (an unknown session) with its HTTP status', async () => {
+    const caller = randomTraceparent();
+    const reply = await post(`${b.baseUrl}/mcp`, callRequest(12, 'echo', { text: 'x' }), { sessionId: 'no-such-session', headers: { traceparent: caller.traceparent, 'MCP-Protocol-Version': '2025-11-25' } });
+    expect(reply.status).toBe(404);
+    const refused = one(await traced(caller.traceId, ['tools/call echo']), 'tools/call echo', SpanKind.SERVER);
+    expect(refused.attributes['error.type']).toBe('404');
+    expect(refused.status.code).toBe(SpanStatusCode.ERROR);
   });
 });
 

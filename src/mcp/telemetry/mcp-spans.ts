@@ -81,7 +81,7 @@ export class McpExchangeSpan {
   private readonly started = performance.now();
   private readonly metricAttributes: Attributes;
   private ended = false;
-  private noted: McpExchangeOutcome = {};
+  private noted: McpExchangeOutcome | null = null;
 
   /** @internal Built by `startExchangeSpan`. */
   constructor(
@@ -143,6 +143,11 @@ export class McpExchangeSpan {
     this.noted = outcome;
   }
 
+  /** True once `note` recorded how the exchange ended. */
+  get hasOutcome(): boolean {
+    return this.noted !== null;
+  }
+
   /**
    * Records how the exchange ended (`outcome` over what `note` kept), ends the span and records
    * its duration; later calls do nothing.
@@ -150,7 +155,7 @@ export class McpExchangeSpan {
   end(outcome: McpExchangeOutcome = {}): void {
     if (this.ended) return;
     this.ended = true;
-    outcome = { ...this.noted, ...outcome };
+    outcome = { ...(this.noted ?? {}), ...outcome };
     const errorType = this.errorType(outcome);
     if (typeof outcome.errorCode === 'number') this.span.setAttribute(McpAttr.RpcStatusCode, String(outcome.errorCode));
     if (errorType) {

@@ -96,6 +96,8 @@ export class McpHttpEndpoint {
       span.end({ error });
       throw error;
     } finally {
+      // An answer no audit row describes (a refusal before the exchange): its HTTP status tells.
+      if (!span.hasOutcome) span.note({ status: res.statusCode });
       span.end();
     }
   }
@@ -106,8 +108,7 @@ export class McpHttpEndpoint {
       return this.initialize(classified.message, text, req.user as McpPrincipal, res, startedAt);
     }
     const session = await this.requireSession(req, res);
-    if (!session) return noteInboundOutcome({ status: res.statusCode });
-    await this.exchange(classified, text, session, req, res, startedAt);
+    if (session) await this.exchange(classified, text, session, req, res, startedAt);
   }
 
   /** Handles a GET asking for an event stream: opens the session's standalone stream. */
