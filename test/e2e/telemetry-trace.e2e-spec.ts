@@ -12,7 +12,7 @@ import { callRequest, post } from '../support/mcp-wire';
 import { pollUntil } from '../support/polling';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { deleteRedisKeys, TEST_REDIS_URL } from '../support/redis';
-import { installTestTelemetry, randomTraceparent, type TestTelemetry } from '../support/telemetry';
+import { installTestTelemetry, pointsOf, randomTraceparent, type TestTelemetry } from '../support/telemetry';
 import { trace } from '@opentelemetry/api';
 import { McpClientService } from '../../src/mcp';
 import { killAllWorkers, startWorker, type WorkerProcess } from '../fixtures/client/worker-process';
@@ -196,6 +196,16 @@ describe('OpenTelemetry: one trace from the caller through A, the Bull queue and
     const unknown = one(spans, 'tools/call missing', SpanKind.SERVER);
     expect(unknown.attributes['error.type']).toBe('-32602');
     expect(unknown.status.code).toBe(SpanStatusCode.ERROR);
+  });
+
+  it('reports the Bull queue: its depth by state (read from Redis) and the wait of its jobs', async () => {
+    await a.app.get(McpClientService).callTool('b', 'echo', { text: 'counted' });
+    const all = await telemetry.metrics();
+    const depth = pointsOf(all, 'mcp.client.queue.depth').filter((p) => p.attributes['mcp.queue.name'] === 'otel-calls');
+    expect(depth.map((p) => p.attributes['mcp.queue.state']).sort()).toEqual(['active', 'delayed', 'waiting']);
+    expect(depth.every((p) => typeof p.value === 'number' && p.value >= 0)).toBe(true);
+    const waits = pointsOf(all, 'mcp.client.queue.wait.duration').filter((p) => p.attributes['messaging.system'] === 'bull');
+    expect(waits.reduce((sum, p) => sum + (p.value as { count: number }).count, 0)).toBeGreaterThanOrEqual(1);
   });
 
   it('marks a request refused before any exchange (an unknown session) with its HTTP status', async () => {
