@@ -104,6 +104,17 @@ describe('telemetry with the SDK registered', () => {
     expect((byOutcome.tool_error.value as { count: number }).count).toBe(1);
   });
 
+  it('keeps the name of a tool the server refused (unknown) out of the metrics, and cuts long names', async () => {
+    const long = 'x'.repeat(300);
+    const refused = startExchangeSpan('server', { method: 'tools/call', params: { name: long } }, ROOT_CONTEXT);
+    refused.end({ errorCode: -32602 });
+    const [span] = telemetry.spans();
+    expect(span.name).toBe(`tools/call ${'x'.repeat(128)}`);
+    const points = pointsOf(await telemetry.metrics(), 'mcp.server.operation.duration').filter((point) => point.attributes['error.type'] === '-32602');
+    expect(points).toHaveLength(1);
+    expect(points[0].attributes['gen_ai.tool.name']).toBeUndefined();
+  });
+
   it('propagation is the global one the suite registered', () => {
     expect(propagation.fields()).toEqual(expect.arrayContaining(['traceparent', 'tracestate', 'baggage']));
   });

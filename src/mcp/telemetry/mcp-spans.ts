@@ -23,8 +23,9 @@ export interface McpExchangeDescription {
   protocolVersion?: string | null;
   /** `tcp` (HTTP), `pipe` (stdio) or `inproc` (a toolset of this process). */
   transport?: 'tcp' | 'pipe' | 'inproc';
-  /** Host and port of the server, when known. */
+  /** Host of the server, when known. */
   serverAddress?: string;
+  /** Port of the server, when known. */
   serverPort?: number;
   /** Address of the client (inbound). */
   clientAddress?: string;
@@ -46,9 +47,15 @@ export interface McpExchangeOutcome {
   response?: unknown;
 }
 
+/** Longest tool or prompt name kept in a span name or attribute (the specification's names are at most 128). */
+const MAX_TARGET = 128;
+
+/** JSON-RPC errors a caller gets for a name the server does not serve: its name stays out of the metrics. */
+const UNKNOWN_NAME_ERRORS = new Set(['-32601', '-32602']);
+
 /** The target of a span name: the tool or prompt name, when the method has one. */
 function targetOf(method: string | null, params: Record<string, unknown> | undefined): string | null {
-  if ((method === 'tools/call' || method === 'prompts/get') && typeof params?.name === 'string') return params.name;
+  if ((method === 'tools/call' || method === 'prompts/get') && typeof params?.name === 'string') return params.name.slice(0, MAX_TARGET);
   return null;
 }
 
@@ -161,6 +168,11 @@ export class McpExchangeSpan {
     if (errorType) {
       this.span.setAttribute(McpAttr.ErrorType, errorType);
       this.metricAttributes[McpAttr.ErrorType] = errorType;
+      // A caller may name anything: names the server refused would make the metrics unbounded.
+      if (UNKNOWN_NAME_ERRORS.has(errorType)) {
+        delete this.metricAttributes[McpAttr.ToolName];
+        delete this.metricAttributes[McpAttr.PromptName];
+      }
       const message = outcome.error !== undefined ? String((outcome.error as Error)?.message ?? outcome.error) : undefined;
       this.span.setStatus({ code: SpanStatusCode.ERROR, ...(message ? { message } : {}) });
       if (outcome.error instanceof Error) this.span.recordException(outcome.error);
