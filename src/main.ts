@@ -1,4 +1,14 @@
 import 'reflect-metadata';
+// Before Nest boots: an OpenTelemetry SDK when OTEL_EXPORTER_OTLP_ENDPOINT or METRICS_PORT asks for one.
+import { startDemoTelemetry } from './demo/telemetry';
+const stopTelemetry = (() => {
+  try {
+    return startDemoTelemetry(process.env);
+  } catch (error) {
+    console.error((error as Error).message);
+    process.exit(1);
+  }
+})();
 import { ConsoleLogger, Logger, type INestApplication, type NestApplicationOptions } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from './app.module';
@@ -40,6 +50,7 @@ async function bootstrap(): Promise<void> {
   const app = await createApp(adapter, { abortOnError: false, logger: new DemoLogger() });
   // SIGTERM drains (readiness down, new requests 503, calls in flight finish), then exits 0.
   app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
+  if (stopTelemetry) app.getHttpServer().once('close', () => void stopTelemetry().catch(() => undefined));
   await app.listen(demoConfig.port, demoConfig.host);
   const logger = new Logger('durable-mcp');
   const url = `http://${demoConfig.host}:${demoConfig.port}/mcp`;

@@ -177,6 +177,7 @@ export {
   AddOutboundSessionEndpoint1767225600000,
   AddMcpHandlerSwitches1767312000000,
   AddMcpTasks1767398400000,
+  AddMcpEventTraceId1767484800000,
 } from './persistence/migrations';
 export {
   MCP_SESSION_STORE,
@@ -202,6 +203,14 @@ export type { McpEventSink, McpEventRecord, McpEventInput } from './persistence/
 export type { McpOutboundSessionStore, McpOutboundSessionRecord, McpOutboundSessionState } from './persistence/interfaces/mcp-outbound-session-store.interface';
 export type { McpStoreSettings } from './persistence/interfaces/mcp-store-settings.interface';
 export type { McpAuditOptions } from './persistence/interfaces/mcp-audit-options.interface';
+
+// Observability: the telemetry option, instrumentation names and the trace-context helpers.
+export type { McpTelemetryOptions, McpResolvedTelemetryOptions } from './telemetry/mcp-telemetry.options';
+export { MCP_INSTRUMENTATION_NAME, McpAttr } from './telemetry/mcp-telemetry.constants';
+export { MCP_GAUGES } from './telemetry/mcp-metrics';
+export type { McpGaugeName } from './telemetry/mcp-metrics';
+export { TRACE_CONTEXT_KEYS, extractInboundContext, paramsWithTraceContext } from './telemetry/trace-carriers';
+export type { McpHeaderBag } from './telemetry/trace-carriers';
 export type { McpServerStores, McpClientStores, McpStoreOverride } from './persistence/store-providers';
 export { MCP_COLUMN_LENGTHS } from './persistence/mcp-columns.constants';
 export { JsonText } from './persistence/json-text';

@@ -14,6 +14,7 @@ import { routeTool, type McpServerTool, type McpToolCatalog, type McpToolDefinit
 import { McpTransportRegistry } from './transports/transport-registry';
 import { McpTaskNotSupportedError } from './mcp-task-call.errors';
 import { taskSupportOf } from './tasks/task-support';
+import { captureTraceCarrier } from '../telemetry/trace-carriers';
 
 
 /** Most pages read from one paginated list before giving up (a server that never ends its list). */
@@ -225,6 +226,8 @@ export class McpClientService implements OnModuleInit {
     }
     if (options.onLog) job.forwardLogs = true;
     if (options.task && method === McpMethod.ToolsCall) job.task = { ...options.task };
+    const trace = captureTraceCarrier();
+    if (trace) job.trace = trace;
     return job;
   }
 

@@ -19,6 +19,8 @@ export interface McpOutboundExchange {
   durationMs: number;
   stderr?: string;
   error?: unknown;
+  /** The trace id of the exchange's span; left out, the active span's. */
+  traceId?: string | null;
 }
 
 /**
@@ -52,6 +54,7 @@ export class McpOutboundEventRecorder {
       isError: result?.isError === true,
       durationMs: Math.round(exchange.durationMs),
       note: note ? note.slice(-MAX_NOTE) : null,
+      ...(exchange.traceId !== undefined ? { traceId: exchange.traceId } : {}),
     });
   }
 }

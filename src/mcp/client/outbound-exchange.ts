@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { context as otelContext } from '@opentelemetry/api';
 import { randomUUID } from 'node:crypto';
 import { McpServerError } from '../errors/mcp-client.errors';
 import type { McpOutboundSessionRecord, McpOutboundSessionStore } from '../persistence/interfaces/mcp-outbound-session-store.interface';
@@ -10,6 +11,26 @@ import { McpOutboundEventRecorder } from './outbound-event-recorder';
 import { McpCallAbortedError, abortReasonText } from './mcp-call-aborted.errors';
 import type { McpHandshakeInfo, McpServerNotificationHandler, McpTransportResult } from './transports/mcp-transport.interface';
 import { McpTransportRegistry } from './transports/transport-registry';
+import type { McpResolvedClientOptions } from './config/client-options-resolver';
+import type { McpResolvedServerConfig } from './interfaces/mcp-server-config.interface';
+import { MCP_CLIENT_OPTIONS } from './mcp-client.constants';
+import { startExchangeSpan, type McpExchangeDescription } from '../telemetry/mcp-spans';
+import { McpAttr } from '../telemetry/mcp-telemetry.constants';
+import { paramsWithTraceContext } from '../telemetry/trace-carriers';
+
+/** The span attributes of the transport a server entry names. */
+function transportOf(config: McpResolvedServerConfig): Pick<McpExchangeDescription, 'transport' | 'serverAddress' | 'serverPort'> {
+  if (config.transport === 'stdio') return { transport: 'pipe' };
+  if (config.transport === 'toolset') return { transport: 'inproc' };
+  if (config.transport !== 'http' || typeof (config as { url?: unknown }).url !== 'string') return {};
+  try {
+    const url = new URL((config as { url: string }).url);
+    const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+    return { transport: 'tcp', serverAddress: url.hostname.replace(/^\[|\]$/g, ''), serverPort: port };
+  } catch {
+    return { transport: 'tcp' };
+  }
+}
 
 /** One request to send for a call. */
 export interface McpExchangeRequest {
@@ -49,6 +70,7 @@ export class McpOutboundExchanger {
     @InjectMcpOutboundSessionStore() private readonly sessions: McpOutboundSessionStore,
     private readonly recorder: McpOutboundEventRecorder,
     private readonly dispatcher: McpServerRequestDispatcher,
+    @Inject(MCP_CLIENT_OPTIONS) private readonly options: McpResolvedClientOptions,
   ) {}
 
   /** Sends the request and resolves to its JSON-RPC result. @throws McpServerError for a JSON-RPC error answer. */
@@ -60,8 +82,26 @@ export class McpOutboundExchanger {
 
   /** Sends the request; rejects with the transport's failure, after recording it. */
   async send(request: McpExchangeRequest): Promise<McpExchangeOutcome> {
-    const { job, session, method, params, statelessVersion, headers } = request;
-    const message: JsonRpcRequest = { jsonrpc: '2.0', id: randomUUID(), method, ...(params ? { params } : {}) };
+    const { job, session, method, statelessVersion, headers } = request;
+    const id = randomUUID();
+    const remoteSessionId = statelessVersion ? null : (session?.remoteSessionId ?? null);
+    // One CLIENT span per exchange; its context travels in params._meta (and, over HTTP, the headers).
+    const span = startExchangeSpan(
+      'client',
+      {
+        method,
+        requestId: id,
+        ...(request.params ? { params: request.params } : {}),
+        sessionId: remoteSessionId,
+        protocolVersion: statelessVersion ?? session?.protocolVersion ?? null,
+        ...transportOf(this.transports.config(job.server)),
+        attributes: { [McpAttr.ServerName]: job.server },
+      },
+      otelContext.active(),
+      this.options.telemetry,
+    );
+    const params = paramsWithTraceContext(request.params, span.context);
+    const message: JsonRpcRequest = { jsonrpc: '2.0', id, method, ...(params ? { params } : {}) };
     const startedAt = new Date();
     const started = performance.now();
     let outcome: McpTransportResult | undefined;
@@ -69,8 +109,8 @@ export class McpOutboundExchanger {
     const notices: Promise<void>[] = [];
     const onCancelNotice = (notice: JsonRpcNotification, error?: unknown) => notices.push(this.recordNotice(request, session, notice, error));
     try {
-      outcome = await this.transports.get(job.server).deliver(message, {
-        sessionId: statelessVersion ? null : (session?.remoteSessionId ?? null),
+      outcome = await otelContext.with(span.context, () => this.transports.get(job.server).deliver(message, {
+        sessionId: remoteSessionId,
         protocolVersion: statelessVersion ?? session?.protocolVersion ?? null,
         stateless: statelessVersion !== undefined,
         ...(headers ? { headers } : {}),
@@ -85,7 +125,7 @@ export class McpOutboundExchanger {
           onCancelNotice,
           ...(request.signal ? { signal: request.signal } : {}),
         },
-      });
+      }));
     } catch (error) {
       failure = error;
       // The transport reports an abort as its own failure; the caller asked for it: say so.
@@ -95,6 +135,15 @@ export class McpOutboundExchanger {
       }
     }
     const durationMs = performance.now() - started;
+    const body = outcome?.body;
+    if (outcome?.sessionId && !statelessVersion && outcome.sessionId !== remoteSessionId) span.setSessionId(outcome.sessionId);
+    span.end({
+      errorCode: body && 'error' in body ? body.error.code : null,
+      isError: !!body && 'result' in body && body.result.isError === true,
+      status: outcome?.status ?? null,
+      ...(failure !== undefined ? { error: failure } : {}),
+      response: body && 'result' in body ? body.result : body && 'error' in body ? body.error : null,
+    });
     // The exchange's row is written even when its session could not be stored.
     let updated = session;
     if (outcome && !statelessVersion) updated = await this.remember(job, session, outcome).catch((error: unknown) => ((failure = error), session));
@@ -110,6 +159,7 @@ export class McpOutboundExchanger {
       durationMs,
       stderr: outcome?.stderr ?? (failure as { stderr?: string } | undefined)?.stderr,
       error: failure,
+      traceId: span.traceId,
     });
     await Promise.all(notices);
     if (!outcome || failure !== undefined) throw failure;

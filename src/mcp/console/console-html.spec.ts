@@ -45,6 +45,7 @@ describe('console HTML', () => {
             kind: 'request',
             method: hostile,
             protocolVersion: null,
+            traceId: null,
             request: { params: { name: hostile } },
             response: hostile,
             status: null,

@@ -212,7 +212,7 @@ export function renderEventDetail(base: string, e: McpConsoleEvent): string {
     field('JSON-RPC error code', e.errorCode) +
     field('Tool error (isError)', e.isError ? 'yes' : 'no') +
     field('Duration', `${e.durationMs} ms`) +
-    (e.traceId !== undefined ? field('Trace id', e.traceId) : '') +
+    (e.traceId ? field('Trace id', e.traceId) : '') +
     field('Note', e.note) +
     `</dl><h2>Request</h2><pre id="request">${escapeHtml(envelopeText(e.request))}</pre>` +
     `<h2>Response</h2><pre id="response">${escapeHtml(envelopeText(e.response))}</pre>` +

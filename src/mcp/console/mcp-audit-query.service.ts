@@ -160,6 +160,5 @@ function stringOrNull(value: unknown): string | null {
 function toEventRow(row: McpEvent): McpConsoleEvent {
   const request = row.request as { method?: unknown; params?: { name?: unknown } } | null;
   const tool = row.method === 'tools/call' && request && typeof request === 'object' ? stringOrNull(request.params?.name) : null;
-  const traceId = (row as unknown as { traceId?: unknown }).traceId;
-  return { ...row, tool, ...(typeof traceId === 'string' ? { traceId } : {}) };
+  return { ...row, tool };
 }

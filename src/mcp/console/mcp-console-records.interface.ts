@@ -66,8 +66,6 @@ export interface McpConsoleTask {
 export interface McpConsoleEvent extends McpEventRecord {
   /** `params.name` of a `tools/call` request, else null. */
   tool: string | null;
-  /** The trace id of the exchange, on databases whose `mcp_events` has a `trace_id` column. */
-  traceId?: string | null;
 }
 
 /** The filters of the events page; every one optional. */

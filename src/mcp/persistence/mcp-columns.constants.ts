@@ -51,4 +51,6 @@ export const MCP_COLUMN_LENGTHS = {
   digest: 64,
   /** Ids of the workers that claim tasks. */
   worker: 64,
+  /** OpenTelemetry trace ids (32 lower-case hex characters). */
+  traceId: 32,
 } as const;

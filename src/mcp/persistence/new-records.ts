@@ -6,6 +6,10 @@ import type { McpInboundSessionRecord, McpNewInboundSession } from './interfaces
 import type { McpNewTask, McpTaskRecord } from './interfaces/mcp-task-store.interface';
 import { MCP_COLUMN_LENGTHS } from './mcp-columns.constants';
 import { StorableNotes, storableJson, storableKey, storableString, storableText } from './storable';
+import { activeTraceId } from '../telemetry/mcp-spans';
+
+/** A W3C trace id: 32 lower-case hex characters, not all zero. */
+const TRACE_ID = /^(?!0{32})[0-9a-f]{32}$/;
 
 /**
  * The row a new 2025-era session gets, whatever store keeps it. The session id is 32 random bytes
@@ -63,7 +67,8 @@ export function storableOutboundState(state: McpOutboundSessionState): McpOutbou
 
 /**
  * An event row: the caller's fields over the defaults every store writes (a fresh id, nulls,
- * `isError: false`), every value made storable. What had to change is said on the row's note,
+ * `isError: false`, the active span's trace id), every value made storable; a trace id that is
+ * not 32 hex characters is dropped. What had to change is said on the row's note,
  * after the caller's note.
  */
 export function newEventRecord(event: McpEventInput): McpEventRecord {
@@ -84,7 +89,9 @@ export function newEventRecord(event: McpEventInput): McpEventRecord {
     isError: false,
     note: null,
     ...event,
+    traceId: event.traceId === undefined ? activeTraceId() : event.traceId,
   };
+  if (row.traceId !== null && !TRACE_ID.test(row.traceId)) row.traceId = null;
   row.mount = string(row.mount, MCP_COLUMN_LENGTHS.mount, 'mount');
   row.server = string(row.server, MCP_COLUMN_LENGTHS.server, 'server');
   row.principalKey = typeof row.principalKey === 'string' ? storedPrincipalKey(row.principalKey) : null;

@@ -14,6 +14,7 @@ import { McpStreamEndpoint } from './http/mcp-stream.endpoint';
 import { McpStatelessAudit } from './http/mcp-stateless-audit';
 import { McpStatelessEndpoint } from './http/mcp-stateless.endpoint';
 import { McpStreamRegistry } from './http/mcp-stream-registry';
+import { McpServerGauges } from './http/mcp-server-gauges';
 import { McpMetadataAccessor } from './mcp-metadata.accessor';
 import { FeaturesExplorer } from './features.explorer';
 import { createMcpFeatureProviders } from './features/feature.providers';
@@ -77,6 +78,7 @@ export function createMcpServerParts(mount: string, path: string): McpServerPart
     mcpEventLogProvider,
     McpPendingClientRequests,
     McpStreamRegistry,
+    McpServerGauges,
     McpSessionBus,
     McpCachedSessionStore,
     { provide: MCP_SESSION_NOTIFIER, useExisting: McpSessionBus },

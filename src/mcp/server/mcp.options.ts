@@ -10,9 +10,10 @@ import { DEFAULT_SESSION_CACHE, type McpResolvedSessionCache, type McpSessionCac
 import { resolveOAuthOptions, type McpResolvedOAuthOptions } from './oauth/mcp-oauth.options';
 import { resolveTasksOptions, type McpResolvedTasksOptions } from './tasks/mcp-tasks.options';
 import { resolveShutdownOptions, type McpResolvedShutdownOptions } from './shutdown/mcp-shutdown.options';
+import { resolveTelemetryOptions, type McpResolvedTelemetryOptions } from '../telemetry/mcp-telemetry.options';
 
 /** A mount's options after defaults were applied and the configuration was checked. */
-export interface McpResolvedOptions extends Omit<McpModuleOptions, 'auth' | 'anonymous' | 'sessions' | 'database' | 'audit' | 'maxBodyBytes' | 'bodyTimeoutMs' | 'pageSize' | 'streams' | 'limits' | 'oauth' | 'tasks' | 'shutdown'> {
+export interface McpResolvedOptions extends Omit<McpModuleOptions, 'auth' | 'anonymous' | 'sessions' | 'database' | 'audit' | 'maxBodyBytes' | 'bodyTimeoutMs' | 'pageSize' | 'streams' | 'limits' | 'oauth' | 'tasks' | 'shutdown' | 'telemetry'> {
   /** The authorizer. */
   auth: NonNullable<McpModuleOptions['auth']>;
   /** Whether requests without a token are admitted as the anonymous principal. */
@@ -37,6 +38,8 @@ export interface McpResolvedOptions extends Omit<McpModuleOptions, 'auth' | 'ano
   tasks: McpResolvedTasksOptions;
   /** The `shutdown` option, defaults applied. */
   shutdown: McpResolvedShutdownOptions;
+  /** The `telemetry` option, defaults applied. */
+  telemetry: McpResolvedTelemetryOptions;
 }
 
 /** The keys a mount reads; anything else is refused at boot (a typo would otherwise be ignored). */
@@ -60,6 +63,7 @@ const MODULE_OPTION_KEYS = optionKeys<McpModuleOptions>({
   cache: true,
   oauth: true,
   shutdown: true,
+  telemetry: true,
 });
 
 const SESSION_OPTION_KEYS = optionKeys<McpSessionOptions>({ idleTtlMs: true, cache: true });
@@ -128,6 +132,7 @@ export function resolveMcpOptions(
     },
     oauth: resolveOAuthOptions(mount, path, options.oauth),
     shutdown: resolveShutdownOptions(mount, options.shutdown),
+    telemetry: resolveTelemetryOptions(options.telemetry, (option, expected) => invalidOptionMessage(mount, option, expected), `McpModule (mount "${mount}")`),
     tasks: resolveTasksOptions(mount, options.tasks, options.pubsub?.redis, options.streams?.clientRequestTimeoutMs ?? DEFAULT_STREAM_OPTIONS.clientRequestTimeoutMs),
     limits: {
       sessionsPerPrincipal: positiveInteger(mount, 'limits.sessionsPerPrincipal', options.limits?.sessionsPerPrincipal, DEFAULT_LIMITS.sessionsPerPrincipal),

@@ -26,6 +26,8 @@ import { auditNoteOf, hasSomeRole, McpRefusedError, refusalNote, withAuditNote }
 import { HandlerSwitches } from './registry/handler-switches';
 import { declaresTasksExtension, tasksExtensionRequired, tasksServerCapability } from '../protocol/tasks';
 import { StatelessErrorCode, isStatelessVersion } from '../protocol/stateless';
+import { withInternalSpan } from '../telemetry/mcp-spans';
+import { McpAttr, TOOL_ERROR_TYPE } from '../telemetry/mcp-telemetry.constants';
 
 /**
  * Starts a task-augmented `tools/call` of `tool`: resolves to its `CreateTaskResult`. `answers`
@@ -47,6 +49,15 @@ class TaskStartSignal extends Error {
 /** True when `tool` may run as a task. */
 function allowsTasks(tool: RegisteredTool): boolean {
   return tool.taskSupport === 'optional' || tool.taskSupport === 'required';
+}
+
+/**
+ * Runs a tool's handler inside an INTERNAL `execute_tool {name}` span, a child of the exchange's
+ * span: calls the handler makes (an `McpClientService` call) continue the trace. An `isError`
+ * result marks the span failed (`error.type` `tool_error`).
+ */
+function handlerSpan(name: string, work: () => Promise<Record<string, unknown>>): Promise<Record<string, unknown>> {
+  return withInternalSpan(`execute_tool ${name}`, { [McpAttr.OperationName]: 'execute_tool', [McpAttr.ToolName]: name }, work, (result) => (result.isError === true ? TOOL_ERROR_TYPE : null));
 }
 
 /** The statuses of an `HttpException` thrown by a guard that mean "not for you" (the tool is then unknown to the caller). */
@@ -363,8 +374,7 @@ export class Toolset implements McpMessageHandler {
 
     return this.runCancellable(request, context, async (toolContext) => {
       try {
-        const returned = await tool.invoke(input.value, toolContext);
-        return await toCallToolResult(tool, returned);
+        return await handlerSpan(tool.name, async () => toCallToolResult(tool, await tool.invoke(input.value, toolContext)));
       } catch (error) {
         return this.failedCall(tool, error);
       }
@@ -393,7 +403,7 @@ export class Toolset implements McpMessageHandler {
       if (!input.ok) return errorResult(`Invalid arguments for tool "${tool.name}": ${input.message}`);
       info.arguments = input.value;
       try {
-        return await toCallToolResult(tool, await prepared.run(input.value, toolContext, info));
+        return await handlerSpan(tool.name, async () => toCallToolResult(tool, await prepared.run(input.value, toolContext, info)));
       } catch (error) {
         return this.failedCall(tool, error);
       }

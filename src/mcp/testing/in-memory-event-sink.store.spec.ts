@@ -26,10 +26,21 @@ describe('InMemoryMcpEventSink', () => {
         errorCode: null,
         isError: false,
         note: null,
+        traceId: null,
       },
       expect.objectContaining({ direction: 'outbound', kind: 'notification', server: 'remote', mount: null }),
     ]);
     expect(sink.events[0].id).not.toBe(sink.events[1].id);
+  });
+
+  it('keeps a given trace id, drops one that is not 32 hex characters, and leaves it null with no span', async () => {
+    const sink = new InMemoryMcpEventSink();
+    const base = { direction: 'inbound' as const, kind: 'request', createdAt: new Date(), durationMs: 0 };
+    await sink.record({ ...base, traceId: '0af7651916cd43dd8448eb211c80319c' });
+    await sink.record({ ...base, traceId: 'not-a-trace-id' });
+    await sink.record({ ...base, traceId: '00000000000000000000000000000000' });
+    await sink.record(base);
+    expect(sink.events.map((row) => row.traceId)).toEqual(['0af7651916cd43dd8448eb211c80319c', null, null, null]);
   });
 
   it('stores envelopes as JSON values, whether given as JSON text or as objects', async () => {

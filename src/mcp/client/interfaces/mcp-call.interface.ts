@@ -31,6 +31,12 @@ export interface McpCallJob {
    * capabilities declare the tasks extension. A task the server created is polled to its end.
    */
   task?: McpCallTaskOptions;
+  /**
+   * The caller's trace context (W3C `traceparent`, `tracestate`, `baggage`), captured at enqueue
+   * time when an OpenTelemetry SDK is registered: the worker, in whichever process, continues
+   * the caller's trace. Absent without an SDK.
+   */
+  trace?: Record<string, string>;
 }
 
 /** How to run a tool call as a task (see `McpCallOptions.task`). */

@@ -1,6 +1,7 @@
 import type { ConfigurableModuleAsyncOptions, Type } from '@nestjs/common';
 import type { AdvancedSettings, QueueOptions } from 'bull';
 import type { McpAuditOptions } from '../../persistence/interfaces/mcp-audit-options.interface';
+import type { McpTelemetryOptions } from '../../telemetry/mcp-telemetry.options';
 import type { McpClientStores } from '../../persistence/store-providers';
 import type { McpTransportFactory } from '../transports/mcp-transport-factory.interface';
 import type { McpClientHandlers } from './mcp-client-handlers.interface';
@@ -74,6 +75,12 @@ export interface McpClientOptions {
    * crash may then lose).
    */
   audit?: McpAuditOptions;
+  /**
+   * What the client's OpenTelemetry spans record beyond the default attributes
+   * (`{ recordPayloads: true }` adds arguments and results). Spans exist only when the host
+   * registers an OpenTelemetry SDK.
+   */
+  telemetry?: McpTelemetryOptions;
 }
 
 /** Synchronous options of `McpClientModule` that shape the module graph (also with `forRootAsync`). */

@@ -19,6 +19,8 @@ import { requireOptionalPeer } from '../../optional-peer';
 import { decodeCallError, encodeCallError, type EncodedCallError } from './call-error-codec';
 import type { McpCallNotificationListener, McpCallQueue, McpCallQueueStats, McpCallWatch } from './mcp-call-queue.interface';
 import { isRetryable, retryStartsInTime } from './retry-policy';
+import { runQueuedAttempt } from './queue-telemetry';
+import { observeGauge } from '../../telemetry/mcp-metrics';
 
 /** Job data in Redis: the call, plus the typed failure of the last attempt. */
 type McpCallJobData = McpCallJob & { failure?: EncodedCallError };
@@ -67,6 +69,7 @@ export class BullCallQueue implements McpCallQueue {
   /** Calls this worker runs that the caller may abort, by job id. */
   private readonly running = new Map<string, AbortController>();
   private abortListener?: Promise<unknown>;
+  private unobserve?: () => void;
 
   constructor(
     private readonly options: McpResolvedQueueOptions,
@@ -91,6 +94,10 @@ export class BullCallQueue implements McpCallQueue {
 
   /** @inheritdoc */
   start(): void {
+    this.unobserve ??= observeGauge('mcp.client.queue.depth', async () => {
+      const counts = await this.command('job counts', false, () => this.queue.getJobCounts());
+      return (['waiting', 'active', 'delayed'] as const).map((state) => ({ value: counts[state] ?? 0, attributes: { 'mcp.queue.name': this.options.name, 'mcp.queue.state': state } }));
+    });
     if (!this.options.worker) return;
     void this.queue.process(this.options.concurrency, (job) => this.run(job)).catch((error: Error) => this.logger.error(`Worker stopped: ${error.message}`));
   }
@@ -362,6 +369,7 @@ export class BullCallQueue implements McpCallQueue {
    * dropped instead and shutdown goes on.
    */
   async close(): Promise<void> {
+    this.unobserve?.();
     this.failWaiters(new McpQueueUnavailableError('wait', 'the queue is closing', true));
     this.channels.close();
     let timer: NodeJS.Timeout | undefined;
@@ -423,7 +431,8 @@ export class BullCallQueue implements McpCallQueue {
       ...(controller ? { signal: controller.signal } : {}),
     };
     try {
-      return await this.processor.process(call, attempt);
+      const picked = { queue: 'bull' as const, id, ...(job.attemptsMade === 0 ? { enqueuedAt: job.timestamp } : {}) };
+      return await runQueuedAttempt(call, picked, () => this.processor.process(call, attempt));
     } catch (error) {
       // Bull's exponential backoff before the next attempt: (2^attemptsMade - 1) * delay.
       const nextDelay = (2 ** (job.attemptsMade + 1) - 1) * this.options.backoffMs;

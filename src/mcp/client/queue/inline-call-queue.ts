@@ -9,6 +9,8 @@ import type { McpCallProcessor } from '../mcp-call-processor';
 import { refuseAborted } from '../call-observer';
 import type { McpCallQueueStats, McpCallNotificationListener, McpCallQueue, McpCallWatch } from './mcp-call-queue.interface';
 import { backoffDelay, isRetryable, retryStartsInTime } from './retry-policy';
+import { runQueuedAttempt } from './queue-telemetry';
+import { observeGauge } from '../../telemetry/mcp-metrics';
 
 interface InlineCall {
   state: McpCallState;
@@ -33,6 +35,7 @@ export class InlineCallQueue implements McpCallQueue {
   private readonly waiting: Array<() => void> = [];
   /** When each waiting attempt started to wait, for `stats()`. */
   private readonly waitingSince = new WeakMap<() => void, number>();
+  private unobserve?: () => void;
 
   constructor(
     private readonly options: McpResolvedQueueOptions,
@@ -40,7 +43,12 @@ export class InlineCallQueue implements McpCallQueue {
   ) {}
 
   /** @inheritdoc */
-  start(): void {}
+  start(): void {
+    this.unobserve ??= observeGauge('mcp.client.queue.depth', () => [
+      { value: this.waiting.length, attributes: { 'mcp.queue.name': this.options.name, 'mcp.queue.state': 'waiting' } },
+      { value: this.running, attributes: { 'mcp.queue.name': this.options.name, 'mcp.queue.state': 'active' } },
+    ]);
+  }
 
   /** @inheritdoc */
   async submit(job: McpCallJob): Promise<string> {
@@ -102,6 +110,7 @@ export class InlineCallQueue implements McpCallQueue {
 
   /** @inheritdoc */
   async close(): Promise<void> {
+    this.unobserve?.();
     this.closed.abort();
     await Promise.allSettled([...this.calls.values()].map((call) => call.done));
   }
@@ -120,9 +129,11 @@ export class InlineCallQueue implements McpCallQueue {
       report: (event) => onEvent?.(event),
       ...(signal ? { signal } : {}),
     };
+    const enqueuedAt = Date.now();
     for (let n = 1; ; n++) {
       try {
-        return await this.slot(() => this.processor.process(job, attempt), () => refuseAborted(job, attempt), signal);
+        const picked = { queue: 'inline' as const, id, ...(n === 1 ? { enqueuedAt } : {}) };
+        return await this.slot(() => runQueuedAttempt(job, picked, () => this.processor.process(job, attempt)), () => refuseAborted(job, attempt), signal);
       } catch (error) {
         if (n >= this.options.attempts || !isRetryable(job.method, error) || this.closed.signal.aborted || signal?.aborted) throw error;
         if (!retryStartsInTime(job, backoffDelay(this.options.backoffMs, n))) throw error;

@@ -79,4 +79,8 @@ export class McpEvent implements McpEventRecord {
   /** Wire notes: stderr excerpts, transport errors. */
   @Column({ type: 'text', nullable: true })
   note: string | null;
+
+  /** The OpenTelemetry trace id of the exchange (32 hex characters), when its span context was valid. */
+  @Column({ name: 'trace_id', type: 'varchar', length: MCP_COLUMN_LENGTHS.traceId, nullable: true })
+  traceId: string | null;
 }

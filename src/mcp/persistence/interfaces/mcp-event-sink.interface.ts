@@ -40,6 +40,11 @@ export interface McpEventRecord {
   durationMs: number;
   /** Wire notes: stderr excerpts, transport errors. */
   note: string | null;
+  /**
+   * The OpenTelemetry trace id of the exchange (32 lower-case hex characters), when its span
+   * context was valid; null without one. Left out, the active span's trace id is taken.
+   */
+  traceId: string | null;
 }
 
 /** The fields a caller gives for one event; the sink fills in the id and the defaults (null, false). */

@@ -24,6 +24,11 @@ export interface McpTaskPayload {
    * same requests of the handler. Absent for a task created before its handler started.
    */
   answers?: Record<string, Record<string, unknown>> | null;
+  /**
+   * The trace context (W3C `traceparent`, `tracestate`, `baggage`) of the exchange that created
+   * the task, when an OpenTelemetry SDK was registered: the worker's run continues that trace.
+   */
+  trace?: Record<string, string>;
 }
 
 /** One task of a mount (`mcp_tasks`): a task-augmented `tools/call` and where it stands. */

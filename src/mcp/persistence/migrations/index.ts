@@ -3,8 +3,9 @@ import { AddMcpServerFeatures1764576000000 } from './1764576000000-AddMcpServerF
 import { AddOutboundSessionEndpoint1767225600000 } from './1767225600000-AddOutboundSessionEndpoint';
 import { AddMcpHandlerSwitches1767312000000 } from './1767312000000-AddMcpHandlerSwitches';
 import { AddMcpTasks1767398400000 } from './1767398400000-AddMcpTasks';
+import { AddMcpEventTraceId1767484800000 } from './1767484800000-AddMcpEventTraceId';
 
-export { CreateMcpTables1764489600000, AddMcpServerFeatures1764576000000, AddOutboundSessionEndpoint1767225600000, AddMcpHandlerSwitches1767312000000, AddMcpTasks1767398400000 };
+export { CreateMcpTables1764489600000, AddMcpServerFeatures1764576000000, AddOutboundSessionEndpoint1767225600000, AddMcpHandlerSwitches1767312000000, AddMcpTasks1767398400000, AddMcpEventTraceId1767484800000 };
 
 /** The PostgreSQL migrations of the package, oldest first: add them to the host's DataSource `migrations`. */
-export const MCP_MIGRATIONS = [CreateMcpTables1764489600000, AddMcpServerFeatures1764576000000, AddOutboundSessionEndpoint1767225600000, AddMcpHandlerSwitches1767312000000, AddMcpTasks1767398400000];
+export const MCP_MIGRATIONS = [CreateMcpTables1764489600000, AddMcpServerFeatures1764576000000, AddOutboundSessionEndpoint1767225600000, AddMcpHandlerSwitches1767312000000, AddMcpTasks1767398400000, AddMcpEventTraceId1767484800000];

@@ -11,6 +11,8 @@ import { isDependencyUnavailable } from '../database-failures';
 import { DEFAULT_DATABASE_TIMEOUT_MS, withDatabaseDeadline } from '../database-deadline';
 import type { McpStoreSettings } from '../interfaces/mcp-store-settings.interface';
 import { InjectMcpStoreSettings } from '../mcp-persistence.constants';
+import type { SpanContext } from '@opentelemetry/api';
+import { activeSpanContext, withAuditCommitSpan } from '../../telemetry/mcp-spans';
 
 /** Longest part of a database's refusal kept in the error and the log line. */
 const MAX_REASON = 300;
@@ -29,6 +31,9 @@ const MAX_REASON = 300;
  * its rows are written again one by one: only a row refused on its own fails, with
  * `McpEventRejectedError`, logged with its id and method (never its payload). An unreachable or
  * stalled database is not a refusal: the batch fails at once.
+ *
+ * Each commit is an OpenTelemetry span (`mcp.audit.commit`, linked to the spans of its rows) and
+ * feeds the batch size and commit latency histograms; without an SDK both cost nothing.
  */
 @Injectable()
 export class TypeOrmEventSink implements McpEventSink, BeforeApplicationShutdown {
@@ -37,6 +42,8 @@ export class TypeOrmEventSink implements McpEventSink, BeforeApplicationShutdown
   private readonly sql: EntitySql<McpEvent>;
   private readonly timeoutMs: number;
   private readonly commit: McpCommitMode;
+  /** The span each pending row was recorded under: its batch's commit span links to them. */
+  private readonly origins = new WeakMap<McpEvent, SpanContext>();
 
   constructor(@InjectRepository(McpEvent) events: Repository<McpEvent>, @Optional() @InjectMcpStoreSettings() settings?: McpStoreSettings | null) {
     this.sql = new EntitySql(events.manager.connection, McpEvent);
@@ -52,6 +59,8 @@ export class TypeOrmEventSink implements McpEventSink, BeforeApplicationShutdown
   /** Writes one event row; rejects when the database does (`McpEventRejectedError` when it refused this row). */
   record(event: McpEventInput): Promise<void> {
     const row = newEventRecord(event) as McpEvent;
+    const origin = activeSpanContext();
+    if (origin) this.origins.set(row, origin);
     return withDatabaseDeadline(this.committer.submit(row), this.timeoutMs, 'audit row insert');
   }
 
@@ -70,9 +79,12 @@ export class TypeOrmEventSink implements McpEventSink, BeforeApplicationShutdown
     );
   }
 
-  private async insert(rows: McpEvent[]): Promise<void[]> {
-    await this.sql.insert(rows, this.commit);
-    return rows.map(() => undefined);
+  private insert(rows: McpEvent[]): Promise<void[]> {
+    const origins = rows.map((row) => this.origins.get(row)).filter((origin): origin is SpanContext => origin !== undefined);
+    return withAuditCommitSpan(rows.length, origins, async () => {
+      await this.sql.insert(rows, this.commit);
+      return rows.map(() => undefined);
+    });
   }
 
   private refused(row: McpEvent, error: unknown): McpEventRejectedError {

@@ -26,6 +26,10 @@ import { McpStreamEndpoint } from './mcp-stream.endpoint';
 import { McpStatelessEndpoint } from './mcp-stateless.endpoint';
 import { McpStreamRegistry, SESSION_STREAM_ID } from './mcp-stream-registry';
 import type { McpEventLog } from '../pubsub/mcp-event-log.interface';
+import { context as otelContext } from '@opentelemetry/api';
+import { contextWithExchange, currentExchange } from '../../telemetry/mcp-spans';
+import { McpAttr } from '../../telemetry/mcp-telemetry.constants';
+import { noteInboundOutcome, startInboundSpan } from './mcp-inbound-span';
 import { MCP_EVENT_LOG } from '../pubsub/mcp-pubsub.providers';
 
 type Exchange = { kind: 'request' | 'notification' | 'response'; message: JsonRpcMessage };
@@ -87,18 +91,34 @@ export class McpHttpEndpoint {
     if (!body) return;
     const { classified, text } = body;
     if (classified.kind === 'invalid') return sendJson(res, 400, classified.error);
-    // While draining, new requests are refused; notifications and answers still reach the calls in flight.
-    if (classified.kind !== 'request') return this.dispatch(classified, text, req, res, startedAt, null);
+    const remote = (req as { socket?: { remoteAddress?: string } }).socket?.remoteAddress;
+    const span = startInboundSpan(classified.message, req.headers, this.options.mount, this.options.telemetry, remote);
+    try {
+      // The handling runs in the span's context: a tool's own outbound calls continue the trace.
+      await otelContext.with(contextWithExchange(span), () => this.admit(classified, text, req, res, startedAt));
+    } catch (error) {
+      span.end({ error });
+      throw error;
+    } finally {
+      // An answer no audit row describes (a refusal before the exchange): its HTTP status tells.
+      if (!span.hasOutcome) span.note({ status: res.statusCode });
+      span.end();
+    }
+  }
+
+  /** While draining, new requests are refused; notifications and answers still reach the calls in flight. */
+  private async admit(classified: Exclude<ClassifiedMessage, { kind: 'invalid' }>, text: string, req: McpRequest, res: ServerResponse, startedAt: Date): Promise<void> {
+    if (classified.kind !== 'request') return this.route(classified, text, req, res, startedAt, null);
     if (this.drain.draining) return this.refuseWhileDraining(res, classified.message.id);
     const inFlight = this.drain.enter(this.options.mount);
     try {
-      await this.dispatch(classified, text, req, res, startedAt, inFlight);
+      await this.route(classified, text, req, res, startedAt, inFlight);
     } finally {
       inFlight.leave();
     }
   }
 
-  private async dispatch(classified: Exclude<ClassifiedMessage, { kind: 'invalid' }>, text: string, req: McpRequest, res: ServerResponse, startedAt: Date, inFlight: McpInFlightRequest | null): Promise<void> {
+  private async route(classified: Exclude<ClassifiedMessage, { kind: 'invalid' }>, text: string, req: McpRequest, res: ServerResponse, startedAt: Date, inFlight: McpInFlightRequest | null): Promise<void> {
     if (this.stateless.accepts(classified, req)) return this.stateless.serve(classified, text, req, res, startedAt, inFlight);
     if (classified.kind === 'request' && classified.message.method === McpMethod.Initialize) {
       return this.initialize(classified.message, text, req.user as McpPrincipal, res, startedAt);
@@ -180,6 +200,7 @@ export class McpHttpEndpoint {
     const response = await this.toolset.deliver(request, context);
     const result = response && 'result' in response ? response.result : null;
     if (!result) {
+      noteInboundOutcome({ errorCode: response && 'error' in response ? response.error.code : null, response });
       return sendJson(res, 200, response);
     }
     const session = await this.sessions.open({
@@ -189,6 +210,8 @@ export class McpHttpEndpoint {
       clientCapabilities: asRecord(request.params?.capabilities),
     });
     const json = JSON.stringify(response);
+    currentExchange()?.setSessionId(session.sessionId);
+    currentExchange()?.set({ [McpAttr.ProtocolVersion]: session.protocolVersion });
     await this.events.record(
       this.event(session, startedAt, { kind: 'request', method: request.method, request: new JsonText(text), response: new JsonText(json), status: 200 }),
     );
@@ -210,6 +233,7 @@ export class McpHttpEndpoint {
     const onDrainDeadline = () => abort.abort(inFlight?.signal.reason);
     inFlight?.signal.addEventListener('abort', onDrainDeadline, { once: true });
     const method = 'method' in exchange.message ? exchange.message.method : null;
+    currentExchange()?.set({ [McpAttr.ProtocolVersion]: session.protocolVersion });
     let channelRef: McpSessionChannel | null = null;
     const untrack = this.registry.trackRequest(session.sessionId, session.principalKey, () => {
       abort.abort(new Error('The session ended'));
@@ -233,7 +257,7 @@ export class McpHttpEndpoint {
         notify: channel?.notify,
         client: channel ?? undefined,
       }));
-      await this.route(exchange, session);
+      await this.forward(exchange, session);
     } catch (error) {
       await this.events
         .record(this.event(session, startedAt, { ...base, status: 500, note: `Internal error: ${(error as Error)?.message ?? String(error)}` }))
@@ -261,7 +285,7 @@ export class McpHttpEndpoint {
   }
 
   /** Client answers go to the call waiting for them; cancellations reach every replica. */
-  private async route(exchange: Exchange, session: McpInboundSessionRecord): Promise<void> {
+  private async forward(exchange: Exchange, session: McpInboundSessionRecord): Promise<void> {
     if (exchange.kind === 'response') {
       await this.bus.answer(session.sessionId, exchange.message as JsonRpcResponse);
     } else if (exchange.kind === 'notification' && (exchange.message as JsonRpcNotification).method === McpMethod.Cancelled) {
@@ -270,6 +294,8 @@ export class McpHttpEndpoint {
   }
 
   private event(session: McpInboundSessionRecord, startedAt: Date, fields: Partial<McpEventInput> & Pick<McpEventInput, 'kind'>): McpEventInput {
+    const response = fields.response instanceof JsonText ? fields.response.text : fields.response;
+    noteInboundOutcome({ status: fields.status ?? null, errorCode: fields.errorCode ?? null, isError: fields.isError === true, response });
     return {
       direction: 'inbound',
       mount: this.options.mount,

@@ -7,6 +7,7 @@ import { JsonText } from '../../persistence/json-text';
 import { MCP_COLUMN_LENGTHS } from '../../persistence/mcp-columns.constants';
 import { InjectMcpEventSink } from '../../persistence/mcp-persistence.constants';
 import type { JsonRpcNotification, JsonRpcRequest } from '../../protocol/jsonrpc';
+import { noteInboundOutcome } from './mcp-inbound-span';
 
 /** What the audit row of one stateless exchange is made of. */
 export interface StatelessExchange {
@@ -33,6 +34,7 @@ export class McpStatelessAudit {
 
   /** Records an answered exchange; resolves once the row is committed. */
   record(exchange: StatelessExchange, status: number, responseJson: string | null, errorCode: number | null, isError = false, note: string | null = null): Promise<void> {
+    noteInboundOutcome({ status, errorCode, isError, response: responseJson });
     return this.events.record({
       ...this.base(exchange),
       response: responseJson === null ? null : new JsonText(responseJson),
@@ -46,6 +48,7 @@ export class McpStatelessAudit {
   /** Records an exchange that failed inside the server (it is answered with HTTP 5xx). */
   failed(exchange: StatelessExchange, error: unknown): Promise<void> {
     const note = `Internal error: ${(error as Error)?.message ?? String(error)}`;
+    noteInboundOutcome({ status: 500, error });
     return this.events.record({ ...this.base(exchange), status: 500, note }).catch(() => undefined);
   }
 

@@ -82,6 +82,13 @@ export class McpStreamRegistry implements BeforeApplicationShutdown {
     return { streams: this.streams.size, principals: this.perPrincipal.size, requestSessions: this.requests.size };
   }
 
+  /** How many sessions have a request in progress or a GET stream open on this process. */
+  activeSessions(): number {
+    let count = this.requests.size;
+    for (const sessionId of this.streams.keys()) if (!this.requests.has(sessionId)) count++;
+    return count;
+  }
+
   /** The sessions whose GET stream is open on this process. */
   sessionIds(): string[] {
     return [...this.streams.keys()];

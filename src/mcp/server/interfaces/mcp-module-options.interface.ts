@@ -10,6 +10,7 @@ import type { McpSessionCacheOptions } from '../sessions/mcp-session-cache.optio
 import type { McpOAuthOptions } from '../oauth/mcp-oauth.options';
 import type { McpAuditOptions } from '../../persistence/interfaces/mcp-audit-options.interface';
 import type { McpShutdownOptions } from '../shutdown/mcp-shutdown.options';
+import type { McpTelemetryOptions } from '../../telemetry/mcp-telemetry.options';
 
 /** Identity the server announces in its `initialize` result. */
 export interface McpServerInfoOptions {
@@ -116,6 +117,12 @@ export interface McpModuleOptions {
   database?: McpDatabaseOptions;
   /** How the mount's audit rows are committed (`commit: 'sync' | 'async'`). */
   audit?: McpAuditOptions;
+  /**
+   * What the mount's OpenTelemetry spans record beyond the default attributes
+   * (`{ recordPayloads: true }` adds arguments and results). Spans exist only when the host
+   * registers an OpenTelemetry SDK.
+   */
+  telemetry?: McpTelemetryOptions;
   /**
    * Origins allowed to call the endpoint from a browser (DNS-rebinding protection). Requests
    * without an `Origin` header are always allowed. `'*'` allows every origin.

@@ -1,3 +1,7 @@
+import { context as otelContext, ROOT_CONTEXT } from '@opentelemetry/api';
+import { withInternalSpan } from '../../telemetry/mcp-spans';
+import { McpAttr } from '../../telemetry/mcp-telemetry.constants';
+import { captureTraceCarrier, restoreTraceCarrier } from '../../telemetry/trace-carriers';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type BeforeApplicationShutdown } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
@@ -157,6 +161,8 @@ export class McpTaskService implements OnApplicationBootstrap, BeforeApplication
       clientCapabilities: context.clientCapabilities ?? null,
       ...(answers && Object.keys(answers).length ? { answers } : {}),
     };
+    const trace = captureTraceCarrier();
+    if (trace) payload.trace = trace;
     const record = await this.store.create({
       id: randomBytes(24).toString('base64url'),
       principalKey: context.principal.key,
@@ -262,7 +268,9 @@ export class McpTaskService implements OnApplicationBootstrap, BeforeApplication
       client: { request: (method, params, options) => this.ask(record, counter, method, params, options, signal) },
     };
     try {
-      const response = await this.toolset.deliver(request, context);
+      // The run continues the trace of the exchange that created the task, on whichever replica runs it.
+      const run = () => withInternalSpan('mcp.task.run', { [McpAttr.ToolName]: record.toolName, [McpAttr.Mount]: record.mount }, () => this.toolset.deliver(request, context));
+      const response = await otelContext.with(restoreTraceCarrier(payload.trace, ROOT_CONTEXT), run);
       if (!response) return { error: { code: JsonRpcErrorCode.InternalError, message: 'The tool call gave no response' } };
       return 'error' in response ? { error: response.error } : { result: response.result };
     } catch (error) {

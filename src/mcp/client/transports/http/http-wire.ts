@@ -2,6 +2,7 @@ import { McpHeader } from '../../../protocol/mcp-methods';
 import { McpTransportError } from '../../../errors/mcp-client.errors';
 import type { McpAuthChallenge, McpAuthTarget } from '../../auth/mcp-client-auth.interface';
 import { HttpSecrets } from './http-secrets';
+import { injectHttpHeaders } from '../../../telemetry/trace-carriers';
 import type { ResolvedHttpTransportOptions } from './http.options';
 
 /** The remote session a request belongs to: the id to echo and the negotiated revision. */
@@ -129,6 +130,8 @@ export class HttpWire {
     if (request.session?.protocolVersion) headers.set(McpHeader.ProtocolVersion, request.session.protocolVersion);
     if (request.lastEventId) headers.set('Last-Event-ID', request.lastEventId);
     for (const [name, value] of Object.entries(request.extraHeaders ?? {})) headers.set(name, value);
+    // The active span's trace context (the exchange's CLIENT span): nothing without an SDK.
+    injectHttpHeaders(headers);
     return headers;
   }
 

@@ -5,6 +5,9 @@ import type { StdioDeadline } from './stdio-deadline';
 import { stdioClosedError, withStdioDetails } from './stdio.errors';
 import type { StdioExchange, StdioLauncher } from './stdio-launcher';
 import type { StdioPoolOptions } from './stdio.options';
+import { observeGauge, recordStdioSpawn } from '../../../telemetry/mcp-metrics';
+import { startInternalSpan } from '../../../telemetry/mcp-spans';
+import { McpAttr } from '../../../telemetry/mcp-telemetry.constants';
 
 /** What a pooled call produced. */
 export interface StdioPooledOutcome extends StdioExchange {
@@ -49,11 +52,16 @@ export class StdioPool {
   private waiters: Array<() => void> = [];
   private readonly waitingSince = new WeakMap<() => void, number>();
   private closed = false;
+  /** The server this pool serves, learnt from its first call (for the pool size gauge). */
+  private server: string | null = null;
+  private readonly unobserve: () => void;
 
   constructor(
     private readonly launcher: StdioLauncher,
     private readonly options: Required<StdioPoolOptions>,
-  ) {}
+  ) {
+    this.unobserve = observeGauge('mcp.client.stdio.pool.size', () => (this.server === null ? [] : [{ value: this.members.size, attributes: { [McpAttr.ServerName]: this.server } }]));
+  }
 
   /** Processes alive or starting, idle or busy. */
   get size(): number {
@@ -80,7 +88,17 @@ export class StdioPool {
     deadline: StdioDeadline,
     stateless = false,
   ): Promise<StdioPooledOutcome> {
-    const { connection, handshake } = await this.acquire(context, deadline, stateless);
+    this.server ??= context.server;
+    const checkout = startInternalSpan('mcp.stdio.pool.checkout', { [McpAttr.ServerName]: context.server, 'mcp.stdio.pool.size': this.members.size });
+    let lease: Lease;
+    try {
+      lease = await this.acquire(context, deadline, stateless);
+    } catch (error) {
+      checkout.end(error);
+      throw error;
+    }
+    checkout.end();
+    const { connection, handshake } = lease;
     const mark = handshake ? 0 : connection.process.stderrBytes;
     connection.attach(context);
     try {
@@ -102,6 +120,7 @@ export class StdioPool {
   /** Shuts every process down, busy ones included, and refuses further calls. */
   async close(): Promise<void> {
     this.closed = true;
+    this.unobserve();
     const shutdowns = [...this.members].map((connection) => this.retire(connection));
     for (const wake of this.waiters.splice(0)) wake();
     await Promise.all([...shutdowns, ...this.retiring]);
@@ -130,16 +149,20 @@ export class StdioPool {
 
   private async start(context: McpTransportContext, deadline: StdioDeadline, stateless: boolean): Promise<Lease> {
     let connection: StdioConnection;
+    const spawning = startInternalSpan('mcp.stdio.spawn', { [McpAttr.ServerName]: context.server });
     try {
       deadline.check();
       connection = this.launcher.spawn(context.server);
+      recordStdioSpawn(context.server);
     } catch (error) {
+      spawning.end(error);
       throw this.launcher.toClientError(error, null, 'spawn', 0, context.server, deadline);
     }
     this.members.add(connection);
     let phase: 'spawn' | 'initialize' = 'spawn';
     try {
       await this.launcher.started(connection, deadline);
+      spawning.end();
       if (stateless) {
         STATELESS.add(connection);
         return { connection };
@@ -149,6 +172,7 @@ export class StdioPool {
       const handshake = await this.launcher.initialize(connection, this.launcher.capabilitiesFor(null), deadline);
       return { connection, handshake };
     } catch (error) {
+      spawning.end(error);
       void this.retire(connection);
       await this.launcher.settled(connection);
       throw this.launcher.toClientError(error, connection, phase, 0, context.server, deadline);

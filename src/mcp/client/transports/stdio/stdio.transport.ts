@@ -7,6 +7,9 @@ import { StdioLauncher } from './stdio-launcher';
 import { resolveStdioOptions } from './stdio-options-resolver';
 import { StdioPool, type StdioPoolStats } from './stdio-pool';
 import type { ResolvedStdioOptions, StdioTransportOptions } from './stdio.options';
+import { recordStdioSpawn } from '../../../telemetry/mcp-metrics';
+import { startInternalSpan } from '../../../telemetry/mcp-spans';
+import { McpAttr } from '../../../telemetry/mcp-telemetry.constants';
 
 /**
  * Reaches an MCP server that runs as a child process speaking newline-delimited JSON-RPC on
@@ -89,12 +92,15 @@ export class StdioTransport implements McpTransport {
   ): Promise<McpTransportResult> {
     let connection: StdioConnection | null = null;
     let phase: StdioPhase = 'spawn';
+    const spawning = startInternalSpan('mcp.stdio.spawn', { [McpAttr.ServerName]: context.server });
     try {
       deadline.check();
       connection = this.launcher.spawn(context.server);
+      recordStdioSpawn(context.server);
       this.live.add(connection);
       connection.attach(context);
       await this.launcher.started(connection, deadline);
+      spawning.end();
       phase = 'initialize';
       const handshake = stateless ? undefined : await this.launcher.initialize(connection, this.launcher.capabilitiesFor(context), deadline);
       if (handshake) context.onHandshake?.(handshake);
@@ -105,6 +111,7 @@ export class StdioTransport implements McpTransport {
       if (handshake) result.handshake = handshake;
       return result;
     } catch (error) {
+      spawning.end(error);
       if (connection) {
         connection.attach(null);
         await this.launcher.settled(connection);
