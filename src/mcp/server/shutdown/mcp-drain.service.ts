@@ -112,7 +112,7 @@ export class McpDrainService implements OnModuleDestroy {
     return this.drained;
   }
 
-  /** @inheritdoc */
+  /** Nest's first shutdown hook: drains before any module tears down what calls in flight still use. */
   onModuleDestroy(): Promise<void> {
     return this.drain();
   }
