@@ -9,9 +9,10 @@ import { DEFAULT_LIMITS, type McpResolvedLimits } from './mcp-limits.options';
 import { DEFAULT_SESSION_CACHE, type McpResolvedSessionCache, type McpSessionCacheOptions } from './sessions/mcp-session-cache.options';
 import { resolveOAuthOptions, type McpResolvedOAuthOptions } from './oauth/mcp-oauth.options';
 import { resolveTasksOptions, type McpResolvedTasksOptions } from './tasks/mcp-tasks.options';
+import { resolveMountRetention, type McpResolvedRetention } from '../persistence/retention/mcp-retention.options';
 
 /** A mount's options after defaults were applied and the configuration was checked. */
-export interface McpResolvedOptions extends Omit<McpModuleOptions, 'auth' | 'anonymous' | 'sessions' | 'database' | 'audit' | 'maxBodyBytes' | 'bodyTimeoutMs' | 'pageSize' | 'streams' | 'limits' | 'oauth' | 'tasks'> {
+export interface McpResolvedOptions extends Omit<McpModuleOptions, 'auth' | 'anonymous' | 'sessions' | 'database' | 'audit' | 'maxBodyBytes' | 'bodyTimeoutMs' | 'pageSize' | 'streams' | 'limits' | 'oauth' | 'tasks' | 'retention'> {
   /** The authorizer. */
   auth: NonNullable<McpModuleOptions['auth']>;
   /** Whether requests without a token are admitted as the anonymous principal. */
@@ -34,6 +35,8 @@ export interface McpResolvedOptions extends Omit<McpModuleOptions, 'auth' | 'ano
   oauth?: McpResolvedOAuthOptions;
   /** The `tasks` option, defaults applied. */
   tasks: McpResolvedTasksOptions;
+  /** The `retention` option checked; null: nothing is pruned. */
+  retention: McpResolvedRetention | null;
 }
 
 /** The keys a mount reads; anything else is refused at boot (a typo would otherwise be ignored). */
@@ -51,6 +54,7 @@ const MODULE_OPTION_KEYS = optionKeys<McpModuleOptions>({
   pageSize: true,
   pubsub: true,
   tasks: true,
+  retention: true,
   streams: true,
   limits: true,
   stateless: true,
@@ -124,6 +128,7 @@ export function resolveMcpOptions(
     },
     oauth: resolveOAuthOptions(mount, path, options.oauth),
     tasks: resolveTasksOptions(mount, options.tasks, options.pubsub?.redis, options.streams?.clientRequestTimeoutMs ?? DEFAULT_STREAM_OPTIONS.clientRequestTimeoutMs),
+    retention: resolveMountRetention(mount, options.retention),
     limits: {
       sessionsPerPrincipal: positiveInteger(mount, 'limits.sessionsPerPrincipal', options.limits?.sessionsPerPrincipal, DEFAULT_LIMITS.sessionsPerPrincipal),
       streamsPerPrincipal: positiveInteger(mount, 'limits.streamsPerPrincipal', options.limits?.streamsPerPrincipal, DEFAULT_LIMITS.streamsPerPrincipal),

@@ -1,6 +1,7 @@
 import type { QueueOptions } from 'bull';
 import { assertKnownOptions, McpConfigurationError, optionKeys } from '../../errors/mcp-configuration.errors';
 import { resolveAuditCommit } from '../../persistence/audit-commit';
+import { resolveClientRetention, type McpResolvedRetention } from '../../persistence/retention/mcp-retention.options';
 import { duplicateServerMessage, invalidClientOptionMessage } from '../../mcp.messages';
 import type { McpClientHandlers } from '../interfaces/mcp-client-handlers.interface';
 import type { McpClientOptions, McpClientQueueOptions } from '../interfaces/mcp-client-options.interface';
@@ -36,10 +37,12 @@ export interface McpResolvedClientOptions {
   queue: McpResolvedQueueOptions;
   /** How outbound audit rows commit. */
   audit: { commit: 'sync' | 'async' };
+  /** The `retention` option checked; null: nothing is pruned. */
+  retention: McpResolvedRetention | null;
 }
 
 /** The keys `McpClientModule` reads; anything else is refused at boot. */
-const CLIENT_OPTION_KEYS = optionKeys<McpClientOptions>({ servers: true, serversFile: true, queue: true, handlers: true, defaultTimeoutMs: true, waitTimeoutMs: true, maxInputRounds: true, audit: true });
+const CLIENT_OPTION_KEYS = optionKeys<McpClientOptions>({ servers: true, serversFile: true, queue: true, handlers: true, defaultTimeoutMs: true, waitTimeoutMs: true, maxInputRounds: true, audit: true, retention: true });
 const QUEUE_OPTION_KEYS = optionKeys<McpClientQueueOptions>({
   redis: true,
   name: true,
@@ -107,6 +110,7 @@ export function resolveClientOptions(
     defaultTimeoutMs: positiveInteger('defaultTimeoutMs', client.defaultTimeoutMs, 60_000),
     maxInputRounds: positiveInteger('maxInputRounds', client.maxInputRounds, 8),
     audit: { commit: resolveAuditCommit(client.audit, invalidClientOptionMessage, 'McpClientModule') },
+    retention: resolveClientRetention(client.retention),
     queue: {
       bull: bullOptions(client, shared),
       name: queue.name ?? DEFAULT_MCP_CALL_QUEUE,
