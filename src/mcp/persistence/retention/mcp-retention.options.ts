@@ -94,16 +94,16 @@ const CLIENT_RETENTION_KEYS = optionKeys<McpClientRetentionOptions>({ events: tr
 
 type Refuse = (option: string, expected: string) => never;
 
-function duration(refuse: Refuse, option: string, value: unknown, minimum: number): number | null {
+function duration(refuse: Refuse, option: string, value: unknown, minimum: number, unit = 'milliseconds'): number | null {
   if (value === undefined) return null;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < minimum) {
-    refuse(option, minimum === 0 ? 'a whole number of milliseconds, 0 or more' : 'a positive whole number of milliseconds');
+    refuse(option, minimum === 0 ? `a whole number of ${unit}, 0 or more` : `a positive whole number of ${unit}`);
   }
   return value as number;
 }
 
 function common(refuse: Refuse, raw: McpRetentionOptions | McpClientRetentionOptions): Pick<McpResolvedRetention, 'intervalMs' | 'batchSize' | 'batchPauseMs'> {
-  const batchSize = duration(refuse, 'retention.batchSize', raw.batchSize, 1) ?? DEFAULT_RETENTION_BATCH_SIZE;
+  const batchSize = duration(refuse, 'retention.batchSize', raw.batchSize, 1, 'rows') ?? DEFAULT_RETENTION_BATCH_SIZE;
   if (batchSize > MAX_RETENTION_BATCH_SIZE) refuse('retention.batchSize', `at most ${MAX_RETENTION_BATCH_SIZE}`);
   return {
     intervalMs: duration(refuse, 'retention.intervalMs', raw.intervalMs, 1) ?? DEFAULT_RETENTION_INTERVAL_MS,
