@@ -17,6 +17,30 @@ export interface DemoConfig {
   oauth?: DemoOAuthConfig;
   /** The budget of the throttled tool (`add`), per principal. */
   throttle: DemoThrottleConfig;
+  /** The mount's `retention` option, when RETENTION_EVENTS_MS or RETENTION_SESSIONS_MS is set. */
+  retention?: DemoRetentionConfig;
+}
+
+/** RETENTION_*: what the example app's mount prunes (milliseconds), how often and in what batches. */
+export interface DemoRetentionConfig {
+  /** RETENTION_EVENTS_MS: audit rows older than this go. */
+  events?: number;
+  /** RETENTION_SESSIONS_MS: sessions ended or idle longer ago than this go. */
+  sessions?: number;
+  /** RETENTION_INTERVAL_MS: period of the pruner. */
+  intervalMs?: number;
+  /** RETENTION_BATCH_SIZE: rows per delete. */
+  batchSize?: number;
+}
+
+/** Reads RETENTION_*: undefined unless RETENTION_EVENTS_MS or RETENTION_SESSIONS_MS is set. */
+export function parseRetention(env: NodeJS.ProcessEnv): DemoRetentionConfig | undefined {
+  const read = (name: string) => (env[name]?.trim() ? parsePositiveInteger(name, env[name], 1) : undefined);
+  const events = read('RETENTION_EVENTS_MS');
+  const sessions = read('RETENTION_SESSIONS_MS');
+  if (events === undefined && sessions === undefined) return undefined;
+  const optional = { intervalMs: read('RETENTION_INTERVAL_MS'), batchSize: read('RETENTION_BATCH_SIZE') };
+  return Object.fromEntries(Object.entries({ events, sessions, ...optional }).filter(([, value]) => value !== undefined));
 }
 
 /** How often one principal may call the throttled tool. */
@@ -98,6 +122,7 @@ export function loadDemoConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig
       limit: parsePositiveInteger('THROTTLE_LIMIT', env.THROTTLE_LIMIT, DEFAULT_THROTTLE_LIMIT),
       ttlMs: parsePositiveInteger('THROTTLE_TTL_MS', env.THROTTLE_TTL_MS, DEFAULT_THROTTLE_TTL_MS),
     },
+    retention: parseRetention(env),
   };
 }
 
