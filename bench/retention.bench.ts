@@ -105,8 +105,21 @@ async function main(cleanup: BenchCleanup): Promise<number> {
   const before = Number((await query<{ n: string }>(client, 'SELECT count(*) AS n FROM mcp_events'))[0].n);
   const sample = checked(await runLoad(app.url, session, connections, warmupSeconds), 'sample load');
   const sampleRows = Number((await query<{ n: string }>(client, 'SELECT count(*) AS n FROM mcp_events'))[0].n) - before;
-  const rowsPerCall = sampleRows / sample.completed;
-  progress(`sample: ${sample.completed} calls wrote ${sampleRows} rows (${rowsPerCall.toFixed(3)} per call)`);
+  progress(`sample: ${sample.completed} calls answered, ${sampleRows} rows written`);
+  // Rows per call, counted exactly: sequential calls, nothing in flight before or after.
+  const counted = 20;
+  const beforeCounted = Number((await query<{ n: string }>(client, 'SELECT count(*) AS n FROM mcp_events'))[0].n);
+  for (let i = 0; i < counted; i++) {
+    const res = await fetch(app.url, {
+      method: 'POST',
+      headers: session.headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id: `count-${i}`, method: 'tools/call', params: { name: 'echo', arguments: { text: 'count' } } }),
+    });
+    if (res.status !== 200) throw new Error(`counted call answered ${res.status}: ${await res.text()}`);
+    await res.text();
+  }
+  const rowsPerCall = (Number((await query<{ n: string }>(client, 'SELECT count(*) AS n FROM mcp_events'))[0].n) - beforeCounted) / counted;
+  progress(`${counted} sequential calls wrote ${rowsPerCall * counted} rows (${rowsPerCall} per call)`);
 
   // 2. Clone them as old rows, in chunks (every column but id and created_at copied as it is).
   const columns = (await query<{ name: string }>(client, `SELECT column_name AS name FROM information_schema.columns WHERE table_name = 'mcp_events' AND column_name NOT IN ('id', 'created_at') ORDER BY ordinal_position`)).map(
@@ -174,7 +187,7 @@ async function main(cleanup: BenchCleanup): Promise<number> {
   const p99Ratio = pruning.p99Ms / baseline.p99Ms;
   console.log(`\nbench:retention  ${rowsWanted} old mcp_events rows, tools/call echo at c=${connections}, ${seconds} s per run after ${warmupSeconds} s warm-up, node ${process.version}`);
   console.log(`table: ${totalRows} rows, ${mib(totalBytes)} with indexes (${mib(heapBytes)} heap): ${bytesPerRow.toFixed(0)} bytes per row`);
-  console.log(`row mix (cloned from a real load): ${methods.map((m) => `${m.method ?? '(none)'} ${m.n}`).join(', ')}; ${rowsPerCall.toFixed(3)} rows per tools/call`);
+  console.log(`row mix (cloned from a real load): ${methods.map((m) => `${m.method ?? '(none)'} ${m.n}`).join(', ')}; ${rowsPerCall} row(s) per tools/call (counted over ${counted} sequential calls)`);
   console.log(`baseline (no retention):   p50 ${ms(baseline.p50Ms)}  p99 ${ms(baseline.p99Ms)}  ${baseline.reqPerSec.toFixed(0)} req/s`);
   console.log(`while pruning:             p50 ${ms(pruning.p50Ms)}  p99 ${ms(pruning.p99Ms)}  ${pruning.reqPerSec.toFixed(0)} req/s`);
   console.log(`ratio pruning/baseline:    p50 x${p50Ratio.toFixed(2)}  p99 x${p99Ratio.toFixed(2)}  throughput x${(pruning.reqPerSec / baseline.reqPerSec).toFixed(2)}`);
