@@ -33,6 +33,7 @@ export class McpRetentionService implements OnApplicationBootstrap, OnApplicatio
   private running: Promise<McpRetentionReport> | null = null;
   private readonly reports: McpRetentionReport[] = [];
 
+  /** Built by the module's factory provider: a mount's or the client's settings, and the module to find the `DataSource` in. */
   constructor(
     private readonly settings: McpRetentionSettings,
     private readonly moduleRef: ModuleRef,
@@ -51,7 +52,7 @@ export class McpRetentionService implements OnApplicationBootstrap, OnApplicatio
     return [...this.reports];
   }
 
-  /** Starts the schedule when retention is on. @internal */
+  /** Starts the schedule when the `retention` option is set (Nest calls it once the app is up). */
   async onApplicationBootstrap(): Promise<void> {
     if (!this.settings.retention) return;
     this.prunerOf(this.settings.retention);
@@ -66,7 +67,7 @@ export class McpRetentionService implements OnApplicationBootstrap, OnApplicatio
     });
   }
 
-  /** Stops the schedule and waits for a run under way. @internal */
+  /** Stops the schedule and waits for a run under way (Nest calls it when the app closes). */
   async onApplicationShutdown(): Promise<void> {
     await this.schedule?.close();
     this.schedule = null;
