@@ -23,6 +23,7 @@ import { openSession } from '../support/mcp-wire';
 import { pollUntil } from '../support/polling';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { deleteRedisKeys, TEST_REDIS_URL } from '../support/redis';
+import { CapturingLogger } from '../support/capturing-logger';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -348,6 +349,33 @@ describe('retention on SQLite (the example app path)', () => {
       expect((await dataSource.getRepository(McpResourceSubscription).find()).map((s) => s.sessionId)).toEqual([kept]);
       expect((await dataSource.getRepository(McpTask).find()).map((t) => t.id)).toEqual([task]);
       expect(gone).not.toBe(kept);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('retention on a timer (no Redis)', () => {
+  it('runs on its own every intervalMs and logs what each run deleted', async () => {
+    const logger = new CapturingLogger();
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        TypeOrmModule.forRoot({ type: 'better-sqlite3', database: ':memory:', entities: MCP_ENTITIES, synchronize: true }),
+        McpModule.forRoot({ auth: fixtureAuth, providers: [FixtureTools], retention: { events: DAY, intervalMs: 100, batchSize: 5, batchPauseMs: 0 } }),
+      ],
+      providers: [FixtureTools],
+    }).compile();
+    const app = moduleRef.createNestApplication({ logger });
+    await app.init();
+    try {
+      const dataSource = app.get(DataSource);
+      await insertEvents(dataSource, 12, 2 * DAY);
+      await pollUntil('a scheduled run that deletes the old rows', async () => ((await countEvents(dataSource)) === 0 ? true : undefined));
+      const service = app.get(McpRetentionService);
+      expect(service.history().reduce((sum, report) => sum + (report.tables.mcp_events?.rows ?? 0), 0)).toBe(12);
+      await pollUntil('the log line of that run', () => (logger.lines.some((line) => /Retention run deleted mcp_events: \d+ rows in \d+ batches/.test(line)) ? true : undefined));
+      const logged = logger.lines.filter((line) => line.includes('Retention run deleted')).join('\n');
+      expect(logged).toContain('McpRetention:mount:default');
     } finally {
       await app.close();
     }
