@@ -100,7 +100,11 @@ describe('mcp_events partitioned by day', () => {
 
   it('the pruner drops the days past the horizon, deletes the default partition\'s old rows, creates the coming days, and rows still insert', async () => {
     const twoDaysAhead = `mcp_events_p${await dayOf(db.dataSource, daysAgo(-2))}`;
+    const tomorrow = `mcp_events_p${await dayOf(db.dataSource, daysAgo(-1))}`;
     await db.dataSource.query(`DROP TABLE "${twoDaysAhead}"`);
+    await db.dataSource.query(`DROP TABLE "${tomorrow}"`);
+    // A row of tomorrow lands in the default partition: that day cannot get its own partition now, and the row stays.
+    await insertEventsAt(db.dataSource, 1, daysAgo(-1));
     app = await startApp(db.url, { imports: [McpModule.forRoot({ auth: fixtureAuth, providers: [FixtureTools], retention: { events: 2 * DAY, intervalMs: 10 * HOUR, batchPauseMs: 0 } })], providers: [FixtureTools] });
     const retention = app.app.get<McpRetentionService>(getMcpRetentionToken());
 
@@ -113,7 +117,8 @@ describe('mcp_events partitioned by day', () => {
     const names = await partitions(db.dataSource);
     for (const name of dropped) expect(names).not.toContain(name);
     expect(names).toContain(twoDaysAhead);
-    expect(await count(db.dataSource)).toBe(20);
+    expect(names).not.toContain(tomorrow);
+    expect(await count(db.dataSource)).toBe(21);
 
     // The hot path still writes its rows (group-committed into today's partition).
     const session = await openSession(`${app.baseUrl}/mcp`);
@@ -121,7 +126,7 @@ describe('mcp_events partitioned by day', () => {
     expect(call.status).toBe(200);
     expect(call.text).toContain('after pruning');
     expect(await count(db.dataSource, `method = 'tools/call' AND request->'params'->'arguments'->>'text' = 'after pruning'`)).toBe(1);
-    expect(await count(db.dataSource)).toBeGreaterThanOrEqual(23);
+    expect(await count(db.dataSource)).toBeGreaterThanOrEqual(24);
 
     // A second run finds nothing more to drop.
     const again = await retention.runOnce();
