@@ -30,7 +30,8 @@ export interface McpRetentionOptions {
    */
   batchSize?: number;
   /**
-   * Pause between two batches, in milliseconds, so the hot path gets the table in between.
+   * Least pause between two batches, in milliseconds; the pause is also at least as long as the
+   * batch before it took, so the pruner never keeps the database busier than half the time.
    * @default 20
    */
   batchPauseMs?: number;
@@ -56,7 +57,7 @@ export interface McpClientRetentionOptions {
    */
   batchSize?: number;
   /**
-   * Pause between two batches, in milliseconds.
+   * Least pause between two batches, in milliseconds (and at least as long as the batch took).
    * @default 20
    */
   batchPauseMs?: number;
