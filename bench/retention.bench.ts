@@ -2,15 +2,17 @@
  * `npm run bench:retention`: what the retention pruner costs the hot path. One throwaway
  * database gets BENCH_ROWS (default 5,000,000) old `mcp_events` rows, cloned in SQL
  * (generate_series) from the rows a short real load wrote, so their mix and sizes are the real
- * ones. The example app (`dist/main.js`) then serves tools/call `echo` at c=8 (autocannon) twice:
- * first without retention (the baseline), then restarted with `RETENTION_EVENTS_MS` set while
- * its pruner deletes the old rows. Prints p50/p99 of both runs and their ratio, the rows per
- * second pruned, the bytes per `mcp_events` row and the rows each call writes.
+ * ones. The example app (`dist/main.js`, no retention) then serves tools/call `echo` at c=8
+ * (autocannon) in BENCH_ROUNDS rounds of two windows: one with nothing pruning (the baseline),
+ * one while a second process of the app, started with `RETENTION_EVENTS_MS`, prunes the same
+ * database (stopped at the end of the window). Prints the medians of p50/p99 and throughput of
+ * both and their ratio, the rows per second pruned (in the windows, and over a whole run without
+ * load at the end), the bytes per `mcp_events` row and the rows each call writes.
  *
- * Environment: BENCH_ROWS (default 5000000), BENCH_SECONDS (default 10), BENCH_WARMUP_SECONDS
- * (default 2), BENCH_CONNECTIONS (default 8), RETENTION_BATCH_SIZE (default the module's 1000),
- * BENCH_DRAIN_SECONDS (how long to wait for the pruner to finish after the measured run;
- * default 1200), BENCH_PG_URL. Results go to stdout, progress to stderr.
+ * Environment: BENCH_ROWS (default 5000000), BENCH_ROUNDS (default 3), BENCH_SECONDS (default 10),
+ * BENCH_WARMUP_SECONDS (default 2), BENCH_CONNECTIONS (default 8), RETENTION_BATCH_SIZE (default
+ * the module's 1000), BENCH_DRAIN_SECONDS (how long the final run may take; default 1200),
+ * BENCH_PG_URL. Results go to stdout, progress to stderr.
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -67,6 +69,17 @@ function appSpec(token: string, db: BenchDatabase, env: Record<string, string | 
   };
 }
 
+/** Waits until the pruning app's pruner has sent its first DELETE (its backend shows it in pg_stat_activity). */
+async function waitForPruning(client: Client): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const rows = await query<{ n: string }>(client, `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'DELETE FROM "mcp_events"%'`);
+    if (Number(rows[0].n) > 0) return;
+    await delay(100);
+  }
+  throw new Error('the pruning app sent no DELETE within 60 s');
+}
+
 function checked(result: LoadResult, phase: string): LoadResult {
   if (result.non2xx || result.badBodies || result.errors) {
     throw new Error(`${phase}: non-2xx ${result.non2xx}, wrong bodies ${result.badBodies}, errors ${result.errors}; e.g. ${result.samples.join(' | ')}`);
@@ -83,6 +96,7 @@ async function main(cleanup: BenchCleanup): Promise<number> {
   const warmupSeconds = integer('BENCH_WARMUP_SECONDS', 2);
   const connections = integer('BENCH_CONNECTIONS', 8);
   const drainSeconds = integer('BENCH_DRAIN_SECONDS', 1200);
+  const rounds = integer('BENCH_ROUNDS', 3);
   const batchSize = process.env.RETENTION_BATCH_SIZE?.trim() || undefined;
   const pgAdminUrl = process.env.BENCH_PG_URL?.trim() || process.env.TEST_PG_URL?.trim() || 'postgres://postgres@127.0.0.1:5432/test';
   const token = randomBytes(24).toString('base64url');
@@ -147,55 +161,71 @@ async function main(cleanup: BenchCleanup): Promise<number> {
   const oldBefore = await oldRows(client);
   progress(`${totalRows} rows, ${mib(totalBytes)} with indexes (${(bytesPerRow).toFixed(0)} bytes per row), ${oldBefore} old`);
 
-  // 3. Baseline: no retention.
-  checked(await runLoad(app.url, session, connections, warmupSeconds), 'baseline warm-up');
-  const baseline = checked(await runLoad(app.url, session, connections, seconds), 'baseline');
-  progress(`baseline: p50 ${ms(baseline.p50Ms)} p99 ${ms(baseline.p99Ms)} ${baseline.reqPerSec.toFixed(0)} req/s`);
-  if ((await oldRows(client)) !== oldBefore) throw new Error('old rows disappeared during the baseline: something else prunes this database');
+  // 3. Rounds on the same app (no retention of its own): a baseline window with nothing pruning,
+  // then a window while a second process of the app, started with retention on, prunes the same
+  // database (its pruner starts one second after boot; stopping it rolls its batch back).
+  const pruningSpec = appSpec(token, db, { RETENTION_EVENTS_MS: String(RETENTION_MS), RETENTION_INTERVAL_MS: '1000', ...(batchSize ? { RETENTION_BATCH_SIZE: batchSize } : {}) });
+  let pruner: TargetProcess | null = null;
+  cleanup.add('stop the pruning app', async () => void (await pruner?.stop()));
+  const baselines: LoadResult[] = [];
+  const prunings: LoadResult[] = [];
+  let prunedInWindows = 0;
+  let windowSeconds = 0;
+  checked(await runLoad(app.url, session, connections, warmupSeconds), 'warm-up');
+  for (let round = 1; round <= rounds; round++) {
+    const oldAtBaseline = await oldRows(client);
+    const baseline = checked(await runLoad(app.url, session, connections, seconds), `round ${round} baseline`);
+    if ((await oldRows(client)) !== oldAtBaseline) throw new Error('old rows disappeared during a baseline: something else prunes this database');
+    baselines.push(baseline);
+    pruner = await TargetProcess.start(pruningSpec, await freePort(), repoRoot);
+    await waitForPruning(client);
+    const oldAtStart = await oldRows(client);
+    const started = Date.now();
+    const pruning = checked(await runLoad(app.url, session, connections, seconds), `round ${round} pruning`);
+    windowSeconds += (Date.now() - started) / 1000;
+    const oldAtEnd = await oldRows(client);
+    prunedInWindows += oldAtStart - oldAtEnd;
+    await pruner.stop();
+    pruner = null;
+    prunings.push(pruning);
+    progress(
+      `round ${round}: baseline p50 ${ms(baseline.p50Ms)} p99 ${ms(baseline.p99Ms)} ${baseline.reqPerSec.toFixed(0)} req/s; ` +
+        `pruning p50 ${ms(pruning.p50Ms)} p99 ${ms(pruning.p99Ms)} ${pruning.reqPerSec.toFixed(0)} req/s; old rows ${oldAtStart} -> ${oldAtEnd}`,
+    );
+  }
   await app.stop();
 
-  // 4. The same app with retention on: its pruner starts one second after boot.
-  const pruneStarted = Date.now();
-  app = await TargetProcess.start(
-    appSpec(token, db, { RETENTION_EVENTS_MS: String(RETENTION_MS), RETENTION_INTERVAL_MS: '1000', ...(batchSize ? { RETENTION_BATCH_SIZE: batchSize } : {}) }),
-    await freePort(),
-    repoRoot,
-  );
-  cleanup.add('stop the pruning app', () => app.stop());
-  session = await openMcpSession(app.url, token);
-  checked(await runLoad(app.url, session, connections, warmupSeconds), 'pruning warm-up');
-  const oldAtStart = await oldRows(client);
-  const windowStarted = Date.now();
-  const pruning = checked(await runLoad(app.url, session, connections, seconds), 'pruning');
-  const windowSeconds = (Date.now() - windowStarted) / 1000;
-  const oldAtEnd = await oldRows(client);
-  progress(`while pruning: p50 ${ms(pruning.p50Ms)} p99 ${ms(pruning.p99Ms)} ${pruning.reqPerSec.toFixed(0)} req/s; old rows ${oldAtStart} -> ${oldAtEnd}`);
-
-  // 5. Drain: wait for the pruner to finish, to measure its whole run.
-  let left = oldAtEnd;
+  // 4. Drain: the pruning app alone, until every old row is gone, to measure a whole run.
+  const drainStarted = Date.now();
+  pruner = await TargetProcess.start(pruningSpec, await freePort(), repoRoot);
+  let left = await oldRows(client);
   const drainDeadline = Date.now() + drainSeconds * 1000;
   while (left > 0 && Date.now() < drainDeadline) {
     await delay(5000);
     left = await oldRows(client);
-    progress(`  ${left} old rows left (${Math.round((Date.now() - pruneStarted) / 1000)} s since the pruning app started)`);
+    progress(`  ${left} old rows left (${Math.round((Date.now() - drainStarted) / 1000)} s)`);
   }
-  const logged = /Retention run deleted mcp_events: (\d+) rows in (\d+) batches[^(]*\((\d+) ms\)/.exec(app.outputTail);
-  await app.stop();
+  await delay(1500);
+  const logged = /Retention run deleted mcp_events: (\d+) rows in (\d+) batches[^(]*\((\d+) ms\)/.exec(pruner.outputTail);
+  await pruner.stop();
+  pruner = null;
   const afterBytes = Number((await query<{ n: string }>(client, `SELECT pg_total_relation_size('mcp_events') AS n`))[0].n);
 
-  const p50Ratio = pruning.p50Ms / baseline.p50Ms;
-  const p99Ratio = pruning.p99Ms / baseline.p99Ms;
-  console.log(`\nbench:retention  ${rowsWanted} old mcp_events rows, tools/call echo at c=${connections}, ${seconds} s per run after ${warmupSeconds} s warm-up, node ${process.version}`);
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  const summary = (runs: LoadResult[]) => ({ p50: median(runs.map((r) => r.p50Ms)), p99: median(runs.map((r) => r.p99Ms)), rps: median(runs.map((r) => r.reqPerSec)) });
+  const base = summary(baselines);
+  const prune = summary(prunings);
+  console.log(`\nbench:retention  ${rowsWanted} old mcp_events rows, tools/call echo at c=${connections}, ${rounds} round(s) of ${seconds} s per window, medians, node ${process.version}`);
+  console.log('the load goes to one app process without retention; in each round\'s second window a second app process with RETENTION_EVENTS_MS prunes the same database');
   console.log(`table: ${totalRows} rows, ${mib(totalBytes)} with indexes (${mib(heapBytes)} heap): ${bytesPerRow.toFixed(0)} bytes per row`);
   console.log(`row mix (cloned from a real load): ${methods.map((m) => `${m.method ?? '(none)'} ${m.n}`).join(', ')}; ${rowsPerCall} row(s) per tools/call (counted over ${counted} sequential calls)`);
-  console.log(`baseline (no retention):   p50 ${ms(baseline.p50Ms)}  p99 ${ms(baseline.p99Ms)}  ${baseline.reqPerSec.toFixed(0)} req/s`);
-  console.log(`while pruning:             p50 ${ms(pruning.p50Ms)}  p99 ${ms(pruning.p99Ms)}  ${pruning.reqPerSec.toFixed(0)} req/s`);
-  console.log(`ratio pruning/baseline:    p50 x${p50Ratio.toFixed(2)}  p99 x${p99Ratio.toFixed(2)}  throughput x${(pruning.reqPerSec / baseline.reqPerSec).toFixed(2)}`);
-  const windowRate = (oldAtStart - oldAtEnd) / windowSeconds;
-  console.log(`pruned during the measured run: ${oldAtStart - oldAtEnd} rows in ${windowSeconds.toFixed(1)} s = ${windowRate.toFixed(0)} rows/s${oldAtEnd === 0 ? ' (the pruner finished inside the run: raise BENCH_ROWS)' : ''}`);
+  console.log(`baseline (no pruning):     p50 ${ms(base.p50)}  p99 ${ms(base.p99)}  ${base.rps.toFixed(0)} req/s`);
+  console.log(`while pruning:             p50 ${ms(prune.p50)}  p99 ${ms(prune.p99)}  ${prune.rps.toFixed(0)} req/s`);
+  console.log(`ratio pruning/baseline:    p50 x${(prune.p50 / base.p50).toFixed(2)}  p99 x${(prune.p99 / base.p99).toFixed(2)}  throughput x${(prune.rps / base.rps).toFixed(2)}`);
+  console.log(`pruned during the measured windows: ${prunedInWindows} rows in ${windowSeconds.toFixed(1)} s = ${(prunedInWindows / windowSeconds).toFixed(0)} rows/s`);
   if (logged) {
     const [, rows, batches, duration] = logged;
-    console.log(`pruner run: ${rows} rows in ${batches} batches in ${(Number(duration) / 1000).toFixed(1)} s = ${(Number(rows) / (Number(duration) / 1000)).toFixed(0)} rows/s`);
+    console.log(`pruner run (drain, no load): ${rows} rows in ${batches} batches in ${(Number(duration) / 1000).toFixed(1)} s = ${(Number(rows) / (Number(duration) / 1000)).toFixed(0)} rows/s`);
   } else if (left > 0) {
     console.log(`pruner run: not finished after ${drainSeconds} s (${left} old rows left)`);
   }
