@@ -296,9 +296,11 @@ describe('retention scheduled on Bull', () => {
     ];
     apps = [await startApp(db.url, { imports: imports(), providers: [FixtureTools] }), await startApp(db.url, { imports: imports(), providers: [FixtureTools] })];
     const services = apps.map((app) => app.app.get<McpRetentionService>(getMcpRetentionToken(mount)));
-    await pollUntil('the scheduled run that prunes the old rows', async () => ((await countEvents(db.dataSource, `mount = '${mount}'`)) === 0 ? true : undefined));
-    const runs = services.flatMap((service) => service.history()).filter((report) => (report.tables.mcp_events?.rows ?? 0) > 0);
-    expect(runs.reduce((sum, report) => sum + report.tables.mcp_events.rows, 0)).toBe(120);
+    const deleted = () => services.flatMap((service) => service.history()).reduce((sum, report) => sum + (report.tables.mcp_events?.rows ?? 0), 0);
+    // A run's report is recorded when the run is over: wait for the reports, not only for the rows.
+    await pollUntil('the reports of the scheduled runs that pruned the old rows', () => (deleted() >= 120 ? true : undefined));
+    expect(deleted()).toBe(120);
+    expect(await countEvents(db.dataSource, `mount = '${mount}'`)).toBe(0);
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const Bull = require('bull') as typeof import('bull');
     const queue = new Bull(`mcp-retention-${mount}`, TEST_REDIS_URL);
@@ -370,9 +372,11 @@ describe('retention on a timer (no Redis)', () => {
     try {
       const dataSource = app.get(DataSource);
       await insertEvents(dataSource, 12, 2 * DAY);
-      await pollUntil('a scheduled run that deletes the old rows', async () => ((await countEvents(dataSource)) === 0 ? true : undefined));
       const service = app.get(McpRetentionService);
-      expect(service.history().reduce((sum, report) => sum + (report.tables.mcp_events?.rows ?? 0), 0)).toBe(12);
+      const deleted = () => service.history().reduce((sum, report) => sum + (report.tables.mcp_events?.rows ?? 0), 0);
+      await pollUntil('the reports of the scheduled runs that deleted the old rows', () => (deleted() >= 12 ? true : undefined));
+      expect(deleted()).toBe(12);
+      expect(await countEvents(dataSource)).toBe(0);
       await pollUntil('the log line of that run', () => (logger.lines.some((line) => /Retention run deleted mcp_events: \d+ rows in \d+ batches/.test(line)) ? true : undefined));
       const logged = logger.lines.filter((line) => line.includes('Retention run deleted')).join('\n');
       expect(logged).toContain('McpRetention:mount:default');

@@ -182,9 +182,9 @@ export class RetentionPruner {
 
   private async deleteOutboundSessions(runner: QueryRunner, before: Date, report: McpRetentionReport): Promise<void> {
     const table = escapedTableOf(this.dataSource, McpOutboundSession);
-    const where = `"updated_at" < ${this.mark(1)} AND ("closed_at" IS NULL OR "closed_at" < ${this.mark(1 + (this.postgres ? 0 : 1))})`;
-    const cutoff = this.time(McpOutboundSession, 'updatedAt', before);
-    const params = this.postgres ? [cutoff] : [cutoff, cutoff];
+    // Establishing, changing and closing a session all set `updated_at`.
+    const where = `"updated_at" < ${this.mark(1)}`;
+    const params = [this.time(McpOutboundSession, 'updatedAt', before)];
     await this.inBatches(runner, () => this.deleteWhere(runner, table, where, params), (rows) => this.tally(report, 'mcp_outbound_sessions', rows));
   }
 
