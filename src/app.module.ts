@@ -51,6 +51,7 @@ function authOptions(): Pick<McpModuleOptions, 'auth' | 'oauth'> {
       server: { name: 'durable-mcp-demo', instructions: 'Demo tools: echo, add, fail, whoami, relay_echo.' },
       audit: { commit: demoConfig.auditCommit },
       shutdown: { drainTimeoutMs: demoConfig.drainTimeoutMs },
+      ...(demoConfig.retention ? { retention: demoConfig.retention } : {}),
     }),
     // The app calls its own toolset through the client, as a durable job: Bull on Redis when
     // REDIS_URL is set, inline otherwise.

@@ -63,3 +63,23 @@ describe('loadDemoConfig MCP_SERVERS_FILE, RELAY_SERVER and DRAIN_TIMEOUT_MS', (
     expect(() => loadDemoConfig({ DRAIN_TIMEOUT_MS: '10s' })).toThrow('DRAIN_TIMEOUT_MS: "10s" is not a positive integer (example: DRAIN_TIMEOUT_MS=10000)');
   });
 });
+
+describe('loadDemoConfig RETENTION_*', () => {
+  it('prunes nothing unless RETENTION_EVENTS_MS or RETENTION_SESSIONS_MS is set', () => {
+    expect(loadDemoConfig({}).retention).toBeUndefined();
+    expect(loadDemoConfig({ RETENTION_INTERVAL_MS: '1000' }).retention).toBeUndefined();
+  });
+
+  it('passes the durations, period and batch size on as the retention option', () => {
+    expect(loadDemoConfig({ RETENTION_EVENTS_MS: '86400000', RETENTION_INTERVAL_MS: '60000', RETENTION_BATCH_SIZE: '500' }).retention).toEqual({
+      events: 86_400_000,
+      intervalMs: 60_000,
+      batchSize: 500,
+    });
+    expect(loadDemoConfig({ RETENTION_SESSIONS_MS: '3600000' }).retention).toEqual({ sessions: 3_600_000 });
+  });
+
+  it('refuses a value that is not a positive integer, naming the variable', () => {
+    expect(() => loadDemoConfig({ RETENTION_EVENTS_MS: '30d' })).toThrow('RETENTION_EVENTS_MS: "30d" is not a positive integer');
+  });
+});

@@ -23,6 +23,30 @@ export interface DemoConfig {
   relayServer: string;
   /** DRAIN_TIMEOUT_MS: how long calls in flight may finish at shutdown (`shutdown.drainTimeoutMs`). @default 10000 */
   drainTimeoutMs: number;
+  /** The mount's `retention` option, when RETENTION_EVENTS_MS or RETENTION_SESSIONS_MS is set. */
+  retention?: DemoRetentionConfig;
+}
+
+/** RETENTION_*: what the example app's mount prunes (milliseconds), how often and in what batches. */
+export interface DemoRetentionConfig {
+  /** RETENTION_EVENTS_MS: audit rows older than this go. */
+  events?: number;
+  /** RETENTION_SESSIONS_MS: sessions ended or idle longer ago than this go. */
+  sessions?: number;
+  /** RETENTION_INTERVAL_MS: period of the pruner. */
+  intervalMs?: number;
+  /** RETENTION_BATCH_SIZE: rows per delete. */
+  batchSize?: number;
+}
+
+/** Reads RETENTION_*: undefined unless RETENTION_EVENTS_MS or RETENTION_SESSIONS_MS is set. */
+export function parseRetention(env: NodeJS.ProcessEnv): DemoRetentionConfig | undefined {
+  const read = (name: string) => (env[name]?.trim() ? parsePositiveInteger(name, env[name], 1) : undefined);
+  const events = read('RETENTION_EVENTS_MS');
+  const sessions = read('RETENTION_SESSIONS_MS');
+  if (events === undefined && sessions === undefined) return undefined;
+  const optional = { intervalMs: read('RETENTION_INTERVAL_MS'), batchSize: read('RETENTION_BATCH_SIZE') };
+  return Object.fromEntries(Object.entries({ events, sessions, ...optional }).filter(([, value]) => value !== undefined));
 }
 
 /** How often one principal may call the throttled tool. */
@@ -107,6 +131,7 @@ export function loadDemoConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig
     serversFile: env.MCP_SERVERS_FILE?.trim() || undefined,
     relayServer: env.RELAY_SERVER?.trim() || 'self',
     drainTimeoutMs: parsePositiveInteger('DRAIN_TIMEOUT_MS', env.DRAIN_TIMEOUT_MS, 10_000),
+    retention: parseRetention(env),
   };
 }
 

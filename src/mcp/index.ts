@@ -178,7 +178,19 @@ export {
   AddMcpHandlerSwitches1767312000000,
   AddMcpTasks1767398400000,
   AddMcpEventTraceId1767484800000,
+  AddMcpRetentionIndexes1767571200000,
+  MCP_PARTITIONING_MIGRATIONS,
+  McpEventsPartitioning1767657600000,
 } from './persistence/migrations';
+
+// Retention: the pruner of a mount or of the client.
+export { McpRetentionService } from './persistence/retention/mcp-retention.service';
+export type { McpRetentionSettings } from './persistence/retention/mcp-retention.service';
+export type { McpRetentionOptions, McpClientRetentionOptions, McpResolvedRetention } from './persistence/retention/mcp-retention.options';
+export type { McpRetentionReport, McpRetentionTableReport, McpRetentionScope } from './persistence/retention/retention-pruner';
+export type { RetentionQueueSettings } from './persistence/retention/retention-schedule';
+export { getMcpRetentionToken, InjectMcpRetention } from './mcp.constants';
+export { MCP_CLIENT_RETENTION } from './client/mcp-client.constants';
 export {
   MCP_SESSION_STORE,
   MCP_SUBSCRIPTION_STORE,

@@ -46,6 +46,14 @@ export function getMcpOptionsToken(mount: string = DEFAULT_MOUNT): string {
 /** Injects the `Toolset` of a mount. */
 export const InjectMcpToolset = (mount: string = DEFAULT_MOUNT): ParameterDecorator => Inject(getMcpToolsetToken(mount));
 
+/** Injection token of a mount's `McpRetentionService` (the pruner of its `retention` option). */
+export function getMcpRetentionToken(mount: string = DEFAULT_MOUNT): string {
+  return `McpRetention:${mount}`;
+}
+
+/** Injects a mount's `McpRetentionService` (default mount when omitted). */
+export const InjectMcpRetention = (mount: string = DEFAULT_MOUNT): ParameterDecorator => Inject(getMcpRetentionToken(mount));
+
 /** Injection token of a mount's `McpResourceNotifier` (for apps with several mounts). */
 export function getMcpResourceNotifierToken(mount: string = DEFAULT_MOUNT): string {
   return `McpResourceNotifier:${mount}`;

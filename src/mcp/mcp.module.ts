@@ -1,15 +1,16 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { DiscoveryModule } from '@nestjs/core';
+import { DiscoveryModule, ModuleRef } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { DEFAULT_MOUNT, DEFAULT_PATH, MCP_MODULE_OPTIONS, getMcpOptionsToken, getMcpToolsetToken } from './mcp.constants';
+import { DEFAULT_MOUNT, DEFAULT_PATH, MCP_MODULE_OPTIONS, getMcpOptionsToken, getMcpRetentionToken, getMcpToolsetToken } from './mcp.constants';
+import { McpRetentionService } from './persistence/retention/mcp-retention.service';
 import { MCP_RAW_OPTIONS, McpConfigurableModule } from './mcp.module-definition';
 import { MCP_ENTITIES } from './persistence/entities';
 import { createMcpServerStoreProviders } from './persistence/store-providers';
 import { mcpFeatureExports } from './server/features/feature.providers';
 import type { McpModuleAsyncOptions, McpModuleExtras, McpModuleForRootOptions, McpModuleOptions } from './server/interfaces/mcp-module-options.interface';
 import { createMcpServerParts } from './server/mcp-server.providers';
-import { resolveMcpOptions } from './server/mcp.options';
+import { resolveMcpOptions, type McpResolvedOptions } from './server/mcp.options';
 import { McpDrainModule } from './server/shutdown/mcp-drain.module';
 
 /** Feature registration shared by every mount: Nest 11 identifies dynamic modules by object identity. */
@@ -53,8 +54,22 @@ export class McpModule extends McpConfigurableModule {
         { provide: getMcpOptionsToken(mount), useExisting: MCP_MODULE_OPTIONS },
         ...stores.providers,
         ...server.providers,
+        {
+          provide: getMcpRetentionToken(mount),
+          useFactory: (options: McpResolvedOptions, moduleRef: ModuleRef) =>
+            new McpRetentionService(
+              {
+                scope: { kind: 'mount', mount, idleTtlMs: options.sessions.idleTtlMs },
+                retention: options.retention,
+                queue: options.tasks.redis === null ? null : { name: `mcp-retention-${mount}`, ...(typeof options.tasks.redis === 'string' ? { url: options.tasks.redis, options: {} } : { options: { redis: options.tasks.redis } }) },
+              },
+              moduleRef,
+            ),
+          inject: [MCP_MODULE_OPTIONS, ModuleRef],
+        },
+        { provide: McpRetentionService, useExisting: getMcpRetentionToken(mount) },
       ],
-      exports: [getMcpToolsetToken(mount), getMcpOptionsToken(mount), ...mcpFeatureExports(mount)],
+      exports: [getMcpToolsetToken(mount), getMcpOptionsToken(mount), getMcpRetentionToken(mount), McpRetentionService, ...mcpFeatureExports(mount)],
     };
   }
 }

@@ -28,6 +28,7 @@ describe('shipped migrations and entities', () => {
       'AddMcpHandlerSwitches1767312000000',
       'AddMcpTasks1767398400000',
       'AddMcpEventTraceId1767484800000',
+      'AddMcpRetentionIndexes1767571200000',
     ]);
     const tables: { table_name: string }[] = await db.dataSource.query(
       `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_name LIKE 'mcp\\_%' ORDER BY table_name`,
@@ -74,12 +75,15 @@ describe('shipped migrations and entities', () => {
       'attempt integer NO',
     ]);
     const indexes: { indexname: string }[] = await db.dataSource.query(`SELECT indexname FROM pg_indexes WHERE tablename = 'mcp_tasks' ORDER BY indexname`);
-    expect(indexes.map((i) => i.indexname)).toEqual(['mcp_tasks_owner_created_idx', 'mcp_tasks_pkey']);
+    expect(indexes.map((i) => i.indexname)).toEqual(['mcp_tasks_expires_at_idx', 'mcp_tasks_owner_created_idx', 'mcp_tasks_pkey']);
   });
 
-  it('undo the registry switches, tasks and trace id migrations, and redo them', async () => {
+  it('undo the registry switches, tasks, trace id and retention indexes migrations, and redo them', async () => {
     const other = await createTestDatabase();
     try {
+      await other.dataSource.undoLastMigration();
+      const retentionIndexes: unknown[] = await other.dataSource.query(`SELECT indexname FROM pg_indexes WHERE indexname LIKE '%\\_at\\_idx' AND indexname <> 'mcp_events_created_at_idx'`);
+      expect(retentionIndexes).toEqual([]);
       await other.dataSource.undoLastMigration();
       const traceColumn: unknown[] = await other.dataSource.query(`SELECT column_name FROM information_schema.columns WHERE table_name = 'mcp_events' AND column_name = 'trace_id'`);
       expect(traceColumn).toEqual([]);
@@ -87,7 +91,7 @@ describe('shipped migrations and entities', () => {
       await other.dataSource.undoLastMigration();
       const gone: unknown[] = await other.dataSource.query(`SELECT table_name FROM information_schema.tables WHERE table_name IN ('mcp_handler_switches', 'mcp_tasks')`);
       expect(gone).toEqual([]);
-      expect((await other.dataSource.runMigrations()).map((migration) => migration.name)).toEqual(['AddMcpHandlerSwitches1767312000000', 'AddMcpTasks1767398400000', 'AddMcpEventTraceId1767484800000']);
+      expect((await other.dataSource.runMigrations()).map((migration) => migration.name)).toEqual(['AddMcpHandlerSwitches1767312000000', 'AddMcpTasks1767398400000', 'AddMcpEventTraceId1767484800000', 'AddMcpRetentionIndexes1767571200000']);
       expect(await other.dataSource.driver.createSchemaBuilder().log()).toMatchObject({ upQueries: [] });
     } finally {
       await other.drop();

@@ -14,5 +14,8 @@ export const MCP_CLIENT_HANDLER_METADATA = 'mcp:client-handler';
 /** Metadata key of the options of `@McpSamplingHandler` (tool support). */
 export const MCP_SAMPLING_HANDLER_OPTIONS_METADATA = 'mcp:sampling-handler-options';
 
+/** Injection token of the client's `McpRetentionService` (the pruner of its `retention` option). */
+export const MCP_CLIENT_RETENTION = 'MCP_CLIENT_RETENTION';
+
 /** Injection token of the client's `McpTokenStore` (Redis with the Bull queue, else memory). */
 export const MCP_CLIENT_TOKEN_STORE = 'MCP_CLIENT_TOKEN_STORE';

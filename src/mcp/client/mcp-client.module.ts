@@ -5,7 +5,7 @@ import { MCP_ENTITIES } from '../persistence/entities';
 import { createMcpClientStoreProviders } from '../persistence/store-providers';
 import type { McpClientModuleAsyncOptions, McpClientModuleExtras, McpClientModuleOptions } from './interfaces/mcp-client-options.interface';
 import { McpClientConfigurableModule } from './mcp-client.module-definition';
-import { MCP_CLIENT_OPTIONS, MCP_TRANSPORT_FACTORIES } from './mcp-client.constants';
+import { MCP_CLIENT_OPTIONS, MCP_CLIENT_RETENTION, MCP_TRANSPORT_FACTORIES } from './mcp-client.constants';
 import { createMcpClientProviders } from './mcp-client.providers';
 import { McpClientService } from './mcp-client.service';
 
@@ -45,7 +45,7 @@ export class McpClientModule extends McpClientConfigurableModule {
       ...definition,
       imports: [...(definition.imports ?? []), DiscoveryModule, ...(stores.needsTypeOrm ? [MCP_CLIENT_TYPEORM_FEATURE] : [])],
       providers: [...(definition.providers ?? []), ...stores.providers, ...createMcpClientProviders(extras)],
-      exports: [McpClientService, MCP_CLIENT_OPTIONS, MCP_TRANSPORT_FACTORIES],
+      exports: [McpClientService, MCP_CLIENT_OPTIONS, MCP_TRANSPORT_FACTORIES, MCP_CLIENT_RETENTION],
     };
   }
 }

@@ -12,7 +12,9 @@ import { McpServerRequestDispatcher } from './handlers/server-request-dispatcher
 import type { McpClientModuleExtras, McpClientOptions } from './interfaces/mcp-client-options.interface';
 import { McpCallProcessor } from './mcp-call-processor';
 import { MCP_CLIENT_RAW_OPTIONS } from './mcp-client.module-definition';
-import { MCP_CLIENT_OPTIONS, MCP_TRANSPORT_FACTORIES } from './mcp-client.constants';
+import { MCP_CLIENT_OPTIONS, MCP_CLIENT_RETENTION, MCP_TRANSPORT_FACTORIES } from './mcp-client.constants';
+import { ModuleRef } from '@nestjs/core';
+import { McpRetentionService } from '../persistence/retention/mcp-retention.service';
 import { McpClientService } from './mcp-client.service';
 import { McpOutboundEventRecorder } from './outbound-event-recorder';
 import { McpOutboundExchanger } from './outbound-exchange';
@@ -75,6 +77,15 @@ export function createMcpClientProviders(extras: McpClientModuleExtras): Provide
       provide: MCP_STORE_SETTINGS,
       useFactory: (options: McpResolvedClientOptions): McpStoreSettings => ({ mount: '', idleTtlMs: DEFAULT_SESSION_IDLE_TTL_MS, auditCommit: options.audit.commit }),
       inject: [MCP_CLIENT_OPTIONS],
+    },
+    {
+      provide: MCP_CLIENT_RETENTION,
+      useFactory: (options: McpResolvedClientOptions, moduleRef: ModuleRef) =>
+        new McpRetentionService(
+          { scope: { kind: 'client' }, retention: options.retention, queue: options.queue.bull ? { name: `${options.queue.name}-retention`, options: options.queue.bull } : null },
+          moduleRef,
+        ),
+      inject: [MCP_CLIENT_OPTIONS, ModuleRef],
     },
     McpClientHandlerExplorer,
     McpServerRequestDispatcher,

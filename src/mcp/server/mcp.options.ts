@@ -11,9 +11,10 @@ import { resolveOAuthOptions, type McpResolvedOAuthOptions } from './oauth/mcp-o
 import { resolveTasksOptions, type McpResolvedTasksOptions } from './tasks/mcp-tasks.options';
 import { resolveShutdownOptions, type McpResolvedShutdownOptions } from './shutdown/mcp-shutdown.options';
 import { resolveTelemetryOptions, type McpResolvedTelemetryOptions } from '../telemetry/mcp-telemetry.options';
+import { resolveMountRetention, type McpResolvedRetention } from '../persistence/retention/mcp-retention.options';
 
 /** A mount's options after defaults were applied and the configuration was checked. */
-export interface McpResolvedOptions extends Omit<McpModuleOptions, 'auth' | 'anonymous' | 'sessions' | 'database' | 'audit' | 'maxBodyBytes' | 'bodyTimeoutMs' | 'pageSize' | 'streams' | 'limits' | 'oauth' | 'tasks' | 'shutdown' | 'telemetry'> {
+export interface McpResolvedOptions extends Omit<McpModuleOptions, 'auth' | 'anonymous' | 'sessions' | 'database' | 'audit' | 'maxBodyBytes' | 'bodyTimeoutMs' | 'pageSize' | 'streams' | 'limits' | 'oauth' | 'tasks' | 'shutdown' | 'telemetry' | 'retention'> {
   /** The authorizer. */
   auth: NonNullable<McpModuleOptions['auth']>;
   /** Whether requests without a token are admitted as the anonymous principal. */
@@ -40,6 +41,8 @@ export interface McpResolvedOptions extends Omit<McpModuleOptions, 'auth' | 'ano
   shutdown: McpResolvedShutdownOptions;
   /** The `telemetry` option, defaults applied. */
   telemetry: McpResolvedTelemetryOptions;
+  /** The `retention` option checked; null: nothing is pruned. */
+  retention: McpResolvedRetention | null;
 }
 
 /** The keys a mount reads; anything else is refused at boot (a typo would otherwise be ignored). */
@@ -57,6 +60,7 @@ const MODULE_OPTION_KEYS = optionKeys<McpModuleOptions>({
   pageSize: true,
   pubsub: true,
   tasks: true,
+  retention: true,
   streams: true,
   limits: true,
   stateless: true,
@@ -134,6 +138,7 @@ export function resolveMcpOptions(
     shutdown: resolveShutdownOptions(mount, options.shutdown),
     telemetry: resolveTelemetryOptions(options.telemetry, (option, expected) => invalidOptionMessage(mount, option, expected), `McpModule (mount "${mount}")`),
     tasks: resolveTasksOptions(mount, options.tasks, options.pubsub?.redis, options.streams?.clientRequestTimeoutMs ?? DEFAULT_STREAM_OPTIONS.clientRequestTimeoutMs),
+    retention: resolveMountRetention(mount, options.retention),
     limits: {
       sessionsPerPrincipal: positiveInteger(mount, 'limits.sessionsPerPrincipal', options.limits?.sessionsPerPrincipal, DEFAULT_LIMITS.sessionsPerPrincipal),
       streamsPerPrincipal: positiveInteger(mount, 'limits.streamsPerPrincipal', options.limits?.streamsPerPrincipal, DEFAULT_LIMITS.streamsPerPrincipal),

@@ -2,6 +2,7 @@ import type { QueueOptions } from 'bull';
 import { assertKnownOptions, McpConfigurationError, optionKeys } from '../../errors/mcp-configuration.errors';
 import { resolveAuditCommit } from '../../persistence/audit-commit';
 import { resolveTelemetryOptions, type McpResolvedTelemetryOptions } from '../../telemetry/mcp-telemetry.options';
+import { resolveClientRetention, type McpResolvedRetention } from '../../persistence/retention/mcp-retention.options';
 import { duplicateServerMessage, invalidClientOptionMessage } from '../../mcp.messages';
 import type { McpClientHandlers } from '../interfaces/mcp-client-handlers.interface';
 import type { McpClientOptions, McpClientQueueOptions } from '../interfaces/mcp-client-options.interface';
@@ -39,10 +40,12 @@ export interface McpResolvedClientOptions {
   audit: { commit: 'sync' | 'async' };
   /** What the client's spans record (`telemetry`, defaults applied). */
   telemetry: McpResolvedTelemetryOptions;
+  /** The `retention` option checked; null: nothing is pruned. */
+  retention: McpResolvedRetention | null;
 }
 
 /** The keys `McpClientModule` reads; anything else is refused at boot. */
-const CLIENT_OPTION_KEYS = optionKeys<McpClientOptions>({ servers: true, serversFile: true, queue: true, handlers: true, defaultTimeoutMs: true, waitTimeoutMs: true, maxInputRounds: true, audit: true, telemetry: true });
+const CLIENT_OPTION_KEYS = optionKeys<McpClientOptions>({ servers: true, serversFile: true, queue: true, handlers: true, defaultTimeoutMs: true, waitTimeoutMs: true, maxInputRounds: true, audit: true, telemetry: true, retention: true });
 const QUEUE_OPTION_KEYS = optionKeys<McpClientQueueOptions>({
   redis: true,
   name: true,
@@ -111,6 +114,7 @@ export function resolveClientOptions(
     maxInputRounds: positiveInteger('maxInputRounds', client.maxInputRounds, 8),
     audit: { commit: resolveAuditCommit(client.audit, invalidClientOptionMessage, 'McpClientModule') },
     telemetry: resolveTelemetryOptions(client.telemetry, invalidClientOptionMessage, 'McpClientModule'),
+    retention: resolveClientRetention(client.retention),
     queue: {
       bull: bullOptions(client, shared),
       name: queue.name ?? DEFAULT_MCP_CALL_QUEUE,

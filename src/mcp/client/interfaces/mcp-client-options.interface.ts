@@ -2,6 +2,7 @@ import type { ConfigurableModuleAsyncOptions, Type } from '@nestjs/common';
 import type { AdvancedSettings, QueueOptions } from 'bull';
 import type { McpAuditOptions } from '../../persistence/interfaces/mcp-audit-options.interface';
 import type { McpTelemetryOptions } from '../../telemetry/mcp-telemetry.options';
+import type { McpClientRetentionOptions } from '../../persistence/retention/mcp-retention.options';
 import type { McpClientStores } from '../../persistence/store-providers';
 import type { McpTransportFactory } from '../transports/mcp-transport-factory.interface';
 import type { McpClientHandlers } from './mcp-client-handlers.interface';
@@ -81,6 +82,13 @@ export interface McpClientOptions {
    * registers an OpenTelemetry SDK.
    */
   telemetry?: McpTelemetryOptions;
+  /**
+   * Retention of the client's rows (durations in milliseconds; off by default): outbound
+   * `mcp_events` rows and outbound sessions unused for longer. Runs once per `intervalMs` on one
+   * worker (a Bull repeatable job on the queue's Redis, else a timer and a PostgreSQL advisory
+   * lock), in bounded batches.
+   */
+  retention?: McpClientRetentionOptions;
 }
 
 /** Synchronous options of `McpClientModule` that shape the module graph (also with `forRootAsync`). */

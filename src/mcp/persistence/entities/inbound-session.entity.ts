@@ -10,6 +10,8 @@ import { MCP_COLUMN_LENGTHS } from '../mcp-columns.constants';
 @Entity({ name: 'mcp_inbound_sessions' })
 @Index('mcp_inbound_sessions_session_id_uq', ['sessionId'], { unique: true })
 @Index('mcp_inbound_sessions_mount_principal_idx', ['mount', 'principalKey'])
+@Index('mcp_inbound_sessions_terminated_at_idx', ['terminatedAt'])
+@Index('mcp_inbound_sessions_last_seen_at_idx', ['lastSeenAt'])
 export class McpInboundSession implements McpInboundSessionRecord {
   /** Row id (UUID). */
   @PrimaryColumn({ type: 'varchar', length: MCP_COLUMN_LENGTHS.rowId })

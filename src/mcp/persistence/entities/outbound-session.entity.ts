@@ -8,6 +8,7 @@ import { MCP_COLUMN_LENGTHS } from '../mcp-columns.constants';
  */
 @Entity({ name: 'mcp_outbound_sessions' })
 @Index('mcp_outbound_sessions_server_scope_uq', ['server', 'scopeKey'], { unique: true })
+@Index('mcp_outbound_sessions_updated_at_idx', ['updatedAt'])
 export class McpOutboundSession implements McpOutboundSessionRecord {
   /** Row id (UUID). */
   @PrimaryColumn({ type: 'varchar', length: MCP_COLUMN_LENGTHS.rowId })

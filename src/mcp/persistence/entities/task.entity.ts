@@ -8,6 +8,7 @@ import type { McpTaskPayload } from '../interfaces/mcp-task-store.interface';
  */
 @Entity({ name: 'mcp_tasks' })
 @Index('mcp_tasks_owner_created_idx', ['mount', 'principalKey', 'createdAt'])
+@Index('mcp_tasks_expires_at_idx', ['expiresAt'])
 export class McpTask {
   /** The task id (crypto-random). */
   @PrimaryColumn({ type: 'varchar', length: MCP_COLUMN_LENGTHS.taskId })

@@ -6,6 +6,7 @@ import type { McpStreamOptions } from '../http/mcp-stream.options';
 import type { McpLimitsOptions } from '../mcp-limits.options';
 import type { McpPubSubOptions } from '../pubsub/mcp-pubsub.interface';
 import type { McpTasksOptions } from '../tasks/mcp-tasks.options';
+import type { McpRetentionOptions } from '../../persistence/retention/mcp-retention.options';
 import type { McpSessionCacheOptions } from '../sessions/mcp-session-cache.options';
 import type { McpOAuthOptions } from '../oauth/mcp-oauth.options';
 import type { McpAuditOptions } from '../../persistence/interfaces/mcp-audit-options.interface';
@@ -157,6 +158,13 @@ export interface McpModuleOptions {
    * Redis, else in process), their lifetimes and polling interval.
    */
   tasks?: McpTasksOptions;
+  /**
+   * Retention of the mount's rows (durations in milliseconds; off by default): inbound
+   * `mcp_events` rows, ended or idle sessions with their subscriptions, and tasks past their ttl.
+   * Runs once per `intervalMs` on one replica (a Bull repeatable job with the mount's Redis,
+   * else a timer and a PostgreSQL advisory lock), in bounded batches.
+   */
+  retention?: McpRetentionOptions;
   /** SSE stream settings (client request timeout, keep-alive, reconnection delay). */
   streams?: McpStreamOptions;
   /** Caps per principal and per session (sessions, streams, subscriptions). */
