@@ -4,6 +4,7 @@ import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';
 import { statelessPost, statelessRequest } from '../fixtures/stateless/stateless-wire';
 import { TaskGates, TaskTools } from '../fixtures/tasks/task-tools';
 import { startApp, type RunningApp } from '../support/http-app';
+import { startPrivateRedis, type PrivateRedis } from '../faults/support/private-redis';
 import { pollUntil } from '../support/polling';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { deleteRedisKeys, TEST_REDIS_URL } from '../support/redis';
@@ -149,5 +150,62 @@ describe('health checks: the task queue in /health/ready (Bull, two replicas)', 
       mounts: { default: { mode: 'bull', workers: 0 } },
       message: 'mount "default": 0 worker(s) consume the task queue, fewer than 1',
     });
+  });
+});
+
+/**
+ * The task queue's Redis (`tasks.redis`, a private redis-server) killed and started again:
+ * readiness goes down naming the mount whose queue cannot be read, without the connection URL,
+ * and comes back by itself once Bull reconnects.
+ */
+describe('health checks: the task queue when its Redis goes away', () => {
+  let db: TestDatabase;
+  let redis: PrivateRedis;
+  let server: RunningApp;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    redis = await startPrivateRedis();
+    server = await startApp(db.url, {
+      imports: [
+        McpModule.forRoot({ auth: fixtureAuth, providers: [TaskTools], tasks: { redis: redis.url, concurrency: 1, pollIntervalMs: 50 } }),
+        McpHealthModule.forRoot({ tasks: { timeoutMs: 1000 } }),
+      ],
+      providers: [TaskTools],
+    });
+  });
+
+  afterAll(async () => {
+    await server?.close().catch(() => undefined);
+    await redis?.destroy();
+    await db?.drop();
+  });
+
+  it('is down while the queue cannot be read, and ready again once Redis is back', async () => {
+    await pollUntil('readiness 200 with a task worker', async () => ((await probe(server)).status === 200 ? true : undefined));
+    await redis.kill();
+    try {
+      const down = await pollUntil('readiness 503 with the task queue unreadable', async () => {
+        const reply = await probe(server);
+        return reply.status === 503 && reply.report.error?.tasks ? reply : undefined;
+      });
+      expect(down.report.error?.tasks.message).toMatch(/^mount "default": the task queue cannot be read: /);
+      expect(down.report.error?.tasks.mounts).toEqual({ default: { message: expect.any(String) } });
+      expect(down.report.details.database.status).toBe('up');
+      expect(down.text).not.toMatch(/redis:\/\//);
+    } finally {
+      await redis.start();
+    }
+    const back = await pollUntil(
+      'readiness 200 after Redis came back',
+      async () => {
+        const reply = await probe(server);
+        return reply.status === 200 ? reply : undefined;
+      },
+      60_000,
+      250,
+    );
+    expect((back.report.details.tasks.mounts as TaskMounts).default).toMatchObject({ mode: 'bull', waiting: 0 });
+    expect((back.report.details.tasks.mounts as TaskMounts).default.workers).toBeGreaterThanOrEqual(1);
   });
 });
