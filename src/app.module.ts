@@ -60,7 +60,7 @@ function authOptions(): Pick<McpModuleOptions, 'auth' | 'oauth'> {
       serversFile: demoConfig.serversFile,
       queue: demoConfig.redisUrl ? { redis: demoConfig.redisUrl } : undefined,
     }),
-    // GET /health/live and /health/ready (public): the database, the call queue, stdio pools, the audit backlog, the drain.
+    // GET /health/live and /health/ready (public): the database, the call queue, the task queue, stdio pools, the audit backlog, the drain.
     McpHealthModule.forRoot(),
     // The audit console at /mcp-console, for the tokens of MCP_TOKENS (Bearer, or Basic with the token as password).
     McpConsoleModule.forRoot({ path: 'mcp-console', guard: DemoConsoleGuard }),

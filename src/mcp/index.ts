@@ -28,6 +28,7 @@ export type { McpLimitsOptions, McpResolvedLimits } from './server/mcp-limits.op
 export type { McpSessionCacheOptions, McpResolvedSessionCache } from './server/sessions/mcp-session-cache.options';
 export type { McpPubSubOptions } from './server/pubsub/mcp-pubsub.interface';
 export type { McpTasksOptions, McpResolvedTasksOptions } from './server/tasks/mcp-tasks.options';
+export type { McpTaskQueueStats } from './server/tasks/mcp-task.queue';
 export type { McpTaskStatus, McpTaskSupport } from './protocol/tasks';
 export { MCP_MODULE_OPTIONS, DEFAULT_MOUNT, DEFAULT_PATH, getMcpToolsetToken, getMcpOptionsToken, InjectMcpToolset } from './mcp.constants';
 export { getMcpResourceNotifierToken, InjectMcpResourceNotifier } from './mcp.constants';

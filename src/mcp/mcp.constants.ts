@@ -54,6 +54,11 @@ export function getMcpRetentionToken(mount: string = DEFAULT_MOUNT): string {
 /** Injects a mount's `McpRetentionService` (default mount when omitted). */
 export const InjectMcpRetention = (mount: string = DEFAULT_MOUNT): ParameterDecorator => Inject(getMcpRetentionToken(mount));
 
+/** Injection token of a mount's `McpTaskService` (its task queue, for `McpHealthIndicator.tasks`). */
+export function getMcpTaskServiceToken(mount: string = DEFAULT_MOUNT): string {
+  return `McpTaskService:${mount}`;
+}
+
 /** Injection token of a mount's `McpResourceNotifier` (for apps with several mounts). */
 export function getMcpResourceNotifierToken(mount: string = DEFAULT_MOUNT): string {
   return `McpResourceNotifier:${mount}`;

@@ -6,19 +6,33 @@ import type { DataSource } from 'typeorm';
 import { McpCallQueueHost } from '../client/queue/mcp-call-queue-host';
 import { McpTransportRegistry } from '../client/transports/transport-registry';
 import { StdioTransport } from '../client/transports/stdio/stdio.transport';
-import { getMcpOptionsToken } from '../mcp.constants';
+import { getMcpOptionsToken, getMcpTaskServiceToken } from '../mcp.constants';
 import { withDatabaseDeadline } from '../persistence/database-deadline';
 import type { McpEventSink } from '../persistence/interfaces/mcp-event-sink.interface';
 import { MCP_EVENT_SINK } from '../persistence/mcp-persistence.constants';
 import type { McpResolvedOptions } from '../server/mcp.options';
 import { MCP_PUBSUB, type McpPubSub } from '../server/pubsub/mcp-pubsub.providers';
 import { McpDrainService } from '../server/shutdown/mcp-drain.service';
+import type { McpTaskQueueStats } from '../server/tasks/mcp-task.queue';
+import type { McpTaskService } from '../server/tasks/mcp-tasks.service';
 import { MCP_HEALTH_INDICATOR_SERVICE, MCP_HEALTH_OPTIONS } from './mcp-health.constants';
 import type { McpResolvedHealthOptions } from './mcp-health.options';
 import { failureText } from './redact-secrets';
 
 /** Bound of the database round trip when neither the health options nor a mount give one. */
 const FALLBACK_DATABASE_TIMEOUT_MS = 5000;
+
+/** Resolves like `work`, or rejects with `message` once `timeoutMs` has passed. */
+function withDeadline<T>(work: Promise<T>, timeoutMs: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), timeoutMs);
+    timer.unref?.();
+  });
+  // A failure after the deadline won has nobody left to hear it.
+  work.catch(() => undefined);
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+}
 
 /**
  * Health checks of the MCP module, built on terminus's `HealthIndicatorService`, for a host's
@@ -43,12 +57,14 @@ export class McpHealthIndicator {
   /**
    * Every check that applies to this app, for readiness: the database, the session bus's Redis
    * (with `pubsub.redis`), the client's call queue and stdio pools (with `McpClientModule`), the
-   * audit backlog, and the drain (down while the app shuts down).
+   * audit backlog, the task queues (when some mount runs tasks), and the drain (down while the
+   * app shuts down).
    */
   readiness(): HealthIndicatorFunction[] {
     const checks: HealthIndicatorFunction[] = [() => this.database(), () => this.audit(), () => this.draining()];
     if (this.pubsub()?.ping) checks.push(() => this.redis());
     if (this.find<McpCallQueueHost>(McpCallQueueHost)) checks.push(() => this.queue(), () => this.stdio());
+    if (this.taskServices().length) checks.push(() => this.tasks());
     return checks;
   }
 
@@ -110,6 +126,38 @@ export class McpHealthIndicator {
     }
   }
 
+  /**
+   * The server's task queues: for every mount whose tasks started (a tool allows tasks), at
+   * least `tasks.minWorkers` workers (Bull's registered workers on every replica, or the
+   * in-process worker) and no task waiting longer than `tasks.maxWaitingAgeMs`. Details per
+   * mount under `mounts`; up with no mount when no mount runs tasks.
+   */
+  async tasks(key = 'tasks'): Promise<HealthIndicatorResult> {
+    const check = this.indicators.check(key);
+    const { minWorkers, maxWaitingAgeMs, timeoutMs } = this.options.tasks;
+    const mounts: Record<string, Partial<McpTaskQueueStats> & { message?: string }> = {};
+    const problems: string[] = [];
+    await Promise.all(
+      this.taskServices().map(async ([mount, service]) => {
+        try {
+          const stats = await withDeadline(service.queueStats(), timeoutMs, `Redis did not answer within ${timeoutMs} ms`);
+          mounts[mount] = stats;
+          if (stats.workers < minWorkers) problems.push(`mount "${mount}": ${stats.workers} worker(s) consume the task queue, fewer than ${minWorkers}`);
+          else if (stats.oldestWaitingMs !== null && stats.oldestWaitingMs > maxWaitingAgeMs) {
+            problems.push(`mount "${mount}": the oldest waiting task has waited ${stats.oldestWaitingMs} ms, more than ${maxWaitingAgeMs} ms`);
+          }
+        } catch (error) {
+          const message = failureText(error);
+          mounts[mount] = { message };
+          problems.push(`mount "${mount}": the task queue cannot be read: ${message}`);
+        }
+      }),
+    );
+    const details = { mounts, minWorkers, maxWaitingAgeMs };
+    if (problems.length) return check.down({ ...details, message: problems.sort().join('; ') });
+    return check.up(details);
+  }
+
   /** The stdio transports built so far: their processes and pools; down when a pool is stuck (a call waited longer than `stdio.stuckMs`). */
   async stdio(key = 'stdio'): Promise<HealthIndicatorResult> {
     const check = this.indicators.check(key);
@@ -148,6 +196,16 @@ export class McpHealthIndicator {
   private databaseTimeoutMs(): number {
     if (this.options.databaseTimeoutMs !== null) return this.options.databaseTimeoutMs;
     return this.find<McpResolvedOptions>(getMcpOptionsToken(this.options.mount))?.database.timeoutMs ?? FALLBACK_DATABASE_TIMEOUT_MS;
+  }
+
+  /** The task services of the app's mounts whose tasks started, by mount name. */
+  private taskServices(): [string, McpTaskService][] {
+    const found: [string, McpTaskService][] = [];
+    for (const mount of this.drain.mountNames()) {
+      const service = this.find<McpTaskService>(getMcpTaskServiceToken(mount));
+      if (service?.queueStarted) found.push([mount, service]);
+    }
+    return found;
   }
 
   private pubsub(): McpPubSub | null {

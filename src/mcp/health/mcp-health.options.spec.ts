@@ -9,6 +9,7 @@ describe('resolveHealthOptions', () => {
       mount: 'default',
       databaseTimeoutMs: null,
       queue: { minWorkers: 1, maxWaitingAgeMs: 60_000 },
+      tasks: { minWorkers: 1, maxWaitingAgeMs: 60_000, timeoutMs: 5000 },
       audit: { maxBacklog: 1000 },
       stdio: { stuckMs: 30_000 },
     });
@@ -17,12 +18,26 @@ describe('resolveHealthOptions', () => {
       mount: 'tools',
       databaseTimeoutMs: 800,
       queue: { minWorkers: 0, maxWaitingAgeMs: 60_000 },
+      tasks: { minWorkers: 0, maxWaitingAgeMs: 60_000, timeoutMs: 5000 },
       audit: { maxBacklog: 10 },
       stdio: { stuckMs: 5 },
     });
   });
 
+  it('task queue thresholds follow the call queue ones unless given', () => {
+    expect(resolveHealthOptions({ queue: { maxWaitingAgeMs: 9000 } }).tasks).toEqual({ minWorkers: 1, maxWaitingAgeMs: 9000, timeoutMs: 5000 });
+    expect(resolveHealthOptions({ queue: { minWorkers: 0 }, tasks: { minWorkers: 2, maxWaitingAgeMs: 500, timeoutMs: 800 } })).toMatchObject({
+      queue: { minWorkers: 0, maxWaitingAgeMs: 60_000 },
+      tasks: { minWorkers: 2, maxWaitingAgeMs: 500, timeoutMs: 800 },
+    });
+  });
+
   it.each([
+    [{ tasks: { maxWaitingAgeMs: 0 } }, 'option "tasks.maxWaitingAgeMs" must be a positive integer'],
+    [{ tasks: { minWorkers: 1.5 } }, 'option "tasks.minWorkers" must be an integer of 0 or more'],
+    [{ tasks: { timeoutMs: '5s' } }, 'option "tasks.timeoutMs" must be a positive integer'],
+    [{ tasks: { concurrency: 1 } }, 'unknown option "concurrency"'],
+    [{ tasks: [] }, 'option "tasks" must be an object'],
     [{ path: 'a b' }, 'option "path" must be a URL path'],
     [{ mount: '' }, 'option "mount" must be a mount name'],
     [{ databaseTimeoutMs: 0 }, 'option "databaseTimeoutMs" must be a positive integer'],

@@ -26,6 +26,13 @@ export interface McpHealthModuleOptions {
    */
   queue?: { minWorkers?: number; maxWaitingAgeMs?: number };
   /**
+   * The server's task queues (each mount that runs tasks) are down when fewer workers consume
+   * them, or when the oldest waiting task has waited longer than `maxWaitingAgeMs`; reading a
+   * Bull queue's counts gives up after `timeoutMs`.
+   * @default { minWorkers, maxWaitingAgeMs } of `queue` (1 and 60_000), timeoutMs 5000
+   */
+  tasks?: { minWorkers?: number; maxWaitingAgeMs?: number; timeoutMs?: number };
+  /**
    * The audit check is down when more rows than `maxBacklog` wait for the group committer.
    * @default { maxBacklog: 1000 }
    */
@@ -43,11 +50,12 @@ export interface McpResolvedHealthOptions {
   mount: string;
   databaseTimeoutMs: number | null;
   queue: { minWorkers: number; maxWaitingAgeMs: number };
+  tasks: { minWorkers: number; maxWaitingAgeMs: number; timeoutMs: number };
   audit: { maxBacklog: number };
   stdio: { stuckMs: number };
 }
 
-const HEALTH_OPTION_KEYS = optionKeys<McpHealthModuleOptions>({ path: true, mount: true, databaseTimeoutMs: true, queue: true, audit: true, stdio: true });
+const HEALTH_OPTION_KEYS = optionKeys<McpHealthModuleOptions>({ path: true, mount: true, databaseTimeoutMs: true, queue: true, tasks: true, audit: true, stdio: true });
 const WHERE = 'McpHealthModule';
 
 function integer(option: string, value: unknown, fallback: number, minimum: number): number {
@@ -75,13 +83,21 @@ export function resolveHealthOptions(options: McpHealthModuleOptions = {}): McpR
   }
   if (options.mount !== undefined && (typeof options.mount !== 'string' || !options.mount)) throw new McpConfigurationError(`${WHERE}: option "mount" must be a mount name.`);
   const queue = section('queue', options.queue, optionKeys<NonNullable<McpHealthModuleOptions['queue']>>({ minWorkers: true, maxWaitingAgeMs: true }));
+  const tasks = section('tasks', options.tasks, optionKeys<NonNullable<McpHealthModuleOptions['tasks']>>({ minWorkers: true, maxWaitingAgeMs: true, timeoutMs: true }));
   const audit = section('audit', options.audit, optionKeys<NonNullable<McpHealthModuleOptions['audit']>>({ maxBacklog: true }));
   const stdio = section('stdio', options.stdio, optionKeys<NonNullable<McpHealthModuleOptions['stdio']>>({ stuckMs: true }));
+  const minWorkers = integer('queue.minWorkers', queue.minWorkers, 1, 0);
+  const maxWaitingAgeMs = integer('queue.maxWaitingAgeMs', queue.maxWaitingAgeMs, 60_000, 1);
   return {
     path,
     mount: options.mount ?? DEFAULT_MOUNT,
     databaseTimeoutMs: options.databaseTimeoutMs === undefined ? null : integer('databaseTimeoutMs', options.databaseTimeoutMs, 0, 1),
-    queue: { minWorkers: integer('queue.minWorkers', queue.minWorkers, 1, 0), maxWaitingAgeMs: integer('queue.maxWaitingAgeMs', queue.maxWaitingAgeMs, 60_000, 1) },
+    queue: { minWorkers, maxWaitingAgeMs },
+    tasks: {
+      minWorkers: integer('tasks.minWorkers', tasks.minWorkers, minWorkers, 0),
+      maxWaitingAgeMs: integer('tasks.maxWaitingAgeMs', tasks.maxWaitingAgeMs, maxWaitingAgeMs, 1),
+      timeoutMs: integer('tasks.timeoutMs', tasks.timeoutMs, 5000, 1),
+    },
     audit: { maxBacklog: integer('audit.maxBacklog', audit.maxBacklog, 1000, 0) },
     stdio: { stuckMs: integer('stdio.stuckMs', stdio.stuckMs, 30_000, 1) },
   };

@@ -1,5 +1,5 @@
 import type { CanActivate, DynamicModule, Provider, Type } from '@nestjs/common';
-import { MCP_MODULE_OPTIONS, getMcpToolsetToken } from '../mcp.constants';
+import { MCP_MODULE_OPTIONS, getMcpTaskServiceToken, getMcpToolsetToken } from '../mcp.constants';
 import { MCP_SESSION_NOTIFIER } from '../interfaces/mcp-session-notifier.interface';
 import type { McpResolvedOptions } from './mcp.options';
 import { createMcpAuthGuard } from './auth/mcp-auth.guard';
@@ -90,6 +90,7 @@ export function createMcpServerParts(mount: string, path: string): McpServerPart
     McpStatelessEndpoint,
     McpRegistry,
     McpTaskService,
+    { provide: getMcpTaskServiceToken(mount), useExisting: McpTaskService },
     { provide: getMcpRegistryToken(mount), useExisting: McpRegistry },
     McpOriginGuard,
     McpBodyReaderInstaller,

@@ -69,6 +69,11 @@ export class McpDrainService implements OnModuleDestroy {
     return { draining: this.draining, since: this.startedAt, inFlight };
   }
 
+  /** The names of the app's mounts (each registers here at boot), for the health checks that look at every mount. */
+  mountNames(): string[] {
+    return [...this.mounts.keys()];
+  }
+
   /** @internal Registers a mount, its drain deadline and quiet period (its endpoint does, at boot). */
   register(mount: string, drainTimeoutMs: number, quietPeriodMs: number): void {
     const drain = this.mountOf(mount);

@@ -2,7 +2,7 @@ import type Bull from 'bull';
 import type { Queue } from 'bull';
 import type { RedisOptions } from 'ioredis';
 import { requireOptionalPeer } from '../../optional-peer';
-import type { McpTaskQueue, McpTaskWork } from './mcp-task.queue';
+import type { McpTaskQueue, McpTaskQueueStats, McpTaskWork } from './mcp-task.queue';
 
 /** What a queued task job carries: only the id; the row holds the rest. */
 interface McpTaskJobData {
@@ -16,6 +16,8 @@ interface McpTaskJobData {
  */
 export class McpBullTaskQueue implements McpTaskQueue {
   readonly redelivers = true;
+  /** @inheritdoc */
+  readonly mode = 'bull' as const;
   private readonly queue: Queue<McpTaskJobData>;
 
   constructor(name: string, redis: string | RedisOptions, lockDurationMs: number) {
@@ -33,6 +35,28 @@ export class McpBullTaskQueue implements McpTaskQueue {
   /** @inheritdoc */
   async enqueue(taskId: string): Promise<void> {
     await this.queue.add({ taskId }, { jobId: taskId, attempts: 1, removeOnComplete: true, removeOnFail: true });
+  }
+
+  /**
+   * @inheritdoc
+   * Reads Redis: the workers registered on the queue by any replica (`getWorkers`), the active
+   * and waiting counts, and the age of the oldest waiting job. Refused at once while the
+   * connection is not ready (Bull would wait for it); the caller bounds the wait.
+   */
+  async stats(): Promise<McpTaskQueueStats> {
+    const status = this.queue.client.status;
+    if (status !== 'ready') throw new Error(`the connection to Redis is ${status}`);
+    const [workers, counts, oldest] = await Promise.all([this.queue.getWorkers(), this.queue.getJobCounts(), this.queue.getWaiting(0, 0)]);
+    // Ascending: the first waiting job is the oldest.
+    const since = oldest.filter(Boolean).map((job) => job.timestamp);
+    return {
+      mode: this.mode,
+      // Bull answers nothing when the server refuses CLIENT LIST: no worker can be counted.
+      workers: workers?.length ?? 0,
+      active: counts.active,
+      waiting: counts.waiting,
+      oldestWaitingMs: since.length ? Math.max(0, Date.now() - Math.min(...since)) : null,
+    };
   }
 
   /** @inheritdoc */

@@ -1,4 +1,10 @@
-import type { McpTaskQueue, McpTaskWork } from './mcp-task.queue';
+import type { McpTaskQueue, McpTaskQueueStats, McpTaskWork } from './mcp-task.queue';
+
+/** A task waiting in memory, and since when (Date.now()). */
+interface WaitingTask {
+  taskId: string;
+  since: number;
+}
 
 /**
  * Tasks run in the process that created them, `concurrency` at once, the rest waiting in memory
@@ -6,9 +12,11 @@ import type { McpTaskQueue, McpTaskWork } from './mcp-task.queue';
  */
 export class McpInlineTaskQueue implements McpTaskQueue {
   readonly redelivers = false;
+  /** @inheritdoc */
+  readonly mode = 'inline' as const;
   private work?: McpTaskWork;
   private concurrency = 0;
-  private readonly waiting: string[] = [];
+  private readonly waiting: WaitingTask[] = [];
   private readonly running = new Set<Promise<void>>();
 
   /** @inheritdoc */
@@ -20,7 +28,7 @@ export class McpInlineTaskQueue implements McpTaskQueue {
 
   /** @inheritdoc */
   async enqueue(taskId: string): Promise<void> {
-    this.waiting.push(taskId);
+    this.waiting.push({ taskId, since: Date.now() });
     this.drain();
   }
 
@@ -31,9 +39,25 @@ export class McpInlineTaskQueue implements McpTaskQueue {
     await Promise.allSettled([...this.running]);
   }
 
+  /**
+   * @inheritdoc
+   * The in-process worker counts as one while it runs tasks (started with a concurrency above 0
+   * and not closed); the first waiting task is the oldest.
+   */
+  async stats(): Promise<McpTaskQueueStats> {
+    const oldest = this.waiting[0];
+    return {
+      mode: this.mode,
+      workers: this.work && this.concurrency > 0 ? 1 : 0,
+      active: this.running.size,
+      waiting: this.waiting.length,
+      oldestWaitingMs: oldest ? Math.max(0, Date.now() - oldest.since) : null,
+    };
+  }
+
   private drain(): void {
     while (this.work && this.running.size < this.concurrency && this.waiting.length) {
-      const run = this.work(this.waiting.shift() as string).finally(() => {
+      const run = this.work((this.waiting.shift() as WaitingTask).taskId).finally(() => {
         this.running.delete(run);
         this.drain();
       });

@@ -32,7 +32,7 @@ import { errorText } from '../tools/tool-result-mapper';
 import { Toolset } from '../toolset';
 import { McpBullTaskQueue } from './bull-task.queue';
 import { McpInlineTaskQueue } from './inline-task.queue';
-import type { McpTaskQueue } from './mcp-task.queue';
+import type { McpTaskQueue, McpTaskQueueStats } from './mcp-task.queue';
 import { argumentsDigest, isTaskExpired, toDetailedTask, toWireTask, toWireTask2026 } from './task-wire';
 import { McpDrainService } from '../shutdown/mcp-drain.service';
 
@@ -135,6 +135,24 @@ export class McpTaskService implements OnApplicationBootstrap, BeforeApplication
     this.toolset.handle(McpMethod.TasksList, (request, context) => this.list(request, context));
     this.toolset.handle(McpMethod.TasksCancel, (request, context) => this.cancel(request, context));
     this.toolset.handle(McpMethod.TasksUpdate, (request, context) => this.updateInputs(request, context));
+  }
+
+  /**
+   * True once the mount started its tasks (at boot for a decorated tool that allows tasks, or
+   * when `McpRegistry` added the first such tool), until the app shuts down: its task queue is
+   * one the health checks look at.
+   */
+  get queueStarted(): boolean {
+    return this.started && !this.closing;
+  }
+
+  /**
+   * What the mount's task queue holds and who works on it (`McpHealthIndicator.tasks`). Rejects
+   * when the queue cannot be read (Redis away) or the mount has not started its tasks.
+   */
+  async queueStats(): Promise<McpTaskQueueStats> {
+    if (!this.queueStarted) throw new Error(`the task queue of mount "${this.options.mount}" is not running`);
+    return this.queue.stats();
   }
 
   /** After the drain (which let running tasks finish until `shutdown.drainTimeoutMs`): aborts what still runs here (those tasks end interrupted) and closes the queue. */
