@@ -3,7 +3,7 @@ import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { McpModule } from '../../src/mcp';
 import { sessionIdAttribute } from '../../src/mcp/telemetry/mcp-spans';
 import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';
-import { startApp, type RunningApp } from '../support/http-app';
+import { HTTP_ADAPTERS, startApp, type RunningApp } from '../support/http-app';
 import { openSession, send, versionHeader } from '../support/mcp-wire';
 import { pollUntil } from '../support/polling';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
@@ -16,7 +16,7 @@ jest.setTimeout(60_000);
  * a SERVER span of their own, under the caller's HTTP `traceparent`, with the session id's digest,
  * the HTTP method and status; a refusal is an error.
  */
-describe('OpenTelemetry: SERVER spans of GET streams and DELETE', () => {
+describe.each(HTTP_ADAPTERS)('OpenTelemetry: SERVER spans of GET streams and DELETE (%s)', (adapter) => {
   let telemetry: TestTelemetry;
   let db: TestDatabase;
   let app: RunningApp;
@@ -26,7 +26,7 @@ describe('OpenTelemetry: SERVER spans of GET streams and DELETE', () => {
   beforeAll(async () => {
     telemetry = installTestTelemetry();
     db = await createTestDatabase();
-    app = await startApp(db.url, { imports: [McpModule.forRoot({ auth: fixtureAuth })], providers: [FixtureTools] });
+    app = await startApp(db.url, { imports: [McpModule.forRoot({ auth: fixtureAuth })], providers: [FixtureTools] }, adapter);
     url = `${app.baseUrl}/mcp`;
   });
 
