@@ -31,10 +31,16 @@ export const McpAttr = {
   ServerPort: 'server.port',
   ClientAddress: 'client.address',
   ErrorType: 'error.type',
+  HttpRequestMethod: 'http.request.method',
+  HttpResponseStatusCode: 'http.response.status_code',
   /** The package's own: the mount that served an inbound exchange. */
   Mount: 'mcp.mount',
   /** The package's own: the configured name of the server an outbound call goes to. */
   ServerName: 'mcp.server.name',
+  /** The package's own: the stream a GET opened (`session`: the session's standalone stream; `request`: a POST stream resumed). */
+  StreamKind: 'mcp.stream.kind',
+  /** The package's own: true when a GET carried `Last-Event-ID` (a resumption). */
+  StreamResumed: 'mcp.stream.resumed',
   /** The package's own (with `recordPayloads`): the request's params, JSON, cut. */
   RequestParams: 'mcp.request.params',
   /** The package's own (with `recordPayloads`): the result or error, JSON, cut. */

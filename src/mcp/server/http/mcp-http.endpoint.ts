@@ -21,7 +21,7 @@ import { McpDrainService, type McpInFlightRequest } from '../shutdown/mcp-drain.
 import { abortedAtShutdown, SHUTDOWN_AUDIT_NOTE } from '../shutdown/shutdown-answers';
 import { McpSessionChannel, type McpSessionChannelSettings } from './mcp-session-channel';
 import { McpPendingClientRequests } from './mcp-session-channel-pending';
-import { acceptsEventStream } from './mcp-sse-writer';
+import { acceptsEventStream, parseEventId } from './mcp-sse-writer';
 import { McpStreamEndpoint } from './mcp-stream.endpoint';
 import { McpStatelessEndpoint } from './mcp-stateless.endpoint';
 import { McpStreamRegistry, SESSION_STREAM_ID } from './mcp-stream-registry';
@@ -29,7 +29,7 @@ import type { McpEventLog } from '../pubsub/mcp-event-log.interface';
 import { context as otelContext } from '@opentelemetry/api';
 import { contextWithExchange, currentExchange } from '../../telemetry/mcp-spans';
 import { McpAttr } from '../../telemetry/mcp-telemetry.constants';
-import { noteInboundOutcome, startInboundSpan } from './mcp-inbound-span';
+import { noteInboundOutcome, SESSION_END_SPAN, startInboundSpan, startSessionHttpSpan, STREAM_OPEN_SPAN } from './mcp-inbound-span';
 import { MCP_EVENT_LOG } from '../pubsub/mcp-pubsub.providers';
 
 type Exchange = { kind: 'request' | 'notification' | 'response'; message: JsonRpcMessage };
@@ -91,8 +91,7 @@ export class McpHttpEndpoint {
     if (!body) return;
     const { classified, text } = body;
     if (classified.kind === 'invalid') return sendJson(res, 400, classified.error);
-    const remote = (req as { socket?: { remoteAddress?: string } }).socket?.remoteAddress;
-    const span = startInboundSpan(classified.message, req.headers, this.options.mount, this.options.telemetry, remote);
+    const span = startInboundSpan(classified.message, req.headers, this.options.mount, this.options.telemetry, this.clientAddressOf(req));
     try {
       // The handling runs in the span's context: a tool's own outbound calls continue the trace.
       await otelContext.with(contextWithExchange(span), () => this.admit(classified, text, req, res, startedAt));
@@ -127,15 +126,45 @@ export class McpHttpEndpoint {
     if (session) await this.exchange(classified, text, session, req, res, startedAt, inFlight);
   }
 
-  /** Handles a GET asking for an event stream: opens the session's standalone stream (refused with 503 while draining). */
+  /**
+   * Handles a GET asking for an event stream: opens the session's standalone stream, or resumes
+   * one after `Last-Event-ID` (refused with 503 while draining). Its SERVER span covers the
+   * decision only and ends once the stream is open or refused: a stream may last hours.
+   */
   async get(req: McpRequest, res: ServerResponse): Promise<void> {
-    if (this.drain.draining) return this.refuseWhileDraining(res, null);
-    const session = await this.requireSession(req, res);
-    if (session) await this.streams.open(session, res, headerValue(req.headers, 'last-event-id'));
+    const lastEventId = headerValue(req.headers, 'last-event-id');
+    const resume = parseEventId(lastEventId);
+    const span = startSessionHttpSpan(STREAM_OPEN_SPAN, 'GET', req.headers, this.options.mount, this.clientAddressOf(req), {
+      [McpAttr.StreamResumed]: lastEventId !== undefined,
+      [McpAttr.StreamKind]: resume && resume.streamId !== SESSION_STREAM_ID ? 'request' : 'session',
+    });
+    try {
+      if (this.drain.draining) return this.refuseWhileDraining(res, null);
+      const session = await otelContext.with(span.context, () => this.requireSession(req, res));
+      // Opened outside the span's context: the stream's keep-alives outlive the span and belong to no trace.
+      if (session) await this.streams.open(session, res, lastEventId);
+    } catch (error) {
+      span.end(null, error);
+      throw error;
+    } finally {
+      span.end(res.headersSent ? res.statusCode : null);
+    }
   }
 
-  /** Handles a DELETE: terminates the caller's session. */
+  /** Handles a DELETE: terminates the caller's session (its SERVER span and audit row carry the caller's trace). */
   async delete(req: McpRequest, res: ServerResponse): Promise<void> {
+    const span = startSessionHttpSpan(SESSION_END_SPAN, 'DELETE', req.headers, this.options.mount, this.clientAddressOf(req));
+    try {
+      await otelContext.with(span.context, () => this.endSession(req, res));
+    } catch (error) {
+      span.end(null, error);
+      throw error;
+    } finally {
+      span.end(res.headersSent ? res.statusCode : null);
+    }
+  }
+
+  private async endSession(req: McpRequest, res: ServerResponse): Promise<void> {
     const startedAt = new Date();
     const session = await this.requireSession(req, res);
     if (!session) return;
@@ -144,6 +173,10 @@ export class McpHttpEndpoint {
     await this.log.forget(session.sessionId, SESSION_STREAM_ID);
     await this.events.record(this.event(session, startedAt, { kind: 'terminate', status: 204 }));
     sendEmpty(res, 204);
+  }
+
+  private clientAddressOf(req: McpRequest): string | undefined {
+    return (req as { socket?: { remoteAddress?: string } }).socket?.remoteAddress;
   }
 
   private refuseWhileDraining(res: ServerResponse, id: JsonRpcRequest['id'] | null): void {
