@@ -7,7 +7,7 @@
 'use strict';
 
 const { spawn } = require('node:child_process');
-const { mkdtempSync, readdirSync, rmSync } = require('node:fs');
+const { existsSync, mkdtempSync, readdirSync, rmSync } = require('node:fs');
 const { createServer } = require('node:net');
 const { tmpdir } = require('node:os');
 const { join, resolve } = require('node:path');
@@ -98,8 +98,17 @@ function tempDir(prefix, cleanups) {
   return dir;
 }
 
-/** Packs this package (npm pack runs the prepare script, which builds dist/mcp) into a temp dir; resolves with the tarball's path. */
+/**
+ * Packs this package (npm pack runs the prepare script, which builds dist/mcp) into a temp dir;
+ * resolves with the tarball's path. With SMOKE_TARBALL set to an existing tarball, uses that one
+ * instead (so that smoke tests running side by side share one pack and one build).
+ */
 async function packTarball(cleanups) {
+  const given = process.env.SMOKE_TARBALL;
+  if (given) {
+    if (!existsSync(given)) throw new Error(`SMOKE_TARBALL=${given}: no such file`);
+    return given;
+  }
   const packDir = mkdtempSync(join(tmpdir(), 'durable-mcp-pack-'));
   cleanups.add(() => rmSync(packDir, { recursive: true, force: true }));
   await run('npm', ['pack', '--pack-destination', packDir, '--loglevel=error'], { cwd: ROOT });
