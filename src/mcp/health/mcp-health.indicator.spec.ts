@@ -2,7 +2,9 @@ import type { ModuleRef } from '@nestjs/core';
 import { HealthIndicatorService } from '@nestjs/terminus';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import { McpCallQueueHost } from '../client/queue/mcp-call-queue-host';
-import { getMcpTaskServiceToken } from '../mcp.constants';
+import { McpTransportRegistry } from '../client/transports/transport-registry';
+import { StdioTransport } from '../client/transports/stdio/stdio.transport';
+import { getMcpOptionsToken, getMcpTaskServiceToken } from '../mcp.constants';
 import { MCP_EVENT_SINK } from '../persistence/mcp-persistence.constants';
 import { MCP_PUBSUB } from '../server/pubsub/mcp-pubsub.providers';
 import type { McpDrainService } from '../server/shutdown/mcp-drain.service';
@@ -20,7 +22,7 @@ const options: McpResolvedHealthOptions = {
 };
 
 /** An indicator over an app whose providers are `providers` (a fake ModuleRef of our collaborators). */
-function indicator(providers: Map<unknown, unknown>, drain: Partial<McpDrainService> = {}): McpHealthIndicator {
+function indicator(providers: Map<unknown, unknown>, drain: Partial<McpDrainService> = {}, opts: McpResolvedHealthOptions = options): McpHealthIndicator {
   const moduleRef = {
     get: (token: unknown) => {
       if (!providers.has(token)) throw new Error('not found');
@@ -28,7 +30,7 @@ function indicator(providers: Map<unknown, unknown>, drain: Partial<McpDrainServ
     },
   } as unknown as ModuleRef;
   const drainService = { status: () => ({ draining: false, since: null, inFlight: 0 }), mountNames: () => [], ...drain } as unknown as McpDrainService;
-  return new McpHealthIndicator(new HealthIndicatorService(), options, drainService, moduleRef);
+  return new McpHealthIndicator(new HealthIndicatorService(), opts, drainService, moduleRef);
 }
 
 describe('McpHealthIndicator', () => {
@@ -95,5 +97,36 @@ describe('McpHealthIndicator', () => {
     expect(draining.draining().shutdown).toMatchObject({ status: 'down', since: since.toISOString(), inFlight: 2 });
     const noSince = indicator(new Map(), { status: () => ({ draining: true, since: null, inFlight: 0 }) } as Partial<McpDrainService>);
     expect(noSince.draining().shutdown).toMatchObject({ status: 'down', since: null });
+  });
+
+  it('database: up with the latency; the deadline comes from the mount when the health options give none', async () => {
+    const ok = new Map<unknown, unknown>([[getDataSourceToken(), { isInitialized: true, options: { type: 'sqlite' }, query: async () => [{ 1: 1 }] }]]);
+    expect((await indicator(ok).database('db')).db).toMatchObject({ status: 'up', type: 'sqlite' });
+    const hanging = { isInitialized: true, options: { type: 'postgres' }, query: () => new Promise(() => undefined) };
+    const fromMount = new Map<unknown, unknown>([[getDataSourceToken(), hanging], [getMcpOptionsToken('default'), { database: { timeoutMs: 30 } }]]);
+    expect((await indicator(fromMount, {}, { ...options, databaseTimeoutMs: null }).database()).database).toMatchObject({ status: 'down', timeoutMs: 30 });
+  });
+
+  it('readiness lists the checks of what the app has; live reports this process', () => {
+    expect(indicator(new Map()).readiness()).toHaveLength(3);
+    const full = new Map<unknown, unknown>([[MCP_PUBSUB, { ping: async () => ({ latencyMs: 1, listening: true }) }], [McpCallQueueHost, { queue: {} }]]);
+    expect(indicator(full).readiness()).toHaveLength(6);
+    expect(indicator(new Map()).live()).toEqual({ process: { status: 'up', pid: process.pid, uptimeSeconds: expect.any(Number) } });
+  });
+
+  it('stdio: up with no registry, down naming a pool whose oldest waiting call is older than stuckMs', async () => {
+    expect(await indicator(new Map()).stdio()).toEqual({ stdio: { status: 'up', servers: {} } });
+    const transport = (stats: unknown) => Object.assign(Object.create(StdioTransport.prototype) as StdioTransport, { stats: () => stats });
+    const registry = {
+      opened: () => [
+        ['stuck', transport({ pool: { waiting: 2, oldestWaitingMs: 5000 } })],
+        ['busy', transport({ pool: { waiting: 1, oldestWaitingMs: 10 } })],
+        ['idle', transport({ pool: null })],
+        ['http', { stats: () => ({}) }],
+      ],
+    };
+    const result = (await indicator(new Map<unknown, unknown>([[McpTransportRegistry, registry]])).stdio()).stdio;
+    expect(result).toMatchObject({ status: 'down', stuck: ['stuck'] });
+    expect(Object.keys(result.servers).sort()).toEqual(['busy', 'idle', 'stuck']);
   });
 });
