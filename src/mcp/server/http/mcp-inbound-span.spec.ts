@@ -1,7 +1,8 @@
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { installTestTelemetry, type TestTelemetry } from '../../../../test/support/telemetry';
 import { sessionIdAttribute } from '../../telemetry/mcp-spans';
-import { SESSION_END_SPAN, startSessionHttpSpan, STREAM_OPEN_SPAN } from './mcp-inbound-span';
+import type { McpResolvedTelemetryOptions } from '../../telemetry/mcp-telemetry.options';
+import { SESSION_END_SPAN, startInboundSpan, startSessionHttpSpan, STREAM_OPEN_SPAN } from './mcp-inbound-span';
 
 const PARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
 
@@ -64,5 +65,33 @@ describe('startSessionHttpSpan with the OpenTelemetry SDK', () => {
     const [recorded] = telemetry.spans();
     expect(recorded.attributes).toMatchObject({ 'error.type': '404', 'http.response.status_code': 404 });
     expect(recorded.status.code).toBe(SpanStatusCode.ERROR);
+  });
+});
+
+describe('startInboundSpan', () => {
+  let telemetry: TestTelemetry;
+  beforeAll(() => {
+    telemetry = installTestTelemetry();
+  });
+  afterAll(() => telemetry.shutdown());
+  beforeEach(() => telemetry.resetSpans());
+
+  it('names the span after the method, takes the parent from the headers and the host without a port', () => {
+    const exchange = startInboundSpan({ jsonrpc: '2.0', id: 7, method: 'tools/list' }, { traceparent: PARENT, host: 'example.com' }, 'mcp', null as unknown as McpResolvedTelemetryOptions, '10.0.0.1');
+    exchange.span.end();
+    const [recorded] = telemetry.spans();
+    expect(recorded.name).toBe('tools/list');
+    expect(recorded.kind).toBe(SpanKind.SERVER);
+    expect(recorded.spanContext().traceId).toBe('0af7651916cd43dd8448eb211c80319c');
+    expect(recorded.attributes).toMatchObject({ 'mcp.mount': 'mcp', 'server.address': 'example.com', 'client.address': '10.0.0.1' });
+    expect(recorded.attributes['server.port']).toBeUndefined();
+  });
+
+  it('a response message (no method) and an unparseable Host give a span without server address', () => {
+    const exchange = startInboundSpan({ jsonrpc: '2.0', id: 3, result: {} }, { host: 'bad:host:name' }, 'mcp', null as unknown as McpResolvedTelemetryOptions);
+    exchange.span.end();
+    const [recorded] = telemetry.spans();
+    expect(recorded.name).toBe('mcp response');
+    expect(recorded.attributes['server.address']).toBeUndefined();
   });
 });
