@@ -15,7 +15,7 @@ const { randomBytes } = require('node:crypto');
 const { writeFileSync, mkdirSync } = require('node:fs');
 const { join } = require('node:path');
 const { Client } = require('pg');
-const { admin, bootApp, cleanUpOnSignals, createCleanups, databaseUrl, freePort, packTarball, run, stopApp, tempDir } = require('./smoke-support');
+const { admin, bootApp, cleanUpOnSignals, createCleanups, databaseUrl, freePort, packTarball, run, stopApp, tempDir, TOOLS_SOURCE } = require('./smoke-support');
 
 /** The apps: what a user on each TypeORM line would install next to durable-mcp. */
 const VARIANTS = [
@@ -47,33 +47,7 @@ import { NestFactory } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { MCP_ENTITIES, MCP_MIGRATIONS, McpClientModule, McpClientService, McpModule, McpTool } from 'durable-mcp';
 
-@Injectable()
-export class EchoTools {
-  @McpTool({
-    name: 'echo',
-    description: 'Echoes text back',
-    input: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
-  })
-  echo(args: { text: string }): string {
-    return args.text;
-  }
-}
-
-/** Calls echo again through the client module: an inline durable call, no Redis, no Bull installed. */
-@Injectable()
-export class RelayTools {
-  constructor(private readonly client: McpClientService) {}
-
-  @McpTool({
-    name: 'relay',
-    description: 'Echoes text through McpClientService',
-    input: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
-  })
-  async relay(args: { text: string }) {
-    const result = await this.client.callTool('self', 'echo', { text: args.text });
-    return result.content;
-  }
-}
+${TOOLS_SOURCE}
 
 @Module({
   imports: [

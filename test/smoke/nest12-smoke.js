@@ -25,7 +25,7 @@ const { mkdirSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');
 const { Client } = require('pg');
 const { Redis } = require('ioredis');
-const { admin, bootApp, cleanUpOnSignals, createCleanups, databaseUrl, freePort, packTarball, run, stopApp, tempDir } = require('./smoke-support');
+const { admin, bootApp, cleanUpOnSignals, createCleanups, databaseUrl, freePort, packTarball, run, stopApp, tempDir, TOOLS_SOURCE } = require('./smoke-support');
 
 const REDIS_URL = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';
 
@@ -74,33 +74,7 @@ import { BullModule } from '@nestjs/bull';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { MCP_ENTITIES, MCP_MIGRATIONS, McpClientModule, McpClientService, McpModule, McpTool } from 'durable-mcp';
 
-@Injectable()
-export class EchoTools {
-  @McpTool({
-    name: 'echo',
-    description: 'Echoes text back',
-    input: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
-  })
-  echo(args: { text: string }): string {
-    return args.text;
-  }
-}
-
-/** Calls echo again through the client module: a Bull job when the host configures Bull, else inline. */
-@Injectable()
-export class RelayTools {
-  constructor(private readonly client: McpClientService) {}
-
-  @McpTool({
-    name: 'relay',
-    description: 'Echoes text through McpClientService',
-    input: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
-  })
-  async relay(args: { text: string }) {
-    const result = await this.client.callTool('self', 'echo', { text: args.text });
-    return result.content;
-  }
-}
+${TOOLS_SOURCE}
 
 const bull: DynamicModule[] = process.env.REDIS_URL
   ? [BullModule.forRoot({ redis: process.env.REDIS_URL, prefix: process.env.BULL_PREFIX })]

@@ -163,4 +163,34 @@ async function stopApp(child) {
   }
 }
 
-module.exports = { ROOT, PG_ADMIN_URL, KEEP, run, admin, databaseUrl, freePort, createCleanups, cleanUpOnSignals, tempDir, packTarball, bootApp, stopApp };
+/** The host apps' two tools, as TypeScript source: `echo`, and `relay`, which calls `echo` again through McpClientService. */
+const TOOLS_SOURCE = `@Injectable()
+export class EchoTools {
+  @McpTool({
+    name: 'echo',
+    description: 'Echoes text back',
+    input: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+  })
+  echo(args: { text: string }): string {
+    return args.text;
+  }
+}
+
+/** Calls echo again through the client module: a Bull job when the host configures Bull, else an inline durable call. */
+@Injectable()
+export class RelayTools {
+  constructor(private readonly client: McpClientService) {}
+
+  @McpTool({
+    name: 'relay',
+    description: 'Echoes text through McpClientService',
+    input: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+  })
+  async relay(args: { text: string }) {
+    const result = await this.client.callTool('self', 'echo', { text: args.text });
+    return result.content;
+  }
+}
+`;
+
+module.exports = { ROOT, PG_ADMIN_URL, KEEP, run, admin, databaseUrl, freePort, createCleanups, cleanUpOnSignals, tempDir, packTarball, bootApp, stopApp, TOOLS_SOURCE };
