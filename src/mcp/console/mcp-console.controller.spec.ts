@@ -37,7 +37,7 @@ describe.each<HttpAdapterName>(['express', 'fastify'])('the console controller o
     await app
       .get(DataSource)
       .getRepository(McpEvent)
-      .insert({ id: 'ev-1', createdAt: new Date(Date.UTC(2026, 0, 1)), direction: 'inbound', mount: 'default', server: null, kind: 'request', method: 'ping', durationMs: 4, isError: false } as McpEvent);
+      .insert({ id: 'ev-1', createdAt: new Date(Date.UTC(2026, 0, 1)), direction: 'inbound', mount: 'default', server: null, kind: 'request', method: 'ping', durationMs: 4, isError: false });
   });
 
   afterAll(async () => {

@@ -19,8 +19,8 @@ async function moduleRefWith(dataSource: DataSource | null): Promise<{ ref: Modu
   return { ref: module.get(ModuleRef), close: () => module.close() };
 }
 
-function inboundEvent(id: string, createdAt: Date, mount = 'default'): Partial<McpEvent> {
-  return { id, createdAt, direction: 'inbound', mount, server: null, kind: 'request', method: 'ping', durationMs: 1, isError: false };
+function inboundEvent(id: string, createdAt: Date, mount = 'default') {
+  return { id, createdAt, direction: 'inbound' as const, mount, server: null, kind: 'request', method: 'ping', durationMs: 1, isError: false };
 }
 
 describe('McpRetentionService', () => {
@@ -71,7 +71,7 @@ describe('McpRetentionService', () => {
   it('deletes old inbound rows of its mount only, logs what it deleted, then logs that nothing was left', async () => {
     const now = new Date();
     const old = new Date(now.getTime() - 3_600_000);
-    await dataSource.getRepository(McpEvent).insert([inboundEvent('a', old), inboundEvent('b', old), inboundEvent('c', old), inboundEvent('d', now), inboundEvent('e', old, 'other')] as McpEvent[]);
+    await dataSource.getRepository(McpEvent).insert([inboundEvent('a', old), inboundEvent('b', old), inboundEvent('c', old), inboundEvent('d', now), inboundEvent('e', old, 'other')]);
     const pruner = await service();
     expect(pruner.enabled).toBe(true);
     const report = await pruner.runOnce(now);
