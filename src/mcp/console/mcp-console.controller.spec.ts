@@ -92,6 +92,20 @@ describe.each<HttpAdapterName>(['express', 'fastify'])('the console controller o
     expect(css.headers['content-type']).toMatch(/^text\/css/);
   });
 
+  it('renders the sessions, tasks and filtered events pages with their tab marked', async () => {
+    for (const [path, tab, text] of [
+      ['/console/sessions', 'Sessions', 'No sessions.'],
+      ['/console/tasks', 'Tasks', 'No tasks.'],
+      ['/console/events?method=ping', 'Events', '<tr data-event="ev-1">'],
+      ['/console/events?method=other', 'Events', 'No events match.'],
+    ]) {
+      const response = await request(server).get(path);
+      expect(response.status).toBe(200);
+      expect(response.text).toContain(`aria-current="page">${tab}</a>`);
+      expect(response.text).toContain(text);
+    }
+  });
+
   it('answers 503 with Retry-After once the database is gone', async () => {
     await app.get(DataSource).destroy();
     const response = await request(server).get('/console/sessions');
