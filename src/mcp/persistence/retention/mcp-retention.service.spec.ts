@@ -110,8 +110,8 @@ describe('McpRetentionService', () => {
 });
 
 describe('McpRetentionService on PostgreSQL with a Bull schedule', () => {
-  const mount = `cov2-${randomUUID().slice(0, 8)}`;
-  const prefix = `cov2-retention-service-${mount}`;
+  const mount = `retention-spec-${randomUUID().slice(0, 8)}`;
+  const prefix = `retention-service-spec-${mount}`;
   let dataSource: DataSource;
   let holder: DataSource;
   let close: () => Promise<void> = async () => undefined;

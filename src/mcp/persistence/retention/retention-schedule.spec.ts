@@ -25,7 +25,7 @@ describe('IntervalRetentionSchedule', () => {
 });
 
 describe('BullRetentionSchedule', () => {
-  const prefix = `cov2-retention-${randomUUID().slice(0, 8)}`;
+  const prefix = `retention-schedule-spec-${randomUUID().slice(0, 8)}`;
   afterAll(async () => {
     await deleteRedisKeys(`${prefix}:*`);
   });
