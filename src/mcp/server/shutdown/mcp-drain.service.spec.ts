@@ -69,4 +69,86 @@ describe('McpDrainService', () => {
     await jest.advanceTimersByTimeAsync(0);
     expect(done).toBe(true);
   });
+
+  it('lists the mounts that registered or had a request', () => {
+    const service = new McpDrainService();
+    service.register('a', 1000, 0);
+    service.enter('b').leave();
+    expect(service.mountNames()).toEqual(['a', 'b']);
+  });
+
+  it('ends at the deadline without aborting anything when refusals never stop and nothing is in flight', async () => {
+    jest.useFakeTimers();
+    const service = new McpDrainService();
+    service.register('m', 1000, 500);
+    let done = false;
+    void service.drain().then(() => (done = true));
+    for (let t = 0; t < 900; t += 300) {
+      service.refused();
+      await jest.advanceTimersByTimeAsync(300);
+    }
+    expect(done).toBe(false);
+    service.refused();
+    await jest.advanceTimersByTimeAsync(100);
+    expect(done).toBe(true);
+    expect(service.status().inFlight).toBe(0);
+  });
+
+  it('waits for a request that arrives during the quiet period, then for the quiet period again', async () => {
+    jest.useFakeTimers();
+    const service = new McpDrainService();
+    service.register('m', 10_000, 500);
+    const first = service.enter('m');
+    let done = false;
+    void service.drain().then(() => (done = true));
+    first.leave();
+    await jest.advanceTimersByTimeAsync(100);
+    const late = service.enter('m');
+    await jest.advanceTimersByTimeAsync(2000);
+    expect(done).toBe(false);
+    expect(late.signal.aborted).toBe(false);
+    late.leave();
+    await jest.advanceTimersByTimeAsync(499);
+    expect(done).toBe(false);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(done).toBe(true);
+    expect(late.signal.aborted).toBe(false);
+  });
+
+  it('aborts a request that arrived during the quiet period and runs past the deadline', async () => {
+    jest.useFakeTimers();
+    const service = new McpDrainService();
+    service.register('m', 1000, 500);
+    service.enter('m').leave();
+    service.refused();
+    let done = false;
+    void service.drain().then(() => (done = true));
+    await jest.advanceTimersByTimeAsync(100);
+    const late = service.enter('m');
+    late.signal.addEventListener('abort', () => late.leave());
+    await jest.advanceTimersByTimeAsync(899);
+    expect(late.signal.aborted).toBe(false);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(late.signal.aborted).toBe(true);
+    await jest.advanceTimersByTimeAsync(0);
+    expect(done).toBe(true);
+  });
+
+  it('gives up after the grace twice when a forced request still does not leave, and reports it in flight', async () => {
+    jest.useFakeTimers();
+    const service = new McpDrainService();
+    service.register('m', 1000, 0);
+    const stuck = service.enter('m');
+    let forced = false;
+    void stuck.forced.then(() => (forced = true));
+    let done = false;
+    void service.drain().then(() => (done = true));
+    await jest.advanceTimersByTimeAsync(1000 + DRAIN_ABORT_GRACE_MS);
+    expect(stuck.signal.aborted).toBe(true);
+    expect(forced).toBe(true);
+    expect(done).toBe(false);
+    await jest.advanceTimersByTimeAsync(DRAIN_ABORT_GRACE_MS);
+    expect(done).toBe(true);
+    expect(service.status()).toMatchObject({ draining: true, inFlight: 1 });
+  });
 });
