@@ -11,7 +11,7 @@ import { createTestDatabase, type TestDatabase } from '../support/postgres';
 /** Every token `tok-<name>` is the principal `<name>`: each case gets principals of its own. */
 const auth = (token: string) => (token.startsWith('tok-') ? token.slice(4) : null);
 
-const limits = { sessionsPerPrincipal: 2, streamsPerPrincipal: 1, listenStreamsPerPrincipal: 1, subscriptionsPerSession: 2 };
+const limits = { sessionsPerPrincipal: 2, streamsPerPrincipal: 1, listenStreamsPerPrincipal: 1, subscriptionsPerSession: 2, listenResourceSubscriptions: 2, listenTaskIds: 2 };
 
 /** Polls `check` until it holds, failing after a deadline. */
 async function until(check: () => boolean, what: string, deadlineMs = 5_000): Promise<void> {
@@ -116,6 +116,41 @@ describe('per-principal caps', () => {
     expect(rows).toEqual([
       { status: 200, error_code: null },
       { status: 429, error_code: -32000 },
+    ]);
+  });
+
+  it('refuses a listen filter naming more URIs or task ids than its cap as invalid params (-32602 with the limit in data, HTTP 200 like every stateless params error), with an audit row', async () => {
+    const listen = (id: number, notifications: Record<string, unknown>) => {
+      const body = statelessRequest(id, 'subscriptions/listen', { notifications });
+      return fetch(`${a.baseUrl}/mcp`, {
+        method: 'POST',
+        headers: { ...routingHeaders(body), 'Content-Type': 'application/json', Accept: MCP_ACCEPT, Authorization: 'Bearer tok-filter' },
+        body: JSON.stringify(body),
+      });
+    };
+    const uris = await listen(1, { resourceSubscriptions: ['docs://readme', 'images://pixel.png', 'docs://broken'] });
+    expect({ status: uris.status, type: uris.headers.get('content-type') }).toEqual({ status: 200, type: expect.stringContaining('application/json') });
+    expect(await uris.json()).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      error: { code: -32602, message: expect.stringContaining('notifications.resourceSubscriptions names 3 entries'), data: { limit: 'listenResourceSubscriptions', max: 2 } },
+    });
+    const tasks = await listen(2, { taskIds: ['t-1', 't-2', 't-3'] });
+    expect({ status: tasks.status, type: tasks.headers.get('content-type') }).toEqual({ status: 200, type: expect.stringContaining('application/json') });
+    expect(await tasks.json()).toEqual({
+      jsonrpc: '2.0',
+      id: 2,
+      error: { code: -32602, message: expect.stringContaining('notifications.taskIds names 3 entries'), data: { limit: 'listenTaskIds', max: 2 } },
+    });
+    // At the cap the stream opens.
+    const atCap = new SseReader(await listen(3, { resourceSubscriptions: ['docs://readme', 'images://pixel.png'] }));
+    expect(JSON.parse((await atCap.next())!.data).params.notifications).toEqual({ resourceSubscriptions: ['docs://readme', 'images://pixel.png'] });
+    await atCap.cancel();
+    const rows = await db.dataSource.query(`SELECT request->>'id' AS id, status, error_code FROM mcp_events WHERE principal_key = 'filter' ORDER BY created_at`);
+    expect(rows).toEqual([
+      { id: '1', status: 200, error_code: -32602 },
+      { id: '2', status: 200, error_code: -32602 },
+      { id: '3', status: 200, error_code: null },
     ]);
   });
 

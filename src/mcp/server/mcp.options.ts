@@ -143,6 +143,8 @@ export function resolveMcpOptions(
       sessionsPerPrincipal: positiveInteger(mount, 'limits.sessionsPerPrincipal', options.limits?.sessionsPerPrincipal, DEFAULT_LIMITS.sessionsPerPrincipal),
       streamsPerPrincipal: positiveInteger(mount, 'limits.streamsPerPrincipal', options.limits?.streamsPerPrincipal, DEFAULT_LIMITS.streamsPerPrincipal),
       listenStreamsPerPrincipal: positiveInteger(mount, 'limits.listenStreamsPerPrincipal', options.limits?.listenStreamsPerPrincipal, DEFAULT_LIMITS.listenStreamsPerPrincipal),
+      listenResourceSubscriptions: positiveInteger(mount, 'limits.listenResourceSubscriptions', options.limits?.listenResourceSubscriptions, DEFAULT_LIMITS.listenResourceSubscriptions),
+      listenTaskIds: positiveInteger(mount, 'limits.listenTaskIds', options.limits?.listenTaskIds, DEFAULT_LIMITS.listenTaskIds),
       subscriptionsPerSession: positiveInteger(mount, 'limits.subscriptionsPerSession', options.limits?.subscriptionsPerSession, DEFAULT_LIMITS.subscriptionsPerSession),
     },
   };
