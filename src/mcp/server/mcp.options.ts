@@ -133,6 +133,7 @@ export function resolveMcpOptions(
       resumeEvents: positiveInteger(mount, 'streams.resumeEvents', options.streams?.resumeEvents, DEFAULT_STREAM_OPTIONS.resumeEvents),
       resumeTtlMs: positiveInteger(mount, 'streams.resumeTtlMs', options.streams?.resumeTtlMs, DEFAULT_STREAM_OPTIONS.resumeTtlMs),
       maxBufferedBytes: positiveInteger(mount, 'streams.maxBufferedBytes', options.streams?.maxBufferedBytes, DEFAULT_STREAM_OPTIONS.maxBufferedBytes),
+      resumeFollowers: positiveInteger(mount, 'streams.resumeFollowers', options.streams?.resumeFollowers, DEFAULT_STREAM_OPTIONS.resumeFollowers),
     },
     oauth: resolveOAuthOptions(mount, path, options.oauth),
     shutdown: resolveShutdownOptions(mount, options.shutdown),
