@@ -3,6 +3,7 @@ import { McpStreamRegistry } from '../../src/mcp/server/http/mcp-stream-registry
 import { McpListenStreams } from '../../src/mcp/server/stateless/listen-stream-registry';
 import { FeatureResources } from '../fixtures/features/feature-providers';
 import { SseReader } from '../fixtures/sse/sse-reader';
+import { AbortProbe, SseTools } from '../fixtures/sse/sse-tools';
 import { routingHeaders, statelessRequest } from '../fixtures/stateless/stateless-wire';
 import { startApp, type RunningApp } from '../support/http-app';
 import { MCP_ACCEPT, initializeRequest, openSession, post, send, versionHeader } from '../support/mcp-wire';
@@ -11,7 +12,7 @@ import { createTestDatabase, type TestDatabase } from '../support/postgres';
 /** Every token `tok-<name>` is the principal `<name>`: each case gets principals of its own. */
 const auth = (token: string) => (token.startsWith('tok-') ? token.slice(4) : null);
 
-const limits = { sessionsPerPrincipal: 2, streamsPerPrincipal: 1, listenStreamsPerPrincipal: 1, subscriptionsPerSession: 2 };
+const limits = { sessionsPerPrincipal: 2, streamsPerPrincipal: 1, listenStreamsPerPrincipal: 1, subscriptionsPerSession: 2, listenResourceSubscriptions: 2, listenTaskIds: 2 };
 
 /** Polls `check` until it holds, failing after a deadline. */
 async function until(check: () => boolean, what: string, deadlineMs = 5_000): Promise<void> {
@@ -33,7 +34,34 @@ describe('per-principal caps', () => {
   let a: RunningApp;
   let b: RunningApp;
 
-  const boot = () => startApp(db.url, { imports: [McpModule.forRoot({ auth, limits })], providers: [FeatureResources] });
+  const boot = () =>
+    startApp(db.url, { imports: [McpModule.forRoot({ auth, limits, streams: { resumeFollowers: 1 } })], providers: [FeatureResources, SseTools] });
+
+  /**
+   * Starts a call that reports one progress step and then runs until its POST stream is closed;
+   * resolves with that stream and the id of its first event, from which a GET may resume it.
+   */
+  async function callInFlight(token: string, sessionId: string, key: string): Promise<{ post: SseReader; eventId: string }> {
+    const response = await fetch(`${a.baseUrl}/mcp`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: MCP_ACCEPT, 'Mcp-Session-Id': sessionId, ...versionHeader() },
+      body: JSON.stringify({ jsonrpc: '2.0', id: key, method: 'tools/call', params: { name: 'wait_for_abort', arguments: { key, announce: true }, _meta: { progressToken: key } } }),
+    });
+    const post = new SseReader(response);
+    let event = await post.next();
+    while (event && !event.data) event = await post.next(); // the priming event
+    expect(JSON.parse(event!.data).method).toBe('notifications/progress');
+    await AbortProbe.whenStarted(key);
+    return { post, eventId: event!.id! };
+  }
+
+  const resumeHeaders = (token: string, sessionId: string, lastEventId?: string) => ({
+    Authorization: `Bearer ${token}`,
+    Accept: 'text/event-stream',
+    'Mcp-Session-Id': sessionId,
+    ...versionHeader(),
+    ...(lastEventId ? { 'Last-Event-ID': lastEventId } : {}),
+  });
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -87,6 +115,53 @@ describe('per-principal caps', () => {
     await second.body?.cancel();
   });
 
+  it('counts a resumed POST stream against the principal\'s streams: the next resumption, or a GET stream, is refused 429 until it closes', async () => {
+    const { sessionId } = await openSession(`${a.baseUrl}/mcp`, 'tok-resume');
+    const registry = a.app.get(McpStreamRegistry, { strict: false });
+    const { post: call, eventId } = await callInFlight('tok-resume', sessionId, 'resume-cap');
+    const resumed = new SseReader(await fetch(`${a.baseUrl}/mcp`, { headers: resumeHeaders('tok-resume', sessionId, eventId) }));
+    expect((await resumed.next())?.data).toBe(''); // priming: the resumption is open and follows the call
+    expect(registry.countFor('resume')).toBe(1);
+
+    for (const refused of [
+      await fetch(`${a.baseUrl}/mcp`, { headers: resumeHeaders('tok-resume', sessionId, eventId) }),
+      await fetch(`${a.baseUrl}/mcp`, { headers: resumeHeaders('tok-resume', sessionId) }),
+    ]) {
+      expect(refused.status).toBe(429);
+      expect(((await refused.json()) as { error: unknown }).error).toEqual({ code: -32000, message: expect.stringContaining('GET streams'), data: { limit: 'streamsPerPrincipal', max: 1 } });
+    }
+
+    await resumed.cancel();
+    await until(() => registry.countFor('resume') === 0, 'the resumption is forgotten');
+    const again = new SseReader(await fetch(`${a.baseUrl}/mcp`, { headers: resumeHeaders('tok-resume', sessionId, eventId) }));
+    expect((await again.next())?.data).toBe('');
+    await call.cancel(); // the call aborts; its response ends the resumption that follows it
+    expect(JSON.parse((await again.rest()).at(-1)!.data)).toMatchObject({ id: 'resume-cap', result: { content: [{ type: 'text', text: expect.stringContaining('aborted') }] } });
+    await until(() => registry.countFor('resume') === 0, 'every resumption is forgotten');
+  });
+
+  it('follows at most streams.resumeFollowers resumptions at once: one beyond gets the replay and ends, so its client comes back later', async () => {
+    const registry = a.app.get(McpStreamRegistry, { strict: false });
+    const first = await openSession(`${a.baseUrl}/mcp`, 'tok-follow-a');
+    const second = await openSession(`${a.baseUrl}/mcp`, 'tok-follow-b');
+    const callA = await callInFlight('tok-follow-a', first.sessionId, 'follow-a');
+    const callB = await callInFlight('tok-follow-b', second.sessionId, 'follow-b');
+    const followed = new SseReader(await fetch(`${a.baseUrl}/mcp`, { headers: resumeHeaders('tok-follow-a', first.sessionId, callA.eventId) }));
+    expect((await followed.next())?.data).toBe('');
+    expect(registry.countFor('follow-a')).toBe(1);
+
+    const beyond = new SseReader(await fetch(`${a.baseUrl}/mcp`, { headers: resumeHeaders('tok-follow-b', second.sessionId, callB.eventId) }));
+    expect(await beyond.rest()).toEqual([{ id: callB.eventId, retry: expect.any(Number), data: '' }]);
+
+    await followed.cancel();
+    await until(() => registry.countFor('follow-a') === 0, 'the followed resumption is forgotten');
+    const later = new SseReader(await fetch(`${a.baseUrl}/mcp`, { headers: resumeHeaders('tok-follow-b', second.sessionId, callB.eventId) }));
+    expect((await later.next())?.data).toBe('');
+    await callB.post.cancel();
+    expect(JSON.parse((await later.rest()).at(-1)!.data)).toMatchObject({ id: 'follow-b', result: { content: [{ type: 'text', text: expect.stringContaining('aborted') }] } });
+    await callA.post.cancel();
+  }, 20_000);
+
   it('refuses a second listen stream of a principal with 429 (and an audit row), another principal still listens', async () => {
     const listen = (token: string, id: number) => {
       const body = statelessRequest(id, 'subscriptions/listen', { notifications: { toolsListChanged: true } });
@@ -116,6 +191,41 @@ describe('per-principal caps', () => {
     expect(rows).toEqual([
       { status: 200, error_code: null },
       { status: 429, error_code: -32000 },
+    ]);
+  });
+
+  it('refuses a listen filter naming more URIs or task ids than its cap as invalid params (-32602 with the limit in data, HTTP 200 like every stateless params error), with an audit row', async () => {
+    const listen = (id: number, notifications: Record<string, unknown>) => {
+      const body = statelessRequest(id, 'subscriptions/listen', { notifications });
+      return fetch(`${a.baseUrl}/mcp`, {
+        method: 'POST',
+        headers: { ...routingHeaders(body), 'Content-Type': 'application/json', Accept: MCP_ACCEPT, Authorization: 'Bearer tok-filter' },
+        body: JSON.stringify(body),
+      });
+    };
+    const uris = await listen(1, { resourceSubscriptions: ['docs://readme', 'images://pixel.png', 'docs://broken'] });
+    expect({ status: uris.status, type: uris.headers.get('content-type') }).toEqual({ status: 200, type: expect.stringContaining('application/json') });
+    expect(await uris.json()).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      error: { code: -32602, message: expect.stringContaining('notifications.resourceSubscriptions names 3 entries'), data: { limit: 'listenResourceSubscriptions', max: 2 } },
+    });
+    const tasks = await listen(2, { taskIds: ['t-1', 't-2', 't-3'] });
+    expect({ status: tasks.status, type: tasks.headers.get('content-type') }).toEqual({ status: 200, type: expect.stringContaining('application/json') });
+    expect(await tasks.json()).toEqual({
+      jsonrpc: '2.0',
+      id: 2,
+      error: { code: -32602, message: expect.stringContaining('notifications.taskIds names 3 entries'), data: { limit: 'listenTaskIds', max: 2 } },
+    });
+    // At the cap the stream opens.
+    const atCap = new SseReader(await listen(3, { resourceSubscriptions: ['docs://readme', 'images://pixel.png'] }));
+    expect(JSON.parse((await atCap.next())!.data).params.notifications).toEqual({ resourceSubscriptions: ['docs://readme', 'images://pixel.png'] });
+    await atCap.cancel();
+    const rows = await db.dataSource.query(`SELECT request->>'id' AS id, status, error_code FROM mcp_events WHERE principal_key = 'filter' ORDER BY created_at`);
+    expect(rows).toEqual([
+      { id: '1', status: 200, error_code: -32602 },
+      { id: '2', status: 200, error_code: -32602 },
+      { id: '3', status: 200, error_code: null },
     ]);
   });
 

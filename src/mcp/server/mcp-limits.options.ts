@@ -2,7 +2,8 @@
  * Caps on what one principal (or one session) may hold on a mount, so a single caller cannot
  * exhaust the server's memory, connections or tables. An exceeded cap answers HTTP 429 with a
  * JSON-RPC error (`-32000`, `data: { limit, max }`), or a JSON-RPC error for
- * `resources/subscribe`.
+ * `resources/subscribe`; a `subscriptions/listen` filter list longer than its cap is refused
+ * as invalid params (`-32602`, with the same `data`).
  */
 export interface McpLimitsOptions {
   /**
@@ -23,6 +24,18 @@ export interface McpLimitsOptions {
    */
   listenStreamsPerPrincipal?: number;
   /**
+   * Entries of `notifications.resourceSubscriptions` one `subscriptions/listen` request may name
+   * (counted as sent, duplicates included), checked before any URI is looked at.
+   * @default 1000
+   */
+  listenResourceSubscriptions?: number;
+  /**
+   * Entries of `notifications.taskIds` one `subscriptions/listen` request may name (counted as
+   * sent), checked before any task is looked up in the database.
+   * @default 1000
+   */
+  listenTaskIds?: number;
+  /**
    * Resource URIs one session may watch (`resources/subscribe`), counted in the database.
    * @default 1000
    */
@@ -37,6 +50,8 @@ export const DEFAULT_LIMITS: McpResolvedLimits = {
   sessionsPerPrincipal: 100,
   streamsPerPrincipal: 100,
   listenStreamsPerPrincipal: 100,
+  listenResourceSubscriptions: 1000,
+  listenTaskIds: 1000,
   subscriptionsPerSession: 1000,
 };
 

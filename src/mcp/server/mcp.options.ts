@@ -133,6 +133,7 @@ export function resolveMcpOptions(
       resumeEvents: positiveInteger(mount, 'streams.resumeEvents', options.streams?.resumeEvents, DEFAULT_STREAM_OPTIONS.resumeEvents),
       resumeTtlMs: positiveInteger(mount, 'streams.resumeTtlMs', options.streams?.resumeTtlMs, DEFAULT_STREAM_OPTIONS.resumeTtlMs),
       maxBufferedBytes: positiveInteger(mount, 'streams.maxBufferedBytes', options.streams?.maxBufferedBytes, DEFAULT_STREAM_OPTIONS.maxBufferedBytes),
+      resumeFollowers: positiveInteger(mount, 'streams.resumeFollowers', options.streams?.resumeFollowers, DEFAULT_STREAM_OPTIONS.resumeFollowers),
     },
     oauth: resolveOAuthOptions(mount, path, options.oauth),
     shutdown: resolveShutdownOptions(mount, options.shutdown),
@@ -143,6 +144,8 @@ export function resolveMcpOptions(
       sessionsPerPrincipal: positiveInteger(mount, 'limits.sessionsPerPrincipal', options.limits?.sessionsPerPrincipal, DEFAULT_LIMITS.sessionsPerPrincipal),
       streamsPerPrincipal: positiveInteger(mount, 'limits.streamsPerPrincipal', options.limits?.streamsPerPrincipal, DEFAULT_LIMITS.streamsPerPrincipal),
       listenStreamsPerPrincipal: positiveInteger(mount, 'limits.listenStreamsPerPrincipal', options.limits?.listenStreamsPerPrincipal, DEFAULT_LIMITS.listenStreamsPerPrincipal),
+      listenResourceSubscriptions: positiveInteger(mount, 'limits.listenResourceSubscriptions', options.limits?.listenResourceSubscriptions, DEFAULT_LIMITS.listenResourceSubscriptions),
+      listenTaskIds: positiveInteger(mount, 'limits.listenTaskIds', options.limits?.listenTaskIds, DEFAULT_LIMITS.listenTaskIds),
       subscriptionsPerSession: positiveInteger(mount, 'limits.subscriptionsPerSession', options.limits?.subscriptionsPerSession, DEFAULT_LIMITS.subscriptionsPerSession),
     },
   };

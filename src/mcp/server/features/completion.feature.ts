@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface';
-import type { JsonRpcRequest } from '../../protocol/jsonrpc';
+import { JsonRpcErrorCode, type JsonRpcRequest } from '../../protocol/jsonrpc';
 import { McpMethod } from '../../protocol/mcp-methods';
 import { Toolset } from '../toolset';
 import { NO_COMPLETION, completionArguments, toCompletion } from './completion-values';
@@ -9,12 +9,18 @@ import { PromptsFeature } from './prompts.feature';
 import type { ResolvedCompleters } from './registered-features';
 import { ResourcesFeature } from './resources.feature';
 import { isVisibleTo } from '../pipeline/guarded-handlers';
+import { McpRefusedError, refusalNote } from '../pipeline/handler-refusal';
 
 type Loose = Record<string, unknown>;
 
 function asObject(value: unknown, what: string): Loose {
   if (!value || typeof value !== 'object' || Array.isArray(value)) throw invalidParams(`Invalid params: ${McpMethod.CompletionComplete} needs an object "${what}"`);
   return value as Loose;
+}
+
+/** The answer for a handler switched off for the caller: that of an unknown one, the switch named in the audit note only. */
+function switchedOff(message: string, what: string): McpRefusedError {
+  return new McpRefusedError(JsonRpcErrorCode.InvalidParams, message, refusalNote(what, 'McpRegistry', new Error('disabled')));
 }
 
 function asString(value: unknown, what: string): string {
@@ -55,19 +61,29 @@ export class CompletionFeature {
     return { completion };
   }
 
-  /** The completers of the referenced prompt or template; one whose guards refuse the caller is unknown to it. */
+  /**
+   * The completers of the referenced prompt or template. One the caller may not use (switched off
+   * for it or for everyone by `McpRegistry`, or refused by its guards) is unknown to it: the same
+   * -32602 as a name that does not exist, its completers never run.
+   */
   private async completersOf(ref: Loose, context: McpDeliveryContext): Promise<ResolvedCompleters> {
     const method = McpMethod.CompletionComplete;
     if (ref.type === 'ref/prompt') {
       const name = asString(ref.name, 'ref.name');
       const prompt = this.prompts.find(name);
-      if (!prompt || !(await isVisibleTo(prompt.pipeline, method, 'prompt', name, context))) throw invalidParams(`Unknown prompt: ${name}`);
+      const unknown = `Unknown prompt: ${name}`;
+      if (!prompt) throw invalidParams(unknown);
+      if (!this.toolset.switches.allows('prompt', name, context.principal)) throw switchedOff(unknown, `prompt "${name}"`);
+      if (!(await isVisibleTo(prompt.pipeline, method, 'prompt', name, context))) throw invalidParams(unknown);
       return prompt.completers;
     }
     if (ref.type === 'ref/resource') {
       const uri = asString(ref.uri, 'ref.uri');
       const template = this.resources.findTemplate(uri);
-      if (!template || !(await isVisibleTo(template.pipeline, method, 'resourceTemplate', uri, context))) throw invalidParams(`Unknown resource template: ${uri}`);
+      const unknown = `Unknown resource template: ${uri}`;
+      if (!template) throw invalidParams(unknown);
+      if (!this.toolset.switches.allows('resourceTemplate', uri, context.principal)) throw switchedOff(unknown, `resource template "${uri}"`);
+      if (!(await isVisibleTo(template.pipeline, method, 'resourceTemplate', uri, context))) throw invalidParams(unknown);
       return template.completers;
     }
     throw invalidParams(`Invalid params: ref.type must be "ref/prompt" or "ref/resource"`);

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
 import { McpRpcError } from '../../errors/mcp-rpc.errors';
 import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface';
+import type { McpPrincipal } from '../../interfaces/principal.interface';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import { duplicateResourceMessage } from '../../mcp.messages';
 import type { McpResolvedOptions } from '../mcp.options';
@@ -100,8 +101,40 @@ export class ResourcesFeature {
   /** True when `uri` exists and its guards let the caller see it (subscriptions). */
   async existsFor(uri: string, context: McpDeliveryContext, method: string): Promise<boolean> {
     const target = this.resolve(uri);
-    if (!target) return false;
-    const entry = target.entry;
+    return !!target && (await this.visibleEntry(target.entry, context, method));
+  }
+
+  /**
+   * The URIs of `uris` the caller may see, in order: those that exist, are switched on for it and
+   * that its guards let through (as `existsFor`, each resource or template asked once however
+   * many URIs it serves). The others are left out alike, so the caller cannot tell a hidden
+   * resource from one that does not exist (`subscriptions/listen`).
+   */
+  async visibleUris(uris: readonly string[], context: McpDeliveryContext, method: string): Promise<string[]> {
+    const verdicts = new Map<RegisteredResource | RegisteredResourceTemplate, Promise<boolean>>();
+    const visible = await Promise.all(
+      uris.map((uri) => {
+        const entry = this.resolve(uri)?.entry;
+        if (!entry) return false;
+        let verdict = verdicts.get(entry);
+        if (!verdict) verdicts.set(entry, (verdict = this.visibleEntry(entry, context, method)));
+        return verdict;
+      }),
+    );
+    return uris.filter((_, index) => visible[index]);
+  }
+
+  /**
+   * True while `uri` exists and is switched on for `principal`: asked before each update a listen
+   * stream carries (the guards were asked when it opened), so a switch turned off later hides the
+   * resource's updates too.
+   */
+  switchedOnFor(uri: string, principal: McpPrincipal): boolean {
+    const target = this.resolve(uri);
+    return !!target && this.switchedOn(target.entry, { principal });
+  }
+
+  private async visibleEntry(entry: RegisteredResource | RegisteredResourceTemplate, context: McpDeliveryContext, method: string): Promise<boolean> {
     if (!this.switchedOn(entry, context)) return false;
     return 'uri' in entry ? isVisibleTo(entry.pipeline, method, 'resource', entry.uri, context) : isVisibleTo(entry.pipeline, method, 'resourceTemplate', entry.template.template, context);
   }
@@ -139,7 +172,7 @@ export class ResourcesFeature {
   }
 
   /** False when `McpRegistry` switched the resource (or its template) off for the caller. */
-  private switchedOn(entry: RegisteredResource | RegisteredResourceTemplate, context: McpDeliveryContext): boolean {
+  private switchedOn(entry: RegisteredResource | RegisteredResourceTemplate, context: Pick<McpDeliveryContext, 'principal'>): boolean {
     const key = context.principal;
     return 'uri' in entry ? this.toolset.switches.allows('resource', entry.uri, key) : this.toolset.switches.allows('resourceTemplate', entry.template.template, key);
   }

@@ -3,6 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
 import { McpRpcError } from '../../errors/mcp-rpc.errors';
 import type { McpPrincipal } from '../../interfaces/principal.interface';
+import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import type { McpResolvedOptions } from '../mcp.options';
 import { JsonRpcErrorCode, jsonRpcError, jsonRpcResult, type ClassifiedMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../../protocol/jsonrpc';
@@ -34,6 +35,11 @@ import type { McpInFlightRequest } from '../shutdown/mcp-drain.service';
 import { abortedAtShutdown, SHUTDOWN_AUDIT_NOTE } from '../shutdown/shutdown-answers';
 
 type StatelessMessage = JsonRpcRequest | JsonRpcNotification;
+
+/** What the guards of a resource see of a `subscriptions/listen` request when it opens. */
+function listenContext(principal: McpPrincipal, envelope: StatelessEnvelope): McpDeliveryContext {
+  return { principal, sessionId: null, protocolVersion: envelope.version, clientCapabilities: envelope.clientCapabilities };
+}
 
 /**
  * The stateless (2026-07-28) side of a mount's endpoint: every request carries its revision,
@@ -120,8 +126,10 @@ export class McpStatelessEndpoint {
     }
     let filter: SubscriptionFilter;
     try {
-      const requested = readSubscriptionFilter(request.params);
+      const requested = readSubscriptionFilter(request.params, this.options.limits);
       filter = agreeSubscriptionFilter(requested, this.subscriptionSupport());
+      // A resource the caller may not see (guards, public, switches) is left out like an unknown one.
+      if (filter.resourceSubscriptions) filter.resourceSubscriptions = await this.resources.visibleUris(filter.resourceSubscriptions, listenContext(exchange.principal, envelope), request.method);
       // Task notifications: only with the tasks extension, and only for the principal's own tasks.
       if (requested.taskIds && this.toolset.hasTaskTools) {
         if (!declaresTasksExtension(envelope.clientCapabilities)) {
@@ -142,7 +150,7 @@ export class McpStatelessEndpoint {
       return this.refuse(exchange, res, error, 429);
     }
     await this.audit.record(exchange, 200, JSON.stringify(acknowledgment(request.id, filter)), null);
-    this.listenStreams.open(request.id, filter, res, exchange.principal.key);
+    this.listenStreams.open(request.id, filter, res, exchange.principal.key, (uri) => this.resources.switchedOnFor(uri, exchange.principal));
   }
 
   private subscriptionSupport(): SubscriptionSupport {

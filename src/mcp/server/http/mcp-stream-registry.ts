@@ -22,18 +22,28 @@ interface TrackedRequest {
   close(): void;
 }
 
+/** A POST stream resumed with `Last-Event-ID` and followed on this process. */
+interface TrackedResumption {
+  principalKey: string;
+  /** Ends the resumed stream (the session ended, or the app shuts down). */
+  close(): void;
+}
+
 /**
- * The standalone GET streams open on this process, one per session at most, and the POSTed
- * requests in progress by session, so a session that ends (DELETE, or found idle on any
- * replica) closes everything it holds here. Session-level notifications are written here when
- * the stream is local; the session bus brings them from other replicas. All streams end when
- * the app shuts down, so closing the server never waits on a client that keeps listening.
+ * The standalone GET streams open on this process, one per session at most, the POST streams
+ * resumed here, and the POSTed requests in progress by session, so a session that ends (DELETE,
+ * or found idle on any replica) closes everything it holds here. Session-level notifications
+ * are written here when the stream is local; the session bus brings them from other replicas.
+ * All streams end when the app shuts down, so closing the server never waits on a client that
+ * keeps listening.
  */
 @Injectable()
 export class McpStreamRegistry implements BeforeApplicationShutdown {
   private readonly streams = new Map<string, McpOpenStream>();
   private readonly perPrincipal = new Map<string, number>();
   private readonly requests = new Map<string, Set<TrackedRequest>>();
+  private readonly resumptions = new Map<string, Set<TrackedResumption>>();
+  private resumptionCount = 0;
 
   /** True when this process holds the session's stream. */
   has(sessionId: string): boolean {
@@ -57,7 +67,7 @@ export class McpStreamRegistry implements BeforeApplicationShutdown {
     else this.perPrincipal.delete(stream.principalKey);
   }
 
-  /** How many GET streams the principal holds on this process. */
+  /** How many GET streams the principal holds on this process, resumed POST streams included. */
   countFor(principalKey: string): number {
     return this.perPrincipal.get(principalKey) ?? 0;
   }
@@ -75,6 +85,36 @@ export class McpStreamRegistry implements BeforeApplicationShutdown {
       set.delete(request);
       if (set.size === 0 && this.requests.get(sessionId) === set) this.requests.delete(sessionId);
     };
+  }
+
+  /**
+   * Tracks a resumed POST stream until the returned function is called: it counts against its
+   * principal's streams like a GET stream, and `close` runs if the session ends or the app shuts
+   * down first.
+   */
+  trackResumption(sessionId: string, principalKey: string, close: () => void): () => void {
+    const resumption: TrackedResumption = { principalKey, close };
+    const set = this.resumptions.get(sessionId) ?? new Set<TrackedResumption>();
+    set.add(resumption);
+    this.resumptions.set(sessionId, set);
+    this.resumptionCount++;
+    this.perPrincipal.set(principalKey, this.countFor(principalKey) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      set.delete(resumption);
+      if (set.size === 0 && this.resumptions.get(sessionId) === set) this.resumptions.delete(sessionId);
+      this.resumptionCount--;
+      const left = this.countFor(principalKey) - 1;
+      if (left > 0) this.perPrincipal.set(principalKey, left);
+      else this.perPrincipal.delete(principalKey);
+    };
+  }
+
+  /** How many resumed POST streams are open on this process (for `streams.resumeFollowers`). */
+  get resuming(): number {
+    return this.resumptionCount;
   }
 
   /** Sizes of the maps, for leak checks: all return to zero once every stream and request ended. */
@@ -111,10 +151,14 @@ export class McpStreamRegistry implements BeforeApplicationShutdown {
     for (const request of [...(this.requests.get(sessionId) ?? [])]) {
       if (principalKey === undefined || request.principalKey === principalKey) request.close();
     }
+    for (const resumption of [...(this.resumptions.get(sessionId) ?? [])]) {
+      if (principalKey === undefined || resumption.principalKey === principalKey) resumption.close();
+    }
   }
 
   /** @inheritdoc */
   beforeApplicationShutdown(): void {
     for (const stream of [...this.streams.values()]) stream.close();
+    for (const set of [...this.resumptions.values()]) for (const resumption of [...set]) resumption.close();
   }
 }

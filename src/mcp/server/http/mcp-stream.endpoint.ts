@@ -4,15 +4,18 @@ import type { ServerResponse } from 'node:http';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import type { McpResolvedOptions } from '../mcp.options';
 import type { McpInboundSessionRecord } from '../../persistence/interfaces/mcp-session-store.interface';
-import type { McpEventLog } from '../pubsub/mcp-event-log.interface';
+import type { McpEventLog, McpLoggedEvent } from '../pubsub/mcp-event-log.interface';
 import { MCP_EVENT_LOG } from '../pubsub/mcp-pubsub.providers';
 import { McpSessionBus } from '../pubsub/mcp-session-bus';
 import { TRANSPORT_ERROR_CODE, sendLimitExceeded, sendRpcError } from './mcp-http-responses';
 import { McpSseWriter, parseEventId } from './mcp-sse-writer';
 import { McpStreamRegistry, SESSION_STREAM_ID, type McpOpenStream } from './mcp-stream-registry';
 
-/** How often a resumed POST stream looks for the events its request still sends. */
+/** First pause of a resumed POST stream between two reads of the log for what its request still sends. */
 const RESUME_POLL_MS = 100;
+
+/** Longest pause between two reads: the pause doubles while nothing new comes, up to this. */
+const RESUME_POLL_MAX_MS = 1_000;
 
 /**
  * Opens the standalone GET stream of a session: server->client messages that belong to the
@@ -102,38 +105,79 @@ export class McpStreamEndpoint {
 
   /**
    * Replays what a POST stream sent after the client's last event, then follows it until its
-   * response (the final event) was sent, or nothing new came for two keep-alive intervals.
+   * response (the final event) was sent, or nothing new came for two keep-alive intervals. It is
+   * one of the principal's streams (`limits.streamsPerPrincipal`); past `streams.resumeFollowers`
+   * resumptions on this process it ends after the replay, and the client resumes again later.
+   * Following reads the event log with a growing pause while nothing comes.
    */
   private async resumeRequestStream(session: McpInboundSessionRecord, resume: { streamId: string; seq: number }, res: ServerResponse): Promise<void> {
-    const { retryMs, keepAliveMs, maxBufferedBytes } = this.options.streams;
+    const { retryMs, keepAliveMs, maxBufferedBytes, resumeFollowers } = this.options.streams;
+    const max = this.options.limits.streamsPerPrincipal;
+    if (this.registry.countFor(session.principalKey) >= max) {
+      return sendLimitExceeded(res, 'streamsPerPrincipal', max, `Too many open GET streams: this principal already holds ${max} on this server. Close one first`);
+    }
     const writer = new McpSseWriter(res, { streamId: resume.streamId, maxBufferedBytes });
+    let timer: NodeJS.Timeout | undefined;
+    let ended = false;
+    const letGo = () => {
+      ended = true;
+      clearTimeout(timer);
+      res.off('close', onClose);
+      release();
+    };
+    const end = (graceful = true) => {
+      if (ended) return;
+      letGo();
+      if (graceful) writer.end();
+      else res.destroy();
+    };
+    const onClose = () => end();
+    const release = this.registry.trackResumption(session.sessionId, session.principalKey, end);
+    res.once('close', onClose);
     let last = resume.seq;
-    let idleSince = Date.now();
-    const pump = async (): Promise<boolean> => {
-      for (const event of await this.log.after(session.sessionId, resume.streamId, last)) {
-        idleSince = Date.now();
+    const replay = (events: McpLoggedEvent[]): boolean => {
+      for (const event of events) {
         last = event.seq;
         writer.sendAt(event.seq, event.data);
         if (event.final) return true;
       }
-      return writer.closed || Date.now() - idleSince > keepAliveMs * 2;
+      return false;
     };
-    const first = await this.log.after(session.sessionId, resume.streamId, last);
-    writer.open(retryMs, undefined, last);
-    for (const event of first) {
-      last = event.seq;
-      writer.sendAt(event.seq, event.data);
-      if (event.final) return writer.end();
+    let first: McpLoggedEvent[];
+    try {
+      first = await this.log.after(session.sessionId, resume.streamId, last);
+    } catch (error) {
+      // Nothing was written yet: the failure is answered like any other of the request.
+      if (!ended) letGo();
+      throw error;
     }
+    if (ended) return;
+    writer.open(retryMs, undefined, last);
+    if (replay(first) || this.registry.resuming > resumeFollowers) return end();
+    let idleSince = Date.now();
+    let pause = RESUME_POLL_MS;
     const step = () => {
-      pump().then(
-        (done) => (done ? writer.end() : setTimeout(step, RESUME_POLL_MS).unref()),
+      this.log.after(session.sessionId, resume.streamId, last).then(
+        (events) => {
+          if (ended) return;
+          if (replay(events)) return end();
+          if (events.length) {
+            idleSince = Date.now();
+            pause = RESUME_POLL_MS;
+          } else {
+            pause = Math.min(pause * 2, RESUME_POLL_MAX_MS);
+          }
+          if (writer.closed || Date.now() - idleSince > keepAliveMs * 2) return end();
+          timer = setTimeout(step, pause);
+          timer.unref();
+        },
         (error) => {
           this.logger.warn(`Resuming stream ${resume.streamId} failed: ${(error as Error)?.message ?? error}`);
-          res.destroy();
+          end(false);
         },
       );
     };
-    step();
+    timer = setTimeout(step, pause);
+    timer.unref();
   }
 }

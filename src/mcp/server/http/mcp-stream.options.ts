@@ -34,6 +34,15 @@ export interface McpStreamOptions {
    * @default 600_000 (ten minutes)
    */
   resumeTtlMs?: number;
+  /**
+   * Resumed POST streams (a GET with `Last-Event-ID` naming a request's stream whose response is
+   * not sent yet) this process follows at once, reading the event log for what the request sends
+   * next. A resumption beyond it gets what is kept so far and ends: the client comes back after
+   * `retryMs` with its new `Last-Event-ID`. Each open resumption also counts against
+   * `limits.streamsPerPrincipal`.
+   * @default 1_000
+   */
+  resumeFollowers?: number;
 }
 
 /** Stream settings after defaults were applied. */
@@ -47,4 +56,5 @@ export const DEFAULT_STREAM_OPTIONS: McpResolvedStreamOptions = {
   maxBufferedBytes: 4_194_304,
   resumeEvents: 500,
   resumeTtlMs: 600_000,
+  resumeFollowers: 1_000,
 };

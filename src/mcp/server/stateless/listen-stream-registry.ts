@@ -6,13 +6,20 @@ import { jsonRpcResult, type JsonRpcId, type JsonRpcNotification } from '../../p
 import { McpMethod } from '../../protocol/mcp-methods';
 import { StatelessMetaKey, ResultType } from '../../protocol/stateless';
 import { MCP_PUBSUB, type McpPubSub } from '../pubsub/mcp-pubsub.providers';
-import { filterWants, tagNotification, type SubscriptionFilter } from './subscription-filter';
+import { filterWants, selectionOf, tagNotification, type SubscriptionFilter, type SubscriptionSelection } from './subscription-filter';
+
+/**
+ * Asked before a resource update is written to a listen stream: false when the resource is no
+ * longer one its principal may see (switched off for it, or gone since the stream opened).
+ */
+export type ListenResourceGate = (uri: string) => boolean;
 
 /** One open `subscriptions/listen` stream on this process. */
 interface ListenStream {
   id: JsonRpcId;
   principalKey: string;
-  filter: SubscriptionFilter;
+  selection: SubscriptionSelection;
+  resourceVisible: ListenResourceGate;
   res: ServerResponse;
   timer: NodeJS.Timeout;
 }
@@ -73,11 +80,13 @@ export class McpListenStreams implements OnModuleInit, BeforeApplicationShutdown
   /**
    * Turns `res` into the stream of the listen request `id`: the SSE head, then the
    * acknowledgment of the agreed filter as the first message, then the notifications it wants
-   * and keep-alive comments until the client closes it.
+   * and keep-alive comments until the client closes it. `resourceVisible` is asked again before
+   * each resource update, so a resource hidden from the principal later is not announced to it.
    */
-  open(id: JsonRpcId, filter: SubscriptionFilter, res: ServerResponse, principalKey: string): void {
+  open(id: JsonRpcId, filter: SubscriptionFilter, res: ServerResponse, principalKey: string, resourceVisible: ListenResourceGate = () => true): void {
     if (res.destroyed || res.writableEnded) return;
-    const stream: ListenStream = { id, principalKey, filter, res, timer: setInterval(() => this.write(stream, ': keep-alive\n\n'), this.options.streams.keepAliveMs) };
+    const keepAlive = () => this.write(stream, ': keep-alive\n\n');
+    const stream: ListenStream = { id, principalKey, selection: selectionOf(filter), resourceVisible, res, timer: setInterval(keepAlive, this.options.streams.keepAliveMs) };
     stream.timer.unref();
     this.streams.add(stream);
     this.perPrincipal.set(principalKey, this.countFor(principalKey) + 1);
@@ -104,7 +113,12 @@ export class McpListenStreams implements OnModuleInit, BeforeApplicationShutdown
 
   /** Writes a notification to the listen streams of this process whose filter wants it (each replica does its own). */
   deliverHere(notification: JsonRpcNotification): void {
-    for (const stream of this.streams) if (filterWants(stream.filter, notification)) this.send(stream, tagNotification(notification, stream.id));
+    const uri = notification.method === McpMethod.ResourcesUpdated ? notification.params?.uri : undefined;
+    for (const stream of this.streams) {
+      if (!filterWants(stream.selection, notification)) continue;
+      if (typeof uri === 'string' && !stream.resourceVisible(uri)) continue;
+      this.send(stream, tagNotification(notification, stream.id));
+    }
   }
 
   private send(stream: ListenStream, message: object): void {

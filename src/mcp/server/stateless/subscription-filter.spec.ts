@@ -3,7 +3,7 @@ import { MCP_COLUMN_LENGTHS } from '../../persistence/mcp-columns.constants';
 import { JsonRpcErrorCode } from '../../protocol/jsonrpc';
 import { McpMethod } from '../../protocol/mcp-methods';
 import { StatelessMetaKey } from '../../protocol/stateless';
-import { agreeSubscriptionFilter, filterWants, readSubscriptionFilter, tagNotification, type SubscriptionSupport } from './subscription-filter';
+import { agreeSubscriptionFilter, filterWants, readSubscriptionFilter, selectionOf, tagNotification, type SubscriptionSupport } from './subscription-filter';
 
 const invalidParams = (params: Record<string, unknown> | undefined): McpRpcError => {
   try {
@@ -68,15 +68,52 @@ describe('subscriptions/listen filter', () => {
   });
 
   it('carries a resource update only for a subscribed URI, and a list change only when agreed', () => {
-    const filter = { toolsListChanged: true, resourceSubscriptions: ['file:///a'] };
+    const filter = selectionOf({ toolsListChanged: true, resourceSubscriptions: ['file:///a'] });
     expect(filterWants(filter, { jsonrpc: '2.0', method: McpMethod.ResourcesUpdated, params: { uri: 'file:///a' } })).toBe(true);
     expect(filterWants(filter, { jsonrpc: '2.0', method: McpMethod.ResourcesUpdated, params: { uri: 'file:///b' } })).toBe(false);
     expect(filterWants(filter, { jsonrpc: '2.0', method: McpMethod.ResourcesUpdated, params: { uri: 42 } })).toBe(false);
     expect(filterWants(filter, { jsonrpc: '2.0', method: McpMethod.ResourcesUpdated })).toBe(false);
-    expect(filterWants({ toolsListChanged: true }, { jsonrpc: '2.0', method: McpMethod.ResourcesUpdated, params: { uri: 'file:///a' } })).toBe(false);
+    expect(filterWants(selectionOf({ toolsListChanged: true }), { jsonrpc: '2.0', method: McpMethod.ResourcesUpdated, params: { uri: 'file:///a' } })).toBe(false);
     expect(filterWants(filter, { jsonrpc: '2.0', method: McpMethod.ToolsListChanged })).toBe(true);
     expect(filterWants(filter, { jsonrpc: '2.0', method: McpMethod.PromptsListChanged })).toBe(false);
     expect(filterWants(filter, { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'x' } })).toBe(false);
+  });
+
+  it('carries a task status change only for an agreed task id', () => {
+    const tasks = selectionOf({ taskIds: ['t-1', 't-2'] });
+    expect(filterWants(tasks, { jsonrpc: '2.0', method: McpMethod.Tasks, params: { taskId: 't-2', status: 'working' } })).toBe(true);
+    expect(filterWants(tasks, { jsonrpc: '2.0', method: McpMethod.Tasks, params: { taskId: 't-3', status: 'working' } })).toBe(false);
+    expect(filterWants(tasks, { jsonrpc: '2.0', method: McpMethod.Tasks, params: { taskId: 2 } })).toBe(false);
+  });
+
+  it('refuses a list longer than its cap with -32602 naming the limit, before looking at its entries', () => {
+    const caps = { listenResourceSubscriptions: 2, listenTaskIds: 3 };
+    const read = (notifications: Record<string, unknown>) => {
+      try {
+        readSubscriptionFilter({ notifications }, caps);
+      } catch (error) {
+        if (error instanceof McpRpcError) return error;
+        throw error;
+      }
+      throw new Error('expected readSubscriptionFilter to throw');
+    };
+    const uris = read({ resourceSubscriptions: ['a://1', 'a://1', 'a://2'] });
+    expect({ code: uris.code, message: uris.message, data: uris.data }).toEqual({
+      code: JsonRpcErrorCode.InvalidParams,
+      message: 'Invalid params: notifications.resourceSubscriptions names 3 entries; this server accepts at most 2',
+      data: { limit: 'listenResourceSubscriptions', max: 2 },
+    });
+    // Entries that are not even strings: the count is refused first, without reading them.
+    const tasks = read({ taskIds: [1, 2, 3, 4] });
+    expect({ code: tasks.code, message: tasks.message, data: tasks.data }).toEqual({
+      code: JsonRpcErrorCode.InvalidParams,
+      message: 'Invalid params: notifications.taskIds names 4 entries; this server accepts at most 3',
+      data: { limit: 'listenTaskIds', max: 3 },
+    });
+    expect(readSubscriptionFilter({ notifications: { resourceSubscriptions: ['a://1', 'a://2'], taskIds: ['t-1', 't-2', 't-3'] } }, caps)).toEqual({
+      resourceSubscriptions: ['a://1', 'a://2'],
+      taskIds: ['t-1', 't-2', 't-3'],
+    });
   });
 
   it('tags a notification with the listen request id, keeping its params and other _meta keys', () => {
