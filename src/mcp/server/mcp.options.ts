@@ -144,6 +144,7 @@ export function resolveMcpOptions(
       streamsPerPrincipal: positiveInteger(mount, 'limits.streamsPerPrincipal', options.limits?.streamsPerPrincipal, DEFAULT_LIMITS.streamsPerPrincipal),
       listenStreamsPerPrincipal: positiveInteger(mount, 'limits.listenStreamsPerPrincipal', options.limits?.listenStreamsPerPrincipal, DEFAULT_LIMITS.listenStreamsPerPrincipal),
       subscriptionsPerSession: positiveInteger(mount, 'limits.subscriptionsPerSession', options.limits?.subscriptionsPerSession, DEFAULT_LIMITS.subscriptionsPerSession),
+      tasksPerPrincipal: positiveInteger(mount, 'limits.tasksPerPrincipal', options.limits?.tasksPerPrincipal, DEFAULT_LIMITS.tasksPerPrincipal),
     },
   };
 }

@@ -12,6 +12,10 @@ import { InjectMcpStoreSettings } from '../mcp-persistence.constants';
 import { newTaskRecord } from '../new-records';
 
 const OPEN = Not(In([...TERMINAL_TASK_STATUSES]));
+const POSTGRES_TYPES = new Set(['postgres', 'cockroachdb', 'aurora-postgres']);
+const SQLITE_TYPES = new Set(['better-sqlite3', 'sqlite', 'capacitor', 'cordova', 'expo', 'nativescript', 'react-native', 'sqljs']);
+/** Ids per statement where the ids cannot travel as one parameter. */
+const IN_LIST_CHUNK = 500;
 
 /**
  * The tasks of one mount, in `mcp_tasks`. Claims, messages and terminal moves are single
@@ -43,16 +47,48 @@ export class TypeOrmTaskStore implements McpTaskStore {
   }
 
   /** @inheritdoc */
-  async list(principalKey: string, now: Date, offset: number, limit: number): Promise<McpTaskRecord[]> {
+  async list(principalKey: string, now: Date, offset: number, limit: number, sessionId?: string): Promise<McpTaskRecord[]> {
     const query = this.tasks
       .createQueryBuilder('task')
       .where('task.mount = :mount AND task.principalKey = :principalKey', { mount: this.settings.mount, principalKey })
-      .andWhere('(task.expiresAt IS NULL OR task.expiresAt > :now)', { now })
-      .orderBy('task.createdAt', 'DESC')
-      .addOrderBy('task.id', 'ASC')
-      .skip(offset)
-      .take(limit);
+      .andWhere('(task.expiresAt IS NULL OR task.expiresAt > :now)', { now });
+    if (sessionId !== undefined) query.andWhere('task.sessionId = :sessionId', { sessionId });
+    query.orderBy('task.createdAt', 'DESC').addOrderBy('task.id', 'ASC').skip(offset).take(limit);
     return this.bounded(query.getMany(), 'task list');
+  }
+
+  /** @inheritdoc */
+  async getMany(ids: readonly string[], principalKey: string): Promise<McpTaskRecord[]> {
+    const unique = [...new Set(ids)];
+    if (unique.length === 0) return [];
+    const query = this.tasks.createQueryBuilder('task').where('task.mount = :mount AND task.principalKey = :principalKey', { mount: this.settings.mount, principalKey });
+    const type = String(this.tasks.manager.connection.options.type);
+    // The ids travel as one parameter: an IN list of one parameter per id would hit the
+    // driver's parameter limit (65535 on PostgreSQL, 32766 on SQLite) long before the body cap.
+    if (POSTGRES_TYPES.has(type)) query.andWhere('task.id = ANY(:ids)', { ids: unique });
+    else if (SQLITE_TYPES.has(type)) query.andWhere('task.id IN (SELECT value FROM json_each(:ids))', { ids: JSON.stringify(unique) });
+    else return this.getManyInChunks(unique, principalKey);
+    return this.bounded(query.getMany(), 'task read');
+  }
+
+  /** Other databases: IN lists of a bounded size, one statement per chunk. */
+  private async getManyInChunks(ids: string[], principalKey: string): Promise<McpTaskRecord[]> {
+    const found: McpTaskRecord[] = [];
+    for (let start = 0; start < ids.length; start += IN_LIST_CHUNK) {
+      const chunk = ids.slice(start, start + IN_LIST_CHUNK);
+      found.push(...(await this.bounded(this.tasks.find({ where: { mount: this.settings.mount, principalKey, id: In(chunk) } }), 'task read')));
+    }
+    return found;
+  }
+
+  /** @inheritdoc */
+  async countOpen(principalKey: string, now: Date): Promise<number> {
+    const query = this.tasks
+      .createQueryBuilder('task')
+      .where('task.mount = :mount AND task.principalKey = :principalKey', { mount: this.settings.mount, principalKey })
+      .andWhere('task.status NOT IN (:...terminal)', { terminal: [...TERMINAL_TASK_STATUSES] })
+      .andWhere('(task.expiresAt IS NULL OR task.expiresAt > :now)', { now });
+    return this.bounded(query.getCount(), 'task count');
   }
 
   /** @inheritdoc */
