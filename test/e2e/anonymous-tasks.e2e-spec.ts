@@ -187,4 +187,56 @@ describe('anonymous tasks and the per-principal task cap (real app, PostgreSQL)'
       TaskGates.open('alice-2');
     });
   });
+
+  describe('limits.tasksPerPrincipal', () => {
+    const taskRows = async (principal: string) => Number((await db.dataSource.query(`SELECT count(*) AS n FROM mcp_tasks WHERE mount = 'capped' AND principal_key = $1`, [principal]))[0].n);
+
+    it('2025-11-25: a task beyond the cap answers 429 with -32000, creates no row, is audited, and leaves other principals alone', async () => {
+      const alice = await session(capped, 'token-alice');
+      await createInSession(capped, alice, 'slow', 'cap-25-1', 'token-alice');
+      await createInSession(capped, alice, 'slow', 'cap-25-2', 'token-alice');
+      const refused = await post(capped, { jsonrpc: '2.0', id: 'over-the-cap', method: 'tools/call', params: { name: 'slow', arguments: { gate: 'cap-25-3' }, task: {} } }, { token: 'token-alice', sessionId: alice, headers: versionHeader() });
+      expect({ status: refused.status, body: refused.json }).toEqual({
+        status: 429,
+        body: { jsonrpc: '2.0', id: 'over-the-cap', error: { code: -32000, message: expect.stringContaining('Too many tasks: this principal already has 2 tasks that are not over'), data: { limit: 'tasksPerPrincipal', max: 2 } } },
+      });
+      expect(await taskRows('alice')).toBe(2);
+      const audit = await db.dataSource.query(`SELECT principal_key, status, error_code, note FROM mcp_events WHERE mount = 'capped' AND request->>'id' = 'over-the-cap'`);
+      expect(audit).toEqual([{ principal_key: 'alice', status: 429, error_code: -32000, note: 'Refused: limits.tasksPerPrincipal (2) reached' }]);
+
+      const bob = await session(capped, 'token-bob');
+      await createInSession(capped, bob, 'slow', 'cap-25-bob', 'token-bob');
+      // A task that is over no longer counts.
+      TaskGates.open('cap-25-1');
+      await pollUntil('a task of alice completed', async () => (Number((await db.dataSource.query(`SELECT count(*) AS n FROM mcp_tasks WHERE mount = 'capped' AND principal_key = 'alice' AND status = 'completed'`))[0].n) === 1 ? true : undefined));
+      await createInSession(capped, alice, 'slow', 'cap-25-3', 'token-alice');
+      expect(await taskRows('alice')).toBe(3);
+      for (const gate of ['cap-25-2', 'cap-25-3', 'cap-25-bob']) TaskGates.open(gate);
+      await pollUntil('every task of the test is over', async () => (Number((await db.dataSource.query(`SELECT count(*) AS n FROM mcp_tasks WHERE mount = 'capped' AND status = 'working'`))[0].n) === 0 ? true : undefined));
+    });
+
+    it('2026-07-28: a task beyond the cap answers 429 with -32000; all anonymous callers share one count', async () => {
+      // Two anonymous sessions and a stateless caller: one principal, one count.
+      const first = await session(capped, null);
+      const second = await session(capped, null);
+      await createInSession(capped, first, 'slow', 'cap-anon-1');
+      await createInSession(capped, second, 'slow', 'cap-anon-2');
+      const refused = await stateless(capped, 'tools/call', { name: 'slow', arguments: { gate: 'cap-anon-3' } });
+      expect({ status: refused.status, error: refused.json.error }).toEqual({
+        status: 429,
+        error: { code: -32000, message: expect.stringContaining('Too many tasks'), data: { limit: 'tasksPerPrincipal', max: 2 } },
+      });
+      const inSecond = await inSession(capped, second, 'tools/call', { name: 'slow', arguments: { gate: 'cap-anon-3' }, task: {} });
+      expect({ status: inSecond.status, code: inSecond.json.error?.code }).toEqual({ status: 429, code: -32000 });
+      expect(await taskRows('anonymous')).toBe(2);
+      const [audit] = await db.dataSource.query(`SELECT principal_key, status, error_code, note FROM mcp_events WHERE mount = 'capped' AND request->>'id' = $1`, [String(refused.json.id)]);
+      expect(audit).toEqual({ principal_key: 'anonymous', status: 429, error_code: -32000, note: 'Refused: limits.tasksPerPrincipal (2) reached' });
+      TaskGates.open('cap-anon-1');
+      TaskGates.open('cap-anon-2');
+      await pollUntil('the anonymous tasks are over', async () => (Number((await db.dataSource.query(`SELECT count(*) AS n FROM mcp_tasks WHERE mount = 'capped' AND status = 'working'`))[0].n) === 0 ? true : undefined));
+      const accepted = await stateless(capped, 'tools/call', { name: 'slow', arguments: { gate: 'cap-anon-4' } });
+      expect({ status: accepted.status, resultType: accepted.json.result?.resultType }).toEqual({ status: 200, resultType: 'task' });
+      TaskGates.open('cap-anon-4');
+    });
+  });
 });
