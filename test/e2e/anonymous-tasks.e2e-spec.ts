@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { McpModule, McpTool, type McpAuthResult, type McpToolContext } from '../../src/mcp';
+import { getMcpResourceNotifierToken, McpModule, McpResource, McpResourceNotifier, McpTool, type McpAuthResult, type McpToolContext } from '../../src/mcp';
 import { routingHeaders, statelessPost, statelessRequest } from '../fixtures/stateless/stateless-wire';
 import { SseReader } from '../fixtures/sse/sse-reader';
 import { TaskGates } from '../fixtures/tasks/task-tools';
@@ -32,6 +32,11 @@ class AnonymousTaskTools {
   async ask({ gate }: { gate: string }, ctx: McpToolContext): Promise<string> {
     const answer = await ctx.elicit(`Name for ${gate}?`, NAME_SCHEMA);
     return `${gate}: ${answer.action} ${String(answer.content?.name)}`;
+  }
+
+  @McpResource({ uri: 'board://news', name: 'news', mimeType: 'text/plain', public: true })
+  news() {
+    return 'nothing new';
   }
 }
 
@@ -185,6 +190,42 @@ describe('anonymous tasks and the per-principal task cap (real app, PostgreSQL)'
       expect((await stateless(url, 'tasks/get', { taskId: a }, WITH_TASKS, 'token-bob')).json.error).toEqual(NOT_FOUND);
       TaskGates.open('alice-1');
       TaskGates.open('alice-2');
+    });
+  });
+
+  describe('what else anonymous sessions do not share', () => {
+    it('an elicitation a session’s call waits on is not answered by another anonymous session', async () => {
+      const mine = await session(url, null);
+      const stranger = await session(url, null);
+      const call = await fetch(url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: MCP_ACCEPT, 'Mcp-Session-Id': mine, ...versionHeader() },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 'inline-ask', method: 'tools/call', params: { name: 'ask', arguments: { gate: 'inline' } } }),
+      });
+      const reader = new SseReader(call);
+      readers.push(reader);
+      let request: { id: string | number; method: string } | undefined;
+      while (!request) {
+        const event = await reader.next();
+        if (!event) throw new Error('the call ended before asking');
+        if (event.data) request = JSON.parse(event.data);
+      }
+      expect(request.method).toBe('elicitation/create');
+      const forged = await post(url, { jsonrpc: '2.0', id: request.id, result: { action: 'accept', content: { name: 'Mallory' } } }, { token: null, sessionId: stranger, headers: versionHeader() });
+      expect(forged.status).toBe(202);
+      const answered = await post(url, { jsonrpc: '2.0', id: request.id, result: { action: 'accept', content: { name: 'Ada' } } }, { token: null, sessionId: mine, headers: versionHeader() });
+      expect(answered.status).toBe(202);
+      const results = (await reader.rest()).filter((event) => event.data).map((event) => JSON.parse(event.data));
+      expect(results).toEqual([{ jsonrpc: '2.0', id: 'inline-ask', result: { content: [{ type: 'text', text: 'inline: accept Ada' }] } }]);
+    });
+
+    it('a resource subscription belongs to its session: another anonymous session neither receives its updates nor removes it', async () => {
+      const notifier = server.app.get<McpResourceNotifier>(getMcpResourceNotifierToken());
+      const mine = await session(url, null);
+      const stranger = await session(url, null);
+      expect((await inSession(url, mine, 'resources/subscribe', { uri: 'board://news' })).json.result).toEqual({});
+      expect((await inSession(url, stranger, 'resources/unsubscribe', { uri: 'board://news' })).json.result).toEqual({});
+      expect(await notifier.resourceUpdated('board://news')).toEqual([mine]);
     });
   });
 
