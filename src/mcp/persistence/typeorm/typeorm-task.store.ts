@@ -12,10 +12,8 @@ import { InjectMcpStoreSettings } from '../mcp-persistence.constants';
 import { newTaskRecord } from '../new-records';
 
 const OPEN = Not(In([...TERMINAL_TASK_STATUSES]));
+/** The drivers that take an array parameter; the other supported database is SQLite (`json_each`). */
 const POSTGRES_TYPES = new Set(['postgres', 'cockroachdb', 'aurora-postgres']);
-const SQLITE_TYPES = new Set(['better-sqlite3', 'sqlite', 'capacitor', 'cordova', 'expo', 'nativescript', 'react-native', 'sqljs']);
-/** Ids per statement where the ids cannot travel as one parameter. */
-const IN_LIST_CHUNK = 500;
 
 /**
  * The tasks of one mount, in `mcp_tasks`. Claims, messages and terminal moves are single
@@ -62,23 +60,12 @@ export class TypeOrmTaskStore implements McpTaskStore {
     const unique = [...new Set(ids)];
     if (unique.length === 0) return [];
     const query = this.tasks.createQueryBuilder('task').where('task.mount = :mount AND task.principalKey = :principalKey', { mount: this.settings.mount, principalKey });
-    const type = String(this.tasks.manager.connection.options.type);
     // The ids travel as one parameter: an IN list of one parameter per id would hit the
     // driver's parameter limit (65535 on PostgreSQL, 32766 on SQLite) long before the body cap.
-    if (POSTGRES_TYPES.has(type)) query.andWhere('task.id = ANY(:ids)', { ids: unique });
-    else if (SQLITE_TYPES.has(type)) query.andWhere('task.id IN (SELECT value FROM json_each(:ids))', { ids: JSON.stringify(unique) });
-    else return this.getManyInChunks(unique, principalKey);
+    // `connection`, not `dataSource`: TypeORM 0.3's EntityManager has only the former.
+    if (POSTGRES_TYPES.has(String(this.tasks.manager.connection.options.type))) query.andWhere('task.id = ANY(:ids)', { ids: unique });
+    else query.andWhere('task.id IN (SELECT value FROM json_each(:ids))', { ids: JSON.stringify(unique) });
     return this.bounded(query.getMany(), 'task read');
-  }
-
-  /** Other databases: IN lists of a bounded size, one statement per chunk. */
-  private async getManyInChunks(ids: string[], principalKey: string): Promise<McpTaskRecord[]> {
-    const found: McpTaskRecord[] = [];
-    for (let start = 0; start < ids.length; start += IN_LIST_CHUNK) {
-      const chunk = ids.slice(start, start + IN_LIST_CHUNK);
-      found.push(...(await this.bounded(this.tasks.find({ where: { mount: this.settings.mount, principalKey, id: In(chunk) } }), 'task read')));
-    }
-    return found;
   }
 
   /** @inheritdoc */
