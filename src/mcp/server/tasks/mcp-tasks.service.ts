@@ -216,13 +216,13 @@ export class McpTaskService implements OnApplicationBootstrap, BeforeApplication
   }
 
   /**
-   * The ids among `ids` of tasks the caller owns (see `ownsTask`: an anonymous caller without a
-   * session owns only the sessionless anonymous tasks whose ids it names) and that have not
-   * expired, in the order given: what a `subscriptions/listen` stream may agree to hear
-   * `notifications/tasks` about. One read for all the ids.
+   * The ids among `ids` of tasks the principal owns and that have not expired, in the order
+   * given: what a `subscriptions/listen` stream (2026-07-28, no session) may agree to hear
+   * `notifications/tasks` about. An anonymous caller owns only the sessionless anonymous tasks
+   * whose ids it names, never a session's (see `ownsTask`). One read for all the ids.
    */
-  async ownedTaskIds(ids: readonly string[], principalKey: string, sessionId: string | null = null): Promise<string[]> {
-    const owner = taskOwnerOf(principalKey, sessionId);
+  async ownedTaskIds(ids: readonly string[], principalKey: string): Promise<string[]> {
+    const owner = taskOwnerOf(principalKey, null);
     const owned = new Set((await this.store.getMany(ids, owner.principalKey)).filter((record) => ownsTask(owner, record) && !isTaskExpired(record)).map((record) => record.id));
     return ids.filter((id) => owned.has(id));
   }
