@@ -100,5 +100,57 @@ export function describeTaskStoreContract(name: string, storeOf: (mount: string)
       // a1 and a2 expire a minute after their creation; a3 never does.
       expect((await store.list('alice', new Date(at(62).getTime()), 0, 10)).map((task) => task.id)).toEqual(['a3']);
     });
+
+    it("lists only one session's tasks of the owner when given the session", async () => {
+      const store = storeOf('m1');
+      const at = (second: number) => new Date(Date.UTC(2030, 0, 1, 0, 0, second));
+      await store.create({ ...newTaskFixture('s1'), sessionId: 'session-1' }, at(1));
+      await store.create({ ...newTaskFixture('s2'), sessionId: 'session-2' }, at(2));
+      await store.create({ ...newTaskFixture('none'), sessionId: null }, at(3));
+      await store.create({ ...newTaskFixture('bob-s1', 'bob'), sessionId: 'session-1' }, at(4));
+      const now = at(10);
+      expect((await store.list('alice', now, 0, 10, 'session-1')).map((task) => task.id)).toEqual(['s1']);
+      expect((await store.list('alice', now, 0, 10, 'session-2')).map((task) => task.id)).toEqual(['s2']);
+      expect((await store.list('alice', now, 0, 10)).map((task) => task.id)).toEqual(['none', 's2', 's1']);
+    });
+
+    it("reads the owner's tasks among many ids at once, leaving out unknown ids, other owners and other mounts", async () => {
+      const store = storeOf('m1');
+      await store.create(newTaskFixture('a1'));
+      await store.create(newTaskFixture('a2'));
+      await store.create(newTaskFixture('b1', 'bob'));
+      await storeOf('m2').create(newTaskFixture('a-other-mount'));
+      const found = await store.getMany(['a2', 'nope', 'b1', 'a1', 'a-other-mount', 'a1'], 'alice');
+      expect(found.map((task) => task.id).sort()).toEqual(['a1', 'a2']);
+      expect(found.find((task) => task.id === 'a1')).toEqual(await store.get('a1'));
+      expect(await store.getMany([], 'alice')).toEqual([]);
+    });
+
+    it('reads 70,000 ids in one call (more than a database takes as separate parameters)', async () => {
+      const store = storeOf('m1');
+      await store.create(newTaskFixture('needle'));
+      const ids = Array.from({ length: 70_000 }, (_, i) => `hay-${i}`);
+      ids.splice(35_000, 0, 'needle');
+      expect((await store.getMany(ids, 'alice')).map((task) => task.id)).toEqual(['needle']);
+    });
+
+    it('counts the tasks of an owner that are neither over nor expired', async () => {
+      const store = storeOf('m1');
+      const at = (second: number) => new Date(Date.UTC(2030, 0, 1, 0, 0, second));
+      await store.create(newTaskFixture('working'), at(1));
+      await store.create(newTaskFixture('asking', 'alice', null), at(1));
+      await store.setInputRequests('asking', { 'k-1': { method: 'elicitation/create', params: {} } });
+      await store.create(newTaskFixture('done'), at(1));
+      await store.finish('done', 'completed', undefined, { result: { content: [] } });
+      await store.create(newTaskFixture('cancelled'), at(1));
+      await store.finish('cancelled', 'cancelled', undefined, null);
+      await store.create(newTaskFixture('bob', 'bob'), at(1));
+      await storeOf('m2').create(newTaskFixture('other-mount'), at(1));
+      expect(await store.countOpen('alice', at(10))).toBe(2);
+      expect(await store.countOpen('bob', at(10))).toBe(1);
+      expect(await store.countOpen('carol', at(10))).toBe(0);
+      // "working" expires a minute after its creation; "asking" never does.
+      expect(await store.countOpen('alice', at(62))).toBe(1);
+    });
   });
 }

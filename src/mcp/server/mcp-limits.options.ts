@@ -40,6 +40,14 @@ export interface McpLimitsOptions {
    * @default 1000
    */
   subscriptionsPerSession?: number;
+  /**
+   * Tasks per principal that are not over yet (`working` or `input_required`, not expired),
+   * counted in the database (so the cap holds across replicas); a task-augmented `tools/call`
+   * beyond it answers 429 and creates nothing. All anonymous callers of an `anonymous: true`
+   * mount share one count.
+   * @default 100
+   */
+  tasksPerPrincipal?: number;
 }
 
 /** Limits after defaults were applied. */
@@ -53,6 +61,7 @@ export const DEFAULT_LIMITS: McpResolvedLimits = {
   listenResourceSubscriptions: 1000,
   listenTaskIds: 1000,
   subscriptionsPerSession: 1000,
+  tasksPerPrincipal: 100,
 };
 
 /** JSON-RPC code of an exceeded cap (the implementation-defined server error range). */

@@ -121,6 +121,14 @@ describe('resolveMcpOptions', () => {
     expect(failure(() => resolveMcpOptions({ auth, audit: { comit: 'async' } as never }, extras)).message).toContain('unknown option "comit" (did you mean "commit"?');
   });
 
+  it('defaults limits.tasksPerPrincipal to 100, keeps a given one and rejects one that is not a positive integer', () => {
+    expect(resolveMcpOptions({ auth }, extras).limits.tasksPerPrincipal).toBe(100);
+    expect(resolveMcpOptions({ auth, limits: { tasksPerPrincipal: 3 } }, extras).limits).toMatchObject({ tasksPerPrincipal: 3, sessionsPerPrincipal: 100 });
+    for (const value of [0, -1, 1.5]) {
+      expect(failure(() => resolveMcpOptions({ auth, limits: { tasksPerPrincipal: value } }, extras)).message).toBe('McpModule (mount "main"): option "limits.tasksPerPrincipal" must be a positive integer.');
+    }
+  });
+
   it('rejects a bad pageSize and a bad sessions.idleTtlMs, naming the option', () => {
     expect(failure(() => resolveMcpOptions({ auth, pageSize: 0 }, extras)).message).toContain('"pageSize"');
     expect(failure(() => resolveMcpOptions({ auth, sessions: { idleTtlMs: -5 } }, extras)).message).toContain('"sessions.idleTtlMs"');

@@ -147,6 +147,7 @@ export function resolveMcpOptions(
       listenResourceSubscriptions: positiveInteger(mount, 'limits.listenResourceSubscriptions', options.limits?.listenResourceSubscriptions, DEFAULT_LIMITS.listenResourceSubscriptions),
       listenTaskIds: positiveInteger(mount, 'limits.listenTaskIds', options.limits?.listenTaskIds, DEFAULT_LIMITS.listenTaskIds),
       subscriptionsPerSession: positiveInteger(mount, 'limits.subscriptionsPerSession', options.limits?.subscriptionsPerSession, DEFAULT_LIMITS.subscriptionsPerSession),
+      tasksPerPrincipal: positiveInteger(mount, 'limits.tasksPerPrincipal', options.limits?.tasksPerPrincipal, DEFAULT_LIMITS.tasksPerPrincipal),
     },
   };
 }

@@ -23,6 +23,7 @@ import { missingScopes } from './auth/missing-scopes';
 import { TRANSPORT_ERROR_CODE } from './http/mcp-http-responses';
 import type { McpExecutionInfo } from './pipeline/mcp-execution-context';
 import { auditNoteOf, hasSomeRole, McpRefusedError, refusalNote, withAuditNote } from './pipeline/handler-refusal';
+import { McpLimitExceededError, withHttpStatus } from './limit-exceeded.errors';
 import { HandlerSwitches } from './registry/handler-switches';
 import { declaresTasksExtension, tasksExtensionRequired, tasksServerCapability } from '../protocol/tasks';
 import { StatelessErrorCode, isStatelessVersion } from '../protocol/stateless';
@@ -231,6 +232,7 @@ export class Toolset implements McpMessageHandler {
       return note === null ? jsonRpcResult(message.id, result) : withAuditNote(jsonRpcResult(message.id, result), note);
     } catch (error) {
       if (error instanceof McpRefusedError) return withAuditNote(jsonRpcError(message.id, error.code, error.message, error.data), error.auditNote);
+      if (error instanceof McpLimitExceededError) return withHttpStatus(withAuditNote(jsonRpcError(message.id, error.code, error.message, error.data), error.auditNote), 429);
       if (error instanceof McpRpcError) return { jsonrpc: '2.0', id: message.id, error: error.toJsonRpc() };
       throw error;
     }

@@ -39,13 +39,26 @@ export class InMemoryMcpTaskStore implements McpTaskStore {
     return record ? { ...record } : null;
   }
 
-  /** The principal's unexpired tasks at `now`, newest first, `limit` of them from `offset`. */
-  async list(principalKey: string, now: Date, offset: number, limit: number): Promise<McpTaskRecord[]> {
+  /** The principal's unexpired tasks at `now` (of one session, when given), newest first, `limit` of them from `offset`. */
+  async list(principalKey: string, now: Date, offset: number, limit: number, sessionId?: string): Promise<McpTaskRecord[]> {
     return [...this.records.values()]
-      .filter((record) => record.principalKey === principalKey && (record.expiresAt === null || record.expiresAt > now))
+      .filter((record) => record.principalKey === principalKey && (sessionId === undefined || record.sessionId === sessionId) && !expired(record, now))
       .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
       .slice(offset, offset + limit)
       .map((record) => ({ ...record }));
+  }
+
+  /** The tasks of `principalKey` among `ids` (unknown ids and other principals' tasks left out). */
+  async getMany(ids: readonly string[], principalKey: string): Promise<McpTaskRecord[]> {
+    return [...new Set(ids)].flatMap((id) => {
+      const record = this.records.get(id);
+      return record && record.principalKey === principalKey ? [{ ...record }] : [];
+    });
+  }
+
+  /** How many tasks of `principalKey` are neither over nor expired at `now`. */
+  async countOpen(principalKey: string, now: Date): Promise<number> {
+    return [...this.records.values()].filter((record) => record.principalKey === principalKey && !isTerminalTaskStatus(record.status) && !expired(record, now)).length;
   }
 
   /** Claims a working task for `worker` when its current worker is `previous`; true when the claim won. */
@@ -85,4 +98,8 @@ export class InMemoryMcpTaskStore implements McpTaskStore {
   async unfinished(): Promise<McpTaskRecord[]> {
     return [...this.records.values()].filter((record) => !isTerminalTaskStatus(record.status)).map((record) => ({ ...record }));
   }
+}
+
+function expired(record: McpTaskRecord, now: Date): boolean {
+  return record.expiresAt !== null && record.expiresAt <= now;
 }

@@ -89,9 +89,21 @@ export interface McpTaskStore {
   get(id: string): Promise<McpTaskRecord | null>;
   /**
    * The tasks of `principalKey` not expired at `now`, newest first (ties by id), skipping
-   * `offset` and returning at most `limit`.
+   * `offset` and returning at most `limit`. With `sessionId`, only the tasks created in that
+   * session: an anonymous caller's tasks are bound to its session, not to the shared key.
    */
-  list(principalKey: string, now: Date, offset: number, limit: number): Promise<McpTaskRecord[]>;
+  list(principalKey: string, now: Date, offset: number, limit: number, sessionId?: string): Promise<McpTaskRecord[]>;
+  /**
+   * The tasks of `principalKey` among `ids`, in any order (unknown ids and other principals'
+   * tasks are left out; expiry is the caller's rule), read in one statement whatever the number
+   * of ids, so a long list holds a connection no longer than one query.
+   */
+  getMany(ids: readonly string[], principalKey: string): Promise<McpTaskRecord[]>;
+  /**
+   * How many tasks of `principalKey` are not over (`working` or `input_required`) and not
+   * expired at `now`: what `limits.tasksPerPrincipal` counts, across every replica.
+   */
+  countOpen(principalKey: string, now: Date): Promise<number>;
   /**
    * Claims a `working` task for `worker`: only when its current claim is `previous` (null: never
    * claimed). Adds one to `attempt`. Resolves false when someone else holds it or it is over.

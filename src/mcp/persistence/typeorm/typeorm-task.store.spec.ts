@@ -3,6 +3,7 @@ import { MCP_ENTITIES } from '../entities';
 import { McpTask } from '../entities/task.entity';
 import { describeTaskStoreContract } from '../../../../test/support/task-store-contract';
 import { TypeOrmTaskStore } from './typeorm-task.store';
+import { createTestDatabase, type TestDatabase } from '../../../../test/support/postgres';
 
 /** The store on a real database (SQLite in memory). */
 let dataSource: DataSource;
@@ -20,3 +21,21 @@ describeTaskStoreContract(
   (mount) => new TypeOrmTaskStore(dataSource.getRepository(McpTask), { mount, idleTtlMs: 60_000 }),
   async () => void (await dataSource.getRepository(McpTask).clear()),
 );
+
+describe('on PostgreSQL', () => {
+  let database: TestDatabase;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+
+  afterAll(async () => {
+    await database?.drop();
+  });
+
+  describeTaskStoreContract(
+    'TypeOrmTaskStore on PostgreSQL',
+    (mount) => new TypeOrmTaskStore(database.dataSource.getRepository(McpTask), { mount, idleTtlMs: 60_000 }),
+    async () => void (await database.dataSource.getRepository(McpTask).clear()),
+  );
+});

@@ -12,6 +12,8 @@ import { InjectMcpStoreSettings } from '../mcp-persistence.constants';
 import { newTaskRecord } from '../new-records';
 
 const OPEN = Not(In([...TERMINAL_TASK_STATUSES]));
+/** The drivers that take an array parameter; the other supported database is SQLite (`json_each`). */
+const POSTGRES_TYPES = new Set(['postgres', 'cockroachdb', 'aurora-postgres']);
 
 /**
  * The tasks of one mount, in `mcp_tasks`. Claims, messages and terminal moves are single
@@ -43,16 +45,37 @@ export class TypeOrmTaskStore implements McpTaskStore {
   }
 
   /** @inheritdoc */
-  async list(principalKey: string, now: Date, offset: number, limit: number): Promise<McpTaskRecord[]> {
+  async list(principalKey: string, now: Date, offset: number, limit: number, sessionId?: string): Promise<McpTaskRecord[]> {
     const query = this.tasks
       .createQueryBuilder('task')
       .where('task.mount = :mount AND task.principalKey = :principalKey', { mount: this.settings.mount, principalKey })
-      .andWhere('(task.expiresAt IS NULL OR task.expiresAt > :now)', { now })
-      .orderBy('task.createdAt', 'DESC')
-      .addOrderBy('task.id', 'ASC')
-      .skip(offset)
-      .take(limit);
+      .andWhere('(task.expiresAt IS NULL OR task.expiresAt > :now)', { now });
+    if (sessionId !== undefined) query.andWhere('task.sessionId = :sessionId', { sessionId });
+    query.orderBy('task.createdAt', 'DESC').addOrderBy('task.id', 'ASC').skip(offset).take(limit);
     return this.bounded(query.getMany(), 'task list');
+  }
+
+  /** @inheritdoc */
+  async getMany(ids: readonly string[], principalKey: string): Promise<McpTaskRecord[]> {
+    const unique = [...new Set(ids)];
+    if (unique.length === 0) return [];
+    const query = this.tasks.createQueryBuilder('task').where('task.mount = :mount AND task.principalKey = :principalKey', { mount: this.settings.mount, principalKey });
+    // The ids travel as one parameter: an IN list of one parameter per id would hit the
+    // driver's parameter limit (65535 on PostgreSQL, 32766 on SQLite) long before the body cap.
+    // `connection`, not `dataSource`: TypeORM 0.3's EntityManager has only the former.
+    if (POSTGRES_TYPES.has(String(this.tasks.manager.connection.options.type))) query.andWhere('task.id = ANY(:ids)', { ids: unique });
+    else query.andWhere('task.id IN (SELECT value FROM json_each(:ids))', { ids: JSON.stringify(unique) });
+    return this.bounded(query.getMany(), 'task read');
+  }
+
+  /** @inheritdoc */
+  async countOpen(principalKey: string, now: Date): Promise<number> {
+    const query = this.tasks
+      .createQueryBuilder('task')
+      .where('task.mount = :mount AND task.principalKey = :principalKey', { mount: this.settings.mount, principalKey })
+      .andWhere('task.status NOT IN (:...terminal)', { terminal: [...TERMINAL_TASK_STATUSES] })
+      .andWhere('(task.expiresAt IS NULL OR task.expiresAt > :now)', { now });
+    return this.bounded(query.getCount(), 'task count');
   }
 
   /** @inheritdoc */

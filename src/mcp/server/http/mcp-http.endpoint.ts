@@ -1,4 +1,5 @@
 import { auditNoteOf } from '../pipeline/handler-refusal';
+import { httpStatusOf } from '../limit-exceeded.errors';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
 import type { McpPrincipal } from '../../interfaces/principal.interface';
@@ -302,18 +303,20 @@ export class McpHttpEndpoint {
       untrack();
     }
     const json = response ? JSON.stringify(response) : null;
+    // An exceeded cap found by a handler (tasksPerPrincipal) is a 429, unless the stream already began.
+    const status = response ? (channel?.streaming ? 200 : (httpStatusOf(response) ?? 200)) : 202;
     await this.events.record(
       this.event(session, startedAt, {
         ...base,
         response: json === null ? null : new JsonText(json),
-        status: response ? 200 : 202,
+        status,
         errorCode: response && 'error' in response ? response.error.code : null,
         isError: !!response && 'result' in response && response.result.isError === true,
         note: inFlight?.signal.aborted ? SHUTDOWN_AUDIT_NOTE : auditNoteOf(response),
       }),
     );
     if (channel?.streaming) channel.finish(json ?? '');
-    else if (json !== null) sendJsonText(res, 200, json);
+    else if (json !== null) sendJsonText(res, status, json);
     else sendEmpty(res, 202);
   }
 

@@ -17,6 +17,7 @@ import { McpListenStreams, acknowledgment } from '../stateless/listen-stream-reg
 import { checkParamHeaders } from '../stateless/mcp-param-headers';
 import { isRejection, readStatelessEnvelope, type StatelessEnvelope } from '../stateless/stateless-envelope';
 import { httpStatusForError } from '../stateless/stateless-rejection';
+import { httpStatusOf } from '../limit-exceeded.errors';
 import { StatelessResponseStream } from '../stateless/stateless-response-stream';
 import { decorateResult, discoverResult } from '../stateless/stateless-results';
 import { MrtrRounds } from '../stateless/mrtr-rounds';
@@ -107,7 +108,7 @@ export class McpStatelessEndpoint {
     const stream = new StatelessResponseStream(res, acceptsEventStream(headerValue(req.headers, 'accept')));
     const response = await this.respond(message, envelope, principal, stream, res, exchange, inFlight);
     const code = 'error' in response ? response.error.code : null;
-    const status = stream.effectiveStatus(code === null ? 200 : httpStatusForError(code));
+    const status = stream.effectiveStatus(code === null ? 200 : (httpStatusOf(response) ?? httpStatusForError(code)));
     const json = JSON.stringify(response);
     const note = inFlight?.signal.aborted ? SHUTDOWN_AUDIT_NOTE : auditNoteOf(response);
     await this.audit.record(exchange, status, json, code, 'result' in response && response.result.isError === true, note);

@@ -35,6 +35,8 @@ import { McpInlineTaskQueue } from './inline-task.queue';
 import type { McpTaskQueue, McpTaskQueueStats } from './mcp-task.queue';
 import { argumentsDigest, isTaskExpired, toDetailedTask, toWireTask, toWireTask2026 } from './task-wire';
 import { McpDrainService } from '../shutdown/mcp-drain.service';
+import { McpLimitExceededError } from '../limit-exceeded.errors';
+import { listedSessionOf, ownsTask, taskOwnerOf } from './task-owner';
 
 /** The client's answer to one input request of a task: its result, or the JSON-RPC error it sent. */
 type InputAnswer = { result: Record<string, unknown> } | { error: { code: number; message: string; data?: unknown } };
@@ -165,6 +167,7 @@ export class McpTaskService implements OnApplicationBootstrap, BeforeApplication
   }
 
   private async create(tool: RegisteredTool, request: JsonRpcRequest, context: McpDeliveryContext, answers?: Record<string, Record<string, unknown>>): Promise<Record<string, unknown>> {
+    await this.checkTaskCap(context);
     const { ttl } = (request.params?.task ?? {}) as { ttl?: unknown };
     const { maxTtlMs, defaultTtlMs, pollIntervalMs } = this.options.tasks;
     const ttlMs = typeof ttl === 'number' && Number.isFinite(ttl) && ttl > 0 ? Math.min(Math.floor(ttl), maxTtlMs) : defaultTtlMs;
@@ -200,17 +203,28 @@ export class McpTaskService implements OnApplicationBootstrap, BeforeApplication
   }
 
   /**
-   * The ids among `ids` of tasks the principal owns and that have not expired, in the order given:
-   * what a `subscriptions/listen` stream may agree to hear `notifications/tasks` about.
+   * `limits.tasksPerPrincipal`: the tasks of the caller's principal that are not over, counted in
+   * the database so the cap holds across replicas (two calls racing at the cap may both pass).
+   * Anonymous callers are counted together: a session or a task handle costs nothing to mint, so
+   * a cap per binding would bound nothing, while one anonymous share leaves the queue to the
+   * principals that hold a token.
+   */
+  private async checkTaskCap(context: McpDeliveryContext): Promise<void> {
+    const max = this.options.limits.tasksPerPrincipal;
+    if ((await this.store.countOpen(storedPrincipalKey(context.principal.key), new Date())) < max) return;
+    throw new McpLimitExceededError('tasksPerPrincipal', max, `Too many tasks: this principal already has ${max} tasks that are not over. Wait for one to finish, or cancel one with tasks/cancel`);
+  }
+
+  /**
+   * The ids among `ids` of tasks the principal owns and that have not expired, in the order
+   * given: what a `subscriptions/listen` stream (2026-07-28, no session) may agree to hear
+   * `notifications/tasks` about. An anonymous caller owns only the sessionless anonymous tasks
+   * whose ids it names, never a session's (see `ownsTask`). One read for all the ids.
    */
   async ownedTaskIds(ids: readonly string[], principalKey: string): Promise<string[]> {
-    const stored = storedPrincipalKey(principalKey);
-    const owned: string[] = [];
-    for (const id of ids) {
-      const record = await this.store.get(id);
-      if (record && record.principalKey === stored && !isTaskExpired(record)) owned.push(id);
-    }
-    return owned;
+    const owner = taskOwnerOf(principalKey, null);
+    const owned = new Set((await this.store.getMany(ids, owner.principalKey)).filter((record) => ownsTask(owner, record) && !isTaskExpired(record)).map((record) => record.id));
+    return ids.filter((id) => owned.has(id));
   }
 
   /** Runs one task on this worker: claim, handler, outcome. */
@@ -416,8 +430,8 @@ export class McpTaskService implements OnApplicationBootstrap, BeforeApplication
     const id = request.params?.taskId;
     if (typeof id !== 'string') throw new McpRpcError(JsonRpcErrorCode.InvalidParams, 'Invalid params: "taskId" must be a string');
     const record = await this.store.get(id);
-    // Another principal's task and an expired one answer exactly like an unknown id.
-    if (!record || record.principalKey !== storedPrincipalKey(context.principal.key) || isTaskExpired(record)) {
+    // Another principal's task (or another anonymous caller's) and an expired one answer exactly like an unknown id.
+    if (!record || !ownsTask(taskOwnerOf(context.principal.key, context.sessionId), record) || isTaskExpired(record)) {
       throw new McpRpcError(JsonRpcErrorCode.InvalidParams, NOT_FOUND);
     }
     return record;
@@ -516,9 +530,14 @@ export class McpTaskService implements OnApplicationBootstrap, BeforeApplication
     const page = cursor === undefined ? 0 : decodeCursor(cursor);
     if (page === null) throw new McpRpcError(JsonRpcErrorCode.InvalidParams, 'Invalid params: unknown cursor');
     const size = this.options.pageSize;
-    const rows = await this.store.list(storedPrincipalKey(context.principal.key), new Date(), page * size, size + 1);
+    const owner = taskOwnerOf(context.principal.key, context.sessionId);
+    const session = listedSessionOf(owner);
+    // An anonymous caller without a session has no tasks anyone may list: its task ids are its handles.
+    const rows = session === null ? [] : await this.store.list(owner.principalKey, new Date(), page * size, size + 1, session);
     if (page > 0 && rows.length === 0) throw new McpRpcError(JsonRpcErrorCode.InvalidParams, 'Invalid params: unknown cursor');
-    return { tasks: rows.slice(0, size).map(toWireTask), ...(rows.length > size ? { nextCursor: encodeCursor(page + 1) } : {}) };
+    // Checked again here, so a store that ignored the session never lists another caller's task.
+    const shown = rows.slice(0, size).filter((record) => ownsTask(owner, record));
+    return { tasks: shown.map(toWireTask), ...(rows.length > size ? { nextCursor: encodeCursor(page + 1) } : {}) };
   }
 
   private async cancel(request: JsonRpcRequest, context: McpDeliveryContext): Promise<Record<string, unknown>> {
