@@ -209,7 +209,7 @@ export {
   InjectMcpStoreSettings,
 } from './persistence/mcp-persistence.constants';
 export type { McpSessionStore, McpInboundSessionRecord, McpNewInboundSession } from './persistence/interfaces/mcp-session-store.interface';
-export type { McpSubscriptionStore, McpSubscriptionRecord } from './persistence/interfaces/mcp-subscription-store.interface';
+export type { McpSubscriptionStore, McpSubscriptionRecord, McpResourceSubscriber } from './persistence/interfaces/mcp-subscription-store.interface';
 export type { McpHandlerSwitchStore, McpHandlerSwitchRecord } from './persistence/interfaces/mcp-handler-switch-store.interface';
 export type { McpTaskStore, McpTaskRecord, McpNewTask, McpTaskPayload } from './persistence/interfaces/mcp-task-store.interface';
 export type { McpEventSink, McpEventRecord, McpEventInput } from './persistence/interfaces/mcp-event-sink.interface';

@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpModule } from '../../src/mcp';
+import { McpModule, McpRegistry } from '../../src/mcp';
 import { FeaturePrompts, FeatureResources, ResourceChanges } from '../fixtures/features/feature-providers';
 import { fixtureAuth } from '../fixtures/fixture-tools';
 import { statelessPost, statelessRequest } from '../fixtures/stateless/stateless-wire';
@@ -82,6 +82,69 @@ describe('resource subscriptions and revision-specific feature methods (PostgreS
     expect((await send(url, 'DELETE', { sessionId: watcher.sessionId })).status).toBe(204);
     expect(await reader.next()).toBeNull();
     expect(await changes.changed('images://pixel.png')).toEqual([]);
+  });
+
+  it('stops announcing a resource switched off for the session principal (or for everyone) or removed after it subscribed, and resumes once it is on again', async () => {
+    const registry = server.app.get(McpRegistry);
+    await registry.addResource({ uri: 'notes://runtime', name: 'runtime-notes' }, () => 'notes');
+    const alice = await openSession(url);
+    const bob = await openSession(url, 'token-bob');
+    const headers = versionHeader();
+    const tokenOf = (session: typeof alice) => (session === bob ? 'token-bob' : 'token-alice');
+    for (const session of [alice, bob]) {
+      for (const [index, uri] of ['docs://readme', 'images://pixel.png', 'notes://runtime'].entries()) {
+        const reply = await post(url, rpc(10 + index, 'resources/subscribe', { uri }), { sessionId: session.sessionId, headers, token: tokenOf(session) });
+        expect(reply.json).toEqual({ jsonrpc: '2.0', id: 10 + index, result: {} });
+      }
+    }
+    const streamOf = async (session: typeof alice): Promise<SseReader> => {
+      const response = await fetch(url, { headers: { Authorization: `Bearer ${tokenOf(session)}`, Accept: 'text/event-stream', 'Mcp-Session-Id': session.sessionId, ...headers } });
+      expect(response.status).toBe(200);
+      const reader = new SseReader(response);
+      expect((await reader.next())?.data).toBe('');
+      return reader;
+    };
+    const aliceStream = await streamOf(alice);
+    const bobStream = await streamOf(bob);
+    const next = async (reader: SseReader) => JSON.parse((await reader.next())!.data);
+    const updated = (uri: string) => ({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } });
+    const listChanged = { jsonrpc: '2.0', method: 'notifications/resources/list_changed' };
+    const both = [alice.sessionId, bob.sessionId].sort();
+    try {
+      // Switched off for alice only: her stream skips it (the later marker comes first), bob's does not.
+      await registry.disable('resource', 'docs://readme', { principals: ['alice'] });
+      expect([await next(aliceStream), await next(bobStream)]).toEqual([listChanged, listChanged]);
+      expect(await changes.changed('docs://readme')).toEqual([bob.sessionId]);
+      expect((await changes.changed('images://pixel.png')).sort()).toEqual(both);
+      expect(await next(aliceStream)).toEqual(updated('images://pixel.png'));
+      expect([await next(bobStream), await next(bobStream)]).toEqual([updated('docs://readme'), updated('images://pixel.png')]);
+
+      // Switched off for everyone: no session hears of it.
+      await registry.disable('resource', 'docs://readme');
+      expect([await next(aliceStream), await next(bobStream)]).toEqual([listChanged, listChanged]);
+      expect(await changes.changed('docs://readme')).toEqual([]);
+      expect((await changes.changed('images://pixel.png')).sort()).toEqual(both);
+      expect([await next(aliceStream), await next(bobStream)]).toEqual([updated('images://pixel.png'), updated('images://pixel.png')]);
+
+      // On again: the subscriptions stayed, so both hear of it.
+      await registry.enable('resource', 'docs://readme');
+      expect([await next(aliceStream), await next(bobStream)]).toEqual([listChanged, listChanged]);
+      expect((await changes.changed('docs://readme')).sort()).toEqual(both);
+      expect([await next(aliceStream), await next(bobStream)]).toEqual([updated('docs://readme'), updated('docs://readme')]);
+      expect(await subscriptionsOf(alice.sessionId)).toEqual(['docs://readme', 'images://pixel.png', 'notes://runtime']);
+
+      // A resource removed since the subscription is not announced either.
+      expect(await registry.removeResource('notes://runtime')).toBe(true);
+      expect([await next(aliceStream), await next(bobStream)]).toEqual([listChanged, listChanged]);
+      expect(await changes.changed('notes://runtime')).toEqual([]);
+      expect((await changes.changed('images://pixel.png')).sort()).toEqual(both);
+      expect([await next(aliceStream), await next(bobStream)]).toEqual([updated('images://pixel.png'), updated('images://pixel.png')]);
+    } finally {
+      await registry.enable('resource', 'docs://readme');
+      await registry.removeResource('notes://runtime');
+      for (const session of [alice, bob]) await send(url, 'DELETE', { sessionId: session.sessionId, token: tokenOf(session) });
+      await Promise.all([aliceStream.cancel(), bobStream.cancel()]);
+    }
   });
 
   it('keeps subscribe and setLevel to sessions: unknown methods on 2026-07-28, where not-found is -32602', async () => {

@@ -4,12 +4,12 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { PromptListChangedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { randomBytes } from 'node:crypto';
 import { Client as PgClient } from 'pg';
-import { McpModule, McpRegistry } from '../../src/mcp';
+import { McpModule, McpRegistry, McpResourceNotifier } from '../../src/mcp';
 import { McpStreamRegistry } from '../../src/mcp/server/http/mcp-stream-registry';
 import { statelessRequest, routingHeaders } from '../fixtures/stateless/stateless-wire';
 import { SseReader } from '../fixtures/sse/sse-reader';
 import { startApp, type RunningApp } from '../support/http-app';
-import { MCP_ACCEPT } from '../support/mcp-wire';
+import { MCP_ACCEPT, openSession, post, send, versionHeader } from '../support/mcp-wire';
 import { pollUntil } from '../support/polling';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { deleteRedisKeys, listRedisKeys, TEST_REDIS_URL } from '../support/redis';
@@ -26,6 +26,8 @@ class RuntimeHandlers implements OnModuleInit {
     );
     await this.registry.addTool({ name: 'spare', description: 'A tool the tests remove' }, () => 'spare');
     await this.registry.addPrompt({ name: 'summary', description: 'Summarises', arguments: [{ name: 'topic', required: true }] }, ({ topic }: { topic: string }) => `Summarise ${topic}`);
+    await this.registry.addResource({ uri: 'notes://shared', name: 'shared-notes' }, () => 'shared');
+    await this.registry.addResource({ uri: 'notes://marker', name: 'marker' }, () => 'marker');
   }
 }
 
@@ -40,7 +42,8 @@ function nextNotification(client: Client, schema: typeof ToolListChangedNotifica
 /**
  * `McpRegistry` on two replicas sharing PostgreSQL and Redis: switches made on replica A reach
  * an SDK client whose session stream is held by replica B (list_changed, then the list shows the
- * change), per principal, for a replica booted later, and on 2026-07-28 listen streams.
+ * change), per principal, for a replica booted later, on 2026-07-28 listen streams, and on the
+ * resource updates a session GET stream on B carries.
  */
 describe('McpRegistry across replicas (PostgreSQL + Redis)', () => {
   let db: TestDatabase;
@@ -222,6 +225,40 @@ describe('McpRegistry across replicas (PostgreSQL + Redis)', () => {
     expect(await switchRows()).toEqual(['prompt:summary:erin', 'tool:spare:carol']);
     await registryOf(e).enable('prompt', 'summary');
     expect(await switchRows()).toEqual(['tool:spare:carol']);
+  });
+
+  it('a resource switched off on A for the principal of a session whose GET stream B holds is no longer announced on it, from either replica, until it is on again', async () => {
+    const url = `${b.baseUrl}/mcp`;
+    const session = await openSession(url);
+    const headers = versionHeader();
+    for (const [id, uri] of [[1, 'notes://shared'], [2, 'notes://marker']] as const) {
+      expect((await post(url, { jsonrpc: '2.0', id, method: 'resources/subscribe', params: { uri } }, { sessionId: session.sessionId, headers })).json).toEqual({ jsonrpc: '2.0', id, result: {} });
+    }
+    const response = await fetch(url, { headers: { Authorization: 'Bearer token-alice', Accept: 'text/event-stream', 'Mcp-Session-Id': session.sessionId, ...headers } });
+    expect(response.status).toBe(200);
+    const stream = new SseReader(response);
+    readers.push(stream);
+    expect((await stream.next())?.data).toBe('');
+    const next = async () => JSON.parse((await stream.next())!.data);
+    const updated = (uri: string) => ({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } });
+    const notifierOf = (app: RunningApp) => app.app.get(McpResourceNotifier, { strict: false });
+    try {
+      await registryOf(a).disable('resource', 'notes://shared', { principals: ['alice'] });
+      // B writes list_changed to its streams once it applied the switch it heard of from A.
+      expect(await next()).toEqual({ jsonrpc: '2.0', method: 'notifications/resources/list_changed' });
+      expect(await notifierOf(a).resourceUpdated('notes://shared')).toEqual([]);
+      expect(await notifierOf(b).resourceUpdated('notes://shared')).toEqual([]);
+      expect(await notifierOf(a).resourceUpdated('notes://marker')).toEqual([session.sessionId]);
+      expect(await next()).toEqual(updated('notes://marker'));
+    } finally {
+      await registryOf(a).enable('resource', 'notes://shared', { principals: ['alice'] });
+    }
+    expect(await next()).toEqual({ jsonrpc: '2.0', method: 'notifications/resources/list_changed' });
+    expect(await notifierOf(b).resourceUpdated('notes://shared')).toEqual([session.sessionId]);
+    expect(await next()).toEqual(updated('notes://shared'));
+    expect(await notifierOf(a).resourceUpdated('notes://shared')).toEqual([session.sessionId]);
+    expect(await next()).toEqual(updated('notes://shared'));
+    expect((await send(url, 'DELETE', { sessionId: session.sessionId })).status).toBe(204);
   });
 
   it('a tool removed on every replica answers unknown tool (-32602); a clashing name is refused', async () => {

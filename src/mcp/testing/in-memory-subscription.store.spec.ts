@@ -38,6 +38,23 @@ describe('InMemoryMcpSubscriptionStore', () => {
     expect(await store.subscribers('docs://a')).toEqual([a.sessionId, b.sessionId].sort());
   });
 
+  it('gives each live subscriber with the principal key its session is bound to, in session id order', async () => {
+    const sessions = new InMemoryMcpSessionStore();
+    const store = new InMemoryMcpSubscriptionStore(sessions);
+    const ofAlice = await sessions.open(opening);
+    const ofBob = await sessions.open({ ...opening, principal: { key: 'bob', label: 'Bob', raw: 'bob' } });
+    const ended = await sessions.open(opening);
+    for (const s of [ofAlice, ofBob, ended]) await store.subscribe(s.sessionId, 'docs://a');
+    await sessions.terminate(ended);
+    const expected = [
+      { sessionId: ofAlice.sessionId, principalKey: 'alice' },
+      { sessionId: ofBob.sessionId, principalKey: 'bob' },
+    ].sort((x, y) => (x.sessionId < y.sessionId ? -1 : 1));
+    expect(await store.subscriberSessions('docs://a')).toEqual(expected);
+    expect(await store.subscribers('docs://a')).toEqual(expected.map((subscriber) => subscriber.sessionId));
+    expect(await store.subscriberSessions('docs://b')).toEqual([]);
+  });
+
   it('ignores subscriptions of sessions its session store does not know (another mount)', async () => {
     const store = new InMemoryMcpSubscriptionStore(new InMemoryMcpSessionStore({ mount: 'm1' }));
     const other = new InMemoryMcpSessionStore({ mount: 'm2' });

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { McpConfigurationError } from '../errors/mcp-configuration.errors';
-import type { McpSubscriptionRecord, McpSubscriptionStore } from '../persistence/interfaces/mcp-subscription-store.interface';
+import type { McpResourceSubscriber, McpSubscriptionRecord, McpSubscriptionStore } from '../persistence/interfaces/mcp-subscription-store.interface';
 import { InjectMcpSessionStore } from '../persistence/mcp-persistence.constants';
 import { InMemoryMcpSessionStore } from './in-memory-session.store';
 
@@ -46,10 +46,16 @@ export class InMemoryMcpSubscriptionStore implements McpSubscriptionStore {
 
   /** The live sessions of this mount watching `uri`, sorted by session id (each appears once: one subscription per session and URI). */
   async subscribers(uri: string): Promise<string[]> {
+    return (await this.subscriberSessions(uri)).map((subscriber) => subscriber.sessionId);
+  }
+
+  /** The live sessions of this mount watching `uri` with their principal keys, sorted by session id. */
+  async subscriberSessions(uri: string): Promise<McpResourceSubscriber[]> {
     const now = Date.now();
+    const principalKeys = new Map(this.sessions.sessions.map((session) => [session.sessionId, session.principalKey]));
     return this.records
       .filter((record) => record.mount === this.sessions.settings.mount && record.uri === uri && this.sessions.isLive(record.sessionId, now))
-      .map((record) => record.sessionId)
-      .sort((a, b) => (a < b ? -1 : 1));
+      .map((record) => ({ sessionId: record.sessionId, principalKey: principalKeys.get(record.sessionId) as string }))
+      .sort((a, b) => (a.sessionId < b.sessionId ? -1 : 1));
   }
 }

@@ -31,7 +31,7 @@ export { InMemoryMcpOutboundSessionStore } from './in-memory-outbound-session.st
 export { createInMemoryMcpStores } from './in-memory-stores';
 export type { InMemoryMcpStores } from './in-memory-stores';
 export type { McpSessionStore, McpInboundSessionRecord, McpNewInboundSession } from '../persistence/interfaces/mcp-session-store.interface';
-export type { McpSubscriptionStore, McpSubscriptionRecord } from '../persistence/interfaces/mcp-subscription-store.interface';
+export type { McpSubscriptionStore, McpSubscriptionRecord, McpResourceSubscriber } from '../persistence/interfaces/mcp-subscription-store.interface';
 export type { McpHandlerSwitchStore, McpHandlerSwitchRecord } from '../persistence/interfaces/mcp-handler-switch-store.interface';
 export type { McpTaskStore, McpTaskRecord, McpNewTask, McpTaskPayload } from '../persistence/interfaces/mcp-task-store.interface';
 export type { McpEventSink, McpEventRecord, McpEventInput, McpEventDirection } from '../persistence/interfaces/mcp-event-sink.interface';

@@ -12,6 +12,14 @@ export interface McpSubscriptionRecord {
   createdAt: Date;
 }
 
+/** A live session watching a resource URI, with the principal its session is bound to. */
+export interface McpResourceSubscriber {
+  /** The subscribing session's `Mcp-Session-Id`. */
+  sessionId: string;
+  /** Key of the principal the session is bound to, as its session record holds it. */
+  principalKey: string;
+}
+
 /**
  * The resource subscriptions of one mount. Shared by every replica: the replica that learns
  * about a change finds the subscribers, whichever replica took the subscription.
@@ -28,4 +36,10 @@ export interface McpSubscriptionStore {
   countForSession(sessionId: string, exceptUri?: string): Promise<number>;
   /** The live (not terminated, not idle) sessions of the mount watching `uri`, sorted by session id. */
   subscribers(uri: string): Promise<string[]>;
+  /**
+   * The same sessions as `subscribers`, each with its principal key: `McpResourceNotifier` leaves
+   * out the sessions whose principal the resource is switched off for, so the key must come with
+   * the one lookup it already makes (a store that joins the session rows reads it there).
+   */
+  subscriberSessions(uri: string): Promise<McpResourceSubscriber[]>;
 }

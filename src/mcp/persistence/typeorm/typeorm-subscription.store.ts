@@ -5,7 +5,7 @@ import { Not, type Repository } from 'typeorm';
 import { McpInboundSession } from '../entities/inbound-session.entity';
 import { McpResourceSubscription } from '../entities/resource-subscription.entity';
 import type { McpStoreSettings } from '../interfaces/mcp-store-settings.interface';
-import type { McpSubscriptionStore } from '../interfaces/mcp-subscription-store.interface';
+import type { McpResourceSubscriber, McpSubscriptionStore } from '../interfaces/mcp-subscription-store.interface';
 import { InjectMcpStoreSettings } from '../mcp-persistence.constants';
 import { DEFAULT_DATABASE_TIMEOUT_MS, withDatabaseDeadline } from '../database-deadline';
 import { sessionIdleCutoff } from '../session-liveness';
@@ -52,10 +52,16 @@ export class TypeOrmSubscriptionStore implements McpSubscriptionStore {
 
   /** The live (not terminated, not idle) sessions of this mount watching `uri`. */
   async subscribers(uri: string): Promise<string[]> {
-    const rows: { sessionId: string }[] = await this.bounded(
+    return (await this.subscriberSessions(uri)).map((row) => row.sessionId);
+  }
+
+  /** The live sessions of this mount watching `uri`, with the principal key of each (read from the joined session row). */
+  async subscriberSessions(uri: string): Promise<McpResourceSubscriber[]> {
+    const rows: McpResourceSubscriber[] = await this.bounded(
       this.subscriptions
         .createQueryBuilder('s')
         .select('s.sessionId', 'sessionId')
+        .addSelect('i.principalKey', 'principalKey')
         .innerJoin(McpInboundSession, 'i', 'i.sessionId = s.sessionId AND i.mount = s.mount')
         .where('s.mount = :mount AND s.uri = :uri', { mount: this.settings.mount, uri })
         .andWhere('i.terminatedAt IS NULL AND i.lastSeenAt >= :idleSince', { idleSince: sessionIdleCutoff(this.settings.idleTtlMs) })
@@ -63,6 +69,6 @@ export class TypeOrmSubscriptionStore implements McpSubscriptionStore {
         .getRawMany(),
       'subscription lookup',
     );
-    return rows.map((row) => row.sessionId);
+    return rows.map((row) => ({ sessionId: row.sessionId, principalKey: row.principalKey }));
   }
 }

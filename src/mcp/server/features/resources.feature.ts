@@ -134,6 +134,18 @@ export class ResourcesFeature {
     return !!target && this.switchedOn(target.entry, { principal });
   }
 
+  /**
+   * The test a session subscriber of `uri` must pass for an update to be announced to it, or null
+   * when `uri` is no longer a resource (nobody hears of it). The URI is resolved once however many
+   * subscribers are asked; each answer reads the in-memory switches only (the guards were asked
+   * at `resources/subscribe`), so a switch turned off later hides the resource's updates too.
+   */
+  updateGateFor(uri: string): ((principal: McpPrincipal) => boolean) | null {
+    const target = this.resolve(uri);
+    if (!target) return null;
+    return (principal) => this.switchedOn(target.entry, { principal });
+  }
+
   private async visibleEntry(entry: RegisteredResource | RegisteredResourceTemplate, context: McpDeliveryContext, method: string): Promise<boolean> {
     if (!this.switchedOn(entry, context)) return false;
     return 'uri' in entry ? isVisibleTo(entry.pipeline, method, 'resource', entry.uri, context) : isVisibleTo(entry.pipeline, method, 'resourceTemplate', entry.template.template, context);
