@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { Type } from 'class-transformer';
+import { IsString, ValidateNested } from 'class-validator';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { McpModule, McpTool } from '../../src/mcp';
@@ -7,9 +9,25 @@ import { HTTP_ADAPTERS, startApp, type RunningApp } from '../support/http-app';
 import { MCP_ACCEPT, openSession, versionHeader } from '../support/mcp-wire';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 
-/** A tool whose arguments a client can break once per array item. */
+class OrderLine {
+  @IsString()
+  sku: string;
+}
+
+class OrderInput {
+  @ValidateNested({ each: true })
+  @Type(() => OrderLine)
+  lines: OrderLine[];
+}
+
+/** Tools whose arguments a client can break once per array item: a JSON Schema one and a DTO one. */
 @Injectable()
 class TaggingTools {
+  @McpTool({ description: 'Places an order', input: OrderInput })
+  order({ lines }: OrderInput): string {
+    return `${lines.length} lines`;
+  }
+
   @McpTool({ description: 'Stores tags', input: { type: 'object', properties: { tags: { type: 'array', items: { type: 'string' } } }, required: ['tags'] } })
   tag({ tags }: { tags: string[] }): string {
     return `${tags.length} tags`;
@@ -91,6 +109,24 @@ describe.each(HTTP_ADAPTERS)('a tool call with a huge invalid argument gets a bo
     // item), the request's copy for its audit row; 12 times the body covers them, where one
     // error object per item costs about 150 bytes an item, 50 times the body.
     expect(growth).toBeLessThan(12 * body.length);
+  });
+
+  it('answers a DTO tool whose 20,000 nested items are all invalid with ten errors and their count, in the result and the audit row', async () => {
+    const url = `${server.baseUrl}/mcp`;
+    const { sessionId } = await openSession(url);
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { Authorization: 'Bearer token-alice', 'Content-Type': 'application/json', Accept: MCP_ACCEPT, 'Mcp-Session-Id': sessionId, ...versionHeader() },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 'huge-order', method: 'tools/call', params: { name: 'order', arguments: { lines: Array.from({ length: 20_000 }, () => ({ sku: 1 })) } } }),
+    });
+    const json = await response.json();
+    expect(json.result.isError).toBe(true);
+    const text: string = json.result.content[0].text;
+    expect(text).toMatch(/^Invalid arguments for tool "order": lines\.0\.sku: sku must be a string; lines\.1\.sku: sku must be a string; .* \(10 of 20000 errors listed\)$/);
+    expect(text.length).toBeLessThan(MESSAGE_BOUND);
+    const [row] = await db.dataSource.query(`SELECT is_error, length(coalesce(response::text, '')) AS response_chars FROM mcp_events WHERE request->>'id' = 'huge-order'`);
+    expect(row.is_error).toBe(true);
+    expect(row.response_chars).toBeLessThan(MESSAGE_BOUND + 500);
   });
 
   it('still lists up to ten errors of a small invalid value, with their count', async () => {
