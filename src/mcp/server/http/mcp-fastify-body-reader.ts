@@ -38,12 +38,12 @@ function routedPathOf(request: FastifyRequestLike): string {
  * Installs the MCP body reader on a Fastify instance, the counterpart of the Express middleware:
  * a `preParsing` hook reads the body of POSTs (and of other requests that carry one) routed to MCP
  * paths (`readMcpBody`, same limits, same 413 and 408 answers) before Fastify's content-type
- * parsers run. Fastify parses every request that
- * announces a body, and would refuse a content type it has no parser for (415) or malformed JSON
- * (400) with its own answers, under its own `bodyLimit`; so while its parsing step runs, the
- * request's body headers are set aside, and a `preValidation` hook (the next step) puts them back
- * before any guard or the controller reads them. The controller then finds the body where the
- * Express reader leaves it.
+ * parsers run. Fastify parses every request that announces a body, and would refuse a content
+ * type it has no parser for (415) or malformed JSON (400) with its own answers, under its own
+ * `bodyLimit` and without a deadline (its `requestTimeout` is 0 by default); so while its parsing
+ * step runs, the request's body headers are set aside, and a `preValidation` hook (the next step)
+ * puts them back before any guard or the controller reads them. The controller then finds the
+ * body where the Express reader leaves it.
  */
 export function installFastifyBodyReader(instance: FastifyHooksLike, limitsFor: (path: string) => McpBodyLimits | null): void {
   instance.addHook('preParsing', (request, reply, payload, done) => {
