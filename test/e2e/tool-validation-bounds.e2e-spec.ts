@@ -28,6 +28,11 @@ class TaggingTools {
     return `${lines.length} lines`;
   }
 
+  @McpTool({ description: 'Labels with at least one text tag', input: { type: 'object', properties: { tags: { type: 'array', contains: { type: 'string' } } }, required: ['tags'] } })
+  label({ tags }: { tags: unknown[] }): string {
+    return `${tags.length} tags`;
+  }
+
   @McpTool({ description: 'Stores tags', input: { type: 'object', properties: { tags: { type: 'array', items: { type: 'string' } } }, required: ['tags'] } })
   tag({ tags }: { tags: string[] }): string {
     return `${tags.length} tags`;
@@ -73,12 +78,16 @@ describe.each(HTTP_ADAPTERS)('a tool call with a huge invalid argument gets a bo
     await db?.drop();
   });
 
-  it('answers a 3 MB array of numbers against items: string with a short message, a short audit row and a heap growth near the input size', async () => {
+  it.each([
+    ['items: string', 'tag', 'tags.0: must be string'],
+    ['contains: string', 'label', 'tags: must contain at least 1 valid item(s)'],
+  ])('answers a 3 MB array of numbers against %s with a short message, a short audit row and a heap growth near the input size', async (_schema, tool, error) => {
     const url = `${server.baseUrl}/mcp`;
     const { sessionId } = await openSession(url);
     const count = 1_500_000;
+    const id = `huge-${tool}`;
     // Built as text: serializing a 1.5M-item array here would cost the test more than the server.
-    const body = `{"jsonrpc":"2.0","id":"huge-tags","method":"tools/call","params":{"name":"tag","arguments":{"tags":[${'1,'.repeat(count - 1)}1]}}}`;
+    const body = `{"jsonrpc":"2.0","id":"${id}","method":"tools/call","params":{"name":"${tool}","arguments":{"tags":[${'1,'.repeat(count - 1)}1]}}}`;
     expect(body.length).toBeGreaterThan(3_000_000);
 
     const { result: reply, growth } = await peakHeapGrowth(async () => {
@@ -93,13 +102,12 @@ describe.each(HTTP_ADAPTERS)('a tool call with a huge invalid argument gets a bo
     expect(reply.status).toBe(200);
     expect(reply.json.result.isError).toBe(true);
     const text: string = reply.json.result.content[0].text;
-    expect(text).toBe(
-      'Invalid arguments for tool "tag": tags.0: must be string; further errors were not looked for (the value holds more than 1000 values)',
-    );
+    expect(text).toBe(`Invalid arguments for tool "${tool}": ${error}; further errors were not looked for (the value holds more than 1000 values)`);
     expect(text.length).toBeLessThan(MESSAGE_BOUND);
 
     const [row] = await db.dataSource.query(
-      `SELECT is_error, length(coalesce(response::text, '')) AS response_chars, length(coalesce(note, '')) AS note_chars FROM mcp_events WHERE request->>'id' = 'huge-tags'`,
+      `SELECT is_error, length(coalesce(response::text, '')) AS response_chars, length(coalesce(note, '')) AS note_chars FROM mcp_events WHERE request->>'id' = $1`,
+      [id],
     );
     expect(row).toEqual({ is_error: true, response_chars: expect.any(Number), note_chars: expect.any(Number) });
     expect(row.response_chars).toBeLessThan(MESSAGE_BOUND + 500);

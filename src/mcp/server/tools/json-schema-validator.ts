@@ -2,6 +2,7 @@ import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { JsonSchema } from '../../interfaces/mcp-tool-options.interface';
+import { boundedContains } from './bounded-contains';
 import { MAX_VALUES_FOR_ALL_ERRORS, holdsAtMost, validationMessage } from './validation-report';
 
 /** Result of a validation: the (possibly transformed) value, or what is wrong with it. */
@@ -10,16 +11,23 @@ export type ValidationOutcome<T = unknown> = { ok: true; value: T } | { ok: fals
 /** A compiled validator; compiled once at boot, run per call. */
 export type CompiledValidator<T = unknown> = (value: unknown) => ValidationOutcome<T> | Promise<ValidationOutcome<T>>;
 
+/** An Ajv with the formats, and Ajv's `contains` replaced by `boundedContains`. */
+function withBoundedContains<T extends Ajv>(ajv: T): T {
+  addFormats(ajv);
+  ajv.removeKeyword('contains');
+  ajv.addKeyword(boundedContains);
+  return ajv;
+}
+
 // Two Ajv instances per dialect. `allErrors: false` gives the verdict: it stops at the first error
 // and keeps no error object per failing value, so a large invalid value costs about what a valid
-// one does (`contains` is Ajv's exception either way: it keeps an error per item it tried until
-// one matches). `allErrors: true` keeps one error object per failing value, about 150 bytes each
+// one does. `allErrors: true` keeps one error object per failing value, about 150 bytes each
 // where a small array item costs 8: it only runs on a value that failed and is small enough
 // (`MAX_VALUES_FOR_ALL_ERRORS`), to list several errors in one answer.
-const firstError = { ajv2020: addFormats(new Ajv2020({ strict: false })), ajv07: addFormats(new Ajv({ strict: false })) };
+const firstError = { ajv2020: withBoundedContains(new Ajv2020({ strict: false })), ajv07: withBoundedContains(new Ajv({ strict: false })) };
 const allErrors = {
-  ajv2020: addFormats(new Ajv2020({ allErrors: true, strict: false })),
-  ajv07: addFormats(new Ajv({ allErrors: true, strict: false })),
+  ajv2020: withBoundedContains(new Ajv2020({ allErrors: true, strict: false })),
+  ajv07: withBoundedContains(new Ajv({ allErrors: true, strict: false })),
 };
 
 function pickAjv(schema: JsonSchema, ajvs: typeof firstError) {
