@@ -178,8 +178,13 @@ describe.each(HTTP_ADAPTERS)('input limits that cannot be bypassed (PostgreSQL, 
 
   describe('the module reads the body on every path the router routes to the controller', () => {
     const cases: [label: string, prefix: string | undefined, base: string, variants: string[]][] = [
-      ['no prefix', undefined, '/mcp', ['/mcp', '/MCP', '/Mcp', '/mcp/', '/MCP/', '//mcp', '/mcp//', '///mcp']],
-      ['setGlobalPrefix("api")', 'api', '/api/mcp', ['/api/mcp', '/API/MCP', '/api/mcp/', '/Api/Mcp/', '//api/mcp', '/api//mcp', '/api/mcp//']],
+      ['no prefix', undefined, '/mcp', ['/mcp', '/MCP', '/Mcp', '/mcp/', '/MCP/', '//mcp', '/mcp//', '///mcp', '/m%63p', '/%6Dcp', '/%4D%43%50', '/m%63p/', '/%2Fmcp']],
+      [
+        'setGlobalPrefix("api")',
+        'api',
+        '/api/mcp',
+        ['/api/mcp', '/API/MCP', '/api/mcp/', '/Api/Mcp/', '//api/mcp', '/api//mcp', '/api/mcp//', '/api/m%63p', '/%61pi/mcp', '/%61pi/%6d%63%70'],
+      ],
     ];
 
     describe.each(cases)('%s', (_label, prefix, base, variants) => {
@@ -201,11 +206,12 @@ describe.each(HTTP_ADAPTERS)('input limits that cannot be bypassed (PostgreSQL, 
         return response.status === 405;
       }
 
-      // Express ignores letter case and a trailing slash by default; Fastify routes the exact path.
-      it('routes at least the canonical path (and on Express a case variant and a trailing slash)', async () => {
+      // Express ignores letter case and a trailing slash by default; Fastify routes the exact path,
+      // after decoding its percent-escapes.
+      it('routes at least the canonical path (and on Express a case variant and a trailing slash, on Fastify an escaped letter)', async () => {
         const routedOnes: string[] = [];
         for (const variant of variants) if (await routed(variant)) routedOnes.push(variant);
-        expect(routedOnes).toEqual(expect.arrayContaining(adapter === 'express' ? [base, base.toUpperCase(), `${base}/`] : [base]));
+        expect(routedOnes).toEqual(expect.arrayContaining(adapter === 'express' ? [base, base.toUpperCase(), `${base}/`] : [base, base.replace('mcp', 'm%63p')]));
       });
 
       it.each(variants)('%s: a body over maxBodyBytes gets the module 413, invalid JSON its 400 -32700', async (variant) => {
@@ -231,6 +237,53 @@ describe.each(HTTP_ADAPTERS)('input limits that cannot be bypassed (PostgreSQL, 
         expect(opened.status).toBe(200);
         expect(opened.headers.get('mcp-session-id')).toEqual(expect.any(String));
       });
+    });
+  });
+
+  describe('a body that stalls after the headers is answered within bodyTimeoutMs, on every spelling of the path', () => {
+    const timeoutMs = 500;
+    // The correctness bound of a slow-body answer: the deadline, three times over, plus two seconds of a loaded machine.
+    const bound = timeoutMs * 3 + 2000;
+    let server: Booted;
+    let prefixed: Booted;
+
+    beforeAll(async () => {
+      server = await boot(db, adapter, { auth: fixtureAuth, bodyTimeoutMs: timeoutMs });
+      prefixed = await boot(db, adapter, { auth: fixtureAuth, bodyTimeoutMs: timeoutMs }, 'api');
+    });
+
+    afterAll(async () => {
+      await server?.app.close();
+      await prefixed?.app.close();
+    });
+
+    /** Sends the head and the first byte of the body (`first`, framed as the head says), then nothing more. */
+    async function expectCut(booted: Booted, head: string, first = '{'): Promise<void> {
+      const raw = await openRaw(booted.port, head);
+      raw.socket.write(first);
+      try {
+        await until(() => raw.closed(), `the server to cut the stalled body within ${bound} ms`, bound);
+        expect(raw.received()).toMatch(/^HTTP\/1\.1 408 /);
+        expect(jsonBodyOf(raw.received())).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32000, message: `Request Timeout: the body did not arrive within ${timeoutMs} ms` } });
+      } finally {
+        raw.socket.destroy();
+      }
+    }
+
+    it.each(['/mcp', '/MCP', '/mcp/', '//mcp', '/m%63p', '/%6Dcp', '/m%63p/'])('POST %s', async (path) => {
+      await expectCut(server, requestHead(path, { 'Content-Length': '200' }));
+    });
+
+    it.each(['/api/mcp', '/api/m%63p', '/%61pi/mcp', '/API/MCP/'])('POST %s under a global prefix', async (path) => {
+      await expectCut(prefixed, requestHead(path, { 'Content-Length': '200' }));
+    });
+
+    it.each(['/mcp', '/m%63p'])('POST %s with a chunked body', async (path) => {
+      await expectCut(server, requestHead(path, { 'Transfer-Encoding': 'chunked' }), '1\r\n{\r\n');
+    });
+
+    it.each(['DELETE', 'PUT', 'GET'])('%s /m%%63p announcing a body', async (method) => {
+      await expectCut(server, requestHead('/m%63p', { 'Content-Length': '200' }).replace(/^POST /, `${method} `));
     });
   });
 

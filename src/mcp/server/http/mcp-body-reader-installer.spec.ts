@@ -12,6 +12,15 @@ describe('mcpPathKey', () => {
     expect(mcpPathKey(path)).toBe('/mcp');
   });
 
+  it.each(['/m%63p', '/%6Dcp', '/%4D%43%50/', '/%2Fmcp', '/m%63p%2F'])('decodes the percent-escapes of %j as a router does', (path) => {
+    expect(mcpPathKey(path)).toBe('/mcp');
+  });
+
+  it('decodes UTF-8 escapes, and keeps an invalid escape as it is', () => {
+    expect(mcpPathKey('/caf%C3%A9/mcp')).toBe('/café/mcp');
+    expect(mcpPathKey('/%E0%A4%A/m%63p')).toBe('/%e0%a4%a/mcp');
+  });
+
   it('keeps the segments of a prefixed path apart', () => {
     expect(mcpPathKey('/API//v1/MCP/')).toBe('/api/v1/mcp');
     expect(mcpPathKey('/')).toBe('/');

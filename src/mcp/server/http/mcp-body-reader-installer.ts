@@ -36,15 +36,27 @@ function normalize(path: string): string {
   return withSlash.length > 1 ? withSlash.replace(/\/+$/, '') : withSlash;
 }
 
+/** `path` with its percent-escapes decoded once, as a router decodes it; an invalid escape stays as it is. */
+function decodeEscapes(path: string): string {
+  if (!path.includes('%')) return path;
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    // Not valid UTF-8 as a whole: decode the ASCII escapes, which is all an ASCII path needs.
+    return path.replace(/%[0-7][0-9a-fA-F]/g, (escape) => String.fromCharCode(parseInt(escape.slice(1), 16)));
+  }
+}
+
 /**
  * The key a path is looked up by: every spelling Express or Fastify may route to the same
- * controller maps to one key (letter case, a trailing slash, repeated slashes). A spelling that
- * maps to the key but that the router does not route only has its body read by the module before
- * the router answers 404, so erring on the wide side is harmless; the other way round would let a
- * body reach the host's parser and skip the module's limit.
+ * controller maps to one key (letter case, a trailing slash, repeated slashes, percent-escapes:
+ * Fastify routes `/m%63p` to `/mcp`). A spelling that maps to the key but that the router does not
+ * route only has its body read by the module before the router answers 404, so erring on the wide
+ * side is harmless; the other way round would let a body reach the host's parser and skip the
+ * module's limit and deadline.
  */
 export function mcpPathKey(path: string): string {
-  return normalize(path.replace(/\/{2,}/g, '/')).toLowerCase();
+  return normalize(decodeEscapes(path).replace(/\/{2,}/g, '/')).toLowerCase();
 }
 
 /** The keys of a mount's path, bare (for a route excluded from the prefix) and under the app's global prefix. */

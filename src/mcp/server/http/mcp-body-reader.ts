@@ -119,16 +119,30 @@ export function readMcpBody(
   body.once('aborted', onAbort);
 }
 
+/**
+ * True when the reader takes this request's body: a POST always; any other method only when it
+ * announces a body. The endpoint ignores the body of a GET or DELETE, but left to the host's
+ * parser it would be read without the module's deadline (Fastify sets none by default), so a
+ * client could stall one for as long as it likes.
+ */
+export function readsMcpBody(method: string | undefined, headers: IncomingHttpHeaders): boolean {
+  if (method === 'POST') return true;
+  if (headers['transfer-encoding'] !== undefined) return true;
+  const declared = Number(headers['content-length']);
+  return Number.isFinite(declared) && declared > 0;
+}
+
 /** The Express request as the reader middleware sees it. */
 type ExpressRequest = McpRequest & Readable & { method: string; path: string };
 
 /**
- * Express middleware that reads the raw body of POSTs to MCP paths (`readMcpBody`) and keeps it
- * on the request. A fully read request stream is what makes the app's parsers skip the request.
+ * Express middleware that reads the raw body of POSTs (and of other requests that carry one,
+ * `readsMcpBody`) to MCP paths (`readMcpBody`) and keeps it on the request. A fully read request
+ * stream is what makes the app's parsers skip the request.
  */
 export function createMcpBodyReader(limitsFor: (path: string) => McpBodyLimits | null) {
   return function mcpBodyReader(req: ExpressRequest, res: ServerResponse, next: () => void): void {
-    const limits = req.method === 'POST' ? limitsFor(req.path) : null;
+    const limits = readsMcpBody(req.method, req.headers) ? limitsFor(req.path) : null;
     if (limits === null) return next();
     readMcpBody(req, req.headers, () => res, limits, (raw) => {
       req[MCP_RAW_BODY] = raw;

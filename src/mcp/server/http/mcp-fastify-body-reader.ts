@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
-import { MCP_RAW_BODY, readMcpBody, type McpBodyLimits, type McpRequest } from './mcp-body-reader';
+import { MCP_RAW_BODY, readMcpBody, readsMcpBody, type McpBodyLimits, type McpRequest } from './mcp-body-reader';
 import { nodeResponseOf } from './mcp-http-adapter';
 
 /** The part of a Fastify instance the reader is installed on. */
@@ -13,6 +13,8 @@ export interface FastifyHooksLike {
 interface FastifyRequestLike extends McpRequest {
   method: string;
   url: string;
+  /** The route the router chose; its `url` is the registered path, undefined when nothing matched (404). */
+  routeOptions?: { url?: string };
   raw: IncomingMessage;
   [HIDDEN_HEADERS]?: Record<string, string | string[] | undefined>;
 }
@@ -24,18 +26,28 @@ const HIDDEN_HEADERS = Symbol('mcp:hidden-body-headers');
 const BODY_HEADERS = ['content-type', 'content-length', 'transfer-encoding'];
 
 /**
+ * The path a request is looked up by: the path of the route Fastify chose (the hooks run after
+ * routing), which is what decides whether the controller gets the request whatever the URL's
+ * spelling (`/m%63p` is routed to `/mcp`); the URL's path when no route matched.
+ */
+function routedPathOf(request: FastifyRequestLike): string {
+  return request.routeOptions?.url ?? request.url.split('?', 1)[0];
+}
+
+/**
  * Installs the MCP body reader on a Fastify instance, the counterpart of the Express middleware:
- * a `preParsing` hook reads the body of POSTs to MCP paths (`readMcpBody`, same limits, same 413
- * and 408 answers) before Fastify's content-type parsers run. Fastify parses every request that
- * announces a body, and would refuse a content type it has no parser for (415) or malformed JSON
- * (400) with its own answers, under its own `bodyLimit`; so while its parsing step runs, the
- * request's body headers are set aside, and a `preValidation` hook (the next step) puts them back
- * before any guard or the controller reads them. The controller then finds the body where the
- * Express reader leaves it.
+ * a `preParsing` hook reads the body of POSTs (and of other requests that carry one) routed to MCP
+ * paths (`readMcpBody`, same limits, same 413 and 408 answers) before Fastify's content-type
+ * parsers run. Fastify parses every request that announces a body, and would refuse a content
+ * type it has no parser for (415) or malformed JSON (400) with its own answers, under its own
+ * `bodyLimit` and without a deadline (its `requestTimeout` is 0 by default); so while its parsing
+ * step runs, the request's body headers are set aside, and a `preValidation` hook (the next step)
+ * puts them back before any guard or the controller reads them. The controller then finds the
+ * body where the Express reader leaves it.
  */
 export function installFastifyBodyReader(instance: FastifyHooksLike, limitsFor: (path: string) => McpBodyLimits | null): void {
   instance.addHook('preParsing', (request, reply, payload, done) => {
-    const limits = request.method === 'POST' ? limitsFor(request.url.split('?', 1)[0]) : null;
+    const limits = readsMcpBody(request.method, request.headers) ? limitsFor(routedPathOf(request)) : null;
     if (limits === null) return done(null, payload);
     readMcpBody(
       payload,

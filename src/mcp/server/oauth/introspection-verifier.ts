@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger, Optional, type Type } from '@nestjs/common';
 import type { McpAuthorizer, McpAuthResult } from '../../interfaces/principal.interface';
 import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
@@ -7,6 +6,7 @@ import type { McpResolvedOptions } from '../mcp.options';
 import { discoverAuthorizationServer, fetchJson, OnceWhenDone } from './authorization-server-metadata';
 import { principalFromClaims, type McpClaimMapping } from './claims-principal';
 import { McpAuthorizationServerError } from './oauth.errors';
+import { TokenAnswerCache, tokenDigest } from './token-answer-cache';
 import { verifierDefaults } from './verifier-defaults';
 
 /** Settings of `IntrospectionVerifier`. */
@@ -36,10 +36,23 @@ export interface IntrospectionVerifierOptions extends McpClaimMapping {
    */
   cacheTtlMs?: number;
   /**
-   * Most answers kept; the oldest go first.
+   * Most active answers kept; the oldest go first.
    * @default 10_000
    */
   cacheMaxEntries?: number;
+  /**
+   * How long a refusal (an inactive or unknown token, one that expired, or one for another
+   * audience or issuer) is reused, so that a client sending the same bad token again and again
+   * costs one introspection per this period. 0 asks every time.
+   * @default 10_000
+   */
+  inactiveCacheTtlMs?: number;
+  /**
+   * Most refusals kept; the oldest go first. They are kept apart from the active answers, so a
+   * flood of random tokens cannot push those out.
+   * @default 10_000
+   */
+  inactiveCacheMaxEntries?: number;
   /**
    * Tolerated clock difference for `exp` and `nbf`, in seconds.
    * @default 30
@@ -54,11 +67,6 @@ export interface IntrospectionVerifierOptions extends McpClaimMapping {
 
 /** Injection token of `IntrospectionVerifier` settings, for hosts that provide them instead of calling `configure`. */
 export const MCP_INTROSPECTION_VERIFIER_OPTIONS = Symbol('MCP_INTROSPECTION_VERIFIER_OPTIONS');
-
-interface CachedAnswer {
-  result: McpAuthResult;
-  until: number;
-}
 
 /** `application/x-www-form-urlencoded` encoding of a client credential, as `client_secret_basic` requires (RFC 6749 section 2.3.1). */
 function formEncode(value: string): string {
@@ -75,7 +83,9 @@ function audiences(value: unknown): string[] {
  * authenticating with `client_secret_basic`. A token is accepted when the answer is `active`,
  * names this resource in `aud` (RFC 8707), is within `exp`/`nbf` and, when it has one, names the
  * issuer in `iss`. Active answers are cached (keyed by a SHA-256 of the token, never the token)
- * until the token expires or `cacheTtlMs` passes, whichever comes first.
+ * until the token expires or `cacheTtlMs` passes, whichever comes first; refusals for
+ * `inactiveCacheTtlMs`, in a cache of their own. Concurrent lookups of one token share one
+ * introspection.
  *
  * Use it as a mount's `auth`: `auth: IntrospectionVerifier.configure({ clientId, clientSecret })`.
  */
@@ -85,7 +95,10 @@ export class IntrospectionVerifier implements McpAuthorizer {
   private readonly issuer: string;
   private readonly audience: string[];
   private readonly endpoint: OnceWhenDone<string>;
-  private readonly cache = new Map<string, CachedAnswer>();
+  private readonly active: TokenAnswerCache<McpAuthResult>;
+  private readonly refused: TokenAnswerCache<true>;
+  /** Introspections under way, by token digest: a burst of requests with one token makes one call. */
+  private readonly inflight = new Map<string, Promise<Record<string, unknown>>>();
 
   /** An `IntrospectionVerifier` class bound to these settings, for `auth:` (resolved through DI). */
   static configure(options: IntrospectionVerifierOptions): Type<IntrospectionVerifier> {
@@ -107,6 +120,8 @@ export class IntrospectionVerifier implements McpAuthorizer {
     }
     const defaults = verifierDefaults('IntrospectionVerifier', options, mount);
     this.issuer = defaults.issuer;
+    this.active = new TokenAnswerCache(options.cacheMaxEntries ?? 10_000);
+    this.refused = new TokenAnswerCache(options.inactiveCacheMaxEntries ?? 10_000);
     this.audience = defaults.audience;
     this.endpoint = new OnceWhenDone(async () => {
       if (options.endpoint) return options.endpoint;
@@ -118,22 +133,35 @@ export class IntrospectionVerifier implements McpAuthorizer {
 
   /** Introspects the token (or reuses a cached answer) and maps the answer to a principal. */
   async authorize(token: string): Promise<McpAuthResult> {
-    const key = createHash('sha256').update(token).digest('base64url');
+    const key = tokenDigest(token);
     const now = Date.now();
-    const cached = this.cache.get(key);
-    if (cached && cached.until > now) return cached.result;
-    if (cached) this.cache.delete(key);
-    const answer = await this.introspect(token);
+    const cached = this.active.get(key, now);
+    if (cached) return cached;
+    if (this.refused.get(key, now)) return null;
+    const answer = await this.lookUp(key, token);
     const refusal = this.refusal(answer, now);
     if (refusal) {
       this.logger.debug(`Token refused: ${refusal}`);
+      // A token not valid yet may become valid within the period: it is asked about again.
+      const refusedTtl = this.options.inactiveCacheTtlMs ?? 10_000;
+      if (refusal !== 'not yet valid' && refusedTtl > 0) this.refused.set(key, true, now + refusedTtl);
       return null;
     }
     const result = principalFromClaims(answer, this.options);
     const ttl = this.options.cacheTtlMs ?? 60_000;
     const until = Math.min(now + ttl, typeof answer.exp === 'number' ? answer.exp * 1000 : Infinity);
-    if (ttl > 0 && until > now) this.remember(key, { result, until });
+    if (ttl > 0 && until > now) this.active.set(key, result, until);
     return result;
+  }
+
+  /** The introspection answer for a token, shared with the lookups of the same token under way. */
+  private lookUp(key: string, token: string): Promise<Record<string, unknown>> {
+    let pending = this.inflight.get(key);
+    if (!pending) {
+      pending = this.introspect(token).finally(() => this.inflight.delete(key));
+      this.inflight.set(key, pending);
+    }
+    return pending;
   }
 
   private async introspect(token: string): Promise<Record<string, unknown>> {
@@ -166,15 +194,5 @@ export class IntrospectionVerifier implements McpAuthorizer {
     if (answer.iss !== undefined && answer.iss !== this.issuer) return 'another issuer';
     if (!audiences(answer.aud).some((aud) => this.audience.includes(aud))) return 'another audience';
     return undefined;
-  }
-
-  private remember(key: string, answer: CachedAnswer): void {
-    const max = this.options.cacheMaxEntries ?? 10_000;
-    while (this.cache.size >= max) {
-      const oldest = this.cache.keys().next().value;
-      if (oldest === undefined) break;
-      this.cache.delete(oldest);
-    }
-    this.cache.set(key, answer);
   }
 }

@@ -5,6 +5,7 @@ import { targetConstructorToSchema, validationMetadatasToSchemas } from 'class-v
 import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
 import type { JsonSchema } from '../../interfaces/mcp-tool-options.interface';
 import { compileJsonSchema, type CompiledValidator } from './json-schema-validator';
+import { validationMessage } from './validation-report';
 
 // class-transformer keeps `@Type(() => Nested)` in this storage; class-validator-jsonschema needs
 // it to follow nested DTOs.
@@ -84,17 +85,18 @@ export function dtoToJsonSchema(dto: Type<unknown>): JsonSchema {
   return Object.keys(defs).length ? { ...root, $defs: defs } : root;
 }
 
-function describeValidationErrors(errors: ValidationError[], parent = ''): string[] {
-  return errors.flatMap((error) => {
+function* describeValidationErrors(errors: ValidationError[], parent = ''): Generator<string> {
+  for (const error of errors) {
     const path = parent ? `${parent}.${error.property}` : error.property;
-    const own = Object.values(error.constraints ?? {}).map((text) => `${path}: ${text}`);
-    return own.concat(describeValidationErrors(error.children ?? [], path));
-  });
+    for (const text of Object.values(error.constraints ?? {})) yield `${path}: ${text}`;
+    yield* describeValidationErrors(error.children ?? [], path);
+  }
 }
 
 /**
  * Compiles the argument validator of a tool: DTO classes through class-validator (arguments
- * become an instance of the DTO, unknown properties are stripped), schemas through Ajv.
+ * become an instance of the DTO, unknown properties are stripped), schemas through Ajv. Either way
+ * a failing value gets a bounded message (`validationMessage`).
  */
 export function compileInputValidator(input: Type<unknown> | JsonSchema | undefined): CompiledValidator {
   if (!input) {
@@ -109,7 +111,7 @@ export function compileInputValidator(input: Type<unknown> | JsonSchema | undefi
     }
     const instance = plainToInstance(input, value) as object;
     const errors = await validate(instance, { whitelist: true, forbidUnknownValues: false });
-    return errors.length ? { ok: false, message: describeValidationErrors(errors).join('; ') } : { ok: true, value: instance };
+    return errors.length ? { ok: false, message: validationMessage(describeValidationErrors(errors)) } : { ok: true, value: instance };
   };
 }
 
