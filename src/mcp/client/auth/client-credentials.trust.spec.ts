@@ -181,6 +181,28 @@ describe('clientCredentials against a hostile MCP server', () => {
     expect(tokenRequests(trusted)).toEqual([]);
   });
 
+  it('asks a token for each server\'s own resource, and refuses metadata naming another server\'s', async () => {
+    const other = await startPeer();
+    try {
+      serveResource(hostile, () => [trusted.origin]);
+      serveResource(other, () => [trusted.origin]);
+      const auth = clientCredentials({ clientId: 'agent', clientSecret: SECRET, authorizationServer: trusted.origin });
+      const store = new MemoryTokenStore();
+      const forOther = await auth.getToken(target(other), store);
+      const forHostile = await auth.getToken(target(hostile), store);
+      expect(forHostile).not.toBe(forOther);
+      expect(tokenRequests(trusted).map((hit) => new URLSearchParams(hit.body).get('resource'))).toEqual([`${other.origin}/mcp`, `${hostile.origin}/mcp`]);
+
+      // A server claiming to be the other one gets no token: not that one, not a new one.
+      hostile.routes['/.well-known/oauth-protected-resource/mcp'] = (_req, res) => json(res, { resource: `${other.origin}/mcp`, authorization_servers: [trusted.origin] });
+      const fresh = clientCredentials({ clientId: 'agent', clientSecret: SECRET, authorizationServer: trusted.origin });
+      await expect(fresh.getToken(target(hostile), store)).rejects.toThrow(`names the resource "${other.origin}/mcp", which is not this endpoint`);
+      expect(tokenRequests(trusted)).toHaveLength(2);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('follows no redirect during discovery', async () => {
     hostile.routes['/.well-known/oauth-protected-resource/mcp'] = (_req, res) => void res.writeHead(302, { Location: `${internal.origin}/meta` }).end();
     const auth = clientCredentials({ clientId: 'agent', clientSecret: SECRET, authorizationServer: trusted.origin });
