@@ -17,8 +17,8 @@ export class McpOAuthClientError extends Error {
 export class McpUntrustedAuthorizationServerError extends McpOAuthClientError {}
 
 /**
- * A 403 `insufficient_scope` challenge asked for more scopes than `clientCredentials` accepts
- * (`maxScopes` scopes, `maxScopeLength` characters in all): the challenge is refused and no
- * token is asked for with them.
+ * A 403 `insufficient_scope` challenge asked for more scopes than `clientCredentials` asks for
+ * at once (64 scopes, 2048 characters in all, the configured `scope` included), or for a scope
+ * RFC 6749 does not allow: the challenge is refused and no token is asked for with them.
  */
 export class McpOAuthScopeLimitError extends McpOAuthClientError {}
