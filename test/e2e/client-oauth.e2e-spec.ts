@@ -17,6 +17,7 @@ import {
   McpModule,
   McpTool,
   McpTransportError,
+  McpUntrustedAuthorizationServerError,
   staticToken,
   type McpAuthChallenge,
   type McpAuthTarget,
@@ -385,6 +386,7 @@ describe('Outbound OAuth (clientCredentials, staticToken)', () => {
       expect(error).toBeInstanceOf(McpTransportError);
       expect((error as McpTransportError).delivered).toBe(false);
       expect((error as Error).message).toContain(`does not name the authorization server ${as.issuer} (it names ${rogueBase})`);
+      expect((error as Error).cause).toBeInstanceOf(McpUntrustedAuthorizationServerError);
       expect(seen.filter((hit) => hit.url === '/token')).toEqual([]);
       const basic = Buffer.from(`${AGENT.client_id}:${AGENT.client_secret}`).toString('base64');
       expect(seen.some((hit) => hit.authorization.includes(basic) || hit.body.includes(AGENT.client_secret!))).toBe(false);

@@ -148,7 +148,9 @@ export class HttpTransport implements McpTransport {
     } catch (error) {
       if (call.stopped || !(error instanceof McpClientError) || !error.delivered) throw error;
       if (error instanceof McpProtocolError) throw new McpProtocolError(error.message, false);
-      throw new McpTransportError(error.message, false, error instanceof McpTransportError ? error.status : undefined);
+      const copy = new McpTransportError(error.message, false, error instanceof McpTransportError ? error.status : undefined);
+      if (error.cause !== undefined) copy.cause = error.cause;
+      throw copy;
     }
   }
 
