@@ -131,3 +131,6 @@ export const invalidTrustedIssuerMessage = (clientId: string, option: string, va
   `clientCredentials for "${clientId}": ${option} ${JSON.stringify(value)} ${reason}. ` +
   `Give the issuer identifier exactly as the authorization server's metadata states it: an https URL without query or fragment ` +
   `(http only on a loopback host such as 127.0.0.1, localhost or [::1]).`;
+
+export const invalidClientCredentialsLimitMessage = (clientId: string, option: string, value: unknown, fallback: string): string =>
+  `clientCredentials for "${clientId}": ${option} must be an integer >= 1 (got ${String(value)}); remove it to use the default ${fallback}.`;

@@ -1,5 +1,7 @@
 import { createHash, randomUUID, type JsonWebKey, type webcrypto } from 'node:crypto';
 import type * as Jose from 'jose';
+import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
+import { invalidClientCredentialsLimitMessage } from '../../mcp.messages';
 import { requireOptionalPeer } from '../../optional-peer';
 import type { McpAuthChallenge, McpAuthTarget, McpClientAuth, McpTokenStore } from './mcp-client-auth.interface';
 import { trustedIssuers } from './authorization-server-trust';
@@ -277,7 +279,7 @@ class ClientCredentialsAuth implements McpClientAuth {
  * }
  * ```
  * @throws TypeError when neither or both of `clientSecret` and `privateKeyJwt` are given
- * @throws McpConfigurationError without `authorizationServer` or `trustedAuthorizationServers`, or with an issuer that is not an https URL
+ * @throws McpConfigurationError without `authorizationServer` or `trustedAuthorizationServers`, with an issuer that is not an https URL, or a `timeoutMs` or `maxResponseBytes` that is not a positive integer
  */
 export function clientCredentials(options: McpClientCredentialsOptions): McpClientAuth {
   if (!options || typeof options.clientId !== 'string' || options.clientId === '') throw new TypeError('clientCredentials needs a clientId');
@@ -287,9 +289,9 @@ export function clientCredentials(options: McpClientCredentialsOptions): McpClie
   if (options.tokenEndpointAuthMethod === 'private_key_jwt' ? !options.privateKeyJwt : options.tokenEndpointAuthMethod !== undefined && options.clientSecret === undefined) {
     throw new TypeError(`clientCredentials for "${options.clientId}": tokenEndpointAuthMethod "${options.tokenEndpointAuthMethod}" needs ${options.tokenEndpointAuthMethod === 'private_key_jwt' ? 'privateKeyJwt' : 'clientSecret'}`);
   }
-  for (const name of ['timeoutMs', 'maxResponseBytes'] as const) {
+  for (const [name, fallback] of [['timeoutMs', '10000 ms'], ['maxResponseBytes', '65536 bytes']] as const) {
     const value = options[name];
-    if (value !== undefined && (!Number.isInteger(value) || value < 1)) throw new TypeError(`clientCredentials for "${options.clientId}": ${name} must be an integer >= 1 (got ${String(value)})`);
+    if (value !== undefined && (!Number.isInteger(value) || value < 1)) throw new McpConfigurationError(invalidClientCredentialsLimitMessage(options.clientId, name, value, fallback));
   }
   return new ClientCredentialsAuth({ ...options }, trustedIssuers(options));
 }

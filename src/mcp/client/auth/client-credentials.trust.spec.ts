@@ -103,6 +103,10 @@ describe('clientCredentials: the trust anchor is required at boot', () => {
     expect(build({ authorizationServer: 'login.example.com' })).toThrow('is not an absolute URL');
     expect(build({ authorizationServer: 'https://a.example', trustedAuthorizationServers: ['https://a.example'] })).toThrow('has both authorizationServer and trustedAuthorizationServers');
     expect(build({ authorizationServer: 'http://login.example.com' })).toThrow(McpConfigurationError);
+    const limited = (limits: { timeoutMs?: number; maxResponseBytes?: number }) => () => clientCredentials({ clientId: 'agent', clientSecret: SECRET, authorizationServer: 'https://a.example', ...limits });
+    expect(limited({ maxResponseBytes: 0 })).toThrow('clientCredentials for "agent": maxResponseBytes must be an integer >= 1 (got 0); remove it to use the default 65536 bytes.');
+    expect(limited({ timeoutMs: 1.5 })).toThrow(McpConfigurationError);
+    expect(limited({ maxResponseBytes: 1024, timeoutMs: 500 })).not.toThrow();
   });
 });
 
