@@ -129,7 +129,7 @@ export { staticToken } from './client/auth/static-token.auth';
 export { clientCredentials } from './client/auth/client-credentials.auth';
 export type { McpClientCredentialsOptions, McpPrivateKeyJwt, McpTokenEndpointAuthMethod } from './client/auth/client-credentials.auth';
 export type { McpClientAuth, McpAuthTarget, McpAuthChallenge, McpTokenStore } from './client/auth/mcp-client-auth.interface';
-export { McpOAuthClientError } from './client/auth/oauth-client.errors';
+export { McpOAuthClientError, McpOAuthScopeLimitError, McpUntrustedAuthorizationServerError } from './client/auth/oauth-client.errors';
 export type { HttpTransportOptions, HttpRetryOptions } from './client/transports/http/http.options';
 export { StdioTransport } from './client/transports/stdio/stdio.transport';
 export type { StdioTransportOptions, StdioPoolOptions } from './client/transports/stdio/stdio.options';

@@ -117,3 +117,20 @@ export function invalidInputBeforeTaskMessage(owner: string, value: unknown, tas
     ? `${owner}: @McpTool option "inputBeforeTask" is ${JSON.stringify(value)}; use true or false.`
     : `${owner}: @McpTool option "inputBeforeTask" needs task: 'optional' or 'required' (task is ${JSON.stringify(task ?? 'forbidden')}).`;
 }
+
+export const missingTrustedIssuerMessage = (clientId: string): string =>
+  `clientCredentials for "${clientId}" names no authorization server to trust, so any MCP server could have it send its credentials anywhere. ` +
+  `Add authorizationServer: 'https://<issuer>' (the issuer client "${clientId}" is registered at), ` +
+  `or trustedAuthorizationServers: ['https://<issuer>', ...] when it is registered under several issuer identifiers.`;
+
+export const bothTrustedIssuerOptionsMessage = (clientId: string): string =>
+  `clientCredentials for "${clientId}" has both authorizationServer and trustedAuthorizationServers. ` +
+  `Keep one: authorizationServer for a single issuer, trustedAuthorizationServers for several.`;
+
+export const invalidTrustedIssuerMessage = (clientId: string, option: string, value: unknown, reason: string): string =>
+  `clientCredentials for "${clientId}": ${option} ${JSON.stringify(value)} ${reason}. ` +
+  `Give the issuer identifier exactly as the authorization server's metadata states it: an https URL without query or fragment ` +
+  `(http only on a loopback host such as 127.0.0.1, localhost or [::1]).`;
+
+export const invalidClientCredentialsLimitMessage = (clientId: string, option: string, value: unknown, fallback: string): string =>
+  `clientCredentials for "${clientId}": ${option} must be an integer >= 1 (got ${String(value)}); remove it to use the default ${fallback}.`;

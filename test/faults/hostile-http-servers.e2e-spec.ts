@@ -22,11 +22,13 @@ describe('HttpTransport against hostile HTTP servers (client in a separate proce
   const children = new Set<ChildProcess>();
   let reports: Map<string, ProbeReport>;
 
-  function probe(cases: Array<{ name: string; path: string; timeoutMs: number }>): Promise<Map<string, ProbeReport>> {
+  function probe(cases: Array<{ name: string; path: string; timeoutMs: number; close?: boolean; issuerPath?: string }>): Promise<Map<string, ProbeReport>> {
     const env = {
       ...process.env,
       TS_NODE_PROJECT: join(ROOT, 'tsconfig.spec.json'),
-      PROBE_CASES: JSON.stringify(cases.map((c) => ({ name: c.name, url: `${server.url}${c.path}`, timeoutMs: c.timeoutMs }))),
+      PROBE_CASES: JSON.stringify(
+        cases.map((c) => ({ name: c.name, url: `${server.url}${c.path}`, timeoutMs: c.timeoutMs, close: c.close, authorizationServer: c.issuerPath && `${server.url}${c.issuerPath}` })),
+      ),
     };
     const child = spawn(process.execPath, ['--expose-gc', '-r', 'ts-node/register/transpile-only', join(ROOT, 'test/fixtures/http/http-client-probe.ts')], {
       cwd: ROOT,
@@ -63,6 +65,12 @@ describe('HttpTransport against hostile HTTP servers (client in a separate proce
       { name: 'html', path: '/html', timeoutMs: 120_000 },
       { name: 'drip', path: '/drip', timeoutMs: 2_000 },
       { name: 'redirect', path: '/redirect', timeoutMs: 120_000 },
+      { name: 'delete-huge', path: '/delete-huge', timeoutMs: 120_000, close: true },
+      { name: 'reply-huge', path: '/reply-huge', timeoutMs: 120_000 },
+      { name: 'cancel-huge', path: '/cancel-huge', timeoutMs: 2_000 },
+      { name: 'oauth-huge-prm', path: '/oauth-huge-prm', timeoutMs: 120_000, issuerPath: '/as' },
+      { name: 'oauth-huge-as', path: '/oauth-huge-as', timeoutMs: 120_000, issuerPath: '/as-huge' },
+      { name: 'oauth-huge-token', path: '/oauth-huge-token', timeoutMs: 120_000, issuerPath: '/as-token' },
     ]);
   }, 180_000);
 
@@ -119,5 +127,42 @@ describe('HttpTransport against hostile HTTP servers (client in a separate proce
   it('a redirect to itself is not followed: one request, McpTransportError with status 302', () => {
     expect(report('redirect')).toMatchObject({ outcome: 'error', errorName: 'McpTransportError', status: 302, delivered: false });
     expect(server.hits['POST /redirect']).toBe(1);
+  });
+
+  // The bodies below are read only in part (an error's start, or an OAuth document of at most
+  // 64 KiB) or not at all: the server's writes stop with the client, far below its gigabyte.
+  const SMALL_READ_BOUND = 32 * MB;
+
+  it('a DELETE answered with a 1 GiB error body: McpTransportError with its start, the rest unread', () => {
+    expect(report('delete-huge')).toMatchObject({ outcome: 'error', errorName: 'McpTransportError', status: 500 });
+    expect(report('delete-huge').message).toMatch(/answered HTTP 500: error: x{190}/);
+    expect(server.written['/delete-huge']).toBeLessThan(SMALL_READ_BOUND);
+    expectBoundedMemory('delete-huge');
+  });
+
+  it('an answer to a server request met with a 1 GiB error body fails the call, the rest unread', () => {
+    expect(report('reply-huge')).toMatchObject({ outcome: 'error', errorName: 'McpTransportError', status: 500, delivered: true });
+    expect(report('reply-huge').message).toContain('Could not answer the "ping" request of MCP server "reply-huge"');
+    expect(server.written['/reply-huge']).toBeLessThan(SMALL_READ_BOUND);
+    expectBoundedMemory('reply-huge');
+  });
+
+  it('a cancel notice answered with 1 GiB: the call still ends at its deadline, the answer unread', () => {
+    expect(report('cancel-huge')).toMatchObject({ outcome: 'error', errorName: 'McpTimeoutError', delivered: true, timeoutMs: 2_000 });
+    expect(server.written['/cancel-huge'] ?? 0).toBeLessThan(SMALL_READ_BOUND);
+    expectBoundedMemory('cancel-huge');
+  });
+
+  it.each([
+    ['oauth-huge-prm', '/.well-known/oauth-protected-resource/oauth-huge-prm'],
+    ['oauth-huge-as', '/.well-known/oauth-authorization-server/as-huge'],
+    ['oauth-huge-token', '/as-token/token'],
+  ])('%s: a 1 GiB OAuth document stops at 64 KiB with McpTransportError (delivered false), the rest unread', (name, path) => {
+    expect(report(name)).toMatchObject({ outcome: 'error', errorName: 'McpTransportError', delivered: false });
+    expect(report(name).message).toContain('answered a body larger than maxResponseBytes (65536 bytes)');
+    expect(report(name).message).not.toContain('probe-secret');
+    expect(server.written[path]).toBeGreaterThan(0);
+    expect(server.written[path]).toBeLessThan(SMALL_READ_BOUND);
+    expectBoundedMemory(name);
   });
 });

@@ -8,7 +8,8 @@
  * McpClientService what the scenario expects. The server entry is what a user would write,
  * `{ url }`: the client probes the revision (`version: 'auto'`) like in production. OAuth
  * scenarios (auth/*) that hand out credentials in MCP_CONFORMANCE_CONTEXT get them as
- * `auth: clientCredentials(...)` (scenario-auth.ts). Set CONFORMANCE_SPEC_VERSION (e.g.
+ * `auth: clientCredentials(...)`, trusting the authorization server the scenario's server names
+ * (scenario-auth.ts). Set CONFORMANCE_SPEC_VERSION (e.g.
  * 2025-11-25) by hand to pin one while debugging.
  */
 import 'reflect-metadata';
@@ -16,7 +17,7 @@ import { NestFactory } from '@nestjs/core';
 import { McpClientService, type McpServerConfig } from '../../../src/mcp';
 import { ClientAppModule } from './client-app.module';
 import { SCENARIOS, scenarioNamed } from './client-scenarios';
-import { scenarioAuth, scenarioContext } from './scenario-auth';
+import { scenarioAuth, scenarioContext, scenarioIssuers } from './scenario-auth';
 
 async function main(): Promise<number> {
   const url = process.argv[process.argv.length - 1];
@@ -31,7 +32,8 @@ async function main(): Promise<number> {
     return 2;
   }
   const version = (process.env.CONFORMANCE_SPEC_VERSION || 'auto') as NonNullable<McpServerConfig['version']>;
-  const auth = scenarioAuth(scenarioContext(process.env.MCP_CONFORMANCE_CONTEXT));
+  const context = scenarioContext(process.env.MCP_CONFORMANCE_CONTEXT);
+  const auth = context.client_id ? scenarioAuth(context, await scenarioIssuers(url)) : undefined;
   const app = await NestFactory.createApplicationContext(ClientAppModule.forTarget({ url, version, handlers: scenario.handlers, auth }), {
     logger: ['error', 'warn'],
   });

@@ -22,18 +22,47 @@ export function scenarioContext(raw: string | undefined): ScenarioContext {
 }
 
 /**
- * The `auth` a user holding these credentials would configure: `clientCredentials` with the
- * secret, or with the key (`private_key_jwt`). Without credentials there is nothing to
- * configure: the client the scenario meets has no OAuth registration (the module's client does
- * no authorization_code flow, no dynamic registration, no Client ID Metadata Document), so the
- * server entry stays a plain `{ url }`.
+ * The authorization servers the scenario's server names in its Protected Resource Metadata (the
+ * well-known URLs, else the `resource_metadata` of the 401 a tokenless POST gets). A user
+ * configures the issuer their client is registered at; here the conformance CLI started both
+ * the server and its authorization server, so what the server names is what the user would
+ * write. Empty when nothing names one.
  */
-export function scenarioAuth(context: ScenarioContext): McpClientAuth | undefined {
-  const clientId = context.client_id;
-  if (!clientId) return undefined;
-  if (context.private_key_pem) {
-    return clientCredentials({ clientId, privateKeyJwt: { key: context.private_key_pem, alg: context.signing_algorithm ?? 'ES256' } });
+export async function scenarioIssuers(serverUrl: string): Promise<string[]> {
+  const endpoint = new URL(serverUrl);
+  const path = endpoint.pathname === '/' ? '' : endpoint.pathname.replace(/\/$/, '');
+  const candidates = [`${endpoint.origin}/.well-known/oauth-protected-resource${path}`, `${endpoint.origin}/.well-known/oauth-protected-resource`];
+  const probe = await fetch(endpoint, {
+    method: 'POST',
+    headers: { Accept: 'application/json, text/event-stream', 'Content-Type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 'conformance-issuers', method: 'ping' }),
+  }).catch(() => null);
+  await probe?.body?.cancel().catch(() => undefined);
+  const named = /resource_metadata="([^"]+)"/.exec(probe?.headers.get('www-authenticate') ?? '')?.[1];
+  if (named) candidates.push(named);
+  for (const url of candidates) {
+    const response = await fetch(url, { headers: { Accept: 'application/json' } }).catch(() => null);
+    if (!response?.ok) continue;
+    const body = (await response.json().catch(() => null)) as { authorization_servers?: unknown } | null;
+    const servers = Array.isArray(body?.authorization_servers) ? body.authorization_servers.filter((s): s is string => typeof s === 'string') : [];
+    if (servers.length > 0) return servers;
   }
-  if (context.client_secret) return clientCredentials({ clientId, clientSecret: context.client_secret });
+  return [];
+}
+
+/**
+ * The `auth` a user holding these credentials would configure: `clientCredentials` with the
+ * secret, or with the key (`private_key_jwt`), trusting `issuers`. Without credentials there is
+ * nothing to configure: the client the scenario meets has no OAuth registration (the module's
+ * client does no authorization_code flow, no dynamic registration, no Client ID Metadata
+ * Document), so the server entry stays a plain `{ url }`.
+ */
+export function scenarioAuth(context: ScenarioContext, issuers: string[]): McpClientAuth | undefined {
+  const clientId = context.client_id;
+  if (!clientId || issuers.length === 0) return undefined;
+  if (context.private_key_pem) {
+    return clientCredentials({ clientId, privateKeyJwt: { key: context.private_key_pem, alg: context.signing_algorithm ?? 'ES256' }, trustedAuthorizationServers: issuers });
+  }
+  if (context.client_secret) return clientCredentials({ clientId, clientSecret: context.client_secret, trustedAuthorizationServers: issuers });
   return undefined;
 }

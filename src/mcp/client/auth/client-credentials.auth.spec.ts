@@ -13,7 +13,7 @@ describe('clientCredentials', () => {
     expect(() => clientCredentials({ clientId: 'a', clientSecret: 's', privateKeyJwt: { key: 'pem', alg: 'RS256' } })).toThrow('exactly one');
     expect(() => clientCredentials({ clientId: 'a', clientSecret: 's', tokenEndpointAuthMethod: 'private_key_jwt' })).toThrow('tokenEndpointAuthMethod "private_key_jwt" needs privateKeyJwt');
     expect(() => clientCredentials({ clientId: 'a', privateKeyJwt: { key: 'pem', alg: 'RS256' }, tokenEndpointAuthMethod: 'client_secret_post' })).toThrow('needs clientSecret');
-    expect(typeof clientCredentials({ clientId: 'a', clientSecret: 's' }).getToken).toBe('function');
+    expect(typeof clientCredentials({ clientId: 'a', clientSecret: 's', authorizationServer: 'https://as.example' }).getToken).toBe('function');
   });
 
   it('keeps a token for its lifetime minus a tenth, at most a minute less', () => {
@@ -111,7 +111,7 @@ describe('clientCredentials with private_key_jwt', () => {
 
   it('signs an assertion whose audience is the issuer identifier, as one string', async () => {
     const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-    const auth = clientCredentials({ clientId: 'agent', privateKeyJwt: { key: pem, alg: 'ES256', kid: 'k1' } });
+    const auth = clientCredentials({ clientId: 'agent', privateKeyJwt: { key: pem, alg: 'ES256', kid: 'k1' }, authorizationServer: `${origin}/as` });
     await expect(auth.getToken({ url: new URL(`${origin}/mcp`) }, new MemoryTokenStore())).resolves.toBe('token-1');
 
     expect(forms).toHaveLength(1);

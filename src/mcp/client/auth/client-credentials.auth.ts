@@ -1,9 +1,13 @@
 import { createHash, randomUUID, type JsonWebKey, type webcrypto } from 'node:crypto';
 import type * as Jose from 'jose';
+import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
+import { invalidClientCredentialsLimitMessage } from '../../mcp.messages';
 import { requireOptionalPeer } from '../../optional-peer';
 import type { McpAuthChallenge, McpAuthTarget, McpClientAuth, McpTokenStore } from './mcp-client-auth.interface';
-import { McpOAuthClientError } from './oauth-client.errors';
-import { discoverOAuth, type OAuthDiscovery } from './oauth-discovery';
+import { trustedIssuers } from './authorization-server-trust';
+import { McpOAuthClientError, McpOAuthScopeLimitError } from './oauth-client.errors';
+import { discoverOAuth, metadataUrlAllowed, type OAuthDiscovery, type OAuthDiscoveryPolicy } from './oauth-discovery';
+import { jsonObject, oauthFetch } from './oauth-fetch';
 
 /** How the client proves itself at the token endpoint (RFC 7591 names). */
 export type McpTokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt';
@@ -35,14 +39,36 @@ export interface McpClientCredentialsOptions {
    */
   tokenEndpointAuthMethod?: McpTokenEndpointAuthMethod;
   /**
-   * The issuer the client is registered at. The server's metadata must list it, so the client
-   * credentials are only ever sent to it, whatever a server announces.
-   * @default the first of the server's `authorization_servers`
+   * The issuer the client is registered at (its issuer identifier, exactly as its metadata
+   * states it): the client credentials are only ever sent to it, whatever a server announces.
+   * The server's metadata must list it, the authorization server's metadata must state it as
+   * `issuer`, and its token endpoint must be on its origin. https only (http on a loopback host).
+   * Required unless `trustedAuthorizationServers` is given.
+   * @default none: one of the two is required
    */
   authorizationServer?: string;
-  /** Deadline of one request to the metadata or token endpoints, in ms. @default 10_000 */
+  /**
+   * Instead of `authorizationServer`: several issuers the client is registered at under the same
+   * credentials. The first of the server's `authorization_servers` that is listed here is used.
+   * @default none: one of the two is required
+   */
+  trustedAuthorizationServers?: string[];
+  /** Deadline of one request to the metadata or token endpoints, body included, in ms. @default 10_000 */
   timeoutMs?: number;
+  /**
+   * Largest body read from a metadata or token endpoint, in bytes: a larger one fails the
+   * discovery or token request with `McpOAuthClientError`, the rest unread.
+   * @default 65_536
+   */
+  maxResponseBytes?: number;
 }
+
+/** Most scopes asked for at once, the configured ones and those 403 challenges added. */
+export const MAX_SCOPES = 64;
+/** Longest `scope` asked for, in characters. */
+export const MAX_SCOPE_LENGTH = 2048;
+/** RFC 6749 section 3.3: a scope token is printable ASCII without space, `"` or `\`. */
+const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
 
 /** What one endpoint taught us: where to get tokens, and the scopes its challenges asked for. */
 interface EndpointState {
@@ -79,10 +105,13 @@ function basicCredentials(clientId: string, secret: string): string {
 class ClientCredentialsAuth implements McpClientAuth {
   private readonly endpoints = new Map<string, EndpointState>();
   private readonly inFlight = new Map<string, Promise<string>>();
-  private readonly timeoutMs: number;
+  private readonly policy: OAuthDiscoveryPolicy;
 
-  constructor(private readonly options: McpClientCredentialsOptions) {
-    this.timeoutMs = options.timeoutMs ?? 10_000;
+  constructor(
+    private readonly options: McpClientCredentialsOptions,
+    issuers: string[],
+  ) {
+    this.policy = { timeoutMs: options.timeoutMs ?? 10_000, maxBytes: options.maxResponseBytes ?? 65_536, trustedIssuers: issuers };
   }
 
   async getToken(target: McpAuthTarget, store: McpTokenStore): Promise<string> {
@@ -100,15 +129,35 @@ class ClientCredentialsAuth implements McpClientAuth {
 
   async invalidate(target: McpAuthTarget, store: McpTokenStore, refusedToken?: string, challenge?: McpAuthChallenge): Promise<void> {
     let state = this.state(target);
-    if (challenge?.resourceMetadata && challenge.resourceMetadata !== state.metadataUrl) state = this.rediscover(target, challenge.resourceMetadata);
+    // Metadata named on another origin is not read: the discovery already made stays.
+    const named = challenge?.resourceMetadata;
+    if (named && named !== state.metadataUrl && metadataUrlAllowed(named, target.url)) state = this.rediscover(target, named);
     if (challenge?.status === 403 && challenge.error === 'insufficient_scope' && challenge.scope) {
       // The old token stays valid for what it covers; the next one also carries what was missing.
-      for (const scope of challenge.scope.split(' ').filter(Boolean)) state.extraScopes.add(scope);
+      const added = this.challengedScopes(state, challenge.scope);
+      for (const scope of added) state.extraScopes.add(scope);
       return;
     }
     if (!refusedToken) return;
     const discovery = await state.discovery.catch(() => null);
     if (discovery) await store.delete(this.cacheKey(target, discovery, this.scope(state)), refusedToken);
+  }
+
+  /**
+   * The scopes a challenge adds, once they are known to keep the union within bounds.
+   * @throws McpOAuthScopeLimitError when a scope is malformed or the union would be too large
+   */
+  private challengedScopes(state: EndpointState, challenged: string): string[] {
+    const refuse = (why: string) => new McpOAuthScopeLimitError(`A 403 insufficient_scope challenge for client "${this.options.clientId}" was refused: ${why}`);
+    if (challenged.length > MAX_SCOPE_LENGTH) throw refuse(`its scope is longer than ${MAX_SCOPE_LENGTH} characters`);
+    const added = challenged.split(' ').filter(Boolean);
+    if (added.some((scope) => !SCOPE_TOKEN.test(scope))) throw refuse('its scope holds a character RFC 6749 does not allow');
+    const union = new Set([...this.scope(state).split(' ').filter(Boolean), ...added]);
+    const length = [...union].join(' ').length;
+    if (union.size > MAX_SCOPES || length > MAX_SCOPE_LENGTH) {
+      throw refuse(`it would make ${union.size} scopes of ${length} characters in all, more than ${MAX_SCOPES} scopes or ${MAX_SCOPE_LENGTH} characters`);
+    }
+    return added;
   }
 
   private state(target: McpAuthTarget): EndpointState {
@@ -117,7 +166,7 @@ class ClientCredentialsAuth implements McpClientAuth {
 
   private rediscover(target: McpAuthTarget, metadataUrl: string | null): EndpointState {
     const previous = this.endpoints.get(target.url.href);
-    const state: EndpointState = { discovery: discoverOAuth(target.url, metadataUrl, this.timeoutMs, this.options.authorizationServer), metadataUrl, extraScopes: previous?.extraScopes ?? new Set() };
+    const state: EndpointState = { discovery: discoverOAuth(target.url, metadataUrl, this.policy), metadataUrl, extraScopes: previous?.extraScopes ?? new Set() };
     // A failed discovery is tried again on the next call, not remembered.
     state.discovery.catch(() => this.endpoints.get(target.url.href) === state && this.endpoints.delete(target.url.href));
     this.endpoints.set(target.url.href, state);
@@ -180,21 +229,14 @@ class ClientCredentialsAuth implements McpClientAuth {
       headers.Authorization = basicCredentials(clientId, clientSecret ?? '');
     }
     const where = `The token endpoint ${discovery.tokenEndpoint}`;
-    let response: Response;
-    try {
-      response = await fetch(discovery.tokenEndpoint, { method: 'POST', headers, body: form.toString(), signal: AbortSignal.timeout(this.timeoutMs), redirect: 'error' });
-    } catch (error) {
-      throw new McpOAuthClientError(`${where} could not be reached: ${(error as Error).message}`, { cause: error });
-    }
-    let body: Record<string, unknown> = {};
-    try {
-      body = (await response.json()) as Record<string, unknown>;
-    } catch {
-      // Described below by its status.
-    }
-    if (!response.ok || typeof body.access_token !== 'string' || body.access_token === '') {
+    const bounds = { timeoutMs: this.policy.timeoutMs, maxBytes: this.policy.maxBytes };
+    const response = await oauthFetch(discovery.tokenEndpoint, { method: 'POST', headers, body: form.toString() }, bounds, where);
+    // A body that is not a JSON object is described below by its status.
+    const body = jsonObject(response.text) ?? {};
+    const ok = response.status >= 200 && response.status < 300;
+    if (!ok || typeof body.access_token !== 'string' || body.access_token === '') {
       // Only the error fields: a token in a malformed success body must not reach a message.
-      const said = typeof body.error === 'string' ? `: ${body.error}${typeof body.error_description === 'string' ? ` (${body.error_description})` : ''}` : '';
+      const said = typeof body.error === 'string' ? `: ${body.error.slice(0, 100)}${typeof body.error_description === 'string' ? ` (${body.error_description.slice(0, 300)})` : ''}` : '';
       throw new McpOAuthClientError(`${where} refused client "${clientId}" (HTTP ${response.status})${said}`);
     }
     if (typeof body.token_type === 'string' && body.token_type.toLowerCase() !== 'bearer') {
@@ -231,9 +273,13 @@ class ClientCredentialsAuth implements McpClientAuth {
  * store (Redis with the Bull queue), refreshed before expiry and after a 401.
  * @example
  * ```ts
- * search: { url: 'https://search.example.com/mcp', auth: clientCredentials({ clientId: 'agent', clientSecret: process.env.AGENT_SECRET!, scope: 'mcp:tools' }) }
+ * search: {
+ *   url: 'https://search.example.com/mcp',
+ *   auth: clientCredentials({ clientId: 'agent', clientSecret: process.env.AGENT_SECRET!, authorizationServer: 'https://login.example.com', scope: 'mcp:tools' }),
+ * }
  * ```
  * @throws TypeError when neither or both of `clientSecret` and `privateKeyJwt` are given
+ * @throws McpConfigurationError without `authorizationServer` or `trustedAuthorizationServers`, with an issuer that is not an https URL, or a `timeoutMs` or `maxResponseBytes` that is not a positive integer
  */
 export function clientCredentials(options: McpClientCredentialsOptions): McpClientAuth {
   if (!options || typeof options.clientId !== 'string' || options.clientId === '') throw new TypeError('clientCredentials needs a clientId');
@@ -243,5 +289,9 @@ export function clientCredentials(options: McpClientCredentialsOptions): McpClie
   if (options.tokenEndpointAuthMethod === 'private_key_jwt' ? !options.privateKeyJwt : options.tokenEndpointAuthMethod !== undefined && options.clientSecret === undefined) {
     throw new TypeError(`clientCredentials for "${options.clientId}": tokenEndpointAuthMethod "${options.tokenEndpointAuthMethod}" needs ${options.tokenEndpointAuthMethod === 'private_key_jwt' ? 'privateKeyJwt' : 'clientSecret'}`);
   }
-  return new ClientCredentialsAuth({ ...options });
+  for (const [name, fallback] of [['timeoutMs', '10000 ms'], ['maxResponseBytes', '65536 bytes']] as const) {
+    const value = options[name];
+    if (value !== undefined && (!Number.isInteger(value) || value < 1)) throw new McpConfigurationError(invalidClientCredentialsLimitMessage(options.clientId, name, value, fallback));
+  }
+  return new ClientCredentialsAuth({ ...options }, trustedIssuers(options));
 }

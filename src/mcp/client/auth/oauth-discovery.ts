@@ -1,5 +1,7 @@
 import { parseBearerChallenge } from './bearer-challenge.parser';
-import { McpOAuthClientError } from './oauth-client.errors';
+import { isSecureOrLoopback, sameOrigin } from './authorization-server-trust';
+import { McpOAuthClientError, McpUntrustedAuthorizationServerError } from './oauth-client.errors';
+import { jsonObject, oauthFetch } from './oauth-fetch';
 
 /** What a client needs to know to ask for a token for one protected resource. */
 export interface OAuthDiscovery {
@@ -11,20 +13,23 @@ export interface OAuthDiscovery {
   authMethods: string[];
 }
 
-async function getJson(url: string, timeoutMs: number): Promise<{ status: number; body: Record<string, unknown> | null }> {
-  let response: Response;
-  try {
-    response = await fetch(url, { headers: { Accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs), redirect: 'error' });
-  } catch (error) {
-    throw new McpOAuthClientError(`${url} could not be reached: ${(error as Error).message}`, { cause: error });
-  }
-  const text = await response.text();
-  try {
-    const body: unknown = JSON.parse(text);
-    return { status: response.status, body: typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : null };
-  } catch {
-    return { status: response.status, body: null };
-  }
+/** How discovery reads: the deadline of each request, the largest document, and the issuers trusted with the credentials. */
+export interface OAuthDiscoveryPolicy {
+  timeoutMs: number;
+  maxBytes: number;
+  /** Issuer identifiers the client credentials may go to (never empty). */
+  trustedIssuers: readonly string[];
+}
+
+async function getJson(url: string, policy: OAuthDiscoveryPolicy): Promise<{ status: number; body: Record<string, unknown> | null }> {
+  const { status, text } = await oauthFetch(url, { headers: { Accept: 'application/json' } }, { timeoutMs: policy.timeoutMs, maxBytes: policy.maxBytes });
+  return { status, body: jsonObject(text) };
+}
+
+/** At most a few values a peer sent, each cut short, for an error message. */
+function shown(values: readonly string[]): string {
+  const listed = values.slice(0, 5).map((value) => (value.length > 200 ? `${value.slice(0, 200)}...` : value));
+  return `${listed.join(', ')}${values.length > 5 ? `, ... (${values.length} in all)` : ''}`;
 }
 
 /** RFC 9728 section 3.1: the well-known segment inserted before the resource's path, then at the root. */
@@ -52,10 +57,10 @@ const PROBE = JSON.stringify({ jsonrpc: '2.0', id: 'oauth-discovery', method: 'p
  * 9728 section 5), or null. A POSTed `ping`: servers answer a GET without a session with 405
  * before their guard looks at it. The body is not read.
  */
-async function challengedMetadataUrl(endpoint: URL, timeoutMs: number): Promise<string | null> {
+async function challengedMetadataUrl(endpoint: URL, policy: OAuthDiscoveryPolicy): Promise<string | null> {
   try {
     const headers = { Accept: 'application/json, text/event-stream', 'Content-Type': 'application/json' };
-    const response = await fetch(endpoint, { method: 'POST', headers, body: PROBE, signal: AbortSignal.timeout(timeoutMs), redirect: 'error' });
+    const response = await fetch(endpoint, { method: 'POST', headers, body: PROBE, signal: AbortSignal.timeout(policy.timeoutMs), redirect: 'error' });
     await response.body?.cancel().catch(() => undefined);
     return response.status === 401 ? parseBearerChallenge(401, response.headers.get('www-authenticate')).resourceMetadata : null;
   } catch {
@@ -80,17 +85,32 @@ export function resourceCovers(resource: string, endpoint: URL): boolean {
 }
 
 /**
+ * Whether a `resource_metadata` URL may be read for `endpoint`: only on the endpoint's own
+ * origin, so a server cannot point the client's discovery at another host (an internal one, say).
+ */
+export function metadataUrlAllowed(metadataUrl: string, endpoint: URL): boolean {
+  return sameOrigin(metadataUrl, endpoint);
+}
+
+/**
  * Finds the token endpoint of an MCP server: its Protected Resource Metadata (at
- * `metadataUrl`, from a `resource_metadata` challenge, else the well-known URLs, else the
- * `resource_metadata` of the 401 a GET without a token gets), then the metadata of its first
- * (or the pinned) authorization server.
+ * `metadataUrl`, from a `resource_metadata` challenge on the endpoint's origin, else the
+ * well-known URLs, else the `resource_metadata` of the 401 a tokenless `ping` gets), then the
+ * metadata of the first of its authorization servers the policy trusts. The credentials can only
+ * ever go to a trusted issuer: the metadata must state that issuer, and its token endpoint must
+ * be on the issuer's origin.
+ * @throws McpUntrustedAuthorizationServerError when discovery leads anywhere but a trusted issuer
  * @throws McpOAuthClientError saying which URLs were tried
  */
-export async function discoverOAuth(endpoint: URL, metadataUrl: string | null, timeoutMs: number, pinnedIssuer?: string): Promise<OAuthDiscovery> {
+export async function discoverOAuth(endpoint: URL, metadataUrl: string | null, policy: OAuthDiscoveryPolicy): Promise<OAuthDiscovery> {
+  const label = `${endpoint.origin}${endpoint.pathname}`;
+  if (metadataUrl !== null && !metadataUrlAllowed(metadataUrl, endpoint)) {
+    throw new McpUntrustedAuthorizationServerError(`${label} names the resource_metadata ${shown([metadataUrl])}, which is not on its own origin; the client reads metadata only from the MCP server's origin`);
+  }
   const tried: string[] = [];
   let prm: Record<string, unknown> | null = null;
   for (const url of metadataUrl ? [metadataUrl] : protectedResourceMetadataUrls(endpoint)) {
-    const { status, body } = await getJson(url, timeoutMs);
+    const { status, body } = await getJson(url, policy);
     if (status === 200 && body && typeof body.resource === 'string') {
       prm = body;
       break;
@@ -98,28 +118,37 @@ export async function discoverOAuth(endpoint: URL, metadataUrl: string | null, t
     tried.push(`${url} (HTTP ${status})`);
   }
   if (!prm && !metadataUrl) {
-    const challenged = await challengedMetadataUrl(endpoint, timeoutMs);
-    if (challenged) return discoverOAuth(endpoint, challenged, timeoutMs, pinnedIssuer);
+    const challenged = await challengedMetadataUrl(endpoint, policy);
+    if (challenged) return discoverOAuth(endpoint, challenged, policy);
   }
-  if (!prm) throw new McpOAuthClientError(`No Protected Resource Metadata for ${endpoint.origin}${endpoint.pathname}: tried ${tried.join(', ')}`);
-  const where = `The Protected Resource Metadata of ${endpoint.origin}${endpoint.pathname}`;
-  if (!resourceCovers(prm.resource as string, endpoint)) throw new McpOAuthClientError(`${where} names the resource ${JSON.stringify(prm.resource)}, which is not this endpoint`);
+  if (!prm) throw new McpOAuthClientError(`No Protected Resource Metadata for ${label}: tried ${tried.join(', ')}`);
+  const where = `The Protected Resource Metadata of ${label}`;
+  if (!resourceCovers(prm.resource as string, endpoint)) throw new McpOAuthClientError(`${where} names the resource ${JSON.stringify(shown([prm.resource as string]))}, which is not this endpoint`);
   const servers = Array.isArray(prm.authorization_servers) ? prm.authorization_servers.filter((s): s is string => typeof s === 'string') : [];
   if (servers.length === 0) throw new McpOAuthClientError(`${where} names no authorization_servers`);
-  if (pinnedIssuer !== undefined && !servers.includes(pinnedIssuer)) {
-    throw new McpOAuthClientError(`${where} does not name the authorization server ${pinnedIssuer} (it names ${servers.join(', ')})`);
+  const issuer = servers.find((server) => policy.trustedIssuers.includes(server));
+  if (issuer === undefined) {
+    throw new McpUntrustedAuthorizationServerError(
+      `${where} does not name the authorization server ${policy.trustedIssuers.join(' or ')} (it names ${shown(servers)}); ` +
+        'the client credentials are sent only to an issuer pinned with authorizationServer or listed in trustedAuthorizationServers',
+    );
   }
-  const issuer = pinnedIssuer ?? servers[0];
   for (const url of authorizationServerMetadataUrls(issuer)) {
-    const { status, body } = await getJson(url, timeoutMs);
+    const { status, body } = await getJson(url, policy);
     if (status !== 200 || !body) {
       tried.push(`${url} (HTTP ${status})`);
       continue;
     }
-    if (body.issuer !== issuer) throw new McpOAuthClientError(`The metadata at ${url} names the issuer ${JSON.stringify(body.issuer)}, not ${issuer}`);
+    if (body.issuer !== issuer) throw new McpUntrustedAuthorizationServerError(`The metadata at ${url} names the issuer ${JSON.stringify(typeof body.issuer === 'string' ? shown([body.issuer]) : body.issuer ?? null)}, not ${issuer}`);
     if (typeof body.token_endpoint !== 'string') throw new McpOAuthClientError(`The authorization server ${issuer} announces no token_endpoint`);
+    const tokenEndpoint = body.token_endpoint;
+    if (!sameOrigin(tokenEndpoint, issuer) || !isSecureOrLoopback(new URL(tokenEndpoint))) {
+      throw new McpUntrustedAuthorizationServerError(
+        `The authorization server ${issuer} announces the token endpoint ${shown([tokenEndpoint])}, which is not on the issuer's origin; the client credentials are sent only there`,
+      );
+    }
     const methods = Array.isArray(body.token_endpoint_auth_methods_supported) ? body.token_endpoint_auth_methods_supported.filter((m): m is string => typeof m === 'string') : [];
-    return { resource: prm.resource as string, issuer, tokenEndpoint: body.token_endpoint, authMethods: methods };
+    return { resource: prm.resource as string, issuer, tokenEndpoint, authMethods: methods };
   }
   throw new McpOAuthClientError(`No metadata for the authorization server ${issuer}: tried ${tried.join(', ')}`);
 }

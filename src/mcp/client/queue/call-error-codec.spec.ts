@@ -11,6 +11,7 @@ import * as errors from '../../errors';
 import { McpClientError, McpProtocolError, McpServerError, McpTimeoutError, McpTransportError } from '../../errors/mcp-client.errors';
 import { McpInputRequiredError } from '../../errors/mcp-input-required.errors';
 import { McpCallWaitTimeoutError, McpQueueUnavailableError } from '../../errors/mcp-outage.errors';
+import { McpOAuthClientError, McpOAuthScopeLimitError, McpUntrustedAuthorizationServerError } from '../auth/oauth-client.errors';
 import { decodeCallError, encodeCallError } from './call-error-codec';
 
 /** Through Bull the encoded failure is stored as JSON in Redis: round-trip it the same way. */
@@ -46,6 +47,20 @@ describe('the Bull call-error codec', () => {
     expect(decoded.message).toBe(original.message);
     expect(decoded.delivered).toBe((original as unknown as { delivered: boolean }).delivered);
     for (const field of fields) expect(decoded[field]).toEqual((original as unknown as Record<string, unknown>)[field]);
+  });
+
+  it('keeps the outbound OAuth error behind a transport failure as its cause', () => {
+    for (const Cause of [McpUntrustedAuthorizationServerError, McpOAuthScopeLimitError, McpOAuthClientError]) {
+      const original = new McpTransportError('Could not get an access token for https://a.example/mcp: ...', false);
+      original.cause = new Cause('names the authorization server https://evil.example');
+      const decoded = throughRedis(original);
+      expect(decoded.cause).toBeInstanceOf(Cause);
+      expect((decoded.cause as Error).name).toBe(Cause.name);
+      expect((decoded.cause as Error).message).toBe('names the authorization server https://evil.example');
+    }
+    const other = new McpTransportError('HTTP 502', true, 502);
+    other.cause = new Error('socket hang up');
+    expect(throughRedis(other).cause).toBeUndefined();
   });
 
   it('covers every McpClientError class the package exports', () => {

@@ -9,6 +9,7 @@ import {
 } from '../../errors/mcp-client-call.errors';
 import { McpInputRequiredError } from '../../errors/mcp-input-required.errors';
 import { McpCallWaitTimeoutError, McpQueueUnavailableError } from '../../errors/mcp-outage.errors';
+import { McpOAuthClientError, McpOAuthScopeLimitError, McpUntrustedAuthorizationServerError } from '../auth/oauth-client.errors';
 import { McpCallAbortedError } from '../mcp-call-aborted.errors';
 import { McpClientError, McpProtocolError, McpServerError, McpTimeoutError, McpTransportError } from '../../errors/mcp-client.errors';
 
@@ -18,7 +19,16 @@ export interface EncodedCallError {
   message: string;
   delivered: boolean;
   fields: Record<string, unknown>;
+  /** The outbound OAuth error behind a transport failure, so a caller can tell what to configure. */
+  cause?: { name: string; message: string };
 }
+
+/** The `cause` classes that travel with a failure: those of outbound OAuth, whose messages hold no secret. */
+const CAUSES: Record<string, new (message: string) => Error> = {
+  McpOAuthClientError,
+  McpUntrustedAuthorizationServerError,
+  McpOAuthScopeLimitError,
+};
 
 /** The typed fields each error class carries beyond its message. */
 const FIELDS = ['code', 'data', 'error', 'timeoutMs', 'status', 'server', 'capability', 'method', 'known', 'tool', 'servers', 'unreachable', 'callId', 'reason', 'operation'];
@@ -28,7 +38,9 @@ export function encodeCallError(error: unknown): EncodedCallError {
   const source = (error instanceof Error ? error : new Error(String(error))) as Error & Record<string, unknown>;
   const fields = Object.fromEntries(FIELDS.filter((key) => source[key] !== undefined).map((key) => [key, source[key]]));
   const delivered = error instanceof McpClientError ? error.delivered : true;
-  return { name: source.name, message: source.message, delivered, fields };
+  const encoded: EncodedCallError = { name: source.name, message: source.message, delivered, fields };
+  if (source.cause instanceof McpOAuthClientError && CAUSES[source.cause.name]) encoded.cause = { name: source.cause.name, message: source.cause.message };
+  return encoded;
 }
 
 type Fields = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -64,5 +76,7 @@ export function decodeCallError(encoded: EncodedCallError): Error {
   }
   const error = factory(encoded, encoded.fields);
   error.message = encoded.message;
+  const Cause = encoded.cause ? CAUSES[encoded.cause.name] : undefined;
+  if (Cause && encoded.cause) error.cause = new Cause(encoded.cause.message);
   return error;
 }

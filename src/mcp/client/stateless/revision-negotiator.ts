@@ -27,7 +27,12 @@ function verdictOfRow(row: McpOutboundSessionRecord): McpEraVerdict | null {
 /** The failure of a probe as the caller sees it: the call itself was never sent. */
 function undelivered(error: unknown): unknown {
   if (error instanceof McpTimeoutError) return new McpTimeoutError(error.message, false, error.timeoutMs);
-  if (error instanceof McpTransportError) return new McpTransportError(error.message, false, error.status);
+  if (error instanceof McpTransportError) {
+    const copy = new McpTransportError(error.message, false, error.status);
+    // What the caller must fix (e.g. an untrusted authorization server) stays reachable.
+    if (error.cause !== undefined) copy.cause = error.cause;
+    return copy;
+  }
   return error;
 }
 

@@ -11,6 +11,7 @@ import {
 import { McpMethod } from '../../../protocol/mcp-methods';
 import type { McpNotificationOrigin } from '../mcp-transport.interface';
 import type { HttpCall } from './http-call';
+import { discardBody, readBodyPrefix } from './http-body-prefix';
 import { excerpt } from './raw-recorder';
 import { type HttpSession, type HttpWire } from './http-wire';
 
@@ -70,10 +71,9 @@ export class HttpServerMessages {
   private async post(request: JsonRpcRequest, response: JsonRpcResponse): Promise<void> {
     if (this.call.stopped) return;
     const reply = await this.wire.send({ method: 'POST', session: this.session, signal: this.call.signal, body: JSON.stringify(response) });
-    const text = await reply.text();
-    if (!reply.ok) {
-      throw new McpTransportError(`HTTP ${reply.status} ${excerpt(this.wire.secrets.redact(text))}`.trim(), true, reply.status);
-    }
+    if (reply.ok) return discardBody(reply);
+    const text = await readBodyPrefix(reply);
+    throw new McpTransportError(`HTTP ${reply.status} ${excerpt(this.wire.secrets.redact(text))}`.trim(), true, reply.status);
   }
 
   private fail(request: JsonRpcRequest, error: unknown): void {

@@ -104,16 +104,29 @@ export class HttpWire {
     try {
       token = await auth.getToken(this.target, tokenStore);
     } catch (error) {
-      throw new McpTransportError(`Could not get an access token for ${this.endpointLabel}: ${this.secrets.redact((error as Error).message)}`, false);
+      const failure = new McpTransportError(`Could not get an access token for ${this.endpointLabel}: ${this.secrets.redact((error as Error).message)}`, false);
+      // The provider's own error (e.g. McpUntrustedAuthorizationServerError), for a caller in this process.
+      failure.cause = error;
+      throw failure;
     }
     if (typeof token !== 'string' || token === '') throw new McpTransportError(`The auth provider of ${this.endpointLabel} gave no token`, false);
     this.secrets.add(token);
     return token;
   }
 
-  /** Tells the auth provider that the server refused `token`. */
+  /**
+   * Tells the auth provider that the server refused `token`. A provider that refuses the
+   * challenge (one asking for too many scopes, say) fails the request with an
+   * `McpTransportError` that delivered nothing, with the provider's error as its `cause`.
+   */
   async invalidate(token: string, challenge: McpAuthChallenge): Promise<void> {
-    await this.options.auth?.invalidate(this.target, this.options.tokenStore, token, challenge);
+    try {
+      await this.options.auth?.invalidate(this.target, this.options.tokenStore, token, challenge);
+    } catch (error) {
+      const failure = new McpTransportError(`${this.endpointLabel} answered HTTP ${challenge.status} with a challenge the auth provider refused: ${this.secrets.redact((error as Error).message)}`, false, challenge.status);
+      failure.cause = error;
+      throw failure;
+    }
   }
 
   /** Builds the headers of one request. */

@@ -8,6 +8,7 @@ import { abortableDelay, backoffDelay, isIdempotent, isRetryableStatus } from '.
 import { exchangeMessage, type HttpExchangeOutcome } from './http-exchange';
 import { INITIALIZED_NOTIFICATION, handshakeFromResponse, initializeRequest, sessionFromHandshake } from './http-handshake';
 import { parseBearerChallenge } from '../../auth/bearer-challenge.parser';
+import { discardBody, readBodyPrefix } from './http-body-prefix';
 import { excerpt } from './raw-recorder';
 import { HttpSessionExpiredError } from './http-session-expired.errors';
 import { HttpStandaloneStreams } from './http-standalone-stream';
@@ -70,8 +71,8 @@ export class HttpTransport implements McpTransport {
     const call = new HttpCall(context);
     try {
       const response = await this.wire.send({ method: 'DELETE', session: { id: sessionId, protocolVersion: null }, signal: call.signal });
-      const text = await response.text();
-      if (response.ok || response.status === 404 || response.status === 405) return;
+      if (response.ok || response.status === 404 || response.status === 405) return void (await discardBody(response));
+      const text = await readBodyPrefix(response);
       const detail = text.trim() ? `: ${excerpt(this.wire.secrets.redact(text))}` : '';
       throw new McpTransportError(`${this.where(context, 'DELETE')} answered HTTP ${response.status}${detail}`, true, response.status);
     } catch (error) {
@@ -147,7 +148,9 @@ export class HttpTransport implements McpTransport {
     } catch (error) {
       if (call.stopped || !(error instanceof McpClientError) || !error.delivered) throw error;
       if (error instanceof McpProtocolError) throw new McpProtocolError(error.message, false);
-      throw new McpTransportError(error.message, false, error instanceof McpTransportError ? error.status : undefined);
+      const copy = new McpTransportError(error.message, false, error instanceof McpTransportError ? error.status : undefined);
+      if (error.cause !== undefined) copy.cause = error.cause;
+      throw copy;
     }
   }
 
@@ -225,7 +228,7 @@ export class HttpTransport implements McpTransport {
     try {
       const signal = AbortSignal.timeout(this.options.cancelNoticeTimeoutMs);
       const response = await this.wire.send({ method: 'POST', session: call.session, signal, body: JSON.stringify(notice) });
-      await response.text();
+      await discardBody(response);
       if (!response.ok) failure = new McpTransportError(`${this.where(call.context, 'POST')} answered the cancel notice with HTTP ${response.status}`, true, response.status);
     } catch (error) {
       // Not thrown; see above. The notice's audit row tells it.
