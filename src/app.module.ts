@@ -62,7 +62,8 @@ function authOptions(): Pick<McpModuleOptions, 'auth' | 'oauth'> {
     }),
     // GET /health/live and /health/ready (public): the database, the call queue, the task queue, stdio pools, the audit backlog, the drain.
     McpHealthModule.forRoot(),
-    // The audit console at /mcp-console, for the tokens of MCP_TOKENS (Bearer, or Basic with the token as password).
+    // The audit console at /mcp-console, for the console administrators of MCP_CONSOLE_ADMINS only
+    // (their token of MCP_TOKENS as Bearer, or as the Basic password); they see every row.
     McpConsoleModule.forRoot({ path: 'mcp-console', guard: DemoConsoleGuard }),
   ],
   providers: [DemoTools, DemoRelayTools, DemoTokenAuthorizer, DemoThrottlerGuard],
