@@ -237,5 +237,5 @@ export type { McpLogLevel } from './protocol/log-levels';
 // The audit console: read-only pages of sessions, events and tasks behind the app's own guard.
 export { McpConsoleModule } from './console/mcp-console.module';
 export { McpAuditQuery } from './console/mcp-audit-query.service';
-export type { McpConsoleOptions, McpConsoleResolvedOptions, McpConsoleModuleExtras, McpConsoleModuleForRootOptions, McpConsoleModuleAsyncOptions, McpConsoleGuard } from './console/mcp-console.options';
+export type { McpConsoleOptions, McpConsoleResolvedOptions, McpConsoleModuleExtras, McpConsoleModuleForRootOptions, McpConsoleModuleAsyncOptions, McpConsoleGuard, McpConsoleScope, McpConsoleScopeFn } from './console/mcp-console.options';
 export type { McpConsoleCursor, McpConsolePage, McpConsoleSession, McpConsoleTask, McpConsoleEvent, McpConsoleEventFilter, McpConsoleThroughput } from './console/mcp-console-records.interface';
