@@ -55,7 +55,7 @@ async function bootstrap(): Promise<void> {
   const logger = new Logger('durable-mcp');
   const url = `http://${demoConfig.host}:${demoConfig.port}/mcp`;
   if (demoConfig.oauth) logger.log(`OAuth: JWT access tokens from ${demoConfig.oauth.issuer} for the resource ${demoConfig.oauth.audience}`);
-  logger.log(`Health: http://${demoConfig.host}:${demoConfig.port}/health/live and /health/ready`);
+  logger.log(`Health: http://${demoConfig.host}:${demoConfig.port}/health/live and /health/ready ({ status } for anyone), /health/details (the report, for the console administrators)`);
   logger.log(`MCP endpoint: ${url} (${demoConfig.databaseUrl ? 'PostgreSQL' : 'SQLite under ./data'}; audit commit ${demoConfig.auditCommit}; client calls ${demoConfig.redisUrl ? 'on Bull/Redis' : 'inline'}; HTTP on ${adapter})`);
   const consoleUrl = `http://${demoConfig.host}:${demoConfig.port}/mcp-console`;
   if (demoConfig.consoleAdmins.size) {

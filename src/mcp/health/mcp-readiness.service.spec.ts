@@ -10,7 +10,7 @@ function gatedCheck() {
   return { check, runs: () => pending.length, finish: (result: HealthIndicatorResult) => pending.splice(0).forEach((resolve) => resolve(result)) };
 }
 
-function service(dependencies: () => Promise<HealthIndicatorResult>, minIntervalMs: number, draining = () => ({ shutdown: { status: 'up' as const } })) {
+function service(dependencies: () => Promise<HealthIndicatorResult>, minIntervalMs: number, draining: () => HealthIndicatorResult = () => ({ shutdown: { status: 'up' } })) {
   const indicator = { dependencies: () => [dependencies], draining } as unknown as McpHealthIndicator;
   return new McpReadinessService(indicator, resolveHealthOptions({ minIntervalMs }));
 }
