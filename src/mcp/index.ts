@@ -79,7 +79,7 @@ export type { McpDrainStatus, McpInFlightRequest } from './server/shutdown/mcp-d
 // Operations: health checks on @nestjs/terminus (an optional peer, loaded by McpHealthModule.forRoot).
 export { McpHealthModule } from './health/mcp-health.module';
 export { McpHealthIndicator } from './health/mcp-health.indicator';
-export type { McpHealthModuleOptions } from './health/mcp-health.options';
+export type { McpHealthGuard, McpHealthModuleOptions } from './health/mcp-health.options';
 export type { McpSessionNotifier } from './interfaces/mcp-session-notifier.interface';
 
 // Calling: McpClientModule, McpClientService, handlers and transports.
