@@ -82,7 +82,8 @@ function baseOf(req: ConsoleRequest, tail: string): string {
 /**
  * Creates the console's controller at `path` behind `guards`: read-only pages (GET only), each
  * answered as server-rendered HTML with the console's security headers, and the assets the
- * pages load. Written against what Express and Fastify share.
+ * pages load. Every query of a page is narrowed to the scope the `scope` option gives the
+ * request. Written against what Express and Fastify share.
  */
 export function createMcpConsoleController(path: string, guards: (Type<CanActivate> | CanActivate)[]): Type<unknown> {
   @Controller(path)
@@ -157,8 +158,9 @@ export function createMcpConsoleController(path: string, guards: (Type<CanActiva
 
     /**
      * Renders a page. A query string it cannot use answers 400 with the reason, a missing row
-     * 404, and a database that is away or too slow 503 with `Retry-After`; other errors go to
-     * Nest's exception handling (500).
+     * (or one outside the reader's scope) 404, a `scope` option that returned something it cannot
+     * apply 500, and a database that is away or too slow 503 with `Retry-After`; other errors go
+     * to Nest's exception handling (500).
      */
     private async page(res: object, base: string, current: ConsolePageName, render: () => Promise<string>): Promise<void> {
       let html: string;
