@@ -11,6 +11,9 @@ import { DemoThrottlerGuard } from './demo/demo-throttler.guard';
 import { DemoTools } from './demo/demo.tools';
 import { JwtVerifier, MCP_ENTITIES, MCP_MIGRATIONS, McpClientModule, McpConsoleModule, McpHealthModule, McpModule, type McpModuleOptions } from './mcp';
 
+/** How long a readiness result serves later probes: one run of the checks a second at most. */
+const DEMO_HEALTH_MIN_INTERVAL_MS = 1000;
+
 function databaseOptions(): TypeOrmModuleOptions {
   // No retries: a database that is missing or unreachable stops the app at once (src/main.ts says why).
   const fail = { retryAttempts: 0, toRetry: () => false };
@@ -60,9 +63,13 @@ function authOptions(): Pick<McpModuleOptions, 'auth' | 'oauth'> {
       serversFile: demoConfig.serversFile,
       queue: demoConfig.redisUrl ? { redis: demoConfig.redisUrl } : undefined,
     }),
-    // GET /health/live and /health/ready (public): the database, the call queue, the task queue, stdio pools, the audit backlog, the drain.
-    McpHealthModule.forRoot(),
-    // The audit console at /mcp-console, for the tokens of MCP_TOKENS (Bearer, or Basic with the token as password).
+    // GET /health/live and /health/ready answer { status } alone, to anyone (a load balancer needs no
+    // token); GET /health/details answers the whole report (the database, the call queue, the task
+    // queue, stdio pools, the audit backlog, the drain, the process) to the console administrators.
+    // The checks run at most once a second, however many probes come.
+    McpHealthModule.forRoot({ detailsGuard: DemoConsoleGuard, minIntervalMs: DEMO_HEALTH_MIN_INTERVAL_MS }),
+    // The audit console at /mcp-console, for the console administrators of MCP_CONSOLE_ADMINS only
+    // (their token of MCP_TOKENS as Bearer, or as the Basic password); they see every row.
     McpConsoleModule.forRoot({ path: 'mcp-console', guard: DemoConsoleGuard }),
   ],
   providers: [DemoTools, DemoRelayTools, DemoTokenAuthorizer, DemoThrottlerGuard],

@@ -55,9 +55,14 @@ async function bootstrap(): Promise<void> {
   const logger = new Logger('durable-mcp');
   const url = `http://${demoConfig.host}:${demoConfig.port}/mcp`;
   if (demoConfig.oauth) logger.log(`OAuth: JWT access tokens from ${demoConfig.oauth.issuer} for the resource ${demoConfig.oauth.audience}`);
-  logger.log(`Health: http://${demoConfig.host}:${demoConfig.port}/health/live and /health/ready`);
+  logger.log(`Health: http://${demoConfig.host}:${demoConfig.port}/health/live and /health/ready ({ status } for anyone), /health/details (the report, for the console administrators)`);
   logger.log(`MCP endpoint: ${url} (${demoConfig.databaseUrl ? 'PostgreSQL' : 'SQLite under ./data'}; audit commit ${demoConfig.auditCommit}; client calls ${demoConfig.redisUrl ? 'on Bull/Redis' : 'inline'}; HTTP on ${adapter})`);
-  logger.log(`Audit console: http://${demoConfig.host}:${demoConfig.port}/mcp-console (a token of MCP_TOKENS as Bearer, or as the password of Basic credentials)`);
+  const consoleUrl = `http://${demoConfig.host}:${demoConfig.port}/mcp-console`;
+  if (demoConfig.consoleAdmins.size) {
+    logger.log(`Audit console: ${consoleUrl} for the console administrators ${[...demoConfig.consoleAdmins].join(', ')} (their token of MCP_TOKENS as Bearer, or as the password of Basic credentials)`);
+  } else {
+    logger.warn(`Audit console: ${consoleUrl} admits nobody: MCP_CONSOLE_ADMINS is unset (name the principals of MCP_TOKENS that may read every call, e.g. MCP_CONSOLE_ADMINS=alice)`);
+  }
   if (demoConfig.generatedToken) {
     // The one place a token is printed: a throwaway demo token, generated because MCP_TOKENS is unset.
     logger.log(`MCP_TOKENS is unset; demo bearer token for this run: ${demoConfig.generatedToken}`);

@@ -1,4 +1,4 @@
-import { Injectable, UnauthorizedException, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { ForbiddenException, Injectable, UnauthorizedException, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { demoConfig } from './demo.config';
 
 /** What Express's request and Fastify's request both offer. */
@@ -12,21 +12,41 @@ interface HeaderReply {
 }
 
 /**
- * Who may read the example app's console at /mcp-console: a caller with a token of MCP_TOKENS
- * (or the generated demo token), sent as `Authorization: Bearer <token>` or as the password of
- * Basic credentials (any user name), so a browser can sign in with its own login prompt. Never
- * a token in the URL. A refusal answers 401 with a Basic challenge.
+ * Who may read the example app's console at /mcp-console (and its readiness details): a console
+ * administrator, a principal named in MCP_CONSOLE_ADMINS, with its token of MCP_TOKENS (or the
+ * generated demo token, principal `demo`), sent as `Authorization: Bearer <token>` or as the
+ * password of Basic credentials (any user name), so a browser can sign in with its own login
+ * prompt. Never a token in the URL. No token, or one the app does not know, answers 401 with a
+ * Basic challenge; the token of a principal that is not an administrator answers 403: an MCP
+ * token alone never opens the audit trail of the others.
  */
 @Injectable()
 export class DemoConsoleGuard implements CanActivate {
   /** @inheritdoc */
   canActivate(context: ExecutionContext): boolean {
     const http = context.switchToHttp();
-    const token = tokenOf(http.getRequest<HeaderRequest>().headers.authorization);
-    if (token !== undefined && demoConfig.tokens.has(token)) return true;
-    http.getResponse<HeaderReply>().header('WWW-Authenticate', 'Basic realm="mcp-console", charset="UTF-8"');
-    throw new UnauthorizedException('The console needs a token of MCP_TOKENS: Authorization: Bearer <token>, or Basic credentials with the token as password.');
+    const verdict = consoleAdmission(http.getRequest<HeaderRequest>().headers.authorization, demoConfig.tokens, demoConfig.consoleAdmins);
+    if (verdict === 'admin') return true;
+    if (verdict === 'unknown') {
+      http.getResponse<HeaderReply>().header('WWW-Authenticate', 'Basic realm="mcp-console", charset="UTF-8"');
+      throw new UnauthorizedException('The console needs the token of a console administrator: Authorization: Bearer <token>, or Basic credentials with the token as password.');
+    }
+    throw new ForbiddenException(
+      demoConfig.consoleAdmins.size ? 'This principal is not a console administrator (MCP_CONSOLE_ADMINS).' : 'The console admits nobody: MCP_CONSOLE_ADMINS names no administrator.',
+    );
   }
+}
+
+/**
+ * What the console makes of an `Authorization` header: `admin` (the token of a principal in
+ * `admins`), `not-admin` (a known token of another principal) or `unknown` (no token, or one
+ * that is not in `tokens`).
+ */
+export function consoleAdmission(header: string | string[] | undefined, tokens: ReadonlyMap<string, string>, admins: ReadonlySet<string>): 'admin' | 'not-admin' | 'unknown' {
+  const token = tokenOf(header);
+  const principal = token === undefined ? undefined : tokens.get(token);
+  if (principal === undefined) return 'unknown';
+  return admins.has(principal) ? 'admin' : 'not-admin';
 }
 
 /** The token of a Bearer or Basic `Authorization` header, or undefined. */

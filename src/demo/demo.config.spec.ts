@@ -83,3 +83,17 @@ describe('loadDemoConfig RETENTION_*', () => {
     expect(() => loadDemoConfig({ RETENTION_EVENTS_MS: '30d' })).toThrow('RETENTION_EVENTS_MS: "30d" is not a positive integer');
   });
 });
+
+describe('loadDemoConfig MCP_CONSOLE_ADMINS', () => {
+  it('names no administrator unless set, and reads comma separated principals of MCP_TOKENS', () => {
+    expect(loadDemoConfig({ MCP_TOKENS: 'alice=token-a,bob=token-b' }).consoleAdmins).toEqual(new Set());
+    expect(loadDemoConfig({ MCP_TOKENS: 'alice=token-a,bob=token-b', MCP_CONSOLE_ADMINS: ' alice , ,' }).consoleAdmins).toEqual(new Set(['alice']));
+    expect(loadDemoConfig({ MCP_CONSOLE_ADMINS: 'demo' }).consoleAdmins).toEqual(new Set(['demo']));
+  });
+
+  it('refuses a name that is no principal of MCP_TOKENS, listing the known ones', () => {
+    expect(() => loadDemoConfig({ MCP_TOKENS: 'alice=token-a,bob=token-b', MCP_CONSOLE_ADMINS: 'alice,ops' })).toThrow(
+      'MCP_CONSOLE_ADMINS: "ops" is not a principal of MCP_TOKENS (known: alice, bob; example: MCP_CONSOLE_ADMINS=alice)',
+    );
+  });
+});

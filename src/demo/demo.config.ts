@@ -11,6 +11,11 @@ export interface DemoConfig {
   auditCommit: 'sync' | 'async';
   /** token -> principal key */
   tokens: Map<string, string>;
+  /**
+   * MCP_CONSOLE_ADMINS: the principals (of MCP_TOKENS, or `demo` for the generated token) the
+   * console admits; they see every row, and readiness details. Empty: the console admits nobody.
+   */
+  consoleAdmins: Set<string>;
   /** Set when MCP_TOKENS was empty and a token was generated for this run (never with OAuth, never with NODE_ENV=production). */
   generatedToken?: string;
   /** Set by OAUTH_ISSUER: the endpoint takes JWT access tokens from that issuer instead of MCP_TOKENS. */
@@ -86,6 +91,23 @@ export function parseTokens(spec: string): Map<string, string> {
   return tokens;
 }
 
+/**
+ * Reads MCP_CONSOLE_ADMINS (`alice,ops`): principal names, each one a principal of `tokens` when
+ * there are tokens, so a misspelt name stops the boot instead of locking everyone out.
+ */
+export function parseConsoleAdmins(spec: string | undefined, tokens: Map<string, string>): Set<string> {
+  const admins = new Set((spec ?? '').split(',').map((name) => name.trim()).filter(Boolean));
+  const principals = new Set(tokens.values());
+  const unknown = principals.size ? [...admins].filter((name) => !principals.has(name)) : [];
+  if (unknown.length) {
+    throw new Error(
+      `MCP_CONSOLE_ADMINS: ${unknown.map((name) => `"${name}"`).join(', ')} ${unknown.length === 1 ? 'is not a principal' : 'are not principals'} of MCP_TOKENS ` +
+        `(known: ${[...principals].sort().join(', ')}; example: MCP_CONSOLE_ADMINS=${[...principals][0]})`,
+    );
+  }
+  return admins;
+}
+
 /** Reads `AUDIT_COMMIT`: `sync` (the default) or `async`. */
 export function parseAuditCommit(value: string | undefined): 'sync' | 'async' {
   const commit = value?.trim() || 'sync';
@@ -115,13 +137,15 @@ export function loadDemoConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig
     throw new Error('Neither MCP_TOKENS nor OAUTH_ISSUER is set: give MCP_TOKENS=principal=token (comma separated pairs), or OAUTH_ISSUER to accept JWT access tokens (with NODE_ENV=production no demo token is generated)');
   }
   const generatedToken = spec || oauth ? undefined : randomBytes(24).toString('base64url');
+  const tokens = spec ? parseTokens(spec) : generatedToken ? new Map([[generatedToken, 'demo']]) : new Map<string, string>();
   return {
     host,
     port,
     databaseUrl: env.DATABASE_URL || undefined,
     redisUrl: env.REDIS_URL || undefined,
     auditCommit: parseAuditCommit(env.AUDIT_COMMIT),
-    tokens: spec ? parseTokens(spec) : generatedToken ? new Map([[generatedToken, 'demo']]) : new Map(),
+    tokens,
+    consoleAdmins: parseConsoleAdmins(env.MCP_CONSOLE_ADMINS, tokens),
     generatedToken,
     oauth,
     throttle: {

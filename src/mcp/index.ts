@@ -79,7 +79,7 @@ export type { McpDrainStatus, McpInFlightRequest } from './server/shutdown/mcp-d
 // Operations: health checks on @nestjs/terminus (an optional peer, loaded by McpHealthModule.forRoot).
 export { McpHealthModule } from './health/mcp-health.module';
 export { McpHealthIndicator } from './health/mcp-health.indicator';
-export type { McpHealthModuleOptions } from './health/mcp-health.options';
+export type { McpHealthGuard, McpHealthModuleOptions } from './health/mcp-health.options';
 export type { McpSessionNotifier } from './interfaces/mcp-session-notifier.interface';
 
 // Calling: McpClientModule, McpClientService, handlers and transports.
@@ -237,5 +237,5 @@ export type { McpLogLevel } from './protocol/log-levels';
 // The audit console: read-only pages of sessions, events and tasks behind the app's own guard.
 export { McpConsoleModule } from './console/mcp-console.module';
 export { McpAuditQuery } from './console/mcp-audit-query.service';
-export type { McpConsoleOptions, McpConsoleResolvedOptions, McpConsoleModuleExtras, McpConsoleModuleForRootOptions, McpConsoleModuleAsyncOptions, McpConsoleGuard } from './console/mcp-console.options';
+export type { McpConsoleOptions, McpConsoleResolvedOptions, McpConsoleModuleExtras, McpConsoleModuleForRootOptions, McpConsoleModuleAsyncOptions, McpConsoleGuard, McpConsoleScope, McpConsoleScopeFn } from './console/mcp-console.options';
 export type { McpConsoleCursor, McpConsolePage, McpConsoleSession, McpConsoleTask, McpConsoleEvent, McpConsoleEventFilter, McpConsoleThroughput } from './console/mcp-console-records.interface';

@@ -19,9 +19,11 @@ if (!existsSync(CHROMIUM)) {
 }
 
 /**
- * The console of the example app (`src/main.ts` in its own process, SQLite, MCP_TOKENS) in a real
- * headless Chromium after real SDK calls, on each HTTP adapter: the pages render, uPlot draws its canvas, and the
- * strict Content-Security-Policy reports no violation and the console no error.
+ * The console of the example app (`src/main.ts` in its own process, SQLite, MCP_TOKENS, both
+ * principals console administrators) in a real headless Chromium after real SDK calls, on each
+ * HTTP adapter: the pages render, uPlot draws its canvas, the strict Content-Security-Policy
+ * reports no violation, and the browser reports no error and no failed request (each named by
+ * its URL), the icon included.
  */
 describeWithChromium.each(HTTP_ADAPTERS)('the audit console in headless Chromium (example app, HTTP_ADAPTER=%s)', (adapter) => {
   // The Express run's screenshot is the one the README shows.
@@ -34,7 +36,7 @@ describeWithChromium.each(HTTP_ADAPTERS)('the audit console in headless Chromium
 
   beforeAll(async () => {
     const port = await freeLoopbackPort();
-    const env: NodeJS.ProcessEnv = { ...process.env, MCP_TOKENS: 'alice=token-a,bob=token-b', HOST: '127.0.0.1', PORT: String(port), TS_NODE_PROJECT: join(ROOT, 'tsconfig.json') };
+    const env: NodeJS.ProcessEnv = { ...process.env, MCP_TOKENS: 'alice=token-a,bob=token-b', MCP_CONSOLE_ADMINS: 'alice,bob', HOST: '127.0.0.1', PORT: String(port), TS_NODE_PROJECT: join(ROOT, 'tsconfig.json') };
     delete env.DATABASE_URL;
     delete env.REDIS_URL;
     env.HTTP_ADAPTER = adapter;
@@ -70,9 +72,15 @@ describeWithChromium.each(HTTP_ADAPTERS)('the audit console in headless Chromium
     const page = await context.newPage();
     const problems: string[] = [];
     page.on('console', (message) => {
-      if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`);
+      // A failed load's message does not name the resource; its location does.
+      const at = message.location().url;
+      if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}${at ? ` (${at})` : ''}`);
     });
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page.on('requestfailed', (request) => problems.push(`request failed: ${request.method()} ${request.url()}: ${request.failure()?.errorText ?? 'unknown error'}`));
+    page.on('response', (response) => {
+      if (response.status() >= 400) problems.push(`response ${response.status()}: ${response.request().method()} ${response.url()}`);
+    });
     // Page-side code is given as text: the spec's compiler settings have no DOM types.
     await page.addInitScript({
       content: `document.addEventListener('securitypolicyviolation', (event) => { (window.__csp ??= []).push(event.violatedDirective + ' ' + event.blockedURI); });`,

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { MCP_ENTITIES, McpConsoleModule, McpModule } from '../../src/mcp';
-import { CONSOLE_TOKEN, TestConsoleGuard } from '../fixtures/console/console-guard';
+import { CONSOLE_TOKEN, ScopedConsoleGuard, TestConsoleGuard, scopeOfReader } from '../fixtures/console/console-guard';
 import { FixtureTools, OtherMountTools, fixtureAuth } from '../fixtures/fixture-tools';
 import { createHttpApp } from '../support/http-app';
 
@@ -123,5 +123,66 @@ describe('the audit console on SQLite, scoped to one mount', () => {
     expect(overview).toContain('<script src="/api/ops/console/assets/uPlot.iife.min.js"></script>');
     const tasks = (await page(baseUrl, '/api/ops/console/tasks')).body;
     expect(tasks).toContain('No tasks.');
+  });
+});
+
+/** The `scope` option in SQLite's dialect: alice's view lists her own rows only, and another principal's event by id is 404. */
+describe('the audit console on SQLite with a per-reader scope', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'durable-mcp-console-scope-'));
+  const database = join(dir, 'console.sqlite');
+  let app: INestApplication;
+  let baseUrl: string;
+  let db: DataSource;
+
+  const as = (reader: string, path: string) =>
+    request(baseUrl)
+      .get(path)
+      .set({ Authorization: `Bearer ${reader}` })
+      .then((r) => ({ status: r.status, body: r.text }));
+
+  beforeAll(async () => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        TypeOrmModule.forRoot({ type: 'better-sqlite3', database, entities: MCP_ENTITIES, synchronize: true }),
+        McpModule.forRoot({ auth: fixtureAuth, providers: [FixtureTools] }),
+        McpConsoleModule.forRoot({ guard: ScopedConsoleGuard, scope: scopeOfReader, pageSize: 500 }),
+      ],
+      providers: [FixtureTools],
+    }).compile();
+    app = createHttpApp(moduleRef, 'express', { logger: ['error', 'warn'] });
+    await app.listen(0, '127.0.0.1');
+    baseUrl = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}`;
+    for (const token of ['token-alice', 'token-bob']) {
+      const client = new Client({ name: `sqlite-scope-${token}`, version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+      await client.callTool({ name: 'echo', arguments: { text: `argument of ${token}` } });
+      await client.close();
+    }
+    db = new DataSource({ type: 'better-sqlite3', database, entities: MCP_ENTITIES });
+    await db.initialize();
+  });
+
+  afterAll(async () => {
+    await db?.destroy();
+    await app?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('lists only alice\'s sessions, events and requests for her, everyone\'s for the operator, and 404 for bob\'s event by id', async () => {
+    const ids = async (sql: string) => ((await db.query(sql)) as { id: string }[]).map((r) => r.id);
+    const aliceEvents = await ids(`SELECT id FROM mcp_events WHERE principal_key = 'alice' ORDER BY created_at DESC, id DESC`);
+    expect(rowIds((await as('console-alice', '/mcp-console/events')).body)).toEqual(aliceEvents);
+    expect(rowIds((await as('console-operator', '/mcp-console/events')).body)).toEqual(await ids(`SELECT id FROM mcp_events ORDER BY created_at DESC, id DESC`));
+    const sessions = (await as('console-alice', '/mcp-console/sessions')).body;
+    expect([...sessions.matchAll(/<tr data-session="([^"]+)"/g)].map((m) => m[1])).toEqual(await ids(`SELECT id FROM mcp_inbound_sessions WHERE principal_key = 'alice'`));
+    const overview = (await as('console-alice', '/mcp-console')).body;
+    const data = JSON.parse(/id="mcp-chart-data">([^<]*)</.exec(overview)![1]) as { count: number[] };
+    const [{ n }] = await db.query(`SELECT count(*) AS n FROM mcp_events WHERE kind = 'request' AND principal_key = 'alice'`);
+    expect(data.count.reduce((a, b) => a + b, 0)).toBe(n);
+    const [bobEcho] = await ids(`SELECT id FROM mcp_events WHERE principal_key = 'bob' AND method = 'tools/call'`);
+    const theirs = await as('console-alice', `/mcp-console/events/${bobEcho}`);
+    expect(theirs.status).toBe(404);
+    expect(theirs.body).not.toContain('argument of token-bob');
+    expect((await as('console-operator', `/mcp-console/events/${bobEcho}`)).body).toContain('argument of token-bob');
   });
 });

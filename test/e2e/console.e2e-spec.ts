@@ -6,7 +6,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { readFileSync } from 'node:fs';
 import request from 'supertest';
 import { MCP_ENTITIES, McpConfigurationError, McpConsoleModule, McpModule } from '../../src/mcp';
-import { TestConsoleGuard, CONSOLE_TOKEN } from '../fixtures/console/console-guard';
+import { ScopedConsoleGuard, TestConsoleGuard, CONSOLE_TOKEN, scopeOfReader } from '../fixtures/console/console-guard';
 import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';
 import { TaskGates, TaskTools } from '../fixtures/tasks/task-tools';
 import { HTTP_ADAPTERS, startApp, type RunningApp } from '../support/http-app';
@@ -313,6 +313,159 @@ describe.each(HTTP_ADAPTERS)('the audit console on PostgreSQL (%s)', (adapter) =
   });
 });
 
+/**
+ * The `scope` option on PostgreSQL, on each adapter: the operator's scope is every row, alice's
+ * view only her own rows on every page (sessions, events and their filters, an event by id,
+ * tasks, the overview's chart and newest events); another principal's event by id answers 404
+ * like an unknown one. An empty scope shows nothing, and a scope function that returns nonsense
+ * answers 500 without a row.
+ */
+describe.each(HTTP_ADAPTERS)('the audit console with a per-reader scope on PostgreSQL (%s)', (adapter) => {
+  let db: TestDatabase;
+  let server: RunningApp;
+  const as = (reader: string) => ({ Authorization: `Bearer ${reader}` });
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    server = await startApp(
+      db.url,
+      {
+        imports: [
+          McpModule.forRoot({ auth: fixtureAuth, providers: [FixtureTools, TaskTools], tasks: { pollIntervalMs: 50 } }),
+          McpConsoleModule.forRoot({ guard: ScopedConsoleGuard, scope: scopeOfReader, pageSize: 2 }),
+        ],
+        providers: [FixtureTools, TaskTools],
+      },
+      adapter,
+    );
+    const alice = await connect(server.baseUrl, 'token-alice', 'alice-client');
+    await alice.client.callTool({ name: 'echo', arguments: { text: 'alice argument' } });
+    await alice.client.callTool({ name: 'fail', arguments: {} });
+    await alice.client.close();
+    const bob = await connect(server.baseUrl, 'token-bob', 'bob-client');
+    await bob.client.callTool({ name: 'echo', arguments: { text: 'bob secret argument' } });
+    const gate = `console-scope-${adapter}`;
+    const { task } = await bob.client.request({ method: 'tools/call', params: { name: 'report', arguments: { gate }, task: { ttl: 60_000 } } }, CreateTaskResultSchema);
+    TaskGates.open(gate);
+    await pollUntil('the task to complete', async () => ((await bob.client.experimental.tasks.getTask(task.taskId)).status === 'completed' ? true : undefined));
+    await bob.client.close();
+  });
+
+  afterAll(async () => {
+    await server?.close();
+    await db?.drop();
+  });
+
+  /** Every row id of a listing, across its pages. */
+  async function listed(reader: string, path: string, kind: 'event' | 'session' | 'task'): Promise<string[]> {
+    const ids: string[] = [];
+    for (let next: string | undefined = path; next; ) {
+      const page = await get(server.baseUrl, next, as(reader));
+      expect({ next, status: page.status }).toEqual({ next, status: 200 });
+      ids.push(...rowIds(page.body, kind));
+      next = olderLink(page.body);
+    }
+    return ids;
+  }
+
+  const idsOf = async (sql: string, params: unknown[] = []) => ((await db.dataSource.query(sql, params)) as { id: string }[]).map((r) => r.id);
+
+  it('the operator (scope all) sees every principal\'s sessions, events, tasks and requests in the chart', async () => {
+    expect(await listed('console-operator', '/mcp-console/sessions', 'session')).toEqual(await idsOf(`SELECT id FROM mcp_inbound_sessions ORDER BY created_at DESC, id DESC`));
+    const events = await idsOf(`SELECT id FROM mcp_events ORDER BY created_at DESC, id DESC`);
+    expect(await listed('console-operator', '/mcp-console/events', 'event')).toEqual(events);
+    expect(await listed('console-operator', '/mcp-console/tasks', 'task')).toEqual(await idsOf(`SELECT id FROM mcp_tasks`));
+    const overview = await get(server.baseUrl, '/mcp-console', as('console-operator'));
+    const [{ n }] = await db.dataSource.query(`SELECT count(*)::int AS n FROM mcp_events WHERE kind = 'request'`);
+    expect(chartData(overview.body).count.reduce((a, b) => a + b, 0)).toBe(n);
+    expect(rowIds(overview.body, 'event')).toEqual(events.slice(0, 2));
+    const [bobEcho] = await idsOf(`SELECT id FROM mcp_events WHERE principal_key = 'bob' AND method = 'tools/call'`);
+    const detail = await get(server.baseUrl, `/mcp-console/events/${bobEcho}`, as('console-operator'));
+    expect(detail.status).toBe(200);
+    expect(detail.body).toContain('bob secret argument');
+  });
+
+  it('alice\'s view shows only her own rows on every page', async () => {
+    const sessions = await idsOf(`SELECT id FROM mcp_inbound_sessions WHERE principal_key = 'alice' ORDER BY created_at DESC, id DESC`);
+    expect(sessions).toHaveLength(1);
+    expect(await listed('console-alice', '/mcp-console/sessions', 'session')).toEqual(sessions);
+
+    const own = await idsOf(`SELECT id FROM mcp_events WHERE principal_key = 'alice' ORDER BY created_at DESC, id DESC`);
+    expect(own.length).toBeGreaterThan(2);
+    expect(await listed('console-alice', '/mcp-console/events', 'event')).toEqual(own);
+    expect(await listed('console-alice', '/mcp-console/events?principal=bob', 'event')).toEqual([]);
+    expect(await listed('console-alice', '/mcp-console/events?tool=echo', 'event')).toEqual(
+      await idsOf(`SELECT id FROM mcp_events WHERE principal_key = 'alice' AND method = 'tools/call' AND request -> 'params' ->> 'name' = 'echo'`),
+    );
+    for (const path of ['/mcp-console/events', '/mcp-console/sessions', '/mcp-console/events?tool=echo']) {
+      expect((await get(server.baseUrl, path, as('console-alice'))).body).not.toMatch(/bob/);
+    }
+
+    const tasks = await get(server.baseUrl, '/mcp-console/tasks', as('console-alice'));
+    expect(rowIds(tasks.body, 'task')).toEqual([]);
+    expect(tasks.body).toContain('No tasks.');
+
+    const overview = await get(server.baseUrl, '/mcp-console', as('console-alice'));
+    const [{ n }] = await db.dataSource.query(`SELECT count(*)::int AS n FROM mcp_events WHERE kind = 'request' AND principal_key = 'alice'`);
+    const [{ all }] = await db.dataSource.query(`SELECT count(*)::int AS all FROM mcp_events WHERE kind = 'request'`);
+    expect(n).toBeLessThan(all);
+    expect(chartData(overview.body).count.reduce((a, b) => a + b, 0)).toBe(n);
+    expect(rowIds(overview.body, 'event')).toEqual(own.slice(0, 2));
+  });
+
+  it('alice\'s view answers 404 for another principal\'s event by id, as for an unknown id, and 200 for her own', async () => {
+    const [bobEcho] = await idsOf(`SELECT id FROM mcp_events WHERE principal_key = 'bob' AND method = 'tools/call' AND request -> 'params' ->> 'name' = 'echo'`);
+    const theirs = await get(server.baseUrl, `/mcp-console/events/${bobEcho}`, as('console-alice'));
+    expect(theirs.status).toBe(404);
+    expect(theirs.body).toContain(`No audit row with id ${bobEcho} here.`);
+    expect(theirs.body).not.toContain('bob secret argument');
+    const [aliceEcho] = await idsOf(`SELECT id FROM mcp_events WHERE principal_key = 'alice' AND method = 'tools/call' AND request -> 'params' ->> 'name' = 'echo'`);
+    const mine = await get(server.baseUrl, `/mcp-console/events/${aliceEcho}`, as('console-alice'));
+    expect(mine.status).toBe(200);
+    expect(mine.body).toContain('alice argument');
+  });
+
+  it('an empty scope shows nothing on any page', async () => {
+    for (const kind of ['session', 'event', 'task'] as const) {
+      expect(await listed('console-nobody', `/mcp-console/${kind}s`, kind)).toEqual([]);
+    }
+    const overview = await get(server.baseUrl, '/mcp-console', as('console-nobody'));
+    expect(chartData(overview.body).count.reduce((a, b) => a + b, 0)).toBe(0);
+    expect(rowIds(overview.body, 'event')).toEqual([]);
+  });
+});
+
+describe('the audit console with a scope function that returns nonsense', () => {
+  let db: TestDatabase;
+  let server: RunningApp;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    server = await startApp(db.url, {
+      imports: [McpModule.forRoot({ auth: fixtureAuth, providers: [FixtureTools] }), McpConsoleModule.forRoot({ guard: TestConsoleGuard, scope: () => ({ principalKeys: 'alice' }) as never })],
+      providers: [FixtureTools],
+    });
+    const alice = await connect(server.baseUrl, 'token-alice');
+    await alice.client.callTool({ name: 'echo', arguments: { text: 'hidden' } });
+    await alice.client.close();
+  });
+
+  afterAll(async () => {
+    await server?.close();
+    await db?.drop();
+  });
+
+  it('answers 500 naming the option, and shows no row', async () => {
+    for (const path of ['/mcp-console', '/mcp-console/sessions', '/mcp-console/events', '/mcp-console/tasks']) {
+      const page = await get(server.baseUrl, path);
+      expect({ path, status: page.status }).toEqual({ path, status: 500 });
+      expect(page.body).toContain('the &quot;scope&quot; option returned an object without a principalKeys list of strings');
+      expect(page.body).not.toContain('data-event=');
+      expect(page.body).not.toContain('data-session=');
+    }
+  });
+});
+
 describe('McpConsoleModule options are checked at boot', () => {
   it('refuses to mount without a guard, and names what to pass', () => {
     expect(() => McpConsoleModule.forRoot({} as never)).toThrow(McpConfigurationError);
@@ -335,6 +488,7 @@ describe('McpConsoleModule options are checked at boot', () => {
     await expect(boot({ idleTtlMs: -1 })).rejects.toThrow(/option "idleTtlMs"/);
     await expect(boot({ mount: '' })).rejects.toThrow(/option "mount" must be the name of a mount/);
     await expect(boot({ pagesize: 10 })).rejects.toThrow(/unknown option "pagesize" \(did you mean "pageSize"\?/);
+    await expect(boot({ scope: 'alice' })).rejects.toThrow(/option "scope" must be a function \(request\) => 'all' \| \{ principalKeys: string\[\] \}, got string/);
     await expect(boot({ pageSize: 10 })).resolves.toBeUndefined();
   });
 });

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { freeLoopbackPort, spawnReady, type ReadyChild } from '../support/child-process';
 import { HTTP_ADAPTERS } from '../support/http-app';
+import { pollUntil } from '../support/polling';
 
 jest.setTimeout(90_000);
 
@@ -30,6 +31,7 @@ describe.each(HTTP_ADAPTERS)('the example app on its embedded SQLite default (HT
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       MCP_TOKENS: 'alice=token-a,bob=token-b',
+      MCP_CONSOLE_ADMINS: 'alice',
       HOST: '127.0.0.1',
       PORT: String(port),
       HTTP_ADAPTER: adapter,
@@ -127,6 +129,48 @@ describe.each(HTTP_ADAPTERS)('the example app on its embedded SQLite default (HT
     }
   });
 
+  it('admits to the console only the administrators of MCP_CONSOLE_ADMINS: another principal\'s MCP token is refused', async () => {
+    await pollUntil('the console line at start-up', () => (/Audit console: \S+ for the console administrators alice /.test(app!.output()) ? true : undefined));
+    // bob's call is in the audit trail, and only an administrator reads it.
+    const client = new Client({ name: 'example-e2e-console', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: 'Bearer token-b' } } }));
+    await client.callTool({ name: 'echo', arguments: { text: 'for the administrators only' } });
+    await client.close();
+    const admin = await fetch(new URL('/mcp-console/events?principal=bob', url), { headers: { Authorization: 'Bearer token-a' } });
+    expect(admin.status).toBe(200);
+    const trail = await admin.text();
+    expect(trail).toMatch(/<tr data-event="/);
+    expect(trail).toContain('for the administrators only');
+    const basic = await fetch(new URL('/mcp-console/sessions', url), { headers: { Authorization: `Basic ${Buffer.from('ops:token-a').toString('base64')}` } });
+    expect(basic.status).toBe(200);
+
+    const bob = await fetch(new URL('/mcp-console/events?principal=bob', url), { headers: { Authorization: 'Bearer token-b' } });
+    expect(bob.status).toBe(403);
+    const refusal = await bob.text();
+    expect(refusal).toContain('not a console administrator');
+    expect(refusal).not.toMatch(/data-event|for the administrators only/);
+    for (const headers of [{}, { Authorization: 'Bearer nope' }] as Record<string, string>[]) {
+      const stranger = await fetch(new URL('/mcp-console', url), { headers });
+      expect(stranger.status).toBe(401);
+      expect(stranger.headers.get('www-authenticate')).toBe('Basic realm="mcp-console", charset="UTF-8"');
+    }
+  });
+
+  it('tells anyone whether it is ready, { status } alone, and the details only to console administrators', async () => {
+    for (const route of ['/health/ready', '/health/live']) {
+      const response = await fetch(new URL(route, url));
+      expect({ route, status: response.status, body: await response.json() }).toEqual({ route, status: 200, body: { status: 'ok' } });
+    }
+    expect((await fetch(new URL('/health/details', url))).status).toBe(401);
+    expect((await fetch(new URL('/health/details', url), { headers: { Authorization: 'Bearer token-b' } })).status).toBe(403);
+    const details = await fetch(new URL('/health/details', url), { headers: { Authorization: 'Bearer token-a' } });
+    expect(details.status).toBe(200);
+    const report = (await details.json()) as { details: Record<string, { status: string; [detail: string]: unknown }> };
+    expect(report.details.database).toMatchObject({ status: 'up', type: 'better-sqlite3' });
+    expect(report.details.queue).toMatchObject({ status: 'up', mode: 'inline' });
+    expect(report.details.process).toMatchObject({ status: 'up', pid: app!.child.pid });
+  });
+
   it('refuses a token that is not in MCP_TOKENS', async () => {
     const response = await fetch(url, {
       method: 'POST',
@@ -134,6 +178,31 @@ describe.each(HTTP_ADAPTERS)('the example app on its embedded SQLite default (HT
       body: '{}',
     });
     expect(response.status).toBe(401);
+  });
+});
+
+describe('the example app without MCP_CONSOLE_ADMINS', () => {
+  const workdir = mkdtempSync(join(tmpdir(), 'durable-mcp-example-'));
+  let app: ReadyChild | undefined;
+
+  afterAll(async () => {
+    await app?.stop();
+    rmSync(workdir, { recursive: true, force: true });
+  });
+
+  it('says at start-up that the console admits nobody, and refuses every MCP token', async () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, MCP_TOKENS: 'alice=token-a', HOST: '127.0.0.1', PORT: String(await freeLoopbackPort()), TS_NODE_PROJECT: join(ROOT, 'tsconfig.json') };
+    delete env.DATABASE_URL;
+    delete env.REDIS_URL;
+    delete env.MCP_CONSOLE_ADMINS;
+    app = await spawnReady(process.execPath, ['-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'main.ts')], { cwd: workdir, env }, /MCP endpoint: (\S+) /);
+    await pollUntil('the console line at start-up', () => (/Audit console: \S+ admits nobody: MCP_CONSOLE_ADMINS is unset/.test(app!.output()) ? true : undefined));
+    const url = new URL(app.ready[1]);
+    const refused = await fetch(new URL('/mcp-console', url), { headers: { Authorization: 'Bearer token-a' } });
+    expect(refused.status).toBe(403);
+    expect(await refused.text()).toContain('The console admits nobody: MCP_CONSOLE_ADMINS names no administrator.');
+    expect((await fetch(new URL('/health/details', url), { headers: { Authorization: 'Bearer token-a' } })).status).toBe(403);
+    expect(await (await fetch(new URL('/health/ready', url))).json()).toEqual({ status: 'ok' });
   });
 });
 

@@ -75,6 +75,8 @@ describe('the example app drains on SIGTERM', () => {
       ...process.env,
       DATABASE_URL: db.url,
       MCP_TOKENS: `load=${TOKEN}`,
+      // The readiness report (stdio processes) is for console administrators.
+      MCP_CONSOLE_ADMINS: 'load',
       HOST: '127.0.0.1',
       PORT: String(port),
       MCP_SERVERS_FILE: serversFile,
@@ -167,9 +169,10 @@ describe('the example app drains on SIGTERM', () => {
 
     // SIGTERM while stdio children are alive and calls of every kind are in flight.
     await pollUntil('a stdio child alive and some calls answered', () => (readPids().some(isAlive) && outcomes.length >= WORKERS ? true : undefined), 60_000);
-    // Readiness reports the stdio server's live processes (one-shot calls here, no pool).
+    // The readiness details report the stdio server's live processes (one-shot calls here, no pool).
+    const details = new URL('/health/details', url);
     const stdio = await pollUntil('a readiness report with a live stdio process', async () => {
-      const report = (await (await fetch(health)).json()) as { details: { stdio: { servers: Record<string, { processes: number; pool: unknown }> } } };
+      const report = (await (await fetch(details, { headers: { Authorization: `Bearer ${TOKEN}` } })).json()) as { details: { stdio: { servers: Record<string, { processes: number; pool: unknown }> } } };
       const slow = report.details.stdio.servers.slow;
       return slow && slow.processes >= 1 ? slow : undefined;
     });

@@ -51,6 +51,18 @@ export function envelopeText(value: unknown, limit = Infinity): string {
   return text.length > limit ? `${text.slice(0, limit)}\n… (${text.length - limit} more characters: open the event)` : text;
 }
 
+/**
+ * The console's icon, declared by every page: without one a browser asks the origin for
+ * `/favicon.ico`, which the console does not serve (and the host may answer 404). A data: URI
+ * costs no request, needs no credentials, and the CSP's `img-src 'self' data:` allows it.
+ */
+export const CONSOLE_ICON =
+  'data:image/svg+xml,' +
+  encodeURIComponent(
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#1f2933"/>` +
+      `<path d="M3.5 12V4.5l4.5 4.5 4.5-4.5V12" fill="none" stroke="#60a5fa" stroke-width="2"/></svg>`,
+  );
+
 /** The pages of the console, for the navigation bar. */
 export type ConsolePageName = 'overview' | 'sessions' | 'events' | 'tasks';
 
@@ -76,6 +88,7 @@ function layout({ base, title, current, body, chart }: Layout): string {
   return (
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
     `<meta name="referrer" content="no-referrer"><title>${escapeHtml(title)} · MCP console</title>` +
+    `<link rel="icon" type="image/svg+xml" href="${escapeHtml(CONSOLE_ICON)}">` +
     `<link rel="stylesheet" href="${escapeHtml(base)}/assets/console.css">${chartHead}</head><body>` +
     `<header><h1>MCP console</h1><nav>` +
     link('overview', base || '/', 'Overview') +

@@ -1,5 +1,6 @@
 import type { McpConsoleEvent, McpConsoleSession, McpConsoleThroughput } from './mcp-console-records.interface';
-import { envelopeText, filterParams, renderEventDetail, renderEvents, renderOverview, renderProblem, renderSessions } from './console-html';
+import { CONSOLE_CSP } from './mcp-console.controller';
+import { CONSOLE_ICON, envelopeText, filterParams, renderEventDetail, renderEvents, renderOverview, renderProblem, renderSessions } from './console-html';
 
 function event(overrides: Partial<McpConsoleEvent> = {}): McpConsoleEvent {
   return {
@@ -61,6 +62,23 @@ describe('console pages', () => {
     expect(many).toContain('<p id="summary">5 requests in the last hour, 2 failed.</p>');
     expect(many).toContain('<p class="notice">');
     expect(many).toContain('<tr data-event="e1">');
+  });
+
+  it('every page declares its icon as a data: URI the CSP allows, so a browser never asks the origin for /favicon.ico', () => {
+    const pages = [
+      renderOverview('/c', throughput(), []),
+      renderSessions('/c', { rows: [session()], next: null }, true),
+      renderEvents('/c', { rows: [event()], next: null }, {}, true),
+      renderEventDetail('/c', event()),
+      renderProblem('/c', 'Not found', 'nothing here'),
+    ];
+    for (const page of pages) {
+      const icon = /<link rel="icon" type="image\/svg\+xml" href="([^"]+)">/.exec(page);
+      expect(icon?.[1].replace(/&amp;/g, '&')).toBe(CONSOLE_ICON);
+    }
+    expect(CONSOLE_ICON).toMatch(/^data:image\/svg\+xml,%3Csvg%20/);
+    expect(decodeURIComponent(CONSOLE_ICON.slice('data:image/svg+xml,'.length))).toMatch(/^<svg [^>]*>.*<\/svg>$/);
+    expect(CONSOLE_CSP).toMatch(/img-src 'self' data:;/);
   });
 
   it('overview at the root links the Overview tab to "/"', () => {

@@ -7,7 +7,7 @@ import { McpTask } from '../persistence/entities/task.entity';
 import { isSessionIdle } from '../persistence/session-liveness';
 import { withDatabaseOutage } from '../persistence/database-deadline';
 import { MCP_CONSOLE_OPTIONS } from './mcp-console.constants';
-import type { McpConsoleResolvedOptions } from './mcp-console.options';
+import type { McpConsoleResolvedOptions, McpConsoleScope } from './mcp-console.options';
 import type { McpConsoleCursor, McpConsoleEventFilter, McpConsoleEvent, McpConsolePage, McpConsoleSession, McpConsoleTask, McpConsoleThroughput } from './mcp-console-records.interface';
 import { isFailedEvent, throughputOf } from './throughput';
 
@@ -23,6 +23,8 @@ export const CHART_MINUTES = 60;
  * of at most `pageSize` rows walking the `created_at` indexes newest first, the chart reads one
  * hour of a few columns and at most `MAX_CHART_ROWS` rows, and each query is bounded by
  * `timeoutMs` (`McpDatabaseUnavailableError` past it, or with the database away). It never writes.
+ * Each method takes a `scope` (`'all'` by default): with `{ principalKeys }` it reads only the rows
+ * of those principals, so a reader of a scoped console never meets another principal's row.
  */
 @Injectable()
 export class McpAuditQuery {
@@ -33,10 +35,11 @@ export class McpAuditQuery {
     @Inject(MCP_CONSOLE_OPTIONS) private readonly options: McpConsoleResolvedOptions,
   ) {}
 
-  /** A page of inbound sessions, newest first. */
-  async sessionPage(before: McpConsoleCursor | null, now: number = Date.now()): Promise<McpConsolePage<McpConsoleSession>> {
+  /** A page of inbound sessions (of the principals in `scope`), newest first. */
+  async sessionPage(before: McpConsoleCursor | null, now: number = Date.now(), scope: McpConsoleScope = 'all'): Promise<McpConsolePage<McpConsoleSession>> {
     const qb = this.sessions.createQueryBuilder('s');
     if (this.options.mount !== null) qb.andWhere('s.mount = :mount', { mount: this.options.mount });
+    applyScope(qb, 's', scope);
     const page = await this.keysetPage(qb, 's', before);
     return {
       next: page.next,
@@ -56,10 +59,10 @@ export class McpAuditQuery {
     };
   }
 
-  /** A page of audit rows matching `filter`, newest first. */
-  async eventPage(filter: McpConsoleEventFilter, before: McpConsoleCursor | null): Promise<McpConsolePage<McpConsoleEvent>> {
+  /** A page of audit rows matching `filter` (of the principals in `scope`), newest first. */
+  async eventPage(filter: McpConsoleEventFilter, before: McpConsoleCursor | null, scope: McpConsoleScope = 'all'): Promise<McpConsolePage<McpConsoleEvent>> {
     const qb = this.events.createQueryBuilder('e');
-    this.scopeEvents(qb);
+    this.scopeEvents(qb, scope);
     if (filter.principal !== undefined) qb.andWhere('e.principalKey = :principal', { principal: filter.principal });
     if (filter.method !== undefined) qb.andWhere('e.method = :method', { method: filter.method });
     if (filter.tool !== undefined) qb.andWhere(`e.method = 'tools/call' AND ${this.toolNameSql('e.request')} = :tool`, { tool: filter.tool });
@@ -71,20 +74,21 @@ export class McpAuditQuery {
     return { next: page.next, rows: page.rows.map(toEventRow) };
   }
 
-  /** One audit row by id (within the console's mount), or null. */
-  async event(id: string): Promise<McpConsoleEvent | null> {
+  /** One audit row by id (within the console's mount and `scope`), or null. */
+  async event(id: string, scope: McpConsoleScope = 'all'): Promise<McpConsoleEvent | null> {
     const qb = this.events.createQueryBuilder('e').where('e.id = :id', { id });
-    this.scopeEvents(qb);
+    this.scopeEvents(qb, scope);
     const row = await this.bounded(qb.getOne(), 'console event');
     return row ? toEventRow(row) : null;
   }
 
-  /** A page of tasks, newest first: no arguments, no outcome. */
-  async taskPage(before: McpConsoleCursor | null): Promise<McpConsolePage<McpConsoleTask>> {
+  /** A page of tasks (of the principals in `scope`), newest first: no arguments, no outcome. */
+  async taskPage(before: McpConsoleCursor | null, scope: McpConsoleScope = 'all'): Promise<McpConsolePage<McpConsoleTask>> {
     const qb = this.tasks
       .createQueryBuilder('t')
       .select(['t.id', 't.mount', 't.toolName', 't.status', 't.principalKey', 't.statusMessage', 't.createdAt', 't.updatedAt']);
     if (this.options.mount !== null) qb.andWhere('t.mount = :mount', { mount: this.options.mount });
+    applyScope(qb, 't', scope);
     const page = await this.keysetPage(qb, 't', before);
     return {
       next: page.next,
@@ -101,8 +105,8 @@ export class McpAuditQuery {
     };
   }
 
-  /** Requests and failures per minute and their p50/p95 duration over the hour before `now`. */
-  async throughput(now: number = Date.now()): Promise<McpConsoleThroughput> {
+  /** Requests and failures per minute and their p50/p95 duration over the hour before `now` (of the principals in `scope`). */
+  async throughput(now: number = Date.now(), scope: McpConsoleScope = 'all'): Promise<McpConsoleThroughput> {
     const minute = 60_000;
     const end = Math.floor(now / minute) * minute + minute;
     const start = end - CHART_MINUTES * minute;
@@ -111,7 +115,7 @@ export class McpAuditQuery {
       .select(['e.id', 'e.createdAt', 'e.durationMs', 'e.errorCode', 'e.isError', 'e.status'])
       .where(`e.kind = 'request'`)
       .andWhere('e.createdAt >= :start', { start: new Date(start) });
-    this.scopeEvents(qb);
+    this.scopeEvents(qb, scope);
     const rows = await this.bounded(qb.orderBy('e.createdAt', 'DESC').take(MAX_CHART_ROWS + 1).getMany(), 'console chart');
     const truncated = rows.length > MAX_CHART_ROWS;
     return throughputOf(
@@ -127,9 +131,10 @@ export class McpAuditQuery {
     return withDatabaseOutage(work, this.options.timeoutMs, operation);
   }
 
-  /** With a `mount` option, only that mount's (inbound) rows. */
-  private scopeEvents(qb: SelectQueryBuilder<McpEvent>): void {
+  /** With a `mount` option, only that mount's (inbound) rows; and only the rows of the scope's principals. */
+  private scopeEvents(qb: SelectQueryBuilder<McpEvent>, scope: McpConsoleScope): void {
     if (this.options.mount !== null) qb.andWhere('e.mount = :mount', { mount: this.options.mount });
+    applyScope(qb, 'e', scope);
   }
 
   /** `params.name` of the stored request, in the database's JSON dialect. */
@@ -151,6 +156,13 @@ export class McpAuditQuery {
     const last = page[page.length - 1];
     return { rows: page, next: rows.length > size && last ? { at: last.createdAt, id: last.id } : null };
   }
+}
+
+/** Narrows a query to the rows whose principal key is in the scope; an empty scope matches nothing. */
+function applyScope<T extends object>(qb: SelectQueryBuilder<T>, alias: string, scope: McpConsoleScope): void {
+  if (scope === 'all') return;
+  if (scope.principalKeys.length === 0) qb.andWhere('1 = 0');
+  else qb.andWhere(`${alias}.principalKey IN (:...scopeKeys)`, { scopeKeys: scope.principalKeys });
 }
 
 function stringOrNull(value: unknown): string | null {

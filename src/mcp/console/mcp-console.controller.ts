@@ -1,8 +1,11 @@
-import { Catch, Controller, Get, HttpException, Param, Query, Req, Res, UseFilters, UseGuards, type ArgumentsHost, type CanActivate, type ExceptionFilter, type Type } from '@nestjs/common';
+import { Catch, Controller, Get, HttpException, Inject, Param, Query, Req, Res, UseFilters, UseGuards, type ArgumentsHost, type CanActivate, type ExceptionFilter, type Type } from '@nestjs/common';
 import { consoleAssets } from './console-assets';
 import { renderEventDetail, renderEvents, renderOverview, renderProblem, renderSessions, renderTasks, type ConsolePageName } from './console-html';
 import { ConsoleQueryError, parseCursor, parseEventFilter, type QueryValue } from './console-query';
+import { ConsoleScopeError, scopeOf } from './console-scope';
 import { McpAuditQuery } from './mcp-audit-query.service';
+import { MCP_CONSOLE_OPTIONS } from './mcp-console.constants';
+import type { McpConsoleResolvedOptions, McpConsoleScope } from './mcp-console.options';
 import { McpDatabaseUnavailableError } from '../errors/mcp-outage.errors';
 
 /**
@@ -79,20 +82,25 @@ function baseOf(req: ConsoleRequest, tail: string): string {
 /**
  * Creates the console's controller at `path` behind `guards`: read-only pages (GET only), each
  * answered as server-rendered HTML with the console's security headers, and the assets the
- * pages load. Written against what Express and Fastify share.
+ * pages load. Every query of a page is narrowed to the scope the `scope` option gives the
+ * request. Written against what Express and Fastify share.
  */
 export function createMcpConsoleController(path: string, guards: (Type<CanActivate> | CanActivate)[]): Type<unknown> {
   @Controller(path)
   @UseFilters(McpConsoleExceptionFilter)
   @UseGuards(...guards)
   class McpConsoleController {
-    constructor(private readonly audit: McpAuditQuery) {}
+    constructor(
+      private readonly audit: McpAuditQuery,
+      @Inject(MCP_CONSOLE_OPTIONS) private readonly options: McpConsoleResolvedOptions,
+    ) {}
 
     @Get()
     async overview(@Req() req: ConsoleRequest, @Res() res: object): Promise<void> {
       const base = baseOf(req, '');
       await this.page(res, base, 'overview', async () => {
-        const [chart, latest] = await Promise.all([this.audit.throughput(), this.audit.eventPage({}, null)]);
+        const scope = await this.scope(req);
+        const [chart, latest] = await Promise.all([this.audit.throughput(undefined, scope), this.audit.eventPage({}, null, scope)]);
         return renderOverview(base, chart, latest.rows);
       });
     }
@@ -102,7 +110,7 @@ export function createMcpConsoleController(path: string, guards: (Type<CanActiva
       const base = baseOf(req, '/sessions');
       await this.page(res, base, 'sessions', async () => {
         const before = parseCursor(query);
-        return renderSessions(base, await this.audit.sessionPage(before), before === null);
+        return renderSessions(base, await this.audit.sessionPage(before, undefined, await this.scope(req)), before === null);
       });
     }
 
@@ -112,7 +120,7 @@ export function createMcpConsoleController(path: string, guards: (Type<CanActiva
       await this.page(res, base, 'events', async () => {
         const filter = parseEventFilter(query);
         const before = parseCursor(query);
-        return renderEvents(base, await this.audit.eventPage(filter, before), filter, before === null);
+        return renderEvents(base, await this.audit.eventPage(filter, before, await this.scope(req)), filter, before === null);
       });
     }
 
@@ -120,7 +128,8 @@ export function createMcpConsoleController(path: string, guards: (Type<CanActiva
     async event(@Req() req: ConsoleRequest, @Param('id') id: string, @Res() res: object): Promise<void> {
       const base = baseOf(req, `/events/${encodeURIComponent(id)}`);
       await this.page(res, base, 'events', async () => {
-        const row = /^[A-Za-z0-9-]{1,64}$/.test(id) ? await this.audit.event(id) : null;
+        // Out of the reader's scope answers like an unknown id: the page does not tell that the row exists.
+        const row = /^[A-Za-z0-9-]{1,64}$/.test(id) ? await this.audit.event(id, await this.scope(req)) : null;
         if (!row) throw new ConsoleNotFound(`No audit row with id ${id} here.`);
         return renderEventDetail(base, row);
       });
@@ -131,7 +140,7 @@ export function createMcpConsoleController(path: string, guards: (Type<CanActiva
       const base = baseOf(req, '/tasks');
       await this.page(res, base, 'tasks', async () => {
         const before = parseCursor(query);
-        return renderTasks(base, await this.audit.taskPage(before), before === null);
+        return renderTasks(base, await this.audit.taskPage(before, await this.scope(req)), before === null);
       });
     }
 
@@ -142,10 +151,16 @@ export function createMcpConsoleController(path: string, guards: (Type<CanActiva
       send(res, 200, asset.contentType, asset.body);
     }
 
+    /** What this request may see, from the `scope` option (every row without one). */
+    private scope(req: ConsoleRequest): Promise<McpConsoleScope> {
+      return scopeOf(this.options.scope, req);
+    }
+
     /**
      * Renders a page. A query string it cannot use answers 400 with the reason, a missing row
-     * 404, and a database that is away or too slow 503 with `Retry-After`; other errors go to
-     * Nest's exception handling (500).
+     * (or one outside the reader's scope) 404, a `scope` option that returned something it cannot
+     * apply 500, and a database that is away or too slow 503 with `Retry-After`; other errors go
+     * to Nest's exception handling (500).
      */
     private async page(res: object, base: string, current: ConsolePageName, render: () => Promise<string>): Promise<void> {
       let html: string;
@@ -154,6 +169,7 @@ export function createMcpConsoleController(path: string, guards: (Type<CanActiva
       } catch (error) {
         if (error instanceof ConsoleQueryError) return sendHtml(res, 400, renderProblem(base, 'Bad request', error.message, current));
         if (error instanceof ConsoleNotFound) return sendHtml(res, 404, renderProblem(base, 'Not found', error.message, current));
+        if (error instanceof ConsoleScopeError) return sendHtml(res, 500, renderProblem(base, 'Console misconfigured', error.message, current));
         if (error instanceof McpDatabaseUnavailableError) {
           (res as ConsoleReply).header('Retry-After', '5');
           return sendHtml(res, 503, renderProblem(base, 'Database unavailable', `${error.message}. Try again in a moment.`, current));

@@ -6,6 +6,21 @@ import { DEFAULT_DATABASE_TIMEOUT_MS } from '../persistence/database-deadline';
 /** A guard of the console: a `CanActivate` class (resolved by Nest, so it may inject) or an instance. */
 export type McpConsoleGuard = Type<CanActivate> | CanActivate;
 
+/**
+ * What one reader of the console may see: `'all'` (every row the console shows), or only the rows
+ * (sessions, events, tasks, and the chart's counts) whose principal key is one of `principalKeys`.
+ * An empty list shows nothing; rows without a principal (some outbound events) only show with `'all'`.
+ */
+export type McpConsoleScope = 'all' | { principalKeys: string[] };
+
+/**
+ * Decides the scope of one console request, after the guards admitted it: gets the request as
+ * the adapter hands it over (Express's or Fastify's, with whatever the guard attached, such as
+ * `request.user`), returns `'all'` or `{ principalKeys }` (or a promise of it). Anything else
+ * answers 500 and shows nothing.
+ */
+export type McpConsoleScopeFn = (request: unknown) => McpConsoleScope | Promise<McpConsoleScope>;
+
 /** Settings of `McpConsoleModule` that may come from a factory (`forRootAsync`). */
 export interface McpConsoleOptions {
   /**
@@ -30,6 +45,15 @@ export interface McpConsoleOptions {
    * @default 5000
    */
   timeoutMs?: number;
+  /**
+   * What each admitted reader may see, decided per request: every page (sessions, events, an
+   * event by id, tasks, the overview's chart and newest events) shows only the rows of the
+   * principal keys it returns; a row outside them answers 404 by id. A host that gives each
+   * tenant its own view returns `{ principalKeys: [tenantOf(request)] }`, and `'all'` for its
+   * operators. Unset: every admitted reader sees every row (the guard alone decides).
+   * @default every row for every reader the guards admit
+   */
+  scope?: McpConsoleScopeFn;
 }
 
 /** What shapes the console's routes and guards: synchronous, also with `forRootAsync`. */
@@ -62,6 +86,8 @@ export interface McpConsoleResolvedOptions {
   idleTtlMs: number;
   /** Bound of each query, in milliseconds. */
   timeoutMs: number;
+  /** What each request may see; undefined: every row. */
+  scope?: McpConsoleScopeFn;
 }
 
 /** Default path of the console. */
@@ -73,7 +99,7 @@ export const DEFAULT_CONSOLE_PAGE_SIZE = 50;
 /** Most rows a page of the console may show. */
 export const MAX_CONSOLE_PAGE_SIZE = 500;
 
-const CONSOLE_OPTION_KEYS = optionKeys<McpConsoleOptions>({ mount: true, pageSize: true, idleTtlMs: true, timeoutMs: true });
+const CONSOLE_OPTION_KEYS = optionKeys<McpConsoleOptions>({ mount: true, pageSize: true, idleTtlMs: true, timeoutMs: true, scope: true });
 
 const WHERE = 'McpConsoleModule';
 
@@ -87,11 +113,15 @@ export function resolveConsoleOptions(raw: McpConsoleOptions | undefined): McpCo
   if (options.mount !== undefined && (typeof options.mount !== 'string' || options.mount.trim() === '')) {
     throw new McpConfigurationError(`${WHERE}: option "mount" must be the name of a mount (a non-empty string), or left out to show every mount.`);
   }
+  if (options.scope !== undefined && typeof options.scope !== 'function') {
+    throw new McpConfigurationError(`${WHERE}: option "scope" must be a function (request) => 'all' | { principalKeys: string[] }, got ${options.scope === null ? 'null' : typeof options.scope}.`);
+  }
   return {
     mount: options.mount ?? null,
     pageSize: integerIn('pageSize', options.pageSize, DEFAULT_CONSOLE_PAGE_SIZE, 1, MAX_CONSOLE_PAGE_SIZE),
     idleTtlMs: integerIn('idleTtlMs', options.idleTtlMs, DEFAULT_SESSION_IDLE_TTL_MS, 1, Number.MAX_SAFE_INTEGER),
     timeoutMs: integerIn('timeoutMs', options.timeoutMs, DEFAULT_DATABASE_TIMEOUT_MS, 1, 2_147_483_647),
+    ...(options.scope ? { scope: options.scope } : {}),
   };
 }
 

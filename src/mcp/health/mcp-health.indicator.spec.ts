@@ -19,6 +19,7 @@ const options: McpResolvedHealthOptions = {
   tasks: { minWorkers: 1, maxWaitingAgeMs: 1000, timeoutMs: 50 },
   audit: { maxBacklog: 10 },
   stdio: { stuckMs: 1000 },
+  minIntervalMs: 0,
 };
 
 /** An indicator over an app whose providers are `providers` (a fake ModuleRef of our collaborators). */

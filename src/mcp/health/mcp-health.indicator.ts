@@ -61,7 +61,15 @@ export class McpHealthIndicator {
    * app shuts down).
    */
   readiness(): HealthIndicatorFunction[] {
-    const checks: HealthIndicatorFunction[] = [() => this.database(), () => this.audit(), () => this.draining()];
+    return [...this.dependencies(), () => this.draining()];
+  }
+
+  /**
+   * The checks of readiness that reach out (the database, Redis, the queues) or read shared
+   * state, without the drain: what `McpHealthModule` runs at most once per `minIntervalMs`.
+   */
+  dependencies(): HealthIndicatorFunction[] {
+    const checks: HealthIndicatorFunction[] = [() => this.database(), () => this.audit()];
     if (this.pubsub()?.ping) checks.push(() => this.redis());
     if (this.find<McpCallQueueHost>(McpCallQueueHost)) checks.push(() => this.queue(), () => this.stdio());
     if (this.taskServices().length) checks.push(() => this.tasks());

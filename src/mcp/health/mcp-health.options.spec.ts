@@ -12,6 +12,7 @@ describe('resolveHealthOptions', () => {
       tasks: { minWorkers: 1, maxWaitingAgeMs: 60_000, timeoutMs: 5000 },
       audit: { maxBacklog: 1000 },
       stdio: { stuckMs: 30_000 },
+      minIntervalMs: 0,
     });
     expect(resolveHealthOptions({ path: false, mount: 'tools', databaseTimeoutMs: 800, queue: { minWorkers: 0 }, audit: { maxBacklog: 10 }, stdio: { stuckMs: 5 } })).toMatchObject({
       path: false,
@@ -45,9 +46,28 @@ describe('resolveHealthOptions', () => {
     [{ queue: { workers: 1 } }, 'unknown option "workers"'],
     [{ audit: 3 }, 'option "audit" must be an object'],
     [{ readyPath: 'x' }, 'unknown option "readyPath"'],
+    [{ minIntervalMs: -1 }, 'option "minIntervalMs" must be an integer of 0 or more'],
+    [{ minIntervalMs: 60_001 }, 'option "minIntervalMs" must be at most 60000'],
+    [{ detailsGuard: 'admin' }, 'option "detailsGuard" must be a CanActivate class or instance'],
+    [{ detailsGuard: [] }, 'option "detailsGuard" must be a CanActivate class or instance'],
+    [{ detailsGuard: { canActivate: () => true }, path: false }, 'option "detailsGuard" guards the details route, and path: false serves no route'],
   ])('refuses %p at boot', (options, message) => {
     expect(() => resolveHealthOptions(options as never)).toThrow(McpConfigurationError);
     expect(() => resolveHealthOptions(options as never)).toThrow(message);
+  });
+});
+
+describe('resolveHealthOptions detailsGuard and minIntervalMs', () => {
+  it('keeps the reports public and the checks uncached unless asked, and takes guard classes and instances', () => {
+    expect(resolveHealthOptions().detailsGuards).toBeUndefined();
+    const instance = { canActivate: () => true };
+    class OpsGuard {
+      canActivate(): boolean {
+        return true;
+      }
+    }
+    expect(resolveHealthOptions({ detailsGuard: OpsGuard, minIntervalMs: 2000 })).toMatchObject({ detailsGuards: [OpsGuard], minIntervalMs: 2000 });
+    expect(resolveHealthOptions({ detailsGuard: [OpsGuard, instance] }).detailsGuards).toEqual([OpsGuard, instance]);
   });
 });
 
