@@ -39,6 +39,9 @@ export interface McpResolvedShutdownOptions {
 /** Default of `shutdown.drainTimeoutMs`. */
 export const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
 
+/** Default of `shutdown.quietPeriodMs`. */
+export const DEFAULT_QUIET_PERIOD_MS = 500;
+
 const SHUTDOWN_OPTION_KEYS = optionKeys<McpShutdownOptions>({ drainTimeoutMs: true, quietPeriodMs: true, retryAfterSeconds: true });
 
 function integer(mount: string, option: string, value: unknown, fallback: number, minimum = 1): number {
@@ -57,7 +60,7 @@ export function resolveShutdownOptions(mount: string, options: McpShutdownOption
   assertKnownOptions(options, SHUTDOWN_OPTION_KEYS, `McpModule (mount "${mount}") option "shutdown"`);
   return {
     drainTimeoutMs: integer(mount, 'drainTimeoutMs', options?.drainTimeoutMs, DEFAULT_DRAIN_TIMEOUT_MS),
-    quietPeriodMs: integer(mount, 'quietPeriodMs', options?.quietPeriodMs, 500, 0),
+    quietPeriodMs: integer(mount, 'quietPeriodMs', options?.quietPeriodMs, DEFAULT_QUIET_PERIOD_MS, 0),
     retryAfterSeconds: integer(mount, 'retryAfterSeconds', options?.retryAfterSeconds, 1),
   };
 }
