@@ -15,7 +15,11 @@ export interface McpShutdownOptions {
    * The drain also waits, within `drainTimeoutMs`, until no request arrived or ended for this
    * long: a client that sent its next request right after an answer (or before its load balancer
    * saw readiness go down) gets the 503 rather than a connection reset when the server closes.
-   * A drain that found nothing in flight and refused nothing closes at once.
+   * A drain that found nothing in flight and refused nothing closes at once. The same period
+   * bounds the close of the HTTP server: after a drain that refused requests, the listener closes
+   * once no connection arrived for this long (the last refusals wait for it), and a keep-alive
+   * connection is closed once it stayed idle for this long. Keep it shorter than
+   * `retryAfterSeconds`, so a client that honours `Retry-After` comes back after the close.
    * @default 500
    */
   quietPeriodMs?: number;
