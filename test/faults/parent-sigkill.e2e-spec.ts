@@ -6,7 +6,11 @@ import { isAlive, waitUntil } from '../fixtures/stdio/stdio-test-kit';
 
 const ROOT = join(__dirname, '..', '..');
 
-/** Pids of the live (non-zombie) processes whose argv holds `marker`. */
+/**
+ * Pids of the processes whose argv holds `marker` (a zombie included: `isAlive`). A supervisor
+ * orphaned by the SIGKILL exits once it reaped its server, and is then PID 1's to reap: a zombie
+ * has no argv, so it is not listed here; the servers' own pids are checked with `isAlive`.
+ */
 function processesWith(marker: string): number[] {
   const found: number[] = [];
   for (const entry of readdirSync('/proc')) {

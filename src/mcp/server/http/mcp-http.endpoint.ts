@@ -140,7 +140,7 @@ export class McpHttpEndpoint {
       [McpAttr.StreamKind]: resume && resume.streamId !== SESSION_STREAM_ID ? 'request' : 'session',
     });
     try {
-      if (this.drain.draining) return this.refuseWhileDraining(res, null);
+      if (this.drain.draining) return await this.refuseWhileDraining(res, null);
       const session = await otelContext.with(span.context, () => this.requireSession(req, res));
       // Opened outside the span's context: the stream's keep-alives outlive the span and belong to no trace.
       if (session) await this.streams.open(session, res, lastEventId);
@@ -180,8 +180,9 @@ export class McpHttpEndpoint {
     return (req as { socket?: { remoteAddress?: string } }).socket?.remoteAddress;
   }
 
-  private refuseWhileDraining(res: ServerResponse, id: JsonRpcRequest['id'] | null): void {
+  private async refuseWhileDraining(res: ServerResponse, id: JsonRpcRequest['id'] | null): Promise<void> {
     this.drain.refused();
+    await this.drain.beforeRefusing();
     sendDraining(res, this.options.shutdown.retryAfterSeconds, id);
   }
 

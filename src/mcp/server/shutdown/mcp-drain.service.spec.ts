@@ -1,3 +1,6 @@
+import type { HttpAdapterHost } from '@nestjs/core';
+import { createServer } from 'node:http';
+import { connect } from 'node:net';
 import { DRAIN_ABORT_GRACE_MS, McpDrainService } from './mcp-drain.service';
 
 describe('McpDrainService', () => {
@@ -150,5 +153,35 @@ describe('McpDrainService', () => {
     await jest.advanceTimersByTimeAsync(DRAIN_ABORT_GRACE_MS);
     expect(done).toBe(true);
     expect(service.status()).toMatchObject({ draining: true, inFlight: 1 });
+  });
+
+  it('holds its last refusals until callers stopped connecting, closes the listener, then lets them out', async () => {
+    const server = createServer((_req, res) => res.end());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    const adapter = { getHttpServer: () => server, close: () => new Promise((resolve) => server.close(resolve)) };
+    const service = new McpDrainService({ httpAdapter: adapter } as unknown as HttpAdapterHost);
+    service.register('m', 300, 50);
+    service.onApplicationBootstrap();
+    let settled = false;
+    const drained = service.drain().then(() => (settled = true));
+
+    // A caller that connects again as soon as it is refused, bounded in count: the drain's
+    // refusals never stop, so it runs to its deadline, then holds the refusal the caller waits on.
+    const listeningAtRelease: boolean[] = [];
+    for (let n = 0; n < 10_000 && !settled; n++) {
+      service.refused();
+      await service.beforeRefusing();
+      listeningAtRelease.push(server.listening);
+      if (!server.listening) break;
+      const socket = connect(port, '127.0.0.1');
+      await new Promise((resolve) => socket.once('connect', resolve).once('error', resolve));
+      socket.destroy();
+    }
+    await drained;
+    expect(server.listening).toBe(false);
+    expect(listeningAtRelease.at(-1)).toBe(false);
+    expect(listeningAtRelease.slice(0, -1).every(Boolean)).toBe(true);
+    expect(service.status().draining).toBe(true);
   });
 });

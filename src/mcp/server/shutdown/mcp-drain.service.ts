@@ -1,4 +1,8 @@
-import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { Injectable, Logger, Optional, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { Server } from 'node:http';
+import { HttpConnectionTracker } from './http-connection.tracker';
+import { DEFAULT_QUIET_PERIOD_MS } from './mcp-shutdown.options';
 
 /** How long a call aborted at the drain deadline may take to answer before the endpoint answers for it. */
 export const DRAIN_ABORT_GRACE_MS = 2000;
@@ -44,10 +48,16 @@ export interface McpDrainStatus {
  * fires) and answered: they keep their audit rows. Only then do streams end, the audit rows
  * flush, queues close and stdio children end (each in its provider's later hook).
  *
+ * On an HTTP app it also closes the server without resetting a connection: from the first moment
+ * of the drain every response carries `Connection: close`; the listener keeps answering (503 for
+ * new work) until Nest closes the HTTP server, and then stops accepting and closes each
+ * connection only once it answered, or stayed idle for the quiet period, before the adapter's own
+ * close runs (see `HttpConnectionTracker`).
+ *
  * One instance per app, shared by every mount and the health module.
  */
 @Injectable()
-export class McpDrainService implements OnModuleDestroy {
+export class McpDrainService implements OnModuleDestroy, OnApplicationBootstrap {
   private readonly logger = new Logger('McpDrain');
   private readonly mounts = new Map<string, MountDrain>();
   private startedAt: Date | null = null;
@@ -56,6 +66,11 @@ export class McpDrainService implements OnModuleDestroy {
   private lastActivity = 0;
   /** Requests refused since the drain began. */
   private refusals = 0;
+  private connections: HttpConnectionTracker | null = null;
+  /** Set at the end of the drain while the listener waits to close: refusals are sent once it settles. */
+  private listenerClosing: Promise<void> | null = null;
+
+  constructor(@Optional() private readonly adapterHost?: HttpAdapterHost) {}
 
   /** True once the app started to shut down (or `drain()` was called). */
   get draining(): boolean {
@@ -85,6 +100,14 @@ export class McpDrainService implements OnModuleDestroy {
   refused(): void {
     this.lastActivity = Date.now();
     this.refusals++;
+  }
+
+  /**
+   * @internal Resolves when a refusal may be sent: at once, except at the very end of the drain,
+   * when the listener waits for callers to stop connecting before it closes.
+   */
+  beforeRefusing(): Promise<void> {
+    return this.listenerClosing ?? Promise.resolve();
   }
 
   /** @internal Tracks one request of the mount until `leave()`. */
@@ -117,6 +140,26 @@ export class McpDrainService implements OnModuleDestroy {
     return this.drained;
   }
 
+  /**
+   * Tracks the connections of the app's HTTP server (none in a standalone application context),
+   * and puts their graceful close in front of the adapter's close, which Nest calls after every
+   * `beforeApplicationShutdown` hook: streams have ended by then, and a connection that carried
+   * one is closed only once idle, not while its client may be sending its next request.
+   */
+  onApplicationBootstrap(): void {
+    const adapter = this.adapterHost?.httpAdapter;
+    const server = adapter?.getHttpServer() as Server | undefined;
+    if (!adapter || !server || typeof server.on !== 'function' || this.connections) return;
+    const connections = new HttpConnectionTracker(server);
+    this.connections = connections;
+    const closeAdapter = adapter.close.bind(adapter);
+    adapter.close = async () => {
+      const idleMs = this.quietPeriodMs();
+      await connections.close(idleMs, idleMs + DRAIN_ABORT_GRACE_MS);
+      return closeAdapter();
+    };
+  }
+
   /** Nest's first shutdown hook: drains before any module tears down what calls in flight still use. */
   onModuleDestroy(): Promise<void> {
     return this.drain();
@@ -124,9 +167,33 @@ export class McpDrainService implements OnModuleDestroy {
 
   private async run(): Promise<void> {
     this.startedAt = new Date();
+    this.connections?.startDraining();
     const { inFlight } = this.status();
     if (inFlight > 0) this.logger.log(`Draining: ${inFlight} request(s) in flight; new sessions and requests are refused with 503`);
     await Promise.all([...this.mounts.entries()].map(([name, mount]) => this.drainMount(name, mount)));
+    await this.stopListening();
+  }
+
+  /**
+   * Closes the listener once the drain is over, so that clients go to another replica instead of
+   * meeting a closed socket later. When the drain refused requests, its clients may still be
+   * connecting: the refusals are held until no connection arrived for the quiet period, then the
+   * listener closes and they go out; a client that comes back then is refused a connection, and
+   * sent nothing. A drain that refused nothing closes the listener at once.
+   */
+  private async stopListening(): Promise<void> {
+    const connections = this.connections;
+    if (!connections) return;
+    if (this.refusals > 0) {
+      let settled!: () => void;
+      this.listenerClosing = new Promise((resolve) => (settled = resolve));
+      const quietMs = this.quietPeriodMs();
+      await connections.acceptQuiet(quietMs, quietMs + DRAIN_ABORT_GRACE_MS);
+      connections.stopAccepting();
+      settled();
+    } else {
+      connections.stopAccepting();
+    }
   }
 
   private async drainMount(name: string, mount: MountDrain): Promise<void> {
@@ -177,10 +244,16 @@ export class McpDrainService implements OnModuleDestroy {
     });
   }
 
+  /** The longest quiet period of the mounts: how long an idle connection stays open once the server closes. */
+  private quietPeriodMs(): number {
+    const periods = [...this.mounts.values()].map((mount) => mount.quietPeriodMs);
+    return periods.length > 0 ? Math.max(...periods) : DEFAULT_QUIET_PERIOD_MS;
+  }
+
   private mountOf(mount: string): MountDrain {
     let drain = this.mounts.get(mount);
     if (!drain) {
-      drain = { drainTimeoutMs: 10_000, quietPeriodMs: 500, requests: new Set(), idle: [] };
+      drain = { drainTimeoutMs: 10_000, quietPeriodMs: DEFAULT_QUIET_PERIOD_MS, requests: new Set(), idle: [] };
       this.mounts.set(mount, drain);
     }
     return drain;

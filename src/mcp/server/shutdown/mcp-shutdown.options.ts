@@ -15,7 +15,11 @@ export interface McpShutdownOptions {
    * The drain also waits, within `drainTimeoutMs`, until no request arrived or ended for this
    * long: a client that sent its next request right after an answer (or before its load balancer
    * saw readiness go down) gets the 503 rather than a connection reset when the server closes.
-   * A drain that found nothing in flight and refused nothing closes at once.
+   * A drain that found nothing in flight and refused nothing closes at once. The same period
+   * bounds the close of the HTTP server: after a drain that refused requests, the listener closes
+   * once no connection arrived for this long (the last refusals wait for it), and a keep-alive
+   * connection is closed once it stayed idle for this long. Keep it shorter than
+   * `retryAfterSeconds`, so a client that honours `Retry-After` comes back after the close.
    * @default 500
    */
   quietPeriodMs?: number;
@@ -39,6 +43,9 @@ export interface McpResolvedShutdownOptions {
 /** Default of `shutdown.drainTimeoutMs`. */
 export const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
 
+/** Default of `shutdown.quietPeriodMs`. */
+export const DEFAULT_QUIET_PERIOD_MS = 500;
+
 const SHUTDOWN_OPTION_KEYS = optionKeys<McpShutdownOptions>({ drainTimeoutMs: true, quietPeriodMs: true, retryAfterSeconds: true });
 
 function integer(mount: string, option: string, value: unknown, fallback: number, minimum = 1): number {
@@ -57,7 +64,7 @@ export function resolveShutdownOptions(mount: string, options: McpShutdownOption
   assertKnownOptions(options, SHUTDOWN_OPTION_KEYS, `McpModule (mount "${mount}") option "shutdown"`);
   return {
     drainTimeoutMs: integer(mount, 'drainTimeoutMs', options?.drainTimeoutMs, DEFAULT_DRAIN_TIMEOUT_MS),
-    quietPeriodMs: integer(mount, 'quietPeriodMs', options?.quietPeriodMs, 500, 0),
+    quietPeriodMs: integer(mount, 'quietPeriodMs', options?.quietPeriodMs, DEFAULT_QUIET_PERIOD_MS, 0),
     retryAfterSeconds: integer(mount, 'retryAfterSeconds', options?.retryAfterSeconds, 1),
   };
 }

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import type { NdjsonLine } from '../../../protocol/ndjson';
 import { StdioProcess, type StdioExit, type StdioSpawnSpec } from './stdio-process';
 
@@ -36,18 +35,13 @@ function start(spec: StdioSpawnSpec) {
   return { child, lines, closed, overflows };
 }
 
-/** True while `pid` runs; a zombie (killed, not yet reaped) does not count. */
+/** True while a process of this pid exists, a zombie included: a child that was killed is gone only once reaped. */
 function running(pid: number): boolean {
   try {
     process.kill(pid, 0);
+    return true;
   } catch {
     return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return process.platform !== 'linux';
   }
 }
 
@@ -108,6 +102,18 @@ describe('StdioProcess', () => {
     await until(() => child.stderr().includes('ready'));
     await child.shutdown(50, 100);
     expect(await child.exit).toEqual(expect.objectContaining({ signal: 'SIGKILL' }));
+  });
+
+  it('reaps a server that had to be SIGKILLed: its pid is gone, not left a zombie for PID 1', async () => {
+    const { child } = start(server(ignoreSigterm));
+    await child.started;
+    await until(() => child.stderr().includes('ready'));
+    const pid = child.pid as number;
+    await child.shutdown(50, 100);
+    expect(await child.exit).toEqual(expect.objectContaining({ signal: 'SIGKILL' }));
+    // The supervisor outlives the SIGKILL of the server's group and exits only once it reaped the
+    // server: by the time its exit is reported, the pid is gone (no PID 1 had to collect it).
+    expect(running(pid)).toBe(false);
   });
 
   it('ends what the server started in its process group once the server exited', async () => {

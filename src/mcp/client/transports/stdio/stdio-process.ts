@@ -35,8 +35,9 @@ export interface StdioSpawnSpec {
 
 // A grandchild may keep stdout open after the process itself exited; do not wait on it forever.
 const CLOSE_AFTER_EXIT_MS = 250;
-// On POSIX the child leads its own process group, so shutdown also reaches what it started,
-// and it is the supervisor (see stdio-supervisor.ts), so the server cannot outlive this process.
+// On POSIX the child is the supervisor (see stdio-supervisor.ts), so the server cannot outlive
+// this process, and the server leads its own process group, so shutdown also reaches what it
+// started; the supervisor, outside that group, reaps the server however it ends.
 const USE_PROCESS_GROUP = process.platform !== 'win32';
 
 function spawnChild(spec: StdioSpawnSpec): ChildProcess {
@@ -183,8 +184,13 @@ export class StdioProcess {
     return this.spawnError ? { code: null, signal: null, spawnError: this.spawnError } : { code, signal };
   }
 
+  /** The process group the shutdown signals: the server's (the supervisor reports its pid), or the supervisor's until then. */
+  private groupLeader(): number | undefined {
+    return this.serverPid ?? this.child.pid;
+  }
+
   private signal(signal: NodeJS.Signals): void {
-    const pid = this.child.pid;
+    const pid = this.groupLeader();
     if (pid === undefined || this.exitInfo !== null) return;
     try {
       if (USE_PROCESS_GROUP) process.kill(-pid, signal);
@@ -196,7 +202,7 @@ export class StdioProcess {
 
   /** Processes the server started in its group must not outlive it either. */
   private killLeftovers(): void {
-    const pid = this.child.pid;
+    const pid = this.groupLeader();
     if (!USE_PROCESS_GROUP || pid === undefined) return;
     try {
       process.kill(-pid, 'SIGKILL');
