@@ -13,7 +13,7 @@ function apiSidebar(): DefaultTheme.SidebarItem[] {
   ];
   return entries
     .filter(([, dir]) => existsSync(join(apiDir, dir)))
-    .map(([text, dir]) => ({ text, link: `/reference/api/${dir}/`, collapsed: true, items: [] }));
+    .map(([text, dir]) => ({ text, link: `/reference/api/${dir}/` }));
 }
 
 export default defineConfig({
@@ -117,7 +117,7 @@ export default defineConfig({
           },
           { text: 'MCP features by revision', link: '/reference/features' },
           { text: 'Errors', link: '/reference/errors' },
-          { text: 'API', items: apiSidebar() },
+          { text: 'API', link: '/reference/api/', items: apiSidebar() },
         ],
       },
       {
