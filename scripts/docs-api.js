@@ -35,12 +35,15 @@ function files(dir) {
   });
 }
 
-/** Escapes what Vue would read as markup in a line outside code spans: `<` before a letter or `/`. */
+/**
+ * Escapes what Vue would read as markup in a line outside code spans: `<` before a letter or `/`,
+ * but for the named anchors TypeDoc adds to table rows (`<a id="..."></a>`).
+ */
 function escapeLine(line) {
   // Split on code spans (`...`, ``...``) and leave them alone: VitePress escapes their content.
   return line
     .split(/(`+[^`]*`+)/)
-    .map((part, i) => (i % 2 === 1 ? part : part.replace(/(^|[^\\])<(?=[A-Za-z/!])/g, '$1&lt;')))
+    .map((part, i) => (i % 2 === 1 ? part : part.replace(/(^|[^\\])<(?=[A-Za-z/!])(?!a id="[^"<>]*"><\/a>)(?!\/a>)/g, '$1&lt;')))
     .join('');
 }
 
