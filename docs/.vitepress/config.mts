@@ -25,7 +25,20 @@ export default defineConfig({
   lastUpdated: false,
   // Every internal link must resolve: the build fails on a dead one.
   ignoreDeadLinks: false,
-  markdown: { lineNumbers: false },
+  markdown: {
+    lineNumbers: false,
+    // The markers of `npm run docs:snippets` (scripts/check-snippets.js) are for the checker, not
+    // the reader: drop a first line `// snippet: ...` and a fence's `snippet:skip ...`.
+    config(md) {
+      const fence = md.renderer.rules.fence!;
+      md.renderer.rules.fence = (tokens, idx, options, env, self) => {
+        const token = tokens[idx];
+        token.info = token.info.replace(/\s*snippet:skip\b.*$/, '');
+        token.content = token.content.replace(/^\/\/\s*snippet:.*\n/, '');
+        return fence(tokens, idx, options, env, self);
+      };
+    },
+  },
   themeConfig: {
     search: { provider: 'local' },
     outline: { level: [2, 3] },
