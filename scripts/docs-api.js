@@ -18,6 +18,12 @@ const { execFileSync } = require('node:child_process');
 const root = path.resolve(__dirname, '..');
 const out = path.join(root, 'docs', 'reference', 'api');
 
+// `--if-missing` (docs:dev): keep a reference already generated.
+if (process.argv.includes('--if-missing') && fs.existsSync(path.join(out, 'durable-mcp', 'index.md'))) {
+  console.log(`API reference: kept (${path.relative(root, out)}; npm run docs:api regenerates it)`);
+  process.exit(0);
+}
+
 execFileSync(process.execPath, [path.join(root, 'node_modules', 'typedoc', 'bin', 'typedoc'), '--options', path.join(root, 'typedoc.json')], {
   cwd: root,
   stdio: 'inherit',
