@@ -39,6 +39,8 @@ export default defineConfig({
       };
     },
   },
+  // The local search index of ~400 pages is one chunk of its own, larger than Vite's 500 kB hint.
+  vite: { build: { chunkSizeWarningLimit: 4096 } },
   themeConfig: {
     search: { provider: 'local' },
     outline: { level: [2, 3] },
