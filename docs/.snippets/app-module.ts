@@ -1,0 +1,2 @@
+// Prelude "app-module": the host's root module, declared elsewhere.
+declare class AppModule {}
