@@ -134,3 +134,6 @@ export const invalidTrustedIssuerMessage = (clientId: string, option: string, va
 
 export const invalidClientCredentialsLimitMessage = (clientId: string, option: string, value: unknown, fallback: string): string =>
   `clientCredentials for "${clientId}": ${option} must be an integer >= 1 (got ${String(value)}); remove it to use the default ${fallback}.`;
+
+export const invalidVerifierLimitMessage = (verifier: string, option: string, value: unknown, fallback: string): string =>
+  `${verifier}: ${option} must be an integer >= 1 (got ${String(value)}); remove it to use the default ${fallback}.`;
