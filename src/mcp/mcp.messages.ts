@@ -137,3 +137,12 @@ export const invalidClientCredentialsLimitMessage = (clientId: string, option: s
 
 export const invalidVerifierLimitMessage = (verifier: string, option: string, value: unknown, fallback: string): string =>
   `${verifier}: ${option} must be an integer >= 1 (got ${String(value)}); remove it to use the default ${fallback}.`;
+
+export const invalidTokenEndpointMessage = (clientId: string, value: unknown, reason: string): string =>
+  `clientCredentials for "${clientId}": tokenEndpoint ${JSON.stringify(value)} ${reason}. ` +
+  `Give the token endpoint URL exactly as the authorization server serves it: an https URL without fragment or credentials ` +
+  `(http only on a loopback host such as 127.0.0.1, localhost or [::1]), or remove it to use the one the issuer's metadata announces on its own origin.`;
+
+export const tokenEndpointWithoutPinnedIssuerMessage = (clientId: string): string =>
+  `clientCredentials for "${clientId}": tokenEndpoint belongs to one authorization server, so it needs that server pinned with ` +
+  `authorizationServer: 'https://<issuer>' instead of trustedAuthorizationServers.`;
