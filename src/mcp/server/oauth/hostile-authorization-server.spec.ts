@@ -95,6 +95,19 @@ describe('verifiers against a hostile authorization server', () => {
     await hostile.floodsDone();
   });
 
+  it('turns a JWKS answer that cannot hold a key set (no body, not JSON) into an McpAuthorizationServerError', async () => {
+    hostile.routes['/.well-known/oauth-authorization-server'] = json({ issuer: hostile.origin, jwks_uri: `${hostile.origin}/jwks` });
+    hostile.routes['/jwks'] = (_req, res) => void res.writeHead(204).end();
+    const empty = await new JwtVerifier({ timeoutMs: TIMEOUT_MS }, mountWith(hostile.origin)).authorize(UNSIGNED_JWT).catch((e: unknown) => e);
+    expect(empty).toBeInstanceOf(McpAuthorizationServerError);
+    expect((empty as Error).message).toBe(`JwtVerifier could not verify a token against the keys of ${hostile.origin}: Expected 200 OK from the JSON Web Key Set HTTP response`);
+
+    hostile.routes['/jwks'] = (_req, res) => void res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"keys": [');
+    const garbled = await new JwtVerifier({ timeoutMs: TIMEOUT_MS }, mountWith(hostile.origin)).authorize(UNSIGNED_JWT).catch((e: unknown) => e);
+    expect(garbled).toBeInstanceOf(McpAuthorizationServerError);
+    expect((garbled as Error).message).toBe(`JwtVerifier could not verify a token against the keys of ${hostile.origin}: Failed to parse the JSON Web Key Set HTTP response as JSON`);
+  });
+
   it('follows no redirect from the metadata, JWKS or introspection endpoint, and says so', async () => {
     const where = `${sink.origin}/elsewhere`;
     sink.routes['/elsewhere'] = json({ issuer: hostile.origin, jwks_uri: `${sink.origin}/jwks`, introspection_endpoint: `${sink.origin}/introspect` });

@@ -185,6 +185,7 @@ export class JwtVerifier implements McpAuthorizer {
    */
   private async fetchJwks(url: string, init: RequestInit): Promise<Response> {
     const { status, body } = await fetchJson(url, { method: init.method, headers: init.headers }, this.limits);
-    return new Response(body === undefined ? '' : JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+    // No body at all when there was none to parse: a 204 or 304 may not carry one.
+    return new Response(body === undefined ? null : JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
   }
 }
