@@ -134,3 +134,15 @@ export const invalidTrustedIssuerMessage = (clientId: string, option: string, va
 
 export const invalidClientCredentialsLimitMessage = (clientId: string, option: string, value: unknown, fallback: string): string =>
   `clientCredentials for "${clientId}": ${option} must be an integer >= 1 (got ${String(value)}); remove it to use the default ${fallback}.`;
+
+export const invalidVerifierLimitMessage = (verifier: string, option: string, value: unknown, fallback: string): string =>
+  `${verifier}: ${option} must be an integer >= 1 (got ${String(value)}); remove it to use the default ${fallback}.`;
+
+export const invalidTokenEndpointMessage = (clientId: string, value: unknown, reason: string): string =>
+  `clientCredentials for "${clientId}": tokenEndpoint ${JSON.stringify(value)} ${reason}. ` +
+  `Give the token endpoint URL exactly as the authorization server serves it: an https URL without fragment or credentials ` +
+  `(http only on a loopback host such as 127.0.0.1, localhost or [::1]), or remove it to use the one the issuer's metadata announces on its own origin.`;
+
+export const tokenEndpointWithoutPinnedIssuerMessage = (clientId: string): string =>
+  `clientCredentials for "${clientId}": tokenEndpoint belongs to one authorization server, so it needs that server pinned with ` +
+  `authorizationServer: 'https://<issuer>' instead of trustedAuthorizationServers.`;

@@ -1,5 +1,11 @@
 import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
-import { bothTrustedIssuerOptionsMessage, invalidTrustedIssuerMessage, missingTrustedIssuerMessage } from '../../mcp.messages';
+import {
+  bothTrustedIssuerOptionsMessage,
+  invalidTokenEndpointMessage,
+  invalidTrustedIssuerMessage,
+  missingTrustedIssuerMessage,
+  tokenEndpointWithoutPinnedIssuerMessage,
+} from '../../mcp.messages';
 
 /** Whether `url` is on this machine: plain http is accepted there only. */
 export function isLoopbackUrl(url: URL): boolean {
@@ -60,4 +66,44 @@ export function trustedIssuers(options: TrustedIssuerOptions): string[] {
     throw new McpConfigurationError(invalidTrustedIssuerMessage(clientId, 'trustedAuthorizationServers', trustedAuthorizationServers, 'is not an array'));
   }
   return trustedAuthorizationServers.map((issuer, i) => checkIssuer(clientId, `trustedAuthorizationServers[${i}]`, issuer));
+}
+
+/** A `clientCredentials` entry's pinned token endpoint, as given. */
+export interface PinnedTokenEndpointOptions {
+  clientId: string;
+  authorizationServer?: string;
+  tokenEndpoint?: string;
+}
+
+/**
+ * The token endpoint an entry pins, or undefined when it pins none: an https URL (http on a
+ * loopback host) without fragment or credentials, given with `authorizationServer`, the one
+ * issuer it belongs to. The issuer's metadata may then announce that endpoint or none; the
+ * credentials go to no other.
+ * @throws McpConfigurationError saying what to fix
+ */
+export function pinnedTokenEndpoint(options: PinnedTokenEndpointOptions): string | undefined {
+  const { clientId, authorizationServer, tokenEndpoint } = options;
+  if (tokenEndpoint === undefined) return undefined;
+  if (typeof tokenEndpoint !== 'string' || tokenEndpoint === '') throw new McpConfigurationError(invalidTokenEndpointMessage(clientId, tokenEndpoint, 'is not a non-empty string'));
+  let url: URL;
+  try {
+    url = new URL(tokenEndpoint);
+  } catch {
+    throw new McpConfigurationError(invalidTokenEndpointMessage(clientId, tokenEndpoint, 'is not an absolute URL'));
+  }
+  if (url.hash || tokenEndpoint.includes('#')) throw new McpConfigurationError(invalidTokenEndpointMessage(clientId, tokenEndpoint, 'has a fragment'));
+  if (url.username || url.password) throw new McpConfigurationError(invalidTokenEndpointMessage(clientId, tokenEndpoint, 'carries credentials'));
+  if (!isSecureOrLoopback(url)) throw new McpConfigurationError(invalidTokenEndpointMessage(clientId, tokenEndpoint, 'is not https'));
+  if (authorizationServer === undefined) throw new McpConfigurationError(tokenEndpointWithoutPinnedIssuerMessage(clientId));
+  return tokenEndpoint;
+}
+
+/** Whether two absolute URLs are the same once parsed (default port, percent-encoding and host case aside). */
+export function sameUrl(a: string, b: string): boolean {
+  try {
+    return new URL(a).href === new URL(b).href;
+  } catch {
+    return false;
+  }
 }

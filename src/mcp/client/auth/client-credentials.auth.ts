@@ -4,7 +4,7 @@ import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
 import { invalidClientCredentialsLimitMessage } from '../../mcp.messages';
 import { requireOptionalPeer } from '../../optional-peer';
 import type { McpAuthChallenge, McpAuthTarget, McpClientAuth, McpTokenStore } from './mcp-client-auth.interface';
-import { trustedIssuers } from './authorization-server-trust';
+import { pinnedTokenEndpoint, trustedIssuers } from './authorization-server-trust';
 import { McpOAuthClientError, McpOAuthScopeLimitError } from './oauth-client.errors';
 import { discoverOAuth, metadataUrlAllowed, type OAuthDiscovery, type OAuthDiscoveryPolicy } from './oauth-discovery';
 import { jsonObject, oauthFetch } from './oauth-fetch';
@@ -53,6 +53,15 @@ export interface McpClientCredentialsOptions {
    * @default none: one of the two is required
    */
   trustedAuthorizationServers?: string[];
+  /**
+   * The token endpoint, for an authorization server whose endpoint is on another origin than its
+   * issuer: the credentials go to this URL as configured. The issuer's metadata may announce this
+   * same endpoint or none (an issuer without metadata is then usable too); one announcing another
+   * endpoint fails with `McpUntrustedAuthorizationServerError`. https only (http on a loopback
+   * host), no fragment; needs `authorizationServer`.
+   * @default none: the `token_endpoint` of the issuer's metadata, which must be on the issuer's origin
+   */
+  tokenEndpoint?: string;
   /** Deadline of one request to the metadata or token endpoints, body included, in ms. @default 10_000 */
   timeoutMs?: number;
   /**
@@ -110,8 +119,9 @@ class ClientCredentialsAuth implements McpClientAuth {
   constructor(
     private readonly options: McpClientCredentialsOptions,
     issuers: string[],
+    tokenEndpoint: string | undefined,
   ) {
-    this.policy = { timeoutMs: options.timeoutMs ?? 10_000, maxBytes: options.maxResponseBytes ?? 65_536, trustedIssuers: issuers };
+    this.policy = { timeoutMs: options.timeoutMs ?? 10_000, maxBytes: options.maxResponseBytes ?? 65_536, trustedIssuers: issuers, tokenEndpoint };
   }
 
   async getToken(target: McpAuthTarget, store: McpTokenStore): Promise<string> {
@@ -279,7 +289,7 @@ class ClientCredentialsAuth implements McpClientAuth {
  * }
  * ```
  * @throws TypeError when neither or both of `clientSecret` and `privateKeyJwt` are given
- * @throws McpConfigurationError without `authorizationServer` or `trustedAuthorizationServers`, with an issuer that is not an https URL, or a `timeoutMs` or `maxResponseBytes` that is not a positive integer
+ * @throws McpConfigurationError without `authorizationServer` or `trustedAuthorizationServers`, with an issuer that is not an https URL, a `tokenEndpoint` that is not one or comes without `authorizationServer`, or a `timeoutMs` or `maxResponseBytes` that is not a positive integer
  */
 export function clientCredentials(options: McpClientCredentialsOptions): McpClientAuth {
   if (!options || typeof options.clientId !== 'string' || options.clientId === '') throw new TypeError('clientCredentials needs a clientId');
@@ -293,5 +303,6 @@ export function clientCredentials(options: McpClientCredentialsOptions): McpClie
     const value = options[name];
     if (value !== undefined && (!Number.isInteger(value) || value < 1)) throw new McpConfigurationError(invalidClientCredentialsLimitMessage(options.clientId, name, value, fallback));
   }
-  return new ClientCredentialsAuth({ ...options }, trustedIssuers(options));
+  const issuers = trustedIssuers(options);
+  return new ClientCredentialsAuth({ ...options }, issuers, pinnedTokenEndpoint(options));
 }

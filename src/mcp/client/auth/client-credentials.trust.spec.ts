@@ -289,3 +289,95 @@ describe('clientCredentials: scopes from insufficient_scope challenges are bound
     expect(resource.hits.filter((hit) => hit.method === 'POST' && hit.url === '/mcp')).toHaveLength(1);
   });
 });
+
+describe('clientCredentials: a pinned tokenEndpoint on another origin than the issuer', () => {
+  let resource: Peer;
+  let issuer: Peer;
+  let tokens: Peer;
+  let hostile: Peer;
+
+  beforeEach(async () => {
+    [resource, issuer, tokens, hostile] = await Promise.all([startPeer(), startPeer(), startPeer(), startPeer()]);
+    serveResource(resource, () => [issuer.origin]);
+    // The issuer's metadata lives on its origin; its token endpoint on another host.
+    issuer.routes['/.well-known/oauth-authorization-server'] = (_req, res) => json(res, { issuer: issuer.origin, token_endpoint: `${tokens.origin}/oauth/token` });
+    for (const peer of [tokens, hostile]) {
+      let issued = 0;
+      peer.routes['POST /oauth/token'] = (_req, res) => json(res, { access_token: `${peer.origin}-token-${++issued}`, token_type: 'Bearer', expires_in: 600 });
+    }
+  });
+
+  afterEach(() => Promise.all([resource, issuer, tokens, hostile].map((peer) => peer.close())));
+
+  const pinnedTo = (tokenEndpoint: string) => clientCredentials({ clientId: 'agent', clientSecret: SECRET, authorizationServer: issuer.origin, tokenEndpoint });
+
+  it('sends the credentials to the pinned endpoint the issuer announces; without the pin, to nobody', async () => {
+    const unpinned = clientCredentials({ clientId: 'agent', clientSecret: SECRET, authorizationServer: issuer.origin });
+    const refusal = await unpinned.getToken(target(resource), new MemoryTokenStore()).catch((e: unknown) => e);
+    expect(refusal).toBeInstanceOf(McpUntrustedAuthorizationServerError);
+    expect((refusal as Error).message).toContain(`announces the token endpoint ${tokens.origin}/oauth/token, which is not on the issuer's origin`);
+    expect((refusal as Error).message).toContain('pin an endpoint on another origin with tokenEndpoint');
+    expect(tokens.hits).toEqual([]);
+
+    await expect(pinnedTo(`${tokens.origin}/oauth/token`).getToken(target(resource), new MemoryTokenStore())).resolves.toBe(`${tokens.origin}-token-1`);
+    expect(tokenRequests(tokens)).toHaveLength(1);
+    expect(new URLSearchParams(tokenRequests(tokens)[0].body).get('resource')).toBe(`${resource.origin}/mcp`);
+    expect(Buffer.from((tokenRequests(tokens)[0].authorization ?? '').slice(6), 'base64').toString()).toBe(`agent:${SECRET}`);
+    expect(sawSecret(resource)).toBe(false);
+    expect(sawSecret(issuer)).toBe(false);
+  });
+
+  it('refuses metadata announcing another token endpoint than the pinned one, sending the credentials nowhere', async () => {
+    issuer.routes['/.well-known/oauth-authorization-server'] = (_req, res) => json(res, { issuer: issuer.origin, token_endpoint: `${hostile.origin}/oauth/token` });
+    const error = await pinnedTo(`${tokens.origin}/oauth/token`).getToken(target(resource), new MemoryTokenStore()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(McpUntrustedAuthorizationServerError);
+    expect((error as Error).message).toBe(
+      `The authorization server ${issuer.origin} announces the token endpoint ${hostile.origin}/oauth/token, not the pinned tokenEndpoint ${tokens.origin}/oauth/token; ` +
+        'the client credentials are sent only to the pinned one',
+    );
+    expect(hostile.hits).toEqual([]);
+    expect(tokens.hits).toEqual([]);
+
+    // The issuer still has to be the pinned one: a pinned endpoint does not make other metadata acceptable.
+    issuer.routes['/.well-known/oauth-authorization-server'] = (_req, res) => json(res, { issuer: hostile.origin, token_endpoint: `${tokens.origin}/oauth/token` });
+    const impostor = await pinnedTo(`${tokens.origin}/oauth/token`).getToken(target(resource), new MemoryTokenStore()).catch((e: unknown) => e);
+    expect(impostor).toBeInstanceOf(McpUntrustedAuthorizationServerError);
+    expect((impostor as Error).message).toContain(`names the issuer "${hostile.origin}", not ${issuer.origin}`);
+    expect(tokens.hits).toEqual([]);
+  });
+
+  it('uses the pinned endpoint for an issuer that publishes no metadata, or metadata without a token_endpoint', async () => {
+    delete issuer.routes['/.well-known/oauth-authorization-server'];
+    await expect(pinnedTo(`${tokens.origin}/oauth/token`).getToken(target(resource), new MemoryTokenStore())).resolves.toBe(`${tokens.origin}-token-1`);
+    expect(issuer.hits.map((hit) => hit.url)).toEqual(['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']);
+
+    issuer.routes['/.well-known/oauth-authorization-server'] = (_req, res) => json(res, { issuer: issuer.origin, token_endpoint_auth_methods_supported: ['client_secret_post'] });
+    await expect(pinnedTo(`${tokens.origin}/oauth/token`).getToken(target(resource), new MemoryTokenStore())).resolves.toBe(`${tokens.origin}-token-2`);
+    // The metadata's methods still count: the secret goes in the form, as the issuer asks.
+    const form = new URLSearchParams(tokenRequests(tokens)[1].body);
+    expect(form.get('client_secret')).toBe(SECRET);
+    expect(tokenRequests(tokens)[1].authorization).toBeNull();
+    expect(sawSecret(issuer)).toBe(false);
+  });
+
+  it('takes a pinned endpoint only as an https URL (http on loopback), without fragment or credentials, with authorizationServer', () => {
+    const build = (tokenEndpoint: unknown, anchor: { authorizationServer?: string; trustedAuthorizationServers?: string[] } = { authorizationServer: 'https://login.example.com' }) => () =>
+      clientCredentials({ clientId: 'agent', clientSecret: SECRET, ...anchor, tokenEndpoint: tokenEndpoint as string });
+    expect(build('https://tokens.example.net/oauth2/token?tenant=x')).not.toThrow();
+    expect(build('http://127.0.0.1:9000/token')).not.toThrow();
+    expect(build('http://tokens.example.net/token')).toThrow(McpConfigurationError);
+    expect(build('http://tokens.example.net/token')).toThrow(
+      'clientCredentials for "agent": tokenEndpoint "http://tokens.example.net/token" is not https. ' +
+        'Give the token endpoint URL exactly as the authorization server serves it: an https URL without fragment or credentials ' +
+        "(http only on a loopback host such as 127.0.0.1, localhost or [::1]), or remove it to use the one the issuer's metadata announces on its own origin.",
+    );
+    expect(build('https://tokens.example.net/token#x')).toThrow('tokenEndpoint "https://tokens.example.net/token#x" has a fragment');
+    expect(build('https://user:pw@tokens.example.net/token')).toThrow('carries credentials');
+    expect(build('/token')).toThrow('tokenEndpoint "/token" is not an absolute URL');
+    expect(build('')).toThrow('tokenEndpoint "" is not a non-empty string');
+    expect(build(42)).toThrow('tokenEndpoint 42 is not a non-empty string');
+    expect(build('https://tokens.example.net/token', { trustedAuthorizationServers: ['https://login.example.com'] })).toThrow(
+      `clientCredentials for "agent": tokenEndpoint belongs to one authorization server, so it needs that server pinned with authorizationServer: 'https://<issuer>' instead of trustedAuthorizationServers.`,
+    );
+  });
+});

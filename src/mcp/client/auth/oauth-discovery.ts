@@ -1,5 +1,5 @@
 import { parseBearerChallenge } from './bearer-challenge.parser';
-import { isSecureOrLoopback, sameOrigin } from './authorization-server-trust';
+import { isSecureOrLoopback, sameOrigin, sameUrl } from './authorization-server-trust';
 import { McpOAuthClientError, McpUntrustedAuthorizationServerError } from './oauth-client.errors';
 import { jsonObject, oauthFetch } from './oauth-fetch';
 
@@ -19,6 +19,11 @@ export interface OAuthDiscoveryPolicy {
   maxBytes: number;
   /** Issuer identifiers the client credentials may go to (never empty). */
   trustedIssuers: readonly string[];
+  /**
+   * The token endpoint the configuration pins (with a single trusted issuer): used as it is, on
+   * whatever origin; the issuer's metadata may announce it or none, never another.
+   */
+  tokenEndpoint?: string;
 }
 
 async function getJson(url: string, policy: OAuthDiscoveryPolicy): Promise<{ status: number; body: Record<string, unknown> | null }> {
@@ -98,7 +103,8 @@ export function metadataUrlAllowed(metadataUrl: string, endpoint: URL): boolean 
  * well-known URLs, else the `resource_metadata` of the 401 a tokenless `ping` gets), then the
  * metadata of the first of its authorization servers the policy trusts. The credentials can only
  * ever go to a trusted issuer: the metadata must state that issuer, and its token endpoint must
- * be on the issuer's origin.
+ * be on the issuer's origin, or be the one the policy pins (which also serves an issuer without
+ * metadata).
  * @throws McpUntrustedAuthorizationServerError when discovery leads anywhere but a trusted issuer
  * @throws McpOAuthClientError saying which URLs were tried
  */
@@ -133,6 +139,7 @@ export async function discoverOAuth(endpoint: URL, metadataUrl: string | null, p
         'the client credentials are sent only to an issuer pinned with authorizationServer or listed in trustedAuthorizationServers',
     );
   }
+  const pinned = policy.tokenEndpoint;
   for (const url of authorizationServerMetadataUrls(issuer)) {
     const { status, body } = await getJson(url, policy);
     if (status !== 200 || !body) {
@@ -140,15 +147,28 @@ export async function discoverOAuth(endpoint: URL, metadataUrl: string | null, p
       continue;
     }
     if (body.issuer !== issuer) throw new McpUntrustedAuthorizationServerError(`The metadata at ${url} names the issuer ${JSON.stringify(typeof body.issuer === 'string' ? shown([body.issuer]) : body.issuer ?? null)}, not ${issuer}`);
+    const methods = Array.isArray(body.token_endpoint_auth_methods_supported) ? body.token_endpoint_auth_methods_supported.filter((m): m is string => typeof m === 'string') : [];
+    if (pinned !== undefined) {
+      // The operator named the endpoint: metadata may confirm it, and must not point elsewhere.
+      if (body.token_endpoint !== undefined && (typeof body.token_endpoint !== 'string' || !sameUrl(body.token_endpoint, pinned))) {
+        throw new McpUntrustedAuthorizationServerError(
+          `The authorization server ${issuer} announces the token endpoint ${typeof body.token_endpoint === 'string' ? shown([body.token_endpoint]) : JSON.stringify(body.token_endpoint)}, ` +
+            `not the pinned tokenEndpoint ${pinned}; the client credentials are sent only to the pinned one`,
+        );
+      }
+      return { resource: prm.resource as string, issuer, tokenEndpoint: pinned, authMethods: methods };
+    }
     if (typeof body.token_endpoint !== 'string') throw new McpOAuthClientError(`The authorization server ${issuer} announces no token_endpoint`);
     const tokenEndpoint = body.token_endpoint;
     if (!sameOrigin(tokenEndpoint, issuer) || !isSecureOrLoopback(new URL(tokenEndpoint))) {
       throw new McpUntrustedAuthorizationServerError(
-        `The authorization server ${issuer} announces the token endpoint ${shown([tokenEndpoint])}, which is not on the issuer's origin; the client credentials are sent only there`,
+        `The authorization server ${issuer} announces the token endpoint ${shown([tokenEndpoint])}, which is not on the issuer's origin; the client credentials are sent only there ` +
+          '(pin an endpoint on another origin with tokenEndpoint)',
       );
     }
-    const methods = Array.isArray(body.token_endpoint_auth_methods_supported) ? body.token_endpoint_auth_methods_supported.filter((m): m is string => typeof m === 'string') : [];
     return { resource: prm.resource as string, issuer, tokenEndpoint, authMethods: methods };
   }
+  // An issuer that publishes no metadata is usable when its token endpoint is pinned.
+  if (pinned !== undefined) return { resource: prm.resource as string, issuer, tokenEndpoint: pinned, authMethods: [] };
   throw new McpOAuthClientError(`No metadata for the authorization server ${issuer}: tried ${tried.join(', ')}`);
 }

@@ -1,3 +1,4 @@
+import { boundedFetch, type BoundedFetchLimits } from '../../bounded-fetch';
 import { McpAuthorizationServerError } from './oauth.errors';
 
 /** The fields of RFC 8414 / OpenID Connect discovery metadata the verifiers read. */
@@ -21,35 +22,43 @@ export function metadataUrls(issuer: string): string[] {
   return urls;
 }
 
-/** GETs JSON with a deadline; a network failure or a 5xx becomes `McpAuthorizationServerError`. */
-export async function fetchJson(url: string, init: RequestInit, timeoutMs: number): Promise<{ status: number; body: unknown }> {
-  let response: Response;
+/** The bounds of each request a verifier makes: its deadline (body included), and the largest body read. */
+export type AuthorizationServerLimits = BoundedFetchLimits;
+
+/** A verifier's `maxResponseBytes` when it gives none: far more than any metadata, JWKS or introspection answer. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 1_048_576;
+
+/**
+ * One request to the authorization server within `limits`: no redirect followed, the deadline
+ * spans the body, at most `maxBytes` read. A network failure, a redirect, a body too large or
+ * too slow, or a 5xx becomes `McpAuthorizationServerError` (a 503, never a crash); a body that
+ * is not JSON is `undefined`.
+ * @throws McpAuthorizationServerError
+ */
+export async function fetchJson(url: string, init: RequestInit, limits: AuthorizationServerLimits): Promise<{ status: number; body: unknown }> {
+  const { status, text } = await boundedFetch(url, init, limits, {
+    label: `The authorization server at ${url}`,
+    limitName: 'maxResponseBytes',
+    error: (message, cause) => new McpAuthorizationServerError(message, cause === undefined ? undefined : { cause }),
+  });
+  if (status >= 500) throw new McpAuthorizationServerError(`The authorization server at ${url} answered HTTP ${status}`);
   try {
-    response = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs), redirect: 'error' });
-  } catch (error) {
-    throw new McpAuthorizationServerError(`The authorization server at ${url} could not be reached: ${(error as Error).message}`, { cause: error });
-  }
-  if (response.status >= 500) {
-    await response.body?.cancel();
-    throw new McpAuthorizationServerError(`The authorization server at ${url} answered HTTP ${response.status}`);
-  }
-  const text = await response.text();
-  try {
-    return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
+    return { status, body: text === '' ? undefined : JSON.parse(text) };
   } catch {
-    return { status: response.status, body: undefined };
+    return { status, body: undefined };
   }
 }
 
 /**
  * Fetches an issuer's metadata (RFC 8414, then OpenID Connect discovery) and checks that it
- * describes that issuer (RFC 8414 section 3.3: a document for another issuer is refused).
+ * describes that issuer (RFC 8414 section 3.3: a document for another issuer is refused). Each
+ * request is bounded by `limits`.
  * @throws McpAuthorizationServerError when no discovery URL serves a usable document
  */
-export async function discoverAuthorizationServer(issuer: string, timeoutMs: number): Promise<AuthorizationServerMetadata> {
+export async function discoverAuthorizationServer(issuer: string, limits: AuthorizationServerLimits): Promise<AuthorizationServerMetadata> {
   const tried: string[] = [];
   for (const url of metadataUrls(issuer)) {
-    const { status, body } = await fetchJson(url, { headers: { Accept: 'application/json' } }, timeoutMs);
+    const { status, body } = await fetchJson(url, { headers: { Accept: 'application/json' } }, limits);
     if (status !== 200 || typeof body !== 'object' || body === null) {
       tried.push(`${url} (HTTP ${status})`);
       continue;

@@ -3,11 +3,11 @@ import type { McpAuthorizer, McpAuthResult } from '../../interfaces/principal.in
 import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import type { McpResolvedOptions } from '../mcp.options';
-import { discoverAuthorizationServer, fetchJson, OnceWhenDone } from './authorization-server-metadata';
+import { discoverAuthorizationServer, fetchJson, OnceWhenDone, type AuthorizationServerLimits } from './authorization-server-metadata';
 import { principalFromClaims, type McpClaimMapping } from './claims-principal';
 import { McpAuthorizationServerError } from './oauth.errors';
 import { TokenAnswerCache, tokenDigest } from './token-answer-cache';
-import { verifierDefaults } from './verifier-defaults';
+import { verifierDefaults, verifierLimits } from './verifier-defaults';
 
 /** Settings of `IntrospectionVerifier`. */
 export interface IntrospectionVerifierOptions extends McpClaimMapping {
@@ -59,10 +59,16 @@ export interface IntrospectionVerifierOptions extends McpClaimMapping {
    */
   clockToleranceSec?: number;
   /**
-   * Deadline of each request to the authorization server.
+   * Deadline of each request to the authorization server (metadata, introspection), body included.
    * @default 5000
    */
   timeoutMs?: number;
+  /**
+   * Largest body read from the authorization server (metadata, introspection answers), in bytes: a larger
+   * one fails the request (a 503 for the caller), the rest unread.
+   * @default 1_048_576
+   */
+  maxResponseBytes?: number;
 }
 
 /** Injection token of `IntrospectionVerifier` settings, for hosts that provide them instead of calling `configure`. */
@@ -95,6 +101,7 @@ export class IntrospectionVerifier implements McpAuthorizer {
   private readonly issuer: string;
   private readonly audience: string[];
   private readonly endpoint: OnceWhenDone<string>;
+  private readonly limits: AuthorizationServerLimits;
   private readonly active: TokenAnswerCache<McpAuthResult>;
   private readonly refused: TokenAnswerCache<true>;
   /** Introspections under way, by token digest: a burst of requests with one token makes one call. */
@@ -123,9 +130,10 @@ export class IntrospectionVerifier implements McpAuthorizer {
     this.active = new TokenAnswerCache(options.cacheMaxEntries ?? 10_000);
     this.refused = new TokenAnswerCache(options.inactiveCacheMaxEntries ?? 10_000);
     this.audience = defaults.audience;
+    this.limits = verifierLimits('IntrospectionVerifier', options);
     this.endpoint = new OnceWhenDone(async () => {
       if (options.endpoint) return options.endpoint;
-      const metadata = await discoverAuthorizationServer(this.issuer, options.timeoutMs ?? 5000);
+      const metadata = await discoverAuthorizationServer(this.issuer, this.limits);
       if (typeof metadata.introspection_endpoint !== 'string') throw new McpAuthorizationServerError(`The metadata of ${this.issuer} has no introspection_endpoint`);
       return metadata.introspection_endpoint;
     });
@@ -174,7 +182,7 @@ export class IntrospectionVerifier implements McpAuthorizer {
         headers: { Authorization: `Basic ${credentials}`, 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' },
         body: new URLSearchParams({ token, token_type_hint: 'access_token' }).toString(),
       },
-      this.options.timeoutMs ?? 5000,
+      this.limits,
     );
     // A token the server will not introspect (oidc-provider: a structured JWT) is not an active one.
     const error = (body as { error?: unknown } | undefined)?.error;

@@ -4,11 +4,11 @@ import type { McpAuthorizer, McpAuthResult } from '../../interfaces/principal.in
 import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import type { McpResolvedOptions } from '../mcp.options';
-import { discoverAuthorizationServer, OnceWhenDone } from './authorization-server-metadata';
+import { discoverAuthorizationServer, fetchJson, OnceWhenDone, type AuthorizationServerLimits } from './authorization-server-metadata';
 import { principalFromClaims, type McpClaimMapping } from './claims-principal';
 import { loadJose, type JoseModule } from './jose-loader';
 import { McpAuthorizationServerError } from './oauth.errors';
-import { verifierDefaults } from './verifier-defaults';
+import { verifierDefaults, verifierLimits } from './verifier-defaults';
 
 /** Settings of `JwtVerifier`; each has a default taken from the mount's `oauth` option. */
 export interface JwtVerifierOptions extends McpClaimMapping {
@@ -55,10 +55,16 @@ export interface JwtVerifierOptions extends McpClaimMapping {
    */
   jwksCacheMaxAgeMs?: number;
   /**
-   * Deadline of each request to the authorization server (metadata, JWKS).
+   * Deadline of each request to the authorization server (metadata, JWKS), body included.
    * @default 5000
    */
   timeoutMs?: number;
+  /**
+   * Largest body read from the authorization server (metadata, JWKS), in bytes: a larger
+   * one fails the request (a 503 for the caller), the rest unread.
+   * @default 1_048_576
+   */
+  maxResponseBytes?: number;
 }
 
 /** Asymmetric JWS algorithms: the only kind a JWKS of public keys can verify. */
@@ -99,6 +105,7 @@ export class JwtVerifier implements McpAuthorizer {
   private readonly audience: string[];
   private readonly algorithms: string[];
   private readonly keys: OnceWhenDone<JWTVerifyGetKey>;
+  private readonly limits: AuthorizationServerLimits;
 
   /** A `JwtVerifier` class bound to these settings, for `auth:` (resolved through DI like any `auth` class). */
   static configure(options: JwtVerifierOptions): Type<JwtVerifier> {
@@ -130,6 +137,7 @@ export class JwtVerifier implements McpAuthorizer {
     if (tolerance !== undefined && (!Number.isFinite(tolerance) || tolerance < 0)) {
       throw new McpConfigurationError('JwtVerifier: clockToleranceSec must be a non-negative number of seconds');
     }
+    this.limits = verifierLimits('JwtVerifier', this.options);
     this.jose = loadJose('JwtVerifier');
     this.keys = new OnceWhenDone(() => this.remoteKeys());
   }
@@ -157,17 +165,27 @@ export class JwtVerifier implements McpAuthorizer {
   }
 
   private async remoteKeys(): Promise<JWTVerifyGetKey> {
-    const timeoutMs = this.options.timeoutMs ?? 5000;
     let jwksUri = this.options.jwksUri;
     if (!jwksUri) {
-      const metadata = await discoverAuthorizationServer(this.issuer, timeoutMs);
+      const metadata = await discoverAuthorizationServer(this.issuer, this.limits);
       if (typeof metadata.jwks_uri !== 'string') throw new McpAuthorizationServerError(`The metadata of ${this.issuer} has no jwks_uri`);
       jwksUri = metadata.jwks_uri;
     }
     return this.jose.createRemoteJWKSet(new URL(jwksUri), {
-      timeoutDuration: timeoutMs,
+      timeoutDuration: this.limits.timeoutMs,
       cooldownDuration: this.options.jwksCooldownMs ?? 30_000,
       cacheMaxAge: this.options.jwksCacheMaxAgeMs ?? 600_000,
+      [this.jose.customFetch]: (url: string, init: RequestInit) => this.fetchJwks(url, init),
     });
+  }
+
+  /**
+   * jose's JWKS request, read within the verifier's bounds: a redirect, a body too large or too
+   * slow fails as `McpAuthorizationServerError` (a 503) before jose parses anything.
+   */
+  private async fetchJwks(url: string, init: RequestInit): Promise<Response> {
+    const { status, body } = await fetchJson(url, { method: init.method, headers: init.headers }, this.limits);
+    // No body at all when there was none to parse: a 204 or 304 may not carry one.
+    return new Response(body === undefined ? null : JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
   }
 }

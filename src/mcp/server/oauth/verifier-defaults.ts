@@ -1,5 +1,7 @@
 import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
+import { invalidVerifierLimitMessage } from '../../mcp.messages';
 import type { McpResolvedOptions } from '../mcp.options';
+import { DEFAULT_MAX_RESPONSE_BYTES, type AuthorizationServerLimits } from './authorization-server-metadata';
 
 /** What a verifier takes from the mount's `oauth` option when its own settings leave it out. */
 export interface VerifierDefaults {
@@ -36,4 +38,17 @@ export function verifierDefaults(name: string, own: { issuer?: string; audience?
     // An audience that is not a URL (some servers use plain names) is compared as it is.
   }
   return { issuer, audience };
+}
+
+/**
+ * The bounds of each request a verifier makes to the authorization server: `timeoutMs` (default
+ * 5000) and `maxResponseBytes` (default 1 MiB). Fails at boot when one is not a positive integer.
+ * @throws McpConfigurationError
+ */
+export function verifierLimits(name: string, own: { timeoutMs?: number; maxResponseBytes?: number }): AuthorizationServerLimits {
+  for (const [option, fallback] of [['timeoutMs', '5000 ms'], ['maxResponseBytes', `${DEFAULT_MAX_RESPONSE_BYTES} bytes`]] as const) {
+    const value = own[option];
+    if (value !== undefined && (!Number.isInteger(value) || value < 1)) throw new McpConfigurationError(invalidVerifierLimitMessage(name, option, value, fallback));
+  }
+  return { timeoutMs: own.timeoutMs ?? 5000, maxBytes: own.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES };
 }

@@ -21,6 +21,8 @@ describe('verifier configuration', () => {
     ['an HMAC algorithm', { algorithms: ['RS256', 'HS256'] }, mountWith(['https://a.example']), /\["HS256"\] are not accepted/],
     ['no algorithm', { algorithms: [] }, mountWith(['https://a.example']), /not accepted/],
     ['a negative clock tolerance', { clockToleranceSec: -1 }, mountWith(['https://a.example']), /clockToleranceSec/],
+    ['a zero maxResponseBytes', { maxResponseBytes: 0 }, mountWith(['https://a.example']), 'JwtVerifier: maxResponseBytes must be an integer >= 1 (got 0); remove it to use the default 1048576 bytes.'],
+    ['a fractional timeoutMs', { timeoutMs: 2.5 }, mountWith(['https://a.example']), 'JwtVerifier: timeoutMs must be an integer >= 1 (got 2.5); remove it to use the default 5000 ms.'],
   ])('JwtVerifier refuses %s', (_label, options, mount, message) => {
     expect(() => new JwtVerifier(options, mount)).toThrow(McpConfigurationError);
     expect(() => new JwtVerifier(options, mount)).toThrow(message);
@@ -35,6 +37,14 @@ describe('verifier configuration', () => {
     expect(() => new IntrospectionVerifier({ clientId: 'rs', clientSecret: '' }, mountWith(['https://a.example']))).toThrow(/needs clientId and clientSecret/);
     const Configured = IntrospectionVerifier.configure({ clientId: 'rs', clientSecret: 's' });
     expect(new Configured(mountWith(['https://a.example']))).toBeInstanceOf(IntrospectionVerifier);
+  });
+
+  it('IntrospectionVerifier refuses a timeoutMs or maxResponseBytes that is not a positive integer', () => {
+    const build = (limits: { timeoutMs?: number; maxResponseBytes?: number }) => () => new IntrospectionVerifier({ clientId: 'rs', clientSecret: 's', ...limits }, mountWith(['https://a.example']));
+    expect(build({ maxResponseBytes: -1 })).toThrow(McpConfigurationError);
+    expect(build({ maxResponseBytes: -1 })).toThrow('IntrospectionVerifier: maxResponseBytes must be an integer >= 1 (got -1); remove it to use the default 1048576 bytes.');
+    expect(build({ timeoutMs: Number.NaN })).toThrow('IntrospectionVerifier: timeoutMs must be an integer >= 1 (got NaN); remove it to use the default 5000 ms.');
+    expect(build({ timeoutMs: 1, maxResponseBytes: 1 })).not.toThrow();
   });
 });
 
