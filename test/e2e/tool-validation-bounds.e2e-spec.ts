@@ -9,6 +9,9 @@ import { HTTP_ADAPTERS, startApp, type RunningApp } from '../support/http-app';
 import { MCP_ACCEPT, openSession, versionHeader } from '../support/mcp-wire';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 
+/** The part of a `tools/call` answer these tests read. */
+type ToolCallReply = { result: { isError: boolean; content: Array<{ text: string }> } };
+
 class OrderLine {
   @IsString()
   sku: string;
@@ -96,7 +99,7 @@ describe.each(HTTP_ADAPTERS)('a tool call with a huge invalid argument gets a bo
         headers: { Authorization: 'Bearer token-alice', 'Content-Type': 'application/json', Accept: MCP_ACCEPT, 'Mcp-Session-Id': sessionId, ...versionHeader() },
         body,
       });
-      return { status: response.status, json: await response.json() };
+      return { status: response.status, json: (await response.json()) as ToolCallReply };
     });
 
     expect(reply.status).toBe(200);
@@ -127,7 +130,7 @@ describe.each(HTTP_ADAPTERS)('a tool call with a huge invalid argument gets a bo
       headers: { Authorization: 'Bearer token-alice', 'Content-Type': 'application/json', Accept: MCP_ACCEPT, 'Mcp-Session-Id': sessionId, ...versionHeader() },
       body: JSON.stringify({ jsonrpc: '2.0', id: 'huge-order', method: 'tools/call', params: { name: 'order', arguments: { lines: Array.from({ length: 20_000 }, () => ({ sku: 1 })) } } }),
     });
-    const json = await response.json();
+    const json = (await response.json()) as ToolCallReply;
     expect(json.result.isError).toBe(true);
     const text: string = json.result.content[0].text;
     expect(text).toMatch(/^Invalid arguments for tool "order": lines\.0\.sku: sku must be a string; lines\.1\.sku: sku must be a string; .* \(10 of 20000 errors listed\)$/);
@@ -145,7 +148,7 @@ describe.each(HTTP_ADAPTERS)('a tool call with a huge invalid argument gets a bo
       headers: { Authorization: 'Bearer token-alice', 'Content-Type': 'application/json', Accept: MCP_ACCEPT, 'Mcp-Session-Id': sessionId, ...versionHeader() },
       body: JSON.stringify({ jsonrpc: '2.0', id: 'small-tags', method: 'tools/call', params: { name: 'tag', arguments: { tags: new Array(40).fill(7) } } }),
     });
-    const json = await response.json();
+    const json = (await response.json()) as ToolCallReply;
     expect(json.result.isError).toBe(true);
     expect(json.result.content[0].text).toMatch(/^Invalid arguments for tool "tag": tags\.0: must be string; tags\.1: must be string; .*tags\.9: must be string \(10 of 40 errors listed\)$/);
   });
