@@ -30,11 +30,11 @@
 const { spawn } = require('node:child_process');
 const { randomBytes } = require('node:crypto');
 const { existsSync, mkdirSync, readFileSync, writeFileSync } = require('node:fs');
-const { dirname, isAbsolute, join, normalize, relative } = require('node:path');
+const { dirname, isAbsolute, join, normalize, relative, resolve } = require('node:path');
 const { ROOT, cleanUpOnSignals, createCleanups, freePort, packTarball, run, stopApp, tempDir } = require('./smoke-support');
 
-const README = process.env.SMOKE_README ? join(process.cwd(), process.env.SMOKE_README) : join(ROOT, 'README.md');
-const README_NAME = relative(ROOT, README) || README;
+const README = process.env.SMOKE_README ? resolve(process.env.SMOKE_README) : join(ROOT, 'README.md');
+const README_NAME = relative(ROOT, README).startsWith('..') ? README : relative(ROOT, README);
 /** The compiler the new app gets; the README assumes one (a `nest new` app has it). */
 const DEV_PACKAGES = ['typescript@~5.9', '@types/node@^20'];
 /** What `nest new` writes (without --strict), so the blocks compile as they would in a fresh Nest 11 app. */
