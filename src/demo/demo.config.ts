@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 
-/** Settings of the example app, read once from the environment (see README). */
+/** Settings of the example app, read once from the environment (see the example app configuration in docs/guide/getting-started.md). */
 export interface DemoConfig {
   host: string;
   port: number;

@@ -14,7 +14,7 @@ const PROBE_TIMEOUT_MS = 300;
 const GENEROUS_MS = 20_000;
 
 /**
- * The client options of the README table, each observed on a real peer: this package's own
+ * The client options of the options reference (docs/reference/options/mcp-client-module.md), each observed on a real peer: this package's own
  * server over HTTP, the official SDK's server, a server that never answers, and a proxy that
  * never answers the `server/discover` probe.
  */

@@ -26,7 +26,7 @@ if (!existsSync(CHROMIUM)) {
  * its URL), the icon included.
  */
 describeWithChromium.each(HTTP_ADAPTERS)('the audit console in headless Chromium (example app, HTTP_ADAPTER=%s)', (adapter) => {
-  // The Express run's screenshot is the one the README shows.
+  // The Express run's screenshot is the one the console's docs page shows.
   const screenshot = join(ROOT, 'artifacts', adapter === 'express' ? 'console.png' : `console-${adapter}.png`);
   const workdir = mkdtempSync(join(tmpdir(), 'durable-mcp-console-browser-'));
   let app: ReadyChild | undefined;

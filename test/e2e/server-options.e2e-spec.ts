@@ -19,7 +19,7 @@ const SECRET = 'server-options-suite-secret-0123';
 const ALLOWED_ORIGIN = 'https://app.example.com';
 
 /**
- * The mount options of the README table, each observed from outside: on the wire, in the rows,
+ * The mount options of the options reference (docs/reference/options/mcp-module.md), each observed from outside: on the wire, in the rows,
  * or in what a tool sees. One mount sets every option to a non-default value; a second mount
  * allows every origin.
  */
