@@ -150,7 +150,7 @@ export function renderSessions(base: string, page: McpConsolePage<McpConsoleSess
 
 function filterForm(base: string, filter: McpConsoleEventFilter): string {
   const input = (name: keyof McpConsoleEventFilter, label: string, placeholder: string) =>
-    `<label>${label}<input name="${name}" value="${escapeHtml(filter[name] as string | undefined)}" placeholder="${escapeHtml(placeholder)}"></label>`;
+    `<label>${label}<input name="${name}" value="${escapeHtml(filter[name])}" placeholder="${escapeHtml(placeholder)}"></label>`;
   const time = (name: 'from' | 'to', label: string) =>
     `<label>${label}<input type="datetime-local" step="1" name="${name}" value="${escapeHtml(filter[name]?.toISOString().slice(0, 19))}"></label>`;
   const option = (value: string, label: string) => `<option value="${value}"${(filter.status ?? '') === value ? ' selected' : ''}>${label}</option>`;

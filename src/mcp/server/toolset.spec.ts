@@ -199,7 +199,7 @@ async function result(toolset: Toolset, method: string, params?: Record<string, 
   const { id, response } = await request(toolset, method, params);
   expect(response).toMatchObject({ jsonrpc: '2.0', id });
   if (!response || !('result' in response)) throw new Error(`expected a result, got ${JSON.stringify(response)}`);
-  return (response as JsonRpcSuccess).result;
+  return (response).result;
 }
 
 async function rpcError(toolset: Toolset, method: string, params?: Record<string, unknown>) {
@@ -207,7 +207,7 @@ async function rpcError(toolset: Toolset, method: string, params?: Record<string
   if (!response || !('error' in response)) throw new Error(`expected an error, got ${JSON.stringify(response)}`);
   expect(response.id).toBe(id);
   expect(response).not.toHaveProperty('result');
-  return (response as JsonRpcError).error;
+  return (response).error;
 }
 
 const callTool = (toolset: Toolset, name: string, args?: Record<string, unknown>) =>

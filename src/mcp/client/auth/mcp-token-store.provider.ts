@@ -17,7 +17,7 @@ export const MCP_TOKEN_STORE_PROVIDER: Provider = {
   useFactory: (host: McpCallQueueHost, options: McpResolvedClientOptions) => {
     if (host.queue.mode !== 'bull') return new MemoryTokenStore();
     const prefix = `${options.queue.bull?.prefix ?? 'bull'}:mcp-oauth:`;
-    return new RedisTokenStore((host.queue as BullCallQueue).bull.client as unknown as Redis, prefix);
+    return new RedisTokenStore((host.queue as BullCallQueue).bull.client, prefix);
   },
   inject: [McpCallQueueHost, MCP_CLIENT_OPTIONS],
 };

@@ -77,7 +77,7 @@ export class BullCallQueue implements McpCallQueue {
   ) {
     const BullQueue = requireOptionalPeer<typeof Bull>('bull', 'McpClientModule queue.redis (Bull)');
     this.queue = new BullQueue<McpCallJobData>(options.name, options.bull ?? {});
-    this.channels = new BullCallChannels(this.queue.client as unknown as Redis, `${options.bull?.prefix ?? 'bull'}:${options.name}`);
+    this.channels = new BullCallChannels(this.queue.client, `${options.bull?.prefix ?? 'bull'}:${options.name}`);
     this.queue.on('error', (error) => this.logOnce(`Queue "${options.name}": ${error.message}`));
     // A waiter cannot hear outcomes while the connection is down (pub/sub messages are lost).
     this.queue.client.on('close', () => this.failWaiters(new McpQueueUnavailableError('wait', 'the connection to Redis closed; the call may still run, read getCallResult later', true)));

@@ -96,6 +96,6 @@ export class McpTransportRegistry implements OnApplicationShutdown {
 
   private factory(server: string): McpTransportFactory<object> {
     // Server entries were resolved against these factories at boot, so the lookup cannot miss.
-    return this.factories.get(this.config(server).transport as string) as McpTransportFactory<object>;
+    return this.factories.get(this.config(server).transport) as McpTransportFactory<object>;
   }
 }

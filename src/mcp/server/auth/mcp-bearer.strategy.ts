@@ -68,7 +68,7 @@ export function createMcpBearerStrategy(mount: string): Type<unknown> {
     async onModuleInit(): Promise<void> {
       const auth = this.options.auth;
       if (!isAuthorizerClass(auth)) {
-        this.authorize = auth as McpAuthorizeFn;
+        this.authorize = auth;
         return;
       }
       let instance: McpAuthorizer;

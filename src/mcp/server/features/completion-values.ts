@@ -4,7 +4,7 @@ import type { McpCompletionList } from '../../interfaces/mcp-completion.interfac
 export const MAX_COMPLETION_VALUES = 100;
 
 /** The `completion` object of a result with no suggestion. */
-export const NO_COMPLETION: McpCompletionList = Object.freeze({ values: [], total: 0, hasMore: false }) as McpCompletionList;
+export const NO_COMPLETION: McpCompletionList = Object.freeze({ values: [], total: 0, hasMore: false });
 
 function isCompletionList(value: unknown): value is McpCompletionList {
   return !!value && typeof value === 'object' && !Array.isArray(value) && Array.isArray((value as McpCompletionList).values);

@@ -22,7 +22,7 @@ describe('MCP body reader on a real Fastify instance', () => {
       });
     app.post('/mcp', answer);
     app.post('/other', answer);
-    installFastifyBodyReader(app as unknown as FastifyHooksLike, (path) => (path === '/mcp' ? { maxBytes: LIMIT, timeoutMs: 5_000 } : null));
+    installFastifyBodyReader(app, (path) => (path === '/mcp' ? { maxBytes: LIMIT, timeoutMs: 5_000 } : null));
     await app.ready();
   });
 
@@ -65,7 +65,7 @@ describe('MCP body reader on a real Fastify instance', () => {
 describe('narrowFastifyCatchAll', () => {
   it('lets a catch-all route of an MCP path sit beside its GET, POST and DELETE routes; other paths keep every method', async () => {
     const app = fastify();
-    narrowFastifyCatchAll(app as unknown as FastifyRoutesLike, (url) => url === '/mcp');
+    narrowFastifyCatchAll(app, (url) => url === '/mcp');
     for (const method of ['GET', 'POST', 'DELETE'] as const) app.route({ method, url: '/mcp', handler: async () => `served ${method}` });
     app.all('/mcp', async () => 'catch-all');
     app.all('/elsewhere', async () => 'elsewhere');

@@ -139,7 +139,7 @@ export class PreparedHandler {
   async authorize(info: McpExecutionInfo): Promise<McpGuardVerdict> {
     const { guards, handler, type } = this.parts;
     if (!guards.length) return ALLOWED;
-    const host = new ExecutionContextHost([info.arguments, info.handlerContext, info], type, handler as (...args: unknown[]) => unknown);
+    const host = new ExecutionContextHost([info.arguments, info.handlerContext, info], type, handler);
     host.setType(MCP_CONTEXT_TYPE);
     for (const guard of guards) {
       try {

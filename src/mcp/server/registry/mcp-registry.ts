@@ -230,7 +230,7 @@ export class McpRegistry implements OnModuleInit, BeforeApplicationShutdown {
       owner,
       mimeType,
       definition: published({ uri, name, title, description, mimeType, annotations, size, icons, _meta: meta }),
-      read: async (request, context) => handler(request as McpResourceRequest, context),
+      read: async (request, context) => handler(request, context),
     });
     this.installResources();
     this.added('resource', uri);
@@ -261,7 +261,7 @@ export class McpRegistry implements OnModuleInit, BeforeApplicationShutdown {
       mimeType,
       definition: published({ uriTemplate, name, title, description, mimeType, annotations, icons, _meta: meta }),
       completers: new Map(),
-      read: async (request, context) => handler(request as McpResourceRequest, context),
+      read: async (request, context) => handler(request, context),
     });
     this.installResources();
     this.added('resourceTemplate', uriTemplate);

@@ -289,7 +289,7 @@ export class McpTaskService implements OnApplicationBootstrap, BeforeApplication
     const sessionId = record.sessionId;
     const counter = { n: 0, unnamed: 0 };
     const context: McpDeliveryContext = {
-      principal: payload.principal as McpPrincipal,
+      principal: payload.principal,
       sessionId,
       protocolVersion: payload.protocolVersion,
       signal,
@@ -624,7 +624,7 @@ export class McpTaskService implements OnApplicationBootstrap, BeforeApplication
     }
     if (message.t === 'i') {
       const { t: _t, id, key, ...answer } = message;
-      this.settleHere(id, key, answer as InputAnswer);
+      this.settleHere(id, key, answer);
       return;
     }
     if (message.t === 'c') this.abortHere(message.id);

@@ -13,7 +13,7 @@ import { validationMessage } from './validation-report';
 const { defaultMetadataStorage } = require('class-transformer/cjs/storage');
 
 /** The schema published for a tool that takes no arguments. */
-export const EMPTY_INPUT_SCHEMA: JsonSchema = Object.freeze({ type: 'object', additionalProperties: false }) as JsonSchema;
+export const EMPTY_INPUT_SCHEMA: JsonSchema = Object.freeze({ type: 'object', additionalProperties: false });
 
 const DEFS_PREFIX = '#/$defs/';
 
@@ -50,7 +50,7 @@ function ambiguousClassNames(): Set<string> {
 }
 
 /** The definition of a nested class without validation decorators: any object, as class-validator accepts it. */
-const UNDECORATED_CLASS_SCHEMA: JsonSchema = Object.freeze({ type: 'object' }) as JsonSchema;
+const UNDECORATED_CLASS_SCHEMA: JsonSchema = Object.freeze({ type: 'object' });
 
 /**
  * Derives a self-contained JSON Schema from a class-validator DTO: the class's own schema with
