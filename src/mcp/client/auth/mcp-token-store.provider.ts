@@ -1,5 +1,4 @@
 import type { Provider } from '@nestjs/common';
-import type Redis from 'ioredis';
 import type { McpResolvedClientOptions } from '../config/client-options-resolver';
 import { MCP_CLIENT_OPTIONS, MCP_CLIENT_TOKEN_STORE } from '../mcp-client.constants';
 import type { BullCallQueue } from '../queue/bull-call-queue';

@@ -104,6 +104,8 @@ export interface McpClientModuleExtras {
    * name them with `transport: '<name>'`.
    * @default []
    */
+  // A factory's options type is its own; `unknown` would refuse every factory typed with narrower options.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
   transports?: Array<Type<McpTransportFactory<any>> | McpTransportFactory<any>>;
   /**
    * Stores to use instead of the TypeORM ones (outbound sessions, events), each a class or an

@@ -2,7 +2,6 @@ import { Logger } from '@nestjs/common';
 import type Bull from 'bull';
 import type { Job, Queue } from 'bull';
 import { randomUUID } from 'node:crypto';
-import type Redis from 'ioredis';
 import { EventEmitter, once } from 'node:events';
 import { McpCallNotFoundError } from '../../errors/mcp-client-call.errors';
 import { McpTransportError } from '../../errors/mcp-client.errors';
@@ -440,7 +439,7 @@ export class BullCallQueue implements McpCallQueue {
         !isRetryable(call.method, error) || job.attemptsMade + 1 >= (job.opts.attempts ?? 1) || !retryStartsInTime(call, nextDelay) || controller?.signal.aborted === true;
       // With Redis gone the failure cannot be recorded; Bull marks the job failed when it can.
       await job.update({ ...call, failure: encodeCallError(error) }).catch(() => undefined);
-      if (final) job.discard();
+      if (final) void job.discard();
       throw error;
     } finally {
       // The outcome is published after the call's events: the caller sees them all first.

@@ -89,7 +89,7 @@ export class McpTransportRegistry implements OnApplicationShutdown {
     this.transports.clear();
     await Promise.all(
       open.map(([name, transport]) =>
-        transport.close?.().catch((error: unknown) => this.logger.warn(`Closing the transport of "${name}" failed: ${(error as Error).message}`)),
+        transport.close?.().catch((error: unknown) => this.logger.warn(`Closing the transport of "${name}" failed: ${(error as Error).message}`)) ?? Promise.resolve(),
       ),
     );
   }

@@ -45,7 +45,7 @@ function authorizationLines(req: Request): number {
 }
 
 function isAuthorizerClass(auth: unknown): auth is Type<McpAuthorizer> {
-  return typeof auth === 'function' && typeof (auth as Type<McpAuthorizer>).prototype?.authorize === 'function';
+  return typeof auth === 'function' && typeof ((auth as Type<McpAuthorizer>).prototype as Partial<McpAuthorizer> | undefined)?.authorize === 'function';
 }
 
 /**

@@ -40,7 +40,7 @@ export type McpRuntimeResource = Omit<McpResourceOptions, 'name' | 'public'> & {
 export type McpRuntimeResourceTemplate = Omit<McpResourceTemplateOptions, 'name' | 'public' | 'complete'> & { name: string };
 
 /** The handler of a runtime tool or prompt: the validated arguments and the handler context, as a decorated method gets them. */
-export type McpRuntimeHandler = (args: any, context: McpToolContext) => unknown; // eslint-disable-line @typescript-eslint/no-explicit-any
+export type McpRuntimeHandler = (args: any, context: McpToolContext) => unknown; // eslint-disable-line @typescript-eslint/no-explicit-any -- a handler declares its own argument type
 
 /** The handler of a runtime resource or template: the URI read (and the template's variables). */
 export type McpRuntimeResourceHandler = (request: McpResourceRequest, context: McpToolContext) => unknown;

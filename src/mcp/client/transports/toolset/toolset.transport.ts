@@ -1,7 +1,7 @@
 import type { McpDeliveryContext, McpMessageHandler } from '../../../interfaces/mcp-delivery.interface';
 import type { McpPrincipal } from '../../../interfaces/principal.interface';
 import { McpProtocolError, McpTimeoutError, McpTransportError } from '../../../errors/mcp-client.errors';
-import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../../../protocol/jsonrpc';
+import type { JsonRpcNotification, JsonRpcRequest } from '../../../protocol/jsonrpc';
 import { McpMethod } from '../../../protocol/mcp-methods';
 import { LATEST_SESSION_PROTOCOL_VERSION } from '../../../protocol/revisions';
 import type { McpHandshakeInfo, McpTransport, McpTransportDeliverOptions, McpTransportResult } from '../mcp-transport.interface';
