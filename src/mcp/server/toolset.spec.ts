@@ -8,7 +8,7 @@ import type { McpDeliveryContext } from '../interfaces/mcp-delivery.interface';
 import type { McpCallToolResult, McpToolContext } from '../interfaces/mcp-tool-context.interface';
 import { MCP_MODULE_OPTIONS } from '../mcp.constants';
 import { resolveMcpOptions } from './mcp.options';
-import type { JsonRpcError, JsonRpcMessage, JsonRpcSuccess } from '../protocol/jsonrpc';
+import type { JsonRpcMessage } from '../protocol/jsonrpc';
 import { McpTool } from './decorators/mcp-tool.decorator';
 import { McpMetadataAccessor } from './mcp-metadata.accessor';
 import { isPropagated, propagateFromHandlers, Toolset, type ToolsetIdentity } from './toolset';
@@ -67,6 +67,7 @@ class SpecTools {
 
   @McpTool({ description: 'Throws a string' })
   failWithString(): string {
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- the case under test: a thrown non-Error
     throw 'plain string failure';
   }
 

@@ -55,6 +55,7 @@ class FakeBullQueue extends EventEmitter {
   }
 
   /** Bull confirms the subscription of a global event; here on the next turn. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the signature EventEmitter's `on` declares
   override on(event: string | symbol, listener: (...args: any[]) => void): this {
     super.on(event, listener);
     if (event === 'global:completed' || event === 'global:failed') setImmediate(() => this.emit(`registered:${event}`));

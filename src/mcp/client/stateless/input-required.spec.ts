@@ -74,6 +74,7 @@ describe('fulfilInputRequests', () => {
 
   it('reports a handler that throws a non-Error by its text', async () => {
     const throwing = async (): Promise<Record<string, unknown>> => {
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- the case under test: a thrown non-Error
       throw 'declined';
     };
     await expect(fulfilInputRequests('wx', 'tools/call', { inputRequests: { a: { method: 'roots/list' } } }, throwing)).rejects.toThrow('could not be answered: declined');

@@ -2,9 +2,9 @@ import fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import { MCP_RAW_BODY, discardLimitOf, type McpRequest } from './mcp-body-reader';
-import { installFastifyBodyReader, type FastifyHooksLike } from './mcp-fastify-body-reader';
+import { installFastifyBodyReader } from './mcp-fastify-body-reader';
 import { nodeResponseOf } from './mcp-http-adapter';
-import { narrowFastifyCatchAll, type FastifyRoutesLike } from './mcp-fastify-routes';
+import { narrowFastifyCatchAll } from './mcp-fastify-routes';
 
 const LIMIT = 1024;
 
