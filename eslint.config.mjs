@@ -60,15 +60,22 @@ export default tseslint.config(
     },
   },
 
-  // Unit specs and e2e suites pass mocked methods to `expect(...)` (`expect(store.save).toHaveBeenCalled()`),
+  // Specs and e2e suites pass mocked methods to `expect(...)` (`expect(store.save).toHaveBeenCalled()`),
   // which never calls them, so the unbound-method rule only reports false positives there.
-  // Jest's asymmetric matchers (`expect.any(String)`, `expect.objectContaining(...)`) are typed `any`, and
-  // specs read wire JSON (`JSON.parse`, supertest and inject bodies, raw query rows) only to assert on it:
-  // the assertions, not the types, check those values, so the no-unsafe-* rules report only noise there.
   {
     files: ['**/*.spec.ts', 'test/**/*.ts'],
     rules: {
       '@typescript-eslint/unbound-method': 'off',
+    },
+  },
+
+  // Jest's asymmetric matchers (`expect.any(String)`, `expect.objectContaining(...)`) are typed `any`, and
+  // specs and benchmarks read wire JSON (`JSON.parse`, supertest and inject bodies, raw query rows) only to
+  // assert on it or count it: the checks, not the types, judge those values, so the no-unsafe-* rules
+  // report only noise there.
+  {
+    files: ['**/*.spec.ts', 'test/**/*.ts', 'bench/**/*.ts'],
+    rules: {
       '@typescript-eslint/no-unsafe-assignment': 'off',
       '@typescript-eslint/no-unsafe-member-access': 'off',
       '@typescript-eslint/no-unsafe-argument': 'off',
