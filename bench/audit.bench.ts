@@ -135,7 +135,7 @@ async function main(): Promise<void> {
         await flush(rows);
         return rows.map(() => undefined);
       });
-      return (row: McpEventInput) => committer.submit(newEventRecord(row) as McpEvent);
+      return (row: McpEventInput) => committer.submit(newEventRecord(row));
     };
     const sink = (auditCommit: 'sync' | 'async') => {
       const events = new TypeOrmEventSink(repository, { mount: 'default', idleTtlMs: 60_000, auditCommit });

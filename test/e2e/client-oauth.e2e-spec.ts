@@ -215,7 +215,7 @@ describe('Outbound OAuth (clientCredentials, staticToken)', () => {
         });
         if (upstream.status === 401) out['www-authenticate'] = `Bearer resource_metadata="${proxyBase}/meta/hidden"`;
         res.writeHead(upstream.status, out);
-        if (upstream.body) Readable.fromWeb(upstream.body as WebReadableStream).pipe(res);
+        if (upstream.body) Readable.fromWeb(upstream.body).pipe(res);
         else res.end();
       })().catch(() => res.destroy());
     });

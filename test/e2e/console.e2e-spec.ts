@@ -21,7 +21,7 @@ const AUTH = { Authorization: `Bearer ${CONSOLE_TOKEN}` };
 /** GETs a console URL with supertest, with the console token (unless headers say otherwise). */
 async function get(baseUrl: string, path: string, headers: Record<string, string> = AUTH) {
   const response = await request(baseUrl).get(path).set(headers).redirects(0);
-  return { status: response.status, headers: new Headers(response.headers as Record<string, string>), body: response.text };
+  return { status: response.status, headers: new Headers(response.headers), body: response.text };
 }
 
 /** The ids of the rows of a console table (`data-event`, `data-session`, `data-task`), in page order. */
@@ -468,10 +468,10 @@ describe('the audit console with a scope function that returns nonsense', () => 
 
 describe('McpConsoleModule options are checked at boot', () => {
   it('refuses to mount without a guard, and names what to pass', () => {
-    expect(() => McpConsoleModule.forRoot({} as never)).toThrow(McpConfigurationError);
-    expect(() => McpConsoleModule.forRoot({} as never)).toThrow(/has no "guard" option/);
+    expect(() => McpConsoleModule.forRoot({})).toThrow(McpConfigurationError);
+    expect(() => McpConsoleModule.forRoot({})).toThrow(/has no "guard" option/);
     expect(() => McpConsoleModule.forRoot({ guard: [] })).toThrow(/has no "guard" option/);
-    expect(() => McpConsoleModule.forRootAsync({ useFactory: () => ({}) } as never)).toThrow(/has no "guard" option/);
+    expect(() => McpConsoleModule.forRootAsync({ useFactory: () => ({}) })).toThrow(/has no "guard" option/);
     expect(() => McpConsoleModule.forRoot({ guard: 'admin' as never })).toThrow(/"guard" must be a CanActivate class or instance/);
     expect(() => McpConsoleModule.forRoot({ guard: TestConsoleGuard, path: 'bad path?' })).toThrow(/option "path" must be a URL path/);
   });

@@ -329,7 +329,7 @@ describe.each(HTTP_ADAPTERS)('MCP endpoint on the wire (Streamable HTTP, Postgre
           headers: { Authorization: 'Bearer token-alice', 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Mcp-Session-Id': sessionId, ...versionHeader() },
           body,
           duplex: 'half',
-        } as RequestInit);
+        });
         const reply = { status: response.status, json: await response.json().catch(() => undefined) };
         expect(reply).toEqual({ status: 413, json: expect.objectContaining({ jsonrpc: '2.0', error: expect.objectContaining({ code: expect.any(Number) }) }) });
         expect(await eventCount()).toBe(before);
