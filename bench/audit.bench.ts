@@ -148,7 +148,7 @@ async function main(): Promise<void> {
       ["sink, unnest prepared, commit 'async'", sink('async')],
     ];
     const cpu = new PostgresCpu(admin, db.name);
-    console.log(`== ${ROWS} mcp_events rows through the group committer, PostgreSQL ${(await admin.query('SHOW server_version')).rows[0].server_version} ==`);
+    console.log(`== ${ROWS} mcp_events rows through the group committer, PostgreSQL ${String((await admin.query('SHOW server_version')).rows[0].server_version)} ==`);
     console.log('   (walwriter: the server-wide WAL writer, shared with any other database on the server)');
     for (const concurrency of [1, 32]) {
       console.log(`-- concurrency ${concurrency} --`);

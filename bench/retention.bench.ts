@@ -239,7 +239,7 @@ async function main(cleanup: BenchCleanup): Promise<number> {
 
 const cleanup = new BenchCleanup();
 cleanup.exitOnSignals();
-main(cleanup)
+void main(cleanup)
   .catch((error: unknown) => {
     console.error(`bench:retention failed: ${(error as Error)?.message ?? String(error)}`);
     return 1;

@@ -368,7 +368,7 @@ describe.each(HTTP_ADAPTERS)('the audit console with a per-reader scope on Postg
     return ids;
   }
 
-  const idsOf = async (sql: string, params: unknown[] = []) => ((await db.dataSource.query(sql, params)) as { id: string }[]).map((r) => r.id);
+  const idsOf = async (sql: string, params: unknown[] = []) => (await db.dataSource.query<{ id: string }[]>(sql, params)).map((r) => r.id);
 
   it('the operator (scope all) sees every principal\'s sessions, events, tasks and requests in the chart', async () => {
     expect(await listed('console-operator', '/mcp-console/sessions', 'session')).toEqual(await idsOf(`SELECT id FROM mcp_inbound_sessions ORDER BY created_at DESC, id DESC`));
