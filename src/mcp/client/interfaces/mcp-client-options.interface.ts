@@ -104,9 +104,7 @@ export interface McpClientModuleExtras {
    * name them with `transport: '<name>'`.
    * @default []
    */
-  // A factory's options type is its own; `unknown` would refuse every factory typed with narrower options.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
-  transports?: Array<Type<McpTransportFactory<any>> | McpTransportFactory<any>>;
+  transports?: Array<Type<McpTransportFactory<any>> | McpTransportFactory<any>>; // eslint-disable-line @typescript-eslint/no-explicit-any -- each factory has its own options type; `unknown` would refuse those with narrower ones
   /**
    * Stores to use instead of the TypeORM ones (outbound sessions, events), each a class or an
    * instance. With both swapped the client needs no TypeORM connection, e.g. with the in-memory
