@@ -53,7 +53,10 @@ export default tseslint.config(
       ],
       // Rejecting with, or rethrowing, a caught value or an AbortSignal's reason unchanged is deliberate:
       // those are typed `unknown`, and wrapping them would change what callers receive.
-      '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingAny: true, allowThrowingUnknown: true }],
+      '@typescript-eslint/prefer-promise-reject-errors': [
+        'error',
+        { allowThrowingAny: true, allowThrowingUnknown: true },
+      ],
       '@typescript-eslint/only-throw-error': ['error', { allowThrowingAny: true, allowThrowingUnknown: true }],
       // A `let` that a closure reads before its one assignment (a timer the close handler clears, set after
       // the handler is installed) cannot become a `const` declared later without a temporal-dead-zone error.
