@@ -135,7 +135,7 @@ async function main(): Promise<void> {
         await flush(rows);
         return rows.map(() => undefined);
       });
-      return (row: McpEventInput) => committer.submit(newEventRecord(row) as McpEvent);
+      return (row: McpEventInput) => committer.submit(newEventRecord(row));
     };
     const sink = (auditCommit: 'sync' | 'async') => {
       const events = new TypeOrmEventSink(repository, { mount: 'default', idleTtlMs: 60_000, auditCommit });
@@ -148,7 +148,7 @@ async function main(): Promise<void> {
       ["sink, unnest prepared, commit 'async'", sink('async')],
     ];
     const cpu = new PostgresCpu(admin, db.name);
-    console.log(`== ${ROWS} mcp_events rows through the group committer, PostgreSQL ${(await admin.query('SHOW server_version')).rows[0].server_version} ==`);
+    console.log(`== ${ROWS} mcp_events rows through the group committer, PostgreSQL ${String((await admin.query('SHOW server_version')).rows[0].server_version)} ==`);
     console.log('   (walwriter: the server-wide WAL writer, shared with any other database on the server)');
     for (const concurrency of [1, 32]) {
       console.log(`-- concurrency ${concurrency} --`);

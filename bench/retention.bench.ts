@@ -113,9 +113,9 @@ async function main(cleanup: BenchCleanup): Promise<number> {
   cleanup.add('close the bench connection', () => client.end());
 
   // 1. The baseline app writes real rows: their mix is what the old rows are cloned from.
-  let app = await TargetProcess.start(appSpec(token, db, {}), await freePort(), repoRoot);
+  const app = await TargetProcess.start(appSpec(token, db, {}), await freePort(), repoRoot);
   cleanup.add('stop the baseline app', () => app.stop());
-  let session = await openMcpSession(app.url, token);
+  const session = await openMcpSession(app.url, token);
   const before = Number((await query<{ n: string }>(client, 'SELECT count(*) AS n FROM mcp_events'))[0].n);
   const sample = checked(await runLoad(app.url, session, connections, warmupSeconds), 'sample load');
   const sampleRows = Number((await query<{ n: string }>(client, 'SELECT count(*) AS n FROM mcp_events'))[0].n) - before;
@@ -239,7 +239,7 @@ async function main(cleanup: BenchCleanup): Promise<number> {
 
 const cleanup = new BenchCleanup();
 cleanup.exitOnSignals();
-main(cleanup)
+void main(cleanup)
   .catch((error: unknown) => {
     console.error(`bench:retention failed: ${(error as Error)?.message ?? String(error)}`);
     return 1;

@@ -58,7 +58,7 @@ async function main(cleanup: BenchCleanup): Promise<number> {
   const backends = await PostgresBackends.connect(config.pgAdminUrl).catch((error: Error) => {
     const where = new URL(config.pgAdminUrl);
     if (where.password) where.password = '***';
-    throw new Error(`could not connect to PostgreSQL at ${where} (set BENCH_PG_URL to another server): ${error.message}`);
+    throw new Error(`could not connect to PostgreSQL at ${where.href} (set BENCH_PG_URL to another server): ${error.message}`);
   });
   cleanup.add('close the PostgreSQL admin connection', () => backends.close());
   // One database per target of ours, so each one's PostgreSQL CPU and audit rows are its own.
@@ -159,7 +159,7 @@ async function main(cleanup: BenchCleanup): Promise<number> {
 
 const cleanup = new BenchCleanup();
 cleanup.exitOnSignals();
-main(cleanup)
+void main(cleanup)
   .catch((error: unknown) => {
     console.error(`bench:server failed: ${(error as Error)?.message ?? String(error)}`);
     return 1;

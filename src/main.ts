@@ -40,7 +40,7 @@ function httpAdapterOf(env: NodeJS.ProcessEnv): HttpAdapterName {
 /** Creates the app on the chosen adapter; @nestjs/platform-fastify is only loaded when asked for. */
 async function createApp(adapter: HttpAdapterName, options: NestApplicationOptions): Promise<INestApplication> {
   if (adapter === 'express') return NestFactory.create(AppModule, options);
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when the Fastify adapter is chosen
   const { FastifyAdapter } = require('@nestjs/platform-fastify') as typeof import('@nestjs/platform-fastify');
   return NestFactory.create(AppModule, new FastifyAdapter(), options);
 }
@@ -50,7 +50,7 @@ async function bootstrap(): Promise<void> {
   const app = await createApp(adapter, { abortOnError: false, logger: new DemoLogger() });
   // SIGTERM drains (readiness down, new requests 503, calls in flight finish), then exits 0.
   app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
-  if (stopTelemetry) app.getHttpServer().once('close', () => void stopTelemetry().catch(() => undefined));
+  if (stopTelemetry) (app.getHttpServer() as import('node:http').Server).once('close', () => void stopTelemetry().catch(() => undefined));
   await app.listen(demoConfig.port, demoConfig.host);
   const logger = new Logger('durable-mcp');
   const url = `http://${demoConfig.host}:${demoConfig.port}/mcp`;

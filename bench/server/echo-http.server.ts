@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type ServerResponse } from 'node:http';
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the echo server reads whatever params the load sends
 type Message = { jsonrpc?: string; id?: string | number; method?: string; params?: Record<string, any> };
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

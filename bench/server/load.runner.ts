@@ -1,3 +1,4 @@
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- autocannon's typings use `export =`
 import autocannon = require('autocannon');
 import type { McpBenchSession } from './mcp.session';
 

@@ -3,6 +3,7 @@ import { requireOptionalPeer } from './optional-peer';
 
 describe('requireOptionalPeer', () => {
   it('returns the package when it is installed', () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- compared with what require() itself returns
     expect(requireOptionalPeer<typeof import('bull')>('bull', 'McpClientModule queue.redis (Bull)')).toBe(require('bull'));
   });
 

@@ -11,7 +11,7 @@ import { McpConfigurationError } from './errors/mcp-configuration.errors';
  */
 export function requireOptionalPeer<T>(name: string, feature: string): T {
   try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- an optional peer is loaded only when its feature is used
     return require(name) as T;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;

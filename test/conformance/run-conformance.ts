@@ -118,7 +118,7 @@ async function startFixture(workdir: string, token: string): Promise<{ fixture: 
   clearTimeout(timer);
   if (typeof outcome !== 'string' || outcome === 'timeout') {
     await stop(fixture, 500);
-    throw new Error(`The fixture app did not start (${outcome === 'timeout' ? 'timeout' : `exit ${(outcome as { exited: unknown }).exited}`}):\n${tail(logFile)}`);
+    throw new Error(`The fixture app did not start (${outcome === 'timeout' ? 'timeout' : `exit ${String((outcome as { exited: unknown }).exited)}`}):\n${tail(logFile)}`);
   }
   return { fixture, url: outcome };
 }

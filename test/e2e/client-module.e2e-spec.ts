@@ -83,7 +83,7 @@ describe('McpClientModule', () => {
 
     it('every call lands on the one client that knows the server', async () => {
       const client = app.app.get(McpClientService);
-      const results = await Promise.all(Array.from({ length: 24 }, (_, i) => client.callTool('local', 'other_only', {})));
+      const results = await Promise.all(Array.from({ length: 24 }, () => client.callTool('local', 'other_only', {})));
       expect(results).toHaveLength(24);
       for (const result of results) expect(result).toMatchObject({ content: [{ type: 'text', text: 'other' }] });
       const rows = await db.dataSource.getRepository(McpEvent).count({ where: { direction: 'outbound', server: 'local', method: 'tools/call' } });

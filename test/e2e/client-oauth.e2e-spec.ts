@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { Readable } from 'node:stream';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { Injectable, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
@@ -215,7 +214,7 @@ describe('Outbound OAuth (clientCredentials, staticToken)', () => {
         });
         if (upstream.status === 401) out['www-authenticate'] = `Bearer resource_metadata="${proxyBase}/meta/hidden"`;
         res.writeHead(upstream.status, out);
-        if (upstream.body) Readable.fromWeb(upstream.body as WebReadableStream).pipe(res);
+        if (upstream.body) Readable.fromWeb(upstream.body).pipe(res);
         else res.end();
       })().catch(() => res.destroy());
     });

@@ -65,9 +65,11 @@ describe('per-call onProgress, onLog and AbortSignal against official SDK 1.x se
   };
   const eventChannels = async () => ((await redis.pubsub('CHANNELS', `${prefix}:${queueName}:mcp-call-events:*`)) as string[]).length;
   const outboundRows = (method: string) =>
-    db.dataSource.query(`SELECT server, kind, request, note FROM mcp_events WHERE direction = 'outbound' AND method = $1 ORDER BY created_at`, [method]) as Promise<
-      Array<{ server: string; kind: string; request: Record<string, any>; note: string | null }>
-    >;
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- wire JSON read by the assertions
+    db.dataSource.query<Array<{ server: string; kind: string; request: Record<string, any>; note: string | null }>>(
+      `SELECT server, kind, request, note FROM mcp_events WHERE direction = 'outbound' AND method = $1 ORDER BY created_at`,
+      [method],
+    );
 
   beforeAll(async () => {
     db = await createTestDatabase();

@@ -29,6 +29,7 @@ jest.setTimeout(60_000);
 function scriptByMethod(server: ScriptedHttpServer, script: Record<string, ScriptedReply[]>): void {
   const dispatch: ScriptedReply = (res, body, req) => {
     if (req.method === 'DELETE') return void res.writeHead(200).end();
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- the scripted peer answers whatever method name the client sent
     const method = String(body?.method ?? '');
     if (method === 'initialize') {
       const answer = { jsonrpc: '2.0', id: body?.id, result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'scripted', version: '1.0.0' } } };

@@ -1,4 +1,4 @@
-import { McpClientModule, McpModule, McpClientService, type McpClientOptions } from '../../src/mcp';
+import { McpClientModule, McpClientService, type McpClientOptions } from '../../src/mcp';
 import { startSdkStandaloneServer, type SdkStandaloneServer } from '../fixtures/http/sdk-standalone-server';
 import { startApp, type RunningApp } from '../support/http-app';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';

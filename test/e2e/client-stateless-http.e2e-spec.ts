@@ -1,10 +1,10 @@
-import { McpClientModule, McpModule, McpClientService, McpInputRequiredError, type McpClientOptions } from '../../src/mcp';
+import { McpClientModule, McpClientService, McpInputRequiredError, type McpClientOptions } from '../../src/mcp';
 import { startSdkHttpServer, type SdkHttpServer } from '../fixtures/http/sdk-http-server';
 import { startStatelessHttpPeer, type StatelessHttpPeer } from '../fixtures/stateless-peers/stateless-http-server';
 import { startApp, type RunningApp } from '../support/http-app';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- a JavaScript module the stdio peers share, outside the TypeScript project
 const { TRICKY_STATE } = require('../fixtures/stateless-peers/stateless-peer-tools') as { TRICKY_STATE: string };
 
 const STATELESS = '2026-07-28';

@@ -35,6 +35,7 @@ describe('McpClientService on a scripted 2026-07-28 HTTP server', () => {
     const server = await startScriptedHttpServer();
     servers.push(server);
     const dispatch: ScriptedReply = (res, body, req) => {
+      // eslint-disable-next-line @typescript-eslint/no-base-to-string -- the scripted peer answers whatever method name the client sent
       const method = String(body?.method ?? '');
       const next = script[method]?.shift();
       if (!next) return void res.writeHead(500, { 'Content-Type': 'text/plain' }).end(`unscripted ${method}`);

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { McpClientModule, McpModule, McpClientService, type McpClientOptions } from '../../src/mcp';
+import { McpClientModule, McpClientService, type McpClientOptions } from '../../src/mcp';
 import { sdkServer } from '../fixtures/stdio/stdio-test-kit';
 import { startApp, type RunningApp } from '../support/http-app';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';

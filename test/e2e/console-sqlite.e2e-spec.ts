@@ -169,7 +169,7 @@ describe('the audit console on SQLite with a per-reader scope', () => {
   });
 
   it('lists only alice\'s sessions, events and requests for her, everyone\'s for the operator, and 404 for bob\'s event by id', async () => {
-    const ids = async (sql: string) => ((await db.query(sql)) as { id: string }[]).map((r) => r.id);
+    const ids = async (sql: string) => (await db.query<{ id: string }[]>(sql)).map((r) => r.id);
     const aliceEvents = await ids(`SELECT id FROM mcp_events WHERE principal_key = 'alice' ORDER BY created_at DESC, id DESC`);
     expect(rowIds((await as('console-alice', '/mcp-console/events')).body)).toEqual(aliceEvents);
     expect(rowIds((await as('console-operator', '/mcp-console/events')).body)).toEqual(await ids(`SELECT id FROM mcp_events ORDER BY created_at DESC, id DESC`));

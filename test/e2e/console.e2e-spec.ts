@@ -21,7 +21,7 @@ const AUTH = { Authorization: `Bearer ${CONSOLE_TOKEN}` };
 /** GETs a console URL with supertest, with the console token (unless headers say otherwise). */
 async function get(baseUrl: string, path: string, headers: Record<string, string> = AUTH) {
   const response = await request(baseUrl).get(path).set(headers).redirects(0);
-  return { status: response.status, headers: new Headers(response.headers as Record<string, string>), body: response.text };
+  return { status: response.status, headers: new Headers(response.headers), body: response.text };
 }
 
 /** The ids of the rows of a console table (`data-event`, `data-session`, `data-task`), in page order. */
@@ -368,7 +368,7 @@ describe.each(HTTP_ADAPTERS)('the audit console with a per-reader scope on Postg
     return ids;
   }
 
-  const idsOf = async (sql: string, params: unknown[] = []) => ((await db.dataSource.query(sql, params)) as { id: string }[]).map((r) => r.id);
+  const idsOf = async (sql: string, params: unknown[] = []) => (await db.dataSource.query<{ id: string }[]>(sql, params)).map((r) => r.id);
 
   it('the operator (scope all) sees every principal\'s sessions, events, tasks and requests in the chart', async () => {
     expect(await listed('console-operator', '/mcp-console/sessions', 'session')).toEqual(await idsOf(`SELECT id FROM mcp_inbound_sessions ORDER BY created_at DESC, id DESC`));
@@ -468,10 +468,10 @@ describe('the audit console with a scope function that returns nonsense', () => 
 
 describe('McpConsoleModule options are checked at boot', () => {
   it('refuses to mount without a guard, and names what to pass', () => {
-    expect(() => McpConsoleModule.forRoot({} as never)).toThrow(McpConfigurationError);
-    expect(() => McpConsoleModule.forRoot({} as never)).toThrow(/has no "guard" option/);
+    expect(() => McpConsoleModule.forRoot({})).toThrow(McpConfigurationError);
+    expect(() => McpConsoleModule.forRoot({})).toThrow(/has no "guard" option/);
     expect(() => McpConsoleModule.forRoot({ guard: [] })).toThrow(/has no "guard" option/);
-    expect(() => McpConsoleModule.forRootAsync({ useFactory: () => ({}) } as never)).toThrow(/has no "guard" option/);
+    expect(() => McpConsoleModule.forRootAsync({ useFactory: () => ({}) })).toThrow(/has no "guard" option/);
     expect(() => McpConsoleModule.forRoot({ guard: 'admin' as never })).toThrow(/"guard" must be a CanActivate class or instance/);
     expect(() => McpConsoleModule.forRoot({ guard: TestConsoleGuard, path: 'bad path?' })).toThrow(/option "path" must be a URL path/);
   });

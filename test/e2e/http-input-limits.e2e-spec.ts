@@ -87,7 +87,7 @@ async function openRaw(port: number, head: string): Promise<RawConnection> {
   socket.write = ((chunk: Buffer | string, ...rest: never[]) => {
     written += Buffer.byteLength(chunk);
     return write(chunk, ...rest);
-  }) as typeof socket.write;
+  });
   return connection;
 }
 
@@ -324,7 +324,7 @@ describe.each(HTTP_ADAPTERS)('input limits that cannot be bypassed (PostgreSQL, 
         headers: { Authorization: 'Bearer token-alice', 'Content-Type': 'application/json', Accept: MCP_ACCEPT },
         body,
         duplex: 'half',
-      } as RequestInit);
+      });
       expect({ status: response.status, body: await response.json() }).toEqual({
         status: 413,
         body: { jsonrpc: '2.0', id: null, error: { code: -32000, message: `Payload Too Large: the body exceeds ${4 * 1024 * 1024} bytes` } },

@@ -224,6 +224,7 @@ describe('HttpTransport edges against a scripted HTTP server', () => {
       [
         'a thrown value that is not an Error by its text',
         () => {
+          // eslint-disable-next-line @typescript-eslint/only-throw-error -- the case under test: a thrown non-Error
           throw 'no way';
         },
         { code: -32603, message: 'no way' },

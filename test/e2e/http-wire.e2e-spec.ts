@@ -329,7 +329,7 @@ describe.each(HTTP_ADAPTERS)('MCP endpoint on the wire (Streamable HTTP, Postgre
           headers: { Authorization: 'Bearer token-alice', 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Mcp-Session-Id': sessionId, ...versionHeader() },
           body,
           duplex: 'half',
-        } as RequestInit);
+        });
         const reply = { status: response.status, json: await response.json().catch(() => undefined) };
         expect(reply).toEqual({ status: 413, json: expect.objectContaining({ jsonrpc: '2.0', error: expect.objectContaining({ code: expect.any(Number) }) }) });
         expect(await eventCount()).toBe(before);
@@ -485,7 +485,7 @@ describe.each(HTTP_ADAPTERS)('MCP endpoint on the wire (Streamable HTTP, Postgre
 
       // Exactly one row per exchange that reached the session, and nothing else was written.
       expect(await eventCount()).toBe(before + exchanges.length + 1);
-      const rows: Record<string, any>[] = await db.dataSource.query(`SELECT * FROM mcp_events WHERE session_ref = $1`, [session.id]); // eslint-disable-line @typescript-eslint/no-explicit-any
+      const rows: Record<string, any>[] = await db.dataSource.query(`SELECT * FROM mcp_events WHERE session_ref = $1`, [session.id]); // eslint-disable-line @typescript-eslint/no-explicit-any -- wire JSON read by the assertions
       expect(rows).toHaveLength(exchanges.length + 1);
       for (const row of rows) {
         expect(row).toMatchObject({ direction: 'inbound', mount: 'default', principal_key: 'alice', session_ref: session.id, protocol_version: TEST_PROTOCOL_VERSION });

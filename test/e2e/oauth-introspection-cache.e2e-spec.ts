@@ -94,6 +94,7 @@ describe.each(HTTP_ADAPTERS)('IntrospectionVerifier against a loopback endpoint 
     class CountingVerifier extends Configured {
       override authorize(token: string) {
         entered++;
+        // eslint-disable-next-line @typescript-eslint/no-this-alias -- keeps the instance Nest built, for the assertions
         verifier = this;
         return super.authorize(token);
       }

@@ -301,7 +301,7 @@ describe('retention scheduled on Bull', () => {
     await pollUntil('the reports of the scheduled runs that pruned the old rows', () => (deleted() >= 120 ? true : undefined));
     expect(deleted()).toBe(120);
     expect(await countEvents(db.dataSource, `mount = '${mount}'`)).toBe(0);
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- Bull is loaded only by the one test that needs it
     const Bull = require('bull') as typeof import('bull');
     const queue = new Bull(`mcp-retention-${mount}`, TEST_REDIS_URL);
     try {

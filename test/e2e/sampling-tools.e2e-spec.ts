@@ -124,7 +124,7 @@ describe('sampling with tools', () => {
       const client = new Client({ name: 'sampling-tools-e2e', version: '1.0.0' }, { capabilities });
       client.setRequestHandler(CreateMessageRequestSchema, (request) => {
         seen.push(request.params);
-        return structuredClone(TOOL_USE_RESULT) as never;
+        return structuredClone(TOOL_USE_RESULT);
       });
       const transport = new StreamableHTTPClientTransport(new URL(`${server.baseUrl}/mcp`), { requestInit: { headers: { Authorization: 'Bearer token-alice' } } });
       await client.connect(transport);

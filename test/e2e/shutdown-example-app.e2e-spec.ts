@@ -35,7 +35,7 @@ function rawPost(url: URL, body: object, headers: Record<string, string>): Promi
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => (text += chunk));
         res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'] as string | undefined, sessionId: res.headers['mcp-session-id'] as string | undefined, body: text }),
+          resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'], sessionId: res.headers['mcp-session-id'] as string | undefined, body: text }),
         );
         res.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }));
       },

@@ -49,7 +49,7 @@ class Catalog {
   }
 }
 
-async function nextMessage(reader: SseReader): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+async function nextMessage(reader: SseReader): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any -- wire JSON read by the assertions
   const event = await reader.next();
   if (!event) throw new Error('the listen stream ended');
   return JSON.parse(event.data);

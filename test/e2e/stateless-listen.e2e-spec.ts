@@ -22,7 +22,7 @@ async function listen(url: string, id: number, notifications: unknown, accept = 
   });
 }
 
-async function nextMessage(reader: SseReader): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+async function nextMessage(reader: SseReader): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any -- wire JSON read by the assertions
   const event = await reader.next();
   if (!event) throw new Error('the listen stream ended');
   return JSON.parse(event.data);

@@ -34,6 +34,7 @@ describe.each(HTTP_ADAPTERS)('Stateless requests (2026-07-28) on the wire (%s)',
     expect(typeof reply.json.error.message).toBe('string');
   }
 
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- wire JSON read by the assertions
   async function rowsFor(id: number): Promise<any[]> {
     return db.dataSource.query(
       `SELECT session_ref, protocol_version, principal_key, method, status, error_code, kind FROM mcp_events WHERE request->>'id' = $1 ORDER BY created_at`,

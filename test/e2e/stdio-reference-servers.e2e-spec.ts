@@ -8,6 +8,7 @@ import { call, context, everythingServer, filesystemServer, isAlive, pidRecorder
 
 const SAMPLING_RESULT = { role: 'assistant', content: { type: 'text', text: 'fixed sampled answer' }, model: 'test-model', stopReason: 'endTurn' };
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- wire JSON read by the assertions
 function texts(result: Record<string, any>): string {
   return (result.content as Array<{ text?: string }>).map((part) => part.text ?? '').join('\n');
 }

@@ -132,7 +132,7 @@ describe('input inside a task (2026-07-28, PostgreSQL + Redis, two replicas)', (
     const client = new Client({ name: 'e2e-task-input', version: '1.0.0' }, { capabilities: { elicitation: {}, tasks: { list: {}, cancel: {} } } });
     const asked: Record<string, unknown>[] = [];
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
-      asked.push(request.params as Record<string, unknown>);
+      asked.push(request.params);
       return { action: 'accept', content: { name: 'Grace' } };
     });
     await client.connect(transport);

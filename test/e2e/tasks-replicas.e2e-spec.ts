@@ -43,7 +43,7 @@ describe('tasks across replicas (PostgreSQL + Redis, Bull queue)', () => {
     const client = new Client({ name: 'tasks-replicas', version: '1.0.0' }, { capabilities: { tasks: { list: {}, cancel: {} } } });
     const statuses: { taskId: string; status: string; statusMessage?: string }[] = [];
     client.setNotificationHandler(TaskStatusNotificationSchema, (notification) => {
-      statuses.push(notification.params as (typeof statuses)[number]);
+      statuses.push(notification.params);
     });
     await client.connect(transport);
     clients.push(client);

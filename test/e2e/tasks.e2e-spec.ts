@@ -35,7 +35,7 @@ describe('tasks (2025-11-25 experimental) on one replica, tasks in process (Post
     const client = new Client({ name: 'e2e-tasks', version: '1.0.0' }, { capabilities: { tasks: { list: {}, cancel: {} } } });
     const statuses: { taskId: string; status: string; statusMessage?: string }[] = [];
     client.setNotificationHandler(TaskStatusNotificationSchema, (notification) => {
-      statuses.push(notification.params as (typeof statuses)[number]);
+      statuses.push(notification.params);
     });
     await client.connect(transport);
     return { client, transport, statuses };

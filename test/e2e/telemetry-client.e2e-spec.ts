@@ -21,6 +21,7 @@ const statelessStdio = [process.execPath, join(__dirname, '../fixtures/stateless
 /** A scripted 2025-11-25 server: initialize, its notification, and tools/call answered with the text it got. */
 function scripted(server: ScriptedHttpServer): void {
   const dispatch: ScriptedReply = (res, body) => {
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- the scripted peer answers whatever method name the client sent
     const method = String(body?.method ?? '');
     if (method === 'initialize') {
       const answer = { jsonrpc: '2.0', id: body?.id, result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'scripted', version: '1' } } };

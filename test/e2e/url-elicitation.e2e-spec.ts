@@ -145,7 +145,7 @@ describe('URL mode elicitation (PostgreSQL, official SDK clients and McpClientSe
       clients.push(client);
       const asked: Record<string, unknown>[] = [];
       client.setRequestHandler('elicitation/create', async (request) => {
-        asked.push(request.params as Record<string, unknown>);
+        asked.push(request.params);
         return { action: 'accept' };
       });
       await client.connect(transport);

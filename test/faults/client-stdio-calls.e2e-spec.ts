@@ -99,7 +99,7 @@ describe('McpClientService over stdio: spawns, deadlines and shutdown', () => {
     // each attempt fails at once and undelivered (retryable), and the backoff outlasts the deadline.
     const [node, script] = rawServer();
     const command = ['sh', '-c', 'echo spawned >> "$0"; exec "$1" "$2" early-exit', spawns, node, script];
-    const client = await boot({ raw: { command, version: '2025-11-25' } as McpServerConfig }, { attempts: 3, backoffMs: 20_000 });
+    const client = await boot({ raw: { command, version: '2025-11-25' } }, { attempts: 3, backoffMs: 20_000 });
     const failed = client.callTool('raw', 'info', {}, { timeoutMs: 5_000 });
     await expect(failed).rejects.toMatchObject({ name: 'McpTransportError', delivered: false });
     expect(readFileSync(spawns, 'utf8')).toBe('spawned\n');

@@ -24,6 +24,7 @@ async function settleAll<T>(work: Promise<T>[]): Promise<{ results: T[]; errors:
 }
 
 /** A GET for the session's event stream: the status, and the body when it is not a stream. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- wire JSON read by the assertions
 async function openStream(url: string, sessionId: string): Promise<{ status: number; contentType: string | null; json: any }> {
   const abort = new AbortController();
   const response = await fetch(url, { headers: { Authorization: 'Bearer token-alice', 'Mcp-Session-Id': sessionId, Accept: 'text/event-stream', ...versionHeader() }, signal: abort.signal });

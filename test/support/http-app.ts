@@ -32,7 +32,7 @@ export function createHttpApp(
 ): INestApplication {
   if (adapter === 'express') return moduleRef.createNestApplication(options);
   // Loaded only here, so the Express suites never load Fastify.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when a suite asks for Fastify
   const { FastifyAdapter } = require('@nestjs/platform-fastify') as typeof import('@nestjs/platform-fastify');
   return moduleRef.createNestApplication(new FastifyAdapter(fastifyOptions), options);
 }

@@ -13,7 +13,7 @@ export interface WireReply {
   /** The raw body text ('' when empty). */
   text: string;
   /** The body parsed as JSON, or undefined when it was empty or not JSON. */
-  json: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  json: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- wire JSON read by the assertions
 }
 
 /** Options of one raw exchange. */

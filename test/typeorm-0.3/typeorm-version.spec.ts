@@ -5,6 +5,7 @@ import { MCP_ENTITIES } from '../../src/mcp';
 /** Guards the TypeORM 0.3 run (the suites next to it would prove nothing on 1.x) and pins its one limit. */
 describe('the TypeORM 0.3 run', () => {
   it('loads TypeORM 0.3, and @nestjs/typeorm uses that same copy', () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- reads the manifest of the copy Node resolves
     expect(require('typeorm/package.json').version).toMatch(/^0\.3\./);
     expect(getDataSourceToken()).toBe(DataSource);
   });

@@ -97,7 +97,7 @@ export class McpClientService implements OnModuleInit {
   async callTool(first: string, second?: string | McpToolArguments, third?: McpToolArguments | McpCallOptions, fourth?: McpCallOptions): Promise<McpCallToolResult | string> {
     const routed = typeof second !== 'string';
     const options = ((routed ? third : fourth) ?? {}) as McpCallOptions;
-    const name = routed ? first : (second as string);
+    const name = routed ? first : (second);
     const args = ((routed ? second : third) ?? {}) as McpToolArguments;
     const server = routed ? routeTool(await this.catalog(options), name) : first;
     const params = { name, arguments: args, ...(options.meta ? { _meta: options.meta } : {}) };

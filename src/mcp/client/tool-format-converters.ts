@@ -56,7 +56,7 @@ function objectSchema(tool: McpToolDefinition): Record<string, unknown> {
 }
 
 function describe(tool: McpToolDefinition): { description?: string } {
-  const text = tool.description ?? (tool.title as string | undefined) ?? (tool.annotations?.title as string | undefined);
+  const text = tool.description ?? (tool.title) ?? (tool.annotations?.title as string | undefined);
   return text ? { description: text } : {};
 }
 

@@ -10,6 +10,7 @@ const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '
 /** Escapes a value for HTML text and for quoted attribute values. `null`/`undefined` become empty. */
 export function escapeHtml(value: unknown): string {
   if (value === null || value === undefined) return '';
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- any stored value may be rendered; String() is the intended text
   return String(value).replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]);
 }
 
@@ -46,6 +47,7 @@ export function envelopeText(value: unknown, limit = Infinity): string {
   try {
     text = typeof value === 'string' ? value : JSON.stringify(value, null, 2);
   } catch {
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a value JSON cannot write (a cycle, a BigInt) is shown as String() writes it
     text = String(value);
   }
   return text.length > limit ? `${text.slice(0, limit)}\n… (${text.length - limit} more characters: open the event)` : text;
@@ -150,7 +152,7 @@ export function renderSessions(base: string, page: McpConsolePage<McpConsoleSess
 
 function filterForm(base: string, filter: McpConsoleEventFilter): string {
   const input = (name: keyof McpConsoleEventFilter, label: string, placeholder: string) =>
-    `<label>${label}<input name="${name}" value="${escapeHtml(filter[name] as string | undefined)}" placeholder="${escapeHtml(placeholder)}"></label>`;
+    `<label>${label}<input name="${name}" value="${escapeHtml(filter[name])}" placeholder="${escapeHtml(placeholder)}"></label>`;
   const time = (name: 'from' | 'to', label: string) =>
     `<label>${label}<input type="datetime-local" step="1" name="${name}" value="${escapeHtml(filter[name]?.toISOString().slice(0, 19))}"></label>`;
   const option = (value: string, label: string) => `<option value="${value}"${(filter.status ?? '') === value ? ' selected' : ''}>${label}</option>`;

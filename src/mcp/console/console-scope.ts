@@ -27,5 +27,5 @@ export async function scopeOf(scope: McpConsoleScopeFn | undefined, request: unk
   if (value === 'all') return 'all';
   const keys = typeof value === 'object' && value !== null ? (value as { principalKeys?: unknown }).principalKeys : undefined;
   if (!Array.isArray(keys) || !keys.every((key) => typeof key === 'string')) throw new ConsoleScopeError(value);
-  return { principalKeys: [...new Set(keys as string[])] };
+  return { principalKeys: [...new Set(keys)] };
 }

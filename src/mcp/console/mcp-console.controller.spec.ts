@@ -49,7 +49,7 @@ describe.each<HttpAdapterName>(['express', 'fastify'])('the console controller o
     expect(response.status).toBe(418);
     expect(response.headers['content-type']).toMatch(/^application\/json/);
     expect(JSON.parse(response.text)).toEqual({ statusCode: 418, message: 'brewing' });
-    expectSecurityHeaders(response.headers as Record<string, string>);
+    expectSecurityHeaders(response.headers);
   });
 
   it('renders an event and links back to the console base, whatever the query string', async () => {
@@ -57,7 +57,7 @@ describe.each<HttpAdapterName>(['express', 'fastify'])('the console controller o
     expect(response.status).toBe(200);
     expect(response.text).toContain('<dt>Id</dt><dd>ev-1</dd>');
     expect(response.text).toContain('<a href="/console/events">← Events</a>');
-    expectSecurityHeaders(response.headers as Record<string, string>);
+    expectSecurityHeaders(response.headers);
   });
 
   it('answers 404 for an id it would never store, and for a valid id it does not have', async () => {
@@ -86,7 +86,7 @@ describe.each<HttpAdapterName>(['express', 'fastify'])('the console controller o
     const asset = await request(server).get('/console/assets/nope.js');
     expect(asset.status).toBe(404);
     expect(asset.text).toBe('No console asset named nope.js.');
-    expectSecurityHeaders(asset.headers as Record<string, string>);
+    expectSecurityHeaders(asset.headers);
     const css = await request(server).get('/console/assets/console.css');
     expect(css.status).toBe(200);
     expect(css.headers['content-type']).toMatch(/^text\/css/);
@@ -112,6 +112,6 @@ describe.each<HttpAdapterName>(['express', 'fastify'])('the console controller o
     expect(response.status).toBe(503);
     expect(response.headers['retry-after']).toBe('5');
     expect(response.text).toContain('Try again in a moment.');
-    expectSecurityHeaders(response.headers as Record<string, string>);
+    expectSecurityHeaders(response.headers);
   });
 });

@@ -149,7 +149,7 @@ export function resolveConsoleExtras(extras: Partial<McpConsoleModuleExtras>): {
   const guards = Array.isArray(guard) ? guard : [guard];
   for (const g of guards) {
     const isClass = typeof g === 'function';
-    const isInstance = typeof g === 'object' && g !== null && typeof (g as CanActivate).canActivate === 'function';
+    const isInstance = typeof g === 'object' && g !== null && typeof (g).canActivate === 'function';
     if (!isClass && !isInstance) {
       throw new McpConfigurationError(`${WHERE}: option "guard" must be a CanActivate class or instance (or a list of them), got ${describe(g)}.`);
     }

@@ -35,8 +35,10 @@ export interface McpRequiredUrlElicitation {
 
 /** The `data.elicitations` of the error, as the 2025-11-25 schema spells them. */
 function wireElicitations(elicitations: readonly McpRequiredUrlElicitation[]): Record<string, unknown>[] {
+  // Kept apart from the runtime check below, which would widen the checked reference to `any[]`.
+  const list: readonly McpRequiredUrlElicitation[] = elicitations;
   if (!Array.isArray(elicitations) || !elicitations.length) throw new TypeError('McpUrlElicitationRequiredError needs at least one elicitation');
-  return elicitations.map(({ url, message, elicitationId }) => ({ mode: 'url', elicitationId, url, message }));
+  return list.map(({ url, message, elicitationId }) => ({ mode: 'url', elicitationId, url, message }));
 }
 
 /**

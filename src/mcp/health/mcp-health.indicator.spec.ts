@@ -94,9 +94,9 @@ describe('McpHealthIndicator', () => {
     expect((await indicator(new Map<unknown, unknown>([[MCP_EVENT_SINK, { backlog: 11 }]])).audit()).audit).toMatchObject({ status: 'down', backlog: 11, maxBacklog: 10 });
     expect((await indicator(new Map<unknown, unknown>([[MCP_EVENT_SINK, { backlog: 10 }]])).audit()).audit.status).toBe('up');
     const since = new Date('2026-01-01T00:00:00Z');
-    const draining = indicator(new Map(), { status: () => ({ draining: true, since, inFlight: 2 }) } as Partial<McpDrainService>);
+    const draining = indicator(new Map(), { status: () => ({ draining: true, since, inFlight: 2 }) });
     expect(draining.draining().shutdown).toMatchObject({ status: 'down', since: since.toISOString(), inFlight: 2 });
-    const noSince = indicator(new Map(), { status: () => ({ draining: true, since: null, inFlight: 0 }) } as Partial<McpDrainService>);
+    const noSince = indicator(new Map(), { status: () => ({ draining: true, since: null, inFlight: 0 }) });
     expect(noSince.draining().shutdown).toMatchObject({ status: 'down', since: null });
   });
 

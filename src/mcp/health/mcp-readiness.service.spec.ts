@@ -26,7 +26,7 @@ describe('McpReadinessService', () => {
     expect(gate.runs()).toBe(1);
     gate.finish(up);
     const answers = await probes;
-    for (const checks of answers) expect(await Promise.all(checks.map((c) => c()))).toEqual([up, { shutdown: { status: 'up' } }]);
+    for (const checks of answers) expect(await Promise.all(checks.map(async (c) => c()))).toEqual([up, { shutdown: { status: 'up' } }]);
     // Once the run is over, with no interval, the next probe runs the checks again.
     const again = readiness.checks();
     await Promise.resolve();
@@ -46,7 +46,7 @@ describe('McpReadinessService', () => {
     draining = true;
     const later = await readiness.checks();
     expect(gate.runs()).toBe(0);
-    expect(await Promise.all(later.map((c) => c()))).toEqual([up, { shutdown: { status: 'down' } }]);
+    expect(await Promise.all(later.map(async (c) => c()))).toEqual([up, { shutdown: { status: 'down' } }]);
   });
 
   it('replays a check that threw as a throw', async () => {

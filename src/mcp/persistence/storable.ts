@@ -26,7 +26,9 @@ export class StorableNotes {
 }
 
 /** NUL (refused in text and jsonb) and unpaired surrogates (refused in jsonb, turned into U+FFFD by the drivers). */
+// eslint-disable-next-line no-control-regex -- NUL is one of the characters PostgreSQL text cannot hold
 const UNSAFE_CHARACTER = /[\u0000\ud800-\udfff]/u;
+// eslint-disable-next-line no-control-regex -- as above
 const UNSAFE_CHARACTERS = /[\u0000\ud800-\udfff]/gu;
 
 /** A JSON text may hold a NUL or a surrogate as an escape, or an unpaired surrogate as is. */

@@ -269,7 +269,7 @@ describe('FeaturesExplorer', () => {
     const { toolset, moduleRef } = await boot([ScopedPrompts]);
     const first = await request(toolset, 'prompts/get', { name: 'greet', arguments: { who: 'ann' } });
     const second = await request(toolset, 'prompts/get', { name: 'greet', arguments: { who: 'ann' } });
-    const textOf = (response: JsonRpcResponse) => ('result' in response ? (response.result.messages as any)[0].content.text : response.error.message); // eslint-disable-line @typescript-eslint/no-explicit-any
+    const textOf = (response: JsonRpcResponse) => ('result' in response ? (response.result.messages as any)[0].content.text : response.error.message); // eslint-disable-line @typescript-eslint/no-explicit-any -- wire JSON read only by the assertions
     expect(textOf(first)).toMatch(/^hello ann from instance \d+ for alice$/);
     expect(textOf(second)).not.toBe(textOf(first));
     const completion = await request(toolset, 'completion/complete', { ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'who', value: 'b' } });

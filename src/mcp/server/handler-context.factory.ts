@@ -86,6 +86,8 @@ class McpHandlerContext implements McpToolContext {
     if (delivery.task) this.task = delivery.task;
   }
 
+  // Each getter hands its method to `bind`, which binds it to this context (once) before it leaves.
+  /* eslint-disable @typescript-eslint/unbound-method -- bound in `bind` */
   get log(): McpToolContext['log'] {
     return this.bind('log', this.doLog);
   }
@@ -109,15 +111,16 @@ class McpHandlerContext implements McpToolContext {
   get startTask(): McpToolContext['startTask'] {
     return this.bind('startTask', this.doStartTask);
   }
+  /* eslint-enable @typescript-eslint/unbound-method */
 
   /** Marks the request answered: from now on every way back to the client rejects. */
   end(): void {
     this.ended = true;
   }
 
-  private bind<K extends keyof NonNullable<McpHandlerContext['bound']>>(name: K, method: Function): NonNullable<McpToolContext[K]> {
+  private bind<K extends keyof NonNullable<McpHandlerContext['bound']>>(name: K, method: (...args: never[]) => unknown): NonNullable<McpToolContext[K]> {
     this.bound ??= {};
-    return (this.bound[name] ??= method.bind(this)) as NonNullable<McpToolContext[K]>;
+    return (this.bound[name] ??= method.bind(this) as NonNullable<McpHandlerContext['bound']>[K]) as NonNullable<McpToolContext[K]>;
   }
 
   private async doLog(level: McpLogLevel, data: unknown, logger?: string): Promise<void> {

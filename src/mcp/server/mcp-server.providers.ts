@@ -34,8 +34,8 @@ import { ToolsetExplorer } from './toolset.explorer';
 import { McpTaskService } from './tasks/mcp-tasks.service';
 
 /** The package version announced as `serverInfo.version` when none is configured. */
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const PACKAGE_VERSION: string = require('../../../package.json').version;
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- the manifest is outside rootDir, so it cannot be imported
+const PACKAGE_VERSION: string = (require('../../../package.json') as { version: string }).version;
 
 /** What serving one mount adds to its module. */
 export interface McpServerParts {

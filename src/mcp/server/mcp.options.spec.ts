@@ -161,7 +161,7 @@ describe('McpModule boot without auth', () => {
     // A real (in-memory SQLite) connection, so that auth is the only thing missing.
     const database = TypeOrmModule.forRoot({ type: 'better-sqlite3', database: ':memory:', entities: MCP_ENTITIES, synchronize: true });
     const boot = async () => {
-      const moduleRef = await Test.createTestingModule({ imports: [database, McpModule.forRoot({} as unknown as McpModuleOptions)] }).compile();
+      const moduleRef = await Test.createTestingModule({ imports: [database, McpModule.forRoot({})] }).compile();
       try {
         await moduleRef.init();
       } finally {

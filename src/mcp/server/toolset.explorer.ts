@@ -116,7 +116,7 @@ export class ToolsetExplorer implements OnModuleInit {
   /** `x-mcp-header` annotations a client would reject make the tool unusable: refuse them at boot. */
   private checkParamHeaders(schema: JsonSchema, owner: string, tool: string): void {
     try {
-      mcpParamHeadersOf(schema as Record<string, unknown>);
+      mcpParamHeadersOf(schema);
     } catch (error) {
       if (error instanceof McpParamHeaderError) throw new McpConfigurationError(invalidMcpHeaderMessage(owner, tool, error.message));
       throw error;

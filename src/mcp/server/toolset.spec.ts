@@ -8,7 +8,7 @@ import type { McpDeliveryContext } from '../interfaces/mcp-delivery.interface';
 import type { McpCallToolResult, McpToolContext } from '../interfaces/mcp-tool-context.interface';
 import { MCP_MODULE_OPTIONS } from '../mcp.constants';
 import { resolveMcpOptions } from './mcp.options';
-import type { JsonRpcError, JsonRpcMessage, JsonRpcSuccess } from '../protocol/jsonrpc';
+import type { JsonRpcMessage } from '../protocol/jsonrpc';
 import { McpTool } from './decorators/mcp-tool.decorator';
 import { McpMetadataAccessor } from './mcp-metadata.accessor';
 import { isPropagated, propagateFromHandlers, Toolset, type ToolsetIdentity } from './toolset';
@@ -67,6 +67,7 @@ class SpecTools {
 
   @McpTool({ description: 'Throws a string' })
   failWithString(): string {
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- the case under test: a thrown non-Error
     throw 'plain string failure';
   }
 
@@ -199,7 +200,7 @@ async function result(toolset: Toolset, method: string, params?: Record<string, 
   const { id, response } = await request(toolset, method, params);
   expect(response).toMatchObject({ jsonrpc: '2.0', id });
   if (!response || !('result' in response)) throw new Error(`expected a result, got ${JSON.stringify(response)}`);
-  return (response as JsonRpcSuccess).result;
+  return (response).result;
 }
 
 async function rpcError(toolset: Toolset, method: string, params?: Record<string, unknown>) {
@@ -207,7 +208,7 @@ async function rpcError(toolset: Toolset, method: string, params?: Record<string
   if (!response || !('error' in response)) throw new Error(`expected an error, got ${JSON.stringify(response)}`);
   expect(response.id).toBe(id);
   expect(response).not.toHaveProperty('result');
-  return (response as JsonRpcError).error;
+  return (response).error;
 }
 
 const callTool = (toolset: Toolset, name: string, args?: Record<string, unknown>) =>

@@ -64,19 +64,22 @@ function handlerSpan(name: string, work: () => Promise<Record<string, unknown>>)
 /** The statuses of an `HttpException` thrown by a guard that mean "not for you" (the tool is then unknown to the caller). */
 const REFUSAL_STATUSES = new Set<number>([HttpStatus.UNAUTHORIZED, HttpStatus.FORBIDDEN]);
 
-const propagatedErrors = new Set<Function>([McpRpcError, McpInfrastructureError, TaskStartSignal]);
+/** An error class, abstract or not, whatever its constructor takes. */
+type ErrorClass = abstract new (...args: never[]) => Error;
+
+const propagatedErrors = new Set<ErrorClass>([McpRpcError, McpInfrastructureError, TaskStartSignal]);
 
 /**
  * Marks an error class as one a handler failure must not swallow into an `isError` result: it
  * propagates to the carrier (a JSON-RPC error, an HTTP 5xx, an `input_required` round trip).
  */
-export function propagateFromHandlers(errorClass: Function): void {
+export function propagateFromHandlers(errorClass: ErrorClass): void {
   propagatedErrors.add(errorClass);
 }
 
 /** True when `error` is of a class handler failures must propagate (see `propagateFromHandlers`). */
 export function isPropagated(error: unknown): boolean {
-  for (const errorClass of propagatedErrors) if (error instanceof (errorClass as new () => Error)) return true;
+  for (const errorClass of propagatedErrors) if (error instanceof errorClass) return true;
   return false;
 }
 

@@ -4,7 +4,7 @@ export const MCP_INSTRUMENTATION_NAME = 'durable-mcp';
 function packageVersion(): string | undefined {
   try {
     // Same depth from src/mcp/telemetry and dist/mcp/telemetry: the package's own manifest.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- the manifest is outside rootDir, so it cannot be imported
     return (require('../../../package.json') as { version?: string }).version;
   } catch {
     return undefined;

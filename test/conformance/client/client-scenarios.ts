@@ -65,7 +65,7 @@ async function exerciseServer(client: McpClientService): Promise<void> {
   const failures: string[] = [];
   await attempt('tools', failures, async () => {
     for (const tool of await client.listTools(TARGET)) {
-      await attempt(`tools/call ${tool.name}`, failures, () => client.callTool(TARGET, tool.name, sampleObject(tool.inputSchema as Schema)));
+      await attempt(`tools/call ${tool.name}`, failures, () => client.callTool(TARGET, tool.name, sampleObject(tool.inputSchema)));
     }
   });
   await attempt('resources', failures, async () => {

@@ -18,7 +18,7 @@ export function scenarioContext(raw: string | undefined): ScenarioContext {
   if (!raw) return {};
   const parsed: unknown = JSON.parse(raw);
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('MCP_CONFORMANCE_CONTEXT is not a JSON object');
-  return parsed as ScenarioContext;
+  return parsed;
 }
 
 /**

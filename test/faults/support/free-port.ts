@@ -24,6 +24,7 @@ export async function pollUntil<T>(what: string, check: () => Promise<T | undefi
     } catch (error) {
       last = error;
     }
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a failed attempt may reject with anything
     if (Date.now() > deadline) throw new Error(`Gave up waiting for ${what}${last ? `: ${(last as Error).message ?? String(last)}` : ''}`);
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }

@@ -54,7 +54,7 @@ export function parseBearerChallenge(status: 401 | 403, header: string | null): 
     }
     i = j + 1;
     while (i < n && isSpace(header.charCodeAt(i))) i++;
-    let value = '';
+    let value: string;
     if (header[i] === '"') {
       const parts: string[] = [];
       i++;

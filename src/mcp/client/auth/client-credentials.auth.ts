@@ -264,7 +264,7 @@ class ClientCredentialsAuth implements McpClientAuth {
   private async clientAssertion(audience: string): Promise<string> {
     const { key, alg, kid } = this.options.privateKeyJwt as McpPrivateKeyJwt;
     const jose = requireOptionalPeer<typeof Jose>('jose', 'clientCredentials({ privateKeyJwt })');
-    const signingKey = typeof key === 'string' ? await jose.importPKCS8(key, alg) : 'kty' in key ? await jose.importJWK(key as Jose.JWK, alg) : (key as Jose.CryptoKey);
+    const signingKey = typeof key === 'string' ? await jose.importPKCS8(key, alg) : 'kty' in key ? await jose.importJWK(key, alg) : (key as Jose.CryptoKey);
     return new jose.SignJWT({})
       .setProtectedHeader({ alg, ...(kid ? { kid } : {}) })
       .setIssuer(this.options.clientId)

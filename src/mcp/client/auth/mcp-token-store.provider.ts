@@ -1,5 +1,4 @@
 import type { Provider } from '@nestjs/common';
-import type Redis from 'ioredis';
 import type { McpResolvedClientOptions } from '../config/client-options-resolver';
 import { MCP_CLIENT_OPTIONS, MCP_CLIENT_TOKEN_STORE } from '../mcp-client.constants';
 import type { BullCallQueue } from '../queue/bull-call-queue';
@@ -17,7 +16,7 @@ export const MCP_TOKEN_STORE_PROVIDER: Provider = {
   useFactory: (host: McpCallQueueHost, options: McpResolvedClientOptions) => {
     if (host.queue.mode !== 'bull') return new MemoryTokenStore();
     const prefix = `${options.queue.bull?.prefix ?? 'bull'}:mcp-oauth:`;
-    return new RedisTokenStore((host.queue as BullCallQueue).bull.client as unknown as Redis, prefix);
+    return new RedisTokenStore((host.queue as BullCallQueue).bull.client, prefix);
   },
   inject: [McpCallQueueHost, MCP_CLIENT_OPTIONS],
 };

@@ -86,7 +86,7 @@ function bullOptions(options: McpClientOptions, shared: QueueOptions | undefined
     ...base,
     ...(queue.prefix !== undefined ? { prefix: queue.prefix } : {}),
     ...(queue.settings !== undefined ? { settings: { ...(base.settings ?? {}), ...queue.settings } } : {}),
-  } as QueueOptions;
+  };
 }
 
 /**

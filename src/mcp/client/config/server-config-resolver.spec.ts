@@ -55,14 +55,14 @@ describe('resolveServerConfig', () => {
   });
 
   it('turns a single-program command string with args into an argv', () => {
-    expect(resolveServerConfig('ok', { command: 'node', args: ['server.js', '--port', '0'] } as never)).toMatchObject({ transport: 'stdio', command: ['node', 'server.js', '--port', '0'] });
-    expect(resolveServerConfig('ok', { transport: 'toolset', principal: { key: 'bot' }, mount: 'admin' } as never)).toEqual({ transport: 'toolset', principal: { key: 'bot' }, mount: 'admin' });
+    expect(resolveServerConfig('ok', { command: 'node', args: ['server.js', '--port', '0'] })).toMatchObject({ transport: 'stdio', command: ['node', 'server.js', '--port', '0'] });
+    expect(resolveServerConfig('ok', { transport: 'toolset', principal: { key: 'bot' }, mount: 'admin' })).toEqual({ transport: 'toolset', principal: { key: 'bot' }, mount: 'admin' });
   });
 
   it('accepts every common setting on its allowed values', () => {
     const entry = { command: ['s'], version: 'auto', probeTimeoutMs: 10, scope: 'principal', timeoutMs: 20 } as McpServerConfig;
     expect(resolveServerConfig('ok', entry)).toMatchObject({ transport: 'stdio', version: 'auto', scope: 'principal', timeoutMs: 20 });
-    expect(resolveServerConfig('ok', { ...entry, scope: 'shared' } as McpServerConfig)).toMatchObject({ scope: 'shared' });
+    expect(resolveServerConfig('ok', { ...entry, scope: 'shared' })).toMatchObject({ scope: 'shared' });
   });
 
   describe('with an app transport', () => {
@@ -88,31 +88,31 @@ describe('resolveServerConfig', () => {
     beforeEach(() => (resolved.length = 0));
 
     it('keeps what the factory resolves, with the transport named', () => {
-      expect(resolveServerConfig('ws', { transport: 'websocket', address: 'ws://127.0.0.1:9', timeoutMs: 5 } as never, factories)).toEqual({ address: 'ws://127.0.0.1:9', transport: 'websocket' });
+      expect(resolveServerConfig('ws', { transport: 'websocket', address: 'ws://127.0.0.1:9', timeoutMs: 5 }, factories)).toEqual({ address: 'ws://127.0.0.1:9', transport: 'websocket' });
       expect(resolved).toEqual([['ws', { transport: 'websocket', address: 'ws://127.0.0.1:9', timeoutMs: 5 }]]);
     });
 
     it('refuses keys the factory does not declare, before asking it', () => {
-      const error = failure(() => resolveServerConfig('ws', { transport: 'websocket', adress: 'x' } as never, factories));
+      const error = failure(() => resolveServerConfig('ws', { transport: 'websocket', adress: 'x' }, factories));
       expect(error).toBeInstanceOf(McpConfigurationError);
       expect(error.message).toContain('MCP server "ws": unknown option "adress" (did you mean "address"?');
       expect(resolved).toEqual([]);
     });
 
     it('wraps the factory\'s own complaint with the server name and the ways to declare one', () => {
-      const error = failure(() => resolveServerConfig('ws', { transport: 'websocket' } as never, factories));
+      const error = failure(() => resolveServerConfig('ws', { transport: 'websocket' }, factories));
       expect(error).toBeInstanceOf(McpConfigurationError);
       expect(error.message).toMatch(/^MCP server "ws": "address" must be a ws:\/\/ URL\. Declare \{ command:/);
     });
 
     it('passes on a complaint that already names the server unchanged', () => {
-      const error = failure(() => resolveServerConfig('ws', { transport: 'websocket', address: 'self' } as never, factories));
+      const error = failure(() => resolveServerConfig('ws', { transport: 'websocket', address: 'self' }, factories));
       expect(error).not.toBeInstanceOf(McpConfigurationError);
       expect(error.message).toBe('MCP server "ws": talks to itself');
     });
 
     it('hands the whole entry on when the factory neither checks keys nor resolves', () => {
-      expect(resolveServerConfig('r', { transport: 'raw', anything: 1 } as never, factories)).toEqual({ transport: 'raw', anything: 1 });
+      expect(resolveServerConfig('r', { transport: 'raw', anything: 1 }, factories)).toEqual({ transport: 'raw', anything: 1 });
     });
   });
 });

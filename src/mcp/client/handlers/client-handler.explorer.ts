@@ -47,7 +47,7 @@ export class McpClientHandlerExplorer implements OnModuleInit {
     for (const wrapper of this.discovery.getProviders()) {
       const instance = wrapper.instance as Record<string, unknown> | undefined;
       if (!instance || typeof instance !== 'object' || !Object.getPrototypeOf(instance)) continue;
-      for (const name of this.scanner.getAllMethodNames(Object.getPrototypeOf(instance))) {
+      for (const name of this.scanner.getAllMethodNames(Object.getPrototypeOf(instance) as object)) {
         const method = instance[name];
         if (typeof method !== 'function') continue;
         const kind = this.reflector.get<McpClientHandlerKind | undefined>(MCP_CLIENT_HANDLER_METADATA, method);

@@ -28,7 +28,7 @@ describe('McpServerRequestDispatcher and elicitation modes', () => {
     const seen: string[] = [];
     const answer = dispatcher({
       elicitation: () => (seen.push('form'), { action: 'accept', content: {} }),
-      urlElicitation: (params, context) => (seen.push(`url ${params.url} ${context.method}`), { action: 'accept' }),
+      urlElicitation: (params, context) => (seen.push(`url ${String(params.url)} ${context.method}`), { action: 'accept' }),
     }).forCall('s', '');
     expect(await answer(elicit({ mode: 'url', url: 'https://a.example', message: 'Go', elicitationId: 'e' }))).toEqual({ action: 'accept' });
     const schema = { type: 'object', properties: { n: { type: 'number', default: 3 } } };

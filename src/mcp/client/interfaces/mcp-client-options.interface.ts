@@ -104,7 +104,7 @@ export interface McpClientModuleExtras {
    * name them with `transport: '<name>'`.
    * @default []
    */
-  transports?: Array<Type<McpTransportFactory<any>> | McpTransportFactory<any>>;
+  transports?: Array<Type<McpTransportFactory<any>> | McpTransportFactory<any>>; // eslint-disable-line @typescript-eslint/no-explicit-any -- each factory has its own options type; `unknown` would refuse those with narrower ones
   /**
    * Stores to use instead of the TypeORM ones (outbound sessions, events), each a class or an
    * instance. With both swapped the client needs no TypeORM connection, e.g. with the in-memory

@@ -55,6 +55,7 @@ class FakeBullQueue extends EventEmitter {
   }
 
   /** Bull confirms the subscription of a global event; here on the next turn. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the signature EventEmitter's `on` declares
   override on(event: string | symbol, listener: (...args: any[]) => void): this {
     super.on(event, listener);
     if (event === 'global:completed' || event === 'global:failed') setImmediate(() => this.emit(`registered:${event}`));
@@ -479,11 +480,11 @@ describe('BullCallQueue: what a Redis failure says about the call', () => {
 
   it('an enqueue that failed may have been stored (delivered: true); reads that failed had no effect (delivered: false)', async () => {
     const { queue, bull } = worker(async () => ({}), { worker: false, commandTimeoutMs: 20 });
-    bull.add = failingCommand as never;
+    bull.add = failingCommand;
     await expect(queue.submit(toolCall)).rejects.toMatchObject({ operation: 'enqueue', delivered: true });
     bull.getJob = (() => new Promise(() => undefined)) as never;
     await expect(queue.state('1')).rejects.toMatchObject({ operation: 'read job', delivered: false });
-    bull.getJob = (async () => ({ id: '1', data: toolCall, getState: () => new Promise(() => undefined) })) as never;
+    bull.getJob = (async () => ({ id: '1', data: toolCall, getState: () => new Promise(() => undefined) }));
     await expect(queue.state('1')).rejects.toMatchObject({ operation: 'state', delivered: false });
   });
 

@@ -2,7 +2,6 @@ import { Logger } from '@nestjs/common';
 import type Bull from 'bull';
 import type { Job, Queue } from 'bull';
 import { randomUUID } from 'node:crypto';
-import type Redis from 'ioredis';
 import { EventEmitter, once } from 'node:events';
 import { McpCallNotFoundError } from '../../errors/mcp-client-call.errors';
 import { McpTransportError } from '../../errors/mcp-client.errors';
@@ -77,7 +76,7 @@ export class BullCallQueue implements McpCallQueue {
   ) {
     const BullQueue = requireOptionalPeer<typeof Bull>('bull', 'McpClientModule queue.redis (Bull)');
     this.queue = new BullQueue<McpCallJobData>(options.name, options.bull ?? {});
-    this.channels = new BullCallChannels(this.queue.client as unknown as Redis, `${options.bull?.prefix ?? 'bull'}:${options.name}`);
+    this.channels = new BullCallChannels(this.queue.client, `${options.bull?.prefix ?? 'bull'}:${options.name}`);
     this.queue.on('error', (error) => this.logOnce(`Queue "${options.name}": ${error.message}`));
     // A waiter cannot hear outcomes while the connection is down (pub/sub messages are lost).
     this.queue.client.on('close', () => this.failWaiters(new McpQueueUnavailableError('wait', 'the connection to Redis closed; the call may still run, read getCallResult later', true)));
@@ -440,7 +439,7 @@ export class BullCallQueue implements McpCallQueue {
         !isRetryable(call.method, error) || job.attemptsMade + 1 >= (job.opts.attempts ?? 1) || !retryStartsInTime(call, nextDelay) || controller?.signal.aborted === true;
       // With Redis gone the failure cannot be recorded; Bull marks the job failed when it can.
       await job.update({ ...call, failure: encodeCallError(error) }).catch(() => undefined);
-      if (final) job.discard();
+      if (final) void job.discard();
       throw error;
     } finally {
       // The outcome is published after the call's events: the caller sees them all first.

@@ -43,8 +43,11 @@ export function encodeCallError(error: unknown): EncodedCallError {
   return encoded;
 }
 
-type Fields = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Fields = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- decoded JSON, one shape per error class
 
+// The fields are the ones `encodeCallError` took from an error of the same class, so each factory passes
+// them back to that class's constructor as they are.
+/* eslint-disable @typescript-eslint/no-unsafe-argument -- see above */
 const FACTORIES: Record<string, (e: EncodedCallError, f: Fields) => Error> = {
   McpServerError: (_e, f) => new McpServerError(f.error),
   McpTimeoutError: (e, f) => new McpTimeoutError(e.message, e.delivered, f.timeoutMs),
@@ -62,6 +65,7 @@ const FACTORIES: Record<string, (e: EncodedCallError, f: Fields) => Error> = {
   McpCallWaitTimeoutError: (_e, f) => new McpCallWaitTimeoutError(f.callId, f.timeoutMs),
   McpCallAbortedError: (e, f) => new McpCallAbortedError(f.server, f.method, e.delivered, f.reason),
 };
+/* eslint-enable @typescript-eslint/no-unsafe-argument */
 
 /**
  * Rebuilds the typed error of an encoded failure. An unknown class (a database error in the

@@ -60,7 +60,7 @@ export class InlineCallQueue implements McpCallQueue {
     call.done = this.run(job, id).then(
       (result) => {
         finish();
-        return Object.assign(state, { state: 'completed', result }).result as Record<string, unknown>;
+        return Object.assign(state, { state: 'completed', result }).result;
       },
       (error: Error) => {
         finish();

@@ -51,7 +51,7 @@ describe('fulfilInputRequests', () => {
     ['an input request without a method', 'tools/call', { inputRequests: { k: { params: {} } } }, 'whose input request "k" is not a request object'],
     ['an input request whose params is an array', 'tools/call', { inputRequests: { k: { method: 'roots/list', params: [] } } }, 'whose input request "k" is not a request object'],
   ])('rejects %s as a protocol error, asking nothing', async (_case, method, result, text) => {
-    const failure = fulfilInputRequests('wx', method, result as Record<string, unknown>, answer);
+    const failure = fulfilInputRequests('wx', method, result, answer);
     await expect(failure).rejects.toBeInstanceOf(McpProtocolError);
     await expect(failure).rejects.toThrow(`MCP server "wx" answered ${method} with input_required`);
     await expect(failure).rejects.toThrow(text);
@@ -74,6 +74,7 @@ describe('fulfilInputRequests', () => {
 
   it('reports a handler that throws a non-Error by its text', async () => {
     const throwing = async (): Promise<Record<string, unknown>> => {
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- the case under test: a thrown non-Error
       throw 'declined';
     };
     await expect(fulfilInputRequests('wx', 'tools/call', { inputRequests: { a: { method: 'roots/list' } } }, throwing)).rejects.toThrow('could not be answered: declined');

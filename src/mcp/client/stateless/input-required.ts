@@ -47,7 +47,7 @@ export async function fulfilInputRequests(
         throw new McpProtocolError(`${where} whose input request "${key}" is not a request object`, true);
       }
       try {
-        responses[key] = await answer({ jsonrpc: '2.0', id: key, method: request.method, ...(request.params ? { params: request.params as Record<string, unknown> } : {}) });
+        responses[key] = await answer({ jsonrpc: '2.0', id: key, method: request.method, ...(request.params ? { params: request.params } : {}) });
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
         throw new McpInputRequiredError(`${where}; its "${key}" request (${request.method}) could not be answered: ${reason}`, server, method);

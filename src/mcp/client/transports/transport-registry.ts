@@ -89,13 +89,13 @@ export class McpTransportRegistry implements OnApplicationShutdown {
     this.transports.clear();
     await Promise.all(
       open.map(([name, transport]) =>
-        transport.close?.().catch((error: unknown) => this.logger.warn(`Closing the transport of "${name}" failed: ${(error as Error).message}`)),
+        transport.close?.().catch((error: unknown) => this.logger.warn(`Closing the transport of "${name}" failed: ${(error as Error).message}`)) ?? Promise.resolve(),
       ),
     );
   }
 
   private factory(server: string): McpTransportFactory<object> {
     // Server entries were resolved against these factories at boot, so the lookup cannot miss.
-    return this.factories.get(this.config(server).transport as string) as McpTransportFactory<object>;
+    return this.factories.get(this.config(server).transport) as McpTransportFactory<object>;
   }
 }

@@ -7,22 +7,22 @@ const DAYS_AHEAD = 3;
 
 /** The definitions of the indexes of `table` other than its primary key, as `CREATE INDEX` statements. */
 async function secondaryIndexes(queryRunner: QueryRunner, table: string): Promise<{ name: string; definition: string }[]> {
-  const rows: { name: string; definition: string }[] = await queryRunner.query(
+  const rows = (await queryRunner.query(
     `SELECT c.relname AS name, pg_get_indexdef(i.indexrelid) AS definition
        FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
       WHERE i.indrelid = to_regclass($1) AND NOT i.indisprimary ORDER BY c.relname`,
     [table],
-  );
+  )) as { name: string; definition: string }[];
   return rows.map((row) => ({ name: row.name, definition: row.definition.replace(' ON ONLY ', ' ON ') }));
 }
 
 async function primaryKeyName(queryRunner: QueryRunner, table: string): Promise<string | null> {
-  const rows: { name: string }[] = await queryRunner.query(`SELECT conname AS name FROM pg_constraint WHERE conrelid = to_regclass($1) AND contype = 'p'`, [table]);
+  const rows = (await queryRunner.query(`SELECT conname AS name FROM pg_constraint WHERE conrelid = to_regclass($1) AND contype = 'p'`, [table])) as { name: string }[];
   return rows[0]?.name ?? null;
 }
 
 async function isPartitioned(queryRunner: QueryRunner): Promise<boolean> {
-  const rows: { kind: string }[] = await queryRunner.query(`SELECT relkind AS kind FROM pg_class WHERE oid = to_regclass('mcp_events')`);
+  const rows = (await queryRunner.query(`SELECT relkind AS kind FROM pg_class WHERE oid = to_regclass('mcp_events')`)) as { kind: string }[];
   return rows[0]?.kind === 'p';
 }
 
@@ -62,14 +62,14 @@ export class McpEventsPartitioning1767657600000 implements MigrationInterface {
     await queryRunner.query(`ALTER TABLE "mcp_events" ADD CONSTRAINT "mcp_events_pkey" PRIMARY KEY ("id", "created_at")`);
     for (const index of indexes) await queryRunner.query(index.definition);
     await queryRunner.query(`CREATE TABLE "mcp_events_default" PARTITION OF "mcp_events" DEFAULT`);
-    const days: { day: string; lower: string; upper: string }[] = await queryRunner.query(
+    const days = (await queryRunner.query(
       `SELECT to_char(d, 'YYYYMMDD') AS day, to_char(d, 'YYYY-MM-DD') AS lower, to_char(d + interval '1 day', 'YYYY-MM-DD') AS upper
          FROM generate_series(
            GREATEST(date_trunc('day', (SELECT min("created_at") FROM "mcp_events_unpartitioned")), date_trunc('day', LOCALTIMESTAMP) - $1::int * interval '1 day'),
            date_trunc('day', LOCALTIMESTAMP) + ($2::int - 1) * interval '1 day',
            interval '1 day') AS d`,
       [BACKFILL_DAYS, DAYS_AHEAD],
-    );
+    )) as { day: string; lower: string; upper: string }[];
     // With an empty table min() is null and GREATEST ignores it: the series starts BACKFILL_DAYS back; keep only today on.
     const hasRows = ((await queryRunner.query(`SELECT EXISTS (SELECT 1 FROM "mcp_events_unpartitioned") AS any`)) as { any: boolean }[])[0].any;
     const today: string = ((await queryRunner.query(`SELECT to_char(LOCALTIMESTAMP, 'YYYYMMDD') AS day`)) as { day: string }[])[0].day;

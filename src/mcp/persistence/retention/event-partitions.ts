@@ -33,15 +33,15 @@ export class EventPartitions {
 
   /** Whether `mcp_events` is a partitioned table. */
   async isPartitioned(runner: QueryRunner): Promise<boolean> {
-    const rows: { kind: string }[] = await runner.query(`SELECT c.relkind AS kind FROM pg_class c WHERE c.oid = to_regclass($1)`, [this.escaped(this.table)]);
+    const rows = (await runner.query(`SELECT c.relkind AS kind FROM pg_class c WHERE c.oid = to_regclass($1)`, [this.escaped(this.table)])) as { kind: string }[];
     return rows[0]?.kind === 'p';
   }
 
   /** The day partitions there are, by `YYYYMMDD` day. */
   async days(runner: QueryRunner): Promise<Map<string, string>> {
-    const rows: { name: string }[] = await runner.query(`SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = to_regclass($1)`, [
+    const rows = (await runner.query(`SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = to_regclass($1)`, [
       this.escaped(this.table),
-    ]);
+    ])) as { name: string }[];
     const prefix = `${this.table}_p`;
     const days = new Map<string, string>();
     for (const { name } of rows) {
@@ -59,12 +59,12 @@ export class EventPartitions {
     const existing = await this.days(runner);
     const created: string[] = [];
     const column = this.dataSource.getMetadata(McpEvent).findColumnWithPropertyName('createdAt');
-    const at = column ? this.dataSource.driver.preparePersistentValue(now, column) : now;
-    const wanted: { day: string; lower: string; upper: string }[] = await runner.query(
+    const at: unknown = column ? this.dataSource.driver.preparePersistentValue(now, column) : now;
+    const wanted = (await runner.query(
       `SELECT to_char(d, 'YYYYMMDD') AS day, to_char(d, 'YYYY-MM-DD') AS lower, to_char(d + interval '1 day', 'YYYY-MM-DD') AS upper
          FROM generate_series(date_trunc('day', $1::timestamp), date_trunc('day', $1::timestamp) + ($2::int - 1) * interval '1 day', interval '1 day') AS d`,
       [at, PARTITION_DAYS_AHEAD],
-    );
+    )) as { day: string; lower: string; upper: string }[];
     for (const { day, lower, upper } of wanted) {
       if (existing.has(day)) continue;
       const name = dayPartitionName(this.table, day);
@@ -90,8 +90,8 @@ export class EventPartitions {
    */
   async dropBefore(runner: QueryRunner, horizon: Date, lockTimeoutMs = 500): Promise<string[]> {
     const column = this.dataSource.getMetadata(McpEvent).findColumnWithPropertyName('createdAt');
-    const at = column ? this.dataSource.driver.preparePersistentValue(horizon, column) : horizon;
-    const rows: { day: string }[] = await runner.query(`SELECT to_char($1::timestamp, 'YYYYMMDD') AS day`, [at]);
+    const at: unknown = column ? this.dataSource.driver.preparePersistentValue(horizon, column) : horizon;
+    const rows = (await runner.query(`SELECT to_char($1::timestamp, 'YYYYMMDD') AS day`, [at])) as { day: string }[];
     const horizonDay = rows[0].day;
     const dropped: string[] = [];
     const days = [...(await this.days(runner)).entries()].sort(([a], [b]) => a.localeCompare(b));

@@ -100,7 +100,7 @@ function duration(refuse: Refuse, option: string, value: unknown, minimum: numbe
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < minimum) {
     refuse(option, minimum === 0 ? `a whole number of ${unit}, 0 or more` : `a positive whole number of ${unit}`);
   }
-  return value as number;
+  return value;
 }
 
 function common(refuse: Refuse, raw: McpRetentionOptions | McpClientRetentionOptions): Pick<McpResolvedRetention, 'intervalMs' | 'batchSize' | 'batchPauseMs'> {
@@ -116,7 +116,7 @@ function common(refuse: Refuse, raw: McpRetentionOptions | McpClientRetentionOpt
 function checkObject(raw: unknown, refuse: Refuse, keys: readonly string[], where: string): raw is object {
   if (raw === undefined || raw === null) return false;
   if (typeof raw !== 'object' || Array.isArray(raw)) refuse('retention', 'an object such as { events: 2592000000 }');
-  assertKnownOptions(raw as Record<string, unknown>, keys, `${where} option "retention"`);
+  assertKnownOptions(raw, keys, `${where} option "retention"`);
   return true;
 }
 

@@ -76,7 +76,7 @@ export class RetentionPruner {
     let locked = false;
     try {
       if (this.postgres) {
-        const rows: { locked: boolean }[] = await runner.query(`SELECT pg_try_advisory_lock(hashtext($1)::bigint) AS locked`, [`durable-mcp:retention:${this.label}`]);
+        const rows = (await runner.query(`SELECT pg_try_advisory_lock(hashtext($1)::bigint) AS locked`, [`durable-mcp:retention:${this.label}`])) as { locked: boolean }[];
         locked = rows[0]?.locked === true;
         if (!locked) {
           report.skipped = 'locked';
@@ -210,7 +210,7 @@ export class RetentionPruner {
       await this.inBatches(
         runner,
         async () => {
-          const rows: { sessions: number; subscriptions: number }[] = await runner.query(sql, [scope.mount, ended, seen]);
+          const rows = (await runner.query(sql, [scope.mount, ended, seen])) as { sessions: number; subscriptions: number }[];
           this.tally(report, 'mcp_resource_subscriptions', rows[0].subscriptions);
           return rows[0].sessions;
         },

@@ -58,7 +58,7 @@ export class TypeOrmEventSink implements McpEventSink, BeforeApplicationShutdown
 
   /** Writes one event row; rejects when the database does (`McpEventRejectedError` when it refused this row). */
   record(event: McpEventInput): Promise<void> {
-    const row = newEventRecord(event) as McpEvent;
+    const row = newEventRecord(event);
     const origin = activeSpanContext();
     if (origin) this.origins.set(row, origin);
     return withDatabaseDeadline(this.committer.submit(row), this.timeoutMs, 'audit row insert');

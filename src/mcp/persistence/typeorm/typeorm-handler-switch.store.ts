@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { In, type Repository } from 'typeorm';
-import { McpDatabaseUnavailableError } from '../../errors/mcp-outage.errors';
 import { DEFAULT_DATABASE_TIMEOUT_MS, withDatabaseOutage } from '../database-deadline';
 import { McpHandlerSwitch } from '../entities/handler-switch.entity';
 import type { McpHandlerSwitchRecord, McpHandlerSwitchStore } from '../interfaces/mcp-handler-switch-store.interface';

@@ -45,6 +45,7 @@ export class TypeOrmOutboundSessionStore implements McpOutboundSessionStore {
       prepared[name] = value === null || !column ? value : connection.driver.preparePersistentValue(value, column);
     }
     // TypeORM 0.3 requires a third argument (native parameters); 1.x takes two and ignores more.
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- called with the driver as `this` just below
     const escape = connection.driver.escapeQueryWithParameters as (sql: string, parameters: object, nativeParameters: object) => [string, unknown[]];
     const [query, values] = escape.call(connection.driver, sql, prepared, {});
     return withDatabaseDeadline(this.sessions.query(query, values), DEFAULT_DATABASE_TIMEOUT_MS, 'outbound session query');

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, IsNull, Not, type Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
-import { McpDatabaseUnavailableError } from '../../errors/mcp-outage.errors';
 import { TERMINAL_TASK_STATUSES } from '../../protocol/tasks';
 import { DEFAULT_DATABASE_TIMEOUT_MS, withDatabaseOutage } from '../database-deadline';
 import { McpTask } from '../entities/task.entity';

@@ -16,8 +16,8 @@ export const MCP_ANONYMOUS_PRINCIPAL: McpPrincipal = Object.freeze({
   key: MCP_ANONYMOUS_KEY,
   label: MCP_ANONYMOUS_KEY,
   raw: null,
-  scopes: Object.freeze([]) as readonly string[],
-  roles: Object.freeze([]) as readonly string[],
+  scopes: Object.freeze([]),
+  roles: Object.freeze([]),
 });
 
 /** True when `principal` is the anonymous one (its key is `MCP_ANONYMOUS_KEY`). */

@@ -40,6 +40,8 @@ export function createMcpAuthGuard(mount: string): Type<CanActivate> {
     }
 
     override handleRequest<TUser>(error: unknown, user: TUser | false, info: unknown, context: ExecutionContext): TUser {
+      // Passport's error, forwarded as it came.
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- not ours to wrap
       if (error) throw error;
       const oauth = this.mcpOptions.oauth;
       if (!user) throw new McpBearerChallengeException(unauthorizedChallenge(oauth, info === TOKEN_REJECTED ? 'invalid' : 'missing'));

@@ -45,7 +45,7 @@ function authorizationLines(req: Request): number {
 }
 
 function isAuthorizerClass(auth: unknown): auth is Type<McpAuthorizer> {
-  return typeof auth === 'function' && typeof (auth as Type<McpAuthorizer>).prototype?.authorize === 'function';
+  return typeof auth === 'function' && typeof ((auth as Type<McpAuthorizer>).prototype as Partial<McpAuthorizer> | undefined)?.authorize === 'function';
 }
 
 /**
@@ -68,7 +68,7 @@ export function createMcpBearerStrategy(mount: string): Type<unknown> {
     async onModuleInit(): Promise<void> {
       const auth = this.options.auth;
       if (!isAuthorizerClass(auth)) {
-        this.authorize = auth as McpAuthorizeFn;
+        this.authorize = auth;
         return;
       }
       let instance: McpAuthorizer;

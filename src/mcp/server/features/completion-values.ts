@@ -4,7 +4,7 @@ import type { McpCompletionList } from '../../interfaces/mcp-completion.interfac
 export const MAX_COMPLETION_VALUES = 100;
 
 /** The `completion` object of a result with no suggestion. */
-export const NO_COMPLETION: McpCompletionList = Object.freeze({ values: [], total: 0, hasMore: false }) as McpCompletionList;
+export const NO_COMPLETION: McpCompletionList = Object.freeze({ values: [], total: 0, hasMore: false });
 
 function isCompletionList(value: unknown): value is McpCompletionList {
   return !!value && typeof value === 'object' && !Array.isArray(value) && Array.isArray((value as McpCompletionList).values);
@@ -16,7 +16,7 @@ function isCompletionList(value: unknown): value is McpCompletionList {
  * said, or true when values were cut off).
  */
 export function toCompletion(returned: unknown): McpCompletionList {
-  const list: McpCompletionList | null = Array.isArray(returned) ? { values: returned } : isCompletionList(returned) ? returned : null;
+  const list: McpCompletionList | null = Array.isArray(returned) ? { values: returned as string[] } : isCompletionList(returned) ? returned : null;
   if (!list) throw new Error('A completer must return an array of strings or { values, total?, hasMore? }');
   if (list.values.some((value) => typeof value !== 'string')) throw new Error('A completer must return string values');
   const values = list.values.slice(0, MAX_COMPLETION_VALUES);

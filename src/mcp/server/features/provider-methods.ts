@@ -31,7 +31,7 @@ export function* providerMethods(discovery: DiscoveryService, scanner: MetadataS
     if (!instance || typeof instance !== 'object' || !Object.getPrototypeOf(instance)) continue;
     const type = (wrapper.metatype && !wrapper.inject ? wrapper.metatype : instance.constructor) as Type<unknown>;
     if (only && !only.has(type) && !only.has(instance.constructor)) continue;
-    for (const methodName of scanner.getAllMethodNames(Object.getPrototypeOf(instance))) {
+    for (const methodName of scanner.getAllMethodNames(Object.getPrototypeOf(instance) as object)) {
       yield { wrapper, type, instance, methodName, owner: `${type.name || 'AnonymousProvider'}#${methodName}` };
     }
   }

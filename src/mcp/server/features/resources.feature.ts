@@ -115,7 +115,7 @@ export class ResourcesFeature {
     const visible = await Promise.all(
       uris.map((uri) => {
         const entry = this.resolve(uri)?.entry;
-        if (!entry) return false;
+        if (!entry) return Promise.resolve(false);
         let verdict = verdicts.get(entry);
         if (!verdict) verdicts.set(entry, (verdict = this.visibleEntry(entry, context, method)));
         return verdict;

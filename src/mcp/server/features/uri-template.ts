@@ -165,7 +165,7 @@ function matchSegment(literals: string[], text: string, meter: UriMatchMeter): s
   const last = literals.length - 1;
   if (!endsAt(text, literals[last], text.length, meter)) return null;
   if (last === 0) return text.length === literals[0].length ? [] : null;
-  const values: string[] = new Array(last);
+  const values: string[] = new Array<string>(last);
   let valueEnd = text.length - literals[last].length;
   for (let i = last - 1; i >= 1; i--) {
     // The literal must end before valueEnd (its variable needs a character) and leave room on its left.

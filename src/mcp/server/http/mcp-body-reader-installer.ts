@@ -88,7 +88,7 @@ export class McpBodyReaderInstaller implements OnModuleInit {
     if (type !== 'express' && type !== 'fastify') {
       throw new McpConfigurationError(unsupportedAdapterMessage(this.options.mount, type));
     }
-    const app = adapter.getInstance() as object;
+    const app = adapter.getInstance<object>();
     const names = mountNames.get(app) ?? new Set<string>();
     if (names.has(this.options.mount)) throw new McpConfigurationError(duplicateMountMessage(this.options.mount));
     names.add(this.options.mount);

@@ -2,9 +2,9 @@ import fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import { MCP_RAW_BODY, discardLimitOf, type McpRequest } from './mcp-body-reader';
-import { installFastifyBodyReader, type FastifyHooksLike } from './mcp-fastify-body-reader';
+import { installFastifyBodyReader } from './mcp-fastify-body-reader';
 import { nodeResponseOf } from './mcp-http-adapter';
-import { narrowFastifyCatchAll, type FastifyRoutesLike } from './mcp-fastify-routes';
+import { narrowFastifyCatchAll } from './mcp-fastify-routes';
 
 const LIMIT = 1024;
 
@@ -22,7 +22,7 @@ describe('MCP body reader on a real Fastify instance', () => {
       });
     app.post('/mcp', answer);
     app.post('/other', answer);
-    installFastifyBodyReader(app as unknown as FastifyHooksLike, (path) => (path === '/mcp' ? { maxBytes: LIMIT, timeoutMs: 5_000 } : null));
+    installFastifyBodyReader(app, (path) => (path === '/mcp' ? { maxBytes: LIMIT, timeoutMs: 5_000 } : null));
     await app.ready();
   });
 
@@ -65,7 +65,7 @@ describe('MCP body reader on a real Fastify instance', () => {
 describe('narrowFastifyCatchAll', () => {
   it('lets a catch-all route of an MCP path sit beside its GET, POST and DELETE routes; other paths keep every method', async () => {
     const app = fastify();
-    narrowFastifyCatchAll(app as unknown as FastifyRoutesLike, (url) => url === '/mcp');
+    narrowFastifyCatchAll(app, (url) => url === '/mcp');
     for (const method of ['GET', 'POST', 'DELETE'] as const) app.route({ method, url: '/mcp', handler: async () => `served ${method}` });
     app.all('/mcp', async () => 'catch-all');
     app.all('/elsewhere', async () => 'elsewhere');

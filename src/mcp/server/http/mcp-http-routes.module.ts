@@ -33,7 +33,7 @@ export class McpHttpRoutesModule implements NestModule {
   configure(): void {
     const adapter = this.adapterHost?.httpAdapter;
     if (adapter?.getType() !== 'fastify') return;
-    const app = adapter.getInstance() as FastifyRoutesLike;
+    const app = adapter.getInstance<FastifyRoutesLike>();
     let keys = fastifyRoutePaths.get(app);
     if (!keys) {
       const known = new Set<string>();

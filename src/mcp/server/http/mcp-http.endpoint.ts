@@ -204,7 +204,7 @@ export class McpHttpEndpoint {
     }
     const version = headerValue(req.headers, McpHeader.ProtocolVersion);
     if (version !== undefined && !isSupportedSessionVersion(version)) {
-      sendRpcError(res, 400, TRANSPORT_ERROR_CODE, `Bad Request: unsupported MCP-Protocol-Version "${version}" (supported: ${SESSION_PROTOCOL_VERSIONS.join(', ')})`);
+      sendRpcError(res, 400, TRANSPORT_ERROR_CODE, `Bad Request: unsupported MCP-Protocol-Version "${String(version)}" (supported: ${SESSION_PROTOCOL_VERSIONS.join(', ')})`);
       return null;
     }
     const principal = req.user as McpPrincipal;

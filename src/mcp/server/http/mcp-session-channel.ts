@@ -17,7 +17,7 @@ export interface McpSessionChannelSettings {
   /** Where the stream's events are kept for a client that resumes it. */
   log: McpEventLog;
   /** Reports an event that could not be kept. */
-  onLogError(error: unknown): void;
+  onLogError: (error: unknown) => void;
 }
 
 /**

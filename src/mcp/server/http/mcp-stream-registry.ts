@@ -11,8 +11,8 @@ export interface McpOpenStream {
   principalKey: string;
   /** Writes an event numbered by the session's event log; false when the stream is gone. */
   deliver(seq: number, json: string): boolean;
-  /** Ends the stream and lets go of what it holds (timer, claim). */
-  close(): void;
+  /** Ends the stream and lets go of what it holds (timer, claim); also the response's 'close' listener. */
+  close: () => void;
 }
 
 /** A POSTed request of a session being handled on this process. */

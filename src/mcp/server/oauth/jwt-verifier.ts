@@ -153,7 +153,7 @@ export class JwtVerifier implements McpAuthorizer {
         clockTolerance: this.options.clockToleranceSec ?? 30,
         typ: this.options.typ,
       });
-      return principalFromClaims(payload as Record<string, unknown>, this.options);
+      return principalFromClaims(payload, this.options);
     } catch (error) {
       const code = (error as { code?: string }).code;
       if (code !== undefined && TOKEN_ERROR_CODES.has(code)) {

@@ -4,7 +4,7 @@ import { protectedResourceMetadataUrl, resolveOAuthOptions, type McpOAuthOptions
 const AS = 'https://auth.example.com';
 
 function resolve(options: Partial<McpOAuthOptions>, path = '/mcp') {
-  return resolveOAuthOptions('m', path, { authorizationServers: [AS], ...options } as McpOAuthOptions)!;
+  return resolveOAuthOptions('m', path, { authorizationServers: [AS], ...options })!;
 }
 
 describe('resolveOAuthOptions', () => {

@@ -29,16 +29,19 @@ export type McpGuardVerdict = { allowed: true } | { allowed: false; guard: strin
 
 const ALLOWED: McpGuardVerdict = Object.freeze({ allowed: true });
 
+/** A handler method, as Nest's context creators and metadata readers take it. */
+type HandlerFunction = (...args: never[]) => unknown;
+
 /** The parts of Nest's machinery `ExternalContextCreator` keeps to itself and the pipeline reuses. */
 interface CreatorInternals {
-  guardsContextCreator: { create(instance: object, callback: Function, module: string, contextId?: ContextId, inquirerId?: string): CanActivate[] };
-  pipesContextCreator: { create(instance: object, callback: Function, module: string, contextId?: ContextId, inquirerId?: string): PipeTransform[] };
+  guardsContextCreator: { create(instance: object, callback: HandlerFunction, module: string, contextId?: ContextId, inquirerId?: string): CanActivate[] };
+  pipesContextCreator: { create(instance: object, callback: HandlerFunction, module: string, contextId?: ContextId, inquirerId?: string): PipeTransform[] };
 }
 
 /** One resolution of a handler: the instance, its guards and the enhanced callable. */
 interface PipelineParts {
   type: Type<unknown>;
-  handler: Function;
+  handler: HandlerFunction;
   guards: CanActivate[];
   run: (...args: unknown[]) => Promise<unknown>;
 }
@@ -46,7 +49,7 @@ interface PipelineParts {
 const pipesConsumer = new PipesConsumer();
 
 /** True when the class or the method carries `@UseGuards`, `@UseInterceptors`, `@UsePipes` or `@UseFilters`. */
-export function hasEnhancers(type: Type<unknown>, handler: Function): boolean {
+export function hasEnhancers(type: Type<unknown>, handler: HandlerFunction): boolean {
   return [GUARDS_METADATA, INTERCEPTORS_METADATA, PIPES_METADATA, EXCEPTION_FILTERS_METADATA].some((key) => {
     const own = (Reflect.getMetadata(key, type) as unknown[] | undefined)?.length;
     return !!own || !!(Reflect.getMetadata(key, handler) as unknown[] | undefined)?.length;
@@ -79,7 +82,7 @@ export class HandlerPipeline {
     private readonly method: PipelineTarget,
     private readonly builtInGuards: readonly CanActivate[] = [],
   ) {
-    this.enhanced = hasEnhancers(method.type, method.instance[method.methodName] as Function);
+    this.enhanced = hasEnhancers(method.type, method.instance[method.methodName] as HandlerFunction);
     if (method.wrapper.isDependencyTreeStatic()) this.staticParts = this.build(method.instance, STATIC_CONTEXT);
   }
 
@@ -118,7 +121,7 @@ export class HandlerPipeline {
     const metatype = (Reflect.getMetadata('design:paramtypes', instance, methodName) as Type<unknown>[] | undefined)?.[0];
     // Pipes see the arguments only (never the handler context), as `@Body()` would on a controller.
     const handler = async function (this: unknown, args: unknown, context: McpToolContext, info?: McpExecutionInfo) {
-      const piped = pipes.length ? await pipesConsumer.apply(args, { type: 'body', metatype, data: undefined }, pipes) : args;
+      const piped: unknown = pipes.length ? await pipesConsumer.apply(args, { type: 'body', metatype, data: undefined }, pipes) : args;
       if (info && piped !== args) info.arguments = piped;
       return original.call(this, piped, context);
     };
@@ -139,7 +142,7 @@ export class PreparedHandler {
   async authorize(info: McpExecutionInfo): Promise<McpGuardVerdict> {
     const { guards, handler, type } = this.parts;
     if (!guards.length) return ALLOWED;
-    const host = new ExecutionContextHost([info.arguments, info.handlerContext, info], type, handler as (...args: unknown[]) => unknown);
+    const host = new ExecutionContextHost([info.arguments, info.handlerContext, info], type, handler);
     host.setType(MCP_CONTEXT_TYPE);
     for (const guard of guards) {
       try {
@@ -164,6 +167,6 @@ export class PreparedHandler {
  * and no built-in guards): the explorers then keep the direct call.
  */
 export function handlerPipelineFor(moduleRef: ModuleRef, creator: ExternalContextCreator, method: PipelineTarget, builtInGuards: readonly CanActivate[]): HandlerPipeline | undefined {
-  if (!builtInGuards.length && !hasEnhancers(method.type, method.instance[method.methodName] as Function)) return undefined;
+  if (!builtInGuards.length && !hasEnhancers(method.type, method.instance[method.methodName] as HandlerFunction)) return undefined;
   return new HandlerPipeline(moduleRef, creator, method, builtInGuards);
 }

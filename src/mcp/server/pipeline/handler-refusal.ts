@@ -35,6 +35,7 @@ export function hasSomeRole(roles: readonly string[] | undefined, principal: Mcp
 
 /** The audit note of a refusal. */
 export function refusalNote(what: string, guard: string, error?: unknown): string {
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a guard may throw anything; String() is the fallback for one without a message
   const reason = error === undefined ? '' : `: ${(error as Error)?.message ?? String(error)}`;
   return `Refused ${what} by ${guard}${reason}`;
 }

@@ -49,5 +49,5 @@ export interface McpExecutionInfo {
  */
 export function getMcpContext(context: ExecutionContext): McpExecutionInfo | null {
   if (context.getType<string>() !== MCP_CONTEXT_TYPE) return null;
-  return (context.getArgByIndex(2) as McpExecutionInfo | undefined) ?? null;
+  return context.getArgByIndex<McpExecutionInfo | undefined>(2) ?? null;
 }

@@ -40,7 +40,7 @@ export type McpRuntimeResource = Omit<McpResourceOptions, 'name' | 'public'> & {
 export type McpRuntimeResourceTemplate = Omit<McpResourceTemplateOptions, 'name' | 'public' | 'complete'> & { name: string };
 
 /** The handler of a runtime tool or prompt: the validated arguments and the handler context, as a decorated method gets them. */
-export type McpRuntimeHandler = (args: any, context: McpToolContext) => unknown; // eslint-disable-line @typescript-eslint/no-explicit-any
+export type McpRuntimeHandler = (args: any, context: McpToolContext) => unknown; // eslint-disable-line @typescript-eslint/no-explicit-any -- a handler declares its own argument type
 
 /** The handler of a runtime resource or template: the URI read (and the template's variables). */
 export type McpRuntimeResourceHandler = (request: McpResourceRequest, context: McpToolContext) => unknown;
@@ -230,7 +230,7 @@ export class McpRegistry implements OnModuleInit, BeforeApplicationShutdown {
       owner,
       mimeType,
       definition: published({ uri, name, title, description, mimeType, annotations, size, icons, _meta: meta }),
-      read: async (request, context) => handler(request as McpResourceRequest, context),
+      read: async (request, context) => handler(request, context),
     });
     this.installResources();
     this.added('resource', uri);
@@ -261,7 +261,7 @@ export class McpRegistry implements OnModuleInit, BeforeApplicationShutdown {
       mimeType,
       definition: published({ uriTemplate, name, title, description, mimeType, annotations, icons, _meta: meta }),
       completers: new Map(),
-      read: async (request, context) => handler(request as McpResourceRequest, context),
+      read: async (request, context) => handler(request, context),
     });
     this.installResources();
     this.added('resourceTemplate', uriTemplate);

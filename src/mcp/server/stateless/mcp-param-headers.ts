@@ -54,7 +54,7 @@ export function mcpParamHeadersOf(schema: Record<string, unknown>): McpParamHead
       throw new McpParamHeaderError(`the ${X_MCP_HEADER} at ${at} is ${JSON.stringify(annotation.name)}; it must be a non-empty HTTP token (letters, digits, !#$%&'*+-.^_\`|~)`);
     }
     const twin = annotation.duplicateOf;
-    if (twin) throw new McpParamHeaderError(`the ${X_MCP_HEADER} "${annotation.name}" at ${at} repeats "${twin.name}" of the property at arguments${pointer(twin.path)} (names are compared ignoring case)`);
+    if (twin) throw new McpParamHeaderError(`the ${X_MCP_HEADER} "${String(annotation.name)}" at ${at} repeats "${String(twin.name)}" of the property at arguments${pointer(twin.path)} (names are compared ignoring case)`);
     if (!annotation.type) {
       const shown = JSON.stringify(annotation.declaredType ?? null);
       throw new McpParamHeaderError(`the property at ${at} has type ${shown}; ${X_MCP_HEADER} needs "string", "integer" or "boolean" (not "number")`);
@@ -108,6 +108,7 @@ export function checkParamHeaders(toolset: Toolset, request: JsonRpcRequest, hea
     const decoded = decodeHeaderValue(raw);
     if (decoded === null) return headerMismatch(`the ${headerName} header value is malformed`);
     if (!present) return headerMismatch(`${headerName} header value '${decoded}' has no counterpart: arguments${pointer(param.path)} is not set`);
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- the body value is a JSON primitive here; String() writes it as the header would
     if (!matches(decoded, value, param.type)) return headerMismatch(`${headerName} header value '${decoded}' does not match body value '${String(value)}'`);
   }
   return null;

@@ -39,7 +39,7 @@ export class MrtrRounds {
     if (sealed !== undefined && typeof sealed !== 'string') throw invalid('requestState must be the string the server returned');
     if (!methodFacts(request.method)?.inputRequired) return undefined;
     // Without a state the client answers up front; the channel checks each answer the handler uses.
-    if (sealed === undefined) return new StatelessInputChannel((responses as Answers | undefined) ?? {});
+    if (sealed === undefined) return new StatelessInputChannel((responses) ?? {});
     const state = this.verify(sealed, request, principal);
     const answers: Answers = { ...state.responses };
     for (const key of state.asked) {

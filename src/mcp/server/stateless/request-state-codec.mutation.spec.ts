@@ -85,7 +85,7 @@ describe('RequestStateCodec seal/open', () => {
   });
 
   it('refuses a state sealed with another secret', () => {
-    const other = codec({ stateless: { requestStateSecret: 'another-secret-of-16-bytes-at-least' } } as Partial<McpResolvedOptions>);
+    const other = codec({ stateless: { requestStateSecret: 'another-secret-of-16-bytes-at-least' } });
     expect(codec().open(other.seal(payload))).toBeNull();
   });
 
@@ -111,33 +111,33 @@ describe('RequestStateCodec seal/open', () => {
   });
 
   it('accepts a Buffer secret like the same bytes given as a string', () => {
-    const fromBuffer = codec({ stateless: { requestStateSecret: Buffer.from(SECRET, 'utf8') } } as Partial<McpResolvedOptions>);
+    const fromBuffer = codec({ stateless: { requestStateSecret: Buffer.from(SECRET, 'utf8') } });
     expect(codec().open(fromBuffer.seal(payload))).toEqual(payload);
   });
 
   it('with no configured secret, seals states only this instance opens', () => {
-    const own = codec({ stateless: {} } as Partial<McpResolvedOptions>);
+    const own = codec({ stateless: {} });
     expect(own.open(own.seal(payload))).toEqual(payload);
-    expect(codec({ stateless: {} } as Partial<McpResolvedOptions>).open(own.seal(payload))).toBeNull();
+    expect(codec({ stateless: {} }).open(own.seal(payload))).toBeNull();
   });
 });
 
 describe('RequestStateCodec configuration', () => {
   it('expires states after ten minutes by default, or after the configured positive integer', () => {
     expect(codec().ttlMs).toBe(600_000);
-    expect(codec({ stateless: { requestStateSecret: SECRET, requestStateTtlMs: 1 } } as Partial<McpResolvedOptions>).ttlMs).toBe(1);
+    expect(codec({ stateless: { requestStateSecret: SECRET, requestStateTtlMs: 1 } }).ttlMs).toBe(1);
   });
 
   it.each([0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY])('refuses requestStateTtlMs %p, naming the mount and the option', (ttl) => {
-    const error = configurationError(() => codec({ mount: 'billing', stateless: { requestStateSecret: SECRET, requestStateTtlMs: ttl } } as Partial<McpResolvedOptions>));
+    const error = configurationError(() => codec({ mount: 'billing', stateless: { requestStateSecret: SECRET, requestStateTtlMs: ttl } }));
     expect(error.message).toContain('billing');
     expect(error.message).toContain('requestStateTtlMs must be a positive integer');
   });
 
   it('refuses a secret shorter than 16 bytes, and takes one of exactly 16', () => {
-    const error = configurationError(() => codec({ mount: 'billing', stateless: { requestStateSecret: '123456789012345' } } as Partial<McpResolvedOptions>));
+    const error = configurationError(() => codec({ mount: 'billing', stateless: { requestStateSecret: '123456789012345' } }));
     expect(error.message).toContain('billing');
     expect(error.message).toContain('at least 16 bytes');
-    expect(() => codec({ stateless: { requestStateSecret: '1234567890123456' } } as Partial<McpResolvedOptions>)).not.toThrow();
+    expect(() => codec({ stateless: { requestStateSecret: '1234567890123456' } })).not.toThrow();
   });
 });

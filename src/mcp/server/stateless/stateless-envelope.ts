@@ -43,7 +43,7 @@ export function readStatelessEnvelope(message: JsonRpcRequest | JsonRpcNotificat
     return {
       status: 400,
       code: StatelessErrorCode.UnsupportedProtocolVersion,
-      message: `Unsupported protocol version "${version}" (supported: ${SERVED_PROTOCOL_VERSIONS.join(', ')})`,
+      message: `Unsupported protocol version "${String(version)}" (supported: ${SERVED_PROTOCOL_VERSIONS.join(', ')})`,
       data: { supported: [...SERVED_PROTOCOL_VERSIONS], requested: version },
     };
   }

@@ -69,14 +69,14 @@ export function readSubscriptionFilter(params: Record<string, unknown> | undefin
     if (!uris.every((uri) => typeof uri === 'string')) throw invalid('notifications.resourceSubscriptions must be an array of URIs');
     const tooLong = uris.find((uri: string) => uri.length > MCP_COLUMN_LENGTHS.subscriptionUri);
     if (tooLong !== undefined) throw invalid(`a URI in notifications.resourceSubscriptions is longer than ${MCP_COLUMN_LENGTHS.subscriptionUri} characters`);
-    filter.resourceSubscriptions = [...new Set(uris as string[])];
+    filter.resourceSubscriptions = [...new Set(uris)];
   }
   const taskIds = fields.taskIds;
   if (taskIds !== undefined) {
     if (!Array.isArray(taskIds)) throw invalid('notifications.taskIds must be an array of task ids');
     checkCount('taskIds', taskIds, 'listenTaskIds', caps.listenTaskIds);
     if (!taskIds.every((id) => typeof id === 'string')) throw invalid('notifications.taskIds must be an array of task ids');
-    filter.taskIds = [...new Set(taskIds as string[])];
+    filter.taskIds = [...new Set(taskIds)];
   }
   return filter;
 }

@@ -67,12 +67,12 @@ describe('McpTaskService', () => {
   const ok = async (method: string, params: Record<string, unknown> | undefined, context?: McpDeliveryContext) => {
     const response = (await send(method, params, context)) as JsonRpcSuccess & JsonRpcError;
     expect(response.error).toBeUndefined();
-    return response.result as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    return response.result as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- wire JSON read only by the assertions
   };
   const fails = async (method: string, params: Record<string, unknown> | undefined, context?: McpDeliveryContext) => ((await send(method, params, context)) as JsonRpcError).error;
   const start = async (name: string, task: Record<string, unknown> = {}, context: McpDeliveryContext = legacy, args: Record<string, unknown> = {}) => {
     const result = await ok('tools/call', { name, arguments: args, task }, context);
-    return (result.task ?? result) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    return (result.task ?? result) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- wire JSON read only by the assertions
   };
 
   beforeAll(async () => {

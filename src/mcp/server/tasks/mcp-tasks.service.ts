@@ -263,6 +263,7 @@ export class McpTaskService implements OnApplicationBootstrap, BeforeApplication
       if (controller.signal.aborted && (this.closing || inFlight.signal.aborted)) {
         await this.end(record, 'failed', 'Interrupted: the worker shut down', { error: { code: JsonRpcErrorCode.InternalError, message: 'The task was interrupted: the worker shut down' } });
       } else if ('error' in outcome) {
+        // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a tool's error message may be any value; the status message is its text
         await this.end(record, 'failed', String((outcome.error as { message?: unknown }).message ?? 'The tool call failed'), outcome);
       } else {
         const result = outcome.result as Record<string, unknown>;
@@ -289,7 +290,7 @@ export class McpTaskService implements OnApplicationBootstrap, BeforeApplication
     const sessionId = record.sessionId;
     const counter = { n: 0, unnamed: 0 };
     const context: McpDeliveryContext = {
-      principal: payload.principal as McpPrincipal,
+      principal: payload.principal,
       sessionId,
       protocolVersion: payload.protocolVersion,
       signal,
@@ -624,7 +625,7 @@ export class McpTaskService implements OnApplicationBootstrap, BeforeApplication
     }
     if (message.t === 'i') {
       const { t: _t, id, key, ...answer } = message;
-      this.settleHere(id, key, answer as InputAnswer);
+      this.settleHere(id, key, answer);
       return;
     }
     if (message.t === 'c') this.abortHere(message.id);
@@ -634,7 +635,7 @@ export class McpTaskService implements OnApplicationBootstrap, BeforeApplication
 
 /** The principal as a row can hold it: `raw` only when it is plain JSON. */
 function storablePrincipal(principal: McpPrincipal): McpTaskPayload['principal'] {
-  let raw: unknown = null;
+  let raw: unknown;
   try {
     raw = JSON.parse(JSON.stringify(principal.raw ?? null));
   } catch {

@@ -1,4 +1,4 @@
-import { _, str, type CodeKeywordDefinition, type KeywordCxt, type KeywordErrorDefinition, type Name } from 'ajv';
+import { _, str, type AnySchema, type CodeKeywordDefinition, type KeywordCxt, type KeywordErrorDefinition, type Name } from 'ajv';
 import { alwaysValidSchema, Type } from 'ajv/dist/compile/util';
 
 const error: KeywordErrorDefinition = {
@@ -26,7 +26,10 @@ export const boundedContains: CodeKeywordDefinition = {
   trackErrors: true,
   error,
   code(cxt: KeywordCxt) {
-    const { gen, schema, parentSchema, data, it } = cxt;
+    const { gen, data, it } = cxt;
+    // Ajv types a keyword's schema and its parent as `any`; this keyword is registered for `contains` only.
+    const schema = cxt.schema as AnySchema;
+    const parentSchema = cxt.parentSchema as { minContains?: number; maxContains?: number };
     const min: number = it.opts.next && parentSchema.minContains !== undefined ? parentSchema.minContains : 1;
     const max: number | undefined = it.opts.next ? parentSchema.maxContains : undefined;
     const len = gen.const('len', _`${data}.length`);

@@ -9,11 +9,11 @@ import { validationMessage } from './validation-report';
 
 // class-transformer keeps `@Type(() => Nested)` in this storage; class-validator-jsonschema needs
 // it to follow nested DTOs.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { defaultMetadataStorage } = require('class-transformer/cjs/storage');
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- a deep path with no typings of its own
+const { defaultMetadataStorage } = require('class-transformer/cjs/storage') as { defaultMetadataStorage: import('class-transformer/types/MetadataStorage').MetadataStorage };
 
 /** The schema published for a tool that takes no arguments. */
-export const EMPTY_INPUT_SCHEMA: JsonSchema = Object.freeze({ type: 'object', additionalProperties: false }) as JsonSchema;
+export const EMPTY_INPUT_SCHEMA: JsonSchema = Object.freeze({ type: 'object', additionalProperties: false });
 
 const DEFS_PREFIX = '#/$defs/';
 
@@ -38,10 +38,10 @@ function collectRefs(node: unknown, into: Set<string>): void {
 
 /** Names shared by more than one validated class: their nested schemas cannot be told apart. */
 function ambiguousClassNames(): Set<string> {
-  const storage = getMetadataStorage() as unknown as { validationMetadatas: Map<Function, unknown> | { target: Function }[] };
+  const storage = getMetadataStorage() as unknown as { validationMetadatas: Map<object, unknown> | { target: object }[] };
   const targets =
     storage.validationMetadatas instanceof Map ? [...storage.validationMetadatas.keys()] : storage.validationMetadatas.map((m) => m.target);
-  const byName = new Map<string, Set<Function>>();
+  const byName = new Map<string, Set<object>>();
   for (const target of targets) {
     if (typeof target !== 'function') continue;
     byName.set(target.name, (byName.get(target.name) ?? new Set()).add(target));
@@ -50,7 +50,7 @@ function ambiguousClassNames(): Set<string> {
 }
 
 /** The definition of a nested class without validation decorators: any object, as class-validator accepts it. */
-const UNDECORATED_CLASS_SCHEMA: JsonSchema = Object.freeze({ type: 'object' }) as JsonSchema;
+const UNDECORATED_CLASS_SCHEMA: JsonSchema = Object.freeze({ type: 'object' });
 
 /**
  * Derives a self-contained JSON Schema from a class-validator DTO: the class's own schema with

@@ -18,8 +18,9 @@ export async function readBodyPrefix(response: Response, maxBytes = BODY_PREFIX_
     while (size < maxBytes) {
       const chunk = await reader.read();
       if (chunk.done || !chunk.value) break;
-      chunks.push(chunk.value.subarray(0, maxBytes - size));
-      size += chunk.value.byteLength;
+      const bytes = chunk.value as Uint8Array;
+      chunks.push(bytes.subarray(0, maxBytes - size));
+      size += bytes.byteLength;
     }
   } catch {
     // What arrived is enough; see above.

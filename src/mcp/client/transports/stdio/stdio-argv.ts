@@ -56,7 +56,7 @@ export function toStdioArgv(config: StdioServerConfig): string[] {
   if (!Array.isArray(args) || args.some((arg) => typeof arg !== 'string')) {
     throw new McpConfigurationError(invalidServerConfigMessage('"args" must be an array of strings'));
   }
-  const argv = [command, ...args];
+  const argv = [command, ...(args as string[])];
   assertStdioArgv(argv);
   return argv;
 }

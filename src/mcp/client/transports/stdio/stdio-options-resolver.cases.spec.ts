@@ -40,7 +40,7 @@ describe('resolveStdioOptions, every option checked', () => {
   ])('rejects %s, saying which option and what it must be', (_case, options, message) => {
     let thrown: unknown;
     try {
-      resolveStdioOptions({ command: ['server'], ...options } as StdioTransportOptions);
+      resolveStdioOptions({ command: ['server'], ...options });
     } catch (error) {
       thrown = error;
     }

@@ -37,7 +37,7 @@ export class StdioTransportFactory implements McpTransportFactory<McpResolvedStd
       assertStdioArgv(command);
       argv = [...command];
     }
-    return { ...(rest as object), transport: 'stdio', command: argv } as McpResolvedStdioServerConfig;
+    return { ...(rest as object), transport: 'stdio', command: argv };
   }
 
   /** @inheritdoc */

@@ -19,7 +19,7 @@ export class ToolsetTransportFactory implements McpTransportFactory<McpToolsetSe
 
   /** @inheritdoc */
   resolve(_server: string, entry: Record<string, unknown>): McpToolsetServerConfig {
-    const principal = entry.principal as unknown;
+    const principal = entry.principal;
     const valid = typeof principal === 'string' ? principal.length > 0 : typeof (principal as { key?: unknown })?.key === 'string';
     if (!valid) throw new Error('a toolset server needs "principal": a principal key, or { key, label }');
     if (entry.mount !== undefined && (typeof entry.mount !== 'string' || !entry.mount)) throw new Error('"mount" must be the name of a mount of this app');

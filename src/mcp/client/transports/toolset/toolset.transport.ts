@@ -1,7 +1,7 @@
 import type { McpDeliveryContext, McpMessageHandler } from '../../../interfaces/mcp-delivery.interface';
 import type { McpPrincipal } from '../../../interfaces/principal.interface';
 import { McpProtocolError, McpTimeoutError, McpTransportError } from '../../../errors/mcp-client.errors';
-import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../../../protocol/jsonrpc';
+import type { JsonRpcNotification, JsonRpcRequest } from '../../../protocol/jsonrpc';
 import { McpMethod } from '../../../protocol/mcp-methods';
 import { LATEST_SESSION_PROTOCOL_VERSION } from '../../../protocol/revisions';
 import type { McpHandshakeInfo, McpTransport, McpTransportDeliverOptions, McpTransportResult } from '../mcp-transport.interface';
@@ -53,10 +53,10 @@ export class ToolsetTransport implements McpTransport {
       });
       const body = await Promise.race([handler.deliver(message, delivery), expired]);
       if (isRequest && !body) throw new McpProtocolError(`The toolset of "${context.server}" did not answer ${message.method}`, true);
-      return { body: body as JsonRpcResponse | null, sessionId: null, handshake, rawRequest, rawResponse: body ? JSON.stringify(body) : null, status: null, stderr: '' };
+      return { body: body, sessionId: null, handshake, rawRequest, rawResponse: body ? JSON.stringify(body) : null, status: null, stderr: '' };
     } catch (error) {
       if (error instanceof McpTimeoutError || error instanceof McpProtocolError || (error instanceof McpTransportError && context.signal?.aborted)) {
-        if (isRequest) await this.cancel(handler, delivery, (message as JsonRpcRequest).id, context.signal?.aborted ? 'aborted by the caller' : 'timeout', context);
+        if (isRequest) await this.cancel(handler, delivery, (message).id, context.signal?.aborted ? 'aborted by the caller' : 'timeout', context);
         throw error;
       }
       throw new McpTransportError(`The toolset of "${context.server}" failed: ${(error as Error).message}`, true);
