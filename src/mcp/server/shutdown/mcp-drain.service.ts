@@ -152,11 +152,11 @@ export class McpDrainService implements OnModuleDestroy, OnApplicationBootstrap 
     if (!adapter || !server || typeof server.on !== 'function' || this.connections) return;
     const connections = new HttpConnectionTracker(server);
     this.connections = connections;
-    const closeAdapter = adapter.close.bind(adapter);
+    const closeAdapter = adapter.close.bind(adapter) as () => Promise<unknown>;
     adapter.close = async () => {
       const idleMs = this.quietPeriodMs();
       await connections.close(idleMs, idleMs + DRAIN_ABORT_GRACE_MS);
-      return closeAdapter();
+      await closeAdapter();
     };
   }
 
