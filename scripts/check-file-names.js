@@ -34,6 +34,12 @@ const KINDS = [
   'factory',
   'queue',
   'indicator',
+  'tools',
+  'authorizer',
+  'auth',
+  'parser',
+  'provider',
+  'config',
 ];
 
 const kebab = '[a-z0-9]+(?:-[a-z0-9]+)*';

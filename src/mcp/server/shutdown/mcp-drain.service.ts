@@ -1,7 +1,7 @@
 import { Injectable, Logger, Optional, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { Server } from 'node:http';
-import { HttpConnectionTracker } from './http-connection.tracker';
+import { HttpConnectionTracker } from './http-connection-tracker';
 import { DEFAULT_QUIET_PERIOD_MS } from './mcp-shutdown.options';
 
 /** How long a call aborted at the drain deadline may take to answer before the endpoint answers for it. */

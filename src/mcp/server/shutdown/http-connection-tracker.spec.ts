@@ -1,6 +1,6 @@
 import { Agent, createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { HttpConnectionTracker } from './http-connection.tracker';
+import { HttpConnectionTracker } from './http-connection-tracker';
 
 /** One exchange as the client saw it, with the socket it went over. */
 interface Reply {
