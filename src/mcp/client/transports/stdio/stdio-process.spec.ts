@@ -86,7 +86,9 @@ describe('StdioProcess', () => {
     await until(() => lines.length === 1);
     expect(lines[0]).toEqual(expect.objectContaining({ kind: 'object', value: { echo: 'hello' } }));
     await until(() => child.stderr().includes('ready'));
-    expect(child.stderrBytes).toBeGreaterThan(0);
+    // The server wrote `ready\n` on stderr and nothing else.
+    expect(child.stderrBytes).toBe(6);
+    expect(child.stderr()).toBe('ready\n');
     expect(child.stderr(child.stderrBytes)).toBe('');
     await child.shutdown(5000, 5000);
   });
