@@ -17,6 +17,12 @@ const esmPackages = {
 /** `LEAK_CHECK=1` names, after each suite, the handles it left open (see the environment's file). */
 const testEnvironment = process.env.LEAK_CHECK ? '<rootDir>/test/support/leak-check.environment.js' : 'node';
 
+/**
+ * A mutation run copies the repository into .stryker-tmp; one that was interrupted leaves the copy
+ * behind, and its package.json and modules must not collide with ours.
+ */
+const modulePathIgnorePatterns = ['<rootDir>/.stryker-tmp/'];
+
 module.exports = {
   testTimeout: 30000,
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js', '<rootDir>/test/support/open-handles-reporter.js'],
@@ -30,6 +36,7 @@ module.exports = {
       testEnvironment,
       rootDir: '.',
       testMatch: ['<rootDir>/src/**/*.spec.ts'],
+      modulePathIgnorePatterns,
       ...esmPackages,
       moduleFileExtensions: ['ts', 'js', 'json'],
     },
@@ -38,6 +45,7 @@ module.exports = {
       testEnvironment,
       rootDir: '.',
       testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts', '<rootDir>/test/faults/**/*.e2e-spec.ts'],
+      modulePathIgnorePatterns,
       setupFilesAfterEnv: ['<rootDir>/test/support/no-unhandled-rejections.setup.ts'],
       ...esmPackages,
       moduleFileExtensions: ['ts', 'js', 'json'],

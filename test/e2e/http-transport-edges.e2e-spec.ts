@@ -317,4 +317,62 @@ describe('HttpTransport edges against a scripted HTTP server', () => {
       expect(error.message).toBe(`MCP server "edge" sent an event longer than maxEventChars (64 characters) on the stream of request ${message.id}`);
     });
   });
+  // The documented defaults, as numbers: 16 MiB (16,777,216) for both caps. An answer of exactly
+  // the cap is read; one byte or character more fails. A change of either default fails here.
+  describe('the documented 16 MiB caps, with the default options', () => {
+    const CAP = 16_777_216;
+    /** A JSON-RPC answer to request `id` whose JSON text is exactly `size` characters (all ASCII, so as many bytes). */
+    const answerOf = (id: unknown, size: number): string => {
+      const head = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"content":[{"type":"text","text":"`;
+      const tail = '"}]}}';
+      return `${head}${'a'.repeat(size - head.length - tail.length)}${tail}`;
+    };
+
+    it.each<[string, number, boolean]>([
+      ['with Content-Length, exactly the cap', CAP, true],
+      ['with Content-Length, one byte over', CAP + 1, true],
+      ['chunked, exactly the cap', CAP, false],
+      ['chunked, one byte over', CAP + 1, false],
+    ])('a JSON answer %s', async (_case, size, declared) => {
+      server.reply((res, body) => {
+        const text = answerOf(body?.id, size);
+        expect(Buffer.byteLength(text)).toBe(size);
+        res.writeHead(200, { 'Content-Type': 'application/json', ...(declared ? { 'Content-Length': String(size) } : {}) });
+        res.write(text.slice(0, 1024));
+        res.end(text.slice(1024));
+      });
+      const message = request('tools/call', { name: 'x' });
+      const outcome = transport.deliver(message, inSession());
+      if (size === CAP) {
+        const { body } = await outcome;
+        expect(body).toEqual(JSON.parse(answerOf(message.id, CAP)));
+      } else {
+        const error = await failureOf(outcome);
+        expect(error).toBeInstanceOf(McpProtocolError);
+        expect(error.message).toBe('MCP server "edge" sent a response body larger than maxResponseBytes (16777216 bytes)');
+      }
+    });
+
+    it.each<[string, number]>([
+      ['exactly the cap', CAP],
+      ['one character over', CAP + 1],
+    ])('an SSE event whose data line is %s', async (_case, lineChars) => {
+      server.reply((res, body) => {
+        const json = answerOf(body?.id, lineChars - 'data: '.length);
+        openSse(res);
+        res.write('event: message\n');
+        res.end(`data: ${json}\n\n`);
+      });
+      const message = request('tools/call', { name: 'x' });
+      const outcome = transport.deliver(message, inSession());
+      if (lineChars === CAP) {
+        const { body } = await outcome;
+        expect(body).toEqual(JSON.parse(answerOf(message.id, CAP - 'data: '.length)));
+      } else {
+        const error = await failureOf(outcome);
+        expect(error).toBeInstanceOf(McpProtocolError);
+        expect(error.message).toBe(`MCP server "edge" sent an event longer than maxEventChars (16777216 characters) on the stream of request ${message.id}`);
+      }
+    });
+  });
 });

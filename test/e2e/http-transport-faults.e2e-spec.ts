@@ -150,9 +150,11 @@ describe('HttpTransport against a scripted HTTP server (faults and edge cases)',
   it('caps rawResponse', async () => {
     const capped = new HttpTransport({ url: server.url, maxRawResponseLength: 64 });
     server.reply(result({ text: 'x'.repeat(1000) }));
-    const answered = await capped.deliver(request('tools/list'), inSession());
+    const message = request('tools/list');
+    const answered = await capped.deliver(message, inSession());
     expect(answered.body).toMatchObject({ result: { text: 'x'.repeat(1000) } });
-    expect(answered.rawResponse?.length).toBeLessThan(120);
-    expect(answered.rawResponse).toContain('[truncated');
+    // The first 64 characters of what the server sent, and how many more there were.
+    const sent = JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { text: 'x'.repeat(1000) } });
+    expect(answered.rawResponse).toBe(`${sent.slice(0, 64)}\n[truncated: ${sent.length - 64} more characters]`);
   });
 });

@@ -214,6 +214,10 @@ describe('the example app drains on SIGTERM', () => {
     const rows: { id: string }[] = await db.dataSource.query(`SELECT request->>'id' AS id FROM mcp_events WHERE direction = 'inbound' AND method = 'tools/call'`);
     const audited = new Set(rows.map((r) => r.id));
     expect(answered.filter((id) => !audited.has(id))).toEqual([]);
+    // Exactly one: the rows of the answered calls, sorted, are their ids, sorted (a duplicate fails).
+    const answeredIds = new Set(answered);
+    expect(answeredIds.size).toBe(answered.length);
+    expect(rows.map((r) => r.id).filter((id) => answeredIds.has(id)).sort()).toEqual([...answered].sort());
     // The relayed calls reached the stdio server: their outbound rows are there too.
     const outbound: { n: string }[] = await db.dataSource.query(`SELECT count(*) AS n FROM mcp_events WHERE direction = 'outbound' AND server = 'slow' AND method = 'tools/call'`);
     expect(Number(outbound[0].n)).toBeGreaterThan(0);

@@ -121,7 +121,8 @@ describe('OpenTelemetry: outbound propagation, payload opt-in and metrics', () =
     const clientSpans = new Set(inTrace.filter((s) => s.kind === SpanKind.CLIENT).map((s) => s.spanContext().spanId));
     const checkouts = inTrace.filter((s) => s.name === 'mcp.stdio.pool.checkout');
     const spawns = inTrace.filter((s) => s.name === 'mcp.stdio.spawn');
-    expect(checkouts.length).toBeGreaterThanOrEqual(1);
+    // The revision probe and the call each checked the one pooled process out.
+    expect(checkouts).toHaveLength(2);
     expect(spawns).toHaveLength(1);
     expect([...checkouts, ...spawns].every((s) => clientSpans.has(s.parentSpanContext?.spanId as string))).toBe(true);
     const [row] = await db.dataSource.query(`SELECT trace_id, request FROM mcp_events WHERE direction = 'outbound' AND method = 'tools/call' AND server = 'pooled'`);

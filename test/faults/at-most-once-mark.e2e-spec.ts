@@ -28,6 +28,7 @@ describe('at-most-once mark when Redis is lost before it is written', () => {
 
   it('fails the call with McpQueueUnavailableError (delivered: false) and never sends the tools/call', async () => {
     const sent: string[] = [];
+    let killedAt = Number.NaN;
     let outcome: ((value: unknown) => void) | undefined;
     const settled = new Promise((resolve) => (outcome = resolve));
     const processor = new McpCallProcessor(
@@ -42,6 +43,7 @@ describe('at-most-once mark when Redis is lost before it is written', () => {
       {
         // Runs after the job was picked up and before the mark: Redis dies right here.
         resolve: async () => {
+          killedAt = Date.now();
           await redis.kill();
           await pollUntil('the queue connection to drop', async () => (queue?.bull.client.status === 'ready' ? undefined : true));
           return { era: 'session' };
@@ -62,6 +64,8 @@ describe('at-most-once mark when Redis is lost before it is written', () => {
     await queue.submit({ server: 'remote', method: 'tools/call', params: { name: 'charge_card', arguments: {} }, scopeKey: '', timeoutMs: 5000 });
 
     const error = await settled;
+    // From the kill, within the queue's command deadline (2 s) times three plus 2 s.
+    expect(Date.now() - killedAt).toBeLessThanOrEqual(2_000 * 3 + 2_000);
     expect(error).toBeInstanceOf(McpQueueUnavailableError);
     expect(error).toMatchObject({ operation: 'at-most-once mark', delivered: false });
     expect(sent).toEqual([]);

@@ -3,10 +3,10 @@ import { Test } from '@nestjs/testing';
 import { TypeOrmModule, type TypeOrmModuleOptions } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { MCP_ENTITIES, McpClientModule, McpClientService, McpEvent, McpModule, McpOutboundSession, McpProtocolError } from '../../src/mcp';
-import { MAX_JSON_RPC_DEPTH } from '../../src/mcp/protocol/json-depth';
 import { MCP_COLUMN_LENGTHS } from '../../src/mcp/persistence/mcp-columns.constants';
 import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';
 import { startScriptedHttpServer, status, type ScriptedHttpServer, type ScriptedReply } from '../fixtures/http/scripted-http-server';
+import { envelope } from '../fixtures/stateless/stateless-wire';
 import { openSession, post, versionHeader } from '../support/mcp-wire';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 
@@ -121,7 +121,7 @@ describe.each(targets)('audit rows that cannot be poisoned, on $name', (target) 
   it('refuses a 200,000-deep array with -32600 on both revisions, and serves the next call', async () => {
     const { sessionId } = await openSession(url);
     const deep = `${'['.repeat(200_000)}${']'.repeat(200_000)}`;
-    const message = `Invalid Request: the message nests arrays and objects deeper than ${MAX_JSON_RPC_DEPTH} levels`;
+    const message = 'Invalid Request: the message nests arrays and objects deeper than 128 levels';
     const session = await post(url, callText(21, `"x","deep":${deep}`), { sessionId, headers: versionHeader() });
     expect(session.status).toBe(400);
     expect(session.json).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message } });
@@ -132,6 +132,28 @@ describe.each(targets)('audit rows that cannot be poisoned, on $name', (target) 
     expect(stateless.json).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message } });
     const next = await post(url, callText(23, '"next"'), { sessionId, headers: versionHeader() });
     expect(next.json).toMatchObject({ id: 23, result: { content: [{ text: 'next' }] } });
+  });
+
+  // The documented edge limit is 128 levels, as the number: the envelope, params and arguments are
+  // three levels, so 125 arrays make a message 128 deep and 126 make it 129.
+  it('lets a message of exactly 128 levels through the edge and refuses one of 129, on both revisions', async () => {
+    const { sessionId } = await openSession(url);
+    const nested = (arrays: number) => `${'['.repeat(arrays)}"x"${']'.repeat(arrays)}`;
+    const refusal = { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: the message nests arrays and objects deeper than 128 levels' } };
+    const onSession = (id: number, arrays: number) => post(url, callText(id, nested(arrays)), { sessionId, headers: versionHeader() });
+    const stateless = (id: number, arrays: number) =>
+      post(url, `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"echo","arguments":{"text":${nested(arrays)}},"_meta":${JSON.stringify(envelope())}}}`, {
+        headers: { 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': 'echo' },
+      });
+    // Past the edge, the tool's own validation answers: the text is not a string.
+    const invalid = { content: [{ type: 'text', text: 'Invalid arguments for tool "echo": text: text must be a string' }], isError: true };
+    const statelessInvalid = { ...invalid, resultType: 'complete', _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'durable-mcp', version: expect.any(String) } } };
+    for (const [send, id, result] of [[onSession, 24, invalid], [stateless, 26, statelessInvalid]] as const) {
+      const under = await send(id, 125);
+      expect({ status: under.status, json: under.json }).toEqual({ status: 200, json: { jsonrpc: '2.0', id, result } });
+      const over = await send(id + 1, 126);
+      expect({ status: over.status, json: over.json }).toEqual({ status: 400, json: refusal });
+    }
   });
 
   it('round-trips NUL, lone surrogates, emoji, right-to-left marks and a 3 MiB string, each with its row', async () => {

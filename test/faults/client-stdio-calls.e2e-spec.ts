@@ -79,11 +79,14 @@ describe('McpClientService over stdio: spawns, deadlines and shutdown', () => {
     const client = await boot({ raw: fixture('no-init', record) });
     // A deadline far beyond a spawn on a loaded machine: the test goes on from the evidence that the
     // process read its initialize, and the deadline then runs out on the handshake it never answers.
+    const issuedAt = Date.now();
     const failed = client.callTool('raw', 'info', {}, { timeoutMs: 10_000 });
     const outcome = failed.catch((error: unknown) => error);
     await waitUntil(() => received(record).length > 0, 10_000, 'the fixture to read its initialize');
     expect(received(record)).toEqual(['initialize']);
     const error = await outcome;
+    // Held to the deadline (three times it plus 2 s, from the call), not to one deadline per attempt.
+    expect(Date.now() - issuedAt).toBeLessThanOrEqual(10_000 * 3 + 2_000);
     expect(error).toBeInstanceOf(McpTimeoutError);
     expect(error).toMatchObject({ timeoutMs: 10_000, delivered: false });
     expect(received(record)).toEqual(['initialize']);
@@ -100,8 +103,11 @@ describe('McpClientService over stdio: spawns, deadlines and shutdown', () => {
     const [node, script] = rawServer();
     const command = ['sh', '-c', 'echo spawned >> "$0"; exec "$1" "$2" early-exit', spawns, node, script];
     const client = await boot({ raw: { command, version: '2025-11-25' } }, { attempts: 3, backoffMs: 20_000 });
+    const issuedAt = Date.now();
     const failed = client.callTool('raw', 'info', {}, { timeoutMs: 5_000 });
     await expect(failed).rejects.toMatchObject({ name: 'McpTransportError', delivered: false });
+    // Within the deadline's bound (three times it plus 2 s), so well before the 20 s backoff ends.
+    expect(Date.now() - issuedAt).toBeLessThanOrEqual(5_000 * 3 + 2_000);
     expect(readFileSync(spawns, 'utf8')).toBe('spawned\n');
   }, 30_000);
 

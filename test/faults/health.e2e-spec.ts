@@ -76,7 +76,8 @@ describe('health checks: /health/live and /health/ready', () => {
     expect(report.details.database).toMatchObject({ status: 'up', type: 'postgres', latencyMs: expect.any(Number) });
     expect(report.details.redis).toMatchObject({ status: 'up', listening: true, latencyMs: expect.any(Number) });
     expect(report.details.queue).toMatchObject({ status: 'up', mode: 'bull', waiting: 0, oldestWaitingMs: null });
-    expect(report.details.queue.workers).toBeGreaterThanOrEqual(1);
+    // One app with one worker on a Redis of its own.
+    expect(report.details.queue.workers).toBe(1);
     expect(report.details.audit).toMatchObject({ status: 'up', backlog: 0 });
     expect(report.details.shutdown).toMatchObject({ status: 'up', draining: false });
     expect(report.details.stdio).toMatchObject({ status: 'up', servers: {} });

@@ -65,10 +65,13 @@ describe('stdio servers after their parent is SIGKILLed', () => {
     expect(processesWith(marker)).toEqual(expect.arrayContaining([hanging, pooled]));
     expect(processesWith(marker)).toHaveLength(4);
 
+    const killedAt = Date.now();
     parent.kill('SIGKILL');
     expect(await exited).toBe('SIGKILL');
-    // SIGTERM (ignored), then SIGKILL after killGraceMs (2 s by default).
+    // SIGTERM (ignored), then SIGKILL after killGraceMs (2 s by default): all gone within three
+    // times that plus 2 s of the parent's death.
     await waitUntil(() => processesWith(marker).length === 0, 20_000, 'every process of the killed parent to be gone');
+    expect(Date.now() - killedAt).toBeLessThanOrEqual(2_000 * 3 + 2_000);
     expect(isAlive(hanging)).toBe(false);
     expect(isAlive(pooled)).toBe(false);
   }, 90_000);

@@ -14,6 +14,22 @@ import { startPrivateRedis, type PrivateRedis } from './support/private-redis';
 /** keep-alive of the replicas' GET streams; a stream claim lives twice as long. */
 const STREAM_KEEP_ALIVE_MS = 2_000;
 
+/** The bus's bound of one Redis command on the replicas below. */
+const PUBSUB_TIMEOUT_MS = 2_000;
+/** The queue's bound of one Redis command in these apps. */
+const COMMAND_TIMEOUT_MS = 2_000;
+/**
+ * What "reject at once" is held to, counted from the moment Redis is killed: three times the
+ * command deadline plus 2 s for a starved machine. A call that waited for Redis without a deadline
+ * would exceed it by far; this is a correctness bound, not a speed target.
+ */
+const OUTAGE_BOUND_MS = COMMAND_TIMEOUT_MS * 3 + 2_000;
+
+/** Resolves like `work`, noting in `at` when it settled. */
+function timed<T>(work: Promise<T>, at: number[]): Promise<T> {
+  return work.finally(() => at.push(Date.now()));
+}
+
 /** Settles every promise and sorts the outcomes into results and errors. */
 async function settleAll<T>(work: Promise<T>[]): Promise<{ results: T[]; errors: unknown[] }> {
   const outcomes = await Promise.allSettled(work);
@@ -62,7 +78,7 @@ describe('Redis outage', () => {
         McpModule.forRoot({ auth: fixtureAuth, providers: [FixtureTools], stores }),
         McpClientModule.forRoot({
           servers: { self: { transport: 'toolset', principal: 'svc', version: '2025-11-25' } },
-          queue: { redis: redis.url, name, worker, attempts: 1, commandTimeoutMs: 2000 },
+          queue: { redis: redis.url, name, worker, attempts: 1, commandTimeoutMs: COMMAND_TIMEOUT_MS },
           stores: { outboundSessions: stores.outboundSessions, events: stores.events },
           waitTimeoutMs: 20_000,
         }),
@@ -84,9 +100,29 @@ describe('Redis outage', () => {
     const before = await Promise.all(calls('before'));
     expect(before.map((r) => r.content)).toEqual([0, 1, 2, 3].map((i) => [{ type: 'text', text: `before-${i}` }]));
 
+    // Calls issued the moment Redis is gone, before the queue can have noticed: each one ends in
+    // the typed error within the bound, counted from the kill.
+    const killedAt = Date.now();
     await redis.kill();
+    const atKillSettled: number[] = [];
+    const atKill = await settleAll(calls('at-kill', 8).map((call) => timed(call, atKillSettled)));
+    expect(atKill.results).toEqual([]);
+    expect(atKill.errors).toHaveLength(8);
+    for (const error of atKill.errors) {
+      expect(error).toBeInstanceOf(McpQueueUnavailableError);
+      // An enqueue sent before the connection was known dead may have reached Redis: it ends at the
+      // command deadline, delivered. One refused because the drop was already known was not sent.
+      const { delivered, message } = error as McpQueueUnavailableError;
+      expect(message).toMatch(delivered ? /\(enqueue\): (Redis did not answer within 2000 ms|Connection is closed\.)$/ : /\(enqueue\): the connection to Redis is (reconnecting|close|end)$/);
+    }
+    expect(atKillSettled).toHaveLength(8);
+    expect(Math.max(...atKillSettled) - killedAt).toBeLessThanOrEqual(OUTAGE_BOUND_MS);
+
+    // Once the queue knows, nothing is sent: every call is refused, not delivered, as fast.
     await pollUntil('the queue to notice the outage', async () => (queueOf(app).bull.client.status === 'ready' ? undefined : true));
-    const during = await settleAll(calls('during', 8));
+    const duringIssuedAt = Date.now();
+    const duringSettled: number[] = [];
+    const during = await settleAll(calls('during', 8).map((call) => timed(call, duringSettled)));
     expect(during.results).toEqual([]);
     expect(during.errors).toHaveLength(8);
     for (const error of during.errors) {
@@ -94,6 +130,7 @@ describe('Redis outage', () => {
       expect((error as McpQueueUnavailableError).delivered).toBe(false);
       expect((error as Error).message).toMatch(/Redis/);
     }
+    expect(Math.max(...duringSettled) - duringIssuedAt).toBeLessThanOrEqual(OUTAGE_BOUND_MS);
 
     await redis.start();
     await pollUntil('a call to succeed after Redis restarted', async () => ((await mcp.callTool('self', 'echo', { text: 'probe' })).content ? true : undefined), 30_000, 250);
@@ -118,9 +155,11 @@ describe('Redis outage', () => {
     const id = await mcp.callTool('self', 'echo', { text: 'waiting' }, { wait: false });
     const waiting = mcp.waitForCall(id).catch((e: unknown) => e);
     await pollUntil('the waiter to register', async () => (queueOf(app).waiting === 1 ? true : undefined));
+    const killedAt = Date.now();
     await redis.kill();
     try {
       const error = await waiting;
+      expect(Date.now() - killedAt).toBeLessThanOrEqual(OUTAGE_BOUND_MS);
       expect(error).toBeInstanceOf(McpQueueUnavailableError);
       expect(queueOf(app).waiting).toBe(0);
     } finally {
@@ -147,7 +186,7 @@ describe('Redis outage', () => {
               auth: fixtureAuth,
               providers: [FixtureTools],
               stores,
-              pubsub: { redis: redis.url, channelPrefix, timeoutMs: 2000 },
+              pubsub: { redis: redis.url, channelPrefix, timeoutMs: PUBSUB_TIMEOUT_MS },
               stateless: { requestStateSecret: 'the-shared-secret-of-both-replicas' },
               streams: { keepAliveMs: STREAM_KEEP_ALIVE_MS },
             }),
@@ -166,13 +205,16 @@ describe('Redis outage', () => {
 
     it('answers 503 with a JSON-RPC body for what needs Redis while it is down, and works again after', async () => {
       const { sessionId } = await openSession(a.url);
+      const killedAt = Date.now();
       await redis.kill();
       try {
-        // Wait until the replica's publisher noticed (the first command after the kill may still be in flight).
+        // Wait until the replica's publisher noticed (the first command after the kill may still be
+        // in flight, bounded by pubsub.timeoutMs): from the kill, within three times that plus 2 s.
         await pollUntil('the bus to refuse a cancellation', async () => {
           const reply = await post(b.url, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'nope' } }, { sessionId, headers: versionHeader() });
           return reply.status === 503 ? reply : undefined;
         });
+        expect(Date.now() - killedAt).toBeLessThanOrEqual(PUBSUB_TIMEOUT_MS * 3 + 2_000);
         const cancels = await Promise.all(
           Array.from({ length: 4 }, (_, i) =>
             post(b.url, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: `r-${i}` } }, { sessionId, headers: versionHeader() }),

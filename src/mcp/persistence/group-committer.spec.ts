@@ -21,6 +21,7 @@ class ControlledFlush {
   readonly batches: string[][] = [];
   private readonly pending: Deferred<string[]>[] = [];
   private waiters: Array<{ count: number; resolve: () => void }> = [];
+  private static readonly waitMs = 2_000;
 
   readonly flush = (items: string[]): Promise<string[]> => {
     this.batches.push([...items]);
@@ -30,10 +31,23 @@ class ControlledFlush {
     return d.promise;
   };
 
-  /** Resolves once `count` batches have been handed to the flush. */
+  /**
+   * Resolves once `count` batches have been handed to the flush; rejects if they have not been
+   * within two seconds (the committer's own delays are at most 500 ms), so a committer that never
+   * flushes fails the test instead of holding it.
+   */
   called(count: number): Promise<void> {
     if (this.batches.length >= count) return Promise.resolve();
-    return new Promise((resolve) => this.waiters.push({ count, resolve }));
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${this.batches.length} batches flushed, waited 2 s for ${count}`)), ControlledFlush.waitMs);
+      this.waiters.push({
+        count,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      });
+    });
   }
 
   commit(index: number): void {

@@ -41,8 +41,8 @@ describe('storable values', () => {
     const deep = storableJson({ a: deepArray(200_000) }, 'response', notes);
     expect(typeof deep).toBe('string');
     expect(deep).toBe(`{"a":${'['.repeat(200_000)}${']'.repeat(200_000)}}`);
-    expect(storableJson(deepArray(MAX_STORED_JSON_DEPTH), 'request', new StorableNotes())).toEqual(deepArray(MAX_STORED_JSON_DEPTH));
-    expect(notes.text()).toBe(`stored with changes: NUL characters or lone surrogates escaped in client info; response nested deeper than ${MAX_STORED_JSON_DEPTH} levels, stored as its JSON text`);
+    expect(storableJson(deepArray(512), 'request', new StorableNotes())).toEqual(deepArray(512));
+    expect(notes.text()).toBe('stored with changes: NUL characters or lone surrogates escaped in client info; response nested deeper than 512 levels, stored as its JSON text');
   });
 
   it('rewrites JSON text so no string decodes to NUL or a lone surrogate, keeping pairs and literal backslashes', () => {
@@ -101,10 +101,10 @@ describe('storable jsonb values: scalars, JSON text and values past the depth li
 
   it('stores a JsonText nested past the limit as its text, with NUL and lone surrogates escaped', () => {
     const notes = new StorableNotes();
-    const depth = MAX_STORED_JSON_DEPTH + 1;
+    const depth = 513;
     const text = `${'['.repeat(depth)}"\u0000"${']'.repeat(depth)}`;
     expect(storableJson(new JsonText(text), 'response', notes)).toBe(`${'['.repeat(depth)}"\\u0000"${']'.repeat(depth)}`);
-    expect(notes.text()).toBe(`stored with changes: response nested deeper than ${MAX_STORED_JSON_DEPTH} levels, stored as its JSON text`);
+    expect(notes.text()).toBe('stored with changes: response nested deeper than 512 levels, stored as its JSON text');
   });
 
   it('keeps a JsonText whose only suspicious escapes are surrogate pairs or ordinary characters, without a note', () => {
@@ -126,7 +126,7 @@ describe('storable jsonb values: scalars, JSON text and values past the depth li
 
   it('writes a value past the limit as JSON.stringify would, marking an object met again as [Circular]', () => {
     const notes = new StorableNotes();
-    const deep = deepArray(MAX_STORED_JSON_DEPTH + 1);
+    const deep = deepArray(513);
     const root: Record<string, unknown> = {
       deep,
       n: null,
@@ -139,8 +139,23 @@ describe('storable jsonb values: scalars, JSON text and values past the depth li
       text: 'x\u0000',
     };
     root.self = root;
-    const expectedDeep = `${'['.repeat(MAX_STORED_JSON_DEPTH + 1)}${']'.repeat(MAX_STORED_JSON_DEPTH + 1)}`;
+    const expectedDeep = `${'['.repeat(513)}${']'.repeat(513)}`;
     expect(storableJson(root, 'result', notes)).toBe(`{"deep":${expectedDeep},"n":null,"big":"10","list":[null,null,null,1.5],"at":"1970-01-01T00:00:00.000Z","text":"x\\u0000","self":"[Circular]"}`);
-    expect(notes.text()).toBe(`stored with changes: result nested deeper than ${MAX_STORED_JSON_DEPTH} levels, stored as its JSON text`);
+    expect(notes.text()).toBe('stored with changes: result nested deeper than 512 levels, stored as its JSON text');
+  });
+
+  // The documented limit is the number itself: a change of the constant must fail here.
+  it('is the documented 512 levels: a value 512 deep is stored as it is, one 513 deep as its JSON text', () => {
+    expect(MAX_STORED_JSON_DEPTH).toBe(512);
+    const kept = new StorableNotes();
+    expect(storableJson({ a: deepArray(511) }, 'result', kept)).toEqual({ a: deepArray(511) });
+    expect(storableJson(new JsonText(`${'['.repeat(512)}${']'.repeat(512)}`), 'result', kept)).toBeInstanceOf(JsonText);
+    expect(kept.text()).toBeNull();
+    const over = new StorableNotes();
+    expect(storableJson({ a: deepArray(512) }, 'result', over)).toBe(`{"a":${'['.repeat(512)}${']'.repeat(512)}}`);
+    expect(over.text()).toBe('stored with changes: result nested deeper than 512 levels, stored as its JSON text');
+    const overText = new StorableNotes();
+    expect(storableJson(new JsonText(`${'['.repeat(513)}${']'.repeat(513)}`), 'result', overText)).toBe(`${'['.repeat(513)}${']'.repeat(513)}`);
+    expect(overText.text()).toBe('stored with changes: result nested deeper than 512 levels, stored as its JSON text');
   });
 });

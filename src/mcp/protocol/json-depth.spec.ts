@@ -18,14 +18,34 @@ describe('JSON nesting depth', () => {
     expect(jsonNestsDeeperThan('[{"a":{}}]', 2)).toBe(true);
   });
 
-  it('refuses a 200,000-deep message with -32600 before parsing it, and accepts the limit itself', () => {
+  it('refuses a 200,000-deep message with -32600 before parsing it', () => {
     const deep = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"a":${'['.repeat(200_000)}${']'.repeat(200_000)}}}}`;
     expect(parseJsonRpc(deep)).toEqual({
       kind: 'invalid',
-      error: { jsonrpc: '2.0', id: null, error: { code: -32600, message: `Invalid Request: the message nests arrays and objects deeper than ${MAX_JSON_RPC_DEPTH} levels` } },
+      error: { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: the message nests arrays and objects deeper than 128 levels' } },
     });
-    const atLimit = `{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":${'['.repeat(MAX_JSON_RPC_DEPTH - 2)}${']'.repeat(MAX_JSON_RPC_DEPTH - 2)}}}`;
-    expect(parseJsonRpc(atLimit).kind).toBe('request');
-    expect(parseNdjsonLine(`{"a":${'['.repeat(MAX_JSON_RPC_DEPTH)}${']'.repeat(MAX_JSON_RPC_DEPTH)}}`)).toMatchObject({ kind: 'invalid', reason: `nested deeper than ${MAX_JSON_RPC_DEPTH} levels` });
+  });
+
+  // The documented limit is the number itself: a change of the constant must fail here.
+  it('is the documented 128 levels: a message 128 deep is parsed, one 129 deep is refused', () => {
+    expect(MAX_JSON_RPC_DEPTH).toBe(128);
+    // The envelope and params are two levels; 126 arrays make 128, 127 make 129.
+    const nested = (arrays: number) => `{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":${'['.repeat(arrays)}${']'.repeat(arrays)}}}`;
+    expect(jsonDepth(nested(126))).toBe(128);
+    expect(jsonDepth(nested(127))).toBe(129);
+    expect(parseJsonRpc(nested(126)).kind).toBe('request');
+    expect(parseJsonRpc(nested(127))).toEqual({
+      kind: 'invalid',
+      error: { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: the message nests arrays and objects deeper than 128 levels' } },
+    });
+    expect(jsonNestsDeeperThan(nested(126), 128)).toBe(false);
+    expect(jsonNestsDeeperThan(nested(127), 128)).toBe(true);
+  });
+
+  it('holds a stdio line to the same 128 levels', () => {
+    // One object and 127 arrays are 128 levels; one more array is 129.
+    const line = (arrays: number) => `{"a":${'['.repeat(arrays)}${']'.repeat(arrays)}}`;
+    expect(parseNdjsonLine(line(127)).kind).toBe('object');
+    expect(parseNdjsonLine(line(128))).toMatchObject({ kind: 'invalid', reason: 'nested deeper than 128 levels' });
   });
 });

@@ -90,6 +90,14 @@ describe('resolveMcpOptions', () => {
     expect(error.message).toContain('authorize(token, request)');
   });
 
+  // The README's table, as numbers: a change of a default constant must fail here.
+  it('applies the documented defaults of the database bound, the streams and the caps', () => {
+    const resolved = resolveMcpOptions({ auth }, extras);
+    expect(resolved.database).toEqual({ timeoutMs: 5_000 });
+    expect(resolved.streams).toEqual({ clientRequestTimeoutMs: 300_000, keepAliveMs: 15_000, retryMs: 1_000, maxBufferedBytes: 4 * 1024 * 1024, resumeEvents: 500, resumeTtlMs: 600_000 });
+    expect(resolved.limits).toEqual({ sessionsPerPrincipal: 100, streamsPerPrincipal: 100, listenStreamsPerPrincipal: 100, subscriptionsPerSession: 1000 });
+  });
+
   it('defaults bodyTimeoutMs to 30 s and keeps a given one', () => {
     expect(resolveMcpOptions({ auth }, extras).bodyTimeoutMs).toBe(30_000);
     expect(resolveMcpOptions({ auth, bodyTimeoutMs: 500 }, extras).bodyTimeoutMs).toBe(500);

@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import Redis from 'ioredis';
 import { McpCallNotFoundError } from '../../errors/mcp-client-call.errors';
 import { McpTransportError } from '../../errors/mcp-client.errors';
 import { McpCallWaitTimeoutError, McpQueueUnavailableError } from '../../errors/mcp-outage.errors';
@@ -8,18 +9,35 @@ import type { McpCallAttempt } from '../interfaces/mcp-call-attempt.interface';
 import type { McpCallProcessor } from '../mcp-call-processor';
 import { BullCallQueue } from './bull-call-queue';
 
-/** The part of a Bull queue the call queue uses, in memory. */
+/**
+ * The at-most-once mark is Redis's own `SET NX`: the marks of these specs are written to the real
+ * Redis on 127.0.0.1:6379, under queue names no other run uses, so the refusal of a second claim,
+ * the TTL and the release are Redis's behaviour, not a copy of it.
+ */
+const redis = new Redis({ host: '127.0.0.1', port: 6379, maxRetriesPerRequest: 1 });
+const runToken = `mcp-mark-spec-${process.pid}-${Date.now()}`;
+let queues = 0;
+
+afterAll(async () => {
+  const keys: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, found] = await redis.scan(cursor, 'MATCH', `*${runToken}*`, 'COUNT', 1000);
+    cursor = next;
+    keys.push(...found);
+  } while (cursor !== '0');
+  if (keys.length) await redis.del(...keys);
+  await redis.quit();
+});
+
+/** The part of a Bull queue the call queue uses: its Redis commands go to the real Redis, the rest is in memory. */
 class FakeBullQueue extends EventEmitter {
   static last: FakeBullQueue;
-  readonly client: EventEmitter & { status: string; marks: Map<string, string>; set: jest.Mock; del: jest.Mock } = Object.assign(new EventEmitter(), {
+  readonly client: EventEmitter & { status: string; set: jest.Mock; get: jest.Mock; del: jest.Mock } = Object.assign(new EventEmitter(), {
     status: 'ready',
-    marks: new Map<string, string>(),
-    set: jest.fn(async (key: string, value: string, _ex: string, _ttl: number, _nx: string) => {
-      if (FakeBullQueue.last.client.marks.has(key)) return null;
-      FakeBullQueue.last.client.marks.set(key, value);
-      return 'OK';
-    }),
-    del: jest.fn(async (key: string) => Number(FakeBullQueue.last.client.marks.delete(key))),
+    set: jest.fn((...args: unknown[]) => (redis.set as (...a: unknown[]) => Promise<unknown>)(...args)),
+    get: jest.fn((key: string) => redis.get(key)),
+    del: jest.fn((key: string) => redis.del(key)),
   });
   handler?: (job: unknown) => Promise<Record<string, unknown>>;
   added: Array<{ data: unknown; opts: unknown }> = [];
@@ -91,32 +109,48 @@ function fakeJob(data: McpCallJob & Record<string, unknown>, attemptsMade = 0, a
   };
 }
 
+/** A worker on a queue of its own name, so that no two tests share a mark in Redis. */
 function worker(process: (job: McpCallJob, attempt: McpCallAttempt) => Promise<Record<string, unknown>>, overrides: Partial<McpResolvedQueueOptions> = {}) {
   const spy = jest.fn(process);
-  const queue = new BullCallQueue({ ...options, ...overrides }, { process: spy } as unknown as McpCallProcessor);
+  const name = `${runToken}-calls-${++queues}`;
+  const queue = new BullCallQueue({ ...options, name, ...overrides }, { process: spy } as unknown as McpCallProcessor);
   queue.start();
   const bull = FakeBullQueue.last;
-  return { queue, bull, process: spy, run: (job: ReturnType<typeof fakeJob>) => bull.handler!(job) };
+  return { queue, bull, name, process: spy, run: (job: ReturnType<typeof fakeJob>) => bull.handler!(job) };
 }
 
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setImmediate(resolve));
+/**
+ * Waits for `condition`, for at most two seconds: a change that never registers the waiter fails
+ * the test at once instead of spinning until the runner gives up.
+ */
+async function until(condition: () => boolean, what = 'the condition'): Promise<void> {
+  const deadline = Date.now() + 2_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`waited 2 s for ${what}`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
 }
 
 describe('BullCallQueue worker: the at-most-once mark', () => {
   it('marks the job in Redis with SET NX under the queue prefix, for as long as results are kept', async () => {
-    const { bull, run } = worker(async (_job, attempt) => {
+    const { bull, name, run } = worker(async (_job, attempt) => {
       expect(await attempt.claim()).toBe(true);
       return { ok: true };
     });
     await expect(run(fakeJob({ ...toolCall }))).resolves.toEqual({ ok: true });
-    expect(bull.client.set).toHaveBeenCalledWith('pfx:calls:mcp-attempted:7', String(process.pid), 'EX', 91, 'NX');
+    const key = `pfx:${name}:mcp-attempted:7`;
+    expect(bull.client.set).toHaveBeenCalledTimes(1);
+    expect(bull.client.set).toHaveBeenCalledWith(key, String(process.pid), 'EX', 91, 'NX');
+    await expect(redis.get(key)).resolves.toBe(String(process.pid));
+    // keepResultsMs is 90,500 ms: the mark lives 91 s, rounded up to whole seconds.
+    await expect(redis.ttl(key)).resolves.toBe(91);
   });
 
   it('uses the default bull prefix when none is configured', async () => {
-    const { bull, run } = worker(async (_job, attempt) => ({ claimed: await attempt.claim() }), { bull: {} });
-    await run(fakeJob({ ...toolCall }));
-    expect(bull.client.set.mock.calls[0][0]).toBe('bull:calls:mcp-attempted:7');
+    const { bull, name, run } = worker(async (_job, attempt) => ({ claimed: await attempt.claim() }), { bull: {} });
+    await expect(run(fakeJob({ ...toolCall }))).resolves.toEqual({ claimed: true });
+    expect(bull.client.set.mock.calls[0][0]).toBe(`bull:${name}:mcp-attempted:7`);
+    await expect(redis.get(`bull:${name}:mcp-attempted:7`)).resolves.toBe(String(process.pid));
   });
 
   it('refuses the claim of a job already marked by an earlier attempt', async () => {
@@ -128,6 +162,20 @@ describe('BullCallQueue worker: the at-most-once mark', () => {
     await run(fakeJob({ ...toolCall }));
     await run(fakeJob({ ...toolCall }, 1));
     expect(claims).toEqual([true, false]);
+  });
+
+  it('lets one of two workers racing for the same job claim it, never both', async () => {
+    const claims: boolean[] = [];
+    const { name, run } = worker(async (_job, attempt) => {
+      claims.push(await attempt.claim());
+      return {};
+    });
+    const other = worker(async (_job, attempt) => {
+      claims.push(await attempt.claim());
+      return {};
+    }, { name });
+    await Promise.all([run(fakeJob({ ...toolCall })), other.run(fakeJob({ ...toolCall }))]);
+    expect(claims.sort()).toEqual([false, true]);
   });
 
   it('refuses the claim when the mark cannot be written (Redis down)', async () => {
@@ -143,15 +191,19 @@ describe('BullCallQueue worker: the at-most-once mark', () => {
 
   it('releases the mark so a run that never left may be claimed again', async () => {
     const claims: boolean[] = [];
-    const { bull, run } = worker(async (_job, attempt) => {
+    let afterRelease: string | null = 'not read';
+    const { bull, name, run } = worker(async (_job, attempt) => {
       claims.push(await attempt.claim());
       await attempt.release();
+      afterRelease = await redis.get(`pfx:${name}:mcp-attempted:7`);
       claims.push(await attempt.claim());
       return {};
     });
     await run(fakeJob({ ...toolCall }));
     expect(claims).toEqual([true, true]);
-    expect(bull.client.del).toHaveBeenCalledWith('pfx:calls:mcp-attempted:7');
+    expect(afterRelease).toBeNull();
+    expect(bull.client.del).toHaveBeenCalledTimes(1);
+    expect(bull.client.del).toHaveBeenCalledWith(`pfx:${name}:mcp-attempted:7`);
   });
 
   it('gives the processor the call without the failure of the previous attempt, and an attempt named by the job id', async () => {
@@ -317,7 +369,7 @@ describe('BullCallQueue waiters', () => {
     storedJob(bull, '3', 'active');
     const first = queue.wait('3');
     const second = queue.wait('3');
-    await until(() => queue.waiting === 2);
+    await until(() => queue.waiting === 2, 'two waiters');
     bull.emit('global:completed', 3, JSON.stringify({ value: 'published' }));
     await expect(first).resolves.toEqual({ value: 'published' });
     await expect(second).resolves.toEqual({ value: 'published' });
@@ -328,7 +380,7 @@ describe('BullCallQueue waiters', () => {
     const { queue, bull } = worker(async () => ({}), { worker: false });
     const job = storedJob(bull, '4', 'active');
     const waiting = queue.wait('4').catch((e: unknown) => e);
-    await until(() => queue.waiting === 1);
+    await until(() => queue.waiting === 1, 'the waiter');
     job.data = { ...toolCall, failure: { name: 'McpTransportError', message: 'gone', delivered: true, fields: { status: 500 } } };
     bull.emit('global:failed', '4', 'gone');
     const error = await waiting;
@@ -340,7 +392,7 @@ describe('BullCallQueue waiters', () => {
     const { queue, bull } = worker(async () => ({}), { worker: false });
     storedJob(bull, '5', 'active');
     const waiting = queue.wait('5');
-    await until(() => queue.waiting === 1);
+    await until(() => queue.waiting === 1, 'the waiter');
     bull.emit('global:completed', '55', JSON.stringify({ other: true }));
     bull.emit('global:failed', '6', 'other');
     expect(queue.waiting).toBe(1);
@@ -380,7 +432,7 @@ describe('BullCallQueue waiters', () => {
     storedJob(bull, '9', 'active');
     storedJob(bull, '10', 'active');
     const waits = [queue.wait('9').catch((e: unknown) => e), queue.wait('10').catch((e: unknown) => e)];
-    await until(() => queue.waiting === 2);
+    await until(() => queue.waiting === 2, 'two waiters');
     bull.client.emit('close');
     for (const error of await Promise.all(waits)) {
       expect(error).toBeInstanceOf(McpQueueUnavailableError);
@@ -413,7 +465,7 @@ describe('BullCallQueue waiters', () => {
     const { queue, bull } = worker(async () => ({}), { worker: false, commandTimeoutMs: 20 });
     storedJob(bull, '12', 'active');
     const waiting = queue.wait('12').catch((e: unknown) => e);
-    await until(() => queue.waiting === 1);
+    await until(() => queue.waiting === 1, 'the waiter');
     bull.closing = () => new Promise(() => undefined);
     await queue.close();
     expect(await waiting).toBeInstanceOf(McpQueueUnavailableError);

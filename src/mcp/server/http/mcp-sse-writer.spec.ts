@@ -1,6 +1,7 @@
 import type { Response } from 'express';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
+import { DEFAULT_STREAM_OPTIONS } from './mcp-stream.options';
 import { acceptsEventStream, McpSseWriter, parseEventId } from './mcp-sse-writer';
 
 describe('acceptsEventStream', () => {
@@ -138,5 +139,28 @@ describe('McpSseWriter on a real HTTP response', () => {
     expect(outcome).toMatchObject({ refusedAt: method, closed: true });
     // `send` records each event before writing it, the refused one included; `sendAt` events come from the log.
     expect(outcome!.recorded).toBe(method === 'send' ? outcome!.sent + 1 : 0);
+  });
+});
+
+describe('McpSseWriter with the default buffer bound', () => {
+  /** A response whose queued byte count the test sets. */
+  function response(writableLength: number) {
+    const res = { writableLength, writableEnded: false, destroyed: false, writeHead: jest.fn(), flushHeaders: jest.fn(), write: jest.fn(), destroy: jest.fn(() => void (res.destroyed = true)) };
+    return res;
+  }
+
+  // The documented 4 MiB, as the number: exactly that much waiting is still written to, one byte more closes the stream.
+  it.each<[number, boolean]>([
+    [4_194_304, true],
+    [4_194_305, false],
+  ])('with %i bytes waiting, writes the next event: %s', (waiting, written) => {
+    const res = response(0);
+    const writer = new McpSseWriter(res as unknown as ServerResponse, { streamId: 's', maxBufferedBytes: DEFAULT_STREAM_OPTIONS.maxBufferedBytes });
+    writer.open(10);
+    res.writableLength = waiting;
+    expect(writer.send('{}')).toBe(written ? 's_1' : null);
+    expect(res.write).toHaveBeenCalledTimes(written ? 2 : 1);
+    expect(res.destroy).toHaveBeenCalledTimes(written ? 0 : 1);
+    expect(writer.closed).toBe(!written);
   });
 });

@@ -51,13 +51,15 @@ describe('resolveHttpTransportOptions, every option', () => {
     expect(resolved.auth).toBeNull();
     expect(resolved.tokenStore).toBeInstanceOf(MemoryTokenStore);
     expect(resolved.headers).toEqual({});
-    expect([resolved.maxResponseBytes, resolved.maxEventChars]).toEqual([HTTP_DEFAULT_MAX_MESSAGE_SIZE, HTTP_DEFAULT_MAX_MESSAGE_SIZE]);
+    // The documented 16 MiB, as the number: a change of the constant must fail here.
+    expect([resolved.maxResponseBytes, resolved.maxEventChars]).toEqual([16_777_216, 16_777_216]);
+    expect(HTTP_DEFAULT_MAX_MESSAGE_SIZE).toBe(16 * 1024 * 1024);
   });
 
   it.each<[string, Partial<HttpTransportOptions>, string]>([
     ['an infinite maxDelayMs', { retry: { maxDelayMs: Infinity } }, 'HttpTransport option "retry.maxDelayMs" must be a number >= 0 (got Infinity); remove it to use the default 2000.'],
     ['a NaN cancelNoticeTimeoutMs', { cancelNoticeTimeoutMs: Number.NaN }, 'HttpTransport option "cancelNoticeTimeoutMs" must be a number >= 0 (got NaN); remove it to use the default 5000.'],
-    ['a zero maxResponseBytes', { maxResponseBytes: 0 }, `HttpTransport option "maxResponseBytes" must be an integer >= 1 (got 0); remove it to use the default ${HTTP_DEFAULT_MAX_MESSAGE_SIZE}.`],
+    ['a zero maxResponseBytes', { maxResponseBytes: 0 }, 'HttpTransport option "maxResponseBytes" must be an integer >= 1 (got 0); remove it to use the default 16777216.'],
     ['a fractional maxEventChars', { maxEventChars: 1.5 }, 'HttpTransport option "maxEventChars" must be an integer >= 1 (got 1.5)'],
     ['a maxEventChars given as text', { maxEventChars: '10' as never }, 'HttpTransport option "maxEventChars" must be an integer >= 1 (got 10)'],
     ['an unknown option', { bearer: 'x' } as never, 'HttpTransport: unknown option "bearer" (did you mean "bearerToken"?'],

@@ -45,8 +45,17 @@ function running(pid: number): boolean {
   }
 }
 
+/**
+ * Polls `condition` every 10 ms for at most five seconds (a child node process starts well within
+ * that even on a loaded machine): a change that makes the awaited line, exit or close never come
+ * fails the test instead of holding it until the runner gives up.
+ */
 async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
+  const deadline = Date.now() + 5_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`waited 5 s for ${condition.toString()}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 const onStdinEnd = `process.stdin.on('end', () => process.exit(0));`;
@@ -71,7 +80,9 @@ describe('StdioProcess', () => {
     await until(() => lines.length === 1);
     expect(lines[0]).toEqual(expect.objectContaining({ kind: 'object', value: { echo: 'hello' } }));
     await until(() => child.stderr().includes('ready'));
-    expect(child.stderrBytes).toBeGreaterThan(0);
+    // The server wrote `ready\n` on stderr and nothing else.
+    expect(child.stderrBytes).toBe(6);
+    expect(child.stderr()).toBe('ready\n');
     expect(child.stderr(child.stderrBytes)).toBe('');
     await child.shutdown(5000, 5000);
   });
