@@ -55,7 +55,12 @@ export interface HttpTransportOptions {
   maxRawResponseLength?: number;
   /** How many times a POST's SSE stream that ends early is resumed with GET + Last-Event-ID. @default 3 */
   maxStreamResumptions?: number;
-  /** Time allowed for a `notifications/cancelled` sent after a timeout or abort, in ms. @default 5000 */
+  /**
+   * Time allowed for a `notifications/cancelled` sent after a timeout or abort, in ms; never more
+   * than the call's own `timeoutMs` (or one second, whichever is longer), so a timed-out call is
+   * reported within about twice its deadline.
+   * @default 5000
+   */
   cancelNoticeTimeoutMs?: number;
   /**
    * Largest response body read, in bytes: a JSON answer, or the body of an HTTP error (which is

@@ -16,6 +16,9 @@ import { HttpSendFailure, HttpWire, type HttpSession } from './http-wire';
 import { resolveHttpTransportOptions, type HttpTransportOptions, type ResolvedHttpTransportOptions } from './http.options';
 import type { McpHandshakeInfo, McpTransport, McpTransportContext, McpTransportDeliverOptions, McpTransportResult } from '../mcp-transport.interface';
 
+/** The least time a cancel notice gets, whatever the call's own deadline, in ms. */
+const CANCEL_NOTICE_FLOOR_MS = 1000;
+
 type Message = JsonRpcRequest | JsonRpcNotification;
 
 /**
@@ -226,7 +229,12 @@ export class HttpTransport implements McpTransport {
     const notice: JsonRpcNotification = { jsonrpc: '2.0', method: McpMethod.Cancelled, params: { requestId: message.id, reason: call.cancelReason() } };
     let failure: unknown;
     try {
-      const signal = AbortSignal.timeout(this.options.cancelNoticeTimeoutMs);
+      // The caller hears of the timeout only once the notice is over: bounding the notice by the
+      // call's own deadline (but never under a second, so that a loopback notice of a short call
+      // still gets its answer) keeps a short call short against a server that stopped answering.
+      const own = call.context.timeoutMs;
+      const bound = Number.isFinite(own) && own > 0 ? Math.min(Math.max(own, CANCEL_NOTICE_FLOOR_MS), this.options.cancelNoticeTimeoutMs) : this.options.cancelNoticeTimeoutMs;
+      const signal = AbortSignal.timeout(bound);
       const response = await this.wire.send({ method: 'POST', session: call.session, signal, body: JSON.stringify(notice) });
       await discardBody(response);
       if (!response.ok) failure = new McpTransportError(`${this.where(call.context, 'POST')} answered the cancel notice with HTTP ${response.status}`, true, response.status);
