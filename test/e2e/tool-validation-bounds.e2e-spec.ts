@@ -117,9 +117,11 @@ describe.each(HTTP_ADAPTERS)('a tool call with a huge invalid argument gets a bo
     expect(row.note_chars).toBeLessThan(MESSAGE_BOUND);
 
     // What the input itself costs: the body as bytes and as text, the parsed array (8 bytes an
-    // item), the request's copy for its audit row; 12 times the body covers them, where one
-    // error object per item costs about 150 bytes an item, 50 times the body.
-    expect(growth).toBeLessThan(12 * body.length);
+    // item), the request's copy for its audit row: 7 times the body, and up to 12.5 times under
+    // the coverage instrumentation of CI. One error object per item costs about 150 bytes an
+    // item (235 times the body measured), Ajv's own contains keeping an error per non-matching
+    // item about 90 times: 20 times tells a bounded validator from either.
+    expect(growth).toBeLessThan(20 * body.length);
   });
 
   it('answers a DTO tool whose 20,000 nested items are all invalid with ten errors and their count, in the result and the audit row', async () => {
