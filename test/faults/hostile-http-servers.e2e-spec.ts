@@ -2,12 +2,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { HOSTILE_BODY_BYTES, startHostileHttpServer, type HostileHttpServer } from '../fixtures/http/hostile-http-server';
 import type { ProbeReport } from '../fixtures/http/http-client-probe';
+import { TS_REGISTER } from '../support/child-process';
 
 const ROOT = join(__dirname, '..', '..');
 const MB = 1024 * 1024;
 /** What a worker may grow by while a hostile server tries to make it hold a gigabyte. */
 const MEMORY_BOUND = 200 * MB;
-/** How long the probe child may take for all its cases (ts-node boot included). */
+/** How long the probe child may take for all its cases (its boot included). */
 const PROBE_DEADLINE_MS = 170_000;
 
 /**
@@ -28,7 +29,7 @@ describe('HttpTransport against hostile HTTP servers (client in a separate proce
       TS_NODE_PROJECT: join(ROOT, 'tsconfig.spec.json'),
       PROBE_CASES: JSON.stringify(cases.map((c) => ({ name: c.name, url: `${server.url}${c.path}`, timeoutMs: c.timeoutMs }))),
     };
-    const child = spawn(process.execPath, ['--expose-gc', '-r', 'ts-node/register/transpile-only', join(ROOT, 'test/fixtures/http/http-client-probe.ts')], {
+    const child = spawn(process.execPath, ['--expose-gc', '-r', TS_REGISTER, join(ROOT, 'test/fixtures/http/http-client-probe.ts')], {
       cwd: ROOT,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
