@@ -70,10 +70,12 @@ export function templateName(): string {
 
 /** The version of the TypeORM in use (the TypeORM 0.3 run maps `typeorm` to its own copy; the package exports no package.json). */
 function typeormVersion(): string {
-  let directory = dirname(require.resolve('typeorm'));
+  // With `paths`, Jest's require.resolve applies moduleNameMapper (the TypeORM 0.3 run's); without, it would not.
+  const main = require.resolve('typeorm', { paths: [__dirname] });
+  let directory = dirname(main);
   while (!existsSync(join(directory, 'package.json'))) {
     const parent = dirname(directory);
-    if (parent === directory) throw new Error(`no package.json above ${require.resolve('typeorm')}`);
+    if (parent === directory) throw new Error(`no package.json above ${main}`);
     directory = parent;
   }
   return (JSON.parse(readFileSync(join(directory, 'package.json'), 'utf8')) as { version: string }).version;
