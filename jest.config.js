@@ -1,6 +1,8 @@
 /**
  * Jest: unit specs beside the code, e2e suites against real PostgreSQL (and Redis) in test/e2e and
- * test/faults. With `--coverage` (as .ci/run runs it) it measures the library and fails under the
+ * test/faults. `npm test` runs the unit specs in parallel workers, then the e2e suites in band (the
+ * e2e project's runner is serial: they share ports, Redis keys and the process table). With
+ * `--coverage` (as .ci/run runs it) it measures the library over both and fails under the
  * thresholds below.
  */
 const tsJest = ['ts-jest', { tsconfig: 'tsconfig.spec.json' }];
@@ -47,6 +49,8 @@ module.exports = {
       testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts', '<rootDir>/test/faults/**/*.e2e-spec.ts'],
       modulePathIgnorePatterns,
       setupFilesAfterEnv: ['<rootDir>/test/support/no-unhandled-rejections.setup.ts'],
+      // One suite at a time, in Jest's own process, whatever --maxWorkers says.
+      runner: '<rootDir>/test/support/serial-runner.js',
       ...esmPackages,
       moduleFileExtensions: ['ts', 'js', 'json'],
     },

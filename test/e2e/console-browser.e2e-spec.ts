@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext } from 'playwright-core';
-import { freeLoopbackPort, spawnReady, type ReadyChild } from '../support/child-process';
+import { freeLoopbackPort, spawnReady, TS_REGISTER, type ReadyChild } from '../support/child-process';
 import { HTTP_ADAPTERS } from '../support/http-app';
 import { pollUntil } from '../support/polling';
 
@@ -40,7 +40,7 @@ describeWithChromium.each(HTTP_ADAPTERS)('the audit console in headless Chromium
     delete env.DATABASE_URL;
     delete env.REDIS_URL;
     env.HTTP_ADAPTER = adapter;
-    app = await spawnReady(process.execPath, ['-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'main.ts')], { cwd: workdir, env }, /MCP endpoint: (\S+) .*HTTP on (\w+)/);
+    app = await spawnReady(process.execPath, ['-r', TS_REGISTER, join(ROOT, 'src', 'main.ts')], { cwd: workdir, env }, /MCP endpoint: (\S+) .*HTTP on (\w+)/);
     expect(app.ready[2]).toBe(adapter);
     const url = new URL(app.ready[1]);
     origin = url.origin;

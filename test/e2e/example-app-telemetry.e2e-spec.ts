@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freeLoopbackPort, spawnReady, type ReadyChild } from '../support/child-process';
+import { freeLoopbackPort, spawnReady, TS_REGISTER, type ReadyChild } from '../support/child-process';
 import { pollUntil } from '../support/polling';
 import { randomTraceparent } from '../support/telemetry';
 
@@ -51,7 +51,7 @@ describe('the example app with OTEL_EXPORTER_OTLP_ENDPOINT and METRICS_PORT', ()
     };
     delete env.DATABASE_URL;
     delete env.REDIS_URL;
-    app = await spawnReady(process.execPath, ['-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'main.ts')], { cwd: workdir, env }, /MCP endpoint: (\S+) /);
+    app = await spawnReady(process.execPath, ['-r', TS_REGISTER, join(ROOT, 'src', 'main.ts')], { cwd: workdir, env }, /MCP endpoint: (\S+) /);
     url = new URL(app.ready[1]);
   });
 

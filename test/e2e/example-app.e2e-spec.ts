@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { freeLoopbackPort, spawnReady, type ReadyChild } from '../support/child-process';
+import { freeLoopbackPort, spawnReady, TS_REGISTER, type ReadyChild } from '../support/child-process';
 import { HTTP_ADAPTERS } from '../support/http-app';
 import { pollUntil } from '../support/polling';
 
@@ -40,7 +40,7 @@ describe.each(HTTP_ADAPTERS)('the example app on its embedded SQLite default (HT
     };
     delete env.DATABASE_URL;
     delete env.REDIS_URL;
-    app = await spawnReady(process.execPath, ['-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'main.ts')], { cwd: workdir, env }, /MCP endpoint: (\S+) .*HTTP on (\w+)/);
+    app = await spawnReady(process.execPath, ['-r', TS_REGISTER, join(ROOT, 'src', 'main.ts')], { cwd: workdir, env }, /MCP endpoint: (\S+) .*HTTP on (\w+)/);
     url = new URL(app.ready[1]);
     expect(app.ready[2]).toBe(adapter);
     expect(url.port).toBe(String(port));
@@ -213,7 +213,7 @@ describe('the example app with an unknown HTTP_ADAPTER', () => {
       const env: NodeJS.ProcessEnv = { ...process.env, MCP_TOKENS: 'alice=token-a', HOST: '127.0.0.1', PORT: String(await freeLoopbackPort()), HTTP_ADAPTER: 'koa', TS_NODE_PROJECT: join(ROOT, 'tsconfig.json') };
       delete env.DATABASE_URL;
       delete env.REDIS_URL;
-      const started = spawnReady(process.execPath, ['-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'main.ts')], { cwd: workdir, env }, /MCP endpoint: /);
+      const started = spawnReady(process.execPath, ['-r', TS_REGISTER, join(ROOT, 'src', 'main.ts')], { cwd: workdir, env }, /MCP endpoint: /);
       await expect(started).rejects.toThrow(/exited \(1\) before it was ready:[\s\S]*HTTP_ADAPTER="koa" is not supported: use express \(the default\) or fastify/);
     } finally {
       rmSync(workdir, { recursive: true, force: true });

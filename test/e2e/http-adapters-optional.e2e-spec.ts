@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { spawnReady, type ReadyChild } from '../support/child-process';
+import { spawnReady, TS_REGISTER, type ReadyChild } from '../support/child-process';
 import { callRequest, openSession, post, versionHeader } from '../support/mcp-wire';
 
 jest.setTimeout(90_000);
@@ -18,7 +18,7 @@ describe('a host app without Express', () => {
     const env = { ...process.env, TS_NODE_PROJECT: join(ROOT, 'tsconfig.json') };
     app = await spawnReady(
       process.execPath,
-      ['-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'test', 'fixtures', 'adapters', 'fastify-only-app.ts')],
+      ['-r', TS_REGISTER, join(ROOT, 'test', 'fixtures', 'adapters', 'fastify-only-app.ts')],
       { cwd: ROOT, env },
       /READY (\S+) (\[.*\])/,
     );

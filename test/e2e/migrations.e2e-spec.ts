@@ -4,11 +4,27 @@ import { JsonText } from '../../src/mcp/persistence/json-text';
 import { EntitySql } from '../../src/mcp/persistence/typeorm/entity-sql';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 
+/** Tables, columns, indexes, constraints and the applied migrations of a database, to compare two of them. */
+async function schemaOf(dataSource: DataSource): Promise<unknown> {
+  const [columns, indexes, constraints, migrations] = await Promise.all([
+    dataSource.query(
+      `SELECT table_name, column_name, ordinal_position, data_type, character_maximum_length, is_nullable, column_default FROM information_schema.columns WHERE table_schema = 'public' ORDER BY table_name, ordinal_position`,
+    ),
+    dataSource.query(`SELECT tablename, indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' ORDER BY tablename, indexname`),
+    dataSource.query(
+      `SELECT c.conrelid::regclass::text AS "table", c.conname, pg_get_constraintdef(c.oid) AS definition FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace WHERE n.nspname = 'public' ORDER BY 1, 2`,
+    ),
+    dataSource.query(`SELECT timestamp, name FROM migrations ORDER BY id`),
+  ]);
+  return { columns, indexes, constraints, migrations };
+}
+
 describe('shipped migrations and entities', () => {
   let db: TestDatabase;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
+    // The migrations run for real here: the other suites get a copy of a template they built once.
+    db = await createTestDatabase('run');
   });
 
   afterAll(async () => {
@@ -79,7 +95,7 @@ describe('shipped migrations and entities', () => {
   });
 
   it('undo the registry switches, tasks, trace id and retention indexes migrations, and redo them', async () => {
-    const other = await createTestDatabase();
+    const other = await createTestDatabase('run');
     try {
       await other.dataSource.undoLastMigration();
       const retentionIndexes: unknown[] = await other.dataSource.query(`SELECT indexname FROM pg_indexes WHERE indexname LIKE '%\\_at\\_idx' AND indexname <> 'mcp_events_created_at_idx'`);
@@ -95,6 +111,17 @@ describe('shipped migrations and entities', () => {
       expect(await other.dataSource.driver.createSchemaBuilder().log()).toMatchObject({ upQueries: [] });
     } finally {
       await other.drop();
+    }
+  });
+
+  it('give the other suites, through the migrated template they copy, the same schema and migration rows as running them', async () => {
+    const copy = await createTestDatabase();
+    try {
+      const migrated = await schemaOf(db.dataSource);
+      expect(migrated).toMatchObject({ migrations: MCP_MIGRATIONS.map((migration) => ({ name: migration.name })) });
+      expect(await schemaOf(copy.dataSource)).toEqual(migrated);
+    } finally {
+      await copy.drop();
     }
   });
 

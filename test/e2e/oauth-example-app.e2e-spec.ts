@@ -4,7 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freeLoopbackPort, spawnReady, type ReadyChild } from '../support/child-process';
+import { freeLoopbackPort, spawnReady, TS_REGISTER, type ReadyChild } from '../support/child-process';
 import { initializeRequest, post } from '../support/mcp-wire';
 import { startAuthorizationServer, type OidcClient, type TestAuthorizationServer } from '../support/oidc-provider';
 
@@ -37,7 +37,7 @@ describe('the example app with OAUTH_ISSUER', () => {
       TS_NODE_PROJECT: join(ROOT, 'tsconfig.json'),
     };
     for (const name of ['DATABASE_URL', 'REDIS_URL', 'MCP_TOKENS', 'OAUTH_AUDIENCE']) delete env[name];
-    app = await spawnReady(process.execPath, ['-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'main.ts')], { cwd: workdir, env }, /MCP endpoint: (\S+) /);
+    app = await spawnReady(process.execPath, ['-r', TS_REGISTER, join(ROOT, 'src', 'main.ts')], { cwd: workdir, env }, /MCP endpoint: (\S+) /);
   });
 
   afterAll(async () => {

@@ -61,7 +61,8 @@ describe('mcp_events partitioned by day', () => {
   const daysAgo = (n: number) => new Date(now.getTime() - n * DAY);
 
   beforeAll(async () => {
-    db = await createTestDatabase();
+    // The package's migrations run for real before the partitioning one, as on a host's database.
+    db = await createTestDatabase('run');
     // An index of the host's own (on the package's trace_id column): the partitioning copies indexes generically.
     await db.dataSource.query(`CREATE INDEX "mcp_events_trace_id_idx" ON mcp_events ("trace_id")`);
     migrations = new DataSource({ type: 'postgres', url: db.url, entities: MCP_ENTITIES, migrations: [...MCP_MIGRATIONS, ...MCP_PARTITIONING_MIGRATIONS] });

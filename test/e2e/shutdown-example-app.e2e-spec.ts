@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isAlive } from '../fixtures/stdio/stdio-test-kit';
-import { freeLoopbackPort, spawnReady, type ReadyChild } from '../support/child-process';
+import { freeLoopbackPort, spawnReady, TS_REGISTER, type ReadyChild } from '../support/child-process';
 import { pollUntil } from '../support/polling';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 
@@ -86,7 +86,7 @@ describe('the example app drains on SIGTERM', () => {
       TS_NODE_PROJECT: join(ROOT, 'tsconfig.json'),
     };
     delete env.REDIS_URL;
-    app = await spawnReady(process.execPath, ['-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'main.ts')], { cwd: workdir, env }, /MCP endpoint: (\S+) /);
+    app = await spawnReady(process.execPath, ['-r', TS_REGISTER, join(ROOT, 'src', 'main.ts')], { cwd: workdir, env }, /MCP endpoint: (\S+) /);
     url = new URL(app.ready[1]);
   });
 

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { startHostileHttpServer, type HostileHttpServer } from '../fixtures/http/hostile-http-server';
 import type { ProbeReport } from '../fixtures/http/http-client-probe';
+import { TS_REGISTER } from '../support/child-process';
 
 const ROOT = join(__dirname, '..', '..');
 const MiB = 1024 * 1024;
@@ -23,7 +24,7 @@ const UNREAD_MEMORY_BOUND = CAP;
 /** The deadline the drip case sets, and the bound it is held to: three times it plus 2 s. */
 const DRIP_TIMEOUT_MS = 2_000;
 const DRIP_BOUND_MS = DRIP_TIMEOUT_MS * 3 + 2_000;
-/** How long the probe child may take for all its cases (ts-node boot included). */
+/** How long the probe child may take for all its cases (its boot included). */
 const PROBE_DEADLINE_MS = 170_000;
 
 /**
@@ -46,7 +47,7 @@ describe('HttpTransport against hostile HTTP servers (client in a separate proce
         cases.map((c) => ({ name: c.name, url: `${server.url}${c.path}`, timeoutMs: c.timeoutMs, close: c.close, authorizationServer: c.issuerPath && `${server.url}${c.issuerPath}` })),
       ),
     };
-    const child = spawn(process.execPath, ['--expose-gc', '-r', 'ts-node/register/transpile-only', join(ROOT, 'test/fixtures/http/http-client-probe.ts')], {
+    const child = spawn(process.execPath, ['--expose-gc', '-r', TS_REGISTER, join(ROOT, 'test/fixtures/http/http-client-probe.ts')], {
       cwd: ROOT,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isAlive, waitUntil } from '../fixtures/stdio/stdio-test-kit';
+import { TS_REGISTER } from '../support/child-process';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -41,7 +42,7 @@ describe('stdio servers after their parent is SIGKILLed', () => {
   });
 
   it('ends a hanging spawn-per-call server and a pooled one that both ignore EOF and SIGTERM', async () => {
-    parent = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', join(ROOT, 'test/fixtures/stdio/stdio-parent.ts')], {
+    parent = spawn(process.execPath, ['-r', TS_REGISTER, join(ROOT, 'test/fixtures/stdio/stdio-parent.ts')], {
       cwd: ROOT,
       env: { ...process.env, TS_NODE_PROJECT: join(ROOT, 'tsconfig.spec.json'), STDIO_PARENT_MARKER: marker },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -7,7 +7,7 @@ import { McpModule, type McpTasksOptions } from '../../src/mcp';
 import { fixtureAuth } from '../fixtures/fixture-tools';
 import { LEDGER_TABLE, LedgerTools } from '../fixtures/tasks/ledger-tools';
 import type { TaskWorkerConfig } from '../fixtures/tasks/task-worker-app';
-import { spawnReady, type ReadyChild } from '../support/child-process';
+import { spawnReady, TS_REGISTER, type ReadyChild } from '../support/child-process';
 import { startApp, type RunningApp } from '../support/http-app';
 import { pollUntil } from '../support/polling';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
@@ -52,7 +52,7 @@ describe('a task worker SIGKILLed mid-task (PostgreSQL; Bull on Redis, or in pro
     const config: TaskWorkerConfig = { databaseUrl: db.url, ...(queued ? { redisUrl: TEST_REDIS_URL } : {}), channelPrefix, tasks };
     return spawnReady(
       process.execPath,
-      ['-r', 'ts-node/register/transpile-only', join(ROOT, 'test/fixtures/tasks/task-worker-app.ts')],
+      ['-r', TS_REGISTER, join(ROOT, 'test/fixtures/tasks/task-worker-app.ts')],
       { cwd: ROOT, env: { ...process.env, MCP_TASK_WORKER_CONFIG: JSON.stringify(config), TS_NODE_PROJECT: join(ROOT, 'tsconfig.spec.json'), TASK_LEDGER_BLOCK: '1' } },
       /ready (\d+)/,
     );

@@ -1,5 +1,12 @@
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+/**
+ * `node -r TS_REGISTER file.ts` runs a TypeScript child (ts-register.js: ts-node's transpile-only
+ * output, cached on disk, so only the first child of a run pays for transpiling src/mcp).
+ */
+export const TS_REGISTER = join(__dirname, 'ts-register.js');
 
 /** A child process started by a suite, ready once its output matched. */
 export interface ReadyChild {
@@ -12,7 +19,7 @@ export interface ReadyChild {
   stop(graceMs?: number): Promise<void>;
 }
 
-/** How long a child may take to become ready (ts-node compile and a Nest boot) on a loaded machine. */
+/** How long a child may take to become ready (transpiling, when not cached, and a Nest boot) on a loaded machine. */
 export const CHILD_READY_DEADLINE_MS = 60_000;
 
 /**

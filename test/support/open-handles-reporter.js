@@ -1,7 +1,8 @@
 /**
- * Turns "Jest did not exit" into a report that says why, and an end. The suites run in band, in
- * this process: when the run is over and something a test started still holds the event loop (a
- * socket, a server, a child process, a timer), this reporter prints each such handle after a grace
+ * Turns "Jest did not exit" into a report that says why, and an end. The e2e suites run in band,
+ * in this process (the unit specs run in workers, which Jest ends itself): when the run is over
+ * and something a test started still holds the event loop (a socket, a server, a child process, a
+ * timer), this reporter prints each such handle after a grace
  * period and then ends the process with the run's own result (1 when a test failed), instead of
  * letting the run hang until an outer timeout kills it with nothing to show. To find the suite that
  * left a handle, run with `LEAK_CHECK=1` (test/support/leak-check.environment.js).
