@@ -12,11 +12,15 @@ module.exports = {
       comment: 'protocol/ is the wire vocabulary: it imports nothing of ours outside protocol/, and no framework.',
       severity: 'error',
       from: { path: '^src/mcp/protocol/' },
-      to: { path: `${OURS}|^node_modules/(@nestjs|typeorm|bull|ioredis|pg|better-sqlite3)`, pathNot: '^src/mcp/protocol/' },
+      to: {
+        path: `${OURS}|^node_modules/(@nestjs|typeorm|bull|ioredis|pg|better-sqlite3)`,
+        pathNot: '^src/mcp/protocol/',
+      },
     },
     {
       name: 'server-not-client',
-      comment: 'The server never imports the client: the in-process transport reaches a toolset through McpMessageHandler.',
+      comment:
+        'The server never imports the client: the in-process transport reaches a toolset through McpMessageHandler.',
       severity: 'error',
       from: { path: '^src/mcp/server/' },
       to: { path: '^src/mcp/client/' },
@@ -37,7 +41,8 @@ module.exports = {
     },
     {
       name: 'console-reads-persistence-only',
-      comment: 'The audit console reads the stores\' tables: it imports persistence/, protocol/ and shared code, never the server or client halves.',
+      comment:
+        "The audit console reads the stores' tables: it imports persistence/, protocol/ and shared code, never the server or client halves.",
       severity: 'error',
       from: { path: '^src/mcp/console/' },
       to: { path: '^src/mcp/(server|client|testing)/' },
@@ -51,7 +56,8 @@ module.exports = {
     },
     {
       name: 'shared-below-everything',
-      comment: 'Errors, shared interfaces, telemetry, constants, messages and the bounded fetch are imported by every layer and import none of them.',
+      comment:
+        'Errors, shared interfaces, telemetry, constants, messages and the bounded fetch are imported by every layer and import none of them.',
       severity: 'error',
       from: { path: SHARED },
       to: { path: '^src/mcp/(server|client|persistence|testing|console)/' },

@@ -12,7 +12,13 @@ const tsJest = ['ts-jest', { tsconfig: 'tsconfig.spec.json' }];
  * system cannot: its files are compiled to CommonJS like ours.
  */
 const esmPackages = {
-  transform: { '^.+\\.ts$': tsJest, '^.+/node_modules/jose/.+\\.js$': ['ts-jest', { tsconfig: { allowJs: true, isolatedModules: true, module: 'commonjs' } }] },
+  transform: {
+    '^.+\\.ts$': tsJest,
+    '^.+/node_modules/jose/.+\\.js$': [
+      'ts-jest',
+      { tsconfig: { allowJs: true, isolatedModules: true, module: 'commonjs' } },
+    ],
+  },
   transformIgnorePatterns: ['/node_modules/(?!jose/)'],
 };
 
@@ -27,8 +33,16 @@ const modulePathIgnorePatterns = ['<rootDir>/.stryker-tmp/'];
 
 module.exports = {
   testTimeout: 30000,
-  reporters: ['default', '<rootDir>/test/support/summary-reporter.js', '<rootDir>/test/support/open-handles-reporter.js'],
-  collectCoverageFrom: ['<rootDir>/src/mcp/**/*.ts', '!<rootDir>/src/mcp/**/*.spec.ts', '!<rootDir>/src/mcp/**/index.ts'],
+  reporters: [
+    'default',
+    '<rootDir>/test/support/summary-reporter.js',
+    '<rootDir>/test/support/open-handles-reporter.js',
+  ],
+  collectCoverageFrom: [
+    '<rootDir>/src/mcp/**/*.ts',
+    '!<rootDir>/src/mcp/**/*.spec.ts',
+    '!<rootDir>/src/mcp/**/index.ts',
+  ],
   coverageReporters: ['text-summary', 'json-summary'],
   // The floor the suite keeps: lines 95 %, branches 90 % of src/mcp.
   coverageThreshold: { global: { lines: 95, branches: 90 } },

@@ -55,8 +55,6 @@ module.exports = {
   reporters: ['default'],
   projects: [
     process.env.MUTATION_UNIT === 'all' ? { ...unit, testTimeout } : { ...unit, testMatch: specs, testTimeout },
-    ...(extra.length
-      ? [{ ...e2e, testMatch: extra.map((name) => `<rootDir>/test/e2e/${name}.e2e-spec.ts`) }]
-      : []),
+    ...(extra.length ? [{ ...e2e, testMatch: extra.map((name) => `<rootDir>/test/e2e/${name}.e2e-spec.ts`) }] : []),
   ],
 };

@@ -11,19 +11,22 @@ const { POSTGRES_E2E_SUBSET } = require('./test/support/postgres-subset');
 
 const typeorm03 = join(__dirname, '.ci', 'typeorm-0.3', 'node_modules', 'typeorm');
 if (!existsSync(join(typeorm03, 'package.json'))) {
-  throw new Error('TypeORM 0.3 is not installed: run `npm ci --prefix .ci/typeorm-0.3` (or `npm run test:typeorm-0.3`)');
+  throw new Error(
+    'TypeORM 0.3 is not installed: run `npm ci --prefix .ci/typeorm-0.3` (or `npm run test:typeorm-0.3`)',
+  );
 }
 
 module.exports = {
   testTimeout: 30000,
-  reporters: ['default', '<rootDir>/test/support/summary-reporter.js', '<rootDir>/test/support/open-handles-reporter.js'],
+  reporters: [
+    'default',
+    '<rootDir>/test/support/summary-reporter.js',
+    '<rootDir>/test/support/open-handles-reporter.js',
+  ],
   testEnvironment: 'node',
   rootDir: '.',
   displayName: 'typeorm-0.3',
-  testMatch: [
-    '<rootDir>/test/typeorm-0.3/**/*.spec.ts',
-    ...POSTGRES_E2E_SUBSET.map((path) => `<rootDir>/${path}`),
-  ],
+  testMatch: ['<rootDir>/test/typeorm-0.3/**/*.spec.ts', ...POSTGRES_E2E_SUBSET.map((path) => `<rootDir>/${path}`)],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.spec.json' }] },
   moduleFileExtensions: ['ts', 'js', 'json'],
   // The migrations suite's SQLite case is the one test of the subset that needs TypeORM 1.x.

@@ -40,7 +40,12 @@ function event(i: number): McpEventInput {
     kind: 'request',
     method: 'tools/call',
     protocolVersion: '2025-11-25',
-    request: { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'echo', arguments: { text: `hello ${i}` } } },
+    request: {
+      jsonrpc: '2.0',
+      id: i,
+      method: 'tools/call',
+      params: { name: 'echo', arguments: { text: `hello ${i}` } },
+    },
     response: { jsonrpc: '2.0', id: i, result: { content: [{ type: 'text', text: `hello ${i}` }] } },
     status: 200,
     durationMs: 1,
@@ -89,7 +94,11 @@ interface Result {
   walwriterUsPerRow: number;
 }
 
-async function measure(cpu: PostgresCpu, submit: (row: McpEventInput) => Promise<void>, concurrency: number): Promise<Result> {
+async function measure(
+  cpu: PostgresCpu,
+  submit: (row: McpEventInput) => Promise<void>,
+  concurrency: number,
+): Promise<Result> {
   // Warm-up: opens the pool's connections and prepares the statements.
   await Promise.all(Array.from({ length: 200 }, (_, i) => submit(event(i))));
   const before = await cpu.snapshot();
@@ -119,7 +128,9 @@ function ratio(result: Result, against: Result, name: string): string {
 
 function line(label: string, result: Result, earlier: Result[]): string {
   const [typeorm, values] = earlier;
-  const ratios = [typeorm ? ratio(result, typeorm, 'TypeORM') : '', values ? ratio(result, values, 'VALUES') : ''].filter(Boolean).join('; ');
+  const ratios = [typeorm ? ratio(result, typeorm, 'TypeORM') : '', values ? ratio(result, values, 'VALUES') : '']
+    .filter(Boolean)
+    .join('; ');
   return `${label.padEnd(40)} ${result.rowsPerSecond.toFixed(0).padStart(7)} rows/s   backends ${result.backendUsPerRow.toFixed(1).padStart(6)} µs/row   walwriter ${result.walwriterUsPerRow.toFixed(1).padStart(5)} µs/row${ratios ? `   ${ratios}` : ''}`;
 }
 
@@ -148,7 +159,9 @@ async function main(): Promise<void> {
       ["sink, unnest prepared, commit 'async'", sink('async')],
     ];
     const cpu = new PostgresCpu(admin, db.name);
-    console.log(`== ${ROWS} mcp_events rows through the group committer, PostgreSQL ${String((await admin.query('SHOW server_version')).rows[0].server_version)} ==`);
+    console.log(
+      `== ${ROWS} mcp_events rows through the group committer, PostgreSQL ${String((await admin.query('SHOW server_version')).rows[0].server_version)} ==`,
+    );
     console.log('   (walwriter: the server-wide WAL writer, shared with any other database on the server)');
     for (const concurrency of [1, 32]) {
       console.log(`-- concurrency ${concurrency} --`);

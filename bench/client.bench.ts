@@ -22,7 +22,10 @@ async function main(): Promise<void> {
   };
 
   print('== stdio tools/call (server-everything "echo"), sequential ==');
-  const stdio = await measureStdio(Number(process.env.BENCH_SPAWN_CALLS ?? 20), Number(process.env.BENCH_WARM_CALLS ?? 1000));
+  const stdio = await measureStdio(
+    Number(process.env.BENCH_SPAWN_CALLS ?? 20),
+    Number(process.env.BENCH_WARM_CALLS ?? 1000),
+  );
   print(latencyLine('StdioTransport spawn-per-call', stdio.spawnPerCall));
   print(latencyLine('StdioTransport pooled (max 1, warm)', stdio.pooled));
   print(latencyLine('official SDK 1.x client, kept connected', stdio.sdkConnected));
@@ -31,18 +34,30 @@ async function main(): Promise<void> {
   let queue;
   let service: ServiceLatency;
   try {
-    print('== pooled stdio tools/call: the bare transport vs McpClientService.callTool with its outbound row (inline queue, PostgreSQL) ==');
+    print(
+      '== pooled stdio tools/call: the bare transport vs McpClientService.callTool with its outbound row (inline queue, PostgreSQL) ==',
+    );
     service = await measureService(db.url, Number(process.env.BENCH_SERVICE_CALLS ?? 1000));
-    const withCpu = (label: string, cost: CallCost) => `${latencyLine(label, cost)}   node CPU ${cost.cpuUs.toFixed(0)} µs/call`;
+    const withCpu = (label: string, cost: CallCost) =>
+      `${latencyLine(label, cost)}   node CPU ${cost.cpuUs.toFixed(0)} µs/call`;
     print(withCpu('(a) StdioTransport pooled (max 1, warm)', service.transport));
     print(withCpu("(b) callTool, audit.commit 'sync'", service.service));
     print(withCpu("(c) callTool, audit.commit 'async'", service.serviceAsync));
     print(withCpu("(d) the outbound row alone, 'async'", service.rowAsync));
     print(withCpu('(e) callTool, in-memory stores (no database)', service.serviceInMemory));
     const ratio = (cost: CallCost) => `${(cost.p50 / service.transport.p50).toFixed(2)}x`;
-    print(`${'(b), (c), (e) / (a) at p50'.padEnd(44)} ${ratio(service.service)}, ${ratio(service.serviceAsync)}, ${ratio(service.serviceInMemory)}`);
+    print(
+      `${'(b), (c), (e) / (a) at p50'.padEnd(44)} ${ratio(service.service)}, ${ratio(service.serviceAsync)}, ${ratio(service.serviceInMemory)}`,
+    );
     print(`== queued vs inline tools/call of a ${TOOL_MS} ms I/O-bound tool (toolset in the worker) ==`);
-    queue = await measureQueue({ databaseUrl: db.url, redis: REDIS_URL, toolMs: TOOL_MS, latencyCalls: 200, throughputCalls: 800, concurrency: 4 });
+    queue = await measureQueue({
+      databaseUrl: db.url,
+      redis: REDIS_URL,
+      toolMs: TOOL_MS,
+      latencyCalls: 200,
+      throughputCalls: 800,
+      concurrency: 4,
+    });
   } finally {
     await db.drop();
   }
@@ -54,7 +69,12 @@ async function main(): Promise<void> {
   print('== targets ==');
   const speedup = stdio.spawnPerCall.p50 / stdio.pooled.p50;
   print(targetLine(stdio.pooled.p50 <= 2, `pooled stdio p50 ${stdio.pooled.p50.toFixed(3)} ms <= 2 ms`));
-  print(targetLine(service.serviceAsync.p50 <= 0.8, `pooled stdio callTool with its outbound row ('async') p50 ${service.serviceAsync.p50.toFixed(3)} ms <= 0.8 ms`));
+  print(
+    targetLine(
+      service.serviceAsync.p50 <= 0.8,
+      `pooled stdio callTool with its outbound row ('async') p50 ${service.serviceAsync.p50.toFixed(3)} ms <= 0.8 ms`,
+    ),
+  );
   print(targetLine(speedup >= 50, `pooled stdio ${speedup.toFixed(0)}x faster than spawn-per-call (>= 50x)`));
   const added = queue.bull.p50 - queue.inline.p50;
   print(targetLine(added <= 5, `Bull adds ${added.toFixed(2)} ms p50 over inline (<= 5 ms)`));

@@ -51,7 +51,10 @@ async function query<T>(client: Client, sql: string, params: unknown[] = []): Pr
 
 /** Rows older than the retention horizon (what the pruner has left to delete). */
 async function oldRows(client: Client): Promise<number> {
-  const rows = await query<{ n: string }>(client, `SELECT count(*) AS n FROM mcp_events WHERE created_at < LOCALTIMESTAMP - interval '${OLD_AGE_DAYS - 1} days'`);
+  const rows = await query<{ n: string }>(
+    client,
+    `SELECT count(*) AS n FROM mcp_events WHERE created_at < LOCALTIMESTAMP - interval '${OLD_AGE_DAYS - 1} days'`,
+  );
   return Number(rows[0].n);
 }
 
@@ -63,7 +66,15 @@ function appSpec(token: string, db: BenchDatabase, env: Record<string, string | 
     checksToken: true,
     database: true,
     args: [join('dist', 'main.js')],
-    env: { DATABASE_URL: db.url, MCP_TOKENS: `bench=${token}`, REDIS_URL: undefined, HTTP_ADAPTER: undefined, AUDIT_COMMIT: undefined, RETENTION_EVENTS_MS: undefined, ...env },
+    env: {
+      DATABASE_URL: db.url,
+      MCP_TOKENS: `bench=${token}`,
+      REDIS_URL: undefined,
+      HTTP_ADAPTER: undefined,
+      AUDIT_COMMIT: undefined,
+      RETENTION_EVENTS_MS: undefined,
+      ...env,
+    },
     readyTimeoutMs: 60_000,
     token,
   };
@@ -73,7 +84,10 @@ function appSpec(token: string, db: BenchDatabase, env: Record<string, string | 
 async function waitForPruning(client: Client): Promise<void> {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
-    const rows = await query<{ n: string }>(client, `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'DELETE FROM "mcp_events"%'`);
+    const rows = await query<{ n: string }>(
+      client,
+      `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'DELETE FROM "mcp_events"%'`,
+    );
     if (Number(rows[0].n) > 0) return;
     await delay(100);
   }
@@ -82,7 +96,9 @@ async function waitForPruning(client: Client): Promise<void> {
 
 function checked(result: LoadResult, phase: string): LoadResult {
   if (result.non2xx || result.badBodies || result.errors) {
-    throw new Error(`${phase}: non-2xx ${result.non2xx}, wrong bodies ${result.badBodies}, errors ${result.errors}; e.g. ${result.samples.join(' | ')}`);
+    throw new Error(
+      `${phase}: non-2xx ${result.non2xx}, wrong bodies ${result.badBodies}, errors ${result.errors}; e.g. ${result.samples.join(' | ')}`,
+    );
   }
   return result;
 }
@@ -98,13 +114,19 @@ async function main(cleanup: BenchCleanup): Promise<number> {
   const drainSeconds = integer('BENCH_DRAIN_SECONDS', 1200);
   const rounds = integer('BENCH_ROUNDS', 3);
   const batchSize = process.env.RETENTION_BATCH_SIZE?.trim() || undefined;
-  const pgAdminUrl = process.env.BENCH_PG_URL?.trim() || process.env.TEST_PG_URL?.trim() || 'postgres://postgres@127.0.0.1:5432/test';
+  const pgAdminUrl =
+    process.env.BENCH_PG_URL?.trim() || process.env.TEST_PG_URL?.trim() || 'postgres://postgres@127.0.0.1:5432/test';
   const token = randomBytes(24).toString('base64url');
 
   const db = await createBenchDatabase(pgAdminUrl);
   cleanup.add(`drop database ${db.name}`, () => db.drop());
   progress(`database ${db.name} created`);
-  const migrations = new DataSource({ type: 'postgres', url: db.url, entities: MCP_ENTITIES, migrations: MCP_MIGRATIONS });
+  const migrations = new DataSource({
+    type: 'postgres',
+    url: db.url,
+    entities: MCP_ENTITIES,
+    migrations: MCP_MIGRATIONS,
+  });
   await migrations.initialize();
   await migrations.runMigrations();
   await migrations.destroy();
@@ -127,18 +149,28 @@ async function main(cleanup: BenchCleanup): Promise<number> {
     const res = await fetch(app.url, {
       method: 'POST',
       headers: session.headers,
-      body: JSON.stringify({ jsonrpc: '2.0', id: `count-${i}`, method: 'tools/call', params: { name: 'echo', arguments: { text: 'count' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: `count-${i}`,
+        method: 'tools/call',
+        params: { name: 'echo', arguments: { text: 'count' } },
+      }),
     });
     if (res.status !== 200) throw new Error(`counted call answered ${res.status}: ${await res.text()}`);
     await res.text();
   }
-  const rowsPerCall = (Number((await query<{ n: string }>(client, 'SELECT count(*) AS n FROM mcp_events'))[0].n) - beforeCounted) / counted;
+  const rowsPerCall =
+    (Number((await query<{ n: string }>(client, 'SELECT count(*) AS n FROM mcp_events'))[0].n) - beforeCounted) /
+    counted;
   progress(`${counted} sequential calls wrote ${rowsPerCall * counted} rows (${rowsPerCall} per call)`);
 
   // 2. Clone them as old rows, in chunks (every column but id and created_at copied as it is).
-  const columns = (await query<{ name: string }>(client, `SELECT column_name AS name FROM information_schema.columns WHERE table_name = 'mcp_events' AND column_name NOT IN ('id', 'created_at') ORDER BY ordinal_position`)).map(
-    (c) => `"${c.name}"`,
-  );
+  const columns = (
+    await query<{ name: string }>(
+      client,
+      `SELECT column_name AS name FROM information_schema.columns WHERE table_name = 'mcp_events' AND column_name NOT IN ('id', 'created_at') ORDER BY ordinal_position`,
+    )
+  ).map((c) => `"${c.name}"`);
   await client.query(`CREATE TEMP TABLE sample AS SELECT row_number() OVER () - 1 AS k, * FROM mcp_events`);
   const sampleCount = Number((await query<{ n: string }>(client, 'SELECT count(*) AS n FROM sample'))[0].n);
   const cloneStarted = Date.now();
@@ -154,17 +186,28 @@ async function main(cleanup: BenchCleanup): Promise<number> {
   }
   await client.query('VACUUM ANALYZE mcp_events');
   const totalRows = Number((await query<{ n: string }>(client, 'SELECT count(*) AS n FROM mcp_events'))[0].n);
-  const totalBytes = Number((await query<{ n: string }>(client, `SELECT pg_total_relation_size('mcp_events') AS n`))[0].n);
+  const totalBytes = Number(
+    (await query<{ n: string }>(client, `SELECT pg_total_relation_size('mcp_events') AS n`))[0].n,
+  );
   const heapBytes = Number((await query<{ n: string }>(client, `SELECT pg_relation_size('mcp_events') AS n`))[0].n);
   const bytesPerRow = totalBytes / totalRows;
-  const methods = await query<{ method: string | null; n: string }>(client, `SELECT method, count(*) AS n FROM sample GROUP BY method ORDER BY count(*) DESC`);
+  const methods = await query<{ method: string | null; n: string }>(
+    client,
+    `SELECT method, count(*) AS n FROM sample GROUP BY method ORDER BY count(*) DESC`,
+  );
   const oldBefore = await oldRows(client);
-  progress(`${totalRows} rows, ${mib(totalBytes)} with indexes (${(bytesPerRow).toFixed(0)} bytes per row), ${oldBefore} old`);
+  progress(
+    `${totalRows} rows, ${mib(totalBytes)} with indexes (${bytesPerRow.toFixed(0)} bytes per row), ${oldBefore} old`,
+  );
 
   // 3. Rounds on the same app (no retention of its own): a baseline window with nothing pruning,
   // then a window while a second process of the app, started with retention on, prunes the same
   // database (its pruner starts one second after boot; stopping it rolls its batch back).
-  const pruningSpec = appSpec(token, db, { RETENTION_EVENTS_MS: String(RETENTION_MS), RETENTION_INTERVAL_MS: '1000', ...(batchSize ? { RETENTION_BATCH_SIZE: batchSize } : {}) });
+  const pruningSpec = appSpec(token, db, {
+    RETENTION_EVENTS_MS: String(RETENTION_MS),
+    RETENTION_INTERVAL_MS: '1000',
+    ...(batchSize ? { RETENTION_BATCH_SIZE: batchSize } : {}),
+  });
   let pruner: TargetProcess | null = null;
   cleanup.add('stop the pruning app', async () => void (await pruner?.stop()));
   const baselines: LoadResult[] = [];
@@ -175,7 +218,8 @@ async function main(cleanup: BenchCleanup): Promise<number> {
   for (let round = 1; round <= rounds; round++) {
     const oldAtBaseline = await oldRows(client);
     const baseline = checked(await runLoad(app.url, session, connections, seconds), `round ${round} baseline`);
-    if ((await oldRows(client)) !== oldAtBaseline) throw new Error('old rows disappeared during a baseline: something else prunes this database');
+    if ((await oldRows(client)) !== oldAtBaseline)
+      throw new Error('old rows disappeared during a baseline: something else prunes this database');
     baselines.push(baseline);
     pruner = await TargetProcess.start(pruningSpec, await freePort(), repoRoot);
     await waitForPruning(client);
@@ -206,33 +250,59 @@ async function main(cleanup: BenchCleanup): Promise<number> {
     progress(`  ${left} old rows left (${Math.round((Date.now() - drainStarted) / 1000)} s)`);
   }
   await delay(1500);
-  const logged = /Retention run deleted mcp_events: (\d+) rows in (\d+) batches[^(]*\((\d+) ms\)/.exec(pruner.outputTail);
+  const logged = /Retention run deleted mcp_events: (\d+) rows in (\d+) batches[^(]*\((\d+) ms\)/.exec(
+    pruner.outputTail,
+  );
   await pruner.stop();
   pruner = null;
-  const afterBytes = Number((await query<{ n: string }>(client, `SELECT pg_total_relation_size('mcp_events') AS n`))[0].n);
+  const afterBytes = Number(
+    (await query<{ n: string }>(client, `SELECT pg_total_relation_size('mcp_events') AS n`))[0].n,
+  );
 
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-  const summary = (runs: LoadResult[]) => ({ p50: median(runs.map((r) => r.p50Ms)), p99: median(runs.map((r) => r.p99Ms)), rps: median(runs.map((r) => r.reqPerSec)) });
+  const summary = (runs: LoadResult[]) => ({
+    p50: median(runs.map((r) => r.p50Ms)),
+    p99: median(runs.map((r) => r.p99Ms)),
+    rps: median(runs.map((r) => r.reqPerSec)),
+  });
   const base = summary(baselines);
   const prune = summary(prunings);
-  console.log(`\nbench:retention  ${rowsWanted} old mcp_events rows, tools/call echo at c=${connections}, ${rounds} round(s) of ${seconds} s per window, medians, node ${process.version}`);
-  console.log('the load goes to one app process without retention; in each round\'s second window a second app process with RETENTION_EVENTS_MS prunes the same database');
-  console.log(`table: ${totalRows} rows, ${mib(totalBytes)} with indexes (${mib(heapBytes)} heap): ${bytesPerRow.toFixed(0)} bytes per row`);
-  console.log(`row mix (cloned from a real load): ${methods.map((m) => `${m.method ?? '(none)'} ${m.n}`).join(', ')}; ${rowsPerCall} row(s) per tools/call (counted over ${counted} sequential calls)`);
+  console.log(
+    `\nbench:retention  ${rowsWanted} old mcp_events rows, tools/call echo at c=${connections}, ${rounds} round(s) of ${seconds} s per window, medians, node ${process.version}`,
+  );
+  console.log(
+    "the load goes to one app process without retention; in each round's second window a second app process with RETENTION_EVENTS_MS prunes the same database",
+  );
+  console.log(
+    `table: ${totalRows} rows, ${mib(totalBytes)} with indexes (${mib(heapBytes)} heap): ${bytesPerRow.toFixed(0)} bytes per row`,
+  );
+  console.log(
+    `row mix (cloned from a real load): ${methods.map((m) => `${m.method ?? '(none)'} ${m.n}`).join(', ')}; ${rowsPerCall} row(s) per tools/call (counted over ${counted} sequential calls)`,
+  );
   console.log(`baseline (no pruning):     p50 ${ms(base.p50)}  p99 ${ms(base.p99)}  ${base.rps.toFixed(0)} req/s`);
   console.log(`while pruning:             p50 ${ms(prune.p50)}  p99 ${ms(prune.p99)}  ${prune.rps.toFixed(0)} req/s`);
-  console.log(`ratio pruning/baseline:    p50 x${(prune.p50 / base.p50).toFixed(2)}  p99 x${(prune.p99 / base.p99).toFixed(2)}  throughput x${(prune.rps / base.rps).toFixed(2)}`);
-  console.log(`pruned during the measured windows: ${prunedInWindows} rows in ${windowSeconds.toFixed(1)} s = ${(prunedInWindows / windowSeconds).toFixed(0)} rows/s`);
+  console.log(
+    `ratio pruning/baseline:    p50 x${(prune.p50 / base.p50).toFixed(2)}  p99 x${(prune.p99 / base.p99).toFixed(2)}  throughput x${(prune.rps / base.rps).toFixed(2)}`,
+  );
+  console.log(
+    `pruned during the measured windows: ${prunedInWindows} rows in ${windowSeconds.toFixed(1)} s = ${(prunedInWindows / windowSeconds).toFixed(0)} rows/s`,
+  );
   if (logged) {
     const [, rows, batches, duration] = logged;
-    console.log(`pruner run (drain, no load): ${rows} rows in ${batches} batches in ${(Number(duration) / 1000).toFixed(1)} s = ${(Number(rows) / (Number(duration) / 1000)).toFixed(0)} rows/s`);
+    console.log(
+      `pruner run (drain, no load): ${rows} rows in ${batches} batches in ${(Number(duration) / 1000).toFixed(1)} s = ${(Number(rows) / (Number(duration) / 1000)).toFixed(0)} rows/s`,
+    );
   } else if (left > 0) {
     console.log(`pruner run: not finished after ${drainSeconds} s (${left} old rows left)`);
   }
-  console.log(`table after pruning: ${mib(afterBytes)} (space is reused by new rows; VACUUM FULL or the partition mode returns it to the OS)`);
+  console.log(
+    `table after pruning: ${mib(afterBytes)} (space is reused by new rows; VACUUM FULL or the partition mode returns it to the OS)`,
+  );
   for (const rate of [10, 100]) {
     const rows = rate * 86_400 * rowsPerCall;
-    console.log(`growth at ${rate} calls/s: ${Math.round(rows).toLocaleString('en-US')} rows/day, ${mib(rows * bytesPerRow)}/day`);
+    console.log(
+      `growth at ${rate} calls/s: ${Math.round(rows).toLocaleString('en-US')} rows/day, ${mib(rows * bytesPerRow)}/day`,
+    );
   }
   return 0;
 }

@@ -47,7 +47,9 @@ function rotate<T>(items: T[], by: number): T[] {
 
 async function main(cleanup: BenchCleanup): Promise<number> {
   const config = loadBenchConfig();
-  progress(`bench:server: ${config.rounds} round(s), ${config.seconds} s per run after ${config.warmupSeconds} s warm-up, concurrency ${config.concurrencies.join(' and ')}`);
+  progress(
+    `bench:server: ${config.rounds} round(s), ${config.seconds} s per run after ${config.warmupSeconds} s warm-up, concurrency ${config.concurrencies.join(' and ')}`,
+  );
 
   // The targets share the machine with the load generator and PostgreSQL; anything else running
   // skews every figure, so say so next to the results.
@@ -58,7 +60,9 @@ async function main(cleanup: BenchCleanup): Promise<number> {
   const backends = await PostgresBackends.connect(config.pgAdminUrl).catch((error: Error) => {
     const where = new URL(config.pgAdminUrl);
     if (where.password) where.password = '***';
-    throw new Error(`could not connect to PostgreSQL at ${where.href} (set BENCH_PG_URL to another server): ${error.message}`);
+    throw new Error(
+      `could not connect to PostgreSQL at ${where.href} (set BENCH_PG_URL to another server): ${error.message}`,
+    );
   });
   cleanup.add('close the PostgreSQL admin connection', () => backends.close());
   // One database per target of ours, so each one's PostgreSQL CPU and audit rows are its own.
@@ -82,7 +86,9 @@ async function main(cleanup: BenchCleanup): Promise<number> {
     cleanup.add(`stop target ${spec.key}`, () => target.stop());
     targets.push(target);
     const session = await openMcpSession(target.url, spec.token).catch((error: Error) => {
-      throw new Error(`target ${spec.key} (${spec.label}) refused the handshake: ${error.message}\n${target.outputTail}`);
+      throw new Error(
+        `target ${spec.key} (${spec.label}) refused the handshake: ${error.message}\n${target.outputTail}`,
+      );
     });
     sessions.set(spec.key, session);
     if (spec.note) notes.set(spec.key, spec.note);
@@ -105,13 +111,22 @@ async function main(cleanup: BenchCleanup): Promise<number> {
         const session = sessions.get(key) as McpBenchSession;
         const db = databases.get(key);
         const warmup = await runLoad(target.url, session, connections, config.warmupSeconds);
-        const measured = await measureTarget(target, session, connections, config.seconds, db ? () => backends.pids(db.name) : null);
+        const measured = await measureTarget(
+          target,
+          session,
+          connections,
+          config.seconds,
+          db ? () => backends.pids(db.name) : null,
+        );
         const tally = tallies.get(key);
         if (tally) {
           tally.answered += warmup.completed + measured.completed;
           tally.sent += warmup.sent + measured.sent;
         }
-        errors.push(...problems(warmup, label, `round ${round} warm-up`), ...problems(measured, label, `round ${round}`));
+        errors.push(
+          ...problems(warmup, label, `round ${round} warm-up`),
+          ...problems(measured, label, `round ${round}`),
+        );
         runs.push(measured);
         progress(`  round ${round}  ${formatSummary(summarize(target.spec, [measured]))}`);
       }
@@ -127,23 +142,44 @@ async function main(cleanup: BenchCleanup): Promise<number> {
     eventsOk &&= check.ok;
   }
   const summaries = config.concurrencies.flatMap((connections) =>
-    targets.map((target) => summarize(target.spec, runs.filter((m) => m.key === target.spec.key && m.connections === connections))),
+    targets.map((target) =>
+      summarize(
+        target.spec,
+        runs.filter((m) => m.key === target.spec.key && m.connections === connections),
+      ),
+    ),
   );
   const specs = targets.map((t) => t.spec);
   const verdicts = judgeGoals(summaries, config, notes);
 
-  console.log(`\nbench:server  ${config.rounds} round(s) x ${config.seconds} s per target and concurrency, medians, node ${process.version}, tools/call echo over HTTP on 127.0.0.1`);
+  console.log(
+    `\nbench:server  ${config.rounds} round(s) x ${config.seconds} s per target and concurrency, medians, node ${process.version}, tools/call echo over HTTP on 127.0.0.1`,
+  );
   console.log(
     'same work everywhere: one echo tool, one stateful 2025-11-25 session (Mcp-Session-Id) shared by all connections, ' +
       'JSON responses (no SSE), one Node process per target, loopback, autocannon checks every response body',
   );
-  console.log(`bearer token checked by: ${specs.filter((s) => s.checksToken).map((s) => s.label).join(', ') || 'none'}; not checked by: ${specs.filter((s) => !s.checksToken).map((s) => s.label).join(', ') || 'none'}`);
+  console.log(
+    `bearer token checked by: ${
+      specs
+        .filter((s) => s.checksToken)
+        .map((s) => s.label)
+        .join(', ') || 'none'
+    }; not checked by: ${
+      specs
+        .filter((s) => !s.checksToken)
+        .map((s) => s.label)
+        .join(', ') || 'none'
+    }`,
+  );
   console.log(
     `not the same: only ours persists sessions and writes an audit row per request to PostgreSQL (pg column); ` +
       `the peers keep sessions in process memory and log nothing`,
   );
   if (idleBusy > 0.15) {
-    console.log(`warning: ${Math.round(idleBusy * 100)}% of the CPU was busy with other work before the bench started; the figures are skewed`);
+    console.log(
+      `warning: ${Math.round(idleBusy * 100)}% of the CPU was busy with other work before the bench started; the figures are skewed`,
+    );
   }
   for (const [key, note] of notes) console.log(`note ${specs.find((s) => s.key === key)?.label ?? key}: ${note}`);
   console.log(SUMMARY_HEADER);

@@ -36,7 +36,8 @@ function setting(name: string, fallback: number, check: (value: number) => boole
   const raw = process.env[name]?.trim();
   if (!raw) return fallback;
   const value = Number(raw);
-  if (!Number.isFinite(value) || !check(value)) throw new Error(`${name}="${raw}" is not ${what} (example: ${name}=${fallback})`);
+  if (!Number.isFinite(value) || !check(value))
+    throw new Error(`${name}="${raw}" is not ${what} (example: ${name}=${fallback})`);
   return value;
 }
 
@@ -88,7 +89,13 @@ async function auditRows(url: string): Promise<{ total: number; aborted: number;
   const client = new Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows } = await client.query<{ kind: string; method: string | null; status: number | null; rows: string; aborted: string }>(
+    const { rows } = await client.query<{
+      kind: string;
+      method: string | null;
+      status: number | null;
+      rows: string;
+      aborted: string;
+    }>(
       `SELECT kind, method, status, count(*) AS rows,
               count(*) FILTER (WHERE request->'params'->'arguments'->>'text' LIKE $1) AS aborted
          FROM mcp_events GROUP BY kind, method, status ORDER BY count(*) DESC`,
@@ -119,7 +126,10 @@ async function settledAuditRows(url: string, deadlineMs: number): ReturnType<typ
 
 @Injectable()
 class SoakTools {
-  @McpTool({ description: 'Echoes text', input: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } })
+  @McpTool({
+    description: 'Echoes text',
+    input: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+  })
   async echo({ text }: { text: string }, ctx: McpToolContext): Promise<string> {
     await ctx.progress(1, 1);
     return text;
@@ -136,8 +146,18 @@ async function main(): Promise<void> {
   try {
     @Module({
       imports: [
-        TypeOrmModule.forRoot({ type: 'postgres', url: db.url, entities: MCP_ENTITIES, migrations: MCP_MIGRATIONS, migrationsRun: true, logging: false }),
-        McpModule.forRoot({ auth: (token) => (token === TOKEN ? 'soak' : null), limits: { sessionsPerPrincipal: SESSIONS + CONCURRENCY } }),
+        TypeOrmModule.forRoot({
+          type: 'postgres',
+          url: db.url,
+          entities: MCP_ENTITIES,
+          migrations: MCP_MIGRATIONS,
+          migrationsRun: true,
+          logging: false,
+        }),
+        McpModule.forRoot({
+          auth: (token) => (token === TOKEN ? 'soak' : null),
+          limits: { sessionsPerPrincipal: SESSIONS + CONCURRENCY },
+        }),
       ],
       providers: [SoakTools],
     })
@@ -145,7 +165,12 @@ async function main(): Promise<void> {
     app = await NestFactory.create(SoakModule, { logger: ['error'] });
     await app.listen(0, '127.0.0.1');
     const url = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}/mcp`;
-    const headers = { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-11-25' };
+    const headers = {
+      Authorization: `Bearer ${TOKEN}`,
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      'MCP-Protocol-Version': '2025-11-25',
+    };
     const callsPerSession = Math.max(1, Math.floor(REQUESTS / SESSIONS));
     const total = callsPerSession * SESSIONS;
 
@@ -185,7 +210,12 @@ async function main(): Promise<void> {
       const init = await fetch(url, {
         method: 'POST',
         headers,
-        body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'soak', version: '1' } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 0,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'soak', version: '1' } },
+        }),
       });
       await init.text();
       answered += 1;
@@ -196,11 +226,18 @@ async function main(): Promise<void> {
         const n = ++requests;
         const abort = n % ABORT_EVERY === 0;
         const text = `${abort ? ABORTED : ''}s${index}c${call}`;
-        const body = JSON.stringify({ jsonrpc: '2.0', id: call + 1, method: 'tools/call', params: { name: 'echo', arguments: { text }, _meta: { progressToken: call } } });
+        const body = JSON.stringify({
+          jsonrpc: '2.0',
+          id: call + 1,
+          method: 'tools/call',
+          params: { name: 'echo', arguments: { text }, _meta: { progressToken: call } },
+        });
         if (abort) {
           // The client goes away mid-request: the server must let go of everything it held for it.
           const controller = new AbortController();
-          const pending = fetch(url, { method: 'POST', headers: session, body, signal: controller.signal }).then((r) => r.text());
+          const pending = fetch(url, { method: 'POST', headers: session, body, signal: controller.signal }).then((r) =>
+            r.text(),
+          );
           controller.abort();
           await pending.catch(() => undefined);
           aborted += 1;

@@ -34,14 +34,20 @@ const decode = (s) => {
   }
 };
 const unescapeHtml = (s) =>
-  s.replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>');
+  s
+    .replace(/&amp;/g, '&')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>');
 
 /** The built file a site path names (clean URLs: /a/b -> a/b.html, /a/ -> a/index.html). */
 function pageFile(sitePath) {
   const clean = decode(sitePath).replace(/^\/+/, '');
-  const candidates = clean === '' || clean.endsWith('/')
-    ? [path.join(dist, clean, 'index.html')]
-    : [path.join(dist, clean), path.join(dist, `${clean}.html`), path.join(dist, clean, 'index.html')];
+  const candidates =
+    clean === '' || clean.endsWith('/')
+      ? [path.join(dist, clean, 'index.html')]
+      : [path.join(dist, clean), path.join(dist, `${clean}.html`), path.join(dist, clean, 'index.html')];
   return candidates.find((c) => fs.existsSync(c) && fs.statSync(c).isFile()) ?? null;
 }
 
@@ -69,7 +75,12 @@ for (const file of htmlFiles(dist)) {
     const hash = href.indexOf('#');
     const target = hash < 0 ? href : href.slice(0, hash);
     const fragment = hash < 0 ? '' : decode(href.slice(hash + 1));
-    const sitePath = target === '' ? null : target.startsWith('/') ? target : path.posix.join(path.posix.dirname(`/${page.split(path.sep).join('/')}`), target);
+    const sitePath =
+      target === ''
+        ? null
+        : target.startsWith('/')
+          ? target
+          : path.posix.join(path.posix.dirname(`/${page.split(path.sep).join('/')}`), target);
     const targetFile = sitePath === null ? file : pageFile(sitePath.split('?')[0]);
     siteLinks++;
     if (!targetFile) {
@@ -139,5 +150,7 @@ for (const md of ['README.md', 'CONTRIBUTING.md', 'ARCHITECTURE.md']) {
 }
 
 for (const p of problems) console.log(p);
-console.log(`${siteLinks} links of the site and ${repoLinks} of the repository's markdown checked: ${problems.length} broken`);
+console.log(
+  `${siteLinks} links of the site and ${repoLinks} of the repository's markdown checked: ${problems.length} broken`,
+);
 process.exitCode = problems.length ? 1 : 0;

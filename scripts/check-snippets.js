@@ -108,7 +108,10 @@ for (const md of files) {
     let tail = [];
     const wanted = /^\/\/\s*snippet:\s*prelude\s+(.+)$/.exec(first);
     if (wanted) {
-      for (const name of wanted[1].split(',').map((n) => n.trim()).filter(Boolean)) {
+      for (const name of wanted[1]
+        .split(',')
+        .map((n) => n.trim())
+        .filter(Boolean)) {
         const p = prelude(name);
         if (!p) {
           entry.failed.push(`${where}: unknown prelude "${name}" (no docs/.snippets/${name}.ts)`);
@@ -126,8 +129,13 @@ for (const md of files) {
     block.code.forEach((l, i) => {
       for (const m of l.matchAll(/\b(?:from|import|require)\s*\(?\s*['"]([^'"]+)['"]/g)) {
         const spec = m[1];
-        if (spec.startsWith('.') || (spec.startsWith('durable-mcp/') && !['durable-mcp/testing', 'durable-mcp/protocol'].includes(spec)))
-          entry.failed.push(`${md}:${block.line + i}: "${spec}" is not one of the package's entry points (durable-mcp, durable-mcp/testing, durable-mcp/protocol)`);
+        if (
+          spec.startsWith('.') ||
+          (spec.startsWith('durable-mcp/') && !['durable-mcp/testing', 'durable-mcp/protocol'].includes(spec))
+        )
+          entry.failed.push(
+            `${md}:${block.line + i}: "${spec}" is not one of the package's entry points (durable-mcp, durable-mcp/testing, durable-mcp/protocol)`,
+          );
       }
     });
     const name = `${md.replace(/[^A-Za-z0-9]+/g, '_')}_L${block.line}.ts`;
@@ -195,5 +203,7 @@ for (const [md, entry] of report) {
   for (const s of entry.skipped) console.log(`  skipped ${s}`);
   for (const f of entry.failed) console.log(`  FAILED ${f}`);
 }
-console.log(`\n${checked} blocks compile, ${skipped} skipped, ${failed} errors (${((Date.now() - started) / 1000).toFixed(1)} s to type-check)`);
+console.log(
+  `\n${checked} blocks compile, ${skipped} skipped, ${failed} errors (${((Date.now() - started) / 1000).toFixed(1)} s to type-check)`,
+);
 process.exitCode = failed > 0 ? 1 : 0;

@@ -24,10 +24,14 @@ if (process.argv.includes('--if-missing') && fs.existsSync(path.join(out, 'durab
   process.exit(0);
 }
 
-execFileSync(process.execPath, [path.join(root, 'node_modules', 'typedoc', 'bin', 'typedoc'), '--options', path.join(root, 'typedoc.json')], {
-  cwd: root,
-  stdio: 'inherit',
-});
+execFileSync(
+  process.execPath,
+  [path.join(root, 'node_modules', 'typedoc', 'bin', 'typedoc'), '--options', path.join(root, 'typedoc.json')],
+  {
+    cwd: root,
+    stdio: 'inherit',
+  },
+);
 
 // The main entry point: TypeDoc's module `index` becomes `durable-mcp`.
 fs.renameSync(path.join(out, 'index'), path.join(out, 'durable-mcp'));
@@ -49,7 +53,9 @@ function escapeLine(line) {
   // Split on code spans (`...`, ``...``) and leave them alone: VitePress escapes their content.
   return line
     .split(/(`+[^`]*`+)/)
-    .map((part, i) => (i % 2 === 1 ? part : part.replace(/(^|[^\\])<(?=[A-Za-z/!])(?!a id="[^"<>]*"><\/a>)(?!\/a>)/g, '$1&lt;')))
+    .map((part, i) =>
+      i % 2 === 1 ? part : part.replace(/(^|[^\\])<(?=[A-Za-z/!])(?!a id="[^"<>]*"><\/a>)(?!\/a>)/g, '$1&lt;'),
+    )
     .join('');
 }
 

@@ -17,7 +17,9 @@ const run = JSON.parse(readFileSync(runPath, 'utf8'));
 const started = Date.parse(run.startedAt);
 const written = statSync(reportPath).mtime;
 if (written.getTime() < started - 1000) {
-  console.error(`${reportPath} was written at ${written.toISOString()}, before the run started (${run.startedAt}): not this run's report`);
+  console.error(
+    `${reportPath} was written at ${written.toISOString()}, before the run started (${run.startedAt}): not this run's report`,
+  );
   process.exit(1);
 }
 const report = JSON.parse(readFileSync(reportPath, 'utf8'));
@@ -45,7 +47,13 @@ function scores(row) {
 
 const finished = written.toISOString().replace(/\.\d+Z$/, 'Z');
 const minutes = Math.round((written.getTime() - started) / 60000);
-const summary = { ...run, finishedAt: finished, minutes, files: rows.map((row) => ({ ...row, ...scores(row) })), total: { ...total, ...scores(total) } };
+const summary = {
+  ...run,
+  finishedAt: finished,
+  minutes,
+  files: rows.map((row) => ({ ...row, ...scores(row) })),
+  total: { ...total, ...scores(total) },
+};
 writeFileSync(join(dirname(reportPath), 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
 
 const fmt = (value) => (value === null ? '-' : `${value.toFixed(1)} %`);
@@ -56,7 +64,7 @@ const line = (row) => {
 const markdown = [
   `Mutation run of commit \`${run.commit}\` (${run.clean ? 'clean tree' : `tree NOT clean: ${run.changedPaths} changed paths`}), concurrency ${run.concurrency}, ${run.startedAt} to ${finished} (${minutes} min).`,
   '',
-  '*Killed only* is killed / valid; *total* is (killed + timed out) / valid, Stryker\'s score; *covered* leaves out the mutants no test reaches. Compile errors count in none.',
+  "*Killed only* is killed / valid; *total* is (killed + timed out) / valid, Stryker's score; *covered* leaves out the mutants no test reaches. Compile errors count in none.",
   '',
   '| File | Valid | Killed | Timed out | Survived | No coverage | Compile errors | Killed only | Total | Covered |',
   '|---|---|---|---|---|---|---|---|---|---|',

@@ -15,7 +15,16 @@
 'use strict';
 
 const { execFileSync, spawn } = require('node:child_process');
-const { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
+const {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { Client } = require('pg');
@@ -38,7 +47,10 @@ function majors() {
     .map((entry) => entry.trim())
     .filter(Boolean);
   for (const major of list) {
-    if (!/^\d{2}$/.test(major)) throw new Error(`PG_MATRIX="${process.env.PG_MATRIX}": "${major}" is not a PostgreSQL major version (e.g. PG_MATRIX=14,18)`);
+    if (!/^\d{2}$/.test(major))
+      throw new Error(
+        `PG_MATRIX="${process.env.PG_MATRIX}": "${major}" is not a PostgreSQL major version (e.g. PG_MATRIX=14,18)`,
+      );
   }
   return list;
 }
@@ -49,7 +61,8 @@ async function newestReleases() {
   const key = (version) => version.match(/\d+/g).map(Number);
   const newer = (a, b) => {
     const [x, y] = [key(a), key(b)];
-    for (let i = 0; i < Math.max(x.length, y.length); i++) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) > (y[i] ?? 0);
+    for (let i = 0; i < Math.max(x.length, y.length); i++)
+      if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) > (y[i] ?? 0);
     return false;
   };
   const newest = new Map();
@@ -63,7 +76,10 @@ async function newestReleases() {
 /** Runs a server binary, as `postgres` when this process is root. */
 function asPostgres(binary, args) {
   return root
-    ? execFileSync('runuser', ['-u', 'postgres', '--', binary, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+    ? execFileSync('runuser', ['-u', 'postgres', '--', binary, ...args], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
     : execFileSync(binary, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
@@ -77,7 +93,10 @@ function giveToPostgres(path) {
 
 /** Installs the binaries of `version` into `dir`; returns their bin directory. */
 async function installBinaries(dir, version) {
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'pg-matrix-binaries', version: '0.0.0', private: true }));
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: 'pg-matrix-binaries', version: '0.0.0', private: true }),
+  );
   await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', `${BINARIES}@${version}`], { cwd: dir });
   const pkg = join(dir, 'node_modules', ...BINARIES.split('/'));
   // The package restores its shared-library symlinks in a postinstall script: run it in case npm skipped scripts.
@@ -93,11 +112,15 @@ async function installBinaries(dir, version) {
 function runSubset(url, prefix) {
   return new Promise((resolvePromise, reject) => {
     const jest = join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js');
-    const child = spawn(process.execPath, [jest, '--runInBand', '--selectProjects', 'e2e', '--runTestsByPath', ...POSTGRES_E2E_SUBSET], {
-      cwd: ROOT,
-      env: { ...process.env, TEST_PG_URL: url },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [jest, '--runInBand', '--selectProjects', 'e2e', '--runTestsByPath', ...POSTGRES_E2E_SUBSET],
+      {
+        cwd: ROOT,
+        env: { ...process.env, TEST_PG_URL: url },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let totals = '';
     let partial = '';
     const timer = setTimeout(() => {
@@ -146,7 +169,16 @@ async function checkMajor(major, version, cleanups) {
     asPostgres(join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
     const port = await freePort();
     const ctl = (args) => asPostgres(join(bin, 'pg_ctl'), ['-D', data, ...args]);
-    ctl(['-o', `-p ${port} -k ${cluster} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200 -c log_connections=on`, '-l', join(cluster, 'log'), '-w', '-t', '60', 'start']);
+    ctl([
+      '-o',
+      `-p ${port} -k ${cluster} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200 -c log_connections=on`,
+      '-l',
+      join(cluster, 'log'),
+      '-w',
+      '-t',
+      '60',
+      'start',
+    ]);
     own.add(() => ctl(['-m', 'immediate', '-w', '-t', '30', 'stop']));
 
     const adminClient = new Client({ connectionString: `postgres://postgres@127.0.0.1:${port}/postgres` });
@@ -163,7 +195,9 @@ async function checkMajor(major, version, cleanups) {
     const seconds = (from) => Math.round((Date.now() - from) / 1000);
     // Evidence that the suites used this cluster (and not the shared server): the databases they connected to here.
     const log = readFileSync(join(cluster, 'log'), 'utf8');
-    const databases = new Set([...log.matchAll(/connection authorized: user=\S+ database=(mcp_test_\w+)/g)].map((match) => match[1]));
+    const databases = new Set(
+      [...log.matchAll(/connection authorized: user=\S+ database=(mcp_test_\w+)/g)].map((match) => match[1]),
+    );
     const used = databases.size > 0;
     if (!used) result.totals += '; but no suite connected to a test database on this cluster';
     return {
@@ -171,7 +205,10 @@ async function checkMajor(major, version, cleanups) {
       line: `PostgreSQL ${serverVersion} (${BINARIES}@${version}): ${result.ok && used ? 'PASS' : 'FAIL'}, ${result.totals}, ${databases.size} test databases on it; installed in ${installed} s, subset in ${seconds(testsStarted)} s, ${seconds(started)} s in all`,
     };
   } catch (error) {
-    return { ok: false, line: `PostgreSQL ${major} (${BINARIES}@${version}): FAIL (${error instanceof Error ? error.message : error})` };
+    return {
+      ok: false,
+      line: `PostgreSQL ${major} (${BINARIES}@${version}): FAIL (${error instanceof Error ? error.message : error})`,
+    };
   } finally {
     await own.runAll();
   }
@@ -187,7 +224,9 @@ async function main(cleanups) {
     const version = newest.get(major);
     if (!version) {
       ok = false;
-      lines.push(`pg-matrix PostgreSQL ${major}: FAIL (${BINARIES} has no release for PostgreSQL ${major}; it has ${[...newest.keys()].join(', ')})`);
+      lines.push(
+        `pg-matrix PostgreSQL ${major}: FAIL (${BINARIES} has no release for PostgreSQL ${major}; it has ${[...newest.keys()].join(', ')})`,
+      );
       continue;
     }
     console.log(`pg-matrix: PostgreSQL ${major} from ${BINARIES}@${version}`);

@@ -9,7 +9,16 @@ import { DemoConsoleGuard } from './demo/demo-console.guard';
 import { DemoRelayTools } from './demo/demo-relay.tools';
 import { DemoThrottlerGuard } from './demo/demo-throttler.guard';
 import { DemoTools } from './demo/demo.tools';
-import { JwtVerifier, MCP_ENTITIES, MCP_MIGRATIONS, McpClientModule, McpConsoleModule, McpHealthModule, McpModule, type McpModuleOptions } from './mcp';
+import {
+  JwtVerifier,
+  MCP_ENTITIES,
+  MCP_MIGRATIONS,
+  McpClientModule,
+  McpConsoleModule,
+  McpHealthModule,
+  McpModule,
+  type McpModuleOptions,
+} from './mcp';
 
 /** How long a readiness result serves later probes: one run of the checks a second at most. */
 const DEMO_HEALTH_MIN_INTERVAL_MS = 1000;
@@ -21,12 +30,32 @@ function databaseOptions(): TypeOrmModuleOptions {
     // The pg pool's own bounds: a connection attempt or a wait for a free connection gives up
     // after 3 s and PostgreSQL cancels a statement after 10 s, so an outage frees the pool and
     // requests answer 503 (the module bounds each operation with database.timeoutMs, 5 s, too).
-    const extra = { max: 10, connectionTimeoutMillis: 3000, idleTimeoutMillis: 30_000, statement_timeout: 10_000, keepAlive: true };
-    return { type: 'postgres', url: demoConfig.databaseUrl, entities: MCP_ENTITIES, migrations: MCP_MIGRATIONS, migrationsRun: true, extra, ...fail };
+    const extra = {
+      max: 10,
+      connectionTimeoutMillis: 3000,
+      idleTimeoutMillis: 30_000,
+      statement_timeout: 10_000,
+      keepAlive: true,
+    };
+    return {
+      type: 'postgres',
+      url: demoConfig.databaseUrl,
+      entities: MCP_ENTITIES,
+      migrations: MCP_MIGRATIONS,
+      migrationsRun: true,
+      extra,
+      ...fail,
+    };
   }
   const dir = join(process.cwd(), 'data');
   mkdirSync(dir, { recursive: true });
-  return { type: 'better-sqlite3', database: join(dir, 'durable-mcp.sqlite'), entities: MCP_ENTITIES, synchronize: true, ...fail };
+  return {
+    type: 'better-sqlite3',
+    database: join(dir, 'durable-mcp.sqlite'),
+    entities: MCP_ENTITIES,
+    synchronize: true,
+    ...fail,
+  };
 }
 
 /**

@@ -34,7 +34,9 @@ class UnsupportedHttpAdapterError extends Error {}
 function httpAdapterOf(env: NodeJS.ProcessEnv): HttpAdapterName {
   const name = (env.HTTP_ADAPTER || 'express').trim().toLowerCase();
   if ((HTTP_ADAPTERS as readonly string[]).includes(name)) return name as HttpAdapterName;
-  throw new UnsupportedHttpAdapterError(`HTTP_ADAPTER="${env.HTTP_ADAPTER}" is not supported: use express (the default) or fastify`);
+  throw new UnsupportedHttpAdapterError(
+    `HTTP_ADAPTER="${env.HTTP_ADAPTER}" is not supported: use express (the default) or fastify`,
+  );
 }
 
 /** Creates the app on the chosen adapter; @nestjs/platform-fastify is only loaded when asked for. */
@@ -50,18 +52,33 @@ async function bootstrap(): Promise<void> {
   const app = await createApp(adapter, { abortOnError: false, logger: new DemoLogger() });
   // SIGTERM drains (readiness down, new requests 503, calls in flight finish), then exits 0.
   app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
-  if (stopTelemetry) (app.getHttpServer() as import('node:http').Server).once('close', () => void stopTelemetry().catch(() => undefined));
+  if (stopTelemetry)
+    (app.getHttpServer() as import('node:http').Server).once(
+      'close',
+      () => void stopTelemetry().catch(() => undefined),
+    );
   await app.listen(demoConfig.port, demoConfig.host);
   const logger = new Logger('durable-mcp');
   const url = `http://${demoConfig.host}:${demoConfig.port}/mcp`;
-  if (demoConfig.oauth) logger.log(`OAuth: JWT access tokens from ${demoConfig.oauth.issuer} for the resource ${demoConfig.oauth.audience}`);
-  logger.log(`Health: http://${demoConfig.host}:${demoConfig.port}/health/live and /health/ready ({ status } for anyone), /health/details (the report, for the console administrators)`);
-  logger.log(`MCP endpoint: ${url} (${demoConfig.databaseUrl ? 'PostgreSQL' : 'SQLite under ./data'}; audit commit ${demoConfig.auditCommit}; client calls ${demoConfig.redisUrl ? 'on Bull/Redis' : 'inline'}; HTTP on ${adapter})`);
+  if (demoConfig.oauth)
+    logger.log(
+      `OAuth: JWT access tokens from ${demoConfig.oauth.issuer} for the resource ${demoConfig.oauth.audience}`,
+    );
+  logger.log(
+    `Health: http://${demoConfig.host}:${demoConfig.port}/health/live and /health/ready ({ status } for anyone), /health/details (the report, for the console administrators)`,
+  );
+  logger.log(
+    `MCP endpoint: ${url} (${demoConfig.databaseUrl ? 'PostgreSQL' : 'SQLite under ./data'}; audit commit ${demoConfig.auditCommit}; client calls ${demoConfig.redisUrl ? 'on Bull/Redis' : 'inline'}; HTTP on ${adapter})`,
+  );
   const consoleUrl = `http://${demoConfig.host}:${demoConfig.port}/mcp-console`;
   if (demoConfig.consoleAdmins.size) {
-    logger.log(`Audit console: ${consoleUrl} for the console administrators ${[...demoConfig.consoleAdmins].join(', ')} (their token of MCP_TOKENS as Bearer, or as the password of Basic credentials)`);
+    logger.log(
+      `Audit console: ${consoleUrl} for the console administrators ${[...demoConfig.consoleAdmins].join(', ')} (their token of MCP_TOKENS as Bearer, or as the password of Basic credentials)`,
+    );
   } else {
-    logger.warn(`Audit console: ${consoleUrl} admits nobody: MCP_CONSOLE_ADMINS is unset (name the principals of MCP_TOKENS that may read every call, e.g. MCP_CONSOLE_ADMINS=alice)`);
+    logger.warn(
+      `Audit console: ${consoleUrl} admits nobody: MCP_CONSOLE_ADMINS is unset (name the principals of MCP_TOKENS that may read every call, e.g. MCP_CONSOLE_ADMINS=alice)`,
+    );
   }
   if (demoConfig.generatedToken) {
     // The one place a token is printed: a throwaway demo token, generated because MCP_TOKENS is unset.
@@ -70,6 +87,8 @@ async function bootstrap(): Promise<void> {
 }
 
 bootstrap().catch((error: unknown) => {
-  new Logger('durable-mcp').error(error instanceof UnsupportedHttpAdapterError ? error.message : startupErrorMessage(error, demoConfig));
+  new Logger('durable-mcp').error(
+    error instanceof UnsupportedHttpAdapterError ? error.message : startupErrorMessage(error, demoConfig),
+  );
   process.exit(1);
 });

@@ -55,7 +55,12 @@ export async function measureQueue(options: QueueBenchOptions): Promise<QueueRes
     await inlineApp.close();
   }
 
-  const queue = { redis: options.redis, name: `mcp-bench-${randomBytes(4).toString('hex')}`, prefix: 'mcp-bench', concurrency: options.concurrency };
+  const queue = {
+    redis: options.redis,
+    name: `mcp-bench-${randomBytes(4).toString('hex')}`,
+    prefix: 'mcp-bench',
+    concurrency: options.concurrency,
+  };
   const client: McpClientOptions = { servers: SERVERS, queue };
   const caller = await startApp(options.databaseUrl, {
     imports: [McpClientModule.forRoot({ ...client, queue: { ...queue, worker: false } })],

@@ -46,11 +46,22 @@ export async function measureService(databaseUrl: string, calls: number): Promis
     await pooled.close();
   }
   let rowAsync: CallCost | undefined;
-  const servers = { everything: { transport: 'stdio' as const, command: argv[0], args: argv.slice(1), stateless: true, pool: { max: 1, idleMs: 60_000 } } };
+  const servers = {
+    everything: {
+      transport: 'stdio' as const,
+      command: argv[0],
+      args: argv.slice(1),
+      stateless: true,
+      pool: { max: 1, idleMs: 60_000 },
+    },
+  };
   const service = async (commit: 'sync' | 'async' | 'in-memory') => {
     const module =
       commit === 'in-memory'
-        ? McpClientModule.forRoot({ servers, stores: { events: new InMemoryMcpEventSink(), outboundSessions: new InMemoryMcpOutboundSessionStore() } })
+        ? McpClientModule.forRoot({
+            servers,
+            stores: { events: new InMemoryMcpEventSink(), outboundSessions: new InMemoryMcpOutboundSessionStore() },
+          })
         : McpClientModule.forRoot({ servers, audit: { commit } });
     const app = await startApp(databaseUrl, { imports: [module] });
     try {
@@ -60,7 +71,15 @@ export async function measureService(databaseUrl: string, calls: number): Promis
       const stats = await measureCalls(calls, call);
       if (commit === 'async') {
         const sink = app.app.get<McpEventSink>(MCP_EVENT_SINK, { strict: false });
-        const row = () => sink.record({ createdAt: new Date(), direction: 'outbound', server: 'everything', kind: 'request', method: 'tools/call', durationMs: 0 });
+        const row = () =>
+          sink.record({
+            createdAt: new Date(),
+            direction: 'outbound',
+            server: 'everything',
+            kind: 'request',
+            method: 'tools/call',
+            durationMs: 0,
+          });
         rowAsync = await measureCalls(calls, row);
       }
       return stats;

@@ -42,7 +42,9 @@ export async function measureStdio(spawnCalls: number, warmCalls: number): Promi
 
     await sdk.connect(new StdioClientTransport({ command: argv[0], args: argv.slice(1), stderr: 'ignore' }));
     await timeSequential(50, (i) => sdk.callTool({ name: 'echo', arguments: { message: `w${i}` } }));
-    const sdkConnected = percentiles(await timeSequential(warmCalls, (i) => sdk.callTool({ name: 'echo', arguments: { message: `m${i}` } })));
+    const sdkConnected = percentiles(
+      await timeSequential(warmCalls, (i) => sdk.callTool({ name: 'echo', arguments: { message: `m${i}` } })),
+    );
     return { spawnPerCall, pooled: pooledStats, sdkConnected };
   } finally {
     await Promise.allSettled([spawning.close(), pooled.close(), sdk.close()]);

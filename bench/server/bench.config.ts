@@ -39,7 +39,9 @@ function positive(env: NodeJS.ProcessEnv, name: string, fallback: number, intege
   if (!raw) return fallback;
   const value = Number(raw);
   if (!Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) {
-    throw new Error(`${name}="${raw}" is not a positive ${integer ? 'integer' : 'number'} (example: ${name}=${fallback})`);
+    throw new Error(
+      `${name}="${raw}" is not a positive ${integer ? 'integer' : 'number'} (example: ${name}=${fallback})`,
+    );
   }
   return value;
 }
@@ -51,7 +53,10 @@ export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConf
     warmupSeconds: positive(env, 'BENCH_WARMUP_SECONDS', 1, false),
     rounds: positive(env, 'BENCH_ROUNDS', 3, true),
     concurrencies: [1, 32],
-    only: (env.BENCH_TARGETS ?? '').split(',').map((name) => name.trim()).filter(Boolean),
+    only: (env.BENCH_TARGETS ?? '')
+      .split(',')
+      .map((name) => name.trim())
+      .filter(Boolean),
     pgAdminUrl: env.BENCH_PG_URL?.trim() || env.TEST_PG_URL?.trim() || 'postgres://postgres@127.0.0.1:5432/test',
     goals: { peerRatio: 2.0, p99Ms: 20, cpuUsPerReq: 200, p50MsAtOne: 0.8, asyncPeerRatio: 1.0 },
   };

@@ -40,12 +40,21 @@ export async function createBenchDatabase(adminUrl: string): Promise<BenchDataba
     url: url.toString(),
     eventCounts: () =>
       withClient(url.toString(), async (client) => {
-        const { rows } = await client.query<{ kind: string; method: string | null; status: number | null; rows: string }>(
+        const { rows } = await client.query<{
+          kind: string;
+          method: string | null;
+          status: number | null;
+          rows: string;
+        }>(
           'SELECT kind, method, status, count(*) AS rows FROM mcp_events GROUP BY kind, method, status ORDER BY count(*) DESC',
         );
         return rows.map((row) => ({ ...row, rows: Number(row.rows) }));
       }),
-    drop: () => withClient(adminUrl, async (client) => void (await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`))),
+    drop: () =>
+      withClient(
+        adminUrl,
+        async (client) => void (await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)),
+      ),
   };
 }
 
@@ -66,7 +75,9 @@ export class PostgresBackends {
 
   /** Pids of the backends connected to `database` right now. */
   async pids(database: string): Promise<number[]> {
-    const { rows } = await this.client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [database]);
+    const { rows } = await this.client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [
+      database,
+    ]);
     return rows.map((row) => Number(row.pid));
   }
 

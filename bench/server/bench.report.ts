@@ -90,11 +90,15 @@ export function formatRatios(summaries: Summary[], config: BenchConfig): string[
     const others = here.filter((s) => s.role !== 'ours');
     if (!ours.length || !others.length) continue;
     const width = 24;
-    lines.push(`ratios at c=${connections}, ours / other: req/s (higher is better), server cpu and server+pg cpu per request (lower is better)`);
+    lines.push(
+      `ratios at c=${connections}, ours / other: req/s (higher is better), server cpu and server+pg cpu per request (lower is better)`,
+    );
     lines.push(`${''.padEnd(LABEL_WIDTH)}${others.map((o) => o.label.padEnd(width)).join('')}`);
     for (const o of ours) {
       const cells = others.map((peer) =>
-        `${times(o.reqPerSec / peer.reqPerSec)} ${times(o.cpuUsPerReq / peer.cpuUsPerReq)} ${times((o.cpuUsPerReq + o.pgUsPerReq) / (peer.cpuUsPerReq + peer.pgUsPerReq))}`.padEnd(width),
+        `${times(o.reqPerSec / peer.reqPerSec)} ${times(o.cpuUsPerReq / peer.cpuUsPerReq)} ${times((o.cpuUsPerReq + o.pgUsPerReq) / (peer.cpuUsPerReq + peer.pgUsPerReq))}`.padEnd(
+          width,
+        ),
       );
       lines.push(`${o.label.padEnd(LABEL_WIDTH)}${cells.join('')}`);
     }
@@ -116,20 +120,34 @@ export interface GoalVerdict {
  */
 export function judgeGoals(summaries: Summary[], config: BenchConfig, notes: Map<string, string>): GoalVerdict[] {
   const { goals } = config;
-  const find = (key: string, connections: number) => summaries.find((s) => s.key === key && s.connections === connections);
+  const find = (key: string, connections: number) =>
+    summaries.find((s) => s.key === key && s.connections === connections);
   const peersAt = (connections: number) => summaries.filter((s) => s.role === 'peer' && s.connections === connections);
   const verdicts: GoalVerdict[] = [];
   const add = (text: string, pass: boolean, measured: boolean, key: string) => {
     const note = notes.get(key) ? ` [${notes.get(key)}]` : '';
-    verdicts.push({ line: `goal ${text} -> ${measured ? (pass ? 'PASS' : 'MISS') : 'not measured'}${note}`, pass: measured && pass });
+    verdicts.push({
+      line: `goal ${text} -> ${measured ? (pass ? 'PASS' : 'MISS') : 'not measured'}${note}`,
+      pass: measured && pass,
+    });
   };
   const top = Math.max(...config.concurrencies);
   const ours = find('ours', top);
   for (const peer of peersAt(top)) {
     const ratio = ours ? ours.reqPerSec / peer.reqPerSec : NaN;
-    add(`c=${top} ours(pg) req/s >= ${goals.peerRatio.toFixed(1)}x ${peer.label}: ${times(ratio)}`, ratio >= goals.peerRatio, Boolean(ours), 'ours');
+    add(
+      `c=${top} ours(pg) req/s >= ${goals.peerRatio.toFixed(1)}x ${peer.label}: ${times(ratio)}`,
+      ratio >= goals.peerRatio,
+      Boolean(ours),
+      'ours',
+    );
   }
-  add(`c=${top} ours(pg) p99 < ${goals.p99Ms} ms: ${formatMs(ours?.p99Ms ?? NaN)} ms`, (ours?.p99Ms ?? NaN) < goals.p99Ms, Boolean(ours), 'ours');
+  add(
+    `c=${top} ours(pg) p99 < ${goals.p99Ms} ms: ${formatMs(ours?.p99Ms ?? NaN)} ms`,
+    (ours?.p99Ms ?? NaN) < goals.p99Ms,
+    Boolean(ours),
+    'ours',
+  );
   add(
     `c=${top} ours(pg) server cpu <= ${goals.cpuUsPerReq} µs/req: ${whole(ours?.cpuUsPerReq ?? NaN)} µs/req`,
     (ours?.cpuUsPerReq ?? NaN) <= goals.cpuUsPerReq,
@@ -138,11 +156,21 @@ export function judgeGoals(summaries: Summary[], config: BenchConfig, notes: Map
   );
   const low = Math.min(...config.concurrencies);
   const oursLow = find('ours', low);
-  add(`c=${low} ours(pg) p50 <= ${goals.p50MsAtOne} ms: ${formatMs(oursLow?.p50Ms ?? NaN)} ms`, (oursLow?.p50Ms ?? NaN) <= goals.p50MsAtOne, Boolean(oursLow), 'ours');
+  add(
+    `c=${low} ours(pg) p50 <= ${goals.p50MsAtOne} ms: ${formatMs(oursLow?.p50Ms ?? NaN)} ms`,
+    (oursLow?.p50Ms ?? NaN) <= goals.p50MsAtOne,
+    Boolean(oursLow),
+    'ours',
+  );
   const asyncLow = find('ours-async', low);
   for (const peer of peersAt(low)) {
     const ratio = asyncLow ? asyncLow.reqPerSec / peer.reqPerSec : NaN;
-    add(`c=${low} ours-async(pg) req/s >= ${goals.asyncPeerRatio.toFixed(1)}x ${peer.label}: ${times(ratio)}`, ratio >= goals.asyncPeerRatio, Boolean(asyncLow), 'ours-async');
+    add(
+      `c=${low} ours-async(pg) req/s >= ${goals.asyncPeerRatio.toFixed(1)}x ${peer.label}: ${times(ratio)}`,
+      ratio >= goals.asyncPeerRatio,
+      Boolean(asyncLow),
+      'ours-async',
+    );
   }
   return verdicts;
 }

@@ -63,19 +63,60 @@ export function benchTargets(setup: TargetSetup, only?: string[]): TargetSpec[] 
     args: [main],
     // Inline processing, no Redis: the run measures the HTTP endpoint on PostgreSQL only. The
     // switches of the other variants are removed so that ours(pg) runs on the defaults.
-    env: { DATABASE_URL: setup.databaseUrls[key], MCP_TOKENS: `bench=${setup.token}`, REDIS_URL: undefined, HTTP_ADAPTER: undefined, AUDIT_COMMIT: undefined, ...env },
+    env: {
+      DATABASE_URL: setup.databaseUrls[key],
+      MCP_TOKENS: `bench=${setup.token}`,
+      REDIS_URL: undefined,
+      HTTP_ADAPTER: undefined,
+      AUDIT_COMMIT: undefined,
+      ...env,
+    },
     readyTimeoutMs: 60_000,
     token: setup.token,
     role: 'ours' as const,
     checksToken: true,
     database: true,
   });
-  const asyncNote = appReads(setup.repoRoot, 'AUDIT_COMMIT') ? undefined : 'this build of the example app does not read AUDIT_COMMIT: it ran with synchronous audit commits';
+  const asyncNote = appReads(setup.repoRoot, 'AUDIT_COMMIT')
+    ? undefined
+    : 'this build of the example app does not read AUDIT_COMMIT: it ran with synchronous audit commits';
   const all: TargetSpec[] = [
-    { key: 'bare', label: 'bare-http', role: 'floor', checksToken: false, database: false, args: programArgs(join(__dirname, 'echo-http.server.ts')), ...peer },
-    { key: 'sdk1', label: 'sdk-1.x', role: 'peer', checksToken: true, database: false, args: programArgs(join(__dirname, 'sdk-http.server.ts')), ...peer },
-    { key: 'sdk2', label: 'sdk-2.x', role: 'peer', checksToken: true, database: false, args: programArgs(join(__dirname, 'sdk2-http.server.ts')), ...peer },
-    { key: 'mcpnest', label: 'mcp-nest-2.x', role: 'peer', checksToken: true, database: false, args: programArgs(join(__dirname, 'mcp-nest.server.ts')), ...peer },
+    {
+      key: 'bare',
+      label: 'bare-http',
+      role: 'floor',
+      checksToken: false,
+      database: false,
+      args: programArgs(join(__dirname, 'echo-http.server.ts')),
+      ...peer,
+    },
+    {
+      key: 'sdk1',
+      label: 'sdk-1.x',
+      role: 'peer',
+      checksToken: true,
+      database: false,
+      args: programArgs(join(__dirname, 'sdk-http.server.ts')),
+      ...peer,
+    },
+    {
+      key: 'sdk2',
+      label: 'sdk-2.x',
+      role: 'peer',
+      checksToken: true,
+      database: false,
+      args: programArgs(join(__dirname, 'sdk2-http.server.ts')),
+      ...peer,
+    },
+    {
+      key: 'mcpnest',
+      label: 'mcp-nest-2.x',
+      role: 'peer',
+      checksToken: true,
+      database: false,
+      args: programArgs(join(__dirname, 'mcp-nest.server.ts')),
+      ...peer,
+    },
     { key: 'ours', label: 'ours(pg)', ...ours('ours', {}) },
     // The adapter is checked on the wire (a Nest app on Express says `X-Powered-By: Express`).
     { key: 'ours-fastify', label: 'ours-fastify(pg)', ...ours('ours-fastify', { HTTP_ADAPTER: 'fastify' }) },
@@ -83,6 +124,9 @@ export function benchTargets(setup: TargetSetup, only?: string[]): TargetSpec[] 
   ];
   if (!only?.length) return all;
   const unknown = only.filter((name) => !all.some((t) => t.key === name || t.label === name));
-  if (unknown.length) throw new Error(`BENCH_TARGETS names unknown target(s) ${unknown.join(', ')}; known: ${all.map((t) => t.key).join(', ')}`);
+  if (unknown.length)
+    throw new Error(
+      `BENCH_TARGETS names unknown target(s) ${unknown.join(', ')}; known: ${all.map((t) => t.key).join(', ')}`,
+    );
   return all.filter((t) => only.includes(t.key) || only.includes(t.label));
 }

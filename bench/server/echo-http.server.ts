@@ -22,9 +22,19 @@ function handle(message: Message, sessionId: string | undefined, res: ServerResp
       capabilities: { tools: { listChanged: false } },
       serverInfo: { name: 'bare-echo', version: '1.0.0' },
     };
-    return sendJson(res, 200, { jsonrpc: '2.0', id: message.id, result }, { 'Mcp-Session-Id': randomBytes(16).toString('hex') });
+    return sendJson(
+      res,
+      200,
+      { jsonrpc: '2.0', id: message.id, result },
+      { 'Mcp-Session-Id': randomBytes(16).toString('hex') },
+    );
   }
-  if (!sessionId) return sendJson(res, 400, { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Mcp-Session-Id required' } });
+  if (!sessionId)
+    return sendJson(res, 400, {
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32000, message: 'Mcp-Session-Id required' },
+    });
   if (message.id === undefined) {
     res.writeHead(202).end();
     return;
@@ -33,7 +43,11 @@ function handle(message: Message, sessionId: string | undefined, res: ServerResp
     const result = { content: [{ type: 'text', text: String(message.params.arguments?.text ?? '') }] };
     return sendJson(res, 200, { jsonrpc: '2.0', id: message.id, result });
   }
-  sendJson(res, 200, { jsonrpc: '2.0', id: message.id, error: { code: -32601, message: `Method not found: ${message.method}` } });
+  sendJson(res, 200, {
+    jsonrpc: '2.0',
+    id: message.id,
+    error: { code: -32601, message: `Method not found: ${message.method}` },
+  });
 }
 
 const server = createServer((req, res) => {

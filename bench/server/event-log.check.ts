@@ -31,13 +31,22 @@ async function settledCounts(db: BenchDatabase, deadlineMs: number): Promise<Eve
  * is committed; with `AUDIT_COMMIT=async` the commit just does not wait for the WAL flush), and
  * there can be no more rows than requests sent.
  */
-export async function checkEventRows(db: BenchDatabase, tally: RequestTally, label: string): Promise<{ lines: string[]; ok: boolean }> {
+export async function checkEventRows(
+  db: BenchDatabase,
+  tally: RequestTally,
+  label: string,
+): Promise<{ lines: string[]; ok: boolean }> {
   const counts = await settledCounts(db, 15_000);
   const rows = counts.reduce((sum, c) => sum + c.rows, 0);
   const low = tally.answered + HANDSHAKE_ROWS;
   const high = tally.sent + HANDSHAKE_ROWS;
   const ok = rows >= low && rows <= high;
-  const verdict = rows < low ? `MISSING ${low - rows} rows for answered requests` : rows > high ? `${rows - high} rows more than requests sent` : 'OK, every answered request is logged';
+  const verdict =
+    rows < low
+      ? `MISSING ${low - rows} rows for answered requests`
+      : rows > high
+        ? `${rows - high} rows more than requests sent`
+        : 'OK, every answered request is logged';
   const groups = counts.map((c) => `${c.kind} ${c.method ?? '-'} ${c.status ?? '-'}: ${c.rows}`).join(', ');
   return {
     ok,

@@ -63,7 +63,12 @@ function percentile(sorted: Float64Array, p: number): number {
  * response: status, JSON-RPC id and the echoed text. Latency percentiles come from the exact
  * per-response times (autocannon's own histogram rounds to whole milliseconds).
  */
-export function runLoad(url: string, session: McpBenchSession, connections: number, seconds: number): Promise<LoadResult> {
+export function runLoad(
+  url: string,
+  session: McpBenchSession,
+  connections: number,
+  seconds: number,
+): Promise<LoadResult> {
   const latencies: number[] = [];
   const samples: string[] = [];
   let completed = 0;
@@ -87,7 +92,12 @@ export function runLoad(url: string, session: McpBenchSession, connections: numb
             setupRequest: (request, context) => {
               const id = nextId++;
               context.id = id;
-              request.body = JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text: echoText(id) } } });
+              request.body = JSON.stringify({
+                jsonrpc: '2.0',
+                id,
+                method: 'tools/call',
+                params: { name: 'echo', arguments: { text: echoText(id) } },
+              });
               return request;
             },
             onResponse: (status, body, context) => {

@@ -7,7 +7,14 @@
  * authenticated server. Runs as its own process (PORT, HOST).
  */
 import 'reflect-metadata';
-import { Controller, Module, UnauthorizedException, UseGuards, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import {
+  Controller,
+  Module,
+  UnauthorizedException,
+  UseGuards,
+  type CanActivate,
+  type ExecutionContext,
+} from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Payload } from '@nestjs/microservices';
 import { McpController, McpHttpControllerFor, McpStrategy, StreamableHttpTransport, Tool } from '@rekog/mcp-nest';
@@ -21,7 +28,8 @@ const strategy = new McpStrategy({ name: 'mcp-nest-echo', version: '1.0.0', tran
 /** Lets a request through only with `Authorization: Bearer <BENCH_TOKEN>`; anything else is 401. */
 class BearerGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
-    const header = context.switchToHttp().getRequest<{ headers: Record<string, string | undefined> }>().headers.authorization;
+    const header = context.switchToHttp().getRequest<{ headers: Record<string, string | undefined> }>()
+      .headers.authorization;
     if (!token || header !== `Bearer ${token}`) throw new UnauthorizedException('Invalid bearer token');
     return true;
   }
@@ -29,7 +37,11 @@ class BearerGuard implements CanActivate {
 
 @McpController()
 class EchoTools {
-  @Tool({ name: 'echo', description: 'Echoes the given text back.', parameters: z.object({ text: z.string().max(10_000) }) })
+  @Tool({
+    name: 'echo',
+    description: 'Echoes the given text back.',
+    parameters: z.object({ text: z.string().max(10_000) }),
+  })
   echo(@Payload() { text }: { text: string }) {
     return { content: [{ type: 'text', text }] };
   }

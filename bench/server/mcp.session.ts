@@ -13,8 +13,17 @@ export interface McpBenchSession {
 
 const REQUEST_TIMEOUT_MS = 10_000;
 
-async function post(url: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; headers: Headers; text: string }> {
-  const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+async function post(
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+): Promise<{ status: number; headers: Headers; text: string }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+  });
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
 
@@ -33,7 +42,11 @@ export async function openMcpSession(url: string, token: string): Promise<McpBen
     jsonrpc: '2.0',
     id: 0,
     method: 'initialize',
-    params: { protocolVersion: BENCH_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'durable-mcp-bench', version: '1.0.0' } },
+    params: {
+      protocolVersion: BENCH_PROTOCOL_VERSION,
+      capabilities: {},
+      clientInfo: { name: 'durable-mcp-bench', version: '1.0.0' },
+    },
   });
   const sessionId = init.headers.get('mcp-session-id');
   let protocolVersion: unknown;
@@ -43,12 +56,16 @@ export async function openMcpSession(url: string, token: string): Promise<McpBen
     protocolVersion = undefined;
   }
   if (init.status !== 200 || !sessionId || typeof protocolVersion !== 'string') {
-    throw new Error(`initialize was refused: HTTP ${init.status}, Mcp-Session-Id ${sessionId ?? '(none)'}, body ${init.text.slice(0, 300)}`);
+    throw new Error(
+      `initialize was refused: HTTP ${init.status}, Mcp-Session-Id ${sessionId ?? '(none)'}, body ${init.text.slice(0, 300)}`,
+    );
   }
   const headers = { ...base, 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': protocolVersion };
   const initialized = await post(url, headers, { jsonrpc: '2.0', method: 'notifications/initialized' });
   if (initialized.status !== 202) {
-    throw new Error(`notifications/initialized was refused: HTTP ${initialized.status}, body ${initialized.text.slice(0, 300)}`);
+    throw new Error(
+      `notifications/initialized was refused: HTTP ${initialized.status}, body ${initialized.text.slice(0, 300)}`,
+    );
   }
   return { sessionId, protocolVersion, headers, poweredBy: init.headers.get('x-powered-by') };
 }

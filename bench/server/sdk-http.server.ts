@@ -44,7 +44,9 @@ function readJson(req: IncomingMessage): Promise<unknown> {
 }
 
 function sendError(res: ServerResponse, status: number, code: number, message: string): void {
-  res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }));
+  res
+    .writeHead(status, { 'Content-Type': 'application/json' })
+    .end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }));
 }
 
 async function handle(req: IncomingMessage, res: ServerResponse, parsed?: { body: unknown }): Promise<void> {
@@ -62,7 +64,8 @@ async function handle(req: IncomingMessage, res: ServerResponse, parsed?: { body
   let transport = sessionId ? transports.get(sessionId) : undefined;
   if (!transport) {
     if (sessionId) return sendError(res, 404, -32001, 'Session not found');
-    if (req.method !== 'POST' || !isInitializeRequest(body)) return sendError(res, 400, -32000, 'Bad Request: no valid session id');
+    if (req.method !== 'POST' || !isInitializeRequest(body))
+      return sendError(res, 400, -32000, 'Bad Request: no valid session id');
     const created = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       enableJsonResponse: true,
@@ -96,6 +99,10 @@ if (process.env.BENCH_SDK_BARE === '1') {
       return { token: presented, clientId: 'bench', scopes: [], expiresAt: Math.floor(Date.now() / 1000) + 3600 };
     },
   };
-  app.all('/mcp', requireBearerAuth({ verifier }), (req, res) => void handle(req, res, { body: (req as { body?: unknown }).body }).catch(onError(res)));
+  app.all(
+    '/mcp',
+    requireBearerAuth({ verifier }),
+    (req, res) => void handle(req, res, { body: (req as { body?: unknown }).body }).catch(onError(res)),
+  );
   app.listen(Number(process.env.PORT), host);
 }

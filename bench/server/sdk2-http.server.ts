@@ -48,7 +48,8 @@ app.all('/mcp', requireBearerAuth({ verifier }), async (req, res) => {
     let transport = sessionId ? transports.get(sessionId) : undefined;
     if (!transport) {
       if (sessionId) return sendError(res, 404, -32001, 'Session not found');
-      if (req.method !== 'POST' || !isInitializeRequest(req.body)) return sendError(res, 400, -32000, 'Bad Request: no valid session id');
+      if (req.method !== 'POST' || !isInitializeRequest(req.body))
+        return sendError(res, 400, -32000, 'Bad Request: no valid session id');
       const created = new NodeStreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         enableJsonResponse: true,

@@ -162,7 +162,9 @@ export class TargetProcess {
     }
     this.assertAlive();
     await this.stop();
-    throw new Error(`${this.describe()} did not answer on port ${this.port} within ${this.spec.readyTimeoutMs / 1000} s. Its output:\n${this.outputTail}`);
+    throw new Error(
+      `${this.describe()} did not answer on port ${this.port} within ${this.spec.readyTimeoutMs / 1000} s. Its output:\n${this.outputTail}`,
+    );
   }
 
   private exitedWithin(ms: number): Promise<boolean> {

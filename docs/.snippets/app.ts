@@ -3,20 +3,57 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import {
-  Controller, Get, Inject, Injectable, Module, UnauthorizedException, UseFilters, UseGuards, UseInterceptors, UsePipes,
-  type CanActivate, type ExecutionContext, type OnModuleInit,
+  Controller,
+  Get,
+  Inject,
+  Injectable,
+  Module,
+  UnauthorizedException,
+  UseFilters,
+  UseGuards,
+  UseInterceptors,
+  UsePipes,
+  type CanActivate,
+  type ExecutionContext,
+  type OnModuleInit,
 } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { HealthCheck, HealthCheckService } from '@nestjs/terminus';
 import { IsString } from 'class-validator';
 import {
-  clientCredentials, getMcpContext, getMcpRegistryToken, getMcpRetentionToken, InjectMcpToolset, IntrospectionVerifier, JwtVerifier,
-  MCP_CLIENT_RETENTION, MCP_ENTITIES, MCP_MIGRATIONS, MCP_PARTITIONING_MIGRATIONS,
-  McpClientModule, McpClientService, McpConsoleModule, McpElicitationNotifier, McpHealthIndicator, McpHealthModule, McpModule,
-  McpPrompt, McpRegistry, McpResource, McpResourceTemplate, McpRetentionService, McpSamplingHandler, McpTool,
-  McpUrlElicitationRequiredError, staticToken,
-  type McpResourceRequest, type McpToolContext, type McpTransport, type McpTransportFactory, type McpTransportFactoryContext,
+  clientCredentials,
+  getMcpContext,
+  getMcpRegistryToken,
+  getMcpRetentionToken,
+  InjectMcpToolset,
+  IntrospectionVerifier,
+  JwtVerifier,
+  MCP_CLIENT_RETENTION,
+  MCP_ENTITIES,
+  MCP_MIGRATIONS,
+  MCP_PARTITIONING_MIGRATIONS,
+  McpClientModule,
+  McpClientService,
+  McpConsoleModule,
+  McpElicitationNotifier,
+  McpHealthIndicator,
+  McpHealthModule,
+  McpModule,
+  McpPrompt,
+  McpRegistry,
+  McpResource,
+  McpResourceTemplate,
+  McpRetentionService,
+  McpSamplingHandler,
+  McpTool,
+  McpUrlElicitationRequiredError,
+  staticToken,
+  type McpResourceRequest,
+  type McpToolContext,
+  type McpTransport,
+  type McpTransportFactory,
+  type McpTransportFactoryContext,
 } from 'durable-mcp';
 
 // @snippet-include stand-ins

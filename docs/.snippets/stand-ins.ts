@@ -9,11 +9,21 @@ declare class MyAuthorizer implements snippetMcp.McpAuthorizer {
   authorize(token: string): snippetMcp.McpAuthResult;
 }
 /** DTO classes of the host's tools. */
-declare class ImportInput { path: string; }
-declare class ReportInput { steps: number; }
-declare class BookingInput { room: string; }
-declare class PurgeInput { key: string; }
-declare class CityInput { city: string; }
+declare class ImportInput {
+  path: string;
+}
+declare class ReportInput {
+  steps: number;
+}
+declare class BookingInput {
+  room: string;
+}
+declare class PurgeInput {
+  key: string;
+}
+declare class CityInput {
+  city: string;
+}
 /** A form elicitation's schema. */
 declare const NameSchema: { type: 'object'; properties: { name: { type: 'string' } }; required: ['name'] };
 /** The servers of the client's options, a database URL, a running app. */
@@ -52,5 +62,12 @@ declare const client: snippetMcp.McpClientService;
 declare const site: string;
 declare const bar: { update(progress: number, total?: number, message?: string): void };
 /** A WebSocket transport of the host's, and a model to sample with. */
-declare const MyWebSocketTransport: new (url: string, clientCapabilities: Record<string, unknown>) => snippetMcp.McpTransport;
-declare const myModel: { run(params: Record<string, unknown>): Promise<{ role: 'assistant'; content: { type: 'text'; text: string }; model: string }> };
+declare const MyWebSocketTransport: new (
+  url: string,
+  clientCapabilities: Record<string, unknown>,
+) => snippetMcp.McpTransport;
+declare const myModel: {
+  run(
+    params: Record<string, unknown>,
+  ): Promise<{ role: 'assistant'; content: { type: 'text'; text: string }; model: string }>;
+};

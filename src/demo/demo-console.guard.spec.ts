@@ -21,7 +21,7 @@ describe('the console guard of the example app admits', () => {
   ]);
   const bearer = (token: string) => `Bearer ${token}`;
 
-  it('the console administrators only: another principal\'s token is known but refused', () => {
+  it("the console administrators only: another principal's token is known but refused", () => {
     const admins = new Set(['alice']);
     expect(consoleAdmission(bearer('token-a'), tokens, admins)).toBe('admin');
     expect(consoleAdmission(`Basic ${Buffer.from('ops:token-a').toString('base64')}`, tokens, admins)).toBe('admin');

@@ -1,4 +1,10 @@
-import { ForbiddenException, Injectable, UnauthorizedException, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import {
+  ForbiddenException,
+  Injectable,
+  UnauthorizedException,
+  type CanActivate,
+  type ExecutionContext,
+} from '@nestjs/common';
 import { demoConfig } from './demo.config';
 
 /** What Express's request and Fastify's request both offer. */
@@ -25,14 +31,22 @@ export class DemoConsoleGuard implements CanActivate {
   /** @inheritdoc */
   canActivate(context: ExecutionContext): boolean {
     const http = context.switchToHttp();
-    const verdict = consoleAdmission(http.getRequest<HeaderRequest>().headers.authorization, demoConfig.tokens, demoConfig.consoleAdmins);
+    const verdict = consoleAdmission(
+      http.getRequest<HeaderRequest>().headers.authorization,
+      demoConfig.tokens,
+      demoConfig.consoleAdmins,
+    );
     if (verdict === 'admin') return true;
     if (verdict === 'unknown') {
       http.getResponse<HeaderReply>().header('WWW-Authenticate', 'Basic realm="mcp-console", charset="UTF-8"');
-      throw new UnauthorizedException('The console needs the token of a console administrator: Authorization: Bearer <token>, or Basic credentials with the token as password.');
+      throw new UnauthorizedException(
+        'The console needs the token of a console administrator: Authorization: Bearer <token>, or Basic credentials with the token as password.',
+      );
     }
     throw new ForbiddenException(
-      demoConfig.consoleAdmins.size ? 'This principal is not a console administrator (MCP_CONSOLE_ADMINS).' : 'The console admits nobody: MCP_CONSOLE_ADMINS names no administrator.',
+      demoConfig.consoleAdmins.size
+        ? 'This principal is not a console administrator (MCP_CONSOLE_ADMINS).'
+        : 'The console admits nobody: MCP_CONSOLE_ADMINS names no administrator.',
     );
   }
 }
@@ -42,7 +56,11 @@ export class DemoConsoleGuard implements CanActivate {
  * `admins`), `not-admin` (a known token of another principal) or `unknown` (no token, or one
  * that is not in `tokens`).
  */
-export function consoleAdmission(header: string | string[] | undefined, tokens: ReadonlyMap<string, string>, admins: ReadonlySet<string>): 'admin' | 'not-admin' | 'unknown' {
+export function consoleAdmission(
+  header: string | string[] | undefined,
+  tokens: ReadonlyMap<string, string>,
+  admins: ReadonlySet<string>,
+): 'admin' | 'not-admin' | 'unknown' {
   const token = tokenOf(header);
   const principal = token === undefined ? undefined : tokens.get(token);
   if (principal === undefined) return 'unknown';

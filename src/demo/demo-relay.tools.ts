@@ -15,9 +15,15 @@ export class DemoRelayTools {
   constructor(private readonly client: McpClientService) {}
 
   /** Calls `echo` on RELAY_SERVER (default `self`, this app's own toolset) through the call queue. */
-  @McpTool({ name: 'relay_echo', description: 'Calls echo through McpClientService (a queued call) and returns its answer.', input: RelayInput })
+  @McpTool({
+    name: 'relay_echo',
+    description: 'Calls echo through McpClientService (a queued call) and returns its answer.',
+    input: RelayInput,
+  })
   async relay({ text }: RelayInput, ctx: McpToolContext) {
-    const result = await this.client.callTool(demoConfig.relayServer, 'echo', { text: `${ctx.principal.label} via relay: ${text}` });
+    const result = await this.client.callTool(demoConfig.relayServer, 'echo', {
+      text: `${ctx.principal.label} via relay: ${text}`,
+    });
     return result.content;
   }
 }

@@ -18,7 +18,9 @@ export class DemoThrottlerGuard extends ThrottlerGuard {
   /** Gives the throttler the MCP call info as its "request", and a response with no `header()` so it sets no headers. */
   protected override getRequestResponse(context: ExecutionContext) {
     const mcp = getMcpContext(context);
-    return mcp ? { req: mcp as unknown as Record<string, unknown>, res: {} as Record<string, unknown> } : super.getRequestResponse(context);
+    return mcp
+      ? { req: mcp as unknown as Record<string, unknown>, res: {} as Record<string, unknown> }
+      : super.getRequestResponse(context);
   }
 
   /** Keys the budget by principal. */

@@ -9,7 +9,9 @@ describe('loadDemoConfig AUDIT_COMMIT', () => {
   });
 
   it('refuses any other value, saying what it accepts', () => {
-    expect(() => loadDemoConfig({ AUDIT_COMMIT: 'off' })).toThrow('AUDIT_COMMIT: "off" is neither sync nor async (example: AUDIT_COMMIT=async)');
+    expect(() => loadDemoConfig({ AUDIT_COMMIT: 'off' })).toThrow(
+      'AUDIT_COMMIT: "off" is neither sync nor async (example: AUDIT_COMMIT=async)',
+    );
   });
 });
 
@@ -17,14 +19,21 @@ describe('loadDemoConfig THROTTLE_LIMIT and THROTTLE_TTL_MS', () => {
   it('defaults to 10 calls a minute, and reads both as positive integers', () => {
     expect(loadDemoConfig({}).throttle).toEqual({ limit: 10, ttlMs: 60_000 });
     expect(loadDemoConfig({ THROTTLE_LIMIT: ' ', THROTTLE_TTL_MS: '' }).throttle).toEqual({ limit: 10, ttlMs: 60_000 });
-    expect(loadDemoConfig({ THROTTLE_LIMIT: ' 3 ', THROTTLE_TTL_MS: '1000' }).throttle).toEqual({ limit: 3, ttlMs: 1000 });
+    expect(loadDemoConfig({ THROTTLE_LIMIT: ' 3 ', THROTTLE_TTL_MS: '1000' }).throttle).toEqual({
+      limit: 3,
+      ttlMs: 1000,
+    });
   });
 
   it.each([
     ['THROTTLE_LIMIT', '0', 'THROTTLE_LIMIT: "0" is not a positive integer (example: THROTTLE_LIMIT=10)'],
     ['THROTTLE_LIMIT', '2.5', 'THROTTLE_LIMIT: "2.5" is not a positive integer (example: THROTTLE_LIMIT=10)'],
     ['THROTTLE_TTL_MS', '1m', 'THROTTLE_TTL_MS: "1m" is not a positive integer (example: THROTTLE_TTL_MS=60000)'],
-    ['THROTTLE_TTL_MS', '99999999999999999999', 'THROTTLE_TTL_MS: "99999999999999999999" is not a positive integer (example: THROTTLE_TTL_MS=60000)'],
+    [
+      'THROTTLE_TTL_MS',
+      '99999999999999999999',
+      'THROTTLE_TTL_MS: "99999999999999999999" is not a positive integer (example: THROTTLE_TTL_MS=60000)',
+    ],
   ])('refuses %s=%s, saying what it accepts', (name, value, message) => {
     expect(() => loadDemoConfig({ [name]: value })).toThrow(message);
   });
@@ -40,8 +49,16 @@ describe('loadDemoConfig without MCP_TOKENS', () => {
     expect(() => loadDemoConfig({ NODE_ENV: 'production', MCP_TOKENS: ' ' })).toThrow(
       'Neither MCP_TOKENS nor OAUTH_ISSUER is set: give MCP_TOKENS=principal=token (comma separated pairs), or OAUTH_ISSUER to accept JWT access tokens (with NODE_ENV=production no demo token is generated)',
     );
-    expect(loadDemoConfig({ NODE_ENV: 'production', MCP_TOKENS: 'alice=token-a' }).tokens).toEqual(new Map([['token-a', 'alice']]));
-    expect(loadDemoConfig({ NODE_ENV: 'production', OAUTH_ISSUER: 'http://localhost:8080/realms/mcp', OAUTH_AUDIENCE: 'http://localhost:3000/mcp' }).oauth).toEqual({
+    expect(loadDemoConfig({ NODE_ENV: 'production', MCP_TOKENS: 'alice=token-a' }).tokens).toEqual(
+      new Map([['token-a', 'alice']]),
+    );
+    expect(
+      loadDemoConfig({
+        NODE_ENV: 'production',
+        OAUTH_ISSUER: 'http://localhost:8080/realms/mcp',
+        OAUTH_AUDIENCE: 'http://localhost:3000/mcp',
+      }).oauth,
+    ).toEqual({
       issuer: 'http://localhost:8080/realms/mcp',
       audience: 'http://localhost:3000/mcp',
       requiredScopes: [],
@@ -52,7 +69,9 @@ describe('loadDemoConfig without MCP_TOKENS', () => {
 describe('loadDemoConfig MCP_SERVERS_FILE, RELAY_SERVER and DRAIN_TIMEOUT_MS', () => {
   it('relays to the app itself, drains for 10 s and reads no servers file unless told', () => {
     expect(loadDemoConfig({})).toMatchObject({ serversFile: undefined, relayServer: 'self', drainTimeoutMs: 10_000 });
-    expect(loadDemoConfig({ MCP_SERVERS_FILE: ' ./servers.json ', RELAY_SERVER: 'slow', DRAIN_TIMEOUT_MS: '2500' })).toMatchObject({
+    expect(
+      loadDemoConfig({ MCP_SERVERS_FILE: ' ./servers.json ', RELAY_SERVER: 'slow', DRAIN_TIMEOUT_MS: '2500' }),
+    ).toMatchObject({
       serversFile: './servers.json',
       relayServer: 'slow',
       drainTimeoutMs: 2500,
@@ -60,7 +79,9 @@ describe('loadDemoConfig MCP_SERVERS_FILE, RELAY_SERVER and DRAIN_TIMEOUT_MS', (
   });
 
   it('refuses a DRAIN_TIMEOUT_MS that is not a positive integer', () => {
-    expect(() => loadDemoConfig({ DRAIN_TIMEOUT_MS: '10s' })).toThrow('DRAIN_TIMEOUT_MS: "10s" is not a positive integer (example: DRAIN_TIMEOUT_MS=10000)');
+    expect(() => loadDemoConfig({ DRAIN_TIMEOUT_MS: '10s' })).toThrow(
+      'DRAIN_TIMEOUT_MS: "10s" is not a positive integer (example: DRAIN_TIMEOUT_MS=10000)',
+    );
   });
 });
 
@@ -71,7 +92,10 @@ describe('loadDemoConfig RETENTION_*', () => {
   });
 
   it('passes the durations, period and batch size on as the retention option', () => {
-    expect(loadDemoConfig({ RETENTION_EVENTS_MS: '86400000', RETENTION_INTERVAL_MS: '60000', RETENTION_BATCH_SIZE: '500' }).retention).toEqual({
+    expect(
+      loadDemoConfig({ RETENTION_EVENTS_MS: '86400000', RETENTION_INTERVAL_MS: '60000', RETENTION_BATCH_SIZE: '500' })
+        .retention,
+    ).toEqual({
       events: 86_400_000,
       intervalMs: 60_000,
       batchSize: 500,
@@ -80,14 +104,18 @@ describe('loadDemoConfig RETENTION_*', () => {
   });
 
   it('refuses a value that is not a positive integer, naming the variable', () => {
-    expect(() => loadDemoConfig({ RETENTION_EVENTS_MS: '30d' })).toThrow('RETENTION_EVENTS_MS: "30d" is not a positive integer');
+    expect(() => loadDemoConfig({ RETENTION_EVENTS_MS: '30d' })).toThrow(
+      'RETENTION_EVENTS_MS: "30d" is not a positive integer',
+    );
   });
 });
 
 describe('loadDemoConfig MCP_CONSOLE_ADMINS', () => {
   it('names no administrator unless set, and reads comma separated principals of MCP_TOKENS', () => {
     expect(loadDemoConfig({ MCP_TOKENS: 'alice=token-a,bob=token-b' }).consoleAdmins).toEqual(new Set());
-    expect(loadDemoConfig({ MCP_TOKENS: 'alice=token-a,bob=token-b', MCP_CONSOLE_ADMINS: ' alice , ,' }).consoleAdmins).toEqual(new Set(['alice']));
+    expect(
+      loadDemoConfig({ MCP_TOKENS: 'alice=token-a,bob=token-b', MCP_CONSOLE_ADMINS: ' alice , ,' }).consoleAdmins,
+    ).toEqual(new Set(['alice']));
     expect(loadDemoConfig({ MCP_CONSOLE_ADMINS: 'demo' }).consoleAdmins).toEqual(new Set(['demo']));
   });
 

@@ -51,7 +51,9 @@ export function parseRetention(env: NodeJS.ProcessEnv): DemoRetentionConfig | un
   const sessions = read('RETENTION_SESSIONS_MS');
   if (events === undefined && sessions === undefined) return undefined;
   const optional = { intervalMs: read('RETENTION_INTERVAL_MS'), batchSize: read('RETENTION_BATCH_SIZE') };
-  return Object.fromEntries(Object.entries({ events, sessions, ...optional }).filter(([, value]) => value !== undefined));
+  return Object.fromEntries(
+    Object.entries({ events, sessions, ...optional }).filter(([, value]) => value !== undefined),
+  );
 }
 
 /** How often one principal may call the throttled tool. */
@@ -81,7 +83,10 @@ export interface DemoOAuthConfig {
 /** Parses `alice=token-a,bob=token-b` into token -> principal. */
 export function parseTokens(spec: string): Map<string, string> {
   const tokens = new Map<string, string>();
-  for (const pair of spec.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const pair of spec
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const at = pair.indexOf('=');
     if (at <= 0 || at === pair.length - 1) {
       throw new Error(`MCP_TOKENS: "${pair}" is not principal=token (example: MCP_TOKENS=alice=token-a,bob=token-b)`);
@@ -96,7 +101,12 @@ export function parseTokens(spec: string): Map<string, string> {
  * there are tokens, so a misspelt name stops the boot instead of locking everyone out.
  */
 export function parseConsoleAdmins(spec: string | undefined, tokens: Map<string, string>): Set<string> {
-  const admins = new Set((spec ?? '').split(',').map((name) => name.trim()).filter(Boolean));
+  const admins = new Set(
+    (spec ?? '')
+      .split(',')
+      .map((name) => name.trim())
+      .filter(Boolean),
+  );
   const principals = new Set(tokens.values());
   const unknown = principals.size ? [...admins].filter((name) => !principals.has(name)) : [];
   if (unknown.length) {
@@ -111,7 +121,8 @@ export function parseConsoleAdmins(spec: string | undefined, tokens: Map<string,
 /** Reads `AUDIT_COMMIT`: `sync` (the default) or `async`. */
 export function parseAuditCommit(value: string | undefined): 'sync' | 'async' {
   const commit = value?.trim() || 'sync';
-  if (commit !== 'sync' && commit !== 'async') throw new Error(`AUDIT_COMMIT: "${commit}" is neither sync nor async (example: AUDIT_COMMIT=async)`);
+  if (commit !== 'sync' && commit !== 'async')
+    throw new Error(`AUDIT_COMMIT: "${commit}" is neither sync nor async (example: AUDIT_COMMIT=async)`);
   return commit;
 }
 
@@ -119,7 +130,8 @@ export function parseAuditCommit(value: string | undefined): 'sync' | 'async' {
 export function parsePositiveInteger(name: string, value: string | undefined, fallback: number): number {
   const text = value?.trim();
   if (!text) return fallback;
-  if (!/^[1-9][0-9]*$/.test(text) || !Number.isSafeInteger(Number(text))) throw new Error(`${name}: "${text}" is not a positive integer (example: ${name}=${fallback})`);
+  if (!/^[1-9][0-9]*$/.test(text) || !Number.isSafeInteger(Number(text)))
+    throw new Error(`${name}: "${text}" is not a positive integer (example: ${name}=${fallback})`);
   return Number(text);
 }
 
@@ -130,14 +142,24 @@ export function loadDemoConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig
   const port = Number(env.PORT || 3000);
   const issuer = env.OAUTH_ISSUER?.trim();
   const oauth = issuer
-    ? { issuer, audience: env.OAUTH_AUDIENCE?.trim() || `http://${host}:${port}/mcp`, requiredScopes: (env.OAUTH_SCOPES ?? '').split(/[\s,]+/).filter(Boolean) }
+    ? {
+        issuer,
+        audience: env.OAUTH_AUDIENCE?.trim() || `http://${host}:${port}/mcp`,
+        requiredScopes: (env.OAUTH_SCOPES ?? '').split(/[\s,]+/).filter(Boolean),
+      }
     : undefined;
   if (!spec && !oauth && env.NODE_ENV === 'production') {
     // The image sets NODE_ENV=production: a server there never runs on a token it made up.
-    throw new Error('Neither MCP_TOKENS nor OAUTH_ISSUER is set: give MCP_TOKENS=principal=token (comma separated pairs), or OAUTH_ISSUER to accept JWT access tokens (with NODE_ENV=production no demo token is generated)');
+    throw new Error(
+      'Neither MCP_TOKENS nor OAUTH_ISSUER is set: give MCP_TOKENS=principal=token (comma separated pairs), or OAUTH_ISSUER to accept JWT access tokens (with NODE_ENV=production no demo token is generated)',
+    );
   }
   const generatedToken = spec || oauth ? undefined : randomBytes(24).toString('base64url');
-  const tokens = spec ? parseTokens(spec) : generatedToken ? new Map([[generatedToken, 'demo']]) : new Map<string, string>();
+  const tokens = spec
+    ? parseTokens(spec)
+    : generatedToken
+      ? new Map([[generatedToken, 'demo']])
+      : new Map<string, string>();
   return {
     host,
     port,

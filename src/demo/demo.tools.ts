@@ -54,7 +54,11 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
 @Injectable()
 export class DemoTools {
   /** Sends the text back as one text block. */
-  @McpTool({ description: 'Echoes the given text back.', input: EchoInput, annotations: { readOnlyHint: true, idempotentHint: true } })
+  @McpTool({
+    description: 'Echoes the given text back.',
+    input: EchoInput,
+    annotations: { readOnlyHint: true, idempotentHint: true },
+  })
   echo({ text }: EchoInput): string {
     return text;
   }
@@ -99,7 +103,11 @@ export class DemoTools {
    * A long-running report, one second per step, that may run as a task (`task: 'optional'`):
    * each step sets the task's status message and reports progress; `tasks/cancel` stops it.
    */
-  @McpTool({ description: 'Builds a report in a few one-second steps; call it as a task to poll for the result.', input: SlowReportInput, task: 'optional' })
+  @McpTool({
+    description: 'Builds a report in a few one-second steps; call it as a task to poll for the result.',
+    input: SlowReportInput,
+    task: 'optional',
+  })
   async slow_report({ steps = 3 }: SlowReportInput, ctx: McpToolContext): Promise<string> {
     for (let step = 1; step <= steps; step++) {
       await ctx.task?.update(`step ${step} of ${steps}`);

@@ -45,7 +45,13 @@ export function startDemoTelemetry(env: DemoTelemetryEnv = process.env): DemoTel
   const plan = demoTelemetryPlan(env);
   if (!plan.traces && plan.metricsPort === null) return null;
   const metricReaders =
-    plan.metricsPort === null ? [] : [new (require('@opentelemetry/exporter-prometheus') as typeof import('@opentelemetry/exporter-prometheus')).PrometheusExporter({ port: plan.metricsPort })];
+    plan.metricsPort === null
+      ? []
+      : [
+          new (
+            require('@opentelemetry/exporter-prometheus') as typeof import('@opentelemetry/exporter-prometheus')
+          ).PrometheusExporter({ port: plan.metricsPort }),
+        ];
   if (!plan.traces) {
     const { metrics } = require('@opentelemetry/api') as typeof import('@opentelemetry/api');
     const { MeterProvider } = require('@opentelemetry/sdk-metrics') as typeof import('@opentelemetry/sdk-metrics');
@@ -54,8 +60,14 @@ export function startDemoTelemetry(env: DemoTelemetryEnv = process.env): DemoTel
     return () => provider.shutdown();
   }
   const { NodeSDK } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
-  const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
-  const sdk = new NodeSDK({ serviceName: 'durable-mcp-example', traceExporter: new OTLPTraceExporter(), metricReaders, instrumentations: [] });
+  const { OTLPTraceExporter } =
+    require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
+  const sdk = new NodeSDK({
+    serviceName: 'durable-mcp-example',
+    traceExporter: new OTLPTraceExporter(),
+    metricReaders,
+    instrumentations: [],
+  });
   sdk.start();
   return () => sdk.shutdown();
 }

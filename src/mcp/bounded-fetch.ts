@@ -40,7 +40,12 @@ function isRedirect(status: number): boolean {
  * time.
  * @throws the error `failure.error` makes, when the URL cannot be reached, redirects, is too slow or answers too much
  */
-export async function boundedFetch(url: string, init: RequestInit, limits: BoundedFetchLimits, failure: BoundedFetchFailure): Promise<BoundedReply> {
+export async function boundedFetch(
+  url: string,
+  init: RequestInit,
+  limits: BoundedFetchLimits,
+  failure: BoundedFetchFailure,
+): Promise<BoundedReply> {
   const { label } = failure;
   const signal = AbortSignal.timeout(limits.timeoutMs);
   let response: Response;
@@ -53,9 +58,12 @@ export async function boundedFetch(url: string, init: RequestInit, limits: Bound
   if (isRedirect(response.status)) {
     await response.body?.cancel().catch(() => undefined);
     const location = (response.headers.get('location') ?? '').slice(0, 200);
-    throw failure.error(`${label} answered a redirect (HTTP ${response.status}${location ? ` to ${location}` : ''}); redirects are not followed`);
+    throw failure.error(
+      `${label} answered a redirect (HTTP ${response.status}${location ? ` to ${location}` : ''}); redirects are not followed`,
+    );
   }
-  const tooLarge = () => failure.error(`${label} answered a body larger than ${failure.limitName} (${limits.maxBytes} bytes)`);
+  const tooLarge = () =>
+    failure.error(`${label} answered a body larger than ${failure.limitName} (${limits.maxBytes} bytes)`);
   if (!response.body) return { status: response.status, text: '' };
   const declared = Number(response.headers.get('content-length') ?? Number.NaN);
   if (Number.isFinite(declared) && declared > limits.maxBytes) {

@@ -46,12 +46,15 @@ describe('per-mount injection tokens', () => {
         @InjectMcpElicitationNotifier('admin') readonly adminElicitation: string,
       ) {}
     }
-    const providers = [getMcpToolsetToken, getMcpRetentionToken, getMcpResourceNotifierToken, getMcpElicitationNotifierToken].flatMap(
-      (token) => [
-        { provide: token(DEFAULT_MOUNT), useValue: `${token(DEFAULT_MOUNT)}-value` },
-        { provide: token('admin'), useValue: `${token('admin')}-value` },
-      ],
-    );
+    const providers = [
+      getMcpToolsetToken,
+      getMcpRetentionToken,
+      getMcpResourceNotifierToken,
+      getMcpElicitationNotifierToken,
+    ].flatMap((token) => [
+      { provide: token(DEFAULT_MOUNT), useValue: `${token(DEFAULT_MOUNT)}-value` },
+      { provide: token('admin'), useValue: `${token('admin')}-value` },
+    ]);
     const moduleRef = await Test.createTestingModule({ providers: [...providers, Consumer] }).compile();
     try {
       const consumer = moduleRef.get(Consumer);

@@ -44,7 +44,8 @@ export function getMcpOptionsToken(mount: string = DEFAULT_MOUNT): string {
 }
 
 /** Injects the `Toolset` of a mount. */
-export const InjectMcpToolset = (mount: string = DEFAULT_MOUNT): ParameterDecorator => Inject(getMcpToolsetToken(mount));
+export const InjectMcpToolset = (mount: string = DEFAULT_MOUNT): ParameterDecorator =>
+  Inject(getMcpToolsetToken(mount));
 
 /** Injection token of a mount's `McpRetentionService` (the pruner of its `retention` option). */
 export function getMcpRetentionToken(mount: string = DEFAULT_MOUNT): string {
@@ -52,7 +53,8 @@ export function getMcpRetentionToken(mount: string = DEFAULT_MOUNT): string {
 }
 
 /** Injects a mount's `McpRetentionService` (default mount when omitted). */
-export const InjectMcpRetention = (mount: string = DEFAULT_MOUNT): ParameterDecorator => Inject(getMcpRetentionToken(mount));
+export const InjectMcpRetention = (mount: string = DEFAULT_MOUNT): ParameterDecorator =>
+  Inject(getMcpRetentionToken(mount));
 
 /** Injection token of a mount's `McpTaskService` (its task queue, for `McpHealthIndicator.tasks`). */
 export function getMcpTaskServiceToken(mount: string = DEFAULT_MOUNT): string {
@@ -65,7 +67,8 @@ export function getMcpResourceNotifierToken(mount: string = DEFAULT_MOUNT): stri
 }
 
 /** Injects the `McpResourceNotifier` of a mount. */
-export const InjectMcpResourceNotifier = (mount: string = DEFAULT_MOUNT): ParameterDecorator => Inject(getMcpResourceNotifierToken(mount));
+export const InjectMcpResourceNotifier = (mount: string = DEFAULT_MOUNT): ParameterDecorator =>
+  Inject(getMcpResourceNotifierToken(mount));
 
 /** Injection token of a mount's `McpElicitationNotifier` (for apps with several mounts). */
 export function getMcpElicitationNotifierToken(mount: string = DEFAULT_MOUNT): string {
@@ -73,4 +76,5 @@ export function getMcpElicitationNotifierToken(mount: string = DEFAULT_MOUNT): s
 }
 
 /** Injects the `McpElicitationNotifier` of a mount. */
-export const InjectMcpElicitationNotifier = (mount: string = DEFAULT_MOUNT): ParameterDecorator => Inject(getMcpElicitationNotifierToken(mount));
+export const InjectMcpElicitationNotifier = (mount: string = DEFAULT_MOUNT): ParameterDecorator =>
+  Inject(getMcpElicitationNotifierToken(mount));

@@ -132,10 +132,20 @@ export const invalidTrustedIssuerMessage = (clientId: string, option: string, va
   `Give the issuer identifier exactly as the authorization server's metadata states it: an https URL without query or fragment ` +
   `(http only on a loopback host such as 127.0.0.1, localhost or [::1]).`;
 
-export const invalidClientCredentialsLimitMessage = (clientId: string, option: string, value: unknown, fallback: string): string =>
+export const invalidClientCredentialsLimitMessage = (
+  clientId: string,
+  option: string,
+  value: unknown,
+  fallback: string,
+): string =>
   `clientCredentials for "${clientId}": ${option} must be an integer >= 1 (got ${String(value)}); remove it to use the default ${fallback}.`;
 
-export const invalidVerifierLimitMessage = (verifier: string, option: string, value: unknown, fallback: string): string =>
+export const invalidVerifierLimitMessage = (
+  verifier: string,
+  option: string,
+  value: unknown,
+  fallback: string,
+): string =>
   `${verifier}: ${option} must be an integer >= 1 (got ${String(value)}); remove it to use the default ${fallback}.`;
 
 export const invalidTokenEndpointMessage = (clientId: string, value: unknown, reason: string): string =>

@@ -2,13 +2,25 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { DiscoveryModule, ModuleRef } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { DEFAULT_MOUNT, DEFAULT_PATH, MCP_MODULE_OPTIONS, getMcpOptionsToken, getMcpRetentionToken, getMcpToolsetToken } from './mcp.constants';
+import {
+  DEFAULT_MOUNT,
+  DEFAULT_PATH,
+  MCP_MODULE_OPTIONS,
+  getMcpOptionsToken,
+  getMcpRetentionToken,
+  getMcpToolsetToken,
+} from './mcp.constants';
 import { McpRetentionService } from './persistence/retention/mcp-retention.service';
 import { MCP_RAW_OPTIONS, McpConfigurableModule } from './mcp.module-definition';
 import { MCP_ENTITIES } from './persistence/entities';
 import { createMcpServerStoreProviders } from './persistence/store-providers';
 import { mcpFeatureExports } from './server/features/feature.providers';
-import type { McpModuleAsyncOptions, McpModuleExtras, McpModuleForRootOptions, McpModuleOptions } from './server/interfaces/mcp-module-options.interface';
+import type {
+  McpModuleAsyncOptions,
+  McpModuleExtras,
+  McpModuleForRootOptions,
+  McpModuleOptions,
+} from './server/interfaces/mcp-module-options.interface';
 import { createMcpServerParts } from './server/mcp-server.providers';
 import { resolveMcpOptions, type McpResolvedOptions } from './server/mcp.options';
 import { McpDrainModule } from './server/shutdown/mcp-drain.module';
@@ -42,7 +54,14 @@ export class McpModule extends McpConfigurableModule {
     return {
       ...definition,
       // With every store swapped (e.g. the in-memory ones of durable-mcp/testing) the app needs no DataSource.
-      imports: [...(definition.imports ?? []), DiscoveryModule, PassportModule, McpDrainModule, ...(stores.needsTypeOrm ? [MCP_TYPEORM_FEATURE] : []), ...server.imports],
+      imports: [
+        ...(definition.imports ?? []),
+        DiscoveryModule,
+        PassportModule,
+        McpDrainModule,
+        ...(stores.needsTypeOrm ? [MCP_TYPEORM_FEATURE] : []),
+        ...server.imports,
+      ],
       controllers: server.controllers,
       providers: [
         ...(definition.providers ?? []),
@@ -61,7 +80,15 @@ export class McpModule extends McpConfigurableModule {
               {
                 scope: { kind: 'mount', mount, idleTtlMs: options.sessions.idleTtlMs },
                 retention: options.retention,
-                queue: options.tasks.redis === null ? null : { name: `mcp-retention-${mount}`, ...(typeof options.tasks.redis === 'string' ? { url: options.tasks.redis, options: {} } : { options: { redis: options.tasks.redis } }) },
+                queue:
+                  options.tasks.redis === null
+                    ? null
+                    : {
+                        name: `mcp-retention-${mount}`,
+                        ...(typeof options.tasks.redis === 'string'
+                          ? { url: options.tasks.redis, options: {} }
+                          : { options: { redis: options.tasks.redis } }),
+                      },
               },
               moduleRef,
             ),
@@ -69,7 +96,13 @@ export class McpModule extends McpConfigurableModule {
         },
         { provide: McpRetentionService, useExisting: getMcpRetentionToken(mount) },
       ],
-      exports: [getMcpToolsetToken(mount), getMcpOptionsToken(mount), getMcpRetentionToken(mount), McpRetentionService, ...mcpFeatureExports(mount)],
+      exports: [
+        getMcpToolsetToken(mount),
+        getMcpOptionsToken(mount),
+        getMcpRetentionToken(mount),
+        McpRetentionService,
+        ...mcpFeatureExports(mount),
+      ],
     };
   }
 }

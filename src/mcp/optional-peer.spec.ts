@@ -3,13 +3,17 @@ import { requireOptionalPeer } from './optional-peer';
 
 describe('requireOptionalPeer', () => {
   it('returns the package when it is installed', () => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- compared with what require() itself returns
-    expect(requireOptionalPeer<typeof import('bull')>('bull', 'McpClientModule queue.redis (Bull)')).toBe(require('bull'));
+    expect(requireOptionalPeer<typeof import('bull')>('bull', 'McpClientModule queue.redis (Bull)')).toBe(
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- compared with what require() itself returns
+      require('bull'),
+    );
   });
 
   it('names the feature and the install command when the package is missing', () => {
     const load = () => requireOptionalPeer('durable-mcp-no-such-package', 'pubsub.redis');
     expect(load).toThrow(McpConfigurationError);
-    expect(load).toThrow('pubsub.redis needs the optional peer dependency `durable-mcp-no-such-package`: npm install durable-mcp-no-such-package');
+    expect(load).toThrow(
+      'pubsub.redis needs the optional peer dependency `durable-mcp-no-such-package`: npm install durable-mcp-no-such-package',
+    );
   });
 });

@@ -64,16 +64,22 @@ function parseOptions(argv: string[]): Options {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--verbose') verbose = true;
-    else if (arg === '--concurrency' || arg.startsWith('--concurrency=')) concurrency = Number(arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : argv[++i]);
+    else if (arg === '--concurrency' || arg.startsWith('--concurrency='))
+      concurrency = Number(arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : argv[++i]);
     else if (arg === '--keep') keep = true;
     else if (arg === '--suite' || arg.startsWith('--suite=')) {
       const value = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : argv[++i];
-      ids = (value ?? '').split(',').map((id) => id.trim()).filter(Boolean);
+      ids = (value ?? '')
+        .split(',')
+        .map((id) => id.trim())
+        .filter(Boolean);
     } else throw new Error(`Unknown option ${arg} (use --suite <ids>, --concurrency <n>, --verbose, --keep)`);
   }
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error(`--concurrency (or CONFORMANCE_CONCURRENCY) must be a positive integer, not ${concurrency}`);
+  if (!Number.isInteger(concurrency) || concurrency < 1)
+    throw new Error(`--concurrency (or CONFORMANCE_CONCURRENCY) must be a positive integer, not ${concurrency}`);
   const unknown = ids.filter((id) => !SUITES.some((suite) => suite.id === id));
-  if (unknown.length || !ids.length) throw new Error(`Unknown suite ${unknown.join(', ')}; suites: ${SUITES.map((s) => s.id).join(', ')}`);
+  if (unknown.length || !ids.length)
+    throw new Error(`Unknown suite ${unknown.join(', ')}; suites: ${SUITES.map((s) => s.id).join(', ')}`);
   return { suites: SUITES.filter((suite) => ids.includes(suite.id)), verbose, keep, concurrency };
 }
 
@@ -101,14 +107,22 @@ async function startFixture(workdir: string, token: string): Promise<{ fixture: 
   const logFile = join(workdir, 'fixture-app.log');
   let resolveUrl: (url: string) => void = () => undefined;
   const ready = new Promise<string>((resolveReady) => (resolveUrl = resolveReady));
-  const fixture = start([process.execPath, '-r', require.resolve('ts-node/register/transpile-only'), join(HERE, 'fixture-app', 'main.ts')], {
-    cwd: ROOT,
-    logFile,
-    env: { ...process.env, CONFORMANCE_TOKEN: token, CONFORMANCE_DB_FILE: join(workdir, 'fixture.sqlite'), PORT: '0' },
-    onLine: (line) => {
-      if (line.startsWith(FIXTURE_READY_MARKER)) resolveUrl(line.slice(FIXTURE_READY_MARKER.length).trim());
+  const fixture = start(
+    [process.execPath, '-r', require.resolve('ts-node/register/transpile-only'), join(HERE, 'fixture-app', 'main.ts')],
+    {
+      cwd: ROOT,
+      logFile,
+      env: {
+        ...process.env,
+        CONFORMANCE_TOKEN: token,
+        CONFORMANCE_DB_FILE: join(workdir, 'fixture.sqlite'),
+        PORT: '0',
+      },
+      onLine: (line) => {
+        if (line.startsWith(FIXTURE_READY_MARKER)) resolveUrl(line.slice(FIXTURE_READY_MARKER.length).trim());
+      },
     },
-  });
+  );
   let timer: NodeJS.Timeout | undefined;
   const outcome = await Promise.race([
     ready,
@@ -118,7 +132,9 @@ async function startFixture(workdir: string, token: string): Promise<{ fixture: 
   clearTimeout(timer);
   if (typeof outcome !== 'string' || outcome === 'timeout') {
     await stop(fixture, 500);
-    throw new Error(`The fixture app did not start (${outcome === 'timeout' ? 'timeout' : `exit ${String((outcome as { exited: unknown }).exited)}`}):\n${tail(logFile)}`);
+    throw new Error(
+      `The fixture app did not start (${outcome === 'timeout' ? 'timeout' : `exit ${String((outcome as { exited: unknown }).exited)}`}):\n${tail(logFile)}`,
+    );
   }
   return { fixture, url: outcome };
 }
@@ -129,7 +145,14 @@ function scenariosFromLog(logFile: string): string[] {
   return found;
 }
 
-async function runSuite(suite: Suite, options: Options, workdir: string, serverUrl: string, tasksServerUrl: string, clientCommand: string): Promise<SuiteReport> {
+async function runSuite(
+  suite: Suite,
+  options: Options,
+  workdir: string,
+  serverUrl: string,
+  tasksServerUrl: string,
+  clientCommand: string,
+): Promise<SuiteReport> {
   const resultsDir = join(workdir, 'results', suite.id);
   const expectedFailuresFile = join(HERE, `expected-failures-${suite.id}.yml`);
   const expected = readExpectedFailures(expectedFailuresFile, suite.mode);
@@ -174,7 +197,8 @@ async function runSuite(suite: Suite, options: Options, workdir: string, serverU
   const suiteVerdict = verdict(results, expected);
   // The CLI applies the same list itself: it exits non-zero on a regression or a stale entry,
   // and on anything else that went wrong, so its exit code counts as well as our own reading.
-  const ok = !timedOut && cliFailures.length === 0 && suiteVerdict.unexpected.length === 0 && suiteVerdict.stale.length === 0;
+  const ok =
+    !timedOut && cliFailures.length === 0 && suiteVerdict.unexpected.length === 0 && suiteVerdict.stale.length === 0;
   return { suite, verdict: suiteVerdict, results, reasons, timedOut, cliFailures, ok };
 }
 
@@ -188,9 +212,11 @@ function printReport(report: SuiteReport, detailed: boolean): void {
     console.log(`       unexpected failure: ${scenario}`);
     for (const problem of byName.get(scenario)?.problems.slice(0, 5) ?? []) console.log(`         - ${problem}`);
   }
-  for (const scenario of v.stale) console.log(`       stale entry (passes now, remove it from expected-failures-${suite.id}.yml): ${scenario}`);
+  for (const scenario of v.stale)
+    console.log(`       stale entry (passes now, remove it from expected-failures-${suite.id}.yml): ${scenario}`);
   if (detailed) {
-    for (const scenario of v.expected) console.log(`       expected failure: ${scenario} -- ${report.reasons.get(scenario)}`);
+    for (const scenario of v.expected)
+      console.log(`       expected failure: ${scenario} -- ${report.reasons.get(scenario)}`);
   }
   for (const failure of report.cliFailures) console.log(`       ${failure}`);
 }
@@ -222,9 +248,16 @@ async function main(): Promise<number> {
   }
 
   try {
-    const clientCommand = [process.execPath, '-r', require.resolve('ts-node/register/transpile-only'), join(HERE, 'client', 'conformance-client.ts')];
+    const clientCommand = [
+      process.execPath,
+      '-r',
+      require.resolve('ts-node/register/transpile-only'),
+      join(HERE, 'client', 'conformance-client.ts'),
+    ];
     if (clientCommand.some((part) => /\s/.test(part))) {
-      throw new Error(`The conformance CLI splits --command on spaces; move the checkout to a path without spaces (${clientCommand.join(' ')})`);
+      throw new Error(
+        `The conformance CLI splits --command on spaces; move the checkout to a path without spaces (${clientCommand.join(' ')})`,
+      );
     }
     const packages = [...new Set(options.suites.map((suite) => suite.pkg))];
     console.log(`Conformance run in ${workdir}; resolving ${packages.join(', ')} through npx (node@22)`);
@@ -236,7 +269,9 @@ async function main(): Promise<number> {
     proxy = await startLoopbackProxy(new URL(booted.url).origin, token);
     const serverUrl = `${proxy.origin}${new URL(booted.url).pathname}`;
     const tasksServerUrl = `${proxy.origin}${FIXTURE_TASKS_PATH}`;
-    console.log(`Fixture app at ${booted.url}, proxied (with the bearer token) at ${serverUrl} (tasks mount: ${tasksServerUrl})`);
+    console.log(
+      `Fixture app at ${booted.url}, proxied (with the bearer token) at ${serverUrl} (tasks mount: ${tasksServerUrl})`,
+    );
 
     const reports: SuiteReport[] = [];
     for (const suite of options.suites) {
@@ -248,7 +283,10 @@ async function main(): Promise<number> {
     console.log(`\n=== Conformance totals (${Math.round((Date.now() - started) / 1000)}s) ===`);
     for (const report of reports) printReport(report, false);
     success = reports.every((report) => report.ok);
-    if (!success) console.log('\nConformance FAILED: fix the regression, or update the expected-failures file (with the reason) if the change is intended.');
+    if (!success)
+      console.log(
+        '\nConformance FAILED: fix the regression, or update the expected-failures file (with the reason) if the change is intended.',
+      );
     return success ? 0 : 1;
   } catch (error) {
     console.error(`Conformance run failed: ${(error as Error)?.stack ?? String(error)}`);

@@ -2,7 +2,15 @@ import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { TypeOrmModule, type TypeOrmModuleOptions } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { MCP_ENTITIES, MCP_EVENT_SINK, McpClientModule, McpClientService, McpEvent, McpModule, type McpEventSink } from '../../src/mcp';
+import {
+  MCP_ENTITIES,
+  MCP_EVENT_SINK,
+  McpClientModule,
+  McpClientService,
+  McpEvent,
+  McpModule,
+  type McpEventSink,
+} from '../../src/mcp';
 import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';
 import { callRequest, openSession, post, versionHeader } from '../support/mcp-wire';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
@@ -12,7 +20,9 @@ import { createTestDatabase, type TestDatabase } from '../support/postgres';
  * transaction id it sees from inside the transaction that writes it: a trigger in the database,
  * so what is observed is what PostgreSQL applied to the sink's own transaction.
  */
-async function watchCommits(dataSource: DataSource): Promise<() => Promise<{ eventId: string; setting: string; tx: string }[]>> {
+async function watchCommits(
+  dataSource: DataSource,
+): Promise<() => Promise<{ eventId: string; setting: string; tx: string }[]>> {
   await dataSource.query(`CREATE TABLE commit_seen (event_id varchar(36), setting text, tx text)`);
   await dataSource.query(`
     CREATE FUNCTION note_commit() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -20,13 +30,21 @@ async function watchCommits(dataSource: DataSource): Promise<() => Promise<{ eve
       INSERT INTO commit_seen VALUES (NEW.id, current_setting('synchronous_commit'), txid_current()::text);
       RETURN NEW;
     END $$`);
-  await dataSource.query(`CREATE TRIGGER note_commit AFTER INSERT ON mcp_events FOR EACH ROW EXECUTE FUNCTION note_commit()`);
+  await dataSource.query(
+    `CREATE TRIGGER note_commit AFTER INSERT ON mcp_events FOR EACH ROW EXECUTE FUNCTION note_commit()`,
+  );
   return () => dataSource.query(`SELECT event_id AS "eventId", setting, tx FROM commit_seen`);
 }
 
-async function boot(typeorm: TypeOrmModuleOptions, commit?: 'sync' | 'async'): Promise<{ app: INestApplication; url: string }> {
+async function boot(
+  typeorm: TypeOrmModuleOptions,
+  commit?: 'sync' | 'async',
+): Promise<{ app: INestApplication; url: string }> {
   const moduleRef = await Test.createTestingModule({
-    imports: [TypeOrmModule.forRoot(typeorm), McpModule.forRoot({ auth: fixtureAuth, ...(commit ? { audit: { commit } } : {}) })],
+    imports: [
+      TypeOrmModule.forRoot(typeorm),
+      McpModule.forRoot({ auth: fixtureAuth, ...(commit ? { audit: { commit } } : {}) }),
+    ],
     providers: [FixtureTools],
   }).compile();
   const app = moduleRef.createNestApplication({ logger: false });
@@ -39,8 +57,14 @@ async function burst(url: string, count: number): Promise<Map<number, string>> {
   const { sessionId } = await openSession(url);
   const sent = new Map<number, string>();
   for (let id = 1; id <= count; id++) sent.set(id, `row ${id} ${'é'.repeat(id)}`);
-  const replies = await Promise.all([...sent].map(([id, text]) => post(url, callRequest(id, 'echo', { text }), { sessionId, headers: versionHeader() })));
-  replies.forEach((reply, i) => expect(reply.json).toMatchObject({ id: i + 1, result: { content: [{ type: 'text', text: sent.get(i + 1) }] } }));
+  const replies = await Promise.all(
+    [...sent].map(([id, text]) =>
+      post(url, callRequest(id, 'echo', { text }), { sessionId, headers: versionHeader() }),
+    ),
+  );
+  replies.forEach((reply, i) =>
+    expect(reply.json).toMatchObject({ id: i + 1, result: { content: [{ type: 'text', text: sent.get(i + 1) }] } }),
+  );
   return sent;
 }
 
@@ -57,7 +81,10 @@ function expectRows(rows: McpEvent[], sent: Map<number, string>): void {
         status: 200,
         isError: false,
         request: expect.objectContaining({ params: { name: 'echo', arguments: { text } } }),
-        response: expect.objectContaining({ id, result: expect.objectContaining({ content: [{ type: 'text', text }] }) }),
+        response: expect.objectContaining({
+          id,
+          result: expect.objectContaining({ content: [{ type: 'text', text }] }),
+        }),
       }),
     ]);
   }
@@ -98,7 +125,18 @@ describe.each([
     const sink = app.get<McpEventSink>(MCP_EVENT_SINK, { strict: false });
     const before = (await seen()).length;
     // Submitted in one tick, so the group committer writes them as one batch.
-    await Promise.all(Array.from({ length: 30 }, (_, i) => sink.record({ createdAt: new Date(), direction: 'outbound', server: 'batch', kind: 'request', method: `batch/${i}`, durationMs: i })));
+    await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        sink.record({
+          createdAt: new Date(),
+          direction: 'outbound',
+          server: 'batch',
+          kind: 'request',
+          method: `batch/${i}`,
+          durationMs: i,
+        }),
+      ),
+    );
     const rows = await db.dataSource.getRepository(McpEvent).findBy({ server: 'batch' });
     expect(rows.map((row) => row.method).sort()).toEqual(Array.from({ length: 30 }, (_, i) => `batch/${i}`).sort());
     const notes = (await seen()).slice(before);
@@ -120,7 +158,10 @@ describe("McpClientModule audit.commit 'async' next to a mount left 'sync', on P
       imports: [
         TypeOrmModule.forRoot({ type: 'postgres', url: db.url, entities: MCP_ENTITIES }),
         McpModule.forRoot({ auth: fixtureAuth }),
-        McpClientModule.forRoot({ servers: { local: { transport: 'toolset', principal: 'alice' } }, audit: { commit: 'async' } }),
+        McpClientModule.forRoot({
+          servers: { local: { transport: 'toolset', principal: 'alice' } },
+          audit: { commit: 'async' },
+        }),
       ],
       providers: [FixtureTools],
     }).compile();
@@ -138,8 +179,12 @@ describe("McpClientModule audit.commit 'async' next to a mount left 'sync', on P
     const texts = Array.from({ length: 10 }, (_, i) => `outbound ${i}`);
     const results = await Promise.all(texts.map((text) => client.callTool('local', 'echo', { text })));
     expect(results.map((result) => result.content)).toEqual(texts.map((text) => [{ type: 'text', text }]));
-    const outbound = await db.dataSource.getRepository(McpEvent).findBy({ direction: 'outbound', method: 'tools/call' });
-    expect(outbound.map((row) => (row.request as { params: { arguments: { text: string } } }).params.arguments.text).sort()).toEqual([...texts].sort());
+    const outbound = await db.dataSource
+      .getRepository(McpEvent)
+      .findBy({ direction: 'outbound', method: 'tools/call' });
+    expect(
+      outbound.map((row) => (row.request as { params: { arguments: { text: string } } }).params.arguments.text).sort(),
+    ).toEqual([...texts].sort());
     const byId = new Map((await seen()).map((note) => [note.eventId, note.setting]));
     expect(new Set(outbound.map((row) => byId.get(row.id)))).toEqual(new Set(['off']));
 
@@ -157,7 +202,10 @@ describe('audit.commit async on SQLite', () => {
   let url: string;
 
   beforeAll(async () => {
-    ({ app, url } = await boot({ type: 'better-sqlite3', database: ':memory:', entities: MCP_ENTITIES, synchronize: true }, 'async'));
+    ({ app, url } = await boot(
+      { type: 'better-sqlite3', database: ':memory:', entities: MCP_ENTITIES, synchronize: true },
+      'async',
+    ));
   });
 
   afterAll(async () => {

@@ -1,5 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { McpClientModule, McpModule, McpClientService, McpCallInterruptedError, type McpClientOptions } from '../../src/mcp';
+import {
+  McpClientModule,
+  McpModule,
+  McpClientService,
+  McpCallInterruptedError,
+  type McpClientOptions,
+} from '../../src/mcp';
 import { BlockingTools } from '../fixtures/client/blocking-tools';
 import { ClientFixtureTools } from '../fixtures/client/client-tools';
 import { killAllWorkers, startWorker, type WorkerProcess } from '../fixtures/client/worker-process';
@@ -31,7 +37,10 @@ describe('McpClientService on Bull (real Redis), jobs run by worker processes', 
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    target = await startApp(db.url, { imports: [McpModule.forRoot({ auth: fixtureAuth })], providers: [FixtureTools, BlockingTools, ClientFixtureTools] });
+    target = await startApp(db.url, {
+      imports: [McpModule.forRoot({ auth: fixtureAuth })],
+      providers: [FixtureTools, BlockingTools, ClientFixtureTools],
+    });
     clientOptions = {
       servers: {
         remote: { url: `${target.baseUrl}/mcp`, bearerToken: 'token-alice' },

@@ -1,6 +1,14 @@
 import { Injectable, Scope, type Provider } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { McpClientModule, McpConfigurationError, McpElicitationHandler, McpRootsHandler, McpSamplingHandler, McpRpcError, type McpClientOptions } from '../../src/mcp';
+import {
+  McpClientModule,
+  McpConfigurationError,
+  McpElicitationHandler,
+  McpRootsHandler,
+  McpSamplingHandler,
+  McpRpcError,
+  type McpClientOptions,
+} from '../../src/mcp';
 import { McpServerRequestDispatcher } from '../../src/mcp/client/handlers/server-request-dispatcher';
 import { createInMemoryMcpStores } from '../../src/mcp/testing';
 
@@ -37,7 +45,10 @@ class ElicitationHandlers {
 }
 
 /** Boots a client-only app; resolves to the dispatcher that answers server requests. */
-async function boot(providers: Provider[], handlers: McpClientOptions['handlers'] = {}): Promise<{ dispatcher: McpServerRequestDispatcher; close: () => Promise<void> }> {
+async function boot(
+  providers: Provider[],
+  handlers: McpClientOptions['handlers'] = {},
+): Promise<{ dispatcher: McpServerRequestDispatcher; close: () => Promise<void> }> {
   const moduleRef = await Test.createTestingModule({
     imports: [McpClientModule.forRoot({ servers: {}, handlers, stores: createInMemoryMcpStores() })],
     providers,
@@ -54,12 +65,18 @@ async function boot(providers: Provider[], handlers: McpClientOptions['handlers'
 
 describe('Discovery of the client handlers', () => {
   it('announces one capability per kind with a handler, from the options and from decorated providers', async () => {
-    const { dispatcher, close } = await boot([SamplingHandlers, ElicitationHandlers], { roots: () => ({ roots: [{ uri: 'file:///opt' }] }) });
+    const { dispatcher, close } = await boot([SamplingHandlers, ElicitationHandlers], {
+      roots: () => ({ roots: [{ uri: 'file:///opt' }] }),
+    });
     try {
       expect(dispatcher.capabilities()).toEqual({ roots: { listChanged: false }, sampling: {}, elicitation: {} });
       const answer = dispatcher.forCall('s', '');
-      await expect(answer({ jsonrpc: '2.0', id: 1, method: 'sampling/createMessage', params: {} })).resolves.toEqual({ model: 'provider-model' });
-      await expect(answer({ jsonrpc: '2.0', id: 2, method: 'roots/list' })).resolves.toEqual({ roots: [{ uri: 'file:///opt' }] });
+      await expect(answer({ jsonrpc: '2.0', id: 1, method: 'sampling/createMessage', params: {} })).resolves.toEqual({
+        model: 'provider-model',
+      });
+      await expect(answer({ jsonrpc: '2.0', id: 2, method: 'roots/list' })).resolves.toEqual({
+        roots: [{ uri: 'file:///opt' }],
+      });
     } finally {
       await close();
     }
@@ -80,12 +97,16 @@ describe('Discovery of the client handlers', () => {
   it('refuses two decorated handlers of one kind at boot, naming both', async () => {
     const failure = boot([SamplingHandlers, OtherSamplingHandlers]);
     await expect(failure).rejects.toBeInstanceOf(McpConfigurationError);
-    await expect(failure).rejects.toThrow('Two MCP sampling handlers: SamplingHandlers#sample and OtherSamplingHandlers#alsoSample.');
+    await expect(failure).rejects.toThrow(
+      'Two MCP sampling handlers: SamplingHandlers#sample and OtherSamplingHandlers#alsoSample.',
+    );
   });
 
   it('refuses a decorated handler of a kind the options already answer, naming both', async () => {
     const failure = boot([SamplingHandlers], { sampling: () => ({ model: 'options' }) });
     await expect(failure).rejects.toBeInstanceOf(McpConfigurationError);
-    await expect(failure).rejects.toThrow('Two MCP sampling handlers: client.handlers.sampling and SamplingHandlers#sample.');
+    await expect(failure).rejects.toThrow(
+      'Two MCP sampling handlers: client.handlers.sampling and SamplingHandlers#sample.',
+    );
   });
 });

@@ -21,7 +21,11 @@ describe('Client handler decorators and @InjectMcpToolset', () => {
     db = await createTestDatabase();
     server = await startApp(db.url, {
       imports: [
-        McpModule.forRoot({ auth: fixtureAuth, providers: [DocumentedTools], stateless: { requestStateSecret: 'client-handlers-suite-secret-01' } }),
+        McpModule.forRoot({
+          auth: fixtureAuth,
+          providers: [DocumentedTools],
+          stateless: { requestStateSecret: 'client-handlers-suite-secret-01' },
+        }),
         McpModule.forRoot({ mount: 'inproc', path: '/inproc', auth: fixtureAuth, providers: [FixtureTools] }),
       ],
       providers: [DocumentedTools, FixtureTools, InProcessCaller],
@@ -51,14 +55,23 @@ describe('Client handler decorators and @InjectMcpToolset', () => {
   it.each([
     ['session', '2025-11-25: server requests on the SSE stream'],
     ['stateless', '2026-07-28: input_required rounds'],
-  ])('the decorated handlers answer the elicitation, sampling and roots requests of a call on %s (%s)', async (name) => {
-    handlers.answered.length = 0;
-    const result = await client.callTool(name, 'ask_everything', {});
-    expect(result.content).toEqual([{ type: 'text', text: 'accept:Ada / handler-model:hi from the handler / file:///handler-root' }]);
-    expect(result.isError).toBeUndefined();
-    // Each handler answered exactly once (sorted: the three requests may come in any order).
-    expect([...handlers.answered].sort()).toEqual([`elicitation ${name} elicitation/create`, `roots ${name} roots/list`, `sampling ${name} sampling/createMessage`]);
-  });
+  ])(
+    'the decorated handlers answer the elicitation, sampling and roots requests of a call on %s (%s)',
+    async (name) => {
+      handlers.answered.length = 0;
+      const result = await client.callTool(name, 'ask_everything', {});
+      expect(result.content).toEqual([
+        { type: 'text', text: 'accept:Ada / handler-model:hi from the handler / file:///handler-root' },
+      ]);
+      expect(result.isError).toBeUndefined();
+      // Each handler answered exactly once (sorted: the three requests may come in any order).
+      expect([...handlers.answered].sort()).toEqual([
+        `elicitation ${name} elicitation/create`,
+        `roots ${name} roots/list`,
+        `sampling ${name} sampling/createMessage`,
+      ]);
+    },
+  );
 
   it('the client announces the capabilities its decorated handlers serve', async () => {
     await client.callTool('session', 'show_meta', {});

@@ -21,7 +21,11 @@ describe('McpClientService over Streamable HTTP (inline queue)', () => {
         sdk: { url: sdk.url, bearerToken: 'sdk-secret' },
       },
       handlers: {
-        sampling: (params) => ({ role: 'assistant', content: { type: 'text', text: `sampled ${JSON.stringify(params.maxTokens)}` }, model: 'test-model' }),
+        sampling: (params) => ({
+          role: 'assistant',
+          content: { type: 'text', text: `sampled ${JSON.stringify(params.maxTokens)}` },
+          model: 'test-model',
+        }),
       },
     };
   });
@@ -41,7 +45,9 @@ describe('McpClientService over Streamable HTTP (inline queue)', () => {
   it('continues the persisted remote session from a second app instance instead of re-initializing', async () => {
     const first = await clientApp();
     try {
-      expect(await first.client.callTool('nest', 'echo', { text: 'one' })).toEqual({ content: [{ type: 'text', text: 'one' }] });
+      expect(await first.client.callTool('nest', 'echo', { text: 'one' })).toEqual({
+        content: [{ type: 'text', text: 'one' }],
+      });
     } finally {
       await first.app.close();
     }
@@ -62,7 +68,10 @@ describe('McpClientService over Streamable HTTP (inline queue)', () => {
     const events = await db.dataSource.query(
       `SELECT method, status, request FROM mcp_events WHERE direction = 'outbound' AND server = 'nest' AND method = 'tools/call' ORDER BY created_at`,
     );
-    expect(events.map((e: { request: { params: { name: string } } }) => e.request.params.name)).toEqual(['echo', 'whoami']);
+    expect(events.map((e: { request: { params: { name: string } } }) => e.request.params.name)).toEqual([
+      'echo',
+      'whoami',
+    ]);
     expect(events.every((e: { status: number }) => e.status === 200)).toBe(true);
   });
 
@@ -81,14 +90,19 @@ describe('McpClientService over Streamable HTTP (inline queue)', () => {
     // One outbound row per exchange: the revision probe (refused by this 2025 server), the call
     // (whose own handshake opened the session and learned the capabilities), and setLevel. The
     // refused prompts/list was never sent.
-    expect(rows.map((r: { direction: string; method: string }) => `${r.direction} ${r.method}`).sort()).toEqual(
-      ['outbound logging/setLevel', 'outbound server/discover', 'outbound tools/call'],
-    );
+    expect(rows.map((r: { direction: string; method: string }) => `${r.direction} ${r.method}`).sort()).toEqual([
+      'outbound logging/setLevel',
+      'outbound server/discover',
+      'outbound tools/call',
+    ]);
     expect(JSON.stringify(rows)).not.toContain('sdk-secret');
   });
 
   it('records a failed exchange when the server is unreachable', async () => {
-    const dead = await startApp(db.url, { imports: [McpModule.forRoot({ auth: fixtureAuth })], providers: [FixtureTools] });
+    const dead = await startApp(db.url, {
+      imports: [McpModule.forRoot({ auth: fixtureAuth })],
+      providers: [FixtureTools],
+    });
     const url = `${dead.baseUrl}/mcp`;
     await dead.close();
     const app = await startApp(db.url, {
@@ -96,7 +110,10 @@ describe('McpClientService over Streamable HTTP (inline queue)', () => {
     });
     try {
       const client = app.app.get(McpClientService);
-      await expect(client.callTool('gone', 'echo', { text: 'x' })).rejects.toMatchObject({ name: 'McpTransportError', delivered: false });
+      await expect(client.callTool('gone', 'echo', { text: 'x' })).rejects.toMatchObject({
+        name: 'McpTransportError',
+        delivered: false,
+      });
     } finally {
       await app.close();
     }

@@ -1,5 +1,15 @@
 import { Socket } from 'node:net';
-import { McpClientModule, McpModule, McpClientService, McpCapabilityError, McpServerError, McpTimeoutError, McpAmbiguousToolError, McpToolNotFoundError, McpUnknownServerError } from '../../src/mcp';
+import {
+  McpClientModule,
+  McpModule,
+  McpClientService,
+  McpCapabilityError,
+  McpServerError,
+  McpTimeoutError,
+  McpAmbiguousToolError,
+  McpToolNotFoundError,
+  McpUnknownServerError,
+} from '../../src/mcp';
 import { ClientFixtureTools } from '../fixtures/client/client-tools';
 import { FixtureTools, OtherMountTools, fixtureAuth } from '../fixtures/fixture-tools';
 import { startApp, type RunningApp } from '../support/http-app';
@@ -12,7 +22,10 @@ function toRedis(args: unknown[]): boolean {
   if (typeof first === 'number' || typeof first === 'string') return Number(first) === TEST_REDIS_ADDRESS.port;
   if (Array.isArray(first)) return toRedis(first);
   const options = first as { port?: unknown; path?: unknown } | null;
-  return (options !== null && typeof options === 'object' && Number(options.port) === TEST_REDIS_ADDRESS.port) || (second !== undefined && typeof second !== 'function' && toRedis([second]));
+  return (
+    (options !== null && typeof options === 'object' && Number(options.port) === TEST_REDIS_ADDRESS.port) ||
+    (second !== undefined && typeof second !== 'function' && toRedis([second]))
+  );
 }
 
 describe('McpClientService, inline queue, in-process toolset transport', () => {
@@ -65,7 +78,10 @@ describe('McpClientService, inline queue, in-process toolset transport', () => {
     await expect(unknown).rejects.toBeInstanceOf(McpServerError);
     await expect(unknown).rejects.toMatchObject({ code: -32602 });
     await expect(client.listPrompts('local')).rejects.toBeInstanceOf(McpCapabilityError);
-    await expect(client.readResource('local', 'file:///x')).rejects.toMatchObject({ capability: 'resources', method: 'resources/read' });
+    await expect(client.readResource('local', 'file:///x')).rejects.toMatchObject({
+      capability: 'resources',
+      method: 'resources/read',
+    });
     await expect(client.callTool('nowhere', 'echo', {})).rejects.toBeInstanceOf(McpUnknownServerError);
   });
 
@@ -83,7 +99,11 @@ describe('McpClientService, inline queue, in-process toolset transport', () => {
     const id = await client.callTool('local', 'echo', { text: 'later' }, { wait: false });
     expect(typeof id).toBe('string');
     expect(await client.waitForCall(id)).toEqual({ content: [{ type: 'text', text: 'later' }] });
-    expect(await client.getCallResult(id)).toMatchObject({ id, state: 'completed', result: { content: [{ type: 'text', text: 'later' }] } });
+    expect(await client.getCallResult(id)).toMatchObject({
+      id,
+      state: 'completed',
+      result: { content: [{ type: 'text', text: 'later' }] },
+    });
     const failing = await client.enqueueToolCall('local', 'no_such_tool');
     await expect(client.waitForCall(failing)).rejects.toBeInstanceOf(McpServerError);
     expect((await client.getCallResult(failing)).error).toBeInstanceOf(McpServerError);
@@ -95,26 +115,47 @@ describe('McpClientService, inline queue, in-process toolset transport', () => {
     expect(await client.callTool('local', 'echo', { text: mark })).toEqual({ content: [{ type: 'text', text: mark }] });
     expect(await client.callTool('local', 'fail', { mark })).toMatchObject({ isError: true });
     await expect(client.callTool('local', 'no_such_tool', { mark })).rejects.toBeInstanceOf(McpServerError);
-    await expect(client.callTool('local', 'hang', { mark }, { timeoutMs: 200 })).rejects.toBeInstanceOf(McpTimeoutError);
+    await expect(client.callTool('local', 'hang', { mark }, { timeoutMs: 200 })).rejects.toBeInstanceOf(
+      McpTimeoutError,
+    );
     const rows = await db.dataSource.query(
       `SELECT * FROM mcp_events WHERE direction = 'outbound' AND server = 'local' AND method = 'tools/call'
          AND (request->'params'->'arguments'->>'text' = $1 OR request->'params'->'arguments'->>'mark' = $1) ORDER BY created_at`,
       [mark],
     );
-    expect(rows.map((r: { request: { params: { name: string } } }) => r.request.params.name)).toEqual(['echo', 'fail', 'no_such_tool', 'hang']);
+    expect(rows.map((r: { request: { params: { name: string } } }) => r.request.params.name)).toEqual([
+      'echo',
+      'fail',
+      'no_such_tool',
+      'hang',
+    ]);
     const [echo, failed, unknown, timedOut] = rows;
-    expect(echo).toMatchObject({ kind: 'request', principal_key: null, error_code: null, is_error: false, response: { result: { content: [{ type: 'text', text: mark }] } } });
+    expect(echo).toMatchObject({
+      kind: 'request',
+      principal_key: null,
+      error_code: null,
+      is_error: false,
+      response: { result: { content: [{ type: 'text', text: mark }] } },
+    });
     expect(failed).toMatchObject({ is_error: true });
     expect(unknown).toMatchObject({ error_code: -32602 });
     expect(timedOut).toMatchObject({ response: null });
     expect(timedOut.note).toContain('McpTimeoutError');
-    const [session] = await db.dataSource.query(`SELECT * FROM mcp_outbound_sessions WHERE server = 'local' AND scope_key = ''`);
-    expect(session).toMatchObject({ protocol_version: '2025-11-25', server_capabilities: { tools: expect.any(Object) }, server_info: { name: 'durable-mcp' } });
+    const [session] = await db.dataSource.query(
+      `SELECT * FROM mcp_outbound_sessions WHERE server = 'local' AND scope_key = ''`,
+    );
+    expect(session).toMatchObject({
+      protocol_version: '2025-11-25',
+      server_capabilities: { tools: expect.any(Object) },
+      server_info: { name: 'durable-mcp' },
+    });
     expect(echo.session_ref).toBe(session.id);
   });
 
   it('opens no Redis connection for its calls', async () => {
-    expect(await client.callTool('local', 'echo', { text: 'no redis' })).toEqual({ content: [{ type: 'text', text: 'no redis' }] });
+    expect(await client.callTool('local', 'echo', { text: 'no redis' })).toEqual({
+      content: [{ type: 'text', text: 'no redis' }],
+    });
     expect((await client.listTools('local')).map((tool) => tool.name)).toContain('echo');
     // The boot and these calls; afterAll checks the same once the app is closed.
     expect(connectSpy.mock.calls.filter(toRedis)).toEqual([]);

@@ -23,7 +23,6 @@ import { startApp, type RunningApp } from '../support/http-app';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { deleteRedisKeys, TEST_REDIS_URL } from '../support/redis';
 
-
 function queueHosts(app: RunningApp): McpCallQueueHost[] {
   return app.app
     .get(DiscoveryService)
@@ -77,7 +76,8 @@ describe('McpClientModule', () => {
       expect((bull as unknown as { keyPrefix: string }).keyPrefix).toBe(prefix);
       // The worker registers once its blocking connection is up: wait for it, then count.
       const deadline = Date.now() + 10_000;
-      while ((await bull.getWorkers()).length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      while ((await bull.getWorkers()).length === 0 && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 20));
       expect(await bull.getWorkers()).toHaveLength(1);
     });
 
@@ -86,7 +86,9 @@ describe('McpClientModule', () => {
       const results = await Promise.all(Array.from({ length: 24 }, () => client.callTool('local', 'other_only', {})));
       expect(results).toHaveLength(24);
       for (const result of results) expect(result).toMatchObject({ content: [{ type: 'text', text: 'other' }] });
-      const rows = await db.dataSource.getRepository(McpEvent).count({ where: { direction: 'outbound', server: 'local', method: 'tools/call' } });
+      const rows = await db.dataSource
+        .getRepository(McpEvent)
+        .count({ where: { direction: 'outbound', server: 'local', method: 'tools/call' } });
       expect(rows).toBe(24);
     });
   });
@@ -127,7 +129,9 @@ describe('McpClientModule', () => {
         expect(client).toBe(app.app.get(McpClientService));
         expect(client.mode).toBe('inline');
         expect(client.servers()).toEqual(['local']);
-        expect(await client.callTool('local', 'whoami', {})).toMatchObject({ structuredContent: { principal: 'dave' } });
+        expect(await client.callTool('local', 'whoami', {})).toMatchObject({
+          structuredContent: { principal: 'dave' },
+        });
       } finally {
         await app.close();
       }
@@ -161,10 +165,14 @@ describe('McpClientModule', () => {
       const client = app.app.get(McpClientService);
       const factory = app.app.get(InMemorySdkTransportFactory, { strict: false });
       expect((await client.listTools('memory')).map((tool) => tool.name)).toEqual(['shout']);
-      expect(await client.callTool('memory', 'shout', { text: 'quiet' })).toMatchObject({ content: [{ type: 'text', text: 'QUIET' }] });
+      expect(await client.callTool('memory', 'shout', { text: 'quiet' })).toMatchObject({
+        content: [{ type: 'text', text: 'QUIET' }],
+      });
       expect(factory.runs).toEqual(['shout']);
       expect(factory.built.map((entry) => entry.server)).toEqual(['memory']);
-      const calls = await db.dataSource.getRepository(McpEvent).find({ where: { direction: 'outbound', server: 'memory', method: 'tools/call' } });
+      const calls = await db.dataSource
+        .getRepository(McpEvent)
+        .find({ where: { direction: 'outbound', server: 'memory', method: 'tools/call' } });
       expect(calls).toHaveLength(1);
       expect(calls[0].response).toMatchObject({ result: { content: [{ type: 'text', text: 'QUIET' }] } });
     });
@@ -172,8 +180,16 @@ describe('McpClientModule', () => {
     it('refuses at boot an entry its factory rejects, naming the server', async () => {
       const boot = Test.createTestingModule({
         imports: [
-          TypeOrmModule.forRoot({ type: 'better-sqlite3', database: ':memory:', entities: MCP_ENTITIES, synchronize: true }),
-          McpClientModule.forRoot({ transports: [InMemorySdkTransportFactory], servers: { broken: { transport: 'in-memory-sdk' } } }),
+          TypeOrmModule.forRoot({
+            type: 'better-sqlite3',
+            database: ':memory:',
+            entities: MCP_ENTITIES,
+            synchronize: true,
+          }),
+          McpClientModule.forRoot({
+            transports: [InMemorySdkTransportFactory],
+            servers: { broken: { transport: 'in-memory-sdk' } },
+          }),
         ],
       }).compile();
       await expect(boot).rejects.toThrow(McpConfigurationError);
@@ -183,18 +199,32 @@ describe('McpClientModule', () => {
     it('refuses at boot a transport nobody registered, listing the known ones', async () => {
       const boot = Test.createTestingModule({
         imports: [
-          TypeOrmModule.forRoot({ type: 'better-sqlite3', database: ':memory:', entities: MCP_ENTITIES, synchronize: true }),
+          TypeOrmModule.forRoot({
+            type: 'better-sqlite3',
+            database: ':memory:',
+            entities: MCP_ENTITIES,
+            synchronize: true,
+          }),
           McpClientModule.forRoot({ servers: { ws: { transport: 'websocket', url: 'ws://127.0.0.1:1' } } }),
         ],
       }).compile();
-      await expect(boot).rejects.toThrow(`MCP server "ws": unknown transport "websocket" (known: 'stdio', 'http', 'toolset'`);
+      await expect(boot).rejects.toThrow(
+        `MCP server "ws": unknown transport "websocket" (known: 'stdio', 'http', 'toolset'`,
+      );
     });
 
     it('refuses a factory that claims a built-in transport name', async () => {
       const boot = Test.createTestingModule({
         imports: [
-          TypeOrmModule.forRoot({ type: 'better-sqlite3', database: ':memory:', entities: MCP_ENTITIES, synchronize: true }),
-          McpClientModule.forRoot({ transports: [{ transport: 'http', create: () => ({ deliver: () => Promise.reject(new Error('unused')) }) }] }),
+          TypeOrmModule.forRoot({
+            type: 'better-sqlite3',
+            database: ':memory:',
+            entities: MCP_ENTITIES,
+            synchronize: true,
+          }),
+          McpClientModule.forRoot({
+            transports: [{ transport: 'http', create: () => ({ deliver: () => Promise.reject(new Error('unused')) }) }],
+          }),
         ],
       }).compile();
       await expect(boot).rejects.toThrow('Two transport factories serve transport "http"');

@@ -59,7 +59,12 @@ class DiAgentAuth implements McpClientAuth {
   readonly targets: string[] = [];
   private inner?: McpClientAuth;
   private get auth(): McpClientAuth {
-    this.inner ??= clientCredentials({ clientId: DI_AGENT.client_id, clientSecret: DiAgentAuth.secret, authorizationServer: DiAgentAuth.issuer, scope: 'mcp:tools' });
+    this.inner ??= clientCredentials({
+      clientId: DI_AGENT.client_id,
+      clientSecret: DiAgentAuth.secret,
+      authorizationServer: DiAgentAuth.issuer,
+      scope: 'mcp:tools',
+    });
     return this.inner;
   }
   getToken(target: McpAuthTarget, store: McpTokenStore): Promise<string> {
@@ -70,7 +75,6 @@ class DiAgentAuth implements McpClientAuth {
     return this.auth.invalidate(target, store, refused);
   }
 }
-
 
 const secret = () => randomBytes(24).toString('hex');
 const AGENT: OidcClient = { client_id: 'agent', client_secret: secret(), scope: 'mcp:tools' };
@@ -143,17 +147,63 @@ describe('Outbound OAuth (clientCredentials, staticToken)', () => {
   function servers(): McpClientOptions['servers'] {
     // A fresh provider per app: sharing between the apps must come from Redis, not from one object.
     return {
-      main: { url: `${base}/mcp`, auth: clientCredentials({ clientId: AGENT.client_id, clientSecret: AGENT.client_secret, authorizationServer: as.issuer, scope: 'mcp:tools' }) },
-      short: { url: `${base}/short/mcp`, auth: clientCredentials({ clientId: SHORT_AGENT.client_id, clientSecret: SHORT_AGENT.client_secret, authorizationServer: as.issuer, scope: 'mcp:tools' }) },
-      admin: { url: `${base}/mcp`, auth: clientCredentials({ clientId: SCOPE_AGENT.client_id, clientSecret: SCOPE_AGENT.client_secret, authorizationServer: as.issuer, scope: 'mcp:tools' }) },
-      pair: { url: `${base}/mcp`, auth: clientCredentials({ clientId: PAIR_AGENT.client_id, clientSecret: PAIR_AGENT.client_secret, authorizationServer: as.issuer, scope: 'mcp:tools' }) },
-      leak: { url: `${base}/mcp`, auth: clientCredentials({ clientId: LEAK_AGENT.client_id, clientSecret: LEAK_AGENT.client_secret, authorizationServer: as.issuer, scope: 'mcp:tools' }) },
+      main: {
+        url: `${base}/mcp`,
+        auth: clientCredentials({
+          clientId: AGENT.client_id,
+          clientSecret: AGENT.client_secret,
+          authorizationServer: as.issuer,
+          scope: 'mcp:tools',
+        }),
+      },
+      short: {
+        url: `${base}/short/mcp`,
+        auth: clientCredentials({
+          clientId: SHORT_AGENT.client_id,
+          clientSecret: SHORT_AGENT.client_secret,
+          authorizationServer: as.issuer,
+          scope: 'mcp:tools',
+        }),
+      },
+      admin: {
+        url: `${base}/mcp`,
+        auth: clientCredentials({
+          clientId: SCOPE_AGENT.client_id,
+          clientSecret: SCOPE_AGENT.client_secret,
+          authorizationServer: as.issuer,
+          scope: 'mcp:tools',
+        }),
+      },
+      pair: {
+        url: `${base}/mcp`,
+        auth: clientCredentials({
+          clientId: PAIR_AGENT.client_id,
+          clientSecret: PAIR_AGENT.client_secret,
+          authorizationServer: as.issuer,
+          scope: 'mcp:tools',
+        }),
+      },
+      leak: {
+        url: `${base}/mcp`,
+        auth: clientCredentials({
+          clientId: LEAK_AGENT.client_id,
+          clientSecret: LEAK_AGENT.client_secret,
+          authorizationServer: as.issuer,
+          scope: 'mcp:tools',
+        }),
+      },
     };
   }
 
-  async function clientApp(options: McpClientOptions, providers: Array<typeof DiAgentAuth> = []): Promise<McpClientService> {
+  async function clientApp(
+    options: McpClientOptions,
+    providers: Array<typeof DiAgentAuth> = [],
+  ): Promise<McpClientService> {
     const moduleRef = await Test.createTestingModule({
-      imports: [TypeOrmModule.forRoot({ type: 'postgres', url: db.url, entities: MCP_ENTITIES }), McpClientModule.forRoot(options)],
+      imports: [
+        TypeOrmModule.forRoot({ type: 'postgres', url: db.url, entities: MCP_ENTITIES }),
+        McpClientModule.forRoot(options),
+      ],
       providers,
     }).compile();
     const app = moduleRef.createNestApplication({ logger });
@@ -171,14 +221,22 @@ describe('Outbound OAuth (clientCredentials, staticToken)', () => {
     const pair = await jose.generateKeyPair('ES256', { extractable: true });
     keyAgentJwk = { ...(await jose.exportJWK(pair.privateKey)), kid: 'agent-key-1' };
     const publicJwk = { ...(await jose.exportJWK(pair.publicKey)), kid: 'agent-key-1', alg: 'ES256', use: 'sig' };
-    keyAgent = { client_id: 'key-agent', scope: 'mcp:tools', token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [publicJwk] } };
+    keyAgent = {
+      client_id: 'key-agent',
+      scope: 'mcp:tools',
+      token_endpoint_auth_method: 'private_key_jwt',
+      jwks: { keys: [publicJwk] },
+    };
     const proxyPort = await freeLoopbackPort();
     proxyBase = `http://127.0.0.1:${proxyPort}`;
-    as = await startAuthorizationServer([AGENT, SHORT_AGENT, SCOPE_AGENT, PAIR_AGENT, DI_AGENT, HIDDEN_AGENT, LEAK_AGENT, MARKER, keyAgent], {
-      [`${proxyBase}/mcp`]: { scope: 'mcp:tools' },
-      [`${base}/mcp`]: { scope: 'mcp:tools mcp:admin' },
-      [`${base}/short/mcp`]: { scope: 'mcp:tools', ttl: SHORT_TTL_SEC },
-    });
+    as = await startAuthorizationServer(
+      [AGENT, SHORT_AGENT, SCOPE_AGENT, PAIR_AGENT, DI_AGENT, HIDDEN_AGENT, LEAK_AGENT, MARKER, keyAgent],
+      {
+        [`${proxyBase}/mcp`]: { scope: 'mcp:tools' },
+        [`${base}/mcp`]: { scope: 'mcp:tools mcp:admin' },
+        [`${base}/short/mcp`]: { scope: 'mcp:tools', ttl: SHORT_TTL_SEC },
+      },
+    );
     DiAgentAuth.issuer = as.issuer;
 
     const oauth = { publicUrl: base, authorizationServers: [as.issuer], requiredScopes: ['mcp:tools'] };
@@ -186,9 +244,25 @@ describe('Outbound OAuth (clientCredentials, staticToken)', () => {
       imports: [
         TypeOrmModule.forRoot({ type: 'postgres', url: db.url, entities: MCP_ENTITIES }),
         McpModule.forRoot({ auth: JwtVerifier, providers: [CountingTools], oauth }),
-        McpModule.forRoot({ mount: 'short', path: '/short/mcp', auth: JwtVerifier.configure({ clockToleranceSec: 0 }), providers: [CountingTools], oauth }),
-        McpModule.forRoot({ mount: 'hidden', path: '/hidden/mcp', auth: JwtVerifier.configure({ issuer: as.issuer, audience: `${proxyBase}/mcp` }), providers: [CountingTools] }),
-        McpModule.forRoot({ mount: 'plain', path: '/plain/mcp', auth: (token: string) => (token === 'plain-token' ? 'plain' : null), providers: [CountingTools] }),
+        McpModule.forRoot({
+          mount: 'short',
+          path: '/short/mcp',
+          auth: JwtVerifier.configure({ clockToleranceSec: 0 }),
+          providers: [CountingTools],
+          oauth,
+        }),
+        McpModule.forRoot({
+          mount: 'hidden',
+          path: '/hidden/mcp',
+          auth: JwtVerifier.configure({ issuer: as.issuer, audience: `${proxyBase}/mcp` }),
+          providers: [CountingTools],
+        }),
+        McpModule.forRoot({
+          mount: 'plain',
+          path: '/plain/mcp',
+          auth: (token: string) => (token === 'plain-token' ? 'plain' : null),
+          providers: [CountingTools],
+        }),
       ],
       providers: [CountingTools],
     }).compile();
@@ -201,16 +275,25 @@ describe('Outbound OAuth (clientCredentials, staticToken)', () => {
         if (req.url?.startsWith('/.well-known/')) return void res.writeHead(404).end();
         if (req.url === '/meta/hidden') {
           proxyMetadataReads++;
-          return void res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ resource: `${proxyBase}/mcp`, authorization_servers: [as.issuer] }));
+          return void res
+            .writeHead(200, { 'Content-Type': 'application/json' })
+            .end(JSON.stringify({ resource: `${proxyBase}/mcp`, authorization_servers: [as.issuer] }));
         }
         const chunks: Buffer[] = [];
         for await (const chunk of req) chunks.push(chunk as Buffer);
         const headers = new Headers();
-        for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string' && !['host', 'content-length', 'connection'].includes(name)) headers.set(name, value);
-        const upstream = await fetch(`${base}/hidden/mcp`, { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined });
+        for (const [name, value] of Object.entries(req.headers))
+          if (typeof value === 'string' && !['host', 'content-length', 'connection'].includes(name))
+            headers.set(name, value);
+        const upstream = await fetch(`${base}/hidden/mcp`, {
+          method: req.method,
+          headers,
+          body: chunks.length ? Buffer.concat(chunks) : undefined,
+        });
         const out: Record<string, string> = {};
         upstream.headers.forEach((value, name) => {
-          if (!['content-length', 'transfer-encoding', 'connection', 'content-encoding'].includes(name)) out[name] = value;
+          if (!['content-length', 'transfer-encoding', 'connection', 'content-encoding'].includes(name))
+            out[name] = value;
         });
         if (upstream.status === 401) out['www-authenticate'] = `Bearer resource_metadata="${proxyBase}/meta/hidden"`;
         res.writeHead(upstream.status, out);
@@ -221,20 +304,59 @@ describe('Outbound OAuth (clientCredentials, staticToken)', () => {
     await new Promise<void>((resolve) => proxy.listen(proxyPort, '127.0.0.1', resolve));
 
     // Two apps, each with its own Bull queue and worker on one Redis: every job of one runs in its worker.
-    const queue = (name: string) => ({ redis: TEST_REDIS_URL, prefix, name: `${name}-${randomBytes(3).toString('hex')}`, attempts: 1 });
+    const queue = (name: string) => ({
+      redis: TEST_REDIS_URL,
+      prefix,
+      name: `${name}-${randomBytes(3).toString('hex')}`,
+      attempts: 1,
+    });
     first = await clientApp({ servers: servers(), queue: queue('first') });
     second = await clientApp({ servers: servers(), queue: queue('second') });
-    inline = await clientApp({
-      servers: {
-        keyed: { url: `${base}/mcp`, auth: clientCredentials({ clientId: keyAgent.client_id, privateKeyJwt: { key: keyAgentJwk, alg: 'ES256', kid: 'agent-key-1' }, authorizationServer: as.issuer, scope: 'mcp:tools' }) },
-        plain: { url: `${base}/plain/mcp`, auth: staticToken('plain-token') },
-        wrong: { url: `${base}/plain/mcp`, auth: staticToken('wrong-static-token') },
-        injected: { url: `${base}/mcp`, auth: DiAgentAuth },
-        hidden: { url: `${proxyBase}/mcp`, auth: clientCredentials({ clientId: HIDDEN_AGENT.client_id, clientSecret: HIDDEN_AGENT.client_secret, authorizationServer: as.issuer, scope: 'mcp:tools' }) },
-        pinnedElsewhere: { url: `${base}/mcp`, auth: clientCredentials({ clientId: AGENT.client_id, clientSecret: AGENT.client_secret, authorizationServer: 'https://elsewhere.example' }) },
-        badSecret: { url: `${base}/mcp`, auth: clientCredentials({ clientId: AGENT.client_id, clientSecret: 'not-the-agent-secret', authorizationServer: as.issuer, scope: 'mcp:tools' }) },
+    inline = await clientApp(
+      {
+        servers: {
+          keyed: {
+            url: `${base}/mcp`,
+            auth: clientCredentials({
+              clientId: keyAgent.client_id,
+              privateKeyJwt: { key: keyAgentJwk, alg: 'ES256', kid: 'agent-key-1' },
+              authorizationServer: as.issuer,
+              scope: 'mcp:tools',
+            }),
+          },
+          plain: { url: `${base}/plain/mcp`, auth: staticToken('plain-token') },
+          wrong: { url: `${base}/plain/mcp`, auth: staticToken('wrong-static-token') },
+          injected: { url: `${base}/mcp`, auth: DiAgentAuth },
+          hidden: {
+            url: `${proxyBase}/mcp`,
+            auth: clientCredentials({
+              clientId: HIDDEN_AGENT.client_id,
+              clientSecret: HIDDEN_AGENT.client_secret,
+              authorizationServer: as.issuer,
+              scope: 'mcp:tools',
+            }),
+          },
+          pinnedElsewhere: {
+            url: `${base}/mcp`,
+            auth: clientCredentials({
+              clientId: AGENT.client_id,
+              clientSecret: AGENT.client_secret,
+              authorizationServer: 'https://elsewhere.example',
+            }),
+          },
+          badSecret: {
+            url: `${base}/mcp`,
+            auth: clientCredentials({
+              clientId: AGENT.client_id,
+              clientSecret: 'not-the-agent-secret',
+              authorizationServer: as.issuer,
+              scope: 'mcp:tools',
+            }),
+          },
+        },
       },
-    }, [DiAgentAuth]);
+      [DiAgentAuth],
+    );
     injected = apps[apps.length - 1].get(DiAgentAuth);
   });
 
@@ -274,7 +396,10 @@ describe('Outbound OAuth (clientCredentials, staticToken)', () => {
 
   it('two workers needing a token at the same moment fetch it once (a Redis lock)', async () => {
     const before = tools.bumps;
-    await Promise.all([...Array.from({ length: 4 }, () => first.callTool('pair', 'bump', {})), ...Array.from({ length: 4 }, () => second.callTool('pair', 'bump', {}))]);
+    await Promise.all([
+      ...Array.from({ length: 4 }, () => first.callTool('pair', 'bump', {})),
+      ...Array.from({ length: 4 }, () => second.callTool('pair', 'bump', {})),
+    ]);
     expect(tools.bumps).toBe(before + 8);
     expect(await issued(PAIR_AGENT)).toBe(1);
   });
@@ -314,7 +439,9 @@ describe('Outbound OAuth (clientCredentials, staticToken)', () => {
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThan(SHORT_TTL_SEC * 1000);
     await collectTokens();
-    await pollUntil('the short token to leave Redis', async () => ((await redis.exists(shortKey!)) === 0 ? true : undefined));
+    await pollUntil('the short token to leave Redis', async () =>
+      (await redis.exists(shortKey!)) === 0 ? true : undefined,
+    );
     await second.callTool('short', 'bump', {});
     expect(await issued(SHORT_AGENT)).toBe(2);
   });
@@ -346,7 +473,9 @@ describe('Outbound OAuth (clientCredentials, staticToken)', () => {
     const error = await inline.callTool('badSecret', 'bump', {}).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(McpTransportError);
     expect((error as McpTransportError).delivered).toBe(false);
-    expect((error as Error).message).toMatch(/^Could not get an access token for http:\/\/127\.0\.0\.1:\d+\/mcp: The token endpoint \S+ refused client "agent" \(HTTP 401\): invalid_client/);
+    expect((error as Error).message).toMatch(
+      /^Could not get an access token for http:\/\/127\.0\.0\.1:\d+\/mcp: The token endpoint \S+ refused client "agent" \(HTTP 401\): invalid_client/,
+    );
     expect((error as Error).message).not.toContain('not-the-agent-secret');
   });
 
@@ -354,7 +483,9 @@ describe('Outbound OAuth (clientCredentials, staticToken)', () => {
     const before = as.tokensIssued(AGENT.client_id);
     const error = await inline.callTool('pinnedElsewhere', 'bump', {}).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(McpTransportError);
-    expect((error as Error).message).toContain(`does not name the authorization server https://elsewhere.example (it names ${as.issuer})`);
+    expect((error as Error).message).toContain(
+      `does not name the authorization server https://elsewhere.example (it names ${as.issuer})`,
+    );
     expect(await issued(AGENT)).toBe(before);
   });
 
@@ -365,10 +496,17 @@ describe('Outbound OAuth (clientCredentials, staticToken)', () => {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
-        seen.push({ method: req.method ?? '', url: req.url ?? '', authorization: req.headers.authorization ?? '', body: Buffer.concat(chunks).toString() });
-        const json = (body: unknown) => res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+        seen.push({
+          method: req.method ?? '',
+          url: req.url ?? '',
+          authorization: req.headers.authorization ?? '',
+          body: Buffer.concat(chunks).toString(),
+        });
+        const json = (body: unknown) =>
+          res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
         if (req.url === '/meta') return void json({ resource: `${rogueBase}/mcp`, authorization_servers: [rogueBase] });
-        if (req.url === '/.well-known/oauth-authorization-server') return void json({ issuer: rogueBase, token_endpoint: `${rogueBase}/token` });
+        if (req.url === '/.well-known/oauth-authorization-server')
+          return void json({ issuer: rogueBase, token_endpoint: `${rogueBase}/token` });
         if (req.url === '/token') return void json({ access_token: 'rogue-token', token_type: 'Bearer' });
         if (req.url?.startsWith('/.well-known/')) return void res.writeHead(404).end();
         res.writeHead(401, { 'WWW-Authenticate': `Bearer resource_metadata="${rogueBase}/meta"` }).end();
@@ -378,17 +516,30 @@ describe('Outbound OAuth (clientCredentials, staticToken)', () => {
     const rogueBase = `http://127.0.0.1:${(rogue.address() as { port: number }).port}`;
     try {
       const client = await clientApp({
-        servers: { rogue: { url: `${rogueBase}/mcp`, auth: clientCredentials({ clientId: AGENT.client_id, clientSecret: AGENT.client_secret, trustedAuthorizationServers: [as.issuer] }) } },
+        servers: {
+          rogue: {
+            url: `${rogueBase}/mcp`,
+            auth: clientCredentials({
+              clientId: AGENT.client_id,
+              clientSecret: AGENT.client_secret,
+              trustedAuthorizationServers: [as.issuer],
+            }),
+          },
+        },
       });
       const before = await issued(AGENT);
       const error = await client.callTool('rogue', 'bump', {}).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(McpTransportError);
       expect((error as McpTransportError).delivered).toBe(false);
-      expect((error as Error).message).toContain(`does not name the authorization server ${as.issuer} (it names ${rogueBase})`);
+      expect((error as Error).message).toContain(
+        `does not name the authorization server ${as.issuer} (it names ${rogueBase})`,
+      );
       expect((error as Error).cause).toBeInstanceOf(McpUntrustedAuthorizationServerError);
       expect(seen.filter((hit) => hit.url === '/token')).toEqual([]);
       const basic = Buffer.from(`${AGENT.client_id}:${AGENT.client_secret}`).toString('base64');
-      expect(seen.some((hit) => hit.authorization.includes(basic) || hit.body.includes(AGENT.client_secret!))).toBe(false);
+      expect(seen.some((hit) => hit.authorization.includes(basic) || hit.body.includes(AGENT.client_secret!))).toBe(
+        false,
+      );
       expect(await issued(AGENT)).toBe(before);
     } finally {
       rogue.closeAllConnections();
@@ -421,15 +572,30 @@ describe('Outbound OAuth (clientCredentials, staticToken)', () => {
       invalidate: async (_target, _store, refused, challenge) => void invalidated.push({ refused, challenge }),
     };
     try {
-      const transport = new HttpTransport({ url: `http://127.0.0.1:${(refusing.address() as { port: number }).port}/mcp`, auth: rotating, retry: { retries: 0 } });
+      const transport = new HttpTransport({
+        url: `http://127.0.0.1:${(refusing.address() as { port: number }).port}/mcp`,
+        auth: rotating,
+        retry: { retries: 0 },
+      });
       const call = { jsonrpc: '2.0' as const, id: 1, method: 'tools/call', params: { name: 'bump', arguments: {} } };
-      const error = await transport.deliver(call, { sessionId: 'session-1', protocolVersion: '2025-11-25', context: { server: 'refusing', scopeKey: '', timeoutMs: 10_000 } }).catch((e: unknown) => e);
+      const error = await transport
+        .deliver(call, {
+          sessionId: 'session-1',
+          protocolVersion: '2025-11-25',
+          context: { server: 'refusing', scopeKey: '', timeoutMs: 10_000 },
+        })
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(McpTransportError);
       expect((error as McpTransportError).status).toBe(401);
       expect((error as McpTransportError).delivered).toBe(false);
       expect((error as Error).message).not.toContain('rotating-token');
       expect(seen).toEqual(['Bearer rotating-token-1', 'Bearer rotating-token-2']);
-      expect(invalidated).toEqual([{ refused: 'rotating-token-1', challenge: { status: 401, error: 'invalid_token', scope: null, resourceMetadata: null } }]);
+      expect(invalidated).toEqual([
+        {
+          refused: 'rotating-token-1',
+          challenge: { status: 401, error: 'invalid_token', scope: null, resourceMetadata: null },
+        },
+      ]);
     } finally {
       refusing.closeAllConnections();
       await new Promise((resolve) => refusing.close(resolve));
@@ -456,7 +622,9 @@ describe('Outbound OAuth (clientCredentials, staticToken)', () => {
 
     await collectTokens();
     // Its own rows, so the checks below read what this traffic wrote: one per bump (the 401 retry is within one exchange).
-    const leakRows = await db.dataSource.query(`SELECT method FROM mcp_events WHERE direction = 'outbound' AND server = 'leak' AND method = 'tools/call'`);
+    const leakRows = await db.dataSource.query(
+      `SELECT method FROM mcp_events WHERE direction = 'outbound' AND server = 'leak' AND method = 'tools/call'`,
+    );
     expect(leakRows).toHaveLength(2);
     const rows = JSON.stringify([
       ...(await db.dataSource.query('SELECT * FROM mcp_events')),
@@ -464,7 +632,17 @@ describe('Outbound OAuth (clientCredentials, staticToken)', () => {
       ...(await db.dataSource.query('SELECT * FROM mcp_inbound_sessions')),
     ]);
     const logs = logger.lines.join('\n');
-    for (const token of [...own, ...seenTokens, 'not-the-agent-secret', LEAK_AGENT.client_secret!, DI_AGENT.client_secret!, PAIR_AGENT.client_secret!, AGENT.client_secret!, SCOPE_AGENT.client_secret!, SHORT_AGENT.client_secret!]) {
+    for (const token of [
+      ...own,
+      ...seenTokens,
+      'not-the-agent-secret',
+      LEAK_AGENT.client_secret!,
+      DI_AGENT.client_secret!,
+      PAIR_AGENT.client_secret!,
+      AGENT.client_secret!,
+      SCOPE_AGENT.client_secret!,
+      SHORT_AGENT.client_secret!,
+    ]) {
       expect(rows).not.toContain(token);
       expect(logs).not.toContain(token);
     }

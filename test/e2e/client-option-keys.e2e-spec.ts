@@ -20,36 +20,64 @@ async function bootError(imports: Parameters<typeof Test.createTestingModule>[0]
  * are taken apart by the module and are no unknown keys.
  */
 describe('Unknown option keys at boot', () => {
-  const clientStores = () => ({ outboundSessions: new InMemoryMcpOutboundSessionStore(), events: new InMemoryMcpEventSink() });
+  const clientStores = () => ({
+    outboundSessions: new InMemoryMcpOutboundSessionStore(),
+    events: new InMemoryMcpEventSink(),
+  });
 
   it('McpClientModule refuses a server entry with "timeout", suggesting "timeoutMs"', async () => {
-    const error = await bootError([McpClientModule.forRoot({ servers: { x: { command: ['node', 'server.js'], timeout: 3000 } as never }, stores: clientStores() })]);
+    const error = await bootError([
+      McpClientModule.forRoot({
+        servers: { x: { command: ['node', 'server.js'], timeout: 3000 } as never },
+        stores: clientStores(),
+      }),
+    ]);
     expect(error).toBeInstanceOf(McpConfigurationError);
-    expect((error as Error).message).toMatch(/^MCP server "x": unknown option "timeout" \(did you mean "timeoutMs"\? known: .*timeoutMs.*command, args, env, cwd, stateless, pool\)$/);
+    expect((error as Error).message).toMatch(
+      /^MCP server "x": unknown option "timeout" \(did you mean "timeoutMs"\? known: .*timeoutMs.*command, args, env, cwd, stateless, pool\)$/,
+    );
   });
 
   it('McpClientModule.forRootAsync refuses an unknown key of what its factory returns', async () => {
-    const error = await bootError([McpClientModule.forRootAsync({ useFactory: () => ({ defaultTimeout: 5 }) as never, stores: clientStores() })]);
+    const error = await bootError([
+      McpClientModule.forRootAsync({ useFactory: () => ({ defaultTimeout: 5 }) as never, stores: clientStores() }),
+    ]);
     expect(error).toBeInstanceOf(McpConfigurationError);
-    expect((error as Error).message).toContain('McpClientModule: unknown option "defaultTimeout" (did you mean "defaultTimeoutMs"?');
+    expect((error as Error).message).toContain(
+      'McpClientModule: unknown option "defaultTimeout" (did you mean "defaultTimeoutMs"?',
+    );
   });
 
   it('McpModule refuses an unknown key of a mount', async () => {
-    const error = await bootError([McpModule.forRoot({ auth: fixtureAuth, pagesize: 10, stores: createInMemoryMcpStores() } as never)]);
+    const error = await bootError([
+      McpModule.forRoot({ auth: fixtureAuth, pagesize: 10, stores: createInMemoryMcpStores() } as never),
+    ]);
     expect(error).toBeInstanceOf(McpConfigurationError);
-    expect((error as Error).message).toContain('McpModule (mount "default"): unknown option "pagesize" (did you mean "pageSize"?');
+    expect((error as Error).message).toContain(
+      'McpModule (mount "default"): unknown option "pagesize" (did you mean "pageSize"?',
+    );
   });
 
   it('boots with every extra and only known keys', async () => {
     const error = await bootError([
-      McpModule.forRoot({ auth: fixtureAuth, mount: 'keys', path: '/keys', isGlobal: false, stores: createInMemoryMcpStores(), pageSize: 10 }),
+      McpModule.forRoot({
+        auth: fixtureAuth,
+        mount: 'keys',
+        path: '/keys',
+        isGlobal: false,
+        stores: createInMemoryMcpStores(),
+        pageSize: 10,
+      }),
       McpClientModule.forRoot({
         isGlobal: true,
         transports: [],
         stores: clientStores(),
         defaultTimeoutMs: 5_000,
         queue: { attempts: 2 },
-        servers: { x: { command: ['node', 'server.js'], timeoutMs: 3_000, stateless: true, pool: { max: 1, idleMs: 1_000 } }, h: { url: 'http://127.0.0.1:9/mcp', maxResponseBytes: 1024 } },
+        servers: {
+          x: { command: ['node', 'server.js'], timeoutMs: 3_000, stateless: true, pool: { max: 1, idleMs: 1_000 } },
+          h: { url: 'http://127.0.0.1:9/mcp', maxResponseBytes: 1024 },
+        },
       }),
     ]);
     expect(error).toBeNull();

@@ -1,6 +1,17 @@
-import { McpCallNotFoundError, McpClientModule, McpClientService, McpConfigurationError, McpModule, McpTimeoutError } from '../../src/mcp';
+import {
+  McpCallNotFoundError,
+  McpClientModule,
+  McpClientService,
+  McpConfigurationError,
+  McpModule,
+  McpTimeoutError,
+} from '../../src/mcp';
 import { DocumentedTools } from '../fixtures/documented/documented-tools';
-import { startDiscoverSwallowingProxy, startSilentHttpServer, type LoopbackServer } from '../fixtures/documented/silent-http-server';
+import {
+  startDiscoverSwallowingProxy,
+  startSilentHttpServer,
+  type LoopbackServer,
+} from '../fixtures/documented/silent-http-server';
 import { FeaturePrompts, FeatureResources } from '../fixtures/features/feature-providers';
 import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';
 import { startSdkHttpServer, type SdkHttpServer } from '../fixtures/http/sdk-http-server';
@@ -33,7 +44,13 @@ describe('McpClientModule options, observed on real peers', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     server = await startApp(db.url, {
-      imports: [McpModule.forRoot({ auth: fixtureAuth, providers: [DocumentedTools, FixtureTools, FeaturePrompts, FeatureResources], stateless: { requestStateSecret: 'client-options-suite-secret-0123' } })],
+      imports: [
+        McpModule.forRoot({
+          auth: fixtureAuth,
+          providers: [DocumentedTools, FixtureTools, FeaturePrompts, FeatureResources],
+          stateless: { requestStateSecret: 'client-options-suite-secret-0123' },
+        }),
+      ],
       providers: [DocumentedTools, FixtureTools, FeaturePrompts, FeatureResources],
     });
     const own = `${server.baseUrl}/mcp`;
@@ -49,13 +66,34 @@ describe('McpClientModule options, observed on real peers', () => {
           servers: {
             silentDefault: { url: silent.url, version: '2025-11-25' },
             silentServer: { url: silent.url, version: '2025-11-25', timeoutMs: SERVER_TIMEOUT_MS },
-            probed: { url: proxy.url, bearerToken: 'token-alice', probeTimeoutMs: PROBE_TIMEOUT_MS, timeoutMs: GENEROUS_MS },
-            perUser: { url: own, bearerToken: 'token-alice', scope: 'principal', version: '2025-11-25', timeoutMs: GENEROUS_MS },
+            probed: {
+              url: proxy.url,
+              bearerToken: 'token-alice',
+              probeTimeoutMs: PROBE_TIMEOUT_MS,
+              timeoutMs: GENEROUS_MS,
+            },
+            perUser: {
+              url: own,
+              bearerToken: 'token-alice',
+              scope: 'principal',
+              version: '2025-11-25',
+              timeoutMs: GENEROUS_MS,
+            },
             own: { url: own, bearerToken: 'token-alice', version: '2025-11-25', timeoutMs: GENEROUS_MS },
             ownStateless: { url: own, bearerToken: 'token-alice', version: '2026-07-28', timeoutMs: GENEROUS_MS },
-            withHeaders: { url: sdkHeaders.url, headers: { 'X-Team': 'blue', 'X-Trace-Id': 'trace-42' }, version: '2025-06-18', timeoutMs: GENEROUS_MS },
+            withHeaders: {
+              url: sdkHeaders.url,
+              headers: { 'X-Team': 'blue', 'X-Trace-Id': 'trace-42' },
+              version: '2025-06-18',
+              timeoutMs: GENEROUS_MS,
+            },
             oldest: { url: sdkOld.url, version: '2025-03-26', timeoutMs: GENEROUS_MS },
-            headersOnly: { url: sdkHeadersOnly.url, headers: { 'X-Team': 'blue', 'X-Trace-Id': 'trace-42' }, version: '2025-06-18', timeoutMs: GENEROUS_MS },
+            headersOnly: {
+              url: sdkHeadersOnly.url,
+              headers: { 'X-Team': 'blue', 'X-Trace-Id': 'trace-42' },
+              version: '2025-06-18',
+              timeoutMs: GENEROUS_MS,
+            },
           },
         }),
       ],
@@ -70,8 +108,13 @@ describe('McpClientModule options, observed on real peers', () => {
     await db?.drop();
   });
 
-  async function outboundSessions(name: string): Promise<Array<{ scope_key: string; remote_session_id: string | null; protocol_version: string }>> {
-    return db.dataSource.query(`SELECT scope_key, remote_session_id, protocol_version FROM mcp_outbound_sessions WHERE server = $1 ORDER BY scope_key`, [name]);
+  async function outboundSessions(
+    name: string,
+  ): Promise<Array<{ scope_key: string; remote_session_id: string | null; protocol_version: string }>> {
+    return db.dataSource.query(
+      `SELECT scope_key, remote_session_id, protocol_version FROM mcp_outbound_sessions WHERE server = $1 ORDER BY scope_key`,
+      [name],
+    );
   }
 
   describe('timeouts (a server that never answers)', () => {
@@ -104,23 +147,37 @@ describe('McpClientModule options, observed on real peers', () => {
     expect(methods.indexOf('initialize')).toBeGreaterThan(methods.indexOf('server/discover'));
     expect(methods).toContain('tools/call');
     const [session] = await outboundSessions('probed');
-    expect(session).toMatchObject({ protocol_version: '2025-11-25', remote_session_id: expect.stringMatching(/^[\x21-\x7e]+$/) });
+    expect(session).toMatchObject({
+      protocol_version: '2025-11-25',
+      remote_session_id: expect.stringMatching(/^[\x21-\x7e]+$/),
+    });
   });
 
   describe("scope: 'principal'", () => {
     it('two scope keys continue two remote sessions, one outbound row each', async () => {
-      expect((await client.callTool('perUser', 'echo', { text: 'for u1' }, { scopeKey: 'user-1' })).content).toEqual([{ type: 'text', text: 'for u1' }]);
-      expect((await client.callTool('perUser', 'echo', { text: 'for u2' }, { scopeKey: 'user-2' })).content).toEqual([{ type: 'text', text: 'for u2' }]);
-      expect((await client.callTool('perUser', 'echo', { text: 'u1 again' }, { scopeKey: 'user-1' })).content).toEqual([{ type: 'text', text: 'u1 again' }]);
+      expect((await client.callTool('perUser', 'echo', { text: 'for u1' }, { scopeKey: 'user-1' })).content).toEqual([
+        { type: 'text', text: 'for u1' },
+      ]);
+      expect((await client.callTool('perUser', 'echo', { text: 'for u2' }, { scopeKey: 'user-2' })).content).toEqual([
+        { type: 'text', text: 'for u2' },
+      ]);
+      expect((await client.callTool('perUser', 'echo', { text: 'u1 again' }, { scopeKey: 'user-1' })).content).toEqual([
+        { type: 'text', text: 'u1 again' },
+      ]);
       const rows = await outboundSessions('perUser');
       expect(rows.map((row) => row.scope_key)).toEqual(['user-1', 'user-2']);
       expect(rows[0].remote_session_id).not.toBe(rows[1].remote_session_id);
-      const inbound = await db.dataSource.query(`SELECT session_id FROM mcp_inbound_sessions WHERE session_id = ANY($1)`, [rows.map((row) => row.remote_session_id)]);
+      const inbound = await db.dataSource.query(
+        `SELECT session_id FROM mcp_inbound_sessions WHERE session_id = ANY($1)`,
+        [rows.map((row) => row.remote_session_id)],
+      );
       expect(inbound).toHaveLength(2);
     });
 
     it('a call without scopeKey fails with McpConfigurationError', async () => {
-      await expect(client.callTool('perUser', 'echo', { text: 'nobody' })).rejects.toBeInstanceOf(McpConfigurationError);
+      await expect(client.callTool('perUser', 'echo', { text: 'nobody' })).rejects.toBeInstanceOf(
+        McpConfigurationError,
+      );
     });
 
     it('every other request without scopeKey rejects (never throws) with McpConfigurationError', async () => {
@@ -142,21 +199,32 @@ describe('McpClientModule options, observed on real peers', () => {
   describe("a call's meta", () => {
     it('arrives in the request _meta of a 2025 session', async () => {
       const result = await client.callTool('own', 'show_meta', {}, { meta: { traceId: 'trace-2025', tenant: 'acme' } });
-      expect(result.structuredContent).toMatchObject({ meta: { traceId: 'trace-2025', tenant: 'acme' }, protocolVersion: '2025-11-25' });
+      expect(result.structuredContent).toMatchObject({
+        meta: { traceId: 'trace-2025', tenant: 'acme' },
+        protocolVersion: '2025-11-25',
+      });
     });
 
     it('arrives in the request _meta on 2026-07-28, beside the envelope', async () => {
       const result = await client.callTool('ownStateless', 'show_meta', {}, { meta: { traceId: 'trace-2026' } });
-      expect(result.structuredContent).toMatchObject({ meta: { traceId: 'trace-2026' }, protocolVersion: '2026-07-28' });
+      expect(result.structuredContent).toMatchObject({
+        meta: { traceId: 'trace-2026' },
+        protocolVersion: '2026-07-28',
+      });
     });
   });
 
   it('HTTP headers of a server entry are sent on every request', async () => {
     await client.callTool('headersOnly', 'echo', { text: 'with headers' });
-    const seen = sdkHeadersOnly.received.map((request) => `${request.httpMethod} ${(request.body as { method?: string } | null)?.method ?? ''}`);
+    const seen = sdkHeadersOnly.received.map(
+      (request) => `${request.httpMethod} ${(request.body as { method?: string } | null)?.method ?? ''}`,
+    );
     expect(seen).toEqual(['POST initialize', 'POST notifications/initialized', 'POST tools/call']);
     for (const request of sdkHeadersOnly.received) {
-      expect({ team: request.headers['x-team'], trace: request.headers['x-trace-id'] }).toEqual({ team: 'blue', trace: 'trace-42' });
+      expect({ team: request.headers['x-team'], trace: request.headers['x-trace-id'] }).toEqual({
+        team: 'blue',
+        trace: 'trace-42',
+      });
     }
   });
 
@@ -166,10 +234,14 @@ describe('McpClientModule options, observed on real peers', () => {
       ['oldest', '2025-03-26', () => sdkOld],
     ])('%s asks initialize for exactly %s and the outbound session stores it', async (name, version, sdk) => {
       await client.callTool(name, 'echo', { text: version });
-      const initialize = sdk().received.filter((request) => (request.body as { method?: string } | null)?.method === 'initialize');
+      const initialize = sdk().received.filter(
+        (request) => (request.body as { method?: string } | null)?.method === 'initialize',
+      );
       expect(initialize).toHaveLength(1);
       expect((initialize[0].body as { params: { protocolVersion: string } }).params.protocolVersion).toBe(version);
-      const discover = sdk().received.filter((request) => (request.body as { method?: string } | null)?.method === 'server/discover');
+      const discover = sdk().received.filter(
+        (request) => (request.body as { method?: string } | null)?.method === 'server/discover',
+      );
       expect(discover).toEqual([]);
       const [session] = await outboundSessions(name);
       expect(session.protocol_version).toBe(version);
@@ -178,7 +250,17 @@ describe('McpClientModule options, observed on real peers', () => {
 
   describe("this package's own server through the client API", () => {
     it('servers() names every configured server', () => {
-      expect(client.servers().sort()).toEqual(['headersOnly', 'oldest', 'own', 'ownStateless', 'perUser', 'probed', 'silentDefault', 'silentServer', 'withHeaders']);
+      expect(client.servers().sort()).toEqual([
+        'headersOnly',
+        'oldest',
+        'own',
+        'ownStateless',
+        'perUser',
+        'probed',
+        'silentDefault',
+        'silentServer',
+        'withHeaders',
+      ]);
     });
 
     it.each(['own', 'ownStateless'])('getPrompt on %s fills in the arguments', async (name) => {
@@ -189,25 +271,42 @@ describe('McpClientModule options, observed on real peers', () => {
       ]);
     });
 
-    it.each(['own', 'ownStateless'])('complete on %s runs the prompt argument completers, with context', async (name) => {
-      const languages = await client.complete(name, { type: 'ref/prompt', name: 'code_review' }, { name: 'language', value: 'pyt' });
-      expect(languages.completion).toEqual({ values: ['python', 'pytorch'], total: 2, hasMore: false });
-      const frameworks = await client.complete(name, { type: 'ref/prompt', name: 'code_review' }, { name: 'framework', value: 'f' }, { arguments: { language: 'python' } });
-      expect(frameworks.completion).toEqual({ values: ['flask', 'fastapi'], total: 2, hasMore: false });
-    });
+    it.each(['own', 'ownStateless'])(
+      'complete on %s runs the prompt argument completers, with context',
+      async (name) => {
+        const languages = await client.complete(
+          name,
+          { type: 'ref/prompt', name: 'code_review' },
+          { name: 'language', value: 'pyt' },
+        );
+        expect(languages.completion).toEqual({ values: ['python', 'pytorch'], total: 2, hasMore: false });
+        const frameworks = await client.complete(
+          name,
+          { type: 'ref/prompt', name: 'code_review' },
+          { name: 'framework', value: 'f' },
+          { arguments: { language: 'python' } },
+        );
+        expect(frameworks.completion).toEqual({ values: ['flask', 'fastapi'], total: 2, hasMore: false });
+      },
+    );
 
     it('request sends any method and resolves to its result', async () => {
       const read = await client.request('own', 'resources/read', { uri: 'docs://readme' });
       expect(read.contents).toEqual([{ uri: 'docs://readme', mimeType: 'text/markdown', text: '# durable-mcp\n' }]);
       const templates = await client.request('own', 'resources/templates/list', {});
-      expect((templates.resourceTemplates as Array<{ uriTemplate: string }>).map((template) => template.uriTemplate)).toEqual(['users://{id}/profile']);
+      expect(
+        (templates.resourceTemplates as Array<{ uriTemplate: string }>).map((template) => template.uriTemplate),
+      ).toEqual(['users://{id}/profile']);
     });
   });
 
   describe('McpCallNotFoundError', () => {
     it('getCallResult and waitForCall with an unknown id reject with McpCallNotFoundError naming the id', async () => {
       await expect(client.getCallResult('no-such-id')).rejects.toBeInstanceOf(McpCallNotFoundError);
-      await expect(client.getCallResult('no-such-id')).rejects.toMatchObject({ callId: 'no-such-id', delivered: false });
+      await expect(client.getCallResult('no-such-id')).rejects.toMatchObject({
+        callId: 'no-such-id',
+        delivered: false,
+      });
       await expect(client.waitForCall('no-such-id')).rejects.toBeInstanceOf(McpCallNotFoundError);
     });
   });

@@ -40,12 +40,24 @@ describe('McpClientService and x-mcp-header (2026-07-28 over HTTP)', () => {
   it('mirrors the annotated arguments into Mcp-Param-* headers, reading the schema from tools/list when nothing was listed yet', async () => {
     await withClient(async (client) => {
       const args = { region: 'eu-west-1', priority: 7, dryRun: false, target: { zone: 'Zürich 1' }, query: 'SELECT 1' };
-      expect(await client.callTool('params', 'route_query', args)).toEqual({ content: [{ type: 'text', text: 'called route_query' }] });
-      await client.callTool('params', 'route_query', { region: ' padded', priority: null, dryRun: true, query: 'SELECT 2' });
+      expect(await client.callTool('params', 'route_query', args)).toEqual({
+        content: [{ type: 'text', text: 'called route_query' }],
+      });
+      await client.callTool('params', 'route_query', {
+        region: ' padded',
+        priority: null,
+        dryRun: true,
+        query: 'SELECT 2',
+      });
     });
     expect(server.methods).toEqual(['server/discover', 'tools/list', 'tools/call', 'tools/call']);
     expect(server.calls.map((call) => call.params)).toEqual([
-      { 'mcp-param-region': 'eu-west-1', 'mcp-param-priority': '7', 'mcp-param-dry-run': 'false', 'mcp-param-zone': base64('Zürich 1') },
+      {
+        'mcp-param-region': 'eu-west-1',
+        'mcp-param-priority': '7',
+        'mcp-param-dry-run': 'false',
+        'mcp-param-zone': base64('Zürich 1'),
+      },
       { 'mcp-param-region': base64(' padded'), 'mcp-param-dry-run': 'true' },
     ]);
     expect(server.calls[0].name).toBe('route_query');
@@ -59,8 +71,12 @@ describe('McpClientService and x-mcp-header (2026-07-28 over HTTP)', () => {
       expect(refused).toBeInstanceOf(McpInvalidToolError);
       expect(refused).toMatchObject({ server: 'params', tool: 'number_header', delivered: false });
       expect((refused as McpInvalidToolError).reason).toContain('type number');
-      await expect(client.callTool('params', 'duplicate_header', { a: 'x', b: 'y' })).rejects.toBeInstanceOf(McpInvalidToolError);
-      await expect(client.callTool('params', 'plain', { text: 'hi' })).resolves.toEqual({ content: [{ type: 'text', text: 'called plain' }] });
+      await expect(client.callTool('params', 'duplicate_header', { a: 'x', b: 'y' })).rejects.toBeInstanceOf(
+        McpInvalidToolError,
+      );
+      await expect(client.callTool('params', 'plain', { text: 'hi' })).resolves.toEqual({
+        content: [{ type: 'text', text: 'called plain' }],
+      });
     });
     expect(server.calls.map((call) => call.tool)).toEqual(['plain']);
     expect(server.calls[0].params).toEqual({});
@@ -81,7 +97,10 @@ describe('McpClientService and x-mcp-header (2026-07-28 over HTTP)', () => {
     });
 
     it('has the worker read the schema itself and send the headers', async () => {
-      const options: McpClientOptions = { servers: { params: { url: server.url } }, queue: { redis: TEST_REDIS_URL, name: queueName, prefix } };
+      const options: McpClientOptions = {
+        servers: { params: { url: server.url } },
+        queue: { redis: TEST_REDIS_URL, name: queueName, prefix },
+      };
       worker = await startWorker({ databaseUrl: db.url, client: options });
       caller = await startApp(db.url, {
         imports: [McpClientModule.forRoot({ ...options, queue: { ...options.queue, worker: false } })],

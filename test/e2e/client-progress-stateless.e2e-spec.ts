@@ -1,4 +1,11 @@
-import { McpCallAbortedError, McpClientModule, McpClientService, McpModule, type McpCallLogMessage, type McpCallProgress } from '../../src/mcp';
+import {
+  McpCallAbortedError,
+  McpClientModule,
+  McpClientService,
+  McpModule,
+  type McpCallLogMessage,
+  type McpCallProgress,
+} from '../../src/mcp';
 import { fixtureAuth } from '../fixtures/fixture-tools';
 import { AbortableTools } from '../fixtures/progress/abortable-tools';
 import { StatelessTools } from '../fixtures/stateless/stateless-tools';
@@ -16,11 +23,20 @@ describe('per-call onProgress, onLog and AbortSignal on 2026-07-28', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     server = await startApp(db.url, {
-      imports: [McpModule.forRoot({ auth: fixtureAuth, stateless: { requestStateSecret: 'a-shared-secret-of-the-test-suite' } })],
+      imports: [
+        McpModule.forRoot({
+          auth: fixtureAuth,
+          stateless: { requestStateSecret: 'a-shared-secret-of-the-test-suite' },
+        }),
+      ],
       providers: [StatelessTools, AbortableTools],
     });
     client = await startApp(db.url, {
-      imports: [McpClientModule.forRoot({ servers: { own: { url: `${server.baseUrl}/mcp`, bearerToken: 'token-alice', version: '2026-07-28' } } })],
+      imports: [
+        McpClientModule.forRoot({
+          servers: { own: { url: `${server.baseUrl}/mcp`, bearerToken: 'token-alice', version: '2026-07-28' } },
+        }),
+      ],
     });
     mcp = client.app.get(McpClientService);
   });
@@ -34,7 +50,12 @@ describe('per-call onProgress, onLog and AbortSignal on 2026-07-28', () => {
   it("delivers the progress and the log messages of the request's own response stream, in order", async () => {
     await mcp.setLogLevel('own', 'debug');
     const seen: Array<{ progress: McpCallProgress } | { log: McpCallLogMessage }> = [];
-    const result = await mcp.callTool('own', 'work', {}, { onProgress: (progress) => seen.push({ progress }), onLog: (log) => seen.push({ log }) });
+    const result = await mcp.callTool(
+      'own',
+      'work',
+      {},
+      { onProgress: (progress) => seen.push({ progress }), onLog: (log) => seen.push({ log }) },
+    );
     expect(result.content).toEqual([{ type: 'text', text: 'worked' }]);
     expect(seen).toEqual([
       { progress: { progress: 1, total: 2, message: 'half' } },
@@ -47,7 +68,9 @@ describe('per-call onProgress, onLog and AbortSignal on 2026-07-28', () => {
   it('aborts a running call by closing its response stream: the tool sees its signal fire', async () => {
     const tools = server.app.get(AbortableTools);
     const controller = new AbortController();
-    const call = mcp.callTool('own', 'wait_for_cancel', {}, { signal: controller.signal }).catch((error: unknown) => error);
+    const call = mcp
+      .callTool('own', 'wait_for_cancel', {}, { signal: controller.signal })
+      .catch((error: unknown) => error);
     await pollUntil('the tool to start', () => (tools.events.length === 1 ? true : undefined));
     controller.abort();
     const error = await call;

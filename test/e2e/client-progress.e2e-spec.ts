@@ -15,7 +15,11 @@ import {
 import { McpCallQueueHost } from '../../src/mcp/client/queue/mcp-call-queue-host';
 import type { BullCallQueue } from '../../src/mcp/client/queue/bull-call-queue';
 import { killAllWorkers, startWorker, type WorkerProcess } from '../fixtures/client/worker-process';
-import { startProgressHttpServer, type ProgressHttpServer, type ToolEvent } from '../fixtures/progress/progress-http-server';
+import {
+  startProgressHttpServer,
+  type ProgressHttpServer,
+  type ToolEvent,
+} from '../fixtures/progress/progress-http-server';
 import { startApp, type RunningApp } from '../support/http-app';
 import { pollUntil } from '../support/polling';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
@@ -28,7 +32,11 @@ const STDIO_SERVER = join(__dirname, '..', 'fixtures', 'progress', 'progress-std
 /** What the callbacks of one call saw, in one list, in the order they were called. */
 function recorder() {
   const seen: Array<{ progress: McpCallProgress } | { log: McpCallLogMessage }> = [];
-  return { seen, onProgress: (progress: McpCallProgress) => seen.push({ progress }), onLog: (log: McpCallLogMessage) => seen.push({ log }) };
+  return {
+    seen,
+    onProgress: (progress: McpCallProgress) => seen.push({ progress }),
+    onLog: (log: McpCallLogMessage) => seen.push({ log }),
+  };
 }
 
 /** Exactly what the `report` tool sends for `tag`, in its order. */
@@ -58,12 +66,16 @@ describe('per-call onProgress, onLog and AbortSignal against official SDK 1.x se
   /** What the stdio server processes recorded, in order. */
   const stdioEvents = (): ToolEvent[] => {
     try {
-      return readFileSync(eventsFile, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as ToolEvent);
+      return readFileSync(eventsFile, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as ToolEvent);
     } catch {
       return [];
     }
   };
-  const eventChannels = async () => ((await redis.pubsub('CHANNELS', `${prefix}:${queueName}:mcp-call-events:*`)) as string[]).length;
+  const eventChannels = async () =>
+    ((await redis.pubsub('CHANNELS', `${prefix}:${queueName}:mcp-call-events:*`)) as string[]).length;
   const outboundRows = (method: string) =>
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- wire JSON read by the assertions
     db.dataSource.query<Array<{ server: string; kind: string; request: Record<string, any>; note: string | null }>>(
@@ -77,12 +89,19 @@ describe('per-call onProgress, onLog and AbortSignal against official SDK 1.x se
     redis = new Redis(TEST_REDIS_URL);
     const servers: McpClientOptions['servers'] = {
       http: { url: sdk.url, version: '2025-11-25' },
-      stdio: { command: process.execPath, args: [STDIO_SERVER], env: { PROGRESS_EVENTS_FILE: eventsFile }, version: '2025-11-25' },
+      stdio: {
+        command: process.execPath,
+        args: [STDIO_SERVER],
+        env: { PROGRESS_EVENTS_FILE: eventsFile },
+        version: '2025-11-25',
+      },
     };
     // One job at a time on the worker: a call queued behind a running one is still waiting.
     const queue = { redis: TEST_REDIS_URL, name: queueName, prefix, concurrency: 1, attempts: 3, backoffMs: 10 };
     worker = await startWorker({ databaseUrl: db.url, client: { servers, queue } });
-    caller = await startApp(db.url, { imports: [McpClientModule.forRoot({ servers, queue: { ...queue, worker: false } })] });
+    caller = await startApp(db.url, {
+      imports: [McpClientModule.forRoot({ servers, queue: { ...queue, worker: false } })],
+    });
     bullClient = caller.app.get(McpClientService);
     inline = await startApp(db.url, { imports: [McpClientModule.forRoot({ servers })] });
     inlineClient = inline.app.get(McpClientService);
@@ -104,26 +123,34 @@ describe('per-call onProgress, onLog and AbortSignal against official SDK 1.x se
     ['bull, worker in another process', () => bullClient],
     ['inline', () => inlineClient],
   ])('%s', (mode, client) => {
-    it.each(['http', 'stdio'])('delivers exactly the progress and log messages of a call over %s, in order', async (server) => {
-      const tag = `${mode.split(',')[0]}-${server}`;
-      const watch = recorder();
-      let channelsDuringCall = -1;
-      const result = await client().callTool(server, 'report', { tag }, {
-        onProgress: (progress) => {
-          watch.onProgress(progress);
-          if (progress.progress === 1) void eventChannels().then((n) => (channelsDuringCall = n));
-        },
-        onLog: watch.onLog,
-      });
-      expect(result.content).toEqual([{ type: 'text', text: `reported ${tag}` }]);
-      expect(watch.seen).toEqual(reported(tag));
-      expect(await eventChannels()).toBe(0);
-      if (mode.startsWith('bull')) {
-        await pollUntil('the channel count read during the call', () => (channelsDuringCall >= 0 ? true : undefined));
-        expect(channelsDuringCall).toBe(1);
-        expect((caller.app.get(McpCallQueueHost).queue as BullCallQueue).subscriptions).toBe(0);
-      }
-    });
+    it.each(['http', 'stdio'])(
+      'delivers exactly the progress and log messages of a call over %s, in order',
+      async (server) => {
+        const tag = `${mode.split(',')[0]}-${server}`;
+        const watch = recorder();
+        let channelsDuringCall = -1;
+        const result = await client().callTool(
+          server,
+          'report',
+          { tag },
+          {
+            onProgress: (progress) => {
+              watch.onProgress(progress);
+              if (progress.progress === 1) void eventChannels().then((n) => (channelsDuringCall = n));
+            },
+            onLog: watch.onLog,
+          },
+        );
+        expect(result.content).toEqual([{ type: 'text', text: `reported ${tag}` }]);
+        expect(watch.seen).toEqual(reported(tag));
+        expect(await eventChannels()).toBe(0);
+        if (mode.startsWith('bull')) {
+          await pollUntil('the channel count read during the call', () => (channelsDuringCall >= 0 ? true : undefined));
+          expect(channelsDuringCall).toBe(1);
+          expect((caller.app.get(McpCallQueueHost).queue as BullCallQueue).subscriptions).toBe(0);
+        }
+      },
+    );
   });
 
   it('never delivers the progress or logs of one call to another running at the same time', async () => {
@@ -146,28 +173,44 @@ describe('per-call onProgress, onLog and AbortSignal against official SDK 1.x se
   });
 
   it('refuses the callbacks and the signal with wait: false', async () => {
-    await expect(bullClient.callTool('http', 'report', { tag: 'x' }, { wait: false, onProgress: () => undefined })).rejects.toBeInstanceOf(McpConfigurationError);
-    await expect(bullClient.callTool('http', 'report', { tag: 'x' }, { wait: false, signal: new AbortController().signal })).rejects.toBeInstanceOf(McpConfigurationError);
+    await expect(
+      bullClient.callTool('http', 'report', { tag: 'x' }, { wait: false, onProgress: () => undefined }),
+    ).rejects.toBeInstanceOf(McpConfigurationError);
+    await expect(
+      bullClient.callTool('http', 'report', { tag: 'x' }, { wait: false, signal: new AbortController().signal }),
+    ).rejects.toBeInstanceOf(McpConfigurationError);
   });
 
   it('aborts a running call over HTTP through the worker: the SDK server gets notifications/cancelled for its request and its signal fires', async () => {
     const controller = new AbortController();
     const before = sdk.events.length;
-    const call = bullClient.callTool('http', 'hang', {}, { signal: controller.signal }).catch((error: unknown) => error);
-    const started = await pollUntil('the hang tool to start', () => sdk.events.slice(before).find((e) => e.tool === 'hang' && e.phase === 'started'));
+    const call = bullClient
+      .callTool('http', 'hang', {}, { signal: controller.signal })
+      .catch((error: unknown) => error);
+    const started = await pollUntil('the hang tool to start', () =>
+      sdk.events.slice(before).find((e) => e.tool === 'hang' && e.phase === 'started'),
+    );
     controller.abort('the user gave up');
     const error = await call;
     expect(error).toBeInstanceOf(McpCallAbortedError);
     expect(error).toMatchObject({ delivered: true, server: 'http', method: 'tools/call', reason: 'the user gave up' });
-    const aborted = await pollUntil('the hang tool to see its abort', () => sdk.events.slice(before).find((e) => e.tool === 'hang' && e.phase === 'aborted'));
+    const aborted = await pollUntil('the hang tool to see its abort', () =>
+      sdk.events.slice(before).find((e) => e.tool === 'hang' && e.phase === 'aborted'),
+    );
     expect(aborted.requestId).toBe(started.requestId);
     const cancels = sdk.posted.filter((body) => body.method === 'notifications/cancelled');
-    expect(cancels.at(-1)).toEqual({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: started.requestId, reason: 'the user gave up' } });
+    expect(cancels.at(-1)).toEqual({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: started.requestId, reason: 'the user gave up' },
+    });
     // Audit: the call's row says it was aborted; the notice has a row of its own.
     const calls = (await outboundRows('tools/call')).filter((row) => row.request.id === started.requestId);
     expect(calls).toHaveLength(1);
     expect(calls[0].note).toMatch(/^McpCallAbortedError: /);
-    const notices = (await outboundRows('notifications/cancelled')).filter((row) => row.request.params.requestId === started.requestId);
+    const notices = (await outboundRows('notifications/cancelled')).filter(
+      (row) => row.request.params.requestId === started.requestId,
+    );
     expect(notices.map((row) => [row.server, row.kind])).toEqual([['http', 'notification']]);
     // Not retried: the tool ran once.
     expect(sdk.events.slice(before).filter((e) => e.tool === 'hang' && e.phase === 'started')).toHaveLength(1);
@@ -177,30 +220,54 @@ describe('per-call onProgress, onLog and AbortSignal against official SDK 1.x se
   it.each([
     ['bull', () => bullClient],
     ['inline', () => inlineClient],
-  ])('aborts a running call over stdio (%s): the SDK server process sees notifications/cancelled for its request', async (_mode, client) => {
-    const controller = new AbortController();
-    const before = stdioEvents().length;
-    const call = client().callTool('stdio', 'hang', {}, { signal: controller.signal }).catch((error: unknown) => error);
-    const started = await pollUntil('the stdio hang tool to start', () => stdioEvents().slice(before).find((e) => e.tool === 'hang' && e.phase === 'started'));
-    controller.abort();
-    const error = await call;
-    expect(error).toBeInstanceOf(McpCallAbortedError);
-    expect(error).toMatchObject({ delivered: true, server: 'stdio', method: 'tools/call' });
-    const aborted = await pollUntil('the stdio hang tool to see its abort', () => stdioEvents().slice(before).find((e) => e.tool === 'hang' && e.phase === 'aborted'));
-    expect(aborted).toEqual({ tool: 'hang', phase: 'aborted', requestId: started.requestId, reason: 'The client aborted the request' });
-    const notices = (await outboundRows('notifications/cancelled')).filter((row) => row.request.params.requestId === started.requestId);
-    expect(notices).toHaveLength(1);
-  });
+  ])(
+    'aborts a running call over stdio (%s): the SDK server process sees notifications/cancelled for its request',
+    async (_mode, client) => {
+      const controller = new AbortController();
+      const before = stdioEvents().length;
+      const call = client()
+        .callTool('stdio', 'hang', {}, { signal: controller.signal })
+        .catch((error: unknown) => error);
+      const started = await pollUntil('the stdio hang tool to start', () =>
+        stdioEvents()
+          .slice(before)
+          .find((e) => e.tool === 'hang' && e.phase === 'started'),
+      );
+      controller.abort();
+      const error = await call;
+      expect(error).toBeInstanceOf(McpCallAbortedError);
+      expect(error).toMatchObject({ delivered: true, server: 'stdio', method: 'tools/call' });
+      const aborted = await pollUntil('the stdio hang tool to see its abort', () =>
+        stdioEvents()
+          .slice(before)
+          .find((e) => e.tool === 'hang' && e.phase === 'aborted'),
+      );
+      expect(aborted).toEqual({
+        tool: 'hang',
+        phase: 'aborted',
+        requestId: started.requestId,
+        reason: 'The client aborted the request',
+      });
+      const notices = (await outboundRows('notifications/cancelled')).filter(
+        (row) => row.request.params.requestId === started.requestId,
+      );
+      expect(notices).toHaveLength(1);
+    },
+  );
 
   it('drops a call aborted while queued behind another: the server never sees it', async () => {
     const running = new AbortController();
     const queued = new AbortController();
     const before = sdk.events.length;
     const first = bullClient.callTool('http', 'hang', {}, { signal: running.signal }).catch((error: unknown) => error);
-    await pollUntil('the hang tool to start', () => sdk.events.slice(before).find((e) => e.tool === 'hang' && e.phase === 'started'));
+    await pollUntil('the hang tool to start', () =>
+      sdk.events.slice(before).find((e) => e.tool === 'hang' && e.phase === 'started'),
+    );
     const second = bullClient.callTool('http', 'never', {}, { signal: queued.signal }).catch((error: unknown) => error);
     const bull = (caller.app.get(McpCallQueueHost).queue as BullCallQueue).bull;
-    await pollUntil('the second call to wait in the queue', async () => ((await bull.getWaitingCount()) === 1 ? true : undefined));
+    await pollUntil('the second call to wait in the queue', async () =>
+      (await bull.getWaitingCount()) === 1 ? true : undefined,
+    );
     queued.abort();
     const error = await second;
     expect(error).toBeInstanceOf(McpCallAbortedError);
@@ -209,19 +276,27 @@ describe('per-call onProgress, onLog and AbortSignal against official SDK 1.x se
     running.abort();
     expect(await first).toMatchObject({ name: 'McpCallAbortedError', delivered: true });
     // The worker is free again and runs later calls; the aborted one never reached the server.
-    expect(await bullClient.callTool('http', 'report', { tag: 'after' })).toEqual({ content: [{ type: 'text', text: 'reported after' }] });
+    expect(await bullClient.callTool('http', 'report', { tag: 'after' })).toEqual({
+      content: [{ type: 'text', text: 'reported after' }],
+    });
     expect(sdk.events.filter((e) => e.tool === 'never')).toEqual([]);
-    expect(sdk.posted.filter((body) => body.method === 'tools/call' && (body.params as { name: string }).name === 'never')).toHaveLength(0);
+    expect(
+      sdk.posted.filter((body) => body.method === 'tools/call' && (body.params as { name: string }).name === 'never'),
+    ).toHaveLength(0);
   });
 
   it('rejects at once, without a job, a call whose signal was aborted before it was made', async () => {
     const bull = (caller.app.get(McpCallQueueHost).queue as BullCallQueue).bull;
     const jobs = await bull.getJobCounts();
-    const error = await bullClient.callTool('http', 'never', {}, { signal: AbortSignal.abort() }).catch((e: unknown) => e);
+    const error = await bullClient
+      .callTool('http', 'never', {}, { signal: AbortSignal.abort() })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(McpCallAbortedError);
     expect(error).toMatchObject({ delivered: false });
     expect(await bull.getJobCounts()).toEqual(jobs);
-    const inlineError = await inlineClient.callTool('http', 'never', {}, { signal: AbortSignal.abort() }).catch((e: unknown) => e);
+    const inlineError = await inlineClient
+      .callTool('http', 'never', {}, { signal: AbortSignal.abort() })
+      .catch((e: unknown) => e);
     expect(inlineError).toMatchObject({ name: 'McpCallAbortedError', delivered: false });
     expect(sdk.events.filter((e) => e.tool === 'never')).toEqual([]);
   });

@@ -92,7 +92,11 @@ describe('McpClientModule queue options', () => {
     it('keepResultsMs: an outcome is fetchable by id before it expires, and McpCallNotFoundError after', async () => {
       const id = await client.callTool('local', 'echo', { text: 'kept' }, { wait: false });
       expect(await client.waitForCall(id)).toEqual({ content: [{ type: 'text', text: 'kept' }] });
-      expect(await client.getCallResult(id)).toEqual({ id, state: 'completed', result: { content: [{ type: 'text', text: 'kept' }] } });
+      expect(await client.getCallResult(id)).toEqual({
+        id,
+        state: 'completed',
+        result: { content: [{ type: 'text', text: 'kept' }] },
+      });
       const gone = await pollUntil<unknown>(
         'the outcome to expire',
         async () => {
@@ -115,8 +119,12 @@ describe('McpClientModule queue options', () => {
       await client.waitForCall(id);
       expect((await client.getCallResult(id)).state).toBe('completed');
       const completedFrom = Date.now();
-      await pollUntil('the outcome to be older than keepResultsMs', () => (Date.now() - completedFrom > KEEP_RESULTS_MS + 1100 ? true : undefined));
-      expect(await client.callTool('local', 'echo', { text: 'a later call' })).toEqual({ content: [{ type: 'text', text: 'a later call' }] });
+      await pollUntil('the outcome to be older than keepResultsMs', () =>
+        Date.now() - completedFrom > KEEP_RESULTS_MS + 1100 ? true : undefined,
+      );
+      expect(await client.callTool('local', 'echo', { text: 'a later call' })).toEqual({
+        content: [{ type: 'text', text: 'a later call' }],
+      });
       await expect(client.getCallResult(id)).rejects.toBeInstanceOf(McpCallNotFoundError);
       await expect(client.waitForCall(id)).rejects.toMatchObject({ callId: id });
     });
@@ -145,7 +153,9 @@ describe('McpClientModule queue options', () => {
       await pollUntil('two calls running', () => (gated.running >= 2 ? true : undefined));
       // A settling window for any call over the limit to start; the assertion is on the counter.
       const settleFrom = Date.now();
-      await pollUntil('the queue to settle', () => (gated.started === 4 || Date.now() - settleFrom > 1000 ? true : undefined));
+      await pollUntil('the queue to settle', () =>
+        gated.started === 4 || Date.now() - settleFrom > 1000 ? true : undefined,
+      );
       expect(gated.started).toBe(2);
       await drain(gated, client, ids);
       expect(gated.maxRunning).toBe(2);
@@ -156,7 +166,9 @@ describe('McpClientModule queue options', () => {
       expect(await client.waitForCall(id)).toEqual({ content: [{ type: 'text', text: 'kept inline' }] });
       expect((await client.getCallResult(id)).state).toBe('completed');
       const expiresFrom = Date.now();
-      await pollUntil('the outcome to expire', () => (Date.now() - expiresFrom > KEEP_RESULTS_MS + 500 ? true : undefined));
+      await pollUntil('the outcome to expire', () =>
+        Date.now() - expiresFrom > KEEP_RESULTS_MS + 500 ? true : undefined,
+      );
       await expect(client.getCallResult(id)).rejects.toBeInstanceOf(McpCallNotFoundError);
     });
   });

@@ -10,7 +10,13 @@ import { McpClientModule, McpClientService, McpTransportError, type McpClientOpt
 import { createInMemoryMcpStores } from '../../src/mcp/testing';
 import { McpCallQueueHost } from '../../src/mcp/client/queue/mcp-call-queue-host';
 import type { BullCallQueue } from '../../src/mcp/client/queue/bull-call-queue';
-import { result, status, startScriptedHttpServer, type ScriptedHttpServer, type ScriptedReply } from '../fixtures/http/scripted-http-server';
+import {
+  result,
+  status,
+  startScriptedHttpServer,
+  type ScriptedHttpServer,
+  type ScriptedReply,
+} from '../fixtures/http/scripted-http-server';
 import { rawServer } from '../fixtures/stdio/stdio-test-kit';
 import { deleteRedisKeys, listRedisKeys, TEST_REDIS_URL } from '../support/redis';
 
@@ -32,8 +38,18 @@ function scriptByMethod(server: ScriptedHttpServer, script: Record<string, Scrip
     // eslint-disable-next-line @typescript-eslint/no-base-to-string -- the scripted peer answers whatever method name the client sent
     const method = String(body?.method ?? '');
     if (method === 'initialize') {
-      const answer = { jsonrpc: '2.0', id: body?.id, result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'scripted', version: '1.0.0' } } };
-      return void res.writeHead(200, { 'Content-Type': 'application/json', 'Mcp-Session-Id': 'scripted-session' }).end(JSON.stringify(answer));
+      const answer = {
+        jsonrpc: '2.0',
+        id: body?.id,
+        result: {
+          protocolVersion: '2025-11-25',
+          capabilities: { tools: {} },
+          serverInfo: { name: 'scripted', version: '1.0.0' },
+        },
+      };
+      return void res
+        .writeHead(200, { 'Content-Type': 'application/json', 'Mcp-Session-Id': 'scripted-session' })
+        .end(JSON.stringify(answer));
     }
     if (method.startsWith('notifications/')) return void res.writeHead(202).end();
     if (method === 'ping') return result({})(res, body, req);
@@ -64,7 +80,9 @@ describe('queue retries on Bull (real Redis) against failing peers', () => {
   const apps: INestApplication[] = [];
 
   /** Boots a client-only app with its own Bull queue (unique name) on the test Redis. */
-  async function clientApp(servers: McpClientOptions['servers']): Promise<{ client: McpClientService; bull: BullCallQueue['bull']; mark: (id: string) => string }> {
+  async function clientApp(
+    servers: McpClientOptions['servers'],
+  ): Promise<{ client: McpClientService; bull: BullCallQueue['bull']; mark: (id: string) => string }> {
     const name = `calls-${randomBytes(4).toString('hex')}`;
     const moduleRef = await Test.createTestingModule({
       imports: [
@@ -105,8 +123,12 @@ describe('queue retries on Bull (real Redis) against failing peers', () => {
     it('a 500 on tools/call is not retried: exactly one POST, and the caller is told it was delivered', async () => {
       const server = await startScriptedHttpServer();
       scripted.push(server);
-      scriptByMethod(server, { 'tools/call': [status(500, 'exploded'), result({ content: [{ type: 'text', text: 'second run' }] })] });
-      const { client, bull, mark } = await clientApp({ http: { url: server.url, version: '2025-11-25', retry: { retries: 0 } } });
+      scriptByMethod(server, {
+        'tools/call': [status(500, 'exploded'), result({ content: [{ type: 'text', text: 'second run' }] })],
+      });
+      const { client, bull, mark } = await clientApp({
+        http: { url: server.url, version: '2025-11-25', retry: { retries: 0 } },
+      });
 
       const id = await client.enqueueToolCall('http', 'work', {});
       const error = await client.waitForCall(id).catch((e: unknown) => e);
@@ -123,7 +145,11 @@ describe('queue retries on Bull (real Redis) against failing peers', () => {
       const server = await startScriptedHttpServer();
       scripted.push(server);
       scriptByMethod(server, {
-        'tools/list': [status(503, 'busy'), result({ tools: [{ name: 'work', inputSchema: { type: 'object' } }] }), status(500, 'a third POST')],
+        'tools/list': [
+          status(503, 'busy'),
+          result({ tools: [{ name: 'work', inputSchema: { type: 'object' } }] }),
+          status(500, 'a third POST'),
+        ],
       });
       const { client } = await clientApp({ http: { url: server.url, version: '2025-11-25', retry: { retries: 0 } } });
 
@@ -137,7 +163,9 @@ describe('queue retries on Bull (real Redis) against failing peers', () => {
       const first = await startScriptedHttpServer(port);
       scripted.push(first);
       scriptByMethod(first, { 'tools/list': [result({ tools: [{ name: 'work', inputSchema: { type: 'object' } }] })] });
-      const { client, bull } = await clientApp({ http: { url: first.url, version: '2025-11-25', retry: { retries: 0 } } });
+      const { client, bull } = await clientApp({
+        http: { url: first.url, version: '2025-11-25', retry: { retries: 0 } },
+      });
       // Open the remote session, then take the server away: the tools/call POST itself is refused.
       await client.listTools('http');
       await first.close();
@@ -157,13 +185,17 @@ describe('queue retries on Bull (real Redis) against failing peers', () => {
       expect(error).toMatchObject({ delivered: false });
       const server = await second!;
       scripted.push(server);
-      scriptByMethod(server, { 'tools/call': [result({ content: [{ type: 'text', text: 'ran' }] }), status(500, 'a second run')] });
+      scriptByMethod(server, {
+        'tools/call': [result({ content: [{ type: 'text', text: 'ran' }] }), status(500, 'a second run')],
+      });
 
       expect(await client.waitForCall(id)).toEqual({ content: [{ type: 'text', text: 'ran' }] });
       await new Promise(setImmediate);
       expect(posts(first, 'tools/call')).toBe(0);
       expect(posts(server, 'tools/call')).toBe(1);
-      expect(server.received.find((r) => r.body?.method === 'tools/call')?.body).toMatchObject({ params: { name: 'work', arguments: { run: 'once' } } });
+      expect(server.received.find((r) => r.body?.method === 'tools/call')?.body).toMatchObject({
+        params: { name: 'work', arguments: { run: 'once' } },
+      });
       // Bull counts failed attempts: the refused one.
       expect((await job(bull, id)).attemptsMade).toBe(1);
     });
@@ -181,7 +213,9 @@ describe('queue retries on Bull (real Redis) against failing peers', () => {
     });
 
     it('a program that exits before reading its stdin is spawned once per attempt and reported not delivered', async () => {
-      const { client, bull } = await clientApp({ exits: { command: rawServer('early-exit'), env: { STDIO_FIXTURE_SPAWNS: exitSpawnsFile } } });
+      const { client, bull } = await clientApp({
+        exits: { command: rawServer('early-exit'), env: { STDIO_FIXTURE_SPAWNS: exitSpawnsFile } },
+      });
       const id = await client.enqueueToolCall('exits', 'work', {});
       const error = await client.waitForCall(id).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(McpTransportError);
@@ -192,7 +226,11 @@ describe('queue retries on Bull (real Redis) against failing peers', () => {
 
     it('a crash after the request was written is not retried: one spawn for the tools/call, delivered', async () => {
       const { client, bull, mark } = await clientApp({
-        crashes: { command: rawServer('normal'), version: '2025-11-25', env: { STDIO_FIXTURE_SPAWNS: spawnsFile, STDIO_FIXTURE_RECORD: recordFile } },
+        crashes: {
+          command: rawServer('normal'),
+          version: '2025-11-25',
+          env: { STDIO_FIXTURE_SPAWNS: spawnsFile, STDIO_FIXTURE_RECORD: recordFile },
+        },
       });
       const id = await client.enqueueToolCall('crashes', 'crash', {});
       const error = await client.waitForCall(id).catch((e: unknown) => e);

@@ -3,7 +3,14 @@ import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { McpCapabilityError, McpClientModule, McpClientService, type McpClientOptions } from '../../src/mcp';
 import { createInMemoryMcpStores } from '../../src/mcp/testing';
-import { openSse, result, sseEvent, startScriptedHttpServer, type ScriptedHttpServer, type ScriptedReply } from '../fixtures/http/scripted-http-server';
+import {
+  openSse,
+  result,
+  sseEvent,
+  startScriptedHttpServer,
+  type ScriptedHttpServer,
+  type ScriptedReply,
+} from '../fixtures/http/scripted-http-server';
 import { deleteRedisKeys, listRedisKeys, TEST_REDIS_URL } from '../support/redis';
 
 jest.setTimeout(60_000);
@@ -28,7 +35,10 @@ describe('McpClientService on a scripted 2025 server', () => {
   });
 
   /** Answers the handshake itself (declaring `capabilities`) and every other POST from per-method scripts. */
-  async function scripted(script: Record<string, ScriptedReply[]>, capabilities: Record<string, unknown> = { tools: {}, resources: {}, logging: {} }): Promise<ScriptedHttpServer> {
+  async function scripted(
+    script: Record<string, ScriptedReply[]>,
+    capabilities: Record<string, unknown> = { tools: {}, resources: {}, logging: {} },
+  ): Promise<ScriptedHttpServer> {
     const server = await startScriptedHttpServer();
     servers.push(server);
     const dispatch: ScriptedReply = (res, body, req) => {
@@ -36,8 +46,14 @@ describe('McpClientService on a scripted 2025 server', () => {
       // eslint-disable-next-line @typescript-eslint/no-base-to-string -- the scripted peer answers whatever method name the client sent
       const method = String(body?.method ?? '');
       if (method === 'initialize') {
-        const answer = { jsonrpc: '2.0', id: body?.id, result: { protocolVersion: '2025-11-25', capabilities, serverInfo: { name: 'scripted', version: '1' } } };
-        return void res.writeHead(200, { 'Content-Type': 'application/json', 'Mcp-Session-Id': 'sess-1' }).end(JSON.stringify(answer));
+        const answer = {
+          jsonrpc: '2.0',
+          id: body?.id,
+          result: { protocolVersion: '2025-11-25', capabilities, serverInfo: { name: 'scripted', version: '1' } },
+        };
+        return void res
+          .writeHead(200, { 'Content-Type': 'application/json', 'Mcp-Session-Id': 'sess-1' })
+          .end(JSON.stringify(answer));
       }
       if (method.startsWith('notifications/')) return void res.writeHead(202).end();
       const next = script[method]?.shift();
@@ -48,9 +64,14 @@ describe('McpClientService on a scripted 2025 server', () => {
     return server;
   }
 
-  async function client(entries: McpClientOptions['servers'], queue?: McpClientOptions['queue']): Promise<McpClientService> {
+  async function client(
+    entries: McpClientOptions['servers'],
+    queue?: McpClientOptions['queue'],
+  ): Promise<McpClientService> {
     const moduleRef = await Test.createTestingModule({
-      imports: [McpClientModule.forRoot({ servers: entries, stores: createInMemoryMcpStores(), ...(queue ? { queue } : {}) })],
+      imports: [
+        McpClientModule.forRoot({ servers: entries, stores: createInMemoryMcpStores(), ...(queue ? { queue } : {}) }),
+      ],
     }).compile();
     const app = moduleRef.createNestApplication({ logger: false });
     apps.push(app);
@@ -60,11 +81,16 @@ describe('McpClientService on a scripted 2025 server', () => {
 
   /** A 2025 server entry: pinned, so no server/discover probe comes first. */
   const pinned = (server: ScriptedHttpServer) => ({ url: server.url, version: '2025-11-25' as const });
-  const calls = (server: ScriptedHttpServer, method: string) => server.received.filter((r) => r.body?.method === method).map((r) => r.body?.params as Record<string, unknown>);
+  const calls = (server: ScriptedHttpServer, method: string) =>
+    server.received.filter((r) => r.body?.method === method).map((r) => r.body?.params as Record<string, unknown>);
 
   it('reads every page of resources and templates, a page without its field counting as empty', async () => {
     const server = await scripted({
-      'resources/list': [result({ resources: [{ uri: 'file:///a' }], nextCursor: 'c2' }), result({ nextCursor: 'c3' }), result({ resources: [{ uri: 'file:///b' }], nextCursor: '' })],
+      'resources/list': [
+        result({ resources: [{ uri: 'file:///a' }], nextCursor: 'c2' }),
+        result({ nextCursor: 'c3' }),
+        result({ resources: [{ uri: 'file:///b' }], nextCursor: '' }),
+      ],
       'resources/templates/list': [result({ resourceTemplates: [{ uriTemplate: 'file:///{x}' }] })],
       'logging/setLevel': [result({})],
     });
@@ -77,11 +103,19 @@ describe('McpClientService on a scripted 2025 server', () => {
   });
 
   it('lists the tools of every server it can read, leaving out those without tools and those whose list fails', async () => {
-    const tools = await scripted({ 'tools/list': [result({ tools: [{ name: 'echo', inputSchema: { type: 'object' } }] })] });
+    const tools = await scripted({
+      'tools/list': [result({ tools: [{ name: 'echo', inputSchema: { type: 'object' } }] })],
+    });
     const promptsOnly = await scripted({}, { prompts: {} });
     const broken = await scripted({});
-    const mcp = await client({ tools: pinned(tools), prompts: pinned(promptsOnly), broken: { ...pinned(broken), retry: { retries: 0 } } as never });
-    await expect(mcp.listAllTools({ timeoutMs: 10_000 })).resolves.toEqual([{ server: 'tools', tool: { name: 'echo', inputSchema: { type: 'object' } } }]);
+    const mcp = await client({
+      tools: pinned(tools),
+      prompts: pinned(promptsOnly),
+      broken: { ...pinned(broken), retry: { retries: 0 } } as never,
+    });
+    await expect(mcp.listAllTools({ timeoutMs: 10_000 })).resolves.toEqual([
+      { server: 'tools', tool: { name: 'echo', inputSchema: { type: 'object' } } },
+    ]);
     expect(calls(promptsOnly, 'tools/list')).toEqual([]);
     // Its 500 is retried by the queue (3 attempts by default), the transport's own retries being 0.
     expect(calls(broken, 'tools/list')).toEqual([{}, {}, {}]);
@@ -94,7 +128,9 @@ describe('McpClientService on a scripted 2025 server', () => {
     await expect(failure).rejects.toBeInstanceOf(McpCapabilityError);
     await expect(failure).rejects.toMatchObject({ server: 's' });
     await expect(mcp.ping('s')).resolves.toBeUndefined();
-    expect(server.received.map((r) => r.body?.method).filter((m) => m !== 'initialize' && m !== 'notifications/initialized')).toEqual(['ping']);
+    expect(
+      server.received.map((r) => r.body?.method).filter((m) => m !== 'initialize' && m !== 'notifications/initialized'),
+    ).toEqual(['ping']);
   });
 
   /** A tools/call answered on an SSE stream that first announces a changed tool list. */
@@ -106,7 +142,10 @@ describe('McpClientService on a scripted 2025 server', () => {
   const listing = (name: string) => result({ tools: [{ name, inputSchema: { type: 'object' } }] });
 
   it('keeps the tool list until the server announces a change during a call (inline)', async () => {
-    const server = await scripted({ 'tools/list': [listing('v1'), listing('v2')], 'tools/call': [result({ content: [] }), callAnnouncingChange] });
+    const server = await scripted({
+      'tools/list': [listing('v1'), listing('v2')],
+      'tools/call': [result({ content: [] }), callAnnouncingChange],
+    });
     const mcp = await client({ s: pinned(server) });
     expect((await mcp.listTools('s')).map((t) => t.name)).toEqual(['v1']);
     await mcp.callTool('s', 'v1', {});
@@ -117,7 +156,10 @@ describe('McpClientService on a scripted 2025 server', () => {
   });
 
   it('hears the announcement through the Bull queue too, as job progress', async () => {
-    const server = await scripted({ 'tools/list': [listing('v1'), listing('v2')], 'tools/call': [callAnnouncingChange] });
+    const server = await scripted({
+      'tools/list': [listing('v1'), listing('v2')],
+      'tools/call': [callAnnouncingChange],
+    });
     const name = `calls-${randomBytes(4).toString('hex')}`;
     const mcp = await client({ s: pinned(server) }, { redis: TEST_REDIS_URL, name, prefix, attempts: 1 });
     expect(mcp.mode).toBe('bull');

@@ -55,7 +55,14 @@ describe('McpClientService on both revisions over Streamable HTTP', () => {
   });
 
   afterAll(async () => {
-    await Promise.all([stateless?.close(), asking?.close(), dual?.close(), dualPinned?.close(), legacy?.close(), legacyPinned?.close()]);
+    await Promise.all([
+      stateless?.close(),
+      asking?.close(),
+      dual?.close(),
+      dualPinned?.close(),
+      legacy?.close(),
+      legacyPinned?.close(),
+    ]);
     await db?.drop();
   });
 
@@ -68,30 +75,46 @@ describe('McpClientService on both revisions over Streamable HTTP', () => {
     }
   }
 
-  const bodies = (peer: StatelessHttpPeer, method: string) => peer.received.filter((r) => r.body?.method === method).map((r) => r.body as unknown as Body);
+  const bodies = (peer: StatelessHttpPeer, method: string) =>
+    peer.received.filter((r) => r.body?.method === method).map((r) => r.body as unknown as Body);
 
   it('auto: probes a 2026-07-28 server once, calls it statelessly, and a second app instance reuses the persisted verdict', async () => {
     await withClient(async (client) => {
-      expect(await client.callTool('stateless', 'echo', { text: 'hi' })).toEqual({ content: [{ type: 'text', text: 'hi' }] });
+      expect(await client.callTool('stateless', 'echo', { text: 'hi' })).toEqual({
+        content: [{ type: 'text', text: 'hi' }],
+      });
     });
     // tools/list first: the call's Mcp-Param-* headers come from the tool's inputSchema.
     expect(stateless.methods()).toEqual(['server/discover', 'tools/list', 'tools/call']);
     const call = stateless.received[2];
-    expect(call.headers).toMatchObject({ 'mcp-protocol-version': STATELESS, 'mcp-method': 'tools/call', 'mcp-name': 'echo' });
+    expect(call.headers).toMatchObject({
+      'mcp-protocol-version': STATELESS,
+      'mcp-method': 'tools/call',
+      'mcp-name': 'echo',
+    });
     expect(call.headers['mcp-session-id']).toBeUndefined();
-    expect(stateless.received[0].headers).toMatchObject({ 'mcp-protocol-version': STATELESS, 'mcp-method': 'server/discover' });
+    expect(stateless.received[0].headers).toMatchObject({
+      'mcp-protocol-version': STATELESS,
+      'mcp-method': 'server/discover',
+    });
     expect((call.body as unknown as Body).params._meta).toEqual({
       'io.modelcontextprotocol/protocolVersion': STATELESS,
       'io.modelcontextprotocol/clientInfo': { name: 'durable-mcp', version: '0.1.0' },
       'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
     });
     const [row] = await db.dataSource.query(`SELECT * FROM mcp_outbound_sessions WHERE server = 'stateless'`);
-    expect(row).toMatchObject({ protocol_version: STATELESS, remote_session_id: null, endpoint: `http ${stateless.url}` });
+    expect(row).toMatchObject({
+      protocol_version: STATELESS,
+      remote_session_id: null,
+      endpoint: `http ${stateless.url}`,
+    });
     expect(row.server_info).toEqual({ name: 'stateless-peer', version: '2.0.0' });
 
     const envelope = await withClient(async (client) => {
       await client.setLogLevel('stateless', 'debug');
-      return (await client.callTool('stateless', 'whoami', {})).structuredContent as { envelope: Record<string, unknown> };
+      return (await client.callTool('stateless', 'whoami', {})).structuredContent as {
+        envelope: Record<string, unknown>;
+      };
     });
     expect(envelope.envelope).toMatchObject({
       'io.modelcontextprotocol/protocolVersion': STATELESS,
@@ -100,7 +123,9 @@ describe('McpClientService on both revisions over Streamable HTTP', () => {
     });
     expect(stateless.methods()).not.toContain('logging/setLevel');
     expect(stateless.methods()).toEqual(['server/discover', 'tools/list', 'tools/call', 'tools/list', 'tools/call']);
-    const events = await db.dataSource.query(`SELECT method, protocol_version, status FROM mcp_events WHERE server = 'stateless' ORDER BY created_at`);
+    const events = await db.dataSource.query(
+      `SELECT method, protocol_version, status FROM mcp_events WHERE server = 'stateless' ORDER BY created_at`,
+    );
     expect(events).toEqual([
       { method: 'server/discover', protocol_version: STATELESS, status: 200 },
       { method: 'tools/list', protocol_version: STATELESS, status: 200 },
@@ -138,8 +163,12 @@ describe('McpClientService on both revisions over Streamable HTTP', () => {
 
   it('auto: picks the stateless revision on a dual-era server; pinned 2026-07-28 never initializes either', async () => {
     await withClient(async (client) => {
-      expect(await client.callTool('dual', 'echo', { text: 'both' })).toEqual({ content: [{ type: 'text', text: 'both' }] });
-      expect(await client.callTool('dualPinned', 'echo', { text: 'pinned' })).toEqual({ content: [{ type: 'text', text: 'pinned' }] });
+      expect(await client.callTool('dual', 'echo', { text: 'both' })).toEqual({
+        content: [{ type: 'text', text: 'both' }],
+      });
+      expect(await client.callTool('dualPinned', 'echo', { text: 'pinned' })).toEqual({
+        content: [{ type: 'text', text: 'pinned' }],
+      });
     });
     expect(dual.methods()).toEqual(['server/discover', 'tools/list', 'tools/call']);
     expect(dualPinned.methods()).not.toContain('initialize');
@@ -148,8 +177,12 @@ describe('McpClientService on both revisions over Streamable HTTP', () => {
 
   it('auto: falls back to initialize for an SDK 1.x server and persists that verdict; pinned 2025-11-25 never probes', async () => {
     await withClient(async (client) => {
-      expect(await client.callTool('legacy', 'echo', { text: 'old' })).toEqual({ content: [{ type: 'text', text: 'old' }] });
-      expect(await client.callTool('legacyPinned', 'echo', { text: 'older' })).toEqual({ content: [{ type: 'text', text: 'older' }] });
+      expect(await client.callTool('legacy', 'echo', { text: 'old' })).toEqual({
+        content: [{ type: 'text', text: 'old' }],
+      });
+      expect(await client.callTool('legacyPinned', 'echo', { text: 'older' })).toEqual({
+        content: [{ type: 'text', text: 'older' }],
+      });
     });
     const methods = () => legacy.received.filter((r) => r.httpMethod === 'POST').map((r) => String(r.body?.method));
     // The call's own initialize tells the capabilities: no ping exchange before it.
@@ -160,10 +193,20 @@ describe('McpClientService on both revisions over Streamable HTTP', () => {
     expect(row.remote_session_id).toEqual(expect.any(String));
 
     await withClient(async (client) => {
-      expect(await client.callTool('legacy', 'echo', { text: 'again' })).toEqual({ content: [{ type: 'text', text: 'again' }] });
+      expect(await client.callTool('legacy', 'echo', { text: 'again' })).toEqual({
+        content: [{ type: 'text', text: 'again' }],
+      });
     });
-    expect(methods()).toEqual(['server/discover', 'initialize', 'notifications/initialized', 'tools/call', 'tools/call']);
-    const [probe] = await db.dataSource.query(`SELECT status, note FROM mcp_events WHERE server = 'legacy' AND method = 'server/discover'`);
+    expect(methods()).toEqual([
+      'server/discover',
+      'initialize',
+      'notifications/initialized',
+      'tools/call',
+      'tools/call',
+    ]);
+    const [probe] = await db.dataSource.query(
+      `SELECT status, note FROM mcp_events WHERE server = 'legacy' AND method = 'server/discover'`,
+    );
     expect(probe.status).toBe(400);
   });
 });

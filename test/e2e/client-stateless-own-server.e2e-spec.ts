@@ -16,7 +16,12 @@ describe('McpClientService against McpModule on 2026-07-28', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     server = await startApp(db.url, {
-      imports: [McpModule.forRoot({ auth: fixtureAuth, stateless: { requestStateSecret: 'a-shared-secret-of-the-test-suite' } })],
+      imports: [
+        McpModule.forRoot({
+          auth: fixtureAuth,
+          stateless: { requestStateSecret: 'a-shared-secret-of-the-test-suite' },
+        }),
+      ],
       providers: [FixtureTools, StatelessTools],
     });
     client = await startApp(db.url, {
@@ -43,7 +48,9 @@ describe('McpClientService against McpModule on 2026-07-28', () => {
 
   it('negotiates the stateless revision, calls tools, and answers elicitation and roots through input_required rounds', async () => {
     const mcp = client.app.get(McpClientService);
-    expect(await mcp.callTool('own', 'echo', { text: 'stateless' })).toMatchObject({ content: [{ type: 'text', text: 'stateless' }] });
+    expect(await mcp.callTool('own', 'echo', { text: 'stateless' })).toMatchObject({
+      content: [{ type: 'text', text: 'stateless' }],
+    });
     const result = await mcp.callTool('own', 'interview', {});
     expect(result.content).toEqual([{ type: 'text', text: 'Ada Lovelace @ file:///work' }]);
     expect(asked).toEqual(['First name?', 'Last name?']);
@@ -55,10 +62,14 @@ describe('McpClientService against McpModule on 2026-07-28', () => {
     expect(outbound.every((e: { protocol_version: string }) => e.protocol_version === STATELESS)).toBe(true);
     // One row per exchange: echo once; interview once per round (first name, last name, roots,
     // then the answer).
-    const calls = outbound.filter((e: { method: string }) => e.method === 'tools/call').map((e: { request: { params: { name: string } } }) => e.request.params.name);
+    const calls = outbound
+      .filter((e: { method: string }) => e.method === 'tools/call')
+      .map((e: { request: { params: { name: string } } }) => e.request.params.name);
     expect(calls).toEqual(['echo', 'interview', 'interview', 'interview', 'interview']);
     expect(await db.dataSource.query(`SELECT id FROM mcp_inbound_sessions`)).toEqual([]);
-    const [row] = await db.dataSource.query(`SELECT protocol_version, remote_session_id FROM mcp_outbound_sessions WHERE server = 'own'`);
+    const [row] = await db.dataSource.query(
+      `SELECT protocol_version, remote_session_id FROM mcp_outbound_sessions WHERE server = 'own'`,
+    );
     expect(row).toEqual({ protocol_version: STATELESS, remote_session_id: null });
   });
 });

@@ -11,7 +11,14 @@ import {
   type McpClientOptions,
 } from '../../src/mcp';
 import { createInMemoryMcpStores } from '../../src/mcp/testing';
-import { json, result, status, startScriptedHttpServer, type ScriptedHttpServer, type ScriptedReply } from '../fixtures/http/scripted-http-server';
+import {
+  json,
+  result,
+  status,
+  startScriptedHttpServer,
+  type ScriptedHttpServer,
+  type ScriptedReply,
+} from '../fixtures/http/scripted-http-server';
 
 const STATELESS = '2026-07-28';
 const SERVER_INFO_KEY = 'io.modelcontextprotocol/serverInfo';
@@ -45,9 +52,19 @@ describe('McpClientService on a scripted 2026-07-28 HTTP server', () => {
     return server;
   }
 
-  async function client(url: string, extra: Partial<McpClientOptions> & { stores?: ReturnType<typeof createInMemoryMcpStores> } = {}, entry: Record<string, unknown> = { version: STATELESS }): Promise<McpClientService> {
+  async function client(
+    url: string,
+    extra: Partial<McpClientOptions> & { stores?: ReturnType<typeof createInMemoryMcpStores> } = {},
+    entry: Record<string, unknown> = { version: STATELESS },
+  ): Promise<McpClientService> {
     const moduleRef = await Test.createTestingModule({
-      imports: [McpClientModule.forRoot({ servers: { s: { url, retry: { retries: 0 }, ...entry } as never }, stores: createInMemoryMcpStores(), ...extra })],
+      imports: [
+        McpClientModule.forRoot({
+          servers: { s: { url, retry: { retries: 0 }, ...entry } as never },
+          stores: createInMemoryMcpStores(),
+          ...extra,
+        }),
+      ],
     }).compile();
     const app = moduleRef.createNestApplication({ logger: false });
     apps.push(app);
@@ -57,7 +74,11 @@ describe('McpClientService on a scripted 2026-07-28 HTTP server', () => {
 
   const methods = (server: ScriptedHttpServer) => server.received.map((r) => r.body?.method);
   const discovered = (capabilities?: Record<string, unknown>) =>
-    result({ resultType: 'complete', ...(capabilities ? { capabilities } : {}), _meta: { [SERVER_INFO_KEY]: { name: 'scripted', version: '1' } } });
+    result({
+      resultType: 'complete',
+      ...(capabilities ? { capabilities } : {}),
+      _meta: { [SERVER_INFO_KEY]: { name: 'scripted', version: '1' } },
+    });
 
   it('refuses a call the discovered capabilities do not allow, without sending it', async () => {
     const server = await scripted({ 'server/discover': [discovered({ prompts: {} })] });
@@ -80,35 +101,65 @@ describe('McpClientService on a scripted 2026-07-28 HTTP server', () => {
     expect(server.received[2].headers['mcp-method']).toBe('server/discover');
   });
 
-  it('reads every page of tools/list for the call\'s headers, then drops serverInfo but keeps the rest of _meta', async () => {
+  it("reads every page of tools/list for the call's headers, then drops serverInfo but keeps the rest of _meta", async () => {
     const server = await scripted({
       'server/discover': [discovered({ tools: {} })],
       'tools/list': [
-        result({ resultType: 'complete', tools: [{ name: 'other', inputSchema: { type: 'object' } }], nextCursor: 'p2' }),
+        result({
+          resultType: 'complete',
+          tools: [{ name: 'other', inputSchema: { type: 'object' } }],
+          nextCursor: 'p2',
+        }),
         result({ resultType: 'complete', nextCursor: 'p3' }),
-        result({ tools: [{ name: 'echo', inputSchema: { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } } } }] }),
+        result({
+          tools: [
+            {
+              name: 'echo',
+              inputSchema: { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } } },
+            },
+          ],
+        }),
       ],
-      'tools/call': [result({ resultType: 'complete', content: [], _meta: { [SERVER_INFO_KEY]: { name: 'scripted' }, trace: 't-1' } })],
+      'tools/call': [
+        result({
+          resultType: 'complete',
+          content: [],
+          _meta: { [SERVER_INFO_KEY]: { name: 'scripted' }, trace: 't-1' },
+        }),
+      ],
     });
     const mcp = await client(server.url);
-    await expect(mcp.callTool('s', 'echo', { region: 'eu' })).resolves.toEqual({ content: [], _meta: { trace: 't-1' } });
+    await expect(mcp.callTool('s', 'echo', { region: 'eu' })).resolves.toEqual({
+      content: [],
+      _meta: { trace: 't-1' },
+    });
     expect(methods(server)).toEqual(['server/discover', 'tools/list', 'tools/list', 'tools/list', 'tools/call']);
-    const cursors = server.received.filter((r) => r.body?.method === 'tools/list').map((r) => (r.body?.params as Record<string, unknown>).cursor);
+    const cursors = server.received
+      .filter((r) => r.body?.method === 'tools/list')
+      .map((r) => (r.body?.params as Record<string, unknown>).cursor);
     expect(cursors).toEqual([undefined, 'p2', 'p3']);
     expect(server.received[4].headers['mcp-param-region']).toBe('eu');
   });
 
   it('fails with McpProtocolError on an unknown resultType', async () => {
-    const server = await scripted({ 'server/discover': [discovered({ resources: {} })], 'resources/read': [result({ resultType: 'partial', contents: [] })] });
+    const server = await scripted({
+      'server/discover': [discovered({ resources: {} })],
+      'resources/read': [result({ resultType: 'partial', contents: [] })],
+    });
     const mcp = await client(server.url);
     const failure = mcp.readResource('s', 'file:///a');
     await expect(failure).rejects.toBeInstanceOf(McpProtocolError);
-    await expect(failure).rejects.toThrow('MCP server "s" answered resources/read with an unknown resultType "partial"');
+    await expect(failure).rejects.toThrow(
+      'MCP server "s" answered resources/read with an unknown resultType "partial"',
+    );
   });
 
   it('stops after maxInputRounds of input_required', async () => {
     const asking = () => result({ resultType: 'input_required', requestState: 'again' });
-    const server = await scripted({ 'server/discover': [discovered({ prompts: {} })], 'prompts/get': [asking(), asking(), asking()] });
+    const server = await scripted({
+      'server/discover': [discovered({ prompts: {} })],
+      'prompts/get': [asking(), asking(), asking()],
+    });
     const mcp = await client(server.url, { maxInputRounds: 2 });
     const failure = mcp.getPrompt('s', 'greet');
     await expect(failure).rejects.toBeInstanceOf(McpInputRequiredError);
@@ -116,20 +167,27 @@ describe('McpClientService on a scripted 2026-07-28 HTTP server', () => {
     expect(methods(server)).toEqual(['server/discover', 'prompts/get', 'prompts/get', 'prompts/get']);
   });
 
-  it.each([404, 400, 405])('forgets what it knew of the server when it refuses a stateless tools/call with %i, and learns it again on the retry', async (code) => {
-    const tools = result({ tools: [{ name: 'echo', inputSchema: { type: 'object' } }] });
-    const server = await scripted({
-      'server/discover': [discovered({ tools: {} }), discovered({ tools: {} })],
-      'tools/list': [tools],
-      'tools/call': [status(code, 'no such endpoint'), result({ content: [{ type: 'text', text: 'ok' }] })],
-    });
-    const mcp = await client(server.url);
-    await expect(mcp.callTool('s', 'echo', {})).resolves.toEqual({ content: [{ type: 'text', text: 'ok' }] });
-    expect(methods(server)).toEqual(['server/discover', 'tools/list', 'tools/call', 'server/discover', 'tools/call']);
-  });
+  it.each([404, 400, 405])(
+    'forgets what it knew of the server when it refuses a stateless tools/call with %i, and learns it again on the retry',
+    async (code) => {
+      const tools = result({ tools: [{ name: 'echo', inputSchema: { type: 'object' } }] });
+      const server = await scripted({
+        'server/discover': [discovered({ tools: {} }), discovered({ tools: {} })],
+        'tools/list': [tools],
+        'tools/call': [status(code, 'no such endpoint'), result({ content: [{ type: 'text', text: 'ok' }] })],
+      });
+      const mcp = await client(server.url);
+      await expect(mcp.callTool('s', 'echo', {})).resolves.toEqual({ content: [{ type: 'text', text: 'ok' }] });
+      expect(methods(server)).toEqual(['server/discover', 'tools/list', 'tools/call', 'server/discover', 'tools/call']);
+    },
+  );
 
   it('surfaces the refusal undelivered when no attempt is left', async () => {
-    const server = await scripted({ 'server/discover': [discovered({ tools: {} })], 'tools/list': [result({ tools: [] })], 'tools/call': [status(404)] });
+    const server = await scripted({
+      'server/discover': [discovered({ tools: {} })],
+      'tools/list': [result({ tools: [] })],
+      'tools/call': [status(404)],
+    });
     const mcp = await client(server.url, { queue: { attempts: 1 } });
     const failure = mcp.callTool('s', 'echo', {});
     await expect(failure).rejects.toBeInstanceOf(McpTransportError);
@@ -152,16 +210,27 @@ describe('McpClientService on a scripted 2026-07-28 HTTP server', () => {
     const legacyHandshake = (): Record<string, ScriptedReply[]> => ({
       initialize: [
         (res, body) =>
-          void res
-            .writeHead(200, { 'Content-Type': 'application/json', 'Mcp-Session-Id': 'legacy-1' })
-            .end(JSON.stringify({ jsonrpc: '2.0', id: body?.id, result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'old', version: '1' } } })),
+          void res.writeHead(200, { 'Content-Type': 'application/json', 'Mcp-Session-Id': 'legacy-1' }).end(
+            JSON.stringify({
+              jsonrpc: '2.0',
+              id: body?.id,
+              result: {
+                protocolVersion: '2025-11-25',
+                capabilities: { tools: {} },
+                serverInfo: { name: 'old', version: '1' },
+              },
+            }),
+          ),
       ],
       'notifications/initialized': [(res) => void res.writeHead(202).end()],
     });
 
     it('fails the call undelivered when the probe proves nothing, and probes again on the next call', async () => {
       const server = await scripted({
-        'server/discover': [status(503, 'warming up'), result({ supportedVersions: [STATELESS], capabilities: { tools: {} } })],
+        'server/discover': [
+          status(503, 'warming up'),
+          result({ supportedVersions: [STATELESS], capabilities: { tools: {} } }),
+        ],
         'tools/list': [result({ tools: [{ name: 'echo', inputSchema: { type: 'object' } }] })],
         'tools/call': [result({ content: [] })],
       });
@@ -193,21 +262,32 @@ describe('McpClientService on a scripted 2026-07-28 HTTP server', () => {
       await expect(failure).rejects.toMatchObject({ delivered: false, timeoutMs: 300 });
       expect(methods(server)).toEqual(['server/discover']);
     });
-  
+
     it('lets a second instance reuse the persisted verdict on a 2025 server: no second probe', async () => {
       const notFound: ScriptedReply = (res, body) =>
-        void res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: body?.id, error: { code: -32601, message: 'Method not found' } }));
+        void res
+          .writeHead(200, { 'Content-Type': 'application/json' })
+          .end(JSON.stringify({ jsonrpc: '2.0', id: body?.id, error: { code: -32601, message: 'Method not found' } }));
       const server = await scripted({
         'server/discover': [notFound],
         ...legacyHandshake(),
-        'tools/call': [result({ content: [{ type: 'text', text: 'first' }] }), result({ content: [{ type: 'text', text: 'second' }] })],
+        'tools/call': [
+          result({ content: [{ type: 'text', text: 'first' }] }),
+          result({ content: [{ type: 'text', text: 'second' }] }),
+        ],
       });
       const stores = createInMemoryMcpStores();
       const first = await client(server.url, { stores }, { version: 'auto' });
       await expect(first.callTool('s', 'echo', {})).resolves.toEqual({ content: [{ type: 'text', text: 'first' }] });
       const second = await client(server.url, { stores }, { version: 'auto' });
       await expect(second.callTool('s', 'echo', {})).resolves.toEqual({ content: [{ type: 'text', text: 'second' }] });
-      expect(methods(server)).toEqual(['server/discover', 'initialize', 'notifications/initialized', 'tools/call', 'tools/call']);
+      expect(methods(server)).toEqual([
+        'server/discover',
+        'initialize',
+        'notifications/initialized',
+        'tools/call',
+        'tools/call',
+      ]);
       expect(server.received[4].headers['mcp-session-id']).toBe('legacy-1');
     });
   });

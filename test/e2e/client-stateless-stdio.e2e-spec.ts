@@ -12,7 +12,11 @@ const STATELESS = '2026-07-28';
 const statelessServer = [process.execPath, join(__dirname, '../fixtures/stateless-peers/stateless-stdio-server.js')];
 const statelessEnv = { STATELESS_PEER_LEGACY: 'reject' };
 
-type EventRow = { method: string; protocol_version: string | null; response: { result?: Record<string, unknown>; error?: { code: number } } | null };
+type EventRow = {
+  method: string;
+  protocol_version: string | null;
+  response: { result?: Record<string, unknown>; error?: { code: number } } | null;
+};
 
 /**
  * The client against official SDK stdio servers: a 2026-07-28 one (SDK 2.x), spawned per call
@@ -49,12 +53,19 @@ describe('McpClientService on both revisions over stdio', () => {
   }
 
   const events = (server: string): Promise<EventRow[]> =>
-    db.dataSource.query(`SELECT method, protocol_version, response FROM mcp_events WHERE server = $1 ORDER BY created_at`, [server]);
+    db.dataSource.query(
+      `SELECT method, protocol_version, response FROM mcp_events WHERE server = $1 ORDER BY created_at`,
+      [server],
+    );
 
   it('auto: probes a 2026-07-28 server, then sends each request without a handshake, input_required rounds included', async () => {
     await withClient(async (client) => {
-      expect(await client.callTool('stateless', 'echo', { text: 'hi' })).toEqual({ content: [{ type: 'text', text: 'hi' }] });
-      expect(await client.callTool('stateless', 'ask', {})).toEqual({ content: [{ type: 'text', text: 'Hello, Grace!' }] });
+      expect(await client.callTool('stateless', 'echo', { text: 'hi' })).toEqual({
+        content: [{ type: 'text', text: 'hi' }],
+      });
+      expect(await client.callTool('stateless', 'ask', {})).toEqual({
+        content: [{ type: 'text', text: 'Hello, Grace!' }],
+      });
     });
     const rows = await events('stateless');
     expect(rows.map((r) => r.method)).toEqual(['server/discover', 'tools/call', 'tools/call', 'tools/call']);
@@ -65,8 +76,12 @@ describe('McpClientService on both revisions over stdio', () => {
 
   it('pooled: warm processes of a 2026-07-28 server serve calls without a handshake', async () => {
     await withClient(async (client) => {
-      expect(await client.callTool('pooled', 'echo', { text: 'one' })).toEqual({ content: [{ type: 'text', text: 'one' }] });
-      expect(await client.callTool('pooled', 'echo', { text: 'two' })).toEqual({ content: [{ type: 'text', text: 'two' }] });
+      expect(await client.callTool('pooled', 'echo', { text: 'one' })).toEqual({
+        content: [{ type: 'text', text: 'one' }],
+      });
+      expect(await client.callTool('pooled', 'echo', { text: 'two' })).toEqual({
+        content: [{ type: 'text', text: 'two' }],
+      });
     });
     const rows = await events('pooled');
     expect(rows.map((r) => r.method)).toEqual(['server/discover', 'tools/call', 'tools/call']);
@@ -75,18 +90,26 @@ describe('McpClientService on both revisions over stdio', () => {
 
   it('auto: falls back to initialize for an SDK 1.x server; a second app instance reuses the persisted verdict; pinned never probes', async () => {
     await withClient(async (client) => {
-      expect(await client.callTool('legacy', 'echo', { text: 'old' })).toEqual({ content: [{ type: 'text', text: 'old' }] });
-      expect(await client.callTool('legacyPinned', 'echo', { text: 'older' })).toEqual({ content: [{ type: 'text', text: 'older' }] });
+      expect(await client.callTool('legacy', 'echo', { text: 'old' })).toEqual({
+        content: [{ type: 'text', text: 'old' }],
+      });
+      expect(await client.callTool('legacyPinned', 'echo', { text: 'older' })).toEqual({
+        content: [{ type: 'text', text: 'older' }],
+      });
     });
     const first = await events('legacy');
     expect(first[0]).toMatchObject({ method: 'server/discover', response: { error: { code: -32601 } } });
     expect(first.slice(1).map((r) => r.protocol_version)).toEqual(first.slice(1).map(() => '2025-11-25'));
-    const [row] = await db.dataSource.query(`SELECT protocol_version, endpoint FROM mcp_outbound_sessions WHERE server = 'legacy'`);
+    const [row] = await db.dataSource.query(
+      `SELECT protocol_version, endpoint FROM mcp_outbound_sessions WHERE server = 'legacy'`,
+    );
     expect(row.protocol_version).toBe('2025-11-25');
     expect(row.endpoint).toContain('sdk-server.js');
 
     await withClient(async (client) => {
-      expect(await client.callTool('legacy', 'echo', { text: 'again' })).toEqual({ content: [{ type: 'text', text: 'again' }] });
+      expect(await client.callTool('legacy', 'echo', { text: 'again' })).toEqual({
+        content: [{ type: 'text', text: 'again' }],
+      });
     });
     const all = await events('legacy');
     expect(all.filter((r) => r.method === 'server/discover')).toHaveLength(1);

@@ -14,7 +14,12 @@ describe('stdio stderr in the outbound event row', () => {
     app = await startApp(db.url, {
       imports: [
         McpClientModule.forRoot({
-          servers: { noisy: { command: [process.execPath, join(__dirname, '..', 'fixtures', 'documented', 'stderr-server.js')], version: '2025-11-25' } },
+          servers: {
+            noisy: {
+              command: [process.execPath, join(__dirname, '..', 'fixtures', 'documented', 'stderr-server.js')],
+              version: '2025-11-25',
+            },
+          },
         }),
       ],
     });
@@ -27,12 +32,19 @@ describe('stdio stderr in the outbound event row', () => {
   });
 
   it('a server that writes to stderr and then answers: the call succeeds and its event row carries the stderr lines', async () => {
-    expect(await client.callTool('noisy', 'echo', { text: 'quiet answer' })).toEqual({ content: [{ type: 'text', text: 'quiet answer' }] });
+    expect(await client.callTool('noisy', 'echo', { text: 'quiet answer' })).toEqual({
+      content: [{ type: 'text', text: 'quiet answer' }],
+    });
     const rows: Array<{ note: string | null; is_error: boolean; response: unknown }> = await db.dataSource.query(
       `SELECT note, is_error, response FROM mcp_events WHERE direction = 'outbound' AND server = 'noisy' AND method = 'tools/call'`,
     );
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ is_error: false, response: { result: { content: [{ type: 'text', text: 'quiet answer' }] } } });
-    expect(rows[0].note).toContain('stderr-fixture: loading configuration\nstderr-fixture: warning, cache directory missing\n');
+    expect(rows[0]).toMatchObject({
+      is_error: false,
+      response: { result: { content: [{ type: 'text', text: 'quiet answer' }] } },
+    });
+    expect(rows[0].note).toContain(
+      'stderr-fixture: loading configuration\nstderr-fixture: warning, cache directory missing\n',
+    );
   });
 });

@@ -27,7 +27,12 @@ describe('McpClientService against @modelcontextprotocol/server-everything over 
             // Used by one test only, so the rows and the session it reads are its own. Pinned: the
             // revision verdict is kept per endpoint (the same argv as 'pooled'), so with 'auto' the
             // probe would happen here or not depending on which test ran first.
-            catalog: { command: everythingServer(), version: '2025-11-25', stateless: true, pool: { max: 2, idleMs: 30_000 } },
+            catalog: {
+              command: everythingServer(),
+              version: '2025-11-25',
+              stateless: true,
+              pool: { max: 2, idleMs: 30_000 },
+            },
           },
         }),
       ],
@@ -57,21 +62,35 @@ describe('McpClientService against @modelcontextprotocol/server-everything over 
 
   it('uses prompts, resources, completions and logging the server declared', async () => {
     const prompts = await client.listPrompts('catalog');
-    expect(prompts.map((p) => p.name)).toEqual(['simple-prompt', 'args-prompt', 'completable-prompt', 'resource-prompt']);
+    expect(prompts.map((p) => p.name)).toEqual([
+      'simple-prompt',
+      'args-prompt',
+      'completable-prompt',
+      'resource-prompt',
+    ]);
     const resources = await client.listResources('catalog');
     expect(resources).toHaveLength(7);
     expect(resources[0]).toMatchObject({ uri: 'demo://resource/static/document/architecture.md' });
     const read = await client.readResource('catalog', String(resources[0].uri));
     expect(read.contents).toEqual([
-      { uri: 'demo://resource/static/document/architecture.md', mimeType: 'text/markdown', text: expect.stringContaining('# Everything Server') },
+      {
+        uri: 'demo://resource/static/document/architecture.md',
+        mimeType: 'text/markdown',
+        text: expect.stringContaining('# Everything Server'),
+      },
     ]);
     const templates = await client.listResourceTemplates('catalog');
-    expect(templates.map((t) => t.uriTemplate)).toEqual(['demo://resource/dynamic/text/{resourceId}', 'demo://resource/dynamic/blob/{resourceId}']);
+    expect(templates.map((t) => t.uriTemplate)).toEqual([
+      'demo://resource/dynamic/text/{resourceId}',
+      'demo://resource/dynamic/blob/{resourceId}',
+    ]);
     await client.setLogLevel('catalog', 'error');
     await client.ping('catalog');
     // One outbound row per exchange, in order: each request of this test (the first one's own
     // handshake learned the capabilities).
-    const rows = await db.dataSource.query(`SELECT method FROM mcp_events WHERE direction = 'outbound' AND server = 'catalog' ORDER BY created_at`);
+    const rows = await db.dataSource.query(
+      `SELECT method FROM mcp_events WHERE direction = 'outbound' AND server = 'catalog' ORDER BY created_at`,
+    );
     expect(rows.map((r: { method: string }) => r.method)).toEqual([
       'prompts/list',
       'resources/list',
@@ -84,7 +103,13 @@ describe('McpClientService against @modelcontextprotocol/server-everything over 
     expect(session).toMatchObject({
       protocol_version: '2025-11-25',
       server_info: { name: 'mcp-servers/everything' },
-      server_capabilities: { tools: expect.any(Object), prompts: expect.any(Object), resources: expect.any(Object), logging: {}, completions: {} },
+      server_capabilities: {
+        tools: expect.any(Object),
+        prompts: expect.any(Object),
+        resources: expect.any(Object),
+        logging: {},
+        completions: {},
+      },
     });
   });
 });

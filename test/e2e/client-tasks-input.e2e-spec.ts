@@ -24,23 +24,41 @@ describe('McpClientService answers the input requests of a task (own server, bot
   beforeAll(async () => {
     db = await createTestDatabase();
     server = await startApp(db.url, {
-      imports: [McpModule.forRoot({ auth: fixtureAuth, providers: [TaskAskTools], stateless: { requestStateSecret: 'a-shared-secret-of-the-task-ask-suite' }, tasks: { pollIntervalMs: 50 } })],
+      imports: [
+        McpModule.forRoot({
+          auth: fixtureAuth,
+          providers: [TaskAskTools],
+          stateless: { requestStateSecret: 'a-shared-secret-of-the-task-ask-suite' },
+          tasks: { pollIntervalMs: 50 },
+        }),
+      ],
       providers: [TaskAskTools],
     });
     const url = `${server.baseUrl}/mcp`;
     client = await startApp(db.url, {
       imports: [
         McpClientModule.forRoot({
-          servers: { v25: { url, bearerToken: 'token-alice', version: '2025-11-25' }, v26: { url, bearerToken: 'token-alice', version: '2026-07-28' } },
+          servers: {
+            v25: { url, bearerToken: 'token-alice', version: '2025-11-25' },
+            v26: { url, bearerToken: 'token-alice', version: '2026-07-28' },
+          },
           handlers: {
             elicitation: (params, context) => {
               ASKED.push(`${context.server} ${context.method} ${String(params.message)}`);
               return { action: 'accept', content: { name: `Ada-${context.server}` } };
             },
             sampling: (params, context) => {
-              const text = ((params.messages as { content: { text: string } }[])[0]?.content.text ?? '').replace('Greet ', 'hi ');
+              const text = ((params.messages as { content: { text: string } }[])[0]?.content.text ?? '').replace(
+                'Greet ',
+                'hi ',
+              );
               ASKED.push(`${context.server} ${context.method} ${text}`);
-              return { role: 'assistant', content: { type: 'text', text }, model: 'handler-model', stopReason: 'endTurn' };
+              return {
+                role: 'assistant',
+                content: { type: 'text', text },
+                model: 'handler-model',
+                stopReason: 'endTurn',
+              };
             },
           },
         }),
@@ -62,24 +80,42 @@ describe('McpClientService answers the input requests of a task (own server, bot
   it.each([
     ['v25', 'tasks/result carries the requests'],
     ['v26', 'tasks/update answers them'],
-  ])('%s: the elicitation and sampling handlers answer the task, which completes with their answers (%s)', async (name) => {
-    ASKED.length = 0;
-    const result = await mcp.callTool(name, 'ask_twice', { tag: `t-${name}` }, { task: { ttlMs: 60_000 }, timeoutMs: 30_000 });
-    expect(result.isError).toBeUndefined();
-    expect(result.content).toEqual([{ type: 'text', text: `t-${name}: accept Ada-${name} / hi Ada-${name} (task)` }]);
-    // Each request answered once, in the order the handler asked them.
-    expect(ASKED).toEqual([`${name} elicitation/create Name for t-${name}?`, `${name} sampling/createMessage hi Ada-${name}`]);
-    expect((await taskRows(`t-${name}`)).map((row) => row.status)).toEqual(['completed']);
-  });
+  ])(
+    '%s: the elicitation and sampling handlers answer the task, which completes with their answers (%s)',
+    async (name) => {
+      ASKED.length = 0;
+      const result = await mcp.callTool(
+        name,
+        'ask_twice',
+        { tag: `t-${name}` },
+        { task: { ttlMs: 60_000 }, timeoutMs: 30_000 },
+      );
+      expect(result.isError).toBeUndefined();
+      expect(result.content).toEqual([{ type: 'text', text: `t-${name}: accept Ada-${name} / hi Ada-${name} (task)` }]);
+      // Each request answered once, in the order the handler asked them.
+      expect(ASKED).toEqual([
+        `${name} elicitation/create Name for t-${name}?`,
+        `${name} sampling/createMessage hi Ada-${name}`,
+      ]);
+      expect((await taskRows(`t-${name}`)).map((row) => row.status)).toEqual(['completed']);
+    },
+  );
 
   it('v26: a request the handlers cannot answer cancels the task and fails the call with McpInputRequiredError', async () => {
     const refuse = () => {
       throw new Error('nobody at the keyboard');
     };
     bare = await startApp(db.url, {
-      imports: [McpClientModule.forRoot({ servers: { v26: { url: `${server.baseUrl}/mcp`, bearerToken: 'token-alice', version: '2026-07-28' } }, handlers: { elicitation: refuse, sampling: refuse } })],
+      imports: [
+        McpClientModule.forRoot({
+          servers: { v26: { url: `${server.baseUrl}/mcp`, bearerToken: 'token-alice', version: '2026-07-28' } },
+          handlers: { elicitation: refuse, sampling: refuse },
+        }),
+      ],
     });
-    const call = bare.app.get(McpClientService).callTool('v26', 'ask_twice', { tag: 't-bare' }, { task: { ttlMs: 60_000 }, timeoutMs: 30_000 });
+    const call = bare.app
+      .get(McpClientService)
+      .callTool('v26', 'ask_twice', { tag: 't-bare' }, { task: { ttlMs: 60_000 }, timeoutMs: 30_000 });
     await expect(call).rejects.toBeInstanceOf(McpInputRequiredError);
     await expect(call).rejects.toThrow('nobody at the keyboard');
     const rows = await pollUntil('the task cancelled', async () => {

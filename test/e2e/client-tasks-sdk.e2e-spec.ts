@@ -14,7 +14,9 @@ describe('McpClientService calls a tool as a task on an official SDK 1.x server'
   beforeAll(async () => {
     db = await createTestDatabase();
     sdk = await startSdkTaskServer();
-    client = await startApp(db.url, { imports: [McpClientModule.forRoot({ servers: { sdk: { url: sdk.url, version: '2025-11-25' } } })] });
+    client = await startApp(db.url, {
+      imports: [McpClientModule.forRoot({ servers: { sdk: { url: sdk.url, version: '2025-11-25' } } })],
+    });
     mcp = client.app.get(McpClientService);
   });
 
@@ -33,10 +35,15 @@ describe('McpClientService calls a tool as a task on an official SDK 1.x server'
     const result = await call;
     const [toolsCall] = requests('tools/call');
     expect(toolsCall.params).toEqual({ name: 'slow', arguments: { tag: 'one' }, task: { ttl: 30_000 } });
-    const taskIds = new Set([...requests('tasks/get'), ...requests('tasks/result')].map((body) => (body.params as { taskId: string }).taskId));
+    const taskIds = new Set(
+      [...requests('tasks/get'), ...requests('tasks/result')].map((body) => (body.params as { taskId: string }).taskId),
+    );
     expect(taskIds.size).toBe(1);
     const [taskId] = taskIds;
-    expect(result).toEqual({ content: [{ type: 'text', text: 'slow one' }], _meta: { 'io.modelcontextprotocol/related-task': { taskId } } });
+    expect(result).toEqual({
+      content: [{ type: 'text', text: 'slow one' }],
+      _meta: { 'io.modelcontextprotocol/related-task': { taskId } },
+    });
     expect(requests('tools/call')).toHaveLength(1);
     expect(requests('tasks/result')).toHaveLength(1);
     expect(sdk.runs.get('one')).toBe(1);

@@ -1,7 +1,14 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Injectable } from '@nestjs/common';
-import { McpModule, McpPrompt, McpRegistry, McpResourceTemplate, type McpCompletionContext, type McpResourceRequest } from '../../src/mcp';
+import {
+  McpModule,
+  McpPrompt,
+  McpRegistry,
+  McpResourceTemplate,
+  type McpCompletionContext,
+  type McpResourceRequest,
+} from '../../src/mcp';
 import { fixtureAuth } from '../fixtures/fixture-tools';
 import { startApp, type RunningApp } from '../support/http-app';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
@@ -53,18 +60,31 @@ describe('completion and registry switches (real app, PostgreSQL, SDK client)', 
 
   async function connect(token: string): Promise<Client> {
     const client = new Client({ name: 'completion-switches-e2e', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.baseUrl}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.baseUrl}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${token}` } },
+      }),
+    );
     clients.push(client);
     return client;
   }
 
-  const completeEnv = (client: Client, name = 'deploy') => client.complete({ ref: { type: 'ref/prompt', name }, argument: { name: 'env', value: 'pr' } });
-  const completeHost = (client: Client, uri = 'hosts://{host}') => client.complete({ ref: { type: 'ref/resource', uri }, argument: { name: 'host', value: 'db' } });
-  const failure = (promise: Promise<unknown>) => promise.then(() => null, (error: { code: number; message: string }) => ({ code: error.code, message: error.message }));
+  const completeEnv = (client: Client, name = 'deploy') =>
+    client.complete({ ref: { type: 'ref/prompt', name }, argument: { name: 'env', value: 'pr' } });
+  const completeHost = (client: Client, uri = 'hosts://{host}') =>
+    client.complete({ ref: { type: 'ref/resource', uri }, argument: { name: 'host', value: 'db' } });
+  const failure = (promise: Promise<unknown>) =>
+    promise.then(
+      () => null,
+      (error: { code: number; message: string }) => ({ code: error.code, message: error.message }),
+    );
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    server = await startApp(db.url, { imports: [McpModule.forRoot({ auth: fixtureAuth, providers: [Deployments] })], providers: [Deployments] });
+    server = await startApp(db.url, {
+      imports: [McpModule.forRoot({ auth: fixtureAuth, providers: [Deployments] })],
+      providers: [Deployments],
+    });
   });
 
   afterAll(async () => {
@@ -87,8 +107,12 @@ describe('completion and registry switches (real app, PostgreSQL, SDK client)', 
       expect(refused?.message.replace('deploy', 'nope')).toBe((await failure(completeEnv(bob, 'nope')))?.message);
       expect((await completeEnv(alice)).completion.values).toEqual(['production', 'preview']);
       expect(ran).toEqual(['env for alice']);
-      const rows = await db.dataSource.query(`SELECT principal_key, error_code, note FROM mcp_events WHERE method = 'completion/complete' AND principal_key = 'bob' ORDER BY created_at LIMIT 1`);
-      expect(rows).toEqual([{ principal_key: 'bob', error_code: -32602, note: 'Refused prompt "deploy" by McpRegistry: disabled' }]);
+      const rows = await db.dataSource.query(
+        `SELECT principal_key, error_code, note FROM mcp_events WHERE method = 'completion/complete' AND principal_key = 'bob' ORDER BY created_at LIMIT 1`,
+      );
+      expect(rows).toEqual([
+        { principal_key: 'bob', error_code: -32602, note: 'Refused prompt "deploy" by McpRegistry: disabled' },
+      ]);
     } finally {
       await registry.enable('prompt', 'deploy');
     }
@@ -102,8 +126,13 @@ describe('completion and registry switches (real app, PostgreSQL, SDK client)', 
     try {
       ran.length = 0;
       const refused = await failure(completeHost(alice));
-      expect(refused).toEqual({ code: -32602, message: expect.stringContaining('Unknown resource template: hosts://{host}') });
-      expect(refused?.message.replace('hosts://{host}', 'hosts://{nope}')).toBe((await failure(completeHost(alice, 'hosts://{nope}')))?.message);
+      expect(refused).toEqual({
+        code: -32602,
+        message: expect.stringContaining('Unknown resource template: hosts://{host}'),
+      });
+      expect(refused?.message.replace('hosts://{host}', 'hosts://{nope}')).toBe(
+        (await failure(completeHost(alice, 'hosts://{nope}')))?.message,
+      );
       expect(ran).toEqual([]);
     } finally {
       await registry.enable('resourceTemplate', 'hosts://{host}');

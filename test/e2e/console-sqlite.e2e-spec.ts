@@ -60,7 +60,11 @@ describe('the audit console on SQLite, scoped to one mount', () => {
       ['/api/other/mcp', 'other_only'],
     ]) {
       const client = new Client({ name: 'sqlite-e2e', version: '1.0.0' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(`${baseUrl}${path}`), { requestInit: { headers: { Authorization: 'Bearer token-alice' } } }));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${baseUrl}${path}`), {
+          requestInit: { headers: { Authorization: 'Bearer token-alice' } },
+        }),
+      );
       await client.callTool({ name: tool, arguments: tool === 'echo' ? { text: 'on sqlite' } : {} });
       if (tool === 'echo') await client.callTool({ name: 'fail', arguments: {} });
       await client.close();
@@ -77,7 +81,7 @@ describe('the audit console on SQLite, scoped to one mount', () => {
 
   async function listed(query: string): Promise<string[]> {
     const ids: string[] = [];
-    for (let path: string | undefined = `/api/ops/console/events${query}`; path; ) {
+    for (let path: string | undefined = `/api/ops/console/events${query}`; path;) {
       const { status, body } = await page(baseUrl, path);
       expect({ path, status }).toEqual({ path, status: 200 });
       ids.push(...rowIds(body));
@@ -86,8 +90,10 @@ describe('the audit console on SQLite, scoped to one mount', () => {
     return ids;
   }
 
-  it('lists only the mount\'s events, newest first across keyset pages, under the global prefix', async () => {
-    const rows: { id: string; mount: string }[] = await db.query(`SELECT id, mount FROM mcp_events ORDER BY created_at DESC, id DESC`);
+  it("lists only the mount's events, newest first across keyset pages, under the global prefix", async () => {
+    const rows: { id: string; mount: string }[] = await db.query(
+      `SELECT id, mount FROM mcp_events ORDER BY created_at DESC, id DESC`,
+    );
     expect(rows.some((r) => r.mount === 'other')).toBe(true);
     expect(await listed('')).toEqual(rows.filter((r) => r.mount === 'default').map((r) => r.id));
   });
@@ -106,7 +112,9 @@ describe('the audit console on SQLite, scoped to one mount', () => {
     expect(await listed('?principal=bob')).toEqual([]);
     expect(await listed('?principal=alice')).toEqual(rows.map((r) => r.id));
     const iso = (ms: number) => encodeURIComponent(new Date(ms).toISOString());
-    expect(await listed(`?from=${iso(startedAt - 60_000)}&to=${iso(Date.now() + 60_000)}`)).toEqual(rows.map((r) => r.id));
+    expect(await listed(`?from=${iso(startedAt - 60_000)}&to=${iso(Date.now() + 60_000)}`)).toEqual(
+      rows.map((r) => r.id),
+    );
     expect(await listed(`?from=${iso(Date.now() + 60_000)}`)).toEqual([]);
   });
 
@@ -154,7 +162,11 @@ describe('the audit console on SQLite with a per-reader scope', () => {
     baseUrl = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}`;
     for (const token of ['token-alice', 'token-bob']) {
       const client = new Client({ name: `sqlite-scope-${token}`, version: '1.0.0' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), {
+          requestInit: { headers: { Authorization: `Bearer ${token}` } },
+        }),
+      );
       await client.callTool({ name: 'echo', arguments: { text: `argument of ${token}` } });
       await client.close();
     }
@@ -168,16 +180,24 @@ describe('the audit console on SQLite with a per-reader scope', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('lists only alice\'s sessions, events and requests for her, everyone\'s for the operator, and 404 for bob\'s event by id', async () => {
+  it("lists only alice's sessions, events and requests for her, everyone's for the operator, and 404 for bob's event by id", async () => {
     const ids = async (sql: string) => (await db.query<{ id: string }[]>(sql)).map((r) => r.id);
-    const aliceEvents = await ids(`SELECT id FROM mcp_events WHERE principal_key = 'alice' ORDER BY created_at DESC, id DESC`);
+    const aliceEvents = await ids(
+      `SELECT id FROM mcp_events WHERE principal_key = 'alice' ORDER BY created_at DESC, id DESC`,
+    );
     expect(rowIds((await as('console-alice', '/mcp-console/events')).body)).toEqual(aliceEvents);
-    expect(rowIds((await as('console-operator', '/mcp-console/events')).body)).toEqual(await ids(`SELECT id FROM mcp_events ORDER BY created_at DESC, id DESC`));
+    expect(rowIds((await as('console-operator', '/mcp-console/events')).body)).toEqual(
+      await ids(`SELECT id FROM mcp_events ORDER BY created_at DESC, id DESC`),
+    );
     const sessions = (await as('console-alice', '/mcp-console/sessions')).body;
-    expect([...sessions.matchAll(/<tr data-session="([^"]+)"/g)].map((m) => m[1])).toEqual(await ids(`SELECT id FROM mcp_inbound_sessions WHERE principal_key = 'alice'`));
+    expect([...sessions.matchAll(/<tr data-session="([^"]+)"/g)].map((m) => m[1])).toEqual(
+      await ids(`SELECT id FROM mcp_inbound_sessions WHERE principal_key = 'alice'`),
+    );
     const overview = (await as('console-alice', '/mcp-console')).body;
     const data = JSON.parse(/id="mcp-chart-data">([^<]*)</.exec(overview)![1]) as { count: number[] };
-    const [{ n }] = await db.query(`SELECT count(*) AS n FROM mcp_events WHERE kind = 'request' AND principal_key = 'alice'`);
+    const [{ n }] = await db.query(
+      `SELECT count(*) AS n FROM mcp_events WHERE kind = 'request' AND principal_key = 'alice'`,
+    );
     expect(data.count.reduce((a, b) => a + b, 0)).toBe(n);
     const [bobEcho] = await ids(`SELECT id FROM mcp_events WHERE principal_key = 'bob' AND method = 'tools/call'`);
     const theirs = await as('console-alice', `/mcp-console/events/${bobEcho}`);

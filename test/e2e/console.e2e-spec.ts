@@ -36,14 +36,23 @@ function olderLink(html: string): string | undefined {
 }
 
 /** The chart's data island of the overview page. */
-function chartData(html: string): { t: number[]; count: number[]; errors: number[]; p50: (number | null)[]; p95: (number | null)[]; truncated: boolean } {
+function chartData(html: string): {
+  t: number[];
+  count: number[];
+  errors: number[];
+  p50: (number | null)[];
+  p95: (number | null)[];
+  truncated: boolean;
+} {
   const match = /<script type="application\/json" id="mcp-chart-data">([^<]*)<\/script>/.exec(html);
   if (!match) throw new Error('no chart data island on the page');
   return JSON.parse(match[1]);
 }
 
 async function connect(baseUrl: string, token: string, name = 'console-e2e', version = '1.2.3') {
-  const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+  const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+  });
   const client = new Client({ name, version }, { capabilities: { tasks: { list: {}, cancel: {} } } });
   await client.connect(transport);
   return { client, transport };
@@ -82,9 +91,14 @@ describe.each(HTTP_ADAPTERS)('the audit console on PostgreSQL (%s)', (adapter) =
     bobSession = bob.transport.sessionId as string;
     await bob.client.callTool({ name: 'whoami', arguments: {} });
     const gate = `console-${adapter}`;
-    const { task } = await bob.client.request({ method: 'tools/call', params: { name: 'report', arguments: { gate }, task: { ttl: 60_000 } } }, CreateTaskResultSchema);
+    const { task } = await bob.client.request(
+      { method: 'tools/call', params: { name: 'report', arguments: { gate }, task: { ttl: 60_000 } } },
+      CreateTaskResultSchema,
+    );
     TaskGates.open(gate);
-    await pollUntil('the task to complete', async () => ((await bob.client.experimental.tasks.getTask(task.taskId)).status === 'completed' ? true : undefined));
+    await pollUntil('the task to complete', async () =>
+      (await bob.client.experimental.tasks.getTask(task.taskId)).status === 'completed' ? true : undefined,
+    );
     await bob.client.close();
     // Two more sessions, so the sessions page has more than one page.
     for (const name of ['extra-1', 'extra-2']) {
@@ -100,7 +114,13 @@ describe.each(HTTP_ADAPTERS)('the audit console on PostgreSQL (%s)', (adapter) =
   });
 
   it('refuses a reader without credentials (401) or with the wrong ones (403), assets included', async () => {
-    for (const path of ['/mcp-console', '/mcp-console/sessions', '/mcp-console/events', '/mcp-console/tasks', '/mcp-console/assets/uPlot.iife.min.js']) {
+    for (const path of [
+      '/mcp-console',
+      '/mcp-console/sessions',
+      '/mcp-console/events',
+      '/mcp-console/tasks',
+      '/mcp-console/assets/uPlot.iife.min.js',
+    ]) {
       const anonymous = await get(server.baseUrl, path, {});
       expect({ path, status: anonymous.status }).toEqual({ path, status: 401 });
       expect(anonymous.body).not.toContain('alice');
@@ -113,7 +133,10 @@ describe.each(HTTP_ADAPTERS)('the audit console on PostgreSQL (%s)', (adapter) =
   });
 
   it('lists the sessions with principal, client, revision, age and state (live, ended, expired)', async () => {
-    const rows: { id: string; principal: string }[] = await db.dataSource.query(`SELECT id, principal_key AS principal FROM mcp_inbound_sessions WHERE session_id IN ($1, $2)`, [aliceSession, bobSession]);
+    const rows: { id: string; principal: string }[] = await db.dataSource.query(
+      `SELECT id, principal_key AS principal FROM mcp_inbound_sessions WHERE session_id IN ($1, $2)`,
+      [aliceSession, bobSession],
+    );
     // Both pages (three rows a page, four sessions).
     const sessionPages = async () => {
       const newest = await get(server.baseUrl, '/mcp-console/sessions');
@@ -137,17 +160,25 @@ describe.each(HTTP_ADAPTERS)('the audit console on PostgreSQL (%s)', (adapter) =
     expect(rowOf('bob')).toMatch(/<td title="[^"]+">\d+s<\/td>/);
 
     // Idle for longer than the TTL (one hour by default): expired, though never ended.
-    await db.dataSource.query(`UPDATE mcp_inbound_sessions SET last_seen_at = last_seen_at - interval '2 hours' WHERE session_id = $1`, [bobSession]);
+    await db.dataSource.query(
+      `UPDATE mcp_inbound_sessions SET last_seen_at = last_seen_at - interval '2 hours' WHERE session_id = $1`,
+      [bobSession],
+    );
     try {
       const after = { body: await sessionPages() };
       expect(after.body).toMatch(/bob-client.*<span class="badge expired">expired<\/span>/);
     } finally {
-      await db.dataSource.query(`UPDATE mcp_inbound_sessions SET last_seen_at = last_seen_at + interval '2 hours' WHERE session_id = $1`, [bobSession]);
+      await db.dataSource.query(
+        `UPDATE mcp_inbound_sessions SET last_seen_at = last_seen_at + interval '2 hours' WHERE session_id = $1`,
+        [bobSession],
+      );
     }
   });
 
   it('pages the sessions newest first: every session once, across pages of pageSize', async () => {
-    const all: { id: string }[] = await db.dataSource.query(`SELECT id FROM mcp_inbound_sessions ORDER BY created_at DESC, id DESC`);
+    const all: { id: string }[] = await db.dataSource.query(
+      `SELECT id FROM mcp_inbound_sessions ORDER BY created_at DESC, id DESC`,
+    );
     expect(all).toHaveLength(4);
     const first = await get(server.baseUrl, '/mcp-console/sessions');
     expect(rowIds(first.body, 'session')).toHaveLength(3);
@@ -185,13 +216,17 @@ describe.each(HTTP_ADAPTERS)('the audit console on PostgreSQL (%s)', (adapter) =
   });
 
   it('narrows the events by principal, method, tool, status and time range', async () => {
-    const all: { id: string; principal_key: string; method: string; is_error: boolean; request: { params?: { name?: string } } }[] = await db.dataSource.query(
-      `SELECT id, principal_key, method, is_error, request FROM mcp_events`,
-    );
+    const all: {
+      id: string;
+      principal_key: string;
+      method: string;
+      is_error: boolean;
+      request: { params?: { name?: string } };
+    }[] = await db.dataSource.query(`SELECT id, principal_key, method, is_error, request FROM mcp_events`);
     /** Every event id of a filtered listing, across its pages. */
     const listed = async (query: string) => {
       const ids: string[] = [];
-      for (let path: string | undefined = `/mcp-console/events${query}`; path; ) {
+      for (let path: string | undefined = `/mcp-console/events${query}`; path;) {
         const page = await get(server.baseUrl, path);
         expect(page.status).toBe(200);
         ids.push(...rowIds(page.body, 'event'));
@@ -204,7 +239,9 @@ describe.each(HTTP_ADAPTERS)('the audit console on PostgreSQL (%s)', (adapter) =
     expect(await listed('?principal=bob')).toEqual(ids(all.filter((r) => r.principal_key === 'bob')));
     expect(await listed('?principal=bob')).not.toEqual([]);
     expect(await listed('?method=tools%2Fcall')).toEqual(ids(all.filter((r) => r.method === 'tools/call')));
-    expect(await listed('?tool=whoami')).toEqual(ids(all.filter((r) => r.method === 'tools/call' && r.request?.params?.name === 'whoami')));
+    expect(await listed('?tool=whoami')).toEqual(
+      ids(all.filter((r) => r.method === 'tools/call' && r.request?.params?.name === 'whoami')),
+    );
     expect(await listed('?tool=whoami')).toHaveLength(1);
     const errors = await listed('?status=error');
     expect(errors).toEqual(ids(all.filter((r) => r.is_error)));
@@ -217,11 +254,15 @@ describe.each(HTTP_ADAPTERS)('the audit console on PostgreSQL (%s)', (adapter) =
     expect(await listed(`?from=${encodeURIComponent(iso(Date.now() + 60_000))}`)).toEqual([]);
     expect(await listed(`?to=${encodeURIComponent(iso(startedAt - 60_000))}`)).toEqual([]);
     // The form's datetime-local value (no zone) is read as UTC.
-    expect(await listed(`?from=${iso(startedAt - 60_000).slice(0, 16)}&to=${iso(Date.now() + 120_000).slice(0, 16)}`)).toEqual(ids(all));
+    expect(
+      await listed(`?from=${iso(startedAt - 60_000).slice(0, 16)}&to=${iso(Date.now() + 120_000).slice(0, 16)}`),
+    ).toEqual(ids(all));
   });
 
   it('pages the events newest first by keyset: every row once, in order, and the filters survive the Older link', async () => {
-    const all: { id: string }[] = await db.dataSource.query(`SELECT id FROM mcp_events ORDER BY created_at DESC, id DESC`);
+    const all: { id: string }[] = await db.dataSource.query(
+      `SELECT id FROM mcp_events ORDER BY created_at DESC, id DESC`,
+    );
     expect(all.length).toBeGreaterThan(6);
     const seen: string[] = [];
     let pages = 0;
@@ -266,7 +307,9 @@ describe.each(HTTP_ADAPTERS)('the audit console on PostgreSQL (%s)', (adapter) =
     expect(data.errors.reduce((a, b) => a + b, 0)).toBe(1);
     expect(page.body).toContain(`<p id="summary">${n} requests in the last hour, 1 failed.</p>`);
     // The newest events are listed under the chart, newest first.
-    const newest: { id: string }[] = await db.dataSource.query(`SELECT id FROM mcp_events ORDER BY created_at DESC, id DESC LIMIT 3`);
+    const newest: { id: string }[] = await db.dataSource.query(
+      `SELECT id FROM mcp_events ORDER BY created_at DESC, id DESC LIMIT 3`,
+    );
     expect(rowIds(page.body, 'event')).toEqual(newest.map((r) => r.id));
     const busy = data.count.findIndex((c) => c > 0);
     expect(data.p50[busy]).toEqual(expect.any(Number));
@@ -287,9 +330,19 @@ describe.each(HTTP_ADAPTERS)('the audit console on PostgreSQL (%s)', (adapter) =
   });
 
   it('sends a strict CSP, nosniff and no-store with every page and asset', async () => {
-    for (const path of ['/mcp-console', '/mcp-console/sessions', '/mcp-console/events', '/mcp-console/tasks', '/mcp-console/assets/console.css', '/mcp-console/events?status=maybe']) {
+    for (const path of [
+      '/mcp-console',
+      '/mcp-console/sessions',
+      '/mcp-console/events',
+      '/mcp-console/tasks',
+      '/mcp-console/assets/console.css',
+      '/mcp-console/events?status=maybe',
+    ]) {
       const { headers } = await get(server.baseUrl, path);
-      expect({ path, csp: headers.get('content-security-policy') }).toEqual({ path, csp: expect.stringContaining("script-src 'self'; style-src 'self'") });
+      expect({ path, csp: headers.get('content-security-policy') }).toEqual({
+        path,
+        csp: expect.stringContaining("script-src 'self'; style-src 'self'"),
+      });
       expect(headers.get('content-security-policy')).toContain("default-src 'none'");
       expect(headers.get('x-content-type-options')).toBe('nosniff');
       expect(headers.get('cache-control')).toBe('no-store');
@@ -300,7 +353,10 @@ describe.each(HTTP_ADAPTERS)('the audit console on PostgreSQL (%s)', (adapter) =
     const cases: [string, string][] = [
       ['/mcp-console/events?status=maybe', '&quot;status&quot; must be ok or error'],
       ['/mcp-console/events?from=yesterday', '&quot;from&quot; must be a time'],
-      ['/mcp-console/events?from=2026-01-02T00:00&to=2026-01-01T00:00', '&quot;from&quot; must be before &quot;to&quot;'],
+      [
+        '/mcp-console/events?from=2026-01-02T00:00&to=2026-01-01T00:00',
+        '&quot;from&quot; must be before &quot;to&quot;',
+      ],
       ['/mcp-console/events?principal=a&principal=b', '&quot;principal&quot; was given 2 times'],
       ['/mcp-console/sessions?before=nonsense', '&quot;before&quot; is not a page cursor'],
       ['/mcp-console/tasks?before=1.%3Cx%3E', '&quot;before&quot; is not a page cursor'],
@@ -345,9 +401,14 @@ describe.each(HTTP_ADAPTERS)('the audit console with a per-reader scope on Postg
     const bob = await connect(server.baseUrl, 'token-bob', 'bob-client');
     await bob.client.callTool({ name: 'echo', arguments: { text: 'bob secret argument' } });
     const gate = `console-scope-${adapter}`;
-    const { task } = await bob.client.request({ method: 'tools/call', params: { name: 'report', arguments: { gate }, task: { ttl: 60_000 } } }, CreateTaskResultSchema);
+    const { task } = await bob.client.request(
+      { method: 'tools/call', params: { name: 'report', arguments: { gate }, task: { ttl: 60_000 } } },
+      CreateTaskResultSchema,
+    );
     TaskGates.open(gate);
-    await pollUntil('the task to complete', async () => ((await bob.client.experimental.tasks.getTask(task.taskId)).status === 'completed' ? true : undefined));
+    await pollUntil('the task to complete', async () =>
+      (await bob.client.experimental.tasks.getTask(task.taskId)).status === 'completed' ? true : undefined,
+    );
     await bob.client.close();
   });
 
@@ -359,7 +420,7 @@ describe.each(HTTP_ADAPTERS)('the audit console with a per-reader scope on Postg
   /** Every row id of a listing, across its pages. */
   async function listed(reader: string, path: string, kind: 'event' | 'session' | 'task'): Promise<string[]> {
     const ids: string[] = [];
-    for (let next: string | undefined = path; next; ) {
+    for (let next: string | undefined = path; next;) {
       const page = await get(server.baseUrl, next, as(reader));
       expect({ next, status: page.status }).toEqual({ next, status: 200 });
       ids.push(...rowIds(page.body, kind));
@@ -368,13 +429,18 @@ describe.each(HTTP_ADAPTERS)('the audit console with a per-reader scope on Postg
     return ids;
   }
 
-  const idsOf = async (sql: string, params: unknown[] = []) => (await db.dataSource.query<{ id: string }[]>(sql, params)).map((r) => r.id);
+  const idsOf = async (sql: string, params: unknown[] = []) =>
+    (await db.dataSource.query<{ id: string }[]>(sql, params)).map((r) => r.id);
 
-  it('the operator (scope all) sees every principal\'s sessions, events, tasks and requests in the chart', async () => {
-    expect(await listed('console-operator', '/mcp-console/sessions', 'session')).toEqual(await idsOf(`SELECT id FROM mcp_inbound_sessions ORDER BY created_at DESC, id DESC`));
+  it("the operator (scope all) sees every principal's sessions, events, tasks and requests in the chart", async () => {
+    expect(await listed('console-operator', '/mcp-console/sessions', 'session')).toEqual(
+      await idsOf(`SELECT id FROM mcp_inbound_sessions ORDER BY created_at DESC, id DESC`),
+    );
     const events = await idsOf(`SELECT id FROM mcp_events ORDER BY created_at DESC, id DESC`);
     expect(await listed('console-operator', '/mcp-console/events', 'event')).toEqual(events);
-    expect(await listed('console-operator', '/mcp-console/tasks', 'task')).toEqual(await idsOf(`SELECT id FROM mcp_tasks`));
+    expect(await listed('console-operator', '/mcp-console/tasks', 'task')).toEqual(
+      await idsOf(`SELECT id FROM mcp_tasks`),
+    );
     const overview = await get(server.baseUrl, '/mcp-console', as('console-operator'));
     const [{ n }] = await db.dataSource.query(`SELECT count(*)::int AS n FROM mcp_events WHERE kind = 'request'`);
     expect(chartData(overview.body).count.reduce((a, b) => a + b, 0)).toBe(n);
@@ -385,17 +451,23 @@ describe.each(HTTP_ADAPTERS)('the audit console with a per-reader scope on Postg
     expect(detail.body).toContain('bob secret argument');
   });
 
-  it('alice\'s view shows only her own rows on every page', async () => {
-    const sessions = await idsOf(`SELECT id FROM mcp_inbound_sessions WHERE principal_key = 'alice' ORDER BY created_at DESC, id DESC`);
+  it("alice's view shows only her own rows on every page", async () => {
+    const sessions = await idsOf(
+      `SELECT id FROM mcp_inbound_sessions WHERE principal_key = 'alice' ORDER BY created_at DESC, id DESC`,
+    );
     expect(sessions).toHaveLength(1);
     expect(await listed('console-alice', '/mcp-console/sessions', 'session')).toEqual(sessions);
 
-    const own = await idsOf(`SELECT id FROM mcp_events WHERE principal_key = 'alice' ORDER BY created_at DESC, id DESC`);
+    const own = await idsOf(
+      `SELECT id FROM mcp_events WHERE principal_key = 'alice' ORDER BY created_at DESC, id DESC`,
+    );
     expect(own.length).toBeGreaterThan(2);
     expect(await listed('console-alice', '/mcp-console/events', 'event')).toEqual(own);
     expect(await listed('console-alice', '/mcp-console/events?principal=bob', 'event')).toEqual([]);
     expect(await listed('console-alice', '/mcp-console/events?tool=echo', 'event')).toEqual(
-      await idsOf(`SELECT id FROM mcp_events WHERE principal_key = 'alice' AND method = 'tools/call' AND request -> 'params' ->> 'name' = 'echo'`),
+      await idsOf(
+        `SELECT id FROM mcp_events WHERE principal_key = 'alice' AND method = 'tools/call' AND request -> 'params' ->> 'name' = 'echo'`,
+      ),
     );
     for (const path of ['/mcp-console/events', '/mcp-console/sessions', '/mcp-console/events?tool=echo']) {
       expect((await get(server.baseUrl, path, as('console-alice'))).body).not.toMatch(/bob/);
@@ -406,20 +478,26 @@ describe.each(HTTP_ADAPTERS)('the audit console with a per-reader scope on Postg
     expect(tasks.body).toContain('No tasks.');
 
     const overview = await get(server.baseUrl, '/mcp-console', as('console-alice'));
-    const [{ n }] = await db.dataSource.query(`SELECT count(*)::int AS n FROM mcp_events WHERE kind = 'request' AND principal_key = 'alice'`);
+    const [{ n }] = await db.dataSource.query(
+      `SELECT count(*)::int AS n FROM mcp_events WHERE kind = 'request' AND principal_key = 'alice'`,
+    );
     const [{ all }] = await db.dataSource.query(`SELECT count(*)::int AS all FROM mcp_events WHERE kind = 'request'`);
     expect(n).toBeLessThan(all);
     expect(chartData(overview.body).count.reduce((a, b) => a + b, 0)).toBe(n);
     expect(rowIds(overview.body, 'event')).toEqual(own.slice(0, 2));
   });
 
-  it('alice\'s view answers 404 for another principal\'s event by id, as for an unknown id, and 200 for her own', async () => {
-    const [bobEcho] = await idsOf(`SELECT id FROM mcp_events WHERE principal_key = 'bob' AND method = 'tools/call' AND request -> 'params' ->> 'name' = 'echo'`);
+  it("alice's view answers 404 for another principal's event by id, as for an unknown id, and 200 for her own", async () => {
+    const [bobEcho] = await idsOf(
+      `SELECT id FROM mcp_events WHERE principal_key = 'bob' AND method = 'tools/call' AND request -> 'params' ->> 'name' = 'echo'`,
+    );
     const theirs = await get(server.baseUrl, `/mcp-console/events/${bobEcho}`, as('console-alice'));
     expect(theirs.status).toBe(404);
     expect(theirs.body).toContain(`No audit row with id ${bobEcho} here.`);
     expect(theirs.body).not.toContain('bob secret argument');
-    const [aliceEcho] = await idsOf(`SELECT id FROM mcp_events WHERE principal_key = 'alice' AND method = 'tools/call' AND request -> 'params' ->> 'name' = 'echo'`);
+    const [aliceEcho] = await idsOf(
+      `SELECT id FROM mcp_events WHERE principal_key = 'alice' AND method = 'tools/call' AND request -> 'params' ->> 'name' = 'echo'`,
+    );
     const mine = await get(server.baseUrl, `/mcp-console/events/${aliceEcho}`, as('console-alice'));
     expect(mine.status).toBe(200);
     expect(mine.body).toContain('alice argument');
@@ -442,7 +520,10 @@ describe('the audit console with a scope function that returns nonsense', () => 
   beforeAll(async () => {
     db = await createTestDatabase();
     server = await startApp(db.url, {
-      imports: [McpModule.forRoot({ auth: fixtureAuth, providers: [FixtureTools] }), McpConsoleModule.forRoot({ guard: TestConsoleGuard, scope: () => ({ principalKeys: 'alice' }) as never })],
+      imports: [
+        McpModule.forRoot({ auth: fixtureAuth, providers: [FixtureTools] }),
+        McpConsoleModule.forRoot({ guard: TestConsoleGuard, scope: () => ({ principalKeys: 'alice' }) as never }),
+      ],
       providers: [FixtureTools],
     });
     const alice = await connect(server.baseUrl, 'token-alice');
@@ -459,7 +540,9 @@ describe('the audit console with a scope function that returns nonsense', () => 
     for (const path of ['/mcp-console', '/mcp-console/sessions', '/mcp-console/events', '/mcp-console/tasks']) {
       const page = await get(server.baseUrl, path);
       expect({ path, status: page.status }).toEqual({ path, status: 500 });
-      expect(page.body).toContain('the &quot;scope&quot; option returned an object without a principalKeys list of strings');
+      expect(page.body).toContain(
+        'the &quot;scope&quot; option returned an object without a principalKeys list of strings',
+      );
       expect(page.body).not.toContain('data-event=');
       expect(page.body).not.toContain('data-session=');
     }
@@ -472,14 +555,26 @@ describe('McpConsoleModule options are checked at boot', () => {
     expect(() => McpConsoleModule.forRoot({})).toThrow(/has no "guard" option/);
     expect(() => McpConsoleModule.forRoot({ guard: [] })).toThrow(/has no "guard" option/);
     expect(() => McpConsoleModule.forRootAsync({ useFactory: () => ({}) })).toThrow(/has no "guard" option/);
-    expect(() => McpConsoleModule.forRoot({ guard: 'admin' as never })).toThrow(/"guard" must be a CanActivate class or instance/);
-    expect(() => McpConsoleModule.forRoot({ guard: TestConsoleGuard, path: 'bad path?' })).toThrow(/option "path" must be a URL path/);
+    expect(() => McpConsoleModule.forRoot({ guard: 'admin' as never })).toThrow(
+      /"guard" must be a CanActivate class or instance/,
+    );
+    expect(() => McpConsoleModule.forRoot({ guard: TestConsoleGuard, path: 'bad path?' })).toThrow(
+      /option "path" must be a URL path/,
+    );
   });
 
   it('refuses bad option values and unknown keys when the app boots', async () => {
     const boot = (options: Record<string, unknown>) =>
       Test.createTestingModule({
-        imports: [TypeOrmModule.forRoot({ type: 'better-sqlite3', database: ':memory:', entities: MCP_ENTITIES, synchronize: true }), McpConsoleModule.forRoot({ guard: TestConsoleGuard, ...options })],
+        imports: [
+          TypeOrmModule.forRoot({
+            type: 'better-sqlite3',
+            database: ':memory:',
+            entities: MCP_ENTITIES,
+            synchronize: true,
+          }),
+          McpConsoleModule.forRoot({ guard: TestConsoleGuard, ...options }),
+        ],
       })
         .compile()
         .then((m) => m.close());
@@ -488,7 +583,9 @@ describe('McpConsoleModule options are checked at boot', () => {
     await expect(boot({ idleTtlMs: -1 })).rejects.toThrow(/option "idleTtlMs"/);
     await expect(boot({ mount: '' })).rejects.toThrow(/option "mount" must be the name of a mount/);
     await expect(boot({ pagesize: 10 })).rejects.toThrow(/unknown option "pagesize" \(did you mean "pageSize"\?/);
-    await expect(boot({ scope: 'alice' })).rejects.toThrow(/option "scope" must be a function \(request\) => 'all' \| \{ principalKeys: string\[\] \}, got string/);
+    await expect(boot({ scope: 'alice' })).rejects.toThrow(
+      /option "scope" must be a function \(request\) => 'all' \| \{ principalKeys: string\[\] \}, got string/,
+    );
     await expect(boot({ pageSize: 10 })).resolves.toBeUndefined();
   });
 });
@@ -499,7 +596,9 @@ describe('the audit console when the database does not answer (PostgreSQL)', () 
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    server = await startApp(db.url, { imports: [McpConsoleModule.forRoot({ guard: TestConsoleGuard, timeoutMs: 300 })] });
+    server = await startApp(db.url, {
+      imports: [McpConsoleModule.forRoot({ guard: TestConsoleGuard, timeoutMs: 300 })],
+    });
   });
 
   afterAll(async () => {

@@ -51,7 +51,12 @@ describe('the example app with OTEL_EXPORTER_OTLP_ENDPOINT and METRICS_PORT', ()
     };
     delete env.DATABASE_URL;
     delete env.REDIS_URL;
-    app = await spawnReady(process.execPath, ['-r', TS_REGISTER, join(ROOT, 'src', 'main.ts')], { cwd: workdir, env }, /MCP endpoint: (\S+) /);
+    app = await spawnReady(
+      process.execPath,
+      ['-r', TS_REGISTER, join(ROOT, 'src', 'main.ts')],
+      { cwd: workdir, env },
+      /MCP endpoint: (\S+) /,
+    );
     url = new URL(app.ready[1]);
   });
 
@@ -64,17 +69,31 @@ describe('the example app with OTEL_EXPORTER_OTLP_ENDPOINT and METRICS_PORT', ()
 
   it('exports the spans of a traced call over OTLP/HTTP and serves the metrics for Prometheus', async () => {
     const caller = randomTraceparent();
-    const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: 'Bearer token-a' } } });
+    const transport = new StreamableHTTPClientTransport(url, {
+      requestInit: { headers: { Authorization: 'Bearer token-a' } },
+    });
     const client = new Client({ name: 'otel-example', version: '1.0.0' });
     await client.connect(transport);
     try {
-      expect((await client.callTool({ name: 'echo', arguments: { text: 'exported' }, _meta: { traceparent: caller.traceparent } })).content).toEqual([{ type: 'text', text: 'exported' }]);
+      expect(
+        (
+          await client.callTool({
+            name: 'echo',
+            arguments: { text: 'exported' },
+            _meta: { traceparent: caller.traceparent },
+          })
+        ).content,
+      ).toEqual([{ type: 'text', text: 'exported' }]);
     } finally {
       await client.close();
     }
     const traces = await pollUntil(
       'the call span at the collector',
-      () => exports.find((sent) => sent.path === '/v1/traces' && sent.body.includes('tools/call echo') && sent.body.includes(caller.traceId)),
+      () =>
+        exports.find(
+          (sent) =>
+            sent.path === '/v1/traces' && sent.body.includes('tools/call echo') && sent.body.includes(caller.traceId),
+        ),
       60_000,
     );
     expect(traces.body).toContain('"durable-mcp"');
@@ -83,7 +102,12 @@ describe('the example app with OTEL_EXPORTER_OTLP_ENDPOINT and METRICS_PORT', ()
       const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
       return text.includes('mcp_server_operation_duration') ? text : undefined;
     });
-    const callCount = scrape.split('\n').find((line) => line.startsWith('mcp_server_operation_duration_count{') && line.includes('mcp_method_name="tools/call"'));
+    const callCount = scrape
+      .split('\n')
+      .find(
+        (line) =>
+          line.startsWith('mcp_server_operation_duration_count{') && line.includes('mcp_method_name="tools/call"'),
+      );
     expect(callCount).toContain('gen_ai_tool_name="echo"');
     expect(callCount).toMatch(/\} 1$/);
     expect(scrape).toContain('mcp_audit_commit_batch_size');

@@ -40,7 +40,12 @@ describe.each(HTTP_ADAPTERS)('the example app on its embedded SQLite default (HT
     };
     delete env.DATABASE_URL;
     delete env.REDIS_URL;
-    app = await spawnReady(process.execPath, ['-r', TS_REGISTER, join(ROOT, 'src', 'main.ts')], { cwd: workdir, env }, /MCP endpoint: (\S+) .*HTTP on (\w+)/);
+    app = await spawnReady(
+      process.execPath,
+      ['-r', TS_REGISTER, join(ROOT, 'src', 'main.ts')],
+      { cwd: workdir, env },
+      /MCP endpoint: (\S+) .*HTTP on (\w+)/,
+    );
     url = new URL(app.ready[1]);
     expect(app.ready[2]).toBe(adapter);
     expect(url.port).toBe(String(port));
@@ -52,35 +57,59 @@ describe.each(HTTP_ADAPTERS)('the example app on its embedded SQLite default (HT
   });
 
   it('runs slow_report as a task on SQLite: created at once, status messages while it runs, the report as its result', async () => {
-    const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: 'Bearer token-b' } } });
-    const client = new Client({ name: 'example-e2e-tasks', version: '1.0.0' }, { capabilities: { tasks: { list: {}, cancel: {} } } });
+    const transport = new StreamableHTTPClientTransport(url, {
+      requestInit: { headers: { Authorization: 'Bearer token-b' } },
+    });
+    const client = new Client(
+      { name: 'example-e2e-tasks', version: '1.0.0' },
+      { capabilities: { tasks: { list: {}, cancel: {} } } },
+    );
     await client.connect(transport);
     expect(client.getServerCapabilities()?.tasks).toEqual({ list: {}, cancel: {}, requests: { tools: { call: {} } } });
-    const { task } = await client.request({ method: 'tools/call', params: { name: 'slow_report', arguments: { steps: 2 }, task: { ttl: 60_000 } } }, CreateTaskResultSchema);
+    const { task } = await client.request(
+      { method: 'tools/call', params: { name: 'slow_report', arguments: { steps: 2 }, task: { ttl: 60_000 } } },
+      CreateTaskResultSchema,
+    );
     expect(task).toMatchObject({ status: 'working', ttl: 60_000, pollInterval: 1000 });
     expect(await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema)).toEqual({
       content: [{ type: 'text', text: 'Report ready after 2 steps for bob' }],
       _meta: { 'io.modelcontextprotocol/related-task': { taskId: task.taskId } },
     });
-    expect(await client.experimental.tasks.getTask(task.taskId)).toMatchObject({ status: 'completed', statusMessage: 'step 2 of 2' });
+    expect(await client.experimental.tasks.getTask(task.taskId)).toMatchObject({
+      status: 'completed',
+      statusMessage: 'step 2 of 2',
+    });
     await client.close();
   });
 
   it('serves echo, add, fail and whoami to a token from MCP_TOKENS and logs them in ./data', async () => {
-    const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: 'Bearer token-b' } } });
+    const transport = new StreamableHTTPClientTransport(url, {
+      requestInit: { headers: { Authorization: 'Bearer token-b' } },
+    });
     const client = new Client({ name: 'example-e2e', version: '1.0.0' });
     await client.connect(transport);
 
-    expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(['add', 'echo', 'fail', 'relay_echo', 'slow_report', 'whoami']);
+    expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual([
+      'add',
+      'echo',
+      'fail',
+      'relay_echo',
+      'slow_report',
+      'whoami',
+    ]);
     // relay_echo calls echo through McpClientService: an inline job here, since REDIS_URL is unset.
     expect((await client.callTool({ name: 'relay_echo', arguments: { text: 'round trip' } })).content).toEqual([
       { type: 'text', text: 'bob via relay: round trip' },
     ]);
-    expect((await client.callTool({ name: 'echo', arguments: { text: 'hi' } })).content).toEqual([{ type: 'text', text: 'hi' }]);
+    expect((await client.callTool({ name: 'echo', arguments: { text: 'hi' } })).content).toEqual([
+      { type: 'text', text: 'hi' },
+    ]);
     expect((await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } })).structuredContent).toEqual({ sum: 5 });
     const failed = await client.callTool({ name: 'fail', arguments: { reason: 'nope' } });
     expect(failed).toMatchObject({ isError: true, content: [{ type: 'text', text: 'nope' }] });
-    expect((await client.callTool({ name: 'whoami', arguments: {} })).structuredContent).toMatchObject({ principal: 'bob' });
+    expect((await client.callTool({ name: 'whoami', arguments: {} })).structuredContent).toMatchObject({
+      principal: 'bob',
+    });
     await client.close();
 
     const db = new DataSource({ type: 'better-sqlite3', database: join(workdir, 'data', 'durable-mcp.sqlite') });
@@ -88,18 +117,33 @@ describe.each(HTTP_ADAPTERS)('the example app on its embedded SQLite default (HT
     try {
       const [session] = await db.query(`SELECT principal_key FROM mcp_inbound_sessions`);
       expect(session.principal_key).toBe('bob');
-      const events: { method: string; is_error: number }[] = await db.query(`SELECT method, is_error FROM mcp_events WHERE kind = 'request' ORDER BY created_at`);
+      const events: { method: string; is_error: number }[] = await db.query(
+        `SELECT method, is_error FROM mcp_events WHERE kind = 'request' ORDER BY created_at`,
+      );
       expect(events.map((e) => e.method)).toEqual(expect.arrayContaining(['initialize', 'tools/list', 'tools/call']));
       expect(events.filter((e) => e.is_error === 1)).toHaveLength(1);
-      const outbound: { server: string; method: string }[] = await db.query(`SELECT server, method FROM mcp_events WHERE direction = 'outbound'`);
+      const outbound: { server: string; method: string }[] = await db.query(
+        `SELECT server, method FROM mcp_events WHERE direction = 'outbound'`,
+      );
       expect(outbound).toContainEqual({ server: 'self', method: 'tools/call' });
       const [remote] = await db.query(`SELECT server, scope_key FROM mcp_outbound_sessions`);
       expect(remote).toMatchObject({ server: 'self' });
       // Every table of MCP_ENTITIES, the registry switches (none made by this app) and the tasks included.
-      const tables: { name: string }[] = await db.query(`SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'mcp\\_%' ESCAPE '\\' ORDER BY name`);
-      expect(tables.map((t) => t.name)).toEqual(['mcp_events', 'mcp_handler_switches', 'mcp_inbound_sessions', 'mcp_outbound_sessions', 'mcp_resource_subscriptions', 'mcp_tasks']);
+      const tables: { name: string }[] = await db.query(
+        `SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'mcp\\_%' ESCAPE '\\' ORDER BY name`,
+      );
+      expect(tables.map((t) => t.name)).toEqual([
+        'mcp_events',
+        'mcp_handler_switches',
+        'mcp_inbound_sessions',
+        'mcp_outbound_sessions',
+        'mcp_resource_subscriptions',
+        'mcp_tasks',
+      ]);
       expect(await db.query(`SELECT count(*) AS n FROM mcp_handler_switches`)).toEqual([{ n: 0 }]);
-      expect(await db.query(`SELECT tool_name, status FROM mcp_tasks`)).toEqual([{ tool_name: 'slow_report', status: 'completed' }]);
+      expect(await db.query(`SELECT tool_name, status FROM mcp_tasks`)).toEqual([
+        { tool_name: 'slow_report', status: 'completed' },
+      ]);
     } finally {
       await db.destroy();
     }
@@ -108,19 +152,29 @@ describe.each(HTTP_ADAPTERS)('the example app on its embedded SQLite default (HT
   it('throttles add per principal: past THROTTLE_LIMIT calls a caller gets the throttler error, others keep their budget', async () => {
     const connect = async (token: string) => {
       const client = new Client({ name: 'example-e2e-throttle', version: '1.0.0' });
-      await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+      await client.connect(
+        new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
+      );
       return client;
     };
     const alice = await connect('token-a');
     const bob = await connect('token-b');
     try {
       for (let call = 0; call < THROTTLE_LIMIT; call++) {
-        expect(await alice.callTool({ name: 'add', arguments: { a: call, b: 1 } })).toEqual({ content: [{ type: 'text', text: JSON.stringify({ sum: call + 1 }) }], structuredContent: { sum: call + 1 } });
+        expect(await alice.callTool({ name: 'add', arguments: { a: call, b: 1 } })).toEqual({
+          content: [{ type: 'text', text: JSON.stringify({ sum: call + 1 }) }],
+          structuredContent: { sum: call + 1 },
+        });
       }
-      expect(await alice.callTool({ name: 'add', arguments: { a: 1, b: 1 } })).toEqual({ isError: true, content: [{ type: 'text', text: 'ThrottlerException: Too Many Requests' }] });
+      expect(await alice.callTool({ name: 'add', arguments: { a: 1, b: 1 } })).toEqual({
+        isError: true,
+        content: [{ type: 'text', text: 'ThrottlerException: Too Many Requests' }],
+      });
       // Listing does not spend the budget, and the refused tool stays listed.
       expect((await alice.listTools()).tools.map((t) => t.name)).toContain('add');
-      expect((await alice.callTool({ name: 'echo', arguments: { text: 'still here' } })).content).toEqual([{ type: 'text', text: 'still here' }]);
+      expect((await alice.callTool({ name: 'echo', arguments: { text: 'still here' } })).content).toEqual([
+        { type: 'text', text: 'still here' },
+      ]);
       // bob's budget is his own (the first test spent at most one of his calls).
       expect((await bob.callTool({ name: 'add', arguments: { a: 2, b: 2 } })).structuredContent).toEqual({ sum: 4 });
     } finally {
@@ -129,22 +183,32 @@ describe.each(HTTP_ADAPTERS)('the example app on its embedded SQLite default (HT
     }
   });
 
-  it('admits to the console only the administrators of MCP_CONSOLE_ADMINS: another principal\'s MCP token is refused', async () => {
-    await pollUntil('the console line at start-up', () => (/Audit console: \S+ for the console administrators alice /.test(app!.output()) ? true : undefined));
+  it("admits to the console only the administrators of MCP_CONSOLE_ADMINS: another principal's MCP token is refused", async () => {
+    await pollUntil('the console line at start-up', () =>
+      /Audit console: \S+ for the console administrators alice /.test(app!.output()) ? true : undefined,
+    );
     // bob's call is in the audit trail, and only an administrator reads it.
     const client = new Client({ name: 'example-e2e-console', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: 'Bearer token-b' } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: 'Bearer token-b' } } }),
+    );
     await client.callTool({ name: 'echo', arguments: { text: 'for the administrators only' } });
     await client.close();
-    const admin = await fetch(new URL('/mcp-console/events?principal=bob', url), { headers: { Authorization: 'Bearer token-a' } });
+    const admin = await fetch(new URL('/mcp-console/events?principal=bob', url), {
+      headers: { Authorization: 'Bearer token-a' },
+    });
     expect(admin.status).toBe(200);
     const trail = await admin.text();
     expect(trail).toMatch(/<tr data-event="/);
     expect(trail).toContain('for the administrators only');
-    const basic = await fetch(new URL('/mcp-console/sessions', url), { headers: { Authorization: `Basic ${Buffer.from('ops:token-a').toString('base64')}` } });
+    const basic = await fetch(new URL('/mcp-console/sessions', url), {
+      headers: { Authorization: `Basic ${Buffer.from('ops:token-a').toString('base64')}` },
+    });
     expect(basic.status).toBe(200);
 
-    const bob = await fetch(new URL('/mcp-console/events?principal=bob', url), { headers: { Authorization: 'Bearer token-b' } });
+    const bob = await fetch(new URL('/mcp-console/events?principal=bob', url), {
+      headers: { Authorization: 'Bearer token-b' },
+    });
     expect(bob.status).toBe(403);
     const refusal = await bob.text();
     expect(refusal).toContain('not a console administrator');
@@ -159,10 +223,16 @@ describe.each(HTTP_ADAPTERS)('the example app on its embedded SQLite default (HT
   it('tells anyone whether it is ready, { status } alone, and the details only to console administrators', async () => {
     for (const route of ['/health/ready', '/health/live']) {
       const response = await fetch(new URL(route, url));
-      expect({ route, status: response.status, body: await response.json() }).toEqual({ route, status: 200, body: { status: 'ok' } });
+      expect({ route, status: response.status, body: await response.json() }).toEqual({
+        route,
+        status: 200,
+        body: { status: 'ok' },
+      });
     }
     expect((await fetch(new URL('/health/details', url))).status).toBe(401);
-    expect((await fetch(new URL('/health/details', url), { headers: { Authorization: 'Bearer token-b' } })).status).toBe(403);
+    expect(
+      (await fetch(new URL('/health/details', url), { headers: { Authorization: 'Bearer token-b' } })).status,
+    ).toBe(403);
     const details = await fetch(new URL('/health/details', url), { headers: { Authorization: 'Bearer token-a' } });
     expect(details.status).toBe(200);
     const report = (await details.json()) as { details: Record<string, { status: string; [detail: string]: unknown }> };
@@ -191,17 +261,32 @@ describe('the example app without MCP_CONSOLE_ADMINS', () => {
   });
 
   it('says at start-up that the console admits nobody, and refuses every MCP token', async () => {
-    const env: NodeJS.ProcessEnv = { ...process.env, MCP_TOKENS: 'alice=token-a', HOST: '127.0.0.1', PORT: String(await freeLoopbackPort()), TS_NODE_PROJECT: join(ROOT, 'tsconfig.json') };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      MCP_TOKENS: 'alice=token-a',
+      HOST: '127.0.0.1',
+      PORT: String(await freeLoopbackPort()),
+      TS_NODE_PROJECT: join(ROOT, 'tsconfig.json'),
+    };
     delete env.DATABASE_URL;
     delete env.REDIS_URL;
     delete env.MCP_CONSOLE_ADMINS;
-    app = await spawnReady(process.execPath, ['-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'main.ts')], { cwd: workdir, env }, /MCP endpoint: (\S+) /);
-    await pollUntil('the console line at start-up', () => (/Audit console: \S+ admits nobody: MCP_CONSOLE_ADMINS is unset/.test(app!.output()) ? true : undefined));
+    app = await spawnReady(
+      process.execPath,
+      ['-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'main.ts')],
+      { cwd: workdir, env },
+      /MCP endpoint: (\S+) /,
+    );
+    await pollUntil('the console line at start-up', () =>
+      /Audit console: \S+ admits nobody: MCP_CONSOLE_ADMINS is unset/.test(app!.output()) ? true : undefined,
+    );
     const url = new URL(app.ready[1]);
     const refused = await fetch(new URL('/mcp-console', url), { headers: { Authorization: 'Bearer token-a' } });
     expect(refused.status).toBe(403);
     expect(await refused.text()).toContain('The console admits nobody: MCP_CONSOLE_ADMINS names no administrator.');
-    expect((await fetch(new URL('/health/details', url), { headers: { Authorization: 'Bearer token-a' } })).status).toBe(403);
+    expect(
+      (await fetch(new URL('/health/details', url), { headers: { Authorization: 'Bearer token-a' } })).status,
+    ).toBe(403);
     expect(await (await fetch(new URL('/health/ready', url))).json()).toEqual({ status: 'ok' });
   });
 });
@@ -210,11 +295,25 @@ describe('the example app with an unknown HTTP_ADAPTER', () => {
   it('does not start, and says which values HTTP_ADAPTER takes', async () => {
     const workdir = mkdtempSync(join(tmpdir(), 'durable-mcp-example-'));
     try {
-      const env: NodeJS.ProcessEnv = { ...process.env, MCP_TOKENS: 'alice=token-a', HOST: '127.0.0.1', PORT: String(await freeLoopbackPort()), HTTP_ADAPTER: 'koa', TS_NODE_PROJECT: join(ROOT, 'tsconfig.json') };
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        MCP_TOKENS: 'alice=token-a',
+        HOST: '127.0.0.1',
+        PORT: String(await freeLoopbackPort()),
+        HTTP_ADAPTER: 'koa',
+        TS_NODE_PROJECT: join(ROOT, 'tsconfig.json'),
+      };
       delete env.DATABASE_URL;
       delete env.REDIS_URL;
-      const started = spawnReady(process.execPath, ['-r', TS_REGISTER, join(ROOT, 'src', 'main.ts')], { cwd: workdir, env }, /MCP endpoint: /);
-      await expect(started).rejects.toThrow(/exited \(1\) before it was ready:[\s\S]*HTTP_ADAPTER="koa" is not supported: use express \(the default\) or fastify/);
+      const started = spawnReady(
+        process.execPath,
+        ['-r', TS_REGISTER, join(ROOT, 'src', 'main.ts')],
+        { cwd: workdir, env },
+        /MCP endpoint: /,
+      );
+      await expect(started).rejects.toThrow(
+        /exited \(1\) before it was ready:[\s\S]*HTTP_ADAPTER="koa" is not supported: use express \(the default\) or fastify/,
+      );
     } finally {
       rmSync(workdir, { recursive: true, force: true });
     }

@@ -18,7 +18,11 @@ describe('official SDK 1.x client against McpModule on Fastify (2025-11-25, Post
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    server = await startApp(db.url, { imports: [McpModule.forRoot({ auth: fixtureAuth })], providers: [FixtureTools] }, 'fastify');
+    server = await startApp(
+      db.url,
+      { imports: [McpModule.forRoot({ auth: fixtureAuth })], providers: [FixtureTools] },
+      'fastify',
+    );
   });
 
   afterAll(async () => {
@@ -28,9 +32,13 @@ describe('official SDK 1.x client against McpModule on Fastify (2025-11-25, Post
 
   it('initializes, calls a tool, and receives a session notification on its GET stream', async () => {
     expect(server.app.getHttpAdapter().getType()).toBe('fastify');
-    const transport = new StreamableHTTPClientTransport(new URL(`${server.baseUrl}/mcp`), { requestInit: { headers: { Authorization: 'Bearer token-alice' } } });
+    const transport = new StreamableHTTPClientTransport(new URL(`${server.baseUrl}/mcp`), {
+      requestInit: { headers: { Authorization: 'Bearer token-alice' } },
+    });
     const client = new Client({ name: 'fastify-e2e', version: '1.0.0' });
-    const listChanged = new Promise<unknown>((resolve) => client.setNotificationHandler(ToolListChangedNotificationSchema, (notification) => resolve(notification)));
+    const listChanged = new Promise<unknown>((resolve) =>
+      client.setNotificationHandler(ToolListChangedNotificationSchema, (notification) => resolve(notification)),
+    );
     await client.connect(transport);
     try {
       const sessionId = transport.sessionId as string;
@@ -63,6 +71,8 @@ describe('official SDK 1.x client against McpModule on Fastify (2025-11-25, Post
       await transport.terminateSession().catch(() => undefined);
       await client.close();
     }
-    expect((await db.dataSource.query(`SELECT terminated_at FROM mcp_inbound_sessions`))[0].terminated_at).not.toBeNull();
+    expect(
+      (await db.dataSource.query(`SELECT terminated_at FROM mcp_inbound_sessions`))[0].terminated_at,
+    ).not.toBeNull();
   });
 });

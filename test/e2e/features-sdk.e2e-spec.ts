@@ -19,8 +19,13 @@ describe('server features through the official SDK 1.x client (2025-11-25, Postg
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    server = await startApp(db.url, { imports: [McpModule.forRoot({ auth: fixtureAuth, pageSize: 2 })], providers: [FeatureResources, FeaturePrompts] });
-    transport = new StreamableHTTPClientTransport(new URL(`${server.baseUrl}/mcp`), { requestInit: { headers: { Authorization: 'Bearer token-alice' } } });
+    server = await startApp(db.url, {
+      imports: [McpModule.forRoot({ auth: fixtureAuth, pageSize: 2 })],
+      providers: [FeatureResources, FeaturePrompts],
+    });
+    transport = new StreamableHTTPClientTransport(new URL(`${server.baseUrl}/mcp`), {
+      requestInit: { headers: { Authorization: 'Bearer token-alice' } },
+    });
     client = new Client({ name: 'features-e2e', version: '1.0.0' });
     await client.connect(transport);
   });
@@ -44,7 +49,13 @@ describe('server features through the official SDK 1.x client (2025-11-25, Postg
   it('lists resources page by page with opaque cursors, and the templates', async () => {
     const first = await client.listResources();
     expect(first.resources.map((r) => r.uri)).toEqual(['docs://readme', 'images://pixel.png']);
-    expect(first.resources[0]).toEqual({ uri: 'docs://readme', name: 'readme', title: 'Read me', description: 'The project read-me', mimeType: 'text/markdown' });
+    expect(first.resources[0]).toEqual({
+      uri: 'docs://readme',
+      name: 'readme',
+      title: 'Read me',
+      description: 'The project read-me',
+      mimeType: 'text/markdown',
+    });
     expect(first.resources[1].annotations).toEqual({ audience: ['user'], priority: 0.5 });
     const second = await client.listResources({ cursor: first.nextCursor });
     expect(second.resources.map((r) => r.uri)).toEqual(['docs://broken', 'docs://forbidden']);
@@ -52,25 +63,49 @@ describe('server features through the official SDK 1.x client (2025-11-25, Postg
     await expect(client.listResources({ cursor: 'not-ours' })).rejects.toMatchObject({ code: -32602 });
 
     const { resourceTemplates } = await client.listResourceTemplates();
-    expect(resourceTemplates).toEqual([{ uriTemplate: 'users://{id}/profile', name: 'profile', description: 'A user profile', mimeType: 'application/json' }]);
+    expect(resourceTemplates).toEqual([
+      {
+        uriTemplate: 'users://{id}/profile',
+        name: 'profile',
+        description: 'A user profile',
+        mimeType: 'application/json',
+      },
+    ]);
   });
 
   it('reads text, blob and templated resources (with decoded parameters and the caller in the context)', async () => {
-    expect((await client.readResource({ uri: 'docs://readme' })).contents).toEqual([{ uri: 'docs://readme', mimeType: 'text/markdown', text: '# durable-mcp\n' }]);
+    expect((await client.readResource({ uri: 'docs://readme' })).contents).toEqual([
+      { uri: 'docs://readme', mimeType: 'text/markdown', text: '# durable-mcp\n' },
+    ]);
     const pixel = await client.readResource({ uri: 'images://pixel.png' });
-    expect(pixel.contents).toEqual([{ uri: 'images://pixel.png', mimeType: 'image/png', blob: PIXEL_PNG.toString('base64') }]);
+    expect(pixel.contents).toEqual([
+      { uri: 'images://pixel.png', mimeType: 'image/png', blob: PIXEL_PNG.toString('base64') },
+    ]);
     const profile = await client.readResource({ uri: 'users://ann%20marie/profile' });
     expect(profile.contents).toHaveLength(1);
     expect(profile.contents[0]).toMatchObject({ uri: 'users://ann%20marie/profile', mimeType: 'application/json' });
-    expect(JSON.parse((profile.contents[0] as { text: string }).text)).toEqual({ id: 'ann marie', name: 'Ann Marie', viewer: 'alice' });
+    expect(JSON.parse((profile.contents[0] as { text: string }).text)).toEqual({
+      id: 'ann marie',
+      name: 'Ann Marie',
+      viewer: 'alice',
+    });
   });
 
   it('answers unknown resources with -32002 and handler failures with their message or code', async () => {
-    await expect(client.readResource({ uri: 'docs://missing' })).rejects.toMatchObject({ code: -32002, data: { uri: 'docs://missing' } });
+    await expect(client.readResource({ uri: 'docs://missing' })).rejects.toMatchObject({
+      code: -32002,
+      data: { uri: 'docs://missing' },
+    });
     await expect(client.readResource({ uri: 'users://nobody/profile' })).rejects.toMatchObject({ code: -32002 });
     await expect(client.readResource({ uri: 'users://a/b/profile' })).rejects.toMatchObject({ code: -32002 });
-    await expect(client.readResource({ uri: 'docs://broken' })).rejects.toMatchObject({ code: -32603, message: expect.stringContaining('the disk is on fire') });
-    await expect(client.readResource({ uri: 'docs://forbidden' })).rejects.toMatchObject({ code: -32001, message: expect.stringContaining('not for you') });
+    await expect(client.readResource({ uri: 'docs://broken' })).rejects.toMatchObject({
+      code: -32603,
+      message: expect.stringContaining('the disk is on fire'),
+    });
+    await expect(client.readResource({ uri: 'docs://forbidden' })).rejects.toMatchObject({
+      code: -32001,
+      message: expect.stringContaining('not for you'),
+    });
   });
 
   it('lists prompts with their arguments, in pages', async () => {
@@ -110,7 +145,9 @@ describe('server features through the official SDK 1.x client (2025-11-25, Postg
       { type: 'resource', resource: { uri: 'docs://readme', mimeType: 'text/markdown', text: '# durable-mcp\n' } },
     ]);
     const translated = await client.getPrompt({ name: 'translate', arguments: { text: 'hello', target: 'German' } });
-    expect(translated.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Translate to German (dto): hello' } }]);
+    expect(translated.messages).toEqual([
+      { role: 'user', content: { type: 'text', text: 'Translate to German (dto): hello' } },
+    ]);
   });
 
   it('answers a missing required argument, an unknown prompt and a failing prompt with JSON-RPC errors', async () => {
@@ -118,15 +155,27 @@ describe('server features through the official SDK 1.x client (2025-11-25, Postg
       code: -32602,
       message: expect.stringContaining('missing required argument: code'),
     });
-    await expect(client.getPrompt({ name: 'translate', arguments: {} })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('text') });
+    await expect(client.getPrompt({ name: 'translate', arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('text'),
+    });
     await expect(client.getPrompt({ name: 'nope' })).rejects.toMatchObject({ code: -32602 });
-    await expect(client.getPrompt({ name: 'exploding' })).rejects.toMatchObject({ code: -32603, message: expect.stringContaining('prompt exploded') });
+    await expect(client.getPrompt({ name: 'exploding' })).rejects.toMatchObject({
+      code: -32603,
+      message: expect.stringContaining('prompt exploded'),
+    });
   });
 
   it('completes prompt arguments (at most 100, with total and hasMore, context passed through)', async () => {
-    const py = await client.complete({ ref: { type: 'ref/prompt', name: 'code_review' }, argument: { name: 'language', value: 'py' } });
+    const py = await client.complete({
+      ref: { type: 'ref/prompt', name: 'code_review' },
+      argument: { name: 'language', value: 'py' },
+    });
     expect(py.completion).toEqual({ values: ['python', 'pytorch', 'pyside'], total: 3, hasMore: false });
-    const all = await client.complete({ ref: { type: 'ref/prompt', name: 'code_review' }, argument: { name: 'language', value: '' } });
+    const all = await client.complete({
+      ref: { type: 'ref/prompt', name: 'code_review' },
+      argument: { name: 'language', value: '' },
+    });
     expect(all.completion.values).toEqual(LANGUAGES.slice(0, 100));
     expect(all.completion).toMatchObject({ total: LANGUAGES.length, hasMore: true });
     const framework = await client.complete({
@@ -135,13 +184,21 @@ describe('server features through the official SDK 1.x client (2025-11-25, Postg
       context: { arguments: { language: 'python' } },
     });
     expect(framework.completion.values).toEqual(['flask', 'fastapi']);
-    const none = await client.complete({ ref: { type: 'ref/prompt', name: 'code_review' }, argument: { name: 'code', value: 'x' } });
+    const none = await client.complete({
+      ref: { type: 'ref/prompt', name: 'code_review' },
+      argument: { name: 'code', value: 'x' },
+    });
     expect(none.completion.values).toEqual([]);
-    await expect(client.complete({ ref: { type: 'ref/prompt', name: 'nope' }, argument: { name: 'a', value: '' } })).rejects.toMatchObject({ code: -32602 });
+    await expect(
+      client.complete({ ref: { type: 'ref/prompt', name: 'nope' }, argument: { name: 'a', value: '' } }),
+    ).rejects.toMatchObject({ code: -32602 });
   });
 
   it('completes resource template parameters', async () => {
-    const ids = await client.complete({ ref: { type: 'ref/resource', uri: 'users://{id}/profile' }, argument: { name: 'id', value: 'al' } });
+    const ids = await client.complete({
+      ref: { type: 'ref/resource', uri: 'users://{id}/profile' },
+      argument: { name: 'id', value: 'al' },
+    });
     expect(ids.completion).toEqual({ values: ['alice', 'albert'], total: 2, hasMore: false });
     await expect(
       client.complete({ ref: { type: 'ref/resource', uri: 'users://{nope}' }, argument: { name: 'nope', value: '' } }),
@@ -154,16 +211,31 @@ describe('server features through the official SDK 1.x client (2025-11-25, Postg
       received.push(notification.params);
     });
     await client.setLoggingLevel('error');
-    const [row] = await db.dataSource.query(`SELECT log_level FROM mcp_inbound_sessions WHERE session_id = $1`, [transport.sessionId]);
+    const [row] = await db.dataSource.query(`SELECT log_level FROM mcp_inbound_sessions WHERE session_id = $1`, [
+      transport.sessionId,
+    ]);
     expect(row.log_level).toBe('error');
 
-    expect((await client.callTool({ name: 'log_every_level', arguments: {} })).content).toEqual([{ type: 'text', text: 'logged' }]);
-    expect(received).toEqual(['error', 'critical', 'alert', 'emergency'].map((level) => ({ level, logger: 'fixture', data: `at ${level}` })));
+    expect((await client.callTool({ name: 'log_every_level', arguments: {} })).content).toEqual([
+      { type: 'text', text: 'logged' },
+    ]);
+    expect(received).toEqual(
+      ['error', 'critical', 'alert', 'emergency'].map((level) => ({ level, logger: 'fixture', data: `at ${level}` })),
+    );
 
     received.length = 0;
     await client.setLoggingLevel('debug');
     await client.callTool({ name: 'log_every_level', arguments: {} });
-    expect(received.map((message) => message.level)).toEqual(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
+    expect(received.map((message) => message.level)).toEqual([
+      'debug',
+      'info',
+      'notice',
+      'warning',
+      'error',
+      'critical',
+      'alert',
+      'emergency',
+    ]);
     await expect(client.setLoggingLevel('loud' as never)).rejects.toMatchObject({ code: -32602 });
   });
 });

@@ -21,7 +21,10 @@ describe('resource subscriptions and revision-specific feature methods (PostgreS
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    server = await startApp(db.url, { imports: [McpModule.forRoot({ auth: fixtureAuth })], providers: [FeatureResources, FeaturePrompts, ResourceChanges] });
+    server = await startApp(db.url, {
+      imports: [McpModule.forRoot({ auth: fixtureAuth })],
+      providers: [FeatureResources, FeaturePrompts, ResourceChanges],
+    });
     url = `${server.baseUrl}/mcp`;
     changes = server.app.get(ResourceChanges);
   });
@@ -32,7 +35,10 @@ describe('resource subscriptions and revision-specific feature methods (PostgreS
   });
 
   async function subscriptionsOf(sessionId: string): Promise<string[]> {
-    const rows: { uri: string }[] = await db.dataSource.query(`SELECT uri FROM mcp_resource_subscriptions WHERE session_id = $1 ORDER BY uri`, [sessionId]);
+    const rows: { uri: string }[] = await db.dataSource.query(
+      `SELECT uri FROM mcp_resource_subscriptions WHERE session_id = $1 ORDER BY uri`,
+      [sessionId],
+    );
     return rows.map((row) => row.uri);
   }
 
@@ -41,7 +47,9 @@ describe('resource subscriptions and revision-specific feature methods (PostgreS
   }
 
   it('records subscribe and unsubscribe from the SDK client in the database, idempotently', async () => {
-    const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: 'Bearer token-alice' } } });
+    const transport = new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { Authorization: 'Bearer token-alice' } },
+    });
     const client = new Client({ name: 'subscriber', version: '1.0.0' });
     await client.connect(transport);
     const sessionId = transport.sessionId as string;
@@ -64,20 +72,39 @@ describe('resource subscriptions and revision-specific feature methods (PostgreS
     const ended = await openSession(url);
     const headers = versionHeader();
     for (const session of [watcher, other, ended]) {
-      const reply = await post(url, rpc(1, 'resources/subscribe', { uri: 'images://pixel.png' }), { sessionId: session.sessionId, headers, token: session === other ? 'token-bob' : undefined });
+      const reply = await post(url, rpc(1, 'resources/subscribe', { uri: 'images://pixel.png' }), {
+        sessionId: session.sessionId,
+        headers,
+        token: session === other ? 'token-bob' : undefined,
+      });
       expect(reply.json).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
     }
-    await post(url, rpc(2, 'resources/unsubscribe', { uri: 'images://pixel.png' }), { sessionId: other.sessionId, headers, token: 'token-bob' });
+    await post(url, rpc(2, 'resources/unsubscribe', { uri: 'images://pixel.png' }), {
+      sessionId: other.sessionId,
+      headers,
+      token: 'token-bob',
+    });
     expect((await send(url, 'DELETE', { sessionId: ended.sessionId })).status).toBe(204);
 
-    const stream = await fetch(url, { headers: { Authorization: 'Bearer token-alice', Accept: 'text/event-stream', 'Mcp-Session-Id': watcher.sessionId, ...headers } });
+    const stream = await fetch(url, {
+      headers: {
+        Authorization: 'Bearer token-alice',
+        Accept: 'text/event-stream',
+        'Mcp-Session-Id': watcher.sessionId,
+        ...headers,
+      },
+    });
     expect(stream.status).toBe(200);
     const reader = new SseReader(stream);
     expect((await reader.next())?.data).toBe('');
 
     expect(await changes.changed('images://pixel.png')).toEqual([watcher.sessionId]);
     const event = await reader.next();
-    expect(JSON.parse(event!.data)).toEqual({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'images://pixel.png' } });
+    expect(JSON.parse(event!.data)).toEqual({
+      jsonrpc: '2.0',
+      method: 'notifications/resources/updated',
+      params: { uri: 'images://pixel.png' },
+    });
     expect(await changes.changed('docs://readme')).toEqual([]);
     expect((await send(url, 'DELETE', { sessionId: watcher.sessionId })).status).toBe(204);
     expect(await reader.next()).toBeNull();
@@ -93,12 +120,23 @@ describe('resource subscriptions and revision-specific feature methods (PostgreS
     const tokenOf = (session: typeof alice) => (session === bob ? 'token-bob' : 'token-alice');
     for (const session of [alice, bob]) {
       for (const [index, uri] of ['docs://readme', 'images://pixel.png', 'notes://runtime'].entries()) {
-        const reply = await post(url, rpc(10 + index, 'resources/subscribe', { uri }), { sessionId: session.sessionId, headers, token: tokenOf(session) });
+        const reply = await post(url, rpc(10 + index, 'resources/subscribe', { uri }), {
+          sessionId: session.sessionId,
+          headers,
+          token: tokenOf(session),
+        });
         expect(reply.json).toEqual({ jsonrpc: '2.0', id: 10 + index, result: {} });
       }
     }
     const streamOf = async (session: typeof alice): Promise<SseReader> => {
-      const response = await fetch(url, { headers: { Authorization: `Bearer ${tokenOf(session)}`, Accept: 'text/event-stream', 'Mcp-Session-Id': session.sessionId, ...headers } });
+      const response = await fetch(url, {
+        headers: {
+          Authorization: `Bearer ${tokenOf(session)}`,
+          Accept: 'text/event-stream',
+          'Mcp-Session-Id': session.sessionId,
+          ...headers,
+        },
+      });
       expect(response.status).toBe(200);
       const reader = new SseReader(response);
       expect((await reader.next())?.data).toBe('');
@@ -117,32 +155,49 @@ describe('resource subscriptions and revision-specific feature methods (PostgreS
       expect(await changes.changed('docs://readme')).toEqual([bob.sessionId]);
       expect((await changes.changed('images://pixel.png')).sort()).toEqual(both);
       expect(await next(aliceStream)).toEqual(updated('images://pixel.png'));
-      expect([await next(bobStream), await next(bobStream)]).toEqual([updated('docs://readme'), updated('images://pixel.png')]);
+      expect([await next(bobStream), await next(bobStream)]).toEqual([
+        updated('docs://readme'),
+        updated('images://pixel.png'),
+      ]);
 
       // Switched off for everyone: no session hears of it.
       await registry.disable('resource', 'docs://readme');
       expect([await next(aliceStream), await next(bobStream)]).toEqual([listChanged, listChanged]);
       expect(await changes.changed('docs://readme')).toEqual([]);
       expect((await changes.changed('images://pixel.png')).sort()).toEqual(both);
-      expect([await next(aliceStream), await next(bobStream)]).toEqual([updated('images://pixel.png'), updated('images://pixel.png')]);
+      expect([await next(aliceStream), await next(bobStream)]).toEqual([
+        updated('images://pixel.png'),
+        updated('images://pixel.png'),
+      ]);
 
       // On again: the subscriptions stayed, so both hear of it.
       await registry.enable('resource', 'docs://readme');
       expect([await next(aliceStream), await next(bobStream)]).toEqual([listChanged, listChanged]);
       expect((await changes.changed('docs://readme')).sort()).toEqual(both);
-      expect([await next(aliceStream), await next(bobStream)]).toEqual([updated('docs://readme'), updated('docs://readme')]);
-      expect(await subscriptionsOf(alice.sessionId)).toEqual(['docs://readme', 'images://pixel.png', 'notes://runtime']);
+      expect([await next(aliceStream), await next(bobStream)]).toEqual([
+        updated('docs://readme'),
+        updated('docs://readme'),
+      ]);
+      expect(await subscriptionsOf(alice.sessionId)).toEqual([
+        'docs://readme',
+        'images://pixel.png',
+        'notes://runtime',
+      ]);
 
       // A resource removed since the subscription is not announced either.
       expect(await registry.removeResource('notes://runtime')).toBe(true);
       expect([await next(aliceStream), await next(bobStream)]).toEqual([listChanged, listChanged]);
       expect(await changes.changed('notes://runtime')).toEqual([]);
       expect((await changes.changed('images://pixel.png')).sort()).toEqual(both);
-      expect([await next(aliceStream), await next(bobStream)]).toEqual([updated('images://pixel.png'), updated('images://pixel.png')]);
+      expect([await next(aliceStream), await next(bobStream)]).toEqual([
+        updated('images://pixel.png'),
+        updated('images://pixel.png'),
+      ]);
     } finally {
       await registry.enable('resource', 'docs://readme');
       await registry.removeResource('notes://runtime');
-      for (const session of [alice, bob]) await send(url, 'DELETE', { sessionId: session.sessionId, token: tokenOf(session) });
+      for (const session of [alice, bob])
+        await send(url, 'DELETE', { sessionId: session.sessionId, token: tokenOf(session) });
       await Promise.all([aliceStream.cancel(), bobStream.cancel()]);
     }
   });
@@ -156,7 +211,10 @@ describe('resource subscriptions and revision-specific feature methods (PostgreS
     expect(missing.json.error).toMatchObject({ code: -32602, data: { uri: 'docs://missing' } });
     const read = await statelessPost(url, statelessRequest(4, 'resources/read', { uri: 'users://bob/profile' }));
     expect(JSON.parse(read.json.result.contents[0].text)).toEqual({ id: 'bob', name: 'Bob', viewer: 'alice' });
-    const prompt = await statelessPost(url, statelessRequest(5, 'prompts/get', { name: 'code_review', arguments: { code: 'x' } }));
+    const prompt = await statelessPost(
+      url,
+      statelessRequest(5, 'prompts/get', { name: 'code_review', arguments: { code: 'x' } }),
+    );
     expect(prompt.json.result.messages[0].content.text).toBe('Please review this code:\nx');
   });
 });

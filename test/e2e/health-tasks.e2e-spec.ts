@@ -21,7 +21,10 @@ interface HealthReport {
 }
 
 /** The per-mount details of the `tasks` check. */
-type TaskMounts = Record<string, { mode: string; workers: number; active: number; waiting: number; oldestWaitingMs: number | null }>;
+type TaskMounts = Record<
+  string,
+  { mode: string; workers: number; active: number; waiting: number; oldestWaitingMs: number | null }
+>;
 
 async function probe(app: RunningApp): Promise<{ status: number; report: HealthReport; text: string }> {
   const response = await fetch(`${app.baseUrl}/health/ready`);
@@ -93,7 +96,9 @@ describe('health checks: the task queue in /health/ready (Bull, two replicas)', 
     // Bull registers its worker connection asynchronously after bootstrap.
     const { report, text } = await pollUntil('readiness 200 with a task worker', async () => {
       const reply = await probe(worker);
-      return reply.status === 200 && (reply.report.details.tasks?.mounts as TaskMounts | undefined)?.default?.workers ? reply : undefined;
+      return reply.status === 200 && (reply.report.details.tasks?.mounts as TaskMounts | undefined)?.default?.workers
+        ? reply
+        : undefined;
     });
     const mounts = report.details.tasks.mounts as TaskMounts;
     expect(Object.keys(mounts)).toEqual(['default']);
@@ -102,10 +107,16 @@ describe('health checks: the task queue in /health/ready (Bull, two replicas)', 
     expect(text).not.toMatch(/redis:\/\//);
 
     const busy = await startTask(worker, 'busy');
-    await pollUntil('the first task runs on the worker', async () => ((await taskStatus(worker, busy)).statusMessage === 'step 1 of 2' ? true : undefined));
+    await pollUntil('the first task runs on the worker', async () =>
+      (await taskStatus(worker, busy)).statusMessage === 'step 1 of 2' ? true : undefined,
+    );
     const running = await probe(worker);
     expect(running.status).toBe(200);
-    expect((running.report.details.tasks.mounts as TaskMounts).default).toMatchObject({ active: 1, waiting: 0, oldestWaitingMs: null });
+    expect((running.report.details.tasks.mounts as TaskMounts).default).toMatchObject({
+      active: 1,
+      waiting: 0,
+      oldestWaitingMs: null,
+    });
   });
 
   it('is down, naming the mount, when a task waits longer than tasks.maxWaitingAgeMs; ready again once the worker takes it', async () => {
@@ -116,7 +127,9 @@ describe('health checks: the task queue in /health/ready (Bull, two replicas)', 
       return reply.status === 503 && reply.report.error?.tasks ? reply : undefined;
     });
     expect(down.report.error?.tasks).toMatchObject({ status: 'down', minWorkers: 1, maxWaitingAgeMs: 300 });
-    expect(down.report.error?.tasks.message).toMatch(/^mount "default": the oldest waiting task has waited \d+ ms, more than 300 ms$/);
+    expect(down.report.error?.tasks.message).toMatch(
+      /^mount "default": the oldest waiting task has waited \d+ ms, more than 300 ms$/,
+    );
     const mounts = down.report.error?.tasks.mounts as TaskMounts;
     expect(mounts.default).toMatchObject({ mode: 'bull', active: 1, waiting: 1 });
     // One replica runs tasks, one at a time: Bull knows one worker connection.
@@ -127,12 +140,17 @@ describe('health checks: the task queue in /health/ready (Bull, two replicas)', 
 
     TaskGates.open(gate('busy'));
     TaskGates.open(gate('queued'));
-    await pollUntil('the waiting task completed', async () => ((await taskStatus(enqueuer, queued)).status === 'completed' ? true : undefined));
+    await pollUntil('the waiting task completed', async () =>
+      (await taskStatus(enqueuer, queued)).status === 'completed' ? true : undefined,
+    );
     const back = await pollUntil('readiness 200 once nothing waits', async () => {
       const reply = await probe(worker);
       return reply.status === 200 ? reply : undefined;
     });
-    expect((back.report.details.tasks.mounts as TaskMounts).default).toMatchObject({ waiting: 0, oldestWaitingMs: null });
+    expect((back.report.details.tasks.mounts as TaskMounts).default).toMatchObject({
+      waiting: 0,
+      oldestWaitingMs: null,
+    });
   });
 
   it('a replica that runs no task counts the workers of the others, and is down once none consumes the queue', async () => {
@@ -169,7 +187,11 @@ describe('health checks: the task queue when its Redis goes away', () => {
     redis = await startPrivateRedis();
     server = await startApp(db.url, {
       imports: [
-        McpModule.forRoot({ auth: fixtureAuth, providers: [TaskTools], tasks: { redis: redis.url, concurrency: 1, pollIntervalMs: 50 } }),
+        McpModule.forRoot({
+          auth: fixtureAuth,
+          providers: [TaskTools],
+          tasks: { redis: redis.url, concurrency: 1, pollIntervalMs: 50 },
+        }),
         McpHealthModule.forRoot({ tasks: { timeoutMs: 1000 } }),
       ],
       providers: [TaskTools],
@@ -183,7 +205,9 @@ describe('health checks: the task queue when its Redis goes away', () => {
   });
 
   it('is down while the queue cannot be read, and ready again once Redis is back', async () => {
-    await pollUntil('readiness 200 with a task worker', async () => ((await probe(server)).status === 200 ? true : undefined));
+    await pollUntil('readiness 200 with a task worker', async () =>
+      (await probe(server)).status === 200 ? true : undefined,
+    );
     await redis.kill();
     try {
       const down = await pollUntil('readiness 503 with the task queue unreadable', async () => {

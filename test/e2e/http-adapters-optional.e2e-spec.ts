@@ -38,7 +38,10 @@ describe('a host app without Express', () => {
     expect(JSON.parse(app!.ready[2])).toContain('@nestjs/platform-fastify');
     const url = app!.ready[1];
     const { sessionId } = await openSession(url);
-    const reply = await post(url, callRequest(3, 'echo', { text: 'no express here' }), { sessionId, headers: versionHeader() });
+    const reply = await post(url, callRequest(3, 'echo', { text: 'no express here' }), {
+      sessionId,
+      headers: versionHeader(),
+    });
     expect({ status: reply.status, json: reply.json }).toEqual({
       status: 200,
       json: { jsonrpc: '2.0', id: 3, result: { content: [{ type: 'text', text: 'no express here' }] } },

@@ -15,7 +15,9 @@ import { createTestDatabase, type TestDatabase } from '../support/postgres';
 class CapturingLogger implements LoggerService {
   readonly lines: string[] = [];
   private keep(...parts: unknown[]): void {
-    this.lines.push(parts.map((part) => (typeof part === 'string' ? part : JSON.stringify(part) ?? String(part))).join(' '));
+    this.lines.push(
+      parts.map((part) => (typeof part === 'string' ? part : (JSON.stringify(part) ?? String(part)))).join(' '),
+    );
   }
   log(...parts: unknown[]): void {
     this.keep(...parts);
@@ -49,7 +51,10 @@ async function boot(
   fastifyOptions?: FastifyServerOptions,
 ): Promise<Booted> {
   const moduleRef = await Test.createTestingModule({
-    imports: [TypeOrmModule.forRoot({ type: 'postgres', url: db.url, entities: MCP_ENTITIES }), McpModule.forRoot(mount)],
+    imports: [
+      TypeOrmModule.forRoot({ type: 'postgres', url: db.url, entities: MCP_ENTITIES }),
+      McpModule.forRoot(mount),
+    ],
     providers: [FixtureTools],
   }).compile();
   const logger = new CapturingLogger();
@@ -84,10 +89,10 @@ async function openRaw(port: number, head: string): Promise<RawConnection> {
   socket.write(head);
   const connection: RawConnection = { socket, received: () => text, closed: () => closed, written: () => written };
   const write = socket.write.bind(socket);
-  socket.write = ((chunk: Buffer | string, ...rest: never[]) => {
+  socket.write = (chunk: Buffer | string, ...rest: never[]) => {
     written += Buffer.byteLength(chunk);
     return write(chunk, ...rest);
-  });
+  };
   return connection;
 }
 
@@ -100,7 +105,13 @@ async function until(check: () => boolean, what: string, ms = 15_000): Promise<v
 }
 
 function requestHead(path: string, headers: Record<string, string>): string {
-  const lines = Object.entries({ Host: '127.0.0.1', Authorization: 'Bearer token-alice', 'Content-Type': 'application/json', Accept: MCP_ACCEPT, ...headers });
+  const lines = Object.entries({
+    Host: '127.0.0.1',
+    Authorization: 'Bearer token-alice',
+    'Content-Type': 'application/json',
+    Accept: MCP_ACCEPT,
+    ...headers,
+  });
   return `POST ${path} HTTP/1.1\r\n${lines.map(([name, value]) => `${name}: ${value}`).join('\r\n')}\r\n\r\n`;
 }
 
@@ -121,7 +132,10 @@ describe.each(HTTP_ADAPTERS)('input limits that cannot be bypassed (PostgreSQL, 
   });
 
   async function rowsContaining(text: string): Promise<number> {
-    const [row] = await db.dataSource.query(`SELECT count(*)::int AS n FROM mcp_events WHERE request::text LIKE $1 OR coalesce(response::text, '') LIKE $1 OR coalesce(note, '') LIKE $1`, [`%${text}%`]);
+    const [row] = await db.dataSource.query(
+      `SELECT count(*)::int AS n FROM mcp_events WHERE request::text LIKE $1 OR coalesce(response::text, '') LIKE $1 OR coalesce(note, '') LIKE $1`,
+      [`%${text}%`],
+    );
     return row.n;
   }
 
@@ -155,15 +169,27 @@ describe.each(HTTP_ADAPTERS)('input limits that cannot be bypassed (PostgreSQL, 
     });
 
     it('refuses a body access_token on a path spelling the host parser would have parsed (/MCP/)', async () => {
-      const reply = await post(`${server.origin}/MCP/`, { ...initializeRequest(), access_token: 'token-alice' }, { token: null });
+      const reply = await post(
+        `${server.origin}/MCP/`,
+        { ...initializeRequest(), access_token: 'token-alice' },
+        { token: null },
+      );
       // Express routes this spelling to the controller, which refuses the token; Fastify routes the exact path only.
       if (adapter === 'express') expectUnauthorized(reply);
-      else expect({ status: reply.status, session: reply.headers.get('mcp-session-id') }).toEqual({ status: 404, session: null });
+      else
+        expect({ status: reply.status, session: reply.headers.get('mcp-session-id') }).toEqual({
+          status: 404,
+          session: null,
+        });
     });
 
     it('refuses a query token on a live session too, and the session is not touched', async () => {
       const { sessionId } = await openSession(url);
-      const reply = await post(`${url}?access_token=token-alice`, callRequest(1, 'whoami'), { token: null, sessionId, headers: versionHeader() });
+      const reply = await post(`${url}?access_token=token-alice`, callRequest(1, 'whoami'), {
+        token: null,
+        sessionId,
+        headers: versionHeader(),
+      });
       expectUnauthorized(reply);
     });
 
@@ -178,12 +204,42 @@ describe.each(HTTP_ADAPTERS)('input limits that cannot be bypassed (PostgreSQL, 
 
   describe('the module reads the body on every path the router routes to the controller', () => {
     const cases: [label: string, prefix: string | undefined, base: string, variants: string[]][] = [
-      ['no prefix', undefined, '/mcp', ['/mcp', '/MCP', '/Mcp', '/mcp/', '/MCP/', '//mcp', '/mcp//', '///mcp', '/m%63p', '/%6Dcp', '/%4D%43%50', '/m%63p/', '/%2Fmcp']],
+      [
+        'no prefix',
+        undefined,
+        '/mcp',
+        [
+          '/mcp',
+          '/MCP',
+          '/Mcp',
+          '/mcp/',
+          '/MCP/',
+          '//mcp',
+          '/mcp//',
+          '///mcp',
+          '/m%63p',
+          '/%6Dcp',
+          '/%4D%43%50',
+          '/m%63p/',
+          '/%2Fmcp',
+        ],
+      ],
       [
         'setGlobalPrefix("api")',
         'api',
         '/api/mcp',
-        ['/api/mcp', '/API/MCP', '/api/mcp/', '/Api/Mcp/', '//api/mcp', '/api//mcp', '/api/mcp//', '/api/m%63p', '/%61pi/mcp', '/%61pi/%6d%63%70'],
+        [
+          '/api/mcp',
+          '/API/MCP',
+          '/api/mcp/',
+          '/Api/Mcp/',
+          '//api/mcp',
+          '/api//mcp',
+          '/api/mcp//',
+          '/api/m%63p',
+          '/%61pi/mcp',
+          '/%61pi/%6d%63%70',
+        ],
       ],
     ];
 
@@ -211,32 +267,47 @@ describe.each(HTTP_ADAPTERS)('input limits that cannot be bypassed (PostgreSQL, 
       it('routes at least the canonical path (and on Express a case variant and a trailing slash, on Fastify an escaped letter)', async () => {
         const routedOnes: string[] = [];
         for (const variant of variants) if (await routed(variant)) routedOnes.push(variant);
-        expect(routedOnes).toEqual(expect.arrayContaining(adapter === 'express' ? [base, base.toUpperCase(), `${base}/`] : [base, base.replace('mcp', 'm%63p')]));
+        expect(routedOnes).toEqual(
+          expect.arrayContaining(
+            adapter === 'express' ? [base, base.toUpperCase(), `${base}/`] : [base, base.replace('mcp', 'm%63p')],
+          ),
+        );
       });
 
-      it.each(variants)('%s: a body over maxBodyBytes gets the module 413, invalid JSON its 400 -32700', async (variant) => {
-        const target = `${server.origin}${variant}`;
-        if (!(await routed(variant))) {
-          // The router does not route this spelling to the controller (repeated slashes; on Fastify
-          // also letter case and a trailing slash): the module still reads the body (its path
-          // matching is wider than the router's), so an oversized one gets the module's 413, and
-          // one that fits reaches the router's 404.
-          const refused = await post(target, callRequest(1, 'echo', { text: 'x'.repeat(2048) }));
-          expect({ status: refused.status, code: refused.json?.error?.code }).toEqual({ status: 413, code: -32000 });
-          expect((await post(target, initializeRequest())).status).toBe(404);
-          return;
-        }
-        const big = await post(target, callRequest(1, 'echo', { text: 'x'.repeat(2048) }));
-        expect({ status: big.status, body: big.json }).toEqual({
-          status: 413,
-          body: { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Payload Too Large: the body exceeds 1024 bytes' } },
-        });
-        const broken = await post(target, '{"jsonrpc":"2.0","id":1,"method":');
-        expect({ status: broken.status, code: broken.json?.error?.code, id: broken.json?.id }).toEqual({ status: 400, code: -32700, id: null });
-        const opened = await post(target, initializeRequest());
-        expect(opened.status).toBe(200);
-        expect(opened.headers.get('mcp-session-id')).toEqual(expect.any(String));
-      });
+      it.each(variants)(
+        '%s: a body over maxBodyBytes gets the module 413, invalid JSON its 400 -32700',
+        async (variant) => {
+          const target = `${server.origin}${variant}`;
+          if (!(await routed(variant))) {
+            // The router does not route this spelling to the controller (repeated slashes; on Fastify
+            // also letter case and a trailing slash): the module still reads the body (its path
+            // matching is wider than the router's), so an oversized one gets the module's 413, and
+            // one that fits reaches the router's 404.
+            const refused = await post(target, callRequest(1, 'echo', { text: 'x'.repeat(2048) }));
+            expect({ status: refused.status, code: refused.json?.error?.code }).toEqual({ status: 413, code: -32000 });
+            expect((await post(target, initializeRequest())).status).toBe(404);
+            return;
+          }
+          const big = await post(target, callRequest(1, 'echo', { text: 'x'.repeat(2048) }));
+          expect({ status: big.status, body: big.json }).toEqual({
+            status: 413,
+            body: {
+              jsonrpc: '2.0',
+              id: null,
+              error: { code: -32000, message: 'Payload Too Large: the body exceeds 1024 bytes' },
+            },
+          });
+          const broken = await post(target, '{"jsonrpc":"2.0","id":1,"method":');
+          expect({ status: broken.status, code: broken.json?.error?.code, id: broken.json?.id }).toEqual({
+            status: 400,
+            code: -32700,
+            id: null,
+          });
+          const opened = await post(target, initializeRequest());
+          expect(opened.status).toBe(200);
+          expect(opened.headers.get('mcp-session-id')).toEqual(expect.any(String));
+        },
+      );
     });
   });
 
@@ -264,7 +335,11 @@ describe.each(HTTP_ADAPTERS)('input limits that cannot be bypassed (PostgreSQL, 
       try {
         await until(() => raw.closed(), `the server to cut the stalled body within ${bound} ms`, bound);
         expect(raw.received()).toMatch(/^HTTP\/1\.1 408 /);
-        expect(jsonBodyOf(raw.received())).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32000, message: `Request Timeout: the body did not arrive within ${timeoutMs} ms` } });
+        expect(jsonBodyOf(raw.received())).toEqual({
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32000, message: `Request Timeout: the body did not arrive within ${timeoutMs} ms` },
+        });
       } finally {
         raw.socket.destroy();
       }
@@ -294,7 +369,13 @@ describe.each(HTTP_ADAPTERS)('input limits that cannot be bypassed (PostgreSQL, 
 
     beforeAll(async () => {
       server = await boot(db, adapter, { auth: fixtureAuth });
-      small = await boot(db, adapter, { auth: fixtureAuth, maxBodyBytes: 1024, bodyTimeoutMs: 300, mount: 'small', path: '/small/mcp' });
+      small = await boot(db, adapter, {
+        auth: fixtureAuth,
+        maxBodyBytes: 1024,
+        bodyTimeoutMs: 300,
+        mount: 'small',
+        path: '/small/mcp',
+      });
       url = `${server.origin}/mcp`;
     });
 
@@ -327,12 +408,18 @@ describe.each(HTTP_ADAPTERS)('input limits that cannot be bypassed (PostgreSQL, 
       });
       expect({ status: response.status, body: await response.json() }).toEqual({
         status: 413,
-        body: { jsonrpc: '2.0', id: null, error: { code: -32000, message: `Payload Too Large: the body exceeds ${4 * 1024 * 1024} bytes` } },
+        body: {
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32000, message: `Payload Too Large: the body exceeds ${4 * 1024 * 1024} bytes` },
+        },
       });
     });
 
     it('the official SDK client sending a 5 MiB tool argument gets a StreamableHTTPError with code 413, then works on', async () => {
-      const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: 'Bearer token-alice' } } });
+      const transport = new StreamableHTTPClientTransport(new URL(url), {
+        requestInit: { headers: { Authorization: 'Bearer token-alice' } },
+      });
       const client = new Client({ name: 'big-sender', version: '1.0.0' });
       await client.connect(transport);
       try {
@@ -357,7 +444,8 @@ describe.each(HTTP_ADAPTERS)('input limits that cannot be bypassed (PostgreSQL, 
       while (!raw.closed() && raw.written() < ceiling) {
         // Wait for room in the socket buffer (or for the close), polling so a close that came
         // first cannot be missed.
-        if (!raw.socket.write(chunk)) await until(() => raw.closed() || raw.socket.writableLength === 0, 'room to write', 20_000);
+        if (!raw.socket.write(chunk))
+          await until(() => raw.closed() || raw.socket.writableLength === 0, 'room to write', 20_000);
       }
       expect(raw.closed()).toBe(true);
       expect(raw.written()).toBeLessThan(ceiling);
@@ -369,7 +457,11 @@ describe.each(HTTP_ADAPTERS)('input limits that cannot be bypassed (PostgreSQL, 
       raw.socket.write('{');
       await until(() => raw.closed(), 'the server to close the trickling connection');
       expect(raw.received()).toMatch(/^HTTP\/1\.1 408 /);
-      expect(jsonBodyOf(raw.received())).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Request Timeout: the body did not arrive within 300 ms' } });
+      expect(jsonBodyOf(raw.received())).toEqual({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32000, message: 'Request Timeout: the body did not arrive within 300 ms' },
+      });
     });
   });
 });
@@ -380,7 +472,9 @@ describe('input limits on a Fastify app whose router ignores letter case and a t
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    server = await boot(db, 'fastify', { auth: fixtureAuth, maxBodyBytes: 1024 }, undefined, { routerOptions: { caseSensitive: false, ignoreTrailingSlash: true } });
+    server = await boot(db, 'fastify', { auth: fixtureAuth, maxBodyBytes: 1024 }, undefined, {
+      routerOptions: { caseSensitive: false, ignoreTrailingSlash: true },
+    });
   });
 
   afterAll(async () => {
@@ -388,13 +482,19 @@ describe('input limits on a Fastify app whose router ignores letter case and a t
     await db?.drop();
   });
 
-  it.each(['/mcp', '/MCP', '/mcp/', '/Mcp/'])('%s is served: the module 413, its 400 -32700, then a session', async (variant) => {
-    const target = `${server.origin}${variant}`;
-    const big = await post(target, callRequest(1, 'echo', { text: 'x'.repeat(2048) }));
-    expect({ status: big.status, code: big.json?.error?.code }).toEqual({ status: 413, code: -32000 });
-    const broken = await post(target, '{"jsonrpc":"2.0","id":1,"method":');
-    expect({ status: broken.status, code: broken.json?.error?.code }).toEqual({ status: 400, code: -32700 });
-    const opened = await post(target, initializeRequest());
-    expect({ status: opened.status, session: typeof opened.headers.get('mcp-session-id') }).toEqual({ status: 200, session: 'string' });
-  });
+  it.each(['/mcp', '/MCP', '/mcp/', '/Mcp/'])(
+    '%s is served: the module 413, its 400 -32700, then a session',
+    async (variant) => {
+      const target = `${server.origin}${variant}`;
+      const big = await post(target, callRequest(1, 'echo', { text: 'x'.repeat(2048) }));
+      expect({ status: big.status, code: big.json?.error?.code }).toEqual({ status: 413, code: -32000 });
+      const broken = await post(target, '{"jsonrpc":"2.0","id":1,"method":');
+      expect({ status: broken.status, code: broken.json?.error?.code }).toEqual({ status: 400, code: -32700 });
+      const opened = await post(target, initializeRequest());
+      expect({ status: opened.status, session: typeof opened.headers.get('mcp-session-id') }).toEqual({
+        status: 200,
+        session: 'string',
+      });
+    },
+  );
 });

@@ -2,7 +2,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { JsonRpcNotification } from '../../src/mcp/protocol';
 import { HttpTransport } from '../../src/mcp/client/transports/http/http.transport';
-import type { McpTransportContext, McpTransportDeliverOptions } from '../../src/mcp/client/transports/mcp-transport.interface';
+import type {
+  McpTransportContext,
+  McpTransportDeliverOptions,
+} from '../../src/mcp/client/transports/mcp-transport.interface';
 
 /**
  * The standalone GET stream of a session against a hand-driven server: a GET refused with 409
@@ -34,7 +37,8 @@ describe('HttpTransport standalone stream edges', () => {
       void (async () => {
         if (req.method === 'GET') {
           gets.push(gets.length + 1);
-          if (conflicts-- > 0) return void res.writeHead(409, { 'Content-Type': 'text/plain' }).end('another stream is open');
+          if (conflicts-- > 0)
+            return void res.writeHead(409, { 'Content-Type': 'text/plain' }).end('another stream is open');
           res.writeHead(200, { 'Content-Type': 'text/event-stream' });
           res.flushHeaders();
           standalone = res;
@@ -48,17 +52,28 @@ describe('HttpTransport standalone stream edges', () => {
           onAnswer?.(message);
           return;
         }
-        if (!standalone) return void res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { tools: [] } }));
+        if (!standalone)
+          return void res
+            .writeHead(200, { 'Content-Type': 'application/json' })
+            .end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { tools: [] } }));
         // tools/call: ask on the standalone stream, answer the POST once the client replied.
         const stream = standalone;
         stream.write('event: heartbeat\ndata: {}\n\n');
         stream.write('event: message\ndata: \n\n');
         stream.write('event: message\ndata: {not json\n\n');
-        stream.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'on the side' } })}\n\n`);
-        stream.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: 'side-1', method: 'roots/list' })}\n\n`);
+        stream.write(
+          `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'on the side' } })}\n\n`,
+        );
+        stream.write(
+          `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: 'side-1', method: 'roots/list' })}\n\n`,
+        );
         onAnswer = (reply) => {
           onAnswer = null;
-          res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { content: [], structuredContent: { reply } } }));
+          res
+            .writeHead(200, { 'Content-Type': 'application/json' })
+            .end(
+              JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { content: [], structuredContent: { reply } } }),
+            );
         };
       })();
     });
@@ -82,20 +97,37 @@ describe('HttpTransport standalone stream edges', () => {
       onServerRequest: async (request) => ({ roots: [{ uri: `file:///for-${request.method}` }] }),
     };
     const options: McpTransportDeliverOptions = { sessionId: 'sess-1', protocolVersion: '2025-11-25', context };
-    const outcome = await transport.deliver({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x' } }, options);
+    const outcome = await transport.deliver(
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x' } },
+      options,
+    );
     expect(gets).toHaveLength(3);
     expect(outcome.body).toEqual({
       jsonrpc: '2.0',
       id: 1,
-      result: { content: [], structuredContent: { reply: { jsonrpc: '2.0', id: 'side-1', result: { roots: [{ uri: 'file:///for-roots/list' }] } } } },
+      result: {
+        content: [],
+        structuredContent: {
+          reply: { jsonrpc: '2.0', id: 'side-1', result: { roots: [{ uri: 'file:///for-roots/list' }] } },
+        },
+      },
     });
-    expect(notes).toEqual([{ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'on the side' } }]);
+    expect(notes).toEqual([
+      { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'on the side' } },
+    ]);
   });
 
   it('gives up on the stream after repeated 409s and still makes the call', async () => {
     conflicts = 100;
     const transport = new HttpTransport({ url, retry: { retries: 0 } });
-    const call = transport.deliver({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, { sessionId: 'sess-1', protocolVersion: '2025-11-25', context: { server: 'side', scopeKey: '', timeoutMs: 10_000 } });
+    const call = transport.deliver(
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+      {
+        sessionId: 'sess-1',
+        protocolVersion: '2025-11-25',
+        context: { server: 'side', scopeKey: '', timeoutMs: 10_000 },
+      },
+    );
     await expect(call).resolves.toMatchObject({ body: { id: 2, result: { tools: [] } } });
     expect(gets).toHaveLength(4);
   });

@@ -22,7 +22,10 @@ async function until(check: () => Promise<boolean>, what: string, deadlineMs = 1
 
 @Injectable()
 class GatedTools {
-  @McpTool({ description: 'Reports one step, then waits until the test opens its gate', input: { type: 'object', properties: { key: { type: 'string' } }, required: ['key'] } })
+  @McpTool({
+    description: 'Reports one step, then waits until the test opens its gate',
+    input: { type: 'object', properties: { key: { type: 'string' } }, required: ['key'] },
+  })
   async gated({ key }: { key: string }, ctx: McpToolContext): Promise<string> {
     const opened = gate(key);
     await ctx.progress(1, 2, 'first step');
@@ -43,7 +46,13 @@ describe('resuming a POST stream whose request is still running', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     app = await startApp(db.url, {
-      imports: [McpModule.forRoot({ auth: fixtureAuth, providers: [GatedTools], streams: { keepAliveMs: KEEP_ALIVE_MS, retryMs: 50 } })],
+      imports: [
+        McpModule.forRoot({
+          auth: fixtureAuth,
+          providers: [GatedTools],
+          streams: { keepAliveMs: KEEP_ALIVE_MS, retryMs: 50 },
+        }),
+      ],
       providers: [GatedTools],
     });
   });
@@ -54,8 +63,20 @@ describe('resuming a POST stream whose request is still running', () => {
     await db?.drop();
   });
 
-  const postHeaders = (sessionId: string) => ({ Authorization: 'Bearer token-alice', 'Content-Type': 'application/json', Accept: MCP_ACCEPT, 'Mcp-Session-Id': sessionId, ...versionHeader() });
-  const getHeaders = (sessionId: string, lastEventId: string) => ({ Authorization: 'Bearer token-alice', Accept: 'text/event-stream', 'Mcp-Session-Id': sessionId, 'Last-Event-ID': lastEventId, ...versionHeader() });
+  const postHeaders = (sessionId: string) => ({
+    Authorization: 'Bearer token-alice',
+    'Content-Type': 'application/json',
+    Accept: MCP_ACCEPT,
+    'Mcp-Session-Id': sessionId,
+    ...versionHeader(),
+  });
+  const getHeaders = (sessionId: string, lastEventId: string) => ({
+    Authorization: 'Bearer token-alice',
+    Accept: 'text/event-stream',
+    'Mcp-Session-Id': sessionId,
+    'Last-Event-ID': lastEventId,
+    ...versionHeader(),
+  });
 
   /** Starts a gated call on a POST stream, reads its priming event and first progress, then drops the connection. */
   async function startAndDrop(sessionId: string, key: string, id: number) {
@@ -63,14 +84,22 @@ describe('resuming a POST stream whose request is still running', () => {
       await fetch(`${app.baseUrl}/mcp`, {
         method: 'POST',
         headers: postHeaders(sessionId),
-        body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'gated', arguments: { key }, _meta: { progressToken: key } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/call',
+          params: { name: 'gated', arguments: { key }, _meta: { progressToken: key } },
+        }),
       }),
     );
     const priming = await post.next();
     const progress = await post.next();
     await post.cancel();
     expect(priming?.data).toBe('');
-    expect(JSON.parse(progress!.data)).toMatchObject({ method: 'notifications/progress', params: { progressToken: key, progress: 1, total: 2 } });
+    expect(JSON.parse(progress!.data)).toMatchObject({
+      method: 'notifications/progress',
+      params: { progressToken: key, progress: 1, total: 2 },
+    });
     return { priming: priming!, progress: progress! };
   }
 
@@ -80,10 +109,17 @@ describe('resuming a POST stream whose request is still running', () => {
     const resumed = new SseReader(await fetch(`${app.baseUrl}/mcp`, { headers: getHeaders(sessionId, priming.id!) }));
     expect(await resumed.next()).toEqual({ id: priming.id, retry: 50, data: '' });
     const replayed = await resumed.next();
-    expect(JSON.parse(replayed!.data)).toMatchObject({ method: 'notifications/progress', params: { progressToken: 'follow' } });
+    expect(JSON.parse(replayed!.data)).toMatchObject({
+      method: 'notifications/progress',
+      params: { progressToken: 'follow' },
+    });
     gates.get('follow')!();
     const response = await resumed.next();
-    expect(JSON.parse(response!.data)).toEqual({ jsonrpc: '2.0', id: 11, result: { content: [{ type: 'text', text: 'released follow' }] } });
+    expect(JSON.parse(response!.data)).toEqual({
+      jsonrpc: '2.0',
+      id: 11,
+      result: { content: [{ type: 'text', text: 'released follow' }] },
+    });
     expect(await resumed.next()).toBeNull();
   });
 
@@ -101,13 +137,19 @@ describe('resuming a POST stream whose request is still running', () => {
     const { progress } = await startAndDrop(sessionId, 'done-before', 13);
     gates.get('done-before')!();
     await until(async () => {
-      const rows = await db.dataSource.query(`SELECT 1 FROM mcp_events WHERE method = 'tools/call' AND status = 200 AND request->>'id' = '13'`);
+      const rows = await db.dataSource.query(
+        `SELECT 1 FROM mcp_events WHERE method = 'tools/call' AND status = 200 AND request->>'id' = '13'`,
+      );
       return rows.length === 1;
     }, 'the call is recorded as answered');
     const resumed = new SseReader(await fetch(`${app.baseUrl}/mcp`, { headers: getHeaders(sessionId, progress.id!) }));
     const events = await resumed.rest();
     expect(events).toHaveLength(2);
     expect(events[0]).toEqual({ id: progress.id, retry: 50, data: '' });
-    expect(JSON.parse(events[1].data)).toEqual({ jsonrpc: '2.0', id: 13, result: { content: [{ type: 'text', text: 'released done-before' }] } });
+    expect(JSON.parse(events[1].data)).toEqual({
+      jsonrpc: '2.0',
+      id: 13,
+      result: { content: [{ type: 'text', text: 'released done-before' }] },
+    });
   });
 });

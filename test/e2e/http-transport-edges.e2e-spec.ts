@@ -3,20 +3,61 @@ import type { ServerResponse } from 'node:http';
 import { McpProtocolError, McpRpcError, McpTransportError } from '../../src/mcp';
 import type { JsonRpcNotification, JsonRpcRequest } from '../../src/mcp/protocol';
 import { HttpTransport } from '../../src/mcp/client/transports/http/http.transport';
-import type { McpTransportContext, McpTransportDeliverOptions } from '../../src/mcp/client/transports/mcp-transport.interface';
-import { json, openSse, result, sseEvent, startScriptedHttpServer, status, type ScriptedHttpServer, type ScriptedReply } from '../fixtures/http/scripted-http-server';
+import type {
+  McpTransportContext,
+  McpTransportDeliverOptions,
+} from '../../src/mcp/client/transports/mcp-transport.interface';
+import {
+  json,
+  openSse,
+  result,
+  sseEvent,
+  startScriptedHttpServer,
+  status,
+  type ScriptedHttpServer,
+  type ScriptedReply,
+} from '../fixtures/http/scripted-http-server';
 
-const context = (extra: Partial<McpTransportContext> = {}): McpTransportContext => ({ server: 'edge', scopeKey: '', timeoutMs: 10_000, ...extra });
-const inSession = (extra: Partial<McpTransportContext> = {}): McpTransportDeliverOptions => ({ sessionId: 'session-1', protocolVersion: '2025-11-25', context: context(extra) });
-const fresh = (extra: Partial<McpTransportContext> = {}): McpTransportDeliverOptions => ({ sessionId: null, context: context(extra) });
+const context = (extra: Partial<McpTransportContext> = {}): McpTransportContext => ({
+  server: 'edge',
+  scopeKey: '',
+  timeoutMs: 10_000,
+  ...extra,
+});
+const inSession = (extra: Partial<McpTransportContext> = {}): McpTransportDeliverOptions => ({
+  sessionId: 'session-1',
+  protocolVersion: '2025-11-25',
+  context: context(extra),
+});
+const fresh = (extra: Partial<McpTransportContext> = {}): McpTransportDeliverOptions => ({
+  sessionId: null,
+  context: context(extra),
+});
 let nextId = 1;
-const request = (method: string, params?: Record<string, unknown>): JsonRpcRequest => ({ jsonrpc: '2.0', id: nextId++, method, ...(params ? { params } : {}) });
-const initialize = (): JsonRpcRequest => request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } });
+const request = (method: string, params?: Record<string, unknown>): JsonRpcRequest => ({
+  jsonrpc: '2.0',
+  id: nextId++,
+  method,
+  ...(params ? { params } : {}),
+});
+const initialize = (): JsonRpcRequest =>
+  request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } });
 /** Answers the initialize request of the client's own handshake, whatever its id. */
-const handshake = (extra: Record<string, unknown> = {}): ScriptedReply => (res, body) =>
-  void res
-    .writeHead(200, { 'Content-Type': 'application/json', 'Mcp-Session-Id': 'new-session' })
-    .end(JSON.stringify({ jsonrpc: '2.0', id: body?.id, result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'edge', version: '1' }, ...extra } }));
+const handshake =
+  (extra: Record<string, unknown> = {}): ScriptedReply =>
+  (res, body) =>
+    void res.writeHead(200, { 'Content-Type': 'application/json', 'Mcp-Session-Id': 'new-session' }).end(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: body?.id,
+        result: {
+          protocolVersion: '2025-11-25',
+          capabilities: {},
+          serverInfo: { name: 'edge', version: '1' },
+          ...extra,
+        },
+      }),
+    );
 const accepted: ScriptedReply = (res) => void res.writeHead(202).end();
 
 async function failureOf(promise: Promise<unknown>): Promise<Error> {
@@ -39,12 +80,15 @@ describe('HttpTransport edges against a scripted HTTP server', () => {
   afterEach(() => server.close());
 
   describe('closeSession', () => {
-    it.each([200, 204, 404, 405])('takes HTTP %i as the session being gone, sending DELETE with the session id', async (code) => {
-      server.reply(status(code));
-      await expect(transport.closeSession('session-9', context())).resolves.toBeUndefined();
-      expect(server.received).toHaveLength(1);
-      expect(server.received[0]).toMatchObject({ httpMethod: 'DELETE', headers: { 'mcp-session-id': 'session-9' } });
-    });
+    it.each([200, 204, 404, 405])(
+      'takes HTTP %i as the session being gone, sending DELETE with the session id',
+      async (code) => {
+        server.reply(status(code));
+        await expect(transport.closeSession('session-9', context())).resolves.toBeUndefined();
+        expect(server.received).toHaveLength(1);
+        expect(server.received[0]).toMatchObject({ httpMethod: 'DELETE', headers: { 'mcp-session-id': 'session-9' } });
+      },
+    );
 
     it('reports another status with the body the server gave', async () => {
       server.reply(status(500, 'database is down'));
@@ -68,7 +112,7 @@ describe('HttpTransport edges against a scripted HTTP server', () => {
       expect(error.message).toContain(`MCP server "edge" (DELETE ${url}) could not be reached:`);
     });
 
-    it('stops with the caller\'s abort', async () => {
+    it("stops with the caller's abort", async () => {
       const caller = new AbortController();
       caller.abort();
       const error = await failureOf(transport.closeSession('session-9', context({ signal: caller.signal })));
@@ -83,7 +127,12 @@ describe('HttpTransport edges against a scripted HTTP server', () => {
       const message = initialize();
       const outcome = await transport.deliver(message, fresh());
       expect(outcome.sessionId).toBe('new-session');
-      expect(outcome.handshake).toEqual({ protocolVersion: '2025-11-25', serverInfo: { name: 'edge', version: '1' }, capabilities: {}, instructions: 'Use echo.' });
+      expect(outcome.handshake).toEqual({
+        protocolVersion: '2025-11-25',
+        serverInfo: { name: 'edge', version: '1' },
+        capabilities: {},
+        instructions: 'Use echo.',
+      });
     });
 
     it('returns an error answer as the body, with no handshake', async () => {
@@ -109,7 +158,9 @@ describe('HttpTransport edges against a scripted HTTP server', () => {
       const error = await failureOf(transport.deliver(request('tools/call', { name: 'x' }), fresh()));
       expect(error).toBeInstanceOf(McpProtocolError);
       expect(error).toMatchObject({ delivered: false });
-      expect(error.message).toMatch(/^MCP server "edge" answered request "durable-mcp-initialize-[0-9a-f-]+" \(initialize\) with 202 Accepted; expected JSON or an event stream$/);
+      expect(error.message).toMatch(
+        /^MCP server "edge" answered request "durable-mcp-initialize-[0-9a-f-]+" \(initialize\) with 202 Accepted; expected JSON or an event stream$/,
+      );
       expect(server.received.map((r) => r.body?.method)).toEqual(['initialize']);
     });
 
@@ -141,7 +192,9 @@ describe('HttpTransport edges against a scripted HTTP server', () => {
       server.reply(status(401, 'who are you'));
       const error = await failureOf(transport.deliver(request('tools/call', { name: 'x' }), fresh()));
       expect(error).toMatchObject({ status: 401, delivered: false });
-      expect(error.message).toBe(`MCP server "edge" (POST ${server.url}) refused the credentials: HTTP 401: who are you. Check the bearer token or headers of this server.`);
+      expect(error.message).toBe(
+        `MCP server "edge" (POST ${server.url}) refused the credentials: HTTP 401: who are you. Check the bearer token or headers of this server.`,
+      );
     });
   });
 
@@ -152,7 +205,9 @@ describe('HttpTransport edges against a scripted HTTP server', () => {
       const error = await failureOf(transport.deliver(message, inSession()));
       expect(error).toBeInstanceOf(McpProtocolError);
       expect(error).toMatchObject({ delivered: true });
-      expect(error.message).toBe(`MCP server "edge" answered request ${message.id} (tools/call) with 202 Accepted; expected JSON or an event stream`);
+      expect(error.message).toBe(
+        `MCP server "edge" answered request ${message.id} (tools/call) with 202 Accepted; expected JSON or an event stream`,
+      );
     });
 
     it('refuses a JSON body that answers another request', async () => {
@@ -160,7 +215,9 @@ describe('HttpTransport edges against a scripted HTTP server', () => {
       const message = request('tools/list');
       const error = await failureOf(transport.deliver(message, inSession()));
       expect(error).toBeInstanceOf(McpProtocolError);
-      expect(error.message).toBe(`MCP server "edge" answered request ${message.id} (tools/list) with a body that is not the JSON-RPC response to it`);
+      expect(error.message).toBe(
+        `MCP server "edge" answered request ${message.id} (tools/list) with a body that is not the JSON-RPC response to it`,
+      );
     });
 
     it('uses the message of a JSON-RPC error that came with a 5xx as the detail', async () => {
@@ -182,7 +239,10 @@ describe('HttpTransport edges against a scripted HTTP server', () => {
       const message = request('server/discover');
       server.reply(result({ resultType: 'complete' }));
       await transport.deliver(message, { sessionId: null, stateless: true, context: context() });
-      expect(server.received[0].headers).toMatchObject({ 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' });
+      expect(server.received[0].headers).toMatchObject({
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'server/discover',
+      });
       expect(server.received[0].headers['mcp-session-id']).toBeUndefined();
     });
   });
@@ -230,18 +290,34 @@ describe('HttpTransport edges against a scripted HTTP server', () => {
         { code: -32603, message: 'no way' },
       ],
     ])('answers a handler that throws %s', async (_case, handler, error) => {
-      askDuring({ jsonrpc: '2.0', id: 'srv-1', method: 'sampling/createMessage', params: {} }, (res) => void res.writeHead(202).end());
-      const outcome = await transport.deliver(request('tools/call', { name: 'x' }), inSession({ onServerRequest: async () => handler() }));
+      askDuring(
+        { jsonrpc: '2.0', id: 'srv-1', method: 'sampling/createMessage', params: {} },
+        (res) => void res.writeHead(202).end(),
+      );
+      const outcome = await transport.deliver(
+        request('tools/call', { name: 'x' }),
+        inSession({ onServerRequest: async () => handler() }),
+      );
       expect(outcome.body).toMatchObject({ result: { content: [] } });
       expect(server.received[1].body).toEqual({ jsonrpc: '2.0', id: 'srv-1', error });
     });
 
-    it('fails the call, delivered, when the server refuses the client\'s answer', async () => {
-      askDuring({ jsonrpc: '2.0', id: 'srv-2', method: 'roots/list' }, (res) => void res.writeHead(409, { 'Content-Type': 'text/plain' }).end('stale'));
-      const error = await failureOf(transport.deliver(request('tools/call', { name: 'x' }), inSession({ onServerRequest: async () => ({ roots: [] }) })));
+    it("fails the call, delivered, when the server refuses the client's answer", async () => {
+      askDuring(
+        { jsonrpc: '2.0', id: 'srv-2', method: 'roots/list' },
+        (res) => void res.writeHead(409, { 'Content-Type': 'text/plain' }).end('stale'),
+      );
+      const error = await failureOf(
+        transport.deliver(
+          request('tools/call', { name: 'x' }),
+          inSession({ onServerRequest: async () => ({ roots: [] }) }),
+        ),
+      );
       expect(error).toBeInstanceOf(McpTransportError);
       expect(error).toMatchObject({ status: 409, delivered: true });
-      expect(error.message).toBe(`Could not answer the "roots/list" request of MCP server "edge" (${server.url}): HTTP 409 stale`);
+      expect(error.message).toBe(
+        `Could not answer the "roots/list" request of MCP server "edge" (${server.url}): HTTP 409 stale`,
+      );
     });
   });
 
@@ -261,21 +337,29 @@ describe('HttpTransport edges against a scripted HTTP server', () => {
       const error = await failureOf(transport.deliver(message, inSession()));
       expect(error).toBeInstanceOf(McpTransportError);
       expect(error).toMatchObject({ delivered: true });
-      expect(error.message).toBe(`MCP server "edge" closed the event stream before answering request ${message.id} (tools/call)`);
+      expect(error.message).toBe(
+        `MCP server "edge" closed the event stream before answering request ${message.id} (tools/call)`,
+      );
     });
 
     it('fails delivered when the server refuses to resume the stream, naming the status', async () => {
-      server.reply(stream(sseEvent({ jsonrpc: '2.0', method: 'notifications/progress', params: { progress: 1 } }, 'ev-1', 1)), status(404, 'gone'));
+      server.reply(
+        stream(sseEvent({ jsonrpc: '2.0', method: 'notifications/progress', params: { progress: 1 } }, 'ev-1', 1)),
+        status(404, 'gone'),
+      );
       const error = await failureOf(transport.deliver(request('tools/call', { name: 'x' }), inSession()));
       expect(error).toBeInstanceOf(McpTransportError);
       expect(error).toMatchObject({ status: 404, delivered: true });
-      expect(error.message).toBe('MCP server "edge" refused to resume the event stream (GET with Last-Event-ID): HTTP 404');
+      expect(error.message).toBe(
+        'MCP server "edge" refused to resume the event stream (GET with Last-Event-ID): HTTP 404',
+      );
       expect(server.received[1]).toMatchObject({ httpMethod: 'GET', headers: { 'last-event-id': 'ev-1' } });
     });
 
     it('stops resuming after maxStreamResumptions', async () => {
       const limited = new HttpTransport({ url: server.url, retry: { retries: 0 }, maxStreamResumptions: 1 });
-      const progress = (id: string) => stream(sseEvent({ jsonrpc: '2.0', method: 'notifications/progress', params: { progress: 1 } }, id, 1));
+      const progress = (id: string) =>
+        stream(sseEvent({ jsonrpc: '2.0', method: 'notifications/progress', params: { progress: 1 } }, id, 1));
       server.reply(progress('a'), progress('b'));
       const error = await failureOf(limited.deliver(request('tools/call', { name: 'x' }), inSession()));
       expect(error.message).toContain('closed the event stream before answering request');
@@ -298,8 +382,16 @@ describe('HttpTransport edges against a scripted HTTP server', () => {
     });
 
     it.each<[string, string, string]>([
-      ['not valid JSON', 'event: message\ndata: {"jsonrpc":\n\n', 'sent an event that is not valid JSON on the stream of request'],
-      ['nested too deeply', `event: message\ndata: ${'['.repeat(200)}${']'.repeat(200)}\n\n`, 'sent an event nested deeper than'],
+      [
+        'not valid JSON',
+        'event: message\ndata: {"jsonrpc":\n\n',
+        'sent an event that is not valid JSON on the stream of request',
+      ],
+      [
+        'nested too deeply',
+        `event: message\ndata: ${'['.repeat(200)}${']'.repeat(200)}\n\n`,
+        'sent an event nested deeper than',
+      ],
     ])('fails with McpProtocolError, delivered, on an event %s', async (_case, chunk, text) => {
       server.reply(stream(chunk));
       const error = await failureOf(transport.deliver(request('tools/call', { name: 'x' }), inSession()));
@@ -310,11 +402,15 @@ describe('HttpTransport edges against a scripted HTTP server', () => {
 
     it('fails with McpProtocolError on an event longer than maxEventChars', async () => {
       const small = new HttpTransport({ url: server.url, retry: { retries: 0 }, maxEventChars: 64 });
-      server.reply(stream(sseEvent({ jsonrpc: '2.0', method: 'notifications/message', params: { data: 'z'.repeat(500) } })));
+      server.reply(
+        stream(sseEvent({ jsonrpc: '2.0', method: 'notifications/message', params: { data: 'z'.repeat(500) } })),
+      );
       const message = request('tools/call', { name: 'x' });
       const error = await failureOf(small.deliver(message, inSession()));
       expect(error).toBeInstanceOf(McpProtocolError);
-      expect(error.message).toBe(`MCP server "edge" sent an event longer than maxEventChars (64 characters) on the stream of request ${message.id}`);
+      expect(error.message).toBe(
+        `MCP server "edge" sent an event longer than maxEventChars (64 characters) on the stream of request ${message.id}`,
+      );
     });
   });
   // The documented defaults, as numbers: 16 MiB (16,777,216) for both caps. An answer of exactly
@@ -337,7 +433,10 @@ describe('HttpTransport edges against a scripted HTTP server', () => {
       server.reply((res, body) => {
         const text = answerOf(body?.id, size);
         expect(Buffer.byteLength(text)).toBe(size);
-        res.writeHead(200, { 'Content-Type': 'application/json', ...(declared ? { 'Content-Length': String(size) } : {}) });
+        res.writeHead(200, {
+          'Content-Type': 'application/json',
+          ...(declared ? { 'Content-Length': String(size) } : {}),
+        });
         res.write(text.slice(0, 1024));
         res.end(text.slice(1024));
       });
@@ -349,7 +448,9 @@ describe('HttpTransport edges against a scripted HTTP server', () => {
       } else {
         const error = await failureOf(outcome);
         expect(error).toBeInstanceOf(McpProtocolError);
-        expect(error.message).toBe('MCP server "edge" sent a response body larger than maxResponseBytes (16777216 bytes)');
+        expect(error.message).toBe(
+          'MCP server "edge" sent a response body larger than maxResponseBytes (16777216 bytes)',
+        );
       }
     });
 
@@ -371,7 +472,9 @@ describe('HttpTransport edges against a scripted HTTP server', () => {
       } else {
         const error = await failureOf(outcome);
         expect(error).toBeInstanceOf(McpProtocolError);
-        expect(error.message).toBe(`MCP server "edge" sent an event longer than maxEventChars (16777216 characters) on the stream of request ${message.id}`);
+        expect(error.message).toBe(
+          `MCP server "edge" sent an event longer than maxEventChars (16777216 characters) on the stream of request ${message.id}`,
+        );
       }
     });
   });

@@ -2,17 +2,39 @@ import type { ServerResponse } from 'node:http';
 import { McpProtocolError, McpTransportError } from '../../src/mcp';
 import { type JsonRpcNotification, type JsonRpcRequest } from '../../src/mcp/protocol';
 import { HttpTransport } from '../../src/mcp/client/transports/http/http.transport';
-import type { McpTransportContext, McpTransportDeliverOptions } from '../../src/mcp/client/transports/mcp-transport.interface';
-import { json, openSse, reset, result, sseEvent, startScriptedHttpServer, status, type ScriptedHttpServer } from '../fixtures/http/scripted-http-server';
+import type {
+  McpTransportContext,
+  McpTransportDeliverOptions,
+} from '../../src/mcp/client/transports/mcp-transport.interface';
+import {
+  json,
+  openSse,
+  reset,
+  result,
+  sseEvent,
+  startScriptedHttpServer,
+  status,
+  type ScriptedHttpServer,
+} from '../fixtures/http/scripted-http-server';
 
-const context = (extra: Partial<McpTransportContext> = {}): McpTransportContext => ({ server: 'scripted', scopeKey: '', timeoutMs: 10_000, ...extra });
+const context = (extra: Partial<McpTransportContext> = {}): McpTransportContext => ({
+  server: 'scripted',
+  scopeKey: '',
+  timeoutMs: 10_000,
+  ...extra,
+});
 const inSession = (extra: Partial<McpTransportContext> = {}): McpTransportDeliverOptions => ({
   sessionId: 'session-1',
   protocolVersion: '2025-11-25',
   context: context(extra),
 });
 let nextId = 1;
-const request = (method: string, params?: Record<string, unknown>): JsonRpcRequest => ({ jsonrpc: '2.0', id: nextId++, method, ...(params ? { params } : {}) });
+const request = (method: string, params?: Record<string, unknown>): JsonRpcRequest => ({
+  jsonrpc: '2.0',
+  id: nextId++,
+  method,
+  ...(params ? { params } : {}),
+});
 const toolsCall = () => request('tools/call', { name: 'work', arguments: {} });
 
 describe('HttpTransport against a scripted HTTP server (faults and edge cases)', () => {
@@ -55,7 +77,9 @@ describe('HttpTransport against a scripted HTTP server (faults and edge cases)',
   });
 
   it('rejects a body that is not JSON with McpProtocolError', async () => {
-    server.reply((res) => void res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"jsonrpc": "2.0", oops'));
+    server.reply(
+      (res) => void res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"jsonrpc": "2.0", oops'),
+    );
     const error = await transport.deliver(request('tools/list'), inSession()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(McpProtocolError);
     expect(error).toMatchObject({ delivered: true });
@@ -91,7 +115,11 @@ describe('HttpTransport against a scripted HTTP server (faults and edge cases)',
     await transport.deliver(request('tools/list'), inSession());
     await transport.deliver(toolsCall(), inSession());
     expect(server.standaloneGets).toHaveLength(1);
-    expect(server.standaloneGets[0].headers).toMatchObject({ accept: 'text/event-stream', 'mcp-session-id': 'session-1', 'mcp-protocol-version': '2025-11-25' });
+    expect(server.standaloneGets[0].headers).toMatchObject({
+      accept: 'text/event-stream',
+      'mcp-session-id': 'session-1',
+      'mcp-protocol-version': '2025-11-25',
+    });
     expect(server.received.map((r) => r.httpMethod)).toEqual(['POST', 'POST']);
   });
 
@@ -112,7 +140,10 @@ describe('HttpTransport against a scripted HTTP server (faults and edge cases)',
     const listed = await transport.deliver(request('tools/list'), inSession({ onNotification: (n) => seen.push(n) }));
     expect(listed.body).toMatchObject({ result: { tools: [] } });
     expect(seen.map((n) => n.method)).toEqual(['notifications/progress']);
-    expect(server.received[1]).toMatchObject({ httpMethod: 'GET', headers: { 'last-event-id': 'e2', 'mcp-session-id': 'session-1', accept: 'text/event-stream' } });
+    expect(server.received[1]).toMatchObject({
+      httpMethod: 'GET',
+      headers: { 'last-event-id': 'e2', 'mcp-session-id': 'session-1', accept: 'text/event-stream' },
+    });
     expect(listed.rawResponse).toContain('id: e2');
     expect(listed.rawResponse).toContain('id: e3');
   });

@@ -7,9 +7,19 @@ import { HttpTransport } from '../../src/mcp/client/transports/http/http.transpo
 import type { McpTransportContext } from '../../src/mcp/client/transports/mcp-transport.interface';
 import { startSdkHttpServer, type SdkHttpServer } from '../fixtures/http/sdk-http-server';
 
-const context = (extra: Partial<McpTransportContext> = {}): McpTransportContext => ({ server: 'sdk', scopeKey: '', timeoutMs: 10_000, ...extra });
+const context = (extra: Partial<McpTransportContext> = {}): McpTransportContext => ({
+  server: 'sdk',
+  scopeKey: '',
+  timeoutMs: 10_000,
+  ...extra,
+});
 let nextId = 1;
-const request = (method: string, params?: Record<string, unknown>): JsonRpcRequest => ({ jsonrpc: '2.0', id: nextId++, method, ...(params ? { params } : {}) });
+const request = (method: string, params?: Record<string, unknown>): JsonRpcRequest => ({
+  jsonrpc: '2.0',
+  id: nextId++,
+  method,
+  ...(params ? { params } : {}),
+});
 const callTool = (name: string, args: Record<string, unknown> = {}, meta?: Record<string, unknown>) =>
   request('tools/call', { name, arguments: args, ...(meta ? { _meta: meta } : {}) });
 
@@ -48,12 +58,20 @@ describe.each([
     expect(listed.sessionId).toMatch(/^[0-9a-f-]{36}$/);
     const tools = (listed.body as unknown as { result: { tools: { name: string }[] } }).result.tools;
     expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['echo', 'progress', 'sample', 'elicit', 'hang']));
-    expect(server.received.map((r) => r.body?.method)).toEqual(['initialize', 'notifications/initialized', 'tools/list']);
+    expect(server.received.map((r) => r.body?.method)).toEqual([
+      'initialize',
+      'notifications/initialized',
+      'tools/list',
+    ]);
     expect(server.received[2].headers['mcp-session-id']).toBe(listed.sessionId);
     expect(server.received[2].headers['mcp-protocol-version']).toBe('2025-11-25');
     expect(server.received[0].headers.accept).toBe('application/json, text/event-stream');
 
-    const called = await transport.deliver(callTool('echo', { text: 'hello' }), { sessionId: listed.sessionId, protocolVersion: '2025-11-25', context: context() });
+    const called = await transport.deliver(callTool('echo', { text: 'hello' }), {
+      sessionId: listed.sessionId,
+      protocolVersion: '2025-11-25',
+      context: context(),
+    });
     expect(called.handshake).toBeUndefined();
     expect(called.sessionId).toBe(listed.sessionId);
     expect(called.status).toBe(200);
@@ -64,7 +82,11 @@ describe.each([
 
   it('returns a JSON-RPC error response as the body', async () => {
     const first = await transport.deliver(request('tools/list'), { sessionId: null, context: context() });
-    const unknown = await transport.deliver(request('no/such/method'), { sessionId: first.sessionId, protocolVersion: '2025-11-25', context: context() });
+    const unknown = await transport.deliver(request('no/such/method'), {
+      sessionId: first.sessionId,
+      protocolVersion: '2025-11-25',
+      context: context(),
+    });
     expect(unknown.body).toMatchObject({ error: { code: -32601 } });
   });
 
@@ -72,7 +94,11 @@ describe.each([
     const first = await transport.deliver(request('tools/list'), { sessionId: null, context: context() });
     await server.forgetSessions();
 
-    const again = await transport.deliver(request('tools/list'), { sessionId: first.sessionId, protocolVersion: '2025-11-25', context: context() });
+    const again = await transport.deliver(request('tools/list'), {
+      sessionId: first.sessionId,
+      protocolVersion: '2025-11-25',
+      context: context(),
+    });
     expect(again.handshake?.protocolVersion).toBe('2025-11-25');
     expect(again.sessionId).not.toBe(first.sessionId);
     expect(again.body).toHaveProperty('result.tools');
@@ -80,7 +106,9 @@ describe.each([
     await server.forgetSessions();
     const runsBefore = server.toolRuns.length;
     const call = callTool('echo', { text: 'once' });
-    const error = await transport.deliver(call, { sessionId: again.sessionId, protocolVersion: '2025-11-25', context: context() }).catch((e: unknown) => e);
+    const error = await transport
+      .deliver(call, { sessionId: again.sessionId, protocolVersion: '2025-11-25', context: context() })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(HttpSessionExpiredError);
     expect(error).toBeInstanceOf(McpTransportError);
     expect(error).toMatchObject({ delivered: false, status: 404 });
@@ -105,7 +133,11 @@ describe.each([
     const first = await transport.deliver(request('tools/list'), { sessionId: null, context: context() });
     const call = callTool('hang');
     const error = await transport
-      .deliver(call, { sessionId: first.sessionId, protocolVersion: '2025-11-25', context: context({ timeoutMs: 300 }) })
+      .deliver(call, {
+        sessionId: first.sessionId,
+        protocolVersion: '2025-11-25',
+        context: context({ timeoutMs: 300 }),
+      })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(McpTimeoutError);
     expect(error).toMatchObject({ delivered: true, timeoutMs: 300 });
@@ -119,20 +151,32 @@ describe.each([
     const first = await transport.deliver(request('tools/list'), { sessionId: null, context: context() });
     const abort = new AbortController();
     const call = callTool('hang');
-    const pending = transport.deliver(call, { sessionId: first.sessionId, protocolVersion: '2025-11-25', context: context({ signal: abort.signal }) });
+    const pending = transport.deliver(call, {
+      sessionId: first.sessionId,
+      protocolVersion: '2025-11-25',
+      context: context({ signal: abort.signal }),
+    });
     await waitFor(() => server.toolRuns.includes('hang'), 'the hang tool to start');
     abort.abort();
     const error = await pending.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(McpTransportError);
     expect(error).toMatchObject({ delivered: true });
-    expect(server.received.some((r) => r.body?.method === 'notifications/cancelled' && (r.body.params as { requestId: unknown }).requestId === call.id)).toBe(true);
+    expect(
+      server.received.some(
+        (r) =>
+          r.body?.method === 'notifications/cancelled' &&
+          (r.body.params as { requestId: unknown }).requestId === call.id,
+      ),
+    ).toBe(true);
   });
 
   it('reports a refused connection as not delivered, also for tools/call', async () => {
     const port = await closedPort();
     const dead = new HttpTransport({ url: `http://127.0.0.1:${port}/mcp`, retry: { retries: 1, initialDelayMs: 1 } });
     for (const message of [request('tools/list'), callTool('echo', { text: 'x' })]) {
-      const error = await dead.deliver(message, { sessionId: 'gone', protocolVersion: '2025-11-25', context: context() }).catch((e: unknown) => e);
+      const error = await dead
+        .deliver(message, { sessionId: 'gone', protocolVersion: '2025-11-25', context: context() })
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(McpTransportError);
       expect(error).toMatchObject({ delivered: false });
       expect((error as Error).message).toContain('ECONNREFUSED');
@@ -152,7 +196,9 @@ describe.each([
       expect(shown.rawResponse).toContain('Bearer [redacted]');
 
       const wrong = new HttpTransport({ url: guarded.url, bearerToken: 'sk-wrong-55aa77bb' });
-      const error = await wrong.deliver(request('tools/list'), { sessionId: null, context: context() }).catch((e: unknown) => e);
+      const error = await wrong
+        .deliver(request('tools/list'), { sessionId: null, context: context() })
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(McpTransportError);
       expect(error).toMatchObject({ status: 401, delivered: false });
       expect((error as Error).message).toContain('401');
@@ -188,7 +234,11 @@ describe('HttpTransport over SSE: notifications and server->client requests', ()
     });
     expect(result.body).toMatchObject({ result: { content: [{ text: 'done 3' }] } });
     expect(seen.filter((n) => n.method === 'notifications/progress').map((n) => n.params?.progress)).toEqual([1, 2, 3]);
-    expect(seen.filter((n) => n.method === 'notifications/message').map((n) => n.params?.data)).toEqual(['step 1', 'step 2', 'step 3']);
+    expect(seen.filter((n) => n.method === 'notifications/message').map((n) => n.params?.data)).toEqual([
+      'step 1',
+      'step 2',
+      'step 3',
+    ]);
     expect(result.rawResponse).toContain('event: message');
     expect(result.rawResponse).toContain('notifications/progress');
   });
@@ -228,7 +278,11 @@ describe('HttpTransport over SSE: notifications and server->client requests', ()
   it('answers -32601 when no handler is given', async () => {
     const transport = new HttpTransport({ url: server.url, capabilities });
     await open(transport);
-    const result = await transport.deliver(callTool('sample'), { sessionId, protocolVersion: '2025-11-25', context: context() });
+    const result = await transport.deliver(callTool('sample'), {
+      sessionId,
+      protocolVersion: '2025-11-25',
+      context: context(),
+    });
     const reply = server.received.find((r) => r.body && 'error' in r.body);
     expect(reply?.body).toMatchObject({ error: { code: -32601 } });
     expect(result.body).toMatchObject({ result: { isError: true } });

@@ -2,7 +2,17 @@ import { McpModule } from '../../src/mcp';
 import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';
 import { PagingTools } from '../fixtures/paging-tools';
 import { HTTP_ADAPTERS, startApp, type RunningApp } from '../support/http-app';
-import { callRequest, initializeRequest, openSession, post, send, TEST_PROTOCOL_VERSION, versionHeader, wireView, type WireReply } from '../support/mcp-wire';
+import {
+  callRequest,
+  initializeRequest,
+  openSession,
+  post,
+  send,
+  TEST_PROTOCOL_VERSION,
+  versionHeader,
+  wireView,
+  type WireReply,
+} from '../support/mcp-wire';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { waitUntilPast } from '../support/polling';
 
@@ -17,10 +27,14 @@ describe.each(HTTP_ADAPTERS)('MCP endpoint on the wire (Streamable HTTP, Postgre
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    server = await startApp(db.url, {
-      imports: [McpModule.forRoot({ auth: fixtureAuth, pageSize: 2 })],
-      providers: [FixtureTools, PagingTools],
-    }, adapter);
+    server = await startApp(
+      db.url,
+      {
+        imports: [McpModule.forRoot({ auth: fixtureAuth, pageSize: 2 })],
+        providers: [FixtureTools, PagingTools],
+      },
+      adapter,
+    );
     url = `${server.baseUrl}/mcp`;
   });
 
@@ -53,14 +67,17 @@ describe.each(HTTP_ADAPTERS)('MCP endpoint on the wire (Streamable HTTP, Postgre
       ['the right token under another scheme', { Authorization: 'Token token-alice' }, null],
     ];
 
-    it.each(cases)('POST with %s gets 401, an empty body and WWW-Authenticate: Bearer', async (_name, headers, token) => {
-      const before = await eventCount();
-      const reply = await post(url, initializeRequest(), { token, headers });
-      expect(reply.status).toBe(401);
-      expect(reply.headers.get('www-authenticate')).toMatch(/^Bearer\b/);
-      expect(reply.text).toBe('');
-      expect(await eventCount()).toBe(before);
-    });
+    it.each(cases)(
+      'POST with %s gets 401, an empty body and WWW-Authenticate: Bearer',
+      async (_name, headers, token) => {
+        const before = await eventCount();
+        const reply = await post(url, initializeRequest(), { token, headers });
+        expect(reply.status).toBe(401);
+        expect(reply.headers.get('www-authenticate')).toMatch(/^Bearer\b/);
+        expect(reply.text).toBe('');
+        expect(await eventCount()).toBe(before);
+      },
+    );
 
     it('DELETE with a wrong token gets 401 and the session lives on', async () => {
       const { sessionId } = await openSession(url);
@@ -76,7 +93,12 @@ describe.each(HTTP_ADAPTERS)('MCP endpoint on the wire (Streamable HTTP, Postgre
 
   describe('405 Method Not Allowed (before authentication)', () => {
     it.each(['GET', 'PUT', 'PATCH'])('%s without any token gets 405 with Allow: GET, POST, DELETE', async (method) => {
-      const reply = await send(url, method, { token: null }, method === 'GET' ? undefined : JSON.stringify(initializeRequest()));
+      const reply = await send(
+        url,
+        method,
+        { token: null },
+        method === 'GET' ? undefined : JSON.stringify(initializeRequest()),
+      );
       expect(reply.status).toBe(405);
       const allowed = (reply.headers.get('allow') ?? '').split(',').map((m) => m.trim().toUpperCase());
       expect(allowed).toEqual(expect.arrayContaining(['GET', 'POST', 'DELETE']));
@@ -97,7 +119,10 @@ describe.each(HTTP_ADAPTERS)('MCP endpoint on the wire (Streamable HTTP, Postgre
     it('a non-initialize request without Mcp-Session-Id', async () => {
       const reply = await post(url, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
       expect(reply.status).toBe(400);
-      expect(reply.json).toMatchObject({ jsonrpc: '2.0', error: { code: expect.any(Number), message: expect.stringMatching(/Mcp-Session-Id/i) } });
+      expect(reply.json).toMatchObject({
+        jsonrpc: '2.0',
+        error: { code: expect.any(Number), message: expect.stringMatching(/Mcp-Session-Id/i) },
+      });
     });
 
     it('invalid JSON gets a JSON-RPC parse error (-32700) with id null', async () => {
@@ -109,7 +134,14 @@ describe.each(HTTP_ADAPTERS)('MCP endpoint on the wire (Streamable HTTP, Postgre
 
     it('a JSON-RPC batch (array) gets -32600', async () => {
       const { sessionId } = await openSession(url);
-      const reply = await post(url, [{ jsonrpc: '2.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', id: 2, method: 'ping' }], { sessionId, headers: versionHeader() });
+      const reply = await post(
+        url,
+        [
+          { jsonrpc: '2.0', id: 1, method: 'ping' },
+          { jsonrpc: '2.0', id: 2, method: 'ping' },
+        ],
+        { sessionId, headers: versionHeader() },
+      );
       expectRpcError(reply, 400, -32600);
     });
 
@@ -123,11 +155,19 @@ describe.each(HTTP_ADAPTERS)('MCP endpoint on the wire (Streamable HTTP, Postgre
     it('an unsupported MCP-Protocol-Version header', async () => {
       const { sessionId } = await openSession(url);
       const before = await eventCount();
-      const reply = await post(url, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { sessionId, headers: { 'MCP-Protocol-Version': '1999-01-01' } });
+      const reply = await post(
+        url,
+        { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+        { sessionId, headers: { 'MCP-Protocol-Version': '1999-01-01' } },
+      );
       expect(reply.status).toBe(400);
       expect(reply.json).toMatchObject({ jsonrpc: '2.0', error: { message: expect.stringContaining('1999-01-01') } });
       expect(await eventCount()).toBe(before);
-      const supported = await post(url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { sessionId, headers: versionHeader() });
+      const supported = await post(
+        url,
+        { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+        { sessionId, headers: versionHeader() },
+      );
       expect(supported.status).toBe(200);
     });
   });
@@ -144,7 +184,10 @@ describe.each(HTTP_ADAPTERS)('MCP endpoint on the wire (Streamable HTTP, Postgre
 
     it('refuses a foreign origin on a live session too', async () => {
       const { sessionId } = await openSession(url);
-      const reply = await post(url, callRequest(1, 'echo', { text: 'x' }), { sessionId, headers: { ...versionHeader(), Origin: 'http://evil.example' } });
+      const reply = await post(url, callRequest(1, 'echo', { text: 'x' }), {
+        sessionId,
+        headers: { ...versionHeader(), Origin: 'http://evil.example' },
+      });
       expect(reply.status).toBe(403);
     });
 
@@ -164,7 +207,10 @@ describe.each(HTTP_ADAPTERS)('MCP endpoint on the wire (Streamable HTTP, Postgre
     beforeAll(async () => {
       cors = await startApp(
         db.url,
-        { imports: [McpModule.forRoot({ auth: fixtureAuth, mount: 'cors', path: '/cors/mcp' })], providers: [FixtureTools] },
+        {
+          imports: [McpModule.forRoot({ auth: fixtureAuth, mount: 'cors', path: '/cors/mcp' })],
+          providers: [FixtureTools],
+        },
         adapter,
         (app) => app.enableCors({ origin, exposedHeaders: ['Mcp-Session-Id'] }),
       );
@@ -178,7 +224,11 @@ describe.each(HTTP_ADAPTERS)('MCP endpoint on the wire (Streamable HTTP, Postgre
     it('answers the preflight of an allowed origin before authentication', async () => {
       const reply = await send(corsUrl, 'OPTIONS', {
         token: null,
-        headers: { Origin: origin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization,content-type,mcp-session-id' },
+        headers: {
+          Origin: origin,
+          'Access-Control-Request-Method': 'POST',
+          'Access-Control-Request-Headers': 'authorization,content-type,mcp-session-id',
+        },
       });
       expect(reply.status).toBe(204);
       expect(reply.headers.get('access-control-allow-origin')).toBe(origin);
@@ -218,18 +268,34 @@ describe.each(HTTP_ADAPTERS)('MCP endpoint on the wire (Streamable HTTP, Postgre
     it("another principal's session (bob using alice's id) and it stays alive for alice", async () => {
       const { sessionId } = await openSession(url, 'token-alice');
       const before = await eventCount();
-      const asBob = await post(url, callRequest(1, 'whoami'), { token: 'token-bob', sessionId, headers: versionHeader() });
+      const asBob = await post(url, callRequest(1, 'whoami'), {
+        token: 'token-bob',
+        sessionId,
+        headers: versionHeader(),
+      });
       const deleteAsBob = await send(url, 'DELETE', { token: 'token-bob', sessionId });
       expect(await eventCount()).toBe(before);
       // Exactly the reply to an id that does not exist: nothing tells bob the session is real.
       const unknownId = 'no-such-session-0123456789abcdef';
-      const unknown = await post(url, callRequest(1, 'whoami'), { token: 'token-bob', sessionId: unknownId, headers: versionHeader() });
+      const unknown = await post(url, callRequest(1, 'whoami'), {
+        token: 'token-bob',
+        sessionId: unknownId,
+        headers: versionHeader(),
+      });
       const deleteUnknown = await send(url, 'DELETE', { token: 'token-bob', sessionId: unknownId });
-      expect(wireView(asBob)).toMatchObject({ status: 404, sessionId: null, contentType: expect.stringContaining('application/json') });
+      expect(wireView(asBob)).toMatchObject({
+        status: 404,
+        sessionId: null,
+        contentType: expect.stringContaining('application/json'),
+      });
       expect(wireView(asBob)).toEqual(wireView(unknown));
       expect(deleteAsBob.status).toBe(404);
       expect(wireView(deleteAsBob)).toEqual(wireView(deleteUnknown));
-      const asAlice = await post(url, callRequest(2, 'whoami'), { token: 'token-alice', sessionId, headers: versionHeader() });
+      const asAlice = await post(url, callRequest(2, 'whoami'), {
+        token: 'token-alice',
+        sessionId,
+        headers: versionHeader(),
+      });
       expect(asAlice.status).toBe(200);
       expect(asAlice.json.result.structuredContent).toEqual({ principal: 'alice' });
     });
@@ -238,7 +304,10 @@ describe.each(HTTP_ADAPTERS)('MCP endpoint on the wire (Streamable HTTP, Postgre
       const { sessionId } = await openSession(url);
       expect((await post(url, list, { sessionId, headers: versionHeader() })).status).toBe(200);
       const backdatedAt = Date.now();
-      await db.dataSource.query(`UPDATE mcp_inbound_sessions SET last_seen_at = TIMESTAMP '2000-01-01 00:00:00' WHERE session_id = $1`, [sessionId]);
+      await db.dataSource.query(
+        `UPDATE mcp_inbound_sessions SET last_seen_at = TIMESTAMP '2000-01-01 00:00:00' WHERE session_id = $1`,
+        [sessionId],
+      );
       // The replica serves the session it just read from memory for the cache TTL (1 s by
       // default); once that passed, the database's last_seen_at decides.
       await waitUntilPast(backdatedAt, 1000);
@@ -280,7 +349,10 @@ describe.each(HTTP_ADAPTERS)('MCP endpoint on the wire (Streamable HTTP, Postgre
     it('answers 413 (a JSON-RPC error) to a body over the default 4 MiB limit', async () => {
       const { sessionId } = await openSession(url);
       const before = await eventCount();
-      const reply = await post(url, callRequest(1, 'echo', { text: 'x'.repeat(4 * 1024 * 1024 + 1) }), { sessionId, headers: versionHeader() });
+      const reply = await post(url, callRequest(1, 'echo', { text: 'x'.repeat(4 * 1024 * 1024 + 1) }), {
+        sessionId,
+        headers: versionHeader(),
+      });
       expect(reply.status).toBe(413);
       expect(reply.json).toMatchObject({ jsonrpc: '2.0', error: { code: expect.any(Number) } });
       expect(await eventCount()).toBe(before);
@@ -291,10 +363,14 @@ describe.each(HTTP_ADAPTERS)('MCP endpoint on the wire (Streamable HTTP, Postgre
       let smallUrl: string;
 
       beforeAll(async () => {
-        small = await startApp(db.url, {
-          imports: [McpModule.forRoot({ auth: fixtureAuth, maxBodyBytes: 1024, mount: 'small', path: '/small/mcp' })],
-          providers: [FixtureTools],
-        }, adapter);
+        small = await startApp(
+          db.url,
+          {
+            imports: [McpModule.forRoot({ auth: fixtureAuth, maxBodyBytes: 1024, mount: 'small', path: '/small/mcp' })],
+            providers: [FixtureTools],
+          },
+          adapter,
+        );
         smallUrl = `${small.baseUrl}/small/mcp`;
       });
 
@@ -305,11 +381,20 @@ describe.each(HTTP_ADAPTERS)('MCP endpoint on the wire (Streamable HTTP, Postgre
       it('answers 413 to a 2 KB body and leaves no row', async () => {
         const { sessionId } = await openSession(smallUrl);
         const before = await eventCount();
-        const reply = await post(smallUrl, callRequest(1, 'echo', { text: 'y'.repeat(2048) }), { sessionId, headers: versionHeader() });
+        const reply = await post(smallUrl, callRequest(1, 'echo', { text: 'y'.repeat(2048) }), {
+          sessionId,
+          headers: versionHeader(),
+        });
         expect(reply.status).toBe(413);
-        expect(reply.json).toMatchObject({ jsonrpc: '2.0', error: { code: expect.any(Number), message: expect.stringContaining('1024') } });
+        expect(reply.json).toMatchObject({
+          jsonrpc: '2.0',
+          error: { code: expect.any(Number), message: expect.stringContaining('1024') },
+        });
         expect(await eventCount()).toBe(before);
-        const fits = await post(smallUrl, callRequest(2, 'echo', { text: 'y'.repeat(512) }), { sessionId, headers: versionHeader() });
+        const fits = await post(smallUrl, callRequest(2, 'echo', { text: 'y'.repeat(512) }), {
+          sessionId,
+          headers: versionHeader(),
+        });
         expect(fits.status).toBe(200);
         expect(fits.json.result.content).toEqual([{ type: 'text', text: 'y'.repeat(512) }]);
       });
@@ -326,19 +411,39 @@ describe.each(HTTP_ADAPTERS)('MCP endpoint on the wire (Streamable HTTP, Postgre
         });
         const response = await fetch(smallUrl, {
           method: 'POST',
-          headers: { Authorization: 'Bearer token-alice', 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Mcp-Session-Id': sessionId, ...versionHeader() },
+          headers: {
+            Authorization: 'Bearer token-alice',
+            'Content-Type': 'application/json',
+            Accept: 'application/json, text/event-stream',
+            'Mcp-Session-Id': sessionId,
+            ...versionHeader(),
+          },
           body,
           duplex: 'half',
         });
         const reply = { status: response.status, json: await response.json().catch(() => undefined) };
-        expect(reply).toEqual({ status: 413, json: expect.objectContaining({ jsonrpc: '2.0', error: expect.objectContaining({ code: expect.any(Number) }) }) });
+        expect(reply).toEqual({
+          status: 413,
+          json: expect.objectContaining({
+            jsonrpc: '2.0',
+            error: expect.objectContaining({ code: expect.any(Number) }),
+          }),
+        });
         expect(await eventCount()).toBe(before);
       });
 
       it('answers 404 to a session of another mount, exactly like an unknown id', async () => {
         const { sessionId } = await openSession(url);
-        const reply = await post(smallUrl, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { sessionId, headers: versionHeader() });
-        const unknown = await post(smallUrl, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { sessionId: 'no-such-session-0123456789abcdef', headers: versionHeader() });
+        const reply = await post(
+          smallUrl,
+          { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+          { sessionId, headers: versionHeader() },
+        );
+        const unknown = await post(
+          smallUrl,
+          { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+          { sessionId: 'no-such-session-0123456789abcdef', headers: versionHeader() },
+        );
         expect(reply.status).toBe(404);
         expect(wireView(reply)).toEqual(wireView(unknown));
       });
@@ -382,7 +487,11 @@ describe.each(HTTP_ADAPTERS)('MCP endpoint on the wire (Streamable HTTP, Postgre
     it('an unknown tool gets -32602', async () => {
       const reply = await rpc(callRequest(8, 'no_such_tool'));
       expect(reply.status).toBe(200);
-      expect(reply.json).toMatchObject({ jsonrpc: '2.0', id: 8, error: { code: -32602, message: expect.stringContaining('no_such_tool') } });
+      expect(reply.json).toMatchObject({
+        jsonrpc: '2.0',
+        id: 8,
+        error: { code: -32602, message: expect.stringContaining('no_such_tool') },
+      });
     });
 
     it('invalid arguments give a result with isError true naming the problem', async () => {
@@ -404,7 +513,12 @@ describe.each(HTTP_ADAPTERS)('MCP endpoint on the wire (Streamable HTTP, Postgre
       let cursor: string | undefined;
       let id = 100;
       do {
-        const reply = await rpc({ jsonrpc: '2.0', id: id++, method: 'tools/list', ...(cursor === undefined ? {} : { params: { cursor } }) });
+        const reply = await rpc({
+          jsonrpc: '2.0',
+          id: id++,
+          method: 'tools/list',
+          ...(cursor === undefined ? {} : { params: { cursor } }),
+        });
         expect(reply.status).toBe(200);
         pages.push(reply.json.result.tools.map((t: { name: string }) => t.name));
         cursor = reply.json.result.nextCursor;
@@ -430,8 +544,16 @@ describe.each(HTTP_ADAPTERS)('MCP endpoint on the wire (Streamable HTTP, Postgre
       const sessionId = opened.sessionId;
       const h = { sessionId, headers: versionHeader() };
 
-      const [session] = await db.dataSource.query(`SELECT * FROM mcp_inbound_sessions WHERE session_id = $1`, [sessionId]);
-      expect(session).toMatchObject({ mount: 'default', principal_key: 'alice', principal_label: 'alice', protocol_version: TEST_PROTOCOL_VERSION, terminated_at: null });
+      const [session] = await db.dataSource.query(`SELECT * FROM mcp_inbound_sessions WHERE session_id = $1`, [
+        sessionId,
+      ]);
+      expect(session).toMatchObject({
+        mount: 'default',
+        principal_key: 'alice',
+        principal_label: 'alice',
+        protocol_version: TEST_PROTOCOL_VERSION,
+        terminated_at: null,
+      });
       expect(session.client_info).toEqual({ name: 'rows-client', version: '1.0.0' });
 
       // What reached the session: [message sent, reply received].
@@ -445,11 +567,16 @@ describe.each(HTTP_ADAPTERS)('MCP endpoint on the wire (Streamable HTTP, Postgre
         return reply;
       };
       expect((await run({ jsonrpc: '2.0', id: 1, method: 'tools/list' })).status).toBe(200);
-      expect((await run(callRequest(2, 'echo', { text: 'recorded' }))).json.result.content).toEqual([{ type: 'text', text: 'recorded' }]);
+      expect((await run(callRequest(2, 'echo', { text: 'recorded' }))).json.result.content).toEqual([
+        { type: 'text', text: 'recorded' },
+      ]);
       expect((await run(callRequest(3, 'fail'))).json.result.isError).toBe(true);
       expect((await run(callRequest(4, 'echo', { text: 7 }))).json.result.isError).toBe(true);
       expect((await run(callRequest(5, 'no_such_tool'))).json.error.code).toBe(-32602);
-      expect((await run({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 99, reason: 'test' } })).status).toBe(202);
+      expect(
+        (await run({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 99, reason: 'test' } }))
+          .status,
+      ).toBe(202);
       expect((await run({ jsonrpc: '2.0', id: 'srv-1', result: {} })).status).toBe(202);
 
       // Refused before reaching the session: none of these may leave a row.
@@ -462,11 +589,23 @@ describe.each(HTTP_ADAPTERS)('MCP endpoint on the wire (Streamable HTTP, Postgre
         await post(url, callRequest(22, 'echo', { text: 'x' }), { headers: versionHeader() }),
         await post(url, '{not json', h),
         await post(url, [callRequest(23, 'echo', { text: 'x' })], h),
-        await post(url, callRequest(24, 'echo', { text: 'x' }), { sessionId, headers: { 'MCP-Protocol-Version': '1999-01-01' } }),
+        await post(url, callRequest(24, 'echo', { text: 'x' }), {
+          sessionId,
+          headers: { 'MCP-Protocol-Version': '1999-01-01' },
+        }),
         await post(url, callRequest(25, 'echo', { text: 'x' }), { ...h, token: 'token-bob' }),
-        await post(url, callRequest(26, 'echo', { text: 'x' }), { ...h, headers: { ...versionHeader(), Accept: 'text/html' } }),
-        await post(url, callRequest(27, 'echo', { text: 'x' }), { ...h, headers: { ...versionHeader(), 'Content-Type': 'text/plain' } }),
-        await post(url, callRequest(28, 'echo', { text: 'x' }), { ...h, headers: { ...versionHeader(), Origin: 'http://evil.example' } }),
+        await post(url, callRequest(26, 'echo', { text: 'x' }), {
+          ...h,
+          headers: { ...versionHeader(), Accept: 'text/html' },
+        }),
+        await post(url, callRequest(27, 'echo', { text: 'x' }), {
+          ...h,
+          headers: { ...versionHeader(), 'Content-Type': 'text/plain' },
+        }),
+        await post(url, callRequest(28, 'echo', { text: 'x' }), {
+          ...h,
+          headers: { ...versionHeader(), Origin: 'http://evil.example' },
+        }),
       ];
       expect(refused.map((r) => r.status)).toEqual([401, 401, 405, 405, 400, 400, 400, 400, 404, 406, 415, 403]);
       expect(await eventCount()).toBe(refusedBefore);
@@ -474,7 +613,10 @@ describe.each(HTTP_ADAPTERS)('MCP endpoint on the wire (Streamable HTTP, Postgre
       const deleted = await send(url, 'DELETE', h);
       expect(deleted.status).toBe(204);
       expect(deleted.text).toBe('');
-      const [ended] = await db.dataSource.query(`SELECT terminated_at, created_at FROM mcp_inbound_sessions WHERE session_id = $1`, [sessionId]);
+      const [ended] = await db.dataSource.query(
+        `SELECT terminated_at, created_at FROM mcp_inbound_sessions WHERE session_id = $1`,
+        [sessionId],
+      );
       expect(ended.terminated_at).toBeInstanceOf(Date);
       expect(ended.terminated_at.getTime()).toBeGreaterThanOrEqual(ended.created_at.getTime());
 
@@ -485,16 +627,31 @@ describe.each(HTTP_ADAPTERS)('MCP endpoint on the wire (Streamable HTTP, Postgre
 
       // Exactly one row per exchange that reached the session, and nothing else was written.
       expect(await eventCount()).toBe(before + exchanges.length + 1);
-      const rows: Record<string, any>[] = await db.dataSource.query(`SELECT * FROM mcp_events WHERE session_ref = $1`, [session.id]); // eslint-disable-line @typescript-eslint/no-explicit-any -- wire JSON read by the assertions
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- wire JSON read by the assertions
+      const rows: Record<string, any>[] = await db.dataSource.query(`SELECT * FROM mcp_events WHERE session_ref = $1`, [
+        session.id,
+      ]);
       expect(rows).toHaveLength(exchanges.length + 1);
       for (const row of rows) {
-        expect(row).toMatchObject({ direction: 'inbound', mount: 'default', principal_key: 'alice', session_ref: session.id, protocol_version: TEST_PROTOCOL_VERSION });
+        expect(row).toMatchObject({
+          direction: 'inbound',
+          mount: 'default',
+          principal_key: 'alice',
+          session_ref: session.id,
+          protocol_version: TEST_PROTOCOL_VERSION,
+        });
         expect(Number.isInteger(row.duration_ms) && row.duration_ms >= 0).toBe(true);
         expect(row.created_at).toBeInstanceOf(Date);
       }
 
       const jsonRows = rows.filter((row) => row.request !== null);
-      const recorded = jsonRows.map((row) => ({ method: row.method, request: row.request, response: row.response, status: row.status, is_error: row.is_error }));
+      const recorded = jsonRows.map((row) => ({
+        method: row.method,
+        request: row.request,
+        response: row.response,
+        status: row.status,
+        is_error: row.is_error,
+      }));
       const expected = exchanges.map(({ sent, reply }) => {
         const message = sent as { method?: string; params?: { name?: string } };
         return {
@@ -506,8 +663,15 @@ describe.each(HTTP_ADAPTERS)('MCP endpoint on the wire (Streamable HTTP, Postgre
         };
       });
       const key = (r: { request: unknown }) => JSON.stringify(r.request);
-      expect([...recorded].sort((a, b) => key(a).localeCompare(key(b)))).toEqual([...expected].sort((a, b) => key(a).localeCompare(key(b))));
-      expect(recorded.filter((r) => r.is_error).map((r) => (r.request as { id: number }).id).sort()).toEqual([3, 4]);
+      expect([...recorded].sort((a, b) => key(a).localeCompare(key(b)))).toEqual(
+        [...expected].sort((a, b) => key(a).localeCompare(key(b))),
+      );
+      expect(
+        recorded
+          .filter((r) => r.is_error)
+          .map((r) => (r.request as { id: number }).id)
+          .sort(),
+      ).toEqual([3, 4]);
       expect(rows.find((row) => row.method === 'tools/call' && row.request.id === 5)?.error_code).toBe(-32602);
 
       const terminate = rows.filter((row) => row.request === null);
@@ -521,9 +685,13 @@ describe.each(HTTP_ADAPTERS)('MCP endpoint on the wire (Streamable HTTP, Postgre
       for (const token of ['token-alice', 'token-bob']) {
         const { sessionId } = await openSession(url, token);
         sessionIds.push(sessionId);
-        expect((await post(url, callRequest(1, 'whoami'), { token, sessionId, headers: versionHeader() })).status).toBe(200);
+        expect((await post(url, callRequest(1, 'whoami'), { token, sessionId, headers: versionHeader() })).status).toBe(
+          200,
+        );
       }
-      expect((await post(url, callRequest(1, 'whoami'), { token: 'token-mallory', headers: versionHeader() })).status).toBe(401);
+      expect(
+        (await post(url, callRequest(1, 'whoami'), { token: 'token-mallory', headers: versionHeader() })).status,
+      ).toBe(401);
       const own = await db.dataSource.query(
         `SELECT s.session_id, count(e.id)::int AS calls FROM mcp_inbound_sessions s JOIN mcp_events e ON e.session_ref = s.id AND e.method = 'tools/call'
           WHERE s.session_id = ANY($1) GROUP BY s.session_id`,
@@ -532,7 +700,9 @@ describe.each(HTTP_ADAPTERS)('MCP endpoint on the wire (Streamable HTTP, Postgre
       expect(own).toHaveLength(2);
       expect(own.map((row: { calls: number }) => row.calls)).toEqual([1, 1]);
       for (const table of ['mcp_inbound_sessions', 'mcp_events', 'mcp_outbound_sessions']) {
-        const rows: { line: string }[] = await db.dataSource.query(`SELECT row_to_json(t)::text AS line FROM ${table} t`);
+        const rows: { line: string }[] = await db.dataSource.query(
+          `SELECT row_to_json(t)::text AS line FROM ${table} t`,
+        );
         const dump = rows.map((r) => r.line).join('\n');
         for (const token of ['token-alice', 'token-bob', 'token-mallory']) expect(dump).not.toContain(token);
         expect(dump).not.toMatch(/Bearer /);

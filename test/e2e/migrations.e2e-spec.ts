@@ -10,7 +10,9 @@ async function schemaOf(dataSource: DataSource): Promise<unknown> {
     dataSource.query(
       `SELECT table_name, column_name, ordinal_position, data_type, character_maximum_length, is_nullable, column_default FROM information_schema.columns WHERE table_schema = 'public' ORDER BY table_name, ordinal_position`,
     ),
-    dataSource.query(`SELECT tablename, indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' ORDER BY tablename, indexname`),
+    dataSource.query(
+      `SELECT tablename, indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' ORDER BY tablename, indexname`,
+    ),
     dataSource.query(
       `SELECT c.conrelid::regclass::text AS "table", c.conname, pg_get_constraintdef(c.oid) AS definition FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace WHERE n.nspname = 'public' ORDER BY 1, 2`,
     ),
@@ -49,8 +51,20 @@ describe('shipped migrations and entities', () => {
     const tables: { table_name: string }[] = await db.dataSource.query(
       `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_name LIKE 'mcp\\_%' ORDER BY table_name`,
     );
-    expect(tables.map((t) => t.table_name)).toEqual(['mcp_events', 'mcp_handler_switches', 'mcp_inbound_sessions', 'mcp_outbound_sessions', 'mcp_resource_subscriptions', 'mcp_tasks']);
-    const columns: { column_name: string; data_type: string; is_nullable: string; character_maximum_length: number | null }[] = await db.dataSource.query(
+    expect(tables.map((t) => t.table_name)).toEqual([
+      'mcp_events',
+      'mcp_handler_switches',
+      'mcp_inbound_sessions',
+      'mcp_outbound_sessions',
+      'mcp_resource_subscriptions',
+      'mcp_tasks',
+    ]);
+    const columns: {
+      column_name: string;
+      data_type: string;
+      is_nullable: string;
+      character_maximum_length: number | null;
+    }[] = await db.dataSource.query(
       `SELECT column_name, data_type, is_nullable, character_maximum_length FROM information_schema.columns WHERE table_name = 'mcp_handler_switches' ORDER BY ordinal_position`,
     );
     expect(columns).toEqual([
@@ -58,12 +72,29 @@ describe('shipped migrations and entities', () => {
       { column_name: 'mount', data_type: 'character varying', is_nullable: 'NO', character_maximum_length: 128 },
       { column_name: 'kind', data_type: 'character varying', is_nullable: 'NO', character_maximum_length: 16 },
       { column_name: 'name', data_type: 'character varying', is_nullable: 'NO', character_maximum_length: 1024 },
-      { column_name: 'principal_key', data_type: 'character varying', is_nullable: 'NO', character_maximum_length: 255 },
-      { column_name: 'created_at', data_type: 'timestamp without time zone', is_nullable: 'NO', character_maximum_length: null },
+      {
+        column_name: 'principal_key',
+        data_type: 'character varying',
+        is_nullable: 'NO',
+        character_maximum_length: 255,
+      },
+      {
+        column_name: 'created_at',
+        data_type: 'timestamp without time zone',
+        is_nullable: 'NO',
+        character_maximum_length: null,
+      },
     ]);
-    const indexes: { indexname: string; indexdef: string }[] = await db.dataSource.query(`SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'mcp_handler_switches' ORDER BY indexname`);
-    expect(indexes.map((i) => i.indexname)).toEqual(['mcp_handler_switches_handler_principal_uq', 'mcp_handler_switches_pkey']);
-    expect(indexes[0].indexdef).toBe('CREATE UNIQUE INDEX mcp_handler_switches_handler_principal_uq ON public.mcp_handler_switches USING btree (mount, kind, name, principal_key)');
+    const indexes: { indexname: string; indexdef: string }[] = await db.dataSource.query(
+      `SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'mcp_handler_switches' ORDER BY indexname`,
+    );
+    expect(indexes.map((i) => i.indexname)).toEqual([
+      'mcp_handler_switches_handler_principal_uq',
+      'mcp_handler_switches_pkey',
+    ]);
+    expect(indexes[0].indexdef).toBe(
+      'CREATE UNIQUE INDEX mcp_handler_switches_handler_principal_uq ON public.mcp_handler_switches USING btree (mount, kind, name, principal_key)',
+    );
   });
 
   it('give mcp_tasks its columns and the owner index', async () => {
@@ -90,24 +121,41 @@ describe('shipped migrations and entities', () => {
       'worker character varying YES',
       'attempt integer NO',
     ]);
-    const indexes: { indexname: string }[] = await db.dataSource.query(`SELECT indexname FROM pg_indexes WHERE tablename = 'mcp_tasks' ORDER BY indexname`);
-    expect(indexes.map((i) => i.indexname)).toEqual(['mcp_tasks_expires_at_idx', 'mcp_tasks_owner_created_idx', 'mcp_tasks_pkey']);
+    const indexes: { indexname: string }[] = await db.dataSource.query(
+      `SELECT indexname FROM pg_indexes WHERE tablename = 'mcp_tasks' ORDER BY indexname`,
+    );
+    expect(indexes.map((i) => i.indexname)).toEqual([
+      'mcp_tasks_expires_at_idx',
+      'mcp_tasks_owner_created_idx',
+      'mcp_tasks_pkey',
+    ]);
   });
 
   it('undo the registry switches, tasks, trace id and retention indexes migrations, and redo them', async () => {
     const other = await createTestDatabase('run');
     try {
       await other.dataSource.undoLastMigration();
-      const retentionIndexes: unknown[] = await other.dataSource.query(`SELECT indexname FROM pg_indexes WHERE indexname LIKE '%\\_at\\_idx' AND indexname <> 'mcp_events_created_at_idx'`);
+      const retentionIndexes: unknown[] = await other.dataSource.query(
+        `SELECT indexname FROM pg_indexes WHERE indexname LIKE '%\\_at\\_idx' AND indexname <> 'mcp_events_created_at_idx'`,
+      );
       expect(retentionIndexes).toEqual([]);
       await other.dataSource.undoLastMigration();
-      const traceColumn: unknown[] = await other.dataSource.query(`SELECT column_name FROM information_schema.columns WHERE table_name = 'mcp_events' AND column_name = 'trace_id'`);
+      const traceColumn: unknown[] = await other.dataSource.query(
+        `SELECT column_name FROM information_schema.columns WHERE table_name = 'mcp_events' AND column_name = 'trace_id'`,
+      );
       expect(traceColumn).toEqual([]);
       await other.dataSource.undoLastMigration();
       await other.dataSource.undoLastMigration();
-      const gone: unknown[] = await other.dataSource.query(`SELECT table_name FROM information_schema.tables WHERE table_name IN ('mcp_handler_switches', 'mcp_tasks')`);
+      const gone: unknown[] = await other.dataSource.query(
+        `SELECT table_name FROM information_schema.tables WHERE table_name IN ('mcp_handler_switches', 'mcp_tasks')`,
+      );
       expect(gone).toEqual([]);
-      expect((await other.dataSource.runMigrations()).map((migration) => migration.name)).toEqual(['AddMcpHandlerSwitches1767312000000', 'AddMcpTasks1767398400000', 'AddMcpEventTraceId1767484800000', 'AddMcpRetentionIndexes1767571200000']);
+      expect((await other.dataSource.runMigrations()).map((migration) => migration.name)).toEqual([
+        'AddMcpHandlerSwitches1767312000000',
+        'AddMcpTasks1767398400000',
+        'AddMcpEventTraceId1767484800000',
+        'AddMcpRetentionIndexes1767571200000',
+      ]);
       expect(await other.dataSource.driver.createSchemaBuilder().log()).toMatchObject({ upQueries: [] });
     } finally {
       await other.drop();
@@ -133,17 +181,38 @@ describe('shipped migrations and entities', () => {
   });
 
   it('create the same tables on SQLite and round-trip sessions, events and switches', async () => {
-    const sqlite = new DataSource({ type: 'better-sqlite3', database: ':memory:', entities: MCP_ENTITIES, synchronize: true });
+    const sqlite = new DataSource({
+      type: 'better-sqlite3',
+      database: ':memory:',
+      entities: MCP_ENTITIES,
+      synchronize: true,
+    });
     await sqlite.initialize();
     try {
       const now = new Date(Math.floor(Date.now() / 1000) * 1000);
       await sqlite.getRepository(McpInboundSession).insert({
-        id: 's1', mount: 'default', sessionId: 'abc', principalKey: 'alice', principalLabel: 'Alice',
-        protocolVersion: '2025-11-25', clientInfo: { name: 'c' }, clientCapabilities: {}, createdAt: now, lastSeenAt: now, terminatedAt: null,
+        id: 's1',
+        mount: 'default',
+        sessionId: 'abc',
+        principalKey: 'alice',
+        principalLabel: 'Alice',
+        protocolVersion: '2025-11-25',
+        clientInfo: { name: 'c' },
+        clientCapabilities: {},
+        createdAt: now,
+        lastSeenAt: now,
+        terminatedAt: null,
       });
       await sqlite.getRepository(McpEvent).insert({
-        id: 'e1', createdAt: now, direction: 'inbound', kind: 'request', method: 'tools/call',
-        request: { jsonrpc: '2.0', id: 1 }, response: { ok: true }, durationMs: 3, isError: true,
+        id: 'e1',
+        createdAt: now,
+        direction: 'inbound',
+        kind: 'request',
+        method: 'tools/call',
+        request: { jsonrpc: '2.0', id: 1 },
+        response: { ok: true },
+        durationMs: 3,
+        isError: true,
       });
       const session = await sqlite.getRepository(McpInboundSession).findOneByOrFail({ sessionId: 'abc' });
       expect(session.clientInfo).toEqual({ name: 'c' });
@@ -157,16 +226,42 @@ describe('shipped migrations and entities', () => {
       expect(found).toMatchObject({ clientInfo: { name: 'c' }, clientCapabilities: {}, principalKey: 'alice' });
       expect(found.createdAt.getTime()).toBe(now.getTime());
       await new EntitySql(sqlite, McpEvent).insert([
-        { id: 'e2', createdAt: now, direction: 'inbound', kind: 'request', method: 'ping', request: new JsonText('{"jsonrpc":"2.0","id":2}'), response: { ok: 1 }, durationMs: 1, isError: false } as never,
+        {
+          id: 'e2',
+          createdAt: now,
+          direction: 'inbound',
+          kind: 'request',
+          method: 'ping',
+          request: new JsonText('{"jsonrpc":"2.0","id":2}'),
+          response: { ok: 1 },
+          durationMs: 1,
+          isError: false,
+        } as never,
       ]);
       const written = await sqlite.getRepository(McpEvent).findOneByOrFail({ id: 'e2' });
-      expect(written).toMatchObject({ request: { jsonrpc: '2.0', id: 2 }, response: { ok: 1 }, isError: false, method: 'ping' });
+      expect(written).toMatchObject({
+        request: { jsonrpc: '2.0', id: 2 },
+        response: { ok: 1 },
+        isError: false,
+        method: 'ping',
+      });
 
       // Registry switches: "everyone" is the empty key, and the unique key refuses a second one.
       const switches = sqlite.getRepository(McpHandlerSwitch);
-      await switches.insert({ id: 'w1', mount: 'default', kind: 'tool', name: 'greet', principalKey: '', createdAt: now });
-      await expect(switches.insert({ id: 'w2', mount: 'default', kind: 'tool', name: 'greet', principalKey: '', createdAt: now })).rejects.toThrow(/UNIQUE constraint failed/);
-      expect(await switches.find()).toEqual([{ id: 'w1', mount: 'default', kind: 'tool', name: 'greet', principalKey: '', createdAt: now }]);
+      await switches.insert({
+        id: 'w1',
+        mount: 'default',
+        kind: 'tool',
+        name: 'greet',
+        principalKey: '',
+        createdAt: now,
+      });
+      await expect(
+        switches.insert({ id: 'w2', mount: 'default', kind: 'tool', name: 'greet', principalKey: '', createdAt: now }),
+      ).rejects.toThrow(/UNIQUE constraint failed/);
+      expect(await switches.find()).toEqual([
+        { id: 'w1', mount: 'default', kind: 'tool', name: 'greet', principalKey: '', createdAt: now },
+      ]);
     } finally {
       await sqlite.destroy();
     }

@@ -20,28 +20,32 @@ describe.each(HTTP_ADAPTERS)('two McpModule mounts in one app (forRoot + forRoot
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    server = await startApp(db.url, {
-      imports: [
-        McpModule.forRoot({ mount: 'a', path: '/a/mcp', auth: fixtureAuth, providers: [FixtureTools] }),
-        McpModule.forRootAsync({
-          mount: 'b',
-          path: '/b/mcp',
-          imports: [MountConfigModule],
-          inject: [MountConfig],
-          useFactory: async (config: MountConfig) => {
-            const loaded = await config.load();
-            return {
-              auth: (token: string) => loaded.tokens[token] ?? null,
-              providers: [OtherMountTools],
-              server: { name: loaded.serverName },
-              pageSize: loaded.pageSize,
-              maxBodyBytes: loaded.maxBodyBytes,
-            };
-          },
-        }),
-      ],
-      providers: [FixtureTools, OtherMountTools],
-    }, adapter);
+    server = await startApp(
+      db.url,
+      {
+        imports: [
+          McpModule.forRoot({ mount: 'a', path: '/a/mcp', auth: fixtureAuth, providers: [FixtureTools] }),
+          McpModule.forRootAsync({
+            mount: 'b',
+            path: '/b/mcp',
+            imports: [MountConfigModule],
+            inject: [MountConfig],
+            useFactory: async (config: MountConfig) => {
+              const loaded = await config.load();
+              return {
+                auth: (token: string) => loaded.tokens[token] ?? null,
+                providers: [OtherMountTools],
+                server: { name: loaded.serverName },
+                pageSize: loaded.pageSize,
+                maxBodyBytes: loaded.maxBodyBytes,
+              };
+            },
+          }),
+        ],
+        providers: [FixtureTools, OtherMountTools],
+      },
+      adapter,
+    );
     urlA = `${server.baseUrl}/a/mcp`;
     urlB = `${server.baseUrl}/b/mcp`;
   });
@@ -53,7 +57,9 @@ describe.each(HTTP_ADAPTERS)('two McpModule mounts in one app (forRoot + forRoot
   });
 
   async function sdkClient(url: string, token = 'token-alice') {
-    const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+    const transport = new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    });
     const client = new Client({ name: 'multi-mount-e2e', version: '1.0.0' });
     await client.connect(transport);
     clients.push(client);
@@ -65,8 +71,12 @@ describe.each(HTTP_ADAPTERS)('two McpModule mounts in one app (forRoot + forRoot
     const { client: b } = await sdkClient(urlB);
     expect((await a.listTools()).tools.map((t) => t.name).sort()).toEqual(['echo', 'fail', 'whoami']);
     expect((await b.listTools()).tools.map((t) => t.name)).toEqual(['other_only']);
-    expect((await a.callTool({ name: 'echo', arguments: { text: 'on a' } })).content).toEqual([{ type: 'text', text: 'on a' }]);
-    expect((await b.callTool({ name: 'other_only', arguments: {} })).content).toEqual([{ type: 'text', text: 'other' }]);
+    expect((await a.callTool({ name: 'echo', arguments: { text: 'on a' } })).content).toEqual([
+      { type: 'text', text: 'on a' },
+    ]);
+    expect((await b.callTool({ name: 'other_only', arguments: {} })).content).toEqual([
+      { type: 'text', text: 'other' },
+    ]);
   });
 
   it('the forRootAsync mount uses the options its factory built from the injected config', async () => {
@@ -81,12 +91,21 @@ describe.each(HTTP_ADAPTERS)('two McpModule mounts in one app (forRoot + forRoot
   it("a mount's tools cannot be called on the other mount (-32602 unknown tool)", async () => {
     const onA = await openSession(urlA);
     const onB = await openSession(urlB);
-    const echoOnB = await post(urlB, callRequest(1, 'echo', { text: 'x' }), { sessionId: onB.sessionId, headers: versionHeader() });
+    const echoOnB = await post(urlB, callRequest(1, 'echo', { text: 'x' }), {
+      sessionId: onB.sessionId,
+      headers: versionHeader(),
+    });
     expect(echoOnB.status).toBe(200);
     expect(echoOnB.json).toMatchObject({ jsonrpc: '2.0', id: 1, error: { code: -32602 } });
-    const whoamiOnB = await post(urlB, callRequest(2, 'whoami'), { sessionId: onB.sessionId, headers: versionHeader() });
+    const whoamiOnB = await post(urlB, callRequest(2, 'whoami'), {
+      sessionId: onB.sessionId,
+      headers: versionHeader(),
+    });
     expect(whoamiOnB.json).toMatchObject({ id: 2, error: { code: -32602 } });
-    const otherOnA = await post(urlA, callRequest(3, 'other_only'), { sessionId: onA.sessionId, headers: versionHeader() });
+    const otherOnA = await post(urlA, callRequest(3, 'other_only'), {
+      sessionId: onA.sessionId,
+      headers: versionHeader(),
+    });
     expect(otherOnA.status).toBe(200);
     expect(otherOnA.json).toMatchObject({ jsonrpc: '2.0', id: 3, error: { code: -32602 } });
   });
@@ -103,8 +122,12 @@ describe.each(HTTP_ADAPTERS)('two McpModule mounts in one app (forRoot + forRoot
     const deleteAOnB = await send(urlB, 'DELETE', { sessionId: onA.sessionId });
     expect(wireView(aOnB)).toMatchObject({ status: 404, sessionId: null });
     // Exactly the replies to an id that exists nowhere.
-    expect(wireView(aOnB)).toEqual(wireView(await post(urlB, list, { sessionId: unknownId, headers: versionHeader() })));
-    expect(wireView(bOnA)).toEqual(wireView(await post(urlA, list, { sessionId: unknownId, headers: versionHeader() })));
+    expect(wireView(aOnB)).toEqual(
+      wireView(await post(urlB, list, { sessionId: unknownId, headers: versionHeader() })),
+    );
+    expect(wireView(bOnA)).toEqual(
+      wireView(await post(urlA, list, { sessionId: unknownId, headers: versionHeader() })),
+    );
     expect(wireView(deleteAOnB)).toEqual(wireView(await send(urlB, 'DELETE', { sessionId: unknownId })));
     expect(deleteAOnB.status).toBe(404);
     const [{ n: after }] = await db.dataSource.query(`SELECT count(*)::int AS n FROM mcp_events`);
@@ -114,8 +137,13 @@ describe.each(HTTP_ADAPTERS)('two McpModule mounts in one app (forRoot + forRoot
     expect(stillA.status).toBe(200);
     expect(stillA.json.result.tools.map((t: { name: string }) => t.name).sort()).toEqual(['echo', 'fail', 'whoami']);
 
-    const rows = await db.dataSource.query(`SELECT session_id, mount FROM mcp_inbound_sessions WHERE session_id = ANY($1)`, [[onA.sessionId, onB.sessionId]]);
-    expect(Object.fromEntries(rows.map((r: { session_id: string; mount: string }) => [r.session_id, r.mount]))).toEqual({ [onA.sessionId]: 'a', [onB.sessionId]: 'b' });
+    const rows = await db.dataSource.query(
+      `SELECT session_id, mount FROM mcp_inbound_sessions WHERE session_id = ANY($1)`,
+      [[onA.sessionId, onB.sessionId]],
+    );
+    expect(Object.fromEntries(rows.map((r: { session_id: string; mount: string }) => [r.session_id, r.mount]))).toEqual(
+      { [onA.sessionId]: 'a', [onB.sessionId]: 'b' },
+    );
     // The events of this test's two sessions carry the mount of their session.
     const events = await db.dataSource.query(
       `SELECT DISTINCT e.mount AS event_mount, s.mount AS session_mount FROM mcp_events e JOIN mcp_inbound_sessions s ON s.id = e.session_ref
@@ -132,10 +160,16 @@ describe.each(HTTP_ADAPTERS)('two McpModule mounts in one app (forRoot + forRoot
     const onA = await openSession(urlA);
     const onB = await openSession(urlB);
     const text = 'q'.repeat(2048);
-    const onMountA = await post(urlA, callRequest(1, 'echo', { text }), { sessionId: onA.sessionId, headers: versionHeader() });
+    const onMountA = await post(urlA, callRequest(1, 'echo', { text }), {
+      sessionId: onA.sessionId,
+      headers: versionHeader(),
+    });
     expect(onMountA.status).toBe(200);
     expect(onMountA.json.result.content).toEqual([{ type: 'text', text }]);
-    const onMountB = await post(urlB, callRequest(2, 'other_only', { padding: text }), { sessionId: onB.sessionId, headers: versionHeader() });
+    const onMountB = await post(urlB, callRequest(2, 'other_only', { padding: text }), {
+      sessionId: onB.sessionId,
+      headers: versionHeader(),
+    });
     expect(onMountB.status).toBe(413);
   });
 

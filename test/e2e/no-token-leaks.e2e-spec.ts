@@ -13,7 +13,6 @@ const INVALID_TOKEN = 'srv-invalid-token-9c2e07b1a6f8';
 const CLIENT_WRONG_TOKEN = 'cli-wrong-token-55aa13e9b0c7';
 const TOKENS = [VALID_TOKEN, INVALID_TOKEN, CLIENT_WRONG_TOKEN];
 
-
 /**
  * Bearer tokens never reach a log line or a row: a server that accepts and refuses tokens and a
  * client that sends a valid and a wrong `bearerToken`, both logging through a capturing logger
@@ -26,7 +25,10 @@ describe('No bearer token in logs or rows', () => {
 
   async function boot(metadata: ModuleMetadata): Promise<{ app: INestApplication; baseUrl: string }> {
     const moduleRef = await Test.createTestingModule({
-      imports: [TypeOrmModule.forRoot({ type: 'postgres', url: db.url, entities: MCP_ENTITIES }), ...(metadata.imports ?? [])],
+      imports: [
+        TypeOrmModule.forRoot({ type: 'postgres', url: db.url, entities: MCP_ENTITIES }),
+        ...(metadata.imports ?? []),
+      ],
       providers: metadata.providers ?? [],
     }).compile();
     const app = moduleRef.createNestApplication({ logger });
@@ -73,7 +75,9 @@ describe('No bearer token in logs or rows', () => {
 
     expect(await client.callTool('good', 'echo', { text: 'ok' })).toEqual({ content: [{ type: 'text', text: 'ok' }] });
     expect((await client.callTool('good', 'fail', {})).isError).toBe(true);
-    expect((await client.callTool('goodStateless', 'echo', { text: 'ok' })).content).toEqual([{ type: 'text', text: 'ok' }]);
+    expect((await client.callTool('goodStateless', 'echo', { text: 'ok' })).content).toEqual([
+      { type: 'text', text: 'ok' },
+    ]);
     await expect(client.callTool('good', 'no_such_tool', {})).rejects.toMatchObject({ code: -32602 });
     await expect(client.callTool('wrong', 'echo', { text: 'x' })).rejects.toBeInstanceOf(McpTransportError);
     await expect(client.callTool('wrongStateless', 'echo', { text: 'x' })).rejects.toMatchObject({ status: 401 });
@@ -85,8 +89,15 @@ describe('No bearer token in logs or rows', () => {
     const leakingLines = logger.lines.filter((line) => TOKENS.some((token) => line.includes(token)));
     expect(leakingLines).toEqual([]);
     // Every exchange above wrote its row before its reply; a refused tools/call or probe is sent once per queue attempt (3).
-    const events = await db.dataSource.query(`SELECT direction, server, method FROM mcp_events ORDER BY direction, server, method`);
-    expect(events.map((row: { direction: string; server: string | null; method: string }) => `${row.direction} ${row.server ?? '-'} ${row.method}`)).toEqual([
+    const events = await db.dataSource.query(
+      `SELECT direction, server, method FROM mcp_events ORDER BY direction, server, method`,
+    );
+    expect(
+      events.map(
+        (row: { direction: string; server: string | null; method: string }) =>
+          `${row.direction} ${row.server ?? '-'} ${row.method}`,
+      ),
+    ).toEqual([
       'inbound - initialize',
       'inbound - initialize',
       'inbound - notifications/initialized',

@@ -33,8 +33,11 @@ describe('a mount whose authorization server answers 1 GiB or a redirect (Postgr
       maxResponseBytes: MAX_BYTES,
       inactiveCacheTtlMs: 0,
     });
-    server = await startApp(db.url, { imports: [McpModule.forRoot({ auth: Verifier, providers: [FixtureTools] })], providers: [FixtureTools] }, 'express', (app) =>
-      app.useLogger(logger),
+    server = await startApp(
+      db.url,
+      { imports: [McpModule.forRoot({ auth: Verifier, providers: [FixtureTools] })], providers: [FixtureTools] },
+      'express',
+      (app) => app.useLogger(logger),
     );
     url = `${server.baseUrl}/mcp`;
   });
@@ -57,7 +60,13 @@ describe('a mount whose authorization server answers 1 GiB or a redirect (Postgr
     expect(outcome.peakGrowth).toBeLessThan(MAX_BYTES + 48 * 1024 ** 2);
     await hostile.floodsDone();
     expect(hostile.written).toBeLessThan(MAX_BYTES + 32 * 1024 ** 2);
-    expect(logger.lines.some((line) => line.includes(`The authorization server at ${hostile.origin}/introspect answered a body larger than maxResponseBytes (${MAX_BYTES} bytes)`))).toBe(true);
+    expect(
+      logger.lines.some((line) =>
+        line.includes(
+          `The authorization server at ${hostile.origin}/introspect answered a body larger than maxResponseBytes (${MAX_BYTES} bytes)`,
+        ),
+      ),
+    ).toBe(true);
 
     // The same process answers the next request on its merits once the server behaves.
     hostile.routes['POST /introspect'] = json({ active: false });
@@ -70,6 +79,10 @@ describe('a mount whose authorization server answers 1 GiB or a redirect (Postgr
     expect(reply.status).toBe(503);
     expect(reply.headers.get('retry-after')).toBe('1');
     expect(sink.hits).toEqual([]);
-    expect(logger.lines.some((line) => line.includes(`answered a redirect (HTTP 307 to ${sink.origin}/introspect); redirects are not followed`))).toBe(true);
+    expect(
+      logger.lines.some((line) =>
+        line.includes(`answered a redirect (HTTP 307 to ${sink.origin}/introspect); redirects are not followed`),
+      ),
+    ).toBe(true);
   });
 });

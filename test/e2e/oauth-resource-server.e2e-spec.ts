@@ -6,7 +6,14 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import * as jose from 'jose';
-import { IntrospectionVerifier, JwtVerifier, MCP_ENTITIES, McpModule, McpTool, type McpToolContext } from '../../src/mcp';
+import {
+  IntrospectionVerifier,
+  JwtVerifier,
+  MCP_ENTITIES,
+  McpModule,
+  McpTool,
+  type McpToolContext,
+} from '../../src/mcp';
 import { STATELESS, statelessPost, statelessRequest } from '../fixtures/stateless/stateless-wire';
 import { freeLoopbackPort } from '../support/child-process';
 import { pollUntil } from '../support/polling';
@@ -34,9 +41,16 @@ class AdminTools {
   }
 }
 
-
-const TOOLS_CLIENT = { client_id: 'agent-tools', client_secret: 'agent-tools-secret-0123456789abcdef', scope: 'mcp:tools mcp:admin' } satisfies OidcClient;
-const RESOURCE_SERVER = { client_id: 'mcp-resource-server', client_secret: 'resource-server-secret-0123456789ab', scope: '' } satisfies OidcClient;
+const TOOLS_CLIENT = {
+  client_id: 'agent-tools',
+  client_secret: 'agent-tools-secret-0123456789abcdef',
+  scope: 'mcp:tools mcp:admin',
+} satisfies OidcClient;
+const RESOURCE_SERVER = {
+  client_id: 'mcp-resource-server',
+  client_secret: 'resource-server-secret-0123456789ab',
+  scope: '',
+} satisfies OidcClient;
 
 /** The issuer and audience the hand-made negative tokens are checked against, and its key server. */
 const HAND_ISSUER = 'https://hand-made-issuer.example';
@@ -65,7 +79,11 @@ describe('OAuth resource server', () => {
   /** GETs of the hand-made key server, per path. */
   const keyFetches = new Map<string, number>();
 
-  async function mint(claims: jose.JWTPayload, header: Partial<jose.JWTHeaderParameters> = {}, key: jose.CryptoKey | Uint8Array = trustedKey): Promise<string> {
+  async function mint(
+    claims: jose.JWTPayload,
+    header: Partial<jose.JWTHeaderParameters> = {},
+    key: jose.CryptoKey | Uint8Array = trustedKey,
+  ): Promise<string> {
     const token = await new jose.SignJWT({ scope: 'mcp:tools', ...claims })
       .setProtectedHeader({ alg: 'RS256', kid: 'hand-key-1', ...header })
       .setIssuedAt()
@@ -104,21 +122,40 @@ describe('OAuth resource server', () => {
     await new Promise<void>((resolve) => keyServer.listen(0, '127.0.0.1', resolve));
     keyServerUrl = `http://127.0.0.1:${(keyServer.address() as { port: number }).port}/jwks`;
 
-    const oauth = (extra: Record<string, unknown> = {}) => ({ publicUrl: base, authorizationServers: [as.issuer], ...extra });
+    const oauth = (extra: Record<string, unknown> = {}) => ({
+      publicUrl: base,
+      authorizationServers: [as.issuer],
+      ...extra,
+    });
     const moduleRef = await Test.createTestingModule({
       imports: [
         TypeOrmModule.forRoot({ type: 'postgres', url: db.url, entities: MCP_ENTITIES }),
         McpModule.forRoot({
           auth: JwtVerifier,
           providers: [WhoTools, AdminTools],
-          oauth: oauth({ requiredScopes: ['mcp:tools'], scopesSupported: ['mcp:tools', 'mcp:admin'], resourceDocumentation: 'https://docs.example.com/mcp', resourceName: 'Test tools' }),
+          oauth: oauth({
+            requiredScopes: ['mcp:tools'],
+            scopesSupported: ['mcp:tools', 'mcp:admin'],
+            resourceDocumentation: 'https://docs.example.com/mcp',
+            resourceName: 'Test tools',
+          }),
         }),
-        McpModule.forRoot({ mount: 'admin', path: '/admin/mcp', auth: JwtVerifier.configure({ typ: 'at+jwt' }), providers: [WhoTools], oauth: oauth({ requiredScopes: ['mcp:tools', 'mcp:admin'] }) }),
+        McpModule.forRoot({
+          mount: 'admin',
+          path: '/admin/mcp',
+          auth: JwtVerifier.configure({ typ: 'at+jwt' }),
+          providers: [WhoTools],
+          oauth: oauth({ requiredScopes: ['mcp:tools', 'mcp:admin'] }),
+        }),
         McpModule.forRootAsync({
           mount: 'introspected',
           path: '/introspected/mcp',
           useFactory: () => ({
-            auth: IntrospectionVerifier.configure({ clientId: RESOURCE_SERVER.client_id, clientSecret: RESOURCE_SERVER.client_secret, clockToleranceSec: 0 }),
+            auth: IntrospectionVerifier.configure({
+              clientId: RESOURCE_SERVER.client_id,
+              clientSecret: RESOURCE_SERVER.client_secret,
+              clockToleranceSec: 0,
+            }),
             providers: [WhoTools],
             oauth: oauth(),
           }),
@@ -126,21 +163,36 @@ describe('OAuth resource server', () => {
         McpModule.forRoot({
           mount: 'hand',
           path: '/hand/mcp',
-          auth: JwtVerifier.configure({ issuer: HAND_ISSUER, jwksUri: keyServerUrl, jwksCooldownMs: 0, clockToleranceSec: 5, rolesClaim: 'realm_access.roles', labelClaim: 'preferred_username' }),
+          auth: JwtVerifier.configure({
+            issuer: HAND_ISSUER,
+            jwksUri: keyServerUrl,
+            jwksCooldownMs: 0,
+            clockToleranceSec: 5,
+            rolesClaim: 'realm_access.roles',
+            labelClaim: 'preferred_username',
+          }),
           providers: [WhoTools],
           oauth: { publicUrl: base, authorizationServers: [HAND_ISSUER] },
         }),
         McpModule.forRoot({
           mount: 'bad-secret',
           path: '/bad-secret/mcp',
-          auth: IntrospectionVerifier.configure({ clientId: RESOURCE_SERVER.client_id, clientSecret: 'not-the-secret', audience: `${base}/introspected/mcp` }),
+          auth: IntrospectionVerifier.configure({
+            clientId: RESOURCE_SERVER.client_id,
+            clientSecret: 'not-the-secret',
+            audience: `${base}/introspected/mcp`,
+          }),
           providers: [WhoTools],
           oauth: oauth(),
         }),
         McpModule.forRoot({
           mount: 'cooldown',
           path: '/cooldown/mcp',
-          auth: JwtVerifier.configure({ issuer: HAND_ISSUER, jwksUri: `${keyServerUrl}-cooldown`, jwksCooldownMs: 600_000 }),
+          auth: JwtVerifier.configure({
+            issuer: HAND_ISSUER,
+            jwksUri: `${keyServerUrl}-cooldown`,
+            jwksCooldownMs: 600_000,
+          }),
           providers: [WhoTools],
           oauth: { publicUrl: base, authorizationServers: [HAND_ISSUER] },
         }),
@@ -151,7 +203,12 @@ describe('OAuth resource server', () => {
           providers: [WhoTools],
           oauth: { publicUrl: base, authorizationServers: [`http://127.0.0.1:${closedPort}`] },
         }),
-        McpModule.forRoot({ mount: 'plain', path: '/plain/mcp', auth: (token: string) => (token === 'plain-token' ? 'plain' : null), providers: [WhoTools] }),
+        McpModule.forRoot({
+          mount: 'plain',
+          path: '/plain/mcp',
+          auth: (token: string) => (token === 'plain-token' ? 'plain' : null),
+          providers: [WhoTools],
+        }),
       ],
       providers: [WhoTools, AdminTools],
     }).compile();
@@ -168,7 +225,9 @@ describe('OAuth resource server', () => {
 
   describe('Protected Resource Metadata', () => {
     it('is served at the path-suffixed well-known URL, public, cacheable and readable cross-origin', async () => {
-      const reply = await fetch(`${base}/.well-known/oauth-protected-resource/mcp`, { headers: { Origin: 'https://elsewhere.example' } });
+      const reply = await fetch(`${base}/.well-known/oauth-protected-resource/mcp`, {
+        headers: { Origin: 'https://elsewhere.example' },
+      });
       expect(reply.status).toBe(200);
       expect(reply.headers.get('content-type')).toMatch(/^application\/json/);
       expect(reply.headers.get('cache-control')).toBe('public, max-age=3600');
@@ -197,8 +256,14 @@ describe('OAuth resource server', () => {
       const admin = await (await fetch(`${base}/.well-known/oauth-protected-resource/admin/mcp`)).json();
       expect(admin).toMatchObject({ resource: `${base}/admin/mcp`, scopes_supported: ['mcp:tools', 'mcp:admin'] });
       const introspected = await (await fetch(`${base}/.well-known/oauth-protected-resource/introspected/mcp`)).json();
-      expect(introspected).toEqual({ resource: `${base}/introspected/mcp`, authorization_servers: [as.issuer], bearer_methods_supported: ['header'] });
-      expect(await (await fetch(`${base}/.well-known/oauth-protected-resource`)).json()).toMatchObject({ resource: `${base}/mcp` });
+      expect(introspected).toEqual({
+        resource: `${base}/introspected/mcp`,
+        authorization_servers: [as.issuer],
+        bearer_methods_supported: ['header'],
+      });
+      expect(await (await fetch(`${base}/.well-known/oauth-protected-resource`)).json()).toMatchObject({
+        resource: `${base}/mcp`,
+      });
     });
 
     it('does not exist for a mount without the oauth option', async () => {
@@ -218,7 +283,9 @@ describe('OAuth resource server', () => {
         expect(reply.headers.get('www-authenticate')).toBe(`Bearer ${metadataOf('/mcp')}, scope="mcp:tools"`);
       }
       const admin = await post(`${base}/admin/mcp`, initializeRequest(), { token: null });
-      expect(admin.headers.get('www-authenticate')).toBe(`Bearer ${metadataOf('/admin/mcp')}, scope="mcp:tools mcp:admin"`);
+      expect(admin.headers.get('www-authenticate')).toBe(
+        `Bearer ${metadataOf('/admin/mcp')}, scope="mcp:tools mcp:admin"`,
+      );
       const introspected = await post(`${base}/introspected/mcp`, initializeRequest(), { token: null });
       expect(introspected.headers.get('www-authenticate')).toBe(`Bearer ${metadataOf('/introspected/mcp')}`);
     });
@@ -248,8 +315,14 @@ describe('OAuth resource server', () => {
       expect(refusals.map((reply) => reply.json?.id)).toEqual(['init-1', 7]);
       for (const reply of refusals) {
         expect(reply.status).toBe(403);
-        expect(reply.headers.get('www-authenticate')).toBe(`Bearer error="insufficient_scope", scope="mcp:tools mcp:admin", ${metadataOf('/admin/mcp')}`);
-        expect(reply.json).toMatchObject({ jsonrpc: '2.0', id: expect.anything(), error: { code: -32000, message: expect.stringContaining('mcp:admin') } });
+        expect(reply.headers.get('www-authenticate')).toBe(
+          `Bearer error="insufficient_scope", scope="mcp:tools mcp:admin", ${metadataOf('/admin/mcp')}`,
+        );
+        expect(reply.json).toMatchObject({
+          jsonrpc: '2.0',
+          id: expect.anything(),
+          error: { code: -32000, message: expect.stringContaining('mcp:admin') },
+        });
       }
       const both = await tokenFor(`${base}/admin/mcp`, 'mcp:tools mcp:admin');
       expect((await post(`${base}/admin/mcp`, initializeRequest(), { token: both })).status).toBe(200);
@@ -265,7 +338,8 @@ describe('OAuth resource server', () => {
   });
 
   describe('tools with scopes', () => {
-    const names = (reply: { json: { result: { tools: Array<{ name: string }> } } }) => reply.json.result.tools.map((tool) => tool.name).sort();
+    const names = (reply: { json: { result: { tools: Array<{ name: string }> } } }) =>
+      reply.json.result.tools.map((tool) => tool.name).sort();
 
     it('are hidden from a token without their scopes, and a call gets 403 insufficient_scope naming what to ask for, on both revisions', async () => {
       const token = await tokenFor(`${base}/mcp`, 'mcp:tools');
@@ -276,32 +350,62 @@ describe('OAuth resource server', () => {
       const init = await post(`${base}/mcp`, initializeRequest(), { token });
       const sessionId = init.headers.get('mcp-session-id')!;
       const headers = { 'MCP-Protocol-Version': '2025-11-25' };
-      expect(names(await post(`${base}/mcp`, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { token, sessionId, headers }))).toEqual(['whoami']);
+      expect(
+        names(
+          await post(`${base}/mcp`, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { token, sessionId, headers }),
+        ),
+      ).toEqual(['whoami']);
       const refusals = [
-        await post(`${base}/mcp`, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'purge', arguments: {} } }, { token, sessionId, headers }),
-        await statelessPost(`${base}/mcp`, statelessRequest(12, 'tools/call', { name: 'purge', arguments: {} }), { token }),
+        await post(
+          `${base}/mcp`,
+          { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'purge', arguments: {} } },
+          { token, sessionId, headers },
+        ),
+        await statelessPost(`${base}/mcp`, statelessRequest(12, 'tools/call', { name: 'purge', arguments: {} }), {
+          token,
+        }),
       ];
       for (const reply of refusals) {
         expect(reply.status).toBe(403);
-        expect(reply.headers.get('www-authenticate')).toBe(`Bearer error="insufficient_scope", scope="mcp:tools mcp:admin", resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`);
-        expect(reply.json).toMatchObject({ error: { code: -32000, message: 'Insufficient scope: this request needs the scopes mcp:tools mcp:admin' } });
+        expect(reply.headers.get('www-authenticate')).toBe(
+          `Bearer error="insufficient_scope", scope="mcp:tools mcp:admin", resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`,
+        );
+        expect(reply.json).toMatchObject({
+          error: { code: -32000, message: 'Insufficient scope: this request needs the scopes mcp:tools mcp:admin' },
+        });
       }
       expect(refusals.map((reply) => reply.json.id)).toEqual([3, 12]);
-      const whoami = await post(`${base}/mcp`, { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'whoami', arguments: {} } }, { token, sessionId, headers });
+      const whoami = await post(
+        `${base}/mcp`,
+        { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'whoami', arguments: {} } },
+        { token, sessionId, headers },
+      );
       expect(whoami.status).toBe(200);
     });
 
     it('are listed and served once the token carries the scopes (step-up)', async () => {
       const token = await tokenFor(`${base}/mcp`, 'mcp:tools mcp:admin');
-      expect(names(await statelessPost(`${base}/mcp`, statelessRequest(13, 'tools/list'), { token }))).toEqual(['purge', 'whoami']);
-      const call = await statelessPost(`${base}/mcp`, statelessRequest(14, 'tools/call', { name: 'purge', arguments: {} }), { token });
+      expect(names(await statelessPost(`${base}/mcp`, statelessRequest(13, 'tools/list'), { token }))).toEqual([
+        'purge',
+        'whoami',
+      ]);
+      const call = await statelessPost(
+        `${base}/mcp`,
+        statelessRequest(14, 'tools/call', { name: 'purge', arguments: {} }),
+        { token },
+      );
       expect(call.json.result.content).toEqual([{ type: 'text', text: 'purged' }]);
     });
   });
 
   describe('the official SDK client', () => {
     it('starts from a bare 401, discovers the metadata and the authorization server, gets a token and calls a tool', async () => {
-      const provider = new ClientCredentialsProvider({ clientId: TOOLS_CLIENT.client_id, clientSecret: TOOLS_CLIENT.client_secret, scope: 'mcp:tools', expectedIssuer: as.issuer });
+      const provider = new ClientCredentialsProvider({
+        clientId: TOOLS_CLIENT.client_id,
+        clientSecret: TOOLS_CLIENT.client_secret,
+        scope: 'mcp:tools',
+        expectedIssuer: as.issuer,
+      });
       const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { authProvider: provider });
       const client = new Client({ name: 'oauth-e2e', version: '1.0.0' });
       await client.connect(transport);
@@ -310,14 +414,21 @@ describe('OAuth resource server', () => {
       seenTokens.push(token!);
       expect(jose.decodeJwt(token!)).toMatchObject({ aud: `${base}/mcp`, iss: as.issuer, sub: TOOLS_CLIENT.client_id });
       const result = await client.callTool({ name: 'whoami', arguments: {} });
-      expect(JSON.parse((result.content as Array<{ text: string }>)[0].text)).toEqual({ key: 'agent-tools', label: 'agent-tools', scopes: ['mcp:tools'], roles: [] });
+      expect(JSON.parse((result.content as Array<{ text: string }>)[0].text)).toEqual({
+        key: 'agent-tools',
+        label: 'agent-tools',
+        scopes: ['mcp:tools'],
+        roles: [],
+      });
       await transport.terminateSession();
       await client.close();
     });
 
     it('is refused with a token issued for another resource', async () => {
       const token = await tokenFor('https://another-resource.example/mcp', 'mcp:tools');
-      const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+      const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${token}` } },
+      });
       const client = new Client({ name: 'oauth-e2e-wrong', version: '1.0.0' });
       await expect(client.connect(transport)).rejects.toMatchObject({ code: 401 });
       const reply = await post(`${base}/mcp`, initializeRequest(), { token });
@@ -327,7 +438,11 @@ describe('OAuth resource server', () => {
 
     it('a token of the right resource works on the stateless revision too', async () => {
       const token = await tokenFor(`${base}/mcp`, 'mcp:tools');
-      const reply = await statelessPost(`${base}/mcp`, statelessRequest(3, 'tools/call', { name: 'whoami', arguments: {} }), { token });
+      const reply = await statelessPost(
+        `${base}/mcp`,
+        statelessRequest(3, 'tools/call', { name: 'whoami', arguments: {} }),
+        { token },
+      );
       expect(reply.status).toBe(200);
       expect(reply.json.result.content[0].text).toContain('"key":"agent-tools"');
       expect(STATELESS).toBe('2026-07-28');
@@ -340,9 +455,25 @@ describe('OAuth resource server', () => {
     const status = async (token: string) => (await post(url(), initializeRequest(), { token })).status;
 
     it('accepts a well-formed token and maps sub, the label claim, scp and the roles path', async () => {
-      const token = await mint({ iss: HAND_ISSUER, aud: audience(), sub: 'user-42', preferred_username: 'alice', scope: undefined, scp: ['mcp:tools', 'extra'], realm_access: { roles: ['auditor'] }, exp: Math.floor(Date.now() / 1000) + 300 });
-      const reply = await statelessPost(url(), statelessRequest(5, 'tools/call', { name: 'whoami', arguments: {} }), { token });
-      expect(JSON.parse(reply.json.result.content[0].text)).toEqual({ key: 'user-42', label: 'alice', scopes: ['mcp:tools', 'extra'], roles: ['auditor'] });
+      const token = await mint({
+        iss: HAND_ISSUER,
+        aud: audience(),
+        sub: 'user-42',
+        preferred_username: 'alice',
+        scope: undefined,
+        scp: ['mcp:tools', 'extra'],
+        realm_access: { roles: ['auditor'] },
+        exp: Math.floor(Date.now() / 1000) + 300,
+      });
+      const reply = await statelessPost(url(), statelessRequest(5, 'tools/call', { name: 'whoami', arguments: {} }), {
+        token,
+      });
+      expect(JSON.parse(reply.json.result.content[0].text)).toEqual({
+        key: 'user-42',
+        label: 'alice',
+        scopes: ['mcp:tools', 'extra'],
+        roles: ['auditor'],
+      });
     });
 
     it.each([
@@ -351,32 +482,53 @@ describe('OAuth resource server', () => {
       ['an expired token (beyond the clock tolerance)', () => ({ exp: Math.floor(Date.now() / 1000) - 60 })],
       ['a token not valid yet', () => ({ nbf: Math.floor(Date.now() / 1000) + 600 })],
     ])('refuses %s', async (_label, override) => {
-      const token = await mint({ iss: HAND_ISSUER, aud: audience(), sub: 'user-42', exp: Math.floor(Date.now() / 1000) + 300, ...override() });
+      const token = await mint({
+        iss: HAND_ISSUER,
+        aud: audience(),
+        sub: 'user-42',
+        exp: Math.floor(Date.now() / 1000) + 300,
+        ...override(),
+      });
       expect(await status(token)).toBe(401);
     });
 
     it('accepts a token expired within the clock tolerance', async () => {
-      const token = await mint({ iss: HAND_ISSUER, aud: audience(), sub: 'user-42', exp: Math.floor(Date.now() / 1000) - 1 });
+      const token = await mint({
+        iss: HAND_ISSUER,
+        aud: audience(),
+        sub: 'user-42',
+        exp: Math.floor(Date.now() / 1000) - 1,
+      });
       expect(await status(token)).toBe(200);
     });
 
     it('refuses alg none', async () => {
-      const unsecured = new jose.UnsecuredJWT({ iss: HAND_ISSUER, aud: audience(), sub: 'user-42', scope: 'mcp:tools' }).setExpirationTime('5m').encode();
+      const unsecured = new jose.UnsecuredJWT({ iss: HAND_ISSUER, aud: audience(), sub: 'user-42', scope: 'mcp:tools' })
+        .setExpirationTime('5m')
+        .encode();
       seenTokens.push(unsecured);
       expect(await status(unsecured)).toBe(401);
     });
 
     it('refuses HS256 signed with the public key as the HMAC secret', async () => {
-      const pem = await jose.exportSPKI(await jose.importJWK(publicJwk, 'RS256') as jose.CryptoKey);
+      const pem = await jose.exportSPKI((await jose.importJWK(publicJwk, 'RS256')) as jose.CryptoKey);
       for (const secret of [new TextEncoder().encode(pem), new TextEncoder().encode(JSON.stringify(publicJwk))]) {
-        const token = await mint({ iss: HAND_ISSUER, aud: audience(), sub: 'user-42', exp: Math.floor(Date.now() / 1000) + 300 }, { alg: 'HS256' }, secret);
+        const token = await mint(
+          { iss: HAND_ISSUER, aud: audience(), sub: 'user-42', exp: Math.floor(Date.now() / 1000) + 300 },
+          { alg: 'HS256' },
+          secret,
+        );
         expect(await status(token)).toBe(401);
       }
     });
 
     it('refuses an unknown kid, and accepts it once the JWKS publishes the key (rotation)', async () => {
       const rotated = await jose.generateKeyPair('RS256', { extractable: true });
-      const token = await mint({ iss: HAND_ISSUER, aud: audience(), sub: 'user-43', exp: Math.floor(Date.now() / 1000) + 300 }, { kid: 'hand-key-2' }, rotated.privateKey);
+      const token = await mint(
+        { iss: HAND_ISSUER, aud: audience(), sub: 'user-43', exp: Math.floor(Date.now() / 1000) + 300 },
+        { kid: 'hand-key-2' },
+        rotated.privateKey,
+      );
       expect(await status(token)).toBe(401);
       trustedKeys.push({ ...(await jose.exportJWK(rotated.publicKey)), kid: 'hand-key-2', alg: 'RS256', use: 'sig' });
       expect(await status(token)).toBe(200);
@@ -384,7 +536,11 @@ describe('OAuth resource server', () => {
 
     it('refuses a token signed by a key of the same kid that is not the published one', async () => {
       const impostor = await jose.generateKeyPair('RS256');
-      const token = await mint({ iss: HAND_ISSUER, aud: audience(), sub: 'user-42', exp: Math.floor(Date.now() / 1000) + 300 }, {}, impostor.privateKey);
+      const token = await mint(
+        { iss: HAND_ISSUER, aud: audience(), sub: 'user-42', exp: Math.floor(Date.now() / 1000) + 300 },
+        {},
+        impostor.privateKey,
+      );
       expect(await status(token)).toBe(401);
     });
 
@@ -395,7 +551,11 @@ describe('OAuth resource server', () => {
       expect((await post(url, initializeRequest(), { token: known })).status).toBe(200);
       expect(keyFetches.get('/jwks-cooldown')).toBe(1);
       const fresh = await jose.generateKeyPair('RS256', { extractable: true });
-      const rotated = await mint({ iss: HAND_ISSUER, aud: url, sub: 'user-44', exp }, { kid: 'hand-key-3' }, fresh.privateKey);
+      const rotated = await mint(
+        { iss: HAND_ISSUER, aud: url, sub: 'user-44', exp },
+        { kid: 'hand-key-3' },
+        fresh.privateKey,
+      );
       trustedKeys.push({ ...(await jose.exportJWK(fresh.publicKey)), kid: 'hand-key-3', alg: 'RS256', use: 'sig' });
       // The key is published now, but the verifier fetched the set moments ago: within the cooldown it does not ask again.
       expect((await post(url, initializeRequest(), { token: rotated })).status).toBe(401);
@@ -414,12 +574,23 @@ describe('OAuth resource server', () => {
     it('accepts an active opaque token for this resource and maps client_id and scope', async () => {
       const token = await tokenFor(`${base}/introspected/mcp`, 'mcp:tools');
       expect(token.split('.')).toHaveLength(1);
-      const reply = await statelessPost(`${base}/introspected/mcp`, statelessRequest(9, 'tools/call', { name: 'whoami', arguments: {} }), { token });
-      expect(JSON.parse(reply.json.result.content[0].text)).toEqual({ key: 'agent-tools', label: 'agent-tools', scopes: ['mcp:tools'], roles: [] });
+      const reply = await statelessPost(
+        `${base}/introspected/mcp`,
+        statelessRequest(9, 'tools/call', { name: 'whoami', arguments: {} }),
+        { token },
+      );
+      expect(JSON.parse(reply.json.result.content[0].text)).toEqual({
+        key: 'agent-tools',
+        label: 'agent-tools',
+        scopes: ['mcp:tools'],
+        roles: [],
+      });
     });
 
     it('refuses a token the server does not know, and a JWT issued for another mount', async () => {
-      expect((await post(`${base}/introspected/mcp`, initializeRequest(), { token: 'unknown-opaque-token-value' })).status).toBe(401);
+      expect(
+        (await post(`${base}/introspected/mcp`, initializeRequest(), { token: 'unknown-opaque-token-value' })).status,
+      ).toBe(401);
       const other = await tokenFor(`${base}/mcp`, 'mcp:tools');
       expect((await post(`${base}/introspected/mcp`, initializeRequest(), { token: other })).status).toBe(401);
     });
@@ -430,7 +601,11 @@ describe('OAuth resource server', () => {
       const token = await tokenFor(`${base}/introspected/mcp`, 'mcp:tools');
       const reply = await post(`${base}/bad-secret/mcp`, initializeRequest(), { token });
       expect(reply.status).toBe(503);
-      expect(logger.lines.some((line) => /introspection endpoint .* answered HTTP 401 \(check clientId and clientSecret\)/.test(line))).toBe(true);
+      expect(
+        logger.lines.some((line) =>
+          /introspection endpoint .* answered HTTP 401 \(check clientId and clientSecret\)/.test(line),
+        ),
+      ).toBe(true);
     });
   });
 
@@ -441,7 +616,9 @@ describe('OAuth resource server', () => {
       await as.revoke(TOOLS_CLIENT, token);
       expect((await post(`${base}/introspected/mcp`, initializeRequest(), { token })).status).toBe(200);
       // The cache would keep the answer for its 60 s TTL; the token's exp, seconds away, ends it first.
-      await pollUntil('the cached answer to end with the token', async () => ((await post(`${base}/introspected/mcp`, initializeRequest(), { token })).status === 401 ? true : undefined));
+      await pollUntil('the cached answer to end with the token', async () =>
+        (await post(`${base}/introspected/mcp`, initializeRequest(), { token })).status === 401 ? true : undefined,
+      );
     });
   });
 
@@ -471,7 +648,11 @@ describe('OAuth resource server', () => {
       await tokenFor(`${base}/unreachable/mcp`, 'mcp:tools'),
       await mint({ iss: HAND_ISSUER, aud: `${base}/hand/mcp`, sub, exp }),
       await mint({ iss: HAND_ISSUER, aud: `${base}/hand/mcp`, sub, exp: Math.floor(Date.now() / 1000) - 60 }),
-      await mint({ iss: HAND_ISSUER, aud: `${base}/hand/mcp`, sub, exp }, {}, (await jose.generateKeyPair('RS256')).privateKey),
+      await mint(
+        { iss: HAND_ISSUER, aud: `${base}/hand/mcp`, sub, exp },
+        {},
+        (await jose.generateKeyPair('RS256')).privateKey,
+      ),
       bogus,
     ];
     expect(new Set(own).size).toBe(9);
@@ -490,7 +671,9 @@ describe('OAuth resource server', () => {
 
     const leaking = logger.lines.filter((line) => seenTokens.some((token) => line.includes(token)));
     expect(leaking).toEqual([]);
-    const rows: Array<{ row: string }> = await db.dataSource.query(`SELECT e::text AS row FROM mcp_events e UNION ALL SELECT s::text FROM mcp_inbound_sessions s`);
+    const rows: Array<{ row: string }> = await db.dataSource.query(
+      `SELECT e::text AS row FROM mcp_events e UNION ALL SELECT s::text FROM mcp_inbound_sessions s`,
+    );
     // The one accepted call of the hand-made principal wrote one row: the rows searched hold this test's traffic.
     const ownRows = await db.dataSource.query(`SELECT method FROM mcp_events WHERE principal_key = $1`, [sub]);
     expect(ownRows.map((row: { method: string }) => row.method)).toEqual(['tools/call']);

@@ -28,11 +28,19 @@ describe('TypeOrmOutboundSessionStore lookups on PostgreSQL', () => {
 
   it('serves a row without a remote session id from memory after the first lookup, until this process closes it', async () => {
     const id = await store.save('stdio-peer', '', state(null));
-    expect(await store.find('stdio-peer', '')).toMatchObject({ id, remoteSessionId: null, serverCapabilities: { tools: {} } });
+    expect(await store.find('stdio-peer', '')).toMatchObject({
+      id,
+      remoteSessionId: null,
+      serverCapabilities: { tools: {} },
+    });
     // With the table out of reach, only a lookup that asks no query can still answer.
     await db.dataSource.query('ALTER TABLE mcp_outbound_sessions RENAME TO mcp_outbound_sessions_away');
     try {
-      expect(await store.find('stdio-peer', '')).toMatchObject({ id, remoteSessionId: null, serverCapabilities: { tools: {} } });
+      expect(await store.find('stdio-peer', '')).toMatchObject({
+        id,
+        remoteSessionId: null,
+        serverCapabilities: { tools: {} },
+      });
       await expect(other.find('stdio-peer', '')).rejects.toThrow(/mcp_outbound_sessions/);
     } finally {
       await db.dataSource.query('ALTER TABLE mcp_outbound_sessions_away RENAME TO mcp_outbound_sessions');

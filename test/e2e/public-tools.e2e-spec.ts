@@ -4,7 +4,16 @@ import { Injectable, type CanActivate, type ExecutionContext, type Type } from '
 import { APP_GUARD } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { MCP_ENTITIES, McpConfigurationError, McpModule, McpPrompt, McpResource, McpTool, type McpAuthResult, type McpToolContext } from '../../src/mcp';
+import {
+  MCP_ENTITIES,
+  McpConfigurationError,
+  McpModule,
+  McpPrompt,
+  McpResource,
+  McpTool,
+  type McpAuthResult,
+  type McpToolContext,
+} from '../../src/mcp';
 import { statelessPost, statelessRequest } from '../fixtures/stateless/stateless-wire';
 import { callRequest, initializeRequest, openSession, post, versionHeader } from '../support/mcp-wire';
 import { startApp, type RunningApp } from '../support/http-app';
@@ -20,11 +29,17 @@ const auth = (token: string) => PEOPLE[token] ?? null;
 const anonymousSession = (at: string) => openSession(at, null as unknown as string);
 
 const PUBLIC_URL = 'https://mcp.example.com';
-const oauth = { publicUrl: PUBLIC_URL, authorizationServers: ['https://as.example.com'], requiredScopes: ['mcp:tools'] };
+const oauth = {
+  publicUrl: PUBLIC_URL,
+  authorizationServers: ['https://as.example.com'],
+  requiredScopes: ['mcp:tools'],
+};
 
 /** What a request without a token gets on each mount (the closed one is the reference: no `anonymous`). */
-const OPEN_CHALLENGE = 'Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp", scope="mcp:tools"';
-const CLOSED_CHALLENGE = 'Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/closed/mcp", scope="mcp:tools"';
+const OPEN_CHALLENGE =
+  'Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp", scope="mcp:tools"';
+const CLOSED_CHALLENGE =
+  'Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/closed/mcp", scope="mcp:tools"';
 const INVALID_TOKEN_CHALLENGE =
   'Bearer error="invalid_token", error_description="The access token is invalid, expired or not issued for this resource", ' +
   'resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp", scope="mcp:tools"';
@@ -118,11 +133,21 @@ describe('public handlers and anonymous callers (real app, PostgreSQL, SDK clien
     expect(await toolNames(anonymous)).toEqual(['forecast']);
     expect(text(await anonymous.callTool({ name: 'forecast', arguments: {} }))).toBe('sunny for anonymous (anonymous)');
     expect((await anonymous.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual(['welcome']);
-    expect((await anonymous.getPrompt({ name: 'welcome' })).messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Welcome!' } }]);
-    await expect(anonymous.getPrompt({ name: 'review' })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('Unknown prompt: review') });
+    expect((await anonymous.getPrompt({ name: 'welcome' })).messages).toEqual([
+      { role: 'user', content: { type: 'text', text: 'Welcome!' } },
+    ]);
+    await expect(anonymous.getPrompt({ name: 'review' })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('Unknown prompt: review'),
+    });
     expect((await anonymous.listResources()).resources.map((resource) => resource.uri)).toEqual(['docs://faq']);
-    expect((await anonymous.readResource({ uri: 'docs://faq' })).contents).toEqual([{ uri: 'docs://faq', mimeType: 'text/plain', text: 'Ask away.' }]);
-    await expect(anonymous.readResource({ uri: 'ops://secrets' })).rejects.toMatchObject({ code: -32002, data: { uri: 'ops://secrets' } });
+    expect((await anonymous.readResource({ uri: 'docs://faq' })).contents).toEqual([
+      { uri: 'docs://faq', mimeType: 'text/plain', text: 'Ask away.' },
+    ]);
+    await expect(anonymous.readResource({ uri: 'ops://secrets' })).rejects.toMatchObject({
+      code: -32002,
+      data: { uri: 'ops://secrets' },
+    });
   });
 
   it('shows an authenticated principal the public tools as well as the others its roles allow', async () => {
@@ -133,60 +158,133 @@ describe('public handlers and anonymous callers (real app, PostgreSQL, SDK clien
     expect(text(await bob.callTool({ name: 'forecast', arguments: {} }))).toBe('sunny for bob (Bob)');
     expect(text(await bob.callTool({ name: 'ledger', arguments: {} }))).toBe('the ledger');
     expect((await bob.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual(['welcome', 'review']);
-    expect((await bob.listResources()).resources.map((resource) => resource.uri)).toEqual(['docs://faq', 'ops://secrets']);
+    expect((await bob.listResources()).resources.map((resource) => resource.uri)).toEqual([
+      'docs://faq',
+      'ops://secrets',
+    ]);
   });
 
   it('answers an anonymous call of a tool that is not public (or does not exist) 401 with the challenge of a request without a token', async () => {
     const { sessionId } = await anonymousSession(url);
-    for (const [id, name] of [[10, 'ledger'], [11, 'purge'], [12, 'no-such-tool']] as const) {
+    for (const [id, name] of [
+      [10, 'ledger'],
+      [11, 'purge'],
+      [12, 'no-such-tool'],
+    ] as const) {
       const refused = await post(url, callRequest(id, name), { token: null, sessionId, headers: versionHeader() });
-      expect({ status: refused.status, challenge: refused.headers.get('www-authenticate'), body: refused.text }).toEqual({ status: 401, challenge: OPEN_CHALLENGE, body: '' });
+      expect({
+        status: refused.status,
+        challenge: refused.headers.get('www-authenticate'),
+        body: refused.text,
+      }).toEqual({ status: 401, challenge: OPEN_CHALLENGE, body: '' });
     }
     const allowed = await post(url, callRequest(13, 'forecast'), { token: null, sessionId, headers: versionHeader() });
     expect(allowed.status).toBe(200);
-    expect(allowed.json).toEqual({ jsonrpc: '2.0', id: 13, result: { content: [{ type: 'text', text: 'sunny for anonymous (anonymous)' }] } });
+    expect(allowed.json).toEqual({
+      jsonrpc: '2.0',
+      id: 13,
+      result: { content: [{ type: 'text', text: 'sunny for anonymous (anonymous)' }] },
+    });
   });
 
   it('answers the bare Bearer challenge on a mount without oauth', async () => {
     const plain = `${server.baseUrl}/plain/mcp`;
     const { sessionId } = await anonymousSession(plain);
     const refused = await post(plain, callRequest(1, 'ledger'), { token: null, sessionId, headers: versionHeader() });
-    expect({ status: refused.status, challenge: refused.headers.get('www-authenticate'), body: refused.text }).toEqual({ status: 401, challenge: 'Bearer', body: '' });
+    expect({ status: refused.status, challenge: refused.headers.get('www-authenticate'), body: refused.text }).toEqual({
+      status: 401,
+      challenge: 'Bearer',
+      body: '',
+    });
   });
 
   it('still refuses a bad token, or an Authorization header without a bearer token, instead of treating it as anonymous', async () => {
     const badToken = await post(url, initializeRequest(), { token: 'token-nobody' });
-    expect({ status: badToken.status, challenge: badToken.headers.get('www-authenticate'), body: badToken.text }).toEqual({ status: 401, challenge: INVALID_TOKEN_CHALLENGE, body: '' });
-    const basic = await post(url, initializeRequest(), { token: null, headers: { Authorization: 'Basic YWRhOnNlY3JldA==' } });
-    expect({ status: basic.status, challenge: basic.headers.get('www-authenticate'), body: basic.text }).toEqual({ status: 401, challenge: OPEN_CHALLENGE, body: '' });
+    expect({
+      status: badToken.status,
+      challenge: badToken.headers.get('www-authenticate'),
+      body: badToken.text,
+    }).toEqual({ status: 401, challenge: INVALID_TOKEN_CHALLENGE, body: '' });
+    const basic = await post(url, initializeRequest(), {
+      token: null,
+      headers: { Authorization: 'Basic YWRhOnNlY3JldA==' },
+    });
+    expect({ status: basic.status, challenge: basic.headers.get('www-authenticate'), body: basic.text }).toEqual({
+      status: 401,
+      challenge: OPEN_CHALLENGE,
+      body: '',
+    });
     const empty = await post(url, initializeRequest(), { token: null, headers: { Authorization: '' } });
-    expect({ status: empty.status, challenge: empty.headers.get('www-authenticate') }).toEqual({ status: 401, challenge: OPEN_CHALLENGE });
+    expect({ status: empty.status, challenge: empty.headers.get('www-authenticate') }).toEqual({
+      status: 401,
+      challenge: OPEN_CHALLENGE,
+    });
   });
 
   it('still answers 401 to a request without a token on a mount without anonymous', async () => {
     const closed = `${server.baseUrl}/closed/mcp`;
     const refused = await post(closed, initializeRequest(), { token: null });
-    expect({ status: refused.status, challenge: refused.headers.get('www-authenticate'), body: refused.text }).toEqual({ status: 401, challenge: CLOSED_CHALLENGE, body: '' });
-    const stateless = await statelessPost(closed, statelessRequest(1, 'tools/call', { name: 'forecast', arguments: {} }), { token: null });
-    expect({ status: stateless.status, challenge: stateless.headers.get('www-authenticate') }).toEqual({ status: 401, challenge: CLOSED_CHALLENGE });
+    expect({ status: refused.status, challenge: refused.headers.get('www-authenticate'), body: refused.text }).toEqual({
+      status: 401,
+      challenge: CLOSED_CHALLENGE,
+      body: '',
+    });
+    const stateless = await statelessPost(
+      closed,
+      statelessRequest(1, 'tools/call', { name: 'forecast', arguments: {} }),
+      { token: null },
+    );
+    expect({ status: stateless.status, challenge: stateless.headers.get('www-authenticate') }).toEqual({
+      status: 401,
+      challenge: CLOSED_CHALLENGE,
+    });
   });
 
   it('binds an anonymous session to the anonymous principal and audits its calls under that principal', async () => {
     const { sessionId } = await anonymousSession(url);
-    const [session] = await db.dataSource.query(`SELECT id, mount, principal_key, principal_label FROM mcp_inbound_sessions WHERE session_id = $1`, [sessionId]);
-    expect(session).toEqual({ id: expect.any(String), mount: 'default', principal_key: 'anonymous', principal_label: 'anonymous' });
+    const [session] = await db.dataSource.query(
+      `SELECT id, mount, principal_key, principal_label FROM mcp_inbound_sessions WHERE session_id = $1`,
+      [sessionId],
+    );
+    expect(session).toEqual({
+      id: expect.any(String),
+      mount: 'default',
+      principal_key: 'anonymous',
+      principal_label: 'anonymous',
+    });
     // A signed-in caller is another principal: the anonymous session is unknown to it.
-    const stranger = await post(url, callRequest(20, 'forecast'), { token: 'token-bob', sessionId, headers: versionHeader() });
+    const stranger = await post(url, callRequest(20, 'forecast'), {
+      token: 'token-bob',
+      sessionId,
+      headers: versionHeader(),
+    });
     expect(stranger.status).toBe(404);
-    const call = await post(url, callRequest('audited-call', 'forecast'), { token: null, sessionId, headers: versionHeader() });
+    const call = await post(url, callRequest('audited-call', 'forecast'), {
+      token: null,
+      sessionId,
+      headers: versionHeader(),
+    });
     expect(call.status).toBe(200);
-    const rows = await db.dataSource.query(`SELECT principal_key, method, error_code, note FROM mcp_events WHERE session_ref = $1 AND request->>'id' = 'audited-call'`, [session.id]);
+    const rows = await db.dataSource.query(
+      `SELECT principal_key, method, error_code, note FROM mcp_events WHERE session_ref = $1 AND request->>'id' = 'audited-call'`,
+      [session.id],
+    );
     expect(rows).toEqual([{ principal_key: 'anonymous', method: 'tools/call', error_code: null, note: null }]);
     // A refused read is audited with the built-in guard that refused it.
-    const read = await post(url, { jsonrpc: '2.0', id: 'audited-read', method: 'resources/read', params: { uri: 'ops://secrets' } }, { token: null, sessionId, headers: versionHeader() });
+    const read = await post(
+      url,
+      { jsonrpc: '2.0', id: 'audited-read', method: 'resources/read', params: { uri: 'ops://secrets' } },
+      { token: null, sessionId, headers: versionHeader() },
+    );
     expect(read.json.error).toMatchObject({ code: -32002 });
-    const [refused] = await db.dataSource.query(`SELECT principal_key, note FROM mcp_events WHERE session_ref = $1 AND request->>'id' = 'audited-read'`, [session.id]);
-    expect(refused).toEqual({ principal_key: 'anonymous', note: 'Refused resource "ops://secrets" by McpAuthenticatedGuard' });
+    const [refused] = await db.dataSource.query(
+      `SELECT principal_key, note FROM mcp_events WHERE session_ref = $1 AND request->>'id' = 'audited-read'`,
+      [session.id],
+    );
+    expect(refused).toEqual({
+      principal_key: 'anonymous',
+      note: 'Refused resource "ops://secrets" by McpAuthenticatedGuard',
+    });
   });
 
   it('applies the same rules to stateless (2026-07-28) requests without a token', async () => {
@@ -194,13 +292,25 @@ describe('public handlers and anonymous callers (real app, PostgreSQL, SDK clien
     expect(list.status).toBe(200);
     expect(list.json.result.tools.map((tool: { name: string }) => tool.name)).toEqual(['forecast']);
     expect(list.json.result.cacheScope).toBe('private');
-    const call = await statelessPost(url, statelessRequest('stateless-call', 'tools/call', { name: 'forecast', arguments: {} }), { token: null });
+    const call = await statelessPost(
+      url,
+      statelessRequest('stateless-call', 'tools/call', { name: 'forecast', arguments: {} }),
+      { token: null },
+    );
     expect(call.status).toBe(200);
     expect(call.json.result.content).toEqual([{ type: 'text', text: 'sunny for anonymous (anonymous)' }]);
-    const [row] = await db.dataSource.query(`SELECT principal_key, session_ref FROM mcp_events WHERE request->>'id' = 'stateless-call'`);
+    const [row] = await db.dataSource.query(
+      `SELECT principal_key, session_ref FROM mcp_events WHERE request->>'id' = 'stateless-call'`,
+    );
     expect(row).toEqual({ principal_key: 'anonymous', session_ref: null });
-    const refused = await statelessPost(url, statelessRequest(3, 'tools/call', { name: 'ledger', arguments: {} }), { token: null });
-    expect({ status: refused.status, challenge: refused.headers.get('www-authenticate'), body: refused.text }).toEqual({ status: 401, challenge: OPEN_CHALLENGE, body: '' });
+    const refused = await statelessPost(url, statelessRequest(3, 'tools/call', { name: 'ledger', arguments: {} }), {
+      token: null,
+    });
+    expect({ status: refused.status, challenge: refused.headers.get('www-authenticate'), body: refused.text }).toEqual({
+      status: 401,
+      challenge: OPEN_CHALLENGE,
+      body: '',
+    });
     const signedIn = await statelessPost(url, statelessRequest(4, 'tools/list'), { token: 'token-bob' });
     expect(signedIn.json.result.tools.map((tool: { name: string }) => tool.name)).toEqual(['forecast', 'ledger']);
   });
@@ -219,7 +329,10 @@ describe('public handlers: configuration errors', () => {
 
   async function bootFailure(provider: Type<unknown>): Promise<unknown> {
     const moduleRef = await Test.createTestingModule({
-      imports: [TypeOrmModule.forRoot({ type: 'postgres', url: db.url, entities: MCP_ENTITIES }), McpModule.forRoot({ auth, anonymous: true, providers: [provider] })],
+      imports: [
+        TypeOrmModule.forRoot({ type: 'postgres', url: db.url, entities: MCP_ENTITIES }),
+        McpModule.forRoot({ auth, anonymous: true, providers: [provider] }),
+      ],
       providers: [provider],
     }).compile();
     const app = moduleRef.createNestApplication({ logger: false });

@@ -67,7 +67,11 @@ describe('McpRedisPubSub on real Redis', () => {
   });
 
   it('fails a command at once with McpBusUnavailableError once its connections were closed', async () => {
-    const pubsub = new McpRedisPubSub({ host: TEST_REDIS_ADDRESS.host, port: TEST_REDIS_ADDRESS.port, connectionName: `${prefix}-closed` });
+    const pubsub = new McpRedisPubSub({
+      host: TEST_REDIS_ADDRESS.host,
+      port: TEST_REDIS_ADDRESS.port,
+      connectionName: `${prefix}-closed`,
+    });
     await pubsub.publish(`${prefix}:x`, 'fine');
     await pubsub.close();
     await expect(pubsub.publish(`${prefix}:x`, 'late')).rejects.toThrow(McpBusUnavailableError);
@@ -80,7 +84,10 @@ describe('McpRedisPubSub on real Redis', () => {
     const pubsub = open({ host: '127.0.0.1', port, connectionName: `${prefix}-down` });
     let errors = 0;
     pubsub.commands.on('error', () => errors++);
-    await until(() => errors >= 3 && pubsub.commands.status === 'reconnecting', 'the publisher failed to connect three times');
+    await until(
+      () => errors >= 3 && pubsub.commands.status === 'reconnecting',
+      'the publisher failed to connect three times',
+    );
     const lines = warned.mock.calls.map(([line]) => String(line)).filter((line) => line.includes(`${port}`));
     expect(lines.filter((line) => line.startsWith('Redis publisher: '))).toHaveLength(1);
     expect(lines.filter((line) => line.startsWith('Redis subscriber: '))).toHaveLength(1);

@@ -1,7 +1,10 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { PromptListChangedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  PromptListChangedNotificationSchema,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { randomBytes } from 'node:crypto';
 import { Client as PgClient } from 'pg';
 import { McpModule, McpRegistry, McpResourceNotifier } from '../../src/mcp';
@@ -21,11 +24,18 @@ class RuntimeHandlers implements OnModuleInit {
 
   async onModuleInit(): Promise<void> {
     await this.registry.addTool(
-      { name: 'greet', description: 'Greets someone', input: { type: 'object', properties: { who: { type: 'string' } }, required: ['who'] } },
+      {
+        name: 'greet',
+        description: 'Greets someone',
+        input: { type: 'object', properties: { who: { type: 'string' } }, required: ['who'] },
+      },
       ({ who }: { who: string }) => `hello ${who}`,
     );
     await this.registry.addTool({ name: 'spare', description: 'A tool the tests remove' }, () => 'spare');
-    await this.registry.addPrompt({ name: 'summary', description: 'Summarises', arguments: [{ name: 'topic', required: true }] }, ({ topic }: { topic: string }) => `Summarise ${topic}`);
+    await this.registry.addPrompt(
+      { name: 'summary', description: 'Summarises', arguments: [{ name: 'topic', required: true }] },
+      ({ topic }: { topic: string }) => `Summarise ${topic}`,
+    );
     await this.registry.addResource({ uri: 'notes://shared', name: 'shared-notes' }, () => 'shared');
     await this.registry.addResource({ uri: 'notes://marker', name: 'marker' }, () => 'marker');
   }
@@ -35,8 +45,13 @@ class RuntimeHandlers implements OnModuleInit {
 const suiteAuth = (token: string) => (/^token-[a-z]+$/.test(token) ? token.slice('token-'.length) : null);
 
 /** A change waited for on a client: resolves on the next notification of the kind. */
-function nextNotification(client: Client, schema: typeof ToolListChangedNotificationSchema | typeof PromptListChangedNotificationSchema): Promise<string> {
-  return new Promise((resolve) => client.setNotificationHandler(schema, (notification) => resolve(notification.method)));
+function nextNotification(
+  client: Client,
+  schema: typeof ToolListChangedNotificationSchema | typeof PromptListChangedNotificationSchema,
+): Promise<string> {
+  return new Promise((resolve) =>
+    client.setNotificationHandler(schema, (notification) => resolve(notification.method)),
+  );
 }
 
 /**
@@ -54,7 +69,10 @@ describe('McpRegistry across replicas (PostgreSQL + Redis)', () => {
   const readers: SseReader[] = [];
   const channelPrefix = `registry-e2e-${randomBytes(6).toString('hex')}`;
 
-  const boot = async ({ prefix = channelPrefix, databaseTimeoutMs }: { prefix?: string; databaseTimeoutMs?: number } = {}) => {
+  const boot = async ({
+    prefix = channelPrefix,
+    databaseTimeoutMs,
+  }: { prefix?: string; databaseTimeoutMs?: number } = {}) => {
     const app = await startApp(db.url, {
       imports: [
         McpModule.forRoot({
@@ -72,7 +90,9 @@ describe('McpRegistry across replicas (PostgreSQL + Redis)', () => {
 
   /** An SDK client of `app` whose standalone GET stream is open there. */
   const connect = async (app: RunningApp, token: string): Promise<Client> => {
-    const transport = new StreamableHTTPClientTransport(new URL(`${app.baseUrl}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+    const transport = new StreamableHTTPClientTransport(new URL(`${app.baseUrl}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    });
     const client = new Client({ name: 'registry-e2e', version: '1.0.0' });
     clients.push(client);
     await client.connect(transport);
@@ -83,7 +103,11 @@ describe('McpRegistry across replicas (PostgreSQL + Redis)', () => {
 
   /** The switch rows of the mount, as PostgreSQL holds them. */
   const switchRows = async (): Promise<string[]> =>
-    (await db.dataSource.query(`SELECT kind, name, principal_key FROM mcp_handler_switches WHERE mount = 'default' ORDER BY kind, name, principal_key`)).map(
+    (
+      await db.dataSource.query(
+        `SELECT kind, name, principal_key FROM mcp_handler_switches WHERE mount = 'default' ORDER BY kind, name, principal_key`,
+      )
+    ).map(
       (row: { kind: string; name: string; principal_key: string }) => `${row.kind}:${row.name}:${row.principal_key}`,
     );
   const toolNames = async (client: Client) => (await client.listTools()).tools.map((tool) => tool.name).sort();
@@ -112,13 +136,18 @@ describe('McpRegistry across replicas (PostgreSQL + Redis)', () => {
   it('a tool disabled on A: the client on B gets tools/list_changed, then neither lists nor calls it; enabling it again brings it back', async () => {
     const client = await connect(b, 'token-alice');
     expect(await toolNames(client)).toEqual(['greet', 'spare']);
-    expect(await client.callTool({ name: 'greet', arguments: { who: 'Ada' } })).toEqual({ content: [{ type: 'text', text: 'hello Ada' }] });
+    expect(await client.callTool({ name: 'greet', arguments: { who: 'Ada' } })).toEqual({
+      content: [{ type: 'text', text: 'hello Ada' }],
+    });
 
     const changed = nextNotification(client, ToolListChangedNotificationSchema);
     await registryOf(a).disable('tool', 'greet');
     expect(await changed).toBe('notifications/tools/list_changed');
     expect(await toolNames(client)).toEqual(['spare']);
-    await expect(client.callTool({ name: 'greet', arguments: { who: 'Ada' } })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('Unknown tool: greet') });
+    await expect(client.callTool({ name: 'greet', arguments: { who: 'Ada' } })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('Unknown tool: greet'),
+    });
 
     const back = nextNotification(client, ToolListChangedNotificationSchema);
     await registryOf(a).enable('tool', 'greet');
@@ -147,19 +176,28 @@ describe('McpRegistry across replicas (PostgreSQL + Redis)', () => {
     const c = await boot();
     const client = await connect(c, 'token-alice');
     expect((await client.listPrompts()).prompts).toEqual([]);
-    await expect(client.getPrompt({ name: 'summary', arguments: { topic: 'x' } })).rejects.toMatchObject({ code: -32602 });
+    await expect(client.getPrompt({ name: 'summary', arguments: { topic: 'x' } })).rejects.toMatchObject({
+      code: -32602,
+    });
 
     const changed = nextNotification(client, PromptListChangedNotificationSchema);
     await registryOf(b).enable('prompt', 'summary');
     expect(await changed).toBe('notifications/prompts/list_changed');
-    expect((await client.getPrompt({ name: 'summary', arguments: { topic: 'x' } })).messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Summarise x' } }]);
+    expect((await client.getPrompt({ name: 'summary', arguments: { topic: 'x' } })).messages).toEqual([
+      { role: 'user', content: { type: 'text', text: 'Summarise x' } },
+    ]);
   });
 
   it('a 2026-07-28 listen stream on B that asked for tool list changes gets them from a change on A', async () => {
     const body = statelessRequest(7, 'subscriptions/listen', { notifications: { toolsListChanged: true } });
     const response = await fetch(`${b.baseUrl}/mcp`, {
       method: 'POST',
-      headers: { ...routingHeaders(body), 'Content-Type': 'application/json', Accept: MCP_ACCEPT, Authorization: 'Bearer token-alice' },
+      headers: {
+        ...routingHeaders(body),
+        'Content-Type': 'application/json',
+        Accept: MCP_ACCEPT,
+        Authorization: 'Bearer token-alice',
+      },
       body: JSON.stringify(body),
     });
     expect(response.status).toBe(200);
@@ -181,7 +219,9 @@ describe('McpRegistry across replicas (PostgreSQL + Redis)', () => {
   it('a switch is a PostgreSQL row: it survives deleting every Redis key of the suite, and a replica on a fresh Redis key prefix sees it', async () => {
     await registryOf(a).disable('tool', 'greet', { principals: ['dave'] });
     expect(await switchRows()).toEqual(['tool:greet:dave', 'tool:spare:carol']);
-    expect((await listRedisKeys(`${channelPrefix}*`)).filter((key) => key.slice(channelPrefix.length).includes('registry'))).toEqual([]);
+    expect(
+      (await listRedisKeys(`${channelPrefix}*`)).filter((key) => key.slice(channelPrefix.length).includes('registry')),
+    ).toEqual([]);
     await deleteRedisKeys(`${channelPrefix}*`);
 
     const d = await boot({ prefix: `${channelPrefix}-fresh` });
@@ -201,8 +241,17 @@ describe('McpRegistry across replicas (PostgreSQL + Redis)', () => {
       registryOf(b).disable('tool', 'greet', { principals: ['p2', 'p3'] }),
       registryOf(a).disable('tool', 'greet'),
     ]);
-    expect(await switchRows()).toEqual(['tool:greet:', 'tool:greet:p1', 'tool:greet:p2', 'tool:greet:p3', 'tool:spare:carol']);
-    await Promise.all([registryOf(a).enable('tool', 'greet', { principals: ['p1'] }), registryOf(b).enable('tool', 'greet', { principals: ['p3'] })]);
+    expect(await switchRows()).toEqual([
+      'tool:greet:',
+      'tool:greet:p1',
+      'tool:greet:p2',
+      'tool:greet:p3',
+      'tool:spare:carol',
+    ]);
+    await Promise.all([
+      registryOf(a).enable('tool', 'greet', { principals: ['p1'] }),
+      registryOf(b).enable('tool', 'greet', { principals: ['p3'] }),
+    ]);
     expect(await switchRows()).toEqual(['tool:greet:', 'tool:greet:p2', 'tool:spare:carol']);
     await registryOf(b).enable('tool', 'greet');
     expect(await switchRows()).toEqual(['tool:spare:carol']);
@@ -210,13 +259,19 @@ describe('McpRegistry across replicas (PostgreSQL + Redis)', () => {
 
   it('a switch the database does not take within database.timeoutMs rejects with McpDatabaseUnavailableError; an empty principal key is refused', async () => {
     const e = await boot({ databaseTimeoutMs: 300 });
-    await expect(registryOf(e).disable('tool', 'greet', { principals: ['bob', ''] })).rejects.toThrow('McpRegistry: principal keys must be non-empty strings (got ["bob",""])');
+    await expect(registryOf(e).disable('tool', 'greet', { principals: ['bob', ''] })).rejects.toThrow(
+      'McpRegistry: principal keys must be non-empty strings (got ["bob",""])',
+    );
     const locker = new PgClient({ connectionString: db.url });
     await locker.connect();
     try {
       await locker.query('BEGIN');
       await locker.query('LOCK TABLE mcp_handler_switches IN ACCESS EXCLUSIVE MODE');
-      await expect(registryOf(e).enable('tool', 'not-switched')).rejects.toMatchObject({ name: 'McpDatabaseUnavailableError', operation: 'handler switch delete', timeoutMs: 300 });
+      await expect(registryOf(e).enable('tool', 'not-switched')).rejects.toMatchObject({
+        name: 'McpDatabaseUnavailableError',
+        operation: 'handler switch delete',
+        timeoutMs: 300,
+      });
       await locker.query('ROLLBACK');
     } finally {
       await locker.end();
@@ -231,10 +286,28 @@ describe('McpRegistry across replicas (PostgreSQL + Redis)', () => {
     const url = `${b.baseUrl}/mcp`;
     const session = await openSession(url);
     const headers = versionHeader();
-    for (const [id, uri] of [[1, 'notes://shared'], [2, 'notes://marker']] as const) {
-      expect((await post(url, { jsonrpc: '2.0', id, method: 'resources/subscribe', params: { uri } }, { sessionId: session.sessionId, headers })).json).toEqual({ jsonrpc: '2.0', id, result: {} });
+    for (const [id, uri] of [
+      [1, 'notes://shared'],
+      [2, 'notes://marker'],
+    ] as const) {
+      expect(
+        (
+          await post(
+            url,
+            { jsonrpc: '2.0', id, method: 'resources/subscribe', params: { uri } },
+            { sessionId: session.sessionId, headers },
+          )
+        ).json,
+      ).toEqual({ jsonrpc: '2.0', id, result: {} });
     }
-    const response = await fetch(url, { headers: { Authorization: 'Bearer token-alice', Accept: 'text/event-stream', 'Mcp-Session-Id': session.sessionId, ...headers } });
+    const response = await fetch(url, {
+      headers: {
+        Authorization: 'Bearer token-alice',
+        Accept: 'text/event-stream',
+        'Mcp-Session-Id': session.sessionId,
+        ...headers,
+      },
+    });
     expect(response.status).toBe(200);
     const stream = new SseReader(response);
     readers.push(stream);
@@ -267,8 +340,13 @@ describe('McpRegistry across replicas (PostgreSQL + Redis)', () => {
     for (const app of apps) expect(await registryOf(app).removeTool('spare')).toBe(true);
     expect(await changed).toBe('notifications/tools/list_changed');
     expect(await toolNames(client)).toEqual(['greet']);
-    await expect(client.callTool({ name: 'spare', arguments: {} })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('Unknown tool: spare') });
+    await expect(client.callTool({ name: 'spare', arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('Unknown tool: spare'),
+    });
     expect(await registryOf(b).removeTool('spare')).toBe(false);
-    await expect(registryOf(b).addTool({ name: 'greet', description: 'again' }, () => 'x')).rejects.toThrow('Duplicate MCP tool "greet" on mount "default"');
+    await expect(registryOf(b).addTool({ name: 'greet', description: 'again' }, () => 'x')).rejects.toThrow(
+      'Duplicate MCP tool "greet" on mount "default"',
+    );
   });
 });

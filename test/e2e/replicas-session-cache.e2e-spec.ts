@@ -1,5 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { MCP_SESSION_STORE, McpModule, type McpInboundSessionRecord, type McpModuleOptions, type McpPrincipal } from '../../src/mcp';
+import {
+  MCP_SESSION_STORE,
+  McpModule,
+  type McpInboundSessionRecord,
+  type McpModuleOptions,
+  type McpPrincipal,
+} from '../../src/mcp';
 import { TypeOrmSessionStore } from '../../src/mcp/persistence/typeorm/typeorm-session.store';
 import { McpSessionBus } from '../../src/mcp/server/pubsub/mcp-session-bus';
 import { fixtureAuth } from '../fixtures/fixture-tools';
@@ -32,12 +38,17 @@ class CountingSessionStore extends TypeOrmSessionStore {
 }
 
 const storeOf = (replica: RunningApp) => replica.app.get<CountingSessionStore>(MCP_SESSION_STORE, { strict: false });
-const findsOf = (replica: RunningApp, sessionId: string) => storeOf(replica).finds.filter((id) => id === sessionId).length;
-const touchesOf = (replica: RunningApp, sessionId: string) => storeOf(replica).touches.filter((batch) => batch.includes(sessionId)).length;
+const findsOf = (replica: RunningApp, sessionId: string) =>
+  storeOf(replica).finds.filter((id) => id === sessionId).length;
+const touchesOf = (replica: RunningApp, sessionId: string) =>
+  storeOf(replica).touches.filter((batch) => batch.includes(sessionId)).length;
 
 /** One `progress_steps` call with an SSE-capable Accept: returns the status and the log messages it carried. */
 async function callWithLogs(url: string, sessionId: string, id: string): Promise<{ status: number; logs: number }> {
-  const reply = await post(url, callRequest(id, 'progress_steps', { steps: 1 }), { sessionId, headers: versionHeader() });
+  const reply = await post(url, callRequest(id, 'progress_steps', { steps: 1 }), {
+    sessionId,
+    headers: versionHeader(),
+  });
   return { status: reply.status, logs: (reply.text.match(/"method":"notifications\/message"/g) ?? []).length };
 }
 
@@ -51,7 +62,11 @@ describe('session cache across replicas (PostgreSQL + Redis pub/sub)', () => {
   const started: RunningApp[] = [];
   const prefixes: string[] = [];
 
-  const boot = async (options: Partial<McpModuleOptions>, redis = TEST_REDIS_URL, channelPrefix = `cache-e2e-${randomBytes(6).toString('hex')}`): Promise<RunningApp> => {
+  const boot = async (
+    options: Partial<McpModuleOptions>,
+    redis = TEST_REDIS_URL,
+    channelPrefix = `cache-e2e-${randomBytes(6).toString('hex')}`,
+  ): Promise<RunningApp> => {
     prefixes.push(channelPrefix);
     const replica = await startApp(db.url, {
       imports: [
@@ -71,7 +86,10 @@ describe('session cache across replicas (PostgreSQL + Redis pub/sub)', () => {
   };
 
   /** Two replicas on one bus. */
-  const pair = async (options: Partial<McpModuleOptions>, redis = TEST_REDIS_URL): Promise<[RunningApp, RunningApp]> => {
+  const pair = async (
+    options: Partial<McpModuleOptions>,
+    redis = TEST_REDIS_URL,
+  ): Promise<[RunningApp, RunningApp]> => {
     const channelPrefix = `cache-e2e-${randomBytes(6).toString('hex')}`;
     return [await boot(options, redis, channelPrefix), await boot(options, redis, channelPrefix)];
   };
@@ -96,12 +114,16 @@ describe('session cache across replicas (PostgreSQL + Redis pub/sub)', () => {
 
     it('B serves a session from memory after one read; a DELETE on A makes B answer 404 (the bus, not the TTL)', async () => {
       const { sessionId } = await openSession(`${a.baseUrl}/mcp`);
-      for (let i = 0; i < 5; i++) expect((await callWithLogs(`${b.baseUrl}/mcp`, sessionId, `b-${i}`)).status).toBe(200);
+      for (let i = 0; i < 5; i++)
+        expect((await callWithLogs(`${b.baseUrl}/mcp`, sessionId, `b-${i}`)).status).toBe(200);
       expect(findsOf(b, sessionId)).toBe(1);
 
       expect((await send(`${a.baseUrl}/mcp`, 'DELETE', { sessionId })).status).toBe(204);
       const gone = await pollUntil('B answers 404 for the session A deleted', async () => {
-        const reply = await post(`${b.baseUrl}/mcp`, callRequest('after-delete', 'progress_steps', { steps: 1 }), { sessionId, headers: versionHeader() });
+        const reply = await post(`${b.baseUrl}/mcp`, callRequest('after-delete', 'progress_steps', { steps: 1 }), {
+          sessionId,
+          headers: versionHeader(),
+        });
         return reply.status === 200 ? undefined : reply;
       });
       expect(gone.status).toBe(404);
@@ -114,7 +136,11 @@ describe('session cache across replicas (PostgreSQL + Redis pub/sub)', () => {
     it('logging/setLevel on A is honoured by B, which had the session in memory with no level', async () => {
       const { sessionId } = await openSession(`${a.baseUrl}/mcp`);
       expect(await callWithLogs(`${b.baseUrl}/mcp`, sessionId, 'before-level')).toEqual({ status: 200, logs: 0 });
-      const setLevel = await post(`${a.baseUrl}/mcp`, { jsonrpc: '2.0', id: 'level', method: 'logging/setLevel', params: { level: 'debug' } }, { sessionId, headers: versionHeader() });
+      const setLevel = await post(
+        `${a.baseUrl}/mcp`,
+        { jsonrpc: '2.0', id: 'level', method: 'logging/setLevel', params: { level: 'debug' } },
+        { sessionId, headers: versionHeader() },
+      );
       expect(setLevel.json).toEqual({ jsonrpc: '2.0', id: 'level', result: {} });
       const after = await pollUntil('B sends the log messages the new level asks for', async () => {
         const call = await callWithLogs(`${b.baseUrl}/mcp`, sessionId, 'after-level');
@@ -127,8 +153,16 @@ describe('session cache across replicas (PostgreSQL + Redis pub/sub)', () => {
     it('another principal presenting a cached session id gets the 404 of an unknown id, and the owner keeps the session', async () => {
       const { sessionId } = await openSession(`${b.baseUrl}/mcp`);
       expect((await callWithLogs(`${b.baseUrl}/mcp`, sessionId, 'owner')).status).toBe(200);
-      const asBob = await post(`${b.baseUrl}/mcp`, callRequest('bob', 'whoami'), { token: 'token-bob', sessionId, headers: versionHeader() });
-      const unknown = await post(`${b.baseUrl}/mcp`, callRequest('bob', 'whoami'), { token: 'token-bob', sessionId: 'no-such-session-0123456789abcdef', headers: versionHeader() });
+      const asBob = await post(`${b.baseUrl}/mcp`, callRequest('bob', 'whoami'), {
+        token: 'token-bob',
+        sessionId,
+        headers: versionHeader(),
+      });
+      const unknown = await post(`${b.baseUrl}/mcp`, callRequest('bob', 'whoami'), {
+        token: 'token-bob',
+        sessionId: 'no-such-session-0123456789abcdef',
+        headers: versionHeader(),
+      });
       expect(asBob.status).toBe(404);
       expect(asBob.text).toBe(unknown.text);
       expect((await callWithLogs(`${b.baseUrl}/mcp`, sessionId, 'owner-again')).status).toBe(200);
@@ -146,7 +180,10 @@ describe('session cache across replicas (PostgreSQL + Redis pub/sub)', () => {
       expect((await send(`${a.baseUrl}/mcp`, 'DELETE', { sessionId })).status).toBe(204);
 
       const gone = await pollUntil('B answers 404 once its copy expired', async () => {
-        const reply = await post(`${b.baseUrl}/mcp`, callRequest('after-delete', 'progress_steps', { steps: 1 }), { sessionId, headers: versionHeader() });
+        const reply = await post(`${b.baseUrl}/mcp`, callRequest('after-delete', 'progress_steps', { steps: 1 }), {
+          sessionId,
+          headers: versionHeader(),
+        });
         return reply.status === 200 ? undefined : reply;
       });
       expect(gone.status).toBe(404);
@@ -186,11 +223,16 @@ describe('session cache across replicas (PostgreSQL + Redis pub/sub)', () => {
 
       // The row is ended first; telling the other replicas then fails (503, as documented for the bus).
       expect([204, 503]).toContain((await send(`${a.baseUrl}/mcp`, 'DELETE', { sessionId })).status);
-      const [row] = await db.dataSource.query(`SELECT terminated_at FROM mcp_inbound_sessions WHERE session_id = $1`, [sessionId]);
+      const [row] = await db.dataSource.query(`SELECT terminated_at FROM mcp_inbound_sessions WHERE session_id = $1`, [
+        sessionId,
+      ]);
       expect(row.terminated_at).toBeInstanceOf(Date);
       // No message can cross and the TTL is 10 min: only B noticing its bus is down explains the 404.
       const gone = await pollUntil('B answers 404 for the session A deleted', async () => {
-        const reply = await post(`${b.baseUrl}/mcp`, callRequest('after-delete', 'progress_steps', { steps: 1 }), { sessionId, headers: versionHeader() });
+        const reply = await post(`${b.baseUrl}/mcp`, callRequest('after-delete', 'progress_steps', { steps: 1 }), {
+          sessionId,
+          headers: versionHeader(),
+        });
         return reply.status === 200 ? undefined : reply;
       });
       expect(gone.status).toBe(404);
@@ -198,7 +240,9 @@ describe('session cache across replicas (PostgreSQL + Redis pub/sub)', () => {
       // Back up: B dropped what it held (ends sent meanwhile were lost), so its own session is read again once.
       await redis.start();
       redisDown = false;
-      await pollUntil('B listening on its bus again', () => (b.app.get(McpSessionBus, { strict: false }).listening ? true : undefined));
+      await pollUntil('B listening on its bus again', () =>
+        b.app.get(McpSessionBus, { strict: false }).listening ? true : undefined,
+      );
       const findsBefore = findsOf(b, kept);
       expect((await callWithLogs(`${b.baseUrl}/mcp`, kept, 'after-redis')).status).toBe(200);
       expect((await callWithLogs(`${b.baseUrl}/mcp`, kept, 'after-redis-2')).status).toBe(200);
@@ -212,7 +256,8 @@ describe('session cache across replicas (PostgreSQL + Redis pub/sub)', () => {
       const cached = await boot({ sessions: { cache: { ttlMs: LONG_TTL_MS } } });
       for (const replica of [uncached, cached]) {
         const { sessionId } = await openSession(`${replica.baseUrl}/mcp`);
-        for (let i = 0; i < 10; i++) expect((await callWithLogs(`${replica.baseUrl}/mcp`, sessionId, `call-${i}`)).status).toBe(200);
+        for (let i = 0; i < 10; i++)
+          expect((await callWithLogs(`${replica.baseUrl}/mcp`, sessionId, `call-${i}`)).status).toBe(200);
       }
       // 11 requests after initialize (notifications/initialized and ten calls).
       const uncachedSession = storeOf(uncached).finds[0];
@@ -238,13 +283,18 @@ describe('session cache across replicas (PostgreSQL + Redis pub/sub)', () => {
       // At most one refresh per started second of the burst, never one per request.
       expect(touchesOf(replica, sessions[0])).toBeGreaterThanOrEqual(1);
       expect(touchesOf(replica, sessions[0])).toBeLessThanOrEqual(Math.floor(burstMs / 1000) + 1);
-      const [row] = await db.dataSource.query(`SELECT last_seen_at, created_at FROM mcp_inbound_sessions WHERE session_id = $1`, [sessions[0]]);
+      const [row] = await db.dataSource.query(
+        `SELECT last_seen_at, created_at FROM mcp_inbound_sessions WHERE session_id = $1`,
+        [sessions[0]],
+      );
       expect(new Date(row.last_seen_at).getTime()).toBeGreaterThan(new Date(row.created_at).getTime());
 
       // Every session used at once: each is refreshed once, several in one write.
       const batchesBefore = storeOf(replica).touches.length;
       await Promise.all(sessions.slice(1).map((sessionId, i) => callWithLogs(url, sessionId, `together-${i}`)));
-      await pollUntil('the touches of the seven sessions', () => (sessions.slice(1).every((id) => touchesOf(replica, id) === 1) ? true : undefined));
+      await pollUntil('the touches of the seven sessions', () =>
+        sessions.slice(1).every((id) => touchesOf(replica, id) === 1) ? true : undefined,
+      );
       const batches = storeOf(replica).touches.slice(batchesBefore);
       expect(batches.flat().sort()).toEqual(sessions.slice(1).sort());
       expect(batches.length).toBeLessThan(7);

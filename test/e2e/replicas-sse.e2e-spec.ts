@@ -31,7 +31,17 @@ describe('SSE across replicas (PostgreSQL + Redis pub/sub)', () => {
   const channelPrefix = `sse-e2e-${randomBytes(6).toString('hex')}`;
 
   const boot = () =>
-    startApp(db.url, { imports: [McpModule.forRoot({ auth: fixtureAuth, providers: [SseTools], pubsub: { redis: TEST_REDIS_URL, channelPrefix }, stateless: { requestStateSecret: 'a-shared-secret-of-the-test-suite' } })], providers: [SseTools] });
+    startApp(db.url, {
+      imports: [
+        McpModule.forRoot({
+          auth: fixtureAuth,
+          providers: [SseTools],
+          pubsub: { redis: TEST_REDIS_URL, channelPrefix },
+          stateless: { requestStateSecret: 'a-shared-secret-of-the-test-suite' },
+        }),
+      ],
+      providers: [SseTools],
+    });
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -83,9 +93,22 @@ describe('SSE across replicas (PostgreSQL + Redis pub/sub)', () => {
 
   it('notifications/cancelled POSTed to replica B aborts ctx.signal of the call on replica A', async () => {
     const { sessionId } = await openSession(`${a.baseUrl}/mcp`);
-    const call = post(`${a.baseUrl}/mcp`, { jsonrpc: '2.0', id: 'long-1', method: 'tools/call', params: { name: 'wait_for_abort', arguments: { key: 'replica-cancel' } } }, { sessionId, headers: versionHeader() });
+    const call = post(
+      `${a.baseUrl}/mcp`,
+      {
+        jsonrpc: '2.0',
+        id: 'long-1',
+        method: 'tools/call',
+        params: { name: 'wait_for_abort', arguments: { key: 'replica-cancel' } },
+      },
+      { sessionId, headers: versionHeader() },
+    );
     await AbortProbe.whenStarted('replica-cancel');
-    const cancel = await post(`${b.baseUrl}/mcp`, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'long-1', reason: 'stop from B' } }, { sessionId, headers: versionHeader() });
+    const cancel = await post(
+      `${b.baseUrl}/mcp`,
+      { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'long-1', reason: 'stop from B' } },
+      { sessionId, headers: versionHeader() },
+    );
     expect(cancel.status).toBe(202);
     await expect(AbortProbe.whenAborted('replica-cancel')).resolves.toBe('stop from B');
     expect((await call).status).toBe(200);
@@ -93,7 +116,12 @@ describe('SSE across replicas (PostgreSQL + Redis pub/sub)', () => {
 
   it('a session notification sent from replica B arrives on the GET stream held by replica A; B refuses a second stream', async () => {
     const { sessionId } = await openSession(`${a.baseUrl}/mcp`);
-    const headers = { Authorization: 'Bearer token-alice', Accept: 'text/event-stream', 'Mcp-Session-Id': sessionId, ...versionHeader() };
+    const headers = {
+      Authorization: 'Bearer token-alice',
+      Accept: 'text/event-stream',
+      'Mcp-Session-Id': sessionId,
+      ...versionHeader(),
+    };
     const reader = new SseReader(await fetch(`${a.baseUrl}/mcp`, { headers }));
     expect((await reader.next())?.data).toBe('');
     const second = await fetch(`${b.baseUrl}/mcp`, { headers });
@@ -101,7 +129,10 @@ describe('SSE across replicas (PostgreSQL + Redis pub/sub)', () => {
     await second.body?.cancel();
     const notifier = b.app.get<McpSessionNotifier>(MCP_SESSION_NOTIFIER, { strict: false });
     await notifier.notifySession(sessionId, { jsonrpc: '2.0', method: 'notifications/resources/list_changed' });
-    expect(JSON.parse((await reader.next())!.data)).toEqual({ jsonrpc: '2.0', method: 'notifications/resources/list_changed' });
+    expect(JSON.parse((await reader.next())!.data)).toEqual({
+      jsonrpc: '2.0',
+      method: 'notifications/resources/list_changed',
+    });
     await reader.cancel();
   });
 });

@@ -26,7 +26,14 @@ describe('Across replicas: input_required rounds and resource notifications', ()
 
   const boot = () =>
     startApp(db.url, {
-      imports: [McpModule.forRoot({ auth: fixtureAuth, providers: [StatelessTools, FeatureResources], pubsub: { redis: REDIS_URL, channelPrefix }, stateless: { requestStateSecret: SECRET } })],
+      imports: [
+        McpModule.forRoot({
+          auth: fixtureAuth,
+          providers: [StatelessTools, FeatureResources],
+          pubsub: { redis: REDIS_URL, channelPrefix },
+          stateless: { requestStateSecret: SECRET },
+        }),
+      ],
       providers: [StatelessTools, FeatureResources, ResourceChanges],
     });
 
@@ -53,38 +60,91 @@ describe('Across replicas: input_required rounds and resource notifications', ()
     const params = { name: 'interview', arguments: {} };
     const caps = { elicitation: {}, roots: {} };
     const first = await statelessPost(`${a.baseUrl}/mcp`, statelessRequest(1, 'tools/call', params, caps));
-    expect(first.json.result).toMatchObject({ resultType: 'input_required', inputRequests: { 'elicitation-1': { method: 'elicitation/create' } } });
+    expect(first.json.result).toMatchObject({
+      resultType: 'input_required',
+      inputRequests: { 'elicitation-1': { method: 'elicitation/create' } },
+    });
     const second = await statelessPost(
       `${b.baseUrl}/mcp`,
-      statelessRequest(2, 'tools/call', { ...params, requestState: first.json.result.requestState, inputResponses: { 'elicitation-1': { action: 'accept', content: { name: 'Grace' } } } }, caps),
+      statelessRequest(
+        2,
+        'tools/call',
+        {
+          ...params,
+          requestState: first.json.result.requestState,
+          inputResponses: { 'elicitation-1': { action: 'accept', content: { name: 'Grace' } } },
+        },
+        caps,
+      ),
     );
-    expect(second.json.result).toMatchObject({ resultType: 'input_required', inputRequests: { 'elicitation-2': { method: 'elicitation/create' } } });
+    expect(second.json.result).toMatchObject({
+      resultType: 'input_required',
+      inputRequests: { 'elicitation-2': { method: 'elicitation/create' } },
+    });
     const third = await statelessPost(
       `${a.baseUrl}/mcp`,
-      statelessRequest(3, 'tools/call', { ...params, requestState: second.json.result.requestState, inputResponses: { 'elicitation-2': { action: 'accept', content: { name: 'Hopper' } } } }, caps),
+      statelessRequest(
+        3,
+        'tools/call',
+        {
+          ...params,
+          requestState: second.json.result.requestState,
+          inputResponses: { 'elicitation-2': { action: 'accept', content: { name: 'Hopper' } } },
+        },
+        caps,
+      ),
     );
     const [rootsKey, ...others] = Object.keys(third.json.result.inputRequests);
     expect(others).toEqual([]);
     expect(third.json.result.inputRequests[rootsKey]).toEqual({ method: 'roots/list', params: {} });
     const done = await statelessPost(
       `${b.baseUrl}/mcp`,
-      statelessRequest(4, 'tools/call', { ...params, requestState: third.json.result.requestState, inputResponses: { [rootsKey]: { roots: [{ uri: 'file:///b' }] } } }, caps),
+      statelessRequest(
+        4,
+        'tools/call',
+        {
+          ...params,
+          requestState: third.json.result.requestState,
+          inputResponses: { [rootsKey]: { roots: [{ uri: 'file:///b' }] } },
+        },
+        caps,
+      ),
     );
     expect(done.status).toBe(200);
-    expect(done.json.result).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'Grace Hopper @ file:///b' }] });
+    expect(done.json.result).toMatchObject({
+      resultType: 'complete',
+      content: [{ type: 'text', text: 'Grace Hopper @ file:///b' }],
+    });
   });
 
   it('a session subscribed through replica A gets notifications/resources/updated on its GET stream (held by A) when replica B announces the change', async () => {
     const url = `${a.baseUrl}/mcp`;
     const { sessionId } = await openSession(url);
-    const subscribed = await post(url, { jsonrpc: '2.0', id: 1, method: 'resources/subscribe', params: { uri: 'docs://readme' } }, { sessionId, headers: versionHeader() });
+    const subscribed = await post(
+      url,
+      { jsonrpc: '2.0', id: 1, method: 'resources/subscribe', params: { uri: 'docs://readme' } },
+      { sessionId, headers: versionHeader() },
+    );
     expect(subscribed.json).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
-    const reader = new SseReader(await fetch(url, { headers: { Authorization: 'Bearer token-alice', Accept: 'text/event-stream', 'Mcp-Session-Id': sessionId, ...versionHeader() } }));
+    const reader = new SseReader(
+      await fetch(url, {
+        headers: {
+          Authorization: 'Bearer token-alice',
+          Accept: 'text/event-stream',
+          'Mcp-Session-Id': sessionId,
+          ...versionHeader(),
+        },
+      }),
+    );
     try {
       expect((await reader.next())?.data).toBe('');
       const notified = await b.app.get(ResourceChanges).changed('docs://readme');
       expect(notified).toEqual([sessionId]);
-      expect(JSON.parse((await reader.next())!.data)).toEqual({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'docs://readme' } });
+      expect(JSON.parse((await reader.next())!.data)).toEqual({
+        jsonrpc: '2.0',
+        method: 'notifications/resources/updated',
+        params: { uri: 'docs://readme' },
+      });
     } finally {
       await reader.cancel();
     }

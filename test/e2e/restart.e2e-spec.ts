@@ -16,7 +16,10 @@ describe('sessions survive across app instances on one database (no sticky sessi
   const clients: Client[] = [];
 
   async function boot(): Promise<{ app: RunningApp; url: string }> {
-    const app = await startApp(db.url, { imports: [McpModule.forRoot({ auth: fixtureAuth })], providers: [FixtureTools] });
+    const app = await startApp(db.url, {
+      imports: [McpModule.forRoot({ auth: fixtureAuth })],
+      providers: [FixtureTools],
+    });
     instances.push(app);
     return { app, url: `${app.baseUrl}/mcp` };
   }
@@ -56,10 +59,19 @@ describe('sessions survive across app instances on one database (no sticky sessi
     const two = sdkClient(second.url, sessionId);
     await two.client.connect(two.transport);
     expect(two.transport.sessionId).toBe(sessionId);
-    expect((await two.client.callTool({ name: 'echo', arguments: { text: 'served by 2' } })).content).toEqual([{ type: 'text', text: 'served by 2' }]);
-    expect((await two.client.callTool({ name: 'whoami', arguments: {} })).structuredContent).toEqual({ principal: 'alice' });
-    expect((await one.client.callTool({ name: 'echo', arguments: { text: 'back on 1' } })).content).toEqual([{ type: 'text', text: 'back on 1' }]);
-    const interleaved = await post(second.url, callRequest('raw-2', 'echo', { text: 'raw on 2' }), { sessionId, headers: versionHeader() });
+    expect((await two.client.callTool({ name: 'echo', arguments: { text: 'served by 2' } })).content).toEqual([
+      { type: 'text', text: 'served by 2' },
+    ]);
+    expect((await two.client.callTool({ name: 'whoami', arguments: {} })).structuredContent).toEqual({
+      principal: 'alice',
+    });
+    expect((await one.client.callTool({ name: 'echo', arguments: { text: 'back on 1' } })).content).toEqual([
+      { type: 'text', text: 'back on 1' },
+    ]);
+    const interleaved = await post(second.url, callRequest('raw-2', 'echo', { text: 'raw on 2' }), {
+      sessionId,
+      headers: versionHeader(),
+    });
     expect(interleaved.status).toBe(200);
     expect(interleaved.json.result.content).toEqual([{ type: 'text', text: 'raw on 2' }]);
 
@@ -81,15 +93,24 @@ describe('sessions survive across app instances on one database (no sticky sessi
     expect(deleted.status).toBe(204);
     await second.app.close();
     const third = await boot();
-    const refused = await post(third.url, callRequest('after-delete', 'echo', { text: 'x' }), { sessionId, headers: versionHeader() });
+    const refused = await post(third.url, callRequest('after-delete', 'echo', { text: 'x' }), {
+      sessionId,
+      headers: versionHeader(),
+    });
     expect(refused.status).toBe(404);
     expect((await send(third.url, 'DELETE', { sessionId })).status).toBe(404);
-    const alive = await post(third.url, callRequest('control', 'echo', { text: 'still here' }), { sessionId: control.sessionId, headers: versionHeader() });
+    const alive = await post(third.url, callRequest('control', 'echo', { text: 'still here' }), {
+      sessionId: control.sessionId,
+      headers: versionHeader(),
+    });
     expect(alive.status).toBe(200);
     expect(alive.json.result.content).toEqual([{ type: 'text', text: 'still here' }]);
 
     // One session row, terminated; every exchange any instance served points at it.
-    const [session] = await db.dataSource.query(`SELECT id, terminated_at FROM mcp_inbound_sessions WHERE session_id = $1`, [sessionId]);
+    const [session] = await db.dataSource.query(
+      `SELECT id, terminated_at FROM mcp_inbound_sessions WHERE session_id = $1`,
+      [sessionId],
+    );
     expect(session.terminated_at).toBeInstanceOf(Date);
     const events: { method: string | null; status: number }[] = await db.dataSource.query(
       `SELECT method, status FROM mcp_events WHERE session_ref = $1 ORDER BY created_at, status`,
@@ -110,7 +131,11 @@ describe('sessions survive across app instances on one database (no sticky sessi
     const reply = await post(after.url, callRequest(1, 'whoami'), { sessionId, headers: versionHeader() });
     expect(reply.status).toBe(200);
     expect(reply.json.result.structuredContent).toEqual({ principal: 'alice' });
-    const asBob = await post(after.url, callRequest(2, 'whoami'), { token: 'token-bob', sessionId, headers: versionHeader() });
+    const asBob = await post(after.url, callRequest(2, 'whoami'), {
+      token: 'token-bob',
+      sessionId,
+      headers: versionHeader(),
+    });
     expect(asBob.status).toBe(404);
   });
 });

@@ -1,5 +1,12 @@
 import { DataSource } from 'typeorm';
-import { MCP_ENTITIES, MCP_MIGRATIONS, MCP_PARTITIONING_MIGRATIONS, McpModule, McpRetentionService, getMcpRetentionToken } from '../../src/mcp';
+import {
+  MCP_ENTITIES,
+  MCP_MIGRATIONS,
+  MCP_PARTITIONING_MIGRATIONS,
+  McpModule,
+  McpRetentionService,
+  getMcpRetentionToken,
+} from '../../src/mcp';
 import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';
 import { startApp, type RunningApp } from '../support/http-app';
 import { callRequest, openSession, post, versionHeader } from '../support/mcp-wire';
@@ -31,7 +38,9 @@ async function partitions(dataSource: DataSource): Promise<string[]> {
 }
 
 async function relkind(dataSource: DataSource): Promise<string> {
-  const rows: { kind: string }[] = await dataSource.query(`SELECT relkind AS kind FROM pg_class WHERE oid = 'mcp_events'::regclass`);
+  const rows: { kind: string }[] = await dataSource.query(
+    `SELECT relkind AS kind FROM pg_class WHERE oid = 'mcp_events'::regclass`,
+  );
   return rows[0].kind;
 }
 
@@ -65,7 +74,12 @@ describe('mcp_events partitioned by day', () => {
     db = await createTestDatabase('run');
     // An index of the host's own (on the package's trace_id column): the partitioning copies indexes generically.
     await db.dataSource.query(`CREATE INDEX "mcp_events_trace_id_idx" ON mcp_events ("trace_id")`);
-    migrations = new DataSource({ type: 'postgres', url: db.url, entities: MCP_ENTITIES, migrations: [...MCP_MIGRATIONS, ...MCP_PARTITIONING_MIGRATIONS] });
+    migrations = new DataSource({
+      type: 'postgres',
+      url: db.url,
+      entities: MCP_ENTITIES,
+      migrations: [...MCP_MIGRATIONS, ...MCP_PARTITIONING_MIGRATIONS],
+    });
     await migrations.initialize();
   });
 
@@ -89,28 +103,47 @@ describe('mcp_events partitioned by day', () => {
     expect(await primaryKey(db.dataSource)).toContain('(id, created_at)');
     const names = await partitions(db.dataSource);
     expect(names).toContain('mcp_events_default');
-    for (const n of [5, 4, 3, 2, 1, 0, -1, -2]) expect(names).toContain(`mcp_events_p${await dayOf(db.dataSource, daysAgo(n))}`);
-    const indexes: { name: string }[] = await db.dataSource.query(`SELECT indexname AS name FROM pg_indexes WHERE tablename = 'mcp_events' ORDER BY indexname`);
-    expect(indexes.map((i) => i.name)).toEqual(['mcp_events_created_at_idx', 'mcp_events_pkey', 'mcp_events_session_ref_idx', 'mcp_events_trace_id_idx']);
+    for (const n of [5, 4, 3, 2, 1, 0, -1, -2])
+      expect(names).toContain(`mcp_events_p${await dayOf(db.dataSource, daysAgo(n))}`);
+    const indexes: { name: string }[] = await db.dataSource.query(
+      `SELECT indexname AS name FROM pg_indexes WHERE tablename = 'mcp_events' ORDER BY indexname`,
+    );
+    expect(indexes.map((i) => i.name)).toEqual([
+      'mcp_events_created_at_idx',
+      'mcp_events_pkey',
+      'mcp_events_session_ref_idx',
+      'mcp_events_trace_id_idx',
+    ]);
     // Rows of a day without a partition land in the default one.
     await insertEventsAt(db.dataSource, 5, daysAgo(200));
     const inDefault: { n: string }[] = await db.dataSource.query(`SELECT count(*) AS n FROM mcp_events_default`);
     expect(Number(inDefault[0].n)).toBe(5);
   });
 
-  it('the pruner drops the days past the horizon, deletes the default partition\'s old rows, creates the coming days, and rows still insert', async () => {
+  it("the pruner drops the days past the horizon, deletes the default partition's old rows, creates the coming days, and rows still insert", async () => {
     const twoDaysAhead = `mcp_events_p${await dayOf(db.dataSource, daysAgo(-2))}`;
     const tomorrow = `mcp_events_p${await dayOf(db.dataSource, daysAgo(-1))}`;
     await db.dataSource.query(`DROP TABLE "${twoDaysAhead}"`);
     await db.dataSource.query(`DROP TABLE "${tomorrow}"`);
     // A row of tomorrow lands in the default partition: that day cannot get its own partition now, and the row stays.
     await insertEventsAt(db.dataSource, 1, daysAgo(-1));
-    app = await startApp(db.url, { imports: [McpModule.forRoot({ auth: fixtureAuth, providers: [FixtureTools], retention: { events: 2 * DAY, intervalMs: 10 * HOUR, batchPauseMs: 0 } })], providers: [FixtureTools] });
+    app = await startApp(db.url, {
+      imports: [
+        McpModule.forRoot({
+          auth: fixtureAuth,
+          providers: [FixtureTools],
+          retention: { events: 2 * DAY, intervalMs: 10 * HOUR, batchPauseMs: 0 },
+        }),
+      ],
+      providers: [FixtureTools],
+    });
     const retention = app.app.get<McpRetentionService>(getMcpRetentionToken());
 
     const report = await retention.runOnce();
 
-    const dropped = await Promise.all([5, 4, 3].map(async (n) => `mcp_events_p${await dayOf(db.dataSource, daysAgo(n))}`));
+    const dropped = await Promise.all(
+      [5, 4, 3].map(async (n) => `mcp_events_p${await dayOf(db.dataSource, daysAgo(n))}`),
+    );
     expect(report.partitionsDropped).toEqual(dropped);
     expect(report.partitionsCreated).toEqual([twoDaysAhead]);
     expect(report.tables.mcp_events).toEqual({ rows: 5, batches: 1 });
@@ -122,10 +155,16 @@ describe('mcp_events partitioned by day', () => {
 
     // The hot path still writes its rows (group-committed into today's partition).
     const session = await openSession(`${app.baseUrl}/mcp`);
-    const call = await post(`${app.baseUrl}/mcp`, callRequest(7, 'echo', { text: 'after pruning' }), { token: 'token-alice', sessionId: session.sessionId, headers: versionHeader() });
+    const call = await post(`${app.baseUrl}/mcp`, callRequest(7, 'echo', { text: 'after pruning' }), {
+      token: 'token-alice',
+      sessionId: session.sessionId,
+      headers: versionHeader(),
+    });
     expect(call.status).toBe(200);
     expect(call.text).toContain('after pruning');
-    expect(await count(db.dataSource, `method = 'tools/call' AND request->'params'->'arguments'->>'text' = 'after pruning'`)).toBe(1);
+    expect(
+      await count(db.dataSource, `method = 'tools/call' AND request->'params'->'arguments'->>'text' = 'after pruning'`),
+    ).toBe(1);
     // The 21 rows left, the session's initialize and notifications/initialized, and the call.
     expect(await count(db.dataSource)).toBe(24);
 
@@ -144,7 +183,9 @@ describe('mcp_events partitioned by day', () => {
     expect(await count(db.dataSource)).toBe(before);
     expect(await primaryKey(db.dataSource)).toContain('(id)');
     expect(await partitions(db.dataSource)).toEqual([]);
-    const leftovers: unknown[] = await db.dataSource.query(`SELECT relname FROM pg_class WHERE relname LIKE 'mcp\\_events\\_%' AND relkind IN ('r', 'p')`);
+    const leftovers: unknown[] = await db.dataSource.query(
+      `SELECT relname FROM pg_class WHERE relname LIKE 'mcp\\_events\\_%' AND relkind IN ('r', 'p')`,
+    );
     expect(leftovers).toEqual([]);
     await db.dataSource.query(`DROP INDEX "mcp_events_trace_id_idx"`);
     expect(await db.dataSource.driver.createSchemaBuilder().log()).toMatchObject({ upQueries: [] });

@@ -29,7 +29,12 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
 /** Inserts `count` event rows created `ageMs` ago (minus a second per row) with one statement. */
-async function insertEvents(dataSource: DataSource, count: number, ageMs: number, fields: { direction?: 'inbound' | 'outbound'; mount?: string | null; server?: string | null } = {}): Promise<void> {
+async function insertEvents(
+  dataSource: DataSource,
+  count: number,
+  ageMs: number,
+  fields: { direction?: 'inbound' | 'outbound'; mount?: string | null; server?: string | null } = {},
+): Promise<void> {
   const postgres = dataSource.options.type === 'postgres';
   const at = new Date(Date.now() - ageMs);
   if (postgres) {
@@ -37,7 +42,13 @@ async function insertEvents(dataSource: DataSource, count: number, ageMs: number
       `INSERT INTO mcp_events (id, created_at, direction, mount, server, kind, method, request, response, status, is_error, duration_ms)
        SELECT gen_random_uuid()::text, $1::timestamp - g * interval '1 second', $2, $3, $4, 'request', 'tools/call', '{"jsonrpc":"2.0"}'::jsonb, '{"jsonrpc":"2.0"}'::jsonb, 200, false, 1
          FROM generate_series(1, $5::int) AS g`,
-      [at, fields.direction ?? 'inbound', fields.mount === undefined ? 'default' : fields.mount, fields.server ?? null, count],
+      [
+        at,
+        fields.direction ?? 'inbound',
+        fields.mount === undefined ? 'default' : fields.mount,
+        fields.server ?? null,
+        count,
+      ],
     );
     return;
   }
@@ -66,7 +77,12 @@ async function countEvents(dataSource: DataSource, where = 'TRUE'): Promise<numb
 }
 
 /** A session row as the store writes it; `ended`/`lastSeen` ages in ms (null: not ended). */
-async function insertSession(dataSource: DataSource, mount: string, lastSeenAgeMs: number, endedAgeMs: number | null): Promise<string> {
+async function insertSession(
+  dataSource: DataSource,
+  mount: string,
+  lastSeenAgeMs: number,
+  endedAgeMs: number | null,
+): Promise<string> {
   const sessionId = `s-${randomUUID()}`;
   const now = Date.now();
   await dataSource.getRepository(McpInboundSession).insert({
@@ -83,7 +99,9 @@ async function insertSession(dataSource: DataSource, mount: string, lastSeenAgeM
     lastSeenAt: new Date(now - lastSeenAgeMs),
     terminatedAt: endedAgeMs === null ? null : new Date(now - endedAgeMs),
   });
-  await dataSource.getRepository(McpResourceSubscription).insert({ id: randomUUID(), mount, sessionId, uri: 'fixture://watched', createdAt: new Date(now - lastSeenAgeMs) });
+  await dataSource
+    .getRepository(McpResourceSubscription)
+    .insert({ id: randomUUID(), mount, sessionId, uri: 'fixture://watched', createdAt: new Date(now - lastSeenAgeMs) });
   return sessionId;
 }
 
@@ -145,7 +163,10 @@ describe('retention on PostgreSQL', () => {
     const imports = () => [
       McpModule.forRoot({ auth: fixtureAuth, providers: [FixtureTools], retention: mountRetention }),
       McpModule.forRoot({ mount: 'plain', path: '/plain/mcp', auth: fixtureAuth, providers: [FixtureTools] }),
-      McpClientModule.forRoot({ servers: {}, retention: { events: DAY, outboundSessions: DAY, intervalMs: 10 * HOUR, batchPauseMs: 0 } }),
+      McpClientModule.forRoot({
+        servers: {},
+        retention: { events: DAY, outboundSessions: DAY, intervalMs: 10 * HOUR, batchPauseMs: 0 },
+      }),
     ];
     app = await startApp(db.url, { imports: imports(), providers: [FixtureTools] });
     replica = await startApp(db.url, { imports: imports(), providers: [FixtureTools] });
@@ -196,7 +217,9 @@ describe('retention on PostgreSQL', () => {
     expect(report.tables.mcp_resource_subscriptions).toEqual({ rows: 2, batches: 1 });
     const sessions = (await db.dataSource.getRepository(McpInboundSession).find()).map((s) => s.sessionId).sort();
     expect(sessions).toEqual([live.sessionId, endedRecently, idleRecently, otherMount].sort());
-    const subscribed = (await db.dataSource.getRepository(McpResourceSubscription).find()).map((s) => s.sessionId).sort();
+    const subscribed = (await db.dataSource.getRepository(McpResourceSubscription).find())
+      .map((s) => s.sessionId)
+      .sort();
     expect(subscribed).toEqual([endedRecently, idleRecently, otherMount].sort());
     expect(sessions).not.toContain(endedLongAgo);
     expect(sessions).not.toContain(idleLongAgo);
@@ -292,13 +315,28 @@ describe('retention scheduled on Bull', () => {
   it('registers one repeatable job for every replica and prunes on schedule', async () => {
     await insertEvents(db.dataSource, 120, 2 * DAY, { mount });
     const imports = () => [
-      McpModule.forRoot({ mount, path: '/r/mcp', auth: fixtureAuth, providers: [FixtureTools], tasks: { redis: TEST_REDIS_URL }, retention: { events: DAY, intervalMs: 300, batchSize: 50, batchPauseMs: 0 } }),
+      McpModule.forRoot({
+        mount,
+        path: '/r/mcp',
+        auth: fixtureAuth,
+        providers: [FixtureTools],
+        tasks: { redis: TEST_REDIS_URL },
+        retention: { events: DAY, intervalMs: 300, batchSize: 50, batchPauseMs: 0 },
+      }),
     ];
-    apps = [await startApp(db.url, { imports: imports(), providers: [FixtureTools] }), await startApp(db.url, { imports: imports(), providers: [FixtureTools] })];
+    apps = [
+      await startApp(db.url, { imports: imports(), providers: [FixtureTools] }),
+      await startApp(db.url, { imports: imports(), providers: [FixtureTools] }),
+    ];
     const services = apps.map((app) => app.app.get<McpRetentionService>(getMcpRetentionToken(mount)));
-    const deleted = () => services.flatMap((service) => service.history()).reduce((sum, report) => sum + (report.tables.mcp_events?.rows ?? 0), 0);
+    const deleted = () =>
+      services
+        .flatMap((service) => service.history())
+        .reduce((sum, report) => sum + (report.tables.mcp_events?.rows ?? 0), 0);
     // A run's report is recorded when the run is over: wait for the reports, not only for the rows.
-    await pollUntil('the reports of the scheduled runs that pruned the old rows', () => (deleted() >= 120 ? true : undefined));
+    await pollUntil('the reports of the scheduled runs that pruned the old rows', () =>
+      deleted() >= 120 ? true : undefined,
+    );
     expect(deleted()).toBe(120);
     expect(await countEvents(db.dataSource, `mount = '${mount}'`)).toBe(0);
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- Bull is loaded only by the one test that needs it
@@ -317,8 +355,17 @@ describe('retention on SQLite (the example app path)', () => {
   it('prunes events, sessions with their subscriptions, tasks and outbound sessions', async () => {
     const moduleRef = await Test.createTestingModule({
       imports: [
-        TypeOrmModule.forRoot({ type: 'better-sqlite3', database: ':memory:', entities: MCP_ENTITIES, synchronize: true }),
-        McpModule.forRoot({ auth: fixtureAuth, providers: [FixtureTools], retention: { events: DAY, sessions: DAY, batchSize: 10, batchPauseMs: 0 } }),
+        TypeOrmModule.forRoot({
+          type: 'better-sqlite3',
+          database: ':memory:',
+          entities: MCP_ENTITIES,
+          synchronize: true,
+        }),
+        McpModule.forRoot({
+          auth: fixtureAuth,
+          providers: [FixtureTools],
+          retention: { events: DAY, sessions: DAY, batchSize: 10, batchPauseMs: 0 },
+        }),
         McpClientModule.forRoot({ servers: {}, retention: { events: DAY, outboundSessions: DAY } }),
       ],
       providers: [FixtureTools],
@@ -345,7 +392,10 @@ describe('retention on SQLite (the example app path)', () => {
         mcp_resource_subscriptions: { rows: 1, batches: 1 },
         mcp_tasks: { rows: 1, batches: 1 },
       });
-      expect(client.tables).toEqual({ mcp_events: { rows: 4, batches: 1 }, mcp_outbound_sessions: { rows: 1, batches: 1 } });
+      expect(client.tables).toEqual({
+        mcp_events: { rows: 4, batches: 1 },
+        mcp_outbound_sessions: { rows: 1, batches: 1 },
+      });
       expect(await countEvents(dataSource)).toBe(3);
       expect((await dataSource.getRepository(McpInboundSession).find()).map((s) => s.sessionId)).toEqual([kept]);
       expect((await dataSource.getRepository(McpResourceSubscription).find()).map((s) => s.sessionId)).toEqual([kept]);
@@ -362,8 +412,17 @@ describe('retention on a timer (no Redis)', () => {
     const logger = new CapturingLogger();
     const moduleRef = await Test.createTestingModule({
       imports: [
-        TypeOrmModule.forRoot({ type: 'better-sqlite3', database: ':memory:', entities: MCP_ENTITIES, synchronize: true }),
-        McpModule.forRoot({ auth: fixtureAuth, providers: [FixtureTools], retention: { events: DAY, intervalMs: 100, batchSize: 5, batchPauseMs: 0 } }),
+        TypeOrmModule.forRoot({
+          type: 'better-sqlite3',
+          database: ':memory:',
+          entities: MCP_ENTITIES,
+          synchronize: true,
+        }),
+        McpModule.forRoot({
+          auth: fixtureAuth,
+          providers: [FixtureTools],
+          retention: { events: DAY, intervalMs: 100, batchSize: 5, batchPauseMs: 0 },
+        }),
       ],
       providers: [FixtureTools],
     }).compile();
@@ -374,10 +433,16 @@ describe('retention on a timer (no Redis)', () => {
       await insertEvents(dataSource, 12, 2 * DAY);
       const service = app.get(McpRetentionService);
       const deleted = () => service.history().reduce((sum, report) => sum + (report.tables.mcp_events?.rows ?? 0), 0);
-      await pollUntil('the reports of the scheduled runs that deleted the old rows', () => (deleted() >= 12 ? true : undefined));
+      await pollUntil('the reports of the scheduled runs that deleted the old rows', () =>
+        deleted() >= 12 ? true : undefined,
+      );
       expect(deleted()).toBe(12);
       expect(await countEvents(dataSource)).toBe(0);
-      await pollUntil('the log line of that run', () => (logger.lines.some((line) => /Retention run deleted mcp_events: \d+ rows in \d+ batches/.test(line)) ? true : undefined));
+      await pollUntil('the log line of that run', () =>
+        logger.lines.some((line) => /Retention run deleted mcp_events: \d+ rows in \d+ batches/.test(line))
+          ? true
+          : undefined,
+      );
       const logged = logger.lines.filter((line) => line.includes('Retention run deleted')).join('\n');
       expect(logged).toContain('McpRetention:mount:default');
     } finally {
@@ -390,7 +455,12 @@ describe('retention options at boot', () => {
   async function boot(retention: unknown, client = false): Promise<unknown> {
     const moduleRef = Test.createTestingModule({
       imports: [
-        TypeOrmModule.forRoot({ type: 'better-sqlite3', database: ':memory:', entities: MCP_ENTITIES, synchronize: true }),
+        TypeOrmModule.forRoot({
+          type: 'better-sqlite3',
+          database: ':memory:',
+          entities: MCP_ENTITIES,
+          synchronize: true,
+        }),
         client
           ? McpClientModule.forRoot({ servers: {}, retention: retention as never })
           : McpModule.forRoot({ auth: fixtureAuth, providers: [FixtureTools], retention: retention as never }),

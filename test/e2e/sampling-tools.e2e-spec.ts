@@ -1,8 +1,19 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { McpClientModule, McpClientService, McpModule, type McpClientRequestHandler, type McpServerConfig } from '../../src/mcp';
-import { AGENT_SAMPLING_PARAMS, SamplingToolsTools, TOOL_USE_RESULT, ToolUseSamplingHandler } from '../fixtures/sampling/sampling-tools.fixtures';
+import {
+  McpClientModule,
+  McpClientService,
+  McpModule,
+  type McpClientRequestHandler,
+  type McpServerConfig,
+} from '../../src/mcp';
+import {
+  AGENT_SAMPLING_PARAMS,
+  SamplingToolsTools,
+  TOOL_USE_RESULT,
+  ToolUseSamplingHandler,
+} from '../fixtures/sampling/sampling-tools.fixtures';
 import { fixtureAuth } from '../fixtures/fixture-tools';
 import { rawServer } from '../fixtures/stdio/stdio-test-kit';
 import { startApp, type RunningApp } from '../support/http-app';
@@ -14,7 +25,8 @@ jest.setTimeout(60_000);
 const SERVER_REFUSAL = {
   name: 'McpUnsupportedSamplingToolsError',
   code: -32021,
-  message: 'The client did not declare tool use in sampling (capabilities.sampling.tools) that this sampling/createMessage with tools and toolChoice needs',
+  message:
+    'The client did not declare tool use in sampling (capabilities.sampling.tools) that this sampling/createMessage with tools and toolChoice needs',
   data: { requiredCapabilities: { sampling: { tools: {} } } },
 };
 
@@ -36,7 +48,13 @@ describe('sampling with tools', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     server = await startApp(db.url, {
-      imports: [McpModule.forRoot({ auth: fixtureAuth, providers: [SamplingToolsTools], stateless: { requestStateSecret: 'sampling-tools-suite-secret-0001' } })],
+      imports: [
+        McpModule.forRoot({
+          auth: fixtureAuth,
+          providers: [SamplingToolsTools],
+          stateless: { requestStateSecret: 'sampling-tools-suite-secret-0001' },
+        }),
+      ],
       providers: [SamplingToolsTools],
     });
     const url = `${server.baseUrl}/mcp`;
@@ -45,13 +63,25 @@ describe('sampling with tools', () => {
       stateless: { url, bearerToken: 'token-alice', version: '2026-07-28' },
       raw: { command: rawServer(), version: '2025-11-25' },
     };
-    withTools = await startApp(db.url, { imports: [McpClientModule.forRoot({ servers })], providers: [ToolUseSamplingHandler] });
-    const plain: McpClientRequestHandler = (params) => (plainSeen.push(params), { role: 'assistant', content: { type: 'text', text: 'plain' }, model: 'plain-model' });
+    withTools = await startApp(db.url, {
+      imports: [McpClientModule.forRoot({ servers })],
+      providers: [ToolUseSamplingHandler],
+    });
+    const plain: McpClientRequestHandler = (params) => (
+      plainSeen.push(params),
+      { role: 'assistant', content: { type: 'text', text: 'plain' }, model: 'plain-model' }
+    );
     // The apps share the database, outbound sessions included: the plain client gets servers of its own names.
     const plainServers = { 'plain-session': servers.session, 'plain-stateless': servers.stateless, raw: servers.raw };
-    withoutTools = await startApp(db.url, { imports: [McpClientModule.forRoot({ servers: plainServers, handlers: { sampling: plain } })] });
+    withoutTools = await startApp(db.url, {
+      imports: [McpClientModule.forRoot({ servers: plainServers, handlers: { sampling: plain } })],
+    });
     const handler: McpClientRequestHandler = (params) => (configSeen.push(params), structuredClone(TOOL_USE_RESULT));
-    configTools = await startApp(db.url, { imports: [McpClientModule.forRoot({ servers: { raw: servers.raw }, handlers: { sampling: { handler, tools: true } } })] });
+    configTools = await startApp(db.url, {
+      imports: [
+        McpClientModule.forRoot({ servers: { raw: servers.raw }, handlers: { sampling: { handler, tools: true } } }),
+      ],
+    });
   });
 
   afterAll(async () => {
@@ -62,16 +92,20 @@ describe('sampling with tools', () => {
     await db?.drop();
   });
 
-  it.each(['session', 'stateless'])('round trip on %s: the handler gets tools and toolChoice unchanged, the tool gets the tool_use result', async (name) => {
-    const handler = withTools.app.get(ToolUseSamplingHandler);
-    handler.seen.length = 0;
-    const result = await withTools.app.get(McpClientService).callTool(name, 'weather_agent', {});
-    expect(result.structuredContent).toEqual({ result: TOOL_USE_RESULT });
-    expect(handler.seen).toEqual([[name, AGENT_SAMPLING_PARAMS]]);
-  });
+  it.each(['session', 'stateless'])(
+    'round trip on %s: the handler gets tools and toolChoice unchanged, the tool gets the tool_use result',
+    async (name) => {
+      const handler = withTools.app.get(ToolUseSamplingHandler);
+      handler.seen.length = 0;
+      const result = await withTools.app.get(McpClientService).callTool(name, 'weather_agent', {});
+      expect(result.structuredContent).toEqual({ result: TOOL_USE_RESULT });
+      expect(handler.seen).toEqual([[name, AGENT_SAMPLING_PARAMS]]);
+    },
+  );
 
   it('declares the exact capabilities: sampling.tools only with a handler that accepts tool use', async () => {
-    const capabilitiesOf = async (app: RunningApp) => (await app.app.get(McpClientService).callTool('raw', 'capabilities', {})).structuredContent;
+    const capabilitiesOf = async (app: RunningApp) =>
+      (await app.app.get(McpClientService).callTool('raw', 'capabilities', {})).structuredContent;
     expect(await capabilitiesOf(withTools)).toEqual({ capabilities: { sampling: { tools: {} } } });
     expect(await capabilitiesOf(configTools)).toEqual({ capabilities: { sampling: { tools: {} } } });
     expect(await capabilitiesOf(withoutTools)).toEqual({ capabilities: { sampling: {} } });
@@ -89,7 +123,9 @@ describe('sampling with tools', () => {
 
   it('a { handler, tools: true } handler gets the params unchanged from a server that sends tools', async () => {
     configSeen.length = 0;
-    const result = await configTools.app.get(McpClientService).callTool('raw', 'sample-params', { params: AGENT_SAMPLING_PARAMS });
+    const result = await configTools.app
+      .get(McpClientService)
+      .callTool('raw', 'sample-params', { params: AGENT_SAMPLING_PARAMS });
     expect(result.structuredContent).toEqual({ reply: { jsonrpc: '2.0', id: 'fixture-1', result: TOOL_USE_RESULT } });
     expect(configSeen).toEqual([AGENT_SAMPLING_PARAMS]);
   });
@@ -97,27 +133,40 @@ describe('sampling with tools', () => {
   it.each([
     ['tools', { messages: AGENT_SAMPLING_PARAMS.messages, tools: AGENT_SAMPLING_PARAMS.tools, maxTokens: 5 }],
     ['toolChoice', { messages: AGENT_SAMPLING_PARAMS.messages, toolChoice: { mode: 'none' }, maxTokens: 5 }],
-  ])('a client without tool support answers a request carrying %s with -32602, and its handler never runs', async (named, params) => {
-    plainSeen.length = 0;
-    const result = await withoutTools.app.get(McpClientService).callTool('raw', 'sample-params', { params });
-    expect(result.structuredContent).toEqual({
-      reply: {
-        jsonrpc: '2.0',
-        id: 'fixture-1',
-        error: { code: -32602, message: `Invalid params: this client does not support tool use in sampling (capabilities.sampling.tools), but the request carries ${named}` },
-      },
-    });
-    expect(plainSeen).toEqual([]);
-  });
+  ])(
+    'a client without tool support answers a request carrying %s with -32602, and its handler never runs',
+    async (named, params) => {
+      plainSeen.length = 0;
+      const result = await withoutTools.app.get(McpClientService).callTool('raw', 'sample-params', { params });
+      expect(result.structuredContent).toEqual({
+        reply: {
+          jsonrpc: '2.0',
+          id: 'fixture-1',
+          error: {
+            code: -32602,
+            message: `Invalid params: this client does not support tool use in sampling (capabilities.sampling.tools), but the request carries ${named}`,
+          },
+        },
+      });
+      expect(plainSeen).toEqual([]);
+    },
+  );
 
-  it.each(['session', 'stateless'])('on %s, ctx.sample refuses tools to a client that did not declare them, before asking it', async (name) => {
-    plainSeen.length = 0;
-    const client = withoutTools.app.get(McpClientService);
-    expect((await client.callTool(`plain-${name}`, 'weather_agent', {})).structuredContent).toEqual({ refused: SERVER_REFUSAL });
-    const uncaught = await client.callTool(`plain-${name}`, 'weather_agent_uncaught', {}).catch((error: unknown) => error);
-    expect(uncaught).toMatchObject({ code: -32021, data: { requiredCapabilities: { sampling: { tools: {} } } } });
-    expect(plainSeen).toEqual([]);
-  });
+  it.each(['session', 'stateless'])(
+    'on %s, ctx.sample refuses tools to a client that did not declare them, before asking it',
+    async (name) => {
+      plainSeen.length = 0;
+      const client = withoutTools.app.get(McpClientService);
+      expect((await client.callTool(`plain-${name}`, 'weather_agent', {})).structuredContent).toEqual({
+        refused: SERVER_REFUSAL,
+      });
+      const uncaught = await client
+        .callTool(`plain-${name}`, 'weather_agent_uncaught', {})
+        .catch((error: unknown) => error);
+      expect(uncaught).toMatchObject({ code: -32021, data: { requiredCapabilities: { sampling: { tools: {} } } } });
+      expect(plainSeen).toEqual([]);
+    },
+  );
 
   describe('official SDK 1.x client', () => {
     async function sdkClient(capabilities: Record<string, unknown>, seen: unknown[]) {
@@ -126,7 +175,9 @@ describe('sampling with tools', () => {
         seen.push(request.params);
         return structuredClone(TOOL_USE_RESULT);
       });
-      const transport = new StreamableHTTPClientTransport(new URL(`${server.baseUrl}/mcp`), { requestInit: { headers: { Authorization: 'Bearer token-alice' } } });
+      const transport = new StreamableHTTPClientTransport(new URL(`${server.baseUrl}/mcp`), {
+        requestInit: { headers: { Authorization: 'Bearer token-alice' } },
+      });
       await client.connect(transport);
       return { client, transport };
     }

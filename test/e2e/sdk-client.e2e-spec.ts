@@ -36,7 +36,11 @@ describe('official SDK 1.x client against McpModule (2025-11-25, PostgreSQL)', (
 
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(['echo', 'fail', 'whoami']);
-    expect(tools.find((t) => t.name === 'echo')?.inputSchema).toMatchObject({ type: 'object', properties: { text: { type: 'string' } }, required: ['text'] });
+    expect(tools.find((t) => t.name === 'echo')?.inputSchema).toMatchObject({
+      type: 'object',
+      properties: { text: { type: 'string' } },
+      required: ['text'],
+    });
 
     const echoed = await client.callTool({ name: 'echo', arguments: { text: 'hello' } });
     expect(echoed.content).toEqual([{ type: 'text', text: 'hello' }]);
@@ -49,16 +53,26 @@ describe('official SDK 1.x client against McpModule (2025-11-25, PostgreSQL)', (
     expect(who.structuredContent).toEqual({ principal: 'alice' });
 
     await transport.terminateSession();
-    const [row] = await db.dataSource.query(`SELECT terminated_at FROM mcp_inbound_sessions WHERE session_id = $1`, [sessionId]);
+    const [row] = await db.dataSource.query(`SELECT terminated_at FROM mcp_inbound_sessions WHERE session_id = $1`, [
+      sessionId,
+    ]);
     expect(row.terminated_at).not.toBeNull();
 
     // The SDK dropped its session id with the DELETE: the server wants initialize first.
     const again = await client.callTool({ name: 'echo', arguments: { text: 'again' } }).catch((e: unknown) => e);
     expect(again).toBeInstanceOf(StreamableHTTPError);
-    expect(again).toMatchObject({ code: 400, message: expect.stringContaining('the Mcp-Session-Id header is required') });
+    expect(again).toMatchObject({
+      code: 400,
+      message: expect.stringContaining('the Mcp-Session-Id header is required'),
+    });
     const stale = await fetch(`${server.baseUrl}/mcp`, {
       method: 'POST',
-      headers: { Authorization: 'Bearer token-alice', 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Mcp-Session-Id': sessionId },
+      headers: {
+        Authorization: 'Bearer token-alice',
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        'Mcp-Session-Id': sessionId,
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }),
     });
     expect(stale.status).toBe(404);

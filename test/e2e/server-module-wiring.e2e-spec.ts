@@ -1,7 +1,14 @@
 import { Global, Injectable, Module, type INestApplication, type ModuleMetadata } from '@nestjs/common';
 import { UnknownDependenciesException } from '@nestjs/core/errors/exceptions/unknown-dependencies.exception';
 import { Test, type TestingModule } from '@nestjs/testing';
-import { InjectMcpToolset, McpConfigurationError, McpModule, type McpAuthorizer, type McpMessageHandler, type McpModuleOptions } from '../../src/mcp';
+import {
+  InjectMcpToolset,
+  McpConfigurationError,
+  McpModule,
+  type McpAuthorizer,
+  type McpMessageHandler,
+  type McpModuleOptions,
+} from '../../src/mcp';
 import { createInMemoryMcpStores, type InMemoryMcpStores } from '../../src/mcp/testing';
 import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';
 import { initializeRequest, post } from '../support/mcp-wire';
@@ -93,9 +100,19 @@ describe('McpModule wiring options', () => {
   });
 
   describe('isGlobal', () => {
-    it("with isGlobal: true, a module that does not import the mount injects its toolset and delivers a message", async () => {
+    it('with isGlobal: true, a module that does not import the mount injects its toolset and delivers a message', async () => {
       const moduleRef = await Test.createTestingModule({
-        imports: [McpModule.forRoot({ mount: 'shared', path: '/shared', isGlobal: true, auth: fixtureAuth, providers: [FixtureTools], stores: createInMemoryMcpStores({ mount: 'shared' }) }), ConsumerModule],
+        imports: [
+          McpModule.forRoot({
+            mount: 'shared',
+            path: '/shared',
+            isGlobal: true,
+            auth: fixtureAuth,
+            providers: [FixtureTools],
+            stores: createInMemoryMcpStores({ mount: 'shared' }),
+          }),
+          ConsumerModule,
+        ],
         providers: [FixtureTools],
       }).compile();
       moduleRefs.push(moduleRef);
@@ -110,7 +127,16 @@ describe('McpModule wiring options', () => {
 
     it('without isGlobal (the default), the same module cannot resolve the toolset: the app does not compile', async () => {
       const compiling = Test.createTestingModule({
-        imports: [McpModule.forRoot({ mount: 'shared', path: '/shared', auth: fixtureAuth, providers: [FixtureTools], stores: createInMemoryMcpStores({ mount: 'shared' }) }), ConsumerModule],
+        imports: [
+          McpModule.forRoot({
+            mount: 'shared',
+            path: '/shared',
+            auth: fixtureAuth,
+            providers: [FixtureTools],
+            stores: createInMemoryMcpStores({ mount: 'shared' }),
+          }),
+          ConsumerModule,
+        ],
         providers: [FixtureTools],
       }).compile();
       await expect(compiling).rejects.toBeInstanceOf(UnknownDependenciesException);
@@ -119,7 +145,10 @@ describe('McpModule wiring options', () => {
 
   describe('forRootAsync', () => {
     it('useClass: the module builds the options class and serves with its options', async () => {
-      const { baseUrl } = await boot({ imports: [McpModule.forRootAsync({ useClass: OptionsFromClass, stores: createInMemoryMcpStores() })], providers: [FixtureTools] });
+      const { baseUrl } = await boot({
+        imports: [McpModule.forRootAsync({ useClass: OptionsFromClass, stores: createInMemoryMcpStores() })],
+        providers: [FixtureTools],
+      });
       const reply = await post(`${baseUrl}/mcp`, initializeRequest());
       expect(reply.status).toBe(200);
       expect(reply.json.result.serverInfo).toEqual({ name: 'from-use-class', version: '1.2.3' });
@@ -129,7 +158,16 @@ describe('McpModule wiring options', () => {
     it("useExisting: the options come from the imported module's own instance", async () => {
       SharedMcpOptions.instances = 0;
       const { app, baseUrl } = await boot({
-        imports: [SharedOptionsModule, McpModule.forRootAsync({ imports: [SharedOptionsModule], useExisting: SharedMcpOptions, mount: 'existing', path: '/existing', stores: createInMemoryMcpStores({ mount: 'existing' }) })],
+        imports: [
+          SharedOptionsModule,
+          McpModule.forRootAsync({
+            imports: [SharedOptionsModule],
+            useExisting: SharedMcpOptions,
+            mount: 'existing',
+            path: '/existing',
+            stores: createInMemoryMcpStores({ mount: 'existing' }),
+          }),
+        ],
         providers: [FixtureTools],
       });
       const reply = await post(`${baseUrl}/existing`, initializeRequest());
@@ -170,7 +208,10 @@ describe('McpModule wiring options', () => {
       const accepted = await post(`${baseUrl}/mcp`, initializeRequest(), { token: 'token-carol' });
       expect(accepted.status).toBe(200);
       const sessionId = accepted.headers.get('mcp-session-id');
-      expect(stores.sessions.sessions.find((session) => session.sessionId === sessionId)).toMatchObject({ principalKey: 'carol', principalLabel: 'carol (from the table)' });
+      expect(stores.sessions.sessions.find((session) => session.sessionId === sessionId)).toMatchObject({
+        principalKey: 'carol',
+        principalLabel: 'carol (from the table)',
+      });
       const refused = await post(`${baseUrl}/mcp`, initializeRequest(), { token: 'token-alice' });
       expect(refused.status).toBe(401);
       expect(refused.headers.get('www-authenticate')).toBe('Bearer');
@@ -181,11 +222,15 @@ describe('McpModule wiring options', () => {
     it('an async authorizer function: its resolved principal is used, a resolved null is a 401', async () => {
       const accepted = await post(`${baseUrl}/async-fn`, initializeRequest(), { token: 'token-dave' });
       expect(accepted.status).toBe(200);
-      const whoami = await post(`${baseUrl}/async-fn`, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'whoami', arguments: {} } }, {
-        token: 'token-dave',
-        sessionId: accepted.headers.get('mcp-session-id')!,
-        headers: { 'MCP-Protocol-Version': '2025-11-25' },
-      });
+      const whoami = await post(
+        `${baseUrl}/async-fn`,
+        { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'whoami', arguments: {} } },
+        {
+          token: 'token-dave',
+          sessionId: accepted.headers.get('mcp-session-id')!,
+          headers: { 'MCP-Protocol-Version': '2025-11-25' },
+        },
+      );
       expect(whoami.json.result.structuredContent).toEqual({ principal: 'dave' });
       const refused = await post(`${baseUrl}/async-fn`, initializeRequest(), { token: 'token-carol' });
       expect(refused.status).toBe(401);
@@ -198,7 +243,13 @@ describe('McpModule wiring options', () => {
       ['a 15-byte Buffer', Buffer.alloc(15, 7)],
     ])('%s is refused at boot with McpConfigurationError', async (_case, secret) => {
       const compiling = Test.createTestingModule({
-        imports: [McpModule.forRoot({ auth: fixtureAuth, stateless: { requestStateSecret: secret }, stores: createInMemoryMcpStores() })],
+        imports: [
+          McpModule.forRoot({
+            auth: fixtureAuth,
+            stateless: { requestStateSecret: secret },
+            stores: createInMemoryMcpStores(),
+          }),
+        ],
         providers: [FixtureTools],
       }).compile();
       await expect(compiling).rejects.toBeInstanceOf(McpConfigurationError);
@@ -207,7 +258,13 @@ describe('McpModule wiring options', () => {
 
     it('a 16-byte secret boots', async () => {
       const moduleRef = await Test.createTestingModule({
-        imports: [McpModule.forRoot({ auth: fixtureAuth, stateless: { requestStateSecret: 'sixteen-chars!!!' }, stores: createInMemoryMcpStores() })],
+        imports: [
+          McpModule.forRoot({
+            auth: fixtureAuth,
+            stateless: { requestStateSecret: 'sixteen-chars!!!' },
+            stores: createInMemoryMcpStores(),
+          }),
+        ],
         providers: [FixtureTools],
       }).compile();
       moduleRefs.push(moduleRef);

@@ -6,7 +6,15 @@ import { SseReader, messagesOf } from '../fixtures/sse/sse-reader';
 import { StatelessTools } from '../fixtures/stateless/stateless-tools';
 import { statelessPost, statelessRequest } from '../fixtures/stateless/stateless-wire';
 import { startApp, type RunningApp } from '../support/http-app';
-import { MCP_ACCEPT, TEST_PROTOCOL_VERSION, callRequest, initializeRequest, openSession, post, versionHeader } from '../support/mcp-wire';
+import {
+  MCP_ACCEPT,
+  TEST_PROTOCOL_VERSION,
+  callRequest,
+  initializeRequest,
+  openSession,
+  post,
+  versionHeader,
+} from '../support/mcp-wire';
 import { pollUntil, waitUntilPast } from '../support/polling';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 
@@ -42,7 +50,13 @@ describe('McpModule options, observed end to end', () => {
           stateless: { requestStateSecret: SECRET, requestStateTtlMs: REQUEST_STATE_TTL_MS },
           cache: { ttlMs: 12_345, scope: 'private', read: { ttlMs: 678, scope: 'public' } },
         }),
-        McpModule.forRoot({ mount: 'any-origin', path: '/any/mcp', auth: fixtureAuth, providers: [FixtureTools], allowedOrigins: '*' }),
+        McpModule.forRoot({
+          mount: 'any-origin',
+          path: '/any/mcp',
+          auth: fixtureAuth,
+          providers: [FixtureTools],
+          allowedOrigins: '*',
+        }),
       ],
       providers: [DocumentedTools, FixtureTools, StatelessTools, FeatureResources],
     });
@@ -57,7 +71,10 @@ describe('McpModule options, observed end to end', () => {
 
   /** Opens a session whose client declares elicitation. */
   async function openElicitingSession(): Promise<string> {
-    const init = { ...initializeRequest('init-elicit'), params: { ...initializeRequest().params, capabilities: { elicitation: {} } } };
+    const init = {
+      ...initializeRequest('init-elicit'),
+      params: { ...initializeRequest().params, capabilities: { elicitation: {} } },
+    };
     const reply = await post(url, init);
     expect(reply.status).toBe(200);
     const sessionId = reply.headers.get('mcp-session-id')!;
@@ -70,7 +87,13 @@ describe('McpModule options, observed end to end', () => {
       const sessionId = await openElicitingSession();
       const response = await fetch(url, {
         method: 'POST',
-        headers: { Authorization: 'Bearer token-alice', 'Content-Type': 'application/json', Accept: MCP_ACCEPT, 'Mcp-Session-Id': sessionId, ...versionHeader() },
+        headers: {
+          Authorization: 'Bearer token-alice',
+          'Content-Type': 'application/json',
+          Accept: MCP_ACCEPT,
+          'Mcp-Session-Id': sessionId,
+          ...versionHeader(),
+        },
         body: JSON.stringify(callRequest('ask-1', 'ask_or_report')),
       });
       expect(response.headers.get('content-type')).toContain('text/event-stream');
@@ -80,7 +103,11 @@ describe('McpModule options, observed end to end', () => {
       expect(messages[1]).toEqual({
         jsonrpc: '2.0',
         id: 'ask-1',
-        result: { content: [{ type: 'text', text: `McpClientRequestTimeoutError elicitation/create ${CLIENT_REQUEST_TIMEOUT_MS}` }] },
+        result: {
+          content: [
+            { type: 'text', text: `McpClientRequestTimeoutError elicitation/create ${CLIENT_REQUEST_TIMEOUT_MS}` },
+          ],
+        },
       });
     });
 
@@ -88,7 +115,13 @@ describe('McpModule options, observed end to end', () => {
       const sessionId = await openElicitingSession();
       const response = await fetch(url, {
         method: 'POST',
-        headers: { Authorization: 'Bearer token-alice', 'Content-Type': 'application/json', Accept: MCP_ACCEPT, 'Mcp-Session-Id': sessionId, ...versionHeader() },
+        headers: {
+          Authorization: 'Bearer token-alice',
+          'Content-Type': 'application/json',
+          Accept: MCP_ACCEPT,
+          'Mcp-Session-Id': sessionId,
+          ...versionHeader(),
+        },
         body: JSON.stringify(callRequest('ask-2', 'ask_or_report')),
       });
       const events = await new SseReader(response).rest();
@@ -100,7 +133,12 @@ describe('McpModule options, observed end to end', () => {
       const { sessionId } = await openSession(url);
       const controller = new AbortController();
       const response = await fetch(url, {
-        headers: { Authorization: 'Bearer token-alice', Accept: 'text/event-stream', 'Mcp-Session-Id': sessionId, ...versionHeader() },
+        headers: {
+          Authorization: 'Bearer token-alice',
+          Accept: 'text/event-stream',
+          'Mcp-Session-Id': sessionId,
+          ...versionHeader(),
+        },
         signal: controller.signal,
       });
       expect(response.status).toBe(200);
@@ -128,14 +166,23 @@ describe('McpModule options, observed end to end', () => {
       const { sessionId } = await openSession(url);
       const statuses: number[] = [];
       while (Date.now() - openedAt < IDLE_TTL_MS + 1500) {
-        const reply = await post(url, callRequest(statuses.length + 1, 'echo', { text: 'still here' }), { sessionId, headers: versionHeader() });
+        const reply = await post(url, callRequest(statuses.length + 1, 'echo', { text: 'still here' }), {
+          sessionId,
+          headers: versionHeader(),
+        });
         statuses.push(reply.status);
         await new Promise((resolve) => setTimeout(resolve, 400));
       }
       expect(statuses.every((status) => status === 200)).toBe(true);
-      const [row] = await db.dataSource.query(`SELECT created_at, last_seen_at FROM mcp_inbound_sessions WHERE session_id = $1`, [sessionId]);
+      const [row] = await db.dataSource.query(
+        `SELECT created_at, last_seen_at FROM mcp_inbound_sessions WHERE session_id = $1`,
+        [sessionId],
+      );
       expect(new Date(row.last_seen_at).getTime() - new Date(row.created_at).getTime()).toBeGreaterThan(IDLE_TTL_MS);
-      const after = await post(url, callRequest('last', 'echo', { text: 'past the TTL from creation' }), { sessionId, headers: versionHeader() });
+      const after = await post(url, callRequest('last', 'echo', { text: 'past the TTL from creation' }), {
+        sessionId,
+        headers: versionHeader(),
+      });
       expect(after.status).toBe(200);
     });
 
@@ -145,7 +192,10 @@ describe('McpModule options, observed end to end', () => {
       expect(fresh.status).toBe(200);
       const usedAt = Date.now();
       await waitUntilPast(usedAt, IDLE_TTL_MS + 1100);
-      const stale = await post(url, callRequest(2, 'echo', { text: 'too late' }), { sessionId, headers: versionHeader() });
+      const stale = await post(url, callRequest(2, 'echo', { text: 'too late' }), {
+        sessionId,
+        headers: versionHeader(),
+      });
       expect(stale.status).toBe(404);
       expect(stale.json.error).toMatchObject({ code: expect.any(Number), message: 'Session not found' });
     });
@@ -157,7 +207,11 @@ describe('McpModule options, observed end to end', () => {
       expect(allowed.status).toBe(200);
       const other = await post(url, initializeRequest(), { headers: { Origin: 'https://other.example.com' } });
       expect(other.status).toBe(403);
-      expect(other.json).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32000, message: expect.stringContaining('https://other.example.com') } });
+      expect(other.json).toEqual({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32000, message: expect.stringContaining('https://other.example.com') },
+      });
       const localhost = await post(url, initializeRequest(), { headers: { Origin: 'http://localhost:3000' } });
       expect(localhost.status).toBe(403);
       const none = await post(url, initializeRequest());
@@ -165,7 +219,9 @@ describe('McpModule options, observed end to end', () => {
     });
 
     it("'*' allows any origin, and no Origin header", async () => {
-      const foreign = await post(anyOriginUrl, initializeRequest(), { headers: { Origin: 'https://anything.example.net' } });
+      const foreign = await post(anyOriginUrl, initializeRequest(), {
+        headers: { Origin: 'https://anything.example.net' },
+      });
       expect(foreign.status).toBe(200);
       expect(foreign.headers.get('mcp-session-id')).toBeTruthy();
       const none = await post(anyOriginUrl, initializeRequest());
@@ -175,36 +231,79 @@ describe('McpModule options, observed end to end', () => {
 
   describe('stateless (2026-07-28)', () => {
     it('requestStateTtlMs: a requestState older than the TTL is refused with -32602 (expired)', async () => {
-      const first = await statelessPost(url, statelessRequest(1, 'tools/call', { name: 'greet', arguments: {} }, { elicitation: {} }));
+      const first = await statelessPost(
+        url,
+        statelessRequest(1, 'tools/call', { name: 'greet', arguments: {} }, { elicitation: {} }),
+      );
       expect(first.json.result.resultType).toBe('input_required');
       const issuedAt = Date.now();
       await waitUntilPast(issuedAt, REQUEST_STATE_TTL_MS + 200);
-      const retry = statelessRequest(2, 'tools/call', { name: 'greet', arguments: {}, requestState: first.json.result.requestState, inputResponses: { 'elicitation-1': { action: 'accept', content: { name: 'Late' } } } }, { elicitation: {} });
+      const retry = statelessRequest(
+        2,
+        'tools/call',
+        {
+          name: 'greet',
+          arguments: {},
+          requestState: first.json.result.requestState,
+          inputResponses: { 'elicitation-1': { action: 'accept', content: { name: 'Late' } } },
+        },
+        { elicitation: {} },
+      );
       const reply = await statelessPost(url, retry);
       expect(reply.json.error).toMatchObject({ code: -32602, message: expect.stringMatching(/expired/) });
       expect(reply.json.result).toBeUndefined();
     });
 
     it('requestStateTtlMs: a retry within the TTL completes', async () => {
-      const first = await statelessPost(url, statelessRequest(3, 'tools/call', { name: 'greet', arguments: {} }, { elicitation: {} }));
-      const retry = statelessRequest(4, 'tools/call', { name: 'greet', arguments: {}, requestState: first.json.result.requestState, inputResponses: { 'elicitation-1': { action: 'accept', content: { name: 'Ada' } } } }, { elicitation: {} });
+      const first = await statelessPost(
+        url,
+        statelessRequest(3, 'tools/call', { name: 'greet', arguments: {} }, { elicitation: {} }),
+      );
+      const retry = statelessRequest(
+        4,
+        'tools/call',
+        {
+          name: 'greet',
+          arguments: {},
+          requestState: first.json.result.requestState,
+          inputResponses: { 'elicitation-1': { action: 'accept', content: { name: 'Ada' } } },
+        },
+        { elicitation: {} },
+      );
       const reply = await statelessPost(url, retry);
-      expect(reply.json.result).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'Hello, Ada!' }] });
+      expect(reply.json.result).toMatchObject({
+        resultType: 'complete',
+        content: [{ type: 'text', text: 'Hello, Ada!' }],
+      });
     });
 
     it('cache: lists carry the configured ttlMs/cacheScope, reads the configured read hints', async () => {
       const list = await statelessPost(url, statelessRequest(5, 'tools/list'));
-      expect({ ttlMs: list.json.result.ttlMs, cacheScope: list.json.result.cacheScope }).toEqual({ ttlMs: 12_345, cacheScope: 'private' });
+      expect({ ttlMs: list.json.result.ttlMs, cacheScope: list.json.result.cacheScope }).toEqual({
+        ttlMs: 12_345,
+        cacheScope: 'private',
+      });
       const resources = await statelessPost(url, statelessRequest(6, 'resources/list'));
-      expect({ ttlMs: resources.json.result.ttlMs, cacheScope: resources.json.result.cacheScope }).toEqual({ ttlMs: 12_345, cacheScope: 'private' });
+      expect({ ttlMs: resources.json.result.ttlMs, cacheScope: resources.json.result.cacheScope }).toEqual({
+        ttlMs: 12_345,
+        cacheScope: 'private',
+      });
       const read = await statelessPost(url, statelessRequest(7, 'resources/read', { uri: 'docs://readme' }));
-      expect(read.json.result.contents).toEqual([{ uri: 'docs://readme', mimeType: 'text/markdown', text: '# durable-mcp\n' }]);
-      expect({ ttlMs: read.json.result.ttlMs, cacheScope: read.json.result.cacheScope }).toEqual({ ttlMs: 678, cacheScope: 'public' });
+      expect(read.json.result.contents).toEqual([
+        { uri: 'docs://readme', mimeType: 'text/markdown', text: '# durable-mcp\n' },
+      ]);
+      expect({ ttlMs: read.json.result.ttlMs, cacheScope: read.json.result.cacheScope }).toEqual({
+        ttlMs: 678,
+        cacheScope: 'public',
+      });
     });
 
     it('cache: a mount without the option sends the defaults (lists 60 s public, reads 0 private)', async () => {
       const list = await statelessPost(anyOriginUrl, statelessRequest(8, 'tools/list'));
-      expect({ ttlMs: list.json.result.ttlMs, cacheScope: list.json.result.cacheScope }).toEqual({ ttlMs: 60_000, cacheScope: 'public' });
+      expect({ ttlMs: list.json.result.ttlMs, cacheScope: list.json.result.cacheScope }).toEqual({
+        ttlMs: 60_000,
+        cacheScope: 'public',
+      });
     });
   });
 
@@ -214,14 +313,20 @@ describe('McpModule options, observed end to end', () => {
       const reply = await post(url, callRequest('no-version', 'echo', { text: 'no header' }), { sessionId });
       expect(reply.status).toBe(200);
       expect(reply.json.result).toEqual({ content: [{ type: 'text', text: 'no header' }] });
-      const unsupported = await post(url, callRequest('bad-version', 'echo', { text: 'x' }), { sessionId, headers: { 'MCP-Protocol-Version': '1999-01-01' } });
+      const unsupported = await post(url, callRequest('bad-version', 'echo', { text: 'x' }), {
+        sessionId,
+        headers: { 'MCP-Protocol-Version': '1999-01-01' },
+      });
       expect(unsupported.status).toBe(400);
     });
 
     // The specification's 2025-03-26 fallback is for a server with "no other way to identify the
     // version"; a session has one, the revision negotiated at initialize.
     it('is handled as the revision negotiated at initialize (the tool and the event row see it)', async () => {
-      const opened = await post(url, { ...initializeRequest('init-0618'), params: { ...initializeRequest().params, protocolVersion: '2025-06-18' } });
+      const opened = await post(url, {
+        ...initializeRequest('init-0618'),
+        params: { ...initializeRequest().params, protocolVersion: '2025-06-18' },
+      });
       const sessionId = opened.headers.get('mcp-session-id') as string;
       expect(opened.json.result.protocolVersion).toBe('2025-06-18');
       const reply = await post(url, callRequest('meta-no-version', 'show_meta'), { sessionId });

@@ -5,7 +5,15 @@ import { SHUTDOWN_AUDIT_NOTE } from '../../src/mcp/server/shutdown/shutdown-answ
 import { fixtureAuth } from '../fixtures/fixture-tools';
 import { statelessPost, statelessRequest } from '../fixtures/stateless/stateless-wire';
 import { HTTP_ADAPTERS, startApp, type RunningApp } from '../support/http-app';
-import { callRequest, initializeRequest, openSession, post, send, versionHeader, type WireReply } from '../support/mcp-wire';
+import {
+  callRequest,
+  initializeRequest,
+  openSession,
+  post,
+  send,
+  versionHeader,
+  type WireReply,
+} from '../support/mcp-wire';
 import { pollUntil } from '../support/polling';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 
@@ -39,7 +47,11 @@ class DrainTools {
 
   private watch(tag: string, ctx: McpToolContext): void {
     this.started.add(tag);
-    ctx.signal.addEventListener('abort', () => this.aborted.set(tag, String((ctx.signal.reason as Error)?.message ?? ctx.signal.reason)), { once: true });
+    ctx.signal.addEventListener(
+      'abort',
+      () => this.aborted.set(tag, String((ctx.signal.reason as Error)?.message ?? ctx.signal.reason)),
+      { once: true },
+    );
   }
 
   @McpTool({ description: 'Returns once the test opens its gate', input: TagInput })
@@ -52,7 +64,9 @@ class DrainTools {
   @McpTool({ description: 'Returns when its signal fires', input: TagInput })
   async until_aborted({ tag }: TagInput, ctx: McpToolContext): Promise<string> {
     this.watch(tag, ctx);
-    await new Promise((resolve) => (ctx.signal.aborted ? resolve(undefined) : ctx.signal.addEventListener('abort', resolve, { once: true })));
+    await new Promise((resolve) =>
+      ctx.signal.aborted ? resolve(undefined) : ctx.signal.addEventListener('abort', resolve, { once: true }),
+    );
     return `stopped ${tag}`;
   }
 
@@ -90,7 +104,17 @@ describe.each(HTTP_ADAPTERS)('graceful shutdown: draining the calls in flight (%
     db = await createTestDatabase();
     server = await startApp(
       db.url,
-      { imports: [McpModule.forRoot({ auth: fixtureAuth, providers: [DrainTools], shutdown: { drainTimeoutMs: DRAIN_TIMEOUT_MS, retryAfterSeconds: 3 } }), McpHealthModule.forRoot()], providers: [DrainTools] },
+      {
+        imports: [
+          McpModule.forRoot({
+            auth: fixtureAuth,
+            providers: [DrainTools],
+            shutdown: { drainTimeoutMs: DRAIN_TIMEOUT_MS, retryAfterSeconds: 3 },
+          }),
+          McpHealthModule.forRoot(),
+        ],
+        providers: [DrainTools],
+      },
       adapter,
     );
     tools = server.app.get(DrainTools);
@@ -110,14 +134,25 @@ describe.each(HTTP_ADAPTERS)('graceful shutdown: draining the calls in flight (%
     const { sessionId } = await openSession(url);
     expect((await fetch(`${app.baseUrl}/health/ready`)).status).toBe(200);
 
-    const onSession = (id: string, tool: string) => post(url, callRequest(id, tool, { tag: id }), { sessionId, headers: versionHeader() });
+    const onSession = (id: string, tool: string) =>
+      post(url, callRequest(id, tool, { tag: id }), { sessionId, headers: versionHeader() });
     const inFlight = {
       finishes: onSession('finishes', 'until_gate'),
       aborted: onSession('aborted', 'until_aborted'),
-      stateless: statelessPost(url, statelessRequest('stateless', 'tools/call', { name: 'until_aborted', arguments: { tag: 'stateless' } })),
+      stateless: statelessPost(
+        url,
+        statelessRequest('stateless', 'tools/call', { name: 'until_aborted', arguments: { tag: 'stateless' } }),
+      ),
       stubborn: onSession('stubborn', 'ignores_abort'),
     };
-    const task = await post(url, { ...callRequest('as-task', 'task_until_aborted', { tag: 'task' }), params: { name: 'task_until_aborted', arguments: { tag: 'task' }, task: { ttl: 60_000 } } }, { sessionId, headers: versionHeader() });
+    const task = await post(
+      url,
+      {
+        ...callRequest('as-task', 'task_until_aborted', { tag: 'task' }),
+        params: { name: 'task_until_aborted', arguments: { tag: 'task' }, task: { ttl: 60_000 } },
+      },
+      { sessionId, headers: versionHeader() },
+    );
     expect(task.json.result.task).toMatchObject({ status: 'working' });
     await pollUntil('the four calls and the task running', () => (tools.started.size === 5 ? true : undefined));
 
@@ -128,7 +163,9 @@ describe.each(HTTP_ADAPTERS)('graceful shutdown: draining the calls in flight (%
     // Readiness is down, liveness is not.
     const ready = await fetch(`${app.baseUrl}/health/ready`);
     expect(ready.status).toBe(503);
-    const report = (await ready.json()) as { error: Record<string, { status: string; draining?: boolean; inFlight?: number }> };
+    const report = (await ready.json()) as {
+      error: Record<string, { status: string; draining?: boolean; inFlight?: number }>;
+    };
     expect(report.error.shutdown).toMatchObject({ status: 'down', draining: true, inFlight: 5 });
     expect((await fetch(`${app.baseUrl}/health/live`)).status).toBe(200);
 
@@ -140,14 +177,29 @@ describe.each(HTTP_ADAPTERS)('graceful shutdown: draining the calls in flight (%
       stream: await send(url, 'GET', { sessionId, headers: { ...versionHeader(), Accept: 'text/event-stream' } }),
     };
     for (const [name, reply] of Object.entries(refusals)) {
-      expect({ name, status: reply.status, retryAfter: reply.headers.get('retry-after') }).toEqual({ name, status: 503, retryAfter: '3' });
-      expect(reply.json).toMatchObject({ jsonrpc: '2.0', error: { code: -32000, message: expect.stringContaining('shutting down') } });
+      expect({ name, status: reply.status, retryAfter: reply.headers.get('retry-after') }).toEqual({
+        name,
+        status: 503,
+        retryAfter: '3',
+      });
+      expect(reply.json).toMatchObject({
+        jsonrpc: '2.0',
+        error: { code: -32000, message: expect.stringContaining('shutting down') },
+      });
     }
     expect(refusals.call.json.id).toBe('late-call');
     expect(refusals.initialize.json.id).toBe('late-init');
     expect(tools.started.has('late-call')).toBe(false);
     // A notification still reaches the session (a cancellation or a client's answer may be what a call in flight waits for).
-    expect((await post(url, { jsonrpc: '2.0', method: 'notifications/roots/list_changed' }, { sessionId, headers: versionHeader() })).status).toBe(202);
+    expect(
+      (
+        await post(
+          url,
+          { jsonrpc: '2.0', method: 'notifications/roots/list_changed' },
+          { sessionId, headers: versionHeader() },
+        )
+      ).status,
+    ).toBe(202);
 
     // The call that can finish before the deadline does, normally.
     tools.gate.release();
@@ -173,7 +225,9 @@ describe.each(HTTP_ADAPTERS)('graceful shutdown: draining the calls in flight (%
     await closing;
     // The task held the drain like a call, was aborted at the deadline and ended interrupted.
     expect(tools.aborted.get('task')).toContain('drain deadline');
-    expect(await db.dataSource.query(`SELECT status, status_message FROM mcp_tasks`)).toEqual([{ status: 'failed', status_message: 'Interrupted: the worker shut down' }]);
+    expect(await db.dataSource.query(`SELECT status, status_message FROM mcp_tasks`)).toEqual([
+      { status: 'failed', status_message: 'Interrupted: the worker shut down' },
+    ]);
     const rows: { id: string; note: string | null; status: number }[] = await db.dataSource.query(
       `SELECT request->>'id' AS id, note, status FROM mcp_events WHERE method = 'tools/call' AND kind = 'request' AND request->>'id' <> 'as-task' ORDER BY request->>'id'`,
     );

@@ -18,7 +18,8 @@ const WORKERS = 12;
 const TOKEN = 'token-load';
 
 /** One HTTP exchange as a client sees it: a status with its headers and body, or the socket error it got instead. */
-type Exchange = { status: number; retryAfter: string | undefined; sessionId: string | undefined; body: string } | { error: string };
+type Exchange =
+  { status: number; retryAfter: string | undefined; sessionId: string | undefined; body: string } | { error: string };
 
 /** An exchange of the load, named by its JSON-RPC id. */
 type Outcome = Exchange & { id: string };
@@ -29,13 +30,28 @@ function rawPost(url: URL, body: object, headers: Record<string, string>): Promi
   return new Promise((resolve) => {
     const req = httpRequest(
       url,
-      { method: 'POST', agent: false, headers: { 'Content-Type': 'application/json', Accept: 'application/json', Authorization: `Bearer ${TOKEN}`, 'Content-Length': Buffer.byteLength(payload), ...headers } },
+      {
+        method: 'POST',
+        agent: false,
+        headers: {
+          'Content-Type': 'application/json',
+          Accept: 'application/json',
+          Authorization: `Bearer ${TOKEN}`,
+          'Content-Length': Buffer.byteLength(payload),
+          ...headers,
+        },
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => (text += chunk));
         res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'], sessionId: res.headers['mcp-session-id'] as string | undefined, body: text }),
+          resolve({
+            status: res.statusCode ?? 0,
+            retryAfter: res.headers['retry-after'],
+            sessionId: res.headers['mcp-session-id'] as string | undefined,
+            body: text,
+          }),
         );
         res.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }));
       },
@@ -68,7 +84,12 @@ describe('the example app drains on SIGTERM', () => {
     db = await createTestDatabase(false);
     writeFileSync(pidsFile, '');
     const serversFile = join(workdir, 'servers.json');
-    const slow = { command: process.execPath, args: [join(ROOT, 'test', 'fixtures', 'stdio', 'slow-echo-server.js')], env: { SLOW_ECHO_PIDS: pidsFile, SLOW_ECHO_DELAY_MS: String(STDIO_DELAY_MS) }, version: '2025-11-25' };
+    const slow = {
+      command: process.execPath,
+      args: [join(ROOT, 'test', 'fixtures', 'stdio', 'slow-echo-server.js')],
+      env: { SLOW_ECHO_PIDS: pidsFile, SLOW_ECHO_DELAY_MS: String(STDIO_DELAY_MS) },
+      version: '2025-11-25',
+    };
     writeFileSync(serversFile, JSON.stringify({ mcpServers: { slow } }));
     const port = await freeLoopbackPort();
     const env: NodeJS.ProcessEnv = {
@@ -86,7 +107,12 @@ describe('the example app drains on SIGTERM', () => {
       TS_NODE_PROJECT: join(ROOT, 'tsconfig.json'),
     };
     delete env.REDIS_URL;
-    app = await spawnReady(process.execPath, ['-r', TS_REGISTER, join(ROOT, 'src', 'main.ts')], { cwd: workdir, env }, /MCP endpoint: (\S+) /);
+    app = await spawnReady(
+      process.execPath,
+      ['-r', TS_REGISTER, join(ROOT, 'src', 'main.ts')],
+      { cwd: workdir, env },
+      /MCP endpoint: (\S+) /,
+    );
     url = new URL(app.ready[1]);
   });
 
@@ -108,29 +134,50 @@ describe('the example app drains on SIGTERM', () => {
   it('answers every request, audits every answered call, goes unready first, ends streams and children, exits 0', async () => {
     const child = app!.child;
     let exitedAt: number | null = null;
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => ((exitedAt = Date.now()), resolve(code))));
+    const exited = new Promise<number | null>((resolve) =>
+      child.once('exit', (code) => ((exitedAt = Date.now()), resolve(code))),
+    );
     const health = new URL('/health/ready', url);
 
     // Sessions, opened the way a client does.
     const sessions: string[] = [];
     for (let i = 0; i < WORKERS; i++) {
-      const init = await rawPost(url, { jsonrpc: '2.0', id: `init-${i}`, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'load', version: '1.0.0' } } }, {});
-      if (!('status' in init) || init.status !== 200 || !init.sessionId) throw new Error(`initialize failed: ${JSON.stringify(init)}`);
+      const init = await rawPost(
+        url,
+        {
+          jsonrpc: '2.0',
+          id: `init-${i}`,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'load', version: '1.0.0' } },
+        },
+        {},
+      );
+      if (!('status' in init) || init.status !== 200 || !init.sessionId)
+        throw new Error(`initialize failed: ${JSON.stringify(init)}`);
       sessions.push(init.sessionId);
-      await rawPost(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, { 'Mcp-Session-Id': init.sessionId, 'MCP-Protocol-Version': '2025-11-25' });
+      await rawPost(
+        url,
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+        { 'Mcp-Session-Id': init.sessionId, 'MCP-Protocol-Version': '2025-11-25' },
+      );
     }
 
     // A session's GET stream, read until the server ends it.
-    const streamEnd = fetch(url, { headers: { Authorization: `Bearer ${TOKEN}`, Accept: 'text/event-stream', 'Mcp-Session-Id': sessions[0], 'MCP-Protocol-Version': '2025-11-25' } }).then(
-      async (response) => {
-        const reader = response.body!.getReader();
-        try {
-          for (;;) if ((await reader.read()).done) return { status: response.status, ended: 'cleanly' };
-        } catch (error) {
-          return { status: response.status, ended: `with ${(error as Error).message}` };
-        }
+    const streamEnd = fetch(url, {
+      headers: {
+        Authorization: `Bearer ${TOKEN}`,
+        Accept: 'text/event-stream',
+        'Mcp-Session-Id': sessions[0],
+        'MCP-Protocol-Version': '2025-11-25',
       },
-    );
+    }).then(async (response) => {
+      const reader = response.body!.getReader();
+      try {
+        for (;;) if ((await reader.read()).done) return { status: response.status, ended: 'cleanly' };
+      } catch (error) {
+        return { status: response.status, ended: `with ${(error as Error).message}` };
+      }
+    });
 
     // Readiness, polled until the process is gone.
     const readiness: { status: number | string; at: number }[] = [];
@@ -161,18 +208,31 @@ describe('the example app drains on SIGTERM', () => {
     const load = sessions.map(async (sessionId, worker) => {
       for (let n = 0; !stopAll; n++) {
         const id = `w${worker}-${n}`;
-        const outcome = { id, ...(await rawPost(url, { jsonrpc: '2.0', id, method: 'tools/call', params: callFor(worker, id) }, { 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': '2025-11-25' })) };
+        const outcome = {
+          id,
+          ...(await rawPost(
+            url,
+            { jsonrpc: '2.0', id, method: 'tools/call', params: callFor(worker, id) },
+            { 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': '2025-11-25' },
+          )),
+        };
         outcomes.push(outcome);
         if ('error' in outcome || outcome.status !== 200) return;
       }
     });
 
     // SIGTERM while stdio children are alive and calls of every kind are in flight.
-    await pollUntil('a stdio child alive and some calls answered', () => (readPids().some(isAlive) && outcomes.length >= WORKERS ? true : undefined), 60_000);
+    await pollUntil(
+      'a stdio child alive and some calls answered',
+      () => (readPids().some(isAlive) && outcomes.length >= WORKERS ? true : undefined),
+      60_000,
+    );
     // The readiness details report the stdio server's live processes (one-shot calls here, no pool).
     const details = new URL('/health/details', url);
     const stdio = await pollUntil('a readiness report with a live stdio process', async () => {
-      const report = (await (await fetch(details, { headers: { Authorization: `Bearer ${TOKEN}` } })).json()) as { details: { stdio: { servers: Record<string, { processes: number; pool: unknown }> } } };
+      const report = (await (await fetch(details, { headers: { Authorization: `Bearer ${TOKEN}` } })).json()) as {
+        details: { stdio: { servers: Record<string, { processes: number; pool: unknown }> } };
+      };
       const slow = report.details.stdio.servers.slow;
       return slow && slow.processes >= 1 ? slow : undefined;
     });
@@ -182,7 +242,12 @@ describe('the example app drains on SIGTERM', () => {
     const sigtermAt = Date.now();
     child.kill('SIGTERM');
 
-    const code = await Promise.race([exited, new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), DRAIN_TIMEOUT_MS + 30_000).unref())]);
+    const code = await Promise.race([
+      exited,
+      new Promise<'still running'>((resolve) =>
+        setTimeout(() => resolve('still running'), DRAIN_TIMEOUT_MS + 30_000).unref(),
+      ),
+    ]);
     stopAll = true;
     await Promise.all(load);
     await probing;
@@ -209,21 +274,36 @@ describe('the example app drains on SIGTERM', () => {
     expect(await streamEnd).toEqual({ status: 200, ended: 'cleanly' });
 
     // Every answered call has its audit row.
-    const answered = outcomes.filter((o): o is Extract<Outcome, { status: number }> => 'status' in o && o.status === 200).map((o) => o.id);
+    const answered = outcomes
+      .filter((o): o is Extract<Outcome, { status: number }> => 'status' in o && o.status === 200)
+      .map((o) => o.id);
     expect(answered.length).toBeGreaterThan(WORKERS);
-    const rows: { id: string }[] = await db.dataSource.query(`SELECT request->>'id' AS id FROM mcp_events WHERE direction = 'inbound' AND method = 'tools/call'`);
+    const rows: { id: string }[] = await db.dataSource.query(
+      `SELECT request->>'id' AS id FROM mcp_events WHERE direction = 'inbound' AND method = 'tools/call'`,
+    );
     const audited = new Set(rows.map((r) => r.id));
     expect(answered.filter((id) => !audited.has(id))).toEqual([]);
     // Exactly one: the rows of the answered calls, sorted, are their ids, sorted (a duplicate fails).
     const answeredIds = new Set(answered);
     expect(answeredIds.size).toBe(answered.length);
-    expect(rows.map((r) => r.id).filter((id) => answeredIds.has(id)).sort()).toEqual([...answered].sort());
+    expect(
+      rows
+        .map((r) => r.id)
+        .filter((id) => answeredIds.has(id))
+        .sort(),
+    ).toEqual([...answered].sort());
     // The relayed calls reached the stdio server: their outbound rows are there too.
-    const outbound: { n: string }[] = await db.dataSource.query(`SELECT count(*) AS n FROM mcp_events WHERE direction = 'outbound' AND server = 'slow' AND method = 'tools/call'`);
+    const outbound: { n: string }[] = await db.dataSource.query(
+      `SELECT count(*) AS n FROM mcp_events WHERE direction = 'outbound' AND server = 'slow' AND method = 'tools/call'`,
+    );
     expect(Number(outbound[0].n)).toBeGreaterThan(0);
 
     // No stdio child outlived the app.
-    await pollUntil('every stdio child gone', () => (readPids().every((pid) => !isAlive(pid)) ? true : undefined), 10_000);
+    await pollUntil(
+      'every stdio child gone',
+      () => (readPids().every((pid) => !isAlive(pid)) ? true : undefined),
+      10_000,
+    );
     expect(readPids().filter(isAlive)).toEqual([]);
   });
 });

@@ -49,10 +49,21 @@ function post(agent: Agent, url: URL, body: object, headers: Record<string, stri
   const payload = JSON.stringify(body);
   const sentAt = Date.now();
   return new Promise((resolve) => {
-    const fail = (error: NodeJS.ErrnoException) => resolve({ sentAt, receivedAt: Date.now(), error: `${error.code ?? ''} ${error.message}`.trim() });
+    const fail = (error: NodeJS.ErrnoException) =>
+      resolve({ sentAt, receivedAt: Date.now(), error: `${error.code ?? ''} ${error.message}`.trim() });
     const req = httpRequest(
       url,
-      { method: 'POST', agent, headers: { 'Content-Type': 'application/json', Accept: 'application/json', Authorization: `Bearer ${TOKEN}`, 'Content-Length': Buffer.byteLength(payload), ...headers } },
+      {
+        method: 'POST',
+        agent,
+        headers: {
+          'Content-Type': 'application/json',
+          Accept: 'application/json',
+          Authorization: `Bearer ${TOKEN}`,
+          'Content-Length': Buffer.byteLength(payload),
+          ...headers,
+        },
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8');
@@ -106,7 +117,12 @@ describe.each(HTTP_ADAPTERS)('SIGTERM under keep-alive load: no connection is re
       TS_NODE_PROJECT: join(ROOT, 'tsconfig.json'),
     };
     delete env.REDIS_URL;
-    app = await spawnReady(process.execPath, ['-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'main.ts')], { cwd: workdir, env }, /MCP endpoint: (\S+) /);
+    app = await spawnReady(
+      process.execPath,
+      ['-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'main.ts')],
+      { cwd: workdir, env },
+      /MCP endpoint: (\S+) /,
+    );
     url = new URL(app.ready[1]);
   });
 
@@ -123,10 +139,29 @@ describe.each(HTTP_ADAPTERS)('SIGTERM under keep-alive load: no connection is re
 
     const sessions: string[] = [];
     for (const agent of agents) {
-      const init = await post(agent, url, { jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'keep-alive', version: '1.0.0' } } }, {});
+      const init = await post(
+        agent,
+        url,
+        {
+          jsonrpc: '2.0',
+          id: 'init',
+          method: 'initialize',
+          params: {
+            protocolVersion: '2025-11-25',
+            capabilities: {},
+            clientInfo: { name: 'keep-alive', version: '1.0.0' },
+          },
+        },
+        {},
+      );
       if (init.status !== 200 || !init.sessionId) throw new Error(`initialize failed: ${JSON.stringify(init)}`);
       sessions.push(init.sessionId);
-      await post(agent, url, { jsonrpc: '2.0', method: 'notifications/initialized' }, { 'Mcp-Session-Id': init.sessionId, 'MCP-Protocol-Version': '2025-11-25' });
+      await post(
+        agent,
+        url,
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+        { 'Mcp-Session-Id': init.sessionId, 'MCP-Protocol-Version': '2025-11-25' },
+      );
     }
 
     const outcomes: Outcome[] = [];
@@ -134,8 +169,19 @@ describe.each(HTTP_ADAPTERS)('SIGTERM under keep-alive load: no connection is re
     const callers = agents.map(async (agent, caller) => {
       for (let n = 0; n < MAX_CALLS_PER_CALLER && Date.now() < callerDeadline; n++) {
         const id = `c${caller}-${n}`;
-        const params = caller < SLOW_CALLERS ? { name: 'slow_report', arguments: { steps: 10 } } : { name: 'echo', arguments: { text: id } };
-        const outcome = { id, ...(await post(agent, url, { jsonrpc: '2.0', id, method: 'tools/call', params }, { 'Mcp-Session-Id': sessions[caller], 'MCP-Protocol-Version': '2025-11-25' })) };
+        const params =
+          caller < SLOW_CALLERS
+            ? { name: 'slow_report', arguments: { steps: 10 } }
+            : { name: 'echo', arguments: { text: id } };
+        const outcome = {
+          id,
+          ...(await post(
+            agent,
+            url,
+            { jsonrpc: '2.0', id, method: 'tools/call', params },
+            { 'Mcp-Session-Id': sessions[caller], 'MCP-Protocol-Version': '2025-11-25' },
+          )),
+        };
         outcomes.push(outcome);
         // A refused connection means the listener is gone; any other error is a failure the assertions report.
         if (outcome.error) return;
@@ -143,11 +189,20 @@ describe.each(HTTP_ADAPTERS)('SIGTERM under keep-alive load: no connection is re
     });
 
     // The slow calls cannot end before the drain aborts them: SIGTERM comes while they run.
-    await pollUntil('calls answered on warm keep-alive connections', () => (outcomes.length >= CALLS_BEFORE_SIGTERM ? true : undefined), 60_000);
+    await pollUntil(
+      'calls answered on warm keep-alive connections',
+      () => (outcomes.length >= CALLS_BEFORE_SIGTERM ? true : undefined),
+      60_000,
+    );
     expect(outcomes.filter((o) => Number(o.id.slice(1, o.id.indexOf('-'))) < SLOW_CALLERS)).toEqual([]);
     const sigtermAt = Date.now();
     child.kill('SIGTERM');
-    const code = await Promise.race([exited, new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), DRAIN_TIMEOUT_MS + 60_000).unref())]);
+    const code = await Promise.race([
+      exited,
+      new Promise<'still running'>((resolve) =>
+        setTimeout(() => resolve('still running'), DRAIN_TIMEOUT_MS + 60_000).unref(),
+      ),
+    ]);
     await Promise.all(callers);
     expect(code).toBe(0);
 
@@ -161,21 +216,31 @@ describe.each(HTTP_ADAPTERS)('SIGTERM under keep-alive load: no connection is re
     });
     const drainSeenAt = Math.min(...outcomes.filter((o) => o.status === 503).map((o) => o.receivedAt));
     const keptAlive = outcomes.filter((o) => !o.error && o.sentAt > drainSeenAt && o.connection !== 'close');
-    const summary = { adapter, calls: outcomes.length, afterSignal: afterSignal.length, refused503: outcomes.filter((o) => o.status === 503).length };
+    const summary = {
+      adapter,
+      calls: outcomes.length,
+      afterSignal: afterSignal.length,
+      refused503: outcomes.filter((o) => o.status === 503).length,
+    };
     expect({ ...summary, resets: resets.map((o) => `${o.id}: ${o.error}`) }).toEqual({ ...summary, resets: [] });
-    expect(unexpected.map((o) => ({ id: o.id, status: o.status, retryAfter: o.retryAfter, body: o.body?.slice(0, 200) }))).toEqual([]);
+    expect(
+      unexpected.map((o) => ({ id: o.id, status: o.status, retryAfter: o.retryAfter, body: o.body?.slice(0, 200) })),
+    ).toEqual([]);
     expect(summary.refused503).toBeGreaterThan(0);
     expect(keptAlive.map((o) => ({ id: o.id, status: o.status, connection: o.connection }))).toEqual([]);
     // The slow calls were answered during the drain (the tool stopped at its signal), and that answer closed their connection too.
     const slow = outcomes.filter((o) => /"Report stopped at step/.test(o.body ?? ''));
-    expect(slow.map((o) => ({ status: o.status, connection: o.connection }))).toEqual(Array.from({ length: SLOW_CALLERS }, () => ({ status: 200, connection: 'close' })));
+    expect(slow.map((o) => ({ status: o.status, connection: o.connection }))).toEqual(
+      Array.from({ length: SLOW_CALLERS }, () => ({ status: 200, connection: 'close' })),
+    );
 
     // Every served call has its audit row.
     const served = outcomes.filter((o) => o.status === 200).map((o) => o.id);
     expect(served.length).toBeGreaterThanOrEqual(CALLS_BEFORE_SIGTERM);
-    const rows: { id: string }[] = await db.dataSource.query(`SELECT request->>'id' AS id FROM mcp_events WHERE direction = 'inbound' AND method = 'tools/call'`);
+    const rows: { id: string }[] = await db.dataSource.query(
+      `SELECT request->>'id' AS id FROM mcp_events WHERE direction = 'inbound' AND method = 'tools/call'`,
+    );
     const audited = new Set(rows.map((r) => r.id));
     expect(served.filter((id) => !audited.has(id))).toEqual([]);
   });
-
 });

@@ -32,7 +32,10 @@ class EdgeTools {
     return 'stepped';
   }
 
-  @McpTool({ description: 'Waits until its request is cancelled', input: { type: 'object', properties: { key: { type: 'string' } }, required: ['key'] } })
+  @McpTool({
+    description: 'Waits until its request is cancelled',
+    input: { type: 'object', properties: { key: { type: 'string' } }, required: ['key'] },
+  })
   async wait_for_abort({ key }: { key: string }, ctx: McpToolContext): Promise<string> {
     started.add(key);
     await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
@@ -53,7 +56,10 @@ describe('stateless endpoint edges (2026-07-28, tools only)', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    app = await startApp(db.url, { imports: [McpModule.forRoot({ auth: fixtureAuth, providers: [EdgeTools] })], providers: [EdgeTools] });
+    app = await startApp(db.url, {
+      imports: [McpModule.forRoot({ auth: fixtureAuth, providers: [EdgeTools] })],
+      providers: [EdgeTools],
+    });
   });
 
   afterAll(async () => {
@@ -68,7 +74,12 @@ describe('stateless endpoint edges (2026-07-28, tools only)', () => {
     const body = statelessRequest(id, 'subscriptions/listen', { notifications });
     const response = await fetch(url(), {
       method: 'POST',
-      headers: { ...routingHeaders(body), 'Content-Type': 'application/json', Accept: MCP_ACCEPT, Authorization: 'Bearer token-alice' },
+      headers: {
+        ...routingHeaders(body),
+        'Content-Type': 'application/json',
+        Accept: MCP_ACCEPT,
+        Authorization: 'Bearer token-alice',
+      },
       body: JSON.stringify(body),
     });
     expect(response.status).toBe(200);
@@ -78,22 +89,38 @@ describe('stateless endpoint edges (2026-07-28, tools only)', () => {
   }
 
   it('answers a JSON-only request with the plain result, dropping the progress it cannot stream', async () => {
-    const body = statelessRequest(1, 'tools/call', { name: 'two_steps', arguments: {}, _meta: { progressToken: 'p1' } });
+    const body = statelessRequest(1, 'tools/call', {
+      name: 'two_steps',
+      arguments: {},
+      _meta: { progressToken: 'p1' },
+    });
     const reply = await statelessPost(url(), body, { headers: { Accept: 'application/json' } });
     expect(reply.status).toBe(200);
     expect(reply.headers.get('content-type')).toContain('application/json');
-    expect(reply.json).toMatchObject({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'stepped' }], resultType: 'complete' } });
+    expect(reply.json).toMatchObject({
+      jsonrpc: '2.0',
+      id: 1,
+      result: { content: [{ type: 'text', text: 'stepped' }], resultType: 'complete' },
+    });
   });
 
   it('streams the progress first when the client accepts an event stream', async () => {
-    const body = statelessRequest(2, 'tools/call', { name: 'two_steps', arguments: {}, _meta: { progressToken: 'p2' } });
+    const body = statelessRequest(2, 'tools/call', {
+      name: 'two_steps',
+      arguments: {},
+      _meta: { progressToken: 'p2' },
+    });
     const reply = await statelessPost(url(), body);
     expect(reply.headers.get('content-type')).toContain('text/event-stream');
     const messages = reply.text
       .split('\n')
       .filter((line) => line.startsWith('data: '))
       .map((line) => JSON.parse(line.slice(6)));
-    expect(messages.map((message) => message.method ?? 'response')).toEqual(['notifications/progress', 'notifications/progress', 'response']);
+    expect(messages.map((message) => message.method ?? 'response')).toEqual([
+      'notifications/progress',
+      'notifications/progress',
+      'response',
+    ]);
     expect(messages[2]).toMatchObject({ id: 2, result: { content: [{ type: 'text', text: 'stepped' }] } });
   });
 
@@ -102,7 +129,12 @@ describe('stateless endpoint edges (2026-07-28, tools only)', () => {
     const body = statelessRequest(3, 'tools/call', { name: 'wait_for_abort', arguments: { key: 'left' } });
     const pending = fetch(url(), {
       method: 'POST',
-      headers: { ...routingHeaders(body), 'Content-Type': 'application/json', Accept: 'application/json', Authorization: 'Bearer token-alice' },
+      headers: {
+        ...routingHeaders(body),
+        'Content-Type': 'application/json',
+        Accept: 'application/json',
+        Authorization: 'Bearer token-alice',
+      },
       body: JSON.stringify(body),
       signal: controller.signal,
     }).then(
@@ -116,10 +148,18 @@ describe('stateless endpoint edges (2026-07-28, tools only)', () => {
   });
 
   it('acknowledges a listen filter without the resource subscriptions or list changes this server cannot honour', async () => {
-    const reader = await listen(10, { toolsListChanged: true, resourcesListChanged: true, resourceSubscriptions: ['docs://readme'] });
+    const reader = await listen(10, {
+      toolsListChanged: true,
+      resourcesListChanged: true,
+      resourceSubscriptions: ['docs://readme'],
+    });
     const ack = JSON.parse((await reader.next())!.data);
     // Tools always announce list changes (`McpRegistry`); this mount has no resources.
-    expect(ack).toEqual({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: { toolsListChanged: true }, _meta: { [SUBSCRIPTION_ID]: 10 } } });
+    expect(ack).toEqual({
+      jsonrpc: '2.0',
+      method: 'notifications/subscriptions/acknowledged',
+      params: { notifications: { toolsListChanged: true }, _meta: { [SUBSCRIPTION_ID]: 10 } },
+    });
     await reader.cancel();
   });
 
@@ -134,7 +174,10 @@ describe('stateless endpoint edges (2026-07-28, tools only)', () => {
       await pubsub.publish('mcp:default:listen', '{not json');
       await pubsub.publish('mcp:default:listen', JSON.stringify({ jsonrpc: '2.0', id: 1, result: {} }));
       await until(() => warned.mock.calls.length >= 2, 'both messages were looked at');
-      expect(warned.mock.calls.map(([message]) => message)).toEqual(['Ignored a malformed listen-stream message', 'Ignored a listen-stream message that is not a notification']);
+      expect(warned.mock.calls.map(([message]) => message)).toEqual([
+        'Ignored a malformed listen-stream message',
+        'Ignored a listen-stream message that is not a notification',
+      ]);
       expect(streams.size).toBe(1);
       await reader.cancel();
       await until(() => streams.size === 0, 'the stream closed');

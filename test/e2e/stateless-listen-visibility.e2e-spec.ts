@@ -1,5 +1,14 @@
 import { Injectable, UseGuards, type CanActivate, type ExecutionContext } from '@nestjs/common';
-import { getMcpContext, McpModule, McpRegistry, McpResource, McpResourceNotifier, McpResourceTemplate, type McpAuthResult, type McpResourceRequest } from '../../src/mcp';
+import {
+  getMcpContext,
+  McpModule,
+  McpRegistry,
+  McpResource,
+  McpResourceNotifier,
+  McpResourceTemplate,
+  type McpAuthResult,
+  type McpResourceRequest,
+} from '../../src/mcp';
 import { SseReader } from '../fixtures/sse/sse-reader';
 import { routingHeaders, statelessRequest } from '../fixtures/stateless/stateless-wire';
 import { startApp, type RunningApp } from '../support/http-app';
@@ -49,7 +58,8 @@ class Catalog {
   }
 }
 
-async function nextMessage(reader: SseReader): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any -- wire JSON read by the assertions
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- wire JSON read by the assertions
+async function nextMessage(reader: SseReader): Promise<any> {
   const event = await reader.next();
   if (!event) throw new Error('the listen stream ended');
   return JSON.parse(event.data);
@@ -69,7 +79,10 @@ describe('subscriptions/listen visibility (2026-07-28)', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    app = await startApp(db.url, { imports: [McpModule.forRoot({ auth, anonymous: true, providers: [Catalog] })], providers: [Catalog] });
+    app = await startApp(db.url, {
+      imports: [McpModule.forRoot({ auth, anonymous: true, providers: [Catalog] })],
+      providers: [Catalog],
+    });
   });
 
   afterAll(async () => {
@@ -79,11 +92,20 @@ describe('subscriptions/listen visibility (2026-07-28)', () => {
   });
 
   /** Opens a listen stream for the token (none: the anonymous caller) and reads its acknowledgment. */
-  async function listen(token: string | null, id: number, resourceSubscriptions: string[]): Promise<{ reader: SseReader; agreed: unknown }> {
+  async function listen(
+    token: string | null,
+    id: number,
+    resourceSubscriptions: string[],
+  ): Promise<{ reader: SseReader; agreed: unknown }> {
     const body = statelessRequest(id, 'subscriptions/listen', { notifications: { resourceSubscriptions } });
     const response = await fetch(`${app.baseUrl}/mcp`, {
       method: 'POST',
-      headers: { ...routingHeaders(body), 'Content-Type': 'application/json', Accept: MCP_ACCEPT, ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+      headers: {
+        ...routingHeaders(body),
+        'Content-Type': 'application/json',
+        Accept: MCP_ACCEPT,
+        ...(token ? { Authorization: `Bearer ${token}` } : {}),
+      },
       body: JSON.stringify(body),
     });
     expect(response.status).toBe(200);
@@ -98,29 +120,47 @@ describe('subscriptions/listen visibility (2026-07-28)', () => {
   const registry = () => app.app.get(McpRegistry);
 
   it('leaves out, for the anonymous caller, the resources that are not public, exactly like unknown URIs', async () => {
-    const { reader, agreed } = await listen(null, 1, ['docs://faq', 'ops://secrets', 'vault://ada', 'docs://nothing-here', 'reports://7']);
+    const { reader, agreed } = await listen(null, 1, [
+      'docs://faq',
+      'ops://secrets',
+      'vault://ada',
+      'docs://nothing-here',
+      'reports://7',
+    ]);
     expect(agreed).toEqual({ resourceSubscriptions: ['docs://faq', 'reports://7'] });
     // A hidden URI and an unknown one get the same answer.
-    expect((await listen(null, 2, ['ops://secrets'])).agreed).toEqual((await listen(null, 3, ['docs://nothing-here'])).agreed);
+    expect((await listen(null, 2, ['ops://secrets'])).agreed).toEqual(
+      (await listen(null, 3, ['docs://nothing-here'])).agreed,
+    );
     // The hidden resource's update does not reach the stream; the next one that does is the public one.
     await notifier().resourceUpdated('ops://secrets');
     await notifier().resourceUpdated('docs://faq');
     expect((await nextMessage(reader)).params.uri).toBe('docs://faq');
     // A signed-in caller does get the resource that is not public.
-    expect((await listen('token-bob', 4, ['docs://faq', 'ops://secrets'])).agreed).toEqual({ resourceSubscriptions: ['docs://faq', 'ops://secrets'] });
+    expect((await listen('token-bob', 4, ['docs://faq', 'ops://secrets'])).agreed).toEqual({
+      resourceSubscriptions: ['docs://faq', 'ops://secrets'],
+    });
   });
 
   it("applies the resource's own guards: only Ada agrees to her vault", async () => {
-    expect((await listen('token-bob', 10, ['vault://ada', 'docs://faq'])).agreed).toEqual({ resourceSubscriptions: ['docs://faq'] });
-    expect((await listen('token-ada', 11, ['vault://ada', 'docs://faq'])).agreed).toEqual({ resourceSubscriptions: ['vault://ada', 'docs://faq'] });
+    expect((await listen('token-bob', 10, ['vault://ada', 'docs://faq'])).agreed).toEqual({
+      resourceSubscriptions: ['docs://faq'],
+    });
+    expect((await listen('token-ada', 11, ['vault://ada', 'docs://faq'])).agreed).toEqual({
+      resourceSubscriptions: ['vault://ada', 'docs://faq'],
+    });
   });
 
   it('applies the registry switches, for one principal and for everyone', async () => {
     await registry().disable('resource', 'docs://switchable', { principals: ['bob'] });
     await registry().disable('resourceTemplate', 'reports://{id}');
     try {
-      expect((await listen('token-bob', 20, ['docs://switchable', 'reports://1', 'docs://faq'])).agreed).toEqual({ resourceSubscriptions: ['docs://faq'] });
-      expect((await listen('token-ada', 21, ['docs://switchable', 'reports://1', 'docs://faq'])).agreed).toEqual({ resourceSubscriptions: ['docs://switchable', 'docs://faq'] });
+      expect((await listen('token-bob', 20, ['docs://switchable', 'reports://1', 'docs://faq'])).agreed).toEqual({
+        resourceSubscriptions: ['docs://faq'],
+      });
+      expect((await listen('token-ada', 21, ['docs://switchable', 'reports://1', 'docs://faq'])).agreed).toEqual({
+        resourceSubscriptions: ['docs://switchable', 'docs://faq'],
+      });
     } finally {
       await registry().enable('resource', 'docs://switchable');
       await registry().enable('resourceTemplate', 'reports://{id}');

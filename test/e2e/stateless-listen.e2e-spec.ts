@@ -17,12 +17,18 @@ async function listen(url: string, id: number, notifications: unknown, accept = 
   const body = statelessRequest(id, 'subscriptions/listen', { notifications });
   return fetch(url, {
     method: 'POST',
-    headers: { ...routingHeaders(body), 'Content-Type': 'application/json', Accept: accept, Authorization: 'Bearer token-alice' },
+    headers: {
+      ...routingHeaders(body),
+      'Content-Type': 'application/json',
+      Accept: accept,
+      Authorization: 'Bearer token-alice',
+    },
     body: JSON.stringify(body),
   });
 }
 
-async function nextMessage(reader: SseReader): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any -- wire JSON read by the assertions
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- wire JSON read by the assertions
+async function nextMessage(reader: SseReader): Promise<any> {
   const event = await reader.next();
   if (!event) throw new Error('the listen stream ended');
   return JSON.parse(event.data);
@@ -52,7 +58,16 @@ describe.each(HTTP_ADAPTERS)('subscriptions/listen streams (2026-07-28, %s)', (a
   const boot = () =>
     startApp(
       db.url,
-      { imports: [McpModule.forRoot({ auth: fixtureAuth, pubsub: { redis: TEST_REDIS_URL, channelPrefix }, stateless: { requestStateSecret: 'a-shared-secret-of-the-test-suite' } })], providers: [FeatureResources] },
+      {
+        imports: [
+          McpModule.forRoot({
+            auth: fixtureAuth,
+            pubsub: { redis: TEST_REDIS_URL, channelPrefix },
+            stateless: { requestStateSecret: 'a-shared-secret-of-the-test-suite' },
+          }),
+        ],
+        providers: [FeatureResources],
+      },
       adapter,
     );
 
@@ -80,14 +95,32 @@ describe.each(HTTP_ADAPTERS)('subscriptions/listen streams (2026-07-28, %s)', (a
   }
 
   it('acknowledges first, with the part of the filter the server honours, and records one audit row', async () => {
-    const reader = await open(101, { toolsListChanged: true, promptsListChanged: true, resourceSubscriptions: ['docs://readme', 'docs://unknown'], future: true });
+    const reader = await open(101, {
+      toolsListChanged: true,
+      promptsListChanged: true,
+      resourceSubscriptions: ['docs://readme', 'docs://unknown'],
+      future: true,
+    });
     expect(await nextMessage(reader)).toEqual({
       jsonrpc: '2.0',
       method: 'notifications/subscriptions/acknowledged',
-      params: { notifications: { toolsListChanged: true, resourceSubscriptions: ['docs://readme'] }, _meta: { [SUBSCRIPTION_ID]: 101 } },
+      params: {
+        notifications: { toolsListChanged: true, resourceSubscriptions: ['docs://readme'] },
+        _meta: { [SUBSCRIPTION_ID]: 101 },
+      },
     });
-    const rows = await db.dataSource.query(`SELECT method, status, error_code, session_ref, response->>'method' AS answered FROM mcp_events WHERE request->>'id' = '101'`);
-    expect(rows).toEqual([{ method: 'subscriptions/listen', status: 200, error_code: null, session_ref: null, answered: 'notifications/subscriptions/acknowledged' }]);
+    const rows = await db.dataSource.query(
+      `SELECT method, status, error_code, session_ref, response->>'method' AS answered FROM mcp_events WHERE request->>'id' = '101'`,
+    );
+    expect(rows).toEqual([
+      {
+        method: 'subscriptions/listen',
+        status: 200,
+        error_code: null,
+        session_ref: null,
+        answered: 'notifications/subscriptions/acknowledged',
+      },
+    ]);
   });
 
   it('delivers resourceUpdated from the other replica, tagged, and only for the URIs of the filter', async () => {
@@ -128,24 +161,36 @@ describe.each(HTTP_ADAPTERS)('subscriptions/listen streams (2026-07-28, %s)', (a
     const missing = await listen(`${a.baseUrl}/mcp`, 106, undefined);
     expect(await missing.json()).toMatchObject({ id: 106, error: { code: -32602 } });
     const badField = await listen(`${a.baseUrl}/mcp`, 107, { resourceSubscriptions: 'docs://readme' });
-    expect(await badField.json()).toMatchObject({ id: 107, error: { code: -32602, message: expect.stringContaining('resourceSubscriptions') } });
+    expect(await badField.json()).toMatchObject({
+      id: 107,
+      error: { code: -32602, message: expect.stringContaining('resourceSubscriptions') },
+    });
     const json = await listen(`${a.baseUrl}/mcp`, 108, {}, 'application/json');
     expect(json.status).toBe(400);
     expect(await json.json()).toMatchObject({ id: 108, error: { code: -32600 } });
   });
 
   it('replaces resources/subscribe, which does not exist on 2026-07-28 (404, -32601)', async () => {
-    const reply = await statelessPost(`${a.baseUrl}/mcp`, statelessRequest(109, 'resources/subscribe', { uri: 'docs://readme' }));
+    const reply = await statelessPost(
+      `${a.baseUrl}/mcp`,
+      statelessRequest(109, 'resources/subscribe', { uri: 'docs://readme' }),
+    );
     expect({ status: reply.status, code: reply.json.error.code }).toEqual({ status: 404, code: -32601 });
   });
 
   it('closes open streams gracefully at shutdown: a complete result tagged with the subscription id', async () => {
-    const local = await startApp(db.url, { imports: [McpModule.forRoot({ auth: fixtureAuth })], providers: [FeatureResources] }, adapter);
+    const local = await startApp(
+      db.url,
+      { imports: [McpModule.forRoot({ auth: fixtureAuth })], providers: [FeatureResources] },
+      adapter,
+    );
     const response = await listen(`${local.baseUrl}/mcp`, 110, { resourceSubscriptions: ['docs://readme'] });
     const reader = new SseReader(response);
     expect((await nextMessage(reader)).method).toBe('notifications/subscriptions/acknowledged');
     await local.close();
     const rest = (await reader.rest()).map((event) => JSON.parse(event.data));
-    expect(rest).toEqual([{ jsonrpc: '2.0', id: 110, result: { resultType: 'complete', _meta: { [SUBSCRIPTION_ID]: 110 } } }]);
+    expect(rest).toEqual([
+      { jsonrpc: '2.0', id: 110, result: { resultType: 'complete', _meta: { [SUBSCRIPTION_ID]: 110 } } },
+    ]);
   });
 });

@@ -20,7 +20,12 @@ describe('official SDK 2.x client against McpModule (2026-07-28, PostgreSQL)', (
   beforeAll(async () => {
     db = await createTestDatabase();
     server = await startApp(db.url, {
-      imports: [McpModule.forRoot({ auth: fixtureAuth, stateless: { requestStateSecret: 'a-shared-secret-of-the-test-suite' } })],
+      imports: [
+        McpModule.forRoot({
+          auth: fixtureAuth,
+          stateless: { requestStateSecret: 'a-shared-secret-of-the-test-suite' },
+        }),
+      ],
       providers: [FixtureTools, StatelessTools, FeatureResources, FeaturePrompts],
     });
   });
@@ -30,17 +35,28 @@ describe('official SDK 2.x client against McpModule (2026-07-28, PostgreSQL)', (
     await db?.drop();
   });
 
-  async function connect(mode: Mode, asked: string[] = []): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  async function connect(
+    mode: Mode,
+    asked: string[] = [],
+  ): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
     const transport = new StreamableHTTPClientTransport(new URL(`${server.baseUrl}/mcp`), {
       requestInit: { headers: { Authorization: 'Bearer token-alice' } },
     });
-    const client = new Client({ name: 'sdk2-e2e', version: '2.0.0' }, { capabilities: { elicitation: {}, roots: {}, sampling: {} }, versionNegotiation: { mode } });
+    const client = new Client(
+      { name: 'sdk2-e2e', version: '2.0.0' },
+      { capabilities: { elicitation: {}, roots: {}, sampling: {} }, versionNegotiation: { mode } },
+    );
     client.setRequestHandler('elicitation/create', async (request) => {
       asked.push(String(request.params.message));
       return { action: 'accept', content: { name: `name-${asked.length}` } };
     });
     client.setRequestHandler('roots/list', async () => ({ roots: [{ uri: 'file:///work', name: 'work' }] }));
-    client.setRequestHandler('sampling/createMessage', async () => ({ role: 'assistant', content: { type: 'text', text: 'hi from the model' }, model: 'test-model', stopReason: 'endTurn' }));
+    client.setRequestHandler('sampling/createMessage', async () => ({
+      role: 'assistant',
+      content: { type: 'text', text: 'hi from the model' },
+      model: 'test-model',
+      stopReason: 'endTurn',
+    }));
     await client.connect(transport);
     return { client, transport };
   }
@@ -81,14 +97,22 @@ describe('official SDK 2.x client against McpModule (2026-07-28, PostgreSQL)', (
     const rows = await db.dataSource.query(
       `SELECT response->'result'->>'resultType' AS "resultType" FROM mcp_events WHERE method = 'tools/call' AND request->'params'->>'name' = 'interview' ORDER BY created_at`,
     );
-    expect(rows.map((row: { resultType: string }) => row.resultType)).toEqual(['input_required', 'input_required', 'input_required', 'complete']);
+    expect(rows.map((row: { resultType: string }) => row.resultType)).toEqual([
+      'input_required',
+      'input_required',
+      'input_required',
+      'complete',
+    ]);
   });
 
   it('progress notifications reach the caller on the request stream', async () => {
     const { client } = await connect({ pin: '2026-07-28' });
     const seen: number[] = [];
     try {
-      const result = await client.callTool({ name: 'work', arguments: {} }, { onprogress: (progress) => seen.push(progress.progress) });
+      const result = await client.callTool(
+        { name: 'work', arguments: {} },
+        { onprogress: (progress) => seen.push(progress.progress) },
+      );
       expect(result.content).toEqual([{ type: 'text', text: 'worked' }]);
       expect(seen).toEqual([1, 2]);
     } finally {
@@ -115,22 +139,36 @@ describe('official SDK 2.x client against McpModule (2026-07-28, PostgreSQL)', (
       const { resourceTemplates } = await client.listResourceTemplates();
       expect(resourceTemplates.map((t) => t.uriTemplate)).toContain('users://{id}/profile');
       const readme = await client.readResource({ uri: 'docs://readme' });
-      expect(readme.contents).toEqual([expect.objectContaining({ uri: 'docs://readme', mimeType: 'text/markdown', text: '# durable-mcp\n' })]);
+      expect(readme.contents).toEqual([
+        expect.objectContaining({ uri: 'docs://readme', mimeType: 'text/markdown', text: '# durable-mcp\n' }),
+      ]);
       const pixel = await client.readResource({ uri: 'images://pixel.png' });
-      expect(pixel.contents).toEqual([expect.objectContaining({ uri: 'images://pixel.png', blob: PIXEL_PNG.toString('base64') })]);
+      expect(pixel.contents).toEqual([
+        expect.objectContaining({ uri: 'images://pixel.png', blob: PIXEL_PNG.toString('base64') }),
+      ]);
       const profile = await client.readResource({ uri: 'users://alice/profile' });
-      expect(JSON.parse(String((profile.contents[0] as { text: string }).text))).toMatchObject({ id: 'alice', name: 'Alice', viewer: 'alice' });
+      expect(JSON.parse(String((profile.contents[0] as { text: string }).text))).toMatchObject({
+        id: 'alice',
+        name: 'Alice',
+        viewer: 'alice',
+      });
       await expect(client.readResource({ uri: 'users://nobody/profile' })).rejects.toMatchObject({ code: -32602 });
 
       const { prompts } = await client.listPrompts();
       expect(prompts.map((p) => p.name)).toEqual(expect.arrayContaining(['code_review', 'show_pixel', 'translate']));
       const review = await client.getPrompt({ name: 'code_review', arguments: { code: 'x = 1', language: 'python' } });
-      expect(review.messages[0]).toEqual({ role: 'user', content: { type: 'text', text: 'Please review this python:\nx = 1' } });
+      expect(review.messages[0]).toEqual({
+        role: 'user',
+        content: { type: 'text', text: 'Please review this python:\nx = 1' },
+      });
       const shown = await client.getPrompt({ name: 'show_pixel', arguments: {} });
       expect(shown.messages.map((m) => m.content.type)).toEqual(['image', 'resource']);
       await expect(client.getPrompt({ name: 'code_review', arguments: {} })).rejects.toMatchObject({ code: -32602 });
 
-      const completed = await client.complete({ ref: { type: 'ref/prompt', name: 'code_review' }, argument: { name: 'language', value: 'pyt' } });
+      const completed = await client.complete({
+        ref: { type: 'ref/prompt', name: 'code_review' },
+        argument: { name: 'language', value: 'pyt' },
+      });
       expect(completed.completion.values).toEqual(['python', 'pytorch']);
     } finally {
       await client.close();

@@ -17,10 +17,19 @@ describe.each(HTTP_ADAPTERS)('Stateless requests (2026-07-28) on the wire (%s)',
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    server = await startApp(db.url, {
-      imports: [McpModule.forRoot({ auth: fixtureAuth, server: { name: 'wire-server', version: '9.9.9', instructions: 'Use echo.' } })],
-      providers: [FixtureTools, StatelessTools],
-    }, adapter);
+    server = await startApp(
+      db.url,
+      {
+        imports: [
+          McpModule.forRoot({
+            auth: fixtureAuth,
+            server: { name: 'wire-server', version: '9.9.9', instructions: 'Use echo.' },
+          }),
+        ],
+        providers: [FixtureTools, StatelessTools],
+      },
+      adapter,
+    );
     url = `${server.baseUrl}/mcp`;
   });
 
@@ -62,15 +71,30 @@ describe.each(HTTP_ADAPTERS)('Stateless requests (2026-07-28) on the wire (%s)',
       const list = await statelessPost(url, statelessRequest(1001, 'tools/list'));
       expect(list.status).toBe(200);
       expect(list.json.result).toMatchObject({ resultType: 'complete', ttlMs: 60_000, cacheScope: 'public' });
-      expect(list.json.result.tools.map((tool: { name: string }) => tool.name)).toEqual(expect.arrayContaining(['echo', 'greet']));
-      const call = await statelessPost(url, statelessRequest(1002, 'tools/call', { name: 'echo', arguments: { text: 'hi' } }));
+      expect(list.json.result.tools.map((tool: { name: string }) => tool.name)).toEqual(
+        expect.arrayContaining(['echo', 'greet']),
+      );
+      const call = await statelessPost(
+        url,
+        statelessRequest(1002, 'tools/call', { name: 'echo', arguments: { text: 'hi' } }),
+      );
       expect(call.status).toBe(200);
       expect(call.json.result).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'hi' }] });
       expect(call.json.result.ttlMs).toBeUndefined();
-      const whoami = await statelessPost(url, statelessRequest(1003, 'tools/call', { name: 'whoami' }), { token: 'token-bob' });
+      const whoami = await statelessPost(url, statelessRequest(1003, 'tools/call', { name: 'whoami' }), {
+        token: 'token-bob',
+      });
       expect(whoami.json.result.structuredContent).toEqual({ principal: 'bob' });
       expect(await rowsFor(1002)).toEqual([
-        { session_ref: null, protocol_version: STATELESS, principal_key: 'alice', method: 'tools/call', status: 200, error_code: null, kind: 'request' },
+        {
+          session_ref: null,
+          protocol_version: STATELESS,
+          principal_key: 'alice',
+          method: 'tools/call',
+          status: 200,
+          error_code: null,
+          kind: 'request',
+        },
       ]);
       expect((await rowsFor(1003))[0]).toMatchObject({ principal_key: 'bob', session_ref: null });
     });
@@ -83,13 +107,19 @@ describe.each(HTTP_ADAPTERS)('Stateless requests (2026-07-28) on the wire (%s)',
 
     it('decodes a Base64 sentinel Mcp-Name before comparing it', async () => {
       const body = statelessRequest(4, 'tools/call', { name: 'echo', arguments: { text: 'b64' } });
-      const reply = await statelessPost(url, body, { headers: { 'Mcp-Name': `=?base64?${Buffer.from('echo').toString('base64')}?=` } });
+      const reply = await statelessPost(url, body, {
+        headers: { 'Mcp-Name': `=?base64?${Buffer.from('echo').toString('base64')}?=` },
+      });
       expect(reply.status).toBe(200);
       expect(reply.json.result.content[0].text).toBe('b64');
     });
 
     it('a notification is accepted with 202 and an empty body', async () => {
-      const reply = await statelessPost(url, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1, _meta: envelope() } } as never);
+      const reply = await statelessPost(url, {
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId: 1, _meta: envelope() },
+      } as never);
       expect(reply.status).toBe(202);
       expect(reply.text).toBe('');
     });
@@ -103,19 +133,39 @@ describe.each(HTTP_ADAPTERS)('Stateless requests (2026-07-28) on the wire (%s)',
 
   describe('refusals', () => {
     it('-32602 / 400 for a missing or malformed envelope, with the request id', async () => {
-      expectRpcError(await statelessPost(url, { jsonrpc: '2.0', id: 11, method: 'server/discover', params: {} } as never), 400, -32602, 11);
-      const noCaps = { jsonrpc: '2.0', id: 12, method: 'server/discover', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': STATELESS } } };
+      expectRpcError(
+        await statelessPost(url, { jsonrpc: '2.0', id: 11, method: 'server/discover', params: {} } as never),
+        400,
+        -32602,
+        11,
+      );
+      const noCaps = {
+        jsonrpc: '2.0',
+        id: 12,
+        method: 'server/discover',
+        params: { _meta: { 'io.modelcontextprotocol/protocolVersion': STATELESS } },
+      };
       expectRpcError(await statelessPost(url, noCaps), 400, -32602, 12);
       const badLevel = statelessRequest(13, 'tools/list', { _meta: { 'io.modelcontextprotocol/logLevel': 'loud' } });
       expectRpcError(await statelessPost(url, badLevel), 400, -32602, 13);
     });
 
     it('-32022 / 400 with the supported versions for an unsupported revision', async () => {
-      const body = statelessRequest(21, 'server/discover', { _meta: { 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } });
+      const body = statelessRequest(21, 'server/discover', {
+        _meta: { 'io.modelcontextprotocol/protocolVersion': '2099-01-01' },
+      });
       const reply = await statelessPost(url, body, { headers: { 'MCP-Protocol-Version': '2099-01-01' } });
       expectRpcError(reply, 400, -32022, 21);
-      expect(reply.json.error.data).toEqual({ supported: ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26'], requested: '2099-01-01' });
-      expect((await rowsFor(21))[0]).toMatchObject({ protocol_version: '2099-01-01', status: 400, error_code: -32022, session_ref: null });
+      expect(reply.json.error.data).toEqual({
+        supported: ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26'],
+        requested: '2099-01-01',
+      });
+      expect((await rowsFor(21))[0]).toMatchObject({
+        protocol_version: '2099-01-01',
+        status: 400,
+        error_code: -32022,
+        session_ref: null,
+      });
     });
 
     it.each([
@@ -128,14 +178,22 @@ describe.each(HTTP_ADAPTERS)('Stateless requests (2026-07-28) on the wire (%s)',
       ['Mcp-Name missing on tools/call', { 'Mcp-Name': null }],
       ['Mcp-Name is a malformed Base64 sentinel', { 'Mcp-Name': '=?base64?***?=' }],
     ])('-32020 / 400 when %s', async (_case, headers) => {
-      const reply = await statelessPost(url, statelessRequest(31, 'tools/call', { name: 'echo', arguments: { text: 'x' } }), { headers });
+      const reply = await statelessPost(
+        url,
+        statelessRequest(31, 'tools/call', { name: 'echo', arguments: { text: 'x' } }),
+        { headers },
+      );
       expectRpcError(reply, 400, -32020, 31);
     });
 
     it('accepts header names in any case and whitespace around values', async () => {
-      const reply = await statelessPost(url, statelessRequest(32, 'tools/call', { name: 'echo', arguments: { text: 'ws' } }), {
-        headers: { 'Mcp-Method': null, 'Mcp-Name': null, 'MCP-METHOD': ' tools/call ', 'mcp-name': '  echo  ' },
-      });
+      const reply = await statelessPost(
+        url,
+        statelessRequest(32, 'tools/call', { name: 'echo', arguments: { text: 'ws' } }),
+        {
+          headers: { 'Mcp-Method': null, 'Mcp-Name': null, 'MCP-METHOD': ' tools/call ', 'mcp-name': '  echo  ' },
+        },
+      );
       expect(reply.status).toBe(200);
     });
 
@@ -146,14 +204,20 @@ describe.each(HTTP_ADAPTERS)('Stateless requests (2026-07-28) on the wire (%s)',
     });
 
     it('-32021 / 400 with requiredCapabilities when a tool needs an undeclared client capability', async () => {
-      const reply = await statelessPost(url, statelessRequest(51, 'tools/call', { name: 'ask_model' }, { elicitation: {} }));
+      const reply = await statelessPost(
+        url,
+        statelessRequest(51, 'tools/call', { name: 'ask_model' }, { elicitation: {} }),
+      );
       expectRpcError(reply, 400, -32021, 51);
       expect(reply.json.error.data).toEqual({ requiredCapabilities: { sampling: {} } });
       expect((await rowsFor(51))[0]).toMatchObject({ status: 400, error_code: -32021 });
     });
 
     it('GET and DELETE speaking 2026-07-28 get 405', async () => {
-      expect((await send(url, 'GET', { headers: { 'MCP-Protocol-Version': STATELESS, Accept: 'text/event-stream' } })).status).toBe(405);
+      expect(
+        (await send(url, 'GET', { headers: { 'MCP-Protocol-Version': STATELESS, Accept: 'text/event-stream' } }))
+          .status,
+      ).toBe(405);
       const del = await send(url, 'DELETE', { headers: { 'MCP-Protocol-Version': STATELESS } });
       expect(del.status).toBe(405);
       expect(del.headers.get('allow')).toBe('POST');
@@ -163,7 +227,10 @@ describe.each(HTTP_ADAPTERS)('Stateless requests (2026-07-28) on the wire (%s)',
   describe('the session path on the same endpoint', () => {
     it('initialize and a session call still work next to stateless traffic', async () => {
       const { sessionId } = await openSession(url);
-      const reply = await post(url, callRequest(61, 'echo', { text: 'legacy' }), { sessionId, headers: versionHeader() });
+      const reply = await post(url, callRequest(61, 'echo', { text: 'legacy' }), {
+        sessionId,
+        headers: versionHeader(),
+      });
       expect(reply.status).toBe(200);
       expect(reply.json.result.content[0].text).toBe('legacy');
       expect(reply.json.result.resultType).toBeUndefined();

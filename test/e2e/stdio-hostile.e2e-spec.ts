@@ -16,7 +16,12 @@ import { call, context, isAlive, pidRecorder, rawServer, toolCall, waitUntil } f
 const boundOf = (timeoutMs: number) => timeoutMs * 3 + 2_000;
 
 /** Runs one call that must fail, and returns its error. */
-async function failure(options: StdioTransportOptions, name: string, ctx = context(), args: Record<string, unknown> = {}): Promise<StdioClientError> {
+async function failure(
+  options: StdioTransportOptions,
+  name: string,
+  ctx = context(),
+  args: Record<string, unknown> = {},
+): Promise<StdioClientError> {
   const transport = new StdioTransport(options);
   try {
     await transport.deliver(toolCall(name, args), { sessionId: null, context: ctx });
@@ -33,7 +38,10 @@ async function failure(options: StdioTransportOptions, name: string, ctx = conte
  * one): spawn and handshake are behind it, so a short `timeout` can only run out on the request
  * itself, however slowly a loaded machine spawns. Returns the error and the warm process's pid.
  */
-async function failureOnWarmProcess(options: StdioTransportOptions, name: string): Promise<{ error: StdioClientError; warmPid: number; elapsedMs: number }> {
+async function failureOnWarmProcess(
+  options: StdioTransportOptions,
+  name: string,
+): Promise<{ error: StdioClientError; warmPid: number; elapsedMs: number }> {
   const transport = new StdioTransport({ ...options, stateless: true, pool: { max: 1, idleMs: 60_000 } });
   try {
     const warm = await call(transport, toolCall('info'));
@@ -74,7 +82,10 @@ describe('StdioTransport against hostile and broken servers', () => {
 
   it('a server that never answers the request times out with delivered=true, is told so, and is shut down', async () => {
     const recordFile = join(scratch, 'timeout.ndjson');
-    const { error, warmPid, elapsedMs } = await failureOnWarmProcess({ command: rawServer(), env: { STDIO_FIXTURE_RECORD: recordFile }, timeout: 1500, ...fast }, 'hang');
+    const { error, warmPid, elapsedMs } = await failureOnWarmProcess(
+      { command: rawServer(), env: { STDIO_FIXTURE_RECORD: recordFile }, timeout: 1500, ...fast },
+      'hang',
+    );
     expect(elapsedMs).toBeLessThanOrEqual(boundOf(1500));
     expect(error).toBeInstanceOf(McpTimeoutError);
     expect(error.delivered).toBe(true);
@@ -82,10 +93,17 @@ describe('StdioTransport against hostile and broken servers', () => {
     // The deadline ran out on the request the warm process had read, not on a spawn.
     expect(error.pid).toBe(warmPid);
     expect(isAlive(error.pid as number)).toBe(false);
-    const received = readFileSync(recordFile, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    const received = readFileSync(recordFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     const calls = received.filter((m) => m.method === 'tools/call');
     expect(calls.map((m) => m.params.name)).toEqual(['info', 'hang']);
-    expect(received.at(-1)).toEqual({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: calls[1].id, reason: 'No response within 1500 ms' } });
+    expect(received.at(-1)).toEqual({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: calls[1].id, reason: 'No response within 1500 ms' },
+    });
   });
 
   it('a server that never answers initialize times out with delivered=false', async () => {
@@ -153,7 +171,11 @@ describe('StdioTransport against hostile and broken servers', () => {
 
   it('answers an unknown server->client request with -32601 and ping with {}; the call completes', async () => {
     const transport = new StdioTransport({ command: rawServer(), ...fast });
-    const { result } = await call(transport, toolCall('ask-unknown'), context({ onServerRequest: async () => ({ made: 'up' }) }));
+    const { result } = await call(
+      transport,
+      toolCall('ask-unknown'),
+      context({ onServerRequest: async () => ({ made: 'up' }) }),
+    );
     expect(result.structuredContent.unknown.error).toEqual({ code: -32601, message: 'Method not found: bogus/method' });
     expect(result.structuredContent.ping.result).toEqual({});
     await transport.close();
@@ -171,7 +193,9 @@ describe('StdioTransport against hostile and broken servers', () => {
     const transport = new StdioTransport({ command: rawServer(), ...fast });
     const seen: JsonRpcNotification[] = [];
     await call(transport, toolCall('notify'), context({ onNotification: (n) => seen.push(n) }));
-    expect(seen).toEqual([{ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'hello from the fixture' } }]);
+    expect(seen).toEqual([
+      { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'hello from the fixture' } },
+    ]);
     await transport.close();
   });
 
@@ -193,7 +217,12 @@ describe('StdioTransport against hostile and broken servers', () => {
   it('returns the result of a server that ignores EOF and SIGTERM while it still runs, then SIGKILLs it', async () => {
     const pids = pidRecorder();
     // Grace periods far longer than the poll below would allow: the call must not wait for them.
-    const transport = new StdioTransport({ command: rawServer('ignore-term'), closeGraceMs: 2_000, killGraceMs: 2_000, onSpawn: pids.onSpawn });
+    const transport = new StdioTransport({
+      command: rawServer('ignore-term'),
+      closeGraceMs: 2_000,
+      killGraceMs: 2_000,
+      onSpawn: pids.onSpawn,
+    });
     const { result } = await call(transport, toolCall('info'));
     // Evidence that the result came first: the child has not even been sent SIGTERM yet.
     expect(result.structuredContent.pid).toBe(pids.pids[0]);
@@ -215,7 +244,10 @@ describe('StdioTransport against hostile and broken servers', () => {
   });
 
   it('a hanging server that also ignores SIGTERM ends in a timeout, and its pid is gone', async () => {
-    const { error, warmPid, elapsedMs } = await failureOnWarmProcess({ command: rawServer('ignore-term'), timeout: 1000, ...fast }, 'hang');
+    const { error, warmPid, elapsedMs } = await failureOnWarmProcess(
+      { command: rawServer('ignore-term'), timeout: 1000, ...fast },
+      'hang',
+    );
     expect(elapsedMs).toBeLessThanOrEqual(boundOf(1000));
     expect(error).toBeInstanceOf(McpTimeoutError);
     expect(error.delivered).toBe(true);
@@ -224,7 +256,9 @@ describe('StdioTransport against hostile and broken servers', () => {
   });
 
   it('a line longer than maxMessageChars is a protocol error and the process is killed', async () => {
-    const error = await failure({ command: rawServer(), maxMessageChars: 4096, ...fast }, 'big', context(), { chars: 100_000 });
+    const error = await failure({ command: rawServer(), maxMessageChars: 4096, ...fast }, 'big', context(), {
+      chars: 100_000,
+    });
     expect(error).toBeInstanceOf(McpProtocolError);
     expect(error.delivered).toBe(true);
     expect(error.message).toContain('longer than maxMessageChars (4096 characters)');
@@ -249,9 +283,21 @@ describe('StdioTransport against hostile and broken servers', () => {
     controller.abort();
     await rejected;
     // The notice was written before the rejection; the fixture reads it on its own time.
-    await waitUntil(() => readFileSync(recordFile, 'utf8').includes('notifications/cancelled'), 10_000, 'the fixture to receive the notice');
-    const received = readFileSync(recordFile, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
-    expect(received.map((m) => m.method)).toEqual(['initialize', 'notifications/initialized', 'tools/call', 'notifications/cancelled']);
+    await waitUntil(
+      () => readFileSync(recordFile, 'utf8').includes('notifications/cancelled'),
+      10_000,
+      'the fixture to receive the notice',
+    );
+    const received = readFileSync(recordFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(received.map((m) => m.method)).toEqual([
+      'initialize',
+      'notifications/initialized',
+      'tools/call',
+      'notifications/cancelled',
+    ]);
     expect(received[3].params).toEqual({ requestId: message.id, reason: 'The client aborted the request' });
     await transport.close();
   });

@@ -1,13 +1,24 @@
 import { McpTimeoutError, McpTransportError } from '../../src/mcp/errors/mcp-client.errors';
 import { StdioTransport } from '../../src/mcp/client/transports/stdio/stdio.transport';
 import type { StdioTransportOptions } from '../../src/mcp/client/transports/stdio/stdio.options';
-import { call, context, isAlive, pidRecorder, rawServer, sdkServer, toolCall, waitUntil } from '../fixtures/stdio/stdio-test-kit';
+import {
+  call,
+  context,
+  isAlive,
+  pidRecorder,
+  rawServer,
+  sdkServer,
+  toolCall,
+  waitUntil,
+} from '../fixtures/stdio/stdio-test-kit';
 
 describe('StdioTransport pooled mode', () => {
   const spawned = pidRecorder();
   const transports: StdioTransport[] = [];
 
-  function pooled(options: Partial<StdioTransportOptions> & { pool?: StdioTransportOptions['pool'] } = {}): StdioTransport {
+  function pooled(
+    options: Partial<StdioTransportOptions> & { pool?: StdioTransportOptions['pool'] } = {},
+  ): StdioTransport {
     const transport = new StdioTransport({
       command: sdkServer(),
       stateless: true,
@@ -59,7 +70,11 @@ describe('StdioTransport pooled mode', () => {
     expect(isAlive(crashedPid)).toBe(false);
     const after = await call(transport, toolCall('info'));
     expect(after.result.structuredContent.pid).not.toBe(crashedPid);
-    expect(after.delivery.handshake).toMatchObject({ protocolVersion: '2025-11-25', serverInfo: { name: 'raw-fixture' }, capabilities: { tools: {} } });
+    expect(after.delivery.handshake).toMatchObject({
+      protocolVersion: '2025-11-25',
+      serverInfo: { name: 'raw-fixture' },
+      capabilities: { tools: {} },
+    });
   });
 
   it('kills and replaces a process that timed out', async () => {
@@ -93,7 +108,10 @@ describe('StdioTransport pooled mode', () => {
     const hanging = transport.deliver(toolCall('hang'), { sessionId: null, context: context({ timeoutMs: 3_000 }) });
     const waiting = transport.deliver(toolCall('info'), { sessionId: null, context: context({ timeoutMs: 300 }) });
     await expect(waiting).rejects.toBeInstanceOf(McpTimeoutError);
-    await expect(waiting).rejects.toMatchObject({ delivered: false, message: expect.stringContaining('waiting for a free pooled process') });
+    await expect(waiting).rejects.toMatchObject({
+      delivered: false,
+      message: expect.stringContaining('waiting for a free pooled process'),
+    });
     await expect(hanging).rejects.toBeInstanceOf(McpTimeoutError);
     await expect(hanging).rejects.toMatchObject({ delivered: true, pid: warmPid });
   });
@@ -121,6 +139,8 @@ describe('StdioTransport pooled mode', () => {
     await transport.close();
     expect(pids.filter(isAlive)).toEqual([]);
     expect(transport.processCount).toBe(0);
-    await expect(transport.deliver(toolCall('whoami'), { sessionId: null, context: context() })).rejects.toMatchObject({ delivered: false });
+    await expect(transport.deliver(toolCall('whoami'), { sessionId: null, context: context() })).rejects.toMatchObject({
+      delivered: false,
+    });
   });
 });

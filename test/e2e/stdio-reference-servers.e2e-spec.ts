@@ -4,9 +4,24 @@ import { join } from 'node:path';
 import { McpRpcError } from '../../src/mcp/errors/mcp-rpc.errors';
 import type { JsonRpcRequest } from '../../src/mcp/protocol/jsonrpc';
 import { StdioTransport } from '../../src/mcp/client/transports/stdio/stdio.transport';
-import { call, context, everythingServer, filesystemServer, isAlive, pidRecorder, request, toolCall, waitUntil } from '../fixtures/stdio/stdio-test-kit';
+import {
+  call,
+  context,
+  everythingServer,
+  filesystemServer,
+  isAlive,
+  pidRecorder,
+  request,
+  toolCall,
+  waitUntil,
+} from '../fixtures/stdio/stdio-test-kit';
 
-const SAMPLING_RESULT = { role: 'assistant', content: { type: 'text', text: 'fixed sampled answer' }, model: 'test-model', stopReason: 'endTurn' };
+const SAMPLING_RESULT = {
+  role: 'assistant',
+  content: { type: 'text', text: 'fixed sampled answer' },
+  model: 'test-model',
+  stopReason: 'endTurn',
+};
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- wire JSON read by the assertions
 function texts(result: Record<string, any>): string {
@@ -37,7 +52,12 @@ describe('StdioTransport against @modelcontextprotocol/server-everything (spawn 
     expect(JSON.parse(tools.delivery.rawResponse as string)).toEqual(tools.delivery.body);
 
     const prompts = await call(transport, request('prompts/list'));
-    expect((prompts.result.prompts as Array<{ name: string }>).map((p) => p.name)).toEqual(['simple-prompt', 'args-prompt', 'completable-prompt', 'resource-prompt']);
+    expect((prompts.result.prompts as Array<{ name: string }>).map((p) => p.name)).toEqual([
+      'simple-prompt',
+      'args-prompt',
+      'completable-prompt',
+      'resource-prompt',
+    ]);
 
     const resources = await call(transport, request('resources/list'));
     expect(resources.result.resources).toHaveLength(7);
@@ -59,7 +79,11 @@ describe('StdioTransport against @modelcontextprotocol/server-everything (spawn 
       if (req.method === 'sampling/createMessage') return SAMPLING_RESULT;
       throw new McpRpcError(-32601, `Method not found: ${req.method}`);
     };
-    const sampled = await call(transport, toolCall('trigger-sampling-request', { prompt: 'say hi', maxTokens: 20 }), context({ onServerRequest }));
+    const sampled = await call(
+      transport,
+      toolCall('trigger-sampling-request', { prompt: 'say hi', maxTokens: 20 }),
+      context({ onServerRequest }),
+    );
     expect(sampled.result.isError).toBeFalsy();
     expect(texts(sampled.result)).toContain('fixed sampled answer');
     expect(seen.map((r) => r.method)).toContain('sampling/createMessage');
@@ -68,7 +92,8 @@ describe('StdioTransport against @modelcontextprotocol/server-everything (spawn 
 
   it('answers the elicitation request of trigger-elicitation-request through onServerRequest', async () => {
     const onServerRequest = async (req: JsonRpcRequest) => {
-      if (req.method === 'elicitation/create') return { action: 'accept', content: { name: 'Ada Lovelace', check: true } };
+      if (req.method === 'elicitation/create')
+        return { action: 'accept', content: { name: 'Ada Lovelace', check: true } };
       throw new McpRpcError(-32601, `Method not found: ${req.method}`);
     };
     const elicited = await call(transport, toolCall('trigger-elicitation-request'), context({ onServerRequest }));
@@ -78,7 +103,11 @@ describe('StdioTransport against @modelcontextprotocol/server-everything (spawn 
 
   it('without a handler the sampling request gets -32601 and the tool reports the failure', async () => {
     // Declare sampling without answering it: the server asks, the transport must refuse honestly.
-    const declaring = new StdioTransport({ command: everythingServer(), clientCapabilities: { sampling: {} }, onSpawn: spawned.onSpawn });
+    const declaring = new StdioTransport({
+      command: everythingServer(),
+      clientCapabilities: { sampling: {} },
+      onSpawn: spawned.onSpawn,
+    });
     try {
       const { result } = await call(declaring, toolCall('trigger-sampling-request', { prompt: 'say hi' }));
       expect(result.isError).toBe(true);

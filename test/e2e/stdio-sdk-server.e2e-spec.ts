@@ -5,7 +5,16 @@ import { McpConfigurationError } from '../../src/mcp/errors/mcp-configuration.er
 import { McpTimeoutError } from '../../src/mcp/errors/mcp-client.errors';
 import { StdioTransport } from '../../src/mcp/client/transports/stdio/stdio.transport';
 import { toStdioArgv } from '../../src/mcp/client/transports/stdio/stdio-argv';
-import { call, context, isAlive, waitUntil, pidRecorder, request, sdkServer, toolCall } from '../fixtures/stdio/stdio-test-kit';
+import {
+  call,
+  context,
+  isAlive,
+  waitUntil,
+  pidRecorder,
+  request,
+  sdkServer,
+  toolCall,
+} from '../fixtures/stdio/stdio-test-kit';
 
 describe('StdioTransport against a server built with the official SDK 1.x', () => {
   const spawned = pidRecorder();
@@ -26,7 +35,12 @@ describe('StdioTransport against a server built with the official SDK 1.x', () =
       instructions: 'Fixture server for the stdio transport tests.',
     });
     expect(delivery.stderr).toBe(`stdio-fixture ready (pid ${spawned.pids.at(-1)})\n`);
-    expect(JSON.parse(delivery.rawRequest)).toEqual({ jsonrpc: '2.0', id: delivery.body?.id, method: 'tools/call', params: { name: 'add', arguments: { a: 19, b: 23 } } });
+    expect(JSON.parse(delivery.rawRequest)).toEqual({
+      jsonrpc: '2.0',
+      id: delivery.body?.id,
+      method: 'tools/call',
+      params: { name: 'add', arguments: { a: 19, b: 23 } },
+    });
     // The shutdown runs after the result was returned, not in the caller's time.
     await waitUntil(() => !isAlive(spawned.pids.at(-1) as number), 10_000, 'the server to be shut down after its call');
   });
@@ -51,13 +65,23 @@ describe('StdioTransport against a server built with the official SDK 1.x', () =
   });
 
   it('delivers a notification without waiting for an answer', async () => {
-    const delivery = await transport.deliver({ jsonrpc: '2.0', method: 'notifications/roots/list_changed' }, { sessionId: null, context: context() });
-    expect(delivery).toMatchObject({ body: null, rawResponse: null, rawRequest: '{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}' });
+    const delivery = await transport.deliver(
+      { jsonrpc: '2.0', method: 'notifications/roots/list_changed' },
+      { sessionId: null, context: context() },
+    );
+    expect(delivery).toMatchObject({
+      body: null,
+      rawResponse: null,
+      rawRequest: '{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}',
+    });
   });
 
   it('an already aborted signal fails before anything is spawned', async () => {
     const before = spawned.pids.length;
-    const promise = transport.deliver(toolCall('whoami'), { sessionId: null, context: context({ signal: AbortSignal.abort() }) });
+    const promise = transport.deliver(toolCall('whoami'), {
+      sessionId: null,
+      context: context({ signal: AbortSignal.abort() }),
+    });
     await expect(promise).rejects.toBeInstanceOf(McpTimeoutError);
     await expect(promise).rejects.toMatchObject({ delivered: false });
     await new Promise(setImmediate);
@@ -85,7 +109,11 @@ describe('StdioTransport environment and working directory', () => {
     expect(env[SECRET]).toBeUndefined();
     expect(env.FIXTURE_MODE).toBe('configured');
     expect(env.PATH).toBe(process.env.PATH);
-    expect(Object.keys(env).every((name) => ['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER', 'FIXTURE_MODE'].includes(name))).toBe(true);
+    expect(
+      Object.keys(env).every((name) =>
+        ['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER', 'FIXTURE_MODE'].includes(name),
+      ),
+    ).toBe(true);
     expect(result.structuredContent.cwd).toBe(directory);
     await transport.close();
   });
@@ -93,7 +121,9 @@ describe('StdioTransport environment and working directory', () => {
 
 describe('StdioTransport configuration', () => {
   it('rejects a shell string with a message explaining argv', () => {
-    expect(() => new StdioTransport({ command: 'node server.js' as unknown as string[] })).toThrow(McpConfigurationError);
+    expect(() => new StdioTransport({ command: 'node server.js' as unknown as string[] })).toThrow(
+      McpConfigurationError,
+    );
     expect(() => new StdioTransport({ command: 'node server.js' as unknown as string[] })).toThrow(/argv array/);
   });
 
@@ -103,8 +133,12 @@ describe('StdioTransport configuration', () => {
   });
 
   it('rejects a pool without stateless: true', () => {
-    expect(() => new StdioTransport({ command: sdkServer(), pool: { max: 2, idleMs: 1000 } })).toThrow(/stateless: true/);
-    expect(() => new StdioTransport({ command: sdkServer(), stateless: true, pool: { max: 0, idleMs: 1000 } })).toThrow(/pool\.max/);
+    expect(() => new StdioTransport({ command: sdkServer(), pool: { max: 2, idleMs: 1000 } })).toThrow(
+      /stateless: true/,
+    );
+    expect(() => new StdioTransport({ command: sdkServer(), stateless: true, pool: { max: 0, idleMs: 1000 } })).toThrow(
+      /pool\.max/,
+    );
   });
 
   it('builds argv from a Claude-Desktop style entry', () => {

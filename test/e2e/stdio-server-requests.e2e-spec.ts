@@ -22,15 +22,19 @@ describe('StdioTransport answering server requests', () => {
     return result.structuredContent.reply as Record<string, unknown>;
   }
 
-  it('answers with the handler\'s result', async () => {
-    await expect(sampleReply(async () => ({ model: 'm', role: 'assistant', content: { type: 'text', text: 'hi' } }))).resolves.toMatchObject({
+  it("answers with the handler's result", async () => {
+    await expect(
+      sampleReply(async () => ({ model: 'm', role: 'assistant', content: { type: 'text', text: 'hi' } })),
+    ).resolves.toMatchObject({
       result: { model: 'm', role: 'assistant' },
     });
   });
 
   it('answers -32603 when the handler gives back no result object', async () => {
     const reply = await sampleReply(async () => undefined as unknown as Record<string, unknown>);
-    expect(reply).toMatchObject({ error: { code: -32603, message: 'Internal error: no result for sampling/createMessage' } });
+    expect(reply).toMatchObject({
+      error: { code: -32603, message: 'Internal error: no result for sampling/createMessage' },
+    });
   });
 
   it('answers with the JSON-RPC error of an McpRpcError the handler throws', async () => {
@@ -44,13 +48,19 @@ describe('StdioTransport answering server requests', () => {
     const reply = await sampleReply(async () => {
       throw new Error('secret stack detail');
     });
-    expect(reply).toMatchObject({ error: { code: -32603, message: 'Internal error while handling sampling/createMessage' } });
+    expect(reply).toMatchObject({
+      error: { code: -32603, message: 'Internal error while handling sampling/createMessage' },
+    });
     expect(JSON.stringify(reply)).not.toContain('secret stack detail');
   });
 
   it('passes server notifications on, but not notifications/cancelled', async () => {
     const seen: JsonRpcNotification[] = [];
-    const { result } = await call(transport, toolCall('cancel-notice'), context({ onNotification: (n) => seen.push(n) }));
+    const { result } = await call(
+      transport,
+      toolCall('cancel-notice'),
+      context({ onNotification: (n) => seen.push(n) }),
+    );
     expect(result.structuredContent).toEqual({ sent: 2 });
     expect(seen.map((n) => n.method)).toEqual(['notifications/message']);
   });

@@ -55,7 +55,12 @@ describe('input before the task (2026-07-28, PostgreSQL + Redis, two replicas)',
   });
 
   let nextId = 1;
-  const call = async (app: RunningApp, method: string, params: Record<string, unknown>, capabilities: Record<string, unknown> = WITH_TASKS) => {
+  const call = async (
+    app: RunningApp,
+    method: string,
+    params: Record<string, unknown>,
+    capabilities: Record<string, unknown> = WITH_TASKS,
+  ) => {
     const body = statelessRequest(nextId++, method, params, capabilities);
     const headers: Record<string, string> = typeof params.taskId === 'string' ? { 'Mcp-Name': params.taskId } : {};
     const reply = await statelessPost(`${app.baseUrl}/mcp`, body, { token: 'token-alice', headers });
@@ -70,7 +75,10 @@ describe('input before the task (2026-07-28, PostgreSQL + Redis, two replicas)',
 
   it('asks in a round of the call, answers CreateTaskResult to the retry, and the task on B gets the answer again and asks its own question', async () => {
     const first = await call(a, 'tools/call', { name: 'booking', arguments: { gate: 'b1' } });
-    expect(first).toMatchObject({ resultType: 'input_required', inputRequests: { user_name: { method: 'elicitation/create', params: { message: 'Who is booking?' } } } });
+    expect(first).toMatchObject({
+      resultType: 'input_required',
+      inputRequests: { user_name: { method: 'elicitation/create', params: { message: 'Who is booking?' } } },
+    });
     expect(first.taskId).toBeUndefined();
     expect(typeof first.requestState).toBe('string');
 
@@ -88,8 +96,15 @@ describe('input before the task (2026-07-28, PostgreSQL + Redis, two replicas)',
 
     const waiting = await waitFor(b, taskId, 'input_required');
     expect(Object.keys(waiting.inputRequests as object)).toEqual(['elicitation-2']);
-    expect(waiting.inputRequests).toMatchObject({ 'elicitation-2': { method: 'elicitation/create', params: { message: 'Which colour?' } } });
-    expect(await call(a, 'tasks/update', { taskId, inputResponses: { 'elicitation-2': { action: 'accept', content: { name: 'blue' } } } })).toMatchObject({ resultType: 'complete' });
+    expect(waiting.inputRequests).toMatchObject({
+      'elicitation-2': { method: 'elicitation/create', params: { message: 'Which colour?' } },
+    });
+    expect(
+      await call(a, 'tasks/update', {
+        taskId,
+        inputResponses: { 'elicitation-2': { action: 'accept', content: { name: 'blue' } } },
+      }),
+    ).toMatchObject({ resultType: 'complete' });
 
     const done = await waitFor(a, taskId, 'completed');
     expect(done.result).toEqual({ content: [{ type: 'text', text: 'Ada booked blue (task)' }] });
@@ -99,9 +114,17 @@ describe('input before the task (2026-07-28, PostgreSQL + Redis, two replicas)',
 
   it('an optional tool answers a client without the extension inline: startTask resolves and the handler goes on', async () => {
     const first = await call(a, 'tools/call', { name: 'maybe_task', arguments: { gate: 'b2' } }, WITHOUT_TASKS);
-    expect(first).toMatchObject({ resultType: 'input_required', inputRequests: { 'elicitation-1': { method: 'elicitation/create' } } });
+    expect(first).toMatchObject({
+      resultType: 'input_required',
+      inputRequests: { 'elicitation-1': { method: 'elicitation/create' } },
+    });
     const answer = { 'elicitation-1': { action: 'accept', content: { name: 'Bo' } } };
-    const done = await call(a, 'tools/call', { name: 'maybe_task', arguments: { gate: 'b2' }, inputResponses: answer, requestState: first.requestState }, WITHOUT_TASKS);
+    const done = await call(
+      a,
+      'tools/call',
+      { name: 'maybe_task', arguments: { gate: 'b2' }, inputResponses: answer, requestState: first.requestState },
+      WITHOUT_TASKS,
+    );
     expect(done).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'hello Bo (inline)' }] });
     expect(done.taskId).toBeUndefined();
     expect(BEFORE_TASK_RUNS.get('b2')).toEqual({ before: ['A', 'A'], after: ['A:inline'] });
@@ -110,7 +133,12 @@ describe('input before the task (2026-07-28, PostgreSQL + Redis, two replicas)',
   it('the same optional tool becomes a task for a client with the extension; the automatic key is replayed too', async () => {
     const first = await call(a, 'tools/call', { name: 'maybe_task', arguments: { gate: 'b3' } });
     const answer = { 'elicitation-1': { action: 'accept', content: { name: 'Cy' } } };
-    const created = await call(a, 'tools/call', { name: 'maybe_task', arguments: { gate: 'b3' }, inputResponses: answer, requestState: first.requestState });
+    const created = await call(a, 'tools/call', {
+      name: 'maybe_task',
+      arguments: { gate: 'b3' },
+      inputResponses: answer,
+      requestState: first.requestState,
+    });
     expect(created.resultType).toBe('task');
     const done = await waitFor(b, created.taskId as string, 'completed');
     expect(done.result).toEqual({ content: [{ type: 'text', text: 'hello Cy (task)' }] });

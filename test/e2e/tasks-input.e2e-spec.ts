@@ -32,7 +32,15 @@ describe('input inside a task (2026-07-28, PostgreSQL + Redis, two replicas)', (
 
   const boot = (concurrency: number, tasks: Record<string, unknown> = {}, queue = queueName) =>
     startApp(db.url, {
-      imports: [McpModule.forRoot({ auth: fixtureAuth, providers: [TaskInputTools], pubsub: { redis: TEST_REDIS_URL, channelPrefix }, stateless: { requestStateSecret: 'a-shared-secret-of-the-input-suite' }, tasks: { concurrency, queueName: queue, pollIntervalMs: 50, ...tasks } })],
+      imports: [
+        McpModule.forRoot({
+          auth: fixtureAuth,
+          providers: [TaskInputTools],
+          pubsub: { redis: TEST_REDIS_URL, channelPrefix },
+          stateless: { requestStateSecret: 'a-shared-secret-of-the-input-suite' },
+          tasks: { concurrency, queueName: queue, pollIntervalMs: 50, ...tasks },
+        }),
+      ],
       providers: [TaskInputTools],
     });
 
@@ -62,7 +70,8 @@ describe('input inside a task (2026-07-28, PostgreSQL + Redis, two replicas)', (
     expect(reply.json.result.resultType).toBe('task');
     return reply.json.result.taskId as string;
   };
-  const getTask = async (app: RunningApp, taskId: string) => (await call(app, 'tasks/get', { taskId })).json.result as Record<string, unknown>;
+  const getTask = async (app: RunningApp, taskId: string) =>
+    (await call(app, 'tasks/get', { taskId })).json.result as Record<string, unknown>;
   const waitFor = (app: RunningApp, taskId: string, status: string) =>
     pollUntil(`task ${status}`, async () => {
       const task = await getTask(app, taskId);
@@ -72,14 +81,31 @@ describe('input inside a task (2026-07-28, PostgreSQL + Redis, two replicas)', (
   it('tasks/get shows input_required with the elicitation; tasks/update on A answers it to the handler on B and the task completes with it', async () => {
     const taskId = await create(a, 'g1');
     const waiting = await waitFor(a, taskId, 'input_required');
-    expect(waiting.inputRequests).toEqual({ 'name-g1': { method: 'elicitation/create', params: { mode: 'form', message: 'Your name for g1?', requestedSchema: NAME_SCHEMA } } });
-    expect(waiting).toMatchObject({ resultType: 'complete', taskId, status: 'input_required', statusMessage: 'asking g1' });
+    expect(waiting.inputRequests).toEqual({
+      'name-g1': {
+        method: 'elicitation/create',
+        params: { mode: 'form', message: 'Your name for g1?', requestedSchema: NAME_SCHEMA },
+      },
+    });
+    expect(waiting).toMatchObject({
+      resultType: 'complete',
+      taskId,
+      status: 'input_required',
+      statusMessage: 'asking g1',
+    });
     expect((await getTask(b, taskId)).inputRequests).toEqual(waiting.inputRequests);
 
     // Keys not outstanding are ignored; an answer that is no ElicitResult is -32602.
     const bad = await call(a, 'tasks/update', { taskId, inputResponses: { 'name-g1': { content: {} } } });
-    expect(bad.json.error).toEqual({ code: -32602, message: 'Invalid params: inputResponses["name-g1"] must be an ElicitResult with action "accept", "decline" or "cancel"' });
-    const ack = await call(a, 'tasks/update', { taskId, inputResponses: { 'name-g1': { action: 'accept', content: { name: 'Ada' } }, other: { action: 'accept' } } });
+    expect(bad.json.error).toEqual({
+      code: -32602,
+      message:
+        'Invalid params: inputResponses["name-g1"] must be an ElicitResult with action "accept", "decline" or "cancel"',
+    });
+    const ack = await call(a, 'tasks/update', {
+      taskId,
+      inputResponses: { 'name-g1': { action: 'accept', content: { name: 'Ada' } }, other: { action: 'accept' } },
+    });
     expect(ack.status).toBe(200);
     expect(Object.keys(ack.json.result).sort()).toEqual(['_meta', 'resultType']);
 
@@ -92,11 +118,18 @@ describe('input inside a task (2026-07-28, PostgreSQL + Redis, two replicas)', (
   it('another principal cannot answer: tasks/update with their token is -32602 task not found and the task still waits', async () => {
     const taskId = await create(a, 'g2');
     await waitFor(a, taskId, 'input_required');
-    const theirs = await call(a, 'tasks/update', { taskId, inputResponses: { 'name-g2': { action: 'accept', content: { name: 'Eve' } } } }, 'token-bob');
+    const theirs = await call(
+      a,
+      'tasks/update',
+      { taskId, inputResponses: { 'name-g2': { action: 'accept', content: { name: 'Eve' } } } },
+      'token-bob',
+    );
     expect(theirs.json.error).toEqual({ code: -32602, message: 'Failed to retrieve task: Task not found' });
     expect((await getTask(b, taskId)).status).toBe('input_required');
     await call(b, 'tasks/update', { taskId, inputResponses: { 'name-g2': { action: 'decline' } } });
-    expect((await waitFor(a, taskId, 'completed')).result).toEqual({ content: [{ type: 'text', text: 'no name: decline (g2)' }] });
+    expect((await waitFor(a, taskId, 'completed')).result).toEqual({
+      content: [{ type: 'text', text: 'no name: decline (g2)' }],
+    });
   });
 
   it('tasks/cancel while input_required cancels the task and the waiting handler sees the abort', async () => {
@@ -107,9 +140,14 @@ describe('input inside a task (2026-07-28, PostgreSQL + Redis, two replicas)', (
     const cancelled = await getTask(b, taskId);
     expect(cancelled).toMatchObject({ status: 'cancelled', statusMessage: 'The task was cancelled by request' });
     expect(cancelled.inputRequests).toBeUndefined();
-    expect(await pollUntil('the handler saw the abort', async () => TASK_INPUT_OUTCOMES.get('g3'))).toBe('Error: The task was cancelled');
+    expect(await pollUntil('the handler saw the abort', async () => TASK_INPUT_OUTCOMES.get('g3'))).toBe(
+      'Error: The task was cancelled',
+    );
     // An answer after the cancel is ignored.
-    const late = await call(a, 'tasks/update', { taskId, inputResponses: { 'name-g3': { action: 'accept', content: { name: 'Late' } } } });
+    const late = await call(a, 'tasks/update', {
+      taskId,
+      inputResponses: { 'name-g3': { action: 'accept', content: { name: 'Late' } } },
+    });
     expect(Object.keys(late.json.result).sort()).toEqual(['_meta', 'resultType']);
     expect((await getTask(a, taskId)).status).toBe('cancelled');
   });
@@ -120,16 +158,26 @@ describe('input inside a task (2026-07-28, PostgreSQL + Redis, two replicas)', (
     try {
       const taskId = await create(short, 'g4');
       const done = await waitFor(short, taskId, 'completed');
-      expect(done.result).toEqual({ isError: true, content: [{ type: 'text', text: 'The client did not answer elicitation/create within 300 ms' }] });
-      expect(TASK_INPUT_OUTCOMES.get('g4')).toBe('McpClientRequestTimeoutError: The client did not answer elicitation/create within 300 ms');
+      expect(done.result).toEqual({
+        isError: true,
+        content: [{ type: 'text', text: 'The client did not answer elicitation/create within 300 ms' }],
+      });
+      expect(TASK_INPUT_OUTCOMES.get('g4')).toBe(
+        'McpClientRequestTimeoutError: The client did not answer elicitation/create within 300 ms',
+      );
     } finally {
       await deleteRedisKeys(`bull:${shortQueue}*`);
     }
   });
 
   it('2025-11-25 (SDK 1.x client on A, handler on B): the elicitation arrives on the stream of tasks/result with the related task and the answer completes the task', async () => {
-    const transport = new StreamableHTTPClientTransport(new URL(`${a.baseUrl}/mcp`), { requestInit: { headers: { Authorization: 'Bearer token-alice' } } });
-    const client = new Client({ name: 'e2e-task-input', version: '1.0.0' }, { capabilities: { elicitation: {}, tasks: { list: {}, cancel: {} } } });
+    const transport = new StreamableHTTPClientTransport(new URL(`${a.baseUrl}/mcp`), {
+      requestInit: { headers: { Authorization: 'Bearer token-alice' } },
+    });
+    const client = new Client(
+      { name: 'e2e-task-input', version: '1.0.0' },
+      { capabilities: { elicitation: {}, tasks: { list: {}, cancel: {} } } },
+    );
     const asked: Record<string, unknown>[] = [];
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
       asked.push(request.params);
@@ -137,14 +185,24 @@ describe('input inside a task (2026-07-28, PostgreSQL + Redis, two replicas)', (
     });
     await client.connect(transport);
     try {
-      const created = await client.request({ method: 'tools/call', params: { name: 'greet', arguments: { gate: 'g5' }, task: { ttl: 60_000 } } }, CreateTaskResultSchema);
+      const created = await client.request(
+        { method: 'tools/call', params: { name: 'greet', arguments: { gate: 'g5' }, task: { ttl: 60_000 } } },
+        CreateTaskResultSchema,
+      );
       const taskId = created.task.taskId;
-      await pollUntil('input_required', async () => ((await client.experimental.tasks.getTask(taskId)).status === 'input_required' ? true : undefined));
+      await pollUntil('input_required', async () =>
+        (await client.experimental.tasks.getTask(taskId)).status === 'input_required' ? true : undefined,
+      );
       const result = await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
       expect(result.content).toEqual([{ type: 'text', text: 'hello Grace (g5)' }]);
       expect(result._meta).toEqual({ 'io.modelcontextprotocol/related-task': { taskId } });
       expect(asked).toEqual([
-        { mode: 'form', message: 'Your name for g5?', requestedSchema: NAME_SCHEMA, _meta: { 'io.modelcontextprotocol/related-task': { taskId } } },
+        {
+          mode: 'form',
+          message: 'Your name for g5?',
+          requestedSchema: NAME_SCHEMA,
+          _meta: { 'io.modelcontextprotocol/related-task': { taskId } },
+        },
       ]);
       expect((await client.experimental.tasks.getTask(taskId)).status).toBe('completed');
     } finally {

@@ -12,7 +12,12 @@ import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import type { INestApplication } from '@nestjs/common';
 
 const WITH_TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
-const auth = (token: string): McpAuthResult | null => (token === 'token-alice' ? { key: 'alice', label: 'Alice' } : token === 'token-bob' ? { key: 'bob', label: 'Bob' } : null);
+const auth = (token: string): McpAuthResult | null =>
+  token === 'token-alice'
+    ? { key: 'alice', label: 'Alice' }
+    : token === 'token-bob'
+      ? { key: 'bob', label: 'Bob' }
+      : null;
 
 /** The statements the app's connection sends, as TypeORM logs them. */
 class StatementLog implements TypeOrmLogger {
@@ -29,7 +34,11 @@ class StatementLog implements TypeOrmLogger {
 
 @Injectable()
 class ListenTools {
-  @McpTool({ description: 'Waits on a gate', input: { type: 'object', properties: { gate: { type: 'string' } }, required: ['gate'] }, task: 'optional' })
+  @McpTool({
+    description: 'Waits on a gate',
+    input: { type: 'object', properties: { gate: { type: 'string' } }, required: ['gate'] },
+    task: 'optional',
+  })
   async wait({ gate }: { gate: string }): Promise<string> {
     await TaskGates.gate(gate);
     return gate;
@@ -50,7 +59,16 @@ describe('listen task ids (PostgreSQL)', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     const moduleRef = await Test.createTestingModule({
-      imports: [TypeOrmModule.forRoot({ type: 'postgres', url: db.url, entities: MCP_ENTITIES, logging: ['query'], logger: log }), McpModule.forRoot({ auth, tasks: { pollIntervalMs: 50 } })],
+      imports: [
+        TypeOrmModule.forRoot({
+          type: 'postgres',
+          url: db.url,
+          entities: MCP_ENTITIES,
+          logging: ['query'],
+          logger: log,
+        }),
+        McpModule.forRoot({ auth, tasks: { pollIntervalMs: 50 } }),
+      ],
       providers: [ListenTools],
     }).compile();
     app = createHttpApp(moduleRef, 'express', { logger: ['error', 'warn'] });
@@ -65,7 +83,11 @@ describe('listen task ids (PostgreSQL)', () => {
   });
 
   const create = async (token: string, gate: string): Promise<string> => {
-    const reply = await statelessPost(url, statelessRequest(gate, 'tools/call', { name: 'wait', arguments: { gate } }, WITH_TASKS), { token });
+    const reply = await statelessPost(
+      url,
+      statelessRequest(gate, 'tools/call', { name: 'wait', arguments: { gate } }, WITH_TASKS),
+      { token },
+    );
     expect(reply.json.result).toMatchObject({ resultType: 'task' });
     return reply.json.result.taskId;
   };
@@ -77,15 +99,31 @@ describe('listen task ids (PostgreSQL)', () => {
     ids.splice(10, 0, mine[1]);
     ids.splice(50, 0, theirs);
     ids.splice(150, 0, mine[0]);
-    const body = statelessRequest('listen-many', 'subscriptions/listen', { notifications: { taskIds: ids } }, WITH_TASKS);
+    const body = statelessRequest(
+      'listen-many',
+      'subscriptions/listen',
+      { notifications: { taskIds: ids } },
+      WITH_TASKS,
+    );
 
     const before = log.statements.length;
-    const response = await fetch(url, { method: 'POST', headers: { ...routingHeaders(body), 'Content-Type': 'application/json', Accept: MCP_ACCEPT, Authorization: 'Bearer token-alice' }, body: JSON.stringify(body) });
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: {
+        ...routingHeaders(body),
+        'Content-Type': 'application/json',
+        Accept: MCP_ACCEPT,
+        Authorization: 'Bearer token-alice',
+      },
+      body: JSON.stringify(body),
+    });
     expect(response.status).toBe(200);
     const reader = new SseReader(response);
     readers.push(reader);
     const ack = JSON.parse((await reader.next())!.data);
-    const reads = log.statements.slice(before).filter((statement) => /^SELECT\b/i.test(statement.trim()) && statement.includes('"mcp_tasks"'));
+    const reads = log.statements
+      .slice(before)
+      .filter((statement) => /^SELECT\b/i.test(statement.trim()) && statement.includes('"mcp_tasks"'));
 
     expect(ack.params.notifications).toEqual({ taskIds: [mine[1], mine[0]] });
     expect(reads.length).toBe(1);

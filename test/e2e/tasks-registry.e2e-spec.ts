@@ -42,11 +42,19 @@ describe('runtime tools as tasks (McpRegistry, PostgreSQL + Redis, two replicas)
     });
   const registryOf = (app: RunningApp) => app.app.get(McpRegistry, { strict: false });
   const addJob = (app: RunningApp, replica: string) =>
-    registryOf(app).addTool({ name: 'runtime_job', description: 'Added at run time; a task when the client allows', input: JOB_INPUT, task: 'optional' }, async ({ label }: { label: string }, ctx: McpToolContext) => {
-      RUNS.push(`${replica}:${ctx.task ? 'task' : 'inline'}:${label}`);
-      await ctx.task?.update(`working on ${label}`);
-      return `job ${label} done`;
-    });
+    registryOf(app).addTool(
+      {
+        name: 'runtime_job',
+        description: 'Added at run time; a task when the client allows',
+        input: JOB_INPUT,
+        task: 'optional',
+      },
+      async ({ label }: { label: string }, ctx: McpToolContext) => {
+        RUNS.push(`${replica}:${ctx.task ? 'task' : 'inline'}:${label}`);
+        await ctx.task?.update(`working on ${label}`);
+        return `job ${label} done`;
+      },
+    );
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -62,7 +70,12 @@ describe('runtime tools as tasks (McpRegistry, PostgreSQL + Redis, two replicas)
   });
 
   let nextId = 1;
-  const call = (app: RunningApp, method: string, params: Record<string, unknown>, capabilities: Record<string, unknown> = WITH_TASKS) => {
+  const call = (
+    app: RunningApp,
+    method: string,
+    params: Record<string, unknown>,
+    capabilities: Record<string, unknown> = WITH_TASKS,
+  ) => {
     const body = statelessRequest(nextId++, method, params, capabilities);
     const headers: Record<string, string> = typeof params.taskId === 'string' ? { 'Mcp-Name': params.taskId } : {};
     return statelessPost(`${app.baseUrl}/mcp`, body, { token: 'token-alice', headers });
@@ -77,7 +90,9 @@ describe('runtime tools as tasks (McpRegistry, PostgreSQL + Redis, two replicas)
     await addJob(a, 'A');
     await addJob(b, 'B');
     const listed = (await call(a, 'tools/list', {})).json.result.tools as Record<string, unknown>[];
-    expect(listed.find((tool) => tool.name === 'runtime_job')).toMatchObject({ execution: { taskSupport: 'optional' } });
+    expect(listed.find((tool) => tool.name === 'runtime_job')).toMatchObject({
+      execution: { taskSupport: 'optional' },
+    });
     expect((await call(a, 'server/discover', {})).json.result.capabilities.extensions).toEqual({ [EXTENSION]: {} });
 
     const created = (await call(a, 'tools/call', { name: 'runtime_job', arguments: { label: 'r1' } })).json.result;
@@ -86,7 +101,10 @@ describe('runtime tools as tasks (McpRegistry, PostgreSQL + Redis, two replicas)
       const task = (await call(a, 'tasks/get', { taskId: created.taskId })).json.result;
       return task.status === 'completed' ? task : undefined;
     });
-    expect(done).toMatchObject({ statusMessage: 'working on r1', result: { content: [{ type: 'text', text: 'job r1 done' }] } });
+    expect(done).toMatchObject({
+      statusMessage: 'working on r1',
+      result: { content: [{ type: 'text', text: 'job r1 done' }] },
+    });
     expect(RUNS.filter((run) => run.endsWith(':r1'))).toEqual(['B:task:r1']);
 
     const inline = (await call(a, 'tools/call', { name: 'runtime_job', arguments: { label: 'r2' } }, {})).json.result;
@@ -96,8 +114,14 @@ describe('runtime tools as tasks (McpRegistry, PostgreSQL + Redis, two replicas)
 
   it('refuses a bad task option of a runtime tool with McpConfigurationError', async () => {
     const registry = registryOf(a);
-    await expect(registry.addTool({ name: 'bad_task', description: 'x', task: 'sometimes' as never }, () => 'x')).rejects.toThrow(`McpRegistry#addTool(bad_task): @McpTool option "task" is "sometimes"`);
-    await expect(registry.addTool({ name: 'bad_before', description: 'x', inputBeforeTask: true }, () => 'x')).rejects.toThrow(`@McpTool option "inputBeforeTask" needs task: 'optional' or 'required'`);
-    expect(((await call(a, 'tools/list', {})).json.result.tools as { name: string }[]).map((tool) => tool.name)).toEqual(['runtime_job']);
+    await expect(
+      registry.addTool({ name: 'bad_task', description: 'x', task: 'sometimes' as never }, () => 'x'),
+    ).rejects.toThrow(`McpRegistry#addTool(bad_task): @McpTool option "task" is "sometimes"`);
+    await expect(
+      registry.addTool({ name: 'bad_before', description: 'x', inputBeforeTask: true }, () => 'x'),
+    ).rejects.toThrow(`@McpTool option "inputBeforeTask" needs task: 'optional' or 'required'`);
+    expect(
+      ((await call(a, 'tools/list', {})).json.result.tools as { name: string }[]).map((tool) => tool.name),
+    ).toEqual(['runtime_job']);
   });
 });

@@ -1,6 +1,10 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, CreateTaskResultSchema, TaskStatusNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResultSchema,
+  CreateTaskResultSchema,
+  TaskStatusNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { randomBytes } from 'node:crypto';
 import { startTaskReplica } from '../fixtures/tasks/task-replica';
 import { TASK_REPLICAS, TASK_RUNS, TaskGates } from '../fixtures/tasks/task-tools';
@@ -22,7 +26,8 @@ describe('tasks across replicas (PostgreSQL + Redis, Bull queue)', () => {
   const channelPrefix = `tasks-e2e-${suffix}`;
   const queueName = `tasks-e2e-${suffix}`;
 
-  const boot = (replica: string, concurrency: number) => startTaskReplica(db.url, replica, concurrency, { channelPrefix, queueName });
+  const boot = (replica: string, concurrency: number) =>
+    startTaskReplica(db.url, replica, concurrency, { channelPrefix, queueName });
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -39,8 +44,13 @@ describe('tasks across replicas (PostgreSQL + Redis, Bull queue)', () => {
   });
 
   async function connect(app: RunningApp) {
-    const transport = new StreamableHTTPClientTransport(new URL(`${app.baseUrl}/mcp`), { requestInit: { headers: { Authorization: 'Bearer token-alice' } } });
-    const client = new Client({ name: 'tasks-replicas', version: '1.0.0' }, { capabilities: { tasks: { list: {}, cancel: {} } } });
+    const transport = new StreamableHTTPClientTransport(new URL(`${app.baseUrl}/mcp`), {
+      requestInit: { headers: { Authorization: 'Bearer token-alice' } },
+    });
+    const client = new Client(
+      { name: 'tasks-replicas', version: '1.0.0' },
+      { capabilities: { tasks: { list: {}, cancel: {} } } },
+    );
     const statuses: { taskId: string; status: string; statusMessage?: string }[] = [];
     client.setNotificationHandler(TaskStatusNotificationSchema, (notification) => {
       statuses.push(notification.params);
@@ -51,13 +61,23 @@ describe('tasks across replicas (PostgreSQL + Redis, Bull queue)', () => {
   }
 
   const create = async (client: Client, name: string, gate: string) =>
-    (await client.request({ method: 'tools/call', params: { name, arguments: { gate }, task: { ttl: 60_000 } } }, CreateTaskResultSchema)).task;
+    (
+      await client.request(
+        { method: 'tools/call', params: { name, arguments: { gate }, task: { ttl: 60_000 } } },
+        CreateTaskResultSchema,
+      )
+    ).task;
 
   it('a cancel sent to A aborts the handler running on B', async () => {
     const { client } = await connect(a as RunningApp);
     const task = await create(client, 'hang', 'replicas-cancel');
-    await pollUntil('the handler running on B', async () => ((await client.experimental.tasks.getTask(task.taskId)).statusMessage === 'hanging' ? true : undefined));
-    expect(await client.experimental.tasks.cancelTask(task.taskId)).toMatchObject({ taskId: task.taskId, status: 'cancelled' });
+    await pollUntil('the handler running on B', async () =>
+      (await client.experimental.tasks.getTask(task.taskId)).statusMessage === 'hanging' ? true : undefined,
+    );
+    expect(await client.experimental.tasks.cancelTask(task.taskId)).toMatchObject({
+      taskId: task.taskId,
+      status: 'cancelled',
+    });
     await pollUntil('the abort on B', () => TASK_RUNS.get('replicas-cancel')?.aborted ?? undefined);
     expect(TASK_RUNS.get('replicas-cancel')).toEqual({ runs: 1, aborted: 'The task was cancelled' });
     expect(TASK_REPLICAS.get('replicas-cancel')).toEqual(['B']);
@@ -67,12 +87,18 @@ describe('tasks across replicas (PostgreSQL + Redis, Bull queue)', () => {
   it('a task created on A runs on B, its status reaches the session held by A, and its result is read from B after A closed', async () => {
     const { client, statuses } = await connect(a as RunningApp);
     const task = await create(client, 'report', 'replicas-report');
-    await pollUntil('step 1 on B', async () => ((await client.experimental.tasks.getTask(task.taskId)).statusMessage === 'step 1 of 2' ? true : undefined));
-    await pollUntil('the status notification on the stream held by A', () => statuses.find((s) => s.taskId === task.taskId && s.statusMessage === 'step 1 of 2'));
+    await pollUntil('step 1 on B', async () =>
+      (await client.experimental.tasks.getTask(task.taskId)).statusMessage === 'step 1 of 2' ? true : undefined,
+    );
+    await pollUntil('the status notification on the stream held by A', () =>
+      statuses.find((s) => s.taskId === task.taskId && s.statusMessage === 'step 1 of 2'),
+    );
     expect(TASK_REPLICAS.get('replicas-report')).toEqual(['B']);
 
     TaskGates.open('replicas-report');
-    await pollUntil('the task completed', async () => ((await client.experimental.tasks.getTask(task.taskId)).status === 'completed' ? true : undefined));
+    await pollUntil('the task completed', async () =>
+      (await client.experimental.tasks.getTask(task.taskId)).status === 'completed' ? true : undefined,
+    );
     await client.close();
     await (a as RunningApp).close();
     a = undefined;

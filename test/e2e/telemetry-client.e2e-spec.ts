@@ -3,7 +3,11 @@ import { SpanKind, trace } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { McpClientModule, McpClientService, McpModule } from '../../src/mcp';
 import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';
-import { startScriptedHttpServer, type ScriptedHttpServer, type ScriptedReply } from '../fixtures/http/scripted-http-server';
+import {
+  startScriptedHttpServer,
+  type ScriptedHttpServer,
+  type ScriptedReply,
+} from '../fixtures/http/scripted-http-server';
 import { statelessPost, statelessRequest } from '../fixtures/stateless/stateless-wire';
 import { startApp, type RunningApp } from '../support/http-app';
 import { pollUntil } from '../support/polling';
@@ -24,12 +28,24 @@ function scripted(server: ScriptedHttpServer): void {
     // eslint-disable-next-line @typescript-eslint/no-base-to-string -- the scripted peer answers whatever method name the client sent
     const method = String(body?.method ?? '');
     if (method === 'initialize') {
-      const answer = { jsonrpc: '2.0', id: body?.id, result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'scripted', version: '1' } } };
-      return void res.writeHead(200, { 'Content-Type': 'application/json', 'Mcp-Session-Id': 'sess-1' }).end(JSON.stringify(answer));
+      const answer = {
+        jsonrpc: '2.0',
+        id: body?.id,
+        result: {
+          protocolVersion: '2025-11-25',
+          capabilities: { tools: {} },
+          serverInfo: { name: 'scripted', version: '1' },
+        },
+      };
+      return void res
+        .writeHead(200, { 'Content-Type': 'application/json', 'Mcp-Session-Id': 'sess-1' })
+        .end(JSON.stringify(answer));
     }
     if (method.startsWith('notifications/')) return void res.writeHead(202).end();
     const text = (body?.params as { arguments?: { text?: string } } | undefined)?.arguments?.text ?? '';
-    return void res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: body?.id, result: { content: [{ type: 'text', text }] } }));
+    return void res
+      .writeHead(200, { 'Content-Type': 'application/json' })
+      .end(JSON.stringify({ jsonrpc: '2.0', id: body?.id, result: { content: [{ type: 'text', text }] } }));
   };
   for (let i = 0; i < 20; i++) server.reply(dispatch);
 }
@@ -56,7 +72,12 @@ describe('OpenTelemetry: outbound propagation, payload opt-in and metrics', () =
         McpClientModule.forRoot({
           servers: {
             scripted: { url: remote.url, version: '2025-11-25' },
-            pooled: { command: statelessStdio, env: { STATELESS_PEER_LEGACY: 'reject' }, stateless: true, pool: { max: 1, idleMs: 30_000 } },
+            pooled: {
+              command: statelessStdio,
+              env: { STATELESS_PEER_LEGACY: 'reject' },
+              stateless: true,
+              pool: { max: 1, idleMs: 30_000 },
+            },
           },
           telemetry: { recordPayloads: true },
         }),
@@ -84,7 +105,11 @@ describe('OpenTelemetry: outbound propagation, payload opt-in and metrics', () =
   }
 
   function clientSpan(traceId: string, name: string): Promise<ReadableSpan> {
-    return pollUntil(name, () => telemetry.spans().find((span) => span.spanContext().traceId === traceId && span.kind === SpanKind.CLIENT && span.name === name));
+    return pollUntil(name, () =>
+      telemetry
+        .spans()
+        .find((span) => span.spanContext().traceId === traceId && span.kind === SpanKind.CLIENT && span.name === name),
+    );
   }
 
   it('puts the client span in params._meta and in the traceparent header of the HTTP request, and records payloads when asked', async () => {
@@ -96,17 +121,26 @@ describe('OpenTelemetry: outbound propagation, payload opt-in and metrics', () =
     expect(call?.headers.traceparent).toBe(expected);
     expect((call?.body?.params as { _meta?: Record<string, unknown> })._meta).toEqual({ traceparent: expected });
     // The handshake went out under the same span: its headers carry it too.
-    expect(remote.received.find((request) => request.body?.method === 'initialize')?.headers.traceparent).toBe(expected);
+    expect(remote.received.find((request) => request.body?.method === 'initialize')?.headers.traceparent).toBe(
+      expected,
+    );
     expect(span.attributes['mcp.request.params']).toContain('sent along');
     expect(span.attributes['mcp.response.result']).toContain('sent along');
-    const [row] = await db.dataSource.query(`SELECT trace_id FROM mcp_events WHERE direction = 'outbound' AND method = 'tools/call' AND server = 'scripted'`);
+    const [row] = await db.dataSource.query(
+      `SELECT trace_id FROM mcp_events WHERE direction = 'outbound' AND method = 'tools/call' AND server = 'scripted'`,
+    );
     expect(row.trace_id).toBe(traceId);
   });
 
   it('records the arguments on the server span of a mount with recordPayloads', async () => {
-    const reply = await statelessPost(`${app.baseUrl}/mcp`, statelessRequest(1, 'tools/call', { name: 'echo', arguments: { text: 'visible payload' } }));
+    const reply = await statelessPost(
+      `${app.baseUrl}/mcp`,
+      statelessRequest(1, 'tools/call', { name: 'echo', arguments: { text: 'visible payload' } }),
+    );
     expect(reply.status).toBe(200);
-    const span = await pollUntil('server span', () => telemetry.spans().find((s) => s.kind === SpanKind.SERVER && s.name === 'tools/call echo'));
+    const span = await pollUntil('server span', () =>
+      telemetry.spans().find((s) => s.kind === SpanKind.SERVER && s.name === 'tools/call echo'),
+    );
     expect(span.attributes['mcp.request.params']).toContain('visible payload');
     expect(span.attributes['mcp.response.result']).toContain('visible payload');
   });
@@ -125,18 +159,36 @@ describe('OpenTelemetry: outbound propagation, payload opt-in and metrics', () =
     expect(checkouts).toHaveLength(2);
     expect(spawns).toHaveLength(1);
     expect([...checkouts, ...spawns].every((s) => clientSpans.has(s.parentSpanContext?.spanId as string))).toBe(true);
-    const [row] = await db.dataSource.query(`SELECT trace_id, request FROM mcp_events WHERE direction = 'outbound' AND method = 'tools/call' AND server = 'pooled'`);
+    const [row] = await db.dataSource.query(
+      `SELECT trace_id, request FROM mcp_events WHERE direction = 'outbound' AND method = 'tools/call' AND server = 'pooled'`,
+    );
     expect(row.trace_id).toBe(traceId);
     expect(row.request.params._meta.traceparent).toBe(`00-${traceId}-${span.spanContext().spanId}-01`);
   });
 
   it('runs a task under the trace of the tools/call that created it', async () => {
     const caller = randomTraceparent();
-    const transport = new StreamableHTTPClientTransport(new URL(`${app.baseUrl}/mcp`), { requestInit: { headers: { Authorization: 'Bearer token-alice' } } });
-    const sdk = new Client({ name: 'otel-task', version: '1.0.0' }, { capabilities: { tasks: { list: {}, cancel: {} } } });
+    const transport = new StreamableHTTPClientTransport(new URL(`${app.baseUrl}/mcp`), {
+      requestInit: { headers: { Authorization: 'Bearer token-alice' } },
+    });
+    const sdk = new Client(
+      { name: 'otel-task', version: '1.0.0' },
+      { capabilities: { tasks: { list: {}, cancel: {} } } },
+    );
     await sdk.connect(transport);
     try {
-      const { task } = await sdk.request({ method: 'tools/call', params: { name: 'only_task', arguments: {}, task: { ttl: 60_000 }, _meta: { traceparent: caller.traceparent } } }, CreateTaskResultSchema);
+      const { task } = await sdk.request(
+        {
+          method: 'tools/call',
+          params: {
+            name: 'only_task',
+            arguments: {},
+            task: { ttl: 60_000 },
+            _meta: { traceparent: caller.traceparent },
+          },
+        },
+        CreateTaskResultSchema,
+      );
       expect(task.status).toBe('working');
     } finally {
       await sdk.close();
@@ -160,23 +212,41 @@ describe('OpenTelemetry: outbound propagation, payload opt-in and metrics', () =
       return pointsOf(collected, 'mcp.audit.commit.batch.size').length ? collected : undefined;
     });
     const server = pointsOf(all, 'mcp.server.operation.duration');
-    const echo = server.find((p) => p.attributes['gen_ai.tool.name'] === 'echo' && p.attributes['error.type'] === undefined);
+    const echo = server.find(
+      (p) => p.attributes['gen_ai.tool.name'] === 'echo' && p.attributes['error.type'] === undefined,
+    );
     const failed = server.find((p) => p.attributes['gen_ai.tool.name'] === 'fail');
     expect(echo?.attributes).toMatchObject({ 'mcp.method.name': 'tools/call', 'mcp.mount': 'default' });
     expect(failed?.attributes['error.type']).toBe('tool_error');
     const clientPoints = pointsOf(all, 'mcp.client.operation.duration');
-    const scriptedCalls = clientPoints.filter((p) => p.attributes['mcp.server.name'] === 'scripted' && p.attributes['mcp.method.name'] === 'tools/call');
+    const scriptedCalls = clientPoints.filter(
+      (p) => p.attributes['mcp.server.name'] === 'scripted' && p.attributes['mcp.method.name'] === 'tools/call',
+    );
     expect(scriptedCalls.reduce((sum, p) => sum + (p.value as { count: number }).count, 0)).toBe(2);
-    expect(pointsOf(all, 'mcp.client.queue.wait.duration').find((p) => p.attributes['messaging.system'] === 'inline')).toBeDefined();
+    expect(
+      pointsOf(all, 'mcp.client.queue.wait.duration').find((p) => p.attributes['messaging.system'] === 'inline'),
+    ).toBeDefined();
     expect(pointsOf(all, 'mcp.client.job.duration').length).toBeGreaterThan(0);
-    expect(pointsOf(all, 'mcp.client.queue.depth').map((p) => p.attributes['mcp.queue.state']).sort()).toEqual(['active', 'waiting']);
+    expect(
+      pointsOf(all, 'mcp.client.queue.depth')
+        .map((p) => p.attributes['mcp.queue.state'])
+        .sort(),
+    ).toEqual(['active', 'waiting']);
     expect(pointsOf(all, 'mcp.server.session.active')[0].attributes['mcp.mount']).toBe('default');
-    expect(pointsOf(all, 'mcp.server.stream.active').map((p) => p.attributes['mcp.stream.kind']).sort()).toEqual(['listen', 'session']);
+    expect(
+      pointsOf(all, 'mcp.server.stream.active')
+        .map((p) => p.attributes['mcp.stream.kind'])
+        .sort(),
+    ).toEqual(['listen', 'session']);
     const batches = pointsOf(all, 'mcp.audit.commit.batch.size');
     expect(batches.reduce((sum, p) => sum + (p.value as { sum: number }).sum, 0)).toBeGreaterThanOrEqual(4);
     expect(pointsOf(all, 'mcp.audit.commit.duration').length).toBeGreaterThan(0);
-    expect(pointsOf(all, 'mcp.client.stdio.spawns').find((p) => p.attributes['mcp.server.name'] === 'pooled')?.value).toBe(1);
-    expect(pointsOf(all, 'mcp.client.stdio.pool.size').find((p) => p.attributes['mcp.server.name'] === 'pooled')?.value).toBe(1);
+    expect(
+      pointsOf(all, 'mcp.client.stdio.spawns').find((p) => p.attributes['mcp.server.name'] === 'pooled')?.value,
+    ).toBe(1);
+    expect(
+      pointsOf(all, 'mcp.client.stdio.pool.size').find((p) => p.attributes['mcp.server.name'] === 'pooled')?.value,
+    ).toBe(1);
     // Every audit commit is a root span linked to the spans of its rows.
     const commit = telemetry.spans().find((s) => s.name === 'mcp.audit.commit' && s.links.length > 0);
     expect(commit?.parentSpanContext).toBeUndefined();

@@ -26,7 +26,11 @@ describe.each(HTTP_ADAPTERS)('OpenTelemetry: SERVER spans of GET streams and DEL
   beforeAll(async () => {
     telemetry = installTestTelemetry();
     db = await createTestDatabase();
-    app = await startApp(db.url, { imports: [McpModule.forRoot({ auth: fixtureAuth })], providers: [FixtureTools] }, adapter);
+    app = await startApp(
+      db.url,
+      { imports: [McpModule.forRoot({ auth: fixtureAuth })], providers: [FixtureTools] },
+      adapter,
+    );
     url = `${app.baseUrl}/mcp`;
   });
 
@@ -49,17 +53,28 @@ describe.each(HTTP_ADAPTERS)('OpenTelemetry: SERVER spans of GET streams and DEL
   /** The `mcp.session.id` the POST spans of a session carry (its initialize span's). */
   function postSpanSessionDigest(sessionId: string): unknown {
     const digest = sessionIdAttribute(sessionId);
-    const initialize = telemetry.spans().find((span) => span.name === 'initialize' && span.attributes['mcp.session.id'] === digest);
+    const initialize = telemetry
+      .spans()
+      .find((span) => span.name === 'initialize' && span.attributes['mcp.session.id'] === digest);
     return initialize?.attributes['mcp.session.id'];
   }
 
   /** Opens a GET stream and leaves it open (closed in afterAll or by the test). */
-  async function openStream(sessionId: string, headers: Record<string, string>): Promise<{ response: Response; stream: AbortController }> {
+  async function openStream(
+    sessionId: string,
+    headers: Record<string, string>,
+  ): Promise<{ response: Response; stream: AbortController }> {
     const stream = new AbortController();
     streams.push(stream);
     const response = await fetch(url, {
       signal: stream.signal,
-      headers: { Authorization: 'Bearer token-alice', Accept: 'text/event-stream', 'Mcp-Session-Id': sessionId, ...versionHeader(), ...headers },
+      headers: {
+        Authorization: 'Bearer token-alice',
+        Accept: 'text/event-stream',
+        'Mcp-Session-Id': sessionId,
+        ...versionHeader(),
+        ...headers,
+      },
     });
     return { response, stream };
   }
@@ -67,7 +82,10 @@ describe.each(HTTP_ADAPTERS)('OpenTelemetry: SERVER spans of GET streams and DEL
   it('DELETE of a live session: mcp.session.end under the traceparent header, status 204, and the terminate row carries the trace', async () => {
     const { sessionId } = await openSession(url);
     const caller = randomTraceparent();
-    const reply = await send(url, 'DELETE', { sessionId, headers: { ...versionHeader(), traceparent: caller.traceparent } });
+    const reply = await send(url, 'DELETE', {
+      sessionId,
+      headers: { ...versionHeader(), traceparent: caller.traceparent },
+    });
     expect(reply.status).toBe(204);
 
     const span = await ended(caller.traceId, 'mcp.session.end');
@@ -95,7 +113,10 @@ describe.each(HTTP_ADAPTERS)('OpenTelemetry: SERVER spans of GET streams and DEL
 
   it('DELETE of an unknown session id: 404, the span is an error with error.type 404', async () => {
     const caller = randomTraceparent();
-    const reply = await send(url, 'DELETE', { sessionId: 'no-such-session', headers: { ...versionHeader(), traceparent: caller.traceparent } });
+    const reply = await send(url, 'DELETE', {
+      sessionId: 'no-such-session',
+      headers: { ...versionHeader(), traceparent: caller.traceparent },
+    });
     expect(reply.status).toBe(404);
 
     const span = await ended(caller.traceId, 'mcp.session.end');
@@ -148,12 +169,19 @@ describe.each(HTTP_ADAPTERS)('OpenTelemetry: SERVER spans of GET streams and DEL
   it('GET resuming with Last-Event-ID: mcp.stream.resumed is true', async () => {
     const { sessionId } = await openSession(url);
     const caller = randomTraceparent();
-    const { response, stream } = await openStream(sessionId, { traceparent: caller.traceparent, 'Last-Event-ID': 'session_0' });
+    const { response, stream } = await openStream(sessionId, {
+      traceparent: caller.traceparent,
+      'Last-Event-ID': 'session_0',
+    });
     expect(response.status).toBe(200);
 
     const span = await ended(caller.traceId, 'mcp.stream.open');
     expect(span.parentSpanContext?.spanId).toBe(caller.spanId);
-    expect(span.attributes).toMatchObject({ 'http.response.status_code': 200, 'mcp.stream.resumed': true, 'mcp.stream.kind': 'session' });
+    expect(span.attributes).toMatchObject({
+      'http.response.status_code': 200,
+      'mcp.stream.resumed': true,
+      'mcp.stream.kind': 'session',
+    });
     expect(span.status.code).toBe(SpanStatusCode.UNSET);
 
     stream.abort();

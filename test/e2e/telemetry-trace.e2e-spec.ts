@@ -19,7 +19,12 @@ import { killAllWorkers, startWorker, type WorkerProcess } from '../fixtures/cli
 
 jest.setTimeout(60_000);
 
-type EventRow = { direction: string; method: string; trace_id: string | null; request: { params?: { name?: string; _meta?: Record<string, unknown> } } };
+type EventRow = {
+  direction: string;
+  method: string;
+  trace_id: string | null;
+  request: { params?: { name?: string; _meta?: Record<string, unknown> } };
+};
 
 /**
  * Server A (PostgreSQL) serves `relay`, which calls `echo` on server B through McpClientService
@@ -69,7 +74,10 @@ describe('OpenTelemetry: one trace from the caller through A, the Bull queue and
 
   function one(spans: ReadableSpan[], name: string, kind: SpanKind): ReadableSpan {
     const found = spans.filter((span) => span.name === name && span.kind === kind);
-    if (found.length !== 1) throw new Error(`expected one ${SpanKind[kind]} span "${name}", got ${found.length}: ${spans.map((s) => `${SpanKind[s.kind]} ${s.name}`).join(', ')}`);
+    if (found.length !== 1)
+      throw new Error(
+        `expected one ${SpanKind[kind]} span "${name}", got ${found.length}: ${spans.map((s) => `${SpanKind[s.kind]} ${s.name}`).join(', ')}`,
+      );
     return found[0];
   }
 
@@ -77,7 +85,10 @@ describe('OpenTelemetry: one trace from the caller through A, the Bull queue and
   const idOf = (span: ReadableSpan) => span.spanContext().spanId;
 
   async function rows(db: TestDatabase, traceId: string): Promise<EventRow[]> {
-    return db.dataSource.query(`SELECT direction, method, trace_id, request FROM mcp_events WHERE trace_id = $1 ORDER BY direction, method, created_at`, [traceId]);
+    return db.dataSource.query(
+      `SELECT direction, method, trace_id, request FROM mcp_events WHERE trace_id = $1 ORDER BY direction, method, created_at`,
+      [traceId],
+    );
   }
 
   /** Waits for the spans the test expects (the server spans end after the response left). */
@@ -90,17 +101,29 @@ describe('OpenTelemetry: one trace from the caller through A, the Bull queue and
 
   it('continues the _meta traceparent of an SDK 1.x tools/call through the Bull queue to B, and both sides store the trace id', async () => {
     const caller = randomTraceparent();
-    const transport = new StreamableHTTPClientTransport(new URL(`${a.baseUrl}/mcp`), { requestInit: { headers: { Authorization: 'Bearer token-alice' } } });
+    const transport = new StreamableHTTPClientTransport(new URL(`${a.baseUrl}/mcp`), {
+      requestInit: { headers: { Authorization: 'Bearer token-alice' } },
+    });
     const client = new Client({ name: 'otel-e2e', version: '1.0.0' });
     await client.connect(transport);
     try {
-      const result = await client.callTool({ name: 'relay', arguments: { text: 'traced', via: 'b' }, _meta: { traceparent: caller.traceparent, baggage: 'tenant=acme' } });
+      const result = await client.callTool({
+        name: 'relay',
+        arguments: { text: 'traced', via: 'b' },
+        _meta: { traceparent: caller.traceparent, baggage: 'tenant=acme' },
+      });
       expect(result.content).toEqual([{ type: 'text', text: 'traced' }]);
     } finally {
       await client.close();
     }
 
-    const spans = await traced(caller.traceId, ['tools/call relay', 'execute_tool relay', 'mcp.queue.wait', 'tools/call echo', 'execute_tool echo']);
+    const spans = await traced(caller.traceId, [
+      'tools/call relay',
+      'execute_tool relay',
+      'mcp.queue.wait',
+      'tools/call echo',
+      'execute_tool echo',
+    ]);
     const serverA = one(spans, 'tools/call relay', SpanKind.SERVER);
     const handlerA = one(spans, 'execute_tool relay', SpanKind.INTERNAL);
     const queueWait = one(spans, 'mcp.queue.wait', SpanKind.INTERNAL);
@@ -113,7 +136,11 @@ describe('OpenTelemetry: one trace from the caller through A, the Bull queue and
     expect(parentOf(clientCall)).toBe(idOf(handlerA));
     expect(parentOf(serverB)).toBe(idOf(clientCall));
     expect(parentOf(handlerB)).toBe(idOf(serverB));
-    expect(queueWait.attributes).toMatchObject({ 'messaging.system': 'bull', 'mcp.server.name': 'b', 'mcp.method.name': 'tools/call' });
+    expect(queueWait.attributes).toMatchObject({
+      'messaging.system': 'bull',
+      'mcp.server.name': 'b',
+      'mcp.method.name': 'tools/call',
+    });
 
     expect(serverA.attributes).toMatchObject({
       'mcp.method.name': 'tools/call',
@@ -127,26 +154,43 @@ describe('OpenTelemetry: one trace from the caller through A, the Bull queue and
     expect(serverA.attributes['jsonrpc.request.id']).toEqual(expect.any(String));
     expect(serverA.attributes['mcp.session.id']).toMatch(/^[0-9a-f]{32}$/);
     expect(serverA.status.code).toBe(SpanStatusCode.UNSET);
-    expect(clientCall.attributes).toMatchObject({ 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'echo', 'mcp.server.name': 'b', 'server.address': '127.0.0.1', 'server.port': Number(new URL(b.baseUrl).port) });
+    expect(clientCall.attributes).toMatchObject({
+      'mcp.method.name': 'tools/call',
+      'gen_ai.tool.name': 'echo',
+      'mcp.server.name': 'b',
+      'server.address': '127.0.0.1',
+      'server.port': Number(new URL(b.baseUrl).port),
+    });
     // The same session on both ends of the hop: the digests match.
     expect(serverB.attributes['mcp.session.id']).toBe(clientCall.attributes['mcp.session.id']);
     // Arguments stay out of the spans by default.
     expect(JSON.stringify(spans.map((span) => span.attributes))).not.toContain('traced');
 
     const rowsA = await rows(dbA, caller.traceId);
-    expect(rowsA.map((row) => `${row.direction} ${row.method} ${row.request.params?.name ?? ''}`)).toEqual(['inbound tools/call relay', 'outbound tools/call echo']);
+    expect(rowsA.map((row) => `${row.direction} ${row.method} ${row.request.params?.name ?? ''}`)).toEqual([
+      'inbound tools/call relay',
+      'outbound tools/call echo',
+    ]);
     // The outbound request carried the client span's context (and the caller's baggage) in _meta.
     const outbound = rowsA[1].request.params?._meta ?? {};
     expect(outbound.traceparent).toBe(`00-${caller.traceId}-${idOf(clientCall)}-01`);
     expect(outbound.baggage).toBe('tenant=acme');
     // B's rows: the call, and the handshake the call opened its session with (the HTTP headers carried the trace).
     const rowsB = await rows(dbB, caller.traceId);
-    expect(rowsB.map((row) => `${row.direction} ${row.method} ${row.request.params?.name ?? ''}`)).toEqual(['inbound initialize ', 'inbound notifications/initialized ', 'inbound tools/call echo']);
+    expect(rowsB.map((row) => `${row.direction} ${row.method} ${row.request.params?.name ?? ''}`)).toEqual([
+      'inbound initialize ',
+      'inbound notifications/initialized ',
+      'inbound tools/call echo',
+    ]);
   });
 
   it('continues the trace of a 2026-07-28 stateless call, inbound on A and outbound to B', async () => {
     const caller = randomTraceparent();
-    const body = statelessRequest(7, 'tools/call', { name: 'relay', arguments: { text: 'stateless', via: 'b2026' }, _meta: { traceparent: caller.traceparent } });
+    const body = statelessRequest(7, 'tools/call', {
+      name: 'relay',
+      arguments: { text: 'stateless', via: 'b2026' },
+      _meta: { traceparent: caller.traceparent },
+    });
     const reply = await statelessPost(`${a.baseUrl}/mcp`, body);
     expect(reply.status).toBe(200);
     expect(reply.json).toMatchObject({ result: { content: [{ type: 'text', text: 'stateless' }] } });
@@ -162,8 +206,17 @@ describe('OpenTelemetry: one trace from the caller through A, the Bull queue and
     expect(serverB.attributes['mcp.protocol.version']).toBe('2026-07-28');
     expect(clientCall.attributes['mcp.protocol.version']).toBe('2026-07-28');
     // The revision probe and the tool list (for the Mcp-Param headers) belong to the call's trace too.
-    expect((await rows(dbA, caller.traceId)).map((row) => `${row.direction} ${row.method}`)).toEqual(['inbound tools/call', 'outbound server/discover', 'outbound tools/call', 'outbound tools/list']);
-    expect((await rows(dbB, caller.traceId)).map((row) => `${row.direction} ${row.method}`)).toEqual(['inbound server/discover', 'inbound tools/call', 'inbound tools/list']);
+    expect((await rows(dbA, caller.traceId)).map((row) => `${row.direction} ${row.method}`)).toEqual([
+      'inbound tools/call',
+      'outbound server/discover',
+      'outbound tools/call',
+      'outbound tools/list',
+    ]);
+    expect((await rows(dbB, caller.traceId)).map((row) => `${row.direction} ${row.method}`)).toEqual([
+      'inbound server/discover',
+      'inbound tools/call',
+      'inbound tools/list',
+    ]);
   });
 
   it('honours the HTTP traceparent header when _meta has none, and prefers _meta when both carry one', async () => {
@@ -173,7 +226,11 @@ describe('OpenTelemetry: one trace from the caller through A, the Bull queue and
     // A has no echo tool: the call is an error answer, still traced and audited.
     const plain = await statelessPost(`${b.baseUrl}/mcp`, headerOnly, { headers: { traceparent: header.traceparent } });
     expect(plain.status).toBe(200);
-    const both = statelessRequest(9, 'tools/call', { name: 'echo', arguments: { text: 'm' }, _meta: { traceparent: meta.traceparent } });
+    const both = statelessRequest(9, 'tools/call', {
+      name: 'echo',
+      arguments: { text: 'm' },
+      _meta: { traceparent: meta.traceparent },
+    });
     await statelessPost(`${b.baseUrl}/mcp`, both, { headers: { traceparent: header.traceparent } });
     const fromHeader = one(await traced(header.traceId, ['tools/call echo']), 'tools/call echo', SpanKind.SERVER);
     expect(parentOf(fromHeader)).toBe(header.spanId);
@@ -186,8 +243,18 @@ describe('OpenTelemetry: one trace from the caller through A, the Bull queue and
 
   it('marks a failing call: a JSON-RPC error and a tool error set error.type and status ERROR', async () => {
     const caller = randomTraceparent();
-    await statelessPost(`${b.baseUrl}/mcp`, statelessRequest(10, 'tools/call', { name: 'fail', arguments: {}, _meta: { traceparent: caller.traceparent } }));
-    await statelessPost(`${b.baseUrl}/mcp`, statelessRequest(11, 'tools/call', { name: 'missing', arguments: {}, _meta: { traceparent: caller.traceparent } }));
+    await statelessPost(
+      `${b.baseUrl}/mcp`,
+      statelessRequest(10, 'tools/call', { name: 'fail', arguments: {}, _meta: { traceparent: caller.traceparent } }),
+    );
+    await statelessPost(
+      `${b.baseUrl}/mcp`,
+      statelessRequest(11, 'tools/call', {
+        name: 'missing',
+        arguments: {},
+        _meta: { traceparent: caller.traceparent },
+      }),
+    );
     const spans = await traced(caller.traceId, ['tools/call fail', 'tools/call missing']);
     const toolError = one(spans, 'tools/call fail', SpanKind.SERVER);
     expect(toolError.attributes['error.type']).toBe('tool_error');
@@ -201,16 +268,23 @@ describe('OpenTelemetry: one trace from the caller through A, the Bull queue and
   it('reports the Bull queue: its depth by state (read from Redis) and the wait of its jobs', async () => {
     await a.app.get(McpClientService).callTool('b', 'echo', { text: 'counted' });
     const all = await telemetry.metrics();
-    const depth = pointsOf(all, 'mcp.client.queue.depth').filter((p) => p.attributes['mcp.queue.name'] === 'otel-calls');
+    const depth = pointsOf(all, 'mcp.client.queue.depth').filter(
+      (p) => p.attributes['mcp.queue.name'] === 'otel-calls',
+    );
     expect(depth.map((p) => p.attributes['mcp.queue.state']).sort()).toEqual(['active', 'delayed', 'waiting']);
     expect(depth.every((p) => typeof p.value === 'number' && p.value >= 0)).toBe(true);
-    const waits = pointsOf(all, 'mcp.client.queue.wait.duration').filter((p) => p.attributes['messaging.system'] === 'bull');
+    const waits = pointsOf(all, 'mcp.client.queue.wait.duration').filter(
+      (p) => p.attributes['messaging.system'] === 'bull',
+    );
     expect(waits.reduce((sum, p) => sum + (p.value as { count: number }).count, 0)).toBeGreaterThanOrEqual(1);
   });
 
   it('marks a request refused before any exchange (an unknown session) with its HTTP status', async () => {
     const caller = randomTraceparent();
-    const reply = await post(`${b.baseUrl}/mcp`, callRequest(12, 'echo', { text: 'x' }), { sessionId: 'no-such-session', headers: { traceparent: caller.traceparent, 'MCP-Protocol-Version': '2025-11-25' } });
+    const reply = await post(`${b.baseUrl}/mcp`, callRequest(12, 'echo', { text: 'x' }), {
+      sessionId: 'no-such-session',
+      headers: { traceparent: caller.traceparent, 'MCP-Protocol-Version': '2025-11-25' },
+    });
     expect(reply.status).toBe(404);
     const refused = one(await traced(caller.traceId, ['tools/call echo']), 'tools/call echo', SpanKind.SERVER);
     expect(refused.attributes['error.type']).toBe('404');
@@ -223,7 +297,7 @@ describe('OpenTelemetry: one trace from the caller through A, the Bull queue and
  * caller's context through Redis, the worker's request to B carries it on, and the worker's audit
  * row stores the caller's trace id.
  */
-describe('OpenTelemetry: a Bull job continues the caller\'s trace in another process', () => {
+describe("OpenTelemetry: a Bull job continues the caller's trace in another process", () => {
   const prefix = `mcp-otel-w-${randomBytes(4).toString('hex')}`;
   let telemetry: TestTelemetry;
   let db: TestDatabase;
@@ -235,8 +309,13 @@ describe('OpenTelemetry: a Bull job continues the caller\'s trace in another pro
     telemetry = installTestTelemetry();
     db = await createTestDatabase();
     b = await startApp(db.url, { imports: [McpModule.forRoot({ auth: fixtureAuth })], providers: [FixtureTools] });
-    const client = { servers: { b: { url: `${b.baseUrl}/mcp`, bearerToken: 'token-alice', version: '2025-11-25' as const } }, queue: { redis: TEST_REDIS_URL, name: 'otel-remote', prefix } };
-    caller = await startApp(db.url, { imports: [McpClientModule.forRoot({ ...client, queue: { ...client.queue, worker: false } })] });
+    const client = {
+      servers: { b: { url: `${b.baseUrl}/mcp`, bearerToken: 'token-alice', version: '2025-11-25' as const } },
+      queue: { redis: TEST_REDIS_URL, name: 'otel-remote', prefix },
+    };
+    caller = await startApp(db.url, {
+      imports: [McpClientModule.forRoot({ ...client, queue: { ...client.queue, worker: false } })],
+    });
     worker = await startWorker({ databaseUrl: db.url, client, propagators: true });
   });
 
@@ -250,7 +329,7 @@ describe('OpenTelemetry: a Bull job continues the caller\'s trace in another pro
     await telemetry?.shutdown();
   });
 
-  it('links the caller\'s span, through the worker process, to the server span on B', async () => {
+  it("links the caller's span, through the worker process, to the server span on B", async () => {
     const client = caller.app.get(McpClientService);
     const { traceId, spanId } = await trace.getTracer('spec').startActiveSpan('caller', async (span) => {
       try {
@@ -260,10 +339,19 @@ describe('OpenTelemetry: a Bull job continues the caller\'s trace in another pro
         span.end();
       }
     });
-    const serverB = await pollUntil('server span on B', () => telemetry.spans().find((span) => span.kind === SpanKind.SERVER && span.name === 'tools/call echo' && span.spanContext().traceId === traceId));
+    const serverB = await pollUntil('server span on B', () =>
+      telemetry
+        .spans()
+        .find(
+          (span) =>
+            span.kind === SpanKind.SERVER && span.name === 'tools/call echo' && span.spanContext().traceId === traceId,
+        ),
+    );
     // The worker records nothing (no SDK): its hop is transparent and B's span hangs under the caller's.
     expect(serverB.parentSpanContext?.spanId).toBe(spanId);
-    const outbound: EventRow[] = await db.dataSource.query(`SELECT direction, method, trace_id, request FROM mcp_events WHERE direction = 'outbound' AND method = 'tools/call'`);
+    const outbound: EventRow[] = await db.dataSource.query(
+      `SELECT direction, method, trace_id, request FROM mcp_events WHERE direction = 'outbound' AND method = 'tools/call'`,
+    );
     expect(outbound.map((row) => row.trace_id)).toEqual([traceId]);
     expect(outbound[0].request.params?._meta?.traceparent).toBe(`00-${traceId}-${spanId}-01`);
   });

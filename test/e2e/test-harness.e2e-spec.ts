@@ -24,7 +24,9 @@ describe('test harness: child processes under a readiness deadline', () => {
   afterAll(killAllWorkers);
 
   it('spawnReady rejects a child that never prints its readiness line, naming the deadline, and has killed it', async () => {
-    const error = await spawnReady(process.execPath, ['-e', SLEEPER], {}, /never printed/, 300).catch((e: unknown) => e);
+    const error = await spawnReady(process.execPath, ['-e', SLEEPER], {}, /never printed/, 300).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(Error);
     const match = /^(.+) \(pid (\d+)\) was not ready within 300 ms and was killed:\n$/.exec((error as Error).message);
     expect(match?.[1]).toBe(`${process.execPath} -e ${SLEEPER}`);

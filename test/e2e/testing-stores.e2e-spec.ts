@@ -2,7 +2,18 @@ import type { INestApplication } from '@nestjs/common';
 import { UnknownElementException } from '@nestjs/core/errors/exceptions/unknown-element.exception';
 import { Test } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
-import { MCP_EVENT_SINK, MCP_HANDLER_SWITCH_STORE, MCP_OUTBOUND_SESSION_STORE, MCP_SESSION_STORE, MCP_TASK_STORE, McpClientModule, McpClientService, McpModule, McpRegistry, McpResourceNotifier } from '../../src/mcp';
+import {
+  MCP_EVENT_SINK,
+  MCP_HANDLER_SWITCH_STORE,
+  MCP_OUTBOUND_SESSION_STORE,
+  MCP_SESSION_STORE,
+  MCP_TASK_STORE,
+  McpClientModule,
+  McpClientService,
+  McpModule,
+  McpRegistry,
+  McpResourceNotifier,
+} from '../../src/mcp';
 import {
   InMemoryMcpEventSink,
   InMemoryMcpHandlerSwitchStore,
@@ -22,8 +33,13 @@ import { callRequest, openSession, post, send, versionHeader } from '../support/
  * would have written.
  */
 describe('McpModule on the in-memory stores of durable-mcp/testing (no database)', () => {
-  async function listen(imports: Parameters<typeof Test.createTestingModule>[0]['imports']): Promise<{ app: INestApplication; url: (path: string) => string }> {
-    const moduleRef = await Test.createTestingModule({ imports, providers: [FixtureTools, FeatureResources] }).compile();
+  async function listen(
+    imports: Parameters<typeof Test.createTestingModule>[0]['imports'],
+  ): Promise<{ app: INestApplication; url: (path: string) => string }> {
+    const moduleRef = await Test.createTestingModule({
+      imports,
+      providers: [FixtureTools, FeatureResources],
+    }).compile();
     const app = moduleRef.createNestApplication({ logger: ['error', 'warn'] });
     await app.listen(0, '127.0.0.1');
     const { port } = app.getHttpServer().address() as { port: number };
@@ -58,7 +74,13 @@ describe('McpModule on the in-memory stores of durable-mcp/testing (no database)
       expect(reply.json).toMatchObject({ id: 7, result: { content: [{ type: 'text', text: 'hi' }] } });
 
       const [session] = stores.sessions.sessions;
-      expect(session).toMatchObject({ sessionId, mount: 'default', principalKey: 'alice', protocolVersion: '2025-11-25', terminatedAt: null });
+      expect(session).toMatchObject({
+        sessionId,
+        mount: 'default',
+        principalKey: 'alice',
+        protocolVersion: '2025-11-25',
+        terminatedAt: null,
+      });
       expect(session.clientInfo).toEqual({ name: 'wire-test', version: '1.0.0' });
 
       const rows = stores.events.events.filter((event) => event.sessionRef === session.id);
@@ -81,12 +103,30 @@ describe('McpModule on the in-memory stores of durable-mcp/testing (no database)
     it('keeps subscriptions and the log level, and forgets a session after DELETE', async () => {
       const { sessionId } = await openSession(url);
       const headers = versionHeader();
-      expect((await post(url, { jsonrpc: '2.0', id: 1, method: 'resources/subscribe', params: { uri: 'docs://readme' } }, { sessionId, headers })).json).toMatchObject({ result: {} });
-      expect((await post(url, { jsonrpc: '2.0', id: 2, method: 'logging/setLevel', params: { level: 'error' } }, { sessionId, headers })).json).toMatchObject({ result: {} });
+      expect(
+        (
+          await post(
+            url,
+            { jsonrpc: '2.0', id: 1, method: 'resources/subscribe', params: { uri: 'docs://readme' } },
+            { sessionId, headers },
+          )
+        ).json,
+      ).toMatchObject({ result: {} });
+      expect(
+        (
+          await post(
+            url,
+            { jsonrpc: '2.0', id: 2, method: 'logging/setLevel', params: { level: 'error' } },
+            { sessionId, headers },
+          )
+        ).json,
+      ).toMatchObject({ result: {} });
       expect(await app.get(McpResourceNotifier).subscribers('docs://readme')).toEqual([sessionId]);
       expect(stores.sessions.sessions.find((s) => s.sessionId === sessionId)?.logLevel).toBe('error');
 
-      expect((await post(url, callRequest(3, 'echo', { text: 'x' }), { sessionId, headers, token: 'token-bob' })).status).toBe(404);
+      expect(
+        (await post(url, callRequest(3, 'echo', { text: 'x' }), { sessionId, headers, token: 'token-bob' })).status,
+      ).toBe(404);
       expect((await send(url, 'DELETE', { sessionId, headers })).status).toBe(204);
       expect((await post(url, callRequest(4, 'echo', { text: 'x' }), { sessionId, headers })).status).toBe(404);
       expect(await app.get(McpResourceNotifier).subscribers('docs://readme')).toEqual([]);
@@ -96,10 +136,16 @@ describe('McpModule on the in-memory stores of durable-mcp/testing (no database)
     it('keeps the registry switches: a tool switched off for bob leaves his list only', async () => {
       expect(app.get(MCP_HANDLER_SWITCH_STORE)).toBe(stores.handlerSwitches);
       await app.get(McpRegistry).disable('tool', 'echo', { principals: ['bob'] });
-      expect(stores.handlerSwitches.switches).toEqual([{ mount: 'default', kind: 'tool', name: 'echo', principalKey: 'bob', createdAt: expect.any(Date) }]);
+      expect(stores.handlerSwitches.switches).toEqual([
+        { mount: 'default', kind: 'tool', name: 'echo', principalKey: 'bob', createdAt: expect.any(Date) },
+      ]);
       const list = async (token: string) => {
         const { sessionId } = await openSession(url, token);
-        const reply = await post(url, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { sessionId, headers: versionHeader(), token });
+        const reply = await post(
+          url,
+          { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+          { sessionId, headers: versionHeader(), token },
+        );
         return (reply.json.result.tools as { name: string }[]).map((tool) => tool.name);
       };
       const everyTool = await list('token-alice');
@@ -122,7 +168,13 @@ describe('McpModule on the in-memory stores of durable-mcp/testing (no database)
           mount: 'tests',
           path: '/tests/mcp',
           sessions: { idleTtlMs: 120_000 },
-          stores: { sessions: InMemoryMcpSessionStore, subscriptions: InMemoryMcpSubscriptionStore, events: InMemoryMcpEventSink, handlerSwitches: InMemoryMcpHandlerSwitchStore, tasks: InMemoryMcpTaskStore },
+          stores: {
+            sessions: InMemoryMcpSessionStore,
+            subscriptions: InMemoryMcpSubscriptionStore,
+            events: InMemoryMcpEventSink,
+            handlerSwitches: InMemoryMcpHandlerSwitchStore,
+            tasks: InMemoryMcpTaskStore,
+          },
         }),
       ]);
       app = running.app;
@@ -146,7 +198,9 @@ describe('McpModule on the in-memory stores of durable-mcp/testing (no database)
       expect(() => app.get(DataSource)).toThrow(UnknownElementException);
 
       const { sessionId } = await openSession(url);
-      expect((await post(url, callRequest(1, 'whoami'), { sessionId, headers: versionHeader() })).json).toMatchObject({ result: { structuredContent: { principal: 'alice' } } });
+      expect((await post(url, callRequest(1, 'whoami'), { sessionId, headers: versionHeader() })).json).toMatchObject({
+        result: { structuredContent: { principal: 'alice' } },
+      });
       expect(sessions.sessions).toEqual([expect.objectContaining({ sessionId, mount: 'tests' })]);
       const events = app.get<InMemoryMcpEventSink>(MCP_EVENT_SINK).events;
       expect(events.map((event) => event.method)).toEqual(['initialize', 'notifications/initialized', 'tools/call']);
@@ -173,11 +227,19 @@ describe('McpModule on the in-memory stores of durable-mcp/testing (no database)
     it('calls a toolset with no database, writing outbound rows and the remote session to its own stores', async () => {
       expect(() => app.get(DataSource)).toThrow(UnknownElementException);
       const mcp = app.get(McpClientService);
-      expect(await mcp.callTool('self', 'echo', { text: 'in memory' })).toMatchObject({ content: [{ type: 'text', text: 'in memory' }] });
+      expect(await mcp.callTool('self', 'echo', { text: 'in memory' })).toMatchObject({
+        content: [{ type: 'text', text: 'in memory' }],
+      });
       expect(app.get(MCP_OUTBOUND_SESSION_STORE)).toBe(client.outboundSessions);
       // One exchange: the call's own in-process handshake told the capabilities, no ping before it.
-      expect(client.events.events.map((event) => [event.direction, event.server, event.method])).toEqual([['outbound', 'self', 'tools/call']]);
-      expect(await client.outboundSessions.find('self', '')).toMatchObject({ server: 'self', scopeKey: '', closedAt: null });
+      expect(client.events.events.map((event) => [event.direction, event.server, event.method])).toEqual([
+        ['outbound', 'self', 'tools/call'],
+      ]);
+      expect(await client.outboundSessions.find('self', '')).toMatchObject({
+        server: 'self',
+        scopeKey: '',
+        closedAt: null,
+      });
       // The toolset was reached in process: no inbound row, no inbound session.
       expect(server.events.events).toEqual([]);
       expect(server.sessions.sessions).toEqual([]);

@@ -19,7 +19,17 @@ import {
 } from '@nestjs/common';
 import { REQUEST } from '@nestjs/core';
 import { tap } from 'rxjs';
-import { getMcpContext, McpModule, McpRpcError, McpPrompt, McpResource, McpResourceTemplate, McpTool, type McpAuthResult, type McpToolContext } from '../../src/mcp';
+import {
+  getMcpContext,
+  McpModule,
+  McpRpcError,
+  McpPrompt,
+  McpResource,
+  McpResourceTemplate,
+  McpTool,
+  type McpAuthResult,
+  type McpToolContext,
+} from '../../src/mcp';
 import { statelessPost, statelessRequest } from '../fixtures/stateless/stateless-wire';
 import { pollUntil } from '../support/polling';
 import { startApp, type RunningApp } from '../support/http-app';
@@ -35,11 +45,27 @@ const TEXT = { type: 'object', properties: { text: { type: 'string' } }, require
 /** Lets only admins through; what it saw is kept for the assertions. */
 @Injectable()
 class AdminGuard implements CanActivate {
-  static readonly seen: Array<{ type: string; phase?: string; method?: string; name?: string; principal?: string; arguments?: unknown; session?: string | null }> = [];
+  static readonly seen: Array<{
+    type: string;
+    phase?: string;
+    method?: string;
+    name?: string;
+    principal?: string;
+    arguments?: unknown;
+    session?: string | null;
+  }> = [];
 
   canActivate(context: ExecutionContext): boolean {
     const mcp = getMcpContext(context);
-    AdminGuard.seen.push({ type: context.getType(), phase: mcp?.phase, method: mcp?.method, name: mcp?.name, principal: mcp?.principal.key, arguments: mcp?.arguments, session: mcp?.sessionId });
+    AdminGuard.seen.push({
+      type: context.getType(),
+      phase: mcp?.phase,
+      method: mcp?.method,
+      name: mcp?.name,
+      principal: mcp?.principal.key,
+      arguments: mcp?.arguments,
+      session: mcp?.sessionId,
+    });
     return mcp?.principal.roles?.includes('admin') === true;
   }
 }
@@ -57,7 +83,11 @@ class AdminTools {
     return 'rotated';
   }
 
-  @McpPrompt({ name: 'incident', description: 'Starts an incident review', arguments: [{ name: 'severity', required: true }] })
+  @McpPrompt({
+    name: 'incident',
+    description: 'Starts an incident review',
+    arguments: [{ name: 'severity', required: true }],
+  })
   incident({ severity }: { severity: string }) {
     return `Review the ${severity} incident.`;
   }
@@ -67,7 +97,11 @@ class AdminTools {
     return 'hunter2';
   }
 
-  @McpResourceTemplate({ uriTemplate: 'ops://hosts/{host}', name: 'host', complete: { host: (value) => ['db1', 'db2', 'web1'].filter((h) => h.startsWith(value)) } })
+  @McpResourceTemplate({
+    uriTemplate: 'ops://hosts/{host}',
+    name: 'host',
+    complete: { host: (value) => ['db1', 'db2', 'web1'].filter((h) => h.startsWith(value)) },
+  })
   host({ params }: { params: Record<string, string> }) {
     return `host ${params.host}`;
   }
@@ -99,7 +133,13 @@ class TimingInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler) {
     const started = process.hrtime.bigint();
     return next.handle().pipe(
-      tap(() => this.timings.entries.push({ tool: getMcpContext(context)?.name ?? '?', type: context.getType(), ms: Number(process.hrtime.bigint() - started) / 1e6 })),
+      tap(() =>
+        this.timings.entries.push({
+          tool: getMcpContext(context)?.name ?? '?',
+          type: context.getType(),
+          ms: Number(process.hrtime.bigint() - started) / 1e6,
+        }),
+      ),
     );
   }
 }
@@ -196,7 +236,9 @@ describe('Nest guards, interceptors, pipes and filters on tools (real app, SDK c
   const clients: Client[] = [];
 
   async function connect(token: string): Promise<Client> {
-    const transport = new StreamableHTTPClientTransport(new URL(`${server.baseUrl}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+    const transport = new StreamableHTTPClientTransport(new URL(`${server.baseUrl}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    });
     const client = new Client({ name: 'guards-e2e', version: '1.0.0' });
     await client.connect(transport);
     clients.push(client);
@@ -212,7 +254,16 @@ describe('Nest guards, interceptors, pipes and filters on tools (real app, SDK c
     db = await createTestDatabase();
     server = await startApp(db.url, {
       imports: [McpModule.forRoot({ auth: (token) => PEOPLE[token] ?? null })],
-      providers: [AdminTools, OpsTools, PublicDocs, AdminGuard, MaintenanceGuard, Timings, TimingInterceptor, QuotaBook],
+      providers: [
+        AdminTools,
+        OpsTools,
+        PublicDocs,
+        AdminGuard,
+        MaintenanceGuard,
+        Timings,
+        TimingInterceptor,
+        QuotaBook,
+      ],
     });
     ada = await connect('token-ada');
     bob = await connect('token-bob');
@@ -232,16 +283,41 @@ describe('Nest guards, interceptors, pipes and filters on tools (real app, SDK c
   it('runs a class-level guard on calls, with the MCP context, and answers a refused call as an unknown tool', async () => {
     AdminGuard.seen.length = 0;
     expect(text(await ada.callTool({ name: 'purge', arguments: { cache: 'users' } }))).toBe('purged users');
-    expect(AdminGuard.seen).toEqual([{ type: 'mcp', phase: 'call', method: 'tools/call', name: 'purge', principal: 'ada', arguments: { cache: 'users' }, session: expect.any(String) }]);
-    await expect(bob.callTool({ name: 'purge', arguments: {} })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('Unknown tool: purge') });
-    await expect(bob.callTool({ name: 'no-such-tool', arguments: {} })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('Unknown tool: no-such-tool') });
+    expect(AdminGuard.seen).toEqual([
+      {
+        type: 'mcp',
+        phase: 'call',
+        method: 'tools/call',
+        name: 'purge',
+        principal: 'ada',
+        arguments: { cache: 'users' },
+        session: expect.any(String),
+      },
+    ]);
+    await expect(bob.callTool({ name: 'purge', arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('Unknown tool: purge'),
+    });
+    await expect(bob.callTool({ name: 'no-such-tool', arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('Unknown tool: no-such-tool'),
+    });
   });
 
   it('evaluates guards with a list-time context', async () => {
     AdminGuard.seen.length = 0;
     await names(bob);
     expect(AdminGuard.seen).toEqual(
-      expect.arrayContaining([expect.objectContaining({ type: 'mcp', phase: 'list', method: 'tools/list', name: 'rotate', principal: 'bob', arguments: undefined })]),
+      expect.arrayContaining([
+        expect.objectContaining({
+          type: 'mcp',
+          phase: 'list',
+          method: 'tools/list',
+          name: 'rotate',
+          principal: 'bob',
+          arguments: undefined,
+        }),
+      ]),
     );
   });
 
@@ -250,32 +326,63 @@ describe('Nest guards, interceptors, pipes and filters on tools (real app, SDK c
     expect((await bob.listPrompts()).prompts.map((p) => p.name)).toEqual(['greeting']);
     expect((await ada.listResources()).resources.map((r) => r.uri)).toEqual(['ops://secrets', 'docs://faq']);
     expect((await bob.listResources()).resources.map((r) => r.uri)).toEqual(['docs://faq']);
-    expect((await ada.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate)).toEqual(['ops://hosts/{host}']);
+    expect((await ada.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate)).toEqual([
+      'ops://hosts/{host}',
+    ]);
     expect((await bob.listResourceTemplates()).resourceTemplates).toEqual([]);
 
-    expect((await ada.getPrompt({ name: 'incident', arguments: { severity: 'minor' } })).messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Review the minor incident.' } }]);
-    await expect(ada.getPrompt({ name: 'incident' })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('Invalid arguments for prompt "incident"') });
+    expect((await ada.getPrompt({ name: 'incident', arguments: { severity: 'minor' } })).messages).toEqual([
+      { role: 'user', content: { type: 'text', text: 'Review the minor incident.' } },
+    ]);
+    await expect(ada.getPrompt({ name: 'incident' })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('Invalid arguments for prompt "incident"'),
+    });
     // A refused caller learns nothing from its arguments: the answer is the unknown prompt's.
-    await expect(bob.getPrompt({ name: 'incident' })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('Unknown prompt: incident') });
-    await expect(bob.getPrompt({ name: 'incident', arguments: { severity: 'minor' } })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('Unknown prompt: incident') });
-    expect((await ada.readResource({ uri: 'ops://secrets' })).contents).toEqual([{ uri: 'ops://secrets', mimeType: 'text/plain', text: 'hunter2' }]);
-    await expect(bob.readResource({ uri: 'ops://secrets' })).rejects.toMatchObject({ code: -32002, data: { uri: 'ops://secrets' } });
-    expect((await ada.readResource({ uri: 'ops://hosts/db1' })).contents).toMatchObject([{ uri: 'ops://hosts/db1', text: 'host db1' }]);
+    await expect(bob.getPrompt({ name: 'incident' })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('Unknown prompt: incident'),
+    });
+    await expect(bob.getPrompt({ name: 'incident', arguments: { severity: 'minor' } })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('Unknown prompt: incident'),
+    });
+    expect((await ada.readResource({ uri: 'ops://secrets' })).contents).toEqual([
+      { uri: 'ops://secrets', mimeType: 'text/plain', text: 'hunter2' },
+    ]);
+    await expect(bob.readResource({ uri: 'ops://secrets' })).rejects.toMatchObject({
+      code: -32002,
+      data: { uri: 'ops://secrets' },
+    });
+    expect((await ada.readResource({ uri: 'ops://hosts/db1' })).contents).toMatchObject([
+      { uri: 'ops://hosts/db1', text: 'host db1' },
+    ]);
     await expect(bob.readResource({ uri: 'ops://hosts/db1' })).rejects.toMatchObject({ code: -32002 });
     expect((await bob.readResource({ uri: 'docs://faq' })).contents).toMatchObject([{ text: 'Ask away.' }]);
     // Completion and subscription see the same handlers as the lists.
-    const hostRef = { ref: { type: 'ref/resource' as const, uri: 'ops://hosts/{host}' }, argument: { name: 'host', value: 'db' } };
+    const hostRef = {
+      ref: { type: 'ref/resource' as const, uri: 'ops://hosts/{host}' },
+      argument: { name: 'host', value: 'db' },
+    };
     expect((await ada.complete(hostRef)).completion.values).toEqual(['db1', 'db2']);
-    await expect(bob.complete(hostRef)).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('Unknown resource template: ops://hosts/{host}') });
+    await expect(bob.complete(hostRef)).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('Unknown resource template: ops://hosts/{host}'),
+    });
     await expect(ada.subscribeResource({ uri: 'ops://secrets' })).resolves.toEqual({});
     await expect(bob.subscribeResource({ uri: 'ops://secrets' })).rejects.toMatchObject({ code: -32002 });
     await expect(bob.subscribeResource({ uri: 'docs://faq' })).resolves.toEqual({});
-    const [refused] = await db.dataSource.query(`SELECT note FROM mcp_events WHERE principal_key = 'bob' AND method = 'resources/read' AND request->'params'->>'uri' = 'ops://secrets'`);
+    const [refused] = await db.dataSource.query(
+      `SELECT note FROM mcp_events WHERE principal_key = 'bob' AND method = 'resources/read' AND request->'params'->>'uri' = 'ops://secrets'`,
+    );
     expect(refused.note).toBe('Refused resource "ops://secrets" by AdminGuard');
   });
 
   it('answers the McpRpcError a guard throws', async () => {
-    await expect(bob.callTool({ name: 'maintained', arguments: {} })).rejects.toMatchObject({ code: -32001, message: expect.stringContaining('Down for maintenance') });
+    await expect(bob.callTool({ name: 'maintained', arguments: {} })).rejects.toMatchObject({
+      code: -32001,
+      message: expect.stringContaining('Down for maintenance'),
+    });
   });
 
   it('refuses a roles-guarded tool to a principal without one of the roles', async () => {
@@ -311,25 +418,42 @@ describe('Nest guards, interceptors, pipes and filters on tools (real app, SDK c
     const url = `${server.baseUrl}/mcp`;
     const list = await statelessPost(url, statelessRequest(1, 'tools/list'), { token: 'token-bob' });
     expect(list.status).toBe(200);
-    expect(list.json.result.tools.map((tool: { name: string }) => tool.name).sort()).toEqual(['find', 'maintained', 'open', 'quota', 'shout']);
+    expect(list.json.result.tools.map((tool: { name: string }) => tool.name).sort()).toEqual([
+      'find',
+      'maintained',
+      'open',
+      'quota',
+      'shout',
+    ]);
     expect(list.json.result.cacheScope).toBe('private');
-    const refused = await statelessPost(url, statelessRequest(2, 'tools/call', { name: 'purge', arguments: { cache: 'stateless' } }), { token: 'token-bob' });
+    const refused = await statelessPost(
+      url,
+      statelessRequest(2, 'tools/call', { name: 'purge', arguments: { cache: 'stateless' } }),
+      { token: 'token-bob' },
+    );
     expect(refused.json.error).toMatchObject({ code: -32602, message: 'Unknown tool: purge' });
-    const [row] = await db.dataSource.query(`SELECT note, session_ref FROM mcp_events WHERE principal_key = 'bob' AND request->'params'->'arguments'->>'cache' = 'stateless'`);
+    const [row] = await db.dataSource.query(
+      `SELECT note, session_ref FROM mcp_events WHERE principal_key = 'bob' AND request->'params'->'arguments'->>'cache' = 'stateless'`,
+    );
     expect(row).toEqual({ note: 'Refused tool "purge" by AdminGuard', session_ref: null });
   });
 
   it('records which guard refused a call in its mcp_events row, and never tells the caller', async () => {
     await expect(bob.callTool({ name: 'rotate', arguments: {} })).rejects.toMatchObject({ code: -32602 });
     const rows = await pollUntil('the refused call is audited', async () => {
-      const found: Array<{ note: string; error_code: number; response: { error: { message: string } } }> = await db.dataSource.query(
-        `SELECT note, error_code, response FROM mcp_events WHERE method = 'tools/call' AND principal_key = 'bob' AND request->'params'->>'name' = 'rotate'`,
-      );
+      const found: Array<{ note: string; error_code: number; response: { error: { message: string } } }> =
+        await db.dataSource.query(
+          `SELECT note, error_code, response FROM mcp_events WHERE method = 'tools/call' AND principal_key = 'bob' AND request->'params'->>'name' = 'rotate'`,
+        );
       return found.length ? found : undefined;
     });
-    expect(rows).toEqual([{ note: 'Refused tool "rotate" by AdminGuard', error_code: -32602, response: expect.anything() }]);
+    expect(rows).toEqual([
+      { note: 'Refused tool "rotate" by AdminGuard', error_code: -32602, response: expect.anything() },
+    ]);
     expect(JSON.stringify(rows[0].response)).not.toContain('AdminGuard');
-    const [roles] = await db.dataSource.query(`SELECT note FROM mcp_events WHERE principal_key = 'bob' AND request->'params'->>'name' = 'auditLog'`);
+    const [roles] = await db.dataSource.query(
+      `SELECT note FROM mcp_events WHERE principal_key = 'bob' AND request->'params'->>'name' = 'auditLog'`,
+    );
     expect(roles.note).toBe('Refused tool "auditLog" by roles (needs one of auditor)');
   });
 });

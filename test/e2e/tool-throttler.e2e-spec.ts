@@ -20,7 +20,9 @@ class McpThrottlerGuard extends ThrottlerGuard {
 
   protected override getRequestResponse(context: ExecutionContext) {
     const mcp = getMcpContext(context);
-    return mcp ? { req: mcp as unknown as Record<string, unknown>, res: {} as Record<string, unknown> } : super.getRequestResponse(context);
+    return mcp
+      ? { req: mcp as unknown as Record<string, unknown>, res: {} as Record<string, unknown> }
+      : super.getRequestResponse(context);
   }
 
   protected override async getTracker(req: Record<string, unknown>): Promise<string> {
@@ -47,7 +49,9 @@ describe('@nestjs/throttler as a tool guard keyed by principal (real app, SDK cl
   const clients: Client[] = [];
 
   async function connect(token: string): Promise<Client> {
-    const transport = new StreamableHTTPClientTransport(new URL(`${server.baseUrl}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+    const transport = new StreamableHTTPClientTransport(new URL(`${server.baseUrl}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    });
     const client = new Client({ name: 'throttler-e2e', version: '1.0.0' });
     await client.connect(transport);
     clients.push(client);
@@ -57,7 +61,10 @@ describe('@nestjs/throttler as a tool guard keyed by principal (real app, SDK cl
   beforeAll(async () => {
     db = await createTestDatabase();
     server = await startApp(db.url, {
-      imports: [ThrottlerModule.forRoot([{ ttl: 60_000, limit: 100 }]), McpModule.forRoot({ auth: (token) => PEOPLE[token] ?? null })],
+      imports: [
+        ThrottlerModule.forRoot([{ ttl: 60_000, limit: 100 }]),
+        McpModule.forRoot({ auth: (token) => PEOPLE[token] ?? null }),
+      ],
       providers: [SearchTools, McpThrottlerGuard],
     });
   });
@@ -72,12 +79,21 @@ describe('@nestjs/throttler as a tool guard keyed by principal (real app, SDK cl
     const ada = await connect('token-ada');
     const bob = await connect('token-bob');
     for (let i = 0; i < 4; i++) expect((await ada.listTools()).tools.map((tool) => tool.name)).toEqual(['search']);
-    expect(await ada.callTool({ name: 'search', arguments: {} })).toEqual({ content: [{ type: 'text', text: 'results' }] });
-    expect(await ada.callTool({ name: 'search', arguments: {} })).toEqual({ content: [{ type: 'text', text: 'results' }] });
+    expect(await ada.callTool({ name: 'search', arguments: {} })).toEqual({
+      content: [{ type: 'text', text: 'results' }],
+    });
+    expect(await ada.callTool({ name: 'search', arguments: {} })).toEqual({
+      content: [{ type: 'text', text: 'results' }],
+    });
     const third = await ada.callTool({ name: 'search', arguments: {} });
-    expect(third).toMatchObject({ isError: true, content: [{ type: 'text', text: 'ThrottlerException: Too Many Requests' }] });
+    expect(third).toMatchObject({
+      isError: true,
+      content: [{ type: 'text', text: 'ThrottlerException: Too Many Requests' }],
+    });
     // Another principal has its own budget, even from the same address.
-    expect(await bob.callTool({ name: 'search', arguments: {} })).toEqual({ content: [{ type: 'text', text: 'results' }] });
+    expect(await bob.callTool({ name: 'search', arguments: {} })).toEqual({
+      content: [{ type: 'text', text: 'results' }],
+    });
     expect((await ada.listTools()).tools.map((tool) => tool.name)).toEqual(['search']);
 
     const rows = await pollUntil('the throttled call is audited', async () => {
@@ -86,6 +102,11 @@ describe('@nestjs/throttler as a tool guard keyed by principal (real app, SDK cl
       );
       return found.length ? found : undefined;
     });
-    expect(rows).toEqual([{ note: expect.stringMatching(/^Refused tool "search" by McpThrottlerGuard: .*Too Many Requests/), is_error: true }]);
+    expect(rows).toEqual([
+      {
+        note: expect.stringMatching(/^Refused tool "search" by McpThrottlerGuard: .*Too Many Requests/),
+        is_error: true,
+      },
+    ]);
   });
 });

@@ -1,10 +1,19 @@
 import { Client as Sdk2Client, StreamableHTTPClientTransport as Sdk2Transport } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitationCompleteNotificationSchema, ElicitRequestSchema, UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ElicitationCompleteNotificationSchema,
+  ElicitRequestSchema,
+  UrlElicitationRequiredError,
+} from '@modelcontextprotocol/sdk/types.js';
 import { McpClientModule, McpClientService, McpElicitationNotifier, McpModule } from '../../src/mcp';
 import { McpStreamRegistry } from '../../src/mcp/server/http/mcp-stream-registry';
-import { COMPLETION_RECEIPTS, CHECKOUT, CONNECT_URL, UrlElicitationTools } from '../fixtures/elicitation/url-elicitation-tools';
+import {
+  COMPLETION_RECEIPTS,
+  CHECKOUT,
+  CONNECT_URL,
+  UrlElicitationTools,
+} from '../fixtures/elicitation/url-elicitation-tools';
 import { fixtureAuth } from '../fixtures/fixture-tools';
 import { statelessPost, statelessRequest } from '../fixtures/stateless/stateless-wire';
 import { startApp, type RunningApp } from '../support/http-app';
@@ -17,7 +26,11 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{1
 /** The JSON-RPC message of a reply that is either JSON or an SSE stream ending with the response. */
 function lastMessage(text: string, contentType: string | null): Record<string, unknown> {
   if (!contentType?.startsWith('text/event-stream')) return JSON.parse(text);
-  const data = text.split('\n').filter((line) => line.startsWith('data:')).map((line) => line.slice(5).trim()).filter(Boolean);
+  const data = text
+    .split('\n')
+    .filter((line) => line.startsWith('data:'))
+    .map((line) => line.slice(5).trim())
+    .filter(Boolean);
   return JSON.parse(data[data.length - 1]);
 }
 
@@ -40,7 +53,12 @@ describe('URL mode elicitation (PostgreSQL, official SDK clients and McpClientSe
   beforeAll(async () => {
     db = await createTestDatabase();
     server = await startApp(db.url, {
-      imports: [McpModule.forRoot({ auth: fixtureAuth, stateless: { requestStateSecret: 'a-shared-secret-of-the-test-suite' } })],
+      imports: [
+        McpModule.forRoot({
+          auth: fixtureAuth,
+          stateless: { requestStateSecret: 'a-shared-secret-of-the-test-suite' },
+        }),
+      ],
       providers: [UrlElicitationTools],
     });
     url = `${server.baseUrl}/mcp`;
@@ -52,8 +70,12 @@ describe('URL mode elicitation (PostgreSQL, official SDK clients and McpClientSe
     await db?.drop();
   });
 
-  async function sdk1(capabilities: Record<string, unknown>): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
-    const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: 'Bearer token-alice' } } });
+  async function sdk1(
+    capabilities: Record<string, unknown>,
+  ): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+    const transport = new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { Authorization: 'Bearer token-alice' } },
+    });
     const client = new Client({ name: 'url-elicitation-e2e', version: '1.0.0' }, { capabilities });
     clients.push(client);
     await client.connect(transport);
@@ -79,12 +101,20 @@ describe('URL mode elicitation (PostgreSQL, official SDK clients and McpClientSe
       const result = await client.callTool({ name: 'connect_account', arguments: {} });
       const returned = JSON.parse(textOf(result));
       expect(returned.elicitationId).toMatch(UUID);
-      expect(returned).toEqual({ action: 'accept', elicitationId: returned.elicitationId, sessionId: transport.sessionId });
-      expect(asked).toEqual([{ mode: 'url', message: 'Connect your account', url: CONNECT_URL, elicitationId: returned.elicitationId }]);
+      expect(returned).toEqual({
+        action: 'accept',
+        elicitationId: returned.elicitationId,
+        sessionId: transport.sessionId,
+      });
+      expect(asked).toEqual([
+        { mode: 'url', message: 'Connect your account', url: CONNECT_URL, elicitationId: returned.elicitationId },
+      ]);
 
       // The completion comes later, from the app (e.g. the OAuth callback route), on the GET stream.
       const sessionId = transport.sessionId as string;
-      await pollUntil('the GET stream of the session', () => (server.app.get(McpStreamRegistry, { strict: false }).has(sessionId) ? true : undefined));
+      await pollUntil('the GET stream of the session', () =>
+        server.app.get(McpStreamRegistry, { strict: false }).has(sessionId) ? true : undefined,
+      );
       expect(await server.app.get(McpElicitationNotifier).complete(sessionId, returned.elicitationId)).toBe(true);
       await arrived;
       expect(completed).toEqual([returned.elicitationId]);
@@ -122,7 +152,16 @@ describe('URL mode elicitation (PostgreSQL, official SDK clients and McpClientSe
         error: {
           code: -32042,
           message: 'This request requires more information: a URL elicitation must be completed first',
-          data: { elicitations: [{ mode: 'url', elicitationId: 'checkout-7', url: 'https://pay.example.test/checkout?e=checkout-7', message: 'Pay 5 EUR to unlock the report' }] },
+          data: {
+            elicitations: [
+              {
+                mode: 'url',
+                elicitationId: 'checkout-7',
+                url: 'https://pay.example.test/checkout?e=checkout-7',
+                message: 'Pay 5 EUR to unlock the report',
+              },
+            ],
+          },
         },
       });
     });
@@ -140,8 +179,13 @@ describe('URL mode elicitation (PostgreSQL, official SDK clients and McpClientSe
 
   describe('2026-07-28', () => {
     it('round trip with the SDK 2.x client: the URL elicitation travels as an input request, without an id on the wire', async () => {
-      const transport = new Sdk2Transport(new URL(url), { requestInit: { headers: { Authorization: 'Bearer token-alice' } } });
-      const client = new Sdk2Client({ name: 'url-elicitation-e2e', version: '2.0.0' }, { capabilities: { elicitation: { url: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+      const transport = new Sdk2Transport(new URL(url), {
+        requestInit: { headers: { Authorization: 'Bearer token-alice' } },
+      });
+      const client = new Sdk2Client(
+        { name: 'url-elicitation-e2e', version: '2.0.0' },
+        { capabilities: { elicitation: { url: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+      );
       clients.push(client);
       const asked: Record<string, unknown>[] = [];
       client.setRequestHandler('elicitation/create', async (request) => {
@@ -157,7 +201,12 @@ describe('URL mode elicitation (PostgreSQL, official SDK clients and McpClientSe
     });
 
     it('is refused when the request declared only form mode', async () => {
-      const body = statelessRequest(1, 'tools/call', { name: 'try_url_elicitation', arguments: {} }, { elicitation: { form: {} } });
+      const body = statelessRequest(
+        1,
+        'tools/call',
+        { name: 'try_url_elicitation', arguments: {} },
+        { elicitation: { form: {} } },
+      );
       const reply = await statelessPost(url, body);
       expect(reply.status).toBe(200);
       expect(reply.json.result.content).toEqual([
@@ -170,26 +219,46 @@ describe('URL mode elicitation (PostgreSQL, official SDK clients and McpClientSe
 
     it('McpUrlElicitationRequiredError becomes input_required keyed by the elicitation id; the retry completes once the checkout is done', async () => {
       const capabilities = { elicitation: { url: {} } };
-      const first = await statelessPost(url, statelessRequest(1, 'tools/call', { name: 'checkout', arguments: {} }, capabilities));
+      const first = await statelessPost(
+        url,
+        statelessRequest(1, 'tools/call', { name: 'checkout', arguments: {} }, capabilities),
+      );
       expect(first.status).toBe(200);
       expect(first.json.error).toBeUndefined();
       const { requestState, ...rest } = first.json.result;
       expect(typeof requestState).toBe('string');
       expect(rest).toEqual({
         resultType: 'input_required',
-        inputRequests: { 'checkout-7': { method: 'elicitation/create', params: { mode: 'url', message: 'Pay 5 EUR to unlock the report', url: 'https://pay.example.test/checkout?e=checkout-7' } } },
+        inputRequests: {
+          'checkout-7': {
+            method: 'elicitation/create',
+            params: {
+              mode: 'url',
+              message: 'Pay 5 EUR to unlock the report',
+              url: 'https://pay.example.test/checkout?e=checkout-7',
+            },
+          },
+        },
         _meta: { 'io.modelcontextprotocol/serverInfo': expect.any(Object) },
       });
 
       // Retried before the user paid: asked again.
-      const retry = { name: 'checkout', arguments: {}, inputResponses: { 'checkout-7': { action: 'accept' } }, requestState };
+      const retry = {
+        name: 'checkout',
+        arguments: {},
+        inputResponses: { 'checkout-7': { action: 'accept' } },
+        requestState,
+      };
       const early = await statelessPost(url, statelessRequest(2, 'tools/call', retry, capabilities));
       expect(early.json.result.resultType).toBe('input_required');
       expect(Object.keys(early.json.result.inputRequests)).toEqual(['checkout-7']);
 
       server.app.get(UrlElicitationTools).paid.add('alice');
       try {
-        const done = await statelessPost(url, statelessRequest(3, 'tools/call', { ...retry, requestState: early.json.result.requestState }, capabilities));
+        const done = await statelessPost(
+          url,
+          statelessRequest(3, 'tools/call', { ...retry, requestState: early.json.result.requestState }, capabilities),
+        );
         expect(done.json.result.resultType).toBe('complete');
         expect(done.json.result.content).toEqual([{ type: 'text', text: 'report for alice' }]);
       } finally {
@@ -198,13 +267,17 @@ describe('URL mode elicitation (PostgreSQL, official SDK clients and McpClientSe
     });
 
     it('McpUrlElicitationRequiredError to a request without URL mode is the missing-capability error', async () => {
-      const reply = await statelessPost(url, statelessRequest(4, 'tools/call', { name: 'checkout', arguments: {} }, { elicitation: {} }));
+      const reply = await statelessPost(
+        url,
+        statelessRequest(4, 'tools/call', { name: 'checkout', arguments: {} }, { elicitation: {} }),
+      );
       expect(reply.json).toEqual({
         jsonrpc: '2.0',
         id: 4,
         error: {
           code: -32021,
-          message: 'The client did not declare URL mode elicitation (capabilities.elicitation.url) that this elicitation/create needs',
+          message:
+            'The client did not declare URL mode elicitation (capabilities.elicitation.url) that this elicitation/create needs',
           data: { requiredCapabilities: { elicitation: { url: {} } } },
         },
       });
@@ -224,7 +297,10 @@ describe('URL mode elicitation (PostgreSQL, official SDK clients and McpClientSe
       client = await startApp(db.url, {
         imports: [
           McpClientModule.forRoot({
-            servers: { legacy: { url, bearerToken: 'token-alice', version: '2025-11-25' }, stateless: { url, bearerToken: 'token-alice' } },
+            servers: {
+              legacy: { url, bearerToken: 'token-alice', version: '2025-11-25' },
+              stateless: { url, bearerToken: 'token-alice' },
+            },
             handlers: {
               urlElicitation: (params, context) => {
                 asked.push({ server: context.server, params });
@@ -248,9 +324,21 @@ describe('URL mode elicitation (PostgreSQL, official SDK clients and McpClientSe
       const mcp = client.app.get(McpClientService);
       const result = await mcp.callTool('legacy', 'connect_and_wait', {});
       expect(result.content).toEqual([{ type: 'text', text: 'accept given-id completion sent: true' }]);
-      expect(asked).toEqual([{ server: 'legacy', params: { mode: 'url', message: 'Connect your account', url: `${CONNECT_URL}?e=given-id`, elicitationId: 'given-id' } }]);
+      expect(asked).toEqual([
+        {
+          server: 'legacy',
+          params: {
+            mode: 'url',
+            message: 'Connect your account',
+            url: `${CONNECT_URL}?e=given-id`,
+            elicitationId: 'given-id',
+          },
+        },
+      ]);
       expect(completed).toEqual([{ server: 'legacy', elicitationId: 'given-id' }]);
-      const [session] = await db.dataSource.query(`SELECT client_capabilities FROM mcp_inbound_sessions ORDER BY created_at DESC LIMIT 1`);
+      const [session] = await db.dataSource.query(
+        `SELECT client_capabilities FROM mcp_inbound_sessions ORDER BY created_at DESC LIMIT 1`,
+      );
       expect(session.client_capabilities).toEqual({ elicitation: { url: {} } });
     });
 
@@ -260,7 +348,9 @@ describe('URL mode elicitation (PostgreSQL, official SDK clients and McpClientSe
       const result = await mcp.callTool('stateless', 'connect_account', {});
       const returned = JSON.parse((result.content[0] as { text: string }).text);
       expect(returned).toEqual({ action: 'accept', elicitationId: expect.stringMatching(UUID), sessionId: null });
-      expect(asked).toEqual([{ server: 'stateless', params: { mode: 'url', message: 'Connect your account', url: CONNECT_URL } }]);
+      expect(asked).toEqual([
+        { server: 'stateless', params: { mode: 'url', message: 'Connect your account', url: CONNECT_URL } },
+      ]);
     });
   });
 });

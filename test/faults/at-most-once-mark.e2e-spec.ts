@@ -45,7 +45,9 @@ describe('at-most-once mark when Redis is lost before it is written', () => {
         resolve: async () => {
           killedAt = Date.now();
           await redis.kill();
-          await pollUntil('the queue connection to drop', async () => (queue?.bull.client.status === 'ready' ? undefined : true));
+          await pollUntil('the queue connection to drop', async () =>
+            queue?.bull.client.status === 'ready' ? undefined : true,
+          );
           return { era: 'session' };
         },
       } as never,
@@ -58,10 +60,18 @@ describe('at-most-once mark when Redis is lost before it is written', () => {
         (error: unknown) => (outcome?.(error), Promise.reject(error)),
       );
 
-    const options = resolveClientOptions({ queue: { redis: redis.url, name: 'mark-test', attempts: 1, commandTimeoutMs: 2000 } }).queue;
+    const options = resolveClientOptions({
+      queue: { redis: redis.url, name: 'mark-test', attempts: 1, commandTimeoutMs: 2000 },
+    }).queue;
     queue = new BullCallQueue(options, processor);
     queue.start();
-    await queue.submit({ server: 'remote', method: 'tools/call', params: { name: 'charge_card', arguments: {} }, scopeKey: '', timeoutMs: 5000 });
+    await queue.submit({
+      server: 'remote',
+      method: 'tools/call',
+      params: { name: 'charge_card', arguments: {} },
+      scopeKey: '',
+      timeoutMs: 5000,
+    });
 
     const error = await settled;
     // From the kill, within the queue's command deadline (2 s) times three plus 2 s.

@@ -2,10 +2,23 @@ import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { TypeOrmModule, type TypeOrmModuleOptions } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { MCP_ENTITIES, McpClientModule, McpClientService, McpEvent, McpModule, McpOutboundSession, McpProtocolError } from '../../src/mcp';
+import {
+  MCP_ENTITIES,
+  McpClientModule,
+  McpClientService,
+  McpEvent,
+  McpModule,
+  McpOutboundSession,
+  McpProtocolError,
+} from '../../src/mcp';
 import { MCP_COLUMN_LENGTHS } from '../../src/mcp/persistence/mcp-columns.constants';
 import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';
-import { startScriptedHttpServer, status, type ScriptedHttpServer, type ScriptedReply } from '../fixtures/http/scripted-http-server';
+import {
+  startScriptedHttpServer,
+  status,
+  type ScriptedHttpServer,
+  type ScriptedReply,
+} from '../fixtures/http/scripted-http-server';
 import { envelope } from '../fixtures/stateless/stateless-wire';
 import { openSession, post, versionHeader } from '../support/mcp-wire';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
@@ -30,13 +43,17 @@ const targets: Target[] = [
       db = await createTestDatabase();
       return { type: 'postgres', url: db.url, entities: MCP_ENTITIES };
     },
-    refuseMethod: (ds) => ds.query(`ALTER TABLE mcp_events ADD CONSTRAINT refuse_me CHECK (method IS DISTINCT FROM 'refuse/me')`),
+    refuseMethod: (ds) =>
+      ds.query(`ALTER TABLE mcp_events ADD CONSTRAINT refuse_me CHECK (method IS DISTINCT FROM 'refuse/me')`),
     close: async () => db?.drop(),
   },
   {
     name: 'SQLite',
     options: async () => ({ type: 'better-sqlite3', database: ':memory:', entities: MCP_ENTITIES, synchronize: true }),
-    refuseMethod: (ds) => ds.query(`CREATE TRIGGER refuse_me BEFORE INSERT ON mcp_events WHEN NEW.method = 'refuse/me' BEGIN SELECT RAISE(ABORT, 'refused by trigger'); END`),
+    refuseMethod: (ds) =>
+      ds.query(
+        `CREATE TRIGGER refuse_me BEFORE INSERT ON mcp_events WHEN NEW.method = 'refuse/me' BEGIN SELECT RAISE(ABORT, 'refused by trigger'); END`,
+      ),
     close: async () => undefined,
   },
 ];
@@ -53,7 +70,9 @@ describe.each(targets)('audit rows that cannot be poisoned, on $name', (target) 
       imports: [
         TypeOrmModule.forRoot(await target.options()),
         McpModule.forRoot({ auth: fixtureAuth }),
-        McpClientModule.forRoot({ servers: { hostile: { url: scripted.url, version: '2025-11-25', retry: { retries: 0 } } } }),
+        McpClientModule.forRoot({
+          servers: { hostile: { url: scripted.url, version: '2025-11-25', retry: { retries: 0 } } },
+        }),
       ],
       providers: [FixtureTools],
     }).compile();
@@ -71,7 +90,8 @@ describe.each(targets)('audit rows that cannot be poisoned, on $name', (target) 
     await target.close();
   });
 
-  const rowOf = (rows: McpEvent[], id: number) => rows.filter((row) => (row.request as { id?: unknown } | null)?.id === id);
+  const rowOf = (rows: McpEvent[], id: number) =>
+    rows.filter((row) => (row.request as { id?: unknown } | null)?.id === id);
 
   it('stores concurrent hostile requests with a note and answers every request without a 500', async () => {
     const { sessionId } = await openSession(url);
@@ -88,13 +108,22 @@ describe.each(targets)('audit rows that cannot be poisoned, on $name', (target) 
     expect(replies[7].json).toMatchObject({ id: 8, result: { content: [{ type: 'text', text: 'x\ud800y' }] } });
 
     const rows = await events();
-    for (const id of [1, 2, 3, 4, 5]) expect(rowOf(rows, id)).toEqual([expect.objectContaining({ method: 'tools/call', status: 200, note: null })]);
-    expect(rowOf(rows, 6)).toEqual([expect.objectContaining({ method: method.slice(0, MCP_COLUMN_LENGTHS.method), errorCode: -32601, note: 'stored with changes: method cut from 300 to 255 characters' })]);
+    for (const id of [1, 2, 3, 4, 5])
+      expect(rowOf(rows, id)).toEqual([expect.objectContaining({ method: 'tools/call', status: 200, note: null })]);
+    expect(rowOf(rows, 6)).toEqual([
+      expect.objectContaining({
+        method: method.slice(0, MCP_COLUMN_LENGTHS.method),
+        errorCode: -32601,
+        note: 'stored with changes: method cut from 300 to 255 characters',
+      }),
+    ]);
     const [meta] = rowOf(rows, 7);
     expect(meta.note).toBe('stored with changes: NUL characters or lone surrogates escaped in request');
     expect((meta.request as { params: { _meta: unknown } }).params._meta).toEqual({ trace: 'a\\u0000b' });
     const [surrogate] = rowOf(rows, 8);
-    expect(surrogate.note).toBe('stored with changes: NUL characters or lone surrogates escaped in request; NUL characters or lone surrogates escaped in response');
+    expect(surrogate.note).toBe(
+      'stored with changes: NUL characters or lone surrogates escaped in request; NUL characters or lone surrogates escaped in response',
+    );
     expect((surrogate.request as { params: { arguments: unknown } }).params.arguments).toEqual({ text: 'x\\ud800y' });
   });
 
@@ -109,7 +138,11 @@ describe.each(targets)('audit rows that cannot be poisoned, on $name', (target) 
     expect(replies[3].json).toEqual({
       jsonrpc: '2.0',
       id: null,
-      error: { code: -32603, message: 'Service unavailable: the server could not record this request in its audit log (the database refused the row), so it is not answered' },
+      error: {
+        code: -32603,
+        message:
+          'Service unavailable: the server could not record this request in its audit log (the database refused the row), so it is not answered',
+      },
     });
     const rows = await events();
     for (const id of [11, 12, 13]) expect(rowOf(rows, id)).toHaveLength(1);
@@ -125,9 +158,13 @@ describe.each(targets)('audit rows that cannot be poisoned, on $name', (target) 
     const session = await post(url, callText(21, `"x","deep":${deep}`), { sessionId, headers: versionHeader() });
     expect(session.status).toBe(400);
     expect(session.json).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message } });
-    const stateless = await post(url, `{"jsonrpc":"2.0","id":22,"method":"tools/call","params":{"name":"echo","arguments":{"text":${deep}},"_meta":{}}}`, {
-      headers: { 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': 'echo' },
-    });
+    const stateless = await post(
+      url,
+      `{"jsonrpc":"2.0","id":22,"method":"tools/call","params":{"name":"echo","arguments":{"text":${deep}},"_meta":{}}}`,
+      {
+        headers: { 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': 'echo' },
+      },
+    );
     expect(stateless.status).toBe(400);
     expect(stateless.json).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message } });
     const next = await post(url, callText(23, '"next"'), { sessionId, headers: versionHeader() });
@@ -139,16 +176,35 @@ describe.each(targets)('audit rows that cannot be poisoned, on $name', (target) 
   it('lets a message of exactly 128 levels through the edge and refuses one of 129, on both revisions', async () => {
     const { sessionId } = await openSession(url);
     const nested = (arrays: number) => `${'['.repeat(arrays)}"x"${']'.repeat(arrays)}`;
-    const refusal = { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: the message nests arrays and objects deeper than 128 levels' } };
-    const onSession = (id: number, arrays: number) => post(url, callText(id, nested(arrays)), { sessionId, headers: versionHeader() });
+    const refusal = {
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: 'Invalid Request: the message nests arrays and objects deeper than 128 levels' },
+    };
+    const onSession = (id: number, arrays: number) =>
+      post(url, callText(id, nested(arrays)), { sessionId, headers: versionHeader() });
     const stateless = (id: number, arrays: number) =>
-      post(url, `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"echo","arguments":{"text":${nested(arrays)}},"_meta":${JSON.stringify(envelope())}}}`, {
-        headers: { 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': 'echo' },
-      });
+      post(
+        url,
+        `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"echo","arguments":{"text":${nested(arrays)}},"_meta":${JSON.stringify(envelope())}}}`,
+        {
+          headers: { 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': 'echo' },
+        },
+      );
     // Past the edge, the tool's own validation answers: the text is not a string.
-    const invalid = { content: [{ type: 'text', text: 'Invalid arguments for tool "echo": text: text must be a string' }], isError: true };
-    const statelessInvalid = { ...invalid, resultType: 'complete', _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'durable-mcp', version: expect.any(String) } } };
-    for (const [send, id, result] of [[onSession, 24, invalid], [stateless, 26, statelessInvalid]] as const) {
+    const invalid = {
+      content: [{ type: 'text', text: 'Invalid arguments for tool "echo": text: text must be a string' }],
+      isError: true,
+    };
+    const statelessInvalid = {
+      ...invalid,
+      resultType: 'complete',
+      _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'durable-mcp', version: expect.any(String) } },
+    };
+    for (const [send, id, result] of [
+      [onSession, 24, invalid],
+      [stateless, 26, statelessInvalid],
+    ] as const) {
       const under = await send(id, 125);
       expect({ status: under.status, json: under.json }).toEqual({ status: 200, json: { jsonrpc: '2.0', id, result } });
       const over = await send(id + 1, 126);
@@ -158,7 +214,13 @@ describe.each(targets)('audit rows that cannot be poisoned, on $name', (target) 
 
   it('round-trips NUL, lone surrogates, emoji, right-to-left marks and a 3 MiB string, each with its row', async () => {
     const { sessionId } = await openSession(url);
-    const corpus = ['nul\u0000here', 'lone high \ud800 and low \udc00', 'emoji 😀👩‍👩‍👧 flags 🇫🇷', 'rtl \u200fשלום\u200e مرحبا \u202e', 'y'.repeat(3 * 1024 * 1024)];
+    const corpus = [
+      'nul\u0000here',
+      'lone high \ud800 and low \udc00',
+      'emoji 😀👩‍👩‍👧 flags 🇫🇷',
+      'rtl \u200fשלום\u200e مرحبا \u202e',
+      'y'.repeat(3 * 1024 * 1024),
+    ];
     let id = 30;
     for (const text of corpus) {
       id++;
@@ -175,11 +237,20 @@ describe.each(targets)('audit rows that cannot be poisoned, on $name', (target) 
     const reply =
       (value: Record<string, unknown>, headers: Record<string, string> = {}): ScriptedReply =>
       (res, body) =>
-        void res.writeHead(200, { 'Content-Type': 'application/json', ...headers }).end(JSON.stringify({ jsonrpc: '2.0', id: body?.id, result: value }));
+        void res
+          .writeHead(200, { 'Content-Type': 'application/json', ...headers })
+          .end(JSON.stringify({ jsonrpc: '2.0', id: body?.id, result: value }));
     let nested: unknown = 'bottom';
     for (let i = 0; i < 100; i++) nested = [nested];
     scripted.reply(
-      reply({ protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'evil\u0000', version: '\ud800' } }, { 'Mcp-Session-Id': huge }),
+      reply(
+        {
+          protocolVersion: '2025-11-25',
+          capabilities: { tools: {} },
+          serverInfo: { name: 'evil\u0000', version: '\ud800' },
+        },
+        { 'Mcp-Session-Id': huge },
+      ),
       status(202),
       reply({ content: [{ type: 'text', text: 'nul\u0000 lone\udc00' }], structuredContent: { nested } }),
     );
@@ -190,14 +261,21 @@ describe.each(targets)('audit rows that cannot be poisoned, on $name', (target) 
     const rows = (await events()).filter((row) => row.direction === 'outbound');
     const call = rows.find((row) => row.method === 'tools/call');
     expect(call?.note).toBe('stored with changes: NUL characters or lone surrogates escaped in response');
-    expect((call?.response as { result: { content: unknown } }).result.content).toEqual([{ type: 'text', text: 'nul\\u0000 lone\\udc00' }]);
+    expect((call?.response as { result: { content: unknown } }).result.content).toEqual([
+      { type: 'text', text: 'nul\\u0000 lone\\udc00' },
+    ]);
     const [session] = await app.get(DataSource).getRepository(McpOutboundSession).find();
     expect(session.remoteSessionId).toBe('S'.repeat(MCP_COLUMN_LENGTHS.remoteSessionId));
     expect(session.serverInfo).toEqual({ name: 'evil\\u0000', version: '\\ud800' });
 
     let tooDeep = '[]';
     for (let i = 0; i < 1000; i++) tooDeep = `[${tooDeep}]`;
-    scripted.reply((res, body) => void res.writeHead(200, { 'Content-Type': 'application/json' }).end(`{"jsonrpc":"2.0","id":${JSON.stringify(body?.id)},"result":{"content":[],"x":${tooDeep}}}`));
+    scripted.reply(
+      (res, body) =>
+        void res
+          .writeHead(200, { 'Content-Type': 'application/json' })
+          .end(`{"jsonrpc":"2.0","id":${JSON.stringify(body?.id)},"result":{"content":[],"x":${tooDeep}}}`),
+    );
     const error = await client.callTool('hostile', 'anything', { q: 'y' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(McpProtocolError);
     const failed = (await events()).filter((row) => row.direction === 'outbound' && row.method === 'tools/call');

@@ -67,7 +67,12 @@ const resourceNotFound = (revision: Revision): Outcome => (revision === '2025' ?
 
 let nextId = 1;
 const id = () => `bad-${nextId++}`;
-const request = (method: string, params?: Record<string, unknown>) => ({ jsonrpc: '2.0', id: id(), method, ...(params ? { params } : {}) });
+const request = (method: string, params?: Record<string, unknown>) => ({
+  jsonrpc: '2.0',
+  id: id(),
+  method,
+  ...(params ? { params } : {}),
+});
 
 /** Malformed JSON-RPC envelopes: refused at the edge with 400 before any session or envelope is read. */
 function envelopes(revision: Revision): BadInputCase[] {
@@ -109,7 +114,15 @@ function envelopes(revision: Revision): BadInputCase[] {
     ['an error that is a string', { jsonrpc: '2.0', id: id(), error: 'boom' }, invalid],
     ['neither method nor result', { jsonrpc: '2.0', id: id() }, invalid],
   ];
-  return cases.map(([name, body, expect]) => ({ name: `envelope: ${name}`, revision, body, bare: true, noRouting: true, expect, rows: 0 }));
+  return cases.map(([name, body, expect]) => ({
+    name: `envelope: ${name}`,
+    revision,
+    body,
+    bare: true,
+    noRouting: true,
+    expect,
+    rows: 0,
+  }));
 }
 
 /** Odd but legal ids: the request is served and answered with the same id. */
@@ -143,9 +156,17 @@ function protoNames(revision: Revision): BadInputCase[] {
     add('a tool name', request('tools/call', { name, arguments: {} }), invalidParams());
     add('a prompt name', request('prompts/get', { name }), invalidParams());
     add('a resource URI', request('resources/read', { uri: name }), resourceNotFound(revision));
-    add('a _meta key', request('tools/call', { name: 'echo', arguments: { text: 'hi' }, _meta: { [name]: { polluted: true } } }), ok);
+    add(
+      'a _meta key',
+      request('tools/call', { name: 'echo', arguments: { text: 'hi' }, _meta: { [name]: { polluted: true } } }),
+      ok,
+    );
     add('an argument key', request('tools/call', { name: 'echo', arguments: { text: 'hi', [name]: 'x' } }), ok);
-    add('a completion prompt', request('completion/complete', { ref: { type: 'ref/prompt', name }, argument: { name: 'language', value: 'p' } }), invalidParams());
+    add(
+      'a completion prompt',
+      request('completion/complete', { ref: { type: 'ref/prompt', name }, argument: { name: 'language', value: 'p' } }),
+      invalidParams(),
+    );
     add('a list cursor', request('tools/list', { cursor: name }), invalidParams());
     if (revision === '2025') add('a log level', request('logging/setLevel', { level: name }), invalidParams());
   }
@@ -165,13 +186,42 @@ function wrongTypes(revision: Revision): BadInputCase[] {
     ['tools/list with a numeric cursor', request('tools/list', { cursor: 2 }), invalidParams()],
     ['resources/read with a numeric uri', request('resources/read', { uri: 1 }), invalidParams()],
     ['resources/read without a uri', request('resources/read', {}), invalidParams()],
-    ['prompts/get with arguments as an array', request('prompts/get', { name: 'code_review', arguments: ['x'] }), invalidParams()],
-    ['prompts/get with a numeric argument value', request('prompts/get', { name: 'code_review', arguments: { code: 1 } }), invalidParams()],
-    ['completion/complete without a ref', request('completion/complete', { argument: { name: 'x', value: 'y' } }), invalidParams()],
-    ['completion/complete with a ref string', request('completion/complete', { ref: 'ref/prompt', argument: { name: 'x', value: 'y' } }), invalidParams()],
+    [
+      'prompts/get with arguments as an array',
+      request('prompts/get', { name: 'code_review', arguments: ['x'] }),
+      invalidParams(),
+    ],
+    [
+      'prompts/get with a numeric argument value',
+      request('prompts/get', { name: 'code_review', arguments: { code: 1 } }),
+      invalidParams(),
+    ],
+    [
+      'completion/complete without a ref',
+      request('completion/complete', { argument: { name: 'x', value: 'y' } }),
+      invalidParams(),
+    ],
+    [
+      'completion/complete with a ref string',
+      request('completion/complete', { ref: 'ref/prompt', argument: { name: 'x', value: 'y' } }),
+      invalidParams(),
+    ],
   ];
-  const all = cases.map(([name, body, expect]): BadInputCase => ({ name: `types: ${name}`, revision, body, expect, rows: 1 }));
-  if (revision === '2025') all.push({ name: 'types: logging/setLevel with a numeric level', revision, body: request('logging/setLevel', { level: 3 }), expect: invalidParams(), rows: 1 });
+  const all = cases.map(([name, body, expect]): BadInputCase => ({
+    name: `types: ${name}`,
+    revision,
+    body,
+    expect,
+    rows: 1,
+  }));
+  if (revision === '2025')
+    all.push({
+      name: 'types: logging/setLevel with a numeric level',
+      revision,
+      body: request('logging/setLevel', { level: 3 }),
+      expect: invalidParams(),
+      rows: 1,
+    });
   return all;
 }
 
@@ -180,22 +230,132 @@ function oddStrings(revision: Revision): BadInputCase[] {
   const megabyteName = 'n'.repeat(1024 * 1024);
   const cases: BadInputCase[] = [
     // The 2026 routing header cannot carry a 1 MB name (Node's header limit): sent without it, the missing Mcp-Name is the error there.
-    { name: 'strings: a 1 MB tool name', revision, body: request('tools/call', { name: megabyteName, arguments: {} }), noRouting: true, expect: revision === '2025' ? invalidParams() : rpc(400, -32020), rows: 1 },
-    { name: 'strings: a 1 MB method name', revision, body: request(megabyteName), noRouting: true, expect: revision === '2025' ? unknownMethod(revision) : rpc(400, -32020), rows: 1 },
-    { name: 'strings: a 1 MB prompt name', revision, body: request('prompts/get', { name: megabyteName }), noRouting: true, expect: revision === '2025' ? invalidParams() : rpc(400, -32020), rows: 1 },
-    { name: 'strings: echo of 1 MB of text', revision, body: request('tools/call', { name: 'echo', arguments: { text: 't'.repeat(1024 * 1024) } }), expect: ok, rows: 1 },
-    { name: 'strings: a resources/read URI of 2049 characters', revision, body: request('resources/read', { uri: `users://${'u'.repeat(2049 - 'users://'.length - '/profile'.length)}/profile` }), expect: invalidParams(), rows: 1 },
-    { name: 'strings: a resources/read URI of 100k characters against the template', revision, body: request('resources/read', { uri: `users://${'/'.repeat(50_000)}${'x'.repeat(50_000)}` }), noRouting: true, expect: revision === '2025' ? invalidParams() : rpc(400, -32020), rows: 1 },
-    { name: 'strings: a resources/read URI of exactly 2048 characters', revision, body: request('resources/read', { uri: `users://${'u'.repeat(2048 - 'users://'.length - '/profile'.length)}/profile` }), expect: resourceNotFound(revision), rows: 1 },
-    { name: 'strings: a tool name with right-to-left marks', revision, body: request('tools/call', { name: '\u202eohce\u202c', arguments: {} }), noRouting: true, expect: revision === '2025' ? invalidParams() : rpc(400, -32020), rows: 1 },
-    { name: 'strings: echo with right-to-left marks and a zero-width joiner', revision, body: request('tools/call', { name: 'echo', arguments: { text: '\u202eabc\u200d\u2066' } }), expect: ok, rows: 1 },
-    { name: 'strings: echo of a lone high surrogate', revision, body: request('tools/call', { name: 'echo', arguments: { text: 'a\ud800b' } }), expect: ok, rows: 1 },
-    { name: 'strings: echo of a lone low surrogate', revision, body: request('tools/call', { name: 'echo', arguments: { text: '\udc00' } }), expect: ok, rows: 1 },
-    { name: 'strings: echo of a NUL character', revision, body: request('tools/call', { name: 'echo', arguments: { text: 'a\u0000b' } }), expect: ok, rows: 1 },
-    { name: 'strings: a tool name with a NUL character', revision, body: request('tools/call', { name: 'ec\u0000ho', arguments: {} }), noRouting: true, expect: revision === '2025' ? invalidParams() : rpc(400, -32020), rows: 1 },
-    { name: 'strings: a method with a NUL character', revision, body: request('pi\u0000ng'), noRouting: true, expect: revision === '2025' ? unknownMethod(revision) : rpc(400, -32020), rows: 1 },
-    { name: 'strings: a 300-character method name', revision, body: request('m'.repeat(300)), noRouting: true, expect: revision === '2025' ? unknownMethod(revision) : rpc(400, -32020), rows: 1 },
-    { name: 'strings: duplicate keys (the last id wins)', revision, body: '{"jsonrpc":"2.0","id":"first","id":"second","method":"ping"}', bare: true, noRouting: true, expect: revision === '2025' ? ok : rpc(400, -32602), rows: 1 },
+    {
+      name: 'strings: a 1 MB tool name',
+      revision,
+      body: request('tools/call', { name: megabyteName, arguments: {} }),
+      noRouting: true,
+      expect: revision === '2025' ? invalidParams() : rpc(400, -32020),
+      rows: 1,
+    },
+    {
+      name: 'strings: a 1 MB method name',
+      revision,
+      body: request(megabyteName),
+      noRouting: true,
+      expect: revision === '2025' ? unknownMethod(revision) : rpc(400, -32020),
+      rows: 1,
+    },
+    {
+      name: 'strings: a 1 MB prompt name',
+      revision,
+      body: request('prompts/get', { name: megabyteName }),
+      noRouting: true,
+      expect: revision === '2025' ? invalidParams() : rpc(400, -32020),
+      rows: 1,
+    },
+    {
+      name: 'strings: echo of 1 MB of text',
+      revision,
+      body: request('tools/call', { name: 'echo', arguments: { text: 't'.repeat(1024 * 1024) } }),
+      expect: ok,
+      rows: 1,
+    },
+    {
+      name: 'strings: a resources/read URI of 2049 characters',
+      revision,
+      body: request('resources/read', {
+        uri: `users://${'u'.repeat(2049 - 'users://'.length - '/profile'.length)}/profile`,
+      }),
+      expect: invalidParams(),
+      rows: 1,
+    },
+    {
+      name: 'strings: a resources/read URI of 100k characters against the template',
+      revision,
+      body: request('resources/read', { uri: `users://${'/'.repeat(50_000)}${'x'.repeat(50_000)}` }),
+      noRouting: true,
+      expect: revision === '2025' ? invalidParams() : rpc(400, -32020),
+      rows: 1,
+    },
+    {
+      name: 'strings: a resources/read URI of exactly 2048 characters',
+      revision,
+      body: request('resources/read', {
+        uri: `users://${'u'.repeat(2048 - 'users://'.length - '/profile'.length)}/profile`,
+      }),
+      expect: resourceNotFound(revision),
+      rows: 1,
+    },
+    {
+      name: 'strings: a tool name with right-to-left marks',
+      revision,
+      body: request('tools/call', { name: '\u202eohce\u202c', arguments: {} }),
+      noRouting: true,
+      expect: revision === '2025' ? invalidParams() : rpc(400, -32020),
+      rows: 1,
+    },
+    {
+      name: 'strings: echo with right-to-left marks and a zero-width joiner',
+      revision,
+      body: request('tools/call', { name: 'echo', arguments: { text: '\u202eabc\u200d\u2066' } }),
+      expect: ok,
+      rows: 1,
+    },
+    {
+      name: 'strings: echo of a lone high surrogate',
+      revision,
+      body: request('tools/call', { name: 'echo', arguments: { text: 'a\ud800b' } }),
+      expect: ok,
+      rows: 1,
+    },
+    {
+      name: 'strings: echo of a lone low surrogate',
+      revision,
+      body: request('tools/call', { name: 'echo', arguments: { text: '\udc00' } }),
+      expect: ok,
+      rows: 1,
+    },
+    {
+      name: 'strings: echo of a NUL character',
+      revision,
+      body: request('tools/call', { name: 'echo', arguments: { text: 'a\u0000b' } }),
+      expect: ok,
+      rows: 1,
+    },
+    {
+      name: 'strings: a tool name with a NUL character',
+      revision,
+      body: request('tools/call', { name: 'ec\u0000ho', arguments: {} }),
+      noRouting: true,
+      expect: revision === '2025' ? invalidParams() : rpc(400, -32020),
+      rows: 1,
+    },
+    {
+      name: 'strings: a method with a NUL character',
+      revision,
+      body: request('pi\u0000ng'),
+      noRouting: true,
+      expect: revision === '2025' ? unknownMethod(revision) : rpc(400, -32020),
+      rows: 1,
+    },
+    {
+      name: 'strings: a 300-character method name',
+      revision,
+      body: request('m'.repeat(300)),
+      noRouting: true,
+      expect: revision === '2025' ? unknownMethod(revision) : rpc(400, -32020),
+      rows: 1,
+    },
+    {
+      name: 'strings: duplicate keys (the last id wins)',
+      revision,
+      body: '{"jsonrpc":"2.0","id":"first","id":"second","method":"ping"}',
+      bare: true,
+      noRouting: true,
+      expect: revision === '2025' ? ok : rpc(400, -32602),
+      rows: 1,
+    },
   ];
   return cases;
 }
@@ -219,9 +379,19 @@ function hostileHeaders(): BadInputCase[] {
     ['Authorization "Bearer " with a space only', { Authorization: 'Bearer ' }, unauthorized, 0],
     ['Authorization Basic', { Authorization: 'Basic dG9rZW4tYWxpY2U6eA==' }, unauthorized, 0],
     ['two tokens in one header', { Authorization: 'Bearer token-alice token-bob' }, unauthorized, 0],
-    ['two Bearer credentials in one header', { Authorization: 'Bearer token-alice, Bearer token-bob' }, unauthorized, 0],
+    [
+      'two Bearer credentials in one header',
+      { Authorization: 'Bearer token-alice, Bearer token-bob' },
+      unauthorized,
+      0,
+    ],
     ['two Authorization lines', { Authorization: ['Bearer token-alice', 'Bearer token-bob'] }, unauthorized, 0],
-    ['two Authorization lines with the same token', { Authorization: ['Bearer token-alice', 'Bearer token-alice'] }, unauthorized, 0],
+    [
+      'two Authorization lines with the same token',
+      { Authorization: ['Bearer token-alice', 'Bearer token-alice'] },
+      unauthorized,
+      0,
+    ],
     ['a token with Latin-1 bytes', { Authorization: 'Bearer token-\u00e9lice' }, unauthorized, 0],
     ['an 8 KB token', { Authorization: `Bearer ${'t'.repeat(8 * 1024)}` }, unauthorized, 0],
     ['no Authorization, the token in the query', { Authorization: null }, unauthorized, 0, '?access_token=token-alice'],
@@ -235,14 +405,27 @@ function hostileHeaders(): BadInputCase[] {
     ['a 12 KB header of junk', { 'X-Junk': 'j'.repeat(12 * 1024) }, ok, 1],
     ['a header too large for Node (20 KB)', { 'X-Junk': 'j'.repeat(20 * 1024) }, { status: 431, code: null }, 0],
   ];
-  return cases.map(([name, headers, expect, rows, query]) => ({ name: `headers: ${name}`, revision: '2025', body: ping(), headers, query, expect, rows }));
+  return cases.map(([name, headers, expect, rows, query]) => ({
+    name: `headers: ${name}`,
+    revision: '2025',
+    body: ping(),
+    headers,
+    query,
+    expect,
+    rows,
+  }));
 }
 
 /** Hostile headers on the 2026 path. */
 function statelessHeaders(): BadInputCase[] {
   const call = () => request('tools/call', { name: 'echo', arguments: { text: 'hi' } });
   const cases: [string, Record<string, string | string[] | null>, Outcome, 0 | 1][] = [
-    ['MCP-Protocol-Version 9999-99-99 with a 2026 envelope', { 'MCP-Protocol-Version': '9999-99-99' }, rpc(400, -32020), 1],
+    [
+      'MCP-Protocol-Version 9999-99-99 with a 2026 envelope',
+      { 'MCP-Protocol-Version': '9999-99-99' },
+      rpc(400, -32020),
+      1,
+    ],
     ['Mcp-Method naming another method', { 'Mcp-Method': 'tools/list' }, rpc(400, -32020), 1],
     ['Mcp-Name naming another tool', { 'Mcp-Name': 'whoami' }, rpc(400, -32020), 1],
     ['Mcp-Name with Latin-1 bytes', { 'Mcp-Name': 'ech\u00f6' }, rpc(400, -32020), 1],
@@ -254,25 +437,90 @@ function statelessHeaders(): BadInputCase[] {
     ['two tokens in one header', { Authorization: 'Bearer token-alice token-bob' }, unauthorized, 0],
     ['two Authorization lines', { Authorization: ['Bearer token-alice', 'Bearer token-bob'] }, unauthorized, 0],
   ];
-  return cases.map(([name, headers, expect, rows]) => ({ name: `headers: ${name}`, revision: '2026', body: call(), headers, expect, rows }));
+  return cases.map(([name, headers, expect, rows]) => ({
+    name: `headers: ${name}`,
+    revision: '2026',
+    body: call(),
+    headers,
+    expect,
+    rows,
+  }));
 }
 
 /** Stray responses and notifications. */
 function strays(revision: Revision): BadInputCase[] {
   // A client response has no method: on 2026 there is no session to answer into, so it is refused for lacking one.
   const response = (body: unknown): Pick<BadInputCase, 'body' | 'bare' | 'noRouting' | 'expect' | 'rows'> =>
-    revision === '2025' ? { body, bare: true, noRouting: true, expect: accepted, rows: 1 } : { body, bare: true, noRouting: true, expect: rpc(400, -32000), rows: 0 };
+    revision === '2025'
+      ? { body, bare: true, noRouting: true, expect: accepted, rows: 1 }
+      : { body, bare: true, noRouting: true, expect: rpc(400, -32000), rows: 0 };
   const cases: BadInputCase[] = [
-    { name: 'strays: a result for an id never sent', revision, ...response({ jsonrpc: '2.0', id: 'never-sent', result: {} }) },
-    { name: 'strays: an error for an id never sent', revision, ...response({ jsonrpc: '2.0', id: 987654, error: { code: -1, message: 'no' } }) },
-    { name: 'strays: a result for a numeric id never sent', revision, ...response({ jsonrpc: '2.0', id: 0, result: { action: 'accept' } }) },
-    { name: 'strays: a result whose id is an object', revision, body: { jsonrpc: '2.0', id: {}, result: {} }, bare: true, noRouting: true, expect: rpc(400, -32600), rows: 0 },
-    { name: 'strays: notifications/cancelled for an unknown request id', revision, body: { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'nobody', reason: 'x' } }, expect: accepted, rows: 1 },
-    { name: 'strays: notifications/cancelled with an object request id', revision, body: { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: { a: 1 } } }, expect: accepted, rows: 1 },
-    { name: 'strays: notifications/cancelled without params', revision, body: { jsonrpc: '2.0', method: 'notifications/cancelled' }, expect: accepted, rows: 1 },
-    { name: 'strays: notifications/initialized again', revision, body: { jsonrpc: '2.0', method: 'notifications/initialized' }, expect: accepted, rows: 1 },
-    { name: 'strays: notifications/progress from the client', revision, body: { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'x', progress: 1 } }, expect: accepted, rows: 1 },
-    { name: 'strays: an unknown notification', revision, body: { jsonrpc: '2.0', method: 'notifications/whatever' }, expect: accepted, rows: 1 },
+    {
+      name: 'strays: a result for an id never sent',
+      revision,
+      ...response({ jsonrpc: '2.0', id: 'never-sent', result: {} }),
+    },
+    {
+      name: 'strays: an error for an id never sent',
+      revision,
+      ...response({ jsonrpc: '2.0', id: 987654, error: { code: -1, message: 'no' } }),
+    },
+    {
+      name: 'strays: a result for a numeric id never sent',
+      revision,
+      ...response({ jsonrpc: '2.0', id: 0, result: { action: 'accept' } }),
+    },
+    {
+      name: 'strays: a result whose id is an object',
+      revision,
+      body: { jsonrpc: '2.0', id: {}, result: {} },
+      bare: true,
+      noRouting: true,
+      expect: rpc(400, -32600),
+      rows: 0,
+    },
+    {
+      name: 'strays: notifications/cancelled for an unknown request id',
+      revision,
+      body: { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'nobody', reason: 'x' } },
+      expect: accepted,
+      rows: 1,
+    },
+    {
+      name: 'strays: notifications/cancelled with an object request id',
+      revision,
+      body: { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: { a: 1 } } },
+      expect: accepted,
+      rows: 1,
+    },
+    {
+      name: 'strays: notifications/cancelled without params',
+      revision,
+      body: { jsonrpc: '2.0', method: 'notifications/cancelled' },
+      expect: accepted,
+      rows: 1,
+    },
+    {
+      name: 'strays: notifications/initialized again',
+      revision,
+      body: { jsonrpc: '2.0', method: 'notifications/initialized' },
+      expect: accepted,
+      rows: 1,
+    },
+    {
+      name: 'strays: notifications/progress from the client',
+      revision,
+      body: { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'x', progress: 1 } },
+      expect: accepted,
+      rows: 1,
+    },
+    {
+      name: 'strays: an unknown notification',
+      revision,
+      body: { jsonrpc: '2.0', method: 'notifications/whatever' },
+      expect: accepted,
+      rows: 1,
+    },
   ];
   return cases;
 }
@@ -304,11 +552,46 @@ function initializes(): BadInputCase[] {
   const init = (params: unknown) => ({ jsonrpc: '2.0', id: id(), method: 'initialize', params });
   const noSession = { 'Mcp-Session-Id': null, 'MCP-Protocol-Version': null };
   return [
-    { name: 'initialize: protocolVersion 9999-99-99 (the server answers with its own)', revision: '2025', body: init({ protocolVersion: '9999-99-99', capabilities: {}, clientInfo: { name: 'x', version: '1' } }), headers: noSession, expect: ok, rows: 1 },
-    { name: 'initialize: clientInfo as a string', revision: '2025', body: init({ protocolVersion: '2025-11-25', capabilities: {}, clientInfo: 'me' }), headers: noSession, expect: ok, rows: 1 },
-    { name: 'initialize: capabilities with __proto__', revision: '2025', body: `{"jsonrpc":"2.0","id":"init-proto","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"__proto__":{"sampling":{}}},"clientInfo":{"name":"x","version":"1"}}}`, headers: noSession, expect: ok, rows: 1 },
-    { name: 'initialize: no params', revision: '2025', body: { jsonrpc: '2.0', id: id(), method: 'initialize' }, headers: noSession, expect: ok, rows: 1 },
-    { name: 'initialize: as a notification', revision: '2025', body: { jsonrpc: '2.0', method: 'initialize' }, headers: noSession, expect: rpc(400, -32000), rows: 0 },
+    {
+      name: 'initialize: protocolVersion 9999-99-99 (the server answers with its own)',
+      revision: '2025',
+      body: init({ protocolVersion: '9999-99-99', capabilities: {}, clientInfo: { name: 'x', version: '1' } }),
+      headers: noSession,
+      expect: ok,
+      rows: 1,
+    },
+    {
+      name: 'initialize: clientInfo as a string',
+      revision: '2025',
+      body: init({ protocolVersion: '2025-11-25', capabilities: {}, clientInfo: 'me' }),
+      headers: noSession,
+      expect: ok,
+      rows: 1,
+    },
+    {
+      name: 'initialize: capabilities with __proto__',
+      revision: '2025',
+      body: `{"jsonrpc":"2.0","id":"init-proto","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"__proto__":{"sampling":{}}},"clientInfo":{"name":"x","version":"1"}}}`,
+      headers: noSession,
+      expect: ok,
+      rows: 1,
+    },
+    {
+      name: 'initialize: no params',
+      revision: '2025',
+      body: { jsonrpc: '2.0', id: id(), method: 'initialize' },
+      headers: noSession,
+      expect: ok,
+      rows: 1,
+    },
+    {
+      name: 'initialize: as a notification',
+      revision: '2025',
+      body: { jsonrpc: '2.0', method: 'initialize' },
+      headers: noSession,
+      expect: rpc(400, -32000),
+      rows: 0,
+    },
   ];
 }
 

@@ -23,10 +23,19 @@ function onLiveSession(item: BadInputCase): boolean {
 const ANSWER_DEADLINE_MS = 20_000;
 
 function withEnvelope(body: unknown): unknown {
-  if (!body || typeof body !== 'object' || Array.isArray(body) || typeof (body as { method?: unknown }).method !== 'string') return body;
+  if (
+    !body ||
+    typeof body !== 'object' ||
+    Array.isArray(body) ||
+    typeof (body as { method?: unknown }).method !== 'string'
+  )
+    return body;
   const message = body as { params?: Record<string, unknown> };
   const params = message.params ?? {};
-  return { ...message, params: { ...params, _meta: { ...envelope(), ...((params._meta as Record<string, unknown>) ?? {}) } } };
+  return {
+    ...message,
+    params: { ...params, _meta: { ...envelope(), ...((params._meta as Record<string, unknown>) ?? {}) } },
+  };
 }
 
 function encode(body: unknown): Buffer {
@@ -44,24 +53,33 @@ function latin1(value: string | string[]): string | string[] {
  * Sends one case over a fresh connection (node:http, so duplicated headers and raw bytes go out
  * as written). Rejects when the connection drops or nothing comes back before the deadline.
  */
-function send(url: URL, headers: OutgoingHttpHeaders, body: Buffer, trickle?: BadInputCase['trickle']): Promise<Answer> {
+function send(
+  url: URL,
+  headers: OutgoingHttpHeaders,
+  body: Buffer,
+  trickle?: BadInputCase['trickle'],
+): Promise<Answer> {
   return new Promise<Answer>((resolve, reject) => {
     const deadline = setTimeout(() => {
       req.destroy();
       reject(new Error(`no answer within ${ANSWER_DEADLINE_MS} ms`));
     }, ANSWER_DEADLINE_MS);
-    const req = httpRequest(url, { method: 'POST', headers: { ...headers, 'Content-Length': String(body.length) }, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        clearTimeout(deadline);
-        resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') });
-      });
-      res.on('error', (error) => {
-        clearTimeout(deadline);
-        reject(new Error(`the answer was cut off: ${error.message}`));
-      });
-    });
+    const req = httpRequest(
+      url,
+      { method: 'POST', headers: { ...headers, 'Content-Length': String(body.length) }, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          clearTimeout(deadline);
+          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') });
+        });
+        res.on('error', (error) => {
+          clearTimeout(deadline);
+          reject(new Error(`the answer was cut off: ${error.message}`));
+        });
+      },
+    );
     let answered = false;
     req.on('response', () => (answered = true));
     req.on('error', (error) => {
@@ -97,10 +115,14 @@ describe.each(HTTP_ADAPTERS)('bad-input corpus against a real app on PostgreSQL 
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    server = await startApp(db.url, {
-      imports: [McpModule.forRoot({ auth: fixtureAuth, bodyTimeoutMs: CORPUS_BODY_TIMEOUT_MS })],
-      providers: [FixtureTools, FeatureResources, FeaturePrompts],
-    }, adapter);
+    server = await startApp(
+      db.url,
+      {
+        imports: [McpModule.forRoot({ auth: fixtureAuth, bodyTimeoutMs: CORPUS_BODY_TIMEOUT_MS })],
+        providers: [FixtureTools, FeatureResources, FeaturePrompts],
+      },
+      adapter,
+    );
     url = `${server.baseUrl}/mcp`;
     ({ sessionId } = await openSession(url));
     const [row] = await db.dataSource.query(`SELECT id FROM mcp_inbound_sessions WHERE session_id = $1`, [sessionId]);
@@ -123,14 +145,28 @@ describe.each(HTTP_ADAPTERS)('bad-input corpus against a real app on PostgreSQL 
       'Content-Type': 'application/json',
       Accept: MCP_ACCEPT,
     };
-    if (item.revision === '2025') Object.assign(base, { 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': TEST_PROTOCOL_VERSION });
-    else if (!item.noRouting && body && typeof body === 'object' && typeof (body as { method?: unknown }).method === 'string') Object.assign(base, routingHeaders(body as { method: string }));
+    if (item.revision === '2025')
+      Object.assign(base, { 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': TEST_PROTOCOL_VERSION });
+    else if (
+      !item.noRouting &&
+      body &&
+      typeof body === 'object' &&
+      typeof (body as { method?: unknown }).method === 'string'
+    )
+      Object.assign(base, routingHeaders(body as { method: string }));
     else base['MCP-Protocol-Version'] = STATELESS;
     for (const [name, value] of Object.entries(item.headers ?? {})) {
       for (const key of Object.keys(base)) if (key.toLowerCase() === name.toLowerCase()) delete base[key];
-      if (value !== null) base[name] = Array.isArray(value) ? value.map((v) => v.replace('$SESSION', sessionId)) : value.replace('$SESSION', sessionId);
+      if (value !== null)
+        base[name] = Array.isArray(value)
+          ? value.map((v) => v.replace('$SESSION', sessionId))
+          : value.replace('$SESSION', sessionId);
     }
-    return Object.fromEntries(Object.entries(base).filter((entry): entry is [string, string | string[]] => entry[1] !== null).map(([name, value]) => [name, latin1(value)]));
+    return Object.fromEntries(
+      Object.entries(base)
+        .filter((entry): entry is [string, string | string[]] => entry[1] !== null)
+        .map(([name, value]) => [name, latin1(value)]),
+    );
   }
 
   // The README promises "more than 300 hostile requests"; the corpus holds exactly these, so a
@@ -148,12 +184,21 @@ describe.each(HTTP_ADAPTERS)('bad-input corpus against a real app on PostgreSQL 
     it(title, async () => {
       const body = item.revision === '2026' && !item.bare ? withEnvelope(item.body) : item.body;
       const before = await rowCount();
-      const beforeSession = await db.dataSource.query(`SELECT count(*)::int AS n FROM mcp_events WHERE session_ref = $1`, [sessionRef]);
+      const beforeSession = await db.dataSource.query(
+        `SELECT count(*)::int AS n FROM mcp_events WHERE session_ref = $1`,
+        [sessionRef],
+      );
       const sentAt = Date.now();
-      const answer = await send(new URL(`${url}${item.query ?? ''}`), headersFor(item, body), encode(body), item.trickle);
+      const answer = await send(
+        new URL(`${url}${item.query ?? ''}`),
+        headersFor(item, body),
+        encode(body),
+        item.trickle,
+      );
       // A body that trickles past bodyTimeoutMs is cut off by that deadline: within three times it
       // plus 2 s of the moment the request started, however long the trickle would have gone on.
-      if (item.expect.status === 408) expect(Date.now() - sentAt).toBeLessThanOrEqual(CORPUS_BODY_TIMEOUT_MS * 3 + 2_000);
+      if (item.expect.status === 408)
+        expect(Date.now() - sentAt).toBeLessThanOrEqual(CORPUS_BODY_TIMEOUT_MS * 3 + 2_000);
       let json: { error?: { code?: unknown }; result?: { isError?: unknown } } | undefined;
       try {
         json = answer.text ? JSON.parse(answer.text) : undefined;
@@ -171,7 +216,10 @@ describe.each(HTTP_ADAPTERS)('bad-input corpus against a real app on PostgreSQL 
       expect((await rowCount()) - before).toBe(item.rows);
       if (onLiveSession(item)) {
         // The rows of requests on the live session carry its reference.
-        const [afterSession] = await db.dataSource.query(`SELECT count(*)::int AS n FROM mcp_events WHERE session_ref = $1`, [sessionRef]);
+        const [afterSession] = await db.dataSource.query(
+          `SELECT count(*)::int AS n FROM mcp_events WHERE session_ref = $1`,
+          [sessionRef],
+        );
         expect(afterSession.n - beforeSession[0].n).toBe(item.rows);
       }
     });
@@ -180,11 +228,25 @@ describe.each(HTTP_ADAPTERS)('bad-input corpus against a real app on PostgreSQL 
   // Declared after the corpus so that they run after it.
   describe('after the corpus', () => {
     it('still serves a normal call on the live session and on the stateless revision afterwards', async () => {
-      const onSession = await post(url, callRequest('after-1', 'echo', { text: 'alive' }), { sessionId, headers: versionHeader() });
-      expect({ status: onSession.status, content: onSession.json?.result?.content }).toEqual({ status: 200, content: [{ type: 'text', text: 'alive' }] });
-      const call = { jsonrpc: '2.0', id: 'after-2', method: 'tools/call', params: { name: 'echo', arguments: { text: 'alive' }, _meta: envelope() } };
+      const onSession = await post(url, callRequest('after-1', 'echo', { text: 'alive' }), {
+        sessionId,
+        headers: versionHeader(),
+      });
+      expect({ status: onSession.status, content: onSession.json?.result?.content }).toEqual({
+        status: 200,
+        content: [{ type: 'text', text: 'alive' }],
+      });
+      const call = {
+        jsonrpc: '2.0',
+        id: 'after-2',
+        method: 'tools/call',
+        params: { name: 'echo', arguments: { text: 'alive' }, _meta: envelope() },
+      };
       const stateless = await statelessPost(url, call);
-      expect({ status: stateless.status, content: stateless.json?.result?.content }).toEqual({ status: 200, content: [{ type: 'text', text: 'alive' }] });
+      expect({ status: stateless.status, content: stateless.json?.result?.content }).toEqual({
+        status: 200,
+        content: [{ type: 'text', text: 'alive' }],
+      });
     });
 
     it('left exactly one row per corpus request that reached the live session (plus the handshake and the call above)', async () => {
@@ -192,7 +254,9 @@ describe.each(HTTP_ADAPTERS)('bad-input corpus against a real app on PostgreSQL 
       // 155 cases go to the live session; 98 of them leave a row.
       expect(corpus.filter((item) => onLiveSession(item))).toHaveLength(155);
       expect(expected).toBe(98);
-      const [row] = await db.dataSource.query(`SELECT count(*)::int AS n FROM mcp_events WHERE session_ref = $1`, [sessionRef]);
+      const [row] = await db.dataSource.query(`SELECT count(*)::int AS n FROM mcp_events WHERE session_ref = $1`, [
+        sessionRef,
+      ]);
       expect(row.n).toBe(2 + expected + 1);
     });
   });

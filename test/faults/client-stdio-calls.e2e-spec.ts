@@ -39,16 +39,26 @@ describe('McpClientService over stdio: spawns, deadlines and shutdown', () => {
     rmSync(scratch, { recursive: true, force: true });
   });
 
-  async function boot(servers: Record<string, McpServerConfig>, queue = { attempts: 3, backoffMs: 500 }): Promise<McpClientService> {
+  async function boot(
+    servers: Record<string, McpServerConfig>,
+    queue = { attempts: 3, backoffMs: 500 },
+  ): Promise<McpClientService> {
     const stores = { outboundSessions: new InMemoryMcpOutboundSessionStore(), events: new InMemoryMcpEventSink() };
-    const moduleRef = await Test.createTestingModule({ imports: [McpClientModule.forRoot({ servers, queue, stores })] }).compile();
+    const moduleRef = await Test.createTestingModule({
+      imports: [McpClientModule.forRoot({ servers, queue, stores })],
+    }).compile();
     app = moduleRef.createNestApplication({ logger: ['error'] });
     await app.init();
     return app.get(McpClientService);
   }
 
   function fixture(mode: string, record: string, extra: Partial<McpServerConfig> = {}): McpServerConfig {
-    return { command: rawServer(mode), env: { STDIO_FIXTURE_RECORD: record }, version: '2025-11-25', ...extra } as McpServerConfig;
+    return {
+      command: rawServer(mode),
+      env: { STDIO_FIXTURE_RECORD: record },
+      version: '2025-11-25',
+      ...extra,
+    } as McpServerConfig;
   }
 
   it('the first call to a spawn-per-call server spawns it once, and a server without ping serves it', async () => {
@@ -74,7 +84,7 @@ describe('McpClientService over stdio: spawns, deadlines and shutdown', () => {
     await waitUntil(() => !isAlive(pid), 15_000, 'the server to be killed after its call');
   });
 
-  it('timeoutMs is the caller\'s deadline across the queue\'s retries: one process, McpTimeoutError with that timeout', async () => {
+  it("timeoutMs is the caller's deadline across the queue's retries: one process, McpTimeoutError with that timeout", async () => {
     const record = join(scratch, 'no-init.ndjson');
     const client = await boot({ raw: fixture('no-init', record) });
     // A deadline far beyond a spawn on a loaded machine: the test goes on from the evidence that the
@@ -113,7 +123,9 @@ describe('McpClientService over stdio: spawns, deadlines and shutdown', () => {
 
   it('app close drains the stdio pool: every pooled process is gone when close resolves', async () => {
     const record = join(scratch, 'pool.ndjson');
-    const client = await boot({ pooled: fixture('ignore-term', record, { stateless: true, pool: { max: 2, idleMs: 60_000 } }) });
+    const client = await boot({
+      pooled: fixture('ignore-term', record, { stateless: true, pool: { max: 2, idleMs: 60_000 } }),
+    });
     const [a, b] = await Promise.all([client.callTool('pooled', 'inflight'), client.callTool('pooled', 'inflight')]);
     const pids = [a, b].map((r) => (r.structuredContent as { pid: number }).pid);
     seenPids.push(...pids);

@@ -59,7 +59,10 @@ describe('handler context after the response has ended', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    app = await startApp(db.url, { imports: [McpModule.forRoot({ auth: fixtureAuth, providers: [FireAndForgetTools] })], providers: [FireAndForgetTools] });
+    app = await startApp(db.url, {
+      imports: [McpModule.forRoot({ auth: fixtureAuth, providers: [FireAndForgetTools] })],
+      providers: [FireAndForgetTools],
+    });
   });
 
   afterAll(async () => {
@@ -73,7 +76,11 @@ describe('handler context after the response has ended', () => {
       jsonrpc: '2.0',
       id: 0,
       method: 'initialize',
-      params: { protocolVersion: '2025-11-25', capabilities: { elicitation: {}, sampling: {}, roots: {} }, clientInfo: { name: 'late', version: '1' } },
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: { elicitation: {}, sampling: {}, roots: {} },
+        clientInfo: { name: 'late', version: '1' },
+      },
     });
     const sessionId = init.headers.get('mcp-session-id')!;
     const request = callRequest(7, 'fire_and_forget');
@@ -100,7 +107,14 @@ describe('handler context after the response has ended', () => {
         jsonrpc: '2.0',
         id: 'stateless-1',
         method: 'tools/call',
-        params: { name: 'fire_and_forget', arguments: {}, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } } },
+        params: {
+          name: 'fire_and_forget',
+          arguments: {},
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
+          },
+        },
       },
       { headers: { 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': 'fire_and_forget' } },
     );

@@ -12,7 +12,10 @@ jest.setTimeout(120_000);
 
 const OPS = { Authorization: `Bearer ${HEALTH_OPS_TOKEN}` };
 
-async function probe(url: string, headers: Record<string, string> = {}): Promise<{ status: number; text: string; json: Record<string, unknown> }> {
+async function probe(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; text: string; json: Record<string, unknown> }> {
   const response = await fetch(url, { headers });
   const text = await response.text();
   return { status: response.status, text, json: JSON.parse(text) as Record<string, unknown> };
@@ -47,7 +50,10 @@ describe.each(HTTP_ADAPTERS)('health for strangers and for operators (%s)', (ada
       {
         imports: [
           McpModule.forRoot({ auth: fixtureAuth, providers: [FixtureTools] }),
-          McpClientModule.forRoot({ servers: { self: { transport: 'toolset', principal: 'svc' } }, queue: { redis: redis.url, ...queue, attempts: 1, commandTimeoutMs: 1000 } }),
+          McpClientModule.forRoot({
+            servers: { self: { transport: 'toolset', principal: 'svc' } },
+            queue: { redis: redis.url, ...queue, attempts: 1, commandTimeoutMs: 1000 },
+          }),
           McpHealthModule.forRoot(health),
         ],
         providers: [FixtureTools],
@@ -60,7 +66,10 @@ describe.each(HTTP_ADAPTERS)('health for strangers and for operators (%s)', (ada
     redis = await startPrivateRedis();
     observer = new Redis(redis.url, { maxRetriesPerRequest: 1 });
     // minWorkers 0: the queue check is up from the first probe (Bull registers its worker asynchronously), and still reads the workers.
-    server = await boot({ name: `${prefix}-calls`, worker: true }, { detailsGuard: HealthOpsGuard, minIntervalMs: 60_000, queue: { minWorkers: 0 } });
+    server = await boot(
+      { name: `${prefix}-calls`, worker: true },
+      { detailsGuard: HealthOpsGuard, minIntervalMs: 60_000, queue: { minWorkers: 0 } },
+    );
     stalled = await boot({ name: `${prefix}-idle`, worker: false }, { detailsGuard: HealthOpsGuard });
   });
 
@@ -92,9 +101,11 @@ describe.each(HTTP_ADAPTERS)('health for strangers and for operators (%s)', (ada
     }
   });
 
-  it('answers the whole report and the process at /health/details to the guard\'s readers only', async () => {
+  it("answers the whole report and the process at /health/details to the guard's readers only", async () => {
     expect((await probe(`${server.baseUrl}/health/details`)).status).toBe(401);
-    expect((await probe(`${server.baseUrl}/health/details`, { Authorization: 'Bearer someone-else' })).status).toBe(403);
+    expect((await probe(`${server.baseUrl}/health/details`, { Authorization: 'Bearer someone-else' })).status).toBe(
+      403,
+    );
     const details = await probe(`${server.baseUrl}/health/details`, OPS);
     expect(details.status).toBe(200);
     const report = details.json.details as Record<string, Record<string, unknown>>;
@@ -111,7 +122,11 @@ describe.each(HTTP_ADAPTERS)('health for strangers and for operators (%s)', (ada
     expect({ status: down.status, body: down.json }).toEqual({ status: 503, body: { status: 'error' } });
     const details = await probe(`${stalled.baseUrl}/health/details`, OPS);
     expect(details.status).toBe(503);
-    expect((details.json.error as Record<string, unknown>).queue).toMatchObject({ status: 'down', workers: 0, message: expect.stringContaining('0 worker(s)') });
+    expect((details.json.error as Record<string, unknown>).queue).toMatchObject({
+      status: 'down',
+      workers: 0,
+      message: expect.stringContaining('0 worker(s)'),
+    });
     expect((await probe(`${stalled.baseUrl}/health/live`)).json).toEqual({ status: 'ok' });
   });
 });

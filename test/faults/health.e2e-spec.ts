@@ -139,7 +139,10 @@ describe('health checks: /health/live and /health/ready', () => {
     const enqueueOnly = (health: Parameters<typeof McpHealthModule.forRoot>[0]) =>
       startFaultApp(pg.url, {
         imports: [
-          McpClientModule.forRoot({ servers: { self: { transport: 'toolset', principal: 'svc' } }, queue: { redis: redis.url, name, worker: false, attempts: 1, commandTimeoutMs: 1000 } }),
+          McpClientModule.forRoot({
+            servers: { self: { transport: 'toolset', principal: 'svc' } },
+            queue: { redis: redis.url, name, worker: false, attempts: 1, commandTimeoutMs: 1000 },
+          }),
           McpHealthModule.forRoot(health),
         ],
       });
@@ -147,7 +150,12 @@ describe('health checks: /health/live and /health/ready', () => {
     try {
       const reply = await probe(`${noWorkers.baseUrl}/health/ready`);
       expect(reply.status).toBe(503);
-      expect(reply.report.error?.queue).toMatchObject({ status: 'down', workers: 0, minWorkers: 1, message: expect.stringContaining('0 worker(s)') });
+      expect(reply.report.error?.queue).toMatchObject({
+        status: 'down',
+        workers: 0,
+        minWorkers: 1,
+        message: expect.stringContaining('0 worker(s)'),
+      });
     } finally {
       await noWorkers.close();
     }
@@ -159,7 +167,11 @@ describe('health checks: /health/live and /health/ready', () => {
         const r = await probe(`${stale.baseUrl}/health/ready`);
         return r.status === 503 ? r : undefined;
       });
-      expect(reply.report.error?.queue).toMatchObject({ status: 'down', waiting: 1, message: expect.stringContaining('oldest waiting call') });
+      expect(reply.report.error?.queue).toMatchObject({
+        status: 'down',
+        waiting: 1,
+        message: expect.stringContaining('oldest waiting call'),
+      });
     } finally {
       await stale.close();
     }

@@ -39,19 +39,31 @@ describe('HttpTransport against hostile HTTP servers (client in a separate proce
   const children = new Set<ChildProcess>();
   let reports: Map<string, ProbeReport>;
 
-  function probe(cases: Array<{ name: string; path: string; timeoutMs: number; close?: boolean; issuerPath?: string }>): Promise<Map<string, ProbeReport>> {
+  function probe(
+    cases: Array<{ name: string; path: string; timeoutMs: number; close?: boolean; issuerPath?: string }>,
+  ): Promise<Map<string, ProbeReport>> {
     const env = {
       ...process.env,
       TS_NODE_PROJECT: join(ROOT, 'tsconfig.spec.json'),
       PROBE_CASES: JSON.stringify(
-        cases.map((c) => ({ name: c.name, url: `${server.url}${c.path}`, timeoutMs: c.timeoutMs, close: c.close, authorizationServer: c.issuerPath && `${server.url}${c.issuerPath}` })),
+        cases.map((c) => ({
+          name: c.name,
+          url: `${server.url}${c.path}`,
+          timeoutMs: c.timeoutMs,
+          close: c.close,
+          authorizationServer: c.issuerPath && `${server.url}${c.issuerPath}`,
+        })),
       ),
     };
-    const child = spawn(process.execPath, ['--expose-gc', '-r', TS_REGISTER, join(ROOT, 'test/fixtures/http/http-client-probe.ts')], {
-      cwd: ROOT,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--expose-gc', '-r', TS_REGISTER, join(ROOT, 'test/fixtures/http/http-client-probe.ts')],
+      {
+        cwd: ROOT,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     children.add(child);
     let out = '';
     let err = '';
@@ -67,7 +79,10 @@ describe('HttpTransport against hostile HTTP servers (client in a separate proce
         clearTimeout(deadline);
         children.delete(child);
         if (code !== 0) return reject(new Error(`probe exited with ${code}:\n${err}`));
-        const lines = out.trim().split('\n').map((line) => JSON.parse(line) as ProbeReport);
+        const lines = out
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line) as ProbeReport);
         resolve(new Map(lines.map((report) => [report.name, report])));
       });
     });
@@ -95,7 +110,8 @@ describe('HttpTransport against hostile HTTP servers (client in a separate proce
   }, 180_000);
 
   afterAll(async () => {
-    if (process.env.FAULTS_DEBUG) console.log(JSON.stringify({ reports: [...(reports?.values() ?? [])], written: server?.written }, null, 1));
+    if (process.env.FAULTS_DEBUG)
+      console.log(JSON.stringify({ reports: [...(reports?.values() ?? [])], written: server?.written }, null, 1));
     for (const child of children) child.kill('SIGKILL');
     await server?.close();
   });
@@ -136,7 +152,11 @@ describe('HttpTransport against hostile HTTP servers (client in a separate proce
   });
 
   it('a declared 1 GiB Content-Length is refused before the body is read', () => {
-    expect(report('huge-json-length')).toMatchObject({ outcome: 'error', errorName: 'McpProtocolError', delivered: true });
+    expect(report('huge-json-length')).toMatchObject({
+      outcome: 'error',
+      errorName: 'McpProtocolError',
+      delivered: true,
+    });
     expect(report('huge-json-length').message).toContain('larger than maxResponseBytes (16777216 bytes)');
     // Only what the sockets took before the client closed (measured 7.5 MiB), never the cap.
     expect(server.written['/huge-json-length']).toBeLessThan(CAP);
@@ -151,7 +171,12 @@ describe('HttpTransport against hostile HTTP servers (client in a separate proce
   });
 
   it('a slow drip ends at the call deadline with McpTimeoutError', () => {
-    expect(report('drip')).toMatchObject({ outcome: 'error', errorName: 'McpTimeoutError', delivered: true, timeoutMs: DRIP_TIMEOUT_MS });
+    expect(report('drip')).toMatchObject({
+      outcome: 'error',
+      errorName: 'McpTimeoutError',
+      delivered: true,
+      timeoutMs: DRIP_TIMEOUT_MS,
+    });
     // Counted from the moment the call was issued to a server that drips from its first byte.
     // It takes the deadline plus the time the transport gives the best-effort
     // notifications/cancelled (which goes to the same dripping server): no more than the deadline.
@@ -161,7 +186,12 @@ describe('HttpTransport against hostile HTTP servers (client in a separate proce
   });
 
   it('a redirect to itself is not followed: one request, McpTransportError with status 302', () => {
-    expect(report('redirect')).toMatchObject({ outcome: 'error', errorName: 'McpTransportError', status: 302, delivered: false });
+    expect(report('redirect')).toMatchObject({
+      outcome: 'error',
+      errorName: 'McpTransportError',
+      status: 302,
+      delivered: false,
+    });
     expect(server.hits['POST /redirect']).toBe(1);
     expectBoundedMemory('redirect');
   });
@@ -178,14 +208,24 @@ describe('HttpTransport against hostile HTTP servers (client in a separate proce
   });
 
   it('an answer to a server request met with a 1 GiB error body fails the call, the rest unread', () => {
-    expect(report('reply-huge')).toMatchObject({ outcome: 'error', errorName: 'McpTransportError', status: 500, delivered: true });
+    expect(report('reply-huge')).toMatchObject({
+      outcome: 'error',
+      errorName: 'McpTransportError',
+      status: 500,
+      delivered: true,
+    });
     expect(report('reply-huge').message).toContain('Could not answer the "ping" request of MCP server "reply-huge"');
     expect(server.written['/reply-huge']).toBeLessThan(SMALL_READ_BOUND);
     expectBoundedMemory('reply-huge');
   });
 
   it('a cancel notice answered with 1 GiB: the call still ends at its deadline, the answer unread', () => {
-    expect(report('cancel-huge')).toMatchObject({ outcome: 'error', errorName: 'McpTimeoutError', delivered: true, timeoutMs: 2_000 });
+    expect(report('cancel-huge')).toMatchObject({
+      outcome: 'error',
+      errorName: 'McpTimeoutError',
+      delivered: true,
+      timeoutMs: 2_000,
+    });
     expect(server.written['/cancel-huge'] ?? 0).toBeLessThan(SMALL_READ_BOUND);
     expectBoundedMemory('cancel-huge');
   });
@@ -194,12 +234,15 @@ describe('HttpTransport against hostile HTTP servers (client in a separate proce
     ['oauth-huge-prm', '/.well-known/oauth-protected-resource/oauth-huge-prm'],
     ['oauth-huge-as', '/.well-known/oauth-authorization-server/as-huge'],
     ['oauth-huge-token', '/as-token/token'],
-  ])('%s: a 1 GiB OAuth document stops at 64 KiB with McpTransportError (delivered false), the rest unread', (name, path) => {
-    expect(report(name)).toMatchObject({ outcome: 'error', errorName: 'McpTransportError', delivered: false });
-    expect(report(name).message).toContain('answered a body larger than maxResponseBytes (65536 bytes)');
-    expect(report(name).message).not.toContain('probe-secret');
-    expect(server.written[path]).toBeGreaterThan(0);
-    expect(server.written[path]).toBeLessThan(SMALL_READ_BOUND);
-    expectBoundedMemory(name);
-  });
+  ])(
+    '%s: a 1 GiB OAuth document stops at 64 KiB with McpTransportError (delivered false), the rest unread',
+    (name, path) => {
+      expect(report(name)).toMatchObject({ outcome: 'error', errorName: 'McpTransportError', delivered: false });
+      expect(report(name).message).toContain('answered a body larger than maxResponseBytes (65536 bytes)');
+      expect(report(name).message).not.toContain('probe-secret');
+      expect(server.written[path]).toBeGreaterThan(0);
+      expect(server.written[path]).toBeLessThan(SMALL_READ_BOUND);
+      expectBoundedMemory(name);
+    },
+  );
 });

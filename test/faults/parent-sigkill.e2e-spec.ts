@@ -47,13 +47,19 @@ describe('stdio servers after their parent is SIGKILLed', () => {
       env: { ...process.env, TS_NODE_PROJECT: join(ROOT, 'tsconfig.spec.json'), STDIO_PARENT_MARKER: marker },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const exited = new Promise<NodeJS.Signals | null>((resolve) => parent?.once('exit', (_code, signal) => resolve(signal)));
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      parent?.once('exit', (_code, signal) => resolve(signal)),
+    );
     let out = '';
     let err = '';
     parent.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
     parent.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString()));
     // Readiness deadline: a parent that hangs at boot fails with its stderr (afterAll kills it).
-    await waitUntil(() => /ready (\{.*\})\n/.test(out) || parent?.exitCode !== null, 60_000, 'the parent to start its servers').catch((error: Error) => {
+    await waitUntil(
+      () => /ready (\{.*\})\n/.test(out) || parent?.exitCode !== null,
+      60_000,
+      'the parent to start its servers',
+    ).catch((error: Error) => {
       throw new Error(`${error.message}:\n${err}`);
     });
     const match = /ready (\{.*\})\n/.exec(out);

@@ -22,18 +22,31 @@ const STOPPED_MS = ANSWER_BOUND_MS + 1_500;
 
 /** The JSON-RPC body of a 503: an error object with -32603 and no result. */
 function isUnavailableAnswer(answer: LoadAnswer): boolean {
-  const body = answer.json as { jsonrpc?: string; error?: { code?: number; message?: string }; result?: unknown } | undefined;
-  return answer.status === 503 && body?.jsonrpc === '2.0' && body.error?.code === -32603 && typeof body.error.message === 'string' && body.result === undefined;
+  const body = answer.json as
+    { jsonrpc?: string; error?: { code?: number; message?: string }; result?: unknown } | undefined;
+  return (
+    answer.status === 503 &&
+    body?.jsonrpc === '2.0' &&
+    body.error?.code === -32603 &&
+    typeof body.error.message === 'string' &&
+    body.result === undefined
+  );
 }
 
 /** Answers that took longer than ANSWER_BOUND_MS from the moment their request was sent. */
 function slowAnswers(answers: LoadAnswer[]): string[] {
-  return answers.filter((a) => a.endedAt - a.startedAt > ANSWER_BOUND_MS).map((a) => `${a.tag ?? a.index}: ${a.status} after ${a.endedAt - a.startedAt} ms`);
+  return answers
+    .filter((a) => a.endedAt - a.startedAt > ANSWER_BOUND_MS)
+    .map((a) => `${a.tag ?? a.index}: ${a.status} after ${a.endedAt - a.startedAt} ms`);
 }
 
 function describeAnswers(answers: LoadAnswer[]): string {
   const counts = new Map<string, number>();
-  for (const a of answers) counts.set(`${a.status} ${a.status === 200 ? '' : a.body.slice(0, 160)}`, (counts.get(`${a.status} ${a.status === 200 ? '' : a.body.slice(0, 160)}`) ?? 0) + 1);
+  for (const a of answers)
+    counts.set(
+      `${a.status} ${a.status === 200 ? '' : a.body.slice(0, 160)}`,
+      (counts.get(`${a.status} ${a.status === 200 ? '' : a.body.slice(0, 160)}`) ?? 0) + 1,
+    );
   return [...counts].map(([k, n]) => `${n} x ${k}`).join('\n');
 }
 
@@ -54,22 +67,44 @@ describe.each(HTTP_ADAPTERS)('PostgreSQL outage under load (%s)', (adapter) => {
 
   beforeAll(async () => {
     pg = await startPrivatePostgres();
-    server = await startFaultApp(pg.url, {
-      imports: [McpModule.forRoot({ auth: fixtureAuth, providers: [FixtureTools], database: { timeoutMs: DATABASE_TIMEOUT_MS } })],
-      providers: [FixtureTools],
-    }, adapter);
+    server = await startFaultApp(
+      pg.url,
+      {
+        imports: [
+          McpModule.forRoot({
+            auth: fixtureAuth,
+            providers: [FixtureTools],
+            database: { timeoutMs: DATABASE_TIMEOUT_MS },
+          }),
+        ],
+        providers: [FixtureTools],
+      },
+      adapter,
+    );
     url = `${server.baseUrl}/mcp`;
     for (let i = 0; i < CALLERS; i++) sessions.push((await openSession(url)).sessionId);
-    uncachedServer = await startFaultApp(pg.url, {
-      imports: [McpModule.forRoot({ auth: fixtureAuth, providers: [FixtureTools], database: { timeoutMs: DATABASE_TIMEOUT_MS }, sessions: { cache: false } })],
-      providers: [FixtureTools],
-    }, adapter);
+    uncachedServer = await startFaultApp(
+      pg.url,
+      {
+        imports: [
+          McpModule.forRoot({
+            auth: fixtureAuth,
+            providers: [FixtureTools],
+            database: { timeoutMs: DATABASE_TIMEOUT_MS },
+            sessions: { cache: false },
+          }),
+        ],
+        providers: [FixtureTools],
+      },
+      adapter,
+    );
     uncachedUrl = `${uncachedServer.baseUrl}/mcp`;
     for (let i = 0; i < CALLERS; i++) uncachedSessions.push((await openSession(uncachedUrl)).sessionId);
   }, 60_000);
 
   afterAll(async () => {
-    if (process.env.FAULTS_DEBUG) console.log([...new Set(server?.logger.lines.map((l) => `${l.level} ${l.context}: ${l.message}`))].join('\n'));
+    if (process.env.FAULTS_DEBUG)
+      console.log([...new Set(server?.logger.lines.map((l) => `${l.level} ${l.context}: ${l.message}`))].join('\n'));
     await server?.close().catch(() => undefined);
     await uncachedServer?.close().catch(() => undefined);
     await pg?.destroy();
@@ -80,7 +115,10 @@ describe.each(HTTP_ADAPTERS)('PostgreSQL outage under load (%s)', (adapter) => {
     (run: string, cached = true) =>
     async (index: number, caller: number) => {
       const id = `${run}-${caller}-${index}`;
-      const reply = await post(cached ? url : uncachedUrl, callRequest(id, 'echo', { text: id }), { sessionId: (cached ? sessions : uncachedSessions)[caller], headers: versionHeader() });
+      const reply = await post(cached ? url : uncachedUrl, callRequest(id, 'echo', { text: id }), {
+        sessionId: (cached ? sessions : uncachedSessions)[caller],
+        headers: versionHeader(),
+      });
       return { status: reply.status, body: reply.text, tag: id };
     };
 
@@ -88,7 +126,10 @@ describe.each(HTTP_ADAPTERS)('PostgreSQL outage under load (%s)', (adapter) => {
     await pollUntil(
       'a tools/call answered 200 after the database came back',
       async () => {
-        const reply = await post(cached ? url : uncachedUrl, callRequest(`${run}-probe`, 'echo', { text: 'back' }), { sessionId: (cached ? sessions : uncachedSessions)[0], headers: versionHeader() });
+        const reply = await post(cached ? url : uncachedUrl, callRequest(`${run}-probe`, 'echo', { text: 'back' }), {
+          sessionId: (cached ? sessions : uncachedSessions)[0],
+          headers: versionHeader(),
+        });
         return reply.status === 200 && reply.json?.result ? true : undefined;
       },
       30_000,
@@ -103,20 +144,30 @@ describe.each(HTTP_ADAPTERS)('PostgreSQL outage under load (%s)', (adapter) => {
   async function expectRowsFor(answers: LoadAnswer[]): Promise<number> {
     const ids = answers.filter((a) => a.status === 200).map((a) => a.tag as string);
     expect(new Set(ids).size).toBe(ids.length);
-    const rows: { id: string }[] = await pg.dataSource.query(`SELECT request->>'id' AS id FROM mcp_events WHERE request->>'id' = ANY($1)`, [ids]);
+    const rows: { id: string }[] = await pg.dataSource.query(
+      `SELECT request->>'id' AS id FROM mcp_events WHERE request->>'id' = ANY($1)`,
+      [ids],
+    );
     expect(rows.map((r) => r.id).sort()).toEqual([...ids].sort());
     return ids.length;
   }
 
   it(`stopped for ${STOPPED_MS / 1000} s: every answer is 200 or a 503 with a JSON-RPC body within the bound, and service comes back by itself`, async () => {
     const load = startLoad({ concurrency: CALLERS, durationMs: 60_000, pauseMs: 10 }, callOnSession('stop'));
-    await pollUntil('answers before the outage', async () => (load.answers.filter((a) => a.status === 200).length >= CALLERS * 2 ? true : undefined));
+    await pollUntil('answers before the outage', async () =>
+      load.answers.filter((a) => a.status === 200).length >= CALLERS * 2 ? true : undefined,
+    );
     const stoppedAt = Date.now();
     await pg.stop();
     await new Promise((resolve) => setTimeout(resolve, STOPPED_MS));
     const restartingAt = Date.now();
     await pg.start();
-    await pollUntil('calls answered 200 after the restart', async () => (load.answers.filter((a) => a.status === 200 && a.startedAt > restartingAt).length >= CALLERS ? true : undefined), 30_000);
+    await pollUntil(
+      'calls answered 200 after the restart',
+      async () =>
+        load.answers.filter((a) => a.status === 200 && a.startedAt > restartingAt).length >= CALLERS ? true : undefined,
+      30_000,
+    );
     const answers = await load.stop();
 
     const outage = answers.filter((a) => a.startedAt >= stoppedAt && a.endedAt <= restartingAt);
@@ -139,7 +190,10 @@ describe.each(HTTP_ADAPTERS)('PostgreSQL outage under load (%s)', (adapter) => {
     expect(await expectRowsFor(answers)).toBeGreaterThanOrEqual(CALLERS * 3);
     // The process is alive and serves new sessions too.
     const fresh = await openSession(url);
-    const call = await post(url, callRequest('after-stop', 'echo', { text: 'alive' }), { sessionId: fresh.sessionId, headers: versionHeader() });
+    const call = await post(url, callRequest('after-stop', 'echo', { text: 'alive' }), {
+      sessionId: fresh.sessionId,
+      headers: versionHeader(),
+    });
     expect(call.status).toBe(200);
     expect(call.json.result.content).toEqual([{ type: 'text', text: 'alive' }]);
     // One line per distinct failure per window, not one per request.
@@ -149,27 +203,37 @@ describe.each(HTTP_ADAPTERS)('PostgreSQL outage under load (%s)', (adapter) => {
   it.each([
     ['mcp_events', 'the audit rows cannot be written', true],
     ['mcp_inbound_sessions', 'sessions cannot be looked up (sessions.cache: false)', false],
-  ])('stalled (%s locked by another connection: %s): every answer is a 503 with a JSON-RPC body, then service resumes', async (table, _what, cached) => {
-    const locker = new Client({ connectionString: pg.url });
-    await locker.connect();
-    try {
-      await locker.query('BEGIN');
-      await locker.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
-      // The table is locked before the first request is sent: each request meets a stalled
-      // database the app has not noticed yet, so its own send time starts its clock.
-      const answers = await startLoad({ concurrency: CALLERS, requests: CALLERS * 2 }, callOnSession(`lock-${table}`, cached)).done;
-      expect(answers).toHaveLength(CALLERS * 2);
-      expect(describeAnswers(answers.filter((a) => !isUnavailableAnswer(a)))).toBe('');
-      expect(slowAnswers(answers)).toEqual([]);
-      await locker.query('COMMIT');
-    } finally {
-      await locker.end().catch(() => undefined);
-    }
-    await expectServiceBack(`lock-${table}`, cached);
-    const after = await startLoad({ concurrency: CALLERS, requests: CALLERS }, callOnSession(`after-lock-${table}`, cached)).done;
-    expect(describeAnswers(after.filter((a) => a.status !== 200))).toBe('');
-    expect(await expectRowsFor(after)).toBe(CALLERS);
-  }, 120_000);
+  ])(
+    'stalled (%s locked by another connection: %s): every answer is a 503 with a JSON-RPC body, then service resumes',
+    async (table, _what, cached) => {
+      const locker = new Client({ connectionString: pg.url });
+      await locker.connect();
+      try {
+        await locker.query('BEGIN');
+        await locker.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
+        // The table is locked before the first request is sent: each request meets a stalled
+        // database the app has not noticed yet, so its own send time starts its clock.
+        const answers = await startLoad(
+          { concurrency: CALLERS, requests: CALLERS * 2 },
+          callOnSession(`lock-${table}`, cached),
+        ).done;
+        expect(answers).toHaveLength(CALLERS * 2);
+        expect(describeAnswers(answers.filter((a) => !isUnavailableAnswer(a)))).toBe('');
+        expect(slowAnswers(answers)).toEqual([]);
+        await locker.query('COMMIT');
+      } finally {
+        await locker.end().catch(() => undefined);
+      }
+      await expectServiceBack(`lock-${table}`, cached);
+      const after = await startLoad(
+        { concurrency: CALLERS, requests: CALLERS },
+        callOnSession(`after-lock-${table}`, cached),
+      ).done;
+      expect(describeAnswers(after.filter((a) => a.status !== 200))).toBe('');
+      expect(await expectRowsFor(after)).toBe(CALLERS);
+    },
+    120_000,
+  );
 
   it('stalled (mcp_inbound_sessions locked, with the session cache): sessions held in memory are served with their audit rows; initialize answers 503', async () => {
     // Every caller's session was just used, so this replica holds it in memory.
@@ -180,7 +244,8 @@ describe.each(HTTP_ADAPTERS)('PostgreSQL outage under load (%s)', (adapter) => {
     try {
       await locker.query('BEGIN');
       await locker.query('LOCK TABLE mcp_inbound_sessions IN ACCESS EXCLUSIVE MODE');
-      const answers = await startLoad({ concurrency: CALLERS, requests: CALLERS * 2 }, callOnSession('cached-lock')).done;
+      const answers = await startLoad({ concurrency: CALLERS, requests: CALLERS * 2 }, callOnSession('cached-lock'))
+        .done;
       expect(answers).toHaveLength(CALLERS * 2);
       expect(describeAnswers(answers.filter((a) => a.status !== 200 && !isUnavailableAnswer(a)))).toBe('');
       expect(slowAnswers(answers)).toEqual([]);
@@ -200,7 +265,9 @@ describe.each(HTTP_ADAPTERS)('PostgreSQL outage under load (%s)', (adapter) => {
 
   it('stalled (the postmaster frozen with SIGSTOP, the pool emptied): new connections hang, every answer is a 503 with a JSON-RPC body, then service resumes', async () => {
     // Cut the app's pooled connections first, so every request needs a new one from the frozen postmaster.
-    await pg.dataSource.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = 'test' AND pid <> pg_backend_pid()`);
+    await pg.dataSource.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = 'test' AND pid <> pg_backend_pid()`,
+    );
     pg.freeze();
     let answers: LoadAnswer[];
     try {

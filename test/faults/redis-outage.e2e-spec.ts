@@ -1,7 +1,13 @@
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { randomBytes } from 'node:crypto';
-import { McpCallWaitTimeoutError, McpClientModule, McpClientService, McpModule, McpQueueUnavailableError } from '../../src/mcp';
+import {
+  McpCallWaitTimeoutError,
+  McpClientModule,
+  McpClientService,
+  McpModule,
+  McpQueueUnavailableError,
+} from '../../src/mcp';
 import { BullCallQueue } from '../../src/mcp/client/queue/bull-call-queue';
 import { McpCallQueueHost } from '../../src/mcp/client/queue/mcp-call-queue-host';
 import { createInMemoryMcpStores } from '../../src/mcp/testing';
@@ -34,16 +40,29 @@ function timed<T>(work: Promise<T>, at: number[]): Promise<T> {
 async function settleAll<T>(work: Promise<T>[]): Promise<{ results: T[]; errors: unknown[] }> {
   const outcomes = await Promise.allSettled(work);
   return {
-    results: outcomes.filter((o): o is PromiseFulfilledResult<Awaited<T>> => o.status === 'fulfilled').map((o) => o.value as T),
+    results: outcomes
+      .filter((o): o is PromiseFulfilledResult<Awaited<T>> => o.status === 'fulfilled')
+      .map((o) => o.value as T),
     errors: outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected').map((o) => o.reason),
   };
 }
 
 /** A GET for the session's event stream: the status, and the body when it is not a stream. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- wire JSON read by the assertions
-async function openStream(url: string, sessionId: string): Promise<{ status: number; contentType: string | null; json: any }> {
+async function openStream(
+  url: string,
+  sessionId: string,
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- wire JSON read by the assertions
+): Promise<{ status: number; contentType: string | null; json: any }> {
   const abort = new AbortController();
-  const response = await fetch(url, { headers: { Authorization: 'Bearer token-alice', 'Mcp-Session-Id': sessionId, Accept: 'text/event-stream', ...versionHeader() }, signal: abort.signal });
+  const response = await fetch(url, {
+    headers: {
+      Authorization: 'Bearer token-alice',
+      'Mcp-Session-Id': sessionId,
+      Accept: 'text/event-stream',
+      ...versionHeader(),
+    },
+    signal: abort.signal,
+  });
   const contentType = response.headers.get('content-type');
   if (contentType?.startsWith('text/event-stream')) {
     abort.abort();
@@ -71,7 +90,10 @@ describe('Redis outage', () => {
     await redis?.destroy();
   });
 
-  async function bullClientApp(worker = true, name = `outage-${randomBytes(4).toString('hex')}`): Promise<INestApplication> {
+  async function bullClientApp(
+    worker = true,
+    name = `outage-${randomBytes(4).toString('hex')}`,
+  ): Promise<INestApplication> {
     const stores = createInMemoryMcpStores();
     const moduleRef = await Test.createTestingModule({
       imports: [
@@ -96,7 +118,8 @@ describe('Redis outage', () => {
   it('Bull calls reject with McpQueueUnavailableError while Redis is down and succeed again once it is back', async () => {
     const app = await bullClientApp();
     const mcp = app.get(McpClientService);
-    const calls = (tag: string, n = 4) => Array.from({ length: n }, (_, i) => mcp.callTool('self', 'echo', { text: `${tag}-${i}` }));
+    const calls = (tag: string, n = 4) =>
+      Array.from({ length: n }, (_, i) => mcp.callTool('self', 'echo', { text: `${tag}-${i}` }));
     const before = await Promise.all(calls('before'));
     expect(before.map((r) => r.content)).toEqual([0, 1, 2, 3].map((i) => [{ type: 'text', text: `before-${i}` }]));
 
@@ -113,13 +136,19 @@ describe('Redis outage', () => {
       // An enqueue sent before the connection was known dead may have reached Redis: it ends at the
       // command deadline, delivered. One refused because the drop was already known was not sent.
       const { delivered, message } = error as McpQueueUnavailableError;
-      expect(message).toMatch(delivered ? /\(enqueue\): (Redis did not answer within 2000 ms|Connection is closed\.)$/ : /\(enqueue\): the connection to Redis is (reconnecting|close|end)$/);
+      expect(message).toMatch(
+        delivered
+          ? /\(enqueue\): (Redis did not answer within 2000 ms|Connection is closed\.)$/
+          : /\(enqueue\): the connection to Redis is (reconnecting|close|end)$/,
+      );
     }
     expect(atKillSettled).toHaveLength(8);
     expect(Math.max(...atKillSettled) - killedAt).toBeLessThanOrEqual(OUTAGE_BOUND_MS);
 
     // Once the queue knows, nothing is sent: every call is refused, not delivered, as fast.
-    await pollUntil('the queue to notice the outage', async () => (queueOf(app).bull.client.status === 'ready' ? undefined : true));
+    await pollUntil('the queue to notice the outage', async () =>
+      queueOf(app).bull.client.status === 'ready' ? undefined : true,
+    );
     const duringIssuedAt = Date.now();
     const duringSettled: number[] = [];
     const during = await settleAll(calls('during', 8).map((call) => timed(call, duringSettled)));
@@ -133,7 +162,12 @@ describe('Redis outage', () => {
     expect(Math.max(...duringSettled) - duringIssuedAt).toBeLessThanOrEqual(OUTAGE_BOUND_MS);
 
     await redis.start();
-    await pollUntil('a call to succeed after Redis restarted', async () => ((await mcp.callTool('self', 'echo', { text: 'probe' })).content ? true : undefined), 30_000, 250);
+    await pollUntil(
+      'a call to succeed after Redis restarted',
+      async () => ((await mcp.callTool('self', 'echo', { text: 'probe' })).content ? true : undefined),
+      30_000,
+      250,
+    );
     const after = await Promise.all(calls('after'));
     expect(after.map((r) => r.content)).toEqual([0, 1, 2, 3].map((i) => [{ type: 'text', text: `after-${i}` }]));
   }, 90_000);
@@ -211,13 +245,21 @@ describe('Redis outage', () => {
         // Wait until the replica's publisher noticed (the first command after the kill may still be
         // in flight, bounded by pubsub.timeoutMs): from the kill, within three times that plus 2 s.
         await pollUntil('the bus to refuse a cancellation', async () => {
-          const reply = await post(b.url, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'nope' } }, { sessionId, headers: versionHeader() });
+          const reply = await post(
+            b.url,
+            { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'nope' } },
+            { sessionId, headers: versionHeader() },
+          );
           return reply.status === 503 ? reply : undefined;
         });
         expect(Date.now() - killedAt).toBeLessThanOrEqual(PUBSUB_TIMEOUT_MS * 3 + 2_000);
         const cancels = await Promise.all(
           Array.from({ length: 4 }, (_, i) =>
-            post(b.url, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: `r-${i}` } }, { sessionId, headers: versionHeader() }),
+            post(
+              b.url,
+              { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: `r-${i}` } },
+              { sessionId, headers: versionHeader() },
+            ),
           ),
         );
         for (const reply of cancels) {
@@ -229,7 +271,10 @@ describe('Redis outage', () => {
         expect(stream.status).toBe(503);
         expect(stream.json).toMatchObject({ jsonrpc: '2.0', error: { code: -32603 } });
         // A plain tools/call does not need the bus: it is still served.
-        const call = await post(a.url, callRequest('c-1', 'echo', { text: 'no bus needed' }), { sessionId, headers: versionHeader() });
+        const call = await post(a.url, callRequest('c-1', 'echo', { text: 'no bus needed' }), {
+          sessionId,
+          headers: versionHeader(),
+        });
         expect(call.status).toBe(200);
       } finally {
         await redis.start();
@@ -248,7 +293,11 @@ describe('Redis outage', () => {
         250,
       );
       expect([...refusals].filter((status) => status !== 503 && status !== 409)).toEqual([]);
-      const cancel = await post(b.url, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'after' } }, { sessionId, headers: { ...versionHeader(), Accept: MCP_ACCEPT } });
+      const cancel = await post(
+        b.url,
+        { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'after' } },
+        { sessionId, headers: { ...versionHeader(), Accept: MCP_ACCEPT } },
+      );
       expect(cancel.status).toBe(202);
     }, 150_000);
   });

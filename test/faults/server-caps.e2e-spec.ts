@@ -12,7 +12,14 @@ import { createTestDatabase, type TestDatabase } from '../support/postgres';
 /** Every token `tok-<name>` is the principal `<name>`: each case gets principals of its own. */
 const auth = (token: string) => (token.startsWith('tok-') ? token.slice(4) : null);
 
-const limits = { sessionsPerPrincipal: 2, streamsPerPrincipal: 1, listenStreamsPerPrincipal: 1, subscriptionsPerSession: 2, listenResourceSubscriptions: 2, listenTaskIds: 2 };
+const limits = {
+  sessionsPerPrincipal: 2,
+  streamsPerPrincipal: 1,
+  listenStreamsPerPrincipal: 1,
+  subscriptionsPerSession: 2,
+  listenResourceSubscriptions: 2,
+  listenTaskIds: 2,
+};
 
 /** Polls `check` until it holds, failing after a deadline. */
 async function until(check: () => boolean, what: string, deadlineMs = 5_000): Promise<void> {
@@ -35,17 +42,35 @@ describe('per-principal caps', () => {
   let b: RunningApp;
 
   const boot = () =>
-    startApp(db.url, { imports: [McpModule.forRoot({ auth, limits, streams: { resumeFollowers: 1 } })], providers: [FeatureResources, SseTools] });
+    startApp(db.url, {
+      imports: [McpModule.forRoot({ auth, limits, streams: { resumeFollowers: 1 } })],
+      providers: [FeatureResources, SseTools],
+    });
 
   /**
    * Starts a call that reports one progress step and then runs until its POST stream is closed;
    * resolves with that stream and the id of its first event, from which a GET may resume it.
    */
-  async function callInFlight(token: string, sessionId: string, key: string): Promise<{ post: SseReader; eventId: string }> {
+  async function callInFlight(
+    token: string,
+    sessionId: string,
+    key: string,
+  ): Promise<{ post: SseReader; eventId: string }> {
     const response = await fetch(`${a.baseUrl}/mcp`, {
       method: 'POST',
-      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: MCP_ACCEPT, 'Mcp-Session-Id': sessionId, ...versionHeader() },
-      body: JSON.stringify({ jsonrpc: '2.0', id: key, method: 'tools/call', params: { name: 'wait_for_abort', arguments: { key, announce: true }, _meta: { progressToken: key } } }),
+      headers: {
+        Authorization: `Bearer ${token}`,
+        'Content-Type': 'application/json',
+        Accept: MCP_ACCEPT,
+        'Mcp-Session-Id': sessionId,
+        ...versionHeader(),
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: key,
+        method: 'tools/call',
+        params: { name: 'wait_for_abort', arguments: { key, announce: true }, _meta: { progressToken: key } },
+      }),
     });
     const post = new SseReader(response);
     let event = await post.next();
@@ -84,29 +109,52 @@ describe('per-principal caps', () => {
       expect(refused.json).toEqual({
         jsonrpc: '2.0',
         id: 'init-3',
-        error: { code: -32000, message: expect.stringContaining('Too many open sessions'), data: { limit: 'sessionsPerPrincipal', max: 2 } },
+        error: {
+          code: -32000,
+          message: expect.stringContaining('Too many open sessions'),
+          data: { limit: 'sessionsPerPrincipal', max: 2 },
+        },
       });
       expect(refused.headers.get('mcp-session-id')).toBeNull();
     }
     expect((await post(`${a.baseUrl}/mcp`, initializeRequest(), { token: 'tok-other' })).status).toBe(200);
-    const rows = await db.dataSource.query(`SELECT count(*)::int AS n FROM mcp_inbound_sessions WHERE principal_key = 'sess'`);
+    const rows = await db.dataSource.query(
+      `SELECT count(*)::int AS n FROM mcp_inbound_sessions WHERE principal_key = 'sess'`,
+    );
     expect(rows).toEqual([{ n: 2 }]);
 
-    expect((await send(`${b.baseUrl}/mcp`, 'DELETE', { token: 'tok-sess', sessionId: first.sessionId, headers: versionHeader() })).status).toBe(204);
+    expect(
+      (
+        await send(`${b.baseUrl}/mcp`, 'DELETE', {
+          token: 'tok-sess',
+          sessionId: first.sessionId,
+          headers: versionHeader(),
+        })
+      ).status,
+    ).toBe(204);
     expect((await post(`${b.baseUrl}/mcp`, initializeRequest('init-4'), { token: 'tok-sess' })).status).toBe(200);
   });
 
   it('refuses a second GET stream of a principal on the same process with 429, and accepts it once the first closed', async () => {
     const one = await openSession(`${a.baseUrl}/mcp`, 'tok-get');
     const two = await openSession(`${a.baseUrl}/mcp`, 'tok-get');
-    const headers = (sessionId: string) => ({ Authorization: 'Bearer tok-get', Accept: 'text/event-stream', 'Mcp-Session-Id': sessionId, ...versionHeader() });
+    const headers = (sessionId: string) => ({
+      Authorization: 'Bearer tok-get',
+      Accept: 'text/event-stream',
+      'Mcp-Session-Id': sessionId,
+      ...versionHeader(),
+    });
     const registry = a.app.get(McpStreamRegistry, { strict: false });
     const first = new SseReader(await fetch(`${a.baseUrl}/mcp`, { headers: headers(one.sessionId) }));
     expect((await first.next())?.data).toBe('');
 
     const refused = await fetch(`${a.baseUrl}/mcp`, { headers: headers(two.sessionId) });
     expect(refused.status).toBe(429);
-    expect(((await refused.json()) as { error: unknown }).error).toEqual({ code: -32000, message: expect.stringContaining('GET streams'), data: { limit: 'streamsPerPrincipal', max: 1 } });
+    expect(((await refused.json()) as { error: unknown }).error).toEqual({
+      code: -32000,
+      message: expect.stringContaining('GET streams'),
+      data: { limit: 'streamsPerPrincipal', max: 1 },
+    });
 
     await first.cancel();
     await until(() => registry.countFor('get') === 0, 'the first stream is gone');
@@ -115,11 +163,13 @@ describe('per-principal caps', () => {
     await second.body?.cancel();
   });
 
-  it('counts a resumed POST stream against the principal\'s streams: the next resumption, or a GET stream, is refused 429 until it closes', async () => {
+  it("counts a resumed POST stream against the principal's streams: the next resumption, or a GET stream, is refused 429 until it closes", async () => {
     const { sessionId } = await openSession(`${a.baseUrl}/mcp`, 'tok-resume');
     const registry = a.app.get(McpStreamRegistry, { strict: false });
     const { post: call, eventId } = await callInFlight('tok-resume', sessionId, 'resume-cap');
-    const resumed = new SseReader(await fetch(`${a.baseUrl}/mcp`, { headers: resumeHeaders('tok-resume', sessionId, eventId) }));
+    const resumed = new SseReader(
+      await fetch(`${a.baseUrl}/mcp`, { headers: resumeHeaders('tok-resume', sessionId, eventId) }),
+    );
     expect((await resumed.next())?.data).toBe(''); // priming: the resumption is open and follows the call
     expect(registry.countFor('resume')).toBe(1);
 
@@ -128,15 +178,24 @@ describe('per-principal caps', () => {
       await fetch(`${a.baseUrl}/mcp`, { headers: resumeHeaders('tok-resume', sessionId) }),
     ]) {
       expect(refused.status).toBe(429);
-      expect(((await refused.json()) as { error: unknown }).error).toEqual({ code: -32000, message: expect.stringContaining('GET streams'), data: { limit: 'streamsPerPrincipal', max: 1 } });
+      expect(((await refused.json()) as { error: unknown }).error).toEqual({
+        code: -32000,
+        message: expect.stringContaining('GET streams'),
+        data: { limit: 'streamsPerPrincipal', max: 1 },
+      });
     }
 
     await resumed.cancel();
     await until(() => registry.countFor('resume') === 0, 'the resumption is forgotten');
-    const again = new SseReader(await fetch(`${a.baseUrl}/mcp`, { headers: resumeHeaders('tok-resume', sessionId, eventId) }));
+    const again = new SseReader(
+      await fetch(`${a.baseUrl}/mcp`, { headers: resumeHeaders('tok-resume', sessionId, eventId) }),
+    );
     expect((await again.next())?.data).toBe('');
     await call.cancel(); // the call aborts; its response ends the resumption that follows it
-    expect(JSON.parse((await again.rest()).at(-1)!.data)).toMatchObject({ id: 'resume-cap', result: { content: [{ type: 'text', text: expect.stringContaining('aborted') }] } });
+    expect(JSON.parse((await again.rest()).at(-1)!.data)).toMatchObject({
+      id: 'resume-cap',
+      result: { content: [{ type: 'text', text: expect.stringContaining('aborted') }] },
+    });
     await until(() => registry.countFor('resume') === 0, 'every resumption is forgotten');
   });
 
@@ -146,19 +205,28 @@ describe('per-principal caps', () => {
     const second = await openSession(`${a.baseUrl}/mcp`, 'tok-follow-b');
     const callA = await callInFlight('tok-follow-a', first.sessionId, 'follow-a');
     const callB = await callInFlight('tok-follow-b', second.sessionId, 'follow-b');
-    const followed = new SseReader(await fetch(`${a.baseUrl}/mcp`, { headers: resumeHeaders('tok-follow-a', first.sessionId, callA.eventId) }));
+    const followed = new SseReader(
+      await fetch(`${a.baseUrl}/mcp`, { headers: resumeHeaders('tok-follow-a', first.sessionId, callA.eventId) }),
+    );
     expect((await followed.next())?.data).toBe('');
     expect(registry.countFor('follow-a')).toBe(1);
 
-    const beyond = new SseReader(await fetch(`${a.baseUrl}/mcp`, { headers: resumeHeaders('tok-follow-b', second.sessionId, callB.eventId) }));
+    const beyond = new SseReader(
+      await fetch(`${a.baseUrl}/mcp`, { headers: resumeHeaders('tok-follow-b', second.sessionId, callB.eventId) }),
+    );
     expect(await beyond.rest()).toEqual([{ id: callB.eventId, retry: expect.any(Number), data: '' }]);
 
     await followed.cancel();
     await until(() => registry.countFor('follow-a') === 0, 'the followed resumption is forgotten');
-    const later = new SseReader(await fetch(`${a.baseUrl}/mcp`, { headers: resumeHeaders('tok-follow-b', second.sessionId, callB.eventId) }));
+    const later = new SseReader(
+      await fetch(`${a.baseUrl}/mcp`, { headers: resumeHeaders('tok-follow-b', second.sessionId, callB.eventId) }),
+    );
     expect((await later.next())?.data).toBe('');
     await callB.post.cancel();
-    expect(JSON.parse((await later.rest()).at(-1)!.data)).toMatchObject({ id: 'follow-b', result: { content: [{ type: 'text', text: expect.stringContaining('aborted') }] } });
+    expect(JSON.parse((await later.rest()).at(-1)!.data)).toMatchObject({
+      id: 'follow-b',
+      result: { content: [{ type: 'text', text: expect.stringContaining('aborted') }] },
+    });
     await callA.post.cancel();
   }, 20_000);
 
@@ -167,7 +235,12 @@ describe('per-principal caps', () => {
       const body = statelessRequest(id, 'subscriptions/listen', { notifications: { toolsListChanged: true } });
       return fetch(`${a.baseUrl}/mcp`, {
         method: 'POST',
-        headers: { ...routingHeaders(body), 'Content-Type': 'application/json', Accept: MCP_ACCEPT, Authorization: `Bearer ${token}` },
+        headers: {
+          ...routingHeaders(body),
+          'Content-Type': 'application/json',
+          Accept: MCP_ACCEPT,
+          Authorization: `Bearer ${token}`,
+        },
         body: JSON.stringify(body),
       });
     };
@@ -186,8 +259,13 @@ describe('per-principal caps', () => {
     expect(other.status).toBe(200);
     await other.body?.cancel();
     await first.cancel();
-    await until(() => streams.countFor('listen') === 0 && streams.countFor('listener-2') === 0, 'both listen streams are gone');
-    const rows = await db.dataSource.query(`SELECT status, error_code FROM mcp_events WHERE principal_key = 'listen' ORDER BY created_at`);
+    await until(
+      () => streams.countFor('listen') === 0 && streams.countFor('listener-2') === 0,
+      'both listen streams are gone',
+    );
+    const rows = await db.dataSource.query(
+      `SELECT status, error_code FROM mcp_events WHERE principal_key = 'listen' ORDER BY created_at`,
+    );
     expect(rows).toEqual([
       { status: 200, error_code: null },
       { status: 429, error_code: -32000 },
@@ -199,29 +277,52 @@ describe('per-principal caps', () => {
       const body = statelessRequest(id, 'subscriptions/listen', { notifications });
       return fetch(`${a.baseUrl}/mcp`, {
         method: 'POST',
-        headers: { ...routingHeaders(body), 'Content-Type': 'application/json', Accept: MCP_ACCEPT, Authorization: 'Bearer tok-filter' },
+        headers: {
+          ...routingHeaders(body),
+          'Content-Type': 'application/json',
+          Accept: MCP_ACCEPT,
+          Authorization: 'Bearer tok-filter',
+        },
         body: JSON.stringify(body),
       });
     };
     const uris = await listen(1, { resourceSubscriptions: ['docs://readme', 'images://pixel.png', 'docs://broken'] });
-    expect({ status: uris.status, type: uris.headers.get('content-type') }).toEqual({ status: 200, type: expect.stringContaining('application/json') });
+    expect({ status: uris.status, type: uris.headers.get('content-type') }).toEqual({
+      status: 200,
+      type: expect.stringContaining('application/json'),
+    });
     expect(await uris.json()).toEqual({
       jsonrpc: '2.0',
       id: 1,
-      error: { code: -32602, message: expect.stringContaining('notifications.resourceSubscriptions names 3 entries'), data: { limit: 'listenResourceSubscriptions', max: 2 } },
+      error: {
+        code: -32602,
+        message: expect.stringContaining('notifications.resourceSubscriptions names 3 entries'),
+        data: { limit: 'listenResourceSubscriptions', max: 2 },
+      },
     });
     const tasks = await listen(2, { taskIds: ['t-1', 't-2', 't-3'] });
-    expect({ status: tasks.status, type: tasks.headers.get('content-type') }).toEqual({ status: 200, type: expect.stringContaining('application/json') });
+    expect({ status: tasks.status, type: tasks.headers.get('content-type') }).toEqual({
+      status: 200,
+      type: expect.stringContaining('application/json'),
+    });
     expect(await tasks.json()).toEqual({
       jsonrpc: '2.0',
       id: 2,
-      error: { code: -32602, message: expect.stringContaining('notifications.taskIds names 3 entries'), data: { limit: 'listenTaskIds', max: 2 } },
+      error: {
+        code: -32602,
+        message: expect.stringContaining('notifications.taskIds names 3 entries'),
+        data: { limit: 'listenTaskIds', max: 2 },
+      },
     });
     // At the cap the stream opens.
     const atCap = new SseReader(await listen(3, { resourceSubscriptions: ['docs://readme', 'images://pixel.png'] }));
-    expect(JSON.parse((await atCap.next())!.data).params.notifications).toEqual({ resourceSubscriptions: ['docs://readme', 'images://pixel.png'] });
+    expect(JSON.parse((await atCap.next())!.data).params.notifications).toEqual({
+      resourceSubscriptions: ['docs://readme', 'images://pixel.png'],
+    });
     await atCap.cancel();
-    const rows = await db.dataSource.query(`SELECT request->>'id' AS id, status, error_code FROM mcp_events WHERE principal_key = 'filter' ORDER BY created_at`);
+    const rows = await db.dataSource.query(
+      `SELECT request->>'id' AS id, status, error_code FROM mcp_events WHERE principal_key = 'filter' ORDER BY created_at`,
+    );
     expect(rows).toEqual([
       { id: '1', status: 200, error_code: -32602 },
       { id: '2', status: 200, error_code: -32602 },
@@ -231,17 +332,29 @@ describe('per-principal caps', () => {
 
   it('refuses a third resource subscription of a session with a JSON-RPC error; re-subscribing a watched URI still works', async () => {
     const { sessionId } = await openSession(`${a.baseUrl}/mcp`, 'tok-subs');
-    const subscribe = (id: number, uri: string) => post(`${a.baseUrl}/mcp`, { jsonrpc: '2.0', id, method: 'resources/subscribe', params: { uri } }, { token: 'tok-subs', sessionId, headers: versionHeader() });
+    const subscribe = (id: number, uri: string) =>
+      post(
+        `${a.baseUrl}/mcp`,
+        { jsonrpc: '2.0', id, method: 'resources/subscribe', params: { uri } },
+        { token: 'tok-subs', sessionId, headers: versionHeader() },
+      );
     expect((await subscribe(1, 'docs://readme')).json).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
     expect((await subscribe(2, 'images://pixel.png')).json).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
     const refused = await subscribe(3, 'docs://broken');
     expect(refused.json).toEqual({
       jsonrpc: '2.0',
       id: 3,
-      error: { code: -32000, message: expect.stringContaining('Too many resource subscriptions'), data: { limit: 'subscriptionsPerSession', max: 2 } },
+      error: {
+        code: -32000,
+        message: expect.stringContaining('Too many resource subscriptions'),
+        data: { limit: 'subscriptionsPerSession', max: 2 },
+      },
     });
     expect((await subscribe(4, 'docs://readme')).json).toEqual({ jsonrpc: '2.0', id: 4, result: {} });
-    const rows = await db.dataSource.query(`SELECT uri FROM mcp_resource_subscriptions WHERE session_id = $1 ORDER BY uri`, [sessionId]);
+    const rows = await db.dataSource.query(
+      `SELECT uri FROM mcp_resource_subscriptions WHERE session_id = $1 ORDER BY uri`,
+      [sessionId],
+    );
     expect(rows).toEqual([{ uri: 'docs://readme' }, { uri: 'images://pixel.png' }]);
   });
 });

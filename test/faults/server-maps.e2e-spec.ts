@@ -37,7 +37,12 @@ describe('per-session and per-request state returns to zero', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    app = await startApp(db.url, { imports: [McpModule.forRoot({ auth: fixtureAuth, providers: [SseTools], limits: { sessionsPerPrincipal: SESSIONS * 2 } })], providers: [SseTools] });
+    app = await startApp(db.url, {
+      imports: [
+        McpModule.forRoot({ auth: fixtureAuth, providers: [SseTools], limits: { sessionsPerPrincipal: SESSIONS * 2 } }),
+      ],
+      providers: [SseTools],
+    });
     url = `${app.baseUrl}/mcp`;
   });
 
@@ -46,29 +51,53 @@ describe('per-session and per-request state returns to zero', () => {
     await db?.drop();
   });
 
-  const postHeaders = (sessionId: string) => ({ Authorization: 'Bearer token-alice', 'Content-Type': 'application/json', Accept: MCP_ACCEPT, 'Mcp-Session-Id': sessionId, ...versionHeader() });
+  const postHeaders = (sessionId: string) => ({
+    Authorization: 'Bearer token-alice',
+    'Content-Type': 'application/json',
+    Accept: MCP_ACCEPT,
+    'Mcp-Session-Id': sessionId,
+    ...versionHeader(),
+  });
 
   async function driveSession(index: number): Promise<void> {
     const init = await post(url, {
       jsonrpc: '2.0',
       id: 0,
       method: 'initialize',
-      params: { protocolVersion: '2025-11-25', capabilities: { elicitation: {} }, clientInfo: { name: 'maps', version: '1' } },
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: { elicitation: {} },
+        clientInfo: { name: 'maps', version: '1' },
+      },
     });
     const sessionId = init.headers.get('mcp-session-id')!;
     const options = { sessionId, headers: versionHeader() };
     expect((await post(url, callRequest(1, 'progress_steps', { steps: 1 }), options)).status).toBe(200);
 
     // An elicitation answered by the client.
-    const asked = await fetch(url, { method: 'POST', headers: postHeaders(sessionId), body: JSON.stringify(callRequest(2, 'ask_name')) });
+    const asked = await fetch(url, {
+      method: 'POST',
+      headers: postHeaders(sessionId),
+      body: JSON.stringify(callRequest(2, 'ask_name')),
+    });
     const askedStream = new SseReader(asked);
     await askedStream.next(); // priming
     const question = JSON.parse((await askedStream.next())!.data);
-    await post(url, { jsonrpc: '2.0', id: question.id, result: { action: 'accept', content: { name: 'Ada' } } }, options);
+    await post(
+      url,
+      { jsonrpc: '2.0', id: question.id, result: { action: 'accept', content: { name: 'Ada' } } },
+      options,
+    );
     expect(JSON.parse((await askedStream.next())!.data).result.content[0].text).toBe('hello Ada');
 
     // An elicitation whose client goes away before answering.
-    const dropped = new SseReader(await fetch(url, { method: 'POST', headers: postHeaders(sessionId), body: JSON.stringify(callRequest(3, 'ask_name')) }));
+    const dropped = new SseReader(
+      await fetch(url, {
+        method: 'POST',
+        headers: postHeaders(sessionId),
+        body: JSON.stringify(callRequest(3, 'ask_name')),
+      }),
+    );
     await dropped.next();
     await dropped.next();
     await dropped.cancel();
@@ -81,14 +110,32 @@ describe('per-session and per-request state returns to zero', () => {
     expect((await running).status).toBe(200);
 
     // A GET stream opened and dropped.
-    const stream = new SseReader(await fetch(url, { headers: { Authorization: 'Bearer token-alice', Accept: 'text/event-stream', 'Mcp-Session-Id': sessionId, ...versionHeader() } }));
+    const stream = new SseReader(
+      await fetch(url, {
+        headers: {
+          Authorization: 'Bearer token-alice',
+          Accept: 'text/event-stream',
+          'Mcp-Session-Id': sessionId,
+          ...versionHeader(),
+        },
+      }),
+    );
     await stream.next();
     await stream.cancel();
 
     // A listen stream opened and dropped (2026-07-28, no session).
     const body = statelessRequest(index, 'subscriptions/listen', { notifications: { toolsListChanged: true } });
     const listen = new SseReader(
-      await fetch(url, { method: 'POST', headers: { ...routingHeaders(body), 'Content-Type': 'application/json', Accept: MCP_ACCEPT, Authorization: 'Bearer token-alice' }, body: JSON.stringify(body) }),
+      await fetch(url, {
+        method: 'POST',
+        headers: {
+          ...routingHeaders(body),
+          'Content-Type': 'application/json',
+          Accept: MCP_ACCEPT,
+          Authorization: 'Bearer token-alice',
+        },
+        body: JSON.stringify(body),
+      }),
     );
     await listen.next();
     await listen.cancel();
@@ -104,9 +151,26 @@ describe('per-session and per-request state returns to zero', () => {
     for (let batch = 0; batch < SESSIONS; batch += 8) {
       await Promise.all(Array.from({ length: Math.min(8, SESSIONS - batch) }, (_, i) => driveSession(batch + i)));
     }
-    const sizes = () => ({ inFlight: toolset.inFlightCount, pending: pending.size, ...registry.sizes, listen: listen.size, listenPrincipals: listen.principals });
-    await until(() => Object.values(sizes()).every((size) => size === 0), () => JSON.stringify(sizes()));
-    expect(sizes()).toEqual({ inFlight: 0, pending: 0, streams: 0, principals: 0, requestSessions: 0, listen: 0, listenPrincipals: 0 });
+    const sizes = () => ({
+      inFlight: toolset.inFlightCount,
+      pending: pending.size,
+      ...registry.sizes,
+      listen: listen.size,
+      listenPrincipals: listen.principals,
+    });
+    await until(
+      () => Object.values(sizes()).every((size) => size === 0),
+      () => JSON.stringify(sizes()),
+    );
+    expect(sizes()).toEqual({
+      inFlight: 0,
+      pending: 0,
+      streams: 0,
+      principals: 0,
+      requestSessions: 0,
+      listen: 0,
+      listenPrincipals: 0,
+    });
     const rows = await db.dataSource.query(`SELECT count(*)::int AS n FROM mcp_inbound_sessions`);
     expect(rows).toEqual([{ n: SESSIONS }]);
   });

@@ -13,7 +13,6 @@ import { waitUntilPast } from '../support/polling';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { TEST_REDIS_URL as REDIS_URL } from '../support/redis';
 
-
 /** Polls `check` until it holds, failing after a deadline. */
 async function until(check: () => boolean | Promise<boolean>, what: string, deadlineMs = 10_000): Promise<void> {
   const deadline = Date.now() + deadlineMs;
@@ -79,7 +78,12 @@ describe('session cleanup across replicas, and backpressure', () => {
     await redis.quit();
   });
 
-  const getHeaders = (sessionId: string) => ({ Authorization: 'Bearer token-alice', Accept: 'text/event-stream', 'Mcp-Session-Id': sessionId, ...versionHeader() });
+  const getHeaders = (sessionId: string) => ({
+    Authorization: 'Bearer token-alice',
+    Accept: 'text/event-stream',
+    'Mcp-Session-Id': sessionId,
+    ...versionHeader(),
+  });
 
   it('DELETE on replica B closes the GET stream and the pending POST stream that replica A holds', async () => {
     const { sessionId } = await openSession(`${a.baseUrl}/mcp`);
@@ -90,8 +94,19 @@ describe('session cleanup across replicas, and backpressure', () => {
     const key = `delete-${randomBytes(4).toString('hex')}`;
     const call = await fetch(`${a.baseUrl}/mcp`, {
       method: 'POST',
-      headers: { Authorization: 'Bearer token-alice', 'Content-Type': 'application/json', Accept: MCP_ACCEPT, 'Mcp-Session-Id': sessionId, ...versionHeader() },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'wait_for_abort', arguments: { key, announce: true }, _meta: { progressToken: 'p' } } }),
+      headers: {
+        Authorization: 'Bearer token-alice',
+        'Content-Type': 'application/json',
+        Accept: MCP_ACCEPT,
+        'Mcp-Session-Id': sessionId,
+        ...versionHeader(),
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'wait_for_abort', arguments: { key, announce: true }, _meta: { progressToken: 'p' } },
+      }),
     });
     const postStream = new SseReader(call);
     expect((await postStream.next())?.data).toBe(''); // priming
@@ -103,7 +118,10 @@ describe('session cleanup across replicas, and backpressure', () => {
     await expect(AbortProbe.whenAborted(key)).resolves.toBe('The session ended');
     expect(await stream.next()).toBeNull();
     expect(await postStream.rest()).toEqual([]);
-    await until(() => registry.sizes.streams === 0 && registry.sizes.requestSessions === 0 && registry.sizes.principals === 0, 'replica A let go of the session');
+    await until(
+      () => registry.sizes.streams === 0 && registry.sizes.requestSessions === 0 && registry.sizes.principals === 0,
+      'replica A let go of the session',
+    );
   });
 
   it('a session found idle on replica B ends the GET stream replica A holds', async () => {
@@ -117,7 +135,15 @@ describe('session cleanup across replicas, and backpressure', () => {
       // No request uses the session: it goes idle; the first request after that (on B) finds it so.
       // (A request that found it live would be a use, and keep it alive: so wait, then ask once.)
       await waitUntilPast(lastUsedAt, 1_100);
-      expect((await post(`${idleB.baseUrl}/mcp`, { jsonrpc: '2.0', id: 1, method: 'ping' }, { sessionId, headers: versionHeader() })).status).toBe(404);
+      expect(
+        (
+          await post(
+            `${idleB.baseUrl}/mcp`,
+            { jsonrpc: '2.0', id: 1, method: 'ping' },
+            { sessionId, headers: versionHeader() },
+          )
+        ).status,
+      ).toBe(404);
       expect(await stream.next()).toBeNull();
       const registry = idleA.app.get(McpStreamRegistry, { strict: false });
       await until(() => registry.sizes.streams === 0, 'replica A let go of the stream');
@@ -133,7 +159,9 @@ describe('session cleanup across replicas, and backpressure', () => {
     const socket = connect(port, '127.0.0.1');
     await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
     socket.pause(); // never reads: the kernel buffers fill, then the server's queue grows
-    const headers = Object.entries(getHeaders(sessionId)).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+    const headers = Object.entries(getHeaders(sessionId))
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('');
     socket.write(`GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n${headers}\r\n`);
     const registry = a.app.get(McpStreamRegistry, { strict: false });
     await until(() => registry.has(sessionId), 'the stream is open');
@@ -146,7 +174,11 @@ describe('session cleanup across replicas, and backpressure', () => {
     const most = Math.floor((socketBufferBytes() + 256 * 1024 + 64 * 1024) / (64 * 1024));
     let sent = 0;
     while (registry.has(sessionId) && sent <= most) {
-      await notifier.notifySession(sessionId, { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: big } });
+      await notifier.notifySession(sessionId, {
+        jsonrpc: '2.0',
+        method: 'notifications/message',
+        params: { level: 'info', data: big },
+      });
       sent += 1;
       if (sent % 16 === 0) await new Promise((resolve) => setImmediate(resolve));
     }

@@ -10,7 +10,6 @@ import { MCP_ACCEPT, openSession, versionHeader } from '../support/mcp-wire';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { TEST_REDIS_URL as REDIS_URL } from '../support/redis';
 
-
 /** Polls `check` until it holds, failing after a deadline. */
 async function until(check: () => boolean, what: string, deadlineMs = 5_000): Promise<void> {
   const deadline = Date.now() + deadlineMs;
@@ -20,7 +19,11 @@ async function until(check: () => boolean, what: string, deadlineMs = 5_000): Pr
   }
 }
 
-const note = (n: number) => ({ jsonrpc: '2.0' as const, method: 'notifications/message', params: { level: 'info', data: `note ${n}` } });
+const note = (n: number) => ({
+  jsonrpc: '2.0' as const,
+  method: 'notifications/message',
+  params: { level: 'info', data: `note ${n}` },
+});
 
 /**
  * `Last-Event-ID` on 2025 streams: a client that drops its GET stream and reconnects gets exactly
@@ -40,16 +43,25 @@ describe.each<[string, boolean, HttpAdapterName, HttpAdapterName]>([
   const channelPrefix = `resume-e2e-${randomBytes(6).toString('hex')}`;
 
   const boot = (adapter: HttpAdapterName) =>
-    startApp(db.url, {
-      imports: [
-        McpModule.forRoot({
-          auth: fixtureAuth,
-          providers: [SseTools],
-          ...(redis ? { pubsub: { redis: REDIS_URL, channelPrefix }, stateless: { requestStateSecret: 'a-shared-secret-of-the-test-suite' } } : {}),
-        }),
-      ],
-      providers: [SseTools],
-    }, adapter);
+    startApp(
+      db.url,
+      {
+        imports: [
+          McpModule.forRoot({
+            auth: fixtureAuth,
+            providers: [SseTools],
+            ...(redis
+              ? {
+                  pubsub: { redis: REDIS_URL, channelPrefix },
+                  stateless: { requestStateSecret: 'a-shared-secret-of-the-test-suite' },
+                }
+              : {}),
+          }),
+        ],
+        providers: [SseTools],
+      },
+      adapter,
+    );
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -123,17 +135,34 @@ describe.each<[string, boolean, HttpAdapterName, HttpAdapterName]>([
     const { sessionId } = await openSession(`${a.baseUrl}/mcp`);
     const response = await fetch(`${a.baseUrl}/mcp`, {
       method: 'POST',
-      headers: { Authorization: 'Bearer token-alice', 'Content-Type': 'application/json', Accept: MCP_ACCEPT, 'Mcp-Session-Id': sessionId, ...versionHeader() },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'progress_steps', arguments: { steps: 3 }, _meta: { progressToken: 't' } } }),
+      headers: {
+        Authorization: 'Bearer token-alice',
+        'Content-Type': 'application/json',
+        Accept: MCP_ACCEPT,
+        'Mcp-Session-Id': sessionId,
+        ...versionHeader(),
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 9,
+        method: 'tools/call',
+        params: { name: 'progress_steps', arguments: { steps: 3 }, _meta: { progressToken: 't' } },
+      }),
     });
     const all = await new SseReader(response).rest();
     // Pretend the connection broke after the first progress event: resume from its id.
     const [, firstProgress, ...rest] = all;
     expect(rest).toHaveLength(3);
-    const replay = await new SseReader(await fetch(`${b.baseUrl}/mcp`, { headers: headers(sessionId, firstProgress.id) })).rest();
+    const replay = await new SseReader(
+      await fetch(`${b.baseUrl}/mcp`, { headers: headers(sessionId, firstProgress.id) }),
+    ).rest();
     const replayed = replay.slice(1); // after the priming event
     expect(replayed.map((event) => event.id)).toEqual(rest.map((event) => event.id));
     expect(replayed.map((event) => event.data)).toEqual(rest.map((event) => event.data));
-    expect(JSON.parse(replayed[2].data)).toEqual({ jsonrpc: '2.0', id: 9, result: { content: [{ type: 'text', text: 'done 3' }] } });
+    expect(JSON.parse(replayed[2].data)).toEqual({
+      jsonrpc: '2.0',
+      id: 9,
+      result: { content: [{ type: 'text', text: 'done 3' }] },
+    });
   });
 });

@@ -50,7 +50,10 @@ describe.each<[string, Naming, (table: string) => string]>([
 
   it('initialize, tools/call and a client call write their rows to the named tables', async () => {
     const { sessionId } = await openSession(`${baseUrl}/mcp`);
-    const called = await post(`${baseUrl}/mcp`, callRequest(1, 'echo', { text: 'named' }), { sessionId, headers: versionHeader() });
+    const called = await post(`${baseUrl}/mcp`, callRequest(1, 'echo', { text: 'named' }), {
+      sessionId,
+      headers: versionHeader(),
+    });
     expect(called.status).toBe(200);
     expect(called.json.result.content).toEqual([{ type: 'text', text: 'named' }]);
     // A second call finds the session again through the batched SELECT.
@@ -58,20 +61,30 @@ describe.each<[string, Naming, (table: string) => string]>([
     expect(again.json.result.structuredContent).toEqual({ principal: 'alice' });
 
     const client = app.get(McpClientService);
-    expect(await client.callTool('sdk', 'echo', { text: 'out' })).toMatchObject({ content: [{ type: 'text', text: 'out' }] });
+    expect(await client.callTool('sdk', 'echo', { text: 'out' })).toMatchObject({
+      content: [{ type: 'text', text: 'out' }],
+    });
     await client.callTool('sdk', 'echo', { text: 'out again' });
 
-    const sessions = await db.dataSource.query(`SELECT session_id, principal_key FROM ${tableOf('mcp_inbound_sessions')}`);
+    const sessions = await db.dataSource.query(
+      `SELECT session_id, principal_key FROM ${tableOf('mcp_inbound_sessions')}`,
+    );
     expect(sessions).toEqual([{ session_id: sessionId, principal_key: 'alice' }]);
-    const inbound = await db.dataSource.query(`SELECT method, status FROM ${tableOf('mcp_events')} WHERE direction = 'inbound' AND method = 'tools/call' ORDER BY created_at`);
+    const inbound = await db.dataSource.query(
+      `SELECT method, status FROM ${tableOf('mcp_events')} WHERE direction = 'inbound' AND method = 'tools/call' ORDER BY created_at`,
+    );
     expect(inbound).toEqual([
       { method: 'tools/call', status: 200 },
       { method: 'tools/call', status: 200 },
     ]);
-    const outbound = await db.dataSource.query(`SELECT count(*)::int AS n FROM ${tableOf('mcp_events')} WHERE direction = 'outbound' AND server = 'sdk' AND method = 'tools/call'`);
+    const outbound = await db.dataSource.query(
+      `SELECT count(*)::int AS n FROM ${tableOf('mcp_events')} WHERE direction = 'outbound' AND server = 'sdk' AND method = 'tools/call'`,
+    );
     expect(outbound).toEqual([{ n: 2 }]);
     // The upsert ran twice (open, then continue): still one row, with the remote session id.
-    const remote = await db.dataSource.query(`SELECT server, remote_session_id FROM ${tableOf('mcp_outbound_sessions')}`);
+    const remote = await db.dataSource.query(
+      `SELECT server, remote_session_id FROM ${tableOf('mcp_outbound_sessions')}`,
+    );
     expect(remote).toHaveLength(1);
     expect(remote[0].server).toBe('sdk');
     expect(remote[0].remote_session_id).toEqual(expect.any(String));
@@ -82,7 +95,9 @@ describe.each<[string, Naming, (table: string) => string]>([
         expect(await db.dataSource.query(`SELECT count(*)::int AS n FROM public."${table}"`)).toEqual([{ n: 0 }]);
       }
     } else {
-      const defaults = await db.dataSource.query(`SELECT table_name FROM information_schema.tables WHERE table_name LIKE 'mcp\\_%'`);
+      const defaults = await db.dataSource.query(
+        `SELECT table_name FROM information_schema.tables WHERE table_name LIKE 'mcp\\_%'`,
+      );
       expect(defaults).toEqual([]);
     }
   });

@@ -49,36 +49,70 @@ describe('a task worker SIGKILLed mid-task (PostgreSQL; Bull on Redis, or in pro
   });
 
   async function spawnDoomedReplica(queued = true): Promise<ReadyChild> {
-    const config: TaskWorkerConfig = { databaseUrl: db.url, ...(queued ? { redisUrl: TEST_REDIS_URL } : {}), channelPrefix, tasks };
+    const config: TaskWorkerConfig = {
+      databaseUrl: db.url,
+      ...(queued ? { redisUrl: TEST_REDIS_URL } : {}),
+      channelPrefix,
+      tasks,
+    };
     return spawnReady(
       process.execPath,
       ['-r', TS_REGISTER, join(ROOT, 'test/fixtures/tasks/task-worker-app.ts')],
-      { cwd: ROOT, env: { ...process.env, MCP_TASK_WORKER_CONFIG: JSON.stringify(config), TS_NODE_PROJECT: join(ROOT, 'tsconfig.spec.json'), TASK_LEDGER_BLOCK: '1' } },
+      {
+        cwd: ROOT,
+        env: {
+          ...process.env,
+          MCP_TASK_WORKER_CONFIG: JSON.stringify(config),
+          TS_NODE_PROJECT: join(ROOT, 'tsconfig.spec.json'),
+          TASK_LEDGER_BLOCK: '1',
+        },
+      },
       /ready (\d+)/,
     );
   }
 
   async function connect(baseUrl: string): Promise<Client> {
-    const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), { requestInit: { headers: { Authorization: 'Bearer token-alice' } } });
-    const client = new Client({ name: 'tasks-kill', version: '1.0.0' }, { capabilities: { tasks: { list: {}, cancel: {} } } });
+    const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), {
+      requestInit: { headers: { Authorization: 'Bearer token-alice' } },
+    });
+    const client = new Client(
+      { name: 'tasks-kill', version: '1.0.0' },
+      { capabilities: { tasks: { list: {}, cancel: {} } } },
+    );
     await client.connect(transport);
     return client;
   }
 
   const ledger = async (entry: string): Promise<number[]> =>
-    (await db.dataSource.query(`SELECT pid FROM ${LEDGER_TABLE} WHERE entry = $1 ORDER BY pid`, [entry])).map((row: { pid: number }) => row.pid);
+    (await db.dataSource.query(`SELECT pid FROM ${LEDGER_TABLE} WHERE entry = $1 ORDER BY pid`, [entry])).map(
+      (row: { pid: number }) => row.pid,
+    );
 
   /** Creates a task on the doomed replica, waits until its handler ran there, kills it, and boots the survivor in this process. */
-  async function killMidTask(tool: string, entry: string, queued = true): Promise<{ client: Client; taskId: string; deadPid: number }> {
+  async function killMidTask(
+    tool: string,
+    entry: string,
+    queued = true,
+  ): Promise<{ client: Client; taskId: string; deadPid: number }> {
     child = await spawnDoomedReplica(queued);
     const doomed = await connect(`http://127.0.0.1:${child.ready[1]}`);
-    const { task } = await doomed.request({ method: 'tools/call', params: { name: tool, arguments: { entry }, task: { ttl: 120_000 } } }, CreateTaskResultSchema);
-    const [deadPid] = await pollUntil('the handler running in the child', async () => ((await ledger(entry)).length === 1 ? ledger(entry) : undefined));
+    const { task } = await doomed.request(
+      { method: 'tools/call', params: { name: tool, arguments: { entry }, task: { ttl: 120_000 } } },
+      CreateTaskResultSchema,
+    );
+    const [deadPid] = await pollUntil('the handler running in the child', async () =>
+      (await ledger(entry)).length === 1 ? ledger(entry) : undefined,
+    );
     expect(deadPid).toBe(child.child.pid);
     child.child.kill('SIGKILL');
     await child.stop(1000);
     await doomed.close().catch(() => undefined);
-    const bus = queued ? { pubsub: { redis: TEST_REDIS_URL, channelPrefix }, stateless: { requestStateSecret: 'a-shared-secret-of-the-task-suite' } } : {};
+    const bus = queued
+      ? {
+          pubsub: { redis: TEST_REDIS_URL, channelPrefix },
+          stateless: { requestStateSecret: 'a-shared-secret-of-the-task-suite' },
+        }
+      : {};
     survivor = await startApp(db.url, {
       imports: [McpModule.forRoot({ auth: fixtureAuth, providers: [LedgerTools], ...bus, tasks })],
       providers: [LedgerTools],
@@ -89,8 +123,15 @@ describe('a task worker SIGKILLed mid-task (PostgreSQL; Bull on Redis, or in pro
   it('ends the task of a tool that is not idempotent failed ("interrupted"), its handler run exactly once', async () => {
     const { client, taskId, deadPid } = await killMidTask('ledger_write', `write-${suffix}`);
     const error = await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: -32603, message: 'MCP error -32603: The task was interrupted: the worker running it stopped before it finished' });
-    expect(await client.experimental.tasks.getTask(taskId)).toMatchObject({ taskId, status: 'failed', statusMessage: 'Interrupted: the worker running the task stopped before it finished' });
+    expect(error).toMatchObject({
+      code: -32603,
+      message: 'MCP error -32603: The task was interrupted: the worker running it stopped before it finished',
+    });
+    expect(await client.experimental.tasks.getTask(taskId)).toMatchObject({
+      taskId,
+      status: 'failed',
+      statusMessage: 'Interrupted: the worker running the task stopped before it finished',
+    });
     expect(await ledger(`write-${suffix}`)).toEqual([deadPid]);
     const [row] = await db.dataSource.query(`SELECT status, attempt FROM mcp_tasks WHERE id = $1`, [taskId]);
     expect(row).toEqual({ status: 'failed', attempt: 1 });
@@ -106,15 +147,23 @@ describe('a task worker SIGKILLed mid-task (PostgreSQL; Bull on Redis, or in pro
     expect((await ledger(`sync-${suffix}`)).sort()).toEqual([deadPid, process.pid].sort());
     const [row] = await db.dataSource.query(`SELECT status, attempt FROM mcp_tasks WHERE id = $1`, [taskId]);
     expect(row).toEqual({ status: 'completed', attempt: 2 });
-    const transitions = await db.dataSource.query(`SELECT request->>'transition' AS t FROM mcp_events WHERE kind = 'task' AND request->>'taskId' = $1`, [taskId]);
-    expect(transitions.map((r: { t: string }) => r.t).sort()).toEqual(['completed', 'created', 'message', 'message', 'rerun', 'started', 'started'].sort());
+    const transitions = await db.dataSource.query(
+      `SELECT request->>'transition' AS t FROM mcp_events WHERE kind = 'task' AND request->>'taskId' = $1`,
+      [taskId],
+    );
+    expect(transitions.map((r: { t: string }) => r.t).sort()).toEqual(
+      ['completed', 'created', 'message', 'message', 'rerun', 'started', 'started'].sort(),
+    );
     await client.close();
   });
 
   it('without Redis, the restarted process finds the task its dead predecessor claimed and ends it interrupted', async () => {
     const { client, taskId, deadPid } = await killMidTask('ledger_write', `inline-${suffix}`, false);
     const error = await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: -32603, message: 'MCP error -32603: The task was interrupted: the worker running it stopped before it finished' });
+    expect(error).toMatchObject({
+      code: -32603,
+      message: 'MCP error -32603: The task was interrupted: the worker running it stopped before it finished',
+    });
     expect(await ledger(`inline-${suffix}`)).toEqual([deadPid]);
     await client.close();
   });

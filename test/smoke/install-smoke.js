@@ -15,7 +15,19 @@ const { randomBytes } = require('node:crypto');
 const { writeFileSync, mkdirSync } = require('node:fs');
 const { join } = require('node:path');
 const { Client } = require('pg');
-const { admin, bootApp, cleanUpOnSignals, createCleanups, databaseUrl, freePort, packTarball, run, stopApp, tempDir, TOOLS_SOURCE } = require('./smoke-support');
+const {
+  admin,
+  bootApp,
+  cleanUpOnSignals,
+  createCleanups,
+  databaseUrl,
+  freePort,
+  packTarball,
+  run,
+  stopApp,
+  tempDir,
+  TOOLS_SOURCE,
+} = require('./smoke-support');
 
 /** The apps: what a user on each TypeORM line would install next to durable-mcp. */
 const VARIANTS = [
@@ -101,7 +113,14 @@ const BOOT_DEADLINE_MS = 60_000;
 
 /** Boots the compiled app (on this Node) and waits for it to listen; resolves with the child process. */
 function boot(dir, port, dbUrl, log) {
-  return bootApp({ command: process.execPath, args: ['dist/main.js'], dir, env: { PORT: String(port), DATABASE_URL: dbUrl }, log, deadlineMs: BOOT_DEADLINE_MS });
+  return bootApp({
+    command: process.execPath,
+    args: ['dist/main.js'],
+    dir,
+    env: { PORT: String(port), DATABASE_URL: dbUrl },
+    log,
+    deadlineMs: BOOT_DEADLINE_MS,
+  });
 }
 
 /** One JSON-RPC POST; returns the HTTP response and the JSON-RPC message (from JSON or an SSE answer). */
@@ -135,22 +154,39 @@ async function smoke(variant, tarball, lines) {
   const db = `durable_mcp_smoke_${randomBytes(4).toString('hex')}`;
   let app;
   try {
-    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `smoke-${variant.name}`, version: '0.0.0', private: true }, null, 2));
+    writeFileSync(
+      join(dir, 'package.json'),
+      JSON.stringify({ name: `smoke-${variant.name}`, version: '0.0.0', private: true }, null, 2),
+    );
     mkdirSync(join(dir, 'src'));
     writeFileSync(join(dir, 'src', 'main.ts'), APP_SOURCE);
     writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(TSCONFIG, null, 2));
 
     let started = Date.now();
-    await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', tarball, variant.typeorm, ...APP_PACKAGES], { cwd: dir });
-    await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--save-dev', ...APP_DEV_PACKAGES], { cwd: dir });
-    const versions = JSON.parse(await run('npm', ['ls', '--json', 'typeorm', '@nestjs/core', 'durable-mcp'], { cwd: dir })).dependencies;
-    log(`installed in ${Math.round((Date.now() - started) / 1000)} s: durable-mcp ${versions['durable-mcp'].version}, typeorm ${versions.typeorm.version}, @nestjs/core ${versions['@nestjs/core'].version}`);
-    const copies = await run('npm', ['ls', '--all', '--parseable', 'typeorm', '@nestjs/core'], { cwd: dir }).catch((error) => error.message);
+    await run(
+      'npm',
+      ['install', '--no-audit', '--no-fund', '--loglevel=error', tarball, variant.typeorm, ...APP_PACKAGES],
+      { cwd: dir },
+    );
+    await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--save-dev', ...APP_DEV_PACKAGES], {
+      cwd: dir,
+    });
+    const versions = JSON.parse(
+      await run('npm', ['ls', '--json', 'typeorm', '@nestjs/core', 'durable-mcp'], { cwd: dir }),
+    ).dependencies;
+    log(
+      `installed in ${Math.round((Date.now() - started) / 1000)} s: durable-mcp ${versions['durable-mcp'].version}, typeorm ${versions.typeorm.version}, @nestjs/core ${versions['@nestjs/core'].version}`,
+    );
+    const copies = await run('npm', ['ls', '--all', '--parseable', 'typeorm', '@nestjs/core'], { cwd: dir }).catch(
+      (error) => error.message,
+    );
     const paths = copies.split('\n').filter((line) => /node_modules\/(typeorm|@nestjs\/core)$/.test(line));
     if (paths.length !== 2) throw new Error(`expected one typeorm and one @nestjs/core, found:\n${paths.join('\n')}`);
 
     started = Date.now();
-    await run(process.execPath, [join(dir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: dir });
+    await run(process.execPath, [join(dir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], {
+      cwd: dir,
+    });
     log(`compiled with tsc in ${Math.round((Date.now() - started) / 1000)} s`);
 
     await admin(`CREATE DATABASE "${db}"`);
@@ -163,21 +199,47 @@ async function smoke(variant, tarball, lines) {
       jsonrpc: '2.0',
       id: 1,
       method: 'initialize',
-      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'install-smoke', version: '1.0.0' } },
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'install-smoke', version: '1.0.0' },
+      },
     });
     const sessionId = init.response.headers.get('mcp-session-id');
     if (!sessionId) throw new Error(`initialize returned no Mcp-Session-Id: ${JSON.stringify(init.body)}`);
     await rpc(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, sessionId);
-    const call = await rpc(url, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hello from the smoke test' } } }, sessionId);
+    const call = await rpc(
+      url,
+      {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'echo', arguments: { text: 'hello from the smoke test' } },
+      },
+      sessionId,
+    );
     const content = call.body.result && call.body.result.content;
     if (!Array.isArray(content) || content[0]?.text !== 'hello from the smoke test' || call.body.result.isError) {
       throw new Error(`tools/call echo answered ${JSON.stringify(call.body)}`);
     }
-    const relayed = await rpc(url, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'relay', arguments: { text: 'through the client' } } }, sessionId);
+    const relayed = await rpc(
+      url,
+      {
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'tools/call',
+        params: { name: 'relay', arguments: { text: 'through the client' } },
+      },
+      sessionId,
+    );
     if (relayed.body.result?.content?.[0]?.text !== 'through the client' || relayed.body.result.isError) {
       throw new Error(`tools/call relay answered ${JSON.stringify(relayed.body)}`);
     }
-    const denied = await fetch(url, { method: 'POST', headers: { Authorization: 'Bearer wrong', 'Content-Type': 'application/json' }, body: '{}' });
+    const denied = await fetch(url, {
+      method: 'POST',
+      headers: { Authorization: 'Bearer wrong', 'Content-Type': 'application/json' },
+      body: '{}',
+    });
     if (denied.status !== 401) throw new Error(`a wrong token got HTTP ${denied.status}, expected 401`);
 
     const rows = new Client({ connectionString: databaseUrl(db) });
@@ -189,14 +251,19 @@ async function smoke(variant, tarball, lines) {
       if (events.length !== 1 || events[0].principal_key !== 'alice' || events[0].is_error !== false) {
         throw new Error(`expected one mcp_events row for the echo call by alice, found ${JSON.stringify(events)}`);
       }
-      const { rows: outbound } = await rows.query(`SELECT server, method FROM mcp_events WHERE direction = 'outbound' AND method = 'tools/call'`);
+      const { rows: outbound } = await rows.query(
+        `SELECT server, method FROM mcp_events WHERE direction = 'outbound' AND method = 'tools/call'`,
+      );
       if (outbound.length !== 1 || outbound[0].server !== 'self') {
         throw new Error(`expected one outbound mcp_events row for the relayed call, found ${JSON.stringify(outbound)}`);
       }
     } finally {
       await rows.end();
     }
-    return { ok: true, detail: `typeorm ${versions.typeorm.version}: initialize, tools/call echo and relay (McpClientModule inline, no Bull installed) and their mcp_events rows` };
+    return {
+      ok: true,
+      detail: `typeorm ${versions.typeorm.version}: initialize, tools/call echo and relay (McpClientModule inline, no Bull installed) and their mcp_events rows`,
+    };
   } catch (error) {
     return { ok: false, detail: error instanceof Error ? error.message : String(error) };
   } finally {

@@ -25,7 +25,19 @@ const { mkdirSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');
 const { Client } = require('pg');
 const { Redis } = require('ioredis');
-const { admin, bootApp, cleanUpOnSignals, createCleanups, databaseUrl, freePort, packTarball, run, stopApp, tempDir, TOOLS_SOURCE } = require('./smoke-support');
+const {
+  admin,
+  bootApp,
+  cleanUpOnSignals,
+  createCleanups,
+  databaseUrl,
+  freePort,
+  packTarball,
+  run,
+  stopApp,
+  tempDir,
+  TOOLS_SOURCE,
+} = require('./smoke-support');
 
 const REDIS_URL = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';
 
@@ -159,7 +171,15 @@ try {
 /** The path of the `node` binary of npm's `node@<major>` (installed into the npx cache on first use); null when npm cannot install it. */
 async function nodeBinary(major) {
   try {
-    const output = await run('npx', ['--prefer-offline', '-y', '-p', `node@${major}`, 'node', '-e', 'console.log(JSON.stringify([process.execPath, process.version]))']);
+    const output = await run('npx', [
+      '--prefer-offline',
+      '-y',
+      '-p',
+      `node@${major}`,
+      'node',
+      '-e',
+      'console.log(JSON.stringify([process.execPath, process.version]))',
+    ]);
     const [path, version] = JSON.parse(output.trim().split('\n').pop());
     return { path, version };
   } catch (error) {
@@ -171,7 +191,12 @@ async function nodeBinary(major) {
 async function callWithSdkClient(node, dir, url) {
   const output = await Promise.race([
     run(node, ['client.mjs', url], { cwd: dir }),
-    new Promise((_, reject) => setTimeout(() => reject(new Error(`the SDK client did not finish within ${CLIENT_DEADLINE_MS / 1000} s`)), CLIENT_DEADLINE_MS).unref()),
+    new Promise((_, reject) =>
+      setTimeout(
+        () => reject(new Error(`the SDK client did not finish within ${CLIENT_DEADLINE_MS / 1000} s`)),
+        CLIENT_DEADLINE_MS,
+      ).unref(),
+    ),
   ]);
   return JSON.parse(output.trim().split('\n').pop());
 }
@@ -210,9 +235,13 @@ async function checkAuditRows(dbUrl) {
     // The SDK client's echo call, and the relayed one (an in-process toolset call, principal 'relay').
     const byAlice = inbound.filter((row) => row.principal_key === 'alice');
     if (byAlice.length !== 1 || byAlice[0].is_error !== false) {
-      throw new Error(`expected one inbound mcp_events row for the echo call by alice, found ${JSON.stringify(inbound)}`);
+      throw new Error(
+        `expected one inbound mcp_events row for the echo call by alice, found ${JSON.stringify(inbound)}`,
+      );
     }
-    const { rows: outbound } = await rows.query(`SELECT server, is_error FROM mcp_events WHERE direction = 'outbound' AND method = 'tools/call'`);
+    const { rows: outbound } = await rows.query(
+      `SELECT server, is_error FROM mcp_events WHERE direction = 'outbound' AND method = 'tools/call'`,
+    );
     if (outbound.length !== 1 || outbound[0].server !== 'self' || outbound[0].is_error !== false) {
       throw new Error(`expected one outbound mcp_events row for the relayed call, found ${JSON.stringify(outbound)}`);
     }
@@ -231,7 +260,13 @@ async function smokeRun(runSpec, node, dir, cleanups, log) {
     cleanups.add(() => admin(`DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`));
     if (runSpec.bull) cleanups.add(() => deleteRedisKeys(prefix));
     const port = await freePort();
-    const env = { PORT: String(port), DATABASE_URL: databaseUrl(db), HTTP_ADAPTER: runSpec.adapter, REDIS_URL: runSpec.bull ? REDIS_URL : '', BULL_PREFIX: prefix };
+    const env = {
+      PORT: String(port),
+      DATABASE_URL: databaseUrl(db),
+      HTTP_ADAPTER: runSpec.adapter,
+      REDIS_URL: runSpec.bull ? REDIS_URL : '',
+      BULL_PREFIX: prefix,
+    };
     const started = Date.now();
     app = await bootApp({ command: node.path, args: ['dist/main.js'], dir, env, log, deadlineMs: BOOT_DEADLINE_MS });
     log(`booted in ${Math.round((Date.now() - started) / 1000)} s`);
@@ -239,14 +274,20 @@ async function smokeRun(runSpec, node, dir, cleanups, log) {
     const answer = await callWithSdkClient(node.path, dir, `http://127.0.0.1:${port}/mcp`);
     log(`SDK client: ${JSON.stringify(answer)}`);
     if (!answer.sessionId) throw new Error(`the SDK client got no session id: ${JSON.stringify(answer)}`);
-    if (JSON.stringify(answer.tools) !== JSON.stringify(['echo', 'relay'])) throw new Error(`tools/list answered ${JSON.stringify(answer.tools)}`);
-    if (answer.echo.isError || answer.echo.content?.[0]?.text !== 'hello from Nest 12') throw new Error(`tools/call echo answered ${JSON.stringify(answer.echo)}`);
-    if (answer.relay.isError || answer.relay.content?.[0]?.text !== 'through the client') throw new Error(`tools/call relay answered ${JSON.stringify(answer.relay)}`);
+    if (JSON.stringify(answer.tools) !== JSON.stringify(['echo', 'relay']))
+      throw new Error(`tools/list answered ${JSON.stringify(answer.tools)}`);
+    if (answer.echo.isError || answer.echo.content?.[0]?.text !== 'hello from Nest 12')
+      throw new Error(`tools/call echo answered ${JSON.stringify(answer.echo)}`);
+    if (answer.relay.isError || answer.relay.content?.[0]?.text !== 'through the client')
+      throw new Error(`tools/call relay answered ${JSON.stringify(answer.relay)}`);
     if (answer.deniedStatus !== 401) throw new Error(`a wrong token got HTTP ${answer.deniedStatus}, expected 401`);
     await checkAuditRows(databaseUrl(db));
     if (runSpec.bull) {
       const keys = await countRedisKeys(prefix);
-      if (keys === 0) throw new Error(`the relayed call left no job under the Bull prefix ${prefix}: it did not go through the queue configured by BullModule.forRoot`);
+      if (keys === 0)
+        throw new Error(
+          `the relayed call left no job under the Bull prefix ${prefix}: it did not go through the queue configured by BullModule.forRoot`,
+        );
     }
     return {
       ok: true,
@@ -265,7 +306,10 @@ async function main(cleanups) {
   console.log(`nest12 smoke: packed ${tarball.split('/').pop()} in ${Math.round((Date.now() - started) / 1000)} s`);
 
   const dir = tempDir('durable-mcp-nest12-', cleanups);
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'smoke-nest12', version: '0.0.0', private: true, type: 'module' }, null, 2));
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: 'smoke-nest12', version: '0.0.0', private: true, type: 'module' }, null, 2),
+  );
   mkdirSync(join(dir, 'src'));
   writeFileSync(join(dir, 'src', 'main.ts'), APP_SOURCE);
   writeFileSync(join(dir, 'client.mjs'), CLIENT_SOURCE);
@@ -273,21 +317,47 @@ async function main(cleanups) {
 
   let step = Date.now();
   await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', tarball, ...APP_PACKAGES], { cwd: dir });
-  await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--save-dev', ...APP_DEV_PACKAGES], { cwd: dir });
-  const versions = JSON.parse(await run('npm', ['ls', '--json', '@nestjs/core', '@nestjs/typeorm', '@nestjs/passport', '@nestjs/bull', '@nestjs/terminus', 'typeorm', 'durable-mcp'], { cwd: dir })).dependencies;
+  await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--save-dev', ...APP_DEV_PACKAGES], {
+    cwd: dir,
+  });
+  const versions = JSON.parse(
+    await run(
+      'npm',
+      [
+        'ls',
+        '--json',
+        '@nestjs/core',
+        '@nestjs/typeorm',
+        '@nestjs/passport',
+        '@nestjs/bull',
+        '@nestjs/terminus',
+        'typeorm',
+        'durable-mcp',
+      ],
+      { cwd: dir },
+    ),
+  ).dependencies;
   const version = (name) => versions[name]?.version;
   console.log(
     `nest12 smoke: installed in ${Math.round((Date.now() - step) / 1000)} s: durable-mcp ${version('durable-mcp')}, @nestjs/core ${version('@nestjs/core')}, ` +
       `@nestjs/typeorm ${version('@nestjs/typeorm')}, @nestjs/passport ${version('@nestjs/passport')}, @nestjs/bull ${version('@nestjs/bull')}, @nestjs/terminus ${version('@nestjs/terminus')}, typeorm ${version('typeorm')}`,
   );
-  if (!/^12\./.test(version('@nestjs/core') || '')) throw new Error(`expected @nestjs/core 12, installed ${version('@nestjs/core')}`);
+  if (!/^12\./.test(version('@nestjs/core') || ''))
+    throw new Error(`expected @nestjs/core 12, installed ${version('@nestjs/core')}`);
   // One copy of Nest's container and of TypeORM: the package's require() and the app's import share them.
-  const copies = await run('npm', ['ls', '--all', '--parseable', 'typeorm', '@nestjs/core', '@nestjs/common'], { cwd: dir }).catch((error) => error.message);
-  const paths = copies.split('\n').filter((line) => /node_modules\/(typeorm|@nestjs\/core|@nestjs\/common)$/.test(line));
-  if (paths.length !== 3) throw new Error(`expected one typeorm, one @nestjs/core and one @nestjs/common, found:\n${paths.join('\n')}`);
+  const copies = await run('npm', ['ls', '--all', '--parseable', 'typeorm', '@nestjs/core', '@nestjs/common'], {
+    cwd: dir,
+  }).catch((error) => error.message);
+  const paths = copies
+    .split('\n')
+    .filter((line) => /node_modules\/(typeorm|@nestjs\/core|@nestjs\/common)$/.test(line));
+  if (paths.length !== 3)
+    throw new Error(`expected one typeorm, one @nestjs/core and one @nestjs/common, found:\n${paths.join('\n')}`);
 
   step = Date.now();
-  await run(process.execPath, [join(dir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: dir });
+  await run(process.execPath, [join(dir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], {
+    cwd: dir,
+  });
   console.log(`nest12 smoke: compiled to ES modules with tsc in ${Math.round((Date.now() - step) / 1000)} s`);
 
   const nodes = new Map();
@@ -313,7 +383,9 @@ async function main(cleanups) {
       ok = false;
       for (const line of lines) console.log(line);
     }
-    console.log(`nest12 smoke ${runSpec.name}: ${result.ok ? 'PASS' : 'FAIL'} in ${seconds} s (${result.ok ? result.detail : result.detail.split('\n')[0]})`);
+    console.log(
+      `nest12 smoke ${runSpec.name}: ${result.ok ? 'PASS' : 'FAIL'} in ${seconds} s (${result.ok ? result.detail : result.detail.split('\n')[0]})`,
+    );
     if (!result.ok && result.detail.includes('\n')) console.log(result.detail);
   }
   console.log(`nest12 smoke: ${ok ? 'PASS' : 'FAIL'} in ${Math.round((Date.now() - started) / 1000)} s`);
@@ -327,7 +399,9 @@ main(cleanups)
   .then(async (ok) => {
     const started = Date.now();
     await cleanups.runAll();
-    console.log(`nest12 smoke: temporary directories, databases and Redis keys removed in ${Math.round((Date.now() - started) / 1000)} s`);
+    console.log(
+      `nest12 smoke: temporary directories, databases and Redis keys removed in ${Math.round((Date.now() - started) / 1000)} s`,
+    );
     process.exit(ok ? 0 : 1);
   })
   .catch(async (error) => {

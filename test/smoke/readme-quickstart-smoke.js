@@ -31,7 +31,16 @@ const { spawn } = require('node:child_process');
 const { randomBytes } = require('node:crypto');
 const { existsSync, mkdirSync, readFileSync, writeFileSync } = require('node:fs');
 const { dirname, isAbsolute, join, normalize, relative, resolve } = require('node:path');
-const { ROOT, cleanUpOnSignals, createCleanups, freePort, packTarball, run, stopApp, tempDir } = require('./smoke-support');
+const {
+  ROOT,
+  cleanUpOnSignals,
+  createCleanups,
+  freePort,
+  packTarball,
+  run,
+  stopApp,
+  tempDir,
+} = require('./smoke-support');
 
 const README = process.env.SMOKE_README ? resolve(process.env.SMOKE_README) : join(ROOT, 'README.md');
 const README_NAME = relative(ROOT, README).startsWith('..') ? README : relative(ROOT, README);
@@ -91,28 +100,40 @@ function parseReadme(text) {
     const marker = /^<!--\s*quickstart:\s*(.+?)\s*-->\s*$/.exec(lines[i]);
     if (!marker) continue;
     const fence = /^(`{3,})\s*(\w*)\s*$/.exec(lines[i + 1] || '');
-    if (!fence) throw new ReadmeError(`${README_NAME}:${i + 1}: the marker <!-- quickstart: ${marker[1]} --> is not right before a code fence`);
+    if (!fence)
+      throw new ReadmeError(
+        `${README_NAME}:${i + 1}: the marker <!-- quickstart: ${marker[1]} --> is not right before a code fence`,
+      );
     const close = lines.findIndex((line, n) => n > i + 1 && line.trimEnd() === fence[1]);
-    if (close < 0) throw new ReadmeError(`${README_NAME}:${i + 2}: the code fence after <!-- quickstart: ${marker[1]} --> is never closed`);
+    if (close < 0)
+      throw new ReadmeError(
+        `${README_NAME}:${i + 2}: the code fence after <!-- quickstart: ${marker[1]} --> is never closed`,
+      );
     const block = { marker: marker[1], lang: fence[2], line: i + 3, body: lines.slice(i + 2, close).join('\n') + '\n' };
     const expectLang = (langs) => {
-      if (!langs.includes(block.lang)) throw new ReadmeError(`${where(block)}: a \`\`\`${langs[0]} block was expected, found \`\`\`${block.lang}`);
+      if (!langs.includes(block.lang))
+        throw new ReadmeError(`${where(block)}: a \`\`\`${langs[0]} block was expected, found \`\`\`${block.lang}`);
     };
     const call = /^call,\s*answers\s+"(.+)"$/.exec(block.marker);
     if (block.marker === 'install') {
       expectLang(['bash', 'sh', 'shell']);
-      if (blocks.install) throw new ReadmeError(`${where(block)}: a second install block (the first is at line ${blocks.install.line})`);
+      if (blocks.install)
+        throw new ReadmeError(`${where(block)}: a second install block (the first is at line ${blocks.install.line})`);
       blocks.install = block;
     } else if (call) {
       expectLang(['bash', 'sh', 'shell']);
-      if (blocks.call) throw new ReadmeError(`${where(block)}: a second call block (the first is at line ${blocks.call.line})`);
+      if (blocks.call)
+        throw new ReadmeError(`${where(block)}: a second call block (the first is at line ${blocks.call.line})`);
       blocks.call = { ...block, answers: call[1] };
     } else if (/^call\b/.test(block.marker)) {
-      throw new ReadmeError(`${where(block)}: a call marker says what the tool answers: <!-- quickstart: call, answers "TEXT" -->`);
+      throw new ReadmeError(
+        `${where(block)}: a call marker says what the tool answers: <!-- quickstart: call, answers "TEXT" -->`,
+      );
     } else if (/\.tsx?$/.test(block.marker)) {
       expectLang(['ts', 'typescript']);
       const path = normalize(block.marker);
-      if (isAbsolute(path) || path.startsWith('..')) throw new ReadmeError(`${where(block)}: the file must be a relative path inside the app`);
+      if (isAbsolute(path) || path.startsWith('..'))
+        throw new ReadmeError(`${where(block)}: the file must be a relative path inside the app`);
       if (blocks.files.some((f) => f.path === path)) throw new ReadmeError(`${where(block)}: ${path} is marked twice`);
       blocks.files.push({ ...block, path });
     } else {
@@ -122,7 +143,8 @@ function parseReadme(text) {
   }
   if (!blocks.install) throw new ReadmeError(`${README_NAME}: no <!-- quickstart: install --> block`);
   if (!blocks.call) throw new ReadmeError(`${README_NAME}: no <!-- quickstart: call, answers "TEXT" --> block`);
-  if (!blocks.files.some((f) => f.path === join('src', 'main.ts'))) throw new ReadmeError(`${README_NAME}: no <!-- quickstart: src/main.ts --> block`);
+  if (!blocks.files.some((f) => f.path === join('src', 'main.ts')))
+    throw new ReadmeError(`${README_NAME}: no <!-- quickstart: src/main.ts --> block`);
   return blocks;
 }
 
@@ -139,9 +161,11 @@ function installCommands(block, tarball) {
   for (const raw of joined.split('\n')) {
     const line = raw.replace(/(^|\s)#.*$/, '').trim();
     if (!line) continue;
-    if (/[;&|<>$`'"()]/.test(line)) throw new ReadmeError(`${where(block)}: the smoke test runs plain \`npm install\` lines; found: ${line}`);
+    if (/[;&|<>$`'"()]/.test(line))
+      throw new ReadmeError(`${where(block)}: the smoke test runs plain \`npm install\` lines; found: ${line}`);
     const words = line.split(/\s+/);
-    if (words[0] !== 'npm' || !['install', 'i'].includes(words[1])) throw new ReadmeError(`${where(block)}: not an \`npm install\` line: ${line}`);
+    if (words[0] !== 'npm' || !['install', 'i'].includes(words[1]))
+      throw new ReadmeError(`${where(block)}: not an \`npm install\` line: ${line}`);
     const args = words.slice(1).map((word) => {
       if (!/^durable-mcp(@.*)?$/.test(word)) return word;
       durable++;
@@ -149,7 +173,8 @@ function installCommands(block, tarball) {
     });
     commands.push(args);
   }
-  if (durable !== 1) throw new ReadmeError(`${where(block)}: \`durable-mcp\` should be installed once, found ${durable} times`);
+  if (durable !== 1)
+    throw new ReadmeError(`${where(block)}: \`durable-mcp\` should be installed once, found ${durable} times`);
   return commands;
 }
 
@@ -182,7 +207,11 @@ function waitForHttp(child, port, output) {
       } catch {
         if (Date.now() > deadline) {
           child.kill('SIGKILL');
-          reject(new Error(`it did not listen on port ${port} within ${BOOT_DEADLINE_MS / 1000} s and was killed:\n${output()}`));
+          reject(
+            new Error(
+              `it did not listen on port ${port} within ${BOOT_DEADLINE_MS / 1000} s and was killed:\n${output()}`,
+            ),
+          );
         } else setTimeout(probe, 250);
       }
     };
@@ -193,7 +222,11 @@ function waitForHttp(child, port, output) {
 /** Runs `bash -c script` with a deadline; resolves with its exit code and output. */
 function runBash(script, { cwd, env }) {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn('bash', ['-c', script], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['-c', script], {
+      cwd,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -202,7 +235,11 @@ function runBash(script, { cwd, env }) {
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      resolvePromise({ code: signal === 'SIGKILL' ? `killed after ${CALL_DEADLINE_MS / 1000} s` : code, stdout, stderr });
+      resolvePromise({
+        code: signal === 'SIGKILL' ? `killed after ${CALL_DEADLINE_MS / 1000} s` : code,
+        stdout,
+        stderr,
+      });
     });
   });
 }
@@ -231,7 +268,9 @@ function sqliteFileOf(files) {
     const m = /database:\s*(['"`])([^'"`]+)\1/.exec(file.body);
     if (m) return { file, path: m[2] };
   }
-  throw new ReadmeError(`${README_NAME}: no block sets \`database: '...'\` (the SQLite file the smoke test reads the audit row from)`);
+  throw new ReadmeError(
+    `${README_NAME}: no block sets \`database: '...'\` (the SQLite file the smoke test reads the audit row from)`,
+  );
 }
 
 async function smoke(log) {
@@ -255,9 +294,15 @@ async function smoke(log) {
       throw new ReadmeError(`the install block ${where(blocks.install)} failed: ${error.message}`);
     }
   }
-  await run('npm', ['install', '--save-dev', '--no-audit', '--no-fund', '--loglevel=error', ...DEV_PACKAGES], { cwd: dir });
-  const deps = JSON.parse(await run('npm', ['ls', '--json', 'durable-mcp', 'typeorm', '@nestjs/core', 'better-sqlite3'], { cwd: dir })).dependencies;
-  const versions = ['durable-mcp', 'typeorm', '@nestjs/core', 'better-sqlite3'].map((name) => `${name} ${deps[name].version}`).join(', ');
+  await run('npm', ['install', '--save-dev', '--no-audit', '--no-fund', '--loglevel=error', ...DEV_PACKAGES], {
+    cwd: dir,
+  });
+  const deps = JSON.parse(
+    await run('npm', ['ls', '--json', 'durable-mcp', 'typeorm', '@nestjs/core', 'better-sqlite3'], { cwd: dir }),
+  ).dependencies;
+  const versions = ['durable-mcp', 'typeorm', '@nestjs/core', 'better-sqlite3']
+    .map((name) => `${name} ${deps[name].version}`)
+    .join(', ');
   log(`installed in ${Math.round((Date.now() - started) / 1000)} s: ${versions}`);
 
   for (const file of blocks.files) {
@@ -267,13 +312,18 @@ async function smoke(log) {
   writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(TSCONFIG, null, 2));
   started = Date.now();
   try {
-    await run(process.execPath, [join(dir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: dir });
+    await run(process.execPath, [join(dir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], {
+      cwd: dir,
+    });
   } catch (error) {
     const output = toReadmeLines(error.message, blocks.files);
     const first = output.split('\n').find((line) => line.includes(`<- ${README_NAME}:`));
     // The FAIL line names the README line of the first error, and the error.
     const headline = first
-      ? `${first.split('<- ')[1]} does not compile: ${first.split('<- ')[0].replace(/^\S+\(\d+,\d+\):\s*/, '').trim()}`
+      ? `${first.split('<- ')[1]} does not compile: ${first
+          .split('<- ')[0]
+          .replace(/^\S+\(\d+,\d+\):\s*/, '')
+          .trim()}`
       : `the README's TypeScript blocks (${blocks.files.map(where).join(', ')}) do not compile`;
     throw new ReadmeError(`${headline}\n${output}`);
   }
@@ -283,7 +333,11 @@ async function smoke(log) {
   const token = randomBytes(16).toString('hex');
   const env = { PORT: String(port), MCP_TOKEN: token };
   let appOutput = '';
-  const app = spawn(process.execPath, ['dist/main.js'], { cwd: dir, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const app = spawn(process.execPath, ['dist/main.js'], {
+    cwd: dir,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   cleanups.add(() => stopApp(app));
   for (const stream of [app.stdout, app.stderr]) {
     stream.on('data', (chunk) => {
@@ -301,11 +355,16 @@ async function smoke(log) {
 
   const call = blocks.call;
   const local = /\b(127\.0\.0\.1|localhost):3000\b/g;
-  if (!call.body.match(local)) throw new ReadmeError(`${where(call)}: the call block does not call http://127.0.0.1:3000 (or localhost:3000), where the app listens`);
+  if (!call.body.match(local))
+    throw new ReadmeError(
+      `${where(call)}: the call block does not call http://127.0.0.1:3000 (or localhost:3000), where the app listens`,
+    );
   const script = `set -euo pipefail\n${call.body.replace(local, `$1:${port}`)}`;
   const result = await runBash(script, { cwd: dir, env: { MCP_TOKEN: token } });
   const answers = jsonRpcMessages(result.stdout);
-  const texts = answers.flatMap((m) => (m.result && Array.isArray(m.result.content) && !m.result.isError ? [m.result.content[0]?.text] : []));
+  const texts = answers.flatMap((m) =>
+    m.result && Array.isArray(m.result.content) && !m.result.isError ? [m.result.content[0]?.text] : [],
+  );
   if (result.code !== 0 || !texts.includes(call.answers)) {
     throw new ReadmeError(
       `the call block ${where(call)} ${result.code !== 0 ? `exited with ${result.code}` : `did not get "${call.answers}"`}` +
@@ -326,13 +385,17 @@ async function smoke(log) {
   let rows;
   try {
     rows = db
-      .prepare(`SELECT principal_key AS principal, is_error AS isError, json_extract(request, '$.params.name') AS tool FROM mcp_events WHERE direction = 'inbound' AND method = 'tools/call'`)
+      .prepare(
+        `SELECT principal_key AS principal, is_error AS isError, json_extract(request, '$.params.name') AS tool FROM mcp_events WHERE direction = 'inbound' AND method = 'tools/call'`,
+      )
       .all();
   } finally {
     db.close();
   }
   if (rows.length !== 1 || rows[0].isError) {
-    throw new ReadmeError(`${sqlite.path}: expected one mcp_events row for the call block's tools/call, found ${JSON.stringify(rows)}`);
+    throw new ReadmeError(
+      `${sqlite.path}: expected one mcp_events row for the call block's tools/call, found ${JSON.stringify(rows)}`,
+    );
   }
   return `${README_NAME} lines ${Math.min(...[blocks.install, call, ...blocks.files].map((b) => b.line))}-${call.line}: ${versions}; tsc, boot, call block answered "${call.answers}", mcp_events row for ${rows[0].tool} by ${rows[0].principal} in ${sqlite.path}`;
 }

@@ -23,14 +23,21 @@ const KEEP = process.env.SMOKE_KEEP === '1';
 /** Runs a command; resolves with its output, rejects with the output's tail when it fails. */
 function run(command, args, options = {}) {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env: { ...process.env, ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));
     child.on('error', reject);
     child.on('close', (code) => {
       if (code === 0) resolvePromise(output);
-      else reject(new Error(`${command} ${args.join(' ')} exited with ${code}:\n${output.split('\n').slice(-40).join('\n')}`));
+      else
+        reject(
+          new Error(`${command} ${args.join(' ')} exited with ${code}:\n${output.split('\n').slice(-40).join('\n')}`),
+        );
     });
   });
 }
@@ -112,7 +119,10 @@ async function packTarball(cleanups) {
   const packDir = mkdtempSync(join(tmpdir(), 'durable-mcp-pack-'));
   cleanups.add(() => rmSync(packDir, { recursive: true, force: true }));
   await run('npm', ['pack', '--pack-destination', packDir, '--loglevel=error'], { cwd: ROOT });
-  return join(packDir, readdirSync(packDir).find((f) => f.endsWith('.tgz')));
+  return join(
+    packDir,
+    readdirSync(packDir).find((f) => f.endsWith('.tgz')),
+  );
 }
 
 /**
@@ -121,7 +131,11 @@ async function packTarball(cleanups) {
  */
 function bootApp({ command, args, dir, env, log, deadlineMs }) {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(command, args, { cwd: dir, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, {
+      cwd: dir,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     let listening = false;
     // A hung boot must not outlive the error: the app is killed with it.
@@ -193,4 +207,19 @@ export class RelayTools {
 }
 `;
 
-module.exports = { ROOT, PG_ADMIN_URL, KEEP, run, admin, databaseUrl, freePort, createCleanups, cleanUpOnSignals, tempDir, packTarball, bootApp, stopApp, TOOLS_SOURCE };
+module.exports = {
+  ROOT,
+  PG_ADMIN_URL,
+  KEEP,
+  run,
+  admin,
+  databaseUrl,
+  freePort,
+  createCleanups,
+  cleanUpOnSignals,
+  tempDir,
+  packTarball,
+  bootApp,
+  stopApp,
+  TOOLS_SOURCE,
+};

@@ -27,7 +27,13 @@ export const CHILD_READY_DEADLINE_MS = 60_000;
  * first, or is not ready within `deadlineMs`, is killed and the promise rejects with its output
  * (and, for the deadline, its pid) once the child has exited.
  */
-export function spawnReady(command: string, args: string[], options: SpawnOptions, ready: RegExp, deadlineMs = CHILD_READY_DEADLINE_MS): Promise<ReadyChild> {
+export function spawnReady(
+  command: string,
+  args: string[],
+  options: SpawnOptions,
+  ready: RegExp,
+  deadlineMs = CHILD_READY_DEADLINE_MS,
+): Promise<ReadyChild> {
   const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const alive = () => child.exitCode === null && child.signalCode === null;
@@ -56,8 +62,18 @@ export function spawnReady(command: string, args: string[], options: SpawnOption
     child.stderr?.on('data', onData);
     void exited.then(() => {
       clearTimeout(deadline);
-      if (timedOut) reject(new Error(`${command} ${args.join(' ')} (pid ${child.pid}) was not ready within ${deadlineMs} ms and was killed:\n${output}`));
-      else reject(new Error(`${command} ${args.join(' ')} exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${output}`));
+      if (timedOut)
+        reject(
+          new Error(
+            `${command} ${args.join(' ')} (pid ${child.pid}) was not ready within ${deadlineMs} ms and was killed:\n${output}`,
+          ),
+        );
+      else
+        reject(
+          new Error(
+            `${command} ${args.join(' ')} exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${output}`,
+          ),
+        );
     });
   });
 }

@@ -49,7 +49,10 @@ export async function startApp(
   setup?: (app: INestApplication) => void,
 ): Promise<RunningApp> {
   const moduleRef = await Test.createTestingModule({
-    imports: [TypeOrmModule.forRoot({ type: 'postgres', url: databaseUrl, entities: MCP_ENTITIES }), ...(metadata.imports ?? [])],
+    imports: [
+      TypeOrmModule.forRoot({ type: 'postgres', url: databaseUrl, entities: MCP_ENTITIES }),
+      ...(metadata.imports ?? []),
+    ],
     providers: metadata.providers ?? [],
   }).compile();
   const app = createHttpApp(moduleRef, adapter, { logger: ['error', 'warn'] });

@@ -22,8 +22,15 @@ class LeakCheckEnvironment extends TestEnvironment {
 
   async teardown() {
     await new Promise((resolve) => setTimeout(resolve, GRACE_MS));
-    const left = process._getActiveHandles().filter((handle) => !this.before.has(handle)).map(describeHandle).filter(Boolean);
-    if (left.length) process.stderr.write(`\nleak check: ${this.testPath} left open:\n${left.map((line) => `  - ${line}\n`).join('')}`);
+    const left = process
+      ._getActiveHandles()
+      .filter((handle) => !this.before.has(handle))
+      .map(describeHandle)
+      .filter(Boolean);
+    if (left.length)
+      process.stderr.write(
+        `\nleak check: ${this.testPath} left open:\n${left.map((line) => `  - ${line}\n`).join('')}`,
+      );
     await super.teardown();
   }
 }

@@ -48,7 +48,11 @@ function buildHeaders(options: WireOptions, defaults: Record<string, string>): R
 /** POSTs a body (an object is sent as JSON, a string as is) to an MCP endpoint. */
 export async function post(url: string, body: unknown, options: WireOptions = {}): Promise<WireReply> {
   const headers = buildHeaders(options, { 'Content-Type': 'application/json', Accept: MCP_ACCEPT });
-  const response = await fetch(url, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers,
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
   return toReply(response);
 }
 
@@ -65,7 +69,11 @@ export function initializeRequest(id: string | number = 'init-1', clientName = '
     jsonrpc: '2.0',
     id,
     method: 'initialize',
-    params: { protocolVersion: TEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: clientName, version: '1.0.0' } },
+    params: {
+      protocolVersion: TEST_PROTOCOL_VERSION,
+      capabilities: {},
+      clientInfo: { name: clientName, version: '1.0.0' },
+    },
   };
 }
 
@@ -77,12 +85,20 @@ export interface OpenedSession {
 }
 
 /** Initializes a session the way a client does (initialize, then notifications/initialized). */
-export async function openSession(url: string, token = 'token-alice', clientName = 'wire-test'): Promise<OpenedSession> {
+export async function openSession(
+  url: string,
+  token = 'token-alice',
+  clientName = 'wire-test',
+): Promise<OpenedSession> {
   const initialize = await post(url, initializeRequest('init-1', clientName), { token });
   if (initialize.status !== 200) throw new Error(`initialize answered ${initialize.status}: ${initialize.text}`);
   const sessionId = initialize.headers.get('mcp-session-id');
   if (!sessionId) throw new Error('initialize answered without an Mcp-Session-Id header');
-  const initialized = await post(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, { token, sessionId, headers: versionHeader() });
+  const initialized = await post(
+    url,
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { token, sessionId, headers: versionHeader() },
+  );
   return { sessionId, initialize, initialized };
 }
 
@@ -100,7 +116,14 @@ export function callRequest(id: string | number, name: string, args: Record<stri
  * What a client can tell apart in a reply: status, the headers that matter (content type, session
  * id, auth challenge, allow) and the body text. Two replies with equal views are indistinguishable.
  */
-export function wireView(reply: WireReply): { status: number; contentType: string | null; sessionId: string | null; wwwAuthenticate: string | null; allow: string | null; body: string } {
+export function wireView(reply: WireReply): {
+  status: number;
+  contentType: string | null;
+  sessionId: string | null;
+  wwwAuthenticate: string | null;
+  allow: string | null;
+  body: string;
+} {
   return {
     status: reply.status,
     contentType: reply.headers.get('content-type'),

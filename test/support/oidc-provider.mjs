@@ -35,7 +35,12 @@ const provider = new Provider(issuer, {
       getResourceServerInfo(ctx, resourceIndicator) {
         const resource = config.resources[resourceIndicator];
         if (!resource) throw new errors.InvalidTarget(`unknown resource ${resourceIndicator}`);
-        return { scope: resource.scope, audience: resourceIndicator, accessTokenTTL: resource.ttl ?? 600, accessTokenFormat: resource.format ?? 'jwt' };
+        return {
+          scope: resource.scope,
+          audience: resourceIndicator,
+          accessTokenTTL: resource.ttl ?? 600,
+          accessTokenFormat: resource.format ?? 'jwt',
+        };
       },
     },
   },

@@ -44,7 +44,11 @@ function basic(client: OidcClient): string {
  * Starts oidc-provider on a free loopback port with the given clients and resources; `stop()`
  * ends the process (call it in afterAll).
  */
-export async function startAuthorizationServer(clients: OidcClient[], resources: Record<string, OidcResource>, port?: number): Promise<TestAuthorizationServer> {
+export async function startAuthorizationServer(
+  clients: OidcClient[],
+  resources: Record<string, OidcResource>,
+  port?: number,
+): Promise<TestAuthorizationServer> {
   const listenOn = port ?? (await freeLoopbackPort());
   const child = await spawnReady(
     process.execPath,
@@ -66,7 +70,8 @@ export async function startAuthorizationServer(clients: OidcClient[], resources:
         body: new URLSearchParams({ grant_type: 'client_credentials', resource, scope }).toString(),
       });
       const body = (await response.json()) as { access_token?: string };
-      if (!response.ok || !body.access_token) throw new Error(`token endpoint answered ${response.status}: ${JSON.stringify(body)}`);
+      if (!response.ok || !body.access_token)
+        throw new Error(`token endpoint answered ${response.status}: ${JSON.stringify(body)}`);
       return body.access_token;
     },
     async revoke(client, token) {
@@ -78,7 +83,9 @@ export async function startAuthorizationServer(clients: OidcClient[], resources:
       if (!response.ok) throw new Error(`revocation endpoint answered ${response.status}: ${await response.text()}`);
     },
     tokensIssued(clientId) {
-      return [...child.output().matchAll(/^OIDC TOKEN (\S+)$/gm)].filter((match) => clientId === undefined || match[1] === clientId).length;
+      return [...child.output().matchAll(/^OIDC TOKEN (\S+)$/gm)].filter(
+        (match) => clientId === undefined || match[1] === clientId,
+      ).length;
     },
     stop: () => child.stop(),
   };

@@ -42,7 +42,9 @@ function describeHandle(handle) {
 class OpenHandlesReporter {
   onRunComplete() {
     const timer = setTimeout(() => {
-      const handles = (process._getActiveHandles ? process._getActiveHandles() : []).map(describeHandle).filter(Boolean);
+      const handles = (process._getActiveHandles ? process._getActiveHandles() : [])
+        .map(describeHandle)
+        .filter(Boolean);
       const resources = process.getActiveResourcesInfo ? process.getActiveResourcesInfo() : [];
       process.stderr.write(
         `\nopen handles: the run ended ${GRACE_MS} ms ago and these still hold the process:\n` +

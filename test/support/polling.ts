@@ -4,7 +4,12 @@ import { setTimeout as delay } from 'node:timers/promises';
  * Polls `probe` until it returns a value other than undefined, or fails with `what` once the
  * deadline passed. The deadline only bounds the wait: no assertion is made on elapsed time.
  */
-export async function pollUntil<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, deadlineMs = 20_000, everyMs = 50): Promise<T> {
+export async function pollUntil<T>(
+  what: string,
+  probe: () => Promise<T | undefined> | T | undefined,
+  deadlineMs = 20_000,
+  everyMs = 50,
+): Promise<T> {
   const deadline = Date.now() + deadlineMs;
   for (;;) {
     const value = await probe();

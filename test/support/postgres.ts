@@ -105,7 +105,12 @@ async function migratedTemplate(): Promise<string> {
       const building = `${template}_b${randomBytes(3).toString('hex')}`;
       await client.query(`CREATE DATABASE "${building}"`);
       try {
-        const dataSource = new DataSource({ type: 'postgres', url: urlFor(building), entities: MCP_ENTITIES, migrations: MCP_MIGRATIONS });
+        const dataSource = new DataSource({
+          type: 'postgres',
+          url: urlFor(building),
+          entities: MCP_ENTITIES,
+          migrations: MCP_MIGRATIONS,
+        });
         await dataSource.initialize();
         try {
           await dataSource.runMigrations();
@@ -133,7 +138,9 @@ async function migratedTemplate(): Promise<string> {
 export async function createTestDatabase(migrate: Migrate = true): Promise<TestDatabase> {
   const name = `${DATABASE_PREFIX}${randomBytes(6).toString('hex')}`;
   const template = migrate === true ? await migratedTemplate() : undefined;
-  await admin((client) => client.query(template ? `CREATE DATABASE "${name}" TEMPLATE "${template}"` : `CREATE DATABASE "${name}"`));
+  await admin((client) =>
+    client.query(template ? `CREATE DATABASE "${name}" TEMPLATE "${template}"` : `CREATE DATABASE "${name}"`),
+  );
   const url = urlFor(name);
   const dataSource = new DataSource({ type: 'postgres', url, entities: MCP_ENTITIES, migrations: MCP_MIGRATIONS });
   await dataSource.initialize();
@@ -158,7 +165,10 @@ export async function createTestDatabase(migrate: Migrate = true): Promise<TestD
 export async function dropStaleTemplates(): Promise<{ dropped: string[]; kept: string[] }> {
   const current = templateName();
   return admin(async (client) => {
-    const { rows } = await client.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE starts_with(datname, $1) AND datname <> $2 ORDER BY datname`, [TEMPLATE_PREFIX, current]);
+    const { rows } = await client.query<{ datname: string }>(
+      `SELECT datname FROM pg_database WHERE starts_with(datname, $1) AND datname <> $2 ORDER BY datname`,
+      [TEMPLATE_PREFIX, current],
+    );
     const dropped: string[] = [];
     const kept: string[] = [];
     for (const { datname } of rows) {

@@ -8,7 +8,13 @@ export function newTaskFixture(id: string, principalKey = 'alice', ttlMs: number
     sessionId: 'session-1',
     toolName: 'report',
     argumentsDigest: 'a'.repeat(64),
-    payload: { arguments: { n: 1 }, meta: { progressToken: 7 }, principal: { key: principalKey, label: principalKey, raw: null }, protocolVersion: '2025-11-25', logLevel: null },
+    payload: {
+      arguments: { n: 1 },
+      meta: { progressToken: 7 },
+      principal: { key: principalKey, label: principalKey, raw: null },
+      protocolVersion: '2025-11-25',
+      logLevel: null,
+    },
     statusMessage: null,
     ttlMs,
     pollIntervalMs: 500,
@@ -19,7 +25,11 @@ export function newTaskFixture(id: string, principalKey = 'alice', ttlMs: number
  * The rules every `McpTaskStore` keeps, run by the spec of each store: a claim only from the
  * expected holder, nothing leaves a terminal status, lists are the owner's unexpired tasks.
  */
-export function describeTaskStoreContract(name: string, storeOf: (mount: string) => McpTaskStore, reset: () => Promise<void> = async () => undefined): void {
+export function describeTaskStoreContract(
+  name: string,
+  storeOf: (mount: string) => McpTaskStore,
+  reset: () => Promise<void> = async () => undefined,
+): void {
   describe(`${name} (the McpTaskStore contract)`, () => {
     afterEach(reset);
 
@@ -60,11 +70,19 @@ export function describeTaskStoreContract(name: string, storeOf: (mount: string)
       const store = storeOf('m1');
       await store.create(newTaskFixture('t1'));
       expect(await store.setMessage('t1', 'halfway')).toMatchObject({ statusMessage: 'halfway', status: 'working' });
-      expect(await store.finish('t1', 'completed', undefined, { result: { content: [] } })).toMatchObject({ status: 'completed', statusMessage: 'halfway', outcome: { result: { content: [] } } });
+      expect(await store.finish('t1', 'completed', undefined, { result: { content: [] } })).toMatchObject({
+        status: 'completed',
+        statusMessage: 'halfway',
+        outcome: { result: { content: [] } },
+      });
       expect(await store.finish('t1', 'cancelled', 'too late', { error: { code: -32603, message: 'x' } })).toBeNull();
       expect(await store.setMessage('t1', 'later')).toBeNull();
       expect(await store.claim('t1', 'w1', null)).toBe(false);
-      expect(await store.get('t1')).toMatchObject({ status: 'completed', statusMessage: 'halfway', outcome: { result: { content: [] } } });
+      expect(await store.get('t1')).toMatchObject({
+        status: 'completed',
+        statusMessage: 'halfway',
+        outcome: { result: { content: [] } },
+      });
       expect(await store.unfinished()).toEqual([]);
     });
 
@@ -73,7 +91,11 @@ export function describeTaskStoreContract(name: string, storeOf: (mount: string)
       await store.create(newTaskFixture('t1'));
       const later = new Date('2030-01-01T00:00:00.000Z');
       const requests = { 'name-1': { method: 'elicitation/create', params: { mode: 'form', message: 'Name?' } } };
-      expect(await store.setInputRequests('t1', requests, later)).toMatchObject({ status: 'input_required', outcome: { inputRequests: requests }, updatedAt: later });
+      expect(await store.setInputRequests('t1', requests, later)).toMatchObject({
+        status: 'input_required',
+        outcome: { inputRequests: requests },
+        updatedAt: later,
+      });
       expect((await store.unfinished()).map((task) => [task.id, task.status])).toEqual([['t1', 'input_required']]);
       expect(await store.claim('t1', 'w2', null)).toBe(false);
       expect(await store.setInputRequests('t1', {})).toMatchObject({ status: 'working', outcome: null });
@@ -81,7 +103,10 @@ export function describeTaskStoreContract(name: string, storeOf: (mount: string)
       expect(await store.setInputRequests('t1', null)).toMatchObject({ status: 'working', outcome: null });
       await store.finish('t1', 'cancelled', undefined, { error: { code: -32603, message: 'x' } });
       expect(await store.setInputRequests('t1', requests)).toBeNull();
-      expect(await store.get('t1')).toMatchObject({ status: 'cancelled', outcome: { error: { code: -32603, message: 'x' } } });
+      expect(await store.get('t1')).toMatchObject({
+        status: 'cancelled',
+        outcome: { error: { code: -32603, message: 'x' } },
+      });
       expect(await store.setInputRequests('no-such-task', requests)).toBeNull();
     });
 

@@ -1,8 +1,20 @@
 import { context, metrics, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
-import { AggregationTemporality, MeterProvider, MetricReader, type DataPoint, type Histogram, type MetricData } from '@opentelemetry/sdk-metrics';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import {
+  AggregationTemporality,
+  MeterProvider,
+  MetricReader,
+  type DataPoint,
+  type Histogram,
+  type MetricData,
+} from '@opentelemetry/sdk-metrics';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+} from '@opentelemetry/sdk-trace-base';
 
 /** A metric reader a test collects on demand. */
 class OnDemandReader extends MetricReader {
@@ -35,7 +47,9 @@ export function installTestTelemetry(): TestTelemetry {
   const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
   const contextManager = new AsyncLocalStorageContextManager().enable();
   context.setGlobalContextManager(contextManager);
-  propagation.setGlobalPropagator(new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }));
+  propagation.setGlobalPropagator(
+    new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }),
+  );
   trace.setGlobalTracerProvider(tracerProvider);
   const reader = new OnDemandReader();
   const meterProvider = new MeterProvider({ readers: [reader] });
@@ -60,12 +74,15 @@ export function installTestTelemetry(): TestTelemetry {
 
 /** The data points of one metric by name (empty when it was never recorded). */
 export function pointsOf(all: MetricData[], name: string): DataPoint<number | Histogram>[] {
-  return all.filter((metric) => metric.descriptor.name === name).flatMap((metric) => metric.dataPoints as DataPoint<number | Histogram>[]);
+  return all
+    .filter((metric) => metric.descriptor.name === name)
+    .flatMap((metric) => metric.dataPoints as DataPoint<number | Histogram>[]);
 }
 
 /** A W3C traceparent with fresh random ids, sampled. */
 export function randomTraceparent(): { traceparent: string; traceId: string; spanId: string } {
-  const hex = (bytes: number) => [...crypto.getRandomValues(new Uint8Array(bytes))].map((b) => b.toString(16).padStart(2, '0')).join('');
+  const hex = (bytes: number) =>
+    [...crypto.getRandomValues(new Uint8Array(bytes))].map((b) => b.toString(16).padStart(2, '0')).join('');
   const traceId = hex(16);
   const spanId = hex(8);
   return { traceparent: `00-${traceId}-${spanId}-01`, traceId, spanId };

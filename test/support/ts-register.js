@@ -17,7 +17,10 @@ const { join, resolve, sep } = require('node:path');
 
 const ROOT = resolve(__dirname, '..', '..');
 const PROJECT = process.env.TS_NODE_PROJECT ? resolve(process.env.TS_NODE_PROJECT) : join(ROOT, 'tsconfig.json');
-const CACHE = join(tmpdir(), `durable-mcp-ts-cache-${typeof process.getuid === 'function' ? process.getuid() : 'user'}`);
+const CACHE = join(
+  tmpdir(),
+  `durable-mcp-ts-cache-${typeof process.getuid === 'function' ? process.getuid() : 'user'}`,
+);
 
 let typescript;
 let compilerOptions;
@@ -30,7 +33,21 @@ function compiler() {
     const parsed = typescript.parseJsonConfigFileContent(config, typescript.sys, ROOT, undefined, PROJECT);
     compilerOptions = { ...parsed.options };
     // As ts-node does: JavaScript and an inline source map (for the stack traces), no declarations, no output files.
-    for (const option of ['out', 'outFile', 'outDir', 'rootDir', 'composite', 'declaration', 'declarationDir', 'declarationMap', 'emitDeclarationOnly', 'incremental', 'tsBuildInfoFile', 'noEmit', 'sourceMap']) {
+    for (const option of [
+      'out',
+      'outFile',
+      'outDir',
+      'rootDir',
+      'composite',
+      'declaration',
+      'declarationDir',
+      'declarationMap',
+      'emitDeclarationOnly',
+      'incremental',
+      'tsBuildInfoFile',
+      'noEmit',
+      'sourceMap',
+    ]) {
       delete compilerOptions[option];
     }
     compilerOptions.inlineSourceMap = true;
@@ -50,7 +67,13 @@ const settingsKey = (() => {
 })();
 
 function transpile(source, filename) {
-  const key = createHash('sha256').update(settingsKey).update('\0').update(filename).update('\0').update(source).digest('hex');
+  const key = createHash('sha256')
+    .update(settingsKey)
+    .update('\0')
+    .update(filename)
+    .update('\0')
+    .update(source)
+    .digest('hex');
   const cached = join(CACHE, `${key}.js`);
   try {
     return readFileSync(cached, 'utf8');
@@ -58,7 +81,11 @@ function transpile(source, filename) {
     // not cached yet
   }
   const ts = compiler();
-  const output = ts.transpileModule(source, { fileName: filename, compilerOptions, reportDiagnostics: false }).outputText;
+  const output = ts.transpileModule(source, {
+    fileName: filename,
+    compilerOptions,
+    reportDiagnostics: false,
+  }).outputText;
   // Written under a private name, then renamed: a concurrent reader sees the whole file or none.
   mkdirSync(CACHE, { recursive: true });
   const partial = `${cached}.${process.pid}.tmp`;

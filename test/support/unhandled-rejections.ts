@@ -14,7 +14,9 @@ export function failOnUnhandledRejections(): { seen: unknown[] } {
     await new Promise((resolve) => setImmediate(resolve));
     await new Promise((resolve) => setImmediate(resolve));
     process.off('unhandledRejection', listener);
-    expect(state.seen.map((reason) => (reason instanceof Error ? `${reason.name}: ${reason.message}` : String(reason)))).toEqual([]);
+    expect(
+      state.seen.map((reason) => (reason instanceof Error ? `${reason.name}: ${reason.message}` : String(reason))),
+    ).toEqual([]);
   });
   return state;
 }

@@ -11,8 +11,15 @@ describe('the TypeORM 0.3 run', () => {
   });
 
   it('refuses the entities on SQLite at initialize, naming the jsonb column (SQLite needs TypeORM 1.x)', async () => {
-    const sqlite = new DataSource({ type: 'better-sqlite3', database: ':memory:', entities: MCP_ENTITIES, synchronize: true });
-    await expect(sqlite.initialize()).rejects.toThrow(/Data type "jsonb" in "Mcp\w+\.\w+" is not supported by "better-sqlite3"/);
+    const sqlite = new DataSource({
+      type: 'better-sqlite3',
+      database: ':memory:',
+      entities: MCP_ENTITIES,
+      synchronize: true,
+    });
+    await expect(sqlite.initialize()).rejects.toThrow(
+      /Data type "jsonb" in "Mcp\w+\.\w+" is not supported by "better-sqlite3"/,
+    );
     if (sqlite.isInitialized) await sqlite.destroy();
   });
 });

@@ -4,25 +4,51 @@ import type { McpCallAttempt } from './interfaces/mcp-call-attempt.interface';
 import type { McpCallJob } from './interfaces/mcp-call.interface';
 import { McpCallAbortedError } from './mcp-call-aborted.errors';
 
-const job: McpCallJob = { server: 'srv', method: 'tools/call', scopeKey: '', timeoutMs: 1000, progressToken: 'tok-1', forwardLogs: true };
-const progress = (params: Record<string, unknown>): JsonRpcNotification => ({ jsonrpc: '2.0', method: 'notifications/progress', params });
-const log = (params: Record<string, unknown>): JsonRpcNotification => ({ jsonrpc: '2.0', method: 'notifications/message', params });
+const job: McpCallJob = {
+  server: 'srv',
+  method: 'tools/call',
+  scopeKey: '',
+  timeoutMs: 1000,
+  progressToken: 'tok-1',
+  forwardLogs: true,
+};
+const progress = (params: Record<string, unknown>): JsonRpcNotification => ({
+  jsonrpc: '2.0',
+  method: 'notifications/progress',
+  params,
+});
+const log = (params: Record<string, unknown>): JsonRpcNotification => ({
+  jsonrpc: '2.0',
+  method: 'notifications/message',
+  params,
+});
 
 describe('callEventOf', () => {
   it("passes on the progress of the call's own token only", () => {
-    expect(callEventOf(job, progress({ progressToken: 'tok-1', progress: 2, total: 5, message: 'm' }), 'session')).toEqual({
+    expect(
+      callEventOf(job, progress({ progressToken: 'tok-1', progress: 2, total: 5, message: 'm' }), 'session'),
+    ).toEqual({
       kind: 'progress',
       progress: { progress: 2, total: 5, message: 'm' },
     });
-    expect(callEventOf(job, progress({ progressToken: 'tok-1', progress: 1 }), 'request')).toEqual({ kind: 'progress', progress: { progress: 1 } });
+    expect(callEventOf(job, progress({ progressToken: 'tok-1', progress: 1 }), 'request')).toEqual({
+      kind: 'progress',
+      progress: { progress: 1 },
+    });
     expect(callEventOf(job, progress({ progressToken: 'tok-2', progress: 1 }), 'request')).toBeNull();
     expect(callEventOf(job, progress({ progressToken: 'tok-1', progress: '1' }), 'request')).toBeNull();
     expect(callEventOf({ ...job, progressToken: undefined }, progress({ progress: 1 }), 'request')).toBeNull();
   });
 
   it("passes on log messages of the call's own stream only, and only when asked", () => {
-    expect(callEventOf(job, log({ level: 'info', logger: 'l', data: { a: 1 } }), 'request')).toEqual({ kind: 'log', log: { level: 'info', logger: 'l', data: { a: 1 } } });
-    expect(callEventOf(job, log({ level: 'info', data: 'x' }), 'request')).toEqual({ kind: 'log', log: { level: 'info', data: 'x' } });
+    expect(callEventOf(job, log({ level: 'info', logger: 'l', data: { a: 1 } }), 'request')).toEqual({
+      kind: 'log',
+      log: { level: 'info', logger: 'l', data: { a: 1 } },
+    });
+    expect(callEventOf(job, log({ level: 'info', data: 'x' }), 'request')).toEqual({
+      kind: 'log',
+      log: { level: 'info', data: 'x' },
+    });
     expect(callEventOf(job, log({ level: 'info', data: 'x' }), 'session')).toBeNull();
     expect(callEventOf(job, log({ level: 'info', data: 'x' }), undefined)).toBeNull();
     expect(callEventOf({ ...job, forwardLogs: false }, log({ level: 'info', data: 'x' }), 'request')).toBeNull();

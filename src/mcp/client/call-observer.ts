@@ -10,10 +10,19 @@ import type { McpNotificationOrigin, McpServerNotificationHandler } from './tran
  * token (tokens are unique per call, so concurrent calls never see each other's), log messages
  * only from the call's own stream (a session's standalone stream is shared by its calls).
  */
-export function callEventOf(job: McpCallJob, notification: JsonRpcNotification, origin: McpNotificationOrigin | undefined): McpCallEvent | null {
+export function callEventOf(
+  job: McpCallJob,
+  notification: JsonRpcNotification,
+  origin: McpNotificationOrigin | undefined,
+): McpCallEvent | null {
   const params = notification.params ?? {};
   if (notification.method === McpMethod.Progress) {
-    if (job.progressToken === undefined || params.progressToken !== job.progressToken || typeof params.progress !== 'number') return null;
+    if (
+      job.progressToken === undefined ||
+      params.progressToken !== job.progressToken ||
+      typeof params.progress !== 'number'
+    )
+      return null;
     return {
       kind: 'progress',
       progress: {
@@ -25,7 +34,14 @@ export function callEventOf(job: McpCallJob, notification: JsonRpcNotification, 
   }
   if (notification.method === McpMethod.LoggingMessage) {
     if (!job.forwardLogs || origin !== 'request' || typeof params.level !== 'string') return null;
-    return { kind: 'log', log: { level: params.level, ...(typeof params.logger === 'string' ? { logger: params.logger } : {}), data: params.data } };
+    return {
+      kind: 'log',
+      log: {
+        level: params.level,
+        ...(typeof params.logger === 'string' ? { logger: params.logger } : {}),
+        data: params.data,
+      },
+    };
   }
   return null;
 }
@@ -44,5 +60,6 @@ export function observeCall(job: McpCallJob, attempt: McpCallAttempt): McpServer
 
 /** Throws `McpCallAbortedError` (not delivered) when the caller aborted before the request was sent. */
 export function refuseAborted(job: McpCallJob, attempt: McpCallAttempt): void {
-  if (attempt.signal?.aborted) throw new McpCallAbortedError(job.server, job.method, false, abortReasonText(attempt.signal.reason));
+  if (attempt.signal?.aborted)
+    throw new McpCallAbortedError(job.server, job.method, false, abortReasonText(attempt.signal.reason));
 }

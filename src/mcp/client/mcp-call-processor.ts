@@ -45,7 +45,11 @@ export class McpCallProcessor {
     // A run that resumes a task past the deadline goes on: polling cancels the task and says so.
     if (job.deadlineAt !== undefined && Date.now() >= job.deadlineAt && !(job.task && (await attempt.storedTask()))) {
       // A retry (or a job that waited in the queue) past the caller's deadline is not started.
-      throw new McpTimeoutError(`MCP server "${job.server}": the call's deadline of ${job.timeoutMs} ms passed before this attempt could start`, false, job.timeoutMs);
+      throw new McpTimeoutError(
+        `MCP server "${job.server}": the call's deadline of ${job.timeoutMs} ms passed before this attempt could start`,
+        false,
+        job.timeoutMs,
+      );
     }
     let session = await this.sessions.find(job.server, job.scopeKey);
     const notify = observeCall(job, attempt);
@@ -62,7 +66,8 @@ export class McpCallProcessor {
     // which would cost a second process and fail on servers without ping.
     const onHandshake = capability
       ? (handshake: McpHandshakeInfo) => {
-          if (handshake.capabilities && !allowsMethod(handshake.capabilities, job.method)) throw new McpCapabilityError(job.server, capability, job.method);
+          if (handshake.capabilities && !allowsMethod(handshake.capabilities, job.method))
+            throw new McpCapabilityError(job.server, capability, job.method);
         }
       : undefined;
     const isCall = job.method === McpMethod.ToolsCall;
@@ -76,10 +81,20 @@ export class McpCallProcessor {
     // A server that did not declare task-augmented calls is sent a plain call; one whose
     // capabilities are not known yet ignores `params.task` if it has no tasks (as the spec requires).
     const augment = asTask && (!session?.serverCapabilities || allowsTaskCalls(session.serverCapabilities));
-    const params = augment ? { ...(job.params ?? {}), task: job.task?.ttlMs !== undefined ? { ttl: job.task.ttlMs } : {} } : job.params;
+    const params = augment
+      ? { ...(job.params ?? {}), task: job.task?.ttlMs !== undefined ? { ttl: job.task.ttlMs } : {} }
+      : job.params;
     let answer: { result: Record<string, unknown>; session: McpOutboundSessionRecord | null };
     try {
-      answer = await this.exchanger.call({ job, session, notify, method: job.method, params, onHandshake, ...(signal ? { signal } : {}) });
+      answer = await this.exchanger.call({
+        job,
+        session,
+        notify,
+        method: job.method,
+        params,
+        onHandshake,
+        ...(signal ? { signal } : {}),
+      });
     } catch (error) {
       if (isCall && error instanceof McpClientError && !error.delivered) await attempt.release();
       throw error;
@@ -98,9 +113,24 @@ export class McpCallProcessor {
    * that request's stream (the 2025 side channel), the client's handlers answer them as for any
    * call, and the result comes back on it when the task is over.
    */
-  private async finishTask(job: McpCallJob, session: McpOutboundSessionRecord | null, notify: McpServerNotificationHandler, taskId: string, signal?: AbortSignal): Promise<Record<string, unknown>> {
+  private async finishTask(
+    job: McpCallJob,
+    session: McpOutboundSessionRecord | null,
+    notify: McpServerNotificationHandler,
+    taskId: string,
+    signal?: AbortSignal,
+  ): Promise<Record<string, unknown>> {
     const ask = async (method: string, abortable = false) =>
-      (await this.exchanger.call({ job, session, notify, method, params: { taskId }, ...(abortable && signal ? { signal } : {}) })).result;
+      (
+        await this.exchanger.call({
+          job,
+          session,
+          notify,
+          method,
+          params: { taskId },
+          ...(abortable && signal ? { signal } : {}),
+        })
+      ).result;
     let outcome: { result: Record<string, unknown> } | { error: McpServerError } | undefined;
     const onInputRequired = async () => {
       if (outcome) return;
@@ -113,7 +143,14 @@ export class McpCallProcessor {
         outcome = { error };
       }
     };
-    await pollTask({ job, taskId, ...(signal ? { signal } : {}), get: () => ask(McpMethod.TasksGet), cancel: async () => void (await ask(McpMethod.TasksCancel)), onInputRequired });
+    await pollTask({
+      job,
+      taskId,
+      ...(signal ? { signal } : {}),
+      get: () => ask(McpMethod.TasksGet),
+      cancel: async () => void (await ask(McpMethod.TasksCancel)),
+      onInputRequired,
+    });
     if (outcome && 'error' in outcome) throw outcome.error;
     return outcome?.result ?? ask(McpMethod.TasksResult);
   }

@@ -5,11 +5,12 @@ import type { McpClientModuleExtras, McpClientOptions } from './interfaces/mcp-c
  * The generated `forRoot` / `forRootAsync` of `McpClientModule`. Extras (`isGlobal`, `transports`, `stores`)
  * shape the module graph and are therefore synchronous, also with `forRootAsync`.
  */
-export const {
-  ConfigurableModuleClass: McpClientConfigurableModule,
-  MODULE_OPTIONS_TOKEN: MCP_CLIENT_RAW_OPTIONS,
-} = new ConfigurableModuleBuilder<McpClientOptions>()
-  .setClassMethodName('forRoot')
-  .setFactoryMethodName('createMcpClientOptions')
-  .setExtras<McpClientModuleExtras>({ isGlobal: true, transports: [], stores: undefined }, (definition, extras) => ({ ...definition, global: extras.isGlobal ?? true }))
-  .build();
+export const { ConfigurableModuleClass: McpClientConfigurableModule, MODULE_OPTIONS_TOKEN: MCP_CLIENT_RAW_OPTIONS } =
+  new ConfigurableModuleBuilder<McpClientOptions>()
+    .setClassMethodName('forRoot')
+    .setFactoryMethodName('createMcpClientOptions')
+    .setExtras<McpClientModuleExtras>({ isGlobal: true, transports: [], stores: undefined }, (definition, extras) => ({
+      ...definition,
+      global: extras.isGlobal ?? true,
+    }))
+    .build();

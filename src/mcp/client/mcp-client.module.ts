@@ -3,7 +3,11 @@ import { DiscoveryModule } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { MCP_ENTITIES } from '../persistence/entities';
 import { createMcpClientStoreProviders } from '../persistence/store-providers';
-import type { McpClientModuleAsyncOptions, McpClientModuleExtras, McpClientModuleOptions } from './interfaces/mcp-client-options.interface';
+import type {
+  McpClientModuleAsyncOptions,
+  McpClientModuleExtras,
+  McpClientModuleOptions,
+} from './interfaces/mcp-client-options.interface';
 import { McpClientConfigurableModule } from './mcp-client.module-definition';
 import { MCP_CLIENT_OPTIONS, MCP_CLIENT_RETENTION, MCP_TRANSPORT_FACTORIES } from './mcp-client.constants';
 import { createMcpClientProviders } from './mcp-client.providers';
@@ -43,7 +47,11 @@ export class McpClientModule extends McpClientConfigurableModule {
     const stores = createMcpClientStoreProviders(extras.stores);
     return {
       ...definition,
-      imports: [...(definition.imports ?? []), DiscoveryModule, ...(stores.needsTypeOrm ? [MCP_CLIENT_TYPEORM_FEATURE] : [])],
+      imports: [
+        ...(definition.imports ?? []),
+        DiscoveryModule,
+        ...(stores.needsTypeOrm ? [MCP_CLIENT_TYPEORM_FEATURE] : []),
+      ],
       providers: [...(definition.providers ?? []), ...stores.providers, ...createMcpClientProviders(extras)],
       exports: [McpClientService, MCP_CLIENT_OPTIONS, MCP_TRANSPORT_FACTORIES, MCP_CLIENT_RETENTION],
     };

@@ -47,7 +47,8 @@ function transportProviders(extras: McpClientModuleExtras): Provider[] {
         let next = 0;
         for (const entry of registered) {
           const factory = typeof entry === 'function' ? instances[next++] : (entry as AnyFactory);
-          if (factories.has(factory.transport)) throw new McpConfigurationError(duplicateTransportMessage(factory.transport));
+          if (factories.has(factory.transport))
+            throw new McpConfigurationError(duplicateTransportMessage(factory.transport));
           factories.set(factory.transport, factory);
         }
         return factories as ReadonlyMap<string, AnyFactory>;
@@ -75,14 +76,22 @@ export function createMcpClientProviders(extras: McpClientModuleExtras): Provide
     {
       // The client's stores serve no mount: only the audit commit mode (and the default database bound) apply.
       provide: MCP_STORE_SETTINGS,
-      useFactory: (options: McpResolvedClientOptions): McpStoreSettings => ({ mount: '', idleTtlMs: DEFAULT_SESSION_IDLE_TTL_MS, auditCommit: options.audit.commit }),
+      useFactory: (options: McpResolvedClientOptions): McpStoreSettings => ({
+        mount: '',
+        idleTtlMs: DEFAULT_SESSION_IDLE_TTL_MS,
+        auditCommit: options.audit.commit,
+      }),
       inject: [MCP_CLIENT_OPTIONS],
     },
     {
       provide: MCP_CLIENT_RETENTION,
       useFactory: (options: McpResolvedClientOptions, moduleRef: ModuleRef) =>
         new McpRetentionService(
-          { scope: { kind: 'client' }, retention: options.retention, queue: options.queue.bull ? { name: `${options.queue.name}-retention`, options: options.queue.bull } : null },
+          {
+            scope: { kind: 'client' },
+            retention: options.retention,
+            queue: options.queue.bull ? { name: `${options.queue.name}-retention`, options: options.queue.bull } : null,
+          },
           moduleRef,
         ),
       inject: [MCP_CLIENT_OPTIONS, ModuleRef],

@@ -5,7 +5,13 @@ import { McpConfigurationError } from '../errors/mcp-configuration.errors';
 import type { McpCallToolResult } from '../interfaces/mcp-tool-context.interface';
 import { McpMethod } from '../protocol/mcp-methods';
 import type { McpResolvedClientOptions } from './config/client-options-resolver';
-import type { McpCallEvent, McpCallJob, McpCallOptions, McpCallState, McpToolArguments } from './interfaces/mcp-call.interface';
+import type {
+  McpCallEvent,
+  McpCallJob,
+  McpCallOptions,
+  McpCallState,
+  McpToolArguments,
+} from './interfaces/mcp-call.interface';
 import { MCP_CLIENT_OPTIONS } from './mcp-client.constants';
 import { McpCallQueueHost } from './queue/mcp-call-queue-host';
 import type { McpCallQueue } from './queue/mcp-call-queue.interface';
@@ -15,7 +21,6 @@ import { McpTransportRegistry } from './transports/transport-registry';
 import { McpTaskNotSupportedError } from './mcp-task-call.errors';
 import { taskSupportOf } from './tasks/task-support';
 import { captureTraceCarrier } from '../telemetry/trace-carriers';
-
 
 /** Most pages read from one paginated list before giving up (a server that never ends its list). */
 const MAX_PAGES = 1000;
@@ -57,7 +62,9 @@ export class McpClientService implements OnModuleInit {
     try {
       listener({ elicitationId }, { server });
     } catch (error) {
-      this.logger.warn(`handlers.elicitationComplete failed for MCP server "${server}": ${error instanceof Error ? error.message : String(error)}`);
+      this.logger.warn(
+        `handlers.elicitationComplete failed for MCP server "${server}": ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
 
@@ -78,7 +85,11 @@ export class McpClientService implements OnModuleInit {
    */
   async listTools(server: string, options: McpCallOptions = {}): Promise<McpToolDefinition[]> {
     const scopeKey = this.scopeKey(server, options);
-    return (await this.toolLists.get(server, scopeKey, () => this.listAll<McpToolDefinition>(server, McpMethod.ToolsList, 'tools', { ...options, scopeKey }))).tools;
+    return (
+      await this.toolLists.get(server, scopeKey, () =>
+        this.listAll<McpToolDefinition>(server, McpMethod.ToolsList, 'tools', { ...options, scopeKey }),
+      )
+    ).tools;
   }
 
   /** The tools of every server; servers without tools are skipped, those whose list cannot be read are logged and left out. */
@@ -87,17 +98,40 @@ export class McpClientService implements OnModuleInit {
   }
 
   /** Calls a tool on a server and waits for its result (`isError` results are results, not errors). */
-  callTool(server: string, name: string, args?: McpToolArguments, options?: McpCallOptions & { wait?: true }): Promise<McpCallToolResult>;
+  callTool(
+    server: string,
+    name: string,
+    args?: McpToolArguments,
+    options?: McpCallOptions & { wait?: true },
+  ): Promise<McpCallToolResult>;
   /** Enqueues a tool call on a server and resolves to its call id. */
-  callTool(server: string, name: string, args: McpToolArguments | undefined, options: McpCallOptions & { wait: false }): Promise<string>;
+  callTool(
+    server: string,
+    name: string,
+    args: McpToolArguments | undefined,
+    options: McpCallOptions & { wait: false },
+  ): Promise<string>;
   /** Calls a tool on the one server that offers it. @throws McpAmbiguousToolError, McpToolNotFoundError */
-  callTool(name: string, args?: McpToolArguments, options?: McpCallOptions & { wait?: true }): Promise<McpCallToolResult>;
+  callTool(
+    name: string,
+    args?: McpToolArguments,
+    options?: McpCallOptions & { wait?: true },
+  ): Promise<McpCallToolResult>;
   /** Enqueues a call of a tool on the one server that offers it and resolves to its call id. */
-  callTool(name: string, args: McpToolArguments | undefined, options: McpCallOptions & { wait: false }): Promise<string>;
-  async callTool(first: string, second?: string | McpToolArguments, third?: McpToolArguments | McpCallOptions, fourth?: McpCallOptions): Promise<McpCallToolResult | string> {
+  callTool(
+    name: string,
+    args: McpToolArguments | undefined,
+    options: McpCallOptions & { wait: false },
+  ): Promise<string>;
+  async callTool(
+    first: string,
+    second?: string | McpToolArguments,
+    third?: McpToolArguments | McpCallOptions,
+    fourth?: McpCallOptions,
+  ): Promise<McpCallToolResult | string> {
     const routed = typeof second !== 'string';
     const options = ((routed ? third : fourth) ?? {}) as McpCallOptions;
-    const name = routed ? first : (second);
+    const name = routed ? first : second;
     const args = ((routed ? second : third) ?? {}) as McpToolArguments;
     const server = routed ? routeTool(await this.catalog(options), name) : first;
     const params = { name, arguments: args, ...(options.meta ? { _meta: options.meta } : {}) };
@@ -109,7 +143,9 @@ export class McpClientService implements OnModuleInit {
     const task = await this.taskOf(server, name, options);
     const called = { ...options, ...(task ? { task } : {}) };
     if (task && options.timeoutMs === undefined && task.ttlMs !== undefined) called.timeoutMs = task.ttlMs;
-    return options.wait === false ? this.enqueue(server, McpMethod.ToolsCall, params, called) : (this.request(server, McpMethod.ToolsCall, params, called) as Promise<McpCallToolResult>);
+    return options.wait === false
+      ? this.enqueue(server, McpMethod.ToolsCall, params, called)
+      : (this.request(server, McpMethod.ToolsCall, params, called) as Promise<McpCallToolResult>);
   }
 
   /**
@@ -119,14 +155,21 @@ export class McpClientService implements OnModuleInit {
    */
   private async taskOf(server: string, name: string, options: McpCallOptions): Promise<McpCallOptions['task']> {
     const scopeKey = this.scopeKey(server, options);
-    const list = options.task ? this.listTools(server, options).then((tools) => tools.find((tool) => tool.name === name)) : this.toolLists.cached(server, scopeKey)?.then((cached) => cached.tools.find((tool) => tool.name === name));
+    const list = options.task
+      ? this.listTools(server, options).then((tools) => tools.find((tool) => tool.name === name))
+      : this.toolLists.cached(server, scopeKey)?.then((cached) => cached.tools.find((tool) => tool.name === name));
     const support = taskSupportOf(await list?.catch(() => undefined));
     if (options.task && support === 'forbidden') throw new McpTaskNotSupportedError(server, name);
     return options.task ?? (support === 'required' ? {} : undefined);
   }
 
   /** Enqueues a tool call and resolves to its id at once (`callTool(..., { wait: false })`). */
-  enqueueToolCall(server: string, name: string, args: McpToolArguments = {}, options: McpCallOptions = {}): Promise<string> {
+  enqueueToolCall(
+    server: string,
+    name: string,
+    args: McpToolArguments = {},
+    options: McpCallOptions = {},
+  ): Promise<string> {
     return this.callTool(server, name, args, { ...options, wait: false });
   }
 
@@ -150,7 +193,12 @@ export class McpClientService implements OnModuleInit {
   }
 
   /** Gets a prompt with its arguments filled in. */
-  getPrompt(server: string, name: string, args: Record<string, string> = {}, options: McpCallOptions = {}): Promise<Record<string, unknown>> {
+  getPrompt(
+    server: string,
+    name: string,
+    args: Record<string, string> = {},
+    options: McpCallOptions = {},
+  ): Promise<Record<string, unknown>> {
     return this.request(server, McpMethod.PromptsGet, { name, arguments: args }, options);
   }
 
@@ -177,7 +225,12 @@ export class McpClientService implements OnModuleInit {
     context?: { arguments?: Record<string, string> },
     options: McpCallOptions = {},
   ): Promise<Record<string, unknown>> {
-    return this.request(server, McpMethod.CompletionComplete, { ref, argument, ...(context ? { context } : {}) }, options);
+    return this.request(
+      server,
+      McpMethod.CompletionComplete,
+      { ref, argument, ...(context ? { context } : {}) },
+      options,
+    );
   }
 
   /** Sets the level of the log messages the server sends. */
@@ -194,7 +247,12 @@ export class McpClientService implements OnModuleInit {
    * Sends any request through the queue and resolves to its JSON-RPC result. Every mistake
    * (an unknown server, a missing `scopeKey`) comes back as a rejection, never as a throw.
    */
-  async request(server: string, method: string, params?: Record<string, unknown>, options: McpCallOptions = {}): Promise<Record<string, unknown>> {
+  async request(
+    server: string,
+    method: string,
+    params?: Record<string, unknown>,
+    options: McpCallOptions = {},
+  ): Promise<Record<string, unknown>> {
     const job = this.job(server, method, params, options);
     const { onProgress, onLog, signal } = options;
     if (!onProgress && !onLog && !signal) return this.queue.execute(job);
@@ -203,21 +261,40 @@ export class McpClientService implements OnModuleInit {
         if (event.kind === 'progress') onProgress?.(event.progress);
         else onLog?.(event.log);
       } catch (error) {
-        this.logger.warn(`An onProgress/onLog callback of a call to "${server}" failed: ${error instanceof Error ? error.message : String(error)}`);
+        this.logger.warn(
+          `An onProgress/onLog callback of a call to "${server}" failed: ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
     };
     return this.queue.execute(job, { ...(onProgress || onLog ? { onEvent } : {}), ...(signal ? { signal } : {}) });
   }
 
-  private async enqueue(server: string, method: string, params: Record<string, unknown>, options: McpCallOptions): Promise<string> {
+  private async enqueue(
+    server: string,
+    method: string,
+    params: Record<string, unknown>,
+    options: McpCallOptions,
+  ): Promise<string> {
     return this.queue.submit(this.job(server, method, params, options));
   }
 
-  private job(server: string, method: string, params: Record<string, unknown> | undefined, options: McpCallOptions): McpCallJob {
+  private job(
+    server: string,
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: McpCallOptions,
+  ): McpCallJob {
     const config = this.transports.config(server);
     const timeoutMs = options.timeoutMs ?? config.timeoutMs ?? this.options.defaultTimeoutMs;
     // One absolute deadline for the whole call, retries included: `timeoutMs` is the caller's.
-    const job: McpCallJob = { server, method, ...(params ? { params } : {}), scopeKey: this.scopeKey(server, options), timeoutMs, deadlineAt: Date.now() + timeoutMs };
+    const job: McpCallJob = {
+      server,
+      method,
+      ...(params ? { params } : {}),
+      scopeKey: this.scopeKey(server, options),
+      timeoutMs,
+      deadlineAt: Date.now() + timeoutMs,
+    };
     if (options.onProgress) {
       // A token of its own per call: concurrent calls never receive each other's progress.
       job.progressToken = randomUUID();
@@ -234,7 +311,9 @@ export class McpClientService implements OnModuleInit {
   private scopeKey(server: string, options: McpCallOptions): string {
     if (this.transports.config(server).scope !== 'principal') return '';
     if (!options.scopeKey) {
-      throw new McpConfigurationError(`MCP server "${server}" has scope 'principal': pass { scopeKey } (e.g. the user id) with every call to it.`);
+      throw new McpConfigurationError(
+        `MCP server "${server}" has scope 'principal': pass { scopeKey } (e.g. the user id) with every call to it.`,
+      );
     }
     return options.scopeKey;
   }

@@ -11,6 +11,9 @@ export class McpTaskNotSupportedError extends McpClientError {
     /** The tool's name. */
     readonly tool: string,
   ) {
-    super(`The tool "${tool}" of MCP server "${server}" cannot run as a task (execution.taskSupport is "forbidden"); call it without the task option.`, false);
+    super(
+      `The tool "${tool}" of MCP server "${server}" cannot run as a task (execution.taskSupport is "forbidden"); call it without the task option.`,
+      false,
+    );
   }
 }

@@ -36,8 +36,11 @@ export class McpOutboundEventRecorder {
     const { message, response } = exchange;
     const isRequest = 'id' in message && message.id !== undefined;
     const result = response && 'result' in response ? response.result : null;
-    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a thrown value may be anything; String() is the fallback for one without a message
-    const errorText = exchange.error === undefined ? '' : `${(exchange.error as Error).name ?? 'Error'}: ${(exchange.error as Error).message ?? String(exchange.error)}`;
+    const errorText =
+      exchange.error === undefined
+        ? ''
+        : // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a thrown value may be anything; String() is the fallback for one without a message
+          `${(exchange.error as Error).name ?? 'Error'}: ${(exchange.error as Error).message ?? String(exchange.error)}`;
     const note = [errorText, exchange.stderr ? `stderr: ${exchange.stderr}` : ''].filter(Boolean).join('\n');
     return this.events.record({
       createdAt: exchange.startedAt,

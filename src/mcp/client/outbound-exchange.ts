@@ -2,14 +2,21 @@ import { Inject, Injectable } from '@nestjs/common';
 import { context as otelContext } from '@opentelemetry/api';
 import { randomUUID } from 'node:crypto';
 import { McpServerError } from '../errors/mcp-client.errors';
-import type { McpOutboundSessionRecord, McpOutboundSessionStore } from '../persistence/interfaces/mcp-outbound-session-store.interface';
+import type {
+  McpOutboundSessionRecord,
+  McpOutboundSessionStore,
+} from '../persistence/interfaces/mcp-outbound-session-store.interface';
 import { InjectMcpOutboundSessionStore } from '../persistence/mcp-persistence.constants';
 import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../protocol/jsonrpc';
 import { McpServerRequestDispatcher } from './handlers/server-request-dispatcher';
 import type { McpCallJob } from './interfaces/mcp-call.interface';
 import { McpOutboundEventRecorder } from './outbound-event-recorder';
 import { McpCallAbortedError, abortReasonText } from './mcp-call-aborted.errors';
-import type { McpHandshakeInfo, McpServerNotificationHandler, McpTransportResult } from './transports/mcp-transport.interface';
+import type {
+  McpHandshakeInfo,
+  McpServerNotificationHandler,
+  McpTransportResult,
+} from './transports/mcp-transport.interface';
 import { McpTransportRegistry } from './transports/transport-registry';
 import type { McpResolvedClientOptions } from './config/client-options-resolver';
 import type { McpResolvedServerConfig } from './interfaces/mcp-server-config.interface';
@@ -19,7 +26,9 @@ import { McpAttr } from '../telemetry/mcp-telemetry.constants';
 import { paramsWithTraceContext } from '../telemetry/trace-carriers';
 
 /** The span attributes of the transport a server entry names. */
-function transportOf(config: McpResolvedServerConfig): Pick<McpExchangeDescription, 'transport' | 'serverAddress' | 'serverPort'> {
+function transportOf(
+  config: McpResolvedServerConfig,
+): Pick<McpExchangeDescription, 'transport' | 'serverAddress' | 'serverPort'> {
   if (config.transport === 'stdio') return { transport: 'pipe' };
   if (config.transport === 'toolset') return { transport: 'inproc' };
   if (config.transport !== 'http' || typeof (config as { url?: unknown }).url !== 'string') return {};
@@ -74,7 +83,9 @@ export class McpOutboundExchanger {
   ) {}
 
   /** Sends the request and resolves to its JSON-RPC result. @throws McpServerError for a JSON-RPC error answer. */
-  async call(request: McpExchangeRequest): Promise<{ result: Record<string, unknown>; session: McpOutboundSessionRecord | null }> {
+  async call(
+    request: McpExchangeRequest,
+  ): Promise<{ result: Record<string, unknown>; session: McpOutboundSessionRecord | null }> {
     const { response, session } = await this.send(request);
     if (response && 'error' in response) throw new McpServerError(response.error);
     return { result: response && 'result' in response ? response.result : {}, session };
@@ -107,25 +118,28 @@ export class McpOutboundExchanger {
     let outcome: McpTransportResult | undefined;
     let failure: unknown;
     const notices: Promise<void>[] = [];
-    const onCancelNotice = (notice: JsonRpcNotification, error?: unknown) => notices.push(this.recordNotice(request, session, notice, error));
+    const onCancelNotice = (notice: JsonRpcNotification, error?: unknown) =>
+      notices.push(this.recordNotice(request, session, notice, error));
     try {
-      outcome = await otelContext.with(span.context, () => this.transports.get(job.server).deliver(message, {
-        sessionId: remoteSessionId,
-        protocolVersion: statelessVersion ?? session?.protocolVersion ?? null,
-        stateless: statelessVersion !== undefined,
-        ...(headers ? { headers } : {}),
-        context: {
-          server: job.server,
-          scopeKey: job.scopeKey,
-          timeoutMs: job.timeoutMs,
-          ...(job.deadlineAt !== undefined ? { deadlineAt: job.deadlineAt } : {}),
-          ...(request.onHandshake ? { onHandshake: request.onHandshake } : {}),
-          onServerRequest: this.dispatcher.forCall(job.server, job.scopeKey),
-          onNotification: request.notify,
-          onCancelNotice,
-          ...(request.signal ? { signal: request.signal } : {}),
-        },
-      }));
+      outcome = await otelContext.with(span.context, () =>
+        this.transports.get(job.server).deliver(message, {
+          sessionId: remoteSessionId,
+          protocolVersion: statelessVersion ?? session?.protocolVersion ?? null,
+          stateless: statelessVersion !== undefined,
+          ...(headers ? { headers } : {}),
+          context: {
+            server: job.server,
+            scopeKey: job.scopeKey,
+            timeoutMs: job.timeoutMs,
+            ...(job.deadlineAt !== undefined ? { deadlineAt: job.deadlineAt } : {}),
+            ...(request.onHandshake ? { onHandshake: request.onHandshake } : {}),
+            onServerRequest: this.dispatcher.forCall(job.server, job.scopeKey),
+            onNotification: request.notify,
+            onCancelNotice,
+            ...(request.signal ? { signal: request.signal } : {}),
+          },
+        }),
+      );
     } catch (error) {
       failure = error;
       // The transport reports an abort as its own failure; the caller asked for it: say so.
@@ -136,7 +150,8 @@ export class McpOutboundExchanger {
     }
     const durationMs = performance.now() - started;
     const body = outcome?.body;
-    if (outcome?.sessionId && !statelessVersion && outcome.sessionId !== remoteSessionId) span.setSessionId(outcome.sessionId);
+    if (outcome?.sessionId && !statelessVersion && outcome.sessionId !== remoteSessionId)
+      span.setSessionId(outcome.sessionId);
     span.end({
       errorCode: body && 'error' in body ? body.error.code : null,
       isError: !!body && 'result' in body && body.result.isError === true,
@@ -146,7 +161,8 @@ export class McpOutboundExchanger {
     });
     // The exchange's row is written even when its session could not be stored.
     let updated = session;
-    if (outcome && !statelessVersion) updated = await this.remember(job, session, outcome).catch((error: unknown) => ((failure = error), session));
+    if (outcome && !statelessVersion)
+      updated = await this.remember(job, session, outcome).catch((error: unknown) => ((failure = error), session));
     await this.recorder.record({
       server: job.server,
       scopeKey: job.scopeKey,
@@ -167,7 +183,12 @@ export class McpOutboundExchanger {
   }
 
   /** The audit row of a `notifications/cancelled` the transport sent for the request. */
-  private recordNotice(request: McpExchangeRequest, session: McpOutboundSessionRecord | null, notice: JsonRpcNotification, error?: unknown): Promise<void> {
+  private recordNotice(
+    request: McpExchangeRequest,
+    session: McpOutboundSessionRecord | null,
+    notice: JsonRpcNotification,
+    error?: unknown,
+  ): Promise<void> {
     return this.recorder.record({
       server: request.job.server,
       scopeKey: request.job.scopeKey,
@@ -182,7 +203,10 @@ export class McpOutboundExchanger {
     });
   }
 
-  private unchanged(session: McpOutboundSessionRecord, handshake: NonNullable<McpTransportResult['handshake']>): boolean {
+  private unchanged(
+    session: McpOutboundSessionRecord,
+    handshake: NonNullable<McpTransportResult['handshake']>,
+  ): boolean {
     return (
       session.protocolVersion === handshake.protocolVersion &&
       JSON.stringify(session.serverCapabilities) === JSON.stringify(handshake.capabilities) &&
@@ -191,7 +215,11 @@ export class McpOutboundExchanger {
   }
 
   /** Persists what the exchange taught about the remote session (new id, handshake). */
-  private async remember(job: McpCallJob, session: McpOutboundSessionRecord | null, outcome: McpTransportResult): Promise<McpOutboundSessionRecord | null> {
+  private async remember(
+    job: McpCallJob,
+    session: McpOutboundSessionRecord | null,
+    outcome: McpTransportResult,
+  ): Promise<McpOutboundSessionRecord | null> {
     const handshake = outcome.handshake;
     const sameSession = session && session.remoteSessionId === outcome.sessionId;
     if (sameSession && (!handshake || this.unchanged(session, handshake))) return session;
@@ -205,6 +233,14 @@ export class McpOutboundExchanger {
     };
     const id = await this.sessions.save(job.server, job.scopeKey, state);
     const now = new Date();
-    return { id, server: job.server, scopeKey: job.scopeKey, ...state, createdAt: session?.createdAt ?? now, updatedAt: now, closedAt: null };
+    return {
+      id,
+      server: job.server,
+      scopeKey: job.scopeKey,
+      ...state,
+      createdAt: session?.createdAt ?? now,
+      updatedAt: now,
+      closedAt: null,
+    };
   }
 }

@@ -1,4 +1,10 @@
-import { toAnthropicTools, toFunctionName, toGeminiFunctionDeclarations, toGeminiSchema, toOpenAiTools } from './tool-format-converters';
+import {
+  toAnthropicTools,
+  toFunctionName,
+  toGeminiFunctionDeclarations,
+  toGeminiSchema,
+  toOpenAiTools,
+} from './tool-format-converters';
 import type { McpToolDefinition } from './tool-router';
 
 const weather: McpToolDefinition = {
@@ -7,7 +13,11 @@ const weather: McpToolDefinition = {
   inputSchema: {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     type: 'object',
-    properties: { city: { type: 'string', description: 'City' }, unit: { type: ['string', 'null'], enum: ['C', 'F'] }, days: { type: 'array', items: { type: 'integer' } } },
+    properties: {
+      city: { type: 'string', description: 'City' },
+      unit: { type: ['string', 'null'], enum: ['C', 'F'] },
+      days: { type: 'array', items: { type: 'integer' } },
+    },
     required: ['city'],
     additionalProperties: false,
   },
@@ -22,10 +32,18 @@ describe('tool format converters', () => {
         function: {
           name: 'weather_get',
           description: 'Current weather',
-          parameters: { type: 'object', properties: weather.inputSchema.properties, required: ['city'], additionalProperties: false },
+          parameters: {
+            type: 'object',
+            properties: weather.inputSchema.properties,
+            required: ['city'],
+            additionalProperties: false,
+          },
         },
       },
-      { type: 'function', function: { name: 'ping', description: 'Ping it', parameters: { type: 'object', properties: {} } } },
+      {
+        type: 'function',
+        function: { name: 'ping', description: 'Ping it', parameters: { type: 'object', properties: {} } },
+      },
     ]);
   });
 
@@ -34,7 +52,12 @@ describe('tool format converters', () => {
       {
         name: 'wx__weather_get',
         description: 'Current weather',
-        input_schema: { type: 'object', properties: weather.inputSchema.properties, required: ['city'], additionalProperties: false },
+        input_schema: {
+          type: 'object',
+          properties: weather.inputSchema.properties,
+          required: ['city'],
+          additionalProperties: false,
+        },
       },
     ]);
   });
@@ -60,11 +83,18 @@ describe('tool format converters', () => {
 
   it('keeps the bare tool name of a server tool unless asked to qualify it', () => {
     expect(toOpenAiTools([{ server: 'wx', tool: weather }]).map((tool) => tool.function.name)).toEqual(['weather_get']);
-    expect(toGeminiFunctionDeclarations([{ server: 'wx', tool: ping }], { qualify: true })).toEqual([{ name: 'wx__ping', description: 'Ping it' }]);
+    expect(toGeminiFunctionDeclarations([{ server: 'wx', tool: ping }], { qualify: true })).toEqual([
+      { name: 'wx__ping', description: 'Ping it' },
+    ]);
   });
 
   it('describes a tool by its description, else its title, else its annotation title, else not at all', () => {
-    const titled = { name: 't', title: 'Titled', annotations: { title: 'Annotated' }, inputSchema: { type: 'object' } } as McpToolDefinition;
+    const titled = {
+      name: 't',
+      title: 'Titled',
+      annotations: { title: 'Annotated' },
+      inputSchema: { type: 'object' },
+    } as McpToolDefinition;
     const bare = { name: 'b', inputSchema: { type: 'object' } } as McpToolDefinition;
     expect(toAnthropicTools([titled, bare])).toEqual([
       { name: 't', description: 'Titled', input_schema: { type: 'object', properties: {} } },

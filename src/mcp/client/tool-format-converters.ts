@@ -39,7 +39,12 @@ export function toFunctionName(name: string): string {
 }
 
 function isServerTool(input: McpToolFormatInput): input is McpServerTool {
-  return typeof input.server === 'string' && typeof input.tool === 'object' && input.tool !== null && !('inputSchema' in input);
+  return (
+    typeof input.server === 'string' &&
+    typeof input.tool === 'object' &&
+    input.tool !== null &&
+    !('inputSchema' in input)
+  );
 }
 
 function unpack(input: McpToolFormatInput, options: ToolFormatOptions): { name: string; tool: McpToolDefinition } {
@@ -56,7 +61,7 @@ function objectSchema(tool: McpToolDefinition): Record<string, unknown> {
 }
 
 function describe(tool: McpToolDefinition): { description?: string } {
-  const text = tool.description ?? (tool.title) ?? (tool.annotations?.title as string | undefined);
+  const text = tool.description ?? tool.title ?? (tool.annotations?.title as string | undefined);
   return text ? { description: text } : {};
 }
 
@@ -77,7 +82,20 @@ export function toAnthropicTools(tools: McpToolFormatInput[], options: ToolForma
 }
 
 /** Keywords of Gemini's OpenAPI-subset schema that carry over unchanged. */
-const GEMINI_KEYWORDS = ['format', 'description', 'enum', 'required', 'minItems', 'maxItems', 'minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'title'];
+const GEMINI_KEYWORDS = [
+  'format',
+  'description',
+  'enum',
+  'required',
+  'minItems',
+  'maxItems',
+  'minimum',
+  'maximum',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'title',
+];
 
 /** Rewrites a JSON Schema into Gemini's schema: upper-case types, `nullable`, no `$schema`/`additionalProperties`. */
 export function toGeminiSchema(schema: Record<string, unknown>): Record<string, unknown> {
@@ -95,7 +113,8 @@ export function toGeminiSchema(schema: Record<string, unknown>): Record<string, 
     const entries = Object.entries(schema.properties as Record<string, Record<string, unknown>>);
     out.properties = Object.fromEntries(entries.map(([key, value]) => [key, toGeminiSchema(value)]));
   }
-  if (schema.items && typeof schema.items === 'object' && !Array.isArray(schema.items)) out.items = toGeminiSchema(schema.items as Record<string, unknown>);
+  if (schema.items && typeof schema.items === 'object' && !Array.isArray(schema.items))
+    out.items = toGeminiSchema(schema.items as Record<string, unknown>);
   const union = (schema.anyOf ?? schema.oneOf) as Record<string, unknown>[] | undefined;
   if (Array.isArray(union)) out.anyOf = union.map(toGeminiSchema);
   if (out.enum) out.enum = (out.enum as unknown[]).map(String);
@@ -103,7 +122,10 @@ export function toGeminiSchema(schema: Record<string, unknown>): Record<string, 
 }
 
 /** Converts MCP tools to Gemini function declarations (parameters left out for argument-less tools). */
-export function toGeminiFunctionDeclarations(tools: McpToolFormatInput[], options: ToolFormatOptions = {}): GeminiFunctionDeclaration[] {
+export function toGeminiFunctionDeclarations(
+  tools: McpToolFormatInput[],
+  options: ToolFormatOptions = {},
+): GeminiFunctionDeclaration[] {
   return tools.map((input) => {
     const { name, tool } = unpack(input, options);
     const schema = objectSchema(tool);

@@ -19,7 +19,10 @@ describe('McpToolListCache', () => {
   it('keeps valid tools, leaves out those with invalid x-mcp-header annotations and warns once naming each with the reason', async () => {
     const cache = new McpToolListCache();
     const tools = [
-      { name: 'good', inputSchema: { type: 'object', properties: { r: { type: 'string', 'x-mcp-header': 'Region' } } } },
+      {
+        name: 'good',
+        inputSchema: { type: 'object', properties: { r: { type: 'string', 'x-mcp-header': 'Region' } } },
+      },
       { name: 'bad', inputSchema: { type: 'object', properties: { s: { type: 'number', 'x-mcp-header': 'Score' } } } },
     ];
     let loads = 0;

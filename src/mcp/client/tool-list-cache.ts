@@ -31,7 +31,9 @@ export class McpToolListCache {
   private readonly logger = new Logger(McpToolListCache.name);
   private readonly lists = new Map<string, Promise<McpToolList>>();
 
-  constructor(@Optional() @Inject(MCP_TOOL_LIST_CACHE_MAX) private readonly maxEntries: number = DEFAULT_MAX_TOOL_LISTS) {
+  constructor(
+    @Optional() @Inject(MCP_TOOL_LIST_CACHE_MAX) private readonly maxEntries: number = DEFAULT_MAX_TOOL_LISTS,
+  ) {
     this.maxEntries ??= DEFAULT_MAX_TOOL_LISTS;
   }
 

@@ -2,7 +2,9 @@ import { envelopeText, escapeHtml, formatAge, formatTime, jsonIsland, renderEven
 
 describe('console HTML', () => {
   it('escapes the five HTML metacharacters and prints nothing for null', () => {
-    expect(escapeHtml(`<a href="x" title='y'>&</a>`)).toBe('&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;');
+    expect(escapeHtml(`<a href="x" title='y'>&</a>`)).toBe(
+      '&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;',
+    );
     expect(escapeHtml(null)).toBe('');
     expect(escapeHtml(undefined)).toBe('');
     expect(escapeHtml(42)).toBe('42');
@@ -25,7 +27,9 @@ describe('console HTML', () => {
     expect(formatAge(50 * 3_600_000)).toBe('2d 02h');
     expect(envelopeText(null)).toBe('(none)');
     expect(envelopeText({ a: 1 })).toBe('{\n  "a": 1\n}');
-    expect(envelopeText({ text: 'x'.repeat(50) }, 10)).toMatch(/^\{\n {2}"text"\n… \(\d+ more characters: open the event\)$/);
+    expect(envelopeText({ text: 'x'.repeat(50) }, 10)).toMatch(
+      /^\{\n {2}"text"\n… \(\d+ more characters: open the event\)$/,
+    );
   });
 
   it('renders every stored value of an event escaped, and the pager keeps the filters', () => {
@@ -63,14 +67,30 @@ describe('console HTML', () => {
     );
     expect(html).not.toContain('<img');
     expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
-    expect(html).toContain('href="/c/events?principal=%3Cimg+src%3Dx+onerror%3Dalert%281%29%3E&amp;status=ok&amp;before=5.e1" rel="next"');
+    expect(html).toContain(
+      'href="/c/events?principal=%3Cimg+src%3Dx+onerror%3Dalert%281%29%3E&amp;status=ok&amp;before=5.e1" rel="next"',
+    );
     expect(html).not.toContain('rel="first"');
   });
 
   it('renders a task without its arguments or outcome, and says so when there are none', () => {
     const html = renderTasks(
       '/c',
-      { rows: [{ id: 't<1>', mount: 'default', toolName: 'report', status: 'working', principalKey: 'bob', statusMessage: 'step <1>', createdAt: new Date(0), updatedAt: new Date(1) }], next: null },
+      {
+        rows: [
+          {
+            id: 't<1>',
+            mount: 'default',
+            toolName: 'report',
+            status: 'working',
+            principalKey: 'bob',
+            statusMessage: 'step <1>',
+            createdAt: new Date(0),
+            updatedAt: new Date(1),
+          },
+        ],
+        next: null,
+      },
       false,
     );
     expect(html).toContain('<tr data-task="t&lt;1&gt;">');

@@ -1,4 +1,11 @@
-import type { McpConsoleEventFilter, McpConsoleEvent, McpConsolePage, McpConsoleSession, McpConsoleTask, McpConsoleThroughput } from './mcp-console-records.interface';
+import type {
+  McpConsoleEventFilter,
+  McpConsoleEvent,
+  McpConsolePage,
+  McpConsoleSession,
+  McpConsoleTask,
+  McpConsoleThroughput,
+} from './mcp-console-records.interface';
 import { formatCursor } from './console-query';
 import { isFailedEvent } from './throughput';
 
@@ -50,7 +57,9 @@ export function envelopeText(value: unknown, limit = Infinity): string {
     // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a value JSON cannot write (a cycle, a BigInt) is shown as String() writes it
     text = String(value);
   }
-  return text.length > limit ? `${text.slice(0, limit)}\n… (${text.length - limit} more characters: open the event)` : text;
+  return text.length > limit
+    ? `${text.slice(0, limit)}\n… (${text.length - limit} more characters: open the event)`
+    : text;
 }
 
 /**
@@ -101,7 +110,13 @@ function layout({ base, title, current, body, chart }: Layout): string {
   );
 }
 
-function pager(base: string, page: McpConsolePage<unknown>, route: string, keep: Record<string, string | undefined>, isFirst: boolean): string {
+function pager(
+  base: string,
+  page: McpConsolePage<unknown>,
+  route: string,
+  keep: Record<string, string | undefined>,
+  isFirst: boolean,
+): string {
   const params = (extra: Record<string, string>) => {
     const search = new URLSearchParams();
     for (const [k, v] of Object.entries(keep)) if (v !== undefined && v !== '') search.set(k, v);
@@ -110,7 +125,9 @@ function pager(base: string, page: McpConsolePage<unknown>, route: string, keep:
     return `${base}/${route}${text ? `?${text}` : ''}`;
   };
   const newest = isFirst ? '' : `<a href="${escapeHtml(params({}))}" rel="first">⇤ Newest</a>`;
-  const older = page.next ? `<a href="${escapeHtml(params({ before: formatCursor(page.next) }))}" rel="next">Older →</a>` : '<span class="muted">No older rows</span>';
+  const older = page.next
+    ? `<a href="${escapeHtml(params({ before: formatCursor(page.next) }))}" rel="next">Older →</a>`
+    : '<span class="muted">No older rows</span>';
   return `<div class="pager">${newest}${older}</div>`;
 }
 
@@ -122,7 +139,9 @@ function badge(text: string): string {
 export function renderOverview(base: string, chart: McpConsoleThroughput, latest: readonly McpConsoleEvent[]): string {
   const total = chart.count.reduce((a, b) => a + b, 0);
   const failed = chart.errors.reduce((a, b) => a + b, 0);
-  const notice = chart.truncated ? `<p class="notice">More requests than the chart reads in one hour: it shows the newest ones.</p>` : '';
+  const notice = chart.truncated
+    ? `<p class="notice">More requests than the chart reads in one hour: it shows the newest ones.</p>`
+    : '';
   const body =
     `${notice}<p id="summary">${total} request${total === 1 ? '' : 's'} in the last hour, ${failed} failed.</p>` +
     `<div id="mcp-chart" role="img" aria-label="Requests and failures per minute and p50/p95 latency of the last hour"></div>` +
@@ -131,7 +150,12 @@ export function renderOverview(base: string, chart: McpConsoleThroughput, latest
 }
 
 /** The sessions page. */
-export function renderSessions(base: string, page: McpConsolePage<McpConsoleSession>, isFirst: boolean, now: number = Date.now()): string {
+export function renderSessions(
+  base: string,
+  page: McpConsolePage<McpConsoleSession>,
+  isFirst: boolean,
+  now: number = Date.now(),
+): string {
   const rows = page.rows
     .map(
       (s) =>
@@ -147,7 +171,12 @@ export function renderSessions(base: string, page: McpConsolePage<McpConsoleSess
   const table = page.rows.length
     ? `<table id="sessions"><thead><tr><th>Principal</th><th>Client</th><th>Revision</th><th>Mount</th><th>Age</th><th>Last seen</th><th>State</th></tr></thead><tbody>${rows}</tbody></table>`
     : '<p class="muted">No sessions.</p>';
-  return layout({ base, title: 'Sessions', current: 'sessions', body: table + pager(base, page, 'sessions', {}, isFirst) });
+  return layout({
+    base,
+    title: 'Sessions',
+    current: 'sessions',
+    body: table + pager(base, page, 'sessions', {}, isFirst),
+  });
 }
 
 function filterForm(base: string, filter: McpConsoleEventFilter): string {
@@ -155,7 +184,8 @@ function filterForm(base: string, filter: McpConsoleEventFilter): string {
     `<label>${label}<input name="${name}" value="${escapeHtml(filter[name])}" placeholder="${escapeHtml(placeholder)}"></label>`;
   const time = (name: 'from' | 'to', label: string) =>
     `<label>${label}<input type="datetime-local" step="1" name="${name}" value="${escapeHtml(filter[name]?.toISOString().slice(0, 19))}"></label>`;
-  const option = (value: string, label: string) => `<option value="${value}"${(filter.status ?? '') === value ? ' selected' : ''}>${label}</option>`;
+  const option = (value: string, label: string) =>
+    `<option value="${value}"${(filter.status ?? '') === value ? ' selected' : ''}>${label}</option>`;
   return (
     `<form class="filters" method="get" action="${escapeHtml(base)}/events">` +
     input('principal', 'Principal', 'principal key') +
@@ -203,8 +233,16 @@ function eventTable(base: string, events: readonly McpConsoleEvent[], empty: str
 }
 
 /** The events page: the filter form and a page of audit rows, each with its envelopes. */
-export function renderEvents(base: string, page: McpConsolePage<McpConsoleEvent>, filter: McpConsoleEventFilter, isFirst: boolean): string {
-  const body = filterForm(base, filter) + eventTable(base, page.rows, 'No events match.') + pager(base, page, 'events', filterParams(filter), isFirst);
+export function renderEvents(
+  base: string,
+  page: McpConsolePage<McpConsoleEvent>,
+  filter: McpConsoleEventFilter,
+  isFirst: boolean,
+): string {
+  const body =
+    filterForm(base, filter) +
+    eventTable(base, page.rows, 'No events match.') +
+    pager(base, page, 'events', filterParams(filter), isFirst);
   return layout({ base, title: 'Events', current: 'events', body });
 }
 
@@ -252,6 +290,11 @@ export function renderTasks(base: string, page: McpConsolePage<McpConsoleTask>, 
 }
 
 /** A page that explains what was wrong with the request (400) or what is missing (404). */
-export function renderProblem(base: string, title: string, message: string, current: ConsolePageName | null = null): string {
+export function renderProblem(
+  base: string,
+  title: string,
+  message: string,
+  current: ConsolePageName | null = null,
+): string {
   return layout({ base, title, current, body: `<p class="problem">${escapeHtml(message)}</p>` });
 }

@@ -1,6 +1,15 @@
 import type { McpConsoleEvent, McpConsoleSession, McpConsoleThroughput } from './mcp-console-records.interface';
 import { CONSOLE_CSP } from './mcp-console.controller';
-import { CONSOLE_ICON, envelopeText, filterParams, renderEventDetail, renderEvents, renderOverview, renderProblem, renderSessions } from './console-html';
+import {
+  CONSOLE_ICON,
+  envelopeText,
+  filterParams,
+  renderEventDetail,
+  renderEvents,
+  renderOverview,
+  renderProblem,
+  renderSessions,
+} from './console-html';
 
 function event(overrides: Partial<McpConsoleEvent> = {}): McpConsoleEvent {
   return {
@@ -91,7 +100,14 @@ describe('console pages', () => {
       '/c',
       {
         rows: [
-          session({ id: 'a', principalLabel: 'Alice <A>', principalKey: 'k-1', clientName: 'inspector', clientVersion: '1.2', lastSeenAt: new Date(30_000) }),
+          session({
+            id: 'a',
+            principalLabel: 'Alice <A>',
+            principalKey: 'k-1',
+            clientName: 'inspector',
+            clientVersion: '1.2',
+            lastSeenAt: new Date(30_000),
+          }),
           session({ id: 'b', state: 'expired' }),
         ],
         next: null,
@@ -107,8 +123,12 @@ describe('console pages', () => {
     expect(html).toContain('<span class="muted">No older rows</span>');
     expect(html).toContain('<a href="/c/sessions" rel="first">');
     expect(html).toContain('<a href="/c/sessions" aria-current="page">Sessions</a>');
-    expect(renderSessions('/c', { rows: [], next: { at: new Date(1), id: 'x' } }, true)).toContain('<p class="muted">No sessions.</p>');
-    expect(renderSessions('/c', { rows: [], next: { at: new Date(1), id: 'x' } }, true)).toContain('href="/c/sessions?before=1.x" rel="next"');
+    expect(renderSessions('/c', { rows: [], next: { at: new Date(1), id: 'x' } }, true)).toContain(
+      '<p class="muted">No sessions.</p>',
+    );
+    expect(renderSessions('/c', { rows: [], next: { at: new Date(1), id: 'x' } }, true)).toContain(
+      'href="/c/sessions?before=1.x" rel="next"',
+    );
   });
 
   it('events: the filter form keeps its values, the mount or server is the peer, and a failed call shows its error code', () => {
@@ -119,7 +139,16 @@ describe('console pages', () => {
       {
         rows: [
           event({ id: 'in', mount: 'mount-a' }),
-          event({ id: 'out', direction: 'outbound', mount: null, server: 'srv-b', method: null, kind: 'notification', errorCode: -32601, status: 200 }),
+          event({
+            id: 'out',
+            direction: 'outbound',
+            mount: null,
+            server: 'srv-b',
+            method: null,
+            kind: 'notification',
+            errorCode: -32601,
+            status: 200,
+          }),
         ],
         next: null,
       },
@@ -137,12 +166,21 @@ describe('console pages', () => {
     expect(html).toContain('<code>notification</code>');
     expect(html).toContain('<span class="badge error">error</span> <span class="muted">200 / -32601</span>');
     expect(html).toContain('<span class="badge ok">ok</span> <span class="muted">200</span>');
-    expect(html).toContain(`<a href="/c/events?method=tools%2Fcall&amp;tool=echo&amp;status=error&amp;from=${encodeURIComponent(from.toISOString())}&amp;to=${encodeURIComponent(to.toISOString())}" rel="first">`);
+    expect(html).toContain(
+      `<a href="/c/events?method=tools%2Fcall&amp;tool=echo&amp;status=error&amp;from=${encodeURIComponent(from.toISOString())}&amp;to=${encodeURIComponent(to.toISOString())}" rel="first">`,
+    );
     expect(renderEvents('/c', { rows: [], next: null }, {}, true)).toContain('<option value="" selected>any</option>');
   });
 
   it('filterParams leaves absent filters undefined and writes dates as ISO', () => {
-    expect(filterParams({})).toEqual({ principal: undefined, method: undefined, tool: undefined, status: undefined, from: undefined, to: undefined });
+    expect(filterParams({})).toEqual({
+      principal: undefined,
+      method: undefined,
+      tool: undefined,
+      status: undefined,
+      from: undefined,
+      to: undefined,
+    });
     expect(filterParams({ from: new Date(0) }).from).toBe('1970-01-01T00:00:00.000Z');
   });
 
@@ -171,6 +209,8 @@ describe('console pages', () => {
     const html = renderProblem('/c', 'Bad request', 'cursor <x> is not valid');
     expect(html).toContain('<p class="problem">cursor &lt;x&gt; is not valid</p>');
     expect(html).not.toContain('aria-current');
-    expect(renderProblem('/c', 'Not found', 'no such event', 'events')).toContain('<a href="/c/events" aria-current="page">Events</a>');
+    expect(renderProblem('/c', 'Not found', 'no such event', 'events')).toContain(
+      '<a href="/c/events" aria-current="page">Events</a>',
+    );
   });
 });

@@ -24,7 +24,20 @@ describe('console query parsing', () => {
 
   it('reads the event filters and refuses an unknown status or an empty time range', () => {
     expect(parseEventFilter({})).toEqual({});
-    expect(JSON.parse(JSON.stringify(parseEventFilter({ principal: 'alice', method: 'tools/call', tool: 'echo', status: 'error', from: '2026-01-01T00:00', to: '2026-01-02T00:00' })))).toEqual({
+    expect(
+      JSON.parse(
+        JSON.stringify(
+          parseEventFilter({
+            principal: 'alice',
+            method: 'tools/call',
+            tool: 'echo',
+            status: 'error',
+            from: '2026-01-01T00:00',
+            to: '2026-01-02T00:00',
+          }),
+        ),
+      ),
+    ).toEqual({
       principal: 'alice',
       method: 'tools/call',
       tool: 'echo',
@@ -33,7 +46,9 @@ describe('console query parsing', () => {
       to: '2026-01-02T00:00:00.000Z',
     });
     expect(() => parseEventFilter({ status: 'maybe' })).toThrow('"status" must be ok or error, got "maybe".');
-    expect(() => parseEventFilter({ from: '2026-01-01T00:00', to: '2026-01-01T00:00' })).toThrow('"from" must be before "to".');
+    expect(() => parseEventFilter({ from: '2026-01-01T00:00', to: '2026-01-01T00:00' })).toThrow(
+      '"from" must be before "to".',
+    );
   });
 
   it('round-trips a cursor and refuses one it did not write', () => {

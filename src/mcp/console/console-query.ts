@@ -21,7 +21,8 @@ export function single(query: Record<string, QueryValue>, key: string): string |
   if (value === undefined || typeof value !== 'string') return undefined;
   const trimmed = value.trim();
   if (trimmed === '') return undefined;
-  if (trimmed.length > MAX_FILTER_LENGTH) throw new ConsoleQueryError(`"${key}" is longer than ${MAX_FILTER_LENGTH} characters.`);
+  if (trimmed.length > MAX_FILTER_LENGTH)
+    throw new ConsoleQueryError(`"${key}" is longer than ${MAX_FILTER_LENGTH} characters.`);
   return trimmed;
 }
 
@@ -34,14 +35,18 @@ export function parseTime(key: string, text: string | undefined): Date | undefin
   const local = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/.test(text);
   const zoned = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/.test(text);
   const time = local ? Date.parse(`${text.replace(' ', 'T')}Z`) : zoned ? Date.parse(text) : NaN;
-  if (Number.isNaN(time)) throw new ConsoleQueryError(`"${key}" must be a time like 2026-01-31T14:05 (UTC) or an ISO 8601 time with a zone, got "${text}".`);
+  if (Number.isNaN(time))
+    throw new ConsoleQueryError(
+      `"${key}" must be a time like 2026-01-31T14:05 (UTC) or an ISO 8601 time with a zone, got "${text}".`,
+    );
   return new Date(time);
 }
 
 /** Reads the events page's filters; a bad value throws `ConsoleQueryError`. */
 export function parseEventFilter(query: Record<string, QueryValue>): McpConsoleEventFilter {
   const status = single(query, 'status');
-  if (status !== undefined && status !== 'ok' && status !== 'error') throw new ConsoleQueryError(`"status" must be ok or error, got "${status}".`);
+  if (status !== undefined && status !== 'ok' && status !== 'error')
+    throw new ConsoleQueryError(`"status" must be ok or error, got "${status}".`);
   const filter: McpConsoleEventFilter = {
     principal: single(query, 'principal'),
     method: single(query, 'method'),
@@ -50,7 +55,8 @@ export function parseEventFilter(query: Record<string, QueryValue>): McpConsoleE
     from: parseTime('from', single(query, 'from')),
     to: parseTime('to', single(query, 'to')),
   };
-  if (filter.from && filter.to && filter.from.getTime() >= filter.to.getTime()) throw new ConsoleQueryError(`"from" must be before "to".`);
+  if (filter.from && filter.to && filter.from.getTime() >= filter.to.getTime())
+    throw new ConsoleQueryError(`"from" must be before "to".`);
   return filter;
 }
 
@@ -64,6 +70,9 @@ export function parseCursor(query: Record<string, QueryValue>): McpConsoleCursor
   const text = single(query, 'before');
   if (text === undefined) return null;
   const match = /^(\d{1,15})\.([A-Za-z0-9_-]{1,64})$/.exec(text);
-  if (!match) throw new ConsoleQueryError(`"before" is not a page cursor of this console (follow the "Older" link instead of writing one).`);
+  if (!match)
+    throw new ConsoleQueryError(
+      `"before" is not a page cursor of this console (follow the "Older" link instead of writing one).`,
+    );
   return { at: new Date(Number(match[1])), id: match[2] };
 }

@@ -25,7 +25,8 @@ export async function scopeOf(scope: McpConsoleScopeFn | undefined, request: unk
   if (!scope) return 'all';
   const value: unknown = await scope(request);
   if (value === 'all') return 'all';
-  const keys = typeof value === 'object' && value !== null ? (value as { principalKeys?: unknown }).principalKeys : undefined;
+  const keys =
+    typeof value === 'object' && value !== null ? (value as { principalKeys?: unknown }).principalKeys : undefined;
   if (!Array.isArray(keys) || !keys.every((key) => typeof key === 'string')) throw new ConsoleScopeError(value);
   return { principalKeys: [...new Set(keys)] };
 }

@@ -8,7 +8,15 @@ import { isSessionIdle } from '../persistence/session-liveness';
 import { withDatabaseOutage } from '../persistence/database-deadline';
 import { MCP_CONSOLE_OPTIONS } from './mcp-console.constants';
 import type { McpConsoleResolvedOptions, McpConsoleScope } from './mcp-console.options';
-import type { McpConsoleCursor, McpConsoleEventFilter, McpConsoleEvent, McpConsolePage, McpConsoleSession, McpConsoleTask, McpConsoleThroughput } from './mcp-console-records.interface';
+import type {
+  McpConsoleCursor,
+  McpConsoleEventFilter,
+  McpConsoleEvent,
+  McpConsolePage,
+  McpConsoleSession,
+  McpConsoleTask,
+  McpConsoleThroughput,
+} from './mcp-console-records.interface';
 import { isFailedEvent, throughputOf } from './throughput';
 
 /** Most `mcp_events` rows the chart reads for its hour. */
@@ -36,7 +44,11 @@ export class McpAuditQuery {
   ) {}
 
   /** A page of inbound sessions (of the principals in `scope`), newest first. */
-  async sessionPage(before: McpConsoleCursor | null, now: number = Date.now(), scope: McpConsoleScope = 'all'): Promise<McpConsolePage<McpConsoleSession>> {
+  async sessionPage(
+    before: McpConsoleCursor | null,
+    now: number = Date.now(),
+    scope: McpConsoleScope = 'all',
+  ): Promise<McpConsolePage<McpConsoleSession>> {
     const qb = this.sessions.createQueryBuilder('s');
     if (this.options.mount !== null) qb.andWhere('s.mount = :mount', { mount: this.options.mount });
     applyScope(qb, 's', scope);
@@ -60,14 +72,20 @@ export class McpAuditQuery {
   }
 
   /** A page of audit rows matching `filter` (of the principals in `scope`), newest first. */
-  async eventPage(filter: McpConsoleEventFilter, before: McpConsoleCursor | null, scope: McpConsoleScope = 'all'): Promise<McpConsolePage<McpConsoleEvent>> {
+  async eventPage(
+    filter: McpConsoleEventFilter,
+    before: McpConsoleCursor | null,
+    scope: McpConsoleScope = 'all',
+  ): Promise<McpConsolePage<McpConsoleEvent>> {
     const qb = this.events.createQueryBuilder('e');
     this.scopeEvents(qb, scope);
     if (filter.principal !== undefined) qb.andWhere('e.principalKey = :principal', { principal: filter.principal });
     if (filter.method !== undefined) qb.andWhere('e.method = :method', { method: filter.method });
-    if (filter.tool !== undefined) qb.andWhere(`e.method = 'tools/call' AND ${this.toolNameSql('e.request')} = :tool`, { tool: filter.tool });
+    if (filter.tool !== undefined)
+      qb.andWhere(`e.method = 'tools/call' AND ${this.toolNameSql('e.request')} = :tool`, { tool: filter.tool });
     if (filter.status === 'error') qb.andWhere('(e.errorCode IS NOT NULL OR e.isError = TRUE OR e.status >= 400)');
-    if (filter.status === 'ok') qb.andWhere('(e.errorCode IS NULL AND e.isError = FALSE AND (e.status IS NULL OR e.status < 400))');
+    if (filter.status === 'ok')
+      qb.andWhere('(e.errorCode IS NULL AND e.isError = FALSE AND (e.status IS NULL OR e.status < 400))');
     if (filter.from) qb.andWhere('e.createdAt >= :from', { from: filter.from });
     if (filter.to) qb.andWhere('e.createdAt < :to', { to: filter.to });
     const page = await this.keysetPage(qb, 'e', before);
@@ -83,10 +101,22 @@ export class McpAuditQuery {
   }
 
   /** A page of tasks (of the principals in `scope`), newest first: no arguments, no outcome. */
-  async taskPage(before: McpConsoleCursor | null, scope: McpConsoleScope = 'all'): Promise<McpConsolePage<McpConsoleTask>> {
+  async taskPage(
+    before: McpConsoleCursor | null,
+    scope: McpConsoleScope = 'all',
+  ): Promise<McpConsolePage<McpConsoleTask>> {
     const qb = this.tasks
       .createQueryBuilder('t')
-      .select(['t.id', 't.mount', 't.toolName', 't.status', 't.principalKey', 't.statusMessage', 't.createdAt', 't.updatedAt']);
+      .select([
+        't.id',
+        't.mount',
+        't.toolName',
+        't.status',
+        't.principalKey',
+        't.statusMessage',
+        't.createdAt',
+        't.updatedAt',
+      ]);
     if (this.options.mount !== null) qb.andWhere('t.mount = :mount', { mount: this.options.mount });
     applyScope(qb, 't', scope);
     const page = await this.keysetPage(qb, 't', before);
@@ -116,10 +146,18 @@ export class McpAuditQuery {
       .where(`e.kind = 'request'`)
       .andWhere('e.createdAt >= :start', { start: new Date(start) });
     this.scopeEvents(qb, scope);
-    const rows = await this.bounded(qb.orderBy('e.createdAt', 'DESC').take(MAX_CHART_ROWS + 1).getMany(), 'console chart');
+    const rows = await this.bounded(
+      qb
+        .orderBy('e.createdAt', 'DESC')
+        .take(MAX_CHART_ROWS + 1)
+        .getMany(),
+      'console chart',
+    );
     const truncated = rows.length > MAX_CHART_ROWS;
     return throughputOf(
-      rows.slice(0, MAX_CHART_ROWS).map((r) => ({ at: r.createdAt.getTime(), durationMs: r.durationMs, failed: isFailedEvent(r) })),
+      rows
+        .slice(0, MAX_CHART_ROWS)
+        .map((r) => ({ at: r.createdAt.getTime(), durationMs: r.durationMs, failed: isFailedEvent(r) })),
       start,
       CHART_MINUTES,
       truncated,
@@ -141,17 +179,36 @@ export class McpAuditQuery {
   private toolNameSql(column: string): string {
     const type = String(this.events.manager.connection.options.type);
     if (['postgres', 'cockroachdb', 'aurora-postgres'].includes(type)) return `(${column} -> 'params' ->> 'name')`;
-    if (['sqlite', 'better-sqlite3', 'capacitor', 'cordova', 'expo', 'nativescript', 'react-native', 'sqljs'].includes(type)) return `json_extract(${column}, '$.params.name')`;
+    if (
+      ['sqlite', 'better-sqlite3', 'capacitor', 'cordova', 'expo', 'nativescript', 'react-native', 'sqljs'].includes(
+        type,
+      )
+    )
+      return `json_extract(${column}, '$.params.name')`;
     return `JSON_UNQUOTE(JSON_EXTRACT(${column}, '$.params.name'))`;
   }
 
   /** Newest first by (`createdAt`, `id`), after the cursor; one row more than a page tells whether there is a next one. */
-  private async keysetPage<T extends { id: string; createdAt: Date }>(qb: SelectQueryBuilder<T>, alias: string, before: McpConsoleCursor | null): Promise<McpConsolePage<T>> {
+  private async keysetPage<T extends { id: string; createdAt: Date }>(
+    qb: SelectQueryBuilder<T>,
+    alias: string,
+    before: McpConsoleCursor | null,
+  ): Promise<McpConsolePage<T>> {
     if (before) {
-      qb.andWhere(`(${alias}.createdAt < :beforeAt OR (${alias}.createdAt = :beforeAt AND ${alias}.id < :beforeId))`, { beforeAt: before.at, beforeId: before.id });
+      qb.andWhere(`(${alias}.createdAt < :beforeAt OR (${alias}.createdAt = :beforeAt AND ${alias}.id < :beforeId))`, {
+        beforeAt: before.at,
+        beforeId: before.id,
+      });
     }
     const size = this.options.pageSize;
-    const rows = await this.bounded(qb.orderBy(`${alias}.createdAt`, 'DESC').addOrderBy(`${alias}.id`, 'DESC').take(size + 1).getMany(), 'console page');
+    const rows = await this.bounded(
+      qb
+        .orderBy(`${alias}.createdAt`, 'DESC')
+        .addOrderBy(`${alias}.id`, 'DESC')
+        .take(size + 1)
+        .getMany(),
+      'console page',
+    );
     const page = rows.slice(0, size);
     const last = page[page.length - 1];
     return { rows: page, next: rows.length > size && last ? { at: last.createdAt, id: last.id } : null };
@@ -171,6 +228,7 @@ function stringOrNull(value: unknown): string | null {
 
 function toEventRow(row: McpEvent): McpConsoleEvent {
   const request = row.request as { method?: unknown; params?: { name?: unknown } } | null;
-  const tool = row.method === 'tools/call' && request && typeof request === 'object' ? stringOrNull(request.params?.name) : null;
+  const tool =
+    row.method === 'tools/call' && request && typeof request === 'object' ? stringOrNull(request.params?.name) : null;
   return { ...row, tool };
 }

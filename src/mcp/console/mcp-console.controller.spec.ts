@@ -12,7 +12,9 @@ import { createHttpApp, type HttpAdapterName } from '../../../test/support/http-
 /** Lets a request through unless it carries `x-refuse`: then a plain-text HttpException (a string body). */
 const teapotGuard: CanActivate = {
   canActivate(context: ExecutionContext): boolean {
-    const refuse = context.switchToHttp().getRequest<{ headers: Record<string, string | undefined> }>().headers['x-refuse'];
+    const refuse = context.switchToHttp().getRequest<{ headers: Record<string, string | undefined> }>().headers[
+      'x-refuse'
+    ];
     if (refuse) throw new HttpException(refuse, 418);
     return true;
   },
@@ -28,7 +30,15 @@ describe.each<HttpAdapterName>(['express', 'fastify'])('the console controller o
 
   beforeAll(async () => {
     const moduleRef = await Test.createTestingModule({
-      imports: [TypeOrmModule.forRoot({ type: 'better-sqlite3', database: ':memory:', entities: MCP_ENTITIES, synchronize: true }), McpConsoleModule.forRoot({ path: 'console', guard: teapotGuard })],
+      imports: [
+        TypeOrmModule.forRoot({
+          type: 'better-sqlite3',
+          database: ':memory:',
+          entities: MCP_ENTITIES,
+          synchronize: true,
+        }),
+        McpConsoleModule.forRoot({ path: 'console', guard: teapotGuard }),
+      ],
     }).compile();
     app = createHttpApp(moduleRef, adapter, { logger: false });
     await app.init();
@@ -37,7 +47,17 @@ describe.each<HttpAdapterName>(['express', 'fastify'])('the console controller o
     await app
       .get(DataSource)
       .getRepository(McpEvent)
-      .insert({ id: 'ev-1', createdAt: new Date(Date.UTC(2026, 0, 1)), direction: 'inbound', mount: 'default', server: null, kind: 'request', method: 'ping', durationMs: 4, isError: false });
+      .insert({
+        id: 'ev-1',
+        createdAt: new Date(Date.UTC(2026, 0, 1)),
+        direction: 'inbound',
+        mount: 'default',
+        server: null,
+        kind: 'request',
+        method: 'ping',
+        durationMs: 4,
+        isError: false,
+      });
   });
 
   afterAll(async () => {

@@ -1,6 +1,30 @@
-import { Catch, Controller, Get, HttpException, Inject, Param, Query, Req, Res, UseFilters, UseGuards, type ArgumentsHost, type CanActivate, type ExceptionFilter, type Type } from '@nestjs/common';
+import {
+  Catch,
+  Controller,
+  Get,
+  HttpException,
+  Inject,
+  Param,
+  Query,
+  Req,
+  Res,
+  UseFilters,
+  UseGuards,
+  type ArgumentsHost,
+  type CanActivate,
+  type ExceptionFilter,
+  type Type,
+} from '@nestjs/common';
 import { consoleAssets } from './console-assets';
-import { renderEventDetail, renderEvents, renderOverview, renderProblem, renderSessions, renderTasks, type ConsolePageName } from './console-html';
+import {
+  renderEventDetail,
+  renderEvents,
+  renderOverview,
+  renderProblem,
+  renderSessions,
+  renderTasks,
+  type ConsolePageName,
+} from './console-html';
 import { ConsoleQueryError, parseCursor, parseEventFilter, type QueryValue } from './console-query';
 import { ConsoleScopeError, scopeOf } from './console-scope';
 import { McpAuditQuery } from './mcp-audit-query.service';
@@ -100,7 +124,10 @@ export function createMcpConsoleController(path: string, guards: (Type<CanActiva
       const base = baseOf(req, '');
       await this.page(res, base, 'overview', async () => {
         const scope = await this.scope(req);
-        const [chart, latest] = await Promise.all([this.audit.throughput(undefined, scope), this.audit.eventPage({}, null, scope)]);
+        const [chart, latest] = await Promise.all([
+          this.audit.throughput(undefined, scope),
+          this.audit.eventPage({}, null, scope),
+        ]);
         return renderOverview(base, chart, latest.rows);
       });
     }
@@ -110,7 +137,11 @@ export function createMcpConsoleController(path: string, guards: (Type<CanActiva
       const base = baseOf(req, '/sessions');
       await this.page(res, base, 'sessions', async () => {
         const before = parseCursor(query);
-        return renderSessions(base, await this.audit.sessionPage(before, undefined, await this.scope(req)), before === null);
+        return renderSessions(
+          base,
+          await this.audit.sessionPage(before, undefined, await this.scope(req)),
+          before === null,
+        );
       });
     }
 
@@ -120,7 +151,12 @@ export function createMcpConsoleController(path: string, guards: (Type<CanActiva
       await this.page(res, base, 'events', async () => {
         const filter = parseEventFilter(query);
         const before = parseCursor(query);
-        return renderEvents(base, await this.audit.eventPage(filter, before, await this.scope(req)), filter, before === null);
+        return renderEvents(
+          base,
+          await this.audit.eventPage(filter, before, await this.scope(req)),
+          filter,
+          before === null,
+        );
       });
     }
 
@@ -162,17 +198,29 @@ export function createMcpConsoleController(path: string, guards: (Type<CanActiva
      * apply 500, and a database that is away or too slow 503 with `Retry-After`; other errors go
      * to Nest's exception handling (500).
      */
-    private async page(res: object, base: string, current: ConsolePageName, render: () => Promise<string>): Promise<void> {
+    private async page(
+      res: object,
+      base: string,
+      current: ConsolePageName,
+      render: () => Promise<string>,
+    ): Promise<void> {
       let html: string;
       try {
         html = await render();
       } catch (error) {
-        if (error instanceof ConsoleQueryError) return sendHtml(res, 400, renderProblem(base, 'Bad request', error.message, current));
-        if (error instanceof ConsoleNotFound) return sendHtml(res, 404, renderProblem(base, 'Not found', error.message, current));
-        if (error instanceof ConsoleScopeError) return sendHtml(res, 500, renderProblem(base, 'Console misconfigured', error.message, current));
+        if (error instanceof ConsoleQueryError)
+          return sendHtml(res, 400, renderProblem(base, 'Bad request', error.message, current));
+        if (error instanceof ConsoleNotFound)
+          return sendHtml(res, 404, renderProblem(base, 'Not found', error.message, current));
+        if (error instanceof ConsoleScopeError)
+          return sendHtml(res, 500, renderProblem(base, 'Console misconfigured', error.message, current));
         if (error instanceof McpDatabaseUnavailableError) {
           (res as ConsoleReply).header('Retry-After', '5');
-          return sendHtml(res, 503, renderProblem(base, 'Database unavailable', `${error.message}. Try again in a moment.`, current));
+          return sendHtml(
+            res,
+            503,
+            renderProblem(base, 'Database unavailable', `${error.message}. Try again in a moment.`, current),
+          );
         }
         throw error;
       }

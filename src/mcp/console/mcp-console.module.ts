@@ -39,14 +39,21 @@ export class McpConsoleModule extends McpConsoleConfigurableModule {
     return McpConsoleModule.withRoutes(super.forRootAsync(options), routes);
   }
 
-  private static withRoutes(definition: DynamicModule, { path, guards }: ReturnType<typeof resolveConsoleExtras>): DynamicModule {
+  private static withRoutes(
+    definition: DynamicModule,
+    { path, guards }: ReturnType<typeof resolveConsoleExtras>,
+  ): DynamicModule {
     return {
       ...definition,
       imports: [...(definition.imports ?? []), CONSOLE_TYPEORM_FEATURE],
       controllers: [createMcpConsoleController(path, guards)],
       providers: [
         ...(definition.providers ?? []),
-        { provide: MCP_CONSOLE_OPTIONS, useFactory: (raw: McpConsoleOptions) => resolveConsoleOptions(raw), inject: [MCP_CONSOLE_RAW_OPTIONS] },
+        {
+          provide: MCP_CONSOLE_OPTIONS,
+          useFactory: (raw: McpConsoleOptions) => resolveConsoleOptions(raw),
+          inject: [MCP_CONSOLE_RAW_OPTIONS],
+        },
         McpAuditQuery,
       ],
       exports: [McpAuditQuery],

@@ -11,18 +11,32 @@ class AllowGuard implements CanActivate {
 
 describe('resolveConsoleOptions', () => {
   it('applies the defaults', () => {
-    expect(resolveConsoleOptions(undefined)).toEqual({ mount: null, pageSize: DEFAULT_CONSOLE_PAGE_SIZE, idleTtlMs: 3_600_000, timeoutMs: 5000 });
-    expect(resolveConsoleOptions({ mount: 'default', pageSize: 500, idleTtlMs: 1, timeoutMs: 250 })).toEqual({ mount: 'default', pageSize: 500, idleTtlMs: 1, timeoutMs: 250 });
+    expect(resolveConsoleOptions(undefined)).toEqual({
+      mount: null,
+      pageSize: DEFAULT_CONSOLE_PAGE_SIZE,
+      idleTtlMs: 3_600_000,
+      timeoutMs: 5000,
+    });
+    expect(resolveConsoleOptions({ mount: 'default', pageSize: 500, idleTtlMs: 1, timeoutMs: 250 })).toEqual({
+      mount: 'default',
+      pageSize: 500,
+      idleTtlMs: 1,
+      timeoutMs: 250,
+    });
   });
 
   it('refuses values that cannot work, with the option named', () => {
     expect(() => resolveConsoleOptions('x' as never)).toThrow(McpConfigurationError);
-    expect(() => resolveConsoleOptions({ pageSize: 501 })).toThrow('McpConsoleModule: option "pageSize" must be an integer from 1 to 500, got 501.');
+    expect(() => resolveConsoleOptions({ pageSize: 501 })).toThrow(
+      'McpConsoleModule: option "pageSize" must be an integer from 1 to 500, got 501.',
+    );
     expect(() => resolveConsoleOptions({ pageSize: '10' as never })).toThrow(/"pageSize" must be an integer/);
     expect(() => resolveConsoleOptions({ idleTtlMs: 0 })).toThrow(/"idleTtlMs" must be an integer/);
     expect(() => resolveConsoleOptions({ timeoutMs: Infinity })).toThrow(/"timeoutMs" must be an integer/);
     expect(() => resolveConsoleOptions({ mount: ' ' })).toThrow(/"mount" must be the name of a mount/);
-    expect(() => resolveConsoleOptions({ page: 1 } as never)).toThrow(/unknown option "page" \(did you mean "pageSize"\?/);
+    expect(() => resolveConsoleOptions({ page: 1 } as never)).toThrow(
+      /unknown option "page" \(did you mean "pageSize"\?/,
+    );
   });
 });
 
@@ -30,14 +44,19 @@ describe('resolveConsoleExtras', () => {
   it('normalizes the path and accepts guard classes and instances', () => {
     expect(resolveConsoleExtras({ guard: AllowGuard })).toEqual({ path: 'mcp-console', guards: [AllowGuard] });
     const instance = new AllowGuard();
-    expect(resolveConsoleExtras({ path: '/admin/mcp/', guard: [AllowGuard, instance] })).toEqual({ path: 'admin/mcp', guards: [AllowGuard, instance] });
+    expect(resolveConsoleExtras({ path: '/admin/mcp/', guard: [AllowGuard, instance] })).toEqual({
+      path: 'admin/mcp',
+      guards: [AllowGuard, instance],
+    });
   });
 
   it('refuses a missing guard, a guard that is not one, and a path that is not a URL path', () => {
     expect(() => resolveConsoleExtras({})).toThrow(/McpConsoleModule has no "guard" option/);
     expect(() => resolveConsoleExtras({ guard: null as never })).toThrow(/has no "guard" option/);
     expect(() => resolveConsoleExtras({ guard: [] })).toThrow(/has no "guard" option/);
-    expect(() => resolveConsoleExtras({ guard: {} as never })).toThrow('McpConsoleModule: option "guard" must be a CanActivate class or instance (or a list of them), got an object without canActivate().');
+    expect(() => resolveConsoleExtras({ guard: {} as never })).toThrow(
+      'McpConsoleModule: option "guard" must be a CanActivate class or instance (or a list of them), got an object without canActivate().',
+    );
     expect(() => resolveConsoleExtras({ guard: [AllowGuard, 'x' as never] })).toThrow(/got "x"/);
     for (const path of ['', '/', 'a b', 'a//b', 'a?b', 5 as never]) {
       expect(() => resolveConsoleExtras({ guard: AllowGuard, path })).toThrow(/option "path" must be a URL path/);

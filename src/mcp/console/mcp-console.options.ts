@@ -74,7 +74,11 @@ export interface McpConsoleModuleExtras {
 export type McpConsoleModuleForRootOptions = McpConsoleOptions & Partial<McpConsoleModuleExtras>;
 
 /** What `McpConsoleModule.forRootAsync` takes: a factory, class or existing provider of `McpConsoleOptions`, plus the extras. */
-export type McpConsoleModuleAsyncOptions = ConfigurableModuleAsyncOptions<McpConsoleOptions, 'createMcpConsoleOptions'> & Partial<McpConsoleModuleExtras>;
+export type McpConsoleModuleAsyncOptions = ConfigurableModuleAsyncOptions<
+  McpConsoleOptions,
+  'createMcpConsoleOptions'
+> &
+  Partial<McpConsoleModuleExtras>;
 
 /** The console's options once checked, defaults applied. */
 export interface McpConsoleResolvedOptions {
@@ -99,7 +103,13 @@ export const DEFAULT_CONSOLE_PAGE_SIZE = 50;
 /** Most rows a page of the console may show. */
 export const MAX_CONSOLE_PAGE_SIZE = 500;
 
-const CONSOLE_OPTION_KEYS = optionKeys<McpConsoleOptions>({ mount: true, pageSize: true, idleTtlMs: true, timeoutMs: true, scope: true });
+const CONSOLE_OPTION_KEYS = optionKeys<McpConsoleOptions>({
+  mount: true,
+  pageSize: true,
+  idleTtlMs: true,
+  timeoutMs: true,
+  scope: true,
+});
 
 const WHERE = 'McpConsoleModule';
 
@@ -111,10 +121,14 @@ export function resolveConsoleOptions(raw: McpConsoleOptions | undefined): McpCo
   assertKnownOptions(raw, CONSOLE_OPTION_KEYS, WHERE);
   const options = raw ?? {};
   if (options.mount !== undefined && (typeof options.mount !== 'string' || options.mount.trim() === '')) {
-    throw new McpConfigurationError(`${WHERE}: option "mount" must be the name of a mount (a non-empty string), or left out to show every mount.`);
+    throw new McpConfigurationError(
+      `${WHERE}: option "mount" must be the name of a mount (a non-empty string), or left out to show every mount.`,
+    );
   }
   if (options.scope !== undefined && typeof options.scope !== 'function') {
-    throw new McpConfigurationError(`${WHERE}: option "scope" must be a function (request) => 'all' | { principalKeys: string[] }, got ${options.scope === null ? 'null' : typeof options.scope}.`);
+    throw new McpConfigurationError(
+      `${WHERE}: option "scope" must be a function (request) => 'all' | { principalKeys: string[] }, got ${options.scope === null ? 'null' : typeof options.scope}.`,
+    );
   }
   return {
     mount: options.mount ?? null,
@@ -128,16 +142,23 @@ export function resolveConsoleOptions(raw: McpConsoleOptions | undefined): McpCo
 function integerIn(option: string, value: unknown, fallback: number, min: number, max: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new McpConfigurationError(`${WHERE}: option "${option}" must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}.`);
+    throw new McpConfigurationError(
+      `${WHERE}: option "${option}" must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}.`,
+    );
   }
   return value;
 }
 
 /** Checks the extras (`path`, `guard`) and returns the path without surrounding slashes and the guard list. */
-export function resolveConsoleExtras(extras: Partial<McpConsoleModuleExtras>): { path: string; guards: McpConsoleGuard[] } {
+export function resolveConsoleExtras(extras: Partial<McpConsoleModuleExtras>): {
+  path: string;
+  guards: McpConsoleGuard[];
+} {
   const path = extras.path ?? DEFAULT_CONSOLE_PATH;
   if (typeof path !== 'string' || !/^\/?[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*\/?$/.test(path)) {
-    throw new McpConfigurationError(`${WHERE}: option "path" must be a URL path like 'mcp-console' or 'admin/mcp', got ${JSON.stringify(path)}.`);
+    throw new McpConfigurationError(
+      `${WHERE}: option "path" must be a URL path like 'mcp-console' or 'admin/mcp', got ${JSON.stringify(path)}.`,
+    );
   }
   const guard = extras.guard;
   if (guard === undefined || guard === null || (Array.isArray(guard) && guard.length === 0)) {
@@ -149,9 +170,11 @@ export function resolveConsoleExtras(extras: Partial<McpConsoleModuleExtras>): {
   const guards = Array.isArray(guard) ? guard : [guard];
   for (const g of guards) {
     const isClass = typeof g === 'function';
-    const isInstance = typeof g === 'object' && g !== null && typeof (g).canActivate === 'function';
+    const isInstance = typeof g === 'object' && g !== null && typeof g.canActivate === 'function';
     if (!isClass && !isInstance) {
-      throw new McpConfigurationError(`${WHERE}: option "guard" must be a CanActivate class or instance (or a list of them), got ${describe(g)}.`);
+      throw new McpConfigurationError(
+        `${WHERE}: option "guard" must be a CanActivate class or instance (or a list of them), got ${describe(g)}.`,
+      );
     }
   }
   return { path: path.replace(/^\/+|\/+$/g, ''), guards };

@@ -19,7 +19,15 @@ describe('throughputOf', () => {
   });
 
   it('ignores samples outside the window and passes the truncation flag on', () => {
-    const series = throughputOf([{ at: start - 1, durationMs: 5 }, { at: start + 60_000, durationMs: 5 }], start, 1, true);
+    const series = throughputOf(
+      [
+        { at: start - 1, durationMs: 5 },
+        { at: start + 60_000, durationMs: 5 },
+      ],
+      start,
+      1,
+      true,
+    );
     expect(series.count).toEqual([0]);
     expect(series.p50).toEqual([null]);
     expect(series.truncated).toBe(true);

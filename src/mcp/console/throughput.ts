@@ -16,7 +16,12 @@ export interface ThroughputSample {
  * the durations.
  * Samples outside the window are ignored.
  */
-export function throughputOf(samples: readonly ThroughputSample[], start: number, minutes: number, truncated = false): McpConsoleThroughput {
+export function throughputOf(
+  samples: readonly ThroughputSample[],
+  start: number,
+  minutes: number,
+  truncated = false,
+): McpConsoleThroughput {
   const buckets: number[][] = Array.from({ length: minutes }, () => []);
   const errors: number[] = new Array<number>(minutes).fill(0);
   for (const sample of samples) {

@@ -10,7 +10,10 @@ export class McpCapabilityError extends McpClientError {
     /** The method that was refused. */
     readonly method: string,
   ) {
-    super(`MCP server "${server}" does not declare the "${capability}" capability, so "${method}" was not sent.`, false);
+    super(
+      `MCP server "${server}" does not declare the "${capability}" capability, so "${method}" was not sent.`,
+      false,
+    );
   }
 }
 
@@ -51,7 +54,10 @@ export class McpAmbiguousToolError extends McpClientError {
     /** Every server that offers it. */
     readonly servers: string[],
   ) {
-    super(`The tool "${tool}" is offered by several MCP servers (${servers.join(', ')}); pass the server name to callTool(server, name, args).`, false);
+    super(
+      `The tool "${tool}" is offered by several MCP servers (${servers.join(', ')}); pass the server name to callTool(server, name, args).`,
+      false,
+    );
   }
 }
 
@@ -69,7 +75,10 @@ export class McpInvalidToolError extends McpClientError {
     /** What is wrong with the tool's definition. */
     readonly reason: string,
   ) {
-    super(`The tool "${tool}" of MCP server "${server}" cannot be called: ${reason}. Fix the tool's inputSchema on the server.`, false);
+    super(
+      `The tool "${tool}" of MCP server "${server}" cannot be called: ${reason}. Fix the tool's inputSchema on the server.`,
+      false,
+    );
   }
 }
 
@@ -82,7 +91,10 @@ export class McpCallInterruptedError extends McpClientError {
     /** The job id of the call. */
     readonly callId: string,
   ) {
-    super(`The tools/call of job ${callId} was interrupted (its worker stopped) after it may have reached the server; it is not sent twice.`, true);
+    super(
+      `The tools/call of job ${callId} was interrupted (its worker stopped) after it may have reached the server; it is not sent twice.`,
+      true,
+    );
   }
 }
 

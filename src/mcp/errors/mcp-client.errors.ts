@@ -17,14 +17,22 @@ export abstract class McpClientError extends Error {
 
 /** The call did not complete within its timeout (spawn and handshake included). */
 export class McpTimeoutError extends McpClientError {
-  constructor(message: string, delivered: boolean, readonly timeoutMs: number) {
+  constructor(
+    message: string,
+    delivered: boolean,
+    readonly timeoutMs: number,
+  ) {
     super(message, delivered);
   }
 }
 
 /** The transport failed: spawn failed, connection refused, the process crashed or exited, HTTP 5xx. */
 export class McpTransportError extends McpClientError {
-  constructor(message: string, delivered: boolean, readonly status?: number) {
+  constructor(
+    message: string,
+    delivered: boolean,
+    readonly status?: number,
+  ) {
     super(message, delivered);
   }
 }

@@ -20,7 +20,11 @@ function editDistance(a: string, b: string): number {
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
     for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1].toLowerCase() === b[j - 1].toLowerCase() ? 0 : 1));
+      current[j] = Math.min(
+        previous[j] + 1,
+        current[j - 1] + 1,
+        previous[j - 1] + (a[i - 1].toLowerCase() === b[j - 1].toLowerCase() ? 0 : 1),
+      );
     }
     previous = current;
   }
@@ -35,7 +39,8 @@ function closest(key: string, known: readonly string[]): string | undefined {
   let best: { key: string; distance: number } | undefined;
   for (const candidate of known) {
     const distance = editDistance(key, candidate);
-    if (distance <= Math.max(2, Math.floor(candidate.length / 3)) && (!best || distance < best.distance)) best = { key: candidate, distance };
+    if (distance <= Math.max(2, Math.floor(candidate.length / 3)) && (!best || distance < best.distance))
+      best = { key: candidate, distance };
   }
   return best?.key;
 }

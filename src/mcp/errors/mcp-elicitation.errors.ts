@@ -37,7 +37,8 @@ export interface McpRequiredUrlElicitation {
 function wireElicitations(elicitations: readonly McpRequiredUrlElicitation[]): Record<string, unknown>[] {
   // Kept apart from the runtime check below, which would widen the checked reference to `any[]`.
   const list: readonly McpRequiredUrlElicitation[] = elicitations;
-  if (!Array.isArray(elicitations) || !elicitations.length) throw new TypeError('McpUrlElicitationRequiredError needs at least one elicitation');
+  if (!Array.isArray(elicitations) || !elicitations.length)
+    throw new TypeError('McpUrlElicitationRequiredError needs at least one elicitation');
   return list.map(({ url, message, elicitationId }) => ({ mode: 'url', elicitationId, url, message }));
 }
 

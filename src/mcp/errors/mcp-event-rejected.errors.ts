@@ -16,7 +16,10 @@ export class McpEventRejectedError extends McpInfrastructureError {
     readonly reason: string,
     options?: { cause?: unknown },
   ) {
-    super(`The database refused mcp_events row ${eventId}${method === null ? '' : ` (method ${JSON.stringify(method)})`}: ${reason}`, options);
+    super(
+      `The database refused mcp_events row ${eventId}${method === null ? '' : ` (method ${JSON.stringify(method)})`}: ${reason}`,
+      options,
+    );
     this.name = 'McpEventRejectedError';
   }
 }

@@ -13,7 +13,12 @@ export class McpDatabaseUnavailableError extends McpInfrastructureError {
     readonly timeoutMs?: number,
     options?: { cause?: unknown },
   ) {
-    super(timeoutMs === undefined ? `The database is unavailable (${operation})` : `The database did not answer within ${timeoutMs} ms (${operation})`, options);
+    super(
+      timeoutMs === undefined
+        ? `The database is unavailable (${operation})`
+        : `The database did not answer within ${timeoutMs} ms (${operation})`,
+      options,
+    );
     this.name = 'McpDatabaseUnavailableError';
   }
 }
@@ -65,6 +70,9 @@ export class McpCallWaitTimeoutError extends McpClientError {
     /** The bound that was exceeded. */
     readonly timeoutMs: number,
   ) {
-    super(`No outcome for call ${callId} within ${timeoutMs} ms (no worker took it, or its completion was lost); it may still run: check getCallResult("${callId}")`, true);
+    super(
+      `No outcome for call ${callId} within ${timeoutMs} ms (no worker took it, or its completion was lost); it may still run: check getCallResult("${callId}")`,
+      true,
+    );
   }
 }

@@ -19,6 +19,8 @@ export class McpRpcError extends Error {
 
   /** The JSON-RPC error object to send. */
   toJsonRpc(): JsonRpcErrorObject {
-    return this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data };
+    return this.data === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, data: this.data };
   }
 }

@@ -1,4 +1,13 @@
-import { Controller, Get, HttpException, Inject, ServiceUnavailableException, UseGuards, type CanActivate, type Type } from '@nestjs/common';
+import {
+  Controller,
+  Get,
+  HttpException,
+  Inject,
+  ServiceUnavailableException,
+  UseGuards,
+  type CanActivate,
+  type Type,
+} from '@nestjs/common';
 import type { HealthCheckResult, HealthCheckService, HealthCheckStatus } from '@nestjs/terminus';
 import { McpHealthIndicator } from './mcp-health.indicator';
 import { McpReadinessService } from './mcp-readiness.service';
@@ -26,7 +35,11 @@ async function statusOnly(check: Promise<HealthCheckResult>): Promise<McpHealthS
  * `detailsGuard` is set) the body is `{ status }` alone, else the whole report. Neither route has
  * a guard of the module: a host's global guards still apply.
  */
-export function createMcpHealthController(path: string, healthCheckService: Type<HealthCheckService>, publicStatusOnly: boolean): Type<unknown> {
+export function createMcpHealthController(
+  path: string,
+  healthCheckService: Type<HealthCheckService>,
+  publicStatusOnly: boolean,
+): Type<unknown> {
   @Controller(path)
   class McpHealthController {
     constructor(
@@ -57,7 +70,11 @@ export function createMcpHealthController(path: string, healthCheckService: Type
  * guards: the whole readiness report (from the same shared, rate-bounded run as `<path>/ready`)
  * plus the process (pid, uptime); 200 when ready, 503 otherwise.
  */
-export function createMcpHealthDetailsController(path: string, healthCheckService: Type<HealthCheckService>, guards: (Type<CanActivate> | CanActivate)[]): Type<unknown> {
+export function createMcpHealthDetailsController(
+  path: string,
+  healthCheckService: Type<HealthCheckService>,
+  guards: (Type<CanActivate> | CanActivate)[],
+): Type<unknown> {
   @Controller(path)
   @UseGuards(...guards)
   class McpHealthDetailsController {

@@ -71,7 +71,11 @@ export class McpHealthIndicator {
   dependencies(): HealthIndicatorFunction[] {
     const checks: HealthIndicatorFunction[] = [() => this.database(), () => this.audit()];
     if (this.pubsub()?.ping) checks.push(() => this.redis());
-    if (this.find<McpCallQueueHost>(McpCallQueueHost)) checks.push(() => this.queue(), () => this.stdio());
+    if (this.find<McpCallQueueHost>(McpCallQueueHost))
+      checks.push(
+        () => this.queue(),
+        () => this.stdio(),
+      );
     if (this.taskServices().length) checks.push(() => this.tasks());
     return checks;
   }
@@ -93,7 +97,12 @@ export class McpHealthIndicator {
       await withDatabaseDeadline(dataSource.query('SELECT 1'), timeoutMs, 'health check');
       return check.up({ type: dataSource.options.type, latencyMs: Date.now() - started });
     } catch (error) {
-      return check.down({ type: dataSource.options.type, latencyMs: Date.now() - started, timeoutMs, message: failureText(error) });
+      return check.down({
+        type: dataSource.options.type,
+        latencyMs: Date.now() - started,
+        timeoutMs,
+        message: failureText(error),
+      });
     }
   }
 
@@ -105,10 +114,19 @@ export class McpHealthIndicator {
     const started = Date.now();
     try {
       const { latencyMs, listening } = await pubsub.ping();
-      if (!listening) return check.down({ latencyMs, listening, message: 'the subscriber connection is down: messages from other replicas do not arrive' });
+      if (!listening)
+        return check.down({
+          latencyMs,
+          listening,
+          message: 'the subscriber connection is down: messages from other replicas do not arrive',
+        });
       return check.up({ latencyMs, listening });
     } catch (error) {
-      return check.down({ latencyMs: Date.now() - started, listening: pubsub.listening ?? false, message: failureText(error) });
+      return check.down({
+        latencyMs: Date.now() - started,
+        listening: pubsub.listening ?? false,
+        message: failureText(error),
+      });
     }
   }
 
@@ -124,9 +142,16 @@ export class McpHealthIndicator {
     try {
       const stats = await host.queue.stats();
       const details = { ...stats, minWorkers, maxWaitingAgeMs };
-      if (stats.workers < minWorkers) return check.down({ ...details, message: `${stats.workers} worker(s) consume the queue, fewer than ${minWorkers}` });
+      if (stats.workers < minWorkers)
+        return check.down({
+          ...details,
+          message: `${stats.workers} worker(s) consume the queue, fewer than ${minWorkers}`,
+        });
       if (stats.oldestWaitingMs !== null && stats.oldestWaitingMs > maxWaitingAgeMs) {
-        return check.down({ ...details, message: `the oldest waiting call has waited ${stats.oldestWaitingMs} ms, more than ${maxWaitingAgeMs} ms` });
+        return check.down({
+          ...details,
+          message: `the oldest waiting call has waited ${stats.oldestWaitingMs} ms, more than ${maxWaitingAgeMs} ms`,
+        });
       }
       return check.up(details);
     } catch (error) {
@@ -148,11 +173,20 @@ export class McpHealthIndicator {
     await Promise.all(
       this.taskServices().map(async ([mount, service]) => {
         try {
-          const stats = await withDeadline(service.queueStats(), timeoutMs, `Redis did not answer within ${timeoutMs} ms`);
+          const stats = await withDeadline(
+            service.queueStats(),
+            timeoutMs,
+            `Redis did not answer within ${timeoutMs} ms`,
+          );
           mounts[mount] = stats;
-          if (stats.workers < minWorkers) problems.push(`mount "${mount}": ${stats.workers} worker(s) consume the task queue, fewer than ${minWorkers}`);
+          if (stats.workers < minWorkers)
+            problems.push(
+              `mount "${mount}": ${stats.workers} worker(s) consume the task queue, fewer than ${minWorkers}`,
+            );
           else if (stats.oldestWaitingMs !== null && stats.oldestWaitingMs > maxWaitingAgeMs) {
-            problems.push(`mount "${mount}": the oldest waiting task has waited ${stats.oldestWaitingMs} ms, more than ${maxWaitingAgeMs} ms`);
+            problems.push(
+              `mount "${mount}": the oldest waiting task has waited ${stats.oldestWaitingMs} ms, more than ${maxWaitingAgeMs} ms`,
+            );
           }
         } catch (error) {
           const message = failureText(error);
@@ -176,9 +210,15 @@ export class McpHealthIndicator {
       if (!(transport instanceof StdioTransport)) continue;
       const stats = transport.stats();
       servers[name] = stats;
-      if (stats.pool && stats.pool.waiting > 0 && (stats.pool.oldestWaitingMs ?? 0) > this.options.stdio.stuckMs) stuck.push(name);
+      if (stats.pool && stats.pool.waiting > 0 && (stats.pool.oldestWaitingMs ?? 0) > this.options.stdio.stuckMs)
+        stuck.push(name);
     }
-    if (stuck.length) return check.down({ servers, stuck, message: `stdio pool(s) stuck for more than ${this.options.stdio.stuckMs} ms: ${stuck.join(', ')}` });
+    if (stuck.length)
+      return check.down({
+        servers,
+        stuck,
+        message: `stdio pool(s) stuck for more than ${this.options.stdio.stuckMs} ms: ${stuck.join(', ')}`,
+      });
     return check.up({ servers });
   }
 
@@ -189,7 +229,8 @@ export class McpHealthIndicator {
     const backlog = sink?.backlog;
     if (backlog === undefined) return check.up({ backlog: null });
     const { maxBacklog } = this.options.audit;
-    if (backlog > maxBacklog) return check.down({ backlog, maxBacklog, message: `${backlog} audit rows wait for the database` });
+    if (backlog > maxBacklog)
+      return check.down({ backlog, maxBacklog, message: `${backlog} audit rows wait for the database` });
     return check.up({ backlog, maxBacklog });
   }
 
@@ -197,13 +238,22 @@ export class McpHealthIndicator {
   draining(key = 'shutdown'): HealthIndicatorResult {
     const check = this.indicators.check(key);
     const { draining, since, inFlight } = this.drain.status();
-    if (draining) return check.down({ draining, since: since?.toISOString() ?? null, inFlight, message: 'the server is shutting down' });
+    if (draining)
+      return check.down({
+        draining,
+        since: since?.toISOString() ?? null,
+        inFlight,
+        message: 'the server is shutting down',
+      });
     return check.up({ draining, inFlight });
   }
 
   private databaseTimeoutMs(): number {
     if (this.options.databaseTimeoutMs !== null) return this.options.databaseTimeoutMs;
-    return this.find<McpResolvedOptions>(getMcpOptionsToken(this.options.mount))?.database.timeoutMs ?? FALLBACK_DATABASE_TIMEOUT_MS;
+    return (
+      this.find<McpResolvedOptions>(getMcpOptionsToken(this.options.mount))?.database.timeoutMs ??
+      FALLBACK_DATABASE_TIMEOUT_MS
+    );
   }
 
   /** The task services of the app's mounts whose tasks started, by mount name. */

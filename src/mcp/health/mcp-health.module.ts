@@ -25,7 +25,10 @@ export class McpHealthModule {
       module: McpHealthModule,
       // No log line per failing probe (a probe every few seconds during an outage): the 503 body carries the report.
       imports: [terminus.TerminusModule.forRoot({ logger: false }), McpDrainModule],
-      controllers: resolved.path === false ? [] : controllersOf(resolved.path, resolved.detailsGuards, terminus.HealthCheckService),
+      controllers:
+        resolved.path === false
+          ? []
+          : controllersOf(resolved.path, resolved.detailsGuards, terminus.HealthCheckService),
       providers: [
         { provide: MCP_HEALTH_OPTIONS, useValue: resolved },
         { provide: MCP_HEALTH_INDICATOR_SERVICE, useFactory: () => new terminus.HealthIndicatorService() },
@@ -37,7 +40,14 @@ export class McpHealthModule {
   }
 }
 
-function controllersOf(path: string, guards: McpResolvedHealthOptions['detailsGuards'], healthCheckService: Type<HealthCheckService>): Type<unknown>[] {
+function controllersOf(
+  path: string,
+  guards: McpResolvedHealthOptions['detailsGuards'],
+  healthCheckService: Type<HealthCheckService>,
+): Type<unknown>[] {
   if (!guards) return [createMcpHealthController(path, healthCheckService, false)];
-  return [createMcpHealthController(path, healthCheckService, true), createMcpHealthDetailsController(path, healthCheckService, guards)];
+  return [
+    createMcpHealthController(path, healthCheckService, true),
+    createMcpHealthDetailsController(path, healthCheckService, guards),
+  ];
 }

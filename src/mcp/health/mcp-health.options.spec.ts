@@ -14,7 +14,16 @@ describe('resolveHealthOptions', () => {
       stdio: { stuckMs: 30_000 },
       minIntervalMs: 0,
     });
-    expect(resolveHealthOptions({ path: false, mount: 'tools', databaseTimeoutMs: 800, queue: { minWorkers: 0 }, audit: { maxBacklog: 10 }, stdio: { stuckMs: 5 } })).toMatchObject({
+    expect(
+      resolveHealthOptions({
+        path: false,
+        mount: 'tools',
+        databaseTimeoutMs: 800,
+        queue: { minWorkers: 0 },
+        audit: { maxBacklog: 10 },
+        stdio: { stuckMs: 5 },
+      }),
+    ).toMatchObject({
       path: false,
       mount: 'tools',
       databaseTimeoutMs: 800,
@@ -26,8 +35,17 @@ describe('resolveHealthOptions', () => {
   });
 
   it('task queue thresholds follow the call queue ones unless given', () => {
-    expect(resolveHealthOptions({ queue: { maxWaitingAgeMs: 9000 } }).tasks).toEqual({ minWorkers: 1, maxWaitingAgeMs: 9000, timeoutMs: 5000 });
-    expect(resolveHealthOptions({ queue: { minWorkers: 0 }, tasks: { minWorkers: 2, maxWaitingAgeMs: 500, timeoutMs: 800 } })).toMatchObject({
+    expect(resolveHealthOptions({ queue: { maxWaitingAgeMs: 9000 } }).tasks).toEqual({
+      minWorkers: 1,
+      maxWaitingAgeMs: 9000,
+      timeoutMs: 5000,
+    });
+    expect(
+      resolveHealthOptions({
+        queue: { minWorkers: 0 },
+        tasks: { minWorkers: 2, maxWaitingAgeMs: 500, timeoutMs: 800 },
+      }),
+    ).toMatchObject({
       queue: { minWorkers: 0, maxWaitingAgeMs: 60_000 },
       tasks: { minWorkers: 2, maxWaitingAgeMs: 500, timeoutMs: 800 },
     });
@@ -50,7 +68,10 @@ describe('resolveHealthOptions', () => {
     [{ minIntervalMs: 60_001 }, 'option "minIntervalMs" must be at most 60000'],
     [{ detailsGuard: 'admin' }, 'option "detailsGuard" must be a CanActivate class or instance'],
     [{ detailsGuard: [] }, 'option "detailsGuard" must be a CanActivate class or instance'],
-    [{ detailsGuard: { canActivate: () => true }, path: false }, 'option "detailsGuard" guards the details route, and path: false serves no route'],
+    [
+      { detailsGuard: { canActivate: () => true }, path: false },
+      'option "detailsGuard" guards the details route, and path: false serves no route',
+    ],
   ])('refuses %p at boot', (options, message) => {
     expect(() => resolveHealthOptions(options as never)).toThrow(McpConfigurationError);
     expect(() => resolveHealthOptions(options as never)).toThrow(message);
@@ -66,15 +87,22 @@ describe('resolveHealthOptions detailsGuard and minIntervalMs', () => {
         return true;
       }
     }
-    expect(resolveHealthOptions({ detailsGuard: OpsGuard, minIntervalMs: 2000 })).toMatchObject({ detailsGuards: [OpsGuard], minIntervalMs: 2000 });
+    expect(resolveHealthOptions({ detailsGuard: OpsGuard, minIntervalMs: 2000 })).toMatchObject({
+      detailsGuards: [OpsGuard],
+      minIntervalMs: 2000,
+    });
     expect(resolveHealthOptions({ detailsGuard: [OpsGuard, instance] }).detailsGuards).toEqual([OpsGuard, instance]);
   });
 });
 
 describe('redactSecrets', () => {
   it('masks credentials in URLs and password pairs, and leaves the rest', () => {
-    expect(redactSecrets('connect to redis://:s3cret@10.0.0.1:6379 failed')).toBe('connect to redis://***@10.0.0.1:6379 failed');
-    expect(redactSecrets('postgres://app:hunter2@db/prod and password=hunter2; host=db')).toBe('postgres://***@db/prod and password=***; host=db');
+    expect(redactSecrets('connect to redis://:s3cret@10.0.0.1:6379 failed')).toBe(
+      'connect to redis://***@10.0.0.1:6379 failed',
+    );
+    expect(redactSecrets('postgres://app:hunter2@db/prod and password=hunter2; host=db')).toBe(
+      'postgres://***@db/prod and password=***; host=db',
+    );
     expect(redactSecrets('connect ECONNREFUSED 127.0.0.1:5432')).toBe('connect ECONNREFUSED 127.0.0.1:5432');
   });
 });

@@ -97,41 +97,69 @@ const WHERE = 'McpHealthModule';
 function integer(option: string, value: unknown, fallback: number, minimum: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < minimum) {
-    throw new McpConfigurationError(`${WHERE}: option "${option}" must be ${minimum === 0 ? 'an integer of 0 or more' : 'a positive integer'}.`);
+    throw new McpConfigurationError(
+      `${WHERE}: option "${option}" must be ${minimum === 0 ? 'an integer of 0 or more' : 'a positive integer'}.`,
+    );
   }
   return value;
 }
 
 function section<T extends object>(option: string, value: T | undefined, keys: readonly string[]): Partial<T> {
   if (value === undefined) return {};
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new McpConfigurationError(`${WHERE}: option "${option}" must be an object.`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new McpConfigurationError(`${WHERE}: option "${option}" must be an object.`);
   assertKnownOptions(value, keys, `${WHERE} option "${option}"`);
   return value;
 }
 
 /** Applies the defaults of `McpHealthModule.forRoot` and refuses values that cannot work. */
 export function resolveHealthOptions(options: McpHealthModuleOptions = {}): McpResolvedHealthOptions {
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) throw new McpConfigurationError(`${WHERE}: options must be an object.`);
+  if (typeof options !== 'object' || options === null || Array.isArray(options))
+    throw new McpConfigurationError(`${WHERE}: options must be an object.`);
   assertKnownOptions(options, HEALTH_OPTION_KEYS, WHERE);
   const path = options.path ?? 'health';
   if (path !== false && (typeof path !== 'string' || !/^\/?[A-Za-z0-9._~\-/]*$/.test(path))) {
     throw new McpConfigurationError(`${WHERE}: option "path" must be a URL path such as 'health', or false.`);
   }
-  if (options.mount !== undefined && (typeof options.mount !== 'string' || !options.mount)) throw new McpConfigurationError(`${WHERE}: option "mount" must be a mount name.`);
-  const queue = section('queue', options.queue, optionKeys<NonNullable<McpHealthModuleOptions['queue']>>({ minWorkers: true, maxWaitingAgeMs: true }));
-  const tasks = section('tasks', options.tasks, optionKeys<NonNullable<McpHealthModuleOptions['tasks']>>({ minWorkers: true, maxWaitingAgeMs: true, timeoutMs: true }));
-  const audit = section('audit', options.audit, optionKeys<NonNullable<McpHealthModuleOptions['audit']>>({ maxBacklog: true }));
-  const stdio = section('stdio', options.stdio, optionKeys<NonNullable<McpHealthModuleOptions['stdio']>>({ stuckMs: true }));
+  if (options.mount !== undefined && (typeof options.mount !== 'string' || !options.mount))
+    throw new McpConfigurationError(`${WHERE}: option "mount" must be a mount name.`);
+  const queue = section(
+    'queue',
+    options.queue,
+    optionKeys<NonNullable<McpHealthModuleOptions['queue']>>({ minWorkers: true, maxWaitingAgeMs: true }),
+  );
+  const tasks = section(
+    'tasks',
+    options.tasks,
+    optionKeys<NonNullable<McpHealthModuleOptions['tasks']>>({
+      minWorkers: true,
+      maxWaitingAgeMs: true,
+      timeoutMs: true,
+    }),
+  );
+  const audit = section(
+    'audit',
+    options.audit,
+    optionKeys<NonNullable<McpHealthModuleOptions['audit']>>({ maxBacklog: true }),
+  );
+  const stdio = section(
+    'stdio',
+    options.stdio,
+    optionKeys<NonNullable<McpHealthModuleOptions['stdio']>>({ stuckMs: true }),
+  );
   const detailsGuards = guardsOf(options.detailsGuard);
   if (detailsGuards && path === false) {
-    throw new McpConfigurationError(`${WHERE}: option "detailsGuard" guards the details route, and path: false serves no route. Remove detailsGuard, or give a path.`);
+    throw new McpConfigurationError(
+      `${WHERE}: option "detailsGuard" guards the details route, and path: false serves no route. Remove detailsGuard, or give a path.`,
+    );
   }
   const minWorkers = integer('queue.minWorkers', queue.minWorkers, 1, 0);
   const maxWaitingAgeMs = integer('queue.maxWaitingAgeMs', queue.maxWaitingAgeMs, 60_000, 1);
   return {
     path,
     mount: options.mount ?? DEFAULT_MOUNT,
-    databaseTimeoutMs: options.databaseTimeoutMs === undefined ? null : integer('databaseTimeoutMs', options.databaseTimeoutMs, 0, 1),
+    databaseTimeoutMs:
+      options.databaseTimeoutMs === undefined ? null : integer('databaseTimeoutMs', options.databaseTimeoutMs, 0, 1),
     queue: { minWorkers, maxWaitingAgeMs },
     tasks: {
       minWorkers: integer('tasks.minWorkers', tasks.minWorkers, minWorkers, 0),
@@ -151,7 +179,9 @@ export const MAX_HEALTH_MIN_INTERVAL_MS = 60_000;
 function minInterval(value: unknown): number {
   const ms = integer('minIntervalMs', value, 0, 0);
   if (ms > MAX_HEALTH_MIN_INTERVAL_MS) {
-    throw new McpConfigurationError(`${WHERE}: option "minIntervalMs" must be at most ${MAX_HEALTH_MIN_INTERVAL_MS} (a readiness result older than that hides an outage); a few seconds is typical.`);
+    throw new McpConfigurationError(
+      `${WHERE}: option "minIntervalMs" must be at most ${MAX_HEALTH_MIN_INTERVAL_MS} (a readiness result older than that hides an outage); a few seconds is typical.`,
+    );
   }
   return ms;
 }
@@ -160,9 +190,13 @@ function minInterval(value: unknown): number {
 function guardsOf(option: McpHealthModuleOptions['detailsGuard']): McpHealthGuard[] | undefined {
   if (option === undefined) return undefined;
   const guards = Array.isArray(option) ? option : [option];
-  const isGuard = (g: unknown) => typeof g === 'function' || (typeof g === 'object' && g !== null && typeof (g as CanActivate).canActivate === 'function');
+  const isGuard = (g: unknown) =>
+    typeof g === 'function' ||
+    (typeof g === 'object' && g !== null && typeof (g as CanActivate).canActivate === 'function');
   if (guards.length === 0 || !guards.every(isGuard)) {
-    throw new McpConfigurationError(`${WHERE}: option "detailsGuard" must be a CanActivate class or instance (or a non-empty list of them), such as detailsGuard: OpsGuard.`);
+    throw new McpConfigurationError(
+      `${WHERE}: option "detailsGuard" must be a CanActivate class or instance (or a non-empty list of them), such as detailsGuard: OpsGuard.`,
+    );
   }
   return guards;
 }

@@ -7,10 +7,18 @@ import { McpReadinessService } from './mcp-readiness.service';
 function gatedCheck() {
   const pending: ((result: HealthIndicatorResult) => void)[] = [];
   const check = () => new Promise<HealthIndicatorResult>((resolve) => pending.push(resolve));
-  return { check, runs: () => pending.length, finish: (result: HealthIndicatorResult) => pending.splice(0).forEach((resolve) => resolve(result)) };
+  return {
+    check,
+    runs: () => pending.length,
+    finish: (result: HealthIndicatorResult) => pending.splice(0).forEach((resolve) => resolve(result)),
+  };
 }
 
-function service(dependencies: () => Promise<HealthIndicatorResult>, minIntervalMs: number, draining: () => HealthIndicatorResult = () => ({ shutdown: { status: 'up' } })) {
+function service(
+  dependencies: () => Promise<HealthIndicatorResult>,
+  minIntervalMs: number,
+  draining: () => HealthIndicatorResult = () => ({ shutdown: { status: 'up' } }),
+) {
   const indicator = { dependencies: () => [dependencies], draining } as unknown as McpHealthIndicator;
   return new McpReadinessService(indicator, resolveHealthOptions({ minIntervalMs }));
 }
@@ -26,7 +34,8 @@ describe('McpReadinessService', () => {
     expect(gate.runs()).toBe(1);
     gate.finish(up);
     const answers = await probes;
-    for (const checks of answers) expect(await Promise.all(checks.map(async (c) => c()))).toEqual([up, { shutdown: { status: 'up' } }]);
+    for (const checks of answers)
+      expect(await Promise.all(checks.map(async (c) => c()))).toEqual([up, { shutdown: { status: 'up' } }]);
     // Once the run is over, with no interval, the next probe runs the checks again.
     const again = readiness.checks();
     await Promise.resolve();
@@ -38,7 +47,9 @@ describe('McpReadinessService', () => {
   it('serves the last result within minIntervalMs, but reads the drain on every probe', async () => {
     const gate = gatedCheck();
     let draining = false;
-    const readiness = service(gate.check, 60_000, () => ({ shutdown: { status: draining ? ('down' as const) : ('up' as const) } }));
+    const readiness = service(gate.check, 60_000, () => ({
+      shutdown: { status: draining ? ('down' as const) : ('up' as const) },
+    }));
     const first = readiness.checks();
     await Promise.resolve();
     gate.finish(up);

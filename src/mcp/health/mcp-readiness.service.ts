@@ -27,13 +27,16 @@ export class McpReadinessService {
   async checks(): Promise<HealthIndicatorFunction[]> {
     const outcomes = await this.dependencies();
     // A check that threw is replayed as a throw, so terminus treats it as it would have.
-    const replayed = outcomes.map((outcome): HealthIndicatorFunction => (outcome.status === 'fulfilled' ? () => outcome.value : () => Promise.reject(outcome.reason)));
+    const replayed = outcomes.map((outcome): HealthIndicatorFunction =>
+      outcome.status === 'fulfilled' ? () => outcome.value : () => Promise.reject(outcome.reason),
+    );
     return [...replayed, () => this.indicator.draining()];
   }
 
   private dependencies(): Promise<Outcomes> {
     if (this.running) return this.running;
-    if (this.last && Date.now() - this.last.finishedAt < this.options.minIntervalMs) return Promise.resolve(this.last.outcomes);
+    if (this.last && Date.now() - this.last.finishedAt < this.options.minIntervalMs)
+      return Promise.resolve(this.last.outcomes);
     const run = Promise.allSettled(this.indicator.dependencies().map(async (check) => check())).then((outcomes) => {
       this.last = { finishedAt: Date.now(), outcomes };
       this.running = null;

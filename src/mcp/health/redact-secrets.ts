@@ -3,7 +3,9 @@
  * `postgres://user:secret@host`) and `password=` pairs are masked.
  */
 export function redactSecrets(text: string): string {
-  return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/\s@]*@/gi, '$1***@').replace(/(password\s*[=:]\s*)[^\s&;,]+/gi, '$1***');
+  return text
+    .replace(/([a-z][a-z0-9+.-]*:\/\/)[^/\s@]*@/gi, '$1***@')
+    .replace(/(password\s*[=:]\s*)[^\s&;,]+/gi, '$1***');
 }
 
 /** The message of a failure, redacted and kept short. */

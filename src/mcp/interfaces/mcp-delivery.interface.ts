@@ -3,7 +3,6 @@ import type { McpLogLevel } from '../protocol/log-levels';
 import type { McpPrincipal } from './principal.interface';
 import type { McpInputRequestOptions, McpTaskContext } from './mcp-tool-context.interface';
 
-
 /**
  * The way back to the client while a request is being handled: requests the server makes of the
  * client (elicitation, sampling, roots). On a 2025 session they travel on the POST's SSE stream;
@@ -14,7 +13,11 @@ export interface McpClientChannel {
    * Sends a request to the client and resolves with its result (or rejects with its error).
    * `options.key` names the request where the carrier keys requests (2026-07-28 input requests).
    */
-  request(method: string, params: Record<string, unknown>, options?: McpInputRequestOptions): Promise<Record<string, unknown>>;
+  request(
+    method: string,
+    params: Record<string, unknown>,
+    options?: McpInputRequestOptions,
+  ): Promise<Record<string, unknown>>;
   /**
    * The answers the channel has handed to the handler so far, by key: those of a 2026-07-28
    * round, which a task created by `ctx.startTask()` replays to its handler. Absent on carriers

@@ -107,4 +107,5 @@ export interface McpReadResourceResult {
  * one contents object, an array of them, or a full result. `null` or `undefined` means the
  * resource does not exist (answered with the revision's not-found error).
  */
-export type McpResourceReturn = string | Uint8Array | McpResourceContents | McpResourceContents[] | McpReadResourceResult | null | undefined;
+export type McpResourceReturn =
+  string | Uint8Array | McpResourceContents | McpResourceContents[] | McpReadResourceResult | null | undefined;

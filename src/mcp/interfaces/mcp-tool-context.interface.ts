@@ -105,7 +105,11 @@ export interface McpToolContext {
    * input request instead. Rejects with `McpUnsupportedElicitationModeError` when the client
    * declared URL mode only.
    */
-  elicit(message: string, requestedSchema: Record<string, unknown>, extra?: Record<string, unknown> & McpInputRequestOptions): Promise<McpElicitResult>;
+  elicit(
+    message: string,
+    requestedSchema: Record<string, unknown>,
+    extra?: Record<string, unknown> & McpInputRequestOptions,
+  ): Promise<McpElicitResult>;
   /**
    * Sends the user to a URL (URL mode elicitation) and resolves with the client's answer and the
    * elicitation's id. Rejects with `McpUnsupportedElicitationModeError` when the client did not
@@ -139,10 +143,34 @@ export interface McpToolContext {
 /** One content block of a tool result. */
 export type McpContent =
   | { type: 'text'; text: string; annotations?: Record<string, unknown>; _meta?: Record<string, unknown> }
-  | { type: 'image'; data: string; mimeType: string; annotations?: Record<string, unknown>; _meta?: Record<string, unknown> }
-  | { type: 'audio'; data: string; mimeType: string; annotations?: Record<string, unknown>; _meta?: Record<string, unknown> }
-  | { type: 'resource_link'; uri: string; name: string; mimeType?: string; description?: string; [key: string]: unknown }
-  | { type: 'resource'; resource: Record<string, unknown>; annotations?: Record<string, unknown>; _meta?: Record<string, unknown> };
+  | {
+      type: 'image';
+      data: string;
+      mimeType: string;
+      annotations?: Record<string, unknown>;
+      _meta?: Record<string, unknown>;
+    }
+  | {
+      type: 'audio';
+      data: string;
+      mimeType: string;
+      annotations?: Record<string, unknown>;
+      _meta?: Record<string, unknown>;
+    }
+  | {
+      type: 'resource_link';
+      uri: string;
+      name: string;
+      mimeType?: string;
+      description?: string;
+      [key: string]: unknown;
+    }
+  | {
+      type: 'resource';
+      resource: Record<string, unknown>;
+      annotations?: Record<string, unknown>;
+      _meta?: Record<string, unknown>;
+    };
 
 /** A complete `tools/call` result. */
 export interface McpCallToolResult {

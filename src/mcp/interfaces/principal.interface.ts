@@ -29,7 +29,13 @@ export interface McpPrincipal {
 export type McpAuthResult =
   | string
   | number
-  | { key: string | number; label?: string; scopes?: readonly string[] | string; roles?: readonly string[]; [extra: string]: unknown }
+  | {
+      key: string | number;
+      label?: string;
+      scopes?: readonly string[] | string;
+      roles?: readonly string[];
+      [extra: string]: unknown;
+    }
   | null
   | undefined
   | false;

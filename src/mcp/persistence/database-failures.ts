@@ -1,10 +1,24 @@
 import { McpInfrastructureError } from '../errors/mcp-infrastructure.errors';
 
 /** TypeORM and Redis client errors that mean "no usable connection", whatever the database says. */
-const CONNECTION_ERROR_NAMES = new Set(['ConnectionIsNotSetError', 'CannotExecuteNotConnectedError', 'ConnectionNotFoundError', 'MaxRetriesPerRequestError']);
+const CONNECTION_ERROR_NAMES = new Set([
+  'ConnectionIsNotSetError',
+  'CannotExecuteNotConnectedError',
+  'ConnectionNotFoundError',
+  'MaxRetriesPerRequestError',
+]);
 
 /** System error codes of a connection that failed or broke. */
-const NETWORK_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const NETWORK_ERROR_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 
 /** SQLite result codes of a database that is busy or unusable rather than refusing one row. */
 const SQLITE_UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|NOMEM|READONLY|PROTOCOL|NOTADB|CORRUPT)/;
@@ -33,11 +47,17 @@ const UNAVAILABLE_MESSAGE =
 export function isDependencyUnavailable(error: unknown): boolean {
   if (error instanceof McpInfrastructureError) return true;
   if (!error || typeof error !== 'object') return false;
-  const { name, code, message, driverError } = error as { name?: unknown; code?: unknown; message?: unknown; driverError?: { code?: unknown; message?: unknown } };
+  const { name, code, message, driverError } = error as {
+    name?: unknown;
+    code?: unknown;
+    message?: unknown;
+    driverError?: { code?: unknown; message?: unknown };
+  };
   if (typeof name === 'string' && CONNECTION_ERROR_NAMES.has(name)) return true;
   for (const candidate of [code, driverError?.code]) {
     if (typeof candidate !== 'string') continue;
-    if (NETWORK_ERROR_CODES.has(candidate) || isUnavailableSqlState(candidate) || SQLITE_UNAVAILABLE.test(candidate)) return true;
+    if (NETWORK_ERROR_CODES.has(candidate) || isUnavailableSqlState(candidate) || SQLITE_UNAVAILABLE.test(candidate))
+      return true;
   }
   return [message, driverError?.message].some((text) => typeof text === 'string' && UNAVAILABLE_MESSAGE.test(text));
 }

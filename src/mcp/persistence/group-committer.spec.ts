@@ -39,7 +39,10 @@ class ControlledFlush {
   called(count: number): Promise<void> {
     if (this.batches.length >= count) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${this.batches.length} batches flushed, waited 2 s for ${count}`)), ControlledFlush.waitMs);
+      const timer = setTimeout(
+        () => reject(new Error(`${this.batches.length} batches flushed, waited 2 s for ${count}`)),
+        ControlledFlush.waitMs,
+      );
       this.waiters.push({
         count,
         resolve: () => {
@@ -103,26 +106,29 @@ describe('GroupCommitter', () => {
     expect(flush.batches).toHaveLength(3);
   });
 
-  it.each([1, 2])('never has more than maxLanes (%i) batches in flight: the next one starts when a lane frees', async (maxLanes) => {
-    const flush = new ControlledFlush();
-    const committer = new GroupCommitter(flush.flush, 500, maxLanes);
-    const busy: Promise<string>[] = [];
-    for (let lane = 0; lane < maxLanes; lane++) {
-      busy.push(committer.submit(`busy-${lane}`));
-      await flush.called(lane + 1);
-    }
-    const waiting = committer.submit('waiting');
-    // Several turns later, no further batch has been handed to the flush: every lane is busy.
-    for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
-    expect(flush.batches).toHaveLength(maxLanes);
-    flush.commit(0);
-    await flush.called(maxLanes + 1);
-    expect(flush.batches[maxLanes]).toEqual(['waiting']);
-    flush.commit(maxLanes);
-    await expect(waiting).resolves.toBe('saved:waiting');
-    for (let lane = 1; lane < maxLanes; lane++) flush.commit(lane);
-    await expect(Promise.all(busy)).resolves.toEqual(busy.map((_, lane) => `saved:busy-${lane}`));
-  });
+  it.each([1, 2])(
+    'never has more than maxLanes (%i) batches in flight: the next one starts when a lane frees',
+    async (maxLanes) => {
+      const flush = new ControlledFlush();
+      const committer = new GroupCommitter(flush.flush, 500, maxLanes);
+      const busy: Promise<string>[] = [];
+      for (let lane = 0; lane < maxLanes; lane++) {
+        busy.push(committer.submit(`busy-${lane}`));
+        await flush.called(lane + 1);
+      }
+      const waiting = committer.submit('waiting');
+      // Several turns later, no further batch has been handed to the flush: every lane is busy.
+      for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
+      expect(flush.batches).toHaveLength(maxLanes);
+      flush.commit(0);
+      await flush.called(maxLanes + 1);
+      expect(flush.batches[maxLanes]).toEqual(['waiting']);
+      flush.commit(maxLanes);
+      await expect(waiting).resolves.toBe('saved:waiting');
+      for (let lane = 1; lane < maxLanes; lane++) flush.commit(lane);
+      await expect(Promise.all(busy)).resolves.toEqual(busy.map((_, lane) => `saved:busy-${lane}`));
+    },
+  );
 
   it('splits a crowd into batches of at most maxBatch items', async () => {
     const flush = new ControlledFlush();

@@ -17,7 +17,11 @@ const TRACE_ID = /^(?!0{32})[0-9a-f]{32}$/;
  * the client and the host's authorizer supplied is made storable first (see `storable.ts`); the
  * principal key goes through `storableKey`, which lookups apply too.
  */
-export function newInboundSessionRecord(mount: string, input: McpNewInboundSession, now = new Date()): McpInboundSessionRecord {
+export function newInboundSessionRecord(
+  mount: string,
+  input: McpNewInboundSession,
+  now = new Date(),
+): McpInboundSessionRecord {
   const notes = new StorableNotes();
   return {
     id: randomUUID(),
@@ -25,9 +29,17 @@ export function newInboundSessionRecord(mount: string, input: McpNewInboundSessi
     sessionId: randomBytes(32).toString('base64url'),
     principalKey: storedPrincipalKey(input.principal.key),
     principalLabel: storableString(input.principal.label, MCP_COLUMN_LENGTHS.principalLabel, 'principal label', notes),
-    protocolVersion: storableString(input.protocolVersion, MCP_COLUMN_LENGTHS.protocolVersion, 'protocol version', notes),
+    protocolVersion: storableString(
+      input.protocolVersion,
+      MCP_COLUMN_LENGTHS.protocolVersion,
+      'protocol version',
+      notes,
+    ),
     clientInfo: storableJson(input.clientInfo, 'client info', notes) as Record<string, unknown> | null,
-    clientCapabilities: storableJson(input.clientCapabilities, 'client capabilities', notes) as Record<string, unknown> | null,
+    clientCapabilities: storableJson(input.clientCapabilities, 'client capabilities', notes) as Record<
+      string,
+      unknown
+    > | null,
     logLevel: null,
     createdAt: now,
     lastSeenAt: now,
@@ -46,7 +58,13 @@ export function storedHandlerName(name: string): string {
 }
 
 /** The rows that switch a handler off for `principalKeys` (or for everyone when null), whatever store keeps them. */
-export function newHandlerSwitchRecords(mount: string, kind: string, name: string, principalKeys: readonly string[] | null, now = new Date()): McpHandlerSwitchRecord[] {
+export function newHandlerSwitchRecords(
+  mount: string,
+  kind: string,
+  name: string,
+  principalKeys: readonly string[] | null,
+  now = new Date(),
+): McpHandlerSwitchRecord[] {
   const storedName = storedHandlerName(name);
   const keys = principalKeys === null ? [null] : [...new Set(principalKeys.map(storedPrincipalKey))];
   return keys.map((principalKey) => ({ mount, kind, name: storedName, principalKey, createdAt: now }));
@@ -57,11 +75,24 @@ export function storableOutboundState(state: McpOutboundSessionState): McpOutbou
   const notes = new StorableNotes();
   return {
     ...state,
-    remoteSessionId: state.remoteSessionId === null ? null : storableString(state.remoteSessionId, MCP_COLUMN_LENGTHS.remoteSessionId, 'remote session id', notes),
-    protocolVersion: storableString(state.protocolVersion, MCP_COLUMN_LENGTHS.protocolVersion, 'protocol version', notes),
+    remoteSessionId:
+      state.remoteSessionId === null
+        ? null
+        : storableString(state.remoteSessionId, MCP_COLUMN_LENGTHS.remoteSessionId, 'remote session id', notes),
+    protocolVersion: storableString(
+      state.protocolVersion,
+      MCP_COLUMN_LENGTHS.protocolVersion,
+      'protocol version',
+      notes,
+    ),
     serverInfo: storableJson(state.serverInfo, 'server info', notes) as Record<string, unknown> | null,
-    serverCapabilities: storableJson(state.serverCapabilities, 'server capabilities', notes) as Record<string, unknown> | null,
-    ...(state.endpoint ? { endpoint: storableString(state.endpoint, MCP_COLUMN_LENGTHS.endpoint, 'endpoint', notes) } : {}),
+    serverCapabilities: storableJson(state.serverCapabilities, 'server capabilities', notes) as Record<
+      string,
+      unknown
+    > | null,
+    ...(state.endpoint
+      ? { endpoint: storableString(state.endpoint, MCP_COLUMN_LENGTHS.endpoint, 'endpoint', notes) }
+      : {}),
   };
 }
 
@@ -73,7 +104,8 @@ export function storableOutboundState(state: McpOutboundSessionState): McpOutbou
  */
 export function newEventRecord(event: McpEventInput): McpEventRecord {
   const notes = new StorableNotes();
-  const string = (value: string | null | undefined, max: number, field: string) => (typeof value === 'string' ? storableString(value, max, field, notes) : (value ?? null));
+  const string = (value: string | null | undefined, max: number, field: string) =>
+    typeof value === 'string' ? storableString(value, max, field, notes) : (value ?? null);
   const row: McpEventRecord = {
     id: randomUUID(),
     mount: null,

@@ -42,6 +42,7 @@ describe('session touch interval', () => {
   });
 
   it('stays far below the idle TTL whatever the TTL', () => {
-    for (const ttl of [20, 1000, 3000, 20_000, 60_000, 3_600_000, 86_400_000]) expect(2 * sessionTouchIntervalMs(ttl)).toBeLessThanOrEqual(ttl / 10);
+    for (const ttl of [20, 1000, 3000, 20_000, 60_000, 3_600_000, 86_400_000])
+      expect(2 * sessionTouchIntervalMs(ttl)).toBeLessThanOrEqual(ttl / 10);
   });
 });

@@ -17,7 +17,11 @@ export function isSessionIdle(lastSeenAt: Date, idleTtlMs: number, now: number =
 }
 
 /** Whether a session can still be used at `now`: not terminated and not idle. */
-export function isSessionLive(session: Pick<McpInboundSessionRecord, 'lastSeenAt' | 'terminatedAt'>, idleTtlMs: number, now: number = Date.now()): boolean {
+export function isSessionLive(
+  session: Pick<McpInboundSessionRecord, 'lastSeenAt' | 'terminatedAt'>,
+  idleTtlMs: number,
+  now: number = Date.now(),
+): boolean {
   return !session.terminatedAt && !isSessionIdle(session.lastSeenAt, idleTtlMs, now);
 }
 

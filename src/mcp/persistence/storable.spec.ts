@@ -8,14 +8,17 @@ const deepArray = (depth: number): unknown => {
   for (let i = 1; i < depth; i++) value = [value];
   return value;
 };
-const event = (fields: Record<string, unknown>) => newEventRecord({ direction: 'inbound', kind: 'request', createdAt: new Date(0), durationMs: 1, ...fields });
+const event = (fields: Record<string, unknown>) =>
+  newEventRecord({ direction: 'inbound', kind: 'request', createdAt: new Date(0), durationMs: 1, ...fields });
 
 describe('storable values', () => {
   it('cuts a varchar value to its column and says so on the notes, without splitting a surrogate pair', () => {
     const notes = new StorableNotes();
     expect(storableString('x'.repeat(300), 255, 'method', notes)).toBe('x'.repeat(255));
     expect(storableString(`${'x'.repeat(254)}😀`, 255, 'method', notes)).toBe('x'.repeat(254));
-    expect(notes.text()).toBe('stored with changes: method cut from 300 to 255 characters; method cut from 256 to 255 characters');
+    expect(notes.text()).toBe(
+      'stored with changes: method cut from 300 to 255 characters; method cut from 256 to 255 characters',
+    );
   });
 
   it('escapes NUL and lone surrogates in text but keeps emoji and right-to-left marks', () => {
@@ -37,12 +40,16 @@ describe('storable values', () => {
 
   it('escapes strings and keys of a jsonb value, and stores nesting past the limit as JSON text without recursion', () => {
     const notes = new StorableNotes();
-    expect(storableJson({ 'k\u0000': ['v\ud800', { ok: '😀' }] }, 'client info', notes)).toEqual({ 'k\\u0000': ['v\\ud800', { ok: '😀' }] });
+    expect(storableJson({ 'k\u0000': ['v\ud800', { ok: '😀' }] }, 'client info', notes)).toEqual({
+      'k\\u0000': ['v\\ud800', { ok: '😀' }],
+    });
     const deep = storableJson({ a: deepArray(200_000) }, 'response', notes);
     expect(typeof deep).toBe('string');
     expect(deep).toBe(`{"a":${'['.repeat(200_000)}${']'.repeat(200_000)}}`);
     expect(storableJson(deepArray(512), 'request', new StorableNotes())).toEqual(deepArray(512));
-    expect(notes.text()).toBe('stored with changes: NUL characters or lone surrogates escaped in client info; response nested deeper than 512 levels, stored as its JSON text');
+    expect(notes.text()).toBe(
+      'stored with changes: NUL characters or lone surrogates escaped in client info; response nested deeper than 512 levels, stored as its JSON text',
+    );
   });
 
   it('rewrites JSON text so no string decodes to NUL or a lone surrogate, keeping pairs and literal backslashes', () => {
@@ -56,7 +63,12 @@ describe('storable values', () => {
   });
 
   it('builds event rows with every client value storable and the changes on the note, after the caller note', () => {
-    const row = event({ method: `m${'x'.repeat(299)}`, principalKey: 'p'.repeat(300), request: new JsonText('{"jsonrpc":"2.0","id":1,"method":"x","params":{"_meta":{"k":"\\u0000"}}}'), note: 'Internal error: boom\u0000' });
+    const row = event({
+      method: `m${'x'.repeat(299)}`,
+      principalKey: 'p'.repeat(300),
+      request: new JsonText('{"jsonrpc":"2.0","id":1,"method":"x","params":{"_meta":{"k":"\\u0000"}}}'),
+      note: 'Internal error: boom\u0000',
+    });
     expect(row.method).toHaveLength(MCP_COLUMN_LENGTHS.method);
     expect(row.principalKey).toBe(storedPrincipalKey('p'.repeat(300)));
     expect(JSON.parse((row.request as JsonText).text).params._meta.k).toBe('\\u0000');
@@ -95,7 +107,12 @@ describe('storable jsonb values: scalars, JSON text and values past the depth li
   it('escapes a value as JSON.stringify would see it: toJSON applied, numbers and nulls kept', () => {
     const notes = new StorableNotes();
     const stamp = { toJSON: () => 'stamp\u0000' };
-    expect(storableJson({ at: stamp, n: 1, z: null, list: [true, 'x\udc00'] }, 'params', notes)).toEqual({ at: 'stamp\\u0000', n: 1, z: null, list: [true, 'x\\udc00'] });
+    expect(storableJson({ at: stamp, n: 1, z: null, list: [true, 'x\udc00'] }, 'params', notes)).toEqual({
+      at: 'stamp\\u0000',
+      n: 1,
+      z: null,
+      list: [true, 'x\\udc00'],
+    });
     expect(notes.text()).toBe('stored with changes: NUL characters or lone surrogates escaped in params');
   });
 
@@ -103,7 +120,9 @@ describe('storable jsonb values: scalars, JSON text and values past the depth li
     const notes = new StorableNotes();
     const depth = 513;
     const text = `${'['.repeat(depth)}"\u0000"${']'.repeat(depth)}`;
-    expect(storableJson(new JsonText(text), 'response', notes)).toBe(`${'['.repeat(depth)}"\\u0000"${']'.repeat(depth)}`);
+    expect(storableJson(new JsonText(text), 'response', notes)).toBe(
+      `${'['.repeat(depth)}"\\u0000"${']'.repeat(depth)}`,
+    );
     expect(notes.text()).toBe('stored with changes: response nested deeper than 512 levels, stored as its JSON text');
   });
 
@@ -118,7 +137,11 @@ describe('storable jsonb values: scalars, JSON text and values past the depth li
 
   it('writes raw lone surrogates in JsonText strings as visible escapes, leaving text outside strings alone', () => {
     const notes = new StorableNotes();
-    const stored = storableJson(new JsonText(`{"hi":"a\ud800b","lo":"\udc00","ok":"\u0041"}`), 'request', notes) as JsonText;
+    const stored = storableJson(
+      new JsonText(`{"hi":"a\ud800b","lo":"\udc00","ok":"\u0041"}`),
+      'request',
+      notes,
+    ) as JsonText;
     expect(stored).toBeInstanceOf(JsonText);
     expect(JSON.parse(stored.text)).toEqual({ hi: 'a\\ud800b', lo: '\\udc00', ok: 'A' });
     expect(notes.text()).toBe('stored with changes: NUL characters or lone surrogates escaped in request');
@@ -140,7 +163,9 @@ describe('storable jsonb values: scalars, JSON text and values past the depth li
     };
     root.self = root;
     const expectedDeep = `${'['.repeat(513)}${']'.repeat(513)}`;
-    expect(storableJson(root, 'result', notes)).toBe(`{"deep":${expectedDeep},"n":null,"big":"10","list":[null,null,null,1.5],"at":"1970-01-01T00:00:00.000Z","text":"x\\u0000","self":"[Circular]"}`);
+    expect(storableJson(root, 'result', notes)).toBe(
+      `{"deep":${expectedDeep},"n":null,"big":"10","list":[null,null,null,1.5],"at":"1970-01-01T00:00:00.000Z","text":"x\\u0000","self":"[Circular]"}`,
+    );
     expect(notes.text()).toBe('stored with changes: result nested deeper than 512 levels, stored as its JSON text');
   });
 
@@ -155,7 +180,9 @@ describe('storable jsonb values: scalars, JSON text and values past the depth li
     expect(storableJson({ a: deepArray(512) }, 'result', over)).toBe(`{"a":${'['.repeat(512)}${']'.repeat(512)}}`);
     expect(over.text()).toBe('stored with changes: result nested deeper than 512 levels, stored as its JSON text');
     const overText = new StorableNotes();
-    expect(storableJson(new JsonText(`${'['.repeat(513)}${']'.repeat(513)}`), 'result', overText)).toBe(`${'['.repeat(513)}${']'.repeat(513)}`);
+    expect(storableJson(new JsonText(`${'['.repeat(513)}${']'.repeat(513)}`), 'result', overText)).toBe(
+      `${'['.repeat(513)}${']'.repeat(513)}`,
+    );
     expect(overText.text()).toBe('stored with changes: result nested deeper than 512 levels, stored as its JSON text');
   });
 });

@@ -125,7 +125,8 @@ function escapeJsonText(text: string): string {
     out.push(text.slice(from, start), `\\\\u${hex4(code)}`);
     from = end;
   };
-  const escapedCode = (at: number) => (text.charCodeAt(at) === 0x5c && text.charCodeAt(at + 1) === 0x75 ? parseInt(text.slice(at + 2, at + 6), 16) : NaN);
+  const escapedCode = (at: number) =>
+    text.charCodeAt(at) === 0x5c && text.charCodeAt(at + 1) === 0x75 ? parseInt(text.slice(at + 2, at + 6), 16) : NaN;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
     if (!inString) {
@@ -163,7 +164,8 @@ function escapeJsonText(text: string): string {
 
 /** What `JSON.stringify` would see for a value: `toJSON` applied. */
 function jsonView(value: unknown): unknown {
-  if (value && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function') return (value as { toJSON(): unknown }).toJSON();
+  if (value && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function')
+    return (value as { toJSON(): unknown }).toJSON();
   return value;
 }
 
@@ -232,7 +234,10 @@ function serialize(root: unknown): string {
     }
     seen.add(value);
     const array = Array.isArray(value);
-    const entries = children(value).filter(([key, child]) => key === null || (child !== undefined && typeof child !== 'function' && typeof child !== 'symbol'));
+    const entries = children(value).filter(
+      ([key, child]) =>
+        key === null || (child !== undefined && typeof child !== 'function' && typeof child !== 'symbol'),
+    );
     const pending: typeof tasks = [{ text: array ? '[' : '{' }];
     entries.forEach(([key, child], index) => {
       if (index) pending.push({ text: ',' });

@@ -5,7 +5,14 @@ import type { McpOutboundSessionStore } from './interfaces/mcp-outbound-session-
 import type { McpSessionStore } from './interfaces/mcp-session-store.interface';
 import type { McpSubscriptionStore } from './interfaces/mcp-subscription-store.interface';
 import type { McpTaskStore } from './interfaces/mcp-task-store.interface';
-import { MCP_EVENT_SINK, MCP_HANDLER_SWITCH_STORE, MCP_OUTBOUND_SESSION_STORE, MCP_SESSION_STORE, MCP_SUBSCRIPTION_STORE, MCP_TASK_STORE } from './mcp-persistence.constants';
+import {
+  MCP_EVENT_SINK,
+  MCP_HANDLER_SWITCH_STORE,
+  MCP_OUTBOUND_SESSION_STORE,
+  MCP_SESSION_STORE,
+  MCP_SUBSCRIPTION_STORE,
+  MCP_TASK_STORE,
+} from './mcp-persistence.constants';
 import { TypeOrmEventSink } from './typeorm/typeorm-event-sink.store';
 import { TypeOrmHandlerSwitchStore } from './typeorm/typeorm-handler-switch.store';
 import { TypeOrmOutboundSessionStore } from './typeorm/typeorm-outbound-session.store';
@@ -60,7 +67,9 @@ function providersOf(slots: Slot<unknown>[]): McpStoreProviders {
       return { provide: token, useClass: fallback };
     }
     // A class is a function; an instance of a store never is.
-    return typeof override === 'function' ? { provide: token, useClass: override as Type<unknown> } : { provide: token, useValue: override };
+    return typeof override === 'function'
+      ? { provide: token, useClass: override as Type<unknown> }
+      : { provide: token, useValue: override };
   });
   return { providers, needsTypeOrm };
 }

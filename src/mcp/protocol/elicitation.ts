@@ -16,7 +16,9 @@ export const URL_ELICITATION_REQUIRED = -32042;
  * The elicitation modes a client declared in its `elicitation` capability. An empty object
  * (as every client wrote it before URL mode existed) means form mode only; no capability, none.
  */
-export function declaredElicitationModes(capabilities: Record<string, unknown> | null | undefined): McpElicitationMode[] {
+export function declaredElicitationModes(
+  capabilities: Record<string, unknown> | null | undefined,
+): McpElicitationMode[] {
   const declared = capabilities?.elicitation;
   if (!declared || typeof declared !== 'object' || Array.isArray(declared)) return [];
   const modes = (['form', 'url'] as const).filter((mode) => (declared as Record<string, unknown>)[mode] !== undefined);

@@ -22,7 +22,14 @@ describe('JSON nesting depth', () => {
     const deep = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"a":${'['.repeat(200_000)}${']'.repeat(200_000)}}}}`;
     expect(parseJsonRpc(deep)).toEqual({
       kind: 'invalid',
-      error: { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: the message nests arrays and objects deeper than 128 levels' } },
+      error: {
+        jsonrpc: '2.0',
+        id: null,
+        error: {
+          code: -32600,
+          message: 'Invalid Request: the message nests arrays and objects deeper than 128 levels',
+        },
+      },
     });
   });
 
@@ -30,13 +37,21 @@ describe('JSON nesting depth', () => {
   it('is the documented 128 levels: a message 128 deep is parsed, one 129 deep is refused', () => {
     expect(MAX_JSON_RPC_DEPTH).toBe(128);
     // The envelope and params are two levels; 126 arrays make 128, 127 make 129.
-    const nested = (arrays: number) => `{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":${'['.repeat(arrays)}${']'.repeat(arrays)}}}`;
+    const nested = (arrays: number) =>
+      `{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":${'['.repeat(arrays)}${']'.repeat(arrays)}}}`;
     expect(jsonDepth(nested(126))).toBe(128);
     expect(jsonDepth(nested(127))).toBe(129);
     expect(parseJsonRpc(nested(126)).kind).toBe('request');
     expect(parseJsonRpc(nested(127))).toEqual({
       kind: 'invalid',
-      error: { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: the message nests arrays and objects deeper than 128 levels' } },
+      error: {
+        jsonrpc: '2.0',
+        id: null,
+        error: {
+          code: -32600,
+          message: 'Invalid Request: the message nests arrays and objects deeper than 128 levels',
+        },
+      },
     });
     expect(jsonNestsDeeperThan(nested(126), 128)).toBe(false);
     expect(jsonNestsDeeperThan(nested(127), 128)).toBe(true);

@@ -9,7 +9,11 @@ function invalid(raw: string) {
 describe('parseJsonRpc / classifyJsonRpc', () => {
   it('answers a body that is not JSON with a parse error and a null id', () => {
     const error = invalid('{"jsonrpc": "2.0", "id": 1, "method": ');
-    expect(error).toEqual({ jsonrpc: '2.0', id: null, error: { code: JsonRpcErrorCode.ParseError, message: expect.any(String) } });
+    expect(error).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: JsonRpcErrorCode.ParseError, message: expect.any(String) },
+    });
     expect(error.error.code).toBe(-32700);
   });
 

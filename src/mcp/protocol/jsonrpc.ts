@@ -92,14 +92,21 @@ export function parseJsonRpc(raw: string): ClassifiedMessage {
   if (jsonNestsDeeperThan(raw, MAX_JSON_RPC_DEPTH)) {
     return {
       kind: 'invalid',
-      error: jsonRpcError(null, JsonRpcErrorCode.InvalidRequest, `Invalid Request: the message nests arrays and objects deeper than ${MAX_JSON_RPC_DEPTH} levels`),
+      error: jsonRpcError(
+        null,
+        JsonRpcErrorCode.InvalidRequest,
+        `Invalid Request: the message nests arrays and objects deeper than ${MAX_JSON_RPC_DEPTH} levels`,
+      ),
     };
   }
   let value: unknown;
   try {
     value = JSON.parse(raw);
   } catch {
-    return { kind: 'invalid', error: jsonRpcError(null, JsonRpcErrorCode.ParseError, 'Parse error: the body is not valid JSON') };
+    return {
+      kind: 'invalid',
+      error: jsonRpcError(null, JsonRpcErrorCode.ParseError, 'Parse error: the body is not valid JSON'),
+    };
   }
   return classifyJsonRpc(value);
 }
@@ -109,20 +116,33 @@ export function classifyJsonRpc(value: unknown): ClassifiedMessage {
   if (Array.isArray(value)) {
     return {
       kind: 'invalid',
-      error: jsonRpcError(null, JsonRpcErrorCode.InvalidRequest, 'Invalid Request: JSON-RPC batches are not supported; send one message per request'),
+      error: jsonRpcError(
+        null,
+        JsonRpcErrorCode.InvalidRequest,
+        'Invalid Request: JSON-RPC batches are not supported; send one message per request',
+      ),
     };
   }
   if (!isPlainObject(value) || value.jsonrpc !== '2.0') {
-    return { kind: 'invalid', error: jsonRpcError(null, JsonRpcErrorCode.InvalidRequest, 'Invalid Request: expected a JSON-RPC 2.0 object') };
+    return {
+      kind: 'invalid',
+      error: jsonRpcError(null, JsonRpcErrorCode.InvalidRequest, 'Invalid Request: expected a JSON-RPC 2.0 object'),
+    };
   }
   const hasId = 'id' in value && value.id !== undefined;
   if (hasId && !isId(value.id)) {
-    return { kind: 'invalid', error: jsonRpcError(null, JsonRpcErrorCode.InvalidRequest, 'Invalid Request: id must be a string or a number') };
+    return {
+      kind: 'invalid',
+      error: jsonRpcError(null, JsonRpcErrorCode.InvalidRequest, 'Invalid Request: id must be a string or a number'),
+    };
   }
   const id = hasId ? (value.id as JsonRpcId) : null;
   if (typeof value.method === 'string') {
     if (value.params !== undefined && !isPlainObject(value.params)) {
-      return { kind: 'invalid', error: jsonRpcError(id, JsonRpcErrorCode.InvalidRequest, 'Invalid Request: params must be an object') };
+      return {
+        kind: 'invalid',
+        error: jsonRpcError(id, JsonRpcErrorCode.InvalidRequest, 'Invalid Request: params must be an object'),
+      };
     }
     return hasId
       ? { kind: 'request', message: value as unknown as JsonRpcRequest }
@@ -131,5 +151,12 @@ export function classifyJsonRpc(value: unknown): ClassifiedMessage {
   if (hasId && ('result' in value || isPlainObject(value.error))) {
     return { kind: 'response', message: value as unknown as JsonRpcResponse };
   }
-  return { kind: 'invalid', error: jsonRpcError(id, JsonRpcErrorCode.InvalidRequest, 'Invalid Request: a message needs a method, or an id with a result or an error') };
+  return {
+    kind: 'invalid',
+    error: jsonRpcError(
+      id,
+      JsonRpcErrorCode.InvalidRequest,
+      'Invalid Request: a message needs a method, or an id with a result or an error',
+    ),
+  };
 }

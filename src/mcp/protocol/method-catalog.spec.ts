@@ -1,9 +1,16 @@
 import { McpMethod } from './mcp-methods';
-import { CLIENT_CAPABILITY_OF_REQUEST, MCP_METHOD_CATALOG, existsInRevision, methodFacts, type McpMethodFacts } from './method-catalog';
+import {
+  CLIENT_CAPABILITY_OF_REQUEST,
+  MCP_METHOD_CATALOG,
+  existsInRevision,
+  methodFacts,
+  type McpMethodFacts,
+} from './method-catalog';
 import { SESSION_PROTOCOL_VERSIONS } from './revisions';
 import { STATELESS_PROTOCOL_VERSION } from './stateless';
 
-const names = (predicate: (facts: McpMethodFacts) => boolean) => MCP_METHOD_CATALOG.filter(predicate).map((facts) => facts.method);
+const names = (predicate: (facts: McpMethodFacts) => boolean) =>
+  MCP_METHOD_CATALOG.filter(predicate).map((facts) => facts.method);
 const clientRequests = (facts: McpMethodFacts) => facts.kind === 'request' && facts.senders.includes('client');
 
 describe('the MCP method catalog', () => {
@@ -34,9 +41,12 @@ describe('the MCP method catalog', () => {
     ['subscriptions/listen', false, false, false, null],
     ['tasks/cancel', false, false, false, 'taskId'],
     ['tasks/update', false, false, false, 'taskId'],
-  ])('%s: idempotent %s, input_required %s, cacheable %s, Mcp-Name from %s', (method, idempotent, inputRequired, cacheable, nameSource) => {
-    expect(methodFacts(method)).toMatchObject({ kind: 'request', idempotent, inputRequired, cacheable, nameSource });
-  });
+  ])(
+    '%s: idempotent %s, input_required %s, cacheable %s, Mcp-Name from %s',
+    (method, idempotent, inputRequired, cacheable, nameSource) => {
+      expect(methodFacts(method)).toMatchObject({ kind: 'request', idempotent, inputRequired, cacheable, nameSource });
+    },
+  );
 
   it('lets only tools/call, prompts/get and resources/read come back input_required', () => {
     expect(names((facts) => facts.inputRequired)).toEqual(['tools/call', 'prompts/get', 'resources/read']);
@@ -44,12 +54,23 @@ describe('the MCP method catalog', () => {
 
   it('caches the complete results of discovery, the lists and resources/read only', () => {
     expect(names((facts) => facts.cacheable).sort()).toEqual(
-      ['prompts/list', 'resources/list', 'resources/read', 'resources/templates/list', 'server/discover', 'tools/list'].sort(),
+      [
+        'prompts/list',
+        'resources/list',
+        'resources/read',
+        'resources/templates/list',
+        'server/discover',
+        'tools/list',
+      ].sort(),
     );
   });
 
   it('names an Mcp-Name source exactly for the requests that target one tool, prompt, resource or task', () => {
-    expect(Object.fromEntries(MCP_METHOD_CATALOG.filter((facts) => facts.nameSource).map((facts) => [facts.method, facts.nameSource]))).toEqual({
+    expect(
+      Object.fromEntries(
+        MCP_METHOD_CATALOG.filter((facts) => facts.nameSource).map((facts) => [facts.method, facts.nameSource]),
+      ),
+    ).toEqual({
       'tools/call': 'name',
       'prompts/get': 'name',
       'resources/read': 'uri',
@@ -60,12 +81,22 @@ describe('the MCP method catalog', () => {
   });
 
   it('keeps tools/call as the one non-idempotent request a client routinely sends', () => {
-    expect(names((facts) => clientRequests(facts) && !facts.idempotent)).toEqual(['initialize', 'tools/call', 'subscriptions/listen', 'tasks/cancel', 'tasks/update']);
+    expect(names((facts) => clientRequests(facts) && !facts.idempotent)).toEqual([
+      'initialize',
+      'tools/call',
+      'subscriptions/listen',
+      'tasks/cancel',
+      'tasks/update',
+    ]);
   });
 
   it('calls every notification idempotent and every cacheable request idempotent', () => {
     for (const facts of MCP_METHOD_CATALOG) {
-      if (facts.kind === 'notification' || facts.cacheable) expect({ method: facts.method, idempotent: facts.idempotent }).toEqual({ method: facts.method, idempotent: true });
+      if (facts.kind === 'notification' || facts.cacheable)
+        expect({ method: facts.method, idempotent: facts.idempotent }).toEqual({
+          method: facts.method,
+          idempotent: true,
+        });
     }
   });
 
@@ -95,13 +126,20 @@ describe('the MCP method catalog', () => {
   });
 
   it('names each kind of client handler after the client capability its requests need', () => {
-    expect(Object.fromEntries(CLIENT_CAPABILITY_OF_REQUEST)).toEqual({ 'sampling/createMessage': 'sampling', 'elicitation/create': 'elicitation', 'roots/list': 'roots' });
+    expect(Object.fromEntries(CLIENT_CAPABILITY_OF_REQUEST)).toEqual({
+      'sampling/createMessage': 'sampling',
+      'elicitation/create': 'elicitation',
+      'roots/list': 'roots',
+    });
   });
 
   it('asks server capabilities of client requests and client capabilities of server requests', () => {
     for (const facts of MCP_METHOD_CATALOG.filter((entry) => entry.capability)) {
       const expected = facts.senders.includes('client') ? 'server' : 'client';
-      expect({ method: facts.method, holder: facts.capability?.holder }).toEqual({ method: facts.method, holder: expected });
+      expect({ method: facts.method, holder: facts.capability?.holder }).toEqual({
+        method: facts.method,
+        holder: expected,
+      });
     }
   });
 
@@ -118,7 +156,13 @@ describe('the MCP method catalog', () => {
   });
 
   it('adds server/discover, subscriptions/listen, the acknowledgment, tasks/update and notifications/tasks on the stateless revision only', () => {
-    expect(names((facts) => !facts.revisions.includes('session'))).toEqual(['server/discover', 'subscriptions/listen', 'tasks/update', 'notifications/tasks', 'notifications/subscriptions/acknowledged']);
+    expect(names((facts) => !facts.revisions.includes('session'))).toEqual([
+      'server/discover',
+      'subscriptions/listen',
+      'tasks/update',
+      'notifications/tasks',
+      'notifications/subscriptions/acknowledged',
+    ]);
   });
 
   it.each([
@@ -139,7 +183,8 @@ describe('the MCP method catalog', () => {
   });
 
   it('treats every session revision alike', () => {
-    for (const version of SESSION_PROTOCOL_VERSIONS) expect(existsInRevision(McpMethod.ResourcesUnsubscribe, version)).toBe(true);
+    for (const version of SESSION_PROTOCOL_VERSIONS)
+      expect(existsInRevision(McpMethod.ResourcesUnsubscribe, version)).toBe(true);
   });
 
   it('cannot be changed at run time', () => {

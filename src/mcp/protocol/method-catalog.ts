@@ -92,7 +92,16 @@ function request(facts: RequestFacts): Entry {
 }
 
 function notification(from: readonly McpParty[], on: readonly McpRevisionFamily[]): Entry {
-  return { kind: 'notification', senders: from, capability: null, revisions: on, inputRequired: false, cacheable: false, nameSource: null, idempotent: true };
+  return {
+    kind: 'notification',
+    senders: from,
+    capability: null,
+    revisions: on,
+    inputRequired: false,
+    cacheable: false,
+    nameSource: null,
+    idempotent: true,
+  };
 }
 
 /*
@@ -114,12 +123,50 @@ const TABLE: { readonly [M in McpMethodName]: Entry } = {
   [McpMethod.Initialize]: request({ from: CLIENT, on: SESSION, idempotent: false }),
   [McpMethod.Ping]: request({ from: BOTH_PARTIES, on: SESSION, idempotent: true }),
   [McpMethod.ServerDiscover]: request({ from: CLIENT, on: STATELESS, cacheable: true, idempotent: true }),
-  [McpMethod.ToolsList]: request({ from: CLIENT, on: EVERY_REVISION, needs: server('tools'), cacheable: true, idempotent: true }),
-  [McpMethod.ToolsCall]: request({ from: CLIENT, on: EVERY_REVISION, needs: server('tools'), inputRequired: true, nameFrom: 'name', idempotent: false }),
-  [McpMethod.PromptsList]: request({ from: CLIENT, on: EVERY_REVISION, needs: server('prompts'), cacheable: true, idempotent: true }),
-  [McpMethod.PromptsGet]: request({ from: CLIENT, on: EVERY_REVISION, needs: server('prompts'), inputRequired: true, nameFrom: 'name', idempotent: true }),
-  [McpMethod.ResourcesList]: request({ from: CLIENT, on: EVERY_REVISION, needs: server('resources'), cacheable: true, idempotent: true }),
-  [McpMethod.ResourcesTemplatesList]: request({ from: CLIENT, on: EVERY_REVISION, needs: server('resources'), cacheable: true, idempotent: true }),
+  [McpMethod.ToolsList]: request({
+    from: CLIENT,
+    on: EVERY_REVISION,
+    needs: server('tools'),
+    cacheable: true,
+    idempotent: true,
+  }),
+  [McpMethod.ToolsCall]: request({
+    from: CLIENT,
+    on: EVERY_REVISION,
+    needs: server('tools'),
+    inputRequired: true,
+    nameFrom: 'name',
+    idempotent: false,
+  }),
+  [McpMethod.PromptsList]: request({
+    from: CLIENT,
+    on: EVERY_REVISION,
+    needs: server('prompts'),
+    cacheable: true,
+    idempotent: true,
+  }),
+  [McpMethod.PromptsGet]: request({
+    from: CLIENT,
+    on: EVERY_REVISION,
+    needs: server('prompts'),
+    inputRequired: true,
+    nameFrom: 'name',
+    idempotent: true,
+  }),
+  [McpMethod.ResourcesList]: request({
+    from: CLIENT,
+    on: EVERY_REVISION,
+    needs: server('resources'),
+    cacheable: true,
+    idempotent: true,
+  }),
+  [McpMethod.ResourcesTemplatesList]: request({
+    from: CLIENT,
+    on: EVERY_REVISION,
+    needs: server('resources'),
+    cacheable: true,
+    idempotent: true,
+  }),
   [McpMethod.ResourcesRead]: request({
     from: CLIENT,
     on: EVERY_REVISION,
@@ -129,9 +176,24 @@ const TABLE: { readonly [M in McpMethodName]: Entry } = {
     nameFrom: 'uri',
     idempotent: true,
   }),
-  [McpMethod.ResourcesSubscribe]: request({ from: CLIENT, on: SESSION, needs: server('resources', 'subscribe'), idempotent: true }),
-  [McpMethod.ResourcesUnsubscribe]: request({ from: CLIENT, on: SESSION, needs: server('resources', 'subscribe'), idempotent: true }),
-  [McpMethod.CompletionComplete]: request({ from: CLIENT, on: EVERY_REVISION, needs: server('completions'), idempotent: true }),
+  [McpMethod.ResourcesSubscribe]: request({
+    from: CLIENT,
+    on: SESSION,
+    needs: server('resources', 'subscribe'),
+    idempotent: true,
+  }),
+  [McpMethod.ResourcesUnsubscribe]: request({
+    from: CLIENT,
+    on: SESSION,
+    needs: server('resources', 'subscribe'),
+    idempotent: true,
+  }),
+  [McpMethod.CompletionComplete]: request({
+    from: CLIENT,
+    on: EVERY_REVISION,
+    needs: server('completions'),
+    idempotent: true,
+  }),
   [McpMethod.LoggingSetLevel]: request({ from: CLIENT, on: SESSION, needs: server('logging'), idempotent: true }),
   [McpMethod.SubscriptionsListen]: request({ from: CLIENT, on: STATELESS, idempotent: false }),
   [McpMethod.TasksGet]: request({ from: BOTH_PARTIES, on: EVERY_REVISION, nameFrom: 'taskId', idempotent: true }),
@@ -140,8 +202,18 @@ const TABLE: { readonly [M in McpMethodName]: Entry } = {
   [McpMethod.TasksCancel]: request({ from: BOTH_PARTIES, on: EVERY_REVISION, nameFrom: 'taskId', idempotent: false }),
   [McpMethod.TasksUpdate]: request({ from: CLIENT, on: STATELESS, nameFrom: 'taskId', idempotent: false }),
 
-  [McpMethod.SamplingCreateMessage]: request({ from: SERVER, on: EVERY_REVISION, needs: client('sampling'), idempotent: false }),
-  [McpMethod.ElicitationCreate]: request({ from: SERVER, on: EVERY_REVISION, needs: client('elicitation'), idempotent: false }),
+  [McpMethod.SamplingCreateMessage]: request({
+    from: SERVER,
+    on: EVERY_REVISION,
+    needs: client('sampling'),
+    idempotent: false,
+  }),
+  [McpMethod.ElicitationCreate]: request({
+    from: SERVER,
+    on: EVERY_REVISION,
+    needs: client('elicitation'),
+    idempotent: false,
+  }),
   [McpMethod.RootsList]: request({ from: SERVER, on: EVERY_REVISION, needs: client('roots'), idempotent: true }),
 
   [McpMethod.Initialized]: notification(CLIENT, SESSION),
@@ -191,5 +263,7 @@ export function existsInRevision(method: string, protocolVersion: unknown): bool
  * capability (`sampling/createMessage` -> `sampling`...): the kinds of client handlers.
  */
 export const CLIENT_CAPABILITY_OF_REQUEST: ReadonlyMap<string, string> = new Map(
-  MCP_METHOD_CATALOG.flatMap(({ method, kind, capability }) => (kind === 'request' && capability?.holder === 'client' ? [[method, capability.name] as const] : [])),
+  MCP_METHOD_CATALOG.flatMap(({ method, kind, capability }) =>
+    kind === 'request' && capability?.holder === 'client' ? [[method, capability.name] as const] : [],
+  ),
 );

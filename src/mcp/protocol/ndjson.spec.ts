@@ -3,7 +3,10 @@ import { encodeNdjson, NdjsonDecoder, parseNdjsonLine, type NdjsonLine } from '.
 function decoder(maxLineChars?: number) {
   const lines: NdjsonLine[] = [];
   const overflows: number[] = [];
-  const instance = new NdjsonDecoder({ line: (line) => lines.push(line), overflow: (chars) => overflows.push(chars) }, maxLineChars);
+  const instance = new NdjsonDecoder(
+    { line: (line) => lines.push(line), overflow: (chars) => overflows.push(chars) },
+    maxLineChars,
+  );
   return { instance, lines, overflows };
 }
 

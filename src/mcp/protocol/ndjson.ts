@@ -7,8 +7,7 @@ import { MAX_JSON_RPC_DEPTH, jsonNestsDeeperThan } from './json-depth';
 
 /** What one decoded line turned out to be. */
 export type NdjsonLine =
-  | { kind: 'object'; value: Record<string, unknown>; raw: string }
-  | { kind: 'invalid'; raw: string; reason: string };
+  { kind: 'object'; value: Record<string, unknown>; raw: string } | { kind: 'invalid'; raw: string; reason: string };
 
 /** Receives the lines a decoder cuts, and the one overflow it can report. */
 export interface NdjsonSink {
@@ -28,7 +27,8 @@ export function encodeNdjson(message: unknown): string {
 
 /** Parses one line; only a JSON object is a message, anything else is reported as invalid. */
 export function parseNdjsonLine(raw: string): NdjsonLine {
-  if (jsonNestsDeeperThan(raw, MAX_JSON_RPC_DEPTH)) return { kind: 'invalid', raw, reason: `nested deeper than ${MAX_JSON_RPC_DEPTH} levels` };
+  if (jsonNestsDeeperThan(raw, MAX_JSON_RPC_DEPTH))
+    return { kind: 'invalid', raw, reason: `nested deeper than ${MAX_JSON_RPC_DEPTH} levels` };
   let value: unknown;
   try {
     value = JSON.parse(raw);

@@ -3,23 +3,48 @@ import { findParamAnnotations, type ParamAnnotationRules } from './param-header-
 const STRICT: ParamAnnotationRules = { typeArrays: false, dataKeywords: new Set() };
 const schema = (properties: Record<string, unknown>) => ({ type: 'object', properties });
 const verdicts = (input: unknown, rules: ParamAnnotationRules = STRICT) =>
-  findParamAnnotations(input, rules).map(({ path, location, name, reachable, tokenName, type, duplicateOf, valid }) => ({
-    path,
-    location,
-    name,
-    reachable,
-    tokenName,
-    type,
-    duplicateOf: duplicateOf?.path ?? null,
-    valid,
-  }));
+  findParamAnnotations(input, rules).map(
+    ({ path, location, name, reachable, tokenName, type, duplicateOf, valid }) => ({
+      path,
+      location,
+      name,
+      reachable,
+      tokenName,
+      type,
+      duplicateOf: duplicateOf?.path ?? null,
+      valid,
+    }),
+  );
 
 describe('findParamAnnotations', () => {
   it('finds annotations in document order, with the property path and the location in the schema', () => {
-    const found = verdicts(schema({ a: { type: 'string', 'x-mcp-header': 'A' }, o: { type: 'object', properties: { b: { type: 'boolean', 'x-mcp-header': 'B' } } } }));
+    const found = verdicts(
+      schema({
+        a: { type: 'string', 'x-mcp-header': 'A' },
+        o: { type: 'object', properties: { b: { type: 'boolean', 'x-mcp-header': 'B' } } },
+      }),
+    );
     expect(found).toEqual([
-      { path: ['a'], location: ['properties', 'a'], name: 'A', reachable: true, tokenName: true, type: 'string', duplicateOf: null, valid: true },
-      { path: ['o', 'b'], location: ['properties', 'o', 'properties', 'b'], name: 'B', reachable: true, tokenName: true, type: 'boolean', duplicateOf: null, valid: true },
+      {
+        path: ['a'],
+        location: ['properties', 'a'],
+        name: 'A',
+        reachable: true,
+        tokenName: true,
+        type: 'string',
+        duplicateOf: null,
+        valid: true,
+      },
+      {
+        path: ['o', 'b'],
+        location: ['properties', 'o', 'properties', 'b'],
+        name: 'B',
+        reachable: true,
+        tokenName: true,
+        type: 'boolean',
+        duplicateOf: null,
+        valid: true,
+      },
     ]);
   });
 
@@ -33,18 +58,24 @@ describe('findParamAnnotations', () => {
   });
 
   it.each([[''], ['My Region'], ['Région'], [7], [null]])('refuses the name %j as a header token', (name) => {
-    expect(verdicts(schema({ v: { type: 'string', 'x-mcp-header': name } }))).toEqual([expect.objectContaining({ tokenName: false, valid: false })]);
+    expect(verdicts(schema({ v: { type: 'string', 'x-mcp-header': name } }))).toEqual([
+      expect.objectContaining({ tokenName: false, valid: false }),
+    ]);
   });
 
   it.each([['number'], ['object'], ['null'], [undefined]])('gives a property of type %j no header type', (type) => {
-    expect(verdicts(schema({ v: { type, 'x-mcp-header': 'V' } }))).toEqual([expect.objectContaining({ type: null, valid: false })]);
+    expect(verdicts(schema({ v: { type, 'x-mcp-header': 'V' } }))).toEqual([
+      expect.objectContaining({ type: null, valid: false }),
+    ]);
   });
 
   it('reads a type array only when the rules allow it', () => {
     const nullable = schema({ v: { type: ['integer', 'null'], 'x-mcp-header': 'V' } });
     expect(verdicts(nullable)[0]).toMatchObject({ type: null, valid: false });
     expect(verdicts(nullable, { ...STRICT, typeArrays: true })[0]).toMatchObject({ type: 'integer', valid: true });
-    expect(verdicts(schema({ v: { type: ['integer', 'string'], 'x-mcp-header': 'V' } }), { ...STRICT, typeArrays: true })[0]).toMatchObject({ type: null });
+    expect(
+      verdicts(schema({ v: { type: ['integer', 'string'], 'x-mcp-header': 'V' } }), { ...STRICT, typeArrays: true })[0],
+    ).toMatchObject({ type: null });
   });
 
   it('skips the values of data keywords only when the rules list them', () => {

@@ -55,7 +55,11 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 function headerType(declared: unknown, rules: ParamAnnotationRules): McpParamType | null {
-  const types = Array.isArray(declared) ? (rules.typeArrays ? declared.filter((type) => type !== 'null') : []) : [declared];
+  const types = Array.isArray(declared)
+    ? rules.typeArrays
+      ? declared.filter((type) => type !== 'null')
+      : []
+    : [declared];
   return types.length === 1 && HEADER_TYPES.includes(types[0] as string) ? (types[0] as McpParamType) : null;
 }
 
@@ -69,20 +73,33 @@ function headerType(declared: unknown, rules: ParamAnnotationRules): McpParamTyp
 export function findParamAnnotations(schema: unknown, rules: ParamAnnotationRules): ParamAnnotation[] {
   const found: ParamAnnotation[] = [];
   const visit = (node: unknown, path: string[], reachable: boolean, location: string[]): void => {
-    if (Array.isArray(node)) return node.forEach((item, index) => visit(item, path, false, [...location, String(index)]));
+    if (Array.isArray(node))
+      return node.forEach((item, index) => visit(item, path, false, [...location, String(index)]));
     if (!isObject(node)) return;
     if (X_MCP_HEADER in node) {
       const name = node[X_MCP_HEADER];
       const tokenName = typeof name === 'string' && TOKEN.test(name);
       const type = headerType(node.type, rules);
-      const duplicateOf = tokenName ? (found.find((other) => other.valid && (other.name as string).toLowerCase() === name.toLowerCase()) ?? null) : null;
-      const annotation = { path: [...path], location, name, declaredType: node.type, reachable: reachable && path.length > 0, tokenName, type, duplicateOf };
+      const duplicateOf = tokenName
+        ? (found.find((other) => other.valid && (other.name as string).toLowerCase() === name.toLowerCase()) ?? null)
+        : null;
+      const annotation = {
+        path: [...path],
+        location,
+        name,
+        declaredType: node.type,
+        reachable: reachable && path.length > 0,
+        tokenName,
+        type,
+        duplicateOf,
+      };
       found.push({ ...annotation, valid: annotation.reachable && tokenName && type !== null && duplicateOf === null });
     }
     for (const [key, value] of Object.entries(node)) {
       if (rules.dataKeywords.has(key)) continue;
       if (key === 'properties' && isObject(value)) {
-        for (const [property, child] of Object.entries(value)) visit(child, [...path, property], reachable, [...location, key, property]);
+        for (const [property, child] of Object.entries(value))
+          visit(child, [...path, property], reachable, [...location, key, property]);
       } else {
         visit(value, path, false, [...location, key]);
       }

@@ -63,7 +63,9 @@ describe('SseParser', () => {
   it('strips a byte order mark only at the very start of the stream, also after an empty chunk', () => {
     expect(parseAll(['\ufeffdata: x\n\n']).events).toEqual([{ type: 'message', data: 'x', lastEventId: '' }]);
     expect(parseAll(['', '\ufeffdata: x\n\n']).events).toEqual([{ type: 'message', data: 'x', lastEventId: '' }]);
-    expect(parseAll(['data: a', '\ufeffb\n\n']).events).toEqual([{ type: 'message', data: 'a\ufeffb', lastEventId: '' }]);
+    expect(parseAll(['data: a', '\ufeffb\n\n']).events).toEqual([
+      { type: 'message', data: 'a\ufeffb', lastEventId: '' },
+    ]);
   });
 
   it('dispatches nothing for blank lines before any data', () => {
@@ -74,8 +76,12 @@ describe('SseParser', () => {
   });
 
   it('treats an LF after a chunk-final CR as the end of that CR line, even across an empty chunk', () => {
-    expect(parseAll(['data: a\r', '\ndata: b\n\n']).events).toEqual([{ type: 'message', data: 'a\nb', lastEventId: '' }]);
-    expect(parseAll(['data: a\r', '', '\ndata: b\n\n']).events).toEqual([{ type: 'message', data: 'a\nb', lastEventId: '' }]);
+    expect(parseAll(['data: a\r', '\ndata: b\n\n']).events).toEqual([
+      { type: 'message', data: 'a\nb', lastEventId: '' },
+    ]);
+    expect(parseAll(['data: a\r', '', '\ndata: b\n\n']).events).toEqual([
+      { type: 'message', data: 'a\nb', lastEventId: '' },
+    ]);
   });
 
   it('keeps the first character of the next chunk when a chunk-final CR is not followed by LF', () => {
@@ -130,7 +136,9 @@ describe('SseParser', () => {
 
     it('accepts a line of exactly the limit, and throws one character past it', () => {
       expect(new SseParser({ maxEventChars: 10 }).push('data: abcd')).toEqual([]);
-      expect(new SseParser({ maxEventChars: 10 }).push('data: abcd\n\n')).toEqual([{ type: 'message', data: 'abcd', lastEventId: '' }]);
+      expect(new SseParser({ maxEventChars: 10 }).push('data: abcd\n\n')).toEqual([
+        { type: 'message', data: 'abcd', lastEventId: '' },
+      ]);
       expect(() => new SseParser({ maxEventChars: 10 }).push('data: abcde')).toThrow(new SseEventTooLargeError(10));
     });
 
@@ -139,7 +147,9 @@ describe('SseParser', () => {
       expect(new SseParser({ maxEventChars: 20 }).push('data: 12345\ndata: 12345678\n\n')).toEqual([
         { type: 'message', data: '12345\n12345678', lastEventId: '' },
       ]);
-      expect(() => new SseParser({ maxEventChars: 20 }).push('data: 12345\ndata: 123456789\n\n')).toThrow(new SseEventTooLargeError(20));
+      expect(() => new SseParser({ maxEventChars: 20 }).push('data: 12345\ndata: 123456789\n\n')).toThrow(
+        new SseEventTooLargeError(20),
+      );
     });
 
     it('lets comments and other lines of any number through, each within the limit', () => {

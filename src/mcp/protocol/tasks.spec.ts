@@ -1,4 +1,10 @@
-import { MCP_TASK_SUPPORT_VALUES, RELATED_TASK_META_KEY, TERMINAL_TASK_STATUSES, isTerminalTaskStatus, tasksServerCapability } from './tasks';
+import {
+  MCP_TASK_SUPPORT_VALUES,
+  RELATED_TASK_META_KEY,
+  TERMINAL_TASK_STATUSES,
+  isTerminalTaskStatus,
+  tasksServerCapability,
+} from './tasks';
 
 describe('tasks vocabulary', () => {
   it('declares listing, cancelling and task-augmented tools/call in the server capability', () => {

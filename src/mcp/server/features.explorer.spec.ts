@@ -33,12 +33,20 @@ import { McpCachedSessionStore } from './sessions/mcp-cached-session.store';
 const principal = { key: 'alice', label: 'Alice', raw: 'alice' };
 
 /** Boots a Nest context on in-memory SQLite with the feature providers and `providers`; discovery runs on init. */
-async function boot(providers: Provider[], options: Partial<McpModuleOptions> = {}): Promise<{ toolset: Toolset; moduleRef: TestingModule }> {
+async function boot(
+  providers: Provider[],
+  options: Partial<McpModuleOptions> = {},
+): Promise<{ toolset: Toolset; moduleRef: TestingModule }> {
   const toolset = new Toolset('test', { name: 'features-spec', version: '1.0.0' }, 100);
   const moduleRef = await Test.createTestingModule({
     imports: [
       DiscoveryModule,
-      TypeOrmModule.forRoot({ type: 'better-sqlite3', database: ':memory:', entities: MCP_ENTITIES, synchronize: true }),
+      TypeOrmModule.forRoot({
+        type: 'better-sqlite3',
+        database: ':memory:',
+        entities: MCP_ENTITIES,
+        synchronize: true,
+      }),
       TypeOrmModule.forFeature(MCP_ENTITIES),
     ],
     providers: [
@@ -56,7 +64,10 @@ async function boot(providers: Provider[], options: Partial<McpModuleOptions> = 
       McpStreamRegistry,
       { provide: MCP_STORE_SETTINGS, useValue: { mount: 'test', idleTtlMs: 3_600_000 } },
       { provide: Toolset, useValue: toolset },
-      { provide: MCP_MODULE_OPTIONS, useValue: resolveMcpOptions({ auth: () => 'alice', ...options }, { mount: 'test', path: '/mcp' }) },
+      {
+        provide: MCP_MODULE_OPTIONS,
+        useValue: resolveMcpOptions({ auth: () => 'alice', ...options }, { mount: 'test', path: '/mcp' }),
+      },
     ],
   }).compile();
   await moduleRef.init();
@@ -73,8 +84,16 @@ async function bootError(providers: Provider[]): Promise<Error> {
 }
 
 let nextId = 1;
-async function request(toolset: Toolset, method: string, params: Record<string, unknown>, sessionId: string | null = null) {
-  return (await toolset.deliver({ jsonrpc: '2.0', id: nextId++, method, params }, { principal, sessionId, protocolVersion: '2025-11-25' })) as JsonRpcResponse;
+async function request(
+  toolset: Toolset,
+  method: string,
+  params: Record<string, unknown>,
+  sessionId: string | null = null,
+) {
+  return (await toolset.deliver(
+    { jsonrpc: '2.0', id: nextId++, method, params },
+    { principal, sessionId, protocolVersion: '2025-11-25' },
+  )) as JsonRpcResponse;
 }
 
 @Injectable()
@@ -124,15 +143,34 @@ describe('FeaturesExplorer', () => {
       const { toolset, moduleRef } = await boot([Docs, ScopedPrompts]);
       const served = handle.mock.calls.map(([method]) => method);
       expect(served.sort()).toEqual(
-        ['completion/complete', 'logging/setLevel', 'prompts/get', 'prompts/list', 'resources/list', 'resources/read', 'resources/subscribe', 'resources/templates/list', 'resources/unsubscribe'].sort(),
+        [
+          'completion/complete',
+          'logging/setLevel',
+          'prompts/get',
+          'prompts/list',
+          'resources/list',
+          'resources/read',
+          'resources/subscribe',
+          'resources/templates/list',
+          'resources/unsubscribe',
+        ].sort(),
       );
       const capabilities = toolset.getCapabilities() as Record<string, Record<string, unknown>>;
       for (const method of served) {
         const facts = methodFacts(method);
-        expect({ method, kind: facts?.kind, senders: facts?.senders }).toEqual({ method, kind: 'request', senders: expect.arrayContaining(['client']) });
+        expect({ method, kind: facts?.kind, senders: facts?.senders }).toEqual({
+          method,
+          kind: 'request',
+          senders: expect.arrayContaining(['client']),
+        });
         const requirement = facts?.capability;
-        expect({ method, holder: requirement?.holder, declared: requirement ? requirement.name in capabilities : false }).toEqual({ method, holder: 'server', declared: true });
-        if (requirement?.sub) expect({ method, flag: capabilities[requirement.name][requirement.sub] }).toEqual({ method, flag: true });
+        expect({
+          method,
+          holder: requirement?.holder,
+          declared: requirement ? requirement.name in capabilities : false,
+        }).toEqual({ method, holder: 'server', declared: true });
+        if (requirement?.sub)
+          expect({ method, flag: capabilities[requirement.name][requirement.sub] }).toEqual({ method, flag: true });
       }
       await moduleRef.close();
     } finally {
@@ -185,7 +223,11 @@ describe('FeaturesExplorer', () => {
   it('answers completion/complete with -32602 naming the field when the argument name or value is not a string', async () => {
     @Injectable()
     class Languages {
-      @McpPrompt({ name: 'ask', arguments: [{ name: 'language' }], complete: { language: (value: string) => ['go', 'rust'].filter((l) => l.startsWith(value)) } })
+      @McpPrompt({
+        name: 'ask',
+        arguments: [{ name: 'language' }],
+        complete: { language: (value: string) => ['go', 'rust'].filter((l) => l.startsWith(value)) },
+      })
       ask() {
         return 'hi';
       }
@@ -193,7 +235,9 @@ describe('FeaturesExplorer', () => {
     const { toolset, moduleRef } = await boot([Languages]);
     try {
       const ref = { type: 'ref/prompt', name: 'ask' };
-      expect(await request(toolset, 'completion/complete', { ref, argument: { name: 'language', value: 'r' } })).toMatchObject({
+      expect(
+        await request(toolset, 'completion/complete', { ref, argument: { name: 'language', value: 'r' } }),
+      ).toMatchObject({
         result: { completion: { values: ['rust'], total: 1, hasMore: false } },
       });
       for (const [argument, field] of [
@@ -232,10 +276,14 @@ describe('FeaturesExplorer', () => {
     }
     const prompts = await bootError([GreetA, GreetB]);
     expect(prompts).toBeInstanceOf(McpConfigurationError);
-    expect(prompts.message).toMatch(/^Duplicate MCP prompt "greet" on mount "test": declared by GreetA#greet and by GreetB#hello\./);
+    expect(prompts.message).toMatch(
+      /^Duplicate MCP prompt "greet" on mount "test": declared by GreetA#greet and by GreetB#hello\./,
+    );
     const templates = await bootError([FilesA, FilesB]);
     expect(templates).toBeInstanceOf(McpConfigurationError);
-    expect(templates.message).toMatch(/^Duplicate MCP resource "files:\/\/\/\{path\}" on mount "test": declared by FilesA#read and by FilesB#open\./);
+    expect(templates.message).toMatch(
+      /^Duplicate MCP resource "files:\/\/\/\{path\}" on mount "test": declared by FilesA#read and by FilesB#open\./,
+    );
   });
 
   it('refuses logging/setLevel without a session, and on the stateless revision where it does not exist', async () => {
@@ -244,8 +292,13 @@ describe('FeaturesExplorer', () => {
       expect(await request(toolset, 'logging/setLevel', { level: 'debug' }, null)).toMatchObject({
         error: { code: -32600, message: 'logging/setLevel needs an MCP session: the level is stored on it' },
       });
-      const stateless = await toolset.deliver({ jsonrpc: '2.0', id: nextId++, method: 'logging/setLevel', params: { level: 'debug' } }, { principal, sessionId: null, protocolVersion: '2026-07-28' });
-      expect(stateless).toMatchObject({ error: { code: -32601, message: 'Method not found: logging/setLevel (2026-07-28 carries the level in _meta)' } });
+      const stateless = await toolset.deliver(
+        { jsonrpc: '2.0', id: nextId++, method: 'logging/setLevel', params: { level: 'debug' } },
+        { principal, sessionId: null, protocolVersion: '2026-07-28' },
+      );
+      expect(stateless).toMatchObject({
+        error: { code: -32601, message: 'Method not found: logging/setLevel (2026-07-28 carries the level in _meta)' },
+      });
     } finally {
       await moduleRef.close();
     }
@@ -254,11 +307,22 @@ describe('FeaturesExplorer', () => {
   it('refuses resources/subscribe on 2026-07-28, and a URI longer than its column, before touching the store', async () => {
     const { toolset, moduleRef } = await boot([Docs]);
     try {
-      const stateless = await toolset.deliver({ jsonrpc: '2.0', id: nextId++, method: 'resources/subscribe', params: { uri: 'docs://a' } }, { principal, sessionId: null, protocolVersion: '2026-07-28' });
-      expect(stateless).toMatchObject({ error: { code: -32601, message: 'Method not found: resources/subscribe (2026-07-28 uses subscriptions/listen)' } });
+      const stateless = await toolset.deliver(
+        { jsonrpc: '2.0', id: nextId++, method: 'resources/subscribe', params: { uri: 'docs://a' } },
+        { principal, sessionId: null, protocolVersion: '2026-07-28' },
+      );
+      expect(stateless).toMatchObject({
+        error: {
+          code: -32601,
+          message: 'Method not found: resources/subscribe (2026-07-28 uses subscriptions/listen)',
+        },
+      });
       const long = `docs://${'a'.repeat(MCP_COLUMN_LENGTHS.subscriptionUri)}`;
       expect(await request(toolset, 'resources/subscribe', { uri: long }, 'session-1')).toMatchObject({
-        error: { code: -32602, message: `Invalid params: "uri" is longer than ${MCP_COLUMN_LENGTHS.subscriptionUri} characters` },
+        error: {
+          code: -32602,
+          message: `Invalid params: "uri" is longer than ${MCP_COLUMN_LENGTHS.subscriptionUri} characters`,
+        },
       });
     } finally {
       await moduleRef.close();
@@ -269,23 +333,42 @@ describe('FeaturesExplorer', () => {
     const { toolset, moduleRef } = await boot([ScopedPrompts]);
     const first = await request(toolset, 'prompts/get', { name: 'greet', arguments: { who: 'ann' } });
     const second = await request(toolset, 'prompts/get', { name: 'greet', arguments: { who: 'ann' } });
-    const textOf = (response: JsonRpcResponse) => ('result' in response ? (response.result.messages as any)[0].content.text : response.error.message); // eslint-disable-line @typescript-eslint/no-explicit-any -- wire JSON read only by the assertions
+    const textOf = (response: JsonRpcResponse) =>
+      'result' in response ? (response.result.messages as any)[0].content.text : response.error.message; // eslint-disable-line @typescript-eslint/no-explicit-any -- wire JSON read only by the assertions
     expect(textOf(first)).toMatch(/^hello ann from instance \d+ for alice$/);
     expect(textOf(second)).not.toBe(textOf(first));
-    const completion = await request(toolset, 'completion/complete', { ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'who', value: 'b' } });
-    expect(completion).toMatchObject({ result: { completion: { values: [expect.stringMatching(/^bob#\d+$/)], total: 1, hasMore: false } } });
+    const completion = await request(toolset, 'completion/complete', {
+      ref: { type: 'ref/prompt', name: 'greet' },
+      argument: { name: 'who', value: 'b' },
+    });
+    expect(completion).toMatchObject({
+      result: { completion: { values: [expect.stringMatching(/^bob#\d+$/)], total: 1, hasMore: false } },
+    });
     await moduleRef.close();
   });
 
   it('keeps subscriptions and the log level on SQLite too', async () => {
     const { toolset, moduleRef } = await boot([Docs]);
     const sessions = moduleRef.get<McpSessionStore>(MCP_SESSION_STORE);
-    const session = await sessions.open({ principal, protocolVersion: '2025-11-25', clientInfo: null, clientCapabilities: null });
-    expect(await request(toolset, 'resources/subscribe', { uri: 'docs://a' }, session.sessionId)).toMatchObject({ result: {} });
-    expect(await request(toolset, 'resources/subscribe', { uri: 'docs://a' }, session.sessionId)).toMatchObject({ result: {} });
-    expect(await request(toolset, 'resources/subscribe', { uri: 'docs://a' }, null)).toMatchObject({ error: { code: -32600 } });
+    const session = await sessions.open({
+      principal,
+      protocolVersion: '2025-11-25',
+      clientInfo: null,
+      clientCapabilities: null,
+    });
+    expect(await request(toolset, 'resources/subscribe', { uri: 'docs://a' }, session.sessionId)).toMatchObject({
+      result: {},
+    });
+    expect(await request(toolset, 'resources/subscribe', { uri: 'docs://a' }, session.sessionId)).toMatchObject({
+      result: {},
+    });
+    expect(await request(toolset, 'resources/subscribe', { uri: 'docs://a' }, null)).toMatchObject({
+      error: { code: -32600 },
+    });
     expect(await moduleRef.get(McpResourceNotifier).subscribers('docs://a')).toEqual([session.sessionId]);
-    expect(await request(toolset, 'logging/setLevel', { level: 'warning' }, session.sessionId)).toMatchObject({ result: {} });
+    expect(await request(toolset, 'logging/setLevel', { level: 'warning' }, session.sessionId)).toMatchObject({
+      result: {},
+    });
     expect((await sessions.find(session.sessionId, principal))?.logLevel).toBe('warning');
     const rows = await moduleRef.get(DataSource).query(`SELECT COUNT(*) AS n FROM mcp_resource_subscriptions`);
     expect(Number(rows[0].n)).toBe(1);

@@ -18,7 +18,14 @@ import { LoggingFeature } from './features/logging.feature';
 import { compilePromptArguments } from './features/prompt-arguments';
 import { PromptsFeature } from './features/prompts.feature';
 import { createMethodInvoker, providerMethods, type ProviderMethod } from './features/provider-methods';
-import type { MethodInvoker, RegisteredPrompt, RegisteredResource, RegisteredResourceTemplate, ResolvedCompleter, ResolvedCompleters } from './features/registered-features';
+import type {
+  MethodInvoker,
+  RegisteredPrompt,
+  RegisteredResource,
+  RegisteredResourceTemplate,
+  ResolvedCompleter,
+  ResolvedCompleters,
+} from './features/registered-features';
 import { ResourceSubscriptionsFeature } from './features/resource-subscriptions.feature';
 import { resourceNotFound, ResourcesFeature } from './features/resources.feature';
 import { handlerPipelineFor, type HandlerPipeline } from './pipeline/handler-pipeline';
@@ -40,7 +47,8 @@ function published(fields: Record<string, unknown>): Readonly<Record<string, unk
 }
 
 /** A refused prompt answers as an unknown one. */
-const refusePrompt: RefusalFactory = (info, note) => new McpRefusedError(JsonRpcErrorCode.InvalidParams, `Unknown prompt: ${info.name}`, note);
+const refusePrompt: RefusalFactory = (info, note) =>
+  new McpRefusedError(JsonRpcErrorCode.InvalidParams, `Unknown prompt: ${info.name}`, note);
 
 /** A refused resource answers as one that does not exist (the revision's code, the URI in `data`). */
 const refuseResource: RefusalFactory = (info, note) => {
@@ -102,14 +110,24 @@ export class FeaturesExplorer implements OnModuleInit {
   }
 
   private buildResource(method: ProviderMethod, metadata: McpResourceMetadata): RegisteredResource {
-    if (!ABSOLUTE_URI.test(metadata.uri)) throw new McpConfigurationError(invalidResourceUriMessage(method.owner, metadata.uri));
+    if (!ABSOLUTE_URI.test(metadata.uri))
+      throw new McpConfigurationError(invalidResourceUriMessage(method.owner, metadata.uri));
     const { uri, name, title, description, mimeType, annotations, size, icons, meta } = metadata;
     return {
       uri,
       owner: method.owner,
       mimeType,
       definition: published({ uri, name, title, description, mimeType, annotations, size, icons, _meta: meta }),
-      ...this.handler(method, '@McpResource', metadata.public, 'resource', uri, McpMethod.ResourcesRead, refuseResource, 'read'),
+      ...this.handler(
+        method,
+        '@McpResource',
+        metadata.public,
+        'resource',
+        uri,
+        McpMethod.ResourcesRead,
+        refuseResource,
+        'read',
+      ),
     };
   }
 
@@ -118,7 +136,9 @@ export class FeaturesExplorer implements OnModuleInit {
     try {
       template = new UriTemplate(metadata.uriTemplate);
     } catch (error) {
-      throw new McpConfigurationError(invalidUriTemplateMessage(method.owner, metadata.uriTemplate, (error as Error).message));
+      throw new McpConfigurationError(
+        invalidUriTemplateMessage(method.owner, metadata.uriTemplate, (error as Error).message),
+      );
     }
     const { uriTemplate, name, title, description, mimeType, annotations, icons, meta } = metadata;
     return {
@@ -127,7 +147,16 @@ export class FeaturesExplorer implements OnModuleInit {
       mimeType,
       definition: published({ uriTemplate, name, title, description, mimeType, annotations, icons, _meta: meta }),
       completers: this.completers(method, metadata.complete, template.variables),
-      ...this.handler(method, '@McpResourceTemplate', metadata.public, 'resourceTemplate', uriTemplate, McpMethod.ResourcesRead, refuseResource, 'read'),
+      ...this.handler(
+        method,
+        '@McpResourceTemplate',
+        metadata.public,
+        'resourceTemplate',
+        uriTemplate,
+        McpMethod.ResourcesRead,
+        refuseResource,
+        'read',
+      ),
     };
   }
 
@@ -137,21 +166,47 @@ export class FeaturesExplorer implements OnModuleInit {
     return {
       name,
       owner: method.owner,
-      definition: published({ name, title, description, arguments: spec.arguments.length ? spec.arguments : undefined, icons, _meta: meta }),
-      validateArguments: spec.validate,
-      completers: this.completers(method, metadata.complete, spec.arguments.map((arg) => arg.name)),
-      ...this.handler(method, '@McpPrompt', metadata.public, 'prompt', name, McpMethod.PromptsGet, refusePrompt, 'get', async (args) => {
-        const outcome = await spec.validate(args);
-        if (!outcome.ok) throw invalidParams(`Invalid arguments for prompt "${name}": ${outcome.message}`);
-        return outcome.value;
+      definition: published({
+        name,
+        title,
+        description,
+        arguments: spec.arguments.length ? spec.arguments : undefined,
+        icons,
+        _meta: meta,
       }),
+      validateArguments: spec.validate,
+      completers: this.completers(
+        method,
+        metadata.complete,
+        spec.arguments.map((arg) => arg.name),
+      ),
+      ...this.handler(
+        method,
+        '@McpPrompt',
+        metadata.public,
+        'prompt',
+        name,
+        McpMethod.PromptsGet,
+        refusePrompt,
+        'get',
+        async (args) => {
+          const outcome = await spec.validate(args);
+          if (!outcome.ok) throw invalidParams(`Invalid arguments for prompt "${name}": ${outcome.message}`);
+          return outcome.value;
+        },
+      ),
     };
   }
 
-  private completers(method: ProviderMethod, declared: McpCompleters | undefined, known: readonly string[]): ResolvedCompleters {
+  private completers(
+    method: ProviderMethod,
+    declared: McpCompleters | undefined,
+    known: readonly string[],
+  ): ResolvedCompleters {
     const resolved = new Map<string, ResolvedCompleter>();
     for (const [name, completer] of Object.entries(declared ?? {})) {
-      if (!known.includes(name)) throw new McpConfigurationError(unknownCompleterMessage(method.owner, name, [...known]));
+      if (!known.includes(name))
+        throw new McpConfigurationError(unknownCompleterMessage(method.owner, name, [...known]));
       if (typeof completer === 'function') {
         resolved.set(name, async (value, context) => completer(value, context));
         continue;
@@ -181,12 +236,25 @@ export class FeaturesExplorer implements OnModuleInit {
     validate?: (argument: unknown) => Promise<unknown>,
   ): { pipeline?: HandlerPipeline } & Record<K, MethodInvoker> {
     const isPublic = checkedPublic(decorator, method.owner, publicOption);
-    const pipeline = handlerPipelineFor(this.moduleRef, this.contextCreator, method, builtInGuards(this.options.anonymous, isPublic));
+    const pipeline = handlerPipelineFor(
+      this.moduleRef,
+      this.contextCreator,
+      method,
+      builtInGuards(this.options.anonymous, isPublic),
+    );
     if (!pipeline) return { [key]: this.invoker(method, decorator) } as Record<K, MethodInvoker>;
-    return { pipeline, [key]: guardedInvoker(pipeline, kind, name, rpcMethod, refuse, validate) } as { pipeline: HandlerPipeline } & Record<K, MethodInvoker>;
+    return { pipeline, [key]: guardedInvoker(pipeline, kind, name, rpcMethod, refuse, validate) } as {
+      pipeline: HandlerPipeline;
+    } & Record<K, MethodInvoker>;
   }
 
   private invoker(method: ProviderMethod, kind: string): MethodInvoker {
-    return createMethodInvoker(this.moduleRef, method, method.methodName, this.logger, requestScopedFeatureMessage(kind, method.owner));
+    return createMethodInvoker(
+      this.moduleRef,
+      method,
+      method.methodName,
+      this.logger,
+      requestScopedFeatureMessage(kind, method.owner),
+    );
   }
 }

@@ -13,7 +13,14 @@ const request = (meta?: Record<string, unknown>): JsonRpcRequest => ({
 
 function delivery(extra: Partial<McpDeliveryContext> = {}): McpDeliveryContext & { sent: JsonRpcNotification[] } {
   const sent: JsonRpcNotification[] = [];
-  return { principal: { key: 'k', label: 'l', raw: 'k' }, sessionId: 's', protocolVersion: '2025-11-25', notify: (n) => void sent.push(n), sent, ...extra };
+  return {
+    principal: { key: 'k', label: 'l', raw: 'k' },
+    sessionId: 's',
+    protocolVersion: '2025-11-25',
+    notify: (n) => void sent.push(n),
+    sent,
+    ...extra,
+  };
 }
 
 describe('handler context', () => {
@@ -22,7 +29,13 @@ describe('handler context', () => {
     const { log } = createHandlerContext('m', request(), carrier, new AbortController().signal);
     await log('info', 'quiet');
     await log('error', { detail: 1 }, 'db');
-    expect(carrier.sent).toEqual([{ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'error', logger: 'db', data: { detail: 1 } } }]);
+    expect(carrier.sent).toEqual([
+      {
+        jsonrpc: '2.0',
+        method: 'notifications/message',
+        params: { level: 'error', logger: 'db', data: { detail: 1 } },
+      },
+    ]);
   });
 
   it('sends no log message when the client asked for none', async () => {
@@ -35,10 +48,19 @@ describe('handler context', () => {
 
   it('reports progress against the client token, and nothing without one', async () => {
     const withToken = delivery();
-    const { progress } = createHandlerContext('m', request({ progressToken: 'p1' }), withToken, new AbortController().signal);
+    const { progress } = createHandlerContext(
+      'm',
+      request({ progressToken: 'p1' }),
+      withToken,
+      new AbortController().signal,
+    );
     await progress(1, 4, 'a quarter');
     expect(withToken.sent).toEqual([
-      { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'p1', progress: 1, total: 4, message: 'a quarter' } },
+      {
+        jsonrpc: '2.0',
+        method: 'notifications/progress',
+        params: { progressToken: 'p1', progress: 1, total: 4, message: 'a quarter' },
+      },
     ]);
     const without = delivery();
     await createHandlerContext('m', request(), without, new AbortController().signal).progress(1);
@@ -58,47 +80,76 @@ describe('handler context', () => {
     const asked: [string, Record<string, unknown>][] = [];
     const carrier = delivery({
       clientCapabilities: { elicitation: {}, roots: {} },
-      client: { request: async (method, params) => (asked.push([method, params]), method === 'roots/list' ? { roots: [{ uri: 'file:///a' }] } : { action: 'accept', content: { ok: true } }) },
+      client: {
+        request: async (method, params) => (
+          asked.push([method, params]),
+          method === 'roots/list' ? { roots: [{ uri: 'file:///a' }] } : { action: 'accept', content: { ok: true } }
+        ),
+      },
     });
     const { elicit, listRoots } = createHandlerContext('m', request(), carrier, new AbortController().signal);
-    await expect(elicit('Name?', { type: 'object', properties: {} })).resolves.toEqual({ action: 'accept', content: { ok: true } });
+    await expect(elicit('Name?', { type: 'object', properties: {} })).resolves.toEqual({
+      action: 'accept',
+      content: { ok: true },
+    });
     await expect(listRoots()).resolves.toEqual([{ uri: 'file:///a' }]);
-    expect(asked[0]).toEqual(['elicitation/create', { mode: 'form', message: 'Name?', requestedSchema: { type: 'object', properties: {} } }]);
+    expect(asked[0]).toEqual([
+      'elicitation/create',
+      { mode: 'form', message: 'Name?', requestedSchema: { type: 'object', properties: {} } },
+    ]);
   });
 
   it('refuses with -32021 naming the capability when the client lacks it or there is no channel', async () => {
     const noCapability = delivery({ clientCapabilities: {}, client: { request: async () => ({}) } });
-    const error = await createHandlerContext('m', request(), noCapability, new AbortController().signal).sample({ messages: [] }).catch((e) => e);
+    const error = await createHandlerContext('m', request(), noCapability, new AbortController().signal)
+      .sample({ messages: [] })
+      .catch((e) => e);
     expect(error).toBeInstanceOf(McpRpcError);
     expect(error).toMatchObject({ code: -32021, data: { requiredCapabilities: { sampling: {} } } });
     const noChannel = delivery({ clientCapabilities: { sampling: {} } });
-    await expect(createHandlerContext('m', request(), noChannel, new AbortController().signal).sample({})).rejects.toMatchObject({ code: -32021 });
+    await expect(
+      createHandlerContext('m', request(), noChannel, new AbortController().signal).sample({}),
+    ).rejects.toMatchObject({ code: -32021 });
   });
 
   it.each([
     ['sampling without tools', { sampling: {} }],
     ['no sampling at all', {}],
-  ])('refuses tools and toolChoice before sending anything when the client declared %s', async (_name, clientCapabilities) => {
-    const asked: string[] = [];
-    const carrier = delivery({ clientCapabilities, client: { request: async (method) => (asked.push(method), {}) } });
-    const error = await createHandlerContext('m', request(), carrier, new AbortController().signal)
-      .sample({ messages: [], maxTokens: 5, tools: [{ name: 'w', inputSchema: { type: 'object' } }], toolChoice: { mode: 'auto' } })
-      .catch((e) => e);
-    expect(error).toBeInstanceOf(McpUnsupportedSamplingToolsError);
-    expect(error.toJsonRpc()).toEqual({
-      code: -32021,
-      message: 'The client did not declare tool use in sampling (capabilities.sampling.tools) that this sampling/createMessage with tools and toolChoice needs',
-      data: { requiredCapabilities: { sampling: { tools: {} } } },
-    });
-    expect(error.params).toEqual(['tools', 'toolChoice']);
-    expect(asked).toEqual([]);
-  });
+  ])(
+    'refuses tools and toolChoice before sending anything when the client declared %s',
+    async (_name, clientCapabilities) => {
+      const asked: string[] = [];
+      const carrier = delivery({ clientCapabilities, client: { request: async (method) => (asked.push(method), {}) } });
+      const error = await createHandlerContext('m', request(), carrier, new AbortController().signal)
+        .sample({
+          messages: [],
+          maxTokens: 5,
+          tools: [{ name: 'w', inputSchema: { type: 'object' } }],
+          toolChoice: { mode: 'auto' },
+        })
+        .catch((e) => e);
+      expect(error).toBeInstanceOf(McpUnsupportedSamplingToolsError);
+      expect(error.toJsonRpc()).toEqual({
+        code: -32021,
+        message:
+          'The client did not declare tool use in sampling (capabilities.sampling.tools) that this sampling/createMessage with tools and toolChoice needs',
+        data: { requiredCapabilities: { sampling: { tools: {} } } },
+      });
+      expect(error.params).toEqual(['tools', 'toolChoice']);
+      expect(asked).toEqual([]);
+    },
+  );
 
   it('sends tools and toolChoice unchanged to a client that declared sampling.tools', async () => {
     const asked: [string, Record<string, unknown>][] = [];
-    const carrier = delivery({ clientCapabilities: { sampling: { tools: {} } }, client: { request: async (method, params) => (asked.push([method, params]), { model: 'm' }) } });
+    const carrier = delivery({
+      clientCapabilities: { sampling: { tools: {} } },
+      client: { request: async (method, params) => (asked.push([method, params]), { model: 'm' }) },
+    });
     const params = { messages: [], maxTokens: 5, toolChoice: { mode: 'none' } };
-    await expect(createHandlerContext('m', request(), carrier, new AbortController().signal).sample(params)).resolves.toEqual({ model: 'm' });
+    await expect(
+      createHandlerContext('m', request(), carrier, new AbortController().signal).sample(params),
+    ).resolves.toEqual({ model: 'm' });
     expect(asked).toEqual([['sampling/createMessage', { messages: [], maxTokens: 5, toolChoice: { mode: 'none' } }]]);
   });
 });

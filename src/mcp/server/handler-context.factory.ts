@@ -1,7 +1,14 @@
 import type { McpDeliveryContext } from '../interfaces/mcp-delivery.interface';
 import { MCP_LOG_LEVELS, type McpLogLevel } from '../protocol/log-levels';
 import { randomUUID } from 'node:crypto';
-import type { McpElicitResult, McpInputRequestOptions, McpRoot, McpToolContext, McpUrlElicitation, McpUrlElicitResult } from '../interfaces/mcp-tool-context.interface';
+import type {
+  McpElicitResult,
+  McpInputRequestOptions,
+  McpRoot,
+  McpToolContext,
+  McpUrlElicitation,
+  McpUrlElicitResult,
+} from '../interfaces/mcp-tool-context.interface';
 import { McpUnsupportedElicitationModeError } from '../errors/mcp-elicitation.errors';
 import { declaredElicitationModes, type McpElicitationMode } from '../protocol/elicitation';
 import { McpUnsupportedSamplingToolsError } from '../errors/mcp-sampling.errors';
@@ -30,27 +37,40 @@ export function isLogLevel(value: unknown): value is McpLogLevel {
 function requireCapability(context: McpDeliveryContext, method: string): void {
   const capability = methodFacts(method)?.capability?.name;
   if (!context.client) {
-    throw new McpRpcError(StatelessErrorCode.MissingRequiredClientCapability, `Cannot send ${method}: this request has no channel back to the client`);
+    throw new McpRpcError(
+      StatelessErrorCode.MissingRequiredClientCapability,
+      `Cannot send ${method}: this request has no channel back to the client`,
+    );
   }
   if (capability !== undefined && (!context.clientCapabilities || !(capability in context.clientCapabilities))) {
-    throw new McpRpcError(StatelessErrorCode.MissingRequiredClientCapability, `The client did not declare the "${capability}" capability that ${method} needs`, {
-      requiredCapabilities: { [capability]: {} },
-    });
+    throw new McpRpcError(
+      StatelessErrorCode.MissingRequiredClientCapability,
+      `The client did not declare the "${capability}" capability that ${method} needs`,
+      {
+        requiredCapabilities: { [capability]: {} },
+      },
+    );
   }
 }
 
 /** Refuses an elicitation in a mode the client did not declare (after `requireCapability`). */
 function requireElicitationMode(context: McpDeliveryContext, mode: McpElicitationMode): void {
-  if (!declaredElicitationModes(context.clientCapabilities).includes(mode)) throw new McpUnsupportedElicitationModeError(mode);
+  if (!declaredElicitationModes(context.clientCapabilities).includes(mode))
+    throw new McpUnsupportedElicitationModeError(mode);
 }
 
 /** A URL elicitation's fields, checked: the handler's mistakes surface in the handler. */
 function checkUrlElicitation(request: McpUrlElicitation): void {
   for (const field of ['url', 'message'] as const) {
-    if (typeof request[field] !== 'string' || request[field] === '') throw new TypeError(`A URL elicitation needs a non-empty string "${field}"`);
+    if (typeof request[field] !== 'string' || request[field] === '')
+      throw new TypeError(`A URL elicitation needs a non-empty string "${field}"`);
   }
-  if (!URL.canParse(request.url)) throw new TypeError(`The url of a URL elicitation must be an absolute URL (got ${JSON.stringify(request.url)})`);
-  if (request.elicitationId !== undefined && (typeof request.elicitationId !== 'string' || request.elicitationId === '')) {
+  if (!URL.canParse(request.url))
+    throw new TypeError(`The url of a URL elicitation must be an absolute URL (got ${JSON.stringify(request.url)})`);
+  if (
+    request.elicitationId !== undefined &&
+    (typeof request.elicitationId !== 'string' || request.elicitationId === '')
+  ) {
     throw new TypeError('The elicitationId of a URL elicitation must be a non-empty string');
   }
 }
@@ -118,21 +138,32 @@ class McpHandlerContext implements McpToolContext {
     this.ended = true;
   }
 
-  private bind<K extends keyof NonNullable<McpHandlerContext['bound']>>(name: K, method: (...args: never[]) => unknown): NonNullable<McpToolContext[K]> {
+  private bind<K extends keyof NonNullable<McpHandlerContext['bound']>>(
+    name: K,
+    method: (...args: never[]) => unknown,
+  ): NonNullable<McpToolContext[K]> {
     this.bound ??= {};
-    return (this.bound[name] ??= method.bind(this) as NonNullable<McpHandlerContext['bound']>[K]) as NonNullable<McpToolContext[K]>;
+    return (this.bound[name] ??= method.bind(this) as NonNullable<McpHandlerContext['bound']>[K]) as NonNullable<
+      McpToolContext[K]
+    >;
   }
 
   private async doLog(level: McpLogLevel, data: unknown, logger?: string): Promise<void> {
     this.requireOpen('log');
-    if (isLogLevelEnabled(level, this.delivery.logLevel)) await this.notify(McpMethod.LoggingMessage, logger ? { level, logger, data } : { level, data });
+    if (isLogLevelEnabled(level, this.delivery.logLevel))
+      await this.notify(McpMethod.LoggingMessage, logger ? { level, logger, data } : { level, data });
   }
 
   private async doProgress(progress: number, total?: number, message?: string): Promise<void> {
     this.requireOpen('progress');
     const progressToken = this.meta?.progressToken;
     if (typeof progressToken !== 'string' && typeof progressToken !== 'number') return;
-    await this.notify(McpMethod.Progress, { progressToken, progress, ...(total !== undefined ? { total } : {}), ...(message ? { message } : {}) });
+    await this.notify(McpMethod.Progress, {
+      progressToken,
+      progress,
+      ...(total !== undefined ? { total } : {}),
+      ...(message ? { message } : {}),
+    });
   }
 
   private async doElicit(
@@ -143,7 +174,12 @@ class McpHandlerContext implements McpToolContext {
     this.requireOpen('elicit');
     if (typeof first === 'object' && first !== null && first.mode === 'url') return this.elicitUrl(first);
     const { key, ...params } = extra ?? {};
-    return (await this.ask(McpMethod.ElicitationCreate, { mode: 'form', message: first, requestedSchema, ...params }, { key }, 'form')) as McpElicitResult;
+    return (await this.ask(
+      McpMethod.ElicitationCreate,
+      { mode: 'form', message: first, requestedSchema, ...params },
+      { key },
+      'form',
+    )) as McpElicitResult;
   }
 
   private async elicitUrl(request: McpUrlElicitation): Promise<McpUrlElicitResult> {
@@ -151,16 +187,22 @@ class McpHandlerContext implements McpToolContext {
     const { url, message, key } = request;
     const elicitationId = request.elicitationId ?? randomUUID();
     // The stateless revision's URL elicitation has no id: the retry carries what the server needs.
-    const params = isStatelessVersion(this.protocolVersion) ? { mode: 'url', message, url } : { mode: 'url', message, url, elicitationId };
+    const params = isStatelessVersion(this.protocolVersion)
+      ? { mode: 'url', message, url }
+      : { mode: 'url', message, url, elicitationId };
     const result = (await this.ask(McpMethod.ElicitationCreate, params, { key }, 'url')) as McpElicitResult;
     return { ...result, elicitationId };
   }
 
-  private async doSample(params: Record<string, unknown>, options?: McpInputRequestOptions): Promise<Record<string, unknown>> {
+  private async doSample(
+    params: Record<string, unknown>,
+    options?: McpInputRequestOptions,
+  ): Promise<Record<string, unknown>> {
     this.requireOpen('sample');
     // Like URL mode: a client without sampling lacks its tools too, so a tool catches one error class.
     const toolParams = samplingToolParams(params);
-    if (toolParams.length && this.delivery.client && !declaresSamplingTools(this.delivery.clientCapabilities)) throw new McpUnsupportedSamplingToolsError(toolParams);
+    if (toolParams.length && this.delivery.client && !declaresSamplingTools(this.delivery.clientCapabilities))
+      throw new McpUnsupportedSamplingToolsError(toolParams);
     return this.ask(McpMethod.SamplingCreateMessage, params, options);
   }
 
@@ -184,13 +226,20 @@ class McpHandlerContext implements McpToolContext {
     if (this.delivery.notify && !this.signal.aborted) await this.delivery.notify({ jsonrpc: '2.0', method, params });
   }
 
-  private async ask(method: string, params: Record<string, unknown>, options?: McpInputRequestOptions, mode?: McpElicitationMode): Promise<Record<string, unknown>> {
+  private async ask(
+    method: string,
+    params: Record<string, unknown>,
+    options?: McpInputRequestOptions,
+    mode?: McpElicitationMode,
+  ): Promise<Record<string, unknown>> {
     // A client without any elicitation lacks URL mode too: the tool catches one error class for it.
     if (mode === 'url' && this.delivery.client) requireElicitationMode(this.delivery, mode);
     requireCapability(this.delivery, method);
     if (mode !== undefined) requireElicitationMode(this.delivery, mode);
     const client = this.delivery.client as NonNullable<McpDeliveryContext['client']>;
-    return options?.key === undefined ? client.request(method, params) : client.request(method, params, { key: options.key });
+    return options?.key === undefined
+      ? client.request(method, params)
+      : client.request(method, params, { key: options.key });
   }
 }
 
@@ -201,6 +250,11 @@ export type McpEndableToolContext = McpToolContext & {
 };
 
 /** Builds the context a handler receives for one request. */
-export function createHandlerContext(mount: string, request: JsonRpcRequest, context: McpDeliveryContext, signal: AbortSignal): McpEndableToolContext {
+export function createHandlerContext(
+  mount: string,
+  request: JsonRpcRequest,
+  context: McpDeliveryContext,
+  signal: AbortSignal,
+): McpEndableToolContext {
   return new McpHandlerContext(mount, request, context, signal);
 }

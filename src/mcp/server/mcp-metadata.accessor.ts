@@ -1,6 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { MCP_PROMPT_METADATA, MCP_RESOURCE_METADATA, MCP_RESOURCE_TEMPLATE_METADATA, MCP_TOOL_METADATA } from '../mcp.constants';
+import {
+  MCP_PROMPT_METADATA,
+  MCP_RESOURCE_METADATA,
+  MCP_RESOURCE_TEMPLATE_METADATA,
+  MCP_TOOL_METADATA,
+} from '../mcp.constants';
 import type { McpToolMetadata } from '../interfaces/mcp-tool-options.interface';
 import type { McpResourceMetadata, McpResourceTemplateMetadata } from '../interfaces/mcp-resource-options.interface';
 import type { McpPromptMetadata } from '../interfaces/mcp-prompt-options.interface';
@@ -18,16 +23,22 @@ export class McpMetadataAccessor {
 
   /** The `@McpResource` metadata on `method`, if any. */
   getResourceMetadata(method: unknown): McpResourceMetadata | undefined {
-    return typeof method === 'function' ? this.reflector.get<McpResourceMetadata | undefined>(MCP_RESOURCE_METADATA, method) : undefined;
+    return typeof method === 'function'
+      ? this.reflector.get<McpResourceMetadata | undefined>(MCP_RESOURCE_METADATA, method)
+      : undefined;
   }
 
   /** The `@McpResourceTemplate` metadata on `method`, if any. */
   getResourceTemplateMetadata(method: unknown): McpResourceTemplateMetadata | undefined {
-    return typeof method === 'function' ? this.reflector.get<McpResourceTemplateMetadata | undefined>(MCP_RESOURCE_TEMPLATE_METADATA, method) : undefined;
+    return typeof method === 'function'
+      ? this.reflector.get<McpResourceTemplateMetadata | undefined>(MCP_RESOURCE_TEMPLATE_METADATA, method)
+      : undefined;
   }
 
   /** The `@McpPrompt` metadata on `method`, if any. */
   getPromptMetadata(method: unknown): McpPromptMetadata | undefined {
-    return typeof method === 'function' ? this.reflector.get<McpPromptMetadata | undefined>(MCP_PROMPT_METADATA, method) : undefined;
+    return typeof method === 'function'
+      ? this.reflector.get<McpPromptMetadata | undefined>(MCP_PROMPT_METADATA, method)
+      : undefined;
   }
 }

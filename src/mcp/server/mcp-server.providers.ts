@@ -26,7 +26,10 @@ import { McpSessionBus } from './pubsub/mcp-session-bus';
 import { McpCachedSessionStore } from './sessions/mcp-cached-session.store';
 import type { McpStoreSettings } from '../persistence/interfaces/mcp-store-settings.interface';
 import { MCP_STORE_SETTINGS } from '../persistence/mcp-persistence.constants';
-import { McpProtectedResourceRegistration, createProtectedResourceController } from './oauth/protected-resource.controller';
+import {
+  McpProtectedResourceRegistration,
+  createProtectedResourceController,
+} from './oauth/protected-resource.controller';
 import { McpProtectedResourceRootModule } from './oauth/protected-resource-root.module';
 import { Toolset } from './toolset';
 import { getMcpRegistryToken, McpRegistry } from './registry/mcp-registry';
@@ -72,7 +75,16 @@ export function createMcpServerParts(mount: string, path: string): McpServerPart
     ToolsetExplorer,
     ...createMcpFeatureProviders(mount),
     FeaturesExplorer,
-    { provide: MCP_STORE_SETTINGS, useFactory: (o: McpResolvedOptions): McpStoreSettings => ({ mount: o.mount, idleTtlMs: o.sessions.idleTtlMs, databaseTimeoutMs: o.database.timeoutMs, auditCommit: o.audit.commit }), inject: [MCP_MODULE_OPTIONS] },
+    {
+      provide: MCP_STORE_SETTINGS,
+      useFactory: (o: McpResolvedOptions): McpStoreSettings => ({
+        mount: o.mount,
+        idleTtlMs: o.sessions.idleTtlMs,
+        databaseTimeoutMs: o.database.timeoutMs,
+        auditCommit: o.audit.commit,
+      }),
+      inject: [MCP_MODULE_OPTIONS],
+    },
     McpHttpEndpoint,
     mcpPubSubProvider,
     mcpEventLogProvider,

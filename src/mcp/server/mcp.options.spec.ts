@@ -23,9 +23,10 @@ describe('resolveMcpOptions', () => {
   it('refuses an option key a mount does not read, naming the closest known one', () => {
     const error = failure(() => resolveMcpOptions({ auth, maxBody: 10 } as McpModuleOptions, extras));
     expect(error).toBeInstanceOf(McpConfigurationError);
-    expect(error.message).toMatch(/^McpModule \(mount "main"\): unknown option "maxBody" \(did you mean "maxBodyBytes"\? known: auth, anonymous, server, providers, /);
+    expect(error.message).toMatch(
+      /^McpModule \(mount "main"\): unknown option "maxBody" \(did you mean "maxBodyBytes"\? known: auth, anonymous, server, providers, /,
+    );
   });
-
 
   it('applies the documented defaults', () => {
     const resolved = resolveMcpOptions({ auth }, extras);
@@ -34,17 +35,35 @@ describe('resolveMcpOptions', () => {
     expect(resolved.maxBodyBytes).toBe(DEFAULT_MAX_BODY_BYTES);
     expect(resolved.pageSize).toBe(DEFAULT_PAGE_SIZE);
     expect(resolved.pageSize).toBe(100);
-    expect(resolved.sessions).toEqual({ idleTtlMs: DEFAULT_SESSION_IDLE_TTL_MS, cache: { ttlMs: 1000, maxEntries: 10_000 } });
+    expect(resolved.sessions).toEqual({
+      idleTtlMs: DEFAULT_SESSION_IDLE_TTL_MS,
+      cache: { ttlMs: 1000, maxEntries: 10_000 },
+    });
     expect(resolved.sessions.idleTtlMs).toBe(3_600_000);
   });
 
   it('keeps values the user set', () => {
     class Tools {}
     const resolved = resolveMcpOptions(
-      { auth, maxBodyBytes: 1024, pageSize: 2, sessions: { idleTtlMs: 5000 }, providers: [Tools], allowedOrigins: '*', server: { name: 's', version: '9' } },
+      {
+        auth,
+        maxBodyBytes: 1024,
+        pageSize: 2,
+        sessions: { idleTtlMs: 5000 },
+        providers: [Tools],
+        allowedOrigins: '*',
+        server: { name: 's', version: '9' },
+      },
       extras,
     );
-    expect(resolved).toMatchObject({ maxBodyBytes: 1024, pageSize: 2, sessions: { idleTtlMs: 5000 }, providers: [Tools], allowedOrigins: '*', server: { name: 's', version: '9' } });
+    expect(resolved).toMatchObject({
+      maxBodyBytes: 1024,
+      pageSize: 2,
+      sessions: { idleTtlMs: 5000 },
+      providers: [Tools],
+      allowedOrigins: '*',
+      server: { name: 's', version: '9' },
+    });
   });
 
   it('admits anonymous callers only when anonymous is true, and refuses anything but a boolean', () => {
@@ -94,8 +113,20 @@ describe('resolveMcpOptions', () => {
   it('applies the documented defaults of the database bound, the streams and the caps', () => {
     const resolved = resolveMcpOptions({ auth }, extras);
     expect(resolved.database).toEqual({ timeoutMs: 5_000 });
-    expect(resolved.streams).toEqual({ clientRequestTimeoutMs: 300_000, keepAliveMs: 15_000, retryMs: 1_000, maxBufferedBytes: 4 * 1024 * 1024, resumeEvents: 500, resumeTtlMs: 600_000 });
-    expect(resolved.limits).toEqual({ sessionsPerPrincipal: 100, streamsPerPrincipal: 100, listenStreamsPerPrincipal: 100, subscriptionsPerSession: 1000 });
+    expect(resolved.streams).toEqual({
+      clientRequestTimeoutMs: 300_000,
+      keepAliveMs: 15_000,
+      retryMs: 1_000,
+      maxBufferedBytes: 4 * 1024 * 1024,
+      resumeEvents: 500,
+      resumeTtlMs: 600_000,
+    });
+    expect(resolved.limits).toEqual({
+      sessionsPerPrincipal: 100,
+      streamsPerPrincipal: 100,
+      listenStreamsPerPrincipal: 100,
+      subscriptionsPerSession: 1000,
+    });
   });
 
   it('defaults bodyTimeoutMs to 30 s and keeps a given one', () => {
@@ -108,12 +139,15 @@ describe('resolveMcpOptions', () => {
     expect(error.message).toContain('"bodyTimeoutMs"');
   });
 
-  it.each([0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, '1024'])('rejects maxBodyBytes %p, naming the option', (value) => {
-    const error = failure(() => resolveMcpOptions({ auth, maxBodyBytes: value as number }, extras));
-    expect(error).toBeInstanceOf(McpConfigurationError);
-    expect(error.message).toContain('"maxBodyBytes"');
-    expect(error.message).toContain('a positive integer');
-  });
+  it.each([0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, '1024'])(
+    'rejects maxBodyBytes %p, naming the option',
+    (value) => {
+      const error = failure(() => resolveMcpOptions({ auth, maxBodyBytes: value as number }, extras));
+      expect(error).toBeInstanceOf(McpConfigurationError);
+      expect(error.message).toContain('"maxBodyBytes"');
+      expect(error.message).toContain('a positive integer');
+    },
+  );
 
   it("defaults audit.commit to 'sync' and keeps 'async'", () => {
     expect(resolveMcpOptions({ auth }, extras).audit).toEqual({ commit: 'sync' });
@@ -125,28 +159,47 @@ describe('resolveMcpOptions', () => {
     expect(failure(() => resolveMcpOptions({ auth, audit: { commit: 'later' as 'sync' } }, extras)).message).toBe(
       `McpModule (mount "main"): option "audit.commit" must be 'sync' or 'async'.`,
     );
-    expect(failure(() => resolveMcpOptions({ auth, audit: 'async' as never }, extras)).message).toContain('"audit" must be an object');
-    expect(failure(() => resolveMcpOptions({ auth, audit: { comit: 'async' } as never }, extras)).message).toContain('unknown option "comit" (did you mean "commit"?');
+    expect(failure(() => resolveMcpOptions({ auth, audit: 'async' as never }, extras)).message).toContain(
+      '"audit" must be an object',
+    );
+    expect(failure(() => resolveMcpOptions({ auth, audit: { comit: 'async' } as never }, extras)).message).toContain(
+      'unknown option "comit" (did you mean "commit"?',
+    );
   });
 
   it('defaults limits.tasksPerPrincipal to 100, keeps a given one and rejects one that is not a positive integer', () => {
     expect(resolveMcpOptions({ auth }, extras).limits.tasksPerPrincipal).toBe(100);
-    expect(resolveMcpOptions({ auth, limits: { tasksPerPrincipal: 3 } }, extras).limits).toMatchObject({ tasksPerPrincipal: 3, sessionsPerPrincipal: 100 });
+    expect(resolveMcpOptions({ auth, limits: { tasksPerPrincipal: 3 } }, extras).limits).toMatchObject({
+      tasksPerPrincipal: 3,
+      sessionsPerPrincipal: 100,
+    });
     for (const value of [0, -1, 1.5]) {
-      expect(failure(() => resolveMcpOptions({ auth, limits: { tasksPerPrincipal: value } }, extras)).message).toBe('McpModule (mount "main"): option "limits.tasksPerPrincipal" must be a positive integer.');
+      expect(failure(() => resolveMcpOptions({ auth, limits: { tasksPerPrincipal: value } }, extras)).message).toBe(
+        'McpModule (mount "main"): option "limits.tasksPerPrincipal" must be a positive integer.',
+      );
     }
   });
 
   it('rejects a bad pageSize and a bad sessions.idleTtlMs, naming the option', () => {
     expect(failure(() => resolveMcpOptions({ auth, pageSize: 0 }, extras)).message).toContain('"pageSize"');
-    expect(failure(() => resolveMcpOptions({ auth, sessions: { idleTtlMs: -5 } }, extras)).message).toContain('"sessions.idleTtlMs"');
+    expect(failure(() => resolveMcpOptions({ auth, sessions: { idleTtlMs: -5 } }, extras)).message).toContain(
+      '"sessions.idleTtlMs"',
+    );
   });
 
   it('turns the session cache on by default, off with false, and fills in a partial one', () => {
-    expect(resolveMcpOptions({ auth, sessions: { cache: true } }, extras).sessions.cache).toEqual({ ttlMs: 1000, maxEntries: 10_000 });
+    expect(resolveMcpOptions({ auth, sessions: { cache: true } }, extras).sessions.cache).toEqual({
+      ttlMs: 1000,
+      maxEntries: 10_000,
+    });
     expect(resolveMcpOptions({ auth, sessions: { cache: false } }, extras).sessions.cache).toBe(false);
-    expect(resolveMcpOptions({ auth, sessions: { cache: { ttlMs: 250 } } }, extras).sessions).toEqual({ idleTtlMs: 3_600_000, cache: { ttlMs: 250, maxEntries: 10_000 } });
-    expect(resolveMcpOptions({ auth, sessions: { idleTtlMs: 5000, cache: { maxEntries: 3 } } }, extras).sessions).toEqual({ idleTtlMs: 5000, cache: { ttlMs: 1000, maxEntries: 3 } });
+    expect(resolveMcpOptions({ auth, sessions: { cache: { ttlMs: 250 } } }, extras).sessions).toEqual({
+      idleTtlMs: 3_600_000,
+      cache: { ttlMs: 250, maxEntries: 10_000 },
+    });
+    expect(
+      resolveMcpOptions({ auth, sessions: { idleTtlMs: 5000, cache: { maxEntries: 3 } } }, extras).sessions,
+    ).toEqual({ idleTtlMs: 5000, cache: { ttlMs: 1000, maxEntries: 3 } });
   });
 
   it.each([
@@ -155,8 +208,14 @@ describe('resolveMcpOptions', () => {
     [{ cache: { maxEntries: -1 } }, 'option "sessions.cache.maxEntries" must be a positive integer'],
     [{ cache: 'yes' }, 'option "sessions.cache" must be true, false or { ttlMs?, maxEntries? }'],
     [{ cache: 1000 }, 'option "sessions.cache" must be true, false or { ttlMs?, maxEntries? }'],
-    [{ cache: { ttl: 1000 } }, 'option "sessions.cache": unknown option "ttl" (did you mean "ttlMs"? known: ttlMs, maxEntries)'],
-    [{ idleTtl: 1000 }, 'option "sessions": unknown option "idleTtl" (did you mean "idleTtlMs"? known: idleTtlMs, cache)'],
+    [
+      { cache: { ttl: 1000 } },
+      'option "sessions.cache": unknown option "ttl" (did you mean "ttlMs"? known: ttlMs, maxEntries)',
+    ],
+    [
+      { idleTtl: 1000 },
+      'option "sessions": unknown option "idleTtl" (did you mean "idleTtlMs"? known: idleTtlMs, cache)',
+    ],
   ])('refuses sessions %j with a message naming the option', (sessions, message) => {
     const error = failure(() => resolveMcpOptions({ auth, sessions } as unknown as McpModuleOptions, extras));
     expect(error).toBeInstanceOf(McpConfigurationError);
@@ -167,7 +226,12 @@ describe('resolveMcpOptions', () => {
 describe('McpModule boot without auth', () => {
   it('fails to start the app with the message that says how to configure auth', async () => {
     // A real (in-memory SQLite) connection, so that auth is the only thing missing.
-    const database = TypeOrmModule.forRoot({ type: 'better-sqlite3', database: ':memory:', entities: MCP_ENTITIES, synchronize: true });
+    const database = TypeOrmModule.forRoot({
+      type: 'better-sqlite3',
+      database: ':memory:',
+      entities: MCP_ENTITIES,
+      synchronize: true,
+    });
     const boot = async () => {
       const moduleRef = await Test.createTestingModule({ imports: [database, McpModule.forRoot({})] }).compile();
       try {
@@ -189,7 +253,12 @@ describe('McpModule boot without auth', () => {
   });
 
   it('boots with the same setup once auth is given (so auth is what was missing)', async () => {
-    const database = TypeOrmModule.forRoot({ type: 'better-sqlite3', database: ':memory:', entities: MCP_ENTITIES, synchronize: true });
+    const database = TypeOrmModule.forRoot({
+      type: 'better-sqlite3',
+      database: ':memory:',
+      entities: MCP_ENTITIES,
+      synchronize: true,
+    });
     const moduleRef = await Test.createTestingModule({ imports: [database, McpModule.forRoot({ auth })] }).compile();
     await moduleRef.init();
     await moduleRef.close();

@@ -1,12 +1,21 @@
 import type { McpModuleExtras, McpModuleOptions, McpSessionOptions } from './interfaces/mcp-module-options.interface';
-import { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES, DEFAULT_PAGE_SIZE, DEFAULT_SESSION_IDLE_TTL_MS } from '../mcp.constants';
+import {
+  DEFAULT_BODY_TIMEOUT_MS,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_PAGE_SIZE,
+  DEFAULT_SESSION_IDLE_TTL_MS,
+} from '../mcp.constants';
 import { assertKnownOptions, McpConfigurationError, optionKeys } from '../errors/mcp-configuration.errors';
 import { invalidAuthMessage, invalidOptionMessage, missingAuthMessage } from '../mcp.messages';
 import { DEFAULT_DATABASE_TIMEOUT_MS } from '../persistence/database-deadline';
 import { resolveAuditCommit } from '../persistence/audit-commit';
 import { DEFAULT_STREAM_OPTIONS, type McpResolvedStreamOptions } from './http/mcp-stream.options';
 import { DEFAULT_LIMITS, type McpResolvedLimits } from './mcp-limits.options';
-import { DEFAULT_SESSION_CACHE, type McpResolvedSessionCache, type McpSessionCacheOptions } from './sessions/mcp-session-cache.options';
+import {
+  DEFAULT_SESSION_CACHE,
+  type McpResolvedSessionCache,
+  type McpSessionCacheOptions,
+} from './sessions/mcp-session-cache.options';
 import { resolveOAuthOptions, type McpResolvedOAuthOptions } from './oauth/mcp-oauth.options';
 import { resolveTasksOptions, type McpResolvedTasksOptions } from './tasks/mcp-tasks.options';
 import { resolveShutdownOptions, type McpResolvedShutdownOptions } from './shutdown/mcp-shutdown.options';
@@ -14,7 +23,24 @@ import { resolveTelemetryOptions, type McpResolvedTelemetryOptions } from '../te
 import { resolveMountRetention, type McpResolvedRetention } from '../persistence/retention/mcp-retention.options';
 
 /** A mount's options after defaults were applied and the configuration was checked. */
-export interface McpResolvedOptions extends Omit<McpModuleOptions, 'auth' | 'anonymous' | 'sessions' | 'database' | 'audit' | 'maxBodyBytes' | 'bodyTimeoutMs' | 'pageSize' | 'streams' | 'limits' | 'oauth' | 'tasks' | 'shutdown' | 'telemetry' | 'retention'> {
+export interface McpResolvedOptions extends Omit<
+  McpModuleOptions,
+  | 'auth'
+  | 'anonymous'
+  | 'sessions'
+  | 'database'
+  | 'audit'
+  | 'maxBodyBytes'
+  | 'bodyTimeoutMs'
+  | 'pageSize'
+  | 'streams'
+  | 'limits'
+  | 'oauth'
+  | 'tasks'
+  | 'shutdown'
+  | 'telemetry'
+  | 'retention'
+> {
   /** The authorizer. */
   auth: NonNullable<McpModuleOptions['auth']>;
   /** Whether requests without a token are admitted as the anonymous principal. */
@@ -85,7 +111,9 @@ function resolveSessionCache(mount: string, cache: McpSessionOptions['cache']): 
   if (cache === false) return false;
   if (cache === undefined || cache === true) return { ...DEFAULT_SESSION_CACHE };
   if (typeof cache !== 'object' || cache === null || Array.isArray(cache)) {
-    throw new McpConfigurationError(invalidOptionMessage(mount, 'sessions.cache', 'true, false or { ttlMs?, maxEntries? }'));
+    throw new McpConfigurationError(
+      invalidOptionMessage(mount, 'sessions.cache', 'true, false or { ttlMs?, maxEntries? }'),
+    );
   }
   assertKnownOptions(cache, SESSION_CACHE_OPTION_KEYS, `McpModule (mount "${mount}") option "sessions.cache"`);
   return {
@@ -121,33 +149,115 @@ export function resolveMcpOptions(
       idleTtlMs: positiveInteger(mount, 'sessions.idleTtlMs', options.sessions?.idleTtlMs, DEFAULT_SESSION_IDLE_TTL_MS),
       cache: resolveSessionCache(mount, options.sessions?.cache),
     },
-    database: { timeoutMs: positiveInteger(mount, 'database.timeoutMs', options.database?.timeoutMs, DEFAULT_DATABASE_TIMEOUT_MS) },
-    audit: { commit: resolveAuditCommit(options.audit, (option, expected) => invalidOptionMessage(mount, option, expected), `McpModule (mount "${mount}")`) },
+    database: {
+      timeoutMs: positiveInteger(mount, 'database.timeoutMs', options.database?.timeoutMs, DEFAULT_DATABASE_TIMEOUT_MS),
+    },
+    audit: {
+      commit: resolveAuditCommit(
+        options.audit,
+        (option, expected) => invalidOptionMessage(mount, option, expected),
+        `McpModule (mount "${mount}")`,
+      ),
+    },
     maxBodyBytes: positiveInteger(mount, 'maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
     bodyTimeoutMs: positiveInteger(mount, 'bodyTimeoutMs', options.bodyTimeoutMs, DEFAULT_BODY_TIMEOUT_MS),
     pageSize: positiveInteger(mount, 'pageSize', options.pageSize, DEFAULT_PAGE_SIZE),
     streams: {
-      clientRequestTimeoutMs: positiveInteger(mount, 'streams.clientRequestTimeoutMs', options.streams?.clientRequestTimeoutMs, DEFAULT_STREAM_OPTIONS.clientRequestTimeoutMs),
-      keepAliveMs: positiveInteger(mount, 'streams.keepAliveMs', options.streams?.keepAliveMs, DEFAULT_STREAM_OPTIONS.keepAliveMs),
+      clientRequestTimeoutMs: positiveInteger(
+        mount,
+        'streams.clientRequestTimeoutMs',
+        options.streams?.clientRequestTimeoutMs,
+        DEFAULT_STREAM_OPTIONS.clientRequestTimeoutMs,
+      ),
+      keepAliveMs: positiveInteger(
+        mount,
+        'streams.keepAliveMs',
+        options.streams?.keepAliveMs,
+        DEFAULT_STREAM_OPTIONS.keepAliveMs,
+      ),
       retryMs: positiveInteger(mount, 'streams.retryMs', options.streams?.retryMs, DEFAULT_STREAM_OPTIONS.retryMs),
-      resumeEvents: positiveInteger(mount, 'streams.resumeEvents', options.streams?.resumeEvents, DEFAULT_STREAM_OPTIONS.resumeEvents),
-      resumeTtlMs: positiveInteger(mount, 'streams.resumeTtlMs', options.streams?.resumeTtlMs, DEFAULT_STREAM_OPTIONS.resumeTtlMs),
-      maxBufferedBytes: positiveInteger(mount, 'streams.maxBufferedBytes', options.streams?.maxBufferedBytes, DEFAULT_STREAM_OPTIONS.maxBufferedBytes),
-      resumeFollowers: positiveInteger(mount, 'streams.resumeFollowers', options.streams?.resumeFollowers, DEFAULT_STREAM_OPTIONS.resumeFollowers),
+      resumeEvents: positiveInteger(
+        mount,
+        'streams.resumeEvents',
+        options.streams?.resumeEvents,
+        DEFAULT_STREAM_OPTIONS.resumeEvents,
+      ),
+      resumeTtlMs: positiveInteger(
+        mount,
+        'streams.resumeTtlMs',
+        options.streams?.resumeTtlMs,
+        DEFAULT_STREAM_OPTIONS.resumeTtlMs,
+      ),
+      maxBufferedBytes: positiveInteger(
+        mount,
+        'streams.maxBufferedBytes',
+        options.streams?.maxBufferedBytes,
+        DEFAULT_STREAM_OPTIONS.maxBufferedBytes,
+      ),
+      resumeFollowers: positiveInteger(
+        mount,
+        'streams.resumeFollowers',
+        options.streams?.resumeFollowers,
+        DEFAULT_STREAM_OPTIONS.resumeFollowers,
+      ),
     },
     oauth: resolveOAuthOptions(mount, path, options.oauth),
     shutdown: resolveShutdownOptions(mount, options.shutdown),
-    telemetry: resolveTelemetryOptions(options.telemetry, (option, expected) => invalidOptionMessage(mount, option, expected), `McpModule (mount "${mount}")`),
-    tasks: resolveTasksOptions(mount, options.tasks, options.pubsub?.redis, options.streams?.clientRequestTimeoutMs ?? DEFAULT_STREAM_OPTIONS.clientRequestTimeoutMs),
+    telemetry: resolveTelemetryOptions(
+      options.telemetry,
+      (option, expected) => invalidOptionMessage(mount, option, expected),
+      `McpModule (mount "${mount}")`,
+    ),
+    tasks: resolveTasksOptions(
+      mount,
+      options.tasks,
+      options.pubsub?.redis,
+      options.streams?.clientRequestTimeoutMs ?? DEFAULT_STREAM_OPTIONS.clientRequestTimeoutMs,
+    ),
     retention: resolveMountRetention(mount, options.retention),
     limits: {
-      sessionsPerPrincipal: positiveInteger(mount, 'limits.sessionsPerPrincipal', options.limits?.sessionsPerPrincipal, DEFAULT_LIMITS.sessionsPerPrincipal),
-      streamsPerPrincipal: positiveInteger(mount, 'limits.streamsPerPrincipal', options.limits?.streamsPerPrincipal, DEFAULT_LIMITS.streamsPerPrincipal),
-      listenStreamsPerPrincipal: positiveInteger(mount, 'limits.listenStreamsPerPrincipal', options.limits?.listenStreamsPerPrincipal, DEFAULT_LIMITS.listenStreamsPerPrincipal),
-      listenResourceSubscriptions: positiveInteger(mount, 'limits.listenResourceSubscriptions', options.limits?.listenResourceSubscriptions, DEFAULT_LIMITS.listenResourceSubscriptions),
-      listenTaskIds: positiveInteger(mount, 'limits.listenTaskIds', options.limits?.listenTaskIds, DEFAULT_LIMITS.listenTaskIds),
-      subscriptionsPerSession: positiveInteger(mount, 'limits.subscriptionsPerSession', options.limits?.subscriptionsPerSession, DEFAULT_LIMITS.subscriptionsPerSession),
-      tasksPerPrincipal: positiveInteger(mount, 'limits.tasksPerPrincipal', options.limits?.tasksPerPrincipal, DEFAULT_LIMITS.tasksPerPrincipal),
+      sessionsPerPrincipal: positiveInteger(
+        mount,
+        'limits.sessionsPerPrincipal',
+        options.limits?.sessionsPerPrincipal,
+        DEFAULT_LIMITS.sessionsPerPrincipal,
+      ),
+      streamsPerPrincipal: positiveInteger(
+        mount,
+        'limits.streamsPerPrincipal',
+        options.limits?.streamsPerPrincipal,
+        DEFAULT_LIMITS.streamsPerPrincipal,
+      ),
+      listenStreamsPerPrincipal: positiveInteger(
+        mount,
+        'limits.listenStreamsPerPrincipal',
+        options.limits?.listenStreamsPerPrincipal,
+        DEFAULT_LIMITS.listenStreamsPerPrincipal,
+      ),
+      listenResourceSubscriptions: positiveInteger(
+        mount,
+        'limits.listenResourceSubscriptions',
+        options.limits?.listenResourceSubscriptions,
+        DEFAULT_LIMITS.listenResourceSubscriptions,
+      ),
+      listenTaskIds: positiveInteger(
+        mount,
+        'limits.listenTaskIds',
+        options.limits?.listenTaskIds,
+        DEFAULT_LIMITS.listenTaskIds,
+      ),
+      subscriptionsPerSession: positiveInteger(
+        mount,
+        'limits.subscriptionsPerSession',
+        options.limits?.subscriptionsPerSession,
+        DEFAULT_LIMITS.subscriptionsPerSession,
+      ),
+      tasksPerPrincipal: positiveInteger(
+        mount,
+        'limits.tasksPerPrincipal',
+        options.limits?.tasksPerPrincipal,
+        DEFAULT_LIMITS.tasksPerPrincipal,
+      ),
     },
   };
 }

@@ -29,11 +29,15 @@ describe('Toolset with scoped tools', () => {
   toolset.register(tool('purge', ['admin']));
 
   async function send(message: JsonRpcMessage, ctx: McpDeliveryContext) {
-    return (await toolset.deliver(message, ctx)) as { result?: Record<string, unknown>; error?: { code: number; message: string } };
+    return (await toolset.deliver(message, ctx)) as {
+      result?: Record<string, unknown>;
+      error?: { code: number; message: string };
+    };
   }
   const list = { jsonrpc: '2.0' as const, id: 1, method: 'tools/list' };
   const callPurge = { jsonrpc: '2.0' as const, id: 2, method: 'tools/call', params: { name: 'purge', arguments: {} } };
-  const names = (reply: { result?: Record<string, unknown> }) => (reply.result?.tools as Array<{ name: string }>).map((t) => t.name);
+  const names = (reply: { result?: Record<string, unknown> }) =>
+    (reply.result?.tools as Array<{ name: string }>).map((t) => t.name);
 
   it('lists a scoped tool only to principals holding its scopes; a principal without scopes holds none', async () => {
     expect(toolset.hasScopedTools).toBe(true);
@@ -48,7 +52,10 @@ describe('Toolset with scoped tools', () => {
   });
 
   it('refuses the call in process with a JSON-RPC error, and runs it for a principal with the scopes', async () => {
-    expect((await send(callPurge, context(inProcess))).error).toEqual({ code: -32000, message: 'Insufficient scope: tool "purge" needs the scopes admin' });
+    expect((await send(callPurge, context(inProcess))).error).toEqual({
+      code: -32000,
+      message: 'Insufficient scope: tool "purge" needs the scopes admin',
+    });
     expect((await send(callPurge, context(admin))).result).toEqual({ content: [{ type: 'text', text: 'purge ran' }] });
   });
 
@@ -56,6 +63,8 @@ describe('Toolset with scoped tools', () => {
     const plain = new Toolset('plain', { name: 'p', version: '1' }, 100);
     plain.register(tool('a'));
     expect(plain.hasScopedTools).toBe(false);
-    expect((await plain.deliver(list, context(inProcess, '2026-07-28')))).toMatchObject({ result: { tools: [{ name: 'a' }] } });
+    expect(await plain.deliver(list, context(inProcess, '2026-07-28'))).toMatchObject({
+      result: { tools: [{ name: 'a' }] },
+    });
   });
 });

@@ -18,7 +18,10 @@ const principal = { key: 'alice', label: 'Alice', raw: 'alice' };
 const context = { principal, sessionId: 's-1', protocolVersion: '2025-11-25' };
 
 /** Boots a real Nest app context with the explorer and the given providers; discovery runs on init. */
-async function boot(providers: Provider[], options: Partial<McpModuleOptions> = {}): Promise<{ toolset: Toolset; moduleRef: TestingModule }> {
+async function boot(
+  providers: Provider[],
+  options: Partial<McpModuleOptions> = {},
+): Promise<{ toolset: Toolset; moduleRef: TestingModule }> {
   const toolset = new Toolset('test', { name: 'explorer-spec', version: '1.0.0' }, 100);
   const moduleRef = await Test.createTestingModule({
     imports: [DiscoveryModule],
@@ -27,7 +30,10 @@ async function boot(providers: Provider[], options: Partial<McpModuleOptions> = 
       ToolsetExplorer,
       McpMetadataAccessor,
       { provide: Toolset, useValue: toolset },
-      { provide: MCP_MODULE_OPTIONS, useValue: resolveMcpOptions({ auth: () => 'alice', ...options }, { mount: 'test', path: '/mcp' }) },
+      {
+        provide: MCP_MODULE_OPTIONS,
+        useValue: resolveMcpOptions({ auth: () => 'alice', ...options }, { mount: 'test', path: '/mcp' }),
+      },
     ],
   }).compile();
   await moduleRef.init();
@@ -47,14 +53,24 @@ async function bootError(providers: Provider[], options: Partial<McpModuleOption
 }
 
 let nextId = 1;
-async function call(toolset: Toolset, name: string, args: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
-  const response = (await toolset.deliver({ jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name, arguments: args } }, context)) as JsonRpcResponse;
+async function call(
+  toolset: Toolset,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<Record<string, unknown>> {
+  const response = (await toolset.deliver(
+    { jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name, arguments: args } },
+    context,
+  )) as JsonRpcResponse;
   if (!('result' in response)) throw new Error(`JSON-RPC error: ${JSON.stringify(response.error)}`);
   return response.result;
 }
 
 function names(toolset: Toolset): string[] {
-  return toolset.list().map((tool) => tool.name).sort();
+  return toolset
+    .list()
+    .map((tool) => tool.name)
+    .sort();
 }
 
 class EchoInput {
@@ -138,7 +154,10 @@ describe('ToolsetExplorer', () => {
         ToolsetExplorer,
         McpMetadataAccessor,
         { provide: Toolset, useValue: toolset },
-        { provide: MCP_MODULE_OPTIONS, useValue: resolveMcpOptions({ auth: () => 'a' }, { mount: 'test', path: '/mcp' }) },
+        {
+          provide: MCP_MODULE_OPTIONS,
+          useValue: resolveMcpOptions({ auth: () => 'a' }, { mount: 'test', path: '/mcp' }),
+        },
       ],
     }).compile();
     apps.push(moduleRef);
@@ -168,7 +187,10 @@ describe('ToolsetExplorer', () => {
       description: 'Echoes text',
       inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
     });
-    expect(toolset.get('custom.name-1')?.definition.inputSchema).toEqual({ type: 'object', additionalProperties: false });
+    expect(toolset.get('custom.name-1')?.definition.inputSchema).toEqual({
+      type: 'object',
+      additionalProperties: false,
+    });
   });
 
   it('serves the tools of a useValue provider (an instance of a decorated class)', async () => {
@@ -181,7 +203,11 @@ describe('ToolsetExplorer', () => {
   it('serves the tools of a useFactory provider, with the factory-built instance', async () => {
     const toolset = await start([
       Config,
-      { provide: 'FACTORY_TOOLS', useFactory: (config: Config) => new FactoryTools(`factory+${config.prefix}`), inject: [Config] },
+      {
+        provide: 'FACTORY_TOOLS',
+        useFactory: (config: Config) => new FactoryTools(`factory+${config.prefix}`),
+        inject: [Config],
+      },
     ]);
     expect(names(toolset)).toEqual(['whereFrom']);
     expect(toolset.get('whereFrom')?.owner).toBe('FactoryTools#whereFrom');
@@ -224,7 +250,12 @@ describe('ToolsetExplorer', () => {
 
   it('lets the providers option limit which providers are served', async () => {
     const toolset = await start(
-      [PlainTools, { provide: 'GREETER', useValue: new ValueTools('hi') }, Config, { provide: 'F', useFactory: () => new FactoryTools('f') }],
+      [
+        PlainTools,
+        { provide: 'GREETER', useValue: new ValueTools('hi') },
+        Config,
+        { provide: 'F', useFactory: () => new FactoryTools('f') },
+      ],
       { providers: [ValueTools, FactoryTools] },
     );
     expect(names(toolset)).toEqual(['greet', 'whereFrom']);
@@ -367,7 +398,10 @@ describe('ToolsetExplorer', () => {
   it('fails at boot on an invalid x-mcp-header annotation, naming Class#method, the tool and the problem', async () => {
     @Injectable()
     class BadHeader {
-      @McpTool({ description: 'bad', input: { type: 'object', properties: { ratio: { type: 'number', 'x-mcp-header': 'Ratio' } } } })
+      @McpTool({
+        description: 'bad',
+        input: { type: 'object', properties: { ratio: { type: 'number', 'x-mcp-header': 'Ratio' } } },
+      })
       scale() {
         return 'x';
       }
@@ -434,13 +468,25 @@ describe('ToolsetExplorer', () => {
     }
     const toolset = await start([Recorder]);
     await toolset.deliver(
-      { jsonrpc: '2.0', id: 'r-1', method: 'tools/call', params: { name: 'record', arguments: { text: 'x', extra: 1 }, _meta: { progressToken: 't' } } },
+      {
+        jsonrpc: '2.0',
+        id: 'r-1',
+        method: 'tools/call',
+        params: { name: 'record', arguments: { text: 'x', extra: 1 }, _meta: { progressToken: 't' } },
+      },
       context,
     );
     expect(seen).toHaveLength(1);
     expect(seen[0].args).toBeInstanceOf(EchoInput);
     expect(seen[0].args).toEqual({ text: 'x' });
-    expect(seen[0].ctx).toMatchObject({ principal, sessionId: 's-1', mount: 'test', protocolVersion: '2025-11-25', requestId: 'r-1', meta: { progressToken: 't' } });
+    expect(seen[0].ctx).toMatchObject({
+      principal,
+      sessionId: 's-1',
+      mount: 'test',
+      protocolVersion: '2025-11-25',
+      requestId: 'r-1',
+      meta: { progressToken: 't' },
+    });
     expect(seen[0].ctx.signal).toBeInstanceOf(AbortSignal);
   });
 
@@ -466,8 +512,14 @@ describe('ToolsetExplorer', () => {
       NeedsConnection,
     ]);
     await expect(
-      toolset.deliver({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'query', arguments: {} } }, context),
-    ).rejects.toMatchObject({ name: 'McpInfrastructureError', cause: outage, message: expect.stringContaining('connection pool exhausted') });
+      toolset.deliver(
+        { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'query', arguments: {} } },
+        context,
+      ),
+    ).rejects.toMatchObject({
+      name: 'McpInfrastructureError',
+      cause: outage,
+      message: expect.stringContaining('connection pool exhausted'),
+    });
   });
 });
-

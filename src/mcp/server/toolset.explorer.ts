@@ -3,7 +3,13 @@ import { DiscoveryService, ExternalContextCreator, MetadataScanner, ModuleRef } 
 import { McpConfigurationError } from '../errors/mcp-configuration.errors';
 import type { JsonSchema, McpToolMetadata } from '../interfaces/mcp-tool-options.interface';
 import { MCP_MODULE_OPTIONS } from '../mcp.constants';
-import { invalidMcpHeaderMessage, invalidSchemaMessage, invalidToolNameMessage, publicRestrictedMessage, requestScopedToolMessage } from '../mcp.messages';
+import {
+  invalidMcpHeaderMessage,
+  invalidSchemaMessage,
+  invalidToolNameMessage,
+  publicRestrictedMessage,
+  requestScopedToolMessage,
+} from '../mcp.messages';
 import type { McpResolvedOptions } from './mcp.options';
 import { TOOL_NAME_PATTERN } from '../protocol/mcp-methods';
 import { createMethodInvoker, providerMethods, type ProviderMethod } from './features/provider-methods';
@@ -26,7 +32,9 @@ import { compileInputValidator, isDtoClass, toPublishedSchema } from './tools/to
 function checkedToolScopes(scopes: unknown, owner: string): readonly string[] {
   if (scopes === undefined) return [];
   if (!Array.isArray(scopes) || scopes.some((scope) => typeof scope !== 'string' || !SCOPE_TOKEN.test(scope))) {
-    throw new McpConfigurationError(`@McpTool on ${owner}: scopes must be an array of scope names (printable ASCII without spaces, quotes or backslashes), got ${JSON.stringify(scopes)}`);
+    throw new McpConfigurationError(
+      `@McpTool on ${owner}: scopes must be an array of scope names (printable ASCII without spaces, quotes or backslashes), got ${JSON.stringify(scopes)}`,
+    );
   }
   return Object.freeze([...new Set(scopes as string[])]);
 }
@@ -35,7 +43,9 @@ function checkedToolScopes(scopes: unknown, owner: string): readonly string[] {
 function checkedToolRoles(roles: unknown, owner: string): readonly string[] {
   if (roles === undefined) return [];
   if (!Array.isArray(roles) || roles.some((role) => typeof role !== 'string' || !role)) {
-    throw new McpConfigurationError(`@McpTool on ${owner}: roles must be an array of role names, got ${JSON.stringify(roles)}`);
+    throw new McpConfigurationError(
+      `@McpTool on ${owner}: roles must be an array of role names, got ${JSON.stringify(roles)}`,
+    );
   }
   return Object.freeze([...new Set(roles as string[])]);
 }
@@ -85,7 +95,9 @@ export class ToolsetExplorer implements OnModuleInit {
     const roles = checkedToolRoles(metadata.roles, owner);
     const isPublic = checkedPublic('@McpTool', owner, metadata.public);
     if (isPublic && (scopes.length || roles.length)) {
-      throw new McpConfigurationError(publicRestrictedMessage('@McpTool', owner, metadata.name, scopes.length ? 'scopes' : 'roles'));
+      throw new McpConfigurationError(
+        publicRestrictedMessage('@McpTool', owner, metadata.name, scopes.length ? 'scopes' : 'roles'),
+      );
     }
     return {
       name: metadata.name,
@@ -93,7 +105,12 @@ export class ToolsetExplorer implements OnModuleInit {
       scopes,
       roles,
       public: isPublic,
-      pipeline: handlerPipelineFor(this.moduleRef, this.contextCreator, method, builtInGuards(this.options.anonymous, isPublic)),
+      pipeline: handlerPipelineFor(
+        this.moduleRef,
+        this.contextCreator,
+        method,
+        builtInGuards(this.options.anonymous, isPublic),
+      ),
       definition: Object.freeze(definition),
       taskSupport: metadata.task,
       inputBeforeTask: checkedInputBeforeTask(metadata.inputBeforeTask, metadata.task, owner),
@@ -104,10 +121,16 @@ export class ToolsetExplorer implements OnModuleInit {
     };
   }
 
-  private checkedSchema(declared: Type<unknown> | JsonSchema | undefined, owner: string, which: 'input' | 'output'): JsonSchema {
+  private checkedSchema(
+    declared: Type<unknown> | JsonSchema | undefined,
+    owner: string,
+    which: 'input' | 'output',
+  ): JsonSchema {
     const schema = toPublishedSchema(declared);
     if (schema.type !== 'object') {
-      throw new McpConfigurationError(invalidSchemaMessage(owner, which, `its root type is ${JSON.stringify(schema.type)}, not "object"`));
+      throw new McpConfigurationError(
+        invalidSchemaMessage(owner, which, `its root type is ${JSON.stringify(schema.type)}, not "object"`),
+      );
     }
     if (declared && !isDtoClass(declared)) this.compile(schema, owner, which);
     return schema;
@@ -118,7 +141,8 @@ export class ToolsetExplorer implements OnModuleInit {
     try {
       mcpParamHeadersOf(schema);
     } catch (error) {
-      if (error instanceof McpParamHeaderError) throw new McpConfigurationError(invalidMcpHeaderMessage(owner, tool, error.message));
+      if (error instanceof McpParamHeaderError)
+        throw new McpConfigurationError(invalidMcpHeaderMessage(owner, tool, error.message));
       throw error;
     }
   }

@@ -55,7 +55,10 @@ class SpecTools {
     return text.repeat(times);
   }
 
-  @McpTool({ description: 'Takes an email', input: { type: 'object', properties: { to: { type: 'string', format: 'email' } }, required: ['to'] } })
+  @McpTool({
+    description: 'Takes an email',
+    input: { type: 'object', properties: { to: { type: 'string', format: 'email' } }, required: ['to'] },
+  })
   mail({ to }: { to: string }) {
     return `sent to ${to}`;
   }
@@ -112,7 +115,11 @@ class SpecTools {
 
   @McpTool({
     description: 'Structured output',
-    output: { type: 'object', properties: { celsius: { type: 'number' }, city: { type: 'string' } }, required: ['celsius', 'city'] },
+    output: {
+      type: 'object',
+      properties: { celsius: { type: 'number' }, city: { type: 'string' } },
+      required: ['celsius', 'city'],
+    },
   })
   structured() {
     return { celsius: 21.5, city: 'Oslo' };
@@ -137,7 +144,9 @@ class SpecTools {
   @McpTool({ description: 'Waits until cancelled or released' })
   async slow(_args: unknown, ctx: McpToolContext) {
     slow.started.resolve(ctx);
-    const aborted = new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
+    const aborted = new Promise<void>((resolve) =>
+      ctx.signal.addEventListener('abort', () => resolve(), { once: true }),
+    );
     await Promise.race([aborted, slow.release.promise]);
     return ctx.signal.aborted ? `aborted: ${(ctx.signal.reason as Error).message}` : 'finished';
   }
@@ -172,7 +181,11 @@ afterEach(async () => {
   await Promise.all(apps.splice(0).map((app) => app.close()));
 });
 
-async function boot(providers: Provider[], pageSize = 100, identity: ToolsetIdentity = { name: 'spec-server', version: '1.2.3' }): Promise<Toolset> {
+async function boot(
+  providers: Provider[],
+  pageSize = 100,
+  identity: ToolsetIdentity = { name: 'spec-server', version: '1.2.3' },
+): Promise<Toolset> {
   const toolset = new Toolset('spec', identity, pageSize);
   const moduleRef = await Test.createTestingModule({
     imports: [DiscoveryModule],
@@ -181,7 +194,10 @@ async function boot(providers: Provider[], pageSize = 100, identity: ToolsetIden
       ToolsetExplorer,
       McpMetadataAccessor,
       { provide: Toolset, useValue: toolset },
-      { provide: MCP_MODULE_OPTIONS, useValue: resolveMcpOptions({ auth: () => 'alice', pageSize }, { mount: 'spec', path: '/mcp' }) },
+      {
+        provide: MCP_MODULE_OPTIONS,
+        useValue: resolveMcpOptions({ auth: () => 'alice', pageSize }, { mount: 'spec', path: '/mcp' }),
+      },
     ],
   }).compile();
   await moduleRef.init();
@@ -192,15 +208,21 @@ async function boot(providers: Provider[], pageSize = 100, identity: ToolsetIden
 let nextId = 100;
 async function request(toolset: Toolset, method: string, params?: Record<string, unknown>, context = baseContext) {
   const id = nextId++;
-  const message = (params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params }) as JsonRpcMessage;
+  const message = (
+    params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params }
+  ) as JsonRpcMessage;
   return { id, response: await toolset.deliver(message, context) };
 }
 
-async function result(toolset: Toolset, method: string, params?: Record<string, unknown>): Promise<Record<string, unknown>> {
+async function result(
+  toolset: Toolset,
+  method: string,
+  params?: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
   const { id, response } = await request(toolset, method, params);
   expect(response).toMatchObject({ jsonrpc: '2.0', id });
   if (!response || !('result' in response)) throw new Error(`expected a result, got ${JSON.stringify(response)}`);
-  return (response).result;
+  return response.result;
 }
 
 async function rpcError(toolset: Toolset, method: string, params?: Record<string, unknown>) {
@@ -208,7 +230,7 @@ async function rpcError(toolset: Toolset, method: string, params?: Record<string
   if (!response || !('error' in response)) throw new Error(`expected an error, got ${JSON.stringify(response)}`);
   expect(response.id).toBe(id);
   expect(response).not.toHaveProperty('result');
-  return (response).error;
+  return response.error;
 }
 
 const callTool = (toolset: Toolset, name: string, args?: Record<string, unknown>) =>
@@ -222,7 +244,11 @@ describe('Toolset.deliver', () => {
 
   describe('initialize', () => {
     it.each(['2025-11-25', '2025-06-18', '2025-03-26'])('echoes the supported protocol version %s', async (version) => {
-      const res = await result(toolset, 'initialize', { protocolVersion: version, capabilities: {}, clientInfo: { name: 'spec-client', version: '0' } });
+      const res = await result(toolset, 'initialize', {
+        protocolVersion: version,
+        capabilities: {},
+        clientInfo: { name: 'spec-client', version: '0' },
+      });
       expect(res).toEqual({
         protocolVersion: version,
         capabilities: { tools: { listChanged: true } },
@@ -235,7 +261,11 @@ describe('Toolset.deliver', () => {
       ['a future version', '2030-01-01'],
       ['no version', undefined],
     ])('answers %s with the latest version 2025-11-25', async (_label, version) => {
-      const res = await result(toolset, 'initialize', { protocolVersion: version, capabilities: {}, clientInfo: { name: 'c', version: '0' } });
+      const res = await result(toolset, 'initialize', {
+        protocolVersion: version,
+        capabilities: {},
+        clientInfo: { name: 'c', version: '0' },
+      });
       expect(res.protocolVersion).toBe('2025-11-25');
     });
 
@@ -244,8 +274,17 @@ describe('Toolset.deliver', () => {
     });
 
     it('announces title and instructions when configured', async () => {
-      const titled = await boot([], 100, { name: 'srv', version: '2', title: 'Server Title', instructions: 'Use echo.' });
-      const res = await result(titled, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '0' } });
+      const titled = await boot([], 100, {
+        name: 'srv',
+        version: '2',
+        title: 'Server Title',
+        instructions: 'Use echo.',
+      });
+      const res = await result(titled, 'initialize', {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'c', version: '0' },
+      });
       expect(res.serverInfo).toEqual({ name: 'srv', version: '2', title: 'Server Title' });
       expect(res.instructions).toBe('Use echo.');
     });
@@ -280,7 +319,9 @@ describe('Toolset.deliver', () => {
 
   describe('tools/call results', () => {
     it('validates DTO arguments and calls the handler with the transformed instance', async () => {
-      expect(await callTool(toolset, 'echo', { text: 'ab', times: 2, extra: true })).toEqual({ content: [{ type: 'text', text: 'abab' }] });
+      expect(await callTool(toolset, 'echo', { text: 'ab', times: 2, extra: true })).toEqual({
+        content: [{ type: 'text', text: 'abab' }],
+      });
     });
 
     it('answers invalid DTO arguments with an isError result naming the tool and the property', async () => {
@@ -299,19 +340,30 @@ describe('Toolset.deliver', () => {
     });
 
     it('answers arguments that break a raw JSON Schema with an isError result naming the property', async () => {
-      expect(await callTool(toolset, 'mail', { to: 'bob@example.com' })).toEqual({ content: [{ type: 'text', text: 'sent to bob@example.com' }] });
+      expect(await callTool(toolset, 'mail', { to: 'bob@example.com' })).toEqual({
+        content: [{ type: 'text', text: 'sent to bob@example.com' }],
+      });
       const res = await callTool(toolset, 'mail', { to: 'bob' });
       expect(res.isError).toBe(true);
       expect((res.content as Array<{ text: string }>)[0].text).toContain('to: must match format "email"');
     });
 
     it('turns a thrown Error into an isError result with its message', async () => {
-      expect(await callTool(toolset, 'fail')).toEqual({ content: [{ type: 'text', text: 'the weather service is down' }], isError: true });
-      expect(await callTool(toolset, 'failAsync')).toEqual({ content: [{ type: 'text', text: 'async failure' }], isError: true });
+      expect(await callTool(toolset, 'fail')).toEqual({
+        content: [{ type: 'text', text: 'the weather service is down' }],
+        isError: true,
+      });
+      expect(await callTool(toolset, 'failAsync')).toEqual({
+        content: [{ type: 'text', text: 'async failure' }],
+        isError: true,
+      });
     });
 
     it('turns a thrown string into an isError result with that string', async () => {
-      expect(await callTool(toolset, 'failWithString')).toEqual({ content: [{ type: 'text', text: 'plain string failure' }], isError: true });
+      expect(await callTool(toolset, 'failWithString')).toEqual({
+        content: [{ type: 'text', text: 'plain string failure' }],
+        isError: true,
+      });
     });
 
     it('turns a thrown McpRpcError into that JSON-RPC error', async () => {
@@ -333,7 +385,11 @@ describe('Toolset.deliver', () => {
     });
 
     it('passes a returned CallToolResult through unchanged', async () => {
-      expect(await callTool(toolset, 'asResult')).toEqual({ content: [{ type: 'text', text: 'custom' }], isError: true, _meta: { 'example.com/trace': 'abc' } });
+      expect(await callTool(toolset, 'asResult')).toEqual({
+        content: [{ type: 'text', text: 'custom' }],
+        isError: true,
+        _meta: { 'example.com/trace': 'abc' },
+      });
     });
 
     it('maps undefined to an empty content list', async () => {
@@ -365,7 +421,10 @@ describe('Toolset.deliver', () => {
     });
 
     it('passes a full result with valid structuredContent through', async () => {
-      expect(await callTool(toolset, 'structuredResult')).toEqual({ content: [{ type: 'text', text: 'n is 3' }], structuredContent: { n: 3 } });
+      expect(await callTool(toolset, 'structuredResult')).toEqual({
+        content: [{ type: 'text', text: 'n is 3' }],
+        structuredContent: { n: 3 },
+      });
     });
 
     it('publishes the output schema in tools/list', async () => {
@@ -385,7 +444,9 @@ describe('Toolset.deliver', () => {
       ['notifications/cancelled', { requestId: 'nothing-running' }],
       ['some/unknown/notification', { a: 1 }],
     ])('answers the notification %s with null', async (method, params) => {
-      const message = (params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params }) as JsonRpcMessage;
+      const message = (
+        params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params }
+      ) as JsonRpcMessage;
       await expect(toolset.deliver(message, baseContext)).resolves.toBeNull();
     });
 
@@ -393,7 +454,9 @@ describe('Toolset.deliver', () => {
       slow.reset();
       let ran = false;
       void slow.started.promise.then(() => (ran = true));
-      await expect(toolset.deliver({ jsonrpc: '2.0', method: 'tools/call', params: { name: 'slow' } }, baseContext)).resolves.toBeNull();
+      await expect(
+        toolset.deliver({ jsonrpc: '2.0', method: 'tools/call', params: { name: 'slow' } }, baseContext),
+      ).resolves.toBeNull();
       // A handler started on a later turn would have run by now.
       await new Promise((resolve) => setImmediate(resolve));
       expect(ran).toBe(false);
@@ -402,7 +465,9 @@ describe('Toolset.deliver', () => {
 
     it('answers a client response with null', async () => {
       await expect(toolset.deliver({ jsonrpc: '2.0', id: 1, result: {} }, baseContext)).resolves.toBeNull();
-      await expect(toolset.deliver({ jsonrpc: '2.0', id: 2, error: { code: -1, message: 'x' } }, baseContext)).resolves.toBeNull();
+      await expect(
+        toolset.deliver({ jsonrpc: '2.0', id: 2, error: { code: -1, message: 'x' } }, baseContext),
+      ).resolves.toBeNull();
     });
   });
 
@@ -410,56 +475,107 @@ describe('Toolset.deliver', () => {
     beforeEach(() => slow.reset());
 
     it('aborts the running handler’s ctx.signal on notifications/cancelled, with the reason', async () => {
-      const call = toolset.deliver({ jsonrpc: '2.0', id: 'c-1', method: 'tools/call', params: { name: 'slow', arguments: {} } }, baseContext);
+      const call = toolset.deliver(
+        { jsonrpc: '2.0', id: 'c-1', method: 'tools/call', params: { name: 'slow', arguments: {} } },
+        baseContext,
+      );
       const ctx = await slow.started.promise;
       expect(ctx.signal.aborted).toBe(false);
-      const ack = await toolset.deliver({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'c-1', reason: 'user pressed stop' } }, baseContext);
+      const ack = await toolset.deliver(
+        {
+          jsonrpc: '2.0',
+          method: 'notifications/cancelled',
+          params: { requestId: 'c-1', reason: 'user pressed stop' },
+        },
+        baseContext,
+      );
       expect(ack).toBeNull();
       expect(ctx.signal.aborted).toBe(true);
       expect((ctx.signal.reason as Error).message).toBe('user pressed stop');
-      await expect(call).resolves.toMatchObject({ id: 'c-1', result: { content: [{ type: 'text', text: 'aborted: user pressed stop' }] } });
+      await expect(call).resolves.toMatchObject({
+        id: 'c-1',
+        result: { content: [{ type: 'text', text: 'aborted: user pressed stop' }] },
+      });
     });
 
     it('cancels a numeric request id', async () => {
-      const call = toolset.deliver({ jsonrpc: '2.0', id: 77, method: 'tools/call', params: { name: 'slow' } }, baseContext);
+      const call = toolset.deliver(
+        { jsonrpc: '2.0', id: 77, method: 'tools/call', params: { name: 'slow' } },
+        baseContext,
+      );
       const ctx = await slow.started.promise;
-      await toolset.deliver({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 77 } }, baseContext);
+      await toolset.deliver(
+        { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 77 } },
+        baseContext,
+      );
       expect(ctx.signal.aborted).toBe(true);
       await call;
     });
 
     it('does not let another session cancel the request, nor a lookalike id of another type', async () => {
-      const call = toolset.deliver({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'slow' } }, baseContext);
+      const call = toolset.deliver(
+        { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'slow' } },
+        baseContext,
+      );
       const ctx = await slow.started.promise;
-      await toolset.deliver({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 5 } }, { ...baseContext, sessionId: 's-other' });
-      await toolset.deliver({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: '5' } }, baseContext);
+      await toolset.deliver(
+        { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 5 } },
+        { ...baseContext, sessionId: 's-other' },
+      );
+      await toolset.deliver(
+        { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: '5' } },
+        baseContext,
+      );
       expect(ctx.signal.aborted).toBe(false);
       slow.release.resolve();
       await expect(call).resolves.toMatchObject({ id: 5, result: { content: [{ type: 'text', text: 'finished' }] } });
     });
 
     it('gives the abort a default reason when the cancellation has none', async () => {
-      const call = toolset.deliver({ jsonrpc: '2.0', id: 'no-reason', method: 'tools/call', params: { name: 'slow' } }, baseContext);
+      const call = toolset.deliver(
+        { jsonrpc: '2.0', id: 'no-reason', method: 'tools/call', params: { name: 'slow' } },
+        baseContext,
+      );
       const ctx = await slow.started.promise;
-      await toolset.deliver({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'no-reason' } }, baseContext);
+      await toolset.deliver(
+        { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'no-reason' } },
+        baseContext,
+      );
       expect((ctx.signal.reason as Error).message).toBe('Cancelled by the client');
       await call;
     });
 
     it('does not abort on another notification that names the request', async () => {
-      const call = toolset.deliver({ jsonrpc: '2.0', id: 'p-1', method: 'tools/call', params: { name: 'slow' } }, baseContext);
+      const call = toolset.deliver(
+        { jsonrpc: '2.0', id: 'p-1', method: 'tools/call', params: { name: 'slow' } },
+        baseContext,
+      );
       const ctx = await slow.started.promise;
-      await toolset.deliver({ jsonrpc: '2.0', method: 'notifications/progress', params: { requestId: 'p-1', progressToken: 'p-1', progress: 1 } }, baseContext);
+      await toolset.deliver(
+        {
+          jsonrpc: '2.0',
+          method: 'notifications/progress',
+          params: { requestId: 'p-1', progressToken: 'p-1', progress: 1 },
+        },
+        baseContext,
+      );
       expect(ctx.signal.aborted).toBe(false);
       slow.release.resolve();
-      await expect(call).resolves.toMatchObject({ id: 'p-1', result: { content: [{ type: 'text', text: 'finished' }] } });
+      await expect(call).resolves.toMatchObject({
+        id: 'p-1',
+        result: { content: [{ type: 'text', text: 'finished' }] },
+      });
     });
 
     it('keeps a second request of the same id cancellable after the first one ended (two stateless callers)', async () => {
       const stateless: McpDeliveryContext = { ...baseContext, sessionId: null, protocolVersion: '2026-07-28' };
       const request = { jsonrpc: '2.0', id: 'same', method: 'tools/call', params: { name: 'slow' } } as const;
       let endFirst!: () => void;
-      const first = toolset.runCancellable(request, stateless, () => new Promise<void>((resolve) => (endFirst = resolve)));
+      const first = toolset.runCancellable(
+        request,
+        stateless,
+        () => new Promise<void>((resolve) => (endFirst = resolve)),
+      );
       let secondSignal!: AbortSignal;
       const second = toolset.runCancellable(request, stateless, (ctx) => {
         secondSignal = ctx.signal;
@@ -468,7 +584,10 @@ describe('Toolset.deliver', () => {
       endFirst();
       await first;
       expect(toolset.inFlightCount).toBe(1);
-      await toolset.deliver({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'same' } }, stateless);
+      await toolset.deliver(
+        { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'same' } },
+        stateless,
+      );
       expect(secondSignal.aborted).toBe(true);
       await second;
       expect(toolset.inFlightCount).toBe(0);
@@ -476,11 +595,16 @@ describe('Toolset.deliver', () => {
 
     it('aborts ctx.signal when the delivery context’s signal aborts (the client went away)', async () => {
       const outer = new AbortController();
-      const call = toolset.deliver({ jsonrpc: '2.0', id: 'gone', method: 'tools/call', params: { name: 'slow' } }, { ...baseContext, signal: outer.signal });
+      const call = toolset.deliver(
+        { jsonrpc: '2.0', id: 'gone', method: 'tools/call', params: { name: 'slow' } },
+        { ...baseContext, signal: outer.signal },
+      );
       const ctx = await slow.started.promise;
       outer.abort(new Error('connection closed'));
       expect(ctx.signal.aborted).toBe(true);
-      await expect(call).resolves.toMatchObject({ result: { content: [{ type: 'text', text: 'aborted: connection closed' }] } });
+      await expect(call).resolves.toMatchObject({
+        result: { content: [{ type: 'text', text: 'aborted: connection closed' }] },
+      });
     });
   });
 });
@@ -512,14 +636,21 @@ describe('Toolset.deliver failures that are not the tool’s', () => {
         },
       }),
     );
-    await expect(toolset.deliver({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'broken', arguments: {} } }, baseContext)).rejects.toBe(bug);
+    await expect(
+      toolset.deliver(
+        { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'broken', arguments: {} } },
+        baseContext,
+      ),
+    ).rejects.toBe(bug);
     expect(invoked).toBe(false);
   });
 
   it('rejects when an async validateInput rejects', async () => {
     const toolset = new Toolset('spec', { name: 's', version: '1' }, 100);
     toolset.register(handMadeTool({ validateInput: async () => Promise.reject(new Error('database down')) }));
-    await expect(toolset.deliver({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'broken' } }, baseContext)).rejects.toThrow('database down');
+    await expect(
+      toolset.deliver({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'broken' } }, baseContext),
+    ).rejects.toThrow('database down');
   });
 });
 
@@ -545,7 +676,11 @@ describe('tools/list pagination', () => {
     const page = await result(toolset, 'tools/list');
     expect((page.tools as Array<{ name: string }>).map((t) => t.name)).toEqual(['t1', 't2', 't3', 't4', 't5']);
     expect(page).not.toHaveProperty('nextCursor');
-    expect((page.tools as Array<Record<string, unknown>>)[0]).toEqual({ name: 't1', description: '1', inputSchema: { type: 'object', additionalProperties: false } });
+    expect((page.tools as Array<Record<string, unknown>>)[0]).toEqual({
+      name: 't1',
+      description: '1',
+      inputSchema: { type: 'object', additionalProperties: false },
+    });
   });
 
   it('answers an empty toolset with an empty list', async () => {
@@ -621,8 +756,13 @@ describe('Toolset methods, capabilities and identity', () => {
     toolset.handle('completion/complete', async () => {
       throw new TypeError('a bug in the handler');
     });
-    expect(await rpcError(toolset, 'prompts/get', { name: 'nope' })).toEqual({ code: -32602, message: 'Unknown prompt: nope' });
-    await expect(toolset.deliver({ jsonrpc: '2.0', id: 1, method: 'completion/complete' }, baseContext)).rejects.toThrow(TypeError);
+    expect(await rpcError(toolset, 'prompts/get', { name: 'nope' })).toEqual({
+      code: -32602,
+      message: 'Unknown prompt: nope',
+    });
+    await expect(
+      toolset.deliver({ jsonrpc: '2.0', id: 1, method: 'completion/complete' }, baseContext),
+    ).rejects.toThrow(TypeError);
   });
 
   it('announces declared capabilities beside tools, and hands out copies', async () => {
@@ -632,7 +772,11 @@ describe('Toolset methods, capabilities and identity', () => {
     expect(capabilities).toEqual({ tools: { listChanged: true }, resources: { subscribe: true } });
     capabilities.prompts = {};
     expect(toolset.getCapabilities()).toEqual({ tools: { listChanged: true }, resources: { subscribe: true } });
-    const init = await result(toolset, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '0' } });
+    const init = await result(toolset, 'initialize', {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: 'c', version: '0' },
+    });
     expect(init.capabilities).toEqual({ tools: { listChanged: true }, resources: { subscribe: true } });
   });
 
@@ -650,8 +794,12 @@ describe('Toolset methods, capabilities and identity', () => {
     expect(isPropagated(new SubclassOfPropagated('x'))).toBe(true);
     expect(isPropagated(new Error('x'))).toBe(false);
     expect(isPropagated('a string')).toBe(false);
-    await expect(toolset.deliver({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'signal' } }, baseContext)).rejects.toBeInstanceOf(PropagatedSignal);
-    await expect(toolset.deliver({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'subclass' } }, baseContext)).rejects.toBeInstanceOf(SubclassOfPropagated);
+    await expect(
+      toolset.deliver({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'signal' } }, baseContext),
+    ).rejects.toBeInstanceOf(PropagatedSignal);
+    await expect(
+      toolset.deliver({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'subclass' } }, baseContext),
+    ).rejects.toBeInstanceOf(SubclassOfPropagated);
     expect(toolset.inFlightCount).toBe(0);
   });
 });

@@ -34,7 +34,12 @@ import { McpAttr, TOOL_ERROR_TYPE } from '../telemetry/mcp-telemetry.constants';
  * Starts a task-augmented `tools/call` of `tool`: resolves to its `CreateTaskResult`. `answers`
  * are the client's answers of the rounds the handler ran before the task (`inputBeforeTask`).
  */
-type McpTaskStarter = (tool: RegisteredTool, request: JsonRpcRequest, context: McpDeliveryContext, answers?: Record<string, Record<string, unknown>>) => Promise<Record<string, unknown>>;
+type McpTaskStarter = (
+  tool: RegisteredTool,
+  request: JsonRpcRequest,
+  context: McpDeliveryContext,
+  answers?: Record<string, Record<string, unknown>>,
+) => Promise<Record<string, unknown>>;
 
 /**
  * Thrown by `ctx.startTask()` in a handler that runs before its task exists (`inputBeforeTask`):
@@ -58,7 +63,12 @@ function allowsTasks(tool: RegisteredTool): boolean {
  * result marks the span failed (`error.type` `tool_error`).
  */
 function handlerSpan(name: string, work: () => Promise<Record<string, unknown>>): Promise<Record<string, unknown>> {
-  return withInternalSpan(`execute_tool ${name}`, { [McpAttr.OperationName]: 'execute_tool', [McpAttr.ToolName]: name }, work, (result) => (result.isError === true ? TOOL_ERROR_TYPE : null));
+  return withInternalSpan(
+    `execute_tool ${name}`,
+    { [McpAttr.OperationName]: 'execute_tool', [McpAttr.ToolName]: name },
+    work,
+    (result) => (result.isError === true ? TOOL_ERROR_TYPE : null),
+  );
 }
 
 /** The statuses of an `HttpException` thrown by a guard that mean "not for you" (the tool is then unknown to the caller). */
@@ -87,7 +97,10 @@ export function isPropagated(error: unknown): boolean {
  * Handles one request method. Resolves to the result object; rejects with `McpRpcError` for a
  * JSON-RPC error, or with anything else for a failure that is not the caller's (HTTP 5xx).
  */
-export type McpMethodHandler = (request: JsonRpcRequest, context: McpDeliveryContext) => Promise<Record<string, unknown>>;
+export type McpMethodHandler = (
+  request: JsonRpcRequest,
+  context: McpDeliveryContext,
+) => Promise<Record<string, unknown>>;
 
 /** What a toolset announces about itself in `initialize`. */
 export interface ToolsetIdentity {
@@ -195,7 +208,11 @@ export class Toolset implements McpMessageHandler {
    * Runs `work` as the handling of `request`, with a context whose signal aborts on
    * `notifications/cancelled` for this request or when the caller's signal aborts.
    */
-  async runCancellable<T>(request: JsonRpcRequest, context: McpDeliveryContext, work: (handlerContext: McpToolContext) => Promise<T>): Promise<T> {
+  async runCancellable<T>(
+    request: JsonRpcRequest,
+    context: McpDeliveryContext,
+    work: (handlerContext: McpToolContext) => Promise<T>,
+  ): Promise<T> {
     const key = this.inFlightKey(context.sessionId, request.id);
     const controller = new AbortController();
     const onOuterAbort = () => controller.abort(context.signal?.reason);
@@ -234,8 +251,13 @@ export class Toolset implements McpMessageHandler {
       const note = auditNoteOf(result);
       return note === null ? jsonRpcResult(message.id, result) : withAuditNote(jsonRpcResult(message.id, result), note);
     } catch (error) {
-      if (error instanceof McpRefusedError) return withAuditNote(jsonRpcError(message.id, error.code, error.message, error.data), error.auditNote);
-      if (error instanceof McpLimitExceededError) return withHttpStatus(withAuditNote(jsonRpcError(message.id, error.code, error.message, error.data), error.auditNote), 429);
+      if (error instanceof McpRefusedError)
+        return withAuditNote(jsonRpcError(message.id, error.code, error.message, error.data), error.auditNote);
+      if (error instanceof McpLimitExceededError)
+        return withHttpStatus(
+          withAuditNote(jsonRpcError(message.id, error.code, error.message, error.data), error.auditNote),
+          429,
+        );
       if (error instanceof McpRpcError) return { jsonrpc: '2.0', id: message.id, error: error.toJsonRpc() };
       throw error;
     }
@@ -291,7 +313,11 @@ export class Toolset implements McpMessageHandler {
   private async visibleTools(context: McpDeliveryContext): Promise<RegisteredTool[]> {
     const verdicts = await Promise.all(
       this.list().map(async (tool) => {
-        if (missingScopes(tool.scopes ?? [], context.principal).length > 0 || !hasSomeRole(tool.roles, context.principal)) return false;
+        if (
+          missingScopes(tool.scopes ?? [], context.principal).length > 0 ||
+          !hasSomeRole(tool.roles, context.principal)
+        )
+          return false;
         if (!this.switches.allows('tool', tool.name, context.principal)) return false;
         if (!tool.pipeline?.mayRefuse) return true;
         const info = this.executionInfo(McpMethod.ToolsList, tool.name, context, 'list');
@@ -301,8 +327,21 @@ export class Toolset implements McpMessageHandler {
     return this.list().filter((_, index) => verdicts[index]);
   }
 
-  private executionInfo(method: string, name: string, context: McpDeliveryContext, phase: McpExecutionInfo['phase']): McpExecutionInfo {
-    return { phase, method, kind: 'tool', name, principal: context.principal, sessionId: context.sessionId, protocolVersion: context.protocolVersion };
+  private executionInfo(
+    method: string,
+    name: string,
+    context: McpDeliveryContext,
+    phase: McpExecutionInfo['phase'],
+  ): McpExecutionInfo {
+    return {
+      phase,
+      method,
+      kind: 'tool',
+      name,
+      principal: context.principal,
+      sessionId: context.sessionId,
+      protocolVersion: context.protocolVersion,
+    };
   }
 
   private paginate(tools: RegisteredTool[]): Readonly<Record<string, unknown>>[][] {
@@ -315,39 +354,70 @@ export class Toolset implements McpMessageHandler {
   private async callTool(request: JsonRpcRequest, context: McpDeliveryContext): Promise<Record<string, unknown>> {
     const name = request.params?.name;
     if (typeof name !== 'string') {
-      throw new McpRpcError(JsonRpcErrorCode.InvalidParams, `Invalid params: ${McpMethod.ToolsCall} needs a string "name"`);
+      throw new McpRpcError(
+        JsonRpcErrorCode.InvalidParams,
+        `Invalid params: ${McpMethod.ToolsCall} needs a string "name"`,
+      );
     }
     const tool = this.tools.get(name);
     if (!tool) throw new McpRpcError(JsonRpcErrorCode.InvalidParams, `Unknown tool: ${name}`);
     // Over HTTP the bearer guard answers 403 before this; in process this is the check.
     const scopes = tool.scopes ?? [];
     if (missingScopes(scopes, context.principal).length > 0) {
-      throw new McpRpcError(TRANSPORT_ERROR_CODE, `Insufficient scope: tool "${name}" needs the scopes ${scopes.join(' ')}`);
+      throw new McpRpcError(
+        TRANSPORT_ERROR_CODE,
+        `Insufficient scope: tool "${name}" needs the scopes ${scopes.join(' ')}`,
+      );
     }
 
     if (!hasSomeRole(tool.roles, context.principal)) {
-      throw new McpRefusedError(JsonRpcErrorCode.InvalidParams, `Unknown tool: ${name}`, refusalNote(`tool "${name}"`, `roles (needs one of ${tool.roles?.join(' ')})`));
+      throw new McpRefusedError(
+        JsonRpcErrorCode.InvalidParams,
+        `Unknown tool: ${name}`,
+        refusalNote(`tool "${name}"`, `roles (needs one of ${tool.roles?.join(' ')})`),
+      );
     }
     if (!this.switches.allows('tool', name, context.principal)) {
-      throw new McpRefusedError(JsonRpcErrorCode.InvalidParams, `Unknown tool: ${name}`, refusalNote(`tool "${name}"`, 'McpRegistry', new Error('disabled')));
+      throw new McpRefusedError(
+        JsonRpcErrorCode.InvalidParams,
+        `Unknown tool: ${name}`,
+        refusalNote(`tool "${name}"`, 'McpRegistry', new Error('disabled')),
+      );
     }
     const taskSupport = tool.taskSupport ?? 'forbidden';
     // Without the capability the task field is ignored, as the specification asks.
-    if (request.params?.task !== undefined && this.tasksDeclared && isSupportedSessionVersion(context.protocolVersion)) {
-      if (taskSupport === 'forbidden') throw new McpRpcError(JsonRpcErrorCode.MethodNotFound, `Tool "${name}" cannot be called as a task`);
+    if (
+      request.params?.task !== undefined &&
+      this.tasksDeclared &&
+      isSupportedSessionVersion(context.protocolVersion)
+    ) {
+      if (taskSupport === 'forbidden')
+        throw new McpRpcError(JsonRpcErrorCode.MethodNotFound, `Tool "${name}" cannot be called as a task`);
       return (this.taskStarter as McpTaskStarter)(tool, request, context);
     }
     // 2026-07-28: the server decides. A tool that allows tasks runs as one for a client that
     // declared the tasks extension on this request; a required one refuses any other client.
-    if (!context.task && taskSupport !== 'forbidden' && this.tasksDeclared && isStatelessVersion(context.protocolVersion)) {
+    if (
+      !context.task &&
+      taskSupport !== 'forbidden' &&
+      this.tasksDeclared &&
+      isStatelessVersion(context.protocolVersion)
+    ) {
       if (declaresTasksExtension(context.clientCapabilities)) {
-        return tool.inputBeforeTask ? this.callBeforeTask(tool, request, context) : (this.taskStarter as McpTaskStarter)(tool, request, context);
+        return tool.inputBeforeTask
+          ? this.callBeforeTask(tool, request, context)
+          : (this.taskStarter as McpTaskStarter)(tool, request, context);
       }
       if (taskSupport === 'required') {
-        throw new McpRpcError(StatelessErrorCode.MissingRequiredClientCapability, `Missing required client capability: tool "${name}" runs only as a task`, tasksExtensionRequired());
+        throw new McpRpcError(
+          StatelessErrorCode.MissingRequiredClientCapability,
+          `Missing required client capability: tool "${name}" runs only as a task`,
+          tasksExtensionRequired(),
+        );
       }
     }
-    if (taskSupport === 'required' && !context.task) throw new McpRpcError(JsonRpcErrorCode.MethodNotFound, `Tool "${name}" must be called as a task (params.task)`);
+    if (taskSupport === 'required' && !context.task)
+      throw new McpRpcError(JsonRpcErrorCode.MethodNotFound, `Tool "${name}" must be called as a task (params.task)`);
     return this.callHere(tool, request, context);
   }
 
@@ -357,7 +427,11 @@ export class Toolset implements McpMessageHandler {
    * until `ctx.startTask()`, which creates the task with the answers it was given so far. A
    * handler that returns without calling it answers the call itself.
    */
-  private async callBeforeTask(tool: RegisteredTool, request: JsonRpcRequest, context: McpDeliveryContext): Promise<Record<string, unknown>> {
+  private async callBeforeTask(
+    tool: RegisteredTool,
+    request: JsonRpcRequest,
+    context: McpDeliveryContext,
+  ): Promise<Record<string, unknown>> {
     const beginTask = (): never => {
       throw new TaskStartSignal();
     };
@@ -370,7 +444,11 @@ export class Toolset implements McpMessageHandler {
   }
 
   /** Runs the tool's handler for this call (through its pipeline when it has one). */
-  private async callHere(tool: RegisteredTool, request: JsonRpcRequest, context: McpDeliveryContext): Promise<Record<string, unknown>> {
+  private async callHere(
+    tool: RegisteredTool,
+    request: JsonRpcRequest,
+    context: McpDeliveryContext,
+  ): Promise<Record<string, unknown>> {
     const name = tool.name;
     if (tool.pipeline) return this.callThroughPipeline(tool, request, context);
 
@@ -379,7 +457,9 @@ export class Toolset implements McpMessageHandler {
 
     return this.runCancellable(request, context, async (toolContext) => {
       try {
-        return await handlerSpan(tool.name, async () => toCallToolResult(tool, await tool.invoke(input.value, toolContext)));
+        return await handlerSpan(tool.name, async () =>
+          toCallToolResult(tool, await tool.invoke(input.value, toolContext)),
+        );
       } catch (error) {
         return this.failedCall(tool, error);
       }
@@ -391,24 +471,35 @@ export class Toolset implements McpMessageHandler {
    * as for an unknown tool and names the guard in the audit trail, a guard's `McpRpcError`
    * propagates), then argument validation, then interceptors, pipes, the method and filters.
    */
-  private callThroughPipeline(tool: RegisteredTool, request: JsonRpcRequest, context: McpDeliveryContext): Promise<Record<string, unknown>> {
+  private callThroughPipeline(
+    tool: RegisteredTool,
+    request: JsonRpcRequest,
+    context: McpDeliveryContext,
+  ): Promise<Record<string, unknown>> {
     const pipeline = tool.pipeline as NonNullable<RegisteredTool['pipeline']>;
     return this.runCancellable(request, context, async (toolContext) => {
-      const info: McpExecutionInfo = { ...this.executionInfo(McpMethod.ToolsCall, tool.name, context, 'call'), arguments: request.params?.arguments ?? {}, handlerContext: toolContext };
+      const info: McpExecutionInfo = {
+        ...this.executionInfo(McpMethod.ToolsCall, tool.name, context, 'call'),
+        arguments: request.params?.arguments ?? {},
+        handlerContext: toolContext,
+      };
       const prepared = await pipeline.prepare(toolContext);
       const verdict = await prepared.authorize(info);
       if (!verdict.allowed) {
         if (verdict.error instanceof McpRpcError) throw verdict.error;
         const note = refusalNote(`tool "${tool.name}"`, verdict.guard, verdict.error);
         // A guard that answers something else than 401/403 (429 from a throttler...) is heard.
-        if (verdict.error instanceof HttpException && !REFUSAL_STATUSES.has(verdict.error.getStatus())) return withAuditNote(errorResult(errorText(verdict.error)), note);
+        if (verdict.error instanceof HttpException && !REFUSAL_STATUSES.has(verdict.error.getStatus()))
+          return withAuditNote(errorResult(errorText(verdict.error)), note);
         throw new McpRefusedError(JsonRpcErrorCode.InvalidParams, `Unknown tool: ${tool.name}`, note);
       }
       const input = await tool.validateInput(info.arguments);
       if (!input.ok) return errorResult(`Invalid arguments for tool "${tool.name}": ${input.message}`);
       info.arguments = input.value;
       try {
-        return await handlerSpan(tool.name, async () => toCallToolResult(tool, await prepared.run(input.value, toolContext, info)));
+        return await handlerSpan(tool.name, async () =>
+          toCallToolResult(tool, await prepared.run(input.value, toolContext, info)),
+        );
       } catch (error) {
         return this.failedCall(tool, error);
       }
@@ -421,7 +512,11 @@ export class Toolset implements McpMessageHandler {
     return errorResult(errorText(error));
   }
 
-  private onNotification(method: string, params: Record<string, unknown> | undefined, context: McpDeliveryContext): void {
+  private onNotification(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    context: McpDeliveryContext,
+  ): void {
     if (method !== McpMethod.Cancelled) return;
     const requestId = params?.requestId;
     if (typeof requestId !== 'string' && typeof requestId !== 'number') return;

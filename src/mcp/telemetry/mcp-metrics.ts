@@ -1,4 +1,12 @@
-import { metrics, type Attributes, type Counter, type Histogram, type Meter, type MeterProvider, type ObservableResult } from '@opentelemetry/api';
+import {
+  metrics,
+  type Attributes,
+  type Counter,
+  type Histogram,
+  type Meter,
+  type MeterProvider,
+  type ObservableResult,
+} from '@opentelemetry/api';
 import { MCP_INSTRUMENTATION_NAME, MCP_INSTRUMENTATION_VERSION } from './mcp-telemetry.constants';
 
 /** Bucket boundaries (seconds) of the duration histograms, as the MCP conventions advise. */
@@ -17,10 +25,22 @@ export type McpGaugeSource = () => McpGaugeReading[] | Promise<McpGaugeReading[]
 
 /** The observable gauges of the package, by name, with their unit and description. */
 export const MCP_GAUGES = {
-  'mcp.server.session.active': { unit: '{session}', description: 'Sessions (2025-11-25) with a request in progress or a GET stream open on this process, per mount.' },
-  'mcp.server.stream.active': { unit: '{stream}', description: 'Open SSE streams of this process (session GET streams and stateless listen streams), per mount.' },
-  'mcp.client.queue.depth': { unit: '{job}', description: 'Outbound calls in the client queue, by state (waiting, active, delayed).' },
-  'mcp.client.stdio.pool.size': { unit: '{process}', description: 'Live stdio server processes kept by the client, per server.' },
+  'mcp.server.session.active': {
+    unit: '{session}',
+    description: 'Sessions (2025-11-25) with a request in progress or a GET stream open on this process, per mount.',
+  },
+  'mcp.server.stream.active': {
+    unit: '{stream}',
+    description: 'Open SSE streams of this process (session GET streams and stateless listen streams), per mount.',
+  },
+  'mcp.client.queue.depth': {
+    unit: '{job}',
+    description: 'Outbound calls in the client queue, by state (waiting, active, delayed).',
+  },
+  'mcp.client.stdio.pool.size': {
+    unit: '{process}',
+    description: 'Live stdio server processes kept by the client, per server.',
+  },
 } as const;
 
 /** Name of an observable gauge of the package. */
@@ -39,25 +59,60 @@ interface Instruments {
 const sources = new Map<McpGaugeName, Set<McpGaugeSource>>();
 const byProvider = new WeakMap<MeterProvider, Instruments>();
 
-function histogram(meter: Meter, name: string, description: string, unit = 's', boundaries: number[] = DURATION_BUCKETS): Histogram {
+function histogram(
+  meter: Meter,
+  name: string,
+  description: string,
+  unit = 's',
+  boundaries: number[] = DURATION_BUCKETS,
+): Histogram {
   return meter.createHistogram(name, { description, unit, advice: { explicitBucketBoundaries: boundaries } });
 }
 
 function create(meter: Meter): Instruments {
-  for (const [name, { unit, description }] of Object.entries(MCP_GAUGES) as [McpGaugeName, (typeof MCP_GAUGES)[McpGaugeName]][]) {
+  for (const [name, { unit, description }] of Object.entries(MCP_GAUGES) as [
+    McpGaugeName,
+    (typeof MCP_GAUGES)[McpGaugeName],
+  ][]) {
     meter.createObservableGauge(name, { unit, description }).addCallback(async (result: ObservableResult) => {
       for (const source of sources.get(name) ?? []) {
-        for (const reading of await Promise.resolve(source()).catch(() => [] as McpGaugeReading[])) result.observe(reading.value, reading.attributes);
+        for (const reading of await Promise.resolve(source()).catch(() => [] as McpGaugeReading[]))
+          result.observe(reading.value, reading.attributes);
       }
     });
   }
   return {
-    serverDuration: histogram(meter, 'mcp.server.operation.duration', 'MCP request or notification duration as observed on the receiver, until the result or ack is sent.'),
-    clientDuration: histogram(meter, 'mcp.client.operation.duration', 'MCP request or notification duration as observed on the sender, until the response or ack is received.'),
-    queueWait: histogram(meter, 'mcp.client.queue.wait.duration', 'Time an outbound call waited in the client queue, from enqueue to a worker picking it up.'),
-    jobDuration: histogram(meter, 'mcp.client.job.duration', 'Time a worker spent on one attempt of an outbound call (every exchange of the call).'),
-    stdioSpawns: meter.createCounter('mcp.client.stdio.spawns', { unit: '{process}', description: 'stdio server processes the client started.' }),
-    auditBatchSize: histogram(meter, 'mcp.audit.commit.batch.size', 'Audit rows (mcp_events) written by one group commit.', '{row}', [1, 2, 5, 10, 20, 50, 100, 200, 500]),
+    serverDuration: histogram(
+      meter,
+      'mcp.server.operation.duration',
+      'MCP request or notification duration as observed on the receiver, until the result or ack is sent.',
+    ),
+    clientDuration: histogram(
+      meter,
+      'mcp.client.operation.duration',
+      'MCP request or notification duration as observed on the sender, until the response or ack is received.',
+    ),
+    queueWait: histogram(
+      meter,
+      'mcp.client.queue.wait.duration',
+      'Time an outbound call waited in the client queue, from enqueue to a worker picking it up.',
+    ),
+    jobDuration: histogram(
+      meter,
+      'mcp.client.job.duration',
+      'Time a worker spent on one attempt of an outbound call (every exchange of the call).',
+    ),
+    stdioSpawns: meter.createCounter('mcp.client.stdio.spawns', {
+      unit: '{process}',
+      description: 'stdio server processes the client started.',
+    }),
+    auditBatchSize: histogram(
+      meter,
+      'mcp.audit.commit.batch.size',
+      'Audit rows (mcp_events) written by one group commit.',
+      '{row}',
+      [1, 2, 5, 10, 20, 50, 100, 200, 500],
+    ),
     auditDuration: histogram(meter, 'mcp.audit.commit.duration', 'Duration of one group commit of audit rows.'),
   };
 }

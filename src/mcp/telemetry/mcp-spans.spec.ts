@@ -23,7 +23,12 @@ function toolset(seen: { active?: unknown }): Toolset {
   return tools;
 }
 
-const call = { jsonrpc: '2.0' as const, id: 1, method: 'tools/call', params: { name: 'add', arguments: { a: 2, b: 3 } } };
+const call = {
+  jsonrpc: '2.0' as const,
+  id: 1,
+  method: 'tools/call',
+  params: { name: 'add', arguments: { a: 2, b: 3 } },
+};
 
 describe('telemetry without an OpenTelemetry SDK', () => {
   it('serves a tool call and records nothing: the spans are no-ops and no context is kept', async () => {
@@ -42,7 +47,9 @@ describe('telemetry without an OpenTelemetry SDK', () => {
   });
 
   it('without a propagator, a traceparent in _meta is not read', () => {
-    expect(trace.getSpanContext(extractInboundContext({ _meta: { traceparent: PARENT } }, {}, ROOT_CONTEXT))).toBeUndefined();
+    expect(
+      trace.getSpanContext(extractInboundContext({ _meta: { traceparent: PARENT } }, {}, ROOT_CONTEXT)),
+    ).toBeUndefined();
   });
 });
 
@@ -58,24 +65,48 @@ describe('telemetry with the SDK registered', () => {
   it('runs a tool handler inside an execute_tool span, child of the active span', async () => {
     const seen: { active?: unknown } = {};
     const parent = trace.getTracer('spec').startSpan('caller');
-    await context.with(trace.setSpan(context.active(), parent), () => toolset(seen).deliver(call, { principal, sessionId: null, protocolVersion: '2025-11-25' }));
+    await context.with(trace.setSpan(context.active(), parent), () =>
+      toolset(seen).deliver(call, { principal, sessionId: null, protocolVersion: '2025-11-25' }),
+    );
     parent.end();
     const handler = telemetry.spans().find((span) => span.name === 'execute_tool add');
-    expect(handler).toMatchObject({ kind: SpanKind.INTERNAL, attributes: { 'gen_ai.tool.name': 'add', 'gen_ai.operation.name': 'execute_tool' } });
+    expect(handler).toMatchObject({
+      kind: SpanKind.INTERNAL,
+      attributes: { 'gen_ai.tool.name': 'add', 'gen_ai.operation.name': 'execute_tool' },
+    });
     expect(handler?.parentSpanContext?.spanId).toBe(parent.spanContext().spanId);
-    expect((seen.active as { spanContext(): { spanId: string } }).spanContext().spanId).toBe(handler?.spanContext().spanId);
+    expect((seen.active as { spanContext(): { spanId: string } }).spanContext().spanId).toBe(
+      handler?.spanContext().spanId,
+    );
   });
 
   it('names a server span after the method and tool, keeps arguments out by default and adds them with recordPayloads', () => {
     const parent = extractInboundContext({ _meta: { traceparent: PARENT } }, {}, ROOT_CONTEXT);
-    startExchangeSpan('server', { method: 'tools/call', requestId: 1, params: call.params, sessionId: 'secret-session', transport: 'tcp' }, parent).end({ isError: true });
-    const options = resolveTelemetryOptions({ recordPayloads: true, maxPayloadLength: 20 }, (o, e) => `${o}: ${e}`, 'Spec');
-    startExchangeSpan('server', { method: 'tools/call', requestId: 2, params: call.params }, parent, options).end({ response: { content: [{ type: 'text', text: 'x'.repeat(100) }] } });
+    startExchangeSpan(
+      'server',
+      { method: 'tools/call', requestId: 1, params: call.params, sessionId: 'secret-session', transport: 'tcp' },
+      parent,
+    ).end({ isError: true });
+    const options = resolveTelemetryOptions(
+      { recordPayloads: true, maxPayloadLength: 20 },
+      (o, e) => `${o}: ${e}`,
+      'Spec',
+    );
+    startExchangeSpan('server', { method: 'tools/call', requestId: 2, params: call.params }, parent, options).end({
+      response: { content: [{ type: 'text', text: 'x'.repeat(100) }] },
+    });
     const [plain, withPayloads] = telemetry.spans();
     expect(plain.name).toBe('tools/call add');
     expect(plain.spanContext().traceId).toBe('0af7651916cd43dd8448eb211c80319c');
     expect(plain.parentSpanContext?.spanId).toBe('b7ad6b7169203331');
-    expect(plain.attributes).toMatchObject({ 'mcp.method.name': 'tools/call', 'jsonrpc.request.id': '1', 'gen_ai.tool.name': 'add', 'network.transport': 'tcp', 'network.protocol.name': 'http', 'error.type': 'tool_error' });
+    expect(plain.attributes).toMatchObject({
+      'mcp.method.name': 'tools/call',
+      'jsonrpc.request.id': '1',
+      'gen_ai.tool.name': 'add',
+      'network.transport': 'tcp',
+      'network.protocol.name': 'http',
+      'error.type': 'tool_error',
+    });
     expect(plain.attributes['mcp.session.id']).toMatch(/^[0-9a-f]{32}$/);
     expect(JSON.stringify(plain.attributes)).not.toContain('secret-session');
     expect(plain.attributes['mcp.request.params']).toBeUndefined();
@@ -98,7 +129,9 @@ describe('telemetry with the SDK registered', () => {
     startExchangeSpan('server', { method: 'tools/call', params: { name: 'add' } }, ROOT_CONTEXT).end({});
     startExchangeSpan('server', { method: 'tools/call', params: { name: 'add' } }, ROOT_CONTEXT).end({ isError: true });
     const points = pointsOf(await telemetry.metrics(), 'mcp.server.operation.duration');
-    const byOutcome = Object.fromEntries(points.map((point) => [String(point.attributes['error.type'] ?? 'ok'), point]));
+    const byOutcome = Object.fromEntries(
+      points.map((point) => [String(point.attributes['error.type'] ?? 'ok'), point]),
+    );
     expect(byOutcome.ok.attributes).toMatchObject({ 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'add' });
     // The histogram is cumulative over the file: the answered call of the recordPayloads test above has
     // the same attributes as the one here, so two; the failed one there carries a transport, so its own point.
@@ -112,7 +145,9 @@ describe('telemetry with the SDK registered', () => {
     refused.end({ errorCode: -32602 });
     const [span] = telemetry.spans();
     expect(span.name).toBe(`tools/call ${'x'.repeat(128)}`);
-    const points = pointsOf(await telemetry.metrics(), 'mcp.server.operation.duration').filter((point) => point.attributes['error.type'] === '-32602');
+    const points = pointsOf(await telemetry.metrics(), 'mcp.server.operation.duration').filter(
+      (point) => point.attributes['error.type'] === '-32602',
+    );
     expect(points).toHaveLength(1);
     expect(points[0].attributes['gen_ai.tool.name']).toBeUndefined();
   });

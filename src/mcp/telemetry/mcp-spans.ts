@@ -1,8 +1,24 @@
 import { createHash } from 'node:crypto';
-import { context as otelContext, createContextKey, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type SpanContext, type Tracer } from '@opentelemetry/api';
+import {
+  context as otelContext,
+  createContextKey,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+  type SpanContext,
+  type Tracer,
+} from '@opentelemetry/api';
 import type { McpResolvedTelemetryOptions } from './mcp-telemetry.options';
 import { mcpInstruments, recordAuditCommit } from './mcp-metrics';
-import { MCP_INSTRUMENTATION_NAME, MCP_INSTRUMENTATION_VERSION, McpAttr, TOOL_ERROR_TYPE } from './mcp-telemetry.constants';
+import {
+  MCP_INSTRUMENTATION_NAME,
+  MCP_INSTRUMENTATION_VERSION,
+  McpAttr,
+  TOOL_ERROR_TYPE,
+} from './mcp-telemetry.constants';
 
 /** The package's tracer on the provider registered now (a no-op one without an SDK). */
 export function mcpTracer(): Tracer {
@@ -55,7 +71,8 @@ const UNKNOWN_NAME_ERRORS = new Set(['-32601', '-32602']);
 
 /** The target of a span name: the tool or prompt name, when the method has one. */
 function targetOf(method: string | null, params: Record<string, unknown> | undefined): string | null {
-  if ((method === 'tools/call' || method === 'prompts/get') && typeof params?.name === 'string') return params.name.slice(0, MAX_TARGET);
+  if ((method === 'tools/call' || method === 'prompts/get') && typeof params?.name === 'string')
+    return params.name.slice(0, MAX_TARGET);
   return null;
 }
 
@@ -101,7 +118,8 @@ export class McpExchangeSpan {
     const target = targetOf(method, params);
     const attributes: Attributes = { ...(description.attributes ?? {}) };
     if (method) attributes[McpAttr.MethodName] = method;
-    if (description.requestId !== undefined && description.requestId !== null) attributes[McpAttr.RequestId] = String(description.requestId);
+    if (description.requestId !== undefined && description.requestId !== null)
+      attributes[McpAttr.RequestId] = String(description.requestId);
     if (description.protocolVersion) attributes[McpAttr.ProtocolVersion] = description.protocolVersion;
     if (method === 'tools/call' && target) {
       attributes[McpAttr.ToolName] = target;
@@ -115,15 +133,28 @@ export class McpExchangeSpan {
     if (description.serverPort) attributes[McpAttr.ServerPort] = description.serverPort;
     if (description.clientAddress) attributes[McpAttr.ClientAddress] = description.clientAddress;
     const name = method ? (target ? `${method} ${target}` : method) : 'mcp response';
-    this.span = mcpTracer().startSpan(name, { kind: kind === 'server' ? SpanKind.SERVER : SpanKind.CLIENT, attributes }, parent);
+    this.span = mcpTracer().startSpan(
+      name,
+      { kind: kind === 'server' ? SpanKind.SERVER : SpanKind.CLIENT, attributes },
+      parent,
+    );
     this.context = trace.setSpan(parent, this.span);
     // What costs a digest or a serialisation is computed for a recorded span only.
     if (this.span.isRecording()) {
       if (description.sessionId) this.span.setAttribute(McpAttr.SessionId, sessionIdAttribute(description.sessionId));
-      if (options?.recordPayloads && params !== undefined) this.span.setAttribute(McpAttr.RequestParams, payloadText(params, options.maxPayloadLength));
+      if (options?.recordPayloads && params !== undefined)
+        this.span.setAttribute(McpAttr.RequestParams, payloadText(params, options.maxPayloadLength));
     }
     this.metricAttributes = {};
-    for (const key of [McpAttr.MethodName, McpAttr.ToolName, McpAttr.PromptName, McpAttr.ProtocolVersion, McpAttr.NetworkTransport, McpAttr.Mount, McpAttr.ServerName]) {
+    for (const key of [
+      McpAttr.MethodName,
+      McpAttr.ToolName,
+      McpAttr.PromptName,
+      McpAttr.ProtocolVersion,
+      McpAttr.NetworkTransport,
+      McpAttr.Mount,
+      McpAttr.ServerName,
+    ]) {
       if (attributes[key] !== undefined) this.metricAttributes[key] = attributes[key];
     }
   }
@@ -137,7 +168,8 @@ export class McpExchangeSpan {
   /** Sets attributes learnt during the exchange (a session id an initialize created...). */
   set(attributes: Attributes): void {
     this.span.setAttributes(attributes);
-    for (const key of [McpAttr.ProtocolVersion]) if (attributes[key] !== undefined) this.metricAttributes[key] = attributes[key];
+    for (const key of [McpAttr.ProtocolVersion])
+      if (attributes[key] !== undefined) this.metricAttributes[key] = attributes[key];
   }
 
   /** Records the session an exchange opened or joined (its digest, on a recorded span only). */
@@ -173,16 +205,25 @@ export class McpExchangeSpan {
         delete this.metricAttributes[McpAttr.ToolName];
         delete this.metricAttributes[McpAttr.PromptName];
       }
-      const message = outcome.error !== undefined ? String((outcome.error as Error)?.message ?? outcome.error) : undefined;
+      const message =
+        outcome.error !== undefined ? String((outcome.error as Error)?.message ?? outcome.error) : undefined;
       this.span.setStatus({ code: SpanStatusCode.ERROR, ...(message ? { message } : {}) });
       if (outcome.error instanceof Error) this.span.recordException(outcome.error);
     }
-    if (this.options?.recordPayloads && outcome.response !== undefined && outcome.response !== null && this.span.isRecording()) {
+    if (
+      this.options?.recordPayloads &&
+      outcome.response !== undefined &&
+      outcome.response !== null &&
+      this.span.isRecording()
+    ) {
       this.span.setAttribute(McpAttr.ResponseResult, payloadText(outcome.response, this.options.maxPayloadLength));
     }
     this.span.end();
     const instruments = mcpInstruments();
-    (this.kind === 'server' ? instruments.serverDuration : instruments.clientDuration).record((performance.now() - this.started) / 1000, this.metricAttributes);
+    (this.kind === 'server' ? instruments.serverDuration : instruments.clientDuration).record(
+      (performance.now() - this.started) / 1000,
+      this.metricAttributes,
+    );
   }
 
   private errorType(outcome: McpExchangeOutcome): string | null {
@@ -198,7 +239,12 @@ export class McpExchangeSpan {
  * Starts the span of one exchange under `parent` (for an inbound one, the context
  * `extractInboundContext` gave). `options` null records no payloads.
  */
-export function startExchangeSpan(kind: 'server' | 'client', description: McpExchangeDescription, parent: Context = otelContext.active(), options: McpResolvedTelemetryOptions | null = null): McpExchangeSpan {
+export function startExchangeSpan(
+  kind: 'server' | 'client',
+  description: McpExchangeDescription,
+  parent: Context = otelContext.active(),
+  options: McpResolvedTelemetryOptions | null = null,
+): McpExchangeSpan {
   return new McpExchangeSpan(kind, description, parent, options);
 }
 
@@ -207,7 +253,12 @@ export function startExchangeSpan(kind: 'server' | 'client', description: McpExc
  * `work`'s outcome: a rejection sets status ERROR and `error.type`. `outcomeOf` may mark a
  * resolved value as failed (returns its `error.type`).
  */
-export async function withInternalSpan<T>(name: string, attributes: Attributes, work: () => Promise<T>, outcomeOf?: (value: T) => string | null): Promise<T> {
+export async function withInternalSpan<T>(
+  name: string,
+  attributes: Attributes,
+  work: () => Promise<T>,
+  outcomeOf?: (value: T) => string | null,
+): Promise<T> {
   const span = mcpTracer().startSpan(name, { kind: SpanKind.INTERNAL, attributes });
   try {
     const value = await otelContext.with(trace.setSpan(otelContext.active(), span), work);
@@ -228,7 +279,12 @@ export async function withInternalSpan<T>(name: string, attributes: Attributes, 
 }
 
 /** Records an INTERNAL span that already happened, from `startTime` (epoch ms) until now. */
-export function recordPastSpan(name: string, startTime: number, attributes: Attributes, parent: Context = otelContext.active()): void {
+export function recordPastSpan(
+  name: string,
+  startTime: number,
+  attributes: Attributes,
+  parent: Context = otelContext.active(),
+): void {
   mcpTracer().startSpan(name, { kind: SpanKind.INTERNAL, attributes, startTime }, parent).end();
 }
 
@@ -243,7 +299,11 @@ export function activeTraceId(ctx: Context = otelContext.active()): string | nul
  * linked to the spans whose rows it holds (a batch belongs to many traces), and records the
  * batch size and commit latency metrics.
  */
-export async function withAuditCommitSpan<T>(rows: number, origins: readonly SpanContext[], work: () => Promise<T>): Promise<T> {
+export async function withAuditCommitSpan<T>(
+  rows: number,
+  origins: readonly SpanContext[],
+  work: () => Promise<T>,
+): Promise<T> {
   const span = mcpTracer().startSpan('mcp.audit.commit', {
     kind: SpanKind.INTERNAL,
     root: true,

@@ -13,8 +13,13 @@ describe('the telemetry option of McpModule and McpClientModule', () => {
   });
 
   it('takes the opt-in on both modules', () => {
-    expect(resolveMcpOptions({ auth, telemetry: { recordPayloads: true, maxPayloadLength: 64 } }, extras).telemetry).toEqual({ recordPayloads: true, maxPayloadLength: 64 });
-    expect(resolveClientOptions({ telemetry: { recordPayloads: true } }).telemetry).toEqual({ recordPayloads: true, maxPayloadLength: 1024 });
+    expect(
+      resolveMcpOptions({ auth, telemetry: { recordPayloads: true, maxPayloadLength: 64 } }, extras).telemetry,
+    ).toEqual({ recordPayloads: true, maxPayloadLength: 64 });
+    expect(resolveClientOptions({ telemetry: { recordPayloads: true } }).telemetry).toEqual({
+      recordPayloads: true,
+      maxPayloadLength: 1024,
+    });
   });
 
   it.each([

@@ -41,12 +41,18 @@ const TELEMETRY_OPTION_KEYS = optionKeys<McpTelemetryOptions>({ recordPayloads: 
  * module in an unknown-key error.
  * @throws McpConfigurationError
  */
-export function resolveTelemetryOptions(telemetry: McpTelemetryOptions | undefined, invalid: (option: string, expected: string) => string, where: string): McpResolvedTelemetryOptions {
+export function resolveTelemetryOptions(
+  telemetry: McpTelemetryOptions | undefined,
+  invalid: (option: string, expected: string) => string,
+  where: string,
+): McpResolvedTelemetryOptions {
   if (telemetry === undefined) return { recordPayloads: false, maxPayloadLength: DEFAULT_MAX_PAYLOAD_LENGTH };
-  if (telemetry === null || typeof telemetry !== 'object' || Array.isArray(telemetry)) throw new McpConfigurationError(invalid('telemetry', 'an object like { recordPayloads: true }'));
+  if (telemetry === null || typeof telemetry !== 'object' || Array.isArray(telemetry))
+    throw new McpConfigurationError(invalid('telemetry', 'an object like { recordPayloads: true }'));
   assertKnownOptions(telemetry, TELEMETRY_OPTION_KEYS, `${where} option "telemetry"`);
   const recordPayloads = telemetry.recordPayloads ?? false;
-  if (typeof recordPayloads !== 'boolean') throw new McpConfigurationError(invalid('telemetry.recordPayloads', 'true or false'));
+  if (typeof recordPayloads !== 'boolean')
+    throw new McpConfigurationError(invalid('telemetry.recordPayloads', 'true or false'));
   const maxPayloadLength = telemetry.maxPayloadLength ?? DEFAULT_MAX_PAYLOAD_LENGTH;
   if (typeof maxPayloadLength !== 'number' || !Number.isInteger(maxPayloadLength) || maxPayloadLength < 16) {
     throw new McpConfigurationError(invalid('telemetry.maxPayloadLength', 'an integer of at least 16 (characters)'));

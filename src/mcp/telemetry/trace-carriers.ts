@@ -1,4 +1,10 @@
-import { context as otelContext, propagation, type Context, type TextMapGetter, type TextMapSetter } from '@opentelemetry/api';
+import {
+  context as otelContext,
+  propagation,
+  type Context,
+  type TextMapGetter,
+  type TextMapSetter,
+} from '@opentelemetry/api';
 
 /** The `_meta` keys (and HTTP headers) that carry trace context: W3C Trace Context and Baggage. */
 export const TRACE_CONTEXT_KEYS = ['traceparent', 'tracestate', 'baggage'] as const;
@@ -51,7 +57,11 @@ export function metaCarriesTrace(meta: unknown): meta is Record<string, unknown>
  * that of the HTTP headers, over `base` (the active context). The registered propagator does the
  * parsing; without one, `base` comes back unchanged.
  */
-export function extractInboundContext(params: unknown, headers: McpHeaderBag | undefined, base: Context = otelContext.active()): Context {
+export function extractInboundContext(
+  params: unknown,
+  headers: McpHeaderBag | undefined,
+  base: Context = otelContext.active(),
+): Context {
   const meta = asRecord(params)?._meta;
   if (metaCarriesTrace(meta)) return propagation.extract(base, meta, metaGetter);
   return headers ? propagation.extract(base, headers, headerGetter) : base;
@@ -61,7 +71,10 @@ export function extractInboundContext(params: unknown, headers: McpHeaderBag | u
  * Params with the trace context of `ctx` in `params._meta` (over what `_meta` held). Returns
  * `params` itself when the propagator wrote nothing (no SDK, or no span in `ctx`).
  */
-export function paramsWithTraceContext(params: Record<string, unknown> | undefined, ctx: Context = otelContext.active()): Record<string, unknown> | undefined {
+export function paramsWithTraceContext(
+  params: Record<string, unknown> | undefined,
+  ctx: Context = otelContext.active(),
+): Record<string, unknown> | undefined {
   const fields: Record<string, unknown> = {};
   propagation.inject(ctx, fields, metaSetter);
   if (!Object.keys(fields).length) return params;

@@ -5,7 +5,14 @@ describe('InMemoryMcpEventSink', () => {
   it('keeps every row in order, with the defaults and a fresh id', async () => {
     const sink = new InMemoryMcpEventSink();
     const createdAt = new Date();
-    await sink.record({ direction: 'inbound', kind: 'request', createdAt, durationMs: 3, mount: 'default', method: 'ping' });
+    await sink.record({
+      direction: 'inbound',
+      kind: 'request',
+      createdAt,
+      durationMs: 3,
+      mount: 'default',
+      method: 'ping',
+    });
     await sink.record({ direction: 'outbound', kind: 'notification', createdAt, durationMs: 1, server: 'remote' });
     expect(sink.events).toEqual([
       {

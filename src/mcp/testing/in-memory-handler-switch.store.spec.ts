@@ -1,7 +1,13 @@
 import { storedHandlerName, storedPrincipalKey } from '../persistence/new-records';
 import { InMemoryMcpHandlerSwitchStore } from './in-memory-handler-switch.store';
 
-const row = (kind: string, name: string, principalKey: string | null) => ({ mount: 'default', kind, name, principalKey, createdAt: expect.any(Date) });
+const row = (kind: string, name: string, principalKey: string | null) => ({
+  mount: 'default',
+  kind,
+  name,
+  principalKey,
+  createdAt: expect.any(Date),
+});
 
 describe('InMemoryMcpHandlerSwitchStore', () => {
   it('keeps one switch per handler and principal (or everyone), on the default mount without settings', async () => {
@@ -11,7 +17,12 @@ describe('InMemoryMcpHandlerSwitchStore', () => {
     await store.disable('tool', 'greet', ['bob', 'carol', 'bob']);
     await store.disable('tool', 'greet', ['carol']);
     await store.disable('prompt', 'greet', ['bob']);
-    expect(await store.list()).toEqual([row('tool', 'greet', null), row('tool', 'greet', 'bob'), row('tool', 'greet', 'carol'), row('prompt', 'greet', 'bob')]);
+    expect(await store.list()).toEqual([
+      row('tool', 'greet', null),
+      row('tool', 'greet', 'bob'),
+      row('tool', 'greet', 'carol'),
+      row('prompt', 'greet', 'bob'),
+    ]);
   });
 
   it('enabling for principals lifts their own switches only; without principals every switch of that handler', async () => {
@@ -26,7 +37,9 @@ describe('InMemoryMcpHandlerSwitchStore', () => {
       ['m1', 'resource', 'docs://a', 'bob'],
     ]);
     await store.enable('tool', 'greet', null);
-    expect((await store.list()).map((r) => [r.kind, r.name, r.principalKey])).toEqual([['resource', 'docs://a', 'bob']]);
+    expect((await store.list()).map((r) => [r.kind, r.name, r.principalKey])).toEqual([
+      ['resource', 'docs://a', 'bob'],
+    ]);
     await store.enable('tool', 'greet', null);
     await store.enable('resource', 'docs://a', []);
     expect(store.switches).toHaveLength(1);

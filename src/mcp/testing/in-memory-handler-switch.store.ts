@@ -1,6 +1,9 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { DEFAULT_MOUNT } from '../mcp.constants';
-import type { McpHandlerSwitchRecord, McpHandlerSwitchStore } from '../persistence/interfaces/mcp-handler-switch-store.interface';
+import type {
+  McpHandlerSwitchRecord,
+  McpHandlerSwitchStore,
+} from '../persistence/interfaces/mcp-handler-switch-store.interface';
 import type { McpStoreSettings } from '../persistence/interfaces/mcp-store-settings.interface';
 import { InjectMcpStoreSettings } from '../persistence/mcp-persistence.constants';
 import { newHandlerSwitchRecords, storedHandlerName, storedPrincipalKey } from '../persistence/new-records';
@@ -34,7 +37,9 @@ export class InMemoryMcpHandlerSwitchStore implements McpHandlerSwitchStore {
   /** Turns a handler off for `principalKeys`, or for everyone when null; a switch already there stays as it is. */
   async disable(kind: string, name: string, principalKeys: readonly string[] | null): Promise<void> {
     for (const record of newHandlerSwitchRecords(this.mount, kind, name, principalKeys)) {
-      const held = this.records.some((r) => r.kind === record.kind && r.name === record.name && r.principalKey === record.principalKey);
+      const held = this.records.some(
+        (r) => r.kind === record.kind && r.name === record.name && r.principalKey === record.principalKey,
+      );
       if (!held) this.records.push(record);
     }
   }
@@ -46,7 +51,8 @@ export class InMemoryMcpHandlerSwitchStore implements McpHandlerSwitchStore {
     for (let index = this.records.length - 1; index >= 0; index--) {
       const record = this.records[index];
       if (record.kind !== kind || record.name !== storedName) continue;
-      if (keys === null || (record.principalKey !== null && keys.has(record.principalKey))) this.records.splice(index, 1);
+      if (keys === null || (record.principalKey !== null && keys.has(record.principalKey)))
+        this.records.splice(index, 1);
     }
   }
 }

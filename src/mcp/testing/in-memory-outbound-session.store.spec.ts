@@ -1,6 +1,12 @@
 import { InMemoryMcpOutboundSessionStore } from './in-memory-outbound-session.store';
 
-const state = { remoteSessionId: 'r1', protocolVersion: '2025-06-18', serverInfo: { name: 's' }, serverCapabilities: { tools: {} }, endpoint: 'http https://a/mcp' };
+const state = {
+  remoteSessionId: 'r1',
+  protocolVersion: '2025-06-18',
+  serverInfo: { name: 's' },
+  serverCapabilities: { tools: {} },
+  endpoint: 'http https://a/mcp',
+};
 
 describe('InMemoryMcpOutboundSessionStore', () => {
   afterEach(() => jest.useRealTimers());
@@ -23,8 +29,19 @@ describe('InMemoryMcpOutboundSessionStore', () => {
   it('keeps the stored server info, capabilities and endpoint when the new state has none', async () => {
     const store = new InMemoryMcpOutboundSessionStore();
     await store.save('s', '', state);
-    await store.save('s', '', { remoteSessionId: null, protocolVersion: '2025-11-25', serverInfo: null, serverCapabilities: null });
-    expect(await store.find('s', '')).toMatchObject({ remoteSessionId: null, protocolVersion: '2025-11-25', serverInfo: { name: 's' }, serverCapabilities: { tools: {} }, endpoint: 'http https://a/mcp' });
+    await store.save('s', '', {
+      remoteSessionId: null,
+      protocolVersion: '2025-11-25',
+      serverInfo: null,
+      serverCapabilities: null,
+    });
+    expect(await store.find('s', '')).toMatchObject({
+      remoteSessionId: null,
+      protocolVersion: '2025-11-25',
+      serverInfo: { name: 's' },
+      serverCapabilities: { tools: {} },
+      endpoint: 'http https://a/mcp',
+    });
   });
 
   it('closes a session (keeping the record) and reopens it on the next save with a new creation time', async () => {

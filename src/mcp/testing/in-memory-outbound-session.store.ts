@@ -1,6 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type { McpOutboundSessionRecord, McpOutboundSessionState, McpOutboundSessionStore } from '../persistence/interfaces/mcp-outbound-session-store.interface';
+import type {
+  McpOutboundSessionRecord,
+  McpOutboundSessionState,
+  McpOutboundSessionStore,
+} from '../persistence/interfaces/mcp-outbound-session-store.interface';
 
 /**
  * The client's remote sessions in process memory, for tests. Same rules as the TypeORM store:

@@ -10,7 +10,14 @@ describe('InMemoryMcpSessionStore', () => {
   it('opens sessions bound to its mount and the principal, with a transport-safe random id', async () => {
     const store = new InMemoryMcpSessionStore({ mount: 'm1' });
     const session = await store.open(opening);
-    expect(session).toMatchObject({ mount: 'm1', principalKey: 'alice', principalLabel: 'Alice', protocolVersion: '2025-11-25', logLevel: null, terminatedAt: null });
+    expect(session).toMatchObject({
+      mount: 'm1',
+      principalKey: 'alice',
+      principalLabel: 'Alice',
+      protocolVersion: '2025-11-25',
+      logLevel: null,
+      terminatedAt: null,
+    });
     expect(session.sessionId).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect((await store.open(opening)).sessionId).not.toBe(session.sessionId);
     expect(await store.find(session.sessionId, alice)).toMatchObject({ id: session.id, clientInfo: { name: 'c' } });
@@ -47,7 +54,7 @@ describe('InMemoryMcpSessionStore', () => {
     expect(store.isLive(used.sessionId)).toBe(true);
   });
 
-  it('stores the log level only on the principal\'s own session', async () => {
+  it("stores the log level only on the principal's own session", async () => {
     const store = new InMemoryMcpSessionStore();
     const session = await store.open(opening);
     await store.setLogLevel(session.sessionId, bob, 'debug');

@@ -2,7 +2,11 @@ import { Injectable, Optional } from '@nestjs/common';
 import type { McpLogLevel } from '../protocol/log-levels';
 import type { McpPrincipal } from '../interfaces/principal.interface';
 import { DEFAULT_MOUNT, DEFAULT_SESSION_IDLE_TTL_MS } from '../mcp.constants';
-import type { McpInboundSessionRecord, McpNewInboundSession, McpSessionStore } from '../persistence/interfaces/mcp-session-store.interface';
+import type {
+  McpInboundSessionRecord,
+  McpNewInboundSession,
+  McpSessionStore,
+} from '../persistence/interfaces/mcp-session-store.interface';
 import type { McpStoreSettings } from '../persistence/interfaces/mcp-store-settings.interface';
 import { InjectMcpStoreSettings } from '../persistence/mcp-persistence.constants';
 import { newInboundSessionRecord, storedPrincipalKey } from '../persistence/new-records';
@@ -22,7 +26,10 @@ export class InMemoryMcpSessionStore implements McpSessionStore {
   private readonly records = new Map<string, McpInboundSessionRecord>();
 
   constructor(@Optional() @InjectMcpStoreSettings() settings?: Partial<McpStoreSettings> | null) {
-    this.settings = { mount: settings?.mount ?? DEFAULT_MOUNT, idleTtlMs: settings?.idleTtlMs ?? DEFAULT_SESSION_IDLE_TTL_MS };
+    this.settings = {
+      mount: settings?.mount ?? DEFAULT_MOUNT,
+      idleTtlMs: settings?.idleTtlMs ?? DEFAULT_SESSION_IDLE_TTL_MS,
+    };
   }
 
   /** Every session opened so far, ended ones included (copies, oldest first). */
@@ -40,7 +47,13 @@ export class InMemoryMcpSessionStore implements McpSessionStore {
   /** The live session with this id on this mount for this principal, or null; refreshes `lastSeenAt`. */
   async find(sessionId: string, principal: McpPrincipal): Promise<McpInboundSessionRecord | null> {
     const record = this.records.get(sessionId);
-    if (!record || record.mount !== this.settings.mount || record.principalKey !== storedPrincipalKey(principal.key) || record.terminatedAt) return null;
+    if (
+      !record ||
+      record.mount !== this.settings.mount ||
+      record.principalKey !== storedPrincipalKey(principal.key) ||
+      record.terminatedAt
+    )
+      return null;
     const now = Date.now();
     if (!isSessionLive(record, this.settings.idleTtlMs, now)) {
       record.terminatedAt = new Date(now);
@@ -53,7 +66,8 @@ export class InMemoryMcpSessionStore implements McpSessionStore {
   /** Stores the log level on the principal's session of this mount. */
   async setLogLevel(sessionId: string, principal: McpPrincipal, level: McpLogLevel): Promise<void> {
     const record = this.records.get(sessionId);
-    if (record && record.mount === this.settings.mount && record.principalKey === storedPrincipalKey(principal.key)) record.logLevel = level;
+    if (record && record.mount === this.settings.mount && record.principalKey === storedPrincipalKey(principal.key))
+      record.logLevel = level;
   }
 
   /** Ends a session; the record stays listed. */
@@ -67,7 +81,12 @@ export class InMemoryMcpSessionStore implements McpSessionStore {
     const now = Date.now();
     let open = 0;
     for (const record of this.records.values()) {
-      if (record.mount === this.settings.mount && record.principalKey === storedPrincipalKey(principal.key) && isSessionLive(record, this.settings.idleTtlMs, now)) open += 1;
+      if (
+        record.mount === this.settings.mount &&
+        record.principalKey === storedPrincipalKey(principal.key) &&
+        isSessionLive(record, this.settings.idleTtlMs, now)
+      )
+        open += 1;
     }
     return open;
   }

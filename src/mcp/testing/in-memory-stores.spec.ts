@@ -8,7 +8,12 @@ import { InMemoryMcpSubscriptionStore } from './in-memory-subscription.store';
 
 const alice = { key: 'alice', label: 'Alice', raw: 'alice' };
 const bob = { key: 'bob', label: 'Bob', raw: 'bob' };
-const opening = (principal = alice) => ({ principal, protocolVersion: '2025-11-25', clientInfo: null, clientCapabilities: null });
+const opening = (principal = alice) => ({
+  principal,
+  protocolVersion: '2025-11-25',
+  clientInfo: null,
+  clientCapabilities: null,
+});
 
 describe('createInMemoryMcpStores', () => {
   afterEach(() => jest.useRealTimers());
@@ -33,7 +38,11 @@ describe('createInMemoryMcpStores', () => {
     jest.useFakeTimers({ now: Date.UTC(2025, 0, 1) });
     const { sessions } = createInMemoryMcpStores({ mount: 'm1', idleTtlMs: 1000 });
     const other = new InMemoryMcpSessionStore({ mount: 'm2', idleTtlMs: 1000 });
-    const [kept, ended, idle] = [await sessions.open(opening()), await sessions.open(opening()), await sessions.open(opening())];
+    const [kept, ended, idle] = [
+      await sessions.open(opening()),
+      await sessions.open(opening()),
+      await sessions.open(opening()),
+    ];
     await sessions.open(opening(bob));
     await other.open(opening());
     await sessions.terminate(ended);
@@ -78,19 +87,50 @@ describe('createInMemoryMcpStores', () => {
 
   it('stores null server info, capabilities and endpoint for a first save that has none', async () => {
     const { outboundSessions } = createInMemoryMcpStores();
-    await outboundSessions.save('s', 'alice', { remoteSessionId: 'r1', protocolVersion: '2025-06-18', serverInfo: null, serverCapabilities: null });
-    expect(await outboundSessions.find('s', 'alice')).toMatchObject({ remoteSessionId: 'r1', serverInfo: null, serverCapabilities: null, endpoint: null });
+    await outboundSessions.save('s', 'alice', {
+      remoteSessionId: 'r1',
+      protocolVersion: '2025-06-18',
+      serverInfo: null,
+      serverCapabilities: null,
+    });
+    expect(await outboundSessions.find('s', 'alice')).toMatchObject({
+      remoteSessionId: 'r1',
+      serverInfo: null,
+      serverCapabilities: null,
+      endpoint: null,
+    });
   });
 
   it('finds the most recently saved verdict even when an older one was first stored later', async () => {
     jest.useFakeTimers({ now: Date.UTC(2025, 0, 1) });
     const { outboundSessions } = createInMemoryMcpStores();
     const endpoint = 'http https://a/mcp';
-    await outboundSessions.save('s', 'alice', { remoteSessionId: null, protocolVersion: '2025-06-18', serverInfo: null, serverCapabilities: null, endpoint });
+    await outboundSessions.save('s', 'alice', {
+      remoteSessionId: null,
+      protocolVersion: '2025-06-18',
+      serverInfo: null,
+      serverCapabilities: null,
+      endpoint,
+    });
     jest.advanceTimersByTime(10);
-    await outboundSessions.save('s', 'bob', { remoteSessionId: null, protocolVersion: '2025-11-25', serverInfo: null, serverCapabilities: null, endpoint });
+    await outboundSessions.save('s', 'bob', {
+      remoteSessionId: null,
+      protocolVersion: '2025-11-25',
+      serverInfo: null,
+      serverCapabilities: null,
+      endpoint,
+    });
     jest.advanceTimersByTime(10);
-    await outboundSessions.save('s', 'alice', { remoteSessionId: null, protocolVersion: '2025-03-26', serverInfo: null, serverCapabilities: null, endpoint });
-    expect(await outboundSessions.findVersion('s', endpoint)).toMatchObject({ scopeKey: 'alice', protocolVersion: '2025-03-26' });
+    await outboundSessions.save('s', 'alice', {
+      remoteSessionId: null,
+      protocolVersion: '2025-03-26',
+      serverInfo: null,
+      serverCapabilities: null,
+      endpoint,
+    });
+    expect(await outboundSessions.findVersion('s', endpoint)).toMatchObject({
+      scopeKey: 'alice',
+      protocolVersion: '2025-03-26',
+    });
   });
 });

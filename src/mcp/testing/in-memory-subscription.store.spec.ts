@@ -64,7 +64,13 @@ describe('InMemoryMcpSubscriptionStore', () => {
   });
 
   it('refuses a session store that is not the in-memory one', () => {
-    const foreign: McpSessionStore = { open: jest.fn(), find: jest.fn(), setLogLevel: jest.fn(), terminate: jest.fn(), countOpen: jest.fn() };
+    const foreign: McpSessionStore = {
+      open: jest.fn(),
+      find: jest.fn(),
+      setLogLevel: jest.fn(),
+      terminate: jest.fn(),
+      countOpen: jest.fn(),
+    };
     expect(() => new InMemoryMcpSubscriptionStore(foreign as never)).toThrow(McpConfigurationError);
   });
 });

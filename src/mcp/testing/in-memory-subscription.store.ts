@@ -1,7 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { McpConfigurationError } from '../errors/mcp-configuration.errors';
-import type { McpResourceSubscriber, McpSubscriptionRecord, McpSubscriptionStore } from '../persistence/interfaces/mcp-subscription-store.interface';
+import type {
+  McpResourceSubscriber,
+  McpSubscriptionRecord,
+  McpSubscriptionStore,
+} from '../persistence/interfaces/mcp-subscription-store.interface';
 import { InjectMcpSessionStore } from '../persistence/mcp-persistence.constants';
 import { InMemoryMcpSessionStore } from './in-memory-session.store';
 
@@ -17,7 +21,9 @@ export class InMemoryMcpSubscriptionStore implements McpSubscriptionStore {
 
   constructor(@InjectMcpSessionStore() private readonly sessions: InMemoryMcpSessionStore) {
     if (!(sessions instanceof InMemoryMcpSessionStore)) {
-      throw new McpConfigurationError('InMemoryMcpSubscriptionStore needs the InMemoryMcpSessionStore of its mount as the session store');
+      throw new McpConfigurationError(
+        'InMemoryMcpSubscriptionStore needs the InMemoryMcpSessionStore of its mount as the session store',
+      );
     }
   }
 
@@ -35,13 +41,18 @@ export class InMemoryMcpSubscriptionStore implements McpSubscriptionStore {
 
   /** Forgets that `sessionId` watches `uri` (idempotent). */
   async unsubscribe(sessionId: string, uri: string): Promise<void> {
-    const index = this.records.findIndex((record) => record.mount === this.sessions.settings.mount && record.sessionId === sessionId && record.uri === uri);
+    const index = this.records.findIndex(
+      (record) => record.mount === this.sessions.settings.mount && record.sessionId === sessionId && record.uri === uri,
+    );
     if (index >= 0) this.records.splice(index, 1);
   }
 
   /** How many URIs other than `exceptUri` the session watches on this mount. */
   async countForSession(sessionId: string, exceptUri?: string): Promise<number> {
-    return this.records.filter((record) => record.mount === this.sessions.settings.mount && record.sessionId === sessionId && record.uri !== exceptUri).length;
+    return this.records.filter(
+      (record) =>
+        record.mount === this.sessions.settings.mount && record.sessionId === sessionId && record.uri !== exceptUri,
+    ).length;
   }
 
   /** The live sessions of this mount watching `uri`, sorted by session id (each appears once: one subscription per session and URI). */
@@ -54,7 +65,12 @@ export class InMemoryMcpSubscriptionStore implements McpSubscriptionStore {
     const now = Date.now();
     const principalKeys = new Map(this.sessions.sessions.map((session) => [session.sessionId, session.principalKey]));
     return this.records
-      .filter((record) => record.mount === this.sessions.settings.mount && record.uri === uri && this.sessions.isLive(record.sessionId, now))
+      .filter(
+        (record) =>
+          record.mount === this.sessions.settings.mount &&
+          record.uri === uri &&
+          this.sessions.isLive(record.sessionId, now),
+      )
       .map((record) => ({ sessionId: record.sessionId, principalKey: principalKeys.get(record.sessionId) as string }))
       .sort((a, b) => (a.sessionId < b.sessionId ? -1 : 1));
   }

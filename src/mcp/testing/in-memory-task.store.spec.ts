@@ -17,7 +17,23 @@ describe('InMemoryMcpTaskStore', () => {
   it('serves the default mount without settings and hands out copies', async () => {
     const store = new InMemoryMcpTaskStore();
     expect(store.mount).toBe('default');
-    await store.create({ id: 't', principalKey: 'k', sessionId: null, toolName: 'x', argumentsDigest: 'd', payload: { arguments: {}, meta: null, principal: { key: 'k', label: 'k', raw: null }, protocolVersion: 'v', logLevel: null }, statusMessage: null, ttlMs: null, pollIntervalMs: 1 });
+    await store.create({
+      id: 't',
+      principalKey: 'k',
+      sessionId: null,
+      toolName: 'x',
+      argumentsDigest: 'd',
+      payload: {
+        arguments: {},
+        meta: null,
+        principal: { key: 'k', label: 'k', raw: null },
+        protocolVersion: 'v',
+        logLevel: null,
+      },
+      statusMessage: null,
+      ttlMs: null,
+      pollIntervalMs: 1,
+    });
     (store.tasks[0] as { status: string }).status = 'completed';
     expect(store.tasks[0].status).toBe('working');
     expect(store.tasks[0].expiresAt).toBeNull();

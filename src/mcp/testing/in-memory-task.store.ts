@@ -40,9 +40,20 @@ export class InMemoryMcpTaskStore implements McpTaskStore {
   }
 
   /** The principal's unexpired tasks at `now` (of one session, when given), newest first, `limit` of them from `offset`. */
-  async list(principalKey: string, now: Date, offset: number, limit: number, sessionId?: string): Promise<McpTaskRecord[]> {
+  async list(
+    principalKey: string,
+    now: Date,
+    offset: number,
+    limit: number,
+    sessionId?: string,
+  ): Promise<McpTaskRecord[]> {
     return [...this.records.values()]
-      .filter((record) => record.principalKey === principalKey && (sessionId === undefined || record.sessionId === sessionId) && !expired(record, now))
+      .filter(
+        (record) =>
+          record.principalKey === principalKey &&
+          (sessionId === undefined || record.sessionId === sessionId) &&
+          !expired(record, now),
+      )
       .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
       .slice(offset, offset + limit)
       .map((record) => ({ ...record }));
@@ -58,7 +69,9 @@ export class InMemoryMcpTaskStore implements McpTaskStore {
 
   /** How many tasks of `principalKey` are neither over nor expired at `now`. */
   async countOpen(principalKey: string, now: Date): Promise<number> {
-    return [...this.records.values()].filter((record) => record.principalKey === principalKey && !isTerminalTaskStatus(record.status) && !expired(record, now)).length;
+    return [...this.records.values()].filter(
+      (record) => record.principalKey === principalKey && !isTerminalTaskStatus(record.status) && !expired(record, now),
+    ).length;
   }
 
   /** Claims a working task for `worker` when its current worker is `previous`; true when the claim won. */
@@ -78,25 +91,46 @@ export class InMemoryMcpTaskStore implements McpTaskStore {
   }
 
   /** Moves an unfinished task to a terminal status with its message and outcome; null when it was already finished or is unknown. */
-  async finish(id: string, status: string, statusMessage: string | undefined, outcome: Record<string, unknown> | null, now = new Date()): Promise<McpTaskRecord | null> {
+  async finish(
+    id: string,
+    status: string,
+    statusMessage: string | undefined,
+    outcome: Record<string, unknown> | null,
+    now = new Date(),
+  ): Promise<McpTaskRecord | null> {
     const record = this.records.get(id);
     if (!record || isTerminalTaskStatus(record.status)) return null;
-    Object.assign(record, { status, ...(statusMessage !== undefined ? { statusMessage } : {}), outcome, updatedAt: now });
+    Object.assign(record, {
+      status,
+      ...(statusMessage !== undefined ? { statusMessage } : {}),
+      outcome,
+      updatedAt: now,
+    });
     return { ...record };
   }
 
   /** Sets the pending input requests of an unfinished task (`input_required`), or clears them (`working`) with null. */
-  async setInputRequests(id: string, inputRequests: Record<string, unknown> | null, now = new Date()): Promise<McpTaskRecord | null> {
+  async setInputRequests(
+    id: string,
+    inputRequests: Record<string, unknown> | null,
+    now = new Date(),
+  ): Promise<McpTaskRecord | null> {
     const record = this.records.get(id);
     if (!record || isTerminalTaskStatus(record.status)) return null;
     const asking = !!inputRequests && Object.keys(inputRequests).length > 0;
-    Object.assign(record, { status: asking ? 'input_required' : 'working', outcome: asking ? { inputRequests: { ...inputRequests } } : null, updatedAt: now });
+    Object.assign(record, {
+      status: asking ? 'input_required' : 'working',
+      outcome: asking ? { inputRequests: { ...inputRequests } } : null,
+      updatedAt: now,
+    });
     return { ...record };
   }
 
   /** The tasks of this mount that are not finished (working or input_required). */
   async unfinished(): Promise<McpTaskRecord[]> {
-    return [...this.records.values()].filter((record) => !isTerminalTaskStatus(record.status)).map((record) => ({ ...record }));
+    return [...this.records.values()]
+      .filter((record) => !isTerminalTaskStatus(record.status))
+      .map((record) => ({ ...record }));
   }
 }
 

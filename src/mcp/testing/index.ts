@@ -30,12 +30,37 @@ export { InMemoryMcpEventSink } from './in-memory-event-sink.store';
 export { InMemoryMcpOutboundSessionStore } from './in-memory-outbound-session.store';
 export { createInMemoryMcpStores } from './in-memory-stores';
 export type { InMemoryMcpStores } from './in-memory-stores';
-export type { McpSessionStore, McpInboundSessionRecord, McpNewInboundSession } from '../persistence/interfaces/mcp-session-store.interface';
-export type { McpSubscriptionStore, McpSubscriptionRecord, McpResourceSubscriber } from '../persistence/interfaces/mcp-subscription-store.interface';
-export type { McpHandlerSwitchStore, McpHandlerSwitchRecord } from '../persistence/interfaces/mcp-handler-switch-store.interface';
-export type { McpTaskStore, McpTaskRecord, McpNewTask, McpTaskPayload } from '../persistence/interfaces/mcp-task-store.interface';
-export type { McpEventSink, McpEventRecord, McpEventInput, McpEventDirection } from '../persistence/interfaces/mcp-event-sink.interface';
-export type { McpOutboundSessionStore, McpOutboundSessionRecord, McpOutboundSessionState } from '../persistence/interfaces/mcp-outbound-session-store.interface';
+export type {
+  McpSessionStore,
+  McpInboundSessionRecord,
+  McpNewInboundSession,
+} from '../persistence/interfaces/mcp-session-store.interface';
+export type {
+  McpSubscriptionStore,
+  McpSubscriptionRecord,
+  McpResourceSubscriber,
+} from '../persistence/interfaces/mcp-subscription-store.interface';
+export type {
+  McpHandlerSwitchStore,
+  McpHandlerSwitchRecord,
+} from '../persistence/interfaces/mcp-handler-switch-store.interface';
+export type {
+  McpTaskStore,
+  McpTaskRecord,
+  McpNewTask,
+  McpTaskPayload,
+} from '../persistence/interfaces/mcp-task-store.interface';
+export type {
+  McpEventSink,
+  McpEventRecord,
+  McpEventInput,
+  McpEventDirection,
+} from '../persistence/interfaces/mcp-event-sink.interface';
+export type {
+  McpOutboundSessionStore,
+  McpOutboundSessionRecord,
+  McpOutboundSessionState,
+} from '../persistence/interfaces/mcp-outbound-session-store.interface';
 export type { McpStoreSettings } from '../persistence/interfaces/mcp-store-settings.interface';
 export type { McpPrincipal } from '../interfaces/principal.interface';
 export { MCP_LOG_LEVELS } from '../protocol/log-levels';

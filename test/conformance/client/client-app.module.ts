@@ -1,6 +1,12 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { MCP_ENTITIES, McpClientModule, type McpClientAuth, type McpClientHandlers, type McpServerConfig } from '../../../src/mcp';
+import {
+  MCP_ENTITIES,
+  McpClientModule,
+  type McpClientAuth,
+  type McpClientHandlers,
+  type McpServerConfig,
+} from '../../../src/mcp';
 
 /** The one server the conformance client talks to. */
 export const TARGET = 'target';
@@ -27,9 +33,21 @@ export class ClientAppModule {
     return {
       module: ClientAppModule,
       imports: [
-        TypeOrmModule.forRoot({ type: 'better-sqlite3', database: ':memory:', entities: MCP_ENTITIES, synchronize: true }),
+        TypeOrmModule.forRoot({
+          type: 'better-sqlite3',
+          database: ':memory:',
+          entities: MCP_ENTITIES,
+          synchronize: true,
+        }),
         McpClientModule.forRoot({
-          servers: { [TARGET]: { url: options.url, version: options.version, timeoutMs: 10_000, ...(options.auth ? { auth: options.auth } : {}) } },
+          servers: {
+            [TARGET]: {
+              url: options.url,
+              version: options.version,
+              timeoutMs: 10_000,
+              ...(options.auth ? { auth: options.auth } : {}),
+            },
+          },
           handlers: options.handlers,
         }),
       ],

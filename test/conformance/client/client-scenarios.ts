@@ -8,7 +8,13 @@ export interface ClientScenario {
   run(client: McpClientService): Promise<void>;
 }
 
-type Schema = { type?: string | string[]; properties?: Record<string, Schema>; required?: string[]; enum?: unknown[]; default?: unknown };
+type Schema = {
+  type?: string | string[];
+  properties?: Record<string, Schema>;
+  required?: string[];
+  enum?: unknown[];
+  default?: unknown;
+};
 
 /** A plausible value for a JSON Schema, the way a model filling in arguments would pick one. */
 function sampleValue(schema: Schema | undefined): unknown {
@@ -39,9 +45,19 @@ function sampleObject(schema: Schema | undefined): Record<string, unknown> {
 const handlers: McpClientHandlers = {
   elicitation: (params) => {
     const schema = params.requestedSchema as Schema | undefined;
-    return { action: 'accept', content: Object.fromEntries(Object.entries(schema?.properties ?? {}).map(([name, field]) => [name, sampleValue(field)])) };
+    return {
+      action: 'accept',
+      content: Object.fromEntries(
+        Object.entries(schema?.properties ?? {}).map(([name, field]) => [name, sampleValue(field)]),
+      ),
+    };
   },
-  sampling: () => ({ role: 'assistant', content: { type: 'text', text: 'The capital of France is Paris.' }, model: 'conformance-model', stopReason: 'endTurn' }),
+  sampling: () => ({
+    role: 'assistant',
+    content: { type: 'text', text: 'The capital of France is Paris.' },
+    model: 'conformance-model',
+    stopReason: 'endTurn',
+  }),
   roots: () => ({ roots: [{ uri: 'file:///conformance/root', name: 'Conformance root' }] }),
 };
 
@@ -65,25 +81,37 @@ async function exerciseServer(client: McpClientService): Promise<void> {
   const failures: string[] = [];
   await attempt('tools', failures, async () => {
     for (const tool of await client.listTools(TARGET)) {
-      await attempt(`tools/call ${tool.name}`, failures, () => client.callTool(TARGET, tool.name, sampleObject(tool.inputSchema)));
+      await attempt(`tools/call ${tool.name}`, failures, () =>
+        client.callTool(TARGET, tool.name, sampleObject(tool.inputSchema)),
+      );
     }
   });
   await attempt('resources', failures, async () => {
     for (const resource of await client.listResources(TARGET)) {
-      await attempt(`resources/read ${String(resource.uri)}`, failures, () => client.readResource(TARGET, String(resource.uri)));
+      await attempt(`resources/read ${String(resource.uri)}`, failures, () =>
+        client.readResource(TARGET, String(resource.uri)),
+      );
     }
   });
   await attempt('prompts', failures, async () => {
     for (const prompt of await client.listPrompts(TARGET)) {
-      const args = ((prompt.arguments as { name: string; required?: boolean }[] | undefined) ?? []).filter((arg) => arg.required);
-      await attempt(`prompts/get ${String(prompt.name)}`, failures, () => client.getPrompt(TARGET, String(prompt.name), Object.fromEntries(args.map((arg) => [arg.name, 'test']))));
+      const args = ((prompt.arguments as { name: string; required?: boolean }[] | undefined) ?? []).filter(
+        (arg) => arg.required,
+      );
+      await attempt(`prompts/get ${String(prompt.name)}`, failures, () =>
+        client.getPrompt(TARGET, String(prompt.name), Object.fromEntries(args.map((arg) => [arg.name, 'test']))),
+      );
     }
   });
   if (failures.length) throw new Error(`Some requests failed:\n  ${failures.join('\n  ')}`);
 }
 
 /** Lists the tools, then calls `name` (the scenario server checks what reached it). */
-async function callListedTool(client: McpClientService, name: string, args: Record<string, unknown> = {}): Promise<void> {
+async function callListedTool(
+  client: McpClientService,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<void> {
   const tools = await client.listTools(TARGET);
   if (!tools.some((tool) => tool.name === name)) {
     throw new Error(`The scenario server does not list ${name} (tools: ${tools.map((tool) => tool.name).join(', ')})`);
@@ -153,7 +181,12 @@ export const SCENARIOS: Record<string, ClientScenario> = {
         tab_val: '\tindented',
         query: 'not mirrored',
       });
-      await callListedTool(client, 'test_custom_headers_null', { region: 'eu-central-1', priority: 1, verbose: null, query: 'null verbose' });
+      await callListedTool(client, 'test_custom_headers_null', {
+        region: 'eu-central-1',
+        priority: 1,
+        verbose: null,
+        query: 'null verbose',
+      });
     },
   },
 
@@ -162,7 +195,8 @@ export const SCENARIOS: Record<string, ClientScenario> = {
 
   /** SEP-2106: listing a tool whose schema `$ref`s a network URL must not fetch it (the scenario server serves tools/list only). */
   'json-schema-ref-no-deref': {
-    run: async (client) => console.log(`tools: ${(await client.listTools(TARGET)).map((tool) => tool.name).join(', ')}`),
+    run: async (client) =>
+      console.log(`tools: ${(await client.listTools(TARGET)).map((tool) => tool.name).join(', ')}`),
   },
 
   /** SEP-1613/2106: the input schema the client received goes back verbatim through the echo tool. */
@@ -171,7 +205,8 @@ export const SCENARIOS: Record<string, ClientScenario> = {
     run: async (client) => {
       const tools = await client.listTools(TARGET);
       const focal = tools.find((tool) => tool.name === 'json_schema_2020_12_tool');
-      if (!focal) throw new Error(`json_schema_2020_12_tool is not listed (tools: ${tools.map((tool) => tool.name).join(', ')})`);
+      if (!focal)
+        throw new Error(`json_schema_2020_12_tool is not listed (tools: ${tools.map((tool) => tool.name).join(', ')})`);
       await callListedTool(client, 'json_schema_echo', { schema: focal.inputSchema });
     },
   },

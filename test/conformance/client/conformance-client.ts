@@ -28,15 +28,20 @@ async function main(): Promise<number> {
     return 2;
   }
   if (!scenario) {
-    console.error(`Unknown MCP_CONFORMANCE_SCENARIO "${name}"; this client knows: ${Object.keys(SCENARIOS).join(', ')} and auth/*`);
+    console.error(
+      `Unknown MCP_CONFORMANCE_SCENARIO "${name}"; this client knows: ${Object.keys(SCENARIOS).join(', ')} and auth/*`,
+    );
     return 2;
   }
   const version = (process.env.CONFORMANCE_SPEC_VERSION || 'auto') as NonNullable<McpServerConfig['version']>;
   const context = scenarioContext(process.env.MCP_CONFORMANCE_CONTEXT);
   const auth = context.client_id ? scenarioAuth(context, await scenarioIssuers(url)) : undefined;
-  const app = await NestFactory.createApplicationContext(ClientAppModule.forTarget({ url, version, handlers: scenario.handlers, auth }), {
-    logger: ['error', 'warn'],
-  });
+  const app = await NestFactory.createApplicationContext(
+    ClientAppModule.forTarget({ url, version, handlers: scenario.handlers, auth }),
+    {
+      logger: ['error', 'warn'],
+    },
+  );
   try {
     await scenario.run(app.get(McpClientService));
     return 0;
@@ -48,7 +53,9 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
-    console.error(`Scenario ${process.env.MCP_CONFORMANCE_SCENARIO} failed: ${(error as Error)?.stack ?? String(error)}`);
+    console.error(
+      `Scenario ${process.env.MCP_CONFORMANCE_SCENARIO} failed: ${(error as Error)?.stack ?? String(error)}`,
+    );
     process.exit(1);
   },
 );

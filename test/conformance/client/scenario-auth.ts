@@ -17,7 +17,8 @@ export interface ScenarioContext {
 export function scenarioContext(raw: string | undefined): ScenarioContext {
   if (!raw) return {};
   const parsed: unknown = JSON.parse(raw);
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('MCP_CONFORMANCE_CONTEXT is not a JSON object');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new Error('MCP_CONFORMANCE_CONTEXT is not a JSON object');
   return parsed;
 }
 
@@ -31,7 +32,10 @@ export function scenarioContext(raw: string | undefined): ScenarioContext {
 export async function scenarioIssuers(serverUrl: string): Promise<string[]> {
   const endpoint = new URL(serverUrl);
   const path = endpoint.pathname === '/' ? '' : endpoint.pathname.replace(/\/$/, '');
-  const candidates = [`${endpoint.origin}/.well-known/oauth-protected-resource${path}`, `${endpoint.origin}/.well-known/oauth-protected-resource`];
+  const candidates = [
+    `${endpoint.origin}/.well-known/oauth-protected-resource${path}`,
+    `${endpoint.origin}/.well-known/oauth-protected-resource`,
+  ];
   const probe = await fetch(endpoint, {
     method: 'POST',
     headers: { Accept: 'application/json, text/event-stream', 'Content-Type': 'application/json' },
@@ -44,7 +48,9 @@ export async function scenarioIssuers(serverUrl: string): Promise<string[]> {
     const response = await fetch(url, { headers: { Accept: 'application/json' } }).catch(() => null);
     if (!response?.ok) continue;
     const body = (await response.json().catch(() => null)) as { authorization_servers?: unknown } | null;
-    const servers = Array.isArray(body?.authorization_servers) ? body.authorization_servers.filter((s): s is string => typeof s === 'string') : [];
+    const servers = Array.isArray(body?.authorization_servers)
+      ? body.authorization_servers.filter((s): s is string => typeof s === 'string')
+      : [];
     if (servers.length > 0) return servers;
   }
   return [];
@@ -61,8 +67,13 @@ export function scenarioAuth(context: ScenarioContext, issuers: string[]): McpCl
   const clientId = context.client_id;
   if (!clientId || issuers.length === 0) return undefined;
   if (context.private_key_pem) {
-    return clientCredentials({ clientId, privateKeyJwt: { key: context.private_key_pem, alg: context.signing_algorithm ?? 'ES256' }, trustedAuthorizationServers: issuers });
+    return clientCredentials({
+      clientId,
+      privateKeyJwt: { key: context.private_key_pem, alg: context.signing_algorithm ?? 'ES256' },
+      trustedAuthorizationServers: issuers,
+    });
   }
-  if (context.client_secret) return clientCredentials({ clientId, clientSecret: context.client_secret, trustedAuthorizationServers: issuers });
+  if (context.client_secret)
+    return clientCredentials({ clientId, clientSecret: context.client_secret, trustedAuthorizationServers: issuers });
   return undefined;
 }

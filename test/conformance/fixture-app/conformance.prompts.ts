@@ -32,7 +32,13 @@ export class ConformancePrompts {
   })
   withEmbeddedResource({ resourceUri }: { resourceUri: string }): McpPromptMessage[] {
     return [
-      { role: 'user', content: { type: 'resource', resource: { uri: resourceUri, mimeType: 'text/plain', text: 'Embedded resource content for testing.' } } },
+      {
+        role: 'user',
+        content: {
+          type: 'resource',
+          resource: { uri: resourceUri, mimeType: 'text/plain', text: 'Embedded resource content for testing.' },
+        },
+      },
       { role: 'user', content: { type: 'text', text: 'Please process the embedded resource above.' } },
     ];
   }
@@ -46,7 +52,10 @@ export class ConformancePrompts {
   }
 
   /** SEP-2322 on a non-tool request: the prompt needs the user's input first. */
-  @McpPrompt({ name: 'test_input_required_result_prompt', description: 'A prompt that asks the user for context first.' })
+  @McpPrompt({
+    name: 'test_input_required_result_prompt',
+    description: 'A prompt that asks the user for context first.',
+  })
   async needingInput(_args: Record<string, string>, ctx: McpToolContext): Promise<string> {
     const answer = await ctx.elicit('What context should the prompt use?', {
       type: 'object',

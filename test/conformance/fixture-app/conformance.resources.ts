@@ -8,17 +8,32 @@ import { RED_PIXEL_PNG } from './fixture-media';
  */
 @Injectable()
 export class ConformanceResources {
-  @McpResource({ uri: 'test://static-text', name: 'static-text', description: 'A static text resource.', mimeType: 'text/plain' })
+  @McpResource({
+    uri: 'test://static-text',
+    name: 'static-text',
+    description: 'A static text resource.',
+    mimeType: 'text/plain',
+  })
   staticText(): string {
     return 'This is the content of the static text resource.';
   }
 
-  @McpResource({ uri: 'test://static-binary', name: 'static-binary', description: 'A static binary resource (a PNG).', mimeType: 'image/png' })
+  @McpResource({
+    uri: 'test://static-binary',
+    name: 'static-binary',
+    description: 'A static binary resource (a PNG).',
+    mimeType: 'image/png',
+  })
   staticBinary(): Buffer {
     return Buffer.from(RED_PIXEL_PNG, 'base64');
   }
 
-  @McpResource({ uri: 'test://watched-resource', name: 'watched-resource', description: 'A resource clients may subscribe to.', mimeType: 'text/plain' })
+  @McpResource({
+    uri: 'test://watched-resource',
+    name: 'watched-resource',
+    description: 'A resource clients may subscribe to.',
+    mimeType: 'text/plain',
+  })
   watched(): string {
     return 'Watched resource content.';
   }

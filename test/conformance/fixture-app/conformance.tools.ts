@@ -44,24 +44,40 @@ export class ConformanceTools {
     return [
       {
         type: 'resource' as const,
-        resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' },
+        resource: {
+          uri: 'test://embedded-resource',
+          mimeType: 'text/plain',
+          text: 'This is an embedded resource content.',
+        },
       },
     ];
   }
 
-  @McpTool({ name: 'test_multiple_content_types', description: 'Returns text, image and resource content.', input: NO_ARGS })
+  @McpTool({
+    name: 'test_multiple_content_types',
+    description: 'Returns text, image and resource content.',
+    input: NO_ARGS,
+  })
   multipleContentTypes() {
     return [
       { type: 'text' as const, text: 'Multiple content types test:' },
       { type: 'image' as const, data: RED_PIXEL_PNG, mimeType: 'image/png' },
       {
         type: 'resource' as const,
-        resource: { uri: 'test://mixed-content-resource', mimeType: 'application/json', text: JSON.stringify({ test: 'data', value: 123 }) },
+        resource: {
+          uri: 'test://mixed-content-resource',
+          mimeType: 'application/json',
+          text: JSON.stringify({ test: 'data', value: 123 }),
+        },
       },
     ];
   }
 
-  @McpTool({ name: 'test_tool_with_logging', description: 'Sends three info log messages while it runs.', input: NO_ARGS })
+  @McpTool({
+    name: 'test_tool_with_logging',
+    description: 'Sends three info log messages while it runs.',
+    input: NO_ARGS,
+  })
   async withLogging(_input: unknown, ctx: McpToolContext): Promise<string> {
     await ctx.log('info', 'Tool execution started');
     await pause(50, ctx.signal);
@@ -89,10 +105,17 @@ export class ConformanceTools {
   @McpTool({
     name: 'test_sampling',
     description: 'Asks the client model to complete a prompt.',
-    input: { type: 'object', properties: { prompt: { type: 'string', description: 'The prompt to send to the LLM' } }, required: ['prompt'] },
+    input: {
+      type: 'object',
+      properties: { prompt: { type: 'string', description: 'The prompt to send to the LLM' } },
+      required: ['prompt'],
+    },
   })
   async sampling({ prompt }: { prompt: string }, ctx: McpToolContext): Promise<string> {
-    const result = await ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens: 100 });
+    const result = await ctx.sample({
+      messages: [{ role: 'user', content: { type: 'text', text: prompt } }],
+      maxTokens: 100,
+    });
     const content = result.content as { type?: string; text?: string } | undefined;
     return `LLM response: ${content?.type === 'text' ? content.text : JSON.stringify(content)}`;
   }
@@ -100,7 +123,11 @@ export class ConformanceTools {
   @McpTool({
     name: 'test_elicitation',
     description: 'Asks the user for a username and an email address.',
-    input: { type: 'object', properties: { message: { type: 'string', description: 'The message to show the user' } }, required: ['message'] },
+    input: {
+      type: 'object',
+      properties: { message: { type: 'string', description: 'The message to show the user' } },
+      required: ['message'],
+    },
   })
   async elicitation({ message }: { message: string }, ctx: McpToolContext): Promise<string> {
     const result = await ctx.elicit(message, {
@@ -114,7 +141,11 @@ export class ConformanceTools {
     return elicitationOutcome('User response', result);
   }
 
-  @McpTool({ name: 'test_elicitation_sep1034_defaults', description: 'Elicits primitives that all carry defaults (SEP-1034).', input: NO_ARGS })
+  @McpTool({
+    name: 'test_elicitation_sep1034_defaults',
+    description: 'Elicits primitives that all carry defaults (SEP-1034).',
+    input: NO_ARGS,
+  })
   async elicitationDefaults(_input: unknown, ctx: McpToolContext): Promise<string> {
     const result = await ctx.elicit('Please review and update the form fields with defaults', {
       type: 'object',
@@ -122,7 +153,12 @@ export class ConformanceTools {
         name: { type: 'string', description: 'User name', default: 'John Doe' },
         age: { type: 'integer', description: 'User age', default: 30 },
         score: { type: 'number', description: 'User score', default: 95.5 },
-        status: { type: 'string', description: 'User status', enum: ['active', 'inactive', 'pending'], default: 'active' },
+        status: {
+          type: 'string',
+          description: 'User status',
+          enum: ['active', 'inactive', 'pending'],
+          default: 'active',
+        },
         verified: { type: 'boolean', description: 'Verification status', default: true },
       },
       required: [],
@@ -130,12 +166,20 @@ export class ConformanceTools {
     return elicitationOutcome('Elicitation completed', result);
   }
 
-  @McpTool({ name: 'test_elicitation_sep1330_enums', description: 'Elicits the five enum shapes of SEP-1330.', input: NO_ARGS })
+  @McpTool({
+    name: 'test_elicitation_sep1330_enums',
+    description: 'Elicits the five enum shapes of SEP-1330.',
+    input: NO_ARGS,
+  })
   async elicitationEnums(_input: unknown, ctx: McpToolContext): Promise<string> {
     const result = await ctx.elicit('Please pick from the enum fields', {
       type: 'object',
       properties: {
-        untitledSingle: { type: 'string', description: 'Untitled single-select', enum: ['option1', 'option2', 'option3'] },
+        untitledSingle: {
+          type: 'string',
+          description: 'Untitled single-select',
+          enum: ['option1', 'option2', 'option3'],
+        },
         titledSingle: {
           type: 'string',
           description: 'Titled single-select',
@@ -151,7 +195,11 @@ export class ConformanceTools {
           enum: ['opt1', 'opt2', 'opt3'],
           enumNames: ['Option One', 'Option Two', 'Option Three'],
         },
-        untitledMulti: { type: 'array', description: 'Untitled multi-select', items: { type: 'string', enum: ['option1', 'option2', 'option3'] } },
+        untitledMulti: {
+          type: 'array',
+          description: 'Untitled multi-select',
+          items: { type: 'string', enum: ['option1', 'option2', 'option3'] },
+        },
         titledMulti: {
           type: 'array',
           description: 'Titled multi-select',
@@ -177,7 +225,13 @@ export class ConformanceTools {
     input: {
       $schema: 'https://json-schema.org/draft/2020-12/schema',
       type: 'object',
-      $defs: { address: { $anchor: 'addressDef', type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
+      $defs: {
+        address: {
+          $anchor: 'addressDef',
+          type: 'object',
+          properties: { street: { type: 'string' }, city: { type: 'string' } },
+        },
+      },
       properties: {
         name: { type: 'string' },
         address: { $ref: '#/$defs/address' },
@@ -200,7 +254,11 @@ export class ConformanceTools {
    * SEP-1699 polling (`server-sse-polling`): a slow tool, so that a server that closes the SSE
    * stream mid-call has a call to resume after the client reconnects with Last-Event-ID.
    */
-  @McpTool({ name: 'test_reconnection', description: 'Takes a moment; used to test SSE stream resumption.', input: NO_ARGS })
+  @McpTool({
+    name: 'test_reconnection',
+    description: 'Takes a moment; used to test SSE stream resumption.',
+    input: NO_ARGS,
+  })
   async reconnection(_input: unknown, ctx: McpToolContext): Promise<string> {
     await pause(200, ctx.signal);
     return 'Reconnection test completed successfully';

@@ -20,7 +20,12 @@ const auth = (token: string) => (token === fixtureConfig.token ? 'conformance' :
  */
 @Module({
   imports: [
-    TypeOrmModule.forRoot({ type: 'better-sqlite3', database: fixtureConfig.databaseFile, entities: MCP_ENTITIES, synchronize: true }),
+    TypeOrmModule.forRoot({
+      type: 'better-sqlite3',
+      database: fixtureConfig.databaseFile,
+      entities: MCP_ENTITIES,
+      synchronize: true,
+    }),
     McpModule.forRoot({
       auth,
       path: FIXTURE_MCP_PATH,
@@ -35,6 +40,13 @@ const auth = (token: string) => (token === fixtureConfig.token ? 'conformance' :
       providers: [TasksTools],
     }),
   ],
-  providers: [ConformanceTools, InputRequiredTools, ConformanceResources, ConformancePrompts, ListChangeTools, TasksTools],
+  providers: [
+    ConformanceTools,
+    InputRequiredTools,
+    ConformanceResources,
+    ConformancePrompts,
+    ListChangeTools,
+    TasksTools,
+  ],
 })
 export class FixtureAppModule {}

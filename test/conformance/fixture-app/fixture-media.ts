@@ -1,7 +1,8 @@
 /** Small binary payloads the conformance scenarios expect (base64). */
 
 /** A 1x1 red PNG. */
-export const RED_PIXEL_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
+export const RED_PIXEL_PNG =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
 
 /** A valid WAV file: 8 kHz, mono, 16-bit, 10 ms of silence. */
 export const SILENT_WAV: string = (() => {

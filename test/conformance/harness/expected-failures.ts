@@ -32,14 +32,16 @@ export function readExpectedFailures(file: string, mode: 'server' | 'client'): E
       if (key) {
         section = key[1];
         pendingComment = [];
-        if (section !== 'server' && section !== 'client') throw new Error(`${where}: unknown key "${section}" (expected server or client)`);
+        if (section !== 'server' && section !== 'client')
+          throw new Error(`${where}: unknown key "${section}" (expected server or client)`);
         return;
       }
       const item = /^\s+-\s+([^\s#]+)\s*(?:#\s*(.*))?$/.exec(line);
       if (!item || !section) throw new Error(`${where}: expected "  - <scenario>  # reason", got: ${line}`);
       const reason = [...pendingComment, item[2] ?? ''].filter(Boolean).join(' ');
       pendingComment = [];
-      if (!reason) throw new Error(`${where}: "${item[1]}" has no reason; add a "# why it fails / what it waits on" comment`);
+      if (!reason)
+        throw new Error(`${where}: "${item[1]}" has no reason; add a "# why it fails / what it waits on" comment`);
       if (section === mode) entries.push({ scenario: item[1], reason });
     });
   const seen = new Set<string>();

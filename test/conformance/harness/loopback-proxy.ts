@@ -1,4 +1,10 @@
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
 /** A running proxy. */
@@ -50,13 +56,18 @@ export function startLoopbackProxy(upstream: string, token: string): Promise<Loo
       setHost: false,
     });
     upstreamReq.on('response', (upstreamRes) => {
-      res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.statusMessage, upstreamRes.rawHeaders as unknown as Record<string, string>);
+      res.writeHead(
+        upstreamRes.statusCode ?? 502,
+        upstreamRes.statusMessage,
+        upstreamRes.rawHeaders as unknown as Record<string, string>,
+      );
       res.flushHeaders();
       upstreamRes.pipe(res);
       upstreamRes.on('error', () => res.destroy());
     });
     upstreamReq.on('error', (error) => {
-      if (!res.headersSent) res.writeHead(502, { 'Content-Type': 'text/plain' }).end(`conformance proxy: ${error.message}`);
+      if (!res.headersSent)
+        res.writeHead(502, { 'Content-Type': 'text/plain' }).end(`conformance proxy: ${error.message}`);
       else res.destroy();
     });
     // The client went away (e.g. it cancelled an SSE stream): let the server see it too.

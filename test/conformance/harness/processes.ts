@@ -14,7 +14,10 @@ const running = new Set<ChildProcess>();
  * Starts `argv` in a new process group. Output goes to `logFile` (and, with `echo`, to our
  * stdout as well); `onLine` sees every stdout line.
  */
-export function start(argv: string[], options: SpawnOptions & { logFile: string; echo?: boolean; onLine?: (line: string) => void }): Started {
+export function start(
+  argv: string[],
+  options: SpawnOptions & { logFile: string; echo?: boolean; onLine?: (line: string) => void },
+): Started {
   const { logFile, echo, onLine, ...spawnOptions } = options;
   const child = spawn(argv[0], argv.slice(1), { ...spawnOptions, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);

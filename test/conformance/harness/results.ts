@@ -60,7 +60,8 @@ export function readChecks(dir: string, mode: 'server' | 'client'): Map<string, 
 export function outcomes(scenarios: string[], checks: Map<string, Check[]>): ScenarioOutcome[] {
   return scenarios.map((scenario) => {
     const list = checks.get(scenario);
-    if (!list) return { scenario, failed: true, problems: ['no result (the scenario crashed, timed out or never ran)'] };
+    if (!list)
+      return { scenario, failed: true, problems: ['no result (the scenario crashed, timed out or never ran)'] };
     const bad = list.filter((check) => check.status === 'FAILURE' || check.status === 'WARNING');
     return {
       scenario,

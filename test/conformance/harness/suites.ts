@@ -1,4 +1,3 @@
-
 /** The conformance CLI releases we pin: one per protocol generation. */
 export const CONFORMANCE_2025 = '@modelcontextprotocol/conformance@0.1.16';
 export const CONFORMANCE_2026 = '@modelcontextprotocol/conformance@0.2.0-alpha.12';
@@ -159,7 +158,12 @@ export const SERVER_2026_TASKS_SCENARIOS = [
 ];
 
 /** One CLI run per scenario; `force` runs scenarios the CLI deems not applicable at `specVersion`. */
-function clientRuns(context: SuiteContext, scenarios: string[], specVersion: Suite['specVersion'], force = false): Invocation[] {
+function clientRuns(
+  context: SuiteContext,
+  scenarios: string[],
+  specVersion: Suite['specVersion'],
+  force = false,
+): Invocation[] {
   return scenarios.map((scenario) => ({
     scenarios: [scenario],
     args: [
@@ -215,7 +219,10 @@ export const SUITES: Suite[] = [
     pkg: CONFORMANCE_2025,
     mode: 'client',
     budgetMs: 480_000,
-    invocations: (context) => [...clientRuns(context, CLIENT_2025_SCENARIOS, '2025-11-25'), ...clientRuns(context, CLIENT_2025_AUTH_SCENARIOS, '2025-11-25')],
+    invocations: (context) => [
+      ...clientRuns(context, CLIENT_2025_SCENARIOS, '2025-11-25'),
+      ...clientRuns(context, CLIENT_2025_AUTH_SCENARIOS, '2025-11-25'),
+    ],
   },
   {
     id: 'server-2026',

@@ -18,7 +18,12 @@ export class RecordingLogger implements LoggerService {
 
   private record(level: LoggedLine['level'], message: unknown, rest: unknown[]): void {
     const context = typeof rest[rest.length - 1] === 'string' ? (rest[rest.length - 1] as string) : '';
-    this.lines.push({ level, context, message: typeof message === 'string' ? message : JSON.stringify(message), at: Date.now() });
+    this.lines.push({
+      level,
+      context,
+      message: typeof message === 'string' ? message : JSON.stringify(message),
+      at: Date.now(),
+    });
   }
 
   error(message: unknown, ...rest: unknown[]): void {
@@ -74,9 +79,22 @@ export const FAULT_POOL = { max: 10, connectionTimeoutMillis: 2000, idleTimeoutM
  * Boots a Nest app with TypeORM on `databaseUrl` (with `FAULT_POOL`) and the given imports, on a
  * free loopback port, with a recording logger.
  */
-export async function startFaultApp(databaseUrl: string, metadata: ModuleMetadata, adapter: HttpAdapterName = 'express'): Promise<FaultApp> {
+export async function startFaultApp(
+  databaseUrl: string,
+  metadata: ModuleMetadata,
+  adapter: HttpAdapterName = 'express',
+): Promise<FaultApp> {
   const moduleRef = await Test.createTestingModule({
-    imports: [TypeOrmModule.forRoot({ type: 'postgres', url: databaseUrl, entities: MCP_ENTITIES, extra: FAULT_POOL, retryAttempts: 0 }), ...(metadata.imports ?? [])],
+    imports: [
+      TypeOrmModule.forRoot({
+        type: 'postgres',
+        url: databaseUrl,
+        entities: MCP_ENTITIES,
+        extra: FAULT_POOL,
+        retryAttempts: 0,
+      }),
+      ...(metadata.imports ?? []),
+    ],
     providers: metadata.providers ?? [],
   }).compile();
   const logger = new RecordingLogger();

@@ -14,7 +14,12 @@ export function freePort(): Promise<number> {
 }
 
 /** Polls `check` until it returns a value other than undefined, or throws after `timeoutMs`. */
-export async function pollUntil<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 20_000, everyMs = 100): Promise<T> {
+export async function pollUntil<T>(
+  what: string,
+  check: () => Promise<T | undefined>,
+  timeoutMs = 20_000,
+  everyMs = 100,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -24,8 +29,9 @@ export async function pollUntil<T>(what: string, check: () => Promise<T | undefi
     } catch (error) {
       last = error;
     }
-    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a failed attempt may reject with anything
-    if (Date.now() > deadline) throw new Error(`Gave up waiting for ${what}${last ? `: ${(last as Error).message ?? String(last)}` : ''}`);
+    if (Date.now() > deadline)
+      // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a failed attempt may reject with anything
+      throw new Error(`Gave up waiting for ${what}${last ? `: ${(last as Error).message ?? String(last)}` : ''}`);
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 }

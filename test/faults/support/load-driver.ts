@@ -51,8 +51,12 @@ export interface RunningLoad {
  * request count or the duration is reached (or `stop()`), and every answer is recorded with its
  * timing. A request that throws is recorded as status 0 with the error, never lost.
  */
-export function startLoad(options: LoadOptions, request: (index: number, caller: number) => Promise<LoadRequestResult>): RunningLoad {
-  if (options.requests === undefined && options.durationMs === undefined) throw new Error('Give requests or durationMs (or both): the load must be bounded');
+export function startLoad(
+  options: LoadOptions,
+  request: (index: number, caller: number) => Promise<LoadRequestResult>,
+): RunningLoad {
+  if (options.requests === undefined && options.durationMs === undefined)
+    throw new Error('Give requests or durationMs (or both): the load must be bounded');
   const answers: LoadAnswer[] = [];
   const until = options.durationMs === undefined ? Infinity : Date.now() + options.durationMs;
   let next = 0;
@@ -70,10 +74,28 @@ export function startLoad(options: LoadOptions, request: (index: number, caller:
         } catch {
           json = undefined;
         }
-        answers.push({ caller: id, index, status: result.status, body: result.body, json, tag: result.tag, startedAt, endedAt: Date.now() });
+        answers.push({
+          caller: id,
+          index,
+          status: result.status,
+          body: result.body,
+          json,
+          tag: result.tag,
+          startedAt,
+          endedAt: Date.now(),
+        });
       } catch (error) {
         const err = error instanceof Error ? error : new Error(String(error));
-        answers.push({ caller: id, index, status: 0, body: err.message, json: undefined, error: err, startedAt, endedAt: Date.now() });
+        answers.push({
+          caller: id,
+          index,
+          status: 0,
+          body: err.message,
+          json: undefined,
+          error: err,
+          startedAt,
+          endedAt: Date.now(),
+        });
       }
       if (options.pauseMs) await new Promise((resolve) => setTimeout(resolve, options.pauseMs));
     }

@@ -43,7 +43,10 @@ function asPostgres(binary: string, args: string[]): string {
   const command = join(PG_BIN, binary);
   const root = typeof process.getuid === 'function' && process.getuid() === 0;
   return root
-    ? execFileSync('runuser', ['-u', 'postgres', '--', command, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+    ? execFileSync('runuser', ['-u', 'postgres', '--', command, ...args], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
     : execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
@@ -70,7 +73,16 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   let frozen = false;
   const ctl = (args: string[]) => asPostgres('pg_ctl', ['-D', data, ...args]);
   const start = async () => {
-    ctl(['-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`, '-l', join(dir, 'log'), '-w', '-t', '60', 'start']);
+    ctl([
+      '-o',
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`,
+      '-l',
+      join(dir, 'log'),
+      '-w',
+      '-t',
+      '60',
+      'start',
+    ]);
     running = true;
   };
   const stop = async () => {
@@ -92,7 +104,13 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     await admin.query('CREATE DATABASE test');
     await admin.end();
     const url = `postgres://postgres@127.0.0.1:${port}/test`;
-    dataSource = new DataSource({ type: 'postgres', url, entities: MCP_ENTITIES, migrations: MCP_MIGRATIONS, extra: { connectionTimeoutMillis: 2000, max: 4 } });
+    dataSource = new DataSource({
+      type: 'postgres',
+      url,
+      entities: MCP_ENTITIES,
+      migrations: MCP_MIGRATIONS,
+      extra: { connectionTimeoutMillis: 2000, max: 4 },
+    });
     await dataSource.initialize();
     await dataSource.runMigrations();
     const ds = dataSource;

@@ -40,12 +40,26 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
   const port = await freePort();
   let child: ChildProcess | null = null;
   const start = async () => {
-    const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    const server = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      { stdio: 'ignore' },
+    );
     child = server;
-    const exited = new Promise<never>((_, reject) => server.once('exit', (code) => reject(new Error(`redis-server exited with ${code}`))));
+    const exited = new Promise<never>((_, reject) =>
+      server.once('exit', (code) => reject(new Error(`redis-server exited with ${code}`))),
+    );
     exited.catch(() => undefined);
     try {
-      await Promise.race([pollUntil(`redis-server on ${port}`, async () => ((await ping(port)) ? true : undefined), REDIS_READY_DEADLINE_MS, 50), exited]);
+      await Promise.race([
+        pollUntil(
+          `redis-server on ${port}`,
+          async () => ((await ping(port)) ? true : undefined),
+          REDIS_READY_DEADLINE_MS,
+          50,
+        ),
+        exited,
+      ]);
     } catch (error) {
       // Not ready in time (or gone): nothing else holds this child, so it must not outlive the error.
       await kill();

@@ -35,7 +35,8 @@ export interface TrustedIssuerOptions {
 }
 
 function checkIssuer(clientId: string, option: string, value: unknown): string {
-  if (typeof value !== 'string' || value === '') throw new McpConfigurationError(invalidTrustedIssuerMessage(clientId, option, value, 'is not a non-empty string'));
+  if (typeof value !== 'string' || value === '')
+    throw new McpConfigurationError(invalidTrustedIssuerMessage(clientId, option, value, 'is not a non-empty string'));
   let url: URL;
   try {
     url = new URL(value);
@@ -45,8 +46,10 @@ function checkIssuer(clientId: string, option: string, value: unknown): string {
   if (url.search || url.hash || value.includes('?') || value.includes('#')) {
     throw new McpConfigurationError(invalidTrustedIssuerMessage(clientId, option, value, 'has a query or fragment'));
   }
-  if (url.username || url.password) throw new McpConfigurationError(invalidTrustedIssuerMessage(clientId, option, value, 'carries credentials'));
-  if (!isSecureOrLoopback(url)) throw new McpConfigurationError(invalidTrustedIssuerMessage(clientId, option, value, 'is not https'));
+  if (url.username || url.password)
+    throw new McpConfigurationError(invalidTrustedIssuerMessage(clientId, option, value, 'carries credentials'));
+  if (!isSecureOrLoopback(url))
+    throw new McpConfigurationError(invalidTrustedIssuerMessage(clientId, option, value, 'is not https'));
   return value;
 }
 
@@ -57,15 +60,28 @@ function checkIssuer(clientId: string, option: string, value: unknown): string {
  */
 export function trustedIssuers(options: TrustedIssuerOptions): string[] {
   const { clientId, authorizationServer, trustedAuthorizationServers } = options;
-  if (authorizationServer !== undefined && trustedAuthorizationServers !== undefined) throw new McpConfigurationError(bothTrustedIssuerOptionsMessage(clientId));
+  if (authorizationServer !== undefined && trustedAuthorizationServers !== undefined)
+    throw new McpConfigurationError(bothTrustedIssuerOptionsMessage(clientId));
   if (authorizationServer !== undefined) return [checkIssuer(clientId, 'authorizationServer', authorizationServer)];
-  if (trustedAuthorizationServers === undefined || (Array.isArray(trustedAuthorizationServers) && trustedAuthorizationServers.length === 0)) {
+  if (
+    trustedAuthorizationServers === undefined ||
+    (Array.isArray(trustedAuthorizationServers) && trustedAuthorizationServers.length === 0)
+  ) {
     throw new McpConfigurationError(missingTrustedIssuerMessage(clientId));
   }
   if (!Array.isArray(trustedAuthorizationServers)) {
-    throw new McpConfigurationError(invalidTrustedIssuerMessage(clientId, 'trustedAuthorizationServers', trustedAuthorizationServers, 'is not an array'));
+    throw new McpConfigurationError(
+      invalidTrustedIssuerMessage(
+        clientId,
+        'trustedAuthorizationServers',
+        trustedAuthorizationServers,
+        'is not an array',
+      ),
+    );
   }
-  return trustedAuthorizationServers.map((issuer, i) => checkIssuer(clientId, `trustedAuthorizationServers[${i}]`, issuer));
+  return trustedAuthorizationServers.map((issuer, i) =>
+    checkIssuer(clientId, `trustedAuthorizationServers[${i}]`, issuer),
+  );
 }
 
 /** A `clientCredentials` entry's pinned token endpoint, as given. */
@@ -85,17 +101,22 @@ export interface PinnedTokenEndpointOptions {
 export function pinnedTokenEndpoint(options: PinnedTokenEndpointOptions): string | undefined {
   const { clientId, authorizationServer, tokenEndpoint } = options;
   if (tokenEndpoint === undefined) return undefined;
-  if (typeof tokenEndpoint !== 'string' || tokenEndpoint === '') throw new McpConfigurationError(invalidTokenEndpointMessage(clientId, tokenEndpoint, 'is not a non-empty string'));
+  if (typeof tokenEndpoint !== 'string' || tokenEndpoint === '')
+    throw new McpConfigurationError(invalidTokenEndpointMessage(clientId, tokenEndpoint, 'is not a non-empty string'));
   let url: URL;
   try {
     url = new URL(tokenEndpoint);
   } catch {
     throw new McpConfigurationError(invalidTokenEndpointMessage(clientId, tokenEndpoint, 'is not an absolute URL'));
   }
-  if (url.hash || tokenEndpoint.includes('#')) throw new McpConfigurationError(invalidTokenEndpointMessage(clientId, tokenEndpoint, 'has a fragment'));
-  if (url.username || url.password) throw new McpConfigurationError(invalidTokenEndpointMessage(clientId, tokenEndpoint, 'carries credentials'));
-  if (!isSecureOrLoopback(url)) throw new McpConfigurationError(invalidTokenEndpointMessage(clientId, tokenEndpoint, 'is not https'));
-  if (authorizationServer === undefined) throw new McpConfigurationError(tokenEndpointWithoutPinnedIssuerMessage(clientId));
+  if (url.hash || tokenEndpoint.includes('#'))
+    throw new McpConfigurationError(invalidTokenEndpointMessage(clientId, tokenEndpoint, 'has a fragment'));
+  if (url.username || url.password)
+    throw new McpConfigurationError(invalidTokenEndpointMessage(clientId, tokenEndpoint, 'carries credentials'));
+  if (!isSecureOrLoopback(url))
+    throw new McpConfigurationError(invalidTokenEndpointMessage(clientId, tokenEndpoint, 'is not https'));
+  if (authorizationServer === undefined)
+    throw new McpConfigurationError(tokenEndpointWithoutPinnedIssuerMessage(clientId));
   return tokenEndpoint;
 }
 

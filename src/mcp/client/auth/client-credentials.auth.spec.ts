@@ -9,11 +9,26 @@ import { staticToken } from './static-token.auth';
 describe('clientCredentials', () => {
   it('needs a client id and exactly one of clientSecret and privateKeyJwt', () => {
     expect(() => clientCredentials({ clientId: '' })).toThrow('clientCredentials needs a clientId');
-    expect(() => clientCredentials({ clientId: 'a' })).toThrow('clientCredentials for "a" needs exactly one of clientSecret and privateKeyJwt');
-    expect(() => clientCredentials({ clientId: 'a', clientSecret: 's', privateKeyJwt: { key: 'pem', alg: 'RS256' } })).toThrow('exactly one');
-    expect(() => clientCredentials({ clientId: 'a', clientSecret: 's', tokenEndpointAuthMethod: 'private_key_jwt' })).toThrow('tokenEndpointAuthMethod "private_key_jwt" needs privateKeyJwt');
-    expect(() => clientCredentials({ clientId: 'a', privateKeyJwt: { key: 'pem', alg: 'RS256' }, tokenEndpointAuthMethod: 'client_secret_post' })).toThrow('needs clientSecret');
-    expect(typeof clientCredentials({ clientId: 'a', clientSecret: 's', authorizationServer: 'https://as.example' }).getToken).toBe('function');
+    expect(() => clientCredentials({ clientId: 'a' })).toThrow(
+      'clientCredentials for "a" needs exactly one of clientSecret and privateKeyJwt',
+    );
+    expect(() =>
+      clientCredentials({ clientId: 'a', clientSecret: 's', privateKeyJwt: { key: 'pem', alg: 'RS256' } }),
+    ).toThrow('exactly one');
+    expect(() =>
+      clientCredentials({ clientId: 'a', clientSecret: 's', tokenEndpointAuthMethod: 'private_key_jwt' }),
+    ).toThrow('tokenEndpointAuthMethod "private_key_jwt" needs privateKeyJwt');
+    expect(() =>
+      clientCredentials({
+        clientId: 'a',
+        privateKeyJwt: { key: 'pem', alg: 'RS256' },
+        tokenEndpointAuthMethod: 'client_secret_post',
+      }),
+    ).toThrow('needs clientSecret');
+    expect(
+      typeof clientCredentials({ clientId: 'a', clientSecret: 's', authorizationServer: 'https://as.example' })
+        .getToken,
+    ).toBe('function');
   });
 
   it('keeps a token for its lifetime minus a tenth, at most a minute less', () => {
@@ -29,7 +44,9 @@ describe('OAuth discovery URLs', () => {
       'https://a.example/.well-known/oauth-protected-resource/tenant/mcp',
       'https://a.example/.well-known/oauth-protected-resource',
     ]);
-    expect(protectedResourceMetadataUrls(new URL('https://a.example/'))).toEqual(['https://a.example/.well-known/oauth-protected-resource']);
+    expect(protectedResourceMetadataUrls(new URL('https://a.example/'))).toEqual([
+      'https://a.example/.well-known/oauth-protected-resource',
+    ]);
     expect(authorizationServerMetadataUrls('https://as.example/realms/x')).toEqual([
       'https://as.example/.well-known/oauth-authorization-server/realms/x',
       'https://as.example/.well-known/openid-configuration/realms/x',
@@ -87,10 +104,16 @@ describe('clientCredentials with private_key_jwt', () => {
   // that the issuer and the token endpoint are different URLs.
   beforeAll(async () => {
     server = createServer((req, res) => {
-      const json = (body: unknown) => res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
-      if (req.url === '/.well-known/oauth-protected-resource/mcp') return json({ resource: `${origin}/mcp`, authorization_servers: [`${origin}/as`] });
+      const json = (body: unknown) =>
+        res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+      if (req.url === '/.well-known/oauth-protected-resource/mcp')
+        return json({ resource: `${origin}/mcp`, authorization_servers: [`${origin}/as`] });
       if (req.url === '/.well-known/oauth-authorization-server/as') {
-        return json({ issuer: `${origin}/as`, token_endpoint: `${origin}/as/oauth/token`, token_endpoint_auth_methods_supported: ['private_key_jwt'] });
+        return json({
+          issuer: `${origin}/as`,
+          token_endpoint: `${origin}/as/oauth/token`,
+          token_endpoint_auth_methods_supported: ['private_key_jwt'],
+        });
       }
       if (req.method === 'POST' && req.url === '/as/oauth/token') {
         let body = '';
@@ -111,7 +134,11 @@ describe('clientCredentials with private_key_jwt', () => {
 
   it('signs an assertion whose audience is the issuer identifier, as one string', async () => {
     const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-    const auth = clientCredentials({ clientId: 'agent', privateKeyJwt: { key: pem, alg: 'ES256', kid: 'k1' }, authorizationServer: `${origin}/as` });
+    const auth = clientCredentials({
+      clientId: 'agent',
+      privateKeyJwt: { key: pem, alg: 'ES256', kid: 'k1' },
+      authorizationServer: `${origin}/as`,
+    });
     await expect(auth.getToken({ url: new URL(`${origin}/mcp`) }, new MemoryTokenStore())).resolves.toBe('token-1');
 
     expect(forms).toHaveLength(1);
@@ -121,13 +148,21 @@ describe('clientCredentials with private_key_jwt', () => {
     expect(form.get('client_id')).toBe('agent');
     expect(form.get('client_assertion_type')).toBe('urn:ietf:params:oauth:client-assertion-type:jwt-bearer');
     const [header, payload, signature] = (form.get('client_assertion') ?? '').split('.');
-    const decode = (part: string) => JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as Record<string, unknown>;
+    const decode = (part: string) =>
+      JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as Record<string, unknown>;
     expect(decode(header)).toEqual({ alg: 'ES256', kid: 'k1' });
     const claims = decode(payload);
     expect(claims.aud).toBe(`${origin}/as`);
     expect(claims.iss).toBe('agent');
     expect(claims.sub).toBe('agent');
     expect((claims.exp as number) - (claims.iat as number)).toBe(60);
-    expect(verify('sha256', Buffer.from(`${header}.${payload}`), { key: publicKey, dsaEncoding: 'ieee-p1363' }, Buffer.from(signature, 'base64url'))).toBe(true);
+    expect(
+      verify(
+        'sha256',
+        Buffer.from(`${header}.${payload}`),
+        { key: publicKey, dsaEncoding: 'ieee-p1363' },
+        Buffer.from(signature, 'base64url'),
+      ),
+    ).toBe(true);
   });
 });

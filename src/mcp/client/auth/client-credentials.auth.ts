@@ -121,7 +121,12 @@ class ClientCredentialsAuth implements McpClientAuth {
     issuers: string[],
     tokenEndpoint: string | undefined,
   ) {
-    this.policy = { timeoutMs: options.timeoutMs ?? 10_000, maxBytes: options.maxResponseBytes ?? 65_536, trustedIssuers: issuers, tokenEndpoint };
+    this.policy = {
+      timeoutMs: options.timeoutMs ?? 10_000,
+      maxBytes: options.maxResponseBytes ?? 65_536,
+      trustedIssuers: issuers,
+      tokenEndpoint,
+    };
   }
 
   async getToken(target: McpAuthTarget, store: McpTokenStore): Promise<string> {
@@ -137,11 +142,17 @@ class ClientCredentialsAuth implements McpClientAuth {
     return pending;
   }
 
-  async invalidate(target: McpAuthTarget, store: McpTokenStore, refusedToken?: string, challenge?: McpAuthChallenge): Promise<void> {
+  async invalidate(
+    target: McpAuthTarget,
+    store: McpTokenStore,
+    refusedToken?: string,
+    challenge?: McpAuthChallenge,
+  ): Promise<void> {
     let state = this.state(target);
     // Metadata named on another origin is not read: the discovery already made stays.
     const named = challenge?.resourceMetadata;
-    if (named && named !== state.metadataUrl && metadataUrlAllowed(named, target.url)) state = this.rediscover(target, named);
+    if (named && named !== state.metadataUrl && metadataUrlAllowed(named, target.url))
+      state = this.rediscover(target, named);
     if (challenge?.status === 403 && challenge.error === 'insufficient_scope' && challenge.scope) {
       // The old token stays valid for what it covers; the next one also carries what was missing.
       const added = this.challengedScopes(state, challenge.scope);
@@ -158,14 +169,20 @@ class ClientCredentialsAuth implements McpClientAuth {
    * @throws McpOAuthScopeLimitError when a scope is malformed or the union would be too large
    */
   private challengedScopes(state: EndpointState, challenged: string): string[] {
-    const refuse = (why: string) => new McpOAuthScopeLimitError(`A 403 insufficient_scope challenge for client "${this.options.clientId}" was refused: ${why}`);
+    const refuse = (why: string) =>
+      new McpOAuthScopeLimitError(
+        `A 403 insufficient_scope challenge for client "${this.options.clientId}" was refused: ${why}`,
+      );
     if (challenged.length > MAX_SCOPE_LENGTH) throw refuse(`its scope is longer than ${MAX_SCOPE_LENGTH} characters`);
     const added = challenged.split(' ').filter(Boolean);
-    if (added.some((scope) => !SCOPE_TOKEN.test(scope))) throw refuse('its scope holds a character RFC 6749 does not allow');
+    if (added.some((scope) => !SCOPE_TOKEN.test(scope)))
+      throw refuse('its scope holds a character RFC 6749 does not allow');
     const union = new Set([...this.scope(state).split(' ').filter(Boolean), ...added]);
     const length = [...union].join(' ').length;
     if (union.size > MAX_SCOPES || length > MAX_SCOPE_LENGTH) {
-      throw refuse(`it would make ${union.size} scopes of ${length} characters in all, more than ${MAX_SCOPES} scopes or ${MAX_SCOPE_LENGTH} characters`);
+      throw refuse(
+        `it would make ${union.size} scopes of ${length} characters in all, more than ${MAX_SCOPES} scopes or ${MAX_SCOPE_LENGTH} characters`,
+      );
     }
     return added;
   }
@@ -176,9 +193,15 @@ class ClientCredentialsAuth implements McpClientAuth {
 
   private rediscover(target: McpAuthTarget, metadataUrl: string | null): EndpointState {
     const previous = this.endpoints.get(target.url.href);
-    const state: EndpointState = { discovery: discoverOAuth(target.url, metadataUrl, this.policy), metadataUrl, extraScopes: previous?.extraScopes ?? new Set() };
+    const state: EndpointState = {
+      discovery: discoverOAuth(target.url, metadataUrl, this.policy),
+      metadataUrl,
+      extraScopes: previous?.extraScopes ?? new Set(),
+    };
     // A failed discovery is tried again on the next call, not remembered.
-    state.discovery.catch(() => this.endpoints.get(target.url.href) === state && this.endpoints.delete(target.url.href));
+    state.discovery.catch(
+      () => this.endpoints.get(target.url.href) === state && this.endpoints.delete(target.url.href),
+    );
     this.endpoints.set(target.url.href, state);
     return state;
   }
@@ -189,11 +212,18 @@ class ClientCredentialsAuth implements McpClientAuth {
 
   /** One key per token endpoint, client, scope and resource: the secret never is part of it. */
   private cacheKey(target: McpAuthTarget, discovery: OAuthDiscovery, scope: string): string {
-    return createHash('sha256').update(JSON.stringify([discovery.tokenEndpoint, this.options.clientId, scope, discovery.resource])).digest('hex');
+    return createHash('sha256')
+      .update(JSON.stringify([discovery.tokenEndpoint, this.options.clientId, scope, discovery.resource]))
+      .digest('hex');
   }
 
   /** The stored token, or one fetched by whichever process takes the lock first. */
-  private async sharedToken(key: string, store: McpTokenStore, discovery: OAuthDiscovery, scope: string): Promise<string> {
+  private async sharedToken(
+    key: string,
+    store: McpTokenStore,
+    discovery: OAuthDiscovery,
+    scope: string,
+  ): Promise<string> {
     const deadline = Date.now() + LOCK_MS;
     for (;;) {
       const cached = await store.get(key);
@@ -219,14 +249,19 @@ class ClientCredentialsAuth implements McpClientAuth {
     if (this.options.tokenEndpointAuthMethod) return this.options.tokenEndpointAuthMethod;
     if (this.options.privateKeyJwt) return 'private_key_jwt';
     const methods = discovery.authMethods;
-    return methods.length > 0 && !methods.includes('client_secret_basic') && methods.includes('client_secret_post') ? 'client_secret_post' : 'client_secret_basic';
+    return methods.length > 0 && !methods.includes('client_secret_basic') && methods.includes('client_secret_post')
+      ? 'client_secret_post'
+      : 'client_secret_basic';
   }
 
   private async requestToken(discovery: OAuthDiscovery, scope: string): Promise<{ token: string; expiresIn: number }> {
     const { clientId, clientSecret } = this.options;
     const form = new URLSearchParams({ grant_type: 'client_credentials', resource: discovery.resource });
     if (scope) form.set('scope', scope);
-    const headers: Record<string, string> = { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' };
+    const headers: Record<string, string> = {
+      'Content-Type': 'application/x-www-form-urlencoded',
+      Accept: 'application/json',
+    };
     const method = this.authMethod(discovery);
     if (method === 'private_key_jwt') {
       form.set('client_id', clientId);
@@ -240,19 +275,30 @@ class ClientCredentialsAuth implements McpClientAuth {
     }
     const where = `The token endpoint ${discovery.tokenEndpoint}`;
     const bounds = { timeoutMs: this.policy.timeoutMs, maxBytes: this.policy.maxBytes };
-    const response = await oauthFetch(discovery.tokenEndpoint, { method: 'POST', headers, body: form.toString() }, bounds, where);
+    const response = await oauthFetch(
+      discovery.tokenEndpoint,
+      { method: 'POST', headers, body: form.toString() },
+      bounds,
+      where,
+    );
     // A body that is not a JSON object is described below by its status.
     const body = jsonObject(response.text) ?? {};
     const ok = response.status >= 200 && response.status < 300;
     if (!ok || typeof body.access_token !== 'string' || body.access_token === '') {
       // Only the error fields: a token in a malformed success body must not reach a message.
-      const said = typeof body.error === 'string' ? `: ${body.error.slice(0, 100)}${typeof body.error_description === 'string' ? ` (${body.error_description.slice(0, 300)})` : ''}` : '';
+      const said =
+        typeof body.error === 'string'
+          ? `: ${body.error.slice(0, 100)}${typeof body.error_description === 'string' ? ` (${body.error_description.slice(0, 300)})` : ''}`
+          : '';
       throw new McpOAuthClientError(`${where} refused client "${clientId}" (HTTP ${response.status})${said}`);
     }
     if (typeof body.token_type === 'string' && body.token_type.toLowerCase() !== 'bearer') {
-      throw new McpOAuthClientError(`${where} issued a token of type ${JSON.stringify(body.token_type)}; only Bearer tokens are supported`);
+      throw new McpOAuthClientError(
+        `${where} issued a token of type ${JSON.stringify(body.token_type)}; only Bearer tokens are supported`,
+      );
     }
-    const expiresIn = typeof body.expires_in === 'number' && body.expires_in > 0 ? body.expires_in : DEFAULT_LIFETIME_SEC;
+    const expiresIn =
+      typeof body.expires_in === 'number' && body.expires_in > 0 ? body.expires_in : DEFAULT_LIFETIME_SEC;
     return { token: body.access_token, expiresIn };
   }
 
@@ -264,7 +310,12 @@ class ClientCredentialsAuth implements McpClientAuth {
   private async clientAssertion(audience: string): Promise<string> {
     const { key, alg, kid } = this.options.privateKeyJwt as McpPrivateKeyJwt;
     const jose = requireOptionalPeer<typeof Jose>('jose', 'clientCredentials({ privateKeyJwt })');
-    const signingKey = typeof key === 'string' ? await jose.importPKCS8(key, alg) : 'kty' in key ? await jose.importJWK(key, alg) : (key as Jose.CryptoKey);
+    const signingKey =
+      typeof key === 'string'
+        ? await jose.importPKCS8(key, alg)
+        : 'kty' in key
+          ? await jose.importJWK(key, alg)
+          : (key as Jose.CryptoKey);
     return new jose.SignJWT({})
       .setProtectedHeader({ alg, ...(kid ? { kid } : {}) })
       .setIssuer(this.options.clientId)
@@ -292,16 +343,29 @@ class ClientCredentialsAuth implements McpClientAuth {
  * @throws McpConfigurationError without `authorizationServer` or `trustedAuthorizationServers`, with an issuer that is not an https URL, a `tokenEndpoint` that is not one or comes without `authorizationServer`, or a `timeoutMs` or `maxResponseBytes` that is not a positive integer
  */
 export function clientCredentials(options: McpClientCredentialsOptions): McpClientAuth {
-  if (!options || typeof options.clientId !== 'string' || options.clientId === '') throw new TypeError('clientCredentials needs a clientId');
+  if (!options || typeof options.clientId !== 'string' || options.clientId === '')
+    throw new TypeError('clientCredentials needs a clientId');
   if ((options.clientSecret === undefined) === (options.privateKeyJwt === undefined)) {
-    throw new TypeError(`clientCredentials for "${options.clientId}" needs exactly one of clientSecret and privateKeyJwt`);
+    throw new TypeError(
+      `clientCredentials for "${options.clientId}" needs exactly one of clientSecret and privateKeyJwt`,
+    );
   }
-  if (options.tokenEndpointAuthMethod === 'private_key_jwt' ? !options.privateKeyJwt : options.tokenEndpointAuthMethod !== undefined && options.clientSecret === undefined) {
-    throw new TypeError(`clientCredentials for "${options.clientId}": tokenEndpointAuthMethod "${options.tokenEndpointAuthMethod}" needs ${options.tokenEndpointAuthMethod === 'private_key_jwt' ? 'privateKeyJwt' : 'clientSecret'}`);
+  if (
+    options.tokenEndpointAuthMethod === 'private_key_jwt'
+      ? !options.privateKeyJwt
+      : options.tokenEndpointAuthMethod !== undefined && options.clientSecret === undefined
+  ) {
+    throw new TypeError(
+      `clientCredentials for "${options.clientId}": tokenEndpointAuthMethod "${options.tokenEndpointAuthMethod}" needs ${options.tokenEndpointAuthMethod === 'private_key_jwt' ? 'privateKeyJwt' : 'clientSecret'}`,
+    );
   }
-  for (const [name, fallback] of [['timeoutMs', '10000 ms'], ['maxResponseBytes', '65536 bytes']] as const) {
+  for (const [name, fallback] of [
+    ['timeoutMs', '10000 ms'],
+    ['maxResponseBytes', '65536 bytes'],
+  ] as const) {
     const value = options[name];
-    if (value !== undefined && (!Number.isInteger(value) || value < 1)) throw new McpConfigurationError(invalidClientCredentialsLimitMessage(options.clientId, name, value, fallback));
+    if (value !== undefined && (!Number.isInteger(value) || value < 1))
+      throw new McpConfigurationError(invalidClientCredentialsLimitMessage(options.clientId, name, value, fallback));
   }
   const issuers = trustedIssuers(options);
   return new ClientCredentialsAuth({ ...options }, issuers, pinnedTokenEndpoint(options));

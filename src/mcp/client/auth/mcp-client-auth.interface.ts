@@ -51,5 +51,10 @@ export interface McpClientAuth {
    * @param refusedToken the token the server refused.
    * @param challenge what the server said, when it said it with `WWW-Authenticate`.
    */
-  invalidate(target: McpAuthTarget, store: McpTokenStore, refusedToken?: string, challenge?: McpAuthChallenge): Promise<void>;
+  invalidate(
+    target: McpAuthTarget,
+    store: McpTokenStore,
+    refusedToken?: string,
+    challenge?: McpAuthChallenge,
+  ): Promise<void>;
 }

@@ -26,8 +26,15 @@ export interface OAuthDiscoveryPolicy {
   tokenEndpoint?: string;
 }
 
-async function getJson(url: string, policy: OAuthDiscoveryPolicy): Promise<{ status: number; body: Record<string, unknown> | null }> {
-  const { status, text } = await oauthFetch(url, { headers: { Accept: 'application/json' } }, { timeoutMs: policy.timeoutMs, maxBytes: policy.maxBytes });
+async function getJson(
+  url: string,
+  policy: OAuthDiscoveryPolicy,
+): Promise<{ status: number; body: Record<string, unknown> | null }> {
+  const { status, text } = await oauthFetch(
+    url,
+    { headers: { Accept: 'application/json' } },
+    { timeoutMs: policy.timeoutMs, maxBytes: policy.maxBytes },
+  );
   return { status, body: jsonObject(text) };
 }
 
@@ -49,7 +56,10 @@ export function protectedResourceMetadataUrls(endpoint: URL): string[] {
 export function authorizationServerMetadataUrls(issuer: string): string[] {
   const url = new URL(issuer);
   const path = url.pathname === '/' ? '' : url.pathname.replace(/\/$/, '');
-  const urls = [`${url.origin}/.well-known/oauth-authorization-server${path}`, `${url.origin}/.well-known/openid-configuration${path}`];
+  const urls = [
+    `${url.origin}/.well-known/oauth-authorization-server${path}`,
+    `${url.origin}/.well-known/openid-configuration${path}`,
+  ];
   if (path) urls.push(`${url.origin}${path}/.well-known/openid-configuration`);
   return urls;
 }
@@ -65,9 +75,17 @@ const PROBE = JSON.stringify({ jsonrpc: '2.0', id: 'oauth-discovery', method: 'p
 async function challengedMetadataUrl(endpoint: URL, policy: OAuthDiscoveryPolicy): Promise<string | null> {
   try {
     const headers = { Accept: 'application/json, text/event-stream', 'Content-Type': 'application/json' };
-    const response = await fetch(endpoint, { method: 'POST', headers, body: PROBE, signal: AbortSignal.timeout(policy.timeoutMs), redirect: 'error' });
+    const response = await fetch(endpoint, {
+      method: 'POST',
+      headers,
+      body: PROBE,
+      signal: AbortSignal.timeout(policy.timeoutMs),
+      redirect: 'error',
+    });
     await response.body?.cancel().catch(() => undefined);
-    return response.status === 401 ? parseBearerChallenge(401, response.headers.get('www-authenticate')).resourceMetadata : null;
+    return response.status === 401
+      ? parseBearerChallenge(401, response.headers.get('www-authenticate')).resourceMetadata
+      : null;
   } catch {
     return null;
   }
@@ -86,7 +104,10 @@ export function resourceCovers(resource: string, endpoint: URL): boolean {
     return false;
   }
   const base = parsed.pathname.replace(/\/$/, '');
-  return parsed.origin === endpoint.origin && (endpoint.pathname === base || endpoint.pathname.startsWith(`${base}/`) || base === '');
+  return (
+    parsed.origin === endpoint.origin &&
+    (endpoint.pathname === base || endpoint.pathname.startsWith(`${base}/`) || base === '')
+  );
 }
 
 /**
@@ -108,10 +129,16 @@ export function metadataUrlAllowed(metadataUrl: string, endpoint: URL): boolean 
  * @throws McpUntrustedAuthorizationServerError when discovery leads anywhere but a trusted issuer
  * @throws McpOAuthClientError saying which URLs were tried
  */
-export async function discoverOAuth(endpoint: URL, metadataUrl: string | null, policy: OAuthDiscoveryPolicy): Promise<OAuthDiscovery> {
+export async function discoverOAuth(
+  endpoint: URL,
+  metadataUrl: string | null,
+  policy: OAuthDiscoveryPolicy,
+): Promise<OAuthDiscovery> {
   const label = `${endpoint.origin}${endpoint.pathname}`;
   if (metadataUrl !== null && !metadataUrlAllowed(metadataUrl, endpoint)) {
-    throw new McpUntrustedAuthorizationServerError(`${label} names the resource_metadata ${shown([metadataUrl])}, which is not on its own origin; the client reads metadata only from the MCP server's origin`);
+    throw new McpUntrustedAuthorizationServerError(
+      `${label} names the resource_metadata ${shown([metadataUrl])}, which is not on its own origin; the client reads metadata only from the MCP server's origin`,
+    );
   }
   const tried: string[] = [];
   let prm: Record<string, unknown> | null = null;
@@ -129,8 +156,13 @@ export async function discoverOAuth(endpoint: URL, metadataUrl: string | null, p
   }
   if (!prm) throw new McpOAuthClientError(`No Protected Resource Metadata for ${label}: tried ${tried.join(', ')}`);
   const where = `The Protected Resource Metadata of ${label}`;
-  if (!resourceCovers(prm.resource as string, endpoint)) throw new McpOAuthClientError(`${where} names the resource ${JSON.stringify(shown([prm.resource as string]))}, which is not this endpoint`);
-  const servers = Array.isArray(prm.authorization_servers) ? prm.authorization_servers.filter((s): s is string => typeof s === 'string') : [];
+  if (!resourceCovers(prm.resource as string, endpoint))
+    throw new McpOAuthClientError(
+      `${where} names the resource ${JSON.stringify(shown([prm.resource as string]))}, which is not this endpoint`,
+    );
+  const servers = Array.isArray(prm.authorization_servers)
+    ? prm.authorization_servers.filter((s): s is string => typeof s === 'string')
+    : [];
   if (servers.length === 0) throw new McpOAuthClientError(`${where} names no authorization_servers`);
   const issuer = servers.find((server) => policy.trustedIssuers.includes(server));
   if (issuer === undefined) {
@@ -146,11 +178,19 @@ export async function discoverOAuth(endpoint: URL, metadataUrl: string | null, p
       tried.push(`${url} (HTTP ${status})`);
       continue;
     }
-    if (body.issuer !== issuer) throw new McpUntrustedAuthorizationServerError(`The metadata at ${url} names the issuer ${JSON.stringify(typeof body.issuer === 'string' ? shown([body.issuer]) : body.issuer ?? null)}, not ${issuer}`);
-    const methods = Array.isArray(body.token_endpoint_auth_methods_supported) ? body.token_endpoint_auth_methods_supported.filter((m): m is string => typeof m === 'string') : [];
+    if (body.issuer !== issuer)
+      throw new McpUntrustedAuthorizationServerError(
+        `The metadata at ${url} names the issuer ${JSON.stringify(typeof body.issuer === 'string' ? shown([body.issuer]) : (body.issuer ?? null))}, not ${issuer}`,
+      );
+    const methods = Array.isArray(body.token_endpoint_auth_methods_supported)
+      ? body.token_endpoint_auth_methods_supported.filter((m): m is string => typeof m === 'string')
+      : [];
     if (pinned !== undefined) {
       // The operator named the endpoint: metadata may confirm it, and must not point elsewhere.
-      if (body.token_endpoint !== undefined && (typeof body.token_endpoint !== 'string' || !sameUrl(body.token_endpoint, pinned))) {
+      if (
+        body.token_endpoint !== undefined &&
+        (typeof body.token_endpoint !== 'string' || !sameUrl(body.token_endpoint, pinned))
+      ) {
         throw new McpUntrustedAuthorizationServerError(
           `The authorization server ${issuer} announces the token endpoint ${typeof body.token_endpoint === 'string' ? shown([body.token_endpoint]) : JSON.stringify(body.token_endpoint)}, ` +
             `not the pinned tokenEndpoint ${pinned}; the client credentials are sent only to the pinned one`,
@@ -158,7 +198,8 @@ export async function discoverOAuth(endpoint: URL, metadataUrl: string | null, p
       }
       return { resource: prm.resource as string, issuer, tokenEndpoint: pinned, authMethods: methods };
     }
-    if (typeof body.token_endpoint !== 'string') throw new McpOAuthClientError(`The authorization server ${issuer} announces no token_endpoint`);
+    if (typeof body.token_endpoint !== 'string')
+      throw new McpOAuthClientError(`The authorization server ${issuer} announces no token_endpoint`);
     const tokenEndpoint = body.token_endpoint;
     if (!sameOrigin(tokenEndpoint, issuer) || !isSecureOrLoopback(new URL(tokenEndpoint))) {
       throw new McpUntrustedAuthorizationServerError(

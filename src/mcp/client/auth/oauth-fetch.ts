@@ -15,7 +15,12 @@ export type OAuthFetchBounds = BoundedFetchLimits;
  * @param label how messages name the URL, e.g. `The token endpoint https://...`
  * @throws McpOAuthClientError naming the URL when it cannot be reached, redirects, is too slow or answers too much
  */
-export function oauthFetch(url: string, init: RequestInit, bounds: OAuthFetchBounds, label: string = url): Promise<OAuthReply> {
+export function oauthFetch(
+  url: string,
+  init: RequestInit,
+  bounds: OAuthFetchBounds,
+  label: string = url,
+): Promise<OAuthReply> {
   return boundedFetch(url, init, bounds, {
     label,
     limitName: 'maxResponseBytes',

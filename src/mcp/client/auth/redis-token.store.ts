@@ -32,7 +32,9 @@ export class RedisTokenStore implements McpTokenStore {
 
   /** @inheritdoc */
   async lock(key: string, ttlMs: number): Promise<boolean> {
-    return (await this.redis.set(`${this.prefix}lock:${key}`, '1', 'PX', Math.max(1, Math.floor(ttlMs)), 'NX')) === 'OK';
+    return (
+      (await this.redis.set(`${this.prefix}lock:${key}`, '1', 'PX', Math.max(1, Math.floor(ttlMs)), 'NX')) === 'OK'
+    );
   }
 
   /** @inheritdoc */

@@ -14,13 +14,30 @@ describe('resolveClientOptions', () => {
   it('reads a Claude-Desktop mcpServers file, inferring stdio and http, merged with servers', () => {
     const file = serversFile({
       mcpServers: {
-        files: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/tmp'], env: { A: '1' }, cwd: '/tmp' },
+        files: {
+          command: 'npx',
+          args: ['-y', '@modelcontextprotocol/server-filesystem', '/tmp'],
+          env: { A: '1' },
+          cwd: '/tmp',
+        },
         remote: { url: 'https://example.com/mcp', headers: { 'X-Team': 'a' } },
       },
     });
-    const options = resolveClientOptions({ serversFile: file, servers: { local: { transport: 'toolset', principal: 'svc' } } });
-    expect(options.servers.files).toEqual({ transport: 'stdio', command: ['npx', '-y', '@modelcontextprotocol/server-filesystem', '/tmp'], env: { A: '1' }, cwd: '/tmp' });
-    expect(options.servers.remote).toEqual({ transport: 'http', url: 'https://example.com/mcp', headers: { 'X-Team': 'a' } });
+    const options = resolveClientOptions({
+      serversFile: file,
+      servers: { local: { transport: 'toolset', principal: 'svc' } },
+    });
+    expect(options.servers.files).toEqual({
+      transport: 'stdio',
+      command: ['npx', '-y', '@modelcontextprotocol/server-filesystem', '/tmp'],
+      env: { A: '1' },
+      cwd: '/tmp',
+    });
+    expect(options.servers.remote).toEqual({
+      transport: 'http',
+      url: 'https://example.com/mcp',
+      headers: { 'X-Team': 'a' },
+    });
     expect(options.servers.local).toEqual({ transport: 'toolset', principal: 'svc' });
     expect(options.queue).toMatchObject({ bull: null, name: 'mcp-calls', worker: true });
   });
@@ -34,8 +51,12 @@ describe('resolveClientOptions', () => {
 
   it('fails at boot on a duplicate name, a missing file, invalid JSON or an entry without command or url', () => {
     const file = serversFile({ mcpServers: { twice: { url: 'http://127.0.0.1:1/mcp' } } });
-    expect(() => resolveClientOptions({ serversFile: file, servers: { twice: { url: 'http://x/mcp' } } })).toThrow(/declared both/);
-    expect(() => resolveClientOptions({ serversFile: join(tmpdir(), 'does-not-exist', 'mcp.json') })).toThrow(/cannot read/);
+    expect(() => resolveClientOptions({ serversFile: file, servers: { twice: { url: 'http://x/mcp' } } })).toThrow(
+      /declared both/,
+    );
+    expect(() => resolveClientOptions({ serversFile: join(tmpdir(), 'does-not-exist', 'mcp.json') })).toThrow(
+      /cannot read/,
+    );
     expect(() => resolveClientOptions({ serversFile: serversFile('{ nope') })).toThrow(/not valid JSON/);
     expect(() => resolveClientOptions({ serversFile: serversFile({ servers: {} }) })).toThrow(/no "mcpServers"/);
     expect(() => resolveClientOptions({ servers: { odd: {} as never } })).toThrow(/neither "command" nor "url"/);
@@ -45,12 +66,19 @@ describe('resolveClientOptions', () => {
   it("commits outbound audit rows 'sync' unless audit.commit is 'async', and refuses anything else", () => {
     expect(resolveClientOptions({}).audit).toEqual({ commit: 'sync' });
     expect(resolveClientOptions({ audit: { commit: 'async' } }).audit).toEqual({ commit: 'async' });
-    expect(() => resolveClientOptions({ audit: { commit: 'fast' as 'sync' } })).toThrow(`option "audit.commit" must be 'sync' or 'async'`);
-    expect(() => resolveClientOptions({ audit: { comit: 'async' } as never })).toThrow('McpClientModule option "audit": unknown option "comit" (did you mean "commit"?');
+    expect(() => resolveClientOptions({ audit: { commit: 'fast' as 'sync' } })).toThrow(
+      `option "audit.commit" must be 'sync' or 'async'`,
+    );
+    expect(() => resolveClientOptions({ audit: { comit: 'async' } as never })).toThrow(
+      'McpClientModule option "audit": unknown option "comit" (did you mean "commit"?',
+    );
   });
 
   it('selects Bull when Redis is configured, or when the host shares a BullModule configuration', () => {
-    expect(resolveClientOptions({ queue: { redis: 'redis://127.0.0.1:6379', prefix: 'p' } }).queue.bull).toEqual({ redis: 'redis://127.0.0.1:6379', prefix: 'p' });
+    expect(resolveClientOptions({ queue: { redis: 'redis://127.0.0.1:6379', prefix: 'p' } }).queue.bull).toEqual({
+      redis: 'redis://127.0.0.1:6379',
+      prefix: 'p',
+    });
     expect(resolveClientOptions({}, { redis: { host: 'r' } }).queue.bull).toEqual({ redis: { host: 'r' } });
     expect(() => resolveClientOptions({ queue: { concurrency: 0 } })).toThrow(/positive integer/);
   });
@@ -66,7 +94,9 @@ describe('resolveClientOptions', () => {
     };
 
     it('refuses "timeout" on a server entry, suggesting "timeoutMs" and listing the known keys', () => {
-      const error = fail(() => resolveClientOptions({ servers: { x: { command: ['node', 's.js'], timeout: 3000 } as never } }));
+      const error = fail(() =>
+        resolveClientOptions({ servers: { x: { command: ['node', 's.js'], timeout: 3000 } as never } }),
+      );
       expect(error).toBeInstanceOf(McpConfigurationError);
       expect(error.message).toBe(
         'MCP server "x": unknown option "timeout" (did you mean "timeoutMs"? known: version, probeTimeoutMs, scope, timeoutMs, transport, command, args, env, cwd, stateless, pool)',
@@ -74,39 +104,67 @@ describe('resolveClientOptions', () => {
     });
 
     it('checks each built-in transport against its own keys', () => {
-      expect(fail(() => resolveClientOptions({ servers: { h: { url: 'https://example.com/mcp', header: {} } as never } })).message).toMatch(
+      expect(
+        fail(() => resolveClientOptions({ servers: { h: { url: 'https://example.com/mcp', header: {} } as never } }))
+          .message,
+      ).toMatch(
         /^MCP server "h": unknown option "header" \(did you mean "headers"\? known: .*url, headers, bearerToken, auth, retry, maxResponseBytes, maxEventChars\)$/,
       );
-      expect(fail(() => resolveClientOptions({ servers: { t: { transport: 'toolset', principal: 'p', mounts: 'a' } as never } })).message).toContain(
-        'MCP server "t": unknown option "mounts" (did you mean "mount"?',
-      );
+      expect(
+        fail(() =>
+          resolveClientOptions({ servers: { t: { transport: 'toolset', principal: 'p', mounts: 'a' } as never } }),
+        ).message,
+      ).toContain('MCP server "t": unknown option "mounts" (did you mean "mount"?');
       // A stdio option that belongs to StdioTransport, not to a server entry, is no key of it either.
-      expect(fail(() => resolveClientOptions({ servers: { s: { command: ['x'], killGraceMs: 5 } as never } })).message).toContain('unknown option "killGraceMs"');
+      expect(
+        fail(() => resolveClientOptions({ servers: { s: { command: ['x'], killGraceMs: 5 } as never } })).message,
+      ).toContain('unknown option "killGraceMs"');
     });
 
     it('checks nested pool and retry settings', () => {
-      expect(fail(() => resolveClientOptions({ servers: { s: { command: ['x'], stateless: true, pool: { max: 1, idleMs: 5, idle: 1 } as never } } })).message).toBe(
+      expect(
+        fail(() =>
+          resolveClientOptions({
+            servers: { s: { command: ['x'], stateless: true, pool: { max: 1, idleMs: 5, idle: 1 } as never } },
+          }),
+        ).message,
+      ).toBe(
         'MCP server "s": option "pool": unknown option "idle" (did you mean "idleMs"? known: max, idleMs, maxInvalidLines)',
       );
-      expect(fail(() => resolveClientOptions({ servers: { h: { url: 'https://example.com/mcp', retry: { retires: 1 } as never } } })).message).toContain(
-        'MCP server "h": option "retry": unknown option "retires" (did you mean "retries"?',
-      );
+      expect(
+        fail(() =>
+          resolveClientOptions({ servers: { h: { url: 'https://example.com/mcp', retry: { retires: 1 } as never } } }),
+        ).message,
+      ).toContain('MCP server "h": option "retry": unknown option "retires" (did you mean "retries"?');
     });
 
     it('refuses unknown keys of the module options and of queue', () => {
-      expect(fail(() => resolveClientOptions({ defaultTimeout: 5 } as never)).message).toMatch(/^McpClientModule: unknown option "defaultTimeout" \(did you mean "defaultTimeoutMs"\? known: servers, serversFile/);
-      expect(fail(() => resolveClientOptions({ queue: { concurency: 2 } } as never)).message).toMatch(/^McpClientModule option "queue": unknown option "concurency" \(did you mean "concurrency"\?/);
-      expect(fail(() => resolveClientOptions({ zzz: 1 } as never)).message).toMatch(/^McpClientModule: unknown option "zzz" \(known: /);
+      expect(fail(() => resolveClientOptions({ defaultTimeout: 5 } as never)).message).toMatch(
+        /^McpClientModule: unknown option "defaultTimeout" \(did you mean "defaultTimeoutMs"\? known: servers, serversFile/,
+      );
+      expect(fail(() => resolveClientOptions({ queue: { concurency: 2 } } as never)).message).toMatch(
+        /^McpClientModule option "queue": unknown option "concurency" \(did you mean "concurrency"\?/,
+      );
+      expect(fail(() => resolveClientOptions({ zzz: 1 } as never)).message).toMatch(
+        /^McpClientModule: unknown option "zzz" \(known: /,
+      );
     });
 
     it('applies the same check to the entries of an mcpServers file', () => {
-      const file = serversFile({ mcpServers: { files: { command: 'npx', args: ['-y', 'x'], enviroment: { A: '1' } } } });
-      expect(fail(() => resolveClientOptions({ serversFile: file })).message).toMatch(/^MCP server "files": unknown option "enviroment"/);
+      const file = serversFile({
+        mcpServers: { files: { command: 'npx', args: ['-y', 'x'], enviroment: { A: '1' } } },
+      });
+      expect(fail(() => resolveClientOptions({ serversFile: file })).message).toMatch(
+        /^MCP server "files": unknown option "enviroment"/,
+      );
     });
 
     it('leaves the entries of a registered transport unchecked unless its factory declares optionKeys', () => {
       const factories = new Map([['ws', { transport: 'ws', create: () => ({ deliver: async () => ({}) as never }) }]]);
-      expect(resolveClientOptions({ servers: { w: { transport: 'ws', anything: 1 } } }, undefined, factories as never).servers.w).toMatchObject({ anything: 1 });
+      expect(
+        resolveClientOptions({ servers: { w: { transport: 'ws', anything: 1 } } }, undefined, factories as never)
+          .servers.w,
+      ).toMatchObject({ anything: 1 });
     });
   });
 });

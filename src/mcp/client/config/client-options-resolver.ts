@@ -45,7 +45,18 @@ export interface McpResolvedClientOptions {
 }
 
 /** The keys `McpClientModule` reads; anything else is refused at boot. */
-const CLIENT_OPTION_KEYS = optionKeys<McpClientOptions>({ servers: true, serversFile: true, queue: true, handlers: true, defaultTimeoutMs: true, waitTimeoutMs: true, maxInputRounds: true, audit: true, telemetry: true, retention: true });
+const CLIENT_OPTION_KEYS = optionKeys<McpClientOptions>({
+  servers: true,
+  serversFile: true,
+  queue: true,
+  handlers: true,
+  defaultTimeoutMs: true,
+  waitTimeoutMs: true,
+  maxInputRounds: true,
+  audit: true,
+  telemetry: true,
+  retention: true,
+});
 const QUEUE_OPTION_KEYS = optionKeys<McpClientQueueOptions>({
   redis: true,
   name: true,
@@ -62,12 +73,17 @@ const QUEUE_OPTION_KEYS = optionKeys<McpClientQueueOptions>({
 function positiveInteger(option: string, value: number | undefined, fallback: number, allowZero = false): number {
   if (value === undefined) return fallback;
   if (!Number.isInteger(value) || value < (allowZero ? 0 : 1)) {
-    throw new McpConfigurationError(invalidClientOptionMessage(option, allowZero ? 'an integer >= 0' : 'a positive integer'));
+    throw new McpConfigurationError(
+      invalidClientOptionMessage(option, allowZero ? 'an integer >= 0' : 'a positive integer'),
+    );
   }
   return value;
 }
 
-function mergeServers(options: McpClientOptions, factories: ReadonlyMap<string, McpTransportFactory<object>>): Record<string, McpResolvedServerConfig> {
+function mergeServers(
+  options: McpClientOptions,
+  factories: ReadonlyMap<string, McpTransportFactory<object>>,
+): Record<string, McpResolvedServerConfig> {
   const declared = { ...(options.servers ?? {}) };
   if (options.serversFile !== undefined) {
     for (const [name, entry] of Object.entries(loadServersFile(options.serversFile))) {
@@ -75,7 +91,9 @@ function mergeServers(options: McpClientOptions, factories: ReadonlyMap<string, 
       declared[name] = entry;
     }
   }
-  return Object.fromEntries(Object.entries(declared).map(([name, entry]) => [name, resolveServerConfig(name, entry, factories)]));
+  return Object.fromEntries(
+    Object.entries(declared).map(([name, entry]) => [name, resolveServerConfig(name, entry, factories)]),
+  );
 }
 
 function bullOptions(options: McpClientOptions, shared: QueueOptions | undefined): QueueOptions | null {

@@ -14,8 +14,14 @@ function failure(run: () => unknown): Error {
 
 describe('resolveServerConfig', () => {
   it('names stdio for a command and http for a url', () => {
-    expect(resolveServerConfig('local', { command: ['node', 'server.js'] })).toMatchObject({ transport: 'stdio', command: ['node', 'server.js'] });
-    expect(resolveServerConfig('remote', { url: 'http://127.0.0.1:1/mcp' })).toMatchObject({ transport: 'http', url: 'http://127.0.0.1:1/mcp' });
+    expect(resolveServerConfig('local', { command: ['node', 'server.js'] })).toMatchObject({
+      transport: 'stdio',
+      command: ['node', 'server.js'],
+    });
+    expect(resolveServerConfig('remote', { url: 'http://127.0.0.1:1/mcp' })).toMatchObject({
+      transport: 'http',
+      url: 'http://127.0.0.1:1/mcp',
+    });
   });
 
   it.each<[string, string, unknown, string]>([
@@ -23,13 +29,33 @@ describe('resolveServerConfig', () => {
     ['an empty name', '', { command: ['s'] }, 'the name must be 1 to'],
     ['a null entry', 'ok', null, 'the entry must be an object'],
     ['a string entry', 'ok', 'node server.js', 'the entry must be an object'],
-    ['an unknown version', 'ok', { command: ['s'], version: '2024-01-01' }, `"version" must be one of 'auto', '2026-07-28'`],
+    [
+      'an unknown version',
+      'ok',
+      { command: ['s'], version: '2024-01-01' },
+      `"version" must be one of 'auto', '2026-07-28'`,
+    ],
     ['a zero probeTimeoutMs', 'ok', { command: ['s'], probeTimeoutMs: 0 }, '"probeTimeoutMs" must be a number > 0'],
-    ['a NaN probeTimeoutMs', 'ok', { command: ['s'], probeTimeoutMs: Number.NaN }, '"probeTimeoutMs" must be a number > 0'],
-    ['an unknown scope', 'ok', { command: ['s'], scope: 'user' }, `"scope" must be 'shared' or 'principal', got "user"`],
+    [
+      'a NaN probeTimeoutMs',
+      'ok',
+      { command: ['s'], probeTimeoutMs: Number.NaN },
+      '"probeTimeoutMs" must be a number > 0',
+    ],
+    [
+      'an unknown scope',
+      'ok',
+      { command: ['s'], scope: 'user' },
+      `"scope" must be 'shared' or 'principal', got "user"`,
+    ],
     ['a negative timeoutMs', 'ok', { command: ['s'], timeoutMs: -1 }, '"timeoutMs" must be a number > 0'],
     ['neither command nor url', 'ok', { timeoutMs: 5 }, 'it has neither "command" nor "url"'],
-    ['an unknown transport', 'ok', { transport: 'websocket', url: 'ws://127.0.0.1' }, `unknown transport "websocket" (known: 'stdio', 'http', 'toolset'`],
+    [
+      'an unknown transport',
+      'ok',
+      { transport: 'websocket', url: 'ws://127.0.0.1' },
+      `unknown transport "websocket" (known: 'stdio', 'http', 'toolset'`,
+    ],
     ['a transport that is not a string', 'ok', { transport: 3 }, 'unknown transport 3'],
   ])('refuses %s, naming the server', (_case, name, entry, reason) => {
     const error = failure(() => resolveServerConfig(name, entry as McpServerConfig));
@@ -41,13 +67,41 @@ describe('resolveServerConfig', () => {
     ['a url that is not a string', { url: 8080 }, '"url" must be a string'],
     ['a url that does not parse', { url: 'http://' }, '"url" is not a valid URL: "http://"'],
     ['a url of another scheme', { url: 'ftp://127.0.0.1/mcp' }, '"url" must use http or https, got ftp:'],
-    ['an unknown retry option', { url: 'http://127.0.0.1/mcp', retry: { tries: 1 } }, 'option "retry": unknown option "tries"'],
-    ['args next to an argv array', { command: ['node', 'server.js'], args: ['--x'] }, '"args" is only allowed with a single-program "command" string'],
-    ['an unknown pool option', { command: ['s'], stateless: true, pool: { size: 2 } }, 'option "pool": unknown option "size"'],
-    ['a toolset entry without a principal', { transport: 'toolset' }, 'a toolset server needs "principal": a principal key, or { key, label }'],
-    ['a toolset entry with an empty principal', { transport: 'toolset', principal: '' }, 'a toolset server needs "principal"'],
-    ['a toolset entry whose principal has no key', { transport: 'toolset', principal: { label: 'Bot' } }, 'a toolset server needs "principal"'],
-    ['a toolset entry with an empty mount', { transport: 'toolset', principal: 'bot', mount: '' }, '"mount" must be the name of a mount of this app'],
+    [
+      'an unknown retry option',
+      { url: 'http://127.0.0.1/mcp', retry: { tries: 1 } },
+      'option "retry": unknown option "tries"',
+    ],
+    [
+      'args next to an argv array',
+      { command: ['node', 'server.js'], args: ['--x'] },
+      '"args" is only allowed with a single-program "command" string',
+    ],
+    [
+      'an unknown pool option',
+      { command: ['s'], stateless: true, pool: { size: 2 } },
+      'option "pool": unknown option "size"',
+    ],
+    [
+      'a toolset entry without a principal',
+      { transport: 'toolset' },
+      'a toolset server needs "principal": a principal key, or { key, label }',
+    ],
+    [
+      'a toolset entry with an empty principal',
+      { transport: 'toolset', principal: '' },
+      'a toolset server needs "principal"',
+    ],
+    [
+      'a toolset entry whose principal has no key',
+      { transport: 'toolset', principal: { label: 'Bot' } },
+      'a toolset server needs "principal"',
+    ],
+    [
+      'a toolset entry with an empty mount',
+      { transport: 'toolset', principal: 'bot', mount: '' },
+      '"mount" must be the name of a mount of this app',
+    ],
   ])('refuses a built-in transport entry with %s, naming the server', (_case, entry, reason) => {
     const error = failure(() => resolveServerConfig('ok', entry as never));
     expect(error.message).toContain('MCP server "ok"');
@@ -55,13 +109,31 @@ describe('resolveServerConfig', () => {
   });
 
   it('turns a single-program command string with args into an argv', () => {
-    expect(resolveServerConfig('ok', { command: 'node', args: ['server.js', '--port', '0'] })).toMatchObject({ transport: 'stdio', command: ['node', 'server.js', '--port', '0'] });
-    expect(resolveServerConfig('ok', { transport: 'toolset', principal: { key: 'bot' }, mount: 'admin' })).toEqual({ transport: 'toolset', principal: { key: 'bot' }, mount: 'admin' });
+    expect(resolveServerConfig('ok', { command: 'node', args: ['server.js', '--port', '0'] })).toMatchObject({
+      transport: 'stdio',
+      command: ['node', 'server.js', '--port', '0'],
+    });
+    expect(resolveServerConfig('ok', { transport: 'toolset', principal: { key: 'bot' }, mount: 'admin' })).toEqual({
+      transport: 'toolset',
+      principal: { key: 'bot' },
+      mount: 'admin',
+    });
   });
 
   it('accepts every common setting on its allowed values', () => {
-    const entry = { command: ['s'], version: 'auto', probeTimeoutMs: 10, scope: 'principal', timeoutMs: 20 } as McpServerConfig;
-    expect(resolveServerConfig('ok', entry)).toMatchObject({ transport: 'stdio', version: 'auto', scope: 'principal', timeoutMs: 20 });
+    const entry = {
+      command: ['s'],
+      version: 'auto',
+      probeTimeoutMs: 10,
+      scope: 'principal',
+      timeoutMs: 20,
+    } as McpServerConfig;
+    expect(resolveServerConfig('ok', entry)).toMatchObject({
+      transport: 'stdio',
+      version: 'auto',
+      scope: 'principal',
+      timeoutMs: 20,
+    });
     expect(resolveServerConfig('ok', { ...entry, scope: 'shared' })).toMatchObject({ scope: 'shared' });
   });
 
@@ -88,7 +160,9 @@ describe('resolveServerConfig', () => {
     beforeEach(() => (resolved.length = 0));
 
     it('keeps what the factory resolves, with the transport named', () => {
-      expect(resolveServerConfig('ws', { transport: 'websocket', address: 'ws://127.0.0.1:9', timeoutMs: 5 }, factories)).toEqual({ address: 'ws://127.0.0.1:9', transport: 'websocket' });
+      expect(
+        resolveServerConfig('ws', { transport: 'websocket', address: 'ws://127.0.0.1:9', timeoutMs: 5 }, factories),
+      ).toEqual({ address: 'ws://127.0.0.1:9', transport: 'websocket' });
       expect(resolved).toEqual([['ws', { transport: 'websocket', address: 'ws://127.0.0.1:9', timeoutMs: 5 }]]);
     });
 
@@ -99,7 +173,7 @@ describe('resolveServerConfig', () => {
       expect(resolved).toEqual([]);
     });
 
-    it('wraps the factory\'s own complaint with the server name and the ways to declare one', () => {
+    it("wraps the factory's own complaint with the server name and the ways to declare one", () => {
       const error = failure(() => resolveServerConfig('ws', { transport: 'websocket' }, factories));
       expect(error).toBeInstanceOf(McpConfigurationError);
       expect(error.message).toMatch(/^MCP server "ws": "address" must be a ws:\/\/ URL\. Declare \{ command:/);
@@ -112,7 +186,10 @@ describe('resolveServerConfig', () => {
     });
 
     it('hands the whole entry on when the factory neither checks keys nor resolves', () => {
-      expect(resolveServerConfig('r', { transport: 'raw', anything: 1 }, factories)).toEqual({ transport: 'raw', anything: 1 });
+      expect(resolveServerConfig('r', { transport: 'raw', anything: 1 }, factories)).toEqual({
+        transport: 'raw',
+        anything: 1,
+      });
     });
   });
 });

@@ -3,7 +3,11 @@ import { invalidServerMessage } from '../../mcp.messages';
 import { MCP_COLUMN_LENGTHS } from '../../persistence/mcp-columns.constants';
 import { STATELESS_PROTOCOL_VERSION } from '../../protocol/stateless';
 import { SESSION_PROTOCOL_VERSIONS } from '../../protocol/revisions';
-import type { McpResolvedServerConfig, McpServerCommonConfig, McpServerConfig } from '../interfaces/mcp-server-config.interface';
+import type {
+  McpResolvedServerConfig,
+  McpServerCommonConfig,
+  McpServerConfig,
+} from '../interfaces/mcp-server-config.interface';
 import type { McpTransportFactory } from '../transports/mcp-transport-factory.interface';
 import { BUILT_IN_TRANSPORT_FACTORIES } from '../transports/built-in-transports.constants';
 
@@ -14,7 +18,10 @@ const SERVER_NAME_PATTERN = new RegExp(`^[A-Za-z0-9_.-]{1,${MCP_COLUMN_LENGTHS.s
 const VERSIONS: readonly string[] = ['auto', STATELESS_PROTOCOL_VERSION, ...SESSION_PROTOCOL_VERSIONS];
 
 /** The settings every entry may carry, whatever its transport, and `transport` itself. */
-const COMMON_KEYS = [...optionKeys<McpServerCommonConfig>({ version: true, probeTimeoutMs: true, scope: true, timeoutMs: true }), 'transport'];
+const COMMON_KEYS = [
+  ...optionKeys<McpServerCommonConfig>({ version: true, probeTimeoutMs: true, scope: true, timeoutMs: true }),
+  'transport',
+];
 
 function fail(name: string, reason: string): never {
   throw new McpConfigurationError(invalidServerMessage(name, reason));
@@ -22,7 +29,10 @@ function fail(name: string, reason: string): never {
 
 function checkCommon(name: string, config: McpServerConfig): void {
   if (config.version !== undefined && !VERSIONS.includes(config.version)) {
-    fail(name, `"version" must be one of ${VERSIONS.map((v) => `'${v}'`).join(', ')}, got ${JSON.stringify(config.version)}`);
+    fail(
+      name,
+      `"version" must be one of ${VERSIONS.map((v) => `'${v}'`).join(', ')}, got ${JSON.stringify(config.version)}`,
+    );
   }
   if (config.probeTimeoutMs !== undefined && (!Number.isFinite(config.probeTimeoutMs) || config.probeTimeoutMs <= 0)) {
     fail(name, '"probeTimeoutMs" must be a number > 0');
@@ -47,7 +57,8 @@ export function resolveServerConfig(
   config: McpServerConfig,
   factories: ReadonlyMap<string, McpTransportFactory<object>> = BUILT_IN_TRANSPORT_FACTORIES,
 ): McpResolvedServerConfig {
-  if (!SERVER_NAME_PATTERN.test(name)) fail(name, `the name must be 1 to ${MCP_COLUMN_LENGTHS.server} characters of A-Z, a-z, 0-9, "_", "." and "-"`);
+  if (!SERVER_NAME_PATTERN.test(name))
+    fail(name, `the name must be 1 to ${MCP_COLUMN_LENGTHS.server} characters of A-Z, a-z, 0-9, "_", "." and "-"`);
   if (typeof config !== 'object' || config === null) fail(name, 'the entry must be an object');
   checkCommon(name, config);
   const raw = config as unknown as Record<string, unknown>;
@@ -55,7 +66,10 @@ export function resolveServerConfig(
   if (transport === undefined) fail(name, 'it has neither "command" nor "url"');
   const factory = typeof transport === 'string' ? factories.get(transport) : undefined;
   if (!factory) {
-    fail(name, `unknown transport ${JSON.stringify(transport)} (known: ${[...factories.keys()].map((t) => `'${t}'`).join(', ')}; register others with McpClientModule.forRoot({ transports }))`);
+    fail(
+      name,
+      `unknown transport ${JSON.stringify(transport)} (known: ${[...factories.keys()].map((t) => `'${t}'`).join(', ')}; register others with McpClientModule.forRoot({ transports }))`,
+    );
   }
   if (factory.optionKeys) assertKnownOptions(raw, [...COMMON_KEYS, ...factory.optionKeys], `MCP server "${name}"`);
   let resolved: object;

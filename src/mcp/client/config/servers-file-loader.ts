@@ -32,7 +32,9 @@ export function loadServersFile(file: string): Record<string, McpServerConfig> {
   const servers: Record<string, McpServerConfig> = {};
   for (const [name, entry] of Object.entries(document.mcpServers)) {
     if (!isObject(entry)) {
-      throw new McpConfigurationError(serversFileInvalidMessage(file, `declares "${name}" as ${JSON.stringify(entry)}, not an object`));
+      throw new McpConfigurationError(
+        serversFileInvalidMessage(file, `declares "${name}" as ${JSON.stringify(entry)}, not an object`),
+      );
     }
     servers[name] = entry as unknown as McpServerConfig;
   }

@@ -13,7 +13,10 @@ function handlerDecorator(kind: McpClientHandlerKind): () => MethodDecorator {
  * with `tool_use` content; the client then declares `sampling.tools`.
  */
 export function McpSamplingHandler(options: McpSamplingHandlerOptions = {}): MethodDecorator {
-  return applyDecorators(SetMetadata(MCP_CLIENT_HANDLER_METADATA, 'sampling'), SetMetadata(MCP_SAMPLING_HANDLER_OPTIONS_METADATA, { ...options }));
+  return applyDecorators(
+    SetMetadata(MCP_CLIENT_HANDLER_METADATA, 'sampling'),
+    SetMetadata(MCP_SAMPLING_HANDLER_OPTIONS_METADATA, { ...options }),
+  );
 }
 
 /** Marks a provider method as the answer to form mode `elicitation/create` (returns an `ElicitResult`). */

@@ -1,17 +1,32 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
-import type { McpClientHandlerKind, McpClientRequestHandler, McpSamplingHandlerConfig, McpSamplingHandlerOptions } from '../interfaces/mcp-client-handlers.interface';
-import { MCP_CLIENT_HANDLER_METADATA, MCP_CLIENT_OPTIONS, MCP_SAMPLING_HANDLER_OPTIONS_METADATA } from '../mcp-client.constants';
+import type {
+  McpClientHandlerKind,
+  McpClientRequestHandler,
+  McpSamplingHandlerConfig,
+  McpSamplingHandlerOptions,
+} from '../interfaces/mcp-client-handlers.interface';
+import {
+  MCP_CLIENT_HANDLER_METADATA,
+  MCP_CLIENT_OPTIONS,
+  MCP_SAMPLING_HANDLER_OPTIONS_METADATA,
+} from '../mcp-client.constants';
 import type { McpResolvedClientOptions } from '../config/client-options-resolver';
 
 /** The handler and options of a `{ handler, tools }` sampling entry, checked at boot. */
-function samplingConfig(config: McpSamplingHandlerConfig, owner: string): [McpClientRequestHandler, McpSamplingHandlerOptions] {
+function samplingConfig(
+  config: McpSamplingHandlerConfig,
+  owner: string,
+): [McpClientRequestHandler, McpSamplingHandlerOptions] {
   const { handler, tools, ...unknown } = config;
   const extra = Object.keys(unknown);
-  if (extra.length) throw new McpConfigurationError(`${owner} has unknown keys ${extra.join(', ')}: it takes { handler, tools }.`);
-  if (typeof handler !== 'function') throw new McpConfigurationError(`${owner}.handler must be a function (or give the function itself as ${owner}).`);
-  if (tools !== undefined && typeof tools !== 'boolean') throw new McpConfigurationError(`${owner}.tools must be true or false.`);
+  if (extra.length)
+    throw new McpConfigurationError(`${owner} has unknown keys ${extra.join(', ')}: it takes { handler, tools }.`);
+  if (typeof handler !== 'function')
+    throw new McpConfigurationError(`${owner}.handler must be a function (or give the function itself as ${owner}).`);
+  if (tools !== undefined && typeof tools !== 'boolean')
+    throw new McpConfigurationError(`${owner}.tools must be true or false.`);
   return [handler, tools === undefined ? {} : { tools }];
 }
 
@@ -57,7 +72,10 @@ export class McpClientHandlerExplorer implements OnModuleInit {
           this.logger.warn(`${owner}: request-scoped providers cannot answer server requests; the handler is skipped.`);
           continue;
         }
-        const options = kind === 'sampling' ? this.reflector.get<McpSamplingHandlerOptions | undefined>(MCP_SAMPLING_HANDLER_OPTIONS_METADATA, method) : undefined;
+        const options =
+          kind === 'sampling'
+            ? this.reflector.get<McpSamplingHandlerOptions | undefined>(MCP_SAMPLING_HANDLER_OPTIONS_METADATA, method)
+            : undefined;
         this.add(kind, (params, context) => method.call(instance, params, context), options, owner);
       }
     }
@@ -78,7 +96,12 @@ export class McpClientHandlerExplorer implements OnModuleInit {
     return this.handlers.has('sampling') && this.samplingOptions.tools === true;
   }
 
-  private add(kind: McpClientHandlerKind, handler: McpClientRequestHandler, options: McpSamplingHandlerOptions | undefined, owner: string): void {
+  private add(
+    kind: McpClientHandlerKind,
+    handler: McpClientRequestHandler,
+    options: McpSamplingHandlerOptions | undefined,
+    owner: string,
+  ): void {
     const existing = this.handlers.get(kind);
     if (existing) {
       throw new McpConfigurationError(

@@ -3,7 +3,10 @@ import type { McpClientHandlerKind, McpClientRequestHandler } from '../interface
 import type { McpClientHandlerExplorer } from './client-handler.explorer';
 import { McpServerRequestDispatcher } from './server-request-dispatcher';
 
-function dispatcher(handlers: Partial<Record<McpClientHandlerKind, McpClientRequestHandler>>, samplingTools = false): McpServerRequestDispatcher {
+function dispatcher(
+  handlers: Partial<Record<McpClientHandlerKind, McpClientRequestHandler>>,
+  samplingTools = false,
+): McpServerRequestDispatcher {
   const explorer = {
     get: (kind: McpClientHandlerKind) => handlers[kind],
     kinds: () => Object.keys(handlers) as McpClientHandlerKind[],
@@ -12,13 +15,22 @@ function dispatcher(handlers: Partial<Record<McpClientHandlerKind, McpClientRequ
   return new McpServerRequestDispatcher(explorer as unknown as McpClientHandlerExplorer);
 }
 
-const elicit = (params: Record<string, unknown>) => ({ jsonrpc: '2.0' as const, id: 1, method: 'elicitation/create', params });
+const elicit = (params: Record<string, unknown>) => ({
+  jsonrpc: '2.0' as const,
+  id: 1,
+  method: 'elicitation/create',
+  params,
+});
 
 describe('McpServerRequestDispatcher and elicitation modes', () => {
   it.each<[string, Partial<Record<McpClientHandlerKind, McpClientRequestHandler>>, Record<string, unknown>]>([
     ['form only', { elicitation: () => ({}) }, { elicitation: {} }],
     ['URL only', { urlElicitation: () => ({}) }, { elicitation: { url: {} } }],
-    ['both, and roots', { roots: () => ({}), urlElicitation: () => ({}), elicitation: () => ({}) }, { roots: { listChanged: false }, elicitation: { form: {}, url: {} } }],
+    [
+      'both, and roots',
+      { roots: () => ({}), urlElicitation: () => ({}), elicitation: () => ({}) },
+      { roots: { listChanged: false }, elicitation: { form: {}, url: {} } },
+    ],
     ['none', { sampling: () => ({}) }, { sampling: {} }],
   ])('declares the elicitation modes it has handlers for: %s', (_name, handlers, capabilities) => {
     expect(dispatcher(handlers).capabilities()).toEqual(capabilities);
@@ -28,11 +40,19 @@ describe('McpServerRequestDispatcher and elicitation modes', () => {
     const seen: string[] = [];
     const answer = dispatcher({
       elicitation: () => (seen.push('form'), { action: 'accept', content: {} }),
-      urlElicitation: (params, context) => (seen.push(`url ${String(params.url)} ${context.method}`), { action: 'accept' }),
+      urlElicitation: (params, context) => (
+        seen.push(`url ${String(params.url)} ${context.method}`),
+        { action: 'accept' }
+      ),
     }).forCall('s', '');
-    expect(await answer(elicit({ mode: 'url', url: 'https://a.example', message: 'Go', elicitationId: 'e' }))).toEqual({ action: 'accept' });
+    expect(await answer(elicit({ mode: 'url', url: 'https://a.example', message: 'Go', elicitationId: 'e' }))).toEqual({
+      action: 'accept',
+    });
     const schema = { type: 'object', properties: { n: { type: 'number', default: 3 } } };
-    expect(await answer(elicit({ message: 'N?', requestedSchema: schema }))).toEqual({ action: 'accept', content: { n: 3 } });
+    expect(await answer(elicit({ message: 'N?', requestedSchema: schema }))).toEqual({
+      action: 'accept',
+      content: { n: 3 },
+    });
     expect(seen).toEqual(['url https://a.example elicitation/create', 'form']);
   });
 
@@ -42,16 +62,33 @@ describe('McpServerRequestDispatcher and elicitation modes', () => {
       new McpRpcError(-32602, 'Invalid params: this client does not support URL mode elicitation'),
     );
     const urlOnly = dispatcher({ urlElicitation: () => ({ action: 'accept' }) }).forCall('s', '');
-    const refusal = await urlOnly(elicit({ message: 'N?', requestedSchema: {} })).catch((error: McpRpcError) => error.toJsonRpc());
-    expect(refusal).toEqual({ code: -32602, message: 'Invalid params: this client does not support form mode elicitation' });
-    const unknown = await urlOnly(elicit({ mode: 'voice', message: 'Say' })).catch((error: McpRpcError) => error.toJsonRpc());
+    const refusal = await urlOnly(elicit({ message: 'N?', requestedSchema: {} })).catch((error: McpRpcError) =>
+      error.toJsonRpc(),
+    );
+    expect(refusal).toEqual({
+      code: -32602,
+      message: 'Invalid params: this client does not support form mode elicitation',
+    });
+    const unknown = await urlOnly(elicit({ mode: 'voice', message: 'Say' })).catch((error: McpRpcError) =>
+      error.toJsonRpc(),
+    );
     expect(unknown).toEqual({ code: -32602, message: 'Invalid params: unknown elicitation mode "voice"' });
-    const none = await dispatcher({}).forCall('s', '')(elicit({ message: 'N?' })).catch((error: McpRpcError) => error.toJsonRpc());
+    const none = await dispatcher({})
+      .forCall(
+        's',
+        '',
+      )(elicit({ message: 'N?' }))
+      .catch((error: McpRpcError) => error.toJsonRpc());
     expect(none).toEqual({ code: -32601, message: 'Method not found: elicitation/create' });
   });
 });
 
-const sample = (params: Record<string, unknown>) => ({ jsonrpc: '2.0' as const, id: 2, method: 'sampling/createMessage', params });
+const sample = (params: Record<string, unknown>) => ({
+  jsonrpc: '2.0' as const,
+  id: 2,
+  method: 'sampling/createMessage',
+  params,
+});
 
 describe('McpServerRequestDispatcher and tool use in sampling', () => {
   const messages = [{ role: 'user', content: { type: 'text', text: 'Weather?' } }];
@@ -64,7 +101,10 @@ describe('McpServerRequestDispatcher and tool use in sampling', () => {
 
   it('hands tools and toolChoice to a handler that accepts tool use, unchanged', async () => {
     const seen: Record<string, unknown>[] = [];
-    const answer = dispatcher({ sampling: (params) => (seen.push(params), { role: 'assistant', content: [], model: 'm' }) }, true).forCall('s', '');
+    const answer = dispatcher(
+      { sampling: (params) => (seen.push(params), { role: 'assistant', content: [], model: 'm' }) },
+      true,
+    ).forCall('s', '');
     const params = { messages, tools, toolChoice: { mode: 'required' }, maxTokens: 5 };
     await answer(sample(params));
     expect(seen).toEqual([{ messages, tools, toolChoice: { mode: 'required' }, maxTokens: 5 }]);
@@ -78,7 +118,10 @@ describe('McpServerRequestDispatcher and tool use in sampling', () => {
     let called = 0;
     const answer = dispatcher({ sampling: () => (called++, {}) }).forCall('s', '');
     const refusal = await answer(sample(params)).catch((error: McpRpcError) => error.toJsonRpc());
-    expect(refusal).toEqual({ code: -32602, message: `Invalid params: this client does not support tool use in sampling (capabilities.sampling.tools), but the request carries ${named}` });
+    expect(refusal).toEqual({
+      code: -32602,
+      message: `Invalid params: this client does not support tool use in sampling (capabilities.sampling.tools), but the request carries ${named}`,
+    });
     expect(called).toBe(0);
     expect(await answer(sample({ messages, maxTokens: 5 }))).toEqual({});
     expect(called).toBe(1);

@@ -11,7 +11,10 @@ import { withElicitationDefaults } from './elicitation-defaults';
 import { samplingCapabilityFor, samplingToolParams } from '../../protocol/sampling';
 
 /** The handler kind that answers an elicitation in each mode. */
-const ELICITATION_HANDLER: Record<McpElicitationMode, McpClientHandlerKind> = { form: 'elicitation', url: 'urlElicitation' };
+const ELICITATION_HANDLER: Record<McpElicitationMode, McpClientHandlerKind> = {
+  form: 'elicitation',
+  url: 'urlElicitation',
+};
 
 /**
  * Answers the requests a server sends during a call (`ping`, `roots/list`,
@@ -33,7 +36,9 @@ export class McpServerRequestDispatcher {
    */
   capabilities(): Record<string, unknown> {
     const kinds = this.handlers.kinds();
-    const elicitation = elicitationCapabilityFor((['form', 'url'] as const).filter((mode) => kinds.includes(ELICITATION_HANDLER[mode])));
+    const elicitation = elicitationCapabilityFor(
+      (['form', 'url'] as const).filter((mode) => kinds.includes(ELICITATION_HANDLER[mode])),
+    );
     const capabilities: Record<string, unknown> = {};
     for (const kind of kinds) {
       if (kind === 'roots') capabilities.roots = { listChanged: false };
@@ -67,23 +72,39 @@ export class McpServerRequestDispatcher {
     if (this.handlers.samplingTools()) return;
     const fields = samplingToolParams(params);
     if (fields.length) {
-      throw new McpRpcError(JsonRpcErrorCode.InvalidParams, `Invalid params: this client does not support tool use in sampling (capabilities.sampling.tools), but the request carries ${fields.join(' and ')}`);
+      throw new McpRpcError(
+        JsonRpcErrorCode.InvalidParams,
+        `Invalid params: this client does not support tool use in sampling (capabilities.sampling.tools), but the request carries ${fields.join(' and ')}`,
+      );
     }
   }
 
-  private async elicit(params: Record<string, unknown>, server: string, scopeKey: string): Promise<Record<string, unknown>> {
+  private async elicit(
+    params: Record<string, unknown>,
+    server: string,
+    scopeKey: string,
+  ): Promise<Record<string, unknown>> {
     const mode: McpElicitationMode = params.mode === 'url' ? 'url' : 'form';
     if (params.mode !== undefined && params.mode !== 'form' && params.mode !== 'url') {
-      throw new McpRpcError(JsonRpcErrorCode.InvalidParams, `Invalid params: unknown elicitation mode ${JSON.stringify(params.mode)}`);
+      throw new McpRpcError(
+        JsonRpcErrorCode.InvalidParams,
+        `Invalid params: unknown elicitation mode ${JSON.stringify(params.mode)}`,
+      );
     }
     const handler = this.handlers.get(ELICITATION_HANDLER[mode]);
     if (!handler) {
       if (!this.handlers.kinds().some((kind) => kind === 'elicitation' || kind === 'urlElicitation')) {
         throw new McpRpcError(JsonRpcErrorCode.MethodNotFound, `Method not found: ${McpMethod.ElicitationCreate}`);
       }
-      throw new McpRpcError(JsonRpcErrorCode.InvalidParams, `Invalid params: this client does not support ${mode === 'url' ? 'URL' : 'form'} mode elicitation`);
+      throw new McpRpcError(
+        JsonRpcErrorCode.InvalidParams,
+        `Invalid params: this client does not support ${mode === 'url' ? 'URL' : 'form'} mode elicitation`,
+      );
     }
-    const result = ((await handler(params, { server, scopeKey, method: McpMethod.ElicitationCreate })) ?? {}) as Record<string, unknown>;
+    const result = ((await handler(params, { server, scopeKey, method: McpMethod.ElicitationCreate })) ?? {}) as Record<
+      string,
+      unknown
+    >;
     return mode === 'form' ? withElicitationDefaults(params, result) : result;
   }
 }

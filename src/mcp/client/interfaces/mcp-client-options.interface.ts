@@ -121,4 +121,5 @@ export type McpClientModuleOptions = McpClientOptions & McpClientModuleExtras;
  * What `McpClientModule.forRootAsync` takes: `useFactory` (with `imports` and `inject`),
  * `useClass` or `useExisting` producing `McpClientOptions`, plus the synchronous extras.
  */
-export type McpClientModuleAsyncOptions = ConfigurableModuleAsyncOptions<McpClientOptions, 'createMcpClientOptions'> & McpClientModuleExtras;
+export type McpClientModuleAsyncOptions = ConfigurableModuleAsyncOptions<McpClientOptions, 'createMcpClientOptions'> &
+  McpClientModuleExtras;

@@ -115,10 +115,18 @@ export interface McpCustomServerConfig extends McpServerCommonConfig {
 }
 
 /** One configured MCP server. */
-export type McpServerConfig = McpStdioServerConfig | McpHttpServerConfig | McpToolsetServerConfig | McpCustomServerConfig;
+export type McpServerConfig =
+  McpStdioServerConfig | McpHttpServerConfig | McpToolsetServerConfig | McpCustomServerConfig;
 
 /** A stdio entry after validation: the argv is an array. */
-export type McpResolvedStdioServerConfig = Omit<McpStdioServerConfig, 'command' | 'args'> & { transport: 'stdio'; command: string[] };
+export type McpResolvedStdioServerConfig = Omit<McpStdioServerConfig, 'command' | 'args'> & {
+  transport: 'stdio';
+  command: string[];
+};
 
 /** A server entry after validation: the transport is always named and stdio argv is an array. */
-export type McpResolvedServerConfig = McpResolvedStdioServerConfig | (McpHttpServerConfig & { transport: 'http' }) | McpToolsetServerConfig | McpCustomServerConfig;
+export type McpResolvedServerConfig =
+  | McpResolvedStdioServerConfig
+  | (McpHttpServerConfig & { transport: 'http' })
+  | McpToolsetServerConfig
+  | McpCustomServerConfig;

@@ -33,12 +33,15 @@ afterAll(async () => {
 /** The part of a Bull queue the call queue uses: its Redis commands go to the real Redis, the rest is in memory. */
 class FakeBullQueue extends EventEmitter {
   static last: FakeBullQueue;
-  readonly client: EventEmitter & { status: string; set: jest.Mock; get: jest.Mock; del: jest.Mock } = Object.assign(new EventEmitter(), {
-    status: 'ready',
-    set: jest.fn((...args: unknown[]) => (redis.set as (...a: unknown[]) => Promise<unknown>)(...args)),
-    get: jest.fn((key: string) => redis.get(key)),
-    del: jest.fn((key: string) => redis.del(key)),
-  });
+  readonly client: EventEmitter & { status: string; set: jest.Mock; get: jest.Mock; del: jest.Mock } = Object.assign(
+    new EventEmitter(),
+    {
+      status: 'ready',
+      set: jest.fn((...args: unknown[]) => (redis.set as (...a: unknown[]) => Promise<unknown>)(...args)),
+      get: jest.fn((key: string) => redis.get(key)),
+      del: jest.fn((key: string) => redis.del(key)),
+    },
+  );
   handler?: (job: unknown) => Promise<Record<string, unknown>>;
   added: Array<{ data: unknown; opts: unknown }> = [];
   jobs = new Map<string, Record<string, unknown>>();
@@ -95,7 +98,13 @@ const options: McpResolvedQueueOptions = {
   waitTimeoutMs: 1000,
 };
 
-const toolCall: McpCallJob = { server: 'srv', method: 'tools/call', params: { name: 't' }, scopeKey: 'k', timeoutMs: 1000 };
+const toolCall: McpCallJob = {
+  server: 'srv',
+  method: 'tools/call',
+  params: { name: 't' },
+  scopeKey: 'k',
+  timeoutMs: 1000,
+};
 
 function fakeJob(data: McpCallJob & Record<string, unknown>, attemptsMade = 0, attempts = 3) {
   return {
@@ -110,7 +119,10 @@ function fakeJob(data: McpCallJob & Record<string, unknown>, attemptsMade = 0, a
 }
 
 /** A worker on a queue of its own name, so that no two tests share a mark in Redis. */
-function worker(process: (job: McpCallJob, attempt: McpCallAttempt) => Promise<Record<string, unknown>>, overrides: Partial<McpResolvedQueueOptions> = {}) {
+function worker(
+  process: (job: McpCallJob, attempt: McpCallAttempt) => Promise<Record<string, unknown>>,
+  overrides: Partial<McpResolvedQueueOptions> = {},
+) {
   const spy = jest.fn(process);
   const name = `${runToken}-calls-${++queues}`;
   const queue = new BullCallQueue({ ...options, name, ...overrides }, { process: spy } as unknown as McpCallProcessor);
@@ -170,10 +182,13 @@ describe('BullCallQueue worker: the at-most-once mark', () => {
       claims.push(await attempt.claim());
       return {};
     });
-    const other = worker(async (_job, attempt) => {
-      claims.push(await attempt.claim());
-      return {};
-    }, { name });
+    const other = worker(
+      async (_job, attempt) => {
+        claims.push(await attempt.claim());
+        return {};
+      },
+      { name },
+    );
     await Promise.all([run(fakeJob({ ...toolCall })), other.run(fakeJob({ ...toolCall }))]);
     expect(claims.sort()).toEqual([false, true]);
   });
@@ -243,7 +258,9 @@ describe('BullCallQueue worker: which failures end the job', () => {
     const { run } = worker(async () => Promise.reject(new McpTransportError('ECONNREFUSED', false)));
     await expect(run(job)).rejects.toThrow('ECONNREFUSED');
     expect(job.discard).not.toHaveBeenCalled();
-    expect(job.update.mock.calls[0]).toEqual([expect.objectContaining({ failure: expect.objectContaining({ delivered: false }) })]);
+    expect(job.update.mock.calls[0]).toEqual([
+      expect.objectContaining({ failure: expect.objectContaining({ delivered: false }) }),
+    ]);
   });
 
   it('ends the job on its last attempt, and not before', async () => {
@@ -290,12 +307,19 @@ describe('BullCallQueue enqueueing and reading', () => {
     await expect(queue.submit(toolCall)).resolves.toBe('42');
     expect(bull.added[0]).toEqual({
       data: toolCall,
-      opts: { attempts: 3, backoff: { type: 'exponential', delay: 100 }, removeOnComplete: { age: 91 }, removeOnFail: { age: 91 } },
+      opts: {
+        attempts: 3,
+        backoff: { type: 'exponential', delay: 100 },
+        removeOnComplete: { age: 91 },
+        removeOnFail: { age: 91 },
+      },
     });
   });
 
   it('does not start a worker when this process is not one', () => {
-    const queue = new BullCallQueue({ ...options, worker: false }, { process: jest.fn() } as unknown as McpCallProcessor);
+    const queue = new BullCallQueue({ ...options, worker: false }, {
+      process: jest.fn(),
+    } as unknown as McpCallProcessor);
     queue.start();
     expect(FakeBullQueue.last.handler).toBeUndefined();
   });
@@ -312,7 +336,14 @@ describe('BullCallQueue enqueueing and reading', () => {
   it('reads the state of a finished call, and forgets it keepResultsMs after it finished', async () => {
     const { queue, bull } = worker(async () => ({}));
     const remove = jest.fn(async () => undefined);
-    const job = { id: '5', finishedOn: Date.now(), returnvalue: { ok: 1 }, data: toolCall, getState: async () => 'completed', remove };
+    const job = {
+      id: '5',
+      finishedOn: Date.now(),
+      returnvalue: { ok: 1 },
+      data: toolCall,
+      getState: async () => 'completed',
+      remove,
+    };
     bull.jobs.set('5', job);
     await expect(queue.state('5')).resolves.toEqual({ id: '5', state: 'completed', result: { ok: 1 } });
     job.finishedOn = Date.now() - 90_500;
@@ -357,7 +388,9 @@ describe('BullCallQueue waiters', () => {
 
   it('throws the typed failure of a call that already failed', async () => {
     const { queue, bull } = worker(async () => ({}), { worker: false });
-    storedJob(bull, '2', 'failed', { data: { ...toolCall, failure: { name: 'McpTransportError', message: 'reset', delivered: false, fields: {} } } });
+    storedJob(bull, '2', 'failed', {
+      data: { ...toolCall, failure: { name: 'McpTransportError', message: 'reset', delivered: false, fields: {} } },
+    });
     const error = await queue.wait('2').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(McpTransportError);
     expect(error).toMatchObject({ message: 'reset', delivered: false });
@@ -381,7 +414,10 @@ describe('BullCallQueue waiters', () => {
     const job = storedJob(bull, '4', 'active');
     const waiting = queue.wait('4').catch((e: unknown) => e);
     await until(() => queue.waiting === 1, 'the waiter');
-    job.data = { ...toolCall, failure: { name: 'McpTransportError', message: 'gone', delivered: true, fields: { status: 500 } } };
+    job.data = {
+      ...toolCall,
+      failure: { name: 'McpTransportError', message: 'gone', delivered: true, fields: { status: 500 } },
+    };
     bull.emit('global:failed', '4', 'gone');
     const error = await waiting;
     expect(error).toBeInstanceOf(McpTransportError);
@@ -536,7 +572,7 @@ describe('BullCallQueue: what a Redis failure says about the call', () => {
     await expect(queue.submit(toolCall)).rejects.toMatchObject({ operation: 'enqueue', delivered: true });
     bull.getJob = (() => new Promise(() => undefined)) as never;
     await expect(queue.state('1')).rejects.toMatchObject({ operation: 'read job', delivered: false });
-    bull.getJob = (async () => ({ id: '1', data: toolCall, getState: () => new Promise(() => undefined) }));
+    bull.getJob = async () => ({ id: '1', data: toolCall, getState: () => new Promise(() => undefined) });
     await expect(queue.state('1')).rejects.toMatchObject({ operation: 'state', delivered: false });
   });
 

@@ -16,7 +16,12 @@ import type { McpCallAttempt, McpStoredTask } from '../interfaces/mcp-call-attem
 import type { McpCallProcessor } from '../mcp-call-processor';
 import { requireOptionalPeer } from '../../optional-peer';
 import { decodeCallError, encodeCallError, type EncodedCallError } from './call-error-codec';
-import type { McpCallNotificationListener, McpCallQueue, McpCallQueueStats, McpCallWatch } from './mcp-call-queue.interface';
+import type {
+  McpCallNotificationListener,
+  McpCallQueue,
+  McpCallQueueStats,
+  McpCallWatch,
+} from './mcp-call-queue.interface';
 import { isRetryable, retryStartsInTime } from './retry-policy';
 import { runQueuedAttempt } from './queue-telemetry';
 import { observeGauge } from '../../telemetry/mcp-metrics';
@@ -79,7 +84,15 @@ export class BullCallQueue implements McpCallQueue {
     this.channels = new BullCallChannels(this.queue.client, `${options.bull?.prefix ?? 'bull'}:${options.name}`);
     this.queue.on('error', (error) => this.logOnce(`Queue "${options.name}": ${error.message}`));
     // A waiter cannot hear outcomes while the connection is down (pub/sub messages are lost).
-    this.queue.client.on('close', () => this.failWaiters(new McpQueueUnavailableError('wait', 'the connection to Redis closed; the call may still run, read getCallResult later', true)));
+    this.queue.client.on('close', () =>
+      this.failWaiters(
+        new McpQueueUnavailableError(
+          'wait',
+          'the connection to Redis closed; the call may still run, read getCallResult later',
+          true,
+        ),
+      ),
+    );
     this.queue.on('global:progress', (jobId: string, progress: unknown) => {
       const data = (typeof progress === 'string' ? JSON.parse(progress) : progress) as NotificationProgress | null;
       if (data?.notification) this.events.emit('notification', data.server, data.notification);
@@ -95,10 +108,15 @@ export class BullCallQueue implements McpCallQueue {
   start(): void {
     this.unobserve ??= observeGauge('mcp.client.queue.depth', async () => {
       const counts = await this.command('job counts', false, () => this.queue.getJobCounts());
-      return (['waiting', 'active', 'delayed'] as const).map((state) => ({ value: counts[state] ?? 0, attributes: { 'mcp.queue.name': this.options.name, 'mcp.queue.state': state } }));
+      return (['waiting', 'active', 'delayed'] as const).map((state) => ({
+        value: counts[state] ?? 0,
+        attributes: { 'mcp.queue.name': this.options.name, 'mcp.queue.state': state },
+      }));
     });
     if (!this.options.worker) return;
-    void this.queue.process(this.options.concurrency, (job) => this.run(job)).catch((error: Error) => this.logger.error(`Worker stopped: ${error.message}`));
+    void this.queue
+      .process(this.options.concurrency, (job) => this.run(job))
+      .catch((error: Error) => this.logger.error(`Worker stopped: ${error.message}`));
   }
 
   /** @inheritdoc */
@@ -127,7 +145,13 @@ export class BullCallQueue implements McpCallQueue {
     if (!signal && !onEvent) return this.wait(await this.submit(job));
     if (signal?.aborted) throw new McpCallAbortedError(job.server, job.method, false, abortReasonText(signal.reason));
     const id = randomUUID();
-    const unsubscribe = onEvent ? await this.command('subscribe', false, () => this.channels.subscribe(this.channels.eventsChannel(id), (message) => onEvent(JSON.parse(message) as McpCallEvent))) : undefined;
+    const unsubscribe = onEvent
+      ? await this.command('subscribe', false, () =>
+          this.channels.subscribe(this.channels.eventsChannel(id), (message) =>
+            onEvent(JSON.parse(message) as McpCallEvent),
+          ),
+        )
+      : undefined;
     let aborting: Promise<McpCallAbortedError | null> | undefined;
     const onAbort = () => {
       aborting ??= this.abort(job, id, signal?.reason).catch((error: Error) => {
@@ -165,20 +189,32 @@ export class BullCallQueue implements McpCallQueue {
     await this.command('abort', true, () => this.queue.client.set(this.channels.abortedKey(id), text ?? '', 'EX', ttl));
     let stopped = false;
     if (job.method === McpMethod.ToolsCall) {
-      stopped = (await this.command('abort', true, () => this.queue.client.set(this.markKey(id), ABORTED_MARK, 'EX', ttl, 'NX'))) === 'OK';
+      stopped =
+        (await this.command('abort', true, () =>
+          this.queue.client.set(this.markKey(id), ABORTED_MARK, 'EX', ttl, 'NX'),
+        )) === 'OK';
     }
     const queued = await this.job(id).catch(() => null);
     const state = queued ? await this.command('state', false, () => queued.getState()).catch(() => null) : null;
     if (queued && (state === 'waiting' || state === 'delayed' || state === 'paused')) {
       // Bull refuses to remove a job a worker holds (locked): it then runs, and sees the abort.
-      stopped = (await queued.remove().then(() => true, () => false)) || stopped;
+      stopped =
+        (await queued.remove().then(
+          () => true,
+          () => false,
+        )) || stopped;
     }
     if (stopped) {
       const error = new McpCallAbortedError(job.server, job.method, false, text);
       this.settle(id, { ok: false, error });
       return error;
     }
-    await this.command('abort', true, () => this.queue.client.publish(this.channels.abortChannel, JSON.stringify({ id, ...(text !== undefined ? { reason: text } : {}) } satisfies AbortMessage)));
+    await this.command('abort', true, () =>
+      this.queue.client.publish(
+        this.channels.abortChannel,
+        JSON.stringify({ id, ...(text !== undefined ? { reason: text } : {}) } satisfies AbortMessage),
+      ),
+    );
     return null;
   }
 
@@ -231,7 +267,10 @@ export class BullCallQueue implements McpCallQueue {
     this.waiters.set(id, [...(this.waiters.get(id) ?? []), waiter]);
     // The deadline removes the waiter, so a lost completion event or a queue with no worker
     // costs the caller `timeoutMs` and leaks nothing.
-    const timer = setTimeout(() => this.settleOne(id, waiter, { ok: false, error: new McpCallWaitTimeoutError(id, timeoutMs) }), timeoutMs);
+    const timer = setTimeout(
+      () => this.settleOne(id, waiter, { ok: false, error: new McpCallWaitTimeoutError(id, timeoutMs) }),
+      timeoutMs,
+    );
     timer.unref?.();
     try {
       const current = await this.job(id);
@@ -267,11 +306,18 @@ export class BullCallQueue implements McpCallQueue {
     work.catch(() => undefined);
     const deadline = new Promise<never>((_, reject) => {
       const ms = this.options.commandTimeoutMs;
-      timer = setTimeout(() => reject(new McpQueueUnavailableError(operation, `Redis did not answer within ${ms} ms`, mayHaveRun)), ms);
+      timer = setTimeout(
+        () => reject(new McpQueueUnavailableError(operation, `Redis did not answer within ${ms} ms`, mayHaveRun)),
+        ms,
+      );
       timer.unref?.();
     });
     const failed = work.catch((error: Error) =>
-      Promise.reject(error instanceof McpCallNotFoundError || error instanceof McpQueueUnavailableError ? error : new McpQueueUnavailableError(operation, error?.message ?? String(error), mayHaveRun)),
+      Promise.reject(
+        error instanceof McpCallNotFoundError || error instanceof McpQueueUnavailableError
+          ? error
+          : new McpQueueUnavailableError(operation, error?.message ?? String(error), mayHaveRun),
+      ),
     );
     return Promise.race([failed, deadline]).finally(() => clearTimeout(timer));
   }
@@ -279,7 +325,8 @@ export class BullCallQueue implements McpCallQueue {
   /** Throws `McpQueueUnavailableError` when the queue's connection is down (nothing is sent). */
   private refuseWhileDown(operation: string, delivered: boolean): void {
     const status = this.queue.client.status;
-    if (!USABLE_STATES.has(status)) throw new McpQueueUnavailableError(operation, `the connection to Redis is ${status}`, delivered);
+    if (!USABLE_STATES.has(status))
+      throw new McpQueueUnavailableError(operation, `the connection to Redis is ${status}`, delivered);
   }
 
   private failWaiters(error: Error): void {
@@ -314,8 +361,13 @@ export class BullCallQueue implements McpCallQueue {
   /** One subscription to the queue's global outcome events serves every waiter of this process. */
   private listen(): Promise<unknown> {
     this.listening ??= (async () => {
-      const registered = Promise.all([once(this.queue, 'registered:global:completed'), once(this.queue, 'registered:global:failed')]);
-      this.queue.on('global:completed', (jobId: string, value: string) => this.settle(String(jobId), { ok: true, value: JSON.parse(value) }));
+      const registered = Promise.all([
+        once(this.queue, 'registered:global:completed'),
+        once(this.queue, 'registered:global:failed'),
+      ]);
+      this.queue.on('global:completed', (jobId: string, value: string) =>
+        this.settle(String(jobId), { ok: true, value: JSON.parse(value) }),
+      );
       this.queue.on('global:failed', (jobId: string) => this.settle(String(jobId), { ok: false }));
       await registered;
     })();
@@ -349,7 +401,11 @@ export class BullCallQueue implements McpCallQueue {
    */
   async stats(): Promise<McpCallQueueStats> {
     return this.command('read queue stats', false, async () => {
-      const [workers, counts, oldest] = await Promise.all([this.queue.getWorkers(), this.queue.getJobCounts(), this.queue.getWaiting(0, 0)]);
+      const [workers, counts, oldest] = await Promise.all([
+        this.queue.getWorkers(),
+        this.queue.getJobCounts(),
+        this.queue.getWaiting(0, 0),
+      ]);
       // Ascending: the first of each waiting list is its oldest job.
       const since = oldest.filter(Boolean).map((job) => job.timestamp);
       return {
@@ -372,8 +428,13 @@ export class BullCallQueue implements McpCallQueue {
     this.failWaiters(new McpQueueUnavailableError('wait', 'the queue is closing', true));
     this.channels.close();
     let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), this.options.commandTimeoutMs)));
-    const closed = this.queue.close().then(() => false, () => false);
+    const timedOut = new Promise<boolean>(
+      (resolve) => (timer = setTimeout(() => resolve(true), this.options.commandTimeoutMs)),
+    );
+    const closed = this.queue.close().then(
+      () => false,
+      () => false,
+    );
     if (await Promise.race([closed, timedOut])) {
       const clients = (this.queue as unknown as { clients?: Array<{ disconnect(): void }> }).clients ?? [];
       clients.forEach((client) => client.disconnect());
@@ -412,21 +473,37 @@ export class BullCallQueue implements McpCallQueue {
       id,
       // A mark that cannot be written means the call is not sent: at most once wins over liveness.
       claim: async () => {
-        if ((await this.command('at-most-once mark', false, () => this.queue.client.set(markKey, String(process.pid), 'EX', ttl, 'NX'))) === 'OK') return true;
+        if (
+          (await this.command('at-most-once mark', false, () =>
+            this.queue.client.set(markKey, String(process.pid), 'EX', ttl, 'NX'),
+          )) === 'OK'
+        )
+          return true;
         // The caller's abort took the mark first: the call was never sent, and never will be.
-        if (abortable && (await this.command('at-most-once mark', false, () => this.queue.client.get(markKey))) === ABORTED_MARK) {
+        if (
+          abortable &&
+          (await this.command('at-most-once mark', false, () => this.queue.client.get(markKey))) === ABORTED_MARK
+        ) {
           throw new McpCallAbortedError(call.server, call.method, false, abortReasonText(controller?.signal.reason));
         }
         return false;
       },
-      release: async () => void (await this.command('release the at-most-once mark', false, () => this.queue.client.del(markKey))),
+      release: async () =>
+        void (await this.command('release the at-most-once mark', false, () => this.queue.client.del(markKey))),
       storedTask: async () => {
         const stored = await this.command('read the task', false, () => this.queue.client.get(this.taskKey(id)));
         return stored === null ? null : (JSON.parse(stored) as McpStoredTask);
       },
-      rememberTask: async (task) => void (await this.command('store the task', true, () => this.queue.client.set(this.taskKey(id), JSON.stringify(task), 'EX', ttl))),
-      notify: (server, notification) => void job.progress({ server, notification } satisfies NotificationProgress).catch(() => undefined),
-      report: (event) => void published.push(this.queue.client.publish(this.channels.eventsChannel(id), JSON.stringify(event)).catch(() => undefined)),
+      rememberTask: async (task) =>
+        void (await this.command('store the task', true, () =>
+          this.queue.client.set(this.taskKey(id), JSON.stringify(task), 'EX', ttl),
+        )),
+      notify: (server, notification) =>
+        void job.progress({ server, notification } satisfies NotificationProgress).catch(() => undefined),
+      report: (event) =>
+        void published.push(
+          this.queue.client.publish(this.channels.eventsChannel(id), JSON.stringify(event)).catch(() => undefined),
+        ),
       ...(controller ? { signal: controller.signal } : {}),
     };
     try {
@@ -436,7 +513,10 @@ export class BullCallQueue implements McpCallQueue {
       // Bull's exponential backoff before the next attempt: (2^attemptsMade - 1) * delay.
       const nextDelay = (2 ** (job.attemptsMade + 1) - 1) * this.options.backoffMs;
       const final =
-        !isRetryable(call.method, error) || job.attemptsMade + 1 >= (job.opts.attempts ?? 1) || !retryStartsInTime(call, nextDelay) || controller?.signal.aborted === true;
+        !isRetryable(call.method, error) ||
+        job.attemptsMade + 1 >= (job.opts.attempts ?? 1) ||
+        !retryStartsInTime(call, nextDelay) ||
+        controller?.signal.aborted === true;
       // With Redis gone the failure cannot be recorded; Bull marks the job failed when it can.
       await job.update({ ...call, failure: encodeCallError(error) }).catch(() => undefined);
       if (final) void job.discard();

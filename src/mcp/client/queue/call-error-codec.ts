@@ -9,9 +9,19 @@ import {
 } from '../../errors/mcp-client-call.errors';
 import { McpInputRequiredError } from '../../errors/mcp-input-required.errors';
 import { McpCallWaitTimeoutError, McpQueueUnavailableError } from '../../errors/mcp-outage.errors';
-import { McpOAuthClientError, McpOAuthScopeLimitError, McpUntrustedAuthorizationServerError } from '../auth/oauth-client.errors';
+import {
+  McpOAuthClientError,
+  McpOAuthScopeLimitError,
+  McpUntrustedAuthorizationServerError,
+} from '../auth/oauth-client.errors';
 import { McpCallAbortedError } from '../mcp-call-aborted.errors';
-import { McpClientError, McpProtocolError, McpServerError, McpTimeoutError, McpTransportError } from '../../errors/mcp-client.errors';
+import {
+  McpClientError,
+  McpProtocolError,
+  McpServerError,
+  McpTimeoutError,
+  McpTransportError,
+} from '../../errors/mcp-client.errors';
 
 /** A call failure as it travels through Redis (Bull job data) to the process that waits for it. */
 export interface EncodedCallError {
@@ -31,7 +41,23 @@ const CAUSES: Record<string, new (message: string) => Error> = {
 };
 
 /** The typed fields each error class carries beyond its message. */
-const FIELDS = ['code', 'data', 'error', 'timeoutMs', 'status', 'server', 'capability', 'method', 'known', 'tool', 'servers', 'unreachable', 'callId', 'reason', 'operation'];
+const FIELDS = [
+  'code',
+  'data',
+  'error',
+  'timeoutMs',
+  'status',
+  'server',
+  'capability',
+  'method',
+  'known',
+  'tool',
+  'servers',
+  'unreachable',
+  'callId',
+  'reason',
+  'operation',
+];
 
 /** Turns any failure into plain JSON, keeping the class name and its typed fields. */
 export function encodeCallError(error: unknown): EncodedCallError {
@@ -39,7 +65,8 @@ export function encodeCallError(error: unknown): EncodedCallError {
   const fields = Object.fromEntries(FIELDS.filter((key) => source[key] !== undefined).map((key) => [key, source[key]]));
   const delivered = error instanceof McpClientError ? error.delivered : true;
   const encoded: EncodedCallError = { name: source.name, message: source.message, delivered, fields };
-  if (source.cause instanceof McpOAuthClientError && CAUSES[source.cause.name]) encoded.cause = { name: source.cause.name, message: source.cause.message };
+  if (source.cause instanceof McpOAuthClientError && CAUSES[source.cause.name])
+    encoded.cause = { name: source.cause.name, message: source.cause.message };
   return encoded;
 }
 

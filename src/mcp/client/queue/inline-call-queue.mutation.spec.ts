@@ -18,7 +18,13 @@ const options: McpResolvedQueueOptions = {
   waitTimeoutMs: 1000,
 };
 
-const toolCall: McpCallJob = { server: 'srv', method: 'tools/call', params: { name: 't' }, scopeKey: 'k', timeoutMs: 1000 };
+const toolCall: McpCallJob = {
+  server: 'srv',
+  method: 'tools/call',
+  params: { name: 't' },
+  scopeKey: 'k',
+  timeoutMs: 1000,
+};
 const listTools: McpCallJob = { ...toolCall, method: 'tools/list', params: {} };
 
 type Process = (job: McpCallJob, attempt: McpCallAttempt) => Promise<Record<string, unknown>>;
@@ -54,7 +60,9 @@ describe('InlineCallQueue at most once', () => {
   });
 
   it('runs a tools/call again when the failure proves the message never left', async () => {
-    const { queue, process } = queueWith(failing(new McpTransportError('ECONNREFUSED', false), undefined as unknown as Error));
+    const { queue, process } = queueWith(
+      failing(new McpTransportError('ECONNREFUSED', false), undefined as unknown as Error),
+    );
     await expect(queue.execute(toolCall)).resolves.toEqual({ ok: true });
     expect(process).toHaveBeenCalledTimes(2);
   });
@@ -138,7 +146,9 @@ describe('InlineCallQueue outcomes', () => {
     jest.useFakeTimers({ now: 1_800_000_000_000 });
     try {
       let finish!: () => void;
-      const { queue } = queueWith(() => new Promise((resolve) => (finish = () => resolve({ done: true }))), { keepResultsMs: 1000 });
+      const { queue } = queueWith(() => new Promise((resolve) => (finish = () => resolve({ done: true }))), {
+        keepResultsMs: 1000,
+      });
       const id = await queue.submit(toolCall);
       await jest.advanceTimersByTimeAsync(5000);
       expect((await queue.state(id)).state).toBe('pending');

@@ -42,7 +42,13 @@ describe('InlineCallQueue watch and stats', () => {
     ({ queue } = queueWith(() => new Promise((resolve) => releases.push(() => resolve({})))));
     queue.start();
     queue.start();
-    await expect(queue.stats()).resolves.toEqual({ mode: 'inline', workers: 1, active: 0, waiting: 0, oldestWaitingMs: null });
+    await expect(queue.stats()).resolves.toEqual({
+      mode: 'inline',
+      workers: 1,
+      active: 0,
+      waiting: 0,
+      oldestWaitingMs: null,
+    });
     const first = queue.execute(listTools);
     const second = queue.execute(listTools);
     await tick();

@@ -7,7 +7,12 @@ import type { McpCallJob, McpCallState } from '../interfaces/mcp-call.interface'
 import type { McpCallAttempt, McpStoredTask } from '../interfaces/mcp-call-attempt.interface';
 import type { McpCallProcessor } from '../mcp-call-processor';
 import { refuseAborted } from '../call-observer';
-import type { McpCallQueueStats, McpCallNotificationListener, McpCallQueue, McpCallWatch } from './mcp-call-queue.interface';
+import type {
+  McpCallQueueStats,
+  McpCallNotificationListener,
+  McpCallQueue,
+  McpCallWatch,
+} from './mcp-call-queue.interface';
 import { backoffDelay, isRetryable, retryStartsInTime } from './retry-policy';
 import { runQueuedAttempt } from './queue-telemetry';
 import { observeGauge } from '../../telemetry/mcp-metrics';
@@ -133,11 +138,23 @@ export class InlineCallQueue implements McpCallQueue {
     for (let n = 1; ; n++) {
       try {
         const picked = { queue: 'inline' as const, id, ...(n === 1 ? { enqueuedAt } : {}) };
-        return await this.slot(() => runQueuedAttempt(job, picked, () => this.processor.process(job, attempt)), () => refuseAborted(job, attempt), signal);
+        return await this.slot(
+          () => runQueuedAttempt(job, picked, () => this.processor.process(job, attempt)),
+          () => refuseAborted(job, attempt),
+          signal,
+        );
       } catch (error) {
-        if (n >= this.options.attempts || !isRetryable(job.method, error) || this.closed.signal.aborted || signal?.aborted) throw error;
+        if (
+          n >= this.options.attempts ||
+          !isRetryable(job.method, error) ||
+          this.closed.signal.aborted ||
+          signal?.aborted
+        )
+          throw error;
         if (!retryStartsInTime(job, backoffDelay(this.options.backoffMs, n))) throw error;
-        await delay(backoffDelay(this.options.backoffMs, n), undefined, { signal: this.closed.signal }).catch(() => undefined);
+        await delay(backoffDelay(this.options.backoffMs, n), undefined, { signal: this.closed.signal }).catch(
+          () => undefined,
+        );
         if (this.closed.signal.aborted) throw error;
       }
     }

@@ -17,7 +17,9 @@ export class McpCallQueueHost implements OnApplicationBootstrap, BeforeApplicati
   readonly queue: McpCallQueue;
 
   constructor(@Inject(MCP_CLIENT_OPTIONS) options: McpResolvedClientOptions, processor: McpCallProcessor) {
-    this.queue = options.queue.bull ? new BullCallQueue(options.queue, processor) : new InlineCallQueue(options.queue, processor);
+    this.queue = options.queue.bull
+      ? new BullCallQueue(options.queue, processor)
+      : new InlineCallQueue(options.queue, processor);
   }
 
   /** Starts processing jobs when this process is a worker. */

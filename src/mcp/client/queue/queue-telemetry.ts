@@ -21,13 +21,26 @@ export interface McpPickedAttempt {
  * in the queue becomes an INTERNAL `mcp.queue.wait` span of that trace and a point of the
  * queue wait histogram; the attempt's duration goes to the job duration histogram.
  */
-export async function runQueuedAttempt<T>(job: McpCallJob, picked: McpPickedAttempt, work: () => Promise<T>): Promise<T> {
+export async function runQueuedAttempt<T>(
+  job: McpCallJob,
+  picked: McpPickedAttempt,
+  work: () => Promise<T>,
+): Promise<T> {
   const parent = restoreTraceCarrier(job.trace);
-  const attributes: Attributes = { [McpAttr.ServerName]: job.server, [McpAttr.MethodName]: job.method, 'messaging.system': picked.queue, 'mcp.call.id': picked.id };
+  const attributes: Attributes = {
+    [McpAttr.ServerName]: job.server,
+    [McpAttr.MethodName]: job.method,
+    'messaging.system': picked.queue,
+    'mcp.call.id': picked.id,
+  };
   const instruments = mcpInstruments();
   if (picked.enqueuedAt !== undefined) {
     recordPastSpan('mcp.queue.wait', picked.enqueuedAt, attributes, parent);
-    instruments.queueWait.record(Math.max(0, Date.now() - picked.enqueuedAt) / 1000, { [McpAttr.ServerName]: job.server, [McpAttr.MethodName]: job.method, 'messaging.system': picked.queue });
+    instruments.queueWait.record(Math.max(0, Date.now() - picked.enqueuedAt) / 1000, {
+      [McpAttr.ServerName]: job.server,
+      [McpAttr.MethodName]: job.method,
+      'messaging.system': picked.queue,
+    });
   }
   const started = performance.now();
   let errorType: string | null = null;
@@ -37,7 +50,11 @@ export async function runQueuedAttempt<T>(job: McpCallJob, picked: McpPickedAtte
     errorType = errorTypeOf(error);
     throw error;
   } finally {
-    const metricAttributes: Attributes = { [McpAttr.ServerName]: job.server, [McpAttr.MethodName]: job.method, 'messaging.system': picked.queue };
+    const metricAttributes: Attributes = {
+      [McpAttr.ServerName]: job.server,
+      [McpAttr.MethodName]: job.method,
+      'messaging.system': picked.queue,
+    };
     if (errorType) metricAttributes[McpAttr.ErrorType] = errorType;
     instruments.jobDuration.record((performance.now() - started) / 1000, metricAttributes);
   }

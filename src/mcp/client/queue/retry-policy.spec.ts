@@ -9,7 +9,13 @@ import {
   McpToolNotFoundError,
   McpUnknownServerError,
 } from '../../errors/mcp-client-call.errors';
-import { McpClientError, McpProtocolError, McpServerError, McpTimeoutError, McpTransportError } from '../../errors/mcp-client.errors';
+import {
+  McpClientError,
+  McpProtocolError,
+  McpServerError,
+  McpTimeoutError,
+  McpTransportError,
+} from '../../errors/mcp-client.errors';
 import { McpInputRequiredError } from '../../errors/mcp-input-required.errors';
 import { backoffDelay, isRetryable, retryStartsInTime } from './retry-policy';
 
@@ -26,11 +32,14 @@ describe('isRetryable', () => {
     expect(isRetryable('tools/call', new Error('worker crashed'))).toBe(false);
   });
 
-  it.each(['tools/list', 'prompts/get', 'resources/read', 'completion/complete', 'ping', 'some/custom'])('retries %s after a delivered failure too', (method) => {
-    expect(isRetryable(method, delivered)).toBe(true);
-    expect(isRetryable(method, timedOutAfterSending)).toBe(true);
-    expect(isRetryable(method, new Error('worker crashed'))).toBe(true);
-  });
+  it.each(['tools/list', 'prompts/get', 'resources/read', 'completion/complete', 'ping', 'some/custom'])(
+    'retries %s after a delivered failure too',
+    (method) => {
+      expect(isRetryable(method, delivered)).toBe(true);
+      expect(isRetryable(method, timedOutAfterSending)).toBe(true);
+      expect(isRetryable(method, new Error('worker crashed'))).toBe(true);
+    },
+  );
 
   it('never retries other client errors (JSON-RPC, protocol, capability refusals)', () => {
     expect(isRetryable('tools/list', new McpProtocolError('garbage', true))).toBe(false);
@@ -62,20 +71,30 @@ describe('isRetryable over every error class, delivery state and method kind', (
     ['McpCallNotFoundError', false, false, false, new McpCallNotFoundError('43')],
     ['McpInputRequiredError', true, false, false, new McpInputRequiredError('asked 9 times', 'remote', 'tools/call')],
     // The queue itself unavailable: a worker cannot retry without Redis; the caller decides.
-    ['McpQueueUnavailableError', false, false, false, new McpQueueUnavailableError('at-most-once mark', 'the connection is closed')],
+    [
+      'McpQueueUnavailableError',
+      false,
+      false,
+      false,
+      new McpQueueUnavailableError('at-most-once mark', 'the connection is closed'),
+    ],
     ['McpCallWaitTimeoutError', true, false, false, new McpCallWaitTimeoutError('45', 600_000)],
     ['plain Error', null, false, true, new Error('worker crashed')],
   ];
 
-  it.each(rows)('%s (delivered: %s): retried on tools/call %s, on tools/list %s', (_label, delivered, toolsCall, toolsList, error) => {
-    if (delivered !== null) expect((error as McpClientError).delivered).toBe(delivered);
-    expect(isRetryable('tools/call', error)).toBe(toolsCall);
-    expect(isRetryable('tools/list', error)).toBe(toolsList);
-  });
+  it.each(rows)(
+    '%s (delivered: %s): retried on tools/call %s, on tools/list %s',
+    (_label, delivered, toolsCall, toolsList, error) => {
+      if (delivered !== null) expect((error as McpClientError).delivered).toBe(delivered);
+      expect(isRetryable('tools/call', error)).toBe(toolsCall);
+      expect(isRetryable('tools/list', error)).toBe(toolsList);
+    },
+  );
 
   it('the table covers every McpClientError class the package exports, with both delivery states for timeouts and transport errors', () => {
     const exported = (Object.values(errors) as unknown[]).filter(
-      (value): value is new (...args: never[]) => Error => typeof value === 'function' && value.prototype instanceof McpClientError,
+      (value): value is new (...args: never[]) => Error =>
+        typeof value === 'function' && value.prototype instanceof McpClientError,
     );
     const covered = new Set(rows.map(([, , , , error]) => (error as Error).constructor));
     covered.delete(Error);

@@ -6,7 +6,12 @@ import { SESSION_PROTOCOL_VERSIONS } from '../../protocol/revisions';
 /** What a server turned out to speak. */
 export type McpEraVerdict =
   /** A 2026-07-28 server, with what its `server/discover` told (when it answered one). */
-  | { era: 'stateless'; version: string; serverInfo: Record<string, unknown> | null; capabilities: Record<string, unknown> | null }
+  | {
+      era: 'stateless';
+      version: string;
+      serverInfo: Record<string, unknown> | null;
+      capabilities: Record<string, unknown> | null;
+    }
   /** A 2025-era server: use the `initialize` handshake (asking for `version` when known). */
   | { era: 'legacy'; reason: string; version?: string };
 
@@ -36,17 +41,25 @@ export function verdictFromAnswer(server: string, response: JsonRpcResponse | nu
     const { code, message, data } = response.error;
     if (code === StatelessErrorCode.UnsupportedProtocolVersion) {
       const supported = strings(record(data)?.supported);
-      if (supported.includes(STATELESS_PROTOCOL_VERSION)) return { era: 'stateless', version: STATELESS_PROTOCOL_VERSION, serverInfo: null, capabilities: null };
+      if (supported.includes(STATELESS_PROTOCOL_VERSION))
+        return { era: 'stateless', version: STATELESS_PROTOCOL_VERSION, serverInfo: null, capabilities: null };
       const session = SESSION_PROTOCOL_VERSIONS.find((v) => supported.includes(v));
       if (session) return { era: 'legacy', reason: `the server supports ${supported.join(', ')}`, version: session };
-      throw new McpProtocolError(`MCP server "${server}" supports only protocol revisions ${JSON.stringify(supported)}, none of which this client speaks`, false);
+      throw new McpProtocolError(
+        `MCP server "${server}" supports only protocol revisions ${JSON.stringify(supported)}, none of which this client speaks`,
+        false,
+      );
     }
-    if (STATELESS_ERRORS.has(code)) return { era: 'stateless', version: STATELESS_PROTOCOL_VERSION, serverInfo: null, capabilities: null };
+    if (STATELESS_ERRORS.has(code))
+      return { era: 'stateless', version: STATELESS_PROTOCOL_VERSION, serverInfo: null, capabilities: null };
     return { era: 'legacy', reason: `server/discover was answered with error ${code}: ${message}` };
   }
   const result = response.result;
   if (!strings(result.supportedVersions).includes(STATELESS_PROTOCOL_VERSION)) {
-    return { era: 'legacy', reason: `server/discover did not list ${STATELESS_PROTOCOL_VERSION} among its supportedVersions` };
+    return {
+      era: 'legacy',
+      reason: `server/discover did not list ${STATELESS_PROTOCOL_VERSION} among its supportedVersions`,
+    };
   }
   return {
     era: 'stateless',
@@ -66,6 +79,7 @@ export function verdictFromFailure(error: unknown): McpEraVerdict | null {
   if (error instanceof McpTransportError && error.status !== undefined && LEGACY_STATUSES.has(error.status)) {
     return { era: 'legacy', reason: `server/discover was refused with HTTP ${error.status}` };
   }
-  if (error instanceof McpProtocolError) return { era: 'legacy', reason: `server/discover got no usable answer: ${error.message}` };
+  if (error instanceof McpProtocolError)
+    return { era: 'legacy', reason: `server/discover got no usable answer: ${error.message}` };
   return null;
 }

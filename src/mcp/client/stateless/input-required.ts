@@ -34,23 +34,40 @@ export async function fulfilInputRequests(
   answer: McpServerRequestHandler,
 ): Promise<McpInputRetry> {
   const where = `MCP server "${server}" answered ${method} with input_required`;
-  if (!methodFacts(method)?.inputRequired) throw new McpProtocolError(`${where}, which only ${INPUT_REQUIRED_LIST} allow`, true);
+  if (!methodFacts(method)?.inputRequired)
+    throw new McpProtocolError(`${where}, which only ${INPUT_REQUIRED_LIST} allow`, true);
   const { inputRequests, requestState } = result;
-  if (inputRequests !== undefined && !isRecord(inputRequests)) throw new McpProtocolError(`${where} whose inputRequests is not an object`, true);
-  if (requestState !== undefined && typeof requestState !== 'string') throw new McpProtocolError(`${where} whose requestState is not a string`, true);
-  if (inputRequests === undefined && requestState === undefined) throw new McpProtocolError(`${where} but neither inputRequests nor requestState`, true);
+  if (inputRequests !== undefined && !isRecord(inputRequests))
+    throw new McpProtocolError(`${where} whose inputRequests is not an object`, true);
+  if (requestState !== undefined && typeof requestState !== 'string')
+    throw new McpProtocolError(`${where} whose requestState is not a string`, true);
+  if (inputRequests === undefined && requestState === undefined)
+    throw new McpProtocolError(`${where} but neither inputRequests nor requestState`, true);
   const retry: McpInputRetry = {};
   if (inputRequests) {
     const responses: Record<string, unknown> = {};
     for (const [key, request] of Object.entries(inputRequests)) {
-      if (!isRecord(request) || typeof request.method !== 'string' || (request.params !== undefined && !isRecord(request.params))) {
+      if (
+        !isRecord(request) ||
+        typeof request.method !== 'string' ||
+        (request.params !== undefined && !isRecord(request.params))
+      ) {
         throw new McpProtocolError(`${where} whose input request "${key}" is not a request object`, true);
       }
       try {
-        responses[key] = await answer({ jsonrpc: '2.0', id: key, method: request.method, ...(request.params ? { params: request.params } : {}) });
+        responses[key] = await answer({
+          jsonrpc: '2.0',
+          id: key,
+          method: request.method,
+          ...(request.params ? { params: request.params } : {}),
+        });
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
-        throw new McpInputRequiredError(`${where}; its "${key}" request (${request.method}) could not be answered: ${reason}`, server, method);
+        throw new McpInputRequiredError(
+          `${where}; its "${key}" request (${request.method}) could not be answered: ${reason}`,
+          server,
+          method,
+        );
       }
     }
     retry.inputResponses = responses;

@@ -28,14 +28,26 @@ describe('x-mcp-header annotations', () => {
     ['an object', schema({ v: { type: 'object', 'x-mcp-header': 'V' } }), /not of type string, integer or boolean/],
     ['null', schema({ v: { type: 'null', 'x-mcp-header': 'V' } }), /not of type/],
     ['without a type', schema({ v: { 'x-mcp-header': 'V' } }), /not of type/],
-    ['a duplicate in another case', schema({ a: { type: 'string', 'x-mcp-header': 'Tenant' }, b: { type: 'string', 'x-mcp-header': 'TENANT' } }), /duplicates/],
+    [
+      'a duplicate in another case',
+      schema({ a: { type: 'string', 'x-mcp-header': 'Tenant' }, b: { type: 'string', 'x-mcp-header': 'TENANT' } }),
+      /duplicates/,
+    ],
     ['a space', schema({ v: { type: 'string', 'x-mcp-header': 'My Region' } }), /token/],
     ['a colon', schema({ v: { type: 'string', 'x-mcp-header': 'Region:Primary' } }), /token/],
     ['non-ASCII', schema({ v: { type: 'string', 'x-mcp-header': 'Région' } }), /token/],
     ['a control character', schema({ v: { type: 'string', 'x-mcp-header': 'Region\t1' } }), /token/],
     ['under items', schema({ v: { type: 'array', items: { type: 'string', 'x-mcp-header': 'V' } } }), /not reachable/],
     ['under anyOf', schema({ v: { anyOf: [{ type: 'string', 'x-mcp-header': 'V' }] } }), /not reachable/],
-    ['under $defs', { type: 'object', $defs: { v: { type: 'string', 'x-mcp-header': 'V' } }, properties: { v: { $ref: '#/$defs/v' } } }, /not reachable/],
+    [
+      'under $defs',
+      {
+        type: 'object',
+        $defs: { v: { type: 'string', 'x-mcp-header': 'V' } },
+        properties: { v: { $ref: '#/$defs/v' } },
+      },
+      /not reachable/,
+    ],
     ['on the root', { type: 'object', 'x-mcp-header': 'Root' }, /root/],
     ['on a nullable type', schema({ v: { type: ['string', 'null'], 'x-mcp-header': 'V' } }), /not of type/],
   ])('rejects an annotation that is %s', (_what, inputSchema, reason) => {
@@ -45,8 +57,17 @@ describe('x-mcp-header annotations', () => {
   });
 
   it('reports every broken annotation, a bad type before a repeated name', () => {
-    const scan = scanParamHeaders(schema({ a: { type: 'string', 'x-mcp-header': 'A' }, b: { type: 'number', 'x-mcp-header': 'a' }, c: { type: 'string', 'x-mcp-header': '' } }));
-    expect(!scan.ok && scan.reason.split('; ')).toEqual([expect.stringMatching(/type number/), expect.stringMatching(/empty/)]);
+    const scan = scanParamHeaders(
+      schema({
+        a: { type: 'string', 'x-mcp-header': 'A' },
+        b: { type: 'number', 'x-mcp-header': 'a' },
+        c: { type: 'string', 'x-mcp-header': '' },
+      }),
+    );
+    expect(!scan.ok && scan.reason.split('; ')).toEqual([
+      expect.stringMatching(/type number/),
+      expect.stringMatching(/empty/),
+    ]);
   });
 
   it('turns present values into header text and omits absent and null ones', () => {

@@ -1,4 +1,9 @@
-import { findParamAnnotations, X_MCP_HEADER, type ParamAnnotation, type ParamAnnotationRules } from '../../protocol/param-header-annotations';
+import {
+  findParamAnnotations,
+  X_MCP_HEADER,
+  type ParamAnnotation,
+  type ParamAnnotationRules,
+} from '../../protocol/param-header-annotations';
 import { encodeHeaderValue } from './stateless-request';
 
 /** One valid annotation: where the value sits in the arguments and which header carries it. */
@@ -17,7 +22,10 @@ export type McpParamHeaderScan = { ok: true; headers: McpParamHeader[] } | { ok:
  * that hold data rather than subschemas are not searched (an annotation-like key there means
  * nothing).
  */
-const CLIENT_RULES: ParamAnnotationRules = { typeArrays: false, dataKeywords: new Set(['const', 'enum', 'default', 'examples', X_MCP_HEADER]) };
+const CLIENT_RULES: ParamAnnotationRules = {
+  typeArrays: false,
+  dataKeywords: new Set(['const', 'enum', 'default', 'examples', X_MCP_HEADER]),
+};
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return !!value && typeof value === 'object' && !Array.isArray(value);
@@ -29,10 +37,13 @@ function problemOf(annotation: ParamAnnotation): string | null {
   if (!annotation.reachable) return `${X_MCP_HEADER} on ${where} is not reachable through "properties" alone`;
   if (typeof name !== 'string' || name === '') return `${X_MCP_HEADER} of ${where} is empty or not a string`;
   if (!annotation.tokenName) return `${X_MCP_HEADER} ${JSON.stringify(name)} of ${where} is not an HTTP header token`;
-  if (annotation.declaredType === 'number') return `${X_MCP_HEADER} ${JSON.stringify(name)} is on ${where} of type number, which is not allowed`;
-  if (!annotation.type) return `${X_MCP_HEADER} ${JSON.stringify(name)} is on ${where}, which is not of type string, integer or boolean`;
+  if (annotation.declaredType === 'number')
+    return `${X_MCP_HEADER} ${JSON.stringify(name)} is on ${where} of type number, which is not allowed`;
+  if (!annotation.type)
+    return `${X_MCP_HEADER} ${JSON.stringify(name)} is on ${where}, which is not of type string, integer or boolean`;
   const other = annotation.duplicateOf;
-  if (other) return `${X_MCP_HEADER} ${JSON.stringify(name)} of ${where} duplicates that of "${other.path.join('.')}" (names are case-insensitive)`;
+  if (other)
+    return `${X_MCP_HEADER} ${JSON.stringify(name)} of ${where} duplicates that of "${other.path.join('.')}" (names are case-insensitive)`;
   return null;
 }
 
@@ -63,7 +74,8 @@ export function paramHeaders(headers: McpParamHeader[], args: unknown): Record<s
     let value: unknown = args;
     for (const key of header.path) value = isObject(value) ? value[key] : undefined;
     if (typeof value === 'string') out[`Mcp-Param-${header.name}`] = encodeHeaderValue(value);
-    else if (typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) out[`Mcp-Param-${header.name}`] = String(value);
+    else if (typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value)))
+      out[`Mcp-Param-${header.name}`] = String(value);
   }
   return out;
 }

@@ -1,6 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { McpTimeoutError, McpTransportError } from '../../errors/mcp-client.errors';
-import type { McpOutboundSessionRecord, McpOutboundSessionStore } from '../../persistence/interfaces/mcp-outbound-session-store.interface';
+import type {
+  McpOutboundSessionRecord,
+  McpOutboundSessionStore,
+} from '../../persistence/interfaces/mcp-outbound-session-store.interface';
 import { InjectMcpOutboundSessionStore } from '../../persistence/mcp-persistence.constants';
 import type { JsonRpcNotification } from '../../protocol/jsonrpc';
 import { McpMethod } from '../../protocol/mcp-methods';
@@ -19,9 +22,16 @@ const DEFAULT_PROBE_TIMEOUT_MS = 10_000;
 /** What a persisted row says about the era of its endpoint, or null when it says nothing. */
 function verdictOfRow(row: McpOutboundSessionRecord): McpEraVerdict | null {
   if (row.protocolVersion === STATELESS_PROTOCOL_VERSION) {
-    return { era: 'stateless', version: row.protocolVersion, serverInfo: row.serverInfo, capabilities: row.serverCapabilities };
+    return {
+      era: 'stateless',
+      version: row.protocolVersion,
+      serverInfo: row.serverInfo,
+      capabilities: row.serverCapabilities,
+    };
   }
-  return isSupportedSessionVersion(row.protocolVersion) ? { era: 'legacy', reason: 'persisted verdict', version: row.protocolVersion } : null;
+  return isSupportedSessionVersion(row.protocolVersion)
+    ? { era: 'legacy', reason: 'persisted verdict', version: row.protocolVersion }
+    : null;
 }
 
 /** The failure of a probe as the caller sees it: the call itself was never sent. */
@@ -56,13 +66,22 @@ export class McpRevisionNegotiator {
   ) {}
 
   /** The era and revision of the call's server. */
-  resolve(job: McpCallJob, session: McpOutboundSessionRecord | null, notify: (n: JsonRpcNotification) => void): Promise<McpEraVerdict> {
+  resolve(
+    job: McpCallJob,
+    session: McpOutboundSessionRecord | null,
+    notify: (n: JsonRpcNotification) => void,
+  ): Promise<McpEraVerdict> {
     const config = this.transports.config(job.server);
     const endpoint = this.transports.endpointKey(job.server);
     const version = endpoint === null ? 'in-process' : (config.version ?? 'auto');
     if (version === STATELESS_PROTOCOL_VERSION) {
       const known = session?.protocolVersion === version;
-      return Promise.resolve({ era: 'stateless', version, serverInfo: known ? session.serverInfo : null, capabilities: known ? session.serverCapabilities : null });
+      return Promise.resolve({
+        era: 'stateless',
+        version,
+        serverInfo: known ? session.serverInfo : null,
+        capabilities: known ? session.serverCapabilities : null,
+      });
     }
     if (version !== 'auto') return Promise.resolve({ era: 'legacy', reason: `pinned to ${version}` });
     const key = endpoint as string;
@@ -82,29 +101,54 @@ export class McpRevisionNegotiator {
     await this.sessions.close(job.server, job.scopeKey);
   }
 
-  private async decide(job: McpCallJob, session: McpOutboundSessionRecord | null, notify: (n: JsonRpcNotification) => void, key: string): Promise<McpEraVerdict> {
+  private async decide(
+    job: McpCallJob,
+    session: McpOutboundSessionRecord | null,
+    notify: (n: JsonRpcNotification) => void,
+    key: string,
+  ): Promise<McpEraVerdict> {
     const row = session?.endpoint === key ? session : await this.sessions.findVersion(job.server, key);
     const persisted = row ? verdictOfRow(row) : null;
     if (persisted) return persisted;
     const verdict = await this.probe(job, session, notify);
-    this.logger.log(`MCP server "${job.server}" speaks ${verdict.era === 'stateless' ? verdict.version : `a 2025-era revision (${verdict.reason})`}`);
+    this.logger.log(
+      `MCP server "${job.server}" speaks ${verdict.era === 'stateless' ? verdict.version : `a 2025-era revision (${verdict.reason})`}`,
+    );
     if (verdict.era === 'stateless') {
-      const state = { remoteSessionId: null, protocolVersion: verdict.version, serverInfo: verdict.serverInfo, serverCapabilities: verdict.capabilities, endpoint: key };
+      const state = {
+        remoteSessionId: null,
+        protocolVersion: verdict.version,
+        serverInfo: verdict.serverInfo,
+        serverCapabilities: verdict.capabilities,
+        endpoint: key,
+      };
       await this.sessions.save(job.server, job.scopeKey, state);
     }
     return verdict;
   }
 
-  private async probe(job: McpCallJob, session: McpOutboundSessionRecord | null, notify: (n: JsonRpcNotification) => void): Promise<McpEraVerdict> {
+  private async probe(
+    job: McpCallJob,
+    session: McpOutboundSessionRecord | null,
+    notify: (n: JsonRpcNotification) => void,
+  ): Promise<McpEraVerdict> {
     const config = this.transports.config(job.server);
     const probeTimeoutMs = config.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS;
     const probeJob = { ...job, timeoutMs: Math.min(probeTimeoutMs, job.timeoutMs) };
     const params = withEnvelope(undefined, this.envelopes.forCall(job, STATELESS_PROTOCOL_VERSION));
     try {
-      const { response } = await this.exchanger.send({ job: probeJob, session, notify, method: McpMethod.ServerDiscover, params, statelessVersion: STATELESS_PROTOCOL_VERSION });
+      const { response } = await this.exchanger.send({
+        job: probeJob,
+        session,
+        notify,
+        method: McpMethod.ServerDiscover,
+        params,
+        statelessVersion: STATELESS_PROTOCOL_VERSION,
+      });
       return verdictFromAnswer(job.server, response);
     } catch (error) {
-      if (error instanceof McpTimeoutError && probeTimeoutMs < job.timeoutMs) return { era: 'legacy', reason: `no answer to server/discover within ${probeTimeoutMs} ms` };
+      if (error instanceof McpTimeoutError && probeTimeoutMs < job.timeoutMs)
+        return { era: 'legacy', reason: `no answer to server/discover within ${probeTimeoutMs} ms` };
       const verdict = verdictFromFailure(error);
       if (verdict) return verdict;
       throw undelivered(error);

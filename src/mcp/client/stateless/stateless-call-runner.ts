@@ -5,7 +5,10 @@ import type { JsonRpcErrorObject } from '../../protocol/jsonrpc';
 import { TASKS_EXTENSION, TASK_RESULT_TYPE } from '../../protocol/tasks';
 import { createdTask, pollTask } from '../tasks/task-poller';
 import { McpInputRequiredError } from '../../errors/mcp-input-required.errors';
-import type { McpOutboundSessionRecord, McpOutboundSessionStore } from '../../persistence/interfaces/mcp-outbound-session-store.interface';
+import type {
+  McpOutboundSessionRecord,
+  McpOutboundSessionStore,
+} from '../../persistence/interfaces/mcp-outbound-session-store.interface';
 import { InjectMcpOutboundSessionStore } from '../../persistence/mcp-persistence.constants';
 import { McpMethod } from '../../protocol/mcp-methods';
 import { StatelessMetaKey, ResultType } from '../../protocol/stateless';
@@ -45,7 +48,10 @@ function withoutServerInfo(result: Record<string, unknown>): Record<string, unkn
 /** The envelope with the tasks extension declared in its client capabilities. */
 function withTasksExtension(envelope: StatelessEnvelope): StatelessEnvelope {
   const extensions = (envelope.clientCapabilities.extensions as Record<string, unknown> | undefined) ?? {};
-  return { ...envelope, clientCapabilities: { ...envelope.clientCapabilities, extensions: { ...extensions, [TASKS_EXTENSION]: {} } } };
+  return {
+    ...envelope,
+    clientCapabilities: { ...envelope.clientCapabilities, extensions: { ...extensions, [TASKS_EXTENSION]: {} } },
+  };
 }
 
 /** Most pages of `tools/list` read to find a tool's schema (a server that never ends its list). */
@@ -81,7 +87,12 @@ export class McpStatelessCallRunner {
   ) {}
 
   /** Runs the call and resolves to its complete result. */
-  async run(job: McpCallJob, attempt: McpCallAttempt, verdict: StatelessVerdict, session: McpOutboundSessionRecord | null): Promise<Record<string, unknown>> {
+  async run(
+    job: McpCallJob,
+    attempt: McpCallAttempt,
+    verdict: StatelessVerdict,
+    session: McpOutboundSessionRecord | null,
+  ): Promise<Record<string, unknown>> {
     if (job.method === McpMethod.LoggingSetLevel) {
       this.envelopes.setLogLevel(job, String(job.params?.level));
       return {};
@@ -89,7 +100,8 @@ export class McpStatelessCallRunner {
     const notify = observeCall(job, attempt);
     const method = job.method === McpMethod.Ping ? McpMethod.ServerDiscover : job.method;
     const capabilities = await this.capabilities(job, verdict, session, notify);
-    if (capabilities && !allowsMethod(capabilities, method)) throw new McpCapabilityError(job.server, requiredCapability(method) as string, method);
+    if (capabilities && !allowsMethod(capabilities, method))
+      throw new McpCapabilityError(job.server, requiredCapability(method) as string, method);
     const isCall = method === McpMethod.ToolsCall;
     // Other transports may ignore x-mcp-header (the headers exist for HTTP intermediaries).
     const overHttp = this.transports.sendsRoutingHeaders(job.server);
@@ -106,7 +118,8 @@ export class McpStatelessCallRunner {
     } catch (error) {
       if (!(error instanceof McpClientError) || error.delivered) throw error;
       if (isCall) await attempt.release();
-      if (error instanceof McpTransportError && error.status !== undefined && ERA_CHANGED_STATUSES.has(error.status)) await this.negotiator.forget(job);
+      if (error instanceof McpTransportError && error.status !== undefined && ERA_CHANGED_STATUSES.has(error.status))
+        await this.negotiator.forget(job);
       throw error;
     }
     if (!asTask || result.resultType !== TASK_RESULT_TYPE) return result;
@@ -123,7 +136,14 @@ export class McpStatelessCallRunner {
    * with `tasks/update`; one they cannot answer cancels the task and fails the call with
    * `McpInputRequiredError`.
    */
-  private async finishTask(job: McpCallJob, session: McpOutboundSessionRecord | null, notify: Notify, version: string, taskId: string, signal?: AbortSignal): Promise<Record<string, unknown>> {
+  private async finishTask(
+    job: McpCallJob,
+    session: McpOutboundSessionRecord | null,
+    notify: Notify,
+    version: string,
+    taskId: string,
+    signal?: AbortSignal,
+  ): Promise<Record<string, unknown>> {
     const ask = async (method: string, extra: Record<string, unknown> = {}) => {
       const params = withEnvelope({ taskId, ...extra }, withTasksExtension(this.envelopes.forCall(job, version)));
       return (await this.exchanger.call({ job, session, notify, method, params, statelessVersion: version })).result;
@@ -133,12 +153,20 @@ export class McpStatelessCallRunner {
     // Keys are unique over a task's life: each request is answered once, however often it is polled.
     const answered = new Set<string>();
     const onInputRequired = async (task: Record<string, unknown>) => {
-      const requests = task.inputRequests && typeof task.inputRequests === 'object' ? (task.inputRequests as Record<string, unknown>) : {};
+      const requests =
+        task.inputRequests && typeof task.inputRequests === 'object'
+          ? (task.inputRequests as Record<string, unknown>)
+          : {};
       const fresh = Object.fromEntries(Object.entries(requests).filter(([key]) => !answered.has(key)));
       if (!Object.keys(fresh).length) return;
       let inputResponses: Record<string, unknown> | undefined;
       try {
-        ({ inputResponses } = await fulfilInputRequests(job.server, McpMethod.ToolsCall, { inputRequests: fresh }, answer));
+        ({ inputResponses } = await fulfilInputRequests(
+          job.server,
+          McpMethod.ToolsCall,
+          { inputRequests: fresh },
+          answer,
+        ));
       } catch (error) {
         // A request the client cannot answer would leave the task waiting: it is cancelled.
         await cancel().catch(() => undefined);
@@ -147,13 +175,24 @@ export class McpStatelessCallRunner {
       for (const key of Object.keys(fresh)) answered.add(key);
       await ask(McpMethod.TasksUpdate, { inputResponses });
     };
-    const task = await pollTask({ job, taskId, ...(signal ? { signal } : {}), get: () => ask(McpMethod.TasksGet), cancel, onInputRequired });
+    const task = await pollTask({
+      job,
+      taskId,
+      ...(signal ? { signal } : {}),
+      get: () => ask(McpMethod.TasksGet),
+      cancel,
+      onInputRequired,
+    });
     if (task.status === 'completed' && task.result && typeof task.result === 'object') {
       const { resultType: _type, ...result } = task.result as Record<string, unknown>;
       return withoutServerInfo(result);
     }
-    if (task.status === 'failed' && task.error && typeof task.error === 'object') throw new McpServerError(task.error as JsonRpcErrorObject);
-    const message = task.status === 'cancelled' ? `Task ${taskId} was cancelled` : `Task ${taskId} ended ${String(task.status)} without a result`;
+    if (task.status === 'failed' && task.error && typeof task.error === 'object')
+      throw new McpServerError(task.error as JsonRpcErrorObject);
+    const message =
+      task.status === 'cancelled'
+        ? `Task ${taskId} was cancelled`
+        : `Task ${taskId} ended ${String(task.status)} without a result`;
     throw new McpServerError({ code: -32603, message });
   }
 
@@ -167,39 +206,75 @@ export class McpStatelessCallRunner {
     let { capabilities, serverInfo } = verdict;
     if (!capabilities && requiredCapability(job.method)) {
       const params = withEnvelope(undefined, this.envelopes.forCall(job, verdict.version));
-      const { result } = await this.exchanger.call({ job, session, notify, method: McpMethod.ServerDiscover, params, statelessVersion: verdict.version });
+      const { result } = await this.exchanger.call({
+        job,
+        session,
+        notify,
+        method: McpMethod.ServerDiscover,
+        params,
+        statelessVersion: verdict.version,
+      });
       capabilities = (result.capabilities as Record<string, unknown> | undefined) ?? null;
-      serverInfo = ((result._meta as Record<string, unknown> | undefined)?.[StatelessMetaKey.ServerInfo] as Record<string, unknown> | undefined) ?? null;
+      serverInfo =
+        ((result._meta as Record<string, unknown> | undefined)?.[StatelessMetaKey.ServerInfo] as
+          Record<string, unknown> | undefined) ?? null;
     }
-    const known = session?.protocolVersion === verdict.version && JSON.stringify(session.serverCapabilities) === JSON.stringify(capabilities);
+    const known =
+      session?.protocolVersion === verdict.version &&
+      JSON.stringify(session.serverCapabilities) === JSON.stringify(capabilities);
     if (!known && capabilities) {
       const endpoint = this.transports.endpointKey(job.server);
-      await this.sessions.save(job.server, job.scopeKey, { remoteSessionId: null, protocolVersion: verdict.version, serverInfo, serverCapabilities: capabilities, endpoint });
+      await this.sessions.save(job.server, job.scopeKey, {
+        remoteSessionId: null,
+        protocolVersion: verdict.version,
+        serverInfo,
+        serverCapabilities: capabilities,
+        endpoint,
+      });
     }
     return capabilities;
   }
 
   /** The `Mcp-Param-*` headers of a `tools/call`. @throws McpInvalidToolError for a tool left out of the list. */
-  private async paramHeaders(job: McpCallJob, session: McpOutboundSessionRecord | null, notify: Notify, version: string): Promise<Record<string, string>> {
+  private async paramHeaders(
+    job: McpCallJob,
+    session: McpOutboundSessionRecord | null,
+    notify: Notify,
+    version: string,
+  ): Promise<Record<string, string>> {
     const name = String(job.params?.name);
-    const list = await this.toolLists.get(job.server, job.scopeKey, () => this.listTools(job, session, notify, version));
+    const list = await this.toolLists.get(job.server, job.scopeKey, () =>
+      this.listTools(job, session, notify, version),
+    );
     const reason = list.rejected.get(name);
     if (reason !== undefined) throw new McpInvalidToolError(job.server, name, reason);
     return paramHeaders(list.headers.get(name) ?? [], job.params?.arguments);
   }
 
   /** Every page of `tools/list`, asked directly: a worker must not wait on its own queue. */
-  private async listTools(job: McpCallJob, session: McpOutboundSessionRecord | null, notify: Notify, version: string): Promise<McpToolDefinition[]> {
+  private async listTools(
+    job: McpCallJob,
+    session: McpOutboundSessionRecord | null,
+    notify: Notify,
+    version: string,
+  ): Promise<McpToolDefinition[]> {
     const tools: McpToolDefinition[] = [];
     let cursor: unknown;
     for (let page = 0; page < MAX_TOOL_PAGES; page++) {
-      const listing: McpCallJob = { ...job, method: McpMethod.ToolsList, params: cursor === undefined ? {} : { cursor } };
+      const listing: McpCallJob = {
+        ...job,
+        method: McpMethod.ToolsList,
+        params: cursor === undefined ? {} : { cursor },
+      };
       const result = await this.rounds(listing, session, notify, McpMethod.ToolsList, version);
       tools.push(...((result.tools as McpToolDefinition[] | undefined) ?? []));
       cursor = result.nextCursor;
       if (typeof cursor !== 'string' || !cursor) return tools;
     }
-    throw new McpProtocolError(`MCP server "${job.server}" returned more than ${MAX_TOOL_PAGES} pages for tools/list`, false);
+    throw new McpProtocolError(
+      `MCP server "${job.server}" returned more than ${MAX_TOOL_PAGES} pages for tools/list`,
+      false,
+    );
   }
 
   private async rounds(
@@ -216,17 +291,36 @@ export class McpStatelessCallRunner {
     for (let round = 0; ; round++) {
       const envelope = this.envelopes.forCall(job, version);
       const asTask = job.task !== undefined && method === McpMethod.ToolsCall;
-      const params = withEnvelope({ ...(job.params ?? {}), ...retry }, asTask ? withTasksExtension(envelope) : envelope);
-      const { result } = await this.exchanger.call({ job, session, notify, method, params, statelessVersion: version, headers, ...(signal ? { signal } : {}) });
+      const params = withEnvelope(
+        { ...(job.params ?? {}), ...retry },
+        asTask ? withTasksExtension(envelope) : envelope,
+      );
+      const { result } = await this.exchanger.call({
+        job,
+        session,
+        notify,
+        method,
+        params,
+        statelessVersion: version,
+        headers,
+        ...(signal ? { signal } : {}),
+      });
       const { resultType = ResultType.Complete, ...rest } = result;
       if (resultType === ResultType.Complete) return withoutServerInfo(rest);
       // The server made the call a task: the caller polls it (the marker stays for it).
       if (resultType === TASK_RESULT_TYPE && asTask) return { resultType, ...rest };
       if (resultType !== ResultType.InputRequired) {
-        throw new McpProtocolError(`MCP server "${job.server}" answered ${method} with an unknown resultType ${JSON.stringify(resultType)}`, true);
+        throw new McpProtocolError(
+          `MCP server "${job.server}" answered ${method} with an unknown resultType ${JSON.stringify(resultType)}`,
+          true,
+        );
       }
       if (round >= this.options.maxInputRounds) {
-        throw new McpInputRequiredError(`MCP server "${job.server}" still required input after ${round} rounds of ${method} (maxInputRounds)`, job.server, method);
+        throw new McpInputRequiredError(
+          `MCP server "${job.server}" still required input after ${round} rounds of ${method} (maxInputRounds)`,
+          job.server,
+          method,
+        );
       }
       retry = await fulfilInputRequests(job.server, method, result, answer);
     }

@@ -23,8 +23,14 @@ const SENTINEL = /^=\?base64\?.*\?=$/s;
  * the reserved keys are ours. Other params (including `requestState`) are passed through as they
  * are, never re-encoded.
  */
-export function withEnvelope(params: Record<string, unknown> | undefined, envelope: StatelessEnvelope): Record<string, unknown> {
-  const callerMeta = params?._meta && typeof params._meta === 'object' && !Array.isArray(params._meta) ? (params._meta as Record<string, unknown>) : {};
+export function withEnvelope(
+  params: Record<string, unknown> | undefined,
+  envelope: StatelessEnvelope,
+): Record<string, unknown> {
+  const callerMeta =
+    params?._meta && typeof params._meta === 'object' && !Array.isArray(params._meta)
+      ? (params._meta as Record<string, unknown>)
+      : {};
   const meta: Record<string, unknown> = {
     ...callerMeta,
     [StatelessMetaKey.ProtocolVersion]: envelope.protocolVersion,
@@ -49,8 +55,14 @@ export function encodeHeaderValue(value: string): string {
  * The routing headers of a stateless request: `MCP-Protocol-Version`, `Mcp-Method` and, for the
  * methods the catalog names a source for (`tools/call`, `prompts/get`, `resources/read`), `Mcp-Name`.
  */
-export function routingHeaders(message: JsonRpcRequest | JsonRpcNotification, protocolVersion: string): Record<string, string> {
-  const headers: Record<string, string> = { [McpHeader.ProtocolVersion]: protocolVersion, [StatelessHeader.Method]: message.method };
+export function routingHeaders(
+  message: JsonRpcRequest | JsonRpcNotification,
+  protocolVersion: string,
+): Record<string, string> {
+  const headers: Record<string, string> = {
+    [McpHeader.ProtocolVersion]: protocolVersion,
+    [StatelessHeader.Method]: message.method,
+  };
   const source = methodFacts(message.method)?.nameSource;
   const target = source ? message.params?.[source] : undefined;
   if (typeof target === 'string') headers[StatelessHeader.Name] = encodeHeaderValue(target);

@@ -3,7 +3,13 @@ import type { McpCallJob } from '../interfaces/mcp-call.interface';
 import { McpCallAbortedError } from '../mcp-call-aborted.errors';
 import { createdTask, isCreateTaskResult, pollDelay, pollTask } from './task-poller';
 
-const job = (deadlineAt?: number): McpCallJob => ({ server: 's', method: 'tools/call', scopeKey: '', timeoutMs: 5000, ...(deadlineAt !== undefined ? { deadlineAt } : {}) });
+const job = (deadlineAt?: number): McpCallJob => ({
+  server: 's',
+  method: 'tools/call',
+  scopeKey: '',
+  timeoutMs: 5000,
+  ...(deadlineAt !== undefined ? { deadlineAt } : {}),
+});
 
 describe('task poller', () => {
   it('bounds the server poll interval to 100 ms - 10 s and defaults to 1 s', () => {
@@ -20,29 +26,58 @@ describe('task poller', () => {
     expect(isCreateTaskResult({ content: [], task: { taskId: 't1' } })).toBe(false);
     expect(isCreateTaskResult({ content: [{ type: 'text', text: 'x' }] })).toBe(false);
     expect(createdTask('s', { task: { taskId: 't1' } })).toEqual({ taskId: 't1' });
-    expect(createdTask('s', { resultType: 'task', taskId: 't2', status: 'working' })).toEqual({ resultType: 'task', taskId: 't2', status: 'working' });
+    expect(createdTask('s', { resultType: 'task', taskId: 't2', status: 'working' })).toEqual({
+      resultType: 'task',
+      taskId: 't2',
+      status: 'working',
+    });
     expect(() => createdTask('s', { resultType: 'task' })).toThrow(McpProtocolError);
   });
 
   it('asks until the status is terminal and resolves to that answer', async () => {
-    const answers = [{ status: 'working', pollInterval: 100 }, { status: 'input_required', pollInterval: 100 }, { status: 'completed', result: 1 }];
+    const answers = [
+      { status: 'working', pollInterval: 100 },
+      { status: 'input_required', pollInterval: 100 },
+      { status: 'completed', result: 1 },
+    ];
     const asked: number[] = [];
     const cancel = jest.fn(async () => undefined);
-    const final = await pollTask({ job: job(), taskId: 't', get: async () => (asked.push(asked.length), answers[asked.length - 1]), cancel });
+    const final = await pollTask({
+      job: job(),
+      taskId: 't',
+      get: async () => (asked.push(asked.length), answers[asked.length - 1]),
+      cancel,
+    });
     expect(final).toEqual({ status: 'completed', result: 1 });
     expect(asked).toEqual([0, 1, 2]);
     expect(cancel).not.toHaveBeenCalled();
   });
 
   it('hands each input_required answer to onInputRequired before polling on, and ends with its rejection', async () => {
-    const answers = [{ status: 'input_required', inputRequests: { a: {} }, pollInterval: 100 }, { status: 'working', pollInterval: 100 }, { status: 'completed' }];
+    const answers = [
+      { status: 'input_required', inputRequests: { a: {} }, pollInterval: 100 },
+      { status: 'working', pollInterval: 100 },
+      { status: 'completed' },
+    ];
     let asked = 0;
     const seen: unknown[] = [];
-    const final = await pollTask({ job: job(), taskId: 't', get: async () => answers[asked++], cancel: async () => undefined, onInputRequired: async (task) => void seen.push(task.inputRequests) });
+    const final = await pollTask({
+      job: job(),
+      taskId: 't',
+      get: async () => answers[asked++],
+      cancel: async () => undefined,
+      onInputRequired: async (task) => void seen.push(task.inputRequests),
+    });
     expect(final).toEqual({ status: 'completed' });
     expect(seen).toEqual([{ a: {} }]);
 
-    const failing = pollTask({ job: job(), taskId: 't', get: async () => ({ status: 'input_required' }), cancel: async () => undefined, onInputRequired: async () => Promise.reject(new Error('no handler')) });
+    const failing = pollTask({
+      job: job(),
+      taskId: 't',
+      get: async () => ({ status: 'input_required' }),
+      cancel: async () => undefined,
+      onInputRequired: async () => Promise.reject(new Error('no handler')),
+    });
     await expect(failing).rejects.toThrow('no handler');
   });
 
@@ -52,7 +87,9 @@ describe('task poller', () => {
     const error = await pollTask({ job: job(Date.now() - 1), taskId: 't9', get, cancel }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(McpTimeoutError);
     expect(error).toMatchObject({ delivered: true, timeoutMs: 5000 });
-    expect((error as Error).message).toBe('MCP server "s": task t9 was still running at the call\'s deadline of 5000 ms; it was cancelled');
+    expect((error as Error).message).toBe(
+      'MCP server "s": task t9 was still running at the call\'s deadline of 5000 ms; it was cancelled',
+    );
     expect(cancel).toHaveBeenCalledTimes(1);
     expect(get).not.toHaveBeenCalled();
   });
@@ -66,7 +103,9 @@ describe('task poller', () => {
       controller.abort('enough');
       return { status: 'working', pollInterval: 10_000 };
     });
-    const error = await pollTask({ job: job(), taskId: 't', signal: controller.signal, get, cancel }).catch((e: unknown) => e);
+    const error = await pollTask({ job: job(), taskId: 't', signal: controller.signal, get, cancel }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(McpCallAbortedError);
     expect(error).toMatchObject({ server: 's', method: 'tools/call', delivered: true, reason: 'enough' });
     expect(cancel).toHaveBeenCalledTimes(1);

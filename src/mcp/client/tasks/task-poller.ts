@@ -33,7 +33,10 @@ export interface McpTaskPolling {
 export function createdTask(server: string, result: Record<string, unknown>): Record<string, unknown> {
   const task = result.task && typeof result.task === 'object' ? (result.task as Record<string, unknown>) : result;
   if (typeof task.taskId !== 'string' || !task.taskId) {
-    throw new McpProtocolError(`MCP server "${server}" answered a task-augmented tools/call with a task without a taskId`, true);
+    throw new McpProtocolError(
+      `MCP server "${server}" answered a task-augmented tools/call with a task without a taskId`,
+      true,
+    );
   }
   return task;
 }
@@ -61,9 +64,17 @@ export function pollDelay(task: Record<string, unknown>): number {
 export async function pollTask(polling: McpTaskPolling): Promise<Record<string, unknown>> {
   const { job, signal } = polling;
   for (;;) {
-    if (signal?.aborted) return stop(polling, new McpCallAbortedError(job.server, job.method, true, abortReasonText(signal.reason)));
+    if (signal?.aborted)
+      return stop(polling, new McpCallAbortedError(job.server, job.method, true, abortReasonText(signal.reason)));
     if (job.deadlineAt !== undefined && Date.now() >= job.deadlineAt) {
-      return stop(polling, new McpTimeoutError(`MCP server "${job.server}": task ${polling.taskId} was still running at the call's deadline of ${job.timeoutMs} ms; it was cancelled`, true, job.timeoutMs));
+      return stop(
+        polling,
+        new McpTimeoutError(
+          `MCP server "${job.server}": task ${polling.taskId} was still running at the call's deadline of ${job.timeoutMs} ms; it was cancelled`,
+          true,
+          job.timeoutMs,
+        ),
+      );
     }
     const task = await polling.get();
     if (isTerminalTaskStatus(String(task.status))) return task;

@@ -5,5 +5,8 @@ import { ToolsetTransportFactory } from './toolset/toolset-transport.factory';
 
 /** The factories of the transports the client ships, by transport name. */
 export const BUILT_IN_TRANSPORT_FACTORIES: ReadonlyMap<string, McpTransportFactory<object>> = new Map(
-  [new StdioTransportFactory(), new HttpTransportFactory(), new ToolsetTransportFactory()].map((factory) => [factory.transport, factory as McpTransportFactory<object>]),
+  [new StdioTransportFactory(), new HttpTransportFactory(), new ToolsetTransportFactory()].map((factory) => [
+    factory.transport,
+    factory as McpTransportFactory<object>,
+  ]),
 );

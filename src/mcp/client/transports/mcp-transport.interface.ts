@@ -104,7 +104,10 @@ export interface McpTransportResult {
  */
 export interface McpTransport {
   /** Sends one request or notification and returns its outcome. */
-  deliver(message: JsonRpcRequest | JsonRpcNotification, options: McpTransportDeliverOptions): Promise<McpTransportResult>;
+  deliver(
+    message: JsonRpcRequest | JsonRpcNotification,
+    options: McpTransportDeliverOptions,
+  ): Promise<McpTransportResult>;
   /** Ends a remote session (HTTP DELETE) if the transport has one. */
   closeSession?(sessionId: string, context: McpTransportContext): Promise<void>;
   /** Releases processes, sockets and timers held by the transport. */

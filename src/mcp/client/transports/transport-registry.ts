@@ -35,7 +35,9 @@ export class McpTransportRegistry implements OnApplicationShutdown {
 
   /** The configuration of a server. @throws McpUnknownServerError */
   config(server: string): McpResolvedServerConfig {
-    const config = Object.prototype.hasOwnProperty.call(this.options.servers, server) ? this.options.servers[server] : undefined;
+    const config = Object.prototype.hasOwnProperty.call(this.options.servers, server)
+      ? this.options.servers[server]
+      : undefined;
     if (!config) throw new McpUnknownServerError(server, this.names());
     return config;
   }
@@ -69,7 +71,9 @@ export class McpTransportRegistry implements OnApplicationShutdown {
   private computeEndpointKey(server: string): string | null {
     const config = this.config(server);
     const factory = this.factory(server);
-    const key = factory.endpointKey ? factory.endpointKey(config) : `${factory.transport} ${JSON.stringify({ server, config })}`;
+    const key = factory.endpointKey
+      ? factory.endpointKey(config)
+      : `${factory.transport} ${JSON.stringify({ server, config })}`;
     return key === null ? null : storableEndpointKey(factory.transport, key);
   }
 
@@ -88,8 +92,13 @@ export class McpTransportRegistry implements OnApplicationShutdown {
     const open = [...this.transports.entries()];
     this.transports.clear();
     await Promise.all(
-      open.map(([name, transport]) =>
-        transport.close?.().catch((error: unknown) => this.logger.warn(`Closing the transport of "${name}" failed: ${(error as Error).message}`)) ?? Promise.resolve(),
+      open.map(
+        ([name, transport]) =>
+          transport
+            .close?.()
+            .catch((error: unknown) =>
+              this.logger.warn(`Closing the transport of "${name}" failed: ${(error as Error).message}`),
+            ) ?? Promise.resolve(),
       ),
     );
   }

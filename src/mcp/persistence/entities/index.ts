@@ -9,4 +9,11 @@ export { McpEvent, McpHandlerSwitch, McpInboundSession, McpOutboundSession, McpR
 export type { McpEventDirection } from './mcp-event.entity';
 
 /** Every entity of the package: add them to the host's `TypeOrmModule.forRoot({ entities })`. */
-export const MCP_ENTITIES = [McpInboundSession, McpEvent, McpOutboundSession, McpResourceSubscription, McpHandlerSwitch, McpTask];
+export const MCP_ENTITIES = [
+  McpInboundSession,
+  McpEvent,
+  McpOutboundSession,
+  McpResourceSubscription,
+  McpHandlerSwitch,
+  McpTask,
+];

@@ -51,7 +51,12 @@ export class McpTask {
   outcome: Record<string, unknown> | null;
 
   /** Lifetime from creation in milliseconds; null for unlimited. */
-  @Column({ name: 'ttl_ms', type: 'bigint', nullable: true, transformer: { to: (v: number | null) => v, from: (v: string | number | null) => (v === null ? null : Number(v)) } })
+  @Column({
+    name: 'ttl_ms',
+    type: 'bigint',
+    nullable: true,
+    transformer: { to: (v: number | null) => v, from: (v: string | number | null) => (v === null ? null : Number(v)) },
+  })
   ttlMs: number | null;
 
   /** Suggested polling interval in milliseconds. */

@@ -48,7 +48,8 @@ export interface McpEventRecord {
 }
 
 /** The fields a caller gives for one event; the sink fills in the id and the defaults (null, false). */
-export type McpEventInput = Omit<Partial<McpEventRecord>, 'id'> & Pick<McpEventRecord, 'direction' | 'kind' | 'createdAt' | 'durationMs'>;
+export type McpEventInput = Omit<Partial<McpEventRecord>, 'id'> &
+  Pick<McpEventRecord, 'direction' | 'kind' | 'createdAt' | 'durationMs'>;
 
 /**
  * Where the audit rows go. `record` resolves only once the row is durable, so a response never

@@ -76,7 +76,18 @@ export interface McpTaskRecord {
 }
 
 /** The fields a new task starts with; the store fills in the rest. */
-export type McpNewTask = Pick<McpTaskRecord, 'id' | 'principalKey' | 'sessionId' | 'toolName' | 'argumentsDigest' | 'payload' | 'statusMessage' | 'ttlMs' | 'pollIntervalMs'>;
+export type McpNewTask = Pick<
+  McpTaskRecord,
+  | 'id'
+  | 'principalKey'
+  | 'sessionId'
+  | 'toolName'
+  | 'argumentsDigest'
+  | 'payload'
+  | 'statusMessage'
+  | 'ttlMs'
+  | 'pollIntervalMs'
+>;
 
 /**
  * The tasks of one mount. Every change is one conditional statement, so two replicas racing
@@ -116,13 +127,23 @@ export interface McpTaskStore {
    * when given: otherwise the last one stays); resolves with the row, or null when it was already
    * over (then nothing changed).
    */
-  finish(id: string, status: string, statusMessage: string | undefined, outcome: Record<string, unknown> | null, now?: Date): Promise<McpTaskRecord | null>;
+  finish(
+    id: string,
+    status: string,
+    statusMessage: string | undefined,
+    outcome: Record<string, unknown> | null,
+    now?: Date,
+  ): Promise<McpTaskRecord | null>;
   /**
    * Sets the outstanding input requests of a task that is not over: with some, the task becomes
    * `input_required` and `outcome` holds `{ inputRequests }`; with none (null or empty), it is
    * `working` again with no outcome. Resolves with the row, or null when it is over or gone.
    */
-  setInputRequests(id: string, inputRequests: Record<string, unknown> | null, now?: Date): Promise<McpTaskRecord | null>;
+  setInputRequests(
+    id: string,
+    inputRequests: Record<string, unknown> | null,
+    now?: Date,
+  ): Promise<McpTaskRecord | null>;
   /** The `working` and `input_required` tasks of the mount, claimed or not (the boot sweep of a process without a queue that redelivers). */
   unfinished(): Promise<McpTaskRecord[]>;
 }

@@ -24,8 +24,12 @@ export class CreateMcpTables1764489600000 implements MigrationInterface {
         "last_seen_at" timestamp NOT NULL,
         "terminated_at" timestamp
       )`);
-    await queryRunner.query(`CREATE UNIQUE INDEX "mcp_inbound_sessions_session_id_uq" ON "mcp_inbound_sessions" ("session_id")`);
-    await queryRunner.query(`CREATE INDEX "mcp_inbound_sessions_mount_principal_idx" ON "mcp_inbound_sessions" ("mount", "principal_key")`);
+    await queryRunner.query(
+      `CREATE UNIQUE INDEX "mcp_inbound_sessions_session_id_uq" ON "mcp_inbound_sessions" ("session_id")`,
+    );
+    await queryRunner.query(
+      `CREATE INDEX "mcp_inbound_sessions_mount_principal_idx" ON "mcp_inbound_sessions" ("mount", "principal_key")`,
+    );
     await queryRunner.query(`
       CREATE TABLE "mcp_events" (
         "id" varchar(36) PRIMARY KEY,
@@ -61,7 +65,9 @@ export class CreateMcpTables1764489600000 implements MigrationInterface {
         "updated_at" timestamp NOT NULL,
         "closed_at" timestamp
       )`);
-    await queryRunner.query(`CREATE UNIQUE INDEX "mcp_outbound_sessions_server_scope_uq" ON "mcp_outbound_sessions" ("server", "scope_key")`);
+    await queryRunner.query(
+      `CREATE UNIQUE INDEX "mcp_outbound_sessions_server_scope_uq" ON "mcp_outbound_sessions" ("server", "scope_key")`,
+    );
   }
 
   /** @inheritdoc */

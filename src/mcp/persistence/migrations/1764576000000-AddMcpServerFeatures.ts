@@ -22,7 +22,9 @@ export class AddMcpServerFeatures1764576000000 implements MigrationInterface {
     await queryRunner.query(
       `CREATE UNIQUE INDEX "mcp_resource_subscriptions_session_uri_uq" ON "mcp_resource_subscriptions" ("session_id", "uri")`,
     );
-    await queryRunner.query(`CREATE INDEX "mcp_resource_subscriptions_mount_uri_idx" ON "mcp_resource_subscriptions" ("mount", "uri")`);
+    await queryRunner.query(
+      `CREATE INDEX "mcp_resource_subscriptions_mount_uri_idx" ON "mcp_resource_subscriptions" ("mount", "uri")`,
+    );
   }
 
   /** @inheritdoc */

@@ -28,7 +28,9 @@ export class AddMcpTasks1767398400000 implements MigrationInterface {
         "worker" varchar(64),
         "attempt" integer NOT NULL DEFAULT 0
       )`);
-    await queryRunner.query(`CREATE INDEX "mcp_tasks_owner_created_idx" ON "mcp_tasks" ("mount", "principal_key", "created_at")`);
+    await queryRunner.query(
+      `CREATE INDEX "mcp_tasks_owner_created_idx" ON "mcp_tasks" ("mount", "principal_key", "created_at")`,
+    );
   }
 
   /** @inheritdoc */

@@ -6,7 +6,10 @@ const BACKFILL_DAYS = 90;
 const DAYS_AHEAD = 3;
 
 /** The definitions of the indexes of `table` other than its primary key, as `CREATE INDEX` statements. */
-async function secondaryIndexes(queryRunner: QueryRunner, table: string): Promise<{ name: string; definition: string }[]> {
+async function secondaryIndexes(
+  queryRunner: QueryRunner,
+  table: string,
+): Promise<{ name: string; definition: string }[]> {
   const rows = (await queryRunner.query(
     `SELECT c.relname AS name, pg_get_indexdef(i.indexrelid) AS definition
        FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
@@ -17,12 +20,17 @@ async function secondaryIndexes(queryRunner: QueryRunner, table: string): Promis
 }
 
 async function primaryKeyName(queryRunner: QueryRunner, table: string): Promise<string | null> {
-  const rows = (await queryRunner.query(`SELECT conname AS name FROM pg_constraint WHERE conrelid = to_regclass($1) AND contype = 'p'`, [table])) as { name: string }[];
+  const rows = (await queryRunner.query(
+    `SELECT conname AS name FROM pg_constraint WHERE conrelid = to_regclass($1) AND contype = 'p'`,
+    [table],
+  )) as { name: string }[];
   return rows[0]?.name ?? null;
 }
 
 async function isPartitioned(queryRunner: QueryRunner): Promise<boolean> {
-  const rows = (await queryRunner.query(`SELECT relkind AS kind FROM pg_class WHERE oid = to_regclass('mcp_events')`)) as { kind: string }[];
+  const rows = (await queryRunner.query(
+    `SELECT relkind AS kind FROM pg_class WHERE oid = to_regclass('mcp_events')`,
+  )) as { kind: string }[];
   return rows[0]?.kind === 'p';
 }
 
@@ -35,7 +43,10 @@ async function setAside(queryRunner: QueryRunner, aside: string): Promise<{ name
   const pkey = await primaryKeyName(queryRunner, 'mcp_events');
   await queryRunner.query(`ALTER TABLE "mcp_events" RENAME TO "${aside}"`);
   if (pkey) await queryRunner.query(`ALTER TABLE "${aside}" RENAME CONSTRAINT "${pkey}" TO "${aside}_pkey"`);
-  for (const index of indexes) await queryRunner.query(`ALTER INDEX "${index.name}" RENAME TO "${aside}_${index.name.replace(/^mcp_events_/, '')}"`);
+  for (const index of indexes)
+    await queryRunner.query(
+      `ALTER INDEX "${index.name}" RENAME TO "${aside}_${index.name.replace(/^mcp_events_/, '')}"`,
+    );
   return indexes;
 }
 
@@ -59,7 +70,9 @@ export class McpEventsPartitioning1767657600000 implements MigrationInterface {
     await queryRunner.query(
       `CREATE TABLE "mcp_events" (LIKE "mcp_events_unpartitioned" INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING GENERATED INCLUDING COMMENTS) PARTITION BY RANGE ("created_at")`,
     );
-    await queryRunner.query(`ALTER TABLE "mcp_events" ADD CONSTRAINT "mcp_events_pkey" PRIMARY KEY ("id", "created_at")`);
+    await queryRunner.query(
+      `ALTER TABLE "mcp_events" ADD CONSTRAINT "mcp_events_pkey" PRIMARY KEY ("id", "created_at")`,
+    );
     for (const index of indexes) await queryRunner.query(index.definition);
     await queryRunner.query(`CREATE TABLE "mcp_events_default" PARTITION OF "mcp_events" DEFAULT`);
     const days = (await queryRunner.query(
@@ -71,11 +84,17 @@ export class McpEventsPartitioning1767657600000 implements MigrationInterface {
       [BACKFILL_DAYS, DAYS_AHEAD],
     )) as { day: string; lower: string; upper: string }[];
     // With an empty table min() is null and GREATEST ignores it: the series starts BACKFILL_DAYS back; keep only today on.
-    const hasRows = ((await queryRunner.query(`SELECT EXISTS (SELECT 1 FROM "mcp_events_unpartitioned") AS any`)) as { any: boolean }[])[0].any;
-    const today: string = ((await queryRunner.query(`SELECT to_char(LOCALTIMESTAMP, 'YYYYMMDD') AS day`)) as { day: string }[])[0].day;
+    const hasRows = (
+      (await queryRunner.query(`SELECT EXISTS (SELECT 1 FROM "mcp_events_unpartitioned") AS any`)) as { any: boolean }[]
+    )[0].any;
+    const today: string = (
+      (await queryRunner.query(`SELECT to_char(LOCALTIMESTAMP, 'YYYYMMDD') AS day`)) as { day: string }[]
+    )[0].day;
     for (const { day, lower, upper } of days) {
       if (!hasRows && day < today) continue;
-      await queryRunner.query(`CREATE TABLE "mcp_events_p${day}" PARTITION OF "mcp_events" FOR VALUES FROM ('${lower}') TO ('${upper}')`);
+      await queryRunner.query(
+        `CREATE TABLE "mcp_events_p${day}" PARTITION OF "mcp_events" FOR VALUES FROM ('${lower}') TO ('${upper}')`,
+      );
     }
     await queryRunner.query(`INSERT INTO "mcp_events" SELECT * FROM "mcp_events_unpartitioned"`);
     await queryRunner.query(`DROP TABLE "mcp_events_unpartitioned"`);
@@ -85,7 +104,9 @@ export class McpEventsPartitioning1767657600000 implements MigrationInterface {
   async down(queryRunner: QueryRunner): Promise<void> {
     if (!(await isPartitioned(queryRunner))) return;
     const indexes = await setAside(queryRunner, 'mcp_events_partitioned');
-    await queryRunner.query(`CREATE TABLE "mcp_events" (LIKE "mcp_events_partitioned" INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING GENERATED INCLUDING COMMENTS)`);
+    await queryRunner.query(
+      `CREATE TABLE "mcp_events" (LIKE "mcp_events_partitioned" INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING GENERATED INCLUDING COMMENTS)`,
+    );
     await queryRunner.query(`ALTER TABLE "mcp_events" ADD CONSTRAINT "mcp_events_pkey" PRIMARY KEY ("id")`);
     for (const index of indexes) await queryRunner.query(index.definition);
     await queryRunner.query(`INSERT INTO "mcp_events" SELECT * FROM "mcp_events_partitioned"`);

@@ -7,10 +7,27 @@ import { AddMcpEventTraceId1767484800000 } from './1767484800000-AddMcpEventTrac
 import { AddMcpRetentionIndexes1767571200000 } from './1767571200000-AddMcpRetentionIndexes';
 import { McpEventsPartitioning1767657600000 } from './1767657600000-McpEventsPartitioning';
 
-export { CreateMcpTables1764489600000, AddMcpServerFeatures1764576000000, AddOutboundSessionEndpoint1767225600000, AddMcpHandlerSwitches1767312000000, AddMcpTasks1767398400000, AddMcpEventTraceId1767484800000, AddMcpRetentionIndexes1767571200000, McpEventsPartitioning1767657600000 };
+export {
+  CreateMcpTables1764489600000,
+  AddMcpServerFeatures1764576000000,
+  AddOutboundSessionEndpoint1767225600000,
+  AddMcpHandlerSwitches1767312000000,
+  AddMcpTasks1767398400000,
+  AddMcpEventTraceId1767484800000,
+  AddMcpRetentionIndexes1767571200000,
+  McpEventsPartitioning1767657600000,
+};
 
 /** The PostgreSQL migrations of the package, oldest first: add them to the host's DataSource `migrations`. */
-export const MCP_MIGRATIONS = [CreateMcpTables1764489600000, AddMcpServerFeatures1764576000000, AddOutboundSessionEndpoint1767225600000, AddMcpHandlerSwitches1767312000000, AddMcpTasks1767398400000, AddMcpEventTraceId1767484800000, AddMcpRetentionIndexes1767571200000];
+export const MCP_MIGRATIONS = [
+  CreateMcpTables1764489600000,
+  AddMcpServerFeatures1764576000000,
+  AddOutboundSessionEndpoint1767225600000,
+  AddMcpHandlerSwitches1767312000000,
+  AddMcpTasks1767398400000,
+  AddMcpEventTraceId1767484800000,
+  AddMcpRetentionIndexes1767571200000,
+];
 
 /**
  * Optional, PostgreSQL only: partitions `mcp_events` by day so the retention pruner drops whole

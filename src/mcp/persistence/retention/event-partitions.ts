@@ -33,15 +33,18 @@ export class EventPartitions {
 
   /** Whether `mcp_events` is a partitioned table. */
   async isPartitioned(runner: QueryRunner): Promise<boolean> {
-    const rows = (await runner.query(`SELECT c.relkind AS kind FROM pg_class c WHERE c.oid = to_regclass($1)`, [this.escaped(this.table)])) as { kind: string }[];
+    const rows = (await runner.query(`SELECT c.relkind AS kind FROM pg_class c WHERE c.oid = to_regclass($1)`, [
+      this.escaped(this.table),
+    ])) as { kind: string }[];
     return rows[0]?.kind === 'p';
   }
 
   /** The day partitions there are, by `YYYYMMDD` day. */
   async days(runner: QueryRunner): Promise<Map<string, string>> {
-    const rows = (await runner.query(`SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = to_regclass($1)`, [
-      this.escaped(this.table),
-    ])) as { name: string }[];
+    const rows = (await runner.query(
+      `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = to_regclass($1)`,
+      [this.escaped(this.table)],
+    )) as { name: string }[];
     const prefix = `${this.table}_p`;
     const days = new Map<string, string>();
     for (const { name } of rows) {
@@ -69,7 +72,9 @@ export class EventPartitions {
       if (existing.has(day)) continue;
       const name = dayPartitionName(this.table, day);
       try {
-        await runner.query(`CREATE TABLE IF NOT EXISTS ${this.escaped(name)} PARTITION OF ${this.escaped(this.table)} FOR VALUES FROM ('${lower}') TO ('${upper}')`);
+        await runner.query(
+          `CREATE TABLE IF NOT EXISTS ${this.escaped(name)} PARTITION OF ${this.escaped(this.table)} FOR VALUES FROM ('${lower}') TO ('${upper}')`,
+        );
       } catch (error) {
         // Rows of that day already sit in the default partition (no run for days): they stay there, pruned by batches.
         if ((error as { driverError?: { code?: string } }).driverError?.code === '23514') continue;

@@ -34,9 +34,18 @@ describe('retention options', () => {
   });
 
   it.each([
-    [{ events: 0 }, 'McpModule (mount "m"): option "retention.events" must be a positive whole number of milliseconds.'],
-    [{ tasks: -1 }, 'McpModule (mount "m"): option "retention.tasks" must be a whole number of milliseconds, 0 or more.'],
-    [{ batchPauseMs: Number.NaN }, 'McpModule (mount "m"): option "retention.batchPauseMs" must be a whole number of milliseconds, 0 or more.'],
+    [
+      { events: 0 },
+      'McpModule (mount "m"): option "retention.events" must be a positive whole number of milliseconds.',
+    ],
+    [
+      { tasks: -1 },
+      'McpModule (mount "m"): option "retention.tasks" must be a whole number of milliseconds, 0 or more.',
+    ],
+    [
+      { batchPauseMs: Number.NaN },
+      'McpModule (mount "m"): option "retention.batchPauseMs" must be a whole number of milliseconds, 0 or more.',
+    ],
     [{ batchSize: 50_001 }, 'McpModule (mount "m"): option "retention.batchSize" must be at most 50000.'],
     [[1], 'McpModule (mount "m"): option "retention" must be an object such as { events: 2592000000 }.'],
   ])('refuse %j on a mount', (raw, message) => {
@@ -46,6 +55,8 @@ describe('retention options', () => {
   it('refuse the keys of the other module', () => {
     expect(() => resolveMountRetention('m', { outboundSessions: 1 })).toThrow(McpConfigurationError);
     expect(() => resolveClientRetention({ sessions: 1 })).toThrow(McpConfigurationError);
-    expect(() => resolveClientRetention({ events: 2.5 })).toThrow('McpClientModule option "retention.events" must be a positive whole number of milliseconds.');
+    expect(() => resolveClientRetention({ events: 2.5 })).toThrow(
+      'McpClientModule option "retention.events" must be a positive whole number of milliseconds.',
+    );
   });
 });

@@ -90,12 +90,31 @@ export const DEFAULT_RETENTION_BATCH_PAUSE_MS = 20;
 /** Largest batch accepted (SQLite binds at most 32766 parameters; PostgreSQL holds row locks for the batch). */
 export const MAX_RETENTION_BATCH_SIZE = 50_000;
 
-const MOUNT_RETENTION_KEYS = optionKeys<McpRetentionOptions>({ events: true, sessions: true, tasks: true, intervalMs: true, batchSize: true, batchPauseMs: true });
-const CLIENT_RETENTION_KEYS = optionKeys<McpClientRetentionOptions>({ events: true, outboundSessions: true, intervalMs: true, batchSize: true, batchPauseMs: true });
+const MOUNT_RETENTION_KEYS = optionKeys<McpRetentionOptions>({
+  events: true,
+  sessions: true,
+  tasks: true,
+  intervalMs: true,
+  batchSize: true,
+  batchPauseMs: true,
+});
+const CLIENT_RETENTION_KEYS = optionKeys<McpClientRetentionOptions>({
+  events: true,
+  outboundSessions: true,
+  intervalMs: true,
+  batchSize: true,
+  batchPauseMs: true,
+});
 
 type Refuse = (option: string, expected: string) => never;
 
-function duration(refuse: Refuse, option: string, value: unknown, minimum: number, unit = 'milliseconds'): number | null {
+function duration(
+  refuse: Refuse,
+  option: string,
+  value: unknown,
+  minimum: number,
+  unit = 'milliseconds',
+): number | null {
   if (value === undefined) return null;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < minimum) {
     refuse(option, minimum === 0 ? `a whole number of ${unit}, 0 or more` : `a positive whole number of ${unit}`);
@@ -103,7 +122,10 @@ function duration(refuse: Refuse, option: string, value: unknown, minimum: numbe
   return value;
 }
 
-function common(refuse: Refuse, raw: McpRetentionOptions | McpClientRetentionOptions): Pick<McpResolvedRetention, 'intervalMs' | 'batchSize' | 'batchPauseMs'> {
+function common(
+  refuse: Refuse,
+  raw: McpRetentionOptions | McpClientRetentionOptions,
+): Pick<McpResolvedRetention, 'intervalMs' | 'batchSize' | 'batchPauseMs'> {
   const batchSize = duration(refuse, 'retention.batchSize', raw.batchSize, 1, 'rows') ?? DEFAULT_RETENTION_BATCH_SIZE;
   if (batchSize > MAX_RETENTION_BATCH_SIZE) refuse('retention.batchSize', `at most ${MAX_RETENTION_BATCH_SIZE}`);
   return {

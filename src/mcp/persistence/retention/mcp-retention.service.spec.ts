@@ -12,15 +12,35 @@ import { PG_ADMIN_URL } from '../../../../test/support/postgres';
 import { TEST_REDIS_URL, deleteRedisKeys } from '../../../../test/support/redis';
 import { randomUUID } from 'node:crypto';
 
-const retention: McpResolvedRetention = { events: 60_000, sessions: null, tasks: null, outboundSessions: null, intervalMs: 3_600_000, batchSize: 2, batchPauseMs: 0 };
+const retention: McpResolvedRetention = {
+  events: 60_000,
+  sessions: null,
+  tasks: null,
+  outboundSessions: null,
+  intervalMs: 3_600_000,
+  batchSize: 2,
+  batchPauseMs: 0,
+};
 
 async function moduleRefWith(dataSource: DataSource | null): Promise<{ ref: ModuleRef; close: () => Promise<void> }> {
-  const module = await Test.createTestingModule({ providers: dataSource ? [{ provide: DataSource, useValue: dataSource }] : [] }).compile();
+  const module = await Test.createTestingModule({
+    providers: dataSource ? [{ provide: DataSource, useValue: dataSource }] : [],
+  }).compile();
   return { ref: module.get(ModuleRef), close: () => module.close() };
 }
 
 function inboundEvent(id: string, createdAt: Date, mount = 'default') {
-  return { id, createdAt, direction: 'inbound' as const, mount, server: null, kind: 'request', method: 'ping', durationMs: 1, isError: false };
+  return {
+    id,
+    createdAt,
+    direction: 'inbound' as const,
+    mount,
+    server: null,
+    kind: 'request',
+    method: 'ping',
+    durationMs: 1,
+    isError: false,
+  };
 }
 
 describe('McpRetentionService', () => {
@@ -29,11 +49,22 @@ describe('McpRetentionService', () => {
   const logs: string[] = [];
 
   beforeEach(async () => {
-    dataSource = await new DataSource({ type: 'better-sqlite3', database: ':memory:', entities: MCP_ENTITIES, synchronize: true }).initialize();
+    dataSource = await new DataSource({
+      type: 'better-sqlite3',
+      database: ':memory:',
+      entities: MCP_ENTITIES,
+      synchronize: true,
+    }).initialize();
     logs.length = 0;
-    jest.spyOn(Logger.prototype, 'log').mockImplementation((message: unknown) => void logs.push(`log ${String(message)}`));
-    jest.spyOn(Logger.prototype, 'debug').mockImplementation((message: unknown) => void logs.push(`debug ${String(message)}`));
-    jest.spyOn(Logger.prototype, 'error').mockImplementation((message: unknown) => void logs.push(`error ${String(message)}`));
+    jest
+      .spyOn(Logger.prototype, 'log')
+      .mockImplementation((message: unknown) => void logs.push(`log ${String(message)}`));
+    jest
+      .spyOn(Logger.prototype, 'debug')
+      .mockImplementation((message: unknown) => void logs.push(`debug ${String(message)}`));
+    jest
+      .spyOn(Logger.prototype, 'error')
+      .mockImplementation((message: unknown) => void logs.push(`error ${String(message)}`));
   });
 
   afterEach(async () => {
@@ -43,10 +74,16 @@ describe('McpRetentionService', () => {
     if (dataSource.isInitialized) await dataSource.destroy();
   });
 
-  async function service(settings: Partial<McpRetentionSettings> = {}, withDataSource = true): Promise<McpRetentionService> {
+  async function service(
+    settings: Partial<McpRetentionSettings> = {},
+    withDataSource = true,
+  ): Promise<McpRetentionService> {
     const { ref, close } = await moduleRefWith(withDataSource ? dataSource : null);
     closeModule = close;
-    return new McpRetentionService({ scope: { kind: 'mount', mount: 'default', idleTtlMs: 60_000 }, retention, queue: null, ...settings }, ref);
+    return new McpRetentionService(
+      { scope: { kind: 'mount', mount: 'default', idleTtlMs: 60_000 }, retention, queue: null, ...settings },
+      ref,
+    );
   }
 
   it('is off without the option: no schedule, and runOnce reports "off" at the given time without touching the database', async () => {
@@ -54,7 +91,15 @@ describe('McpRetentionService', () => {
     expect(off.enabled).toBe(false);
     await off.onApplicationBootstrap();
     const at = new Date(Date.UTC(2026, 0, 1));
-    await expect(off.runOnce(at)).resolves.toEqual({ scope: 'mount:default', skipped: 'off', tables: {}, partitionsDropped: [], partitionsCreated: [], startedAt: at, durationMs: 0 });
+    await expect(off.runOnce(at)).resolves.toEqual({
+      scope: 'mount:default',
+      skipped: 'off',
+      tables: {},
+      partitionsDropped: [],
+      partitionsCreated: [],
+      startedAt: at,
+      durationMs: 0,
+    });
     expect((await off.runOnce()).startedAt).toBeInstanceOf(Date);
     expect(off.history()).toEqual([]);
     await off.onApplicationShutdown();
@@ -71,14 +116,27 @@ describe('McpRetentionService', () => {
   it('deletes old inbound rows of its mount only, logs what it deleted, then logs that nothing was left', async () => {
     const now = new Date();
     const old = new Date(now.getTime() - 3_600_000);
-    await dataSource.getRepository(McpEvent).insert([inboundEvent('a', old), inboundEvent('b', old), inboundEvent('c', old), inboundEvent('d', now), inboundEvent('e', old, 'other')]);
+    await dataSource
+      .getRepository(McpEvent)
+      .insert([
+        inboundEvent('a', old),
+        inboundEvent('b', old),
+        inboundEvent('c', old),
+        inboundEvent('d', now),
+        inboundEvent('e', old, 'other'),
+      ]);
     const pruner = await service();
     expect(pruner.enabled).toBe(true);
     const report = await pruner.runOnce(now);
     expect(report.skipped).toBeUndefined();
     expect(report.tables.mcp_events).toEqual({ rows: 3, batches: 2 });
-    expect((await dataSource.getRepository(McpEvent).find({ order: { id: 'ASC' } })).map((e) => e.id)).toEqual(['d', 'e']);
-    expect(logs).toContainEqual(expect.stringMatching(/^log Retention run deleted mcp_events: 3 rows in 2 batches \(\d+ ms\)$/));
+    expect((await dataSource.getRepository(McpEvent).find({ order: { id: 'ASC' } })).map((e) => e.id)).toEqual([
+      'd',
+      'e',
+    ]);
+    expect(logs).toContainEqual(
+      expect.stringMatching(/^log Retention run deleted mcp_events: 3 rows in 2 batches \(\d+ ms\)$/),
+    );
     await pruner.runOnce(now);
     expect(logs).toContainEqual(expect.stringMatching(/^debug Retention run found nothing to delete/));
     expect(pruner.history()).toHaveLength(2);
@@ -101,7 +159,9 @@ describe('McpRetentionService', () => {
     await pruner.onApplicationBootstrap();
     await pollUntil('a scheduled run', () => (pruner.history().length > 0 ? true : undefined));
     await dataSource.destroy();
-    await pollUntil('a failed run logged', () => (logs.some((l) => l.startsWith('error Retention run failed: ')) ? true : undefined));
+    await pollUntil('a failed run logged', () =>
+      logs.some((l) => l.startsWith('error Retention run failed: ')) ? true : undefined,
+    );
     await pruner.onApplicationShutdown();
     const runs = pruner.history().length;
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -135,7 +195,11 @@ describe('McpRetentionService on PostgreSQL with a Bull schedule', () => {
     const { ref, close: closeModule } = await moduleRefWith(dataSource);
     const none = { events: null, sessions: null, tasks: null, outboundSessions: null };
     const pruner = new McpRetentionService(
-      { scope: { kind: 'mount', mount, idleTtlMs: 60_000 }, retention: { ...retention, ...none }, queue: { name: `retention-${mount}`, url: TEST_REDIS_URL, options: { prefix } } },
+      {
+        scope: { kind: 'mount', mount, idleTtlMs: 60_000 },
+        retention: { ...retention, ...none },
+        queue: { name: `retention-${mount}`, url: TEST_REDIS_URL, options: { prefix } },
+      },
       ref,
     );
     close = async () => {
@@ -146,7 +210,9 @@ describe('McpRetentionService on PostgreSQL with a Bull schedule', () => {
     const runner = holder.createQueryRunner();
     await runner.connect();
     try {
-      const [{ locked }] = await runner.query(`SELECT pg_try_advisory_lock(hashtext($1)::bigint) AS locked`, [`durable-mcp:retention:mount:${mount}`]);
+      const [{ locked }] = await runner.query(`SELECT pg_try_advisory_lock(hashtext($1)::bigint) AS locked`, [
+        `durable-mcp:retention:mount:${mount}`,
+      ]);
       expect(locked).toBe(true);
       const report = await pruner.runOnce();
       expect(report.skipped).toBe('locked');

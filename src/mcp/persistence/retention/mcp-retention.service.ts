@@ -3,8 +3,18 @@ import type { ModuleRef } from '@nestjs/core';
 import { DataSource } from 'typeorm';
 import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
 import type { McpResolvedRetention } from './mcp-retention.options';
-import { RetentionPruner, retentionScopeLabel, type McpRetentionReport, type McpRetentionScope } from './retention-pruner';
-import { BullRetentionSchedule, IntervalRetentionSchedule, type RetentionQueueSettings, type RetentionSchedule } from './retention-schedule';
+import {
+  RetentionPruner,
+  retentionScopeLabel,
+  type McpRetentionReport,
+  type McpRetentionScope,
+} from './retention-pruner';
+import {
+  BullRetentionSchedule,
+  IntervalRetentionSchedule,
+  type RetentionQueueSettings,
+  type RetentionSchedule,
+} from './retention-schedule';
 
 /** How a mount or the client builds its `McpRetentionService`. */
 export interface McpRetentionSettings {
@@ -57,7 +67,9 @@ export class McpRetentionService implements OnApplicationBootstrap, OnApplicatio
     if (!this.settings.retention) return;
     this.prunerOf(this.settings.retention);
     const { queue } = this.settings;
-    this.schedule = queue ? new BullRetentionSchedule(queue, this.settings.retention.intervalMs) : new IntervalRetentionSchedule(this.settings.retention.intervalMs);
+    this.schedule = queue
+      ? new BullRetentionSchedule(queue, this.settings.retention.intervalMs)
+      : new IntervalRetentionSchedule(this.settings.retention.intervalMs);
     await this.schedule.start(async () => {
       try {
         await this.runOnce();
@@ -82,7 +94,15 @@ export class McpRetentionService implements OnApplicationBootstrap, OnApplicatio
   runOnce(now?: Date): Promise<McpRetentionReport> {
     const retention = this.settings.retention;
     if (!retention) {
-      return Promise.resolve({ scope: this.label, skipped: 'off', tables: {}, partitionsDropped: [], partitionsCreated: [], startedAt: now ?? new Date(), durationMs: 0 });
+      return Promise.resolve({
+        scope: this.label,
+        skipped: 'off',
+        tables: {},
+        partitionsDropped: [],
+        partitionsCreated: [],
+        startedAt: now ?? new Date(),
+        durationMs: 0,
+      });
     }
     this.running ??= this.prunerOf(retention)
       .run(now)
@@ -99,7 +119,9 @@ export class McpRetentionService implements OnApplicationBootstrap, OnApplicatio
     try {
       dataSource = this.moduleRef.get(DataSource, { strict: false });
     } catch {
-      throw new McpConfigurationError(`${this.label === 'client' ? 'McpClientModule' : `McpModule (${this.label.replace(':', ' "')}")`}: option "retention" needs the TypeORM DataSource of the app (TypeOrmModule.forRoot with MCP_ENTITIES).`);
+      throw new McpConfigurationError(
+        `${this.label === 'client' ? 'McpClientModule' : `McpModule (${this.label.replace(':', ' "')}")`}: option "retention" needs the TypeORM DataSource of the app (TypeOrmModule.forRoot with MCP_ENTITIES).`,
+      );
     }
     this.pruner = new RetentionPruner(dataSource, this.settings.scope, retention);
     return this.pruner;

@@ -69,14 +69,23 @@ export class RetentionPruner {
 
   /** Runs once: takes the lock (PostgreSQL), deletes batch after batch, and reports. */
   async run(now: Date = new Date()): Promise<McpRetentionReport> {
-    const report: McpRetentionReport = { scope: this.label, tables: {}, partitionsDropped: [], partitionsCreated: [], startedAt: now, durationMs: 0 };
+    const report: McpRetentionReport = {
+      scope: this.label,
+      tables: {},
+      partitionsDropped: [],
+      partitionsCreated: [],
+      startedAt: now,
+      durationMs: 0,
+    };
     const started = Date.now();
     const runner = this.dataSource.createQueryRunner();
     await runner.connect();
     let locked = false;
     try {
       if (this.postgres) {
-        const rows = (await runner.query(`SELECT pg_try_advisory_lock(hashtext($1)::bigint) AS locked`, [`durable-mcp:retention:${this.label}`])) as { locked: boolean }[];
+        const rows = (await runner.query(`SELECT pg_try_advisory_lock(hashtext($1)::bigint) AS locked`, [
+          `durable-mcp:retention:${this.label}`,
+        ])) as { locked: boolean }[];
         locked = rows[0]?.locked === true;
         if (!locked) {
           report.skipped = 'locked';
@@ -86,7 +95,10 @@ export class RetentionPruner {
       await this.prune(runner, now, report);
     } finally {
       try {
-        if (locked) await runner.query(`SELECT pg_advisory_unlock(hashtext($1)::bigint)`, [`durable-mcp:retention:${this.label}`]);
+        if (locked)
+          await runner.query(`SELECT pg_advisory_unlock(hashtext($1)::bigint)`, [
+            `durable-mcp:retention:${this.label}`,
+          ]);
       } finally {
         await runner.release();
         report.durationMs = Date.now() - started;
@@ -106,7 +118,8 @@ export class RetentionPruner {
       await this.deleteEvents(runner, at(events), report);
     }
     if (this.scope.kind === 'mount') {
-      if (sessions !== null) await this.deleteSessions(runner, this.scope, at(sessions), at(sessions + this.scope.idleTtlMs), report);
+      if (sessions !== null)
+        await this.deleteSessions(runner, this.scope, at(sessions), at(sessions + this.scope.idleTtlMs), report);
       await this.deleteTasks(runner, this.scope.mount, at(tasks ?? 0), report);
     } else if (outboundSessions !== null) {
       await this.deleteOutboundSessions(runner, at(outboundSessions), report);
@@ -134,7 +147,11 @@ export class RetentionPruner {
    * two batches it pauses `batchPauseMs`, and at least as long as the batch took, so the pruner
    * keeps its database backend busy half of the time at most, whatever the machine.
    */
-  private async inBatches(runner: QueryRunner, batch: () => Promise<number>, onRows: (rows: number) => void): Promise<void> {
+  private async inBatches(
+    runner: QueryRunner,
+    batch: () => Promise<number>,
+    onRows: (rows: number) => void,
+  ): Promise<void> {
     for (;;) {
       const started = Date.now();
       await runner.startTransaction();
@@ -160,7 +177,11 @@ export class RetentionPruner {
 
   /** `DELETE ... WHERE id IN (SELECT id ... LIMIT n)` over one table. */
   private deleteWhere(runner: QueryRunner, table: string, where: string, params: unknown[]): Promise<number> {
-    return this.affected(runner, `DELETE FROM ${table} WHERE "id" IN (SELECT "id" FROM ${table} WHERE ${where} LIMIT ${this.retention.batchSize})`, params);
+    return this.affected(
+      runner,
+      `DELETE FROM ${table} WHERE "id" IN (SELECT "id" FROM ${table} WHERE ${where} LIMIT ${this.retention.batchSize})`,
+      params,
+    );
   }
 
   private async deleteEvents(runner: QueryRunner, before: Date, report: McpRetentionReport): Promise<void> {
@@ -168,16 +189,32 @@ export class RetentionPruner {
     const cutoff = this.time(McpEvent, 'createdAt', before);
     const [where, params] =
       this.scope.kind === 'mount'
-        ? [`"created_at" < ${this.mark(1)} AND "direction" = 'inbound' AND "mount" = ${this.mark(2)}`, [cutoff, this.scope.mount]]
+        ? [
+            `"created_at" < ${this.mark(1)} AND "direction" = 'inbound' AND "mount" = ${this.mark(2)}`,
+            [cutoff, this.scope.mount],
+          ]
         : [`"created_at" < ${this.mark(1)} AND "direction" = 'outbound'`, [cutoff]];
-    await this.inBatches(runner, () => this.deleteWhere(runner, table, where, params), (rows) => this.tally(report, 'mcp_events', rows));
+    await this.inBatches(
+      runner,
+      () => this.deleteWhere(runner, table, where, params),
+      (rows) => this.tally(report, 'mcp_events', rows),
+    );
   }
 
-  private async deleteTasks(runner: QueryRunner, mount: string, before: Date, report: McpRetentionReport): Promise<void> {
+  private async deleteTasks(
+    runner: QueryRunner,
+    mount: string,
+    before: Date,
+    report: McpRetentionReport,
+  ): Promise<void> {
     const table = escapedTableOf(this.dataSource, McpTask);
     const where = `"expires_at" IS NOT NULL AND "expires_at" < ${this.mark(1)} AND "mount" = ${this.mark(2)}`;
     const params = [this.time(McpTask, 'expiresAt', before), mount];
-    await this.inBatches(runner, () => this.deleteWhere(runner, table, where, params), (rows) => this.tally(report, 'mcp_tasks', rows));
+    await this.inBatches(
+      runner,
+      () => this.deleteWhere(runner, table, where, params),
+      (rows) => this.tally(report, 'mcp_tasks', rows),
+    );
   }
 
   private async deleteOutboundSessions(runner: QueryRunner, before: Date, report: McpRetentionReport): Promise<void> {
@@ -185,14 +222,24 @@ export class RetentionPruner {
     // Establishing, changing and closing a session all set `updated_at`.
     const where = `"updated_at" < ${this.mark(1)}`;
     const params = [this.time(McpOutboundSession, 'updatedAt', before)];
-    await this.inBatches(runner, () => this.deleteWhere(runner, table, where, params), (rows) => this.tally(report, 'mcp_outbound_sessions', rows));
+    await this.inBatches(
+      runner,
+      () => this.deleteWhere(runner, table, where, params),
+      (rows) => this.tally(report, 'mcp_outbound_sessions', rows),
+    );
   }
 
   /**
    * Sessions of the mount that ended before `endedBefore`, or were last seen before
    * `seenBefore` (idle expiry plus the retention) and never ended, with their subscriptions.
    */
-  private async deleteSessions(runner: QueryRunner, scope: { mount: string }, endedBefore: Date, seenBefore: Date, report: McpRetentionReport): Promise<void> {
+  private async deleteSessions(
+    runner: QueryRunner,
+    scope: { mount: string },
+    endedBefore: Date,
+    seenBefore: Date,
+    report: McpRetentionReport,
+  ): Promise<void> {
     const sessions = escapedTableOf(this.dataSource, McpInboundSession);
     const subscriptions = escapedTableOf(this.dataSource, McpResourceSubscription);
     const ended = this.time(McpInboundSession, 'terminatedAt', endedBefore);
@@ -210,7 +257,10 @@ export class RetentionPruner {
       await this.inBatches(
         runner,
         async () => {
-          const rows = (await runner.query(sql, [scope.mount, ended, seen])) as { sessions: number; subscriptions: number }[];
+          const rows = (await runner.query(sql, [scope.mount, ended, seen])) as {
+            sessions: number;
+            subscriptions: number;
+          }[];
           this.tally(report, 'mcp_resource_subscriptions', rows[0].subscriptions);
           return rows[0].sessions;
         },
@@ -224,7 +274,11 @@ export class RetentionPruner {
     await this.inBatches(
       runner,
       async () => {
-        const subs = await this.affected(runner, `DELETE FROM ${subscriptions} WHERE "mount" = ? AND "session_id" IN (SELECT "session_id" FROM (${chosen}))`, [scope.mount, ...params]);
+        const subs = await this.affected(
+          runner,
+          `DELETE FROM ${subscriptions} WHERE "mount" = ? AND "session_id" IN (SELECT "session_id" FROM (${chosen}))`,
+          [scope.mount, ...params],
+        );
         this.tally(report, 'mcp_resource_subscriptions', subs);
         return this.affected(runner, `DELETE FROM ${sessions} WHERE "id" IN (SELECT "id" FROM (${chosen}))`, params);
       },

@@ -64,7 +64,10 @@ describe('BullRetentionSchedule', () => {
   it('takes its Redis from the Bull options when no URL is given', async () => {
     const url = new URL(TEST_REDIS_URL);
     const name = 'mcp-retention-b';
-    const schedule = new BullRetentionSchedule({ name, options: { prefix, redis: { host: url.hostname, port: Number(url.port || 6379) } } }, 60_000);
+    const schedule = new BullRetentionSchedule(
+      { name, options: { prefix, redis: { host: url.hostname, port: Number(url.port || 6379) } } },
+      60_000,
+    );
     try {
       await schedule.start(async () => undefined);
       const inspect = new Bull(name, TEST_REDIS_URL, { prefix });

@@ -55,7 +55,10 @@ export class BullRetentionSchedule implements RetentionSchedule {
     private readonly intervalMs: number,
   ) {
     const BullQueue = requireOptionalPeer<typeof Bull>('bull', 'retention (Bull)');
-    this.queue = settings.url !== undefined ? new BullQueue(settings.name, settings.url, settings.options) : new BullQueue(settings.name, settings.options);
+    this.queue =
+      settings.url !== undefined
+        ? new BullQueue(settings.name, settings.url, settings.options)
+        : new BullQueue(settings.name, settings.options);
   }
 
   /** @inheritdoc */
@@ -63,9 +66,14 @@ export class BullRetentionSchedule implements RetentionSchedule {
     await this.queue.isReady();
     void this.queue.process('prune', 1, async () => tick());
     for (const job of await this.queue.getRepeatableJobs()) {
-      if (job.name === 'prune' && Number(job.every) !== this.intervalMs) await this.queue.removeRepeatableByKey(job.key);
+      if (job.name === 'prune' && Number(job.every) !== this.intervalMs)
+        await this.queue.removeRepeatableByKey(job.key);
     }
-    await this.queue.add('prune', {}, { repeat: { every: this.intervalMs }, jobId: RETENTION_JOB_ID, removeOnComplete: true, removeOnFail: true });
+    await this.queue.add(
+      'prune',
+      {},
+      { repeat: { every: this.intervalMs }, jobId: RETENTION_JOB_ID, removeOnComplete: true, removeOnFail: true },
+    );
   }
 
   /** @inheritdoc */

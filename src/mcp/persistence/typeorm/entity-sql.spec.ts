@@ -16,14 +16,20 @@ const columns = [
 ] as unknown as ColumnMetadata[];
 
 function fakeDataSource(type: string, options: { json?: boolean; pool?: boolean; tablePath?: string } = {}) {
-  const poolQuery = jest.fn(async (_sql: string | { name: string; text: string; values: unknown[] }, _params?: unknown[]) => ({ rows: [] as Record<string, unknown>[] }));
+  const poolQuery = jest.fn(
+    async (_sql: string | { name: string; text: string; values: unknown[] }, _params?: unknown[]) => ({
+      rows: [] as Record<string, unknown>[],
+    }),
+  );
   const query = jest.fn(async (_sql: string, _params: unknown[]) => [] as Record<string, unknown>[]);
   const driver: Record<string, unknown> = {
     escape: (name: string) => `"${name}"`,
     preparePersistentValue: (value: unknown, column: ColumnMetadata) => `${column.databaseName}<${String(value)}>`,
-    normalizeType: (column: ColumnMetadata) => ({ uuid: 'uuid', varchar: 'character varying', jsonb: 'jsonb' })[column.type as string],
-    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- the fake driver writes any value as text
-    prepareHydratedValue: (value: unknown, column: ColumnMetadata) => (value === undefined ? `missing ${column.databaseName}` : `${column.propertyName}=${String(value)}`),
+    normalizeType: (column: ColumnMetadata) =>
+      ({ uuid: 'uuid', varchar: 'character varying', jsonb: 'jsonb' })[column.type as string],
+    prepareHydratedValue: (value: unknown, column: ColumnMetadata) =>
+      // eslint-disable-next-line @typescript-eslint/no-base-to-string -- the fake driver writes any value as text
+      value === undefined ? `missing ${column.databaseName}` : `${column.propertyName}=${String(value)}`,
   };
   if (options.pool !== false) driver.master = { query: poolQuery };
   if (options.json) {
@@ -60,8 +66,12 @@ describe('EntitySql on PostgreSQL', () => {
     ]);
     await sql.insert([{ id: '3', sessionId: 't', payload: { b: 2 } }]);
     expect(query).not.toHaveBeenCalled();
-    const [two, one] = poolQuery.mock.calls.map(([statement]) => statement as { name: string; text: string; values: unknown[] });
-    expect(two.text).toBe('INSERT INTO "mcp"."app_events" ("id", "session_id", "payload") SELECT * FROM unnest($1::uuid[], $2::character varying[], $3::jsonb[])');
+    const [two, one] = poolQuery.mock.calls.map(
+      ([statement]) => statement as { name: string; text: string; values: unknown[] },
+    );
+    expect(two.text).toBe(
+      'INSERT INTO "mcp"."app_events" ("id", "session_id", "payload") SELECT * FROM unnest($1::uuid[], $2::character varying[], $3::jsonb[])',
+    );
     expect(two.values).toEqual([
       ['id<1>', 'id<2>'],
       ['session_id<s>', null],
@@ -79,8 +89,12 @@ describe('EntitySql on PostgreSQL', () => {
     const sql = new EntitySql<Row>(dataSource, 'Row');
     await sql.insert([{ id: '1' }], 'async');
     await sql.insert([{ id: '2' }], 'sync');
-    const [asyncInsert, syncInsert] = poolQuery.mock.calls.map(([statement]) => statement as { name: string; text: string });
-    expect(asyncInsert.text).toBe(`${syncInsert.text} WHERE (SELECT set_config('synchronous_commit', 'off', true)) = 'off'`);
+    const [asyncInsert, syncInsert] = poolQuery.mock.calls.map(
+      ([statement]) => statement as { name: string; text: string },
+    );
+    expect(asyncInsert.text).toBe(
+      `${syncInsert.text} WHERE (SELECT set_config('synchronous_commit', 'off', true)) = 'off'`,
+    );
     expect(asyncInsert.name).not.toBe(syncInsert.name);
   });
 
@@ -99,30 +113,29 @@ describe('EntitySql on PostgreSQL', () => {
       { id: '1', sessionId: 's', payload: new JsonText('{"a":1}') },
       { id: '2', payload: null },
     ]);
-    expect(poolQuery).toHaveBeenCalledWith('INSERT INTO "mcp"."app_events" ("id", "session_id", "payload") VALUES ($1, $2, $3), ($4, $5, $6)', [
-      'id<1>',
-      'session_id<s>',
-      '{"a":1}',
-      'id<2>',
-      null,
-      null,
-    ]);
+    expect(poolQuery).toHaveBeenCalledWith(
+      'INSERT INTO "mcp"."app_events" ("id", "session_id", "payload") VALUES ($1, $2, $3), ($4, $5, $6)',
+      ['id<1>', 'session_id<s>', '{"a":1}', 'id<2>', null, null],
+    );
   });
 
   it('falls back to the VALUES form through the DataSource when the driver has no pool', async () => {
     const { dataSource, query } = fakeDataSource('postgres', { pool: false });
     await new EntitySql<Row>(dataSource, 'Row').insert([{ id: '1', sessionId: 's', payload: null }], 'async');
-    expect(query).toHaveBeenCalledWith('INSERT INTO "mcp"."app_events" ("id", "session_id", "payload") VALUES ($1, $2, $3)', ['id<1>', 'session_id<s>', null]);
+    expect(query).toHaveBeenCalledWith(
+      'INSERT INTO "mcp"."app_events" ("id", "session_id", "payload") VALUES ($1, $2, $3)',
+      ['id<1>', 'session_id<s>', null],
+    );
   });
 
   it('selects by a key list with numbered placeholders and hydrates each row by property', async () => {
     const { dataSource, poolQuery } = fakeDataSource('postgres');
     poolQuery.mockResolvedValueOnce({ rows: [{ id: '1', session_id: 's', payload: 'p' }] });
     const rows = await new EntitySql<Row>(dataSource, 'Row').findIn('sessionId', ['a', 'b']);
-    expect(poolQuery).toHaveBeenCalledWith('SELECT "id", "session_id", "payload" FROM "mcp"."app_events" WHERE "session_id" IN ($1, $2)', [
-      'session_id<a>',
-      'session_id<b>',
-    ]);
+    expect(poolQuery).toHaveBeenCalledWith(
+      'SELECT "id", "session_id", "payload" FROM "mcp"."app_events" WHERE "session_id" IN ($1, $2)',
+      ['session_id<a>', 'session_id<b>'],
+    );
     expect(rows).toEqual([{ id: 'id=1', sessionId: 'sessionId=s', payload: 'payload=p' }]);
   });
 
@@ -130,7 +143,10 @@ describe('EntitySql on PostgreSQL', () => {
     const { dataSource, query } = fakeDataSource('postgres', { pool: false });
     query.mockResolvedValueOnce([{ id: '9', session_id: 'x', payload: null }]);
     const rows = await new EntitySql<Row>(dataSource, 'Row').findIn('id', ['9']);
-    expect(query).toHaveBeenCalledWith('SELECT "id", "session_id", "payload" FROM "mcp"."app_events" WHERE "id" IN ($1)', ['id<9>']);
+    expect(query).toHaveBeenCalledWith(
+      'SELECT "id", "session_id", "payload" FROM "mcp"."app_events" WHERE "id" IN ($1)',
+      ['id<9>'],
+    );
     expect(rows).toEqual([{ id: 'id=9', sessionId: 'sessionId=x', payload: 'payload=null' }]);
   });
 
@@ -140,15 +156,23 @@ describe('EntitySql on PostgreSQL', () => {
     expect(poolQuery.mock.calls[0][0]).toContain('IN ($1, $2)');
   });
 
-  it.each(['cockroachdb', 'aurora-postgres'])('inserts with the VALUES form on %s, whatever the commit mode', async (type) => {
-    const { dataSource, poolQuery } = fakeDataSource(type);
-    await new EntitySql<Row>(dataSource, 'Row').insert([{ id: '1', sessionId: 's', payload: null }], 'async');
-    expect(poolQuery).toHaveBeenCalledWith('INSERT INTO "mcp"."app_events" ("id", "session_id", "payload") VALUES ($1, $2, $3)', ['id<1>', 'session_id<s>', null]);
-  });
+  it.each(['cockroachdb', 'aurora-postgres'])(
+    'inserts with the VALUES form on %s, whatever the commit mode',
+    async (type) => {
+      const { dataSource, poolQuery } = fakeDataSource(type);
+      await new EntitySql<Row>(dataSource, 'Row').insert([{ id: '1', sessionId: 's', payload: null }], 'async');
+      expect(poolQuery).toHaveBeenCalledWith(
+        'INSERT INTO "mcp"."app_events" ("id", "session_id", "payload") VALUES ($1, $2, $3)',
+        ['id<1>', 'session_id<s>', null],
+      );
+    },
+  );
 
   it('names the table and the property when the entity has no such column', async () => {
     const { dataSource } = fakeDataSource('postgres');
-    await expect(new EntitySql<Row>(dataSource, 'Row').findIn('nope' as keyof Row, ['1'])).rejects.toThrow('"mcp"."app_events" has no column for property nope');
+    await expect(new EntitySql<Row>(dataSource, 'Row').findIn('nope' as keyof Row, ['1'])).rejects.toThrow(
+      '"mcp"."app_events" has no column for property nope',
+    );
   });
 });
 
@@ -157,10 +181,16 @@ describe('EntitySql on SQLite', () => {
     const { dataSource, query, poolQuery } = fakeDataSource('better-sqlite3', { json: true, tablePath: 'app_events' });
     const sql = new EntitySql<Row>(dataSource, 'Row');
     await sql.insert([{ id: '1', sessionId: 's', payload: { a: 1 } }], 'async');
-    expect(query).toHaveBeenLastCalledWith('INSERT INTO "app_events" ("id", "session_id", "payload") VALUES (?, ?, jsonb(?))', ['id<1>', 'session_id<s>', 'payload<[object Object]>']);
+    expect(query).toHaveBeenLastCalledWith(
+      'INSERT INTO "app_events" ("id", "session_id", "payload") VALUES (?, ?, jsonb(?))',
+      ['id<1>', 'session_id<s>', 'payload<[object Object]>'],
+    );
     query.mockResolvedValueOnce([{ id: '1', session_id: 's', payload: '{}' }]);
     const rows = await sql.findIn('id', ['1', '2']);
-    expect(query).toHaveBeenLastCalledWith('SELECT "id", "session_id", json("payload") AS "payload" FROM "app_events" WHERE "id" IN (?, ?)', ['id<1>', 'id<2>']);
+    expect(query).toHaveBeenLastCalledWith(
+      'SELECT "id", "session_id", json("payload") AS "payload" FROM "app_events" WHERE "id" IN (?, ?)',
+      ['id<1>', 'id<2>'],
+    );
     expect(rows).toEqual([{ id: 'id=1', sessionId: 'sessionId=s', payload: 'payload={}' }]);
     expect(poolQuery).not.toHaveBeenCalled();
   });

@@ -5,7 +5,10 @@ import { JsonText } from '../json-text';
 
 /** The part of a `pg` pool this class uses. */
 interface PgPool {
-  query(sql: string | { name: string; text: string; values: unknown[] }, params?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
+  query(
+    sql: string | { name: string; text: string; values: unknown[] },
+    params?: unknown[],
+  ): Promise<{ rows: Record<string, unknown>[] }>;
 }
 
 /**
@@ -61,15 +64,23 @@ export class EntitySql<T extends ObjectLiteral> {
     this.columns = metadata.columns;
     this.table = escapeTablePath(dataSource, metadata.tablePath);
     // SQLite keeps jsonb columns in its binary JSON format: read them through json(), write through jsonb().
-    const wrap = (driver as unknown as { wrapWithJsonFunction?: (value: string, column: ColumnMetadata, jsonb?: boolean) => string }).wrapWithJsonFunction;
-    this.wrapRead = (column) => (wrap ? wrap.call(driver, driver.escape(column.databaseName), column) : driver.escape(column.databaseName));
+    const wrap = (
+      driver as unknown as { wrapWithJsonFunction?: (value: string, column: ColumnMetadata, jsonb?: boolean) => string }
+    ).wrapWithJsonFunction;
+    this.wrapRead = (column) =>
+      wrap ? wrap.call(driver, driver.escape(column.databaseName), column) : driver.escape(column.databaseName);
     this.wrapWrite = (mark, column) => (wrap ? wrap.call(driver, mark, column, true) : mark);
     const names = this.columns.map((c) => driver.escape(c.databaseName));
-    this.selectList = this.columns.map((c, i) => (this.wrapRead(c) === names[i] ? names[i] : `${this.wrapRead(c)} AS ${names[i]}`)).join(', ');
+    this.selectList = this.columns
+      .map((c, i) => (this.wrapRead(c) === names[i] ? names[i] : `${this.wrapRead(c)} AS ${names[i]}`))
+      .join(', ');
     this.numbered = ['postgres', 'cockroachdb', 'aurora-postgres'].includes(String(dataSource.options.type));
     this.insertHead = `INSERT INTO ${this.table} (${names.join(', ')})`;
     // PostgreSQL itself only: CockroachDB has no synchronous_commit, and other drivers have no pg pool.
-    this.arrayInserts = dataSource.options.type === 'postgres' ? { sync: this.prepared(''), async: this.prepared(ASYNC_COMMIT_FILTER) } : null;
+    this.arrayInserts =
+      dataSource.options.type === 'postgres'
+        ? { sync: this.prepared(''), async: this.prepared(ASYNC_COMMIT_FILTER) }
+        : null;
   }
 
   /**
@@ -93,7 +104,9 @@ export class EntitySql<T extends ObjectLiteral> {
   async insert(rows: Partial<T>[], commit: McpCommitMode = 'sync'): Promise<void> {
     const pool = this.pool();
     if (!this.arrayInserts || !pool) return this.insertValues(rows);
-    const values = this.columns.map((column) => rows.map((row) => this.persistent(column, row[column.propertyName as keyof T])));
+    const values = this.columns.map((column) =>
+      rows.map((row) => this.persistent(column, row[column.propertyName as keyof T])),
+    );
     await pool.query({ ...this.arrayInserts[commit], values });
   }
 

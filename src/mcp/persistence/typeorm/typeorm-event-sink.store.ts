@@ -45,15 +45,23 @@ export class TypeOrmEventSink implements McpEventSink, BeforeApplicationShutdown
   /** The span each pending row was recorded under: its batch's commit span links to them. */
   private readonly origins = new WeakMap<McpEvent, SpanContext>();
 
-  constructor(@InjectRepository(McpEvent) events: Repository<McpEvent>, @Optional() @InjectMcpStoreSettings() settings?: McpStoreSettings | null) {
+  constructor(
+    @InjectRepository(McpEvent) events: Repository<McpEvent>,
+    @Optional() @InjectMcpStoreSettings() settings?: McpStoreSettings | null,
+  ) {
     this.sql = new EntitySql(events.manager.connection, McpEvent);
     this.timeoutMs = settings?.databaseTimeoutMs ?? DEFAULT_DATABASE_TIMEOUT_MS;
     this.commit = settings?.auditCommit ?? 'sync';
-    this.committer = new GroupCommitter((rows) => withDatabaseDeadline(this.insert(rows), this.timeoutMs, 'audit row insert'), undefined, undefined, {
-      // Something thrown that is not an object is no refusal of a row either.
-      isRefusal: (error) => !!error && typeof error === 'object' && !isDependencyUnavailable(error),
-      refused: (row, error) => this.refused(row, error),
-    });
+    this.committer = new GroupCommitter(
+      (rows) => withDatabaseDeadline(this.insert(rows), this.timeoutMs, 'audit row insert'),
+      undefined,
+      undefined,
+      {
+        // Something thrown that is not an object is no refusal of a row either.
+        isRefusal: (error) => !!error && typeof error === 'object' && !isDependencyUnavailable(error),
+        refused: (row, error) => this.refused(row, error),
+      },
+    );
   }
 
   /** Writes one event row; rejects when the database does (`McpEventRejectedError` when it refused this row). */
@@ -74,13 +82,18 @@ export class TypeOrmEventSink implements McpEventSink, BeforeApplicationShutdown
    * committed, before the host's DataSource closes in `onApplicationShutdown`.
    */
   async beforeApplicationShutdown(): Promise<void> {
-    await withDatabaseDeadline(this.committer.idle(), this.timeoutMs, 'audit flush at shutdown').catch((error: unknown) =>
-      this.logger.error(`${this.committer.backlog} audit row(s) could not be flushed at shutdown: ${(error as Error)?.message ?? error}`),
+    await withDatabaseDeadline(this.committer.idle(), this.timeoutMs, 'audit flush at shutdown').catch(
+      (error: unknown) =>
+        this.logger.error(
+          `${this.committer.backlog} audit row(s) could not be flushed at shutdown: ${(error as Error)?.message ?? error}`,
+        ),
     );
   }
 
   private insert(rows: McpEvent[]): Promise<void[]> {
-    const origins = rows.map((row) => this.origins.get(row)).filter((origin): origin is SpanContext => origin !== undefined);
+    const origins = rows
+      .map((row) => this.origins.get(row))
+      .filter((origin): origin is SpanContext => origin !== undefined);
     return withAuditCommitSpan(rows.length, origins, async () => {
       await this.sql.insert(rows, this.commit);
       return rows.map(() => undefined);

@@ -12,9 +12,12 @@ describe('TypeOrmHandlerSwitchStore', () => {
   const statements: string[] = [];
   let recording = false;
 
-  const storeOf = (mount: string) => new TypeOrmHandlerSwitchStore(dataSource.getRepository(McpHandlerSwitch), { mount, idleTtlMs: 60_000 });
+  const storeOf = (mount: string) =>
+    new TypeOrmHandlerSwitchStore(dataSource.getRepository(McpHandlerSwitch), { mount, idleTtlMs: 60_000 });
   const triples = async (store: TypeOrmHandlerSwitchStore) =>
-    (await store.list()).map((r) => [r.mount, r.kind, r.name, r.principalKey]).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+    (await store.list())
+      .map((r) => [r.mount, r.kind, r.name, r.principalKey])
+      .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
   async function recorded(work: () => Promise<unknown>): Promise<string[]> {
     statements.length = 0;
     recording = true;
@@ -28,8 +31,22 @@ describe('TypeOrmHandlerSwitchStore', () => {
 
   beforeAll(async () => {
     const quiet = () => undefined;
-    const logger = { logQuery: (sql: string) => void (recording && statements.push(sql)), logQueryError: quiet, logQuerySlow: quiet, logSchemaBuild: quiet, logMigration: quiet, log: quiet };
-    dataSource = await new DataSource({ type: 'better-sqlite3', database: ':memory:', entities: MCP_ENTITIES, synchronize: true, logging: ['query'], logger }).initialize();
+    const logger = {
+      logQuery: (sql: string) => void (recording && statements.push(sql)),
+      logQueryError: quiet,
+      logQuerySlow: quiet,
+      logSchemaBuild: quiet,
+      logMigration: quiet,
+      log: quiet,
+    };
+    dataSource = await new DataSource({
+      type: 'better-sqlite3',
+      database: ':memory:',
+      entities: MCP_ENTITIES,
+      synchronize: true,
+      logging: ['query'],
+      logger,
+    }).initialize();
   });
 
   afterEach(async () => {
@@ -73,7 +90,9 @@ describe('TypeOrmHandlerSwitchStore', () => {
     ]);
     expect(await recorded(() => store.enable('tool', 'greet', null))).toHaveLength(1);
     expect(await triples(store)).toEqual([['m1', 'prompt', 'greet', 'bob']]);
-    expect(await recorded(() => Promise.all([store.enable('prompt', 'greet', []), store.disable('prompt', 'greet', [])]))).toEqual([]);
+    expect(
+      await recorded(() => Promise.all([store.enable('prompt', 'greet', []), store.disable('prompt', 'greet', [])])),
+    ).toEqual([]);
   });
 
   it('keeps each mount to its own rows', async () => {
@@ -98,13 +117,27 @@ describe('TypeOrmHandlerSwitchStore', () => {
   });
 
   it('rejects with McpDatabaseUnavailableError when the database is gone', async () => {
-    const closed = await new DataSource({ type: 'better-sqlite3', database: ':memory:', entities: MCP_ENTITIES, synchronize: true }).initialize();
-    const store = new TypeOrmHandlerSwitchStore(closed.getRepository(McpHandlerSwitch), { mount: 'm1', idleTtlMs: 60_000 });
+    const closed = await new DataSource({
+      type: 'better-sqlite3',
+      database: ':memory:',
+      entities: MCP_ENTITIES,
+      synchronize: true,
+    }).initialize();
+    const store = new TypeOrmHandlerSwitchStore(closed.getRepository(McpHandlerSwitch), {
+      mount: 'm1',
+      idleTtlMs: 60_000,
+    });
     await closed.destroy();
     const failure = store.list();
     await expect(failure).rejects.toBeInstanceOf(McpDatabaseUnavailableError);
     await expect(failure).rejects.toMatchObject({ operation: 'handler switch list', timeoutMs: undefined });
-    await expect(store.disable('tool', 'greet', null)).rejects.toMatchObject({ name: 'McpDatabaseUnavailableError', operation: 'handler switch insert' });
-    await expect(store.enable('tool', 'greet', null)).rejects.toMatchObject({ name: 'McpDatabaseUnavailableError', operation: 'handler switch delete' });
+    await expect(store.disable('tool', 'greet', null)).rejects.toMatchObject({
+      name: 'McpDatabaseUnavailableError',
+      operation: 'handler switch insert',
+    });
+    await expect(store.enable('tool', 'greet', null)).rejects.toMatchObject({
+      name: 'McpDatabaseUnavailableError',
+      operation: 'handler switch delete',
+    });
   });
 });

@@ -34,8 +34,17 @@ export class TypeOrmHandlerSwitchStore implements McpHandlerSwitchStore {
 
   /** Every switch of this mount. */
   async list(): Promise<McpHandlerSwitchRecord[]> {
-    const rows = await this.bounded(this.switches.find({ where: { mount: this.settings.mount } }), 'handler switch list');
-    return rows.map((row) => ({ mount: row.mount, kind: row.kind, name: row.name, principalKey: row.principalKey === EVERYONE ? null : row.principalKey, createdAt: row.createdAt }));
+    const rows = await this.bounded(
+      this.switches.find({ where: { mount: this.settings.mount } }),
+      'handler switch list',
+    );
+    return rows.map((row) => ({
+      mount: row.mount,
+      kind: row.kind,
+      name: row.name,
+      principalKey: row.principalKey === EVERYONE ? null : row.principalKey,
+      createdAt: row.createdAt,
+    }));
   }
 
   /** Turns a handler off for `principalKeys`, or for everyone when null (one INSERT; rows already there stay). */
@@ -46,7 +55,9 @@ export class TypeOrmHandlerSwitchStore implements McpHandlerSwitchStore {
       this.switches
         .createQueryBuilder()
         .insert()
-        .values(records.map((record) => ({ id: randomUUID(), ...record, principalKey: record.principalKey ?? EVERYONE })))
+        .values(
+          records.map((record) => ({ id: randomUUID(), ...record, principalKey: record.principalKey ?? EVERYONE })),
+        )
         .orIgnore()
         .execute(),
       'handler switch insert',
@@ -57,7 +68,10 @@ export class TypeOrmHandlerSwitchStore implements McpHandlerSwitchStore {
   async enable(kind: string, name: string, principalKeys: readonly string[] | null): Promise<void> {
     if (principalKeys?.length === 0) return;
     const handler = { mount: this.settings.mount, kind, name: storedHandlerName(name) };
-    const where = principalKeys === null ? handler : { ...handler, principalKey: In([...new Set(principalKeys.map(storedPrincipalKey))]) };
+    const where =
+      principalKeys === null
+        ? handler
+        : { ...handler, principalKey: In([...new Set(principalKeys.map(storedPrincipalKey))]) };
     await this.bounded(this.switches.delete(where), 'handler switch delete');
   }
 }

@@ -4,7 +4,11 @@ import { randomUUID } from 'node:crypto';
 import type { Repository } from 'typeorm';
 import { McpOutboundSession } from '../entities/outbound-session.entity';
 import { DEFAULT_DATABASE_TIMEOUT_MS, withDatabaseDeadline } from '../database-deadline';
-import type { McpOutboundSessionRecord, McpOutboundSessionState, McpOutboundSessionStore } from '../interfaces/mcp-outbound-session-store.interface';
+import type {
+  McpOutboundSessionRecord,
+  McpOutboundSessionState,
+  McpOutboundSessionStore,
+} from '../interfaces/mcp-outbound-session-store.interface';
 import { storableOutboundState, storedPrincipalKey } from '../new-records';
 import { escapedTableOf } from './entity-sql';
 
@@ -46,9 +50,17 @@ export class TypeOrmOutboundSessionStore implements McpOutboundSessionStore {
     }
     // TypeORM 0.3 requires a third argument (native parameters); 1.x takes two and ignores more.
     // eslint-disable-next-line @typescript-eslint/unbound-method -- called with the driver as `this` just below
-    const escape = connection.driver.escapeQueryWithParameters as (sql: string, parameters: object, nativeParameters: object) => [string, unknown[]];
+    const escape = connection.driver.escapeQueryWithParameters as (
+      sql: string,
+      parameters: object,
+      nativeParameters: object,
+    ) => [string, unknown[]];
     const [query, values] = escape.call(connection.driver, sql, prepared, {});
-    return withDatabaseDeadline(this.sessions.query(query, values), DEFAULT_DATABASE_TIMEOUT_MS, 'outbound session query');
+    return withDatabaseDeadline(
+      this.sessions.query(query, values),
+      DEFAULT_DATABASE_TIMEOUT_MS,
+      'outbound session query',
+    );
   }
 
   /** The open session of a server and scope, or null. */
@@ -59,7 +71,10 @@ export class TypeOrmOutboundSessionStore implements McpOutboundSessionStore {
     if (cached) return { ...cached };
     const writes = this.writes;
     const row = await withDatabaseDeadline(
-      this.sessions.createQueryBuilder('s').where('s.server = :server AND s.scope_key = :scopeKey AND s.closed_at IS NULL', { server, scopeKey }).getOne(),
+      this.sessions
+        .createQueryBuilder('s')
+        .where('s.server = :server AND s.scope_key = :scopeKey AND s.closed_at IS NULL', { server, scopeKey })
+        .getOne(),
       DEFAULT_DATABASE_TIMEOUT_MS,
       'outbound session lookup',
     );
@@ -128,12 +143,15 @@ export class TypeOrmOutboundSessionStore implements McpOutboundSessionStore {
     scopeKey = storedPrincipalKey(scopeKey);
     this.forget(server, scopeKey);
     const now = new Date();
-    await this.run(`UPDATE ${this.table} SET closed_at = :closedAt, updated_at = :updatedAt WHERE server = :server AND scope_key = :scopeKey AND closed_at IS NULL`, {
-      server,
-      scopeKey,
-      closedAt: now,
-      updatedAt: now,
-    });
+    await this.run(
+      `UPDATE ${this.table} SET closed_at = :closedAt, updated_at = :updatedAt WHERE server = :server AND scope_key = :scopeKey AND closed_at IS NULL`,
+      {
+        server,
+        scopeKey,
+        closedAt: now,
+        updatedAt: now,
+      },
+    );
   }
 
   private forget(server: string, scopeKey: string): void {

@@ -18,9 +18,26 @@ describe('TypeOrmSessionStore.touch', () => {
 
   beforeAll(async () => {
     const quiet = () => undefined;
-    const logger = { logQuery: (sql: string) => void (recording && /^UPDATE/i.test(sql) && updates.push(sql)), logQueryError: quiet, logQuerySlow: quiet, logSchemaBuild: quiet, logMigration: quiet, log: quiet };
-    dataSource = await new DataSource({ type: 'better-sqlite3', database: ':memory:', entities: MCP_ENTITIES, synchronize: true, logging: ['query'], logger }).initialize();
-    store = new TypeOrmSessionStore(dataSource.getRepository(McpInboundSession), { mount: 'default', idleTtlMs: IDLE_TTL_MS });
+    const logger = {
+      logQuery: (sql: string) => void (recording && /^UPDATE/i.test(sql) && updates.push(sql)),
+      logQueryError: quiet,
+      logQuerySlow: quiet,
+      logSchemaBuild: quiet,
+      logMigration: quiet,
+      log: quiet,
+    };
+    dataSource = await new DataSource({
+      type: 'better-sqlite3',
+      database: ':memory:',
+      entities: MCP_ENTITIES,
+      synchronize: true,
+      logging: ['query'],
+      logger,
+    }).initialize();
+    store = new TypeOrmSessionStore(dataSource.getRepository(McpInboundSession), {
+      mount: 'default',
+      idleTtlMs: IDLE_TTL_MS,
+    });
   });
 
   afterAll(async () => {
@@ -28,12 +45,23 @@ describe('TypeOrmSessionStore.touch', () => {
   });
 
   async function sessionSeen(msAgo: number, terminated = false): Promise<McpInboundSessionRecord> {
-    const session = await store.open({ principal: alice, protocolVersion: '2025-11-25', clientInfo: null, clientCapabilities: null });
-    await dataSource.getRepository(McpInboundSession).update({ id: session.id }, { lastSeenAt: new Date(Date.now() - msAgo), terminatedAt: terminated ? new Date() : null });
+    const session = await store.open({
+      principal: alice,
+      protocolVersion: '2025-11-25',
+      clientInfo: null,
+      clientCapabilities: null,
+    });
+    await dataSource
+      .getRepository(McpInboundSession)
+      .update(
+        { id: session.id },
+        { lastSeenAt: new Date(Date.now() - msAgo), terminatedAt: terminated ? new Date() : null },
+      );
     return session;
   }
 
-  const lastSeen = async (session: McpInboundSessionRecord) => (await dataSource.getRepository(McpInboundSession).findOneByOrFail({ id: session.id })).lastSeenAt.getTime();
+  const lastSeen = async (session: McpInboundSessionRecord) =>
+    (await dataSource.getRepository(McpInboundSession).findOneByOrFail({ id: session.id })).lastSeenAt.getTime();
 
   it('refreshes stale live sessions in one statement, and leaves recent, terminated and idle ones alone', async () => {
     const stale = [await sessionSeen(5_000), await sessionSeen(30_000)];

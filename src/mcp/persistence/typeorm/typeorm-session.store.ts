@@ -5,7 +5,11 @@ import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialE
 import type { McpLogLevel } from '../../protocol/log-levels';
 import type { McpPrincipal } from '../../interfaces/principal.interface';
 import { McpInboundSession } from '../entities/inbound-session.entity';
-import type { McpInboundSessionRecord, McpNewInboundSession, McpSessionStore } from '../interfaces/mcp-session-store.interface';
+import type {
+  McpInboundSessionRecord,
+  McpNewInboundSession,
+  McpSessionStore,
+} from '../interfaces/mcp-session-store.interface';
 import type { McpStoreSettings } from '../interfaces/mcp-store-settings.interface';
 import { InjectMcpStoreSettings } from '../mcp-persistence.constants';
 import { isSessionIdle, sessionIdleCutoff, sessionTouchIntervalMs } from '../session-liveness';
@@ -53,11 +57,19 @@ export class TypeOrmSessionStore implements McpSessionStore {
   /** The live session with this id on this mount for this principal, or null. */
   async find(sessionId: string, principal: McpPrincipal): Promise<McpInboundSessionRecord | null> {
     const row = await this.bounded(this.lookups.submit(sessionId), 'session lookup');
-    if (!row || row.mount !== this.settings.mount || row.principalKey !== storedPrincipalKey(principal.key) || row.terminatedAt) {
+    if (
+      !row ||
+      row.mount !== this.settings.mount ||
+      row.principalKey !== storedPrincipalKey(principal.key) ||
+      row.terminatedAt
+    ) {
       return null;
     }
     if (isSessionIdle(row.lastSeenAt, this.settings.idleTtlMs)) {
-      await this.bounded(this.sessions.update({ id: row.id, terminatedAt: IsNull() }, { terminatedAt: new Date() }), 'session update');
+      await this.bounded(
+        this.sessions.update({ id: row.id, terminatedAt: IsNull() }, { terminatedAt: new Date() }),
+        'session update',
+      );
       return null;
     }
     return row;
@@ -68,7 +80,13 @@ export class TypeOrmSessionStore implements McpSessionStore {
    * replica reads it with the session on the next request.
    */
   async setLogLevel(sessionId: string, principal: McpPrincipal, level: McpLogLevel): Promise<void> {
-    await this.bounded(this.sessions.update({ sessionId, mount: this.settings.mount, principalKey: storedPrincipalKey(principal.key) }, { logLevel: level }), 'session update');
+    await this.bounded(
+      this.sessions.update(
+        { sessionId, mount: this.settings.mount, principalKey: storedPrincipalKey(principal.key) },
+        { logLevel: level },
+      ),
+      'session update',
+    );
   }
 
   /** Ends a session: sets `terminated_at`, keeps the row. */
@@ -80,7 +98,12 @@ export class TypeOrmSessionStore implements McpSessionStore {
   countOpen(principal: McpPrincipal): Promise<number> {
     return this.bounded(
       this.sessions.count({
-        where: { mount: this.settings.mount, principalKey: storedPrincipalKey(principal.key), terminatedAt: IsNull(), lastSeenAt: MoreThanOrEqual(sessionIdleCutoff(this.settings.idleTtlMs)) },
+        where: {
+          mount: this.settings.mount,
+          principalKey: storedPrincipalKey(principal.key),
+          terminatedAt: IsNull(),
+          lastSeenAt: MoreThanOrEqual(sessionIdleCutoff(this.settings.idleTtlMs)),
+        },
       }),
       'session count',
     );
@@ -97,7 +120,15 @@ export class TypeOrmSessionStore implements McpSessionStore {
     const idleCutoff = sessionIdleCutoff(this.settings.idleTtlMs, seenAt.getTime());
     const freshCutoff = new Date(seenAt.getTime() - this.touchIntervalMs);
     await this.bounded(
-      this.sessions.update({ id: In(ids), mount: this.settings.mount, terminatedAt: IsNull(), lastSeenAt: Between(idleCutoff, freshCutoff) }, { lastSeenAt: seenAt }),
+      this.sessions.update(
+        {
+          id: In(ids),
+          mount: this.settings.mount,
+          terminatedAt: IsNull(),
+          lastSeenAt: Between(idleCutoff, freshCutoff),
+        },
+        { lastSeenAt: seenAt },
+      ),
       'session touch',
     );
   }
@@ -108,7 +139,10 @@ export class TypeOrmSessionStore implements McpSessionStore {
     const byId = new Map(rows.map((row) => [row.sessionId, row]));
     const now = Date.now();
     const stale = rows.filter(
-      (row) => !row.terminatedAt && now - row.lastSeenAt.getTime() > this.touchIntervalMs && !isSessionIdle(row.lastSeenAt, this.settings.idleTtlMs, now),
+      (row) =>
+        !row.terminatedAt &&
+        now - row.lastSeenAt.getTime() > this.touchIntervalMs &&
+        !isSessionIdle(row.lastSeenAt, this.settings.idleTtlMs, now),
     );
     if (stale.length) {
       const touchedAt = new Date(now);

@@ -42,12 +42,17 @@ export class TypeOrmSubscriptionStore implements McpSubscriptionStore {
 
   /** Forgets that `sessionId` watches `uri` (idempotent). */
   async unsubscribe(sessionId: string, uri: string): Promise<void> {
-    await this.bounded(this.subscriptions.delete({ mount: this.settings.mount, sessionId, uri }), 'subscription delete');
+    await this.bounded(
+      this.subscriptions.delete({ mount: this.settings.mount, sessionId, uri }),
+      'subscription delete',
+    );
   }
 
   /** How many URIs other than `exceptUri` the session watches on this mount. */
   countForSession(sessionId: string, exceptUri?: string): Promise<number> {
-    return this.subscriptions.count({ where: { mount: this.settings.mount, sessionId, ...(exceptUri === undefined ? {} : { uri: Not(exceptUri) }) } });
+    return this.subscriptions.count({
+      where: { mount: this.settings.mount, sessionId, ...(exceptUri === undefined ? {} : { uri: Not(exceptUri) }) },
+    });
   }
 
   /** The live (not terminated, not idle) sessions of this mount watching `uri`. */
@@ -64,7 +69,9 @@ export class TypeOrmSubscriptionStore implements McpSubscriptionStore {
         .addSelect('i.principalKey', 'principalKey')
         .innerJoin(McpInboundSession, 'i', 'i.sessionId = s.sessionId AND i.mount = s.mount')
         .where('s.mount = :mount AND s.uri = :uri', { mount: this.settings.mount, uri })
-        .andWhere('i.terminatedAt IS NULL AND i.lastSeenAt >= :idleSince', { idleSince: sessionIdleCutoff(this.settings.idleTtlMs) })
+        .andWhere('i.terminatedAt IS NULL AND i.lastSeenAt >= :idleSince', {
+          idleSince: sessionIdleCutoff(this.settings.idleTtlMs),
+        })
         .orderBy('s.sessionId')
         .getRawMany(),
       'subscription lookup',

@@ -9,7 +9,12 @@ import { createTestDatabase, type TestDatabase } from '../../../../test/support/
 let dataSource: DataSource;
 
 beforeAll(async () => {
-  dataSource = await new DataSource({ type: 'better-sqlite3', database: ':memory:', entities: MCP_ENTITIES, synchronize: true }).initialize();
+  dataSource = await new DataSource({
+    type: 'better-sqlite3',
+    database: ':memory:',
+    entities: MCP_ENTITIES,
+    synchronize: true,
+  }).initialize();
 });
 
 afterAll(async () => {

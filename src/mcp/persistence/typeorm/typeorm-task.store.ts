@@ -44,7 +44,13 @@ export class TypeOrmTaskStore implements McpTaskStore {
   }
 
   /** @inheritdoc */
-  async list(principalKey: string, now: Date, offset: number, limit: number, sessionId?: string): Promise<McpTaskRecord[]> {
+  async list(
+    principalKey: string,
+    now: Date,
+    offset: number,
+    limit: number,
+    sessionId?: string,
+  ): Promise<McpTaskRecord[]> {
     const query = this.tasks
       .createQueryBuilder('task')
       .where('task.mount = :mount AND task.principalKey = :principalKey', { mount: this.settings.mount, principalKey })
@@ -58,11 +64,14 @@ export class TypeOrmTaskStore implements McpTaskStore {
   async getMany(ids: readonly string[], principalKey: string): Promise<McpTaskRecord[]> {
     const unique = [...new Set(ids)];
     if (unique.length === 0) return [];
-    const query = this.tasks.createQueryBuilder('task').where('task.mount = :mount AND task.principalKey = :principalKey', { mount: this.settings.mount, principalKey });
+    const query = this.tasks
+      .createQueryBuilder('task')
+      .where('task.mount = :mount AND task.principalKey = :principalKey', { mount: this.settings.mount, principalKey });
     // The ids travel as one parameter: an IN list of one parameter per id would hit the
     // driver's parameter limit (65535 on PostgreSQL, 32766 on SQLite) long before the body cap.
     // `connection`, not `dataSource`: TypeORM 0.3's EntityManager has only the former.
-    if (POSTGRES_TYPES.has(String(this.tasks.manager.connection.options.type))) query.andWhere('task.id = ANY(:ids)', { ids: unique });
+    if (POSTGRES_TYPES.has(String(this.tasks.manager.connection.options.type)))
+      query.andWhere('task.id = ANY(:ids)', { ids: unique });
     else query.andWhere('task.id IN (SELECT value FROM json_each(:ids))', { ids: JSON.stringify(unique) });
     return this.bounded(query.getMany(), 'task read');
   }
@@ -93,24 +102,49 @@ export class TypeOrmTaskStore implements McpTaskStore {
 
   /** @inheritdoc */
   async setMessage(id: string, statusMessage: string | null, now = new Date()): Promise<McpTaskRecord | null> {
-    const result = await this.bounded(this.tasks.update({ id, mount: this.settings.mount, status: OPEN }, { statusMessage, updatedAt: now }), 'task message');
+    const result = await this.bounded(
+      this.tasks.update({ id, mount: this.settings.mount, status: OPEN }, { statusMessage, updatedAt: now }),
+      'task message',
+    );
     return (result.affected ?? 0) === 1 ? this.get(id) : null;
   }
 
   /** @inheritdoc */
-  async finish(id: string, status: string, statusMessage: string | undefined, outcome: Record<string, unknown> | null, now = new Date()): Promise<McpTaskRecord | null> {
+  async finish(
+    id: string,
+    status: string,
+    statusMessage: string | undefined,
+    outcome: Record<string, unknown> | null,
+    now = new Date(),
+  ): Promise<McpTaskRecord | null> {
     const result = await this.bounded(
-      this.tasks.update({ id, mount: this.settings.mount, status: OPEN }, { status, ...(statusMessage !== undefined ? { statusMessage } : {}), outcome, updatedAt: now } as QueryDeepPartialEntity<McpTask>),
+      this.tasks.update({ id, mount: this.settings.mount, status: OPEN }, {
+        status,
+        ...(statusMessage !== undefined ? { statusMessage } : {}),
+        outcome,
+        updatedAt: now,
+      } as QueryDeepPartialEntity<McpTask>),
       'task finish',
     );
     return (result.affected ?? 0) === 1 ? this.get(id) : null;
   }
 
   /** @inheritdoc */
-  async setInputRequests(id: string, inputRequests: Record<string, unknown> | null, now = new Date()): Promise<McpTaskRecord | null> {
+  async setInputRequests(
+    id: string,
+    inputRequests: Record<string, unknown> | null,
+    now = new Date(),
+  ): Promise<McpTaskRecord | null> {
     const asking = !!inputRequests && Object.keys(inputRequests).length > 0;
-    const change = { status: asking ? 'input_required' : 'working', outcome: asking ? { inputRequests } : null, updatedAt: now };
-    const result = await this.bounded(this.tasks.update({ id, mount: this.settings.mount, status: OPEN }, change as QueryDeepPartialEntity<McpTask>), 'task input');
+    const change = {
+      status: asking ? 'input_required' : 'working',
+      outcome: asking ? { inputRequests } : null,
+      updatedAt: now,
+    };
+    const result = await this.bounded(
+      this.tasks.update({ id, mount: this.settings.mount, status: OPEN }, change as QueryDeepPartialEntity<McpTask>),
+      'task input',
+    );
     return (result.affected ?? 0) === 1 ? this.get(id) : null;
   }
 

@@ -4,7 +4,12 @@ import type { McpPrincipal } from '../../interfaces/principal.interface';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import type { McpRequest } from '../http/mcp-body-reader';
 import type { McpResolvedOptions } from '../mcp.options';
-import { insufficientScopeChallenge, McpBearerChallengeException, McpInsufficientScopeException, unauthorizedChallenge } from '../oauth/bearer-challenge';
+import {
+  insufficientScopeChallenge,
+  McpBearerChallengeException,
+  McpInsufficientScopeException,
+  unauthorizedChallenge,
+} from '../oauth/bearer-challenge';
 import { Toolset } from '../toolset';
 import { mcpStrategyName, TOKEN_REJECTED } from './mcp-bearer.strategy';
 import { isMcpAnonymous } from './anonymous-principal';
@@ -39,15 +44,31 @@ export function createMcpAuthGuard(mount: string): Type<CanActivate> {
       return allowed;
     }
 
-    override handleRequest<TUser>(error: unknown, user: TUser | false, info: unknown, context: ExecutionContext): TUser {
+    override handleRequest<TUser>(
+      error: unknown,
+      user: TUser | false,
+      info: unknown,
+      context: ExecutionContext,
+    ): TUser {
       // Passport's error, forwarded as it came.
       // eslint-disable-next-line @typescript-eslint/only-throw-error -- not ours to wrap
       if (error) throw error;
       const oauth = this.mcpOptions.oauth;
-      if (!user) throw new McpBearerChallengeException(unauthorizedChallenge(oauth, info === TOKEN_REJECTED ? 'invalid' : 'missing'));
-      if (oauth && !this.admitsAnonymous(user) && missingScopes(oauth.requiredScopes, user as unknown as McpPrincipal).length > 0) {
+      if (!user)
+        throw new McpBearerChallengeException(
+          unauthorizedChallenge(oauth, info === TOKEN_REJECTED ? 'invalid' : 'missing'),
+        );
+      if (
+        oauth &&
+        !this.admitsAnonymous(user) &&
+        missingScopes(oauth.requiredScopes, user as unknown as McpPrincipal).length > 0
+      ) {
         const id = peekRequest(context.switchToHttp().getRequest<McpRequest>())?.id ?? null;
-        throw new McpInsufficientScopeException(insufficientScopeChallenge(oauth, oauth.requiredScopes), oauth.requiredScopes, id);
+        throw new McpInsufficientScopeException(
+          insufficientScopeChallenge(oauth, oauth.requiredScopes),
+          oauth.requiredScopes,
+          id,
+        );
       }
       return user;
     }
@@ -75,7 +96,11 @@ export function createMcpAuthGuard(mount: string): Type<CanActivate> {
       const scopes = tool?.scopes ?? [];
       if (missingScopes(scopes, req.user as McpPrincipal).length === 0) return;
       const needed = [...new Set([...(this.mcpOptions.oauth?.requiredScopes ?? []), ...scopes])];
-      throw new McpInsufficientScopeException(insufficientScopeChallenge(this.mcpOptions.oauth, needed), needed, peeked?.id ?? null);
+      throw new McpInsufficientScopeException(
+        insufficientScopeChallenge(this.mcpOptions.oauth, needed),
+        needed,
+        peeked?.id ?? null,
+      );
     }
   }
   return McpAuthGuard;

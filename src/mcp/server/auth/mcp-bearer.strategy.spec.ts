@@ -9,10 +9,18 @@ describe('bearerTokenOf', () => {
     expect(bearerTokenOf(header)).toBe(token);
   });
 
-  it.each([undefined, '', 'Bearer', 'Bearer ', 'Basic dG9rZW4=', 'Bearer a b', 'Bearer a, Bearer b', 'Bearer a,b', 'Token abc', 'Bearerabc'])(
-    'finds no token in %j',
-    (header) => {
-      expect(bearerTokenOf(header)).toBeNull();
-    },
-  );
+  it.each([
+    undefined,
+    '',
+    'Bearer',
+    'Bearer ',
+    'Basic dG9rZW4=',
+    'Bearer a b',
+    'Bearer a, Bearer b',
+    'Bearer a,b',
+    'Token abc',
+    'Bearerabc',
+  ])('finds no token in %j', (header) => {
+    expect(bearerTokenOf(header)).toBeNull();
+  });
 });

@@ -45,7 +45,10 @@ function authorizationLines(req: Request): number {
 }
 
 function isAuthorizerClass(auth: unknown): auth is Type<McpAuthorizer> {
-  return typeof auth === 'function' && typeof ((auth as Type<McpAuthorizer>).prototype as Partial<McpAuthorizer> | undefined)?.authorize === 'function';
+  return (
+    typeof auth === 'function' &&
+    typeof ((auth as Type<McpAuthorizer>).prototype as Partial<McpAuthorizer> | undefined)?.authorize === 'function'
+  );
 }
 
 /**

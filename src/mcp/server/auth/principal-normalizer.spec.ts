@@ -12,20 +12,40 @@ describe('normalizePrincipal', () => {
 
   it('takes key and label from an object and keeps the object as raw', () => {
     const result = { key: 'u-1', label: 'Alice Liddell', roles: ['admin'] };
-    expect(normalizePrincipal(result)).toEqual({ key: 'u-1', label: 'Alice Liddell', raw: result, scopes: [], roles: ['admin'] });
+    expect(normalizePrincipal(result)).toEqual({
+      key: 'u-1',
+      label: 'Alice Liddell',
+      raw: result,
+      scopes: [],
+      roles: ['admin'],
+    });
   });
 
   it('uses the key as label when the object has no label (or an empty one)', () => {
-    expect(normalizePrincipal({ key: 'u-2' })).toEqual({ key: 'u-2', label: 'u-2', raw: { key: 'u-2' }, scopes: [], roles: [] });
+    expect(normalizePrincipal({ key: 'u-2' })).toEqual({
+      key: 'u-2',
+      label: 'u-2',
+      raw: { key: 'u-2' },
+      scopes: [],
+      roles: [],
+    });
     expect(normalizePrincipal({ key: 'u-3', label: '' })).toMatchObject({ key: 'u-3', label: 'u-3' });
   });
 
   it('takes scopes from an array or an OAuth space-separated string, and keeps only names', () => {
-    expect(normalizePrincipal({ key: 'a', scopes: ['mcp:read', 'mcp:write'] })).toMatchObject({ scopes: ['mcp:read', 'mcp:write'] });
-    expect(normalizePrincipal({ key: 'a', scopes: 'mcp:read  mcp:write' })).toMatchObject({ scopes: ['mcp:read', 'mcp:write'] });
-    expect(normalizePrincipal({ key: 'a', scopes: ['ok', 3, '', null] as unknown as string[] })).toMatchObject({ scopes: ['ok'] });
+    expect(normalizePrincipal({ key: 'a', scopes: ['mcp:read', 'mcp:write'] })).toMatchObject({
+      scopes: ['mcp:read', 'mcp:write'],
+    });
+    expect(normalizePrincipal({ key: 'a', scopes: 'mcp:read  mcp:write' })).toMatchObject({
+      scopes: ['mcp:read', 'mcp:write'],
+    });
+    expect(normalizePrincipal({ key: 'a', scopes: ['ok', 3, '', null] as unknown as string[] })).toMatchObject({
+      scopes: ['ok'],
+    });
     expect(normalizePrincipal({ key: 'a', roles: 'admin' as unknown as string[] })).toMatchObject({ roles: ['admin'] });
-    expect(normalizePrincipal({ key: 'a', scopes: { read: true } as unknown as string[] })).toMatchObject({ scopes: [] });
+    expect(normalizePrincipal({ key: 'a', scopes: { read: true } as unknown as string[] })).toMatchObject({
+      scopes: [],
+    });
   });
 
   it('stringifies a numeric key, zero included', () => {

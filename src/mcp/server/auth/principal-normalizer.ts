@@ -17,7 +17,11 @@ export function normalizePrincipal(result: McpAuthResult): McpPrincipal | null {
     const key = String(result);
     return { key, label: key, raw: result, scopes: [], roles: [] };
   }
-  if (typeof result === 'object' && (typeof result.key === 'string' || typeof result.key === 'number') && String(result.key) !== '') {
+  if (
+    typeof result === 'object' &&
+    (typeof result.key === 'string' || typeof result.key === 'number') &&
+    String(result.key) !== ''
+  ) {
     const key = String(result.key);
     const label = typeof result.label === 'string' && result.label ? result.label : key;
     return { key, label, raw: result, scopes: names(result.scopes), roles: names(result.roles) };

@@ -1,6 +1,9 @@
 import { SetMetadata } from '@nestjs/common';
 import { MCP_RESOURCE_TEMPLATE_METADATA } from '../../mcp.constants';
-import type { McpResourceTemplateMetadata, McpResourceTemplateOptions } from '../../interfaces/mcp-resource-options.interface';
+import type {
+  McpResourceTemplateMetadata,
+  McpResourceTemplateOptions,
+} from '../../interfaces/mcp-resource-options.interface';
 
 /**
  * Publishes a provider method as an MCP resource template (`resources/templates/list`): a

@@ -21,12 +21,20 @@ describe('toCompletion', () => {
   });
 
   it("keeps a completer's own total and hasMore when it knows more than it returned", () => {
-    expect(toCompletion({ values: ['a', 'b'], total: 40, hasMore: true })).toEqual({ values: ['a', 'b'], total: 40, hasMore: true });
+    expect(toCompletion({ values: ['a', 'b'], total: 40, hasMore: true })).toEqual({
+      values: ['a', 'b'],
+      total: 40,
+      hasMore: true,
+    });
     expect(toCompletion({ values: ['a'], total: 3 })).toEqual({ values: ['a'], total: 3, hasMore: true });
   });
 
   it('cuts an oversized list object too, and ignores a total smaller than what was returned', () => {
-    expect(toCompletion({ values: many(101), total: 5, hasMore: false })).toEqual({ values: many(100), total: 101, hasMore: true });
+    expect(toCompletion({ values: many(101), total: 5, hasMore: false })).toEqual({
+      values: many(100),
+      total: 101,
+      hasMore: true,
+    });
   });
 
   it('answers an empty list with no values', () => {

@@ -7,7 +7,9 @@ export const MAX_COMPLETION_VALUES = 100;
 export const NO_COMPLETION: McpCompletionList = Object.freeze({ values: [], total: 0, hasMore: false });
 
 function isCompletionList(value: unknown): value is McpCompletionList {
-  return !!value && typeof value === 'object' && !Array.isArray(value) && Array.isArray((value as McpCompletionList).values);
+  return (
+    !!value && typeof value === 'object' && !Array.isArray(value) && Array.isArray((value as McpCompletionList).values)
+  );
 }
 
 /**
@@ -16,12 +18,19 @@ function isCompletionList(value: unknown): value is McpCompletionList {
  * said, or true when values were cut off).
  */
 export function toCompletion(returned: unknown): McpCompletionList {
-  const list: McpCompletionList | null = Array.isArray(returned) ? { values: returned as string[] } : isCompletionList(returned) ? returned : null;
+  const list: McpCompletionList | null = Array.isArray(returned)
+    ? { values: returned as string[] }
+    : isCompletionList(returned)
+      ? returned
+      : null;
   if (!list) throw new Error('A completer must return an array of strings or { values, total?, hasMore? }');
   if (list.values.some((value) => typeof value !== 'string')) throw new Error('A completer must return string values');
   const values = list.values.slice(0, MAX_COMPLETION_VALUES);
   const cut = list.values.length > values.length;
-  const total = typeof list.total === 'number' && Number.isInteger(list.total) && list.total >= list.values.length ? list.total : list.values.length;
+  const total =
+    typeof list.total === 'number' && Number.isInteger(list.total) && list.total >= list.values.length
+      ? list.total
+      : list.values.length;
   return { values, total, hasMore: cut || list.hasMore === true || total > values.length };
 }
 
@@ -29,5 +38,7 @@ export function toCompletion(returned: unknown): McpCompletionList {
 export function completionArguments(context: unknown): Record<string, string> {
   const args = context && typeof context === 'object' ? (context as { arguments?: unknown }).arguments : undefined;
   if (!args || typeof args !== 'object' || Array.isArray(args)) return {};
-  return Object.fromEntries(Object.entries(args).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+  return Object.fromEntries(
+    Object.entries(args).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+  );
 }

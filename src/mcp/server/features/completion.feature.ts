@@ -14,17 +14,23 @@ import { McpRefusedError, refusalNote } from '../pipeline/handler-refusal';
 type Loose = Record<string, unknown>;
 
 function asObject(value: unknown, what: string): Loose {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw invalidParams(`Invalid params: ${McpMethod.CompletionComplete} needs an object "${what}"`);
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    throw invalidParams(`Invalid params: ${McpMethod.CompletionComplete} needs an object "${what}"`);
   return value as Loose;
 }
 
 /** The answer for a handler switched off for the caller: that of an unknown one, the switch named in the audit note only. */
 function switchedOff(message: string, what: string): McpRefusedError {
-  return new McpRefusedError(JsonRpcErrorCode.InvalidParams, message, refusalNote(what, 'McpRegistry', new Error('disabled')));
+  return new McpRefusedError(
+    JsonRpcErrorCode.InvalidParams,
+    message,
+    refusalNote(what, 'McpRegistry', new Error('disabled')),
+  );
 }
 
 function asString(value: unknown, what: string): string {
-  if (typeof value !== 'string') throw invalidParams(`Invalid params: ${McpMethod.CompletionComplete} needs a string "${what}"`);
+  if (typeof value !== 'string')
+    throw invalidParams(`Invalid params: ${McpMethod.CompletionComplete} needs a string "${what}"`);
   return value;
 }
 
@@ -73,7 +79,8 @@ export class CompletionFeature {
       const prompt = this.prompts.find(name);
       const unknown = `Unknown prompt: ${name}`;
       if (!prompt) throw invalidParams(unknown);
-      if (!this.toolset.switches.allows('prompt', name, context.principal)) throw switchedOff(unknown, `prompt "${name}"`);
+      if (!this.toolset.switches.allows('prompt', name, context.principal))
+        throw switchedOff(unknown, `prompt "${name}"`);
       if (!(await isVisibleTo(prompt.pipeline, method, 'prompt', name, context))) throw invalidParams(unknown);
       return prompt.completers;
     }
@@ -82,8 +89,10 @@ export class CompletionFeature {
       const template = this.resources.findTemplate(uri);
       const unknown = `Unknown resource template: ${uri}`;
       if (!template) throw invalidParams(unknown);
-      if (!this.toolset.switches.allows('resourceTemplate', uri, context.principal)) throw switchedOff(unknown, `resource template "${uri}"`);
-      if (!(await isVisibleTo(template.pipeline, method, 'resourceTemplate', uri, context))) throw invalidParams(unknown);
+      if (!this.toolset.switches.allows('resourceTemplate', uri, context.principal))
+        throw switchedOff(unknown, `resource template "${uri}"`);
+      if (!(await isVisibleTo(template.pipeline, method, 'resourceTemplate', uri, context)))
+        throw invalidParams(unknown);
       return template.completers;
     }
     throw invalidParams(`Invalid params: ref.type must be "ref/prompt" or "ref/resource"`);

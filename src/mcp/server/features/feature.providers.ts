@@ -29,7 +29,9 @@ export function createMcpFeatureProviders(mount: string): Provider[] {
 }
 
 /** What a serving mount exports for app code: its resource and elicitation notifiers and its registry (`createMcpServerParts`), by class and by mount token. */
-export function mcpFeatureExports(mount: string): (string | typeof McpResourceNotifier | typeof McpElicitationNotifier | typeof McpRegistry)[] {
+export function mcpFeatureExports(
+  mount: string,
+): (string | typeof McpResourceNotifier | typeof McpElicitationNotifier | typeof McpRegistry)[] {
   return [
     McpResourceNotifier,
     getMcpResourceNotifierToken(mount),

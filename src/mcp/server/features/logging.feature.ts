@@ -30,14 +30,22 @@ export class LoggingFeature {
 
   private async setLevel(request: JsonRpcRequest, context: McpDeliveryContext): Promise<Record<string, unknown>> {
     if (!existsInRevision(request.method, context.protocolVersion)) {
-      throw new McpRpcError(JsonRpcErrorCode.MethodNotFound, `Method not found: ${request.method} (${context.protocolVersion} carries the level in _meta)`);
+      throw new McpRpcError(
+        JsonRpcErrorCode.MethodNotFound,
+        `Method not found: ${request.method} (${context.protocolVersion} carries the level in _meta)`,
+      );
     }
     const level = request.params?.level;
     if (!isLogLevel(level)) {
-      throw invalidParams(`Invalid params: "level" must be one of debug, info, notice, warning, error, critical, alert, emergency`);
+      throw invalidParams(
+        `Invalid params: "level" must be one of debug, info, notice, warning, error, critical, alert, emergency`,
+      );
     }
     if (!context.sessionId) {
-      throw new McpRpcError(JsonRpcErrorCode.InvalidRequest, `${request.method} needs an MCP session: the level is stored on it`);
+      throw new McpRpcError(
+        JsonRpcErrorCode.InvalidRequest,
+        `${request.method} needs an MCP session: the level is stored on it`,
+      );
     }
     await this.sessions.setLogLevel(context.sessionId, context.principal, level);
     return {};

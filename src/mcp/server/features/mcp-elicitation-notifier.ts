@@ -32,9 +32,14 @@ export class McpElicitationNotifier {
    * Send it only to the session whose tool created the elicitation: the spec allows no other.
    */
   async complete(sessionId: string | null, elicitationId: string): Promise<boolean> {
-    if (typeof elicitationId !== 'string' || elicitationId === '') throw new TypeError('complete() needs the elicitationId the tool sent');
+    if (typeof elicitationId !== 'string' || elicitationId === '')
+      throw new TypeError('complete() needs the elicitationId the tool sent');
     if (sessionId === null || !this.notifier) return false;
-    await this.notifier.notifySession(sessionId, { jsonrpc: '2.0', method: McpMethod.ElicitationComplete, params: { elicitationId } });
+    await this.notifier.notifySession(sessionId, {
+      jsonrpc: '2.0',
+      method: McpMethod.ElicitationComplete,
+      params: { elicitationId },
+    });
     return true;
   }
 }

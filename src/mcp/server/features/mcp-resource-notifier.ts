@@ -53,7 +53,8 @@ export class McpResourceNotifier {
     const listened = this.listenStreams ? this.listenStreams.publish(notification) : Promise.resolve();
     const notifier = this.notifier;
     if (!notifier) {
-      if (!this.warned) this.logger.warn('No session notifier is configured: resource update notifications reach no session.');
+      if (!this.warned)
+        this.logger.warn('No session notifier is configured: resource update notifications reach no session.');
       this.warned = true;
       await listened;
       return [];
@@ -62,7 +63,10 @@ export class McpResourceNotifier {
       await listened.catch(() => undefined);
       throw error;
     });
-    const outcomes = await Promise.allSettled([listened, ...sessionIds.map((sessionId) => notifier.notifySession(sessionId, notification))]);
+    const outcomes = await Promise.allSettled([
+      listened,
+      ...sessionIds.map((sessionId) => notifier.notifySession(sessionId, notification)),
+    ]);
     const failure = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
     if (failure) throw failure.reason;
     return sessionIds;
@@ -79,7 +83,9 @@ export class McpResourceNotifier {
     const mayAnnounce = this.resources.updateGateFor(uri);
     if (!mayAnnounce) return [];
     const subscribers = await this.subscriptions.subscriberSessions(uri);
-    return subscribers.filter((subscriber) => mayAnnounce(sessionPrincipal(subscriber.principalKey))).map((subscriber) => subscriber.sessionId);
+    return subscribers
+      .filter((subscriber) => mayAnnounce(sessionPrincipal(subscriber.principalKey)))
+      .map((subscriber) => subscriber.sessionId);
   }
 
   /** The live sessions currently subscribed to `uri` (whether or not an update would be announced to them). */

@@ -23,7 +23,10 @@ describe('compilePromptArguments with a list', () => {
 
   it('accepts the required arguments with or without optional ones, and extra ones', async () => {
     expect(await spec.validate({ code: 'x' })).toEqual({ ok: true, value: { code: 'x' } });
-    expect(await spec.validate({ code: 'x', language: 'go', extra: 'kept' })).toEqual({ ok: true, value: { code: 'x', language: 'go', extra: 'kept' } });
+    expect(await spec.validate({ code: 'x', language: 'go', extra: 'kept' })).toEqual({
+      ok: true,
+      value: { code: 'x', language: 'go', extra: 'kept' },
+    });
   });
 
   it.each([
@@ -35,7 +38,10 @@ describe('compilePromptArguments with a list', () => {
   });
 
   it('names every missing argument', async () => {
-    const both = compilePromptArguments([{ name: 'a', required: true }, { name: 'b', required: true }]);
+    const both = compilePromptArguments([
+      { name: 'a', required: true },
+      { name: 'b', required: true },
+    ]);
     expect(await both.validate({})).toEqual({ ok: false, message: 'missing required arguments: a, b' });
   });
 
@@ -71,7 +77,10 @@ describe('compilePromptArguments with a DTO', () => {
   });
 
   it('reports a missing required argument before the DTO rules, and then the DTO rules', async () => {
-    expect(await spec.validate({ length: 'short' })).toEqual({ ok: false, message: 'missing required argument: topic' });
+    expect(await spec.validate({ length: 'short' })).toEqual({
+      ok: false,
+      message: 'missing required argument: topic',
+    });
     const outcome = await spec.validate({ topic: 'tides', length: 'medium' });
     expect(outcome.ok).toBe(false);
     expect(outcome.ok === false && outcome.message).toMatch(/^length: /);

@@ -24,14 +24,19 @@ function fromDto(dto: Type<unknown>): McpPromptArgument[] {
   }));
 }
 
-function checkShape(value: unknown, declared: McpPromptArgument[]): { ok: true; value: Record<string, string> } | { ok: false; message: string } {
+function checkShape(
+  value: unknown,
+  declared: McpPromptArgument[],
+): { ok: true; value: Record<string, string> } | { ok: false; message: string } {
   if (value === undefined || value === null) value = {};
-  if (typeof value !== 'object' || Array.isArray(value)) return { ok: false, message: 'arguments must be an object of strings' };
+  if (typeof value !== 'object' || Array.isArray(value))
+    return { ok: false, message: 'arguments must be an object of strings' };
   const args = value as Record<string, unknown>;
   const notStrings = Object.keys(args).filter((name) => typeof args[name] !== 'string');
   if (notStrings.length) return { ok: false, message: `argument values must be strings (${notStrings.join(', ')})` };
   const missing = declared.filter((arg) => arg.required && args[arg.name] === undefined).map((arg) => arg.name);
-  if (missing.length) return { ok: false, message: `missing required argument${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}` };
+  if (missing.length)
+    return { ok: false, message: `missing required argument${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}` };
   return { ok: true, value: args as Record<string, string> };
 }
 

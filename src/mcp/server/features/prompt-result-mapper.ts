@@ -8,7 +8,8 @@ function toMessage(entry: unknown, index: number): McpPromptMessage {
   if (!message || typeof message !== 'object' || !ROLES.has(message.role as string)) {
     throw new Error(`Prompt message ${index} needs a role of "user" or "assistant"`);
   }
-  if (typeof message.content === 'string') return { ...(message as McpPromptMessage), content: { type: 'text', text: message.content } };
+  if (typeof message.content === 'string')
+    return { ...(message as McpPromptMessage), content: { type: 'text', text: message.content } };
   const content = message.content as { type?: unknown } | null;
   if (!content || typeof content !== 'object' || typeof content.type !== 'string') {
     throw new Error(`Prompt message ${index} needs a content block with a "type"`);

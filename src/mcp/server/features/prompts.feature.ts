@@ -28,7 +28,10 @@ export class PromptsFeature {
   /** Adds a prompt; a second one of the same name is a boot error naming both owners. */
   add(prompt: RegisteredPrompt): void {
     const existing = this.prompts.get(prompt.name);
-    if (existing) throw new McpConfigurationError(duplicatePromptMessage(this.options.mount, prompt.name, existing.owner, prompt.owner));
+    if (existing)
+      throw new McpConfigurationError(
+        duplicatePromptMessage(this.options.mount, prompt.name, existing.owner, prompt.owner),
+      );
     this.prompts.set(prompt.name, prompt);
     this.rebuild();
   }
@@ -63,12 +66,21 @@ export class PromptsFeature {
     if (this.list) return;
     this.toolset.declareCapability('prompts', { listChanged: true });
     this.list = this.buildList();
-    this.toolset.handle(McpMethod.PromptsList, (request, context) => (this.list as GuardedList<RegisteredPrompt>).page(request.params?.cursor, context));
+    this.toolset.handle(McpMethod.PromptsList, (request, context) =>
+      (this.list as GuardedList<RegisteredPrompt>).page(request.params?.cursor, context),
+    );
     this.toolset.handle(McpMethod.PromptsGet, (request, context) => this.get(request, context));
   }
 
   private buildList(): GuardedList<RegisteredPrompt> {
-    return new GuardedList('prompts', [...this.prompts.values()], this.options.pageSize, McpMethod.PromptsList, (p) => ({ kind: 'prompt', name: p.name }), this.toolset.switches);
+    return new GuardedList(
+      'prompts',
+      [...this.prompts.values()],
+      this.options.pageSize,
+      McpMethod.PromptsList,
+      (p) => ({ kind: 'prompt', name: p.name }),
+      this.toolset.switches,
+    );
   }
 
   private rebuild(): void {
@@ -80,7 +92,11 @@ export class PromptsFeature {
     const prompt = this.prompts.get(name);
     if (!prompt) throw invalidParams(`Unknown prompt: ${name}`);
     if (!this.toolset.switches.allows('prompt', name, context.principal)) {
-      throw new McpRefusedError(JsonRpcErrorCode.InvalidParams, `Unknown prompt: ${name}`, refusalNote(`prompt "${name}"`, 'McpRegistry', new Error('disabled')));
+      throw new McpRefusedError(
+        JsonRpcErrorCode.InvalidParams,
+        `Unknown prompt: ${name}`,
+        refusalNote(`prompt "${name}"`, 'McpRegistry', new Error('disabled')),
+      );
     }
     const description = prompt.definition.description as string | undefined;
     // A guarded prompt checks its arguments after its guards (see `guardedInvoker`).

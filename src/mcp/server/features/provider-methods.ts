@@ -24,7 +24,11 @@ export interface ProviderMethod {
  * instance or with a null prototype; `useValue`/`useFactory` providers count as their
  * instance's class.
  */
-export function* providerMethods(discovery: DiscoveryService, scanner: MetadataScanner, selected: readonly unknown[] | undefined): Generator<ProviderMethod> {
+export function* providerMethods(
+  discovery: DiscoveryService,
+  scanner: MetadataScanner,
+  selected: readonly unknown[] | undefined,
+): Generator<ProviderMethod> {
   const only = selected ? new Set<unknown>(selected) : null;
   for (const wrapper of discovery.getProviders()) {
     const instance = wrapper.instance as Record<string, unknown> | undefined;
@@ -42,7 +46,13 @@ export function* providerMethods(discovery: DiscoveryService, scanner: MetadataS
  * instance for static providers, on an instance resolved per call for request-scoped ones (the
  * context is registered as the request).
  */
-export function createMethodInvoker(moduleRef: ModuleRef, method: ProviderMethod, methodName: string, logger: Logger, scopedMessage: string): MethodInvoker {
+export function createMethodInvoker(
+  moduleRef: ModuleRef,
+  method: ProviderMethod,
+  methodName: string,
+  logger: Logger,
+  scopedMessage: string,
+): MethodInvoker {
   const { wrapper, owner } = method;
   if (wrapper.isDependencyTreeStatic()) {
     const instance = wrapper.instance as Record<string, (...args: unknown[]) => unknown>;
@@ -56,7 +66,10 @@ export function createMethodInvoker(moduleRef: ModuleRef, method: ProviderMethod
     try {
       instance = await moduleRef.resolve(wrapper.token, contextId, { strict: false });
     } catch (error) {
-      throw new McpInfrastructureError(`Could not resolve the request-scoped provider of ${owner}: ${(error as Error)?.message}`, { cause: error });
+      throw new McpInfrastructureError(
+        `Could not resolve the request-scoped provider of ${owner}: ${(error as Error)?.message}`,
+        { cause: error },
+      );
     }
     return instance[methodName](argument, context);
   };

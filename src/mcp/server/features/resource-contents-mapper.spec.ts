@@ -4,7 +4,9 @@ const URI = 'files://report';
 
 describe('toReadResourceResult', () => {
   it('turns a string into one text entry with the declared MIME type', () => {
-    expect(toReadResourceResult('hello', URI, 'text/plain')).toEqual({ contents: [{ uri: URI, mimeType: 'text/plain', text: 'hello' }] });
+    expect(toReadResourceResult('hello', URI, 'text/plain')).toEqual({
+      contents: [{ uri: URI, mimeType: 'text/plain', text: 'hello' }],
+    });
     expect(toReadResourceResult('hello', URI, undefined)).toEqual({ contents: [{ uri: URI, text: 'hello' }] });
   });
 
@@ -17,8 +19,12 @@ describe('toReadResourceResult', () => {
   });
 
   it('completes one contents object and arrays of entries (uri, MIME type, byte blobs)', () => {
-    expect(toReadResourceResult({ text: 'a' }, URI, 'text/csv')).toEqual({ contents: [{ uri: URI, mimeType: 'text/csv', text: 'a' }] });
-    expect(toReadResourceResult(['a', { uri: 'files://other', blob: Buffer.from('b'), mimeType: 'x/y' }], URI, 'text/csv')).toEqual({
+    expect(toReadResourceResult({ text: 'a' }, URI, 'text/csv')).toEqual({
+      contents: [{ uri: URI, mimeType: 'text/csv', text: 'a' }],
+    });
+    expect(
+      toReadResourceResult(['a', { uri: 'files://other', blob: Buffer.from('b'), mimeType: 'x/y' }], URI, 'text/csv'),
+    ).toEqual({
       contents: [
         { uri: URI, mimeType: 'text/csv', text: 'a' },
         { uri: 'files://other', mimeType: 'x/y', blob: 'Yg==' },

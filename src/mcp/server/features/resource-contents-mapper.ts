@@ -11,7 +11,13 @@ function toBase64(bytes: Uint8Array): string {
 }
 
 function isContentsObject(value: unknown): value is Loose {
-  return !!value && typeof value === 'object' && !Array.isArray(value) && !isBinary(value) && ('text' in value || 'blob' in value);
+  return (
+    !!value &&
+    typeof value === 'object' &&
+    !Array.isArray(value) &&
+    !isBinary(value) &&
+    ('text' in value || 'blob' in value)
+  );
 }
 
 function withMimeType(mimeType: string | undefined): { mimeType?: string } {
@@ -45,7 +51,11 @@ function normalizeEntry(entry: unknown, uri: string, mimeType: string | undefine
  * blob), one contents object, an array of entries, or a full result whose entries are completed
  * the same way. Returns null for `null`/`undefined`: the resource does not exist.
  */
-export function toReadResourceResult(returned: unknown, uri: string, mimeType: string | undefined): McpReadResourceResult | null {
+export function toReadResourceResult(
+  returned: unknown,
+  uri: string,
+  mimeType: string | undefined,
+): McpReadResourceResult | null {
   if (returned === null || returned === undefined) return null;
   if (Array.isArray(returned)) return { contents: returned.map((entry) => normalizeEntry(entry, uri, mimeType)) };
   if (returned && typeof returned === 'object' && Array.isArray((returned as Loose).contents)) {

@@ -32,13 +32,18 @@ export class ResourceSubscriptionsFeature {
   install(): void {
     this.toolset.handle(McpMethod.ResourcesSubscribe, async (request, context) => {
       const { sessionId, uri } = this.target(request, context);
-      if (!(await this.resources.existsFor(uri, context, McpMethod.ResourcesSubscribe))) throw resourceNotFound(uri, context.protocolVersion);
+      if (!(await this.resources.existsFor(uri, context, McpMethod.ResourcesSubscribe)))
+        throw resourceNotFound(uri, context.protocolVersion);
       const max = this.options.limits.subscriptionsPerSession;
       if ((await this.store.countForSession(sessionId, uri)) >= max) {
-        throw new McpRpcError(LIMIT_EXCEEDED_CODE, `Too many resource subscriptions: this session already watches ${max} URIs. Unsubscribe from one first`, {
-          limit: 'subscriptionsPerSession',
-          max,
-        });
+        throw new McpRpcError(
+          LIMIT_EXCEEDED_CODE,
+          `Too many resource subscriptions: this session already watches ${max} URIs. Unsubscribe from one first`,
+          {
+            limit: 'subscriptionsPerSession',
+            max,
+          },
+        );
       }
       await this.store.subscribe(sessionId, uri);
       return {};
@@ -52,12 +57,19 @@ export class ResourceSubscriptionsFeature {
 
   private target(request: JsonRpcRequest, context: McpDeliveryContext): { sessionId: string; uri: string } {
     if (!existsInRevision(request.method, context.protocolVersion)) {
-      throw new McpRpcError(JsonRpcErrorCode.MethodNotFound, `Method not found: ${request.method} (${context.protocolVersion} uses ${McpMethod.SubscriptionsListen})`);
+      throw new McpRpcError(
+        JsonRpcErrorCode.MethodNotFound,
+        `Method not found: ${request.method} (${context.protocolVersion} uses ${McpMethod.SubscriptionsListen})`,
+      );
     }
     const uri = requireStringParam(request, 'uri');
-    if (uri.length > MCP_COLUMN_LENGTHS.subscriptionUri) throw invalidParams(`Invalid params: "uri" is longer than ${MCP_COLUMN_LENGTHS.subscriptionUri} characters`);
+    if (uri.length > MCP_COLUMN_LENGTHS.subscriptionUri)
+      throw invalidParams(`Invalid params: "uri" is longer than ${MCP_COLUMN_LENGTHS.subscriptionUri} characters`);
     if (!context.sessionId) {
-      throw new McpRpcError(JsonRpcErrorCode.InvalidRequest, `${request.method} needs an MCP session: notifications reach a session's stream`);
+      throw new McpRpcError(
+        JsonRpcErrorCode.InvalidRequest,
+        `${request.method} needs an MCP session: notifications reach a session's stream`,
+      );
     }
     return { sessionId: context.sessionId, uri };
   }

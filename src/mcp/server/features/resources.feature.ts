@@ -45,7 +45,10 @@ export function resourceNotFound(uri: string, protocolVersion: string): McpRpcEr
 export class ResourcesFeature {
   private readonly resources = new Map<string, RegisteredResource>();
   private readonly templates = new Map<string, RegisteredResourceTemplate>();
-  private lists: { resources: GuardedList<RegisteredResource>; templates: GuardedList<RegisteredResourceTemplate> } | null = null;
+  private lists: {
+    resources: GuardedList<RegisteredResource>;
+    templates: GuardedList<RegisteredResourceTemplate>;
+  } | null = null;
 
   constructor(
     private readonly toolset: Toolset,
@@ -55,7 +58,10 @@ export class ResourcesFeature {
   /** Adds a resource; a second one with the same URI is a boot error naming both owners. */
   addResource(resource: RegisteredResource): void {
     const existing = this.resources.get(resource.uri);
-    if (existing) throw new McpConfigurationError(duplicateResourceMessage(this.options.mount, resource.uri, existing.owner, resource.owner));
+    if (existing)
+      throw new McpConfigurationError(
+        duplicateResourceMessage(this.options.mount, resource.uri, existing.owner, resource.owner),
+      );
     this.resources.set(resource.uri, resource);
     this.rebuild();
   }
@@ -83,7 +89,10 @@ export class ResourcesFeature {
   addTemplate(template: RegisteredResourceTemplate): void {
     const key = template.template.template;
     const existing = this.templates.get(key);
-    if (existing) throw new McpConfigurationError(duplicateResourceMessage(this.options.mount, key, existing.owner, template.owner));
+    if (existing)
+      throw new McpConfigurationError(
+        duplicateResourceMessage(this.options.mount, key, existing.owner, template.owner),
+      );
     this.templates.set(key, template);
     this.rebuild();
   }
@@ -146,9 +155,15 @@ export class ResourcesFeature {
     return (principal) => this.switchedOn(target.entry, { principal });
   }
 
-  private async visibleEntry(entry: RegisteredResource | RegisteredResourceTemplate, context: McpDeliveryContext, method: string): Promise<boolean> {
+  private async visibleEntry(
+    entry: RegisteredResource | RegisteredResourceTemplate,
+    context: McpDeliveryContext,
+    method: string,
+  ): Promise<boolean> {
     if (!this.switchedOn(entry, context)) return false;
-    return 'uri' in entry ? isVisibleTo(entry.pipeline, method, 'resource', entry.uri, context) : isVisibleTo(entry.pipeline, method, 'resourceTemplate', entry.template.template, context);
+    return 'uri' in entry
+      ? isVisibleTo(entry.pipeline, method, 'resource', entry.uri, context)
+      : isVisibleTo(entry.pipeline, method, 'resourceTemplate', entry.template.template, context);
   }
 
   /** True when no resource and no template was registered. */
@@ -165,8 +180,12 @@ export class ResourcesFeature {
     this.toolset.declareCapability('resources', { subscribe: true, listChanged: true });
     this.lists = this.buildLists();
     const lists = () => this.lists as NonNullable<ResourcesFeature['lists']>;
-    this.toolset.handle(McpMethod.ResourcesList, (request, context) => lists().resources.page(request.params?.cursor, context));
-    this.toolset.handle(McpMethod.ResourcesTemplatesList, (request, context) => lists().templates.page(request.params?.cursor, context));
+    this.toolset.handle(McpMethod.ResourcesList, (request, context) =>
+      lists().resources.page(request.params?.cursor, context),
+    );
+    this.toolset.handle(McpMethod.ResourcesTemplatesList, (request, context) =>
+      lists().templates.page(request.params?.cursor, context),
+    );
     this.toolset.handle(McpMethod.ResourcesRead, (request, context) => this.read(request, context));
   }
 
@@ -174,8 +193,22 @@ export class ResourcesFeature {
     const pageSize = this.options.pageSize;
     const switches = this.toolset.switches;
     return {
-      resources: new GuardedList('resources', [...this.resources.values()], pageSize, McpMethod.ResourcesList, (r) => ({ kind: 'resource', name: r.uri }), switches),
-      templates: new GuardedList('resourceTemplates', [...this.templates.values()], pageSize, McpMethod.ResourcesTemplatesList, (t) => ({ kind: 'resourceTemplate', name: t.template.template }), switches),
+      resources: new GuardedList(
+        'resources',
+        [...this.resources.values()],
+        pageSize,
+        McpMethod.ResourcesList,
+        (r) => ({ kind: 'resource', name: r.uri }),
+        switches,
+      ),
+      templates: new GuardedList(
+        'resourceTemplates',
+        [...this.templates.values()],
+        pageSize,
+        McpMethod.ResourcesTemplatesList,
+        (t) => ({ kind: 'resourceTemplate', name: t.template.template }),
+        switches,
+      ),
     };
   }
 
@@ -184,20 +217,31 @@ export class ResourcesFeature {
   }
 
   /** False when `McpRegistry` switched the resource (or its template) off for the caller. */
-  private switchedOn(entry: RegisteredResource | RegisteredResourceTemplate, context: Pick<McpDeliveryContext, 'principal'>): boolean {
+  private switchedOn(
+    entry: RegisteredResource | RegisteredResourceTemplate,
+    context: Pick<McpDeliveryContext, 'principal'>,
+  ): boolean {
     const key = context.principal;
-    return 'uri' in entry ? this.toolset.switches.allows('resource', entry.uri, key) : this.toolset.switches.allows('resourceTemplate', entry.template.template, key);
+    return 'uri' in entry
+      ? this.toolset.switches.allows('resource', entry.uri, key)
+      : this.toolset.switches.allows('resourceTemplate', entry.template.template, key);
   }
 
   private async read(request: JsonRpcRequest, context: McpDeliveryContext): Promise<Record<string, unknown>> {
     const uri = requireStringParam(request, 'uri');
-    if (uri.length > MAX_READ_URI_LENGTH) throw invalidParams(`Invalid params: "uri" is longer than ${MAX_READ_URI_LENGTH} characters`);
+    if (uri.length > MAX_READ_URI_LENGTH)
+      throw invalidParams(`Invalid params: "uri" is longer than ${MAX_READ_URI_LENGTH} characters`);
     const target = this.resolve(uri);
     if (!target) throw resourceNotFound(uri, context.protocolVersion);
     const { entry, params } = target;
     if (!this.switchedOn(entry, context)) {
       const notFound = resourceNotFound(uri, context.protocolVersion);
-      throw new McpRefusedError(notFound.code, notFound.message, refusalNote(`resource "${uri}"`, 'McpRegistry', new Error('disabled')), notFound.data);
+      throw new McpRefusedError(
+        notFound.code,
+        notFound.message,
+        refusalNote(`resource "${uri}"`, 'McpRegistry', new Error('disabled')),
+        notFound.data,
+      );
     }
     const result = await runFeatureHandler(this.toolset, request, context, async (handlerContext) =>
       toReadResourceResult(await entry.read({ uri, params }, handlerContext), uri, entry.mimeType),
@@ -206,7 +250,9 @@ export class ResourcesFeature {
     return result;
   }
 
-  private resolve(uri: string): { entry: RegisteredResource | RegisteredResourceTemplate; params: Record<string, string> } | null {
+  private resolve(
+    uri: string,
+  ): { entry: RegisteredResource | RegisteredResourceTemplate; params: Record<string, string> } | null {
     const fixed = this.resources.get(uri);
     if (fixed) return { entry: fixed, params: {} };
     for (const template of this.templates.values()) {

@@ -78,18 +78,21 @@ describe('UriTemplate (RFC 6570 level 1)', () => {
       return meter.steps;
     }
 
-    it.each(hostile)('%s: steps stay within a constant times the length, at 1k, 10k and 100k characters', (text, unit, tail) => {
-      const template = new UriTemplate(text);
-      const literalChars = text.replace(/\{[^}]+\}/g, '').length;
-      for (const size of [1_000, 10_000, 100_000]) {
-        const uri = `h://${unit.repeat(size)}${tail}`;
-        expect(stepsFor(template, uri)).toBeLessThanOrEqual((literalChars + 2) * uri.length);
-      }
-      // Ten times the input, at most ten times the work (plus the constant).
-      const small = stepsFor(template, `h://${unit.repeat(10_000)}${tail}`);
-      const large = stepsFor(template, `h://${unit.repeat(100_000)}${tail}`);
-      expect(large).toBeLessThanOrEqual(10 * small + 100);
-    });
+    it.each(hostile)(
+      '%s: steps stay within a constant times the length, at 1k, 10k and 100k characters',
+      (text, unit, tail) => {
+        const template = new UriTemplate(text);
+        const literalChars = text.replace(/\{[^}]+\}/g, '').length;
+        for (const size of [1_000, 10_000, 100_000]) {
+          const uri = `h://${unit.repeat(size)}${tail}`;
+          expect(stepsFor(template, uri)).toBeLessThanOrEqual((literalChars + 2) * uri.length);
+        }
+        // Ten times the input, at most ten times the work (plus the constant).
+        const small = stepsFor(template, `h://${unit.repeat(10_000)}${tail}`);
+        const large = stepsFor(template, `h://${unit.repeat(100_000)}${tail}`);
+        expect(large).toBeLessThanOrEqual(10 * small + 100);
+      },
+    );
 
     it('answers 100k-character hostile URIs against a five-variable template (a backtracking matcher would not finish)', () => {
       const template = new UriTemplate('h://{a}x{b}x{c}x{d}x{e}x');
@@ -99,10 +102,22 @@ describe('UriTemplate (RFC 6570 level 1)', () => {
     });
 
     it('finds the same values as the greedy regular expression on every short URI over a small alphabet', () => {
-      const templates = ['t://{a}-{b}', 't://{a}.{b}.json', 't://{a}/{b}', 't://x{a}x{b}x', 't://{a}--{b}-{c}', 't://{a}?q={b}'];
+      const templates = [
+        't://{a}-{b}',
+        't://{a}.{b}.json',
+        't://{a}/{b}',
+        't://x{a}x{b}x',
+        't://{a}--{b}-{c}',
+        't://{a}?q={b}',
+      ];
       const alphabet = ['a', '-', '.', '/', 'x', '?', 'q', '=', 'json'];
       const regexOf = (text: string) =>
-        new RegExp(`^${text.split(/\{[^}]+\}/).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('([^/?#]+)')}$`);
+        new RegExp(
+          `^${text
+            .split(/\{[^}]+\}/)
+            .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+            .join('([^/?#]+)')}$`,
+        );
       let compared = 0;
       const differences: unknown[] = [];
       for (const text of templates) {

@@ -74,11 +74,15 @@ export class UriTemplate {
       if (end === -1) throw new UriTemplateError(`unclosed "{" in ${JSON.stringify(template)}`);
       const name = rest.slice(open + 1, end);
       if (!VARIABLE_NAME.test(name)) {
-        throw new UriTemplateError(`the expression {${name}} is not a level-1 variable (only {name} with letters, digits, "_" and "." is supported)`);
+        throw new UriTemplateError(
+          `the expression {${name}} is not a level-1 variable (only {name} with letters, digits, "_" and "." is supported)`,
+        );
       }
       if (variables.includes(name)) throw new UriTemplateError(`the variable {${name}} appears twice`);
       if (open === 0 && variables.length) {
-        throw new UriTemplateError(`the variables {${variables[variables.length - 1]}} and {${name}} are adjacent; put a literal between them`);
+        throw new UriTemplateError(
+          `the variables {${variables[variables.length - 1]}} and {${name}} are adjacent; put a literal between them`,
+        );
       }
       variables.push(name);
       addLiteral(rest.slice(0, open));
@@ -87,7 +91,8 @@ export class UriTemplate {
       segment.literals.push('');
       rest = rest.slice(end + 1);
     }
-    if (!variables.length) throw new UriTemplateError(`${JSON.stringify(template)} has no {variable}; declare it with @McpResource instead`);
+    if (!variables.length)
+      throw new UriTemplateError(`${JSON.stringify(template)} has no {variable}; declare it with @McpResource instead`);
     this.variables = variables;
     this.segments = segments;
   }
@@ -121,13 +126,20 @@ export class UriTemplate {
   /** Expands the template with `params`, percent-encoding each value. */
   expand(params: Record<string, string>): string {
     return this.template.replace(/\{([^}]+)\}/g, (_, name: string) =>
-      encodeURIComponent(params[name] ?? '').replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`),
+      encodeURIComponent(params[name] ?? '').replace(
+        /[!'()*]/g,
+        (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+      ),
     );
   }
 }
 
 /** Cuts `uri` at its delimiters; null as soon as it has more stretches than the template. */
-function splitAtDelimiters(uri: string, expected: number, meter: UriMatchMeter): { before: string; text: string }[] | null {
+function splitAtDelimiters(
+  uri: string,
+  expected: number,
+  meter: UriMatchMeter,
+): { before: string; text: string }[] | null {
   const stretches: { before: string; text: string }[] = [];
   let start = 0;
   let before = '';

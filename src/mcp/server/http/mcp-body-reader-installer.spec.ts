@@ -12,9 +12,12 @@ describe('mcpPathKey', () => {
     expect(mcpPathKey(path)).toBe('/mcp');
   });
 
-  it.each(['/m%63p', '/%6Dcp', '/%4D%43%50/', '/%2Fmcp', '/m%63p%2F'])('decodes the percent-escapes of %j as a router does', (path) => {
-    expect(mcpPathKey(path)).toBe('/mcp');
-  });
+  it.each(['/m%63p', '/%6Dcp', '/%4D%43%50/', '/%2Fmcp', '/m%63p%2F'])(
+    'decodes the percent-escapes of %j as a router does',
+    (path) => {
+      expect(mcpPathKey(path)).toBe('/mcp');
+    },
+  );
 
   it('decodes UTF-8 escapes, and keeps an invalid escape as it is', () => {
     expect(mcpPathKey('/caf%C3%A9/mcp')).toBe('/café/mcp');
@@ -33,9 +36,14 @@ describe('mcpPathKey', () => {
 });
 
 describe('McpBodyReaderInstaller', () => {
-  const options = (mount: string, path: string) => ({ mount, path, maxBodyBytes: 64, bodyTimeoutMs: 5_000 }) as McpResolvedOptions;
-  const expressHost = (app: object) => ({ httpAdapter: { getType: () => 'express', getInstance: () => app } }) as unknown as HttpAdapterHost;
-  const withPrefix = (prefix?: string) => ({ container: { applicationConfig: { getGlobalPrefix: prefix === undefined ? undefined : () => prefix } } }) as unknown as ModuleRef;
+  const options = (mount: string, path: string) =>
+    ({ mount, path, maxBodyBytes: 64, bodyTimeoutMs: 5_000 }) as McpResolvedOptions;
+  const expressHost = (app: object) =>
+    ({ httpAdapter: { getType: () => 'express', getInstance: () => app } }) as unknown as HttpAdapterHost;
+  const withPrefix = (prefix?: string) =>
+    ({
+      container: { applicationConfig: { getGlobalPrefix: prefix === undefined ? undefined : () => prefix } },
+    }) as unknown as ModuleRef;
 
   const serve = async (app: express.Express, run: (baseUrl: string) => Promise<void>) => {
     const server = await new Promise<Server>((resolve) => {
@@ -49,7 +57,13 @@ describe('McpBodyReaderInstaller', () => {
   };
 
   it('does nothing in an application context without HTTP', () => {
-    expect(() => new McpBodyReaderInstaller({ httpAdapter: undefined } as unknown as HttpAdapterHost, withPrefix(), options('default', '/mcp')).onModuleInit()).not.toThrow();
+    expect(() =>
+      new McpBodyReaderInstaller(
+        { httpAdapter: undefined } as unknown as HttpAdapterHost,
+        withPrefix(),
+        options('default', '/mcp'),
+      ).onModuleInit(),
+    ).not.toThrow();
   });
 
   it('refuses an HTTP platform other than express and fastify, naming the mount and the platform', () => {
@@ -64,14 +78,19 @@ describe('McpBodyReaderInstaller', () => {
   it('refuses a second mount of the same name on one app, but not on another app', () => {
     const app = express();
     new McpBodyReaderInstaller(expressHost(app), withPrefix(), options('twice', '/a')).onModuleInit();
-    expect(() => new McpBodyReaderInstaller(expressHost(app), withPrefix(), options('twice', '/b')).onModuleInit()).toThrow(McpConfigurationError);
-    expect(() => new McpBodyReaderInstaller(expressHost(express()), withPrefix(), options('twice', '/a')).onModuleInit()).not.toThrow();
+    expect(() =>
+      new McpBodyReaderInstaller(expressHost(app), withPrefix(), options('twice', '/b')).onModuleInit(),
+    ).toThrow(McpConfigurationError);
+    expect(() =>
+      new McpBodyReaderInstaller(expressHost(express()), withPrefix(), options('twice', '/a')).onModuleInit(),
+    ).not.toThrow();
   });
 
   it('reads MCP bodies ahead of a body parser the host installed first, for every mount and the prefixed path', async () => {
     const app = express();
     app.use(express.text({ type: '*/*' }));
-    const echo = (req: McpRequest, res: express.Response) => void res.json({ raw: req[MCP_RAW_BODY] ?? null, parsed: typeof req.body === 'string' ? req.body : null });
+    const echo = (req: McpRequest, res: express.Response) =>
+      void res.json({ raw: req[MCP_RAW_BODY] ?? null, parsed: typeof req.body === 'string' ? req.body : null });
     for (const path of ['/one', '/two', '/api/two', '/elsewhere']) app.post(path, echo);
     new McpBodyReaderInstaller(expressHost(app), withPrefix(), options('one', '/one')).onModuleInit();
     new McpBodyReaderInstaller(expressHost(app), withPrefix('api'), options('two', 'two/')).onModuleInit();
@@ -81,7 +100,10 @@ describe('McpBodyReaderInstaller', () => {
         expect(await response.json()).toEqual({ raw: { ok: true, text: '{"x":1}' }, parsed: null });
       }
       expect((await fetch(`${baseUrl}/api/two`, { method: 'POST', body: 'z'.repeat(65) })).status).toBe(413);
-      expect(await (await fetch(`${baseUrl}/elsewhere`, { method: 'POST', body: 'plain' })).json()).toEqual({ raw: null, parsed: 'plain' });
+      expect(await (await fetch(`${baseUrl}/elsewhere`, { method: 'POST', body: 'plain' })).json()).toEqual({
+        raw: null,
+        parsed: 'plain',
+      });
     });
   });
 
@@ -90,7 +112,10 @@ describe('McpBodyReaderInstaller', () => {
     app.post('/bare', (req: McpRequest, res) => void res.json(req[MCP_RAW_BODY] ?? null));
     new McpBodyReaderInstaller(expressHost(app), {} as ModuleRef, options('bare', '/bare')).onModuleInit();
     await serve(app, async (baseUrl) => {
-      expect(await (await fetch(`${baseUrl}/bare`, { method: 'POST', body: '[]' })).json()).toEqual({ ok: true, text: '[]' });
+      expect(await (await fetch(`${baseUrl}/bare`, { method: 'POST', body: '[]' })).json()).toEqual({
+        ok: true,
+        text: '[]',
+      });
     });
   });
 });

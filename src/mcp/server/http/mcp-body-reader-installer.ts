@@ -20,7 +20,8 @@ const mountNames = new WeakMap<object, Set<string>>();
 
 /** The app's global prefix, when it has one (Nest keeps it in the container's ApplicationConfig). */
 function globalPrefixOf(moduleRef: ModuleRef): string {
-  const container = (moduleRef as unknown as { container?: { applicationConfig?: { getGlobalPrefix?: () => string } } }).container;
+  const container = (moduleRef as unknown as { container?: { applicationConfig?: { getGlobalPrefix?: () => string } } })
+    .container;
   return container?.applicationConfig?.getGlobalPrefix?.() ?? '';
 }
 

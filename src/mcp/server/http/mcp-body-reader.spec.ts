@@ -27,7 +27,9 @@ function parseAnswer(text: string): RawAnswer | null {
   const end = text.indexOf('\r\n\r\n');
   if (end < 0) return null;
   const [statusLine, ...lines] = text.slice(0, end).split('\r\n');
-  const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+  const headers = Object.fromEntries(
+    lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+  );
   const body = text.slice(end + 4);
   if (Buffer.byteLength(body) < Number(headers['content-length'] ?? 0)) return null;
   return { status: Number(statusLine.split(' ')[1]), headers, body };
@@ -88,17 +90,24 @@ describe('MCP body reader on a real express app', () => {
     return { socket, answer, closed };
   }
 
-  const head = (path: string, extra: string) => `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n${extra}\r\n`;
+  const head = (path: string, extra: string) =>
+    `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n${extra}\r\n`;
 
   it('keeps a body within the limit as text for the endpoint', async () => {
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { note: 'ü'.repeat(10) } });
-    const response = await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const response = await fetch(`http://127.0.0.1:${port}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ raw: { ok: true, text: body } });
   });
 
   it('leaves other paths and other methods to the app', async () => {
-    expect(await (await fetch(`http://127.0.0.1:${port}/other`, { method: 'POST', body: '{}' })).json()).toEqual({ raw: null });
+    expect(await (await fetch(`http://127.0.0.1:${port}/other`, { method: 'POST', body: '{}' })).json()).toEqual({
+      raw: null,
+    });
     expect(await (await fetch(`http://127.0.0.1:${port}/mcp`)).json()).toEqual({ raw: null });
   });
 
@@ -108,16 +117,26 @@ describe('MCP body reader on a real express app', () => {
     const { status, headers, body } = await answer;
     expect(status).toBe(413);
     expect(headers.connection).toBe('close');
-    expect(JSON.parse(body)).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32000, message: `Payload Too Large: the body exceeds ${LIMIT} bytes` } });
+    expect(JSON.parse(body)).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32000, message: `Payload Too Large: the body exceeds ${LIMIT} bytes` },
+    });
     await closed;
     expect(seen).toEqual([]);
   });
 
   it('reads and discards a body over the limit but within the discard limit, then answers 413', async () => {
     const size = LIMIT + 100;
-    const response = await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'x'.repeat(size) });
+    const response = await fetch(`http://127.0.0.1:${port}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: 'x'.repeat(size),
+    });
     expect(response.status).toBe(413);
-    expect(((await response.json()) as { error: { message: string } }).error.message).toBe(`Payload Too Large: the body exceeds ${LIMIT} bytes`);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toBe(
+      `Payload Too Large: the body exceeds ${LIMIT} bytes`,
+    );
     expect(seen).toEqual([]);
   });
 

@@ -78,7 +78,8 @@ export function readMcpBody(
   const limit = limits.maxBytes;
   const discardLimit = discardLimitOf(limit);
   const declared = Number(headers['content-length']);
-  if (Number.isFinite(declared) && declared > discardLimit) return refuseAndClose(respond(), 413, tooLargeMessage(limit));
+  if (Number.isFinite(declared) && declared > discardLimit)
+    return refuseAndClose(respond(), 413, tooLargeMessage(limit));
   const chunks: Buffer[] = [];
   let size = 0;
   let done = false;
@@ -144,9 +145,15 @@ export function createMcpBodyReader(limitsFor: (path: string) => McpBodyLimits |
   return function mcpBodyReader(req: ExpressRequest, res: ServerResponse, next: () => void): void {
     const limits = readsMcpBody(req.method, req.headers) ? limitsFor(req.path) : null;
     if (limits === null) return next();
-    readMcpBody(req, req.headers, () => res, limits, (raw) => {
-      req[MCP_RAW_BODY] = raw;
-      next();
-    });
+    readMcpBody(
+      req,
+      req.headers,
+      () => res,
+      limits,
+      (raw) => {
+        req[MCP_RAW_BODY] = raw;
+        next();
+      },
+    );
   };
 }

@@ -36,28 +36,71 @@ describe('MCP body reader on a real Fastify instance', () => {
       ['text/plain', 'plain words'],
       ['application/x-unknown', 'whatever'],
     ]) {
-      const response = await app.inject({ method: 'POST', url: '/mcp?x=1', headers: { 'content-type': contentType }, payload });
+      const response = await app.inject({
+        method: 'POST',
+        url: '/mcp?x=1',
+        headers: { 'content-type': contentType },
+        payload,
+      });
       expect({ status: response.statusCode, body: response.json() }).toEqual({
         status: 200,
-        body: { raw: { ok: true, text: payload }, parsed: null, contentType, contentLength: String(Buffer.byteLength(payload)) },
+        body: {
+          raw: { ok: true, text: payload },
+          parsed: null,
+          contentType,
+          contentLength: String(Buffer.byteLength(payload)),
+        },
       });
     }
   });
 
   it('answers a body over the limit with the module 413, and closes the connection when it is beyond the discard bound', async () => {
-    const error = { jsonrpc: '2.0', id: null, error: { code: -32000, message: `Payload Too Large: the body exceeds ${LIMIT} bytes` } };
-    const drained = await app.inject({ method: 'POST', url: '/mcp', headers: { 'content-type': 'application/json' }, payload: 'z'.repeat(LIMIT + 1) });
+    const error = {
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32000, message: `Payload Too Large: the body exceeds ${LIMIT} bytes` },
+    };
+    const drained = await app.inject({
+      method: 'POST',
+      url: '/mcp',
+      headers: { 'content-type': 'application/json' },
+      payload: 'z'.repeat(LIMIT + 1),
+    });
     expect({ status: drained.statusCode, body: drained.json() }).toEqual({ status: 413, body: error });
-    const huge = await app.inject({ method: 'POST', url: '/mcp', headers: { 'content-type': 'application/json' }, payload: 'z'.repeat(discardLimitOf(LIMIT) + 1) });
-    expect({ status: huge.statusCode, connection: huge.headers.connection, body: huge.json() }).toEqual({ status: 413, connection: 'close', body: error });
+    const huge = await app.inject({
+      method: 'POST',
+      url: '/mcp',
+      headers: { 'content-type': 'application/json' },
+      payload: 'z'.repeat(discardLimitOf(LIMIT) + 1),
+    });
+    expect({ status: huge.statusCode, connection: huge.headers.connection, body: huge.json() }).toEqual({
+      status: 413,
+      connection: 'close',
+      body: error,
+    });
   });
 
   it('leaves other paths to Fastify: its JSON parser, its 400 and its 415', async () => {
-    const parsed = await app.inject({ method: 'POST', url: '/other', headers: { 'content-type': 'application/json' }, payload: '{"a":1}' });
+    const parsed = await app.inject({
+      method: 'POST',
+      url: '/other',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"a":1}',
+    });
     expect(parsed.json()).toMatchObject({ raw: null, parsed: { a: 1 }, contentType: 'application/json' });
-    const broken = await app.inject({ method: 'POST', url: '/other', headers: { 'content-type': 'application/json' }, payload: '{"a":' });
+    const broken = await app.inject({
+      method: 'POST',
+      url: '/other',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"a":',
+    });
     expect(broken.json()).toMatchObject({ statusCode: 400, code: 'FST_ERR_CTP_INVALID_JSON_BODY' });
-    const unknown = await app.inject({ method: 'POST', url: '/other', headers: { 'content-type': 'application/x-unknown' }, payload: 'x' });
+    const unknown = await app.inject({
+      method: 'POST',
+      url: '/other',
+      headers: { 'content-type': 'application/x-unknown' },
+      payload: 'x',
+    });
     expect(unknown.json()).toMatchObject({ statusCode: 415, code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE' });
   });
 });
@@ -66,21 +109,21 @@ describe('narrowFastifyCatchAll', () => {
   it('lets a catch-all route of an MCP path sit beside its GET, POST and DELETE routes; other paths keep every method', async () => {
     const app = fastify();
     narrowFastifyCatchAll(app, (url) => url === '/mcp');
-    for (const method of ['GET', 'POST', 'DELETE'] as const) app.route({ method, url: '/mcp', handler: async () => `served ${method}` });
+    for (const method of ['GET', 'POST', 'DELETE'] as const)
+      app.route({ method, url: '/mcp', handler: async () => `served ${method}` });
     app.all('/mcp', async () => 'catch-all');
     app.all('/elsewhere', async () => 'elsewhere');
     await app.ready();
     try {
-      const text = async (method: 'GET' | 'POST' | 'DELETE' | 'PUT' | 'PATCH' | 'OPTIONS', url = '/mcp') => (await app.inject({ method, url })).body;
-      expect(await Promise.all([text('GET'), text('POST'), text('DELETE'), text('PUT'), text('PATCH'), text('OPTIONS')])).toEqual([
-        'served GET',
-        'served POST',
-        'served DELETE',
-        'catch-all',
-        'catch-all',
-        'catch-all',
+      const text = async (method: 'GET' | 'POST' | 'DELETE' | 'PUT' | 'PATCH' | 'OPTIONS', url = '/mcp') =>
+        (await app.inject({ method, url })).body;
+      expect(
+        await Promise.all([text('GET'), text('POST'), text('DELETE'), text('PUT'), text('PATCH'), text('OPTIONS')]),
+      ).toEqual(['served GET', 'served POST', 'served DELETE', 'catch-all', 'catch-all', 'catch-all']);
+      expect(await Promise.all([text('GET', '/elsewhere'), text('PUT', '/elsewhere')])).toEqual([
+        'elsewhere',
+        'elsewhere',
       ]);
-      expect(await Promise.all([text('GET', '/elsewhere'), text('PUT', '/elsewhere')])).toEqual(['elsewhere', 'elsewhere']);
     } finally {
       await app.close();
     }

@@ -5,7 +5,15 @@ import { nodeResponseOf } from './mcp-http-adapter';
 
 /** The part of a Fastify instance the reader is installed on. */
 export interface FastifyHooksLike {
-  addHook(name: 'preParsing', hook: (request: FastifyRequestLike, reply: object, payload: Readable, done: (error: Error | null, payload?: Readable) => void) => void): unknown;
+  addHook(
+    name: 'preParsing',
+    hook: (
+      request: FastifyRequestLike,
+      reply: object,
+      payload: Readable,
+      done: (error: Error | null, payload?: Readable) => void,
+    ) => void,
+  ): unknown;
   addHook(name: 'preValidation', hook: (request: FastifyRequestLike, reply: object, done: () => void) => void): unknown;
 }
 
@@ -45,7 +53,10 @@ function routedPathOf(request: FastifyRequestLike): string {
  * puts them back before any guard or the controller reads them. The controller then finds the
  * body where the Express reader leaves it.
  */
-export function installFastifyBodyReader(instance: FastifyHooksLike, limitsFor: (path: string) => McpBodyLimits | null): void {
+export function installFastifyBodyReader(
+  instance: FastifyHooksLike,
+  limitsFor: (path: string) => McpBodyLimits | null,
+): void {
   instance.addHook('preParsing', (request, reply, payload, done) => {
     const limits = readsMcpBody(request.method, request.headers) ? limitsFor(routedPathOf(request)) : null;
     if (limits === null) return done(null, payload);

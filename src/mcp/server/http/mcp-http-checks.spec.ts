@@ -65,19 +65,28 @@ describe('isOriginAllowed', () => {
 });
 
 describe('isJsonContentType', () => {
-  it.each(['application/json', 'application/json; charset=utf-8', 'application/json;charset=UTF-8', 'Application/JSON', ' application/json '])(
-    'accepts %j',
-    (contentType) => {
-      expect(isJsonContentType(contentType)).toBe(true);
-    },
-  );
+  it.each([
+    'application/json',
+    'application/json; charset=utf-8',
+    'application/json;charset=UTF-8',
+    'Application/JSON',
+    ' application/json ',
+  ])('accepts %j', (contentType) => {
+    expect(isJsonContentType(contentType)).toBe(true);
+  });
 
-  it.each([undefined, '', 'text/plain', 'text/json', 'application/json-patch+json', 'application/jsonx', 'multipart/form-data', 'application/x-www-form-urlencoded'])(
-    'rejects %j',
-    (contentType) => {
-      expect(isJsonContentType(contentType)).toBe(false);
-    },
-  );
+  it.each([
+    undefined,
+    '',
+    'text/plain',
+    'text/json',
+    'application/json-patch+json',
+    'application/jsonx',
+    'multipart/form-data',
+    'application/x-www-form-urlencoded',
+  ])('rejects %j', (contentType) => {
+    expect(isJsonContentType(contentType)).toBe(false);
+  });
 });
 
 describe('acceptsJson', () => {
@@ -94,9 +103,12 @@ describe('acceptsJson', () => {
     expect(acceptsJson(accept)).toBe(true);
   });
 
-  it.each([undefined, '', 'text/event-stream', 'text/html', 'text/*', 'application/xml', 'application/json-seq'])('rejects %j', (accept) => {
-    expect(acceptsJson(accept)).toBe(false);
-  });
+  it.each([undefined, '', 'text/event-stream', 'text/html', 'text/*', 'application/xml', 'application/json-seq'])(
+    'rejects %j',
+    (accept) => {
+      expect(acceptsJson(accept)).toBe(false);
+    },
+  );
 });
 
 describe('headerValue', () => {

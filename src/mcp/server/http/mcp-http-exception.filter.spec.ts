@@ -1,4 +1,11 @@
-import { BadRequestException, ForbiddenException, Logger, PayloadTooLargeException, UnauthorizedException, type ArgumentsHost } from '@nestjs/common';
+import {
+  BadRequestException,
+  ForbiddenException,
+  Logger,
+  PayloadTooLargeException,
+  UnauthorizedException,
+  type ArgumentsHost,
+} from '@nestjs/common';
 import express from 'express';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -27,7 +34,9 @@ describe('McpHttpExceptionFilter over a real express response', () => {
         res.writeHead(200, { 'Content-Type': 'text/event-stream' });
         res.write('event: message\ndata: {}\n\n');
       }
-      const host = { switchToHttp: () => ({ getRequest: () => req, getResponse: () => res, getNext: () => undefined }) } as unknown as ArgumentsHost;
+      const host = {
+        switchToHttp: () => ({ getRequest: () => req, getResponse: () => res, getNext: () => undefined }),
+      } as unknown as ArgumentsHost;
       filter.catch(thrown, host);
     });
     server = await new Promise<Server>((resolve) => {
@@ -54,7 +63,12 @@ describe('McpHttpExceptionFilter over a real express response', () => {
     thrown = error;
     const response = await fetch(`${baseUrl}${streaming ? '?streaming=1' : ''}`, { method: 'POST' });
     const text = await response.text();
-    return { status: response.status, headers: response.headers, text, body: text && !streaming ? JSON.parse(text) : undefined };
+    return {
+      status: response.status,
+      headers: response.headers,
+      text,
+      body: text && !streaming ? JSON.parse(text) : undefined,
+    };
   };
 
   it('answers a guard 401 with WWW-Authenticate: Bearer and no body', async () => {
@@ -68,13 +82,21 @@ describe('McpHttpExceptionFilter over a real express response', () => {
   it('answers a guard 403 with a JSON-RPC error carrying its message', async () => {
     const { status, body } = await answer(new ForbiddenException('Origin not allowed'));
     expect(status).toBe(403);
-    expect(body).toEqual({ jsonrpc: '2.0', id: null, error: { code: TRANSPORT_ERROR_CODE, message: 'Origin not allowed' } });
+    expect(body).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: TRANSPORT_ERROR_CODE, message: 'Origin not allowed' },
+    });
   });
 
   it('answers another HTTP exception with its own status, or only ends a started stream', async () => {
     const { status, body } = await answer(new PayloadTooLargeException('Body too large'));
     expect(status).toBe(413);
-    expect(body).toEqual({ jsonrpc: '2.0', id: null, error: { code: TRANSPORT_ERROR_CODE, message: 'Body too large' } });
+    expect(body).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: TRANSPORT_ERROR_CODE, message: 'Body too large' },
+    });
     const started = await answer(new BadRequestException('late'), true);
     expect(started.status).toBe(200);
     expect(started.text).toBe('event: message\ndata: {}\n\n');
@@ -88,7 +110,8 @@ describe('McpHttpExceptionFilter over a real express response', () => {
     expect(headers.get('retry-after')).toBeNull();
     expect(body.error).toEqual({
       code: JsonRpcErrorCode.InternalError,
-      message: 'Service unavailable: the server could not record this request in its audit log (the database refused the row), so it is not answered',
+      message:
+        'Service unavailable: the server could not record this request in its audit log (the database refused the row), so it is not answered',
     });
     const started = await answer(rejected, true);
     expect(started.status).toBe(200);
@@ -101,7 +124,10 @@ describe('McpHttpExceptionFilter over a real express response', () => {
     const { status, headers, body } = await answer(error);
     expect(status).toBe(503);
     expect(headers.get('retry-after')).toBe('1');
-    expect(body.error).toEqual({ code: JsonRpcErrorCode.InternalError, message: 'Service unavailable: a dependency of the server (its database) cannot be reached; retry later' });
+    expect(body.error).toEqual({
+      code: JsonRpcErrorCode.InternalError,
+      message: 'Service unavailable: a dependency of the server (its database) cannot be reached; retry later',
+    });
     expect(logged).toHaveBeenCalledTimes(1);
     expect(logged).toHaveBeenCalledWith(`Service unavailable: ${error.message}`, undefined);
   });
@@ -110,7 +136,11 @@ describe('McpHttpExceptionFilter over a real express response', () => {
     const error = new TypeError('boom');
     const { status, body } = await answer(error);
     expect(status).toBe(500);
-    expect(body).toEqual({ jsonrpc: '2.0', id: null, error: { code: JsonRpcErrorCode.InternalError, message: 'Internal error' } });
+    expect(body).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: JsonRpcErrorCode.InternalError, message: 'Internal error' },
+    });
     expect(logged).toHaveBeenCalledWith('Internal error: boom', error.stack);
   });
 
@@ -131,7 +161,21 @@ describe('McpHttpExceptionFilter over a real express response', () => {
   });
 
   it('logs the same failure once per ten seconds, and again after', async () => {
-    jest.useFakeTimers({ now: Date.UTC(2025, 0, 1), doNotFake: ['nextTick', 'setImmediate', 'clearImmediate', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'queueMicrotask', 'hrtime', 'performance'] });
+    jest.useFakeTimers({
+      now: Date.UTC(2025, 0, 1),
+      doNotFake: [
+        'nextTick',
+        'setImmediate',
+        'clearImmediate',
+        'setTimeout',
+        'clearTimeout',
+        'setInterval',
+        'clearInterval',
+        'queueMicrotask',
+        'hrtime',
+        'performance',
+      ],
+    });
     for (let i = 0; i < 3; i++) expect((await answer(new Error('same'))).status).toBe(500);
     expect(logged).toHaveBeenCalledTimes(1);
     jest.setSystemTime(Date.UTC(2025, 0, 1) + 9_999);

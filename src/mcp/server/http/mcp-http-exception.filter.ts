@@ -1,4 +1,12 @@
-import { Catch, ForbiddenException, HttpException, Logger, UnauthorizedException, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import {
+  Catch,
+  ForbiddenException,
+  HttpException,
+  Logger,
+  UnauthorizedException,
+  type ArgumentsHost,
+  type ExceptionFilter,
+} from '@nestjs/common';
 import { McpEventRejectedError } from '../../errors/mcp-event-rejected.errors';
 import { JsonRpcErrorCode } from '../../protocol/jsonrpc';
 import { nodeResponseOf } from './mcp-http-adapter';
@@ -45,7 +53,13 @@ export class McpHttpExceptionFilter implements ExceptionFilter {
     }
     if (exception instanceof McpEventRejectedError) {
       if (response.headersSent) response.end();
-      else sendRpcError(response, 503, JsonRpcErrorCode.InternalError, 'Service unavailable: the server could not record this request in its audit log (the database refused the row), so it is not answered');
+      else
+        sendRpcError(
+          response,
+          503,
+          JsonRpcErrorCode.InternalError,
+          'Service unavailable: the server could not record this request in its audit log (the database refused the row), so it is not answered',
+        );
       return;
     }
     const unavailable = isUnavailableError(exception);
@@ -57,7 +71,12 @@ export class McpHttpExceptionFilter implements ExceptionFilter {
     }
     if (unavailable) {
       response.setHeader('Retry-After', '1');
-      sendRpcError(response, 503, JsonRpcErrorCode.InternalError, 'Service unavailable: a dependency of the server (its database) cannot be reached; retry later');
+      sendRpcError(
+        response,
+        503,
+        JsonRpcErrorCode.InternalError,
+        'Service unavailable: a dependency of the server (its database) cannot be reached; retry later',
+      );
       return;
     }
     sendRpcError(response, 500, JsonRpcErrorCode.InternalError, 'Internal error');

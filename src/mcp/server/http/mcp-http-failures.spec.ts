@@ -3,14 +3,18 @@ import { McpBusUnavailableError, McpDatabaseUnavailableError } from '../../error
 import { isUnavailableError } from './mcp-http-failures';
 
 const pgError = (code: string, message = 'pg error') => Object.assign(new Error(message), { code });
-const queryFailed = (code: string, message = 'pg error') => new QueryFailedError('INSERT ...', [], pgError(code, message));
+const queryFailed = (code: string, message = 'pg error') =>
+  new QueryFailedError('INSERT ...', [], pgError(code, message));
 
 describe('isUnavailableError', () => {
   it.each([
     ['a database deadline', new McpDatabaseUnavailableError('session lookup', 5000)],
     ['a session bus outage', new McpBusUnavailableError('publish')],
     ['a refused connection', pgError('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:5432')],
-    ['an administrator shutdown (57P01) through TypeORM', queryFailed('57P01', 'terminating connection due to administrator command')],
+    [
+      'an administrator shutdown (57P01) through TypeORM',
+      queryFailed('57P01', 'terminating connection due to administrator command'),
+    ],
     ['statement_timeout (57014)', pgError('57014', 'canceling statement due to statement timeout')],
     ['a database starting up (57P03)', pgError('57P03', 'the database system is starting up')],
     ['too many connections (53300)', pgError('53300', 'sorry, too many clients already')],

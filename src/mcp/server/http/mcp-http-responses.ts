@@ -8,7 +8,12 @@ export const TRANSPORT_ERROR_CODE = -32000;
 export const SESSION_NOT_FOUND_CODE = -32001;
 
 /** Sends already-serialized JSON with a status. */
-export function sendJsonText(res: ServerResponse, status: number, json: string, headers?: Record<string, string>): void {
+export function sendJsonText(
+  res: ServerResponse,
+  status: number,
+  json: string,
+  headers?: Record<string, string>,
+): void {
   res.statusCode = status;
   res.setHeader('Content-Type', 'application/json');
   if (headers) for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
@@ -21,7 +26,13 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 }
 
 /** Sends a JSON-RPC error body with an HTTP status. */
-export function sendRpcError(res: ServerResponse, status: number, code: number, message: string, id: JsonRpcId | null = null): void {
+export function sendRpcError(
+  res: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  id: JsonRpcId | null = null,
+): void {
   sendJson(res, status, jsonRpcError(id, code, message));
 }
 
@@ -29,7 +40,13 @@ export function sendRpcError(res: ServerResponse, status: number, code: number, 
  * 429 for an exceeded cap of `limits`: a JSON-RPC error naming the limit and its value, so a
  * client can tell which resource it holds too many of.
  */
-export function sendLimitExceeded(res: ServerResponse, limit: string, max: number, message: string, id: JsonRpcId | null = null): void {
+export function sendLimitExceeded(
+  res: ServerResponse,
+  limit: string,
+  max: number,
+  message: string,
+  id: JsonRpcId | null = null,
+): void {
   sendJson(res, 429, jsonRpcError(id, TRANSPORT_ERROR_CODE, message, { limit, max }));
 }
 
@@ -55,5 +72,11 @@ export function sendEmpty(res: ServerResponse, status: number, headers?: Record<
 export function sendDraining(res: ServerResponse, retryAfterSeconds: number, id: JsonRpcId | null = null): void {
   res.setHeader('Retry-After', String(retryAfterSeconds));
   res.setHeader('Connection', 'close');
-  sendRpcError(res, 503, TRANSPORT_ERROR_CODE, 'Service unavailable: the server is shutting down; retry, another replica will answer', id);
+  sendRpcError(
+    res,
+    503,
+    TRANSPORT_ERROR_CODE,
+    'Service unavailable: the server is shutting down; retry, another replica will answer',
+    id,
+  );
 }

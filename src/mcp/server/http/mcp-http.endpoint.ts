@@ -9,7 +9,14 @@ import type { McpEventInput, McpEventSink } from '../../persistence/interfaces/m
 import type { McpInboundSessionRecord } from '../../persistence/interfaces/mcp-session-store.interface';
 import { JsonText } from '../../persistence/json-text';
 import { InjectMcpEventSink } from '../../persistence/mcp-persistence.constants';
-import { parseJsonRpc, type ClassifiedMessage, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../../protocol/jsonrpc';
+import {
+  parseJsonRpc,
+  type ClassifiedMessage,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+} from '../../protocol/jsonrpc';
 import { McpHeader, McpMethod } from '../../protocol/mcp-methods';
 import { SESSION_PROTOCOL_VERSIONS, isSupportedSessionVersion } from '../../protocol/revisions';
 import { McpSessionBus } from '../pubsub/mcp-session-bus';
@@ -17,7 +24,16 @@ import { McpCachedSessionStore } from '../sessions/mcp-cached-session.store';
 import { Toolset } from '../toolset';
 import { MCP_RAW_BODY, type McpRequest } from './mcp-body-reader';
 import { acceptsJson, headerValue, isJsonContentType } from './mcp-http-checks';
-import { SESSION_NOT_FOUND_CODE, TRANSPORT_ERROR_CODE, sendDraining, sendEmpty, sendJson, sendJsonText, sendLimitExceeded, sendRpcError } from './mcp-http-responses';
+import {
+  SESSION_NOT_FOUND_CODE,
+  TRANSPORT_ERROR_CODE,
+  sendDraining,
+  sendEmpty,
+  sendJson,
+  sendJsonText,
+  sendLimitExceeded,
+  sendRpcError,
+} from './mcp-http-responses';
 import { McpDrainService, type McpInFlightRequest } from '../shutdown/mcp-drain.service';
 import { abortedAtShutdown, SHUTDOWN_AUDIT_NOTE } from '../shutdown/shutdown-answers';
 import { McpSessionChannel, type McpSessionChannelSettings } from './mcp-session-channel';
@@ -30,7 +46,13 @@ import type { McpEventLog } from '../pubsub/mcp-event-log.interface';
 import { context as otelContext } from '@opentelemetry/api';
 import { contextWithExchange, currentExchange } from '../../telemetry/mcp-spans';
 import { McpAttr } from '../../telemetry/mcp-telemetry.constants';
-import { noteInboundOutcome, SESSION_END_SPAN, startInboundSpan, startSessionHttpSpan, STREAM_OPEN_SPAN } from './mcp-inbound-span';
+import {
+  noteInboundOutcome,
+  SESSION_END_SPAN,
+  startInboundSpan,
+  startSessionHttpSpan,
+  STREAM_OPEN_SPAN,
+} from './mcp-inbound-span';
 import { MCP_EVENT_LOG } from '../pubsub/mcp-pubsub.providers';
 
 type Exchange = { kind: 'request' | 'notification' | 'response'; message: JsonRpcMessage };
@@ -75,7 +97,8 @@ export class McpHttpEndpoint {
       clientRequestTimeoutMs: options.streams.clientRequestTimeoutMs,
       maxBufferedBytes: options.streams.maxBufferedBytes,
       log,
-      onLogError: (error) => this.logger.warn(`A stream event could not be kept for resumption: ${(error as Error)?.message ?? error}`),
+      onLogError: (error) =>
+        this.logger.warn(`A stream event could not be kept for resumption: ${(error as Error)?.message ?? error}`),
     };
   }
 
@@ -83,16 +106,32 @@ export class McpHttpEndpoint {
   async post(req: McpRequest, res: ServerResponse): Promise<void> {
     const startedAt = new Date();
     if (!isJsonContentType(headerValue(req.headers, 'content-type'))) {
-      return sendRpcError(res, 415, TRANSPORT_ERROR_CODE, 'Unsupported Media Type: Content-Type must be application/json');
+      return sendRpcError(
+        res,
+        415,
+        TRANSPORT_ERROR_CODE,
+        'Unsupported Media Type: Content-Type must be application/json',
+      );
     }
     if (!acceptsJson(headerValue(req.headers, 'accept'))) {
-      return sendRpcError(res, 406, TRANSPORT_ERROR_CODE, 'Not Acceptable: the Accept header must include application/json');
+      return sendRpcError(
+        res,
+        406,
+        TRANSPORT_ERROR_CODE,
+        'Not Acceptable: the Accept header must include application/json',
+      );
     }
     const body = this.readMessage(req, res);
     if (!body) return;
     const { classified, text } = body;
     if (classified.kind === 'invalid') return sendJson(res, 400, classified.error);
-    const span = startInboundSpan(classified.message, req.headers, this.options.mount, this.options.telemetry, this.clientAddressOf(req));
+    const span = startInboundSpan(
+      classified.message,
+      req.headers,
+      this.options.mount,
+      this.options.telemetry,
+      this.clientAddressOf(req),
+    );
     try {
       // The handling runs in the span's context: a tool's own outbound calls continue the trace.
       await otelContext.with(contextWithExchange(span), () => this.admit(classified, text, req, res, startedAt));
@@ -107,7 +146,13 @@ export class McpHttpEndpoint {
   }
 
   /** While draining, new requests are refused; notifications and answers still reach the calls in flight. */
-  private async admit(classified: Exclude<ClassifiedMessage, { kind: 'invalid' }>, text: string, req: McpRequest, res: ServerResponse, startedAt: Date): Promise<void> {
+  private async admit(
+    classified: Exclude<ClassifiedMessage, { kind: 'invalid' }>,
+    text: string,
+    req: McpRequest,
+    res: ServerResponse,
+    startedAt: Date,
+  ): Promise<void> {
     if (classified.kind !== 'request') return this.route(classified, text, req, res, startedAt, null);
     if (this.drain.draining) return this.refuseWhileDraining(res, classified.message.id);
     const inFlight = this.drain.enter(this.options.mount);
@@ -118,8 +163,16 @@ export class McpHttpEndpoint {
     }
   }
 
-  private async route(classified: Exclude<ClassifiedMessage, { kind: 'invalid' }>, text: string, req: McpRequest, res: ServerResponse, startedAt: Date, inFlight: McpInFlightRequest | null): Promise<void> {
-    if (this.stateless.accepts(classified, req)) return this.stateless.serve(classified, text, req, res, startedAt, inFlight);
+  private async route(
+    classified: Exclude<ClassifiedMessage, { kind: 'invalid' }>,
+    text: string,
+    req: McpRequest,
+    res: ServerResponse,
+    startedAt: Date,
+    inFlight: McpInFlightRequest | null,
+  ): Promise<void> {
+    if (this.stateless.accepts(classified, req))
+      return this.stateless.serve(classified, text, req, res, startedAt, inFlight);
     if (classified.kind === 'request' && classified.message.method === McpMethod.Initialize) {
       return this.initialize(classified.message, text, req.user as McpPrincipal, res, startedAt);
     }
@@ -135,10 +188,17 @@ export class McpHttpEndpoint {
   async get(req: McpRequest, res: ServerResponse): Promise<void> {
     const lastEventId = headerValue(req.headers, 'last-event-id');
     const resume = parseEventId(lastEventId);
-    const span = startSessionHttpSpan(STREAM_OPEN_SPAN, 'GET', req.headers, this.options.mount, this.clientAddressOf(req), {
-      [McpAttr.StreamResumed]: lastEventId !== undefined,
-      [McpAttr.StreamKind]: resume && resume.streamId !== SESSION_STREAM_ID ? 'request' : 'session',
-    });
+    const span = startSessionHttpSpan(
+      STREAM_OPEN_SPAN,
+      'GET',
+      req.headers,
+      this.options.mount,
+      this.clientAddressOf(req),
+      {
+        [McpAttr.StreamResumed]: lastEventId !== undefined,
+        [McpAttr.StreamKind]: resume && resume.streamId !== SESSION_STREAM_ID ? 'request' : 'session',
+      },
+    );
     try {
       if (this.drain.draining) return await this.refuseWhileDraining(res, null);
       const session = await otelContext.with(span.context, () => this.requireSession(req, res));
@@ -154,7 +214,13 @@ export class McpHttpEndpoint {
 
   /** Handles a DELETE: terminates the caller's session (its SERVER span and audit row carry the caller's trace). */
   async delete(req: McpRequest, res: ServerResponse): Promise<void> {
-    const span = startSessionHttpSpan(SESSION_END_SPAN, 'DELETE', req.headers, this.options.mount, this.clientAddressOf(req));
+    const span = startSessionHttpSpan(
+      SESSION_END_SPAN,
+      'DELETE',
+      req.headers,
+      this.options.mount,
+      this.clientAddressOf(req),
+    );
     try {
       await otelContext.with(span.context, () => this.endSession(req, res));
     } catch (error) {
@@ -199,12 +265,22 @@ export class McpHttpEndpoint {
   private async requireSession(req: McpRequest, res: ServerResponse): Promise<McpInboundSessionRecord | null> {
     const sessionId = headerValue(req.headers, McpHeader.SessionId);
     if (!sessionId) {
-      sendRpcError(res, 400, TRANSPORT_ERROR_CODE, 'Bad Request: the Mcp-Session-Id header is required (send initialize first)');
+      sendRpcError(
+        res,
+        400,
+        TRANSPORT_ERROR_CODE,
+        'Bad Request: the Mcp-Session-Id header is required (send initialize first)',
+      );
       return null;
     }
     const version = headerValue(req.headers, McpHeader.ProtocolVersion);
     if (version !== undefined && !isSupportedSessionVersion(version)) {
-      sendRpcError(res, 400, TRANSPORT_ERROR_CODE, `Bad Request: unsupported MCP-Protocol-Version "${String(version)}" (supported: ${SESSION_PROTOCOL_VERSIONS.join(', ')})`);
+      sendRpcError(
+        res,
+        400,
+        TRANSPORT_ERROR_CODE,
+        `Bad Request: unsupported MCP-Protocol-Version "${String(version)}" (supported: ${SESSION_PROTOCOL_VERSIONS.join(', ')})`,
+      );
       return null;
     }
     const principal = req.user as McpPrincipal;
@@ -212,13 +288,23 @@ export class McpHttpEndpoint {
     if (!session) {
       // The session may just have been found idle (and ended): close what its owner still holds
       // on any replica. Only streams of this principal are touched, so a stranger's guess closes nothing.
-      this.bus.endSession(sessionId, principal.key).catch((error) => this.logger.warn(`Could not spread the end of a session: ${(error as Error)?.message ?? error}`));
+      this.bus
+        .endSession(sessionId, principal.key)
+        .catch((error) =>
+          this.logger.warn(`Could not spread the end of a session: ${(error as Error)?.message ?? error}`),
+        );
       sendRpcError(res, 404, SESSION_NOT_FOUND_CODE, 'Session not found');
     }
     return session;
   }
 
-  private async initialize(request: JsonRpcRequest, text: string, principal: McpPrincipal, res: ServerResponse, startedAt: Date): Promise<void> {
+  private async initialize(
+    request: JsonRpcRequest,
+    text: string,
+    principal: McpPrincipal,
+    res: ServerResponse,
+    startedAt: Date,
+  ): Promise<void> {
     const max = this.options.limits.sessionsPerPrincipal;
     // Counted in the database: the cap holds across replicas (two initializes racing at the cap may both pass).
     if ((await this.sessions.countOpen(principal)) >= max) {
@@ -231,7 +317,11 @@ export class McpHttpEndpoint {
       );
     }
     const requestedVersion = request.params?.protocolVersion;
-    const context = { principal, sessionId: null, protocolVersion: isSupportedSessionVersion(requestedVersion) ? requestedVersion : SESSION_PROTOCOL_VERSIONS[0] };
+    const context = {
+      principal,
+      sessionId: null,
+      protocolVersion: isSupportedSessionVersion(requestedVersion) ? requestedVersion : SESSION_PROTOCOL_VERSIONS[0],
+    };
     const response = await this.toolset.deliver(request, context);
     const result = response && 'result' in response ? response.result : null;
     if (!result) {
@@ -248,7 +338,13 @@ export class McpHttpEndpoint {
     currentExchange()?.setSessionId(session.sessionId);
     currentExchange()?.set({ [McpAttr.ProtocolVersion]: session.protocolVersion });
     await this.events.record(
-      this.event(session, startedAt, { kind: 'request', method: request.method, request: new JsonText(text), response: new JsonText(json), status: 200 }),
+      this.event(session, startedAt, {
+        kind: 'request',
+        method: request.method,
+        request: new JsonText(text),
+        response: new JsonText(json),
+        status: 200,
+      }),
     );
     sendJsonText(res, 200, json, { 'Mcp-Session-Id': session.sessionId });
   }
@@ -277,25 +373,41 @@ export class McpHttpEndpoint {
     const base = { kind: exchange.kind, method, request: new JsonText(text) };
     const channel =
       exchange.kind === 'request' && acceptsEventStream(headerValue(req.headers, 'accept'))
-        ? new McpSessionChannel(res, session.sessionId, (exchange.message as JsonRpcRequest).id, abort.signal, this.channelSettings)
+        ? new McpSessionChannel(
+            res,
+            session.sessionId,
+            (exchange.message as JsonRpcRequest).id,
+            abort.signal,
+            this.channelSettings,
+          )
         : null;
     channelRef = channel;
     let response: JsonRpcResponse | null;
     try {
-      response = await abortedAtShutdown(inFlight, exchange.message, this.toolset.deliver(exchange.message, {
-        principal: req.user as McpPrincipal,
-        sessionId: session.sessionId,
-        protocolVersion: session.protocolVersion,
-        signal: abort.signal,
-        clientCapabilities: session.clientCapabilities,
-        logLevel: session.logLevel,
-        notify: channel?.notify,
-        client: channel ?? undefined,
-      }));
+      response = await abortedAtShutdown(
+        inFlight,
+        exchange.message,
+        this.toolset.deliver(exchange.message, {
+          principal: req.user as McpPrincipal,
+          sessionId: session.sessionId,
+          protocolVersion: session.protocolVersion,
+          signal: abort.signal,
+          clientCapabilities: session.clientCapabilities,
+          logLevel: session.logLevel,
+          notify: channel?.notify,
+          client: channel ?? undefined,
+        }),
+      );
       await this.forward(exchange, session);
     } catch (error) {
       await this.events
-        .record(this.event(session, startedAt, { ...base, status: 500, note: `Internal error: ${(error as Error)?.message ?? String(error)}` }))
+        .record(
+          this.event(session, startedAt, {
+            ...base,
+            status: 500,
+            note: `Internal error: ${(error as Error)?.message ?? String(error)}`,
+          }),
+        )
         .catch(() => undefined);
       throw error;
     } finally {
@@ -325,14 +437,26 @@ export class McpHttpEndpoint {
   private async forward(exchange: Exchange, session: McpInboundSessionRecord): Promise<void> {
     if (exchange.kind === 'response') {
       await this.bus.answer(session.sessionId, exchange.message as JsonRpcResponse);
-    } else if (exchange.kind === 'notification' && (exchange.message as JsonRpcNotification).method === McpMethod.Cancelled) {
+    } else if (
+      exchange.kind === 'notification' &&
+      (exchange.message as JsonRpcNotification).method === McpMethod.Cancelled
+    ) {
       await this.bus.cancel(session.sessionId, exchange.message as JsonRpcNotification, session.protocolVersion);
     }
   }
 
-  private event(session: McpInboundSessionRecord, startedAt: Date, fields: Partial<McpEventInput> & Pick<McpEventInput, 'kind'>): McpEventInput {
+  private event(
+    session: McpInboundSessionRecord,
+    startedAt: Date,
+    fields: Partial<McpEventInput> & Pick<McpEventInput, 'kind'>,
+  ): McpEventInput {
     const response = fields.response instanceof JsonText ? fields.response.text : fields.response;
-    noteInboundOutcome({ status: fields.status ?? null, errorCode: fields.errorCode ?? null, isError: fields.isError === true, response });
+    noteInboundOutcome({
+      status: fields.status ?? null,
+      errorCode: fields.errorCode ?? null,
+      isError: fields.isError === true,
+      response,
+    });
     return {
       direction: 'inbound',
       mount: this.options.mount,

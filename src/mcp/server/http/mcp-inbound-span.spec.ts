@@ -22,8 +22,15 @@ describe('startSessionHttpSpan with the OpenTelemetry SDK', () => {
   afterAll(() => telemetry.shutdown());
   beforeEach(() => telemetry.resetSpans());
 
-  it('records a SERVER span under the headers\' traceparent with the digest of the session id, the host and the status', () => {
-    const span = startSessionHttpSpan(STREAM_OPEN_SPAN, 'GET', { traceparent: PARENT, host: '[::1]:3000', 'mcp-session-id': 'secret-id', 'mcp-protocol-version': '2025-11-25' }, 'mcp', '127.0.0.1', { 'mcp.stream.resumed': false });
+  it("records a SERVER span under the headers' traceparent with the digest of the session id, the host and the status", () => {
+    const span = startSessionHttpSpan(
+      STREAM_OPEN_SPAN,
+      'GET',
+      { traceparent: PARENT, host: '[::1]:3000', 'mcp-session-id': 'secret-id', 'mcp-protocol-version': '2025-11-25' },
+      'mcp',
+      '127.0.0.1',
+      { 'mcp.stream.resumed': false },
+    );
     span.end(200);
     span.end(500); // ended once: the second call changes nothing
     const [recorded] = telemetry.spans();
@@ -48,7 +55,7 @@ describe('startSessionHttpSpan with the OpenTelemetry SDK', () => {
     expect(recorded.status.code).toBe(SpanStatusCode.UNSET);
   });
 
-  it('marks a failure with no answer with the error\'s class name and its message', () => {
+  it("marks a failure with no answer with the error's class name and its message", () => {
     const span = startSessionHttpSpan(SESSION_END_SPAN, 'DELETE', {}, 'mcp');
     span.end(null, new RangeError('database went away'));
     const [recorded] = telemetry.spans();
@@ -77,18 +84,33 @@ describe('startInboundSpan', () => {
   beforeEach(() => telemetry.resetSpans());
 
   it('names the span after the method, takes the parent from the headers and the host without a port', () => {
-    const exchange = startInboundSpan({ jsonrpc: '2.0', id: 7, method: 'tools/list' }, { traceparent: PARENT, host: 'example.com' }, 'mcp', null as unknown as McpResolvedTelemetryOptions, '10.0.0.1');
+    const exchange = startInboundSpan(
+      { jsonrpc: '2.0', id: 7, method: 'tools/list' },
+      { traceparent: PARENT, host: 'example.com' },
+      'mcp',
+      null as unknown as McpResolvedTelemetryOptions,
+      '10.0.0.1',
+    );
     exchange.span.end();
     const [recorded] = telemetry.spans();
     expect(recorded.name).toBe('tools/list');
     expect(recorded.kind).toBe(SpanKind.SERVER);
     expect(recorded.spanContext().traceId).toBe('0af7651916cd43dd8448eb211c80319c');
-    expect(recorded.attributes).toMatchObject({ 'mcp.mount': 'mcp', 'server.address': 'example.com', 'client.address': '10.0.0.1' });
+    expect(recorded.attributes).toMatchObject({
+      'mcp.mount': 'mcp',
+      'server.address': 'example.com',
+      'client.address': '10.0.0.1',
+    });
     expect(recorded.attributes['server.port']).toBeUndefined();
   });
 
   it('a response message (no method) and an unparseable Host give a span without server address', () => {
-    const exchange = startInboundSpan({ jsonrpc: '2.0', id: 3, result: {} }, { host: 'bad:host:name' }, 'mcp', null as unknown as McpResolvedTelemetryOptions);
+    const exchange = startInboundSpan(
+      { jsonrpc: '2.0', id: 3, result: {} },
+      { host: 'bad:host:name' },
+      'mcp',
+      null as unknown as McpResolvedTelemetryOptions,
+    );
     exchange.span.end();
     const [recorded] = telemetry.spans();
     expect(recorded.name).toBe('mcp response');

@@ -4,7 +4,14 @@ import type { JsonRpcMessage } from '../../protocol/jsonrpc';
 import { McpHeader } from '../../protocol/mcp-methods';
 import { envelopeVersionOf } from '../../protocol/stateless';
 import type { McpExchangeOutcome } from '../../telemetry/mcp-spans';
-import { currentExchange, errorTypeOf, mcpTracer, sessionIdAttribute, startExchangeSpan, type McpExchangeSpan } from '../../telemetry/mcp-spans';
+import {
+  currentExchange,
+  errorTypeOf,
+  mcpTracer,
+  sessionIdAttribute,
+  startExchangeSpan,
+  type McpExchangeSpan,
+} from '../../telemetry/mcp-spans';
 import { McpAttr } from '../../telemetry/mcp-telemetry.constants';
 import type { McpResolvedTelemetryOptions } from '../../telemetry/mcp-telemetry.options';
 import { extractInboundContext } from '../../telemetry/trace-carriers';
@@ -24,7 +31,13 @@ function hostOf(headers: IncomingHttpHeaders): { address?: string; port?: number
  * headers, else the active context. Without an OpenTelemetry SDK the span is a no-op (it still
  * carries a valid remote parent, whose trace id then reaches the audit row).
  */
-export function startInboundSpan(message: JsonRpcMessage, headers: IncomingHttpHeaders, mount: string, telemetry: McpResolvedTelemetryOptions, clientAddress?: string): McpExchangeSpan {
+export function startInboundSpan(
+  message: JsonRpcMessage,
+  headers: IncomingHttpHeaders,
+  mount: string,
+  telemetry: McpResolvedTelemetryOptions,
+  clientAddress?: string,
+): McpExchangeSpan {
   const params = 'method' in message ? message.params : undefined;
   const { address, port } = hostOf(headers);
   const version = envelopeVersionOf(params) ?? headerValue(headers, McpHeader.ProtocolVersion) ?? null;

@@ -38,7 +38,14 @@ export class McpPendingClientRequests {
    * `callId`. Rejects on a JSON-RPC error answer, after `timeoutMs`, when `signal` aborts, or
    * when the call is cancelled.
    */
-  wait(sessionId: string, id: string, method: string, callId: JsonRpcId, timeoutMs: number, signal?: AbortSignal): Promise<Record<string, unknown>> {
+  wait(
+    sessionId: string,
+    id: string,
+    method: string,
+    callId: JsonRpcId,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<Record<string, unknown>> {
     const key = `${sessionId}\u0000${id}`;
     return new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason);
@@ -67,7 +74,10 @@ export class McpPendingClientRequests {
     const waiter = this.waiting.get(`${sessionId}\u0000${response.id}`);
     if (!waiter) return false;
     if ('result' in response) waiter.resolve(response.result ?? {});
-    else waiter.reject(new McpClientRequestError(waiter.method, response.error.code, response.error.message, response.error.data));
+    else
+      waiter.reject(
+        new McpClientRequestError(waiter.method, response.error.code, response.error.message, response.error.data),
+      );
     return true;
   }
 

@@ -78,7 +78,9 @@ export class McpSessionChannel implements McpClientChannel {
         maxBufferedBytes,
         record: (seq, json, final) => {
           const streamId = this.writer!.streamId;
-          this.logged = this.logged.then(() => log.append(this.sessionId, streamId, json, { seq, final })).catch(onLogError);
+          this.logged = this.logged
+            .then(() => log.append(this.sessionId, streamId, json, { seq, final }))
+            .catch(onLogError);
         },
       });
       this.writer.open(this.settings.retryMs);

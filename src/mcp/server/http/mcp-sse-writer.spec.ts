@@ -25,7 +25,18 @@ describe('parseEventId', () => {
     expect(parseEventId('a_b-C_0')).toEqual({ streamId: 'a_b-C', seq: 0 });
   });
 
-  it.each([undefined, '', 'session', 'session_', '_3', 'session_-1', 'session_1.5', 'sess ion_1', `${'s'.repeat(65)}_1`, `s_${'9'.repeat(16)}`])('refuses %j', (id) => {
+  it.each([
+    undefined,
+    '',
+    'session',
+    'session_',
+    '_3',
+    'session_-1',
+    'session_1.5',
+    'sess ion_1',
+    `${'s'.repeat(65)}_1`,
+    `s_${'9'.repeat(16)}`,
+  ])('refuses %j', (id) => {
     expect(parseEventId(id)).toBeNull();
   });
 });
@@ -70,13 +81,18 @@ describe('McpSseWriter on a real HTTP response', () => {
     expect(headers.get('cache-control')).toBe('no-cache, no-transform');
     expect(headers.get('x-accel-buffering')).toBe('no');
     expect(headers.get('mcp-session-id')).toBe('s1');
-    expect(text).toBe(`id: ${streamId}_0\nretry: 1500\ndata: \n\nid: ${streamId}_1\ndata: {"a":1}\n\n: keep-alive\n\nid: ${streamId}_7\ndata: {"b":2}\n\n`);
+    expect(text).toBe(
+      `id: ${streamId}_0\nretry: 1500\ndata: \n\nid: ${streamId}_1\ndata: {"a":1}\n\n: keep-alive\n\nid: ${streamId}_7\ndata: {"b":2}\n\n`,
+    );
   });
 
   it('numbers on from a given priming sequence and records every sent event, the final one marked', async () => {
     const recorded: [number, string, boolean][] = [];
     const { text } = await received((res) => {
-      const writer = new McpSseWriter(res, { streamId: 'req', record: (seq, json, final) => recorded.push([seq, json, final]) });
+      const writer = new McpSseWriter(res, {
+        streamId: 'req',
+        record: (seq, json, final) => recorded.push([seq, json, final]),
+      });
       writer.open(10, undefined, 4);
       writer.send('{"n":1}');
       writer.send('{"r":1}', true);
@@ -107,45 +123,60 @@ describe('McpSseWriter on a real HTTP response', () => {
     expect(recorded).toEqual([0]);
   });
 
-  it.each(['send', 'sendAt'] as const)('destroys the stream instead of queueing without bound when the client stops reading (%s)', async (method) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.on('error', () => undefined);
-    let outcome: { sent: number; refusedAt: string | null; closed: boolean; recorded: number } | undefined;
-    handle = (res) => {
-      let recorded = 0;
-      const writer = new McpSseWriter(res, { streamId: 'slow', maxBufferedBytes: 64 * 1024, record: () => recorded++ });
-      writer.open(10);
-      const chunk = JSON.stringify({ pad: 'p'.repeat(64 * 1024) });
-      let sent = 0;
-      const pump = () => {
-        for (let i = 0; i < 64; i++) {
-          const id = method === 'send' ? writer.send(chunk) : writer.sendAt(sent + 1, chunk);
-          if (id === null) {
-            outcome = { sent, refusedAt: method, closed: writer.closed, recorded };
-            return;
+  it.each(['send', 'sendAt'] as const)(
+    'destroys the stream instead of queueing without bound when the client stops reading (%s)',
+    async (method) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.on('error', () => undefined);
+      let outcome: { sent: number; refusedAt: string | null; closed: boolean; recorded: number } | undefined;
+      handle = (res) => {
+        let recorded = 0;
+        const writer = new McpSseWriter(res, {
+          streamId: 'slow',
+          maxBufferedBytes: 64 * 1024,
+          record: () => recorded++,
+        });
+        writer.open(10);
+        const chunk = JSON.stringify({ pad: 'p'.repeat(64 * 1024) });
+        let sent = 0;
+        const pump = () => {
+          for (let i = 0; i < 64; i++) {
+            const id = method === 'send' ? writer.send(chunk) : writer.sendAt(sent + 1, chunk);
+            if (id === null) {
+              outcome = { sent, refusedAt: method, closed: writer.closed, recorded };
+              return;
+            }
+            sent++;
           }
-          sent++;
-        }
-        if (sent > 100_000) return void (outcome = { sent, refusedAt: null, closed: writer.closed, recorded });
-        setImmediate(pump);
+          if (sent > 100_000) return void (outcome = { sent, refusedAt: null, closed: writer.closed, recorded });
+          setImmediate(pump);
+        };
+        pump();
       };
-      pump();
-    };
-    socket.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
-    socket.pause();
-    const deadline = Date.now() + 20_000;
-    while (!outcome && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-    socket.destroy();
-    expect(outcome).toMatchObject({ refusedAt: method, closed: true });
-    // `send` records each event before writing it, the refused one included; `sendAt` events come from the log.
-    expect(outcome!.recorded).toBe(method === 'send' ? outcome!.sent + 1 : 0);
-  });
+      socket.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+      socket.pause();
+      const deadline = Date.now() + 20_000;
+      while (!outcome && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      socket.destroy();
+      expect(outcome).toMatchObject({ refusedAt: method, closed: true });
+      // `send` records each event before writing it, the refused one included; `sendAt` events come from the log.
+      expect(outcome!.recorded).toBe(method === 'send' ? outcome!.sent + 1 : 0);
+    },
+  );
 });
 
 describe('McpSseWriter with the default buffer bound', () => {
   /** A response whose queued byte count the test sets. */
   function response(writableLength: number) {
-    const res = { writableLength, writableEnded: false, destroyed: false, writeHead: jest.fn(), flushHeaders: jest.fn(), write: jest.fn(), destroy: jest.fn(() => void (res.destroyed = true)) };
+    const res = {
+      writableLength,
+      writableEnded: false,
+      destroyed: false,
+      writeHead: jest.fn(),
+      flushHeaders: jest.fn(),
+      write: jest.fn(),
+      destroy: jest.fn(() => void (res.destroyed = true)),
+    };
     return res;
   }
 
@@ -155,7 +186,10 @@ describe('McpSseWriter with the default buffer bound', () => {
     [4_194_305, false],
   ])('with %i bytes waiting, writes the next event: %s', (waiting, written) => {
     const res = response(0);
-    const writer = new McpSseWriter(res as unknown as ServerResponse, { streamId: 's', maxBufferedBytes: DEFAULT_STREAM_OPTIONS.maxBufferedBytes });
+    const writer = new McpSseWriter(res as unknown as ServerResponse, {
+      streamId: 's',
+      maxBufferedBytes: DEFAULT_STREAM_OPTIONS.maxBufferedBytes,
+    });
     writer.open(10);
     res.writableLength = waiting;
     expect(writer.send('{}')).toBe(written ? 's_1' : null);

@@ -33,7 +33,14 @@ export class McpStatelessAudit {
   ) {}
 
   /** Records an answered exchange; resolves once the row is committed. */
-  record(exchange: StatelessExchange, status: number, responseJson: string | null, errorCode: number | null, isError = false, note: string | null = null): Promise<void> {
+  record(
+    exchange: StatelessExchange,
+    status: number,
+    responseJson: string | null,
+    errorCode: number | null,
+    isError = false,
+    note: string | null = null,
+  ): Promise<void> {
     noteInboundOutcome({ status, errorCode, isError, response: responseJson });
     return this.events.record({
       ...this.base(exchange),

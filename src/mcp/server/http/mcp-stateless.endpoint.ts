@@ -6,10 +6,23 @@ import type { McpPrincipal } from '../../interfaces/principal.interface';
 import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import type { McpResolvedOptions } from '../mcp.options';
-import { JsonRpcErrorCode, jsonRpcError, jsonRpcResult, type ClassifiedMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../../protocol/jsonrpc';
+import {
+  JsonRpcErrorCode,
+  jsonRpcError,
+  jsonRpcResult,
+  type ClassifiedMessage,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+} from '../../protocol/jsonrpc';
 import { McpHeader, McpMethod } from '../../protocol/mcp-methods';
 import { existsInRevision, methodFacts } from '../../protocol/method-catalog';
-import { StatelessErrorCode, StatelessRetryParam, envelopeVersionOf, isStatelessVersion } from '../../protocol/stateless';
+import {
+  StatelessErrorCode,
+  StatelessRetryParam,
+  envelopeVersionOf,
+  isStatelessVersion,
+} from '../../protocol/stateless';
 import { isSupportedSessionVersion } from '../../protocol/revisions';
 import { ResourcesFeature } from '../features/resources.feature';
 import { InputRequiredSignal, type StatelessInputChannel } from '../stateless/input-channel';
@@ -22,7 +35,12 @@ import { StatelessResponseStream } from '../stateless/stateless-response-stream'
 import { decorateResult, discoverResult } from '../stateless/stateless-results';
 import { MrtrRounds } from '../stateless/mrtr-rounds';
 import { askRequiredUrlElicitations } from '../stateless/url-elicitations-required';
-import { agreeSubscriptionFilter, readSubscriptionFilter, type SubscriptionFilter, type SubscriptionSupport } from '../stateless/subscription-filter';
+import {
+  agreeSubscriptionFilter,
+  readSubscriptionFilter,
+  type SubscriptionFilter,
+  type SubscriptionSupport,
+} from '../stateless/subscription-filter';
 import { Toolset } from '../toolset';
 import { McpTaskService } from '../tasks/mcp-tasks.service';
 import { declaresTasksExtension, tasksExtensionRequired } from '../../protocol/tasks';
@@ -39,7 +57,12 @@ type StatelessMessage = JsonRpcRequest | JsonRpcNotification;
 
 /** What the guards of a resource see of a `subscriptions/listen` request when it opens. */
 function listenContext(principal: McpPrincipal, envelope: StatelessEnvelope): McpDeliveryContext {
-  return { principal, sessionId: null, protocolVersion: envelope.version, clientCapabilities: envelope.clientCapabilities };
+  return {
+    principal,
+    sessionId: null,
+    protocolVersion: envelope.version,
+    clientCapabilities: envelope.clientCapabilities,
+  };
 }
 
 /**
@@ -89,16 +112,37 @@ export class McpStatelessEndpoint {
    * Serves one stateless message and writes its audit row before the answer leaves. `inFlight`
    * (a request tracked by the drain) aborts the handling at the drain deadline.
    */
-  async serve(classified: ClassifiedMessage, text: string, req: McpRequest, res: ServerResponse, startedAt: Date, inFlight: McpInFlightRequest | null = null): Promise<void> {
-    if (classified.kind !== 'request' && classified.kind !== 'notification') throw new Error('Only requests and notifications take the stateless path');
+  async serve(
+    classified: ClassifiedMessage,
+    text: string,
+    req: McpRequest,
+    res: ServerResponse,
+    startedAt: Date,
+    inFlight: McpInFlightRequest | null = null,
+  ): Promise<void> {
+    if (classified.kind !== 'request' && classified.kind !== 'notification')
+      throw new Error('Only requests and notifications take the stateless path');
     const message: StatelessMessage = classified.message;
     const principal = req.user as McpPrincipal;
-    const exchange: StatelessExchange = { message, text, principal, startedAt, version: envelopeVersionOf(message.params) };
+    const exchange: StatelessExchange = {
+      message,
+      text,
+      principal,
+      startedAt,
+      version: envelopeVersionOf(message.params),
+    };
     const header = (name: string) => headerValue(req.headers, name);
     let envelope = readStatelessEnvelope(message, header);
-    if (!isRejection(envelope) && 'id' in message && message.method === McpMethod.ToolsCall) envelope = checkParamHeaders(this.toolset, message, header) ?? envelope;
+    if (!isRejection(envelope) && 'id' in message && message.method === McpMethod.ToolsCall)
+      envelope = checkParamHeaders(this.toolset, message, header) ?? envelope;
     const id = 'id' in message ? message.id : null;
-    if (isRejection(envelope)) return this.refuse(exchange, res, jsonRpcError(id, envelope.code, envelope.message, envelope.data), envelope.status);
+    if (isRejection(envelope))
+      return this.refuse(
+        exchange,
+        res,
+        jsonRpcError(id, envelope.code, envelope.message, envelope.data),
+        envelope.status,
+      );
     if (!('id' in message)) {
       // No client notification is defined over HTTP on this revision (closing the stream cancels).
       await this.audit.record(exchange, 202, null, null);
@@ -111,7 +155,14 @@ export class McpStatelessEndpoint {
     const status = stream.effectiveStatus(code === null ? 200 : (httpStatusOf(response) ?? httpStatusForError(code)));
     const json = JSON.stringify(response);
     const note = inFlight?.signal.aborted ? SHUTDOWN_AUDIT_NOTE : auditNoteOf(response);
-    await this.audit.record(exchange, status, json, code, 'result' in response && response.result.isError === true, note);
+    await this.audit.record(
+      exchange,
+      status,
+      json,
+      code,
+      'result' in response && response.result.isError === true,
+      note,
+    );
     stream.finish(status, json);
   }
 
@@ -120,9 +171,19 @@ export class McpStatelessEndpoint {
    * the acknowledgment leaves (status 200, the acknowledgment as the response): the trail shows
    * who listens to what even if the stream outlives the process; its end is not recorded.
    */
-  private async listen(request: JsonRpcRequest, envelope: StatelessEnvelope, exchange: StatelessExchange, req: McpRequest, res: ServerResponse): Promise<void> {
+  private async listen(
+    request: JsonRpcRequest,
+    envelope: StatelessEnvelope,
+    exchange: StatelessExchange,
+    req: McpRequest,
+    res: ServerResponse,
+  ): Promise<void> {
     if (!acceptsEventStream(headerValue(req.headers, 'accept'))) {
-      const error = jsonRpcError(request.id, JsonRpcErrorCode.InvalidRequest, 'Invalid request: subscriptions/listen answers with an event stream; send Accept: text/event-stream');
+      const error = jsonRpcError(
+        request.id,
+        JsonRpcErrorCode.InvalidRequest,
+        'Invalid request: subscriptions/listen answers with an event stream; send Accept: text/event-stream',
+      );
       return this.refuse(exchange, res, error, httpStatusForError(JsonRpcErrorCode.InvalidRequest));
     }
     let filter: SubscriptionFilter;
@@ -130,32 +191,56 @@ export class McpStatelessEndpoint {
       const requested = readSubscriptionFilter(request.params, this.options.limits);
       filter = agreeSubscriptionFilter(requested, this.subscriptionSupport());
       // A resource the caller may not see (guards, public, switches) is left out like an unknown one.
-      if (filter.resourceSubscriptions) filter.resourceSubscriptions = await this.resources.visibleUris(filter.resourceSubscriptions, listenContext(exchange.principal, envelope), request.method);
+      if (filter.resourceSubscriptions)
+        filter.resourceSubscriptions = await this.resources.visibleUris(
+          filter.resourceSubscriptions,
+          listenContext(exchange.principal, envelope),
+          request.method,
+        );
       // Task notifications: only with the tasks extension, and only for the principal's own tasks.
       if (requested.taskIds && this.toolset.hasTaskTools) {
         if (!declaresTasksExtension(envelope.clientCapabilities)) {
-          throw new McpRpcError(StatelessErrorCode.MissingRequiredClientCapability, 'Missing required client capability: task notifications need the tasks extension', tasksExtensionRequired());
+          throw new McpRpcError(
+            StatelessErrorCode.MissingRequiredClientCapability,
+            'Missing required client capability: task notifications need the tasks extension',
+            tasksExtensionRequired(),
+          );
         }
         filter.taskIds = await this.tasks.ownedTaskIds(requested.taskIds, exchange.principal.key);
       }
     } catch (error) {
       if (!(error instanceof McpRpcError)) throw error;
-      return this.refuse(exchange, res, { jsonrpc: '2.0', id: request.id, error: error.toJsonRpc() }, httpStatusForError(error.code));
+      return this.refuse(
+        exchange,
+        res,
+        { jsonrpc: '2.0', id: request.id, error: error.toJsonRpc() },
+        httpStatusForError(error.code),
+      );
     }
     const max = this.options.limits.listenStreamsPerPrincipal;
     if (this.listenStreams.countFor(exchange.principal.key) >= max) {
-      const error = jsonRpcError(request.id, LIMIT_EXCEEDED_CODE, `Too many open listen streams: this principal already holds ${max} on this server. Close one first`, {
-        limit: 'listenStreamsPerPrincipal',
-        max,
-      });
+      const error = jsonRpcError(
+        request.id,
+        LIMIT_EXCEEDED_CODE,
+        `Too many open listen streams: this principal already holds ${max} on this server. Close one first`,
+        {
+          limit: 'listenStreamsPerPrincipal',
+          max,
+        },
+      );
       return this.refuse(exchange, res, error, 429);
     }
     await this.audit.record(exchange, 200, JSON.stringify(acknowledgment(request.id, filter)), null);
-    this.listenStreams.open(request.id, filter, res, exchange.principal.key, (uri) => this.resources.switchedOnFor(uri, exchange.principal));
+    this.listenStreams.open(request.id, filter, res, exchange.principal.key, (uri) =>
+      this.resources.switchedOnFor(uri, exchange.principal),
+    );
   }
 
   private subscriptionSupport(): SubscriptionSupport {
-    const capabilities = this.toolset.getCapabilities() as Record<string, { listChanged?: unknown; subscribe?: unknown } | undefined>;
+    const capabilities = this.toolset.getCapabilities() as Record<
+      string,
+      { listChanged?: unknown; subscribe?: unknown } | undefined
+    >;
     return {
       listChanged: {
         tools: capabilities.tools?.listChanged === true,
@@ -166,7 +251,12 @@ export class McpStatelessEndpoint {
     };
   }
 
-  private async refuse(exchange: StatelessExchange, res: ServerResponse, response: JsonRpcResponse & { error: { code: number } }, status: number): Promise<void> {
+  private async refuse(
+    exchange: StatelessExchange,
+    res: ServerResponse,
+    response: JsonRpcResponse & { error: { code: number } },
+    status: number,
+  ): Promise<void> {
     const json = JSON.stringify(response);
     await this.audit.record(exchange, status, json, response.error.code);
     sendJsonText(res, status, json);
@@ -183,7 +273,11 @@ export class McpStatelessEndpoint {
   ): Promise<JsonRpcResponse> {
     // A session-era request gets the same -32601 as an unknown method, naming the revision.
     if (methodFacts(request.method)?.kind === 'request' && !existsInRevision(request.method, envelope.version)) {
-      return jsonRpcError(request.id, JsonRpcErrorCode.MethodNotFound, `Method not found: ${request.method} does not exist on revision ${envelope.version}`);
+      return jsonRpcError(
+        request.id,
+        JsonRpcErrorCode.MethodNotFound,
+        `Method not found: ${request.method} does not exist on revision ${envelope.version}`,
+      );
     }
     if (request.method === McpMethod.ServerDiscover) return this.complete(request, discoverResult(this.toolset), false);
     let channel: StatelessInputChannel | undefined;
@@ -193,9 +287,15 @@ export class McpStatelessEndpoint {
       if (error instanceof McpRpcError) return { jsonrpc: '2.0', id: request.id, error: error.toJsonRpc() };
       throw error;
     }
-    const response = askRequiredUrlElicitations(await this.deliver(request, envelope, principal, stream, res, channel, exchange, inFlight), channel, envelope.clientCapabilities);
-    if (channel?.needsInput) return this.complete(request, this.rounds.inputRequired(channel, request, principal), true);
-    if (!response || !('result' in response)) return response ?? jsonRpcError(request.id, JsonRpcErrorCode.InternalError, 'Internal error: no response');
+    const response = askRequiredUrlElicitations(
+      await this.deliver(request, envelope, principal, stream, res, channel, exchange, inFlight),
+      channel,
+      envelope.clientCapabilities,
+    );
+    if (channel?.needsInput)
+      return this.complete(request, this.rounds.inputRequired(channel, request, principal), true);
+    if (!response || !('result' in response))
+      return response ?? jsonRpcError(request.id, JsonRpcErrorCode.InternalError, 'Internal error: no response');
     const retried = request.params?.[StatelessRetryParam.RequestState] !== undefined;
     return this.complete(request, response.result, retried);
   }
@@ -216,16 +316,20 @@ export class McpStatelessEndpoint {
     const onDrainDeadline = () => abort.abort(inFlight?.signal.reason);
     inFlight?.signal.addEventListener('abort', onDrainDeadline, { once: true });
     try {
-      return await abortedAtShutdown(inFlight, request, this.toolset.deliver(request, {
-        principal,
-        sessionId: null,
-        protocolVersion: envelope.version,
-        signal: abort.signal,
-        clientCapabilities: envelope.clientCapabilities,
-        logLevel: envelope.logLevel,
-        notify: stream.canNotify ? (notification) => stream.notify(notification) : undefined,
-        client: channel,
-      }));
+      return await abortedAtShutdown(
+        inFlight,
+        request,
+        this.toolset.deliver(request, {
+          principal,
+          sessionId: null,
+          protocolVersion: envelope.version,
+          signal: abort.signal,
+          clientCapabilities: envelope.clientCapabilities,
+          logLevel: envelope.logLevel,
+          notify: stream.canNotify ? (notification) => stream.notify(notification) : undefined,
+          client: channel,
+        }),
+      );
     } catch (error) {
       if (error instanceof InputRequiredSignal && channel?.needsInput) return null;
       await this.audit.failed(exchange, error);

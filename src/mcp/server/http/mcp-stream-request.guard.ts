@@ -15,7 +15,8 @@ export class McpStreamRequestGuard implements CanActivate {
   /** @inheritdoc */
   canActivate(context: ExecutionContext): boolean {
     const { headers } = context.switchToHttp().getRequest<{ headers: IncomingHttpHeaders }>();
-    if (!acceptsEventStream(headerValue(headers, 'accept')) || !headerValue(headers, McpHeader.SessionId)) throw new McpNotAStreamRequest();
+    if (!acceptsEventStream(headerValue(headers, 'accept')) || !headerValue(headers, McpHeader.SessionId))
+      throw new McpNotAStreamRequest();
     return true;
   }
 }

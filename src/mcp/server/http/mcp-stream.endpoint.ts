@@ -49,7 +49,12 @@ export class McpStreamEndpoint {
     const sessionId = session.sessionId;
     const max = this.options.limits.streamsPerPrincipal;
     if (this.registry.countFor(session.principalKey) >= max) {
-      return sendLimitExceeded(res, 'streamsPerPrincipal', max, `Too many open GET streams: this principal already holds ${max} on this server. Close one first`);
+      return sendLimitExceeded(
+        res,
+        'streamsPerPrincipal',
+        max,
+        `Too many open GET streams: this principal already holds ${max} on this server. Close one first`,
+      );
     }
     const writer = new McpSseWriter(res, { streamId: SESSION_STREAM_ID, maxBufferedBytes });
     const claimOwner = randomBytes(9).toString('base64url');
@@ -95,7 +100,8 @@ export class McpStreamEndpoint {
     writer.open(retryMs, undefined, last);
     const live = queued.sort((x, y) => x.seq - y.seq);
     queued = null;
-    for (const event of [...missed.map((e) => ({ seq: e.seq, json: e.data })), ...live]) stream.deliver(event.seq, event.json);
+    for (const event of [...missed.map((e) => ({ seq: e.seq, json: e.data })), ...live])
+      stream.deliver(event.seq, event.json);
     timer = setInterval(() => {
       writer.comment('keep-alive');
       this.bus.claimStream(sessionId, claimOwner, claimTtl).catch(() => undefined);
@@ -110,11 +116,20 @@ export class McpStreamEndpoint {
    * resumptions on this process it ends after the replay, and the client resumes again later.
    * Following reads the event log with a growing pause while nothing comes.
    */
-  private async resumeRequestStream(session: McpInboundSessionRecord, resume: { streamId: string; seq: number }, res: ServerResponse): Promise<void> {
+  private async resumeRequestStream(
+    session: McpInboundSessionRecord,
+    resume: { streamId: string; seq: number },
+    res: ServerResponse,
+  ): Promise<void> {
     const { retryMs, keepAliveMs, maxBufferedBytes, resumeFollowers } = this.options.streams;
     const max = this.options.limits.streamsPerPrincipal;
     if (this.registry.countFor(session.principalKey) >= max) {
-      return sendLimitExceeded(res, 'streamsPerPrincipal', max, `Too many open GET streams: this principal already holds ${max} on this server. Close one first`);
+      return sendLimitExceeded(
+        res,
+        'streamsPerPrincipal',
+        max,
+        `Too many open GET streams: this principal already holds ${max} on this server. Close one first`,
+      );
     }
     const writer = new McpSseWriter(res, { streamId: resume.streamId, maxBufferedBytes });
     let timer: NodeJS.Timeout | undefined;

@@ -1,4 +1,17 @@
-import { All, Controller, Delete, Get, HttpCode, Post, Req, Res, UseFilters, UseGuards, type CanActivate, type Type } from '@nestjs/common';
+import {
+  All,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Post,
+  Req,
+  Res,
+  UseFilters,
+  UseGuards,
+  type CanActivate,
+  type Type,
+} from '@nestjs/common';
 import { McpHttpExceptionFilter } from './mcp-http-exception.filter';
 import type { McpRequest } from './mcp-body-reader';
 import { nodeResponseOf } from './mcp-http-adapter';

@@ -225,4 +225,5 @@ export type McpModuleForRootOptions = McpModuleOptions & Partial<McpModuleExtras
  * What `McpModule.forRootAsync` takes: `useFactory` (with `imports` and `inject`), `useClass` or
  * `useExisting` producing `McpModuleOptions`, plus the synchronous extras.
  */
-export type McpModuleAsyncOptions = ConfigurableModuleAsyncOptions<McpModuleOptions, 'createMcpOptions'> & Partial<McpModuleExtras>;
+export type McpModuleAsyncOptions = ConfigurableModuleAsyncOptions<McpModuleOptions, 'createMcpOptions'> &
+  Partial<McpModuleExtras>;

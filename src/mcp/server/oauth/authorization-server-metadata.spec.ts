@@ -36,18 +36,27 @@ describe('authorization server discovery', () => {
   it('falls back to OpenID Connect discovery when RFC 8414 metadata is missing', async () => {
     const issuer = `${origin}/realm`;
     documents.set('/realm/.well-known/openid-configuration', { issuer, jwks_uri: `${issuer}/certs` });
-    expect(await discoverAuthorizationServer(issuer, { timeoutMs: 2000, maxBytes: 65_536 })).toEqual({ issuer, jwks_uri: `${issuer}/certs` });
+    expect(await discoverAuthorizationServer(issuer, { timeoutMs: 2000, maxBytes: 65_536 })).toEqual({
+      issuer,
+      jwks_uri: `${issuer}/certs`,
+    });
   });
 
   it('refuses metadata that names another issuer', async () => {
     documents.set('/.well-known/oauth-authorization-server', { issuer: 'https://impostor.example' });
-    await expect(discoverAuthorizationServer(origin, { timeoutMs: 2000, maxBytes: 65_536 })).rejects.toThrow(/names the issuer "https:\/\/impostor.example"/);
+    await expect(discoverAuthorizationServer(origin, { timeoutMs: 2000, maxBytes: 65_536 })).rejects.toThrow(
+      /names the issuer "https:\/\/impostor.example"/,
+    );
   });
 
   it('fails with McpAuthorizationServerError when nothing answers, or the server fails', async () => {
-    await expect(discoverAuthorizationServer(origin, { timeoutMs: 2000, maxBytes: 65_536 })).rejects.toThrow(/No authorization server metadata .* tried .*HTTP 404/);
+    await expect(discoverAuthorizationServer(origin, { timeoutMs: 2000, maxBytes: 65_536 })).rejects.toThrow(
+      /No authorization server metadata .* tried .*HTTP 404/,
+    );
     documents.set('/.well-known/oauth-authorization-server', 'fail');
-    await expect(discoverAuthorizationServer(origin, { timeoutMs: 2000, maxBytes: 65_536 })).rejects.toBeInstanceOf(McpAuthorizationServerError);
+    await expect(discoverAuthorizationServer(origin, { timeoutMs: 2000, maxBytes: 65_536 })).rejects.toBeInstanceOf(
+      McpAuthorizationServerError,
+    );
   });
 
   it('OnceWhenDone shares one computation and forgets a failure', async () => {

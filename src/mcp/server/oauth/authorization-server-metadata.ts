@@ -17,7 +17,10 @@ export interface AuthorizationServerMetadata {
 export function metadataUrls(issuer: string): string[] {
   const url = new URL(issuer);
   const path = url.pathname === '/' ? '' : url.pathname.replace(/\/$/, '');
-  const urls = [`${url.origin}/.well-known/oauth-authorization-server${path}`, `${url.origin}/.well-known/openid-configuration${path}`];
+  const urls = [
+    `${url.origin}/.well-known/oauth-authorization-server${path}`,
+    `${url.origin}/.well-known/openid-configuration${path}`,
+  ];
   if (path) urls.push(`${url.origin}${path}/.well-known/openid-configuration`);
   return urls;
 }
@@ -35,13 +38,18 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 1_048_576;
  * is not JSON is `undefined`.
  * @throws McpAuthorizationServerError
  */
-export async function fetchJson(url: string, init: RequestInit, limits: AuthorizationServerLimits): Promise<{ status: number; body: unknown }> {
+export async function fetchJson(
+  url: string,
+  init: RequestInit,
+  limits: AuthorizationServerLimits,
+): Promise<{ status: number; body: unknown }> {
   const { status, text } = await boundedFetch(url, init, limits, {
     label: `The authorization server at ${url}`,
     limitName: 'maxResponseBytes',
     error: (message, cause) => new McpAuthorizationServerError(message, cause === undefined ? undefined : { cause }),
   });
-  if (status >= 500) throw new McpAuthorizationServerError(`The authorization server at ${url} answered HTTP ${status}`);
+  if (status >= 500)
+    throw new McpAuthorizationServerError(`The authorization server at ${url} answered HTTP ${status}`);
   try {
     return { status, body: text === '' ? undefined : JSON.parse(text) };
   } catch {
@@ -55,7 +63,10 @@ export async function fetchJson(url: string, init: RequestInit, limits: Authoriz
  * request is bounded by `limits`.
  * @throws McpAuthorizationServerError when no discovery URL serves a usable document
  */
-export async function discoverAuthorizationServer(issuer: string, limits: AuthorizationServerLimits): Promise<AuthorizationServerMetadata> {
+export async function discoverAuthorizationServer(
+  issuer: string,
+  limits: AuthorizationServerLimits,
+): Promise<AuthorizationServerMetadata> {
   const tried: string[] = [];
   for (const url of metadataUrls(issuer)) {
     const { status, body } = await fetchJson(url, { headers: { Accept: 'application/json' } }, limits);
@@ -65,7 +76,9 @@ export async function discoverAuthorizationServer(issuer: string, limits: Author
     }
     const metadata = body as AuthorizationServerMetadata;
     if (metadata.issuer !== issuer) {
-      throw new McpAuthorizationServerError(`The metadata at ${url} names the issuer ${JSON.stringify(metadata.issuer)}, not ${issuer}`);
+      throw new McpAuthorizationServerError(
+        `The metadata at ${url} names the issuer ${JSON.stringify(metadata.issuer)}, not ${issuer}`,
+      );
     }
     return metadata;
   }

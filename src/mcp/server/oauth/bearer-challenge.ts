@@ -18,14 +18,21 @@ function quoted(value: string): string {
 export function unauthorizedChallenge(oauth: McpResolvedOAuthOptions | undefined, refusal: McpBearerRefusal): string {
   if (!oauth) return 'Bearer';
   const params: string[] = [];
-  if (refusal === 'invalid') params.push(`error="invalid_token"`, `error_description="The access token is invalid, expired or not issued for this resource"`);
+  if (refusal === 'invalid')
+    params.push(
+      `error="invalid_token"`,
+      `error_description="The access token is invalid, expired or not issued for this resource"`,
+    );
   params.push(`resource_metadata=${quoted(oauth.metadataUrl)}`);
   if (oauth.requiredScopes.length > 0) params.push(`scope=${quoted(oauth.requiredScopes.join(' '))}`);
   return `Bearer ${params.join(', ')}`;
 }
 
 /** The `WWW-Authenticate` value of a 403 for a token that lacks scopes (RFC 6750 section 3.1). */
-export function insufficientScopeChallenge(oauth: McpResolvedOAuthOptions | undefined, needed: readonly string[]): string {
+export function insufficientScopeChallenge(
+  oauth: McpResolvedOAuthOptions | undefined,
+  needed: readonly string[],
+): string {
   const metadata = oauth ? `, resource_metadata=${quoted(oauth.metadataUrl)}` : '';
   return `Bearer error="insufficient_scope", scope=${quoted(needed.join(' '))}${metadata}`;
 }
@@ -58,6 +65,7 @@ export function refusedRequestId(exception: unknown): JsonRpcId | null {
 
 /** The `WWW-Authenticate` value an auth refusal carries: its own challenge, or the bare `Bearer`. */
 export function challengeOf(exception: unknown): string | undefined {
-  if (exception instanceof McpBearerChallengeException || exception instanceof McpInsufficientScopeException) return exception.challenge;
+  if (exception instanceof McpBearerChallengeException || exception instanceof McpInsufficientScopeException)
+    return exception.challenge;
   return exception instanceof UnauthorizedException ? 'Bearer' : undefined;
 }

@@ -38,10 +38,18 @@ function list(value: unknown): string[] {
  * are kept on the result, so tools read them as `ctx.principal.raw.claims`. No key, no principal.
  */
 export function principalFromClaims(claims: Record<string, unknown>, mapping: McpClaimMapping): McpAuthResult {
-  const subject = typeof claims.sub === 'string' && claims.sub ? claims.sub : typeof claims.client_id === 'string' ? claims.client_id : undefined;
+  const subject =
+    typeof claims.sub === 'string' && claims.sub
+      ? claims.sub
+      : typeof claims.client_id === 'string'
+        ? claims.client_id
+        : undefined;
   if (!subject) return null;
   const labelCandidates = mapping.labelClaim ? [mapping.labelClaim] : LABEL_CLAIMS;
-  const label = labelCandidates.map((claim) => claimAt(claims, claim)).find((value): value is string => typeof value === 'string' && value !== '') ?? subject;
+  const label =
+    labelCandidates
+      .map((claim) => claimAt(claims, claim))
+      .find((value): value is string => typeof value === 'string' && value !== '') ?? subject;
   const scopes = list(claims.scope).length > 0 ? list(claims.scope) : list(claims.scp);
   return { key: subject, label, scopes, roles: list(claimAt(claims, mapping.rolesClaim ?? 'roles')), claims };
 }

@@ -3,7 +3,12 @@ import type { McpAuthorizer, McpAuthResult } from '../../interfaces/principal.in
 import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import type { McpResolvedOptions } from '../mcp.options';
-import { discoverAuthorizationServer, fetchJson, OnceWhenDone, type AuthorizationServerLimits } from './authorization-server-metadata';
+import {
+  discoverAuthorizationServer,
+  fetchJson,
+  OnceWhenDone,
+  type AuthorizationServerLimits,
+} from './authorization-server-metadata';
 import { principalFromClaims, type McpClaimMapping } from './claims-principal';
 import { McpAuthorizationServerError } from './oauth.errors';
 import { TokenAnswerCache, tokenDigest } from './token-answer-cache';
@@ -122,8 +127,16 @@ export class IntrospectionVerifier implements McpAuthorizer {
     @Optional() @Inject(MCP_INTROSPECTION_VERIFIER_OPTIONS) private readonly options: IntrospectionVerifierOptions,
     @Optional() @Inject(MCP_MODULE_OPTIONS) mount?: McpResolvedOptions,
   ) {
-    if (!options || typeof options.clientId !== 'string' || !options.clientId || typeof options.clientSecret !== 'string' || !options.clientSecret) {
-      throw new McpConfigurationError('IntrospectionVerifier needs clientId and clientSecret: IntrospectionVerifier.configure({ clientId, clientSecret })');
+    if (
+      !options ||
+      typeof options.clientId !== 'string' ||
+      !options.clientId ||
+      typeof options.clientSecret !== 'string' ||
+      !options.clientSecret
+    ) {
+      throw new McpConfigurationError(
+        'IntrospectionVerifier needs clientId and clientSecret: IntrospectionVerifier.configure({ clientId, clientSecret })',
+      );
     }
     const defaults = verifierDefaults('IntrospectionVerifier', options, mount);
     this.issuer = defaults.issuer;
@@ -134,7 +147,8 @@ export class IntrospectionVerifier implements McpAuthorizer {
     this.endpoint = new OnceWhenDone(async () => {
       if (options.endpoint) return options.endpoint;
       const metadata = await discoverAuthorizationServer(this.issuer, this.limits);
-      if (typeof metadata.introspection_endpoint !== 'string') throw new McpAuthorizationServerError(`The metadata of ${this.issuer} has no introspection_endpoint`);
+      if (typeof metadata.introspection_endpoint !== 'string')
+        throw new McpAuthorizationServerError(`The metadata of ${this.issuer} has no introspection_endpoint`);
       return metadata.introspection_endpoint;
     });
   }
@@ -174,12 +188,18 @@ export class IntrospectionVerifier implements McpAuthorizer {
 
   private async introspect(token: string): Promise<Record<string, unknown>> {
     const endpoint = await this.endpoint.get();
-    const credentials = Buffer.from(`${formEncode(this.options.clientId)}:${formEncode(this.options.clientSecret)}`).toString('base64');
+    const credentials = Buffer.from(
+      `${formEncode(this.options.clientId)}:${formEncode(this.options.clientSecret)}`,
+    ).toString('base64');
     const { status, body } = await fetchJson(
       endpoint,
       {
         method: 'POST',
-        headers: { Authorization: `Basic ${credentials}`, 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' },
+        headers: {
+          Authorization: `Basic ${credentials}`,
+          'Content-Type': 'application/x-www-form-urlencoded',
+          Accept: 'application/json',
+        },
         body: new URLSearchParams({ token, token_type_hint: 'access_token' }).toString(),
       },
       this.limits,
@@ -188,7 +208,9 @@ export class IntrospectionVerifier implements McpAuthorizer {
     const error = (body as { error?: unknown } | undefined)?.error;
     if (status === 400 && (error === 'unsupported_token_type' || error === 'invalid_token')) return { active: false };
     if (status !== 200 || typeof body !== 'object' || body === null) {
-      throw new McpAuthorizationServerError(`The introspection endpoint ${endpoint} answered HTTP ${status}${status === 401 ? ' (check clientId and clientSecret)' : ''}`);
+      throw new McpAuthorizationServerError(
+        `The introspection endpoint ${endpoint} answered HTTP ${status}${status === 401 ? ' (check clientId and clientSecret)' : ''}`,
+      );
     }
     return body as Record<string, unknown>;
   }

@@ -4,7 +4,12 @@ import type { McpAuthorizer, McpAuthResult } from '../../interfaces/principal.in
 import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import type { McpResolvedOptions } from '../mcp.options';
-import { discoverAuthorizationServer, fetchJson, OnceWhenDone, type AuthorizationServerLimits } from './authorization-server-metadata';
+import {
+  discoverAuthorizationServer,
+  fetchJson,
+  OnceWhenDone,
+  type AuthorizationServerLimits,
+} from './authorization-server-metadata';
 import { principalFromClaims, type McpClaimMapping } from './claims-principal';
 import { loadJose, type JoseModule } from './jose-loader';
 import { McpAuthorizationServerError } from './oauth.errors';
@@ -68,7 +73,19 @@ export interface JwtVerifierOptions extends McpClaimMapping {
 }
 
 /** Asymmetric JWS algorithms: the only kind a JWKS of public keys can verify. */
-const ASYMMETRIC_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
+const ASYMMETRIC_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
+];
 
 /** Injection token of `JwtVerifier` settings, for hosts that provide them instead of calling `configure`. */
 export const MCP_JWT_VERIFIER_OPTIONS = Symbol('MCP_JWT_VERIFIER_OPTIONS');
@@ -160,7 +177,10 @@ export class JwtVerifier implements McpAuthorizer {
         this.logger.debug(`Token refused: ${code}`);
         return null;
       }
-      throw new McpAuthorizationServerError(`JwtVerifier could not verify a token against the keys of ${this.issuer}: ${(error as Error).message}`, { cause: error });
+      throw new McpAuthorizationServerError(
+        `JwtVerifier could not verify a token against the keys of ${this.issuer}: ${(error as Error).message}`,
+        { cause: error },
+      );
     }
   }
 
@@ -168,7 +188,8 @@ export class JwtVerifier implements McpAuthorizer {
     let jwksUri = this.options.jwksUri;
     if (!jwksUri) {
       const metadata = await discoverAuthorizationServer(this.issuer, this.limits);
-      if (typeof metadata.jwks_uri !== 'string') throw new McpAuthorizationServerError(`The metadata of ${this.issuer} has no jwks_uri`);
+      if (typeof metadata.jwks_uri !== 'string')
+        throw new McpAuthorizationServerError(`The metadata of ${this.issuer} has no jwks_uri`);
       jwksUri = metadata.jwks_uri;
     }
     return this.jose.createRemoteJWKSet(new URL(jwksUri), {
@@ -186,6 +207,9 @@ export class JwtVerifier implements McpAuthorizer {
   private async fetchJwks(url: string, init: RequestInit): Promise<Response> {
     const { status, body } = await fetchJson(url, { method: init.method, headers: init.headers }, this.limits);
     // No body at all when there was none to parse: a 204 or 304 may not carry one.
-    return new Response(body === undefined ? null : JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+    return new Response(body === undefined ? null : JSON.stringify(body), {
+      status,
+      headers: { 'Content-Type': 'application/json' },
+    });
   }
 }

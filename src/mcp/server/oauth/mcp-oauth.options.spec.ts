@@ -33,12 +33,20 @@ describe('resolveOAuthOptions', () => {
   });
 
   it('takes an explicit resource as its canonical form, and a root resource gets the root metadata URL', () => {
-    expect(resolve({ resource: 'https://example.com/' })).toMatchObject({ resource: 'https://example.com', metadataUrl: 'https://example.com/.well-known/oauth-protected-resource' });
-    expect(protectedResourceMetadataUrl('https://example.com:8443/a/b')).toBe('https://example.com:8443/.well-known/oauth-protected-resource/a/b');
+    expect(resolve({ resource: 'https://example.com/' })).toMatchObject({
+      resource: 'https://example.com',
+      metadataUrl: 'https://example.com/.well-known/oauth-protected-resource',
+    });
+    expect(protectedResourceMetadataUrl('https://example.com:8443/a/b')).toBe(
+      'https://example.com:8443/.well-known/oauth-protected-resource/a/b',
+    );
   });
 
   it('publishes scopesSupported over requiredScopes, and no scopes_supported when neither is given', () => {
-    expect(resolve({ publicUrl: 'https://x.example', scopesSupported: ['a', 'b'], requiredScopes: ['a'] }).document.scopes_supported).toEqual(['a', 'b']);
+    expect(
+      resolve({ publicUrl: 'https://x.example', scopesSupported: ['a', 'b'], requiredScopes: ['a'] }).document
+        .scopes_supported,
+    ).toEqual(['a', 'b']);
     expect(resolve({ publicUrl: 'https://x.example' }).document).not.toHaveProperty('scopes_supported');
   });
 
@@ -54,19 +62,37 @@ describe('resolveOAuthOptions', () => {
     ['a relative URL', { publicUrl: '/mcp' }, /absolute https URL/],
     ['a fragment', { resource: 'https://a.example/mcp#x' }, /fragment/],
     ['a query on publicUrl', { publicUrl: 'https://a.example/?x=1' }, /query/],
-    ['no authorization server', { publicUrl: 'https://a.example', authorizationServers: [] }, /at least one authorization server/],
-    ['an http authorization server', { publicUrl: 'https://a.example', authorizationServers: ['http://auth.example.com'] }, /authorizationServers\[0\] must use https/],
+    [
+      'no authorization server',
+      { publicUrl: 'https://a.example', authorizationServers: [] },
+      /at least one authorization server/,
+    ],
+    [
+      'an http authorization server',
+      { publicUrl: 'https://a.example', authorizationServers: ['http://auth.example.com'] },
+      /authorizationServers\[0\] must use https/,
+    ],
     ['a scope with a space', { publicUrl: 'https://a.example', requiredScopes: ['a b'] }, /invalid scope "a b"/],
     ['a scope with a quote', { publicUrl: 'https://a.example', requiredScopes: ['a"b'] }, /invalid scope/],
-    ['a required scope not supported', { publicUrl: 'https://a.example', requiredScopes: ['admin'], scopesSupported: ['read'] }, /missing: admin/],
+    [
+      'a required scope not supported',
+      { publicUrl: 'https://a.example', requiredScopes: ['admin'], scopesSupported: ['read'] },
+      /missing: admin/,
+    ],
     ['a negative max age', { publicUrl: 'https://a.example', metadataMaxAgeSec: -1 }, /metadataMaxAgeSec/],
-    ['an unknown key', { publicUrl: 'https://a.example', requiredScope: ['a'] } as Partial<McpOAuthOptions>, /unknown option "requiredScope" \(did you mean "requiredScopes"/],
+    [
+      'an unknown key',
+      { publicUrl: 'https://a.example', requiredScope: ['a'] } as Partial<McpOAuthOptions>,
+      /unknown option "requiredScope" \(did you mean "requiredScopes"/,
+    ],
   ])('refuses %s', (_label, options, message) => {
     expect(() => resolve(options)).toThrow(McpConfigurationError);
     expect(() => resolve(options)).toThrow(message);
   });
 
   it('refuses an option that is not an object', () => {
-    expect(() => resolveOAuthOptions('m', '/mcp', 'https://a.example' as unknown as McpOAuthOptions)).toThrow(/oauth must be an object/);
+    expect(() => resolveOAuthOptions('m', '/mcp', 'https://a.example' as unknown as McpOAuthOptions)).toThrow(
+      /oauth must be an object/,
+    );
   });
 });

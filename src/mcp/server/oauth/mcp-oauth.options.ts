@@ -129,7 +129,11 @@ function scopes(mount: string, option: string, value: unknown): string[] | undef
   if (!Array.isArray(value)) fail(mount, option, 'must be an array of scope names');
   for (const scope of value) {
     if (typeof scope !== 'string' || !SCOPE_TOKEN.test(scope)) {
-      fail(mount, option, `has the invalid scope ${JSON.stringify(scope)} (printable ASCII without spaces, quotes or backslashes)`);
+      fail(
+        mount,
+        option,
+        `has the invalid scope ${JSON.stringify(scope)} (printable ASCII without spaces, quotes or backslashes)`,
+      );
     }
   }
   return [...new Set(value as string[])];
@@ -147,14 +151,24 @@ export function protectedResourceMetadataUrl(resource: string): string {
  * boot with a message naming the option.
  * @throws McpConfigurationError
  */
-export function resolveOAuthOptions(mount: string, path: string, options: McpOAuthOptions | undefined): McpResolvedOAuthOptions | undefined {
+export function resolveOAuthOptions(
+  mount: string,
+  path: string,
+  options: McpOAuthOptions | undefined,
+): McpResolvedOAuthOptions | undefined {
   if (options === undefined || options === null) return undefined;
   if (typeof options !== 'object' || Array.isArray(options)) {
-    throw new McpConfigurationError(`McpModule (mount "${mount}"): oauth must be an object ({ publicUrl | resource, authorizationServers, ... })`);
+    throw new McpConfigurationError(
+      `McpModule (mount "${mount}"): oauth must be an object ({ publicUrl | resource, authorizationServers, ... })`,
+    );
   }
   assertKnownOptions(options, OAUTH_OPTION_KEYS, `McpModule (mount "${mount}") option "oauth"`);
   if (options.resource !== undefined && options.publicUrl !== undefined) {
-    fail(mount, 'resource', 'and oauth.publicUrl are exclusive: give the full resource URI, or the public base URL it is derived from');
+    fail(
+      mount,
+      'resource',
+      'and oauth.publicUrl are exclusive: give the full resource URI, or the public base URL it is derived from',
+    );
   }
   let resource: string;
   if (options.resource !== undefined) {
@@ -164,23 +178,33 @@ export function resolveOAuthOptions(mount: string, path: string, options: McpOAu
     resource = base + (path.startsWith('/') ? path : `/${path}`);
     resource = withoutTrailingSlash(new URL(resource));
   } else {
-    return fail(mount, 'publicUrl', 'is required (or oauth.resource): the resource URI tokens must be issued for is derived from it, e.g. publicUrl: "https://mcp.example.com"');
+    return fail(
+      mount,
+      'publicUrl',
+      'is required (or oauth.resource): the resource URI tokens must be issued for is derived from it, e.g. publicUrl: "https://mcp.example.com"',
+    );
   }
   const servers = options.authorizationServers;
   if (!Array.isArray(servers) || servers.length === 0) {
     fail(mount, 'authorizationServers', 'must list at least one authorization server (its issuer URL)');
   }
-  const authorizationServers = servers.map((server, i) => withoutTrailingSlash(parseUrl(mount, `authorizationServers[${i}]`, server)));
+  const authorizationServers = servers.map((server, i) =>
+    withoutTrailingSlash(parseUrl(mount, `authorizationServers[${i}]`, server)),
+  );
   const requiredScopes = scopes(mount, 'requiredScopes', options.requiredScopes) ?? [];
   const scopesSupported = scopes(mount, 'scopesSupported', options.scopesSupported);
   const missing = scopesSupported ? requiredScopes.filter((scope) => !scopesSupported.includes(scope)) : [];
-  if (missing.length > 0) fail(mount, 'scopesSupported', `must include the required scopes (missing: ${missing.join(', ')})`);
+  if (missing.length > 0)
+    fail(mount, 'scopesSupported', `must include the required scopes (missing: ${missing.join(', ')})`);
   const maxAgeSec = options.metadataMaxAgeSec ?? DEFAULT_MAX_AGE_SEC;
   if (!Number.isInteger(maxAgeSec) || maxAgeSec < 0) fail(mount, 'metadataMaxAgeSec', 'must be a non-negative integer');
   if (options.resourceName !== undefined && (typeof options.resourceName !== 'string' || options.resourceName === '')) {
     fail(mount, 'resourceName', 'must be a non-empty string');
   }
-  const documentation = options.resourceDocumentation === undefined ? undefined : parseUrl(mount, 'resourceDocumentation', options.resourceDocumentation, true).href;
+  const documentation =
+    options.resourceDocumentation === undefined
+      ? undefined
+      : parseUrl(mount, 'resourceDocumentation', options.resourceDocumentation, true).href;
   const published = scopesSupported ?? (requiredScopes.length > 0 ? requiredScopes : undefined);
   const document: McpProtectedResourceMetadata = {
     resource,

@@ -7,5 +7,9 @@ import { McpProtectedResourceMounts } from './protected-resource-mounts';
  * mounts it may describe. Every mount imports it; being a plain (not dynamic) module, Nest makes
  * one instance of it per app, so the root route is registered once.
  */
-@Module({ controllers: [McpProtectedResourceRootController], providers: [McpProtectedResourceMounts], exports: [McpProtectedResourceMounts] })
+@Module({
+  controllers: [McpProtectedResourceRootController],
+  providers: [McpProtectedResourceMounts],
+  exports: [McpProtectedResourceMounts],
+})
 export class McpProtectedResourceRootModule {}

@@ -2,10 +2,15 @@ import { NotFoundException } from '@nestjs/common';
 import { PATH_METADATA } from '@nestjs/common/constants';
 import type { McpResolvedOptions } from '../mcp.options';
 import type { McpResolvedOAuthOptions } from './mcp-oauth.options';
-import { createProtectedResourceController, McpProtectedResourceRegistration, McpProtectedResourceRootController } from './protected-resource.controller';
+import {
+  createProtectedResourceController,
+  McpProtectedResourceRegistration,
+  McpProtectedResourceRootController,
+} from './protected-resource.controller';
 import { McpProtectedResourceMounts } from './protected-resource-mounts';
 
-const oauth = (resource: string): McpResolvedOAuthOptions => ({ maxAgeSec: 60, document: { resource } }) as unknown as McpResolvedOAuthOptions;
+const oauth = (resource: string): McpResolvedOAuthOptions =>
+  ({ maxAgeSec: 60, document: { resource } }) as unknown as McpResolvedOAuthOptions;
 
 /** A response that records the headers set on it. */
 function response(): { headers: Record<string, string>; header(name: string, value: string): void } {
@@ -19,9 +24,15 @@ describe('Protected Resource Metadata controllers', () => {
   it('a mount path becomes the well-known suffix; the root path has no per-mount controller', () => {
     expect(createProtectedResourceController('/')).toBeNull();
     expect(createProtectedResourceController('')).toBeNull();
-    for (const [path, route] of [['/mcp/', '/.well-known/oauth-protected-resource/mcp'], ['mcp//', '/.well-known/oauth-protected-resource/mcp'], ['/a/b', '/.well-known/oauth-protected-resource/a/b']]) {
+    for (const [path, route] of [
+      ['/mcp/', '/.well-known/oauth-protected-resource/mcp'],
+      ['mcp//', '/.well-known/oauth-protected-resource/mcp'],
+      ['/a/b', '/.well-known/oauth-protected-resource/a/b'],
+    ]) {
       const Ctl = createProtectedResourceController(path)!;
-      const routes = Object.getOwnPropertyNames(Ctl.prototype).map((name) => Reflect.getMetadata(PATH_METADATA, (Ctl.prototype as Record<string, object>)[name])).filter(Boolean);
+      const routes = Object.getOwnPropertyNames(Ctl.prototype)
+        .map((name) => Reflect.getMetadata(PATH_METADATA, (Ctl.prototype as Record<string, object>)[name]))
+        .filter(Boolean);
       expect(routes).toContain(route);
     }
   });
@@ -29,7 +40,9 @@ describe('Protected Resource Metadata controllers', () => {
   it('a mount controller serves its document with a cache header, 404 without oauth', () => {
     const Ctl = createProtectedResourceController('/mcp')! as new (o: McpResolvedOptions) => MountController;
     const res = response();
-    expect(new Ctl({ oauth: oauth('https://api/mcp') } as McpResolvedOptions).get(res)).toEqual({ resource: 'https://api/mcp' });
+    expect(new Ctl({ oauth: oauth('https://api/mcp') } as McpResolvedOptions).get(res)).toEqual({
+      resource: 'https://api/mcp',
+    });
     expect(res.headers['Cache-Control']).toBe('public, max-age=60');
     const without = new Ctl({} as McpResolvedOptions);
     expect(() => without.get(response())).toThrow(NotFoundException);
@@ -43,9 +56,15 @@ describe('Protected Resource Metadata controllers', () => {
     expect(() => root.get(response())).toThrow(NotFoundException);
     expect(() => root.preflight()).toThrow(NotFoundException);
     new McpProtectedResourceRegistration({ path: '/none' } as McpResolvedOptions, mounts).onModuleInit();
-    new McpProtectedResourceRegistration({ path: '/first', oauth: oauth('first') } as McpResolvedOptions, mounts).onModuleInit();
+    new McpProtectedResourceRegistration(
+      { path: '/first', oauth: oauth('first') } as McpResolvedOptions,
+      mounts,
+    ).onModuleInit();
     expect(root.get(response())).toEqual({ resource: 'first' });
-    new McpProtectedResourceRegistration({ path: '/', oauth: oauth('root') } as McpResolvedOptions, mounts).onModuleInit();
+    new McpProtectedResourceRegistration(
+      { path: '/', oauth: oauth('root') } as McpResolvedOptions,
+      mounts,
+    ).onModuleInit();
     expect(root.get(response())).toEqual({ resource: 'root' });
     expect(() => root.preflight()).not.toThrow();
   });

@@ -1,7 +1,24 @@
-import { applyDecorators, Controller, Get, Header, HttpCode, Inject, Injectable, NotFoundException, Options, Res, type OnModuleInit, type Type } from '@nestjs/common';
+import {
+  applyDecorators,
+  Controller,
+  Get,
+  Header,
+  HttpCode,
+  Inject,
+  Injectable,
+  NotFoundException,
+  Options,
+  Res,
+  type OnModuleInit,
+  type Type,
+} from '@nestjs/common';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import type { McpResolvedOptions } from '../mcp.options';
-import { PROTECTED_RESOURCE_WELL_KNOWN, type McpProtectedResourceMetadata, type McpResolvedOAuthOptions } from './mcp-oauth.options';
+import {
+  PROTECTED_RESOURCE_WELL_KNOWN,
+  type McpProtectedResourceMetadata,
+  type McpResolvedOAuthOptions,
+} from './mcp-oauth.options';
 import { McpProtectedResourceMounts } from './protected-resource-mounts';
 
 /** The one response method these controllers need; Express responses and Fastify replies both have it. */
@@ -16,7 +33,8 @@ function pathSuffix(path: string): string {
 }
 
 /** The headers of a metadata document: public, and readable from browsers. */
-const MetadataAnswer = () => applyDecorators(Header('Access-Control-Allow-Origin', '*'), Header('Content-Type', 'application/json'));
+const MetadataAnswer = () =>
+  applyDecorators(Header('Access-Control-Allow-Origin', '*'), Header('Content-Type', 'application/json'));
 
 /** The answer to a CORS preflight of a metadata path. */
 const PreflightAnswer = () =>

@@ -15,7 +15,11 @@ export interface VerifierDefaults {
  * only authorization server, and the resource). Fails at boot when neither says.
  * @throws McpConfigurationError
  */
-export function verifierDefaults(name: string, own: { issuer?: string; audience?: string }, mount: McpResolvedOptions | undefined): VerifierDefaults {
+export function verifierDefaults(
+  name: string,
+  own: { issuer?: string; audience?: string },
+  mount: McpResolvedOptions | undefined,
+): VerifierDefaults {
   const oauth = mount?.oauth;
   const servers = oauth?.document.authorization_servers ?? [];
   const issuer = own.issuer ?? (servers.length === 1 ? servers[0] : undefined);
@@ -28,7 +32,9 @@ export function verifierDefaults(name: string, own: { issuer?: string; audience?
   }
   const resource = own.audience ?? oauth?.resource;
   if (!resource) {
-    throw new McpConfigurationError(`${name} needs an audience (the resource URI tokens are issued for): set the mount's oauth option or ${name}.configure({ audience })`);
+    throw new McpConfigurationError(
+      `${name} needs an audience (the resource URI tokens are issued for): set the mount's oauth option or ${name}.configure({ audience })`,
+    );
   }
   const audience = [resource];
   try {
@@ -45,10 +51,17 @@ export function verifierDefaults(name: string, own: { issuer?: string; audience?
  * 5000) and `maxResponseBytes` (default 1 MiB). Fails at boot when one is not a positive integer.
  * @throws McpConfigurationError
  */
-export function verifierLimits(name: string, own: { timeoutMs?: number; maxResponseBytes?: number }): AuthorizationServerLimits {
-  for (const [option, fallback] of [['timeoutMs', '5000 ms'], ['maxResponseBytes', `${DEFAULT_MAX_RESPONSE_BYTES} bytes`]] as const) {
+export function verifierLimits(
+  name: string,
+  own: { timeoutMs?: number; maxResponseBytes?: number },
+): AuthorizationServerLimits {
+  for (const [option, fallback] of [
+    ['timeoutMs', '5000 ms'],
+    ['maxResponseBytes', `${DEFAULT_MAX_RESPONSE_BYTES} bytes`],
+  ] as const) {
     const value = own[option];
-    if (value !== undefined && (!Number.isInteger(value) || value < 1)) throw new McpConfigurationError(invalidVerifierLimitMessage(name, option, value, fallback));
+    if (value !== undefined && (!Number.isInteger(value) || value < 1))
+      throw new McpConfigurationError(invalidVerifierLimitMessage(name, option, value, fallback));
   }
   return { timeoutMs: own.timeoutMs ?? 5000, maxBytes: own.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES };
 }

@@ -61,9 +61,23 @@ export function guardedInvoker(
  * True when the guards of a handler let the caller see it (a list, a completion, a subscription):
  * evaluated with a list-time context (`phase: 'list'`).
  */
-export async function isVisibleTo(pipeline: HandlerPipeline | undefined, method: string, kind: McpHandlerKind, name: string, context: McpDeliveryContext): Promise<boolean> {
+export async function isVisibleTo(
+  pipeline: HandlerPipeline | undefined,
+  method: string,
+  kind: McpHandlerKind,
+  name: string,
+  context: McpDeliveryContext,
+): Promise<boolean> {
   if (!pipeline?.mayRefuse) return true;
-  const info: McpExecutionInfo = { phase: 'list', method, kind, name, principal: context.principal, sessionId: context.sessionId, protocolVersion: context.protocolVersion };
+  const info: McpExecutionInfo = {
+    phase: 'list',
+    method,
+    kind,
+    name,
+    principal: context.principal,
+    sessionId: context.sessionId,
+    protocolVersion: context.protocolVersion,
+  };
   return (await (await pipeline.prepare(info)).authorize(info)).allowed;
 }
 
@@ -84,14 +98,24 @@ export class GuardedList<T extends GuardedEntry> {
     /** Handlers switched off at run time (`McpRegistry`): while some are, lists are computed per caller. */
     private readonly switches?: HandlerSwitches,
   ) {
-    this.shared = entries.some((entry) => entry.pipeline?.mayRefuse) ? null : new PagedList(key, entries.map((entry) => entry.definition), pageSize);
+    this.shared = entries.some((entry) => entry.pipeline?.mayRefuse)
+      ? null
+      : new PagedList(
+          key,
+          entries.map((entry) => entry.definition),
+          pageSize,
+        );
   }
 
   /** One page of what the caller may see; a stateless page that depends on the caller is `cacheScope: 'private'`. */
   async page(cursor: unknown, context: McpDeliveryContext): Promise<Record<string, unknown>> {
     if (this.shared && !this.switches?.active) return this.shared.page(cursor);
     const visible = await Promise.all(this.entries.map((entry) => this.visible(entry, context)));
-    const page = new PagedList(this.key, this.entries.filter((_, index) => visible[index]).map((entry) => entry.definition), this.pageSize).page(cursor);
+    const page = new PagedList(
+      this.key,
+      this.entries.filter((_, index) => visible[index]).map((entry) => entry.definition),
+      this.pageSize,
+    ).page(cursor);
     return isSupportedSessionVersion(context.protocolVersion) ? page : { ...page, cacheScope: 'private' };
   }
 

@@ -1,5 +1,10 @@
 import type { CanActivate, PipeTransform, Type } from '@nestjs/common';
-import { EXCEPTION_FILTERS_METADATA, GUARDS_METADATA, INTERCEPTORS_METADATA, PIPES_METADATA } from '@nestjs/common/constants';
+import {
+  EXCEPTION_FILTERS_METADATA,
+  GUARDS_METADATA,
+  INTERCEPTORS_METADATA,
+  PIPES_METADATA,
+} from '@nestjs/common/constants';
 import { ContextIdFactory, type ExternalContextCreator, type ModuleRef } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
 import { STATIC_CONTEXT } from '@nestjs/core/injector/constants';
@@ -34,8 +39,24 @@ type HandlerFunction = (...args: never[]) => unknown;
 
 /** The parts of Nest's machinery `ExternalContextCreator` keeps to itself and the pipeline reuses. */
 interface CreatorInternals {
-  guardsContextCreator: { create(instance: object, callback: HandlerFunction, module: string, contextId?: ContextId, inquirerId?: string): CanActivate[] };
-  pipesContextCreator: { create(instance: object, callback: HandlerFunction, module: string, contextId?: ContextId, inquirerId?: string): PipeTransform[] };
+  guardsContextCreator: {
+    create(
+      instance: object,
+      callback: HandlerFunction,
+      module: string,
+      contextId?: ContextId,
+      inquirerId?: string,
+    ): CanActivate[];
+  };
+  pipesContextCreator: {
+    create(
+      instance: object,
+      callback: HandlerFunction,
+      module: string,
+      contextId?: ContextId,
+      inquirerId?: string,
+    ): PipeTransform[];
+  };
 }
 
 /** One resolution of a handler: the instance, its guards and the enhanced callable. */
@@ -103,7 +124,10 @@ export class HandlerPipeline {
     try {
       instance = await this.moduleRef.resolve(this.method.wrapper.token, contextId, { strict: false });
     } catch (error) {
-      throw new McpInfrastructureError(`Could not resolve the request-scoped provider of ${this.method.owner}: ${(error as Error)?.message}`, { cause: error });
+      throw new McpInfrastructureError(
+        `Could not resolve the request-scoped provider of ${this.method.owner}: ${(error as Error)?.message}`,
+        { cause: error },
+      );
     }
     return new PreparedHandler(this.build(instance, contextId, this.method.wrapper.id));
   }
@@ -113,22 +137,45 @@ export class HandlerPipeline {
     const original = instance[methodName] as (...args: unknown[]) => unknown;
     if (!this.enhanced) {
       const direct = async (args: unknown, context: McpToolContext) => original.call(instance, args, context);
-      return { type: this.method.type, handler: original, guards: [...this.builtInGuards], run: direct as PipelineParts['run'] };
+      return {
+        type: this.method.type,
+        handler: original,
+        guards: [...this.builtInGuards],
+        run: direct as PipelineParts['run'],
+      };
     }
     const internals = this.creator as unknown as CreatorInternals;
     const moduleKey = (this.method.wrapper.host as { token?: string } | undefined)?.token ?? '';
     const pipes = internals.pipesContextCreator.create(instance, original, moduleKey, contextId, inquirerId);
-    const metatype = (Reflect.getMetadata('design:paramtypes', instance, methodName) as Type<unknown>[] | undefined)?.[0];
+    const metatype = (
+      Reflect.getMetadata('design:paramtypes', instance, methodName) as Type<unknown>[] | undefined
+    )?.[0];
     // Pipes see the arguments only (never the handler context), as `@Body()` would on a controller.
     const handler = async function (this: unknown, args: unknown, context: McpToolContext, info?: McpExecutionInfo) {
-      const piped: unknown = pipes.length ? await pipesConsumer.apply(args, { type: 'body', metatype, data: undefined }, pipes) : args;
+      const piped: unknown = pipes.length
+        ? await pipesConsumer.apply(args, { type: 'body', metatype, data: undefined }, pipes)
+        : args;
       if (info && piped !== args) info.arguments = piped;
       return original.call(this, piped, context);
     };
-    for (const key of Reflect.getMetadataKeys(original)) Reflect.defineMetadata(key, Reflect.getMetadata(key, original), handler);
+    for (const key of Reflect.getMetadataKeys(original))
+      Reflect.defineMetadata(key, Reflect.getMetadata(key, original), handler);
     Object.defineProperty(handler, 'name', { value: methodName });
-    const guards = [...this.builtInGuards, ...internals.guardsContextCreator.create(instance, handler, moduleKey, contextId, inquirerId)];
-    const run = this.creator.create(instance, handler as (...args: unknown[]) => unknown, methodName, undefined, undefined, contextId, inquirerId, { guards: false, interceptors: true, filters: true }, MCP_CONTEXT_TYPE);
+    const guards = [
+      ...this.builtInGuards,
+      ...internals.guardsContextCreator.create(instance, handler, moduleKey, contextId, inquirerId),
+    ];
+    const run = this.creator.create(
+      instance,
+      handler as (...args: unknown[]) => unknown,
+      methodName,
+      undefined,
+      undefined,
+      contextId,
+      inquirerId,
+      { guards: false, interceptors: true, filters: true },
+      MCP_CONTEXT_TYPE,
+    );
     return { type: this.method.type, handler, guards, run: run as PipelineParts['run'] };
   }
 }
@@ -166,7 +213,13 @@ export class PreparedHandler {
  * The pipeline of a discovered handler, or undefined when it needs none (no enhancers of its own
  * and no built-in guards): the explorers then keep the direct call.
  */
-export function handlerPipelineFor(moduleRef: ModuleRef, creator: ExternalContextCreator, method: PipelineTarget, builtInGuards: readonly CanActivate[]): HandlerPipeline | undefined {
-  if (!builtInGuards.length && !hasEnhancers(method.type, method.instance[method.methodName] as HandlerFunction)) return undefined;
+export function handlerPipelineFor(
+  moduleRef: ModuleRef,
+  creator: ExternalContextCreator,
+  method: PipelineTarget,
+  builtInGuards: readonly CanActivate[],
+): HandlerPipeline | undefined {
+  if (!builtInGuards.length && !hasEnhancers(method.type, method.instance[method.methodName] as HandlerFunction))
+    return undefined;
   return new HandlerPipeline(moduleRef, creator, method, builtInGuards);
 }

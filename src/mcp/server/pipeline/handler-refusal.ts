@@ -10,7 +10,12 @@ const AUDIT_NOTE = Symbol('mcpAuditNote');
  */
 export class McpRefusedError extends McpRpcError {
   /** @internal */
-  constructor(code: number, message: string, readonly auditNote: string, data?: unknown) {
+  constructor(
+    code: number,
+    message: string,
+    readonly auditNote: string,
+    data?: unknown,
+  ) {
     super(code, message, data);
   }
 }

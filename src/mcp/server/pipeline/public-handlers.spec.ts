@@ -7,7 +7,15 @@ import { MCP_CONTEXT_TYPE, type McpExecutionInfo } from './mcp-execution-context
 import { builtInGuards, checkedPublic } from './public-handlers';
 
 function mcpContext(principal: McpPrincipal): ExecutionContextHost {
-  const info: McpExecutionInfo = { phase: 'list', method: 'tools/list', kind: 'tool', name: 'ledger', principal, sessionId: null, protocolVersion: '2025-11-25' };
+  const info: McpExecutionInfo = {
+    phase: 'list',
+    method: 'tools/list',
+    kind: 'tool',
+    name: 'ledger',
+    principal,
+    sessionId: null,
+    protocolVersion: '2025-11-25',
+  };
   const host = new ExecutionContextHost([undefined, undefined, info]);
   host.setType(MCP_CONTEXT_TYPE);
   return host;
@@ -35,7 +43,9 @@ describe('public handlers', () => {
     expect(checkedPublic('@McpTool', 'T#m', undefined)).toBe(false);
     expect(checkedPublic('@McpTool', 'T#m', true)).toBe(true);
     expect(checkedPublic('@McpTool', 'T#m', false)).toBe(false);
-    expect(() => checkedPublic('@McpResource', 'T#m', 1)).toThrow(new McpConfigurationError('@McpResource on T#m: public must be true or false, got 1.'));
+    expect(() => checkedPublic('@McpResource', 'T#m', 1)).toThrow(
+      new McpConfigurationError('@McpResource on T#m: public must be true or false, got 1.'),
+    );
   });
 
   it('knows the anonymous principal by its key, which has no scopes and no roles', () => {

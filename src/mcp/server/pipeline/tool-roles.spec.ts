@@ -16,7 +16,11 @@ function tool(name: string, roles?: string[]): RegisteredTool {
   };
 }
 
-const context = (principal: McpPrincipal, protocolVersion = '2025-11-25'): McpDeliveryContext => ({ principal, sessionId: null, protocolVersion });
+const context = (principal: McpPrincipal, protocolVersion = '2025-11-25'): McpDeliveryContext => ({
+  principal,
+  sessionId: null,
+  protocolVersion,
+});
 const auditor: McpPrincipal = { key: 'a', label: 'a', raw: null, roles: ['auditor'] };
 const staff: McpPrincipal = { key: 's', label: 's', raw: null, roles: ['staff'] };
 const inProcess: McpPrincipal = { key: 'p', label: 'p', raw: null };
@@ -25,10 +29,14 @@ describe('Toolset with role-restricted tools (in process)', () => {
   const toolset = new Toolset('spec', { name: 's', version: '1' }, 100);
   toolset.register(tool('open'));
   toolset.register(tool('ledger', ['auditor', 'admin']));
-  const send = (message: JsonRpcMessage, ctx: McpDeliveryContext) => toolset.deliver(message, ctx) as Promise<JsonRpcResponse & { result?: Record<string, unknown>; error?: { code: number; message: string } }>;
+  const send = (message: JsonRpcMessage, ctx: McpDeliveryContext) =>
+    toolset.deliver(message, ctx) as Promise<
+      JsonRpcResponse & { result?: Record<string, unknown>; error?: { code: number; message: string } }
+    >;
   const list = { jsonrpc: '2.0' as const, id: 1, method: 'tools/list' };
   const call = { jsonrpc: '2.0' as const, id: 2, method: 'tools/call', params: { name: 'ledger', arguments: {} } };
-  const names = (reply: { result?: Record<string, unknown> }) => (reply.result?.tools as Array<{ name: string }>).map((t) => t.name);
+  const names = (reply: { result?: Record<string, unknown> }) =>
+    (reply.result?.tools as Array<{ name: string }>).map((t) => t.name);
 
   it('lists the tool to a principal holding one of its roles only, and marks a stateless list private', async () => {
     expect(names(await send(list, context(auditor)))).toEqual(['open', 'ledger']);

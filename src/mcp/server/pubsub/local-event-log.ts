@@ -26,7 +26,12 @@ export class McpLocalEventLog implements McpEventLog {
   }
 
   /** @inheritdoc */
-  async append(sessionId: string, streamId: string, data: string, options: { seq?: number; final?: boolean } = {}): Promise<number> {
+  async append(
+    sessionId: string,
+    streamId: string,
+    data: string,
+    options: { seq?: number; final?: boolean } = {},
+  ): Promise<number> {
     const key = this.key(sessionId, streamId);
     const now = Date.now();
     this.sweep(now);
@@ -34,7 +39,8 @@ export class McpLocalEventLog implements McpEventLog {
     const seq = options.seq ?? stream.seq + 1;
     stream.seq = Math.max(stream.seq, seq);
     stream.events.push({ seq, data, final: options.final === true });
-    if (stream.events.length > this.bounds.maxEvents) stream.events.splice(0, stream.events.length - this.bounds.maxEvents);
+    if (stream.events.length > this.bounds.maxEvents)
+      stream.events.splice(0, stream.events.length - this.bounds.maxEvents);
     stream.expiresAt = now + this.bounds.ttlMs;
     // Re-inserted, so the map stays ordered by last write and the sweep stops at the first live one.
     this.streams.delete(key);

@@ -19,7 +19,12 @@ export interface McpEventLog {
    * (1, 2, ... per stream, shared by every replica); with `seq` the caller did.
    * Resolves to the event's sequence number.
    */
-  append(sessionId: string, streamId: string, data: string, options?: { seq?: number; final?: boolean }): Promise<number>;
+  append(
+    sessionId: string,
+    streamId: string,
+    data: string,
+    options?: { seq?: number; final?: boolean },
+  ): Promise<number>;
   /** The kept events of a stream after sequence number `after`, in order. */
   after(sessionId: string, streamId: string, after: number): Promise<McpLoggedEvent[]>;
   /** The last sequence number the log handed out on a stream it numbers (0 when none). */

@@ -30,9 +30,13 @@ export const mcpPubSubProvider: Provider = {
 export const MCP_EVENT_LOG = 'MCP_EVENT_LOG';
 
 /** Creates the event log that makes a mount's SSE streams resumable. */
-function createMcpEventLog(options: Pick<McpResolvedOptions, 'mount' | 'pubsub' | 'streams'>, pubsub: McpPubSub): McpEventLog {
+function createMcpEventLog(
+  options: Pick<McpResolvedOptions, 'mount' | 'pubsub' | 'streams'>,
+  pubsub: McpPubSub,
+): McpEventLog {
   const bounds = { maxEvents: options.streams.resumeEvents, ttlMs: options.streams.resumeTtlMs };
-  if (pubsub instanceof McpRedisPubSub) return new McpRedisEventLog(pubsub.commands, `${options.pubsub?.channelPrefix ?? 'mcp'}:${options.mount}`, bounds);
+  if (pubsub instanceof McpRedisPubSub)
+    return new McpRedisEventLog(pubsub.commands, `${options.pubsub?.channelPrefix ?? 'mcp'}:${options.mount}`, bounds);
   return new McpLocalEventLog(bounds);
 }
 

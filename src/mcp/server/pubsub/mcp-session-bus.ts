@@ -66,7 +66,8 @@ export class McpSessionBus implements McpSessionNotifier, OnModuleInit, BeforeAp
 
   /** Routes a client's answer to the server->client request waiting for it, wherever it waits. */
   async answer(sessionId: string, response: JsonRpcResponse): Promise<void> {
-    if (!this.pending.settle(sessionId, response)) await this.publish({ t: 'answer', o: this.origin, s: sessionId, m: response });
+    if (!this.pending.settle(sessionId, response))
+      await this.publish({ t: 'answer', o: this.origin, s: sessionId, m: response });
   }
 
   /** Spreads a `notifications/cancelled` (already handled on this replica) to the others. */
@@ -83,7 +84,8 @@ export class McpSessionBus implements McpSessionNotifier, OnModuleInit, BeforeAp
   async notifySession(sessionId: string, notification: JsonRpcNotification): Promise<void> {
     const json = JSON.stringify(notification);
     const seq = await this.log.append(sessionId, SESSION_STREAM_ID, json);
-    if (!this.streams.deliver(sessionId, seq, json)) await this.publish({ t: 'notify', o: this.origin, s: sessionId, m: notification, q: seq });
+    if (!this.streams.deliver(sessionId, seq, json))
+      await this.publish({ t: 'notify', o: this.origin, s: sessionId, m: notification, q: seq });
   }
 
   /**
@@ -95,7 +97,11 @@ export class McpSessionBus implements McpSessionNotifier, OnModuleInit, BeforeAp
   async notifyStreamsHere(notification: JsonRpcNotification): Promise<void> {
     const json = JSON.stringify(notification);
     const outcomes = await Promise.allSettled(
-      this.streams.sessionIds().map(async (sessionId) => this.streams.deliver(sessionId, await this.log.append(sessionId, SESSION_STREAM_ID, json), json)),
+      this.streams
+        .sessionIds()
+        .map(async (sessionId) =>
+          this.streams.deliver(sessionId, await this.log.append(sessionId, SESSION_STREAM_ID, json), json),
+        ),
     );
     const failure = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
     if (failure) throw failure.reason;
@@ -107,7 +113,11 @@ export class McpSessionBus implements McpSessionNotifier, OnModuleInit, BeforeAp
    */
   async endSession(sessionId: string, principalKey?: string): Promise<void> {
     this.streams.end(sessionId, principalKey);
-    await this.publish(principalKey === undefined ? { t: 'end', o: this.origin, s: sessionId } : { t: 'end', o: this.origin, s: sessionId, p: principalKey });
+    await this.publish(
+      principalKey === undefined
+        ? { t: 'end', o: this.origin, s: sessionId }
+        : { t: 'end', o: this.origin, s: sessionId, p: principalKey },
+    );
   }
 
   /**
@@ -165,7 +175,11 @@ export class McpSessionBus implements McpSessionNotifier, OnModuleInit, BeforeAp
   private cancelWaits(sessionId: string, notification: JsonRpcNotification): void {
     const requestId = notification.params?.requestId;
     if (typeof requestId !== 'string' && typeof requestId !== 'number') return;
-    this.pending.cancelCall(sessionId, requestId, typeof notification.params?.reason === 'string' ? notification.params.reason : 'Cancelled by the client');
+    this.pending.cancelCall(
+      sessionId,
+      requestId,
+      typeof notification.params?.reason === 'string' ? notification.params.reason : 'Cancelled by the client',
+    );
   }
 
   private changed(sessionId: string, principalKey?: string): void {
@@ -188,8 +202,14 @@ export class McpSessionBus implements McpSessionNotifier, OnModuleInit, BeforeAp
       this.changed(message.s, message.p);
     } else if (message.t === 'cancel' && message.m.method === McpMethod.Cancelled) {
       this.cancelWaits(message.s, message.m);
-      const context = { principal: { key: '', label: 'session-bus', raw: null }, sessionId: message.s, protocolVersion: message.v };
-      this.toolset.deliver(message.m, context).catch((error) => this.logger.warn(`Cancellation failed: ${(error as Error)?.message ?? error}`));
+      const context = {
+        principal: { key: '', label: 'session-bus', raw: null },
+        sessionId: message.s,
+        protocolVersion: message.v,
+      };
+      this.toolset
+        .deliver(message.m, context)
+        .catch((error) => this.logger.warn(`Cancellation failed: ${(error as Error)?.message ?? error}`));
     }
   }
 }

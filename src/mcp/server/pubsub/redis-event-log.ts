@@ -25,7 +25,12 @@ export class McpRedisEventLog implements McpEventLog {
   ) {}
 
   /** @inheritdoc */
-  async append(sessionId: string, streamId: string, data: string, options: { seq?: number; final?: boolean } = {}): Promise<number> {
+  async append(
+    sessionId: string,
+    streamId: string,
+    data: string,
+    options: { seq?: number; final?: boolean } = {},
+  ): Promise<number> {
     const key = this.key(sessionId, streamId);
     const seq = await this.redis.eval(
       APPEND_SCRIPT,

@@ -138,10 +138,16 @@ export class McpRedisPubSub implements McpPubSub {
     const work = run();
     work.catch(() => undefined);
     const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new McpBusUnavailableError(`${operation} (no answer within ${this.timeoutMs} ms)`)), this.timeoutMs);
+      timer = setTimeout(
+        () => reject(new McpBusUnavailableError(`${operation} (no answer within ${this.timeoutMs} ms)`)),
+        this.timeoutMs,
+      );
       timer.unref?.();
     });
-    return Promise.race([work.catch((error: unknown) => Promise.reject(new McpBusUnavailableError(operation, { cause: error }))), deadline]).finally(() => clearTimeout(timer));
+    return Promise.race([
+      work.catch((error: unknown) => Promise.reject(new McpBusUnavailableError(operation, { cause: error }))),
+      deadline,
+    ]).finally(() => clearTimeout(timer));
   }
 
   /**
@@ -156,7 +162,9 @@ export class McpRedisPubSub implements McpPubSub {
 
   /** @inheritdoc */
   async publish(channel: string, payload: string): Promise<void> {
-    await this.command(this.connections.publisher, 'publish', () => this.connections.publisher.publish(channel, payload));
+    await this.command(this.connections.publisher, 'publish', () =>
+      this.connections.publisher.publish(channel, payload),
+    );
   }
 
   /** @inheritdoc */
@@ -182,7 +190,11 @@ export class McpRedisPubSub implements McpPubSub {
   /** @inheritdoc */
   async claim(key: string, owner: string, ttlMs: number): Promise<boolean> {
     const { publisher } = this.connections;
-    return (await this.command(publisher, 'stream claim', () => publisher.eval(CLAIM_SCRIPT, 1, key, owner, String(ttlMs)))) === 1;
+    return (
+      (await this.command(publisher, 'stream claim', () =>
+        publisher.eval(CLAIM_SCRIPT, 1, key, owner, String(ttlMs)),
+      )) === 1
+    );
   }
 
   /** @inheritdoc */
@@ -197,10 +209,13 @@ export class McpRedisPubSub implements McpPubSub {
     this.closed = true;
     for (const listener of this.reconnectListeners) this.connections.reconnectListeners.delete(listener);
     this.reconnectListeners.clear();
-    for (const [channel, listeners] of this.mine) for (const listener of listeners) await this.unsubscribe(channel, listener).catch(() => undefined);
+    for (const [channel, listeners] of this.mine)
+      for (const listener of listeners) await this.unsubscribe(channel, listener).catch(() => undefined);
     this.connections.users -= 1;
     if (this.connections.users > 0) return;
     shared.delete(this.key);
-    await Promise.all([this.connections.subscriber.quit(), this.connections.publisher.quit()].map((p) => p.catch(() => undefined)));
+    await Promise.all(
+      [this.connections.subscriber.quit(), this.connections.publisher.quit()].map((p) => p.catch(() => undefined)),
+    );
   }
 }

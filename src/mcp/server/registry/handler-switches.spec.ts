@@ -3,7 +3,13 @@ import { MCP_ANONYMOUS_PRINCIPAL } from '../auth/anonymous-principal';
 import { HandlerSwitches } from './handler-switches';
 
 const principal = (key: string) => ({ key, label: key, raw: key });
-const on = (kind: string, name: string, principalKey: string | null) => ({ mount: 'default', kind, name, principalKey, createdAt: new Date(0) });
+const on = (kind: string, name: string, principalKey: string | null) => ({
+  mount: 'default',
+  kind,
+  name,
+  principalKey,
+  createdAt: new Date(0),
+});
 
 describe('HandlerSwitches', () => {
   it('allows everything while nothing is switched off', () => {

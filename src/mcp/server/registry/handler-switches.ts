@@ -9,7 +9,9 @@ const SEP = '\u0000';
 
 /** The key of a switch that turns a handler off for everyone, or for one principal. */
 function switchKey(kind: string, name: string, principalKey?: string | null): string {
-  return principalKey === undefined || principalKey === null ? `${kind}${SEP}${name}` : `${kind}${SEP}${name}${SEP}${principalKey}`;
+  return principalKey === undefined || principalKey === null
+    ? `${kind}${SEP}${name}`
+    : `${kind}${SEP}${name}${SEP}${principalKey}`;
 }
 
 /**

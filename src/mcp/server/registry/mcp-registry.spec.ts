@@ -10,7 +10,11 @@ import { MCP_PUBSUB, type McpPubSub } from '../pubsub/mcp-pubsub.providers';
 import type { Toolset } from '../toolset';
 import { McpRegistry, getMcpRegistryToken } from './mcp-registry';
 
-const alice: McpDeliveryContext = { principal: { key: 'alice', label: 'Alice', raw: null }, sessionId: null, protocolVersion: '2025-11-25' };
+const alice: McpDeliveryContext = {
+  principal: { key: 'alice', label: 'Alice', raw: null },
+  sessionId: null,
+  protocolVersion: '2025-11-25',
+};
 const bob: McpDeliveryContext = { ...alice, principal: { key: 'bob', label: 'Bob', raw: null } };
 const object = { type: 'object', properties: {} };
 
@@ -23,12 +27,16 @@ describe('McpRegistry', () => {
 
   const list = async (method: string, key: string, context = alice): Promise<string[]> => {
     const response = (await toolset.deliver({ jsonrpc: '2.0', id: 1, method, params: {} }, context)) as JsonRpcSuccess;
-    return ((response.result as Record<string, { name?: string; uri?: string; uriTemplate?: string }[]>)[key] ?? []).map((entry) => (entry.name ?? entry.uri ?? entry.uriTemplate) as string);
+    return (
+      (response.result as Record<string, { name?: string; uri?: string; uriTemplate?: string }[]>)[key] ?? []
+    ).map((entry) => (entry.name ?? entry.uri ?? entry.uriTemplate) as string);
   };
 
   beforeAll(async () => {
     stores = createInMemoryMcpStores();
-    const moduleRef = await Test.createTestingModule({ imports: [McpModule.forRoot({ auth: () => null, stores })] }).compile();
+    const moduleRef = await Test.createTestingModule({
+      imports: [McpModule.forRoot({ auth: () => null, stores })],
+    }).compile();
     app = moduleRef.createNestApplication({ logger: false });
     await app.init();
     registry = app.get(McpRegistry);
@@ -45,24 +53,48 @@ describe('McpRegistry', () => {
   });
 
   it('adds a tool once, refuses the same name again, and removes it (false for an unknown name)', async () => {
-    await registry.addTool({ name: 'echo', description: 'Echoes', input: object, output: { type: 'object', properties: { text: { type: 'string' } } } }, ({ text }) => ({ text }));
+    await registry.addTool(
+      {
+        name: 'echo',
+        description: 'Echoes',
+        input: object,
+        output: { type: 'object', properties: { text: { type: 'string' } } },
+      },
+      ({ text }) => ({ text }),
+    );
     expect(await list('tools/list', 'tools')).toEqual(['echo']);
-    await expect(registry.addTool({ name: 'echo', description: 'd', input: object }, () => 'x')).rejects.toThrow(McpConfigurationError);
+    await expect(registry.addTool({ name: 'echo', description: 'd', input: object }, () => 'x')).rejects.toThrow(
+      McpConfigurationError,
+    );
     expect(await registry.removeTool('echo')).toBe(true);
     expect(await registry.removeTool('echo')).toBe(false);
     expect(await list('tools/list', 'tools')).toEqual([]);
   });
 
   it('refuses a bad tool name, a schema whose root is not an object, and a schema that does not compile', async () => {
-    await expect(registry.addTool({ name: 'bad name!', description: 'd', input: object }, () => 'x')).rejects.toThrow(McpConfigurationError);
-    await expect(registry.addTool({ name: 'arr', description: 'd', input: { type: 'array' } }, () => 'x')).rejects.toThrow(/root type is "array", not "object"/);
-    await expect(registry.addTool({ name: 'out', description: 'd', input: object, output: { type: 'string' } }, () => 'x')).rejects.toThrow(/root type is "string", not "object"/);
-    await expect(registry.addTool({ name: 'broken', description: 'd', input: { type: 'object', properties: { a: { type: 'nonsense' } } } }, () => 'x')).rejects.toThrow(McpConfigurationError);
+    await expect(registry.addTool({ name: 'bad name!', description: 'd', input: object }, () => 'x')).rejects.toThrow(
+      McpConfigurationError,
+    );
+    await expect(
+      registry.addTool({ name: 'arr', description: 'd', input: { type: 'array' } }, () => 'x'),
+    ).rejects.toThrow(/root type is "array", not "object"/);
+    await expect(
+      registry.addTool({ name: 'out', description: 'd', input: object, output: { type: 'string' } }, () => 'x'),
+    ).rejects.toThrow(/root type is "string", not "object"/);
+    await expect(
+      registry.addTool(
+        { name: 'broken', description: 'd', input: { type: 'object', properties: { a: { type: 'nonsense' } } } },
+        () => 'x',
+      ),
+    ).rejects.toThrow(McpConfigurationError);
     expect(await list('tools/list', 'tools')).toEqual([]);
   });
 
   it('adds and removes prompts, resources and templates; removing an unknown one resolves false', async () => {
-    await registry.addPrompt({ name: 'greet', arguments: [{ name: 'who', required: true }] }, ({ who }) => `Hello ${who}`);
+    await registry.addPrompt(
+      { name: 'greet', arguments: [{ name: 'who', required: true }] },
+      ({ who }) => `Hello ${who}`,
+    );
     await registry.addPrompt({ name: 'plain' }, () => 'Hi');
     expect((await list('prompts/list', 'prompts')).sort()).toEqual(['greet', 'plain']);
     expect(await registry.removePrompt('greet')).toBe(true);
@@ -74,13 +106,17 @@ describe('McpRegistry', () => {
     expect((await list('resources/list', 'resources')).sort()).toEqual(['license', 'readme']);
     expect(await registry.removeResource('docs://readme')).toBe(true);
     expect(await registry.removeResource('docs://readme')).toBe(false);
-    await expect(registry.addResource({ name: 'rel', uri: 'relative/path' }, () => 'x')).rejects.toThrow(McpConfigurationError);
+    await expect(registry.addResource({ name: 'rel', uri: 'relative/path' }, () => 'x')).rejects.toThrow(
+      McpConfigurationError,
+    );
 
     await registry.addResourceTemplate({ name: 'page', uriTemplate: 'docs://pages/{id}' }, ({ uri }) => uri);
     expect(await list('resources/templates/list', 'resourceTemplates')).toEqual(['page']);
     expect(await registry.removeResourceTemplate('docs://pages/{id}')).toBe(true);
     expect(await registry.removeResourceTemplate('docs://pages/{id}')).toBe(false);
-    await expect(registry.addResourceTemplate({ name: 'bad', uriTemplate: 'docs://{unclosed' }, () => 'x')).rejects.toThrow(McpConfigurationError);
+    await expect(
+      registry.addResourceTemplate({ name: 'bad', uriTemplate: 'docs://{unclosed' }, () => 'x'),
+    ).rejects.toThrow(McpConfigurationError);
   });
 
   it('disables a tool for some principals or everyone, and enables it back, stored in the switch store', async () => {
@@ -101,9 +137,15 @@ describe('McpRegistry', () => {
 
   it('refuses empty or non-string principal keys in enable and disable, changing nothing', async () => {
     const message = 'McpRegistry: principal keys must be non-empty strings (got ["alice",""])';
-    await expect(registry.disable('tool', 'x', { principals: ['alice', ''] })).rejects.toThrow(new McpConfigurationError(message));
-    await expect(registry.enable('prompt', 'x', { principals: ['alice', ''] })).rejects.toThrow(new McpConfigurationError(message));
-    await expect(registry.disable('resource', 'x', { principals: [7 as unknown as string] })).rejects.toThrow('McpRegistry: principal keys must be non-empty strings (got [7])');
+    await expect(registry.disable('tool', 'x', { principals: ['alice', ''] })).rejects.toThrow(
+      new McpConfigurationError(message),
+    );
+    await expect(registry.enable('prompt', 'x', { principals: ['alice', ''] })).rejects.toThrow(
+      new McpConfigurationError(message),
+    );
+    await expect(registry.disable('resource', 'x', { principals: [7 as unknown as string] })).rejects.toThrow(
+      'McpRegistry: principal keys must be non-empty strings (got [7])',
+    );
     expect(await stores.handlerSwitches.list()).toEqual([]);
   });
 
@@ -116,7 +158,10 @@ describe('McpRegistry', () => {
     await pubsub.publish('mcp:default:registry', JSON.stringify({ o: 'other', m: 'notifications/unknown', r: true }));
     await new Promise((resolve) => setImmediate(resolve));
     expect(await list('prompts/list', 'prompts')).toEqual(['shared']);
-    await pubsub.publish('mcp:default:registry', JSON.stringify({ o: 'other', m: 'notifications/prompts/list_changed', r: true }));
+    await pubsub.publish(
+      'mcp:default:registry',
+      JSON.stringify({ o: 'other', m: 'notifications/prompts/list_changed', r: true }),
+    );
     await new Promise((resolve) => setImmediate(resolve));
     expect(await list('prompts/list', 'prompts')).toEqual([]);
     await registry.enable('prompt', 'shared');

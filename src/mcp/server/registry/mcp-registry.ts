@@ -2,11 +2,20 @@ import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnModu
 import { randomBytes } from 'node:crypto';
 import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
 import type { McpPromptOptions } from '../../interfaces/mcp-prompt-options.interface';
-import type { McpResourceOptions, McpResourceRequest, McpResourceTemplateOptions } from '../../interfaces/mcp-resource-options.interface';
+import type {
+  McpResourceOptions,
+  McpResourceRequest,
+  McpResourceTemplateOptions,
+} from '../../interfaces/mcp-resource-options.interface';
 import type { McpToolContext } from '../../interfaces/mcp-tool-context.interface';
 import type { McpToolOptions } from '../../interfaces/mcp-tool-options.interface';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
-import { invalidResourceUriMessage, invalidSchemaMessage, invalidToolNameMessage, invalidUriTemplateMessage } from '../../mcp.messages';
+import {
+  invalidResourceUriMessage,
+  invalidSchemaMessage,
+  invalidToolNameMessage,
+  invalidUriTemplateMessage,
+} from '../../mcp.messages';
 import type { JsonRpcNotification } from '../../protocol/jsonrpc';
 import { McpMethod, TOOL_NAME_PATTERN } from '../../protocol/mcp-methods';
 import type { McpResolvedOptions } from '../mcp.options';
@@ -37,7 +46,9 @@ export type McpRuntimePrompt = Omit<McpPromptOptions, 'name' | 'public' | 'compl
 export type McpRuntimeResource = Omit<McpResourceOptions, 'name' | 'public'> & { name: string };
 
 /** A resource template added at run time: the options of `@McpResourceTemplate` with a required name, without `public` and `complete`. */
-export type McpRuntimeResourceTemplate = Omit<McpResourceTemplateOptions, 'name' | 'public' | 'complete'> & { name: string };
+export type McpRuntimeResourceTemplate = Omit<McpResourceTemplateOptions, 'name' | 'public' | 'complete'> & {
+  name: string;
+};
 
 /** The handler of a runtime tool or prompt: the validated arguments and the handler context, as a decorated method gets them. */
 export type McpRuntimeHandler = (args: any, context: McpToolContext) => unknown; // eslint-disable-line @typescript-eslint/no-explicit-any -- a handler declares its own argument type
@@ -146,7 +157,8 @@ export class McpRegistry implements OnModuleInit, BeforeApplicationShutdown {
 
   /** Adds a tool to this process; a name already served (decorated or added) is an `McpConfigurationError`. */
   async addTool(tool: McpRuntimeTool, handler: McpRuntimeHandler): Promise<void> {
-    if (!TOOL_NAME_PATTERN.test(tool.name)) throw new McpConfigurationError(invalidToolNameMessage(tool.name, RUNTIME_OWNER));
+    if (!TOOL_NAME_PATTERN.test(tool.name))
+      throw new McpConfigurationError(invalidToolNameMessage(tool.name, RUNTIME_OWNER));
     const owner = `${RUNTIME_OWNER}#addTool(${tool.name})`;
     const inputSchema = this.checkedSchema(tool.input, owner, 'input');
     const outputSchema = tool.output ? this.checkedSchema(tool.output, owner, 'output') : undefined;
@@ -202,7 +214,14 @@ export class McpRegistry implements OnModuleInit, BeforeApplicationShutdown {
     this.prompts.add({
       name,
       owner: `${RUNTIME_OWNER}#addPrompt(${name})`,
-      definition: published({ name, title, description, arguments: spec.arguments.length ? spec.arguments : undefined, icons, _meta: meta }),
+      definition: published({
+        name,
+        title,
+        description,
+        arguments: spec.arguments.length ? spec.arguments : undefined,
+        icons,
+        _meta: meta,
+      }),
       validateArguments: spec.validate,
       completers: new Map(),
       get: async (args, context) => handler(args, context),
@@ -223,7 +242,8 @@ export class McpRegistry implements OnModuleInit, BeforeApplicationShutdown {
   /** Adds a resource at a fixed URI to this process; a URI already served is an `McpConfigurationError`. */
   async addResource(resource: McpRuntimeResource, handler: McpRuntimeResourceHandler): Promise<void> {
     const owner = `${RUNTIME_OWNER}#addResource(${resource.uri})`;
-    if (!ABSOLUTE_URI.test(resource.uri)) throw new McpConfigurationError(invalidResourceUriMessage(owner, resource.uri));
+    if (!ABSOLUTE_URI.test(resource.uri))
+      throw new McpConfigurationError(invalidResourceUriMessage(owner, resource.uri));
     const { uri, name, title, description, mimeType, annotations, size, icons, meta } = resource;
     this.resources.addResource({
       uri,
@@ -303,7 +323,9 @@ export class McpRegistry implements OnModuleInit, BeforeApplicationShutdown {
   private principalsOf(options: McpSwitchOptions): readonly string[] | null {
     if (!options.principals) return null;
     if (options.principals.some((key) => typeof key !== 'string' || key === '')) {
-      throw new McpConfigurationError(`McpRegistry: principal keys must be non-empty strings (got ${JSON.stringify(options.principals)})`);
+      throw new McpConfigurationError(
+        `McpRegistry: principal keys must be non-empty strings (got ${JSON.stringify(options.principals)})`,
+      );
     }
     return options.principals;
   }
@@ -318,9 +340,16 @@ export class McpRegistry implements OnModuleInit, BeforeApplicationShutdown {
     this.subscriptions.install();
   }
 
-  private checkedSchema(declared: McpRuntimeTool['input'], owner: string, which: 'input' | 'output'): Record<string, unknown> {
+  private checkedSchema(
+    declared: McpRuntimeTool['input'],
+    owner: string,
+    which: 'input' | 'output',
+  ): Record<string, unknown> {
     const schema = toPublishedSchema(declared);
-    if (schema.type !== 'object') throw new McpConfigurationError(invalidSchemaMessage(owner, which, `its root type is ${JSON.stringify(schema.type)}, not "object"`));
+    if (schema.type !== 'object')
+      throw new McpConfigurationError(
+        invalidSchemaMessage(owner, which, `its root type is ${JSON.stringify(schema.type)}, not "object"`),
+      );
     if (declared && !isDtoClass(declared)) {
       try {
         compileJsonSchema(schema);
@@ -344,7 +373,11 @@ export class McpRegistry implements OnModuleInit, BeforeApplicationShutdown {
   private async announce(kind: McpHandlerKind, switched: boolean): Promise<void> {
     const method = LIST_CHANGED[kind];
     await this.notifyHere(method);
-    if (this.pubsub.distributed) await this.pubsub.publish(this.channel, JSON.stringify({ o: this.origin, m: method, r: switched } satisfies RegistryMessage));
+    if (this.pubsub.distributed)
+      await this.pubsub.publish(
+        this.channel,
+        JSON.stringify({ o: this.origin, m: method, r: switched } satisfies RegistryMessage),
+      );
   }
 
   private async notifyHere(method: string): Promise<void> {
@@ -374,4 +407,3 @@ export class McpRegistry implements OnModuleInit, BeforeApplicationShutdown {
 export function getMcpRegistryToken(mount: string): string {
   return `MCP_REGISTRY:${mount}`;
 }
-

@@ -1,7 +1,11 @@
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
 import type { McpPrincipal } from '../../interfaces/principal.interface';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
-import type { McpInboundSessionRecord, McpNewInboundSession, McpSessionStore } from '../../persistence/interfaces/mcp-session-store.interface';
+import type {
+  McpInboundSessionRecord,
+  McpNewInboundSession,
+  McpSessionStore,
+} from '../../persistence/interfaces/mcp-session-store.interface';
 import { InjectMcpSessionStore } from '../../persistence/mcp-persistence.constants';
 import { storedPrincipalKey } from '../../persistence/new-records';
 import { isSessionIdle, sessionTouchIntervalMs } from '../../persistence/session-liveness';
@@ -52,7 +56,9 @@ export class McpCachedSessionStore implements McpSessionStore, BeforeApplication
       },
     });
     this.unsubscribe = [
-      bus.onSessionChange((sessionId, principalKey) => this.cache?.forget(sessionId, principalKey === undefined ? undefined : storedPrincipalKey(principalKey))),
+      bus.onSessionChange((sessionId, principalKey) =>
+        this.cache?.forget(sessionId, principalKey === undefined ? undefined : storedPrincipalKey(principalKey)),
+      ),
       // Ends sent while the bus was down never arrive: start over from the store.
       bus.onMessagesLost(() => this.cache?.clear()),
     ];
@@ -119,7 +125,13 @@ export class McpCachedSessionStore implements McpSessionStore, BeforeApplication
     await this.store.setLogLevel(sessionId, principal, level);
     this.cache?.forget(sessionId);
     if (!this.cache) return;
-    await this.bus.sessionChanged(sessionId).catch((error) => this.warnOnce(`Could not tell the other replicas about a log level change: ${(error as Error)?.message ?? error}`));
+    await this.bus
+      .sessionChanged(sessionId)
+      .catch((error) =>
+        this.warnOnce(
+          `Could not tell the other replicas about a log level change: ${(error as Error)?.message ?? error}`,
+        ),
+      );
   }
 
   /** Ends the session in the store and drops it from memory (the endpoint tells the other replicas). */

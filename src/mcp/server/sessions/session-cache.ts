@@ -86,7 +86,12 @@ export class SessionCache {
       if (read.stale) return;
     }
     this.entries.delete(record.sessionId);
-    this.entries.set(record.sessionId, { record, expiresAt: (read?.startedAt ?? now) + this.ttlMs, usedAt: now, touchedAt: record.lastSeenAt.getTime() });
+    this.entries.set(record.sessionId, {
+      record,
+      expiresAt: (read?.startedAt ?? now) + this.ttlMs,
+      usedAt: now,
+      touchedAt: record.lastSeenAt.getTime(),
+    });
     while (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
     for (const [sessionId, entry] of this.entries) {
       if (entry.expiresAt > now) break;
@@ -101,7 +106,8 @@ export class SessionCache {
   forget(sessionId: string, principalKey?: string): void {
     for (const read of this.reads.get(sessionId) ?? []) read.stale = true;
     const entry = this.entries.get(sessionId);
-    if (entry && (principalKey === undefined || entry.record.principalKey === principalKey)) this.entries.delete(sessionId);
+    if (entry && (principalKey === undefined || entry.record.principalKey === principalKey))
+      this.entries.delete(sessionId);
   }
 
   /** Drops every entry and spoils every read in flight (messages about sessions may have been lost). */

@@ -1,5 +1,8 @@
 import type { McpPrincipal } from '../../interfaces/principal.interface';
-import type { McpInboundSessionRecord, McpSessionStore } from '../../persistence/interfaces/mcp-session-store.interface';
+import type {
+  McpInboundSessionRecord,
+  McpSessionStore,
+} from '../../persistence/interfaces/mcp-session-store.interface';
 
 /** Most sessions refreshed by one store call. */
 const MAX_BATCH = 1000;

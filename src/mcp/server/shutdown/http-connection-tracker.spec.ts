@@ -15,7 +15,14 @@ function get(port: number, agent: Agent): Promise<Reply> {
   return new Promise((resolve) => {
     const req = request({ host: '127.0.0.1', port, path: '/', agent }, (res) => {
       res.resume();
-      res.on('end', () => resolve({ status: res.statusCode, connection: res.headers.connection, reused: req.reusedSocket, socket: req.socket as Socket }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode,
+          connection: res.headers.connection,
+          reused: req.reusedSocket,
+          socket: req.socket as Socket,
+        }),
+      );
     });
     req.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }));
     req.end();

@@ -169,7 +169,8 @@ export class McpDrainService implements OnModuleDestroy, OnApplicationBootstrap 
     this.startedAt = new Date();
     this.connections?.startDraining();
     const { inFlight } = this.status();
-    if (inFlight > 0) this.logger.log(`Draining: ${inFlight} request(s) in flight; new sessions and requests are refused with 503`);
+    if (inFlight > 0)
+      this.logger.log(`Draining: ${inFlight} request(s) in flight; new sessions and requests are refused with 503`);
     await Promise.all([...this.mounts.entries()].map(([name, mount]) => this.drainMount(name, mount)));
     await this.stopListening();
   }
@@ -200,11 +201,18 @@ export class McpDrainService implements OnModuleDestroy, OnApplicationBootstrap 
     const deadline = Date.now() + mount.drainTimeoutMs;
     // The quiet period only matters under traffic: a drain with nothing in flight and nothing refused closes at once.
     const busy = mount.requests.size > 0;
-    if ((await this.idleWithin(mount, mount.drainTimeoutMs)) && ((!busy && this.refusals === 0) || (await this.quietBefore(mount, deadline)))) return;
+    if (
+      (await this.idleWithin(mount, mount.drainTimeoutMs)) &&
+      ((!busy && this.refusals === 0) || (await this.quietBefore(mount, deadline)))
+    )
+      return;
     const left = [...mount.requests];
     if (left.length === 0) return; // requests kept arriving (and were refused) until the deadline: nothing to abort
-    this.logger.warn(`Mount "${name}": ${left.length} request(s) still running after shutdown.drainTimeoutMs (${mount.drainTimeoutMs} ms): aborting them`);
-    for (const request of left) request.controller.abort(new Error('The server is shutting down: the call ran past the drain deadline'));
+    this.logger.warn(
+      `Mount "${name}": ${left.length} request(s) still running after shutdown.drainTimeoutMs (${mount.drainTimeoutMs} ms): aborting them`,
+    );
+    for (const request of left)
+      request.controller.abort(new Error('The server is shutting down: the call ran past the drain deadline'));
     if (await this.idleWithin(mount, DRAIN_ABORT_GRACE_MS)) return;
     for (const request of mount.requests) request.force();
     if (!(await this.idleWithin(mount, DRAIN_ABORT_GRACE_MS))) {

@@ -3,8 +3,16 @@ import { resolveShutdownOptions } from './mcp-shutdown.options';
 
 describe('resolveShutdownOptions', () => {
   it('defaults to a 10 s drain, a 500 ms quiet period and Retry-After: 1', () => {
-    expect(resolveShutdownOptions('m', undefined)).toEqual({ drainTimeoutMs: 10_000, quietPeriodMs: 500, retryAfterSeconds: 1 });
-    expect(resolveShutdownOptions('m', { drainTimeoutMs: 2500, quietPeriodMs: 0, retryAfterSeconds: 5 })).toEqual({ drainTimeoutMs: 2500, quietPeriodMs: 0, retryAfterSeconds: 5 });
+    expect(resolveShutdownOptions('m', undefined)).toEqual({
+      drainTimeoutMs: 10_000,
+      quietPeriodMs: 500,
+      retryAfterSeconds: 1,
+    });
+    expect(resolveShutdownOptions('m', { drainTimeoutMs: 2500, quietPeriodMs: 0, retryAfterSeconds: 5 })).toEqual({
+      drainTimeoutMs: 2500,
+      quietPeriodMs: 0,
+      retryAfterSeconds: 5,
+    });
   });
 
   it.each([

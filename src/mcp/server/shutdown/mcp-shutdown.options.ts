@@ -46,20 +46,35 @@ export const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
 /** Default of `shutdown.quietPeriodMs`. */
 export const DEFAULT_QUIET_PERIOD_MS = 500;
 
-const SHUTDOWN_OPTION_KEYS = optionKeys<McpShutdownOptions>({ drainTimeoutMs: true, quietPeriodMs: true, retryAfterSeconds: true });
+const SHUTDOWN_OPTION_KEYS = optionKeys<McpShutdownOptions>({
+  drainTimeoutMs: true,
+  quietPeriodMs: true,
+  retryAfterSeconds: true,
+});
 
 function integer(mount: string, option: string, value: unknown, fallback: number, minimum = 1): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < minimum) {
-    throw new McpConfigurationError(invalidOptionMessage(mount, `shutdown.${option}`, minimum === 0 ? 'an integer of 0 or more' : 'a positive integer'));
+    throw new McpConfigurationError(
+      invalidOptionMessage(
+        mount,
+        `shutdown.${option}`,
+        minimum === 0 ? 'an integer of 0 or more' : 'a positive integer',
+      ),
+    );
   }
   return value;
 }
 
 /** Applies the defaults of the `shutdown` option and refuses values that cannot work. */
-export function resolveShutdownOptions(mount: string, options: McpShutdownOptions | undefined): McpResolvedShutdownOptions {
+export function resolveShutdownOptions(
+  mount: string,
+  options: McpShutdownOptions | undefined,
+): McpResolvedShutdownOptions {
   if (options !== undefined && (typeof options !== 'object' || options === null || Array.isArray(options))) {
-    throw new McpConfigurationError(invalidOptionMessage(mount, 'shutdown', 'an object ({ drainTimeoutMs?, quietPeriodMs?, retryAfterSeconds? })'));
+    throw new McpConfigurationError(
+      invalidOptionMessage(mount, 'shutdown', 'an object ({ drainTimeoutMs?, quietPeriodMs?, retryAfterSeconds? })'),
+    );
   }
   assertKnownOptions(options, SHUTDOWN_OPTION_KEYS, `McpModule (mount "${mount}") option "shutdown"`);
   return {

@@ -9,9 +9,21 @@ export const SHUTDOWN_AUDIT_NOTE = 'Aborted at shutdown: the request ran past sh
  * still running after its grace), a JSON-RPC error saying the server shut down: the endpoint then
  * records and sends that answer instead of waiting for a handler that ignores its signal.
  */
-export function abortedAtShutdown(inFlight: McpInFlightRequest | null | undefined, message: JsonRpcMessage, work: Promise<JsonRpcResponse | null>): Promise<JsonRpcResponse | null> {
+export function abortedAtShutdown(
+  inFlight: McpInFlightRequest | null | undefined,
+  message: JsonRpcMessage,
+  work: Promise<JsonRpcResponse | null>,
+): Promise<JsonRpcResponse | null> {
   if (!inFlight) return work;
   const id = 'id' in message && 'method' in message ? message.id : null;
-  const forced = inFlight.forced.then(() => (id === null ? null : jsonRpcError(id, JsonRpcErrorCode.InternalError, 'The server shut down before the request finished: it was aborted')));
+  const forced = inFlight.forced.then(() =>
+    id === null
+      ? null
+      : jsonRpcError(
+          id,
+          JsonRpcErrorCode.InternalError,
+          'The server shut down before the request finished: it was aborted',
+        ),
+  );
   return Promise.race([work, forced]);
 }

@@ -25,7 +25,9 @@ export class InputRequiredSignal extends Error {
 
 propagateFromHandlers(InputRequiredSignal);
 
-const METHOD_BY_KIND: Record<string, string> = Object.fromEntries([...CLIENT_CAPABILITY_OF_REQUEST].map(([method, kind]) => [kind, method]));
+const METHOD_BY_KIND: Record<string, string> = Object.fromEntries(
+  [...CLIENT_CAPABILITY_OF_REQUEST].map(([method, kind]) => [kind, method]),
+);
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return !!value && typeof value === 'object' && !Array.isArray(value);
@@ -51,7 +53,8 @@ export function checkInputResponse(key: string, method: string | undefined, answ
   if (method === McpMethod.ElicitationCreate && !['accept', 'decline', 'cancel'].includes(answer.action as string)) {
     throw invalid(`inputResponses["${key}"] must be an ElicitResult with action "accept", "decline" or "cancel"`);
   }
-  if (method === McpMethod.RootsList && !Array.isArray(answer.roots)) throw invalid(`inputResponses["${key}"] must be a ListRootsResult with a roots array`);
+  if (method === McpMethod.RootsList && !Array.isArray(answer.roots))
+    throw invalid(`inputResponses["${key}"] must be a ListRootsResult with a roots array`);
   return answer;
 }
 
@@ -70,9 +73,14 @@ export class StatelessInputChannel implements McpClientChannel {
   constructor(private readonly answers: Readonly<Record<string, unknown>>) {}
 
   /** @inheritdoc */
-  async request(method: string, params: Record<string, unknown>, options?: McpInputRequestOptions): Promise<Record<string, unknown>> {
+  async request(
+    method: string,
+    params: Record<string, unknown>,
+    options?: McpInputRequestOptions,
+  ): Promise<Record<string, unknown>> {
     const key = options?.key ?? `${CLIENT_CAPABILITY_OF_REQUEST.get(method) ?? 'input'}-${++this.unnamed}`;
-    if (typeof key !== 'string' || key === '') throw new TypeError(`The key of an input request must be a non-empty string (got ${JSON.stringify(key)})`);
+    if (typeof key !== 'string' || key === '')
+      throw new TypeError(`The key of an input request must be a non-empty string (got ${JSON.stringify(key)})`);
     const answer = Object.prototype.hasOwnProperty.call(this.answers, key) ? this.answers[key] : undefined;
     if (answer !== undefined) {
       const checked = checkInputResponse(key, method, answer);

@@ -6,7 +6,13 @@ import { jsonRpcResult, type JsonRpcId, type JsonRpcNotification } from '../../p
 import { McpMethod } from '../../protocol/mcp-methods';
 import { StatelessMetaKey, ResultType } from '../../protocol/stateless';
 import { MCP_PUBSUB, type McpPubSub } from '../pubsub/mcp-pubsub.providers';
-import { filterWants, selectionOf, tagNotification, type SubscriptionFilter, type SubscriptionSelection } from './subscription-filter';
+import {
+  filterWants,
+  selectionOf,
+  tagNotification,
+  type SubscriptionFilter,
+  type SubscriptionSelection,
+} from './subscription-filter';
 
 /**
  * Asked before a resource update is written to a listen stream: false when the resource is no
@@ -83,15 +89,33 @@ export class McpListenStreams implements OnModuleInit, BeforeApplicationShutdown
    * and keep-alive comments until the client closes it. `resourceVisible` is asked again before
    * each resource update, so a resource hidden from the principal later is not announced to it.
    */
-  open(id: JsonRpcId, filter: SubscriptionFilter, res: ServerResponse, principalKey: string, resourceVisible: ListenResourceGate = () => true): void {
+  open(
+    id: JsonRpcId,
+    filter: SubscriptionFilter,
+    res: ServerResponse,
+    principalKey: string,
+    resourceVisible: ListenResourceGate = () => true,
+  ): void {
     if (res.destroyed || res.writableEnded) return;
     const keepAlive = () => this.write(stream, ': keep-alive\n\n');
-    const stream: ListenStream = { id, principalKey, selection: selectionOf(filter), resourceVisible, res, timer: setInterval(keepAlive, this.options.streams.keepAliveMs) };
+    const stream: ListenStream = {
+      id,
+      principalKey,
+      selection: selectionOf(filter),
+      resourceVisible,
+      res,
+      timer: setInterval(keepAlive, this.options.streams.keepAliveMs),
+    };
     stream.timer.unref();
     this.streams.add(stream);
     this.perPrincipal.set(principalKey, this.countFor(principalKey) + 1);
     res.once('close', () => this.close(stream, false));
-    res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+    res.writeHead(200, {
+      'Content-Type': 'text/event-stream',
+      'Cache-Control': 'no-cache, no-transform',
+      Connection: 'keep-alive',
+      'X-Accel-Buffering': 'no',
+    });
     this.send(stream, acknowledgment(id, filter));
   }
 
@@ -107,7 +131,8 @@ export class McpListenStreams implements OnModuleInit, BeforeApplicationShutdown
     } catch {
       return this.logger.warn('Ignored a malformed listen-stream message');
     }
-    if (!isNotification(notification)) return this.logger.warn('Ignored a listen-stream message that is not a notification');
+    if (!isNotification(notification))
+      return this.logger.warn('Ignored a listen-stream message that is not a notification');
     this.deliverHere(notification);
   }
 
@@ -150,5 +175,8 @@ export class McpListenStreams implements OnModuleInit, BeforeApplicationShutdown
 
 /** The first message of a listen stream: the filter the server agreed to, tagged with the id. */
 export function acknowledgment(id: JsonRpcId, filter: SubscriptionFilter): JsonRpcNotification {
-  return tagNotification({ jsonrpc: '2.0', method: McpMethod.SubscriptionsAcknowledged, params: { notifications: filter } }, id);
+  return tagNotification(
+    { jsonrpc: '2.0', method: McpMethod.SubscriptionsAcknowledged, params: { notifications: filter } },
+    id,
+  );
 }

@@ -45,16 +45,27 @@ describe('mcpParamHeadersOf', () => {
   });
 
   it('refuses two names equal ignoring case', () => {
-    const message = problemOf({ type: 'object', properties: { a: { type: 'string', 'x-mcp-header': 'Region' }, b: { type: 'string', 'x-mcp-header': 'REGION' } } });
+    const message = problemOf({
+      type: 'object',
+      properties: { a: { type: 'string', 'x-mcp-header': 'Region' }, b: { type: 'string', 'x-mcp-header': 'REGION' } },
+    });
     expect(message).toContain('"REGION"');
     expect(message).toContain('repeats "Region"');
   });
 
   it.each([
-    ['under items', { list: { type: 'array', items: { type: 'string', 'x-mcp-header': 'A' } } }, '/properties/list/items'],
+    [
+      'under items',
+      { list: { type: 'array', items: { type: 'string', 'x-mcp-header': 'A' } } },
+      '/properties/list/items',
+    ],
     ['under oneOf', { choice: { oneOf: [{ type: 'string', 'x-mcp-header': 'A' }] } }, '/properties/choice/oneOf/0'],
     ['under $defs', { a: { type: 'string' } }, '/$defs/b'],
-    ['under if/then', { a: { type: 'object', if: { properties: { b: { type: 'string', 'x-mcp-header': 'A' } } } } }, '/properties/a/if/properties/b'],
+    [
+      'under if/then',
+      { a: { type: 'object', if: { properties: { b: { type: 'string', 'x-mcp-header': 'A' } } } } },
+      '/properties/a/if/properties/b',
+    ],
   ])('refuses an annotation %s (not statically reachable)', (_case, properties, at) => {
     const schema = { type: 'object', properties, $defs: { b: { type: 'string', 'x-mcp-header': 'B' } } };
     const message = problemOf(schema);
@@ -63,11 +74,16 @@ describe('mcpParamHeadersOf', () => {
   });
 
   it('searches data keywords too: an annotation inside a default value refuses the tool', () => {
-    expect(problemOf({ type: 'object', properties: { a: { type: 'object', default: { 'x-mcp-header': 'A' } } } })).toContain('/properties/a/default');
+    expect(
+      problemOf({ type: 'object', properties: { a: { type: 'object', default: { 'x-mcp-header': 'A' } } } }),
+    ).toContain('/properties/a/default');
   });
 
   it('reports a repeated name before a bad type on the same annotation', () => {
-    const message = problemOf({ type: 'object', properties: { a: { type: 'string', 'x-mcp-header': 'A' }, b: { type: 'number', 'x-mcp-header': 'a' } } });
+    const message = problemOf({
+      type: 'object',
+      properties: { a: { type: 'string', 'x-mcp-header': 'A' }, b: { type: 'number', 'x-mcp-header': 'a' } },
+    });
     expect(message).toContain('repeats "A"');
   });
 

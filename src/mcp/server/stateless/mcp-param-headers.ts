@@ -1,5 +1,10 @@
 import type { JsonRpcRequest } from '../../protocol/jsonrpc';
-import { findParamAnnotations, X_MCP_HEADER, type McpParamType, type ParamAnnotationRules } from '../../protocol/param-header-annotations';
+import {
+  findParamAnnotations,
+  X_MCP_HEADER,
+  type McpParamType,
+  type ParamAnnotationRules,
+} from '../../protocol/param-header-annotations';
 import { decodeHeaderValue } from '../../protocol/stateless';
 import type { Toolset } from '../toolset';
 import type { RegisteredTool } from '../tools/registered-tool';
@@ -49,15 +54,25 @@ export function mcpParamHeadersOf(schema: Record<string, unknown>): McpParamHead
   const annotations = findParamAnnotations(schema, SERVER_RULES);
   for (const annotation of annotations) {
     const at = pointer(annotation.location);
-    if (!annotation.reachable) throw new McpParamHeaderError(`the ${X_MCP_HEADER} at ${at} is not on a property reachable from the root through "properties" alone`);
+    if (!annotation.reachable)
+      throw new McpParamHeaderError(
+        `the ${X_MCP_HEADER} at ${at} is not on a property reachable from the root through "properties" alone`,
+      );
     if (!annotation.tokenName) {
-      throw new McpParamHeaderError(`the ${X_MCP_HEADER} at ${at} is ${JSON.stringify(annotation.name)}; it must be a non-empty HTTP token (letters, digits, !#$%&'*+-.^_\`|~)`);
+      throw new McpParamHeaderError(
+        `the ${X_MCP_HEADER} at ${at} is ${JSON.stringify(annotation.name)}; it must be a non-empty HTTP token (letters, digits, !#$%&'*+-.^_\`|~)`,
+      );
     }
     const twin = annotation.duplicateOf;
-    if (twin) throw new McpParamHeaderError(`the ${X_MCP_HEADER} "${String(annotation.name)}" at ${at} repeats "${String(twin.name)}" of the property at arguments${pointer(twin.path)} (names are compared ignoring case)`);
+    if (twin)
+      throw new McpParamHeaderError(
+        `the ${X_MCP_HEADER} "${String(annotation.name)}" at ${at} repeats "${String(twin.name)}" of the property at arguments${pointer(twin.path)} (names are compared ignoring case)`,
+      );
     if (!annotation.type) {
       const shown = JSON.stringify(annotation.declaredType ?? null);
-      throw new McpParamHeaderError(`the property at ${at} has type ${shown}; ${X_MCP_HEADER} needs "string", "integer" or "boolean" (not "number")`);
+      throw new McpParamHeaderError(
+        `the property at ${at} has type ${shown}; ${X_MCP_HEADER} needs "string", "integer" or "boolean" (not "number")`,
+      );
     }
   }
   return annotations.map(({ name, path, type }) => ({ name: name as string, path, type: type as McpParamType }));
@@ -92,7 +107,11 @@ function headersOf(tool: RegisteredTool): McpParamHeader[] {
  * is decoded (integers compare as numbers); a header without a body value, or a malformed one,
  * is refused too. Null when the request is fine (or names no known tool: the call fails later).
  */
-export function checkParamHeaders(toolset: Toolset, request: JsonRpcRequest, header: HeaderReader): StatelessRejection | null {
+export function checkParamHeaders(
+  toolset: Toolset,
+  request: JsonRpcRequest,
+  header: HeaderReader,
+): StatelessRejection | null {
   const name = request.params?.name;
   const tool = typeof name === 'string' ? toolset.get(name) : undefined;
   if (!tool) return null;
@@ -102,14 +121,19 @@ export function checkParamHeaders(toolset: Toolset, request: JsonRpcRequest, hea
     const value = valueAt(request.params?.arguments, param.path);
     const present = value !== undefined && value !== null;
     if (raw === undefined) {
-      if (present) return headerMismatch(`the ${headerName} header is required: arguments${pointer(param.path)} is set`);
+      if (present)
+        return headerMismatch(`the ${headerName} header is required: arguments${pointer(param.path)} is set`);
       continue;
     }
     const decoded = decodeHeaderValue(raw);
     if (decoded === null) return headerMismatch(`the ${headerName} header value is malformed`);
-    if (!present) return headerMismatch(`${headerName} header value '${decoded}' has no counterpart: arguments${pointer(param.path)} is not set`);
-    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- the body value is a JSON primitive here; String() writes it as the header would
-    if (!matches(decoded, value, param.type)) return headerMismatch(`${headerName} header value '${decoded}' does not match body value '${String(value)}'`);
+    if (!present)
+      return headerMismatch(
+        `${headerName} header value '${decoded}' has no counterpart: arguments${pointer(param.path)} is not set`,
+      );
+    if (!matches(decoded, value, param.type))
+      // eslint-disable-next-line @typescript-eslint/no-base-to-string -- the body value is a JSON primitive here; String() writes it as the header would
+      return headerMismatch(`${headerName} header value '${decoded}' does not match body value '${String(value)}'`);
   }
   return null;
 }

@@ -35,21 +35,28 @@ export class MrtrRounds {
     const params = request.params ?? {};
     const responses = params[StatelessRetryParam.InputResponses];
     const sealed = params[StatelessRetryParam.RequestState];
-    if (responses !== undefined && !isObject(responses)) throw invalid('inputResponses must be an object keyed by input request');
-    if (sealed !== undefined && typeof sealed !== 'string') throw invalid('requestState must be the string the server returned');
+    if (responses !== undefined && !isObject(responses))
+      throw invalid('inputResponses must be an object keyed by input request');
+    if (sealed !== undefined && typeof sealed !== 'string')
+      throw invalid('requestState must be the string the server returned');
     if (!methodFacts(request.method)?.inputRequired) return undefined;
     // Without a state the client answers up front; the channel checks each answer the handler uses.
-    if (sealed === undefined) return new StatelessInputChannel((responses) ?? {});
+    if (sealed === undefined) return new StatelessInputChannel(responses ?? {});
     const state = this.verify(sealed, request, principal);
     const answers: Answers = { ...state.responses };
     for (const key of state.asked) {
-      if (responses?.[key] !== undefined) answers[key] = checkInputResponse(key, state.methods?.[key] ?? methodOfAutomaticKey(key), responses[key]);
+      if (responses?.[key] !== undefined)
+        answers[key] = checkInputResponse(key, state.methods?.[key] ?? methodOfAutomaticKey(key), responses[key]);
     }
     return new StatelessInputChannel(answers);
   }
 
   /** The `input_required` result of a round whose handler is waiting for the client. */
-  inputRequired(channel: StatelessInputChannel, request: JsonRpcRequest, principal: McpPrincipal): Record<string, unknown> {
+  inputRequired(
+    channel: StatelessInputChannel,
+    request: JsonRpcRequest,
+    principal: McpPrincipal,
+  ): Record<string, unknown> {
     const inputRequests = channel.inputRequests();
     const requestState = this.codec.seal({
       principal: principal.key,
@@ -65,7 +72,8 @@ export class MrtrRounds {
 
   private verify(sealed: string, request: JsonRpcRequest, principal: McpPrincipal): RequestStatePayload {
     const state = this.codec.open(sealed);
-    if (!state || !isObject(state.responses) || !Array.isArray(state.asked)) throw invalid('requestState failed verification');
+    if (!state || !isObject(state.responses) || !Array.isArray(state.asked))
+      throw invalid('requestState failed verification');
     if (state.principal !== principal.key) throw invalid('requestState was issued to another principal');
     if (state.method !== request.method || state.digest !== digestParams(request.params)) {
       throw invalid('requestState belongs to another request (method or params differ)');

@@ -5,7 +5,11 @@ import { digestParams, RequestStateCodec, type RequestStatePayload } from './req
 const SECRET = 'a-shared-secret-of-the-unit-spec';
 
 function codec(options: Partial<McpResolvedOptions> = {}): RequestStateCodec {
-  return new RequestStateCodec({ mount: 'default', stateless: { requestStateSecret: SECRET }, ...options } as McpResolvedOptions);
+  return new RequestStateCodec({
+    mount: 'default',
+    stateless: { requestStateSecret: SECRET },
+    ...options,
+  } as McpResolvedOptions);
 }
 
 function configurationError(build: () => unknown): Error {
@@ -36,7 +40,9 @@ describe('digestParams', () => {
 
   it('ignores _meta, inputResponses and requestState, and nothing else', () => {
     const base = { name: 'deploy', arguments: { env: 'prod' } };
-    expect(digestParams({ ...base, _meta: { progressToken: 1 }, inputResponses: { a: {} }, requestState: 'x.y' })).toBe(digestParams(base));
+    expect(digestParams({ ...base, _meta: { progressToken: 1 }, inputResponses: { a: {} }, requestState: 'x.y' })).toBe(
+      digestParams(base),
+    );
     expect(digestParams({ ...base, extra: 1 })).not.toBe(digestParams(base));
     expect(digestParams({ ...base, arguments: { env: 'dev' } })).not.toBe(digestParams(base));
   });
@@ -128,14 +134,21 @@ describe('RequestStateCodec configuration', () => {
     expect(codec({ stateless: { requestStateSecret: SECRET, requestStateTtlMs: 1 } }).ttlMs).toBe(1);
   });
 
-  it.each([0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY])('refuses requestStateTtlMs %p, naming the mount and the option', (ttl) => {
-    const error = configurationError(() => codec({ mount: 'billing', stateless: { requestStateSecret: SECRET, requestStateTtlMs: ttl } }));
-    expect(error.message).toContain('billing');
-    expect(error.message).toContain('requestStateTtlMs must be a positive integer');
-  });
+  it.each([0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY])(
+    'refuses requestStateTtlMs %p, naming the mount and the option',
+    (ttl) => {
+      const error = configurationError(() =>
+        codec({ mount: 'billing', stateless: { requestStateSecret: SECRET, requestStateTtlMs: ttl } }),
+      );
+      expect(error.message).toContain('billing');
+      expect(error.message).toContain('requestStateTtlMs must be a positive integer');
+    },
+  );
 
   it('refuses a secret shorter than 16 bytes, and takes one of exactly 16', () => {
-    const error = configurationError(() => codec({ mount: 'billing', stateless: { requestStateSecret: '123456789012345' } }));
+    const error = configurationError(() =>
+      codec({ mount: 'billing', stateless: { requestStateSecret: '123456789012345' } }),
+    );
     expect(error.message).toContain('billing');
     expect(error.message).toContain('at least 16 bytes');
     expect(() => codec({ stateless: { requestStateSecret: '1234567890123456' } })).not.toThrow();

@@ -8,7 +8,14 @@ function codec(options: Partial<McpResolvedOptions>): RequestStateCodec {
   return new RequestStateCodec({ mount: 'default', ...options } as McpResolvedOptions);
 }
 
-const payload: RequestStatePayload = { principal: 'alice', method: 'tools/call', digest: 'd', expiresAt: Date.now() + 60_000, responses: {}, asked: ['a'] };
+const payload: RequestStatePayload = {
+  principal: 'alice',
+  method: 'tools/call',
+  digest: 'd',
+  expiresAt: Date.now() + 60_000,
+  responses: {},
+  asked: ['a'],
+};
 
 describe('RequestStateCodec', () => {
   it('refuses to boot with pubsub.redis and no shared secret, and says how to fix it', () => {
@@ -24,7 +31,9 @@ describe('RequestStateCodec', () => {
   });
 
   it('boots with pubsub.redis and a shared secret; without pubsub a per-process secret is fine', () => {
-    expect(() => codec({ pubsub: { redis: 'redis://127.0.0.1:6379' }, stateless: { requestStateSecret: SECRET } })).not.toThrow();
+    expect(() =>
+      codec({ pubsub: { redis: 'redis://127.0.0.1:6379' }, stateless: { requestStateSecret: SECRET } }),
+    ).not.toThrow();
     expect(() => codec({})).not.toThrow();
   });
 

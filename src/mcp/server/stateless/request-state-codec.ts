@@ -2,7 +2,11 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
-import { ephemeralRequestStateSecretMessage, invalidRequestStateSecretMessage, missingSharedRequestStateSecretMessage } from '../../mcp.messages';
+import {
+  ephemeralRequestStateSecretMessage,
+  invalidRequestStateSecretMessage,
+  missingSharedRequestStateSecretMessage,
+} from '../../mcp.messages';
 import type { McpResolvedOptions } from '../mcp.options';
 
 /** How long an `input_required` round may take before its `requestState` expires, by default. */
@@ -62,7 +66,9 @@ export class RequestStateCodec {
     this.mount = options.mount;
     this.ttlMs = options.stateless?.requestStateTtlMs ?? DEFAULT_REQUEST_STATE_TTL_MS;
     if (!Number.isInteger(this.ttlMs) || this.ttlMs <= 0) {
-      throw new McpConfigurationError(invalidRequestStateSecretMessage(options.mount, 'stateless.requestStateTtlMs must be a positive integer'));
+      throw new McpConfigurationError(
+        invalidRequestStateSecretMessage(options.mount, 'stateless.requestStateTtlMs must be a positive integer'),
+      );
     }
     if (configured === undefined) {
       // A per-process secret cannot open what another replica sealed: with pub/sub the app runs
@@ -74,7 +80,9 @@ export class RequestStateCodec {
     }
     this.secret = typeof configured === 'string' ? Buffer.from(configured, 'utf8') : Buffer.from(configured);
     if (this.secret.length < 16) {
-      throw new McpConfigurationError(invalidRequestStateSecretMessage(options.mount, 'stateless.requestStateSecret must be at least 16 bytes'));
+      throw new McpConfigurationError(
+        invalidRequestStateSecretMessage(options.mount, 'stateless.requestStateSecret must be at least 16 bytes'),
+      );
     }
   }
 

@@ -1,13 +1,21 @@
 import type { McpLogLevel } from '../../protocol/log-levels';
 import type { JsonRpcNotification, JsonRpcRequest } from '../../protocol/jsonrpc';
 import { SESSION_PROTOCOL_VERSIONS } from '../../protocol/revisions';
-import { STATELESS_PROTOCOL_VERSIONS, StatelessErrorCode, StatelessMetaKey, isStatelessVersion } from '../../protocol/stateless';
+import {
+  STATELESS_PROTOCOL_VERSIONS,
+  StatelessErrorCode,
+  StatelessMetaKey,
+  isStatelessVersion,
+} from '../../protocol/stateless';
 import { isLogLevel } from '../handler-context.factory';
 import { checkRoutingHeaders, type HeaderReader } from './stateless-headers';
 import { invalidEnvelope, type StatelessRejection } from './stateless-rejection';
 
 /** Every revision the endpoint serves, newest first: what `server/discover` and -32022 list. */
-export const SERVED_PROTOCOL_VERSIONS: readonly string[] = [...STATELESS_PROTOCOL_VERSIONS, ...SESSION_PROTOCOL_VERSIONS];
+export const SERVED_PROTOCOL_VERSIONS: readonly string[] = [
+  ...STATELESS_PROTOCOL_VERSIONS,
+  ...SESSION_PROTOCOL_VERSIONS,
+];
 
 /** What the `_meta` envelope of a stateless request says about its sender. */
 export interface StatelessEnvelope {
@@ -30,11 +38,18 @@ function asObject(value: unknown): Record<string, unknown> | null {
  * a malformed envelope (-32602), headers that disagree with the body (-32020), an unsupported
  * revision (-32022 with the supported list), then an unknown log level (-32602).
  */
-export function readStatelessEnvelope(message: JsonRpcRequest | JsonRpcNotification, header: HeaderReader): StatelessEnvelope | StatelessRejection {
+export function readStatelessEnvelope(
+  message: JsonRpcRequest | JsonRpcNotification,
+  header: HeaderReader,
+): StatelessEnvelope | StatelessRejection {
   const meta = asObject(message.params?._meta);
-  if (!meta) return invalidEnvelope(`a ${STATELESS_PROTOCOL_VERSIONS[0]} request needs params._meta with "${StatelessMetaKey.ProtocolVersion}" and "${StatelessMetaKey.ClientCapabilities}"`);
+  if (!meta)
+    return invalidEnvelope(
+      `a ${STATELESS_PROTOCOL_VERSIONS[0]} request needs params._meta with "${StatelessMetaKey.ProtocolVersion}" and "${StatelessMetaKey.ClientCapabilities}"`,
+    );
   const version = meta[StatelessMetaKey.ProtocolVersion];
-  if (typeof version !== 'string' || !version) return invalidEnvelope(`_meta["${StatelessMetaKey.ProtocolVersion}"] must be a protocol version string`);
+  if (typeof version !== 'string' || !version)
+    return invalidEnvelope(`_meta["${StatelessMetaKey.ProtocolVersion}"] must be a protocol version string`);
   const clientCapabilities = asObject(meta[StatelessMetaKey.ClientCapabilities]);
   if (!clientCapabilities) return invalidEnvelope(`_meta["${StatelessMetaKey.ClientCapabilities}"] must be an object`);
   const headerProblem = checkRoutingHeaders(message, version, header);
@@ -48,8 +63,14 @@ export function readStatelessEnvelope(message: JsonRpcRequest | JsonRpcNotificat
     };
   }
   const logLevel = meta[StatelessMetaKey.LogLevel];
-  if (logLevel !== undefined && !isLogLevel(logLevel)) return invalidEnvelope(`_meta["${StatelessMetaKey.LogLevel}"] is not a log level`);
-  return { version, clientCapabilities, clientInfo: asObject(meta[StatelessMetaKey.ClientInfo]), logLevel: logLevel ?? null };
+  if (logLevel !== undefined && !isLogLevel(logLevel))
+    return invalidEnvelope(`_meta["${StatelessMetaKey.LogLevel}"] is not a log level`);
+  return {
+    version,
+    clientCapabilities,
+    clientInfo: asObject(meta[StatelessMetaKey.ClientInfo]),
+    logLevel: logLevel ?? null,
+  };
 }
 
 /** True when `value` is a refusal rather than a readable envelope. */

@@ -13,18 +13,25 @@ export type HeaderReader = (name: string) => string | undefined;
  * its body is refused. Values are compared after trimming optional whitespace and decoding the
  * Base64 sentinel form; they are case-sensitive.
  */
-export function checkRoutingHeaders(message: JsonRpcRequest | JsonRpcNotification, version: string, header: HeaderReader): StatelessRejection | null {
+export function checkRoutingHeaders(
+  message: JsonRpcRequest | JsonRpcNotification,
+  version: string,
+  header: HeaderReader,
+): StatelessRejection | null {
   const versionHeader = header(McpHeader.ProtocolVersion)?.trim();
   if (!versionHeader) return headerMismatch('the MCP-Protocol-Version header is required');
   if (versionHeader !== version) {
-    return headerMismatch(`MCP-Protocol-Version header value '${versionHeader}' does not match body value '${version}'`);
+    return headerMismatch(
+      `MCP-Protocol-Version header value '${versionHeader}' does not match body value '${version}'`,
+    );
   }
   if (!('id' in message)) return null; // the specification defines no header rules for notification POSTs
   const methodHeader = header(StatelessHeader.Method);
   if (methodHeader === undefined) return headerMismatch('the Mcp-Method header is required');
   const method = decodeHeaderValue(methodHeader);
   if (method === null) return headerMismatch('the Mcp-Method header value is malformed');
-  if (method !== message.method) return headerMismatch(`Mcp-Method header value '${method}' does not match body value '${message.method}'`);
+  if (method !== message.method)
+    return headerMismatch(`Mcp-Method header value '${method}' does not match body value '${message.method}'`);
   const source = methodFacts(message.method)?.nameSource ?? undefined;
   const bodyName = source === undefined ? undefined : message.params?.[source];
   const nameHeader = header(StatelessHeader.Name);
@@ -36,6 +43,7 @@ export function checkRoutingHeaders(message: JsonRpcRequest | JsonRpcNotificatio
   if (nameHeader === undefined) return headerMismatch(`the Mcp-Name header is required for ${message.method}`);
   const name = decodeHeaderValue(nameHeader);
   if (name === null) return headerMismatch('the Mcp-Name header value is malformed');
-  if (name !== bodyName) return headerMismatch(`Mcp-Name header value '${name}' does not match body value '${bodyName}'`);
+  if (name !== bodyName)
+    return headerMismatch(`Mcp-Name header value '${name}' does not match body value '${bodyName}'`);
   return null;
 }

@@ -15,9 +15,15 @@ const DEFAULT_READ_CACHE: Required<McpCacheHint> = { ttlMs: 0, scope: 'private' 
 
 function cacheHintFor(method: string, options: McpResolvedOptions): Required<McpCacheHint> {
   if (method === McpMethod.ResourcesRead) {
-    return { ttlMs: options.cache?.read?.ttlMs ?? DEFAULT_READ_CACHE.ttlMs, scope: options.cache?.read?.scope ?? DEFAULT_READ_CACHE.scope };
+    return {
+      ttlMs: options.cache?.read?.ttlMs ?? DEFAULT_READ_CACHE.ttlMs,
+      scope: options.cache?.read?.scope ?? DEFAULT_READ_CACHE.scope,
+    };
   }
-  return { ttlMs: options.cache?.ttlMs ?? DEFAULT_LIST_CACHE.ttlMs, scope: options.cache?.scope ?? DEFAULT_LIST_CACHE.scope };
+  return {
+    ttlMs: options.cache?.ttlMs ?? DEFAULT_LIST_CACHE.ttlMs,
+    scope: options.cache?.scope ?? DEFAULT_LIST_CACHE.scope,
+  };
 }
 
 /** `serverInfo` as the stateless revision carries it in every result's `_meta`. */
@@ -31,7 +37,11 @@ export function discoverResult(toolset: Toolset): Record<string, unknown> {
   const { instructions } = toolset.getIdentity();
   // The tasks of 2025-11-25 are a session capability; here they are the tasks extension.
   const { tasks, ...capabilities } = toolset.getCapabilities();
-  if (tasks) capabilities.extensions = { ...(capabilities.extensions as Record<string, unknown> | undefined), [TASKS_EXTENSION]: {} };
+  if (tasks)
+    capabilities.extensions = {
+      ...(capabilities.extensions as Record<string, unknown> | undefined),
+      [TASKS_EXTENSION]: {},
+    };
   return {
     supportedVersions: [...SERVED_PROTOCOL_VERSIONS],
     capabilities,

@@ -3,7 +3,14 @@ import { MCP_COLUMN_LENGTHS } from '../../persistence/mcp-columns.constants';
 import { JsonRpcErrorCode } from '../../protocol/jsonrpc';
 import { McpMethod } from '../../protocol/mcp-methods';
 import { StatelessMetaKey } from '../../protocol/stateless';
-import { agreeSubscriptionFilter, filterWants, readSubscriptionFilter, selectionOf, tagNotification, type SubscriptionSupport } from './subscription-filter';
+import {
+  agreeSubscriptionFilter,
+  filterWants,
+  readSubscriptionFilter,
+  selectionOf,
+  tagNotification,
+  type SubscriptionSupport,
+} from './subscription-filter';
 
 const invalidParams = (params: Record<string, unknown> | undefined): McpRpcError => {
   try {
@@ -17,7 +24,13 @@ const invalidParams = (params: Record<string, unknown> | undefined): McpRpcError
 
 describe('subscriptions/listen filter', () => {
   it('refuses a missing, null, scalar or array "notifications" param with -32602', () => {
-    for (const params of [undefined, {}, { notifications: null }, { notifications: 'all' }, { notifications: [true] }]) {
+    for (const params of [
+      undefined,
+      {},
+      { notifications: null },
+      { notifications: 'all' },
+      { notifications: [true] },
+    ]) {
       const error = invalidParams(params);
       expect(error.code).toBe(JsonRpcErrorCode.InvalidParams);
       expect(error.message).toBe('Invalid params: subscriptions/listen needs a "notifications" filter object');
@@ -25,12 +38,25 @@ describe('subscriptions/listen filter', () => {
   });
 
   it('refuses a list-changed field that is not a boolean, naming the field', () => {
-    expect(invalidParams({ notifications: { promptsListChanged: 'yes' } }).message).toBe('Invalid params: notifications.promptsListChanged must be a boolean');
-    expect(invalidParams({ notifications: { toolsListChanged: 1 } }).message).toBe('Invalid params: notifications.toolsListChanged must be a boolean');
+    expect(invalidParams({ notifications: { promptsListChanged: 'yes' } }).message).toBe(
+      'Invalid params: notifications.promptsListChanged must be a boolean',
+    );
+    expect(invalidParams({ notifications: { toolsListChanged: 1 } }).message).toBe(
+      'Invalid params: notifications.toolsListChanged must be a boolean',
+    );
   });
 
   it('keeps only the list changes asked for as true, and ignores fields the revision does not define', () => {
-    expect(readSubscriptionFilter({ notifications: { toolsListChanged: true, promptsListChanged: false, resourcesListChanged: true, somethingElse: 'x' } })).toEqual({
+    expect(
+      readSubscriptionFilter({
+        notifications: {
+          toolsListChanged: true,
+          promptsListChanged: false,
+          resourcesListChanged: true,
+          somethingElse: 'x',
+        },
+      }),
+    ).toEqual({
       toolsListChanged: true,
       resourcesListChanged: true,
     });
@@ -38,8 +64,12 @@ describe('subscriptions/listen filter', () => {
   });
 
   it('refuses resourceSubscriptions that is not an array of strings, or holds a URI longer than its column', () => {
-    expect(invalidParams({ notifications: { resourceSubscriptions: 'file:///a' } }).message).toBe('Invalid params: notifications.resourceSubscriptions must be an array of URIs');
-    expect(invalidParams({ notifications: { resourceSubscriptions: ['file:///a', 7] } }).message).toBe('Invalid params: notifications.resourceSubscriptions must be an array of URIs');
+    expect(invalidParams({ notifications: { resourceSubscriptions: 'file:///a' } }).message).toBe(
+      'Invalid params: notifications.resourceSubscriptions must be an array of URIs',
+    );
+    expect(invalidParams({ notifications: { resourceSubscriptions: ['file:///a', 7] } }).message).toBe(
+      'Invalid params: notifications.resourceSubscriptions must be an array of URIs',
+    );
     const long = `file:///${'x'.repeat(MCP_COLUMN_LENGTHS.subscriptionUri)}`;
     expect(invalidParams({ notifications: { resourceSubscriptions: [long] } }).message).toBe(
       `Invalid params: a URI in notifications.resourceSubscriptions is longer than ${MCP_COLUMN_LENGTHS.subscriptionUri} characters`,
@@ -48,41 +78,91 @@ describe('subscriptions/listen filter', () => {
 
   it('keeps each requested URI once, in the order first asked, and accepts one exactly as long as the column', () => {
     const edge = 'u'.repeat(MCP_COLUMN_LENGTHS.subscriptionUri);
-    expect(readSubscriptionFilter({ notifications: { resourceSubscriptions: ['file:///b', 'file:///a', 'file:///b', edge] } })).toEqual({
+    expect(
+      readSubscriptionFilter({
+        notifications: { resourceSubscriptions: ['file:///b', 'file:///a', 'file:///b', edge] },
+      }),
+    ).toEqual({
       resourceSubscriptions: ['file:///b', 'file:///a', edge],
     });
-    expect(readSubscriptionFilter({ notifications: { resourceSubscriptions: [] } })).toEqual({ resourceSubscriptions: [] });
+    expect(readSubscriptionFilter({ notifications: { resourceSubscriptions: [] } })).toEqual({
+      resourceSubscriptions: [],
+    });
   });
 
   it('agrees only to the list changes the server announces and the URIs it serves', () => {
-    const support: SubscriptionSupport = { listChanged: { tools: true, prompts: false, resources: true }, resourceExists: (uri) => uri.startsWith('file:///known') };
+    const support: SubscriptionSupport = {
+      listChanged: { tools: true, prompts: false, resources: true },
+      resourceExists: (uri) => uri.startsWith('file:///known'),
+    };
     expect(
-      agreeSubscriptionFilter({ toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true, resourceSubscriptions: ['file:///known/1', 'file:///gone'] }, support),
+      agreeSubscriptionFilter(
+        {
+          toolsListChanged: true,
+          promptsListChanged: true,
+          resourcesListChanged: true,
+          resourceSubscriptions: ['file:///known/1', 'file:///gone'],
+        },
+        support,
+      ),
     ).toEqual({ toolsListChanged: true, resourcesListChanged: true, resourceSubscriptions: ['file:///known/1'] });
-    expect(agreeSubscriptionFilter({ resourcesListChanged: true }, { listChanged: { tools: true, prompts: true, resources: false }, resourceExists: null })).toEqual({});
-    expect(agreeSubscriptionFilter({ promptsListChanged: true }, { listChanged: { tools: false, prompts: true, resources: false }, resourceExists: null })).toEqual({ promptsListChanged: true });
+    expect(
+      agreeSubscriptionFilter(
+        { resourcesListChanged: true },
+        { listChanged: { tools: true, prompts: true, resources: false }, resourceExists: null },
+      ),
+    ).toEqual({});
+    expect(
+      agreeSubscriptionFilter(
+        { promptsListChanged: true },
+        { listChanged: { tools: false, prompts: true, resources: false }, resourceExists: null },
+      ),
+    ).toEqual({ promptsListChanged: true });
   });
 
   it('drops resource subscriptions entirely when the server does not support them', () => {
-    expect(agreeSubscriptionFilter({ resourceSubscriptions: ['file:///a'] }, { listChanged: { tools: false, prompts: false, resources: false }, resourceExists: null })).toEqual({});
+    expect(
+      agreeSubscriptionFilter(
+        { resourceSubscriptions: ['file:///a'] },
+        { listChanged: { tools: false, prompts: false, resources: false }, resourceExists: null },
+      ),
+    ).toEqual({});
   });
 
   it('carries a resource update only for a subscribed URI, and a list change only when agreed', () => {
     const filter = selectionOf({ toolsListChanged: true, resourceSubscriptions: ['file:///a'] });
-    expect(filterWants(filter, { jsonrpc: '2.0', method: McpMethod.ResourcesUpdated, params: { uri: 'file:///a' } })).toBe(true);
-    expect(filterWants(filter, { jsonrpc: '2.0', method: McpMethod.ResourcesUpdated, params: { uri: 'file:///b' } })).toBe(false);
-    expect(filterWants(filter, { jsonrpc: '2.0', method: McpMethod.ResourcesUpdated, params: { uri: 42 } })).toBe(false);
+    expect(
+      filterWants(filter, { jsonrpc: '2.0', method: McpMethod.ResourcesUpdated, params: { uri: 'file:///a' } }),
+    ).toBe(true);
+    expect(
+      filterWants(filter, { jsonrpc: '2.0', method: McpMethod.ResourcesUpdated, params: { uri: 'file:///b' } }),
+    ).toBe(false);
+    expect(filterWants(filter, { jsonrpc: '2.0', method: McpMethod.ResourcesUpdated, params: { uri: 42 } })).toBe(
+      false,
+    );
     expect(filterWants(filter, { jsonrpc: '2.0', method: McpMethod.ResourcesUpdated })).toBe(false);
-    expect(filterWants(selectionOf({ toolsListChanged: true }), { jsonrpc: '2.0', method: McpMethod.ResourcesUpdated, params: { uri: 'file:///a' } })).toBe(false);
+    expect(
+      filterWants(selectionOf({ toolsListChanged: true }), {
+        jsonrpc: '2.0',
+        method: McpMethod.ResourcesUpdated,
+        params: { uri: 'file:///a' },
+      }),
+    ).toBe(false);
     expect(filterWants(filter, { jsonrpc: '2.0', method: McpMethod.ToolsListChanged })).toBe(true);
     expect(filterWants(filter, { jsonrpc: '2.0', method: McpMethod.PromptsListChanged })).toBe(false);
-    expect(filterWants(filter, { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'x' } })).toBe(false);
+    expect(
+      filterWants(filter, { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'x' } }),
+    ).toBe(false);
   });
 
   it('carries a task status change only for an agreed task id', () => {
     const tasks = selectionOf({ taskIds: ['t-1', 't-2'] });
-    expect(filterWants(tasks, { jsonrpc: '2.0', method: McpMethod.Tasks, params: { taskId: 't-2', status: 'working' } })).toBe(true);
-    expect(filterWants(tasks, { jsonrpc: '2.0', method: McpMethod.Tasks, params: { taskId: 't-3', status: 'working' } })).toBe(false);
+    expect(
+      filterWants(tasks, { jsonrpc: '2.0', method: McpMethod.Tasks, params: { taskId: 't-2', status: 'working' } }),
+    ).toBe(true);
+    expect(
+      filterWants(tasks, { jsonrpc: '2.0', method: McpMethod.Tasks, params: { taskId: 't-3', status: 'working' } }),
+    ).toBe(false);
     expect(filterWants(tasks, { jsonrpc: '2.0', method: McpMethod.Tasks, params: { taskId: 2 } })).toBe(false);
   });
 
@@ -110,7 +190,12 @@ describe('subscriptions/listen filter', () => {
       message: 'Invalid params: notifications.taskIds names 4 entries; this server accepts at most 3',
       data: { limit: 'listenTaskIds', max: 3 },
     });
-    expect(readSubscriptionFilter({ notifications: { resourceSubscriptions: ['a://1', 'a://2'], taskIds: ['t-1', 't-2', 't-3'] } }, caps)).toEqual({
+    expect(
+      readSubscriptionFilter(
+        { notifications: { resourceSubscriptions: ['a://1', 'a://2'], taskIds: ['t-1', 't-2', 't-3'] } },
+        caps,
+      ),
+    ).toEqual({
       resourceSubscriptions: ['a://1', 'a://2'],
       taskIds: ['t-1', 't-2', 't-3'],
     });
@@ -122,12 +207,20 @@ describe('subscriptions/listen filter', () => {
       method: McpMethod.ToolsListChanged,
       params: { _meta: { [StatelessMetaKey.SubscriptionId]: 7 } },
     });
-    expect(tagNotification({ jsonrpc: '2.0', method: McpMethod.ResourcesUpdated, params: { uri: 'file:///a', _meta: { trace: 't1' } } }, 'listen-1')).toEqual({
+    expect(
+      tagNotification(
+        { jsonrpc: '2.0', method: McpMethod.ResourcesUpdated, params: { uri: 'file:///a', _meta: { trace: 't1' } } },
+        'listen-1',
+      ),
+    ).toEqual({
       jsonrpc: '2.0',
       method: McpMethod.ResourcesUpdated,
       params: { uri: 'file:///a', _meta: { trace: 't1', [StatelessMetaKey.SubscriptionId]: 'listen-1' } },
     });
-    expect(tagNotification({ jsonrpc: '2.0', method: McpMethod.ToolsListChanged, params: { _meta: 'not an object' } }, 1).params).toEqual({
+    expect(
+      tagNotification({ jsonrpc: '2.0', method: McpMethod.ToolsListChanged, params: { _meta: 'not an object' } }, 1)
+        .params,
+    ).toEqual({
       _meta: { [StatelessMetaKey.SubscriptionId]: 1 },
     });
   });

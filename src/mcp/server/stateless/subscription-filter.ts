@@ -43,8 +43,17 @@ const UNCAPPED: SubscriptionFilterCaps = { listenResourceSubscriptions: Infinity
  * Refuses a list longer than its cap before a single entry is read, so a huge filter costs the
  * server nothing but the parse of the body (and never a database query).
  */
-function checkCount(field: 'resourceSubscriptions' | 'taskIds', list: unknown[], limit: keyof SubscriptionFilterCaps, max: number): void {
-  if (list.length > max) throw invalid(`notifications.${field} names ${list.length} entries; this server accepts at most ${max}`, { limit, max });
+function checkCount(
+  field: 'resourceSubscriptions' | 'taskIds',
+  list: unknown[],
+  limit: keyof SubscriptionFilterCaps,
+  max: number,
+): void {
+  if (list.length > max)
+    throw invalid(`notifications.${field} names ${list.length} entries; this server accepts at most ${max}`, {
+      limit,
+      max,
+    });
 }
 
 /**
@@ -52,9 +61,13 @@ function checkCount(field: 'resourceSubscriptions' | 'taskIds', list: unknown[],
  * is missing, a field has the wrong type, or a list is longer than its cap in `caps` (with
  * `data: { limit, max }`, like the other caps); fields the revision does not define are ignored.
  */
-export function readSubscriptionFilter(params: Record<string, unknown> | undefined, caps: SubscriptionFilterCaps = UNCAPPED): SubscriptionFilter {
+export function readSubscriptionFilter(
+  params: Record<string, unknown> | undefined,
+  caps: SubscriptionFilterCaps = UNCAPPED,
+): SubscriptionFilter {
   const requested = params?.notifications;
-  if (!requested || typeof requested !== 'object' || Array.isArray(requested)) throw invalid('subscriptions/listen needs a "notifications" filter object');
+  if (!requested || typeof requested !== 'object' || Array.isArray(requested))
+    throw invalid('subscriptions/listen needs a "notifications" filter object');
   const fields = requested as Record<string, unknown>;
   const filter: SubscriptionFilter = {};
   for (const field of Object.keys(LIST_CHANGED) as (keyof typeof LIST_CHANGED)[]) {
@@ -66,16 +79,21 @@ export function readSubscriptionFilter(params: Record<string, unknown> | undefin
   if (uris !== undefined) {
     if (!Array.isArray(uris)) throw invalid('notifications.resourceSubscriptions must be an array of URIs');
     checkCount('resourceSubscriptions', uris, 'listenResourceSubscriptions', caps.listenResourceSubscriptions);
-    if (!uris.every((uri) => typeof uri === 'string')) throw invalid('notifications.resourceSubscriptions must be an array of URIs');
+    if (!uris.every((uri) => typeof uri === 'string'))
+      throw invalid('notifications.resourceSubscriptions must be an array of URIs');
     const tooLong = uris.find((uri: string) => uri.length > MCP_COLUMN_LENGTHS.subscriptionUri);
-    if (tooLong !== undefined) throw invalid(`a URI in notifications.resourceSubscriptions is longer than ${MCP_COLUMN_LENGTHS.subscriptionUri} characters`);
+    if (tooLong !== undefined)
+      throw invalid(
+        `a URI in notifications.resourceSubscriptions is longer than ${MCP_COLUMN_LENGTHS.subscriptionUri} characters`,
+      );
     filter.resourceSubscriptions = [...new Set(uris)];
   }
   const taskIds = fields.taskIds;
   if (taskIds !== undefined) {
     if (!Array.isArray(taskIds)) throw invalid('notifications.taskIds must be an array of task ids');
     checkCount('taskIds', taskIds, 'listenTaskIds', caps.listenTaskIds);
-    if (!taskIds.every((id) => typeof id === 'string')) throw invalid('notifications.taskIds must be an array of task ids');
+    if (!taskIds.every((id) => typeof id === 'string'))
+      throw invalid('notifications.taskIds must be an array of task ids');
     filter.taskIds = [...new Set(taskIds)];
   }
   return filter;
@@ -93,7 +111,8 @@ export function agreeSubscriptionFilter(filter: SubscriptionFilter, support: Sub
   if (filter.promptsListChanged && support.listChanged.prompts) agreed.promptsListChanged = true;
   if (filter.resourcesListChanged && support.listChanged.resources) agreed.resourcesListChanged = true;
   const exists = support.resourceExists;
-  if (filter.resourceSubscriptions && exists) agreed.resourceSubscriptions = filter.resourceSubscriptions.filter((uri) => exists(uri));
+  if (filter.resourceSubscriptions && exists)
+    agreed.resourceSubscriptions = filter.resourceSubscriptions.filter((uri) => exists(uri));
   return agreed;
 }
 
@@ -134,8 +153,14 @@ export function filterWants(selection: SubscriptionSelection, notification: Json
 }
 
 /** The notification as the stream with JSON-RPC id `subscriptionId` sends it: tagged in `_meta`. */
-export function tagNotification(notification: JsonRpcNotification, subscriptionId: string | number): JsonRpcNotification {
+export function tagNotification(
+  notification: JsonRpcNotification,
+  subscriptionId: string | number,
+): JsonRpcNotification {
   const params = notification.params ?? {};
   const meta = params._meta && typeof params._meta === 'object' ? (params._meta as Record<string, unknown>) : {};
-  return { ...notification, params: { ...params, _meta: { ...meta, [StatelessMetaKey.SubscriptionId]: subscriptionId } } };
+  return {
+    ...notification,
+    params: { ...params, _meta: { ...meta, [StatelessMetaKey.SubscriptionId]: subscriptionId } },
+  };
 }

@@ -12,7 +12,11 @@ interface RequiredUrlElicitation {
 
 function isRequiredUrlElicitation(value: unknown): value is RequiredUrlElicitation {
   const entry = value as Record<string, unknown> | null;
-  return !!entry && typeof entry === 'object' && ['elicitationId', 'url', 'message'].every((field) => typeof entry[field] === 'string' && entry[field] !== '');
+  return (
+    !!entry &&
+    typeof entry === 'object' &&
+    ['elicitationId', 'url', 'message'].every((field) => typeof entry[field] === 'string' && entry[field] !== '')
+  );
 }
 
 /** The elicitations of a URL elicitation required error response; undefined for any other response. */
@@ -39,6 +43,7 @@ export function askRequiredUrlElicitations(
   if (!declaredElicitationModes(clientCapabilities).includes('url')) {
     return { jsonrpc: '2.0', id: response.id, error: new McpUnsupportedElicitationModeError('url').toJsonRpc() };
   }
-  for (const { elicitationId, url, message } of elicitations) channel.require(elicitationId, McpMethod.ElicitationCreate, { mode: 'url', message, url });
+  for (const { elicitationId, url, message } of elicitations)
+    channel.require(elicitationId, McpMethod.ElicitationCreate, { mode: 'url', message, url });
   return null;
 }

@@ -23,7 +23,10 @@ export class McpBullTaskQueue implements McpTaskQueue {
   constructor(name: string, redis: string | RedisOptions, lockDurationMs: number) {
     const BullQueue = requireOptionalPeer<typeof Bull>('bull', 'McpModule tasks (Bull)');
     const settings = { lockDuration: lockDurationMs, stalledInterval: lockDurationMs, maxStalledCount: 3 };
-    this.queue = typeof redis === 'string' ? new BullQueue<McpTaskJobData>(name, redis, { settings }) : new BullQueue<McpTaskJobData>(name, { redis, settings });
+    this.queue =
+      typeof redis === 'string'
+        ? new BullQueue<McpTaskJobData>(name, redis, { settings })
+        : new BullQueue<McpTaskJobData>(name, { redis, settings });
   }
 
   /** @inheritdoc */
@@ -46,7 +49,11 @@ export class McpBullTaskQueue implements McpTaskQueue {
   async stats(): Promise<McpTaskQueueStats> {
     const status = this.queue.client.status;
     if (status !== 'ready') throw new Error(`the connection to Redis is ${status}`);
-    const [workers, counts, oldest] = await Promise.all([this.queue.getWorkers(), this.queue.getJobCounts(), this.queue.getWaiting(0, 0)]);
+    const [workers, counts, oldest] = await Promise.all([
+      this.queue.getWorkers(),
+      this.queue.getJobCounts(),
+      this.queue.getWaiting(0, 0),
+    ]);
     // Ascending: the first waiting job is the oldest.
     const since = oldest.filter(Boolean).map((job) => job.timestamp);
     return {

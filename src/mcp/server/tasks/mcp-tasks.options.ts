@@ -86,7 +86,9 @@ export interface McpResolvedTasksOptions {
 function integer(mount: string, option: string, value: number | undefined, fallback: number, minimum: number): number {
   if (value === undefined) return fallback;
   if (!Number.isInteger(value) || value < minimum) {
-    throw new McpConfigurationError(invalidOptionMessage(mount, `tasks.${option}`, minimum === 0 ? 'an integer of 0 or more' : 'a positive integer'));
+    throw new McpConfigurationError(
+      invalidOptionMessage(mount, `tasks.${option}`, minimum === 0 ? 'an integer of 0 or more' : 'a positive integer'),
+    );
   }
   return value;
 }

@@ -22,7 +22,11 @@ let gate = new Gate();
 
 @Injectable()
 class TaskTools {
-  @McpTool({ description: 'Reports', task: 'optional', input: { type: 'object', properties: { n: { type: 'number' } } } })
+  @McpTool({
+    description: 'Reports',
+    task: 'optional',
+    input: { type: 'object', properties: { n: { type: 'number' } } },
+  })
   report(args: { n?: number }) {
     return `report ${args.n ?? 0}`;
   }
@@ -43,12 +47,20 @@ const alice = { key: 'alice', label: 'Alice', raw: null };
 const bob = { key: 'bob', label: 'Bob', raw: null };
 const legacy: McpDeliveryContext = { principal: alice, sessionId: null, protocolVersion: '2025-11-25' };
 const EXTENSION = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
-const stateless: McpDeliveryContext = { principal: alice, sessionId: null, protocolVersion: '2026-07-28', clientCapabilities: EXTENSION };
+const stateless: McpDeliveryContext = {
+  principal: alice,
+  sessionId: null,
+  protocolVersion: '2026-07-28',
+  clientCapabilities: EXTENSION,
+};
 const NOT_FOUND = { code: -32602, message: 'Failed to retrieve task: Task not found' };
 
 async function boot(tasks: Record<string, unknown>, pageSize = 50) {
   const stores = createInMemoryMcpStores();
-  const moduleRef = await Test.createTestingModule({ imports: [McpModule.forRoot({ auth: () => null, stores, tasks, pageSize })], providers: [TaskTools] }).compile();
+  const moduleRef = await Test.createTestingModule({
+    imports: [McpModule.forRoot({ auth: () => null, stores, tasks, pageSize })],
+    providers: [TaskTools],
+  }).compile();
   const app = moduleRef.createNestApplication({ logger: false });
   await app.init();
   return { app, stores, toolset: app.get<Toolset>(getMcpToolsetToken()), service: app.get(McpTaskService) };
@@ -62,15 +74,25 @@ describe('McpTaskService', () => {
   let service: McpTaskService;
   let id = 0;
 
-  const send = (method: string, params: Record<string, unknown> | undefined, context: McpDeliveryContext = legacy): Promise<JsonRpcResponse | null> =>
+  const send = (
+    method: string,
+    params: Record<string, unknown> | undefined,
+    context: McpDeliveryContext = legacy,
+  ): Promise<JsonRpcResponse | null> =>
     toolset.deliver({ jsonrpc: '2.0', id: ++id, method, ...(params ? { params } : {}) }, context);
   const ok = async (method: string, params: Record<string, unknown> | undefined, context?: McpDeliveryContext) => {
     const response = (await send(method, params, context)) as JsonRpcSuccess & JsonRpcError;
     expect(response.error).toBeUndefined();
     return response.result as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- wire JSON read only by the assertions
   };
-  const fails = async (method: string, params: Record<string, unknown> | undefined, context?: McpDeliveryContext) => ((await send(method, params, context)) as JsonRpcError).error;
-  const start = async (name: string, task: Record<string, unknown> = {}, context: McpDeliveryContext = legacy, args: Record<string, unknown> = {}) => {
+  const fails = async (method: string, params: Record<string, unknown> | undefined, context?: McpDeliveryContext) =>
+    ((await send(method, params, context)) as JsonRpcError).error;
+  const start = async (
+    name: string,
+    task: Record<string, unknown> = {},
+    context: McpDeliveryContext = legacy,
+    args: Record<string, unknown> = {},
+  ) => {
     const result = await ok('tools/call', { name, arguments: args, task }, context);
     return (result.task ?? result) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- wire JSON read only by the assertions
   };
@@ -94,7 +116,14 @@ describe('McpTaskService', () => {
     expect((await start('report', { ttl: 'long' })).ttl).toBe(2000);
     expect((await start('report', { ttl: Number.POSITIVE_INFINITY })).ttl).toBe(2000);
     const created = await start('report');
-    expect(created).toEqual({ taskId: expect.any(String), status: 'working', createdAt: expect.any(String), lastUpdatedAt: expect.any(String), ttl: 2000, pollInterval: 250 });
+    expect(created).toEqual({
+      taskId: expect.any(String),
+      status: 'working',
+      createdAt: expect.any(String),
+      lastUpdatedAt: expect.any(String),
+      ttl: 2000,
+      pollInterval: 250,
+    });
   });
 
   it('answers -32602 when taskId is not a string, on tasks/get, tasks/result and tasks/cancel', async () => {
@@ -105,7 +134,7 @@ describe('McpTaskService', () => {
     expect(await fails('tasks/update', { taskId: null, inputResponses: {} }, stateless)).toEqual(invalid);
   });
 
-  it('answers an unknown id and another principal\'s task alike, -32602 not found', async () => {
+  it("answers an unknown id and another principal's task alike, -32602 not found", async () => {
     const task = await start('report');
     const asBob = { ...legacy, principal: bob };
     expect(await fails('tasks/get', { taskId: 'nope' })).toEqual(NOT_FOUND);
@@ -116,7 +145,18 @@ describe('McpTaskService', () => {
   });
 
   it('serves a task as unknown once its ttl is over, and leaves it out of ownedTaskIds', async () => {
-    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'], now: Date.UTC(2026, 0, 1) });
+    jest.useFakeTimers({
+      doNotFake: [
+        'nextTick',
+        'setImmediate',
+        'queueMicrotask',
+        'setTimeout',
+        'clearTimeout',
+        'setInterval',
+        'clearInterval',
+      ],
+      now: Date.UTC(2026, 0, 1),
+    });
     const task = await start('report', { ttl: 1000 });
     await ok('tasks/result', { taskId: task.taskId });
     expect((await ok('tasks/get', { taskId: task.taskId })).status).toBe('completed');
@@ -144,7 +184,10 @@ describe('McpTaskService', () => {
     const row = await stores.tasks.get(failed.taskId as string);
     expect([row?.status, row?.statusMessage]).toEqual(['failed', result.content[0].text]);
     // tasks/get of 2026-07-28 on that failed row: the error built from its status message.
-    expect((await ok('tasks/get', { taskId: failed.taskId }, stateless)).error).toEqual({ code: -32603, message: result.content[0].text });
+    expect((await ok('tasks/get', { taskId: failed.taskId }, stateless)).error).toEqual({
+      code: -32603,
+      message: result.content[0].text,
+    });
 
     const created = await start('broken', {}, stateless);
     expect(created).toMatchObject({ resultType: 'task', status: 'working', ttlMs: 2000, pollIntervalMs: 250 });
@@ -157,13 +200,26 @@ describe('McpTaskService', () => {
     gate = new Gate();
     const task = await start('hold');
     const cancelled = await ok('tasks/cancel', { taskId: task.taskId });
-    expect(cancelled).toMatchObject({ taskId: task.taskId, status: 'cancelled', statusMessage: 'The task was cancelled by request' });
-    expect(await fails('tasks/result', { taskId: task.taskId })).toEqual({ code: -32603, message: `Task ${task.taskId} was cancelled` });
-    expect(await fails('tasks/cancel', { taskId: task.taskId })).toEqual({ code: -32602, message: "Cannot cancel task: already in terminal status 'cancelled'" });
+    expect(cancelled).toMatchObject({
+      taskId: task.taskId,
+      status: 'cancelled',
+      statusMessage: 'The task was cancelled by request',
+    });
+    expect(await fails('tasks/result', { taskId: task.taskId })).toEqual({
+      code: -32603,
+      message: `Task ${task.taskId} was cancelled`,
+    });
+    expect(await fails('tasks/cancel', { taskId: task.taskId })).toEqual({
+      code: -32602,
+      message: "Cannot cancel task: already in terminal status 'cancelled'",
+    });
     gate.open();
     const done = await start('report');
     await ok('tasks/result', { taskId: done.taskId });
-    expect(await fails('tasks/cancel', { taskId: done.taskId })).toEqual({ code: -32602, message: "Cannot cancel task: already in terminal status 'completed'" });
+    expect(await fails('tasks/cancel', { taskId: done.taskId })).toEqual({
+      code: -32602,
+      message: "Cannot cancel task: already in terminal status 'completed'",
+    });
   });
 
   it('acknowledges tasks/cancel with {} on 2026-07-28, for a working task and a finished one', async () => {
@@ -178,17 +234,29 @@ describe('McpTaskService', () => {
 
   it('pages tasks/list with nextCursor and refuses an unknown or exhausted cursor', async () => {
     const carol = { ...legacy, principal: { key: 'carol', label: 'Carol', raw: null } };
-    const ids = [(await start('report', {}, carol)).taskId, (await start('report', {}, carol)).taskId, (await start('report', {}, carol)).taskId];
+    const ids = [
+      (await start('report', {}, carol)).taskId,
+      (await start('report', {}, carol)).taskId,
+      (await start('report', {}, carol)).taskId,
+    ];
     const first = await ok('tasks/list', {}, carol);
     expect(first.tasks).toHaveLength(2);
     expect(typeof first.nextCursor).toBe('string');
     const second = await ok('tasks/list', { cursor: first.nextCursor }, carol);
     expect(second.nextCursor).toBeUndefined();
-    expect([...first.tasks, ...second.tasks].map((task: { taskId: string }) => task.taskId).sort()).toEqual([...ids].sort());
-    expect(await fails('tasks/list', { cursor: 'not-a-cursor' }, carol)).toEqual({ code: -32602, message: 'Invalid params: unknown cursor' });
+    expect([...first.tasks, ...second.tasks].map((task: { taskId: string }) => task.taskId).sort()).toEqual(
+      [...ids].sort(),
+    );
+    expect(await fails('tasks/list', { cursor: 'not-a-cursor' }, carol)).toEqual({
+      code: -32602,
+      message: 'Invalid params: unknown cursor',
+    });
     // A well-formed cursor past the last page: dave has no tasks, so page 1 is empty.
     const dave = { ...legacy, principal: { key: 'dave', label: 'Dave', raw: null } };
-    expect(await fails('tasks/list', { cursor: first.nextCursor }, dave)).toEqual({ code: -32602, message: 'Invalid params: unknown cursor' });
+    expect(await fails('tasks/list', { cursor: first.nextCursor }, dave)).toEqual({
+      code: -32602,
+      message: 'Invalid params: unknown cursor',
+    });
     expect(await ok('tasks/list', undefined, dave)).toEqual({ tasks: [] });
   });
 
@@ -200,12 +268,30 @@ describe('McpTaskService', () => {
       message: 'Missing required client capability: tasks/get needs the tasks extension',
       data: { requiredCapabilities: EXTENSION },
     });
-    expect(await fails('tasks/update', { taskId: task.taskId, inputResponses: [] }, stateless)).toEqual({ code: -32602, message: 'Invalid params: "inputResponses" must be an object' });
-    expect(await fails('tasks/update', { taskId: task.taskId, inputResponses: 'yes' }, stateless)).toEqual({ code: -32602, message: 'Invalid params: "inputResponses" must be an object' });
-    expect(await fails('tasks/update', { taskId: task.taskId }, stateless)).toEqual({ code: -32602, message: 'Invalid params: "inputResponses" must be an object' });
+    expect(await fails('tasks/update', { taskId: task.taskId, inputResponses: [] }, stateless)).toEqual({
+      code: -32602,
+      message: 'Invalid params: "inputResponses" must be an object',
+    });
+    expect(await fails('tasks/update', { taskId: task.taskId, inputResponses: 'yes' }, stateless)).toEqual({
+      code: -32602,
+      message: 'Invalid params: "inputResponses" must be an object',
+    });
+    expect(await fails('tasks/update', { taskId: task.taskId }, stateless)).toEqual({
+      code: -32602,
+      message: 'Invalid params: "inputResponses" must be an object',
+    });
     // Answers under keys the task does not wait on are ignored.
-    expect(await ok('tasks/update', { taskId: task.taskId, inputResponses: { 'elicitation-1': { action: 'cancel' } } }, stateless)).toEqual({});
-    expect(await fails('tasks/update', { taskId: task.taskId, inputResponses: {} })).toEqual({ code: -32601, message: 'Method not found: tasks/update' });
+    expect(
+      await ok(
+        'tasks/update',
+        { taskId: task.taskId, inputResponses: { 'elicitation-1': { action: 'cancel' } } },
+        stateless,
+      ),
+    ).toEqual({});
+    expect(await fails('tasks/update', { taskId: task.taskId, inputResponses: {} })).toEqual({
+      code: -32601,
+      message: 'Method not found: tasks/update',
+    });
   });
 
   it('answers -32001 from tasks/result when the task is still running at resultTimeoutMs', async () => {
@@ -215,7 +301,10 @@ describe('McpTaskService', () => {
       gate = new Gate();
       toolset = short.toolset;
       const task = await start('hold');
-      expect(await fails('tasks/result', { taskId: task.taskId })).toEqual({ code: -32001, message: `Task ${task.taskId} is still working after 1 ms: call tasks/result again` });
+      expect(await fails('tasks/result', { taskId: task.taskId })).toEqual({
+        code: -32001,
+        message: `Task ${task.taskId} is still working after 1 ms: call tasks/result again`,
+      });
       gate.open();
     } finally {
       toolset = main;

@@ -2,7 +2,13 @@ import { context as otelContext, ROOT_CONTEXT } from '@opentelemetry/api';
 import { withInternalSpan } from '../../telemetry/mcp-spans';
 import { McpAttr } from '../../telemetry/mcp-telemetry.constants';
 import { captureTraceCarrier, restoreTraceCarrier } from '../../telemetry/trace-carriers';
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type BeforeApplicationShutdown } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type BeforeApplicationShutdown,
+} from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface';
@@ -14,12 +20,22 @@ import { CLIENT_CAPABILITY_OF_REQUEST } from '../../protocol/method-catalog';
 import { checkInputResponse } from '../stateless/input-channel';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import type { McpEventSink } from '../../persistence/interfaces/mcp-event-sink.interface';
-import type { McpTaskPayload, McpTaskRecord, McpTaskStore } from '../../persistence/interfaces/mcp-task-store.interface';
+import type {
+  McpTaskPayload,
+  McpTaskRecord,
+  McpTaskStore,
+} from '../../persistence/interfaces/mcp-task-store.interface';
 import { InjectMcpEventSink, InjectMcpTaskStore } from '../../persistence/mcp-persistence.constants';
 import { storedPrincipalKey } from '../../persistence/new-records';
 import { JsonRpcErrorCode, type JsonRpcRequest } from '../../protocol/jsonrpc';
 import { McpMethod } from '../../protocol/mcp-methods';
-import { RELATED_TASK_META_KEY, TASK_RESULT_TYPE, declaresTasksExtension, isTerminalTaskStatus, tasksExtensionRequired } from '../../protocol/tasks';
+import {
+  RELATED_TASK_META_KEY,
+  TASK_RESULT_TYPE,
+  declaresTasksExtension,
+  isTerminalTaskStatus,
+  tasksExtensionRequired,
+} from '../../protocol/tasks';
 import { StatelessErrorCode, isStatelessVersion } from '../../protocol/stateless';
 import { McpListenStreams } from '../stateless/listen-stream-registry';
 import type { McpLogLevel } from '../../protocol/log-levels';
@@ -166,11 +182,17 @@ export class McpTaskService implements OnApplicationBootstrap, BeforeApplication
     await this.pubsub.unsubscribe(this.channel, this.listener).catch(() => undefined);
   }
 
-  private async create(tool: RegisteredTool, request: JsonRpcRequest, context: McpDeliveryContext, answers?: Record<string, Record<string, unknown>>): Promise<Record<string, unknown>> {
+  private async create(
+    tool: RegisteredTool,
+    request: JsonRpcRequest,
+    context: McpDeliveryContext,
+    answers?: Record<string, Record<string, unknown>>,
+  ): Promise<Record<string, unknown>> {
     await this.checkTaskCap(context);
     const { ttl } = (request.params?.task ?? {}) as { ttl?: unknown };
     const { maxTtlMs, defaultTtlMs, pollIntervalMs } = this.options.tasks;
-    const ttlMs = typeof ttl === 'number' && Number.isFinite(ttl) && ttl > 0 ? Math.min(Math.floor(ttl), maxTtlMs) : defaultTtlMs;
+    const ttlMs =
+      typeof ttl === 'number' && Number.isFinite(ttl) && ttl > 0 ? Math.min(Math.floor(ttl), maxTtlMs) : defaultTtlMs;
     const args = (request.params?.arguments ?? {}) as Record<string, unknown>;
     const meta = request.params?._meta as Record<string, unknown> | undefined;
     const payload: McpTaskPayload = {
@@ -212,7 +234,11 @@ export class McpTaskService implements OnApplicationBootstrap, BeforeApplication
   private async checkTaskCap(context: McpDeliveryContext): Promise<void> {
     const max = this.options.limits.tasksPerPrincipal;
     if ((await this.store.countOpen(storedPrincipalKey(context.principal.key), new Date())) < max) return;
-    throw new McpLimitExceededError('tasksPerPrincipal', max, `Too many tasks: this principal already has ${max} tasks that are not over. Wait for one to finish, or cancel one with tasks/cancel`);
+    throw new McpLimitExceededError(
+      'tasksPerPrincipal',
+      max,
+      `Too many tasks: this principal already has ${max} tasks that are not over. Wait for one to finish, or cancel one with tasks/cancel`,
+    );
   }
 
   /**
@@ -223,7 +249,11 @@ export class McpTaskService implements OnApplicationBootstrap, BeforeApplication
    */
   async ownedTaskIds(ids: readonly string[], principalKey: string): Promise<string[]> {
     const owner = taskOwnerOf(principalKey, null);
-    const owned = new Set((await this.store.getMany(ids, owner.principalKey)).filter((record) => ownsTask(owner, record) && !isTaskExpired(record)).map((record) => record.id));
+    const owned = new Set(
+      (await this.store.getMany(ids, owner.principalKey))
+        .filter((record) => ownsTask(owner, record) && !isTaskExpired(record))
+        .map((record) => record.id),
+    );
     return ids.filter((id) => owned.has(id));
   }
 
@@ -232,7 +262,8 @@ export class McpTaskService implements OnApplicationBootstrap, BeforeApplication
     const record = await this.store.get(id);
     if (!record || isTerminalTaskStatus(record.status) || isTaskExpired(record)) return;
     const tool = this.toolset.get(record.toolName);
-    if (await this.store.claim(id, this.worker, null)) return this.execute({ ...record, worker: this.worker, attempt: record.attempt + 1 }, tool);
+    if (await this.store.claim(id, this.worker, null))
+      return this.execute({ ...record, worker: this.worker, attempt: record.attempt + 1 }, tool);
     // Claimed before: its worker died (the queue handed the job on) or the process restarted.
     const current = await this.store.get(id);
     if (!current || isTerminalTaskStatus(current.status) || current.worker === this.worker) return;
@@ -242,13 +273,18 @@ export class McpTaskService implements OnApplicationBootstrap, BeforeApplication
       return this.execute(mine, tool);
     }
     await this.end(current, 'failed', 'Interrupted: the worker running the task stopped before it finished', {
-      error: { code: JsonRpcErrorCode.InternalError, message: 'The task was interrupted: the worker running it stopped before it finished' },
+      error: {
+        code: JsonRpcErrorCode.InternalError,
+        message: 'The task was interrupted: the worker running it stopped before it finished',
+      },
     });
   }
 
   private async execute(record: McpTaskRecord, tool: RegisteredTool | undefined): Promise<void> {
     if (!tool) {
-      await this.end(record, 'failed', `Unknown tool: ${record.toolName}`, { error: { code: JsonRpcErrorCode.InvalidParams, message: `Unknown tool: ${record.toolName}` } });
+      await this.end(record, 'failed', `Unknown tool: ${record.toolName}`, {
+        error: { code: JsonRpcErrorCode.InvalidParams, message: `Unknown tool: ${record.toolName}` },
+      });
       return;
     }
     const controller = new AbortController();
@@ -261,15 +297,27 @@ export class McpTaskService implements OnApplicationBootstrap, BeforeApplication
     try {
       const outcome = await this.invoke(record, controller.signal);
       if (controller.signal.aborted && (this.closing || inFlight.signal.aborted)) {
-        await this.end(record, 'failed', 'Interrupted: the worker shut down', { error: { code: JsonRpcErrorCode.InternalError, message: 'The task was interrupted: the worker shut down' } });
+        await this.end(record, 'failed', 'Interrupted: the worker shut down', {
+          error: { code: JsonRpcErrorCode.InternalError, message: 'The task was interrupted: the worker shut down' },
+        });
       } else if ('error' in outcome) {
-        // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a tool's error message may be any value; the status message is its text
-        await this.end(record, 'failed', String((outcome.error as { message?: unknown }).message ?? 'The tool call failed'), outcome);
+        await this.end(
+          record,
+          'failed',
+          // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a tool's error message may be any value; the status message is its text
+          String((outcome.error as { message?: unknown }).message ?? 'The tool call failed'),
+          outcome,
+        );
       } else {
         const result = outcome.result as Record<string, unknown>;
         // 2025-11-25 ends a tool error as failed; the extension of 2026-07-28 keeps failed for JSON-RPC errors.
         const failed = result.isError === true && !isStatelessVersion(record.payload.protocolVersion);
-        await this.end(record, failed ? 'failed' : 'completed', result.isError === true ? failureText(result) : undefined, outcome);
+        await this.end(
+          record,
+          failed ? 'failed' : 'completed',
+          result.isError === true ? failureText(result) : undefined,
+          outcome,
+        );
       }
     } finally {
       this.running.delete(record.id);
@@ -302,9 +350,13 @@ export class McpTaskService implements OnApplicationBootstrap, BeforeApplication
     };
     try {
       // The run continues the trace of the exchange that created the task, on whichever replica runs it.
-      const run = () => withInternalSpan('mcp.task.run', { [McpAttr.ToolName]: record.toolName, [McpAttr.Mount]: record.mount }, () => this.toolset.deliver(request, context));
+      const run = () =>
+        withInternalSpan('mcp.task.run', { [McpAttr.ToolName]: record.toolName, [McpAttr.Mount]: record.mount }, () =>
+          this.toolset.deliver(request, context),
+        );
       const response = await otelContext.with(restoreTraceCarrier(payload.trace, ROOT_CONTEXT), run);
-      if (!response) return { error: { code: JsonRpcErrorCode.InternalError, message: 'The tool call gave no response' } };
+      if (!response)
+        return { error: { code: JsonRpcErrorCode.InternalError, message: 'The tool call gave no response' } };
       return 'error' in response ? { error: response.error } : { result: response.result };
     } catch (error) {
       this.logger.warn(`Task ${record.id} (${record.toolName}) failed: ${errorText(error)}`);
@@ -340,10 +392,12 @@ export class McpTaskService implements OnApplicationBootstrap, BeforeApplication
     // Keys stay unique over the task's life: a rerun (idempotent tool) numbers its own.
     const automatic = `${record.attempt > 1 ? `a${record.attempt}-` : ''}${kind}-${++counter.n}`;
     const key = options?.key ?? automatic;
-    if (typeof key !== 'string' || key === '') throw new TypeError(`The key of an input request must be a non-empty string (got ${JSON.stringify(key)})`);
+    if (typeof key !== 'string' || key === '')
+      throw new TypeError(`The key of an input request must be a non-empty string (got ${JSON.stringify(key)})`);
     if (signal.aborted) throw signal.reason ?? new Error('The task was cancelled');
     const pending = this.asking.get(record.id) ?? new Map<string, InputWaiter>();
-    if (pending.has(key)) throw new TypeError(`The input request key "${key}" is already outstanding in task ${record.id}`);
+    if (pending.has(key))
+      throw new TypeError(`The input request key "${key}" is already outstanding in task ${record.id}`);
     this.asking.set(record.id, pending);
     const timeoutMs = this.options.tasks.inputTimeoutMs;
     let timer: NodeJS.Timeout | undefined;
@@ -365,7 +419,8 @@ export class McpTaskService implements OnApplicationBootstrap, BeforeApplication
       if (pending.size === 0) this.asking.delete(record.id);
       await this.writeInputs(record.id);
     }
-    if ('error' in settled) throw new McpClientRequestError(method, settled.error.code, settled.error.message, settled.error.data);
+    if ('error' in settled)
+      throw new McpClientRequestError(method, settled.error.code, settled.error.message, settled.error.data);
     return settled.result;
   }
 
@@ -373,13 +428,21 @@ export class McpTaskService implements OnApplicationBootstrap, BeforeApplication
   private writeInputs(id: string): Promise<void> {
     const write = async () => {
       const pending = this.asking.get(id);
-      const requests = pending?.size ? Object.fromEntries([...pending].map(([key, waiter]) => [key, { method: waiter.method, params: waiter.params }])) : null;
+      const requests = pending?.size
+        ? Object.fromEntries(
+            [...pending].map(([key, waiter]) => [key, { method: waiter.method, params: waiter.params }]),
+          )
+        : null;
       const current = await this.store.get(id);
       // Nothing to say when the row already stands where it should (the last answer of several).
       if (!current || isTerminalTaskStatus(current.status) || (!requests && current.status === 'working')) return;
       const record = await this.store.setInputRequests(id, requests);
       if (!record) return;
-      await this.audit(record, requests ? 'input_required' : 'resumed', requests ? `task input_required: ${Object.keys(requests).join(', ')}` : undefined);
+      await this.audit(
+        record,
+        requests ? 'input_required' : 'resumed',
+        requests ? `task input_required: ${Object.keys(requests).join(', ')}` : undefined,
+      );
       await this.notify(record);
       this.finished.emit(id);
       if (this.pubsub.distributed) await this.publish({ t: 's', id });
@@ -414,7 +477,12 @@ export class McpTaskService implements OnApplicationBootstrap, BeforeApplication
   }
 
   /** Moves a task to a terminal status (if it is not over yet), tells its session and wakes the waiting `tasks/result`s. */
-  private async end(record: McpTaskRecord, status: string, statusMessage: string | undefined, outcome: Record<string, unknown>): Promise<McpTaskRecord | null> {
+  private async end(
+    record: McpTaskRecord,
+    status: string,
+    statusMessage: string | undefined,
+    outcome: Record<string, unknown>,
+  ): Promise<McpTaskRecord | null> {
     const ended = await this.store.finish(record.id, status, statusMessage, outcome);
     if (!ended) return null;
     await this.audit(ended, status, undefined, outcome);
@@ -426,10 +494,15 @@ export class McpTaskService implements OnApplicationBootstrap, BeforeApplication
 
   private async owned(request: JsonRpcRequest, context: McpDeliveryContext): Promise<McpTaskRecord> {
     if (isStatelessVersion(context.protocolVersion) && !declaresTasksExtension(context.clientCapabilities)) {
-      throw new McpRpcError(StatelessErrorCode.MissingRequiredClientCapability, `Missing required client capability: ${request.method} needs the tasks extension`, tasksExtensionRequired());
+      throw new McpRpcError(
+        StatelessErrorCode.MissingRequiredClientCapability,
+        `Missing required client capability: ${request.method} needs the tasks extension`,
+        tasksExtensionRequired(),
+      );
     }
     const id = request.params?.taskId;
-    if (typeof id !== 'string') throw new McpRpcError(JsonRpcErrorCode.InvalidParams, 'Invalid params: "taskId" must be a string');
+    if (typeof id !== 'string')
+      throw new McpRpcError(JsonRpcErrorCode.InvalidParams, 'Invalid params: "taskId" must be a string');
     const record = await this.store.get(id);
     // Another principal's task (or another anonymous caller's) and an expired one answer exactly like an unknown id.
     if (!record || !ownsTask(taskOwnerOf(context.principal.key, context.sessionId), record) || isTaskExpired(record)) {
@@ -452,7 +525,8 @@ export class McpTaskService implements OnApplicationBootstrap, BeforeApplication
    * the handler has its last answer. An unknown task or malformed `inputResponses` is -32602.
    */
   private async updateInputs(request: JsonRpcRequest, context: McpDeliveryContext): Promise<Record<string, unknown>> {
-    if (!isStatelessVersion(context.protocolVersion)) throw new McpRpcError(JsonRpcErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+    if (!isStatelessVersion(context.protocolVersion))
+      throw new McpRpcError(JsonRpcErrorCode.MethodNotFound, `Method not found: ${request.method}`);
     const record = await this.owned(request, context);
     const responses = request.params?.inputResponses;
     if (!responses || typeof responses !== 'object' || Array.isArray(responses)) {
@@ -474,7 +548,10 @@ export class McpTaskService implements OnApplicationBootstrap, BeforeApplication
       this.forwardInputs(record, context, forwarded);
       const left = deadline - Date.now();
       if (left <= 0) {
-        throw new McpRpcError(RESULT_TIMEOUT_CODE, `Task ${record.id} is still ${record.status} after ${this.options.tasks.resultTimeoutMs} ms: call tasks/result again`);
+        throw new McpRpcError(
+          RESULT_TIMEOUT_CODE,
+          `Task ${record.id} is still ${record.status} after ${this.options.tasks.resultTimeoutMs} ms: call tasks/result again`,
+        );
       }
       await this.waitForEnd(record.id, Math.min(left, record.pollIntervalMs), context.signal);
       if (context.signal?.aborted) throw context.signal.reason ?? new Error('The request was aborted');
@@ -486,7 +563,13 @@ export class McpTaskService implements OnApplicationBootstrap, BeforeApplication
       throw new McpRpcError(error.code, error.message, error.data);
     }
     const result = (outcome.result ?? {}) as Record<string, unknown>;
-    return { ...result, _meta: { ...(result._meta as Record<string, unknown> | undefined), [RELATED_TASK_META_KEY]: { taskId: record.id } } };
+    return {
+      ...result,
+      _meta: {
+        ...(result._meta as Record<string, unknown> | undefined),
+        [RELATED_TASK_META_KEY]: { taskId: record.id },
+      },
+    };
   }
 
   /**
@@ -501,13 +584,28 @@ export class McpTaskService implements OnApplicationBootstrap, BeforeApplication
     for (const [key, input] of Object.entries(inputRequestsOf(record))) {
       if (forwarded.has(key)) continue;
       forwarded.add(key);
-      const meta = { ...(input.params._meta as Record<string, unknown> | undefined), [RELATED_TASK_META_KEY]: { taskId: record.id } };
-      client.request(input.method, { ...input.params, _meta: meta }).then(
-        (result) => this.answerInput(record.id, key, { result }),
-        (error: unknown) => {
-          if (error instanceof McpClientRequestError) return this.answerInput(record.id, key, { error: { code: error.code, message: refusalText(error), ...(error.data !== undefined ? { data: error.data } : {}) } });
-        },
-      ).catch((error: unknown) => this.logger.warn(`Could not pass on the answer to input ${key} of task ${record.id}: ${errorText(error)}`));
+      const meta = {
+        ...(input.params._meta as Record<string, unknown> | undefined),
+        [RELATED_TASK_META_KEY]: { taskId: record.id },
+      };
+      client
+        .request(input.method, { ...input.params, _meta: meta })
+        .then(
+          (result) => this.answerInput(record.id, key, { result }),
+          (error: unknown) => {
+            if (error instanceof McpClientRequestError)
+              return this.answerInput(record.id, key, {
+                error: {
+                  code: error.code,
+                  message: refusalText(error),
+                  ...(error.data !== undefined ? { data: error.data } : {}),
+                },
+              });
+          },
+        )
+        .catch((error: unknown) =>
+          this.logger.warn(`Could not pass on the answer to input ${key} of task ${record.id}: ${errorText(error)}`),
+        );
     }
   }
 
@@ -534,8 +632,10 @@ export class McpTaskService implements OnApplicationBootstrap, BeforeApplication
     const owner = taskOwnerOf(context.principal.key, context.sessionId);
     const session = listedSessionOf(owner);
     // An anonymous caller without a session has no tasks anyone may list: its task ids are its handles.
-    const rows = session === null ? [] : await this.store.list(owner.principalKey, new Date(), page * size, size + 1, session);
-    if (page > 0 && rows.length === 0) throw new McpRpcError(JsonRpcErrorCode.InvalidParams, 'Invalid params: unknown cursor');
+    const rows =
+      session === null ? [] : await this.store.list(owner.principalKey, new Date(), page * size, size + 1, session);
+    if (page > 0 && rows.length === 0)
+      throw new McpRpcError(JsonRpcErrorCode.InvalidParams, 'Invalid params: unknown cursor');
     // Checked again here, so a store that ignored the session never lists another caller's task.
     const shown = rows.slice(0, size).filter((record) => ownsTask(owner, record));
     return { tasks: shown.map(toWireTask), ...(rows.length > size ? { nextCursor: encodeCursor(page + 1) } : {}) };
@@ -548,9 +648,12 @@ export class McpTaskService implements OnApplicationBootstrap, BeforeApplication
       if (!isTerminalTaskStatus(record.status)) await this.cancelRunning(record);
       return {};
     }
-    const refuse = (status: string) => new McpRpcError(JsonRpcErrorCode.InvalidParams, `Cannot cancel task: already in terminal status '${status}'`);
+    const refuse = (status: string) =>
+      new McpRpcError(JsonRpcErrorCode.InvalidParams, `Cannot cancel task: already in terminal status '${status}'`);
     if (isTerminalTaskStatus(record.status)) throw refuse(record.status);
-    const cancelled = await this.end(record, 'cancelled', 'The task was cancelled by request', { error: { code: CANCELLED_ERROR_CODE, message: `Task ${record.id} was cancelled` } });
+    const cancelled = await this.end(record, 'cancelled', 'The task was cancelled by request', {
+      error: { code: CANCELLED_ERROR_CODE, message: `Task ${record.id} was cancelled` },
+    });
     if (!cancelled) throw refuse((await this.store.get(record.id))?.status ?? 'cancelled');
     this.abortHere(record.id);
     if (this.pubsub.distributed) await this.publish({ t: 'c', id: record.id });
@@ -558,7 +661,9 @@ export class McpTaskService implements OnApplicationBootstrap, BeforeApplication
   }
 
   private async cancelRunning(record: McpTaskRecord): Promise<void> {
-    const cancelled = await this.end(record, 'cancelled', 'The task was cancelled by request', { error: { code: CANCELLED_ERROR_CODE, message: `Task ${record.id} was cancelled` } });
+    const cancelled = await this.end(record, 'cancelled', 'The task was cancelled by request', {
+      error: { code: CANCELLED_ERROR_CODE, message: `Task ${record.id} was cancelled` },
+    });
     if (!cancelled) return;
     this.abortHere(record.id);
     if (this.pubsub.distributed) await this.publish({ t: 'c', id: record.id });
@@ -583,8 +688,14 @@ export class McpTaskService implements OnApplicationBootstrap, BeforeApplication
     if (!record.sessionId && !stateless) return;
     try {
       // 2026-07-28: to the listen streams (on every replica) that agreed to this task id.
-      if (stateless) await this.listenStreams.publish({ jsonrpc: '2.0', method: McpMethod.Tasks, params: toDetailedTask(record) });
-      else await this.bus.notifySession(record.sessionId as string, { jsonrpc: '2.0', method: McpMethod.TasksStatus, params: toWireTask(record) });
+      if (stateless)
+        await this.listenStreams.publish({ jsonrpc: '2.0', method: McpMethod.Tasks, params: toDetailedTask(record) });
+      else
+        await this.bus.notifySession(record.sessionId as string, {
+          jsonrpc: '2.0',
+          method: McpMethod.TasksStatus,
+          params: toWireTask(record),
+        });
     } catch (error) {
       // The notification is optional (clients poll); the row already says it.
       this.logger.warn(`Could not send the status of task ${record.id}: ${errorText(error)}`);
@@ -592,7 +703,12 @@ export class McpTaskService implements OnApplicationBootstrap, BeforeApplication
   }
 
   /** One `mcp_events` row (kind `task`) per transition. */
-  private async audit(record: McpTaskRecord, transition: string, note?: string, outcome?: Record<string, unknown>): Promise<void> {
+  private async audit(
+    record: McpTaskRecord,
+    transition: string,
+    note?: string,
+    outcome?: Record<string, unknown>,
+  ): Promise<void> {
     const result = outcome?.result as Record<string, unknown> | undefined;
     const error = outcome?.error as { code?: number } | undefined;
     await this.events.record({
@@ -602,7 +718,15 @@ export class McpTaskService implements OnApplicationBootstrap, BeforeApplication
       principalKey: record.principalKey,
       method: McpMethod.ToolsCall,
       protocolVersion: record.payload.protocolVersion,
-      request: { taskId: record.id, tool: record.toolName, transition, status: record.status, statusMessage: record.statusMessage, worker: record.worker, attempt: record.attempt },
+      request: {
+        taskId: record.id,
+        tool: record.toolName,
+        transition,
+        status: record.status,
+        statusMessage: record.statusMessage,
+        worker: record.worker,
+        attempt: record.attempt,
+      },
       response: outcome ?? null,
       errorCode: typeof error?.code === 'number' ? error.code : null,
       isError: result?.isError === true,
@@ -641,14 +765,22 @@ function storablePrincipal(principal: McpPrincipal): McpTaskPayload['principal']
   } catch {
     raw = null;
   }
-  return { key: principal.key, label: principal.label, ...(principal.scopes ? { scopes: [...principal.scopes] } : {}), ...(principal.roles ? { roles: [...principal.roles] } : {}), raw };
+  return {
+    key: principal.key,
+    label: principal.label,
+    ...(principal.scopes ? { scopes: [...principal.scopes] } : {}),
+    ...(principal.roles ? { roles: [...principal.roles] } : {}),
+    raw,
+  };
 }
 
 /** The outstanding input requests a task's row holds (none unless it is `input_required`). */
 function inputRequestsOf(record: McpTaskRecord): Record<string, { method: string; params: Record<string, unknown> }> {
   if (record.status !== 'input_required') return {};
   const requests = record.outcome?.inputRequests;
-  return requests && typeof requests === 'object' ? (requests as Record<string, { method: string; params: Record<string, unknown> }>) : {};
+  return requests && typeof requests === 'object'
+    ? (requests as Record<string, { method: string; params: Record<string, unknown> }>)
+    : {};
 }
 
 /** The client's own message inside a `McpClientRequestError` (its message wraps it). */
@@ -656,11 +788,15 @@ function refusalText(error: McpClientRequestError): string {
   const prefix = `The client refused ${error.method}: `;
   const suffix = ` (${error.code})`;
   const text = error.message;
-  return text.startsWith(prefix) && text.endsWith(suffix) ? text.slice(prefix.length, text.length - suffix.length) : text;
+  return text.startsWith(prefix) && text.endsWith(suffix)
+    ? text.slice(prefix.length, text.length - suffix.length)
+    : text;
 }
 
 /** The text of an `isError` result, for the status message. */
 function failureText(result: Record<string, unknown>): string {
-  const first = (result.content as { type?: string; text?: string }[] | undefined)?.find((block) => block.type === 'text');
+  const first = (result.content as { type?: string; text?: string }[] | undefined)?.find(
+    (block) => block.type === 'text',
+  );
   return first?.text ?? 'The tool reported an error';
 }

@@ -21,7 +21,11 @@ export interface TaskOwner {
 
 /** The owner a request with this principal key and session speaks for. */
 export function taskOwnerOf(principalKey: string, sessionId: string | null | undefined): TaskOwner {
-  return { principalKey: storedPrincipalKey(principalKey), anonymous: principalKey === MCP_ANONYMOUS_KEY, sessionId: sessionId ?? null };
+  return {
+    principalKey: storedPrincipalKey(principalKey),
+    anonymous: principalKey === MCP_ANONYMOUS_KEY,
+    sessionId: sessionId ?? null,
+  };
 }
 
 /**

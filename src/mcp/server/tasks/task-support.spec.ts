@@ -5,9 +5,15 @@ import { newTaskRecord } from '../../persistence/new-records';
 
 describe('checkedTaskSupport', () => {
   it('accepts the three values of the specification and refuses anything else at boot, naming the owner', () => {
-    expect(['forbidden', 'optional', 'required'].map((value) => checkedTaskSupport(value, 'Tools#x'))).toEqual(['forbidden', 'optional', 'required']);
+    expect(['forbidden', 'optional', 'required'].map((value) => checkedTaskSupport(value, 'Tools#x'))).toEqual([
+      'forbidden',
+      'optional',
+      'required',
+    ]);
     expect(() => checkedTaskSupport('sometimes', 'Tools#x')).toThrow(McpConfigurationError);
-    expect(() => checkedTaskSupport('sometimes', 'Tools#x')).toThrow(`Tools#x: @McpTool option "task" is "sometimes"; use 'forbidden', 'optional' or 'required'.`);
+    expect(() => checkedTaskSupport('sometimes', 'Tools#x')).toThrow(
+      `Tools#x: @McpTool option "task" is "sometimes"; use 'forbidden', 'optional' or 'required'.`,
+    );
   });
 });
 
@@ -17,23 +23,56 @@ describe('checkedInputBeforeTask', () => {
     expect(checkedInputBeforeTask(true, 'required', 'Tools#x')).toBe(true);
     expect(checkedInputBeforeTask(true, 'optional', 'Tools#x')).toBe(true);
     expect(checkedInputBeforeTask(false, undefined, 'Tools#x')).toBe(false);
-    expect(() => checkedInputBeforeTask('yes', 'optional', 'Tools#x')).toThrow(`Tools#x: @McpTool option "inputBeforeTask" is "yes"; use true or false.`);
+    expect(() => checkedInputBeforeTask('yes', 'optional', 'Tools#x')).toThrow(
+      `Tools#x: @McpTool option "inputBeforeTask" is "yes"; use true or false.`,
+    );
     expect(() => checkedInputBeforeTask(true, undefined, 'Tools#x')).toThrow(McpConfigurationError);
-    expect(() => checkedInputBeforeTask(true, 'forbidden', 'Tools#x')).toThrow(`Tools#x: @McpTool option "inputBeforeTask" needs task: 'optional' or 'required' (task is "forbidden").`);
+    expect(() => checkedInputBeforeTask(true, 'forbidden', 'Tools#x')).toThrow(
+      `Tools#x: @McpTool option "inputBeforeTask" needs task: 'optional' or 'required' (task is "forbidden").`,
+    );
   });
 });
 
 describe('task wire helpers', () => {
   it('digests arguments as canonical JSON: key order does not matter, values do', () => {
-    expect(argumentsDigest({ b: 1, a: { d: [1, 2], c: 'x' } })).toBe(argumentsDigest({ a: { c: 'x', d: [1, 2] }, b: 1 }));
+    expect(argumentsDigest({ b: 1, a: { d: [1, 2], c: 'x' } })).toBe(
+      argumentsDigest({ a: { c: 'x', d: [1, 2] }, b: 1 }),
+    );
     expect(argumentsDigest({ a: 1 })).not.toBe(argumentsDigest({ a: 2 }));
     expect(argumentsDigest({})).toMatch(/^[0-9a-f]{64}$/);
   });
 
   it('puts a row on the wire as the Task of 2025-11-25, and says when it expired', () => {
     const now = new Date('2026-01-01T00:00:00.000Z');
-    const record = newTaskRecord('m', { id: 't', principalKey: 'k', sessionId: null, toolName: 'x', argumentsDigest: 'd', payload: { arguments: {}, meta: null, principal: { key: 'k', label: 'k', raw: null }, protocolVersion: 'v', logLevel: null }, statusMessage: null, ttlMs: 1000, pollIntervalMs: 50 }, now);
-    expect(toWireTask(record)).toEqual({ taskId: 't', status: 'working', createdAt: '2026-01-01T00:00:00.000Z', lastUpdatedAt: '2026-01-01T00:00:00.000Z', ttl: 1000, pollInterval: 50 });
+    const record = newTaskRecord(
+      'm',
+      {
+        id: 't',
+        principalKey: 'k',
+        sessionId: null,
+        toolName: 'x',
+        argumentsDigest: 'd',
+        payload: {
+          arguments: {},
+          meta: null,
+          principal: { key: 'k', label: 'k', raw: null },
+          protocolVersion: 'v',
+          logLevel: null,
+        },
+        statusMessage: null,
+        ttlMs: 1000,
+        pollIntervalMs: 50,
+      },
+      now,
+    );
+    expect(toWireTask(record)).toEqual({
+      taskId: 't',
+      status: 'working',
+      createdAt: '2026-01-01T00:00:00.000Z',
+      lastUpdatedAt: '2026-01-01T00:00:00.000Z',
+      ttl: 1000,
+      pollInterval: 50,
+    });
     expect(toWireTask({ ...record, statusMessage: 'half' })).toMatchObject({ statusMessage: 'half' });
     expect(isTaskExpired(record, new Date('2026-01-01T00:00:00.999Z'))).toBe(false);
     expect(isTaskExpired(record, new Date('2026-01-01T00:00:01.000Z'))).toBe(true);

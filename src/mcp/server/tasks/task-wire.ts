@@ -34,10 +34,12 @@ export function toWireTask2026(record: McpTaskRecord): Record<string, unknown> {
 export function toDetailedTask(record: McpTaskRecord): Record<string, unknown> {
   const task = toWireTask2026(record);
   const outcome = record.outcome ?? {};
-  if (record.status === 'input_required' && 'inputRequests' in outcome) return { ...task, inputRequests: outcome.inputRequests };
+  if (record.status === 'input_required' && 'inputRequests' in outcome)
+    return { ...task, inputRequests: outcome.inputRequests };
   if (record.status === 'completed' && 'result' in outcome) return { ...task, result: outcome.result };
   if (record.status === 'failed' && 'error' in outcome) return { ...task, error: outcome.error };
-  if (record.status === 'failed' && 'result' in outcome) return { ...task, error: { code: -32603, message: record.statusMessage ?? 'The task failed' } };
+  if (record.status === 'failed' && 'result' in outcome)
+    return { ...task, error: { code: -32603, message: record.statusMessage ?? 'The task failed' } };
   return task;
 }
 

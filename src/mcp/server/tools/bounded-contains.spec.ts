@@ -17,10 +17,27 @@ const schemas: [string, object][] = [
   ['minContains over maxContains', { type: 'array', contains: { type: 'string' }, minContains: 3, maxContains: 1 }],
   ['contains: true', { type: 'array', contains: true }],
   ['contains: false', { type: 'array', contains: false }],
-  ['contains beside items', { type: 'array', items: { type: ['string', 'number'] }, contains: { type: 'string', minLength: 2 } }],
-  ['contains under anyOf', { anyOf: [{ type: 'array', contains: { const: 1 } }, { type: 'array', contains: { const: 2 } }] }],
-  ['contains with unevaluatedItems', { type: 'array', prefixItems: [{ type: 'number' }], contains: { type: 'string' }, unevaluatedItems: false }],
-  ['nested contains', { type: 'object', properties: { a: { type: 'array', contains: { type: 'array', contains: { const: 'x' } } } } }],
+  [
+    'contains beside items',
+    { type: 'array', items: { type: ['string', 'number'] }, contains: { type: 'string', minLength: 2 } },
+  ],
+  [
+    'contains under anyOf',
+    {
+      anyOf: [
+        { type: 'array', contains: { const: 1 } },
+        { type: 'array', contains: { const: 2 } },
+      ],
+    },
+  ],
+  [
+    'contains with unevaluatedItems',
+    { type: 'array', prefixItems: [{ type: 'number' }], contains: { type: 'string' }, unevaluatedItems: false },
+  ],
+  [
+    'nested contains',
+    { type: 'object', properties: { a: { type: 'array', contains: { type: 'array', contains: { const: 'x' } } } } },
+  ],
 ];
 
 const values: unknown[] = [
@@ -61,8 +78,13 @@ describe('boundedContains', () => {
   });
 
   it('keeps no error per item of a long array that never matches', () => {
-    const validate = bounded(new Ajv2020({ strict: false, allErrors: true })).compile({ type: 'array', contains: { type: 'string' } });
+    const validate = bounded(new Ajv2020({ strict: false, allErrors: true })).compile({
+      type: 'array',
+      contains: { type: 'string' },
+    });
     expect(validate(new Array(100_000).fill(1))).toBe(false);
-    expect(validate.errors).toEqual([expect.objectContaining({ keyword: 'contains', message: 'must contain at least 1 valid item(s)' })]);
+    expect(validate.errors).toEqual([
+      expect.objectContaining({ keyword: 'contains', message: 'must contain at least 1 valid item(s)' }),
+    ]);
   });
 });

@@ -1,10 +1,21 @@
-import { _, str, type AnySchema, type CodeKeywordDefinition, type KeywordCxt, type KeywordErrorDefinition, type Name } from 'ajv';
+import {
+  _,
+  str,
+  type AnySchema,
+  type CodeKeywordDefinition,
+  type KeywordCxt,
+  type KeywordErrorDefinition,
+  type Name,
+} from 'ajv';
 import { alwaysValidSchema, Type } from 'ajv/dist/compile/util';
 
 const error: KeywordErrorDefinition = {
   message: ({ params: { min, max } }) =>
-    max === undefined ? str`must contain at least ${min} valid item(s)` : str`must contain at least ${min} and no more than ${max} valid item(s)`,
-  params: ({ params: { min, max } }) => (max === undefined ? _`{minContains: ${min}}` : _`{minContains: ${min}, maxContains: ${max}}`),
+    max === undefined
+      ? str`must contain at least ${min} valid item(s)`
+      : str`must contain at least ${min} and no more than ${max} valid item(s)`,
+  params: ({ params: { min, max } }) =>
+    max === undefined ? _`{minContains: ${min}}` : _`{minContains: ${min}, maxContains: ${max}}`,
 };
 
 /**

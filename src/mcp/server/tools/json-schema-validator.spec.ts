@@ -3,7 +3,13 @@ import { Type } from 'class-transformer';
 import { IsString, ValidateNested } from 'class-validator';
 import { compileJsonSchema, type ValidationOutcome } from './json-schema-validator';
 import { compileInputValidator } from './tool-schema.factory';
-import { MAX_ERROR_CHARS, MAX_LISTED_ERRORS, MAX_VALUES_FOR_ALL_ERRORS, holdsAtMost, validationMessage } from './validation-report';
+import {
+  MAX_ERROR_CHARS,
+  MAX_LISTED_ERRORS,
+  MAX_VALUES_FOR_ALL_ERRORS,
+  holdsAtMost,
+  validationMessage,
+} from './validation-report';
 
 function failure(outcome: ValidationOutcome | Promise<ValidationOutcome>): string {
   const settled = outcome as ValidationOutcome;
@@ -44,7 +50,9 @@ describe('bounded validation messages', () => {
   it('reports the first error of a value too large to look for all of them, and says so', () => {
     const validate = compileJsonSchema(stringItems);
     const message = failure(validate({ items: new Array(1_000_000).fill(1) }));
-    expect(message).toBe(`items.0: must be string; further errors were not looked for (the value holds more than ${MAX_VALUES_FOR_ALL_ERRORS} values)`);
+    expect(message).toBe(
+      `items.0: must be string; further errors were not looked for (the value holds more than ${MAX_VALUES_FOR_ALL_ERRORS} values)`,
+    );
   });
 
   it('cuts an error naming a huge property to its bound', () => {
@@ -77,7 +85,9 @@ describe('bounded validation messages', () => {
 
   it('names how many errors there were when it lists only some', () => {
     expect(validationMessage(['a', 'b'])).toBe('a; b');
-    expect(validationMessage(Array.from({ length: 11 }, (_, i) => `e${i}`))).toMatch(/; e9 \(10 of 11 errors listed\)$/);
+    expect(validationMessage(Array.from({ length: 11 }, (_, i) => `e${i}`))).toMatch(
+      /; e9 \(10 of 11 errors listed\)$/,
+    );
     expect(validationMessage(['x'.repeat(500)])).toHaveLength(MAX_ERROR_CHARS);
   });
 });

@@ -24,7 +24,10 @@ function withBoundedContains<T extends Ajv>(ajv: T): T {
 // one does. `allErrors: true` keeps one error object per failing value, about 150 bytes each
 // where a small array item costs 8: it only runs on a value that failed and is small enough
 // (`MAX_VALUES_FOR_ALL_ERRORS`), to list several errors in one answer.
-const firstError = { ajv2020: withBoundedContains(new Ajv2020({ strict: false })), ajv07: withBoundedContains(new Ajv({ strict: false })) };
+const firstError = {
+  ajv2020: withBoundedContains(new Ajv2020({ strict: false })),
+  ajv07: withBoundedContains(new Ajv({ strict: false })),
+};
 const allErrors = {
   ajv2020: withBoundedContains(new Ajv2020({ allErrors: true, strict: false })),
   ajv07: withBoundedContains(new Ajv({ allErrors: true, strict: false })),

@@ -2,7 +2,9 @@ import type { McpCallToolResult, McpContent } from '../../interfaces/mcp-tool-co
 import type { RegisteredTool } from './registered-tool';
 
 function isCallToolResult(value: unknown): value is McpCallToolResult {
-  return !!value && typeof value === 'object' && !Array.isArray(value) && Array.isArray((value as McpCallToolResult).content);
+  return (
+    !!value && typeof value === 'object' && !Array.isArray(value) && Array.isArray((value as McpCallToolResult).content)
+  );
 }
 
 /** An `isError` result carrying one text block. */
@@ -27,7 +29,9 @@ export async function toCallToolResult(tool: RegisteredTool, returned: unknown):
     if (isCallToolResult(returned) && returned.isError) return returned;
     const outcome = await tool.validateOutput(structured);
     if (!outcome.ok) {
-      return errorResult(`Tool "${tool.name}" returned output that does not match its output schema: ${outcome.message}`);
+      return errorResult(
+        `Tool "${tool.name}" returned output that does not match its output schema: ${outcome.message}`,
+      );
     }
     if (isCallToolResult(returned)) return returned;
     const value = structured as Record<string, unknown>;

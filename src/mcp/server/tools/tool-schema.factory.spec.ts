@@ -3,7 +3,13 @@ import { Type } from 'class-transformer';
 import { IsArray, IsEnum, IsInt, IsNumber, IsOptional, IsString, Max, Min, ValidateNested } from 'class-validator';
 import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
 import { compileJsonSchema, type ValidationOutcome } from './json-schema-validator';
-import { EMPTY_INPUT_SCHEMA, compileInputValidator, dtoToJsonSchema, isDtoClass, toPublishedSchema } from './tool-schema.factory';
+import {
+  EMPTY_INPUT_SCHEMA,
+  compileInputValidator,
+  dtoToJsonSchema,
+  isDtoClass,
+  toPublishedSchema,
+} from './tool-schema.factory';
 
 enum Priority {
   Low = 'low',
@@ -88,7 +94,14 @@ describe('dtoToJsonSchema', () => {
   });
 
   it('lists every non-optional field as required, and no optional one', () => {
-    expect([...(schema.required as string[])].sort()).toEqual(['amount', 'customer', 'priority', 'quantity', 'shipTo', 'tags']);
+    expect([...(schema.required as string[])].sort()).toEqual([
+      'amount',
+      'customer',
+      'priority',
+      'quantity',
+      'shipTo',
+      'tags',
+    ]);
     expect(schema.required).not.toContain('note');
   });
 
@@ -100,7 +113,10 @@ describe('dtoToJsonSchema', () => {
       properties: { street: { type: 'string' }, location: { $ref: '#/$defs/GeoPoint' } },
       required: ['street'],
     });
-    expect(defs.GeoPoint).toMatchObject({ type: 'object', properties: { lat: { type: 'number' }, lng: { type: 'number' } } });
+    expect(defs.GeoPoint).toMatchObject({
+      type: 'object',
+      properties: { lat: { type: 'number' }, lng: { type: 'number' } },
+    });
   });
 
   it('does not drag unrelated DTOs into $defs', () => {
@@ -321,7 +337,11 @@ describe('compileInputValidator with a raw JSON Schema (Ajv)', () => {
   });
 
   it('accepts a schema that names the 2020-12 dialect explicitly', async () => {
-    const validate = compileInputValidator({ $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties: { a: { type: 'string' } } });
+    const validate = compileInputValidator({
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: { a: { type: 'string' } },
+    });
     expect((await validate({ a: 'x' })).ok).toBe(true);
     expect((await validate({ a: 1 })).ok).toBe(false);
   });
@@ -329,9 +349,15 @@ describe('compileInputValidator with a raw JSON Schema (Ajv)', () => {
   it('checks formats such as email, date-time and uri', async () => {
     const validate = compileInputValidator({
       type: 'object',
-      properties: { email: { type: 'string', format: 'email' }, at: { type: 'string', format: 'date-time' }, site: { type: 'string', format: 'uri' } },
+      properties: {
+        email: { type: 'string', format: 'email' },
+        at: { type: 'string', format: 'date-time' },
+        site: { type: 'string', format: 'uri' },
+      },
     });
-    expect((await validate({ email: 'alice@example.com', at: '2025-11-25T10:00:00Z', site: 'https://example.com/x' })).ok).toBe(true);
+    expect(
+      (await validate({ email: 'alice@example.com', at: '2025-11-25T10:00:00Z', site: 'https://example.com/x' })).ok,
+    ).toBe(true);
     const outcome = await validate({ email: 'not-an-email', at: 'yesterday', site: 'no scheme' });
     expect(outcome.ok).toBe(false);
     if (outcome.ok) return;

@@ -10,7 +10,9 @@ import { validationMessage } from './validation-report';
 // class-transformer keeps `@Type(() => Nested)` in this storage; class-validator-jsonschema needs
 // it to follow nested DTOs.
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- a deep path with no typings of its own
-const { defaultMetadataStorage } = require('class-transformer/cjs/storage') as { defaultMetadataStorage: import('class-transformer/types/MetadataStorage').MetadataStorage };
+const { defaultMetadataStorage } = require('class-transformer/cjs/storage') as {
+  defaultMetadataStorage: import('class-transformer/types/MetadataStorage').MetadataStorage;
+};
 
 /** The schema published for a tool that takes no arguments. */
 export const EMPTY_INPUT_SCHEMA: JsonSchema = Object.freeze({ type: 'object', additionalProperties: false });
@@ -38,9 +40,13 @@ function collectRefs(node: unknown, into: Set<string>): void {
 
 /** Names shared by more than one validated class: their nested schemas cannot be told apart. */
 function ambiguousClassNames(): Set<string> {
-  const storage = getMetadataStorage() as unknown as { validationMetadatas: Map<object, unknown> | { target: object }[] };
+  const storage = getMetadataStorage() as unknown as {
+    validationMetadatas: Map<object, unknown> | { target: object }[];
+  };
   const targets =
-    storage.validationMetadatas instanceof Map ? [...storage.validationMetadatas.keys()] : storage.validationMetadatas.map((m) => m.target);
+    storage.validationMetadatas instanceof Map
+      ? [...storage.validationMetadatas.keys()]
+      : storage.validationMetadatas.map((m) => m.target);
   const byName = new Map<string, Set<object>>();
   for (const target of targets) {
     if (typeof target !== 'function') continue;
@@ -111,7 +117,9 @@ export function compileInputValidator(input: Type<unknown> | JsonSchema | undefi
     }
     const instance = plainToInstance(input, value) as object;
     const errors = await validate(instance, { whitelist: true, forbidUnknownValues: false });
-    return errors.length ? { ok: false, message: validationMessage(describeValidationErrors(errors)) } : { ok: true, value: instance };
+    return errors.length
+      ? { ok: false, message: validationMessage(describeValidationErrors(errors)) }
+      : { ok: true, value: instance };
   };
 }
 

@@ -30,7 +30,10 @@ describe('HttpCall', () => {
     call.maybeDelivered = true;
     caller.abort();
     call.fail(new McpProtocolError('too late', true));
-    expect(call.stopError()).toMatchObject({ message: 'The call to MCP server "h" was aborted by the caller', delivered: true });
+    expect(call.stopError()).toMatchObject({
+      message: 'The call to MCP server "h" was aborted by the caller',
+      delivered: true,
+    });
     call.dispose();
   });
 
@@ -47,7 +50,9 @@ describe('HttpCall', () => {
   it('times out at a deadline already past, saying whether the message may have arrived', async () => {
     const call = new HttpCall(context({ timeoutMs: 5000, deadlineAt: Date.now() - 1 }));
     await new Promise<void>((resolve) => call.signal.addEventListener('abort', () => resolve(), { once: true }));
-    expect(call.stopError()).toEqual(new McpTimeoutError('MCP server "h" could not be reached within 5000 ms', false, 5000));
+    expect(call.stopError()).toEqual(
+      new McpTimeoutError('MCP server "h" could not be reached within 5000 ms', false, 5000),
+    );
     call.maybeDelivered = true;
     expect(call.stopError().message).toBe('MCP server "h" did not answer within 5000 ms');
     expect(call.cancelReason()).toBe('Timed out after 5000 ms');

@@ -26,7 +26,8 @@ export class HttpCall {
     const { timeoutMs, signal, deadlineAt } = context;
     // The caller's absolute deadline (over every attempt of the call) may come before timeoutMs.
     const own = Number.isFinite(timeoutMs) && timeoutMs > 0 ? timeoutMs : Infinity;
-    const left = typeof deadlineAt === 'number' && Number.isFinite(deadlineAt) ? Math.max(0, deadlineAt - Date.now()) : Infinity;
+    const left =
+      typeof deadlineAt === 'number' && Number.isFinite(deadlineAt) ? Math.max(0, deadlineAt - Date.now()) : Infinity;
     const wait = Math.min(own, left);
     this.timer = Number.isFinite(wait) ? setTimeout(() => this.halt({ kind: 'timeout' }), wait) : null;
     if (signal?.aborted) this.halt({ kind: 'signal' });
@@ -56,7 +57,11 @@ export class HttpCall {
     if (stop.kind === 'timeout') {
       const timeoutMs = this.context.timeoutMs;
       const where = this.maybeDelivered ? 'did not answer' : 'could not be reached';
-      return new McpTimeoutError(`MCP server "${server}" ${where} within ${timeoutMs} ms`, this.maybeDelivered, timeoutMs);
+      return new McpTimeoutError(
+        `MCP server "${server}" ${where} within ${timeoutMs} ms`,
+        this.maybeDelivered,
+        timeoutMs,
+      );
     }
     return new McpTransportError(`The call to MCP server "${server}" was aborted by the caller`, this.maybeDelivered);
   }

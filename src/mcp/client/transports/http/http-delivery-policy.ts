@@ -21,7 +21,10 @@ export function isRetryableStatus(status: number): boolean {
 }
 
 /** Delay before retry number `attempt` (0-based): exponential, capped, with a little jitter. */
-export function backoffDelay(attempt: number, options: Pick<ResolvedHttpTransportOptions, 'initialDelayMs' | 'maxDelayMs'>): number {
+export function backoffDelay(
+  attempt: number,
+  options: Pick<ResolvedHttpTransportOptions, 'initialDelayMs' | 'maxDelayMs'>,
+): number {
   const base = Math.min(options.maxDelayMs, options.initialDelayMs * 2 ** attempt);
   return Math.round(base * (0.8 + Math.random() * 0.4));
 }

@@ -1,5 +1,10 @@
 import { McpProtocolError } from '../../../errors/mcp-client.errors';
-import { parseJsonRpc, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../../../protocol/jsonrpc';
+import {
+  parseJsonRpc,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+} from '../../../protocol/jsonrpc';
 import { McpHeader } from '../../../protocol/mcp-methods';
 import type { HttpCall } from './http-call';
 import { RawRecorder } from './raw-recorder';
@@ -53,7 +58,10 @@ async function readBody(response: Response, ctx: HttpExchangeContext, cut: boole
   const { call, maxResponseBytes: maxBytes } = ctx;
   if (!response.body) return '';
   const tooLarge = () =>
-    new McpProtocolError(`MCP server "${call.context.server}" sent a response body larger than maxResponseBytes (${maxBytes} bytes)`, call.maybeDelivered);
+    new McpProtocolError(
+      `MCP server "${call.context.server}" sent a response body larger than maxResponseBytes (${maxBytes} bytes)`,
+      call.maybeDelivered,
+    );
   const declared = Number(response.headers.get('content-length') ?? Number.NaN);
   if (!cut && Number.isFinite(declared) && declared > maxBytes) {
     await response.body.cancel().catch(() => undefined);
@@ -98,8 +106,14 @@ function errorDetail(text: string): string | null {
 function parseAnswer(text: string, request: JsonRpcRequest, server: string): JsonRpcResponse {
   const parsed = parseJsonRpc(text);
   if (parsed.kind === 'response' && parsed.message.id === request.id) return parsed.message;
-  const what = parsed.kind === 'invalid' && parsed.error.error.code === -32700 ? 'a body that is not valid JSON' : 'a body that is not the JSON-RPC response to it';
-  throw new McpProtocolError(`MCP server "${server}" answered request ${JSON.stringify(request.id)} (${request.method}) with ${what}`, true);
+  const what =
+    parsed.kind === 'invalid' && parsed.error.error.code === -32700
+      ? 'a body that is not valid JSON'
+      : 'a body that is not the JSON-RPC response to it';
+  throw new McpProtocolError(
+    `MCP server "${server}" answered request ${JSON.stringify(request.id)} (${request.method}) with ${what}`,
+    true,
+  );
 }
 
 /**
@@ -108,10 +122,21 @@ function parseAnswer(text: string, request: JsonRpcRequest, server: string): Jso
  * HTTP error. Network failures reject with `HttpSendFailure`; a broken answer with
  * `McpProtocolError`.
  */
-export async function exchangeMessage(message: JsonRpcRequest | JsonRpcNotification, session: HttpSession | null, ctx: HttpExchangeContext): Promise<HttpExchangeOutcome> {
+export async function exchangeMessage(
+  message: JsonRpcRequest | JsonRpcNotification,
+  session: HttpSession | null,
+  ctx: HttpExchangeContext,
+): Promise<HttpExchangeOutcome> {
   const { wire, call } = ctx;
   const bearer = await wire.bearer();
-  const response = await wire.send({ method: 'POST', session, signal: call.signal, body: JSON.stringify(message), extraHeaders: ctx.statelessHeaders, bearer });
+  const response = await wire.send({
+    method: 'POST',
+    session,
+    signal: call.signal,
+    body: JSON.stringify(message),
+    extraHeaders: ctx.statelessHeaders,
+    bearer,
+  });
   const status = response.status;
   const sessionId = response.headers.get(McpHeader.SessionId);
   const redact = (text: string) => wire.secrets.redact(text);
@@ -139,11 +164,20 @@ export async function exchangeMessage(message: JsonRpcRequest | JsonRpcNotificat
       // Not an answer: its body (an HTML page, say, of any size) is not read at all.
       await response.body?.cancel().catch(() => undefined);
       const got = status === 202 ? '202 Accepted' : `Content-Type "${type}"`;
-      throw new McpProtocolError(`MCP server "${call.context.server}" answered request ${JSON.stringify(request.id)} (${request.method}) with ${got}; expected JSON or an event stream`, true);
+      throw new McpProtocolError(
+        `MCP server "${call.context.server}" answered request ${JSON.stringify(request.id)} (${request.method}) with ${got}; expected JSON or an event stream`,
+        true,
+      );
     }
     const text = await readBody(response, ctx, false);
     recorder.append(text);
-    return { kind: 'response', status, body: parseAnswer(text, request, call.context.server), raw: redact(recorder.text()), sessionId };
+    return {
+      kind: 'response',
+      status,
+      body: parseAnswer(text, request, call.context.server),
+      raw: redact(recorder.text()),
+      sessionId,
+    };
   }
   const text = await readBody(response, ctx, !response.ok);
   recorder.append(text);
@@ -152,8 +186,16 @@ export async function exchangeMessage(message: JsonRpcRequest | JsonRpcNotificat
   const answersInBody = !TRANSPORT_STATUSES.has(status) || (ctx.statelessHeaders !== undefined && status === 404);
   if (request && answersInBody && status < 500) {
     const parsed = parseJsonRpc(text);
-    if (parsed.kind === 'response' && parsed.message.id === request.id) return { kind: 'response', status, body: parsed.message, raw, sessionId };
+    if (parsed.kind === 'response' && parsed.message.id === request.id)
+      return { kind: 'response', status, body: parsed.message, raw, sessionId };
   }
   const detail = errorDetail(text);
-  return { kind: 'http-error', status, raw, detail: detail === null ? null : redact(detail), bearer, challenge: response.headers.get('www-authenticate') };
+  return {
+    kind: 'http-error',
+    status,
+    raw,
+    detail: detail === null ? null : redact(detail),
+    bearer,
+    challenge: response.headers.get('www-authenticate'),
+  };
 }

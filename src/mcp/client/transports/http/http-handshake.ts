@@ -20,7 +20,11 @@ export function initializeRequest(options: {
     jsonrpc: '2.0',
     id: `durable-mcp-initialize-${randomUUID()}`,
     method: McpMethod.Initialize,
-    params: { protocolVersion: options.protocolVersion, capabilities: options.capabilities, clientInfo: options.clientInfo },
+    params: {
+      protocolVersion: options.protocolVersion,
+      capabilities: options.capabilities,
+      clientInfo: options.clientInfo,
+    },
   };
 }
 
@@ -33,12 +37,18 @@ export const INITIALIZED_NOTIFICATION: JsonRpcNotification = { jsonrpc: '2.0', m
  */
 export function handshakeFromResponse(server: string, response: JsonRpcResponse): McpHandshakeInfo {
   if ('error' in response) {
-    throw new McpProtocolError(`MCP server "${server}" refused initialize: ${response.error.code} ${response.error.message}`, true);
+    throw new McpProtocolError(
+      `MCP server "${server}" refused initialize: ${response.error.code} ${response.error.message}`,
+      true,
+    );
   }
   const result = response.result;
   const protocolVersion = result.protocolVersion;
   if (!isSupportedSessionVersion(protocolVersion)) {
-    throw new McpProtocolError(`MCP server "${server}" chose protocol revision ${JSON.stringify(protocolVersion)}, which this client does not speak`, true);
+    throw new McpProtocolError(
+      `MCP server "${server}" chose protocol revision ${JSON.stringify(protocolVersion)}, which this client does not speak`,
+      true,
+    );
   }
   const info: McpHandshakeInfo = {
     protocolVersion,

@@ -58,7 +58,8 @@ export class HttpServerMessages {
   private async respond(request: JsonRpcRequest): Promise<JsonRpcResponse> {
     if (request.method === McpMethod.Ping) return jsonRpcResult(request.id, {});
     const handler = this.call.context.onServerRequest;
-    if (!handler) return jsonRpcError(request.id, JsonRpcErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+    if (!handler)
+      return jsonRpcError(request.id, JsonRpcErrorCode.MethodNotFound, `Method not found: ${request.method}`);
     try {
       return jsonRpcResult(request.id, await handler(request));
     } catch (error) {
@@ -70,10 +71,19 @@ export class HttpServerMessages {
 
   private async post(request: JsonRpcRequest, response: JsonRpcResponse): Promise<void> {
     if (this.call.stopped) return;
-    const reply = await this.wire.send({ method: 'POST', session: this.session, signal: this.call.signal, body: JSON.stringify(response) });
+    const reply = await this.wire.send({
+      method: 'POST',
+      session: this.session,
+      signal: this.call.signal,
+      body: JSON.stringify(response),
+    });
     if (reply.ok) return discardBody(reply);
     const text = await readBodyPrefix(reply);
-    throw new McpTransportError(`HTTP ${reply.status} ${excerpt(this.wire.secrets.redact(text))}`.trim(), true, reply.status);
+    throw new McpTransportError(
+      `HTTP ${reply.status} ${excerpt(this.wire.secrets.redact(text))}`.trim(),
+      true,
+      reply.status,
+    );
   }
 
   private fail(request: JsonRpcRequest, error: unknown): void {

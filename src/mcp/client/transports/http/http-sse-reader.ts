@@ -33,7 +33,11 @@ export function isEventStream(response: Response): boolean {
  * message to `messages`. A stream that ends early is resumed with GET + `Last-Event-ID` when
  * the server gave event ids, after the delay it asked for.
  */
-export async function readSseResponse(first: Response, request: JsonRpcRequest, ctx: SseReadContext): Promise<JsonRpcResponse> {
+export async function readSseResponse(
+  first: Response,
+  request: JsonRpcRequest,
+  ctx: SseReadContext,
+): Promise<JsonRpcResponse> {
   let response = first;
   let parser = new SseParser({ maxEventChars: ctx.maxEventChars });
   for (let resumptions = 0; ; resumptions++) {
@@ -41,7 +45,10 @@ export async function readSseResponse(first: Response, request: JsonRpcRequest, 
     if (found) return found;
     const server = ctx.call.context.server;
     if (!parser.lastEventId || resumptions >= ctx.maxResumptions) {
-      throw new McpTransportError(`MCP server "${server}" closed the event stream before answering request ${JSON.stringify(request.id)} (${request.method})`, true);
+      throw new McpTransportError(
+        `MCP server "${server}" closed the event stream before answering request ${JSON.stringify(request.id)} (${request.method})`,
+        true,
+      );
     }
     await abortableDelay(parser.retryMs ?? DEFAULT_RESUME_DELAY_MS, ctx.call.signal);
     response = await resume(parser.lastEventId, ctx);
@@ -63,12 +70,21 @@ async function resume(lastEventId: string, ctx: SseReadContext): Promise<Respons
   if (!response.ok || !isEventStream(response)) {
     await response.body?.cancel().catch(() => undefined);
     const server = ctx.call.context.server;
-    throw new McpTransportError(`MCP server "${server}" refused to resume the event stream (GET with Last-Event-ID): HTTP ${response.status}`, true, response.status);
+    throw new McpTransportError(
+      `MCP server "${server}" refused to resume the event stream (GET with Last-Event-ID): HTTP ${response.status}`,
+      true,
+      response.status,
+    );
   }
   return response;
 }
 
-async function readStream(response: Response, parser: SseParser, request: JsonRpcRequest, ctx: SseReadContext): Promise<JsonRpcResponse | null> {
+async function readStream(
+  response: Response,
+  parser: SseParser,
+  request: JsonRpcRequest,
+  ctx: SseReadContext,
+): Promise<JsonRpcResponse | null> {
   if (!response.body) return null;
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
@@ -88,7 +104,10 @@ async function readStream(response: Response, parser: SseParser, request: JsonRp
       } catch (error) {
         if (!(error instanceof SseEventTooLargeError)) throw error;
         const server = ctx.call.context.server;
-        throw new McpProtocolError(`MCP server "${server}" sent an event longer than maxEventChars (${error.maxEventChars} characters) on the stream of request ${JSON.stringify(request.id)}`, true);
+        throw new McpProtocolError(
+          `MCP server "${server}" sent an event longer than maxEventChars (${error.maxEventChars} characters) on the stream of request ${JSON.stringify(request.id)}`,
+          true,
+        );
       }
       for (const event of events) {
         const answer = dispatch(event, request, ctx);
@@ -104,13 +123,19 @@ async function readStream(response: Response, parser: SseParser, request: JsonRp
 function dispatch(event: SseEvent, request: JsonRpcRequest, ctx: SseReadContext): JsonRpcResponse | null {
   if (event.type !== 'message' || event.data.trim() === '') return null;
   if (jsonNestsDeeperThan(event.data, MAX_JSON_RPC_DEPTH)) {
-    throw new McpProtocolError(`MCP server "${ctx.call.context.server}" sent an event nested deeper than ${MAX_JSON_RPC_DEPTH} levels on the stream of request ${JSON.stringify(request.id)}`, true);
+    throw new McpProtocolError(
+      `MCP server "${ctx.call.context.server}" sent an event nested deeper than ${MAX_JSON_RPC_DEPTH} levels on the stream of request ${JSON.stringify(request.id)}`,
+      true,
+    );
   }
   let value: unknown;
   try {
     value = JSON.parse(event.data);
   } catch {
-    throw new McpProtocolError(`MCP server "${ctx.call.context.server}" sent an event that is not valid JSON on the stream of request ${JSON.stringify(request.id)}`, true);
+    throw new McpProtocolError(
+      `MCP server "${ctx.call.context.server}" sent an event that is not valid JSON on the stream of request ${JSON.stringify(request.id)}`,
+      true,
+    );
   }
   const message = classifyJsonRpc(value);
   if (message.kind === 'response') return message.message.id === request.id ? message.message : null;

@@ -86,7 +86,8 @@ export class HttpStandaloneStreams {
       }
       await response.body?.cancel().catch(() => undefined);
       if (response.status === 405) this.unsupported = true;
-      if (response.status !== 409 || attempt >= CONFLICT_RETRIES) throw new Error(`no standalone stream: HTTP ${response.status}`);
+      if (response.status !== 409 || attempt >= CONFLICT_RETRIES)
+        throw new Error(`no standalone stream: HTTP ${response.status}`);
       await abortableDelay(CONFLICT_DELAY_MS * 2 ** attempt, signal);
     }
   }
@@ -101,7 +102,12 @@ export class HttpStandaloneStreams {
         const chunk = await reader.read();
         const text = chunk.done || !chunk.value ? decoder.decode() : decoder.decode(chunk.value, { stream: true });
         for (const event of parser.push(text)) {
-          if (event.type !== 'message' || event.data.trim() === '' || jsonNestsDeeperThan(event.data, MAX_JSON_RPC_DEPTH)) continue;
+          if (
+            event.type !== 'message' ||
+            event.data.trim() === '' ||
+            jsonNestsDeeperThan(event.data, MAX_JSON_RPC_DEPTH)
+          )
+            continue;
           let value: unknown;
           try {
             value = JSON.parse(event.data);

@@ -36,10 +36,17 @@ export class HttpTransportFactory implements McpTransportFactory<McpHttpServerCo
     } catch {
       throw new Error(`"url" is not a valid URL: ${JSON.stringify(entry.url)}`);
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`"url" must use http or https, got ${url.protocol}`);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new Error(`"url" must use http or https, got ${url.protocol}`);
     const auth = entry.auth as Partial<McpClientAuth> | undefined;
-    if (auth !== undefined && typeof auth !== 'function' && (typeof auth?.getToken !== 'function' || typeof auth.invalidate !== 'function')) {
-      throw new Error('"auth" must be staticToken(token), clientCredentials({...}), an object with getToken() and invalidate(), or an injectable class with them');
+    if (
+      auth !== undefined &&
+      typeof auth !== 'function' &&
+      (typeof auth?.getToken !== 'function' || typeof auth.invalidate !== 'function')
+    ) {
+      throw new Error(
+        '"auth" must be staticToken(token), clientCredentials({...}), an object with getToken() and invalidate(), or an injectable class with them',
+      );
     }
     return entry as unknown as McpHttpServerConfig;
   }

@@ -26,7 +26,15 @@ export class HttpSendFailure extends Error {
 }
 
 /** Error codes that mean the connection was never opened, so nothing was written. */
-const NOT_CONNECTED_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT']);
+const NOT_CONNECTED_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 function causes(error: unknown, depth = 0): unknown[] {
   if (!error || typeof error !== 'object' || depth > 4) return [];
@@ -104,12 +112,16 @@ export class HttpWire {
     try {
       token = await auth.getToken(this.target, tokenStore);
     } catch (error) {
-      const failure = new McpTransportError(`Could not get an access token for ${this.endpointLabel}: ${this.secrets.redact((error as Error).message)}`, false);
+      const failure = new McpTransportError(
+        `Could not get an access token for ${this.endpointLabel}: ${this.secrets.redact((error as Error).message)}`,
+        false,
+      );
       // The provider's own error (e.g. McpUntrustedAuthorizationServerError), for a caller in this process.
       failure.cause = error;
       throw failure;
     }
-    if (typeof token !== 'string' || token === '') throw new McpTransportError(`The auth provider of ${this.endpointLabel} gave no token`, false);
+    if (typeof token !== 'string' || token === '')
+      throw new McpTransportError(`The auth provider of ${this.endpointLabel} gave no token`, false);
     this.secrets.add(token);
     return token;
   }
@@ -123,14 +135,21 @@ export class HttpWire {
     try {
       await this.options.auth?.invalidate(this.target, this.options.tokenStore, token, challenge);
     } catch (error) {
-      const failure = new McpTransportError(`${this.endpointLabel} answered HTTP ${challenge.status} with a challenge the auth provider refused: ${this.secrets.redact((error as Error).message)}`, false, challenge.status);
+      const failure = new McpTransportError(
+        `${this.endpointLabel} answered HTTP ${challenge.status} with a challenge the auth provider refused: ${this.secrets.redact((error as Error).message)}`,
+        false,
+        challenge.status,
+      );
       failure.cause = error;
       throw failure;
     }
   }
 
   /** Builds the headers of one request. */
-  headers(request: Pick<HttpWireRequest, 'method' | 'session' | 'lastEventId' | 'extraHeaders'>, bearer: string | null = this.options.bearerToken): Headers {
+  headers(
+    request: Pick<HttpWireRequest, 'method' | 'session' | 'lastEventId' | 'extraHeaders'>,
+    bearer: string | null = this.options.bearerToken,
+  ): Headers {
     const headers = new Headers(this.options.headers);
     if (bearer) headers.set('Authorization', `Bearer ${bearer}`);
     if (request.method === 'POST') {

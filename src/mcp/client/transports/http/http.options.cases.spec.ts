@@ -57,14 +57,46 @@ describe('resolveHttpTransportOptions, every option', () => {
   });
 
   it.each<[string, Partial<HttpTransportOptions>, string]>([
-    ['an infinite maxDelayMs', { retry: { maxDelayMs: Infinity } }, 'HttpTransport option "retry.maxDelayMs" must be a number >= 0 (got Infinity); remove it to use the default 2000.'],
-    ['a NaN cancelNoticeTimeoutMs', { cancelNoticeTimeoutMs: Number.NaN }, 'HttpTransport option "cancelNoticeTimeoutMs" must be a number >= 0 (got NaN); remove it to use the default 5000.'],
-    ['a zero maxResponseBytes', { maxResponseBytes: 0 }, 'HttpTransport option "maxResponseBytes" must be an integer >= 1 (got 0); remove it to use the default 16777216.'],
-    ['a fractional maxEventChars', { maxEventChars: 1.5 }, 'HttpTransport option "maxEventChars" must be an integer >= 1 (got 1.5)'],
-    ['a maxEventChars given as text', { maxEventChars: '10' as never }, 'HttpTransport option "maxEventChars" must be an integer >= 1 (got 10)'],
-    ['an unknown option', { bearer: 'x' } as never, 'HttpTransport: unknown option "bearer" (did you mean "bearerToken"?'],
-    ['an unknown retry option', { retry: { delayMs: 5 } as never }, 'HttpTransport option "retry": unknown option "delayMs"'],
-    ['a ws URL', { url: 'ws://127.0.0.1/mcp' }, 'HttpTransport option "url" must use http or https (got "ws:"); use StdioTransport for local processes.'],
+    [
+      'an infinite maxDelayMs',
+      { retry: { maxDelayMs: Infinity } },
+      'HttpTransport option "retry.maxDelayMs" must be a number >= 0 (got Infinity); remove it to use the default 2000.',
+    ],
+    [
+      'a NaN cancelNoticeTimeoutMs',
+      { cancelNoticeTimeoutMs: Number.NaN },
+      'HttpTransport option "cancelNoticeTimeoutMs" must be a number >= 0 (got NaN); remove it to use the default 5000.',
+    ],
+    [
+      'a zero maxResponseBytes',
+      { maxResponseBytes: 0 },
+      'HttpTransport option "maxResponseBytes" must be an integer >= 1 (got 0); remove it to use the default 16777216.',
+    ],
+    [
+      'a fractional maxEventChars',
+      { maxEventChars: 1.5 },
+      'HttpTransport option "maxEventChars" must be an integer >= 1 (got 1.5)',
+    ],
+    [
+      'a maxEventChars given as text',
+      { maxEventChars: '10' as never },
+      'HttpTransport option "maxEventChars" must be an integer >= 1 (got 10)',
+    ],
+    [
+      'an unknown option',
+      { bearer: 'x' } as never,
+      'HttpTransport: unknown option "bearer" (did you mean "bearerToken"?',
+    ],
+    [
+      'an unknown retry option',
+      { retry: { delayMs: 5 } as never },
+      'HttpTransport option "retry": unknown option "delayMs"',
+    ],
+    [
+      'a ws URL',
+      { url: 'ws://127.0.0.1/mcp' },
+      'HttpTransport option "url" must use http or https (got "ws:"); use StdioTransport for local processes.',
+    ],
   ])('refuses %s, saying how to fix it', (_case, options, message) => {
     let thrown: unknown;
     try {

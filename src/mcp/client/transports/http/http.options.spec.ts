@@ -21,6 +21,8 @@ describe('resolveHttpTransportOptions', () => {
   });
 
   it('refuses negative numbers and names the option', () => {
-    expect(() => resolveHttpTransportOptions({ url: 'http://h/mcp', retry: { retries: -1 } })).toThrow(/"retry.retries"/);
+    expect(() => resolveHttpTransportOptions({ url: 'http://h/mcp', retry: { retries: -1 } })).toThrow(
+      /"retry.retries"/,
+    );
   });
 });

@@ -103,7 +103,11 @@ export interface ResolvedHttpTransportOptions {
 export const HTTP_DEFAULT_MAX_MESSAGE_SIZE = 16 * 1024 * 1024;
 
 /** The keys of `HttpRetryOptions`. */
-export const HTTP_RETRY_OPTION_KEYS = optionKeys<HttpRetryOptions>({ retries: true, initialDelayMs: true, maxDelayMs: true });
+export const HTTP_RETRY_OPTION_KEYS = optionKeys<HttpRetryOptions>({
+  retries: true,
+  initialDelayMs: true,
+  maxDelayMs: true,
+});
 
 const HTTP_OPTION_KEYS = optionKeys<HttpTransportOptions>({
   url: true,
@@ -128,7 +132,9 @@ export const HTTP_DEFAULT_CLIENT_INFO = { name: 'durable-mcp', version: '0.1.0' 
 function nonNegative(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!Number.isFinite(value) || value < 0) {
-    throw new McpConfigurationError(`HttpTransport option "${name}" must be a number >= 0 (got ${String(value)}); remove it to use the default ${fallback}.`);
+    throw new McpConfigurationError(
+      `HttpTransport option "${name}" must be a number >= 0 (got ${String(value)}); remove it to use the default ${fallback}.`,
+    );
   }
   return value;
 }
@@ -136,7 +142,9 @@ function nonNegative(name: string, value: number | undefined, fallback: number):
 function positiveLimit(name: string, value: number | undefined): number {
   if (value === undefined) return HTTP_DEFAULT_MAX_MESSAGE_SIZE;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
-    throw new McpConfigurationError(`HttpTransport option "${name}" must be an integer >= 1 (got ${String(value)}); remove it to use the default ${HTTP_DEFAULT_MAX_MESSAGE_SIZE}.`);
+    throw new McpConfigurationError(
+      `HttpTransport option "${name}" must be an integer >= 1 (got ${String(value)}); remove it to use the default ${HTTP_DEFAULT_MAX_MESSAGE_SIZE}.`,
+    );
   }
   return value;
 }
@@ -146,10 +154,14 @@ function parseUrl(url: string | URL): URL {
   try {
     parsed = new URL(String(url));
   } catch {
-    throw new McpConfigurationError(`HttpTransport option "url" is not a valid URL (got "${String(url)}"); give the full MCP endpoint, e.g. "https://example.com/mcp".`);
+    throw new McpConfigurationError(
+      `HttpTransport option "url" is not a valid URL (got "${String(url)}"); give the full MCP endpoint, e.g. "https://example.com/mcp".`,
+    );
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new McpConfigurationError(`HttpTransport option "url" must use http or https (got "${parsed.protocol}"); use StdioTransport for local processes.`);
+    throw new McpConfigurationError(
+      `HttpTransport option "url" must use http or https (got "${parsed.protocol}"); use StdioTransport for local processes.`,
+    );
   }
   return parsed;
 }

@@ -6,15 +6,30 @@ import { routingHeaders } from '../../stateless/stateless-request';
 import { HttpCall } from './http-call';
 import { abortableDelay, backoffDelay, isIdempotent, isRetryableStatus } from './http-delivery-policy';
 import { exchangeMessage, type HttpExchangeOutcome } from './http-exchange';
-import { INITIALIZED_NOTIFICATION, handshakeFromResponse, initializeRequest, sessionFromHandshake } from './http-handshake';
+import {
+  INITIALIZED_NOTIFICATION,
+  handshakeFromResponse,
+  initializeRequest,
+  sessionFromHandshake,
+} from './http-handshake';
 import { parseBearerChallenge } from '../../auth/bearer-challenge.parser';
 import { discardBody, readBodyPrefix } from './http-body-prefix';
 import { excerpt } from './raw-recorder';
 import { HttpSessionExpiredError } from './http-session-expired.errors';
 import { HttpStandaloneStreams } from './http-standalone-stream';
 import { HttpSendFailure, HttpWire, type HttpSession } from './http-wire';
-import { resolveHttpTransportOptions, type HttpTransportOptions, type ResolvedHttpTransportOptions } from './http.options';
-import type { McpHandshakeInfo, McpTransport, McpTransportContext, McpTransportDeliverOptions, McpTransportResult } from '../mcp-transport.interface';
+import {
+  resolveHttpTransportOptions,
+  type HttpTransportOptions,
+  type ResolvedHttpTransportOptions,
+} from './http.options';
+import type {
+  McpHandshakeInfo,
+  McpTransport,
+  McpTransportContext,
+  McpTransportDeliverOptions,
+  McpTransportResult,
+} from '../mcp-transport.interface';
 
 /** The least time a cancel notice gets, whatever the call's own deadline, in ms. */
 const CANCEL_NOTICE_FLOOR_MS = 1000;
@@ -55,7 +70,10 @@ export class HttpTransport implements McpTransport {
   }
 
   /** Sends one request or notification; see the class comment for the rules. */
-  async deliver(message: JsonRpcRequest | JsonRpcNotification, options: McpTransportDeliverOptions): Promise<McpTransportResult> {
+  async deliver(
+    message: JsonRpcRequest | JsonRpcNotification,
+    options: McpTransportDeliverOptions,
+  ): Promise<McpTransportResult> {
     const call = new HttpCall(options.context);
     try {
       return await this.run(message, options, call);
@@ -73,24 +91,43 @@ export class HttpTransport implements McpTransport {
   async closeSession(sessionId: string, context: McpTransportContext): Promise<void> {
     const call = new HttpCall(context);
     try {
-      const response = await this.wire.send({ method: 'DELETE', session: { id: sessionId, protocolVersion: null }, signal: call.signal });
+      const response = await this.wire.send({
+        method: 'DELETE',
+        session: { id: sessionId, protocolVersion: null },
+        signal: call.signal,
+      });
       if (response.ok || response.status === 404 || response.status === 405) return void (await discardBody(response));
       const text = await readBodyPrefix(response);
       const detail = text.trim() ? `: ${excerpt(this.wire.secrets.redact(text))}` : '';
-      throw new McpTransportError(`${this.where(context, 'DELETE')} answered HTTP ${response.status}${detail}`, true, response.status);
+      throw new McpTransportError(
+        `${this.where(context, 'DELETE')} answered HTTP ${response.status}${detail}`,
+        true,
+        response.status,
+      );
     } catch (error) {
       if (call.stopped) throw call.stopError();
-      if (error instanceof HttpSendFailure) throw new McpTransportError(`${this.where(context, 'DELETE')} could not be reached: ${error.message}`, !error.notSent);
+      if (error instanceof HttpSendFailure)
+        throw new McpTransportError(
+          `${this.where(context, 'DELETE')} could not be reached: ${error.message}`,
+          !error.notSent,
+        );
       throw error;
     } finally {
       call.dispose();
     }
   }
 
-  private async run(message: Message, options: McpTransportDeliverOptions, call: HttpCall): Promise<McpTransportResult> {
-    if (options.stateless) return this.runStateless(message, options.protocolVersion ?? STATELESS_PROTOCOL_VERSION, call, options.headers);
+  private async run(
+    message: Message,
+    options: McpTransportDeliverOptions,
+    call: HttpCall,
+  ): Promise<McpTransportResult> {
+    if (options.stateless)
+      return this.runStateless(message, options.protocolVersion ?? STATELESS_PROTOCOL_VERSION, call, options.headers);
     const isInitialize = 'id' in message && message.method === McpMethod.Initialize;
-    let session: HttpSession | null = options.sessionId ? { id: options.sessionId, protocolVersion: options.protocolVersion ?? null } : null;
+    let session: HttpSession | null = options.sessionId
+      ? { id: options.sessionId, protocolVersion: options.protocolVersion ?? null }
+      : null;
     let handshake: McpHandshakeInfo | undefined;
     if (!session && !isInitialize) ({ session, handshake } = await this.openSession(call));
     if (handshake) call.context.onHandshake?.(handshake);
@@ -110,7 +147,8 @@ export class HttpTransport implements McpTransport {
       status: outcome.status,
       stderr: '',
     };
-    if (isInitialize && outcome.kind === 'response' && 'result' in outcome.body) handshake = this.tryHandshake(call, outcome.body.result);
+    if (isInitialize && outcome.kind === 'response' && 'result' in outcome.body)
+      handshake = this.tryHandshake(call, outcome.body.result);
     if (handshake) result.handshake = handshake;
     return result;
   }
@@ -119,7 +157,11 @@ export class HttpTransport implements McpTransport {
    * Sends a request of a session while listening on the session's standalone GET stream, where
    * a server may send the requests it makes during the call (e.g. `elicitation/create`).
    */
-  private async sendListening(message: Message, session: HttpSession | null, call: HttpCall): Promise<HttpExchangeOutcome> {
+  private async sendListening(
+    message: Message,
+    session: HttpSession | null,
+    call: HttpCall,
+  ): Promise<HttpExchangeOutcome> {
     if (!session?.id || !('id' in message)) return this.send(message, session, call, true);
     const stop = await this.standalone.listen(session, call);
     try {
@@ -130,12 +172,27 @@ export class HttpTransport implements McpTransport {
   }
 
   /** One stateless request: no handshake, no session id, the routing headers and the caller's (`Mcp-Param-*`). */
-  private async runStateless(message: Message, protocolVersion: string, call: HttpCall, headers: Record<string, string> = {}): Promise<McpTransportResult> {
+  private async runStateless(
+    message: Message,
+    protocolVersion: string,
+    call: HttpCall,
+    headers: Record<string, string> = {},
+  ): Promise<McpTransportResult> {
     const session: HttpSession = { id: null, protocolVersion };
-    const outcome = await this.send(message, session, call, true, { ...headers, ...routingHeaders(message, protocolVersion) });
+    const outcome = await this.send(message, session, call, true, {
+      ...headers,
+      ...routingHeaders(message, protocolVersion),
+    });
     if (outcome.kind === 'http-error') throw this.httpError(outcome, call, call.maybeDelivered);
     const body = outcome.kind === 'response' ? outcome.body : null;
-    return { body, sessionId: null, rawRequest: JSON.stringify(message), rawResponse: outcome.raw, status: outcome.status, stderr: '' };
+    return {
+      body,
+      sessionId: null,
+      rawRequest: JSON.stringify(message),
+      rawResponse: outcome.raw,
+      status: outcome.status,
+      stderr: '',
+    };
   }
 
   /** initialize + notifications/initialized. Failures here never mean the message was delivered. */
@@ -151,16 +208,34 @@ export class HttpTransport implements McpTransport {
     } catch (error) {
       if (call.stopped || !(error instanceof McpClientError) || !error.delivered) throw error;
       if (error instanceof McpProtocolError) throw new McpProtocolError(error.message, false);
-      const copy = new McpTransportError(error.message, false, error instanceof McpTransportError ? error.status : undefined);
+      const copy = new McpTransportError(
+        error.message,
+        false,
+        error instanceof McpTransportError ? error.status : undefined,
+      );
       if (error.cause !== undefined) copy.cause = error.cause;
       throw copy;
     }
   }
 
   /** One message, with the retries the delivery policy allows. `counts` is false for handshake messages. */
-  private async send(message: Message, session: HttpSession | null, call: HttpCall, counts: boolean, statelessHeaders?: Record<string, string>): Promise<HttpExchangeOutcome> {
+  private async send(
+    message: Message,
+    session: HttpSession | null,
+    call: HttpCall,
+    counts: boolean,
+    statelessHeaders?: Record<string, string>,
+  ): Promise<HttpExchangeOutcome> {
     const { maxRawResponseLength, maxStreamResumptions, maxResponseBytes, maxEventChars } = this.options;
-    const ctx = { wire: this.wire, call, maxRawResponseLength, maxStreamResumptions, maxResponseBytes, maxEventChars, statelessHeaders };
+    const ctx = {
+      wire: this.wire,
+      call,
+      maxRawResponseLength,
+      maxStreamResumptions,
+      maxResponseBytes,
+      maxEventChars,
+      statelessHeaders,
+    };
     const reauthorized = new Set<number>();
     for (let attempt = 0; ; attempt++) {
       const before = call.maybeDelivered;
@@ -175,7 +250,10 @@ export class HttpTransport implements McpTransport {
         if (!(error instanceof HttpSendFailure) || call.stopped) throw error;
         if (counts && error.notSent) call.maybeDelivered = before;
         if (attempt >= this.options.retries || !(error.notSent || isIdempotent(message))) {
-          throw new McpTransportError(`${this.where(call.context, 'POST')} could not be reached: ${error.message}`, counts && call.maybeDelivered);
+          throw new McpTransportError(
+            `${this.where(call.context, 'POST')} could not be reached: ${error.message}`,
+            counts && call.maybeDelivered,
+          );
         }
         await abortableDelay(backoffDelay(attempt, this.options), call.signal);
         continue;
@@ -185,7 +263,13 @@ export class HttpTransport implements McpTransport {
       // Even a tools/call is sent again here: a 401 or 403 is the bearer guard refusing the
       // request before any tool ran, so the call was not executed and at-most-once still holds.
       if (outcome.kind === 'http-error' && (await this.reauthorize(outcome, reauthorized))) continue;
-      if (outcome.kind !== 'http-error' || !isRetryableStatus(outcome.status) || !isIdempotent(message) || attempt >= this.options.retries) return outcome;
+      if (
+        outcome.kind !== 'http-error' ||
+        !isRetryableStatus(outcome.status) ||
+        !isIdempotent(message) ||
+        attempt >= this.options.retries
+      )
+        return outcome;
       await abortableDelay(backoffDelay(attempt, this.options), call.signal);
     }
   }
@@ -194,9 +278,13 @@ export class HttpTransport implements McpTransport {
    * After a 401, or a 403 `insufficient_scope`, of a request that carried a provider's token:
    * invalidates it and says whether a different token is now there to try, once per status.
    */
-  private async reauthorize(outcome: Extract<HttpExchangeOutcome, { kind: 'http-error' }>, done: Set<number>): Promise<boolean> {
+  private async reauthorize(
+    outcome: Extract<HttpExchangeOutcome, { kind: 'http-error' }>,
+    done: Set<number>,
+  ): Promise<boolean> {
     const status = outcome.status;
-    if ((status !== 401 && status !== 403) || done.has(status) || !outcome.bearer || !this.wire.refreshable) return false;
+    if ((status !== 401 && status !== 403) || done.has(status) || !outcome.bearer || !this.wire.refreshable)
+      return false;
     const challenge = parseBearerChallenge(status, outcome.challenge ?? null);
     if (status === 403 && challenge.error !== 'insufficient_scope') return false;
     done.add(status);
@@ -204,15 +292,28 @@ export class HttpTransport implements McpTransport {
     return (await this.wire.bearer()) !== outcome.bearer;
   }
 
-  private httpError(outcome: Exclude<HttpExchangeOutcome, { kind: 'response' }>, call: HttpCall, delivered: boolean): McpTransportError {
+  private httpError(
+    outcome: Exclude<HttpExchangeOutcome, { kind: 'response' }>,
+    call: HttpCall,
+    delivered: boolean,
+  ): McpTransportError {
     const where = this.where(call.context, 'POST');
-    if (outcome.kind === 'accepted') return new McpTransportError(`${where} accepted a request without answering it`, delivered, outcome.status);
+    if (outcome.kind === 'accepted')
+      return new McpTransportError(`${where} accepted a request without answering it`, delivered, outcome.status);
     const detail = outcome.detail ? `: ${excerpt(outcome.detail)}` : '';
     const status = outcome.status;
     if (status === 401 || status === 403) {
-      return new McpTransportError(`${where} refused the credentials: HTTP ${status}${detail}. Check the bearer token or headers of this server.`, false, status);
+      return new McpTransportError(
+        `${where} refused the credentials: HTTP ${status}${detail}. Check the bearer token or headers of this server.`,
+        false,
+        status,
+      );
     }
-    return new McpTransportError(`${where} answered HTTP ${status}${detail}`, status >= 500 ? delivered : false, status);
+    return new McpTransportError(
+      `${where} answered HTTP ${status}${detail}`,
+      status >= 500 ? delivered : false,
+      status,
+    );
   }
 
   private tryHandshake(call: HttpCall, result: Record<string, unknown>): McpHandshakeInfo | undefined {
@@ -226,18 +327,35 @@ export class HttpTransport implements McpTransport {
   /** Best effort: a failed notice changes nothing about the error the caller gets. */
   private async sendCancelNotice(message: Message, call: HttpCall): Promise<void> {
     if (!('id' in message) || message.method === McpMethod.Initialize || !call.maybeDelivered) return;
-    const notice: JsonRpcNotification = { jsonrpc: '2.0', method: McpMethod.Cancelled, params: { requestId: message.id, reason: call.cancelReason() } };
+    const notice: JsonRpcNotification = {
+      jsonrpc: '2.0',
+      method: McpMethod.Cancelled,
+      params: { requestId: message.id, reason: call.cancelReason() },
+    };
     let failure: unknown;
     try {
       // The caller hears of the timeout only once the notice is over: bounding the notice by the
       // call's own deadline (but never under a second, so that a loopback notice of a short call
       // still gets its answer) keeps a short call short against a server that stopped answering.
       const own = call.context.timeoutMs;
-      const bound = Number.isFinite(own) && own > 0 ? Math.min(Math.max(own, CANCEL_NOTICE_FLOOR_MS), this.options.cancelNoticeTimeoutMs) : this.options.cancelNoticeTimeoutMs;
+      const bound =
+        Number.isFinite(own) && own > 0
+          ? Math.min(Math.max(own, CANCEL_NOTICE_FLOOR_MS), this.options.cancelNoticeTimeoutMs)
+          : this.options.cancelNoticeTimeoutMs;
       const signal = AbortSignal.timeout(bound);
-      const response = await this.wire.send({ method: 'POST', session: call.session, signal, body: JSON.stringify(notice) });
+      const response = await this.wire.send({
+        method: 'POST',
+        session: call.session,
+        signal,
+        body: JSON.stringify(notice),
+      });
       await discardBody(response);
-      if (!response.ok) failure = new McpTransportError(`${this.where(call.context, 'POST')} answered the cancel notice with HTTP ${response.status}`, true, response.status);
+      if (!response.ok)
+        failure = new McpTransportError(
+          `${this.where(call.context, 'POST')} answered the cancel notice with HTTP ${response.status}`,
+          true,
+          response.status,
+        );
     } catch (error) {
       // Not thrown; see above. The notice's audit row tells it.
       failure = error;

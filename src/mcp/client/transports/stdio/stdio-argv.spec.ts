@@ -20,7 +20,11 @@ describe('stdio argv', () => {
   });
 
   it('builds argv from { command, args }', () => {
-    expect(toStdioArgv({ command: 'npx', args: ['-y', '@modelcontextprotocol/server-everything'] })).toEqual(['npx', '-y', '@modelcontextprotocol/server-everything']);
+    expect(toStdioArgv({ command: 'npx', args: ['-y', '@modelcontextprotocol/server-everything'] })).toEqual([
+      'npx',
+      '-y',
+      '@modelcontextprotocol/server-everything',
+    ]);
     expect(toStdioArgv({ command: 'mcp-server' })).toEqual(['mcp-server']);
     expect(toStdioArgv({ command: '/opt/My Apps/server', args: [] })).toEqual(['/opt/My Apps/server']);
   });
@@ -31,7 +35,9 @@ describe('stdio argv', () => {
   });
 
   it('rejects args that are not strings and a missing command', () => {
-    expect(() => toStdioArgv({ command: 'npx', args: [1 as unknown as string] })).toThrow(/"args" must be an array of strings/);
+    expect(() => toStdioArgv({ command: 'npx', args: [1 as unknown as string] })).toThrow(
+      /"args" must be an array of strings/,
+    );
     expect(() => toStdioArgv({ command: '' })).toThrow(/"command" must be a non-empty string/);
   });
 });

@@ -1,5 +1,10 @@
 import { McpConfigurationError } from '../../../errors/mcp-configuration.errors';
-import { invalidArgvMessage, invalidServerConfigMessage, shellStringCommandMessage, whitespaceCommandMessage } from './stdio.messages';
+import {
+  invalidArgvMessage,
+  invalidServerConfigMessage,
+  shellStringCommandMessage,
+  whitespaceCommandMessage,
+} from './stdio.messages';
 
 /** A server entry as Claude Desktop's `mcpServers` file declares it. */
 export interface StdioServerConfig {
@@ -19,14 +24,18 @@ export function assertStdioArgv(command: unknown): asserts command is readonly s
     throw new McpConfigurationError(shellStringCommandMessage(command));
   }
   if (!Array.isArray(command)) {
-    throw new McpConfigurationError(invalidArgvMessage(`must be an array of strings, got ${command === null ? 'null' : typeof command}`));
+    throw new McpConfigurationError(
+      invalidArgvMessage(`must be an array of strings, got ${command === null ? 'null' : typeof command}`),
+    );
   }
   if (command.length === 0) {
     throw new McpConfigurationError(invalidArgvMessage('is an empty array'));
   }
   const bad = command.findIndex((part) => typeof part !== 'string' || part.includes('\0'));
   if (bad !== -1) {
-    throw new McpConfigurationError(invalidArgvMessage(`has an entry at index ${bad} that is not a string without NUL characters`));
+    throw new McpConfigurationError(
+      invalidArgvMessage(`has an entry at index ${bad} that is not a string without NUL characters`),
+    );
   }
   if ((command[0] as string).trim().length === 0) {
     throw new McpConfigurationError(invalidArgvMessage('starts with an empty program name'));

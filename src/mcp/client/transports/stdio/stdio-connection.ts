@@ -64,7 +64,14 @@ export class StdioConnection {
     this.argv0 = spec.argv[0];
     this.process = new StdioProcess(spec, {
       line: (line) => this.onLine(line),
-      overflow: () => this.fail(stdioProtocolError(this.server, `stdout carried a line longer than maxMessageChars (${spec.maxMessageChars} characters)`, this.pending?.delivered ?? false)),
+      overflow: () =>
+        this.fail(
+          stdioProtocolError(
+            this.server,
+            `stdout carried a line longer than maxMessageChars (${spec.maxMessageChars} characters)`,
+            this.pending?.delivered ?? false,
+          ),
+        ),
       closed: (exit) => this.onClosed(exit),
     });
   }
@@ -80,8 +87,17 @@ export class StdioConnection {
   }
 
   /** Runs the handshake: initialize, check the revision, notifications/initialized. */
-  async initialize(capabilities: Record<string, unknown>, clientInfo: Record<string, unknown>, protocolVersion: string, deadline: StdioDeadline): Promise<McpHandshakeInfo> {
-    const { response } = await this.request(buildInitializeRequest(capabilities, clientInfo, protocolVersion), 'initialize', deadline);
+  async initialize(
+    capabilities: Record<string, unknown>,
+    clientInfo: Record<string, unknown>,
+    protocolVersion: string,
+    deadline: StdioDeadline,
+  ): Promise<McpHandshakeInfo> {
+    const { response } = await this.request(
+      buildInitializeRequest(capabilities, clientInfo, protocolVersion),
+      'initialize',
+      deadline,
+    );
     const handshake = readInitializeResponse(response);
     if ('refused' in handshake) throw stdioProtocolError(this.server, handshake.refused, false);
     this.process.write(encodeNdjson(INITIALIZED_NOTIFICATION));
@@ -92,7 +108,12 @@ export class StdioConnection {
    * Writes `message` and waits for the response with its id. On timeout or abort after the line
    * was written, sends notifications/cancelled before rejecting with `McpTimeoutError`.
    */
-  async request(message: JsonRpcRequest, phase: StdioPhase, deadline: StdioDeadline, line = encodeNdjson(message)): Promise<StdioReply> {
+  async request(
+    message: JsonRpcRequest,
+    phase: StdioPhase,
+    deadline: StdioDeadline,
+    line = encodeNdjson(message),
+  ): Promise<StdioReply> {
     if (this.broken) throw this.broken;
     const pending = { id: message.id, phase, delivered: false } as Pending;
     const reply = new Promise<StdioReply>((resolve, reject) => Object.assign(pending, { resolve, reject }));
@@ -106,11 +127,16 @@ export class StdioConnection {
     } catch (error) {
       if (!(error instanceof StdioDeadlineExceeded)) throw error;
       if (pending.delivered) {
-        const reason = error.aborted ? (abortReasonText(deadline.signal?.reason) ?? 'The client aborted the request') : `No response within ${deadline.timeoutMs} ms`;
+        const reason = error.aborted
+          ? (abortReasonText(deadline.signal?.reason) ?? 'The client aborted the request')
+          : `No response within ${deadline.timeoutMs} ms`;
         const notice = buildCancelledNotification(message, reason);
         const written = this.process.write(encodeNdjson(notice));
         try {
-          this.context?.onCancelNotice?.(notice as unknown as JsonRpcNotification, written ? undefined : new Error('the server process no longer accepts input'));
+          this.context?.onCancelNotice?.(
+            notice as unknown as JsonRpcNotification,
+            written ? undefined : new Error('the server process no longer accepts input'),
+          );
         } catch {
           // An observer cannot change the call's outcome.
         }
@@ -182,12 +208,20 @@ export class StdioConnection {
         reply =
           typeof result === 'object' && result !== null && !Array.isArray(result)
             ? jsonRpcResult(request.id, result as Record<string, unknown>)
-            : jsonRpcError(request.id, JsonRpcErrorCode.InternalError, `Internal error: no result for ${request.method}`);
+            : jsonRpcError(
+                request.id,
+                JsonRpcErrorCode.InternalError,
+                `Internal error: no result for ${request.method}`,
+              );
       } catch (error) {
         reply =
           error instanceof McpRpcError
             ? { jsonrpc: '2.0', id: request.id, error: error.toJsonRpc() }
-            : jsonRpcError(request.id, JsonRpcErrorCode.InternalError, `Internal error while handling ${request.method}`);
+            : jsonRpcError(
+                request.id,
+                JsonRpcErrorCode.InternalError,
+                `Internal error while handling ${request.method}`,
+              );
       }
     }
     this.process.write(encodeNdjson(reply));

@@ -117,7 +117,9 @@ describe('StdioDeadline', () => {
     it('rejects as aborted at once when the signal had already aborted', async () => {
       const controller = new AbortController();
       controller.abort();
-      const error = await new StdioDeadline(1000, controller.signal).race(Promise.resolve('late')).catch((e: unknown) => e);
+      const error = await new StdioDeadline(1000, controller.signal)
+        .race(Promise.resolve('late'))
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(StdioDeadlineExceeded);
       expect((error as StdioDeadlineExceeded).aborted).toBe(true);
     });
@@ -134,7 +136,9 @@ describe('StdioDeadline', () => {
     it('stops listening to the signal when the deadline passes', async () => {
       const controller = new AbortController();
       const remove = jest.spyOn(controller.signal, 'removeEventListener');
-      const raced = new StdioDeadline(10, controller.signal).race(new Promise(() => undefined)).catch((e: unknown) => e);
+      const raced = new StdioDeadline(10, controller.signal)
+        .race(new Promise(() => undefined))
+        .catch((e: unknown) => e);
       await jest.advanceTimersByTimeAsync(10);
       expect(await raced).toBeInstanceOf(StdioDeadlineExceeded);
       expect(remove).toHaveBeenCalledWith('abort', expect.any(Function));

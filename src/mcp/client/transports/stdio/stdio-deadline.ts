@@ -45,10 +45,13 @@ export class StdioDeadline {
         cleanup();
         reject(new StdioDeadlineExceeded(true));
       };
-      const timer = setTimeout(() => {
-        cleanup();
-        reject(new StdioDeadlineExceeded(false));
-      }, Math.max(0, this.at - Date.now()));
+      const timer = setTimeout(
+        () => {
+          cleanup();
+          reject(new StdioDeadlineExceeded(false));
+        },
+        Math.max(0, this.at - Date.now()),
+      );
       const cleanup = (): void => {
         clearTimeout(timer);
         this.signal?.removeEventListener('abort', onAbort);

@@ -1,10 +1,22 @@
 import { buildStdioEnv } from './stdio-env';
 
 describe('buildStdioEnv', () => {
-  const parent = { HOME: '/home/u', PATH: '/usr/bin', USER: 'u', DATABASE_URL: 'postgres://secret', AWS_SECRET_ACCESS_KEY: 'k', LANG: 'C' };
+  const parent = {
+    HOME: '/home/u',
+    PATH: '/usr/bin',
+    USER: 'u',
+    DATABASE_URL: 'postgres://secret',
+    AWS_SECRET_ACCESS_KEY: 'k',
+    LANG: 'C',
+  };
 
   it('inherits only the allowlist, then adds the configured variables', () => {
-    expect(buildStdioEnv({ API_KEY: 'configured' }, parent, 'linux')).toEqual({ HOME: '/home/u', PATH: '/usr/bin', USER: 'u', API_KEY: 'configured' });
+    expect(buildStdioEnv({ API_KEY: 'configured' }, parent, 'linux')).toEqual({
+      HOME: '/home/u',
+      PATH: '/usr/bin',
+      USER: 'u',
+      API_KEY: 'configured',
+    });
   });
 
   it('lets the configuration override an inherited variable', () => {

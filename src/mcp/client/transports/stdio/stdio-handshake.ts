@@ -4,13 +4,21 @@ import { isSupportedSessionVersion, LATEST_SESSION_PROTOCOL_VERSION } from '../.
 import type { McpHandshakeInfo } from '../mcp-transport.interface';
 
 /** The capabilities declared when the context can answer server->client requests. */
-export const STDIO_HANDLER_CAPABILITIES: Readonly<Record<string, unknown>> = Object.freeze({ roots: {}, sampling: {}, elicitation: {} });
+export const STDIO_HANDLER_CAPABILITIES: Readonly<Record<string, unknown>> = Object.freeze({
+  roots: {},
+  sampling: {},
+  elicitation: {},
+});
 
 // A string id cannot collide with the numeric ids most callers use; it is awaited alone anyway.
 const INITIALIZE_ID = 'durable-mcp:initialize';
 
 /** The `initialize` request the transport sends first. */
-export function buildInitializeRequest(capabilities: Record<string, unknown>, clientInfo: Record<string, unknown>, protocolVersion: string = LATEST_SESSION_PROTOCOL_VERSION): JsonRpcRequest {
+export function buildInitializeRequest(
+  capabilities: Record<string, unknown>,
+  clientInfo: Record<string, unknown>,
+  protocolVersion: string = LATEST_SESSION_PROTOCOL_VERSION,
+): JsonRpcRequest {
   return {
     jsonrpc: '2.0',
     id: INITIALIZE_ID,
@@ -23,7 +31,9 @@ export function buildInitializeRequest(capabilities: Record<string, unknown>, cl
 export const INITIALIZED_NOTIFICATION = Object.freeze({ jsonrpc: '2.0', method: McpMethod.Initialized });
 
 function objectOrNull(value: unknown): Record<string, unknown> | null {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : null;
 }
 
 /**
@@ -38,7 +48,9 @@ export function readInitializeResponse(response: JsonRpcResponse): McpHandshakeI
   if (result === null) return { refused: 'initialize was answered without a result object' };
   const version = result.protocolVersion;
   if (!isSupportedSessionVersion(version)) {
-    return { refused: `the server chose protocol version ${JSON.stringify(version)}, which this client does not speak` };
+    return {
+      refused: `the server chose protocol version ${JSON.stringify(version)}, which this client does not speak`,
+    };
   }
   const handshake: McpHandshakeInfo = {
     protocolVersion: version,

@@ -4,7 +4,13 @@ import type { McpHandshakeInfo, McpTransportContext } from '../mcp-transport.int
 import { StdioConnection } from './stdio-connection';
 import { StdioDeadlineExceeded, type StdioDeadline } from './stdio-deadline';
 import { buildStdioEnv } from './stdio-env';
-import { stdioExitError, stdioTimeoutError, withStdioDetails, type StdioClientError, type StdioPhase } from './stdio.errors';
+import {
+  stdioExitError,
+  stdioTimeoutError,
+  withStdioDetails,
+  type StdioClientError,
+  type StdioPhase,
+} from './stdio.errors';
 import { STDIO_HANDLER_CAPABILITIES } from './stdio-handshake';
 import type { ResolvedStdioOptions } from './stdio.options';
 
@@ -61,7 +67,8 @@ export class StdioLauncher {
    */
   async started(connection: StdioConnection, deadline: StdioDeadline): Promise<void> {
     const pid = await deadline.race(connection.process.started);
-    if (pid === undefined) throw stdioExitError(connection.server, this.options.command[0], await connection.process.exit, 'spawn', false);
+    if (pid === undefined)
+      throw stdioExitError(connection.server, this.options.command[0], await connection.process.exit, 'spawn', false);
   }
 
   /**
@@ -73,12 +80,21 @@ export class StdioLauncher {
   }
 
   /** Runs the handshake on a fresh connection. */
-  initialize(connection: StdioConnection, capabilities: Record<string, unknown>, deadline: StdioDeadline): Promise<McpHandshakeInfo> {
+  initialize(
+    connection: StdioConnection,
+    capabilities: Record<string, unknown>,
+    deadline: StdioDeadline,
+  ): Promise<McpHandshakeInfo> {
     return connection.initialize(capabilities, this.options.clientInfo, this.options.protocolVersion, deadline);
   }
 
   /** Sends the caller's message: waits for the response of a request, only writes a notification. */
-  async exchange(connection: StdioConnection, message: JsonRpcRequest | JsonRpcNotification, rawRequest: string, deadline: StdioDeadline): Promise<StdioExchange> {
+  async exchange(
+    connection: StdioConnection,
+    message: JsonRpcRequest | JsonRpcNotification,
+    rawRequest: string,
+    deadline: StdioDeadline,
+  ): Promise<StdioExchange> {
     const line = `${rawRequest}\n`;
     if ('id' in message && message.id !== undefined && message.id !== null) {
       const reply = await connection.request(message, 'request', deadline, line);
@@ -99,11 +115,26 @@ export class StdioLauncher {
    * Turns whatever a call threw into a typed client error carrying the process's stderr (from
    * `stderrMark` on, as far as it was read) and pid.
    */
-  toClientError(error: unknown, connection: StdioConnection | null, phase: StdioPhase, stderrMark: number, server: string, deadline: StdioDeadline): StdioClientError {
+  toClientError(
+    error: unknown,
+    connection: StdioConnection | null,
+    phase: StdioPhase,
+    stderrMark: number,
+    server: string,
+    deadline: StdioDeadline,
+  ): StdioClientError {
     let typed: McpClientError;
     if (error instanceof McpClientError) typed = error;
-    else if (error instanceof StdioDeadlineExceeded) typed = stdioTimeoutError(server, deadline.timeoutMs, phase, false, error.aborted);
-    else typed = new McpTransportError(`MCP server "${server}" (stdio): ${error instanceof Error ? error.message : String(error)}`, phase === 'request');
-    return withStdioDetails(typed, { stderr: connection?.process.stderr(stderrMark) ?? '', pid: connection?.process.pid ?? null });
+    else if (error instanceof StdioDeadlineExceeded)
+      typed = stdioTimeoutError(server, deadline.timeoutMs, phase, false, error.aborted);
+    else
+      typed = new McpTransportError(
+        `MCP server "${server}" (stdio): ${error instanceof Error ? error.message : String(error)}`,
+        phase === 'request',
+      );
+    return withStdioDetails(typed, {
+      stderr: connection?.process.stderr(stderrMark) ?? '',
+      pid: connection?.process.pid ?? null,
+    });
   }
 }

@@ -13,7 +13,11 @@ describe('resolveStdioOptions, every option checked', () => {
   it.each<[string, Record<string, unknown>, string]>([
     ['stateless that is not a boolean', { stateless: 'yes' }, '"stateless" must be a boolean'],
     ['cwd that is not a string', { cwd: 7 }, '"cwd" must be a non-empty path'],
-    ['clientInfo without a version', { clientInfo: { name: 'n' } }, '"clientInfo" must be an object { name: string, version: string }'],
+    [
+      'clientInfo without a version',
+      { clientInfo: { name: 'n' } },
+      '"clientInfo" must be an object { name: string, version: string }',
+    ],
     ['clientInfo that is null', { clientInfo: null }, '"clientInfo" must be an object'],
     ['an unsupported protocolVersion', { protocolVersion: '2099-01-01' }, '"protocolVersion" must be one of 2025-'],
     ['clientCapabilities that is null', { clientCapabilities: null }, '"clientCapabilities" must be an object'],
@@ -21,7 +25,11 @@ describe('resolveStdioOptions, every option checked', () => {
     ['onSpawn that is not a function', { onSpawn: 'log' }, '"onSpawn" must be a function (pid) => void'],
     ['env that is an array', { env: ['A=1'] }, '"env" must be an object of string values'],
     ['env that is null', { env: null }, '"env" must be an object of string values'],
-    ['an env name that is empty', { env: { '': 'x' } }, '"env." must be a string, under a name without "=" or NUL characters'],
+    [
+      'an env name that is empty',
+      { env: { '': 'x' } },
+      '"env." must be a string, under a name without "=" or NUL characters',
+    ],
     ['an env name with NUL', { env: { 'A\0': 'x' } }, 'must be a string, under a name without "=" or NUL characters'],
     ['an env value with NUL', { env: { A: 'x\0y' } }, '"env.A" must be a string'],
     ['a timeout that is not finite', { timeout: Infinity }, '"timeout" must be a finite number > 0'],
@@ -32,10 +40,26 @@ describe('resolveStdioOptions, every option checked', () => {
     ['a zero maxMessageChars', { maxMessageChars: 0 }, '"maxMessageChars" must be a finite number > 0'],
     ['a pool that is a number', { stateless: true, pool: 4 }, '"pool" must be an object { max, idleMs }'],
     ['a pool max of zero', { stateless: true, pool: { max: 0, idleMs: 1 } }, '"pool.max" must be an integer >= 1'],
-    ['a pool max that is a string', { stateless: true, pool: { max: '2', idleMs: 1 } }, '"pool.max" must be an integer >= 1'],
-    ['a zero pool idleMs', { stateless: true, pool: { max: 1, idleMs: 0 } }, '"pool.idleMs" must be a finite number > 0'],
-    ['a negative pool maxInvalidLines', { stateless: true, pool: { max: 1, idleMs: 5, maxInvalidLines: -1 } }, '"pool.maxInvalidLines" must be a finite number >= 0'],
-    ['an unknown pool option', { stateless: true, pool: { max: 1, idleMs: 5, maxIdle: 3 } }, 'StdioTransport option "pool": unknown option "maxIdle"'],
+    [
+      'a pool max that is a string',
+      { stateless: true, pool: { max: '2', idleMs: 1 } },
+      '"pool.max" must be an integer >= 1',
+    ],
+    [
+      'a zero pool idleMs',
+      { stateless: true, pool: { max: 1, idleMs: 0 } },
+      '"pool.idleMs" must be a finite number > 0',
+    ],
+    [
+      'a negative pool maxInvalidLines',
+      { stateless: true, pool: { max: 1, idleMs: 5, maxInvalidLines: -1 } },
+      '"pool.maxInvalidLines" must be a finite number >= 0',
+    ],
+    [
+      'an unknown pool option',
+      { stateless: true, pool: { max: 1, idleMs: 5, maxIdle: 3 } },
+      'StdioTransport option "pool": unknown option "maxIdle"',
+    ],
     ['an unknown option', { timout: 5 }, 'StdioTransport: unknown option "timout" (did you mean "timeout"?'],
   ])('rejects %s, saying which option and what it must be', (_case, options, message) => {
     let thrown: unknown;
@@ -83,6 +107,8 @@ describe('resolveStdioOptions, every option checked', () => {
   });
 
   it('treats a null pool as no pool, even for a server that is not stateless', () => {
-    expect(resolveStdioOptions({ command: ['server'], pool: null } as unknown as StdioTransportOptions).pool).toBeNull();
+    expect(
+      resolveStdioOptions({ command: ['server'], pool: null } as unknown as StdioTransportOptions).pool,
+    ).toBeNull();
   });
 });

@@ -18,8 +18,14 @@ describe('resolveStdioOptions', () => {
 
   it('requires stateless: true next to pool', () => {
     expect(() => resolveStdioOptions({ command: ['s'], pool: { max: 1, idleMs: 10 } })).toThrow(McpConfigurationError);
-    expect(() => resolveStdioOptions({ command: ['s'], stateless: false, pool: { max: 1, idleMs: 10 } })).toThrow(/stateless: true/);
-    expect(resolveStdioOptions({ command: ['s'], stateless: true, pool: { max: 3, idleMs: 10 } }).pool).toEqual({ max: 3, idleMs: 10, maxInvalidLines: 10 });
+    expect(() => resolveStdioOptions({ command: ['s'], stateless: false, pool: { max: 1, idleMs: 10 } })).toThrow(
+      /stateless: true/,
+    );
+    expect(resolveStdioOptions({ command: ['s'], stateless: true, pool: { max: 3, idleMs: 10 } }).pool).toEqual({
+      max: 3,
+      idleMs: 10,
+      maxInvalidLines: 10,
+    });
   });
 
   it.each<[string, Partial<StdioTransportOptions>, RegExp]>([

@@ -1,4 +1,8 @@
-import { isSupportedSessionVersion, LATEST_SESSION_PROTOCOL_VERSION, SESSION_PROTOCOL_VERSIONS } from '../../../protocol/revisions';
+import {
+  isSupportedSessionVersion,
+  LATEST_SESSION_PROTOCOL_VERSION,
+  SESSION_PROTOCOL_VERSIONS,
+} from '../../../protocol/revisions';
 import { assertKnownOptions, McpConfigurationError, optionKeys } from '../../../errors/mcp-configuration.errors';
 import { assertStdioArgv } from './stdio-argv';
 import { invalidStdioOptionMessage, poolNeedsStatelessMessage } from './stdio.messages';
@@ -51,7 +55,13 @@ function resolveEnv(env: unknown): Record<string, string> {
   if (env === undefined) return {};
   if (typeof env !== 'object' || env === null || Array.isArray(env)) fail('env', 'an object of string values');
   for (const [key, value] of Object.entries(env)) {
-    if (typeof value !== 'string' || key.length === 0 || key.includes('=') || key.includes('\0') || value.includes('\0')) {
+    if (
+      typeof value !== 'string' ||
+      key.length === 0 ||
+      key.includes('=') ||
+      key.includes('\0') ||
+      value.includes('\0')
+    ) {
       fail(`env.${key}`, 'a string, under a name without "=" or NUL characters');
     }
   }
@@ -83,7 +93,8 @@ export function resolveStdioOptions(options: StdioTransportOptions): ResolvedStd
   assertKnownOptions(options, STDIO_OPTION_KEYS, 'StdioTransport');
   assertKnownOptions(options.pool, STDIO_POOL_OPTION_KEYS, 'StdioTransport option "pool"');
   assertStdioArgv(options.command);
-  if (options.cwd !== undefined && (typeof options.cwd !== 'string' || options.cwd.length === 0)) fail('cwd', 'a non-empty path');
+  if (options.cwd !== undefined && (typeof options.cwd !== 'string' || options.cwd.length === 0))
+    fail('cwd', 'a non-empty path');
   if (options.stateless !== undefined && typeof options.stateless !== 'boolean') fail('stateless', 'a boolean');
   const info = options.clientInfo;
   if (info !== undefined && (typeof info?.name !== 'string' || typeof info?.version !== 'string')) {
@@ -93,8 +104,10 @@ export function resolveStdioOptions(options: StdioTransportOptions): ResolvedStd
     fail('protocolVersion', `one of ${SESSION_PROTOCOL_VERSIONS.join(', ')}`);
   }
   const caps = options.clientCapabilities;
-  if (caps !== undefined && (typeof caps !== 'object' || caps === null || Array.isArray(caps))) fail('clientCapabilities', 'an object');
-  if (options.onSpawn !== undefined && typeof options.onSpawn !== 'function') fail('onSpawn', 'a function (pid) => void');
+  if (caps !== undefined && (typeof caps !== 'object' || caps === null || Array.isArray(caps)))
+    fail('clientCapabilities', 'an object');
+  if (options.onSpawn !== undefined && typeof options.onSpawn !== 'function')
+    fail('onSpawn', 'a function (pid) => void');
   return {
     command: [...options.command],
     env: resolveEnv(options.env),

@@ -1,5 +1,13 @@
 import { McpTransportError } from '../../../errors/mcp-client.errors';
-import { context, isAlive, pidRecorder, rawServer, request, toolCall, waitUntil } from '../../../../../test/fixtures/stdio/stdio-test-kit';
+import {
+  context,
+  isAlive,
+  pidRecorder,
+  rawServer,
+  request,
+  toolCall,
+  waitUntil,
+} from '../../../../../test/fixtures/stdio/stdio-test-kit';
 import type { McpTransportResult } from '../mcp-transport.interface';
 import { StdioTransport } from './stdio.transport';
 import type { StdioTransportOptions } from './stdio.options';
@@ -18,7 +26,15 @@ describe('StdioPool through a pooled StdioTransport', () => {
   const transports: StdioTransport[] = [];
 
   function pooled(options: Partial<StdioTransportOptions> = {}): StdioTransport {
-    const transport = new StdioTransport({ command: rawServer(), stateless: true, pool: { max: 1, idleMs: 30_000 }, closeGraceMs: 300, killGraceMs: 300, onSpawn: spawned.onSpawn, ...options });
+    const transport = new StdioTransport({
+      command: rawServer(),
+      stateless: true,
+      pool: { max: 1, idleMs: 30_000 },
+      closeGraceMs: 300,
+      killGraceMs: 300,
+      onSpawn: spawned.onSpawn,
+      ...options,
+    });
     transports.push(transport);
     return transport;
   }

@@ -60,7 +60,9 @@ export class StdioPool {
     private readonly launcher: StdioLauncher,
     private readonly options: Required<StdioPoolOptions>,
   ) {
-    this.unobserve = observeGauge('mcp.client.stdio.pool.size', () => (this.server === null ? [] : [{ value: this.members.size, attributes: { [McpAttr.ServerName]: this.server } }]));
+    this.unobserve = observeGauge('mcp.client.stdio.pool.size', () =>
+      this.server === null ? [] : [{ value: this.members.size, attributes: { [McpAttr.ServerName]: this.server } }],
+    );
   }
 
   /** Processes alive or starting, idle or busy. */
@@ -89,7 +91,10 @@ export class StdioPool {
     stateless = false,
   ): Promise<StdioPooledOutcome> {
     this.server ??= context.server;
-    const checkout = startInternalSpan('mcp.stdio.pool.checkout', { [McpAttr.ServerName]: context.server, 'mcp.stdio.pool.size': this.members.size });
+    const checkout = startInternalSpan('mcp.stdio.pool.checkout', {
+      [McpAttr.ServerName]: context.server,
+      'mcp.stdio.pool.size': this.members.size,
+    });
     let lease: Lease;
     try {
       lease = await this.acquire(context, deadline, stateless);

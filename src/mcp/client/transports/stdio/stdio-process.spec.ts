@@ -21,7 +21,14 @@ function server(onShutdown: string): StdioSpawnSpec {
     ${onShutdown}
     process.stderr.write('ready\\n');
   `;
-  return { argv: [process.execPath, '-e', source], env: { PATH: process.env.PATH ?? '' }, cwd: undefined, stderrLimitBytes: 4096, maxMessageChars: 1000, orphanGraceMs: 100 };
+  return {
+    argv: [process.execPath, '-e', source],
+    env: { PATH: process.env.PATH ?? '' },
+    cwd: undefined,
+    stderrLimitBytes: 4096,
+    maxMessageChars: 1000,
+    orphanGraceMs: 100,
+  };
 }
 
 const started: StdioProcess[] = [];
@@ -30,7 +37,11 @@ function start(spec: StdioSpawnSpec) {
   const lines: NdjsonLine[] = [];
   const closed: StdioExit[] = [];
   const overflows: number[] = [];
-  const child = new StdioProcess(spec, { line: (line) => lines.push(line), overflow: (chars) => overflows.push(chars), closed: (exit) => closed.push(exit) });
+  const child = new StdioProcess(spec, {
+    line: (line) => lines.push(line),
+    overflow: (chars) => overflows.push(chars),
+    closed: (exit) => closed.push(exit),
+  });
   started.push(child);
   return { child, lines, closed, overflows };
 }
@@ -188,10 +199,14 @@ describe('StdioProcess', () => {
   });
 
   it('passes NODE_OPTIONS on to the server, not to the supervisor', async () => {
-    const spec = server(`${onStdinEnd} process.stdout.write(JSON.stringify({ options: process.env.NODE_OPTIONS ?? null }) + '\\n');`);
+    const spec = server(
+      `${onStdinEnd} process.stdout.write(JSON.stringify({ options: process.env.NODE_OPTIONS ?? null }) + '\\n');`,
+    );
     const { child, lines } = start({ ...spec, env: { ...spec.env, NODE_OPTIONS: '--max-old-space-size=64' } });
     await until(() => lines.length === 1);
-    expect(lines[0]).toEqual(expect.objectContaining({ kind: 'object', value: { options: '--max-old-space-size=64' } }));
+    expect(lines[0]).toEqual(
+      expect.objectContaining({ kind: 'object', value: { options: '--max-old-space-size=64' } }),
+    );
     await child.shutdown(5000, 5000);
   });
 

@@ -76,10 +76,16 @@ export class StdioProcess {
   private closedReported = false;
   private shuttingDown: Promise<void> | null = null;
 
-  constructor(spec: StdioSpawnSpec, private readonly handlers: StdioProcessHandlers) {
+  constructor(
+    spec: StdioSpawnSpec,
+    private readonly handlers: StdioProcessHandlers,
+  ) {
     this.stderrTail = new StdioStderrTail(spec.stderrLimitBytes);
     this.drained = new Promise<void>((resolve) => (this.markDrained = resolve));
-    const decoder = new NdjsonDecoder({ line: (line) => handlers.line(line), overflow: (chars) => handlers.overflow(chars) }, spec.maxMessageChars);
+    const decoder = new NdjsonDecoder(
+      { line: (line) => handlers.line(line), overflow: (chars) => handlers.overflow(chars) },
+      spec.maxMessageChars,
+    );
     this.started = new Promise<number | undefined>((resolve) => (this.markStarted = resolve));
     this.child = spawnChild(spec);
     this.stdin = this.child.stdin as Writable;

@@ -1,7 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { isSupportedSessionVersion } from '../../../protocol/revisions';
 import { assertKnownOptions, optionKeys } from '../../../errors/mcp-configuration.errors';
-import type { McpResolvedStdioServerConfig, McpServerCommonConfig, McpStdioServerConfig } from '../../interfaces/mcp-server-config.interface';
+import type {
+  McpResolvedStdioServerConfig,
+  McpServerCommonConfig,
+  McpStdioServerConfig,
+} from '../../interfaces/mcp-server-config.interface';
 import { STDIO_POOL_OPTION_KEYS } from './stdio-options-resolver';
 import type { McpTransportFactory, McpTransportFactoryContext } from '../mcp-transport-factory.interface';
 import { assertStdioArgv, toStdioArgv } from './stdio-argv';
@@ -33,7 +37,10 @@ export class StdioTransportFactory implements McpTransportFactory<McpResolvedStd
     if (typeof command === 'string') {
       argv = toStdioArgv({ command, args: args as string[] | undefined });
     } else {
-      if (args !== undefined) throw new Error('"args" is only allowed with a single-program "command" string; put everything in the argv array');
+      if (args !== undefined)
+        throw new Error(
+          '"args" is only allowed with a single-program "command" string; put everything in the argv array',
+        );
       assertStdioArgv(command);
       argv = [...command];
     }

@@ -1,4 +1,9 @@
-import { McpClientError, McpProtocolError, McpTimeoutError, McpTransportError } from '../../../errors/mcp-client.errors';
+import {
+  McpClientError,
+  McpProtocolError,
+  McpTimeoutError,
+  McpTransportError,
+} from '../../../errors/mcp-client.errors';
 import type { StdioExit } from './stdio-process';
 
 /** What a stdio failure adds to the typed client error, for the event row and for supervision. */
@@ -13,7 +18,10 @@ export interface StdioErrorDetails {
 export type StdioClientError = McpClientError & StdioErrorDetails;
 
 /** Attaches stderr and pid to an error (as enumerable own properties, so they survive logging). */
-export function withStdioDetails<E extends McpClientError>(error: E, details: StdioErrorDetails): E & StdioErrorDetails {
+export function withStdioDetails<E extends McpClientError>(
+  error: E,
+  details: StdioErrorDetails,
+): E & StdioErrorDetails {
   return Object.assign(error, { stderr: details.stderr, pid: details.pid });
 }
 
@@ -28,7 +36,8 @@ const PHASE_TEXT: Record<StdioPhase, string> = {
 };
 
 const SPAWN_HINTS: Record<string, string> = {
-  ENOENT: 'the program or the working directory does not exist; the child only gets the PATH of this process and the configured env',
+  ENOENT:
+    'the program or the working directory does not exist; the child only gets the PATH of this process and the configured env',
   EACCES: 'the program is not executable by this user',
 };
 
@@ -43,13 +52,27 @@ function describeExit(exit: StdioExit): string {
 }
 
 /** The process could not be started, or exited / closed stdout before answering. */
-export function stdioExitError(server: string, argv0: string, exit: StdioExit, phase: StdioPhase, delivered: boolean): McpTransportError {
-  const what = exit.spawnError ? `"${argv0}" ${describeExit(exit)}` : `the process ${describeExit(exit)} ${PHASE_TEXT[phase]}`;
+export function stdioExitError(
+  server: string,
+  argv0: string,
+  exit: StdioExit,
+  phase: StdioPhase,
+  delivered: boolean,
+): McpTransportError {
+  const what = exit.spawnError
+    ? `"${argv0}" ${describeExit(exit)}`
+    : `the process ${describeExit(exit)} ${PHASE_TEXT[phase]}`;
   return new McpTransportError(`MCP server "${server}" (stdio): ${what}.`, delivered);
 }
 
 /** The deadline passed, or the caller aborted. */
-export function stdioTimeoutError(server: string, timeoutMs: number, phase: StdioPhase, delivered: boolean, aborted: boolean): McpTimeoutError {
+export function stdioTimeoutError(
+  server: string,
+  timeoutMs: number,
+  phase: StdioPhase,
+  delivered: boolean,
+  aborted: boolean,
+): McpTimeoutError {
   const what = aborted ? 'the call was aborted' : `no answer within ${timeoutMs} ms`;
   return new McpTimeoutError(`MCP server "${server}" (stdio): ${what} ${PHASE_TEXT[phase]}.`, delivered, timeoutMs);
 }
@@ -61,5 +84,8 @@ export function stdioProtocolError(server: string, reason: string, delivered: bo
 
 /** The transport was closed before the call could start. */
 export function stdioClosedError(server: string): McpTransportError {
-  return new McpTransportError(`MCP server "${server}" (stdio): the transport is closed; create a new StdioTransport.`, false);
+  return new McpTransportError(
+    `MCP server "${server}" (stdio): the transport is closed; create a new StdioTransport.`,
+    false,
+  );
 }

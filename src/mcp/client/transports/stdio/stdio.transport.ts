@@ -1,5 +1,10 @@
 import type { JsonRpcNotification, JsonRpcRequest } from '../../../protocol/jsonrpc';
-import type { McpTransport, McpTransportContext, McpTransportDeliverOptions, McpTransportResult } from '../mcp-transport.interface';
+import type {
+  McpTransport,
+  McpTransportContext,
+  McpTransportDeliverOptions,
+  McpTransportResult,
+} from '../mcp-transport.interface';
 import type { StdioConnection } from './stdio-connection';
 import { StdioDeadline } from './stdio-deadline';
 import { stdioClosedError, withStdioDetails, type StdioPhase } from './stdio.errors';
@@ -55,7 +60,10 @@ export class StdioTransport implements McpTransport {
   }
 
   /** Sends one request (and waits for its response) or one notification. */
-  async deliver(message: JsonRpcRequest | JsonRpcNotification, { context, stateless = false }: McpTransportDeliverOptions): Promise<McpTransportResult> {
+  async deliver(
+    message: JsonRpcRequest | JsonRpcNotification,
+    { context, stateless = false }: McpTransportDeliverOptions,
+  ): Promise<McpTransportResult> {
     if (this.closed) throw withStdioDetails(stdioClosedError(context.server), { stderr: '', pid: null });
     const deadline = new StdioDeadline(this.timeoutFor(context), context.signal, context.deadlineAt);
     const rawRequest = JSON.stringify(message);
@@ -74,7 +82,9 @@ export class StdioTransport implements McpTransport {
 
   private timeoutFor(context: McpTransportContext): number {
     const fromContext = context.timeoutMs;
-    return typeof fromContext === 'number' && fromContext > 0 && Number.isFinite(fromContext) ? Math.min(fromContext, this.options.timeout) : this.options.timeout;
+    return typeof fromContext === 'number' && fromContext > 0 && Number.isFinite(fromContext)
+      ? Math.min(fromContext, this.options.timeout)
+      : this.options.timeout;
   }
 
   /**
@@ -102,12 +112,19 @@ export class StdioTransport implements McpTransport {
       await this.launcher.started(connection, deadline);
       spawning.end();
       phase = 'initialize';
-      const handshake = stateless ? undefined : await this.launcher.initialize(connection, this.launcher.capabilitiesFor(context), deadline);
+      const handshake = stateless
+        ? undefined
+        : await this.launcher.initialize(connection, this.launcher.capabilitiesFor(context), deadline);
       if (handshake) context.onHandshake?.(handshake);
       phase = 'request';
       const exchange = await this.launcher.exchange(connection, message, rawRequest, deadline);
       connection.attach(null);
-      const result: McpTransportResult = { ...exchange, stderr: connection.process.stderr(), sessionId: null, status: null };
+      const result: McpTransportResult = {
+        ...exchange,
+        stderr: connection.process.stderr(),
+        sessionId: null,
+        status: null,
+      };
       if (handshake) result.handshake = handshake;
       return result;
     } catch (error) {

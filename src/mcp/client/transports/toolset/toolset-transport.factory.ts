@@ -15,20 +15,26 @@ export class ToolsetTransportFactory implements McpTransportFactory<McpToolsetSe
   /** @inheritdoc */
   readonly transport = 'toolset';
   /** @inheritdoc */
-  readonly optionKeys = optionKeys<Omit<McpToolsetServerConfig, keyof McpServerCommonConfig | 'transport'>>({ mount: true, principal: true });
+  readonly optionKeys = optionKeys<Omit<McpToolsetServerConfig, keyof McpServerCommonConfig | 'transport'>>({
+    mount: true,
+    principal: true,
+  });
 
   /** @inheritdoc */
   resolve(_server: string, entry: Record<string, unknown>): McpToolsetServerConfig {
     const principal = entry.principal;
-    const valid = typeof principal === 'string' ? principal.length > 0 : typeof (principal as { key?: unknown })?.key === 'string';
+    const valid =
+      typeof principal === 'string' ? principal.length > 0 : typeof (principal as { key?: unknown })?.key === 'string';
     if (!valid) throw new Error('a toolset server needs "principal": a principal key, or { key, label }');
-    if (entry.mount !== undefined && (typeof entry.mount !== 'string' || !entry.mount)) throw new Error('"mount" must be the name of a mount of this app');
+    if (entry.mount !== undefined && (typeof entry.mount !== 'string' || !entry.mount))
+      throw new Error('"mount" must be the name of a mount of this app');
     return entry as unknown as McpToolsetServerConfig;
   }
 
   /** @inheritdoc */
   create(config: McpToolsetServerConfig, context: McpTransportFactoryContext): ToolsetTransport {
-    const principal = typeof config.principal === 'string' ? { key: config.principal, label: config.principal } : config.principal;
+    const principal =
+      typeof config.principal === 'string' ? { key: config.principal, label: config.principal } : config.principal;
     const token = getMcpToolsetToken(config.mount ?? DEFAULT_MOUNT);
     return new ToolsetTransport({
       principal: { key: principal.key, label: principal.label ?? principal.key, raw: config.principal },

@@ -7,7 +7,9 @@ import { ToolsetTransport } from './toolset.transport';
 type Answer = (message: JsonRpcMessage, context: McpDeliveryContext) => Promise<JsonRpcResponse | null>;
 
 /** A message handler that records what it is given and answers with `answer`. */
-function handler(answer: Answer): McpMessageHandler & { seen: Array<{ message: JsonRpcMessage; context: McpDeliveryContext }> } {
+function handler(
+  answer: Answer,
+): McpMessageHandler & { seen: Array<{ message: JsonRpcMessage; context: McpDeliveryContext }> } {
   const seen: Array<{ message: JsonRpcMessage; context: McpDeliveryContext }> = [];
   return {
     seen,
@@ -22,20 +24,42 @@ const initialized = (result: Record<string, unknown>): JsonRpcResponse => ({ jso
 const principal = { key: 'alice', label: 'Alice', raw: null };
 const methodOf = (message: JsonRpcMessage): unknown => (message as { method?: string }).method;
 const call = { jsonrpc: '2.0' as const, id: 7, method: 'tools/call', params: { name: 'echo' } };
-const context = (extra: Partial<McpTransportContext> = {}): McpTransportContext => ({ server: 'local', scopeKey: '', timeoutMs: 5000, ...extra });
+const context = (extra: Partial<McpTransportContext> = {}): McpTransportContext => ({
+  server: 'local',
+  scopeKey: '',
+  timeoutMs: 5000,
+  ...extra,
+});
 const never = () => new Promise<never>(() => undefined);
 
 describe('ToolsetTransport', () => {
   it('performs an in-process initialize when no revision is known, reports it, then delivers as the principal', async () => {
     const toolset = handler(async (message) =>
       methodOf(message) === 'initialize'
-        ? initialized({ protocolVersion: '2025-06-18', serverInfo: { name: 'app' }, capabilities: { tools: {} }, instructions: 'Be brief.' })
+        ? initialized({
+            protocolVersion: '2025-06-18',
+            serverInfo: { name: 'app' },
+            capabilities: { tools: {} },
+            instructions: 'Be brief.',
+          })
         : { jsonrpc: '2.0', id: 7, result: { content: [] } },
     );
     const handshakes: McpHandshakeInfo[] = [];
-    const transport = new ToolsetTransport({ resolveHandler: () => toolset, principal, clientInfo: { name: 'host', version: '9' } });
-    const outcome = await transport.deliver(call, { sessionId: null, context: context({ onHandshake: (h) => handshakes.push(h) }) });
-    const expected = { protocolVersion: '2025-06-18', serverInfo: { name: 'app' }, capabilities: { tools: {} }, instructions: 'Be brief.' };
+    const transport = new ToolsetTransport({
+      resolveHandler: () => toolset,
+      principal,
+      clientInfo: { name: 'host', version: '9' },
+    });
+    const outcome = await transport.deliver(call, {
+      sessionId: null,
+      context: context({ onHandshake: (h) => handshakes.push(h) }),
+    });
+    const expected = {
+      protocolVersion: '2025-06-18',
+      serverInfo: { name: 'app' },
+      capabilities: { tools: {} },
+      instructions: 'Be brief.',
+    };
     expect(handshakes).toEqual([expected]);
     expect(outcome).toEqual({
       body: { jsonrpc: '2.0', id: 7, result: { content: [] } },
@@ -46,20 +70,34 @@ describe('ToolsetTransport', () => {
       status: null,
       stderr: '',
     });
-    expect((toolset.seen[0].message as { params: Record<string, unknown> }).params.clientInfo).toEqual({ name: 'host', version: '9' });
+    expect((toolset.seen[0].message as { params: Record<string, unknown> }).params.clientInfo).toEqual({
+      name: 'host',
+      version: '9',
+    });
     expect(toolset.seen[1].context).toMatchObject({ principal, sessionId: null, protocolVersion: '2025-06-18' });
   });
 
   it('reports a handshake without serverInfo, capabilities or instructions as nulls', async () => {
-    const toolset = handler(async (message) => (methodOf(message) === 'initialize' ? initialized({ protocolVersion: '2025-11-25' }) : { jsonrpc: '2.0', id: 7, result: {} }));
+    const toolset = handler(async (message) =>
+      methodOf(message) === 'initialize'
+        ? initialized({ protocolVersion: '2025-11-25' })
+        : { jsonrpc: '2.0', id: 7, result: {} },
+    );
     const transport = new ToolsetTransport({ resolveHandler: () => toolset, principal });
     const outcome = await transport.deliver(call, { sessionId: null, context: context() });
     expect(outcome.handshake).toEqual({ protocolVersion: '2025-11-25', serverInfo: null, capabilities: null });
-    expect((toolset.seen[0].message as { params: Record<string, unknown> }).params.clientInfo).toEqual({ name: 'durable-mcp', version: '0.1.0' });
+    expect((toolset.seen[0].message as { params: Record<string, unknown> }).params.clientInfo).toEqual({
+      name: 'durable-mcp',
+      version: '0.1.0',
+    });
   });
 
   it.each<[string, JsonRpcResponse | null, string]>([
-    ['an error', { jsonrpc: '2.0', id: 0, error: { code: -32603, message: 'boom' } }, 'In-process initialize failed: {"code":-32603,"message":"boom"}'],
+    [
+      'an error',
+      { jsonrpc: '2.0', id: 0, error: { code: -32603, message: 'boom' } },
+      'In-process initialize failed: {"code":-32603,"message":"boom"}',
+    ],
     ['nothing', null, 'In-process initialize failed: null'],
   ])('fails undelivered when initialize answers %s', async (_case, answer, message) => {
     const toolset = handler(async () => answer);
@@ -74,7 +112,9 @@ describe('ToolsetTransport', () => {
     const toolset = handler(async () => null);
     const transport = new ToolsetTransport({ resolveHandler: () => toolset, principal });
     const notice = { jsonrpc: '2.0' as const, method: 'notifications/roots/list_changed' };
-    await expect(transport.deliver(notice, { sessionId: null, protocolVersion: '2025-11-25', context: context() })).resolves.toMatchObject({ body: null, rawResponse: null, handshake: undefined });
+    await expect(
+      transport.deliver(notice, { sessionId: null, protocolVersion: '2025-11-25', context: context() }),
+    ).resolves.toMatchObject({ body: null, rawResponse: null, handshake: undefined });
     expect(toolset.seen.map((s) => s.message)).toEqual([notice]);
   });
 
@@ -83,19 +123,33 @@ describe('ToolsetTransport', () => {
     const transport = new ToolsetTransport({ resolveHandler: () => toolset, principal });
     const failure = transport.deliver(call, { sessionId: null, protocolVersion: '2025-11-25', context: context() });
     await expect(failure).rejects.toBeInstanceOf(McpProtocolError);
-    await expect(failure).rejects.toMatchObject({ message: 'The toolset of "local" did not answer tools/call', delivered: true });
-    expect(toolset.seen.map((s) => s.message)).toEqual([call, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7, reason: 'timeout' } }]);
+    await expect(failure).rejects.toMatchObject({
+      message: 'The toolset of "local" did not answer tools/call',
+      delivered: true,
+    });
+    expect(toolset.seen.map((s) => s.message)).toEqual([
+      call,
+      { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7, reason: 'timeout' } },
+    ]);
   });
 
-  it('times out at the caller\'s deadline, aborts the work and sends notifications/cancelled, even if the notice fails', async () => {
+  it("times out at the caller's deadline, aborts the work and sends notifications/cancelled, even if the notice fails", async () => {
     const toolset = handler(async (message) => {
       if (methodOf(message) === 'notifications/cancelled') throw new Error('gone');
       return never();
     });
     const transport = new ToolsetTransport({ resolveHandler: () => toolset, principal });
-    const failure = transport.deliver(call, { sessionId: null, protocolVersion: '2025-11-25', context: context({ timeoutMs: 60_000, deadlineAt: Date.now() - 1 }) });
+    const failure = transport.deliver(call, {
+      sessionId: null,
+      protocolVersion: '2025-11-25',
+      context: context({ timeoutMs: 60_000, deadlineAt: Date.now() - 1 }),
+    });
     await expect(failure).rejects.toBeInstanceOf(McpTimeoutError);
-    await expect(failure).rejects.toMatchObject({ message: 'tools/call on "local" timed out after 60000 ms', delivered: true, timeoutMs: 60_000 });
+    await expect(failure).rejects.toMatchObject({
+      message: 'tools/call on "local" timed out after 60000 ms',
+      delivered: true,
+      timeoutMs: 60_000,
+    });
     expect(toolset.seen[0].context.signal?.aborted).toBe(true);
     expect(toolset.seen.map((s) => methodOf(s.message))).toEqual(['tools/call', 'notifications/cancelled']);
   });
@@ -104,11 +158,13 @@ describe('ToolsetTransport', () => {
     const toolset = handler(never);
     const transport = new ToolsetTransport({ resolveHandler: () => toolset, principal });
     const notice = { jsonrpc: '2.0' as const, method: 'notifications/initialized' };
-    await expect(transport.deliver(notice, { sessionId: null, protocolVersion: '2025-11-25', context: context({ timeoutMs: 1 }) })).rejects.toBeInstanceOf(McpTimeoutError);
+    await expect(
+      transport.deliver(notice, { sessionId: null, protocolVersion: '2025-11-25', context: context({ timeoutMs: 1 }) }),
+    ).rejects.toBeInstanceOf(McpTimeoutError);
     expect(toolset.seen.map((s) => methodOf(s.message))).toEqual(['notifications/initialized']);
   });
 
-  it('passes the caller\'s abort on to the toolset', async () => {
+  it("passes the caller's abort on to the toolset", async () => {
     const caller = new AbortController();
     let aborted: unknown;
     const toolset = handler(
@@ -122,7 +178,13 @@ describe('ToolsetTransport', () => {
         }),
     );
     const transport = new ToolsetTransport({ resolveHandler: () => toolset, principal });
-    await expect(transport.deliver(call, { sessionId: null, protocolVersion: '2025-11-25', context: context({ signal: caller.signal }) })).resolves.toMatchObject({ body: { id: 7 } });
+    await expect(
+      transport.deliver(call, {
+        sessionId: null,
+        protocolVersion: '2025-11-25',
+        context: context({ signal: caller.signal }),
+      }),
+    ).resolves.toMatchObject({ body: { id: 7 } });
     expect(aborted).toBe('user left');
   });
 
@@ -133,7 +195,10 @@ describe('ToolsetTransport', () => {
     const transport = new ToolsetTransport({ resolveHandler: () => toolset, principal });
     const failure = transport.deliver(call, { sessionId: null, protocolVersion: '2025-11-25', context: context() });
     await expect(failure).rejects.toBeInstanceOf(McpTransportError);
-    await expect(failure).rejects.toMatchObject({ message: 'The toolset of "local" failed: database is down', delivered: true });
+    await expect(failure).rejects.toMatchObject({
+      message: 'The toolset of "local" failed: database is down',
+      delivered: true,
+    });
     expect(toolset.seen).toHaveLength(1);
   });
 });

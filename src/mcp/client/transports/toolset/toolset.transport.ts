@@ -4,7 +4,12 @@ import { McpProtocolError, McpTimeoutError, McpTransportError } from '../../../e
 import type { JsonRpcNotification, JsonRpcRequest } from '../../../protocol/jsonrpc';
 import { McpMethod } from '../../../protocol/mcp-methods';
 import { LATEST_SESSION_PROTOCOL_VERSION } from '../../../protocol/revisions';
-import type { McpHandshakeInfo, McpTransport, McpTransportDeliverOptions, McpTransportResult } from '../mcp-transport.interface';
+import type {
+  McpHandshakeInfo,
+  McpTransport,
+  McpTransportDeliverOptions,
+  McpTransportResult,
+} from '../mcp-transport.interface';
 
 /** Options of a `ToolsetTransport`. */
 export interface ToolsetTransportOptions {
@@ -25,7 +30,10 @@ export class ToolsetTransport implements McpTransport {
   constructor(private readonly options: ToolsetTransportOptions) {}
 
   /** @inheritdoc */
-  async deliver(message: JsonRpcRequest | JsonRpcNotification, options: McpTransportDeliverOptions): Promise<McpTransportResult> {
+  async deliver(
+    message: JsonRpcRequest | JsonRpcNotification,
+    options: McpTransportDeliverOptions,
+  ): Promise<McpTransportResult> {
     const rawRequest = JSON.stringify(message);
     const { context } = options;
     const handler = this.options.resolveHandler();
@@ -33,30 +41,69 @@ export class ToolsetTransport implements McpTransport {
     const protocolVersion = options.protocolVersion ?? (handshake = await this.handshake(handler)).protocolVersion;
     if (handshake) context.onHandshake?.(handshake);
     const abort = new AbortController();
-    const delivery: McpDeliveryContext = { principal: this.options.principal, sessionId: null, protocolVersion, signal: abort.signal };
+    const delivery: McpDeliveryContext = {
+      principal: this.options.principal,
+      sessionId: null,
+      protocolVersion,
+      signal: abort.signal,
+    };
     const isRequest = 'id' in message && message.id !== undefined;
     let timer: NodeJS.Timeout | undefined;
     let onAbort = () => abort.abort(context.signal?.reason);
     try {
       const expired = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => {
-          abort.abort(new Error('timeout'));
-          reject(new McpTimeoutError(`${message.method} on "${context.server}" timed out after ${context.timeoutMs} ms`, true, context.timeoutMs));
-        }, Math.min(context.timeoutMs, context.deadlineAt === undefined ? Infinity : Math.max(0, context.deadlineAt - Date.now())));
+        timer = setTimeout(
+          () => {
+            abort.abort(new Error('timeout'));
+            reject(
+              new McpTimeoutError(
+                `${message.method} on "${context.server}" timed out after ${context.timeoutMs} ms`,
+                true,
+                context.timeoutMs,
+              ),
+            );
+          },
+          Math.min(
+            context.timeoutMs,
+            context.deadlineAt === undefined ? Infinity : Math.max(0, context.deadlineAt - Date.now()),
+          ),
+        );
         // The caller's abort stops the wait too: the handler may not end on its signal.
         onAbort = () => {
           abort.abort(context.signal?.reason);
-          reject(new McpTransportError(`The call to the toolset of "${context.server}" was aborted by the caller`, true));
+          reject(
+            new McpTransportError(`The call to the toolset of "${context.server}" was aborted by the caller`, true),
+          );
         };
         if (context.signal?.aborted) onAbort();
         else context.signal?.addEventListener('abort', onAbort, { once: true });
       });
       const body = await Promise.race([handler.deliver(message, delivery), expired]);
-      if (isRequest && !body) throw new McpProtocolError(`The toolset of "${context.server}" did not answer ${message.method}`, true);
-      return { body: body, sessionId: null, handshake, rawRequest, rawResponse: body ? JSON.stringify(body) : null, status: null, stderr: '' };
+      if (isRequest && !body)
+        throw new McpProtocolError(`The toolset of "${context.server}" did not answer ${message.method}`, true);
+      return {
+        body: body,
+        sessionId: null,
+        handshake,
+        rawRequest,
+        rawResponse: body ? JSON.stringify(body) : null,
+        status: null,
+        stderr: '',
+      };
     } catch (error) {
-      if (error instanceof McpTimeoutError || error instanceof McpProtocolError || (error instanceof McpTransportError && context.signal?.aborted)) {
-        if (isRequest) await this.cancel(handler, delivery, (message).id, context.signal?.aborted ? 'aborted by the caller' : 'timeout', context);
+      if (
+        error instanceof McpTimeoutError ||
+        error instanceof McpProtocolError ||
+        (error instanceof McpTransportError && context.signal?.aborted)
+      ) {
+        if (isRequest)
+          await this.cancel(
+            handler,
+            delivery,
+            message.id,
+            context.signal?.aborted ? 'aborted by the caller' : 'timeout',
+            context,
+          );
         throw error;
       }
       throw new McpTransportError(`The toolset of "${context.server}" failed: ${(error as Error).message}`, true);
@@ -71,12 +118,23 @@ export class ToolsetTransport implements McpTransport {
       jsonrpc: '2.0',
       id: 0,
       method: McpMethod.Initialize,
-      params: { protocolVersion: LATEST_SESSION_PROTOCOL_VERSION, capabilities: {}, clientInfo: this.options.clientInfo ?? { name: 'durable-mcp', version: '0.1.0' } },
+      params: {
+        protocolVersion: LATEST_SESSION_PROTOCOL_VERSION,
+        capabilities: {},
+        clientInfo: this.options.clientInfo ?? { name: 'durable-mcp', version: '0.1.0' },
+      },
     };
-    const context: McpDeliveryContext = { principal: this.options.principal, sessionId: null, protocolVersion: LATEST_SESSION_PROTOCOL_VERSION };
+    const context: McpDeliveryContext = {
+      principal: this.options.principal,
+      sessionId: null,
+      protocolVersion: LATEST_SESSION_PROTOCOL_VERSION,
+    };
     const response = await handler.deliver(request, context);
     if (!response || !('result' in response)) {
-      throw new McpProtocolError(`In-process initialize failed: ${JSON.stringify(response && 'error' in response ? response.error : null)}`, false);
+      throw new McpProtocolError(
+        `In-process initialize failed: ${JSON.stringify(response && 'error' in response ? response.error : null)}`,
+        false,
+      );
     }
     const result = response.result;
     return {
@@ -87,9 +145,18 @@ export class ToolsetTransport implements McpTransport {
     };
   }
 
-  private async cancel(handler: McpMessageHandler, context: McpDeliveryContext, requestId: string | number, reason: string, call: McpTransportDeliverOptions['context']): Promise<void> {
+  private async cancel(
+    handler: McpMessageHandler,
+    context: McpDeliveryContext,
+    requestId: string | number,
+    reason: string,
+    call: McpTransportDeliverOptions['context'],
+  ): Promise<void> {
     const notice: JsonRpcNotification = { jsonrpc: '2.0', method: McpMethod.Cancelled, params: { requestId, reason } };
-    const failure = await handler.deliver(notice, context).then(() => undefined, (error: unknown) => error);
+    const failure = await handler.deliver(notice, context).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     try {
       call.onCancelNotice?.(notice, failure);
     } catch {
