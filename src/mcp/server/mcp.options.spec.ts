@@ -109,7 +109,7 @@ describe('resolveMcpOptions', () => {
     expect(error.message).toContain('authorize(token, request)');
   });
 
-  // The README's table, as numbers: a change of a default constant must fail here.
+  // The options reference's table, as numbers: a change of a default constant must fail here.
   it('applies the documented defaults of the database bound, the streams and the caps', () => {
     const resolved = resolveMcpOptions({ auth }, extras);
     expect(resolved.database).toEqual({ timeoutMs: 5_000 });
@@ -120,12 +120,16 @@ describe('resolveMcpOptions', () => {
       maxBufferedBytes: 4 * 1024 * 1024,
       resumeEvents: 500,
       resumeTtlMs: 600_000,
+      resumeFollowers: 1000,
     });
     expect(resolved.limits).toEqual({
       sessionsPerPrincipal: 100,
       streamsPerPrincipal: 100,
       listenStreamsPerPrincipal: 100,
       subscriptionsPerSession: 1000,
+      listenResourceSubscriptions: 1000,
+      listenTaskIds: 1000,
+      tasksPerPrincipal: 100,
     });
   });
 
