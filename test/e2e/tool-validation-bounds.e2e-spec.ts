@@ -6,7 +6,7 @@ import { runInNewContext } from 'node:vm';
 import { McpModule, McpTool } from '../../src/mcp';
 import { fixtureAuth } from '../fixtures/fixture-tools';
 import { HTTP_ADAPTERS, startApp, type RunningApp } from '../support/http-app';
-import { MCP_ACCEPT, openSession, versionHeader } from '../support/mcp-wire';
+import { callRequest, MCP_ACCEPT, openSession, post, versionHeader } from '../support/mcp-wire';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 
 /** The part of a `tools/call` answer these tests read. */
@@ -154,23 +154,12 @@ describe.each(HTTP_ADAPTERS)(
     it('answers a DTO tool whose 20,000 nested items are all invalid with ten errors and their count, in the result and the audit row', async () => {
       const url = `${server.baseUrl}/mcp`;
       const { sessionId } = await openSession(url);
-      const response = await fetch(url, {
-        method: 'POST',
-        headers: {
-          Authorization: 'Bearer token-alice',
-          'Content-Type': 'application/json',
-          Accept: MCP_ACCEPT,
-          'Mcp-Session-Id': sessionId,
-          ...versionHeader(),
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 'huge-order',
-          method: 'tools/call',
-          params: { name: 'order', arguments: { lines: Array.from({ length: 20_000 }, () => ({ sku: 1 })) } },
-        }),
-      });
-      const json = (await response.json()) as ToolCallReply;
+      const reply = await post(
+        url,
+        callRequest('huge-order', 'order', { lines: Array.from({ length: 20_000 }, () => ({ sku: 1 })) }),
+        { sessionId, headers: versionHeader() },
+      );
+      const json = reply.json as ToolCallReply;
       expect(json.result.isError).toBe(true);
       const text: string = json.result.content[0].text;
       expect(text).toMatch(
@@ -187,23 +176,11 @@ describe.each(HTTP_ADAPTERS)(
     it('still lists up to ten errors of a small invalid value, with their count', async () => {
       const url = `${server.baseUrl}/mcp`;
       const { sessionId } = await openSession(url);
-      const response = await fetch(url, {
-        method: 'POST',
-        headers: {
-          Authorization: 'Bearer token-alice',
-          'Content-Type': 'application/json',
-          Accept: MCP_ACCEPT,
-          'Mcp-Session-Id': sessionId,
-          ...versionHeader(),
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 'small-tags',
-          method: 'tools/call',
-          params: { name: 'tag', arguments: { tags: new Array(40).fill(7) } },
-        }),
+      const reply = await post(url, callRequest('small-tags', 'tag', { tags: new Array(40).fill(7) }), {
+        sessionId,
+        headers: versionHeader(),
       });
-      const json = (await response.json()) as ToolCallReply;
+      const json = reply.json as ToolCallReply;
       expect(json.result.isError).toBe(true);
       expect(json.result.content[0].text).toMatch(
         /^Invalid arguments for tool "tag": tags\.0: must be string; tags\.1: must be string; .*tags\.9: must be string \(10 of 40 errors listed\)$/,
