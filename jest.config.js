@@ -1,7 +1,8 @@
 /**
  * Jest: unit specs beside the code, e2e suites against real PostgreSQL (and Redis) in test/e2e and
- * test/faults. `npm test` runs the unit specs in parallel workers, then the e2e suites in band (the
- * e2e project's runner is serial: they share ports, Redis keys and the process table). With
+ * test/faults (see `globalSetup` below for where they come from). `npm test` runs the unit specs in
+ * parallel workers, then the e2e suites in band (the e2e project's runner is serial: they share
+ * ports, Redis keys and the process table). With
  * `--coverage` (as .ci/run runs it) it measures the library over both and fails under the
  * thresholds below.
  */
@@ -33,6 +34,11 @@ const modulePathIgnorePatterns = ['<rootDir>/.stryker-tmp/'];
 
 module.exports = {
   testTimeout: 30000,
+  // PostgreSQL and Redis for the run, once per run before the first test: the shared servers
+  // (TEST_PG_URL and TEST_REDIS_URL, else 127.0.0.1:5432 and 127.0.0.1:6379), or, for one that does
+  // not answer, a private server this run starts and the teardown stops (test/support/test-services.js).
+  globalSetup: '<rootDir>/test/support/test-services.setup.js',
+  globalTeardown: '<rootDir>/test/support/test-services.teardown.js',
   reporters: [
     'default',
     '<rootDir>/test/support/summary-reporter.js',

@@ -14,7 +14,8 @@
  * baseline time before it calls the mutant timed out, so a mutant that makes a test wait for ever
  * fails that test (killed) instead of being reported as a timeout. The focused specs take well
  * under a second each; the stdio process spec sets its own, longer limit.
- * The queue specs write their at-most-once marks to the Redis on 127.0.0.1:6379.
+ * The queue specs write their at-most-once marks to the run's Redis (TEST_REDIS_URL, see
+ * test/support/test-services.js).
  */
 const base = require('./jest.config');
 

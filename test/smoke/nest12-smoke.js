@@ -38,8 +38,9 @@ const {
   tempDir,
   TOOLS_SOURCE,
 } = require('./smoke-support');
+const { DEFAULT_REDIS_URL } = require('../support/test-services');
 
-const REDIS_URL = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';
+const REDIS_URL = process.env.TEST_REDIS_URL || DEFAULT_REDIS_URL;
 
 /** The host app's packages: Nest 12 and the Nest 12 lines of the integrations this package uses. */
 const APP_PACKAGES = [

@@ -12,11 +12,12 @@ const { createServer } = require('node:net');
 const { tmpdir } = require('node:os');
 const { join, resolve } = require('node:path');
 const { Client } = require('pg');
+const { DEFAULT_PG_URL } = require('../support/test-services');
 
 /** The repository's root (where `npm pack` runs). */
 const ROOT = resolve(__dirname, '..', '..');
 /** A PostgreSQL user that may create databases (TEST_PG_URL, as the Jest suites use). */
-const PG_ADMIN_URL = process.env.TEST_PG_URL || 'postgres://postgres@127.0.0.1:5432/test';
+const PG_ADMIN_URL = process.env.TEST_PG_URL || DEFAULT_PG_URL;
 /** SMOKE_KEEP=1 keeps the temporary app directories for a look after the run. */
 const KEEP = process.env.SMOKE_KEEP === '1';
 

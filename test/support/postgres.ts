@@ -5,8 +5,15 @@ import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { MCP_ENTITIES, MCP_MIGRATIONS } from '../../src/mcp';
 
-/** The server every test talks to: real PostgreSQL, trust auth (override with TEST_PG_URL). */
-export const PG_ADMIN_URL = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- a JavaScript module Jest's globalSetup and the scripts share, outside the TypeScript project
+const { DEFAULT_PG_URL } = require('./test-services.js') as { DEFAULT_PG_URL: string };
+
+/**
+ * The server every test talks to: real PostgreSQL, trust auth. TEST_PG_URL, which Jest's
+ * globalSetup sets to the shared server or to one it started (test/support/test-services.js);
+ * outside Jest, the shared server's default address.
+ */
+export const PG_ADMIN_URL = process.env.TEST_PG_URL || DEFAULT_PG_URL;
 
 /** A throwaway database with the package's migrations applied. */
 export interface TestDatabase {

