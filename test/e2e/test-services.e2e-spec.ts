@@ -130,8 +130,8 @@ describe('test services: the PostgreSQL and Redis of a Jest run', () => {
         await services.setUpServices({ env, log: (line) => lines.push(line) });
         started = services.startedServices();
         expect(started.map((service) => service.kind).sort()).toEqual(['PostgreSQL', 'Redis']);
-        expect(lines.join('\n')).toContain(`no PostgreSQL on ${env.TEST_SERVICES_PROBE_PG}`);
-        expect(lines.join('\n')).toContain(`no Redis on ${env.TEST_SERVICES_PROBE_REDIS}`);
+        expect(lines.join('\n')).toContain(`no usable PostgreSQL on ${env.TEST_SERVICES_PROBE_PG}`);
+        expect(lines.join('\n')).toContain(`no usable Redis on ${env.TEST_SERVICES_PROBE_REDIS}`);
 
         const pg = new Client({ connectionString: env.TEST_PG_URL! });
         await pg.connect();

