@@ -62,10 +62,11 @@ async function nowhere(): Promise<string> {
 }
 
 /**
- * A Node process that runs the setup with nothing reachable, prints `ready <started servers>` and
- * waits to be ended.
+ * A Node process that runs the setup with nothing reachable (the probes look where nothing
+ * listens), prints `ready <started servers>` and waits to be ended.
  */
-function setUpInChild(env: NodeJS.ProcessEnv) {
+async function setUpInChild() {
+  const env = { TEST_SERVICES_PROBE_PG: await nowhere(), TEST_SERVICES_PROBE_REDIS: await nowhere() };
   const script = `
     const services = require(${JSON.stringify(MODULE)});
     services.setUpServices({ env: ${JSON.stringify(env)}, log: () => undefined }).then(
@@ -178,10 +179,7 @@ describe('test services: the PostgreSQL and Redis of a Jest run', () => {
   it(
     'stops what it started when the run is ended by SIGTERM',
     async () => {
-      const setup = setUpInChild({
-        TEST_SERVICES_PROBE_PG: await nowhere(),
-        TEST_SERVICES_PROBE_REDIS: await nowhere(),
-      });
+      const setup = await setUpInChild();
       const started = await setup.ready;
       expect(started.map((service) => service.kind).sort()).toEqual(['PostgreSQL', 'Redis']);
       for (const service of started) expect(gone(service.pid)).toBe(false);
@@ -195,10 +193,7 @@ describe('test services: the PostgreSQL and Redis of a Jest run', () => {
   it(
     'after a run killed outright (SIGKILL), the next setup stops the servers it left',
     async () => {
-      const setup = setUpInChild({
-        TEST_SERVICES_PROBE_PG: await nowhere(),
-        TEST_SERVICES_PROBE_REDIS: await nowhere(),
-      });
+      const setup = await setUpInChild();
       const started = await setup.ready;
       setup.child.kill('SIGKILL');
       await setup.exited;
