@@ -5,17 +5,11 @@ import type { McpCompleters } from '../interfaces/mcp-completion.interface';
 import type { McpPromptMetadata } from '../interfaces/mcp-prompt-options.interface';
 import type { McpResourceMetadata, McpResourceTemplateMetadata } from '../interfaces/mcp-resource-options.interface';
 import { MCP_MODULE_OPTIONS } from '../mcp.constants';
-import {
-  invalidResourceUriMessage,
-  invalidUriTemplateMessage,
-  missingCompleterMethodMessage,
-  requestScopedFeatureMessage,
-  unknownCompleterMessage,
-} from '../mcp.messages';
+import { missingCompleterMethodMessage, requestScopedFeatureMessage, unknownCompleterMessage } from '../mcp.messages';
 import type { McpResolvedOptions } from './mcp.options';
 import { CompletionFeature } from './features/completion.feature';
 import { LoggingFeature } from './features/logging.feature';
-import { compilePromptArguments } from './features/prompt-arguments';
+import { buildPromptEntry, buildResourceEntry, buildTemplateEntry } from './catalog/handler-catalog.factory';
 import { PromptsFeature } from './features/prompts.feature';
 import { createMethodInvoker, providerMethods, type ProviderMethod } from './features/provider-methods';
 import type {
@@ -36,15 +30,7 @@ import { invalidParams } from './features/feature-handler';
 import type { McpHandlerKind } from './pipeline/mcp-execution-context';
 import { McpMethod } from '../protocol/mcp-methods';
 import { JsonRpcErrorCode } from '../protocol/jsonrpc';
-import { UriTemplate } from './features/uri-template';
 import { McpMetadataAccessor } from './mcp-metadata.accessor';
-
-const ABSOLUTE_URI = /^[A-Za-z][A-Za-z0-9+.-]*:/;
-
-/** Copies the optional fields that are set, under their published names. */
-function published(fields: Record<string, unknown>): Readonly<Record<string, unknown>> {
-  return Object.freeze(Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)));
-}
 
 /** A refused prompt answers as an unknown one. */
 const refusePrompt: RefusalFactory = (info, note) =>
@@ -110,20 +96,15 @@ export class FeaturesExplorer implements OnModuleInit {
   }
 
   private buildResource(method: ProviderMethod, metadata: McpResourceMetadata): RegisteredResource {
-    if (!ABSOLUTE_URI.test(metadata.uri))
-      throw new McpConfigurationError(invalidResourceUriMessage(method.owner, metadata.uri));
-    const { uri, name, title, description, mimeType, annotations, size, icons, meta } = metadata;
+    const built = buildResourceEntry(metadata, method.owner);
     return {
-      uri,
-      owner: method.owner,
-      mimeType,
-      definition: published({ uri, name, title, description, mimeType, annotations, size, icons, _meta: meta }),
+      ...built,
       ...this.handler(
         method,
         '@McpResource',
         metadata.public,
         'resource',
-        uri,
+        built.uri,
         McpMethod.ResourcesRead,
         refuseResource,
         'read',
@@ -132,27 +113,16 @@ export class FeaturesExplorer implements OnModuleInit {
   }
 
   private buildTemplate(method: ProviderMethod, metadata: McpResourceTemplateMetadata): RegisteredResourceTemplate {
-    let template: UriTemplate;
-    try {
-      template = new UriTemplate(metadata.uriTemplate);
-    } catch (error) {
-      throw new McpConfigurationError(
-        invalidUriTemplateMessage(method.owner, metadata.uriTemplate, (error as Error).message),
-      );
-    }
-    const { uriTemplate, name, title, description, mimeType, annotations, icons, meta } = metadata;
+    const built = buildTemplateEntry(metadata, method.owner);
     return {
-      template,
-      owner: method.owner,
-      mimeType,
-      definition: published({ uriTemplate, name, title, description, mimeType, annotations, icons, _meta: meta }),
-      completers: this.completers(method, metadata.complete, template.variables),
+      ...built,
+      completers: this.completers(method, metadata.complete, built.template.variables),
       ...this.handler(
         method,
         '@McpResourceTemplate',
         metadata.public,
         'resourceTemplate',
-        uriTemplate,
+        metadata.uriTemplate,
         McpMethod.ResourcesRead,
         refuseResource,
         'read',
@@ -161,25 +131,11 @@ export class FeaturesExplorer implements OnModuleInit {
   }
 
   private buildPrompt(method: ProviderMethod, metadata: McpPromptMetadata): RegisteredPrompt {
-    const spec = compilePromptArguments(metadata.arguments);
-    const { name, title, description, icons, meta } = metadata;
+    const { entry, argumentNames } = buildPromptEntry(metadata, method.owner);
+    const { name, validateArguments } = entry;
     return {
-      name,
-      owner: method.owner,
-      definition: published({
-        name,
-        title,
-        description,
-        arguments: spec.arguments.length ? spec.arguments : undefined,
-        icons,
-        _meta: meta,
-      }),
-      validateArguments: spec.validate,
-      completers: this.completers(
-        method,
-        metadata.complete,
-        spec.arguments.map((arg) => arg.name),
-      ),
+      ...entry,
+      completers: this.completers(method, metadata.complete, argumentNames),
       ...this.handler(
         method,
         '@McpPrompt',
@@ -190,7 +146,7 @@ export class FeaturesExplorer implements OnModuleInit {
         refusePrompt,
         'get',
         async (args) => {
-          const outcome = await spec.validate(args);
+          const outcome = await validateArguments(args);
           if (!outcome.ok) throw invalidParams(`Invalid arguments for prompt "${name}": ${outcome.message}`);
           return outcome.value;
         },

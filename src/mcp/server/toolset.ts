@@ -4,7 +4,6 @@ import type { McpToolContext } from '../interfaces/mcp-tool-context.interface';
 import { McpInfrastructureError } from '../errors/mcp-infrastructure.errors';
 import { McpRpcError } from '../errors/mcp-rpc.errors';
 import { duplicateToolMessage } from '../mcp.messages';
-import { McpConfigurationError } from '../errors/mcp-configuration.errors';
 import {
   JsonRpcErrorCode,
   jsonRpcError,
@@ -17,6 +16,7 @@ import { McpMethod } from '../protocol/mcp-methods';
 import { isSupportedSessionVersion, negotiateProtocolVersion } from '../protocol/revisions';
 import { decodeCursor, encodeCursor } from './tools/list-cursor';
 import type { RegisteredTool } from './tools/registered-tool';
+import { HandlerCatalog } from './catalog/handler-catalog';
 import { errorResult, errorText, toCallToolResult } from './tools/tool-result-mapper';
 import { createHandlerContext } from './handler-context.factory';
 import { missingScopes } from './auth/missing-scopes';
@@ -117,7 +117,11 @@ export interface ToolsetIdentity {
  */
 export class Toolset implements McpMessageHandler {
   private readonly logger: Logger;
-  private readonly tools = new Map<string, RegisteredTool>();
+  private readonly tools = new HandlerCatalog<RegisteredTool>(
+    (tool) => tool.name,
+    (name, first, second) => duplicateToolMessage(this.mount, name, first, second),
+    () => (this.pages = []),
+  );
   private readonly inFlight = new Map<string, AbortController>();
   private readonly methods = new Map<string, McpMethodHandler>();
   private readonly capabilities: Record<string, unknown> = { tools: { listChanged: true } };
@@ -141,26 +145,19 @@ export class Toolset implements McpMessageHandler {
 
   /** @internal Adds a tool; a second tool of the same name is a boot error naming both owners. */
   register(tool: RegisteredTool): void {
-    const existing = this.tools.get(tool.name);
-    if (existing) {
-      throw new McpConfigurationError(duplicateToolMessage(this.mount, tool.name, existing.owner, tool.owner));
-    }
-    this.tools.set(tool.name, tool);
+    this.tools.add(tool);
     if (tool.scopes?.length) this.scopedTools++;
     if (tool.scopes?.length || tool.roles?.length || tool.pipeline?.mayRefuse) this.personalTools++;
     if (allowsTasks(tool)) this.taskTools++;
-    this.pages = [];
   }
 
   /** @internal Removes a tool (`McpRegistry`); false when there was none of that name. */
   unregister(name: string): boolean {
-    const tool = this.tools.get(name);
+    const tool = this.tools.remove(name);
     if (!tool) return false;
-    this.tools.delete(name);
     if (tool.scopes?.length) this.scopedTools--;
     if (tool.scopes?.length || tool.roles?.length || tool.pipeline?.mayRefuse) this.personalTools--;
     if (allowsTasks(tool)) this.taskTools--;
-    this.pages = [];
     return true;
   }
 

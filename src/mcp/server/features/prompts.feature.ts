@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
 import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import { duplicatePromptMessage } from '../../mcp.messages';
@@ -13,11 +12,16 @@ import { McpRefusedError, refusalNote } from '../pipeline/handler-refusal';
 import { JsonRpcErrorCode } from '../../protocol/jsonrpc';
 import { toGetPromptResult } from './prompt-result-mapper';
 import type { RegisteredPrompt } from './registered-features';
+import { HandlerCatalog } from '../catalog/handler-catalog';
 
 /** The prompts of one mount: `prompts/list` and `prompts/get`. */
 @Injectable()
 export class PromptsFeature {
-  private readonly prompts = new Map<string, RegisteredPrompt>();
+  private readonly prompts = new HandlerCatalog<RegisteredPrompt>(
+    (prompt) => prompt.name,
+    (name, first, second) => duplicatePromptMessage(this.options.mount, name, first, second),
+    () => this.rebuild(),
+  );
   private list: GuardedList<RegisteredPrompt> | null = null;
 
   constructor(
@@ -27,20 +31,12 @@ export class PromptsFeature {
 
   /** Adds a prompt; a second one of the same name is a boot error naming both owners. */
   add(prompt: RegisteredPrompt): void {
-    const existing = this.prompts.get(prompt.name);
-    if (existing)
-      throw new McpConfigurationError(
-        duplicatePromptMessage(this.options.mount, prompt.name, existing.owner, prompt.owner),
-      );
-    this.prompts.set(prompt.name, prompt);
-    this.rebuild();
+    this.prompts.add(prompt);
   }
 
   /** Removes a prompt (`McpRegistry`); false when there was none of that name. */
   remove(name: string): boolean {
-    const removed = this.prompts.delete(name);
-    this.rebuild();
-    return removed;
+    return this.prompts.remove(name) !== undefined;
   }
 
   /** True once the prompt methods are served. */

@@ -1,7 +1,7 @@
 import type { McpCompletionContext } from '../../interfaces/mcp-completion.interface';
 import type { McpResourceRequest } from '../../interfaces/mcp-resource-options.interface';
 import type { McpToolContext } from '../../interfaces/mcp-tool-context.interface';
-import type { HandlerPipeline } from '../pipeline/handler-pipeline';
+import type { CatalogEntry } from '../catalog/handler-catalog';
 import type { CompiledValidator } from '../tools/json-schema-validator';
 import type { UriTemplate } from './uri-template';
 
@@ -15,53 +15,35 @@ export type ResolvedCompleter = (value: string, context: McpCompletionContext) =
 export type ResolvedCompleters = ReadonlyMap<string, ResolvedCompleter>;
 
 /** A resource at a fixed URI, ready to serve. */
-export interface RegisteredResource {
+export interface RegisteredResource extends CatalogEntry {
   /** The URI clients read. */
   uri: string;
-  /** `Class#method`, for messages. */
-  owner: string;
   /** MIME type given to contents returned without one. */
   mimeType?: string;
-  /** The definition published by `resources/list`, computed once. */
-  definition: Readonly<Record<string, unknown>>;
-  /** Nest's guards, interceptors, pipes and filters of the handler, when it has any. */
-  pipeline?: HandlerPipeline;
   /** Reads the resource. */
   read(request: McpResourceRequest, context: McpToolContext): Promise<unknown>;
 }
 
 /** A resource template, ready to match URIs and serve them. */
-export interface RegisteredResourceTemplate {
+export interface RegisteredResourceTemplate extends CatalogEntry {
   /** The parsed template. */
   template: UriTemplate;
-  /** `Class#method`, for messages. */
-  owner: string;
   /** MIME type given to contents returned without one. */
   mimeType?: string;
-  /** The definition published by `resources/templates/list`, computed once. */
-  definition: Readonly<Record<string, unknown>>;
   /** Completers of the template's variables. */
   completers: ResolvedCompleters;
-  /** Nest's guards, interceptors, pipes and filters of the handler, when it has any. */
-  pipeline?: HandlerPipeline;
   /** Reads one resource of the family. */
   read(request: McpResourceRequest, context: McpToolContext): Promise<unknown>;
 }
 
 /** A prompt, ready to serve. */
-export interface RegisteredPrompt {
+export interface RegisteredPrompt extends CatalogEntry {
   /** The prompt name. */
   name: string;
-  /** `Class#method`, for messages. */
-  owner: string;
-  /** The definition published by `prompts/list`, computed once. */
-  definition: Readonly<Record<string, unknown>>;
   /** Checks the arguments of `prompts/get` (required ones present, all strings, DTO rules). */
   validateArguments: CompiledValidator;
   /** Completers of the arguments. */
   completers: ResolvedCompleters;
-  /** Nest's guards, interceptors, pipes and filters of the handler, when it has any. */
-  pipeline?: HandlerPipeline;
   /** Builds the prompt. */
   get(args: unknown, context: McpToolContext): Promise<unknown>;
 }

@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
 import { McpRpcError } from '../../errors/mcp-rpc.errors';
 import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface';
 import type { McpPrincipal } from '../../interfaces/principal.interface';
@@ -15,6 +14,7 @@ import { invalidParams, requireStringParam, runFeatureHandler } from './feature-
 import { GuardedList, isVisibleTo } from '../pipeline/guarded-handlers';
 import { McpRefusedError, refusalNote } from '../pipeline/handler-refusal';
 import type { RegisteredResource, RegisteredResourceTemplate } from './registered-features';
+import { HandlerCatalog } from '../catalog/handler-catalog';
 import { toReadResourceResult } from './resource-contents-mapper';
 
 /**
@@ -43,8 +43,16 @@ export function resourceNotFound(uri: string, protocolVersion: string): McpRpcEr
  */
 @Injectable()
 export class ResourcesFeature {
-  private readonly resources = new Map<string, RegisteredResource>();
-  private readonly templates = new Map<string, RegisteredResourceTemplate>();
+  private readonly resources = new HandlerCatalog<RegisteredResource>(
+    (resource) => resource.uri,
+    (uri, first, second) => duplicateResourceMessage(this.options.mount, uri, first, second),
+    () => this.rebuild(),
+  );
+  private readonly templates = new HandlerCatalog<RegisteredResourceTemplate>(
+    (template) => template.template.template,
+    (uriTemplate, first, second) => duplicateResourceMessage(this.options.mount, uriTemplate, first, second),
+    () => this.rebuild(),
+  );
   private lists: {
     resources: GuardedList<RegisteredResource>;
     templates: GuardedList<RegisteredResourceTemplate>;
@@ -57,27 +65,17 @@ export class ResourcesFeature {
 
   /** Adds a resource; a second one with the same URI is a boot error naming both owners. */
   addResource(resource: RegisteredResource): void {
-    const existing = this.resources.get(resource.uri);
-    if (existing)
-      throw new McpConfigurationError(
-        duplicateResourceMessage(this.options.mount, resource.uri, existing.owner, resource.owner),
-      );
-    this.resources.set(resource.uri, resource);
-    this.rebuild();
+    this.resources.add(resource);
   }
 
   /** Removes a resource (`McpRegistry`); false when there was none at that URI. */
   removeResource(uri: string): boolean {
-    const removed = this.resources.delete(uri);
-    this.rebuild();
-    return removed;
+    return this.resources.remove(uri) !== undefined;
   }
 
   /** Removes a template (`McpRegistry`); false when there was none with that template string. */
   removeTemplate(uriTemplate: string): boolean {
-    const removed = this.templates.delete(uriTemplate);
-    this.rebuild();
-    return removed;
+    return this.templates.remove(uriTemplate) !== undefined;
   }
 
   /** True once the resource methods are served. */
@@ -87,14 +85,7 @@ export class ResourcesFeature {
 
   /** Adds a template; a second one with the same template string is a boot error. */
   addTemplate(template: RegisteredResourceTemplate): void {
-    const key = template.template.template;
-    const existing = this.templates.get(key);
-    if (existing)
-      throw new McpConfigurationError(
-        duplicateResourceMessage(this.options.mount, key, existing.owner, template.owner),
-      );
-    this.templates.set(key, template);
-    this.rebuild();
+    this.templates.add(template);
   }
 
   /** The template published under `uriTemplate`, if any (completion references). */

@@ -10,29 +10,24 @@ import type {
 import type { McpToolContext } from '../../interfaces/mcp-tool-context.interface';
 import type { McpToolOptions } from '../../interfaces/mcp-tool-options.interface';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
-import {
-  invalidResourceUriMessage,
-  invalidSchemaMessage,
-  invalidToolNameMessage,
-  invalidUriTemplateMessage,
-} from '../../mcp.messages';
 import type { JsonRpcNotification } from '../../protocol/jsonrpc';
-import { McpMethod, TOOL_NAME_PATTERN } from '../../protocol/mcp-methods';
+import { McpMethod } from '../../protocol/mcp-methods';
 import type { McpResolvedOptions } from '../mcp.options';
-import { compilePromptArguments } from '../features/prompt-arguments';
+import {
+  buildPromptEntry,
+  buildResourceEntry,
+  buildTemplateEntry,
+  buildToolEntry,
+} from '../catalog/handler-catalog.factory';
 import { PromptsFeature } from '../features/prompts.feature';
 import { ResourceSubscriptionsFeature } from '../features/resource-subscriptions.feature';
 import { ResourcesFeature } from '../features/resources.feature';
-import { UriTemplate } from '../features/uri-template';
 import type { McpHandlerKind } from '../pipeline/mcp-execution-context';
 import { MCP_PUBSUB, type McpPubSub } from '../pubsub/mcp-pubsub.providers';
 import { McpSessionBus } from '../pubsub/mcp-session-bus';
 import { McpListenStreams } from '../stateless/listen-stream-registry';
-import { compileJsonSchema } from '../tools/json-schema-validator';
-import { compileInputValidator, isDtoClass, toPublishedSchema } from '../tools/tool-schema.factory';
 import { Toolset } from '../toolset';
 import { McpTaskService } from '../tasks/mcp-tasks.service';
-import { checkedInputBeforeTask, checkedTaskSupport } from '../tasks/task-support';
 import type { McpHandlerSwitchStore } from '../../persistence/interfaces/mcp-handler-switch-store.interface';
 import { InjectMcpHandlerSwitchStore } from '../../persistence/mcp-persistence.constants';
 
@@ -81,13 +76,7 @@ interface RegistryMessage {
   r: boolean;
 }
 
-const ABSOLUTE_URI = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 const RUNTIME_OWNER = 'McpRegistry';
-
-/** Keeps the fields that are set, under their published names. */
-function published(fields: Record<string, unknown>): Readonly<Record<string, unknown>> {
-  return Object.freeze(Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)));
-}
 
 /**
  * Changes what a mount serves while the app runs: adds and removes tools, prompts, resources and
@@ -157,34 +146,12 @@ export class McpRegistry implements OnModuleInit, BeforeApplicationShutdown {
 
   /** Adds a tool to this process; a name already served (decorated or added) is an `McpConfigurationError`. */
   async addTool(tool: McpRuntimeTool, handler: McpRuntimeHandler): Promise<void> {
-    if (!TOOL_NAME_PATTERN.test(tool.name))
-      throw new McpConfigurationError(invalidToolNameMessage(tool.name, RUNTIME_OWNER));
-    const owner = `${RUNTIME_OWNER}#addTool(${tool.name})`;
-    const inputSchema = this.checkedSchema(tool.input, owner, 'input');
-    const outputSchema = tool.output ? this.checkedSchema(tool.output, owner, 'output') : undefined;
-    const taskSupport = tool.task === undefined ? undefined : checkedTaskSupport(tool.task, owner);
-    const inputBeforeTask = checkedInputBeforeTask(tool.inputBeforeTask, tool.task, owner);
-    this.toolset.register({
-      name: tool.name,
-      owner,
-      definition: published({
-        name: tool.name,
-        title: tool.title,
-        description: tool.description,
-        inputSchema,
-        outputSchema,
-        annotations: tool.annotations,
-        icons: tool.icons,
-        _meta: tool.meta,
-        execution: taskSupport ? { taskSupport } : undefined,
-      }),
-      taskSupport,
-      inputBeforeTask,
-      idempotent: tool.annotations?.idempotentHint === true,
-      validateInput: compileInputValidator(tool.input),
-      validateOutput: outputSchema ? compileJsonSchema(outputSchema) : undefined,
-      invoke: async (args, context) => handler(args, context),
-    });
+    // A runtime tool has no access options of its own (the switches and `anonymous` do that
+    // job), so any that slipped past the type are dropped rather than half-applied.
+    const declaration = { ...tool, scopes: undefined, roles: undefined, public: undefined };
+    const built = buildToolEntry(declaration, `${RUNTIME_OWNER}#addTool(${tool.name})`, RUNTIME_OWNER);
+    const { taskSupport } = built;
+    this.toolset.register({ ...built, invoke: async (args, context) => handler(args, context) });
     // The mount's first tool that allows tasks starts its task queue and the tasks/* methods;
     // a tool whose queue cannot start (Redis down) is not left behind half-served.
     if (taskSupport === 'optional' || taskSupport === 'required') {
@@ -209,23 +176,9 @@ export class McpRegistry implements OnModuleInit, BeforeApplicationShutdown {
 
   /** Adds a prompt to this process; a name already served is an `McpConfigurationError`. */
   async addPrompt(prompt: McpRuntimePrompt, handler: McpRuntimeHandler): Promise<void> {
-    const spec = compilePromptArguments(prompt.arguments);
-    const { name, title, description, icons, meta } = prompt;
-    this.prompts.add({
-      name,
-      owner: `${RUNTIME_OWNER}#addPrompt(${name})`,
-      definition: published({
-        name,
-        title,
-        description,
-        arguments: spec.arguments.length ? spec.arguments : undefined,
-        icons,
-        _meta: meta,
-      }),
-      validateArguments: spec.validate,
-      completers: new Map(),
-      get: async (args, context) => handler(args, context),
-    });
+    const { name } = prompt;
+    const { entry } = buildPromptEntry(prompt, `${RUNTIME_OWNER}#addPrompt(${name})`);
+    this.prompts.add({ ...entry, completers: new Map(), get: async (args, context) => handler(args, context) });
     this.prompts.install();
     this.added('prompt', name);
     await this.announce('prompt', false);
@@ -241,17 +194,9 @@ export class McpRegistry implements OnModuleInit, BeforeApplicationShutdown {
 
   /** Adds a resource at a fixed URI to this process; a URI already served is an `McpConfigurationError`. */
   async addResource(resource: McpRuntimeResource, handler: McpRuntimeResourceHandler): Promise<void> {
-    const owner = `${RUNTIME_OWNER}#addResource(${resource.uri})`;
-    if (!ABSOLUTE_URI.test(resource.uri))
-      throw new McpConfigurationError(invalidResourceUriMessage(owner, resource.uri));
-    const { uri, name, title, description, mimeType, annotations, size, icons, meta } = resource;
-    this.resources.addResource({
-      uri,
-      owner,
-      mimeType,
-      definition: published({ uri, name, title, description, mimeType, annotations, size, icons, _meta: meta }),
-      read: async (request, context) => handler(request, context),
-    });
+    const { uri } = resource;
+    const built = buildResourceEntry(resource, `${RUNTIME_OWNER}#addResource(${uri})`);
+    this.resources.addResource({ ...built, read: async (request, context) => handler(request, context) });
     this.installResources();
     this.added('resource', uri);
     await this.announce('resource', false);
@@ -267,19 +212,10 @@ export class McpRegistry implements OnModuleInit, BeforeApplicationShutdown {
 
   /** Adds a resource template to this process; a template already served is an `McpConfigurationError`. */
   async addResourceTemplate(template: McpRuntimeResourceTemplate, handler: McpRuntimeResourceHandler): Promise<void> {
-    const owner = `${RUNTIME_OWNER}#addResourceTemplate(${template.uriTemplate})`;
-    let parsed: UriTemplate;
-    try {
-      parsed = new UriTemplate(template.uriTemplate);
-    } catch (error) {
-      throw new McpConfigurationError(invalidUriTemplateMessage(owner, template.uriTemplate, (error as Error).message));
-    }
-    const { uriTemplate, name, title, description, mimeType, annotations, icons, meta } = template;
+    const { uriTemplate } = template;
+    const built = buildTemplateEntry(template, `${RUNTIME_OWNER}#addResourceTemplate(${uriTemplate})`);
     this.resources.addTemplate({
-      template: parsed,
-      owner,
-      mimeType,
-      definition: published({ uriTemplate, name, title, description, mimeType, annotations, icons, _meta: meta }),
+      ...built,
       completers: new Map(),
       read: async (request, context) => handler(request, context),
     });
@@ -338,26 +274,6 @@ export class McpRegistry implements OnModuleInit, BeforeApplicationShutdown {
     if (this.resources.installed) return;
     this.resources.install();
     this.subscriptions.install();
-  }
-
-  private checkedSchema(
-    declared: McpRuntimeTool['input'],
-    owner: string,
-    which: 'input' | 'output',
-  ): Record<string, unknown> {
-    const schema = toPublishedSchema(declared);
-    if (schema.type !== 'object')
-      throw new McpConfigurationError(
-        invalidSchemaMessage(owner, which, `its root type is ${JSON.stringify(schema.type)}, not "object"`),
-      );
-    if (declared && !isDtoClass(declared)) {
-      try {
-        compileJsonSchema(schema);
-      } catch (error) {
-        throw new McpConfigurationError(invalidSchemaMessage(owner, which, (error as Error).message));
-      }
-    }
-    return schema;
   }
 
   /** Reads the switches of the mount and applies them, unless a read started later was applied first. */

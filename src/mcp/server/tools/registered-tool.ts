@@ -1,16 +1,12 @@
 import type { McpToolContext } from '../../interfaces/mcp-tool-context.interface';
-import type { HandlerPipeline } from '../pipeline/handler-pipeline';
+import type { CatalogEntry } from '../catalog/handler-catalog';
 import type { CompiledValidator } from './json-schema-validator';
 import type { McpTaskSupport } from '../../protocol/tasks';
 
 /** A tool ready to serve: its published definition, compiled validators and how to invoke it. */
-export interface RegisteredTool {
+export interface RegisteredTool extends CatalogEntry {
   /** The tool name. */
   name: string;
-  /** `Class#method`, for messages. */
-  owner: string;
-  /** The definition published by `tools/list`, computed once. */
-  definition: Readonly<Record<string, unknown>>;
   /** Validates (and for DTOs, transforms) the arguments. */
   validateInput: CompiledValidator;
   /** Validates structured output, when the tool declares `output`. */
@@ -21,8 +17,6 @@ export interface RegisteredTool {
   roles?: readonly string[];
   /** True when the anonymous principal may see and call the tool (`public: true`). */
   public?: boolean;
-  /** Nest's guards, interceptors, pipes and filters of the handler; absent when it has none (the direct call). */
-  pipeline?: HandlerPipeline;
   /** Whether the tool may run as a task (absent: `forbidden`). */
   taskSupport?: McpTaskSupport;
   /** True when the handler gathers input before its task exists (`inputBeforeTask`, `ctx.startTask()`). */
