@@ -73,12 +73,13 @@ describe('x-mcp-header on runtime tools', () => {
   });
 
   it('serves a stateless call of the runtime tool whose header matches, and refuses one without it', async () => {
-    const body = statelessRequest(3, 'tools/call', { name: 'route_runtime', arguments: { region: 'eu', query: 'q' } });
-    const served = await statelessPost(url, body, { headers: { 'Mcp-Param-Region': 'eu' } });
+    const call = (id: number) =>
+      statelessRequest(id, 'tools/call', { name: 'route_runtime', arguments: { region: 'eu', query: 'q' } });
+    const served = await statelessPost(url, call(3), { headers: { 'Mcp-Param-Region': 'eu' } });
     expect(served.status).toBe(200);
     expect(served.json.result.content).toEqual([{ type: 'text', text: 'eu: q' }]);
 
-    const refused = await statelessPost(url, { ...body, id: 4 });
+    const refused = await statelessPost(url, call(4));
     expect({ status: refused.status, code: refused.json?.error?.code }).toEqual({ status: 400, code: -32020 });
     expect(refused.json.error.message).toContain('Mcp-Param-Region header is required');
   });

@@ -413,6 +413,19 @@ describe('ToolsetExplorer', () => {
     expect(error.message).toContain('not "number"');
   });
 
+  it('fails at boot on an empty task option, as McpRegistry.addTool does', async () => {
+    @Injectable()
+    class EmptyTask {
+      @McpTool({ description: 'bad', task: '' as never })
+      job() {
+        return 'x';
+      }
+    }
+    const error = await bootError([EmptyTask]);
+    expect(error).toBeInstanceOf(McpConfigurationError);
+    expect(error.message).toContain('EmptyTask#job: @McpTool option "task" is ""');
+  });
+
   it('fails at boot on an output schema whose root type is not object', async () => {
     @Injectable()
     class BadOutput {

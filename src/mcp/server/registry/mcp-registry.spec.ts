@@ -1,4 +1,4 @@
-import type { INestApplication } from '@nestjs/common';
+import { Injectable, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
 import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface';
@@ -6,6 +6,7 @@ import { getMcpToolsetToken } from '../../mcp.constants';
 import { McpModule } from '../../mcp.module';
 import type { JsonRpcSuccess } from '../../protocol/jsonrpc';
 import { createInMemoryMcpStores } from '../../testing/in-memory-stores';
+import { McpTool } from '../decorators/mcp-tool.decorator';
 import { MCP_PUBSUB, type McpPubSub } from '../pubsub/mcp-pubsub.providers';
 import type { Toolset } from '../toolset';
 import { McpRegistry, getMcpRegistryToken } from './mcp-registry';
@@ -17,6 +18,33 @@ const alice: McpDeliveryContext = {
 };
 const bob: McpDeliveryContext = { ...alice, principal: { key: 'bob', label: 'Bob', raw: null } };
 const object = { type: 'object', properties: {} };
+const ratioSchema = { type: 'object', properties: { ratio: { type: 'number', 'x-mcp-header': 'Ratio' } } };
+
+/** A decorated tool whose `x-mcp-header` no client accepts (a number property). */
+@Injectable()
+class BadHeaderTools {
+  @McpTool({ description: 'bad', input: ratioSchema })
+  scale() {
+    return 'x';
+  }
+}
+
+/** The error a mount serving `BadHeaderTools` fails its boot with. */
+async function decoratedBootError(): Promise<Error> {
+  const moduleRef = await Test.createTestingModule({
+    imports: [McpModule.forRoot({ auth: () => null, stores: createInMemoryMcpStores() })],
+    providers: [BadHeaderTools],
+  }).compile();
+  const booting = moduleRef.createNestApplication({ logger: false });
+  try {
+    await booting.init();
+  } catch (error) {
+    await booting.close().catch(() => undefined);
+    return error as Error;
+  }
+  await booting.close();
+  throw new Error('expected the boot to fail');
+}
 
 /** Adding, removing and switching handlers at run time, on a mount of in-memory stores. */
 describe('McpRegistry', () => {
@@ -88,6 +116,27 @@ describe('McpRegistry', () => {
       ),
     ).rejects.toThrow(McpConfigurationError);
     expect(await list('tools/list', 'tools')).toEqual([]);
+  });
+
+  it('refuses a tool whose x-mcp-header no client accepts with the error a decorated one fails its boot with', async () => {
+    const decorated = await decoratedBootError();
+    expect(decorated).toBeInstanceOf(McpConfigurationError);
+    const runtime = registry.addTool({ name: 'scale', description: 'bad', input: ratioSchema }, () => 'x');
+    await expect(runtime).rejects.toThrow(
+      new McpConfigurationError(decorated.message.replace('BadHeaderTools#scale', 'McpRegistry#addTool(scale)')),
+    );
+    expect(await list('tools/list', 'tools')).toEqual([]);
+  });
+
+  it('serves a tool with a valid x-mcp-header, its annotation published in tools/list', async () => {
+    const input = { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } } };
+    await registry.addTool({ name: 'route', description: 'Routes', input }, ({ region }) => region);
+    const response = (await toolset.deliver(
+      { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} },
+      alice,
+    )) as JsonRpcSuccess;
+    expect((response.result.tools as { inputSchema: unknown }[])[0].inputSchema).toEqual(input);
+    expect(await registry.removeTool('route')).toBe(true);
   });
 
   it('adds and removes prompts, resources and templates; removing an unknown one resolves false', async () => {
