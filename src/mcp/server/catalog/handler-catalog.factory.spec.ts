@@ -18,15 +18,16 @@ const headerTool = (property: Record<string, unknown>): McpToolMetadata => ({
   input: { type: 'object', properties: { region: property } },
 });
 
-/** The error `fn` throws (it must throw an `McpConfigurationError`). */
+/** The error `fn` throws, which must be an `McpConfigurationError`. */
 function configurationError(fn: () => unknown): McpConfigurationError {
+  let thrown: unknown = new Error('expected an McpConfigurationError');
   try {
     fn();
   } catch (error) {
-    expect(error).toBeInstanceOf(McpConfigurationError);
-    return error as McpConfigurationError;
+    thrown = error;
   }
-  throw new Error('expected an McpConfigurationError');
+  expect(thrown).toBeInstanceOf(McpConfigurationError);
+  return thrown as McpConfigurationError;
 }
 
 /** One builder for decorated handlers and runtime ones: the same checks and definitions, only the owner differs. */
