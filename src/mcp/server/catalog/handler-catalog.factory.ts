@@ -37,7 +37,9 @@ export type BuiltTool = Omit<RegisteredTool, 'invoke' | 'pipeline'> & {
 
 /** A prompt as built from its declaration (without its getter, pipeline and completers), and the names its completers may be keyed by. */
 export interface BuiltPrompt {
+  /** The prompt without its getter, pipeline and completers, which the caller adds. */
   entry: Omit<RegisteredPrompt, 'get' | 'pipeline' | 'completers'>;
+  /** The argument names, in order: a `complete` entry must be keyed by one of them. */
   argumentNames: readonly string[];
 }
 
