@@ -1,0 +1,147 @@
+import { execFileSync, spawn } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+
+/** Written last into a baseline's directory: its presence means the build finished and can be reused. */
+const BUILD_MARKER = '.bench-build-complete';
+
+/** How many bytes of a failing build step's output go into its error. */
+const OUTPUT_TAIL_BYTES = 4096;
+
+/** An earlier commit of this repository, checked out and built on its own dependencies. */
+export interface BaselineBuild {
+  /** The ref as given (`BENCH_BASELINE`). */
+  ref: string;
+  /** The full commit hash it resolved to. */
+  hash: string;
+  /** The short hash, as printed in labels. */
+  short: string;
+  /** The commit's subject line. */
+  subject: string;
+  /** The directory the commit was built in: its `dist/main.js` is the example app of that commit. */
+  dir: string;
+}
+
+function git(repoRoot: string, args: string[]): string {
+  return execFileSync('git', args, { cwd: repoRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+}
+
+/** Resolves `ref` to a commit of the repository at `repoRoot`; throws a readable error when it names none. */
+export function resolveBaseline(repoRoot: string, ref: string): Omit<BaselineBuild, 'dir'> {
+  let hash: string;
+  try {
+    hash = git(repoRoot, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]);
+  } catch {
+    throw new Error(`BENCH_BASELINE="${ref}" names no commit of this repository (try a hash, a tag, main or HEAD~5)`);
+  }
+  return {
+    ref,
+    hash,
+    short: git(repoRoot, ['rev-parse', '--short', hash]),
+    subject: git(repoRoot, ['log', '-1', '--format=%s', hash]),
+  };
+}
+
+/** Runs one build step in `cwd`; rejects with the tail of its output when it fails. */
+function step(command: string, args: string[], cwd: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const child = spawn(command, args, { cwd, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const keep = (chunk: Buffer) => {
+      output = (output + chunk.toString('utf8')).slice(-OUTPUT_TAIL_BYTES);
+    };
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    child.once('error', reject);
+    child.once('exit', (code, signal) =>
+      code === 0
+        ? resolve()
+        : reject(
+            new Error(`${[command, ...args].join(' ')} failed (${signal ?? `exit code ${code}`}):\n${output.trim()}`),
+          ),
+    );
+  });
+}
+
+function sameBytes(a: string, b: string): boolean {
+  return existsSync(a) && existsSync(b) && readFileSync(a).equals(readFileSync(b));
+}
+
+/**
+ * Checks out commit `hash` into `<cacheDir>/baseline-<hash>` (`git archive`, so no worktree is
+ * registered), installs its own dependencies and runs `nest build` there. Built in a
+ * `.partial-<pid>` directory renamed into place at the end, so the final directory only ever holds
+ * a finished build (marked by {@link BUILD_MARKER}); a failed or interrupted build is removed. A
+ * finished build is reused. When the commit's package-lock.json is byte-identical to the working
+ * tree's, `node_modules` is a symlink to the working tree's instead of a fresh `npm ci`.
+ * `onPartial` receives the partial directory so that an interrupted run can remove it.
+ */
+export async function prepareBaseline(
+  repoRoot: string,
+  ref: string,
+  cacheDir: string,
+  progress: (text: string) => void,
+  onPartial: (dir: string) => void,
+): Promise<BaselineBuild> {
+  const commit = resolveBaseline(repoRoot, ref);
+  const name = `baseline(${commit.short})`;
+  const dir = join(cacheDir, `baseline-${commit.hash}`);
+  if (existsSync(join(dir, BUILD_MARKER))) {
+    progress(`${name}: ${ref} is ${commit.short} "${commit.subject}"; reusing its build in ${dir}`);
+    return { ...commit, dir };
+  }
+  // Left by a run of an older layout or removed by hand halfway: never reused without its marker.
+  rmSync(dir, { recursive: true, force: true });
+  const partial = `${dir}.partial-${process.pid}`;
+  rmSync(partial, { recursive: true, force: true });
+  mkdirSync(partial, { recursive: true });
+  onPartial(partial);
+  const started = Date.now();
+  progress(`${name}: ${ref} is ${commit.short} "${commit.subject}"; building it in ${dir}`);
+  try {
+    const archive = execFileSync('git', ['archive', '--format=tar', commit.hash], {
+      cwd: repoRoot,
+      maxBuffer: 1 << 30,
+    });
+    execFileSync('tar', ['-x', '-C', partial], { input: archive });
+    const ownModules = join(repoRoot, 'node_modules');
+    if (sameBytes(join(repoRoot, 'package-lock.json'), join(partial, 'package-lock.json')) && existsSync(ownModules)) {
+      symlinkSync(realpathSync(ownModules), join(partial, 'node_modules'), 'dir');
+      progress(
+        `${name}: package-lock.json is byte-identical to the working tree's: node_modules is a symlink to its node_modules (no npm ci)`,
+      );
+    } else {
+      progress(`${name}: package-lock.json differs from the working tree's: npm ci (its own dependencies)...`);
+      const installStarted = Date.now();
+      await step('npm', ['ci', '--no-audit', '--no-fund', '--include=dev'], partial);
+      progress(`${name}: npm ci done in ${((Date.now() - installStarted) / 1000).toFixed(0)} s`);
+    }
+    progress(`${name}: nest build...`);
+    await step('npx', ['--no-install', 'nest', 'build'], partial);
+    if (!existsSync(join(partial, 'dist', 'main.js'))) {
+      throw new Error(`nest build of ${commit.short} produced no dist/main.js`);
+    }
+    writeFileSync(join(partial, BUILD_MARKER), `${commit.hash}\n`);
+    try {
+      renameSync(partial, dir);
+    } catch (error) {
+      // Another run finished the same build first: use that one.
+      if (!existsSync(join(dir, BUILD_MARKER))) throw error;
+      rmSync(partial, { recursive: true, force: true });
+    }
+  } catch (error) {
+    rmSync(partial, { recursive: true, force: true });
+    throw new Error(`${name} could not be built: ${(error as Error).message}`, { cause: error });
+  }
+  progress(`${name}: built in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  return { ...commit, dir };
+}
