@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { BenchCleanup } from './server/bench.cleanup';
 import { loadBenchConfig } from './server/bench.config';
 import { createBenchDatabase, PostgresBackends, type BenchDatabase } from './server/bench.database';
-import { prepareBaseline, type BaselineBuild } from './server/baseline.build';
+import { describeBaseline, prepareBaseline, type BaselineBuild } from './server/baseline.build';
 import {
   formatBaselineRatios,
   formatRatios,
@@ -213,7 +213,7 @@ async function main(cleanup: BenchCleanup): Promise<number> {
   );
   if (baseline) {
     console.log(
-      `baseline: ${baselineNames(specs)} = ${baseline.ref} at ${baseline.short} "${baseline.subject}", the example app of that commit built on its own dependencies, same environment as ours`,
+      `baseline: ${baselineNames(specs)} is ${describeBaseline(baseline)}: the example app of that commit, built from its own package-lock.json, same environment as ours`,
     );
   }
   if (idleBusy > 0.15) {

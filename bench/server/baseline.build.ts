@@ -51,6 +51,12 @@ export function resolveBaseline(repoRoot: string, ref: string): Omit<BaselineBui
   };
 }
 
+/** The commit as the output names it: its short hash and subject, with the ref when that was something else. */
+export function describeBaseline(build: Omit<BaselineBuild, 'dir'>): string {
+  const named = build.hash.startsWith(build.ref.toLowerCase()) ? '' : `${build.ref} = `;
+  return `${named}${build.short} "${build.subject}"`;
+}
+
 /** Runs one build step in `cwd`; rejects with the tail of its output when it fails. */
 function step(command: string, args: string[], cwd: string): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -96,7 +102,7 @@ export async function prepareBaseline(
   const name = `baseline(${commit.short})`;
   const dir = join(cacheDir, `baseline-${commit.hash}`);
   if (existsSync(join(dir, BUILD_MARKER))) {
-    progress(`${name}: ${ref} is ${commit.short} "${commit.subject}"; reusing its build in ${dir}`);
+    progress(`${name}: ${describeBaseline(commit)}; reusing its build in ${dir}`);
     return { ...commit, dir };
   }
   // Left by a run of an older layout or removed by hand halfway: never reused without its marker.
@@ -106,7 +112,7 @@ export async function prepareBaseline(
   mkdirSync(partial, { recursive: true });
   onPartial(partial);
   const started = Date.now();
-  progress(`${name}: ${ref} is ${commit.short} "${commit.subject}"; building it in ${dir}`);
+  progress(`${name}: ${describeBaseline(commit)}; building it in ${dir}`);
   try {
     const archive = execFileSync('git', ['archive', '--format=tar', commit.hash], {
       cwd: repoRoot,
