@@ -1,5 +1,6 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { OURS_KEYS } from './bench.targets';
 
 /** The performance goals the run reports as PASS or MISS (a MISS does not fail the run). */
 export interface BenchGoals {
@@ -60,6 +61,13 @@ function baselineOf(env: NodeJS.ProcessEnv): BaselineConfig | undefined {
   const ref = env.BENCH_BASELINE?.trim();
   if (!ref) return undefined;
   const variants = list(env.BENCH_BASELINE_VARIANTS);
+  // Checked before the baseline is built, which can take minutes.
+  const unknown = variants.filter((name) => !(OURS_KEYS as readonly string[]).includes(name));
+  if (unknown.length) {
+    throw new Error(
+      `BENCH_BASELINE_VARIANTS names unknown variant(s) ${unknown.join(', ')}; known: ${OURS_KEYS.join(', ')}`,
+    );
+  }
   return {
     ref,
     variants: variants.length ? variants : ['ours'],
