@@ -76,10 +76,11 @@ async function main(cleanup: BenchCleanup): Promise<number> {
   const idleBusy = await sampleHostBusy(1000);
   let baseline: BaselineBuild | undefined;
   if (config.baseline) {
-    baseline = await prepareBaseline(repoRoot, config.baseline.ref, config.baseline.cacheDir, progress, (dir) =>
-      cleanup.add(`remove the unfinished baseline build ${dir}`, async () =>
-        rmSync(dir, { recursive: true, force: true }),
-      ),
+    baseline = await prepareBaseline(repoRoot, config.baseline.ref, config.baseline.cacheDir, progress, (dir, stop) =>
+      cleanup.add(`stop and remove the unfinished baseline build ${dir}`, async () => {
+        stop();
+        rmSync(dir, { recursive: true, force: true });
+      }),
     );
   }
   const token = randomBytes(24).toString('base64url');

@@ -58,10 +58,10 @@ export function describeBaseline(build: Omit<BaselineBuild, 'dir'>): string {
 }
 
 /** Runs one build step in `cwd`; rejects with the tail of its output when it fails. */
-function step(command: string, args: string[], cwd: string): Promise<void> {
+function step(command: string, args: string[], cwd: string, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     let output = '';
-    const child = spawn(command, args, { cwd, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd, env: process.env, signal, stdio: ['ignore', 'pipe', 'pipe'] });
     const keep = (chunk: Buffer) => {
       output = (output + chunk.toString('utf8')).slice(-OUTPUT_TAIL_BYTES);
     };
@@ -89,14 +89,15 @@ function sameBytes(a: string, b: string): boolean {
  * a finished build (marked by {@link BUILD_MARKER}); a failed or interrupted build is removed. A
  * finished build is reused. When the commit's package-lock.json is byte-identical to the working
  * tree's, `node_modules` is a symlink to the working tree's instead of a fresh `npm ci`.
- * `onPartial` receives the partial directory so that an interrupted run can remove it.
+ * `onPartial` receives the partial directory and a function that stops the running build step, so
+ * that an interrupted run can stop it and remove the directory.
  */
 export async function prepareBaseline(
   repoRoot: string,
   ref: string,
   cacheDir: string,
   progress: (text: string) => void,
-  onPartial: (dir: string) => void,
+  onPartial: (dir: string, stop: () => void) => void,
 ): Promise<BaselineBuild> {
   const commit = resolveBaseline(repoRoot, ref);
   const name = `baseline(${commit.short})`;
@@ -110,7 +111,8 @@ export async function prepareBaseline(
   const partial = `${dir}.partial-${process.pid}`;
   rmSync(partial, { recursive: true, force: true });
   mkdirSync(partial, { recursive: true });
-  onPartial(partial);
+  const aborter = new AbortController();
+  onPartial(partial, () => aborter.abort());
   const started = Date.now();
   progress(`${name}: ${describeBaseline(commit)}; building it in ${dir}`);
   try {
@@ -128,11 +130,11 @@ export async function prepareBaseline(
     } else {
       progress(`${name}: package-lock.json differs from the working tree's: npm ci (its own dependencies)...`);
       const installStarted = Date.now();
-      await step('npm', ['ci', '--no-audit', '--no-fund', '--include=dev'], partial);
+      await step('npm', ['ci', '--no-audit', '--no-fund', '--include=dev'], partial, aborter.signal);
       progress(`${name}: npm ci done in ${((Date.now() - installStarted) / 1000).toFixed(0)} s`);
     }
     progress(`${name}: nest build...`);
-    await step('npx', ['--no-install', 'nest', 'build'], partial);
+    await step('npx', ['--no-install', 'nest', 'build'], partial, aborter.signal);
     if (!existsSync(join(partial, 'dist', 'main.js'))) {
       throw new Error(`nest build of ${commit.short} produced no dist/main.js`);
     }
