@@ -78,7 +78,7 @@ async function main(cleanup: BenchCleanup): Promise<number> {
   if (config.baseline) {
     baseline = await prepareBaseline(repoRoot, config.baseline.ref, config.baseline.cacheDir, progress, (dir, stop) =>
       cleanup.add(`stop and remove the unfinished baseline build ${dir}`, async () => {
-        stop();
+        await stop();
         rmSync(dir, { recursive: true, force: true });
       }),
     );

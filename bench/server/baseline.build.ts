@@ -57,25 +57,49 @@ export function describeBaseline(build: Omit<BaselineBuild, 'dir'>): string {
   return `${named}${build.short} "${build.subject}"`;
 }
 
-/** Runs one build step in `cwd`; rejects with the tail of its output when it fails. */
-function step(command: string, args: string[], cwd: string, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
+/**
+ * Runs the build's commands one at a time, each in its own process group so that {@link stop}
+ * reaches the whole tree (npm's install scripts, node-gyp's compilers), not just npm.
+ */
+class BuildSteps {
+  private running: { pid: number; done: Promise<unknown> } | undefined;
+  private stopped = false;
+
+  /** Runs one command in `cwd`; rejects with the tail of its output when it fails or is stopped. */
+  run(command: string, args: string[], cwd: string): Promise<void> {
+    if (this.stopped) return Promise.reject(new Error('the build was stopped'));
+    const child = spawn(command, args, { cwd, env: process.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
-    const child = spawn(command, args, { cwd, env: process.env, signal, stdio: ['ignore', 'pipe', 'pipe'] });
     const keep = (chunk: Buffer) => {
       output = (output + chunk.toString('utf8')).slice(-OUTPUT_TAIL_BYTES);
     };
     child.stdout.on('data', keep);
     child.stderr.on('data', keep);
-    child.once('error', reject);
-    child.once('exit', (code, signal) =>
-      code === 0
-        ? resolve()
-        : reject(
-            new Error(`${[command, ...args].join(' ')} failed (${signal ?? `exit code ${code}`}):\n${output.trim()}`),
-          ),
-    );
-  });
+    const done = new Promise<void>((resolve, reject) => {
+      child.once('error', reject);
+      child.once('close', (code, signal) =>
+        code === 0
+          ? resolve()
+          : reject(
+              new Error(`${[command, ...args].join(' ')} failed (${signal ?? `exit code ${code}`}):\n${output.trim()}`),
+            ),
+      );
+    });
+    if (child.pid) this.running = { pid: child.pid, done: done.catch(() => undefined) };
+    return done;
+  }
+
+  /** Stops the running command's process group, and any later one; resolves once it has exited. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (!this.running) return;
+    try {
+      process.kill(-this.running.pid, 'SIGTERM');
+    } catch {
+      // Already gone.
+    }
+    await this.running.done;
+  }
 }
 
 function sameBytes(a: string, b: string): boolean {
@@ -97,7 +121,7 @@ export async function prepareBaseline(
   ref: string,
   cacheDir: string,
   progress: (text: string) => void,
-  onPartial: (dir: string, stop: () => void) => void,
+  onPartial: (dir: string, stop: () => Promise<void>) => void,
 ): Promise<BaselineBuild> {
   const commit = resolveBaseline(repoRoot, ref);
   const name = `baseline(${commit.short})`;
@@ -111,8 +135,8 @@ export async function prepareBaseline(
   const partial = `${dir}.partial-${process.pid}`;
   rmSync(partial, { recursive: true, force: true });
   mkdirSync(partial, { recursive: true });
-  const aborter = new AbortController();
-  onPartial(partial, () => aborter.abort());
+  const steps = new BuildSteps();
+  onPartial(partial, () => steps.stop());
   const started = Date.now();
   progress(`${name}: ${describeBaseline(commit)}; building it in ${dir}`);
   try {
@@ -130,11 +154,11 @@ export async function prepareBaseline(
     } else {
       progress(`${name}: package-lock.json differs from the working tree's: npm ci (its own dependencies)...`);
       const installStarted = Date.now();
-      await step('npm', ['ci', '--no-audit', '--no-fund', '--include=dev'], partial, aborter.signal);
+      await steps.run('npm', ['ci', '--no-audit', '--no-fund', '--include=dev'], partial);
       progress(`${name}: npm ci done in ${((Date.now() - installStarted) / 1000).toFixed(0)} s`);
     }
     progress(`${name}: nest build...`);
-    await step('npx', ['--no-install', 'nest', 'build'], partial, aborter.signal);
+    await steps.run('npx', ['--no-install', 'nest', 'build'], partial);
     if (!existsSync(join(partial, 'dist', 'main.js'))) {
       throw new Error(`nest build of ${commit.short} produced no dist/main.js`);
     }
@@ -147,6 +171,7 @@ export async function prepareBaseline(
       rmSync(partial, { recursive: true, force: true });
     }
   } catch (error) {
+    await steps.stop();
     rmSync(partial, { recursive: true, force: true });
     throw new Error(`${name} could not be built: ${(error as Error).message}`, { cause: error });
   }
