@@ -214,7 +214,7 @@ async function main(cleanup: BenchCleanup): Promise<number> {
   );
   if (baseline) {
     console.log(
-      `baseline: ${baselineNames(specs)} is ${describeBaseline(baseline)}: the example app of that commit, built from its own package-lock.json, same environment as ours`,
+      `baseline ${describeBaseline(baseline)}: ${baselineNames(specs)}, the example app of that commit built from its own package-lock.json, in the same environment as ours`,
     );
   }
   if (idleBusy > 0.15) {
