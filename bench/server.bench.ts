@@ -2,27 +2,40 @@
  * `npm run bench:server`: tools/call `echo` throughput, latency and cost of every target in one
  * run, each in its own process on loopback, driven by autocannon at 1 and 32 connections:
  * bare node:http (the floor), the official SDK 1.x and 2.x and mcp-nest 2.x (the peers), and our
- * example app on PostgreSQL three ways (Express, Fastify, asynchronous audit commit).
+ * example app on PostgreSQL three ways (Express, Fastify, asynchronous audit commit), and with
+ * BENCH_BASELINE the example app of an earlier commit, built on its own, next to the working tree's.
  *
  * Environment: BENCH_SECONDS (default 5), BENCH_WARMUP_SECONDS (default 1), BENCH_ROUNDS
  * (default 3; medians are reported, the targets take turns within each round), BENCH_TARGETS
  * (comma-separated keys or labels; default all), BENCH_PG_URL (the PostgreSQL server the
- * throwaway databases are created on). Results go to stdout, progress to stderr. Exits non-zero
+ * throwaway databases are created on), BENCH_BASELINE (a git ref to measure as a baseline),
+ * BENCH_BASELINE_VARIANTS (the variants of ours run on it; default ours), BENCH_CACHE_DIR (where
+ * baseline builds are kept). Results go to stdout, progress to stderr. Exits non-zero
  * when a target does not start, a response is wrong or an answered request has no `mcp_events`
  * row; a missed performance goal is reported as MISS without failing the run.
  */
 import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { BenchCleanup } from './server/bench.cleanup';
 import { loadBenchConfig } from './server/bench.config';
 import { createBenchDatabase, PostgresBackends, type BenchDatabase } from './server/bench.database';
-import { SUMMARY_HEADER, formatRatios, formatSummary, judgeGoals, summarize } from './server/bench.report';
-import { benchTargets } from './server/bench.targets';
+import { describeBaseline, prepareBaseline, type BaselineBuild } from './server/baseline.build';
+import {
+  formatBaselineRatios,
+  formatRatios,
+  formatSummary,
+  judgeGoals,
+  labelWidth,
+  summarize,
+  summaryHeader,
+} from './server/bench.report';
+import { benchTargets, type TargetSetup } from './server/bench.targets';
 import { checkEventRows, type RequestTally } from './server/event-log.check';
 import { runLoad, type LoadResult } from './server/load.runner';
 import { openMcpSession, type McpBenchSession } from './server/mcp.session';
 import { sampleHostBusy } from './server/proc.stats';
-import { TargetProcess, freePort } from './server/target.process';
+import { TargetProcess, freePort, type TargetSpec } from './server/target.process';
 import { measureTarget, type Measurement } from './server/target.measurement';
 
 const repoRoot = join(__dirname, '..');
@@ -45,6 +58,13 @@ function rotate<T>(items: T[], by: number): T[] {
   return [...items.slice(shift), ...items.slice(0, shift)];
 }
 
+function baselineNames(specs: TargetSpec[]): string {
+  return specs
+    .filter((s) => s.role === 'baseline')
+    .map((s) => s.label)
+    .join(', ');
+}
+
 async function main(cleanup: BenchCleanup): Promise<number> {
   const config = loadBenchConfig();
   progress(
@@ -54,8 +74,23 @@ async function main(cleanup: BenchCleanup): Promise<number> {
   // The targets share the machine with the load generator and PostgreSQL; anything else running
   // skews every figure, so say so next to the results.
   const idleBusy = await sampleHostBusy(1000);
+  let baseline: BaselineBuild | undefined;
+  if (config.baseline) {
+    baseline = await prepareBaseline(repoRoot, config.baseline.ref, config.baseline.cacheDir, progress, (dir, stop) =>
+      cleanup.add(`stop and remove the unfinished baseline build ${dir}`, async () => {
+        await stop();
+        rmSync(dir, { recursive: true, force: true });
+      }),
+    );
+  }
   const token = randomBytes(24).toString('base64url');
-  const wanted = benchTargets({ repoRoot, databaseUrls: {}, token }, config.only);
+  const setupWith = (databaseUrls: Record<string, string>): TargetSetup => ({
+    repoRoot,
+    databaseUrls,
+    token,
+    baseline: baseline && config.baseline && { ...baseline, variants: config.baseline.variants },
+  });
+  const wanted = benchTargets(setupWith({}), config.only);
 
   const backends = await PostgresBackends.connect(config.pgAdminUrl).catch((error: Error) => {
     const where = new URL(config.pgAdminUrl);
@@ -78,9 +113,9 @@ async function main(cleanup: BenchCleanup): Promise<number> {
   const targets: TargetProcess[] = [];
   const sessions = new Map<string, McpBenchSession>();
   const notes = new Map<string, string>();
-  for (const spec of benchTargets({ repoRoot, databaseUrls, token }, config.only)) {
+  for (const spec of benchTargets(setupWith(databaseUrls), config.only)) {
     const started = Date.now();
-    const target = await TargetProcess.start(spec, await freePort(), repoRoot).catch((error: Error) => {
+    const target = await TargetProcess.start(spec, await freePort(), spec.cwd ?? repoRoot).catch((error: Error) => {
       throw new Error(`target ${spec.key} (${spec.label}) failed to start: ${error.message}`);
     });
     cleanup.add(`stop target ${spec.key}`, () => target.stop());
@@ -92,15 +127,16 @@ async function main(cleanup: BenchCleanup): Promise<number> {
     });
     sessions.set(spec.key, session);
     if (spec.note) notes.set(spec.key, spec.note);
-    if (spec.key === 'ours-fastify' && session.poweredBy === 'Express') {
+    if (spec.env.HTTP_ADAPTER === 'fastify' && session.poweredBy === 'Express') {
       notes.set(spec.key, 'this build of the example app ignores HTTP_ADAPTER: it ran on Express');
     }
     progress(
-      `target ${spec.label.padEnd(16)} pid ${target.pid} port ${target.port} ready in ${Date.now() - started} ms, ` +
+      `target ${spec.label.padEnd(labelWidth([spec.label]) - 1)} pid ${target.pid} port ${target.port} ready in ${Date.now() - started} ms, ` +
         `session ${session.sessionId.slice(0, 8)}... (${session.protocolVersion})${session.poweredBy ? `, X-Powered-By ${session.poweredBy}` : ''}`,
     );
   }
 
+  const width = labelWidth(targets.map((t) => t.spec.label));
   const runs: Measurement[] = [];
   const errors: string[] = [];
   const tallies = new Map<string, RequestTally>([...databases.keys()].map((key) => [key, { answered: 0, sent: 0 }]));
@@ -128,7 +164,7 @@ async function main(cleanup: BenchCleanup): Promise<number> {
           ...problems(measured, label, `round ${round}`),
         );
         runs.push(measured);
-        progress(`  round ${round}  ${formatSummary(summarize(target.spec, [measured]))}`);
+        progress(`  round ${round}  ${formatSummary(summarize(target.spec, [measured]), width)}`);
       }
     }
   }
@@ -176,15 +212,21 @@ async function main(cleanup: BenchCleanup): Promise<number> {
     `not the same: only ours persists sessions and writes an audit row per request to PostgreSQL (pg column); ` +
       `the peers keep sessions in process memory and log nothing`,
   );
+  if (baseline) {
+    console.log(
+      `baseline ${describeBaseline(baseline)}: ${baselineNames(specs)}, the example app of that commit built from its own package-lock.json, in the same environment as ours`,
+    );
+  }
   if (idleBusy > 0.15) {
     console.log(
       `warning: ${Math.round(idleBusy * 100)}% of the CPU was busy with other work before the bench started; the figures are skewed`,
     );
   }
   for (const [key, note] of notes) console.log(`note ${specs.find((s) => s.key === key)?.label ?? key}: ${note}`);
-  console.log(SUMMARY_HEADER);
-  summaries.forEach((s) => console.log(formatSummary(s)));
+  console.log(summaryHeader(width));
+  summaries.forEach((s) => console.log(formatSummary(s, width)));
   formatRatios(summaries, config).forEach((line) => console.log(line));
+  formatBaselineRatios(summaries, config).forEach((line) => console.log(line));
   verdicts.forEach((v) => console.log(v.line));
   console.log(`goals: ${verdicts.filter((v) => v.pass).length} of ${verdicts.length} PASS`);
   eventLines.forEach((line) => console.log(line));

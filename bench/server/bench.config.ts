@@ -1,3 +1,7 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { OURS_KEYS } from './bench.targets';
+
 /** The performance goals the run reports as PASS or MISS (a MISS does not fail the run). */
 export interface BenchGoals {
   /** At c=32: ours(pg) req/s at least this multiple of each peer's. */
@@ -32,6 +36,43 @@ export interface BenchConfig {
   pgAdminUrl: string;
   /** What the run is judged against. */
   goals: BenchGoals;
+  /** An earlier commit of this repository measured side by side with the working tree (`BENCH_BASELINE`); unset runs none. */
+  baseline?: BaselineConfig;
+}
+
+/** Which earlier commit to build and run as a baseline, and how. */
+export interface BaselineConfig {
+  /** The git ref as given (`BENCH_BASELINE`): a commit, tag or branch. */
+  ref: string;
+  /** The variants of ours mirrored on the baseline (`BENCH_BASELINE_VARIANTS`, comma-separated keys). @default ['ours'] */
+  variants: string[];
+  /** Where built baselines are kept between runs (`BENCH_CACHE_DIR`). @default <os temp dir>/durable-mcp-bench */
+  cacheDir: string;
+}
+
+function list(raw: string | undefined): string[] {
+  return (raw ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+}
+
+function baselineOf(env: NodeJS.ProcessEnv): BaselineConfig | undefined {
+  const ref = env.BENCH_BASELINE?.trim();
+  if (!ref) return undefined;
+  const variants = list(env.BENCH_BASELINE_VARIANTS);
+  // Checked before the baseline is built, which can take minutes.
+  const unknown = variants.filter((name) => !(OURS_KEYS as readonly string[]).includes(name));
+  if (unknown.length) {
+    throw new Error(
+      `BENCH_BASELINE_VARIANTS names unknown variant(s) ${unknown.join(', ')}; known: ${OURS_KEYS.join(', ')}`,
+    );
+  }
+  return {
+    ref,
+    variants: variants.length ? variants : ['ours'],
+    cacheDir: env.BENCH_CACHE_DIR?.trim() || join(tmpdir(), 'durable-mcp-bench'),
+  };
 }
 
 function positive(env: NodeJS.ProcessEnv, name: string, fallback: number, integer: boolean): number {
@@ -53,11 +94,9 @@ export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConf
     warmupSeconds: positive(env, 'BENCH_WARMUP_SECONDS', 1, false),
     rounds: positive(env, 'BENCH_ROUNDS', 3, true),
     concurrencies: [1, 32],
-    only: (env.BENCH_TARGETS ?? '')
-      .split(',')
-      .map((name) => name.trim())
-      .filter(Boolean),
+    only: list(env.BENCH_TARGETS),
     pgAdminUrl: env.BENCH_PG_URL?.trim() || env.TEST_PG_URL?.trim() || 'postgres://postgres@127.0.0.1:5432/test',
     goals: { peerRatio: 2.0, p99Ms: 20, cpuUsPerReq: 200, p50MsAtOne: 0.8, asyncPeerRatio: 1.0 },
+    baseline: baselineOf(env),
   };
 }

@@ -7,6 +7,8 @@ export interface Summary {
   key: string;
   label: string;
   role: TargetSpec['role'];
+  /** For a baseline: the key of the target of ours it is the earlier build of. */
+  mirrors?: string;
   connections: number;
   /** How many measured runs the medians are taken over. */
   runs: number;
@@ -34,6 +36,7 @@ export function summarize(spec: TargetSpec, runs: Measurement[]): Summary {
     key: spec.key,
     label: spec.label,
     role: spec.role,
+    mirrors: spec.mirrors,
     connections: runs[0].connections,
     runs: runs.length,
     reqPerSec: pick((m) => m.reqPerSec),
@@ -63,15 +66,23 @@ function times(value: number): string {
 
 const LABEL_WIDTH = 17;
 
+/** The width of the target column for these labels: the usual 17, wider for a longer label (a baseline's). */
+export function labelWidth(labels: string[]): number {
+  return Math.max(LABEL_WIDTH, ...labels.map((label) => label.length + 1));
+}
+
 /** The header of the results table; {@link formatSummary} prints the rows. */
-export const SUMMARY_HEADER =
-  `${'conc'.padEnd(5)}${'target'.padEnd(LABEL_WIDTH)}${'req/s'.padStart(7)}${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}` +
-  `${'cpu µs/req'.padStart(12)}${'pg µs/req'.padStart(11)}${'rss MiB'.padStart(9)}${'loadgen µs/req'.padStart(16)}${'host busy'.padStart(11)}`;
+export function summaryHeader(width = LABEL_WIDTH): string {
+  return (
+    `${'conc'.padEnd(5)}${'target'.padEnd(width)}${'req/s'.padStart(7)}${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}` +
+    `${'cpu µs/req'.padStart(12)}${'pg µs/req'.padStart(11)}${'rss MiB'.padStart(9)}${'loadgen µs/req'.padStart(16)}${'host busy'.padStart(11)}`
+  );
+}
 
 /** One row of the results table: the medians of one target at one concurrency. */
-export function formatSummary(s: Summary): string {
+export function formatSummary(s: Summary, width = LABEL_WIDTH): string {
   return (
-    `${`c=${s.connections}`.padEnd(5)}${s.label.padEnd(LABEL_WIDTH)}${whole(s.reqPerSec).padStart(7)}${formatMs(s.p50Ms).padStart(8)}${formatMs(s.p99Ms).padStart(8)}` +
+    `${`c=${s.connections}`.padEnd(5)}${s.label.padEnd(width)}${whole(s.reqPerSec).padStart(7)}${formatMs(s.p50Ms).padStart(8)}${formatMs(s.p99Ms).padStart(8)}` +
     `${whole(s.cpuUsPerReq).padStart(12)}${whole(s.pgUsPerReq).padStart(11)}${whole(s.rssBytes / 1048576).padStart(9)}` +
     `${whole(s.loadUsPerReq).padStart(16)}${`${whole(s.hostBusy * 100)}%`.padStart(11)}`
   );
@@ -87,7 +98,7 @@ export function formatRatios(summaries: Summary[], config: BenchConfig): string[
   for (const connections of config.concurrencies) {
     const here = summaries.filter((s) => s.connections === connections);
     const ours = here.filter((s) => s.role === 'ours');
-    const others = here.filter((s) => s.role !== 'ours');
+    const others = here.filter((s) => s.role === 'floor' || s.role === 'peer');
     if (!ours.length || !others.length) continue;
     const width = 24;
     lines.push(
@@ -101,6 +112,45 @@ export function formatRatios(summaries: Summary[], config: BenchConfig): string[
         ),
       );
       lines.push(`${o.label.padEnd(LABEL_WIDTH)}${cells.join('')}`);
+    }
+  }
+  return lines;
+}
+
+/**
+ * Per concurrency, each target of ours against its baseline (the same variant built from an
+ * earlier commit): req/s (above 1 is better for the working tree), p50, p99, server CPU and
+ * PostgreSQL CPU per request (below 1 is better). A baseline whose variant of ours did not run
+ * gets a line saying so.
+ */
+export function formatBaselineRatios(summaries: Summary[], config: BenchConfig): string[] {
+  const baselines = summaries.filter((s) => s.role === 'baseline');
+  if (!baselines.length) return [];
+  const lines = [
+    'ratios of the working tree to the baseline, ours / baseline: req/s (higher is better), p50, p99, server cpu and pg cpu per request (lower is better)',
+  ];
+  const width = labelWidth(summaries.map((s) => s.label));
+  for (const connections of config.concurrencies) {
+    for (const base of baselines.filter((s) => s.connections === connections)) {
+      const ours = summaries.find((s) => s.key === base.mirrors && s.connections === connections);
+      const pair = `${(ours?.label ?? base.mirrors ?? '?').padEnd(LABEL_WIDTH)}/ ${base.label.padEnd(width)}${`c=${connections}`.padEnd(6)}`;
+      if (!ours) {
+        lines.push(`${pair}not compared: ${base.mirrors} did not run (add it to BENCH_TARGETS)`);
+        continue;
+      }
+      const cell = (name: string, value: number) => `${name} ${times(value).padEnd(7)}`;
+      lines.push(
+        pair +
+          [
+            cell('req/s', ours.reqPerSec / base.reqPerSec),
+            cell('p50', ours.p50Ms / base.p50Ms),
+            cell('p99', ours.p99Ms / base.p99Ms),
+            cell('cpu', ours.cpuUsPerReq / base.cpuUsPerReq),
+            cell('pg', ours.pgUsPerReq / base.pgUsPerReq),
+          ]
+            .join(' ')
+            .trimEnd(),
+      );
     }
   }
   return lines;

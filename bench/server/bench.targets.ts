@@ -9,6 +9,8 @@ export interface TargetSetup {
   /** Database URL for each target of ours, by target key (`ours`, `ours-fastify`, `ours-async`). */
   databaseUrls: Record<string, string>;
   token: string;
+  /** An earlier commit built on its own (BENCH_BASELINE), and which variants of ours to run on it. */
+  baseline?: { dir: string; short: string; variants: string[] };
 }
 
 /** Keys of every target, in the order of the first round. */
@@ -37,8 +39,8 @@ function programArgs(file: string): string[] {
 }
 
 /** True when some compiled file of the example app (outside the library) mentions `name`. */
-function appReads(repoRoot: string, name: string): boolean {
-  const dist = join(repoRoot, 'dist');
+function appReads(appRoot: string, name: string): boolean {
+  const dist = join(appRoot, 'dist');
   const visit = (dir: string): boolean =>
     readdirSync(dir).some((entry) => {
       const path = join(dir, entry);
@@ -48,19 +50,34 @@ function appReads(repoRoot: string, name: string): boolean {
   return existsSync(dist) && visit(dist);
 }
 
+/** The variants of ours: the example app on the defaults, and with one switch each. */
+const OURS_VARIANTS: { key: (typeof OURS_KEYS)[number]; env: Record<string, string> }[] = [
+  { key: 'ours', env: {} },
+  // The adapter is checked on the wire (a Nest app on Express says `X-Powered-By: Express`).
+  { key: 'ours-fastify', env: { HTTP_ADAPTER: 'fastify' } },
+  { key: 'ours-async', env: { AUDIT_COMMIT: 'async' } },
+];
+
 /**
- * Every target, in benchmark order: the floor (bare node:http), the peers (official SDK 1.x and
- * 2.x, mcp-nest 2.x) and ours (the example app on PostgreSQL: the defaults, `HTTP_ADAPTER=fastify`
- * and `AUDIT_COMMIT=async`). `only` keeps the targets whose key or label it lists.
+ * One variant of the example app built in `appRoot` (the working tree, or an earlier commit
+ * checked out on its own), on the database of `key`.
+ *
+ * The example app has read the same variables since the first commit: HOST, PORT, DATABASE_URL,
+ * REDIS_URL and MCP_TOKENS as `principal=token` pairs, so an earlier build gets the same
+ * environment as the working tree's. HTTP_ADAPTER and AUDIT_COMMIT are later additions; an older
+ * build ignores them, which the output notes (AUDIT_COMMIT from the build's files, the adapter on
+ * the wire).
  */
-export function benchTargets(setup: TargetSetup, only?: string[]): TargetSpec[] {
-  const main = join('dist', 'main.js');
-  if (!existsSync(join(setup.repoRoot, main))) {
-    throw new Error(`${main} is missing: build the example app first (npm run bench:server runs nest build)`);
-  }
-  const peer = { readyTimeoutMs: 30_000, token: setup.token, env: { BENCH_TOKEN: setup.token } };
-  const ours = (key: string, env: Record<string, string | undefined>) => ({
-    args: [main],
+function appTarget(
+  setup: TargetSetup,
+  appRoot: string,
+  key: string,
+  variant: (typeof OURS_VARIANTS)[number],
+): Omit<TargetSpec, 'label' | 'role'> {
+  return {
+    key,
+    args: [join('dist', 'main.js')],
+    cwd: appRoot,
     // Inline processing, no Redis: the run measures the HTTP endpoint on PostgreSQL only. The
     // switches of the other variants are removed so that ours(pg) runs on the defaults.
     env: {
@@ -69,17 +86,51 @@ export function benchTargets(setup: TargetSetup, only?: string[]): TargetSpec[] 
       REDIS_URL: undefined,
       HTTP_ADAPTER: undefined,
       AUDIT_COMMIT: undefined,
-      ...env,
+      ...variant.env,
     },
+    note:
+      variant.env.AUDIT_COMMIT && !appReads(appRoot, 'AUDIT_COMMIT')
+        ? 'this build of the example app does not read AUDIT_COMMIT: it ran with synchronous audit commits'
+        : undefined,
     readyTimeoutMs: 60_000,
     token: setup.token,
-    role: 'ours' as const,
     checksToken: true,
     database: true,
+  };
+}
+
+/** The baseline's targets: the variants of ours it mirrors, keyed `baseline`, `baseline-fastify`, `baseline-async`. */
+function baselineTargets(setup: TargetSetup): TargetSpec[] {
+  const baseline = setup.baseline;
+  if (!baseline) return [];
+  return OURS_VARIANTS.filter((v) => baseline.variants.includes(v.key)).map((variant) => {
+    const name = variant.key.replace(/^ours/, 'baseline');
+    return {
+      ...appTarget(setup, baseline.dir, name, variant),
+      label: `${name}(${baseline.short})`,
+      role: 'baseline' as const,
+      mirrors: variant.key,
+    };
   });
-  const asyncNote = appReads(setup.repoRoot, 'AUDIT_COMMIT')
-    ? undefined
-    : 'this build of the example app does not read AUDIT_COMMIT: it ran with synchronous audit commits';
+}
+
+/**
+ * Every target, in benchmark order: the floor (bare node:http), the peers (official SDK 1.x and
+ * 2.x, mcp-nest 2.x) and ours (the example app on PostgreSQL: the defaults, `HTTP_ADAPTER=fastify`
+ * and `AUDIT_COMMIT=async`). `only` keeps the targets whose key or label it lists. The baseline's
+ * targets (BENCH_BASELINE) come last and are not filtered by `only`.
+ */
+export function benchTargets(setup: TargetSetup, only?: string[]): TargetSpec[] {
+  const main = join('dist', 'main.js');
+  if (!existsSync(join(setup.repoRoot, main))) {
+    throw new Error(`${main} is missing: build the example app first (npm run bench:server runs nest build)`);
+  }
+  const peer = { readyTimeoutMs: 30_000, token: setup.token, env: { BENCH_TOKEN: setup.token } };
+  const ours = OURS_VARIANTS.map((variant) => ({
+    ...appTarget(setup, setup.repoRoot, variant.key, variant),
+    label: `${variant.key}(pg)`,
+    role: 'ours' as const,
+  }));
   const all: TargetSpec[] = [
     {
       key: 'bare',
@@ -117,16 +168,14 @@ export function benchTargets(setup: TargetSetup, only?: string[]): TargetSpec[] 
       args: programArgs(join(__dirname, 'mcp-nest.server.ts')),
       ...peer,
     },
-    { key: 'ours', label: 'ours(pg)', ...ours('ours', {}) },
-    // The adapter is checked on the wire (a Nest app on Express says `X-Powered-By: Express`).
-    { key: 'ours-fastify', label: 'ours-fastify(pg)', ...ours('ours-fastify', { HTTP_ADAPTER: 'fastify' }) },
-    { key: 'ours-async', label: 'ours-async(pg)', note: asyncNote, ...ours('ours-async', { AUDIT_COMMIT: 'async' }) },
+    ...ours,
   ];
-  if (!only?.length) return all;
+  const baseline = baselineTargets(setup);
+  if (!only?.length) return [...all, ...baseline];
   const unknown = only.filter((name) => !all.some((t) => t.key === name || t.label === name));
   if (unknown.length)
     throw new Error(
       `BENCH_TARGETS names unknown target(s) ${unknown.join(', ')}; known: ${all.map((t) => t.key).join(', ')}`,
     );
-  return all.filter((t) => only.includes(t.key) || only.includes(t.label));
+  return [...all.filter((t) => only.includes(t.key) || only.includes(t.label)), ...baseline];
 }

@@ -15,12 +15,19 @@ const OUTPUT_TAIL_BYTES = 4096;
 
 /** How to start one benchmark target. */
 export interface TargetSpec {
-  /** Short key, also accepted by BENCH_TARGETS: bare, sdk1, sdk2, mcpnest, ours, ours-fastify, ours-async. */
+  /**
+   * Short key, also accepted by BENCH_TARGETS: bare, sdk1, sdk2, mcpnest, ours, ours-fastify,
+   * ours-async; baseline, baseline-fastify, baseline-async for an earlier commit (BENCH_BASELINE).
+   */
   key: string;
   /** Name printed in result lines. */
   label: string;
-  /** The floor (no MCP library at all), a peer the goals compare against, or ours. */
-  role: 'floor' | 'peer' | 'ours';
+  /** The floor (no MCP library at all), a peer the goals compare against, ours, or ours at an earlier commit. */
+  role: 'floor' | 'peer' | 'ours' | 'baseline';
+  /** For a baseline: the key of the target of ours it is the earlier build of. */
+  mirrors?: string;
+  /** Working directory of the target (its modules resolve from there); the repo root when unset. */
+  cwd?: string;
   /** Whether the target refuses a request without the bench's bearer token. */
   checksToken: boolean;
   /** Whether the target writes to a bench database (its PostgreSQL backends are measured). */
