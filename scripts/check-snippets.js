@@ -4,8 +4,9 @@
 // program. `npm run docs:snippets`.
 //
 // Each block is written to temp/snippets/ as a module of its own. `durable-mcp`,
-// `durable-mcp/testing` and `durable-mcp/protocol` resolve to the three entry points
-// (src/mcp/index.ts, testing/index.ts, protocol/index.ts) and nothing else: a deep import into the
+// `durable-mcp/testing`, `durable-mcp/stores` and `durable-mcp/protocol` resolve to the four entry
+// points (src/mcp/index.ts, testing/index.ts, stores/index.ts, protocol/index.ts) and nothing
+// else: a deep import into the
 // package does not resolve. Markers, on the block's first line (or the fence line):
 //
 //   // snippet: prelude <name>[, <name>...]   put docs/.snippets/<name>.ts around the block: what
@@ -125,16 +126,17 @@ for (const md of files) {
       continue;
     }
     // The public API only: no relative import (it would reach into the repository) and no path
-    // into the package besides its three entry points.
+    // into the package besides its four entry points.
     block.code.forEach((l, i) => {
       for (const m of l.matchAll(/\b(?:from|import|require)\s*\(?\s*['"]([^'"]+)['"]/g)) {
         const spec = m[1];
         if (
           spec.startsWith('.') ||
-          (spec.startsWith('durable-mcp/') && !['durable-mcp/testing', 'durable-mcp/protocol'].includes(spec))
+          (spec.startsWith('durable-mcp/') &&
+            !['durable-mcp/testing', 'durable-mcp/stores', 'durable-mcp/protocol'].includes(spec))
         )
           entry.failed.push(
-            `${md}:${block.line + i}: "${spec}" is not one of the package's entry points (durable-mcp, durable-mcp/testing, durable-mcp/protocol)`,
+            `${md}:${block.line + i}: "${spec}" is not one of the package's entry points (durable-mcp, durable-mcp/testing, durable-mcp/stores, durable-mcp/protocol)`,
           );
       }
     });
@@ -154,6 +156,7 @@ const options = {
   paths: {
     'durable-mcp': ['src/mcp/index.ts'],
     'durable-mcp/testing': ['src/mcp/testing/index.ts'],
+    'durable-mcp/stores': ['src/mcp/stores/index.ts'],
     'durable-mcp/protocol': ['src/mcp/protocol/index.ts'],
   },
   types: ['node'],

@@ -8,6 +8,7 @@ const apiDir = join(__dirname, '..', 'reference', 'api');
 function apiSidebar(): DefaultTheme.SidebarItem[] {
   const entries: Array<[string, string]> = [
     ['durable-mcp', 'durable-mcp'],
+    ['durable-mcp/stores', 'stores'],
     ['durable-mcp/testing', 'testing'],
     ['durable-mcp/protocol', 'protocol'],
   ];

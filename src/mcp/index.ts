@@ -242,11 +242,7 @@ export { MCP_MIGRATIONS, MCP_PARTITIONING_MIGRATIONS } from './persistence/migra
 // Retention: the pruner of a mount or of the client.
 export { McpRetentionService } from './persistence/retention/mcp-retention.service';
 export type { McpRetentionOptions, McpClientRetentionOptions } from './persistence/retention/mcp-retention.options';
-export type {
-  McpRetentionReport,
-  McpRetentionTableReport,
-  McpRetentionScope,
-} from './persistence/retention/retention-pruner';
+export type { McpRetentionReport, McpRetentionTableReport } from './persistence/retention/retention-pruner';
 export { getMcpRetentionToken, InjectMcpRetention } from './mcp.constants';
 export { MCP_CLIENT_RETENTION } from './client/mcp-client.constants';
 export type { McpAuditOptions } from './persistence/interfaces/mcp-audit-options.interface';

@@ -10,11 +10,11 @@ import {
   McpClientModule,
   McpClientService,
   McpConfigurationError,
-  McpEvent,
   McpModule,
   type McpClientOptions,
   type McpTransportFactory,
 } from '../../src/mcp';
+import { McpEvent } from '../../src/mcp/stores';
 import type { BullCallQueue } from '../../src/mcp/client/queue/bull-call-queue';
 import { McpCallQueueHost } from '../../src/mcp/client/queue/mcp-call-queue-host';
 import { InMemorySdkTransportFactory } from '../fixtures/client/in-memory-sdk.transport';

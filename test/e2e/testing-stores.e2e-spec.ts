@@ -8,12 +8,8 @@ import {
   MCP_OUTBOUND_SESSION_STORE,
   MCP_SESSION_STORE,
   MCP_TASK_STORE,
-  McpClientModule,
-  McpClientService,
-  McpModule,
-  McpRegistry,
-  McpResourceNotifier,
-} from '../../src/mcp';
+} from '../../src/mcp/stores';
+import { McpClientModule, McpClientService, McpModule, McpRegistry, McpResourceNotifier } from '../../src/mcp';
 import {
   InMemoryMcpEventSink,
   InMemoryMcpHandlerSwitchStore,
