@@ -110,7 +110,7 @@ export { McpHealthModule } from './health/mcp-health.module';
 export { McpHealthIndicator } from './health/mcp-health.indicator';
 export type { McpHealthGuard, McpHealthModuleOptions } from './health/mcp-health.options';
 
-// Calling: McpClientModule, McpClientService, handlers and transports.
+// Calling: McpClientModule, McpClientService, handlers, client auth and the transport contract.
 export { McpClientModule } from './client/mcp-client.module';
 export { McpClientService } from './client/mcp-client.service';
 export type {
