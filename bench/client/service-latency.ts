@@ -1,4 +1,4 @@
-import { MCP_EVENT_SINK, type McpEventSink } from '../../src/mcp/stores';
+import { mcpClientStores, MCP_EVENT_SINK, type McpEventSink } from '../../src/mcp/stores';
 import { McpClientModule, McpClientService } from '../../src/mcp';
 import { startApp } from '../../test/support/http-app';
 import { percentiles, timeSequential, type Percentiles } from './stats';
@@ -61,7 +61,10 @@ export async function measureService(databaseUrl: string, calls: number): Promis
       commit === 'in-memory'
         ? McpClientModule.forRoot({
             servers,
-            stores: { events: new InMemoryMcpEventSink(), outboundSessions: new InMemoryMcpOutboundSessionStore() },
+            stores: mcpClientStores({
+              events: new InMemoryMcpEventSink(),
+              outboundSessions: new InMemoryMcpOutboundSessionStore(),
+            }),
           })
         : McpClientModule.forRoot({ servers, audit: { commit } });
     const app = await startApp(databaseUrl, { imports: [module] });

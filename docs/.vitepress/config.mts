@@ -11,6 +11,9 @@ function apiSidebar(): DefaultTheme.SidebarItem[] {
     ['durable-mcp/stores', 'stores'],
     ['durable-mcp/testing', 'testing'],
     ['durable-mcp/protocol', 'protocol'],
+    ['durable-mcp/health', 'health'],
+    ['durable-mcp/console', 'console'],
+    ['durable-mcp/transports', 'transports'],
   ];
   return entries
     .filter(([, dir]) => existsSync(join(apiDir, dir)))

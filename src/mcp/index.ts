@@ -3,14 +3,17 @@
  *
  * The root entry point: what an app types to serve and to call MCP: modules, decorators,
  * services, the options it writes, the errors it catches, the handler context and principal
- * types, the token verifiers, the `Inject*` decorators of the services and the entity and
- * migration lists for its `DataSource`. Store contracts live in `durable-mcp/stores`, in-memory
- * stores for tests in `durable-mcp/testing`, the wire vocabulary in `durable-mcp/protocol`.
+ * types, the token verifiers, the `Inject*` decorators of the services, the transport contract
+ * its client options name and the entity and migration lists for its `DataSource`. Store
+ * contracts live in `durable-mcp/stores`, in-memory stores for tests in `durable-mcp/testing`,
+ * the wire vocabulary in `durable-mcp/protocol`, health checks in `durable-mcp/health`, the
+ * audit console in `durable-mcp/console`, in-process delivery and `MCP_TRANSPORT_FACTORIES` in
+ * `durable-mcp/transports`.
  *
  * @packageDocumentation
  */
 
-// Serving: McpModule mounts, decorators, the resource notifier and the toolset.
+// Serving: McpModule mounts, decorators and the notifiers (the toolset: durable-mcp/transports).
 export { McpModule } from './mcp.module';
 export type {
   McpModuleOptions,
@@ -24,13 +27,13 @@ export type {
   McpModuleForRootOptions,
   McpModuleAsyncOptions,
 } from './server/interfaces/mcp-module-options.interface';
+export type { McpServerStores, McpClientStores } from './persistence/store-providers';
 export type { McpStreamOptions } from './server/http/mcp-stream.options';
 export type { McpLimitsOptions } from './server/mcp-limits.options';
 export type { McpSessionCacheOptions } from './server/sessions/mcp-session-cache.options';
 export type { McpPubSubOptions } from './server/pubsub/mcp-pubsub.interface';
 export type { McpTasksOptions } from './server/tasks/mcp-tasks.options';
 export type { McpTaskSupport } from './protocol/tasks';
-export { getMcpToolsetToken, InjectMcpToolset } from './mcp.constants';
 export { getMcpResourceNotifierToken, InjectMcpResourceNotifier } from './mcp.constants';
 export { getMcpElicitationNotifierToken, InjectMcpElicitationNotifier } from './mcp.constants';
 export { McpTool } from './server/decorators/mcp-tool.decorator';
@@ -51,8 +54,6 @@ export type {
   McpSwitchOptions,
 } from './server/registry/mcp-registry';
 export { McpElicitationNotifier } from './server/features/mcp-elicitation-notifier';
-export { Toolset } from './server/toolset';
-export type { ToolsetIdentity } from './server/toolset';
 export type { McpToolOptions, McpToolAnnotations, McpIcon, JsonSchema } from './interfaces/mcp-tool-options.interface';
 export type {
   McpToolContext,
@@ -100,15 +101,9 @@ export { IntrospectionVerifier } from './server/oauth/introspection-verifier';
 export type { IntrospectionVerifierOptions } from './server/oauth/introspection-verifier';
 export type { McpClaimMapping } from './server/oauth/claims-principal';
 export { McpAuthorizationServerError } from './server/oauth/oauth.errors';
-export type { McpDeliveryContext, McpMessageHandler, McpClientChannel } from './interfaces/mcp-delivery.interface';
 export type { McpShutdownOptions } from './server/shutdown/mcp-shutdown.options';
 export { McpDrainService } from './server/shutdown/mcp-drain.service';
 export type { McpDrainStatus } from './server/shutdown/mcp-drain.service';
-
-// Operations: health checks on @nestjs/terminus (an optional peer, loaded by McpHealthModule.forRoot).
-export { McpHealthModule } from './health/mcp-health.module';
-export { McpHealthIndicator } from './health/mcp-health.indicator';
-export type { McpHealthGuard, McpHealthModuleOptions } from './health/mcp-health.options';
 
 // Calling: McpClientModule, McpClientService, handlers, client auth and the transport contract.
 export { McpClientModule } from './client/mcp-client.module';
@@ -163,13 +158,14 @@ export type {
   ToolFormatOptions,
   McpToolFormatInput,
 } from './client/tool-format-converters';
-export { MCP_TRANSPORT_FACTORIES } from './client/mcp-client.constants';
+export type { HttpRetryOptions } from './client/transports/http/http.options';
+export type { StdioPoolOptions } from './client/transports/stdio/stdio.options';
+// The transport contract, which McpClientModuleExtras.transports names (durable-mcp/transports
+// holds it too, with the in-process delivery types and MCP_TRANSPORT_FACTORIES).
 export type {
   McpTransportFactory,
   McpTransportFactoryContext,
 } from './client/transports/mcp-transport-factory.interface';
-export type { HttpRetryOptions } from './client/transports/http/http.options';
-export type { StdioPoolOptions } from './client/transports/stdio/stdio.options';
 export type {
   McpTransport,
   McpTransportContext,
@@ -263,15 +259,3 @@ export type {
   JsonRpcMessage,
 } from './protocol/jsonrpc';
 export type { McpLogLevel } from './protocol/log-levels';
-
-// The audit console: read-only pages of sessions, events and tasks behind the app's own guard.
-export { McpConsoleModule } from './console/mcp-console.module';
-export type {
-  McpConsoleOptions,
-  McpConsoleModuleExtras,
-  McpConsoleModuleForRootOptions,
-  McpConsoleModuleAsyncOptions,
-  McpConsoleGuard,
-  McpConsoleScope,
-  McpConsoleScopeFn,
-} from './console/mcp-console.options';

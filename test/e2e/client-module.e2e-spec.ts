@@ -6,7 +6,6 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
 import {
   MCP_ENTITIES,
-  MCP_TRANSPORT_FACTORIES,
   McpClientModule,
   McpClientService,
   McpConfigurationError,
@@ -22,6 +21,7 @@ import { FixtureTools, OtherMountTools, fixtureAuth } from '../fixtures/fixture-
 import { startApp, type RunningApp } from '../support/http-app';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { deleteRedisKeys, TEST_REDIS_URL } from '../support/redis';
+import { MCP_TRANSPORT_FACTORIES } from '../../src/mcp/transports';
 
 function queueHosts(app: RunningApp): McpCallQueueHost[] {
   return app.app

@@ -1,14 +1,14 @@
 /**
  * Store contracts of durable-mcp (the `durable-mcp/stores` entry point): what a host needs to
  * write a store of its own or to read the package's tables. The store interfaces and their
- * records, the injection tokens and `Inject*` decorators of each store, the `stores` extras of
- * `McpModule` and `McpClientModule`, the TypeORM entities one by one with their column lengths,
- * and the idle-session rule a session store applies.
+ * records, the injection tokens and `Inject*` decorators of each store, the builders of the
+ * `stores` extras of `McpModule` and `McpClientModule`, the TypeORM entities one by one with
+ * their column lengths, and the idle-session rule a session store applies.
  *
  * @example
  * ```ts
  * import { McpModule } from 'durable-mcp';
- * import type { McpEventInput, McpEventSink } from 'durable-mcp/stores';
+ * import { mcpServerStores, type McpEventInput, type McpEventSink } from 'durable-mcp/stores';
  *
  * class StdoutEventSink implements McpEventSink {
  *   async record(input: McpEventInput): Promise<void> {
@@ -16,7 +16,7 @@
  *   }
  * }
  *
- * McpModule.forRoot({ auth: (token) => token, stores: { events: StdoutEventSink } });
+ * McpModule.forRoot({ auth: (token) => token, stores: mcpServerStores({ events: StdoutEventSink }) });
  * ```
  *
  * The in-memory stores for tests are in `durable-mcp/testing`.
@@ -24,8 +24,16 @@
  * @packageDocumentation
  */
 
-// The stores a mount or the client uses, and how a host swaps one.
-export type { McpServerStores, McpClientStores, McpStoreOverride } from '../persistence/store-providers';
+// The stores a mount or the client uses, and how a host swaps one. `McpServerStores` and
+// `McpClientStores`, what the builders return, are also in `durable-mcp`, whose options name them.
+export { mcpServerStores, mcpClientStores } from '../persistence/store-providers';
+export type {
+  McpServerStoreOverrides,
+  McpClientStoreOverrides,
+  McpStoreOverride,
+  McpServerStores,
+  McpClientStores,
+} from '../persistence/store-providers';
 export type { McpStoreSettings } from '../persistence/interfaces/mcp-store-settings.interface';
 
 // One contract per store, with its records.
@@ -90,23 +98,10 @@ export {
 } from '../persistence/entities';
 export { MCP_COLUMN_LENGTHS } from '../persistence/mcp-columns.constants';
 
-// The idle-session rule: a store that filters in code calls `isSessionLive`; one that filters in
-// SQL compares `last_seen_at` with `sessionIdleCutoff`.
-// The read side of the audit console: the queries behind its pages, for a host's own views.
-export { McpAuditQuery } from '../console/mcp-audit-query.service';
-export type {
-  McpConsoleCursor,
-  McpConsolePage,
-  McpConsoleSession,
-  McpConsoleTask,
-  McpConsoleEvent,
-  McpConsoleEventFilter,
-  McpConsoleThroughput,
-} from '../console/mcp-console-records.interface';
-
-// The root types the records and queries above use.
-export type { McpConsoleScope } from '../console/mcp-console.options';
+// The root types the records above use.
 export type { McpPrincipal } from '../interfaces/principal.interface';
 export type { McpLogLevel } from '../protocol/log-levels';
 
+// The idle-session rule: a store that filters in code calls `isSessionLive`; one that filters in
+// SQL compares `last_seen_at` with `sessionIdleCutoff`.
 export { isSessionLive, isSessionIdle, sessionIdleCutoff } from '../persistence/session-liveness';

@@ -18,7 +18,7 @@
  * expect(stores.sessions.sessions).toHaveLength(1);
  * ```
  *
- * Each store may also be given as a class (`stores: { events: InMemoryMcpEventSink, ... }`):
+ * Each store may also be given as a class (`stores: mcpServerStores({ events: InMemoryMcpEventSink, ... })`):
  * Nest then builds it inside the mount with the mount's settings, and a test reads it with
  * `app.get(MCP_EVENT_SINK)` (the store tokens and contracts are in `durable-mcp/stores`).
  *
@@ -55,6 +55,8 @@ export type {
   McpOutboundSessionRecord,
   McpOutboundSessionState,
   McpStoreSettings,
+  McpServerStores,
+  McpClientStores,
   McpPrincipal,
   McpLogLevel,
 } from '../stores';
