@@ -18,7 +18,7 @@ import { execSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Client } from 'pg';
 import type { Repository } from 'typeorm';
-import { McpEvent } from '../src/mcp';
+import { McpEvent } from '../src/mcp/stores';
 import { GroupCommitter } from '../src/mcp/persistence/group-committer';
 import type { McpEventInput } from '../src/mcp/persistence/interfaces/mcp-event-sink.interface';
 import { newEventRecord } from '../src/mcp/persistence/new-records';

@@ -26,11 +26,12 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { MCP_ENTITIES, MCP_MIGRATIONS, McpModule, McpTool, Toolset, type McpToolContext } from '../src/mcp';
+import { MCP_ENTITIES, MCP_MIGRATIONS, McpModule, McpTool, type McpToolContext } from '../src/mcp';
 import { McpPendingClientRequests } from '../src/mcp/server/http/mcp-session-channel-pending';
 import { McpStreamRegistry } from '../src/mcp/server/http/mcp-stream-registry';
 import { McpListenStreams } from '../src/mcp/server/stateless/listen-stream-registry';
 import { createBenchDatabase } from './server/bench.database';
+import { Toolset } from '../src/mcp/transports';
 
 function setting(name: string, fallback: number, check: (value: number) => boolean, what: string): number {
   const raw = process.env[name]?.trim();

@@ -3,10 +3,10 @@
 // docs/**/*.md (not the generated API pages) against the package's public API, in one TypeScript
 // program. `npm run docs:snippets`.
 //
-// Each block is written to temp/snippets/ as a module of its own. `durable-mcp`,
-// `durable-mcp/testing` and `durable-mcp/protocol` resolve to the three entry points
-// (src/mcp/index.ts, testing/index.ts, protocol/index.ts) and nothing else: a deep import into the
-// package does not resolve. Markers, on the block's first line (or the fence line):
+// Each block is written to temp/snippets/ as a module of its own. `durable-mcp` and its subpaths
+// (`durable-mcp/testing`, `/stores`, `/protocol`, `/health`, `/console`, `/transports`) resolve to
+// the seven entry points (src/mcp/index.ts, src/mcp/<subpath>/index.ts) and nothing else: a deep
+// import into the package does not resolve. Markers, on the block's first line (or the fence line):
 //
 //   // snippet: prelude <name>[, <name>...]   put docs/.snippets/<name>.ts around the block: what
 //                                            is above its `// @snippet-body` line goes before the
@@ -23,6 +23,17 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const ts = require('typescript');
+
+/** The package's entry points and their sources; nothing else resolves in a snippet. */
+const ENTRY_POINTS = {
+  'durable-mcp': ['src/mcp/index.ts'],
+  ...Object.fromEntries(
+    ['testing', 'stores', 'protocol', 'health', 'console', 'transports'].map((sub) => [
+      `durable-mcp/${sub}`,
+      [`src/mcp/${sub}/index.ts`],
+    ]),
+  ),
+};
 
 const root = path.resolve(__dirname, '..');
 const outDir = path.join(root, 'temp', 'snippets');
@@ -125,16 +136,13 @@ for (const md of files) {
       continue;
     }
     // The public API only: no relative import (it would reach into the repository) and no path
-    // into the package besides its three entry points.
+    // into the package besides its entry points.
     block.code.forEach((l, i) => {
       for (const m of l.matchAll(/\b(?:from|import|require)\s*\(?\s*['"]([^'"]+)['"]/g)) {
         const spec = m[1];
-        if (
-          spec.startsWith('.') ||
-          (spec.startsWith('durable-mcp/') && !['durable-mcp/testing', 'durable-mcp/protocol'].includes(spec))
-        )
+        if (spec.startsWith('.') || (spec.startsWith('durable-mcp/') && !(spec in ENTRY_POINTS)))
           entry.failed.push(
-            `${md}:${block.line + i}: "${spec}" is not one of the package's entry points (durable-mcp, durable-mcp/testing, durable-mcp/protocol)`,
+            `${md}:${block.line + i}: "${spec}" is not one of the package's entry points (${Object.keys(ENTRY_POINTS).join(', ')})`,
           );
       }
     });
@@ -151,11 +159,7 @@ const options = {
   module: ts.ModuleKind.Preserve,
   moduleResolution: ts.ModuleResolutionKind.Bundler,
   baseUrl: root,
-  paths: {
-    'durable-mcp': ['src/mcp/index.ts'],
-    'durable-mcp/testing': ['src/mcp/testing/index.ts'],
-    'durable-mcp/protocol': ['src/mcp/protocol/index.ts'],
-  },
+  paths: ENTRY_POINTS,
   types: ['node'],
   strict: true,
   strictPropertyInitialization: false,

@@ -1,11 +1,11 @@
 #!/usr/bin/env node
-// Generates the API reference of the three entry points into docs/reference/api/ (git-ignored,
+// Generates the API reference of the seven entry points into docs/reference/api/ (git-ignored,
 // never edited by hand): TypeDoc with typedoc-plugin-markdown (typedoc.json), then a pass that
 // makes the pages VitePress pages. `npm run docs:api`; `npm run docs:build` runs it first.
 //
 // The pass:
 // - names the main entry point's module `durable-mcp` (TypeDoc calls it after its file, `index`)
-//   and the others `durable-mcp/testing` and `durable-mcp/protocol`;
+//   and the others after their subpath (`durable-mcp/stores`, `durable-mcp/health`, ...);
 // - wraps every page's body in a `v-pre` container, so that VitePress (which compiles markdown as
 //   Vue templates) shows `{{ ... }}` in doc comments as text;
 // - escapes a `<` that would open an HTML tag outside code, for the same reason.
@@ -36,7 +36,15 @@ execFileSync(
 // The main entry point: TypeDoc's module `index` becomes `durable-mcp`.
 fs.renameSync(path.join(out, 'index'), path.join(out, 'durable-mcp'));
 
-const LABELS = { index: 'durable-mcp', testing: 'durable-mcp/testing', protocol: 'durable-mcp/protocol' };
+const LABELS = {
+  index: 'durable-mcp',
+  testing: 'durable-mcp/testing',
+  stores: 'durable-mcp/stores',
+  protocol: 'durable-mcp/protocol',
+  health: 'durable-mcp/health',
+  console: 'durable-mcp/console',
+  transports: 'durable-mcp/transports',
+};
 
 function files(dir) {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -71,13 +79,11 @@ for (const file of files(out)) {
     return up.length / 3 === depth ? `](${up}durable-mcp/` : m;
   });
   // Module names in breadcrumbs, lists and titles.
-  text = text
-    .replace(/\[index\]\(/g, `[${LABELS.index}](`)
-    .replace(/\[testing\]\(/g, `[${LABELS.testing}](`)
-    .replace(/\[protocol\]\(/g, `[${LABELS.protocol}](`)
-    .replace(/^# index$/m, `# ${LABELS.index}`)
-    .replace(/^# testing$/m, `# ${LABELS.testing}`)
-    .replace(/^# protocol$/m, `# ${LABELS.protocol}`);
+  for (const [module, label] of Object.entries(LABELS)) {
+    text = text
+      .replace(new RegExp(`\\[${module}\\]\\(`, 'g'), `[${label}](`)
+      .replace(new RegExp(`^# ${module}$`, 'm'), `# ${label}`);
+  }
 
   if (rel.length === 1 && rel[0] === 'index.md') {
     text = [
@@ -86,9 +92,13 @@ for (const file of files(out)) {
       'Generated from the code and its doc comments at build time; never edited by hand. One section per',
       'entry point of the package:',
       '',
-      `- [\`${LABELS.index}\`](durable-mcp/index.md): the modules, decorators, services, options types, errors, entities, migrations and store contracts`,
+      `- [\`${LABELS.index}\`](durable-mcp/index.md): the modules, decorators, services, options types, errors, handler-context types, the transport contract, and the entity and migration lists`,
+      `- [\`${LABELS.stores}\`](stores/index.md): the store contracts, their tokens and records, the entities one by one, for a store of your own`,
       `- [\`${LABELS.testing}\`](testing/index.md): in-memory stores for your tests`,
       `- [\`${LABELS.protocol}\`](protocol/index.md): the wire vocabulary (JSON-RPC types, method names and facts, revisions, stateless \`_meta\` keys, headers, error codes)`,
+      `- [\`${LABELS.health}\`](health/index.md): health checks on \`@nestjs/terminus\` (\`McpHealthModule\`, \`McpHealthIndicator\`)`,
+      `- [\`${LABELS.console}\`](console/index.md): the audit console (\`McpConsoleModule\`) and \`McpAuditQuery\`, the queries behind its pages`,
+      `- [\`${LABELS.transports}\`](transports/index.md): the transport contract of a custom transport, in-process delivery to a \`Toolset\`, \`MCP_TRANSPORT_FACTORIES\``,
       '',
     ].join('\n');
   }

@@ -9,16 +9,9 @@ import { DemoConsoleGuard } from './demo/demo-console.guard';
 import { DemoRelayTools } from './demo/demo-relay.tools';
 import { DemoThrottlerGuard } from './demo/demo-throttler.guard';
 import { DemoTools } from './demo/demo.tools';
-import {
-  JwtVerifier,
-  MCP_ENTITIES,
-  MCP_MIGRATIONS,
-  McpClientModule,
-  McpConsoleModule,
-  McpHealthModule,
-  McpModule,
-  type McpModuleOptions,
-} from './mcp';
+import { JwtVerifier, MCP_ENTITIES, MCP_MIGRATIONS, McpClientModule, McpModule, type McpModuleOptions } from './mcp';
+import { McpConsoleModule } from './mcp/console';
+import { McpHealthModule } from './mcp/health';
 
 /** How long a readiness result serves later probes: one run of the checks a second at most. */
 const DEMO_HEALTH_MIN_INTERVAL_MS = 1000;

@@ -1,4 +1,5 @@
-import { MCP_EVENT_SINK, McpClientModule, McpClientService, type McpEventSink } from '../../src/mcp';
+import { mcpClientStores, MCP_EVENT_SINK, type McpEventSink } from '../../src/mcp/stores';
+import { McpClientModule, McpClientService } from '../../src/mcp';
 import { startApp } from '../../test/support/http-app';
 import { percentiles, timeSequential, type Percentiles } from './stats';
 
@@ -13,7 +14,7 @@ async function measureCalls(count: number, fn: (i: number) => Promise<unknown>):
   return { ...stats, cpuUs: (used.user + used.system) / count };
 }
 import { echoCall, everythingArgv } from './stdio-latency';
-import { StdioTransport } from '../../src/mcp';
+import { StdioTransport } from '../../src/mcp/client/transports/stdio/stdio.transport';
 import { InMemoryMcpEventSink, InMemoryMcpOutboundSessionStore } from '../../src/mcp/testing';
 
 /** Latency of a pooled stdio `tools/call echo`: the bare transport, and `McpClientService.callTool` with its outbound row. */
@@ -60,7 +61,10 @@ export async function measureService(databaseUrl: string, calls: number): Promis
       commit === 'in-memory'
         ? McpClientModule.forRoot({
             servers,
-            stores: { events: new InMemoryMcpEventSink(), outboundSessions: new InMemoryMcpOutboundSessionStore() },
+            stores: mcpClientStores({
+              events: new InMemoryMcpEventSink(),
+              outboundSessions: new InMemoryMcpOutboundSessionStore(),
+            }),
           })
         : McpClientModule.forRoot({ servers, audit: { commit } });
     const app = await startApp(databaseUrl, { imports: [module] });

@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StdioTransport, type McpTransport } from '../../src/mcp';
+import { StdioTransport } from '../../src/mcp/client/transports/stdio/stdio.transport';
+import { type McpTransport } from '../../src/mcp';
 import { percentiles, timeSequential, type Percentiles } from './stats';
 
 /** Argv of the reference server every stdio measurement uses. */

@@ -26,7 +26,6 @@ import {
   getMcpContext,
   getMcpRegistryToken,
   getMcpRetentionToken,
-  InjectMcpToolset,
   IntrospectionVerifier,
   JwtVerifier,
   MCP_CLIENT_RETENTION,
@@ -35,10 +34,7 @@ import {
   MCP_PARTITIONING_MIGRATIONS,
   McpClientModule,
   McpClientService,
-  McpConsoleModule,
   McpElicitationNotifier,
-  McpHealthIndicator,
-  McpHealthModule,
   McpModule,
   McpPrompt,
   McpRegistry,
@@ -55,5 +51,8 @@ import {
   type McpTransportFactory,
   type McpTransportFactoryContext,
 } from 'durable-mcp';
+import { McpConsoleModule } from 'durable-mcp/console';
+import { McpHealthIndicator, McpHealthModule } from 'durable-mcp/health';
+import { InjectMcpToolset } from 'durable-mcp/transports';
 
 // @snippet-include stand-ins

@@ -35,15 +35,15 @@ const MCP_TYPEORM_FEATURE = TypeOrmModule.forFeature(MCP_ENTITIES);
  * call other MCP servers, register `McpClientModule` once per app.
  */
 @Module({})
-export class McpModule extends McpConfigurableModule {
+export class McpModule {
   /** Mounts an MCP endpoint with static options. */
-  static override forRoot(options: McpModuleForRootOptions): DynamicModule {
-    return McpModule.withMount(super.forRoot(options), options);
+  static forRoot(options: McpModuleForRootOptions): DynamicModule {
+    return McpModule.withMount({ ...McpConfigurableModule.forRoot(options), module: McpModule }, options);
   }
 
   /** Mounts an MCP endpoint whose options come from a factory, class or existing provider. */
-  static override forRootAsync(options: McpModuleAsyncOptions): DynamicModule {
-    return McpModule.withMount(super.forRootAsync(options), options);
+  static forRootAsync(options: McpModuleAsyncOptions): DynamicModule {
+    return McpModule.withMount({ ...McpConfigurableModule.forRootAsync(options), module: McpModule }, options);
   }
 
   private static withMount(definition: DynamicModule, extras: Partial<McpModuleExtras>): DynamicModule {

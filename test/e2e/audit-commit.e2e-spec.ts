@@ -2,15 +2,8 @@ import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { TypeOrmModule, type TypeOrmModuleOptions } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import {
-  MCP_ENTITIES,
-  MCP_EVENT_SINK,
-  McpClientModule,
-  McpClientService,
-  McpEvent,
-  McpModule,
-  type McpEventSink,
-} from '../../src/mcp';
+import { MCP_ENTITIES, McpClientModule, McpClientService, McpModule } from '../../src/mcp';
+import { MCP_EVENT_SINK, McpEvent, type McpEventSink } from '../../src/mcp/stores';
 import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';
 import { callRequest, openSession, post, versionHeader } from '../support/mcp-wire';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';

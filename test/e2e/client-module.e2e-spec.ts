@@ -6,15 +6,14 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
 import {
   MCP_ENTITIES,
-  MCP_TRANSPORT_FACTORIES,
   McpClientModule,
   McpClientService,
   McpConfigurationError,
-  McpEvent,
   McpModule,
   type McpClientOptions,
   type McpTransportFactory,
 } from '../../src/mcp';
+import { McpEvent } from '../../src/mcp/stores';
 import type { BullCallQueue } from '../../src/mcp/client/queue/bull-call-queue';
 import { McpCallQueueHost } from '../../src/mcp/client/queue/mcp-call-queue-host';
 import { InMemorySdkTransportFactory } from '../fixtures/client/in-memory-sdk.transport';
@@ -22,6 +21,7 @@ import { FixtureTools, OtherMountTools, fixtureAuth } from '../fixtures/fixture-
 import { startApp, type RunningApp } from '../support/http-app';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { deleteRedisKeys, TEST_REDIS_URL } from '../support/redis';
+import { MCP_TRANSPORT_FACTORIES } from '../../src/mcp/transports';
 
 function queueHosts(app: RunningApp): McpCallQueueHost[] {
   return app.app

@@ -8,7 +8,6 @@ import Redis from 'ioredis';
 import * as jose from 'jose';
 import {
   clientCredentials,
-  HttpTransport,
   JwtVerifier,
   MCP_ENTITIES,
   McpClientModule,
@@ -24,6 +23,7 @@ import {
   type McpClientOptions,
   type McpTokenStore,
 } from '../../src/mcp';
+import { HttpTransport } from '../../src/mcp/client/transports/http/http.transport';
 import { freeLoopbackPort } from '../support/child-process';
 import { startAuthorizationServer, type OidcClient, type TestAuthorizationServer } from '../support/oidc-provider';
 import { pollUntil } from '../support/polling';

@@ -2,6 +2,7 @@ import { Test } from '@nestjs/testing';
 import { McpClientModule, McpConfigurationError, McpModule } from '../../src/mcp';
 import { createInMemoryMcpStores, InMemoryMcpEventSink, InMemoryMcpOutboundSessionStore } from '../../src/mcp/testing';
 import { fixtureAuth } from '../fixtures/fixture-tools';
+import { mcpClientStores } from '../../src/mcp/stores';
 
 /** Boots a module with these imports and returns the boot error (the app is closed either way). */
 async function bootError(imports: Parameters<typeof Test.createTestingModule>[0]['imports']): Promise<unknown> {
@@ -20,10 +21,11 @@ async function bootError(imports: Parameters<typeof Test.createTestingModule>[0]
  * are taken apart by the module and are no unknown keys.
  */
 describe('Unknown option keys at boot', () => {
-  const clientStores = () => ({
-    outboundSessions: new InMemoryMcpOutboundSessionStore(),
-    events: new InMemoryMcpEventSink(),
-  });
+  const clientStores = () =>
+    mcpClientStores({
+      outboundSessions: new InMemoryMcpOutboundSessionStore(),
+      events: new InMemoryMcpEventSink(),
+    });
 
   it('McpClientModule refuses a server entry with "timeout", suggesting "timeoutMs"', async () => {
     const error = await bootError([

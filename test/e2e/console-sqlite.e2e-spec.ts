@@ -8,10 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { MCP_ENTITIES, McpConsoleModule, McpModule } from '../../src/mcp';
+import { MCP_ENTITIES, McpModule } from '../../src/mcp';
 import { CONSOLE_TOKEN, ScopedConsoleGuard, TestConsoleGuard, scopeOfReader } from '../fixtures/console/console-guard';
 import { FixtureTools, OtherMountTools, fixtureAuth } from '../fixtures/fixture-tools';
 import { createHttpApp } from '../support/http-app';
+import { McpConsoleModule } from '../../src/mcp/console';
 
 jest.setTimeout(60_000);
 

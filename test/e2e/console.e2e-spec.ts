@@ -5,13 +5,14 @@ import { Test } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { readFileSync } from 'node:fs';
 import request from 'supertest';
-import { MCP_ENTITIES, McpConfigurationError, McpConsoleModule, McpModule } from '../../src/mcp';
+import { MCP_ENTITIES, McpConfigurationError, McpModule } from '../../src/mcp';
 import { ScopedConsoleGuard, TestConsoleGuard, CONSOLE_TOKEN, scopeOfReader } from '../fixtures/console/console-guard';
 import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';
 import { TaskGates, TaskTools } from '../fixtures/tasks/task-tools';
 import { HTTP_ADAPTERS, startApp, type RunningApp } from '../support/http-app';
 import { pollUntil } from '../support/polling';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
+import { McpConsoleModule } from '../../src/mcp/console';
 
 jest.setTimeout(60_000);
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { McpHealthModule, McpModule } from '../../src/mcp';
+import { McpModule } from '../../src/mcp';
 import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';
 import { statelessPost, statelessRequest } from '../fixtures/stateless/stateless-wire';
 import { TaskGates, TaskTools } from '../fixtures/tasks/task-tools';
@@ -8,6 +8,7 @@ import { startPrivateRedis, type PrivateRedis } from '../faults/support/private-
 import { pollUntil } from '../support/polling';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { deleteRedisKeys, TEST_REDIS_URL } from '../support/redis';
+import { McpHealthModule } from '../../src/mcp/health';
 
 jest.setTimeout(120_000);
 

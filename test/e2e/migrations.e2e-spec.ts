@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
-import { MCP_ENTITIES, MCP_MIGRATIONS, McpEvent, McpHandlerSwitch, McpInboundSession } from '../../src/mcp';
+import { MCP_ENTITIES, MCP_MIGRATIONS } from '../../src/mcp';
+import { McpEvent, McpHandlerSwitch, McpInboundSession } from '../../src/mcp/stores';
 import { JsonText } from '../../src/mcp/persistence/json-text';
 import { EntitySql } from '../../src/mcp/persistence/typeorm/entity-sql';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';

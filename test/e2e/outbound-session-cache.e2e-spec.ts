@@ -1,4 +1,4 @@
-import { McpOutboundSession } from '../../src/mcp';
+import { McpOutboundSession } from '../../src/mcp/stores';
 import { TypeOrmOutboundSessionStore } from '../../src/mcp/persistence/typeorm/typeorm-outbound-session.store';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 

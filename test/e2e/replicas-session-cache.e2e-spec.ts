@@ -1,11 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import {
-  MCP_SESSION_STORE,
-  McpModule,
-  type McpInboundSessionRecord,
-  type McpModuleOptions,
-  type McpPrincipal,
-} from '../../src/mcp';
+import { mcpServerStores, MCP_SESSION_STORE, type McpInboundSessionRecord } from '../../src/mcp/stores';
+import { McpModule, type McpModuleOptions, type McpPrincipal } from '../../src/mcp';
 import { TypeOrmSessionStore } from '../../src/mcp/persistence/typeorm/typeorm-session.store';
 import { McpSessionBus } from '../../src/mcp/server/pubsub/mcp-session-bus';
 import { fixtureAuth } from '../fixtures/fixture-tools';
@@ -73,7 +68,7 @@ describe('session cache across replicas (PostgreSQL + Redis pub/sub)', () => {
         McpModule.forRoot({
           auth: fixtureAuth,
           providers: [SseTools],
-          stores: { sessions: CountingSessionStore },
+          stores: mcpServerStores({ sessions: CountingSessionStore }),
           pubsub: { redis, channelPrefix },
           stateless: { requestStateSecret: SECRET },
           ...options,

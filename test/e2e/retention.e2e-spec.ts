@@ -8,15 +8,12 @@ import {
   MCP_ENTITIES,
   McpClientModule,
   McpConfigurationError,
-  McpInboundSession,
   McpModule,
-  McpOutboundSession,
-  McpResourceSubscription,
   McpRetentionService,
-  McpTask,
   getMcpRetentionToken,
   type McpRetentionReport,
 } from '../../src/mcp';
+import { McpInboundSession, McpOutboundSession, McpResourceSubscription, McpTask } from '../../src/mcp/stores';
 import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';
 import { startApp, type RunningApp } from '../support/http-app';
 import { openSession } from '../support/mcp-wire';

@@ -1,17 +1,11 @@
 import { Global, Injectable, Module, type INestApplication, type ModuleMetadata } from '@nestjs/common';
 import { UnknownDependenciesException } from '@nestjs/core/errors/exceptions/unknown-dependencies.exception';
 import { Test, type TestingModule } from '@nestjs/testing';
-import {
-  InjectMcpToolset,
-  McpConfigurationError,
-  McpModule,
-  type McpAuthorizer,
-  type McpMessageHandler,
-  type McpModuleOptions,
-} from '../../src/mcp';
+import { McpConfigurationError, McpModule, type McpAuthorizer, type McpModuleOptions } from '../../src/mcp';
 import { createInMemoryMcpStores, type InMemoryMcpStores } from '../../src/mcp/testing';
 import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';
 import { initializeRequest, post } from '../support/mcp-wire';
+import { InjectMcpToolset, type McpMessageHandler } from '../../src/mcp/transports';
 
 /** A running app on in-memory stores (no database needed for what these tests check). */
 interface BootedApp {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { IsString } from 'class-validator';
-import { McpDrainService, McpHealthModule, McpModule, McpTool, type McpToolContext } from '../../src/mcp';
+import { McpDrainService, McpModule, McpTool, type McpToolContext } from '../../src/mcp';
 import { SHUTDOWN_AUDIT_NOTE } from '../../src/mcp/server/shutdown/shutdown-answers';
 import { fixtureAuth } from '../fixtures/fixture-tools';
 import { statelessPost, statelessRequest } from '../fixtures/stateless/stateless-wire';
@@ -16,6 +16,7 @@ import {
 } from '../support/mcp-wire';
 import { pollUntil } from '../support/polling';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
+import { McpHealthModule } from '../../src/mcp/health';
 
 jest.setTimeout(60_000);
 

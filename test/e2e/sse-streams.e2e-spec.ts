@@ -8,7 +8,8 @@ import {
   ListRootsRequestSchema,
   LoggingMessageNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { MCP_SESSION_NOTIFIER, McpModule, type McpSessionNotifier } from '../../src/mcp';
+import { MCP_SESSION_NOTIFIER, type McpSessionNotifier } from '../../src/mcp/interfaces/mcp-session-notifier.interface';
+import { McpModule } from '../../src/mcp';
 import { fixtureAuth } from '../fixtures/fixture-tools';
 import { AbortProbe, SseTools } from '../fixtures/sse/sse-tools';
 import { SseReader, messagesOf } from '../fixtures/sse/sse-reader';

@@ -3,17 +3,15 @@ import { UnknownElementException } from '@nestjs/core/errors/exceptions/unknown-
 import { Test } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
 import {
+  mcpServerStores,
+  mcpClientStores,
   MCP_EVENT_SINK,
   MCP_HANDLER_SWITCH_STORE,
   MCP_OUTBOUND_SESSION_STORE,
   MCP_SESSION_STORE,
   MCP_TASK_STORE,
-  McpClientModule,
-  McpClientService,
-  McpModule,
-  McpRegistry,
-  McpResourceNotifier,
-} from '../../src/mcp';
+} from '../../src/mcp/stores';
+import { McpClientModule, McpClientService, McpModule, McpRegistry, McpResourceNotifier } from '../../src/mcp';
 import {
   InMemoryMcpEventSink,
   InMemoryMcpHandlerSwitchStore,
@@ -168,13 +166,13 @@ describe('McpModule on the in-memory stores of durable-mcp/testing (no database)
           mount: 'tests',
           path: '/tests/mcp',
           sessions: { idleTtlMs: 120_000 },
-          stores: {
+          stores: mcpServerStores({
             sessions: InMemoryMcpSessionStore,
             subscriptions: InMemoryMcpSubscriptionStore,
             events: InMemoryMcpEventSink,
             handlerSwitches: InMemoryMcpHandlerSwitchStore,
             tasks: InMemoryMcpTaskStore,
-          },
+          }),
         }),
       ]);
       app = running.app;
@@ -216,7 +214,10 @@ describe('McpModule on the in-memory stores of durable-mcp/testing (no database)
     beforeAll(async () => {
       ({ app } = await listen([
         McpModule.forRoot({ auth: fixtureAuth, stores: server }),
-        McpClientModule.forRoot({ servers: { self: { transport: 'toolset', principal: 'carol' } }, stores: client }),
+        McpClientModule.forRoot({
+          servers: { self: { transport: 'toolset', principal: 'carol' } },
+          stores: mcpClientStores(client),
+        }),
       ]));
     });
 

@@ -2,15 +2,8 @@ import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { TypeOrmModule, type TypeOrmModuleOptions } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import {
-  MCP_ENTITIES,
-  McpClientModule,
-  McpClientService,
-  McpEvent,
-  McpModule,
-  McpOutboundSession,
-  McpProtocolError,
-} from '../../src/mcp';
+import { MCP_ENTITIES, McpClientModule, McpClientService, McpModule, McpProtocolError } from '../../src/mcp';
+import { McpEvent, McpOutboundSession } from '../../src/mcp/stores';
 import { MCP_COLUMN_LENGTHS } from '../../src/mcp/persistence/mcp-columns.constants';
 import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';
 import {

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { McpClientModule, McpClientService, McpTimeoutError, type McpServerConfig } from '../../src/mcp';
 import { InMemoryMcpEventSink, InMemoryMcpOutboundSessionStore } from '../../src/mcp/testing';
 import { isAlive, rawServer, waitUntil } from '../fixtures/stdio/stdio-test-kit';
+import { mcpClientStores } from '../../src/mcp/stores';
 
 /** The methods a raw fixture received, one per line it read, in order. */
 function received(file: string): string[] {
@@ -43,7 +44,10 @@ describe('McpClientService over stdio: spawns, deadlines and shutdown', () => {
     servers: Record<string, McpServerConfig>,
     queue = { attempts: 3, backoffMs: 500 },
   ): Promise<McpClientService> {
-    const stores = { outboundSessions: new InMemoryMcpOutboundSessionStore(), events: new InMemoryMcpEventSink() };
+    const stores = mcpClientStores({
+      outboundSessions: new InMemoryMcpOutboundSessionStore(),
+      events: new InMemoryMcpEventSink(),
+    });
     const moduleRef = await Test.createTestingModule({
       imports: [McpClientModule.forRoot({ servers, queue, stores })],
     }).compile();

@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
-import { McpClientModule, McpHealthModule, McpModule } from '../../src/mcp';
+import { McpClientModule, McpModule } from '../../src/mcp';
 import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';
 import { HEALTH_OPS_TOKEN, HealthOpsGuard } from '../fixtures/health/health-ops-guard';
 import { HTTP_ADAPTERS } from '../support/http-app';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { startFaultApp, type FaultApp } from './support/fault-app';
 import { startPrivateRedis, type PrivateRedis } from './support/private-redis';
+import { McpHealthModule } from '../../src/mcp/health';
 
 jest.setTimeout(120_000);
 

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { McpClientModule, McpClientService, McpHealthModule, McpModule } from '../../src/mcp';
+import { McpClientModule, McpClientService, McpModule } from '../../src/mcp';
 import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';
 import { startFaultApp, type FaultApp } from './support/fault-app';
 import { pollUntil } from './support/free-port';
 import { startPrivatePostgres, type PrivatePostgres } from './support/private-postgres';
 import { startPrivateRedis, type PrivateRedis } from './support/private-redis';
+import { McpHealthModule } from '../../src/mcp/health';
 
 jest.setTimeout(120_000);
 

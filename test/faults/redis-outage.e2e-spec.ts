@@ -16,6 +16,7 @@ import { MCP_ACCEPT, callRequest, openSession, post, versionHeader } from '../su
 import { pollUntil } from './support/free-port';
 import { RecordingLogger } from './support/fault-app';
 import { startPrivateRedis, type PrivateRedis } from './support/private-redis';
+import { mcpClientStores } from '../../src/mcp/stores';
 
 /** keep-alive of the replicas' GET streams; a stream claim lives twice as long. */
 const STREAM_KEEP_ALIVE_MS = 2_000;
@@ -101,7 +102,7 @@ describe('Redis outage', () => {
         McpClientModule.forRoot({
           servers: { self: { transport: 'toolset', principal: 'svc', version: '2025-11-25' } },
           queue: { redis: redis.url, name, worker, attempts: 1, commandTimeoutMs: COMMAND_TIMEOUT_MS },
-          stores: { outboundSessions: stores.outboundSessions, events: stores.events },
+          stores: mcpClientStores({ outboundSessions: stores.outboundSessions, events: stores.events }),
           waitTimeoutMs: 20_000,
         }),
       ],

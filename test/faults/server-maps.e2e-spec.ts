@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { McpModule, Toolset } from '../../src/mcp';
+import { McpModule } from '../../src/mcp';
 import { McpPendingClientRequests } from '../../src/mcp/server/http/mcp-session-channel-pending';
 import { McpStreamRegistry } from '../../src/mcp/server/http/mcp-stream-registry';
 import { McpListenStreams } from '../../src/mcp/server/stateless/listen-stream-registry';
@@ -10,6 +10,7 @@ import { routingHeaders, statelessRequest } from '../fixtures/stateless/stateles
 import { startApp, type RunningApp } from '../support/http-app';
 import { MCP_ACCEPT, callRequest, post, send, versionHeader } from '../support/mcp-wire';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
+import { Toolset } from '../../src/mcp/transports';
 
 /** Sessions the suite drives; each runs every kind of exchange once. */
 const SESSIONS = 40;

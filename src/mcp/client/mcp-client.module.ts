@@ -32,15 +32,21 @@ const MCP_CLIENT_TYPEORM_FEATURE = TypeOrmModule.forFeature(MCP_ENTITIES);
  * ```
  */
 @Module({})
-export class McpClientModule extends McpClientConfigurableModule {
+export class McpClientModule {
   /** Registers the client with static options. */
-  static override forRoot(options: McpClientModuleOptions): DynamicModule {
-    return McpClientModule.withClient(super.forRoot(options), options);
+  static forRoot(options: McpClientModuleOptions): DynamicModule {
+    return McpClientModule.withClient(
+      { ...McpClientConfigurableModule.forRoot(options), module: McpClientModule },
+      options,
+    );
   }
 
   /** Registers the client with options from a factory, class or existing provider. */
-  static override forRootAsync(options: McpClientModuleAsyncOptions): DynamicModule {
-    return McpClientModule.withClient(super.forRootAsync(options), options);
+  static forRootAsync(options: McpClientModuleAsyncOptions): DynamicModule {
+    return McpClientModule.withClient(
+      { ...McpClientConfigurableModule.forRootAsync(options), module: McpClientModule },
+      options,
+    );
   }
 
   private static withClient(definition: DynamicModule, extras: McpClientModuleExtras): DynamicModule {

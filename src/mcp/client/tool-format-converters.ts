@@ -2,21 +2,29 @@ import type { McpServerTool, McpToolDefinition } from './tool-router';
 
 /** An OpenAI (Chat Completions / Responses) function tool. */
 export interface OpenAiTool {
+  /** Always `'function'`. */
   type: 'function';
+  /** The function: its name, description and JSON Schema of its parameters. */
   function: { name: string; description?: string; parameters: Record<string, unknown> };
 }
 
 /** An Anthropic Messages API tool. */
 export interface AnthropicTool {
+  /** The tool's name (with `prefixServer`, `server__tool`). */
   name: string;
+  /** The tool's description, when it has one. */
   description?: string;
+  /** The JSON Schema of the tool's input. */
   input_schema: Record<string, unknown>;
 }
 
 /** A Google Gemini function declaration (OpenAPI-subset schema). */
 export interface GeminiFunctionDeclaration {
+  /** The function's name (with `prefixServer`, `server__tool`). */
   name: string;
+  /** The function's description, when it has one. */
   description?: string;
+  /** The input schema in Gemini's OpenAPI subset; left out for a tool without properties. */
   parameters?: Record<string, unknown>;
 }
 

@@ -2,18 +2,27 @@ import { McpAmbiguousToolError, McpToolNotFoundError } from '../errors/mcp-clien
 
 /** A tool definition as `tools/list` returns it. */
 export interface McpToolDefinition {
+  /** The tool's name, unique on its server. */
   name: string;
+  /** A name to show to people, when the server gives one. */
   title?: string;
+  /** What the tool does, for the model. */
   description?: string;
+  /** The JSON Schema of the tool's arguments. */
   inputSchema: Record<string, unknown>;
+  /** The JSON Schema of the tool's `structuredContent`, when it declares one. */
   outputSchema?: Record<string, unknown>;
+  /** Hints about the tool's behaviour (`readOnlyHint`, `destructiveHint`...). */
   annotations?: Record<string, unknown>;
+  /** Any other field, passed through as sent. */
   [key: string]: unknown;
 }
 
 /** A tool and the server that offers it. */
 export interface McpServerTool {
+  /** The name of the server (its key in `servers`). */
   server: string;
+  /** The tool as the server lists it. */
   tool: McpToolDefinition;
 }
 

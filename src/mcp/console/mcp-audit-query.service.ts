@@ -36,6 +36,7 @@ export const CHART_MINUTES = 60;
  */
 @Injectable()
 export class McpAuditQuery {
+  /** @internal Built by `McpConsoleModule`. */
   constructor(
     @InjectRepository(McpEvent) private readonly events: Repository<McpEvent>,
     @InjectRepository(McpInboundSession) private readonly sessions: Repository<McpInboundSession>,

@@ -26,17 +26,23 @@ const CONSOLE_TYPEORM_FEATURE = TypeOrmModule.forFeature([McpEvent, McpInboundSe
  * nothing. Runs on Express and Fastify.
  */
 @Module({})
-export class McpConsoleModule extends McpConsoleConfigurableModule {
+export class McpConsoleModule {
   /** Mounts the console with static options; refuses to boot without a guard. */
-  static override forRoot(options: McpConsoleModuleForRootOptions): DynamicModule {
+  static forRoot(options: McpConsoleModuleForRootOptions): DynamicModule {
     const routes = resolveConsoleExtras(options ?? {});
-    return McpConsoleModule.withRoutes(super.forRoot(options), routes);
+    return McpConsoleModule.withRoutes(
+      { ...McpConsoleConfigurableModule.forRoot(options), module: McpConsoleModule },
+      routes,
+    );
   }
 
   /** Mounts the console with options from a factory, class or existing provider; `path` and `guard` stay synchronous. */
-  static override forRootAsync(options: McpConsoleModuleAsyncOptions): DynamicModule {
+  static forRootAsync(options: McpConsoleModuleAsyncOptions): DynamicModule {
     const routes = resolveConsoleExtras(options ?? {});
-    return McpConsoleModule.withRoutes(super.forRootAsync(options), routes);
+    return McpConsoleModule.withRoutes(
+      { ...McpConsoleConfigurableModule.forRootAsync(options), module: McpConsoleModule },
+      routes,
+    );
   }
 
   private static withRoutes(

@@ -20,6 +20,7 @@ export class McpTimeoutError extends McpClientError {
   constructor(
     message: string,
     delivered: boolean,
+    /** The deadline that passed, in milliseconds. */
     readonly timeoutMs: number,
   ) {
     super(message, delivered);
@@ -31,6 +32,7 @@ export class McpTransportError extends McpClientError {
   constructor(
     message: string,
     delivered: boolean,
+    /** The HTTP status of the failed answer, when there was one. */
     readonly status?: number,
   ) {
     super(message, delivered);
@@ -47,7 +49,10 @@ export class McpServerError extends McpClientError {
   /** The JSON-RPC error `data`, if any. */
   readonly data?: unknown;
 
-  constructor(readonly error: JsonRpcErrorObject) {
+  constructor(
+    /** The JSON-RPC error object the server answered. */
+    readonly error: JsonRpcErrorObject,
+  ) {
     super(`MCP server error ${error.code}: ${error.message}`, true);
     this.code = error.code;
     this.data = error.data;

@@ -47,6 +47,7 @@ function withDeadline<T>(work: Promise<T>, timeoutMs: number, message: string): 
  */
 @Injectable()
 export class McpHealthIndicator {
+  /** @internal Built by `McpHealthModule`. */
   constructor(
     @Inject(MCP_HEALTH_INDICATOR_SERVICE) private readonly indicators: HealthIndicatorService,
     @Inject(MCP_HEALTH_OPTIONS) private readonly options: McpResolvedHealthOptions,

@@ -57,15 +57,21 @@ export interface McpPromptMetadata extends McpPromptOptions {
 
 /** One message of a prompt: text, image, audio, a resource link or an embedded resource. */
 export interface McpPromptMessage {
+  /** Who says it in the conversation the prompt starts. */
   role: 'user' | 'assistant';
+  /** What is said: one content block. */
   content: McpContent;
 }
 
 /** A complete `prompts/get` result. */
 export interface McpGetPromptResult {
+  /** A description of the prompt, when it has one. */
   description?: string;
+  /** The messages of the prompt, in order. */
   messages: McpPromptMessage[];
+  /** Metadata the protocol reserves for extensions (`_meta`). */
   _meta?: Record<string, unknown>;
+  /** Any other field, passed through as sent. */
   [key: string]: unknown;
 }
 

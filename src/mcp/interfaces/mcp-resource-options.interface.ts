@@ -78,17 +78,25 @@ export interface McpResourceRequest {
 
 /** Text contents of a resource. */
 export interface McpTextResourceContents {
+  /** The URI of the resource these contents are of. */
   uri: string;
+  /** The contents' MIME type, when known. */
   mimeType?: string;
+  /** The text. */
   text: string;
+  /** Metadata the protocol reserves for extensions (`_meta`). */
   _meta?: Record<string, unknown>;
 }
 
 /** Binary contents of a resource, base64-encoded. */
 export interface McpBlobResourceContents {
+  /** The URI of the resource these contents are of. */
   uri: string;
+  /** The contents' MIME type, when known. */
   mimeType?: string;
+  /** The bytes, base64-encoded. */
   blob: string;
+  /** Metadata the protocol reserves for extensions (`_meta`). */
   _meta?: Record<string, unknown>;
 }
 
@@ -97,8 +105,11 @@ export type McpResourceContents = McpTextResourceContents | McpBlobResourceConte
 
 /** A complete `resources/read` result. */
 export interface McpReadResourceResult {
+  /** The resource's contents: one entry, or several (e.g. the files of a directory). */
   contents: McpResourceContents[];
+  /** Metadata the protocol reserves for extensions (`_meta`). */
   _meta?: Record<string, unknown>;
+  /** Any other field, passed through as sent. */
   [key: string]: unknown;
 }
 

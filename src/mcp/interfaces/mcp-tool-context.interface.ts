@@ -3,8 +3,11 @@ import type { McpPrincipal } from './principal.interface';
 
 /** What the client answered to an elicitation. */
 export interface McpElicitResult {
+  /** What the user did: submitted the form, refused, or dismissed it. */
   action: 'accept' | 'decline' | 'cancel';
+  /** The values the user submitted, with `accept` in form mode. */
   content?: Record<string, unknown>;
+  /** Any other field, passed through as sent. */
   [key: string]: unknown;
 }
 
@@ -55,8 +58,11 @@ export interface McpTaskContext {
 
 /** A root the client exposes. */
 export interface McpRoot {
+  /** The root's URI (a `file://` URI today). */
   uri: string;
+  /** A name to show for the root, when the client gives one. */
   name?: string;
+  /** Any other field, passed through as sent. */
   [key: string]: unknown;
 }
 
@@ -174,10 +180,15 @@ export type McpContent =
 
 /** A complete `tools/call` result. */
 export interface McpCallToolResult {
+  /** The content blocks of the result. */
   content: McpContent[];
+  /** The result as an object, checked against the tool's `outputSchema` when it has one. */
   structuredContent?: Record<string, unknown>;
+  /** True when the tool failed: the content says why, to the model. */
   isError?: boolean;
+  /** Metadata the protocol reserves for extensions (`_meta`). */
   _meta?: Record<string, unknown>;
+  /** Any other field, passed through as sent. */
   [key: string]: unknown;
 }
 

@@ -26,8 +26,11 @@ import { TypeOrmTaskStore } from './typeorm/typeorm-task.store';
  */
 export type McpStoreOverride<T> = Type<T> | T;
 
-/** Stores of the serving side of a mount; each one left out stays on TypeORM. */
-export interface McpServerStores {
+/**
+ * Stores of the serving side of a mount, one per slot; each one left out stays on TypeORM.
+ * `mcpServerStores()` turns them into the `stores` extra of `McpModule`.
+ */
+export interface McpServerStoreOverrides {
   /** 2025-era inbound sessions. */
   sessions?: McpStoreOverride<McpSessionStore>;
   /** Resource subscriptions. */
@@ -40,12 +43,75 @@ export interface McpServerStores {
   tasks?: McpStoreOverride<McpTaskStore>;
 }
 
-/** Stores of the client side; each one left out stays on TypeORM. */
-export interface McpClientStores {
+/**
+ * Stores of the client side, one per slot; each one left out stays on TypeORM.
+ * `mcpClientStores()` turns them into the `stores` extra of `McpClientModule`.
+ */
+export interface McpClientStoreOverrides {
   /** Remote sessions of the client. */
   outboundSessions?: McpStoreOverride<McpOutboundSessionStore>;
   /** Audit rows of outbound exchanges. */
   events?: McpStoreOverride<McpEventSink>;
+}
+
+/**
+ * The `stores` extra of `McpModule`: built by `mcpServerStores()` of `durable-mcp/stores`, or
+ * `createInMemoryMcpStores()` of `durable-mcp/testing`. An object written inline is refused, so
+ * each store is checked against its contract where the value is built.
+ */
+export interface McpServerStores {
+  /** Set by the builders: marks a value built for `McpModule`. */
+  readonly forMcpModule: true;
+  /** @internal */
+  readonly sessions?: McpServerStoreOverrides['sessions'];
+  /** @internal */
+  readonly subscriptions?: McpServerStoreOverrides['subscriptions'];
+  /** @internal */
+  readonly events?: McpServerStoreOverrides['events'];
+  /** @internal */
+  readonly handlerSwitches?: McpServerStoreOverrides['handlerSwitches'];
+  /** @internal */
+  readonly tasks?: McpServerStoreOverrides['tasks'];
+}
+
+/**
+ * The `stores` extra of `McpClientModule`: built by `mcpClientStores()` of `durable-mcp/stores`,
+ * or `createInMemoryMcpStores()` of `durable-mcp/testing`. An object written inline is refused,
+ * so each store is checked against its contract where the value is built.
+ */
+export interface McpClientStores {
+  /** Set by the builders: marks a value built for `McpClientModule`. */
+  readonly forMcpClientModule: true;
+  /** @internal */
+  readonly outboundSessions?: McpClientStoreOverrides['outboundSessions'];
+  /** @internal */
+  readonly events?: McpClientStoreOverrides['events'];
+}
+
+/**
+ * The `stores` extra of `McpModule` from the stores a host swaps in (a class Nest builds in the
+ * mount, or an instance); every slot left out stays on TypeORM.
+ *
+ * @example
+ * ```ts
+ * McpModule.forRoot({ auth, stores: mcpServerStores({ events: StdoutEventSink }) });
+ * ```
+ */
+export function mcpServerStores(overrides: McpServerStoreOverrides): McpServerStores {
+  return { ...overrides, forMcpModule: true };
+}
+
+/**
+ * The `stores` extra of `McpClientModule` from the stores a host swaps in (a class Nest builds
+ * in the client's module, or an instance); every slot left out stays on TypeORM.
+ *
+ * @example
+ * ```ts
+ * McpClientModule.forRoot({ servers, stores: mcpClientStores({ outboundSessions: RedisSessions }) });
+ * ```
+ */
+export function mcpClientStores(overrides: McpClientStoreOverrides): McpClientStores {
+  return { ...overrides, forMcpClientModule: true };
 }
 
 /** The store providers of one side, and whether they still need `TypeOrmModule.forFeature(MCP_ENTITIES)`. */
@@ -79,7 +145,7 @@ function providersOf(slots: Slot<unknown>[]): McpStoreProviders {
  * `MCP_EVENT_SINK`, `MCP_HANDLER_SWITCH_STORE`, `MCP_TASK_STORE`): the host's overrides, TypeORM for the rest. The module must also provide
  * `MCP_STORE_SETTINGS`.
  */
-export function createMcpServerStoreProviders(overrides: McpServerStores = {}): McpStoreProviders {
+export function createMcpServerStoreProviders(overrides: McpServerStoreOverrides = {}): McpStoreProviders {
   return providersOf([
     [MCP_SESSION_STORE, overrides.sessions, TypeOrmSessionStore],
     [MCP_SUBSCRIPTION_STORE, overrides.subscriptions, TypeOrmSubscriptionStore],
@@ -90,7 +156,7 @@ export function createMcpServerStoreProviders(overrides: McpServerStores = {}): 
 }
 
 /** The stores of the client (`MCP_OUTBOUND_SESSION_STORE`, `MCP_EVENT_SINK`): the host's overrides, TypeORM for the rest. */
-export function createMcpClientStoreProviders(overrides: McpClientStores = {}): McpStoreProviders {
+export function createMcpClientStoreProviders(overrides: McpClientStoreOverrides = {}): McpStoreProviders {
   return providersOf([
     [MCP_OUTBOUND_SESSION_STORE, overrides.outboundSessions, TypeOrmOutboundSessionStore],
     [MCP_EVENT_SINK, overrides.events, TypeOrmEventSink],

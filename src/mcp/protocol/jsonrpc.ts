@@ -9,37 +9,53 @@ export type JsonRpcId = string | number;
 
 /** A JSON-RPC request: has an id and expects exactly one response. */
 export interface JsonRpcRequest {
+  /** The protocol version, always `'2.0'`. */
   jsonrpc: '2.0';
+  /** The id the response echoes. */
   id: JsonRpcId;
+  /** The method called, e.g. `tools/call`. */
   method: string;
+  /** The method's parameters, when it takes any. */
   params?: Record<string, unknown>;
 }
 
 /** A JSON-RPC notification: has no id and gets no response. */
 export interface JsonRpcNotification {
+  /** The protocol version, always `'2.0'`. */
   jsonrpc: '2.0';
+  /** The notification's method, e.g. `notifications/progress`. */
   method: string;
+  /** The notification's parameters, when it has any. */
   params?: Record<string, unknown>;
 }
 
 /** The error object of a JSON-RPC error response. */
 export interface JsonRpcErrorObject {
+  /** The error code (see `JsonRpcErrorCode`; MCP adds its own, e.g. -32002). */
   code: number;
+  /** A short description of the error. */
   message: string;
+  /** Further details, as the server chose to send them. */
   data?: unknown;
 }
 
 /** A successful JSON-RPC response. */
 export interface JsonRpcSuccess {
+  /** The protocol version, always `'2.0'`. */
   jsonrpc: '2.0';
+  /** The id of the request this answers. */
   id: JsonRpcId;
+  /** The method's result. */
   result: Record<string, unknown>;
 }
 
 /** A JSON-RPC error response; `id` is null when the request's id could not be read. */
 export interface JsonRpcError {
+  /** The protocol version, always `'2.0'`. */
   jsonrpc: '2.0';
+  /** The id of the request this answers, or null when it could not be read. */
   id: JsonRpcId | null;
+  /** What went wrong. */
   error: JsonRpcErrorObject;
 }
 

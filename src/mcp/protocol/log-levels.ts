@@ -1,5 +1,8 @@
+/** One MCP log level (RFC 5424 names). */
+export type McpLogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
+
 /** MCP log levels, least to most severe (RFC 5424 names). */
-export const MCP_LOG_LEVELS = [
+export const MCP_LOG_LEVELS: readonly McpLogLevel[] = [
   'debug',
   'info',
   'notice',
@@ -8,7 +11,4 @@ export const MCP_LOG_LEVELS = [
   'critical',
   'alert',
   'emergency',
-] as const;
-
-/** One MCP log level. */
-export type McpLogLevel = (typeof MCP_LOG_LEVELS)[number];
+];

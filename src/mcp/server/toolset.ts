@@ -104,9 +104,13 @@ export type McpMethodHandler = (
 
 /** What a toolset announces about itself in `initialize`. */
 export interface ToolsetIdentity {
+  /** The server's name (`serverInfo.name`). */
   name: string;
+  /** The server's version (`serverInfo.version`). */
   version: string;
+  /** A name to show to people (`serverInfo.title`), when set. */
   title?: string;
+  /** Instructions for the model (`instructions` of the `initialize` result), when set. */
   instructions?: string;
 }
 
@@ -236,7 +240,10 @@ export class Toolset implements McpMessageHandler {
     return this.tools.get(name);
   }
 
-  /** @inheritdoc */
+  /**
+   * Handles one JSON-RPC message as the mount's endpoint would, for the caller in `context`:
+   * resolves to the response of a request, or null for a notification or a response.
+   */
   async deliver(message: JsonRpcMessage, context: McpDeliveryContext): Promise<JsonRpcResponse | null> {
     if (!('method' in message)) return null; // a client's response to a request we never send yet
     if (!('id' in message) || message.id === undefined) {

@@ -1,4 +1,5 @@
 import type { McpStoreSettings } from '../persistence/interfaces/mcp-store-settings.interface';
+import type { McpClientStores, McpServerStores } from '../persistence/store-providers';
 import { InMemoryMcpEventSink } from './in-memory-event-sink.store';
 import { InMemoryMcpHandlerSwitchStore } from './in-memory-handler-switch.store';
 import { InMemoryMcpOutboundSessionStore } from './in-memory-outbound-session.store';
@@ -6,8 +7,11 @@ import { InMemoryMcpSessionStore } from './in-memory-session.store';
 import { InMemoryMcpSubscriptionStore } from './in-memory-subscription.store';
 import { InMemoryMcpTaskStore } from './in-memory-task.store';
 
-/** One in-memory store of every kind, wired together; pass it whole as the `stores` extra. */
-export interface InMemoryMcpStores {
+/**
+ * One in-memory store of every kind, wired together; pass it whole as the `stores` extra of
+ * `McpModule` and of `McpClientModule`.
+ */
+export interface InMemoryMcpStores extends McpServerStores, McpClientStores {
   /** Inbound sessions of the mount. */
   sessions: InMemoryMcpSessionStore;
   /** Resource subscriptions, live as far as `sessions` says. */
@@ -36,5 +40,7 @@ export function createInMemoryMcpStores(settings: Partial<McpStoreSettings> = {}
     outboundSessions: new InMemoryMcpOutboundSessionStore(),
     handlerSwitches: new InMemoryMcpHandlerSwitchStore(settings),
     tasks: new InMemoryMcpTaskStore(settings),
+    forMcpModule: true,
+    forMcpClientModule: true,
   };
 }

@@ -18,9 +18,11 @@
  * expect(stores.sessions.sessions).toHaveLength(1);
  * ```
  *
- * Each store may also be given as a class (`stores: { events: InMemoryMcpEventSink, ... }`):
+ * Each store may also be given as a class (`stores: mcpServerStores({ events: InMemoryMcpEventSink, ... })`):
  * Nest then builds it inside the mount with the mount's settings, and a test reads it with
- * `app.get(MCP_EVENT_SINK)`.
+ * `app.get(MCP_EVENT_SINK)` (the store tokens and contracts are in `durable-mcp/stores`).
+ *
+ * @packageDocumentation
  */
 export { InMemoryMcpSessionStore } from './in-memory-session.store';
 export { InMemoryMcpSubscriptionStore } from './in-memory-subscription.store';
@@ -30,38 +32,31 @@ export { InMemoryMcpEventSink } from './in-memory-event-sink.store';
 export { InMemoryMcpOutboundSessionStore } from './in-memory-outbound-session.store';
 export { createInMemoryMcpStores } from './in-memory-stores';
 export type { InMemoryMcpStores } from './in-memory-stores';
+
+// The store contracts (from `durable-mcp/stores`) that the signatures above use.
 export type {
   McpSessionStore,
   McpInboundSessionRecord,
   McpNewInboundSession,
-} from '../persistence/interfaces/mcp-session-store.interface';
-export type {
   McpSubscriptionStore,
   McpSubscriptionRecord,
   McpResourceSubscriber,
-} from '../persistence/interfaces/mcp-subscription-store.interface';
-export type {
   McpHandlerSwitchStore,
   McpHandlerSwitchRecord,
-} from '../persistence/interfaces/mcp-handler-switch-store.interface';
-export type {
   McpTaskStore,
   McpTaskRecord,
   McpNewTask,
   McpTaskPayload,
-} from '../persistence/interfaces/mcp-task-store.interface';
-export type {
   McpEventSink,
   McpEventRecord,
   McpEventInput,
   McpEventDirection,
-} from '../persistence/interfaces/mcp-event-sink.interface';
-export type {
   McpOutboundSessionStore,
   McpOutboundSessionRecord,
   McpOutboundSessionState,
-} from '../persistence/interfaces/mcp-outbound-session-store.interface';
-export type { McpStoreSettings } from '../persistence/interfaces/mcp-store-settings.interface';
-export type { McpPrincipal } from '../interfaces/principal.interface';
-export { MCP_LOG_LEVELS } from '../protocol/log-levels';
-export type { McpLogLevel } from '../protocol/log-levels';
+  McpStoreSettings,
+  McpServerStores,
+  McpClientStores,
+  McpPrincipal,
+  McpLogLevel,
+} from '../stores';

@@ -96,6 +96,7 @@ export interface McpHttpServerConfig extends McpServerCommonConfig {
 
 /** A toolset of this app (a mount), reached in-process through its message handler. */
 export interface McpToolsetServerConfig extends McpServerCommonConfig {
+  /** Selects this kind of entry: a toolset of this app. */
   transport: 'toolset';
   /** The mount whose toolset to call. @default 'default' */
   mount?: string;

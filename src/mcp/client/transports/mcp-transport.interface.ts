@@ -72,9 +72,13 @@ export interface McpTransportDeliverOptions {
 
 /** What the handshake of a transport learned about the server. */
 export interface McpHandshakeInfo {
+  /** The protocol revision the server agreed to. */
   protocolVersion: string;
+  /** The server's `serverInfo` (name, version...), or null when it sent none. */
   serverInfo: Record<string, unknown> | null;
+  /** The capabilities the server declared, or null when it sent none. */
   capabilities: Record<string, unknown> | null;
+  /** The server's instructions for the model, when it gave some. */
   instructions?: string;
 }
 

@@ -1,3 +1,4 @@
+import type { Type } from '@nestjs/common';
 import { McpEvent } from './mcp-event.entity';
 import { McpHandlerSwitch } from './handler-switch.entity';
 import { McpInboundSession } from './inbound-session.entity';
@@ -9,7 +10,7 @@ export { McpEvent, McpHandlerSwitch, McpInboundSession, McpOutboundSession, McpR
 export type { McpEventDirection } from './mcp-event.entity';
 
 /** Every entity of the package: add them to the host's `TypeOrmModule.forRoot({ entities })`. */
-export const MCP_ENTITIES = [
+export const MCP_ENTITIES: Type[] = [
   McpInboundSession,
   McpEvent,
   McpOutboundSession,

@@ -1,3 +1,5 @@
+import type { Type } from '@nestjs/common';
+import type { MigrationInterface } from 'typeorm';
 import { CreateMcpTables1764489600000 } from './1764489600000-CreateMcpTables';
 import { AddMcpServerFeatures1764576000000 } from './1764576000000-AddMcpServerFeatures';
 import { AddOutboundSessionEndpoint1767225600000 } from './1767225600000-AddOutboundSessionEndpoint';
@@ -19,7 +21,7 @@ export {
 };
 
 /** The PostgreSQL migrations of the package, oldest first: add them to the host's DataSource `migrations`. */
-export const MCP_MIGRATIONS = [
+export const MCP_MIGRATIONS: Type<MigrationInterface>[] = [
   CreateMcpTables1764489600000,
   AddMcpServerFeatures1764576000000,
   AddOutboundSessionEndpoint1767225600000,
@@ -33,4 +35,4 @@ export const MCP_MIGRATIONS = [
  * Optional, PostgreSQL only: partitions `mcp_events` by day so the retention pruner drops whole
  * days. Not part of `MCP_MIGRATIONS`; list it after them: `[...MCP_MIGRATIONS, ...MCP_PARTITIONING_MIGRATIONS]`.
  */
-export const MCP_PARTITIONING_MIGRATIONS = [McpEventsPartitioning1767657600000];
+export const MCP_PARTITIONING_MIGRATIONS: Type<MigrationInterface>[] = [McpEventsPartitioning1767657600000];

@@ -43,7 +43,7 @@ export class McpRetentionService implements OnApplicationBootstrap, OnApplicatio
   private running: Promise<McpRetentionReport> | null = null;
   private readonly reports: McpRetentionReport[] = [];
 
-  /** Built by the module's factory provider: a mount's or the client's settings, and the module to find the `DataSource` in. */
+  /** @internal Built by the module's factory provider: a mount's or the client's settings, and the module to find the `DataSource` in. */
   constructor(
     private readonly settings: McpRetentionSettings,
     private readonly moduleRef: ModuleRef,

@@ -123,6 +123,7 @@ export class IntrospectionVerifier implements McpAuthorizer {
     return ConfiguredIntrospectionVerifier;
   }
 
+  /** @internal Built by Nest (options from `MCP_INTROSPECTION_VERIFIER_OPTIONS`) or by `configure`. */
   constructor(
     @Optional() @Inject(MCP_INTROSPECTION_VERIFIER_OPTIONS) private readonly options: IntrospectionVerifierOptions,
     @Optional() @Inject(MCP_MODULE_OPTIONS) mount?: McpResolvedOptions,

@@ -135,6 +135,7 @@ export class JwtVerifier implements McpAuthorizer {
     return ConfiguredJwtVerifier;
   }
 
+  /** @internal Built by Nest (options from `MCP_JWT_VERIFIER_OPTIONS`) or by `configure`. */
   constructor(
     @Optional() @Inject(MCP_JWT_VERIFIER_OPTIONS) private readonly options: JwtVerifierOptions = {},
     @Optional() @Inject(MCP_MODULE_OPTIONS) mount?: McpResolvedOptions,

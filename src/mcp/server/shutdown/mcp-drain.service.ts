@@ -70,6 +70,7 @@ export class McpDrainService implements OnModuleDestroy, OnApplicationBootstrap 
   /** Set at the end of the drain while the listener waits to close: refusals are sent once it settles. */
   private listenerClosing: Promise<void> | null = null;
 
+  /** @internal Built by the drain module that every mount imports. */
   constructor(@Optional() private readonly adapterHost?: HttpAdapterHost) {}
 
   /** True once the app started to shut down (or `drain()` was called). */
