@@ -15,9 +15,16 @@ export interface McpClientQueueOptions {
    * run inline in this process and no Redis connection is opened.
    */
   redis?: string | Exclude<QueueOptions['redis'], string | undefined>;
-  /** Queue name. @default 'mcp-calls' */
+  /**
+   * Queue name.
+   * @default 'mcp-calls'
+   * @minLength 1
+   */
   name?: string;
-  /** Redis key prefix of the queue. @default 'bull' */
+  /**
+   * Redis key prefix of the queue.
+   * @default (Bull's, `'bull'`)
+   */
   prefix?: string;
   /** Jobs this process runs at once. @default 8 */
   concurrency?: number;
@@ -25,7 +32,11 @@ export interface McpClientQueueOptions {
   worker?: boolean;
   /** Attempts of a retryable call (listing/reading, or undelivered). @default 3 */
   attempts?: number;
-  /** First retry delay, doubled for each further attempt, in ms. @default 500 */
+  /**
+   * First retry delay, doubled for each further attempt, in ms.
+   * @default 500
+   * @minimum 0
+   */
   backoffMs?: number;
   /** Bull advanced settings (lockDuration, stalledInterval, maxStalledCount...). */
   settings?: AdvancedSettings;
@@ -87,6 +98,7 @@ export interface McpClientOptions {
    * `mcp_events` rows and outbound sessions unused for longer. Runs once per `intervalMs` on one
    * worker (a Bull repeatable job on the queue's Redis, else a timer and a PostgreSQL advisory
    * lock), in bounded batches.
+   * @validate retention
    */
   retention?: McpClientRetentionOptions;
 }
@@ -109,7 +121,7 @@ export interface McpClientModuleExtras {
    * Stores to use instead of the TypeORM ones (outbound sessions, events), each a class or an
    * instance. With both swapped the client needs no TypeORM connection, e.g. with the in-memory
    * stores of `durable-mcp/testing` in a host's tests.
-   * @default every store on TypeORM
+   * @default (every store on TypeORM)
    */
   stores?: McpClientStores;
 }

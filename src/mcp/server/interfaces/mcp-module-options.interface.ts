@@ -15,9 +15,15 @@ import type { McpTelemetryOptions } from '../../telemetry/mcp-telemetry.options'
 
 /** Identity the server announces in its `initialize` result. */
 export interface McpServerInfoOptions {
-  /** @default 'durable-mcp' */
+  /**
+   * Name of the server.
+   * @default 'durable-mcp'
+   */
   name?: string;
-  /** @default the package version */
+  /**
+   * Version of the server.
+   * @default (the package version)
+   */
   version?: string;
   /** Optional instructions the client may show to its model. */
   instructions?: string;
@@ -58,7 +64,7 @@ export interface McpStatelessOptions {
   /**
    * Secret (at least 16 bytes) that seals the `requestState` of `input_required` results with
    * HMAC-SHA256. Every replica must share it: a retry may reach any of them.
-   * @default a random secret per process (fine for a single replica; logged at boot)
+   * @default (a random secret per process: fine for a single replica; logged at boot)
    */
   requestStateSecret?: string | Buffer;
   /**
@@ -70,9 +76,16 @@ export interface McpStatelessOptions {
 
 /** A caching hint: how long a result stays fresh and who may share it. */
 export interface McpCacheHint {
-  /** @default 60_000 for lists and `server/discover`, 0 for `resources/read` */
+  /**
+   * How long the result stays fresh, in milliseconds.
+   * @default (60_000 for lists and `server/discover`, 0 for `resources/read`)
+   * @minimum 0
+   */
   ttlMs?: number;
-  /** @default 'public' for lists and `server/discover`, 'private' for `resources/read` */
+  /**
+   * Who may share the cached result.
+   * @default ('public' for lists and `server/discover`, 'private' for `resources/read`)
+   */
   scope?: 'public' | 'private';
 }
 
@@ -91,6 +104,7 @@ export interface McpModuleOptions {
    * Required. Accepts or rejects bearer tokens: a function `(token, request) => principal | null`
    * or an injectable class with an `authorize` method (resolved through DI, so it must be a
    * provider the module can see). There is no default: a mount without auth does not boot.
+   * @validate auth
    */
   auth?: McpAuthorizeFn | Type<McpAuthorizer>;
   /**
@@ -102,14 +116,14 @@ export interface McpModuleOptions {
    * `oauth.requiredScopes` apply to tokens, not to the anonymous principal. All anonymous callers
    * share one principal: an anonymous session is bound to it, so its session id is its only
    * secret, and the `limits` per principal are shared by all anonymous callers.
-   * @default false: a request without a token gets 401
+   * @default false (a request without a token gets 401)
    */
   anonymous?: boolean;
   /** Identity and instructions announced by `initialize`. */
   server?: McpServerInfoOptions;
   /**
    * Which providers' `@McpTool` methods this mount serves.
-   * @default every provider of the app that has `@McpTool` methods
+   * @default (every provider of the app that has `@McpTool` methods)
    */
   providers?: Type<unknown>[];
   /** Session settings. */
@@ -127,7 +141,7 @@ export interface McpModuleOptions {
   /**
    * Origins allowed to call the endpoint from a browser (DNS-rebinding protection). Requests
    * without an `Origin` header are always allowed. `'*'` allows every origin.
-   * @default localhost, 127.0.0.1 and [::1] on any port
+   * @default (localhost, 127.0.0.1 and [::1] on any port)
    */
   allowedOrigins?: string[] | '*';
   /**
@@ -163,6 +177,7 @@ export interface McpModuleOptions {
    * `mcp_events` rows, ended or idle sessions with their subscriptions, and tasks past their ttl.
    * Runs once per `intervalMs` on one replica (a Bull repeatable job with the mount's Redis,
    * else a timer and a PostgreSQL advisory lock), in bounded batches.
+   * @validate retention
    */
   retention?: McpRetentionOptions;
   /** SSE stream settings (client request timeout, keep-alive, reconnection delay). */
@@ -181,7 +196,8 @@ export interface McpModuleOptions {
    * `/.well-known/oauth-protected-resource<path>`, 401 challenges that name it, and 403
    * `insufficient_scope` for tokens without `requiredScopes`. Pair it with a verifier as `auth`
    * (`JwtVerifier`, `IntrospectionVerifier`).
-   * @default none: plain bearer authentication by `auth`
+   * @default (none: plain bearer authentication by `auth`)
+   * @validate oauth
    */
   oauth?: McpOAuthOptions;
   /**
@@ -213,7 +229,7 @@ export interface McpModuleExtras {
    * Stores to use instead of the TypeORM ones (sessions, subscriptions, events, handler switches), each a class Nest
    * instantiates in the mount or a ready instance. A mount whose every store is swapped needs no
    * TypeORM connection, e.g. with the in-memory stores of `durable-mcp/testing` in a host's tests.
-   * @default every store on TypeORM
+   * @default (every store on TypeORM)
    */
   stores?: McpServerStores;
 }

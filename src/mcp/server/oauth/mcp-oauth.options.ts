@@ -1,4 +1,6 @@
-import { assertKnownOptions, McpConfigurationError, optionKeys } from '../../errors/mcp-configuration.errors';
+import { assertKnownOptions, McpConfigurationError } from '../../errors/mcp-configuration.errors';
+import { optionKeysOf } from '../../options/options-model';
+import { MCP_MODULE_OPTIONS_MODEL } from '../mcp-module-model.options';
 
 /**
  * Makes a mount an OAuth 2.1 resource server: it publishes its Protected Resource Metadata
@@ -10,7 +12,7 @@ export interface McpOAuthOptions {
    * The canonical URI of this mount as clients reach it (RFC 8707), e.g.
    * `https://mcp.example.com/mcp`: tokens must name it as their audience. Give either
    * `resource` or `publicUrl`.
-   * @default `publicUrl` followed by the mount's path
+   * @default (`publicUrl` followed by the mount's path)
    */
   resource?: string;
   /**
@@ -22,13 +24,13 @@ export interface McpOAuthOptions {
   authorizationServers: string[];
   /**
    * The scopes clients may ask for, published as `scopes_supported`.
-   * @default `requiredScopes`
+   * @default (`requiredScopes`)
    */
   scopesSupported?: string[];
   /**
    * Scopes every token must carry to use this mount: a token without them gets 403
    * `insufficient_scope`, and a 401 names them in its `scope` parameter.
-   * @default none
+   * @default []
    */
   requiredScopes?: string[];
   /** A page where people can read how to use this resource, published as `resource_documentation`. */
@@ -38,6 +40,8 @@ export interface McpOAuthOptions {
   /**
    * How long clients and proxies may cache the metadata document (`Cache-Control: max-age`).
    * @default 3600
+   * @minimum 0
+   * @unit s
    */
   metadataMaxAgeSec?: number;
 }
@@ -77,16 +81,7 @@ export const PROTECTED_RESOURCE_WELL_KNOWN = '/.well-known/oauth-protected-resou
 
 const DEFAULT_MAX_AGE_SEC = 3600;
 
-const OAUTH_OPTION_KEYS = optionKeys<McpOAuthOptions>({
-  resource: true,
-  publicUrl: true,
-  authorizationServers: true,
-  scopesSupported: true,
-  requiredScopes: true,
-  resourceDocumentation: true,
-  resourceName: true,
-  metadataMaxAgeSec: true,
-});
+const OAUTH_OPTION_KEYS = optionKeysOf(MCP_MODULE_OPTIONS_MODEL.oauth.options);
 
 /** A scope token of RFC 6749 section 3.3: printable ASCII without space, `"` and `\`. */
 export const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;

@@ -1,7 +1,12 @@
 import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
-import { resolveShutdownOptions } from './mcp-shutdown.options';
+import { resolveMcpOptions } from '../mcp.options';
+import type { McpShutdownOptions } from './mcp-shutdown.options';
 
-describe('resolveShutdownOptions', () => {
+const auth = () => 'alice';
+const resolveShutdownOptions = (mount: string, shutdown: McpShutdownOptions | undefined) =>
+  resolveMcpOptions({ auth, shutdown }, { mount, path: '/mcp' }).shutdown;
+
+describe('the shutdown option', () => {
   it('defaults to a 10 s drain, a 500 ms quiet period and Retry-After: 1', () => {
     expect(resolveShutdownOptions('m', undefined)).toEqual({
       drainTimeoutMs: 10_000,

@@ -4,8 +4,8 @@ import { RequestStateCodec, type RequestStatePayload } from './request-state-cod
 
 const SECRET = 'a-shared-secret-of-the-unit-spec';
 
-function codec(options: Partial<McpResolvedOptions>): RequestStateCodec {
-  return new RequestStateCodec({ mount: 'default', ...options } as McpResolvedOptions);
+function codec(options: { [K in keyof McpResolvedOptions]?: unknown }): RequestStateCodec {
+  return new RequestStateCodec({ mount: 'default', ...options } as unknown as McpResolvedOptions);
 }
 
 const payload: RequestStatePayload = {
