@@ -45,7 +45,8 @@ describe('health checks: /health/live and /health/ready', () => {
           auth: fixtureAuth,
           providers: [FixtureTools],
           database: { timeoutMs: 1500 },
-          pubsub: { redis: redis.url, channelPrefix: prefix, timeoutMs: 1000 },
+          redis: redis.url,
+          pubsub: { channelPrefix: prefix, timeoutMs: 1000 },
           stateless: { requestStateSecret: randomBytes(24).toString('hex') },
         }),
         McpClientModule.forRoot({

@@ -24,7 +24,7 @@ export class McpDatabaseUnavailableError extends McpInfrastructureError {
 }
 
 /**
- * The Redis connection of the session bus (`pubsub.redis`) is down or did not answer in time: a
+ * The Redis connection of the session bus (the mount's `redis`) is down or did not answer in time: a
  * message between replicas (an answer to a server request, a cancellation, a notification, a
  * stream claim) could not be sent. The endpoint answers 503 when a request depends on it.
  */

@@ -10,6 +10,7 @@ export const MCP_MODULE_OPTIONS_MODEL = {
     description:
       'Required. Accepts or rejects bearer tokens: a function `(token, request) => principal | null` or an injectable class with an `authorize` method (resolved through DI, so it must be a provider the module can see). There is no default: a mount without auth does not boot.',
     validator: 'auth',
+    required: true,
   },
   anonymous: {
     kind: 'boolean',
@@ -53,6 +54,13 @@ export const MCP_MODULE_OPTIONS_MODEL = {
     type: 'Type<unknown>[]',
     description: "Which providers' `@McpTool` methods this mount serves.",
     defaultText: 'every provider of the app that has `@McpTool` methods',
+  },
+  redis: {
+    kind: 'any',
+    type: 'string | RedisOptions',
+    description:
+      "The Redis of the mount (URL or ioredis options), shared by everything in it that needs one: the session bus between replicas (the client's answers to elicitation, sampling and roots requests, cancellations, session notifications and the session cache's invalidations), the resumption log of SSE streams, the task queue (Bull) and the retention schedule. Each process keeps one subscriber and one publisher connection per distinct setting, shared by its mounts. With several replicas, also set `stateless.requestStateSecret`.",
+    defaultText: 'none: everything stays in process; run a single replica',
   },
   sessions: {
     kind: 'group',
@@ -181,14 +189,8 @@ export const MCP_MODULE_OPTIONS_MODEL = {
     kind: 'group',
     type: 'McpPubSubOptions',
     description:
-      "Pub/sub between replicas (Redis): carries the client's answers to elicitation, sampling and roots requests, cancellations and session notifications to the replica holding the call or the stream. Without it, routing is process-local: run a single replica.",
+      "Names and bounds of the mount's Redis traffic (channel prefix, command timeout); the connection itself is `redis`.",
     options: {
-      redis: {
-        kind: 'any',
-        type: 'string | RedisOptions',
-        description:
-          'Redis connection (URL or ioredis options). Each process keeps one subscriber and one publisher connection per distinct setting, shared by its mounts. Without it, answers to server->client requests, cancellations and session notifications only reach streams and calls of the process that receives them: run a single replica.',
-      },
       channelPrefix: {
         kind: 'string',
         type: 'string',
@@ -199,7 +201,7 @@ export const MCP_MODULE_OPTIONS_MODEL = {
         kind: 'integer',
         type: 'number',
         description:
-          'Bound of one Redis command of the bus (publish, stream claim). While Redis is down commands fail at once; a request that needs one is answered 503.',
+          'Bound of one Redis command of the bus (publish, stream claim), in milliseconds. While Redis is down commands fail at once; a request that needs one is answered 503.',
         default: 5000,
         unit: 'ms',
       },
@@ -211,12 +213,6 @@ export const MCP_MODULE_OPTIONS_MODEL = {
     description:
       'Task-augmented tool calls (experimental tasks of 2025-11-25): where they run (a Bull queue on Redis, else in process), their lifetimes and polling interval.',
     options: {
-      redis: {
-        kind: 'any',
-        type: 'string | RedisOptions',
-        description: 'The Redis of the task queue.',
-        defaultText: 'the `pubsub.redis` of the mount; in process when neither is set',
-      },
       concurrency: {
         kind: 'integer',
         type: 'number',
@@ -380,7 +376,7 @@ export const MCP_MODULE_OPTIONS_MODEL = {
         kind: 'integer',
         type: 'number',
         description:
-          'Events kept per stream for clients that reconnect with `Last-Event-ID` (in Redis when `pubsub.redis` is set, so any replica resumes; in process memory otherwise).',
+          'Events kept per stream for clients that reconnect with `Last-Event-ID` (in Redis when the mount has `redis`, so any replica resumes; in process memory otherwise).',
         default: 500,
       },
       resumeTtlMs: {
@@ -569,13 +565,15 @@ export const MCP_MODULE_OPTIONS_MODEL = {
         type: 'string',
         description: 'A human-readable name of the resource, published as `resource_name`.',
       },
-      metadataMaxAgeSec: {
+      metadataMaxAgeMs: {
         kind: 'integer',
         type: 'number',
-        description: 'How long clients and proxies may cache the metadata document (`Cache-Control: max-age`).',
-        default: 3600,
+        description:
+          'How long clients and proxies may cache the metadata document, in milliseconds (`Cache-Control: max-age`, rounded up to whole seconds).',
+        default: 3600000,
+        defaultText: 'one hour',
         minimum: 0,
-        unit: 's',
+        unit: 'ms',
       },
     },
     validator: 'oauth',
@@ -600,16 +598,18 @@ export const MCP_MODULE_OPTIONS_MODEL = {
         kind: 'integer',
         type: 'number',
         description:
-          'The drain also waits, within `drainTimeoutMs`, until no request arrived or ended for this long: a client that sent its next request right after an answer (or before its load balancer saw readiness go down) gets the 503 rather than a connection reset when the server closes. A drain that found nothing in flight and refused nothing closes at once. The same period bounds the close of the HTTP server: after a drain that refused requests, the listener closes once no connection arrived for this long (the last refusals wait for it), and a keep-alive connection is closed once it stayed idle for this long. Keep it shorter than `retryAfterSeconds`, so a client that honours `Retry-After` comes back after the close.',
+          'The drain also waits, within `drainTimeoutMs`, until no request arrived or ended for this long: a client that sent its next request right after an answer (or before its load balancer saw readiness go down) gets the 503 rather than a connection reset when the server closes. A drain that found nothing in flight and refused nothing closes at once. The same period bounds the close of the HTTP server: after a drain that refused requests, the listener closes once no connection arrived for this long (the last refusals wait for it), and a keep-alive connection is closed once it stayed idle for this long. Keep it shorter than `retryAfterMs`, so a client that honours `Retry-After` comes back after the close.',
         default: 500,
         minimum: 0,
         unit: 'ms',
       },
-      retryAfterSeconds: {
+      retryAfterMs: {
         kind: 'integer',
         type: 'number',
-        description: 'The `Retry-After` (seconds) of the 503 that refuses new requests while the app drains.',
-        default: 1,
+        description:
+          'The `Retry-After` of the 503 that refuses new requests while the app drains, in milliseconds; the header carries it rounded up to whole seconds.',
+        default: 1000,
+        unit: 'ms',
       },
     },
   },

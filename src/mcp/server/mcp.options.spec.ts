@@ -5,7 +5,7 @@ import { DEFAULT_MAX_BODY_BYTES, DEFAULT_PAGE_SIZE, DEFAULT_SESSION_IDLE_TTL_MS 
 import { McpModule } from '../mcp.module';
 import { resolveMcpOptions } from './mcp.options';
 import { MCP_ENTITIES } from '../persistence/entities';
-import type { McpModuleOptions } from './interfaces/mcp-module-options.interface';
+import type { McpModuleForRootOptions, McpModuleOptions } from './interfaces/mcp-module-options.interface';
 
 const extras = { mount: 'main', path: '/mcp' };
 const auth = () => 'alice';
@@ -237,7 +237,9 @@ describe('McpModule boot without auth', () => {
       synchronize: true,
     });
     const boot = async () => {
-      const moduleRef = await Test.createTestingModule({ imports: [database, McpModule.forRoot({})] }).compile();
+      const moduleRef = await Test.createTestingModule({
+        imports: [database, McpModule.forRoot({} as McpModuleForRootOptions)],
+      }).compile();
       try {
         await moduleRef.init();
       } finally {

@@ -66,7 +66,7 @@ export function resolveMcpOptions(
     retention: resolved.retention as McpResolvedRetention | null,
     tasks: {
       ...tasks,
-      redis: tasks.redis ?? resolved.pubsub.redis ?? null,
+      redis: resolved.redis ?? null,
       defaultTtlMs: Math.min(tasks.defaultTtlMs, tasks.maxTtlMs),
       inputTimeoutMs: tasks.inputTimeoutMs ?? resolved.streams.clientRequestTimeoutMs,
       queueName: tasks.queueName ?? `mcp-tasks-${mount}`,

@@ -106,8 +106,10 @@ export interface McpClientOptions {
 /** Synchronous options of `McpClientModule` that shape the module graph (also with `forRootAsync`). */
 export interface McpClientModuleExtras {
   /**
-   * Make `McpClientService` injectable everywhere without importing the module again.
-   * @default true
+   * Make `McpClientService` injectable everywhere without importing the module again. Off by
+   * default, as on `McpModule` and Nest's own modules: a module that injects `McpClientService`
+   * imports `McpClientModule` (or the app sets `isGlobal: true` once).
+   * @default false
    */
   isGlobal?: boolean;
   /**

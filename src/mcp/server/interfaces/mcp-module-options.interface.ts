@@ -1,4 +1,5 @@
 import type { Type } from '@nestjs/common';
+import type { RedisOptions } from 'ioredis';
 import type { ConfigurableModuleAsyncOptions } from '@nestjs/common';
 import type { McpAuthorizeFn, McpAuthorizer } from '../../interfaces/principal.interface';
 import type { McpServerStores } from '../../persistence/store-providers';
@@ -106,7 +107,7 @@ export interface McpModuleOptions {
    * provider the module can see). There is no default: a mount without auth does not boot.
    * @validate auth
    */
-  auth?: McpAuthorizeFn | Type<McpAuthorizer>;
+  auth: McpAuthorizeFn | Type<McpAuthorizer>;
   /**
    * Admit requests without an `Authorization` header as the anonymous principal
    * (`MCP_ANONYMOUS_PRINCIPAL`: key `anonymous`, no scopes, no roles). It sees and calls only the
@@ -126,6 +127,16 @@ export interface McpModuleOptions {
    * @default (every provider of the app that has `@McpTool` methods)
    */
   providers?: Type<unknown>[];
+  /**
+   * The Redis of the mount (URL or ioredis options), shared by everything in it that needs one:
+   * the session bus between replicas (the client's answers to elicitation, sampling and roots
+   * requests, cancellations, session notifications and the session cache's invalidations), the
+   * resumption log of SSE streams, the task queue (Bull) and the retention schedule. Each
+   * process keeps one subscriber and one publisher connection per distinct setting, shared by
+   * its mounts. With several replicas, also set `stateless.requestStateSecret`.
+   * @default (none: everything stays in process; run a single replica)
+   */
+  redis?: string | RedisOptions;
   /** Session settings. */
   sessions?: McpSessionOptions;
   /** Database bounds of the mount's TypeORM stores. */
@@ -162,9 +173,8 @@ export interface McpModuleOptions {
    */
   pageSize?: number;
   /**
-   * Pub/sub between replicas (Redis): carries the client's answers to elicitation, sampling and
-   * roots requests, cancellations and session notifications to the replica holding the call or
-   * the stream. Without it, routing is process-local: run a single replica.
+   * Names and bounds of the mount's Redis traffic (channel prefix, command timeout); the
+   * connection itself is `redis`.
    */
   pubsub?: McpPubSubOptions;
   /**
@@ -203,7 +213,7 @@ export interface McpModuleOptions {
   /**
    * Graceful shutdown: how long requests in flight may run once the app drains (SIGTERM with
    * `enableShutdownHooks()`), and the `Retry-After` of the 503 that refuses new ones meanwhile.
-   * @default { drainTimeoutMs: 10_000, quietPeriodMs: 500, retryAfterSeconds: 1 }
+   * @default { drainTimeoutMs: 10_000, quietPeriodMs: 500, retryAfterMs: 1000 }
    */
   shutdown?: McpShutdownOptions;
 }
@@ -221,7 +231,11 @@ export interface McpModuleExtras {
    */
   path: string;
   /**
-   * Register the module globally.
+   * Register the module globally, so modules that do not import it inject the mount's toolset,
+   * options and services. Off by default on both `McpModule` and `McpClientModule`, as with Nest's
+   * own modules: the modules that use a mount (or the client) import it, which keeps the module
+   * graph explicit, and several mounts of one app would otherwise export the same tokens (e.g.
+   * `McpRetentionService`) globally.
    * @default false
    */
   isGlobal: boolean;

@@ -38,12 +38,12 @@ export interface McpOAuthOptions {
   /** A human-readable name of the resource, published as `resource_name`. */
   resourceName?: string;
   /**
-   * How long clients and proxies may cache the metadata document (`Cache-Control: max-age`).
-   * @default 3600
+   * How long clients and proxies may cache the metadata document, in milliseconds
+   * (`Cache-Control: max-age`, rounded up to whole seconds).
+   * @default 3_600_000 (one hour)
    * @minimum 0
-   * @unit s
    */
-  metadataMaxAgeSec?: number;
+  metadataMaxAgeMs?: number;
 }
 
 /** The Protected Resource Metadata document (RFC 9728 section 2) a mount publishes. */
@@ -79,7 +79,7 @@ export interface McpResolvedOAuthOptions {
 /** Where RFC 9728 puts the metadata: this prefix, then the resource's path. */
 export const PROTECTED_RESOURCE_WELL_KNOWN = '/.well-known/oauth-protected-resource';
 
-const DEFAULT_MAX_AGE_SEC = 3600;
+const DEFAULT_MAX_AGE_MS = 3_600_000;
 
 const OAUTH_OPTION_KEYS = optionKeysOf(MCP_MODULE_OPTIONS_MODEL.oauth.options);
 
@@ -191,8 +191,9 @@ export function resolveOAuthOptions(
   const missing = scopesSupported ? requiredScopes.filter((scope) => !scopesSupported.includes(scope)) : [];
   if (missing.length > 0)
     fail(mount, 'scopesSupported', `must include the required scopes (missing: ${missing.join(', ')})`);
-  const maxAgeSec = options.metadataMaxAgeSec ?? DEFAULT_MAX_AGE_SEC;
-  if (!Number.isInteger(maxAgeSec) || maxAgeSec < 0) fail(mount, 'metadataMaxAgeSec', 'must be a non-negative integer');
+  const maxAgeMs = options.metadataMaxAgeMs ?? DEFAULT_MAX_AGE_MS;
+  if (!Number.isInteger(maxAgeMs) || maxAgeMs < 0) fail(mount, 'metadataMaxAgeMs', 'must be a non-negative integer');
+  const maxAgeSec = Math.ceil(maxAgeMs / 1000);
   if (options.resourceName !== undefined && (typeof options.resourceName !== 'string' || options.resourceName === '')) {
     fail(mount, 'resourceName', 'must be a non-empty string');
   }

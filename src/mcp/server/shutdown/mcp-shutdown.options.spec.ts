@@ -11,12 +11,12 @@ describe('the shutdown option', () => {
     expect(resolveShutdownOptions('m', undefined)).toEqual({
       drainTimeoutMs: 10_000,
       quietPeriodMs: 500,
-      retryAfterSeconds: 1,
+      retryAfterMs: 1000,
     });
-    expect(resolveShutdownOptions('m', { drainTimeoutMs: 2500, quietPeriodMs: 0, retryAfterSeconds: 5 })).toEqual({
+    expect(resolveShutdownOptions('m', { drainTimeoutMs: 2500, quietPeriodMs: 0, retryAfterMs: 5000 })).toEqual({
       drainTimeoutMs: 2500,
       quietPeriodMs: 0,
-      retryAfterSeconds: 5,
+      retryAfterMs: 5000,
     });
   });
 
@@ -25,7 +25,7 @@ describe('the shutdown option', () => {
     [{ drainTimeoutMs: 1.5 }, 'option "shutdown.drainTimeoutMs" must be a positive integer'],
     [{ drainTimeoutMs: '10s' }, 'option "shutdown.drainTimeoutMs" must be a positive integer'],
     [{ quietPeriodMs: -1 }, 'option "shutdown.quietPeriodMs" must be an integer of 0 or more'],
-    [{ retryAfterSeconds: 0 }, 'option "shutdown.retryAfterSeconds" must be a positive integer'],
+    [{ retryAfterMs: 0 }, 'option "shutdown.retryAfterMs" must be a positive integer'],
     [{ drainTimeout: 100 }, 'unknown option "drainTimeout" (did you mean "drainTimeoutMs"?'],
     [10_000, 'option "shutdown" must be an object'],
   ])('refuses %p at boot', (value, message) => {

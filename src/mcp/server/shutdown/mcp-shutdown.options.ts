@@ -19,16 +19,17 @@ export interface McpShutdownOptions {
    * bounds the close of the HTTP server: after a drain that refused requests, the listener closes
    * once no connection arrived for this long (the last refusals wait for it), and a keep-alive
    * connection is closed once it stayed idle for this long. Keep it shorter than
-   * `retryAfterSeconds`, so a client that honours `Retry-After` comes back after the close.
+   * `retryAfterMs`, so a client that honours `Retry-After` comes back after the close.
    * @default 500
    * @minimum 0
    */
   quietPeriodMs?: number;
   /**
-   * The `Retry-After` (seconds) of the 503 that refuses new requests while the app drains.
-   * @default 1
+   * The `Retry-After` of the 503 that refuses new requests while the app drains, in
+   * milliseconds; the header carries it rounded up to whole seconds.
+   * @default 1000
    */
-  retryAfterSeconds?: number;
+  retryAfterMs?: number;
 }
 
 /** The `shutdown` option after defaults. */

@@ -4,16 +4,11 @@ import type { MCP_MODULE_OPTIONS_MODEL } from '../mcp-module-model.options';
 
 /**
  * How a mount runs task-augmented tool calls (`tasks` option). Tasks run on a Bull queue when the
- * mount has Redis (`tasks.redis`, else `pubsub.redis`): every replica's process consumes it, so
+ * mount has Redis (its `redis` option): every replica's process consumes it, so
  * any replica creates a task and any worker runs it. Without Redis they run in the process that
  * created them.
  */
 export interface McpTasksOptions {
-  /**
-   * The Redis of the task queue.
-   * @default (the `pubsub.redis` of the mount; in process when neither is set)
-   */
-  redis?: string | RedisOptions;
   /**
    * How many tasks this process runs at once; `0` makes a replica that creates and serves tasks
    * but runs none (on the queue only).
