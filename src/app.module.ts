@@ -90,7 +90,7 @@ function authOptions(): Pick<McpModuleOptions, 'auth' | 'oauth'> {
     McpClientModule.forRoot({
       servers: { self: { transport: 'toolset', mount: 'default', principal: { key: 'relay', label: 'relay' } } },
       serversFile: demoConfig.serversFile,
-      queue: demoConfig.redisUrl ? { redis: demoConfig.redisUrl } : undefined,
+      redis: demoConfig.redisUrl,
     }),
     // GET /health/live and /health/ready answer { status } alone, to anyone (a load balancer needs no
     // token); GET /health/details answers the whole report (the database, the call queue, the task

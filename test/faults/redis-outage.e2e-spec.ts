@@ -100,7 +100,8 @@ describe('Redis outage', () => {
         McpModule.forRoot({ auth: fixtureAuth, providers: [FixtureTools], stores }),
         McpClientModule.forRoot({
           servers: { self: { transport: 'toolset', principal: 'svc', version: '2025-11-25' } },
-          queue: { redis: redis.url, name, worker, attempts: 1, commandTimeoutMs: COMMAND_TIMEOUT_MS },
+          redis: redis.url,
+          queue: { name, worker, attempts: 1, commandTimeoutMs: COMMAND_TIMEOUT_MS },
           stores: { outboundSessions: stores.outboundSessions, events: stores.events },
           waitTimeoutMs: 20_000,
         }),

@@ -15,17 +15,18 @@ export const MCP_CLIENT_MODULE_OPTIONS_MODEL = {
     description:
       'A Claude-Desktop style JSON file `{ "mcpServers": { "name": { "command", "args", "env", "cwd" } | { "url", "headers" } } }`, merged with `servers`; a name declared twice is a boot error.',
   },
+  redis: {
+    kind: 'any',
+    type: "string | Exclude<QueueOptions['redis'], string | undefined>",
+    description:
+      'The Redis of the client (URL or ioredis options), shared by everything in it that needs one: the call queue (calls become Bull jobs any worker runs), the retention schedule, the OAuth token store of `clientCredentials` and the at-most-once markers of calls. A host `BullModule.forRoot` is picked up when this is absent.',
+    defaultText: 'none: calls run inline in this process and no Redis connection is opened',
+  },
   queue: {
     kind: 'group',
     type: 'McpClientQueueOptions',
-    description: 'Queue settings; see `McpClientQueueOptions.redis` for inline mode.',
+    description: 'Queue settings (name, concurrency, retries, Bull settings); the connection is `redis`.',
     options: {
-      redis: {
-        kind: 'any',
-        type: "string | Exclude<QueueOptions['redis'], string | undefined>",
-        description:
-          'Redis URL or ioredis options. Without it (and without a host `BullModule.forRoot`), calls run inline in this process and no Redis connection is opened.',
-      },
       name: {
         kind: 'string',
         type: 'string',

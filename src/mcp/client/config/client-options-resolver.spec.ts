@@ -75,7 +75,7 @@ describe('resolveClientOptions', () => {
   });
 
   it('selects Bull when Redis is configured, or when the host shares a BullModule configuration', () => {
-    expect(resolveClientOptions({ queue: { redis: 'redis://127.0.0.1:6379', prefix: 'p' } }).queue.bull).toEqual({
+    expect(resolveClientOptions({ redis: 'redis://127.0.0.1:6379', queue: { prefix: 'p' } }).queue.bull).toEqual({
       redis: 'redis://127.0.0.1:6379',
       prefix: 'p',
     });

@@ -73,8 +73,12 @@ function mergeServers(
   );
 }
 
-function bullOptions(queue: McpClientQueueOptions, shared: QueueOptions | undefined): QueueOptions | null {
-  const base = queue.redis !== undefined ? { redis: queue.redis } : shared ? { ...shared } : null;
+function bullOptions(
+  redis: McpClientOptions['redis'],
+  queue: McpClientQueueOptions,
+  shared: QueueOptions | undefined,
+): QueueOptions | null {
+  const base = redis !== undefined ? { redis } : shared ? { ...shared } : null;
   if (!base) return null;
   return {
     ...base,
@@ -86,7 +90,7 @@ function bullOptions(queue: McpClientQueueOptions, shared: QueueOptions | undefi
 /**
  * Applies the client defaults, reads `serversFile`, and checks every server entry against the
  * transport factories in use. `shared` is the host's `BullModule.forRoot` configuration, used
- * when `queue.redis` is absent.
+ * when `redis` is absent.
  * @throws McpConfigurationError saying how to fix a mistake.
  */
 export function resolveClientOptions(
@@ -105,7 +109,7 @@ export function resolveClientOptions(
     telemetry: client.telemetry,
     retention: client.retention as McpResolvedRetention | null,
     queue: {
-      bull: bullOptions(queue, shared),
+      bull: bullOptions(client.redis, queue, shared),
       name: queue.name,
       concurrency: queue.concurrency,
       worker: queue.worker,

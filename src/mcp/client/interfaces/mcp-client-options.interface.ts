@@ -8,13 +8,8 @@ import type { McpTransportFactory } from '../transports/mcp-transport-factory.in
 import type { McpClientHandlers } from './mcp-client-handlers.interface';
 import type { McpServerConfig } from './mcp-server-config.interface';
 
-/** Where client calls run: a Bull queue on Redis, or inline in this process. */
+/** How client calls run: on a Bull queue when the client has Redis (`redis`), else inline in this process. */
 export interface McpClientQueueOptions {
-  /**
-   * Redis URL or ioredis options. Without it (and without a host `BullModule.forRoot`), calls
-   * run inline in this process and no Redis connection is opened.
-   */
-  redis?: string | Exclude<QueueOptions['redis'], string | undefined>;
   /**
    * Queue name.
    * @default 'mcp-calls'
@@ -62,7 +57,15 @@ export interface McpClientOptions {
    * merged with `servers`; a name declared twice is a boot error.
    */
   serversFile?: string;
-  /** Queue settings; see `McpClientQueueOptions.redis` for inline mode. */
+  /**
+   * The Redis of the client (URL or ioredis options), shared by everything in it that needs
+   * one: the call queue (calls become Bull jobs any worker runs), the retention schedule, the
+   * OAuth token store of `clientCredentials` and the at-most-once markers of calls. A host
+   * `BullModule.forRoot` is picked up when this is absent.
+   * @default (none: calls run inline in this process and no Redis connection is opened)
+   */
+  redis?: string | Exclude<QueueOptions['redis'], string | undefined>;
+  /** Queue settings (name, concurrency, retries, Bull settings); the connection is `redis`. */
   queue?: McpClientQueueOptions;
   /** Handlers of server->client requests (also `@McpSamplingHandler()` & co. on providers). */
   handlers?: McpClientHandlers;
