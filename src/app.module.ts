@@ -81,8 +81,7 @@ function authOptions(): Pick<McpModuleOptions, 'auth' | 'oauth'> {
     McpModule.forRoot({
       ...authOptions(),
       server: { name: 'durable-mcp-demo', instructions: 'Demo tools: echo, add, fail, whoami, relay_echo.' },
-      audit: { commit: demoConfig.auditCommit },
-      shutdown: { drainTimeoutMs: demoConfig.drainTimeoutMs },
+      advanced: { audit: { commit: demoConfig.auditCommit }, shutdown: { drainTimeoutMs: demoConfig.drainTimeoutMs } },
       ...(demoConfig.retention ? { retention: demoConfig.retention } : {}),
     }),
     // The app calls its own toolset through the client, as a durable job: Bull on Redis when

@@ -43,7 +43,7 @@ async function boot(
   const moduleRef = await Test.createTestingModule({
     imports: [
       TypeOrmModule.forRoot(typeorm),
-      McpModule.forRoot({ auth: fixtureAuth, ...(commit ? { audit: { commit } } : {}) }),
+      McpModule.forRoot({ auth: fixtureAuth, ...(commit ? { advanced: { audit: { commit } } } : {}) }),
     ],
     providers: [FixtureTools],
   }).compile();

@@ -54,7 +54,7 @@ describe('Unknown option keys at boot', () => {
     ]);
     expect(error).toBeInstanceOf(McpConfigurationError);
     expect((error as Error).message).toContain(
-      'McpModule (mount "default"): unknown option "pagesize" (did you mean "pageSize"?',
+      'McpModule (mount "default"): unknown option "pagesize" (did you mean "advanced.pageSize"?',
     );
   });
 
@@ -66,7 +66,7 @@ describe('Unknown option keys at boot', () => {
         path: '/keys',
         isGlobal: false,
         stores: createInMemoryMcpStores(),
-        pageSize: 10,
+        advanced: { pageSize: 10 },
       }),
       McpClientModule.forRoot({
         isGlobal: true,

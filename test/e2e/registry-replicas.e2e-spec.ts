@@ -78,9 +78,9 @@ describe('McpRegistry across replicas (PostgreSQL + Redis)', () => {
         McpModule.forRoot({
           auth: suiteAuth,
           redis: TEST_REDIS_URL,
-          pubsub: { channelPrefix: prefix },
+          advanced: { pubsub: { channelPrefix: prefix } },
           stateless: { requestStateSecret: 'a-shared-secret-of-the-test-suite' },
-          ...(databaseTimeoutMs ? { database: { timeoutMs: databaseTimeoutMs } } : {}),
+          ...(databaseTimeoutMs ? { advanced: { database: { timeoutMs: databaseTimeoutMs } } } : {}),
         }),
       ],
       providers: [RuntimeHandlers],

@@ -75,7 +75,7 @@ describe('session cache across replicas (PostgreSQL + Redis pub/sub)', () => {
           providers: [SseTools],
           stores: { sessions: CountingSessionStore },
           redis,
-          pubsub: { channelPrefix },
+          advanced: { pubsub: { channelPrefix } },
           stateless: { requestStateSecret: SECRET },
           ...options,
         }),

@@ -37,7 +37,7 @@ describe('SSE across replicas (PostgreSQL + Redis pub/sub)', () => {
           auth: fixtureAuth,
           providers: [SseTools],
           redis: TEST_REDIS_URL,
-          pubsub: { channelPrefix },
+          advanced: { pubsub: { channelPrefix } },
           stateless: { requestStateSecret: 'a-shared-secret-of-the-test-suite' },
         }),
       ],

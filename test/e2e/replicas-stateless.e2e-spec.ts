@@ -31,7 +31,7 @@ describe('Across replicas: input_required rounds and resource notifications', ()
           auth: fixtureAuth,
           providers: [StatelessTools, FeatureResources],
           redis: REDIS_URL,
-          pubsub: { channelPrefix },
+          advanced: { pubsub: { channelPrefix } },
           stateless: { requestStateSecret: SECRET },
         }),
       ],

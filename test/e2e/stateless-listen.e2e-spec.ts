@@ -63,7 +63,7 @@ describe.each(HTTP_ADAPTERS)('subscriptions/listen streams (2026-07-28, %s)', (a
           McpModule.forRoot({
             auth: fixtureAuth,
             redis: TEST_REDIS_URL,
-            pubsub: { channelPrefix },
+            advanced: { pubsub: { channelPrefix } },
             stateless: { requestStateSecret: 'a-shared-secret-of-the-test-suite' },
           }),
         ],

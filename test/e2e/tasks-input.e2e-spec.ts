@@ -37,7 +37,7 @@ describe('input inside a task (2026-07-28, PostgreSQL + Redis, two replicas)', (
           auth: fixtureAuth,
           providers: [TaskInputTools],
           redis: TEST_REDIS_URL,
-          pubsub: { channelPrefix },
+          advanced: { pubsub: { channelPrefix } },
           stateless: { requestStateSecret: 'a-shared-secret-of-the-input-suite' },
           tasks: { concurrency, queueName: queue, pollIntervalMs: 50, ...tasks },
         }),

@@ -35,7 +35,7 @@ describe('runtime tools as tasks (McpRegistry, PostgreSQL + Redis, two replicas)
           auth: fixtureAuth,
           providers: [],
           redis: TEST_REDIS_URL,
-          pubsub: { channelPrefix },
+          advanced: { pubsub: { channelPrefix } },
           stateless: { requestStateSecret: 'a-shared-secret-of-the-registry-suite' },
           tasks: { concurrency, queueName, pollIntervalMs: 50 },
         }),

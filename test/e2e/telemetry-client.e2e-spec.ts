@@ -68,7 +68,10 @@ describe('OpenTelemetry: outbound propagation, payload opt-in and metrics', () =
     scripted(remote);
     app = await startApp(db.url, {
       imports: [
-        McpModule.forRoot({ auth: fixtureAuth, telemetry: { recordPayloads: true, maxPayloadLength: 256 } }),
+        McpModule.forRoot({
+          auth: fixtureAuth,
+          advanced: { telemetry: { recordPayloads: true, maxPayloadLength: 256 } },
+        }),
         McpClientModule.forRoot({
           servers: {
             scripted: { url: remote.url, version: '2025-11-25' },

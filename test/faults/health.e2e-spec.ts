@@ -44,9 +44,8 @@ describe('health checks: /health/live and /health/ready', () => {
         McpModule.forRoot({
           auth: fixtureAuth,
           providers: [FixtureTools],
-          database: { timeoutMs: 1500 },
+          advanced: { database: { timeoutMs: 1500 }, pubsub: { channelPrefix: prefix, timeoutMs: 1000 } },
           redis: redis.url,
-          pubsub: { channelPrefix: prefix, timeoutMs: 1000 },
           stateless: { requestStateSecret: randomBytes(24).toString('hex') },
         }),
         McpClientModule.forRoot({

@@ -222,9 +222,11 @@ describe('Redis outage', () => {
               providers: [FixtureTools],
               stores,
               redis: redis.url,
-              pubsub: { channelPrefix, timeoutMs: PUBSUB_TIMEOUT_MS },
+              advanced: {
+                pubsub: { channelPrefix, timeoutMs: PUBSUB_TIMEOUT_MS },
+                streams: { keepAliveMs: STREAM_KEEP_ALIVE_MS },
+              },
               stateless: { requestStateSecret: 'the-shared-secret-of-both-replicas' },
-              streams: { keepAliveMs: STREAM_KEEP_ALIVE_MS },
             }),
           ],
           providers: [FixtureTools],

@@ -53,7 +53,7 @@ describe.each<[string, boolean, HttpAdapterName, HttpAdapterName]>([
             ...(redis
               ? {
                   redis: REDIS_URL,
-                  pubsub: { channelPrefix },
+                  advanced: { pubsub: { channelPrefix } },
                   stateless: { requestStateSecret: 'a-shared-secret-of-the-test-suite' },
                 }
               : {}),

@@ -110,7 +110,7 @@ describe('a task worker SIGKILLed mid-task (PostgreSQL; Bull on Redis, or in pro
     const bus = queued
       ? {
           redis: TEST_REDIS_URL,
-          pubsub: { channelPrefix },
+          advanced: { pubsub: { channelPrefix } },
           stateless: { requestStateSecret: 'a-shared-secret-of-the-task-suite' },
         }
       : {};

@@ -164,7 +164,11 @@ function resolveGroup(
   context: OptionsContext,
 ): Record<string, unknown> {
   const raw = input ?? {};
-  assertKnownOptions(raw, optionKeysOf(model), path ? `${context.where} option "${path}"` : context.where);
+  const nested: Record<string, readonly string[]> = {};
+  for (const [key, spec] of Object.entries(model)) {
+    if (spec.kind === 'group' && spec.options) nested[key] = optionKeysOf(spec.options);
+  }
+  assertKnownOptions(raw, optionKeysOf(model), path ? `${context.where} option "${path}"` : context.where, nested);
   const given = raw as Record<string, unknown>;
   const resolved: Record<string, unknown> = {};
   for (const [key, spec] of Object.entries(model)) {

@@ -101,111 +101,12 @@ export const MCP_MODULE_OPTIONS_MODEL = {
       },
     },
   },
-  database: {
-    kind: 'group',
-    type: 'McpDatabaseOptions',
-    description: "Database bounds of the mount's TypeORM stores.",
-    options: {
-      timeoutMs: {
-        kind: 'integer',
-        type: 'number',
-        description:
-          'Bound of every database operation a request waits for (session lookup and writes, the group-committed audit row, subscriptions): past it the request is answered 503 with `Retry-After` instead of waiting for the database. Set the pg pool\'s own limits as well (`connectionTimeoutMillis`, `statement_timeout`, see the README\'s "Failure behaviour").',
-        default: 5000,
-        unit: 'ms',
-      },
-    },
-  },
-  audit: {
-    kind: 'group',
-    type: 'McpAuditOptions',
-    description: "How the mount's audit rows are committed (`commit: 'sync' | 'async'`).",
-    options: {
-      commit: {
-        kind: 'enum',
-        type: "'sync' | 'async'",
-        description:
-          "How the transaction of each group-committed batch of rows commits on PostgreSQL. Either way a response is sent only after the commit that holds its row: the row is visible to every reader. `'sync'` also waits for the WAL flush to disk. `'async'` commits the batch with `synchronous_commit` off for that transaction alone: the flush is left to the WAL writer and shared by every batch in between. If the PostgreSQL server crashes (or its machine loses power), the rows of the transactions it committed in the last three times `wal_writer_delay` before the crash (600 ms with the default 200 ms) may be lost; the database stays consistent. A crash of this app loses nothing more than in `'sync'` mode. Other databases (SQLite) commit the same way in both modes.",
-        values: ['sync', 'async'],
-        default: 'sync',
-      },
-    },
-  },
-  telemetry: {
-    kind: 'group',
-    type: 'McpTelemetryOptions',
-    description:
-      "What the mount's OpenTelemetry spans record beyond the default attributes (`{ recordPayloads: true }` adds arguments and results). Spans exist only when the host registers an OpenTelemetry SDK.",
-    options: {
-      recordPayloads: {
-        kind: 'boolean',
-        type: 'boolean',
-        description:
-          'Adds the arguments and the result (or error) of each exchange to its span, as the attributes `mcp.request.params` and `mcp.response.result` (JSON, cut to `maxPayloadLength` characters). Off by default: arguments and results may hold personal data, and spans often leave the process.',
-        default: false,
-      },
-      maxPayloadLength: {
-        kind: 'integer',
-        type: 'number',
-        description:
-          'Longest payload attribute kept with `recordPayloads`, in characters; longer JSON is cut and ends with `…`.',
-        default: 1024,
-        minimum: 16,
-        unit: 'characters',
-      },
-    },
-  },
   allowedOrigins: {
     kind: 'any',
     type: "string[] | '*'",
     description:
       "Origins allowed to call the endpoint from a browser (DNS-rebinding protection). Requests without an `Origin` header are always allowed. `'*'` allows every origin.",
     defaultText: 'localhost, 127.0.0.1 and [::1] on any port',
-  },
-  maxBodyBytes: {
-    kind: 'integer',
-    type: 'number',
-    description: 'Largest accepted request body, in bytes; larger bodies get 413.',
-    default: 4194304,
-    defaultText: '4 MiB',
-    unit: 'bytes',
-  },
-  bodyTimeoutMs: {
-    kind: 'integer',
-    type: 'number',
-    description:
-      'Deadline for receiving a whole request body, in milliseconds, counted from the moment the endpoint starts reading it. A body still incomplete then (a client trickling bytes) gets 408 with a JSON-RPC body and the connection is closed.',
-    default: 30000,
-    defaultText: '30 seconds',
-    unit: 'ms',
-  },
-  pageSize: {
-    kind: 'integer',
-    type: 'number',
-    description: 'Page size of `tools/list`.',
-    default: 100,
-  },
-  pubsub: {
-    kind: 'group',
-    type: 'McpPubSubOptions',
-    description:
-      "Names and bounds of the mount's Redis traffic (channel prefix, command timeout); the connection itself is `redis`.",
-    options: {
-      channelPrefix: {
-        kind: 'string',
-        type: 'string',
-        description: 'Prefix of the channel and key names, so several apps (or test suites) can share one Redis.',
-        default: 'mcp',
-      },
-      timeoutMs: {
-        kind: 'integer',
-        type: 'number',
-        description:
-          'Bound of one Redis command of the bus (publish, stream claim), in milliseconds. While Redis is down commands fail at once; a request that needs one is answered 503.',
-        default: 5000,
-        unit: 'ms',
-      },
-    },
   },
   tasks: {
     kind: 'group',
@@ -334,122 +235,6 @@ export const MCP_MODULE_OPTIONS_MODEL = {
     },
     validator: 'retention',
   },
-  streams: {
-    kind: 'group',
-    type: 'McpStreamOptions',
-    description: 'SSE stream settings (client request timeout, keep-alive, reconnection delay).',
-    options: {
-      clientRequestTimeoutMs: {
-        kind: 'integer',
-        type: 'number',
-        description:
-          "How long `ctx.elicit`, `ctx.sample` and `ctx.listRoots` wait for the client's answer before rejecting with `McpClientRequestTimeoutError`.",
-        default: 300000,
-        defaultText: 'five minutes: elicitation waits on a person',
-        unit: 'ms',
-      },
-      keepAliveMs: {
-        kind: 'integer',
-        type: 'number',
-        description:
-          "Interval of the keep-alive comments on an idle GET stream (also how often the replica holding it renews its claim on the session's stream).",
-        default: 15000,
-        unit: 'ms',
-      },
-      retryMs: {
-        kind: 'integer',
-        type: 'number',
-        description: "Reconnection delay announced to clients in the `retry` field of every stream's first event.",
-        default: 1000,
-        unit: 'ms',
-      },
-      maxBufferedBytes: {
-        kind: 'integer',
-        type: 'number',
-        description:
-          'Bytes a stream may have queued for a client that does not read (socket buffer full). A message that finds more than this queued closes the stream instead of growing the queue.',
-        default: 4194304,
-        defaultText: '4 MiB',
-        unit: 'bytes',
-      },
-      resumeEvents: {
-        kind: 'integer',
-        type: 'number',
-        description:
-          'Events kept per stream for clients that reconnect with `Last-Event-ID` (in Redis when the mount has `redis`, so any replica resumes; in process memory otherwise).',
-        default: 500,
-      },
-      resumeTtlMs: {
-        kind: 'integer',
-        type: 'number',
-        description: "How long a stream's events stay resumable after its last event, in ms.",
-        default: 600000,
-        defaultText: 'ten minutes',
-        unit: 'ms',
-      },
-      resumeFollowers: {
-        kind: 'integer',
-        type: 'number',
-        description:
-          "Resumed POST streams (a GET with `Last-Event-ID` naming a request's stream whose response is not sent yet) this process follows at once, reading the event log for what the request sends next. A resumption beyond it gets what is kept so far and ends: the client comes back after `retryMs` with its new `Last-Event-ID`. Each open resumption also counts against `limits.streamsPerPrincipal`.",
-        default: 1000,
-      },
-    },
-  },
-  limits: {
-    kind: 'group',
-    type: 'McpLimitsOptions',
-    description: 'Caps per principal and per session (sessions, streams, subscriptions).',
-    options: {
-      sessionsPerPrincipal: {
-        kind: 'integer',
-        type: 'number',
-        description:
-          'Live 2025 sessions per principal on the mount, counted in the database (so the cap holds across replicas); `initialize` beyond it answers 429. Terminated and idle sessions do not count.',
-        default: 100,
-      },
-      streamsPerPrincipal: {
-        kind: 'integer',
-        type: 'number',
-        description:
-          'Open GET streams (2025 sessions) per principal, counted per process: with N replicas a principal may hold up to N times this many.',
-        default: 100,
-      },
-      listenStreamsPerPrincipal: {
-        kind: 'integer',
-        type: 'number',
-        description: 'Open `subscriptions/listen` streams (2026-07-28) per principal, counted per process.',
-        default: 100,
-      },
-      listenResourceSubscriptions: {
-        kind: 'integer',
-        type: 'number',
-        description:
-          'Entries of `notifications.resourceSubscriptions` one `subscriptions/listen` request may name (counted as sent, duplicates included), checked before any URI is looked at.',
-        default: 1000,
-      },
-      listenTaskIds: {
-        kind: 'integer',
-        type: 'number',
-        description:
-          'Entries of `notifications.taskIds` one `subscriptions/listen` request may name (counted as sent), checked before any task is looked up in the database.',
-        default: 1000,
-      },
-      subscriptionsPerSession: {
-        kind: 'integer',
-        type: 'number',
-        description: 'Resource URIs one session may watch (`resources/subscribe`), counted in the database.',
-        default: 1000,
-      },
-      tasksPerPrincipal: {
-        kind: 'integer',
-        type: 'number',
-        description:
-          'Tasks per principal that are not over yet (`working` or `input_required`, not expired), counted in the database (so the cap holds across replicas); a task-augmented `tools/call` beyond it answers 429 and creates nothing. All anonymous callers of an `anonymous: true` mount share one count.',
-        default: 100,
-      },
-    },
-  },
   stateless: {
     kind: 'group',
     type: 'McpStatelessOptions',
@@ -469,51 +254,6 @@ export const MCP_MODULE_OPTIONS_MODEL = {
         default: 600000,
         defaultText: 'ten minutes',
         unit: 'ms',
-      },
-    },
-  },
-  cache: {
-    kind: 'group',
-    type: 'McpCacheOptions',
-    description:
-      'Caching hints (`ttlMs`, `cacheScope`) on the cacheable results of stateless requests. A handler that sets its own hints on a result keeps them.',
-    options: {
-      read: {
-        kind: 'group',
-        type: 'McpCacheHint',
-        description: 'Hints of `resources/read` results.',
-        options: {
-          ttlMs: {
-            kind: 'integer',
-            type: 'number',
-            description: 'How long the result stays fresh, in milliseconds.',
-            defaultText: '60_000 for lists and `server/discover`, 0 for `resources/read`',
-            minimum: 0,
-            unit: 'ms',
-          },
-          scope: {
-            kind: 'enum',
-            type: "'public' | 'private'",
-            description: 'Who may share the cached result.',
-            values: ['public', 'private'],
-            defaultText: "'public' for lists and `server/discover`, 'private' for `resources/read`",
-          },
-        },
-      },
-      ttlMs: {
-        kind: 'integer',
-        type: 'number',
-        description: 'How long the result stays fresh, in milliseconds.',
-        defaultText: '60_000 for lists and `server/discover`, 0 for `resources/read`',
-        minimum: 0,
-        unit: 'ms',
-      },
-      scope: {
-        kind: 'enum',
-        type: "'public' | 'private'",
-        description: 'Who may share the cached result.',
-        values: ['public', 'private'],
-        defaultText: "'public' for lists and `server/discover`, 'private' for `resources/read`",
       },
     },
   },
@@ -579,37 +319,305 @@ export const MCP_MODULE_OPTIONS_MODEL = {
     validator: 'oauth',
     defaultText: 'none: plain bearer authentication by `auth`',
   },
-  shutdown: {
+  advanced: {
     kind: 'group',
-    type: 'McpShutdownOptions',
+    type: 'McpAdvancedOptions',
     description:
-      'Graceful shutdown: how long requests in flight may run once the app drains (SIGTERM with `enableShutdownHooks()`), and the `Retry-After` of the 503 that refuses new ones meanwhile.',
+      'Expert settings: request bounds (body size and deadline, page size, database timeout), caps per principal (`limits`), SSE stream buffers and resumption (`streams`), cache hints, Redis names, the audit commit mode, span payloads and the shutdown drain.',
     options: {
-      drainTimeoutMs: {
+      database: {
+        kind: 'group',
+        type: 'McpDatabaseOptions',
+        description: "Database bounds of the mount's TypeORM stores.",
+        options: {
+          timeoutMs: {
+            kind: 'integer',
+            type: 'number',
+            description:
+              'Bound of every database operation a request waits for (session lookup and writes, the group-committed audit row, subscriptions): past it the request is answered 503 with `Retry-After` instead of waiting for the database. Set the pg pool\'s own limits as well (`connectionTimeoutMillis`, `statement_timeout`, see the README\'s "Failure behaviour").',
+            default: 5000,
+            unit: 'ms',
+          },
+        },
+      },
+      audit: {
+        kind: 'group',
+        type: 'McpAuditOptions',
+        description: "How the mount's audit rows are committed (`commit: 'sync' | 'async'`).",
+        options: {
+          commit: {
+            kind: 'enum',
+            type: "'sync' | 'async'",
+            description:
+              "How the transaction of each group-committed batch of rows commits on PostgreSQL. Either way a response is sent only after the commit that holds its row: the row is visible to every reader. `'sync'` also waits for the WAL flush to disk. `'async'` commits the batch with `synchronous_commit` off for that transaction alone: the flush is left to the WAL writer and shared by every batch in between. If the PostgreSQL server crashes (or its machine loses power), the rows of the transactions it committed in the last three times `wal_writer_delay` before the crash (600 ms with the default 200 ms) may be lost; the database stays consistent. A crash of this app loses nothing more than in `'sync'` mode. Other databases (SQLite) commit the same way in both modes.",
+            values: ['sync', 'async'],
+            default: 'sync',
+          },
+        },
+      },
+      telemetry: {
+        kind: 'group',
+        type: 'McpTelemetryOptions',
+        description:
+          "What the mount's OpenTelemetry spans record beyond the default attributes (`{ recordPayloads: true }` adds arguments and results). Spans exist only when the host registers an OpenTelemetry SDK.",
+        options: {
+          recordPayloads: {
+            kind: 'boolean',
+            type: 'boolean',
+            description:
+              'Adds the arguments and the result (or error) of each exchange to its span, as the attributes `mcp.request.params` and `mcp.response.result` (JSON, cut to `maxPayloadLength` characters). Off by default: arguments and results may hold personal data, and spans often leave the process.',
+            default: false,
+          },
+          maxPayloadLength: {
+            kind: 'integer',
+            type: 'number',
+            description:
+              'Longest payload attribute kept with `recordPayloads`, in characters; longer JSON is cut and ends with `…`.',
+            default: 1024,
+            minimum: 16,
+            unit: 'characters',
+          },
+        },
+      },
+      maxBodyBytes: {
+        kind: 'integer',
+        type: 'number',
+        description: 'Largest accepted request body, in bytes; larger bodies get 413.',
+        default: 4194304,
+        defaultText: '4 MiB',
+        unit: 'bytes',
+      },
+      bodyTimeoutMs: {
         kind: 'integer',
         type: 'number',
         description:
-          'How long requests already in flight may run once the app started to shut down. New sessions and new requests are refused with 503 and `Retry-After` from the first moment; past this deadline the calls still running see their `AbortSignal` fire, and a call that does not end soon after is answered with a JSON-RPC error. Every one of them keeps its audit row.',
-        default: 10000,
-        defaultText: 'ten seconds',
+          'Deadline for receiving a whole request body, in milliseconds, counted from the moment the endpoint starts reading it. A body still incomplete then (a client trickling bytes) gets 408 with a JSON-RPC body and the connection is closed.',
+        default: 30000,
+        defaultText: '30 seconds',
         unit: 'ms',
       },
-      quietPeriodMs: {
+      pageSize: {
         kind: 'integer',
         type: 'number',
-        description:
-          'The drain also waits, within `drainTimeoutMs`, until no request arrived or ended for this long: a client that sent its next request right after an answer (or before its load balancer saw readiness go down) gets the 503 rather than a connection reset when the server closes. A drain that found nothing in flight and refused nothing closes at once. The same period bounds the close of the HTTP server: after a drain that refused requests, the listener closes once no connection arrived for this long (the last refusals wait for it), and a keep-alive connection is closed once it stayed idle for this long. Keep it shorter than `retryAfterMs`, so a client that honours `Retry-After` comes back after the close.',
-        default: 500,
-        minimum: 0,
-        unit: 'ms',
+        description: 'Page size of `tools/list`.',
+        default: 100,
       },
-      retryAfterMs: {
-        kind: 'integer',
-        type: 'number',
+      pubsub: {
+        kind: 'group',
+        type: 'McpPubSubOptions',
         description:
-          'The `Retry-After` of the 503 that refuses new requests while the app drains, in milliseconds; the header carries it rounded up to whole seconds.',
-        default: 1000,
-        unit: 'ms',
+          "Names and bounds of the mount's Redis traffic (channel prefix, command timeout); the connection itself is `redis`.",
+        options: {
+          channelPrefix: {
+            kind: 'string',
+            type: 'string',
+            description: 'Prefix of the channel and key names, so several apps (or test suites) can share one Redis.',
+            default: 'mcp',
+          },
+          timeoutMs: {
+            kind: 'integer',
+            type: 'number',
+            description:
+              'Bound of one Redis command of the bus (publish, stream claim), in milliseconds. While Redis is down commands fail at once; a request that needs one is answered 503.',
+            default: 5000,
+            unit: 'ms',
+          },
+        },
+      },
+      streams: {
+        kind: 'group',
+        type: 'McpStreamOptions',
+        description: 'SSE stream settings (client request timeout, keep-alive, reconnection delay).',
+        options: {
+          clientRequestTimeoutMs: {
+            kind: 'integer',
+            type: 'number',
+            description:
+              "How long `ctx.elicit`, `ctx.sample` and `ctx.listRoots` wait for the client's answer before rejecting with `McpClientRequestTimeoutError`.",
+            default: 300000,
+            defaultText: 'five minutes: elicitation waits on a person',
+            unit: 'ms',
+          },
+          keepAliveMs: {
+            kind: 'integer',
+            type: 'number',
+            description:
+              "Interval of the keep-alive comments on an idle GET stream (also how often the replica holding it renews its claim on the session's stream).",
+            default: 15000,
+            unit: 'ms',
+          },
+          retryMs: {
+            kind: 'integer',
+            type: 'number',
+            description: "Reconnection delay announced to clients in the `retry` field of every stream's first event.",
+            default: 1000,
+            unit: 'ms',
+          },
+          maxBufferedBytes: {
+            kind: 'integer',
+            type: 'number',
+            description:
+              'Bytes a stream may have queued for a client that does not read (socket buffer full). A message that finds more than this queued closes the stream instead of growing the queue.',
+            default: 4194304,
+            defaultText: '4 MiB',
+            unit: 'bytes',
+          },
+          resumeEvents: {
+            kind: 'integer',
+            type: 'number',
+            description:
+              'Events kept per stream for clients that reconnect with `Last-Event-ID` (in Redis when the mount has `redis`, so any replica resumes; in process memory otherwise).',
+            default: 500,
+          },
+          resumeTtlMs: {
+            kind: 'integer',
+            type: 'number',
+            description: "How long a stream's events stay resumable after its last event, in ms.",
+            default: 600000,
+            defaultText: 'ten minutes',
+            unit: 'ms',
+          },
+          resumeFollowers: {
+            kind: 'integer',
+            type: 'number',
+            description:
+              "Resumed POST streams (a GET with `Last-Event-ID` naming a request's stream whose response is not sent yet) this process follows at once, reading the event log for what the request sends next. A resumption beyond it gets what is kept so far and ends: the client comes back after `retryMs` with its new `Last-Event-ID`. Each open resumption also counts against `limits.streamsPerPrincipal`.",
+            default: 1000,
+          },
+        },
+      },
+      limits: {
+        kind: 'group',
+        type: 'McpLimitsOptions',
+        description: 'Caps per principal and per session (sessions, streams, subscriptions).',
+        options: {
+          sessionsPerPrincipal: {
+            kind: 'integer',
+            type: 'number',
+            description:
+              'Live 2025 sessions per principal on the mount, counted in the database (so the cap holds across replicas); `initialize` beyond it answers 429. Terminated and idle sessions do not count.',
+            default: 100,
+          },
+          streamsPerPrincipal: {
+            kind: 'integer',
+            type: 'number',
+            description:
+              'Open GET streams (2025 sessions) per principal, counted per process: with N replicas a principal may hold up to N times this many.',
+            default: 100,
+          },
+          listenStreamsPerPrincipal: {
+            kind: 'integer',
+            type: 'number',
+            description: 'Open `subscriptions/listen` streams (2026-07-28) per principal, counted per process.',
+            default: 100,
+          },
+          listenResourceSubscriptions: {
+            kind: 'integer',
+            type: 'number',
+            description:
+              'Entries of `notifications.resourceSubscriptions` one `subscriptions/listen` request may name (counted as sent, duplicates included), checked before any URI is looked at.',
+            default: 1000,
+          },
+          listenTaskIds: {
+            kind: 'integer',
+            type: 'number',
+            description:
+              'Entries of `notifications.taskIds` one `subscriptions/listen` request may name (counted as sent), checked before any task is looked up in the database.',
+            default: 1000,
+          },
+          subscriptionsPerSession: {
+            kind: 'integer',
+            type: 'number',
+            description: 'Resource URIs one session may watch (`resources/subscribe`), counted in the database.',
+            default: 1000,
+          },
+          tasksPerPrincipal: {
+            kind: 'integer',
+            type: 'number',
+            description:
+              'Tasks per principal that are not over yet (`working` or `input_required`, not expired), counted in the database (so the cap holds across replicas); a task-augmented `tools/call` beyond it answers 429 and creates nothing. All anonymous callers of an `anonymous: true` mount share one count.',
+            default: 100,
+          },
+        },
+      },
+      cache: {
+        kind: 'group',
+        type: 'McpCacheOptions',
+        description:
+          'Caching hints (`ttlMs`, `cacheScope`) on the cacheable results of stateless requests. A handler that sets its own hints on a result keeps them.',
+        options: {
+          read: {
+            kind: 'group',
+            type: 'McpCacheHint',
+            description: 'Hints of `resources/read` results.',
+            options: {
+              ttlMs: {
+                kind: 'integer',
+                type: 'number',
+                description: 'How long the result stays fresh, in milliseconds.',
+                defaultText: '60_000 for lists and `server/discover`, 0 for `resources/read`',
+                minimum: 0,
+                unit: 'ms',
+              },
+              scope: {
+                kind: 'enum',
+                type: "'public' | 'private'",
+                description: 'Who may share the cached result.',
+                values: ['public', 'private'],
+                defaultText: "'public' for lists and `server/discover`, 'private' for `resources/read`",
+              },
+            },
+          },
+          ttlMs: {
+            kind: 'integer',
+            type: 'number',
+            description: 'How long the result stays fresh, in milliseconds.',
+            defaultText: '60_000 for lists and `server/discover`, 0 for `resources/read`',
+            minimum: 0,
+            unit: 'ms',
+          },
+          scope: {
+            kind: 'enum',
+            type: "'public' | 'private'",
+            description: 'Who may share the cached result.',
+            values: ['public', 'private'],
+            defaultText: "'public' for lists and `server/discover`, 'private' for `resources/read`",
+          },
+        },
+      },
+      shutdown: {
+        kind: 'group',
+        type: 'McpShutdownOptions',
+        description:
+          'Graceful shutdown: how long requests in flight may run once the app drains (SIGTERM with `enableShutdownHooks()`), and the `Retry-After` of the 503 that refuses new ones meanwhile.',
+        options: {
+          drainTimeoutMs: {
+            kind: 'integer',
+            type: 'number',
+            description:
+              'How long requests already in flight may run once the app started to shut down. New sessions and new requests are refused with 503 and `Retry-After` from the first moment; past this deadline the calls still running see their `AbortSignal` fire, and a call that does not end soon after is answered with a JSON-RPC error. Every one of them keeps its audit row.',
+            default: 10000,
+            defaultText: 'ten seconds',
+            unit: 'ms',
+          },
+          quietPeriodMs: {
+            kind: 'integer',
+            type: 'number',
+            description:
+              'The drain also waits, within `drainTimeoutMs`, until no request arrived or ended for this long: a client that sent its next request right after an answer (or before its load balancer saw readiness go down) gets the 503 rather than a connection reset when the server closes. A drain that found nothing in flight and refused nothing closes at once. The same period bounds the close of the HTTP server: after a drain that refused requests, the listener closes once no connection arrived for this long (the last refusals wait for it), and a keep-alive connection is closed once it stayed idle for this long. Keep it shorter than `retryAfterMs`, so a client that honours `Retry-After` comes back after the close.',
+            default: 500,
+            minimum: 0,
+            unit: 'ms',
+          },
+          retryAfterMs: {
+            kind: 'integer',
+            type: 'number',
+            description:
+              'The `Retry-After` of the 503 that refuses new requests while the app drains, in milliseconds; the header carries it rounded up to whole seconds.',
+            default: 1000,
+            unit: 'ms',
+          },
+        },
       },
     },
   },

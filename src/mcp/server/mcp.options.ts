@@ -1,4 +1,4 @@
-import type { McpModuleExtras, McpModuleOptions } from './interfaces/mcp-module-options.interface';
+import type { McpAdvancedOptions, McpModuleExtras, McpModuleOptions } from './interfaces/mcp-module-options.interface';
 import { McpConfigurationError } from '../errors/mcp-configuration.errors';
 import { invalidAuthMessage, invalidOptionMessage, missingAuthMessage } from '../mcp.messages';
 import { resolveOptions, type OptionsContext, type ResolvedOptions } from '../options/options-model';
@@ -9,24 +9,31 @@ import { resolveMountRetention, type McpResolvedRetention } from '../persistence
 
 type Model = typeof MCP_MODULE_OPTIONS_MODEL;
 
-/** A mount's options after defaults were applied and the configuration was checked. */
+/** The expert settings after defaults; the resolved options carry them at the top level. */
+type AdvancedResolved = ResolvedOptions<McpAdvancedOptions, Model['advanced']['options']>;
+
+/**
+ * A mount's options after defaults were applied and the configuration was checked. The members of
+ * `advanced` sit at the top level, where the mount's code reads them.
+ */
 export type McpResolvedOptions = Omit<
   ResolvedOptions<McpModuleOptions, Model>,
-  'auth' | 'oauth' | 'retention' | 'tasks'
-> & {
-  /** The authorizer. */
-  auth: NonNullable<McpModuleOptions['auth']>;
-  /** The name of the mount. */
-  mount: string;
-  /** The HTTP path of the endpoint. */
-  path: string;
-  /** The OAuth resource-server settings, when the mount has the `oauth` option. */
-  oauth?: McpResolvedOAuthOptions;
-  /** The `tasks` option, defaults applied. */
-  tasks: McpResolvedTasksOptions;
-  /** The `retention` option checked; null: nothing is pruned. */
-  retention: McpResolvedRetention | null;
-};
+  'auth' | 'oauth' | 'retention' | 'tasks' | 'advanced'
+> &
+  AdvancedResolved & {
+    /** The authorizer. */
+    auth: NonNullable<McpModuleOptions['auth']>;
+    /** The name of the mount. */
+    mount: string;
+    /** The HTTP path of the endpoint. */
+    path: string;
+    /** The OAuth resource-server settings, when the mount has the `oauth` option. */
+    oauth?: McpResolvedOAuthOptions;
+    /** The `tasks` option, defaults applied. */
+    tasks: McpResolvedTasksOptions;
+    /** The `retention` option checked; null: nothing is pruned. */
+    retention: McpResolvedRetention | null;
+  };
 
 /** The options as the model resolves them, before the cross-field completions below. */
 type ModelResolved = ResolvedOptions<McpModuleOptions, Model>;
@@ -56,9 +63,10 @@ export function resolveMcpOptions(
   const { mount, path } = extras;
   if (options === undefined || options === null) throw new McpConfigurationError(missingAuthMessage(mount));
   const resolved = resolveOptions<ModelResolved>(MCP_MODULE_OPTIONS_MODEL, options, context(mount, path));
-  const { tasks } = resolved;
+  const { tasks, advanced, ...rest } = resolved;
   return {
-    ...resolved,
+    ...rest,
+    ...advanced,
     auth: resolved.auth as NonNullable<McpModuleOptions['auth']>,
     mount,
     path,
@@ -68,7 +76,7 @@ export function resolveMcpOptions(
       ...tasks,
       redis: resolved.redis ?? null,
       defaultTtlMs: Math.min(tasks.defaultTtlMs, tasks.maxTtlMs),
-      inputTimeoutMs: tasks.inputTimeoutMs ?? resolved.streams.clientRequestTimeoutMs,
+      inputTimeoutMs: tasks.inputTimeoutMs ?? advanced.streams.clientRequestTimeoutMs,
       queueName: tasks.queueName ?? `mcp-tasks-${mount}`,
     },
   };

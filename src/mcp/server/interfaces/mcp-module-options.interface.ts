@@ -97,6 +97,61 @@ export interface McpCacheOptions extends McpCacheHint {
 }
 
 /**
+ * Expert settings of a mount: bounds, caps, stream buffers and resumption, cache hints, Redis
+ * names, audit commit mode, span payloads and the shutdown drain. Their defaults suit most
+ * deployments; each is documented with its default.
+ */
+export interface McpAdvancedOptions {
+  /** Database bounds of the mount's TypeORM stores. */
+  database?: McpDatabaseOptions;
+  /** How the mount's audit rows are committed (`commit: 'sync' | 'async'`). */
+  audit?: McpAuditOptions;
+  /**
+   * What the mount's OpenTelemetry spans record beyond the default attributes
+   * (`{ recordPayloads: true }` adds arguments and results). Spans exist only when the host
+   * registers an OpenTelemetry SDK.
+   */
+  telemetry?: McpTelemetryOptions;
+  /**
+   * Largest accepted request body, in bytes; larger bodies get 413.
+   * @default 4_194_304 (4 MiB)
+   */
+  maxBodyBytes?: number;
+  /**
+   * Deadline for receiving a whole request body, in milliseconds, counted from the moment the
+   * endpoint starts reading it. A body still incomplete then (a client trickling bytes) gets
+   * 408 with a JSON-RPC body and the connection is closed.
+   * @default 30_000 (30 seconds)
+   */
+  bodyTimeoutMs?: number;
+  /**
+   * Page size of `tools/list`.
+   * @default 100
+   */
+  pageSize?: number;
+  /**
+   * Names and bounds of the mount's Redis traffic (channel prefix, command timeout); the
+   * connection itself is `redis`.
+   */
+  pubsub?: McpPubSubOptions;
+  /** SSE stream settings (client request timeout, keep-alive, reconnection delay). */
+  streams?: McpStreamOptions;
+  /** Caps per principal and per session (sessions, streams, subscriptions). */
+  limits?: McpLimitsOptions;
+  /**
+   * Caching hints (`ttlMs`, `cacheScope`) on the cacheable results of stateless requests. A
+   * handler that sets its own hints on a result keeps them.
+   */
+  cache?: McpCacheOptions;
+  /**
+   * Graceful shutdown: how long requests in flight may run once the app drains (SIGTERM with
+   * `enableShutdownHooks()`), and the `Retry-After` of the 503 that refuses new ones meanwhile.
+   * @default { drainTimeoutMs: 10_000, quietPeriodMs: 500, retryAfterMs: 1000 }
+   */
+  shutdown?: McpShutdownOptions;
+}
+
+/**
  * Options of one MCP mount, given to `McpModule.forRoot` or returned by the `forRootAsync`
  * factory.
  */
@@ -139,44 +194,12 @@ export interface McpModuleOptions {
   redis?: string | RedisOptions;
   /** Session settings. */
   sessions?: McpSessionOptions;
-  /** Database bounds of the mount's TypeORM stores. */
-  database?: McpDatabaseOptions;
-  /** How the mount's audit rows are committed (`commit: 'sync' | 'async'`). */
-  audit?: McpAuditOptions;
-  /**
-   * What the mount's OpenTelemetry spans record beyond the default attributes
-   * (`{ recordPayloads: true }` adds arguments and results). Spans exist only when the host
-   * registers an OpenTelemetry SDK.
-   */
-  telemetry?: McpTelemetryOptions;
   /**
    * Origins allowed to call the endpoint from a browser (DNS-rebinding protection). Requests
    * without an `Origin` header are always allowed. `'*'` allows every origin.
    * @default (localhost, 127.0.0.1 and [::1] on any port)
    */
   allowedOrigins?: string[] | '*';
-  /**
-   * Largest accepted request body, in bytes; larger bodies get 413.
-   * @default 4_194_304 (4 MiB)
-   */
-  maxBodyBytes?: number;
-  /**
-   * Deadline for receiving a whole request body, in milliseconds, counted from the moment the
-   * endpoint starts reading it. A body still incomplete then (a client trickling bytes) gets
-   * 408 with a JSON-RPC body and the connection is closed.
-   * @default 30_000 (30 seconds)
-   */
-  bodyTimeoutMs?: number;
-  /**
-   * Page size of `tools/list`.
-   * @default 100
-   */
-  pageSize?: number;
-  /**
-   * Names and bounds of the mount's Redis traffic (channel prefix, command timeout); the
-   * connection itself is `redis`.
-   */
-  pubsub?: McpPubSubOptions;
   /**
    * Task-augmented tool calls (experimental tasks of 2025-11-25): where they run (a Bull queue on
    * Redis, else in process), their lifetimes and polling interval.
@@ -190,17 +213,8 @@ export interface McpModuleOptions {
    * @validate retention
    */
   retention?: McpRetentionOptions;
-  /** SSE stream settings (client request timeout, keep-alive, reconnection delay). */
-  streams?: McpStreamOptions;
-  /** Caps per principal and per session (sessions, streams, subscriptions). */
-  limits?: McpLimitsOptions;
   /** Stateless (2026-07-28) requests: how multi round-trip state is sealed. */
   stateless?: McpStatelessOptions;
-  /**
-   * Caching hints (`ttlMs`, `cacheScope`) on the cacheable results of stateless requests. A
-   * handler that sets its own hints on a result keeps them.
-   */
-  cache?: McpCacheOptions;
   /**
    * Serve this mount as an OAuth 2.1 resource server: Protected Resource Metadata (RFC 9728) at
    * `/.well-known/oauth-protected-resource<path>`, 401 challenges that name it, and 403
@@ -211,11 +225,11 @@ export interface McpModuleOptions {
    */
   oauth?: McpOAuthOptions;
   /**
-   * Graceful shutdown: how long requests in flight may run once the app drains (SIGTERM with
-   * `enableShutdownHooks()`), and the `Retry-After` of the 503 that refuses new ones meanwhile.
-   * @default { drainTimeoutMs: 10_000, quietPeriodMs: 500, retryAfterMs: 1000 }
+   * Expert settings: request bounds (body size and deadline, page size, database timeout), caps
+   * per principal (`limits`), SSE stream buffers and resumption (`streams`), cache hints, Redis
+   * names, the audit commit mode, span payloads and the shutdown drain.
    */
-  shutdown?: McpShutdownOptions;
+  advanced?: McpAdvancedOptions;
 }
 
 /** Synchronous options that shape the module graph; they cannot come from an async factory. */

@@ -4,7 +4,7 @@ import type { McpShutdownOptions } from './mcp-shutdown.options';
 
 const auth = () => 'alice';
 const resolveShutdownOptions = (mount: string, shutdown: McpShutdownOptions | undefined) =>
-  resolveMcpOptions({ auth, shutdown }, { mount, path: '/mcp' }).shutdown;
+  resolveMcpOptions({ auth, advanced: { shutdown } }, { mount, path: '/mcp' }).shutdown;
 
 describe('the shutdown option', () => {
   it('defaults to a 10 s drain, a 500 ms quiet period and Retry-After: 1', () => {
@@ -21,13 +21,13 @@ describe('the shutdown option', () => {
   });
 
   it.each([
-    [{ drainTimeoutMs: 0 }, 'option "shutdown.drainTimeoutMs" must be a positive integer'],
-    [{ drainTimeoutMs: 1.5 }, 'option "shutdown.drainTimeoutMs" must be a positive integer'],
-    [{ drainTimeoutMs: '10s' }, 'option "shutdown.drainTimeoutMs" must be a positive integer'],
-    [{ quietPeriodMs: -1 }, 'option "shutdown.quietPeriodMs" must be an integer of 0 or more'],
-    [{ retryAfterMs: 0 }, 'option "shutdown.retryAfterMs" must be a positive integer'],
+    [{ drainTimeoutMs: 0 }, 'option "advanced.shutdown.drainTimeoutMs" must be a positive integer'],
+    [{ drainTimeoutMs: 1.5 }, 'option "advanced.shutdown.drainTimeoutMs" must be a positive integer'],
+    [{ drainTimeoutMs: '10s' }, 'option "advanced.shutdown.drainTimeoutMs" must be a positive integer'],
+    [{ quietPeriodMs: -1 }, 'option "advanced.shutdown.quietPeriodMs" must be an integer of 0 or more'],
+    [{ retryAfterMs: 0 }, 'option "advanced.shutdown.retryAfterMs" must be a positive integer'],
     [{ drainTimeout: 100 }, 'unknown option "drainTimeout" (did you mean "drainTimeoutMs"?'],
-    [10_000, 'option "shutdown" must be an object'],
+    [10_000, 'option "advanced.shutdown" must be an object'],
   ])('refuses %p at boot', (value, message) => {
     expect(() => resolveShutdownOptions('m', value as never)).toThrow(McpConfigurationError);
     expect(() => resolveShutdownOptions('m', value as never)).toThrow(message);

@@ -35,7 +35,7 @@ export interface McpShutdownOptions {
 /** The `shutdown` option after defaults. */
 export type McpResolvedShutdownOptions = ResolvedOptions<
   McpShutdownOptions,
-  (typeof MCP_MODULE_OPTIONS_MODEL)['shutdown']['options']
+  (typeof MCP_MODULE_OPTIONS_MODEL)['advanced']['options']['shutdown']['options']
 >;
 
 /** Default of `shutdown.drainTimeoutMs`. */
