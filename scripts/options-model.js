@@ -220,8 +220,15 @@ function countKeys(model) {
   return { top, all };
 }
 
+/** A table cell: pipes escaped, and outside code spans the characters Vue would read as markup. */
 function cell(text) {
-  return String(text).replace(/\|/g, '\\|');
+  return String(text)
+    .split('`')
+    .map((part, i) =>
+      i % 2 ? part : part.replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\{\{/g, '&#123;&#123;'),
+    )
+    .join('`')
+    .replace(/\|/g, '\\|');
 }
 
 function defaultCell(spec) {
@@ -236,7 +243,7 @@ function table(model, prefix) {
     const name = `${prefix}${key}`;
     const group = spec.options && spec.kind !== 'any' ? ` (see [\`${name}\`](#${anchor(name)}))` : '';
     rows.push(
-      `| \`${name}\` | \`${cell(spec.type)}\` | ${cell(defaultCell(spec))} | ${spec.unit ?? ''} | ${cell(spec.description)}${group} |`,
+      `| \`${name}\` | ${cell(`\`${spec.type}\``)} | ${cell(defaultCell(spec))} | ${spec.unit ?? ''} | ${cell(spec.description)}${group} |`,
     );
   }
   return rows.join('\n');

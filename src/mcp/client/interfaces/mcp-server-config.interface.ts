@@ -96,6 +96,7 @@ export interface McpHttpServerConfig extends McpServerCommonConfig {
 
 /** A toolset of this app (a mount), reached in-process through its message handler. */
 export interface McpToolsetServerConfig extends McpServerCommonConfig {
+  /** Names the in-process transport: required, a toolset entry has no `command` or `url` to infer it from. */
   transport: 'toolset';
   /** The mount whose toolset to call. @default 'default' */
   mount?: string;
