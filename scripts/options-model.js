@@ -41,6 +41,13 @@ const ROOTS = [
     constant: 'MCP_CLIENT_MODULE_OPTIONS_MODEL',
     page: 'docs/reference/options/mcp-client-module.md',
     template: 'scripts/options-templates/mcp-client-module.md',
+    entries: {
+      title: 'Server entries',
+      anchor: 'server-entries',
+      intro: 'Each entry of `servers` (and of `serversFile`) is one of these; unknown keys are refused at boot.',
+      file: 'src/mcp/client/interfaces/mcp-server-config.interface.ts',
+      interfaces: ['McpServerCommonConfig', 'McpStdioServerConfig', 'McpHttpServerConfig', 'McpToolsetServerConfig'],
+    },
   },
 ];
 
@@ -108,9 +115,7 @@ function unitOf(key, tags) {
 function isLibraryDeclaration(symbol) {
   const declarations = symbol?.getDeclarations() ?? [];
   return declarations.some(
-    (d) =>
-      (ts.isInterfaceDeclaration(d) || ts.isTypeLiteralNode(d)) &&
-      path.relative(ROOT, d.getSourceFile().fileName).startsWith(`src${path.sep}`),
+    (d) => ts.isInterfaceDeclaration(d) && path.relative(ROOT, d.getSourceFile().fileName).startsWith(`src${path.sep}`),
   );
 }
 
@@ -209,6 +214,14 @@ function runtimeModel(model) {
   return out;
 }
 
+/** The members an interface declares itself (a derived entry lists only what it adds to its base). */
+function ownMembers(model, name, root, program) {
+  const source = program.getSourceFile(path.join(ROOT, root.entries.file));
+  const declaration = source.statements.find((s) => ts.isInterfaceDeclaration(s) && s.name.text === name);
+  const own = new Set(declaration.members.map((m) => m.name && m.name.getText()));
+  return Object.fromEntries(Object.entries(model).filter(([key]) => own.has(key)));
+}
+
 function countKeys(model) {
   let top = 0;
   let all = 0;
@@ -264,7 +277,7 @@ function sections(model, prefix) {
   return out;
 }
 
-function page(root, model, extras) {
+function page(root, model, extras, entries) {
   const template = fs.readFileSync(path.join(ROOT, root.template), 'utf8');
   const counts = countKeys(model);
   const body = [
@@ -282,6 +295,21 @@ function page(root, model, extras) {
     'These shape the module graph: `forRootAsync` takes them beside the factory, never from it.',
     '',
     table(extras, ''),
+    ...(entries
+      ? [
+          '',
+          `## ${root.entries.title} {#${root.entries.anchor}}`,
+          '',
+          root.entries.intro,
+          ...entries.flatMap(({ name, model: entry }) => [
+            '',
+            `### ${name} {#${anchor(name)}}`,
+            '',
+            table(entry, ''),
+            ...sections(entry, '').flatMap((section) => ['', section]),
+          ]),
+        ]
+      : []),
   ].join('\n');
   if (!template.includes('<!-- options -->')) fail(root.template, 'has no <!-- options --> placeholder');
   return template.replace('<!-- options -->', body.trimEnd());
@@ -315,7 +343,16 @@ async function generate() {
     const model = walk(checker, findInterface(program, checker, root.file, root.options), root.options);
     const extras = walk(checker, findInterface(program, checker, root.file, root.extras), root.extras);
     files.push({ file: root.model, text: await moduleSource(root, model), counts: countKeys(model) });
-    files.push({ file: root.page, text: `${page(root, model, extras)}\n`.replace(/\n+$/, '\n') });
+    const entries = root.entries?.interfaces.map((name) => ({
+      name,
+      model: ownMembers(
+        walk(checker, findInterface(program, checker, root.entries.file, name), name),
+        name,
+        root,
+        program,
+      ),
+    }));
+    files.push({ file: root.page, text: `${page(root, model, extras, entries)}\n`.replace(/\n+$/, '\n') });
   }
   return files;
 }

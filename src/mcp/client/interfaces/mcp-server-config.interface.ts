@@ -38,14 +38,17 @@ export interface McpServerCommonConfig {
   scope?: McpServerScope;
   /**
    * Deadline of one call in ms (spawn and handshake included); a call's own `timeoutMs` wins.
-   * @default the client's `defaultTimeoutMs`
+   * @default (the client's `defaultTimeoutMs`)
    */
   timeoutMs?: number;
 }
 
 /** A local server started as a child process (never through a shell). */
 export interface McpStdioServerConfig extends McpServerCommonConfig {
-  /** @default 'stdio' when `command` is present */
+  /**
+   * The transport.
+   * @default ('stdio' when `command` is present)
+   */
   transport?: 'stdio';
   /**
    * The argv array, e.g. `['node', 'server.js']`; or, Claude-Desktop style, one program name
@@ -66,7 +69,10 @@ export interface McpStdioServerConfig extends McpServerCommonConfig {
 
 /** A remote server reached over Streamable HTTP. */
 export interface McpHttpServerConfig extends McpServerCommonConfig {
-  /** @default 'http' when `url` is present */
+  /**
+   * The transport.
+   * @default ('http' when `url` is present)
+   */
   transport?: 'http';
   /** The MCP endpoint, e.g. `https://example.com/mcp`. */
   url: string;
@@ -84,12 +90,13 @@ export interface McpHttpServerConfig extends McpServerCommonConfig {
   retry?: HttpRetryOptions;
   /**
    * Largest response body read, in bytes (see `HttpTransportOptions.maxResponseBytes`).
-   * @default 16777216 (16 MiB)
+   * @default 16_777_216 (16 MiB)
    */
   maxResponseBytes?: number;
   /**
    * Largest server-sent event, in characters (see `HttpTransportOptions.maxEventChars`).
-   * @default 16777216
+   * @default 16_777_216
+   * @unit characters
    */
   maxEventChars?: number;
 }
