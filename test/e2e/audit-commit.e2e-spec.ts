@@ -160,7 +160,7 @@ describe("McpClientModule audit.commit 'async' next to a mount left 'sync', on P
         McpModule.forRoot({ auth: fixtureAuth }),
         McpClientModule.forRoot({
           servers: { local: { transport: 'toolset', principal: 'alice' } },
-          audit: { commit: 'async' },
+          advanced: { audit: { commit: 'async' } },
         }),
       ],
       providers: [FixtureTools],

@@ -82,7 +82,7 @@ describe('OpenTelemetry: outbound propagation, payload opt-in and metrics', () =
               pool: { max: 1, idleMs: 30_000 },
             },
           },
-          telemetry: { recordPayloads: true },
+          advanced: { telemetry: { recordPayloads: true } },
         }),
       ],
       providers: [FixtureTools, TaskTools],

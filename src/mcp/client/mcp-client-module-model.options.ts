@@ -155,53 +155,6 @@ export const MCP_CLIENT_MODULE_OPTIONS_MODEL = {
     defaultText: '10 minutes',
     unit: 'ms',
   },
-  maxInputRounds: {
-    kind: 'integer',
-    type: 'number',
-    description:
-      'Most `input_required` answers a 2026-07-28 server may give one call (each is fulfilled with the handlers, then the request is sent again) before the call fails with `McpInputRequiredError`.',
-    default: 8,
-  },
-  audit: {
-    kind: 'group',
-    type: 'McpAuditOptions',
-    description:
-      "How the client's outbound audit rows are committed: `{ commit: 'async' }` turns PostgreSQL's `synchronous_commit` off for their transactions (see `McpAuditOptions` for what a database crash may then lose).",
-    options: {
-      commit: {
-        kind: 'enum',
-        type: "'sync' | 'async'",
-        description:
-          "How the transaction of each group-committed batch of rows commits on PostgreSQL. Either way a response is sent only after the commit that holds its row: the row is visible to every reader. `'sync'` also waits for the WAL flush to disk. `'async'` commits the batch with `synchronous_commit` off for that transaction alone: the flush is left to the WAL writer and shared by every batch in between. If the PostgreSQL server crashes (or its machine loses power), the rows of the transactions it committed in the last three times `wal_writer_delay` before the crash (600 ms with the default 200 ms) may be lost; the database stays consistent. A crash of this app loses nothing more than in `'sync'` mode. Other databases (SQLite) commit the same way in both modes.",
-        values: ['sync', 'async'],
-        default: 'sync',
-      },
-    },
-  },
-  telemetry: {
-    kind: 'group',
-    type: 'McpTelemetryOptions',
-    description:
-      "What the client's OpenTelemetry spans record beyond the default attributes (`{ recordPayloads: true }` adds arguments and results). Spans exist only when the host registers an OpenTelemetry SDK.",
-    options: {
-      recordPayloads: {
-        kind: 'boolean',
-        type: 'boolean',
-        description:
-          'Adds the arguments and the result (or error) of each exchange to its span, as the attributes `mcp.request.params` and `mcp.response.result` (JSON, cut to `maxPayloadLength` characters). Off by default: arguments and results may hold personal data, and spans often leave the process.',
-        default: false,
-      },
-      maxPayloadLength: {
-        kind: 'integer',
-        type: 'number',
-        description:
-          'Longest payload attribute kept with `recordPayloads`, in characters; longer JSON is cut and ends with `…`.',
-        default: 1024,
-        minimum: 16,
-        unit: 'characters',
-      },
-    },
-  },
   retention: {
     kind: 'custom',
     type: 'McpClientRetentionOptions',
@@ -248,5 +201,59 @@ export const MCP_CLIENT_MODULE_OPTIONS_MODEL = {
       },
     },
     validator: 'retention',
+  },
+  advanced: {
+    kind: 'group',
+    type: 'McpClientAdvancedOptions',
+    description: 'Expert settings: `input_required` rounds, the audit commit mode and span payloads.',
+    options: {
+      maxInputRounds: {
+        kind: 'integer',
+        type: 'number',
+        description:
+          'Most `input_required` answers a 2026-07-28 server may give one call (each is fulfilled with the handlers, then the request is sent again) before the call fails with `McpInputRequiredError`.',
+        default: 8,
+      },
+      audit: {
+        kind: 'group',
+        type: 'McpAuditOptions',
+        description:
+          "How the client's outbound audit rows are committed: `{ commit: 'async' }` turns PostgreSQL's `synchronous_commit` off for their transactions (see `McpAuditOptions` for what a database crash may then lose).",
+        options: {
+          commit: {
+            kind: 'enum',
+            type: "'sync' | 'async'",
+            description:
+              "How the transaction of each group-committed batch of rows commits on PostgreSQL. Either way a response is sent only after the commit that holds its row: the row is visible to every reader. `'sync'` also waits for the WAL flush to disk. `'async'` commits the batch with `synchronous_commit` off for that transaction alone: the flush is left to the WAL writer and shared by every batch in between. If the PostgreSQL server crashes (or its machine loses power), the rows of the transactions it committed in the last three times `wal_writer_delay` before the crash (600 ms with the default 200 ms) may be lost; the database stays consistent. A crash of this app loses nothing more than in `'sync'` mode. Other databases (SQLite) commit the same way in both modes.",
+            values: ['sync', 'async'],
+            default: 'sync',
+          },
+        },
+      },
+      telemetry: {
+        kind: 'group',
+        type: 'McpTelemetryOptions',
+        description:
+          "What the client's OpenTelemetry spans record beyond the default attributes (`{ recordPayloads: true }` adds arguments and results). Spans exist only when the host registers an OpenTelemetry SDK.",
+        options: {
+          recordPayloads: {
+            kind: 'boolean',
+            type: 'boolean',
+            description:
+              'Adds the arguments and the result (or error) of each exchange to its span, as the attributes `mcp.request.params` and `mcp.response.result` (JSON, cut to `maxPayloadLength` characters). Off by default: arguments and results may hold personal data, and spans often leave the process.',
+            default: false,
+          },
+          maxPayloadLength: {
+            kind: 'integer',
+            type: 'number',
+            description:
+              'Longest payload attribute kept with `recordPayloads`, in characters; longer JSON is cut and ends with `…`.',
+            default: 1024,
+            minimum: 16,
+            unit: 'characters',
+          },
+        },
+      },
+    },
   },
 } as const satisfies OptionsModel;

@@ -17,7 +17,7 @@ describe('the telemetry option of McpModule and McpClientModule', () => {
       resolveMcpOptions({ auth, advanced: { telemetry: { recordPayloads: true, maxPayloadLength: 64 } } }, extras)
         .telemetry,
     ).toEqual({ recordPayloads: true, maxPayloadLength: 64 });
-    expect(resolveClientOptions({ telemetry: { recordPayloads: true } }).telemetry).toEqual({
+    expect(resolveClientOptions({ advanced: { telemetry: { recordPayloads: true } } }).telemetry).toEqual({
       recordPayloads: true,
       maxPayloadLength: 1024,
     });
@@ -33,7 +33,7 @@ describe('the telemetry option of McpModule and McpClientModule', () => {
     const options = telemetry as unknown as McpTelemetryOptions;
     expect(() => resolveMcpOptions({ auth, advanced: { telemetry: options } }, extras)).toThrow(McpConfigurationError);
     expect(() => resolveMcpOptions({ auth, advanced: { telemetry: options } }, extras)).toThrow(message);
-    expect(() => resolveClientOptions({ telemetry: options })).toThrow(McpConfigurationError);
-    expect(() => resolveClientOptions({ telemetry: options })).toThrow(message);
+    expect(() => resolveClientOptions({ advanced: { telemetry: options } })).toThrow(McpConfigurationError);
+    expect(() => resolveClientOptions({ advanced: { telemetry: options } })).toThrow(message);
   });
 });

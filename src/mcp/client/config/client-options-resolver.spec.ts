@@ -65,12 +65,12 @@ describe('resolveClientOptions', () => {
 
   it("commits outbound audit rows 'sync' unless audit.commit is 'async', and refuses anything else", () => {
     expect(resolveClientOptions({}).audit).toEqual({ commit: 'sync' });
-    expect(resolveClientOptions({ audit: { commit: 'async' } }).audit).toEqual({ commit: 'async' });
-    expect(() => resolveClientOptions({ audit: { commit: 'fast' as 'sync' } })).toThrow(
-      `option "audit.commit" must be 'sync' or 'async'`,
+    expect(resolveClientOptions({ advanced: { audit: { commit: 'async' } } }).audit).toEqual({ commit: 'async' });
+    expect(() => resolveClientOptions({ advanced: { audit: { commit: 'fast' as 'sync' } } })).toThrow(
+      `option "advanced.audit.commit" must be 'sync' or 'async'`,
     );
-    expect(() => resolveClientOptions({ audit: { comit: 'async' } as never })).toThrow(
-      'McpClientModule option "audit": unknown option "comit" (did you mean "commit"?',
+    expect(() => resolveClientOptions({ advanced: { audit: { comit: 'async' } as never } })).toThrow(
+      'McpClientModule option "advanced.audit": unknown option "comit" (did you mean "commit"?',
     );
   });
 

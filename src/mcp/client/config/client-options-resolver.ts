@@ -104,9 +104,9 @@ export function resolveClientOptions(
     servers: mergeServers(client, factories),
     handlers: { ...(client.handlers ?? {}) },
     defaultTimeoutMs: client.defaultTimeoutMs,
-    maxInputRounds: client.maxInputRounds,
-    audit: client.audit,
-    telemetry: client.telemetry,
+    maxInputRounds: client.advanced.maxInputRounds,
+    audit: client.advanced.audit,
+    telemetry: client.advanced.telemetry,
     retention: client.retention as McpResolvedRetention | null,
     queue: {
       bull: bullOptions(client.redis, queue, shared),

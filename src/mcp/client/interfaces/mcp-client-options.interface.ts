@@ -45,6 +45,28 @@ export interface McpClientQueueOptions {
   commandTimeoutMs?: number;
 }
 
+/** Expert settings of the client; their defaults suit most apps. */
+export interface McpClientAdvancedOptions {
+  /**
+   * Most `input_required` answers a 2026-07-28 server may give one call (each is fulfilled with
+   * the handlers, then the request is sent again) before the call fails with `McpInputRequiredError`.
+   * @default 8
+   */
+  maxInputRounds?: number;
+  /**
+   * How the client's outbound audit rows are committed: `{ commit: 'async' }` turns PostgreSQL's
+   * `synchronous_commit` off for their transactions (see `McpAuditOptions` for what a database
+   * crash may then lose).
+   */
+  audit?: McpAuditOptions;
+  /**
+   * What the client's OpenTelemetry spans record beyond the default attributes
+   * (`{ recordPayloads: true }` adds arguments and results). Spans exist only when the host
+   * registers an OpenTelemetry SDK.
+   */
+  telemetry?: McpTelemetryOptions;
+}
+
 /**
  * Options of `McpClientModule.forRoot` (or what the `forRootAsync` factory returns): the servers
  * this app calls and how calls run.
@@ -79,24 +101,6 @@ export interface McpClientOptions {
    */
   waitTimeoutMs?: number;
   /**
-   * Most `input_required` answers a 2026-07-28 server may give one call (each is fulfilled with
-   * the handlers, then the request is sent again) before the call fails with `McpInputRequiredError`.
-   * @default 8
-   */
-  maxInputRounds?: number;
-  /**
-   * How the client's outbound audit rows are committed: `{ commit: 'async' }` turns PostgreSQL's
-   * `synchronous_commit` off for their transactions (see `McpAuditOptions` for what a database
-   * crash may then lose).
-   */
-  audit?: McpAuditOptions;
-  /**
-   * What the client's OpenTelemetry spans record beyond the default attributes
-   * (`{ recordPayloads: true }` adds arguments and results). Spans exist only when the host
-   * registers an OpenTelemetry SDK.
-   */
-  telemetry?: McpTelemetryOptions;
-  /**
    * Retention of the client's rows (durations in milliseconds; off by default): outbound
    * `mcp_events` rows and outbound sessions unused for longer. Runs once per `intervalMs` on one
    * worker (a Bull repeatable job on the queue's Redis, else a timer and a PostgreSQL advisory
@@ -104,6 +108,8 @@ export interface McpClientOptions {
    * @validate retention
    */
   retention?: McpClientRetentionOptions;
+  /** Expert settings: `input_required` rounds, the audit commit mode and span payloads. */
+  advanced?: McpClientAdvancedOptions;
 }
 
 /** Synchronous options of `McpClientModule` that shape the module graph (also with `forRootAsync`). */
