@@ -157,7 +157,7 @@ async function main(): Promise<void> {
         }),
         McpModule.forRoot({
           auth: (token) => (token === TOKEN ? 'soak' : null),
-          limits: { sessionsPerPrincipal: SESSIONS + CONCURRENCY },
+          advanced: { limits: { sessionsPerPrincipal: SESSIONS + CONCURRENCY } },
         }),
       ],
       providers: [SoakTools],

@@ -74,8 +74,7 @@ function authOptions(): Pick<McpModuleOptions, 'auth' | 'oauth'> {
     McpModule.forRoot({
       ...authOptions(),
       server: { name: 'durable-mcp-demo', instructions: 'Demo tools: echo, add, fail, whoami, relay_echo.' },
-      audit: { commit: demoConfig.auditCommit },
-      shutdown: { drainTimeoutMs: demoConfig.drainTimeoutMs },
+      advanced: { audit: { commit: demoConfig.auditCommit }, shutdown: { drainTimeoutMs: demoConfig.drainTimeoutMs } },
       ...(demoConfig.retention ? { retention: demoConfig.retention } : {}),
     }),
     // The app calls its own toolset through the client, as a durable job: Bull on Redis when
@@ -83,7 +82,7 @@ function authOptions(): Pick<McpModuleOptions, 'auth' | 'oauth'> {
     McpClientModule.forRoot({
       servers: { self: { transport: 'toolset', mount: 'default', principal: { key: 'relay', label: 'relay' } } },
       serversFile: demoConfig.serversFile,
-      queue: demoConfig.redisUrl ? { redis: demoConfig.redisUrl } : undefined,
+      redis: demoConfig.redisUrl,
     }),
     // GET /health/live and /health/ready answer { status } alone, to anyone (a load balancer needs no
     // token); GET /health/details answers the whole report (the database, the call queue, the task

@@ -66,7 +66,7 @@ export async function measureService(databaseUrl: string, calls: number): Promis
               outboundSessions: new InMemoryMcpOutboundSessionStore(),
             }),
           })
-        : McpClientModule.forRoot({ servers, audit: { commit } });
+        : McpClientModule.forRoot({ servers, advanced: { audit: { commit } } });
     const app = await startApp(databaseUrl, { imports: [module] });
     try {
       const client = app.app.get(McpClientService);

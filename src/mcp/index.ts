@@ -17,6 +17,7 @@
 export { McpModule } from './mcp.module';
 export type {
   McpModuleOptions,
+  McpAdvancedOptions,
   McpModuleExtras,
   McpServerInfoOptions,
   McpSessionOptions,

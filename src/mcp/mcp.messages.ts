@@ -67,7 +67,7 @@ export const ephemeralRequestStateSecretMessage = (mount: string): string =>
   `stateless.requestStateSecret (at least 16 bytes) on every one of them.`;
 
 export const missingSharedRequestStateSecretMessage = (mount: string): string =>
-  `McpModule (mount "${mount}"): pubsub.redis is set (several replicas) but stateless.requestStateSecret is not, so a ` +
+  `McpModule (mount "${mount}"): redis is set (several replicas) but stateless.requestStateSecret is not, so a ` +
   `multi round-trip retry reaching another replica could not be opened. Pass stateless: { requestStateSecret: ` +
   `'<a long random string shared by every replica>' } (at least 16 bytes, the same on every replica).`;
 

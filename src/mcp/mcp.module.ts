@@ -81,13 +81,13 @@ export class McpModule {
                 scope: { kind: 'mount', mount, idleTtlMs: options.sessions.idleTtlMs },
                 retention: options.retention,
                 queue:
-                  options.tasks.redis === null
+                  options.redis === undefined
                     ? null
                     : {
                         name: `mcp-retention-${mount}`,
-                        ...(typeof options.tasks.redis === 'string'
-                          ? { url: options.tasks.redis, options: {} }
-                          : { options: { redis: options.tasks.redis } }),
+                        ...(typeof options.redis === 'string'
+                          ? { url: options.redis, options: {} }
+                          : { options: { redis: options.redis } }),
                       },
               },
               moduleRef,

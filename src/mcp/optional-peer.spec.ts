@@ -3,7 +3,7 @@ import { requireOptionalPeer } from './optional-peer';
 
 describe('requireOptionalPeer', () => {
   it('returns the package when it is installed', () => {
-    expect(requireOptionalPeer<typeof import('bull')>('bull', 'McpClientModule queue.redis (Bull)')).toBe(
+    expect(requireOptionalPeer<typeof import('bull')>('bull', 'McpClientModule redis (Bull)')).toBe(
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- compared with what require() itself returns
       require('bull'),
     );

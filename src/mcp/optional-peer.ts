@@ -7,7 +7,7 @@ import { McpConfigurationError } from './errors/mcp-configuration.errors';
  * (a broken install, a missing transitive dependency) is rethrown as is.
  *
  * @param name the package, as it would be imported (`'bull'`, `'ioredis'`)
- * @param feature the option that needs it, for the message (`'McpClientModule queue.redis'`)
+ * @param feature the option that needs it, for the message (`'McpClientModule redis'`)
  */
 export function requireOptionalPeer<T>(name: string, feature: string): T {
   try {

@@ -83,7 +83,7 @@ describe('anonymous tasks and the per-principal task cap (real app, PostgreSQL)'
           anonymous: true,
           providers: [AnonymousTaskTools],
           tasks: { pollIntervalMs: 50 },
-          limits: { tasksPerPrincipal: 2 },
+          advanced: { limits: { tasksPerPrincipal: 2 } },
         }),
       ],
       providers: [AnonymousTaskTools],

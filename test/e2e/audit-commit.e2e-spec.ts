@@ -36,7 +36,7 @@ async function boot(
   const moduleRef = await Test.createTestingModule({
     imports: [
       TypeOrmModule.forRoot(typeorm),
-      McpModule.forRoot({ auth: fixtureAuth, ...(commit ? { audit: { commit } } : {}) }),
+      McpModule.forRoot({ auth: fixtureAuth, ...(commit ? { advanced: { audit: { commit } } } : {}) }),
     ],
     providers: [FixtureTools],
   }).compile();
@@ -153,7 +153,7 @@ describe("McpClientModule audit.commit 'async' next to a mount left 'sync', on P
         McpModule.forRoot({ auth: fixtureAuth }),
         McpClientModule.forRoot({
           servers: { local: { transport: 'toolset', principal: 'alice' } },
-          audit: { commit: 'async' },
+          advanced: { audit: { commit: 'async' } },
         }),
       ],
       providers: [FixtureTools],

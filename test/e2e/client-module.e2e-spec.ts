@@ -111,11 +111,12 @@ describe('McpClientModule', () => {
     @Module({ providers: [Caller] })
     class CallerModule {}
 
-    it('takes its options from a factory with injected providers, and its client is global', async () => {
+    it('takes its options from a factory with injected providers, and with isGlobal its client is global', async () => {
       const app = await startApp(db.url, {
         imports: [
           McpModule.forRoot({ auth: fixtureAuth, providers: [FixtureTools] }),
           McpClientModule.forRootAsync({
+            isGlobal: true,
             imports: [SettingsModule],
             inject: [ClientSettings],
             useFactory: (settings: ClientSettings) => ({ servers: settings.servers, defaultTimeoutMs: 5_000 }),

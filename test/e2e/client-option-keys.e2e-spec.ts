@@ -56,7 +56,7 @@ describe('Unknown option keys at boot', () => {
     ]);
     expect(error).toBeInstanceOf(McpConfigurationError);
     expect((error as Error).message).toContain(
-      'McpModule (mount "default"): unknown option "pagesize" (did you mean "pageSize"?',
+      'McpModule (mount "default"): unknown option "pagesize" (did you mean "advanced.pageSize"?',
     );
   });
 
@@ -68,7 +68,7 @@ describe('Unknown option keys at boot', () => {
         path: '/keys',
         isGlobal: false,
         stores: createInMemoryMcpStores(),
-        pageSize: 10,
+        advanced: { pageSize: 10 },
       }),
       McpClientModule.forRoot({
         isGlobal: true,

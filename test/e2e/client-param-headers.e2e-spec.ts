@@ -99,7 +99,8 @@ describe('McpClientService and x-mcp-header (2026-07-28 over HTTP)', () => {
     it('has the worker read the schema itself and send the headers', async () => {
       const options: McpClientOptions = {
         servers: { params: { url: server.url } },
-        queue: { redis: TEST_REDIS_URL, name: queueName, prefix },
+        redis: TEST_REDIS_URL,
+        queue: { name: queueName, prefix },
       };
       worker = await startWorker({ databaseUrl: db.url, client: options });
       caller = await startApp(db.url, {

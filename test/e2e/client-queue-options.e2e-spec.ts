@@ -14,11 +14,15 @@ jest.setTimeout(60_000);
 const KEEP_RESULTS_MS = 1000;
 
 /** Boots an app that serves GatedTools and FixtureTools and calls them through the given queue settings. */
-function bootQueueApp(db: TestDatabase, queue: Record<string, unknown>): Promise<RunningApp> {
+function bootQueueApp(
+  db: TestDatabase,
+  redis: string | undefined,
+  queue: Record<string, unknown>,
+): Promise<RunningApp> {
   return startApp(db.url, {
     imports: [
       McpModule.forRoot({ auth: fixtureAuth, providers: [GatedTools, FixtureTools] }),
-      McpClientModule.forRoot({ servers: { local: { transport: 'toolset', principal: 'queue-test' } }, queue }),
+      McpClientModule.forRoot({ servers: { local: { transport: 'toolset', principal: 'queue-test' } }, redis, queue }),
     ],
     providers: [GatedTools, FixtureTools],
   });
@@ -58,7 +62,7 @@ describe('McpClientModule queue options', () => {
     let bull: BullCallQueue['bull'];
 
     beforeAll(async () => {
-      app = await bootQueueApp(db, { redis: REDIS_URL, name, prefix, concurrency: 2, keepResultsMs: KEEP_RESULTS_MS });
+      app = await bootQueueApp(db, REDIS_URL, { name, prefix, concurrency: 2, keepResultsMs: KEEP_RESULTS_MS });
       client = app.app.get(McpClientService);
       gated = app.app.get(GatedTools);
       bull = (app.app.get(McpCallQueueHost, { strict: false }).queue as BullCallQueue).bull;
@@ -136,7 +140,7 @@ describe('McpClientModule queue options', () => {
     let gated: GatedTools;
 
     beforeAll(async () => {
-      app = await bootQueueApp(db, { concurrency: 2, keepResultsMs: KEEP_RESULTS_MS });
+      app = await bootQueueApp(db, undefined, { concurrency: 2, keepResultsMs: KEEP_RESULTS_MS });
       client = app.app.get(McpClientService);
       gated = app.app.get(GatedTools);
     });

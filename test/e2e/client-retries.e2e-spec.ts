@@ -88,7 +88,8 @@ describe('queue retries on Bull (real Redis) against failing peers', () => {
       imports: [
         McpClientModule.forRoot({
           servers,
-          queue: { redis: TEST_REDIS_URL, name, prefix, attempts: 3, backoffMs: 10 },
+          redis: TEST_REDIS_URL,
+          queue: { name, prefix, attempts: 3, backoffMs: 10 },
           stores: createInMemoryMcpStores(),
         }),
       ],

@@ -66,11 +66,16 @@ describe('McpClientService on a scripted 2025 server', () => {
 
   async function client(
     entries: McpClientOptions['servers'],
-    queue?: McpClientOptions['queue'],
+    queue?: McpClientOptions['queue'] & Pick<McpClientOptions, 'redis'>,
   ): Promise<McpClientService> {
+    const { redis, ...queueOptions } = queue ?? {};
     const moduleRef = await Test.createTestingModule({
       imports: [
-        McpClientModule.forRoot({ servers: entries, stores: createInMemoryMcpStores(), ...(queue ? { queue } : {}) }),
+        McpClientModule.forRoot({
+          servers: entries,
+          stores: createInMemoryMcpStores(),
+          ...(queue ? { redis, queue: queueOptions } : {}),
+        }),
       ],
     }).compile();
     const app = moduleRef.createNestApplication({ logger: false });

@@ -50,7 +50,7 @@ describe('McpClientService on both revisions over Streamable HTTP', () => {
           return { action: 'accept', content: { name: 'Ada' } };
         },
       },
-      maxInputRounds: 3,
+      advanced: { maxInputRounds: 3 },
     };
   });
 

@@ -160,7 +160,7 @@ describe('McpClientService on a scripted 2026-07-28 HTTP server', () => {
       'server/discover': [discovered({ prompts: {} })],
       'prompts/get': [asking(), asking(), asking()],
     });
-    const mcp = await client(server.url, { maxInputRounds: 2 });
+    const mcp = await client(server.url, { advanced: { maxInputRounds: 2 } });
     const failure = mcp.getPrompt('s', 'greet');
     await expect(failure).rejects.toBeInstanceOf(McpInputRequiredError);
     await expect(failure).rejects.toThrow('still required input after 2 rounds of prompts/get');

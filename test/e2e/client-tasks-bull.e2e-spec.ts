@@ -59,8 +59,8 @@ describe('McpClientService task-backed calls on Bull survive a worker killed mid
         v25: { url: `${target.baseUrl}/mcp`, bearerToken: 'token-alice', version: '2025-11-25' },
         v26: { url: `${target.baseUrl}/mcp`, bearerToken: 'token-alice', version: '2026-07-28' },
       },
+      redis: TEST_REDIS_URL,
       queue: {
-        redis: TEST_REDIS_URL,
         name: queueName,
         prefix,
         attempts: 3,

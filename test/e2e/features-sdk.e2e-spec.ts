@@ -20,7 +20,7 @@ describe('server features through the official SDK 1.x client (2025-11-25, Postg
   beforeAll(async () => {
     db = await createTestDatabase();
     server = await startApp(db.url, {
-      imports: [McpModule.forRoot({ auth: fixtureAuth, pageSize: 2 })],
+      imports: [McpModule.forRoot({ auth: fixtureAuth, advanced: { pageSize: 2 } })],
       providers: [FeatureResources, FeaturePrompts],
     });
     transport = new StreamableHTTPClientTransport(new URL(`${server.baseUrl}/mcp`), {

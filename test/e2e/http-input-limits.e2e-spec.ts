@@ -247,7 +247,7 @@ describe.each(HTTP_ADAPTERS)('input limits that cannot be bypassed (PostgreSQL, 
       let server: Booted;
 
       beforeAll(async () => {
-        server = await boot(db, adapter, { auth: fixtureAuth, maxBodyBytes: 1024 }, prefix);
+        server = await boot(db, adapter, { auth: fixtureAuth, advanced: { maxBodyBytes: 1024 } }, prefix);
       });
 
       afterAll(async () => {
@@ -319,8 +319,8 @@ describe.each(HTTP_ADAPTERS)('input limits that cannot be bypassed (PostgreSQL, 
     let prefixed: Booted;
 
     beforeAll(async () => {
-      server = await boot(db, adapter, { auth: fixtureAuth, bodyTimeoutMs: timeoutMs });
-      prefixed = await boot(db, adapter, { auth: fixtureAuth, bodyTimeoutMs: timeoutMs }, 'api');
+      server = await boot(db, adapter, { auth: fixtureAuth, advanced: { bodyTimeoutMs: timeoutMs } });
+      prefixed = await boot(db, adapter, { auth: fixtureAuth, advanced: { bodyTimeoutMs: timeoutMs } }, 'api');
     });
 
     afterAll(async () => {
@@ -371,8 +371,7 @@ describe.each(HTTP_ADAPTERS)('input limits that cannot be bypassed (PostgreSQL, 
       server = await boot(db, adapter, { auth: fixtureAuth });
       small = await boot(db, adapter, {
         auth: fixtureAuth,
-        maxBodyBytes: 1024,
-        bodyTimeoutMs: 300,
+        advanced: { maxBodyBytes: 1024, bodyTimeoutMs: 300 },
         mount: 'small',
         path: '/small/mcp',
       });
@@ -472,7 +471,7 @@ describe('input limits on a Fastify app whose router ignores letter case and a t
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    server = await boot(db, 'fastify', { auth: fixtureAuth, maxBodyBytes: 1024 }, undefined, {
+    server = await boot(db, 'fastify', { auth: fixtureAuth, advanced: { maxBodyBytes: 1024 } }, undefined, {
       routerOptions: { caseSensitive: false, ignoreTrailingSlash: true },
     });
   });

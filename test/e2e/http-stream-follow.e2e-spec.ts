@@ -50,7 +50,7 @@ describe('resuming a POST stream whose request is still running', () => {
         McpModule.forRoot({
           auth: fixtureAuth,
           providers: [GatedTools],
-          streams: { keepAliveMs: KEEP_ALIVE_MS, retryMs: 50 },
+          advanced: { streams: { keepAliveMs: KEEP_ALIVE_MS, retryMs: 50 } },
         }),
       ],
       providers: [GatedTools],

@@ -30,7 +30,7 @@ describe.each(HTTP_ADAPTERS)('MCP endpoint on the wire (Streamable HTTP, Postgre
     server = await startApp(
       db.url,
       {
-        imports: [McpModule.forRoot({ auth: fixtureAuth, pageSize: 2 })],
+        imports: [McpModule.forRoot({ auth: fixtureAuth, advanced: { pageSize: 2 } })],
         providers: [FixtureTools, PagingTools],
       },
       adapter,
@@ -366,7 +366,14 @@ describe.each(HTTP_ADAPTERS)('MCP endpoint on the wire (Streamable HTTP, Postgre
         small = await startApp(
           db.url,
           {
-            imports: [McpModule.forRoot({ auth: fixtureAuth, maxBodyBytes: 1024, mount: 'small', path: '/small/mcp' })],
+            imports: [
+              McpModule.forRoot({
+                auth: fixtureAuth,
+                advanced: { maxBodyBytes: 1024 },
+                mount: 'small',
+                path: '/small/mcp',
+              }),
+            ],
             providers: [FixtureTools],
           },
           adapter,

@@ -36,8 +36,7 @@ describe.each(HTTP_ADAPTERS)('two McpModule mounts in one app (forRoot + forRoot
                 auth: (token: string) => loaded.tokens[token] ?? null,
                 providers: [OtherMountTools],
                 server: { name: loaded.serverName },
-                pageSize: loaded.pageSize,
-                maxBodyBytes: loaded.maxBodyBytes,
+                advanced: { pageSize: loaded.pageSize, maxBodyBytes: loaded.maxBodyBytes },
               };
             },
           }),

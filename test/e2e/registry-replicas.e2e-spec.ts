@@ -77,9 +77,10 @@ describe('McpRegistry across replicas (PostgreSQL + Redis)', () => {
       imports: [
         McpModule.forRoot({
           auth: suiteAuth,
-          pubsub: { redis: TEST_REDIS_URL, channelPrefix: prefix },
+          redis: TEST_REDIS_URL,
+          advanced: { pubsub: { channelPrefix: prefix } },
           stateless: { requestStateSecret: 'a-shared-secret-of-the-test-suite' },
-          ...(databaseTimeoutMs ? { database: { timeoutMs: databaseTimeoutMs } } : {}),
+          ...(databaseTimeoutMs ? { advanced: { database: { timeoutMs: databaseTimeoutMs } } } : {}),
         }),
       ],
       providers: [RuntimeHandlers],

@@ -37,7 +37,8 @@ describe('SSE across replicas (PostgreSQL + Redis pub/sub)', () => {
         McpModule.forRoot({
           auth: fixtureAuth,
           providers: [SseTools],
-          pubsub: { redis: TEST_REDIS_URL, channelPrefix },
+          redis: TEST_REDIS_URL,
+          advanced: { pubsub: { channelPrefix } },
           stateless: { requestStateSecret: 'a-shared-secret-of-the-test-suite' },
         }),
       ],

@@ -30,7 +30,8 @@ describe('Across replicas: input_required rounds and resource notifications', ()
         McpModule.forRoot({
           auth: fixtureAuth,
           providers: [StatelessTools, FeatureResources],
-          pubsub: { redis: REDIS_URL, channelPrefix },
+          redis: REDIS_URL,
+          advanced: { pubsub: { channelPrefix } },
           stateless: { requestStateSecret: SECRET },
         }),
       ],

@@ -317,7 +317,8 @@ describe('retention scheduled on Bull', () => {
         path: '/r/mcp',
         auth: fixtureAuth,
         providers: [FixtureTools],
-        tasks: { redis: TEST_REDIS_URL },
+        redis: TEST_REDIS_URL,
+        stateless: { requestStateSecret: 'a-shared-secret-of-the-retention-suite' },
         retention: { events: DAY, intervalMs: 300, batchSize: 50, batchPauseMs: 0 },
       }),
     ];

@@ -44,11 +44,17 @@ describe('McpModule options, observed end to end', () => {
         McpModule.forRoot({
           auth: fixtureAuth,
           providers: [DocumentedTools, FixtureTools, StatelessTools, FeatureResources],
-          streams: { clientRequestTimeoutMs: CLIENT_REQUEST_TIMEOUT_MS, keepAliveMs: KEEP_ALIVE_MS, retryMs: RETRY_MS },
+          advanced: {
+            streams: {
+              clientRequestTimeoutMs: CLIENT_REQUEST_TIMEOUT_MS,
+              keepAliveMs: KEEP_ALIVE_MS,
+              retryMs: RETRY_MS,
+            },
+            cache: { ttlMs: 12_345, scope: 'private', read: { ttlMs: 678, scope: 'public' } },
+          },
           sessions: { idleTtlMs: IDLE_TTL_MS },
           allowedOrigins: [ALLOWED_ORIGIN],
           stateless: { requestStateSecret: SECRET, requestStateTtlMs: REQUEST_STATE_TTL_MS },
-          cache: { ttlMs: 12_345, scope: 'private', read: { ttlMs: 678, scope: 'public' } },
         }),
         McpModule.forRoot({
           mount: 'any-origin',

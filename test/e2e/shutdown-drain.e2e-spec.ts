@@ -110,7 +110,7 @@ describe.each(HTTP_ADAPTERS)('graceful shutdown: draining the calls in flight (%
           McpModule.forRoot({
             auth: fixtureAuth,
             providers: [DrainTools],
-            shutdown: { drainTimeoutMs: DRAIN_TIMEOUT_MS, retryAfterSeconds: 3 },
+            advanced: { shutdown: { drainTimeoutMs: DRAIN_TIMEOUT_MS, retryAfterMs: 2500 } },
           }),
           McpHealthModule.forRoot(),
         ],

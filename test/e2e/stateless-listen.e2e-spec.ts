@@ -62,7 +62,8 @@ describe.each(HTTP_ADAPTERS)('subscriptions/listen streams (2026-07-28, %s)', (a
         imports: [
           McpModule.forRoot({
             auth: fixtureAuth,
-            pubsub: { redis: TEST_REDIS_URL, channelPrefix },
+            redis: TEST_REDIS_URL,
+            advanced: { pubsub: { channelPrefix } },
             stateless: { requestStateSecret: 'a-shared-secret-of-the-test-suite' },
           }),
         ],

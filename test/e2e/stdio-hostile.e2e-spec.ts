@@ -83,7 +83,7 @@ describe('StdioTransport against hostile and broken servers', () => {
   it('a server that never answers the request times out with delivered=true, is told so, and is shut down', async () => {
     const recordFile = join(scratch, 'timeout.ndjson');
     const { error, warmPid, elapsedMs } = await failureOnWarmProcess(
-      { command: rawServer(), env: { STDIO_FIXTURE_RECORD: recordFile }, timeout: 1500, ...fast },
+      { command: rawServer(), env: { STDIO_FIXTURE_RECORD: recordFile }, timeoutMs: 1500, ...fast },
       'hang',
     );
     expect(elapsedMs).toBeLessThanOrEqual(boundOf(1500));
@@ -109,7 +109,7 @@ describe('StdioTransport against hostile and broken servers', () => {
   it('a server that never answers initialize times out with delivered=false', async () => {
     // The deadline covers the spawn and the handshake: the clock starts before the process exists.
     const issuedAt = Date.now();
-    const error = await failure({ command: rawServer('no-init'), timeout: 1000, ...fast }, 'info');
+    const error = await failure({ command: rawServer('no-init'), timeoutMs: 1000, ...fast }, 'info');
     expect(Date.now() - issuedAt).toBeLessThanOrEqual(boundOf(1000));
     expect(error).toBeInstanceOf(McpTimeoutError);
     expect(error.delivered).toBe(false);
@@ -245,7 +245,7 @@ describe('StdioTransport against hostile and broken servers', () => {
 
   it('a hanging server that also ignores SIGTERM ends in a timeout, and its pid is gone', async () => {
     const { error, warmPid, elapsedMs } = await failureOnWarmProcess(
-      { command: rawServer('ignore-term'), timeout: 1000, ...fast },
+      { command: rawServer('ignore-term'), timeoutMs: 1000, ...fast },
       'hang',
     );
     expect(elapsedMs).toBeLessThanOrEqual(boundOf(1000));

@@ -36,7 +36,8 @@ describe('input inside a task (2026-07-28, PostgreSQL + Redis, two replicas)', (
         McpModule.forRoot({
           auth: fixtureAuth,
           providers: [TaskInputTools],
-          pubsub: { redis: TEST_REDIS_URL, channelPrefix },
+          redis: TEST_REDIS_URL,
+          advanced: { pubsub: { channelPrefix } },
           stateless: { requestStateSecret: 'a-shared-secret-of-the-input-suite' },
           tasks: { concurrency, queueName: queue, pollIntervalMs: 50, ...tasks },
         }),

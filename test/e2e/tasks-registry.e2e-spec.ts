@@ -34,7 +34,8 @@ describe('runtime tools as tasks (McpRegistry, PostgreSQL + Redis, two replicas)
         McpModule.forRoot({
           auth: fixtureAuth,
           providers: [],
-          pubsub: { redis: TEST_REDIS_URL, channelPrefix },
+          redis: TEST_REDIS_URL,
+          advanced: { pubsub: { channelPrefix } },
           stateless: { requestStateSecret: 'a-shared-secret-of-the-registry-suite' },
           tasks: { concurrency, queueName, pollIntervalMs: 50 },
         }),

@@ -24,7 +24,12 @@ describe('tasks (2025-11-25 experimental) on one replica, tasks in process (Post
     db = await createTestDatabase();
     server = await startApp(db.url, {
       imports: [
-        McpModule.forRoot({ auth: fixtureAuth, providers: [TaskTools], pageSize: 2, tasks: { pollIntervalMs: 50 } }),
+        McpModule.forRoot({
+          auth: fixtureAuth,
+          providers: [TaskTools],
+          advanced: { pageSize: 2 },
+          tasks: { pollIntervalMs: 50 },
+        }),
         McpModule.forRoot({ mount: 'plain', path: '/plain/mcp', auth: fixtureAuth, providers: [FixtureTools] }),
       ],
       providers: [TaskTools, FixtureTools],

@@ -68,7 +68,10 @@ describe('OpenTelemetry: outbound propagation, payload opt-in and metrics', () =
     scripted(remote);
     app = await startApp(db.url, {
       imports: [
-        McpModule.forRoot({ auth: fixtureAuth, telemetry: { recordPayloads: true, maxPayloadLength: 256 } }),
+        McpModule.forRoot({
+          auth: fixtureAuth,
+          advanced: { telemetry: { recordPayloads: true, maxPayloadLength: 256 } },
+        }),
         McpClientModule.forRoot({
           servers: {
             scripted: { url: remote.url, version: '2025-11-25' },
@@ -79,7 +82,7 @@ describe('OpenTelemetry: outbound propagation, payload opt-in and metrics', () =
               pool: { max: 1, idleMs: 30_000 },
             },
           },
-          telemetry: { recordPayloads: true },
+          advanced: { telemetry: { recordPayloads: true } },
         }),
       ],
       providers: [FixtureTools, TaskTools],

@@ -51,7 +51,8 @@ describe('OpenTelemetry: one trace from the caller through A, the Bull queue and
             b: { url: `${b.baseUrl}/mcp`, bearerToken: 'token-alice', version: '2025-11-25' },
             b2026: { url: `${b.baseUrl}/mcp`, bearerToken: 'token-alice', version: '2026-07-28' },
           },
-          queue: { redis: TEST_REDIS_URL, name: 'otel-calls', prefix },
+          redis: TEST_REDIS_URL,
+          queue: { name: 'otel-calls', prefix },
         }),
       ],
       providers: [RelayTools],
@@ -311,7 +312,8 @@ describe("OpenTelemetry: a Bull job continues the caller's trace in another proc
     b = await startApp(db.url, { imports: [McpModule.forRoot({ auth: fixtureAuth })], providers: [FixtureTools] });
     const client = {
       servers: { b: { url: `${b.baseUrl}/mcp`, bearerToken: 'token-alice', version: '2025-11-25' as const } },
-      queue: { redis: TEST_REDIS_URL, name: 'otel-remote', prefix },
+      redis: TEST_REDIS_URL,
+      queue: { name: 'otel-remote', prefix },
     };
     caller = await startApp(db.url, {
       imports: [McpClientModule.forRoot({ ...client, queue: { ...client.queue, worker: false } })],

@@ -61,7 +61,8 @@ describe('at-most-once mark when Redis is lost before it is written', () => {
       );
 
     const options = resolveClientOptions({
-      queue: { redis: redis.url, name: 'mark-test', attempts: 1, commandTimeoutMs: 2000 },
+      redis: redis.url,
+      queue: { name: 'mark-test', attempts: 1, commandTimeoutMs: 2000 },
     }).queue;
     queue = new BullCallQueue(options, processor);
     queue.start();

@@ -118,7 +118,7 @@ describe.each(HTTP_ADAPTERS)('bad-input corpus against a real app on PostgreSQL 
     server = await startApp(
       db.url,
       {
-        imports: [McpModule.forRoot({ auth: fixtureAuth, bodyTimeoutMs: CORPUS_BODY_TIMEOUT_MS })],
+        imports: [McpModule.forRoot({ auth: fixtureAuth, advanced: { bodyTimeoutMs: CORPUS_BODY_TIMEOUT_MS } })],
         providers: [FixtureTools, FeatureResources, FeaturePrompts],
       },
       adapter,

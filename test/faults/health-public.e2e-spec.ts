@@ -53,7 +53,8 @@ describe.each(HTTP_ADAPTERS)('health for strangers and for operators (%s)', (ada
           McpModule.forRoot({ auth: fixtureAuth, providers: [FixtureTools] }),
           McpClientModule.forRoot({
             servers: { self: { transport: 'toolset', principal: 'svc' } },
-            queue: { redis: redis.url, ...queue, attempts: 1, commandTimeoutMs: 1000 },
+            redis: redis.url,
+            queue: { ...queue, attempts: 1, commandTimeoutMs: 1000 },
           }),
           McpHealthModule.forRoot(health),
         ],

@@ -45,13 +45,14 @@ describe('health checks: /health/live and /health/ready', () => {
         McpModule.forRoot({
           auth: fixtureAuth,
           providers: [FixtureTools],
-          database: { timeoutMs: 1500 },
-          pubsub: { redis: redis.url, channelPrefix: prefix, timeoutMs: 1000 },
+          advanced: { database: { timeoutMs: 1500 }, pubsub: { channelPrefix: prefix, timeoutMs: 1000 } },
+          redis: redis.url,
           stateless: { requestStateSecret: randomBytes(24).toString('hex') },
         }),
         McpClientModule.forRoot({
           servers: { self: { transport: 'toolset', principal: 'svc' } },
-          queue: { redis: redis.url, name: `${prefix}-calls`, attempts: 1, commandTimeoutMs: 1000 },
+          redis: redis.url,
+          queue: { name: `${prefix}-calls`, attempts: 1, commandTimeoutMs: 1000 },
         }),
         McpHealthModule.forRoot(),
       ],
@@ -142,7 +143,8 @@ describe('health checks: /health/live and /health/ready', () => {
         imports: [
           McpClientModule.forRoot({
             servers: { self: { transport: 'toolset', principal: 'svc' } },
-            queue: { redis: redis.url, name, worker: false, attempts: 1, commandTimeoutMs: 1000 },
+            redis: redis.url,
+            queue: { name, worker: false, attempts: 1, commandTimeoutMs: 1000 },
           }),
           McpHealthModule.forRoot(health),
         ],

@@ -74,7 +74,7 @@ describe.each(HTTP_ADAPTERS)('PostgreSQL outage under load (%s)', (adapter) => {
           McpModule.forRoot({
             auth: fixtureAuth,
             providers: [FixtureTools],
-            database: { timeoutMs: DATABASE_TIMEOUT_MS },
+            advanced: { database: { timeoutMs: DATABASE_TIMEOUT_MS } },
           }),
         ],
         providers: [FixtureTools],
@@ -90,7 +90,7 @@ describe.each(HTTP_ADAPTERS)('PostgreSQL outage under load (%s)', (adapter) => {
           McpModule.forRoot({
             auth: fixtureAuth,
             providers: [FixtureTools],
-            database: { timeoutMs: DATABASE_TIMEOUT_MS },
+            advanced: { database: { timeoutMs: DATABASE_TIMEOUT_MS } },
             sessions: { cache: false },
           }),
         ],

@@ -43,7 +43,7 @@ describe('per-principal caps', () => {
 
   const boot = () =>
     startApp(db.url, {
-      imports: [McpModule.forRoot({ auth, limits, streams: { resumeFollowers: 1 } })],
+      imports: [McpModule.forRoot({ auth, advanced: { limits, streams: { resumeFollowers: 1 } } })],
       providers: [FeatureResources, SseTools],
     });
 

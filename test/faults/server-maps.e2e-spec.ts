@@ -40,7 +40,11 @@ describe('per-session and per-request state returns to zero', () => {
     db = await createTestDatabase();
     app = await startApp(db.url, {
       imports: [
-        McpModule.forRoot({ auth: fixtureAuth, providers: [SseTools], limits: { sessionsPerPrincipal: SESSIONS * 2 } }),
+        McpModule.forRoot({
+          auth: fixtureAuth,
+          providers: [SseTools],
+          advanced: { limits: { sessionsPerPrincipal: SESSIONS * 2 } },
+        }),
       ],
       providers: [SseTools],
     });

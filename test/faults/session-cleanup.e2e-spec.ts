@@ -54,10 +54,10 @@ describe('session cleanup across replicas, and backpressure', () => {
         McpModule.forRoot({
           auth: fixtureAuth,
           providers: [SseTools],
-          pubsub: { redis: REDIS_URL, channelPrefix },
+          redis: REDIS_URL,
+          advanced: { pubsub: { channelPrefix }, streams: { maxBufferedBytes: 256 * 1024 } },
           stateless: { requestStateSecret: 'a-shared-secret-of-the-test-suite' },
           sessions: idleTtlMs ? { idleTtlMs } : undefined,
-          streams: { maxBufferedBytes: 256 * 1024 },
         }),
       ],
       providers: [SseTools],

@@ -53,7 +53,8 @@ describe.each<[string, boolean, HttpAdapterName, HttpAdapterName]>([
             providers: [SseTools],
             ...(redis
               ? {
-                  pubsub: { redis: REDIS_URL, channelPrefix },
+                  redis: REDIS_URL,
+                  advanced: { pubsub: { channelPrefix } },
                   stateless: { requestStateSecret: 'a-shared-secret-of-the-test-suite' },
                 }
               : {}),

@@ -109,7 +109,8 @@ describe('a task worker SIGKILLed mid-task (PostgreSQL; Bull on Redis, or in pro
     await doomed.close().catch(() => undefined);
     const bus = queued
       ? {
-          pubsub: { redis: TEST_REDIS_URL, channelPrefix },
+          redis: TEST_REDIS_URL,
+          advanced: { pubsub: { channelPrefix } },
           stateless: { requestStateSecret: 'a-shared-secret-of-the-task-suite' },
         }
       : {};

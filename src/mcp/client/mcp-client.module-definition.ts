@@ -9,8 +9,8 @@ export const { ConfigurableModuleClass: McpClientConfigurableModule, MODULE_OPTI
   new ConfigurableModuleBuilder<McpClientOptions>()
     .setClassMethodName('forRoot')
     .setFactoryMethodName('createMcpClientOptions')
-    .setExtras<McpClientModuleExtras>({ isGlobal: true, transports: [], stores: undefined }, (definition, extras) => ({
+    .setExtras<McpClientModuleExtras>({ isGlobal: false, transports: [], stores: undefined }, (definition, extras) => ({
       ...definition,
-      global: extras.isGlobal ?? true,
+      global: extras.isGlobal ?? false,
     }))
     .build();

@@ -27,7 +27,7 @@ const MCP_CLIENT_TYPEORM_FEATURE = TypeOrmModule.forFeature(MCP_ENTITIES);
  * ```ts
  * McpClientModule.forRoot({
  *   servers: { everything: { command: ['npx', '-y', '@modelcontextprotocol/server-everything'] } },
- *   queue: { redis: process.env.REDIS_URL },
+ *   redis: process.env.REDIS_URL,
  * })
  * ```
  */

@@ -45,19 +45,35 @@ function closest(key: string, known: readonly string[]): string | undefined {
   return best?.key;
 }
 
+/** The closest key of a nested group, as `group.key`. */
+function closestNested(key: string, nested: Readonly<Record<string, readonly string[]>>): string | undefined {
+  for (const [group, keys] of Object.entries(nested)) {
+    const guess = keys.includes(key) ? key : closest(key, keys);
+    if (guess) return `${group}.${guess}`;
+  }
+  return undefined;
+}
+
 /**
  * Refuses a key of an options object that nothing reads: a `timeout` written for `timeoutMs`
  * would otherwise be ignored without a word. The message names the closest known key and lists
  * them all, e.g. `MCP server "x": unknown option "timeout" (did you mean "timeoutMs"? known: ...)`.
  * Values that are not plain objects are left to the checks of their own option.
  * @param where what the options belong to, e.g. `MCP server "x"` or `McpClientModule option "queue"`.
+ * @param nested the keys of nested groups, by group: a key that belongs one level down (a top-level
+ *   `maxBodyBytes` of `advanced`) is suggested with its group, `did you mean "advanced.maxBodyBytes"?`.
  * @throws McpConfigurationError
  */
-export function assertKnownOptions(value: unknown, known: readonly string[], where: string): void {
+export function assertKnownOptions(
+  value: unknown,
+  known: readonly string[],
+  where: string,
+  nested: Readonly<Record<string, readonly string[]>> = {},
+): void {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return;
   for (const key of Object.keys(value)) {
     if (known.includes(key)) continue;
-    const guess = closest(key, known);
+    const guess = closest(key, known) ?? closestNested(key, nested);
     const hint = guess ? `did you mean "${guess}"? ` : '';
     throw new McpConfigurationError(`${where}: unknown option "${key}" (${hint}known: ${known.join(', ')})`);
   }

@@ -24,7 +24,7 @@ export class McpDatabaseUnavailableError extends McpInfrastructureError {
 }
 
 /**
- * The Redis connection of the session bus (`pubsub.redis`) is down or did not answer in time: a
+ * The Redis connection of the session bus (the mount's `redis`) is down or did not answer in time: a
  * message between replicas (an answer to a server request, a cancellation, a notification, a
  * stream claim) could not be sent. The endpoint answers 503 when a request depends on it.
  */
@@ -40,7 +40,7 @@ export class McpBusUnavailableError extends McpInfrastructureError {
 }
 
 /**
- * The Redis of the client's call queue (`queue.redis`) is down or did not answer in time.
+ * The Redis of the client's call queue (its `redis`) is down or did not answer in time.
  * `delivered` is false when nothing reached Redis (the connection was down) or when the
  * at-most-once mark could not be written (the tool was not called): trying again later is safe.
  * It is true when a command was sent but not answered in time, or a wait lost its connection:

@@ -57,7 +57,7 @@ export class McpHealthIndicator {
 
   /**
    * Every check that applies to this app, for readiness: the database, the session bus's Redis
-   * (with `pubsub.redis`), the client's call queue and stdio pools (with `McpClientModule`), the
+   * (with the mount's `redis`), the client's call queue and stdio pools (with `McpClientModule`), the
    * audit backlog, the task queues (when some mount runs tasks), and the drain (down while the
    * app shuts down).
    */

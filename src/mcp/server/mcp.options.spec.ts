@@ -5,7 +5,7 @@ import { DEFAULT_MAX_BODY_BYTES, DEFAULT_PAGE_SIZE, DEFAULT_SESSION_IDLE_TTL_MS 
 import { McpModule } from '../mcp.module';
 import { resolveMcpOptions } from './mcp.options';
 import { MCP_ENTITIES } from '../persistence/entities';
-import type { McpModuleOptions } from './interfaces/mcp-module-options.interface';
+import type { McpModuleForRootOptions, McpModuleOptions } from './interfaces/mcp-module-options.interface';
 
 const extras = { mount: 'main', path: '/mcp' };
 const auth = () => 'alice';
@@ -24,7 +24,7 @@ describe('resolveMcpOptions', () => {
     const error = failure(() => resolveMcpOptions({ auth, maxBody: 10 } as McpModuleOptions, extras));
     expect(error).toBeInstanceOf(McpConfigurationError);
     expect(error.message).toMatch(
-      /^McpModule \(mount "main"\): unknown option "maxBody" \(did you mean "maxBodyBytes"\? known: auth, anonymous, server, providers, /,
+      /^McpModule \(mount "main"\): unknown option "maxBody" \(did you mean "advanced.maxBodyBytes"\? known: auth, anonymous, server, providers, /,
     );
   });
 
@@ -47,8 +47,7 @@ describe('resolveMcpOptions', () => {
     const resolved = resolveMcpOptions(
       {
         auth,
-        maxBodyBytes: 1024,
-        pageSize: 2,
+        advanced: { maxBodyBytes: 1024, pageSize: 2 },
         sessions: { idleTtlMs: 5000 },
         providers: [Tools],
         allowedOrigins: '*',
@@ -135,57 +134,61 @@ describe('resolveMcpOptions', () => {
 
   it('defaults bodyTimeoutMs to 30 s and keeps a given one', () => {
     expect(resolveMcpOptions({ auth }, extras).bodyTimeoutMs).toBe(30_000);
-    expect(resolveMcpOptions({ auth, bodyTimeoutMs: 500 }, extras).bodyTimeoutMs).toBe(500);
+    expect(resolveMcpOptions({ auth, advanced: { bodyTimeoutMs: 500 } }, extras).bodyTimeoutMs).toBe(500);
   });
 
   it.each([0, -1, 1.5, Number.NaN])('rejects bodyTimeoutMs %p, naming the option', (value) => {
-    const error = failure(() => resolveMcpOptions({ auth, bodyTimeoutMs: value }, extras));
-    expect(error.message).toContain('"bodyTimeoutMs"');
+    const error = failure(() => resolveMcpOptions({ auth, advanced: { bodyTimeoutMs: value } }, extras));
+    expect(error.message).toContain('"advanced.bodyTimeoutMs"');
   });
 
   it.each([0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, '1024'])(
     'rejects maxBodyBytes %p, naming the option',
     (value) => {
-      const error = failure(() => resolveMcpOptions({ auth, maxBodyBytes: value as number }, extras));
+      const error = failure(() => resolveMcpOptions({ auth, advanced: { maxBodyBytes: value as number } }, extras));
       expect(error).toBeInstanceOf(McpConfigurationError);
-      expect(error.message).toContain('"maxBodyBytes"');
+      expect(error.message).toContain('"advanced.maxBodyBytes"');
       expect(error.message).toContain('a positive integer');
     },
   );
 
   it("defaults audit.commit to 'sync' and keeps 'async'", () => {
     expect(resolveMcpOptions({ auth }, extras).audit).toEqual({ commit: 'sync' });
-    expect(resolveMcpOptions({ auth, audit: {} }, extras).audit).toEqual({ commit: 'sync' });
-    expect(resolveMcpOptions({ auth, audit: { commit: 'async' } }, extras).audit).toEqual({ commit: 'async' });
+    expect(resolveMcpOptions({ auth, advanced: { audit: {} } }, extras).audit).toEqual({ commit: 'sync' });
+    expect(resolveMcpOptions({ auth, advanced: { audit: { commit: 'async' } } }, extras).audit).toEqual({
+      commit: 'async',
+    });
   });
 
   it('rejects a bad audit option, naming it and what it must be', () => {
-    expect(failure(() => resolveMcpOptions({ auth, audit: { commit: 'later' as 'sync' } }, extras)).message).toBe(
-      `McpModule (mount "main"): option "audit.commit" must be 'sync' or 'async'.`,
+    expect(
+      failure(() => resolveMcpOptions({ auth, advanced: { audit: { commit: 'later' as 'sync' } } }, extras)).message,
+    ).toBe(`McpModule (mount "main"): option "advanced.audit.commit" must be 'sync' or 'async'.`);
+    expect(failure(() => resolveMcpOptions({ auth, advanced: { audit: 'async' as never } }, extras)).message).toContain(
+      '"advanced.audit" must be an object',
     );
-    expect(failure(() => resolveMcpOptions({ auth, audit: 'async' as never }, extras)).message).toContain(
-      '"audit" must be an object',
-    );
-    expect(failure(() => resolveMcpOptions({ auth, audit: { comit: 'async' } as never }, extras)).message).toContain(
-      'unknown option "comit" (did you mean "commit"?',
-    );
+    expect(
+      failure(() => resolveMcpOptions({ auth, advanced: { audit: { comit: 'async' } as never } }, extras)).message,
+    ).toContain('unknown option "comit" (did you mean "commit"?');
   });
 
   it('defaults limits.tasksPerPrincipal to 100, keeps a given one and rejects one that is not a positive integer', () => {
     expect(resolveMcpOptions({ auth }, extras).limits.tasksPerPrincipal).toBe(100);
-    expect(resolveMcpOptions({ auth, limits: { tasksPerPrincipal: 3 } }, extras).limits).toMatchObject({
+    expect(resolveMcpOptions({ auth, advanced: { limits: { tasksPerPrincipal: 3 } } }, extras).limits).toMatchObject({
       tasksPerPrincipal: 3,
       sessionsPerPrincipal: 100,
     });
     for (const value of [0, -1, 1.5]) {
-      expect(failure(() => resolveMcpOptions({ auth, limits: { tasksPerPrincipal: value } }, extras)).message).toBe(
-        'McpModule (mount "main"): option "limits.tasksPerPrincipal" must be a positive integer.',
-      );
+      expect(
+        failure(() => resolveMcpOptions({ auth, advanced: { limits: { tasksPerPrincipal: value } } }, extras)).message,
+      ).toBe('McpModule (mount "main"): option "advanced.limits.tasksPerPrincipal" must be a positive integer.');
     }
   });
 
   it('rejects a bad pageSize and a bad sessions.idleTtlMs, naming the option', () => {
-    expect(failure(() => resolveMcpOptions({ auth, pageSize: 0 }, extras)).message).toContain('"pageSize"');
+    expect(failure(() => resolveMcpOptions({ auth, advanced: { pageSize: 0 } }, extras)).message).toContain(
+      '"advanced.pageSize"',
+    );
     expect(failure(() => resolveMcpOptions({ auth, sessions: { idleTtlMs: -5 } }, extras)).message).toContain(
       '"sessions.idleTtlMs"',
     );
@@ -237,7 +240,9 @@ describe('McpModule boot without auth', () => {
       synchronize: true,
     });
     const boot = async () => {
-      const moduleRef = await Test.createTestingModule({ imports: [database, McpModule.forRoot({})] }).compile();
+      const moduleRef = await Test.createTestingModule({
+        imports: [database, McpModule.forRoot({} as McpModuleForRootOptions)],
+      }).compile();
       try {
         await moduleRef.init();
       } finally {

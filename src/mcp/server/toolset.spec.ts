@@ -196,7 +196,7 @@ async function boot(
       { provide: Toolset, useValue: toolset },
       {
         provide: MCP_MODULE_OPTIONS,
-        useValue: resolveMcpOptions({ auth: () => 'alice', pageSize }, { mount: 'spec', path: '/mcp' }),
+        useValue: resolveMcpOptions({ auth: () => 'alice', advanced: { pageSize } }, { mount: 'spec', path: '/mcp' }),
       },
     ],
   }).compile();

@@ -2,7 +2,6 @@ import { context, metrics, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, 
 import { Toolset } from '../server/toolset';
 import { extractInboundContext } from './trace-carriers';
 import { activeTraceId, startExchangeSpan, withAuditCommitSpan, withInternalSpan } from './mcp-spans';
-import { resolveTelemetryOptions } from './mcp-telemetry.options';
 import { installTestTelemetry, pointsOf } from '../../../test/support/telemetry';
 
 const PARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
@@ -87,11 +86,7 @@ describe('telemetry with the SDK registered', () => {
       { method: 'tools/call', requestId: 1, params: call.params, sessionId: 'secret-session', transport: 'tcp' },
       parent,
     ).end({ isError: true });
-    const options = resolveTelemetryOptions(
-      { recordPayloads: true, maxPayloadLength: 20 },
-      (o, e) => `${o}: ${e}`,
-      'Spec',
-    );
+    const options = { recordPayloads: true, maxPayloadLength: 20 };
     startExchangeSpan('server', { method: 'tools/call', requestId: 2, params: call.params }, parent, options).end({
       response: { content: [{ type: 'text', text: 'x'.repeat(100) }] },
     });

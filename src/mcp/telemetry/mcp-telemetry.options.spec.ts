@@ -14,9 +14,10 @@ describe('the telemetry option of McpModule and McpClientModule', () => {
 
   it('takes the opt-in on both modules', () => {
     expect(
-      resolveMcpOptions({ auth, telemetry: { recordPayloads: true, maxPayloadLength: 64 } }, extras).telemetry,
+      resolveMcpOptions({ auth, advanced: { telemetry: { recordPayloads: true, maxPayloadLength: 64 } } }, extras)
+        .telemetry,
     ).toEqual({ recordPayloads: true, maxPayloadLength: 64 });
-    expect(resolveClientOptions({ telemetry: { recordPayloads: true } }).telemetry).toEqual({
+    expect(resolveClientOptions({ advanced: { telemetry: { recordPayloads: true } } }).telemetry).toEqual({
       recordPayloads: true,
       maxPayloadLength: 1024,
     });
@@ -27,12 +28,12 @@ describe('the telemetry option of McpModule and McpClientModule', () => {
     [{ recordPayloads: 'yes' }, 'telemetry.recordPayloads'],
     [{ maxPayloadLength: 8 }, 'telemetry.maxPayloadLength'],
     [{ maxPayloadLength: 10.5 }, 'telemetry.maxPayloadLength'],
-    [true, '"telemetry"'],
+    [true, 'telemetry" must be an object'],
   ])('refuses %p at boot on both modules', (telemetry, message) => {
     const options = telemetry as unknown as McpTelemetryOptions;
-    expect(() => resolveMcpOptions({ auth, telemetry: options }, extras)).toThrow(McpConfigurationError);
-    expect(() => resolveMcpOptions({ auth, telemetry: options }, extras)).toThrow(message);
-    expect(() => resolveClientOptions({ telemetry: options })).toThrow(McpConfigurationError);
-    expect(() => resolveClientOptions({ telemetry: options })).toThrow(message);
+    expect(() => resolveMcpOptions({ auth, advanced: { telemetry: options } }, extras)).toThrow(McpConfigurationError);
+    expect(() => resolveMcpOptions({ auth, advanced: { telemetry: options } }, extras)).toThrow(message);
+    expect(() => resolveClientOptions({ advanced: { telemetry: options } })).toThrow(McpConfigurationError);
+    expect(() => resolveClientOptions({ advanced: { telemetry: options } })).toThrow(message);
   });
 });

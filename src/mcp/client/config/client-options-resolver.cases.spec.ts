@@ -26,8 +26,8 @@ describe('resolveClientOptions, limits and names', () => {
     ],
     [
       'a fractional maxInputRounds',
-      { maxInputRounds: 1.5 },
-      'McpClientModule option "maxInputRounds" must be a positive integer.',
+      { advanced: { maxInputRounds: 1.5 } },
+      'McpClientModule option "advanced.maxInputRounds" must be a positive integer.',
     ],
   ])('refuses %s, saying what it must be', (_case, options, message) => {
     expect(() => resolveClientOptions(options)).toThrow(new McpConfigurationError(message));

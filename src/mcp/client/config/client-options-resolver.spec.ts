@@ -65,17 +65,17 @@ describe('resolveClientOptions', () => {
 
   it("commits outbound audit rows 'sync' unless audit.commit is 'async', and refuses anything else", () => {
     expect(resolveClientOptions({}).audit).toEqual({ commit: 'sync' });
-    expect(resolveClientOptions({ audit: { commit: 'async' } }).audit).toEqual({ commit: 'async' });
-    expect(() => resolveClientOptions({ audit: { commit: 'fast' as 'sync' } })).toThrow(
-      `option "audit.commit" must be 'sync' or 'async'`,
+    expect(resolveClientOptions({ advanced: { audit: { commit: 'async' } } }).audit).toEqual({ commit: 'async' });
+    expect(() => resolveClientOptions({ advanced: { audit: { commit: 'fast' as 'sync' } } })).toThrow(
+      `option "advanced.audit.commit" must be 'sync' or 'async'`,
     );
-    expect(() => resolveClientOptions({ audit: { comit: 'async' } as never })).toThrow(
-      'McpClientModule option "audit": unknown option "comit" (did you mean "commit"?',
+    expect(() => resolveClientOptions({ advanced: { audit: { comit: 'async' } as never } })).toThrow(
+      'McpClientModule option "advanced.audit": unknown option "comit" (did you mean "commit"?',
     );
   });
 
   it('selects Bull when Redis is configured, or when the host shares a BullModule configuration', () => {
-    expect(resolveClientOptions({ queue: { redis: 'redis://127.0.0.1:6379', prefix: 'p' } }).queue.bull).toEqual({
+    expect(resolveClientOptions({ redis: 'redis://127.0.0.1:6379', queue: { prefix: 'p' } }).queue.bull).toEqual({
       redis: 'redis://127.0.0.1:6379',
       prefix: 'p',
     });

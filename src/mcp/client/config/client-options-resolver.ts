@@ -1,8 +1,9 @@
 import type { QueueOptions } from 'bull';
-import { assertKnownOptions, McpConfigurationError, optionKeys } from '../../errors/mcp-configuration.errors';
-import { resolveAuditCommit } from '../../persistence/audit-commit';
-import { resolveTelemetryOptions, type McpResolvedTelemetryOptions } from '../../telemetry/mcp-telemetry.options';
+import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
+import { resolveOptions, type OptionsContext, type ResolvedOptions } from '../../options/options-model';
+import type { McpResolvedTelemetryOptions } from '../../telemetry/mcp-telemetry.options';
 import { resolveClientRetention, type McpResolvedRetention } from '../../persistence/retention/mcp-retention.options';
+import { MCP_CLIENT_MODULE_OPTIONS_MODEL } from '../mcp-client-module-model.options';
 import { duplicateServerMessage, invalidClientOptionMessage } from '../../mcp.messages';
 import type { McpClientHandlers } from '../interfaces/mcp-client-handlers.interface';
 import type { McpClientOptions, McpClientQueueOptions } from '../interfaces/mcp-client-options.interface';
@@ -44,41 +45,17 @@ export interface McpResolvedClientOptions {
   retention: McpResolvedRetention | null;
 }
 
-/** The keys `McpClientModule` reads; anything else is refused at boot. */
-const CLIENT_OPTION_KEYS = optionKeys<McpClientOptions>({
-  servers: true,
-  serversFile: true,
-  queue: true,
-  handlers: true,
-  defaultTimeoutMs: true,
-  waitTimeoutMs: true,
-  maxInputRounds: true,
-  audit: true,
-  telemetry: true,
-  retention: true,
-});
-const QUEUE_OPTION_KEYS = optionKeys<McpClientQueueOptions>({
-  redis: true,
-  name: true,
-  prefix: true,
-  concurrency: true,
-  worker: true,
-  attempts: true,
-  backoffMs: true,
-  settings: true,
-  keepResultsMs: true,
-  commandTimeoutMs: true,
-});
+type Model = typeof MCP_CLIENT_MODULE_OPTIONS_MODEL;
 
-function positiveInteger(option: string, value: number | undefined, fallback: number, allowZero = false): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < (allowZero ? 0 : 1)) {
-    throw new McpConfigurationError(
-      invalidClientOptionMessage(option, allowZero ? 'an integer >= 0' : 'a positive integer'),
-    );
-  }
-  return value;
-}
+/** The client options as the model resolves them. */
+type ModelResolved = ResolvedOptions<McpClientOptions, Model>;
+
+const CONTEXT: OptionsContext = {
+  where: 'McpClientModule',
+  invalid: invalidClientOptionMessage,
+  nonNegativeInteger: 'an integer >= 0',
+  validators: { retention: ({ value }) => resolveClientRetention(value) },
+};
 
 function mergeServers(
   options: McpClientOptions,
@@ -96,9 +73,12 @@ function mergeServers(
   );
 }
 
-function bullOptions(options: McpClientOptions, shared: QueueOptions | undefined): QueueOptions | null {
-  const queue = options.queue ?? {};
-  const base = queue.redis !== undefined ? { redis: queue.redis } : shared ? { ...shared } : null;
+function bullOptions(
+  redis: McpClientOptions['redis'],
+  queue: McpClientQueueOptions,
+  shared: QueueOptions | undefined,
+): QueueOptions | null {
+  const base = redis !== undefined ? { redis } : shared ? { ...shared } : null;
   if (!base) return null;
   return {
     ...base,
@@ -110,7 +90,7 @@ function bullOptions(options: McpClientOptions, shared: QueueOptions | undefined
 /**
  * Applies the client defaults, reads `serversFile`, and checks every server entry against the
  * transport factories in use. `shared` is the host's `BullModule.forRoot` configuration, used
- * when `queue.redis` is absent.
+ * when `redis` is absent.
  * @throws McpConfigurationError saying how to fix a mistake.
  */
 export function resolveClientOptions(
@@ -118,31 +98,26 @@ export function resolveClientOptions(
   shared?: QueueOptions,
   factories: ReadonlyMap<string, McpTransportFactory<object>> = BUILT_IN_TRANSPORT_FACTORIES,
 ): McpResolvedClientOptions {
-  const client = options ?? {};
-  assertKnownOptions(client, CLIENT_OPTION_KEYS, 'McpClientModule');
-  const queue = client.queue ?? {};
-  assertKnownOptions(queue, QUEUE_OPTION_KEYS, 'McpClientModule option "queue"');
-  if (queue.name !== undefined && (typeof queue.name !== 'string' || !queue.name)) {
-    throw new McpConfigurationError(invalidClientOptionMessage('queue.name', 'a non-empty string'));
-  }
+  const client = resolveOptions<ModelResolved>(MCP_CLIENT_MODULE_OPTIONS_MODEL, options, CONTEXT);
+  const queue = client.queue;
   return {
     servers: mergeServers(client, factories),
     handlers: { ...(client.handlers ?? {}) },
-    defaultTimeoutMs: positiveInteger('defaultTimeoutMs', client.defaultTimeoutMs, 60_000),
-    maxInputRounds: positiveInteger('maxInputRounds', client.maxInputRounds, 8),
-    audit: { commit: resolveAuditCommit(client.audit, invalidClientOptionMessage, 'McpClientModule') },
-    telemetry: resolveTelemetryOptions(client.telemetry, invalidClientOptionMessage, 'McpClientModule'),
-    retention: resolveClientRetention(client.retention),
+    defaultTimeoutMs: client.defaultTimeoutMs,
+    maxInputRounds: client.advanced.maxInputRounds,
+    audit: client.advanced.audit,
+    telemetry: client.advanced.telemetry,
+    retention: client.retention as McpResolvedRetention | null,
     queue: {
-      bull: bullOptions(client, shared),
-      name: queue.name ?? DEFAULT_MCP_CALL_QUEUE,
-      concurrency: positiveInteger('queue.concurrency', queue.concurrency, 8),
-      worker: queue.worker ?? true,
-      attempts: positiveInteger('queue.attempts', queue.attempts, 3),
-      backoffMs: positiveInteger('queue.backoffMs', queue.backoffMs, 500, true),
-      keepResultsMs: positiveInteger('queue.keepResultsMs', queue.keepResultsMs, 86_400_000),
-      commandTimeoutMs: positiveInteger('queue.commandTimeoutMs', queue.commandTimeoutMs, 5000),
-      waitTimeoutMs: positiveInteger('waitTimeoutMs', client.waitTimeoutMs, 600_000),
+      bull: bullOptions(client.redis, queue, shared),
+      name: queue.name,
+      concurrency: queue.concurrency,
+      worker: queue.worker,
+      attempts: queue.attempts,
+      backoffMs: queue.backoffMs,
+      keepResultsMs: queue.keepResultsMs,
+      commandTimeoutMs: queue.commandTimeoutMs,
+      waitTimeoutMs: client.waitTimeoutMs,
     },
   };
 }

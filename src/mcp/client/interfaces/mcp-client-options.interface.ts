@@ -8,16 +8,18 @@ import type { McpTransportFactory } from '../transports/mcp-transport-factory.in
 import type { McpClientHandlers } from './mcp-client-handlers.interface';
 import type { McpServerConfig } from './mcp-server-config.interface';
 
-/** Where client calls run: a Bull queue on Redis, or inline in this process. */
+/** How client calls run: on a Bull queue when the client has Redis (`redis`), else inline in this process. */
 export interface McpClientQueueOptions {
   /**
-   * Redis URL or ioredis options. Without it (and without a host `BullModule.forRoot`), calls
-   * run inline in this process and no Redis connection is opened.
+   * Queue name.
+   * @default 'mcp-calls'
+   * @minLength 1
    */
-  redis?: string | Exclude<QueueOptions['redis'], string | undefined>;
-  /** Queue name. @default 'mcp-calls' */
   name?: string;
-  /** Redis key prefix of the queue. @default 'bull' */
+  /**
+   * Redis key prefix of the queue.
+   * @default (Bull's, `'bull'`)
+   */
   prefix?: string;
   /** Jobs this process runs at once. @default 8 */
   concurrency?: number;
@@ -25,7 +27,11 @@ export interface McpClientQueueOptions {
   worker?: boolean;
   /** Attempts of a retryable call (listing/reading, or undelivered). @default 3 */
   attempts?: number;
-  /** First retry delay, doubled for each further attempt, in ms. @default 500 */
+  /**
+   * First retry delay, doubled for each further attempt, in ms.
+   * @default 500
+   * @minimum 0
+   */
   backoffMs?: number;
   /** Bull advanced settings (lockDuration, stalledInterval, maxStalledCount...). */
   settings?: AdvancedSettings;
@@ -39,31 +45,8 @@ export interface McpClientQueueOptions {
   commandTimeoutMs?: number;
 }
 
-/**
- * Options of `McpClientModule.forRoot` (or what the `forRootAsync` factory returns): the servers
- * this app calls and how calls run.
- */
-export interface McpClientOptions {
-  /** Servers by name. */
-  servers?: Record<string, McpServerConfig>;
-  /**
-   * A Claude-Desktop style JSON file `{ "mcpServers": { "name": { "command", "args", "env", "cwd" } | { "url", "headers" } } }`,
-   * merged with `servers`; a name declared twice is a boot error.
-   */
-  serversFile?: string;
-  /** Queue settings; see `McpClientQueueOptions.redis` for inline mode. */
-  queue?: McpClientQueueOptions;
-  /** Handlers of server->client requests (also `@McpSamplingHandler()` & co. on providers). */
-  handlers?: McpClientHandlers;
-  /** Deadline of a call when neither the call nor its server sets one, in ms. @default 60_000 */
-  defaultTimeoutMs?: number;
-  /**
-   * How long `callTool` (and the other waiting calls) and `waitForCall` wait for a queued call's
-   * outcome before rejecting with `McpCallWaitTimeoutError` (no worker took the job, or its
-   * completion event was lost). The call itself may still run.
-   * @default 600_000 (10 minutes)
-   */
-  waitTimeoutMs?: number;
+/** Expert settings of the client; their defaults suit most apps. */
+export interface McpClientAdvancedOptions {
   /**
    * Most `input_required` answers a 2026-07-28 server may give one call (each is fulfilled with
    * the handlers, then the request is sent again) before the call fails with `McpInputRequiredError`.
@@ -82,20 +65,60 @@ export interface McpClientOptions {
    * registers an OpenTelemetry SDK.
    */
   telemetry?: McpTelemetryOptions;
+}
+
+/**
+ * Options of `McpClientModule.forRoot` (or what the `forRootAsync` factory returns): the servers
+ * this app calls and how calls run.
+ */
+export interface McpClientOptions {
+  /** Servers by name. */
+  servers?: Record<string, McpServerConfig>;
+  /**
+   * A Claude-Desktop style JSON file `{ "mcpServers": { "name": { "command", "args", "env", "cwd" } | { "url", "headers" } } }`,
+   * merged with `servers`; a name declared twice is a boot error.
+   */
+  serversFile?: string;
+  /**
+   * The Redis of the client (URL or ioredis options), shared by everything in it that needs
+   * one: the call queue (calls become Bull jobs any worker runs), the retention schedule, the
+   * OAuth token store of `clientCredentials` and the at-most-once markers of calls. A host
+   * `BullModule.forRoot` is picked up when this is absent.
+   * @default (none: calls run inline in this process and no Redis connection is opened)
+   */
+  redis?: string | Exclude<QueueOptions['redis'], string | undefined>;
+  /** Queue settings (name, concurrency, retries, Bull settings); the connection is `redis`. */
+  queue?: McpClientQueueOptions;
+  /** Handlers of server->client requests (also `@McpSamplingHandler()` & co. on providers). */
+  handlers?: McpClientHandlers;
+  /** Deadline of a call when neither the call nor its server sets one, in ms. @default 60_000 */
+  defaultTimeoutMs?: number;
+  /**
+   * How long `callTool` (and the other waiting calls) and `waitForCall` wait for a queued call's
+   * outcome before rejecting with `McpCallWaitTimeoutError` (no worker took the job, or its
+   * completion event was lost). The call itself may still run.
+   * @default 600_000 (10 minutes)
+   */
+  waitTimeoutMs?: number;
   /**
    * Retention of the client's rows (durations in milliseconds; off by default): outbound
    * `mcp_events` rows and outbound sessions unused for longer. Runs once per `intervalMs` on one
    * worker (a Bull repeatable job on the queue's Redis, else a timer and a PostgreSQL advisory
    * lock), in bounded batches.
+   * @validate retention
    */
   retention?: McpClientRetentionOptions;
+  /** Expert settings: `input_required` rounds, the audit commit mode and span payloads. */
+  advanced?: McpClientAdvancedOptions;
 }
 
 /** Synchronous options of `McpClientModule` that shape the module graph (also with `forRootAsync`). */
 export interface McpClientModuleExtras {
   /**
-   * Make `McpClientService` injectable everywhere without importing the module again.
-   * @default true
+   * Make `McpClientService` injectable everywhere without importing the module again. Off by
+   * default, as on `McpModule` and Nest's own modules: a module that injects `McpClientService`
+   * imports `McpClientModule` (or the app sets `isGlobal: true` once).
+   * @default false
    */
   isGlobal?: boolean;
   /**
@@ -109,7 +132,7 @@ export interface McpClientModuleExtras {
    * Stores to use instead of the TypeORM ones (outbound sessions, events), each a class or an
    * instance. With both swapped the client needs no TypeORM connection, e.g. with the in-memory
    * stores of `durable-mcp/testing` in a host's tests.
-   * @default every store on TypeORM
+   * @default (every store on TypeORM)
    */
   stores?: McpClientStores;
 }

@@ -38,14 +38,17 @@ export interface McpServerCommonConfig {
   scope?: McpServerScope;
   /**
    * Deadline of one call in ms (spawn and handshake included); a call's own `timeoutMs` wins.
-   * @default the client's `defaultTimeoutMs`
+   * @default (the client's `defaultTimeoutMs`)
    */
   timeoutMs?: number;
 }
 
 /** A local server started as a child process (never through a shell). */
 export interface McpStdioServerConfig extends McpServerCommonConfig {
-  /** @default 'stdio' when `command` is present */
+  /**
+   * The transport.
+   * @default ('stdio' when `command` is present)
+   */
   transport?: 'stdio';
   /**
    * The argv array, e.g. `['node', 'server.js']`; or, Claude-Desktop style, one program name
@@ -66,7 +69,10 @@ export interface McpStdioServerConfig extends McpServerCommonConfig {
 
 /** A remote server reached over Streamable HTTP. */
 export interface McpHttpServerConfig extends McpServerCommonConfig {
-  /** @default 'http' when `url` is present */
+  /**
+   * The transport.
+   * @default ('http' when `url` is present)
+   */
   transport?: 'http';
   /** The MCP endpoint, e.g. `https://example.com/mcp`. */
   url: string;
@@ -84,19 +90,20 @@ export interface McpHttpServerConfig extends McpServerCommonConfig {
   retry?: HttpRetryOptions;
   /**
    * Largest response body read, in bytes (see `HttpTransportOptions.maxResponseBytes`).
-   * @default 16777216 (16 MiB)
+   * @default 16_777_216 (16 MiB)
    */
   maxResponseBytes?: number;
   /**
    * Largest server-sent event, in characters (see `HttpTransportOptions.maxEventChars`).
-   * @default 16777216
+   * @default 16_777_216
+   * @unit characters
    */
   maxEventChars?: number;
 }
 
 /** A toolset of this app (a mount), reached in-process through its message handler. */
 export interface McpToolsetServerConfig extends McpServerCommonConfig {
-  /** Selects this kind of entry: a toolset of this app. */
+  /** Names the in-process transport: required, a toolset entry has no `command` or `url` to infer it from. */
   transport: 'toolset';
   /** The mount whose toolset to call. @default 'default' */
   mount?: string;

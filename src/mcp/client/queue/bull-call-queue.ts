@@ -79,7 +79,7 @@ export class BullCallQueue implements McpCallQueue {
     private readonly options: McpResolvedQueueOptions,
     private readonly processor: McpCallProcessor,
   ) {
-    const BullQueue = requireOptionalPeer<typeof Bull>('bull', 'McpClientModule queue.redis (Bull)');
+    const BullQueue = requireOptionalPeer<typeof Bull>('bull', 'McpClientModule redis (Bull)');
     this.queue = new BullQueue<McpCallJobData>(options.name, options.bull ?? {});
     this.channels = new BullCallChannels(this.queue.client, `${options.bull?.prefix ?? 'bull'}:${options.name}`);
     this.queue.on('error', (error) => this.logOnce(`Queue "${options.name}": ${error.message}`));

@@ -6,33 +6,44 @@ import { assertKnownOptions, McpConfigurationError, optionKeys } from '../../err
  * the pruner of the mount, which then also deletes the mount's tasks past their ttl.
  */
 export interface McpRetentionOptions {
-  /** Delete the mount's inbound `mcp_events` rows created longer ago than this. */
+  /**
+   * Delete the mount's inbound `mcp_events` rows created longer ago than this, in milliseconds.
+   * @unit ms
+   * @default (kept forever)
+   */
   events?: number;
   /**
    * Delete the mount's sessions that ended (DELETE, or found idle) or went idle longer ago than
    * this, with their resource subscriptions. A live session is never deleted.
+   * @unit ms
+   * @minimum 0
+   * @default (kept forever)
    */
   sessions?: number;
   /**
    * Grace period after a task's ttl (`expires_at`) before its row and result are deleted.
    * Tasks past their ttl are deleted whenever the pruner runs.
    * @default 0
+   * @minimum 0
+   * @unit ms
    */
   tasks?: number;
   /**
    * How often the pruner runs.
-   * @default 3600000 (one hour)
+   * @default 3_600_000 (one hour)
    */
   intervalMs?: number;
   /**
    * Rows deleted per statement; each batch is its own short transaction.
    * @default 1000
+   * @maximum 50_000
    */
   batchSize?: number;
   /**
    * Least pause between two batches, in milliseconds; the pause is also at least as long as the
    * batch before it took, so the pruner never keeps the database busier than half the time.
    * @default 20
+   * @minimum 0
    */
   batchPauseMs?: number;
 }
@@ -42,23 +53,34 @@ export interface McpRetentionOptions {
  * milliseconds; nothing is deleted unless its key is set.
  */
 export interface McpClientRetentionOptions {
-  /** Delete outbound `mcp_events` rows created longer ago than this. */
+  /**
+   * Delete outbound `mcp_events` rows created longer ago than this, in milliseconds.
+   * @unit ms
+   * @default (kept forever)
+   */
   events?: number;
-  /** Delete `mcp_outbound_sessions` rows not established, changed or closed for longer than this. */
+  /**
+   * Delete `mcp_outbound_sessions` rows not established, changed or closed for longer than this,
+   * in milliseconds.
+   * @unit ms
+   * @default (kept forever)
+   */
   outboundSessions?: number;
   /**
    * How often the pruner runs.
-   * @default 3600000 (one hour)
+   * @default 3_600_000 (one hour)
    */
   intervalMs?: number;
   /**
    * Rows deleted per statement; each batch is its own short transaction.
    * @default 1000
+   * @maximum 50_000
    */
   batchSize?: number;
   /**
    * Least pause between two batches, in milliseconds (and at least as long as the batch took).
    * @default 20
+   * @minimum 0
    */
   batchPauseMs?: number;
 }

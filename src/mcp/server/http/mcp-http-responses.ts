@@ -69,8 +69,8 @@ export function sendEmpty(res: ServerResponse, status: number, headers?: Record<
  * 503 while the app drains: a JSON-RPC error with `Retry-After`, and `Connection: close` so the
  * client's next attempt opens a connection that may reach another replica.
  */
-export function sendDraining(res: ServerResponse, retryAfterSeconds: number, id: JsonRpcId | null = null): void {
-  res.setHeader('Retry-After', String(retryAfterSeconds));
+export function sendDraining(res: ServerResponse, retryAfterMs: number, id: JsonRpcId | null = null): void {
+  res.setHeader('Retry-After', String(Math.ceil(retryAfterMs / 1000)));
   res.setHeader('Connection', 'close');
   sendRpcError(
     res,

@@ -249,7 +249,7 @@ export class McpHttpEndpoint {
   private async refuseWhileDraining(res: ServerResponse, id: JsonRpcRequest['id'] | null): Promise<void> {
     this.drain.refused();
     await this.drain.beforeRefusing();
-    sendDraining(res, this.options.shutdown.retryAfterSeconds, id);
+    sendDraining(res, this.options.shutdown.retryAfterMs, id);
   }
 
   private readMessage(req: McpRequest, res: ServerResponse): ReadBody | null {

@@ -25,7 +25,7 @@ export interface McpStreamOptions {
   maxBufferedBytes?: number;
   /**
    * Events kept per stream for clients that reconnect with `Last-Event-ID` (in Redis when
-   * `pubsub.redis` is set, so any replica resumes; in process memory otherwise).
+   * the mount has `redis`, so any replica resumes; in process memory otherwise).
    * @default 500
    */
   resumeEvents?: number;

@@ -1,4 +1,5 @@
 import type { Type } from '@nestjs/common';
+import type { RedisOptions } from 'ioredis';
 import type { ConfigurableModuleAsyncOptions } from '@nestjs/common';
 import type { McpAuthorizeFn, McpAuthorizer } from '../../interfaces/principal.interface';
 import type { McpServerStores } from '../../persistence/store-providers';
@@ -15,9 +16,15 @@ import type { McpTelemetryOptions } from '../../telemetry/mcp-telemetry.options'
 
 /** Identity the server announces in its `initialize` result. */
 export interface McpServerInfoOptions {
-  /** @default 'durable-mcp' */
+  /**
+   * Name of the server.
+   * @default 'durable-mcp'
+   */
   name?: string;
-  /** @default the package version */
+  /**
+   * Version of the server.
+   * @default (the package version)
+   */
   version?: string;
   /** Optional instructions the client may show to its model. */
   instructions?: string;
@@ -58,7 +65,7 @@ export interface McpStatelessOptions {
   /**
    * Secret (at least 16 bytes) that seals the `requestState` of `input_required` results with
    * HMAC-SHA256. Every replica must share it: a retry may reach any of them.
-   * @default a random secret per process (fine for a single replica; logged at boot)
+   * @default (a random secret per process: fine for a single replica; logged at boot)
    */
   requestStateSecret?: string | Buffer;
   /**
@@ -70,9 +77,16 @@ export interface McpStatelessOptions {
 
 /** A caching hint: how long a result stays fresh and who may share it. */
 export interface McpCacheHint {
-  /** @default 60_000 for lists and `server/discover`, 0 for `resources/read` */
+  /**
+   * How long the result stays fresh, in milliseconds.
+   * @default (60_000 for lists and `server/discover`, 0 for `resources/read`)
+   * @minimum 0
+   */
   ttlMs?: number;
-  /** @default 'public' for lists and `server/discover`, 'private' for `resources/read` */
+  /**
+   * Who may share the cached result.
+   * @default ('public' for lists and `server/discover`, 'private' for `resources/read`)
+   */
   scope?: 'public' | 'private';
 }
 
@@ -83,37 +97,11 @@ export interface McpCacheOptions extends McpCacheHint {
 }
 
 /**
- * Options of one MCP mount, given to `McpModule.forRoot` or returned by the `forRootAsync`
- * factory.
+ * Expert settings of a mount: bounds, caps, stream buffers and resumption, cache hints, Redis
+ * names, audit commit mode, span payloads and the shutdown drain. Their defaults suit most
+ * deployments; each is documented with its default.
  */
-export interface McpModuleOptions {
-  /**
-   * Required. Accepts or rejects bearer tokens: a function `(token, request) => principal | null`
-   * or an injectable class with an `authorize` method (resolved through DI, so it must be a
-   * provider the module can see). There is no default: a mount without auth does not boot.
-   */
-  auth?: McpAuthorizeFn | Type<McpAuthorizer>;
-  /**
-   * Admit requests without an `Authorization` header as the anonymous principal
-   * (`MCP_ANONYMOUS_PRINCIPAL`: key `anonymous`, no scopes, no roles). It sees and calls only the
-   * handlers marked `public: true`; a `tools/call` of any other tool answers 401 with the mount's
-   * `WWW-Authenticate` challenge, so a client learns it must sign in. A request with a token the
-   * authorizer rejects still gets 401: it is never downgraded to anonymous. The mount's
-   * `oauth.requiredScopes` apply to tokens, not to the anonymous principal. All anonymous callers
-   * share one principal: an anonymous session is bound to it, so its session id is its only
-   * secret, and the `limits` per principal are shared by all anonymous callers.
-   * @default false: a request without a token gets 401
-   */
-  anonymous?: boolean;
-  /** Identity and instructions announced by `initialize`. */
-  server?: McpServerInfoOptions;
-  /**
-   * Which providers' `@McpTool` methods this mount serves.
-   * @default every provider of the app that has `@McpTool` methods
-   */
-  providers?: Type<unknown>[];
-  /** Session settings. */
-  sessions?: McpSessionOptions;
+export interface McpAdvancedOptions {
   /** Database bounds of the mount's TypeORM stores. */
   database?: McpDatabaseOptions;
   /** How the mount's audit rows are committed (`commit: 'sync' | 'async'`). */
@@ -124,12 +112,6 @@ export interface McpModuleOptions {
    * registers an OpenTelemetry SDK.
    */
   telemetry?: McpTelemetryOptions;
-  /**
-   * Origins allowed to call the endpoint from a browser (DNS-rebinding protection). Requests
-   * without an `Origin` header are always allowed. `'*'` allows every origin.
-   * @default localhost, 127.0.0.1 and [::1] on any port
-   */
-  allowedOrigins?: string[] | '*';
   /**
    * Largest accepted request body, in bytes; larger bodies get 413.
    * @default 4_194_304 (4 MiB)
@@ -148,11 +130,76 @@ export interface McpModuleOptions {
    */
   pageSize?: number;
   /**
-   * Pub/sub between replicas (Redis): carries the client's answers to elicitation, sampling and
-   * roots requests, cancellations and session notifications to the replica holding the call or
-   * the stream. Without it, routing is process-local: run a single replica.
+   * Names and bounds of the mount's Redis traffic (channel prefix, command timeout); the
+   * connection itself is `redis`.
    */
   pubsub?: McpPubSubOptions;
+  /** SSE stream settings (client request timeout, keep-alive, reconnection delay). */
+  streams?: McpStreamOptions;
+  /** Caps per principal and per session (sessions, streams, subscriptions). */
+  limits?: McpLimitsOptions;
+  /**
+   * Caching hints (`ttlMs`, `cacheScope`) on the cacheable results of stateless requests. A
+   * handler that sets its own hints on a result keeps them.
+   */
+  cache?: McpCacheOptions;
+  /**
+   * Graceful shutdown: how long requests in flight may run once the app drains (SIGTERM with
+   * `enableShutdownHooks()`), and the `Retry-After` of the 503 that refuses new ones meanwhile.
+   * @default { drainTimeoutMs: 10_000, quietPeriodMs: 500, retryAfterMs: 1000 }
+   */
+  shutdown?: McpShutdownOptions;
+}
+
+/**
+ * Options of one MCP mount, given to `McpModule.forRoot` or returned by the `forRootAsync`
+ * factory.
+ */
+export interface McpModuleOptions {
+  /**
+   * Required. Accepts or rejects bearer tokens: a function `(token, request) => principal | null`
+   * or an injectable class with an `authorize` method (resolved through DI, so it must be a
+   * provider the module can see). There is no default: a mount without auth does not boot.
+   * @validate auth
+   */
+  auth: McpAuthorizeFn | Type<McpAuthorizer>;
+  /**
+   * Admit requests without an `Authorization` header as the anonymous principal
+   * (`MCP_ANONYMOUS_PRINCIPAL`: key `anonymous`, no scopes, no roles). It sees and calls only the
+   * handlers marked `public: true`; a `tools/call` of any other tool answers 401 with the mount's
+   * `WWW-Authenticate` challenge, so a client learns it must sign in. A request with a token the
+   * authorizer rejects still gets 401: it is never downgraded to anonymous. The mount's
+   * `oauth.requiredScopes` apply to tokens, not to the anonymous principal. All anonymous callers
+   * share one principal: an anonymous session is bound to it, so its session id is its only
+   * secret, and the `limits` per principal are shared by all anonymous callers.
+   * @default false (a request without a token gets 401)
+   */
+  anonymous?: boolean;
+  /** Identity and instructions announced by `initialize`. */
+  server?: McpServerInfoOptions;
+  /**
+   * Which providers' `@McpTool` methods this mount serves.
+   * @default (every provider of the app that has `@McpTool` methods)
+   */
+  providers?: Type<unknown>[];
+  /**
+   * The Redis of the mount (URL or ioredis options), shared by everything in it that needs one:
+   * the session bus between replicas (the client's answers to elicitation, sampling and roots
+   * requests, cancellations, session notifications and the session cache's invalidations), the
+   * resumption log of SSE streams, the task queue (Bull) and the retention schedule. Each
+   * process keeps one subscriber and one publisher connection per distinct setting, shared by
+   * its mounts. With several replicas, also set `stateless.requestStateSecret`.
+   * @default (none: everything stays in process; run a single replica)
+   */
+  redis?: string | RedisOptions;
+  /** Session settings. */
+  sessions?: McpSessionOptions;
+  /**
+   * Origins allowed to call the endpoint from a browser (DNS-rebinding protection). Requests
+   * without an `Origin` header are always allowed. `'*'` allows every origin.
+   * @default (localhost, 127.0.0.1 and [::1] on any port)
+   */
+  allowedOrigins?: string[] | '*';
   /**
    * Task-augmented tool calls (experimental tasks of 2025-11-25): where they run (a Bull queue on
    * Redis, else in process), their lifetimes and polling interval.
@@ -163,33 +210,26 @@ export interface McpModuleOptions {
    * `mcp_events` rows, ended or idle sessions with their subscriptions, and tasks past their ttl.
    * Runs once per `intervalMs` on one replica (a Bull repeatable job with the mount's Redis,
    * else a timer and a PostgreSQL advisory lock), in bounded batches.
+   * @validate retention
    */
   retention?: McpRetentionOptions;
-  /** SSE stream settings (client request timeout, keep-alive, reconnection delay). */
-  streams?: McpStreamOptions;
-  /** Caps per principal and per session (sessions, streams, subscriptions). */
-  limits?: McpLimitsOptions;
   /** Stateless (2026-07-28) requests: how multi round-trip state is sealed. */
   stateless?: McpStatelessOptions;
-  /**
-   * Caching hints (`ttlMs`, `cacheScope`) on the cacheable results of stateless requests. A
-   * handler that sets its own hints on a result keeps them.
-   */
-  cache?: McpCacheOptions;
   /**
    * Serve this mount as an OAuth 2.1 resource server: Protected Resource Metadata (RFC 9728) at
    * `/.well-known/oauth-protected-resource<path>`, 401 challenges that name it, and 403
    * `insufficient_scope` for tokens without `requiredScopes`. Pair it with a verifier as `auth`
    * (`JwtVerifier`, `IntrospectionVerifier`).
-   * @default none: plain bearer authentication by `auth`
+   * @default (none: plain bearer authentication by `auth`)
+   * @validate oauth
    */
   oauth?: McpOAuthOptions;
   /**
-   * Graceful shutdown: how long requests in flight may run once the app drains (SIGTERM with
-   * `enableShutdownHooks()`), and the `Retry-After` of the 503 that refuses new ones meanwhile.
-   * @default { drainTimeoutMs: 10_000, quietPeriodMs: 500, retryAfterSeconds: 1 }
+   * Expert settings: request bounds (body size and deadline, page size, database timeout), caps
+   * per principal (`limits`), SSE stream buffers and resumption (`streams`), cache hints, Redis
+   * names, the audit commit mode, span payloads and the shutdown drain.
    */
-  shutdown?: McpShutdownOptions;
+  advanced?: McpAdvancedOptions;
 }
 
 /** Synchronous options that shape the module graph; they cannot come from an async factory. */
@@ -205,7 +245,11 @@ export interface McpModuleExtras {
    */
   path: string;
   /**
-   * Register the module globally.
+   * Register the module globally, so modules that do not import it inject the mount's toolset,
+   * options and services. Off by default on both `McpModule` and `McpClientModule`, as with Nest's
+   * own modules: the modules that use a mount (or the client) import it, which keeps the module
+   * graph explicit, and several mounts of one app would otherwise export the same tokens (e.g.
+   * `McpRetentionService`) globally.
    * @default false
    */
   isGlobal: boolean;
@@ -213,7 +257,7 @@ export interface McpModuleExtras {
    * Stores to use instead of the TypeORM ones (sessions, subscriptions, events, handler switches), each a class Nest
    * instantiates in the mount or a ready instance. A mount whose every store is swapped needs no
    * TypeORM connection, e.g. with the in-memory stores of `durable-mcp/testing` in a host's tests.
-   * @default every store on TypeORM
+   * @default (every store on TypeORM)
    */
   stores?: McpServerStores;
 }

@@ -79,7 +79,7 @@ describe('resolveOAuthOptions', () => {
       { publicUrl: 'https://a.example', requiredScopes: ['admin'], scopesSupported: ['read'] },
       /missing: admin/,
     ],
-    ['a negative max age', { publicUrl: 'https://a.example', metadataMaxAgeSec: -1 }, /metadataMaxAgeSec/],
+    ['a negative max age', { publicUrl: 'https://a.example', metadataMaxAgeMs: -1 }, /metadataMaxAgeMs/],
     [
       'an unknown key',
       { publicUrl: 'https://a.example', requiredScope: ['a'] } as Partial<McpOAuthOptions>,

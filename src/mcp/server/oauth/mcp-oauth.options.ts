@@ -1,4 +1,6 @@
-import { assertKnownOptions, McpConfigurationError, optionKeys } from '../../errors/mcp-configuration.errors';
+import { assertKnownOptions, McpConfigurationError } from '../../errors/mcp-configuration.errors';
+import { optionKeysOf } from '../../options/options-model';
+import { MCP_MODULE_OPTIONS_MODEL } from '../mcp-module-model.options';
 
 /**
  * Makes a mount an OAuth 2.1 resource server: it publishes its Protected Resource Metadata
@@ -10,7 +12,7 @@ export interface McpOAuthOptions {
    * The canonical URI of this mount as clients reach it (RFC 8707), e.g.
    * `https://mcp.example.com/mcp`: tokens must name it as their audience. Give either
    * `resource` or `publicUrl`.
-   * @default `publicUrl` followed by the mount's path
+   * @default (`publicUrl` followed by the mount's path)
    */
   resource?: string;
   /**
@@ -22,13 +24,13 @@ export interface McpOAuthOptions {
   authorizationServers: string[];
   /**
    * The scopes clients may ask for, published as `scopes_supported`.
-   * @default `requiredScopes`
+   * @default (`requiredScopes`)
    */
   scopesSupported?: string[];
   /**
    * Scopes every token must carry to use this mount: a token without them gets 403
    * `insufficient_scope`, and a 401 names them in its `scope` parameter.
-   * @default none
+   * @default []
    */
   requiredScopes?: string[];
   /** A page where people can read how to use this resource, published as `resource_documentation`. */
@@ -36,10 +38,12 @@ export interface McpOAuthOptions {
   /** A human-readable name of the resource, published as `resource_name`. */
   resourceName?: string;
   /**
-   * How long clients and proxies may cache the metadata document (`Cache-Control: max-age`).
-   * @default 3600
+   * How long clients and proxies may cache the metadata document, in milliseconds
+   * (`Cache-Control: max-age`, rounded up to whole seconds).
+   * @default 3_600_000 (one hour)
+   * @minimum 0
    */
-  metadataMaxAgeSec?: number;
+  metadataMaxAgeMs?: number;
 }
 
 /** The Protected Resource Metadata document (RFC 9728 section 2) a mount publishes. */
@@ -75,18 +79,9 @@ export interface McpResolvedOAuthOptions {
 /** Where RFC 9728 puts the metadata: this prefix, then the resource's path. */
 export const PROTECTED_RESOURCE_WELL_KNOWN = '/.well-known/oauth-protected-resource';
 
-const DEFAULT_MAX_AGE_SEC = 3600;
+const DEFAULT_MAX_AGE_MS = 3_600_000;
 
-const OAUTH_OPTION_KEYS = optionKeys<McpOAuthOptions>({
-  resource: true,
-  publicUrl: true,
-  authorizationServers: true,
-  scopesSupported: true,
-  requiredScopes: true,
-  resourceDocumentation: true,
-  resourceName: true,
-  metadataMaxAgeSec: true,
-});
+const OAUTH_OPTION_KEYS = optionKeysOf(MCP_MODULE_OPTIONS_MODEL.oauth.options);
 
 /** A scope token of RFC 6749 section 3.3: printable ASCII without space, `"` and `\`. */
 export const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
@@ -196,8 +191,9 @@ export function resolveOAuthOptions(
   const missing = scopesSupported ? requiredScopes.filter((scope) => !scopesSupported.includes(scope)) : [];
   if (missing.length > 0)
     fail(mount, 'scopesSupported', `must include the required scopes (missing: ${missing.join(', ')})`);
-  const maxAgeSec = options.metadataMaxAgeSec ?? DEFAULT_MAX_AGE_SEC;
-  if (!Number.isInteger(maxAgeSec) || maxAgeSec < 0) fail(mount, 'metadataMaxAgeSec', 'must be a non-negative integer');
+  const maxAgeMs = options.metadataMaxAgeMs ?? DEFAULT_MAX_AGE_MS;
+  if (!Number.isInteger(maxAgeMs) || maxAgeMs < 0) fail(mount, 'metadataMaxAgeMs', 'must be a non-negative integer');
+  const maxAgeSec = Math.ceil(maxAgeMs / 1000);
   if (options.resourceName !== undefined && (typeof options.resourceName !== 'string' || options.resourceName === '')) {
     fail(mount, 'resourceName', 'must be a non-empty string');
   }

@@ -1,5 +1,3 @@
-import type { RedisOptions } from 'ioredis';
-
 /** Receives the payloads published on one channel. */
 export type McpPubSubListener = (payload: string) => void;
 
@@ -43,22 +41,15 @@ export interface McpPubSub {
   ping?(): Promise<{ latencyMs: number; listening: boolean }>;
 }
 
-/** Server-side pub/sub settings: what carries replies and notifications between replicas. */
+/** Names and bounds of a mount's Redis traffic; the connection is the mount's `redis` option. */
 export interface McpPubSubOptions {
-  /**
-   * Redis connection (URL or ioredis options). Each process keeps one subscriber and one
-   * publisher connection per distinct setting, shared by its mounts. Without it, answers to
-   * server->client requests, cancellations and session notifications only reach streams and
-   * calls of the process that receives them: run a single replica.
-   */
-  redis?: string | RedisOptions;
   /**
    * Prefix of the channel and key names, so several apps (or test suites) can share one Redis.
    * @default 'mcp'
    */
   channelPrefix?: string;
   /**
-   * Bound of one Redis command of the bus (publish, stream claim). While Redis is down commands
+   * Bound of one Redis command of the bus (publish, stream claim), in milliseconds. While Redis is down commands
    * fail at once; a request that needs one is answered 503.
    * @default 5000
    */

@@ -10,13 +10,13 @@ import { McpRedisEventLog } from './redis-event-log';
 
 export type { McpPubSub } from './mcp-pubsub.interface';
 
-/** Injection token of a mount's pub/sub (Redis when `pubsub.redis` is set, process-local otherwise). */
+/** Injection token of a mount's pub/sub (Redis when the mount's `redis` is set, process-local otherwise). */
 export const MCP_PUBSUB = 'MCP_PUBSUB';
 
 /** Creates the pub/sub a mount's session bus runs on. */
-function createMcpPubSub(options: Pick<McpResolvedOptions, 'pubsub'>): McpPubSub {
-  const redis = options.pubsub?.redis;
-  return redis ? new McpRedisPubSub(redis, options.pubsub?.timeoutMs) : new McpLocalPubSub();
+function createMcpPubSub(options: Pick<McpResolvedOptions, 'redis' | 'pubsub'>): McpPubSub {
+  const redis = options.redis;
+  return redis ? new McpRedisPubSub(redis, options.pubsub.timeoutMs) : new McpLocalPubSub();
 }
 
 /** The provider of `MCP_PUBSUB`. */

@@ -51,7 +51,7 @@ function warnOnce(line: string): void {
  * connection already switched to subscriber mode by a queued SUBSCRIBE.
  */
 function connect(config: string | RedisOptions, subscriber: boolean): Redis {
-  const { Redis: Client } = requireOptionalPeer<typeof import('ioredis')>('ioredis', 'pubsub.redis');
+  const { Redis: Client } = requireOptionalPeer<typeof import('ioredis')>('ioredis', 'McpModule redis');
   const options: RedisOptions = { maxRetriesPerRequest: null, ...(subscriber ? { enableReadyCheck: false } : {}) };
   const redis = typeof config === 'string' ? new Client(config, options) : new Client({ ...config, ...options });
   redis.on('error', (error: Error) => warnOnce(`Redis ${subscriber ? 'subscriber' : 'publisher'}: ${error.message}`));

@@ -2,7 +2,7 @@
  * The in-process cache of a mount's 2025-era sessions (`sessions.cache`). A session found in the
  * store is served from memory for `ttlMs`, so a request needs no database round trip for its
  * session; a DELETE, an idle expiry or a `logging/setLevel` on any replica drops the cached copy
- * on every replica over the session bus (Redis pub/sub with `pubsub.redis`). While a replica's
+ * on every replica over the session bus (Redis pub/sub with the mount's `redis`). While a replica's
  * Redis subscription is down it asks the store on every request; where messages are lost without
  * the replica noticing, `ttlMs` is the longest it may go on serving the old record.
  */

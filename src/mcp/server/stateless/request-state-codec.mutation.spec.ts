@@ -4,12 +4,12 @@ import { digestParams, RequestStateCodec, type RequestStatePayload } from './req
 
 const SECRET = 'a-shared-secret-of-the-unit-spec';
 
-function codec(options: Partial<McpResolvedOptions> = {}): RequestStateCodec {
+function codec(options: { [K in keyof McpResolvedOptions]?: unknown } = {}): RequestStateCodec {
   return new RequestStateCodec({
     mount: 'default',
     stateless: { requestStateSecret: SECRET },
     ...options,
-  } as McpResolvedOptions);
+  } as unknown as McpResolvedOptions);
 }
 
 function configurationError(build: () => unknown): Error {

@@ -4,8 +4,8 @@ import { RequestStateCodec, type RequestStatePayload } from './request-state-cod
 
 const SECRET = 'a-shared-secret-of-the-unit-spec';
 
-function codec(options: Partial<McpResolvedOptions>): RequestStateCodec {
-  return new RequestStateCodec({ mount: 'default', ...options } as McpResolvedOptions);
+function codec(options: { [K in keyof McpResolvedOptions]?: unknown }): RequestStateCodec {
+  return new RequestStateCodec({ mount: 'default', ...options } as unknown as McpResolvedOptions);
 }
 
 const payload: RequestStatePayload = {
@@ -18,22 +18,20 @@ const payload: RequestStatePayload = {
 };
 
 describe('RequestStateCodec', () => {
-  it('refuses to boot with pubsub.redis and no shared secret, and says how to fix it', () => {
+  it('refuses to boot with redis and no shared secret, and says how to fix it', () => {
     let thrown: unknown;
     try {
-      codec({ pubsub: { redis: 'redis://127.0.0.1:6379' } });
+      codec({ redis: 'redis://127.0.0.1:6379' });
     } catch (error) {
       thrown = error;
     }
     expect(thrown).toBeInstanceOf(McpConfigurationError);
     expect((thrown as Error).message).toContain('stateless: { requestStateSecret:');
-    expect((thrown as Error).message).toContain('pubsub.redis');
+    expect((thrown as Error).message).toContain('redis is set');
   });
 
-  it('boots with pubsub.redis and a shared secret; without pubsub a per-process secret is fine', () => {
-    expect(() =>
-      codec({ pubsub: { redis: 'redis://127.0.0.1:6379' }, stateless: { requestStateSecret: SECRET } }),
-    ).not.toThrow();
+  it('boots with redis and a shared secret; without redis a per-process secret is fine', () => {
+    expect(() => codec({ redis: 'redis://127.0.0.1:6379', stateless: { requestStateSecret: SECRET } })).not.toThrow();
     expect(() => codec({})).not.toThrow();
   });
 

@@ -73,7 +73,7 @@ export class RequestStateCodec {
     if (configured === undefined) {
       // A per-process secret cannot open what another replica sealed: with pub/sub the app runs
       // several replicas, and every multi round-trip retry that lands elsewhere would fail.
-      if (options.pubsub?.redis) throw new McpConfigurationError(missingSharedRequestStateSecretMessage(options.mount));
+      if (options.redis) throw new McpConfigurationError(missingSharedRequestStateSecretMessage(options.mount));
       this.secret = randomBytes(32);
       this.logger.log(ephemeralRequestStateSecretMessage(options.mount));
       return;

@@ -58,7 +58,7 @@ const NOT_FOUND = { code: -32602, message: 'Failed to retrieve task: Task not fo
 async function boot(tasks: Record<string, unknown>, pageSize = 50) {
   const stores = createInMemoryMcpStores();
   const moduleRef = await Test.createTestingModule({
-    imports: [McpModule.forRoot({ auth: () => null, stores, tasks, pageSize })],
+    imports: [McpModule.forRoot({ auth: () => null, stores, tasks, advanced: { pageSize } })],
     providers: [TaskTools],
   }).compile();
   const app = moduleRef.createNestApplication({ logger: false });

@@ -32,8 +32,8 @@ describe('resolveStdioOptions, every option checked', () => {
     ],
     ['an env name with NUL', { env: { 'A\0': 'x' } }, 'must be a string, under a name without "=" or NUL characters'],
     ['an env value with NUL', { env: { A: 'x\0y' } }, '"env.A" must be a string'],
-    ['a timeout that is not finite', { timeout: Infinity }, '"timeout" must be a finite number > 0'],
-    ['a timeout that is a string', { timeout: '5' }, '"timeout" must be a finite number > 0'],
+    ['a timeoutMs that is not finite', { timeoutMs: Infinity }, '"timeoutMs" must be a finite number > 0'],
+    ['a timeoutMs that is a string', { timeoutMs: '5' }, '"timeoutMs" must be a finite number > 0'],
     ['a negative closeGraceMs', { closeGraceMs: -1 }, '"closeGraceMs" must be a finite number >= 0'],
     ['a NaN killGraceMs', { killGraceMs: Number.NaN }, '"killGraceMs" must be a finite number >= 0'],
     ['a negative stderrLimitBytes', { stderrLimitBytes: -5 }, '"stderrLimitBytes" must be a finite number >= 0'],
@@ -60,7 +60,7 @@ describe('resolveStdioOptions, every option checked', () => {
       { stateless: true, pool: { max: 1, idleMs: 5, maxIdle: 3 } },
       'StdioTransport option "pool": unknown option "maxIdle"',
     ],
-    ['an unknown option', { timout: 5 }, 'StdioTransport: unknown option "timout" (did you mean "timeout"?'],
+    ['an unknown option', { timout: 5 }, 'StdioTransport: unknown option "timout" (did you mean "timeoutMs"?'],
   ])('rejects %s, saying which option and what it must be', (_case, options, message) => {
     let thrown: unknown;
     try {
@@ -86,14 +86,14 @@ describe('resolveStdioOptions, every option checked', () => {
       killGraceMs: 0,
       stderrLimitBytes: 0,
       maxMessageChars: 100,
-      timeout: 250,
+      timeoutMs: 250,
       onSpawn,
     });
     expect(resolved).toEqual({
       command: ['server', '--flag'],
       env: {},
       cwd: '/tmp',
-      timeout: 250,
+      timeoutMs: 250,
       pool: { max: 2, idleMs: 50, maxInvalidLines: 0 },
       clientInfo: { name: 'app', version: '2.0.0' },
       protocolVersion: '2025-06-18',

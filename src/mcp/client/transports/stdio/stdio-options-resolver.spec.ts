@@ -7,7 +7,7 @@ describe('resolveStdioOptions', () => {
     expect(resolveStdioOptions({ command: ['server'] })).toMatchObject({
       command: ['server'],
       env: {},
-      timeout: 30_000,
+      timeoutMs: 30_000,
       pool: null,
       clientInfo: { name: 'durable-mcp' },
       closeGraceMs: 2000,
@@ -29,7 +29,7 @@ describe('resolveStdioOptions', () => {
   });
 
   it.each<[string, Partial<StdioTransportOptions>, RegExp]>([
-    ['timeout', { timeout: 0 }, /"timeout" must be a finite number > 0/],
+    ['timeoutMs', { timeoutMs: 0 }, /"timeoutMs" must be a finite number > 0/],
     ['env value', { env: { A: 1 as unknown as string } }, /"env\.A"/],
     ['env name', { env: { 'A=B': 'x' } }, /"env\.A=B"/],
     ['cwd', { cwd: '' }, /"cwd"/],

@@ -57,7 +57,7 @@ export class StdioTransportFactory implements McpTransportFactory<McpResolvedStd
       pool: config.pool,
       clientCapabilities: context.clientCapabilities,
       ...(isSupportedSessionVersion(config.version) ? { protocolVersion: config.version } : {}),
-      ...(config.timeoutMs !== undefined ? { timeout: config.timeoutMs } : {}),
+      ...(config.timeoutMs !== undefined ? { timeoutMs: config.timeoutMs } : {}),
     });
   }
 

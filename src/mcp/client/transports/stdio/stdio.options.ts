@@ -32,9 +32,9 @@ export interface StdioTransportOptions {
   /**
    * Deadline of one call in ms, spawn and handshake included. The context's `timeoutMs`, when
    * smaller, wins, and its `deadlineAt`, when sooner.
-   * @default 30000
+   * @default 30_000
    */
-  timeout?: number;
+  timeoutMs?: number;
   /** Declares that the server keeps no state between requests; required by `pool`. @default false */
   stateless?: boolean;
   /** Opt-in warm pool (needs `stateless: true`). Without it every call spawns its own process. */
@@ -72,7 +72,7 @@ export interface ResolvedStdioOptions {
   command: readonly string[];
   env: Record<string, string>;
   cwd: string | undefined;
-  timeout: number;
+  timeoutMs: number;
   pool: Required<StdioPoolOptions> | null;
   clientInfo: { name: string; version: string; [key: string]: unknown };
   protocolVersion: string;

@@ -83,8 +83,8 @@ export class StdioTransport implements McpTransport {
   private timeoutFor(context: McpTransportContext): number {
     const fromContext = context.timeoutMs;
     return typeof fromContext === 'number' && fromContext > 0 && Number.isFinite(fromContext)
-      ? Math.min(fromContext, this.options.timeout)
-      : this.options.timeout;
+      ? Math.min(fromContext, this.options.timeoutMs)
+      : this.options.timeoutMs;
   }
 
   /**
