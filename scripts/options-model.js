@@ -295,6 +295,7 @@ function page(root, model, extras, entries) {
     'These shape the module graph: `forRootAsync` takes them beside the factory, never from it.',
     '',
     table(extras, ''),
+    ...sections(extras, '').flatMap((section) => ['', section]),
     ...(entries
       ? [
           '',

@@ -111,6 +111,7 @@ export { McpClientModule } from './client/mcp-client.module';
 export { McpClientService } from './client/mcp-client.service';
 export type {
   McpClientOptions,
+  McpClientAdvancedOptions,
   McpClientQueueOptions,
   McpClientModuleExtras,
   McpClientModuleOptions,
