@@ -124,6 +124,9 @@ function isGroupType(checker, type) {
   if (type.getCallSignatures().length || type.getConstructSignatures().length) return false;
   if (checker.getIndexInfosOfType(type).length) return false;
   if (!isLibraryDeclaration(type.aliasSymbol ?? type.getSymbol())) return false;
+  // A value built by a function (its members internal, like the `stores` extras) is not a group.
+  if (checker.getPropertiesOfType(type).some((p) => p.getJsDocTags(checker).some((t) => t.name === 'internal')))
+    return false;
   // An interface of behaviour (a store, a handler) is a value, not a group of settings.
   return checker
     .getPropertiesOfType(type)
