@@ -115,9 +115,10 @@ export interface McpClientOptions {
 /** Synchronous options of `McpClientModule` that shape the module graph (also with `forRootAsync`). */
 export interface McpClientModuleExtras {
   /**
-   * Make `McpClientService` injectable everywhere without importing the module again. Off by
-   * default, as on `McpModule` and Nest's own modules: a module that injects `McpClientService`
-   * imports `McpClientModule` (or the app sets `isGlobal: true` once).
+   * Make `McpClientService` injectable in every module of the app. Off by default, as on
+   * `McpModule`: `McpClientService` is then injected by the providers of the module that imports
+   * `McpClientModule.forRoot` (and of modules it re-exports it to); set `isGlobal: true` once to
+   * inject it everywhere.
    * @default false
    */
   isGlobal?: boolean;

@@ -246,10 +246,10 @@ export interface McpModuleExtras {
   path: string;
   /**
    * Register the module globally, so modules that do not import it inject the mount's toolset,
-   * options and services. Off by default on both `McpModule` and `McpClientModule`, as with Nest's
-   * own modules: the modules that use a mount (or the client) import it, which keeps the module
-   * graph explicit, and several mounts of one app would otherwise export the same tokens (e.g.
-   * `McpRetentionService`) globally.
+   * options and services. Off by default on both `McpModule` and `McpClientModule`: the module that
+   * imports a mount's `forRoot` (and modules it re-exports it to) injects what the mount provides,
+   * which keeps the module graph explicit, and several global mounts of one app would export the
+   * same tokens (e.g. `McpRetentionService`).
    * @default false
    */
   isGlobal: boolean;
