@@ -56,12 +56,11 @@ export async function measureQueue(options: QueueBenchOptions): Promise<QueueRes
   }
 
   const queue = {
-    redis: options.redis,
     name: `mcp-bench-${randomBytes(4).toString('hex')}`,
     prefix: 'mcp-bench',
     concurrency: options.concurrency,
   };
-  const client: McpClientOptions = { servers: SERVERS, queue };
+  const client: McpClientOptions = { servers: SERVERS, redis: options.redis, queue };
   const caller = await startApp(options.databaseUrl, {
     imports: [McpClientModule.forRoot({ ...client, queue: { ...queue, worker: false } })],
   });

@@ -305,13 +305,12 @@ describe('Outbound OAuth (clientCredentials, staticToken)', () => {
 
     // Two apps, each with its own Bull queue and worker on one Redis: every job of one runs in its worker.
     const queue = (name: string) => ({
-      redis: TEST_REDIS_URL,
       prefix,
       name: `${name}-${randomBytes(3).toString('hex')}`,
       attempts: 1,
     });
-    first = await clientApp({ servers: servers(), queue: queue('first') });
-    second = await clientApp({ servers: servers(), queue: queue('second') });
+    first = await clientApp({ servers: servers(), redis: TEST_REDIS_URL, queue: queue('first') });
+    second = await clientApp({ servers: servers(), redis: TEST_REDIS_URL, queue: queue('second') });
     inline = await clientApp(
       {
         servers: {

@@ -97,10 +97,10 @@ describe('per-call onProgress, onLog and AbortSignal against official SDK 1.x se
       },
     };
     // One job at a time on the worker: a call queued behind a running one is still waiting.
-    const queue = { redis: TEST_REDIS_URL, name: queueName, prefix, concurrency: 1, attempts: 3, backoffMs: 10 };
-    worker = await startWorker({ databaseUrl: db.url, client: { servers, queue } });
+    const queue = { name: queueName, prefix, concurrency: 1, attempts: 3, backoffMs: 10 };
+    worker = await startWorker({ databaseUrl: db.url, client: { servers, redis: TEST_REDIS_URL, queue } });
     caller = await startApp(db.url, {
-      imports: [McpClientModule.forRoot({ servers, queue: { ...queue, worker: false } })],
+      imports: [McpClientModule.forRoot({ servers, redis: TEST_REDIS_URL, queue: { ...queue, worker: false } })],
     });
     bullClient = caller.app.get(McpClientService);
     inline = await startApp(db.url, { imports: [McpClientModule.forRoot({ servers })] });
