@@ -1,10 +1,8 @@
 /**
  * Jest: unit specs beside the code, e2e suites against real PostgreSQL (and Redis) in test/e2e and
- * test/faults (see `globalSetup` below for where they come from). `npm test` runs the unit specs in
- * parallel workers, then the e2e suites in band (the e2e project's runner is serial: they share
- * ports, Redis keys and the process table). With
- * `--coverage` (as .ci/run runs it) it measures the library over both and fails under the
- * thresholds below.
+ * test/faults (see `globalSetup` below for where they come from). `npm test` runs both in parallel
+ * workers (the few e2e suites listed in `SERIAL_E2E` one at a time after them). With `--coverage`
+ * (as .ci/run runs it) it measures the library over both and fails under the thresholds below.
  */
 const tsJest = ['ts-jest', { tsconfig: 'tsconfig.spec.json' }];
 
@@ -31,6 +29,29 @@ const testEnvironment = process.env.LEAK_CHECK ? '<rootDir>/test/support/leak-ch
  * behind, and its package.json and modules must not collide with ours.
  */
 const modulePathIgnorePatterns = ['<rootDir>/.stryker-tmp/'];
+
+/** The end-to-end suites: real PostgreSQL, Redis, peers and child processes. */
+const E2E_MATCH = ['<rootDir>/test/e2e/**/*.e2e-spec.ts', '<rootDir>/test/faults/**/*.e2e-spec.ts'];
+
+/**
+ * The e2e suites that cannot share the machine with another suite, run one at a time after the
+ * others (see test/support/serial-runner.js).
+ */
+const SERIAL_E2E = [];
+
+/**
+ * What both e2e projects share. The suites run in Jest's workers side by side, the unit specs'
+ * too: each suite has databases, ports, Redis key prefixes and child processes of its own, and each
+ * worker a Redis of its own (see test/support/test-services.js), so two suites never meet.
+ */
+const e2e = {
+  testEnvironment,
+  rootDir: '.',
+  modulePathIgnorePatterns,
+  setupFilesAfterEnv: ['<rootDir>/test/support/no-unhandled-rejections.setup.ts'],
+  ...esmPackages,
+  moduleFileExtensions: ['ts', 'js', 'json'],
+};
 
 module.exports = {
   testTimeout: 30000,
@@ -64,15 +85,20 @@ module.exports = {
     },
     {
       displayName: 'e2e',
-      testEnvironment,
-      rootDir: '.',
-      testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts', '<rootDir>/test/faults/**/*.e2e-spec.ts'],
-      modulePathIgnorePatterns,
-      setupFilesAfterEnv: ['<rootDir>/test/support/no-unhandled-rejections.setup.ts'],
-      // One suite at a time, in Jest's own process, whatever --maxWorkers says.
-      runner: '<rootDir>/test/support/serial-runner.js',
-      ...esmPackages,
-      moduleFileExtensions: ['ts', 'js', 'json'],
+      ...e2e,
+      testMatch: E2E_MATCH,
+      testPathIgnorePatterns: ['/node_modules/', ...SERIAL_E2E.map((path) => `<rootDir>/${path}`)],
     },
+    ...(SERIAL_E2E.length
+      ? [
+          {
+            displayName: 'e2e-serial',
+            ...e2e,
+            testMatch: SERIAL_E2E.map((path) => `<rootDir>/${path}`),
+            // One suite at a time, in Jest's own process, whatever --maxWorkers says.
+            runner: '<rootDir>/test/support/serial-runner.js',
+          },
+        ]
+      : []),
   ],
 };

@@ -17,7 +17,8 @@ interface Started {
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- the JavaScript module of Jest's globalSetup, outside the TypeScript project
 const services = require('../support/test-services.js') as {
-  setUpServices(options: { env: NodeJS.ProcessEnv; log?: (line: string) => void }): Promise<void>;
+  setUpServices(options: { env: NodeJS.ProcessEnv; log?: (line: string) => void; workers?: number }): Promise<void>;
+  redisUrlForWorker(env: NodeJS.ProcessEnv): string;
   tearDownServices(): Promise<void>;
   startedServices(): Started[];
   probePostgres(url: string): Promise<string | undefined>;
@@ -105,6 +106,44 @@ describe('test services: the PostgreSQL and Redis of a Jest run', () => {
     expect(lines).toEqual([]);
     expect(new URL(env.TEST_PG_URL!).host).toBe(new URL(PG_ADMIN_URL).host);
     expect(env.TEST_REDIS_URL).toBe(`redis://${new URL(TEST_REDIS_URL).host}`);
+  });
+
+  it('gives each Jest worker but the first a redis-server of its own, and the teardown stops them', async () => {
+    const env: NodeJS.ProcessEnv = {
+      TEST_SERVICES_PROBE_PG: new URL(PG_ADMIN_URL).host,
+      TEST_SERVICES_PROBE_REDIS: new URL(TEST_REDIS_URL).host,
+    };
+    const lines: string[] = [];
+    let started: Started[] | undefined;
+    try {
+      await services.setUpServices({ env, log: (line) => lines.push(line), workers: 3 });
+      started = services.startedServices();
+      expect(started.map((service) => service.kind)).toEqual(['Redis', 'Redis']);
+      const shared = `redis://${new URL(TEST_REDIS_URL).host}`;
+      expect(env.TEST_REDIS_URL).toBe(shared);
+      expect(env.TEST_REDIS_WORKER_URLS).toBe([shared, ...started.map((service) => service.url)].join(' '));
+      expect(lines).toEqual([
+        `test services: a Redis per Jest worker: 2 redis-server(s) on ${started.map((s) => s.url).join(', ')} besides ${shared}`,
+      ]);
+      // Each worker (and each process it spawns, which inherits JEST_WORKER_ID) finds its own.
+      const urls = ['1', '2', '3'].map((id) => services.redisUrlForWorker({ ...env, JEST_WORKER_ID: id }));
+      expect(urls).toEqual([shared, started[0].url, started[1].url]);
+      expect(services.redisUrlForWorker({ ...env, JEST_WORKER_ID: undefined })).toBe(shared);
+      // Separate servers: a key, a queue or a pub/sub channel of one worker is invisible to the others.
+      const [first, second] = urls.slice(1).map((url) => new Redis(url, { maxRetriesPerRequest: 1 }));
+      try {
+        await first.set('test-services:worker-key', 'two');
+        await expect(second.get('test-services:worker-key')).resolves.toBeNull();
+        await expect(first.config('GET', 'port')).resolves.not.toEqual(await second.config('GET', 'port'));
+      } finally {
+        first.disconnect();
+        second.disconnect();
+      }
+    } finally {
+      await services.tearDownServices();
+    }
+    expect(services.startedServices()).toEqual([]);
+    await expectStopped(started ?? []);
   });
 
   it('leaves TEST_PG_URL and TEST_REDIS_URL alone when they are set, whether or not they answer', async () => {

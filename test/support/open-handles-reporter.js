@@ -1,6 +1,6 @@
 /**
- * Turns "Jest did not exit" into a report that says why, and an end. The e2e suites run in band,
- * in this process (the unit specs run in workers, which Jest ends itself): when the run is over
+ * Turns "Jest did not exit" into a report that says why, and an end. Suites that run in this
+ * process (a run in band, or the `e2e-serial` project; Jest ends its workers itself): when the run is over
  * and something a test started still holds the event loop (a socket, a server, a child process, a
  * timer), this reporter prints each such handle after a grace
  * period and then ends the process with the run's own result (1 when a test failed), instead of

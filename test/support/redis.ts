@@ -1,14 +1,14 @@
 import Redis from 'ioredis';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- a JavaScript module Jest's globalSetup and the scripts share, outside the TypeScript project
-const { DEFAULT_REDIS_URL } = require('./test-services.js') as { DEFAULT_REDIS_URL: string };
+const { redisUrlForWorker } = require('./test-services.js') as { redisUrlForWorker: () => string };
 
 /**
- * The Redis every test talks to: TEST_REDIS_URL, which Jest's globalSetup sets to the shared
- * server or to one it started (test/support/test-services.js); outside Jest, the shared server's
- * default address.
+ * The Redis every test of this Jest worker talks to: TEST_REDIS_URL, which Jest's globalSetup sets
+ * to the shared server or to one it started, or, when the run has several workers, the worker's own
+ * (test/support/test-services.js); outside Jest, the shared server's default address.
  */
-export const TEST_REDIS_URL = process.env.TEST_REDIS_URL || DEFAULT_REDIS_URL;
+export const TEST_REDIS_URL = redisUrlForWorker();
 
 /** Host and port of `TEST_REDIS_URL`, to tell connections to it apart from others. */
 export const TEST_REDIS_ADDRESS = (() => {

@@ -1,10 +1,8 @@
 /**
- * Jest's own runner, always in band: the e2e project's runner. With `--maxWorkers=2` the unit
- * specs run in two worker processes while the end-to-end suites still run one after the other in
- * Jest's own process, as they must (they share ports, Redis, PostgreSQL and count processes), and
- * their handles stay visible to open-handles-reporter.js. Jest runs the projects' runners one
- * after the other, so unit specs and e2e suites never overlap, and one run measures the coverage
- * of both.
+ * Jest's own runner, always in band: the runner of the `e2e-serial` project (the suites listed in
+ * `SERIAL_E2E` of jest.config.js). Jest runs one runner's suites after another's, so these run one
+ * at a time in Jest's own process once the parallel workers are done, and their handles stay
+ * visible to open-handles-reporter.js.
  */
 const TestRunner = require('jest-runner').default;
 

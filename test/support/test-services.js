@@ -16,6 +16,8 @@
  *   `redis-server` fails at once and says how to get it.
  *
  * The URLs go to the Jest workers and to the processes the tests spawn through the environment.
+ * With more than one worker, each worker gets a Redis of its own (see `workerRedis`): the suites of
+ * two workers never see each other's keys, queues or pub/sub channels.
  * The teardown stops what the setup started, and only that; so does an interrupted run (SIGINT,
  * SIGTERM, SIGHUP, or any exit of the process). A run killed outright (SIGKILL) leaves its servers
  * behind: the next setup stops them (each started server records its owner's pid in its directory).
@@ -407,9 +409,9 @@ async function privateClusterBinaries(env, log) {
 /**
  * Jest's globalSetup: finds or starts PostgreSQL and Redis (see above) and sets `TEST_PG_URL`,
  * `TEST_REDIS_URL` (and `TEST_PG_BIN`, for the fault suites' private clusters, on a machine without
- * Debian's PostgreSQL 15) in `env`.
+ * Debian's PostgreSQL 15) in `env`. `workers`: how many Jest workers the run has (see `workerRedis`).
  */
-async function setUpServices({ env = process.env, log = (line) => console.log(line) } = {}) {
+async function setUpServices({ env = process.env, log = (line) => console.log(line), workers = 1 } = {}) {
   reapOrphans(log);
   const pgGiven = env.TEST_PG_URL?.trim();
   const redisGiven = env.TEST_REDIS_URL?.trim();
@@ -426,8 +428,12 @@ async function setUpServices({ env = process.env, log = (line) => console.log(li
     log(
       'test services: redis-server is not installed: the suites that start a Redis of their own (test/faults, and a few in test/e2e) will fail; install it (apt-get install redis-server, or brew install redis)',
     );
-  if (!pgDown && !redisDown) return;
+  if (pgDown || redisDown) await startMissing({ env, log, pgDown, redisDown, pgAddress, redisAddress });
+  await workerRedis({ env, log, workers });
+}
 
+/** Starts the PostgreSQL and Redis that did not answer (see `setUpServices`). */
+async function startMissing({ env, log, pgDown, redisDown, pgAddress, redisAddress }) {
   const { started } = state();
   installHandlers();
   const starts = [];
@@ -454,6 +460,51 @@ async function setUpServices({ env = process.env, log = (line) => console.log(li
     }
     log(`test services: ${service.describe}, stopped at the end of the run`);
   }
+}
+
+/**
+ * Suites in parallel workers must not share a Redis: a Bull queue of one suite would hand its jobs
+ * to another suite's worker, and pub/sub channels ignore Redis's database numbers. So with
+ * `workers` > 1 and a `redis-server` on the PATH, workers 2 to N each get a redis-server of their
+ * own, started here and stopped by the teardown; worker 1 keeps `TEST_REDIS_URL`. The URLs, worker
+ * 1's first, go to `TEST_REDIS_WORKER_URLS` (space-separated), which `redisUrlForWorker` reads.
+ * Without redis-server the workers share `TEST_REDIS_URL`, and a line says so.
+ */
+async function workerRedis({ env, log, workers }) {
+  delete env.TEST_REDIS_WORKER_URLS;
+  if (!(workers > 1)) return;
+  if (!onPath('redis-server', env.PATH ?? process.env.PATH)) {
+    log(
+      `test services: redis-server is not installed: the ${workers} Jest workers share ${env.TEST_REDIS_URL}, and suites that run side by side may see each other's queues`,
+    );
+    return;
+  }
+  const { started } = state();
+  installHandlers();
+  const results = await Promise.allSettled(
+    Array.from({ length: workers - 1 }, () => startRedis(env.PATH ?? process.env.PATH)),
+  );
+  for (const result of results) if (result.status === 'fulfilled') started.push(result.value);
+  const failed = results.find((result) => result.status === 'rejected');
+  if (failed) {
+    stopAll(log);
+    throw failed.reason;
+  }
+  const urls = results.map((result) => result.value.url);
+  env.TEST_REDIS_WORKER_URLS = [env.TEST_REDIS_URL, ...urls].join(' ');
+  log(
+    `test services: a Redis per Jest worker: ${urls.length} redis-server(s) on ${urls.join(', ')} besides ${env.TEST_REDIS_URL}`,
+  );
+}
+
+/**
+ * The Redis of the Jest worker this process is (or was spawned by): its entry of
+ * `TEST_REDIS_WORKER_URLS` for `JEST_WORKER_ID`, else `TEST_REDIS_URL`, else the shared default.
+ */
+function redisUrlForWorker(env = process.env) {
+  const urls = (env.TEST_REDIS_WORKER_URLS ?? '').split(' ').filter(Boolean);
+  const worker = Number(env.JEST_WORKER_ID);
+  return (worker >= 1 && urls[worker - 1]) || env.TEST_REDIS_URL?.trim() || DEFAULT_REDIS_URL;
 }
 
 /** Jest's globalTeardown: stops what `setUpServices` started in this process. */
@@ -485,6 +536,7 @@ module.exports = {
   startPostgres,
   startRedis,
   setUpServices,
+  redisUrlForWorker,
   tearDownServices,
   startedServices,
 };

@@ -3,4 +3,5 @@
 
 const { setUpServices } = require('./test-services');
 
-module.exports = () => setUpServices();
+/** With Jest's worker count, for a Redis per worker. */
+module.exports = (globalConfig) => setUpServices({ workers: globalConfig.maxWorkers });
