@@ -59,8 +59,17 @@ module.exports = {
       comment:
         'Errors, shared interfaces, telemetry, constants, messages and the bounded fetch are imported by every layer and import none of them.',
       severity: 'error',
-      from: { path: SHARED },
+      // errors/index.ts is the `durable-mcp/errors` entry point, which gathers the errors of every layer.
+      from: { path: SHARED, pathNot: '^src/mcp/errors/index[.]ts$' },
       to: { path: '^src/mcp/(server|client|persistence|testing|console)/' },
+    },
+    {
+      name: 'errors-entry-point-not-imported',
+      comment:
+        'errors/index.ts is an entry point of the package: code of the library imports the file of the error it needs, never the entry point.',
+      severity: 'error',
+      from: { path: '^src/mcp/' },
+      to: { path: '^src/mcp/errors/index[.]ts$' },
     },
     {
       name: 'library-not-example-app',

@@ -4,8 +4,9 @@
 // program. `npm run docs:snippets`.
 //
 // Each block is written to temp/snippets/ as a module of its own. `durable-mcp` and its subpaths
-// (`durable-mcp/testing`, `/stores`, `/protocol`, `/health`, `/console`, `/transports`) resolve to
-// the seven entry points (src/mcp/index.ts, src/mcp/<subpath>/index.ts) and nothing else: a deep
+// (`durable-mcp/testing`, `/stores`, `/protocol`, `/health`, `/console`, `/transports`, `/errors`,
+// `/tool-formats`) resolve to
+// the nine entry points (src/mcp/index.ts, src/mcp/<subpath>/index.ts) and nothing else: a deep
 // import into the package does not resolve. Markers, on the block's first line (or the fence line):
 //
 //   // snippet: prelude <name>[, <name>...]   put docs/.snippets/<name>.ts around the block: what
@@ -28,7 +29,7 @@ const ts = require('typescript');
 const ENTRY_POINTS = {
   'durable-mcp': ['src/mcp/index.ts'],
   ...Object.fromEntries(
-    ['testing', 'stores', 'protocol', 'health', 'console', 'transports'].map((sub) => [
+    ['testing', 'stores', 'protocol', 'health', 'console', 'transports', 'errors', 'tool-formats'].map((sub) => [
       `durable-mcp/${sub}`,
       [`src/mcp/${sub}/index.ts`],
     ]),

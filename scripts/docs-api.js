@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Generates the API reference of the seven entry points into docs/reference/api/ (git-ignored,
+// Generates the API reference of the nine entry points into docs/reference/api/ (git-ignored,
 // never edited by hand): TypeDoc with typedoc-plugin-markdown (typedoc.json), then a pass that
 // makes the pages VitePress pages. `npm run docs:api`; `npm run docs:build` runs it first.
 //
@@ -44,6 +44,8 @@ const LABELS = {
   health: 'durable-mcp/health',
   console: 'durable-mcp/console',
   transports: 'durable-mcp/transports',
+  errors: 'durable-mcp/errors',
+  'tool-formats': 'durable-mcp/tool-formats',
 };
 
 function files(dir) {
@@ -92,13 +94,15 @@ for (const file of files(out)) {
       'Generated from the code and its doc comments at build time; never edited by hand. One section per',
       'entry point of the package:',
       '',
-      `- [\`${LABELS.index}\`](durable-mcp/index.md): the modules, decorators, services, options types, errors, handler-context types, the transport contract, and the entity and migration lists`,
+      `- [\`${LABELS.index}\`](durable-mcp/index.md): the modules, decorators, services, options types, handler-context types, and the entity and migration lists`,
       `- [\`${LABELS.stores}\`](stores/index.md): the store contracts, their tokens and records, the entities one by one, for a store of your own`,
       `- [\`${LABELS.testing}\`](testing/index.md): in-memory stores for your tests`,
       `- [\`${LABELS.protocol}\`](protocol/index.md): the wire vocabulary (JSON-RPC types, method names and facts, revisions, stateless \`_meta\` keys, headers, error codes)`,
       `- [\`${LABELS.health}\`](health/index.md): health checks on \`@nestjs/terminus\` (\`McpHealthModule\`, \`McpHealthIndicator\`)`,
       `- [\`${LABELS.console}\`](console/index.md): the audit console (\`McpConsoleModule\`) and \`McpAuditQuery\`, the queries behind its pages`,
-      `- [\`${LABELS.transports}\`](transports/index.md): the transport contract of a custom transport, in-process delivery to a \`Toolset\`, \`MCP_TRANSPORT_FACTORIES\``,
+      `- [\`${LABELS.transports}\`](transports/index.md): the transport contract of a custom transport and \`mcpTransports()\`, in-process delivery to a \`Toolset\`, \`MCP_TRANSPORT_FACTORIES\``,
+      `- [\`${LABELS.errors}\`](errors/index.md): every error the package throws or rejects with, for \`instanceof\` checks, and the ones a handler throws`,
+      `- [\`${LABELS['tool-formats']}\`](tool-formats/index.md): the servers' tools as OpenAI, Anthropic and Gemini function declarations`,
       '',
     ].join('\n');
   }

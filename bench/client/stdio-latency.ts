@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StdioTransport } from '../../src/mcp/client/transports/stdio/stdio.transport';
-import { type McpTransport } from '../../src/mcp';
+import { type McpTransport } from '../../src/mcp/transports';
 import { percentiles, timeSequential, type Percentiles } from './stats';
 
 /** Argv of the reference server every stdio measurement uses. */

@@ -43,14 +43,17 @@ import {
   McpRetentionService,
   McpSamplingHandler,
   McpTool,
-  McpUrlElicitationRequiredError,
   staticToken,
   type McpResourceRequest,
   type McpToolContext,
+} from 'durable-mcp';
+import { McpUrlElicitationRequiredError } from 'durable-mcp/errors';
+import {
+  mcpTransports,
   type McpTransport,
   type McpTransportFactory,
   type McpTransportFactoryContext,
-} from 'durable-mcp';
+} from 'durable-mcp/transports';
 import { McpConsoleModule } from 'durable-mcp/console';
 import { McpHealthIndicator, McpHealthModule } from 'durable-mcp/health';
 import { InjectMcpToolset } from 'durable-mcp/transports';

@@ -8,12 +8,14 @@ const apiDir = join(__dirname, '..', 'reference', 'api');
 function apiSidebar(): DefaultTheme.SidebarItem[] {
   const entries: Array<[string, string]> = [
     ['durable-mcp', 'durable-mcp'],
+    ['durable-mcp/errors', 'errors'],
     ['durable-mcp/stores', 'stores'],
     ['durable-mcp/testing', 'testing'],
     ['durable-mcp/protocol', 'protocol'],
     ['durable-mcp/health', 'health'],
     ['durable-mcp/console', 'console'],
     ['durable-mcp/transports', 'transports'],
+    ['durable-mcp/tool-formats', 'tool-formats'],
   ];
   return entries
     .filter(([, dir]) => existsSync(join(apiDir, dir)))

@@ -2,13 +2,14 @@
  * durable-mcp: MCP servers and a durable MCP client for NestJS.
  *
  * The root entry point: what an app types to serve and to call MCP: modules, decorators,
- * services, the options it writes, the errors it catches, the handler context and principal
- * types, the token verifiers, the `Inject*` decorators of the services, the transport contract
- * its client options name and the entity and migration lists for its `DataSource`. Store
- * contracts live in `durable-mcp/stores`, in-memory stores for tests in `durable-mcp/testing`,
- * the wire vocabulary in `durable-mcp/protocol`, health checks in `durable-mcp/health`, the
- * audit console in `durable-mcp/console`, in-process delivery and `MCP_TRANSPORT_FACTORIES` in
- * `durable-mcp/transports`.
+ * services, the options it writes, the handler context and principal types, the token verifiers,
+ * the `Inject*` decorators of the services and the entity and migration lists for its
+ * `DataSource`. The other entry points: `durable-mcp/errors` (every error, for `instanceof`),
+ * `durable-mcp/stores` (store contracts), `durable-mcp/testing` (in-memory stores for tests),
+ * `durable-mcp/protocol` (the wire vocabulary), `durable-mcp/health` (health checks),
+ * `durable-mcp/console` (the audit console), `durable-mcp/transports` (custom transports,
+ * `mcpTransports()`, in-process delivery) and `durable-mcp/tool-formats` (tools as LLM function
+ * declarations).
  *
  * @packageDocumentation
  */
@@ -101,7 +102,6 @@ export type { JwtVerifierOptions } from './server/oauth/jwt-verifier';
 export { IntrospectionVerifier } from './server/oauth/introspection-verifier';
 export type { IntrospectionVerifierOptions } from './server/oauth/introspection-verifier';
 export type { McpClaimMapping } from './server/oauth/claims-principal';
-export { McpAuthorizationServerError } from './server/oauth/oauth.errors';
 export type { McpShutdownOptions } from './server/shutdown/mcp-shutdown.options';
 export { McpDrainService } from './server/shutdown/mcp-drain.service';
 export type { McpDrainStatus } from './server/shutdown/mcp-drain.service';
@@ -135,8 +135,6 @@ export type {
   McpCallLogMessage,
   McpCallTaskOptions,
 } from './client/interfaces/mcp-call.interface';
-export { McpCallAbortedError } from './client/mcp-call-aborted.errors';
-export { McpTaskNotSupportedError } from './client/mcp-task-call.errors';
 export {
   McpSamplingHandler,
   McpElicitationHandler,
@@ -152,32 +150,9 @@ export type {
   McpSamplingHandlerConfig,
 } from './client/interfaces/mcp-client-handlers.interface';
 export type { McpToolDefinition, McpServerTool } from './client/tool-router';
-export { toOpenAiTools, toAnthropicTools, toGeminiFunctionDeclarations } from './client/tool-format-converters';
-export type {
-  OpenAiTool,
-  AnthropicTool,
-  GeminiFunctionDeclaration,
-  ToolFormatOptions,
-  McpToolFormatInput,
-} from './client/tool-format-converters';
 export type { HttpRetryOptions } from './client/transports/http/http.options';
 export type { StdioPoolOptions } from './client/transports/stdio/stdio.options';
-// The transport contract, which McpClientModuleExtras.transports names (durable-mcp/transports
-// holds it too, with the in-process delivery types and MCP_TRANSPORT_FACTORIES).
-export type {
-  McpTransportFactory,
-  McpTransportFactoryContext,
-} from './client/transports/mcp-transport-factory.interface';
-export type {
-  McpTransport,
-  McpTransportContext,
-  McpTransportDeliverOptions,
-  McpTransportResult,
-  McpHandshakeInfo,
-  McpServerRequestHandler,
-  McpServerNotificationHandler,
-  McpNotificationOrigin,
-} from './client/transports/mcp-transport.interface';
+export type { McpClientTransports } from './client/transports/mcp-client-transports';
 export { staticToken } from './client/auth/static-token.auth';
 export { clientCredentials } from './client/auth/client-credentials.auth';
 export type {
@@ -191,47 +166,6 @@ export type {
   McpAuthChallenge,
   McpTokenStore,
 } from './client/auth/mcp-client-auth.interface';
-export {
-  McpOAuthClientError,
-  McpOAuthScopeLimitError,
-  McpUntrustedAuthorizationServerError,
-} from './client/auth/oauth-client.errors';
-
-// Errors.
-export {
-  McpConfigurationError,
-  McpRpcError,
-  McpClientError,
-  McpTimeoutError,
-  McpTransportError,
-  McpProtocolError,
-  McpServerError,
-  McpCapabilityError,
-  McpUnknownServerError,
-  McpToolNotFoundError,
-  McpAmbiguousToolError,
-  McpInvalidToolError,
-  McpCallInterruptedError,
-  McpCallNotFoundError,
-  McpInputRequiredError,
-} from './errors';
-export { McpInfrastructureError } from './errors/mcp-infrastructure.errors';
-export { McpEventRejectedError } from './errors/mcp-event-rejected.errors';
-export {
-  McpDatabaseUnavailableError,
-  McpBusUnavailableError,
-  McpQueueUnavailableError,
-  McpCallWaitTimeoutError,
-} from './errors/mcp-outage.errors';
-export {
-  McpClientRequestError,
-  McpClientRequestTimeoutError,
-  McpRequestEndedError,
-} from './errors/mcp-client-request.errors';
-export { McpUnsupportedElicitationModeError, McpUrlElicitationRequiredError } from './errors/mcp-elicitation.errors';
-export type { McpRequiredUrlElicitation } from './errors/mcp-elicitation.errors';
-export { McpUnsupportedSamplingToolsError } from './errors/mcp-sampling.errors';
-export type { McpElicitationMode } from './protocol/elicitation';
 
 // Persistence: the lists a host passes to its DataSource (entities one by one: durable-mcp/stores).
 export { MCP_ENTITIES } from './persistence/entities';
@@ -249,15 +183,4 @@ export type { McpAuditOptions } from './persistence/interfaces/mcp-audit-options
 export type { McpTelemetryOptions } from './telemetry/mcp-telemetry.options';
 export { MCP_INSTRUMENTATION_NAME } from './telemetry/mcp-telemetry.constants';
 
-// The wire types that the signatures above use (the whole vocabulary is in durable-mcp/protocol).
-export type {
-  JsonRpcId,
-  JsonRpcRequest,
-  JsonRpcNotification,
-  JsonRpcResponse,
-  JsonRpcSuccess,
-  JsonRpcError,
-  JsonRpcErrorObject,
-  JsonRpcMessage,
-} from './protocol/jsonrpc';
 export type { McpLogLevel } from './protocol/log-levels';

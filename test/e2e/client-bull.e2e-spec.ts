@@ -1,11 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import {
-  McpClientModule,
-  McpModule,
-  McpClientService,
-  McpCallInterruptedError,
-  type McpClientOptions,
-} from '../../src/mcp';
+import { McpClientModule, McpModule, McpClientService, type McpClientOptions } from '../../src/mcp';
+import { McpCallInterruptedError } from '../../src/mcp/errors';
 import { BlockingTools } from '../fixtures/client/blocking-tools';
 import { ClientFixtureTools } from '../fixtures/client/client-tools';
 import { killAllWorkers, startWorker, type WorkerProcess } from '../fixtures/client/worker-process';

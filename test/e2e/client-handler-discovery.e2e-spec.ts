@@ -2,13 +2,12 @@ import { Injectable, Scope, type Provider } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import {
   McpClientModule,
-  McpConfigurationError,
   McpElicitationHandler,
   McpRootsHandler,
   McpSamplingHandler,
-  McpRpcError,
   type McpClientOptions,
 } from '../../src/mcp';
+import { McpConfigurationError, McpRpcError } from '../../src/mcp/errors';
 import { McpServerRequestDispatcher } from '../../src/mcp/client/handlers/server-request-dispatcher';
 import { createInMemoryMcpStores } from '../../src/mcp/testing';
 

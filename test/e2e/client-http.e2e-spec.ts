@@ -1,4 +1,5 @@
-import { McpClientModule, McpModule, McpClientService, McpCapabilityError, type McpClientOptions } from '../../src/mcp';
+import { McpClientModule, McpModule, McpClientService, type McpClientOptions } from '../../src/mcp';
+import { McpCapabilityError } from '../../src/mcp/errors';
 import { startSdkHttpServer, type SdkHttpServer } from '../fixtures/http/sdk-http-server';
 import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';
 import { startApp, type RunningApp } from '../support/http-app';

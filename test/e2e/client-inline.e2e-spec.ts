@@ -1,15 +1,13 @@
 import { Socket } from 'node:net';
+import { McpClientModule, McpModule, McpClientService } from '../../src/mcp';
 import {
-  McpClientModule,
-  McpModule,
-  McpClientService,
   McpCapabilityError,
   McpServerError,
   McpTimeoutError,
   McpAmbiguousToolError,
   McpToolNotFoundError,
   McpUnknownServerError,
-} from '../../src/mcp';
+} from '../../src/mcp/errors';
 import { ClientFixtureTools } from '../fixtures/client/client-tools';
 import { FixtureTools, OtherMountTools, fixtureAuth } from '../fixtures/fixture-tools';
 import { startApp, type RunningApp } from '../support/http-app';

@@ -4,15 +4,9 @@ import { DiscoveryService } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
-import {
-  MCP_ENTITIES,
-  McpClientModule,
-  McpClientService,
-  McpConfigurationError,
-  McpModule,
-  type McpClientOptions,
-  type McpTransportFactory,
-} from '../../src/mcp';
+import { MCP_ENTITIES, McpClientModule, McpClientService, McpModule, type McpClientOptions } from '../../src/mcp';
+import { McpConfigurationError } from '../../src/mcp/errors';
+import { type McpTransportFactory, mcpTransports } from '../../src/mcp/transports';
 import { McpEvent } from '../../src/mcp/stores';
 import type { BullCallQueue } from '../../src/mcp/client/queue/bull-call-queue';
 import { McpCallQueueHost } from '../../src/mcp/client/queue/mcp-call-queue-host';
@@ -146,7 +140,7 @@ describe('McpClientModule', () => {
       app = await startApp(db.url, {
         imports: [
           McpClientModule.forRoot({
-            transports: [InMemorySdkTransportFactory],
+            transports: mcpTransports(InMemorySdkTransportFactory),
             servers: { memory: { transport: 'in-memory-sdk', serverName: 'sdk-in-memory' } },
           }),
         ],
@@ -188,7 +182,7 @@ describe('McpClientModule', () => {
             synchronize: true,
           }),
           McpClientModule.forRoot({
-            transports: [InMemorySdkTransportFactory],
+            transports: mcpTransports(InMemorySdkTransportFactory),
             servers: { broken: { transport: 'in-memory-sdk' } },
           }),
         ],
@@ -224,7 +218,10 @@ describe('McpClientModule', () => {
             synchronize: true,
           }),
           McpClientModule.forRoot({
-            transports: [{ transport: 'http', create: () => ({ deliver: () => Promise.reject(new Error('unused')) }) }],
+            transports: mcpTransports({
+              transport: 'http',
+              create: () => ({ deliver: () => Promise.reject(new Error('unused')) }),
+            }),
           }),
         ],
       }).compile();

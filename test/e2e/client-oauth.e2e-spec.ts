@@ -14,8 +14,6 @@ import {
   McpClientService,
   McpModule,
   McpTool,
-  McpTransportError,
-  McpUntrustedAuthorizationServerError,
   staticToken,
   type McpAuthChallenge,
   type McpAuthTarget,
@@ -23,6 +21,7 @@ import {
   type McpClientOptions,
   type McpTokenStore,
 } from '../../src/mcp';
+import { McpTransportError, McpUntrustedAuthorizationServerError } from '../../src/mcp/errors';
 import { HttpTransport } from '../../src/mcp/client/transports/http/http.transport';
 import { freeLoopbackPort } from '../support/child-process';
 import { startAuthorizationServer, type OidcClient, type TestAuthorizationServer } from '../support/oidc-provider';

@@ -1,5 +1,7 @@
 import { Test } from '@nestjs/testing';
-import { McpClientModule, McpConfigurationError, McpModule } from '../../src/mcp';
+import { McpClientModule, McpModule } from '../../src/mcp';
+import { McpConfigurationError } from '../../src/mcp/errors';
+import { mcpTransports } from '../../src/mcp/transports';
 import { createInMemoryMcpStores, InMemoryMcpEventSink, InMemoryMcpOutboundSessionStore } from '../../src/mcp/testing';
 import { fixtureAuth } from '../fixtures/fixture-tools';
 import { mcpClientStores } from '../../src/mcp/stores';
@@ -50,6 +52,21 @@ describe('Unknown option keys at boot', () => {
     );
   });
 
+  it('McpClientModule.forRoot refuses a transports array (written without mcpTransports), saying how to build it', async () => {
+    const factory = { transport: 'websocket', create: () => ({ deliver: () => Promise.reject(new Error('unused')) }) };
+    // Refused by forRoot itself, before Nest builds anything.
+    let error: unknown;
+    try {
+      McpClientModule.forRoot({ servers: {}, transports: [factory] as never, stores: clientStores() });
+    } catch (thrown) {
+      error = thrown;
+    }
+    expect(error).toBeInstanceOf(McpConfigurationError);
+    expect((error as Error).message).toBe(
+      'McpClientModule: "transports" must be built with mcpTransports(...) from durable-mcp/transports, e.g. transports: mcpTransports(MyTransportFactory)',
+    );
+  });
+
   it('McpModule refuses an unknown key of a mount', async () => {
     const error = await bootError([
       McpModule.forRoot({ auth: fixtureAuth, pagesize: 10, stores: createInMemoryMcpStores() } as never),
@@ -72,7 +89,7 @@ describe('Unknown option keys at boot', () => {
       }),
       McpClientModule.forRoot({
         isGlobal: true,
-        transports: [],
+        transports: mcpTransports(),
         stores: clientStores(),
         defaultTimeoutMs: 5_000,
         queue: { attempts: 2 },

@@ -1,11 +1,5 @@
-import {
-  McpCallNotFoundError,
-  McpClientModule,
-  McpClientService,
-  McpConfigurationError,
-  McpModule,
-  McpTimeoutError,
-} from '../../src/mcp';
+import { McpClientModule, McpClientService, McpModule } from '../../src/mcp';
+import { McpCallNotFoundError, McpConfigurationError, McpTimeoutError } from '../../src/mcp/errors';
 import { DocumentedTools } from '../fixtures/documented/documented-tools';
 import {
   startDiscoverSwallowingProxy,

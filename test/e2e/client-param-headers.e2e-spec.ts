@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { McpClientModule, McpClientService, McpInvalidToolError, type McpClientOptions } from '../../src/mcp';
+import { McpClientModule, McpClientService, type McpClientOptions } from '../../src/mcp';
+import { McpInvalidToolError } from '../../src/mcp/errors';
 import { killAllWorkers, startWorker, type WorkerProcess } from '../fixtures/client/worker-process';
 import { startParamHeaderServer, type ParamHeaderServer } from '../fixtures/http/param-header-server';
 import { startApp, type RunningApp } from '../support/http-app';

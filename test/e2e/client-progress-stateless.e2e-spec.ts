@@ -1,11 +1,11 @@
 import {
-  McpCallAbortedError,
   McpClientModule,
   McpClientService,
   McpModule,
   type McpCallLogMessage,
   type McpCallProgress,
 } from '../../src/mcp';
+import { McpCallAbortedError } from '../../src/mcp/errors';
 import { fixtureAuth } from '../fixtures/fixture-tools';
 import { AbortableTools } from '../fixtures/progress/abortable-tools';
 import { StatelessTools } from '../fixtures/stateless/stateless-tools';

@@ -4,14 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Redis from 'ioredis';
 import {
-  McpCallAbortedError,
   McpClientModule,
   McpClientService,
-  McpConfigurationError,
   type McpCallLogMessage,
   type McpCallProgress,
   type McpClientOptions,
 } from '../../src/mcp';
+import { McpCallAbortedError, McpConfigurationError } from '../../src/mcp/errors';
 import { McpCallQueueHost } from '../../src/mcp/client/queue/mcp-call-queue-host';
 import type { BullCallQueue } from '../../src/mcp/client/queue/bull-call-queue';
 import { killAllWorkers, startWorker, type WorkerProcess } from '../fixtures/client/worker-process';

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { McpCallNotFoundError, McpClientModule, McpClientService, McpModule } from '../../src/mcp';
+import { McpClientModule, McpClientService, McpModule } from '../../src/mcp';
+import { McpCallNotFoundError } from '../../src/mcp/errors';
 import type { BullCallQueue } from '../../src/mcp/client/queue/bull-call-queue';
 import { McpCallQueueHost } from '../../src/mcp/client/queue/mcp-call-queue-host';
 import { GatedTools } from '../fixtures/documented/documented-tools';

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { McpCapabilityError, McpClientModule, McpClientService, type McpClientOptions } from '../../src/mcp';
+import { McpClientModule, McpClientService, type McpClientOptions } from '../../src/mcp';
+import { McpCapabilityError } from '../../src/mcp/errors';
 import { createInMemoryMcpStores } from '../../src/mcp/testing';
 import {
   openSse,

@@ -1,4 +1,5 @@
-import { McpClientModule, McpClientService, McpInputRequiredError, type McpClientOptions } from '../../src/mcp';
+import { McpClientModule, McpClientService, type McpClientOptions } from '../../src/mcp';
+import { McpInputRequiredError } from '../../src/mcp/errors';
 import { startSdkHttpServer, type SdkHttpServer } from '../fixtures/http/sdk-http-server';
 import { startStatelessHttpPeer, type StatelessHttpPeer } from '../fixtures/stateless-peers/stateless-http-server';
 import { startApp, type RunningApp } from '../support/http-app';

@@ -1,15 +1,13 @@
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
+import { McpClientModule, McpClientService, type McpClientOptions } from '../../src/mcp';
 import {
   McpCapabilityError,
-  McpClientModule,
-  McpClientService,
   McpInputRequiredError,
   McpProtocolError,
   McpTimeoutError,
   McpTransportError,
-  type McpClientOptions,
-} from '../../src/mcp';
+} from '../../src/mcp/errors';
 import { createInMemoryMcpStores } from '../../src/mcp/testing';
 import {
   json,

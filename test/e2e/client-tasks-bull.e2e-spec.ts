@@ -1,12 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
-import {
-  McpCallAbortedError,
-  McpClientModule,
-  McpClientService,
-  McpModule,
-  type McpClientOptions,
-} from '../../src/mcp';
+import { McpClientModule, McpClientService, McpModule, type McpClientOptions } from '../../src/mcp';
+import { McpCallAbortedError } from '../../src/mcp/errors';
 import { killAllWorkers, startWorker, type WorkerProcess } from '../fixtures/client/worker-process';
 import { fixtureAuth } from '../fixtures/fixture-tools';
 import { TASK_RUNS, TaskGates, TaskTools } from '../fixtures/tasks/task-tools';

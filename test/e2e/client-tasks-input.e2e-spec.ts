@@ -1,4 +1,5 @@
-import { McpClientModule, McpClientService, McpInputRequiredError, McpModule } from '../../src/mcp';
+import { McpClientModule, McpClientService, McpModule } from '../../src/mcp';
+import { McpInputRequiredError } from '../../src/mcp/errors';
 import { fixtureAuth } from '../fixtures/fixture-tools';
 import { TaskAskTools } from '../fixtures/tasks/task-ask-tools';
 import { startApp, type RunningApp } from '../support/http-app';

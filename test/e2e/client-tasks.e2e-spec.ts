@@ -1,10 +1,5 @@
-import {
-  McpCallAbortedError,
-  McpClientModule,
-  McpClientService,
-  McpModule,
-  McpTaskNotSupportedError,
-} from '../../src/mcp';
+import { McpClientModule, McpClientService, McpModule } from '../../src/mcp';
+import { McpCallAbortedError, McpTaskNotSupportedError } from '../../src/mcp/errors';
 import { fixtureAuth } from '../fixtures/fixture-tools';
 import { ClientTaskTools } from '../fixtures/client/client-task-tools';
 import { TASK_RUNS, TaskGates, TaskTools } from '../fixtures/tasks/task-tools';

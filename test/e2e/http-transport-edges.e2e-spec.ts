@@ -1,6 +1,6 @@
 import { freeLoopbackPort as freePort } from '../support/child-process';
 import type { ServerResponse } from 'node:http';
-import { McpProtocolError, McpRpcError, McpTransportError } from '../../src/mcp';
+import { McpProtocolError, McpRpcError, McpTransportError } from '../../src/mcp/errors';
 import type { JsonRpcNotification, JsonRpcRequest } from '../../src/mcp/protocol';
 import { HttpTransport } from '../../src/mcp/client/transports/http/http.transport';
 import type {

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { McpProtocolError, McpTransportError } from '../../src/mcp';
+import { McpProtocolError, McpTransportError } from '../../src/mcp/errors';
 import { type JsonRpcNotification, type JsonRpcRequest } from '../../src/mcp/protocol';
 import { HttpTransport } from '../../src/mcp/client/transports/http/http.transport';
 import type {

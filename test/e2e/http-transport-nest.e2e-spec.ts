@@ -1,4 +1,5 @@
-import { McpModule, McpTransportError } from '../../src/mcp';
+import { McpModule } from '../../src/mcp';
+import { McpTransportError } from '../../src/mcp/errors';
 import { type JsonRpcRequest } from '../../src/mcp/protocol';
 import { HttpTransport } from '../../src/mcp/client/transports/http/http.transport';
 import type { McpTransportContext } from '../../src/mcp/client/transports/mcp-transport.interface';

@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { McpTimeoutError, McpTransportError } from '../../src/mcp';
+import { McpTimeoutError, McpTransportError } from '../../src/mcp/errors';
 import { type JsonRpcNotification, type JsonRpcRequest } from '../../src/mcp/protocol';
 import { HttpSessionExpiredError } from '../../src/mcp/client/transports/http/http-session-expired.errors';
 import { HttpTransport } from '../../src/mcp/client/transports/http/http.transport';

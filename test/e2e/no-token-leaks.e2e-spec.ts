@@ -1,7 +1,8 @@
 import type { INestApplication, ModuleMetadata } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { MCP_ENTITIES, McpClientModule, McpClientService, McpModule, McpTransportError } from '../../src/mcp';
+import { MCP_ENTITIES, McpClientModule, McpClientService, McpModule } from '../../src/mcp';
+import { McpTransportError } from '../../src/mcp/errors';
 import { DocumentedTools } from '../fixtures/documented/documented-tools';
 import { FixtureTools } from '../fixtures/fixture-tools';
 import { initializeRequest, post } from '../support/mcp-wire';

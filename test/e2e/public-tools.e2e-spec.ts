@@ -6,7 +6,6 @@ import { Test } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import {
   MCP_ENTITIES,
-  McpConfigurationError,
   McpModule,
   McpPrompt,
   McpResource,
@@ -14,6 +13,7 @@ import {
   type McpAuthResult,
   type McpToolContext,
 } from '../../src/mcp';
+import { McpConfigurationError } from '../../src/mcp/errors';
 import { statelessPost, statelessRequest } from '../fixtures/stateless/stateless-wire';
 import { callRequest, initializeRequest, openSession, post, versionHeader } from '../support/mcp-wire';
 import { startApp, type RunningApp } from '../support/http-app';

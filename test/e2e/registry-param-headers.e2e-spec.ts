@@ -1,5 +1,6 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { McpConfigurationError, McpModule, McpRegistry } from '../../src/mcp';
+import { McpModule, McpRegistry } from '../../src/mcp';
+import { McpConfigurationError } from '../../src/mcp/errors';
 import { fixtureAuth } from '../fixtures/fixture-tools';
 import { ParamHeaderTools, ROUTE_INPUT_SCHEMA } from '../fixtures/stateless/keyed-input-tools';
 import { statelessPost, statelessRequest } from '../fixtures/stateless/stateless-wire';

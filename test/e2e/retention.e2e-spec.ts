@@ -7,12 +7,12 @@ import {
   MCP_CLIENT_RETENTION,
   MCP_ENTITIES,
   McpClientModule,
-  McpConfigurationError,
   McpModule,
   McpRetentionService,
   getMcpRetentionToken,
   type McpRetentionReport,
 } from '../../src/mcp';
+import { McpConfigurationError } from '../../src/mcp/errors';
 import { McpInboundSession, McpOutboundSession, McpResourceSubscription, McpTask } from '../../src/mcp/stores';
 import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';
 import { startApp, type RunningApp } from '../support/http-app';

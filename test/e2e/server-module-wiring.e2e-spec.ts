@@ -1,7 +1,8 @@
 import { Global, Injectable, Module, type INestApplication, type ModuleMetadata } from '@nestjs/common';
 import { UnknownDependenciesException } from '@nestjs/core/errors/exceptions/unknown-dependencies.exception';
 import { Test, type TestingModule } from '@nestjs/testing';
-import { McpConfigurationError, McpModule, type McpAuthorizer, type McpModuleOptions } from '../../src/mcp';
+import { McpModule, type McpAuthorizer, type McpModuleOptions } from '../../src/mcp';
+import { McpConfigurationError } from '../../src/mcp/errors';
 import { createInMemoryMcpStores, type InMemoryMcpStores } from '../../src/mcp/testing';
 import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';
 import { initializeRequest, post } from '../support/mcp-wire';

@@ -1,4 +1,4 @@
-import { McpRpcError } from '../../src/mcp';
+import { McpRpcError } from '../../src/mcp/errors';
 import type { JsonRpcNotification } from '../../src/mcp/protocol';
 import { StdioTransport } from '../../src/mcp/client/transports/stdio/stdio.transport';
 import type { McpServerRequestHandler } from '../../src/mcp/client/transports/mcp-transport.interface';

@@ -22,7 +22,6 @@ import { tap } from 'rxjs';
 import {
   getMcpContext,
   McpModule,
-  McpRpcError,
   McpPrompt,
   McpResource,
   McpResourceTemplate,
@@ -30,6 +29,7 @@ import {
   type McpAuthResult,
   type McpToolContext,
 } from '../../src/mcp';
+import { McpRpcError } from '../../src/mcp/errors';
 import { statelessPost, statelessRequest } from '../fixtures/stateless/stateless-wire';
 import { pollUntil } from '../support/polling';
 import { startApp, type RunningApp } from '../support/http-app';

@@ -1,4 +1,4 @@
-import { McpQueueUnavailableError } from '../../src/mcp';
+import { McpQueueUnavailableError } from '../../src/mcp/errors';
 import { resolveClientOptions } from '../../src/mcp/client/config/client-options-resolver';
 import { McpCallProcessor } from '../../src/mcp/client/mcp-call-processor';
 import { BullCallQueue } from '../../src/mcp/client/queue/bull-call-queue';

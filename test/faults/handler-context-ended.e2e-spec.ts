@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { McpModule, McpRequestEndedError, McpTool, type McpToolContext } from '../../src/mcp';
+import { McpModule, McpTool, type McpToolContext } from '../../src/mcp';
+import { McpRequestEndedError } from '../../src/mcp/errors';
 import { fixtureAuth } from '../fixtures/fixture-tools';
 import { startApp, type RunningApp } from '../support/http-app';
 import { callRequest, post, versionHeader } from '../support/mcp-wire';

@@ -1,13 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { randomBytes } from 'node:crypto';
-import {
-  McpCallWaitTimeoutError,
-  McpClientModule,
-  McpClientService,
-  McpModule,
-  McpQueueUnavailableError,
-} from '../../src/mcp';
+import { McpClientModule, McpClientService, McpModule } from '../../src/mcp';
+import { McpCallWaitTimeoutError, McpQueueUnavailableError } from '../../src/mcp/errors';
 import { BullCallQueue } from '../../src/mcp/client/queue/bull-call-queue';
 import { McpCallQueueHost } from '../../src/mcp/client/queue/mcp-call-queue-host';
 import { createInMemoryMcpStores } from '../../src/mcp/testing';

@@ -9,8 +9,11 @@ export const { ConfigurableModuleClass: McpClientConfigurableModule, MODULE_OPTI
   new ConfigurableModuleBuilder<McpClientOptions>()
     .setClassMethodName('forRoot')
     .setFactoryMethodName('createMcpClientOptions')
-    .setExtras<McpClientModuleExtras>({ isGlobal: false, transports: [], stores: undefined }, (definition, extras) => ({
-      ...definition,
-      global: extras.isGlobal ?? false,
-    }))
+    .setExtras<McpClientModuleExtras>(
+      { isGlobal: false, transports: undefined, stores: undefined },
+      (definition, extras) => ({
+        ...definition,
+        global: extras.isGlobal ?? false,
+      }),
+    )
     .build();

@@ -26,6 +26,7 @@ import { McpToolListCache } from './tool-list-cache';
 import { BUILT_IN_TRANSPORT_FACTORIES } from './transports/built-in-transports.constants';
 import type { McpTransportFactory } from './transports/mcp-transport-factory.interface';
 import { McpTransportRegistry } from './transports/transport-registry';
+import { transportFactoryEntries } from './transports/mcp-client-transports';
 
 /**
  * The token under which `BullModule.forRoot` of `@nestjs/bull` provides its configuration. It is
@@ -36,7 +37,7 @@ const BULL_SHARED_CONFIG_TOKEN = 'BULL_CONFIG(default)';
 type AnyFactory = McpTransportFactory<object>;
 
 function transportProviders(extras: McpClientModuleExtras): Provider[] {
-  const registered = extras.transports ?? [];
+  const registered = transportFactoryEntries(extras.transports);
   const classes = registered.filter((entry): entry is Type<AnyFactory> => typeof entry === 'function');
   return [
     ...classes,

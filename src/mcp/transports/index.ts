@@ -5,8 +5,11 @@
  *
  * @packageDocumentation
  */
-// Writing a transport: the factory McpClientModule calls, the transport it builds.
+// Writing a transport: the factory McpClientModule calls, the transport it builds, and the
+// builder of the module's `transports` extra.
 export { MCP_TRANSPORT_FACTORIES } from '../client/mcp-client.constants';
+export { mcpTransports } from '../client/transports/mcp-client-transports';
+export type { McpClientTransports, McpTransportFactoryEntry } from '../client/transports/mcp-client-transports';
 export type {
   McpTransportFactory,
   McpTransportFactoryContext,

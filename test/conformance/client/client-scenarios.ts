@@ -1,4 +1,5 @@
-import { McpCapabilityError, type McpClientHandlers, type McpClientService } from '../../../src/mcp';
+import { type McpClientHandlers, type McpClientService } from '../../../src/mcp';
+import { McpCapabilityError } from '../../../src/mcp/errors';
 import { TARGET } from './client-app.module';
 
 /** What the client does for one conformance scenario. */

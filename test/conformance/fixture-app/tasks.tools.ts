@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { McpRpcError, McpTool, type McpToolContext } from '../../../src/mcp';
+import { McpTool, type McpToolContext } from '../../../src/mcp';
+import { McpRpcError } from '../../../src/mcp/errors';
 
 const NO_ARGS = { type: 'object', properties: {} };
 

@@ -1,10 +1,10 @@
-import type { ConfigurableModuleAsyncOptions, Type } from '@nestjs/common';
+import type { ConfigurableModuleAsyncOptions } from '@nestjs/common';
 import type { AdvancedSettings, QueueOptions } from 'bull';
 import type { McpAuditOptions } from '../../persistence/interfaces/mcp-audit-options.interface';
 import type { McpTelemetryOptions } from '../../telemetry/mcp-telemetry.options';
 import type { McpClientRetentionOptions } from '../../persistence/retention/mcp-retention.options';
 import type { McpClientStores } from '../../persistence/store-providers';
-import type { McpTransportFactory } from '../transports/mcp-transport-factory.interface';
+import type { McpClientTransports } from '../transports/mcp-client-transports';
 import type { McpClientHandlers } from './mcp-client-handlers.interface';
 import type { McpServerConfig } from './mcp-server-config.interface';
 
@@ -123,12 +123,13 @@ export interface McpClientModuleExtras {
    */
   isGlobal?: boolean;
   /**
-   * Transports of the app's own, beside the built-in `stdio`, `http` and `toolset`: factory
-   * classes (providers of the module, so they may inject what they need) or instances. Servers
-   * name them with `transport: '<name>'`.
-   * @default []
+   * Transports of the app's own, beside the built-in `stdio`, `http` and `toolset`, built with
+   * `mcpTransports(...)` of `durable-mcp/transports` from factory classes (providers of the
+   * module, so they may inject what they need) or instances. Servers name them with
+   * `transport: '<name>'`.
+   * @default (the built-in transports only)
    */
-  transports?: Array<Type<McpTransportFactory<any>> | McpTransportFactory<any>>; // eslint-disable-line @typescript-eslint/no-explicit-any -- each factory has its own options type; `unknown` would refuse those with narrower ones
+  transports?: McpClientTransports;
   /**
    * Stores to use instead of the TypeORM ones (outbound sessions, events), each a class or an
    * instance. With both swapped the client needs no TypeORM connection, e.g. with the in-memory

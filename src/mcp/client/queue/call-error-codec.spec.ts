@@ -22,6 +22,8 @@ import {
   McpOAuthScopeLimitError,
   McpUntrustedAuthorizationServerError,
 } from '../auth/oauth-client.errors';
+import { McpCallAbortedError } from '../mcp-call-aborted.errors';
+import { McpTaskNotSupportedError } from '../mcp-task-call.errors';
 import { decodeCallError, encodeCallError } from './call-error-codec';
 
 /** Through Bull the encoded failure is stored as JSON in Redis: round-trip it the same way. */
@@ -68,6 +70,13 @@ describe('the Bull call-error codec', () => {
       ['operation', 'reason'],
     ],
     ['McpCallWaitTimeoutError', new McpCallWaitTimeoutError('44', 600_000), ['callId', 'timeoutMs']],
+    [
+      'McpCallAbortedError queued',
+      new McpCallAbortedError('remote', 'tools/call', false, 'user left'),
+      ['server', 'method', 'reason'],
+    ],
+    ['McpCallAbortedError sent', new McpCallAbortedError('remote', 'tools/call', true), ['server', 'method']],
+    ['McpTaskNotSupportedError', new McpTaskNotSupportedError('remote', 'render'), ['server', 'tool']],
   ];
 
   it.each(cases)(

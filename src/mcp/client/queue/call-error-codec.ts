@@ -15,6 +15,7 @@ import {
   McpUntrustedAuthorizationServerError,
 } from '../auth/oauth-client.errors';
 import { McpCallAbortedError } from '../mcp-call-aborted.errors';
+import { McpTaskNotSupportedError } from '../mcp-task-call.errors';
 import {
   McpClientError,
   McpProtocolError,
@@ -91,6 +92,7 @@ const FACTORIES: Record<string, (e: EncodedCallError, f: Fields) => Error> = {
   McpQueueUnavailableError: (e, f) => new McpQueueUnavailableError(f.operation, f.reason, e.delivered),
   McpCallWaitTimeoutError: (_e, f) => new McpCallWaitTimeoutError(f.callId, f.timeoutMs),
   McpCallAbortedError: (e, f) => new McpCallAbortedError(f.server, f.method, e.delivered, f.reason),
+  McpTaskNotSupportedError: (_e, f) => new McpTaskNotSupportedError(f.server, f.tool),
 };
 /* eslint-enable @typescript-eslint/no-unsafe-argument */
 

@@ -1,4 +1,6 @@
 import { McpCallWaitTimeoutError, McpQueueUnavailableError } from '../../errors/mcp-outage.errors';
+import { McpCallAbortedError } from '../mcp-call-aborted.errors';
+import { McpTaskNotSupportedError } from '../mcp-task-call.errors';
 import * as errors from '../../errors';
 import {
   McpAmbiguousToolError,
@@ -79,6 +81,10 @@ describe('isRetryable over every error class, delivery state and method kind', (
       new McpQueueUnavailableError('at-most-once mark', 'the connection is closed'),
     ],
     ['McpCallWaitTimeoutError', true, false, false, new McpCallWaitTimeoutError('45', 600_000)],
+    // The caller gave up: never sent again, whether it reached the server or not.
+    ['McpCallAbortedError', false, false, false, new McpCallAbortedError('remote', 'tools/call', false)],
+    ['McpCallAbortedError', true, false, false, new McpCallAbortedError('remote', 'tools/call', true)],
+    ['McpTaskNotSupportedError', false, false, false, new McpTaskNotSupportedError('remote', 'render')],
     ['plain Error', null, false, true, new Error('worker crashed')],
   ];
 

@@ -20,7 +20,7 @@ export interface McpTransportFactoryContext {
 /**
  * Turns server entries with one `transport` value into `McpTransport`s. The client ships factories
  * for `stdio`, `http` and `toolset`; an app adds its own (a WebSocket transport, say) with
- * `McpClientModule.forRoot({ transports: [MyTransportFactory] })` and declares servers with
+ * `McpClientModule.forRoot({ transports: mcpTransports(MyTransportFactory) })` and declares servers with
  * `transport: 'my-name'`. Every factory in use is injectable under `MCP_TRANSPORT_FACTORIES`.
  *
  * @example
