@@ -2,6 +2,7 @@
 // classes, services, a running app), declared only. Its imports are namespaces of names no example
 // uses, so an example may import whatever it needs itself.
 import type * as snippetMcp from 'durable-mcp';
+import type * as snippetTransports from 'durable-mcp/transports';
 import type * as snippetNest from '@nestjs/common';
 
 /** An authorizer class of the host's. */
@@ -65,7 +66,7 @@ declare const bar: { update(progress: number, total?: number, message?: string):
 declare const MyWebSocketTransport: new (
   url: string,
   clientCapabilities: Record<string, unknown>,
-) => snippetMcp.McpTransport;
+) => snippetTransports.McpTransport;
 declare const myModel: {
   run(
     params: Record<string, unknown>,
