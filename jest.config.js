@@ -35,9 +35,11 @@ const E2E_MATCH = ['<rootDir>/test/e2e/**/*.e2e-spec.ts', '<rootDir>/test/faults
 
 /**
  * The e2e suites that cannot share the machine with another suite, run one at a time after the
- * others (see test/support/serial-runner.js).
+ * others (see test/support/serial-runner.js):
+ * - test-services: checks that a stopped server's port refuses connections, which a port the OS
+ *   hands to another suite's server in the meantime would contradict.
  */
-const SERIAL_E2E = [];
+const SERIAL_E2E = ['test/e2e/test-services.e2e-spec.ts'];
 
 /**
  * What both e2e projects share. The suites run in Jest's workers side by side, the unit specs'
