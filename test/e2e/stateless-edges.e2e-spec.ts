@@ -175,8 +175,8 @@ describe('stateless endpoint edges (2026-07-28, tools only)', () => {
       await pubsub.publish('mcp:default:listen', JSON.stringify({ jsonrpc: '2.0', id: 1, result: {} }));
       await until(() => warned.mock.calls.length >= 2, 'both messages were looked at');
       expect(warned.mock.calls.map(([message]) => message)).toEqual([
-        'Ignored a malformed listen-stream message',
-        'Ignored a listen-stream message that is not a notification',
+        'Ignored a listen message that is not JSON',
+        'Ignored a malformed listen message',
       ]);
       expect(streams.size).toBe(1);
       await reader.cancel();

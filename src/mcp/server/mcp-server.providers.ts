@@ -23,6 +23,7 @@ import { MrtrRounds } from './stateless/mrtr-rounds';
 import { RequestStateCodec } from './stateless/request-state-codec';
 import { mcpEventLogProvider, mcpPubSubProvider } from './pubsub/mcp-pubsub.providers';
 import { McpSessionBus } from './pubsub/mcp-session-bus';
+import { McpMountBus } from './pubsub/mount-bus';
 import { McpCachedSessionStore } from './sessions/mcp-cached-session.store';
 import type { McpStoreSettings } from '../persistence/interfaces/mcp-store-settings.interface';
 import { MCP_STORE_SETTINGS } from '../persistence/mcp-persistence.constants';
@@ -88,6 +89,7 @@ export function createMcpServerParts(mount: string, path: string): McpServerPart
     McpHttpEndpoint,
     mcpPubSubProvider,
     mcpEventLogProvider,
+    McpMountBus,
     McpPendingClientRequests,
     McpStreamRegistry,
     McpServerGauges,

@@ -10,6 +10,14 @@ import { McpRedisEventLog } from './redis-event-log';
 
 export type { McpPubSub } from './mcp-pubsub.interface';
 
+/**
+ * The prefix of a mount's channel and key names on its pub/sub: `<advanced.pubsub.channelPrefix>:<mount>`
+ * (the channels are `McpMountBus`'s, the keys the GET-stream claims and the event log's).
+ */
+export function mountBusPrefix(options: Pick<McpResolvedOptions, 'mount' | 'pubsub'>): string {
+  return `${options.pubsub?.channelPrefix ?? 'mcp'}:${options.mount}`;
+}
+
 /** Injection token of a mount's pub/sub (Redis when the mount's `redis` is set, process-local otherwise). */
 export const MCP_PUBSUB = 'MCP_PUBSUB';
 
@@ -35,8 +43,7 @@ function createMcpEventLog(
   pubsub: McpPubSub,
 ): McpEventLog {
   const bounds = { maxEvents: options.streams.resumeEvents, ttlMs: options.streams.resumeTtlMs };
-  if (pubsub instanceof McpRedisPubSub)
-    return new McpRedisEventLog(pubsub.commands, `${options.pubsub?.channelPrefix ?? 'mcp'}:${options.mount}`, bounds);
+  if (pubsub instanceof McpRedisPubSub) return new McpRedisEventLog(pubsub.commands, mountBusPrefix(options), bounds);
   return new McpLocalEventLog(bounds);
 }
 

@@ -10,15 +10,8 @@ import { McpStreamRegistry } from '../http/mcp-stream-registry';
 import { Toolset } from '../toolset';
 import { MCP_EVENT_LOG, MCP_PUBSUB, type McpPubSub } from './mcp-pubsub.providers';
 import type { McpEventLog } from './mcp-event-log.interface';
+import { McpMountBus, type McpSessionBusMessage } from './mount-bus';
 import { SESSION_STREAM_ID } from '../http/mcp-stream-registry';
-
-/** What travels between replicas; `o` is the sending process, `s` the session. */
-type BusMessage =
-  | { t: 'answer'; o: string; s: string; m: JsonRpcResponse }
-  | { t: 'cancel'; o: string; s: string; m: JsonRpcNotification; v: string }
-  | { t: 'notify'; o: string; s: string; m: JsonRpcNotification; q: number }
-  | { t: 'end'; o: string; s: string; p?: string }
-  | { t: 'stale'; o: string; s: string };
 
 /**
  * Told when another replica ended a session (`principalKey`: only if the session is bound to that
@@ -37,30 +30,29 @@ export type McpSessionChangeListener = (sessionId: string, principalKey?: string
 export class McpSessionBus implements McpSessionNotifier, OnModuleInit, BeforeApplicationShutdown {
   private readonly logger: Logger;
   private readonly origin = randomBytes(9).toString('base64url');
-  private readonly channel: string;
-  private readonly listener = (payload: string) => this.receive(payload);
+  private unsubscribe?: () => Promise<void>;
   private readonly changeListeners = new Set<McpSessionChangeListener>();
 
   constructor(
-    @Inject(MCP_MODULE_OPTIONS) private readonly options: McpResolvedOptions,
+    @Inject(MCP_MODULE_OPTIONS) options: McpResolvedOptions,
     @Inject(MCP_PUBSUB) private readonly pubsub: McpPubSub,
     private readonly pending: McpPendingClientRequests,
     private readonly streams: McpStreamRegistry,
     private readonly toolset: Toolset,
     @Inject(MCP_EVENT_LOG) private readonly log: McpEventLog,
+    private readonly mountBus: McpMountBus,
   ) {
     this.logger = new Logger(`McpSessionBus:${options.mount}`);
-    this.channel = `${this.prefix}:${options.mount}:session-bus`;
   }
 
   /** @inheritdoc */
   async onModuleInit(): Promise<void> {
-    await this.pubsub.subscribe(this.channel, this.listener);
+    this.unsubscribe = await this.mountBus.subscribe('session-bus', (message) => this.receive(message));
   }
 
   /** @inheritdoc */
   async beforeApplicationShutdown(): Promise<void> {
-    await this.pubsub.unsubscribe(this.channel, this.listener);
+    await this.unsubscribe?.();
     await this.pubsub.close();
   }
 
@@ -160,16 +152,12 @@ export class McpSessionBus implements McpSessionNotifier, OnModuleInit, BeforeAp
     return this.pubsub.release(this.streamKey(sessionId), `${this.origin}:${streamId}`);
   }
 
-  private get prefix(): string {
-    return this.options.pubsub?.channelPrefix ?? 'mcp';
-  }
-
   private streamKey(sessionId: string): string {
-    return `${this.prefix}:${this.options.mount}:stream:${sessionId}`;
+    return this.mountBus.key('stream', sessionId);
   }
 
-  private async publish(message: BusMessage): Promise<void> {
-    if (this.pubsub.distributed) await this.pubsub.publish(this.channel, JSON.stringify(message));
+  private async publish(message: McpSessionBusMessage): Promise<void> {
+    if (this.mountBus.distributed) await this.mountBus.publish('session-bus', message);
   }
 
   private cancelWaits(sessionId: string, notification: JsonRpcNotification): void {
@@ -186,13 +174,7 @@ export class McpSessionBus implements McpSessionNotifier, OnModuleInit, BeforeAp
     for (const listener of this.changeListeners) listener(sessionId, principalKey);
   }
 
-  private receive(payload: string): void {
-    let message: BusMessage;
-    try {
-      message = JSON.parse(payload) as BusMessage;
-    } catch {
-      return this.logger.warn('Ignored a malformed session bus message');
-    }
+  private receive(message: McpSessionBusMessage): void {
     if (message.o === this.origin) return;
     if (message.t === 'answer') this.pending.settle(message.s, message.m);
     else if (message.t === 'notify') this.streams.deliver(message.s, message.q, JSON.stringify(message.m));

@@ -23,7 +23,7 @@ import { PromptsFeature } from '../features/prompts.feature';
 import { ResourceSubscriptionsFeature } from '../features/resource-subscriptions.feature';
 import { ResourcesFeature } from '../features/resources.feature';
 import type { McpHandlerKind } from '../pipeline/mcp-execution-context';
-import { MCP_PUBSUB, type McpPubSub } from '../pubsub/mcp-pubsub.providers';
+import { McpMountBus, type McpRegistryBusMessage } from '../pubsub/mount-bus';
 import { McpSessionBus } from '../pubsub/mcp-session-bus';
 import { McpListenStreams } from '../stateless/listen-stream-registry';
 import { Toolset } from '../toolset';
@@ -69,13 +69,6 @@ const LIST_CHANGED: Record<McpHandlerKind, string> = {
   resourceTemplate: McpMethod.ResourcesListChanged,
 };
 
-/** What travels on the registry channel: `o` the sending process, `m` the notification, `r` true when the switches changed. */
-interface RegistryMessage {
-  o: string;
-  m: string;
-  r: boolean;
-}
-
 const RUNTIME_OWNER = 'McpRegistry';
 
 /**
@@ -104,16 +97,15 @@ const RUNTIME_OWNER = 'McpRegistry';
 export class McpRegistry implements OnModuleInit, BeforeApplicationShutdown {
   private readonly logger: Logger;
   private readonly origin = randomBytes(9).toString('base64url');
-  private readonly channel: string;
   /** Numbers the reads of the switch store, so a slower older read never replaces a newer one. */
   private reads = 0;
   private applied = 0;
-  private readonly listener = (payload: string) => void this.receive(payload);
+  private unsubscribe?: () => Promise<void>;
 
   /** @internal Built by the mount's module. */
   constructor(
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpResolvedOptions,
-    @Inject(MCP_PUBSUB) private readonly pubsub: McpPubSub,
+    private readonly mountBus: McpMountBus,
     private readonly toolset: Toolset,
     private readonly prompts: PromptsFeature,
     private readonly resources: ResourcesFeature,
@@ -123,9 +115,7 @@ export class McpRegistry implements OnModuleInit, BeforeApplicationShutdown {
     @InjectMcpHandlerSwitchStore() private readonly store: McpHandlerSwitchStore,
     private readonly tasks: McpTaskService,
   ) {
-    const prefix = options.pubsub?.channelPrefix ?? 'mcp';
     this.logger = new Logger(`McpRegistry:${options.mount}`);
-    this.channel = `${prefix}:${options.mount}:registry`;
   }
 
   /** The mount this registry changes. */
@@ -135,13 +125,13 @@ export class McpRegistry implements OnModuleInit, BeforeApplicationShutdown {
 
   /** Reads the mount's stored switches and starts listening for other replicas' changes. */
   async onModuleInit(): Promise<void> {
-    await this.pubsub.subscribe(this.channel, this.listener);
+    this.unsubscribe = await this.mountBus.subscribe('registry', (message) => this.receive(message));
     await this.reload();
   }
 
   /** Stops listening for other replicas' changes. */
   async beforeApplicationShutdown(): Promise<void> {
-    await this.pubsub.unsubscribe(this.channel, this.listener).catch(() => undefined);
+    await this.unsubscribe?.().catch(() => undefined);
   }
 
   /** Adds a tool to this process; a name already served (decorated or added) is an `McpConfigurationError`. */
@@ -289,11 +279,7 @@ export class McpRegistry implements OnModuleInit, BeforeApplicationShutdown {
   private async announce(kind: McpHandlerKind, switched: boolean): Promise<void> {
     const method = LIST_CHANGED[kind];
     await this.notifyHere(method);
-    if (this.pubsub.distributed)
-      await this.pubsub.publish(
-        this.channel,
-        JSON.stringify({ o: this.origin, m: method, r: switched } satisfies RegistryMessage),
-      );
+    if (this.mountBus.distributed) await this.mountBus.publish('registry', { o: this.origin, m: method, r: switched });
   }
 
   private async notifyHere(method: string): Promise<void> {
@@ -302,13 +288,7 @@ export class McpRegistry implements OnModuleInit, BeforeApplicationShutdown {
     await this.bus.notifyStreamsHere(notification);
   }
 
-  private async receive(payload: string): Promise<void> {
-    let message: RegistryMessage;
-    try {
-      message = JSON.parse(payload) as RegistryMessage;
-    } catch {
-      return this.logger.warn('Ignored a malformed registry message');
-    }
+  private async receive(message: McpRegistryBusMessage): Promise<void> {
     if (message.o === this.origin || !Object.values(LIST_CHANGED).includes(message.m)) return;
     try {
       if (message.r) await this.reload();

@@ -1,11 +1,11 @@
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type BeforeApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import type { McpResolvedOptions } from '../mcp.options';
 import { jsonRpcResult, type JsonRpcId, type JsonRpcNotification } from '../../protocol/jsonrpc';
 import { McpMethod } from '../../protocol/mcp-methods';
 import { StatelessMetaKey, ResultType } from '../../protocol/stateless';
-import { MCP_PUBSUB, type McpPubSub } from '../pubsub/mcp-pubsub.providers';
+import { McpMountBus } from '../pubsub/mount-bus';
 import {
   filterWants,
   selectionOf,
@@ -30,10 +30,6 @@ interface ListenStream {
   timer: NodeJS.Timeout;
 }
 
-function isNotification(value: unknown): value is JsonRpcNotification {
-  return !!value && typeof value === 'object' && typeof (value as JsonRpcNotification).method === 'string';
-}
-
 /**
  * The `subscriptions/listen` streams (2026-07-28) open on this process, and the way
  * notifications reach them from any replica: `publish` goes through the mount's pub/sub channel,
@@ -43,29 +39,25 @@ function isNotification(value: unknown): value is JsonRpcNotification {
  */
 @Injectable()
 export class McpListenStreams implements OnModuleInit, BeforeApplicationShutdown {
-  private readonly logger: Logger;
-  private readonly channel: string;
   private readonly streams = new Set<ListenStream>();
   private readonly perPrincipal = new Map<string, number>();
-  private readonly listener = (payload: string) => this.receive(payload);
+  private unsubscribe?: () => Promise<void>;
 
   constructor(
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpResolvedOptions,
-    @Inject(MCP_PUBSUB) private readonly pubsub: McpPubSub,
+    private readonly mountBus: McpMountBus,
   ) {
-    this.logger = new Logger(`McpListenStreams:${options.mount}`);
-    this.channel = `${options.pubsub?.channelPrefix ?? 'mcp'}:${options.mount}:listen`;
   }
 
   /** @inheritdoc */
   async onModuleInit(): Promise<void> {
-    await this.pubsub.subscribe(this.channel, this.listener);
+    this.unsubscribe = await this.mountBus.subscribe('listen', (notification) => this.deliverHere(notification));
   }
 
   /** @inheritdoc */
   async beforeApplicationShutdown(): Promise<void> {
     for (const stream of [...this.streams]) this.close(stream, true);
-    await this.pubsub.unsubscribe(this.channel, this.listener).catch(() => undefined);
+    await this.unsubscribe?.().catch(() => undefined);
   }
 
   /** How many listen streams are open on this process. */
@@ -121,19 +113,7 @@ export class McpListenStreams implements OnModuleInit, BeforeApplicationShutdown
 
   /** Delivers a notification to every listen stream, on every replica, whose filter wants it. */
   async publish(notification: JsonRpcNotification): Promise<void> {
-    await this.pubsub.publish(this.channel, JSON.stringify(notification));
-  }
-
-  private receive(payload: string): void {
-    let notification: unknown;
-    try {
-      notification = JSON.parse(payload);
-    } catch {
-      return this.logger.warn('Ignored a malformed listen-stream message');
-    }
-    if (!isNotification(notification))
-      return this.logger.warn('Ignored a listen-stream message that is not a notification');
-    this.deliverHere(notification);
+    await this.mountBus.publish('listen', notification);
   }
 
   /** Writes a notification to the listen streams of this process whose filter wants it (each replica does its own). */

@@ -40,7 +40,7 @@ import { StatelessErrorCode, isStatelessVersion } from '../../protocol/stateless
 import { McpListenStreams } from '../stateless/listen-stream-registry';
 import type { McpLogLevel } from '../../protocol/log-levels';
 import type { McpResolvedOptions } from '../mcp.options';
-import { MCP_PUBSUB, type McpPubSub } from '../pubsub/mcp-pubsub.providers';
+import { McpMountBus, type McpTaskBusMessage, type McpTaskInputAnswer } from '../pubsub/mount-bus';
 import { McpSessionBus } from '../pubsub/mcp-session-bus';
 import { decodeCursor, encodeCursor } from '../tools/list-cursor';
 import type { RegisteredTool } from '../tools/registered-tool';
@@ -55,13 +55,7 @@ import { McpLimitExceededError } from '../limit-exceeded.errors';
 import { listedSessionOf, ownsTask, taskOwnerOf } from './task-owner';
 
 /** The client's answer to one input request of a task: its result, or the JSON-RPC error it sent. */
-type InputAnswer = { result: Record<string, unknown> } | { error: { code: number; message: string; data?: unknown } };
-
-/**
- * What travels on a mount's task channel: `c` a task to cancel, `d` a task that is over, `s` a
- * task whose input requests changed, `i` the answer to input request `key` of a task.
- */
-type TaskMessage = { t: 'c' | 'd' | 's'; id: string } | ({ t: 'i'; id: string; key: string } & InputAnswer);
+type InputAnswer = McpTaskInputAnswer;
 
 /** One input request a task's handler is waiting on, on this worker. */
 interface InputWaiter {
@@ -87,7 +81,6 @@ const NOT_FOUND = 'Failed to retrieve task: Task not found';
 export class McpTaskService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger: Logger;
   private readonly worker = `${process.pid}-${randomBytes(9).toString('base64url')}`;
-  private readonly channel: string;
   private queue: McpTaskQueue = new McpInlineTaskQueue();
   private readonly running = new Map<string, AbortController>();
   /** The input requests of the tasks running here, by task id then key. */
@@ -95,7 +88,7 @@ export class McpTaskService implements OnApplicationBootstrap, BeforeApplication
   /** The last row write of each task's input requests: writes of one task happen in order. */
   private readonly inputWrites = new Map<string, Promise<void>>();
   private readonly finished = new EventEmitter();
-  private readonly listener = (payload: string) => this.receive(payload);
+  private unsubscribe?: () => Promise<void>;
   private closing = false;
   private started = false;
   private starting?: Promise<void>;
@@ -105,13 +98,12 @@ export class McpTaskService implements OnApplicationBootstrap, BeforeApplication
     private readonly toolset: Toolset,
     @InjectMcpTaskStore() private readonly store: McpTaskStore,
     @InjectMcpEventSink() private readonly events: McpEventSink,
-    @Inject(MCP_PUBSUB) private readonly pubsub: McpPubSub,
+    private readonly mountBus: McpMountBus,
     private readonly bus: McpSessionBus,
     private readonly listenStreams: McpListenStreams,
     private readonly drain: McpDrainService,
   ) {
     this.logger = new Logger(`McpTaskService:${options.mount}`);
-    this.channel = `${options.pubsub?.channelPrefix ?? 'mcp'}:${options.mount}:tasks`;
     this.finished.setMaxListeners(0);
   }
 
@@ -143,7 +135,7 @@ export class McpTaskService implements OnApplicationBootstrap, BeforeApplication
     const tasks = this.options.tasks;
     // Made here rather than in the constructor: an app that fails to boot leaves no Redis connection open.
     if (tasks.redis) this.queue = new McpBullTaskQueue(tasks.queueName, tasks.redis, tasks.lockDurationMs);
-    await this.pubsub.subscribe(this.channel, this.listener);
+    this.unsubscribe = await this.mountBus.subscribe('tasks', (message) => this.receive(message));
     await this.queue.start((id) => this.run(id), this.options.tasks.concurrency);
     if (!this.queue.redelivers && this.options.tasks.concurrency > 0) await this.sweep();
     // Last: until the queue runs, a tool that allows tasks is called without one (runtime tools).
@@ -179,7 +171,7 @@ export class McpTaskService implements OnApplicationBootstrap, BeforeApplication
     if (!this.started) return;
     for (const controller of this.running.values()) controller.abort(new Error('The worker is shutting down'));
     await this.queue.close().catch((error) => this.logger.warn(`Could not close the task queue: ${errorText(error)}`));
-    await this.pubsub.unsubscribe(this.channel, this.listener).catch(() => undefined);
+    await this.unsubscribe?.().catch(() => undefined);
   }
 
   private async create(
@@ -445,7 +437,7 @@ export class McpTaskService implements OnApplicationBootstrap, BeforeApplication
       );
       await this.notify(record);
       this.finished.emit(id);
-      if (this.pubsub.distributed) await this.publish({ t: 's', id });
+      if (this.mountBus.distributed) await this.publish({ t: 's', id });
     };
     const next = (this.inputWrites.get(id) ?? Promise.resolve()).then(write, write);
     const tracked = next.finally(() => {
@@ -458,7 +450,7 @@ export class McpTaskService implements OnApplicationBootstrap, BeforeApplication
   /** Hands the answer to input request `key` of a task to the handler waiting for it: here, or on the task channel. */
   private async answerInput(id: string, key: string, answer: InputAnswer): Promise<void> {
     if (this.settleHere(id, key, answer)) return;
-    if (this.pubsub.distributed) await this.publish({ t: 'i', id, key, ...answer });
+    if (this.mountBus.distributed) await this.publish({ t: 'i', id, key, ...answer });
   }
 
   private settleHere(id: string, key: string, answer: InputAnswer): boolean {
@@ -488,7 +480,7 @@ export class McpTaskService implements OnApplicationBootstrap, BeforeApplication
     await this.audit(ended, status, undefined, outcome);
     await this.notify(ended);
     this.finished.emit(ended.id);
-    if (this.pubsub.distributed) await this.publish({ t: 'd', id: ended.id });
+    if (this.mountBus.distributed) await this.publish({ t: 'd', id: ended.id });
     return ended;
   }
 
@@ -656,7 +648,7 @@ export class McpTaskService implements OnApplicationBootstrap, BeforeApplication
     });
     if (!cancelled) throw refuse((await this.store.get(record.id))?.status ?? 'cancelled');
     this.abortHere(record.id);
-    if (this.pubsub.distributed) await this.publish({ t: 'c', id: record.id });
+    if (this.mountBus.distributed) await this.publish({ t: 'c', id: record.id });
     return toWireTask(cancelled);
   }
 
@@ -666,7 +658,7 @@ export class McpTaskService implements OnApplicationBootstrap, BeforeApplication
     });
     if (!cancelled) return;
     this.abortHere(record.id);
-    if (this.pubsub.distributed) await this.publish({ t: 'c', id: record.id });
+    if (this.mountBus.distributed) await this.publish({ t: 'c', id: record.id });
   }
 
   private abortHere(id: string): void {
@@ -736,17 +728,11 @@ export class McpTaskService implements OnApplicationBootstrap, BeforeApplication
     });
   }
 
-  private async publish(message: TaskMessage): Promise<void> {
-    await this.pubsub.publish(this.channel, JSON.stringify(message));
+  private async publish(message: McpTaskBusMessage): Promise<void> {
+    await this.mountBus.publish('tasks', message);
   }
 
-  private receive(payload: string): void {
-    let message: TaskMessage;
-    try {
-      message = JSON.parse(payload) as TaskMessage;
-    } catch {
-      return this.logger.warn('Ignored a malformed task message');
-    }
+  private receive(message: McpTaskBusMessage): void {
     if (message.t === 'i') {
       const { t: _t, id, key, ...answer } = message;
       this.settleHere(id, key, answer);
