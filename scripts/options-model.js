@@ -49,6 +49,16 @@ const ROOTS = [
       interfaces: ['McpServerCommonConfig', 'McpStdioServerConfig', 'McpHttpServerConfig', 'McpToolsetServerConfig'],
     },
   },
+  {
+    module: 'McpConsoleModule',
+    file: 'src/mcp/console/mcp-console.options.ts',
+    options: 'McpConsoleOptions',
+    extras: 'McpConsoleModuleExtras',
+    model: 'src/mcp/console/mcp-console-module-model.options.ts',
+    constant: 'MCP_CONSOLE_MODULE_OPTIONS_MODEL',
+    page: 'docs/reference/options/mcp-console-module.md',
+    template: 'scripts/options-templates/mcp-console-module.md',
+  },
 ];
 
 const HEADER = (root) =>
