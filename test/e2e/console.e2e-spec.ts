@@ -580,7 +580,7 @@ describe('McpConsoleModule options are checked at boot', () => {
       })
         .compile()
         .then((m) => m.close());
-    await expect(boot({ pageSize: 0 })).rejects.toThrow(/option "pageSize" must be an integer from 1 to 500, got 0/);
+    await expect(boot({ pageSize: 0 })).rejects.toThrow(/option "pageSize" must be a positive integer of at most 500/);
     await expect(boot({ pageSize: 2.5 })).rejects.toThrow(McpConfigurationError);
     await expect(boot({ idleTtlMs: -1 })).rejects.toThrow(/option "idleTtlMs"/);
     await expect(boot({ mount: '' })).rejects.toThrow(/option "mount" must be the name of a mount/);

@@ -1,6 +1,6 @@
 import { Injectable, type CanActivate } from '@nestjs/common';
 import { McpConfigurationError } from '../errors/mcp-configuration.errors';
-import { DEFAULT_CONSOLE_PAGE_SIZE, resolveConsoleExtras, resolveConsoleOptions } from './mcp-console.options';
+import { resolveConsoleExtras, resolveConsoleOptions } from './mcp-console.options';
 
 @Injectable()
 class AllowGuard implements CanActivate {
@@ -13,7 +13,7 @@ describe('resolveConsoleOptions', () => {
   it('applies the defaults', () => {
     expect(resolveConsoleOptions(undefined)).toEqual({
       mount: null,
-      pageSize: DEFAULT_CONSOLE_PAGE_SIZE,
+      pageSize: 50,
       idleTtlMs: 3_600_000,
       timeoutMs: 5000,
     });
@@ -28,12 +28,23 @@ describe('resolveConsoleOptions', () => {
   it('refuses values that cannot work, with the option named', () => {
     expect(() => resolveConsoleOptions('x' as never)).toThrow(McpConfigurationError);
     expect(() => resolveConsoleOptions({ pageSize: 501 })).toThrow(
-      'McpConsoleModule: option "pageSize" must be an integer from 1 to 500, got 501.',
+      'McpConsoleModule: option "pageSize" must be a positive integer of at most 500.',
     );
-    expect(() => resolveConsoleOptions({ pageSize: '10' as never })).toThrow(/"pageSize" must be an integer/);
-    expect(() => resolveConsoleOptions({ idleTtlMs: 0 })).toThrow(/"idleTtlMs" must be an integer/);
-    expect(() => resolveConsoleOptions({ timeoutMs: Infinity })).toThrow(/"timeoutMs" must be an integer/);
+    expect(() => resolveConsoleOptions({ pageSize: 0 })).toThrow(
+      'McpConsoleModule: option "pageSize" must be a positive integer of at most 500.',
+    );
+    expect(() => resolveConsoleOptions({ pageSize: '10' as never })).toThrow(/"pageSize" must be a positive integer/);
+    expect(() => resolveConsoleOptions({ idleTtlMs: 0 })).toThrow(
+      'McpConsoleModule: option "idleTtlMs" must be a positive integer.',
+    );
+    expect(() => resolveConsoleOptions({ timeoutMs: Infinity })).toThrow(/"timeoutMs" must be a positive integer/);
+    expect(() => resolveConsoleOptions({ timeoutMs: 2 ** 31 })).toThrow(
+      'McpConsoleModule: option "timeoutMs" must be a positive integer of at most 2147483647.',
+    );
     expect(() => resolveConsoleOptions({ mount: ' ' })).toThrow(/"mount" must be the name of a mount/);
+    expect(() => resolveConsoleOptions({ scope: 'all' as never })).toThrow(
+      `McpConsoleModule: option "scope" must be a function (request) => 'all' | { principalKeys: string[] }, got string.`,
+    );
     expect(() => resolveConsoleOptions({ page: 1 } as never)).toThrow(
       /unknown option "page" \(did you mean "pageSize"\?/,
     );

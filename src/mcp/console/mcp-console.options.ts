@@ -1,7 +1,7 @@
 import type { CanActivate, ConfigurableModuleAsyncOptions, Type } from '@nestjs/common';
-import { assertKnownOptions, McpConfigurationError, optionKeys } from '../errors/mcp-configuration.errors';
-import { DEFAULT_SESSION_IDLE_TTL_MS } from '../mcp.constants';
-import { DEFAULT_DATABASE_TIMEOUT_MS } from '../persistence/database-deadline';
+import { McpConfigurationError } from '../errors/mcp-configuration.errors';
+import { resolveOptions, type OptionsContext, type ResolvedOptions } from '../options/options-model';
+import { MCP_CONSOLE_MODULE_OPTIONS_MODEL } from './mcp-console-module-model.options';
 
 /** A guard of the console: a `CanActivate` class (resolved by Nest, so it may inject) or an instance. */
 export type McpConsoleGuard = Type<CanActivate> | CanActivate;
@@ -26,11 +26,14 @@ export interface McpConsoleOptions {
   /**
    * Show only the rows of this mount (sessions, inbound events, tasks). Unset: every mount, and
    * the outbound events of the client too.
+   * @default (every mount, outbound events included)
+   * @validate mount
    */
   mount?: string;
   /**
    * Rows per page of the sessions, events and tasks pages (1 to 500).
    * @default 50
+   * @maximum 500
    */
   pageSize?: number;
   /**
@@ -43,6 +46,7 @@ export interface McpConsoleOptions {
    * Bound of each database query of a page: past it (or with the database away) the page answers
    * 503 instead of waiting. Set the pool's `statement_timeout` too, so PostgreSQL stops the query.
    * @default 5000
+   * @maximum 2147483647
    */
   timeoutMs?: number;
   /**
@@ -51,7 +55,8 @@ export interface McpConsoleOptions {
    * principal keys it returns; a row outside them answers 404 by id. A host that gives each
    * tenant its own view returns `{ principalKeys: [tenantOf(request)] }`, and `'all'` for its
    * operators. Unset: every admitted reader sees every row (the guard alone decides).
-   * @default every row for every reader the guards admit
+   * @default (every row for every reader the guards admit)
+   * @validate scope
    */
   scope?: McpConsoleScopeFn;
 }
@@ -97,56 +102,47 @@ export interface McpConsoleResolvedOptions {
 /** Default path of the console. */
 export const DEFAULT_CONSOLE_PATH = 'mcp-console';
 
-/** Default rows per page of the console. */
-export const DEFAULT_CONSOLE_PAGE_SIZE = 50;
-
-/** Most rows a page of the console may show. */
-export const MAX_CONSOLE_PAGE_SIZE = 500;
-
-const CONSOLE_OPTION_KEYS = optionKeys<McpConsoleOptions>({
-  mount: true,
-  pageSize: true,
-  idleTtlMs: true,
-  timeoutMs: true,
-  scope: true,
-});
+type Model = typeof MCP_CONSOLE_MODULE_OPTIONS_MODEL;
 
 const WHERE = 'McpConsoleModule';
 
-/** Checks the options (from `forRoot` or the async factory) and applies the defaults. */
+/** How the console words its option messages, and its two options that need code. */
+const CONTEXT: OptionsContext = {
+  where: WHERE,
+  invalid: (option, expected) => `${WHERE}: option "${option}" must be ${expected}.`,
+  nonNegativeInteger: 'an integer of at least 0',
+  validators: {
+    mount: ({ value }) => {
+      if (value === undefined) return undefined;
+      if (typeof value !== 'string' || value.trim() === '')
+        throw new McpConfigurationError(
+          `${WHERE}: option "mount" must be the name of a mount (a non-empty string), or left out to show every mount.`,
+        );
+      return value;
+    },
+    scope: ({ value }) => {
+      if (value === undefined || typeof value === 'function') return value;
+      throw new McpConfigurationError(
+        `${WHERE}: option "scope" must be a function (request) => 'all' | { principalKeys: string[] }, got ${value === null ? 'null' : typeof value}.`,
+      );
+    },
+  },
+};
+
+/** Checks the options (from `forRoot` or the async factory) against the options model and applies the defaults. */
 export function resolveConsoleOptions(raw: McpConsoleOptions | undefined): McpConsoleResolvedOptions {
-  if (raw !== undefined && (typeof raw !== 'object' || raw === null || Array.isArray(raw))) {
-    throw new McpConfigurationError(`${WHERE}: the options must be an object like { guard: MyConsoleGuard }.`);
-  }
-  assertKnownOptions(raw, CONSOLE_OPTION_KEYS, WHERE);
-  const options = raw ?? {};
-  if (options.mount !== undefined && (typeof options.mount !== 'string' || options.mount.trim() === '')) {
-    throw new McpConfigurationError(
-      `${WHERE}: option "mount" must be the name of a mount (a non-empty string), or left out to show every mount.`,
-    );
-  }
-  if (options.scope !== undefined && typeof options.scope !== 'function') {
-    throw new McpConfigurationError(
-      `${WHERE}: option "scope" must be a function (request) => 'all' | { principalKeys: string[] }, got ${options.scope === null ? 'null' : typeof options.scope}.`,
-    );
-  }
+  const options = resolveOptions<ResolvedOptions<McpConsoleOptions, Model>>(
+    MCP_CONSOLE_MODULE_OPTIONS_MODEL,
+    raw,
+    CONTEXT,
+  );
   return {
     mount: options.mount ?? null,
-    pageSize: integerIn('pageSize', options.pageSize, DEFAULT_CONSOLE_PAGE_SIZE, 1, MAX_CONSOLE_PAGE_SIZE),
-    idleTtlMs: integerIn('idleTtlMs', options.idleTtlMs, DEFAULT_SESSION_IDLE_TTL_MS, 1, Number.MAX_SAFE_INTEGER),
-    timeoutMs: integerIn('timeoutMs', options.timeoutMs, DEFAULT_DATABASE_TIMEOUT_MS, 1, 2_147_483_647),
+    pageSize: options.pageSize,
+    idleTtlMs: options.idleTtlMs,
+    timeoutMs: options.timeoutMs,
     ...(options.scope ? { scope: options.scope } : {}),
   };
-}
-
-function integerIn(option: string, value: unknown, fallback: number, min: number, max: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new McpConfigurationError(
-      `${WHERE}: option "${option}" must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}.`,
-    );
-  }
-  return value;
 }
 
 /** Checks the extras (`path`, `guard`) and returns the path without surrounding slashes and the guard list. */

@@ -15,4 +15,11 @@
  */
 export { McpHealthModule } from './mcp-health.module';
 export { McpHealthIndicator } from './mcp-health.indicator';
-export type { McpHealthGuard, McpHealthModuleOptions } from './mcp-health.options';
+export type {
+  McpHealthGuard,
+  McpHealthModuleOptions,
+  McpHealthQueueCheck,
+  McpHealthTasksCheck,
+  McpHealthAuditCheck,
+  McpHealthStdioCheck,
+} from './mcp-health.options';

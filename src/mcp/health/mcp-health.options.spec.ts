@@ -58,7 +58,7 @@ describe('resolveHealthOptions', () => {
     [{ tasks: { concurrency: 1 } }, 'unknown option "concurrency"'],
     [{ tasks: [] }, 'option "tasks" must be an object'],
     [{ path: 'a b' }, 'option "path" must be a URL path'],
-    [{ mount: '' }, 'option "mount" must be a mount name'],
+    [{ mount: '' }, 'option "mount" must be a non-empty string'],
     [{ databaseTimeoutMs: 0 }, 'option "databaseTimeoutMs" must be a positive integer'],
     [{ queue: { maxWaitingAgeMs: -5 } }, 'option "queue.maxWaitingAgeMs" must be a positive integer'],
     [{ queue: { workers: 1 } }, 'unknown option "workers"'],
