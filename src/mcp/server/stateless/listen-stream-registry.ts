@@ -46,8 +46,7 @@ export class McpListenStreams implements OnModuleInit, BeforeApplicationShutdown
   constructor(
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpResolvedOptions,
     private readonly mountBus: McpMountBus,
-  ) {
-  }
+  ) {}
 
   /** @inheritdoc */
   async onModuleInit(): Promise<void> {
