@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Redis from 'ioredis';
@@ -128,18 +128,22 @@ describe('per-call onProgress, onLog and AbortSignal against official SDK 1.x se
         const tag = `${mode.split(',')[0]}-${server}`;
         const watch = recorder();
         let channelsDuringCall = -1;
-        const result = await client().callTool(
-          server,
-          'report',
-          { tag },
-          {
-            onProgress: (progress) => {
-              watch.onProgress(progress);
-              if (progress.progress === 1) void eventChannels().then((n) => (channelsDuringCall = n));
-            },
-            onLog: watch.onLog,
+        // On the queue, the tool waits after its first progress until this file exists: the
+        // caller counts the call's Redis channels while the call provably runs, then releases it.
+        const hold = mode.startsWith('bull')
+          ? join(tmpdir(), `progress-hold-${randomBytes(4).toString('hex')}`)
+          : undefined;
+        const result = await client().callTool(server, 'report', hold ? { tag, holdUntil: hold } : { tag }, {
+          onProgress: (progress) => {
+            watch.onProgress(progress);
+            if (progress.progress === 1 && hold)
+              void eventChannels()
+                .then((n) => (channelsDuringCall = n))
+                .finally(() => writeFileSync(hold, ''));
           },
-        );
+          onLog: watch.onLog,
+        });
+        if (hold) rmSync(hold, { force: true });
         expect(result.content).toEqual([{ type: 'text', text: `reported ${tag}` }]);
         expect(watch.seen).toEqual(reported(tag));
         expect(await eventChannels()).toBe(0);

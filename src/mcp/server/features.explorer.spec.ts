@@ -28,6 +28,7 @@ import { McpPendingClientRequests } from './http/mcp-session-channel-pending';
 import { McpStreamRegistry } from './http/mcp-stream-registry';
 import { mcpEventLogProvider, mcpPubSubProvider } from './pubsub/mcp-pubsub.providers';
 import { McpSessionBus } from './pubsub/mcp-session-bus';
+import { McpMountBus } from './pubsub/mount-bus';
 import { McpCachedSessionStore } from './sessions/mcp-cached-session.store';
 
 const principal = { key: 'alice', label: 'Alice', raw: 'alice' };
@@ -58,6 +59,7 @@ async function boot(
       // logging/setLevel goes through the mount's session cache, which listens on the session bus.
       McpCachedSessionStore,
       McpSessionBus,
+      McpMountBus,
       mcpPubSubProvider,
       mcpEventLogProvider,
       McpPendingClientRequests,
