@@ -432,10 +432,25 @@ async function setUpServices({ env = process.env, log = (line) => console.log(li
   await workerRedis({ env, log, workers });
 }
 
-/** Starts the PostgreSQL and Redis that did not answer (see `setUpServices`). */
-async function startMissing({ env, log, pgDown, redisDown, pgAddress, redisAddress }) {
+/**
+ * Waits for servers being started and records them, so the teardown stops them; when one fails,
+ * stops every server of the run and rethrows. Resolves with the started ones, in order.
+ */
+async function startAll(starts, log) {
   const { started } = state();
   installHandlers();
+  const results = await Promise.allSettled(starts);
+  for (const result of results) if (result.status === 'fulfilled') started.push(result.value);
+  const failed = results.find((result) => result.status === 'rejected');
+  if (failed) {
+    stopAll(log);
+    throw failed.reason;
+  }
+  return results.map((result) => result.value);
+}
+
+/** Starts the PostgreSQL and Redis that did not answer (see `setUpServices`). */
+async function startMissing({ env, log, pgDown, redisDown, pgAddress, redisAddress }) {
   const starts = [];
   if (redisDown) {
     log(`test services: no usable Redis on ${redisAddress} (${redisDown}): starting redis-server for this run`);
@@ -445,14 +460,7 @@ async function startMissing({ env, log, pgDown, redisDown, pgAddress, redisAddre
     log(`test services: no usable PostgreSQL on ${pgAddress} (${pgDown}): starting PostgreSQL for this run`);
     starts.push(startPostgres(env.TEST_PG_BIN?.trim() || undefined, log));
   }
-  const results = await Promise.allSettled(starts);
-  for (const result of results) if (result.status === 'fulfilled') started.push(result.value);
-  const failed = results.find((result) => result.status === 'rejected');
-  if (failed) {
-    stopAll(log);
-    throw failed.reason;
-  }
-  for (const service of started) {
+  for (const service of await startAll(starts, log)) {
     if (service.kind === 'Redis') env.TEST_REDIS_URL = service.url;
     if (service.kind === 'PostgreSQL') {
       env.TEST_PG_URL = service.url;
@@ -479,18 +487,11 @@ async function workerRedis({ env, log, workers }) {
     );
     return;
   }
-  const { started } = state();
-  installHandlers();
-  const results = await Promise.allSettled(
+  const servers = await startAll(
     Array.from({ length: workers - 1 }, () => startRedis(env.PATH ?? process.env.PATH)),
+    log,
   );
-  for (const result of results) if (result.status === 'fulfilled') started.push(result.value);
-  const failed = results.find((result) => result.status === 'rejected');
-  if (failed) {
-    stopAll(log);
-    throw failed.reason;
-  }
-  const urls = results.map((result) => result.value.url);
+  const urls = servers.map((server) => server.url);
   env.TEST_REDIS_WORKER_URLS = [env.TEST_REDIS_URL, ...urls].join(' ');
   log(
     `test services: a Redis per Jest worker: ${urls.length} redis-server(s) on ${urls.join(', ')} besides ${env.TEST_REDIS_URL}`,

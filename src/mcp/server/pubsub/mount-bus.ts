@@ -112,6 +112,8 @@ export type McpMountBusListener<C extends McpMountChannel> = (message: McpMountB
 export class McpMountBus {
   private readonly logger: Logger;
   private readonly prefix: string;
+  /** Each channel's name on the pub/sub, built once (a message is published per session notification). */
+  private readonly channels: Readonly<Record<McpMountChannel, string>>;
 
   constructor(
     @Inject(MCP_MODULE_OPTIONS) options: Pick<McpResolvedOptions, 'mount' | 'pubsub'>,
@@ -119,6 +121,12 @@ export class McpMountBus {
   ) {
     this.logger = new Logger(`McpMountBus:${options.mount}`);
     this.prefix = mountBusPrefix(options);
+    this.channels = {
+      'session-bus': this.key('session-bus'),
+      tasks: this.key('tasks'),
+      registry: this.key('registry'),
+      listen: this.key('listen'),
+    };
   }
 
   /** True when the pub/sub reaches other processes (Redis); a process-local bus reaches only this one. */
@@ -133,7 +141,7 @@ export class McpMountBus {
 
   /** Publishes a message on one of the mount's channels. */
   publish<C extends McpMountChannel>(channel: C, message: McpMountBusMessages[C]): Promise<void> {
-    return this.pubsub.publish(this.key(channel), JSON.stringify(message));
+    return this.pubsub.publish(this.channels[channel], JSON.stringify(message));
   }
 
   /**
@@ -144,7 +152,7 @@ export class McpMountBus {
     channel: C,
     listener: McpMountBusListener<C>,
   ): Promise<() => Promise<void>> {
-    const name = this.key(channel);
+    const name = this.channels[channel];
     const raw = (payload: string) => {
       const message = this.decode(channel, payload);
       if (message === undefined) return;
