@@ -18,23 +18,12 @@
 export { McpModule } from './mcp.module';
 export type {
   McpModuleOptions,
-  McpAdvancedOptions,
   McpModuleExtras,
-  McpServerInfoOptions,
-  McpSessionOptions,
-  McpDatabaseOptions,
-  McpStatelessOptions,
-  McpCacheOptions,
   McpCacheHint,
   McpModuleForRootOptions,
   McpModuleAsyncOptions,
 } from './server/interfaces/mcp-module-options.interface';
 export type { McpServerStores, McpClientStores } from './persistence/store-providers';
-export type { McpStreamOptions } from './server/http/mcp-stream.options';
-export type { McpLimitsOptions } from './server/mcp-limits.options';
-export type { McpSessionCacheOptions } from './server/sessions/mcp-session-cache.options';
-export type { McpPubSubOptions } from './server/pubsub/mcp-pubsub.interface';
-export type { McpTasksOptions } from './server/tasks/mcp-tasks.options';
 export type { McpTaskSupport } from './protocol/tasks';
 export { getMcpResourceNotifierToken, InjectMcpResourceNotifier } from './mcp.constants';
 export { getMcpElicitationNotifierToken, InjectMcpElicitationNotifier } from './mcp.constants';
@@ -46,15 +35,6 @@ export { McpResourceTemplate } from './server/decorators/mcp-resource-template.d
 export { McpPrompt } from './server/decorators/mcp-prompt.decorator';
 export { McpResourceNotifier } from './server/features/mcp-resource-notifier';
 export { McpRegistry, getMcpRegistryToken } from './server/registry/mcp-registry';
-export type {
-  McpRuntimeTool,
-  McpRuntimePrompt,
-  McpRuntimeResource,
-  McpRuntimeResourceTemplate,
-  McpRuntimeHandler,
-  McpRuntimeResourceHandler,
-  McpSwitchOptions,
-} from './server/registry/mcp-registry';
 export { McpElicitationNotifier } from './server/features/mcp-elicitation-notifier';
 export type { McpToolOptions, McpToolAnnotations, McpIcon, JsonSchema } from './interfaces/mcp-tool-options.interface';
 export type {
@@ -96,23 +76,16 @@ export type {
 } from './interfaces/mcp-completion.interface';
 export type { McpPrincipal, McpAuthResult, McpAuthorizeFn, McpAuthorizer } from './interfaces/principal.interface';
 export { MCP_ANONYMOUS_PRINCIPAL, isMcpAnonymous } from './server/auth/anonymous-principal';
-export type { McpOAuthOptions } from './server/oauth/mcp-oauth.options';
 export { JwtVerifier } from './server/oauth/jwt-verifier';
-export type { JwtVerifierOptions } from './server/oauth/jwt-verifier';
 export { IntrospectionVerifier } from './server/oauth/introspection-verifier';
-export type { IntrospectionVerifierOptions } from './server/oauth/introspection-verifier';
 export type { McpClaimMapping } from './server/oauth/claims-principal';
-export type { McpShutdownOptions } from './server/shutdown/mcp-shutdown.options';
 export { McpDrainService } from './server/shutdown/mcp-drain.service';
-export type { McpDrainStatus } from './server/shutdown/mcp-drain.service';
 
 // Calling: McpClientModule, McpClientService, handlers, client auth and the transport contract.
 export { McpClientModule } from './client/mcp-client.module';
 export { McpClientService } from './client/mcp-client.service';
 export type {
   McpClientOptions,
-  McpClientAdvancedOptions,
-  McpClientQueueOptions,
   McpClientModuleExtras,
   McpClientModuleOptions,
   McpClientModuleAsyncOptions,
@@ -150,16 +123,9 @@ export type {
   McpSamplingHandlerConfig,
 } from './client/interfaces/mcp-client-handlers.interface';
 export type { McpToolDefinition, McpServerTool } from './client/tool-router';
-export type { HttpRetryOptions } from './client/transports/http/http.options';
-export type { StdioPoolOptions } from './client/transports/stdio/stdio.options';
 export type { McpClientTransports } from './client/transports/mcp-client-transports';
 export { staticToken } from './client/auth/static-token.auth';
 export { clientCredentials } from './client/auth/client-credentials.auth';
-export type {
-  McpClientCredentialsOptions,
-  McpPrivateKeyJwt,
-  McpTokenEndpointAuthMethod,
-} from './client/auth/client-credentials.auth';
 export type {
   McpClientAuth,
   McpAuthTarget,

@@ -3,7 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { McpModule, type McpTasksOptions } from '../../src/mcp';
+import { McpModule, type McpModuleOptions } from '../../src/mcp';
 import { fixtureAuth } from '../fixtures/fixture-tools';
 import { LEDGER_TABLE, LedgerTools } from '../fixtures/tasks/ledger-tools';
 import type { TaskWorkerConfig } from '../fixtures/tasks/task-worker-app';
@@ -28,7 +28,7 @@ describe('a task worker SIGKILLed mid-task (PostgreSQL; Bull on Redis, or in pro
   let child: ReadyChild | undefined;
   const suffix = randomBytes(6).toString('hex');
   const channelPrefix = `tasks-kill-${suffix}`;
-  const tasks: McpTasksOptions = { queueName: `tasks-kill-${suffix}`, lockDurationMs: 1000, pollIntervalMs: 50 };
+  const tasks: McpModuleOptions.Tasks = { queueName: `tasks-kill-${suffix}`, lockDurationMs: 1000, pollIntervalMs: 50 };
 
   beforeAll(async () => {
     db = await createTestDatabase();

@@ -24,7 +24,7 @@ export const MCP_CLIENT_MODULE_OPTIONS_MODEL = {
   },
   queue: {
     kind: 'group',
-    type: 'McpClientQueueOptions',
+    type: 'McpClientOptions.Queue',
     description: 'Queue settings (name, concurrency, retries, Bull settings); the connection is `redis`.',
     options: {
       name: {
@@ -204,7 +204,7 @@ export const MCP_CLIENT_MODULE_OPTIONS_MODEL = {
   },
   advanced: {
     kind: 'group',
-    type: 'McpClientAdvancedOptions',
+    type: 'McpClientOptions.Advanced',
     description: 'Expert settings: `input_required` rounds, the audit commit mode and span payloads.',
     options: {
       maxInputRounds: {

@@ -22,7 +22,7 @@ export const MCP_MODULE_OPTIONS_MODEL = {
   },
   server: {
     kind: 'group',
-    type: 'McpServerInfoOptions',
+    type: 'McpModuleOptions.Server',
     description: 'Identity and instructions announced by `initialize`.',
     options: {
       name: {
@@ -64,7 +64,7 @@ export const MCP_MODULE_OPTIONS_MODEL = {
   },
   sessions: {
     kind: 'group',
-    type: 'McpSessionOptions',
+    type: 'McpModuleOptions.Sessions',
     description: 'Session settings.',
     options: {
       idleTtlMs: {
@@ -77,7 +77,7 @@ export const MCP_MODULE_OPTIONS_MODEL = {
       },
       cache: {
         kind: 'group',
-        type: 'boolean | McpSessionCacheOptions',
+        type: 'boolean | SessionCache',
         description:
           'The in-process session cache: `true` or `{ ttlMs, maxEntries }` serves a session read from the store from memory for `ttlMs` (ended sessions are dropped on every replica over the session bus); `false` checks the store on every request.',
         orBoolean: true,
@@ -110,7 +110,7 @@ export const MCP_MODULE_OPTIONS_MODEL = {
   },
   tasks: {
     kind: 'group',
-    type: 'McpTasksOptions',
+    type: 'McpModuleOptions.Tasks',
     description:
       'Task-augmented tool calls (experimental tasks of 2025-11-25): where they run (a Bull queue on Redis, else in process), their lifetimes and polling interval.',
     options: {
@@ -237,7 +237,7 @@ export const MCP_MODULE_OPTIONS_MODEL = {
   },
   stateless: {
     kind: 'group',
-    type: 'McpStatelessOptions',
+    type: 'McpModuleOptions.Stateless',
     description: 'Stateless (2026-07-28) requests: how multi round-trip state is sealed.',
     options: {
       requestStateSecret: {
@@ -259,7 +259,7 @@ export const MCP_MODULE_OPTIONS_MODEL = {
   },
   oauth: {
     kind: 'custom',
-    type: 'McpOAuthOptions',
+    type: 'McpModuleOptions.OAuth',
     description:
       'Serve this mount as an OAuth 2.1 resource server: Protected Resource Metadata (RFC 9728) at `/.well-known/oauth-protected-resource<path>`, 401 challenges that name it, and 403 `insufficient_scope` for tokens without `requiredScopes`. Pair it with a verifier as `auth` (`JwtVerifier`, `IntrospectionVerifier`).',
     options: {
@@ -321,13 +321,13 @@ export const MCP_MODULE_OPTIONS_MODEL = {
   },
   advanced: {
     kind: 'group',
-    type: 'McpAdvancedOptions',
+    type: 'McpModuleOptions.Advanced',
     description:
       'Expert settings: request bounds (body size and deadline, page size, database timeout), caps per principal (`limits`), SSE stream buffers and resumption (`streams`), cache hints, Redis names, the audit commit mode, span payloads and the shutdown drain.',
     options: {
       database: {
         kind: 'group',
-        type: 'McpDatabaseOptions',
+        type: 'Database',
         description: "Database bounds of the mount's TypeORM stores.",
         options: {
           timeoutMs: {
@@ -404,7 +404,7 @@ export const MCP_MODULE_OPTIONS_MODEL = {
       },
       pubsub: {
         kind: 'group',
-        type: 'McpPubSubOptions',
+        type: 'PubSub',
         description:
           "Names and bounds of the mount's Redis traffic (channel prefix, command timeout); the connection itself is `redis`.",
         options: {
@@ -426,7 +426,7 @@ export const MCP_MODULE_OPTIONS_MODEL = {
       },
       streams: {
         kind: 'group',
-        type: 'McpStreamOptions',
+        type: 'Streams',
         description: 'SSE stream settings (client request timeout, keep-alive, reconnection delay).',
         options: {
           clientRequestTimeoutMs: {
@@ -488,7 +488,7 @@ export const MCP_MODULE_OPTIONS_MODEL = {
       },
       limits: {
         kind: 'group',
-        type: 'McpLimitsOptions',
+        type: 'Limits',
         description: 'Caps per principal and per session (sessions, streams, subscriptions).',
         options: {
           sessionsPerPrincipal: {
@@ -542,7 +542,7 @@ export const MCP_MODULE_OPTIONS_MODEL = {
       },
       cache: {
         kind: 'group',
-        type: 'McpCacheOptions',
+        type: 'Cache',
         description:
           'Caching hints (`ttlMs`, `cacheScope`) on the cacheable results of stateless requests. A handler that sets its own hints on a result keeps them.',
         options: {
@@ -587,7 +587,7 @@ export const MCP_MODULE_OPTIONS_MODEL = {
       },
       shutdown: {
         kind: 'group',
-        type: 'McpShutdownOptions',
+        type: 'Shutdown',
         description:
           'Graceful shutdown: how long requests in flight may run once the app drains (SIGTERM with `enableShutdownHooks()`), and the `Retry-After` of the 503 that refuses new ones meanwhile.',
         options: {

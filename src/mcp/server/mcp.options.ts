@@ -1,16 +1,16 @@
-import type { McpAdvancedOptions, McpModuleExtras, McpModuleOptions } from './interfaces/mcp-module-options.interface';
+import type { McpModuleExtras, McpModuleOptions } from './interfaces/mcp-module-options.interface';
 import { McpConfigurationError } from '../errors/mcp-configuration.errors';
 import { invalidAuthMessage, invalidOptionMessage, missingAuthMessage } from '../mcp.messages';
 import { resolveOptions, type OptionsContext, type ResolvedOptions } from '../options/options-model';
 import { MCP_MODULE_OPTIONS_MODEL } from './mcp-module-model.options';
-import { resolveOAuthOptions, type McpOAuthOptions, type McpResolvedOAuthOptions } from './oauth/mcp-oauth.options';
+import { resolveOAuthOptions, type McpResolvedOAuthOptions } from './oauth/mcp-oauth.options';
 import type { McpResolvedTasksOptions } from './tasks/mcp-tasks.options';
 import { resolveMountRetention, type McpResolvedRetention } from '../persistence/retention/mcp-retention.options';
 
 type Model = typeof MCP_MODULE_OPTIONS_MODEL;
 
 /** The expert settings after defaults; the resolved options carry them at the top level. */
-type AdvancedResolved = ResolvedOptions<McpAdvancedOptions, Model['advanced']['options']>;
+type AdvancedResolved = ResolvedOptions<McpModuleOptions.Advanced, Model['advanced']['options']>;
 
 /**
  * A mount's options after defaults were applied and the configuration was checked. The members of
@@ -49,7 +49,7 @@ function context(mount: string, path: string): OptionsContext {
         if (typeof value !== 'function') throw new McpConfigurationError(invalidAuthMessage(mount));
         return value;
       },
-      oauth: ({ value }) => resolveOAuthOptions(mount, path, value as McpOAuthOptions | undefined),
+      oauth: ({ value }) => resolveOAuthOptions(mount, path, value as McpModuleOptions.OAuth | undefined),
       retention: ({ value }) => resolveMountRetention(mount, value),
     },
   };

@@ -9,69 +9,6 @@ import { McpOAuthClientError, McpOAuthScopeLimitError } from './oauth-client.err
 import { discoverOAuth, metadataUrlAllowed, type OAuthDiscovery, type OAuthDiscoveryPolicy } from './oauth-discovery';
 import { jsonObject, oauthFetch } from './oauth-fetch';
 
-/** How the client proves itself at the token endpoint (RFC 7591 names). */
-export type McpTokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt';
-
-/** A key that signs `private_key_jwt` client assertions (RFC 7523). */
-export interface McpPrivateKeyJwt {
-  /** The private key: a JWK, a PKCS#8 PEM string, or a `CryptoKey`. */
-  key: JsonWebKey | string | webcrypto.CryptoKey;
-  /** The JWS algorithm, e.g. `'RS256'` or `'ES256'`. */
-  alg: string;
-  /** The `kid` header, when the authorization server has several keys of the client. */
-  kid?: string;
-}
-
-/** Settings of `clientCredentials`. */
-export interface McpClientCredentialsOptions {
-  /** The client id registered at the authorization server. */
-  clientId: string;
-  /** The client secret (with `client_secret_basic` or `client_secret_post`). */
-  clientSecret?: string;
-  /** A key for `private_key_jwt` instead of a secret. */
-  privateKeyJwt?: McpPrivateKeyJwt;
-  /** The scopes to ask for, space-separated. @default none: the authorization server's default */
-  scope?: string;
-  /**
-   * How to authenticate at the token endpoint.
-   * @default 'private_key_jwt' with `privateKeyJwt`; else `'client_secret_basic'`, or
-   * `'client_secret_post'` when the server announces only that
-   */
-  tokenEndpointAuthMethod?: McpTokenEndpointAuthMethod;
-  /**
-   * The issuer the client is registered at (its issuer identifier, exactly as its metadata
-   * states it): the client credentials are only ever sent to it, whatever a server announces.
-   * The server's metadata must list it, the authorization server's metadata must state it as
-   * `issuer`, and its token endpoint must be on its origin. https only (http on a loopback host).
-   * Required unless `trustedAuthorizationServers` is given.
-   * @default none: one of the two is required
-   */
-  authorizationServer?: string;
-  /**
-   * Instead of `authorizationServer`: several issuers the client is registered at under the same
-   * credentials. The first of the server's `authorization_servers` that is listed here is used.
-   * @default none: one of the two is required
-   */
-  trustedAuthorizationServers?: string[];
-  /**
-   * The token endpoint, for an authorization server whose endpoint is on another origin than its
-   * issuer: the credentials go to this URL as configured. The issuer's metadata may announce this
-   * same endpoint or none (an issuer without metadata is then usable too); one announcing another
-   * endpoint fails with `McpUntrustedAuthorizationServerError`. https only (http on a loopback
-   * host), no fragment; needs `authorizationServer`.
-   * @default none: the `token_endpoint` of the issuer's metadata, which must be on the issuer's origin
-   */
-  tokenEndpoint?: string;
-  /** Deadline of one request to the metadata or token endpoints, body included, in ms. @default 10_000 */
-  timeoutMs?: number;
-  /**
-   * Largest body read from a metadata or token endpoint, in bytes: a larger one fails the
-   * discovery or token request with `McpOAuthClientError`, the rest unread.
-   * @default 65_536
-   */
-  maxResponseBytes?: number;
-}
-
 /** Most scopes asked for at once, the configured ones and those 403 challenges added. */
 export const MAX_SCOPES = 64;
 /** Longest `scope` asked for, in characters. */
@@ -117,7 +54,7 @@ class ClientCredentialsAuth implements McpClientAuth {
   private readonly policy: OAuthDiscoveryPolicy;
 
   constructor(
-    private readonly options: McpClientCredentialsOptions,
+    private readonly options: clientCredentials.Options,
     issuers: string[],
     tokenEndpoint: string | undefined,
   ) {
@@ -245,7 +182,7 @@ class ClientCredentialsAuth implements McpClientAuth {
     }
   }
 
-  private authMethod(discovery: OAuthDiscovery): McpTokenEndpointAuthMethod {
+  private authMethod(discovery: OAuthDiscovery): clientCredentials.TokenEndpointAuthMethod {
     if (this.options.tokenEndpointAuthMethod) return this.options.tokenEndpointAuthMethod;
     if (this.options.privateKeyJwt) return 'private_key_jwt';
     const methods = discovery.authMethods;
@@ -308,7 +245,7 @@ class ClientCredentialsAuth implements McpClientAuth {
    * it insist on; the token endpoint URL is refused there).
    */
   private async clientAssertion(audience: string): Promise<string> {
-    const { key, alg, kid } = this.options.privateKeyJwt as McpPrivateKeyJwt;
+    const { key, alg, kid } = this.options.privateKeyJwt as clientCredentials.PrivateKeyJwt;
     const jose = requireOptionalPeer<typeof Jose>('jose', 'clientCredentials({ privateKeyJwt })');
     const signingKey =
       typeof key === 'string'
@@ -342,7 +279,7 @@ class ClientCredentialsAuth implements McpClientAuth {
  * @throws TypeError when neither or both of `clientSecret` and `privateKeyJwt` are given
  * @throws McpConfigurationError without `authorizationServer` or `trustedAuthorizationServers`, with an issuer that is not an https URL, a `tokenEndpoint` that is not one or comes without `authorizationServer`, or a `timeoutMs` or `maxResponseBytes` that is not a positive integer
  */
-export function clientCredentials(options: McpClientCredentialsOptions): McpClientAuth {
+export function clientCredentials(options: clientCredentials.Options): McpClientAuth {
   if (!options || typeof options.clientId !== 'string' || options.clientId === '')
     throw new TypeError('clientCredentials needs a clientId');
   if ((options.clientSecret === undefined) === (options.privateKeyJwt === undefined)) {
@@ -369,4 +306,70 @@ export function clientCredentials(options: McpClientCredentialsOptions): McpClie
   }
   const issuers = trustedIssuers(options);
   return new ClientCredentialsAuth({ ...options }, issuers, pinnedTokenEndpoint(options));
+}
+
+/** What `clientCredentials()` takes: `clientCredentials.Options`, with its `PrivateKeyJwt` and `TokenEndpointAuthMethod`. */
+export declare namespace clientCredentials {
+  /** How the client proves itself at the token endpoint (RFC 7591 names). */
+  export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt';
+
+  /** A key that signs `private_key_jwt` client assertions (RFC 7523). */
+  export interface PrivateKeyJwt {
+    /** The private key: a JWK, a PKCS#8 PEM string, or a `CryptoKey`. */
+    key: JsonWebKey | string | webcrypto.CryptoKey;
+    /** The JWS algorithm, e.g. `'RS256'` or `'ES256'`. */
+    alg: string;
+    /** The `kid` header, when the authorization server has several keys of the client. */
+    kid?: string;
+  }
+
+  /** Settings of `clientCredentials`. */
+  export interface Options {
+    /** The client id registered at the authorization server. */
+    clientId: string;
+    /** The client secret (with `client_secret_basic` or `client_secret_post`). */
+    clientSecret?: string;
+    /** A key for `private_key_jwt` instead of a secret. */
+    privateKeyJwt?: PrivateKeyJwt;
+    /** The scopes to ask for, space-separated. @default none: the authorization server's default */
+    scope?: string;
+    /**
+     * How to authenticate at the token endpoint.
+     * @default 'private_key_jwt' with `privateKeyJwt`; else `'client_secret_basic'`, or
+     * `'client_secret_post'` when the server announces only that
+     */
+    tokenEndpointAuthMethod?: TokenEndpointAuthMethod;
+    /**
+     * The issuer the client is registered at (its issuer identifier, exactly as its metadata
+     * states it): the client credentials are only ever sent to it, whatever a server announces.
+     * The server's metadata must list it, the authorization server's metadata must state it as
+     * `issuer`, and its token endpoint must be on its origin. https only (http on a loopback host).
+     * Required unless `trustedAuthorizationServers` is given.
+     * @default none: one of the two is required
+     */
+    authorizationServer?: string;
+    /**
+     * Instead of `authorizationServer`: several issuers the client is registered at under the same
+     * credentials. The first of the server's `authorization_servers` that is listed here is used.
+     * @default none: one of the two is required
+     */
+    trustedAuthorizationServers?: string[];
+    /**
+     * The token endpoint, for an authorization server whose endpoint is on another origin than its
+     * issuer: the credentials go to this URL as configured. The issuer's metadata may announce this
+     * same endpoint or none (an issuer without metadata is then usable too); one announcing another
+     * endpoint fails with `McpUntrustedAuthorizationServerError`. https only (http on a loopback
+     * host), no fragment; needs `authorizationServer`.
+     * @default none: the `token_endpoint` of the issuer's metadata, which must be on the issuer's origin
+     */
+    tokenEndpoint?: string;
+    /** Deadline of one request to the metadata or token endpoints, body included, in ms. @default 10_000 */
+    timeoutMs?: number;
+    /**
+     * Largest body read from a metadata or token endpoint, in bytes: a larger one fails the
+     * discovery or token request with `McpOAuthClientError`, the rest unread.
+     * @default 65_536
+     */
+    maxResponseBytes?: number;
+  }
 }

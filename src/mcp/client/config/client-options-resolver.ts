@@ -6,7 +6,7 @@ import { resolveClientRetention, type McpResolvedRetention } from '../../persist
 import { MCP_CLIENT_MODULE_OPTIONS_MODEL } from '../mcp-client-module-model.options';
 import { duplicateServerMessage, invalidClientOptionMessage } from '../../mcp.messages';
 import type { McpClientHandlers } from '../interfaces/mcp-client-handlers.interface';
-import type { McpClientOptions, McpClientQueueOptions } from '../interfaces/mcp-client-options.interface';
+import type { McpClientOptions } from '../interfaces/mcp-client-options.interface';
 import type { McpResolvedServerConfig } from '../interfaces/mcp-server-config.interface';
 import type { McpTransportFactory } from '../transports/mcp-transport-factory.interface';
 import { BUILT_IN_TRANSPORT_FACTORIES } from '../transports/built-in-transports.constants';
@@ -75,7 +75,7 @@ function mergeServers(
 
 function bullOptions(
   redis: McpClientOptions['redis'],
-  queue: McpClientQueueOptions,
+  queue: McpClientOptions.Queue,
   shared: QueueOptions | undefined,
 ): QueueOptions | null {
   const base = redis !== undefined ? { redis } : shared ? { ...shared } : null;

@@ -8,65 +8,6 @@ import type { McpClientTransports } from '../transports/mcp-client-transports';
 import type { McpClientHandlers } from './mcp-client-handlers.interface';
 import type { McpServerConfig } from './mcp-server-config.interface';
 
-/** How client calls run: on a Bull queue when the client has Redis (`redis`), else inline in this process. */
-export interface McpClientQueueOptions {
-  /**
-   * Queue name.
-   * @default 'mcp-calls'
-   * @minLength 1
-   */
-  name?: string;
-  /**
-   * Redis key prefix of the queue.
-   * @default (Bull's, `'bull'`)
-   */
-  prefix?: string;
-  /** Jobs this process runs at once. @default 8 */
-  concurrency?: number;
-  /** This process runs jobs (a worker); false makes it enqueue only. @default true */
-  worker?: boolean;
-  /** Attempts of a retryable call (listing/reading, or undelivered). @default 3 */
-  attempts?: number;
-  /**
-   * First retry delay, doubled for each further attempt, in ms.
-   * @default 500
-   * @minimum 0
-   */
-  backoffMs?: number;
-  /** Bull advanced settings (lockDuration, stalledInterval, maxStalledCount...). */
-  settings?: AdvancedSettings;
-  /** How long finished jobs (and inline outcomes) are kept for `getCallResult`, in ms. @default 86_400_000 */
-  keepResultsMs?: number;
-  /**
-   * Bound of one Redis command of the queue (enqueue, state, the at-most-once mark), in ms.
-   * While the connection is down commands fail at once with `McpQueueUnavailableError`.
-   * @default 5000
-   */
-  commandTimeoutMs?: number;
-}
-
-/** Expert settings of the client; their defaults suit most apps. */
-export interface McpClientAdvancedOptions {
-  /**
-   * Most `input_required` answers a 2026-07-28 server may give one call (each is fulfilled with
-   * the handlers, then the request is sent again) before the call fails with `McpInputRequiredError`.
-   * @default 8
-   */
-  maxInputRounds?: number;
-  /**
-   * How the client's outbound audit rows are committed: `{ commit: 'async' }` turns PostgreSQL's
-   * `synchronous_commit` off for their transactions (see `McpAuditOptions` for what a database
-   * crash may then lose).
-   */
-  audit?: McpAuditOptions;
-  /**
-   * What the client's OpenTelemetry spans record beyond the default attributes
-   * (`{ recordPayloads: true }` adds arguments and results). Spans exist only when the host
-   * registers an OpenTelemetry SDK.
-   */
-  telemetry?: McpTelemetryOptions;
-}
-
 /**
  * Options of `McpClientModule.forRoot` (or what the `forRootAsync` factory returns): the servers
  * this app calls and how calls run.
@@ -88,7 +29,7 @@ export interface McpClientOptions {
    */
   redis?: string | Exclude<QueueOptions['redis'], string | undefined>;
   /** Queue settings (name, concurrency, retries, Bull settings); the connection is `redis`. */
-  queue?: McpClientQueueOptions;
+  queue?: McpClientOptions.Queue;
   /** Handlers of server->client requests (also `@McpSamplingHandler()` & co. on providers). */
   handlers?: McpClientHandlers;
   /** Deadline of a call when neither the call nor its server sets one, in ms. @default 60_000 */
@@ -109,7 +50,7 @@ export interface McpClientOptions {
    */
   retention?: McpClientRetentionOptions;
   /** Expert settings: `input_required` rounds, the audit commit mode and span payloads. */
-  advanced?: McpClientAdvancedOptions;
+  advanced?: McpClientOptions.Advanced;
 }
 
 /** Synchronous options of `McpClientModule` that shape the module graph (also with `forRootAsync`). */
@@ -148,3 +89,67 @@ export type McpClientModuleOptions = McpClientOptions & McpClientModuleExtras;
  */
 export type McpClientModuleAsyncOptions = ConfigurableModuleAsyncOptions<McpClientOptions, 'createMcpClientOptions'> &
   McpClientModuleExtras;
+
+/**
+ * The option groups of `McpClientOptions`: `McpClientOptions.Queue` is the type of `queue`,
+ * `McpClientOptions.Advanced` that of `advanced`.
+ */
+export declare namespace McpClientOptions {
+  /** How client calls run: on a Bull queue when the client has Redis (`redis`), else inline in this process. */
+  export interface Queue {
+    /**
+     * Queue name.
+     * @default 'mcp-calls'
+     * @minLength 1
+     */
+    name?: string;
+    /**
+     * Redis key prefix of the queue.
+     * @default (Bull's, `'bull'`)
+     */
+    prefix?: string;
+    /** Jobs this process runs at once. @default 8 */
+    concurrency?: number;
+    /** This process runs jobs (a worker); false makes it enqueue only. @default true */
+    worker?: boolean;
+    /** Attempts of a retryable call (listing/reading, or undelivered). @default 3 */
+    attempts?: number;
+    /**
+     * First retry delay, doubled for each further attempt, in ms.
+     * @default 500
+     * @minimum 0
+     */
+    backoffMs?: number;
+    /** Bull advanced settings (lockDuration, stalledInterval, maxStalledCount...). */
+    settings?: AdvancedSettings;
+    /** How long finished jobs (and inline outcomes) are kept for `getCallResult`, in ms. @default 86_400_000 */
+    keepResultsMs?: number;
+    /**
+     * Bound of one Redis command of the queue (enqueue, state, the at-most-once mark), in ms.
+     * While the connection is down commands fail at once with `McpQueueUnavailableError`.
+     * @default 5000
+     */
+    commandTimeoutMs?: number;
+  }
+  /** Expert settings of the client; their defaults suit most apps. */
+  export interface Advanced {
+    /**
+     * Most `input_required` answers a 2026-07-28 server may give one call (each is fulfilled with
+     * the handlers, then the request is sent again) before the call fails with `McpInputRequiredError`.
+     * @default 8
+     */
+    maxInputRounds?: number;
+    /**
+     * How the client's outbound audit rows are committed: `{ commit: 'async' }` turns PostgreSQL's
+     * `synchronous_commit` off for their transactions (see `McpAuditOptions` for what a database
+     * crash may then lose).
+     */
+    audit?: McpAuditOptions;
+    /**
+     * What the client's OpenTelemetry spans record beyond the default attributes
+     * (`{ recordPayloads: true }` adds arguments and results). Spans exist only when the host
+     * registers an OpenTelemetry SDK.
+     */
+    telemetry?: McpTelemetryOptions;
+  }
+}

@@ -1,7 +1,5 @@
 import type { Type } from '@nestjs/common';
 import type { McpClientAuth } from '../auth/mcp-client-auth.interface';
-import type { HttpRetryOptions } from '../transports/http/http.options';
-import type { StdioPoolOptions } from '../transports/stdio/stdio.options';
 
 /**
  * Whose remote session a call continues: `shared` (one session per server for the whole app) or
@@ -64,7 +62,7 @@ export interface McpStdioServerConfig extends McpServerCommonConfig {
   /** The server keeps no state between requests (required by `pool`). @default false */
   stateless?: boolean;
   /** Opt-in warm pool of processes per worker (needs `stateless: true`). */
-  pool?: StdioPoolOptions;
+  pool?: McpStdioServerConfig.Pool;
 }
 
 /** A remote server reached over Streamable HTTP. */
@@ -87,7 +85,7 @@ export interface McpHttpServerConfig extends McpServerCommonConfig {
    */
   auth?: McpClientAuth | Type<McpClientAuth>;
   /** Retries inside one delivery (connection refused, 429, 5xx). */
-  retry?: HttpRetryOptions;
+  retry?: McpHttpServerConfig.Retry;
   /**
    * Largest response body read, in bytes (see `HttpTransportOptions.maxResponseBytes`).
    * @default 16_777_216 (16 MiB)
@@ -138,3 +136,37 @@ export type McpResolvedServerConfig =
   | (McpHttpServerConfig & { transport: 'http' })
   | McpToolsetServerConfig
   | McpCustomServerConfig;
+
+/** The parts of `McpHttpServerConfig`: `McpHttpServerConfig.Retry` is the type of `retry`. */
+export declare namespace McpHttpServerConfig {
+  /** Backoff of the retries `HttpTransport` makes inside one `deliver`. */
+  export interface Retry {
+    /**
+     * How many times a failed delivery is tried again (connection errors, HTTP 429 and 5xx).
+     * `tools/call` is only tried again when the connection was refused before anything was sent.
+     * @default 2
+     */
+    retries?: number;
+    /** Delay before the first retry, doubled for each further one, in ms. @default 100 */
+    initialDelayMs?: number;
+    /** Upper bound of one delay, in ms. @default 2000 */
+    maxDelayMs?: number;
+  }
+}
+
+/** The parts of `McpStdioServerConfig`: `McpStdioServerConfig.Pool` is the type of `pool`. */
+export declare namespace McpStdioServerConfig {
+  /** Keeps warm, initialized server processes and reuses them across calls. */
+  export interface Pool {
+    /** Most processes kept for this transport; each serves one request at a time. */
+    max: number;
+    /** A process idle for this long is shut down. */
+    idleMs: number;
+    /**
+     * A process that has written this many stdout lines that are not JSON-RPC messages is replaced
+     * after its call (a server that keeps breaking the framing cannot be trusted with the next one).
+     * @default 10
+     */
+    maxInvalidLines?: number;
+  }
+}

@@ -14,68 +14,6 @@ import { McpAuthorizationServerError } from './oauth.errors';
 import { TokenAnswerCache, tokenDigest } from './token-answer-cache';
 import { verifierDefaults, verifierLimits } from './verifier-defaults';
 
-/** Settings of `IntrospectionVerifier`. */
-export interface IntrospectionVerifierOptions extends McpClaimMapping {
-  /** This resource server's client id at the authorization server (sent with `client_secret_basic`). */
-  clientId: string;
-  /** Its client secret. */
-  clientSecret: string;
-  /**
-   * The introspection endpoint.
-   * @default the `introspection_endpoint` of the issuer's metadata
-   */
-  endpoint?: string;
-  /**
-   * The authorization server; its metadata gives the endpoint, and an `iss` in an answer must match it.
-   * @default the mount's `oauth.authorizationServers` entry (when it lists exactly one)
-   */
-  issuer?: string;
-  /**
-   * The audience an active token must name (`aud`): the resource it was issued for.
-   * @default the mount's `oauth` resource
-   */
-  audience?: string;
-  /**
-   * How long an active answer is reused; never past the token's `exp`. 0 asks every time.
-   * @default 60_000
-   */
-  cacheTtlMs?: number;
-  /**
-   * Most active answers kept; the oldest go first.
-   * @default 10_000
-   */
-  cacheMaxEntries?: number;
-  /**
-   * How long a refusal (an inactive or unknown token, one that expired, or one for another
-   * audience or issuer) is reused, so that a client sending the same bad token again and again
-   * costs one introspection per this period. 0 asks every time.
-   * @default 10_000
-   */
-  inactiveCacheTtlMs?: number;
-  /**
-   * Most refusals kept; the oldest go first. They are kept apart from the active answers, so a
-   * flood of random tokens cannot push those out.
-   * @default 10_000
-   */
-  inactiveCacheMaxEntries?: number;
-  /**
-   * Tolerated clock difference for `exp` and `nbf`, in seconds.
-   * @default 30
-   */
-  clockToleranceSec?: number;
-  /**
-   * Deadline of each request to the authorization server (metadata, introspection), body included.
-   * @default 5000
-   */
-  timeoutMs?: number;
-  /**
-   * Largest body read from the authorization server (metadata, introspection answers), in bytes: a larger
-   * one fails the request (a 503 for the caller), the rest unread.
-   * @default 1_048_576
-   */
-  maxResponseBytes?: number;
-}
-
 /** Injection token of `IntrospectionVerifier` settings, for hosts that provide them instead of calling `configure`. */
 export const MCP_INTROSPECTION_VERIFIER_OPTIONS = Symbol('MCP_INTROSPECTION_VERIFIER_OPTIONS');
 
@@ -113,7 +51,7 @@ export class IntrospectionVerifier implements McpAuthorizer {
   private readonly inflight = new Map<string, Promise<Record<string, unknown>>>();
 
   /** An `IntrospectionVerifier` class bound to these settings, for `auth:` (resolved through DI). */
-  static configure(options: IntrospectionVerifierOptions): Type<IntrospectionVerifier> {
+  static configure(options: IntrospectionVerifier.Options): Type<IntrospectionVerifier> {
     @Injectable()
     class ConfiguredIntrospectionVerifier extends IntrospectionVerifier {
       constructor(@Optional() @Inject(MCP_MODULE_OPTIONS) mount?: McpResolvedOptions) {
@@ -125,7 +63,7 @@ export class IntrospectionVerifier implements McpAuthorizer {
 
   /** @internal Built by Nest (options from `MCP_INTROSPECTION_VERIFIER_OPTIONS`) or by `configure`. */
   constructor(
-    @Optional() @Inject(MCP_INTROSPECTION_VERIFIER_OPTIONS) private readonly options: IntrospectionVerifierOptions,
+    @Optional() @Inject(MCP_INTROSPECTION_VERIFIER_OPTIONS) private readonly options: IntrospectionVerifier.Options,
     @Optional() @Inject(MCP_MODULE_OPTIONS) mount?: McpResolvedOptions,
   ) {
     if (
@@ -225,5 +163,70 @@ export class IntrospectionVerifier implements McpAuthorizer {
     if (answer.iss !== undefined && answer.iss !== this.issuer) return 'another issuer';
     if (!audiences(answer.aud).some((aud) => this.audience.includes(aud))) return 'another audience';
     return undefined;
+  }
+}
+
+/** What `IntrospectionVerifier` is configured with: `IntrospectionVerifier.Options`. */
+export declare namespace IntrospectionVerifier {
+  /** Settings of `IntrospectionVerifier`. */
+  export interface Options extends McpClaimMapping {
+    /** This resource server's client id at the authorization server (sent with `client_secret_basic`). */
+    clientId: string;
+    /** Its client secret. */
+    clientSecret: string;
+    /**
+     * The introspection endpoint.
+     * @default the `introspection_endpoint` of the issuer's metadata
+     */
+    endpoint?: string;
+    /**
+     * The authorization server; its metadata gives the endpoint, and an `iss` in an answer must match it.
+     * @default the mount's `oauth.authorizationServers` entry (when it lists exactly one)
+     */
+    issuer?: string;
+    /**
+     * The audience an active token must name (`aud`): the resource it was issued for.
+     * @default the mount's `oauth` resource
+     */
+    audience?: string;
+    /**
+     * How long an active answer is reused; never past the token's `exp`. 0 asks every time.
+     * @default 60_000
+     */
+    cacheTtlMs?: number;
+    /**
+     * Most active answers kept; the oldest go first.
+     * @default 10_000
+     */
+    cacheMaxEntries?: number;
+    /**
+     * How long a refusal (an inactive or unknown token, one that expired, or one for another
+     * audience or issuer) is reused, so that a client sending the same bad token again and again
+     * costs one introspection per this period. 0 asks every time.
+     * @default 10_000
+     */
+    inactiveCacheTtlMs?: number;
+    /**
+     * Most refusals kept; the oldest go first. They are kept apart from the active answers, so a
+     * flood of random tokens cannot push those out.
+     * @default 10_000
+     */
+    inactiveCacheMaxEntries?: number;
+    /**
+     * Tolerated clock difference for `exp` and `nbf`, in seconds.
+     * @default 30
+     */
+    clockToleranceSec?: number;
+    /**
+     * Deadline of each request to the authorization server (metadata, introspection), body included.
+     * @default 5000
+     */
+    timeoutMs?: number;
+    /**
+     * Largest body read from the authorization server (metadata, introspection answers), in bytes: a larger
+     * one fails the request (a 503 for the caller), the rest unread.
+     * @default 1_048_576
+     */
+    maxResponseBytes?: number;
   }
 }

@@ -15,63 +15,6 @@ import { loadJose, type JoseModule } from './jose-loader';
 import { McpAuthorizationServerError } from './oauth.errors';
 import { verifierDefaults, verifierLimits } from './verifier-defaults';
 
-/** Settings of `JwtVerifier`; each has a default taken from the mount's `oauth` option. */
-export interface JwtVerifierOptions extends McpClaimMapping {
-  /**
-   * The issuer tokens must name (`iss`), whose metadata gives the JWKS.
-   * @default the mount's `oauth.authorizationServers` entry (when it lists exactly one)
-   */
-  issuer?: string;
-  /**
-   * The audience tokens must name (`aud`), RFC 8707: the resource they were issued for.
-   * @default the mount's `oauth` resource
-   */
-  audience?: string;
-  /**
-   * Where the signing keys are published.
-   * @default the `jwks_uri` of the issuer's metadata (RFC 8414, or OpenID Connect discovery)
-   */
-  jwksUri?: string;
-  /**
-   * Accepted signature algorithms. `none` and the HMAC ones (`HS256`...) are refused: a JWKS holds
-   * public keys, and a token "signed" with one of them as an HMAC secret must not verify.
-   * @default ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519']
-   */
-  algorithms?: string[];
-  /**
-   * Tolerated clock difference for `exp`, `nbf` and `iat`, in seconds.
-   * @default 30
-   */
-  clockToleranceSec?: number;
-  /**
-   * The required `typ` header, e.g. `at+jwt` (RFC 9068 access tokens).
-   * @default not checked
-   */
-  typ?: string;
-  /**
-   * After a token names a key the cached JWKS lacks, the JWKS is fetched again (key rotation),
-   * but not more often than this.
-   * @default 30_000
-   */
-  jwksCooldownMs?: number;
-  /**
-   * How long a fetched JWKS is used before it is fetched again.
-   * @default 600_000
-   */
-  jwksCacheMaxAgeMs?: number;
-  /**
-   * Deadline of each request to the authorization server (metadata, JWKS), body included.
-   * @default 5000
-   */
-  timeoutMs?: number;
-  /**
-   * Largest body read from the authorization server (metadata, JWKS), in bytes: a larger
-   * one fails the request (a 503 for the caller), the rest unread.
-   * @default 1_048_576
-   */
-  maxResponseBytes?: number;
-}
-
 /** Asymmetric JWS algorithms: the only kind a JWKS of public keys can verify. */
 const ASYMMETRIC_ALGORITHMS = [
   'RS256',
@@ -125,7 +68,7 @@ export class JwtVerifier implements McpAuthorizer {
   private readonly limits: AuthorizationServerLimits;
 
   /** A `JwtVerifier` class bound to these settings, for `auth:` (resolved through DI like any `auth` class). */
-  static configure(options: JwtVerifierOptions): Type<JwtVerifier> {
+  static configure(options: JwtVerifier.Options): Type<JwtVerifier> {
     @Injectable()
     class ConfiguredJwtVerifier extends JwtVerifier {
       constructor(@Optional() @Inject(MCP_MODULE_OPTIONS) mount?: McpResolvedOptions) {
@@ -137,7 +80,7 @@ export class JwtVerifier implements McpAuthorizer {
 
   /** @internal Built by Nest (options from `MCP_JWT_VERIFIER_OPTIONS`) or by `configure`. */
   constructor(
-    @Optional() @Inject(MCP_JWT_VERIFIER_OPTIONS) private readonly options: JwtVerifierOptions = {},
+    @Optional() @Inject(MCP_JWT_VERIFIER_OPTIONS) private readonly options: JwtVerifier.Options = {},
     @Optional() @Inject(MCP_MODULE_OPTIONS) mount?: McpResolvedOptions,
   ) {
     const defaults = verifierDefaults('JwtVerifier', this.options, mount);
@@ -212,5 +155,65 @@ export class JwtVerifier implements McpAuthorizer {
       status,
       headers: { 'Content-Type': 'application/json' },
     });
+  }
+}
+
+/** What `JwtVerifier` is configured with: `JwtVerifier.Options`. */
+export declare namespace JwtVerifier {
+  /** Settings of `JwtVerifier`; each has a default taken from the mount's `oauth` option. */
+  export interface Options extends McpClaimMapping {
+    /**
+     * The issuer tokens must name (`iss`), whose metadata gives the JWKS.
+     * @default the mount's `oauth.authorizationServers` entry (when it lists exactly one)
+     */
+    issuer?: string;
+    /**
+     * The audience tokens must name (`aud`), RFC 8707: the resource they were issued for.
+     * @default the mount's `oauth` resource
+     */
+    audience?: string;
+    /**
+     * Where the signing keys are published.
+     * @default the `jwks_uri` of the issuer's metadata (RFC 8414, or OpenID Connect discovery)
+     */
+    jwksUri?: string;
+    /**
+     * Accepted signature algorithms. `none` and the HMAC ones (`HS256`...) are refused: a JWKS holds
+     * public keys, and a token "signed" with one of them as an HMAC secret must not verify.
+     * @default ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519']
+     */
+    algorithms?: string[];
+    /**
+     * Tolerated clock difference for `exp`, `nbf` and `iat`, in seconds.
+     * @default 30
+     */
+    clockToleranceSec?: number;
+    /**
+     * The required `typ` header, e.g. `at+jwt` (RFC 9068 access tokens).
+     * @default not checked
+     */
+    typ?: string;
+    /**
+     * After a token names a key the cached JWKS lacks, the JWKS is fetched again (key rotation),
+     * but not more often than this.
+     * @default 30_000
+     */
+    jwksCooldownMs?: number;
+    /**
+     * How long a fetched JWKS is used before it is fetched again.
+     * @default 600_000
+     */
+    jwksCacheMaxAgeMs?: number;
+    /**
+     * Deadline of each request to the authorization server (metadata, JWKS), body included.
+     * @default 5000
+     */
+    timeoutMs?: number;
+    /**
+     * Largest body read from the authorization server (metadata, JWKS), in bytes: a larger
+     * one fails the request (a 503 for the caller), the rest unread.
+     * @default 1_048_576
+     */
+    maxResponseBytes?: number;
   }
 }

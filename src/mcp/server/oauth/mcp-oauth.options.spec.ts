@@ -1,9 +1,10 @@
 import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
-import { protectedResourceMetadataUrl, resolveOAuthOptions, type McpOAuthOptions } from './mcp-oauth.options';
+import { protectedResourceMetadataUrl, resolveOAuthOptions } from './mcp-oauth.options';
+import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 
 const AS = 'https://auth.example.com';
 
-function resolve(options: Partial<McpOAuthOptions>, path = '/mcp') {
+function resolve(options: Partial<McpModuleOptions.OAuth>, path = '/mcp') {
   return resolveOAuthOptions('m', path, { authorizationServers: [AS], ...options })!;
 }
 
@@ -55,7 +56,7 @@ describe('resolveOAuthOptions', () => {
     expect(resolve({ publicUrl: 'http://localhost:3000' }).resource).toBe('http://localhost:3000/mcp');
   });
 
-  it.each<[string, Partial<McpOAuthOptions>, RegExp]>([
+  it.each<[string, Partial<McpModuleOptions.OAuth>, RegExp]>([
     ['neither publicUrl nor resource', {}, /oauth\.publicUrl is required/],
     ['both publicUrl and resource', { publicUrl: 'https://a.example', resource: 'https://a.example/mcp' }, /exclusive/],
     ['plain http on a public host', { publicUrl: 'http://mcp.example.com' }, /must use https/],
@@ -82,7 +83,7 @@ describe('resolveOAuthOptions', () => {
     ['a negative max age', { publicUrl: 'https://a.example', metadataMaxAgeMs: -1 }, /metadataMaxAgeMs/],
     [
       'an unknown key',
-      { publicUrl: 'https://a.example', requiredScope: ['a'] } as Partial<McpOAuthOptions>,
+      { publicUrl: 'https://a.example', requiredScope: ['a'] } as Partial<McpModuleOptions.OAuth>,
       /unknown option "requiredScope" \(did you mean "requiredScopes"/,
     ],
   ])('refuses %s', (_label, options, message) => {
@@ -91,7 +92,7 @@ describe('resolveOAuthOptions', () => {
   });
 
   it('refuses an option that is not an object', () => {
-    expect(() => resolveOAuthOptions('m', '/mcp', 'https://a.example' as unknown as McpOAuthOptions)).toThrow(
+    expect(() => resolveOAuthOptions('m', '/mcp', 'https://a.example' as unknown as McpModuleOptions.OAuth)).toThrow(
       /oauth must be an object/,
     );
   });

@@ -1,50 +1,7 @@
 import { assertKnownOptions, McpConfigurationError } from '../../errors/mcp-configuration.errors';
 import { optionKeysOf } from '../../options/options-model';
 import { MCP_MODULE_OPTIONS_MODEL } from '../mcp-module-model.options';
-
-/**
- * Makes a mount an OAuth 2.1 resource server: it publishes its Protected Resource Metadata
- * (RFC 9728) and its 401 and 403 answers name that document and the scopes it needs, so an MCP
- * client can discover the authorization server and come back with a token for this mount.
- */
-export interface McpOAuthOptions {
-  /**
-   * The canonical URI of this mount as clients reach it (RFC 8707), e.g.
-   * `https://mcp.example.com/mcp`: tokens must name it as their audience. Give either
-   * `resource` or `publicUrl`.
-   * @default (`publicUrl` followed by the mount's path)
-   */
-  resource?: string;
-  /**
-   * The public base URL of the app (scheme, host, port and any prefix a proxy adds), e.g.
-   * `https://mcp.example.com`; the resource is this URL followed by the mount's path.
-   */
-  publicUrl?: string;
-  /** Issuer identifiers of the authorization servers that issue tokens for this mount (at least one). */
-  authorizationServers: string[];
-  /**
-   * The scopes clients may ask for, published as `scopes_supported`.
-   * @default (`requiredScopes`)
-   */
-  scopesSupported?: string[];
-  /**
-   * Scopes every token must carry to use this mount: a token without them gets 403
-   * `insufficient_scope`, and a 401 names them in its `scope` parameter.
-   * @default []
-   */
-  requiredScopes?: string[];
-  /** A page where people can read how to use this resource, published as `resource_documentation`. */
-  resourceDocumentation?: string;
-  /** A human-readable name of the resource, published as `resource_name`. */
-  resourceName?: string;
-  /**
-   * How long clients and proxies may cache the metadata document, in milliseconds
-   * (`Cache-Control: max-age`, rounded up to whole seconds).
-   * @default 3_600_000 (one hour)
-   * @minimum 0
-   */
-  metadataMaxAgeMs?: number;
-}
+import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 
 /** The Protected Resource Metadata document (RFC 9728 section 2) a mount publishes. */
 export interface McpProtectedResourceMetadata {
@@ -149,7 +106,7 @@ export function protectedResourceMetadataUrl(resource: string): string {
 export function resolveOAuthOptions(
   mount: string,
   path: string,
-  options: McpOAuthOptions | undefined,
+  options: McpModuleOptions.OAuth | undefined,
 ): McpResolvedOAuthOptions | undefined {
   if (options === undefined || options === null) return undefined;
   if (typeof options !== 'object' || Array.isArray(options)) {

@@ -40,18 +40,3 @@ export interface McpPubSub {
    */
   ping?(): Promise<{ latencyMs: number; listening: boolean }>;
 }
-
-/** Names and bounds of a mount's Redis traffic; the connection is the mount's `redis` option. */
-export interface McpPubSubOptions {
-  /**
-   * Prefix of the channel and key names, so several apps (or test suites) can share one Redis.
-   * @default 'mcp'
-   */
-  channelPrefix?: string;
-  /**
-   * Bound of one Redis command of the bus (publish, stream claim), in milliseconds. While Redis is down commands
-   * fail at once; a request that needs one is answered 503.
-   * @default 5000
-   */
-  timeoutMs?: number;
-}

@@ -31,36 +31,6 @@ import { McpTaskService } from '../tasks/mcp-tasks.service';
 import type { McpHandlerSwitchStore } from '../../persistence/interfaces/mcp-handler-switch-store.interface';
 import { InjectMcpHandlerSwitchStore } from '../../persistence/mcp-persistence.constants';
 
-/** A tool added at run time: the options of `@McpTool` with a required name, without `public`, `scopes` and `roles`. */
-export type McpRuntimeTool = Omit<McpToolOptions, 'name' | 'public' | 'scopes' | 'roles'> & { name: string };
-
-/** A prompt added at run time: the options of `@McpPrompt` with a required name, without `public` and `complete`. */
-export type McpRuntimePrompt = Omit<McpPromptOptions, 'name' | 'public' | 'complete'> & { name: string };
-
-/** A resource added at run time: the options of `@McpResource` with a required name, without `public`. */
-export type McpRuntimeResource = Omit<McpResourceOptions, 'name' | 'public'> & { name: string };
-
-/** A resource template added at run time: the options of `@McpResourceTemplate` with a required name, without `public` and `complete`. */
-export type McpRuntimeResourceTemplate = Omit<McpResourceTemplateOptions, 'name' | 'public' | 'complete'> & {
-  name: string;
-};
-
-/** The handler of a runtime tool or prompt: the validated arguments and the handler context, as a decorated method gets them. */
-export type McpRuntimeHandler = (args: any, context: McpToolContext) => unknown; // eslint-disable-line @typescript-eslint/no-explicit-any -- a handler declares its own argument type
-
-/** The handler of a runtime resource or template: the URI read (and the template's variables). */
-export type McpRuntimeResourceHandler = (request: McpResourceRequest, context: McpToolContext) => unknown;
-
-/** Who `enable` and `disable` apply to. */
-export interface McpSwitchOptions {
-  /**
-   * Principal keys (`McpPrincipal.key`) the change applies to. Without it, `disable` hides the
-   * handler from everyone and `enable` shows it to everyone again (lifting the per-principal
-   * switches too).
-   */
-  principals?: readonly string[];
-}
-
 /** The list a kind of handler belongs to, and the notification that says it changed. */
 const LIST_CHANGED: Record<McpHandlerKind, string> = {
   tool: McpMethod.ToolsListChanged,
@@ -135,7 +105,7 @@ export class McpRegistry implements OnModuleInit, BeforeApplicationShutdown {
   }
 
   /** Adds a tool to this process; a name already served (decorated or added) is an `McpConfigurationError`. */
-  async addTool(tool: McpRuntimeTool, handler: McpRuntimeHandler): Promise<void> {
+  async addTool(tool: McpRegistry.Tool, handler: McpRegistry.Handler): Promise<void> {
     // A runtime tool has no access options of its own (the switches and `anonymous` do that
     // job), so any that slipped past the type are dropped rather than half-applied.
     const declaration = { ...tool, scopes: undefined, roles: undefined, public: undefined };
@@ -165,7 +135,7 @@ export class McpRegistry implements OnModuleInit, BeforeApplicationShutdown {
   }
 
   /** Adds a prompt to this process; a name already served is an `McpConfigurationError`. */
-  async addPrompt(prompt: McpRuntimePrompt, handler: McpRuntimeHandler): Promise<void> {
+  async addPrompt(prompt: McpRegistry.Prompt, handler: McpRegistry.Handler): Promise<void> {
     const { name } = prompt;
     const { entry } = buildPromptEntry(prompt, `${RUNTIME_OWNER}#addPrompt(${name})`);
     this.prompts.add({ ...entry, completers: new Map(), get: async (args, context) => handler(args, context) });
@@ -183,7 +153,7 @@ export class McpRegistry implements OnModuleInit, BeforeApplicationShutdown {
   }
 
   /** Adds a resource at a fixed URI to this process; a URI already served is an `McpConfigurationError`. */
-  async addResource(resource: McpRuntimeResource, handler: McpRuntimeResourceHandler): Promise<void> {
+  async addResource(resource: McpRegistry.Resource, handler: McpRegistry.ResourceHandler): Promise<void> {
     const { uri } = resource;
     const built = buildResourceEntry(resource, `${RUNTIME_OWNER}#addResource(${uri})`);
     this.resources.addResource({ ...built, read: async (request, context) => handler(request, context) });
@@ -201,7 +171,10 @@ export class McpRegistry implements OnModuleInit, BeforeApplicationShutdown {
   }
 
   /** Adds a resource template to this process; a template already served is an `McpConfigurationError`. */
-  async addResourceTemplate(template: McpRuntimeResourceTemplate, handler: McpRuntimeResourceHandler): Promise<void> {
+  async addResourceTemplate(
+    template: McpRegistry.ResourceTemplate,
+    handler: McpRegistry.ResourceHandler,
+  ): Promise<void> {
     const { uriTemplate } = template;
     const built = buildTemplateEntry(template, `${RUNTIME_OWNER}#addResourceTemplate(${uriTemplate})`);
     this.resources.addTemplate({
@@ -229,7 +202,7 @@ export class McpRegistry implements OnModuleInit, BeforeApplicationShutdown {
    * and a replica booted later reads it), then announced to every replica. Rejects with
    * `McpDatabaseUnavailableError` when the store cannot be reached in `database.timeoutMs`.
    */
-  async disable(kind: McpHandlerKind, name: string, options: McpSwitchOptions = {}): Promise<void> {
+  async disable(kind: McpHandlerKind, name: string, options: McpRegistry.SwitchOptions = {}): Promise<void> {
     await this.store.disable(kind, name, this.principalsOf(options));
     await this.reload();
     await this.announce(kind, true);
@@ -239,14 +212,14 @@ export class McpRegistry implements OnModuleInit, BeforeApplicationShutdown {
    * Switches a handler on again: for `principals` (lifting their own switch only), or without
    * them for everyone (lifting every switch of that handler). Rejects like `disable`.
    */
-  async enable(kind: McpHandlerKind, name: string, options: McpSwitchOptions = {}): Promise<void> {
+  async enable(kind: McpHandlerKind, name: string, options: McpRegistry.SwitchOptions = {}): Promise<void> {
     await this.store.enable(kind, name, this.principalsOf(options));
     await this.reload();
     await this.announce(kind, true);
   }
 
   /** The principal keys of a switch, or null for everyone; an empty key is refused (the store's "everyone"). */
-  private principalsOf(options: McpSwitchOptions): readonly string[] | null {
+  private principalsOf(options: McpRegistry.SwitchOptions): readonly string[] | null {
     if (!options.principals) return null;
     if (options.principals.some((key) => typeof key !== 'string' || key === '')) {
       throw new McpConfigurationError(
@@ -302,4 +275,37 @@ export class McpRegistry implements OnModuleInit, BeforeApplicationShutdown {
 /** Injection token of a mount's `McpRegistry` (for apps with several mounts). */
 export function getMcpRegistryToken(mount: string): string {
   return `MCP_REGISTRY:${mount}`;
+}
+
+/** What `McpRegistry`'s methods take: `McpRegistry.Tool`, `McpRegistry.Handler` and the rest. */
+export declare namespace McpRegistry {
+  /** A tool added at run time: the options of `@McpTool` with a required name, without `public`, `scopes` and `roles`. */
+  export type Tool = Omit<McpToolOptions, 'name' | 'public' | 'scopes' | 'roles'> & { name: string };
+
+  /** A prompt added at run time: the options of `@McpPrompt` with a required name, without `public` and `complete`. */
+  export type Prompt = Omit<McpPromptOptions, 'name' | 'public' | 'complete'> & { name: string };
+
+  /** A resource added at run time: the options of `@McpResource` with a required name, without `public`. */
+  export type Resource = Omit<McpResourceOptions, 'name' | 'public'> & { name: string };
+
+  /** A resource template added at run time: the options of `@McpResourceTemplate` with a required name, without `public` and `complete`. */
+  export type ResourceTemplate = Omit<McpResourceTemplateOptions, 'name' | 'public' | 'complete'> & {
+    name: string;
+  };
+
+  /** The handler of a runtime tool or prompt: the validated arguments and the handler context, as a decorated method gets them. */
+  export type Handler = (args: any, context: McpToolContext) => unknown; // eslint-disable-line @typescript-eslint/no-explicit-any -- a handler declares its own argument type
+
+  /** The handler of a runtime resource or template: the URI read (and the template's variables). */
+  export type ResourceHandler = (request: McpResourceRequest, context: McpToolContext) => unknown;
+
+  /** Who `enable` and `disable` apply to. */
+  export interface SwitchOptions {
+    /**
+     * Principal keys (`McpPrincipal.key`) the change applies to. Without it, `disable` hides the
+     * handler from everyone and `enable` shows it to everyone again (lifting the per-principal
+     * switches too).
+     */
+    principals?: readonly string[];
+  }
 }

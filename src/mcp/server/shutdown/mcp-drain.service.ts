@@ -29,16 +29,6 @@ interface MountDrain {
   idle: (() => void)[];
 }
 
-/** What the drain of the app is doing, for health checks and logs. */
-export interface McpDrainStatus {
-  /** True from the first moment of the shutdown. */
-  draining: boolean;
-  /** When the drain began, or null. */
-  since: Date | null;
-  /** Requests still being handled, all mounts together. */
-  inFlight: number;
-}
-
 /**
  * The app-wide draining state of the MCP mounts. When the app shuts down (its `onModuleDestroy`,
  * which Nest runs before any `beforeApplicationShutdown` or `onApplicationShutdown`) it sets
@@ -79,7 +69,7 @@ export class McpDrainService implements OnModuleDestroy, OnApplicationBootstrap 
   }
 
   /** The state of the drain. */
-  status(): McpDrainStatus {
+  status(): McpDrainService.Status {
     let inFlight = 0;
     for (const mount of this.mounts.values()) inFlight += mount.requests.size;
     return { draining: this.draining, since: this.startedAt, inFlight };
@@ -266,5 +256,18 @@ export class McpDrainService implements OnModuleDestroy, OnApplicationBootstrap 
       this.mounts.set(mount, drain);
     }
     return drain;
+  }
+}
+
+/** What `McpDrainService.status()` returns: `McpDrainService.Status`. */
+export declare namespace McpDrainService {
+  /** What the drain of the app is doing, for health checks and logs. */
+  export interface Status {
+    /** True from the first moment of the shutdown. */
+    draining: boolean;
+    /** When the drain began, or null. */
+    since: Date | null;
+    /** Requests still being handled, all mounts together. */
+    inFlight: number;
   }
 }

@@ -1,9 +1,9 @@
 import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
 import { resolveMcpOptions } from '../mcp.options';
-import type { McpShutdownOptions } from './mcp-shutdown.options';
+import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 
 const auth = () => 'alice';
-const resolveShutdownOptions = (mount: string, shutdown: McpShutdownOptions | undefined) =>
+const resolveShutdownOptions = (mount: string, shutdown: McpModuleOptions.Shutdown | undefined) =>
   resolveMcpOptions({ auth, advanced: { shutdown } }, { mount, path: '/mcp' }).shutdown;
 
 describe('the shutdown option', () => {

@@ -2,20 +2,7 @@ import { assertKnownOptions, McpConfigurationError, optionKeys } from '../../../
 import { LATEST_SESSION_PROTOCOL_VERSION } from '../../../protocol/revisions';
 import type { McpClientAuth, McpTokenStore } from '../../auth/mcp-client-auth.interface';
 import { MemoryTokenStore } from '../../auth/memory-token.store';
-
-/** Backoff of the retries `HttpTransport` makes inside one `deliver`. */
-export interface HttpRetryOptions {
-  /**
-   * How many times a failed delivery is tried again (connection errors, HTTP 429 and 5xx).
-   * `tools/call` is only tried again when the connection was refused before anything was sent.
-   * @default 2
-   */
-  retries?: number;
-  /** Delay before the first retry, doubled for each further one, in ms. @default 100 */
-  initialDelayMs?: number;
-  /** Upper bound of one delay, in ms. @default 2000 */
-  maxDelayMs?: number;
-}
+import type { McpHttpServerConfig } from '../../interfaces/mcp-server-config.interface';
 
 /** Configuration of one `HttpTransport`: one remote Streamable HTTP endpoint. */
 export interface HttpTransportOptions {
@@ -47,7 +34,7 @@ export interface HttpTransportOptions {
   /** The revision asked for in initialize. @default '2025-11-25' */
   protocolVersion?: string;
   /** Retries with backoff inside one deliver. */
-  retry?: HttpRetryOptions;
+  retry?: McpHttpServerConfig.Retry;
   /**
    * Cap of `rawResponse`, in characters: an SSE stream is recorded up to our response, then cut.
    * @default 262144
@@ -102,8 +89,8 @@ export interface ResolvedHttpTransportOptions {
 /** Default `maxResponseBytes` and `maxEventChars`: 16 MiB (8 concurrent calls hold at most 128 MiB of payload). */
 export const HTTP_DEFAULT_MAX_MESSAGE_SIZE = 16 * 1024 * 1024;
 
-/** The keys of `HttpRetryOptions`. */
-export const HTTP_RETRY_OPTION_KEYS = optionKeys<HttpRetryOptions>({
+/** The keys of `McpHttpServerConfig.Retry`. */
+export const HTTP_RETRY_OPTION_KEYS = optionKeys<McpHttpServerConfig.Retry>({
   retries: true,
   initialDelayMs: true,
   maxDelayMs: true,

@@ -15,12 +15,16 @@ import {
   DEFAULT_STDIO_STDERR_LIMIT_BYTES,
   DEFAULT_STDIO_TIMEOUT_MS,
   type ResolvedStdioOptions,
-  type StdioPoolOptions,
   type StdioTransportOptions,
 } from './stdio.options';
+import type { McpStdioServerConfig } from '../../interfaces/mcp-server-config.interface';
 
-/** The keys of `StdioPoolOptions`. */
-export const STDIO_POOL_OPTION_KEYS = optionKeys<StdioPoolOptions>({ max: true, idleMs: true, maxInvalidLines: true });
+/** The keys of `McpStdioServerConfig.Pool`. */
+export const STDIO_POOL_OPTION_KEYS = optionKeys<McpStdioServerConfig.Pool>({
+  max: true,
+  idleMs: true,
+  maxInvalidLines: true,
+});
 
 const STDIO_OPTION_KEYS = optionKeys<StdioTransportOptions>({
   command: true,
@@ -68,12 +72,12 @@ function resolveEnv(env: unknown): Record<string, string> {
   return { ...(env as Record<string, string>) };
 }
 
-function resolvePool(options: StdioTransportOptions): Required<StdioPoolOptions> | null {
+function resolvePool(options: StdioTransportOptions): Required<McpStdioServerConfig.Pool> | null {
   const pool: unknown = options.pool;
   if (pool === undefined || pool === null) return null;
   if (typeof pool !== 'object') fail('pool', 'an object { max, idleMs }');
   if (options.stateless !== true) throw new McpConfigurationError(poolNeedsStatelessMessage());
-  const { max, idleMs, maxInvalidLines } = pool as StdioPoolOptions;
+  const { max, idleMs, maxInvalidLines } = pool as McpStdioServerConfig.Pool;
   if (typeof max !== 'number' || !Number.isInteger(max) || max < 1) fail('pool.max', 'an integer >= 1');
   if (idleMs === undefined) fail('pool.idleMs', 'a finite number > 0');
   return {

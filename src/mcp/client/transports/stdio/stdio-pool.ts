@@ -4,7 +4,7 @@ import type { StdioConnection } from './stdio-connection';
 import type { StdioDeadline } from './stdio-deadline';
 import { stdioClosedError, withStdioDetails } from './stdio.errors';
 import type { StdioExchange, StdioLauncher } from './stdio-launcher';
-import type { StdioPoolOptions } from './stdio.options';
+import type { McpStdioServerConfig } from '../../interfaces/mcp-server-config.interface';
 import { observeGauge, recordStdioSpawn } from '../../../telemetry/mcp-metrics';
 import { startInternalSpan } from '../../../telemetry/mcp-spans';
 import { McpAttr } from '../../../telemetry/mcp-telemetry.constants';
@@ -58,7 +58,7 @@ export class StdioPool {
 
   constructor(
     private readonly launcher: StdioLauncher,
-    private readonly options: Required<StdioPoolOptions>,
+    private readonly options: Required<McpStdioServerConfig.Pool>,
   ) {
     this.unobserve = observeGauge('mcp.client.stdio.pool.size', () =>
       this.server === null ? [] : [{ value: this.members.size, attributes: { [McpAttr.ServerName]: this.server } }],

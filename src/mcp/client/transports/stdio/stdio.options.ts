@@ -1,18 +1,6 @@
-/** Options of the stdio transport, and their defaults. */
+import type { McpStdioServerConfig } from '../../interfaces/mcp-server-config.interface';
 
-/** Keeps warm, initialized server processes and reuses them across calls. */
-export interface StdioPoolOptions {
-  /** Most processes kept for this transport; each serves one request at a time. */
-  max: number;
-  /** A process idle for this long is shut down. */
-  idleMs: number;
-  /**
-   * A process that has written this many stdout lines that are not JSON-RPC messages is replaced
-   * after its call (a server that keeps breaking the framing cannot be trusted with the next one).
-   * @default 10
-   */
-  maxInvalidLines?: number;
-}
+/** Options of the stdio transport, and their defaults. */
 
 /** Configuration of one stdio MCP server. */
 export interface StdioTransportOptions {
@@ -38,7 +26,7 @@ export interface StdioTransportOptions {
   /** Declares that the server keeps no state between requests; required by `pool`. @default false */
   stateless?: boolean;
   /** Opt-in warm pool (needs `stateless: true`). Without it every call spawns its own process. */
-  pool?: StdioPoolOptions;
+  pool?: McpStdioServerConfig.Pool;
   /** The session revision asked for in `initialize`. @default '2025-11-25' */
   protocolVersion?: string;
   /** Sent as `clientInfo` in `initialize`. @default { name: 'durable-mcp', version: '0.1.0' } */
@@ -73,7 +61,7 @@ export interface ResolvedStdioOptions {
   env: Record<string, string>;
   cwd: string | undefined;
   timeoutMs: number;
-  pool: Required<StdioPoolOptions> | null;
+  pool: Required<McpStdioServerConfig.Pool> | null;
   clientInfo: { name: string; version: string; [key: string]: unknown };
   protocolVersion: string;
   clientCapabilities: Record<string, unknown> | undefined;
