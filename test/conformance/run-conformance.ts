@@ -24,7 +24,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
 import { readExpectedFailures } from './harness/expected-failures';
 import { startLoopbackProxy, type LoopbackProxy } from './harness/loopback-proxy';
 import { killAll, start, stop, waitWithDeadline, type Started } from './harness/processes';
@@ -34,6 +34,8 @@ import { FIXTURE_TASKS_PATH } from './fixture-app/fixture-paths';
 
 const ROOT = resolve(__dirname, '..', '..');
 const HERE = join(ROOT, 'test', 'conformance');
+/** Runs the fixture app and the client with their transpiled files cached on disk (see the file). */
+const TS_REGISTER = join(ROOT, 'test', 'support', 'ts-register.js');
 const FIXTURE_READY_MARKER = 'CONFORMANCE_FIXTURE_LISTENING';
 const FIXTURE_BOOT_MS = 60_000;
 const NPX_RESOLVE_MS = 180_000;
@@ -54,6 +56,8 @@ interface SuiteReport {
   timedOut: boolean;
   cliFailures: string[];
   ok: boolean;
+  /** How long the suite ran (set once it is over). */
+  seconds?: number;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -84,7 +88,21 @@ function parseOptions(argv: string[]): Options {
 }
 
 function npx(pkg: string, args: string[]): string[] {
-  return ['npx', '--prefer-offline', '-y', '-p', 'node@22', '-p', pkg, 'conformance', ...args];
+  return ['npx', '--prefer-offline', '-y', '-p', 'node@22', '-p', pkg, ...args];
+}
+
+/**
+ * The PATH under which `conformance` of `pkg` runs on Node 22, per package: npx is asked for it
+ * once, and every invocation then starts the CLI directly (npx itself costs a second or two of
+ * CPU per start, and a client suite starts the CLI once per scenario).
+ */
+const cliPaths = new Map<string, string>();
+
+/** The conformance CLI of `pkg` with `args`, and the environment it runs in. */
+function conformanceCli(pkg: string, args: string[]): { argv: string[]; env: NodeJS.ProcessEnv } {
+  const path = cliPaths.get(pkg);
+  if (path === undefined) throw new Error(`${pkg} was not resolved`);
+  return { argv: ['conformance', ...args], env: { ...process.env, PATH: path } };
 }
 
 function tail(file: string, lines = 40): string {
@@ -95,34 +113,43 @@ function tail(file: string, lines = 40): string {
   }
 }
 
-/** Fetches (or finds in the npx cache) a conformance release; fails early with the reason. */
+/**
+ * Fetches (or finds in the npx cache) a conformance release and Node 22, checks that the CLI
+ * runs, and records the PATH npx runs it under; fails early with the reason.
+ */
 async function resolvePackage(pkg: string, workdir: string): Promise<void> {
   const logFile = join(workdir, `npx-${pkg.replace(/[^a-z0-9.]+/gi, '_')}.log`);
-  const run = start(npx(pkg, ['--version']), { cwd: ROOT, logFile });
+  let path = '';
+  const run = start(npx(pkg, ['-c', 'conformance --version && node -p process.env.PATH']), {
+    cwd: ROOT,
+    logFile,
+    onLine: (line) => {
+      if (line.includes(delimiter) || line.startsWith('/')) path = line.trim();
+    },
+  });
   const code = await waitWithDeadline(run, NPX_RESOLVE_MS);
   if (code !== 0) throw new Error(`Could not run ${pkg} through npx (exit ${code}):\n${tail(logFile)}`);
+  if (!path) throw new Error(`npx did not say where ${pkg} runs:\n${tail(logFile)}`);
+  cliPaths.set(pkg, path);
 }
 
 async function startFixture(workdir: string, token: string): Promise<{ fixture: Started; url: string }> {
   const logFile = join(workdir, 'fixture-app.log');
   let resolveUrl: (url: string) => void = () => undefined;
   const ready = new Promise<string>((resolveReady) => (resolveUrl = resolveReady));
-  const fixture = start(
-    [process.execPath, '-r', require.resolve('ts-node/register/transpile-only'), join(HERE, 'fixture-app', 'main.ts')],
-    {
-      cwd: ROOT,
-      logFile,
-      env: {
-        ...process.env,
-        CONFORMANCE_TOKEN: token,
-        CONFORMANCE_DB_FILE: join(workdir, 'fixture.sqlite'),
-        PORT: '0',
-      },
-      onLine: (line) => {
-        if (line.startsWith(FIXTURE_READY_MARKER)) resolveUrl(line.slice(FIXTURE_READY_MARKER.length).trim());
-      },
+  const fixture = start([process.execPath, '-r', TS_REGISTER, join(HERE, 'fixture-app', 'main.ts')], {
+    cwd: ROOT,
+    logFile,
+    env: {
+      ...process.env,
+      CONFORMANCE_TOKEN: token,
+      CONFORMANCE_DB_FILE: join(workdir, 'fixture.sqlite'),
+      PORT: '0',
     },
-  );
+    onLine: (line) => {
+      if (line.startsWith(FIXTURE_READY_MARKER)) resolveUrl(line.slice(FIXTURE_READY_MARKER.length).trim());
+    },
+  });
   let timer: NodeJS.Timeout | undefined;
   const outcome = await Promise.race([
     ready,
@@ -170,7 +197,8 @@ async function runSuite(
       timedOut = true;
       return invocation.scenarios ?? [];
     }
-    const run = start(npx(suite.pkg, invocation.args), { cwd: ROOT, logFile, echo: options.verbose });
+    const cli = conformanceCli(suite.pkg, invocation.args);
+    const run = start(cli.argv, { cwd: ROOT, env: cli.env, logFile, echo: options.verbose });
     const code = await waitWithDeadline(run, remaining);
     const label = invocation.scenarios?.join(',') ?? suite.id;
     if (code === 'timeout') {
@@ -206,7 +234,8 @@ async function runSuite(
 function printReport(report: SuiteReport, detailed: boolean): void {
   const { verdict: v, suite } = report;
   const line = `${suite.id}: ${v.passed.length} passed, ${v.failed.length} failed (${v.expected.length} expected, ${v.unexpected.length} unexpected), ${v.stale.length} stale`;
-  console.log(`${report.ok ? 'OK  ' : 'FAIL'} ${line}${report.timedOut ? ' [TIME CAP REACHED]' : ''}`);
+  const took = report.seconds === undefined ? '' : ` (${report.seconds}s)`;
+  console.log(`${report.ok ? 'OK  ' : 'FAIL'} ${line}${took}${report.timedOut ? ' [TIME CAP REACHED]' : ''}`);
   const byName = new Map(report.results.map((result) => [result.scenario, result]));
   for (const scenario of v.unexpected) {
     console.log(`       unexpected failure: ${scenario}`);
@@ -248,12 +277,7 @@ async function main(): Promise<number> {
   }
 
   try {
-    const clientCommand = [
-      process.execPath,
-      '-r',
-      require.resolve('ts-node/register/transpile-only'),
-      join(HERE, 'client', 'conformance-client.ts'),
-    ];
+    const clientCommand = [process.execPath, '-r', TS_REGISTER, join(HERE, 'client', 'conformance-client.ts')];
     if (clientCommand.some((part) => /\s/.test(part))) {
       throw new Error(
         `The conformance CLI splits --command on spaces; move the checkout to a path without spaces (${clientCommand.join(' ')})`,
@@ -275,7 +299,9 @@ async function main(): Promise<number> {
 
     const reports: SuiteReport[] = [];
     for (const suite of options.suites) {
+      const suiteStarted = Date.now();
       const report = await runSuite(suite, options, workdir, serverUrl, tasksServerUrl, clientCommand.join(' '));
+      report.seconds = Math.round((Date.now() - suiteStarted) / 1000);
       printReport(report, true);
       reports.push(report);
     }

@@ -1,7 +1,7 @@
 /**
  * The client under test for the conformance CLI's client scenarios:
  *
- *   conformance client --command "node -r ts-node/register/transpile-only .../conformance-client.ts" --scenario <name>
+ *   conformance client --command "node -r test/support/ts-register.js .../conformance-client.ts" --scenario <name>
  *
  * The CLI appends the scenario server's URL and sets MCP_CONFORMANCE_SCENARIO. This script boots
  * a client-only Nest app (McpClientModule.forRoot(...)) and does with

@@ -34,9 +34,9 @@ export interface Suite {
   /** The protocol revision the suite exercises (`--spec-version`). */
   specVersion: '2025-11-25' | '2026-07-28';
   /**
-   * Wall-clock cap of the whole suite, so a hung scenario cannot hold CI. Client suites start a
-   * ts-node client per scenario, which takes seconds on a loaded 2-core machine (about 7 s a
-   * scenario on an idle one): their caps leave room for that, some 17 s a scenario.
+   * Wall-clock cap of the whole suite, so a hung scenario cannot hold CI. Client suites start the
+   * CLI and a client app per scenario (about 5 s a scenario, two at a time, on an idle 2-core
+   * machine): their caps leave room for a machine several times busier, some 17 s a scenario.
    */
   budgetMs: number;
   invocations(context: SuiteContext): Invocation[];
