@@ -3,7 +3,8 @@
  * ARCHITECTURE.md draws the same picture.
  */
 const OURS = '^src/';
-const SHARED = '^src/mcp/(errors|interfaces|telemetry)/|^src/mcp/(mcp[.](constants|messages)|bounded-fetch)[.]ts$';
+const SHARED =
+  '^src/mcp/(errors|interfaces|telemetry)/|^src/mcp/(mcp[.](constants|messages)|bounded-fetch|bull-queue[.]factory|redis-outage-log)[.]ts$';
 
 module.exports = {
   forbidden: [

@@ -1,5 +1,4 @@
 import { Logger } from '@nestjs/common';
-import type Bull from 'bull';
 import type { Job, Queue } from 'bull';
 import { randomUUID } from 'node:crypto';
 import { EventEmitter, once } from 'node:events';
@@ -14,7 +13,8 @@ import { McpMethod } from '../../protocol/mcp-methods';
 import { BullCallChannels } from './bull-call-channels';
 import type { McpCallAttempt, McpStoredTask } from '../interfaces/mcp-call-attempt.interface';
 import type { McpCallProcessor } from '../mcp-call-processor';
-import { requireOptionalPeer } from '../../optional-peer';
+import { createBullQueue } from '../../bull-queue.factory';
+import { McpRedisOutageLog } from '../../redis-outage-log';
 import { decodeCallError, encodeCallError, type EncodedCallError } from './call-error-codec';
 import type {
   McpCallNotificationListener,
@@ -79,10 +79,11 @@ export class BullCallQueue implements McpCallQueue {
     private readonly options: McpResolvedQueueOptions,
     private readonly processor: McpCallProcessor,
   ) {
-    const BullQueue = requireOptionalPeer<typeof Bull>('bull', 'McpClientModule redis (Bull)');
-    this.queue = new BullQueue<McpCallJobData>(options.name, options.bull ?? {});
+    this.queue = createBullQueue<McpCallJobData>(
+      { feature: 'McpClientModule redis (Bull)', role: 'Queue', name: options.name, options: options.bull ?? {} },
+      new McpRedisOutageLog(this.logger, 'error'),
+    );
     this.channels = new BullCallChannels(this.queue.client, `${options.bull?.prefix ?? 'bull'}:${options.name}`);
-    this.queue.on('error', (error) => this.logOnce(`Queue "${options.name}": ${error.message}`));
     // A waiter cannot hear outcomes while the connection is down (pub/sub messages are lost).
     this.queue.client.on('close', () =>
       this.failWaiters(
@@ -344,18 +345,6 @@ export class BullCallQueue implements McpCallQueue {
     waiters.splice(index, 1);
     if (!waiters.length) this.waiters.delete(id);
     return true;
-  }
-
-  private readonly lastLogged = new Map<string, number>();
-
-  /** Bull repeats a connection error on every reconnect attempt: log each text once per 10 s. */
-  private logOnce(line: string): void {
-    const now = Date.now();
-    const last = this.lastLogged.get(line);
-    if (last !== undefined && now - last < 10_000) return;
-    if (this.lastLogged.size > 100) this.lastLogged.clear();
-    this.lastLogged.set(line, now);
-    this.logger.error(line);
   }
 
   /** One subscription to the queue's global outcome events serves every waiter of this process. */

@@ -15,6 +15,7 @@ import {
   type RetentionQueueSettings,
   type RetentionSchedule,
 } from './retention-schedule';
+import { McpRedisOutageLog } from '../../redis-outage-log';
 
 /** How a mount or the client builds its `McpRetentionService`. */
 export interface McpRetentionSettings {
@@ -68,7 +69,7 @@ export class McpRetentionService implements OnApplicationBootstrap, OnApplicatio
     this.prunerOf(this.settings.retention);
     const { queue } = this.settings;
     this.schedule = queue
-      ? new BullRetentionSchedule(queue, this.settings.retention.intervalMs)
+      ? new BullRetentionSchedule(queue, this.settings.retention.intervalMs, new McpRedisOutageLog(this.logger))
       : new IntervalRetentionSchedule(this.settings.retention.intervalMs);
     await this.schedule.start(async () => {
       try {

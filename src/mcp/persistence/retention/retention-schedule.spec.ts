@@ -2,7 +2,11 @@ import Bull from 'bull';
 import { randomUUID } from 'node:crypto';
 import { TEST_REDIS_URL, deleteRedisKeys } from '../../../../test/support/redis';
 import { pollUntil } from '../../../../test/support/polling';
+import { Logger } from '@nestjs/common';
+import { McpRedisOutageLog } from '../../redis-outage-log';
 import { BullRetentionSchedule, IntervalRetentionSchedule, RETENTION_JOB_ID } from './retention-schedule';
+
+const outages = new McpRedisOutageLog(new Logger('retention-schedule.spec'));
 
 describe('IntervalRetentionSchedule', () => {
   afterEach(() => jest.useRealTimers());
@@ -39,7 +43,7 @@ describe('BullRetentionSchedule', () => {
     } finally {
       await other.close();
     }
-    const schedule = new BullRetentionSchedule({ name, url: TEST_REDIS_URL, options: { prefix } }, 200);
+    const schedule = new BullRetentionSchedule({ name, url: TEST_REDIS_URL, options: { prefix } }, 200, outages);
     let ticks = 0;
     try {
       await schedule.start(async () => void ticks++);
@@ -67,6 +71,7 @@ describe('BullRetentionSchedule', () => {
     const schedule = new BullRetentionSchedule(
       { name, options: { prefix, redis: { host: url.hostname, port: Number(url.port || 6379) } } },
       60_000,
+      outages,
     );
     try {
       await schedule.start(async () => undefined);

@@ -1,6 +1,6 @@
-import type Bull from 'bull';
 import type { Queue, QueueOptions } from 'bull';
-import { requireOptionalPeer } from '../../optional-peer';
+import { createBullQueue } from '../../bull-queue.factory';
+import type { McpRedisOutageLog } from '../../redis-outage-log';
 
 /** When a pruner runs: `start` calls `tick` once per period until `close`. */
 export interface RetentionSchedule {
@@ -53,12 +53,18 @@ export class BullRetentionSchedule implements RetentionSchedule {
   constructor(
     settings: RetentionQueueSettings,
     private readonly intervalMs: number,
+    outages: McpRedisOutageLog,
   ) {
-    const BullQueue = requireOptionalPeer<typeof Bull>('bull', 'retention (Bull)');
-    this.queue =
-      settings.url !== undefined
-        ? new BullQueue(settings.name, settings.url, settings.options)
-        : new BullQueue(settings.name, settings.options);
+    this.queue = createBullQueue(
+      {
+        feature: 'retention (Bull)',
+        role: 'Retention queue',
+        name: settings.name,
+        redis: settings.url,
+        options: settings.options,
+      },
+      outages,
+    );
   }
 
   /** @inheritdoc */

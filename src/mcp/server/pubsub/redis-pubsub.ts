@@ -3,6 +3,7 @@ import type Redis from 'ioredis';
 import type { RedisOptions } from 'ioredis';
 import { McpBusUnavailableError } from '../../errors/mcp-outage.errors';
 import { requireOptionalPeer } from '../../optional-peer';
+import { McpRedisOutageLog } from '../../redis-outage-log';
 import type { McpPubSub, McpPubSubListener } from './mcp-pubsub.interface';
 
 /** Takes the claim when it is free or already ours (then extends it). */
@@ -31,18 +32,8 @@ const logger = new Logger('McpRedisPubSub');
 /** Bound of one bus command (publish, claim, release, the first SUBSCRIBE of a channel). */
 export const DEFAULT_BUS_TIMEOUT_MS = 5000;
 
-/** A reconnecting client repeats the same error many times a second: log each text once per window. */
-const LOG_WINDOW_MS = 10_000;
-const lastLogged = new Map<string, number>();
-
-function warnOnce(line: string): void {
-  const now = Date.now();
-  const last = lastLogged.get(line);
-  if (last !== undefined && now - last < LOG_WINDOW_MS) return;
-  if (lastLogged.size > 100) lastLogged.clear();
-  lastLogged.set(line, now);
-  logger.warn(line);
-}
+/** A reconnecting client repeats the same error many times a second: each text is logged once per window. */
+const outages = new McpRedisOutageLog(logger);
 
 /**
  * A connection that keeps reconnecting for ever (so the bus heals by itself when Redis is back).
@@ -54,7 +45,7 @@ function connect(config: string | RedisOptions, subscriber: boolean): Redis {
   const { Redis: Client } = requireOptionalPeer<typeof import('ioredis')>('ioredis', 'McpModule redis');
   const options: RedisOptions = { maxRetriesPerRequest: null, ...(subscriber ? { enableReadyCheck: false } : {}) };
   const redis = typeof config === 'string' ? new Client(config, options) : new Client({ ...config, ...options });
-  redis.on('error', (error: Error) => warnOnce(`Redis ${subscriber ? 'subscriber' : 'publisher'}: ${error.message}`));
+  outages.watch(redis, `Redis ${subscriber ? 'subscriber' : 'publisher'}`);
   return redis;
 }
 

@@ -1,7 +1,7 @@
-import type Bull from 'bull';
 import type { Queue } from 'bull';
 import type { RedisOptions } from 'ioredis';
-import { requireOptionalPeer } from '../../optional-peer';
+import { createBullQueue, redisReady } from '../../bull-queue.factory';
+import type { McpRedisOutageLog } from '../../redis-outage-log';
 import type { McpTaskQueue, McpTaskQueueStats, McpTaskWork } from './mcp-task.queue';
 
 /** What a queued task job carries: only the id; the row holds the rest. */
@@ -20,13 +20,12 @@ export class McpBullTaskQueue implements McpTaskQueue {
   readonly mode = 'bull' as const;
   private readonly queue: Queue<McpTaskJobData>;
 
-  constructor(name: string, redis: string | RedisOptions, lockDurationMs: number) {
-    const BullQueue = requireOptionalPeer<typeof Bull>('bull', 'McpModule tasks (Bull)');
+  constructor(name: string, redis: string | RedisOptions, lockDurationMs: number, outages: McpRedisOutageLog) {
     const settings = { lockDuration: lockDurationMs, stalledInterval: lockDurationMs, maxStalledCount: 3 };
-    this.queue =
-      typeof redis === 'string'
-        ? new BullQueue<McpTaskJobData>(name, redis, { settings })
-        : new BullQueue<McpTaskJobData>(name, { redis, settings });
+    this.queue = createBullQueue<McpTaskJobData>(
+      { feature: 'McpModule tasks (Bull)', role: 'Task queue', name, redis, options: { settings } },
+      outages,
+    );
   }
 
   /** @inheritdoc */
@@ -47,8 +46,7 @@ export class McpBullTaskQueue implements McpTaskQueue {
    * connection is not ready (Bull would wait for it); the caller bounds the wait.
    */
   async stats(): Promise<McpTaskQueueStats> {
-    const status = this.queue.client.status;
-    if (status !== 'ready') throw new Error(`the connection to Redis is ${status}`);
+    if (!redisReady(this.queue)) throw new Error(`the connection to Redis is ${this.queue.client.status}`);
     const [workers, counts, oldest] = await Promise.all([
       this.queue.getWorkers(),
       this.queue.getJobCounts(),

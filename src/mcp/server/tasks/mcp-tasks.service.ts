@@ -53,6 +53,7 @@ import { argumentsDigest, isTaskExpired, toDetailedTask, toWireTask, toWireTask2
 import { McpDrainService } from '../shutdown/mcp-drain.service';
 import { McpLimitExceededError } from '../limit-exceeded.errors';
 import { listedSessionOf, ownsTask, taskOwnerOf } from './task-owner';
+import { McpRedisOutageLog } from '../../redis-outage-log';
 
 /** The client's answer to one input request of a task: its result, or the JSON-RPC error it sent. */
 type InputAnswer = McpTaskInputAnswer;
@@ -134,7 +135,13 @@ export class McpTaskService implements OnApplicationBootstrap, BeforeApplication
     this.started = true;
     const tasks = this.options.tasks;
     // Made here rather than in the constructor: an app that fails to boot leaves no Redis connection open.
-    if (tasks.redis) this.queue = new McpBullTaskQueue(tasks.queueName, tasks.redis, tasks.lockDurationMs);
+    if (tasks.redis)
+      this.queue = new McpBullTaskQueue(
+        tasks.queueName,
+        tasks.redis,
+        tasks.lockDurationMs,
+        new McpRedisOutageLog(this.logger),
+      );
     this.unsubscribe = await this.mountBus.subscribe('tasks', (message) => this.receive(message));
     await this.queue.start((id) => this.run(id), this.options.tasks.concurrency);
     if (!this.queue.redelivers && this.options.tasks.concurrency > 0) await this.sweep();
