@@ -6,8 +6,56 @@ const OURS = '^src/';
 const SHARED =
   '^src/mcp/(errors|interfaces|telemetry)/|^src/mcp/(mcp[.](constants|messages)|bounded-fetch|bull-queue[.]factory|redis-outage-log)[.]ts$';
 
+/**
+ * The folders of server/, lowest first: a folder imports only folders before it (and the files at
+ * the root of server/, the explorers and the providers that wire a mount, are imported by none).
+ * ARCHITECTURE.md ("Inside server/") says what each holds.
+ */
+const SERVER_LAYERS = [
+  'interfaces',
+  'decorators',
+  'config',
+  'responses',
+  'pipeline',
+  'oauth',
+  'pubsub',
+  'shutdown',
+  'tools',
+  'dispatch',
+  'sessions',
+  'stateless',
+  'features',
+  'tasks',
+  'catalog',
+  'http',
+  'registry',
+  'auth',
+];
+
+/** One rule per folder of server/: nothing above it, and no root file of server/. */
+const serverLayerRules = SERVER_LAYERS.map((folder, index) => ({
+  name: `server-layers-${folder}`,
+  comment: `server/${folder}/ imports only the folders below it in SERVER_LAYERS (${SERVER_LAYERS.slice(0, index).join(', ') || 'none'}), never a root file of server/.`,
+  severity: 'error',
+  from: { path: `^src/mcp/server/${folder}/` },
+  to: {
+    path: `^src/mcp/server/(${[...SERVER_LAYERS.slice(index + 1), '[^/]+[.]ts$'].join('|')})`,
+  },
+}));
+
 module.exports = {
   forbidden: [
+    ...serverLayerRules,
+    {
+      name: 'server-folders-are-layered',
+      comment: 'Every folder of server/ has its place in SERVER_LAYERS.',
+      severity: 'error',
+      from: { path: '^src/mcp/server/' },
+      to: {
+        path: '^src/mcp/server/[^/]+/',
+        pathNot: `^src/mcp/server/(${SERVER_LAYERS.join('|')})/`,
+      },
+    },
     {
       name: 'protocol-is-pure',
       comment: 'protocol/ is the wire vocabulary: it imports nothing of ours outside protocol/, and no framework.',

@@ -27,7 +27,7 @@ const ROOTS = [
     file: 'src/mcp/server/interfaces/mcp-module-options.interface.ts',
     options: 'McpModuleOptions',
     extras: 'McpModuleExtras',
-    model: 'src/mcp/server/mcp-module-model.options.ts',
+    model: 'src/mcp/server/config/mcp-module-model.options.ts',
     constant: 'MCP_MODULE_OPTIONS_MODEL',
     page: 'docs/reference/options/mcp-module.md',
     template: 'scripts/options-templates/mcp-module.md',
@@ -342,10 +342,20 @@ function page(root, model, extras, entries) {
   return template.replace('<!-- options -->', body.trimEnd());
 }
 
+/** The import of the options model's types from the generated file, wherever the file lives. */
+function optionsModelImport(root) {
+  const from = path.dirname(path.join(ROOT, root.model));
+  const relative = path
+    .relative(from, path.join(ROOT, 'src', 'mcp', 'options', 'options-model'))
+    .split(path.sep)
+    .join('/');
+  return relative.startsWith('.') ? relative : `./${relative}`;
+}
+
 async function moduleSource(root, model) {
   const text =
     HEADER(root) +
-    `import type { OptionsModel } from '../options/options-model';\n\n` +
+    `import type { OptionsModel } from '${optionsModelImport(root)}';\n\n` +
     `/** The options of \`${root.module}\`: keys, kinds, defaults, bounds and descriptions, from \`${root.options}\`. */\n` +
     `export const ${root.constant} = ${JSON.stringify(runtimeModel(model), null, 2)} as const satisfies OptionsModel;\n`;
   const file = path.join(ROOT, root.model);

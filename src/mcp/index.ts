@@ -75,7 +75,7 @@ export type {
   McpCompletionList,
 } from './interfaces/mcp-completion.interface';
 export type { McpPrincipal, McpAuthResult, McpAuthorizeFn, McpAuthorizer } from './interfaces/principal.interface';
-export { MCP_ANONYMOUS_PRINCIPAL, isMcpAnonymous } from './server/auth/anonymous-principal';
+export { MCP_ANONYMOUS_PRINCIPAL, isMcpAnonymous } from './server/pipeline/anonymous-principal';
 export { JwtVerifier } from './server/oauth/jwt-verifier';
 export { IntrospectionVerifier } from './server/oauth/introspection-verifier';
 export type { McpClaimMapping } from './server/oauth/claims-principal';

@@ -14,7 +14,7 @@ import { McpRetentionService } from './persistence/retention/mcp-retention.servi
 import { MCP_RAW_OPTIONS, McpConfigurableModule } from './mcp.module-definition';
 import { MCP_ENTITIES } from './persistence/entities';
 import { createMcpServerStoreProviders } from './persistence/store-providers';
-import { mcpFeatureExports } from './server/features/feature.providers';
+import { mcpFeatureExports } from './server/feature.providers';
 import type {
   McpModuleAsyncOptions,
   McpModuleExtras,
@@ -22,7 +22,7 @@ import type {
   McpModuleOptions,
 } from './server/interfaces/mcp-module-options.interface';
 import { createMcpServerParts } from './server/mcp-server.providers';
-import { resolveMcpOptions, type McpResolvedOptions } from './server/mcp.options';
+import { resolveMcpOptions, type McpResolvedOptions } from './server/config/mcp.options';
 import { McpDrainModule } from './server/shutdown/mcp-drain.module';
 
 /** Feature registration shared by every mount: Nest 11 identifies dynamic modules by object identity. */

@@ -3,7 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { MCP_SESSION_NOTIFIER, type McpSessionNotifier } from '../../src/mcp/interfaces/mcp-session-notifier.interface';
 import { McpModule } from '../../src/mcp';
-import { McpStreamRegistry } from '../../src/mcp/server/http/mcp-stream-registry';
+import { McpStreamRegistry } from '../../src/mcp/server/sessions/mcp-stream-registry';
 import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';
 import { startApp, type RunningApp } from '../support/http-app';
 import { pollUntil } from '../support/polling';

@@ -8,7 +8,7 @@ import {
 import { randomBytes } from 'node:crypto';
 import { Client as PgClient } from 'pg';
 import { McpModule, McpRegistry, McpResourceNotifier } from '../../src/mcp';
-import { McpStreamRegistry } from '../../src/mcp/server/http/mcp-stream-registry';
+import { McpStreamRegistry } from '../../src/mcp/server/sessions/mcp-stream-registry';
 import { statelessRequest, routingHeaders } from '../fixtures/stateless/stateless-wire';
 import { SseReader } from '../fixtures/sse/sse-reader';
 import { startApp, type RunningApp } from '../support/http-app';

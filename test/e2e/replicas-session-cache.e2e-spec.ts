@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mcpServerStores, MCP_SESSION_STORE, type McpInboundSessionRecord } from '../../src/mcp/stores';
 import { McpModule, type McpModuleOptions, type McpPrincipal } from '../../src/mcp';
 import { TypeOrmSessionStore } from '../../src/mcp/persistence/typeorm/typeorm-session.store';
-import { McpSessionBus } from '../../src/mcp/server/pubsub/mcp-session-bus';
+import { McpSessionBus } from '../../src/mcp/server/sessions/mcp-session-bus';
 import { fixtureAuth } from '../fixtures/fixture-tools';
 import { SseTools } from '../fixtures/sse/sse-tools';
 import { startPrivateRedis, type PrivateRedis } from '../faults/support/private-redis';

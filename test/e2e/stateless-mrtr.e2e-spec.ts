@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { McpModule } from '../../src/mcp';
-import type { McpResolvedOptions } from '../../src/mcp/server/mcp.options';
+import type { McpResolvedOptions } from '../../src/mcp/server/config/mcp.options';
 import { RequestStateCodec, digestParams } from '../../src/mcp/server/stateless/request-state-codec';
 import { fixtureAuth } from '../fixtures/fixture-tools';
 import { KeyedInputTools } from '../fixtures/stateless/keyed-input-tools';

@@ -7,7 +7,7 @@ import {
   UrlElicitationRequiredError,
 } from '@modelcontextprotocol/sdk/types.js';
 import { McpClientModule, McpClientService, McpElicitationNotifier, McpModule } from '../../src/mcp';
-import { McpStreamRegistry } from '../../src/mcp/server/http/mcp-stream-registry';
+import { McpStreamRegistry } from '../../src/mcp/server/sessions/mcp-stream-registry';
 import {
   COMPLETION_RECEIPTS,
   CHECKOUT,

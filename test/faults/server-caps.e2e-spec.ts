@@ -1,5 +1,5 @@
 import { McpModule } from '../../src/mcp';
-import { McpStreamRegistry } from '../../src/mcp/server/http/mcp-stream-registry';
+import { McpStreamRegistry } from '../../src/mcp/server/sessions/mcp-stream-registry';
 import { McpListenStreams } from '../../src/mcp/server/stateless/listen-stream-registry';
 import { FeatureResources } from '../fixtures/features/feature-providers';
 import { SseReader } from '../fixtures/sse/sse-reader';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { McpModule } from '../../src/mcp';
-import { McpPendingClientRequests } from '../../src/mcp/server/http/mcp-session-channel-pending';
-import { McpStreamRegistry } from '../../src/mcp/server/http/mcp-stream-registry';
+import { McpPendingClientRequests } from '../../src/mcp/server/sessions/mcp-session-channel-pending';
+import { McpStreamRegistry } from '../../src/mcp/server/sessions/mcp-stream-registry';
 import { McpListenStreams } from '../../src/mcp/server/stateless/listen-stream-registry';
 import { fixtureAuth } from '../fixtures/fixture-tools';
 import { AbortProbe, SseTools } from '../fixtures/sse/sse-tools';

@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 import Redis from 'ioredis';
 import { MCP_SESSION_NOTIFIER, type McpSessionNotifier } from '../../src/mcp/interfaces/mcp-session-notifier.interface';
 import { McpModule } from '../../src/mcp';
-import { McpStreamRegistry } from '../../src/mcp/server/http/mcp-stream-registry';
+import { McpStreamRegistry } from '../../src/mcp/server/sessions/mcp-stream-registry';
 import { fixtureAuth } from '../fixtures/fixture-tools';
 import { AbortProbe, SseTools } from '../fixtures/sse/sse-tools';
 import { SseReader } from '../fixtures/sse/sse-reader';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import { MCP_SESSION_NOTIFIER, type McpSessionNotifier } from '../../src/mcp/interfaces/mcp-session-notifier.interface';
 import { McpModule } from '../../src/mcp';
-import { McpStreamRegistry } from '../../src/mcp/server/http/mcp-stream-registry';
+import { McpStreamRegistry } from '../../src/mcp/server/sessions/mcp-stream-registry';
 import { fixtureAuth } from '../fixtures/fixture-tools';
 import { SseTools } from '../fixtures/sse/sse-tools';
 import { SseReader, type SseEvent } from '../fixtures/sse/sse-reader';

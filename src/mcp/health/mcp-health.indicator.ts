@@ -10,7 +10,7 @@ import { getMcpOptionsToken, getMcpTaskServiceToken } from '../mcp.constants';
 import { withDatabaseDeadline } from '../persistence/database-deadline';
 import type { McpEventSink } from '../persistence/interfaces/mcp-event-sink.interface';
 import { MCP_EVENT_SINK } from '../persistence/mcp-persistence.constants';
-import type { McpResolvedOptions } from '../server/mcp.options';
+import type { McpResolvedOptions } from '../server/config/mcp.options';
 import { MCP_PUBSUB, type McpPubSub } from '../server/pubsub/mcp-pubsub.providers';
 import { McpDrainService } from '../server/shutdown/mcp-drain.service';
 import type { McpTaskQueueStats } from '../server/tasks/mcp-task.queue';

@@ -6,7 +6,7 @@ import type { McpPromptMetadata } from '../interfaces/mcp-prompt-options.interfa
 import type { McpResourceMetadata, McpResourceTemplateMetadata } from '../interfaces/mcp-resource-options.interface';
 import { MCP_MODULE_OPTIONS } from '../mcp.constants';
 import { missingCompleterMethodMessage, requestScopedFeatureMessage, unknownCompleterMessage } from '../mcp.messages';
-import type { McpResolvedOptions } from './mcp.options';
+import type { McpResolvedOptions } from './config/mcp.options';
 import { CompletionFeature } from './features/completion.feature';
 import { LoggingFeature } from './features/logging.feature';
 import { buildPromptEntry, buildResourceEntry, buildTemplateEntry } from './catalog/handler-catalog.factory';
@@ -24,13 +24,13 @@ import { ResourceSubscriptionsFeature } from './features/resource-subscriptions.
 import { resourceNotFound, ResourcesFeature } from './features/resources.feature';
 import { handlerPipelineFor, type HandlerPipeline } from './pipeline/handler-pipeline';
 import { builtInGuards, checkedPublic } from './pipeline/public-handlers';
-import { guardedInvoker, type RefusalFactory } from './pipeline/guarded-handlers';
+import { guardedInvoker, type RefusalFactory } from './features/guarded-handlers';
 import { McpRefusedError } from './pipeline/handler-refusal';
 import { invalidParams } from './features/feature-handler';
 import type { McpHandlerKind } from './pipeline/mcp-execution-context';
 import { McpMethod } from '../protocol/mcp-methods';
 import { JsonRpcErrorCode } from '../protocol/jsonrpc';
-import { McpMetadataAccessor } from './mcp-metadata.accessor';
+import { McpMetadataAccessor } from './decorators/mcp-metadata.accessor';
 
 /** A refused prompt answers as an unknown one. */
 const refusePrompt: RefusalFactory = (info, note) =>

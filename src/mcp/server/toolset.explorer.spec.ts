@@ -7,11 +7,11 @@ import { McpConfigurationError } from '../errors/mcp-configuration.errors';
 import type { McpToolContext } from '../interfaces/mcp-tool-context.interface';
 import type { McpModuleOptions } from './interfaces/mcp-module-options.interface';
 import { MCP_MODULE_OPTIONS } from '../mcp.constants';
-import { resolveMcpOptions } from './mcp.options';
+import { resolveMcpOptions } from './config/mcp.options';
 import type { JsonRpcResponse } from '../protocol/jsonrpc';
 import { McpTool } from './decorators/mcp-tool.decorator';
-import { McpMetadataAccessor } from './mcp-metadata.accessor';
-import { Toolset } from './toolset';
+import { McpMetadataAccessor } from './decorators/mcp-metadata.accessor';
+import { Toolset } from './dispatch/toolset';
 import { ToolsetExplorer } from './toolset.explorer';
 
 const principal = { key: 'alice', label: 'Alice', raw: 'alice' };

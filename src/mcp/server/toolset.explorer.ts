@@ -3,13 +3,13 @@ import { DiscoveryService, ExternalContextCreator, MetadataScanner, ModuleRef } 
 import type { McpToolMetadata } from '../interfaces/mcp-tool-options.interface';
 import { MCP_MODULE_OPTIONS } from '../mcp.constants';
 import { requestScopedToolMessage } from '../mcp.messages';
-import type { McpResolvedOptions } from './mcp.options';
+import type { McpResolvedOptions } from './config/mcp.options';
 import { buildToolEntry } from './catalog/handler-catalog.factory';
 import { createMethodInvoker, providerMethods, type ProviderMethod } from './features/provider-methods';
-import { McpMetadataAccessor } from './mcp-metadata.accessor';
+import { McpMetadataAccessor } from './decorators/mcp-metadata.accessor';
 import { handlerPipelineFor } from './pipeline/handler-pipeline';
 import { builtInGuards } from './pipeline/public-handlers';
-import { Toolset } from './toolset';
+import { Toolset } from './dispatch/toolset';
 import type { RegisteredTool } from './tools/registered-tool';
 
 /**

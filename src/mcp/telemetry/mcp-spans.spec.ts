@@ -1,5 +1,5 @@
 import { context, metrics, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { Toolset } from '../server/toolset';
+import { Toolset } from '../server/dispatch/toolset';
 import { extractInboundContext } from './trace-carriers';
 import { activeTraceId, startExchangeSpan, withAuditCommitSpan, withInternalSpan } from './mcp-spans';
 import { installTestTelemetry, pointsOf } from '../../../test/support/telemetry';

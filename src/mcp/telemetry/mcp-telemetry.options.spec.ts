@@ -1,6 +1,6 @@
 import { McpConfigurationError } from '../errors/mcp-configuration.errors';
 import { resolveClientOptions } from '../client/config/client-options-resolver';
-import { resolveMcpOptions } from '../server/mcp.options';
+import { resolveMcpOptions } from '../server/config/mcp.options';
 import type { McpTelemetryOptions } from './mcp-telemetry.options';
 
 const auth = () => 'alice';

@@ -27,8 +27,8 @@ export type {
 export type { McpCustomServerConfig } from '../client/interfaces/mcp-server-config.interface';
 
 // In-process delivery: a mount's Toolset and the context a message is delivered with.
-export { Toolset } from '../server/toolset';
-export type { ToolsetIdentity } from '../server/toolset';
+export { Toolset } from '../server/dispatch/toolset';
+export type { ToolsetIdentity } from '../server/dispatch/toolset';
 export { getMcpToolsetToken, InjectMcpToolset } from '../mcp.constants';
 export type { McpDeliveryContext, McpMessageHandler, McpClientChannel } from '../interfaces/mcp-delivery.interface';
 export type {

@@ -3,17 +3,17 @@ import { AuthGuard } from '@nestjs/passport';
 import type { McpPrincipal } from '../../interfaces/principal.interface';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import type { McpRequest } from '../http/mcp-body-reader';
-import type { McpResolvedOptions } from '../mcp.options';
+import type { McpResolvedOptions } from '../config/mcp.options';
 import {
   insufficientScopeChallenge,
   McpBearerChallengeException,
   McpInsufficientScopeException,
   unauthorizedChallenge,
 } from '../oauth/bearer-challenge';
-import { Toolset } from '../toolset';
+import { Toolset } from '../dispatch/toolset';
 import { mcpStrategyName, TOKEN_REJECTED } from './mcp-bearer.strategy';
-import { isMcpAnonymous } from './anonymous-principal';
-import { missingScopes } from './missing-scopes';
+import { isMcpAnonymous } from '../pipeline/anonymous-principal';
+import { missingScopes } from '../pipeline/missing-scopes';
 import { peekRequest } from './request-peek';
 
 /**

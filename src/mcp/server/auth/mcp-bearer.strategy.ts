@@ -5,8 +5,8 @@ import type { Request } from 'express';
 import { Strategy } from 'passport-http-bearer';
 import type { McpAuthorizeFn, McpAuthorizer, McpPrincipal } from '../../interfaces/principal.interface';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
-import type { McpResolvedOptions } from '../mcp.options';
-import { MCP_ANONYMOUS_PRINCIPAL } from './anonymous-principal';
+import type { McpResolvedOptions } from '../config/mcp.options';
+import { MCP_ANONYMOUS_PRINCIPAL } from '../pipeline/anonymous-principal';
 import { normalizePrincipal } from './principal-normalizer';
 
 /** Name of the Passport strategy that guards a mount. */

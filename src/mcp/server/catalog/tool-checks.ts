@@ -2,7 +2,7 @@ import type { Type } from '@nestjs/common';
 import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
 import type { JsonSchema } from '../../interfaces/mcp-tool-options.interface';
 import { invalidMcpHeaderMessage, invalidSchemaMessage } from '../../mcp.messages';
-import { SCOPE_TOKEN } from '../oauth/mcp-oauth.options';
+import { SCOPE_TOKEN } from '../config/mcp-oauth.options';
 import { McpParamHeaderError, mcpParamHeadersOf } from '../stateless/mcp-param-headers';
 import { compileJsonSchema, type CompiledValidator } from '../tools/json-schema-validator';
 import { isDtoClass, toPublishedSchema } from '../tools/tool-schema.factory';

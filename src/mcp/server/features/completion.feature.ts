@@ -2,13 +2,13 @@ import { Injectable } from '@nestjs/common';
 import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface';
 import { JsonRpcErrorCode, type JsonRpcRequest } from '../../protocol/jsonrpc';
 import { McpMethod } from '../../protocol/mcp-methods';
-import { Toolset } from '../toolset';
+import { Toolset } from '../dispatch/toolset';
 import { NO_COMPLETION, completionArguments, toCompletion } from './completion-values';
 import { invalidParams, runFeatureHandler } from './feature-handler';
 import { PromptsFeature } from './prompts.feature';
 import type { ResolvedCompleters } from './registered-features';
 import { ResourcesFeature } from './resources.feature';
-import { isVisibleTo } from '../pipeline/guarded-handlers';
+import { isVisibleTo } from './guarded-handlers';
 import { McpRefusedError, refusalNote } from '../pipeline/handler-refusal';
 
 type Loose = Record<string, unknown>;

@@ -4,9 +4,9 @@ import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface
 import { JsonRpcErrorCode, type JsonRpcRequest } from '../../protocol/jsonrpc';
 import { McpMethod } from '../../protocol/mcp-methods';
 import { existsInRevision } from '../../protocol/method-catalog';
-import { isLogLevel } from '../handler-context.factory';
+import { isLogLevel } from '../pipeline/handler-context.factory';
 import { McpCachedSessionStore } from '../sessions/mcp-cached-session.store';
-import { Toolset } from '../toolset';
+import { Toolset } from '../dispatch/toolset';
 import { invalidParams } from './feature-handler';
 
 /**

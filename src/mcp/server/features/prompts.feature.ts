@@ -2,17 +2,17 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import { duplicatePromptMessage } from '../../mcp.messages';
-import type { McpResolvedOptions } from '../mcp.options';
+import type { McpResolvedOptions } from '../config/mcp.options';
 import type { JsonRpcRequest } from '../../protocol/jsonrpc';
 import { McpMethod } from '../../protocol/mcp-methods';
-import { Toolset } from '../toolset';
+import { Toolset } from '../dispatch/toolset';
 import { invalidParams, requireStringParam, runFeatureHandler } from './feature-handler';
-import { GuardedList } from '../pipeline/guarded-handlers';
+import { GuardedList } from './guarded-handlers';
 import { McpRefusedError, refusalNote } from '../pipeline/handler-refusal';
 import { JsonRpcErrorCode } from '../../protocol/jsonrpc';
 import { toGetPromptResult } from './prompt-result-mapper';
 import type { RegisteredPrompt } from './registered-features';
-import { HandlerCatalog } from '../catalog/handler-catalog';
+import { HandlerCatalog } from '../pipeline/handler-catalog';
 
 /** The prompts of one mount: `prompts/list` and `prompts/get`. */
 @Injectable()

@@ -1,7 +1,7 @@
 import type { McpCompletionContext } from '../../interfaces/mcp-completion.interface';
 import type { McpResourceRequest } from '../../interfaces/mcp-resource-options.interface';
 import type { McpToolContext } from '../../interfaces/mcp-tool-context.interface';
-import type { CatalogEntry } from '../catalog/handler-catalog';
+import type { CatalogEntry } from '../pipeline/handler-catalog';
 import type { CompiledValidator } from '../tools/json-schema-validator';
 import type { UriTemplate } from './uri-template';
 

@@ -1,13 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
-import type { McpResolvedOptions } from '../mcp.options';
-import { LIMIT_EXCEEDED_CODE } from '../mcp-limits.options';
+import type { McpResolvedOptions } from '../config/mcp.options';
+import { LIMIT_EXCEEDED_CODE } from '../config/mcp-limits.options';
 import { McpRpcError } from '../../errors/mcp-rpc.errors';
 import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface';
 import { JsonRpcErrorCode, type JsonRpcRequest } from '../../protocol/jsonrpc';
 import { McpMethod } from '../../protocol/mcp-methods';
 import { existsInRevision } from '../../protocol/method-catalog';
-import { Toolset } from '../toolset';
+import { Toolset } from '../dispatch/toolset';
 import { invalidParams, requireStringParam } from './feature-handler';
 import type { McpSubscriptionStore } from '../../persistence/interfaces/mcp-subscription-store.interface';
 import { MCP_COLUMN_LENGTHS } from '../../persistence/mcp-columns.constants';

@@ -4,17 +4,17 @@ import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface
 import type { McpPrincipal } from '../../interfaces/principal.interface';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import { duplicateResourceMessage } from '../../mcp.messages';
-import type { McpResolvedOptions } from '../mcp.options';
+import type { McpResolvedOptions } from '../config/mcp.options';
 import type { JsonRpcRequest } from '../../protocol/jsonrpc';
 import { isSupportedSessionVersion } from '../../protocol/revisions';
 import { McpMethod } from '../../protocol/mcp-methods';
-import { Toolset } from '../toolset';
+import { Toolset } from '../dispatch/toolset';
 import { MCP_COLUMN_LENGTHS } from '../../persistence/mcp-columns.constants';
 import { invalidParams, requireStringParam, runFeatureHandler } from './feature-handler';
-import { GuardedList, isVisibleTo } from '../pipeline/guarded-handlers';
+import { GuardedList, isVisibleTo } from './guarded-handlers';
 import { McpRefusedError, refusalNote } from '../pipeline/handler-refusal';
 import type { RegisteredResource, RegisteredResourceTemplate } from './registered-features';
-import { HandlerCatalog } from '../catalog/handler-catalog';
+import { HandlerCatalog } from '../pipeline/handler-catalog';
 import { toReadResourceResult } from './resource-contents-mapper';
 
 /**

@@ -3,7 +3,7 @@ import express from 'express';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
-import type { McpResolvedOptions } from '../mcp.options';
+import type { McpResolvedOptions } from '../config/mcp.options';
 import { MCP_RAW_BODY, type McpRequest } from './mcp-body-reader';
 import { McpBodyReaderInstaller, mcpPathKey } from './mcp-body-reader-installer';
 

@@ -3,7 +3,7 @@ import { HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import { duplicateMountMessage, unsupportedAdapterMessage } from '../../mcp.messages';
-import type { McpResolvedOptions } from '../mcp.options';
+import type { McpResolvedOptions } from '../config/mcp.options';
 import { createMcpBodyReader, type McpBodyLimits } from './mcp-body-reader';
 import { installFastifyBodyReader, type FastifyHooksLike } from './mcp-fastify-body-reader';
 

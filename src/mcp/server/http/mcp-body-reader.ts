@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
-import { TRANSPORT_ERROR_CODE, sendRpcError } from './mcp-http-responses';
+import { TRANSPORT_ERROR_CODE, sendRpcError } from '../responses/mcp-http-responses';
 
 /** What the body reader found, kept on the request for the controller. */
 export type McpRawBody = { ok: true; text: string } | { ok: false; reason: 'aborted' };

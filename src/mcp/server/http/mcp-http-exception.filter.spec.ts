@@ -13,7 +13,7 @@ import { McpEventRejectedError } from '../../errors/mcp-event-rejected.errors';
 import { McpDatabaseUnavailableError } from '../../errors/mcp-outage.errors';
 import { JsonRpcErrorCode } from '../../protocol/jsonrpc';
 import { McpHttpExceptionFilter } from './mcp-http-exception.filter';
-import { TRANSPORT_ERROR_CODE } from './mcp-http-responses';
+import { TRANSPORT_ERROR_CODE } from '../responses/mcp-http-responses';
 
 /**
  * A real express app whose one route hands the error under test to the filter, with an

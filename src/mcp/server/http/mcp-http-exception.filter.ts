@@ -12,7 +12,7 @@ import { JsonRpcErrorCode } from '../../protocol/jsonrpc';
 import { nodeResponseOf } from './mcp-http-adapter';
 import { challengeOf, refusedRequestId } from '../oauth/bearer-challenge';
 import { isUnavailableError } from './mcp-http-failures';
-import { TRANSPORT_ERROR_CODE, sendEmpty, sendRpcError } from './mcp-http-responses';
+import { TRANSPORT_ERROR_CODE, sendEmpty, sendRpcError } from '../responses/mcp-http-responses';
 
 /** A failure with the same text is logged at most once in this window, so an outage logs a line, not a flood. */
 const LOG_WINDOW_MS = 10_000;

@@ -1,10 +1,10 @@
 import { auditNoteOf } from '../pipeline/handler-refusal';
-import { httpStatusOf } from '../limit-exceeded.errors';
+import { httpStatusOf } from '../config/limit-exceeded.errors';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
 import type { McpPrincipal } from '../../interfaces/principal.interface';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
-import type { McpResolvedOptions } from '../mcp.options';
+import type { McpResolvedOptions } from '../config/mcp.options';
 import type { McpEventInput, McpEventSink } from '../../persistence/interfaces/mcp-event-sink.interface';
 import type { McpInboundSessionRecord } from '../../persistence/interfaces/mcp-session-store.interface';
 import { JsonText } from '../../persistence/json-text';
@@ -19,9 +19,9 @@ import {
 } from '../../protocol/jsonrpc';
 import { McpHeader, McpMethod } from '../../protocol/mcp-methods';
 import { SESSION_PROTOCOL_VERSIONS, isSupportedSessionVersion } from '../../protocol/revisions';
-import { McpSessionBus } from '../pubsub/mcp-session-bus';
+import { McpSessionBus } from '../sessions/mcp-session-bus';
 import { McpCachedSessionStore } from '../sessions/mcp-cached-session.store';
-import { Toolset } from '../toolset';
+import { Toolset } from '../dispatch/toolset';
 import { MCP_RAW_BODY, type McpRequest } from './mcp-body-reader';
 import { acceptsJson, headerValue, isJsonContentType } from './mcp-http-checks';
 import {
@@ -33,15 +33,15 @@ import {
   sendJsonText,
   sendLimitExceeded,
   sendRpcError,
-} from './mcp-http-responses';
+} from '../responses/mcp-http-responses';
 import { McpDrainService, type McpInFlightRequest } from '../shutdown/mcp-drain.service';
 import { abortedAtShutdown, SHUTDOWN_AUDIT_NOTE } from '../shutdown/shutdown-answers';
 import { McpSessionChannel, type McpSessionChannelSettings } from './mcp-session-channel';
-import { McpPendingClientRequests } from './mcp-session-channel-pending';
-import { acceptsEventStream, parseEventId } from './mcp-sse-writer';
+import { McpPendingClientRequests } from '../sessions/mcp-session-channel-pending';
+import { acceptsEventStream, parseEventId } from '../sessions/mcp-sse-writer';
 import { McpStreamEndpoint } from './mcp-stream.endpoint';
 import { McpStatelessEndpoint } from './mcp-stateless.endpoint';
-import { McpStreamRegistry, SESSION_STREAM_ID } from './mcp-stream-registry';
+import { McpStreamRegistry, SESSION_STREAM_ID } from '../sessions/mcp-stream-registry';
 import type { McpEventLog } from '../pubsub/mcp-event-log.interface';
 import { context as otelContext } from '@opentelemetry/api';
 import { contextWithExchange, currentExchange } from '../../telemetry/mcp-spans';

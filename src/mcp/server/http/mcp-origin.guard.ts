@@ -1,7 +1,7 @@
 import { ForbiddenException, Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import type { IncomingHttpHeaders } from 'node:http';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
-import type { McpResolvedOptions } from '../mcp.options';
+import type { McpResolvedOptions } from '../config/mcp.options';
 import { headerValue, isOriginAllowed } from './mcp-http-checks';
 
 /** Refuses browser origins that are not allowed (DNS-rebinding protection), before authentication. */

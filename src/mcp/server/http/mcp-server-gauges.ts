@@ -2,9 +2,9 @@ import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@ne
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import { observeGauge } from '../../telemetry/mcp-metrics';
 import { McpAttr } from '../../telemetry/mcp-telemetry.constants';
-import type { McpResolvedOptions } from '../mcp.options';
+import type { McpResolvedOptions } from '../config/mcp.options';
 import { McpListenStreams } from '../stateless/listen-stream-registry';
-import { McpStreamRegistry } from './mcp-stream-registry';
+import { McpStreamRegistry } from '../sessions/mcp-stream-registry';
 
 /**
  * Reports a mount's live sessions and streams on this process to the OpenTelemetry gauges

@@ -1,9 +1,9 @@
 import type { ServerResponse } from 'node:http';
 import type { McpClientChannel } from '../../interfaces/mcp-delivery.interface';
 import type { JsonRpcId, JsonRpcNotification } from '../../protocol/jsonrpc';
-import type { McpPendingClientRequests } from './mcp-session-channel-pending';
+import type { McpPendingClientRequests } from '../sessions/mcp-session-channel-pending';
 import type { McpEventLog } from '../pubsub/mcp-event-log.interface';
-import { McpSseWriter } from './mcp-sse-writer';
+import { McpSseWriter } from '../sessions/mcp-sse-writer';
 
 /** What every channel of a mount shares. */
 export interface McpSessionChannelSettings {

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { McpPrincipal } from '../../interfaces/principal.interface';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
-import type { McpResolvedOptions } from '../mcp.options';
+import type { McpResolvedOptions } from '../config/mcp.options';
 import type { McpEventSink } from '../../persistence/interfaces/mcp-event-sink.interface';
 import { JsonText } from '../../persistence/json-text';
 import { MCP_COLUMN_LENGTHS } from '../../persistence/mcp-columns.constants';

@@ -5,7 +5,7 @@ import { McpRpcError } from '../../errors/mcp-rpc.errors';
 import type { McpPrincipal } from '../../interfaces/principal.interface';
 import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
-import type { McpResolvedOptions } from '../mcp.options';
+import type { McpResolvedOptions } from '../config/mcp.options';
 import {
   JsonRpcErrorCode,
   jsonRpcError,
@@ -30,7 +30,7 @@ import { McpListenStreams, acknowledgment } from '../stateless/listen-stream-reg
 import { checkParamHeaders } from '../stateless/mcp-param-headers';
 import { isRejection, readStatelessEnvelope, type StatelessEnvelope } from '../stateless/stateless-envelope';
 import { httpStatusForError } from '../stateless/stateless-rejection';
-import { httpStatusOf } from '../limit-exceeded.errors';
+import { httpStatusOf } from '../config/limit-exceeded.errors';
 import { StatelessResponseStream } from '../stateless/stateless-response-stream';
 import { decorateResult, discoverResult } from '../stateless/stateless-results';
 import { MrtrRounds } from '../stateless/mrtr-rounds';
@@ -41,14 +41,14 @@ import {
   type SubscriptionFilter,
   type SubscriptionSupport,
 } from '../stateless/subscription-filter';
-import { Toolset } from '../toolset';
+import { Toolset } from '../dispatch/toolset';
 import { McpTaskService } from '../tasks/mcp-tasks.service';
 import { declaresTasksExtension, tasksExtensionRequired } from '../../protocol/tasks';
-import { LIMIT_EXCEEDED_CODE } from '../mcp-limits.options';
+import { LIMIT_EXCEEDED_CODE } from '../config/mcp-limits.options';
 import type { McpRequest } from './mcp-body-reader';
 import { headerValue } from './mcp-http-checks';
-import { sendEmpty, sendJsonText } from './mcp-http-responses';
-import { acceptsEventStream } from './mcp-sse-writer';
+import { sendEmpty, sendJsonText } from '../responses/mcp-http-responses';
+import { acceptsEventStream } from '../sessions/mcp-sse-writer';
 import { McpStatelessAudit, type StatelessExchange } from './mcp-stateless-audit';
 import type { McpInFlightRequest } from '../shutdown/mcp-drain.service';
 import { abortedAtShutdown, SHUTDOWN_AUDIT_NOTE } from '../shutdown/shutdown-answers';

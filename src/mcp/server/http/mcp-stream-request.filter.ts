@@ -1,7 +1,7 @@
 import { Catch, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import { McpNotAStreamRequest } from './mcp-http.errors';
 import { nodeResponseOf } from './mcp-http-adapter';
-import { sendMethodNotAllowed } from './mcp-http-responses';
+import { sendMethodNotAllowed } from '../responses/mcp-http-responses';
 
 /** Answers `McpNotAStreamRequest` with 405 and the `Allow` header. */
 @Catch(McpNotAStreamRequest)

@@ -3,7 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { McpHeader } from '../../protocol/mcp-methods';
 import { headerValue } from './mcp-http-checks';
 import { McpNotAStreamRequest } from './mcp-http.errors';
-import { acceptsEventStream } from './mcp-sse-writer';
+import { acceptsEventStream } from '../sessions/mcp-sse-writer';
 
 /**
  * Lets through only GETs that ask for a session's event stream (`Accept: text/event-stream` and

@@ -2,14 +2,14 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
-import type { McpResolvedOptions } from '../mcp.options';
+import type { McpResolvedOptions } from '../config/mcp.options';
 import type { McpInboundSessionRecord } from '../../persistence/interfaces/mcp-session-store.interface';
 import type { McpEventLog, McpLoggedEvent } from '../pubsub/mcp-event-log.interface';
 import { MCP_EVENT_LOG } from '../pubsub/mcp-pubsub.providers';
-import { McpSessionBus } from '../pubsub/mcp-session-bus';
-import { TRANSPORT_ERROR_CODE, sendLimitExceeded, sendRpcError } from './mcp-http-responses';
-import { McpSseWriter, parseEventId } from './mcp-sse-writer';
-import { McpStreamRegistry, SESSION_STREAM_ID, type McpOpenStream } from './mcp-stream-registry';
+import { McpSessionBus } from '../sessions/mcp-session-bus';
+import { TRANSPORT_ERROR_CODE, sendLimitExceeded, sendRpcError } from '../responses/mcp-http-responses';
+import { McpSseWriter, parseEventId } from '../sessions/mcp-sse-writer';
+import { McpStreamRegistry, SESSION_STREAM_ID, type McpOpenStream } from '../sessions/mcp-stream-registry';
 
 /** First pause of a resumed POST stream between two reads of the log for what its request still sends. */
 const RESUME_POLL_MS = 100;

@@ -17,7 +17,7 @@ import type { McpRequest } from './mcp-body-reader';
 import { nodeResponseOf } from './mcp-http-adapter';
 import { McpHttpEndpoint } from './mcp-http.endpoint';
 import { McpStatelessEndpoint } from './mcp-stateless.endpoint';
-import { sendMethodNotAllowed } from './mcp-http-responses';
+import { sendMethodNotAllowed } from '../responses/mcp-http-responses';
 import { McpStreamRequestFilter } from './mcp-stream-request.filter';
 import { McpStreamRequestGuard } from './mcp-stream-request.guard';
 

@@ -7,7 +7,7 @@ import {
   refusedRequestId,
   unauthorizedChallenge,
 } from './bearer-challenge';
-import { resolveOAuthOptions } from './mcp-oauth.options';
+import { resolveOAuthOptions } from '../config/mcp-oauth.options';
 
 const oauth = resolveOAuthOptions('m', '/mcp', {
   publicUrl: 'https://mcp.example.com',

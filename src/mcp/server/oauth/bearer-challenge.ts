@@ -1,6 +1,6 @@
 import { ForbiddenException, UnauthorizedException } from '@nestjs/common';
 import type { JsonRpcId } from '../../protocol/jsonrpc';
-import type { McpResolvedOAuthOptions } from './mcp-oauth.options';
+import type { McpResolvedOAuthOptions } from '../config/mcp-oauth.options';
 
 /** Why a request was refused: no usable token at all, or a token the authorizer rejected. */
 export type McpBearerRefusal = 'missing' | 'invalid';

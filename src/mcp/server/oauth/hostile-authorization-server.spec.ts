@@ -1,8 +1,8 @@
 import { McpInfrastructureError } from '../../errors/mcp-infrastructure.errors';
-import type { McpResolvedOptions } from '../mcp.options';
+import type { McpResolvedOptions } from '../config/mcp.options';
 import { IntrospectionVerifier } from './introspection-verifier';
 import { JwtVerifier } from './jwt-verifier';
-import { resolveOAuthOptions } from './mcp-oauth.options';
+import { resolveOAuthOptions } from '../config/mcp-oauth.options';
 import { McpAuthorizationServerError } from './oauth.errors';
 import {
   drip,

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, Optional, type Type } from '@nestjs/common'
 import type { McpAuthorizer, McpAuthResult } from '../../interfaces/principal.interface';
 import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
-import type { McpResolvedOptions } from '../mcp.options';
+import type { McpResolvedOptions } from '../config/mcp.options';
 import {
   discoverAuthorizationServer,
   fetchJson,

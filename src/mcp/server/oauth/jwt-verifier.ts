@@ -3,7 +3,7 @@ import type { JWTVerifyGetKey } from 'jose';
 import type { McpAuthorizer, McpAuthResult } from '../../interfaces/principal.interface';
 import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
-import type { McpResolvedOptions } from '../mcp.options';
+import type { McpResolvedOptions } from '../config/mcp.options';
 import {
   discoverAuthorizationServer,
   fetchJson,

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { McpResolvedOAuthOptions } from './mcp-oauth.options';
+import type { McpResolvedOAuthOptions } from '../config/mcp-oauth.options';
 
 /** The `oauth` settings of every mount of one app, in registration order. */
 @Injectable()

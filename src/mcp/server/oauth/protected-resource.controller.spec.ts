@@ -1,7 +1,7 @@
 import { NotFoundException } from '@nestjs/common';
 import { PATH_METADATA } from '@nestjs/common/constants';
-import type { McpResolvedOptions } from '../mcp.options';
-import type { McpResolvedOAuthOptions } from './mcp-oauth.options';
+import type { McpResolvedOptions } from '../config/mcp.options';
+import type { McpResolvedOAuthOptions } from '../config/mcp-oauth.options';
 import {
   createProtectedResourceController,
   McpProtectedResourceRegistration,

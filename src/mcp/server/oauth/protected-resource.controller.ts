@@ -13,12 +13,12 @@ import {
   type Type,
 } from '@nestjs/common';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
-import type { McpResolvedOptions } from '../mcp.options';
+import type { McpResolvedOptions } from '../config/mcp.options';
 import {
   PROTECTED_RESOURCE_WELL_KNOWN,
   type McpProtectedResourceMetadata,
   type McpResolvedOAuthOptions,
-} from './mcp-oauth.options';
+} from '../config/mcp-oauth.options';
 import { McpProtectedResourceMounts } from './protected-resource-mounts';
 
 /** The one response method these controllers need; Express responses and Fastify replies both have it. */

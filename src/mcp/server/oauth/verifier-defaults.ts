@@ -1,6 +1,6 @@
 import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
 import { invalidVerifierLimitMessage } from '../../mcp.messages';
-import type { McpResolvedOptions } from '../mcp.options';
+import type { McpResolvedOptions } from '../config/mcp.options';
 import { DEFAULT_MAX_RESPONSE_BYTES, type AuthorizationServerLimits } from './authorization-server-metadata';
 
 /** What a verifier takes from the mount's `oauth` option when its own settings leave it out. */

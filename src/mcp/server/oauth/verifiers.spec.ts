@@ -1,8 +1,8 @@
 import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
-import type { McpResolvedOptions } from '../mcp.options';
+import type { McpResolvedOptions } from '../config/mcp.options';
 import { IntrospectionVerifier } from './introspection-verifier';
 import { JwtVerifier } from './jwt-verifier';
-import { resolveOAuthOptions } from './mcp-oauth.options';
+import { resolveOAuthOptions } from '../config/mcp-oauth.options';
 
 function mountWith(authorizationServers: string[]): McpResolvedOptions {
   return {

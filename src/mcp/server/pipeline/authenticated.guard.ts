@@ -1,5 +1,5 @@
 import type { CanActivate, ExecutionContext } from '@nestjs/common';
-import { isMcpAnonymous } from '../auth/anonymous-principal';
+import { isMcpAnonymous } from './anonymous-principal';
 import { getMcpContext } from './mcp-execution-context';
 
 /**

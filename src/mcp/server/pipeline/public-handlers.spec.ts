@@ -1,7 +1,7 @@
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
 import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
 import type { McpPrincipal } from '../../interfaces/principal.interface';
-import { MCP_ANONYMOUS_PRINCIPAL, isMcpAnonymous } from '../auth/anonymous-principal';
+import { MCP_ANONYMOUS_PRINCIPAL, isMcpAnonymous } from './anonymous-principal';
 import { McpAuthenticatedGuard } from './authenticated.guard';
 import { MCP_CONTEXT_TYPE, type McpExecutionInfo } from './mcp-execution-context';
 import { builtInGuards, checkedPublic } from './public-handlers';

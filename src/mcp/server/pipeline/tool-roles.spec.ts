@@ -1,7 +1,7 @@
 import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface';
 import type { McpPrincipal } from '../../interfaces/principal.interface';
 import type { JsonRpcMessage, JsonRpcResponse } from '../../protocol/jsonrpc';
-import { Toolset } from '../toolset';
+import { Toolset } from '../dispatch/toolset';
 import type { RegisteredTool } from '../tools/registered-tool';
 import { auditNoteOf, hasSomeRole } from './handler-refusal';
 

@@ -1,6 +1,6 @@
 import type { Provider } from '@nestjs/common';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
-import type { McpResolvedOptions } from '../mcp.options';
+import type { McpResolvedOptions } from '../config/mcp.options';
 import { McpLocalPubSub } from './local-pubsub';
 import type { McpPubSub } from './mcp-pubsub.interface';
 import { McpRedisPubSub } from './redis-pubsub';

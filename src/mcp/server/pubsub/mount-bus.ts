@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import type { JsonRpcNotification, JsonRpcResponse } from '../../protocol/jsonrpc';
-import type { McpResolvedOptions } from '../mcp.options';
+import type { McpResolvedOptions } from '../config/mcp.options';
 import { MCP_PUBSUB, mountBusPrefix, type McpPubSub } from './mcp-pubsub.providers';
 
 /**

@@ -8,7 +8,7 @@ import type { JsonRpcSuccess } from '../../protocol/jsonrpc';
 import { createInMemoryMcpStores } from '../../testing/in-memory-stores';
 import { McpTool } from '../decorators/mcp-tool.decorator';
 import { MCP_PUBSUB, type McpPubSub } from '../pubsub/mcp-pubsub.providers';
-import type { Toolset } from '../toolset';
+import type { Toolset } from '../dispatch/toolset';
 import { McpRegistry, getMcpRegistryToken } from './mcp-registry';
 
 const alice: McpDeliveryContext = {

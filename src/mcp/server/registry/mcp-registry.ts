@@ -12,7 +12,7 @@ import type { McpToolOptions } from '../../interfaces/mcp-tool-options.interface
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import type { JsonRpcNotification } from '../../protocol/jsonrpc';
 import { McpMethod } from '../../protocol/mcp-methods';
-import type { McpResolvedOptions } from '../mcp.options';
+import type { McpResolvedOptions } from '../config/mcp.options';
 import {
   buildPromptEntry,
   buildResourceEntry,
@@ -24,9 +24,9 @@ import { ResourceSubscriptionsFeature } from '../features/resource-subscriptions
 import { ResourcesFeature } from '../features/resources.feature';
 import type { McpHandlerKind } from '../pipeline/mcp-execution-context';
 import { McpMountBus, type McpRegistryBusMessage } from '../pubsub/mount-bus';
-import { McpSessionBus } from '../pubsub/mcp-session-bus';
+import { McpSessionBus } from '../sessions/mcp-session-bus';
 import { McpListenStreams } from '../stateless/listen-stream-registry';
-import { Toolset } from '../toolset';
+import { Toolset } from '../dispatch/toolset';
 import { McpTaskService } from '../tasks/mcp-tasks.service';
 import type { McpHandlerSwitchStore } from '../../persistence/interfaces/mcp-handler-switch-store.interface';
 import { InjectMcpHandlerSwitchStore } from '../../persistence/mcp-persistence.constants';

@@ -1,8 +1,8 @@
 import type { McpPrincipal } from '../../interfaces/principal.interface';
 import type { McpInboundSessionRecord } from '../../persistence/interfaces/mcp-session-store.interface';
 import { InMemoryMcpSessionStore } from '../../testing/in-memory-session.store';
-import type { McpResolvedOptions } from '../mcp.options';
-import type { McpSessionBus, McpSessionChangeListener } from '../pubsub/mcp-session-bus';
+import type { McpResolvedOptions } from '../config/mcp.options';
+import type { McpSessionBus, McpSessionChangeListener } from './mcp-session-bus';
 import { DEFAULT_SESSION_CACHE, type McpResolvedSessionCache } from './mcp-session-cache.options';
 import { McpCachedSessionStore } from './mcp-cached-session.store';
 

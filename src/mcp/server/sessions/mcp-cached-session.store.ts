@@ -10,8 +10,8 @@ import { InjectMcpSessionStore } from '../../persistence/mcp-persistence.constan
 import { storedPrincipalKey } from '../../persistence/new-records';
 import { isSessionIdle, sessionTouchIntervalMs } from '../../persistence/session-liveness';
 import type { McpLogLevel } from '../../protocol/log-levels';
-import type { McpResolvedOptions } from '../mcp.options';
-import { McpSessionBus } from '../pubsub/mcp-session-bus';
+import type { McpResolvedOptions } from '../config/mcp.options';
+import { McpSessionBus } from './mcp-session-bus';
 import { SessionCache } from './session-cache';
 import { SessionTouches } from './session-touches';
 

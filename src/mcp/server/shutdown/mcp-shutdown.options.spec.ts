@@ -1,5 +1,5 @@
 import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
-import { resolveMcpOptions } from '../mcp.options';
+import { resolveMcpOptions } from '../config/mcp.options';
 import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 
 const auth = () => 'alice';

@@ -1,5 +1,5 @@
 import type { ResolvedOptions } from '../../options/options-model';
-import type { MCP_MODULE_OPTIONS_MODEL } from '../mcp-module-model.options';
+import type { MCP_MODULE_OPTIONS_MODEL } from '../config/mcp-module-model.options';
 import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 
 /** The `shutdown` option after defaults. */

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
-import type { McpResolvedOptions } from '../mcp.options';
+import type { McpResolvedOptions } from '../config/mcp.options';
 import { jsonRpcResult, type JsonRpcId, type JsonRpcNotification } from '../../protocol/jsonrpc';
 import { McpMethod } from '../../protocol/mcp-methods';
 import { StatelessMetaKey, ResultType } from '../../protocol/stateless';

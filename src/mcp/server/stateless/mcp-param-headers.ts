@@ -6,7 +6,7 @@ import {
   type ParamAnnotationRules,
 } from '../../protocol/param-header-annotations';
 import { decodeHeaderValue } from '../../protocol/stateless';
-import type { Toolset } from '../toolset';
+import type { Toolset } from '../dispatch/toolset';
 import type { RegisteredTool } from '../tools/registered-tool';
 import type { HeaderReader } from './stateless-headers';
 import { headerMismatch, type StatelessRejection } from './stateless-rejection';

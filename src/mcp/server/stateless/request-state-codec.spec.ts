@@ -1,5 +1,5 @@
 import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
-import type { McpResolvedOptions } from '../mcp.options';
+import type { McpResolvedOptions } from '../config/mcp.options';
 import { RequestStateCodec, type RequestStatePayload } from './request-state-codec';
 
 const SECRET = 'a-shared-secret-of-the-unit-spec';

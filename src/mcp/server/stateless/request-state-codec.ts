@@ -7,7 +7,7 @@ import {
   invalidRequestStateSecretMessage,
   missingSharedRequestStateSecretMessage,
 } from '../../mcp.messages';
-import type { McpResolvedOptions } from '../mcp.options';
+import type { McpResolvedOptions } from '../config/mcp.options';
 
 /** How long an `input_required` round may take before its `requestState` expires, by default. */
 const DEFAULT_REQUEST_STATE_TTL_MS = 600_000;

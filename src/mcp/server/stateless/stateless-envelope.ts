@@ -7,7 +7,7 @@ import {
   StatelessMetaKey,
   isStatelessVersion,
 } from '../../protocol/stateless';
-import { isLogLevel } from '../handler-context.factory';
+import { isLogLevel } from '../pipeline/handler-context.factory';
 import { checkRoutingHeaders, type HeaderReader } from './stateless-headers';
 import { invalidEnvelope, type StatelessRejection } from './stateless-rejection';
 

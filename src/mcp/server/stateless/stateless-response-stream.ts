@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { JsonRpcNotification } from '../../protocol/jsonrpc';
-import { sendJsonText } from '../http/mcp-http-responses';
+import { sendJsonText } from '../responses/mcp-http-responses';
 
 /**
  * The answer to one stateless request. It stays a plain JSON response unless the handler sends

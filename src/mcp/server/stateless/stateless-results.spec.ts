@@ -1,7 +1,7 @@
 import { McpMethod } from '../../protocol/mcp-methods';
 import { ResultType, StatelessMetaKey } from '../../protocol/stateless';
-import type { McpResolvedOptions } from '../mcp.options';
-import { Toolset } from '../toolset';
+import type { McpResolvedOptions } from '../config/mcp.options';
+import { Toolset } from '../dispatch/toolset';
 import { SERVED_PROTOCOL_VERSIONS } from './stateless-envelope';
 import { decorateResult, discoverResult } from './stateless-results';
 

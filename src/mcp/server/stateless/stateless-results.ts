@@ -1,10 +1,10 @@
 import type { McpCacheHint } from '../interfaces/mcp-module-options.interface';
-import type { McpResolvedOptions } from '../mcp.options';
+import type { McpResolvedOptions } from '../config/mcp.options';
 import { McpMethod } from '../../protocol/mcp-methods';
 import { methodFacts } from '../../protocol/method-catalog';
 import { StatelessMetaKey, ResultType } from '../../protocol/stateless';
 import { TASKS_EXTENSION } from '../../protocol/tasks';
-import type { Toolset } from '../toolset';
+import type { Toolset } from '../dispatch/toolset';
 import { SERVED_PROTOCOL_VERSIONS } from './stateless-envelope';
 
 /** Hints of lists and `server/discover` when the mount sets none: shared, fresh for a minute. */

@@ -3,7 +3,7 @@ import { JsonRpcErrorCode, type JsonRpcNotification } from '../../protocol/jsonr
 import { McpMethod } from '../../protocol/mcp-methods';
 import { StatelessMetaKey } from '../../protocol/stateless';
 import { MCP_COLUMN_LENGTHS } from '../../persistence/mcp-columns.constants';
-import type { McpResolvedLimits } from '../mcp-limits.options';
+import type { McpResolvedLimits } from '../config/mcp-limits.options';
 
 /** What a `subscriptions/listen` stream carries (the `notifications` param and its acknowledgment). */
 export interface SubscriptionFilter {

@@ -6,7 +6,7 @@ import { McpModule } from '../../mcp.module';
 import type { JsonRpcError, JsonRpcResponse, JsonRpcSuccess } from '../../protocol/jsonrpc';
 import { createInMemoryMcpStores } from '../../testing/in-memory-stores';
 import { McpTool } from '../decorators/mcp-tool.decorator';
-import type { Toolset } from '../toolset';
+import type { Toolset } from '../dispatch/toolset';
 import { McpTaskService } from './mcp-tasks.service';
 
 /** Lets a test decide when a `hold` task ends. */

@@ -39,19 +39,19 @@ import {
 import { StatelessErrorCode, isStatelessVersion } from '../../protocol/stateless';
 import { McpListenStreams } from '../stateless/listen-stream-registry';
 import type { McpLogLevel } from '../../protocol/log-levels';
-import type { McpResolvedOptions } from '../mcp.options';
+import type { McpResolvedOptions } from '../config/mcp.options';
 import { McpMountBus, type McpTaskBusMessage, type McpTaskInputAnswer } from '../pubsub/mount-bus';
-import { McpSessionBus } from '../pubsub/mcp-session-bus';
+import { McpSessionBus } from '../sessions/mcp-session-bus';
 import { decodeCursor, encodeCursor } from '../tools/list-cursor';
 import type { RegisteredTool } from '../tools/registered-tool';
 import { errorText } from '../tools/tool-result-mapper';
-import { Toolset } from '../toolset';
+import { Toolset } from '../dispatch/toolset';
 import { McpBullTaskQueue } from './bull-task.queue';
 import { McpInlineTaskQueue } from './inline-task.queue';
 import type { McpTaskQueue, McpTaskQueueStats } from './mcp-task.queue';
 import { argumentsDigest, isTaskExpired, toDetailedTask, toWireTask, toWireTask2026 } from './task-wire';
 import { McpDrainService } from '../shutdown/mcp-drain.service';
-import { McpLimitExceededError } from '../limit-exceeded.errors';
+import { McpLimitExceededError } from '../config/limit-exceeded.errors';
 import { listedSessionOf, ownsTask, taskOwnerOf } from './task-owner';
 import { McpRedisOutageLog } from '../../redis-outage-log';
 

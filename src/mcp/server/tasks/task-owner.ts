@@ -1,6 +1,6 @@
 import type { McpTaskRecord } from '../../persistence/interfaces/mcp-task-store.interface';
 import { storedPrincipalKey } from '../../persistence/new-records';
-import { MCP_ANONYMOUS_KEY } from '../auth/anonymous-principal';
+import { MCP_ANONYMOUS_KEY } from '../pipeline/anonymous-principal';
 
 /**
  * Who may see, read, cancel and answer a task. Tasks belong to the principal key; but every

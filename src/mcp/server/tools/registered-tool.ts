@@ -1,5 +1,5 @@
 import type { McpToolContext } from '../../interfaces/mcp-tool-context.interface';
-import type { CatalogEntry } from '../catalog/handler-catalog';
+import type { CatalogEntry } from '../pipeline/handler-catalog';
 import type { CompiledValidator } from './json-schema-validator';
 import type { McpTaskSupport } from '../../protocol/tasks';
 

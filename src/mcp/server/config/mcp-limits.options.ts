@@ -1,4 +1,4 @@
-import type { McpModuleOptions } from './interfaces/mcp-module-options.interface';
+import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 
 /** Limits after defaults were applied. */
 export type McpResolvedLimits = Required<McpModuleOptions.Limits>;

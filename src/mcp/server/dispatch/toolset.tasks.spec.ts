@@ -1,9 +1,9 @@
-import type { McpDeliveryContext } from '../interfaces/mcp-delivery.interface';
-import type { JsonRpcError, JsonRpcSuccess } from '../protocol/jsonrpc';
-import type { McpTaskSupport } from '../protocol/tasks';
+import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface';
+import type { JsonRpcError, JsonRpcSuccess } from '../../protocol/jsonrpc';
+import type { McpTaskSupport } from '../../protocol/tasks';
 import { Toolset } from './toolset';
-import { discoverResult } from './stateless/stateless-results';
-import type { RegisteredTool } from './tools/registered-tool';
+import { discoverResult } from '../stateless/stateless-results';
+import type { RegisteredTool } from '../tools/registered-tool';
 
 const context: McpDeliveryContext = {
   principal: { key: 'alice', label: 'Alice', raw: null },

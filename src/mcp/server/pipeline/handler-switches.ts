@@ -1,8 +1,8 @@
 import type { McpPrincipal } from '../../interfaces/principal.interface';
 import type { McpHandlerSwitchRecord } from '../../persistence/interfaces/mcp-handler-switch-store.interface';
 import { storedHandlerName, storedPrincipalKey } from '../../persistence/new-records';
-import { isMcpAnonymous } from '../auth/anonymous-principal';
-import type { McpHandlerKind } from '../pipeline/mcp-execution-context';
+import { isMcpAnonymous } from './anonymous-principal';
+import type { McpHandlerKind } from './mcp-execution-context';
 
 /** Separates the parts of a switch key: kind, name and (for a per-principal switch) the principal key. */
 const SEP = '\u0000';

@@ -1,11 +1,11 @@
-import type { McpModuleExtras, McpModuleOptions } from './interfaces/mcp-module-options.interface';
-import { McpConfigurationError } from '../errors/mcp-configuration.errors';
-import { invalidAuthMessage, invalidOptionMessage, missingAuthMessage } from '../mcp.messages';
-import { resolveOptions, type OptionsContext, type ResolvedOptions } from '../options/options-model';
+import type { McpModuleExtras, McpModuleOptions } from '../interfaces/mcp-module-options.interface';
+import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
+import { invalidAuthMessage, invalidOptionMessage, missingAuthMessage } from '../../mcp.messages';
+import { resolveOptions, type OptionsContext, type ResolvedOptions } from '../../options/options-model';
 import { MCP_MODULE_OPTIONS_MODEL } from './mcp-module-model.options';
-import { resolveOAuthOptions, type McpResolvedOAuthOptions } from './oauth/mcp-oauth.options';
-import type { McpResolvedTasksOptions } from './tasks/mcp-tasks.options';
-import { resolveMountRetention, type McpResolvedRetention } from '../persistence/retention/mcp-retention.options';
+import { resolveOAuthOptions, type McpResolvedOAuthOptions } from './mcp-oauth.options';
+import type { McpResolvedTasksOptions } from './mcp-tasks.options';
+import { resolveMountRetention, type McpResolvedRetention } from '../../persistence/retention/mcp-retention.options';
 
 type Model = typeof MCP_MODULE_OPTIONS_MODEL;
 

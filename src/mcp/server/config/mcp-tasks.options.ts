@@ -1,6 +1,6 @@
 import type { RedisOptions } from 'ioredis';
 import type { ResolvedOptions } from '../../options/options-model';
-import type { MCP_MODULE_OPTIONS_MODEL } from '../mcp-module-model.options';
+import type { MCP_MODULE_OPTIONS_MODEL } from './mcp-module-model.options';
 import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 
 /** The `tasks` option after defaults: the Redis of the queue (null: tasks run in process), the queue name and the input bound completed from the mount. */

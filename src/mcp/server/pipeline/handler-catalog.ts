@@ -1,5 +1,5 @@
 import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
-import type { HandlerPipeline } from '../pipeline/handler-pipeline';
+import type { HandlerPipeline } from './handler-pipeline';
 
 /**
  * What every served handler (tool, prompt, resource, resource template) carries, whether a

@@ -5,10 +5,10 @@ import {
   MCP_RESOURCE_METADATA,
   MCP_RESOURCE_TEMPLATE_METADATA,
   MCP_TOOL_METADATA,
-} from '../mcp.constants';
-import type { McpToolMetadata } from '../interfaces/mcp-tool-options.interface';
-import type { McpResourceMetadata, McpResourceTemplateMetadata } from '../interfaces/mcp-resource-options.interface';
-import type { McpPromptMetadata } from '../interfaces/mcp-prompt-options.interface';
+} from '../../mcp.constants';
+import type { McpToolMetadata } from '../../interfaces/mcp-tool-options.interface';
+import type { McpResourceMetadata, McpResourceTemplateMetadata } from '../../interfaces/mcp-resource-options.interface';
+import type { McpPromptMetadata } from '../../interfaces/mcp-prompt-options.interface';
 
 /** Reads the metadata `@McpTool`, `@McpResource`, `@McpResourceTemplate` and `@McpPrompt` leave on provider methods. */
 @Injectable()

@@ -1,11 +1,11 @@
 import { Test } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { McpConfigurationError } from '../errors/mcp-configuration.errors';
-import { DEFAULT_MAX_BODY_BYTES, DEFAULT_PAGE_SIZE, DEFAULT_SESSION_IDLE_TTL_MS } from '../mcp.constants';
-import { McpModule } from '../mcp.module';
+import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_PAGE_SIZE, DEFAULT_SESSION_IDLE_TTL_MS } from '../../mcp.constants';
+import { McpModule } from '../../mcp.module';
 import { resolveMcpOptions } from './mcp.options';
-import { MCP_ENTITIES } from '../persistence/entities';
-import type { McpModuleForRootOptions, McpModuleOptions } from './interfaces/mcp-module-options.interface';
+import { MCP_ENTITIES } from '../../persistence/entities';
+import type { McpModuleForRootOptions, McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 
 const extras = { mount: 'main', path: '/mcp' };
 const auth = () => 'alice';

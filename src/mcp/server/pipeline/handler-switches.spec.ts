@@ -1,5 +1,5 @@
 import { storedHandlerName, storedPrincipalKey } from '../../persistence/new-records';
-import { MCP_ANONYMOUS_PRINCIPAL } from '../auth/anonymous-principal';
+import { MCP_ANONYMOUS_PRINCIPAL } from './anonymous-principal';
 import { HandlerSwitches } from './handler-switches';
 
 const principal = (key: string) => ({ key, label: key, raw: key });

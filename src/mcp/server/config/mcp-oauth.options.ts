@@ -1,6 +1,6 @@
 import { assertKnownOptions, McpConfigurationError } from '../../errors/mcp-configuration.errors';
 import { optionKeysOf } from '../../options/options-model';
-import { MCP_MODULE_OPTIONS_MODEL } from '../mcp-module-model.options';
+import { MCP_MODULE_OPTIONS_MODEL } from './mcp-module-model.options';
 import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 
 /** The Protected Resource Metadata document (RFC 9728 section 2) a mount publishes. */

@@ -1,6 +1,6 @@
-import { McpUnsupportedElicitationModeError } from '../errors/mcp-elicitation.errors';
-import type { McpDeliveryContext } from '../interfaces/mcp-delivery.interface';
-import type { JsonRpcRequest } from '../protocol/jsonrpc';
+import { McpUnsupportedElicitationModeError } from '../../errors/mcp-elicitation.errors';
+import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface';
+import type { JsonRpcRequest } from '../../protocol/jsonrpc';
 import { createHandlerContext } from './handler-context.factory';
 
 const request: JsonRpcRequest = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 't' } };

@@ -1,12 +1,12 @@
 import { McpRpcError } from '../../errors/mcp-rpc.errors';
 import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface';
 import { isSupportedSessionVersion } from '../../protocol/revisions';
-import { PagedList } from '../features/paged-list';
-import type { MethodInvoker } from '../features/registered-features';
-import type { HandlerPipeline } from './handler-pipeline';
-import { McpRefusedError, refusalNote } from './handler-refusal';
-import type { McpExecutionInfo, McpHandlerKind } from './mcp-execution-context';
-import type { HandlerSwitches } from '../registry/handler-switches';
+import { PagedList } from './paged-list';
+import type { MethodInvoker } from './registered-features';
+import type { HandlerPipeline } from '../pipeline/handler-pipeline';
+import { McpRefusedError, refusalNote } from '../pipeline/handler-refusal';
+import type { McpExecutionInfo, McpHandlerKind } from '../pipeline/mcp-execution-context';
+import type { HandlerSwitches } from '../pipeline/handler-switches';
 
 /** What a feature publishes about one handler, to evaluate its guards. */
 export interface GuardedEntry {

@@ -1,13 +1,13 @@
 import type { Provider } from '@nestjs/common';
-import { getMcpElicitationNotifierToken, getMcpResourceNotifierToken } from '../../mcp.constants';
-import { CompletionFeature } from './completion.feature';
-import { LoggingFeature } from './logging.feature';
-import { McpElicitationNotifier } from './mcp-elicitation-notifier';
-import { McpResourceNotifier } from './mcp-resource-notifier';
-import { PromptsFeature } from './prompts.feature';
-import { ResourceSubscriptionsFeature } from './resource-subscriptions.feature';
-import { ResourcesFeature } from './resources.feature';
-import { getMcpRegistryToken, McpRegistry } from '../registry/mcp-registry';
+import { getMcpElicitationNotifierToken, getMcpResourceNotifierToken } from '../mcp.constants';
+import { CompletionFeature } from './features/completion.feature';
+import { LoggingFeature } from './features/logging.feature';
+import { McpElicitationNotifier } from './features/mcp-elicitation-notifier';
+import { McpResourceNotifier } from './features/mcp-resource-notifier';
+import { PromptsFeature } from './features/prompts.feature';
+import { ResourceSubscriptionsFeature } from './features/resource-subscriptions.feature';
+import { ResourcesFeature } from './features/resources.feature';
+import { getMcpRegistryToken, McpRegistry } from './registry/mcp-registry';
 
 /**
  * The providers of the server features of one mount beyond tools: resources (with durable

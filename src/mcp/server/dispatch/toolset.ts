@@ -1,9 +1,9 @@
 import { HttpException, HttpStatus, Logger } from '@nestjs/common';
-import type { McpDeliveryContext, McpMessageHandler } from '../interfaces/mcp-delivery.interface';
-import type { McpToolContext } from '../interfaces/mcp-tool-context.interface';
-import { McpInfrastructureError } from '../errors/mcp-infrastructure.errors';
-import { McpRpcError } from '../errors/mcp-rpc.errors';
-import { duplicateToolMessage } from '../mcp.messages';
+import type { McpDeliveryContext, McpMessageHandler } from '../../interfaces/mcp-delivery.interface';
+import type { McpToolContext } from '../../interfaces/mcp-tool-context.interface';
+import { McpInfrastructureError } from '../../errors/mcp-infrastructure.errors';
+import { McpRpcError } from '../../errors/mcp-rpc.errors';
+import { duplicateToolMessage } from '../../mcp.messages';
 import {
   JsonRpcErrorCode,
   jsonRpcError,
@@ -11,24 +11,24 @@ import {
   type JsonRpcMessage,
   type JsonRpcRequest,
   type JsonRpcResponse,
-} from '../protocol/jsonrpc';
-import { McpMethod } from '../protocol/mcp-methods';
-import { isSupportedSessionVersion, negotiateProtocolVersion } from '../protocol/revisions';
-import { decodeCursor, encodeCursor } from './tools/list-cursor';
-import type { RegisteredTool } from './tools/registered-tool';
-import { HandlerCatalog } from './catalog/handler-catalog';
-import { errorResult, errorText, toCallToolResult } from './tools/tool-result-mapper';
-import { createHandlerContext } from './handler-context.factory';
-import { missingScopes } from './auth/missing-scopes';
-import { TRANSPORT_ERROR_CODE } from './http/mcp-http-responses';
-import type { McpExecutionInfo } from './pipeline/mcp-execution-context';
-import { auditNoteOf, hasSomeRole, McpRefusedError, refusalNote, withAuditNote } from './pipeline/handler-refusal';
-import { McpLimitExceededError, withHttpStatus } from './limit-exceeded.errors';
-import { HandlerSwitches } from './registry/handler-switches';
-import { declaresTasksExtension, tasksExtensionRequired, tasksServerCapability } from '../protocol/tasks';
-import { StatelessErrorCode, isStatelessVersion } from '../protocol/stateless';
-import { withInternalSpan } from '../telemetry/mcp-spans';
-import { McpAttr, TOOL_ERROR_TYPE } from '../telemetry/mcp-telemetry.constants';
+} from '../../protocol/jsonrpc';
+import { McpMethod } from '../../protocol/mcp-methods';
+import { isSupportedSessionVersion, negotiateProtocolVersion } from '../../protocol/revisions';
+import { decodeCursor, encodeCursor } from '../tools/list-cursor';
+import type { RegisteredTool } from '../tools/registered-tool';
+import { HandlerCatalog } from '../pipeline/handler-catalog';
+import { errorResult, errorText, toCallToolResult } from '../tools/tool-result-mapper';
+import { createHandlerContext } from '../pipeline/handler-context.factory';
+import { missingScopes } from '../pipeline/missing-scopes';
+import { TRANSPORT_ERROR_CODE } from '../responses/mcp-http-responses';
+import type { McpExecutionInfo } from '../pipeline/mcp-execution-context';
+import { auditNoteOf, hasSomeRole, McpRefusedError, refusalNote, withAuditNote } from '../pipeline/handler-refusal';
+import { McpLimitExceededError, withHttpStatus } from '../config/limit-exceeded.errors';
+import { HandlerSwitches } from '../pipeline/handler-switches';
+import { declaresTasksExtension, tasksExtensionRequired, tasksServerCapability } from '../../protocol/tasks';
+import { StatelessErrorCode, isStatelessVersion } from '../../protocol/stateless';
+import { withInternalSpan } from '../../telemetry/mcp-spans';
+import { McpAttr, TOOL_ERROR_TYPE } from '../../telemetry/mcp-telemetry.constants';
 
 /**
  * Starts a task-augmented `tools/call` of `tool`: resolves to its `CreateTaskResult`. `answers`

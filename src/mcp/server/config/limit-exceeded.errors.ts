@@ -1,4 +1,4 @@
-import { McpRpcError } from '../errors/mcp-rpc.errors';
+import { McpRpcError } from '../../errors/mcp-rpc.errors';
 import { LIMIT_EXCEEDED_CODE } from './mcp-limits.options';
 
 const HTTP_STATUS = Symbol('mcpHttpStatus');

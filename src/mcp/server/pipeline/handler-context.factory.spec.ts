@@ -1,7 +1,7 @@
-import { McpRpcError } from '../errors/mcp-rpc.errors';
-import { McpUnsupportedSamplingToolsError } from '../errors/mcp-sampling.errors';
-import type { McpDeliveryContext } from '../interfaces/mcp-delivery.interface';
-import type { JsonRpcNotification, JsonRpcRequest } from '../protocol/jsonrpc';
+import { McpRpcError } from '../../errors/mcp-rpc.errors';
+import { McpUnsupportedSamplingToolsError } from '../../errors/mcp-sampling.errors';
+import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface';
+import type { JsonRpcNotification, JsonRpcRequest } from '../../protocol/jsonrpc';
 import { createHandlerContext, isLogLevelEnabled } from './handler-context.factory';
 
 const request = (meta?: Record<string, unknown>): JsonRpcRequest => ({

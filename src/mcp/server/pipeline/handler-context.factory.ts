@@ -1,5 +1,5 @@
-import type { McpDeliveryContext } from '../interfaces/mcp-delivery.interface';
-import { MCP_LOG_LEVELS, type McpLogLevel } from '../protocol/log-levels';
+import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface';
+import { MCP_LOG_LEVELS, type McpLogLevel } from '../../protocol/log-levels';
 import { randomUUID } from 'node:crypto';
 import type {
   McpElicitResult,
@@ -8,17 +8,17 @@ import type {
   McpToolContext,
   McpUrlElicitation,
   McpUrlElicitResult,
-} from '../interfaces/mcp-tool-context.interface';
-import { McpUnsupportedElicitationModeError } from '../errors/mcp-elicitation.errors';
-import { declaredElicitationModes, type McpElicitationMode } from '../protocol/elicitation';
-import { McpUnsupportedSamplingToolsError } from '../errors/mcp-sampling.errors';
-import { declaresSamplingTools, samplingToolParams } from '../protocol/sampling';
-import { McpRpcError } from '../errors/mcp-rpc.errors';
-import { McpRequestEndedError } from '../errors/mcp-client-request.errors';
-import type { JsonRpcRequest } from '../protocol/jsonrpc';
-import { McpMethod } from '../protocol/mcp-methods';
-import { methodFacts } from '../protocol/method-catalog';
-import { StatelessErrorCode, isStatelessVersion } from '../protocol/stateless';
+} from '../../interfaces/mcp-tool-context.interface';
+import { McpUnsupportedElicitationModeError } from '../../errors/mcp-elicitation.errors';
+import { declaredElicitationModes, type McpElicitationMode } from '../../protocol/elicitation';
+import { McpUnsupportedSamplingToolsError } from '../../errors/mcp-sampling.errors';
+import { declaresSamplingTools, samplingToolParams } from '../../protocol/sampling';
+import { McpRpcError } from '../../errors/mcp-rpc.errors';
+import { McpRequestEndedError } from '../../errors/mcp-client-request.errors';
+import type { JsonRpcRequest } from '../../protocol/jsonrpc';
+import { McpMethod } from '../../protocol/mcp-methods';
+import { methodFacts } from '../../protocol/method-catalog';
+import { StatelessErrorCode, isStatelessVersion } from '../../protocol/stateless';
 
 /** True when `level` is at least as severe as `minimum`. */
 export function isLogLevelEnabled(level: McpLogLevel, minimum: McpLogLevel | null | undefined): boolean {

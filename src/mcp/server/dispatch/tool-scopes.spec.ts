@@ -1,8 +1,8 @@
-import type { McpDeliveryContext } from '../interfaces/mcp-delivery.interface';
-import type { McpPrincipal } from '../interfaces/principal.interface';
-import type { JsonRpcMessage } from '../protocol/jsonrpc';
+import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface';
+import type { McpPrincipal } from '../../interfaces/principal.interface';
+import type { JsonRpcMessage } from '../../protocol/jsonrpc';
 import { Toolset } from './toolset';
-import type { RegisteredTool } from './tools/registered-tool';
+import type { RegisteredTool } from '../tools/registered-tool';
 
 function tool(name: string, scopes?: string[]): RegisteredTool {
   return {

@@ -1,7 +1,7 @@
 import type { Response } from 'express';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
-import { DEFAULT_STREAM_OPTIONS } from './mcp-stream.options';
+import { DEFAULT_STREAM_OPTIONS } from '../http/mcp-stream.options';
 import { acceptsEventStream, McpSseWriter, parseEventId } from './mcp-sse-writer';
 
 describe('acceptsEventStream', () => {

@@ -2,16 +2,16 @@ import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnModu
 import { randomBytes } from 'node:crypto';
 import type { McpSessionNotifier } from '../../interfaces/mcp-session-notifier.interface';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
-import type { McpResolvedOptions } from '../mcp.options';
+import type { McpResolvedOptions } from '../config/mcp.options';
 import type { JsonRpcNotification, JsonRpcResponse } from '../../protocol/jsonrpc';
 import { McpMethod } from '../../protocol/mcp-methods';
-import { McpPendingClientRequests } from '../http/mcp-session-channel-pending';
-import { McpStreamRegistry } from '../http/mcp-stream-registry';
-import { Toolset } from '../toolset';
-import { MCP_EVENT_LOG, MCP_PUBSUB, type McpPubSub } from './mcp-pubsub.providers';
-import type { McpEventLog } from './mcp-event-log.interface';
-import { McpMountBus, type McpSessionBusMessage } from './mount-bus';
-import { SESSION_STREAM_ID } from '../http/mcp-stream-registry';
+import { McpPendingClientRequests } from './mcp-session-channel-pending';
+import { McpStreamRegistry } from './mcp-stream-registry';
+import { Toolset } from '../dispatch/toolset';
+import { MCP_EVENT_LOG, MCP_PUBSUB, type McpPubSub } from '../pubsub/mcp-pubsub.providers';
+import type { McpEventLog } from '../pubsub/mcp-event-log.interface';
+import { McpMountBus, type McpSessionBusMessage } from '../pubsub/mount-bus';
+import { SESSION_STREAM_ID } from './mcp-stream-registry';
 
 /**
  * Told when another replica ended a session (`principalKey`: only if the session is bound to that
