@@ -16,8 +16,8 @@ MUTATE[stdio]='src/mcp/client/transports/stdio/stdio-deadline.ts,src/mcp/client/
 SPECS[stdio]='src/mcp/client/transports/stdio/stdio-deadline.spec.ts,src/mcp/client/transports/stdio/stdio-process.spec.ts,src/mcp/client/transports/stdio/stdio-handshake.spec.ts'
 MUTATE[persistence]='src/mcp/persistence/group-committer.ts,src/mcp/persistence/typeorm/entity-sql.ts'
 SPECS[persistence]='src/mcp/persistence/group-committer.spec.ts,src/mcp/persistence/typeorm/entity-sql.spec.ts'
-MUTATE[toolset]='src/mcp/server/dispatch/toolset.ts'
-SPECS[toolset]='src/mcp/server/toolset.spec.ts,src/mcp/server/toolset.explorer.spec.ts'
+MUTATE[toolset]='src/mcp/server/dispatch/*.ts,!src/mcp/server/dispatch/*.spec.ts'
+SPECS[toolset]='src/mcp/server/dispatch/toolset.spec.ts,src/mcp/server/dispatch/toolset.tasks.spec.ts,src/mcp/server/toolset.explorer.spec.ts'
 MUTATE[protocol]='src/mcp/protocol/**/*.ts,!src/mcp/protocol/**/*.spec.ts,!src/mcp/protocol/index.ts'
 SPECS[protocol]='src/mcp/protocol/*.spec.ts,src/mcp/server/stateless/*.spec.ts'
 

@@ -2,7 +2,8 @@ import { McpRpcError } from '../../errors/mcp-rpc.errors';
 import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface';
 import type { McpToolContext } from '../../interfaces/mcp-tool-context.interface';
 import { JsonRpcErrorCode, type JsonRpcRequest } from '../../protocol/jsonrpc';
-import { isPropagated, type Toolset } from '../dispatch/toolset';
+import { isPropagated } from '../dispatch/handler-errors';
+import type { Toolset } from '../dispatch/toolset';
 import { errorText } from '../tools/tool-result-mapper';
 
 /**

@@ -4,7 +4,7 @@ import type { McpInputRequestOptions } from '../../interfaces/mcp-tool-context.i
 import { JsonRpcErrorCode } from '../../protocol/jsonrpc';
 import { McpMethod } from '../../protocol/mcp-methods';
 import { CLIENT_CAPABILITY_OF_REQUEST } from '../../protocol/method-catalog';
-import { propagateFromHandlers } from '../dispatch/toolset';
+import { propagateFromHandlers } from '../dispatch/handler-errors';
 
 /** One request the server needs the client to answer before a stateless request can complete. */
 export interface InputRequest {
