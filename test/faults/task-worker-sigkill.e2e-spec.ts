@@ -104,6 +104,15 @@ describe('a task worker SIGKILLed mid-task (PostgreSQL; Bull on Redis, or in pro
       (await ledger(entry)).length === 1 ? ledger(entry) : undefined,
     );
     expect(deadPid).toBe(child.child.pid);
+    // The handler's status update follows its ledger row: kill the worker once it is recorded too,
+    // so that the task's trail holds what the dead worker did before it died.
+    await pollUntil('the handler status update of the child', async () => {
+      const rows = await db.dataSource.query(
+        `SELECT 1 FROM mcp_events WHERE kind = 'task' AND request->>'taskId' = $1 AND request->>'transition' = 'message'`,
+        [task.taskId],
+      );
+      return rows.length ? true : undefined;
+    });
     child.child.kill('SIGKILL');
     await child.stop(1000);
     await doomed.close().catch(() => undefined);
