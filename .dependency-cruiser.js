@@ -39,7 +39,7 @@ const serverLayerRules = SERVER_LAYERS.map((folder, index) => ({
   severity: 'error',
   from: { path: `^src/mcp/server/${folder}/` },
   to: {
-    path: `^src/mcp/server/(${[...SERVER_LAYERS.slice(index + 1), '[^/]+[.]ts$'].join('|')})`,
+    path: `^src/mcp/server/(${[...SERVER_LAYERS.slice(index + 1).map((above) => `${above}/`), '[^/]+[.]ts$'].join('|')})`,
   },
 }));
 

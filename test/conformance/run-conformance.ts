@@ -24,7 +24,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { readExpectedFailures } from './harness/expected-failures';
 import { startLoopbackProxy, type LoopbackProxy } from './harness/loopback-proxy';
 import { killAll, start, stop, waitWithDeadline, type Started } from './harness/processes';
@@ -98,6 +98,9 @@ function npx(pkg: string, args: string[]): string[] {
  */
 const cliPaths = new Map<string, string>();
 
+/** Marks the line on which npx's shell prints its PATH. */
+const PATH_MARKER = 'CONFORMANCE_CLI_PATH=';
+
 /** The conformance CLI of `pkg` with `args`, and the environment it runs in. */
 function conformanceCli(pkg: string, args: string[]): { argv: string[]; env: NodeJS.ProcessEnv } {
   const path = cliPaths.get(pkg);
@@ -120,11 +123,11 @@ function tail(file: string, lines = 40): string {
 async function resolvePackage(pkg: string, workdir: string): Promise<void> {
   const logFile = join(workdir, `npx-${pkg.replace(/[^a-z0-9.]+/gi, '_')}.log`);
   let path = '';
-  const run = start(npx(pkg, ['-c', 'conformance --version && node -p process.env.PATH']), {
+  const run = start(npx(pkg, ['-c', `conformance --version && node -p '"${PATH_MARKER}" + process.env.PATH'`]), {
     cwd: ROOT,
     logFile,
     onLine: (line) => {
-      if (line.includes(delimiter) || line.startsWith('/')) path = line.trim();
+      if (line.startsWith(PATH_MARKER)) path = line.slice(PATH_MARKER.length).trim();
     },
   });
   const code = await waitWithDeadline(run, NPX_RESOLVE_MS);

@@ -10,7 +10,7 @@ import { withInternalSpan } from '../../telemetry/mcp-spans';
 import { McpAttr, TOOL_ERROR_TYPE } from '../../telemetry/mcp-telemetry.constants';
 import { hasSomeRole, McpRefusedError, refusalNote, withAuditNote } from '../pipeline/handler-refusal';
 import type { HandlerSwitches } from '../pipeline/handler-switches';
-import type { McpExecutionInfo } from '../pipeline/mcp-execution-context';
+import { executionInfoOf, type McpExecutionInfo } from '../pipeline/mcp-execution-context';
 import { missingScopes } from '../pipeline/missing-scopes';
 import { TRANSPORT_ERROR_CODE } from '../responses/mcp-http-responses';
 import type { RegisteredTool } from '../tools/registered-tool';
@@ -52,24 +52,6 @@ function handlerSpan(name: string, work: () => Promise<Record<string, unknown>>)
     work,
     (result) => (result.isError === true ? TOOL_ERROR_TYPE : null),
   );
-}
-
-/** The execution facts of a tool handler for its guards (`phase` `list` or `call`). */
-export function toolExecutionInfo(
-  method: string,
-  name: string,
-  context: McpDeliveryContext,
-  phase: McpExecutionInfo['phase'],
-): McpExecutionInfo {
-  return {
-    phase,
-    method,
-    kind: 'tool',
-    name,
-    principal: context.principal,
-    sessionId: context.sessionId,
-    protocolVersion: context.protocolVersion,
-  };
 }
 
 /**
@@ -210,7 +192,7 @@ export class ToolInvoker {
     const pipeline = tool.pipeline as NonNullable<RegisteredTool['pipeline']>;
     return this.inFlight.run(request, context, async (toolContext) => {
       const info: McpExecutionInfo = {
-        ...toolExecutionInfo(McpMethod.ToolsCall, tool.name, context, 'call'),
+        ...executionInfoOf('call', McpMethod.ToolsCall, 'tool', tool.name, context),
         arguments: request.params?.arguments ?? {},
         handlerContext: toolContext,
       };

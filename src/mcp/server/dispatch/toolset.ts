@@ -22,7 +22,8 @@ import { auditNoteOf, hasSomeRole, McpRefusedError, withAuditNote } from '../pip
 import { McpLimitExceededError, withHttpStatus } from '../config/limit-exceeded.errors';
 import { HandlerSwitches } from '../pipeline/handler-switches';
 import { InFlightRequests } from './in-flight-requests';
-import { ToolInvoker, toolExecutionInfo, type McpTaskStarter } from './tool-invoker';
+import { ToolInvoker, type McpTaskStarter } from './tool-invoker';
+import { executionInfoOf } from '../pipeline/mcp-execution-context';
 
 /** True when `tool` may run as a task. */
 function allowsTasks(tool: RegisteredTool): boolean {
@@ -253,7 +254,7 @@ export class Toolset implements McpMessageHandler {
           return false;
         if (!this.switches.allows('tool', tool.name, context.principal)) return false;
         if (!tool.pipeline?.mayRefuse) return true;
-        const info = toolExecutionInfo(McpMethod.ToolsList, tool.name, context, 'list');
+        const info = executionInfoOf('list', McpMethod.ToolsList, 'tool', tool.name, context);
         return (await (await tool.pipeline.prepare(info)).authorize(info)).allowed;
       }),
     );

@@ -5,7 +5,7 @@ import { PagedList } from './paged-list';
 import type { MethodInvoker } from './registered-features';
 import type { HandlerPipeline } from '../pipeline/handler-pipeline';
 import { McpRefusedError, refusalNote } from '../pipeline/handler-refusal';
-import type { McpExecutionInfo, McpHandlerKind } from '../pipeline/mcp-execution-context';
+import { executionInfoOf, type McpExecutionInfo, type McpHandlerKind } from '../pipeline/mcp-execution-context';
 import type { HandlerSwitches } from '../pipeline/handler-switches';
 
 /** What a feature publishes about one handler, to evaluate its guards. */
@@ -36,13 +36,7 @@ export function guardedInvoker(
   return async (raw, context) => {
     let argument = raw;
     const info: McpExecutionInfo = {
-      phase: 'call',
-      method,
-      kind,
-      name,
-      principal: context.principal,
-      sessionId: context.sessionId,
-      protocolVersion: context.protocolVersion,
+      ...executionInfoOf('call', method, kind, name, context),
       arguments: argument,
       handlerContext: context,
     };
@@ -69,15 +63,7 @@ export async function isVisibleTo(
   context: McpDeliveryContext,
 ): Promise<boolean> {
   if (!pipeline?.mayRefuse) return true;
-  const info: McpExecutionInfo = {
-    phase: 'list',
-    method,
-    kind,
-    name,
-    principal: context.principal,
-    sessionId: context.sessionId,
-    protocolVersion: context.protocolVersion,
-  };
+  const info = executionInfoOf('list', method, kind, name, context);
   return (await (await pipeline.prepare(info)).authorize(info)).allowed;
 }
 

@@ -1,4 +1,5 @@
 import type { ExecutionContext } from '@nestjs/common';
+import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface';
 import type { McpPrincipal } from '../../interfaces/principal.interface';
 import type { McpToolContext } from '../../interfaces/mcp-tool-context.interface';
 
@@ -50,4 +51,27 @@ export interface McpExecutionInfo {
 export function getMcpContext(context: ExecutionContext): McpExecutionInfo | null {
   if (context.getType<string>() !== MCP_CONTEXT_TYPE) return null;
   return context.getArgByIndex<McpExecutionInfo | undefined>(2) ?? null;
+}
+
+/**
+ * @internal
+ * What the guards of one handler are told about a call or a list (`phase`), from the caller's
+ * delivery context; a call adds its arguments and handler context.
+ */
+export function executionInfoOf(
+  phase: McpExecutionInfo['phase'],
+  method: string,
+  kind: McpHandlerKind,
+  name: string,
+  context: Pick<McpDeliveryContext, 'principal' | 'sessionId' | 'protocolVersion'>,
+): McpExecutionInfo {
+  return {
+    phase,
+    method,
+    kind,
+    name,
+    principal: context.principal,
+    sessionId: context.sessionId,
+    protocolVersion: context.protocolVersion,
+  };
 }
