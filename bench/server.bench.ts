@@ -33,7 +33,7 @@ import {
 import { benchTargets, type TargetSetup } from './server/bench.targets';
 import { checkEventRows, type RequestTally } from './server/event-log.check';
 import { runLoad, type LoadResult } from './server/load.runner';
-import { openMcpSession, type McpBenchSession } from './server/mcp.session';
+import { openMcpSession, openStatelessCalls, type McpBenchSession } from './server/mcp.session';
 import { sampleHostBusy } from './server/proc.stats';
 import { TargetProcess, freePort, type TargetSpec } from './server/target.process';
 import { measureTarget, type Measurement } from './server/target.measurement';
@@ -120,7 +120,8 @@ async function main(cleanup: BenchCleanup): Promise<number> {
     });
     cleanup.add(`stop target ${spec.key}`, () => target.stop());
     targets.push(target);
-    const session = await openMcpSession(target.url, spec.token).catch((error: Error) => {
+    const open = spec.revision === 'stateless' ? openStatelessCalls : openMcpSession;
+    const session = await open(target.url, spec.token).catch((error: Error) => {
       throw new Error(
         `target ${spec.key} (${spec.label}) refused the handshake: ${error.message}\n${target.outputTail}`,
       );
@@ -132,7 +133,7 @@ async function main(cleanup: BenchCleanup): Promise<number> {
     }
     progress(
       `target ${spec.label.padEnd(labelWidth([spec.label]) - 1)} pid ${target.pid} port ${target.port} ready in ${Date.now() - started} ms, ` +
-        `session ${session.sessionId.slice(0, 8)}... (${session.protocolVersion})${session.poweredBy ? `, X-Powered-By ${session.poweredBy}` : ''}`,
+        `${session.sessionId ? `session ${session.sessionId.slice(0, 8)}...` : 'no session'} (${session.protocolVersion})${session.poweredBy ? `, X-Powered-By ${session.poweredBy}` : ''}`,
     );
   }
 
@@ -173,7 +174,8 @@ async function main(cleanup: BenchCleanup): Promise<number> {
   let eventsOk = true;
   for (const [key, db] of databases) {
     const spec = targets.find((t) => t.spec.key === key)?.spec;
-    const check = await checkEventRows(db, tallies.get(key) as RequestTally, spec?.label ?? key);
+    const setupRows = sessions.get(key)?.setupRows ?? 0;
+    const check = await checkEventRows(db, tallies.get(key) as RequestTally, spec?.label ?? key, setupRows);
     eventLines.push(...check.lines);
     eventsOk &&= check.ok;
   }
@@ -195,6 +197,11 @@ async function main(cleanup: BenchCleanup): Promise<number> {
     'same work everywhere: one echo tool, one stateful 2025-11-25 session (Mcp-Session-Id) shared by all connections, ' +
       'JSON responses (no SSE), one Node process per target, loopback, autocannon checks every response body',
   );
+  if (specs.some((s) => s.revision === 'stateless')) {
+    console.log(
+      'except ours-stateless(pg): the same app on the defaults driven with stateless 2026-07-28 calls (the envelope in params._meta, no session)',
+    );
+  }
   console.log(
     `bearer token checked by: ${
       specs

@@ -4,16 +4,20 @@ import { OURS_KEYS } from './bench.targets';
 
 /** The performance goals the run reports as PASS or MISS (a MISS does not fail the run). */
 export interface BenchGoals {
-  /** At c=32: ours(pg) req/s at least this multiple of each peer's. */
+  /** At c=32: ours(pg) (Express, the default) req/s at least this multiple of each peer's. */
   peerRatio: number;
-  /** At c=32: ours(pg) p99 latency below this, in milliseconds. */
-  p99Ms: number;
-  /** At c=32: ours(pg) server CPU per request at most this, in microseconds. */
-  cpuUsPerReq: number;
-  /** At c=1: ours(pg) p50 latency at most this, in milliseconds. */
-  p50MsAtOne: number;
+  /** At c=32: ours-fastify(pg) req/s at least this multiple of each peer's. */
+  fastifyPeerRatio: number;
+  /** At c=32: ours(pg) server CPU per request at most this multiple of sdk-2.x's. */
+  cpuRatioToSdk2: number;
   /** At c=1: ours-async(pg) req/s at least this multiple of each peer's. */
   asyncPeerRatio: number;
+  /** At c=1: ours(pg) (synchronous audit commit) p50 at most this multiple of sdk-2.x's p50. */
+  p50RatioToSdk2AtOne: number;
+  /** At c=1: ours(pg) (Express) server CPU per request and p50 at most this multiple of ours-fastify(pg)'s. */
+  adapterSpread: number;
+  /** Every target of ours: req/s at least this multiple of its baseline's (BENCH_BASELINE), at every concurrency. */
+  baselineFloor: number;
 }
 
 /** Settings of one benchmark run, read from the environment. */
@@ -96,7 +100,15 @@ export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConf
     concurrencies: [1, 32],
     only: list(env.BENCH_TARGETS),
     pgAdminUrl: env.BENCH_PG_URL?.trim() || env.TEST_PG_URL?.trim() || 'postgres://postgres@127.0.0.1:5432/test',
-    goals: { peerRatio: 2.0, p99Ms: 20, cpuUsPerReq: 200, p50MsAtOne: 0.8, asyncPeerRatio: 1.0 },
+    goals: {
+      peerRatio: 2.0,
+      fastifyPeerRatio: 2.5,
+      cpuRatioToSdk2: 0.5,
+      asyncPeerRatio: 1.0,
+      p50RatioToSdk2AtOne: 1.5,
+      adapterSpread: 1.2,
+      baselineFloor: 0.95,
+    },
     baseline: baselineOf(env),
   };
 }

@@ -64,7 +64,7 @@ function times(value: number): string {
   return Number.isFinite(value) ? `${value.toFixed(2)}x` : '-';
 }
 
-const LABEL_WIDTH = 17;
+const LABEL_WIDTH = 20;
 
 /** The width of the target column for these labels: the usual 17, wider for a longer label (a baseline's). */
 export function labelWidth(labels: string[]): number {
@@ -163,10 +163,17 @@ export interface GoalVerdict {
 }
 
 /**
- * The goals: at c=32, ours(pg) (audit committed before the answer) at `peerRatio` times each
- * peer's req/s, p99 below `p99Ms` and server CPU at most `cpuUsPerReq`; at c=1, ours(pg) p50 at
- * most `p50MsAtOne` and ours-async(pg) at `asyncPeerRatio` times each peer's req/s. A goal whose
- * targets were not run is reported as not measured.
+ * The goals, each against targets measured in the same run:
+ * - at c=32, ours(pg) (Express, audit committed before the answer) at `peerRatio` times each
+ *   peer's req/s and ours-fastify(pg) at `fastifyPeerRatio` times; ours(pg)'s server CPU per
+ *   request at most `cpuRatioToSdk2` times sdk-2.x's;
+ * - at c=1, ours-async(pg) at `asyncPeerRatio` times each peer's req/s; ours(pg)'s p50 at most
+ *   `p50RatioToSdk2AtOne` times sdk-2.x's; Express within `adapterSpread` of Fastify, in server
+ *   CPU per request and in p50;
+ * - with a baseline, every target of ours at `baselineFloor` times its baseline's req/s at every
+ *   concurrency (no regression).
+ *
+ * A goal whose targets were not run is reported as not measured.
  */
 export function judgeGoals(summaries: Summary[], config: BenchConfig, notes: Map<string, string>): GoalVerdict[] {
   const { goals } = config;
@@ -181,45 +188,79 @@ export function judgeGoals(summaries: Summary[], config: BenchConfig, notes: Map
       pass: measured && pass,
     });
   };
+  /** `ours / theirs` of one figure, NaN when either target did not run. */
+  const ratioOf = (ours: Summary | undefined, theirs: Summary | undefined, figure: (s: Summary) => number) =>
+    ours && theirs ? figure(ours) / figure(theirs) : NaN;
+  const atLeast = (ratio: number, goal: number) => ratio >= goal;
+  const atMost = (ratio: number, goal: number) => ratio <= goal;
+  const reqPerSec = (s: Summary) => s.reqPerSec;
+
   const top = Math.max(...config.concurrencies);
-  const ours = find('ours', top);
-  for (const peer of peersAt(top)) {
-    const ratio = ours ? ours.reqPerSec / peer.reqPerSec : NaN;
-    add(
-      `c=${top} ours(pg) req/s >= ${goals.peerRatio.toFixed(1)}x ${peer.label}: ${times(ratio)}`,
-      ratio >= goals.peerRatio,
-      Boolean(ours),
-      'ours',
-    );
-  }
-  add(
-    `c=${top} ours(pg) p99 < ${goals.p99Ms} ms: ${formatMs(ours?.p99Ms ?? NaN)} ms`,
-    (ours?.p99Ms ?? NaN) < goals.p99Ms,
-    Boolean(ours),
-    'ours',
-  );
-  add(
-    `c=${top} ours(pg) server cpu <= ${goals.cpuUsPerReq} µs/req: ${whole(ours?.cpuUsPerReq ?? NaN)} µs/req`,
-    (ours?.cpuUsPerReq ?? NaN) <= goals.cpuUsPerReq,
-    Boolean(ours),
-    'ours',
-  );
   const low = Math.min(...config.concurrencies);
-  const oursLow = find('ours', low);
+  for (const [key, goal] of [
+    ['ours', goals.peerRatio],
+    ['ours-fastify', goals.fastifyPeerRatio],
+  ] as const) {
+    const ours = find(key, top);
+    for (const peer of peersAt(top)) {
+      const ratio = ratioOf(ours, peer, reqPerSec);
+      add(
+        `c=${top} ${key}(pg) req/s >= ${goal.toFixed(1)}x ${peer.label}: ${times(ratio)}`,
+        atLeast(ratio, goal),
+        Boolean(ours),
+        key,
+      );
+    }
+  }
+  const sdk2Top = find('sdk2', top);
+  const cpuRatio = ratioOf(find('ours', top), sdk2Top, (s) => s.cpuUsPerReq);
   add(
-    `c=${low} ours(pg) p50 <= ${goals.p50MsAtOne} ms: ${formatMs(oursLow?.p50Ms ?? NaN)} ms`,
-    (oursLow?.p50Ms ?? NaN) <= goals.p50MsAtOne,
-    Boolean(oursLow),
+    `c=${top} ours(pg) server cpu/req <= ${goals.cpuRatioToSdk2.toFixed(2)}x sdk-2.x's: ${times(cpuRatio)}`,
+    atMost(cpuRatio, goals.cpuRatioToSdk2),
+    Boolean(find('ours', top) && sdk2Top),
     'ours',
   );
   const asyncLow = find('ours-async', low);
   for (const peer of peersAt(low)) {
-    const ratio = asyncLow ? asyncLow.reqPerSec / peer.reqPerSec : NaN;
+    const ratio = ratioOf(asyncLow, peer, reqPerSec);
     add(
       `c=${low} ours-async(pg) req/s >= ${goals.asyncPeerRatio.toFixed(1)}x ${peer.label}: ${times(ratio)}`,
-      ratio >= goals.asyncPeerRatio,
+      atLeast(ratio, goals.asyncPeerRatio),
       Boolean(asyncLow),
       'ours-async',
+    );
+  }
+  const oursLow = find('ours', low);
+  const sdk2Low = find('sdk2', low);
+  const p50Ratio = ratioOf(oursLow, sdk2Low, (s) => s.p50Ms);
+  add(
+    `c=${low} ours(pg) p50 <= ${goals.p50RatioToSdk2AtOne.toFixed(1)}x sdk-2.x's: ${formatMs(oursLow?.p50Ms ?? NaN)} vs ${formatMs(sdk2Low?.p50Ms ?? NaN)} ms, ${times(p50Ratio)}`,
+    atMost(p50Ratio, goals.p50RatioToSdk2AtOne),
+    Boolean(oursLow && sdk2Low),
+    'ours',
+  );
+  const fastifyLow = find('ours-fastify', low);
+  for (const [name, figure] of [
+    ['server cpu/req', (s: Summary) => s.cpuUsPerReq],
+    ['p50', (s: Summary) => s.p50Ms],
+  ] as const) {
+    const ratio = ratioOf(oursLow, fastifyLow, figure);
+    add(
+      `c=${low} ours(pg) ${name} <= ${goals.adapterSpread.toFixed(1)}x ours-fastify(pg)'s: ${times(ratio)}`,
+      atMost(ratio, goals.adapterSpread),
+      Boolean(oursLow && fastifyLow),
+      'ours',
+    );
+  }
+  for (const baseline of summaries.filter((s) => s.role === 'baseline' && s.mirrors)) {
+    const ours = find(baseline.mirrors as string, baseline.connections);
+    if (!ours) continue;
+    const ratio = ratioOf(ours, baseline, reqPerSec);
+    add(
+      `c=${baseline.connections} ${ours.label} req/s >= ${goals.baselineFloor.toFixed(2)}x ${baseline.label} (no regression): ${times(ratio)}`,
+      atLeast(ratio, goals.baselineFloor),
+      true,
+      ours.key,
     );
   }
   return verdicts;

@@ -14,10 +14,19 @@ export interface TargetSetup {
 }
 
 /** Keys of every target, in the order of the first round. */
-export const TARGET_KEYS = ['bare', 'sdk1', 'sdk2', 'mcpnest', 'ours', 'ours-fastify', 'ours-async'] as const;
+export const TARGET_KEYS = [
+  'bare',
+  'sdk1',
+  'sdk2',
+  'mcpnest',
+  'ours',
+  'ours-fastify',
+  'ours-async',
+  'ours-stateless',
+] as const;
 
 /** The targets of ours: the example app on PostgreSQL, each with its own database. */
-export const OURS_KEYS = ['ours', 'ours-fastify', 'ours-async'] as const;
+export const OURS_KEYS = ['ours', 'ours-fastify', 'ours-async', 'ours-stateless'] as const;
 
 /**
  * Runs a TypeScript program of this folder as plain JavaScript (`node -e`): the target then
@@ -51,11 +60,17 @@ function appReads(appRoot: string, name: string): boolean {
 }
 
 /** The variants of ours: the example app on the defaults, and with one switch each. */
-const OURS_VARIANTS: { key: (typeof OURS_KEYS)[number]; env: Record<string, string> }[] = [
+const OURS_VARIANTS: {
+  key: (typeof OURS_KEYS)[number];
+  env: Record<string, string>;
+  revision?: TargetSpec['revision'];
+}[] = [
   { key: 'ours', env: {} },
   // The adapter is checked on the wire (a Nest app on Express says `X-Powered-By: Express`).
   { key: 'ours-fastify', env: { HTTP_ADAPTER: 'fastify' } },
   { key: 'ours-async', env: { AUDIT_COMMIT: 'async' } },
+  // The defaults, driven with stateless 2026-07-28 calls instead of a session.
+  { key: 'ours-stateless', env: {}, revision: 'stateless' },
 ];
 
 /**
@@ -96,6 +111,7 @@ function appTarget(
     token: setup.token,
     checksToken: true,
     database: true,
+    revision: variant.revision,
   };
 }
 

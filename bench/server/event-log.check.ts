@@ -1,8 +1,5 @@
 import type { BenchDatabase, EventCount } from './bench.database';
 
-/** Rows written by the handshake: `initialize` and `notifications/initialized`. */
-const HANDSHAKE_ROWS = 2;
-
 /** What autocannon did against one target of ours, over every run including warm-ups. */
 export interface RequestTally {
   /** Responses received. */
@@ -29,17 +26,19 @@ async function settledCounts(db: BenchDatabase, deadlineMs: number): Promise<Eve
  * Compares the `mcp_events` rows of one target's database with the requests autocannon completed
  * against it: every answered request must have its row (a response never leaves before its row
  * is committed; with `AUDIT_COMMIT=async` the commit just does not wait for the WAL flush), and
- * there can be no more rows than requests sent.
+ * there can be no more rows than requests sent. `setupRows` are the rows of opening the session
+ * (the handshake) or of the stateless probe call.
  */
 export async function checkEventRows(
   db: BenchDatabase,
   tally: RequestTally,
   label: string,
+  setupRows: number,
 ): Promise<{ lines: string[]; ok: boolean }> {
   const counts = await settledCounts(db, 15_000);
   const rows = counts.reduce((sum, c) => sum + c.rows, 0);
-  const low = tally.answered + HANDSHAKE_ROWS;
-  const high = tally.sent + HANDSHAKE_ROWS;
+  const low = tally.answered + setupRows;
+  const high = tally.sent + setupRows;
   const ok = rows >= low && rows <= high;
   const verdict =
     rows < low
@@ -51,7 +50,7 @@ export async function checkEventRows(
   return {
     ok,
     lines: [
-      `events ${label}: mcp_events rows ${rows} vs autocannon completed ${tally.answered} + ${HANDSHAKE_ROWS} handshake = ${low} ` +
+      `events ${label}: mcp_events rows ${rows} vs autocannon completed ${tally.answered} + ${setupRows} setup = ${low} ` +
         `(sent ${tally.sent}; requests cut off at the end of a run may add up to ${tally.sent - tally.answered}) -> ${verdict}`,
       `events ${label} by kind/method/status: ${groups}`,
     ],

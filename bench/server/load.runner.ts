@@ -96,7 +96,11 @@ export function runLoad(
                 jsonrpc: '2.0',
                 id,
                 method: 'tools/call',
-                params: { name: 'echo', arguments: { text: echoText(id) } },
+                params: {
+                  name: 'echo',
+                  arguments: { text: echoText(id) },
+                  ...(session.meta ? { _meta: session.meta } : {}),
+                },
               });
               return request;
             },

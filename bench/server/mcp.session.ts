@@ -1,12 +1,23 @@
 /** The protocol revision the benchmark asks for in `initialize`. */
 export const BENCH_PROTOCOL_VERSION = '2025-11-25';
 
-/** A session opened on one target: what every benchmark request must carry. */
+/** The stateless revision the `ours-stateless` target is driven with. */
+export const BENCH_STATELESS_VERSION = '2026-07-28';
+
+/**
+ * What every benchmark request to one target must carry: a 2025-11-25 session opened with the
+ * handshake, or the per-request envelope of the stateless revision (no session).
+ */
 export interface McpBenchSession {
-  sessionId: string;
+  /** The `Mcp-Session-Id`, or null on the stateless revision. */
+  sessionId: string | null;
   protocolVersion: string;
   /** Headers of a `tools/call` POST in this session. */
   headers: Record<string, string>;
+  /** The `_meta` every `tools/call`'s params carry (the stateless envelope), if any. */
+  meta?: Record<string, unknown>;
+  /** How many `mcp_events` rows opening it wrote (the handshake, or the stateless probe call). */
+  setupRows: number;
   /** The `X-Powered-By` header of the `initialize` answer, if any (Express sends one). */
   poweredBy: string | null;
 }
@@ -67,5 +78,52 @@ export async function openMcpSession(url: string, token: string): Promise<McpBen
       `notifications/initialized was refused: HTTP ${initialized.status}, body ${initialized.text.slice(0, 300)}`,
     );
   }
-  return { sessionId, protocolVersion, headers, poweredBy: init.headers.get('x-powered-by') };
+  return { sessionId, protocolVersion, headers, setupRows: 2, poweredBy: init.headers.get('x-powered-by') };
+}
+
+/**
+ * Prepares stateless (2026-07-28) calls: no handshake; every `tools/call` carries the revision,
+ * the client's info and capabilities in `params._meta` and the routing headers
+ * (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`). One probe call checks that the target
+ * answers them without a session; throws, quoting the server, when it does not.
+ */
+export async function openStatelessCalls(url: string, token: string): Promise<McpBenchSession> {
+  const headers = {
+    'Content-Type': 'application/json',
+    Accept: 'application/json, text/event-stream',
+    Authorization: `Bearer ${token}`,
+    'MCP-Protocol-Version': BENCH_STATELESS_VERSION,
+    'Mcp-Method': 'tools/call',
+    'Mcp-Name': 'echo',
+  };
+  const meta = {
+    'io.modelcontextprotocol/protocolVersion': BENCH_STATELESS_VERSION,
+    'io.modelcontextprotocol/clientInfo': { name: 'durable-mcp-bench', version: '1.0.0' },
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
+  const probe = await post(url, headers, {
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'tools/call',
+    params: { name: 'echo', arguments: { text: 'probe' }, _meta: meta },
+  });
+  let text: unknown;
+  try {
+    text = JSON.parse(probe.text)?.result?.content?.[0]?.text;
+  } catch {
+    text = undefined;
+  }
+  if (probe.status !== 200 || probe.headers.get('mcp-session-id') || typeof text !== 'string') {
+    throw new Error(
+      `a stateless tools/call was not answered as one: HTTP ${probe.status}, Mcp-Session-Id ${probe.headers.get('mcp-session-id') ?? '(none)'}, body ${probe.text.slice(0, 300)}`,
+    );
+  }
+  return {
+    sessionId: null,
+    protocolVersion: BENCH_STATELESS_VERSION,
+    headers,
+    meta,
+    setupRows: 1,
+    poweredBy: probe.headers.get('x-powered-by'),
+  };
 }

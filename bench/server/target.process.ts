@@ -44,6 +44,11 @@ export interface TargetSpec {
   readyTimeoutMs: number;
   /** Bearer token sent with every request (targets without auth ignore it). */
   token: string;
+  /**
+   * How the target is driven: a 2025-11-25 session shared by every connection (the default), or
+   * stateless 2026-07-28 calls that each carry their envelope (`ours-stateless`).
+   */
+  revision?: 'session' | 'stateless';
 }
 
 /** Finds a TCP port on 127.0.0.1 that is free right now. */

@@ -36,6 +36,9 @@ import { Toolset } from './dispatch/toolset';
 import { getMcpRegistryToken, McpRegistry } from './registry/mcp-registry';
 import { ToolsetExplorer } from './toolset.explorer';
 import { McpTaskService } from './tasks/mcp-tasks.service';
+import { McpTaskInputChannel } from './tasks/task-input-channel';
+import { McpTaskTransitions } from './tasks/task-transitions';
+import { McpTaskWorker } from './tasks/task-worker';
 
 /** The package version announced as `serverInfo.version` when none is configured. */
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- the manifest is outside rootDir, so it cannot be imported
@@ -103,6 +106,9 @@ export function createMcpServerParts(mount: string, path: string): McpServerPart
     McpStatelessAudit,
     McpStatelessEndpoint,
     McpRegistry,
+    McpTaskTransitions,
+    McpTaskInputChannel,
+    McpTaskWorker,
     McpTaskService,
     { provide: getMcpTaskServiceToken(mount), useExisting: McpTaskService },
     { provide: getMcpRegistryToken(mount), useExisting: McpRegistry },

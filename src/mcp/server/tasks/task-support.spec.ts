@@ -1,6 +1,6 @@
 import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
 import { checkedInputBeforeTask, checkedTaskSupport } from './task-support';
-import { argumentsDigest, isTaskExpired, toWireTask } from './task-wire';
+import { TASK_WIRE_2025, TASK_WIRE_2026, argumentsDigest, isTaskExpired, taskWireOf, toWireTask } from './task-wire';
 import { newTaskRecord } from '../../persistence/new-records';
 
 describe('checkedTaskSupport', () => {
@@ -77,5 +77,50 @@ describe('task wire helpers', () => {
     expect(isTaskExpired(record, new Date('2026-01-01T00:00:00.999Z'))).toBe(false);
     expect(isTaskExpired(record, new Date('2026-01-01T00:00:01.000Z'))).toBe(true);
     expect(isTaskExpired({ ...record, expiresAt: null }, new Date('2100-01-01'))).toBe(false);
+  });
+
+  it('picks the wire adapter of the revision: each answers, announces and decides as its revision says', () => {
+    const now = new Date('2026-01-01T00:00:00.000Z');
+    const record = {
+      ...newTaskRecord(
+        'm',
+        {
+          id: 't',
+          principalKey: 'k',
+          sessionId: 's',
+          toolName: 'x',
+          argumentsDigest: 'd',
+          payload: {
+            arguments: {},
+            meta: null,
+            principal: { key: 'k', label: 'k', raw: null },
+            protocolVersion: '2026-07-28',
+            logLevel: null,
+          },
+          statusMessage: null,
+          ttlMs: 1000,
+          pollIntervalMs: 50,
+        },
+        now,
+      ),
+      status: 'completed',
+      outcome: { result: { content: [] } },
+    };
+    expect(taskWireOf('2025-11-25')).toBe(TASK_WIRE_2025);
+    expect(taskWireOf('2025-06-18')).toBe(TASK_WIRE_2025);
+    expect(taskWireOf('2026-07-28')).toBe(TASK_WIRE_2026);
+
+    expect(TASK_WIRE_2025.created(record)).toEqual({ task: expect.objectContaining({ taskId: 't', ttl: 1000 }) });
+    expect(TASK_WIRE_2026.created(record)).toEqual(
+      expect.objectContaining({ resultType: 'task', taskId: 't', ttlMs: 1000, pollIntervalMs: 50 }),
+    );
+    // tasks/get: the Task of 2025, the DetailedTask (with the result) of 2026.
+    expect(TASK_WIRE_2025.status(record)).not.toHaveProperty('result');
+    expect(TASK_WIRE_2026.status(record)).toMatchObject({ status: 'completed', result: { content: [] } });
+    expect(TASK_WIRE_2025.notification(record)).toMatchObject({ to: 'session', method: 'notifications/tasks/status' });
+    expect(TASK_WIRE_2026.notification(record)).toMatchObject({ to: 'listen', method: 'notifications/tasks' });
+    expect([TASK_WIRE_2025.failsOnToolError, TASK_WIRE_2026.failsOnToolError]).toEqual([true, false]);
+    expect([TASK_WIRE_2025.acknowledgesCancel, TASK_WIRE_2026.acknowledgesCancel]).toEqual([false, true]);
+    expect([TASK_WIRE_2025.isExtension, TASK_WIRE_2026.isExtension]).toEqual([false, true]);
   });
 });

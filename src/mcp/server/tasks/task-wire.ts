@@ -1,5 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { McpTaskRecord } from '../../persistence/interfaces/mcp-task-store.interface';
+import { McpMethod } from '../../protocol/mcp-methods';
+import { isStatelessVersion } from '../../protocol/stateless';
+import { TASK_RESULT_TYPE } from '../../protocol/tasks';
 
 /** A task as the wire carries it (`Task` of 2025-11-25). */
 export function toWireTask(record: McpTaskRecord): Record<string, unknown> {
@@ -63,4 +66,51 @@ function canonical(value: unknown): string {
 /** SHA-256 (hex) of `value` as canonical JSON (object keys sorted): the same arguments give the same digest. */
 export function argumentsDigest(value: unknown): string {
   return createHash('sha256').update(canonical(value)).digest('hex');
+}
+
+/**
+ * What differs between the revisions' tasks: how a task is answered and announced, and the few
+ * rules that are not the same. One adapter per revision (`taskWireOf`); the service, the worker
+ * and the transitions ask it instead of testing the revision themselves.
+ */
+export interface McpTaskWire {
+  /** The answer to a task-augmented `tools/call`. */
+  created(record: McpTaskRecord): Record<string, unknown>;
+  /** The answer to `tasks/get`. */
+  status(record: McpTaskRecord): Record<string, unknown>;
+  /** The status notification of a change; `session` notifications go to the task's session, `listen` ones to the listen streams that agreed to the task. */
+  notification(record: McpTaskRecord): { to: 'session' | 'listen'; method: string; params: Record<string, unknown> };
+  /** True when a tool result with `isError` ends the task `failed` (else `completed`). */
+  readonly failsOnToolError: boolean;
+  /** True when `tasks/cancel` acknowledges with `{}`, also for a task already over (else the task, or -32602 once over). */
+  readonly acknowledgesCancel: boolean;
+  /** True when the revision has `tasks/update` (answers to input requests) and needs the client's tasks extension. */
+  readonly isExtension: boolean;
+}
+
+/** Tasks of 2025-11-25 (experimental, in the session). */
+export const TASK_WIRE_2025: McpTaskWire = {
+  created: (record) => ({ task: toWireTask(record) }),
+  status: toWireTask,
+  notification: (record) => ({ to: 'session', method: McpMethod.TasksStatus, params: toWireTask(record) }),
+  failsOnToolError: true,
+  acknowledgesCancel: false,
+  isExtension: false,
+};
+
+/** The `io.modelcontextprotocol/tasks` extension of 2026-07-28 (stateless). */
+export const TASK_WIRE_2026: McpTaskWire = {
+  created: (record) => ({ resultType: TASK_RESULT_TYPE, ...toWireTask2026(record) }),
+  status: toDetailedTask,
+  notification: (record) => ({ to: 'listen', method: McpMethod.Tasks, params: toDetailedTask(record) }),
+  // The extension keeps `failed` for JSON-RPC errors: a tool error is a completed task.
+  failsOnToolError: false,
+  // Cancellation is cooperative there: an empty acknowledgment whatever the task's state.
+  acknowledgesCancel: true,
+  isExtension: true,
+};
+
+/** The tasks adapter of a protocol revision. */
+export function taskWireOf(protocolVersion: string): McpTaskWire {
+  return isStatelessVersion(protocolVersion) ? TASK_WIRE_2026 : TASK_WIRE_2025;
 }
