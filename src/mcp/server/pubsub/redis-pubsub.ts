@@ -188,6 +188,15 @@ export class McpRedisPubSub implements McpPubSub {
     );
   }
 
+  /**
+   * Runs a Lua script on the command connection, bounded like every bus command (refused at once
+   * while the connection is down, `McpBusUnavailableError` past `timeoutMs`).
+   */
+  async script(operation: string, source: string, keys: readonly string[], args: readonly string[]): Promise<unknown> {
+    const { publisher } = this.connections;
+    return this.command(publisher, operation, () => publisher.eval(source, keys.length, ...keys, ...args));
+  }
+
   /** @inheritdoc */
   async release(key: string, owner: string): Promise<void> {
     const { publisher } = this.connections;
