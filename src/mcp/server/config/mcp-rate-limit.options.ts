@@ -31,6 +31,6 @@ export function checkedRateLimit(value: unknown, where: string, perAllowed: bool
   return Object.freeze({
     limit: fields.limit,
     windowMs: fields.windowMs,
-    per: (fields.per as McpRateLimit['per']) ?? 'principal',
+    per: fields.per ?? 'principal',
   });
 }
