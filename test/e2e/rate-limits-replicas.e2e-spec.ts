@@ -3,7 +3,7 @@ import Redis from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { getMcpRegistryToken, McpModule, McpRegistry, McpTool } from '../../src/mcp';
 import { statelessPost, statelessRequest } from '../fixtures/stateless/stateless-wire';
-import { startApp, type RunningApp } from '../support/http-app';
+import { startApp, type HttpAdapterName, type RunningApp } from '../support/http-app';
 import { callRequest, openSession, post, versionHeader, type WireReply } from '../support/mcp-wire';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { deleteRedisKeys, listRedisKeys, TEST_REDIS_URL } from '../support/redis';
@@ -68,7 +68,8 @@ class RuntimeTools implements OnModuleInit {
 }
 
 /**
- * Rate limits on two replicas sharing PostgreSQL and Redis: the budgets hold for both replicas
+ * Rate limits on two replicas sharing PostgreSQL and Redis (one on Express, one on Fastify, so
+ * that every answer is checked on both adapters): the budgets hold for both replicas
  * together (counted in Redis), per principal or for the whole mount, on 2025 sessions and on the
  * 2026-07-28 stateless revision; a refused call answers 429 with -32000 and a retry hint, leaves
  * an audit row with a note, and never runs the tool.
@@ -80,34 +81,38 @@ describe('Rate limits across replicas', () => {
   const channelPrefix = `rate-limits-${randomBytes(6).toString('hex')}`;
   const replica = (i: number) => (i % 2 === 0 ? a : b);
 
-  const boot = () =>
-    startApp(db.url, {
-      imports: [
-        McpModule.forRoot({
-          auth: (token: string) => (/^token-[a-z]+$/.test(token) ? token.slice('token-'.length) : null),
-          providers: [LimitedTools],
-          redis: TEST_REDIS_URL,
-          advanced: { pubsub: { channelPrefix } },
-          stateless: { requestStateSecret: 'rate-limits-replicas-shared-secret' },
-        }),
-        McpModule.forRoot({
-          mount: 'budget',
-          path: '/budget',
-          auth: (token: string) => (/^token-[a-z]+$/.test(token) ? token.slice('token-'.length) : null),
-          providers: [BudgetTools],
-          redis: TEST_REDIS_URL,
-          rateLimit: { limit: 4, windowMs: WINDOW_MS },
-          advanced: { pubsub: { channelPrefix } },
-          stateless: { requestStateSecret: 'rate-limits-replicas-shared-secret' },
-        }),
-      ],
-      providers: [LimitedTools, BudgetTools, RuntimeTools],
-    });
+  const boot = (adapter: HttpAdapterName) =>
+    startApp(
+      db.url,
+      {
+        imports: [
+          McpModule.forRoot({
+            auth: (token: string) => (/^token-[a-z]+$/.test(token) ? token.slice('token-'.length) : null),
+            providers: [LimitedTools],
+            redis: TEST_REDIS_URL,
+            advanced: { pubsub: { channelPrefix } },
+            stateless: { requestStateSecret: 'rate-limits-replicas-shared-secret' },
+          }),
+          McpModule.forRoot({
+            mount: 'budget',
+            path: '/budget',
+            auth: (token: string) => (/^token-[a-z]+$/.test(token) ? token.slice('token-'.length) : null),
+            providers: [BudgetTools],
+            redis: TEST_REDIS_URL,
+            rateLimit: { limit: 4, windowMs: WINDOW_MS },
+            advanced: { pubsub: { channelPrefix } },
+            stateless: { requestStateSecret: 'rate-limits-replicas-shared-secret' },
+          }),
+        ],
+        providers: [LimitedTools, BudgetTools, RuntimeTools],
+      },
+      adapter,
+    );
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    a = await boot();
-    b = await boot();
+    a = await boot('express');
+    b = await boot('fastify');
   });
 
   afterAll(async () => {
