@@ -19,6 +19,7 @@ const SERVER_LAYERS = [
   'pipeline',
   'oauth',
   'pubsub',
+  'ratelimit',
   'shutdown',
   'tools',
   'dispatch',

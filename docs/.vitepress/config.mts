@@ -74,6 +74,7 @@ export default defineConfig({
           { text: 'Runtime registration', link: '/server/runtime-registration' },
           { text: 'URL elicitation', link: '/server/url-elicitation' },
           { text: 'Tasks', link: '/server/tasks' },
+          { text: 'Rate limits', link: '/server/rate-limits' },
           { text: 'The HTTP endpoint', link: '/server/http-endpoint' },
         ],
       },

@@ -102,11 +102,14 @@ export class DemoTools {
   /**
    * A long-running report, one second per step, that may run as a task (`task: 'optional'`):
    * each step sets the task's status message and reports progress; `tasks/cancel` stops it.
+   * Each caller may start 10 a minute (the built-in `rateLimit`, counted in Redis with REDIS_URL,
+   * so the budget holds across replicas); the 11th answers 429 with `Retry-After`.
    */
   @McpTool({
     description: 'Builds a report in a few one-second steps; call it as a task to poll for the result.',
     input: SlowReportInput,
     task: 'optional',
+    rateLimit: { limit: 10, windowMs: 60_000 },
   })
   async slow_report({ steps = 3 }: SlowReportInput, ctx: McpToolContext): Promise<string> {
     for (let step = 1; step <= steps; step++) {

@@ -118,6 +118,14 @@ export function invalidInputBeforeTaskMessage(owner: string, value: unknown, tas
     : `${owner}: @McpTool option "inputBeforeTask" needs task: 'optional' or 'required' (task is ${JSON.stringify(task ?? 'forbidden')}).`;
 }
 
+/** A `rateLimit` option (a tool's or the mount's) that is not a budget of calls. */
+export function invalidRateLimitMessage(where: string, value: unknown, perAllowed: boolean): string {
+  const shape = perAllowed
+    ? "{ limit: <calls, a positive integer>, windowMs: <a positive integer>, per?: 'principal' | 'mount' }"
+    : '{ limit: <calls, a positive integer>, windowMs: <a positive integer> }';
+  return `${where}: rateLimit must be ${shape}, got ${JSON.stringify(value)}; e.g. rateLimit: { limit: 10, windowMs: 60_000 }.`;
+}
+
 export const missingTrustedIssuerMessage = (clientId: string): string =>
   `clientCredentials for "${clientId}" names no authorization server to trust, so any MCP server could have it send its credentials anywhere. ` +
   `Add authorizationServer: 'https://<issuer>' (the issuer client "${clientId}" is registered at), ` +

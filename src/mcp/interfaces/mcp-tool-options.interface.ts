@@ -30,6 +30,26 @@ export interface McpIcon {
   theme?: 'light' | 'dark';
 }
 
+/**
+ * A budget of `tools/call`s: at most `limit` calls in a window of `windowMs`. The window opens
+ * with the first counted call and closes `windowMs` later (a fixed window); a call over the
+ * budget answers HTTP 429 with JSON-RPC `-32000` and the time until the window closes
+ * (`Retry-After`, `data.retryAfterMs`), and does not run the tool. With the mount's `redis` every
+ * replica counts in Redis, so the budget holds for all of them together.
+ */
+export interface McpRateLimit {
+  /** Calls allowed in one window: a positive integer. */
+  limit: number;
+  /** Length of the window, in milliseconds: a positive integer. */
+  windowMs: number;
+  /**
+   * Whose budget it is: `'principal'` gives every caller (`McpPrincipal.key`) a budget of its
+   * own; `'mount'` gives the tool one budget that all callers of the mount share.
+   * @default 'principal'
+   */
+  per?: 'principal' | 'mount';
+}
+
 /** Options of `@McpTool`. */
 export interface McpToolOptions {
   /**
@@ -103,6 +123,14 @@ export interface McpToolOptions {
    * @default false
    */
   inputBeforeTask?: boolean;
+  /**
+   * A budget of calls of this tool (`{ limit, windowMs, per }`), per principal unless `per` is
+   * `'mount'`, on top of the mount's `rateLimit`. Only `tools/call` counts (`tools/list` never
+   * does); a call refused before it reaches the tool (unknown, missing scopes or roles, switched
+   * off) does not count, and a task counts once, when it is created.
+   * @default (none: no budget of its own)
+   */
+  rateLimit?: McpRateLimit;
 }
 
 /** What `@McpTool` stores on a method. */

@@ -21,7 +21,14 @@ import { createMcpFeatureProviders } from './feature.providers';
 import { McpListenStreams } from './stateless/listen-stream-registry';
 import { MrtrRounds } from './stateless/mrtr-rounds';
 import { RequestStateCodec } from './stateless/request-state-codec';
-import { mcpEventLogProvider, mcpPubSubProvider } from './pubsub/mcp-pubsub.providers';
+import {
+  MCP_PUBSUB,
+  mcpEventLogProvider,
+  mcpPubSubProvider,
+  mountBusPrefix,
+  type McpPubSub,
+} from './pubsub/mcp-pubsub.providers';
+import { createRateCounter, ToolRateLimits } from './ratelimit/tool-rate-limits';
 import { McpSessionBus } from './sessions/mcp-session-bus';
 import { McpMountBus } from './pubsub/mount-bus';
 import { McpCachedSessionStore } from './sessions/mcp-cached-session.store';
@@ -61,7 +68,7 @@ export function createMcpServerParts(mount: string, path: string): McpServerPart
   const providers: Provider[] = [
     {
       provide: Toolset,
-      useFactory: (options: McpResolvedOptions) =>
+      useFactory: (options: McpResolvedOptions, pubsub: McpPubSub) =>
         new Toolset(
           mount,
           {
@@ -71,8 +78,9 @@ export function createMcpServerParts(mount: string, path: string): McpServerPart
             instructions: options.server?.instructions,
           },
           options.pageSize,
+          new ToolRateLimits(createRateCounter(pubsub), mountBusPrefix(options), options.rateLimit),
         ),
-      inject: [MCP_MODULE_OPTIONS],
+      inject: [MCP_MODULE_OPTIONS, MCP_PUBSUB],
     },
     { provide: getMcpToolsetToken(mount), useExisting: Toolset },
     McpMetadataAccessor,

@@ -125,6 +125,44 @@ describe('handler-catalog builder', () => {
     });
   });
 
+  describe('rateLimit', () => {
+    const tool = (rateLimit: unknown): McpToolMetadata =>
+      ({ name: 'forecast', description: 'Forecasts', rateLimit }) as McpToolMetadata;
+
+    it("keeps a tool's budget, per principal unless it says per: 'mount', and publishes nothing of it", () => {
+      expect(buildToolEntry(tool({ limit: 5, windowMs: 60_000 }), DECORATED).rateLimit).toEqual({
+        limit: 5,
+        windowMs: 60_000,
+        per: 'principal',
+      });
+      const shared = buildToolEntry(tool({ limit: 5, windowMs: 1000, per: 'mount' }), RUNTIME);
+      expect(shared.rateLimit).toEqual({ limit: 5, windowMs: 1000, per: 'mount' });
+      expect(shared.definition).toEqual({
+        name: 'forecast',
+        description: 'Forecasts',
+        inputSchema: { type: 'object', additionalProperties: false },
+      });
+      expect(buildToolEntry(tool(undefined), DECORATED).rateLimit).toBeUndefined();
+    });
+
+    it.each([
+      [{ limit: 0, windowMs: 1000 }],
+      [{ limit: 5 }],
+      [{ limit: 5, windowMs: -1 }],
+      [{ limit: '5', windowMs: 1000 }],
+      [{ limit: 5, windowMs: 1000, per: 'session' }],
+      [{ limit: 5, windowMs: 1000, burst: 2 }],
+      [[5, 1000]],
+      [null],
+    ])('refuses %j at boot, naming the owner (decorated or runtime) and the expected shape', (value) => {
+      for (const owner of [DECORATED, RUNTIME]) {
+        expect(configurationError(() => buildToolEntry(tool(value), owner)).message).toBe(
+          `@McpTool on ${owner}: rateLimit must be { limit: <calls, a positive integer>, windowMs: <a positive integer>, per?: 'principal' | 'mount' }, got ${JSON.stringify(value)}; e.g. rateLimit: { limit: 10, windowMs: 60_000 }.`,
+        );
+      }
+    });
+  });
+
   describe('prompts, resources and templates', () => {
     it('builds a prompt with its arguments, and the names its completers may use', () => {
       const { entry, argumentNames } = buildPromptEntry(

@@ -12,6 +12,7 @@ import { TOOL_NAME_PATTERN } from '../../protocol/mcp-methods';
 import { compilePromptArguments } from '../features/prompt-arguments';
 import type { RegisteredPrompt, RegisteredResource, RegisteredResourceTemplate } from '../features/registered-features';
 import { UriTemplate } from '../features/uri-template';
+import { checkedRateLimit } from '../config/mcp-rate-limit.options';
 import { checkedPublic } from '../pipeline/public-handlers';
 import { checkedInputBeforeTask, checkedTaskSupport } from '../tasks/task-support';
 import type { RegisteredTool } from '../tools/registered-tool';
@@ -59,7 +60,7 @@ function published(fields: Record<string, unknown>): Readonly<Record<string, unk
 /**
  * Checks a tool's declaration and builds its definition and validators: the name, the input
  * schema (a class-validator DTO or a JSON Schema) and its `x-mcp-header` annotations, the output
- * schema, task support, scopes, roles and `public`. Throws `McpConfigurationError` naming `owner`
+ * schema, task support, scopes, roles, `public` and `rateLimit`. Throws `McpConfigurationError` naming `owner`
  * (`namedBy` for a bad name, which `McpRegistry` reports as its own).
  */
 export function buildToolEntry(declaration: McpToolMetadata, owner: string, namedBy = owner): BuiltTool {
@@ -73,6 +74,7 @@ export function buildToolEntry(declaration: McpToolMetadata, owner: string, name
   const scopes = checkedToolScopes(declaration.scopes, owner);
   const roles = checkedToolRoles(declaration.roles, owner);
   const isPublic = checkedPublic('@McpTool', owner, declaration.public);
+  const rateLimit = checkedRateLimit(declaration.rateLimit, `@McpTool on ${owner}`, true) ?? undefined;
   if (isPublic && (scopes.length || roles.length)) {
     throw new McpConfigurationError(
       publicRestrictedMessage('@McpTool', owner, name, scopes.length ? 'scopes' : 'roles'),
@@ -98,6 +100,7 @@ export function buildToolEntry(declaration: McpToolMetadata, owner: string, name
     taskSupport,
     inputBeforeTask,
     idempotent: annotations?.idempotentHint === true,
+    rateLimit,
     validateInput: compileInputValidator(declaration.input),
     validateOutput: outputSchema ? compiledSchema(outputSchema, owner, 'output') : undefined,
   };

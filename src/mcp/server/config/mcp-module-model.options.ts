@@ -177,6 +177,29 @@ export const MCP_MODULE_OPTIONS_MODEL = {
       },
     },
   },
+  rateLimit: {
+    kind: 'custom',
+    type: 'McpModuleOptions.RateLimit',
+    description:
+      "A budget of `tools/call`s per principal over the whole mount (`{ limit, windowMs }`), every tool counted, besides the budgets tools declare with `@McpTool({ rateLimit })`. A call over it answers HTTP 429 with JSON-RPC `-32000`, `Retry-After` and `data.retryAfterMs`, and the tool does not run. Counted in Redis with the mount's `redis` (one budget for every replica), in process memory otherwise. While Redis is unreachable each replica counts in its own memory and logs the outage. All anonymous callers share one budget.",
+    options: {
+      limit: {
+        kind: 'integer',
+        type: 'number',
+        description: 'Calls one principal may make in one window, all tools together.',
+        required: true,
+      },
+      windowMs: {
+        kind: 'integer',
+        type: 'number',
+        description: 'Length of the window, in milliseconds.',
+        required: true,
+        unit: 'ms',
+      },
+    },
+    validator: 'rateLimit',
+    defaultText: "none: only the tools' own budgets",
+  },
   retention: {
     kind: 'custom',
     type: 'McpRetentionOptions',

@@ -185,6 +185,28 @@ describe('resolveMcpOptions', () => {
     }
   });
 
+  it("keeps the mount's rateLimit (none by default) and refuses one that is not a budget of calls", () => {
+    expect(resolveMcpOptions({ auth }, extras).rateLimit).toBeNull();
+    expect(resolveMcpOptions({ auth, rateLimit: { limit: 100, windowMs: 60_000 } }, extras).rateLimit).toEqual({
+      limit: 100,
+      windowMs: 60_000,
+      per: 'principal',
+    });
+    for (const value of [
+      { limit: 0, windowMs: 1000 },
+      { limit: 5 },
+      { limit: 5, windowMs: 1.5 },
+      5,
+      { limit: 5, windowMs: 1000, per: 'mount' },
+    ]) {
+      expect(
+        failure(() => resolveMcpOptions({ auth, rateLimit: value as McpModuleOptions.RateLimit }, extras)).message,
+      ).toBe(
+        `McpModule (mount "main") option "rateLimit": rateLimit must be { limit: <calls, a positive integer>, windowMs: <a positive integer> }, got ${JSON.stringify(value)}; e.g. rateLimit: { limit: 10, windowMs: 60_000 }.`,
+      );
+    }
+  });
+
   it('rejects a bad pageSize and a bad sessions.idleTtlMs, naming the option', () => {
     expect(failure(() => resolveMcpOptions({ auth, advanced: { pageSize: 0 } }, extras)).message).toContain(
       '"advanced.pageSize"',

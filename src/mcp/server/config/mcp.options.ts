@@ -5,6 +5,7 @@ import { resolveOptions, type OptionsContext, type ResolvedOptions } from '../..
 import { MCP_MODULE_OPTIONS_MODEL } from './mcp-module-model.options';
 import { resolveOAuthOptions, type McpResolvedOAuthOptions } from './mcp-oauth.options';
 import type { McpResolvedTasksOptions } from './mcp-tasks.options';
+import { checkedRateLimit, type McpResolvedRateLimit } from './mcp-rate-limit.options';
 import { resolveMountRetention, type McpResolvedRetention } from '../../persistence/retention/mcp-retention.options';
 
 type Model = typeof MCP_MODULE_OPTIONS_MODEL;
@@ -18,7 +19,7 @@ type AdvancedResolved = ResolvedOptions<McpModuleOptions.Advanced, Model['advanc
  */
 export type McpResolvedOptions = Omit<
   ResolvedOptions<McpModuleOptions, Model>,
-  'auth' | 'oauth' | 'retention' | 'tasks' | 'advanced'
+  'auth' | 'oauth' | 'retention' | 'tasks' | 'advanced' | 'rateLimit'
 > &
   AdvancedResolved & {
     /** The authorizer. */
@@ -33,6 +34,8 @@ export type McpResolvedOptions = Omit<
     tasks: McpResolvedTasksOptions;
     /** The `retention` option checked; null: nothing is pruned. */
     retention: McpResolvedRetention | null;
+    /** The mount's budget of calls per principal (`rateLimit`); null: none. */
+    rateLimit: McpResolvedRateLimit | null;
   };
 
 /** The options as the model resolves them, before the cross-field completions below. */
@@ -51,6 +54,7 @@ function context(mount: string, path: string): OptionsContext {
       },
       oauth: ({ value }) => resolveOAuthOptions(mount, path, value as McpModuleOptions.OAuth | undefined),
       retention: ({ value }) => resolveMountRetention(mount, value),
+      rateLimit: ({ value }) => checkedRateLimit(value, `McpModule (mount "${mount}") option "rateLimit"`, false),
     },
   };
 }
@@ -72,6 +76,7 @@ export function resolveMcpOptions(
     path,
     oauth: resolved.oauth as unknown as McpResolvedOAuthOptions | undefined,
     retention: resolved.retention as McpResolvedRetention | null,
+    rateLimit: resolved.rateLimit as McpResolvedRateLimit | null,
     tasks: {
       ...tasks,
       redis: resolved.redis ?? null,

@@ -13,6 +13,7 @@ import type { HandlerSwitches } from '../pipeline/handler-switches';
 import { executionInfoOf, type McpExecutionInfo } from '../pipeline/mcp-execution-context';
 import { missingScopes } from '../pipeline/missing-scopes';
 import { TRANSPORT_ERROR_CODE } from '../responses/mcp-http-responses';
+import type { ToolRateLimits } from '../ratelimit/tool-rate-limits';
 import type { RegisteredTool } from '../tools/registered-tool';
 import { errorResult, errorText, toCallToolResult } from '../tools/tool-result-mapper';
 import { isPropagated, TaskStartSignal } from './handler-errors';
@@ -56,7 +57,7 @@ function handlerSpan(name: string, work: () => Promise<Record<string, unknown>>)
 
 /**
  * Runs one `tools/call` of a known tool, once the dispatcher found it: the caller's scopes,
- * roles and the registry's switches first, then where the call runs (a task of either revision,
+ * roles and the registry's switches first, then the budgets of calls (`rateLimit`), then where the call runs (a task of either revision,
  * or here), then the handler (through its Nest enhancers when it has any) with validated
  * arguments. A handler's failure becomes an `isError` result, except the errors that must
  * propagate (`isPropagated`).
@@ -67,6 +68,7 @@ export class ToolInvoker {
     private readonly switches: HandlerSwitches,
     private readonly inFlight: InFlightRequests,
     private readonly tasks: ToolInvokerTasks,
+    private readonly rateLimits: ToolRateLimits,
   ) {}
 
   /** Checks and runs the call of `tool`; resolves to the `tools/call` result. */
@@ -98,6 +100,9 @@ export class ToolInvoker {
         refusalNote(`tool "${name}"`, 'McpRegistry', new Error('disabled')),
       );
     }
+    // The budgets count a call the caller may make, once: a task's run on a worker was counted
+    // when the task was created. A spent budget answers 429 before anything runs.
+    if (!context.task) await this.rateLimits.count(tool, context.principal);
     const taskSupport = tool.taskSupport ?? 'forbidden';
     // Without the capability the task field is ignored, as the specification asks.
     if (

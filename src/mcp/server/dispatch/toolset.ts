@@ -19,11 +19,13 @@ import type { RegisteredTool } from '../tools/registered-tool';
 import { HandlerCatalog } from '../pipeline/handler-catalog';
 import { missingScopes } from '../pipeline/missing-scopes';
 import { auditNoteOf, hasSomeRole, McpRefusedError, withAuditNote } from '../pipeline/handler-refusal';
-import { McpLimitExceededError, withHttpStatus } from '../config/limit-exceeded.errors';
+import { McpLimitExceededError, retryAfterHeader, withHttpStatus } from '../config/limit-exceeded.errors';
 import { HandlerSwitches } from '../pipeline/handler-switches';
 import { InFlightRequests } from './in-flight-requests';
 import { ToolInvoker, type McpTaskStarter } from './tool-invoker';
 import { executionInfoOf } from '../pipeline/mcp-execution-context';
+import { McpMemoryRateCounter } from '../ratelimit/rate-counter';
+import { ToolRateLimits } from '../ratelimit/tool-rate-limits';
 
 /** True when `tool` may run as a task. */
 function allowsTasks(tool: RegisteredTool): boolean {
@@ -81,13 +83,20 @@ export class Toolset implements McpMessageHandler {
     readonly mount: string,
     private readonly identity: ToolsetIdentity,
     private readonly pageSize: number,
+    rateLimits = new ToolRateLimits(new McpMemoryRateCounter(), `mcp:${mount}`, null),
   ) {
     this.logger = new Logger(`Toolset:${mount}`);
     this.inFlight = new InFlightRequests(mount);
-    this.invoker = new ToolInvoker(this.logger, this.switches, this.inFlight, {
-      declared: () => this.tasksDeclared,
-      start: (...args) => (this.taskStarter as McpTaskStarter)(...args),
-    });
+    this.invoker = new ToolInvoker(
+      this.logger,
+      this.switches,
+      this.inFlight,
+      {
+        declared: () => this.tasksDeclared,
+        start: (...args) => (this.taskStarter as McpTaskStarter)(...args),
+      },
+      rateLimits,
+    );
   }
 
   /** @internal Adds a tool; a second tool of the same name is a boot error naming both owners. */
@@ -191,6 +200,7 @@ export class Toolset implements McpMessageHandler {
         return withHttpStatus(
           withAuditNote(jsonRpcError(message.id, error.code, error.message, error.data), error.auditNote),
           429,
+          error.retry ? retryAfterHeader(error.retry.retryAfterMs) : undefined,
         );
       if (error instanceof McpRpcError) return { jsonrpc: '2.0', id: message.id, error: error.toJsonRpc() };
       throw error;

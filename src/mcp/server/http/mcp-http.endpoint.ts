@@ -1,5 +1,5 @@
 import { auditNoteOf } from '../pipeline/handler-refusal';
-import { httpStatusOf } from '../config/limit-exceeded.errors';
+import { httpHeadersOf, httpStatusOf } from '../config/limit-exceeded.errors';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
 import type { McpPrincipal } from '../../interfaces/principal.interface';
@@ -429,7 +429,7 @@ export class McpHttpEndpoint {
       }),
     );
     if (channel?.streaming) channel.finish(json ?? '');
-    else if (json !== null) sendJsonText(res, status, json);
+    else if (json !== null) sendJsonText(res, status, json, httpHeadersOf(response));
     else sendEmpty(res, 202);
   }
 

@@ -30,7 +30,7 @@ import { McpListenStreams, acknowledgment } from '../stateless/listen-stream-reg
 import { checkParamHeaders } from '../stateless/mcp-param-headers';
 import { isRejection, readStatelessEnvelope, type StatelessEnvelope } from '../stateless/stateless-envelope';
 import { httpStatusForError } from '../stateless/stateless-rejection';
-import { httpStatusOf } from '../config/limit-exceeded.errors';
+import { httpHeadersOf, httpStatusOf } from '../config/limit-exceeded.errors';
 import { StatelessResponseStream } from '../stateless/stateless-response-stream';
 import { decorateResult, discoverResult } from '../stateless/stateless-results';
 import { MrtrRounds } from '../stateless/mrtr-rounds';
@@ -163,7 +163,7 @@ export class McpStatelessEndpoint {
       'result' in response && response.result.isError === true,
       note,
     );
-    stream.finish(status, json);
+    stream.finish(status, json, httpHeadersOf(response));
   }
 
   /**

@@ -77,6 +77,17 @@ export interface McpModuleOptions {
    */
   tasks?: McpModuleOptions.Tasks;
   /**
+   * A budget of `tools/call`s per principal over the whole mount (`{ limit, windowMs }`), every
+   * tool counted, besides the budgets tools declare with `@McpTool({ rateLimit })`. A call over
+   * it answers HTTP 429 with JSON-RPC `-32000`, `Retry-After` and `data.retryAfterMs`, and the
+   * tool does not run. Counted in Redis with the mount's `redis` (one budget for every replica),
+   * in process memory otherwise. While Redis is unreachable each replica counts in its own memory
+   * and logs the outage. All anonymous callers share one budget.
+   * @default (none: only the tools' own budgets)
+   * @validate rateLimit
+   */
+  rateLimit?: McpModuleOptions.RateLimit;
+  /**
    * Retention of the mount's rows (durations in milliseconds; off by default): inbound
    * `mcp_events` rows, ended or idle sessions with their subscriptions, and tasks past their ttl.
    * Runs once per `intervalMs` on one replica (a Bull repeatable job with the mount's Redis,
@@ -255,6 +266,16 @@ export declare namespace McpModuleOptions {
      * @default ('mcp-tasks-<mount>')
      */
     queueName?: string;
+  }
+  /**
+   * The mount's budget of `tools/call`s per principal (`rateLimit`): at most `limit` calls in a
+   * window of `windowMs`, opened by the principal's first counted call.
+   */
+  export interface RateLimit {
+    /** Calls one principal may make in one window, all tools together. */
+    limit: number;
+    /** Length of the window, in milliseconds. */
+    windowMs: number;
   }
   /** Settings of stateless (2026-07-28) requests. */
   export interface Stateless {

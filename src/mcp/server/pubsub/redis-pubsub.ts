@@ -188,6 +188,15 @@ export class McpRedisPubSub implements McpPubSub {
     );
   }
 
+  /**
+   * Runs a Lua script on the command connection, bounded like every bus command (refused at once
+   * while the connection is down, `McpBusUnavailableError` past `timeoutMs`).
+   */
+  async script(operation: string, source: string, keys: readonly string[], args: readonly string[]): Promise<unknown> {
+    const { publisher } = this.connections;
+    return this.command(publisher, operation, () => publisher.eval(source, keys.length, ...keys, ...args));
+  }
+
   /** @inheritdoc */
   async release(key: string, owner: string): Promise<void> {
     const { publisher } = this.connections;
@@ -205,8 +214,12 @@ export class McpRedisPubSub implements McpPubSub {
     this.connections.users -= 1;
     if (this.connections.users > 0) return;
     shared.delete(this.key);
-    await Promise.all(
-      [this.connections.subscriber.quit(), this.connections.publisher.quit()].map((p) => p.catch(() => undefined)),
-    );
+    // QUIT waits behind the commands queued while the connection is down (which would then never
+    // end): a connection that is not ready is dropped instead.
+    const end = async (client: Redis): Promise<void> => {
+      if (client.status === 'ready') await client.quit().catch(() => undefined);
+      else client.disconnect();
+    };
+    await Promise.all([end(this.connections.subscriber), end(this.connections.publisher)]);
   }
 }

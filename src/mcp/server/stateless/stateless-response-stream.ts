@@ -35,10 +35,13 @@ export class StatelessResponseStream {
     this.res.write(`event: message\ndata: ${JSON.stringify(notification)}\n\n`);
   }
 
-  /** Sends the final response (serialized) with its status, or as the last event of the stream. */
-  finish(status: number, json: string): void {
+  /**
+   * Sends the final response (serialized) with its status and headers, or as the last event of
+   * the stream (the headers are gone by then).
+   */
+  finish(status: number, json: string, headers?: Record<string, string>): void {
     if (this.res.writableEnded || this.res.destroyed) return;
-    if (!this.streaming) return sendJsonText(this.res, status, json);
+    if (!this.streaming) return sendJsonText(this.res, status, json, headers);
     this.res.end(`event: message\ndata: ${json}\n\n`);
   }
 

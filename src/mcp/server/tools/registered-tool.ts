@@ -2,6 +2,7 @@ import type { McpToolContext } from '../../interfaces/mcp-tool-context.interface
 import type { CatalogEntry } from '../pipeline/handler-catalog';
 import type { CompiledValidator } from './json-schema-validator';
 import type { McpTaskSupport } from '../../protocol/tasks';
+import type { McpResolvedRateLimit } from '../config/mcp-rate-limit.options';
 
 /** A tool ready to serve: its published definition, compiled validators and how to invoke it. */
 export interface RegisteredTool extends CatalogEntry {
@@ -23,6 +24,8 @@ export interface RegisteredTool extends CatalogEntry {
   inputBeforeTask?: boolean;
   /** True when the tool declared `idempotentHint: true`: an interrupted task of it is run again. */
   idempotent?: boolean;
+  /** The tool's own budget of calls (`rateLimit`), when it declares one. */
+  rateLimit?: McpResolvedRateLimit;
   /** Calls the handler (resolving a request-scoped instance first when needed). */
   invoke(args: unknown, context: McpToolContext): Promise<unknown>;
 }
