@@ -111,7 +111,7 @@ export class McpGateway implements OnApplicationBootstrap, OnModuleDestroy {
    * Reads the lists of one upstream (or of all) again now and re-serves what changed. Never
    * rejects: an upstream that cannot be read keeps what the mount served of it, and is logged.
    */
-  async refresh(server?: string, kinds?: readonly McpGatewayCapability[]): Promise<void> {
+  async refresh(server?: string, kinds?: readonly McpGatewayModuleOptions.Capability[]): Promise<void> {
     const targets = server === undefined ? [...this.upstreams.values()] : [this.upstreams.get(server)];
     await Promise.all(
       targets.flatMap((served) =>
@@ -125,7 +125,7 @@ export class McpGateway implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /** The names (tools, prompts) and URIs (resources) the mount serves for an upstream right now. */
-  served(server: string): Record<McpGatewayCapability, string[]> {
+  served(server: string): Record<McpGatewayModuleOptions.Capability, string[]> {
     const served = this.upstreams.get(server)?.served;
     return {
       tools: [...(served?.tools.keys() ?? [])],
