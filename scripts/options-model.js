@@ -68,6 +68,15 @@ const ROOTS = [
     page: 'docs/reference/options/mcp-health-module.md',
     template: 'scripts/options-templates/mcp-health-module.md',
   },
+  {
+    module: 'McpGatewayModule',
+    file: 'src/mcp/gateway/mcp-gateway.options.ts',
+    options: 'McpGatewayModuleOptions',
+    model: 'src/mcp/gateway/mcp-gateway-module-model.options.ts',
+    constant: 'MCP_GATEWAY_MODULE_OPTIONS_MODEL',
+    page: 'docs/reference/options/mcp-gateway-module.md',
+    template: 'scripts/options-templates/mcp-gateway-module.md',
+  },
 ];
 
 const HEADER = (root) =>

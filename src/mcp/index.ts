@@ -35,6 +35,10 @@ export { McpResourceTemplate } from './server/decorators/mcp-resource-template.d
 export { McpPrompt } from './server/decorators/mcp-prompt.decorator';
 export { McpResourceNotifier } from './server/features/mcp-resource-notifier';
 export { McpRegistry, getMcpRegistryToken } from './server/registry/mcp-registry';
+// A gateway: a mount re-serves servers of McpClientModule.
+export { McpGatewayModule } from './gateway/mcp-gateway.module';
+export { McpGateway } from './gateway/mcp-gateway.service';
+export type { McpGatewayModuleOptions } from './gateway/mcp-gateway.options';
 export { McpElicitationNotifier } from './server/features/mcp-elicitation-notifier';
 export type {
   McpToolOptions,

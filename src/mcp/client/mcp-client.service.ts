@@ -34,6 +34,7 @@ const MAX_PAGES = 1000;
 @Injectable()
 export class McpClientService implements OnModuleInit {
   private readonly logger = new Logger(McpClientService.name);
+  private readonly listChangedListeners = new Set<McpClientService.ListChangedListener>();
 
   /** @internal Built by `McpClientModule`. */
   constructor(
@@ -51,7 +52,33 @@ export class McpClientService implements OnModuleInit {
     this.queue.onNotification((server, notification) => {
       if (notification.method === McpMethod.ToolsListChanged) this.toolLists.drop(server);
       if (notification.method === McpMethod.ElicitationComplete) this.elicitationCompleted(server, notification.params);
+      const kind = LIST_CHANGED_KINDS.get(notification.method);
+      if (kind) this.listChanged(server, kind);
     });
+  }
+
+  /**
+   * Calls `listener` whenever a server announces that its tools, prompts or resources changed
+   * (`notifications/{kind}/list_changed`). Servers send these on a call's stream or on a
+   * connection the client holds, so the listener runs in the process that ran that call (with
+   * Bull, the worker's). Returns a function that removes the listener. A listener that throws is
+   * logged and does not break the call.
+   */
+  onListChanged(listener: McpClientService.ListChangedListener): () => void {
+    this.listChangedListeners.add(listener);
+    return () => this.listChangedListeners.delete(listener);
+  }
+
+  private listChanged(server: string, kind: McpClientService.ListChangedKind): void {
+    for (const listener of this.listChangedListeners) {
+      try {
+        listener(server, kind);
+      } catch (error) {
+        this.logger.warn(
+          `A list-changed listener failed for MCP server "${server}": ${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
+    }
   }
 
   /** A listener that throws does not break the call whose stream carried the notification. */
@@ -348,3 +375,18 @@ export class McpClientService implements OnModuleInit {
     return this.host.queue;
   }
 }
+
+/** The types of `McpClientService`'s signatures. */
+export declare namespace McpClientService {
+  /** Which list a server announced as changed (see `McpClientService.onListChanged`). */
+  export type ListChangedKind = 'tools' | 'prompts' | 'resources';
+
+  /** Told that a server's list of `kind` changed (see `McpClientService.onListChanged`). */
+  export type ListChangedListener = (server: string, kind: ListChangedKind) => void;
+}
+
+const LIST_CHANGED_KINDS = new Map<string, McpClientService.ListChangedKind>([
+  [McpMethod.ToolsListChanged, 'tools'],
+  [McpMethod.PromptsListChanged, 'prompts'],
+  [McpMethod.ResourcesListChanged, 'resources'],
+]);

@@ -1,0 +1,310 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { McpClientService } from '../client/mcp-client.service';
+import type { McpToolDefinition } from '../client/tool-router';
+import { McpConfigurationError } from '../errors/mcp-configuration.errors';
+import type { McpCallToolResult, McpToolContext } from '../interfaces/mcp-tool-context.interface';
+import type { McpLogLevel } from '../protocol/log-levels';
+import { McpMethod } from '../protocol/mcp-methods';
+import { McpRegistry, getMcpRegistryToken } from '../server/registry/mcp-registry';
+import { MCP_GATEWAY_OPTIONS } from './mcp-gateway.constants';
+import type { McpGatewayModuleOptions, McpResolvedGatewayOptions } from './mcp-gateway.options';
+
+type McpGatewayCapability = McpGatewayModuleOptions.Capability;
+import { UpstreamSelection } from './upstream-selection';
+
+/** The most pages of one list the gateway reads from an upstream. */
+const MAX_PAGES = 100;
+
+/** What the mount serves for one upstream: per capability, each served key with the definition it was built from. */
+interface ServedUpstream {
+  upstream: Required<McpGatewayModuleOptions.Upstream>;
+  selection: UpstreamSelection;
+  served: Record<McpGatewayCapability, Map<string, string>>;
+  /** The last refresh of each capability: refreshes of one capability run one after the other. */
+  refreshing: Partial<Record<McpGatewayCapability, Promise<void>>>;
+  /** The refresh of each capability that waits for the one under way, if any. */
+  waiting: Partial<Record<McpGatewayCapability, Promise<void>>>;
+  /** Whether the last reading of each capability failed (logged once per outage). */
+  failing: Partial<Record<McpGatewayCapability, boolean>>;
+}
+
+/** The method and result field of each list. */
+const LISTS: Record<McpGatewayCapability, { method: string; field: string }> = {
+  tools: { method: McpMethod.ToolsList, field: 'tools' },
+  prompts: { method: McpMethod.PromptsList, field: 'prompts' },
+  resources: { method: McpMethod.ResourcesList, field: 'resources' },
+};
+
+/**
+ * Re-serves, on one mount, the tools, prompts and resources of servers declared in
+ * `McpClientModule` (`McpGatewayModule.forRoot`). The lists are read at boot, whenever an
+ * upstream announces a change on a call this process ran, and every `refreshIntervalMs`; what
+ * changed is added to or removed from the mount's `McpRegistry`, whose list-changed
+ * notifications reach the mount's clients on every replica. Each call goes through
+ * `McpClientService` (so it is queued where the client's queue is, and written as an outbound
+ * row next to the mount's inbound one, in the same trace), with the caller's principal key as
+ * the scope key, the caller's signal, and the upstream's progress and log messages passed on.
+ * An upstream that fails answers a tool error; the mount's own handlers are never affected.
+ */
+@Injectable()
+export class McpGateway implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger: Logger;
+  private client!: McpClientService;
+  private registry!: McpRegistry;
+  private readonly upstreams = new Map<string, ServedUpstream>();
+  private timer?: NodeJS.Timeout;
+  private stopListening?: () => void;
+  private stopped = false;
+
+  /** @internal Built by `McpGatewayModule`. */
+  constructor(
+    @Inject(MCP_GATEWAY_OPTIONS) private readonly options: McpResolvedGatewayOptions,
+    private readonly moduleRef: ModuleRef,
+  ) {
+    this.logger = new Logger(`McpGateway:${options.mount}`);
+    for (const upstream of options.upstreams) {
+      this.upstreams.set(upstream.server, {
+        upstream,
+        selection: new UpstreamSelection(upstream),
+        served: { tools: new Map(), prompts: new Map(), resources: new Map() },
+        refreshing: {},
+        waiting: {},
+        failing: {},
+      });
+    }
+  }
+
+  /** Finds the client and the mount, then serves what the upstreams list (an upstream that is down is read again later). */
+  async onApplicationBootstrap(): Promise<void> {
+    this.client = this.find(McpClientService, 'McpClientService: import McpClientModule.forRoot(...)');
+    this.registry = this.find<McpRegistry>(
+      getMcpRegistryToken(this.options.mount),
+      `the mount "${this.options.mount}": import McpModule.forRoot(...) with that mount`,
+    );
+    const known = new Set(this.client.servers());
+    for (const server of this.upstreams.keys()) {
+      if (!known.has(server))
+        throw new McpConfigurationError(
+          `McpGatewayModule: upstream "${server}" is not a server of McpClientModule (known: ${[...known].join(', ') || 'none'}).`,
+        );
+    }
+    this.stopListening = this.client.onListChanged((server, kind) => {
+      if (this.upstreams.has(server)) void this.refresh(server, [kind]);
+    });
+    await this.refresh();
+    if (this.options.refreshIntervalMs > 0) {
+      this.timer = setInterval(() => void this.refresh(), this.options.refreshIntervalMs);
+      this.timer.unref();
+    }
+  }
+
+  /** Stops refreshing, and waits for the refreshes under way (they write audit rows). */
+  async onModuleDestroy(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    this.stopListening?.();
+    await Promise.all([...this.upstreams.values()].flatMap((served) => Object.values(served.refreshing)));
+  }
+
+  /**
+   * Reads the lists of one upstream (or of all) again now and re-serves what changed. Never
+   * rejects: an upstream that cannot be read keeps what the mount served of it, and is logged.
+   */
+  async refresh(server?: string, kinds?: readonly McpGatewayModuleOptions.Capability[]): Promise<void> {
+    const targets = server === undefined ? [...this.upstreams.values()] : [this.upstreams.get(server)];
+    await Promise.all(
+      targets.flatMap((served) =>
+        served
+          ? served.upstream.serve
+              .filter((kind) => !kinds || kinds.includes(kind))
+              .map((kind) => this.queueRefresh(served, kind))
+          : [],
+      ),
+    );
+  }
+
+  /** The names (tools, prompts) and URIs (resources) the mount serves for an upstream right now. */
+  served(server: string): Record<McpGatewayModuleOptions.Capability, string[]> {
+    const served = this.upstreams.get(server)?.served;
+    return {
+      tools: [...(served?.tools.keys() ?? [])],
+      prompts: [...(served?.prompts.keys() ?? [])],
+      resources: [...(served?.resources.keys() ?? [])],
+    };
+  }
+
+  private find<T>(token: string | (abstract new (...args: never[]) => T), what: string): T {
+    try {
+      return this.moduleRef.get<T>(token, { strict: false });
+    } catch {
+      throw new McpConfigurationError(`McpGatewayModule needs ${what}.`);
+    }
+  }
+
+  /**
+   * Runs a refresh of one capability after the one under way. Asks made while one waits to run
+   * share it: a slow upstream (an outage) never piles up refreshes.
+   */
+  private queueRefresh(served: ServedUpstream, kind: McpGatewayCapability): Promise<void> {
+    const waiting = served.waiting[kind];
+    if (waiting) return waiting;
+    const run = () => {
+      served.waiting[kind] = undefined;
+      if (this.stopped) return Promise.resolve();
+      return this.refreshOne(served, kind).catch((error: unknown) =>
+        this.logger.warn(`Could not re-serve the ${kind} of upstream "${served.upstream.server}": ${messageOf(error)}`),
+      );
+    };
+    const next = (served.refreshing[kind] ?? Promise.resolve()).then(run);
+    served.waiting[kind] = next;
+    served.refreshing[kind] = next;
+    return next;
+  }
+
+  private async refreshOne(served: ServedUpstream, kind: McpGatewayCapability): Promise<void> {
+    const { server } = served.upstream;
+    let listed: Record<string, unknown>[];
+    try {
+      listed = await this.list(server, kind);
+    } catch (error) {
+      if (!served.failing[kind])
+        this.logger.warn(
+          `Could not read the ${kind} of upstream "${server}" (what it served stays): ${messageOf(error)}`,
+        );
+      served.failing[kind] = true;
+      return;
+    }
+    if (served.failing[kind]) this.logger.log(`Read the ${kind} of upstream "${server}" again`);
+    served.failing[kind] = false;
+    const wanted = new Map<string, Record<string, unknown>>();
+    for (const entry of listed) {
+      const upstreamKey = kind === 'resources' ? entry.uri : entry.name;
+      if (typeof upstreamKey !== 'string' || !served.selection.selects(upstreamKey)) continue;
+      wanted.set(kind === 'resources' ? upstreamKey : `${served.upstream.prefix}${upstreamKey}`, entry);
+    }
+    const current = served.served[kind];
+    for (const key of [...current.keys()]) {
+      const entry = wanted.get(key);
+      if (entry && JSON.stringify(entry) === current.get(key)) continue;
+      await this.remove(kind, key);
+      current.delete(key);
+    }
+    for (const [key, entry] of wanted) {
+      if (current.has(key)) continue;
+      try {
+        await this.add(served.upstream, kind, key, entry);
+        current.set(key, JSON.stringify(entry));
+      } catch (error) {
+        this.logger.warn(`Not serving ${kindName(kind)} "${key}" of upstream "${server}": ${messageOf(error)}`);
+      }
+    }
+  }
+
+  /** Every page of one list, read afresh (not from the client's tool-list cache). */
+  private async list(server: string, kind: McpGatewayCapability): Promise<Record<string, unknown>[]> {
+    const { method, field } = LISTS[kind];
+    const items: Record<string, unknown>[] = [];
+    let cursor: unknown;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const result = await this.client.request(server, method, cursor === undefined ? {} : { cursor }, {
+        scopeKey: this.options.listScopeKey,
+      });
+      const entries = result[field];
+      if (Array.isArray(entries)) items.push(...(entries as Record<string, unknown>[]));
+      cursor = result.nextCursor;
+      if (typeof cursor !== 'string' || cursor === '') return items;
+    }
+    return items;
+  }
+
+  private async remove(kind: McpGatewayCapability, key: string): Promise<void> {
+    if (kind === 'tools') await this.registry.removeTool(key);
+    else if (kind === 'prompts') await this.registry.removePrompt(key);
+    else await this.registry.removeResource(key);
+  }
+
+  private async add(
+    upstream: Required<McpGatewayModuleOptions.Upstream>,
+    kind: McpGatewayCapability,
+    key: string,
+    entry: Record<string, unknown>,
+  ): Promise<void> {
+    const { server } = upstream;
+    const name = String(entry.name);
+    const common = {
+      ...(typeof entry.title === 'string' ? { title: entry.title } : {}),
+      ...(Array.isArray(entry.icons) ? { icons: entry.icons as McpRegistry.Tool['icons'] } : {}),
+    };
+    if (kind === 'tools') {
+      const tool = entry as McpToolDefinition;
+      await this.registry.addTool(
+        {
+          name: key,
+          ...common,
+          description: typeof tool.description === 'string' ? tool.description : `${name} of ${server}`,
+          input: tool.inputSchema,
+          ...(tool.outputSchema ? { output: tool.outputSchema } : {}),
+          ...(tool.annotations ? { annotations: tool.annotations } : {}),
+        },
+        (args: Record<string, unknown> | undefined, context: McpToolContext) =>
+          this.callTool(server, name, args ?? {}, context),
+      );
+    } else if (kind === 'prompts') {
+      await this.registry.addPrompt(
+        {
+          name: key,
+          ...common,
+          ...(typeof entry.description === 'string' ? { description: entry.description } : {}),
+          ...(Array.isArray(entry.arguments) ? { arguments: entry.arguments as McpRegistry.Prompt['arguments'] } : {}),
+        },
+        (args: Record<string, string> | undefined, context: McpToolContext) =>
+          this.client.getPrompt(server, name, args ?? {}, { scopeKey: context.principal.key, signal: context.signal }),
+      );
+    } else {
+      await this.registry.addResource(
+        {
+          name: `${upstream.prefix}${name}`,
+          uri: key,
+          ...common,
+          ...(typeof entry.description === 'string' ? { description: entry.description } : {}),
+          ...(typeof entry.mimeType === 'string' ? { mimeType: entry.mimeType } : {}),
+        },
+        (request, context) =>
+          this.client.readResource(server, request.uri, { scopeKey: context.principal.key, signal: context.signal }),
+      );
+    }
+  }
+
+  /** One call of an upstream tool for a caller of the mount; a failure of the upstream is the caller's tool error. */
+  private async callTool(
+    server: string,
+    name: string,
+    args: Record<string, unknown>,
+    context: McpToolContext,
+  ): Promise<McpCallToolResult> {
+    try {
+      return await this.client.callTool(server, name, args, {
+        scopeKey: context.principal.key,
+        signal: context.signal,
+        onProgress: (progress) =>
+          void context.progress(progress.progress, progress.total, progress.message).catch(() => undefined),
+        onLog: (message) =>
+          void context.log(message.level as McpLogLevel, message.data, message.logger).catch(() => undefined),
+      });
+    } catch (error) {
+      return {
+        content: [{ type: 'text', text: `The upstream server "${server}" could not run ${name}: ${messageOf(error)}` }],
+        isError: true,
+      };
+    }
+  }
+}
+
+function kindName(kind: McpGatewayCapability): string {
+  return kind === 'tools' ? 'tool' : kind === 'prompts' ? 'prompt' : 'resource';
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,274 @@
+import { Injectable } from '@nestjs/common';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ToolListChangedNotificationSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { McpClientModule, McpGateway, McpGatewayModule, McpModule, McpTool } from '../../src/mcp';
+import { McpConfigurationError } from '../../src/mcp/errors';
+import { fixtureAuth } from '../fixtures/fixture-tools';
+import { startSdkSessionHttpServer, type SdkSessionHttpServer } from '../fixtures/sdk-session-http-server';
+import { everythingServer } from '../fixtures/stdio/stdio-test-kit';
+import { startApp, type RunningApp } from '../support/http-app';
+import { pollUntil } from '../support/polling';
+import { createTestDatabase, type TestDatabase } from '../support/postgres';
+import { installTestTelemetry, type TestTelemetry } from '../support/telemetry';
+
+jest.setTimeout(120_000);
+
+/** The mount's own tool, next to the re-served ones. */
+@Injectable()
+class OwnTools {
+  @McpTool({ description: 'Answers pong' })
+  ping_own(): string {
+    return 'pong';
+  }
+}
+
+/** Every McpServer the SDK fixture built (one per upstream session), so a test can change all of them. */
+const upstreamServers: McpServer[] = [];
+
+function newUpstreamServer(): McpServer {
+  const server = new McpServer({ name: 'gateway-upstream', version: '1.0.0' });
+  server.registerTool(
+    'greet',
+    { description: 'Greets someone', inputSchema: { name: z.string() } },
+    async ({ name }, extra) => ({
+      content: [{ type: 'text', text: `Hello, ${name} (upstream session ${extra.sessionId ?? 'none'})` }],
+    }),
+  );
+  server.registerTool(
+    'steps',
+    { description: 'Reports two steps of progress, then answers', inputSchema: { tag: z.string() } },
+    async ({ tag }, extra) => {
+      const progressToken = extra._meta?.progressToken;
+      for (const step of [1, 2]) {
+        if (progressToken !== undefined)
+          await extra.sendNotification({
+            method: 'notifications/progress',
+            params: { progressToken, progress: step, total: 2, message: `${tag} step ${step}` },
+          });
+      }
+      return { content: [{ type: 'text', text: `${tag} done` }] };
+    },
+  );
+  server.registerTool('secret', { description: 'Never re-served (denied)' }, async () => ({
+    content: [{ type: 'text', text: 'hidden' }],
+  }));
+  upstreamServers.push(server);
+  return server;
+}
+
+describe('McpGatewayModule: one mount fronting server-everything over stdio and an official SDK HTTP server', () => {
+  let db: TestDatabase;
+  let upstream: SdkSessionHttpServer;
+  let app: RunningApp;
+  let telemetry: TestTelemetry;
+  const clients: Client[] = [];
+
+  async function connect(token = 'token-alice'): Promise<Client> {
+    const client = new Client({ name: 'gateway-e2e', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${app.baseUrl}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${token}` } },
+      }),
+    );
+    clients.push(client);
+    return client;
+  }
+
+  const toolNames = async (client: Client) => (await client.listTools()).tools.map((tool) => tool.name).sort();
+  const text = (result: object) =>
+    (((result as { content?: unknown }).content as Array<{ type: string; text?: string }>) ?? [])
+      .map((block) => block.text ?? '')
+      .join('');
+
+  beforeAll(async () => {
+    telemetry = installTestTelemetry();
+    db = await createTestDatabase();
+    upstream = await startSdkSessionHttpServer(newUpstreamServer);
+    app = await startApp(db.url, {
+      imports: [
+        McpModule.forRoot({ auth: fixtureAuth, providers: [OwnTools] }),
+        McpClientModule.forRoot({
+          servers: {
+            everything: { command: everythingServer() },
+            sdk: { url: upstream.url, version: '2025-11-25', scope: 'principal' },
+          },
+        }),
+        McpGatewayModule.forRoot({
+          upstreams: [
+            {
+              server: 'everything',
+              prefix: 'ev_',
+              allow: ['echo', 'get-sum', 'simple-prompt'],
+              serve: ['tools', 'prompts'],
+            },
+            { server: 'sdk', deny: ['secret'] },
+          ],
+          refreshIntervalMs: 300,
+        }),
+      ],
+      providers: [OwnTools],
+    });
+  });
+
+  afterAll(async () => {
+    await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
+    await app?.close();
+    await upstream?.close().catch(() => undefined);
+    await db?.drop();
+    await telemetry?.shutdown();
+  });
+
+  it('lists the union: its own tool and the upstreams allowed tools under their prefixes, none denied', async () => {
+    const client = await connect();
+    expect(await toolNames(client)).toEqual(['ev_echo', 'ev_get-sum', 'ping_own', 'sdk_greet', 'sdk_steps']);
+    const prompts = (await client.listPrompts()).prompts.map((prompt) => prompt.name);
+    expect(prompts).toEqual(['ev_simple-prompt']);
+    // The upstream's schema is published as it declared it.
+    const greet = (await client.listTools()).tools.find((tool) => tool.name === 'sdk_greet');
+    expect(greet?.inputSchema).toMatchObject({
+      type: 'object',
+      properties: { name: { type: 'string' } },
+      required: ['name'],
+    });
+    expect(greet?.description).toBe('Greets someone');
+  });
+
+  it('calls tools of both upstreams and a prompt of the stdio one', async () => {
+    const client = await connect();
+    expect(text(await client.callTool({ name: 'ev_echo', arguments: { message: 'via the gateway' } }))).toBe(
+      'Echo: via the gateway',
+    );
+    expect(text(await client.callTool({ name: 'ev_get-sum', arguments: { a: 2, b: 40 } }))).toContain('42');
+    expect(text(await client.callTool({ name: 'sdk_greet', arguments: { name: 'Ada' } }))).toMatch(/^Hello, Ada/);
+    expect(text(await client.callTool({ name: 'ping_own', arguments: {} }))).toBe('pong');
+    const prompt = await client.getPrompt({ name: 'ev_simple-prompt' });
+    expect(prompt.messages.length).toBeGreaterThan(0);
+  });
+
+  it("refuses the mount's own validation before calling the upstream (a bad argument never leaves)", async () => {
+    const client = await connect();
+    const posted = upstream.posted.length;
+    const answer = await client
+      .callTool({ name: 'sdk_greet', arguments: { name: 42 } })
+      .then((result) => ({ isError: result.isError, text: text(result) }))
+      .catch((error: Error) => ({ isError: true, text: error.message }));
+    expect(answer.isError).toBe(true);
+    expect(upstream.posted.slice(posted).filter((body) => body.method === 'tools/call')).toEqual([]);
+  });
+
+  it("passes the upstream's progress on to the caller, in order", async () => {
+    const client = await connect();
+    const seen: Progress[] = [];
+    const result = await client.callTool({ name: 'sdk_steps', arguments: { tag: 't1' } }, undefined, {
+      onprogress: (progress) => seen.push(progress),
+    });
+    expect(text(result)).toBe('t1 done');
+    expect(seen).toEqual([
+      { progress: 1, total: 2, message: 't1 step 1' },
+      { progress: 2, total: 2, message: 't1 step 2' },
+    ]);
+  });
+
+  it('gives each principal its own upstream session (scope principal) and audits the call inbound and outbound in one trace', async () => {
+    const alice = await connect('token-alice');
+    const bob = await connect('token-bob');
+    const sessionOf = async (client: Client) =>
+      /upstream session (\S+)\)/.exec(
+        text(await client.callTool({ name: 'sdk_greet', arguments: { name: 'x' } })),
+      )?.[1];
+    const [a1, a2, b1] = [await sessionOf(alice), await sessionOf(alice), await sessionOf(bob)];
+    expect(a1).toBeDefined();
+    expect(a2).toBe(a1);
+    expect(b1).not.toBe(a1);
+
+    const rows = await db.dataSource.query<
+      Array<{
+        direction: string;
+        server: string | null;
+        principal_key: string | null;
+        trace_id: string | null;
+        request: unknown;
+      }>
+    >(
+      `SELECT direction, server, principal_key, trace_id, request FROM mcp_events WHERE method = 'tools/call' ORDER BY created_at`,
+    );
+    // The three calls of this test (argument name "x"): inbound as sdk_greet, outbound to "sdk" as greet.
+    const ofThisTest = (row: { request: unknown }) => JSON.stringify(row.request).includes('"name":"x"');
+    const inbound = rows.filter((row) => row.direction === 'inbound' && ofThisTest(row));
+    const outbound = rows.filter((row) => row.direction === 'outbound' && row.server === 'sdk' && ofThisTest(row));
+    expect(inbound.map((row) => row.principal_key)).toEqual(['alice', 'alice', 'bob']);
+    expect(outbound.map((row) => row.principal_key)).toEqual(['alice', 'alice', 'bob']);
+    // Each call's inbound and outbound rows carry the same trace, one trace per call.
+    expect(inbound.map((row) => row.trace_id)).toEqual(outbound.map((row) => row.trace_id));
+    expect(new Set(inbound.map((row) => row.trace_id)).size).toBe(3);
+    for (const row of inbound) expect(row.trace_id).toMatch(/^[0-9a-f]{32}$/);
+  });
+
+  it('serves a tool the upstream adds, and tells the connected clients that the list changed', async () => {
+    const client = await connect();
+    let changed = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      changed++;
+    });
+    for (const server of upstreamServers)
+      server.registerTool('late', { description: 'Added at run time' }, async () => ({
+        content: [{ type: 'text', text: 'late answer' }],
+      }));
+    await pollUntil(
+      'sdk_late to be served',
+      async () => ((await toolNames(client)).includes('sdk_late') ? true : undefined),
+      15_000,
+    );
+    expect(text(await client.callTool({ name: 'sdk_late', arguments: {} }))).toBe('late answer');
+    await pollUntil('a tools/list_changed notification', () => (changed > 0 ? true : undefined), 10_000);
+  });
+
+  it('answers a clean tool error when the upstream is down, and keeps serving its own tools and the other upstream', async () => {
+    const client = await connect();
+    await upstream.close();
+    const result = await client.callTool({ name: 'sdk_greet', arguments: { name: 'anyone' } });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toContain('The upstream server "sdk" could not run greet');
+    expect(text(await client.callTool({ name: 'ping_own', arguments: {} }))).toBe('pong');
+    expect(text(await client.callTool({ name: 'ev_echo', arguments: { message: 'still here' } }))).toBe(
+      'Echo: still here',
+    );
+    // A refresh while the upstream is down keeps what was served.
+    await app.app.get(McpGateway).refresh('sdk');
+    expect(app.app.get(McpGateway).served('sdk').tools).toEqual(expect.arrayContaining(['sdk_greet', 'sdk_steps']));
+  });
+});
+
+describe('McpGatewayModule: configuration errors', () => {
+  it('refuses an upstream that is no server of McpClientModule, naming the known ones', async () => {
+    const db = await createTestDatabase();
+    try {
+      await expect(
+        startApp(db.url, {
+          imports: [
+            McpModule.forRoot({ auth: fixtureAuth }),
+            McpClientModule.forRoot({ servers: { everything: { command: everythingServer() } } }),
+            McpGatewayModule.forRoot({ upstreams: [{ server: 'nowhere' }] }),
+          ],
+        }),
+      ).rejects.toThrow(/upstream "nowhere" is not a server of McpClientModule \(known: everything\)/);
+    } finally {
+      await db.drop();
+    }
+  });
+
+  it('refuses bad options at forRoot', () => {
+    expect(() => McpGatewayModule.forRoot({ upstreams: [] })).toThrow(McpConfigurationError);
+    expect(() => McpGatewayModule.forRoot({ upstreams: [{ server: 'a' }, { server: 'a' }] })).toThrow(/named twice/);
+    expect(() =>
+      McpGatewayModule.forRoot({ upstreams: [{ server: 'a', serve: ['tools', 'everything' as 'tools'] }] }),
+    ).toThrow(/serve/);
+    expect(() => McpGatewayModule.forRoot({ upstreams: [{ server: 'a', allow: [''] }] })).toThrow(/allow/);
+    expect(() =>
+      McpGatewayModule.forRoot({ upstreams: [{ server: 'a', prefx: 'x' } as unknown as { server: string }] }),
+    ).toThrow(/prefx/);
+  });
+});
