@@ -36,7 +36,21 @@ export { McpPrompt } from './server/decorators/mcp-prompt.decorator';
 export { McpResourceNotifier } from './server/features/mcp-resource-notifier';
 export { McpRegistry, getMcpRegistryToken } from './server/registry/mcp-registry';
 export { McpElicitationNotifier } from './server/features/mcp-elicitation-notifier';
-export type { McpToolOptions, McpToolAnnotations, McpIcon, JsonSchema } from './interfaces/mcp-tool-options.interface';
+export type {
+  McpToolOptions,
+  McpToolAnnotations,
+  McpIcon,
+  JsonSchema,
+  McpToolSchema,
+} from './interfaces/mcp-tool-options.interface';
+export type {
+  McpStandardSchema,
+  McpStandardSchemaIssue,
+  McpStandardSchemaResult,
+  McpStandardJsonSchemaOptions,
+  McpStandardSchemaOutput,
+  McpToolArgs,
+} from './interfaces/standard-schema.interface';
 export type {
   McpToolContext,
   McpContent,

@@ -21,7 +21,7 @@ import {
   checkedToolRoles,
   checkedToolSchema,
   checkedToolScopes,
-  compiledSchema,
+  compiledOutputValidator,
 } from './tool-checks';
 
 // Decorated handlers (the explorers) and runtime ones (`McpRegistry`) are validated and built
@@ -58,16 +58,22 @@ function published(fields: Record<string, unknown>): Readonly<Record<string, unk
 
 /**
  * Checks a tool's declaration and builds its definition and validators: the name, the input
- * schema (a class-validator DTO or a JSON Schema) and its `x-mcp-header` annotations, the output
- * schema, task support, scopes, roles and `public`. Throws `McpConfigurationError` naming `owner`
- * (`namedBy` for a bad name, which `McpRegistry` reports as its own).
+ * schema (a class-validator DTO, a JSON Schema or a Standard Schema, whose published schema is
+ * its Standard JSON Schema conversion or the given `inputJsonSchema`) and its `x-mcp-header`
+ * annotations, the output schema, task support, scopes, roles and `public`. Throws
+ * `McpConfigurationError` naming `owner` (`namedBy` for a bad name, which `McpRegistry` reports
+ * as its own).
  */
 export function buildToolEntry(declaration: McpToolMetadata, owner: string, namedBy = owner): BuiltTool {
   const { name, title, description, annotations, icons, meta, task } = declaration;
   if (!TOOL_NAME_PATTERN.test(name)) throw new McpConfigurationError(invalidToolNameMessage(name, namedBy));
-  const inputSchema = checkedToolSchema(declaration.input, owner, 'input');
+  const { input, output } = declaration;
+  const inputSchema = checkedToolSchema(input, owner, 'input', declaration.inputJsonSchema);
   checkParamHeaders(inputSchema, owner, name);
-  const outputSchema = declaration.output ? checkedToolSchema(declaration.output, owner, 'output') : undefined;
+  const outputSchema =
+    output || declaration.outputJsonSchema !== undefined
+      ? checkedToolSchema(output, owner, 'output', declaration.outputJsonSchema)
+      : undefined;
   const taskSupport = task === undefined ? undefined : checkedTaskSupport(task, owner);
   const inputBeforeTask = checkedInputBeforeTask(declaration.inputBeforeTask, task, owner);
   const scopes = checkedToolScopes(declaration.scopes, owner);
@@ -98,8 +104,8 @@ export function buildToolEntry(declaration: McpToolMetadata, owner: string, name
     taskSupport,
     inputBeforeTask,
     idempotent: annotations?.idempotentHint === true,
-    validateInput: compileInputValidator(declaration.input),
-    validateOutput: outputSchema ? compiledSchema(outputSchema, owner, 'output') : undefined,
+    validateInput: compileInputValidator(input),
+    validateOutput: output && outputSchema ? compiledOutputValidator(output, outputSchema, owner) : undefined,
   };
 }
 
