@@ -14,8 +14,7 @@ export interface McpStandardSchemaIssue {
 
 /** What a Standard Schema's `validate` answers: the parsed value, or the issues. */
 export type McpStandardSchemaResult<Output> =
-  | { readonly value: Output; readonly issues?: undefined }
-  | { readonly issues: ReadonlyArray<McpStandardSchemaIssue> };
+  { readonly value: Output; readonly issues?: undefined } | { readonly issues: ReadonlyArray<McpStandardSchemaIssue> };
 
 /** The options of a Standard JSON Schema conversion. */
 export interface McpStandardJsonSchemaOptions {
@@ -71,9 +70,8 @@ export type McpStandardSchemaOutput<S extends McpStandardSchema> =
  * }
  * ```
  */
-export type McpToolArgs<I> =
-  I extends McpStandardSchema
-    ? McpStandardSchemaOutput<I>
-    : I extends Type<infer Instance>
-      ? Instance
-      : any; // eslint-disable-line @typescript-eslint/no-explicit-any -- a JSON Schema says nothing TypeScript can read
+export type McpToolArgs<I> = I extends McpStandardSchema
+  ? McpStandardSchemaOutput<I>
+  : I extends Type<infer Instance>
+    ? Instance
+    : any; // eslint-disable-line @typescript-eslint/no-explicit-any -- a JSON Schema says nothing TypeScript can read

@@ -6,15 +6,17 @@ import {
   invalidResourceUriMessage,
   invalidToolNameMessage,
   invalidUriTemplateMessage,
+  promptArgumentsSchemaMessage,
   publicRestrictedMessage,
 } from '../../mcp.messages';
 import { TOOL_NAME_PATTERN } from '../../protocol/mcp-methods';
-import { compilePromptArguments } from '../features/prompt-arguments';
+import { compilePromptArguments, type PromptArgumentsSpec } from '../features/prompt-arguments';
 import type { RegisteredPrompt, RegisteredResource, RegisteredResourceTemplate } from '../features/registered-features';
 import { UriTemplate } from '../features/uri-template';
 import { checkedPublic } from '../pipeline/public-handlers';
 import { checkedInputBeforeTask, checkedTaskSupport } from '../tasks/task-support';
 import type { RegisteredTool } from '../tools/registered-tool';
+import { StandardJsonSchemaError } from '../tools/standard-schema';
 import { compileInputValidator } from '../tools/tool-schema.factory';
 import {
   checkParamHeaders,
@@ -109,12 +111,23 @@ export function buildToolEntry(declaration: McpToolMetadata, owner: string, name
   };
 }
 
-/** Checks a prompt's arguments (a list or a DTO) and builds its definition and argument validator. */
+/** The arguments of a prompt, a Standard Schema's refusal (no JSON Schema, not an object) named after `owner`. */
+function checkedPromptArguments(declared: McpPromptMetadata['arguments'], owner: string): PromptArgumentsSpec {
+  try {
+    return compilePromptArguments(declared);
+  } catch (error) {
+    if (error instanceof StandardJsonSchemaError)
+      throw new McpConfigurationError(promptArgumentsSchemaMessage(owner, error.message));
+    throw error;
+  }
+}
+
+/** Checks a prompt's arguments (a list, a DTO or a Standard Schema) and builds its definition and argument validator. */
 export function buildPromptEntry(
   declaration: Omit<McpPromptMetadata, 'complete' | 'public'>,
   owner: string,
 ): BuiltPrompt {
-  const spec = compilePromptArguments(declaration.arguments);
+  const spec = checkedPromptArguments(declaration.arguments, owner);
   const { name, title, description, icons, meta } = declaration;
   const definition = published({
     name,

@@ -46,7 +46,9 @@ export function standardJsonSchema(schema: McpStandardSchema, side: 'input' | 'o
     );
   }
   if (!converted || typeof converted !== 'object' || Array.isArray(converted)) {
-    throw new StandardJsonSchemaError(`the ${props.vendor} schema converted to ${JSON.stringify(converted)}, not a JSON Schema object`);
+    throw new StandardJsonSchemaError(
+      `the ${props.vendor} schema converted to ${JSON.stringify(converted)}, not a JSON Schema object`,
+    );
   }
   return converted as JsonSchema;
 }

@@ -36,8 +36,7 @@ export async function toCallToolResult(tool: RegisteredTool, returned: unknown):
     // The validated value: a Standard Schema's parsed form (unknown keys stripped, defaults set),
     // the returned object itself for a JSON Schema.
     const value = outcome.value as Record<string, unknown>;
-    if (isCallToolResult(returned))
-      return value === structured ? returned : { ...returned, structuredContent: value };
+    if (isCallToolResult(returned)) return value === structured ? returned : { ...returned, structuredContent: value };
     return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
   }
   if (returned === undefined || returned === null) return { content: [] };
