@@ -40,7 +40,7 @@ export interface McpStandardSchema<Input = unknown, Output = Input> {
     /** Validates a value: its parsed form, or its issues (possibly asynchronously). */
     readonly validate: (
       value: unknown,
-      options?: { readonly libraryOptions?: Record<string, unknown> | undefined } | undefined,
+      options?: { readonly libraryOptions?: Record<string, unknown> | undefined },
     ) => McpStandardSchemaResult<Output> | Promise<McpStandardSchemaResult<Output>>;
     /** The types the schema accepts and produces (for inference only). */
     readonly types?: { readonly input: Input; readonly output: Output } | undefined;

@@ -1,4 +1,3 @@
-import type { Type } from '@nestjs/common';
 import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
 import type { JsonSchema, McpToolSchema } from '../../interfaces/mcp-tool-options.interface';
 import type { McpStandardSchema } from '../../interfaces/standard-schema.interface';
@@ -67,9 +66,7 @@ export function checkedToolSchema(
   const standard = isStandardSchema(declared);
   if (explicit !== undefined && !standard)
     throw new McpConfigurationError(jsonSchemaWithoutStandardSchemaMessage(owner, which));
-  const schema = standard
-    ? standardPublishedSchema(declared, explicit, owner, which)
-    : toPublishedSchema(declared as Type<unknown> | JsonSchema | undefined);
+  const schema = standard ? standardPublishedSchema(declared, explicit, owner, which) : toPublishedSchema(declared);
   if (schema.type !== 'object') {
     throw new McpConfigurationError(
       invalidSchemaMessage(owner, which, `its root type is ${JSON.stringify(schema.type)}, not "object"`),

@@ -90,6 +90,6 @@ export function compilePromptArguments(
       },
     };
   }
-  const published = ((declared as McpPromptArgument[] | undefined) ?? []).map((arg) => ({ ...arg }));
+  const published = (declared ?? []).map((arg) => ({ ...arg }));
   return { arguments: published, validate: (value) => checkShape(value, published) };
 }
