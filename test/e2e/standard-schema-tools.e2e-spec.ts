@@ -131,6 +131,7 @@ describe('Standard Schema (Zod) tools with the official SDK clients (PostgreSQL)
       const client = new Client({ name: 'schema-e2e', version: '1.0.0' });
       const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers } });
       await client.connect(transport);
+      expect(transport.protocolVersion).toBe(revision);
       expect(transport.sessionId).toBeDefined();
       return client;
     }
