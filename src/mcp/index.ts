@@ -43,14 +43,7 @@ export type {
   JsonSchema,
   McpToolSchema,
 } from './interfaces/mcp-tool-options.interface';
-export type {
-  McpStandardSchema,
-  McpStandardSchemaIssue,
-  McpStandardSchemaResult,
-  McpStandardJsonSchemaOptions,
-  McpStandardSchemaOutput,
-  McpToolArgs,
-} from './interfaces/standard-schema.interface';
+export type { McpStandardSchema, McpStandardSchemaResult, McpToolArgs } from './interfaces/standard-schema.interface';
 export type {
   McpToolContext,
   McpContent,

@@ -4,25 +4,18 @@ import type { Type } from '@nestjs/common';
 // as far as the library reads it. Written here rather than imported, so that no package is
 // needed: Zod 4, Valibot and ArkType schemas match it structurally.
 
-/** One problem a Standard Schema found in a value. */
-export interface McpStandardSchemaIssue {
-  /** What is wrong. */
-  readonly message: string;
-  /** Where it is wrong: property keys, or segments carrying one. */
-  readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined;
-}
-
-/** What a Standard Schema's `validate` answers: the parsed value, or the issues. */
+/**
+ * What a Standard Schema's `validate` answers: the parsed value, or the issues, each a message and
+ * where it applies (property keys, or segments carrying one).
+ */
 export type McpStandardSchemaResult<Output> =
-  { readonly value: Output; readonly issues?: undefined } | { readonly issues: ReadonlyArray<McpStandardSchemaIssue> };
-
-/** The options of a Standard JSON Schema conversion. */
-export interface McpStandardJsonSchemaOptions {
-  /** The JSON Schema dialect asked for; the library asks for `'draft-2020-12'`. */
-  readonly target: string;
-  /** Options of the schema library, if it takes any. */
-  readonly libraryOptions?: Record<string, unknown> | undefined;
-}
+  | { readonly value: Output; readonly issues?: undefined }
+  | {
+      readonly issues: ReadonlyArray<{
+        readonly message: string;
+        readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined;
+      }>;
+    };
 
 /**
  * A validator of any Standard Schema library (Zod 4, Valibot, ArkType...): a value with a
@@ -44,22 +37,28 @@ export interface McpStandardSchema<Input = unknown, Output = Input> {
     ) => McpStandardSchemaResult<Output> | Promise<McpStandardSchemaResult<Output>>;
     /** The types the schema accepts and produces (for inference only). */
     readonly types?: { readonly input: Input; readonly output: Output } | undefined;
-    /** Standard JSON Schema: the JSON Schema of the accepted (`input`) and produced (`output`) values. */
+    /**
+     * Standard JSON Schema: the JSON Schema of the accepted (`input`) and produced (`output`)
+     * values, in the dialect `target` names (the library asks for `'draft-2020-12'`).
+     */
     readonly jsonSchema?: {
-      readonly input: (options: McpStandardJsonSchemaOptions) => Record<string, unknown>;
-      readonly output: (options: McpStandardJsonSchemaOptions) => Record<string, unknown>;
+      readonly input: (options: {
+        readonly target: string;
+        readonly libraryOptions?: Record<string, unknown> | undefined;
+      }) => Record<string, unknown>;
+      readonly output: (options: {
+        readonly target: string;
+        readonly libraryOptions?: Record<string, unknown> | undefined;
+      }) => Record<string, unknown>;
     };
   };
 }
 
-/** The type a Standard Schema produces (its `~standard.types.output`): what a handler receives for it. */
-export type McpStandardSchemaOutput<S extends McpStandardSchema> =
-  NonNullable<S['~standard']['types']> extends { readonly output: infer Output } ? Output : unknown;
-
 /**
- * The arguments a tool handler receives for an `input` declaration: the output type of a
- * Standard Schema (`z.object({ text: z.string() })` gives `{ text: string }`), an instance of a
- * class-validator DTO, and for a JSON Schema (or no input) whatever the handler declares.
+ * The arguments a handler receives for an `input` declaration: the output type of a Standard
+ * Schema (`z.object({ text: z.string() })` gives `{ text: string }`), an instance of a
+ * class-validator DTO, and for a JSON Schema (or no input) whatever the handler declares. It
+ * types a prompt's arguments from a Standard Schema too.
  *
  * @example
  * ```ts
@@ -70,8 +69,11 @@ export type McpStandardSchemaOutput<S extends McpStandardSchema> =
  * }
  * ```
  */
-export type McpToolArgs<I> = I extends McpStandardSchema
-  ? McpStandardSchemaOutput<I>
-  : I extends Type<infer Instance>
-    ? Instance
-    : any; // eslint-disable-line @typescript-eslint/no-explicit-any -- a JSON Schema says nothing TypeScript can read
+export type McpToolArgs<I> =
+  I extends McpStandardSchema<unknown, infer Output>
+    ? NonNullable<I['~standard']['types']> extends { readonly output: infer Typed }
+      ? Typed
+      : Output
+    : I extends Type<infer Instance>
+      ? Instance
+      : any; // eslint-disable-line @typescript-eslint/no-explicit-any -- a JSON Schema says nothing TypeScript can read

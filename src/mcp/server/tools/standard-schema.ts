@@ -1,7 +1,10 @@
 import type { JsonSchema } from '../../interfaces/mcp-tool-options.interface';
-import type { McpStandardSchema, McpStandardSchemaIssue } from '../../interfaces/standard-schema.interface';
+import type { McpStandardSchema, McpStandardSchemaResult } from '../../interfaces/standard-schema.interface';
 import type { CompiledValidator } from './json-schema-validator';
 import { validationMessage } from './validation-report';
+
+/** One issue of a failed validation. */
+type McpStandardSchemaIssue = Extract<McpStandardSchemaResult<unknown>, { issues: unknown }>['issues'][number];
 
 /** The JSON Schema dialect asked of a Standard JSON Schema conversion: MCP's default. */
 const JSON_SCHEMA_TARGET = 'draft-2020-12';
