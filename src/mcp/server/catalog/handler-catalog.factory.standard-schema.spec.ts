@@ -161,6 +161,15 @@ describe('handler-catalog builder with Standard Schemas', () => {
     expect(await built.validateInput({ name: 42 })).toEqual({ ok: false, message: 'name: must be a string' });
   });
 
+  it('takes a Standard Schema that is a function (as ArkType types are) for a schema, not for a DTO class', async () => {
+    const { '~standard': props } = handWritten(true);
+    const callable = Object.assign((value: unknown) => value, { '~standard': props });
+    const built = buildToolEntry({ name: 'greet', description: 'd', input: callable }, DECORATED);
+    expect(built.definition.inputSchema).toEqual(props.jsonSchema?.input({ target: 'draft-2020-12' }));
+    expect(await built.validateInput({ name: 'ada' })).toEqual({ ok: true, value: { name: 'ada', upper: 'ADA' } });
+    expect(await built.validateInput({})).toEqual({ ok: false, message: 'name: must be a string' });
+  });
+
   it('refuses inputJsonSchema or outputJsonSchema beside a schema that is not a Standard Schema', () => {
     const jsonSchema = { type: 'object' };
     expect(
