@@ -107,6 +107,18 @@ describe('handler-catalog builder with Standard Schemas', () => {
     });
   });
 
+  it('puts the parsed value in a full result the handler returns, keeping its own content', async () => {
+    const tool = asTool(buildToolEntry({ name: 'forecast', description: 'd', output: Report }, DECORATED));
+    const returned = {
+      content: [{ type: 'text' as const, text: 'Sunny in Oslo' }],
+      structuredContent: { city: 'Oslo', summary: 'sunny', secret: 'x' },
+    };
+    expect(await toCallToolResult(tool, returned)).toEqual({
+      content: [{ type: 'text', text: 'Sunny in Oslo' }],
+      structuredContent: { city: 'Oslo', summary: 'sunny' },
+    });
+  });
+
   it.each([
     ['input', { input: z.string() }, 'the input schema is invalid (its root type is "string", not "object")'],
     [
