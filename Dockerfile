@@ -12,17 +12,18 @@ COPY src ./src
 RUN npx nest build
 
 # Runtime dependencies: the package's own dependencies plus the peers the example app runs on
-# (Nest, TypeORM, the pg and better-sqlite3 drivers, Bull, ioredis) and the one dev dependency it
-# imports (@nestjs/throttler, for its rate-limited tool), each pinned to the version of the lock
-# file; the manifest drops the dev dependencies and scripts. The install runs no package's
-# install scripts (the lock file pins what is installed, not what those scripts would run): only
-# better-sqlite3, the one native module the app needs built, is rebuilt, with its own script
-# (a prebuilt binary, or the compilers of this stage when none matches). msgpackr-extract (under
-# Bull) needs no script: its prebuilt binary comes as an optional package.
+# (Nest, TypeORM, the pg and better-sqlite3 drivers, Bull, ioredis) and the two dev dependencies
+# it imports (@nestjs/throttler, for its rate-limited tool, and zod, for its Zod tool), each
+# pinned to the version of the lock file; the manifest drops the dev dependencies and scripts.
+# The install runs no package's install scripts (the lock file pins what is installed, not what
+# those scripts would run): only better-sqlite3, the one native module the app needs built, is
+# rebuilt, with its own script (a prebuilt binary, or the compilers of this stage when none
+# matches). msgpackr-extract (under Bull) needs no script: its prebuilt binary comes as an
+# optional package.
 FROM node:20-bookworm AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN node -e "const fs = require('fs'); const pkg = require('./package.json'); const lock = require('./package-lock.json'); for (const name of [...Object.keys(pkg.peerDependencies), '@nestjs/throttler']) pkg.dependencies[name] = lock.packages['node_modules/' + name].version; delete pkg.devDependencies; delete pkg.scripts; fs.writeFileSync('package.json', JSON.stringify(pkg, null, 2));" \
+RUN node -e "const fs = require('fs'); const pkg = require('./package.json'); const lock = require('./package-lock.json'); for (const name of [...Object.keys(pkg.peerDependencies), '@nestjs/throttler', 'zod']) pkg.dependencies[name] = lock.packages['node_modules/' + name].version; delete pkg.devDependencies; delete pkg.scripts; fs.writeFileSync('package.json', JSON.stringify(pkg, null, 2));" \
  && npm ci --ignore-scripts --omit=dev --no-audit --no-fund \
  && npm rebuild better-sqlite3 \
  && node -e "new (require('better-sqlite3'))(':memory:').prepare('select 1').get()"

@@ -69,6 +69,7 @@ export default defineConfig({
         text: 'Serving tools',
         items: [
           { text: 'Tools', link: '/server/tools' },
+          { text: 'Zod and Standard Schema', link: '/server/schemas' },
           { text: 'Resources, prompts and completion', link: '/server/resources-prompts' },
           { text: 'The handler context', link: '/server/handler-context' },
           { text: 'Runtime registration', link: '/server/runtime-registration' },

@@ -1,6 +1,7 @@
 import { Injectable, UseGuards } from '@nestjs/common';
 import { IsInt, IsNumber, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
-import { McpTool, type McpToolContext } from '../mcp';
+import { z } from 'zod';
+import { McpTool, type McpToolArgs, type McpToolContext } from '../mcp';
 import { DemoThrottlerGuard } from './demo-throttler.guard';
 
 /** Input of `echo`. */
@@ -36,6 +37,15 @@ export class SlowReportInput {
   @Max(10)
   steps?: number;
 }
+
+/** Input of `convert_temperature`: a Zod schema, published as its JSON Schema. */
+const TemperatureInput = z.object({
+  value: z.number().describe('The temperature to convert'),
+  to: z.enum(['celsius', 'fahrenheit']).describe('The scale to convert to (from the other one)'),
+});
+
+/** Output of `convert_temperature`. */
+const Temperature = z.object({ value: z.number(), unit: z.enum(['celsius', 'fahrenheit']) });
 
 /** Resolves after `ms`, or at once when `signal` aborts. */
 function pause(ms: number, signal: AbortSignal): Promise<void> {
@@ -77,6 +87,18 @@ export class DemoTools {
   @UseGuards(DemoThrottlerGuard)
   add({ a, b }: AddInput): { sum: number } {
     return { sum: a + b };
+  }
+
+  /** Converts between Celsius and Fahrenheit: input and output declared with Zod. */
+  @McpTool({
+    description: 'Converts a temperature between Celsius and Fahrenheit.',
+    input: TemperatureInput,
+    output: Temperature,
+    annotations: { readOnlyHint: true, idempotentHint: true },
+  })
+  convert_temperature({ value, to }: McpToolArgs<typeof TemperatureInput>): z.input<typeof Temperature> {
+    const converted = to === 'fahrenheit' ? (value * 9) / 5 + 32 : ((value - 32) * 5) / 9;
+    return { value: Math.round(converted * 100) / 100, unit: to };
   }
 
   /** Fails on purpose, to show an `isError` result. */

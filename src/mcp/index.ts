@@ -46,7 +46,9 @@ export type {
   McpIcon,
   JsonSchema,
   McpRateLimit,
+  McpToolSchema,
 } from './interfaces/mcp-tool-options.interface';
+export type { McpStandardSchema, McpStandardSchemaResult, McpToolArgs } from './interfaces/standard-schema.interface';
 export type {
   McpToolContext,
   McpContent,

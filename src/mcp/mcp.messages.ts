@@ -19,7 +19,23 @@ export const duplicateToolMessage = (mount: string, name: string, first: string,
 
 export const invalidSchemaMessage = (owner: string, which: 'input' | 'output', reason: string): string =>
   `@McpTool on ${owner}: the ${which} schema is invalid (${reason}). ` +
-  `Pass a class-validator DTO class or a JSON Schema object with type: 'object'.`;
+  `Pass a class-validator DTO class, a JSON Schema object with type: 'object', or a Standard Schema of an object (such as z.object({...})).`;
+
+export const standardSchemaWithoutJsonSchemaMessage = (
+  owner: string,
+  which: 'input' | 'output',
+  reason: string,
+): string =>
+  `@McpTool on ${owner}: the ${which} Standard Schema has no JSON Schema to publish as ${which}Schema (${reason}). ` +
+  `Pass the JSON Schema yourself as ${which}JsonSchema, or use a schema library that offers Standard JSON Schema (~standard.jsonSchema, such as Zod 4.2 or later).`;
+
+export const promptArgumentsSchemaMessage = (owner: string, reason: string): string =>
+  `@McpPrompt on ${owner}: the arguments schema cannot define the prompt's arguments (${reason}). ` +
+  `Pass a Standard Schema of an object of strings from a library that offers Standard JSON Schema (such as z.object({...}) of Zod 4.2 or later), a DTO class, or a list of arguments.`;
+
+export const jsonSchemaWithoutStandardSchemaMessage = (owner: string, which: 'input' | 'output'): string =>
+  `@McpTool on ${owner}: ${which}JsonSchema is only for a Standard Schema ${which}; ` +
+  `pass the JSON Schema as ${which} itself, or pass a Standard Schema (such as z.object({...})) as ${which}.`;
 
 export const requestScopedToolMessage = (owner: string): string =>
   `@McpTool on ${owner}: the provider is request-scoped; a fresh instance is resolved for every call.`;

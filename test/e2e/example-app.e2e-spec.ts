@@ -82,7 +82,7 @@ describe.each(HTTP_ADAPTERS)('the example app on its embedded SQLite default (HT
     await client.close();
   });
 
-  it('serves echo, add, fail and whoami to a token from MCP_TOKENS and logs them in ./data', async () => {
+  it('serves echo, add, convert_temperature (Zod), fail and whoami to a token from MCP_TOKENS and logs them in ./data', async () => {
     const transport = new StreamableHTTPClientTransport(url, {
       requestInit: { headers: { Authorization: 'Bearer token-b' } },
     });
@@ -91,6 +91,7 @@ describe.each(HTTP_ADAPTERS)('the example app on its embedded SQLite default (HT
 
     expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual([
       'add',
+      'convert_temperature',
       'echo',
       'fail',
       'relay_echo',
@@ -105,6 +106,10 @@ describe.each(HTTP_ADAPTERS)('the example app on its embedded SQLite default (HT
       { type: 'text', text: 'hi' },
     ]);
     expect((await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } })).structuredContent).toEqual({ sum: 5 });
+    expect(
+      (await client.callTool({ name: 'convert_temperature', arguments: { value: 100, to: 'fahrenheit' } }))
+        .structuredContent,
+    ).toEqual({ value: 212, unit: 'fahrenheit' });
     const failed = await client.callTool({ name: 'fail', arguments: { reason: 'nope' } });
     expect(failed).toMatchObject({ isError: true, content: [{ type: 'text', text: 'nope' }] });
     expect((await client.callTool({ name: 'whoami', arguments: {} })).structuredContent).toMatchObject({

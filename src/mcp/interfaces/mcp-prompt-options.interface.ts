@@ -2,6 +2,7 @@ import type { Type } from '@nestjs/common';
 import type { McpCompleters } from './mcp-completion.interface';
 import type { McpContent } from './mcp-tool-context.interface';
 import type { McpIcon } from './mcp-tool-options.interface';
+import type { McpStandardSchema } from './standard-schema.interface';
 
 /** One argument a prompt accepts. */
 export interface McpPromptArgument {
@@ -30,10 +31,13 @@ export interface McpPromptOptions {
   /** What the prompt does. */
   description?: string;
   /**
-   * The arguments: a list, or a class-validator DTO class whose string properties become the
-   * arguments (required unless `@IsOptional()`); the handler then receives a validated instance.
+   * The arguments: a list, a class-validator DTO class whose string properties become the
+   * arguments (required unless `@IsOptional()`; the handler then receives a validated instance),
+   * or a Standard Schema of an object of strings such as `z.object({ code: z.string() })` (its
+   * properties become the arguments, required as its JSON Schema says; the handler then receives
+   * its parsed value). A Standard Schema needs Standard JSON Schema (`~standard.jsonSchema`).
    */
-  arguments?: McpPromptArgument[] | Type<unknown>;
+  arguments?: McpPromptArgument[] | Type<unknown> | McpStandardSchema;
   /** Completers for the arguments (`completion/complete` with `ref/prompt`). */
   complete?: McpCompleters;
   /** Icons a client may show. */

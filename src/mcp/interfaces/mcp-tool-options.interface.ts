@@ -1,8 +1,15 @@
 import type { Type } from '@nestjs/common';
 import type { McpTaskSupport } from '../protocol/tasks';
+import type { McpStandardSchema } from './standard-schema.interface';
 
 /** A JSON Schema object (2020-12 unless it names another draft in `$schema`). */
 export type JsonSchema = Record<string, unknown>;
+
+/**
+ * What a tool's `input` or `output` may be: a class-validator DTO class, a JSON Schema object, or
+ * a Standard Schema (Zod 4, Valibot, ArkType...), each describing an object.
+ */
+export type McpToolSchema = Type<unknown> | JsonSchema | McpStandardSchema;
 
 /** Hints about a tool's behaviour, as the MCP specification defines them. */
 export interface McpToolAnnotations {
@@ -63,16 +70,28 @@ export interface McpToolOptions {
   description: string;
   /**
    * Input: a class-validator DTO class (its JSON Schema is derived from the decorators, and
-   * arguments are validated and transformed into an instance) or a plain JSON Schema object
-   * with `type: 'object'` (validated with Ajv). Omit for a tool without arguments.
+   * arguments are validated and transformed into an instance), a plain JSON Schema object
+   * with `type: 'object'` (validated with Ajv), or a Standard Schema of an object such as
+   * `z.object({...})` (validated by its library, the handler receives its parsed value; the
+   * published `inputSchema` is its Standard JSON Schema input conversion, or `inputJsonSchema`).
+   * Omit for a tool without arguments. `McpToolArgs<typeof input>` types the handler's arguments.
    */
-  input?: Type<unknown> | JsonSchema;
+  input?: McpToolSchema;
   /**
-   * Structured output: a DTO class or a JSON Schema object with `type: 'object'`. The handler
-   * then returns an object that is validated against it, sent as `structuredContent` and
-   * mirrored as JSON text.
+   * Structured output: a DTO class, a JSON Schema object with `type: 'object'` or a Standard
+   * Schema of an object. The handler then returns an object that is validated against it, sent as
+   * `structuredContent` (for a Standard Schema, its parsed value) and mirrored as JSON text.
    */
-  output?: Type<unknown> | JsonSchema;
+  output?: McpToolSchema;
+  /**
+   * The `inputSchema` to publish for a Standard Schema `input`, in place of the library's own
+   * conversion: for a library without Standard JSON Schema (`~standard.jsonSchema`), or to publish
+   * a schema of your own. Arguments are still validated by the Standard Schema. Only with a
+   * Standard Schema `input`.
+   */
+  inputJsonSchema?: JsonSchema;
+  /** The `outputSchema` to publish for a Standard Schema `output`, as `inputJsonSchema` is for the input. */
+  outputJsonSchema?: JsonSchema;
   /** Behaviour hints. */
   annotations?: McpToolAnnotations;
   /** Icons a client may show. */

@@ -6,23 +6,25 @@ import {
   invalidResourceUriMessage,
   invalidToolNameMessage,
   invalidUriTemplateMessage,
+  promptArgumentsSchemaMessage,
   publicRestrictedMessage,
 } from '../../mcp.messages';
 import { TOOL_NAME_PATTERN } from '../../protocol/mcp-methods';
-import { compilePromptArguments } from '../features/prompt-arguments';
+import { compilePromptArguments, type PromptArgumentsSpec } from '../features/prompt-arguments';
 import type { RegisteredPrompt, RegisteredResource, RegisteredResourceTemplate } from '../features/registered-features';
 import { UriTemplate } from '../features/uri-template';
 import { checkedRateLimit } from '../config/mcp-rate-limit.options';
 import { checkedPublic } from '../pipeline/public-handlers';
 import { checkedInputBeforeTask, checkedTaskSupport } from '../tasks/task-support';
 import type { RegisteredTool } from '../tools/registered-tool';
+import { StandardJsonSchemaError } from '../tools/standard-schema';
 import { compileInputValidator } from '../tools/tool-schema.factory';
 import {
   checkParamHeaders,
   checkedToolRoles,
   checkedToolSchema,
   checkedToolScopes,
-  compiledSchema,
+  compiledOutputValidator,
 } from './tool-checks';
 
 // Decorated handlers (the explorers) and runtime ones (`McpRegistry`) are validated and built
@@ -59,16 +61,22 @@ function published(fields: Record<string, unknown>): Readonly<Record<string, unk
 
 /**
  * Checks a tool's declaration and builds its definition and validators: the name, the input
- * schema (a class-validator DTO or a JSON Schema) and its `x-mcp-header` annotations, the output
- * schema, task support, scopes, roles, `public` and `rateLimit`. Throws `McpConfigurationError` naming `owner`
- * (`namedBy` for a bad name, which `McpRegistry` reports as its own).
+ * schema (a class-validator DTO, a JSON Schema or a Standard Schema, whose published schema is
+ * its Standard JSON Schema conversion or the given `inputJsonSchema`) and its `x-mcp-header`
+ * annotations, the output schema, task support, scopes, roles, `public` and `rateLimit`. Throws
+ * `McpConfigurationError` naming `owner` (`namedBy` for a bad name, which `McpRegistry` reports
+ * as its own).
  */
 export function buildToolEntry(declaration: McpToolMetadata, owner: string, namedBy = owner): BuiltTool {
   const { name, title, description, annotations, icons, meta, task } = declaration;
   if (!TOOL_NAME_PATTERN.test(name)) throw new McpConfigurationError(invalidToolNameMessage(name, namedBy));
-  const inputSchema = checkedToolSchema(declaration.input, owner, 'input');
+  const { input, output } = declaration;
+  const inputSchema = checkedToolSchema(input, owner, 'input', declaration.inputJsonSchema);
   checkParamHeaders(inputSchema, owner, name);
-  const outputSchema = declaration.output ? checkedToolSchema(declaration.output, owner, 'output') : undefined;
+  const outputSchema =
+    output || declaration.outputJsonSchema !== undefined
+      ? checkedToolSchema(output, owner, 'output', declaration.outputJsonSchema)
+      : undefined;
   const taskSupport = task === undefined ? undefined : checkedTaskSupport(task, owner);
   const inputBeforeTask = checkedInputBeforeTask(declaration.inputBeforeTask, task, owner);
   const scopes = checkedToolScopes(declaration.scopes, owner);
@@ -101,17 +109,28 @@ export function buildToolEntry(declaration: McpToolMetadata, owner: string, name
     inputBeforeTask,
     idempotent: annotations?.idempotentHint === true,
     rateLimit,
-    validateInput: compileInputValidator(declaration.input),
-    validateOutput: outputSchema ? compiledSchema(outputSchema, owner, 'output') : undefined,
+    validateInput: compileInputValidator(input),
+    validateOutput: output && outputSchema ? compiledOutputValidator(output, outputSchema, owner) : undefined,
   };
 }
 
-/** Checks a prompt's arguments (a list or a DTO) and builds its definition and argument validator. */
+/** The arguments of a prompt, a Standard Schema's refusal (no JSON Schema, not an object) named after `owner`. */
+function checkedPromptArguments(declared: McpPromptMetadata['arguments'], owner: string): PromptArgumentsSpec {
+  try {
+    return compilePromptArguments(declared);
+  } catch (error) {
+    if (error instanceof StandardJsonSchemaError)
+      throw new McpConfigurationError(promptArgumentsSchemaMessage(owner, error.message));
+    throw error;
+  }
+}
+
+/** Checks a prompt's arguments (a list, a DTO or a Standard Schema) and builds its definition and argument validator. */
 export function buildPromptEntry(
   declaration: Omit<McpPromptMetadata, 'complete' | 'public'>,
   owner: string,
 ): BuiltPrompt {
-  const spec = compilePromptArguments(declaration.arguments);
+  const spec = checkedPromptArguments(declaration.arguments, owner);
   const { name, title, description, icons, meta } = declaration;
   const definition = published({
     name,

@@ -1,10 +1,21 @@
-import type { Type } from '@nestjs/common';
 import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
-import type { JsonSchema } from '../../interfaces/mcp-tool-options.interface';
-import { invalidMcpHeaderMessage, invalidSchemaMessage } from '../../mcp.messages';
+import type { JsonSchema, McpToolSchema } from '../../interfaces/mcp-tool-options.interface';
+import type { McpStandardSchema } from '../../interfaces/standard-schema.interface';
+import {
+  invalidMcpHeaderMessage,
+  invalidSchemaMessage,
+  jsonSchemaWithoutStandardSchemaMessage,
+  standardSchemaWithoutJsonSchemaMessage,
+} from '../../mcp.messages';
 import { SCOPE_TOKEN } from '../config/mcp-oauth.options';
 import { McpParamHeaderError, mcpParamHeadersOf } from '../stateless/mcp-param-headers';
 import { compileJsonSchema, type CompiledValidator } from '../tools/json-schema-validator';
+import {
+  compileStandardValidator,
+  isStandardSchema,
+  standardJsonSchema,
+  StandardJsonSchemaError,
+} from '../tools/standard-schema';
 import { isDtoClass, toPublishedSchema } from '../tools/tool-schema.factory';
 
 /** Which of a tool's two schemas a check is about, as its message says. */
@@ -20,23 +31,61 @@ export function compiledSchema(schema: JsonSchema, owner: string, which: SchemaR
 }
 
 /**
- * The schema a tool publishes for `declared` (a DTO class, a JSON Schema, or nothing). Its root
- * must be an object, as `tools/list` requires; a raw JSON Schema is compiled once here so a typo
- * fails when the tool is added, not on its first call (a DTO's schema is generated, not written).
+ * The JSON Schema published for a Standard Schema: `explicit` when the tool gives one, else the
+ * library's conversion of the values it accepts (input) or produces (output).
  */
-export function checkedToolSchema(
-  declared: Type<unknown> | JsonSchema | undefined,
+function standardPublishedSchema(
+  declared: McpStandardSchema,
+  explicit: JsonSchema | undefined,
   owner: string,
   which: SchemaRole,
 ): JsonSchema {
-  const schema = toPublishedSchema(declared);
+  if (explicit) return explicit;
+  try {
+    return standardJsonSchema(declared, which);
+  } catch (error) {
+    if (error instanceof StandardJsonSchemaError)
+      throw new McpConfigurationError(standardSchemaWithoutJsonSchemaMessage(owner, which, error.message));
+    throw error;
+  }
+}
+
+/**
+ * The schema a tool publishes for `declared` (a DTO class, a JSON Schema, a Standard Schema, or
+ * nothing; `explicit` is its `inputJsonSchema` or `outputJsonSchema`). Its root must be an object,
+ * as `tools/list` requires; a written JSON Schema is compiled once here so a typo fails when the
+ * tool is added, not on its first call (a DTO's schema is generated, a Standard Schema's is only
+ * published: its library validates).
+ */
+export function checkedToolSchema(
+  declared: McpToolSchema | undefined,
+  owner: string,
+  which: SchemaRole,
+  explicit?: JsonSchema,
+): JsonSchema {
+  const standard = isStandardSchema(declared);
+  if (explicit !== undefined && !standard)
+    throw new McpConfigurationError(jsonSchemaWithoutStandardSchemaMessage(owner, which));
+  const schema = standard ? standardPublishedSchema(declared, explicit, owner, which) : toPublishedSchema(declared);
   if (schema.type !== 'object') {
     throw new McpConfigurationError(
       invalidSchemaMessage(owner, which, `its root type is ${JSON.stringify(schema.type)}, not "object"`),
     );
   }
-  if (declared && !isDtoClass(declared)) compiledSchema(schema, owner, which);
+  if (declared && !isDtoClass(declared) && (!standard || explicit)) compiledSchema(schema, owner, which);
   return schema;
+}
+
+/**
+ * The validator of a tool's structured output: a Standard Schema's own, else the published
+ * JSON Schema's (a DTO's schema is derived, so output is checked against that schema).
+ */
+export function compiledOutputValidator(
+  declared: McpToolSchema,
+  published: JsonSchema,
+  owner: string,
+): CompiledValidator {
+  return isStandardSchema(declared) ? compileStandardValidator(declared) : compiledSchema(published, owner, 'output');
 }
 
 /**

@@ -1,7 +1,14 @@
 import type { Type } from '@nestjs/common';
 import type { McpPromptArgument } from '../../interfaces/mcp-prompt-options.interface';
 import type { JsonSchema } from '../../interfaces/mcp-tool-options.interface';
+import type { McpStandardSchema } from '../../interfaces/standard-schema.interface';
 import type { CompiledValidator } from '../tools/json-schema-validator';
+import {
+  compileStandardValidator,
+  isStandardSchema,
+  standardJsonSchema,
+  StandardJsonSchemaError,
+} from '../tools/standard-schema';
 import { compileInputValidator, dtoToJsonSchema, isDtoClass } from '../tools/tool-schema.factory';
 
 /** The arguments of a prompt as published, and how `prompts/get` arguments are checked. */
@@ -12,8 +19,8 @@ export interface PromptArgumentsSpec {
   validate: CompiledValidator;
 }
 
-function fromDto(dto: Type<unknown>): McpPromptArgument[] {
-  const schema = dtoToJsonSchema(dto);
+/** The arguments an object schema describes: its properties, required as it says. */
+function fromObjectSchema(schema: JsonSchema): McpPromptArgument[] {
   const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((schema.required as string[] | undefined) ?? []);
   return Object.entries(properties).map(([name, property]) => ({
@@ -22,6 +29,27 @@ function fromDto(dto: Type<unknown>): McpPromptArgument[] {
     ...(typeof property.description === 'string' ? { description: property.description } : {}),
     required: required.has(name),
   }));
+}
+
+/**
+ * The JSON Schema of a Standard Schema of prompt arguments: an object whose properties are
+ * strings (a property of another type could never be given). Throws `StandardJsonSchemaError`.
+ */
+function stringsSchema(declared: McpStandardSchema): JsonSchema {
+  const schema = standardJsonSchema(declared, 'input');
+  if (schema.type !== 'object')
+    throw new StandardJsonSchemaError(`its root type is ${JSON.stringify(schema.type)}, not "object"`);
+  const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
+  const typed = Object.entries(properties).filter(
+    ([, property]) => property.type !== undefined && property.type !== 'string',
+  );
+  if (typed.length) {
+    const [name, property] = typed[0];
+    throw new StandardJsonSchemaError(
+      `the argument ${name} is of type ${JSON.stringify(property.type)}: prompt arguments are strings`,
+    );
+  }
+  return schema;
 }
 
 function checkShape(
@@ -42,18 +70,23 @@ function checkShape(
 
 /**
  * Builds the published arguments and the validator of a prompt. Argument values are strings,
- * as the protocol defines them; every required argument must be present. A DTO's own rules run
- * after that, and the handler receives the DTO instance.
+ * as the protocol defines them; every required argument must be present. A DTO's or a Standard
+ * Schema's own rules run after that, and the handler receives the DTO instance or the schema's
+ * parsed value. A Standard Schema's arguments are the properties of its Standard JSON Schema
+ * input conversion, which throws `StandardJsonSchemaError` for a library without one.
  */
-export function compilePromptArguments(declared: McpPromptArgument[] | Type<unknown> | undefined): PromptArgumentsSpec {
-  if (isDtoClass(declared)) {
-    const published = fromDto(declared);
-    const dtoValidator = compileInputValidator(declared);
+export function compilePromptArguments(
+  declared: McpPromptArgument[] | Type<unknown> | McpStandardSchema | undefined,
+): PromptArgumentsSpec {
+  if (isStandardSchema(declared) || isDtoClass(declared)) {
+    const standard = isStandardSchema(declared);
+    const published = fromObjectSchema(standard ? stringsSchema(declared) : dtoToJsonSchema(declared));
+    const ownRules = standard ? compileStandardValidator(declared) : compileInputValidator(declared);
     return {
       arguments: published,
       validate: async (value) => {
         const shape = checkShape(value, published);
-        return shape.ok ? dtoValidator(shape.value) : shape;
+        return shape.ok ? ownRules(shape.value) : shape;
       },
     };
   }

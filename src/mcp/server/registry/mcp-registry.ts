@@ -8,7 +8,8 @@ import type {
   McpResourceTemplateOptions,
 } from '../../interfaces/mcp-resource-options.interface';
 import type { McpToolContext } from '../../interfaces/mcp-tool-context.interface';
-import type { McpToolOptions } from '../../interfaces/mcp-tool-options.interface';
+import type { McpToolOptions, McpToolSchema } from '../../interfaces/mcp-tool-options.interface';
+import type { McpToolArgs } from '../../interfaces/standard-schema.interface';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import type { JsonRpcNotification } from '../../protocol/jsonrpc';
 import { McpMethod } from '../../protocol/mcp-methods';
@@ -104,14 +105,21 @@ export class McpRegistry implements OnModuleInit, BeforeApplicationShutdown {
     await this.unsubscribe?.().catch(() => undefined);
   }
 
-  /** Adds a tool to this process; a name already served (decorated or added) is an `McpConfigurationError`. */
-  async addTool(tool: McpRegistry.Tool, handler: McpRegistry.Handler): Promise<void> {
+  /**
+   * Adds a tool to this process; a name already served (decorated or added) is an
+   * `McpConfigurationError`. With a Standard Schema or DTO `input`, the handler's arguments are
+   * typed from it (`McpToolArgs`).
+   */
+  async addTool<I extends McpToolSchema | undefined = undefined>(
+    tool: McpRegistry.Tool<I>,
+    handler: McpRegistry.ToolHandler<I>,
+  ): Promise<void> {
     // A runtime tool has no access options of its own (the switches and `anonymous` do that
     // job), so any that slipped past the type are dropped rather than half-applied.
     const declaration = { ...tool, scopes: undefined, roles: undefined, public: undefined };
     const built = buildToolEntry(declaration, `${RUNTIME_OWNER}#addTool(${tool.name})`, RUNTIME_OWNER);
     const { taskSupport } = built;
-    this.toolset.register({ ...built, invoke: async (args, context) => handler(args, context) });
+    this.toolset.register({ ...built, invoke: async (args, context) => handler(args as McpToolArgs<I>, context) });
     // The mount's first tool that allows tasks starts its task queue and the tasks/* methods;
     // a tool whose queue cannot start (Redis down) is not left behind half-served.
     if (taskSupport === 'optional' || taskSupport === 'required') {
@@ -279,8 +287,20 @@ export function getMcpRegistryToken(mount: string): string {
 
 /** What `McpRegistry`'s methods take: `McpRegistry.Tool`, `McpRegistry.Handler` and the rest. */
 export declare namespace McpRegistry {
-  /** A tool added at run time: the options of `@McpTool` with a required name, without `public`, `scopes` and `roles`. */
-  export type Tool = Omit<McpToolOptions, 'name' | 'public' | 'scopes' | 'roles'> & { name: string };
+  /**
+   * A tool added at run time: the options of `@McpTool` with a required name, without `public`,
+   * `scopes` and `roles`; `I` is the type of its `input`.
+   */
+  export type Tool<I extends McpToolSchema | undefined = McpToolSchema | undefined> = Omit<
+    McpToolOptions,
+    'name' | 'public' | 'scopes' | 'roles' | 'input'
+  > & { name: string; input?: I };
+
+  /** The handler of a runtime tool: its arguments typed from its `input` (`McpToolArgs`), and the handler context. */
+  export type ToolHandler<I extends McpToolSchema | undefined = undefined> = (
+    args: McpToolArgs<I>,
+    context: McpToolContext,
+  ) => unknown;
 
   /** A prompt added at run time: the options of `@McpPrompt` with a required name, without `public` and `complete`. */
   export type Prompt = Omit<McpPromptOptions, 'name' | 'public' | 'complete'> & { name: string };

@@ -21,7 +21,7 @@ export function errorText(error: unknown): string {
 /**
  * Turns whatever a handler returned into a `CallToolResult`: strings become one text block,
  * arrays are content blocks, results pass through, and for tools with `output` the object is
- * validated, sent as `structuredContent` and mirrored as JSON text.
+ * validated, sent as `structuredContent` (as the validator gives it back) and mirrored as JSON text.
  */
 export async function toCallToolResult(tool: RegisteredTool, returned: unknown): Promise<McpCallToolResult> {
   if (tool.validateOutput) {
@@ -33,8 +33,10 @@ export async function toCallToolResult(tool: RegisteredTool, returned: unknown):
         `Tool "${tool.name}" returned output that does not match its output schema: ${outcome.message}`,
       );
     }
-    if (isCallToolResult(returned)) return returned;
-    const value = structured as Record<string, unknown>;
+    // The validated value: a Standard Schema's parsed form (unknown keys stripped, defaults set),
+    // the returned object itself for a JSON Schema.
+    const value = outcome.value as Record<string, unknown>;
+    if (isCallToolResult(returned)) return value === structured ? returned : { ...returned, structuredContent: value };
     return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
   }
   if (returned === undefined || returned === null) return { content: [] };

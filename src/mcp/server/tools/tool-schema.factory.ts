@@ -3,8 +3,9 @@ import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, validate, type ValidationError } from 'class-validator';
 import { targetConstructorToSchema, validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
-import type { JsonSchema } from '../../interfaces/mcp-tool-options.interface';
+import type { JsonSchema, McpToolSchema } from '../../interfaces/mcp-tool-options.interface';
 import { compileJsonSchema, type CompiledValidator } from './json-schema-validator';
+import { compileStandardValidator, isStandardSchema } from './standard-schema';
 import { validationMessage } from './validation-report';
 
 // class-transformer keeps `@Type(() => Nested)` in this storage; class-validator-jsonschema needs
@@ -19,9 +20,9 @@ export const EMPTY_INPUT_SCHEMA: JsonSchema = Object.freeze({ type: 'object', ad
 
 const DEFS_PREFIX = '#/$defs/';
 
-/** True when `value` is a class (a DTO) rather than a schema object. */
+/** True when `value` is a class (a DTO) rather than a schema object (an ArkType type is a function too, and no DTO). */
 export function isDtoClass(value: unknown): value is Type<unknown> {
-  return typeof value === 'function';
+  return typeof value === 'function' && !isStandardSchema(value);
 }
 
 function collectRefs(node: unknown, into: Set<string>): void {
@@ -101,13 +102,15 @@ function* describeValidationErrors(errors: ValidationError[], parent = ''): Gene
 
 /**
  * Compiles the argument validator of a tool: DTO classes through class-validator (arguments
- * become an instance of the DTO, unknown properties are stripped), schemas through Ajv. Either way
- * a failing value gets a bounded message (`validationMessage`).
+ * become an instance of the DTO, unknown properties are stripped), Standard Schemas through their
+ * own `validate` (arguments become its parsed value), JSON Schemas through Ajv. Either way a
+ * failing value gets a bounded message (`validationMessage`).
  */
-export function compileInputValidator(input: Type<unknown> | JsonSchema | undefined): CompiledValidator {
+export function compileInputValidator(input: McpToolSchema | undefined): CompiledValidator {
   if (!input) {
     return (value) => ({ ok: true, value: value ?? {} });
   }
+  if (isStandardSchema(input)) return compileStandardValidator(input);
   if (!isDtoClass(input)) {
     return compileJsonSchema(input);
   }
