@@ -28,6 +28,7 @@ const SERVER_LAYERS = [
   'tasks',
   'catalog',
   'http',
+  'stdio',
   'registry',
   'auth',
 ];
