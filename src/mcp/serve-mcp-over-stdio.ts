@@ -27,18 +27,27 @@ class McpStderrLogger extends ConsoleLogger {
   }
 }
 
-type StdoutWrite = typeof process.stdout.write;
-
 /**
  * From now on, whatever writes to stdout (`console.log` in a tool, a library's own logs) goes to
- * stderr; the returned function writes a frame to the real stdout.
+ * stderr; the returned `frame` writes to the real stdout.
  */
 function takeStdout(): { frame: (text: string) => boolean; restore: () => void } {
   const stdout = process.stdout;
-  const original = stdout.write;
-  const write = original.bind(stdout) as (text: string) => boolean;
-  stdout.write = process.stderr.write.bind(process.stderr) as StdoutWrite;
-  return { frame: write, restore: () => (stdout.write = original) };
+  const stderr = process.stderr;
+  const original = Object.getOwnPropertyDescriptor(stdout, 'write');
+  const write = stdout.write.bind(stdout);
+  Object.defineProperty(stdout, 'write', {
+    configurable: true,
+    writable: true,
+    value: stderr.write.bind(stderr),
+  });
+  return {
+    frame: (text) => write(text),
+    restore: () => {
+      if (original) Object.defineProperty(stdout, 'write', original);
+      else delete (stdout as { write?: unknown }).write;
+    },
+  };
 }
 
 function principalOf(principal: serveMcpOverStdio.Principal): McpPrincipal {

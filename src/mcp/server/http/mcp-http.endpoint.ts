@@ -13,7 +13,6 @@ import {
   parseJsonRpc,
   type ClassifiedMessage,
   type JsonRpcMessage,
-  type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonRpcResponse,
 } from '../../protocol/jsonrpc';
