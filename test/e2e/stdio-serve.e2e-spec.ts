@@ -1,0 +1,232 @@
+import { Client as Sdk2Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport as Sdk2StdioTransport } from '@modelcontextprotocol/client/stdio';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ElicitRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DataSource } from 'typeorm';
+import { childEnv, RawStdioPeer, stdioFixtureCommand } from '../fixtures/stdio-serve/stdio-serve-kit';
+
+jest.setTimeout(120_000);
+
+type Row = Record<string, unknown>;
+
+/** Reads the rows the child wrote to its SQLite file. */
+async function rows(db: string, sql: string): Promise<Row[]> {
+  const source = await new DataSource({ type: 'better-sqlite3', database: db, readonly: true }).initialize();
+  try {
+    return (await source.query(sql)) as Row[];
+  } finally {
+    await source.destroy();
+  }
+}
+
+function text(result: unknown): string {
+  return ((result as { content?: { text?: string }[] }).content ?? []).map((c) => c.text ?? '').join('\n');
+}
+
+/**
+ * A Nest app serving its mount with serveMcpOverStdio, spawned as desktop clients spawn local
+ * servers: the official SDK clients (1.x and 2.x) and raw lines on its stdin, its audit rows in a
+ * SQLite file the suite reads.
+ */
+describe('serveMcpOverStdio: an app spawned as a stdio MCP server', () => {
+  const workdir = mkdtempSync(join(tmpdir(), 'durable-mcp-stdio-serve-'));
+  const peers: RawStdioPeer[] = [];
+  const closers: (() => Promise<void>)[] = [];
+
+  afterAll(async () => {
+    for (const close of closers) await close().catch(() => undefined);
+    for (const peer of peers) await peer.kill();
+    rmSync(workdir, { recursive: true, force: true });
+  });
+
+  function raw(name: string): { peer: RawStdioPeer; db: string } {
+    const db = join(workdir, `${name}.sqlite`);
+    const { command, args, env } = stdioFixtureCommand(db);
+    const peer = new RawStdioPeer(command, args, env);
+    peers.push(peer);
+    return { peer, db };
+  }
+
+  describe('the official SDK 1.x client (StdioClientTransport)', () => {
+    const db = join(workdir, 'sdk1.sqlite');
+    let client: Client;
+    let transport: StdioClientTransport;
+    const transportErrors: Error[] = [];
+    let stderr = '';
+
+    beforeAll(async () => {
+      const { command, args, env } = stdioFixtureCommand(db);
+      transport = new StdioClientTransport({ command, args, env: childEnv(env), stderr: 'pipe' });
+      transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      transport.onerror = (error) => transportErrors.push(error);
+      client = new Client({ name: 'sdk1-stdio-e2e', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+      client.setRequestHandler(ElicitRequestSchema, async (request) => ({
+        action: 'accept',
+        content: { name: `Ada (asked: ${request.params.message})` },
+      }));
+      await client.connect(transport);
+      closers.push(() => client.close());
+    });
+
+    it('initializes, lists and calls tools', async () => {
+      expect(client.getServerVersion()).toEqual({ name: 'stdio-fixture', version: '1.0.0' });
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toEqual(
+        expect.arrayContaining(['echo', 'chatty', 'count', 'ask', 'whoami', 'slow']),
+      );
+      expect(text(await client.callTool({ name: 'echo', arguments: { text: 'over stdio' } }))).toBe('over stdio');
+    });
+
+    it('delivers progress and log messages of a call before its result', async () => {
+      const logged: unknown[] = [];
+      client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+        logged.push(notification.params.data);
+      });
+      await client.setLoggingLevel('info');
+      const progress: number[] = [];
+      const result = await client.callTool({ name: 'count', arguments: {} }, undefined, {
+        onprogress: (update) => progress.push(update.progress),
+      });
+      expect(text(result)).toBe('counted to 3');
+      expect(progress).toEqual([1, 2, 3]);
+      expect(logged).toEqual([{ step: 1 }, { step: 2 }, { step: 3 }]);
+    });
+
+    it('passes an elicitation to the client and the answer back to the tool', async () => {
+      expect(text(await client.callTool({ name: 'ask', arguments: {} }))).toBe('hello Ada (asked: What is your name?)');
+    });
+
+    it("keeps a tool's console.log and process.stdout.write off the protocol stream (they go to stderr)", async () => {
+      expect(text(await client.callTool({ name: 'chatty', arguments: { text: 'hi' } }))).toBe('said hi');
+      expect(text(await client.callTool({ name: 'echo', arguments: { text: 'still fine' } }))).toBe('still fine');
+      expect(transportErrors).toEqual([]);
+      expect(stderr).toContain('console.log says hi');
+      expect(stderr).toContain('process.stdout.write says hi');
+    });
+
+    it('writes the session and an audit row per exchange with the configured principal', async () => {
+      const sessions = await rows(db, 'SELECT session_id, principal_key, principal_label FROM mcp_inbound_sessions');
+      expect(sessions).toEqual([expect.objectContaining({ principal_key: 'local', principal_label: 'Local user' })]);
+      const whoami = text(await client.callTool({ name: 'whoami', arguments: {} }));
+      expect(whoami).toBe(`local/Local user on ${String(sessions[0].session_id)}`);
+      const calls = await rows(
+        db,
+        "SELECT principal_key, status FROM mcp_events WHERE method = 'tools/call' AND direction = 'inbound'",
+      );
+      expect(calls.length).toBeGreaterThanOrEqual(6);
+      expect(new Set(calls.map((row) => row.principal_key))).toEqual(new Set(['local']));
+      expect(await rows(db, "SELECT method FROM mcp_events WHERE method = 'initialize'")).toHaveLength(1);
+    });
+  });
+
+  describe('the official SDK 2.x client (@modelcontextprotocol/client/stdio)', () => {
+    it.each(['legacy', 'auto'] as const)(
+      'in %s negotiation: initializes on 2025-11-25, lists and calls tools, answers an elicitation',
+      async (mode) => {
+        const db = join(workdir, `sdk2-${mode}.sqlite`);
+        const { command, args, env } = stdioFixtureCommand(db);
+        const transport = new Sdk2StdioTransport({ command, args, env: childEnv(env), stderr: 'pipe' });
+        const client = new Sdk2Client(
+          { name: 'sdk2-stdio-e2e', version: '2.0.0' },
+          { capabilities: { elicitation: {} }, versionNegotiation: { mode } },
+        );
+        client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { name: 'Grace' } }));
+        await client.connect(transport);
+        closers.push(() => client.close());
+        const { tools } = await client.listTools();
+        expect(tools.map((tool) => tool.name)).toContain('echo');
+        const echoed = await client.callTool({ name: 'echo', arguments: { text: 'sdk 2' } });
+        expect(echoed.content).toEqual([{ type: 'text', text: 'sdk 2' }]);
+        const asked = await client.callTool({ name: 'ask', arguments: {} });
+        expect(asked.content).toEqual([{ type: 'text', text: 'hello Grace' }]);
+        await client.close();
+        expect(
+          await rows(db, 'SELECT principal_key, protocol_version, terminated_at FROM mcp_inbound_sessions'),
+        ).toEqual([{ principal_key: 'local', protocol_version: '2025-11-25', terminated_at: expect.anything() }]);
+      },
+    );
+  });
+
+  describe('raw lines on stdin', () => {
+    it('answers a malformed line with a parse error and keeps serving', async () => {
+      const { peer } = raw('malformed');
+      await peer.initialize();
+      peer.send('{"jsonrpc": "2.0", "id": 7, "method": ');
+      expect(await peer.next((frame) => frame.id === null)).toEqual({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32700, message: expect.stringContaining('Parse error') },
+      });
+      peer.send({
+        jsonrpc: '2.0',
+        id: 8,
+        method: 'tools/call',
+        params: { name: 'echo', arguments: { text: 'after' } },
+      });
+      expect(await peer.answer(8)).toMatchObject({ result: { content: [{ type: 'text', text: 'after' }] } });
+      peer.child.stdin.end();
+      expect(await peer.exited).toEqual({ code: 0, signal: null });
+    });
+
+    it('writes nothing but JSON-RPC on stdout while a tool writes to stdout', async () => {
+      const { peer } = raw('chatty');
+      await peer.initialize();
+      peer.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'chatty', arguments: { text: 'x' } } });
+      await peer.answer(1);
+      peer.child.stdin.end();
+      expect(await peer.exited).toEqual({ code: 0, signal: null });
+      expect(peer.frames.filter((frame) => frame.jsonrpc !== '2.0')).toEqual([]);
+      expect(peer.stderr).toContain('console.log says x');
+    });
+
+    it('refuses requests before initialize', async () => {
+      const { peer } = raw('uninitialized');
+      peer.send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+      expect(await peer.answer(1)).toMatchObject({
+        error: { code: -32000, message: expect.stringContaining('initialize') },
+      });
+      peer.child.stdin.end();
+      expect(await peer.exited).toEqual({ code: 0, signal: null });
+    });
+
+    it('on EOF answers the requests it read, ends the session and exits 0', async () => {
+      const { peer, db } = raw('eof');
+      await peer.initialize();
+      peer.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow', arguments: { ms: 300 } } });
+      peer.child.stdin.end();
+      expect(await peer.exited).toEqual({ code: 0, signal: null });
+      expect(peer.frames.find((frame) => frame.id === 1)).toMatchObject({
+        result: { content: [{ type: 'text', text: 'waited 300 ms' }] },
+      });
+      expect(await rows(db, 'SELECT terminated_at FROM mcp_inbound_sessions')).toEqual([
+        { terminated_at: expect.anything() },
+      ]);
+      expect(await rows(db, "SELECT kind, status FROM mcp_events WHERE kind = 'terminate'")).toEqual([
+        { kind: 'terminate', status: 204 },
+      ]);
+    });
+
+    it('on SIGTERM lets the call in flight finish and exits 0', async () => {
+      const { peer } = raw('sigterm');
+      await peer.initialize();
+      peer.send({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'slow', arguments: { ms: 1500 }, _meta: { progressToken: 'slow' } },
+      });
+      // The call is running once its first progress arrives.
+      await peer.next((frame) => frame.method === 'notifications/progress');
+      peer.child.kill('SIGTERM');
+      await peer.next((frame) => frame.id === 1);
+      expect(await peer.exited).toEqual({ code: 0, signal: null });
+      expect(peer.frames.find((frame) => frame.id === 1)).toMatchObject({
+        result: { content: [{ type: 'text', text: 'waited 1500 ms' }] },
+      });
+    });
+  });
+});
