@@ -7,6 +7,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
+import { McpClientModule, McpClientService } from '../../src/mcp';
+import { startApp, type RunningApp } from '../support/http-app';
+import { createTestDatabase, type TestDatabase } from '../support/postgres';
+import { TS_REGISTER } from '../support/child-process';
 import { childEnv, RawStdioPeer, stdioFixtureCommand } from '../fixtures/stdio-serve/stdio-serve-kit';
 
 jest.setTimeout(120_000);
@@ -149,6 +153,97 @@ describe('serveMcpOverStdio: an app spawned as a stdio MCP server', () => {
         ).toEqual([{ principal_key: 'local', protocol_version: '2025-11-25', terminated_at: expect.anything() }]);
       },
     );
+  });
+
+  describe("durable-mcp's own client (McpClientModule, stdio server entries)", () => {
+    let pg: TestDatabase;
+    let host: RunningApp;
+    let client: McpClientService;
+    const perCallDb = join(workdir, 'client-per-call.sqlite');
+    const pooledDb = join(workdir, 'client-pooled.sqlite');
+
+    beforeAll(async () => {
+      pg = await createTestDatabase();
+      const entry = (db: string) => {
+        const { command, args, env } = stdioFixtureCommand(db);
+        return { command: [command, ...args], env: childEnv(env), timeoutMs: 60_000 };
+      };
+      host = await startApp(pg.url, {
+        imports: [
+          McpClientModule.forRoot({
+            servers: {
+              perCall: entry(perCallDb),
+              pooled: { ...entry(pooledDb), stateless: true, pool: { max: 1, idleMs: 60_000 } },
+            },
+          }),
+        ],
+      });
+      closers.push(async () => {
+        await host.close();
+        await pg.drop();
+      });
+      client = host.app.get(McpClientService);
+    });
+
+    it('calls the app spawned per call: one session per call, each ended', async () => {
+      expect((await client.listTools('perCall')).map((tool) => tool.name)).toContain('echo');
+      expect(text(await client.callTool('perCall', 'echo', { text: 'durable' }))).toBe('durable');
+      const first = text(await client.callTool('perCall', 'whoami', {}));
+      const second = text(await client.callTool('perCall', 'whoami', {}));
+      expect(first).toMatch(/^local\/Local user on \S+$/);
+      expect(second).not.toBe(first);
+      const sessions = await rows(perCallDb, 'SELECT terminated_at FROM mcp_inbound_sessions');
+      expect(sessions.length).toBeGreaterThanOrEqual(3);
+      expect(sessions.filter((row) => row.terminated_at === null)).toEqual([]);
+    });
+
+    it('calls the app from the warm pool: the kept process serves its session call after call', async () => {
+      const first = text(await client.callTool('pooled', 'whoami', {}));
+      expect(text(await client.callTool('pooled', 'echo', { text: 'warm' }))).toBe('warm');
+      expect(text(await client.callTool('pooled', 'whoami', {}))).toBe(first);
+    });
+  });
+
+  describe('the example app (src/main.ts)', () => {
+    const root = join(__dirname, '..', '..');
+    const env = (extra: Record<string, string>) => ({ TS_NODE_PROJECT: join(root, 'tsconfig.json'), ...extra });
+
+    it('serves over stdio with --stdio for MCP_STDIO_PRINCIPAL, its rows in SQLITE_FILE, and exits 0 on EOF', async () => {
+      const db = join(workdir, 'example', 'app.sqlite');
+      const peer = new RawStdioPeer(
+        process.execPath,
+        ['-r', TS_REGISTER, join(root, 'src', 'main.ts'), '--stdio'],
+        env({ SQLITE_FILE: db, MCP_STDIO_PRINCIPAL: 'desk' }),
+        workdir,
+      );
+      peers.push(peer);
+      expect(await peer.initialize()).toMatchObject({ result: { serverInfo: { name: 'durable-mcp-demo' } } });
+      peer.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } });
+      expect(await peer.answer(1)).toMatchObject({
+        result: { structuredContent: { principal: 'desk', mount: 'default' } },
+      });
+      peer.child.stdin.end();
+      expect(await peer.exited).toEqual({ code: 0, signal: null });
+      expect(peer.frames.filter((frame) => frame.jsonrpc !== '2.0')).toEqual([]);
+      expect(await rows(db, "SELECT principal_key FROM mcp_events WHERE method = 'tools/call'")).toEqual([
+        { principal_key: 'desk' },
+      ]);
+    });
+
+    it('serves over stdio with MCP_TRANSPORT=stdio to the SDK client', async () => {
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: ['-r', TS_REGISTER, join(root, 'src', 'main.ts')],
+        env: childEnv(env({ SQLITE_FILE: join(workdir, 'example-env.sqlite'), MCP_TRANSPORT: 'stdio' })),
+        cwd: workdir,
+        stderr: 'pipe',
+      });
+      const client = new Client({ name: 'example-stdio-e2e', version: '1.0.0' });
+      await client.connect(transport);
+      closers.push(() => client.close());
+      expect(text(await client.callTool({ name: 'echo', arguments: { text: 'demo' } }))).toBe('demo');
+      await client.close();
+    });
   });
 
   describe('raw lines on stdin', () => {
