@@ -105,8 +105,7 @@ async function bootstrap(): Promise<void> {
 }
 
 bootstrap().catch((error: unknown) => {
-  const message =
-    error instanceof UnsupportedHttpAdapterError ? error.message : startupErrorMessage(error, demoConfig);
+  const message = error instanceof UnsupportedHttpAdapterError ? error.message : startupErrorMessage(error, demoConfig);
   // Over stdio, stdout belongs to the protocol.
   if (demoConfig.stdio) console.error(message);
   else new Logger('durable-mcp').error(message);

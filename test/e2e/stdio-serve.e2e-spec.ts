@@ -21,7 +21,7 @@ type Row = Record<string, unknown>;
 async function rows(db: string, sql: string): Promise<Row[]> {
   const source = await new DataSource({ type: 'better-sqlite3', database: db, readonly: true }).initialize();
   try {
-    return (await source.query(sql)) as Row[];
+    return await source.query<Row[]>(sql);
   } finally {
     await source.destroy();
   }
