@@ -75,6 +75,7 @@ export default defineConfig({
           { text: 'URL elicitation', link: '/server/url-elicitation' },
           { text: 'Tasks', link: '/server/tasks' },
           { text: 'The HTTP endpoint', link: '/server/http-endpoint' },
+          { text: 'Serving over stdio', link: '/server/stdio' },
         ],
       },
       {
