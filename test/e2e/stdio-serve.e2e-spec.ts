@@ -11,6 +11,7 @@ import { McpClientModule, McpClientService } from '../../src/mcp';
 import { startApp, type RunningApp } from '../support/http-app';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { TS_REGISTER } from '../support/child-process';
+import { waitUntilPast } from '../support/polling';
 import { childEnv, RawStdioPeer, stdioFixtureCommand } from '../fixtures/stdio-serve/stdio-serve-kit';
 
 jest.setTimeout(120_000);
@@ -47,10 +48,10 @@ describe('serveMcpOverStdio: an app spawned as a stdio MCP server', () => {
     rmSync(workdir, { recursive: true, force: true });
   });
 
-  function raw(name: string): { peer: RawStdioPeer; db: string } {
+  function raw(name: string, extraEnv: Record<string, string> = {}): { peer: RawStdioPeer; db: string } {
     const db = join(workdir, `${name}.sqlite`);
     const { command, args, env } = stdioFixtureCommand(db);
-    const peer = new RawStdioPeer(command, args, env);
+    const peer = new RawStdioPeer(command, args, { ...env, ...extraEnv });
     peers.push(peer);
     return { peer, db };
   }
@@ -286,6 +287,28 @@ describe('serveMcpOverStdio: an app spawned as a stdio MCP server', () => {
       });
       peer.child.stdin.end();
       expect(await peer.exited).toEqual({ code: 0, signal: null });
+    });
+
+    it('goes on with a new session when its session was found idle (a desktop client left open)', async () => {
+      const idleTtlMs = 1000;
+      const { peer, db } = raw('idle', { STDIO_IDLE_TTL_MS: String(idleTtlMs) });
+      await peer.initialize();
+      const whoami = async (id: number) => {
+        peer.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'whoami', arguments: {} } });
+        const answer = (await peer.answer(id)) as { result: { content: { text: string }[] } };
+        return answer.result.content[0].text;
+      };
+      const first = await whoami(1);
+      await waitUntilPast(Date.now(), idleTtlMs + 500);
+      const second = await whoami(2);
+      expect(second).toMatch(/^local\/Local user on \S+$/);
+      expect(second).not.toBe(first);
+      expect(await whoami(3)).toBe(second);
+      peer.child.stdin.end();
+      expect(await peer.exited).toEqual({ code: 0, signal: null });
+      const sessions = await rows(db, 'SELECT session_id, terminated_at FROM mcp_inbound_sessions');
+      expect(sessions).toHaveLength(2);
+      expect(sessions.filter((row) => row.terminated_at === null)).toEqual([]);
     });
 
     it('on EOF answers the requests it read, ends the session and exits 0', async () => {

@@ -2,7 +2,10 @@ import type { Logger } from '@nestjs/common';
 import type { McpClientChannel } from '../../interfaces/mcp-delivery.interface';
 import type { McpPrincipal } from '../../interfaces/principal.interface';
 import type { McpEventInput, McpEventSink } from '../../persistence/interfaces/mcp-event-sink.interface';
-import type { McpInboundSessionRecord } from '../../persistence/interfaces/mcp-session-store.interface';
+import type {
+  McpInboundSessionRecord,
+  McpNewInboundSession,
+} from '../../persistence/interfaces/mcp-session-store.interface';
 import { JsonText } from '../../persistence/json-text';
 import {
   JsonRpcErrorCode,
@@ -61,6 +64,10 @@ export class McpStdioConnection {
   private readonly handling = new Set<Promise<void>>();
   private stream: McpOpenStream | null = null;
   private ended = false;
+  /** What the client's `initialize` said, for a session opened again after its idle expiry. */
+  private hello: McpNewInboundSession | null = null;
+  /** Set while a session found idle is replaced: the messages that meet it share the new one. */
+  private renewing: Promise<McpInboundSessionRecord> | null = null;
 
   constructor(
     private readonly parts: McpStdioParts,
@@ -196,12 +203,14 @@ export class McpStdioConnection {
       });
       const result = response && 'result' in response ? response.result : null;
       if (!result) return this.write(response);
-      const session = await sessions.open({
+      const hello: McpNewInboundSession = {
         principal: this.principal,
         protocolVersion: String(result.protocolVersion),
         clientInfo: asRecord(request.params?.clientInfo),
         clientCapabilities: asRecord(request.params?.capabilities),
-      });
+      };
+      const session = await sessions.open(hello);
+      this.hello = hello;
       const json = JSON.stringify(response);
       await events.record(
         this.event(session, startedAt, {
@@ -245,9 +254,8 @@ export class McpStdioConnection {
     startedAt: Date,
     inFlight: McpInFlightRequest | null,
   ): Promise<void> {
-    const { sessions, toolset, bus, registry, events } = this.parts;
-    // Read again for each message, as over HTTP: the log level may have changed, the session may have ended.
-    const session = await sessions.find(opened.sessionId, this.principal);
+    const { toolset, bus, registry, events } = this.parts;
+    const session = await this.current(opened);
     if (!session) {
       if (exchange.kind === 'request')
         this.write(jsonRpcError(exchange.message.id, SESSION_NOT_FOUND_CODE, 'Session not found'));
@@ -306,6 +314,31 @@ export class McpStdioConnection {
       }),
     );
     if (json !== null) this.send(json);
+  }
+
+  /**
+   * The session read again for each message, as over HTTP (its log level may have changed). A
+   * session found idle (`sessions.idleTtlMs` without a message: a desktop client left open) is
+   * replaced by a new one with the same client facts, since a stdio client cannot initialize
+   * again on the same connection; its log level starts unset again.
+   */
+  private async current(opened: McpInboundSessionRecord): Promise<McpInboundSessionRecord | null> {
+    const { sessions, registry, logger } = this.parts;
+    const session = this.session ?? opened;
+    const found = await sessions.find(session.sessionId, this.principal);
+    if (found || this.ended || !this.hello) return found;
+    if (this.session !== session) return this.session;
+    this.renewing ??= (async () => {
+      if (this.stream) registry.remove(session.sessionId, this.stream);
+      const renewed = await sessions.open(this.hello!);
+      logger.log(
+        `The session ${session.sessionId} was found idle and ended; the connection goes on as ${renewed.sessionId}`,
+      );
+      this.session = renewed;
+      this.listen(renewed);
+      return renewed;
+    })().finally(() => (this.renewing = null));
+    return this.renewing;
   }
 
   /** Server->client requests of one call: written as frames, answered by the client's response lines. */
