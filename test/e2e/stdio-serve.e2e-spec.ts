@@ -2,7 +2,13 @@ import { Client as Sdk2Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport as Sdk2StdioTransport } from '@modelcontextprotocol/client/stdio';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ElicitRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -68,7 +74,18 @@ describe('serveMcpOverStdio: an app spawned as a stdio MCP server', () => {
       transport = new StdioClientTransport({ command, args, env: childEnv(env), stderr: 'pipe' });
       transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
       transport.onerror = (error) => transportErrors.push(error);
-      client = new Client({ name: 'sdk1-stdio-e2e', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+      client = new Client(
+        { name: 'sdk1-stdio-e2e', version: '1.0.0' },
+        { capabilities: { elicitation: {}, sampling: {}, roots: {} } },
+      );
+      client.setRequestHandler(CreateMessageRequestSchema, async () => ({
+        role: 'assistant',
+        content: { type: 'text', text: 'hi from the model' },
+        model: 'test-model',
+      }));
+      client.setRequestHandler(ListRootsRequestSchema, async () => ({
+        roots: [{ uri: 'file:///work', name: 'work' }],
+      }));
       client.setRequestHandler(ElicitRequestSchema, async (request) => ({
         action: 'accept',
         content: { name: `Ada (asked: ${request.params.message})` },
@@ -105,6 +122,22 @@ describe('serveMcpOverStdio: an app spawned as a stdio MCP server', () => {
       expect(text(await client.callTool({ name: 'ask', arguments: {} }))).toBe('hello Ada (asked: What is your name?)');
     });
 
+    it('passes sampling and roots requests to the client', async () => {
+      expect(text(await client.callTool({ name: 'consult', arguments: {} }))).toBe(
+        'model: hi from the model; roots: file:///work',
+      );
+    });
+
+    it('tells the session that the tool list changed, and serves the tool added at run time', async () => {
+      const changed = new Promise<void>((resolve) =>
+        client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()),
+      );
+      expect(text(await client.callTool({ name: 'add_tool', arguments: { name: 'late' } }))).toBe('added late');
+      await changed;
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('late');
+      expect(text(await client.callTool({ name: 'late', arguments: {} }))).toBe('added');
+    });
+
     it("keeps a tool's console.log and process.stdout.write off the protocol stream (they go to stderr)", async () => {
       expect(text(await client.callTool({ name: 'chatty', arguments: { text: 'hi' } }))).toBe('said hi');
       expect(text(await client.callTool({ name: 'echo', arguments: { text: 'still fine' } }))).toBe('still fine');
@@ -122,7 +155,7 @@ describe('serveMcpOverStdio: an app spawned as a stdio MCP server', () => {
         db,
         "SELECT principal_key, status FROM mcp_events WHERE method = 'tools/call' AND direction = 'inbound'",
       );
-      expect(calls.length).toBeGreaterThanOrEqual(6);
+      expect(calls.length).toBeGreaterThanOrEqual(9);
       expect(new Set(calls.map((row) => row.principal_key))).toEqual(new Set(['local']));
       expect(await rows(db, "SELECT method FROM mcp_events WHERE method = 'initialize'")).toHaveLength(1);
     });
