@@ -344,6 +344,25 @@ describe('serveMcpOverStdio: an app spawned as a stdio MCP server', () => {
       expect(sessions.filter((row) => row.terminated_at === null)).toEqual([]);
     });
 
+    it('aborts a call on notifications/cancelled from the client', async () => {
+      const { peer, db } = raw('cancel');
+      await peer.initialize();
+      peer.send({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'until_cancelled', arguments: {}, _meta: { progressToken: 'run' } },
+      });
+      await peer.next((frame) => frame.method === 'notifications/progress');
+      peer.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1, reason: 'user' } });
+      expect(await peer.answer(1)).toMatchObject({ result: { content: [{ text: 'stopped by the client' }] } });
+      peer.child.stdin.end();
+      expect(await peer.exited).toEqual({ code: 0, signal: null });
+      expect(await rows(db, "SELECT method, status FROM mcp_events WHERE method = 'notifications/cancelled'")).toEqual([
+        { method: 'notifications/cancelled', status: 202 },
+      ]);
+    });
+
     it('on EOF answers the requests it read, ends the session and exits 0', async () => {
       const { peer, db } = raw('eof');
       await peer.initialize();
