@@ -322,6 +322,39 @@ describe('serveMcpOverStdio: an app spawned as a stdio MCP server', () => {
       expect(await peer.exited).toEqual({ code: 0, signal: null });
     });
 
+    it('refuses a second initialize and a line over maxBodyBytes, and keeps serving', async () => {
+      const { peer } = raw('edges', { STDIO_MAX_BODY_BYTES: '1024' });
+      await peer.initialize();
+      peer.send({
+        jsonrpc: '2.0',
+        id: 'again',
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'again', version: '1' } },
+      });
+      expect(await peer.answer('again')).toMatchObject({
+        error: { code: -32600, message: expect.stringContaining('already initialized') },
+      });
+      peer.send({
+        jsonrpc: '2.0',
+        id: 'big',
+        method: 'tools/call',
+        params: { name: 'echo', arguments: { text: 'x'.repeat(4096) } },
+      });
+      expect(await peer.next((frame) => frame.id === null)).toMatchObject({
+        error: { code: -32600, message: expect.stringContaining('longer than 1024') },
+      });
+      peer.send({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'echo', arguments: { text: 'small' } },
+      });
+      expect(await peer.answer(2)).toMatchObject({ result: { content: [{ type: 'text', text: 'small' }] } });
+      expect(peer.frames.some((frame) => frame.id === 'big')).toBe(false);
+      peer.child.stdin.end();
+      expect(await peer.exited).toEqual({ code: 0, signal: null });
+    });
+
     it('goes on with a new session when its session was found idle (a desktop client left open)', async () => {
       const idleTtlMs = 1000;
       const { peer, db } = raw('idle', { STDIO_IDLE_TTL_MS: String(idleTtlMs) });
