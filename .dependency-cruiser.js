@@ -29,6 +29,7 @@ const SERVER_LAYERS = [
   'tasks',
   'catalog',
   'http',
+  'stdio',
   'registry',
   'auth',
 ];

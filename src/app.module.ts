@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { TypeOrmModule, type TypeOrmModuleOptions } from '@nestjs/typeorm';
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { demoConfig } from './demo/demo.config';
 import { DemoTokenAuthorizer } from './demo/demo-token.authorizer';
 import { DemoConsoleGuard } from './demo/demo-console.guard';
@@ -40,11 +40,11 @@ function databaseOptions(): TypeOrmModuleOptions {
       ...fail,
     };
   }
-  const dir = join(process.cwd(), 'data');
-  mkdirSync(dir, { recursive: true });
+  const file = resolve(demoConfig.sqliteFile);
+  mkdirSync(dirname(file), { recursive: true });
   return {
     type: 'better-sqlite3',
-    database: join(dir, 'durable-mcp.sqlite'),
+    database: file,
     entities: MCP_ENTITIES,
     synchronize: true,
     ...fail,

@@ -12,6 +12,7 @@ const stopTelemetry = (() => {
 import { ConsoleLogger, Logger, type INestApplication, type NestApplicationOptions } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from './app.module';
+import { serveMcpOverStdio } from './mcp';
 import { demoConfig } from './demo/demo.config';
 import { startupErrorMessage } from './demo/startup-error';
 
@@ -47,7 +48,24 @@ async function createApp(adapter: HttpAdapterName, options: NestApplicationOptio
   return NestFactory.create(AppModule, new FastifyAdapter(), options);
 }
 
+/**
+ * `--stdio` (or MCP_TRANSPORT=stdio): the mount serves over stdin/stdout, as a local server that
+ * a desktop client starts, for the principal MCP_STDIO_PRINCIPAL; logs go to stderr. EOF on stdin,
+ * SIGTERM or SIGINT end it (exit 0).
+ */
+async function serveStdio(principal: string): Promise<void> {
+  const { app } = await serveMcpOverStdio(AppModule, { principal: { key: principal, label: principal } });
+  if (stopTelemetry) {
+    const close = app.close.bind(app);
+    app.close = async () => {
+      await close();
+      await stopTelemetry().catch(() => undefined);
+    };
+  }
+}
+
 async function bootstrap(): Promise<void> {
+  if (demoConfig.stdio) return serveStdio(demoConfig.stdio.principal);
   const adapter = httpAdapterOf(process.env);
   const app = await createApp(adapter, { abortOnError: false, logger: new DemoLogger() });
   // SIGTERM drains (readiness down, new requests 503, calls in flight finish), then exits 0.
@@ -87,8 +105,9 @@ async function bootstrap(): Promise<void> {
 }
 
 bootstrap().catch((error: unknown) => {
-  new Logger('durable-mcp').error(
-    error instanceof UnsupportedHttpAdapterError ? error.message : startupErrorMessage(error, demoConfig),
-  );
+  const message = error instanceof UnsupportedHttpAdapterError ? error.message : startupErrorMessage(error, demoConfig);
+  // Over stdio, stdout belongs to the protocol.
+  if (demoConfig.stdio) console.error(message);
+  else new Logger('durable-mcp').error(message);
   process.exit(1);
 });

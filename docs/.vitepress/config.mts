@@ -78,6 +78,7 @@ export default defineConfig({
           { text: 'Tasks', link: '/server/tasks' },
           { text: 'Rate limits', link: '/server/rate-limits' },
           { text: 'The HTTP endpoint', link: '/server/http-endpoint' },
+          { text: 'Serving over stdio', link: '/server/stdio' },
         ],
       },
       {

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { loadDemoConfig } from './demo.config';
 
 describe('loadDemoConfig AUDIT_COMMIT', () => {
@@ -123,5 +124,34 @@ describe('loadDemoConfig MCP_CONSOLE_ADMINS', () => {
     expect(() => loadDemoConfig({ MCP_TOKENS: 'alice=token-a,bob=token-b', MCP_CONSOLE_ADMINS: 'alice,ops' })).toThrow(
       'MCP_CONSOLE_ADMINS: "ops" is not a principal of MCP_TOKENS (known: alice, bob; example: MCP_CONSOLE_ADMINS=alice)',
     );
+  });
+});
+
+describe('loadDemoConfig --stdio, MCP_TRANSPORT and MCP_STDIO_PRINCIPAL', () => {
+  it('serves HTTP unless --stdio or MCP_TRANSPORT=stdio asks for stdio, for the principal "local" by default', () => {
+    expect(loadDemoConfig({}, ['node', 'main.js']).stdio).toBeUndefined();
+    expect(loadDemoConfig({ MCP_TRANSPORT: 'http' }, ['node', 'main.js']).stdio).toBeUndefined();
+    expect(loadDemoConfig({}, ['node', 'main.js', '--stdio']).stdio).toEqual({ principal: 'local' });
+    expect(loadDemoConfig({ MCP_TRANSPORT: ' STDIO ', MCP_STDIO_PRINCIPAL: 'ada' }, []).stdio).toEqual({
+      principal: 'ada',
+    });
+  });
+
+  it('generates no token over stdio and boots there under NODE_ENV=production without MCP_TOKENS', () => {
+    const config = loadDemoConfig({ NODE_ENV: 'production' }, ['--stdio']);
+    expect(config.generatedToken).toBeUndefined();
+    expect(config.tokens.size).toBe(0);
+    expect(() => loadDemoConfig({ NODE_ENV: 'production' }, [])).toThrow('Neither MCP_TOKENS nor OAUTH_ISSUER');
+  });
+
+  it('refuses an unknown MCP_TRANSPORT, naming the values it takes', () => {
+    expect(() => loadDemoConfig({ MCP_TRANSPORT: 'ws' }, [])).toThrow(
+      'MCP_TRANSPORT="ws" is not supported: use http (the default) or stdio',
+    );
+  });
+
+  it('keeps the SQLite file under ./data unless SQLITE_FILE names one', () => {
+    expect(loadDemoConfig({}, []).sqliteFile).toBe(join('data', 'durable-mcp.sqlite'));
+    expect(loadDemoConfig({ SQLITE_FILE: '/var/lib/app.sqlite' }, []).sqliteFile).toBe('/var/lib/app.sqlite');
   });
 });

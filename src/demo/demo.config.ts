@@ -1,10 +1,18 @@
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 
 /** Settings of the example app, read once from the environment (see the example app configuration in docs/guide/getting-started.md). */
 export interface DemoConfig {
   host: string;
   port: number;
   databaseUrl?: string;
+  /** SQLITE_FILE: the SQLite file used when DATABASE_URL is unset. @default './data/durable-mcp.sqlite' */
+  sqliteFile: string;
+  /**
+   * Set by `--stdio` or MCP_TRANSPORT=stdio: the app serves its mount over stdin/stdout instead of
+   * HTTP, as a local server of a desktop client, for the principal MCP_STDIO_PRINCIPAL.
+   */
+  stdio?: DemoStdioConfig;
   /** Redis for the client's durable calls; unset runs them inline. */
   redisUrl?: string;
   /** How audit rows commit (`AUDIT_COMMIT=async` turns PostgreSQL's synchronous_commit off for them). */
@@ -54,6 +62,21 @@ export function parseRetention(env: NodeJS.ProcessEnv): DemoRetentionConfig | un
   return Object.fromEntries(
     Object.entries({ events, sessions, ...optional }).filter(([, value]) => value !== undefined),
   );
+}
+
+/** How the example app serves over stdio. */
+export interface DemoStdioConfig {
+  /** MCP_STDIO_PRINCIPAL: the principal key the connection's session and audit rows are bound to. @default 'local' */
+  principal: string;
+}
+
+/** Reads `--stdio` and MCP_TRANSPORT (`http`, the default, or `stdio`); anything else stops the boot. */
+export function parseStdio(env: NodeJS.ProcessEnv, argv: readonly string[]): DemoStdioConfig | undefined {
+  const transport = (env.MCP_TRANSPORT || 'http').trim().toLowerCase();
+  if (transport !== 'http' && transport !== 'stdio')
+    throw new Error(`MCP_TRANSPORT="${env.MCP_TRANSPORT}" is not supported: use http (the default) or stdio`);
+  if (transport !== 'stdio' && !argv.includes('--stdio')) return undefined;
+  return { principal: env.MCP_STDIO_PRINCIPAL?.trim() || 'local' };
 }
 
 /** How often one principal may call the throttled tool. */
@@ -136,8 +159,12 @@ export function parsePositiveInteger(name: string, value: string | undefined, fa
 }
 
 /** Reads the example app's configuration from an environment. */
-export function loadDemoConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
+export function loadDemoConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  argv: readonly string[] = process.argv,
+): DemoConfig {
   const spec = env.MCP_TOKENS?.trim();
+  const stdio = parseStdio(env, argv);
   const host = env.HOST || '127.0.0.1';
   const port = Number(env.PORT || 3000);
   const issuer = env.OAUTH_ISSUER?.trim();
@@ -148,13 +175,14 @@ export function loadDemoConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig
         requiredScopes: (env.OAUTH_SCOPES ?? '').split(/[\s,]+/).filter(Boolean),
       }
     : undefined;
-  if (!spec && !oauth && env.NODE_ENV === 'production') {
+  if (!spec && !oauth && !stdio && env.NODE_ENV === 'production') {
     // The image sets NODE_ENV=production: a server there never runs on a token it made up.
     throw new Error(
       'Neither MCP_TOKENS nor OAUTH_ISSUER is set: give MCP_TOKENS=principal=token (comma separated pairs), or OAUTH_ISSUER to accept JWT access tokens (with NODE_ENV=production no demo token is generated)',
     );
   }
-  const generatedToken = spec || oauth ? undefined : randomBytes(24).toString('base64url');
+  // Over stdio nobody presents a token: none is generated.
+  const generatedToken = spec || oauth || stdio ? undefined : randomBytes(24).toString('base64url');
   const tokens = spec
     ? parseTokens(spec)
     : generatedToken
@@ -164,6 +192,8 @@ export function loadDemoConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig
     host,
     port,
     databaseUrl: env.DATABASE_URL || undefined,
+    sqliteFile: env.SQLITE_FILE?.trim() || join('data', 'durable-mcp.sqlite'),
+    ...(stdio ? { stdio } : {}),
     redisUrl: env.REDIS_URL || undefined,
     auditCommit: parseAuditCommit(env.AUDIT_COMMIT),
     tokens,

@@ -92,6 +92,7 @@ export { JwtVerifier } from './server/oauth/jwt-verifier';
 export { IntrospectionVerifier } from './server/oauth/introspection-verifier';
 export type { McpClaimMapping } from './server/oauth/claims-principal';
 export { McpDrainService } from './server/shutdown/mcp-drain.service';
+export { serveMcpOverStdio } from './serve-mcp-over-stdio';
 
 // Calling: McpClientModule, McpClientService, handlers, client auth and the transport contract.
 export { McpClientModule } from './client/mcp-client.module';

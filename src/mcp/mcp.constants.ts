@@ -61,6 +61,11 @@ export function getMcpTaskServiceToken(mount: string = DEFAULT_MOUNT): string {
   return `McpTaskService:${mount}`;
 }
 
+/** @internal Injection token of a mount's `McpStdioEndpoint`, which `serveMcpOverStdio` looks up. */
+export function getMcpStdioEndpointToken(mount: string = DEFAULT_MOUNT): string {
+  return `McpStdioEndpoint:${mount}`;
+}
+
 /** Injection token of a mount's `McpResourceNotifier` (for apps with several mounts). */
 export function getMcpResourceNotifierToken(mount: string = DEFAULT_MOUNT): string {
   return `McpResourceNotifier:${mount}`;

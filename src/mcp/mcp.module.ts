@@ -8,6 +8,7 @@ import {
   MCP_MODULE_OPTIONS,
   getMcpOptionsToken,
   getMcpRetentionToken,
+  getMcpStdioEndpointToken,
   getMcpToolsetToken,
 } from './mcp.constants';
 import { McpRetentionService } from './persistence/retention/mcp-retention.service';
@@ -100,6 +101,7 @@ export class McpModule {
         getMcpToolsetToken(mount),
         getMcpOptionsToken(mount),
         getMcpRetentionToken(mount),
+        getMcpStdioEndpointToken(mount),
         McpRetentionService,
         ...mcpFeatureExports(mount),
       ],

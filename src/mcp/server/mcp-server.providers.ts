@@ -1,5 +1,10 @@
 import type { CanActivate, DynamicModule, Provider, Type } from '@nestjs/common';
-import { MCP_MODULE_OPTIONS, getMcpTaskServiceToken, getMcpToolsetToken } from '../mcp.constants';
+import {
+  MCP_MODULE_OPTIONS,
+  getMcpStdioEndpointToken,
+  getMcpTaskServiceToken,
+  getMcpToolsetToken,
+} from '../mcp.constants';
 import { MCP_SESSION_NOTIFIER } from '../interfaces/mcp-session-notifier.interface';
 import type { McpResolvedOptions } from './config/mcp.options';
 import { createMcpAuthGuard } from './auth/mcp-auth.guard';
@@ -8,6 +13,7 @@ import { McpBodyReaderInstaller } from './http/mcp-body-reader-installer';
 import { createMcpController } from './http/mcp.controller';
 import { McpHttpRoutesModule } from './http/mcp-http-routes.module';
 import { McpHttpEndpoint } from './http/mcp-http.endpoint';
+import { McpStdioEndpoint } from './stdio/mcp-stdio.endpoint';
 import { McpOriginGuard } from './http/mcp-origin.guard';
 import { McpPendingClientRequests } from './sessions/mcp-session-channel-pending';
 import { McpStreamEndpoint } from './http/mcp-stream.endpoint';
@@ -98,6 +104,8 @@ export function createMcpServerParts(mount: string, path: string): McpServerPart
       inject: [MCP_MODULE_OPTIONS],
     },
     McpHttpEndpoint,
+    McpStdioEndpoint,
+    { provide: getMcpStdioEndpointToken(mount), useExisting: McpStdioEndpoint },
     mcpPubSubProvider,
     mcpEventLogProvider,
     McpMountBus,

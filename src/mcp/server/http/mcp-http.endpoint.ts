@@ -13,13 +13,13 @@ import {
   parseJsonRpc,
   type ClassifiedMessage,
   type JsonRpcMessage,
-  type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonRpcResponse,
 } from '../../protocol/jsonrpc';
 import { McpHeader, McpMethod } from '../../protocol/mcp-methods';
 import { SESSION_PROTOCOL_VERSIONS, isSupportedSessionVersion } from '../../protocol/revisions';
 import { McpSessionBus } from '../sessions/mcp-session-bus';
+import { sessionEvent } from '../sessions/session-events';
 import { McpCachedSessionStore } from '../sessions/mcp-cached-session.store';
 import { Toolset } from '../dispatch/toolset';
 import { MCP_RAW_BODY, type McpRequest } from './mcp-body-reader';
@@ -398,7 +398,7 @@ export class McpHttpEndpoint {
           client: channel ?? undefined,
         }),
       );
-      await this.forward(exchange, session);
+      await this.bus.forward(exchange.kind, exchange.message, session);
     } catch (error) {
       await this.events
         .record(
@@ -433,18 +433,6 @@ export class McpHttpEndpoint {
     else sendEmpty(res, 202);
   }
 
-  /** Client answers go to the call waiting for them; cancellations reach every replica. */
-  private async forward(exchange: Exchange, session: McpInboundSessionRecord): Promise<void> {
-    if (exchange.kind === 'response') {
-      await this.bus.answer(session.sessionId, exchange.message as JsonRpcResponse);
-    } else if (
-      exchange.kind === 'notification' &&
-      (exchange.message as JsonRpcNotification).method === McpMethod.Cancelled
-    ) {
-      await this.bus.cancel(session.sessionId, exchange.message as JsonRpcNotification, session.protocolVersion);
-    }
-  }
-
   private event(
     session: McpInboundSessionRecord,
     startedAt: Date,
@@ -457,15 +445,6 @@ export class McpHttpEndpoint {
       isError: fields.isError === true,
       response,
     });
-    return {
-      direction: 'inbound',
-      mount: this.options.mount,
-      sessionRef: session.id,
-      principalKey: session.principalKey,
-      protocolVersion: session.protocolVersion,
-      createdAt: startedAt,
-      durationMs: Date.now() - startedAt.getTime(),
-      ...fields,
-    };
+    return sessionEvent(this.options.mount, session, startedAt, fields);
   }
 }

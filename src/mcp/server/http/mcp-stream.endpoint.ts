@@ -67,7 +67,6 @@ export class McpStreamEndpoint {
     let queued: { seq: number; json: string }[] | null = [];
     let last = 0;
     const stream: McpOpenStream = {
-      writer,
       principalKey: session.principalKey,
       deliver: (seq, json) => {
         if (queued) {

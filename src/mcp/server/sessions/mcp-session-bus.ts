@@ -3,7 +3,8 @@ import { randomBytes } from 'node:crypto';
 import type { McpSessionNotifier } from '../../interfaces/mcp-session-notifier.interface';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import type { McpResolvedOptions } from '../config/mcp.options';
-import type { JsonRpcNotification, JsonRpcResponse } from '../../protocol/jsonrpc';
+import type { JsonRpcMessage, JsonRpcNotification, JsonRpcResponse } from '../../protocol/jsonrpc';
+import type { McpInboundSessionRecord } from '../../persistence/interfaces/mcp-session-store.interface';
 import { McpMethod } from '../../protocol/mcp-methods';
 import { McpPendingClientRequests } from './mcp-session-channel-pending';
 import { McpStreamRegistry } from './mcp-stream-registry';
@@ -54,6 +55,21 @@ export class McpSessionBus implements McpSessionNotifier, OnModuleInit, BeforeAp
   async beforeApplicationShutdown(): Promise<void> {
     await this.unsubscribe?.();
     await this.pubsub.close();
+  }
+
+  /**
+   * Passes on what a client sent on its session that concerns calls in progress, on any
+   * transport: an answer goes to the server->client request waiting for it, a
+   * `notifications/cancelled` to every replica. Anything else needs nothing more.
+   */
+  async forward(
+    kind: 'request' | 'notification' | 'response',
+    message: JsonRpcMessage,
+    session: Pick<McpInboundSessionRecord, 'sessionId' | 'protocolVersion'>,
+  ): Promise<void> {
+    if (kind === 'response') await this.answer(session.sessionId, message as JsonRpcResponse);
+    else if (kind === 'notification' && (message as JsonRpcNotification).method === McpMethod.Cancelled)
+      await this.cancel(session.sessionId, message as JsonRpcNotification, session.protocolVersion);
   }
 
   /** Routes a client's answer to the server->client request waiting for it, wherever it waits. */

@@ -1,12 +1,9 @@
 import { Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
-import type { McpSseWriter } from './mcp-sse-writer';
-
 /** The stream id of a session's standalone GET stream: its event ids are `session_<n>`. */
 export const SESSION_STREAM_ID = 'session';
 
-/** A session's open GET stream on this process. */
+/** A session's open stream on this process: its GET stream, or the stdio connection that carries it. */
 export interface McpOpenStream {
-  writer: McpSseWriter;
   /** Key of the principal that opened it (for `limits.streamsPerPrincipal`). */
   principalKey: string;
   /** Writes an event numbered by the session's event log; false when the stream is gone. */

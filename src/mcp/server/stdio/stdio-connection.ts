@@ -1,0 +1,383 @@
+import type { Logger } from '@nestjs/common';
+import type { McpClientChannel } from '../../interfaces/mcp-delivery.interface';
+import type { McpPrincipal } from '../../interfaces/principal.interface';
+import type { McpEventInput, McpEventSink } from '../../persistence/interfaces/mcp-event-sink.interface';
+import type {
+  McpInboundSessionRecord,
+  McpNewInboundSession,
+} from '../../persistence/interfaces/mcp-session-store.interface';
+import { JsonText } from '../../persistence/json-text';
+import {
+  JsonRpcErrorCode,
+  classifyJsonRpc,
+  jsonRpcError,
+  type ClassifiedMessage,
+  type JsonRpcId,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+} from '../../protocol/jsonrpc';
+import { McpMethod } from '../../protocol/mcp-methods';
+import type { NdjsonLine } from '../../protocol/ndjson';
+import { SESSION_PROTOCOL_VERSIONS, isSupportedSessionVersion } from '../../protocol/revisions';
+import { httpStatusOf } from '../config/limit-exceeded.errors';
+import type { McpResolvedOptions } from '../config/mcp.options';
+import type { Toolset } from '../dispatch/toolset';
+import { auditNoteOf } from '../pipeline/handler-refusal';
+import type { McpEventLog } from '../pubsub/mcp-event-log.interface';
+import { SESSION_NOT_FOUND_CODE, TRANSPORT_ERROR_CODE } from '../responses/mcp-http-responses';
+import type { McpCachedSessionStore } from '../sessions/mcp-cached-session.store';
+import type { McpSessionBus } from '../sessions/mcp-session-bus';
+import type { McpPendingClientRequests } from '../sessions/mcp-session-channel-pending';
+import { SESSION_STREAM_ID, type McpOpenStream, type McpStreamRegistry } from '../sessions/mcp-stream-registry';
+import { sessionEvent } from '../sessions/session-events';
+import type { McpDrainService, McpInFlightRequest } from '../shutdown/mcp-drain.service';
+import { abortedAtShutdown, SHUTDOWN_AUDIT_NOTE } from '../shutdown/shutdown-answers';
+
+/** What a stdio connection is served by: the mount's own parts, the ones its HTTP endpoint uses. */
+export interface McpStdioParts {
+  options: McpResolvedOptions;
+  toolset: Toolset;
+  sessions: McpCachedSessionStore;
+  events: McpEventSink;
+  bus: McpSessionBus;
+  pending: McpPendingClientRequests;
+  registry: McpStreamRegistry;
+  log: McpEventLog;
+  drain: McpDrainService;
+  logger: Logger;
+}
+
+type Exchange = Exclude<ClassifiedMessage, { kind: 'invalid' }>;
+
+/**
+ * One client on stdin/stdout: one 2025 session, opened by its `initialize` and ended with the
+ * connection. Messages are handled side by side, as HTTP handles concurrent POSTs: a tool that
+ * waits for an elicitation answer must not hold up the line that carries the answer. What a
+ * handler sends before its response (progress, log messages, server->client requests) and what
+ * the session is told later (list changes, resource updates) is written as frames of its own.
+ */
+export class McpStdioConnection {
+  private session: McpInboundSessionRecord | null = null;
+  /** Set while `initialize` runs: the messages that follow wait for its session. */
+  private opening: Promise<void> | null = null;
+  private readonly handling = new Set<Promise<void>>();
+  private stream: McpOpenStream | null = null;
+  private ended = false;
+  /** What the client's `initialize` said, for a session opened again after its idle expiry. */
+  private hello: McpNewInboundSession | null = null;
+  /** Set while a session found idle is replaced: the messages that meet it share the new one. */
+  private renewing: Promise<McpInboundSessionRecord> | null = null;
+
+  constructor(
+    private readonly parts: McpStdioParts,
+    private readonly principal: McpPrincipal,
+    private readonly send: (json: string) => void,
+  ) {}
+
+  /** The session the connection opened, once `initialize` succeeded. */
+  get sessionId(): string | null {
+    return this.session?.sessionId ?? null;
+  }
+
+  /**
+   * Handles one line the client sent; never throws (a failure is logged and, for a request,
+   * answered). A request is counted by the drain from the moment it is read, so a request read
+   * before the end of stdin is served, and one read while the app drains is refused.
+   */
+  receive(line: NdjsonLine): void {
+    if (line.kind === 'invalid') {
+      this.write(
+        jsonRpcError(
+          null,
+          JsonRpcErrorCode.ParseError,
+          `Parse error: the line is ${line.reason}; send one JSON-RPC message per line`,
+        ),
+      );
+      return;
+    }
+    const classified = classifyJsonRpc(line.value);
+    let inFlight: McpInFlightRequest | null = null;
+    if (classified.kind === 'request') {
+      inFlight = this.admit(classified.message.id);
+      if (!inFlight) return;
+    }
+    const work = this.handle(classified, line.raw, inFlight)
+      .catch((error: unknown) => this.failed(classified, error))
+      .finally(() => inFlight?.leave());
+    this.handling.add(work);
+    void work.finally(() => this.handling.delete(work));
+  }
+
+  /** Answers a line longer than the mount's `maxBodyBytes` (the decoder dropped it). */
+  refuseOverflow(chars: number): void {
+    this.write(
+      jsonRpcError(
+        null,
+        JsonRpcErrorCode.InvalidRequest,
+        `Invalid Request: the line is longer than ${this.parts.options.maxBodyBytes} characters (${chars} so far); it was dropped`,
+      ),
+    );
+  }
+
+  /** Resolves once every message received so far was handled (answered and recorded). */
+  async settled(): Promise<void> {
+    while (this.handling.size > 0) await Promise.allSettled([...this.handling]);
+  }
+
+  /**
+   * Ends the connection's session like a DELETE over HTTP: the row is terminated, what it holds
+   * on the bus is let go of and a `terminate` audit row is written. Call it once the messages
+   * in flight settled, before the app closes its database.
+   */
+  async end(): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
+    const session = this.session;
+    if (!session) return;
+    const startedAt = new Date();
+    if (this.stream) this.parts.registry.remove(session.sessionId, this.stream);
+    await this.parts.sessions.terminate(session);
+    await this.parts.bus.endSession(session.sessionId);
+    await this.parts.log.forget(session.sessionId, SESSION_STREAM_ID);
+    await this.parts.events.record(this.event(session, startedAt, { kind: 'terminate', status: 204 }));
+  }
+
+  private async handle(classified: ClassifiedMessage, raw: string, inFlight: McpInFlightRequest | null): Promise<void> {
+    const startedAt = new Date();
+    if (classified.kind === 'invalid') return this.write(classified.error);
+    if (classified.kind === 'request' && classified.message.method === McpMethod.Initialize) {
+      if (this.opening || this.session)
+        return this.write(
+          jsonRpcError(
+            classified.message.id,
+            JsonRpcErrorCode.InvalidRequest,
+            'Invalid Request: this connection is already initialized',
+          ),
+        );
+      this.opening = this.initialize(classified.message, raw, startedAt);
+      return this.opening;
+    }
+    await this.opening?.catch(() => undefined);
+    if (!this.session) {
+      if (classified.kind === 'request')
+        this.write(jsonRpcError(classified.message.id, TRANSPORT_ERROR_CODE, 'Bad Request: send initialize first'));
+      else this.parts.logger.warn(`A ${classified.kind} arrived before initialize; it was dropped`);
+      return;
+    }
+    return this.exchange(classified, raw, this.session, startedAt, inFlight);
+  }
+
+  /** Counts a request in the drain; while the app drains it is refused instead (null). */
+  private admit(id: JsonRpcId): McpInFlightRequest | null {
+    const { drain, options } = this.parts;
+    if (!drain.draining) return drain.enter(options.mount);
+    drain.refused();
+    this.write(
+      jsonRpcError(id, TRANSPORT_ERROR_CODE, 'Service unavailable: the server is shutting down', {
+        retryAfterMs: options.shutdown.retryAfterMs,
+      }),
+    );
+    return null;
+  }
+
+  private async initialize(request: JsonRpcRequest, raw: string, startedAt: Date): Promise<void> {
+    const { options, sessions, toolset, events } = this.parts;
+    try {
+      const max = options.limits.sessionsPerPrincipal;
+      if ((await sessions.countOpen(this.principal)) >= max) {
+        return this.write(
+          jsonRpcError(
+            request.id,
+            TRANSPORT_ERROR_CODE,
+            `Too many open sessions: this principal already holds ${max}. End a session you no longer use, or wait for idle ones to expire`,
+            { limit: 'sessionsPerPrincipal', max },
+          ),
+        );
+      }
+      const requestedVersion = request.params?.protocolVersion;
+      const response = await toolset.deliver(request, {
+        principal: this.principal,
+        sessionId: null,
+        protocolVersion: isSupportedSessionVersion(requestedVersion) ? requestedVersion : SESSION_PROTOCOL_VERSIONS[0],
+      });
+      const result = response && 'result' in response ? response.result : null;
+      if (!result) return this.write(response);
+      const hello: McpNewInboundSession = {
+        principal: this.principal,
+        protocolVersion: String(result.protocolVersion),
+        clientInfo: asRecord(request.params?.clientInfo),
+        clientCapabilities: asRecord(request.params?.capabilities),
+      };
+      const session = await sessions.open(hello);
+      this.hello = hello;
+      const json = JSON.stringify(response);
+      await events.record(
+        this.event(session, startedAt, {
+          kind: 'request',
+          method: request.method,
+          request: new JsonText(raw),
+          response: new JsonText(json),
+          status: 200,
+        }),
+      );
+      this.session = session;
+      this.listen(session);
+      this.send(json);
+    } finally {
+      this.opening = null;
+    }
+  }
+
+  /** The session's own notifications (list changes, resource updates) are written on the connection. */
+  private listen(session: McpInboundSessionRecord): void {
+    const stream: McpOpenStream = {
+      principalKey: session.principalKey,
+      deliver: (_seq, json) => {
+        if (this.ended) return false;
+        this.send(json);
+        return true;
+      },
+      close: () => {
+        // The session ended elsewhere (found idle, or ended by the app): requests now get "not found".
+        this.parts.registry.remove(session.sessionId, stream);
+      },
+    };
+    this.stream = stream;
+    this.parts.registry.add(session.sessionId, stream);
+  }
+
+  private async exchange(
+    exchange: Exchange,
+    raw: string,
+    opened: McpInboundSessionRecord,
+    startedAt: Date,
+    inFlight: McpInFlightRequest | null,
+  ): Promise<void> {
+    const { toolset, bus, registry, events } = this.parts;
+    const session = await this.current(opened);
+    if (!session) {
+      if (exchange.kind === 'request')
+        this.write(jsonRpcError(exchange.message.id, SESSION_NOT_FOUND_CODE, 'Session not found'));
+      return;
+    }
+    const abort = new AbortController();
+    const onDrainDeadline = () => abort.abort(inFlight?.signal.reason);
+    inFlight?.signal.addEventListener('abort', onDrainDeadline, { once: true });
+    const untrack = registry.trackRequest(session.sessionId, session.principalKey, () =>
+      abort.abort(new Error('The session ended')),
+    );
+    const method = 'method' in exchange.message ? exchange.message.method : null;
+    const base = { kind: exchange.kind, method, request: new JsonText(raw) };
+    const isRequest = exchange.kind === 'request';
+    let response: JsonRpcResponse | null;
+    try {
+      response = await abortedAtShutdown(
+        inFlight,
+        exchange.message,
+        toolset.deliver(exchange.message, {
+          principal: this.principal,
+          sessionId: session.sessionId,
+          protocolVersion: session.protocolVersion,
+          signal: abort.signal,
+          clientCapabilities: session.clientCapabilities,
+          logLevel: session.logLevel,
+          notify: isRequest ? (notification) => this.notify(notification, abort.signal) : undefined,
+          client: isRequest ? this.channel(session.sessionId, exchange.message.id, abort.signal) : undefined,
+        }),
+      );
+      await bus.forward(exchange.kind, exchange.message, session);
+    } catch (error) {
+      await events
+        .record(
+          this.event(session, startedAt, {
+            ...base,
+            status: 500,
+            note: `Internal error: ${(error as Error)?.message ?? String(error)}`,
+          }),
+        )
+        .catch(() => undefined);
+      throw error;
+    } finally {
+      inFlight?.signal.removeEventListener('abort', onDrainDeadline);
+      untrack();
+    }
+    const json = response ? JSON.stringify(response) : null;
+    await events.record(
+      this.event(session, startedAt, {
+        ...base,
+        response: json === null ? null : new JsonText(json),
+        status: response ? (httpStatusOf(response) ?? 200) : 202,
+        errorCode: response && 'error' in response ? response.error.code : null,
+        isError: !!response && 'result' in response && response.result.isError === true,
+        note: inFlight?.signal.aborted ? SHUTDOWN_AUDIT_NOTE : auditNoteOf(response),
+      }),
+    );
+    if (json !== null) this.send(json);
+  }
+
+  /**
+   * The session read again for each message, as over HTTP (its log level may have changed). A
+   * session found idle (`sessions.idleTtlMs` without a message: a desktop client left open) is
+   * replaced by a new one with the same client facts, since a stdio client cannot initialize
+   * again on the same connection; its log level starts unset again.
+   */
+  private async current(opened: McpInboundSessionRecord): Promise<McpInboundSessionRecord | null> {
+    const { sessions, registry, logger } = this.parts;
+    const session = this.session ?? opened;
+    const found = await sessions.find(session.sessionId, this.principal);
+    if (found || this.ended || !this.hello) return found;
+    if (this.session !== session) return this.session;
+    this.renewing ??= (async () => {
+      if (this.stream) registry.remove(session.sessionId, this.stream);
+      const renewed = await sessions.open(this.hello!);
+      logger.log(
+        `The session ${session.sessionId} was found idle and ended; the connection goes on as ${renewed.sessionId}`,
+      );
+      this.session = renewed;
+      this.listen(renewed);
+      return renewed;
+    })().finally(() => (this.renewing = null));
+    return this.renewing;
+  }
+
+  /** Server->client requests of one call: written as frames, answered by the client's response lines. */
+  private channel(sessionId: string, callId: JsonRpcId, signal: AbortSignal): McpClientChannel {
+    const { pending, options } = this.parts;
+    return {
+      request: (method, params) => {
+        const id = pending.nextId();
+        const answer = pending.wait(sessionId, id, method, callId, options.streams.clientRequestTimeoutMs, signal);
+        if (!signal.aborted) this.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
+        return answer;
+      },
+    };
+  }
+
+  private notify(notification: JsonRpcNotification, signal: AbortSignal): void {
+    if (!signal.aborted) this.send(JSON.stringify(notification));
+  }
+
+  /** A handling that failed outside the toolset's answers (a database outage): logged, and a request answered. */
+  private failed(classified: ClassifiedMessage, error: unknown): void {
+    this.parts.logger.error(`A message could not be handled: ${(error as Error)?.message ?? String(error)}`);
+    if (classified.kind === 'request')
+      this.write(jsonRpcError(classified.message.id, JsonRpcErrorCode.InternalError, 'Internal error'));
+  }
+
+  private write(message: JsonRpcResponse | null): void {
+    if (message) this.send(JSON.stringify(message));
+  }
+
+  private event(
+    session: McpInboundSessionRecord,
+    startedAt: Date,
+    fields: Partial<McpEventInput> & Pick<McpEventInput, 'kind'>,
+  ): McpEventInput {
+    return sessionEvent(this.parts.options.mount, session, startedAt, fields);
+  }
+}
+
+function asRecord(value: unknown): Record<string, unknown> | null {
+  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+}
