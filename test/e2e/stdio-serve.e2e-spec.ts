@@ -301,6 +301,30 @@ describe('serveMcpOverStdio: an app spawned as a stdio MCP server', () => {
       expect(await peer.exited).toEqual({ code: 0, signal: null });
     });
 
+    it("writes a call's progress and log messages before its result, in the order the tool sent them", async () => {
+      const { peer } = raw('ordered');
+      await peer.initialize();
+      peer.send({ jsonrpc: '2.0', id: 1, method: 'logging/setLevel', params: { level: 'info' } });
+      await peer.answer(1);
+      peer.send({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'count', arguments: {}, _meta: { progressToken: 'p' } },
+      });
+      await peer.answer(2);
+      const start = peer.frames.findIndex((frame) => frame.id === 1);
+      const shown = peer.frames.slice(start + 1).map((frame) => {
+        const params = frame.params as { progress?: number; data?: { step: number } } | undefined;
+        if (frame.method === 'notifications/progress') return `progress ${params?.progress}`;
+        if (frame.method === 'notifications/message') return `log ${params?.data?.step}`;
+        return frame.id === 2 ? 'result' : JSON.stringify(frame);
+      });
+      expect(shown).toEqual(['progress 1', 'log 1', 'progress 2', 'log 2', 'progress 3', 'log 3', 'result']);
+      peer.child.stdin.end();
+      expect(await peer.exited).toEqual({ code: 0, signal: null });
+    });
+
     it('writes nothing but JSON-RPC on stdout while a tool writes to stdout', async () => {
       const { peer } = raw('chatty');
       await peer.initialize();
