@@ -1,3 +1,4 @@
+import { McpConfigurationError } from './errors/mcp-configuration.errors';
 import {
   ConsoleLogger,
   Logger,
@@ -103,8 +104,18 @@ export async function serveMcpOverStdio(
   }
   const logger = new Logger('McpStdio');
   const mount = options.mount ?? DEFAULT_MOUNT;
-  const endpoint = app.get<McpStdioEndpoint>(getMcpStdioEndpointToken(mount), { strict: false });
-  const drain = app.get(McpDrainService, { strict: false });
+  let endpoint: McpStdioEndpoint;
+  let drain: McpDrainService;
+  try {
+    endpoint = app.get<McpStdioEndpoint>(getMcpStdioEndpointToken(mount), { strict: false });
+    drain = app.get(McpDrainService, { strict: false });
+  } catch {
+    await app.close().catch(() => undefined);
+    out.restore();
+    throw new McpConfigurationError(
+      `serveMcpOverStdio: the module serves no MCP mount "${mount}": import McpModule.forRoot(...) (with mount: "${mount}" for a named one).`,
+    );
+  }
   const connection = endpoint.connect(principalOf(options.principal), (json) => out.frame(`${json}\n`));
   const decoder = new NdjsonDecoder(
     { line: (line) => connection.receive(line), overflow: (chars) => connection.refuseOverflow(chars) },

@@ -106,7 +106,7 @@ describe('McpGatewayModule: one mount fronting server-everything over stdio and 
             },
             { server: 'sdk', deny: ['secret'] },
           ],
-          refreshIntervalMs: 300,
+          refreshIntervalMs: 1000,
         }),
       ],
       providers: [OwnTools],
