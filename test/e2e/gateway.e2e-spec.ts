@@ -55,6 +55,17 @@ function newUpstreamServer(): McpServer {
   server.registerTool('secret', { description: 'Never re-served (denied)' }, async () => ({
     content: [{ type: 'text', text: 'hidden' }],
   }));
+  server.registerPrompt(
+    'greeting',
+    { title: 'Greeting', description: 'Greets by name', argsSchema: { name: z.string() } },
+    ({ name }) => ({ messages: [{ role: 'user', content: { type: 'text', text: `Say hello to ${name}` } }] }),
+  );
+  server.registerResource(
+    'notes',
+    'note://hello',
+    { title: 'Hello note', description: 'A note', mimeType: 'text/plain' },
+    async (uri) => ({ contents: [{ uri: uri.href, text: 'hello from the upstream note' }] }),
+  );
   upstreamServers.push(server);
   return server;
 }
@@ -125,7 +136,7 @@ describe('McpGatewayModule: one mount fronting server-everything over stdio and 
     const client = await connect();
     expect(await toolNames(client)).toEqual(['ev_echo', 'ev_get-sum', 'ping_own', 'sdk_greet', 'sdk_steps']);
     const prompts = (await client.listPrompts()).prompts.map((prompt) => prompt.name);
-    expect(prompts).toEqual(['ev_simple-prompt']);
+    expect(prompts.sort()).toEqual(['ev_simple-prompt', 'sdk_greeting']);
     // The upstream's schema is published as it declared it.
     const greet = (await client.listTools()).tools.find((tool) => tool.name === 'sdk_greet');
     expect(greet?.inputSchema).toMatchObject({
@@ -169,6 +180,26 @@ describe('McpGatewayModule: one mount fronting server-everything over stdio and 
     expect(seen).toEqual([
       { progress: 1, total: 2, message: 't1 step 1' },
       { progress: 2, total: 2, message: 't1 step 2' },
+    ]);
+  });
+
+  it("re-serves the upstream's prompts under the prefix and its resources under their own URIs", async () => {
+    const client = await connect();
+    const prompts = (await client.listPrompts()).prompts;
+    expect(prompts.find((prompt) => prompt.name === 'sdk_greeting')).toMatchObject({
+      title: 'Greeting',
+      description: 'Greets by name',
+      arguments: [expect.objectContaining({ name: 'name', required: true })],
+    });
+    const prompt = await client.getPrompt({ name: 'sdk_greeting', arguments: { name: 'Ada' } });
+    expect(prompt.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Say hello to Ada' } }]);
+    const resources = (await client.listResources()).resources;
+    expect(resources).toEqual([
+      expect.objectContaining({ uri: 'note://hello', name: 'sdk_notes', mimeType: 'text/plain', title: 'Hello note' }),
+    ]);
+    const read = await client.readResource({ uri: 'note://hello' });
+    expect(read.contents).toEqual([
+      expect.objectContaining({ uri: 'note://hello', text: 'hello from the upstream note' }),
     ]);
   });
 

@@ -44,6 +44,9 @@ describe('TypeOrmSessionStore.touch', () => {
     await dataSource?.destroy();
   });
 
+  /** The instant the touch happens at: the sessions' ages are measured from it, however long the setup takes. */
+  let touchAt = Date.now();
+
   async function sessionSeen(msAgo: number, terminated = false): Promise<McpInboundSessionRecord> {
     const session = await store.open({
       principal: alice,
@@ -55,7 +58,7 @@ describe('TypeOrmSessionStore.touch', () => {
       .getRepository(McpInboundSession)
       .update(
         { id: session.id },
-        { lastSeenAt: new Date(Date.now() - msAgo), terminatedAt: terminated ? new Date() : null },
+        { lastSeenAt: new Date(touchAt - msAgo), terminatedAt: terminated ? new Date() : null },
       );
     return session;
   }
@@ -64,12 +67,13 @@ describe('TypeOrmSessionStore.touch', () => {
     (await dataSource.getRepository(McpInboundSession).findOneByOrFail({ id: session.id })).lastSeenAt.getTime();
 
   it('refreshes stale live sessions in one statement, and leaves recent, terminated and idle ones alone', async () => {
+    touchAt = Date.now();
     const stale = [await sessionSeen(5_000), await sessionSeen(30_000)];
     const recent = await sessionSeen(200);
     const ended = await sessionSeen(5_000, true);
     const idle = await sessionSeen(IDLE_TTL_MS + 5_000);
     const before = await Promise.all([recent, ended, idle].map(lastSeen));
-    const seenAt = new Date();
+    const seenAt = new Date(touchAt);
     recording = true;
     try {
       await store.touch([...stale, recent, ended, idle], seenAt);
