@@ -145,7 +145,7 @@ export type {
   McpCompletedAuthorization,
   McpAuthorizationCallbackQuery,
 } from './client/auth/authorization-code/mcp-oauth.service';
-export type { McpOAuthEncryptionKey } from './client/auth/authorization-code/token.cipher';
+export type { McpOAuthEncryptionKey } from './client/auth/authorization-code/token-cipher';
 export type {
   McpClientAuth,
   McpAuthTarget,

@@ -1,4 +1,4 @@
-import type { McpOAuthEncryptionKey } from '../auth/authorization-code/token.cipher';
+import type { McpOAuthEncryptionKey } from '../auth/authorization-code/token-cipher';
 import type { ConfigurableModuleAsyncOptions } from '@nestjs/common';
 import type { AdvancedSettings, QueueOptions } from 'bull';
 import type { McpAuditOptions } from '../../persistence/interfaces/mcp-audit-options.interface';

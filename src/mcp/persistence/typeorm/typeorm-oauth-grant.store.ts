@@ -82,9 +82,7 @@ export class TypeOrmOAuthGrantStore {
         .set({ refreshingUntil: until })
         .where('id = :id AND version = :version', { id: grant.id, version: grant.version })
         .andWhere(
-          new Brackets((qb) =>
-            qb.where('refreshing_until IS NULL').orWhere('refreshing_until < :now', { now }),
-          ),
+          new Brackets((qb) => qb.where('refreshing_until IS NULL').orWhere('refreshing_until < :now', { now })),
         )
         .execute(),
       'OAuth grant lease',
@@ -105,11 +103,6 @@ export class TypeOrmOAuthGrantStore {
   /** Records scopes a server asked for beyond the grant, for the next authorization. */
   want(grant: McpOAuthGrant, wantedScope: string): Promise<boolean> {
     return this.change(grant, { wantedScope }, 'OAuth grant step-up');
-  }
-
-  /** Deletes the grant (its refresh token was refused). */
-  async remove(grant: McpOAuthGrant): Promise<void> {
-    await this.bounded(this.grants.delete({ id: grant.id }), 'OAuth grant removal');
   }
 
   private async change(grant: McpOAuthGrant, set: Partial<McpOAuthGrant>, operation: string): Promise<boolean> {

@@ -102,7 +102,6 @@ export function authorizationCode(options: authorizationCode.Options): McpClient
   return new AuthorizationCodeAuth(options);
 }
 
-// eslint-disable-next-line @typescript-eslint/no-namespace -- the options live beside the function, as with clientCredentials
 export declare namespace authorizationCode {
   /** Options of `authorizationCode({...})`. */
   export interface Options {

@@ -12,9 +12,9 @@ import { McpAuthorizationRequiredError, McpOAuthClientError } from '../oauth-cli
 import type { OAuthDiscovery } from '../oauth-discovery';
 import { AuthorizationCodeAuth, type AuthorizationCodeEngine } from './authorization-code.auth';
 import { McpOAuthCallbackError } from './oauth-callback.errors';
-import { McpGrantSealer } from './grant.sealer';
+import { McpGrantSealer } from './grant-sealer';
 import { newAuthorizationSecrets, stateHash } from './pkce';
-import { requestTokens, TokenEndpointRefusal, type IssuedTokens } from './token-endpoint.request';
+import { requestTokens, TokenEndpointRefusal, type IssuedTokens } from './token-endpoint-request';
 
 /** Longest a process holds the refresh lease of a grant; others wait for its tokens until then. */
 const LEASE_MS = 15_000;
@@ -66,9 +66,16 @@ export class McpOAuthService implements OnModuleInit, AuthorizationCodeEngine {
    * @throws McpConfigurationError without `oauth.encryptionKeys`, `oauth.redirectUri` or a database
    */
   onModuleInit(): void {
-    const providers = Object.values(this.options.servers)
-      .map((config) => (config as { auth?: unknown }).auth)
-      .filter((auth): auth is AuthorizationCodeAuth => auth instanceof AuthorizationCodeAuth);
+    const providers: AuthorizationCodeAuth[] = [];
+    for (const [name, config] of Object.entries(this.options.servers)) {
+      const { auth, scope } = config as { auth?: unknown; scope?: string };
+      if (!(auth instanceof AuthorizationCodeAuth)) continue;
+      if (scope !== 'principal')
+        throw new McpConfigurationError(
+          `McpClientModule: server "${name}" uses authorizationCode(), whose tokens are per user: set scope: 'principal' on it, and pass { scopeKey } (the user id) with every call`,
+        );
+      providers.push(auth);
+    }
     if (providers.length === 0) return;
     const { redirectUri, encryptionKeys } = this.options.oauth;
     this.sealer = new McpGrantSealer(encryptionKeys);
@@ -169,7 +176,7 @@ export class McpOAuthService implements OnModuleInit, AuthorizationCodeEngine {
     }
     if (query.iss !== undefined && query.iss !== pending.issuer)
       throw new McpOAuthCallbackError(
-        `The callback names the issuer ${JSON.stringify(String(query.iss).slice(0, 200))}, not ${pending.issuer} the user was sent to`,
+        `The callback names the issuer ${JSON.stringify(typeof query.iss === 'string' ? query.iss.slice(0, 200) : query.iss)}, not ${pending.issuer} the user was sent to`,
       );
     const code = text(query.code);
     if (code === null) throw new McpOAuthCallbackError('The callback has no "code"');
@@ -238,6 +245,8 @@ export class McpOAuthService implements OnModuleInit, AuthorizationCodeEngine {
     for (;;) {
       const grant = await store.find(target.server, target.scopeKey);
       if (!grant) throw new McpAuthorizationRequiredError(target.server, target.scopeKey, 'none');
+      // A grant whose refresh token was refused keeps its row, emptied, so retries say why.
+      if (grant.accessToken === '') throw new McpAuthorizationRequiredError(target.server, target.scopeKey, 'revoked');
       const access = sealer.open(grant, 'access');
       if (access !== null && grant.expiresAt.getTime() > Date.now()) return access;
       const refresh = sealer.open(grant, 'refresh');
@@ -274,7 +283,7 @@ export class McpOAuthService implements OnModuleInit, AuthorizationCodeEngine {
       );
     } catch (error) {
       if (error instanceof TokenEndpointRefusal && error.error === 'invalid_grant') {
-        await store.remove(grant);
+        await store.refreshed(grant, { accessToken: '', refreshToken: null, expiresAt: new Date(0) });
         throw new McpAuthorizationRequiredError(target.server, target.scopeKey, 'revoked');
       }
       await store.refreshed(grant, {});

@@ -40,7 +40,8 @@ export class McpTokenCipher {
       throw new McpConfigurationError(
         'McpClientModule: a server uses authorizationCode(), which keeps user tokens encrypted in the database: set "oauth.encryptionKeys" to [{ id, key }] with a key of 32 random bytes (`openssl rand -base64 32`)',
       );
-    keys.forEach((entry, i) => {
+    const entries: readonly McpOAuthEncryptionKey[] = keys;
+    entries.forEach((entry, i) => {
       const bytes = keyBytes(entry, i);
       if (this.keys.has(entry.id))
         throw new McpConfigurationError(
@@ -48,7 +49,7 @@ export class McpTokenCipher {
         );
       this.keys.set(entry.id, bytes);
     });
-    this.current = keys[0].id;
+    this.current = entries[0].id;
   }
 
   /** `plain` sealed under the current key, bound to `context`. */

@@ -73,8 +73,7 @@ export async function requestTokens(
   const ok = response.status >= 200 && response.status < 300;
   if (!ok || typeof body.access_token !== 'string' || body.access_token === '') {
     const error = typeof body.error === 'string' ? body.error.slice(0, 100) : null;
-    const description =
-      typeof body.error_description === 'string' ? ` (${body.error_description.slice(0, 300)})` : '';
+    const description = typeof body.error_description === 'string' ? ` (${body.error_description.slice(0, 300)})` : '';
     throw new TokenEndpointRefusal(
       `${where} refused the ${grant.grant_type} grant of client "${client.clientId}" (HTTP ${response.status})${error ? `: ${error}${description}` : ''}`,
       error,

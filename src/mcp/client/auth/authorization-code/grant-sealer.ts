@@ -1,8 +1,8 @@
 import type { McpOAuthGrant } from '../../../persistence/entities/oauth-grant.entity';
 import { storedPrincipalKey } from '../../../persistence/new-records';
 import { cacheTtlMs } from '../client-credentials.auth';
-import type { IssuedTokens } from './token-endpoint.request';
-import { McpTokenCipher, type McpOAuthEncryptionKey } from './token.cipher';
+import type { IssuedTokens } from './token-endpoint-request';
+import { McpTokenCipher, type McpOAuthEncryptionKey } from './token-cipher';
 
 /**
  * Seals what `authorizationCode` keeps in the database: each value is bound to its row and
@@ -40,7 +40,9 @@ export class McpGrantSealer {
   /** A token of a grant row in clear, or null when absent or not opening with the configured keys. */
   open(grant: McpOAuthGrant, column: 'access' | 'refresh'): string | null {
     const sealed = column === 'access' ? grant.accessToken : grant.refreshToken;
-    return sealed === null ? null : this.cipher.open(sealed, McpGrantSealer.context(grant.server, grant.scopeKey, column));
+    return sealed === null
+      ? null
+      : this.cipher.open(sealed, McpGrantSealer.context(grant.server, grant.scopeKey, column));
   }
 
   /** A PKCE verifier sealed for the pending authorization of `stateHash`. */
