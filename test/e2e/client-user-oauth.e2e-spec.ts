@@ -125,6 +125,32 @@ describe('Outbound OAuth (authorizationCode)', () => {
     await db?.drop();
   });
 
+  it.each([
+    ['scope principal', { scope: undefined }, {}, /set scope: 'principal'/],
+    ['encryption keys', {}, { encryptionKeys: undefined }, /oauth.encryptionKeys/],
+    ['a redirect URI', {}, { redirectUri: 'http://app.example.com/cb' }, /oauth.redirectUri/],
+  ])('refuses to boot without %s, saying what to set', async (_what, entry, oauth, message) => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        TypeOrmModule.forRoot({ type: 'postgres', url: db.url, entities: MCP_ENTITIES }),
+        McpClientModule.forRoot({
+          servers: {
+            crm: {
+              url: `${base}/mcp`,
+              scope: 'principal',
+              auth: authorizationCode({ clientId: client.client_id, authorizationServer: as.issuer }),
+              ...entry,
+            },
+          },
+          oauth: { redirectUri: `${callbackBase}/mcp-oauth/callback`, encryptionKeys: KEYS, ...oauth },
+        }),
+      ],
+    }).compile();
+    const app = moduleRef.createNestApplication({ logger });
+    await expect(app.init()).rejects.toThrow(message);
+    await app.close();
+  });
+
   it('refuses a call of a user without a grant at once, with what the app needs to send the user to authorize', async () => {
     const failure = await first.client.callTool('crm', 'whoami', {}, { scopeKey: 'nobody' }).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(McpTransportError);
@@ -171,6 +197,11 @@ describe('Outbound OAuth (authorizationCode)', () => {
     );
     expect(replay.status).toBe(400);
     expect(await replay.text()).toContain('no pending authorization');
+    const unknown = await fetch(`${callbackBase}/mcp-oauth/callback?code=x&state=unknown-state`);
+    expect(unknown.status).toBe(400);
+    const stateless = await fetch(`${callbackBase}/mcp-oauth/callback?code=x`);
+    expect(stateless.status).toBe(400);
+    expect(await stateless.text()).toContain('no "state"');
   });
 
   it('refreshes an expired grant once for two workers calling at the same moment, rotating the refresh token', async () => {
