@@ -120,6 +120,8 @@ export type {
   McpCallProgress,
   McpCallLogMessage,
   McpCallTaskOptions,
+  McpCallServerRequest,
+  McpCallServerRequestHandler,
 } from './client/interfaces/mcp-call.interface';
 export {
   McpSamplingHandler,
