@@ -182,6 +182,14 @@ describe('per-call onProgress, onLog and AbortSignal against official SDK 1.x se
     await expect(
       bullClient.callTool('http', 'report', { tag: 'x' }, { wait: false, signal: new AbortController().signal }),
     ).rejects.toBeInstanceOf(McpConfigurationError);
+    const onServerRequest = async () => ({});
+    await expect(
+      inlineClient.callTool('http', 'report', { tag: 'x' }, { wait: false, onServerRequest }),
+    ).rejects.toBeInstanceOf(McpConfigurationError);
+    // A Bull worker may run in another process: the call's own answerer cannot reach it (yet).
+    await expect(bullClient.callTool('http', 'report', { tag: 'x' }, { onServerRequest })).rejects.toThrow(
+      /onServerRequest needs the inline client queue/,
+    );
   });
 
   it('aborts a running call over HTTP through the worker: the SDK server gets notifications/cancelled for its request and its signal fires', async () => {

@@ -2,7 +2,15 @@ import { Injectable } from '@nestjs/common';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ToolListChangedNotificationSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CreateMessageRequestSchema,
+  CreateMessageResultSchema,
+  ElicitRequestSchema,
+  ElicitResultSchema,
+  ToolListChangedNotificationSchema,
+  type ClientCapabilities,
+  type Progress,
+} from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { McpClientModule, McpGateway, McpGatewayModule, McpModule, McpTool } from '../../src/mcp';
 import { McpConfigurationError } from '../../src/mcp/errors';
@@ -52,6 +60,30 @@ function newUpstreamServer(): McpServer {
       return { content: [{ type: 'text', text: `${tag} done` }] };
     },
   );
+  server.registerTool('ask', { description: "Asks the caller's user for a name, then greets it" }, async (extra) => {
+    const answer = await extra.sendRequest(
+      {
+        method: 'elicitation/create',
+        params: {
+          message: 'Your name?',
+          requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+        },
+      },
+      ElicitResultSchema,
+    );
+    return { content: [{ type: 'text', text: `${answer.action}: hello ${String(answer.content?.name)}` }] };
+  });
+  server.registerTool('muse', { description: "Asks the caller's model for a line" }, async (extra) => {
+    const answer = await extra.sendRequest(
+      {
+        method: 'sampling/createMessage',
+        params: { messages: [{ role: 'user', content: { type: 'text', text: 'A line?' } }], maxTokens: 10 },
+      },
+      CreateMessageResultSchema,
+    );
+    const content = answer.content as { type: string; text?: string };
+    return { content: [{ type: 'text', text: `the model (${answer.model}) said: ${content.text ?? ''}` }] };
+  });
   server.registerTool('secret', { description: 'Never re-served (denied)' }, async () => ({
     content: [{ type: 'text', text: 'hidden' }],
   }));
@@ -77,8 +109,8 @@ describe('McpGatewayModule: one mount fronting server-everything over stdio and 
   let telemetry: TestTelemetry;
   const clients: Client[] = [];
 
-  async function connect(token = 'token-alice'): Promise<Client> {
-    const client = new Client({ name: 'gateway-e2e', version: '1.0.0' });
+  async function connect(token = 'token-alice', capabilities: ClientCapabilities = {}): Promise<Client> {
+    const client = new Client({ name: 'gateway-e2e', version: '1.0.0' }, { capabilities });
     await client.connect(
       new StreamableHTTPClientTransport(new URL(`${app.baseUrl}/mcp`), {
         requestInit: { headers: { Authorization: `Bearer ${token}` } },
@@ -134,7 +166,15 @@ describe('McpGatewayModule: one mount fronting server-everything over stdio and 
 
   it('lists the union: its own tool and the upstreams allowed tools under their prefixes, none denied', async () => {
     const client = await connect();
-    expect(await toolNames(client)).toEqual(['ev_echo', 'ev_get-sum', 'ping_own', 'sdk_greet', 'sdk_steps']);
+    expect(await toolNames(client)).toEqual([
+      'ev_echo',
+      'ev_get-sum',
+      'ping_own',
+      'sdk_ask',
+      'sdk_greet',
+      'sdk_muse',
+      'sdk_steps',
+    ]);
     const prompts = (await client.listPrompts()).prompts.map((prompt) => prompt.name);
     expect(prompts.sort()).toEqual(['ev_simple-prompt', 'sdk_greeting']);
     // The upstream's schema is published as it declared it.
@@ -181,6 +221,32 @@ describe('McpGatewayModule: one mount fronting server-everything over stdio and 
       { progress: 1, total: 2, message: 't1 step 1' },
       { progress: 2, total: 2, message: 't1 step 2' },
     ]);
+  });
+
+  it("passes the upstream's elicitation and sampling requests to the caller's client, and its answers back", async () => {
+    const client = await connect('token-alice', { elicitation: {}, sampling: {} });
+    const asked: unknown[] = [];
+    client.setRequestHandler(ElicitRequestSchema, (request) => {
+      asked.push(request.params);
+      return { action: 'accept', content: { name: 'Ada' } };
+    });
+    client.setRequestHandler(CreateMessageRequestSchema, () => ({
+      role: 'assistant',
+      content: { type: 'text', text: 'roses are red' },
+      model: 'test-model',
+    }));
+    expect(text(await client.callTool({ name: 'sdk_ask', arguments: {} }))).toBe('accept: hello Ada');
+    expect(asked).toEqual([expect.objectContaining({ message: 'Your name?' })]);
+    expect(text(await client.callTool({ name: 'sdk_muse', arguments: {} }))).toBe(
+      'the model (test-model) said: roses are red',
+    );
+  });
+
+  it("answers the upstream -32601 when the caller's client lacks the capability", async () => {
+    const client = await connect();
+    const result = await client.callTool({ name: 'sdk_ask', arguments: {} });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toContain('-32601');
   });
 
   it("re-serves the upstream's prompts under the prefix and its resources under their own URIs", async () => {

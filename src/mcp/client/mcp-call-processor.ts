@@ -12,7 +12,7 @@ import { STATELESS_PROTOCOL_VERSION } from '../protocol/stateless';
 import { allowsMethod, requiredCapability } from './capabilities';
 import { observeCall, refuseAborted } from './call-observer';
 import type { McpCallAttempt } from './interfaces/mcp-call-attempt.interface';
-import type { McpCallJob } from './interfaces/mcp-call.interface';
+import type { McpCallJob, McpCallServerRequestHandler } from './interfaces/mcp-call.interface';
 import { McpStatelessCallRunner } from './stateless/stateless-call-runner';
 import { McpRevisionNegotiator } from './stateless/revision-negotiator';
 import { McpOutboundExchanger } from './outbound-exchange';
@@ -74,7 +74,7 @@ export class McpCallProcessor {
     const asTask = isCall && job.task !== undefined;
     const stored = asTask ? await attempt.storedTask() : null;
     // An earlier run created the task (and its worker died): poll it, never call the tool again.
-    if (stored) return this.finishTask(job, session, notify, stored.taskId, attempt.signal);
+    if (stored) return this.finishTask(job, session, notify, stored.taskId, attempt.signal, attempt.answer);
     refuseAborted(job, attempt);
     if (isCall && !(await attempt.claim())) throw new McpCallInterruptedError(attempt.id);
     const signal = attempt.signal;
@@ -94,6 +94,7 @@ export class McpCallProcessor {
         params,
         onHandshake,
         ...(signal ? { signal } : {}),
+        ...(attempt.answer ? { answer: attempt.answer } : {}),
       });
     } catch (error) {
       if (isCall && error instanceof McpClientError && !error.delivered) await attempt.release();
@@ -103,7 +104,7 @@ export class McpCallProcessor {
     const task = createdTask(job.server, answer.result);
     const taskId = task.taskId as string;
     await attempt.rememberTask({ taskId, protocolVersion: answer.session?.protocolVersion ?? 'unknown' });
-    return this.finishTask(job, answer.session, notify, taskId, signal);
+    return this.finishTask(job, answer.session, notify, taskId, signal, attempt.answer);
   }
 
   /**
@@ -119,6 +120,7 @@ export class McpCallProcessor {
     notify: McpServerNotificationHandler,
     taskId: string,
     signal?: AbortSignal,
+    answer?: McpCallServerRequestHandler,
   ): Promise<Record<string, unknown>> {
     const ask = async (method: string, abortable = false) =>
       (
@@ -129,6 +131,7 @@ export class McpCallProcessor {
           method,
           params: { taskId },
           ...(abortable && signal ? { signal } : {}),
+          ...(answer ? { answer } : {}),
         })
       ).result;
     let outcome: { result: Record<string, unknown> } | { error: McpServerError } | undefined;

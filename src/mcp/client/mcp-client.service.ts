@@ -162,9 +162,9 @@ export class McpClientService implements OnModuleInit {
     const args = ((routed ? second : third) ?? {}) as McpToolArguments;
     const server = routed ? routeTool(await this.catalog(options), name) : first;
     const params = { name, arguments: args, ...(options.meta ? { _meta: options.meta } : {}) };
-    if (options.wait === false && (options.onProgress || options.onLog || options.signal)) {
+    if (options.wait === false && (options.onProgress || options.onLog || options.signal || options.onServerRequest)) {
       throw new McpConfigurationError(
-        `callTool("${name}") with { wait: false } cannot take onProgress, onLog or signal: the call outlives this promise. Drop wait: false to watch or abort the call.`,
+        `callTool("${name}") with { wait: false } cannot take onProgress, onLog, onServerRequest or signal: the call outlives this promise. Drop wait: false to watch or abort the call.`,
       );
     }
     const task = await this.taskOf(server, name, options);
@@ -281,8 +281,13 @@ export class McpClientService implements OnModuleInit {
     options: McpCallOptions = {},
   ): Promise<Record<string, unknown>> {
     const job = this.job(server, method, params, options);
-    const { onProgress, onLog, signal } = options;
-    if (!onProgress && !onLog && !signal) return this.queue.execute(job);
+    const { onProgress, onLog, signal, onServerRequest } = options;
+    if (onServerRequest && this.queue.mode !== 'inline') {
+      throw new McpConfigurationError(
+        `A call to "${server}" with onServerRequest needs the inline client queue: a Bull worker may run in another process.`,
+      );
+    }
+    if (!onProgress && !onLog && !signal && !onServerRequest) return this.queue.execute(job);
     const onEvent = (event: McpCallEvent) => {
       try {
         if (event.kind === 'progress') onProgress?.(event.progress);
@@ -293,7 +298,11 @@ export class McpClientService implements OnModuleInit {
         );
       }
     };
-    return this.queue.execute(job, { ...(onProgress || onLog ? { onEvent } : {}), ...(signal ? { signal } : {}) });
+    return this.queue.execute(job, {
+      ...(onProgress || onLog ? { onEvent } : {}),
+      ...(signal ? { signal } : {}),
+      ...(onServerRequest ? { onServerRequest } : {}),
+    });
   }
 
   private async enqueue(

@@ -9,7 +9,7 @@ import type {
 import { InjectMcpOutboundSessionStore } from '../persistence/mcp-persistence.constants';
 import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../protocol/jsonrpc';
 import { McpServerRequestDispatcher } from './handlers/server-request-dispatcher';
-import type { McpCallJob } from './interfaces/mcp-call.interface';
+import type { McpCallJob, McpCallServerRequestHandler } from './interfaces/mcp-call.interface';
 import { McpOutboundEventRecorder } from './outbound-event-recorder';
 import { McpCallAbortedError, abortReasonText } from './mcp-call-aborted.errors';
 import type {
@@ -50,6 +50,8 @@ export interface McpExchangeRequest {
   notify: McpServerNotificationHandler;
   /** The caller's abort signal: a failure after it fired becomes `McpCallAbortedError`. */
   signal?: AbortSignal;
+  /** The call's own answerer of server requests (`McpCallAttempt.answer`), before the app-wide handlers. */
+  answer?: McpCallServerRequestHandler;
   method: string;
   params?: Record<string, unknown>;
   /** Send it as a stateless request in this revision (params already carry the envelope). */
@@ -133,7 +135,7 @@ export class McpOutboundExchanger {
             timeoutMs: job.timeoutMs,
             ...(job.deadlineAt !== undefined ? { deadlineAt: job.deadlineAt } : {}),
             ...(request.onHandshake ? { onHandshake: request.onHandshake } : {}),
-            onServerRequest: this.dispatcher.forCall(job.server, job.scopeKey),
+            onServerRequest: this.dispatcher.forCall(job.server, job.scopeKey, request.answer, request.signal),
             onNotification: request.notify,
             onCancelNotice,
             ...(request.signal ? { signal: request.signal } : {}),

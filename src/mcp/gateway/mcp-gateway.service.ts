@@ -12,6 +12,7 @@ import type { McpGatewayModuleOptions, McpResolvedGatewayOptions } from './mcp-g
 
 type McpGatewayCapability = McpGatewayModuleOptions.Capability;
 import { UpstreamSelection } from './upstream-selection';
+import { relayToCaller } from './upstream-request-relay';
 
 /** The most pages of one list the gateway reads from an upstream. */
 const MAX_PAGES = 100;
@@ -291,6 +292,8 @@ export class McpGateway implements OnApplicationBootstrap, OnModuleDestroy {
           void context.progress(progress.progress, progress.total, progress.message).catch(() => undefined),
         onLog: (message) =>
           void context.log(message.level as McpLogLevel, message.data, message.logger).catch(() => undefined),
+        // The caller's client answers the upstream's requests; with Bull the worker may be elsewhere.
+        ...(this.client.mode === 'inline' ? { onServerRequest: relayToCaller(context) } : {}),
       });
     } catch (error) {
       return {

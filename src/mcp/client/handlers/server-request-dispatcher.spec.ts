@@ -127,3 +127,36 @@ describe('McpServerRequestDispatcher and tool use in sampling', () => {
     expect(called).toBe(1);
   });
 });
+
+describe("McpServerRequestDispatcher and a call's own answerer", () => {
+  it("answers with the call's answerer before the app-wide handlers, with the call's signal; ping stays its own", async () => {
+    const seen: unknown[] = [];
+    const controller = new AbortController();
+    const answer = dispatcher({ elicitation: () => ({ action: 'decline' }) }).forCall(
+      's',
+      '',
+      async (request, options) => (seen.push(request, options.signal), { action: 'accept', content: { name: 'Ada' } }),
+      controller.signal,
+    );
+    expect(await answer(elicit({ message: 'Name?', requestedSchema: {} }))).toEqual({
+      action: 'accept',
+      content: { name: 'Ada' },
+    });
+    expect(seen).toEqual([
+      { method: 'elicitation/create', params: { message: 'Name?', requestedSchema: {} } },
+      controller.signal,
+    ]);
+    expect(await answer({ jsonrpc: '2.0', id: 2, method: 'ping' })).toEqual({});
+    expect(seen).toHaveLength(2);
+  });
+
+  it("passes the answerer's error on as it is, and gives it empty params when the request had none", async () => {
+    const answer = dispatcher({}).forCall('s', '', async (request) => {
+      throw new McpRpcError(-32601, `Method not found: ${request.method} ${JSON.stringify(request.params)}`);
+    });
+    await expect(answer({ jsonrpc: '2.0', id: 3, method: 'roots/list' })).rejects.toMatchObject({
+      code: -32601,
+      message: 'Method not found: roots/list {}',
+    });
+  });
+});

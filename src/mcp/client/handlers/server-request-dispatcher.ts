@@ -5,6 +5,7 @@ import { McpMethod } from '../../protocol/mcp-methods';
 import { CLIENT_CAPABILITY_OF_REQUEST } from '../../protocol/method-catalog';
 import { elicitationCapabilityFor, type McpElicitationMode } from '../../protocol/elicitation';
 import type { McpClientHandlerKind } from '../interfaces/mcp-client-handlers.interface';
+import type { McpCallServerRequestHandler } from '../interfaces/mcp-call.interface';
 import type { McpServerRequestHandler } from '../transports/mcp-transport.interface';
 import { McpClientHandlerExplorer } from './client-handler.explorer';
 import { withElicitationDefaults } from './elicitation-defaults';
@@ -48,11 +49,20 @@ export class McpServerRequestDispatcher {
     return capabilities;
   }
 
-  /** A transport callback answering the requests of one call. */
-  forCall(server: string, scopeKey: string): McpServerRequestHandler {
+  /**
+   * A transport callback answering the requests of one call: `ping` at once, any other request
+   * with the call's own `answer` when the caller gave one, else with the app-wide handlers.
+   */
+  forCall(
+    server: string,
+    scopeKey: string,
+    answer?: McpCallServerRequestHandler,
+    signal?: AbortSignal,
+  ): McpServerRequestHandler {
     return async (request: JsonRpcRequest) => {
       if (request.method === McpMethod.Ping) return {};
       const params = request.params ?? {};
+      if (answer) return answer({ method: request.method, params }, signal ? { signal } : {});
       if (request.method === McpMethod.ElicitationCreate) return this.elicit(params, server, scopeKey);
       // A handler kind is named after the client capability its requests need.
       const kind = CLIENT_CAPABILITY_OF_REQUEST.get(request.method) as McpClientHandlerKind | undefined;

@@ -1,5 +1,5 @@
 import type { JsonRpcNotification } from '../../protocol/jsonrpc';
-import type { McpCallEvent } from './mcp-call.interface';
+import type { McpCallEvent, McpCallServerRequestHandler } from './mcp-call.interface';
 
 /** What the queue knows about the run of one call. */
 export interface McpCallAttempt {
@@ -23,6 +23,12 @@ export interface McpCallAttempt {
    * (after the worker died) resumes polling it instead of calling the tool again.
    */
   rememberTask(task: McpStoredTask): Promise<void>;
+  /**
+   * Answers a request the server sent during this call (`elicitation/create`,
+   * `sampling/createMessage`, `roots/list`) through the caller's `onServerRequest`, before the
+   * app-wide handlers; absent when the caller passed none.
+   */
+  answer?: McpCallServerRequestHandler;
   /** Fires when the caller aborts the call (in whichever process it waits). */
   signal?: AbortSignal;
 }

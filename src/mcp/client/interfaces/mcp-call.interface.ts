@@ -69,6 +69,23 @@ export interface McpCallLogMessage {
   data: unknown;
 }
 
+/** A request the server sent to the client during a call (see `McpCallOptions.onServerRequest`). */
+export interface McpCallServerRequest {
+  /** The JSON-RPC method, e.g. `elicitation/create`. */
+  method: string;
+  /** The JSON-RPC params. */
+  params: Record<string, unknown>;
+}
+
+/**
+ * Answers a server request of one call: resolves to the JSON-RPC result, or rejects (an
+ * `McpRpcError` keeps its code; any other error is sent as -32603).
+ */
+export type McpCallServerRequestHandler = (
+  request: McpCallServerRequest,
+  options: { signal?: AbortSignal },
+) => Promise<Record<string, unknown>>;
+
 /** What a worker reports to the caller of one call while it runs. */
 export type McpCallEvent = { kind: 'progress'; progress: McpCallProgress } | { kind: 'log'; log: McpCallLogMessage };
 
@@ -103,6 +120,16 @@ export interface McpCallOptions {
    * refused with `wait: false`. Which levels are sent is the server's `setLogLevel` business.
    */
   onLog?: (message: McpCallLogMessage) => void;
+  /**
+   * Answers the requests the server sends during this call (`elicitation/create`,
+   * `sampling/createMessage`, `roots/list`; not `ping`) before the app-wide `@McpClientHandler`
+   * handlers, e.g. by passing them on to another client (the gateway does). Its `signal` fires
+   * when the call is aborted. Only with the inline queue for now (refused with Bull, whose worker
+   * may be another process), and, like `onProgress`, refused with `wait: false`
+   * (`McpConfigurationError`). The client still announces only the capabilities of its app-wide
+   * handlers at initialize.
+   */
+  onServerRequest?: McpCallServerRequestHandler;
   /**
    * Aborts the call. Before the call was sent (still queued) the job is dropped and the call
    * rejects with `McpCallAbortedError` (`delivered: false`); once sent, the worker (in whichever

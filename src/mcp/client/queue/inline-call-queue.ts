@@ -121,7 +121,7 @@ export class InlineCallQueue implements McpCallQueue {
   }
 
   private async run(job: McpCallJob, id: string, watch: McpCallWatch = {}): Promise<Record<string, unknown>> {
-    const { signal, onEvent } = watch;
+    const { signal, onEvent, onServerRequest } = watch;
     // Kept for the retries of this call: a retry polls the task instead of calling again.
     let task: McpStoredTask | null = null;
     const attempt: McpCallAttempt = {
@@ -132,6 +132,7 @@ export class InlineCallQueue implements McpCallQueue {
       rememberTask: async (created) => void (task = created),
       notify: (server, notification) => this.events.emit('notification', server, notification),
       report: (event) => onEvent?.(event),
+      ...(onServerRequest ? { answer: onServerRequest } : {}),
       ...(signal ? { signal } : {}),
     };
     const enqueuedAt = Date.now();

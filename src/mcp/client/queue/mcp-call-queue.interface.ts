@@ -1,5 +1,10 @@
 import type { JsonRpcNotification } from '../../protocol/jsonrpc';
-import type { McpCallEvent, McpCallJob, McpCallState } from '../interfaces/mcp-call.interface';
+import type {
+  McpCallEvent,
+  McpCallJob,
+  McpCallServerRequestHandler,
+  McpCallState,
+} from '../interfaces/mcp-call.interface';
 
 /** Receives the notifications servers sent during calls (e.g. `notifications/tools/list_changed`). */
 export type McpCallNotificationListener = (server: string, notification: JsonRpcNotification) => void;
@@ -10,6 +15,8 @@ export interface McpCallWatch {
   onEvent?: (event: McpCallEvent) => void;
   /** Aborts the call (see `McpCallOptions.signal`). */
   signal?: AbortSignal;
+  /** Answers the server's requests of the call (see `McpCallOptions.onServerRequest`; inline queue only). */
+  onServerRequest?: McpCallServerRequestHandler;
 }
 
 /**

@@ -15,7 +15,7 @@ import { StatelessMetaKey, ResultType } from '../../protocol/stateless';
 import { allowsMethod, requiredCapability } from '../capabilities';
 import type { McpResolvedClientOptions } from '../config/client-options-resolver';
 import { McpServerRequestDispatcher } from '../handlers/server-request-dispatcher';
-import type { McpCallJob } from '../interfaces/mcp-call.interface';
+import type { McpCallJob, McpCallServerRequestHandler } from '../interfaces/mcp-call.interface';
 import type { McpCallAttempt } from '../interfaces/mcp-call-attempt.interface';
 import { MCP_CLIENT_OPTIONS } from '../mcp-client.constants';
 import { McpOutboundExchanger } from '../outbound-exchange';
@@ -109,12 +109,22 @@ export class McpStatelessCallRunner {
     const asTask = isCall && job.task !== undefined;
     const stored = asTask ? await attempt.storedTask() : null;
     // An earlier run created the task (and its worker died): poll it, never call the tool again.
-    if (stored) return this.finishTask(job, session, notify, verdict.version, stored.taskId, attempt.signal);
+    if (stored)
+      return this.finishTask(job, session, notify, verdict.version, stored.taskId, attempt.signal, attempt.answer);
     refuseAborted(job, attempt);
     if (isCall && !(await attempt.claim())) throw new McpCallInterruptedError(attempt.id);
     let result: Record<string, unknown>;
     try {
-      result = await this.rounds(job, session, notify, method, verdict.version, headers, attempt.signal);
+      result = await this.rounds(
+        job,
+        session,
+        notify,
+        method,
+        verdict.version,
+        headers,
+        attempt.signal,
+        attempt.answer,
+      );
     } catch (error) {
       if (!(error instanceof McpClientError) || error.delivered) throw error;
       if (isCall) await attempt.release();
@@ -125,7 +135,7 @@ export class McpStatelessCallRunner {
     if (!asTask || result.resultType !== TASK_RESULT_TYPE) return result;
     const taskId = createdTask(job.server, result).taskId as string;
     await attempt.rememberTask({ taskId, protocolVersion: verdict.version });
-    return this.finishTask(job, session, notify, verdict.version, taskId, attempt.signal);
+    return this.finishTask(job, session, notify, verdict.version, taskId, attempt.signal, attempt.answer);
   }
 
   /**
@@ -143,13 +153,14 @@ export class McpStatelessCallRunner {
     version: string,
     taskId: string,
     signal?: AbortSignal,
+    own?: McpCallServerRequestHandler,
   ): Promise<Record<string, unknown>> {
     const ask = async (method: string, extra: Record<string, unknown> = {}) => {
       const params = withEnvelope({ taskId, ...extra }, withTasksExtension(this.envelopes.forCall(job, version)));
       return (await this.exchanger.call({ job, session, notify, method, params, statelessVersion: version })).result;
     };
     const cancel = async () => void (await ask(McpMethod.TasksCancel));
-    const answer = this.dispatcher.forCall(job.server, job.scopeKey);
+    const answer = this.dispatcher.forCall(job.server, job.scopeKey, own, signal);
     // Keys are unique over a task's life: each request is answered once, however often it is polled.
     const answered = new Set<string>();
     const onInputRequired = async (task: Record<string, unknown>) => {
@@ -285,8 +296,9 @@ export class McpStatelessCallRunner {
     version: string,
     headers?: Record<string, string>,
     signal?: AbortSignal,
+    own?: McpCallServerRequestHandler,
   ): Promise<Record<string, unknown>> {
-    const answer = this.dispatcher.forCall(job.server, job.scopeKey);
+    const answer = this.dispatcher.forCall(job.server, job.scopeKey, own, signal);
     let retry: McpInputRetry = {};
     for (let round = 0; ; round++) {
       const envelope = this.envelopes.forCall(job, version);

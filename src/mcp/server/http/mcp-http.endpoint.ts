@@ -1,5 +1,4 @@
-import { auditNoteOf } from '../pipeline/handler-refusal';
-import { httpHeadersOf, httpStatusOf } from '../config/limit-exceeded.errors';
+import { httpHeadersOf } from '../config/limit-exceeded.errors';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
 import type { McpPrincipal } from '../../interfaces/principal.interface';
@@ -19,7 +18,7 @@ import {
 import { McpHeader, McpMethod } from '../../protocol/mcp-methods';
 import { SESSION_PROTOCOL_VERSIONS, isSupportedSessionVersion } from '../../protocol/revisions';
 import { McpSessionBus } from '../sessions/mcp-session-bus';
-import { sessionEvent } from '../sessions/session-events';
+import { exchangeOutcome, sessionEvent } from '../sessions/session-events';
 import { McpCachedSessionStore } from '../sessions/mcp-cached-session.store';
 import { Toolset } from '../dispatch/toolset';
 import { MCP_RAW_BODY, type McpRequest } from './mcp-body-reader';
@@ -35,7 +34,7 @@ import {
   sendRpcError,
 } from '../responses/mcp-http-responses';
 import { McpDrainService, type McpInFlightRequest } from '../shutdown/mcp-drain.service';
-import { abortedAtShutdown, SHUTDOWN_AUDIT_NOTE } from '../shutdown/shutdown-answers';
+import { abortedAtShutdown } from '../shutdown/shutdown-answers';
 import { McpSessionChannel, type McpSessionChannelSettings } from './mcp-session-channel';
 import { McpPendingClientRequests } from '../sessions/mcp-session-channel-pending';
 import { acceptsEventStream, parseEventId } from '../sessions/mcp-sse-writer';
@@ -417,19 +416,13 @@ export class McpHttpEndpoint {
     }
     const json = response ? JSON.stringify(response) : null;
     // An exceeded cap found by a handler (tasksPerPrincipal) is a 429, unless the stream already began.
-    const status = response ? (channel?.streaming ? 200 : (httpStatusOf(response) ?? 200)) : 202;
-    await this.events.record(
-      this.event(session, startedAt, {
-        ...base,
-        response: json === null ? null : new JsonText(json),
-        status,
-        errorCode: response && 'error' in response ? response.error.code : null,
-        isError: !!response && 'result' in response && response.result.isError === true,
-        note: inFlight?.signal.aborted ? SHUTDOWN_AUDIT_NOTE : auditNoteOf(response),
-      }),
-    );
+    const outcome = exchangeOutcome(response, json, {
+      shutdown: !!inFlight?.signal.aborted,
+      streaming: !!channel?.streaming,
+    });
+    await this.events.record(this.event(session, startedAt, { ...base, ...outcome }));
     if (channel?.streaming) channel.finish(json ?? '');
-    else if (json !== null) sendJsonText(res, status, json, httpHeadersOf(response));
+    else if (json !== null) sendJsonText(res, outcome.status, json, httpHeadersOf(response));
     else sendEmpty(res, 202);
   }
 

@@ -20,19 +20,17 @@ import {
 import { McpMethod } from '../../protocol/mcp-methods';
 import type { NdjsonLine } from '../../protocol/ndjson';
 import { SESSION_PROTOCOL_VERSIONS, isSupportedSessionVersion } from '../../protocol/revisions';
-import { httpStatusOf } from '../config/limit-exceeded.errors';
 import type { McpResolvedOptions } from '../config/mcp.options';
 import type { Toolset } from '../dispatch/toolset';
-import { auditNoteOf } from '../pipeline/handler-refusal';
 import type { McpEventLog } from '../pubsub/mcp-event-log.interface';
 import { SESSION_NOT_FOUND_CODE, TRANSPORT_ERROR_CODE } from '../responses/mcp-http-responses';
 import type { McpCachedSessionStore } from '../sessions/mcp-cached-session.store';
 import type { McpSessionBus } from '../sessions/mcp-session-bus';
 import type { McpPendingClientRequests } from '../sessions/mcp-session-channel-pending';
 import { SESSION_STREAM_ID, type McpOpenStream, type McpStreamRegistry } from '../sessions/mcp-stream-registry';
-import { sessionEvent } from '../sessions/session-events';
+import { exchangeOutcome, sessionEvent } from '../sessions/session-events';
 import type { McpDrainService, McpInFlightRequest } from '../shutdown/mcp-drain.service';
-import { abortedAtShutdown, SHUTDOWN_AUDIT_NOTE } from '../shutdown/shutdown-answers';
+import { abortedAtShutdown } from '../shutdown/shutdown-answers';
 
 /** What a stdio connection is served by: the mount's own parts, the ones its HTTP endpoint uses. */
 export interface McpStdioParts {
@@ -306,11 +304,7 @@ export class McpStdioConnection {
     await events.record(
       this.event(session, startedAt, {
         ...base,
-        response: json === null ? null : new JsonText(json),
-        status: response ? (httpStatusOf(response) ?? 200) : 202,
-        errorCode: response && 'error' in response ? response.error.code : null,
-        isError: !!response && 'result' in response && response.result.isError === true,
-        note: inFlight?.signal.aborted ? SHUTDOWN_AUDIT_NOTE : auditNoteOf(response),
+        ...exchangeOutcome(response, json, { shutdown: !!inFlight?.signal.aborted, streaming: false }),
       }),
     );
     if (json !== null) this.send(json);
