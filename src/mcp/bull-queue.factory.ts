@@ -1,8 +1,8 @@
 import type Bull from 'bull';
 import type { Queue, QueueOptions } from 'bull';
-import type { RedisOptions } from 'ioredis';
 import { requireOptionalPeer } from './optional-peer';
 import type { McpRedisOutageLog } from './redis-outage-log';
+import { createRedisClient, redisKeyPrefix, type McpRedisClient, type McpRedisConnection } from './redis-connection';
 
 /** One Bull queue of the module: where it lives and what it is for. */
 export interface McpBullQueueSpec {
@@ -12,8 +12,8 @@ export interface McpBullQueueSpec {
   role: string;
   /** The queue's name. */
   name: string;
-  /** A Redis URL or ioredis options; `options.redis` is used when this is absent. */
-  redis?: string | RedisOptions;
+  /** Where Redis is (URL, ioredis or Sentinel options, Cluster); `options` alone when absent. */
+  redis?: McpRedisConnection;
   /** Bull's options (prefix, settings, the Redis of `options.redis`). */
   options?: QueueOptions;
 }
@@ -29,13 +29,34 @@ export interface McpBullQueueSpec {
  */
 export function createBullQueue<T>(spec: McpBullQueueSpec, outages: McpRedisOutageLog): Queue<T> {
   const BullQueue = requireOptionalPeer<typeof Bull>('bull', spec.feature);
-  const options = spec.options ?? {};
-  const queue =
-    typeof spec.redis === 'string'
-      ? new BullQueue<T>(spec.name, spec.redis, options)
-      : new BullQueue<T>(spec.name, spec.redis ? { ...options, redis: spec.redis } : options);
+  // A Redis given in Bull's options (the client's, a host's `BullModule.forRoot`) is connected the same way.
+  const { redis: inOptions, ...options } = spec.options ?? {};
+  const connection: McpRedisConnection | undefined = spec.redis ?? (options.createClient ? undefined : inOptions);
+  if (connection === undefined) {
+    const queue = new BullQueue<T>(spec.name, { ...options, ...(inOptions ? { redis: inOptions } : {}) });
+    outages.watch(queue, `${spec.role} "${spec.name}"`);
+    return queue;
+  }
+  // Bull closes only the connections it made itself: the ones made here join its list.
+  const made: McpRedisClient[] = [];
+  let created: Queue<T> | undefined;
+  const createClient = (type: 'client' | 'subscriber' | 'bclient') => {
+    const client = createRedisClient(connection, type, spec.feature);
+    made.push(client);
+    ownedClients(created)?.push(client);
+    return client as never;
+  };
+  const prefix = redisKeyPrefix(options.prefix ?? 'bull', connection);
+  const queue = new BullQueue<T>(spec.name, { ...options, prefix, createClient });
+  created = queue;
+  ownedClients(queue)?.push(...made);
   outages.watch(queue, `${spec.role} "${spec.name}"`);
   return queue;
+}
+
+/** Bull's list of the connections `close` ends (not in its types). */
+function ownedClients(queue: Queue<unknown> | undefined): McpRedisClient[] | undefined {
+  return (queue as unknown as { clients?: McpRedisClient[] } | undefined)?.clients;
 }
 
 /**

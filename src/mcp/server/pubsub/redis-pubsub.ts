@@ -1,8 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type Redis from 'ioredis';
-import type { RedisOptions } from 'ioredis';
 import { McpBusUnavailableError } from '../../errors/mcp-outage.errors';
-import { requireOptionalPeer } from '../../optional-peer';
+import { createRedisClient, type McpRedisConnection } from '../../redis-connection';
 import { McpRedisOutageLog } from '../../redis-outage-log';
 import type { McpPubSub, McpPubSubListener } from './mcp-pubsub.interface';
 
@@ -41,15 +40,15 @@ const outages = new McpRedisOutageLog(logger);
  * bounds them otherwise. The subscriber skips the ready check: its INFO command would meet a
  * connection already switched to subscriber mode by a queued SUBSCRIBE.
  */
-function connect(config: string | RedisOptions, subscriber: boolean): Redis {
-  const { Redis: Client } = requireOptionalPeer<typeof import('ioredis')>('ioredis', 'McpModule redis');
-  const options: RedisOptions = { maxRetriesPerRequest: null, ...(subscriber ? { enableReadyCheck: false } : {}) };
-  const redis = typeof config === 'string' ? new Client(config, options) : new Client({ ...config, ...options });
+function connect(config: McpRedisConnection, subscriber: boolean): Redis {
+  const redis = createRedisClient(config, subscriber ? 'subscriber' : 'client', 'McpModule redis', {
+    maxRetriesPerRequest: null,
+  }) as Redis;
   outages.watch(redis, `Redis ${subscriber ? 'subscriber' : 'publisher'}`);
   return redis;
 }
 
-function acquire(key: string, config: string | RedisOptions): SharedConnections {
+function acquire(key: string, config: McpRedisConnection): SharedConnections {
   let connections = shared.get(key);
   if (!connections) {
     const listeners = new Map<string, Set<McpPubSubListener>>();
@@ -89,7 +88,7 @@ export class McpRedisPubSub implements McpPubSub {
   private readonly reconnectListeners = new Set<() => void>();
 
   constructor(
-    config: string | RedisOptions,
+    config: McpRedisConnection,
     private readonly timeoutMs = DEFAULT_BUS_TIMEOUT_MS,
   ) {
     this.key = typeof config === 'string' ? config : JSON.stringify(config);
