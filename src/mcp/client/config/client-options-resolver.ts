@@ -1,4 +1,3 @@
-import type { McpOAuthEncryptionKey } from '../auth/authorization-code/token-cipher';
 import type { QueueOptions } from 'bull';
 import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
 import { resolveOptions, type OptionsContext, type ResolvedOptions } from '../../options/options-model';
@@ -44,8 +43,6 @@ export interface McpResolvedClientOptions {
   telemetry: McpResolvedTelemetryOptions;
   /** The `retention` option checked; null: nothing is pruned. */
   retention: McpResolvedRetention | null;
-  /** User-delegated OAuth settings, defaults applied; checked when a server uses `authorizationCode`. */
-  oauth: { redirectUri?: string; encryptionKeys?: McpOAuthEncryptionKey[]; authorizationTtlMs: number };
 }
 
 type Model = typeof MCP_CLIENT_MODULE_OPTIONS_MODEL;
@@ -111,7 +108,6 @@ export function resolveClientOptions(
     audit: client.advanced.audit,
     telemetry: client.advanced.telemetry,
     retention: client.retention as McpResolvedRetention | null,
-    oauth: client.oauth,
     queue: {
       bull: bullOptions(client.redis, queue, shared),
       name: queue.name,
