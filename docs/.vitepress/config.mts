@@ -100,6 +100,7 @@ export default defineConfig({
           { text: 'Guards on handlers', link: '/auth/guards' },
           { text: 'Anonymous and public', link: '/auth/anonymous' },
           { text: 'Outbound OAuth', link: '/auth/outbound-oauth' },
+          { text: 'User-delegated OAuth', link: '/auth/user-oauth' },
         ],
       },
       {

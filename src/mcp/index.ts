@@ -141,6 +141,13 @@ export type { McpToolDefinition, McpServerTool } from './client/tool-router';
 export type { McpClientTransports } from './client/transports/mcp-client-transports';
 export { staticToken } from './client/auth/static-token.auth';
 export { clientCredentials } from './client/auth/client-credentials.auth';
+export { authorizationCode } from './client/auth/authorization-code/authorization-code.auth';
+export { McpOAuthService } from './client/auth/authorization-code/mcp-oauth.service';
+export type {
+  McpCompletedAuthorization,
+  McpAuthorizationCallbackQuery,
+} from './client/auth/authorization-code/mcp-oauth.service';
+export type { McpOAuthEncryptionKey } from './client/auth/authorization-code/token-cipher';
 export type {
   McpClientAuth,
   McpAuthTarget,

@@ -48,6 +48,7 @@ describe('shipped migrations and entities', () => {
       'AddMcpTasks1767398400000',
       'AddMcpEventTraceId1767484800000',
       'AddMcpRetentionIndexes1767571200000',
+      'AddMcpOAuthGrants1767744000000',
     ]);
     const tables: { table_name: string }[] = await db.dataSource.query(
       `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_name LIKE 'mcp\\_%' ORDER BY table_name`,
@@ -56,6 +57,8 @@ describe('shipped migrations and entities', () => {
       'mcp_events',
       'mcp_handler_switches',
       'mcp_inbound_sessions',
+      'mcp_oauth_authorizations',
+      'mcp_oauth_grants',
       'mcp_outbound_sessions',
       'mcp_resource_subscriptions',
       'mcp_tasks',
@@ -132,9 +135,14 @@ describe('shipped migrations and entities', () => {
     ]);
   });
 
-  it('undo the registry switches, tasks, trace id and retention indexes migrations, and redo them', async () => {
+  it('undo the registry switches, tasks, trace id, retention indexes and OAuth grants migrations, and redo them', async () => {
     const other = await createTestDatabase('run');
     try {
+      await other.dataSource.undoLastMigration();
+      const oauthTables: unknown[] = await other.dataSource.query(
+        `SELECT table_name FROM information_schema.tables WHERE table_name IN ('mcp_oauth_grants', 'mcp_oauth_authorizations')`,
+      );
+      expect(oauthTables).toEqual([]);
       await other.dataSource.undoLastMigration();
       const retentionIndexes: unknown[] = await other.dataSource.query(
         `SELECT indexname FROM pg_indexes WHERE indexname LIKE '%\\_at\\_idx' AND indexname <> 'mcp_events_created_at_idx'`,
@@ -156,6 +164,7 @@ describe('shipped migrations and entities', () => {
         'AddMcpTasks1767398400000',
         'AddMcpEventTraceId1767484800000',
         'AddMcpRetentionIndexes1767571200000',
+        'AddMcpOAuthGrants1767744000000',
       ]);
       expect(await other.dataSource.driver.createSchemaBuilder().log()).toMatchObject({ upQueries: [] });
     } finally {

@@ -3,7 +3,9 @@
 // Configuration comes from OIDC_CONFIG (JSON): { port, clients: [{ client_id, client_secret, scope,
 // token_endpoint_auth_method?, jwks? }],
 // resources: { [uri]: { scope, format: 'jwt' | 'opaque', ttl } } }. Prints "OIDC READY <issuer>", and
-// "OIDC TOKEN <client_id>" for each token it issues.
+// "OIDC TOKEN <client_id>" for each token it issues. A client with redirect_uris uses the authorization
+// code flow (PKCE, refresh tokens rotated on every use); its users sign in and consent at once: the
+// interaction route logs in the account named by the `x-test-user` header (a browserless user agent).
 import { createServer } from 'node:http';
 import { exportJWK, generateKeyPair } from 'jose';
 import Provider, { errors } from 'oidc-provider';
@@ -14,13 +16,24 @@ const { privateKey } = await generateKeyPair('RS256', { extractable: true });
 const signingKey = { ...(await exportJWK(privateKey)), kid: 'test-signing-key', alg: 'RS256', use: 'sig' };
 
 const provider = new Provider(issuer, {
-  clients: config.clients.map((client) => ({
-    ...client,
-    grant_types: ['client_credentials'],
-    response_types: [],
-    redirect_uris: [],
-    token_endpoint_auth_method: client.token_endpoint_auth_method ?? 'client_secret_basic',
-  })),
+  clients: config.clients.map((client) =>
+    client.redirect_uris
+      ? {
+          ...client,
+          grant_types: ['authorization_code', 'refresh_token'],
+          response_types: ['code'],
+          token_endpoint_auth_method: client.token_endpoint_auth_method ?? 'client_secret_basic',
+        }
+      : {
+          ...client,
+          grant_types: ['client_credentials'],
+          response_types: [],
+          redirect_uris: [],
+          token_endpoint_auth_method: client.token_endpoint_auth_method ?? 'client_secret_basic',
+        },
+  ),
+  issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+  rotateRefreshToken: () => true,
   jwks: { keys: [signingKey] },
   scopes: [...new Set(Object.values(config.resources).flatMap((resource) => resource.scope.split(' ')))],
   features: {
@@ -48,6 +61,31 @@ const provider = new Provider(issuer, {
 provider.on('grant.success', (ctx) => console.log(`OIDC TOKEN ${ctx.oidc.client?.clientId}`));
 provider.on('server_error', (_ctx, error) => console.error('oidc-provider server_error', error));
 
-const server = createServer(provider.callback());
+/** Signs in the `x-test-user` account and grants what the client asked for, without a page. */
+async function interaction(req, res) {
+  const details = await provider.interactionDetails(req, res);
+  const user = req.headers['x-test-user'] || 'anonymous';
+  if (details.prompt.name === 'login') {
+    return provider.interactionFinished(req, res, { login: { accountId: user } }, { mergeWithLastSubmission: false });
+  }
+  const grant = details.grantId
+    ? await provider.Grant.find(details.grantId)
+    : new provider.Grant({ accountId: details.session.accountId, clientId: details.params.client_id });
+  const missing = details.prompt.details;
+  if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
+  for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {}))
+    grant.addResourceScope(indicator, scopes.join(' '));
+  const grantId = await grant.save();
+  return provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
+}
+
+const callback = provider.callback();
+const server = createServer((req, res) => {
+  if (!req.url.startsWith('/interaction/')) return callback(req, res);
+  interaction(req, res).catch((error) => {
+    console.error('oidc-provider interaction failed', error);
+    res.writeHead(500).end(String(error));
+  });
+});
 server.listen(config.port, '127.0.0.1', () => console.log(`OIDC READY ${issuer}`));
 process.on('SIGTERM', () => server.close(() => process.exit(0)));

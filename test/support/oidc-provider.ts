@@ -11,6 +11,8 @@ export interface OidcClient {
   token_endpoint_auth_method?: 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt';
   /** The client's public keys, for `private_key_jwt`. */
   jwks?: { keys: object[] };
+  /** Makes it an authorization code client (refresh tokens rotated) with these redirect URIs. */
+  redirect_uris?: string[];
 }
 
 /** A resource the authorization server issues tokens for (RFC 8707 resource indicator). */
@@ -31,6 +33,15 @@ export interface TestAuthorizationServer {
   token(client: OidcClient, resource: string, scope: string): Promise<string>;
   /** Revokes a token (RFC 7009) as the client it was issued to. */
   revoke(client: OidcClient, token: string): Promise<void>;
+  /**
+   * Plays the user's browser: opens `authorizationUrl`, signs in as `user` and consents (the
+   * test server does both at once), follows every redirect with the cookies it was given, and
+   * resolves with the last response (the client's callback answer, or where it redirected).
+   */
+  authorize(
+    authorizationUrl: string,
+    user: string,
+  ): Promise<{ status: number; url: string; location: string | null; text: string }>;
   /** How many tokens it issued so far, to `clientId` or to anyone. */
   tokensIssued(clientId?: string): number;
   stop(): Promise<void>;
@@ -81,6 +92,31 @@ export async function startAuthorizationServer(
         body: new URLSearchParams({ token }).toString(),
       });
       if (!response.ok) throw new Error(`revocation endpoint answered ${response.status}: ${await response.text()}`);
+    },
+    async authorize(authorizationUrl, user) {
+      const cookies = new Map<string, string>();
+      let url = authorizationUrl;
+      for (let hop = 0; hop < 20; hop++) {
+        const onServer = url.startsWith(issuer);
+        const response = await fetch(url, {
+          redirect: 'manual',
+          headers: onServer
+            ? { 'x-test-user': user, cookie: [...cookies].map(([name, value]) => `${name}=${value}`).join('; ') }
+            : {},
+        });
+        if (onServer)
+          for (const line of response.headers.getSetCookie()) {
+            const [pair] = line.split(';');
+            const at = pair.indexOf('=');
+            cookies.set(pair.slice(0, at), pair.slice(at + 1));
+          }
+        const location = response.headers.get('location');
+        const text = await response.text();
+        if (response.status < 300 || response.status >= 400 || !location || !onServer)
+          return { status: response.status, url, location, text };
+        url = new URL(location, url).href;
+      }
+      throw new Error(`too many redirects from ${authorizationUrl}`);
     },
     tokensIssued(clientId) {
       return [...child.output().matchAll(/^OIDC TOKEN (\S+)$/gm)].filter(

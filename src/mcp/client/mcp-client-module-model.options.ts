@@ -202,6 +202,37 @@ export const MCP_CLIENT_MODULE_OPTIONS_MODEL = {
     },
     validator: 'retention',
   },
+  oauth: {
+    kind: 'group',
+    type: 'McpClientOptions.OAuth',
+    description:
+      'User-delegated OAuth, for servers whose `auth` is `authorizationCode({...})`: the callback URL the authorization server sends the user back to, and the keys that seal user tokens in the database. Required as soon as one server uses `authorizationCode`.',
+    options: {
+      redirectUri: {
+        kind: 'string',
+        type: 'string',
+        description:
+          "The absolute URL of the callback route as the user's browser reaches it (the app's public origin and `oauthCallbackPath`), sent as `redirect_uri`; register it at the authorization server. Required with `authorizationCode`.",
+        defaultText: 'none',
+      },
+      encryptionKeys: {
+        kind: 'any',
+        type: 'McpOAuthEncryptionKey[]',
+        description:
+          'Keys sealing access and refresh tokens and PKCE verifiers in the database (AES-256-GCM): the first seals, every one opens. To rotate, put a new key first and keep the old ones until the grants sealed with them were refreshed. Required with `authorizationCode`.',
+        defaultText: 'none',
+      },
+      authorizationTtlMs: {
+        kind: 'integer',
+        type: 'number',
+        description: 'How long a started authorization may be completed, in ms.',
+        default: 600000,
+        defaultText: '10 minutes',
+        unit: 'ms',
+      },
+    },
+    defaultText: 'none: a server using authorizationCode() refuses to boot',
+  },
   advanced: {
     kind: 'group',
     type: 'McpClientOptions.Advanced',

@@ -2,6 +2,9 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { MCP_ENTITIES } from '../persistence/entities';
+import { TypeOrmOAuthGrantStore } from '../persistence/typeorm/typeorm-oauth-grant.store';
+import { McpOAuthService } from './auth/authorization-code/mcp-oauth.service';
+import { createOAuthCallbackController } from './auth/authorization-code/oauth-callback.controller';
 import { createMcpClientStoreProviders } from '../persistence/store-providers';
 import type {
   McpClientModuleAsyncOptions,
@@ -51,6 +54,7 @@ export class McpClientModule {
 
   private static withClient(definition: DynamicModule, extras: McpClientModuleExtras): DynamicModule {
     const stores = createMcpClientStoreProviders(extras.stores);
+    const callbackPath = extras.oauthCallbackPath;
     return {
       ...definition,
       imports: [
@@ -58,8 +62,16 @@ export class McpClientModule {
         DiscoveryModule,
         ...(stores.needsTypeOrm ? [MCP_CLIENT_TYPEORM_FEATURE] : []),
       ],
-      providers: [...(definition.providers ?? []), ...stores.providers, ...createMcpClientProviders(extras)],
-      exports: [McpClientService, MCP_CLIENT_OPTIONS, MCP_TRANSPORT_FACTORIES, MCP_CLIENT_RETENTION],
+      // The user-delegated OAuth grants live in the database: their store needs the TypeORM feature.
+      providers: [
+        ...(definition.providers ?? []),
+        ...stores.providers,
+        ...createMcpClientProviders(extras),
+        ...(stores.needsTypeOrm ? [TypeOrmOAuthGrantStore] : []),
+        McpOAuthService,
+      ],
+      controllers: callbackPath === undefined ? [] : [createOAuthCallbackController(callbackPath)],
+      exports: [McpClientService, McpOAuthService, MCP_CLIENT_OPTIONS, MCP_TRANSPORT_FACTORIES, MCP_CLIENT_RETENTION],
     };
   }
 }

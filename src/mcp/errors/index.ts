@@ -54,4 +54,7 @@ export {
   McpOAuthClientError,
   McpOAuthScopeLimitError,
   McpUntrustedAuthorizationServerError,
+  McpAuthorizationRequiredError,
 } from '../client/auth/oauth-client.errors';
+export type { McpAuthorizationRequiredReason } from '../client/auth/oauth-client.errors';
+export { McpOAuthCallbackError } from '../client/auth/authorization-code/oauth-callback.errors';

@@ -14,6 +14,13 @@ export interface McpAuthChallenge {
 export interface McpAuthTarget {
   /** The MCP endpoint. */
   url: URL;
+  /** The configured server name, when the token is for a call (the HTTP transport always says). */
+  server?: string;
+  /**
+   * Who the call is made for (the call's `scopeKey`, `''` when shared), when the token is for a
+   * call: a provider of per-user tokens (`authorizationCode`) keeps one grant per scope key.
+   */
+  scopeKey?: string;
 }
 
 /**
@@ -38,7 +45,7 @@ export interface McpTokenStore {
  * asks for a token before each request; after a 401, or a 403 `insufficient_scope`, it calls
  * `invalidate` and, when `getToken` then gives a different token, sends the request once more.
  *
- * Built-in providers: `staticToken(token)` and `clientCredentials({...})`.
+ * Built-in providers: `staticToken(token)`, `clientCredentials({...})` and `authorizationCode({...})`.
  */
 export interface McpClientAuth {
   /**

@@ -11,6 +11,37 @@ export interface OAuthDiscovery {
   tokenEndpoint: string;
   /** `token_endpoint_auth_methods_supported`, empty when not announced. */
   authMethods: string[];
+  /** What the authorization code flow also needs, read from the same documents. */
+  user?: OAuthUserFlowMetadata;
+}
+
+/** The parts of the metadata the authorization code flow reads. */
+export interface OAuthUserFlowMetadata {
+  /** The `authorization_endpoint`, when announced. */
+  authorizationEndpoint: string | null;
+  /** The `registration_endpoint` (RFC 7591), when announced. */
+  registrationEndpoint: string | null;
+  /** `code_challenge_methods_supported`, empty when not announced. */
+  pkceMethods: string[];
+  /** `client_id_metadata_document_supported`. */
+  clientIdMetadataDocuments: boolean;
+  /** The Protected Resource Metadata's `scopes_supported`, empty when not announced. */
+  resourceScopes: string[];
+}
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
+function userFlowMetadata(as: Record<string, unknown>, prm: Record<string, unknown>): OAuthUserFlowMetadata {
+  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : null);
+  return {
+    authorizationEndpoint: text(as.authorization_endpoint),
+    registrationEndpoint: text(as.registration_endpoint),
+    pkceMethods: strings(as.code_challenge_methods_supported),
+    clientIdMetadataDocuments: as.client_id_metadata_document_supported === true,
+    resourceScopes: strings(prm.scopes_supported),
+  };
 }
 
 /** How discovery reads: the deadline of each request, the largest document, and the issuers trusted with the credentials. */
@@ -207,7 +238,13 @@ export async function discoverOAuth(
           '(pin an endpoint on another origin with tokenEndpoint)',
       );
     }
-    return { resource: prm.resource as string, issuer, tokenEndpoint, authMethods: methods };
+    return {
+      resource: prm.resource as string,
+      issuer,
+      tokenEndpoint,
+      authMethods: methods,
+      user: userFlowMetadata(body, prm),
+    };
   }
   // An issuer that publishes no metadata is usable when its token endpoint is pinned.
   if (pinned !== undefined) return { resource: prm.resource as string, issuer, tokenEndpoint: pinned, authMethods: [] };

@@ -1,3 +1,4 @@
+import type { McpOAuthEncryptionKey } from '../auth/authorization-code/token-cipher';
 import type { QueueOptions } from 'bull';
 import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
 import { resolveOptions, type OptionsContext, type ResolvedOptions } from '../../options/options-model';
@@ -43,6 +44,8 @@ export interface McpResolvedClientOptions {
   telemetry: McpResolvedTelemetryOptions;
   /** The `retention` option checked; null: nothing is pruned. */
   retention: McpResolvedRetention | null;
+  /** User-delegated OAuth settings, defaults applied; checked when a server uses `authorizationCode`. */
+  oauth: { redirectUri?: string; encryptionKeys?: McpOAuthEncryptionKey[]; authorizationTtlMs: number };
 }
 
 type Model = typeof MCP_CLIENT_MODULE_OPTIONS_MODEL;
@@ -108,6 +111,7 @@ export function resolveClientOptions(
     audit: client.advanced.audit,
     telemetry: client.advanced.telemetry,
     retention: client.retention as McpResolvedRetention | null,
+    oauth: client.oauth,
     queue: {
       bull: bullOptions(client.redis, queue, shared),
       name: queue.name,

@@ -1,3 +1,4 @@
+import type { McpOAuthEncryptionKey } from '../auth/authorization-code/token-cipher';
 import type { ConfigurableModuleAsyncOptions } from '@nestjs/common';
 import type { AdvancedSettings, QueueOptions } from 'bull';
 import type { McpAuditOptions } from '../../persistence/interfaces/mcp-audit-options.interface';
@@ -49,6 +50,13 @@ export interface McpClientOptions {
    * @validate retention
    */
   retention?: McpClientRetentionOptions;
+  /**
+   * User-delegated OAuth, for servers whose `auth` is `authorizationCode({...})`: the callback
+   * URL the authorization server sends the user back to, and the keys that seal user tokens in
+   * the database. Required as soon as one server uses `authorizationCode`.
+   * @default (none: a server using authorizationCode() refuses to boot)
+   */
+  oauth?: McpClientOptions.OAuth;
   /** Expert settings: `input_required` rounds, the audit commit mode and span payloads. */
   advanced?: McpClientOptions.Advanced;
 }
@@ -78,6 +86,13 @@ export interface McpClientModuleExtras {
    * @default (every store on TypeORM)
    */
   stores?: McpClientStores;
+  /**
+   * Mounts the callback route of user-delegated OAuth (`authorizationCode`) at this path, e.g.
+   * `'/mcp-oauth/callback'`: it completes the authorization the user was sent to with
+   * `McpOAuthService.authorizationUrl`. `oauth.redirectUri` must point at it.
+   * @default (none: no route; the host completes authorizations with `McpOAuthService.completeAuthorization`)
+   */
+  oauthCallbackPath?: string;
 }
 
 /** What `McpClientModule.forRoot` takes: the client options and the synchronous extras. */
@@ -130,6 +145,25 @@ export declare namespace McpClientOptions {
      * @default 5000
      */
     commandTimeoutMs?: number;
+  }
+  /** User-delegated OAuth (`authorizationCode`) of the client. */
+  export interface OAuth {
+    /**
+     * The absolute URL of the callback route as the user's browser reaches it (the app's public
+     * origin and `oauthCallbackPath`), sent as `redirect_uri`; register it at the authorization
+     * server. Required with `authorizationCode`.
+     * @default (none)
+     */
+    redirectUri?: string;
+    /**
+     * Keys sealing access and refresh tokens and PKCE verifiers in the database (AES-256-GCM): the
+     * first seals, every one opens. To rotate, put a new key first and keep the old ones until the
+     * grants sealed with them were refreshed. Required with `authorizationCode`.
+     * @default (none)
+     */
+    encryptionKeys?: McpOAuthEncryptionKey[];
+    /** How long a started authorization may be completed, in ms. @default 600_000 (10 minutes) */
+    authorizationTtlMs?: number;
   }
   /** Expert settings of the client; their defaults suit most apps. */
   export interface Advanced {

@@ -8,6 +8,7 @@ import {
   McpUnknownServerError,
 } from '../../errors/mcp-client-call.errors';
 import * as errors from '../../errors';
+import { McpAuthorizationRequiredError } from '../auth/oauth-client.errors';
 import {
   McpClientError,
   McpProtocolError,
@@ -104,6 +105,20 @@ describe('the Bull call-error codec', () => {
     const other = new McpTransportError('HTTP 502', true, 502);
     other.cause = new Error('socket hang up');
     expect(throughRedis(other).cause).toBeUndefined();
+  });
+
+  it('keeps who must authorize, and why, when the cause is McpAuthorizationRequiredError', () => {
+    const original = new McpTransportError('Could not get an access token for https://a.example/mcp: ...', false);
+    original.cause = new McpAuthorizationRequiredError('crm', 'alice', 'revoked');
+    const decoded = throughRedis(original);
+    expect(decoded.cause).toBeInstanceOf(McpAuthorizationRequiredError);
+    expect(McpAuthorizationRequiredError.of(decoded)).toMatchObject({
+      server: 'crm',
+      scopeKey: 'alice',
+      reason: 'revoked',
+      message: original.cause.message,
+    });
+    expect(McpAuthorizationRequiredError.of(new Error('other'))).toBeNull();
   });
 
   it('covers every McpClientError class the package exports', () => {

@@ -10,6 +10,7 @@ import {
 import { McpInputRequiredError } from '../../errors/mcp-input-required.errors';
 import { McpCallWaitTimeoutError, McpQueueUnavailableError } from '../../errors/mcp-outage.errors';
 import {
+  McpAuthorizationRequiredError,
   McpOAuthClientError,
   McpOAuthScopeLimitError,
   McpUntrustedAuthorizationServerError,
@@ -31,14 +32,21 @@ export interface EncodedCallError {
   delivered: boolean;
   fields: Record<string, unknown>;
   /** The outbound OAuth error behind a transport failure, so a caller can tell what to configure. */
-  cause?: { name: string; message: string };
+  cause?: { name: string; message: string; fields?: Record<string, unknown> };
 }
 
 /** The `cause` classes that travel with a failure: those of outbound OAuth, whose messages hold no secret. */
-const CAUSES: Record<string, new (message: string) => Error> = {
-  McpOAuthClientError,
-  McpUntrustedAuthorizationServerError,
-  McpOAuthScopeLimitError,
+const CAUSES: Record<string, (message: string, fields: Record<string, unknown>) => Error> = {
+  McpOAuthClientError: (message) => new McpOAuthClientError(message),
+  McpUntrustedAuthorizationServerError: (message) => new McpUntrustedAuthorizationServerError(message),
+  McpOAuthScopeLimitError: (message) => new McpOAuthScopeLimitError(message),
+  McpAuthorizationRequiredError: (message, f) =>
+    new McpAuthorizationRequiredError(
+      String(f.server),
+      String(f.scopeKey),
+      f.reason as McpAuthorizationRequiredError['reason'],
+      message,
+    ),
 };
 
 /** The typed fields each error class carries beyond its message. */
@@ -66,8 +74,13 @@ export function encodeCallError(error: unknown): EncodedCallError {
   const fields = Object.fromEntries(FIELDS.filter((key) => source[key] !== undefined).map((key) => [key, source[key]]));
   const delivered = error instanceof McpClientError ? error.delivered : true;
   const encoded: EncodedCallError = { name: source.name, message: source.message, delivered, fields };
-  if (source.cause instanceof McpOAuthClientError && CAUSES[source.cause.name])
+  if (source.cause instanceof McpOAuthClientError && CAUSES[source.cause.name]) {
     encoded.cause = { name: source.cause.name, message: source.cause.message };
+    if (source.cause instanceof McpAuthorizationRequiredError) {
+      const { server, scopeKey, reason } = source.cause;
+      encoded.cause.fields = { server, scopeKey, reason };
+    }
+  }
   return encoded;
 }
 
@@ -110,6 +123,6 @@ export function decodeCallError(encoded: EncodedCallError): Error {
   const error = factory(encoded, encoded.fields);
   error.message = encoded.message;
   const Cause = encoded.cause ? CAUSES[encoded.cause.name] : undefined;
-  if (Cause && encoded.cause) error.cause = new Cause(encoded.cause.message);
+  if (Cause && encoded.cause) error.cause = Cause(encoded.cause.message, encoded.cause.fields ?? {});
   return error;
 }

@@ -2,11 +2,22 @@ import type { Type } from '@nestjs/common';
 import { McpEvent } from './mcp-event.entity';
 import { McpHandlerSwitch } from './handler-switch.entity';
 import { McpInboundSession } from './inbound-session.entity';
+import { McpOAuthAuthorization } from './oauth-authorization.entity';
+import { McpOAuthGrant } from './oauth-grant.entity';
 import { McpOutboundSession } from './outbound-session.entity';
 import { McpResourceSubscription } from './resource-subscription.entity';
 import { McpTask } from './task.entity';
 
-export { McpEvent, McpHandlerSwitch, McpInboundSession, McpOutboundSession, McpResourceSubscription, McpTask };
+export {
+  McpEvent,
+  McpHandlerSwitch,
+  McpInboundSession,
+  McpOAuthAuthorization,
+  McpOAuthGrant,
+  McpOutboundSession,
+  McpResourceSubscription,
+  McpTask,
+};
 export type { McpEventDirection } from './mcp-event.entity';
 
 /** Every entity of the package: add them to the host's `TypeOrmModule.forRoot({ entities })`. */
@@ -17,4 +28,6 @@ export const MCP_ENTITIES: Type[] = [
   McpResourceSubscription,
   McpHandlerSwitch,
   McpTask,
+  McpOAuthGrant,
+  McpOAuthAuthorization,
 ];

@@ -7,6 +7,7 @@ import { AddMcpHandlerSwitches1767312000000 } from './1767312000000-AddMcpHandle
 import { AddMcpTasks1767398400000 } from './1767398400000-AddMcpTasks';
 import { AddMcpEventTraceId1767484800000 } from './1767484800000-AddMcpEventTraceId';
 import { AddMcpRetentionIndexes1767571200000 } from './1767571200000-AddMcpRetentionIndexes';
+import { AddMcpOAuthGrants1767744000000 } from './1767744000000-AddMcpOAuthGrants';
 import { McpEventsPartitioning1767657600000 } from './1767657600000-McpEventsPartitioning';
 
 export {
@@ -18,6 +19,7 @@ export {
   AddMcpEventTraceId1767484800000,
   AddMcpRetentionIndexes1767571200000,
   McpEventsPartitioning1767657600000,
+  AddMcpOAuthGrants1767744000000,
 };
 
 /** The PostgreSQL migrations of the package, oldest first: add them to the host's DataSource `migrations`. */
@@ -29,6 +31,7 @@ export const MCP_MIGRATIONS: Type<MigrationInterface>[] = [
   AddMcpTasks1767398400000,
   AddMcpEventTraceId1767484800000,
   AddMcpRetentionIndexes1767571200000,
+  AddMcpOAuthGrants1767744000000,
 ];
 
 /**

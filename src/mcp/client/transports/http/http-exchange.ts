@@ -128,7 +128,7 @@ export async function exchangeMessage(
   ctx: HttpExchangeContext,
 ): Promise<HttpExchangeOutcome> {
   const { wire, call } = ctx;
-  const bearer = await wire.bearer();
+  const bearer = await wire.bearer(call.context);
   const response = await wire.send({
     method: 'POST',
     session,

@@ -88,12 +88,17 @@ export class HttpWire {
   /** The endpoint for messages, without credentials or query. */
   readonly endpointLabel: string;
 
-  private readonly target: McpAuthTarget;
+  private readonly url: URL;
 
   constructor(private readonly options: ResolvedHttpTransportOptions) {
     this.secrets = new HttpSecrets(options.bearerToken, options.headers);
     this.endpointLabel = `${options.url.origin}${options.url.pathname}`;
-    this.target = { url: options.url };
+    this.url = options.url;
+  }
+
+  /** What the auth provider is told about the request: the endpoint, and the call's server and scope key. */
+  private target(context?: { server: string; scopeKey: string }): McpAuthTarget {
+    return context ? { url: this.url, server: context.server, scopeKey: context.scopeKey } : { url: this.url };
   }
 
   /** Whether tokens come from an auth provider (so a refused one may be replaced). */
@@ -105,12 +110,12 @@ export class HttpWire {
    * The bearer token of the next request: from the auth provider (added to the secrets), else
    * the static `bearerToken`. A provider failure is an `McpTransportError` that delivered nothing.
    */
-  async bearer(): Promise<string | null> {
+  async bearer(context?: { server: string; scopeKey: string }): Promise<string | null> {
     const { auth, tokenStore } = this.options;
     if (!auth) return this.options.bearerToken;
     let token: string;
     try {
-      token = await auth.getToken(this.target, tokenStore);
+      token = await auth.getToken(this.target(context), tokenStore);
     } catch (error) {
       const failure = new McpTransportError(
         `Could not get an access token for ${this.endpointLabel}: ${this.secrets.redact((error as Error).message)}`,
@@ -131,9 +136,13 @@ export class HttpWire {
    * challenge (one asking for too many scopes, say) fails the request with an
    * `McpTransportError` that delivered nothing, with the provider's error as its `cause`.
    */
-  async invalidate(token: string, challenge: McpAuthChallenge): Promise<void> {
+  async invalidate(
+    token: string,
+    challenge: McpAuthChallenge,
+    context?: { server: string; scopeKey: string },
+  ): Promise<void> {
     try {
-      await this.options.auth?.invalidate(this.target, this.options.tokenStore, token, challenge);
+      await this.options.auth?.invalidate(this.target(context), this.options.tokenStore, token, challenge);
     } catch (error) {
       const failure = new McpTransportError(
         `${this.endpointLabel} answered HTTP ${challenge.status} with a challenge the auth provider refused: ${this.secrets.redact((error as Error).message)}`,

@@ -262,7 +262,7 @@ export class HttpTransport implements McpTransport {
       if (counts && outcome.kind === 'http-error' && outcome.status < 500) call.maybeDelivered = before;
       // Even a tools/call is sent again here: a 401 or 403 is the bearer guard refusing the
       // request before any tool ran, so the call was not executed and at-most-once still holds.
-      if (outcome.kind === 'http-error' && (await this.reauthorize(outcome, reauthorized))) continue;
+      if (outcome.kind === 'http-error' && (await this.reauthorize(outcome, reauthorized, call))) continue;
       if (
         outcome.kind !== 'http-error' ||
         !isRetryableStatus(outcome.status) ||
@@ -281,6 +281,7 @@ export class HttpTransport implements McpTransport {
   private async reauthorize(
     outcome: Extract<HttpExchangeOutcome, { kind: 'http-error' }>,
     done: Set<number>,
+    call: HttpCall,
   ): Promise<boolean> {
     const status = outcome.status;
     if ((status !== 401 && status !== 403) || done.has(status) || !outcome.bearer || !this.wire.refreshable)
@@ -288,8 +289,8 @@ export class HttpTransport implements McpTransport {
     const challenge = parseBearerChallenge(status, outcome.challenge ?? null);
     if (status === 403 && challenge.error !== 'insufficient_scope') return false;
     done.add(status);
-    await this.wire.invalidate(outcome.bearer, challenge);
-    return (await this.wire.bearer()) !== outcome.bearer;
+    await this.wire.invalidate(outcome.bearer, challenge, call.context);
+    return (await this.wire.bearer(call.context)) !== outcome.bearer;
   }
 
   private httpError(

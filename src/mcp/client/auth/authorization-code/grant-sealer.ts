@@ -1,0 +1,57 @@
+import type { McpOAuthGrant } from '../../../persistence/entities/oauth-grant.entity';
+import { storedPrincipalKey } from '../../../persistence/new-records';
+import { cacheTtlMs } from '../client-credentials.auth';
+import type { IssuedTokens } from './token-endpoint-request';
+import { McpTokenCipher, type McpOAuthEncryptionKey } from './token-cipher';
+
+/**
+ * Seals what `authorizationCode` keeps in the database: each value is bound to its row and
+ * column (server, stored scope key, `access` / `refresh`; the state hash for a PKCE verifier).
+ */
+export class McpGrantSealer {
+  private readonly cipher: McpTokenCipher;
+
+  constructor(keys: readonly McpOAuthEncryptionKey[] | undefined) {
+    this.cipher = new McpTokenCipher(keys);
+  }
+
+  private static context(server: string, scopeKey: string, column: 'access' | 'refresh'): string {
+    return `grant\0${server}\0${storedPrincipalKey(scopeKey)}\0${column}`;
+  }
+
+  /** Issued tokens as the grant row keeps them; without a new refresh token the previous (sealed) one stays. */
+  sealTokens(
+    server: string,
+    scopeKey: string,
+    tokens: IssuedTokens,
+    previousRefresh: string | null,
+  ): { accessToken: string; refreshToken: string | null; expiresAt: Date } {
+    return {
+      accessToken: this.cipher.seal(tokens.accessToken, McpGrantSealer.context(server, scopeKey, 'access')),
+      refreshToken:
+        tokens.refreshToken !== null
+          ? this.cipher.seal(tokens.refreshToken, McpGrantSealer.context(server, scopeKey, 'refresh'))
+          : previousRefresh,
+      // Used until shortly before it expires (as clientCredentials' tokens are).
+      expiresAt: new Date(Date.now() + cacheTtlMs(tokens.expiresInSec)),
+    };
+  }
+
+  /** A token of a grant row in clear, or null when absent or not opening with the configured keys. */
+  open(grant: McpOAuthGrant, column: 'access' | 'refresh'): string | null {
+    const sealed = column === 'access' ? grant.accessToken : grant.refreshToken;
+    return sealed === null
+      ? null
+      : this.cipher.open(sealed, McpGrantSealer.context(grant.server, grant.scopeKey, column));
+  }
+
+  /** A PKCE verifier sealed for the pending authorization of `stateHash`. */
+  sealVerifier(stateHash: string, verifier: string): string {
+    return this.cipher.seal(verifier, `authorization\0${stateHash}`);
+  }
+
+  /** The PKCE verifier of a pending authorization, or null. */
+  openVerifier(stateHash: string, sealed: string): string | null {
+    return this.cipher.open(sealed, `authorization\0${stateHash}`);
+  }
+}
