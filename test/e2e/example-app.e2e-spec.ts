@@ -141,6 +141,8 @@ describe.each(HTTP_ADAPTERS)('the example app on its embedded SQLite default (HT
         'mcp_events',
         'mcp_handler_switches',
         'mcp_inbound_sessions',
+        'mcp_oauth_authorizations',
+        'mcp_oauth_grants',
         'mcp_outbound_sessions',
         'mcp_resource_subscriptions',
         'mcp_tasks',
