@@ -228,10 +228,9 @@ describe('McpOAuthService', () => {
 
     it('asks for the configured scopes, else the resource scopes, else none', async () => {
       const configured = new URL(
-        await service({ auth: { clientId: 'app', authorizationServer: origin, scope: 'a b a' } }).oauth.authorizationUrl(
-          'crm',
-          'u',
-        ),
+        await service({
+          auth: { clientId: 'app', authorizationServer: origin, scope: 'a b a' },
+        }).oauth.authorizationUrl('crm', 'u'),
       );
       expect(configured.searchParams.get('scope')).toBe('a b');
       expect(new URL(await service().oauth.authorizationUrl('crm', 'u')).searchParams.get('scope')).toBe('read write');
@@ -328,7 +327,9 @@ describe('McpOAuthService', () => {
         body: { error: 'invalid_grant', error_description: 'code expired' },
       }).catch((error: unknown) => error as Error);
       expect(failure).toBeInstanceOf(McpOAuthCallbackError);
-      expect(failure.message).toContain('refused the authorization_code grant of client "app" (HTTP 400): invalid_grant (code expired)');
+      expect(failure.message).toContain(
+        'refused the authorization_code grant of client "app" (HTTP 400): invalid_grant (code expired)',
+      );
       expect(failure.message).not.toContain('the-code');
       expect(failure.message).not.toContain('s3cret');
       await expect(dataSource.getRepository(McpOAuthGrant).count()).resolves.toBe(0);
@@ -373,7 +374,10 @@ describe('McpOAuthService', () => {
       const { oauth, auth } = service();
       await authorize(oauth, 'u');
       const repository = dataSource.getRepository(McpOAuthGrant);
-      await repository.update({ scopeKey: 'u' }, { expiresAt: new Date(0), refreshingUntil: new Date(Date.now() + 60_000) });
+      await repository.update(
+        { scopeKey: 'u' },
+        { expiresAt: new Date(0), refreshingUntil: new Date(Date.now() + 60_000) },
+      );
       const leased = await grantRow('u');
       const waiting = auth.getToken(target('u'));
       // The other process finishes its refresh a moment later.
@@ -422,7 +426,9 @@ describe('McpOAuthService', () => {
       await authorize(oauth, 'u');
       await dataSource.getRepository(McpOAuthGrant).update({ scopeKey: 'u' }, { expiresAt: new Date(0) });
       prm.authorization_servers = [`${origin}/as2`];
-      const failure = await service(setup).auth.getToken(target('u')).catch((error: unknown) => error as Error);
+      const failure = await service(setup)
+        .auth.getToken(target('u'))
+        .catch((error: unknown) => error as Error);
       expect(failure.message).toBe(
         `MCP server "crm" now names the authorization server ${origin}/as2, not ${origin} that issued the grant`,
       );
