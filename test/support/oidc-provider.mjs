@@ -6,6 +6,8 @@
 // "OIDC TOKEN <client_id>" for each token it issues. A client with redirect_uris uses the authorization
 // code flow (PKCE, refresh tokens rotated on every use); its users sign in and consent at once: the
 // interaction route logs in the account named by the `x-test-user` header (a browserless user agent).
+// `registration: true` opens dynamic client registration (RFC 7591) at /reg; it prints
+// "OIDC REGISTERED <client_id>" for each client registered.
 import { createServer } from 'node:http';
 import { exportJWK, generateKeyPair } from 'jose';
 import Provider, { errors } from 'oidc-provider';
@@ -41,6 +43,7 @@ const provider = new Provider(issuer, {
     clientCredentials: { enabled: true },
     introspection: { enabled: true },
     revocation: { enabled: true },
+    registration: { enabled: config.registration === true },
     resourceIndicators: {
       enabled: true,
       defaultResource: () => undefined,
@@ -59,6 +62,7 @@ const provider = new Provider(issuer, {
   },
 });
 provider.on('grant.success', (ctx) => console.log(`OIDC TOKEN ${ctx.oidc.client?.clientId}`));
+provider.on('registration_create.success', (_ctx, client) => console.log(`OIDC REGISTERED ${client.clientId}`));
 provider.on('server_error', (_ctx, error) => console.error('oidc-provider server_error', error));
 
 /** Signs in the `x-test-user` account and grants what the client asked for, without a page. */

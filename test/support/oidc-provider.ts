@@ -44,11 +44,19 @@ export interface TestAuthorizationServer {
   ): Promise<{ status: number; url: string; location: string | null; text: string }>;
   /** How many tokens it issued so far, to `clientId` or to anyone. */
   tokensIssued(clientId?: string): number;
+  /** The ids of the clients registered dynamically so far (with `registration: true`), oldest first. */
+  registeredClients(): string[];
   stop(): Promise<void>;
 }
 
 function basic(client: OidcClient): string {
   return `Basic ${Buffer.from(`${client.client_id}:${client.client_secret ?? ''}`).toString('base64')}`;
+}
+
+/** Features of the test authorization server beyond the default ones. */
+export interface OidcFeatures {
+  /** Opens dynamic client registration (RFC 7591, without an initial access token). @default false */
+  registration?: boolean;
 }
 
 /**
@@ -59,12 +67,14 @@ export async function startAuthorizationServer(
   clients: OidcClient[],
   resources: Record<string, OidcResource>,
   port?: number,
+  features: OidcFeatures = {},
 ): Promise<TestAuthorizationServer> {
   const listenOn = port ?? (await freeLoopbackPort());
+  const config = { port: listenOn, clients, resources, registration: features.registration === true };
   const child = await spawnReady(
     process.execPath,
     [join(__dirname, 'oidc-provider.mjs')],
-    { env: { ...process.env, OIDC_CONFIG: JSON.stringify({ port: listenOn, clients, resources }) } },
+    { env: { ...process.env, OIDC_CONFIG: JSON.stringify(config) } },
     /OIDC READY (\S+)/,
   );
   const issuer = child.ready[1];
@@ -122,6 +132,9 @@ export async function startAuthorizationServer(
       return [...child.output().matchAll(/^OIDC TOKEN (\S+)$/gm)].filter(
         (match) => clientId === undefined || match[1] === clientId,
       ).length;
+    },
+    registeredClients() {
+      return [...child.output().matchAll(/^OIDC REGISTERED (\S+)$/gm)].map((match) => match[1]);
     },
     stop: () => child.stop(),
   };

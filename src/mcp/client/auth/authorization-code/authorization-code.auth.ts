@@ -27,7 +27,7 @@ export class AuthorizationCodeAuth implements McpClientAuth {
   private engine: AuthorizationCodeEngine | null = null;
   private readonly discoveries = new Map<string, Promise<OAuthDiscovery>>();
 
-  /** How messages name the client: its id, or its Client ID Metadata Document URL, or that it registers itself. */
+  /** How messages name the client: its id, its Client ID Metadata Document URL, or `(dynamically registered)`. */
   readonly label: string;
 
   constructor(readonly options: authorizationCode.Options) {
@@ -73,7 +73,7 @@ export class AuthorizationCodeAuth implements McpClientAuth {
   private attached(): AuthorizationCodeEngine {
     if (!this.engine)
       throw new McpConfigurationError(
-        `authorizationCode() of ${this.label} is only usable as the "auth" of a server of McpClientModule (which runs the flow with McpOAuthService)`,
+        `authorizationCode() of client "${this.label}" is only usable as the "auth" of a server of McpClientModule (which runs the flow with McpOAuthService)`,
       );
     return this.engine;
   }
@@ -109,9 +109,15 @@ function checkClientOptions(options: authorizationCode.Options | undefined): str
   if (dynamicRegistration !== undefined && typeof dynamicRegistration !== 'boolean')
     throw refuse(`"dynamicRegistration" must be true or false, not ${JSON.stringify(dynamicRegistration)}`);
   if (clientMetadataUrl !== undefined) {
-    const url = typeof clientMetadataUrl === 'string' && URL.canParse(clientMetadataUrl) ? new URL(clientMetadataUrl) : null;
+    const url =
+      typeof clientMetadataUrl === 'string' && URL.canParse(clientMetadataUrl) ? new URL(clientMetadataUrl) : null;
     // The authorization server compares the client id with the document's URL exactly: the canonical form only.
-    if (!url || !isSecureOrLoopback(url) || url.pathname === '/' || `${url.origin}${url.pathname}` !== clientMetadataUrl)
+    if (
+      !url ||
+      !isSecureOrLoopback(url) ||
+      url.pathname === '/' ||
+      `${url.origin}${url.pathname}` !== clientMetadataUrl
+    )
       throw refuse(
         `"clientMetadataUrl" ${JSON.stringify(clientMetadataUrl)} is not the URL of a Client ID Metadata Document: give an https URL with a path, ` +
           'without query, fragment or credentials, as the URL parser writes it (e.g. https://app.example.com/oauth/client-metadata.json; http only on a loopback host)',
@@ -119,11 +125,7 @@ function checkClientOptions(options: authorizationCode.Options | undefined): str
   }
   if (clientId === undefined && clientMetadataUrl === undefined && dynamicRegistration !== true)
     throw refuse(`the client needs a client id at the authorization server. ${CLIENT_OPTIONS_HELP}`);
-  return clientId !== undefined
-    ? `client "${clientId}"`
-    : clientMetadataUrl !== undefined
-      ? `client "${clientMetadataUrl}"`
-      : 'the dynamically registered client';
+  return clientId ?? clientMetadataUrl ?? '(dynamically registered)';
 }
 
 /**

@@ -40,9 +40,12 @@ export class McpOAuthClientRegistrar {
     const user = discovery.user;
     if (clientMetadataUrl !== undefined && user?.clientIdMetadataDocuments) return { clientId: clientMetadataUrl };
     const endpoint = user?.registrationEndpoint ?? null;
-    if (dynamicRegistration === true && endpoint !== null) return this.opened(await this.registered(auth, discovery, endpoint));
+    if (dynamicRegistration === true && endpoint !== null)
+      return this.opened(await this.registered(auth, discovery, endpoint));
     const ways = [
-      ...(clientMetadataUrl !== undefined ? ['a Client ID Metadata Document (client_id_metadata_document_supported)'] : []),
+      ...(clientMetadataUrl !== undefined
+        ? ['a Client ID Metadata Document (client_id_metadata_document_supported)']
+        : []),
       ...(dynamicRegistration === true ? ['dynamic client registration (registration_endpoint)'] : []),
     ];
     throw new McpOAuthClientError(
@@ -56,19 +59,28 @@ export class McpOAuthClientRegistrar {
    * it has one: the configured client, the Client ID Metadata Document URL, or the registered
    * client of the issuer (a registration replaced since has no secret any more).
    */
-  async issuedTo(auth: AuthorizationCodeAuth, discovery: OAuthDiscovery, clientId: string): Promise<TokenEndpointClient> {
+  async issuedTo(
+    auth: AuthorizationCodeAuth,
+    discovery: OAuthDiscovery,
+    clientId: string,
+  ): Promise<TokenEndpointClient> {
     if (clientId === auth.options.clientId) return { clientId, clientSecret: auth.options.clientSecret };
     const row = await this.store.find(registrationKey(discovery.issuer, this.redirectUri));
     return row?.clientId === clientId ? this.opened(row) : { clientId };
   }
 
   private opened(row: McpOAuthClient): TokenEndpointClient {
-    const secret = row.clientSecret === null ? null : this.sealer.openClientSecret(row.registrationKey, row.clientSecret);
+    const secret =
+      row.clientSecret === null ? null : this.sealer.openClientSecret(row.registrationKey, row.clientSecret);
     return secret === null ? { clientId: row.clientId } : { clientId: row.clientId, clientSecret: secret };
   }
 
   /** The kept registration of the issuer, registering (once per process at a time) when there is none or its secret expired. */
-  private registered(auth: AuthorizationCodeAuth, discovery: OAuthDiscovery, endpoint: string): Promise<McpOAuthClient> {
+  private registered(
+    auth: AuthorizationCodeAuth,
+    discovery: OAuthDiscovery,
+    endpoint: string,
+  ): Promise<McpOAuthClient> {
     const key = registrationKey(discovery.issuer, this.redirectUri);
     let pending = this.inFlight.get(key);
     if (!pending) {
