@@ -95,15 +95,17 @@ describe('Outbound OAuth client registration (authorizationCode)', () => {
     return { client: app.get(McpClientService), oauth: app.get(McpOAuthService), app };
   }
 
+  /** A resource server; each its own mount name (the bearer strategies of one process share Passport's registry). */
   async function resourceServer(
     port: number,
+    mount: string,
     auth: typeof JwtVerifier | typeof LoopbackTokens,
     oauth: { publicUrl: string; authorizationServers: string[]; requiredScopes?: string[] },
   ): Promise<void> {
     const moduleRef = await Test.createTestingModule({
       imports: [
         TypeOrmModule.forRoot({ type: 'postgres', url: db.url, entities: MCP_ENTITIES }),
-        McpModule.forRoot({ auth, providers: [WhoAmITools], oauth }),
+        McpModule.forRoot({ mount, auth, providers: [WhoAmITools], oauth }),
       ],
       providers: [WhoAmITools],
     }).compile();
@@ -194,14 +196,14 @@ describe('Outbound OAuth client registration (authorizationCode)', () => {
       registration: true,
     });
     // Two resource servers: one trusting oidc-provider (JWTs), one the loopback realms (opaque tokens).
-    await resourceServer(oidcPort, JwtVerifier, {
+    await resourceServer(oidcPort, 'default', JwtVerifier, {
       publicUrl: oidcBase,
       authorizationServers: [oidc.issuer],
       requiredScopes: ['mcp:tools'],
     });
     const resourcePort = await freeLoopbackPort();
     resourceBase = `http://127.0.0.1:${resourcePort}`;
-    await resourceServer(resourcePort, LoopbackTokens, {
+    await resourceServer(resourcePort, 'loopback', LoopbackTokens, {
       publicUrl: resourceBase,
       authorizationServers: [loopback.issuer('cimd'), loopback.issuer('secret')],
     });
@@ -392,26 +394,24 @@ describe('Outbound OAuth client registration (authorizationCode)', () => {
   it.each([
     [
       'no server names a clientMetadataUrl',
-      {},
+      false,
       /oauthClientMetadataPath serves a Client ID Metadata Document, but no server names it/,
     ],
     [
       'servers name two',
-      {
-        other: {
-          url: `${loopbackBase}/mcp`,
-          scope: 'principal' as const,
-          auth: authorizationCode({
-            clientMetadataUrl: 'https://app.example.com/other.json',
-            authorizationServer: loopback.issuer('cimd'),
-          }),
-        },
-      },
-      /names several clientMetadataUrl \(.*client-metadata\.json, https:\/\/app\.example\.com\/other\.json\)/,
+      true,
+      /name several clientMetadataUrl \(https:\/\/app\.example\.com\/other\.json, http:\/\/127\.0\.0\.1:\d+\/oauth\/client-metadata\.json\)/,
     ],
-  ])('refuses to boot a metadata route when %s', async (_what, extra, message) => {
-    const servers =
-      Object.keys(extra).length === 0 ? { vault: workerServers().vault } : { ...extra, docs: workerServers().docs };
+  ])('refuses to boot a metadata route when %s', async (_what, two, message) => {
+    const other = {
+      url: 'https://other.example.com/mcp',
+      scope: 'principal' as const,
+      auth: authorizationCode({
+        clientMetadataUrl: 'https://app.example.com/other.json',
+        authorizationServer: 'https://login.example.com',
+      }),
+    };
+    const servers = two ? { other, docs: workerServers().docs } : { vault: workerServers().vault };
     const moduleRef = await Test.createTestingModule({
       imports: [
         TypeOrmModule.forRoot({ type: 'postgres', url: db.url, entities: MCP_ENTITIES }),
