@@ -35,8 +35,8 @@ describe('authorizationCode({...}): how the client gets its client id', () => {
       /the client needs a client id at the authorization server\. Give "clientId" .*"clientMetadataUrl" .*"dynamicRegistration: true"/,
     ],
     ['dynamic registration turned off alone', { dynamicRegistration: false }, /the client needs a client id/],
-    ['an empty clientId', { clientId: '' }, /"clientId" must be a non-empty string/],
-    ['a clientId that is no string', { clientId: 42 }, /"clientId" must be a non-empty string/],
+    ['an empty clientId', { clientId: '' }, /needs "clientId" to be a non-empty string/],
+    ['a clientId that is no string', { clientId: 42 }, /needs "clientId" to be a non-empty string/],
     [
       'a clientId with another way',
       { clientId: 'my-app', dynamicRegistration: true },

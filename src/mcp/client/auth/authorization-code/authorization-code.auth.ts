@@ -97,7 +97,7 @@ function checkClientOptions(options: authorizationCode.Options | undefined): str
   const { clientId, clientSecret, clientMetadataUrl, dynamicRegistration } = options ?? {};
   const refuse = (problem: string) => new McpConfigurationError(`authorizationCode({...}): ${problem}`);
   if (clientId !== undefined && (typeof clientId !== 'string' || clientId === ''))
-    throw refuse(`"clientId" must be a non-empty string. ${CLIENT_OPTIONS_HELP}`);
+    throw refuse(`needs "clientId" to be a non-empty string when given. ${CLIENT_OPTIONS_HELP}`);
   if (clientId !== undefined && (clientMetadataUrl !== undefined || dynamicRegistration !== undefined))
     throw refuse(
       `"clientId" comes first (the MCP specification's order), so "clientMetadataUrl" and "dynamicRegistration" would never be used: keep "clientId" alone, or remove it`,

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { McpOAuthClient } from '../../../persistence/entities/oauth-client.entity';
 import type { TypeOrmOAuthClientStore } from '../../../persistence/typeorm/typeorm-oauth-client.store';
+import { McpConfigurationError } from '../../../errors/mcp-configuration.errors';
 import { McpOAuthClientError } from '../oauth-client.errors';
 import type { OAuthDiscovery } from '../oauth-discovery';
 import type { AuthorizationCodeAuth } from './authorization-code.auth';
@@ -23,8 +24,9 @@ export function registrationKey(issuer: string, redirectUri: string): string {
 export class McpOAuthClientRegistrar {
   private readonly inFlight = new Map<string, Promise<McpOAuthClient>>();
 
+  /** `store` is absent only where no database keeps registrations: then dynamic registration is refused. */
   constructor(
-    private readonly store: TypeOrmOAuthClientStore,
+    private readonly store: TypeOrmOAuthClientStore | undefined,
     private readonly sealer: McpGrantSealer,
     private readonly redirectUri: string,
     private readonly clientName: string,
@@ -65,7 +67,7 @@ export class McpOAuthClientRegistrar {
     clientId: string,
   ): Promise<TokenEndpointClient> {
     if (clientId === auth.options.clientId) return { clientId, clientSecret: auth.options.clientSecret };
-    const row = await this.store.find(registrationKey(discovery.issuer, this.redirectUri));
+    const row = await this.store?.find(registrationKey(discovery.issuer, this.redirectUri));
     return row?.clientId === clientId ? this.opened(row) : { clientId };
   }
 
@@ -81,24 +83,30 @@ export class McpOAuthClientRegistrar {
     discovery: OAuthDiscovery,
     endpoint: string,
   ): Promise<McpOAuthClient> {
+    const store = this.store;
+    if (!store)
+      throw new McpConfigurationError(
+        'authorizationCode({ dynamicRegistration: true }) keeps its registrations in the database (mcp_oauth_clients), and this McpOAuthService has no store of them: use it through McpClientModule with MCP_ENTITIES',
+      );
     const key = registrationKey(discovery.issuer, this.redirectUri);
     let pending = this.inFlight.get(key);
     if (!pending) {
-      pending = this.register(key, auth, discovery, endpoint).finally(() => this.inFlight.delete(key));
+      pending = this.register(store, key, auth, discovery, endpoint).finally(() => this.inFlight.delete(key));
       this.inFlight.set(key, pending);
     }
     return pending;
   }
 
   private async register(
+    store: TypeOrmOAuthClientStore,
     key: string,
     auth: AuthorizationCodeAuth,
     discovery: OAuthDiscovery,
     endpoint: string,
   ): Promise<McpOAuthClient> {
-    const kept = await this.store.find(key);
+    const kept = await store.find(key);
     if (kept && (kept.secretExpiresAt === null || kept.secretExpiresAt.getTime() > Date.now())) return kept;
-    if (kept) await this.store.forget(kept);
+    if (kept) await store.forget(kept);
     const issued = await registerClient(
       discovery.issuer,
       endpoint,
@@ -106,7 +114,7 @@ export class McpOAuthClientRegistrar {
       auth.bounds,
     );
     // Another replica may have registered meanwhile: the row kept first is the one every replica uses.
-    return this.store.keep({
+    return store.keep({
       registrationKey: key,
       issuer: discovery.issuer,
       redirectUri: this.redirectUri,

@@ -92,7 +92,7 @@ export class McpOAuthService implements OnModuleInit, AuthorizationCodeEngine {
       throw new McpConfigurationError(
         'McpClientModule: a server uses authorizationCode(): set "oauth.redirectUri" to the absolute https URL of the callback route (oauthCallbackPath) as browsers reach it (http only on a loopback host)',
       );
-    if (!this.store || !this.clients)
+    if (!this.store)
       throw new McpConfigurationError(
         'McpClientModule: a server uses authorizationCode(), whose grants live in the database: give the app a TypeORM connection with MCP_ENTITIES (and keep the TypeORM stores)',
       );
