@@ -16,12 +16,7 @@ import { McpOAuthClientRegistrar } from './client-registration';
 import { McpOAuthCallbackError } from './oauth-callback.errors';
 import { McpGrantSealer } from './grant-sealer';
 import { newAuthorizationSecrets, stateHash } from './pkce';
-import {
-  requestTokens,
-  TokenEndpointRefusal,
-  type IssuedTokens,
-  type TokenEndpointClient,
-} from './token-endpoint-request';
+import { requestTokens, TokenEndpointRefusal, type IssuedTokens } from './token-endpoint-request';
 
 /** Longest a process holds the refresh lease of a grant; others wait for its tokens until then. */
 const LEASE_MS = 15_000;
