@@ -326,6 +326,68 @@ describe('Outbound OAuth client registration (authorizationCode)', () => {
     expect(await whoami(first.client, 'vault', 'hank')).toMatchObject({ key: 'hank' });
   });
 
+  describe("with oidc-provider's Client ID Metadata Documents", () => {
+    let cimd: TestAuthorizationServer;
+    let wiki: { client: McpClientService; oauth: McpOAuthService };
+    let metadataUrl: string;
+
+    beforeAll(async () => {
+      const resourcePort = await freeLoopbackPort();
+      const wikiBase = `http://127.0.0.1:${resourcePort}`;
+      cimd = await startAuthorizationServer([], { [`${wikiBase}/mcp`]: { scope: 'mcp:tools' } }, undefined, {
+        clientIdMetadataDocuments: true,
+      });
+      await resourceServer(resourcePort, 'wiki', JwtVerifier, {
+        publicUrl: wikiBase,
+        authorizationServers: [cimd.issuer],
+        requiredScopes: ['mcp:tools'],
+      });
+      // oidc-provider takes only https client ids: it reaches this app as through a TLS-terminating proxy.
+      const appPort = await freeLoopbackPort();
+      metadataUrl = `https://127.0.0.1:${appPort}${METADATA_PATH}`;
+      wiki = await clientApp(
+        appPort,
+        {
+          wiki: {
+            url: `${wikiBase}/mcp`,
+            scope: 'principal',
+            auth: authorizationCode({
+              clientMetadataUrl: metadataUrl,
+              dynamicRegistration: true,
+              authorizationServer: cimd.issuer,
+            }),
+          },
+        },
+        {
+          oauth: {
+            redirectUri: `http://127.0.0.1:${appPort}${CALLBACK_PATH}`,
+            encryptionKeys: KEYS,
+            clientName: 'Registration e2e',
+          },
+        },
+      );
+    });
+
+    afterAll(() => cimd?.stop());
+
+    it('uses the metadata URL as the client id: the server fetches the document, the user authorizes, calls and refreshes work', async () => {
+      const url = await wiki.oauth.authorizationUrl('wiki', 'judy');
+      expect(new URL(url).searchParams.get('client_id')).toBe(metadataUrl);
+      const done = await cimd.authorize(url, 'judy');
+      expect(done).toMatchObject({ status: 200 });
+      expect(done.text).toContain('Authorization complete');
+      expect(cimd.documentFetches()).toContain(metadataUrl);
+      expect(await whoami(wiki.client, 'wiki', 'judy')).toMatchObject({ key: 'judy' });
+      expect(await grantRow('wiki', 'judy')).toMatchObject({ clientId: metadataUrl });
+      await expireGrant('wiki', 'judy');
+      const issued = cimd.tokensIssued(metadataUrl);
+      expect(await whoami(wiki.client, 'wiki', 'judy')).toMatchObject({ key: 'judy' });
+      expect(cimd.tokensIssued(metadataUrl)).toBe(issued + 1);
+      // Supported there: no registration was attempted nor kept.
+      expect(await registrations(cimd.issuer)).toEqual([]);
+    });
+  });
+
   describe('when no client id can be had', () => {
     let failing: McpOAuthService;
     const realmServer = (realm: string, options: Partial<authorizationCode.Options>, trusted = realm) => ({

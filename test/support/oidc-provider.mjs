@@ -7,7 +7,10 @@
 // code flow (PKCE, refresh tokens rotated on every use); its users sign in and consent at once: the
 // interaction route logs in the account named by the `x-test-user` header (a browserless user agent).
 // `registration: true` opens dynamic client registration (RFC 7591) at /reg; it prints
-// "OIDC REGISTERED <client_id>" for each client registered.
+// "OIDC REGISTERED <client_id>" for each client registered. `clientIdMetadataDocuments: true`
+// accepts https client ids whose Client ID Metadata Document it fetches ("OIDC CIMD FETCH <url>"),
+// from loopback too, and over plain http for an https://127.0.0.1 URL, as a TLS-terminating proxy
+// in front of the test app would.
 import { createServer } from 'node:http';
 import { exportJWK, generateKeyPair } from 'jose';
 import Provider, { errors } from 'oidc-provider';
@@ -17,7 +20,20 @@ const issuer = `http://127.0.0.1:${config.port}`;
 const { privateKey } = await generateKeyPair('RS256', { extractable: true });
 const signingKey = { ...(await exportJWK(privateKey)), kid: 'test-signing-key', alg: 'RS256', use: 'sig' };
 
+/** oidc-provider's outgoing requests: the metadata documents of test apps, on loopback without TLS. */
+async function fetchForTests(url, options) {
+  const target = new URL(url);
+  if (config.clientIdMetadataDocuments && target.protocol === 'https:' && target.hostname === '127.0.0.1') {
+    console.log(`OIDC CIMD FETCH ${target.href}`);
+    target.protocol = 'http:';
+  }
+  // Its dispatcher refuses special-use addresses (loopback included): the test peers are all there.
+  const { dispatcher: _ssrfGuard, ...rest } = options;
+  return globalThis.fetch(target, rest);
+}
+
 const provider = new Provider(issuer, {
+  fetch: fetchForTests,
   clients: config.clients.map((client) =>
     client.redirect_uris
       ? {
@@ -44,6 +60,7 @@ const provider = new Provider(issuer, {
     introspection: { enabled: true },
     revocation: { enabled: true },
     registration: { enabled: config.registration === true },
+    clientIdMetadataDocument: { enabled: config.clientIdMetadataDocuments === true, ack: 'draft-02' },
     resourceIndicators: {
       enabled: true,
       defaultResource: () => undefined,

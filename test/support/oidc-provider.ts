@@ -46,6 +46,8 @@ export interface TestAuthorizationServer {
   tokensIssued(clientId?: string): number;
   /** The ids of the clients registered dynamically so far (with `registration: true`), oldest first. */
   registeredClients(): string[];
+  /** The Client ID Metadata Documents it fetched so far (with `clientIdMetadataDocuments: true`), by URL. */
+  documentFetches(): string[];
   stop(): Promise<void>;
 }
 
@@ -57,6 +59,12 @@ function basic(client: OidcClient): string {
 export interface OidcFeatures {
   /** Opens dynamic client registration (RFC 7591, without an initial access token). @default false */
   registration?: boolean;
+  /**
+   * Accepts https client ids by their Client ID Metadata Document; one at https://127.0.0.1 is
+   * fetched over plain http (the test app stands for an app behind a TLS-terminating proxy).
+   * @default false
+   */
+  clientIdMetadataDocuments?: boolean;
 }
 
 /**
@@ -70,7 +78,13 @@ export async function startAuthorizationServer(
   features: OidcFeatures = {},
 ): Promise<TestAuthorizationServer> {
   const listenOn = port ?? (await freeLoopbackPort());
-  const config = { port: listenOn, clients, resources, registration: features.registration === true };
+  const config = {
+    port: listenOn,
+    clients,
+    resources,
+    registration: features.registration === true,
+    clientIdMetadataDocuments: features.clientIdMetadataDocuments === true,
+  };
   const child = await spawnReady(
     process.execPath,
     [join(__dirname, 'oidc-provider.mjs')],
@@ -132,6 +146,9 @@ export async function startAuthorizationServer(
       return [...child.output().matchAll(/^OIDC TOKEN (\S+)$/gm)].filter(
         (match) => clientId === undefined || match[1] === clientId,
       ).length;
+    },
+    documentFetches() {
+      return [...child.output().matchAll(/^OIDC CIMD FETCH (\S+)$/gm)].map((match) => match[1]);
     },
     registeredClients() {
       return [...child.output().matchAll(/^OIDC REGISTERED (\S+)$/gm)].map((match) => match[1]);
