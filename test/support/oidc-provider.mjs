@@ -28,8 +28,8 @@ async function fetchForTests(url, options) {
     target.protocol = 'http:';
   }
   // Its dispatcher refuses special-use addresses (loopback included): the test peers are all there.
-  const { dispatcher: _ssrfGuard, ...rest } = options;
-  return globalThis.fetch(target, rest);
+  delete options.dispatcher;
+  return globalThis.fetch(target, options);
 }
 
 const provider = new Provider(issuer, {
