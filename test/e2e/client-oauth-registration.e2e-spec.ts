@@ -18,6 +18,7 @@ import { McpOAuthClientError, McpUntrustedAuthorizationServerError } from '../..
 import { McpOAuthClient, McpOAuthGrant } from '../../src/mcp/persistence/entities';
 import { CapturingLogger } from '../support/capturing-logger';
 import { freeLoopbackPort } from '../support/child-process';
+import { createHttpApp } from '../support/http-app';
 import { LoopbackAuthorizationServer } from '../support/loopback-authorization-server';
 import { startAuthorizationServer, type TestAuthorizationServer } from '../support/oidc-provider';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
@@ -285,6 +286,30 @@ describe('Outbound OAuth client registration (authorizationCode)', () => {
     ]);
     expect(loopback.record.registrations.filter((r) => r.realm === 'cimd')).toEqual([]);
     expect(await registrations(loopback.issuer('cimd'))).toEqual([]);
+  });
+
+  it('serves the Client ID Metadata Document on Fastify too', async () => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        TypeOrmModule.forRoot({ type: 'postgres', url: db.url, entities: MCP_ENTITIES }),
+        McpClientModule.forRoot({
+          servers: { docs: workerServers().docs },
+          oauth: { redirectUri: `${callbackBase}${CALLBACK_PATH}`, encryptionKeys: KEYS },
+          oauthClientMetadataPath: METADATA_PATH,
+        }),
+      ],
+    }).compile();
+    const app = createHttpApp(moduleRef, 'fastify', { logger });
+    apps.push(app);
+    await app.listen(0, '127.0.0.1');
+    const answer = await fetch(`${await app.getUrl()}${METADATA_PATH}`);
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('cache-control')).toBe('public, max-age=300');
+    expect(await answer.json()).toMatchObject({
+      client_id: `${callbackBase}${METADATA_PATH}`,
+      client_name: 'MCP client',
+      token_endpoint_auth_method: 'none',
+    });
   });
 
   it('keeps a registered client secret sealed, authenticates with it, and registers again once it expired', async () => {
