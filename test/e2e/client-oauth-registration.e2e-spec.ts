@@ -64,6 +64,7 @@ describe('Outbound OAuth client registration (authorizationCode)', () => {
   let oidcBase: string;
   let loopbackBase: string;
   let resourceBase: string;
+  const issuedSecrets: string[] = [];
   let callbackBase: string;
   let first: { client: McpClientService; oauth: McpOAuthService };
   let second: { client: McpClientService; oauth: McpOAuthService };
@@ -169,14 +170,17 @@ describe('Outbound OAuth client registration (authorizationCode)', () => {
       cimd: { clientIdMetadataDocuments: true, register: false },
       secret: {
         // A confidential client, whose first secret expires and whose second does not.
-        register: (_metadata, count) => ({
-          status: 201,
-          body: {
-            client_id: `vault-client-${count + 1}`,
-            client_secret: `vault-secret-${count + 1}-${randomBytes(8).toString('hex')}`,
-            client_secret_expires_at: count === 0 ? Math.floor(Date.now() / 1000) + 3600 : 0,
-          },
-        }),
+        register: (_metadata, count) => {
+          issuedSecrets.push(`vault-secret-${count + 1}-${randomBytes(8).toString('hex')}`);
+          return {
+            status: 201,
+            body: {
+              client_id: `vault-client-${count + 1}`,
+              client_secret: issuedSecrets[count],
+              client_secret_expires_at: count === 0 ? Math.floor(Date.now() / 1000) + 3600 : 0,
+            },
+          };
+        },
       },
       refuses: {
         register: () => ({
@@ -349,6 +353,13 @@ describe('Outbound OAuth client registration (authorizationCode)', () => {
     ]);
     expect(await loopback.authorize(again, 'hank')).toMatchObject({ status: 200 });
     expect(await whoami(first.client, 'vault', 'hank')).toMatchObject({ key: 'hank' });
+    // The secrets never reach a log line or an audit row.
+    const events: unknown[] = await db.dataSource.query(`SELECT * FROM mcp_events`);
+    for (const secret of issuedSecrets) {
+      expect(logger.lines.join('\n')).not.toContain(secret);
+      expect(JSON.stringify(events)).not.toContain(secret);
+    }
+    expect(issuedSecrets).toHaveLength(2);
   });
 
   describe("with oidc-provider's Client ID Metadata Documents", () => {
