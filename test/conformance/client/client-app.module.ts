@@ -5,6 +5,7 @@ import {
   McpClientModule,
   type McpClientAuth,
   type McpClientHandlers,
+  type McpOAuthEncryptionKey,
   type McpServerConfig,
 } from '../../../src/mcp';
 
@@ -21,6 +22,11 @@ export interface ClientAppOptions {
   handlers?: McpClientHandlers;
   /** How the client gets its bearer token (OAuth scenarios); none by default. */
   auth?: McpClientAuth;
+  /**
+   * User-delegated OAuth (`authorizationCode`): the server entry gets `scope: 'principal'`, and
+   * the module these settings (the redirect URI the user agent is sent back to, sealing keys).
+   */
+  userOAuth?: { redirectUri: string; encryptionKeys: McpOAuthEncryptionKey[] };
 }
 
 /**
@@ -46,9 +52,11 @@ export class ClientAppModule {
               version: options.version,
               timeoutMs: 10_000,
               ...(options.auth ? { auth: options.auth } : {}),
+              ...(options.userOAuth ? { scope: 'principal' as const } : {}),
             },
           },
           handlers: options.handlers,
+          ...(options.userOAuth ? { oauth: options.userOAuth } : {}),
         }),
       ],
     };

@@ -73,34 +73,51 @@ async function attempt(label: string, failures: string[], work: () => Promise<un
   }
 }
 
+/** How `exerciseServer` makes each request: as whom, and what wraps it (a user's sign-in). */
+export interface ExerciseOptions {
+  /** The user of every call (servers with `scope: 'principal'`). */
+  scopeKey?: string;
+  /** Runs one request; the user-delegated OAuth scenarios sign the user in and run it again. */
+  run?: <T>(request: () => Promise<T>) => Promise<T>;
+}
+
 /**
  * What a generic agent does with a server it meets: list the tools and call each one, list the
  * resources and read each one, list the prompts and get each one, each with plausible arguments.
  * Tools the client library refused to list are, by construction, never called.
  */
-async function exerciseServer(client: McpClientService): Promise<void> {
+export async function exerciseServer(client: McpClientService, exercise: ExerciseOptions = {}): Promise<void> {
   const failures: string[] = [];
+  const options = exercise.scopeKey === undefined ? {} : { scopeKey: exercise.scopeKey };
+  const run = exercise.run ?? (<T>(request: () => Promise<T>) => request());
   await attempt('tools', failures, async () => {
-    for (const tool of await client.listTools(TARGET)) {
+    for (const tool of await run(() => client.listTools(TARGET, options))) {
       await attempt(`tools/call ${tool.name}`, failures, () =>
-        client.callTool(TARGET, tool.name, sampleObject(tool.inputSchema)),
+        run(() => client.callTool(TARGET, tool.name, sampleObject(tool.inputSchema), options)),
       );
     }
   });
   await attempt('resources', failures, async () => {
-    for (const resource of await client.listResources(TARGET)) {
+    for (const resource of await run(() => client.listResources(TARGET, options))) {
       await attempt(`resources/read ${String(resource.uri)}`, failures, () =>
-        client.readResource(TARGET, String(resource.uri)),
+        run(() => client.readResource(TARGET, String(resource.uri), options)),
       );
     }
   });
   await attempt('prompts', failures, async () => {
-    for (const prompt of await client.listPrompts(TARGET)) {
+    for (const prompt of await run(() => client.listPrompts(TARGET, options))) {
       const args = ((prompt.arguments as { name: string; required?: boolean }[] | undefined) ?? []).filter(
         (arg) => arg.required,
       );
       await attempt(`prompts/get ${String(prompt.name)}`, failures, () =>
-        client.getPrompt(TARGET, String(prompt.name), Object.fromEntries(args.map((arg) => [arg.name, 'test']))),
+        run(() =>
+          client.getPrompt(
+            TARGET,
+            String(prompt.name),
+            Object.fromEntries(args.map((arg) => [arg.name, 'test'])),
+            options,
+          ),
+        ),
       );
     }
   });

@@ -1,4 +1,4 @@
-import { clientCredentials, type McpClientAuth } from '../../../src/mcp';
+import { authorizationCode, clientCredentials, type McpClientAuth } from '../../../src/mcp';
 
 /**
  * What the conformance CLI hands an OAuth scenario's client in `MCP_CONFORMANCE_CONTEXT` (JSON):
@@ -76,4 +76,27 @@ export function scenarioAuth(context: ScenarioContext, issuers: string[]): McpCl
   if (context.client_secret)
     return clientCredentials({ clientId, clientSecret: context.client_secret, trustedAuthorizationServers: issuers });
   return undefined;
+}
+
+/**
+ * The client id URL of the scenarios' Client ID Metadata Document: the one their authorization
+ * servers expect a client to use, as a user would configure the URL where their app serves it.
+ */
+export const CONFORMANCE_CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
+
+/**
+ * The `auth` of a scenario that hands out no client credentials: user-delegated OAuth
+ * (`authorizationCode`) with a client id from the scenario (pre-registered) or else from a
+ * Client ID Metadata Document or dynamic registration, as the authorization server offers,
+ * trusting `issuers`. Undefined when nothing names an authorization server.
+ */
+export function scenarioUserAuth(context: ScenarioContext, issuers: string[]): McpClientAuth | undefined {
+  if (issuers.length === 0) return undefined;
+  return context.client_id
+    ? authorizationCode({ clientId: context.client_id, trustedAuthorizationServers: issuers })
+    : authorizationCode({
+        clientMetadataUrl: CONFORMANCE_CLIENT_METADATA_URL,
+        dynamicRegistration: true,
+        trustedAuthorizationServers: issuers,
+      });
 }

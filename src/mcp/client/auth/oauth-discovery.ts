@@ -1,4 +1,5 @@
 import { parseBearerChallenge } from './bearer-challenge.parser';
+import type { McpAuthChallenge } from './mcp-client-auth.interface';
 import { isSecureOrLoopback, sameOrigin, sameUrl } from './authorization-server-trust';
 import { McpOAuthClientError, McpUntrustedAuthorizationServerError } from './oauth-client.errors';
 import { jsonObject, oauthFetch } from './oauth-fetch';
@@ -104,19 +105,25 @@ const PROBE = JSON.stringify({ jsonrpc: '2.0', id: 'oauth-discovery', method: 'p
  * before their guard looks at it. The body is not read.
  */
 async function challengedMetadataUrl(endpoint: URL, policy: OAuthDiscoveryPolicy): Promise<string | null> {
+  return (await tokenlessChallenge(endpoint, policy.timeoutMs))?.resourceMetadata ?? null;
+}
+
+/**
+ * The Bearer challenge of the 401 a tokenless request to `endpoint` gets (its `scope`, its
+ * `resource_metadata`), or null when it answers anything else or cannot be reached.
+ */
+export async function tokenlessChallenge(endpoint: URL, timeoutMs: number): Promise<McpAuthChallenge | null> {
   try {
     const headers = { Accept: 'application/json, text/event-stream', 'Content-Type': 'application/json' };
     const response = await fetch(endpoint, {
       method: 'POST',
       headers,
       body: PROBE,
-      signal: AbortSignal.timeout(policy.timeoutMs),
+      signal: AbortSignal.timeout(timeoutMs),
       redirect: 'error',
     });
     await response.body?.cancel().catch(() => undefined);
-    return response.status === 401
-      ? parseBearerChallenge(401, response.headers.get('www-authenticate')).resourceMetadata
-      : null;
+    return response.status === 401 ? parseBearerChallenge(401, response.headers.get('www-authenticate')) : null;
   } catch {
     return null;
   }

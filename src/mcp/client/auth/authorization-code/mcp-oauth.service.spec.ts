@@ -47,6 +47,8 @@ describe('McpOAuthService', () => {
   /** A second issuer, `${origin}/as2`. */
   let as2Metadata: Record<string, unknown>;
   let tokenReplies: TokenReply[];
+  /** The scope of the 401 challenge a tokenless POST to /mcp gets; null: no challenge. */
+  let challengeScope: string | null;
   let requests: TokenRequest[];
 
   const readBody = (req: IncomingMessage) =>
@@ -62,6 +64,10 @@ describe('McpOAuthService', () => {
         res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
       if (req.url === '/.well-known/oauth-protected-resource/mcp') return prm.down ? json(503, {}) : json(200, prm);
       if (req.url === '/.well-known/oauth-authorization-server') return json(200, asMetadata);
+      if (req.method === 'POST' && req.url === '/mcp' && challengeScope !== null) {
+        res.writeHead(401, { 'WWW-Authenticate': `Bearer scope="${challengeScope}"` }).end();
+        return;
+      }
       if (req.url === '/.well-known/oauth-authorization-server/as2') return json(200, as2Metadata);
       if (req.method === 'POST' && (req.url === '/token' || req.url === '/as2/token')) {
         void readBody(req).then((body) => {
@@ -104,6 +110,7 @@ describe('McpOAuthService', () => {
     as2Metadata = { ...asMetadata, issuer: `${origin}/as2`, token_endpoint: `${origin}/as2/token` };
     tokenReplies = [];
     requests = [];
+    challengeScope = null;
     await dataSource.getRepository(McpOAuthGrant).clear();
     await dataSource.getRepository(McpOAuthAuthorization).clear();
   });
@@ -234,6 +241,12 @@ describe('McpOAuthService', () => {
       );
       expect(configured.searchParams.get('scope')).toBe('a b');
       expect(new URL(await service().oauth.authorizationUrl('crm', 'u')).searchParams.get('scope')).toBe('read write');
+      // The server's own 401 challenge names a scope: it comes before the metadata's.
+      challengeScope = 'mcp:tools mcp:read';
+      expect(new URL(await service().oauth.authorizationUrl('crm', 'u')).searchParams.get('scope')).toBe(
+        'mcp:tools mcp:read',
+      );
+      challengeScope = null;
       delete prm.scopes_supported;
       expect(new URL(await service().oauth.authorizationUrl('crm', 'u')).searchParams.has('scope')).toBe(false);
     });

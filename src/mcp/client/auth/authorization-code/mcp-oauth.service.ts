@@ -10,7 +10,7 @@ import { MCP_CLIENT_OPTIONS } from '../../mcp-client.constants';
 import { isSecureOrLoopback } from '../authorization-server-trust';
 import type { McpAuthChallenge, McpAuthTarget } from '../mcp-client-auth.interface';
 import { McpAuthorizationRequiredError, McpOAuthClientError } from '../oauth-client.errors';
-import type { OAuthDiscovery } from '../oauth-discovery';
+import { tokenlessChallenge, type OAuthDiscovery } from '../oauth-discovery';
 import { AuthorizationCodeAuth, type AuthorizationCodeEngine } from './authorization-code.auth';
 import { McpOAuthClientRegistrar } from './client-registration';
 import { McpOAuthCallbackError } from './oauth-callback.errors';
@@ -123,7 +123,7 @@ export class McpOAuthService implements OnModuleInit, AuthorizationCodeEngine {
         `The authorization server ${discovery.issuer} does not announce PKCE with S256 (code_challenge_methods_supported); the client does not authorize without it`,
       );
     const client = await this.client().client(auth, discovery);
-    const scope = this.scopeFor(auth, discovery, await store.find(server, scopeKey));
+    const scope = await this.scopeFor(auth, discovery, await store.find(server, scopeKey), url);
     const secrets = newAuthorizationSecrets();
     const hash = stateHash(secrets.state);
     const now = Date.now();
@@ -305,9 +305,17 @@ export class McpOAuthService implements OnModuleInit, AuthorizationCodeEngine {
   }
 
   /** Challenged and configured scopes; else the resource's `scopes_supported`; else none. */
-  private scopeFor(auth: AuthorizationCodeAuth, discovery: OAuthDiscovery, grant: McpOAuthGrant | null): string {
+  private async scopeFor(
+    auth: AuthorizationCodeAuth,
+    discovery: OAuthDiscovery,
+    grant: McpOAuthGrant | null,
+    endpoint: URL,
+  ): Promise<string> {
     const asked = [...(grant?.wantedScope ?? '').split(' '), ...(auth.options.scope ?? '').split(' ')].filter(Boolean);
     if (asked.length > 0) return [...new Set(asked)].join(' ');
+    // The MCP authorization spec's order: the scope of the server's 401 challenge, then its PRM's.
+    const challenged = (await tokenlessChallenge(endpoint, auth.bounds.timeoutMs))?.scope;
+    if (challenged) return challenged.slice(0, 4096);
     return (discovery.user?.resourceScopes ?? []).join(' ');
   }
 
