@@ -1,0 +1,181 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Injectable } from '@nestjs/common';
+import { Cluster } from 'ioredis';
+import { randomBytes } from 'node:crypto';
+import { McpClientModule, McpClientService, McpModule, McpTool, type McpRedisClusterConnection } from '../../src/mcp';
+import { MCP_SESSION_NOTIFIER, type McpSessionNotifier } from '../../src/mcp/interfaces/mcp-session-notifier.interface';
+import { fixtureAuth } from '../fixtures/fixture-tools';
+import { SseReader } from '../fixtures/sse/sse-reader';
+import { SseTools } from '../fixtures/sse/sse-tools';
+import { startApp, type RunningApp } from '../support/http-app';
+import { openSession, versionHeader } from '../support/mcp-wire';
+import { pollUntil } from '../support/polling';
+import { createTestDatabase, type TestDatabase } from '../support/postgres';
+import { startRedisCluster, type RedisCluster } from '../support/redis-cluster';
+
+jest.setTimeout(60_000);
+
+/** Counts its runs per tag; its rate limit makes every call run a two-key script (mount and tool budgets). */
+@Injectable()
+class ClusterCountingTools {
+  static readonly runs = new Map<string, number>();
+
+  @McpTool({
+    description: 'Counts one run of the tag',
+    input: { type: 'object', properties: { tag: { type: 'string' } }, required: ['tag'] },
+    rateLimit: { limit: 10_000, windowMs: 60_000 },
+  })
+  count({ tag }: { tag: string }): string {
+    ClusterCountingTools.runs.set(tag, (ClusterCountingTools.runs.get(tag) ?? 0) + 1);
+    return tag;
+  }
+}
+
+/** Every key of the cluster matching `pattern`, read from each master. */
+async function clusterKeys(redis: Cluster, pattern: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const node of redis.nodes('master')) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
+      cursor = next;
+      found.push(...keys);
+    } while (cursor !== '0');
+  }
+  return found;
+}
+
+function isResponseBody(body: unknown): boolean {
+  if (typeof body !== 'string') return false;
+  const message = JSON.parse(body) as Record<string, unknown>;
+  return 'id' in message && !('method' in message);
+}
+
+/**
+ * The module on a Redis Cluster of its own (three masters, one replica each): two server
+ * replicas whose session bus, stream claims, resumption log and rate limits run on the Cluster,
+ * and a client whose Bull call queue does, with its at-most-once marks beside the jobs.
+ */
+describe('McpModule and McpClientModule on a Redis Cluster', () => {
+  let cluster: RedisCluster;
+  let probe: Cluster;
+  let db: TestDatabase;
+  let a: RunningApp;
+  let b: RunningApp;
+  let caller: RunningApp;
+  let client: McpClientService;
+  const clients: Client[] = [];
+  const channelPrefix = `cluster-e2e-${randomBytes(4).toString('hex')}`;
+  const queuePrefix = `cluster-calls-${randomBytes(4).toString('hex')}`;
+  const queueName = 'mcp-calls';
+  const connection = (): McpRedisClusterConnection => ({ cluster: { nodes: cluster.nodes } });
+
+  const replica = () =>
+    startApp(db.url, {
+      imports: [
+        McpModule.forRoot({
+          auth: fixtureAuth,
+          providers: [SseTools, ClusterCountingTools],
+          redis: connection(),
+          rateLimit: { limit: 10_000, windowMs: 60_000 },
+          advanced: { pubsub: { channelPrefix } },
+          stateless: { requestStateSecret: 'a-shared-secret-of-the-cluster-suite' },
+        }),
+      ],
+      providers: [SseTools, ClusterCountingTools],
+    });
+
+  beforeAll(async () => {
+    const started = Date.now();
+    [cluster, db] = await Promise.all([startRedisCluster(), createTestDatabase()]);
+    console.log(`Redis Cluster of six nodes ready in ${Date.now() - started} ms`);
+    probe = new Cluster(cluster.nodes);
+    a = await replica();
+    b = await replica();
+    caller = await startApp(db.url, {
+      imports: [
+        McpClientModule.forRoot({
+          servers: { remote: { url: `${a.baseUrl}/mcp`, bearerToken: 'token-alice' } },
+          redis: connection(),
+          queue: { name: queueName, prefix: queuePrefix, attempts: 1 },
+        }),
+      ],
+    });
+    client = caller.app.get(McpClientService);
+  });
+
+  afterAll(async () => {
+    await Promise.all(clients.map((sdk) => sdk.close().catch(() => undefined)));
+    await caller?.close().catch(() => undefined);
+    await a?.close().catch(() => undefined);
+    await b?.close().catch(() => undefined);
+    probe?.disconnect();
+    await db?.drop();
+    await cluster?.destroy();
+  });
+
+  it('answers tools/call through the Bull call queue, each job run once, its keys under one hash tag', async () => {
+    expect(client.mode).toBe('bull');
+    const tags = Array.from({ length: 24 }, (_, i) => `queued-${i}`);
+    const results = await Promise.all(tags.map((tag) => client.callTool('remote', 'count', { tag })));
+    expect(results.map((result) => result.content)).toEqual(tags.map((tag) => [{ type: 'text', text: tag }]));
+    expect(tags.map((tag) => ClusterCountingTools.runs.get(tag))).toEqual(tags.map(() => 1));
+    // Bull's keys and the at-most-once marks live in the slot of the tagged prefix.
+    const keys = await clusterKeys(probe, `*${queuePrefix}*`);
+    expect(keys.length).toBeGreaterThan(0);
+    expect(keys.every((key) => key.startsWith(`{${queuePrefix}}:${queueName}:`))).toBe(true);
+    expect(keys.filter((key) => key.includes(':mcp-attempted:'))).toHaveLength(tags.length);
+    // The rate limits counted every call in Redis, under the mount's tag.
+    const budgets = await clusterKeys(probe, `{${channelPrefix}:default}:rate:*`);
+    expect(budgets.length).toBe(2);
+  });
+
+  it('delivers an elicitation answer POSTed to replica B to the call running on replica A', async () => {
+    const routed: string[] = [];
+    const transport = new StreamableHTTPClientTransport(new URL(`${a.baseUrl}/mcp`), {
+      requestInit: { headers: { Authorization: 'Bearer token-alice' } },
+      fetch: (input, init) => {
+        const toB = init?.method === 'POST' && isResponseBody(init.body);
+        routed.push(toB ? 'B' : 'A');
+        return fetch(toB ? `${b.baseUrl}/mcp` : input, init);
+      },
+    });
+    const sdk = new Client({ name: 'cluster-e2e', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+    clients.push(sdk);
+    await sdk.connect(transport);
+    sdk.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { name: 'Grace' } }));
+    const result = await sdk.callTool({ name: 'ask_name', arguments: {} });
+    expect(result.content).toEqual([{ type: 'text', text: 'hello Grace' }]);
+    expect(routed.filter((to) => to === 'B')).toHaveLength(1);
+  });
+
+  it('claims a GET stream on one replica only, carries a notification from B to it, and logs it for resumption', async () => {
+    const { sessionId } = await openSession(`${a.baseUrl}/mcp`);
+    const headers = {
+      Authorization: 'Bearer token-alice',
+      Accept: 'text/event-stream',
+      'Mcp-Session-Id': sessionId,
+      ...versionHeader(),
+    };
+    const reader = new SseReader(await fetch(`${a.baseUrl}/mcp`, { headers }));
+    expect((await reader.next())?.data).toBe('');
+    const second = await fetch(`${b.baseUrl}/mcp`, { headers });
+    expect(second.status).toBe(409);
+    await second.body?.cancel();
+    const notifier = b.app.get<McpSessionNotifier>(MCP_SESSION_NOTIFIER, { strict: false });
+    await notifier.notifySession(sessionId, { jsonrpc: '2.0', method: 'notifications/resources/list_changed' });
+    expect(JSON.parse((await reader.next())!.data)).toEqual({
+      jsonrpc: '2.0',
+      method: 'notifications/resources/list_changed',
+    });
+    await reader.cancel();
+    // The stream and its counter share the hash tag of the stream's name.
+    const logged = await pollUntil('the resumption log of the stream', async () => {
+      const keys = await clusterKeys(probe, `{${channelPrefix}:default:events:${sessionId}:*`);
+      return keys.length ? keys : undefined;
+    });
+    expect(logged.every((key) => /^\{[^}]+\}(:seq)?$/.test(key))).toBe(true);
+  });
+});
