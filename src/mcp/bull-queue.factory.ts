@@ -58,7 +58,7 @@ export function createBullQueue<T>(spec: McpBullQueueSpec, outages: McpRedisOuta
  * (the client's, a host's `BullModule.forRoot`), which is connected the same way; none when Bull's
  * own `createClient` is given.
  */
-function queueConnection(spec: Pick<McpBullQueueSpec, 'redis' | 'options'>): McpRedisConnection | undefined {
+export function queueConnection(spec: Pick<McpBullQueueSpec, 'redis' | 'options'>): McpRedisConnection | undefined {
   return spec.redis ?? (spec.options?.createClient ? undefined : spec.options?.redis);
 }
 

@@ -71,6 +71,8 @@ export function createRedisClient(
   };
   if (isRedisCluster(connection)) {
     const options = connection.cluster.options ?? {};
+    if (role === 'subscriber')
+      return clusterSubscriber(ioredis, connection.cluster.nodes, { ...options.redisOptions, ...own });
     return new ioredis.Cluster(connection.cluster.nodes, {
       ...options,
       redisOptions: { ...options.redisOptions, ...own },
@@ -78,6 +80,43 @@ export function createRedisClient(
   }
   if (typeof connection === 'string') return new ioredis.Redis(connection, own);
   return new ioredis.Redis({ ...connection, ...own });
+}
+
+/** A seed node as an address: `'host:port'` (or a `redis://` URL), a port, or `{ host?, port? }`. */
+function seedAddress(node: ClusterNode): { host: string; port: number } {
+  if (typeof node === 'number') return { host: '127.0.0.1', port: node };
+  if (typeof node === 'string') {
+    const [, host, port] = /^(?:rediss?:\/\/)?([^:/]*)(?::(\d+))?/.exec(node) ?? [];
+    return { host: host || '127.0.0.1', port: port ? Number(port) : 6379 };
+  }
+  return { host: node.host ?? '127.0.0.1', port: node.port ?? 6379 };
+}
+
+/**
+ * The subscriber connection of a Cluster: one node's connection, with no ready check, that moves
+ * to the next seed node each time it reconnects. A Cluster forwards every PUBLISH to every node,
+ * so any node serves a subscriber. ioredis' own Cluster subscriber is not used: it always runs
+ * the ready check, and its INFO, sent after the connection's handshake, meets a connection that a
+ * SUBSCRIBE issued meanwhile already switched to subscriber mode: the subscriptions then fail.
+ */
+function clusterSubscriber(
+  ioredis: typeof import('ioredis'),
+  nodes: readonly ClusterNode[],
+  options: RedisOptions,
+): Redis {
+  const seeds = nodes.map(seedAddress);
+  let current = 0;
+  const redis: Redis = new ioredis.Redis({
+    ...options,
+    ...seeds[0],
+    retryStrategy: (times) => {
+      current = (current + 1) % seeds.length;
+      // ioredis reads the address from these options at each connection attempt.
+      Object.assign(redis.options, seeds[current]);
+      return Math.min(times * 100, 2_000);
+    },
+  });
+  return redis;
 }
 
 /** ioredis options that name a Sentinel group. */

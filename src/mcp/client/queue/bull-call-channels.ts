@@ -14,6 +14,8 @@ export class BullCallChannels {
     private readonly client: Redis,
     /** `<prefix>:<queue name>`: every channel and key of the queue starts with it. */
     private readonly base: string,
+    /** Opens the subscriber connection; a duplicate of `client` when absent (a host's own `createClient`). */
+    private readonly openSubscriber: () => Redis = () => client.duplicate(),
   ) {}
 
   /** Where the worker of call `id` publishes its progress and log messages. */
@@ -67,7 +69,7 @@ export class BullCallChannels {
 
   private connection(): Redis {
     if (!this.subscriber) {
-      const subscriber = this.client.duplicate();
+      const subscriber = this.openSubscriber();
       subscriber.on('message', (channel: string, message: string) => this.handlers.get(channel)?.(message));
       // The queue's own connection reports outages; this one reconnects and resubscribes by itself.
       subscriber.on('error', () => undefined);
