@@ -1,6 +1,8 @@
 import type { Queue } from 'bull';
-import type { Redis } from 'ioredis';
+import type { ClusterNode, Redis } from 'ioredis';
+import { freeLoopbackPort } from '../../test/support/child-process';
 import { pollUntil } from '../../test/support/polling';
+import { TEST_REDIS_ADDRESS, TEST_REDIS_URL } from '../../test/support/redis';
 import { startRedisSentinelGroup, type RedisSentinelGroup } from '../../test/support/redis-sentinel-group';
 import { resolveClientOptions } from './client/config/client-options-resolver';
 import { McpConfigurationError } from './errors/mcp-configuration.errors';
@@ -37,6 +39,49 @@ describe('hashTagged and bullKeyPrefix', () => {
     expect(
       bullKeyPrefix({ options: { redis: cluster as never, prefix: 'calls', createClient: () => null as never } }),
     ).toBe('calls');
+  });
+});
+
+describe('The subscriber connection of a Cluster', () => {
+  const opened: Redis[] = [];
+  afterAll(() => opened.forEach((redis) => redis.disconnect()));
+  const subscriber = (nodes: ClusterNode[]) => {
+    const redis = createRedisClient(
+      { cluster: { nodes, options: { redisOptions: { lazyConnect: true } } } },
+      'subscriber',
+      'test',
+    ) as Redis;
+    opened.push(redis);
+    redis.on('error', () => undefined);
+    return redis;
+  };
+
+  it("starts at the first seed node, as ioredis reads it ('host', 'host:port', a URL, a port, { host, port })", () => {
+    expect(subscriber(['cache-0']).options).toMatchObject({ host: 'cache-0', port: 6379 });
+    expect(subscriber(['cache-1:7001']).options).toMatchObject({ host: 'cache-1', port: 7001 });
+    expect(subscriber(['redis://cache-2:7002']).options).toMatchObject({ host: 'cache-2', port: 7002 });
+    expect(subscriber([7003]).options).toMatchObject({ host: '127.0.0.1', port: 7003 });
+    expect(subscriber([{}]).options).toMatchObject({ host: '127.0.0.1', port: 6379 });
+    expect(subscriber([{ host: 'cache-4', port: 7004 }]).options).toMatchObject({
+      host: 'cache-4',
+      port: 7004,
+      enableReadyCheck: false,
+    });
+  });
+
+  it('moves on to the next seed node while one refuses, and receives what is published', async () => {
+    const down = [await freeLoopbackPort(), await freeLoopbackPort()];
+    const redis = subscriber([down[0], { host: '127.0.0.1', port: down[1] }, `127.0.0.1:${TEST_REDIS_ADDRESS.port}`]);
+    const channel = `cluster-subscriber-${Date.now()}`;
+    const got = new Promise<string>((resolve) =>
+      redis.on('message', (_channel: string, message: string) => resolve(message)),
+    );
+    await redis.subscribe(channel);
+    expect(redis.options.port).toBe(TEST_REDIS_ADDRESS.port);
+    const publisher = createRedisClient(TEST_REDIS_URL, 'client', 'test') as Redis;
+    opened.push(publisher);
+    await publisher.publish(channel, 'hello');
+    expect(await got).toBe('hello');
   });
 });
 
