@@ -60,6 +60,7 @@ describe('The subscriber connection of a Cluster', () => {
     expect(subscriber(['cache-0']).options).toMatchObject({ host: 'cache-0', port: 6379 });
     expect(subscriber(['cache-1:7001']).options).toMatchObject({ host: 'cache-1', port: 7001 });
     expect(subscriber(['redis://cache-2:7002']).options).toMatchObject({ host: 'cache-2', port: 7002 });
+    expect(subscriber([':7005']).options).toMatchObject({ host: '127.0.0.1', port: 7005 });
     expect(subscriber([7003]).options).toMatchObject({ host: '127.0.0.1', port: 7003 });
     expect(subscriber([{}]).options).toMatchObject({ host: '127.0.0.1', port: 6379 });
     expect(subscriber([{ host: 'cache-4', port: 7004 }]).options).toMatchObject({

@@ -86,7 +86,8 @@ export function createRedisClient(
 function seedAddress(node: ClusterNode): { host: string; port: number } {
   if (typeof node === 'number') return { host: '127.0.0.1', port: node };
   if (typeof node === 'string') {
-    const [, host, port] = /^(?:rediss?:\/\/)?([^:/]*)(?::(\d+))?/.exec(node) ?? [];
+    // Matches every string: each part is optional.
+    const [, host, port] = /^(?:rediss?:\/\/)?([^:/]*)(?::(\d+))?/.exec(node)!;
     return { host: host || '127.0.0.1', port: port ? Number(port) : 6379 };
   }
   return { host: node.host ?? '127.0.0.1', port: node.port ?? 6379 };
