@@ -14,6 +14,12 @@ import { openSession, versionHeader } from '../support/mcp-wire';
 import { pollUntil } from '../support/polling';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { startRedisCluster, type RedisCluster } from '../support/redis-cluster';
+import { RedisTokenStore } from '../../src/mcp/client/auth/redis-token.store';
+import { BullRetentionSchedule } from '../../src/mcp/persistence/retention/retention-schedule';
+import { McpRedisOutageLog } from '../../src/mcp/redis-outage-log';
+import { McpBullTaskQueue } from '../../src/mcp/server/tasks/bull-task.queue';
+import { McpCallQueueHost } from '../../src/mcp/client/queue/mcp-call-queue-host';
+import type { BullCallQueue } from '../../src/mcp/client/queue/bull-call-queue';
 
 jest.setTimeout(60_000);
 
@@ -130,6 +136,54 @@ describe('McpModule and McpClientModule on a Redis Cluster', () => {
     // The rate limits counted every call in Redis, under the mount's tag.
     const budgets = await clusterKeys(probe, `{${channelPrefix}:default}:rate:*`);
     expect(budgets.length).toBe(2);
+  });
+
+  it('runs the task queue and the retention schedule on the Cluster, and keeps tokens beside the call queue', async () => {
+    const outages = new McpRedisOutageLog({ warn: () => undefined, error: () => undefined });
+    const tasks = new McpBullTaskQueue(`cluster-tasks-${queuePrefix}`, connection(), 5_000, outages);
+    const retention = new BullRetentionSchedule(
+      { name: `cluster-retention-${queuePrefix}`, redis: connection(), options: {} },
+      // Bull starts a repeatable job at the next multiple of its period: a short one ticks soon.
+      1_000,
+      outages,
+    );
+    try {
+      const ran: string[] = [];
+      let done!: () => void;
+      const finished = new Promise<void>((resolve) => (done = resolve));
+      await tasks.start(async (taskId) => {
+        ran.push(taskId);
+        done();
+      }, 1);
+      await tasks.enqueue('task-1');
+      await finished;
+      expect(ran).toEqual(['task-1']);
+      expect((await tasks.stats()).mode).toBe('bull');
+
+      let ticked!: () => void;
+      const tick = new Promise<void>((resolve) => (ticked = resolve));
+      await retention.start(async () => ticked());
+      await tick;
+    } finally {
+      await tasks.close();
+      await retention.close();
+    }
+    expect(await clusterKeys(probe, `{bull}:cluster-tasks-${queuePrefix}:*`)).not.toEqual([]);
+    expect(await clusterKeys(probe, `{bull}:cluster-retention-${queuePrefix}:*`)).not.toEqual([]);
+
+    // The client's token store: on the queue's connection, under the queue's tag.
+    const queue = caller.app.get(McpCallQueueHost).queue as BullCallQueue;
+    const tokens = new RedisTokenStore(queue.bull.client, `${queue.keyPrefix}:mcp-oauth:`);
+    expect(await tokens.lock('server-a', 5_000)).toBe(true);
+    expect(await tokens.lock('server-a', 5_000)).toBe(false);
+    await tokens.set('server-a', 'token-1', 60_000);
+    await tokens.delete('server-a', 'token-2');
+    expect(await tokens.get('server-a')).toBe('token-1');
+    await tokens.delete('server-a', 'token-1');
+    await tokens.unlock('server-a');
+    expect(await tokens.get('server-a')).toBeNull();
+    expect(await tokens.lock('server-a', 5_000)).toBe(true);
+    expect(await clusterKeys(probe, `{${queuePrefix}}:mcp-oauth:lock:server-a`)).toHaveLength(1);
   });
 
   it('delivers an elicitation answer POSTed to replica B to the call running on replica A', async () => {
