@@ -11,6 +11,7 @@ describe('McpClientService against McpModule on 2026-07-28', () => {
   let db: TestDatabase;
   let server: RunningApp;
   let client: RunningApp;
+  let bare: RunningApp;
   const asked: string[] = [];
 
   beforeAll(async () => {
@@ -38,9 +39,18 @@ describe('McpClientService against McpModule on 2026-07-28', () => {
         }),
       ],
     });
+    // No app-wide handlers: only a call's own onServerRequest answers.
+    bare = await startApp(db.url, {
+      imports: [
+        McpClientModule.forRoot({
+          servers: { own: { url: `${server.baseUrl}/mcp`, bearerToken: 'token-alice' } },
+        }),
+      ],
+    });
   });
 
   afterAll(async () => {
+    await bare?.close();
     await client?.close();
     await server?.close();
     await db?.drop();
@@ -71,5 +81,28 @@ describe('McpClientService against McpModule on 2026-07-28', () => {
       `SELECT protocol_version, remote_session_id FROM mcp_outbound_sessions WHERE server = 'own'`,
     );
     expect(row).toEqual({ protocol_version: STATELESS, remote_session_id: null });
+  });
+
+  it("announces a call's own onServerRequest in its requests' capabilities, and answers the rounds with it", async () => {
+    const mcp = bare.app.get(McpClientService);
+    const seen: string[] = [];
+    const result = await mcp.callTool(
+      'own',
+      'interview',
+      {},
+      {
+        onServerRequest: async ({ method, params }) => {
+          seen.push(method === 'elicitation/create' ? `${method} ${String(params.message)}` : method);
+          if (method === 'roots/list') return { roots: [{ uri: 'file:///own', name: 'own' }] };
+          return { action: 'accept', content: { name: params.message === 'First name?' ? 'Grace' : 'Hopper' } };
+        },
+      },
+    );
+    expect(result.content).toEqual([{ type: 'text', text: 'Grace Hopper @ file:///own' }]);
+    expect(seen).toEqual(['elicitation/create First name?', 'elicitation/create Last name?', 'roots/list']);
+    // Without it, the same client announces nothing, and the server cannot ask.
+    const refused = await mcp.callTool('own', 'interview', {}).catch((error: unknown) => error as Error);
+    expect(refused).toBeInstanceOf(Error);
+    expect(refused.message).toMatch(/capabilit/i);
   });
 });

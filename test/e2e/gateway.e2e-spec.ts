@@ -144,7 +144,7 @@ describe('McpGatewayModule: one mount fronting server-everything over stdio and 
             {
               server: 'everything',
               prefix: 'ev_',
-              allow: ['echo', 'get-sum', 'simple-prompt'],
+              allow: ['echo', 'get-sum', 'simple-prompt', 'trigger-elicitation-request'],
               serve: ['tools', 'prompts'],
             },
             { server: 'sdk', deny: ['secret'] },
@@ -169,6 +169,7 @@ describe('McpGatewayModule: one mount fronting server-everything over stdio and 
     expect(await toolNames(client)).toEqual([
       'ev_echo',
       'ev_get-sum',
+      'ev_trigger-elicitation-request',
       'ping_own',
       'sdk_ask',
       'sdk_greet',
@@ -240,6 +241,21 @@ describe('McpGatewayModule: one mount fronting server-everything over stdio and 
     expect(text(await client.callTool({ name: 'sdk_muse', arguments: {} }))).toBe(
       'the model (test-model) said: roses are red',
     );
+  });
+
+  it("serves server-everything's elicitation tool, which it lists only to a client announcing elicitation, and relays its form both ways", async () => {
+    const client = await connect('token-alice', { elicitation: {} });
+    const asked: Array<{ message?: string; requestedSchema?: { properties?: object } }> = [];
+    client.setRequestHandler(ElicitRequestSchema, (request) => {
+      asked.push(request.params);
+      return { action: 'decline' };
+    });
+    const result = await client.callTool({ name: 'ev_trigger-elicitation-request', arguments: {} });
+    expect(result.isError).toBeFalsy();
+    expect(text(result)).toContain('User declined to provide the requested information');
+    expect(asked).toHaveLength(1);
+    expect(asked[0].message).toBe('Please provide inputs for the following fields:');
+    expect(Object.keys(asked[0].requestedSchema?.properties ?? {})).toEqual(expect.arrayContaining(['name', 'email']));
   });
 
   it("answers the upstream -32601 when the caller's client lacks the capability", async () => {

@@ -136,6 +136,7 @@ export class McpOutboundExchanger {
             ...(job.deadlineAt !== undefined ? { deadlineAt: job.deadlineAt } : {}),
             ...(request.onHandshake ? { onHandshake: request.onHandshake } : {}),
             onServerRequest: this.dispatcher.forCall(job.server, job.scopeKey, request.answer, request.signal),
+            ...(request.answer ? { clientCapabilities: this.dispatcher.capabilities(true) } : {}),
             onNotification: request.notify,
             onCancelNotice,
             ...(request.signal ? { signal: request.signal } : {}),

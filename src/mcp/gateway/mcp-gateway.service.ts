@@ -12,7 +12,7 @@ import type { McpGatewayModuleOptions, McpResolvedGatewayOptions } from './mcp-g
 
 type McpGatewayCapability = McpGatewayModuleOptions.Capability;
 import { UpstreamSelection } from './upstream-selection';
-import { relayToCaller } from './upstream-request-relay';
+import { refuseWhileListing, relayToCaller } from './upstream-request-relay';
 
 /** The most pages of one list the gateway reads from an upstream. */
 const MAX_PAGES = 100;
@@ -210,6 +210,9 @@ export class McpGateway implements OnApplicationBootstrap, OnModuleDestroy {
     for (let page = 0; page < MAX_PAGES; page++) {
       const result = await this.client.request(server, method, cursor === undefined ? {} : { cursor }, {
         scopeKey: this.options.listScopeKey,
+        // Announce what the calls relay, so that an upstream whose tools depend on the client's
+        // capabilities (elicitation, sampling, roots) lists the ones its callers can use.
+        ...(this.client.mode === 'inline' ? { onServerRequest: refuseWhileListing } : {}),
       });
       const entries = result[field];
       if (Array.isArray(entries)) items.push(...(entries as Record<string, unknown>[]));

@@ -1,6 +1,6 @@
 import { McpRpcError } from '../errors/mcp-rpc.errors';
 import type { McpToolContext } from '../interfaces/mcp-tool-context.interface';
-import { relayToCaller } from './upstream-request-relay';
+import { refuseWhileListing, relayToCaller } from './upstream-request-relay';
 
 /** The part of a tool context the relay uses, answering as a downstream client would. */
 function contextAnswering(overrides: Partial<McpToolContext>): McpToolContext {
@@ -55,5 +55,14 @@ describe('relayToCaller', () => {
     });
     await expect(relay({ method: 'roots/list', params: {} }, {})).rejects.toMatchObject({ code: -32602 });
     await expect(relay({ method: 'tasks/get', params: {} }, {})).rejects.toMatchObject({ code: -32601 });
+  });
+});
+
+describe('refuseWhileListing', () => {
+  it('answers every request -32601, saying no caller is there while the gateway lists', async () => {
+    const failure = await refuseWhileListing({ method: 'elicitation/create', params: {} }, {}).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(McpRpcError);
+    expect(failure).toMatchObject({ code: -32601 });
+    expect((failure as Error).message).toContain('no caller while the gateway lists');
   });
 });

@@ -36,3 +36,13 @@ function elicit(context: McpToolContext, params: Record<string, unknown>): Promi
     extra,
   );
 }
+
+/**
+ * Answers a request an upstream sends while the gateway lists its tools, prompts or resources:
+ * no caller is there to ask, so -32601. Passing it to a listing makes the client announce the
+ * capabilities the gateway relays during calls.
+ */
+export const refuseWhileListing: McpCallServerRequestHandler = ({ method }) =>
+  Promise.reject(
+    new McpRpcError(JsonRpcErrorCode.MethodNotFound, `Method not found: ${method} (no caller while the gateway lists)`),
+  );

@@ -94,6 +94,15 @@ describe('McpServerRequestDispatcher and tool use in sampling', () => {
   const messages = [{ role: 'user', content: { type: 'text', text: 'Weather?' } }];
   const tools = [{ name: 'get_weather', inputSchema: { type: 'object' } }];
 
+  it("adds roots, sampling and form elicitation for a call that answers them itself, keeping the handlers' richer entries", () => {
+    expect(dispatcher({}).capabilities(true)).toEqual({ roots: { listChanged: false }, sampling: {}, elicitation: {} });
+    expect(dispatcher({ sampling: () => ({}) }, true).capabilities(true)).toEqual({
+      roots: { listChanged: false },
+      sampling: { tools: {} },
+      elicitation: {},
+    });
+  });
+
   it('declares sampling.tools only when the sampling handler accepts tool use', () => {
     expect(dispatcher({ sampling: () => ({}) }, true).capabilities()).toEqual({ sampling: { tools: {} } });
     expect(dispatcher({ sampling: () => ({}) }, false).capabilities()).toEqual({ sampling: {} });

@@ -11,6 +11,13 @@ import { McpClientHandlerExplorer } from './client-handler.explorer';
 import { withElicitationDefaults } from './elicitation-defaults';
 import { samplingCapabilityFor, samplingToolParams } from '../../protocol/sampling';
 
+/** What a call with its own `onServerRequest` answers, announced on the handshakes it makes. */
+const CALL_ANSWER_CAPABILITIES: Readonly<Record<string, unknown>> = Object.freeze({
+  roots: { listChanged: false },
+  sampling: {},
+  elicitation: {},
+});
+
 /** The handler kind that answers an elicitation in each mode. */
 const ELICITATION_HANDLER: Record<McpElicitationMode, McpClientHandlerKind> = {
   form: 'elicitation',
@@ -33,9 +40,11 @@ export class McpServerRequestDispatcher {
   /**
    * Client capabilities to announce: one entry per capability that has a handler; `elicitation`
    * names URL mode only when a URL elicitation handler is registered, `sampling` names `tools`
-   * only when the sampling handler accepts tool use.
+   * only when the sampling handler accepts tool use. With `callAnswers` (a call with its own
+   * `onServerRequest`), roots, sampling and form elicitation are announced too, for the
+   * handshakes that call makes itself; the app-wide handlers' richer entries win.
    */
-  capabilities(): Record<string, unknown> {
+  capabilities(callAnswers = false): Record<string, unknown> {
     const kinds = this.handlers.kinds();
     const elicitation = elicitationCapabilityFor(
       (['form', 'url'] as const).filter((mode) => kinds.includes(ELICITATION_HANDLER[mode])),
@@ -46,7 +55,7 @@ export class McpServerRequestDispatcher {
       else if (kind === 'sampling') capabilities.sampling = samplingCapabilityFor(this.handlers.samplingTools());
       else capabilities.elicitation = elicitation;
     }
-    return capabilities;
+    return callAnswers ? { ...CALL_ANSWER_CAPABILITIES, ...capabilities } : capabilities;
   }
 
   /**

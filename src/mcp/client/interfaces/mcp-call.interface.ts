@@ -126,8 +126,10 @@ export interface McpCallOptions {
    * handlers, e.g. by passing them on to another client (the gateway does). Its `signal` fires
    * when the call is aborted. Only with the inline queue for now (refused with Bull, whose worker
    * may be another process), and, like `onProgress`, refused with `wait: false`
-   * (`McpConfigurationError`). The client still announces only the capabilities of its app-wide
-   * handlers at initialize.
+   * (`McpConfigurationError`). A handshake the call makes itself (a spawn-per-call stdio server)
+   * and a 2026-07-28 request announce roots, sampling and form elicitation besides the app-wide
+   * handlers' capabilities; a shared handshake (a 2025-11-25 HTTP session, a pooled stdio
+   * process) announces only the app-wide handlers' ones.
    */
   onServerRequest?: McpCallServerRequestHandler;
   /**

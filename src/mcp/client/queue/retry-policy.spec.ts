@@ -19,6 +19,7 @@ import {
   McpTransportError,
 } from '../../errors/mcp-client.errors';
 import { McpInputRequiredError } from '../../errors/mcp-input-required.errors';
+import { McpAuthorizationRequiredError } from '../auth/oauth-client.errors';
 import { backoffDelay, isRetryable, retryStartsInTime } from './retry-policy';
 
 const delivered = new McpTransportError('reset after sending', true);
@@ -42,6 +43,15 @@ describe('isRetryable', () => {
       expect(isRetryable(method, new Error('worker crashed'))).toBe(true);
     },
   );
+
+  it('never retries a call whose user must authorize first, even one that never reached the server', () => {
+    const required = Object.assign(new McpTransportError('authorization required', false), {
+      cause: new McpAuthorizationRequiredError('crm', 'alice', 'none'),
+    });
+    expect(isRetryable('tools/call', required)).toBe(false);
+    expect(isRetryable('tools/list', required)).toBe(false);
+    expect(isRetryable('tools/list', new McpAuthorizationRequiredError('crm', 'alice', 'revoked'))).toBe(false);
+  });
 
   it('never retries other client errors (JSON-RPC, protocol, capability refusals)', () => {
     expect(isRetryable('tools/list', new McpProtocolError('garbage', true))).toBe(false);

@@ -17,12 +17,19 @@ export class McpEnvelopeFactory {
 
   constructor(private readonly dispatcher: McpServerRequestDispatcher) {}
 
-  /** The envelope of a request made for `job` in `protocolVersion`. */
-  forCall(job: Pick<McpCallJob, 'server' | 'scopeKey'>, protocolVersion: string): StatelessEnvelope {
+  /**
+   * The envelope of a request made for `job` in `protocolVersion`; `callAnswers`: the call has its
+   * own `onServerRequest`, whose capabilities the envelope announces too.
+   */
+  forCall(
+    job: Pick<McpCallJob, 'server' | 'scopeKey'>,
+    protocolVersion: string,
+    callAnswers = false,
+  ): StatelessEnvelope {
     const envelope: StatelessEnvelope = {
       protocolVersion,
       clientInfo: { ...HTTP_DEFAULT_CLIENT_INFO },
-      clientCapabilities: this.dispatcher.capabilities(),
+      clientCapabilities: this.dispatcher.capabilities(callAnswers),
     };
     const logLevel = this.logLevels.get(this.key(job));
     if (logLevel) envelope.logLevel = logLevel;

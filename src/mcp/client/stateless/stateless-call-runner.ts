@@ -156,7 +156,10 @@ export class McpStatelessCallRunner {
     own?: McpCallServerRequestHandler,
   ): Promise<Record<string, unknown>> {
     const ask = async (method: string, extra: Record<string, unknown> = {}) => {
-      const params = withEnvelope({ taskId, ...extra }, withTasksExtension(this.envelopes.forCall(job, version)));
+      const params = withEnvelope(
+        { taskId, ...extra },
+        withTasksExtension(this.envelopes.forCall(job, version, own !== undefined)),
+      );
       return (await this.exchanger.call({ job, session, notify, method, params, statelessVersion: version })).result;
     };
     const cancel = async () => void (await ask(McpMethod.TasksCancel));
@@ -301,7 +304,7 @@ export class McpStatelessCallRunner {
     const answer = this.dispatcher.forCall(job.server, job.scopeKey, own, signal);
     let retry: McpInputRetry = {};
     for (let round = 0; ; round++) {
-      const envelope = this.envelopes.forCall(job, version);
+      const envelope = this.envelopes.forCall(job, version, own !== undefined);
       const asTask = job.task !== undefined && method === McpMethod.ToolsCall;
       const params = withEnvelope(
         { ...(job.params ?? {}), ...retry },

@@ -43,6 +43,11 @@ export interface McpTransportContext {
   signal?: AbortSignal;
   /** Answers server->client requests. Without it, every such request gets -32601. */
   onServerRequest?: McpServerRequestHandler;
+  /**
+   * The client capabilities a handshake made for this deliver alone (a spawn-per-call stdio
+   * process) announces, when the call answers more than the app-wide handlers do.
+   */
+  clientCapabilities?: Record<string, unknown>;
   /** Receives server notifications. */
   onNotification?: McpServerNotificationHandler;
   /**

@@ -32,8 +32,9 @@ export class StdioLauncher {
     this.env = buildStdioEnv(options.env);
   }
 
-  /** The capabilities to declare: configured, or derived from what the call can answer. */
+  /** The capabilities to declare: the call's own, else configured, else derived from what the call can answer. */
   capabilitiesFor(context: McpTransportContext | null): Record<string, unknown> {
+    if (context?.clientCapabilities) return context.clientCapabilities;
     if (this.options.clientCapabilities) return this.options.clientCapabilities;
     return context === null || context.onServerRequest ? { ...STDIO_HANDLER_CAPABILITIES } : {};
   }
