@@ -1,6 +1,5 @@
 import { Logger } from '@nestjs/common';
 import type { Job, Queue } from 'bull';
-import type { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { EventEmitter, once } from 'node:events';
 import { McpCallNotFoundError } from '../../errors/mcp-client-call.errors';
@@ -15,7 +14,6 @@ import { BullCallChannels } from './bull-call-channels';
 import type { McpCallAttempt, McpStoredTask } from '../interfaces/mcp-call-attempt.interface';
 import type { McpCallProcessor } from '../mcp-call-processor';
 import { bullKeyPrefix, createBullQueue, queueConnection } from '../../bull-queue.factory';
-import { createRedisClient } from '../../redis-connection';
 import { McpRedisOutageLog } from '../../redis-outage-log';
 import { decodeCallError, encodeCallError, type EncodedCallError } from './call-error-codec';
 import type {
@@ -42,9 +40,6 @@ interface AbortMessage {
   id: string;
   reason?: string;
 }
-
-/** What needs Bull and ioredis, for the message of a missing package. */
-const FEATURE = 'McpClientModule redis (Bull)';
 
 /** ioredis states in which a command is sent (or queued until the first connect), not refused. */
 const USABLE_STATES = new Set(['ready', 'connect', 'connecting', 'wait']);
@@ -87,17 +82,12 @@ export class BullCallQueue implements McpCallQueue {
     private readonly processor: McpCallProcessor,
   ) {
     this.queue = createBullQueue<McpCallJobData>(
-      { feature: FEATURE, role: 'Queue', name: options.name, options: options.bull ?? {} },
+      { feature: 'McpClientModule redis (Bull)', role: 'Queue', name: options.name, options: options.bull ?? {} },
       new McpRedisOutageLog(this.logger, 'error'),
     );
     const spec = { options: options.bull ?? {} };
     this.keyPrefix = bullKeyPrefix(spec);
-    const connection = queueConnection(spec);
-    this.channels = new BullCallChannels(
-      this.queue.client,
-      `${this.keyPrefix}:${options.name}`,
-      connection === undefined ? undefined : () => createRedisClient(connection, 'subscriber', FEATURE) as Redis,
-    );
+    this.channels = new BullCallChannels(this.queue.client, `${this.keyPrefix}:${options.name}`, queueConnection(spec));
     // A waiter cannot hear outcomes while the connection is down (pub/sub messages are lost).
     this.queue.client.on('close', () =>
       this.failWaiters(
