@@ -9,13 +9,19 @@ import { requireOptionalPeer } from './optional-peer';
  * that the keys one script or multi-key command touches live in one slot.
  */
 export interface McpRedisClusterConnection {
-  /** The Cluster's seed nodes and options. */
-  cluster: {
-    /** Seed nodes (`'host:port'`, a port, or `{ host, port }`); ioredis discovers the rest. */
+  /** A Redis Cluster's seed nodes and options: this key makes `redis` a Cluster description. */
+  cluster: McpRedisClusterConnection.Cluster;
+}
+
+/** The parts of `McpRedisClusterConnection`. */
+export declare namespace McpRedisClusterConnection {
+  /** Where a Cluster is, and how ioredis talks to it. */
+  export interface Cluster {
+    /** Seed nodes (`'host:port'`, a port, or `{ host, port }`); ioredis discovers the rest. List several. */
     nodes: ClusterNode[];
-    /** ioredis Cluster options (`redisOptions` apply to each node's connection). */
+    /** ioredis Cluster options (`redisOptions` apply to each node's connection, passwords and TLS included). */
     options?: ClusterOptions;
-  };
+  }
 }
 
 /**

@@ -22,9 +22,24 @@ export const MCP_CLIENT_MODULE_OPTIONS_MODEL = {
       'The Redis of the client (a `redis://` URL, ioredis options, with `sentinels` and `name` for a Sentinel group, or `{ cluster: { nodes, options } }` for a Cluster), shared by everything in it that needs one: the call queue (calls become Bull jobs any worker runs), the retention schedule, the OAuth token store of `clientCredentials` and the at-most-once markers of calls. A host `BullModule.forRoot` is picked up when this is absent.',
     options: {
       cluster: {
-        kind: 'any',
-        type: "{ /** Seed nodes (`'host:port'`, a port, or `{ host, port }`); ioredis discovers the rest. */ nodes: ClusterNode[]; /** ioredis Cluster options (`redisOptions` apply to each node's connection). */ options?: ClusterOptions; }",
-        description: "The Cluster's seed nodes and options.",
+        kind: 'group',
+        type: 'McpRedisClusterConnection.Cluster',
+        description: "A Redis Cluster's seed nodes and options: this key makes `redis` a Cluster description.",
+        options: {
+          nodes: {
+            kind: 'any',
+            type: 'ClusterNode[]',
+            description:
+              "Seed nodes (`'host:port'`, a port, or `{ host, port }`); ioredis discovers the rest. List several.",
+            required: true,
+          },
+          options: {
+            kind: 'any',
+            type: 'ClusterOptions',
+            description:
+              "ioredis Cluster options (`redisOptions` apply to each node's connection, passwords and TLS included).",
+          },
+        },
         required: true,
       },
     },
