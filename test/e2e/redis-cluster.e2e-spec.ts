@@ -18,6 +18,7 @@ import { RedisTokenStore } from '../../src/mcp/client/auth/redis-token.store';
 import { BullRetentionSchedule } from '../../src/mcp/persistence/retention/retention-schedule';
 import { McpRedisOutageLog } from '../../src/mcp/redis-outage-log';
 import { McpBullTaskQueue } from '../../src/mcp/server/tasks/bull-task.queue';
+import { McpRedisEventLog } from '../../src/mcp/server/pubsub/redis-event-log';
 import { McpCallQueueHost } from '../../src/mcp/client/queue/mcp-call-queue-host';
 import type { BullCallQueue } from '../../src/mcp/client/queue/bull-call-queue';
 
@@ -231,5 +232,23 @@ describe('McpModule and McpClientModule on a Redis Cluster', () => {
       return keys.length ? keys : undefined;
     });
     expect(logged.every((key) => /^\{[^}]+\}(:seq)?$/.test(key))).toBe(true);
+  });
+
+  it('resumes a stream from the log on the Cluster, numbers it, and forgets both of its keys at once', async () => {
+    const log = new McpRedisEventLog(probe, `${channelPrefix}:direct`, { maxEvents: 100, ttlMs: 60_000 }, true);
+    for (const data of ['one', 'two', 'three']) await log.append('session-1', 'stream-1', data);
+    await log.append('session-1', 'stream-1', 'last', { final: true });
+    expect(await log.lastSeq('session-1', 'stream-1')).toBe(4);
+    expect(await log.after('session-1', 'stream-1', 2)).toEqual([
+      { seq: 3, data: 'three', final: false },
+      { seq: 4, data: 'last', final: true },
+    ]);
+    const keys = `{${channelPrefix}:direct:events:session-1:stream-1}*`;
+    expect((await clusterKeys(probe, keys)).sort()).toEqual([
+      `{${channelPrefix}:direct:events:session-1:stream-1}`,
+      `{${channelPrefix}:direct:events:session-1:stream-1}:seq`,
+    ]);
+    await log.forget('session-1', 'stream-1');
+    expect(await clusterKeys(probe, keys)).toEqual([]);
   });
 });
