@@ -142,6 +142,7 @@ describe.each(HTTP_ADAPTERS)('the example app on its embedded SQLite default (HT
         'mcp_handler_switches',
         'mcp_inbound_sessions',
         'mcp_oauth_authorizations',
+        'mcp_oauth_clients',
         'mcp_oauth_grants',
         'mcp_outbound_sessions',
         'mcp_resource_subscriptions',

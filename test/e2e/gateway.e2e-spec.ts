@@ -12,7 +12,7 @@ import {
   type Progress,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { McpClientModule, McpGateway, McpGatewayModule, McpModule, McpTool } from '../../src/mcp';
+import { McpClientModule, McpClientService, McpGateway, McpGatewayModule, McpModule, McpTool } from '../../src/mcp';
 import { McpConfigurationError } from '../../src/mcp/errors';
 import { fixtureAuth } from '../fixtures/fixture-tools';
 import { startSdkSessionHttpServer, type SdkSessionHttpServer } from '../fixtures/sdk-session-http-server';
@@ -32,6 +32,9 @@ class OwnTools {
     return 'pong';
   }
 }
+
+/** How many times the upstream's `ask` tool started. */
+let askRuns = 0;
 
 /** Every McpServer the SDK fixture built (one per upstream session), so a test can change all of them. */
 const upstreamServers: McpServer[] = [];
@@ -61,6 +64,7 @@ function newUpstreamServer(): McpServer {
     },
   );
   server.registerTool('ask', { description: "Asks the caller's user for a name, then greets it" }, async (extra) => {
+    askRuns++;
     const answer = await extra.sendRequest(
       {
         method: 'elicitation/create',
@@ -132,7 +136,11 @@ describe('McpGatewayModule: one mount fronting server-everything over stdio and 
     upstream = await startSdkSessionHttpServer(newUpstreamServer);
     app = await startApp(db.url, {
       imports: [
-        McpModule.forRoot({ auth: fixtureAuth, providers: [OwnTools] }),
+        McpModule.forRoot({
+          auth: fixtureAuth,
+          providers: [OwnTools],
+          stateless: { requestStateSecret: 'a-shared-secret-of-the-gateway-suite' },
+        }),
         McpClientModule.forRoot({
           servers: {
             everything: { command: everythingServer() },
@@ -256,6 +264,33 @@ describe('McpGatewayModule: one mount fronting server-everything over stdio and 
     expect(asked).toHaveLength(1);
     expect(asked[0].message).toBe('Please provide inputs for the following fields:');
     expect(Object.keys(asked[0].requestedSchema?.properties ?? {})).toEqual(expect.arrayContaining(['name', 'email']));
+  });
+
+  it('relays an upstream elicitation to a 2026-07-28 caller through input_required, running the upstream tool again on the replay', async () => {
+    const asked: string[] = [];
+    const downstream = await startApp(db.url, {
+      imports: [
+        McpClientModule.forRoot({
+          servers: { gateway: { url: `${app.baseUrl}/mcp`, bearerToken: 'token-alice', version: '2026-07-28' } },
+          handlers: {
+            elicitation: (params) => {
+              asked.push(String(params.message));
+              return { action: 'accept', content: { name: 'Grace' } };
+            },
+          },
+        }),
+      ],
+    });
+    try {
+      const before = askRuns;
+      const result = await downstream.app.get(McpClientService).callTool('gateway', 'sdk_ask', {});
+      expect(result.content).toEqual([{ type: 'text', text: 'accept: hello Grace' }]);
+      expect(asked).toEqual(['Your name?']);
+      // The first run asked and was ended by the input_required round; the replay got the answer.
+      expect(askRuns - before).toBe(2);
+    } finally {
+      await downstream.close();
+    }
   });
 
   it("answers the upstream -32601 when the caller's client lacks the capability", async () => {

@@ -49,6 +49,7 @@ describe('shipped migrations and entities', () => {
       'AddMcpEventTraceId1767484800000',
       'AddMcpRetentionIndexes1767571200000',
       'AddMcpOAuthGrants1767744000000',
+      'AddMcpOAuthClients1767830400000',
     ]);
     const tables: { table_name: string }[] = await db.dataSource.query(
       `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_name LIKE 'mcp\\_%' ORDER BY table_name`,
@@ -58,6 +59,7 @@ describe('shipped migrations and entities', () => {
       'mcp_handler_switches',
       'mcp_inbound_sessions',
       'mcp_oauth_authorizations',
+      'mcp_oauth_clients',
       'mcp_oauth_grants',
       'mcp_outbound_sessions',
       'mcp_resource_subscriptions',
@@ -135,9 +137,14 @@ describe('shipped migrations and entities', () => {
     ]);
   });
 
-  it('undo the registry switches, tasks, trace id, retention indexes and OAuth grants migrations, and redo them', async () => {
+  it('undo the registry switches, tasks, trace id, retention indexes, OAuth grants and OAuth clients migrations, and redo them', async () => {
     const other = await createTestDatabase('run');
     try {
+      await other.dataSource.undoLastMigration();
+      const clientTables: unknown[] = await other.dataSource.query(
+        `SELECT table_name FROM information_schema.tables WHERE table_name = 'mcp_oauth_clients'`,
+      );
+      expect(clientTables).toEqual([]);
       await other.dataSource.undoLastMigration();
       const oauthTables: unknown[] = await other.dataSource.query(
         `SELECT table_name FROM information_schema.tables WHERE table_name IN ('mcp_oauth_grants', 'mcp_oauth_authorizations')`,
@@ -165,6 +172,7 @@ describe('shipped migrations and entities', () => {
         'AddMcpEventTraceId1767484800000',
         'AddMcpRetentionIndexes1767571200000',
         'AddMcpOAuthGrants1767744000000',
+        'AddMcpOAuthClients1767830400000',
       ]);
       expect(await other.dataSource.driver.createSchemaBuilder().log()).toMatchObject({ upQueries: [] });
     } finally {

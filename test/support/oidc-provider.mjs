@@ -6,6 +6,11 @@
 // "OIDC TOKEN <client_id>" for each token it issues. A client with redirect_uris uses the authorization
 // code flow (PKCE, refresh tokens rotated on every use); its users sign in and consent at once: the
 // interaction route logs in the account named by the `x-test-user` header (a browserless user agent).
+// `registration: true` opens dynamic client registration (RFC 7591) at /reg; it prints
+// "OIDC REGISTERED <client_id>" for each client registered. `clientIdMetadataDocuments: true`
+// accepts https client ids whose Client ID Metadata Document it fetches ("OIDC CIMD FETCH <url>"),
+// from loopback too, and over plain http for an https://127.0.0.1 URL, as a TLS-terminating proxy
+// in front of the test app would.
 import { createServer } from 'node:http';
 import { exportJWK, generateKeyPair } from 'jose';
 import Provider, { errors } from 'oidc-provider';
@@ -15,7 +20,20 @@ const issuer = `http://127.0.0.1:${config.port}`;
 const { privateKey } = await generateKeyPair('RS256', { extractable: true });
 const signingKey = { ...(await exportJWK(privateKey)), kid: 'test-signing-key', alg: 'RS256', use: 'sig' };
 
+/** oidc-provider's outgoing requests: the metadata documents of test apps, on loopback without TLS. */
+async function fetchForTests(url, options) {
+  const target = new URL(url);
+  if (config.clientIdMetadataDocuments && target.protocol === 'https:' && target.hostname === '127.0.0.1') {
+    console.log(`OIDC CIMD FETCH ${target.href}`);
+    target.protocol = 'http:';
+  }
+  // Its dispatcher refuses special-use addresses (loopback included): the test peers are all there.
+  delete options.dispatcher;
+  return globalThis.fetch(target, options);
+}
+
 const provider = new Provider(issuer, {
+  fetch: fetchForTests,
   clients: config.clients.map((client) =>
     client.redirect_uris
       ? {
@@ -41,6 +59,8 @@ const provider = new Provider(issuer, {
     clientCredentials: { enabled: true },
     introspection: { enabled: true },
     revocation: { enabled: true },
+    registration: { enabled: config.registration === true },
+    clientIdMetadataDocument: { enabled: config.clientIdMetadataDocuments === true, ack: 'draft-02' },
     resourceIndicators: {
       enabled: true,
       defaultResource: () => undefined,
@@ -59,6 +79,7 @@ const provider = new Provider(issuer, {
   },
 });
 provider.on('grant.success', (ctx) => console.log(`OIDC TOKEN ${ctx.oidc.client?.clientId}`));
+provider.on('registration_create.success', (_ctx, client) => console.log(`OIDC REGISTERED ${client.clientId}`));
 provider.on('server_error', (_ctx, error) => console.error('oidc-provider server_error', error));
 
 /** Signs in the `x-test-user` account and grants what the client asked for, without a page. */

@@ -44,11 +44,27 @@ export interface TestAuthorizationServer {
   ): Promise<{ status: number; url: string; location: string | null; text: string }>;
   /** How many tokens it issued so far, to `clientId` or to anyone. */
   tokensIssued(clientId?: string): number;
+  /** The ids of the clients registered dynamically so far (with `registration: true`), oldest first. */
+  registeredClients(): string[];
+  /** The Client ID Metadata Documents it fetched so far (with `clientIdMetadataDocuments: true`), by URL. */
+  documentFetches(): string[];
   stop(): Promise<void>;
 }
 
 function basic(client: OidcClient): string {
   return `Basic ${Buffer.from(`${client.client_id}:${client.client_secret ?? ''}`).toString('base64')}`;
+}
+
+/** Features of the test authorization server beyond the default ones. */
+export interface OidcFeatures {
+  /** Opens dynamic client registration (RFC 7591, without an initial access token). @default false */
+  registration?: boolean;
+  /**
+   * Accepts https client ids by their Client ID Metadata Document; one at https://127.0.0.1 is
+   * fetched over plain http (the test app stands for an app behind a TLS-terminating proxy).
+   * @default false
+   */
+  clientIdMetadataDocuments?: boolean;
 }
 
 /**
@@ -59,12 +75,20 @@ export async function startAuthorizationServer(
   clients: OidcClient[],
   resources: Record<string, OidcResource>,
   port?: number,
+  features: OidcFeatures = {},
 ): Promise<TestAuthorizationServer> {
   const listenOn = port ?? (await freeLoopbackPort());
+  const config = {
+    port: listenOn,
+    clients,
+    resources,
+    registration: features.registration === true,
+    clientIdMetadataDocuments: features.clientIdMetadataDocuments === true,
+  };
   const child = await spawnReady(
     process.execPath,
     [join(__dirname, 'oidc-provider.mjs')],
-    { env: { ...process.env, OIDC_CONFIG: JSON.stringify({ port: listenOn, clients, resources }) } },
+    { env: { ...process.env, OIDC_CONFIG: JSON.stringify(config) } },
     /OIDC READY (\S+)/,
   );
   const issuer = child.ready[1];
@@ -122,6 +146,12 @@ export async function startAuthorizationServer(
       return [...child.output().matchAll(/^OIDC TOKEN (\S+)$/gm)].filter(
         (match) => clientId === undefined || match[1] === clientId,
       ).length;
+    },
+    documentFetches() {
+      return [...child.output().matchAll(/^OIDC CIMD FETCH (\S+)$/gm)].map((match) => match[1]);
+    },
+    registeredClients() {
+      return [...child.output().matchAll(/^OIDC REGISTERED (\S+)$/gm)].map((match) => match[1]);
     },
     stop: () => child.stop(),
   };

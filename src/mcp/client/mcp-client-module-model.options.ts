@@ -254,6 +254,14 @@ export const MCP_CLIENT_MODULE_OPTIONS_MODEL = {
         defaultText: '10 minutes',
         unit: 'ms',
       },
+      clientName: {
+        kind: 'string',
+        type: 'string',
+        description:
+          'The name the authorization server shows users for the app (on its consent page): the `client_name` of a dynamic registration and of the Client ID Metadata Document.',
+        default: 'MCP client',
+        minLength: 1,
+      },
     },
     defaultText: 'none: a server using authorizationCode() refuses to boot',
   },

@@ -10,7 +10,13 @@ export const { ConfigurableModuleClass: McpClientConfigurableModule, MODULE_OPTI
     .setClassMethodName('forRoot')
     .setFactoryMethodName('createMcpClientOptions')
     .setExtras<McpClientModuleExtras>(
-      { isGlobal: false, transports: undefined, stores: undefined, oauthCallbackPath: undefined },
+      {
+        isGlobal: false,
+        transports: undefined,
+        stores: undefined,
+        oauthCallbackPath: undefined,
+        oauthClientMetadataPath: undefined,
+      },
       (definition, extras) => ({
         ...definition,
         global: extras.isGlobal ?? false,

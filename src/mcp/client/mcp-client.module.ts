@@ -2,7 +2,9 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { MCP_ENTITIES } from '../persistence/entities';
+import { TypeOrmOAuthClientStore } from '../persistence/typeorm/typeorm-oauth-client.store';
 import { TypeOrmOAuthGrantStore } from '../persistence/typeorm/typeorm-oauth-grant.store';
+import { createOAuthClientMetadataController } from './auth/authorization-code/client-metadata.controller';
 import { McpOAuthService } from './auth/authorization-code/mcp-oauth.service';
 import { createOAuthCallbackController } from './auth/authorization-code/oauth-callback.controller';
 import { createMcpClientStoreProviders } from '../persistence/store-providers';
@@ -55,6 +57,7 @@ export class McpClientModule {
   private static withClient(definition: DynamicModule, extras: McpClientModuleExtras): DynamicModule {
     const stores = createMcpClientStoreProviders(extras.stores);
     const callbackPath = extras.oauthCallbackPath;
+    const metadataPath = extras.oauthClientMetadataPath;
     return {
       ...definition,
       imports: [
@@ -67,10 +70,13 @@ export class McpClientModule {
         ...(definition.providers ?? []),
         ...stores.providers,
         ...createMcpClientProviders(extras),
-        ...(stores.needsTypeOrm ? [TypeOrmOAuthGrantStore] : []),
+        ...(stores.needsTypeOrm ? [TypeOrmOAuthGrantStore, TypeOrmOAuthClientStore] : []),
         McpOAuthService,
       ],
-      controllers: callbackPath === undefined ? [] : [createOAuthCallbackController(callbackPath)],
+      controllers: [
+        ...(callbackPath === undefined ? [] : [createOAuthCallbackController(callbackPath)]),
+        ...(metadataPath === undefined ? [] : [createOAuthClientMetadataController(metadataPath)]),
+      ],
       exports: [McpClientService, McpOAuthService, MCP_CLIENT_OPTIONS, MCP_TRANSPORT_FACTORIES, MCP_CLIENT_RETENTION],
     };
   }

@@ -12,7 +12,7 @@ import type { McpGatewayModuleOptions, McpResolvedGatewayOptions } from './mcp-g
 
 type McpGatewayCapability = McpGatewayModuleOptions.Capability;
 import { UpstreamSelection } from './upstream-selection';
-import { refuseWhileListing, relayToCaller } from './upstream-request-relay';
+import { refuseWhileListing, UpstreamCallRelay } from './upstream-request-relay';
 
 /** The most pages of one list the gateway reads from an upstream. */
 const MAX_PAGES = 100;
@@ -287,18 +287,22 @@ export class McpGateway implements OnApplicationBootstrap, OnModuleDestroy {
     args: Record<string, unknown>,
     context: McpToolContext,
   ): Promise<McpCallToolResult> {
+    // The caller's client answers the upstream's requests; with Bull the worker may be elsewhere.
+    const relay = this.client.mode === 'inline' ? new UpstreamCallRelay(context) : null;
     try {
-      return await this.client.callTool(server, name, args, {
+      const result = await this.client.callTool(server, name, args, {
         scopeKey: context.principal.key,
-        signal: context.signal,
+        signal: relay?.signal ?? context.signal,
         onProgress: (progress) =>
           void context.progress(progress.progress, progress.total, progress.message).catch(() => undefined),
         onLog: (message) =>
           void context.log(message.level as McpLogLevel, message.data, message.logger).catch(() => undefined),
-        // The caller's client answers the upstream's requests; with Bull the worker may be elsewhere.
-        ...(this.client.mode === 'inline' ? { onServerRequest: relayToCaller(context) } : {}),
+        ...(relay ? { onServerRequest: relay.answer } : {}),
       });
+      relay?.rethrowStop();
+      return result;
     } catch (error) {
+      relay?.rethrowStop();
       return {
         content: [{ type: 'text', text: `The upstream server "${server}" could not run ${name}: ${messageOf(error)}` }],
         isError: true,

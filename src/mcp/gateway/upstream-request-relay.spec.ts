@@ -1,6 +1,7 @@
 import { McpRpcError } from '../errors/mcp-rpc.errors';
 import type { McpToolContext } from '../interfaces/mcp-tool-context.interface';
-import { refuseWhileListing, relayToCaller } from './upstream-request-relay';
+import { InputRequiredSignal } from '../server/stateless/input-channel';
+import { refuseWhileListing, relayToCaller, UpstreamCallRelay } from './upstream-request-relay';
 
 /** The part of a tool context the relay uses, answering as a downstream client would. */
 function contextAnswering(overrides: Partial<McpToolContext>): McpToolContext {
@@ -64,5 +65,49 @@ describe('refuseWhileListing', () => {
     expect(failure).toBeInstanceOf(McpRpcError);
     expect(failure).toMatchObject({ code: -32601 });
     expect((failure as Error).message).toContain('no caller while the gateway lists');
+  });
+});
+
+describe('UpstreamCallRelay', () => {
+  const elicitation = { method: 'elicitation/create', params: { message: 'Name?', requestedSchema: {} } };
+
+  it("aborts the upstream call when the caller's answer needs another round, and rethrows what ended it", async () => {
+    const caller = new AbortController();
+    const round = new InputRequiredSignal('elicitation-1');
+    const relay = new UpstreamCallRelay(
+      contextAnswering({
+        signal: caller.signal,
+        elicit: async () => {
+          throw round;
+        },
+      }),
+    );
+    const signal = relay.signal;
+    expect(() => relay.rethrowStop()).not.toThrow();
+    await expect(relay.answer(elicitation, {})).rejects.toBe(round);
+    expect(signal.aborted).toBe(true);
+    expect(signal.reason).toBe(round);
+    // A second request of the same call keeps the first reason.
+    await expect(relay.answer(elicitation, {})).rejects.toBe(round);
+    expect(() => relay.rethrowStop()).toThrow(round);
+    expect(caller.signal.aborted).toBe(false);
+  });
+
+  it("passes other failures to the upstream without stopping the call, and follows the caller's signal", async () => {
+    const caller = new AbortController();
+    const relay = new UpstreamCallRelay(
+      contextAnswering({
+        signal: caller.signal,
+        elicit: async () => {
+          throw new McpRpcError(-32603, 'the user agent crashed');
+        },
+      }),
+    );
+    await expect(relay.answer(elicitation, {})).rejects.toThrow('the user agent crashed');
+    const signal = relay.signal;
+    expect(signal.aborted).toBe(false);
+    expect(() => relay.rethrowStop()).not.toThrow();
+    caller.abort(new Error('the caller left'));
+    expect(signal.aborted).toBe(true);
   });
 });

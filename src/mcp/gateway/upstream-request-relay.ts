@@ -1,4 +1,5 @@
 import { McpRpcError } from '../errors/mcp-rpc.errors';
+import { InputRequiredSignal } from '../server/stateless/input-channel';
 import type { McpCallServerRequestHandler } from '../client/interfaces/mcp-call.interface';
 import type { McpToolContext, McpUrlElicitation } from '../interfaces/mcp-tool-context.interface';
 import { JsonRpcErrorCode } from '../protocol/jsonrpc';
@@ -46,3 +47,41 @@ export const refuseWhileListing: McpCallServerRequestHandler = ({ method }) =>
   Promise.reject(
     new McpRpcError(JsonRpcErrorCode.MethodNotFound, `Method not found: ${method} (no caller while the gateway lists)`),
   );
+
+/**
+ * The relay of one gateway call. When the caller's answer cannot come within this request (a
+ * 2026-07-28 caller: the mount ends the `tools/call` with `input_required` and replays the tool
+ * with the answers), the upstream call is aborted at once and `rethrowStop` rethrows what ended
+ * the round, so that the mount answers `input_required` without waiting for the upstream.
+ */
+export class UpstreamCallRelay {
+  /** Pass as the upstream call's `onServerRequest`. */
+  readonly answer: McpCallServerRequestHandler;
+  private readonly stop = new AbortController();
+  private stopped: { error: unknown } | null = null;
+
+  constructor(private readonly context: McpToolContext) {
+    const relay = relayToCaller(context);
+    this.answer = async (request, options) => {
+      try {
+        return await relay(request, options);
+      } catch (error) {
+        if (error instanceof InputRequiredSignal && this.stopped === null) {
+          this.stopped = { error };
+          this.stop.abort(error);
+        }
+        throw error;
+      }
+    };
+  }
+
+  /** The upstream call's signal: the caller's, or this relay's stop. */
+  get signal(): AbortSignal {
+    return AbortSignal.any([this.context.signal, this.stop.signal]);
+  }
+
+  /** Rethrows what stopped the call (an `input_required` round), if anything did. */
+  rethrowStop(): void {
+    if (this.stopped !== null) throw this.stopped.error;
+  }
+}

@@ -46,7 +46,12 @@ export interface McpResolvedClientOptions {
   /** The `retention` option checked; null: nothing is pruned. */
   retention: McpResolvedRetention | null;
   /** User-delegated OAuth settings, defaults applied; checked when a server uses `authorizationCode`. */
-  oauth: { redirectUri?: string; encryptionKeys?: McpOAuthEncryptionKey[]; authorizationTtlMs: number };
+  oauth: {
+    redirectUri?: string;
+    encryptionKeys?: McpOAuthEncryptionKey[];
+    authorizationTtlMs: number;
+    clientName: string;
+  };
 }
 
 type Model = typeof MCP_CLIENT_MODULE_OPTIONS_MODEL;

@@ -96,6 +96,14 @@ export interface McpClientModuleExtras {
    * @default (none: no route; the host completes authorizations with `McpOAuthService.completeAuthorization`)
    */
   oauthCallbackPath?: string;
+  /**
+   * Serves the app's Client ID Metadata Document (for `authorizationCode({ clientMetadataUrl })`)
+   * at this path, e.g. `'/oauth/client-metadata.json'`: `client_id` is the `clientMetadataUrl`
+   * of the servers (one URL for all of them), with `oauth.redirectUri` and `oauth.clientName`.
+   * `clientMetadataUrl` must be this path as the authorization server reaches it.
+   * @default (none: no route; the host serves the document itself)
+   */
+  oauthClientMetadataPath?: string;
 }
 
 /** What `McpClientModule.forRoot` takes: the client options and the synchronous extras. */
@@ -167,6 +175,13 @@ export declare namespace McpClientOptions {
     encryptionKeys?: McpOAuthEncryptionKey[];
     /** How long a started authorization may be completed, in ms. @default 600_000 (10 minutes) */
     authorizationTtlMs?: number;
+    /**
+     * The name the authorization server shows users for the app (on its consent page): the
+     * `client_name` of a dynamic registration and of the Client ID Metadata Document.
+     * @default 'MCP client'
+     * @minLength 1
+     */
+    clientName?: string;
   }
   /** Expert settings of the client; their defaults suit most apps. */
   export interface Advanced {

@@ -3,6 +3,7 @@ import { McpEvent } from './mcp-event.entity';
 import { McpHandlerSwitch } from './handler-switch.entity';
 import { McpInboundSession } from './inbound-session.entity';
 import { McpOAuthAuthorization } from './oauth-authorization.entity';
+import { McpOAuthClient } from './oauth-client.entity';
 import { McpOAuthGrant } from './oauth-grant.entity';
 import { McpOutboundSession } from './outbound-session.entity';
 import { McpResourceSubscription } from './resource-subscription.entity';
@@ -13,6 +14,7 @@ export {
   McpHandlerSwitch,
   McpInboundSession,
   McpOAuthAuthorization,
+  McpOAuthClient,
   McpOAuthGrant,
   McpOutboundSession,
   McpResourceSubscription,
@@ -30,4 +32,5 @@ export const MCP_ENTITIES: Type[] = [
   McpTask,
   McpOAuthGrant,
   McpOAuthAuthorization,
+  McpOAuthClient,
 ];

@@ -8,6 +8,7 @@ import { AddMcpTasks1767398400000 } from './1767398400000-AddMcpTasks';
 import { AddMcpEventTraceId1767484800000 } from './1767484800000-AddMcpEventTraceId';
 import { AddMcpRetentionIndexes1767571200000 } from './1767571200000-AddMcpRetentionIndexes';
 import { AddMcpOAuthGrants1767744000000 } from './1767744000000-AddMcpOAuthGrants';
+import { AddMcpOAuthClients1767830400000 } from './1767830400000-AddMcpOAuthClients';
 import { McpEventsPartitioning1767657600000 } from './1767657600000-McpEventsPartitioning';
 
 export {
@@ -20,6 +21,7 @@ export {
   AddMcpRetentionIndexes1767571200000,
   McpEventsPartitioning1767657600000,
   AddMcpOAuthGrants1767744000000,
+  AddMcpOAuthClients1767830400000,
 };
 
 /** The PostgreSQL migrations of the package, oldest first: add them to the host's DataSource `migrations`. */
@@ -32,6 +34,7 @@ export const MCP_MIGRATIONS: Type<MigrationInterface>[] = [
   AddMcpEventTraceId1767484800000,
   AddMcpRetentionIndexes1767571200000,
   AddMcpOAuthGrants1767744000000,
+  AddMcpOAuthClients1767830400000,
 ];
 
 /**

@@ -1,6 +1,6 @@
 import { McpConfigurationError } from '../../../errors/mcp-configuration.errors';
 import type { McpAuthChallenge, McpAuthTarget, McpClientAuth } from '../mcp-client-auth.interface';
-import { trustedIssuers } from '../authorization-server-trust';
+import { isSecureOrLoopback, trustedIssuers } from '../authorization-server-trust';
 import { discoverOAuth, type OAuthDiscovery, type OAuthDiscoveryPolicy } from '../oauth-discovery';
 import type { OAuthFetchBounds } from '../oauth-fetch';
 
@@ -27,12 +27,12 @@ export class AuthorizationCodeAuth implements McpClientAuth {
   private engine: AuthorizationCodeEngine | null = null;
   private readonly discoveries = new Map<string, Promise<OAuthDiscovery>>();
 
+  /** How messages name the client: its id, its Client ID Metadata Document URL, or `(dynamically registered)`. */
+  readonly label: string;
+
   constructor(readonly options: authorizationCode.Options) {
-    if (typeof options?.clientId !== 'string' || options.clientId === '')
-      throw new McpConfigurationError(
-        'authorizationCode({...}) needs "clientId": the id the client is registered under at the authorization server',
-      );
-    this.issuers = trustedIssuers(options);
+    this.label = checkClientOptions(options);
+    this.issuers = trustedIssuers({ ...options, clientId: this.label });
     this.bounds = { timeoutMs: options.timeoutMs ?? 10_000, maxBytes: options.maxResponseBytes ?? 65_536 };
   }
 
@@ -73,7 +73,7 @@ export class AuthorizationCodeAuth implements McpClientAuth {
   private attached(): AuthorizationCodeEngine {
     if (!this.engine)
       throw new McpConfigurationError(
-        `authorizationCode({ clientId: "${this.options.clientId}" }) is only usable as the "auth" of a server of McpClientModule (which runs the flow with McpOAuthService)`,
+        `authorizationCode() of client "${this.label}" is only usable as the "auth" of a server of McpClientModule (which runs the flow with McpOAuthService)`,
       );
     return this.engine;
   }
@@ -83,6 +83,49 @@ export class AuthorizationCodeAuth implements McpClientAuth {
       throw new McpConfigurationError('authorizationCode() gives tokens for calls of McpClientService only');
     return { url: target.url, server: target.server, scopeKey: target.scopeKey ?? '' };
   }
+}
+
+const CLIENT_OPTIONS_HELP =
+  'Give "clientId" (the app is registered at the authorization server), "clientMetadataUrl" (the https URL the app serves its Client ID Metadata Document at), ' +
+  'or "dynamicRegistration: true" (the app registers itself, RFC 7591); the last two may go together';
+
+/**
+ * Checks how the client gets its client id, and answers how messages name it.
+ * @throws McpConfigurationError saying what to fix
+ */
+function checkClientOptions(options: authorizationCode.Options | undefined): string {
+  const { clientId, clientSecret, clientMetadataUrl, dynamicRegistration } = options ?? {};
+  const refuse = (problem: string) => new McpConfigurationError(`authorizationCode({...}): ${problem}`);
+  if (clientId !== undefined && (typeof clientId !== 'string' || clientId === ''))
+    throw refuse(`needs "clientId" to be a non-empty string when given. ${CLIENT_OPTIONS_HELP}`);
+  if (clientId !== undefined && (clientMetadataUrl !== undefined || dynamicRegistration !== undefined))
+    throw refuse(
+      `"clientId" comes first (the MCP specification's order), so "clientMetadataUrl" and "dynamicRegistration" would never be used: keep "clientId" alone, or remove it`,
+    );
+  if (clientSecret !== undefined && clientId === undefined)
+    throw refuse(
+      '"clientSecret" belongs to a pre-registered client: give its "clientId" too (a client known by its metadata document or registered dynamically is public)',
+    );
+  if (dynamicRegistration !== undefined && typeof dynamicRegistration !== 'boolean')
+    throw refuse(`"dynamicRegistration" must be true or false, not ${JSON.stringify(dynamicRegistration)}`);
+  if (clientMetadataUrl !== undefined) {
+    const url =
+      typeof clientMetadataUrl === 'string' && URL.canParse(clientMetadataUrl) ? new URL(clientMetadataUrl) : null;
+    // The authorization server compares the client id with the document's URL exactly: the canonical form only.
+    if (
+      !url ||
+      !isSecureOrLoopback(url) ||
+      url.pathname === '/' ||
+      `${url.origin}${url.pathname}` !== clientMetadataUrl
+    )
+      throw refuse(
+        `"clientMetadataUrl" ${JSON.stringify(clientMetadataUrl)} is not the URL of a Client ID Metadata Document: give an https URL with a path, ` +
+          'without query, fragment or credentials, as the URL parser writes it (e.g. https://app.example.com/oauth/client-metadata.json; http only on a loopback host)',
+      );
+  }
+  if (clientId === undefined && clientMetadataUrl === undefined && dynamicRegistration !== true)
+    throw refuse(`the client needs a client id at the authorization server. ${CLIENT_OPTIONS_HELP}`);
+  return clientId ?? clientMetadataUrl ?? '(dynamically registered)';
 }
 
 /**
@@ -95,7 +138,9 @@ export class AuthorizationCodeAuth implements McpClientAuth {
  *
  * The authorization server is found from the server's Protected Resource Metadata, and must be
  * one the configuration trusts (`authorizationServer` or `trustedAuthorizationServers`), as
- * with `clientCredentials`.
+ * with `clientCredentials`. The client id there is, in the MCP specification's order, `clientId`
+ * (pre-registered), else `clientMetadataUrl` when the server supports Client ID Metadata
+ * Documents, else one registered dynamically (`dynamicRegistration`).
  * @example `crm: { url: 'https://crm.example.com/mcp', auth: authorizationCode({ clientId: 'my-app', authorizationServer: 'https://login.example.com' }) }`
  */
 export function authorizationCode(options: authorizationCode.Options): McpClientAuth {
@@ -105,14 +150,34 @@ export function authorizationCode(options: authorizationCode.Options): McpClient
 export declare namespace authorizationCode {
   /** Options of `authorizationCode({...})`. */
   export interface Options {
-    /** The client id the app is registered under at the authorization server (with `oauth.redirectUri` as a redirect URI). */
-    clientId: string;
+    /**
+     * The client id the app is registered under at the authorization server (with
+     * `oauth.redirectUri` as a redirect URI). Given, it is the one used (the MCP specification's
+     * first way); without it, `clientMetadataUrl` or `dynamicRegistration` is required.
+     * @default none: the client id comes from `clientMetadataUrl` or `dynamicRegistration`
+     */
+    clientId?: string;
     /**
      * The client secret of a confidential client (`client_secret_basic`, or `client_secret_post`
-     * when the server announces only that). Sent only to a trusted issuer's token endpoint.
+     * when the server announces only that), with `clientId`. Sent only to a trusted issuer's token endpoint.
      * @default none: a public client (PKCE only)
      */
     clientSecret?: string;
+    /**
+     * The https URL where the app serves its Client ID Metadata Document (the client module
+     * serves it at `oauthClientMetadataPath`): the client id at an authorization server that
+     * announces `client_id_metadata_document_supported`. Preferred over `dynamicRegistration`.
+     * @default none
+     */
+    clientMetadataUrl?: string;
+    /**
+     * Registers the app at an authorization server that announces a `registration_endpoint`
+     * (RFC 7591), as a public client with `oauth.redirectUri`, when `clientMetadataUrl` is not
+     * usable there. The registration is kept in the database (`mcp_oauth_clients`), one per
+     * issuer and redirect URI for every replica.
+     * @default false
+     */
+    dynamicRegistration?: boolean;
     /**
      * Scopes to ask for, space-separated, besides those a 403 `insufficient_scope` asked for.
      * @default the Protected Resource Metadata's `scopes_supported`, else none

@@ -54,4 +54,14 @@ export class McpGrantSealer {
   openVerifier(stateHash: string, sealed: string): string | null {
     return this.cipher.open(sealed, `authorization\0${stateHash}`);
   }
+
+  /** The client secret of a dynamically registered client, sealed for its registration row. */
+  sealClientSecret(registrationKey: string, secret: string): string {
+    return this.cipher.seal(secret, `client\0${registrationKey}`);
+  }
+
+  /** The client secret of a registration row in clear, or null when it does not open with the configured keys. */
+  openClientSecret(registrationKey: string, sealed: string): string | null {
+    return this.cipher.open(sealed, `client\0${registrationKey}`);
+  }
 }

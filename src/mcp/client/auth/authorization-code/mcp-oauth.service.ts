@@ -3,6 +3,7 @@ import { McpUnknownServerError } from '../../../errors/mcp-client-call.errors';
 import { McpConfigurationError } from '../../../errors/mcp-configuration.errors';
 import type { McpOAuthAuthorization } from '../../../persistence/entities/oauth-authorization.entity';
 import type { McpOAuthGrant } from '../../../persistence/entities/oauth-grant.entity';
+import { TypeOrmOAuthClientStore } from '../../../persistence/typeorm/typeorm-oauth-client.store';
 import { TypeOrmOAuthGrantStore } from '../../../persistence/typeorm/typeorm-oauth-grant.store';
 import type { McpResolvedClientOptions } from '../../config/client-options-resolver';
 import { MCP_CLIENT_OPTIONS } from '../../mcp-client.constants';
@@ -11,6 +12,7 @@ import type { McpAuthChallenge, McpAuthTarget } from '../mcp-client-auth.interfa
 import { McpAuthorizationRequiredError, McpOAuthClientError } from '../oauth-client.errors';
 import type { OAuthDiscovery } from '../oauth-discovery';
 import { AuthorizationCodeAuth, type AuthorizationCodeEngine } from './authorization-code.auth';
+import { McpOAuthClientRegistrar } from './client-registration';
 import { McpOAuthCallbackError } from './oauth-callback.errors';
 import { McpGrantSealer } from './grant-sealer';
 import { newAuthorizationSecrets, stateHash } from './pkce';
@@ -54,11 +56,13 @@ const text = (value: unknown): string | null => (typeof value === 'string' && va
 @Injectable()
 export class McpOAuthService implements OnModuleInit, AuthorizationCodeEngine {
   private sealer: McpGrantSealer | null = null;
+  private registrar: McpOAuthClientRegistrar | null = null;
   private readonly inFlight = new Map<string, Promise<string>>();
 
   constructor(
     @Inject(MCP_CLIENT_OPTIONS) private readonly options: McpResolvedClientOptions,
     @Optional() private readonly store?: TypeOrmOAuthGrantStore,
+    @Optional() private readonly clients?: TypeOrmOAuthClientStore,
   ) {}
 
   /**
@@ -87,6 +91,7 @@ export class McpOAuthService implements OnModuleInit, AuthorizationCodeEngine {
       throw new McpConfigurationError(
         'McpClientModule: a server uses authorizationCode(), whose grants live in the database: give the app a TypeORM connection with MCP_ENTITIES (and keep the TypeORM stores)',
       );
+    this.registrar = new McpOAuthClientRegistrar(this.clients, this.sealer, redirectUri, this.options.oauth.clientName);
     for (const auth of providers) auth.attach(this);
   }
 
@@ -117,6 +122,7 @@ export class McpOAuthService implements OnModuleInit, AuthorizationCodeEngine {
       throw new McpOAuthClientError(
         `The authorization server ${discovery.issuer} does not announce PKCE with S256 (code_challenge_methods_supported); the client does not authorize without it`,
       );
+    const client = await this.client().client(auth, discovery);
     const scope = this.scopeFor(auth, discovery, await store.find(server, scopeKey));
     const secrets = newAuthorizationSecrets();
     const hash = stateHash(secrets.state);
@@ -126,7 +132,7 @@ export class McpOAuthService implements OnModuleInit, AuthorizationCodeEngine {
       server,
       scopeKey,
       issuer: discovery.issuer,
-      clientId: auth.options.clientId,
+      clientId: client.clientId,
       resource: discovery.resource,
       scope,
       redirectUri,
@@ -139,7 +145,7 @@ export class McpOAuthService implements OnModuleInit, AuthorizationCodeEngine {
     const target = new URL(endpoint);
     const params: Record<string, string> = {
       response_type: 'code',
-      client_id: auth.options.clientId,
+      client_id: client.clientId,
       redirect_uri: redirectUri,
       state: secrets.state,
       code_challenge: secrets.challenge,
@@ -189,11 +195,12 @@ export class McpOAuthService implements OnModuleInit, AuthorizationCodeEngine {
     const verifier = sealer.openVerifier(pending.stateHash, pending.codeVerifier);
     if (verifier === null)
       throw new McpOAuthCallbackError('The pending authorization does not open with the configured keys: start again');
+    const client = await this.client().issuedTo(auth, discovery, pending.clientId);
     let tokens: IssuedTokens;
     try {
       tokens = await requestTokens(
         discovery,
-        this.client(auth),
+        client,
         { grant_type: 'authorization_code', code, redirect_uri: pending.redirectUri, code_verifier: verifier },
         auth.bounds,
       );
@@ -203,7 +210,7 @@ export class McpOAuthService implements OnModuleInit, AuthorizationCodeEngine {
     await store.save(pending.server, pending.scopeKey, {
       ...sealer.sealTokens(pending.server, pending.scopeKey, tokens, null),
       issuer: discovery.issuer,
-      clientId: auth.options.clientId,
+      clientId: client.clientId,
       resource: discovery.resource,
       scope: tokens.scope ?? pending.scope,
     });
@@ -277,7 +284,7 @@ export class McpOAuthService implements OnModuleInit, AuthorizationCodeEngine {
         );
       tokens = await requestTokens(
         discovery,
-        this.client(auth),
+        await this.client().issuedTo(auth, discovery, grant.clientId),
         { grant_type: 'refresh_token', refresh_token: refreshToken },
         auth.bounds,
       );
@@ -304,8 +311,8 @@ export class McpOAuthService implements OnModuleInit, AuthorizationCodeEngine {
     return (discovery.user?.resourceScopes ?? []).join(' ');
   }
 
-  private client(auth: AuthorizationCodeAuth): { clientId: string; clientSecret?: string } {
-    return { clientId: auth.options.clientId, clientSecret: auth.options.clientSecret };
+  private client(): McpOAuthClientRegistrar {
+    return this.registrar as McpOAuthClientRegistrar;
   }
 
   private entry(server: string): { auth: AuthorizationCodeAuth; url: URL } {
