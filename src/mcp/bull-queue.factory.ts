@@ -29,9 +29,8 @@ export interface McpBullQueueSpec {
  */
 export function createBullQueue<T>(spec: McpBullQueueSpec, outages: McpRedisOutageLog): Queue<T> {
   const BullQueue = requireOptionalPeer<typeof Bull>('bull', spec.feature);
-  // A Redis given in Bull's options (the client's, a host's `BullModule.forRoot`) is connected the same way.
   const { redis: inOptions, ...options } = spec.options ?? {};
-  const connection: McpRedisConnection | undefined = spec.redis ?? (options.createClient ? undefined : inOptions);
+  const connection = queueConnection(spec);
   if (connection === undefined) {
     const queue = new BullQueue<T>(spec.name, { ...options, ...(inOptions ? { redis: inOptions } : {}) });
     outages.watch(queue, `${spec.role} "${spec.name}"`);
@@ -46,12 +45,29 @@ export function createBullQueue<T>(spec: McpBullQueueSpec, outages: McpRedisOuta
     ownedClients(created)?.push(client);
     return client as never;
   };
-  const prefix = redisKeyPrefix(options.prefix ?? 'bull', connection);
+  const prefix = bullKeyPrefix(spec);
   const queue = new BullQueue<T>(spec.name, { ...options, prefix, createClient });
   created = queue;
   ownedClients(queue)?.push(...made);
   outages.watch(queue, `${spec.role} "${spec.name}"`);
   return queue;
+}
+
+/**
+ * The connection a queue is made on: the spec's `redis`, else a Redis given in Bull's options
+ * (the client's, a host's `BullModule.forRoot`), which is connected the same way; none when Bull's
+ * own `createClient` is given.
+ */
+export function queueConnection(spec: Pick<McpBullQueueSpec, 'redis' | 'options'>): McpRedisConnection | undefined {
+  return spec.redis ?? (spec.options?.createClient ? undefined : spec.options?.redis);
+}
+
+/**
+ * The key prefix of a queue's keys as Bull writes them: Bull's `prefix` (`'bull'` by default),
+ * hash-tagged on a Cluster. Keys the module keeps beside a queue's (markers, tokens) start with it.
+ */
+export function bullKeyPrefix(spec: Pick<McpBullQueueSpec, 'redis' | 'options'>): string {
+  return redisKeyPrefix(spec.options?.prefix ?? 'bull', queueConnection(spec));
 }
 
 /** Bull's list of the connections `close` ends (not in its types). */

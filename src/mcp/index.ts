@@ -159,6 +159,9 @@ export type {
 export { MCP_ENTITIES } from './persistence/entities';
 export { MCP_MIGRATIONS, MCP_PARTITIONING_MIGRATIONS } from './persistence/migrations';
 
+// Redis: the one connection description of a module's `redis` (URL, Sentinel, Cluster).
+export type { McpRedisConnection, McpRedisClusterConnection } from './redis-connection';
+
 // Retention: the pruner of a mount or of the client.
 export { McpRetentionService } from './persistence/retention/mcp-retention.service';
 export type { McpRetentionOptions, McpClientRetentionOptions } from './persistence/retention/mcp-retention.options';

@@ -84,12 +84,7 @@ export class McpModule {
                 queue:
                   options.redis === undefined
                     ? null
-                    : {
-                        name: `mcp-retention-${mount}`,
-                        ...(typeof options.redis === 'string'
-                          ? { url: options.redis, options: {} }
-                          : { options: { redis: options.redis } }),
-                      },
+                    : { name: `mcp-retention-${mount}`, redis: options.redis, options: {} },
               },
               moduleRef,
             ),

@@ -1,21 +1,34 @@
 import type { Cluster, ClusterNode, ClusterOptions, Redis, RedisOptions } from 'ioredis';
+import type { OptionValidatorInput } from './options/options-model';
+import { McpConfigurationError } from './errors/mcp-configuration.errors';
 import { requireOptionalPeer } from './optional-peer';
 
-/** A Redis Cluster: its seed nodes and the ioredis Cluster options. */
+/**
+ * A Redis Cluster: its seed nodes and the ioredis Cluster options. On a Cluster the module
+ * hash-tags its key prefixes (Bull's `{bull}`, the resumption log's and the rate limits' keys), so
+ * that the keys one script or multi-key command touches live in one slot.
+ */
 export interface McpRedisClusterConnection {
-  /** The Cluster's seed nodes and options. */
-  cluster: {
-    /** Seed nodes (`'host:port'`, a port, or `{ host, port }`); ioredis discovers the rest. */
+  /** A Redis Cluster's seed nodes and options: this key makes `redis` a Cluster description. */
+  cluster: McpRedisClusterConnection.Cluster;
+}
+
+/** The parts of `McpRedisClusterConnection`. */
+export declare namespace McpRedisClusterConnection {
+  /** Where a Cluster is, and how ioredis talks to it. */
+  export interface Cluster {
+    /** Seed nodes (`'host:port'`, a port, or `{ host, port }`); ioredis discovers the rest. List several. */
     nodes: ClusterNode[];
-    /** ioredis Cluster options (`redisOptions` apply to each node's connection). */
+    /** ioredis Cluster options (`redisOptions` apply to each node's connection, passwords and TLS included). */
     options?: ClusterOptions;
-  };
+  }
 }
 
 /**
- * Where a module's Redis is: a URL, ioredis options (with `sentinels` and `name` for a Sentinel
- * group), or a Cluster description. Every Redis user of the module connects through
- * `createRedisClient`.
+ * Where a module's Redis is (the `redis` option of `McpModule` and of `McpClientModule`): a
+ * `redis://` or `rediss://` URL, ioredis options (with `sentinels` and `name` for a Sentinel
+ * group), or a Cluster description (`{ cluster: { nodes, options } }`). Every Redis user of the
+ * module (queues, session bus, resumption log, markers, token store, retention schedule) follows it.
  */
 export type McpRedisConnection = string | RedisOptions | McpRedisClusterConnection;
 
@@ -38,8 +51,12 @@ export function isRedisCluster(
  * need it). A prefix that already carries a tag is kept.
  */
 export function redisKeyPrefix(prefix: string, connection: McpRedisConnection | null | undefined): string {
-  if (!isRedisCluster(connection) || /\{[^}]+\}/.test(prefix)) return prefix;
-  return `{${prefix}}`;
+  return isRedisCluster(connection) ? hashTagged(prefix) : prefix;
+}
+
+/** `{key}`, so that Redis Cluster hashes only `key` (the slot of `{key}` and `{key}:more` is one); a key with a tag is kept. */
+export function hashTagged(key: string): string {
+  return /\{[^}]+\}/.test(key) ? key : `{${key}}`;
 }
 
 /**
@@ -60,6 +77,8 @@ export function createRedisClient(
   };
   if (isRedisCluster(connection)) {
     const options = connection.cluster.options ?? {};
+    if (role === 'subscriber')
+      return clusterSubscriber(ioredis, connection.cluster.nodes, { ...options.redisOptions, ...own });
     return new ioredis.Cluster(connection.cluster.nodes, {
       ...options,
       redisOptions: { ...options.redisOptions, ...own },
@@ -67,4 +86,105 @@ export function createRedisClient(
   }
   if (typeof connection === 'string') return new ioredis.Redis(connection, own);
   return new ioredis.Redis({ ...connection, ...own });
+}
+
+/** A seed node as an address: `'host:port'` (or a `redis://` URL), a port, or `{ host?, port? }`. */
+function seedAddress(node: ClusterNode): { host: string; port: number } {
+  if (typeof node === 'number') return { host: '127.0.0.1', port: node };
+  if (typeof node === 'string') {
+    // Matches every string: each part is optional.
+    const [, host, port] = /^(?:rediss?:\/\/)?([^:/]*)(?::(\d+))?/.exec(node)!;
+    return { host: host || '127.0.0.1', port: port ? Number(port) : 6379 };
+  }
+  return { host: node.host ?? '127.0.0.1', port: node.port ?? 6379 };
+}
+
+/**
+ * The subscriber connection of a Cluster: one node's connection, with no ready check, that moves
+ * to the next seed node each time it reconnects. A Cluster forwards every PUBLISH to every node,
+ * so any node serves a subscriber. ioredis' own Cluster subscriber is not used: it always runs
+ * the ready check, and its INFO, sent after the connection's handshake, meets a connection that a
+ * SUBSCRIBE issued meanwhile already switched to subscriber mode: the subscriptions then fail.
+ */
+function clusterSubscriber(
+  ioredis: typeof import('ioredis'),
+  nodes: readonly ClusterNode[],
+  options: RedisOptions,
+): Redis {
+  const seeds = nodes.map(seedAddress);
+  let current = 0;
+  const redis: Redis = new ioredis.Redis({
+    ...options,
+    ...seeds[0],
+    retryStrategy: (times) => {
+      current = (current + 1) % seeds.length;
+      // ioredis reads the address from these options at each connection attempt.
+      Object.assign(redis.options, seeds[current]);
+      return Math.min(times * 100, 2_000);
+    },
+  });
+  return redis;
+}
+
+/** ioredis options that name a Sentinel group. */
+interface SentinelShape {
+  sentinels?: unknown;
+  name?: unknown;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A Cluster seed node: `'host:port'`, a port, or `{ host?, port }`. */
+function isSeedNode(node: unknown): boolean {
+  if (typeof node === 'string') return node.length > 0;
+  if (typeof node === 'number') return Number.isInteger(node) && node > 0;
+  return isPlainObject(node) && (node.port === undefined || typeof node.port === 'number');
+}
+
+/**
+ * Checks a `redis` option at boot: a `redis://` / `rediss://` URL, ioredis options (a Sentinel
+ * group needs a non-empty `sentinels` list and the master's `name`), or `{ cluster: { nodes } }`
+ * with at least one seed node. The messages name the option and never repeat the value (a URL
+ * may carry a password).
+ * @throws McpConfigurationError (through `context.invalid`)
+ */
+export function checkRedisConnection({
+  value,
+  path,
+  context,
+}: Pick<OptionValidatorInput, 'value' | 'path' | 'context'>): unknown {
+  if (value === undefined) return undefined;
+  const refuse = (option: string, expected: string): never => {
+    throw new McpConfigurationError(context.invalid(option, expected));
+  };
+  if (typeof value === 'string') {
+    if (!/^rediss?:\/\/./i.test(value))
+      refuse(path, 'a redis:// or rediss:// URL, ioredis options or { cluster: { nodes } }');
+    return value;
+  }
+  if (!isPlainObject(value)) refuse(path, 'a redis:// or rediss:// URL, ioredis options or { cluster: { nodes } }');
+  const connection = value as Record<string, unknown>;
+  if ('cluster' in connection) {
+    const cluster = connection.cluster;
+    if (!isPlainObject(cluster)) refuse(`${path}.cluster`, 'an object ({ nodes, options? })');
+    const { nodes, options } = cluster as Record<string, unknown>;
+    if (!Array.isArray(nodes) || nodes.length === 0 || !nodes.every(isSeedNode))
+      refuse(`${path}.cluster.nodes`, "a non-empty list of seed nodes ('host:port', a port or { host, port })");
+    if (options !== undefined && !isPlainObject(options))
+      refuse(`${path}.cluster.options`, 'ioredis Cluster options (an object)');
+    return value;
+  }
+  const { sentinels, name } = connection as SentinelShape;
+  if (sentinels !== undefined) {
+    if (!Array.isArray(sentinels) || sentinels.length === 0 || !sentinels.every(isPlainObject))
+      refuse(`${path}.sentinels`, 'a non-empty list of sentinel addresses ({ host, port })');
+    if (typeof name !== 'string' || name.length === 0)
+      refuse(
+        `${path}.name`,
+        'the name of the master the sentinels watch (a non-empty string) when sentinels are given',
+      );
+  }
+  return value;
 }

@@ -16,10 +16,34 @@ export const MCP_CLIENT_MODULE_OPTIONS_MODEL = {
       'A Claude-Desktop style JSON file `{ "mcpServers": { "name": { "command", "args", "env", "cwd" } | { "url", "headers" } } }`, merged with `servers`; a name declared twice is a boot error.',
   },
   redis: {
-    kind: 'any',
-    type: "string | Exclude<QueueOptions['redis'], string | undefined>",
+    kind: 'custom',
+    type: 'McpRedisConnection',
     description:
-      'The Redis of the client (URL or ioredis options), shared by everything in it that needs one: the call queue (calls become Bull jobs any worker runs), the retention schedule, the OAuth token store of `clientCredentials` and the at-most-once markers of calls. A host `BullModule.forRoot` is picked up when this is absent.',
+      'The Redis of the client (a `redis://` URL, ioredis options, with `sentinels` and `name` for a Sentinel group, or `{ cluster: { nodes, options } }` for a Cluster), shared by everything in it that needs one: the call queue (calls become Bull jobs any worker runs), the retention schedule, the OAuth token store of `clientCredentials` and the at-most-once markers of calls. A host `BullModule.forRoot` is picked up when this is absent.',
+    options: {
+      cluster: {
+        kind: 'group',
+        type: 'McpRedisClusterConnection.Cluster',
+        description: "A Redis Cluster's seed nodes and options: this key makes `redis` a Cluster description.",
+        options: {
+          nodes: {
+            kind: 'any',
+            type: 'ClusterNode[]',
+            description:
+              "Seed nodes (`'host:port'`, a port, or `{ host, port }`); ioredis discovers the rest. List several.",
+            required: true,
+          },
+          options: {
+            kind: 'any',
+            type: 'ClusterOptions',
+            description:
+              "ioredis Cluster options (`redisOptions` apply to each node's connection, passwords and TLS included).",
+          },
+        },
+        required: true,
+      },
+    },
+    validator: 'redis',
     defaultText: 'none: calls run inline in this process and no Redis connection is opened',
   },
   queue: {

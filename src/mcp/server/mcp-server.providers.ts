@@ -48,6 +48,7 @@ import { McpProtectedResourceRootModule } from './oauth/protected-resource-root.
 import { Toolset } from './dispatch/toolset';
 import { getMcpRegistryToken, McpRegistry } from './registry/mcp-registry';
 import { ToolsetExplorer } from './toolset.explorer';
+import { redisKeyPrefix } from '../redis-connection';
 import { McpTaskService } from './tasks/mcp-tasks.service';
 import { McpTaskInputChannel } from './tasks/task-input-channel';
 import { McpTaskTransitions } from './tasks/task-transitions';
@@ -84,7 +85,12 @@ export function createMcpServerParts(mount: string, path: string): McpServerPart
             instructions: options.server?.instructions,
           },
           options.pageSize,
-          new ToolRateLimits(createRateCounter(pubsub), mountBusPrefix(options), options.rateLimit),
+          // On a Cluster the budgets of a call, counted by one script, share the mount's hash tag.
+          new ToolRateLimits(
+            createRateCounter(pubsub),
+            redisKeyPrefix(mountBusPrefix(options), options.redis),
+            options.rateLimit,
+          ),
         ),
       inject: [MCP_MODULE_OPTIONS, MCP_PUBSUB],
     },

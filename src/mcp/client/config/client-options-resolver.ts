@@ -3,6 +3,7 @@ import type { QueueOptions } from 'bull';
 import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
 import { resolveOptions, type OptionsContext, type ResolvedOptions } from '../../options/options-model';
 import type { McpResolvedTelemetryOptions } from '../../telemetry/mcp-telemetry.options';
+import { checkRedisConnection } from '../../redis-connection';
 import { resolveClientRetention, type McpResolvedRetention } from '../../persistence/retention/mcp-retention.options';
 import { MCP_CLIENT_MODULE_OPTIONS_MODEL } from '../mcp-client-module-model.options';
 import { duplicateServerMessage, invalidClientOptionMessage } from '../../mcp.messages';
@@ -62,7 +63,7 @@ const CONTEXT: OptionsContext = {
   where: 'McpClientModule',
   invalid: invalidClientOptionMessage,
   nonNegativeInteger: 'an integer >= 0',
-  validators: { retention: ({ value }) => resolveClientRetention(value) },
+  validators: { retention: ({ value }) => resolveClientRetention(value), redis: checkRedisConnection },
 };
 
 function mergeServers(
@@ -86,7 +87,9 @@ function bullOptions(
   queue: McpClientOptions.Queue,
   shared: QueueOptions | undefined,
 ): QueueOptions | null {
-  const base = redis !== undefined ? { redis } : shared ? { ...shared } : null;
+  // Bull's type knows URLs and ioredis options; a Cluster description is connected by createBullQueue.
+  const base: QueueOptions | null =
+    redis !== undefined ? { redis: redis as QueueOptions['redis'] } : shared ? { ...shared } : null;
   if (!base) return null;
   return {
     ...base,

@@ -1,6 +1,7 @@
 import type { McpOAuthEncryptionKey } from '../auth/authorization-code/token-cipher';
 import type { ConfigurableModuleAsyncOptions } from '@nestjs/common';
-import type { AdvancedSettings, QueueOptions } from 'bull';
+import type { AdvancedSettings } from 'bull';
+import type { McpRedisConnection } from '../../redis-connection';
 import type { McpAuditOptions } from '../../persistence/interfaces/mcp-audit-options.interface';
 import type { McpTelemetryOptions } from '../../telemetry/mcp-telemetry.options';
 import type { McpClientRetentionOptions } from '../../persistence/retention/mcp-retention.options';
@@ -22,13 +23,15 @@ export interface McpClientOptions {
    */
   serversFile?: string;
   /**
-   * The Redis of the client (URL or ioredis options), shared by everything in it that needs
-   * one: the call queue (calls become Bull jobs any worker runs), the retention schedule, the
-   * OAuth token store of `clientCredentials` and the at-most-once markers of calls. A host
-   * `BullModule.forRoot` is picked up when this is absent.
+   * The Redis of the client (a `redis://` URL, ioredis options, with `sentinels` and `name` for a
+   * Sentinel group, or `{ cluster: { nodes, options } }` for a Cluster), shared by everything in it
+   * that needs one: the call queue (calls become Bull jobs any worker runs), the retention
+   * schedule, the OAuth token store of `clientCredentials` and the at-most-once markers of calls.
+   * A host `BullModule.forRoot` is picked up when this is absent.
    * @default (none: calls run inline in this process and no Redis connection is opened)
+   * @validate redis
    */
-  redis?: string | Exclude<QueueOptions['redis'], string | undefined>;
+  redis?: McpRedisConnection;
   /** Queue settings (name, concurrency, retries, Bull settings); the connection is `redis`. */
   queue?: McpClientOptions.Queue;
   /** Handlers of server->client requests (also `@McpSamplingHandler()` & co. on providers). */

@@ -1,4 +1,5 @@
 import type Redis from 'ioredis';
+import { createRedisClient, type McpRedisConnection } from '../../redis-connection';
 
 /**
  * The Redis pub/sub of the calls of one Bull queue: per call, the channel on which its worker
@@ -14,6 +15,11 @@ export class BullCallChannels {
     private readonly client: Redis,
     /** `<prefix>:<queue name>`: every channel and key of the queue starts with it. */
     private readonly base: string,
+    /**
+     * Where the subscriber connects (as the queue's connections do); a duplicate of `client` when
+     * absent (a host's Bull options with their own `createClient`).
+     */
+    private readonly redis?: McpRedisConnection,
   ) {}
 
   /** Where the worker of call `id` publishes its progress and log messages. */
@@ -67,7 +73,10 @@ export class BullCallChannels {
 
   private connection(): Redis {
     if (!this.subscriber) {
-      const subscriber = this.client.duplicate();
+      const subscriber =
+        this.redis === undefined
+          ? this.client.duplicate()
+          : (createRedisClient(this.redis, 'subscriber', 'McpClientModule redis (Bull)') as Redis);
       subscriber.on('message', (channel: string, message: string) => this.handlers.get(channel)?.(message));
       // The queue's own connection reports outages; this one reconnects and resubscribes by itself.
       subscriber.on('error', () => undefined);

@@ -13,7 +13,7 @@ import { McpMethod } from '../../protocol/mcp-methods';
 import { BullCallChannels } from './bull-call-channels';
 import type { McpCallAttempt, McpStoredTask } from '../interfaces/mcp-call-attempt.interface';
 import type { McpCallProcessor } from '../mcp-call-processor';
-import { createBullQueue } from '../../bull-queue.factory';
+import { bullKeyPrefix, createBullQueue, queueConnection } from '../../bull-queue.factory';
 import { McpRedisOutageLog } from '../../redis-outage-log';
 import { decodeCallError, encodeCallError, type EncodedCallError } from './call-error-codec';
 import type {
@@ -74,6 +74,8 @@ export class BullCallQueue implements McpCallQueue {
   private readonly running = new Map<string, AbortController>();
   private abortListener?: Promise<unknown>;
   private unobserve?: () => void;
+  /** Bull's key prefix of the queue (hash-tagged on a Cluster): the call's own keys sit beside its jobs. */
+  readonly keyPrefix: string;
 
   constructor(
     private readonly options: McpResolvedQueueOptions,
@@ -83,7 +85,9 @@ export class BullCallQueue implements McpCallQueue {
       { feature: 'McpClientModule redis (Bull)', role: 'Queue', name: options.name, options: options.bull ?? {} },
       new McpRedisOutageLog(this.logger, 'error'),
     );
-    this.channels = new BullCallChannels(this.queue.client, `${options.bull?.prefix ?? 'bull'}:${options.name}`);
+    const spec = { options: options.bull ?? {} };
+    this.keyPrefix = bullKeyPrefix(spec);
+    this.channels = new BullCallChannels(this.queue.client, `${this.keyPrefix}:${options.name}`, queueConnection(spec));
     // A waiter cannot hear outcomes while the connection is down (pub/sub messages are lost).
     this.queue.client.on('close', () =>
       this.failWaiters(
@@ -221,11 +225,11 @@ export class BullCallQueue implements McpCallQueue {
 
   /** Where the task a call created is kept (JSON `McpStoredTask`), for a later run to resume. */
   private taskKey(id: string): string {
-    return `${this.options.bull?.prefix ?? 'bull'}:${this.options.name}:mcp-task:${id}`;
+    return `${this.keyPrefix}:${this.options.name}:mcp-task:${id}`;
   }
 
   private markKey(id: string): string {
-    return `${this.options.bull?.prefix ?? 'bull'}:${this.options.name}:mcp-attempted:${id}`;
+    return `${this.keyPrefix}:${this.options.name}:mcp-attempted:${id}`;
   }
 
   /** Number of call event channels this process is subscribed to (for tests and metrics). */

@@ -198,7 +198,7 @@ describe('McpRetentionService on PostgreSQL with a Bull schedule', () => {
       {
         scope: { kind: 'mount', mount, idleTtlMs: 60_000 },
         retention: { ...retention, ...none },
-        queue: { name: `retention-${mount}`, url: TEST_REDIS_URL, options: { prefix } },
+        queue: { name: `retention-${mount}`, redis: TEST_REDIS_URL, options: { prefix } },
       },
       ref,
     );

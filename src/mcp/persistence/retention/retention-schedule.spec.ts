@@ -43,7 +43,7 @@ describe('BullRetentionSchedule', () => {
     } finally {
       await other.close();
     }
-    const schedule = new BullRetentionSchedule({ name, url: TEST_REDIS_URL, options: { prefix } }, 200, outages);
+    const schedule = new BullRetentionSchedule({ name, redis: TEST_REDIS_URL, options: { prefix } }, 200, outages);
     let ticks = 0;
     try {
       await schedule.start(async () => void ticks++);

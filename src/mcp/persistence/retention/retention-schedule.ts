@@ -1,5 +1,6 @@
 import type { Queue, QueueOptions } from 'bull';
 import { createBullQueue } from '../../bull-queue.factory';
+import type { McpRedisConnection } from '../../redis-connection';
 import type { McpRedisOutageLog } from '../../redis-outage-log';
 
 /** When a pruner runs: `start` calls `tick` once per period until `close`. */
@@ -33,8 +34,8 @@ export class IntervalRetentionSchedule implements RetentionSchedule {
 export interface RetentionQueueSettings {
   /** The queue name (one per mount, one for the client). */
   name: string;
-  /** A Redis URL, when the queue is given one. */
-  url?: string;
+  /** The module's Redis (URL, ioredis or Sentinel options, Cluster); else the Redis of `options`. */
+  redis?: McpRedisConnection;
   /** Bull options (redis, prefix). */
   options: QueueOptions;
 }
@@ -60,7 +61,7 @@ export class BullRetentionSchedule implements RetentionSchedule {
         feature: 'retention (Bull)',
         role: 'Retention queue',
         name: settings.name,
-        redis: settings.url,
+        redis: settings.redis,
         options: settings.options,
       },
       outages,

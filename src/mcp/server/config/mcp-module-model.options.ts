@@ -56,10 +56,34 @@ export const MCP_MODULE_OPTIONS_MODEL = {
     defaultText: 'every provider of the app that has `@McpTool` methods',
   },
   redis: {
-    kind: 'any',
-    type: 'string | RedisOptions',
+    kind: 'custom',
+    type: 'McpRedisConnection',
     description:
-      "The Redis of the mount (URL or ioredis options), shared by everything in it that needs one: the session bus between replicas (the client's answers to elicitation, sampling and roots requests, cancellations, session notifications and the session cache's invalidations), the resumption log of SSE streams, the task queue (Bull) and the retention schedule. Each process keeps one subscriber and one publisher connection per distinct setting, shared by its mounts. With several replicas, also set `stateless.requestStateSecret`.",
+      "The Redis of the mount (a `redis://` URL, ioredis options, with `sentinels` and `name` for a Sentinel group, or `{ cluster: { nodes, options } }` for a Cluster), shared by everything in it that needs one: the session bus between replicas (the client's answers to elicitation, sampling and roots requests, cancellations, session notifications and the session cache's invalidations), the resumption log of SSE streams, the rate limits, the task queue (Bull) and the retention schedule. Each process keeps one subscriber and one publisher connection per distinct setting, shared by its mounts. With several replicas, also set `stateless.requestStateSecret`.",
+    options: {
+      cluster: {
+        kind: 'group',
+        type: 'McpRedisClusterConnection.Cluster',
+        description: "A Redis Cluster's seed nodes and options: this key makes `redis` a Cluster description.",
+        options: {
+          nodes: {
+            kind: 'any',
+            type: 'ClusterNode[]',
+            description:
+              "Seed nodes (`'host:port'`, a port, or `{ host, port }`); ioredis discovers the rest. List several.",
+            required: true,
+          },
+          options: {
+            kind: 'any',
+            type: 'ClusterOptions',
+            description:
+              "ioredis Cluster options (`redisOptions` apply to each node's connection, passwords and TLS included).",
+          },
+        },
+        required: true,
+      },
+    },
+    validator: 'redis',
     defaultText: 'none: everything stays in process; run a single replica',
   },
   sessions: {

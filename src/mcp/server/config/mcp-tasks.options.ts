@@ -1,4 +1,4 @@
-import type { RedisOptions } from 'ioredis';
+import type { McpRedisConnection } from '../../redis-connection';
 import type { ResolvedOptions } from '../../options/options-model';
 import type { MCP_MODULE_OPTIONS_MODEL } from './mcp-module-model.options';
 import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
@@ -7,4 +7,4 @@ import type { McpModuleOptions } from '../interfaces/mcp-module-options.interfac
 export type McpResolvedTasksOptions = Omit<
   ResolvedOptions<McpModuleOptions.Tasks, (typeof MCP_MODULE_OPTIONS_MODEL)['tasks']['options']>,
   'redis' | 'inputTimeoutMs' | 'queueName'
-> & { redis: string | RedisOptions | null; inputTimeoutMs: number; queueName: string };
+> & { redis: McpRedisConnection | null; inputTimeoutMs: number; queueName: string };

@@ -6,6 +6,7 @@ import { MCP_MODULE_OPTIONS_MODEL } from './mcp-module-model.options';
 import { resolveOAuthOptions, type McpResolvedOAuthOptions } from './mcp-oauth.options';
 import type { McpResolvedTasksOptions } from './mcp-tasks.options';
 import { checkedRateLimit, type McpResolvedRateLimit } from './mcp-rate-limit.options';
+import { checkRedisConnection } from '../../redis-connection';
 import { resolveMountRetention, type McpResolvedRetention } from '../../persistence/retention/mcp-retention.options';
 
 type Model = typeof MCP_MODULE_OPTIONS_MODEL;
@@ -55,6 +56,7 @@ function context(mount: string, path: string): OptionsContext {
       oauth: ({ value }) => resolveOAuthOptions(mount, path, value as McpModuleOptions.OAuth | undefined),
       retention: ({ value }) => resolveMountRetention(mount, value),
       rateLimit: ({ value }) => checkedRateLimit(value, `McpModule (mount "${mount}") option "rateLimit"`, false),
+      redis: checkRedisConnection,
     },
   };
 }

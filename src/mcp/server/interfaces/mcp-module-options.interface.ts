@@ -1,5 +1,5 @@
 import type { Type } from '@nestjs/common';
-import type { RedisOptions } from 'ioredis';
+import type { McpRedisConnection } from '../../redis-connection';
 import type { ConfigurableModuleAsyncOptions } from '@nestjs/common';
 import type { McpAuthorizeFn, McpAuthorizer } from '../../interfaces/principal.interface';
 import type { McpServerStores } from '../../persistence/store-providers';
@@ -54,15 +54,18 @@ export interface McpModuleOptions {
    */
   providers?: Type<unknown>[];
   /**
-   * The Redis of the mount (URL or ioredis options), shared by everything in it that needs one:
-   * the session bus between replicas (the client's answers to elicitation, sampling and roots
-   * requests, cancellations, session notifications and the session cache's invalidations), the
-   * resumption log of SSE streams, the task queue (Bull) and the retention schedule. Each
-   * process keeps one subscriber and one publisher connection per distinct setting, shared by
-   * its mounts. With several replicas, also set `stateless.requestStateSecret`.
+   * The Redis of the mount (a `redis://` URL, ioredis options, with `sentinels` and `name` for a
+   * Sentinel group, or `{ cluster: { nodes, options } }` for a Cluster), shared by everything in it
+   * that needs one: the session bus between replicas (the client's answers to elicitation,
+   * sampling and roots requests, cancellations, session notifications and the session cache's
+   * invalidations), the resumption log of SSE streams, the rate limits, the task queue (Bull) and
+   * the retention schedule. Each process keeps one subscriber and one publisher connection per
+   * distinct setting, shared by its mounts. With several replicas, also set
+   * `stateless.requestStateSecret`.
    * @default (none: everything stays in process; run a single replica)
+   * @validate redis
    */
-  redis?: string | RedisOptions;
+  redis?: McpRedisConnection;
   /** Session settings. */
   sessions?: McpModuleOptions.Sessions;
   /**

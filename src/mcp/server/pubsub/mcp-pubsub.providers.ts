@@ -7,6 +7,7 @@ import { McpRedisPubSub } from './redis-pubsub';
 import { McpLocalEventLog } from './local-event-log';
 import type { McpEventLog } from './mcp-event-log.interface';
 import { McpRedisEventLog } from './redis-event-log';
+import { isRedisCluster } from '../../redis-connection';
 
 export type { McpPubSub } from './mcp-pubsub.interface';
 
@@ -39,11 +40,12 @@ export const MCP_EVENT_LOG = 'MCP_EVENT_LOG';
 
 /** Creates the event log that makes a mount's SSE streams resumable. */
 function createMcpEventLog(
-  options: Pick<McpResolvedOptions, 'mount' | 'pubsub' | 'streams'>,
+  options: Pick<McpResolvedOptions, 'mount' | 'pubsub' | 'streams' | 'redis'>,
   pubsub: McpPubSub,
 ): McpEventLog {
   const bounds = { maxEvents: options.streams.resumeEvents, ttlMs: options.streams.resumeTtlMs };
-  if (pubsub instanceof McpRedisPubSub) return new McpRedisEventLog(pubsub.commands, mountBusPrefix(options), bounds);
+  if (pubsub instanceof McpRedisPubSub)
+    return new McpRedisEventLog(pubsub.commands, mountBusPrefix(options), bounds, isRedisCluster(options.redis));
   return new McpLocalEventLog(bounds);
 }
 

@@ -1,4 +1,5 @@
-import type Redis from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
+import { hashTagged } from '../../redis-connection';
 import type { McpEventLog, McpEventLogBounds, McpLoggedEvent } from './mcp-event-log.interface';
 
 /**
@@ -15,13 +16,16 @@ return seq`;
 /**
  * The event log in Redis streams, shared by every replica: `<prefix>:<mount>:events:<session>:<stream>`
  * (XADD with MAXLEN, PEXPIRE after every event) and a `:seq` counter for the streams the log
- * numbers. A client resumes on any replica.
+ * numbers. A client resumes on any replica. On a Cluster the stream's name is hash-tagged
+ * (`{<prefix>:<mount>:events:<session>:<stream>}`): the append script and `forget` touch both
+ * keys, which must share a slot, while the streams of different sessions spread over the nodes.
  */
 export class McpRedisEventLog implements McpEventLog {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: Redis | Cluster,
     private readonly keyPrefix: string,
     private readonly bounds: McpEventLogBounds,
+    private readonly cluster = false,
   ) {}
 
   /** @inheritdoc */
@@ -68,6 +72,7 @@ export class McpRedisEventLog implements McpEventLog {
   }
 
   private key(sessionId: string, streamId: string): string {
-    return `${this.keyPrefix}:events:${sessionId}:${streamId}`;
+    const key = `${this.keyPrefix}:events:${sessionId}:${streamId}`;
+    return this.cluster ? hashTagged(key) : key;
   }
 }

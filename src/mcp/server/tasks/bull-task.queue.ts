@@ -1,6 +1,6 @@
 import type { Queue } from 'bull';
-import type { RedisOptions } from 'ioredis';
 import { createBullQueue, redisReady } from '../../bull-queue.factory';
+import type { McpRedisConnection } from '../../redis-connection';
 import type { McpRedisOutageLog } from '../../redis-outage-log';
 import type { McpTaskQueue, McpTaskQueueStats, McpTaskWork } from './mcp-task.queue';
 
@@ -20,7 +20,7 @@ export class McpBullTaskQueue implements McpTaskQueue {
   readonly mode = 'bull' as const;
   private readonly queue: Queue<McpTaskJobData>;
 
-  constructor(name: string, redis: string | RedisOptions, lockDurationMs: number, outages: McpRedisOutageLog) {
+  constructor(name: string, redis: McpRedisConnection, lockDurationMs: number, outages: McpRedisOutageLog) {
     const settings = { lockDuration: lockDurationMs, stalledInterval: lockDurationMs, maxStalledCount: 3 };
     this.queue = createBullQueue<McpTaskJobData>(
       { feature: 'McpModule tasks (Bull)', role: 'Task queue', name, redis, options: { settings } },

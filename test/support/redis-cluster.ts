@@ -1,0 +1,128 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { spawnReady, type ReadyChild } from './child-process';
+import { pollUntil } from './polling';
+
+const run = promisify(execFile);
+
+/** Three masters with one replica each, of a test's own, on free loopback ports. */
+export interface RedisCluster {
+  /** The seed nodes, for `{ cluster: { nodes } }` (every node of the cluster). */
+  nodes: Array<{ host: string; port: number }>;
+  /** The ports of the masters, as the cluster was created. */
+  masterPorts: number[];
+  /** Kills every process and removes the directory. */
+  destroy(): Promise<void>;
+}
+
+/** Whether `port` can be bound on loopback right now. */
+async function portFree(port: number): Promise<boolean> {
+  const probe = createServer();
+  return new Promise((resolve) => {
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A port whose cluster bus port (the port + 10000) is free too, and that no other node of this
+ * cluster took: a cluster node listens on both.
+ */
+async function freeNodePort(taken: Set<number>): Promise<number> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 30_000);
+    if (taken.has(port) || taken.has(port + 10_000) || taken.has(port - 10_000)) continue;
+    if ((await portFree(port)) && (await portFree(port + 10_000))) {
+      taken.add(port);
+      return port;
+    }
+  }
+  throw new Error('No free pair of loopback ports for a cluster node');
+}
+
+/** `CLUSTER INFO` of the node at `port`, or undefined when it does not answer. */
+async function clusterInfo(port: number): Promise<string | undefined> {
+  try {
+    return (await run('redis-cli', ['-h', '127.0.0.1', '-p', String(port), 'cluster', 'info'])).stdout;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Starts six `redis-server --cluster-enabled yes` processes (no persistence) in a temporary
+ * directory, makes them a cluster of three masters with one replica each
+ * (`redis-cli --cluster create ... --cluster-replicas 1`), and resolves once every node reports
+ * `cluster_state:ok` and knows all six nodes.
+ */
+export async function startRedisCluster(): Promise<RedisCluster> {
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-cluster-'));
+  const children: ReadyChild[] = [];
+  const destroy = async () => {
+    await Promise.all(children.map((child) => child.stop(2_000)));
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    const taken = new Set<number>();
+    const ports: number[] = [];
+    for (let i = 0; i < 6; i++) ports.push(await freeNodePort(taken));
+    for (const port of ports) {
+      children.push(
+        await spawnReady(
+          'redis-server',
+          [
+            '--port',
+            String(port),
+            '--bind',
+            '127.0.0.1',
+            '--save',
+            '',
+            '--appendonly',
+            'no',
+            '--dir',
+            dir,
+            '--cluster-enabled',
+            'yes',
+            '--cluster-config-file',
+            `nodes-${port}.conf`,
+            '--cluster-node-timeout',
+            '2000',
+          ],
+          {},
+          /Ready to accept connections/,
+        ),
+      );
+    }
+    await run(
+      'redis-cli',
+      ['--cluster', 'create', ...ports.map((port) => `127.0.0.1:${port}`), '--cluster-replicas', '1', '--cluster-yes'],
+      { timeout: 30_000 },
+    );
+    for (const port of ports) {
+      await pollUntil(
+        `cluster node ${port} reports cluster_state:ok with six nodes`,
+        async () => {
+          const info = await clusterInfo(port);
+          return info && /cluster_state:ok/.test(info) && /cluster_known_nodes:6/.test(info) ? true : undefined;
+        },
+        30_000,
+        100,
+      );
+    }
+    const { stdout } = await run('redis-cli', ['-h', '127.0.0.1', '-p', String(ports[0]), 'cluster', 'nodes']);
+    const masterPorts = stdout
+      .split('\n')
+      // `<id> <ip:port@bus> <flags> ...`; the flags are `master`, `myself,master`, `slave`...
+      .filter((line) => (line.split(' ')[2] ?? '').split(',').includes('master'))
+      .map((line) => Number(/:(\d+)@/.exec(line)?.[1]))
+      .filter((port) => ports.includes(port));
+    return { nodes: ports.map((port) => ({ host: '127.0.0.1', port })), masterPorts, destroy };
+  } catch (error) {
+    await destroy();
+    throw error;
+  }
+}
