@@ -42,16 +42,11 @@ import { McpStatelessEndpoint } from './mcp-stateless.endpoint';
 import { McpStreamRegistry, SESSION_STREAM_ID } from '../sessions/mcp-stream-registry';
 import type { McpEventLog } from '../pubsub/mcp-event-log.interface';
 import { context as otelContext } from '@opentelemetry/api';
-import { contextWithExchange, currentExchange, type McpExchangeSpan } from '../../telemetry/mcp-spans';
+import { contextWithExchange } from '../../telemetry/mcp-spans';
 import { withAbortSource } from '../dispatch/lazy-abort';
 import { McpHttpExchange } from './mcp-http-exchange';
 import { McpAttr } from '../../telemetry/mcp-telemetry.constants';
-import {
-  SESSION_END_SPAN,
-  startInboundSpan,
-  startSessionHttpSpan,
-  STREAM_OPEN_SPAN,
-} from './mcp-inbound-span';
+import { SESSION_END_SPAN, startInboundSpan, startSessionHttpSpan, STREAM_OPEN_SPAN } from './mcp-inbound-span';
 import { MCP_EVENT_LOG } from '../pubsub/mcp-pubsub.providers';
 
 /** A parsed body together with the text it was parsed from (stored as is in the event row). */
@@ -345,7 +340,9 @@ export class McpHttpEndpoint {
     const json = JSON.stringify(response);
     span.setSessionId(session.sessionId);
     span.set({ [McpAttr.ProtocolVersion]: session.protocolVersion });
-    await this.events.record(exchange.sessionRow(this.options.mount, session, { response: new JsonText(json), status: 200 }));
+    await this.events.record(
+      exchange.sessionRow(this.options.mount, session, { response: new JsonText(json), status: 200 }),
+    );
     sendJsonText(res, 200, json, { 'Mcp-Session-Id': session.sessionId });
   }
 
@@ -354,7 +351,11 @@ export class McpHttpEndpoint {
    * that goes away, the drain deadline and the end of the session abort it), forwarded on the
    * session bus, audited, then answered (as JSON, or as the SSE stream it became).
    */
-  private async exchange(exchange: McpHttpExchange, session: McpInboundSessionRecord, res: ServerResponse): Promise<void> {
+  private async exchange(
+    exchange: McpHttpExchange,
+    session: McpInboundSessionRecord,
+    res: ServerResponse,
+  ): Promise<void> {
     const { classified, span } = exchange;
     const message = classified.message;
     span.set({ [McpAttr.ProtocolVersion]: session.protocolVersion });

@@ -101,6 +101,7 @@ class McpHandlerContext implements McpToolContext {
     private readonly delivery: McpDeliveryContext,
     private readonly abort: LazyAbort,
   ) {
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- a getter: called with the context as `this`
     Object.defineProperty(this, 'signal', { get: McpHandlerContext.readSignal, enumerable: true });
     this.principal = delivery.principal;
     this.sessionId = delivery.sessionId;
