@@ -27,12 +27,13 @@ const EXCHANGE = Symbol('durable-mcp exchange');
 type WatchedResponse = ServerResponse & { [EXCHANGE]?: McpHttpExchange | null };
 
 /**
- * The 'close' listener of every watched response (one function for all, `this` is the response):
- * a response that closes before it finished means the client went away.
+ * The 'close' listener of every watched response (one function for all, `this` is the response).
+ * A response is watched only while its handler runs, before the answer is written, so a close
+ * then means the client went away.
  */
 function onResponseClose(this: WatchedResponse): void {
-  const exchange = this[EXCHANGE];
-  if (exchange && !this.writableFinished) exchange.abort.abort(new Error(exchange.closeReason));
+  const exchange = this[EXCHANGE] as McpHttpExchange;
+  exchange.abort.abort(new Error(exchange.closeReason));
 }
 
 /**
@@ -100,9 +101,9 @@ export class McpHttpExchange implements TrackedRequest {
     return this.inFlight?.deadlineFired === true;
   }
 
-  /** The key of the principal that holds the session (the stream registry's tracking). */
+  /** The key of the principal that holds the session (the stream registry's tracking, once the session is found). */
   get principalKey(): string {
-    return this.session?.principalKey ?? this.principal.key;
+    return (this.session as McpInboundSessionRecord).principalKey;
   }
 
   /**

@@ -132,7 +132,9 @@ export class McpHttpEndpoint {
     exchange.span = span;
     try {
       // The handling runs in the span's context: a tool's own outbound calls continue the trace.
-      await otelContext.with(contextWithExchange(span), () => this.admit(exchange, res));
+      // `admit` is passed with `this` and its arguments: no closure per request.
+      // eslint-disable-next-line @typescript-eslint/unbound-method -- called with `this` as thisArg
+      await otelContext.with(contextWithExchange(span), this.admit, this, exchange, res);
     } catch (error) {
       span.end({ error });
       throw error;

@@ -82,10 +82,10 @@ export class McpStreamRegistry implements BeforeApplicationShutdown {
     set.add(request);
   }
 
-  /** Stops tracking a request `trackRequest` took (again: nothing). */
+  /** Stops tracking a request `trackRequest` took (once, as its caller's `finally` does). */
   untrackRequest(sessionId: string, request: TrackedRequest): void {
-    const set = this.requests.get(sessionId);
-    if (!set?.delete(request)) return;
+    const set = this.requests.get(sessionId) as Set<TrackedRequest>;
+    set.delete(request);
     if (set.size === 0) this.requests.delete(sessionId);
   }
 
