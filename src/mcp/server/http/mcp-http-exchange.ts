@@ -1,9 +1,10 @@
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import type { McpClientChannel, McpDeliveryContext } from '../../interfaces/mcp-delivery.interface';
 import type { McpPrincipal } from '../../interfaces/principal.interface';
 import type { McpEventInput } from '../../persistence/interfaces/mcp-event-sink.interface';
 import type { McpInboundSessionRecord } from '../../persistence/interfaces/mcp-session-store.interface';
 import { JsonText } from '../../persistence/json-text';
-import type { ClassifiedMessage } from '../../protocol/jsonrpc';
+import type { ClassifiedMessage, JsonRpcNotification, JsonRpcRequest } from '../../protocol/jsonrpc';
 import { methodFacts, type McpMethodFacts } from '../../protocol/method-catalog';
 import { McpHeader } from '../../protocol/mcp-methods';
 import type { McpExchangeSpan } from '../../telemetry/mcp-spans';
@@ -13,14 +14,10 @@ import type { TrackedRequest } from '../sessions/mcp-stream-registry';
 import { acceptsEventStream } from '../sessions/mcp-sse-writer';
 import { sessionEvent } from '../sessions/session-events';
 import { headerValue } from './mcp-http-checks';
+import { McpSessionChannel, type McpSessionChannelSettings } from './mcp-session-channel';
 
 /** A parsed message the endpoint handles (an invalid one is answered before an exchange exists). */
 export type McpValidMessage = Exclude<ClassifiedMessage, { kind: 'invalid' }>;
-
-/** What the session path's answer may be closed by: the POST's SSE stream, when it became one. */
-interface ClosableChannel {
-  close(): void;
-}
 
 const EXCHANGE = Symbol('durable-mcp exchange');
 
@@ -36,6 +33,13 @@ function onResponseClose(this: WatchedResponse): void {
   exchange.abort.abort(new Error(exchange.closeReason));
 }
 
+const CHANNEL_OWNER = Symbol('durable-mcp channel owner');
+
+/** The `notify` getter of a delivery context `offerChannel` gave a channel (one function for all). */
+function channelNotify(this: { [CHANNEL_OWNER]: McpHttpExchange }): (notification: JsonRpcNotification) => void {
+  return this[CHANNEL_OWNER].openChannel().notify;
+}
+
 /**
  * One POSTed message, from the edge of the endpoint to its audit row: built once when the body is
  * parsed and passed to every stage instead of long parameter lists. It holds who sent it, the
@@ -45,7 +49,7 @@ function onResponseClose(this: WatchedResponse): void {
  * is made that the request does not use: the abort source makes a signal only when read, the
  * response's 'close' listener and the session's tracking are shared functions and this object.
  */
-export class McpHttpExchange implements TrackedRequest {
+export class McpHttpExchange implements TrackedRequest, McpClientChannel {
   /** When the request arrived (the audit row's `createdAt`). */
   readonly startedAt = new Date();
   /** The authenticated caller. */
@@ -64,8 +68,10 @@ export class McpHttpExchange implements TrackedRequest {
   inFlight: McpInFlightRequest | null = null;
   /** The session, once found (session path only). */
   session: McpInboundSessionRecord | null = null;
-  /** The answer's SSE stream, when the session path made one. */
-  channel: ClosableChannel | null = null;
+  /** The answer's SSE channel, once the handler sent something before its response (session path). */
+  channel: McpSessionChannel | null = null;
+  private channelRes: ServerResponse | null = null;
+  private channelSettings: McpSessionChannelSettings | null = null;
   /** The SERVER span of the exchange (set right after the exchange is built: it reads the headers from here). */
   span!: McpExchangeSpan;
   /** What the abort says when the client closes the response before it finished. */
@@ -128,6 +134,37 @@ export class McpHttpExchange implements TrackedRequest {
       request: new JsonText(this.text),
       ...fields,
     });
+  }
+
+  /**
+   * Gives `context` (the delivery of this session request) its way back to the client on `res`:
+   * `client` is this exchange and `notify` an own, enumerable getter; the SSE channel is made on
+   * the first notification or request the handler sends, not before.
+   */
+  offerChannel<T extends McpDeliveryContext>(context: T, res: ServerResponse, settings: McpSessionChannelSettings): T {
+    this.channelRes = res;
+    this.channelSettings = settings;
+    Object.defineProperty(context, CHANNEL_OWNER, { value: this, configurable: true });
+    Object.defineProperty(context, 'notify', { get: channelNotify, enumerable: true, configurable: true });
+    context.client = this;
+    return context;
+  }
+
+  /** The answer's SSE channel, made now if it was not (after `offerChannel`). */
+  openChannel(): McpSessionChannel {
+    this.channel ??= new McpSessionChannel(
+      this.channelRes as ServerResponse,
+      (this.session as McpInboundSessionRecord).sessionId,
+      (this.classified.message as JsonRpcRequest).id,
+      this.abort,
+      this.channelSettings as McpSessionChannelSettings,
+    );
+    return this.channel;
+  }
+
+  /** @inheritdoc */
+  request(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+    return this.openChannel().request(method, params);
   }
 
   /** The session ended while the request ran: aborts it and ends its stream. */

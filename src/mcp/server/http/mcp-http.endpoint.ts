@@ -34,7 +34,7 @@ import {
 } from '../responses/mcp-http-responses';
 import { McpDrainService } from '../shutdown/mcp-drain.service';
 import { abortedAtShutdown } from '../shutdown/shutdown-answers';
-import { McpSessionChannel, type McpSessionChannelSettings } from './mcp-session-channel';
+import type { McpSessionChannelSettings } from './mcp-session-channel';
 import { McpPendingClientRequests } from '../sessions/mcp-session-channel-pending';
 import { parseEventId } from '../sessions/mcp-sse-writer';
 import { McpStreamEndpoint } from './mcp-stream.endpoint';
@@ -363,31 +363,12 @@ export class McpHttpEndpoint {
     span.set({ [McpAttr.ProtocolVersion]: session.protocolVersion });
     exchange.watch(res);
     this.registry.trackRequest(session.sessionId, exchange);
-    const channel =
-      classified.kind === 'request' && exchange.acceptsEventStream
-        ? new McpSessionChannel(res, session.sessionId, classified.message.id, exchange.abort, this.channelSettings)
-        : null;
-    exchange.channel = channel;
     let response: JsonRpcResponse | null;
     try {
       response = await abortedAtShutdown(
         exchange.inFlight,
         message,
-        this.toolset.deliver(
-          message,
-          withAbortSource(
-            {
-              principal: exchange.principal,
-              sessionId: session.sessionId,
-              protocolVersion: session.protocolVersion,
-              clientCapabilities: session.clientCapabilities,
-              logLevel: session.logLevel,
-              notify: channel?.notify,
-              client: channel ?? undefined,
-            },
-            exchange.abort,
-          ),
-        ),
+        this.toolset.deliver(message, this.deliveryOf(exchange, session, res)),
       );
       await this.bus.forward(classified.kind, message, session);
     } catch (error) {
@@ -405,6 +386,7 @@ export class McpHttpEndpoint {
       this.registry.untrackRequest(session.sessionId, exchange);
     }
     const json = response ? JSON.stringify(response) : null;
+    const channel = exchange.channel;
     // An exceeded cap found by a handler (tasksPerPrincipal) is a 429, unless the stream already began.
     const outcome = exchangeOutcome(response, json, {
       shutdown: exchange.deadlineFired,
@@ -414,6 +396,26 @@ export class McpHttpEndpoint {
     if (channel?.streaming) channel.finish(json ?? '');
     else if (json !== null) sendJsonText(res, outcome.status, json, httpHeadersOf(response));
     else sendEmpty(res, 202);
+  }
+
+  /**
+   * What the toolset gets of a session message: its abort source, and for a request whose client
+   * accepts an SSE answer, the way back to the client (made when the handler first uses it).
+   */
+  private deliveryOf(exchange: McpHttpExchange, session: McpInboundSessionRecord, res: ServerResponse) {
+    const context = withAbortSource(
+      {
+        principal: exchange.principal,
+        sessionId: session.sessionId,
+        protocolVersion: session.protocolVersion,
+        clientCapabilities: session.clientCapabilities,
+        logLevel: session.logLevel,
+      },
+      exchange.abort,
+    );
+    return exchange.classified.kind === 'request' && exchange.acceptsEventStream
+      ? exchange.offerChannel(context, res, this.channelSettings)
+      : context;
   }
 
   /** The audit row of a DELETE (its span is the HTTP request's own, which notes no outcome). */
