@@ -68,6 +68,8 @@ export class McpHttpExchange implements TrackedRequest, McpClientChannel {
   inFlight: McpInFlightRequest | null = null;
   /** The session, once found (session path only). */
   session: McpInboundSessionRecord | null = null;
+  /** The key of the principal that holds the session, once found (the stream registry's tracking). */
+  principalKey = '';
   /** The answer's SSE channel, once the handler sent something before its response (session path). */
   channel: McpSessionChannel | null = null;
   private channelRes: ServerResponse | null = null;
@@ -107,9 +109,10 @@ export class McpHttpExchange implements TrackedRequest, McpClientChannel {
     return this.inFlight?.deadlineFired === true;
   }
 
-  /** The key of the principal that holds the session (the stream registry's tracking, once the session is found). */
-  get principalKey(): string {
-    return (this.session as McpInboundSessionRecord).principalKey;
+  /** Records the session the message belongs to (found by the session path). */
+  joined(session: McpInboundSessionRecord): void {
+    this.session = session;
+    this.principalKey = session.principalKey;
   }
 
   /**

@@ -173,7 +173,7 @@ export class McpHttpEndpoint {
       res,
     );
     if (!session) return;
-    exchange.session = session;
+    exchange.joined(session);
     await this.exchange(exchange, session, res);
   }
 
