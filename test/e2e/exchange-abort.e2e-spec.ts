@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { request as httpRequest } from 'node:http';
 import { McpModule, McpTool, type McpToolContext } from '../../src/mcp';
 import { fixtureAuth } from '../fixtures/fixture-tools';
 import { routingHeaders, statelessRequest } from '../fixtures/stateless/stateless-wire';
@@ -55,6 +56,14 @@ class LateSignalTools {
     return `aborted: ${result.reason}`;
   }
 
+  @McpTool({
+    description: 'Echoes its text without looking at its context',
+    input: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+  })
+  plain_echo({ text }: { text: string }): string {
+    return text;
+  }
+
   @McpTool({ description: 'Reads the signal of a spread copy of its context', input: KEY })
   async spread_signal({ key }: { key: string }, ctx: McpToolContext): Promise<string> {
     const copy = { ...ctx };
@@ -63,6 +72,50 @@ class LateSignalTools {
     const result = await watch(copy.signal);
     entry(seen, key).resolve(result);
     return `aborted: ${result.reason}`;
+  }
+}
+
+/** POSTs `body` with node:http (fetch makes AbortControllers of its own) and resolves with the answer's text. */
+function nodePost(url: string, body: unknown, headers: Record<string, string>): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      url,
+      {
+        method: 'POST',
+        headers: {
+          Authorization: 'Bearer token-alice',
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          ...headers,
+        },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve(text));
+      },
+    );
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
+/** Runs `work` with a global AbortController that counts the instances made meanwhile. */
+async function countingAbortControllers<T>(work: () => Promise<T>): Promise<{ made: number; result: T }> {
+  const Original = globalThis.AbortController;
+  let made = 0;
+  globalThis.AbortController = class extends Original {
+    constructor() {
+      super();
+      made++;
+    }
+  };
+  try {
+    const result = await work();
+    return { made, result };
+  } finally {
+    globalThis.AbortController = Original;
   }
 }
 
@@ -113,6 +166,19 @@ describe.each(HTTP_ADAPTERS)('ctx.signal of a call, made on first read (%s)', (a
       (error: Error) => error.name,
     );
   }
+
+  it('a plain tools/call on a warm session makes no AbortController (its client accepts SSE, nothing reads a signal)', async () => {
+    const { sessionId } = await openSession(url);
+    const headers = { 'Mcp-Session-Id': sessionId, ...versionHeader() };
+    const call = (id: string) => nodePost(url, callRequest(id, 'plain_echo', { text: `echo ${id}` }), headers);
+    await call(`${adapter}-warm-up`);
+    const { made, result } = await countingAbortControllers(() => call(`${adapter}-plain`));
+    expect(JSON.parse(result)).toMatchObject({
+      id: `${adapter}-plain`,
+      result: { content: [{ type: 'text', text: `echo ${adapter}-plain` }] },
+    });
+    expect(made).toBe(0);
+  });
 
   it('a session call cancelled before the tool reads ctx.signal gets it already aborted, with the reason', async () => {
     const key = `${adapter}-cancelled-early`;
