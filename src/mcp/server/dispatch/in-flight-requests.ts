@@ -2,7 +2,7 @@ import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface
 import type { McpToolContext } from '../../interfaces/mcp-tool-context.interface';
 import type { JsonRpcRequest } from '../../protocol/jsonrpc';
 import { createHandlerContext } from '../pipeline/handler-context.factory';
-import { LazyAbort, abortSourceOf } from './lazy-abort';
+import { LazyAbort, abortSourceOf } from '../pipeline/lazy-abort';
 
 /**
  * The requests of one mount whose handlers run now, by session and request id: what

@@ -8,7 +8,7 @@ import type { ClassifiedMessage, JsonRpcNotification, JsonRpcRequest } from '../
 import { methodFacts, type McpMethodFacts } from '../../protocol/method-catalog';
 import { McpHeader } from '../../protocol/mcp-methods';
 import type { McpExchangeSpan } from '../../telemetry/mcp-spans';
-import { LazyAbort } from '../dispatch/lazy-abort';
+import { LazyAbort } from '../pipeline/lazy-abort';
 import type { McpInFlightRequest } from '../shutdown/mcp-drain.service';
 import type { TrackedRequest } from '../sessions/mcp-stream-registry';
 import { acceptsEventStream } from '../sessions/mcp-sse-writer';

@@ -43,7 +43,7 @@ import { McpStreamRegistry, SESSION_STREAM_ID } from '../sessions/mcp-stream-reg
 import type { McpEventLog } from '../pubsub/mcp-event-log.interface';
 import { context as otelContext } from '@opentelemetry/api';
 import { contextWithExchange } from '../../telemetry/mcp-spans';
-import { withAbortSource } from '../dispatch/lazy-abort';
+import { withAbortSource } from '../pipeline/lazy-abort';
 import { McpHttpExchange } from './mcp-http-exchange';
 import { McpAttr } from '../../telemetry/mcp-telemetry.constants';
 import { SESSION_END_SPAN, startInboundSpan, startSessionHttpSpan, STREAM_OPEN_SPAN } from './mcp-inbound-span';

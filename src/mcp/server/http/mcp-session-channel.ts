@@ -3,7 +3,7 @@ import type { McpClientChannel } from '../../interfaces/mcp-delivery.interface';
 import type { JsonRpcId, JsonRpcNotification } from '../../protocol/jsonrpc';
 import type { McpPendingClientRequests } from '../sessions/mcp-session-channel-pending';
 import type { McpEventLog } from '../pubsub/mcp-event-log.interface';
-import type { LazyAbort } from '../dispatch/lazy-abort';
+import type { LazyAbort } from '../pipeline/lazy-abort';
 import { McpSseWriter } from '../sessions/mcp-sse-writer';
 
 /** What every channel of a mount shares. */

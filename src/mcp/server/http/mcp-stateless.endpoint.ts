@@ -48,7 +48,7 @@ import type { McpRequest } from './mcp-body-reader';
 import { headerValue } from './mcp-http-checks';
 import { sendEmpty, sendJsonText } from '../responses/mcp-http-responses';
 import { McpStatelessAudit, type StatelessExchange } from './mcp-stateless-audit';
-import { withAbortSource } from '../dispatch/lazy-abort';
+import { withAbortSource } from '../pipeline/lazy-abort';
 import type { McpHttpExchange } from './mcp-http-exchange';
 import { abortedAtShutdown, SHUTDOWN_AUDIT_NOTE } from '../shutdown/shutdown-answers';
 

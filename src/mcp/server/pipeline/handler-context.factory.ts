@@ -19,7 +19,7 @@ import type { JsonRpcRequest } from '../../protocol/jsonrpc';
 import { McpMethod } from '../../protocol/mcp-methods';
 import { methodFacts } from '../../protocol/method-catalog';
 import { StatelessErrorCode, isStatelessVersion } from '../../protocol/stateless';
-import { LazyAbort } from '../dispatch/lazy-abort';
+import { LazyAbort } from './lazy-abort';
 
 /** True when `level` is at least as severe as `minimum`. */
 export function isLogLevelEnabled(level: McpLogLevel, minimum: McpLogLevel | null | undefined): boolean {

@@ -1,7 +1,7 @@
 import type { HttpAdapterHost } from '@nestjs/core';
 import { createServer } from 'node:http';
 import { connect } from 'node:net';
-import { LazyAbort } from '../dispatch/lazy-abort';
+import { LazyAbort } from '../pipeline/lazy-abort';
 import { DRAIN_ABORT_GRACE_MS, McpDrainService } from './mcp-drain.service';
 
 describe('McpDrainService', () => {

@@ -1,7 +1,7 @@
 import { Injectable, Logger, Optional, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { Server } from 'node:http';
-import { LazyAbort } from '../dispatch/lazy-abort';
+import { LazyAbort } from '../pipeline/lazy-abort';
 import { HttpConnectionTracker } from './http-connection-tracker';
 import { DEFAULT_QUIET_PERIOD_MS } from './mcp-shutdown.options';
 

@@ -31,7 +31,7 @@ import { SESSION_STREAM_ID, type McpOpenStream, type McpStreamRegistry } from '.
 import { exchangeOutcome, sessionEvent } from '../sessions/session-events';
 import type { McpDrainService, McpInFlightRequest } from '../shutdown/mcp-drain.service';
 import { abortedAtShutdown } from '../shutdown/shutdown-answers';
-import { LazyAbort, withAbortSource } from '../dispatch/lazy-abort';
+import { LazyAbort, withAbortSource } from '../pipeline/lazy-abort';
 
 /** What a stdio connection is served by: the mount's own parts, the ones its HTTP endpoint uses. */
 export interface McpStdioParts {
