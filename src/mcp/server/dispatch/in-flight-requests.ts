@@ -2,13 +2,14 @@ import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface
 import type { McpToolContext } from '../../interfaces/mcp-tool-context.interface';
 import type { JsonRpcRequest } from '../../protocol/jsonrpc';
 import { createHandlerContext } from '../pipeline/handler-context.factory';
+import { LazyAbort, abortSourceOf } from '../pipeline/lazy-abort';
 
 /**
  * The requests of one mount whose handlers run now, by session and request id: what
  * `notifications/cancelled` aborts.
  */
 export class InFlightRequests {
-  private readonly running = new Map<string, AbortController>();
+  private readonly running = new Map<string, LazyAbort>();
 
   constructor(private readonly mount: string) {}
 
@@ -20,6 +21,8 @@ export class InFlightRequests {
   /**
    * Runs `work` as the handling of `request`, with a handler context whose signal aborts on
    * `cancel` for this request or when the caller's signal aborts; the context ends with the work.
+   * The handler's abort source is a child of the caller's (`withAbortSource`), or follows the
+   * caller's plain signal: no signal is made unless someone reads one.
    */
   async run<T>(
     request: JsonRpcRequest,
@@ -27,18 +30,17 @@ export class InFlightRequests {
     work: (handlerContext: McpToolContext) => Promise<T>,
   ): Promise<T> {
     const key = keyOf(context.sessionId, request.id);
-    const controller = new AbortController();
-    const onOuterAbort = () => controller.abort(context.signal?.reason);
-    context.signal?.addEventListener('abort', onOuterAbort, { once: true });
-    this.running.set(key, controller);
-    const handlerContext = createHandlerContext(this.mount, request, context, controller.signal);
+    const outer = abortSourceOf(context);
+    const abort = outer ? outer.child() : LazyAbort.follow(context.signal);
+    this.running.set(key, abort);
+    const handlerContext = createHandlerContext(this.mount, request, context, abort);
     try {
       return await work(handlerContext);
     } finally {
       handlerContext.end();
       // Two requests may share a key (same id on two stateless callers): remove only our own entry.
-      if (this.running.get(key) === controller) this.running.delete(key);
-      context.signal?.removeEventListener('abort', onOuterAbort);
+      if (this.running.get(key) === abort) this.running.delete(key);
+      abort.dispose();
     }
   }
 

@@ -11,7 +11,6 @@ import { InjectMcpEventSink } from '../../persistence/mcp-persistence.constants'
 import {
   parseJsonRpc,
   type ClassifiedMessage,
-  type JsonRpcMessage,
   type JsonRpcRequest,
   type JsonRpcResponse,
 } from '../../protocol/jsonrpc';
@@ -33,28 +32,22 @@ import {
   sendLimitExceeded,
   sendRpcError,
 } from '../responses/mcp-http-responses';
-import { McpDrainService, type McpInFlightRequest } from '../shutdown/mcp-drain.service';
+import { McpDrainService } from '../shutdown/mcp-drain.service';
 import { abortedAtShutdown } from '../shutdown/shutdown-answers';
-import { McpSessionChannel, type McpSessionChannelSettings } from './mcp-session-channel';
+import type { McpSessionChannelSettings } from './mcp-session-channel';
 import { McpPendingClientRequests } from '../sessions/mcp-session-channel-pending';
-import { acceptsEventStream, parseEventId } from '../sessions/mcp-sse-writer';
+import { parseEventId } from '../sessions/mcp-sse-writer';
 import { McpStreamEndpoint } from './mcp-stream.endpoint';
 import { McpStatelessEndpoint } from './mcp-stateless.endpoint';
 import { McpStreamRegistry, SESSION_STREAM_ID } from '../sessions/mcp-stream-registry';
 import type { McpEventLog } from '../pubsub/mcp-event-log.interface';
 import { context as otelContext } from '@opentelemetry/api';
-import { contextWithExchange, currentExchange } from '../../telemetry/mcp-spans';
+import { contextWithExchange } from '../../telemetry/mcp-spans';
+import { withAbortSource } from '../pipeline/lazy-abort';
+import { McpHttpExchange } from './mcp-http-exchange';
 import { McpAttr } from '../../telemetry/mcp-telemetry.constants';
-import {
-  noteInboundOutcome,
-  SESSION_END_SPAN,
-  startInboundSpan,
-  startSessionHttpSpan,
-  STREAM_OPEN_SPAN,
-} from './mcp-inbound-span';
+import { SESSION_END_SPAN, startInboundSpan, startSessionHttpSpan, STREAM_OPEN_SPAN } from './mcp-inbound-span';
 import { MCP_EVENT_LOG } from '../pubsub/mcp-pubsub.providers';
-
-type Exchange = { kind: 'request' | 'notification' | 'response'; message: JsonRpcMessage };
 
 /** A parsed body together with the text it was parsed from (stored as is in the event row). */
 type ReadBody = { classified: ClassifiedMessage; text: string };
@@ -101,9 +94,11 @@ export class McpHttpEndpoint {
     };
   }
 
-  /** Handles a POST carrying one JSON-RPC message. */
+  /**
+   * Handles a POST carrying one JSON-RPC message: checks its headers, parses it and builds its
+   * exchange, which every stage after this one gets.
+   */
   async post(req: McpRequest, res: ServerResponse): Promise<void> {
-    const startedAt = new Date();
     if (!isJsonContentType(headerValue(req.headers, 'content-type'))) {
       return sendRpcError(
         res,
@@ -112,7 +107,8 @@ export class McpHttpEndpoint {
         'Unsupported Media Type: Content-Type must be application/json',
       );
     }
-    if (!acceptsJson(headerValue(req.headers, 'accept'))) {
+    const accept = headerValue(req.headers, 'accept');
+    if (!acceptsJson(accept)) {
       return sendRpcError(
         res,
         406,
@@ -124,16 +120,21 @@ export class McpHttpEndpoint {
     if (!body) return;
     const { classified, text } = body;
     if (classified.kind === 'invalid') return sendJson(res, 400, classified.error);
+    const exchange = new McpHttpExchange(req.headers, req.user as McpPrincipal | undefined, accept, classified, text);
     const span = startInboundSpan(
       classified.message,
       req.headers,
       this.options.mount,
       this.options.telemetry,
       this.clientAddressOf(req),
+      exchange,
     );
+    exchange.span = span;
     try {
       // The handling runs in the span's context: a tool's own outbound calls continue the trace.
-      await otelContext.with(contextWithExchange(span), () => this.admit(classified, text, req, res, startedAt));
+      // `admit` is passed with `this` and its arguments: no closure per request.
+      // eslint-disable-next-line @typescript-eslint/unbound-method -- called with `this` as thisArg
+      await otelContext.with(contextWithExchange(span), this.admit, this, exchange, res);
     } catch (error) {
       span.end({ error });
       throw error;
@@ -145,38 +146,35 @@ export class McpHttpEndpoint {
   }
 
   /** While draining, new requests are refused; notifications and answers still reach the calls in flight. */
-  private async admit(
-    classified: Exclude<ClassifiedMessage, { kind: 'invalid' }>,
-    text: string,
-    req: McpRequest,
-    res: ServerResponse,
-    startedAt: Date,
-  ): Promise<void> {
-    if (classified.kind !== 'request') return this.route(classified, text, req, res, startedAt, null);
+  private async admit(exchange: McpHttpExchange, res: ServerResponse): Promise<void> {
+    const { classified } = exchange;
+    if (classified.kind !== 'request') return this.route(exchange, res);
     if (this.drain.draining) return this.refuseWhileDraining(res, classified.message.id);
-    const inFlight = this.drain.enter(this.options.mount);
+    // The drain deadline aborts the exchange's own abort source: no signal of its own.
+    const inFlight = this.drain.enter(this.options.mount, exchange.abort);
+    exchange.inFlight = inFlight;
     try {
-      await this.route(classified, text, req, res, startedAt, inFlight);
+      await this.route(exchange, res);
     } finally {
       inFlight.leave();
     }
   }
 
-  private async route(
-    classified: Exclude<ClassifiedMessage, { kind: 'invalid' }>,
-    text: string,
-    req: McpRequest,
-    res: ServerResponse,
-    startedAt: Date,
-    inFlight: McpInFlightRequest | null,
-  ): Promise<void> {
-    if (this.stateless.accepts(classified, req))
-      return this.stateless.serve(classified, text, req, res, startedAt, inFlight);
+  private async route(exchange: McpHttpExchange, res: ServerResponse): Promise<void> {
+    if (this.stateless.accepts(exchange)) return this.stateless.serve(exchange, res);
+    const { classified } = exchange;
     if (classified.kind === 'request' && classified.message.method === McpMethod.Initialize) {
-      return this.initialize(classified.message, text, req.user as McpPrincipal, res, startedAt);
+      return this.initialize(classified.message, exchange, res);
     }
-    const session = await this.requireSession(req, res);
-    if (session) await this.exchange(classified, text, session, req, res, startedAt, inFlight);
+    const session = await this.requireSession(
+      exchange.sessionIdHeader,
+      exchange.protocolVersionHeader,
+      exchange.principal,
+      res,
+    );
+    if (!session) return;
+    exchange.joined(session);
+    await this.exchange(exchange, session, res);
   }
 
   /**
@@ -200,7 +198,7 @@ export class McpHttpEndpoint {
     );
     try {
       if (this.drain.draining) return await this.refuseWhileDraining(res, null);
-      const session = await otelContext.with(span.context, () => this.requireSession(req, res));
+      const session = await otelContext.with(span.context, () => this.requireSessionOf(req, res));
       // Opened outside the span's context: the stream's keep-alives outlive the span and belong to no trace.
       if (session) await this.streams.open(session, res, lastEventId);
     } catch (error) {
@@ -232,7 +230,7 @@ export class McpHttpEndpoint {
 
   private async endSession(req: McpRequest, res: ServerResponse): Promise<void> {
     const startedAt = new Date();
-    const session = await this.requireSession(req, res);
+    const session = await this.requireSessionOf(req, res);
     if (!session) return;
     await this.sessions.terminate(session);
     await this.bus.endSession(session.sessionId);
@@ -261,8 +259,23 @@ export class McpHttpEndpoint {
     return { classified: parseJsonRpc(text), text };
   }
 
-  private async requireSession(req: McpRequest, res: ServerResponse): Promise<McpInboundSessionRecord | null> {
-    const sessionId = headerValue(req.headers, McpHeader.SessionId);
+  /** The caller's session of a GET or DELETE (answered with the error when there is none). */
+  private requireSessionOf(req: McpRequest, res: ServerResponse): Promise<McpInboundSessionRecord | null> {
+    return this.requireSession(
+      headerValue(req.headers, McpHeader.SessionId),
+      headerValue(req.headers, McpHeader.ProtocolVersion),
+      req.user as McpPrincipal,
+      res,
+    );
+  }
+
+  /** The session `sessionId` names, of `principal` (answered with the error when there is none). */
+  private async requireSession(
+    sessionId: string | undefined,
+    version: string | undefined,
+    principal: McpPrincipal,
+    res: ServerResponse,
+  ): Promise<McpInboundSessionRecord | null> {
     if (!sessionId) {
       sendRpcError(
         res,
@@ -272,7 +285,6 @@ export class McpHttpEndpoint {
       );
       return null;
     }
-    const version = headerValue(req.headers, McpHeader.ProtocolVersion);
     if (version !== undefined && !isSupportedSessionVersion(version)) {
       sendRpcError(
         res,
@@ -282,7 +294,6 @@ export class McpHttpEndpoint {
       );
       return null;
     }
-    const principal = req.user as McpPrincipal;
     const session = await this.sessions.find(sessionId, principal);
     if (!session) {
       // The session may just have been found idle (and ended): close what its owner still holds
@@ -297,13 +308,8 @@ export class McpHttpEndpoint {
     return session;
   }
 
-  private async initialize(
-    request: JsonRpcRequest,
-    text: string,
-    principal: McpPrincipal,
-    res: ServerResponse,
-    startedAt: Date,
-  ): Promise<void> {
+  private async initialize(request: JsonRpcRequest, exchange: McpHttpExchange, res: ServerResponse): Promise<void> {
+    const { principal, span } = exchange;
     const max = this.options.limits.sessionsPerPrincipal;
     // Counted in the database: the cap holds across replicas (two initializes racing at the cap may both pass).
     if ((await this.sessions.countOpen(principal)) >= max) {
@@ -324,7 +330,7 @@ export class McpHttpEndpoint {
     const response = await this.toolset.deliver(request, context);
     const result = response && 'result' in response ? response.result : null;
     if (!result) {
-      noteInboundOutcome({ errorCode: response && 'error' in response ? response.error.code : null, response });
+      span.note({ errorCode: response && 'error' in response ? response.error.code : null, response });
       return sendJson(res, 200, response);
     }
     const session = await this.sessions.open({
@@ -334,75 +340,41 @@ export class McpHttpEndpoint {
       clientCapabilities: asRecord(request.params?.capabilities),
     });
     const json = JSON.stringify(response);
-    currentExchange()?.setSessionId(session.sessionId);
-    currentExchange()?.set({ [McpAttr.ProtocolVersion]: session.protocolVersion });
+    span.setSessionId(session.sessionId);
+    span.set({ [McpAttr.ProtocolVersion]: session.protocolVersion });
     await this.events.record(
-      this.event(session, startedAt, {
-        kind: 'request',
-        method: request.method,
-        request: new JsonText(text),
-        response: new JsonText(json),
-        status: 200,
-      }),
+      exchange.sessionRow(this.options.mount, session, { response: new JsonText(json), status: 200 }),
     );
     sendJsonText(res, 200, json, { 'Mcp-Session-Id': session.sessionId });
   }
 
+  /**
+   * One message of a session: delivered to the toolset with the exchange's abort source (a client
+   * that goes away, the drain deadline and the end of the session abort it), forwarded on the
+   * session bus, audited, then answered (as JSON, or as the SSE stream it became).
+   */
   private async exchange(
-    exchange: Exchange,
-    text: string,
+    exchange: McpHttpExchange,
     session: McpInboundSessionRecord,
-    req: McpRequest,
     res: ServerResponse,
-    startedAt: Date,
-    inFlight: McpInFlightRequest | null,
   ): Promise<void> {
-    const abort = new AbortController();
-    const onClose = () => !res.writableFinished && abort.abort(new Error('The client closed the connection'));
-    res.once('close', onClose);
-    const onDrainDeadline = () => abort.abort(inFlight?.signal.reason);
-    inFlight?.signal.addEventListener('abort', onDrainDeadline, { once: true });
-    const method = 'method' in exchange.message ? exchange.message.method : null;
-    currentExchange()?.set({ [McpAttr.ProtocolVersion]: session.protocolVersion });
-    let channelRef: McpSessionChannel | null = null;
-    const untrack = this.registry.trackRequest(session.sessionId, session.principalKey, () => {
-      abort.abort(new Error('The session ended'));
-      channelRef?.close();
-    });
-    const base = { kind: exchange.kind, method, request: new JsonText(text) };
-    const channel =
-      exchange.kind === 'request' && acceptsEventStream(headerValue(req.headers, 'accept'))
-        ? new McpSessionChannel(
-            res,
-            session.sessionId,
-            (exchange.message as JsonRpcRequest).id,
-            abort.signal,
-            this.channelSettings,
-          )
-        : null;
-    channelRef = channel;
+    const { classified, span } = exchange;
+    const message = classified.message;
+    span.set({ [McpAttr.ProtocolVersion]: session.protocolVersion });
+    exchange.watch(res);
+    this.registry.trackRequest(session.sessionId, exchange);
     let response: JsonRpcResponse | null;
     try {
       response = await abortedAtShutdown(
-        inFlight,
-        exchange.message,
-        this.toolset.deliver(exchange.message, {
-          principal: req.user as McpPrincipal,
-          sessionId: session.sessionId,
-          protocolVersion: session.protocolVersion,
-          signal: abort.signal,
-          clientCapabilities: session.clientCapabilities,
-          logLevel: session.logLevel,
-          notify: channel?.notify,
-          client: channel ?? undefined,
-        }),
+        exchange.inFlight,
+        message,
+        this.toolset.deliver(message, this.deliveryOf(exchange, session, res)),
       );
-      await this.bus.forward(exchange.kind, exchange.message, session);
+      await this.bus.forward(classified.kind, message, session);
     } catch (error) {
       await this.events
         .record(
-          this.event(session, startedAt, {
-            ...base,
+          exchange.sessionRow(this.options.mount, session, {
             status: 500,
             note: `Internal error: ${(error as Error)?.message ?? String(error)}`,
           }),
@@ -410,34 +382,48 @@ export class McpHttpEndpoint {
         .catch(() => undefined);
       throw error;
     } finally {
-      res.off('close', onClose);
-      inFlight?.signal.removeEventListener('abort', onDrainDeadline);
-      untrack();
+      exchange.unwatch(res);
+      this.registry.untrackRequest(session.sessionId, exchange);
     }
     const json = response ? JSON.stringify(response) : null;
+    const channel = exchange.channel;
     // An exceeded cap found by a handler (tasksPerPrincipal) is a 429, unless the stream already began.
     const outcome = exchangeOutcome(response, json, {
-      shutdown: !!inFlight?.signal.aborted,
+      shutdown: exchange.deadlineFired,
       streaming: !!channel?.streaming,
     });
-    await this.events.record(this.event(session, startedAt, { ...base, ...outcome }));
+    await this.events.record(exchange.sessionRow(this.options.mount, session, outcome));
     if (channel?.streaming) channel.finish(json ?? '');
     else if (json !== null) sendJsonText(res, outcome.status, json, httpHeadersOf(response));
     else sendEmpty(res, 202);
   }
 
+  /**
+   * What the toolset gets of a session message: its abort source, and for a request whose client
+   * accepts an SSE answer, the way back to the client (made when the handler first uses it).
+   */
+  private deliveryOf(exchange: McpHttpExchange, session: McpInboundSessionRecord, res: ServerResponse) {
+    const context = withAbortSource(
+      {
+        principal: exchange.principal,
+        sessionId: session.sessionId,
+        protocolVersion: session.protocolVersion,
+        clientCapabilities: session.clientCapabilities,
+        logLevel: session.logLevel,
+      },
+      exchange.abort,
+    );
+    return exchange.classified.kind === 'request' && exchange.acceptsEventStream
+      ? exchange.offerChannel(context, res, this.channelSettings)
+      : context;
+  }
+
+  /** The audit row of a DELETE (its span is the HTTP request's own, which notes no outcome). */
   private event(
     session: McpInboundSessionRecord,
     startedAt: Date,
     fields: Partial<McpEventInput> & Pick<McpEventInput, 'kind'>,
   ): McpEventInput {
-    const response = fields.response instanceof JsonText ? fields.response.text : fields.response;
-    noteInboundOutcome({
-      status: fields.status ?? null,
-      errorCode: fields.errorCode ?? null,
-      isError: fields.isError === true,
-      response,
-    });
     return sessionEvent(this.options.mount, session, startedAt, fields);
   }
 }

@@ -116,4 +116,19 @@ describe('startInboundSpan', () => {
     expect(recorded.name).toBe('mcp response');
     expect(recorded.attributes['server.address']).toBeUndefined();
   });
+
+  it('takes the MCP headers the caller already read instead of reading them again', () => {
+    const exchange = startInboundSpan(
+      { jsonrpc: '2.0', id: 4, method: 'tools/list' },
+      { 'mcp-session-id': 'from-headers', 'mcp-protocol-version': '2025-06-18' },
+      'mcp',
+      null as unknown as McpResolvedTelemetryOptions,
+      undefined,
+      { sessionIdHeader: 's-read', protocolVersionHeader: '2025-11-25' },
+    );
+    exchange.span.end();
+    const [recorded] = telemetry.spans();
+    expect(recorded.attributes['mcp.protocol.version']).toBe('2025-11-25');
+    expect(recorded.attributes['mcp.session.id']).toBe(sessionIdAttribute('s-read'));
+  });
 });

@@ -25,11 +25,18 @@ function hostOf(headers: IncomingHttpHeaders): { address?: string; port?: number
   return { address: match[1].replace(/^\[|\]$/g, ''), ...(match[2] ? { port: Number(match[2]) } : {}) };
 }
 
+/** The MCP headers of a request, already read by the caller. */
+export interface McpInboundHeaderValues {
+  readonly sessionIdHeader: string | undefined;
+  readonly protocolVersionHeader: string | undefined;
+}
+
 /**
  * Starts the SERVER span of one POSTed message. Its parent is the trace context of the
  * message's `params._meta` (`traceparent`, `tracestate`, `baggage`), else that of the HTTP
  * headers, else the active context. Without an OpenTelemetry SDK the span is a no-op (it still
- * carries a valid remote parent, whose trace id then reaches the audit row).
+ * carries a valid remote parent, whose trace id then reaches the audit row). `read` gives the
+ * MCP headers when the caller already read them.
  */
 export function startInboundSpan(
   message: JsonRpcMessage,
@@ -37,11 +44,13 @@ export function startInboundSpan(
   mount: string,
   telemetry: McpResolvedTelemetryOptions,
   clientAddress?: string,
+  read?: McpInboundHeaderValues,
 ): McpExchangeSpan {
   const params = 'method' in message ? message.params : undefined;
   const { address, port } = hostOf(headers);
-  const version = envelopeVersionOf(params) ?? headerValue(headers, McpHeader.ProtocolVersion) ?? null;
-  const sessionId = headerValue(headers, McpHeader.SessionId) ?? null;
+  const headerVersion = read ? read.protocolVersionHeader : headerValue(headers, McpHeader.ProtocolVersion);
+  const version = envelopeVersionOf(params) ?? headerVersion ?? null;
+  const sessionId = (read ? read.sessionIdHeader : headerValue(headers, McpHeader.SessionId)) ?? null;
   return startExchangeSpan(
     'server',
     {

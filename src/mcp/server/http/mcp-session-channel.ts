@@ -3,6 +3,7 @@ import type { McpClientChannel } from '../../interfaces/mcp-delivery.interface';
 import type { JsonRpcId, JsonRpcNotification } from '../../protocol/jsonrpc';
 import type { McpPendingClientRequests } from '../sessions/mcp-session-channel-pending';
 import type { McpEventLog } from '../pubsub/mcp-event-log.interface';
+import type { LazyAbort } from '../pipeline/lazy-abort';
 import { McpSseWriter } from '../sessions/mcp-sse-writer';
 
 /** What every channel of a mount shares. */
@@ -29,14 +30,14 @@ export interface McpSessionChannelSettings {
  */
 export class McpSessionChannel implements McpClientChannel {
   private writer: McpSseWriter | null = null;
-  /** Appends to the event log in order, one after the other. */
-  private logged: Promise<unknown> = Promise.resolve();
+  /** Appends to the event log in order, one after the other (none until the stream opens). */
+  private logged: Promise<unknown> | null = null;
 
   constructor(
     private readonly res: ServerResponse,
     private readonly sessionId: string,
     private readonly callId: JsonRpcId,
-    private readonly signal: AbortSignal,
+    private readonly abort: LazyAbort,
     private readonly settings: McpSessionChannelSettings,
   ) {}
 
@@ -54,7 +55,7 @@ export class McpSessionChannel implements McpClientChannel {
   request(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
     const { pending, clientRequestTimeoutMs } = this.settings;
     const id = pending.nextId();
-    const answer = pending.wait(this.sessionId, id, method, this.callId, clientRequestTimeoutMs, this.signal);
+    const answer = pending.wait(this.sessionId, id, method, this.callId, clientRequestTimeoutMs, this.abort.signal);
     this.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
     return answer;
   }
@@ -71,14 +72,14 @@ export class McpSessionChannel implements McpClientChannel {
   }
 
   private write(json: string): void {
-    if (this.signal.aborted) return;
+    if (this.abort.aborted) return;
     if (!this.writer) {
       const { log, maxBufferedBytes, onLogError } = this.settings;
       this.writer = new McpSseWriter(this.res, {
         maxBufferedBytes,
         record: (seq, json, final) => {
           const streamId = this.writer!.streamId;
-          this.logged = this.logged
+          this.logged = (this.logged ?? Promise.resolve())
             .then(() => log.append(this.sessionId, streamId, json, { seq, final }))
             .catch(onLogError);
         },

@@ -10,13 +10,12 @@ import {
   JsonRpcErrorCode,
   jsonRpcError,
   jsonRpcResult,
-  type ClassifiedMessage,
   type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonRpcResponse,
 } from '../../protocol/jsonrpc';
 import { McpHeader, McpMethod } from '../../protocol/mcp-methods';
-import { existsInRevision, methodFacts } from '../../protocol/method-catalog';
+import { existsInRevision } from '../../protocol/method-catalog';
 import {
   StatelessErrorCode,
   StatelessRetryParam,
@@ -48,9 +47,9 @@ import { LIMIT_EXCEEDED_CODE } from '../config/mcp-limits.options';
 import type { McpRequest } from './mcp-body-reader';
 import { headerValue } from './mcp-http-checks';
 import { sendEmpty, sendJsonText } from '../responses/mcp-http-responses';
-import { acceptsEventStream } from '../sessions/mcp-sse-writer';
 import { McpStatelessAudit, type StatelessExchange } from './mcp-stateless-audit';
-import type { McpInFlightRequest } from '../shutdown/mcp-drain.service';
+import { withAbortSource } from '../pipeline/lazy-abort';
+import type { McpHttpExchange } from './mcp-http-exchange';
 import { abortedAtShutdown, SHUTDOWN_AUDIT_NOTE } from '../shutdown/shutdown-answers';
 
 type StatelessMessage = JsonRpcRequest | JsonRpcNotification;
@@ -88,12 +87,13 @@ export class McpStatelessEndpoint {
    * outside any session, it is not `initialize` and its `MCP-Protocol-Version` header names no
    * session revision (so a malformed envelope gets the stateless revision's -32602).
    */
-  accepts(classified: ClassifiedMessage, req: McpRequest): boolean {
+  accepts(exchange: McpHttpExchange): boolean {
+    const { classified } = exchange;
     if (classified.kind !== 'request' && classified.kind !== 'notification') return false;
     if (envelopeVersionOf(classified.message.params) !== null) return true;
     if (classified.kind !== 'request' || classified.message.method === McpMethod.Initialize) return false;
-    if (headerValue(req.headers, McpHeader.SessionId) !== undefined) return false;
-    const version = headerValue(req.headers, McpHeader.ProtocolVersion)?.trim();
+    if (exchange.sessionIdHeader !== undefined) return false;
+    const version = exchange.protocolVersionHeader?.trim();
     return !!version && !isSupportedSessionVersion(version);
   }
 
@@ -109,29 +109,23 @@ export class McpStatelessEndpoint {
   }
 
   /**
-   * Serves one stateless message and writes its audit row before the answer leaves. `inFlight`
-   * (a request tracked by the drain) aborts the handling at the drain deadline.
+   * Serves one stateless message and writes its audit row before the answer leaves. The
+   * exchange's abort source aborts the handling when the client closes the response stream and at
+   * the drain deadline (for a request the drain tracks).
    */
-  async serve(
-    classified: ClassifiedMessage,
-    text: string,
-    req: McpRequest,
-    res: ServerResponse,
-    startedAt: Date,
-    inFlight: McpInFlightRequest | null = null,
-  ): Promise<void> {
+  async serve(http: McpHttpExchange, res: ServerResponse): Promise<void> {
+    const { classified, principal } = http;
     if (classified.kind !== 'request' && classified.kind !== 'notification')
       throw new Error('Only requests and notifications take the stateless path');
     const message: StatelessMessage = classified.message;
-    const principal = req.user as McpPrincipal;
     const exchange: StatelessExchange = {
       message,
-      text,
+      text: http.text,
       principal,
-      startedAt,
+      startedAt: http.startedAt,
       version: envelopeVersionOf(message.params),
     };
-    const header = (name: string) => headerValue(req.headers, name);
+    const header = (name: string) => headerValue(http.headers, name);
     let envelope = readStatelessEnvelope(message, header);
     if (!isRejection(envelope) && 'id' in message && message.method === McpMethod.ToolsCall)
       envelope = checkParamHeaders(this.toolset, message, header) ?? envelope;
@@ -148,13 +142,13 @@ export class McpStatelessEndpoint {
       await this.audit.record(exchange, 202, null, null);
       return sendEmpty(res, 202);
     }
-    if (message.method === McpMethod.SubscriptionsListen) return this.listen(message, envelope, exchange, req, res);
-    const stream = new StatelessResponseStream(res, acceptsEventStream(headerValue(req.headers, 'accept')));
-    const response = await this.respond(message, envelope, principal, stream, res, exchange, inFlight);
+    if (message.method === McpMethod.SubscriptionsListen) return this.listen(message, envelope, exchange, http, res);
+    const stream = new StatelessResponseStream(res, http.acceptsEventStream);
+    const response = await this.respond(message, envelope, stream, res, exchange, http);
     const code = 'error' in response ? response.error.code : null;
     const status = stream.effectiveStatus(code === null ? 200 : (httpStatusOf(response) ?? httpStatusForError(code)));
     const json = JSON.stringify(response);
-    const note = inFlight?.signal.aborted ? SHUTDOWN_AUDIT_NOTE : auditNoteOf(response);
+    const note = http.deadlineFired ? SHUTDOWN_AUDIT_NOTE : auditNoteOf(response);
     await this.audit.record(
       exchange,
       status,
@@ -175,10 +169,10 @@ export class McpStatelessEndpoint {
     request: JsonRpcRequest,
     envelope: StatelessEnvelope,
     exchange: StatelessExchange,
-    req: McpRequest,
+    http: McpHttpExchange,
     res: ServerResponse,
   ): Promise<void> {
-    if (!acceptsEventStream(headerValue(req.headers, 'accept'))) {
+    if (!http.acceptsEventStream) {
       const error = jsonRpcError(
         request.id,
         JsonRpcErrorCode.InvalidRequest,
@@ -265,14 +259,14 @@ export class McpStatelessEndpoint {
   private async respond(
     request: JsonRpcRequest,
     envelope: StatelessEnvelope,
-    principal: McpPrincipal,
     stream: StatelessResponseStream,
     res: ServerResponse,
     exchange: StatelessExchange,
-    inFlight: McpInFlightRequest | null,
+    http: McpHttpExchange,
   ): Promise<JsonRpcResponse> {
+    const { principal } = http;
     // A session-era request gets the same -32601 as an unknown method, naming the revision.
-    if (methodFacts(request.method)?.kind === 'request' && !existsInRevision(request.method, envelope.version)) {
+    if (http.facts?.kind === 'request' && !existsInRevision(request.method, envelope.version)) {
       return jsonRpcError(
         request.id,
         JsonRpcErrorCode.MethodNotFound,
@@ -288,7 +282,7 @@ export class McpStatelessEndpoint {
       throw error;
     }
     const response = askRequiredUrlElicitations(
-      await this.deliver(request, envelope, principal, stream, res, channel, exchange, inFlight),
+      await this.deliver(request, envelope, stream, res, channel, exchange, http),
       channel,
       envelope.clientCapabilities,
     );
@@ -303,40 +297,39 @@ export class McpStatelessEndpoint {
   private async deliver(
     request: JsonRpcRequest,
     envelope: StatelessEnvelope,
-    principal: McpPrincipal,
     stream: StatelessResponseStream,
     res: ServerResponse,
     channel: StatelessInputChannel | undefined,
     exchange: StatelessExchange,
-    inFlight: McpInFlightRequest | null,
+    http: McpHttpExchange,
   ): Promise<JsonRpcResponse | null> {
-    const abort = new AbortController();
-    const onClose = () => !res.writableFinished && abort.abort(new Error('The client closed the response stream'));
-    res.once('close', onClose);
-    const onDrainDeadline = () => abort.abort(inFlight?.signal.reason);
-    inFlight?.signal.addEventListener('abort', onDrainDeadline, { once: true });
+    http.watch(res, 'The client closed the response stream');
     try {
       return await abortedAtShutdown(
-        inFlight,
+        http.inFlight,
         request,
-        this.toolset.deliver(request, {
-          principal,
-          sessionId: null,
-          protocolVersion: envelope.version,
-          signal: abort.signal,
-          clientCapabilities: envelope.clientCapabilities,
-          logLevel: envelope.logLevel,
-          notify: stream.canNotify ? (notification) => stream.notify(notification) : undefined,
-          client: channel,
-        }),
+        this.toolset.deliver(
+          request,
+          withAbortSource(
+            {
+              principal: http.principal,
+              sessionId: null,
+              protocolVersion: envelope.version,
+              clientCapabilities: envelope.clientCapabilities,
+              logLevel: envelope.logLevel,
+              notify: stream.canNotify ? (notification) => stream.notify(notification) : undefined,
+              client: channel,
+            },
+            http.abort,
+          ),
+        ),
       );
     } catch (error) {
       if (error instanceof InputRequiredSignal && channel?.needsInput) return null;
       await this.audit.failed(exchange, error);
       throw error;
     } finally {
-      res.off('close', onClose);
-      inFlight?.signal.removeEventListener('abort', onDrainDeadline);
+      http.unwatch(res);
     }
   }
 

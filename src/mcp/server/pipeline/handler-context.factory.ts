@@ -19,6 +19,7 @@ import type { JsonRpcRequest } from '../../protocol/jsonrpc';
 import { McpMethod } from '../../protocol/mcp-methods';
 import { methodFacts } from '../../protocol/method-catalog';
 import { StatelessErrorCode, isStatelessVersion } from '../../protocol/stateless';
+import { LazyAbort } from './lazy-abort';
 
 /** True when `level` is at least as severe as `minimum`. */
 export function isLogLevelEnabled(level: McpLogLevel, minimum: McpLogLevel | null | undefined): boolean {
@@ -79,7 +80,8 @@ function checkUrlElicitation(request: McpUrlElicitation): void {
  * The context a handler receives for one request: identity, cancellation, and the
  * revision-independent way back to the client (log, progress, elicit, sample, listRoots). It is
  * built for every call on the hot path, so the methods are bound only when a handler reads them
- * (destructuring `{ log }` works).
+ * (destructuring `{ log }` works), and its `signal` is made only when read: it is an own,
+ * enumerable getter, so a spread copy of the context (`{ ...ctx }`) still has a signal.
  */
 class McpHandlerContext implements McpToolContext {
   private ended = false;
@@ -91,19 +93,27 @@ class McpHandlerContext implements McpToolContext {
   readonly requestId: string | number;
   readonly meta?: Record<string, unknown>;
   readonly task?: McpToolContext['task'];
+  declare readonly signal: AbortSignal;
 
   constructor(
     readonly mount: string,
     request: JsonRpcRequest,
     private readonly delivery: McpDeliveryContext,
-    readonly signal: AbortSignal,
+    private readonly abort: LazyAbort,
   ) {
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- a getter: called with the context as `this`
+    Object.defineProperty(this, 'signal', { get: McpHandlerContext.readSignal, enumerable: true });
     this.principal = delivery.principal;
     this.sessionId = delivery.sessionId;
     this.protocolVersion = delivery.protocolVersion;
     this.requestId = request.id;
     this.meta = request.params?._meta as Record<string, unknown> | undefined;
     if (delivery.task) this.task = delivery.task;
+  }
+
+  /** The `signal` getter of every handler context (one function for all): the signal is made when read. */
+  private static readSignal(this: McpHandlerContext): AbortSignal {
+    return this.abort.signal;
   }
 
   // Each getter hands its method to `bind`, which binds it to this context (once) before it leaves.
@@ -223,7 +233,7 @@ class McpHandlerContext implements McpToolContext {
   }
 
   private async notify(method: string, params: Record<string, unknown>): Promise<void> {
-    if (this.delivery.notify && !this.signal.aborted) await this.delivery.notify({ jsonrpc: '2.0', method, params });
+    if (this.delivery.notify && !this.abort.aborted) await this.delivery.notify({ jsonrpc: '2.0', method, params });
   }
 
   private async ask(
@@ -249,12 +259,15 @@ export type McpEndableToolContext = McpToolContext & {
   end(): void;
 };
 
-/** Builds the context a handler receives for one request. */
+/**
+ * Builds the context a handler receives for one request; its `signal` is `abort`'s (a plain
+ * `AbortSignal` is followed).
+ */
 export function createHandlerContext(
   mount: string,
   request: JsonRpcRequest,
   context: McpDeliveryContext,
-  signal: AbortSignal,
+  abort: LazyAbort | AbortSignal,
 ): McpEndableToolContext {
-  return new McpHandlerContext(mount, request, context, signal);
+  return new McpHandlerContext(mount, request, context, abort instanceof LazyAbort ? abort : LazyAbort.follow(abort));
 }

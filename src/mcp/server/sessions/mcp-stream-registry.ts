@@ -13,8 +13,8 @@ export interface McpOpenStream {
 }
 
 /** A POSTed request of a session being handled on this process. */
-interface TrackedRequest {
-  principalKey: string;
+export interface TrackedRequest {
+  readonly principalKey: string;
   /** Aborts the handling and ends its stream (the session ended). */
   close(): void;
 }
@@ -70,18 +70,23 @@ export class McpStreamRegistry implements BeforeApplicationShutdown {
   }
 
   /**
-   * Tracks a POSTed request of the session until the returned function is called; `close` runs
-   * if the session ends first.
+   * Tracks a POSTed request of the session until `untrackRequest`; its `close` runs if the
+   * session ends first. The request is the caller's own object: tracking makes no closure.
    */
-  trackRequest(sessionId: string, principalKey: string, close: () => void): () => void {
-    const request: TrackedRequest = { principalKey, close };
-    const set = this.requests.get(sessionId) ?? new Set<TrackedRequest>();
+  trackRequest(sessionId: string, request: TrackedRequest): void {
+    let set = this.requests.get(sessionId);
+    if (!set) {
+      set = new Set<TrackedRequest>();
+      this.requests.set(sessionId, set);
+    }
     set.add(request);
-    this.requests.set(sessionId, set);
-    return () => {
-      set.delete(request);
-      if (set.size === 0 && this.requests.get(sessionId) === set) this.requests.delete(sessionId);
-    };
+  }
+
+  /** Stops tracking a request `trackRequest` took (once, as its caller's `finally` does). */
+  untrackRequest(sessionId: string, request: TrackedRequest): void {
+    const set = this.requests.get(sessionId) as Set<TrackedRequest>;
+    set.delete(request);
+    if (set.size === 0) this.requests.delete(sessionId);
   }
 
   /**

@@ -1,6 +1,7 @@
 import type { HttpAdapterHost } from '@nestjs/core';
 import { createServer } from 'node:http';
 import { connect } from 'node:net';
+import { LazyAbort } from '../pipeline/lazy-abort';
 import { DRAIN_ABORT_GRACE_MS, McpDrainService } from './mcp-drain.service';
 
 describe('McpDrainService', () => {
@@ -153,6 +154,35 @@ describe('McpDrainService', () => {
     await jest.advanceTimersByTimeAsync(DRAIN_ABORT_GRACE_MS);
     expect(done).toBe(true);
     expect(service.status()).toMatchObject({ draining: true, inFlight: 1 });
+  });
+
+  it("aborts the request's own abort source at the deadline and says the deadline fired", async () => {
+    jest.useFakeTimers();
+    const service = new McpDrainService();
+    service.register('m', 1000, 0);
+    const source = new LazyAbort();
+    const request = service.enter('m', source);
+    const quick = service.enter('m');
+    quick.leave();
+    let answered = 0;
+    request.whenForced(() => answered++);
+    void service.drain();
+    await jest.advanceTimersByTimeAsync(999);
+    expect(request.deadlineFired).toBe(false);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(request.deadlineFired).toBe(true);
+    expect(request.abort).toBe(source);
+    expect((source.reason as Error).message).toContain('drain deadline');
+    expect(request.signal).toBe(source.signal);
+    expect(quick.deadlineFired).toBe(false);
+    expect(quick.abort.aborted).toBe(false);
+    await jest.advanceTimersByTimeAsync(DRAIN_ABORT_GRACE_MS);
+    expect(answered).toBe(1);
+    // Asked for after the force: both settle at once.
+    request.whenForced(() => answered++);
+    expect(answered).toBe(2);
+    await expect(request.forced).resolves.toBeUndefined();
+    request.leave();
   });
 
   it('holds its last refusals until callers stopped connecting, closes the listener, then lets them out', async () => {

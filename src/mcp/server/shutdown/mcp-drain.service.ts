@@ -1,6 +1,7 @@
 import { Injectable, Logger, Optional, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { Server } from 'node:http';
+import { LazyAbort } from '../pipeline/lazy-abort';
 import { HttpConnectionTracker } from './http-connection-tracker';
 import { DEFAULT_QUIET_PERIOD_MS } from './mcp-shutdown.options';
 
@@ -9,24 +10,82 @@ export const DRAIN_ABORT_GRACE_MS = 2000;
 
 /** One request being handled, as the drain sees it. */
 export interface McpInFlightRequest {
-  /** Fires at the drain deadline: the handler should stop. */
+  /** Fires at the drain deadline: the handler should stop. Made when first read. */
   readonly signal: AbortSignal;
+  /** True once the drain deadline aborted the request (whatever else aborted it too). */
+  readonly deadlineFired: boolean;
+  /** The request's abort source: the one `enter` was given, or its own; the drain deadline aborts it. */
+  readonly abort: LazyAbort;
   /** Settles when the handler had its grace after the abort and did not end: the endpoint answers for it. */
   readonly forced: Promise<void>;
+  /**
+   * Runs `listener` when the request is forced (at once when it already was); one listener per
+   * request, a later one replaces it. Costs no promise, unlike `forced`.
+   */
+  whenForced(listener: () => void): void;
   /** The request was answered (or failed): it no longer holds the drain. */
   leave(): void;
-}
-
-interface Tracked {
-  controller: AbortController;
-  force: () => void;
 }
 
 interface MountDrain {
   drainTimeoutMs: number;
   quietPeriodMs: number;
-  requests: Set<Tracked>;
+  requests: Set<InFlightEntry>;
   idle: (() => void)[];
+}
+
+/**
+ * A request tracked by the drain. Nothing is made for it until needed: its abort source makes a
+ * signal only when one is read, its `forced` promise only when one is asked for.
+ */
+class InFlightEntry implements McpInFlightRequest {
+  deadlineFired = false;
+  private wasForced = false;
+  private listener: (() => void) | null = null;
+  private forcedPromise: Promise<void> | null = null;
+  private resolveForced: (() => void) | null = null;
+
+  constructor(
+    private readonly mount: MountDrain,
+    private readonly onActivity: () => void,
+    readonly abort: LazyAbort,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
+
+  get forced(): Promise<void> {
+    this.forcedPromise ??= this.wasForced
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => (this.resolveForced = resolve));
+    return this.forcedPromise;
+  }
+
+  whenForced(listener: () => void): void {
+    if (this.wasForced) listener();
+    else this.listener = listener;
+  }
+
+  /** The drain deadline passed: aborts the request's source with `reason`. */
+  expire(reason: Error): void {
+    this.deadlineFired = true;
+    this.abort.abort(reason);
+  }
+
+  /** The grace after the deadline passed too (the drain calls it once). */
+  force(): void {
+    this.wasForced = true;
+    this.resolveForced?.();
+    this.listener?.();
+  }
+
+  leave(): void {
+    const drain = this.mount;
+    if (!drain.requests.delete(this)) return;
+    this.onActivity();
+    if (drain.requests.size === 0) for (const wake of drain.idle.splice(0)) wake();
+  }
 }
 
 /**
@@ -54,6 +113,10 @@ export class McpDrainService implements OnModuleDestroy, OnApplicationBootstrap 
   private drained: Promise<void> | null = null;
   /** When a request last arrived, ended or was refused (Date.now()). */
   private lastActivity = 0;
+  /** Notes activity now: one function for every tracked request. */
+  private readonly touch = (): void => {
+    this.lastActivity = Date.now();
+  };
   /** Requests refused since the drain began. */
   private refusals = 0;
   private connections: HttpConnectionTracker | null = null;
@@ -101,24 +164,16 @@ export class McpDrainService implements OnModuleDestroy, OnApplicationBootstrap 
     return this.listenerClosing ?? Promise.resolve();
   }
 
-  /** @internal Tracks one request of the mount until `leave()`. */
-  enter(mount: string): McpInFlightRequest {
+  /**
+   * @internal Tracks one request of the mount until `leave()`. At the drain deadline `abort` (the
+   * request's own abort source, when the caller has one; else a new one) aborts.
+   */
+  enter(mount: string, abort?: LazyAbort): McpInFlightRequest {
     const drain = this.mountOf(mount);
-    const controller = new AbortController();
-    let force!: () => void;
-    const forced = new Promise<void>((resolve) => (force = resolve));
-    const tracked: Tracked = { controller, force };
-    drain.requests.add(tracked);
+    const entry = new InFlightEntry(drain, this.touch, abort ?? new LazyAbort());
+    drain.requests.add(entry);
     this.lastActivity = Date.now();
-    return {
-      signal: controller.signal,
-      forced,
-      leave: () => {
-        if (!drain.requests.delete(tracked)) return;
-        this.lastActivity = Date.now();
-        if (drain.requests.size === 0) for (const wake of drain.idle.splice(0)) wake();
-      },
-    };
+    return entry;
   }
 
   /**
@@ -203,7 +258,7 @@ export class McpDrainService implements OnModuleDestroy, OnApplicationBootstrap 
       `Mount "${name}": ${left.length} request(s) still running after shutdown.drainTimeoutMs (${mount.drainTimeoutMs} ms): aborting them`,
     );
     for (const request of left)
-      request.controller.abort(new Error('The server is shutting down: the call ran past the drain deadline'));
+      request.expire(new Error('The server is shutting down: the call ran past the drain deadline'));
     if (await this.idleWithin(mount, DRAIN_ABORT_GRACE_MS)) return;
     for (const request of mount.requests) request.force();
     if (!(await this.idleWithin(mount, DRAIN_ABORT_GRACE_MS))) {

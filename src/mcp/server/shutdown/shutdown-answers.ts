@@ -15,15 +15,18 @@ export function abortedAtShutdown(
   work: Promise<JsonRpcResponse | null>,
 ): Promise<JsonRpcResponse | null> {
   if (!inFlight) return work;
-  const id = 'id' in message && 'method' in message ? message.id : null;
-  const forced = inFlight.forced.then(() =>
-    id === null
-      ? null
-      : jsonRpcError(
-          id,
-          JsonRpcErrorCode.InternalError,
-          'The server shut down before the request finished: it was aborted',
-        ),
+  return new Promise((resolve, reject) => {
+    inFlight.whenForced(() => resolve(forcedAnswer(message)));
+    work.then(resolve, reject);
+  });
+}
+
+/** What a forced request answers: an internal error for a request, nothing for the rest. */
+function forcedAnswer(message: JsonRpcMessage): JsonRpcResponse | null {
+  if (!('id' in message && 'method' in message)) return null;
+  return jsonRpcError(
+    message.id,
+    JsonRpcErrorCode.InternalError,
+    'The server shut down before the request finished: it was aborted',
   );
-  return Promise.race([work, forced]);
 }

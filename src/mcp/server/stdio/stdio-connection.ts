@@ -31,6 +31,7 @@ import { SESSION_STREAM_ID, type McpOpenStream, type McpStreamRegistry } from '.
 import { exchangeOutcome, sessionEvent } from '../sessions/session-events';
 import type { McpDrainService, McpInFlightRequest } from '../shutdown/mcp-drain.service';
 import { abortedAtShutdown } from '../shutdown/shutdown-answers';
+import { LazyAbort, withAbortSource } from '../pipeline/lazy-abort';
 
 /** What a stdio connection is served by: the mount's own parts, the ones its HTTP endpoint uses. */
 export interface McpStdioParts {
@@ -259,30 +260,31 @@ export class McpStdioConnection {
         this.write(jsonRpcError(exchange.message.id, SESSION_NOT_FOUND_CODE, 'Session not found'));
       return;
     }
-    const abort = new AbortController();
-    const onDrainDeadline = () => abort.abort(inFlight?.signal.reason);
-    inFlight?.signal.addEventListener('abort', onDrainDeadline, { once: true });
-    const untrack = registry.trackRequest(session.sessionId, session.principalKey, () =>
-      abort.abort(new Error('The session ended')),
-    );
-    const method = 'method' in exchange.message ? exchange.message.method : null;
-    const base = { kind: exchange.kind, method, request: new JsonText(raw) };
+    // The drain deadline aborts the request's own source; a notification or an answer gets one of its own.
+    const call = new StdioCall(this.parts, this.send, session, exchange, inFlight?.abort ?? new LazyAbort());
+    registry.trackRequest(session.sessionId, call);
+    const base = { kind: exchange.kind, method: call.method, request: new JsonText(raw) };
     const isRequest = exchange.kind === 'request';
     let response: JsonRpcResponse | null;
     try {
       response = await abortedAtShutdown(
         inFlight,
         exchange.message,
-        toolset.deliver(exchange.message, {
-          principal: this.principal,
-          sessionId: session.sessionId,
-          protocolVersion: session.protocolVersion,
-          signal: abort.signal,
-          clientCapabilities: session.clientCapabilities,
-          logLevel: session.logLevel,
-          notify: isRequest ? (notification) => this.notify(notification, abort.signal) : undefined,
-          client: isRequest ? this.channel(session.sessionId, exchange.message.id, abort.signal) : undefined,
-        }),
+        toolset.deliver(
+          exchange.message,
+          withAbortSource(
+            {
+              principal: this.principal,
+              sessionId: session.sessionId,
+              protocolVersion: session.protocolVersion,
+              clientCapabilities: session.clientCapabilities,
+              logLevel: session.logLevel,
+              notify: isRequest ? call.notify : undefined,
+              client: isRequest ? call : undefined,
+            },
+            call.abort,
+          ),
+        ),
       );
       await bus.forward(exchange.kind, exchange.message, session);
     } catch (error) {
@@ -297,14 +299,13 @@ export class McpStdioConnection {
         .catch(() => undefined);
       throw error;
     } finally {
-      inFlight?.signal.removeEventListener('abort', onDrainDeadline);
-      untrack();
+      registry.untrackRequest(session.sessionId, call);
     }
     const json = response ? JSON.stringify(response) : null;
     await events.record(
       this.event(session, startedAt, {
         ...base,
-        ...exchangeOutcome(response, json, { shutdown: !!inFlight?.signal.aborted, streaming: false }),
+        ...exchangeOutcome(response, json, { shutdown: inFlight?.deadlineFired === true, streaming: false }),
       }),
     );
     if (json !== null) this.send(json);
@@ -335,23 +336,6 @@ export class McpStdioConnection {
     return this.renewing;
   }
 
-  /** Server->client requests of one call: written as frames, answered by the client's response lines. */
-  private channel(sessionId: string, callId: JsonRpcId, signal: AbortSignal): McpClientChannel {
-    const { pending, options } = this.parts;
-    return {
-      request: (method, params) => {
-        const id = pending.nextId();
-        const answer = pending.wait(sessionId, id, method, callId, options.streams.clientRequestTimeoutMs, signal);
-        if (!signal.aborted) this.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
-        return answer;
-      },
-    };
-  }
-
-  private notify(notification: JsonRpcNotification, signal: AbortSignal): void {
-    if (!signal.aborted) this.send(JSON.stringify(notification));
-  }
-
   /** A handling that failed outside the toolset's answers (a database outage): logged, and a request answered. */
   private failed(classified: ClassifiedMessage, error: unknown): void {
     this.parts.logger.error(`A message could not be handled: ${(error as Error)?.message ?? String(error)}`);
@@ -374,4 +358,54 @@ export class McpStdioConnection {
 
 function asRecord(value: unknown): Record<string, unknown> | null {
   return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+}
+
+/**
+ * One message of the connection being handled: its abort source (aborted by the drain deadline
+ * and by the end of the session, which tracks this object), and, for a request, its way back to
+ * the client: notifications and server->client requests written as frames of their own.
+ */
+class StdioCall implements McpClientChannel {
+  readonly principalKey: string;
+  readonly method: string | null;
+  private readonly sessionId: string;
+
+  constructor(
+    private readonly parts: McpStdioParts,
+    private readonly send: (json: string) => void,
+    session: McpInboundSessionRecord,
+    private readonly exchange: Exchange,
+    readonly abort: LazyAbort,
+  ) {
+    this.principalKey = session.principalKey;
+    this.sessionId = session.sessionId;
+    this.method = 'method' in exchange.message ? exchange.message.method : null;
+  }
+
+  /** Sends a notification of the request, unless it was aborted. */
+  readonly notify = (notification: JsonRpcNotification): void => {
+    if (!this.abort.aborted) this.send(JSON.stringify(notification));
+  };
+
+  /** @inheritdoc */
+  request(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const { pending, options } = this.parts;
+    const id = pending.nextId();
+    const callId = (this.exchange.message as JsonRpcRequest).id;
+    const answer = pending.wait(
+      this.sessionId,
+      id,
+      method,
+      callId,
+      options.streams.clientRequestTimeoutMs,
+      this.abort.signal,
+    );
+    if (!this.abort.aborted) this.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
+    return answer;
+  }
+
+  /** The session ended while the message was handled: aborts it. */
+  close(): void {
+    this.abort.abort(new Error('The session ended'));
+  }
 }
