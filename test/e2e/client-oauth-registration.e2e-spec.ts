@@ -266,6 +266,7 @@ describe('Outbound OAuth client registration (authorizationCode)', () => {
     expect(await answer.json()).toEqual({
       client_id: `${callbackBase}${METADATA_PATH}`,
       client_name: 'Registration e2e',
+      application_type: 'native',
       redirect_uris: [`${callbackBase}${CALLBACK_PATH}`],
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
@@ -325,6 +326,7 @@ describe('Outbound OAuth client registration (authorizationCode)', () => {
     expect(row.secretExpiresAt?.getTime()).toBeGreaterThan(Date.now());
     expect(loopback.record.registrations[0].metadata).toEqual({
       client_name: 'Registration e2e',
+      application_type: 'native',
       redirect_uris: [`${callbackBase}${CALLBACK_PATH}`],
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],

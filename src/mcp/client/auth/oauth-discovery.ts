@@ -24,6 +24,8 @@ export interface OAuthUserFlowMetadata {
   registrationEndpoint: string | null;
   /** `code_challenge_methods_supported`, empty when not announced. */
   pkceMethods: string[];
+  /** RFC 9207 `authorization_response_iss_parameter_supported`: its authorization responses carry `iss`. */
+  issParameterSupported: boolean;
   /** `client_id_metadata_document_supported`. */
   clientIdMetadataDocuments: boolean;
   /** The Protected Resource Metadata's `scopes_supported`, empty when not announced. */
@@ -40,6 +42,7 @@ function userFlowMetadata(as: Record<string, unknown>, prm: Record<string, unkno
     authorizationEndpoint: text(as.authorization_endpoint),
     registrationEndpoint: text(as.registration_endpoint),
     pkceMethods: strings(as.code_challenge_methods_supported),
+    issParameterSupported: as.authorization_response_iss_parameter_supported === true,
     clientIdMetadataDocuments: as.client_id_metadata_document_supported === true,
     resourceScopes: strings(prm.scopes_supported),
   };

@@ -4,6 +4,7 @@ import type { OAuthDiscovery } from '../oauth-discovery';
 import { authorizationCode, type AuthorizationCodeAuth } from './authorization-code.auth';
 import { McpOAuthClientRegistrar, registrationKey } from './client-registration';
 import { McpGrantSealer } from './grant-sealer';
+import { publicClientMetadata } from './registration-request';
 
 const ISSUER = 'https://login.example.com';
 
@@ -19,6 +20,7 @@ const discovery: OAuthDiscovery = {
     pkceMethods: ['S256'],
     clientIdMetadataDocuments: false,
     resourceScopes: [],
+    issParameterSupported: false,
   },
 };
 
@@ -43,5 +45,20 @@ describe('McpOAuthClientRegistrar without a registration store', () => {
     expect(registrationKey(ISSUER, 'https://app.example.com/cb')).not.toBe(
       registrationKey(ISSUER, 'https://app.example.com/other'),
     );
+  });
+});
+
+describe('publicClientMetadata', () => {
+  it("registers an app on the user's machine (loopback redirect) as native, any other as web", () => {
+    expect(publicClientMetadata('http://127.0.0.1:8123/cb', 'Desk')).toMatchObject({ application_type: 'native' });
+    expect(publicClientMetadata('http://localhost:8123/cb', 'Desk')).toMatchObject({ application_type: 'native' });
+    expect(publicClientMetadata('https://app.example.com/cb', 'App')).toEqual({
+      client_name: 'App',
+      application_type: 'web',
+      redirect_uris: ['https://app.example.com/cb'],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    });
   });
 });

@@ -303,6 +303,21 @@ describe('McpOAuthService', () => {
       );
     });
 
+    it('refuses a callback without iss from an authorization server that announces it (RFC 9207)', async () => {
+      asMetadata.authorization_response_iss_parameter_supported = true;
+      const { oauth } = service();
+      let state = new URL(await oauth.authorizationUrl('crm', 'u')).searchParams.get('state');
+      await expect(oauth.completeAuthorization({ code: 'c', state })).rejects.toThrow(
+        `The authorization server ${origin} announces the iss parameter (RFC 9207), and the callback has none`,
+      );
+      expect(requests).toHaveLength(0);
+      state = new URL(await oauth.authorizationUrl('crm', 'u')).searchParams.get('state');
+      tokenReplies.push(tokens('with-iss'));
+      await expect(oauth.completeAuthorization({ code: 'c', state, iss: origin })).resolves.toMatchObject({
+        scopeKey: 'u',
+      });
+    });
+
     it('refuses a callback from another issuer (mix-up), or without a code', async () => {
       const { oauth } = service();
       let state = new URL(await oauth.authorizationUrl('crm', 'u')).searchParams.get('state');

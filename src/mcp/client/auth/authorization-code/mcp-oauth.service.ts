@@ -188,6 +188,10 @@ export class McpOAuthService implements OnModuleInit, AuthorizationCodeEngine {
     if (code === null) throw new McpOAuthCallbackError('The callback has no "code"');
     const { auth, url } = this.entry(pending.server);
     const discovery = await auth.discover(url);
+    if (query.iss === undefined && discovery.user?.issParameterSupported)
+      throw new McpOAuthCallbackError(
+        `The authorization server ${pending.issuer} announces the iss parameter (RFC 9207), and the callback has none: refused as a possible mix-up`,
+      );
     if (discovery.issuer !== pending.issuer || discovery.resource !== pending.resource)
       throw new McpOAuthCallbackError(
         `MCP server "${pending.server}" names another authorization server or resource than when the authorization started: start again`,

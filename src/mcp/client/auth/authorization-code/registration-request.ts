@@ -1,4 +1,4 @@
-import { sameOrigin } from '../authorization-server-trust';
+import { isLoopbackUrl, sameOrigin } from '../authorization-server-trust';
 import { McpOAuthClientError, McpUntrustedAuthorizationServerError } from '../oauth-client.errors';
 import { jsonObject, oauthFetch, type OAuthFetchBounds } from '../oauth-fetch';
 
@@ -14,11 +14,14 @@ export interface RegisteredClient {
 /**
  * The client metadata `authorizationCode` registers and publishes (a Client ID Metadata
  * Document carries the same, with `client_id`): a public client of the authorization code flow
- * with PKCE and refresh tokens, sending the user back to `redirectUri`.
+ * with PKCE and refresh tokens, sending the user back to `redirectUri`. Its `application_type`
+ * (OpenID Connect Registration, which the MCP specification asks for) is `native` for a loopback
+ * redirect URI (an app on the user's own machine) and `web` otherwise.
  */
 export function publicClientMetadata(redirectUri: string, clientName: string): Record<string, unknown> {
   return {
     client_name: clientName,
+    application_type: isLoopbackUrl(new URL(redirectUri)) ? 'native' : 'web',
     redirect_uris: [redirectUri],
     grant_types: ['authorization_code', 'refresh_token'],
     response_types: ['code'],
