@@ -55,6 +55,11 @@ export class AuthorizationCodeAuth implements McpClientAuth {
     return discovery;
   }
 
+  /** Forgets what discovery found for `endpoint`: the next use reads the metadata again. */
+  forget(endpoint: URL): void {
+    this.discoveries.delete(endpoint.href);
+  }
+
   /** @inheritdoc */
   getToken(target: McpAuthTarget): Promise<string> {
     return this.attached().token(this, this.callTarget(target));

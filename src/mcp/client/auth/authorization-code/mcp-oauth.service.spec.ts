@@ -448,20 +448,25 @@ describe('McpOAuthService', () => {
       await expect(auth.getToken(target('u'))).resolves.toBe('a-2');
     });
 
-    it('does not refresh at an issuer other than the one that issued the grant', async () => {
+    it('follows a server that moved to another authorization server: no refresh there, the user authorizes at the new one', async () => {
       const setup = { auth: { clientId: 'app', trustedAuthorizationServers: [origin, `${origin}/as2`] } };
-      const { oauth } = service(setup);
+      const { oauth, auth } = service(setup);
       await authorize(oauth, 'u');
-      await dataSource.getRepository(McpOAuthGrant).update({ scopeKey: 'u' }, { expiresAt: new Date(0) });
       prm.authorization_servers = [`${origin}/as2`];
-      const failure = await service(setup)
-        .auth.getToken(target('u'))
-        .catch((error: unknown) => error as Error);
-      expect(failure.message).toBe(
-        `MCP server "crm" now names the authorization server ${origin}/as2, not ${origin} that issued the grant`,
+      // The server refuses the old issuer's token: the client forgets what it discovered.
+      await auth.invalidate(target('u'), null, 'a-u', { status: 401 });
+      const failure = await auth.getToken(target('u')).catch((error: unknown) => error as Error);
+      expect(failure).toMatchObject({ constructor: McpAuthorizationRequiredError, reason: 'none' });
+      expect(failure.message).toContain(
+        `MCP server "crm" now names the authorization server ${origin}/as2, not ${origin} that issued the grant: the user must authorize there`,
       );
       expect(requests).toHaveLength(1);
       expect(await grantRow('u')).toMatchObject({ refreshingUntil: null });
+      const url = new URL(await oauth.authorizationUrl('crm', 'u'));
+      tokenReplies.push(tokens('from-as2'));
+      await oauth.completeAuthorization({ code: 'c', state: url.searchParams.get('state'), iss: `${origin}/as2` });
+      expect(await grantRow('u')).toMatchObject({ issuer: `${origin}/as2` });
+      await expect(auth.getToken(target('u'))).resolves.toBe('from-as2');
     });
   });
 

@@ -234,7 +234,7 @@ export class McpOAuthService implements OnModuleInit, AuthorizationCodeEngine {
 
   /** A server refused a token: a 401 expires it (the next call refreshes), a 403 `insufficient_scope` asks the user for more. */
   async refused(
-    _auth: AuthorizationCodeAuth,
+    auth: AuthorizationCodeAuth,
     target: Required<McpAuthTarget>,
     token: string,
     challenge?: McpAuthChallenge,
@@ -247,7 +247,11 @@ export class McpOAuthService implements OnModuleInit, AuthorizationCodeEngine {
       await store.want(grant, [...new Set(scopes)].join(' ').slice(0, 4096));
       throw new McpAuthorizationRequiredError(target.server, target.scopeKey, 'insufficient_scope');
     }
-    if (sealer.open(grant, 'access') === token) await store.expire(grant);
+    if (sealer.open(grant, 'access') === token) {
+      // The server may have moved to another authorization server: the refresh discovers again.
+      auth.forget(target.url);
+      await store.expire(grant);
+    }
   }
 
   private async currentToken(auth: AuthorizationCodeAuth, target: Required<McpAuthTarget>): Promise<string> {
@@ -283,8 +287,11 @@ export class McpOAuthService implements OnModuleInit, AuthorizationCodeEngine {
     try {
       const discovery = await auth.discover(target.url);
       if (discovery.issuer !== grant.issuer)
-        throw new McpOAuthClientError(
-          `MCP server "${target.server}" now names the authorization server ${discovery.issuer}, not ${grant.issuer} that issued the grant`,
+        throw new McpAuthorizationRequiredError(
+          target.server,
+          target.scopeKey,
+          'none',
+          `MCP server "${target.server}" now names the authorization server ${discovery.issuer}, not ${grant.issuer} that issued the grant: the user must authorize there; send the user to McpOAuthService.authorizationUrl(server, scopeKey)`,
         );
       tokens = await requestTokens(
         discovery,
