@@ -35,7 +35,8 @@ export function cacheTtlMs(expiresInSec: number): number {
   return lifetime - Math.min(60_000, lifetime / 10);
 }
 
-function basicCredentials(clientId: string, secret: string): string {
+/** The `Authorization: Basic` value of a client id and secret (RFC 6749 section 2.3.1). */
+export function basicCredentials(clientId: string, secret: string): string {
   // RFC 6749 section 2.3.1: both parts form-encoded before base64.
   const encode = (value: string) => encodeURIComponent(value).replace(/%20/g, '+');
   return `Basic ${Buffer.from(`${encode(clientId)}:${encode(secret)}`).toString('base64')}`;

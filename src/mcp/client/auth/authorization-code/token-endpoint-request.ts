@@ -1,3 +1,4 @@
+import { basicCredentials } from '../client-credentials.auth';
 import { McpOAuthClientError } from '../oauth-client.errors';
 import type { OAuthDiscovery } from '../oauth-discovery';
 import { jsonObject, oauthFetch, type OAuthFetchBounds } from '../oauth-fetch';
@@ -29,12 +30,6 @@ export class TokenEndpointRefusal extends McpOAuthClientError {
   ) {
     super(message);
   }
-}
-
-function basicCredentials(clientId: string, secret: string): string {
-  // RFC 6749 section 2.3.1: both parts form-encoded before base64.
-  const encode = (value: string) => encodeURIComponent(value).replace(/%20/g, '+');
-  return `Basic ${Buffer.from(`${encode(clientId)}:${encode(secret)}`).toString('base64')}`;
 }
 
 /**
