@@ -13,12 +13,12 @@ const tsJest = ['ts-jest', { tsconfig: 'tsconfig.spec.json' }];
 const esmPackages = {
   transform: {
     '^.+\\.ts$': tsJest,
-    '^.+/node_modules/jose/.+\\.js$': [
+    '^.+/node_modules/(jose|oidc-provider)/.+\\.js$': [
       'ts-jest',
       { tsconfig: { allowJs: true, isolatedModules: true, module: 'commonjs' } },
     ],
   },
-  transformIgnorePatterns: ['/node_modules/(?!jose/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(jose|oidc-provider)/)'],
 };
 
 /** `LEAK_CHECK=1` names, after each suite, the handles it left open (see the environment's file). */
