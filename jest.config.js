@@ -7,8 +7,10 @@
 const tsJest = ['ts-jest', { tsconfig: 'tsconfig.spec.json' }];
 
 /**
- * jose 6 (the JWT verifier's library) is an ES module. Node 20.19 `require()`s it, Jest's module
- * system cannot: its files are compiled to CommonJS like ours.
+ * jose 6 (the JWT verifier's library) and oidc-provider 9 (an authorization server's library) are
+ * ES modules without top-level await. Node 20.19 `require()`s them, Jest's module system cannot:
+ * their files are compiled to CommonJS like ours (oidc-provider's other dependencies, koa and
+ * debug, are CommonJS already).
  */
 const esmPackages = {
   transform: {
