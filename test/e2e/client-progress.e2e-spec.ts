@@ -10,7 +10,7 @@ import {
   type McpCallProgress,
   type McpClientOptions,
 } from '../../src/mcp';
-import { McpCallAbortedError, McpConfigurationError } from '../../src/mcp/errors';
+import { McpCallAbortedError, McpConfigurationError, McpRpcError } from '../../src/mcp/errors';
 import { McpCallQueueHost } from '../../src/mcp/client/queue/mcp-call-queue-host';
 import type { BullCallQueue } from '../../src/mcp/client/queue/bull-call-queue';
 import { killAllWorkers, startWorker, type WorkerProcess } from '../fixtures/client/worker-process';
@@ -186,10 +186,41 @@ describe('per-call onProgress, onLog and AbortSignal against official SDK 1.x se
     await expect(
       inlineClient.callTool('http', 'report', { tag: 'x' }, { wait: false, onServerRequest }),
     ).rejects.toBeInstanceOf(McpConfigurationError);
-    // A Bull worker may run in another process: the call's own answerer cannot reach it (yet).
-    await expect(bullClient.callTool('http', 'report', { tag: 'x' }, { onServerRequest })).rejects.toThrow(
-      /onServerRequest needs the inline client queue/,
+  });
+
+  it("relays the server's requests from the worker in another process to the caller's onServerRequest, and its errors with their codes", async () => {
+    const asked: Array<{ method: string; params: Record<string, unknown> }> = [];
+    const answered = await bullClient.callTool(
+      'stdio',
+      'ask',
+      {},
+      {
+        onServerRequest: async (request) => {
+          asked.push(request);
+          return { action: 'accept', content: { name: 'Ada' } };
+        },
+      },
     );
+    expect(answered).toMatchObject({ content: [{ type: 'text', text: 'accept:Ada' }] });
+    expect(asked).toEqual([expect.objectContaining({ method: 'elicitation/create' })]);
+    expect(asked[0].params).toMatchObject({ message: 'Your name?' });
+    const refused = await bullClient.callTool(
+      'stdio',
+      'ask',
+      {},
+      {
+        onServerRequest: async () => {
+          throw new McpRpcError(-32602, 'no such form here');
+        },
+      },
+    );
+    expect(refused).toMatchObject({
+      isError: true,
+      content: [{ text: expect.stringMatching(/-32602.*no such form here/) }],
+    });
+    // Nothing stays subscribed or marked once the calls are over.
+    expect((await redis.pubsub('CHANNELS', `${prefix}:${queueName}:mcp-call-requests:*`)) as string[]).toEqual([]);
+    expect(await redis.keys(`${prefix}:${queueName}:mcp-answerer:*`)).toEqual([]);
   });
 
   it('aborts a running call over HTTP through the worker: the SDK server gets notifications/cancelled for its request and its signal fires', async () => {

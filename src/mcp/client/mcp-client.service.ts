@@ -282,11 +282,6 @@ export class McpClientService implements OnModuleInit {
   ): Promise<Record<string, unknown>> {
     const job = this.job(server, method, params, options);
     const { onProgress, onLog, signal, onServerRequest } = options;
-    if (onServerRequest && this.queue.mode !== 'inline') {
-      throw new McpConfigurationError(
-        `A call to "${server}" with onServerRequest needs the inline client queue: a Bull worker may run in another process.`,
-      );
-    }
     if (!onProgress && !onLog && !signal && !onServerRequest) return this.queue.execute(job);
     const onEvent = (event: McpCallEvent) => {
       try {

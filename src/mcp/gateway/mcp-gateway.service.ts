@@ -212,7 +212,7 @@ export class McpGateway implements OnApplicationBootstrap, OnModuleDestroy {
         scopeKey: this.options.listScopeKey,
         // Announce what the calls relay, so that an upstream whose tools depend on the client's
         // capabilities (elicitation, sampling, roots) lists the ones its callers can use.
-        ...(this.client.mode === 'inline' ? { onServerRequest: refuseWhileListing } : {}),
+        onServerRequest: refuseWhileListing,
       });
       const entries = result[field];
       if (Array.isArray(entries)) items.push(...(entries as Record<string, unknown>[]));
@@ -287,22 +287,22 @@ export class McpGateway implements OnApplicationBootstrap, OnModuleDestroy {
     args: Record<string, unknown>,
     context: McpToolContext,
   ): Promise<McpCallToolResult> {
-    // The caller's client answers the upstream's requests; with Bull the worker may be elsewhere.
-    const relay = this.client.mode === 'inline' ? new UpstreamCallRelay(context) : null;
+    // The caller's client answers the upstream's requests (a Bull worker relays them through Redis).
+    const relay = new UpstreamCallRelay(context);
     try {
       const result = await this.client.callTool(server, name, args, {
         scopeKey: context.principal.key,
-        signal: relay?.signal ?? context.signal,
+        signal: relay.signal,
         onProgress: (progress) =>
           void context.progress(progress.progress, progress.total, progress.message).catch(() => undefined),
         onLog: (message) =>
           void context.log(message.level as McpLogLevel, message.data, message.logger).catch(() => undefined),
-        ...(relay ? { onServerRequest: relay.answer } : {}),
+        onServerRequest: relay.answer,
       });
-      relay?.rethrowStop();
+      relay.rethrowStop();
       return result;
     } catch (error) {
-      relay?.rethrowStop();
+      relay.rethrowStop();
       return {
         content: [{ type: 'text', text: `The upstream server "${server}" could not run ${name}: ${messageOf(error)}` }],
         isError: true,

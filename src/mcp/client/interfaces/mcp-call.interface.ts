@@ -26,6 +26,11 @@ export interface McpCallJob {
   /** The caller may abort the call (it passed a `signal`): the worker listens for its abort. */
   abortable?: boolean;
   /**
+   * The caller answers the server's requests of the call (it passed `onServerRequest`): a Bull
+   * worker relays them to the caller's process through Redis.
+   */
+  answerable?: boolean;
+  /**
    * Call the tool as a task (a `tools/call` only): on 2025-11-25 the request carries
    * `params.task` when the server declared `tasks.requests.tools.call`; on 2026-07-28 its client
    * capabilities declare the tasks extension. A task the server created is polled to its end.
@@ -124,8 +129,9 @@ export interface McpCallOptions {
    * Answers the requests the server sends during this call (`elicitation/create`,
    * `sampling/createMessage`, `roots/list`; not `ping`) before the app-wide `@McpClientHandler`
    * handlers, e.g. by passing them on to another client (the gateway does). Its `signal` fires
-   * when the call is aborted. Only with the inline queue for now (refused with Bull, whose worker
-   * may be another process), and, like `onProgress`, refused with `wait: false`
+   * when the call is aborted. With Bull the worker (any process) relays the requests through
+   * Redis pub/sub to this process and the answers back; a caller gone or silent gives the server
+   * -32603 (at once, or at the call's deadline). Like `onProgress`, refused with `wait: false`
    * (`McpConfigurationError`). A handshake the call makes itself (a spawn-per-call stdio server)
    * and a 2026-07-28 request announce roots, sampling and form elicitation besides the app-wide
    * handlers' capabilities; a shared handshake (a 2025-11-25 HTTP session, a pooled stdio

@@ -4,7 +4,8 @@ import { createRedisClient, type McpRedisConnection } from '../../redis-connecti
 /**
  * The Redis pub/sub of the calls of one Bull queue: per call, the channel on which its worker
  * publishes progress and log messages (named by the job id, so the caller subscribes before it
- * enqueues); per queue, the channel on which callers ask workers to abort a running call. One
+ * enqueues), and the pair through which the server's requests of the call reach its caller and
+ * the answers come back; per queue, the channel on which callers ask workers to abort a running call. One
  * subscriber connection per process serves every channel, opened on first use.
  */
 export class BullCallChannels {
@@ -25,6 +26,21 @@ export class BullCallChannels {
   /** Where the worker of call `id` publishes its progress and log messages. */
   eventsChannel(id: string): string {
     return `${this.base}:mcp-call-events:${id}`;
+  }
+
+  /** Where the worker of call `id` publishes the server's requests for the caller to answer. */
+  requestsChannel(id: string): string {
+    return `${this.base}:mcp-call-requests:${id}`;
+  }
+
+  /** Where the caller of call `id` publishes its answers to the server's requests. */
+  answersChannel(id: string): string {
+    return `${this.base}:mcp-call-answers:${id}`;
+  }
+
+  /** Set while the caller of call `id` listens for the server's requests (expires with the call). */
+  answererKey(id: string): string {
+    return `${this.base}:mcp-answerer:${id}`;
   }
 
   /** Where callers publish the id of a running call to abort. */

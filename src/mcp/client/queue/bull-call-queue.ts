@@ -11,6 +11,7 @@ import type { McpCallEvent, McpCallJob, McpCallState } from '../interfaces/mcp-c
 import { McpCallAbortedError, abortReasonText } from '../mcp-call-aborted.errors';
 import { McpMethod } from '../../protocol/mcp-methods';
 import { BullCallChannels } from './bull-call-channels';
+import { BullCallRequestRelay, answerCallRequests } from './bull-call-requests';
 import type { McpCallAttempt, McpStoredTask } from '../interfaces/mcp-call-attempt.interface';
 import type { McpCallProcessor } from '../mcp-call-processor';
 import { bullKeyPrefix, createBullQueue, queueConnection } from '../../bull-queue.factory';
@@ -143,11 +144,12 @@ export class BullCallQueue implements McpCallQueue {
    * Enqueues the call and waits for its outcome. With `watch.onEvent` this process subscribes to
    * the call's events channel before the job exists (so no event is missed) and unsubscribes once
    * the outcome is known, whatever it is. With `watch.signal` an abort drops a job still queued,
-   * or asks the worker running it to cancel (see `abort`).
+   * or asks the worker running it to cancel (see `abort`). With `watch.onServerRequest` this
+   * process answers the server's requests the worker relays to it (see `BullCallRequestRelay`).
    */
   async execute(job: McpCallJob, watch: McpCallWatch = {}): Promise<Record<string, unknown>> {
-    const { signal, onEvent } = watch;
-    if (!signal && !onEvent) return this.wait(await this.submit(job));
+    const { signal, onEvent, onServerRequest } = watch;
+    if (!signal && !onEvent && !onServerRequest) return this.wait(await this.submit(job));
     if (signal?.aborted) throw new McpCallAbortedError(job.server, job.method, false, abortReasonText(signal.reason));
     const id = randomUUID();
     const unsubscribe = onEvent
@@ -157,6 +159,7 @@ export class BullCallQueue implements McpCallQueue {
           ),
         )
       : undefined;
+    let stopAnswering: (() => Promise<void>) | undefined;
     let aborting: Promise<McpCallAbortedError | null> | undefined;
     const onAbort = () => {
       aborting ??= this.abort(job, id, signal?.reason).catch((error: Error) => {
@@ -165,7 +168,16 @@ export class BullCallQueue implements McpCallQueue {
       });
     };
     try {
-      await this.submit({ ...job, abortable: signal !== undefined }, id);
+      if (onServerRequest) {
+        const ttlMs = (job.deadlineAt ?? Date.now() + job.timeoutMs) - Date.now() + this.options.commandTimeoutMs;
+        stopAnswering = await this.command('subscribe', false, () =>
+          answerCallRequests(this.queue.client, this.channels, id, ttlMs, onServerRequest, signal),
+        );
+      }
+      await this.submit(
+        { ...job, abortable: signal !== undefined, ...(onServerRequest ? { answerable: true } : {}) },
+        id,
+      );
       signal?.addEventListener('abort', onAbort, { once: true });
       if (signal?.aborted) onAbort();
       try {
@@ -178,6 +190,7 @@ export class BullCallQueue implements McpCallQueue {
       signal?.removeEventListener('abort', onAbort);
       // Awaited: the last events reach `onEvent` before the caller sees the outcome.
       await unsubscribe?.().catch(() => undefined);
+      await stopAnswering?.().catch(() => undefined);
     }
   }
 
@@ -456,12 +469,15 @@ export class BullCallQueue implements McpCallQueue {
   }
 
   private async run(job: Job<McpCallJobData>): Promise<Record<string, unknown>> {
-    const { failure: _previous, abortable, ...call } = job.data;
+    const { failure: _previous, abortable, answerable, ...call } = job.data;
     const id = String(job.id);
     const markKey = this.markKey(id);
     const ttl = Math.ceil(this.options.keepResultsMs / 1000);
     const controller = abortable ? await this.watchAbort(id) : undefined;
     const published: Promise<unknown>[] = [];
+    const relay = answerable
+      ? new BullCallRequestRelay(this.queue.client, this.channels, id, call.deadlineAt ?? Date.now() + call.timeoutMs)
+      : undefined;
     const attempt: McpCallAttempt = {
       id,
       // A mark that cannot be written means the call is not sent: at most once wins over liveness.
@@ -498,6 +514,7 @@ export class BullCallQueue implements McpCallQueue {
           this.queue.client.publish(this.channels.eventsChannel(id), JSON.stringify(event)).catch(() => undefined),
         ),
       ...(controller ? { signal: controller.signal } : {}),
+      ...(relay ? { answer: relay.answer } : {}),
     };
     try {
       const picked = { queue: 'bull' as const, id, ...(job.attemptsMade === 0 ? { enqueuedAt: job.timestamp } : {}) };
@@ -517,6 +534,7 @@ export class BullCallQueue implements McpCallQueue {
     } finally {
       // The outcome is published after the call's events: the caller sees them all first.
       await Promise.all(published);
+      await relay?.close();
       this.running.delete(id);
     }
   }

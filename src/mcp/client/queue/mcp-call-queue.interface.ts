@@ -15,7 +15,7 @@ export interface McpCallWatch {
   onEvent?: (event: McpCallEvent) => void;
   /** Aborts the call (see `McpCallOptions.signal`). */
   signal?: AbortSignal;
-  /** Answers the server's requests of the call (see `McpCallOptions.onServerRequest`; inline queue only). */
+  /** Answers the server's requests of the call (see `McpCallOptions.onServerRequest`; Bull relays them from the worker through Redis). */
   onServerRequest?: McpCallServerRequestHandler;
 }
 
