@@ -119,6 +119,7 @@ export default defineConfig({
           { text: 'Replicas and the session cache', link: '/production/' },
           { text: 'Persistence, stores, migrations', link: '/production/persistence' },
           { text: 'Redis: Sentinel and Cluster', link: '/production/redis' },
+          { text: 'PostgreSQL failover', link: '/production/postgres-failover' },
           { text: 'Failure behaviour', link: '/production/failure-behaviour' },
           { text: 'Bounded state', link: '/production/bounded-state' },
           { text: 'Hostile input', link: '/production/hostile-input' },

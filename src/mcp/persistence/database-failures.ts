@@ -26,11 +26,12 @@ const SQLITE_UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|NOMEM|READO
 /**
  * SQLSTATEs of a database that is away or overwhelmed rather than of a wrong statement:
  * class 08 (connection), 53 (insufficient resources), 57 (operator intervention: shutdown,
- * `statement_timeout`), 58 (system error), a lock not obtained, and the conflicts a retry cures.
+ * `statement_timeout`), 58 (system error), a lock not obtained, the conflicts a retry cures, and
+ * 25006 (a write on a read-only server: a standby, until it is promoted).
  */
 function isUnavailableSqlState(code: string): boolean {
   if (!/^[0-9A-Z]{5}$/.test(code)) return false;
-  return ['08', '53', '57', '58'].includes(code.slice(0, 2)) || ['55P03', '40001', '40P01'].includes(code);
+  return ['08', '53', '57', '58'].includes(code.slice(0, 2)) || ['55P03', '40001', '40P01', '25006'].includes(code);
 }
 
 /** Messages of the pg, SQLite and ioredis clients and pools when the connection is gone (they carry no code). */

@@ -105,3 +105,7 @@ export type { McpLogLevel } from '../protocol/log-levels';
 // The idle-session rule: a store that filters in code calls `isSessionLive`; one that filters in
 // SQL compares `last_seen_at` with `sessionIdleCutoff`.
 export { isSessionLive, isSessionIdle, sessionIdleCutoff } from '../persistence/session-liveness';
+
+// PostgreSQL behind a primary and its standbys: a libpq-style host list for the TypeORM pool.
+export { mcpPostgresHostList } from '../persistence/postgres-host-list';
+export type { McpPostgresHostListConnection, McpPostgresTargetSessionAttrs } from '../persistence/postgres-host-list';
