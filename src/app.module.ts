@@ -83,6 +83,7 @@ function authOptions(): Pick<McpModuleOptions, 'auth' | 'oauth'> {
       servers: { self: { transport: 'toolset', mount: 'default', principal: { key: 'relay', label: 'relay' } } },
       serversFile: demoConfig.serversFile,
       redis: demoConfig.redisUrl,
+      ...(demoConfig.redisPrefix ? { queue: { prefix: demoConfig.redisPrefix } } : {}),
     }),
     // GET /health/live and /health/ready answer { status } alone, to anyone (a load balancer needs no
     // token); GET /health/details answers the whole report (the database, the call queue, the task

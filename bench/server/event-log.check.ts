@@ -34,6 +34,8 @@ export async function checkEventRows(
   tally: RequestTally,
   label: string,
   setupRows: number,
+  /** What sent the requests, as the report names it. */
+  loadGenerator = 'autocannon',
 ): Promise<{ lines: string[]; ok: boolean }> {
   const counts = await settledCounts(db, 15_000);
   const rows = counts.reduce((sum, c) => sum + c.rows, 0);
@@ -50,7 +52,7 @@ export async function checkEventRows(
   return {
     ok,
     lines: [
-      `events ${label}: mcp_events rows ${rows} vs autocannon completed ${tally.answered} + ${setupRows} setup = ${low} ` +
+      `events ${label}: mcp_events rows ${rows} vs ${loadGenerator} completed ${tally.answered} + ${setupRows} setup = ${low} ` +
         `(sent ${tally.sent}; requests cut off at the end of a run may add up to ${tally.sent - tally.answered}) -> ${verdict}`,
       `events ${label} by kind/method/status: ${groups}`,
     ],

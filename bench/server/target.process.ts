@@ -49,6 +49,13 @@ export interface TargetSpec {
    * stateless 2026-07-28 calls that each carry their envelope (`ours-stateless`).
    */
   revision?: 'session' | 'stateless';
+  /** The address the target listens on and is reached at. @default 127.0.0.1 */
+  host?: string;
+  /**
+   * A command the target is started through, which must exec `node` in its own process (for
+   * example `['ip', 'netns', 'exec', name]`), so the pid measured is the target's.
+   */
+  launcher?: string[];
 }
 
 /** Finds a TCP port on 127.0.0.1 that is free right now. */
@@ -64,9 +71,9 @@ export function freePort(): Promise<number> {
   });
 }
 
-function answersHttp(port: number): Promise<boolean> {
+function answersHttp(host: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const req = request({ host: '127.0.0.1', port, path: '/mcp', method: 'GET', timeout: 1000 }, (res) => {
+    const req = request({ host, port, path: '/mcp', method: 'GET', timeout: 1000 }, (res) => {
       res.resume();
       resolve(true);
     });
@@ -76,7 +83,7 @@ function answersHttp(port: number): Promise<boolean> {
   });
 }
 
-/** One running target: a child process serving MCP on 127.0.0.1:`port`. */
+/** One running target: a child process serving MCP on its host (127.0.0.1 by default) and `port`. */
 export class TargetProcess {
   private output = '';
   private exited: { code: number | null; signal: NodeJS.Signals | null } | null = null;
@@ -106,12 +113,16 @@ export class TargetProcess {
 
   /** Spawns the target and resolves once it answers HTTP; rejects with its output if it does not. */
   static async start(spec: TargetSpec, port: number, cwd: string): Promise<TargetProcess> {
-    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1' };
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: spec.host ?? '127.0.0.1' };
     for (const [name, value] of Object.entries(spec.env)) {
       if (value === undefined) delete env[name];
       else env[name] = value;
     }
-    const child = spawn(process.execPath, [...(spec.nodeArgs ?? []), '--import', WATCHDOG, ...spec.args], {
+    const nodeArgs = [...(spec.nodeArgs ?? []), '--import', WATCHDOG, ...spec.args];
+    const [command, ...args] = spec.launcher
+      ? [...spec.launcher, process.execPath, ...nodeArgs]
+      : [process.execPath, ...nodeArgs];
+    const child = spawn(command, args, {
       cwd,
       env,
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
@@ -128,7 +139,12 @@ export class TargetProcess {
 
   /** Base URL of the MCP endpoint. */
   get url(): string {
-    return `http://127.0.0.1:${this.port}/mcp`;
+    return `http://${this.host}:${this.port}/mcp`;
+  }
+
+  /** The address it listens on. */
+  get host(): string {
+    return this.spec.host ?? '127.0.0.1';
   }
 
   /** The last few KB the target printed. */
@@ -169,7 +185,7 @@ export class TargetProcess {
     const deadline = Date.now() + this.spec.readyTimeoutMs;
     while (Date.now() < deadline) {
       this.assertAlive();
-      if (await answersHttp(this.port)) return;
+      if (await answersHttp(this.host, this.port)) return;
       await Promise.race([this.exit, new Promise((resolve) => setTimeout(resolve, 100))]);
     }
     this.assertAlive();

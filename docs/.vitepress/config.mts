@@ -117,6 +117,7 @@ export default defineConfig({
         text: 'Production',
         items: [
           { text: 'Replicas and the session cache', link: '/production/' },
+          { text: 'Scaling: the replicas curve', link: '/production/scaling' },
           { text: 'Persistence, stores, migrations', link: '/production/persistence' },
           { text: 'Redis: Sentinel and Cluster', link: '/production/redis' },
           { text: 'PostgreSQL failover', link: '/production/postgres-failover' },

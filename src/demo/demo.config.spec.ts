@@ -86,6 +86,16 @@ describe('loadDemoConfig MCP_SERVERS_FILE, RELAY_SERVER and DRAIN_TIMEOUT_MS', (
   });
 });
 
+describe('loadDemoConfig REDIS_URL and REDIS_PREFIX', () => {
+  it("runs calls inline unless REDIS_URL is set, and keeps Bull's key prefix unless REDIS_PREFIX names one", () => {
+    expect(loadDemoConfig({})).toMatchObject({ redisUrl: undefined, redisPrefix: undefined });
+    expect(loadDemoConfig({ REDIS_URL: 'redis://127.0.0.1:6379', REDIS_PREFIX: ' run-1 ' })).toMatchObject({
+      redisUrl: 'redis://127.0.0.1:6379',
+      redisPrefix: 'run-1',
+    });
+  });
+});
+
 describe('loadDemoConfig RETENTION_*', () => {
   it('prunes nothing unless RETENTION_EVENTS_MS or RETENTION_SESSIONS_MS is set', () => {
     expect(loadDemoConfig({}).retention).toBeUndefined();

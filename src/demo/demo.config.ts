@@ -15,6 +15,8 @@ export interface DemoConfig {
   stdio?: DemoStdioConfig;
   /** Redis for the client's durable calls; unset runs them inline. */
   redisUrl?: string;
+  /** REDIS_PREFIX: the Redis key prefix of the client's call queue; unset keeps Bull's `bull`. */
+  redisPrefix?: string;
   /** How audit rows commit (`AUDIT_COMMIT=async` turns PostgreSQL's synchronous_commit off for them). */
   auditCommit: 'sync' | 'async';
   /** token -> principal key */
@@ -195,6 +197,7 @@ export function loadDemoConfig(
     sqliteFile: env.SQLITE_FILE?.trim() || join('data', 'durable-mcp.sqlite'),
     ...(stdio ? { stdio } : {}),
     redisUrl: env.REDIS_URL || undefined,
+    redisPrefix: env.REDIS_PREFIX?.trim() || undefined,
     auditCommit: parseAuditCommit(env.AUDIT_COMMIT),
     tokens,
     consoleAdmins: parseConsoleAdmins(env.MCP_CONSOLE_ADMINS, tokens),
