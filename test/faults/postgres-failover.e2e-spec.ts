@@ -76,7 +76,7 @@ describe('PostgreSQL failover to a promoted synchronous standby', () => {
 
   it('a pool on the standby alone is refused with a read-only error that answers 503', async () => {
     const options = mcpPostgresHostList(`postgres://postgres@127.0.0.1:${pair.standbyPort}/test`);
-    const Standby = options.extra.Client as unknown as new (config: Record<string, unknown>) => Client;
+    const Standby = options.extra.Client as typeof Client;
     const client = new Standby({ host: options.host, port: options.port, user: 'postgres', database: 'test' });
     const error = await client.connect().then(
       () => undefined,
