@@ -1,7 +1,16 @@
 import { context, metrics, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { Toolset } from '../server/dispatch/toolset';
 import { extractInboundContext } from './trace-carriers';
-import { activeTraceId, startExchangeSpan, withAuditCommitSpan, withInternalSpan } from './mcp-spans';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
+import { MeterProvider } from '@opentelemetry/sdk-metrics';
+import {
+  activeTraceId,
+  mcpTelemetryActive,
+  startExchangeSpan,
+  withAuditCommitSpan,
+  withInternalSpan,
+} from './mcp-spans';
 import { installTestTelemetry, pointsOf } from '../../../test/support/telemetry';
 
 const PARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
@@ -43,6 +52,20 @@ describe('telemetry without an OpenTelemetry SDK', () => {
     await expect(withAuditCommitSpan(3, [], async () => 'committed')).resolves.toBe('committed');
     await expect(withInternalSpan('x', {}, async () => 7)).resolves.toBe(7);
     expect(activeTraceId()).toBeNull();
+  });
+
+  it('is inactive until a tracer provider, a propagator or a meter provider is registered', () => {
+    expect(mcpTelemetryActive()).toBe(false);
+    trace.setGlobalTracerProvider(new BasicTracerProvider());
+    expect(mcpTelemetryActive()).toBe(true);
+    trace.disable();
+    propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+    expect(mcpTelemetryActive()).toBe(true);
+    propagation.disable();
+    metrics.setGlobalMeterProvider(new MeterProvider());
+    expect(mcpTelemetryActive()).toBe(true);
+    metrics.disable();
+    expect(mcpTelemetryActive()).toBe(false);
   });
 
   it('without a propagator, a traceparent in _meta is not read', () => {

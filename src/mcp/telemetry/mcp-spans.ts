@@ -2,6 +2,10 @@ import { createHash } from 'node:crypto';
 import {
   context as otelContext,
   createContextKey,
+  createNoopMeter,
+  metrics,
+  propagation,
+  ProxyTracerProvider,
   SpanKind,
   SpanStatusCode,
   trace,
@@ -23,6 +27,24 @@ import {
 /** The package's tracer on the provider registered now (a no-op one without an SDK). */
 export function mcpTracer(): Tracer {
   return trace.getTracer(MCP_INSTRUMENTATION_NAME, MCP_INSTRUMENTATION_VERSION);
+}
+
+/** The tracer provider a ProxyTracerProvider delegates to while no SDK registered one. */
+const NOOP_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
+
+/**
+ * True when anything would see the spans of this package: a registered tracer provider, meter
+ * provider or propagator. Read per call (cheap: three global look-ups), so an SDK registered after
+ * boot is picked up; without any, the hot path makes no span, attribute object or context.
+ */
+export function mcpTelemetryActive(): boolean {
+  const tracerProvider = trace.getTracerProvider();
+  if (!(tracerProvider instanceof ProxyTracerProvider) || tracerProvider.getDelegate() !== NOOP_TRACER_PROVIDER)
+    return true;
+  if (propagation.fields().length > 0) return true;
+  return (
+    metrics.getMeterProvider().getMeter(MCP_INSTRUMENTATION_NAME, MCP_INSTRUMENTATION_VERSION) !== createNoopMeter()
+  );
 }
 
 /** What is known about an exchange when its span starts. */
@@ -259,6 +281,7 @@ export async function withInternalSpan<T>(
   work: () => Promise<T>,
   outcomeOf?: (value: T) => string | null,
 ): Promise<T> {
+  if (!mcpTelemetryActive()) return work();
   const span = mcpTracer().startSpan(name, { kind: SpanKind.INTERNAL, attributes });
   try {
     const value = await otelContext.with(trace.setSpan(otelContext.active(), span), work);

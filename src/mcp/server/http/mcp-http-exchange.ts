@@ -74,8 +74,8 @@ export class McpHttpExchange implements TrackedRequest, McpClientChannel {
   channel: McpSessionChannel | null = null;
   private channelRes: ServerResponse | null = null;
   private channelSettings: McpSessionChannelSettings | null = null;
-  /** The SERVER span of the exchange (set right after the exchange is built: it reads the headers from here). */
-  span!: McpExchangeSpan;
+  /** The SERVER span of the exchange (set right after the exchange is built: it reads the headers from here); null while no OpenTelemetry SDK records. */
+  span: McpExchangeSpan | null = null;
   /** What the abort says when the client closes the response before it finished. */
   closeReason = 'The client closed the connection';
   private eventStream: boolean | undefined;
@@ -125,7 +125,7 @@ export class McpHttpExchange implements TrackedRequest, McpClientChannel {
     fields: Partial<McpEventInput> & Pick<McpEventInput, 'status'>,
   ): McpEventInput {
     const response = fields.response instanceof JsonText ? fields.response.text : fields.response;
-    this.span.note({
+    this.span?.note({
       status: fields.status,
       errorCode: fields.errorCode ?? null,
       isError: fields.isError === true,

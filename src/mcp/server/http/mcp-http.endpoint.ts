@@ -42,7 +42,7 @@ import { McpStatelessEndpoint } from './mcp-stateless.endpoint';
 import { McpStreamRegistry, SESSION_STREAM_ID } from '../sessions/mcp-stream-registry';
 import type { McpEventLog } from '../pubsub/mcp-event-log.interface';
 import { context as otelContext } from '@opentelemetry/api';
-import { contextWithExchange } from '../../telemetry/mcp-spans';
+import { contextWithExchange, mcpTelemetryActive } from '../../telemetry/mcp-spans';
 import { withAbortSource } from '../pipeline/lazy-abort';
 import { McpHttpExchange } from './mcp-http-exchange';
 import { McpAttr } from '../../telemetry/mcp-telemetry.constants';
@@ -121,6 +121,8 @@ export class McpHttpEndpoint {
     const { classified, text } = body;
     if (classified.kind === 'invalid') return sendJson(res, 400, classified.error);
     const exchange = new McpHttpExchange(req.headers, req.user as McpPrincipal | undefined, accept, classified, text);
+    // Nothing records spans, metrics or trace context: no span, no context, no wrapping.
+    if (!mcpTelemetryActive()) return this.admit(exchange, res);
     const span = startInboundSpan(
       classified.message,
       req.headers,
@@ -330,7 +332,7 @@ export class McpHttpEndpoint {
     const response = await this.toolset.deliver(request, context);
     const result = response && 'result' in response ? response.result : null;
     if (!result) {
-      span.note({ errorCode: response && 'error' in response ? response.error.code : null, response });
+      span?.note({ errorCode: response && 'error' in response ? response.error.code : null, response });
       return sendJson(res, 200, response);
     }
     const session = await this.sessions.open({
@@ -340,8 +342,8 @@ export class McpHttpEndpoint {
       clientCapabilities: asRecord(request.params?.capabilities),
     });
     const json = JSON.stringify(response);
-    span.setSessionId(session.sessionId);
-    span.set({ [McpAttr.ProtocolVersion]: session.protocolVersion });
+    span?.setSessionId(session.sessionId);
+    span?.set({ [McpAttr.ProtocolVersion]: session.protocolVersion });
     await this.events.record(
       exchange.sessionRow(this.options.mount, session, { response: new JsonText(json), status: 200 }),
     );
@@ -360,7 +362,7 @@ export class McpHttpEndpoint {
   ): Promise<void> {
     const { classified, span } = exchange;
     const message = classified.message;
-    span.set({ [McpAttr.ProtocolVersion]: session.protocolVersion });
+    span?.set({ [McpAttr.ProtocolVersion]: session.protocolVersion });
     exchange.watch(res);
     this.registry.trackRequest(session.sessionId, exchange);
     let response: JsonRpcResponse | null;
