@@ -61,6 +61,7 @@ describe('McpMountBus on Redis: the channels of a mount, typed', () => {
       tasks: { t: 'i', id: 'task-1', key: 'elicitation-1', result: { action: 'accept' } },
       registry: { o: 'a', m: 'notifications/tools/list_changed', r: true },
       listen: { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'file:///a' } },
+      gateway: { o: 'a', s: 'tickets', k: 'prompts' },
     };
     const received: Partial<Record<keyof McpMountBusMessages, unknown[]>> = {};
     const stops = await Promise.all(
@@ -119,6 +120,20 @@ describe('McpMountBus on Redis: the channels of a mount, typed', () => {
     await pollUntil('the well-formed answer', async () => received.length || undefined);
     expect(received).toEqual([{ t: 'answer', o: 'b', s: 's', m: { jsonrpc: '2.0', id: 3, result: {} } }]);
     expect(warnings).toEqual(Array(3).fill('Ignored a malformed session-bus message'));
+    await stop();
+  });
+
+  it('checks the gateway shape: an unknown list or a missing server is dropped', async () => {
+    const bus = replica();
+    const received: unknown[] = [];
+    const stop = await bus.subscribe('gateway', (message) => void received.push(message));
+    const channel = `${prefix}:orders:gateway`;
+    await raw.publish(channel, JSON.stringify({ o: 'b', s: 'tickets', k: 'templates' }));
+    await raw.publish(channel, JSON.stringify({ o: 'b', k: 'tools' }));
+    await raw.publish(channel, JSON.stringify({ o: 'b', s: 'tickets', k: 'resources' }));
+    await pollUntil('the well-formed message', async () => received.length || undefined);
+    expect(received).toEqual([{ o: 'b', s: 'tickets', k: 'resources' }]);
+    expect(warnings).toEqual(Array(2).fill('Ignored a malformed gateway message'));
     await stop();
   });
 

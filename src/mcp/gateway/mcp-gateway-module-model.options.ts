@@ -23,7 +23,7 @@ export const MCP_GATEWAY_MODULE_OPTIONS_MODEL = {
     kind: 'integer',
     type: 'number',
     description:
-      "How often the upstreams' lists are read again, so that a change another replica saw (or one the upstream did not announce) reaches this one; `0` reads them only at boot and when an upstream announces a change on a call this process ran.",
+      "How often the upstreams' lists are read again, so that a change the upstream did not announce reaches the mount (an announced one is read at once, on every replica when the mount has Redis); `0` reads them only at boot and when an upstream announces a change.",
     default: 60000,
     defaultText: 'one minute',
     minimum: 0,

@@ -17,9 +17,9 @@ export interface McpGatewayModuleOptions {
    */
   upstreams: readonly McpGatewayModuleOptions.Upstream[];
   /**
-   * How often the upstreams' lists are read again, so that a change another replica saw (or one
-   * the upstream did not announce) reaches this one; `0` reads them only at boot and when an
-   * upstream announces a change on a call this process ran.
+   * How often the upstreams' lists are read again, so that a change the upstream did not
+   * announce reaches the mount (an announced one is read at once, on every replica when the
+   * mount has Redis); `0` reads them only at boot and when an upstream announces a change.
    * @default 60_000 (one minute)
    * @minimum 0
    */

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { McpClientService } from '../client/mcp-client.service';
@@ -6,6 +7,7 @@ import { McpConfigurationError } from '../errors/mcp-configuration.errors';
 import type { McpCallToolResult, McpToolContext } from '../interfaces/mcp-tool-context.interface';
 import type { McpLogLevel } from '../protocol/log-levels';
 import { McpMethod } from '../protocol/mcp-methods';
+import { getMcpMountBusToken, McpMountBus, type McpGatewayBusMessage } from '../server/pubsub/mount-bus';
 import { McpRegistry, getMcpRegistryToken } from '../server/registry/mcp-registry';
 import { MCP_GATEWAY_OPTIONS } from './mcp-gateway.constants';
 import type { McpGatewayModuleOptions, McpResolvedGatewayOptions } from './mcp-gateway.options';
@@ -40,8 +42,8 @@ const LISTS: Record<McpGatewayCapability, { method: string; field: string }> = {
 /**
  * Re-serves, on one mount, the tools, prompts and resources of servers declared in
  * `McpClientModule` (`McpGatewayModule.forRoot`). The lists are read at boot, whenever an
- * upstream announces a change on a call this process ran, and every `refreshIntervalMs`; what
- * changed is added to or removed from the mount's `McpRegistry`, whose list-changed
+ * upstream announces a change (on every replica, when the mount has Redis), and every
+ * `refreshIntervalMs`; what changed is added to or removed from the mount's `McpRegistry`, whose list-changed
  * notifications reach the mount's clients on every replica. Each call goes through
  * `McpClientService` (so it is queued where the client's queue is, and written as an outbound
  * row next to the mount's inbound one, in the same trace), with the caller's principal key as
@@ -56,7 +58,10 @@ export class McpGateway implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly upstreams = new Map<string, ServedUpstream>();
   private timer?: NodeJS.Timeout;
   private stopListening?: () => void;
+  private unsubscribe?: () => Promise<void>;
   private stopped = false;
+  /** This process on the mount's gateway channel: its own announcements are not read back. */
+  private readonly origin = randomBytes(9).toString('base64url');
 
   /** @internal Built by `McpGatewayModule`. */
   constructor(
@@ -90,8 +95,25 @@ export class McpGateway implements OnApplicationBootstrap, OnModuleDestroy {
           `McpGatewayModule: upstream "${server}" is not a server of McpClientModule (known: ${[...known].join(', ') || 'none'}).`,
         );
     }
+    const bus = this.find<McpMountBus>(
+      getMcpMountBusToken(this.options.mount),
+      `the mount "${this.options.mount}": import McpModule.forRoot(...) with that mount`,
+    );
+    // Only the process that ran the call hears the upstream's notification: on a distributed bus
+    // it tells the other replicas, which read that list again at once instead of at their next
+    // refreshIntervalMs.
+    if (bus.distributed) this.unsubscribe = await bus.subscribe('gateway', (message) => this.heard(message));
     this.stopListening = this.client.onListChanged((server, kind) => {
-      if (this.upstreams.has(server)) void this.refresh(server, [kind]);
+      if (!this.upstreams.has(server)) return;
+      void this.refresh(server, [kind]);
+      if (bus.distributed)
+        bus
+          .publish('gateway', { o: this.origin, s: server, k: kind })
+          .catch((error: unknown) =>
+            this.logger.warn(
+              `Could not tell the other replicas that the ${kind} of upstream "${server}" changed: ${messageOf(error)}`,
+            ),
+          );
     });
     await this.refresh();
     if (this.options.refreshIntervalMs > 0) {
@@ -105,6 +127,7 @@ export class McpGateway implements OnApplicationBootstrap, OnModuleDestroy {
     this.stopped = true;
     clearInterval(this.timer);
     this.stopListening?.();
+    await this.unsubscribe?.().catch(() => undefined);
     await Promise.all([...this.upstreams.values()].flatMap((served) => Object.values(served.refreshing)));
   }
 
@@ -133,6 +156,12 @@ export class McpGateway implements OnApplicationBootstrap, OnModuleDestroy {
       prompts: [...(served?.prompts.keys() ?? [])],
       resources: [...(served?.resources.keys() ?? [])],
     };
+  }
+
+  /** Another replica heard an upstream announce a change: read that list again here. */
+  private async heard(message: McpGatewayBusMessage): Promise<void> {
+    if (message.o === this.origin || !this.upstreams.has(message.s)) return;
+    await this.refresh(message.s, [message.k]);
   }
 
   private find<T>(token: string | (abstract new (...args: never[]) => T), what: string): T {

@@ -36,7 +36,7 @@ import {
 } from './pubsub/mcp-pubsub.providers';
 import { createRateCounter, ToolRateLimits } from './ratelimit/tool-rate-limits';
 import { McpSessionBus } from './sessions/mcp-session-bus';
-import { McpMountBus } from './pubsub/mount-bus';
+import { getMcpMountBusToken, McpMountBus } from './pubsub/mount-bus';
 import { McpCachedSessionStore } from './sessions/mcp-cached-session.store';
 import type { McpStoreSettings } from '../persistence/interfaces/mcp-store-settings.interface';
 import { MCP_STORE_SETTINGS } from '../persistence/mcp-persistence.constants';
@@ -115,6 +115,7 @@ export function createMcpServerParts(mount: string, path: string): McpServerPart
     mcpPubSubProvider,
     mcpEventLogProvider,
     McpMountBus,
+    { provide: getMcpMountBusToken(mount), useExisting: McpMountBus },
     McpPendingClientRequests,
     McpStreamRegistry,
     McpServerGauges,

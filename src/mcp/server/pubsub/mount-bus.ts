@@ -41,6 +41,17 @@ export interface McpRegistryBusMessage {
 }
 
 /**
+ * What travels on a mount's gateway channel: `o` the sending process, `s` the upstream server
+ * (its name in `McpClientModule`), `k` the list it announced as changed. The replica that heard
+ * the upstream's list-changed notification tells the others, which read that list again.
+ */
+export interface McpGatewayBusMessage {
+  o: string;
+  s: string;
+  k: 'tools' | 'prompts' | 'resources';
+}
+
+/**
  * Every channel of a mount and the message it carries, declared once. Each channel's name on the
  * pub/sub is `<advanced.pubsub.channelPrefix>:<mount>:<name>`; the names and the JSON shapes are
  * the wire format between replicas, so a rolling upgrade keeps them.
@@ -54,6 +65,8 @@ export interface McpMountBusMessages {
   registry: McpRegistryBusMessage;
   /** Notifications for the 2026-07-28 listen streams (`subscriptions/listen`). */
   listen: JsonRpcNotification;
+  /** Upstream list changes a gateway on the mount heard (`McpGatewayModule`). */
+  gateway: McpGatewayBusMessage;
 }
 
 /** One of a mount's channels. */
@@ -97,6 +110,11 @@ const GUARDS: { [C in McpMountChannel]: (value: unknown) => value is McpMountBus
   registry: (value): value is McpRegistryBusMessage =>
     isObject(value) && isString(value.o) && isString(value.m) && typeof value.r === 'boolean',
   listen: isNotification,
+  gateway: (value): value is McpGatewayBusMessage =>
+    isObject(value) &&
+    isString(value.o) &&
+    isString(value.s) &&
+    (value.k === 'tools' || value.k === 'prompts' || value.k === 'resources'),
 };
 
 /** A listener of one channel: gets each well-formed message another replica (or this one) published. */
@@ -126,6 +144,7 @@ export class McpMountBus {
       tasks: this.key('tasks'),
       registry: this.key('registry'),
       listen: this.key('listen'),
+      gateway: this.key('gateway'),
     };
   }
 
@@ -183,4 +202,9 @@ export class McpMountBus {
   private listenerFailed(channel: McpMountChannel, error: unknown): void {
     this.logger.warn(`A ${channel} message could not be handled: ${(error as Error)?.message ?? String(error)}`);
   }
+}
+
+/** Injection token of a mount's `McpMountBus` (for the gateway, which serves one named mount). */
+export function getMcpMountBusToken(mount: string): string {
+  return `MCP_MOUNT_BUS:${mount}`;
 }
