@@ -99,7 +99,7 @@ describe('resolveClientOptions', () => {
       );
       expect(error).toBeInstanceOf(McpConfigurationError);
       expect(error.message).toBe(
-        'MCP server "x": unknown option "timeout" (did you mean "timeoutMs"? known: version, probeTimeoutMs, scope, timeoutMs, transport, command, args, env, cwd, stateless, pool)',
+        'MCP server "x": unknown option "timeout" (did you mean "timeoutMs"? known: version, probeTimeoutMs, scope, timeoutMs, announce, transport, command, args, env, cwd, stateless, pool)',
       );
     });
 

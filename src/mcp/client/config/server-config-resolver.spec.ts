@@ -49,6 +49,25 @@ describe('resolveServerConfig', () => {
       `"scope" must be 'shared' or 'principal', got "user"`,
     ],
     ['a negative timeoutMs', 'ok', { command: ['s'], timeoutMs: -1 }, '"timeoutMs" must be a number > 0'],
+    [
+      'an announce that is a list',
+      'ok',
+      { command: ['s'], announce: ['elicitation'] },
+      '"announce" must be an object with some of "elicitation", "sampling", "roots"',
+    ],
+    ['a null announce', 'ok', { url: 'http://a', announce: null }, '"announce" must be an object'],
+    [
+      'an announce of an unknown capability',
+      'ok',
+      { command: ['s'], announce: { tasks: true } },
+      '"announce" names "tasks" (known: "elicitation", "sampling", "roots")',
+    ],
+    [
+      'an announce that is not a boolean',
+      'ok',
+      { command: ['s'], announce: { sampling: 'yes' } },
+      '"announce.sampling" must be true or false',
+    ],
     ['neither command nor url', 'ok', { timeoutMs: 5 }, 'it has neither "command" nor "url"'],
     [
       'an unknown transport',
@@ -127,12 +146,14 @@ describe('resolveServerConfig', () => {
       probeTimeoutMs: 10,
       scope: 'principal',
       timeoutMs: 20,
+      announce: { elicitation: true, sampling: false, roots: true },
     } as McpServerConfig;
     expect(resolveServerConfig('ok', entry)).toMatchObject({
       transport: 'stdio',
       version: 'auto',
       scope: 'principal',
       timeoutMs: 20,
+      announce: { elicitation: true, sampling: false, roots: true },
     });
     expect(resolveServerConfig('ok', { ...entry, scope: 'shared' })).toMatchObject({ scope: 'shared' });
   });

@@ -14,12 +14,21 @@ import { BUILT_IN_TRANSPORT_FACTORIES } from '../transports/built-in-transports.
 /** Server names become event rows, session keys and Redis job data: keep them plain. */
 const SERVER_NAME_PATTERN = new RegExp(`^[A-Za-z0-9_.-]{1,${MCP_COLUMN_LENGTHS.server}}$`);
 
+/** The capabilities `announce` may name. */
+const ANNOUNCED = optionKeys<McpServerCommonConfig.Announce>({ elicitation: true, sampling: true, roots: true });
+
 /** The values `version` accepts. */
 const VERSIONS: readonly string[] = ['auto', STATELESS_PROTOCOL_VERSION, ...SESSION_PROTOCOL_VERSIONS];
 
 /** The settings every entry may carry, whatever its transport, and `transport` itself. */
 const COMMON_KEYS = [
-  ...optionKeys<McpServerCommonConfig>({ version: true, probeTimeoutMs: true, scope: true, timeoutMs: true }),
+  ...optionKeys<McpServerCommonConfig>({
+    version: true,
+    probeTimeoutMs: true,
+    scope: true,
+    timeoutMs: true,
+    announce: true,
+  }),
   'transport',
 ];
 
@@ -42,6 +51,15 @@ function checkCommon(name: string, config: McpServerConfig): void {
   }
   if (config.timeoutMs !== undefined && (!Number.isFinite(config.timeoutMs) || config.timeoutMs <= 0)) {
     fail(name, '"timeoutMs" must be a number > 0');
+  }
+  const announce: unknown = config.announce;
+  if (announce === undefined) return;
+  if (typeof announce !== 'object' || announce === null || Array.isArray(announce))
+    fail(name, `"announce" must be an object with some of ${ANNOUNCED.map((key) => `"${key}"`).join(', ')}`);
+  for (const [key, value] of Object.entries(announce)) {
+    if (!ANNOUNCED.includes(key))
+      fail(name, `"announce" names ${JSON.stringify(key)} (known: ${ANNOUNCED.map((k) => `"${k}"`).join(', ')})`);
+    if (typeof value !== 'boolean') fail(name, `"announce.${key}" must be true or false`);
   }
 }
 

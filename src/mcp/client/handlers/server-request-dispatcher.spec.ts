@@ -103,6 +103,15 @@ describe('McpServerRequestDispatcher and tool use in sampling', () => {
     });
   });
 
+  it("adds what a server's announce names on its shared handshakes, keeping the handlers' richer entries", () => {
+    expect(dispatcher({}).capabilities(false, { elicitation: true, roots: false })).toEqual({ elicitation: {} });
+    expect(dispatcher({ sampling: () => ({}) }, true).capabilities(false, { sampling: true, roots: true })).toEqual({
+      roots: { listChanged: false },
+      sampling: { tools: {} },
+    });
+    expect(dispatcher({}).capabilities(false, {})).toEqual({});
+  });
+
   it('declares sampling.tools only when the sampling handler accepts tool use', () => {
     expect(dispatcher({ sampling: () => ({}) }, true).capabilities()).toEqual({ sampling: { tools: {} } });
     expect(dispatcher({ sampling: () => ({}) }, false).capabilities()).toEqual({ sampling: {} });

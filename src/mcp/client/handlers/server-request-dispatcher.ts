@@ -6,6 +6,7 @@ import { CLIENT_CAPABILITY_OF_REQUEST } from '../../protocol/method-catalog';
 import { elicitationCapabilityFor, type McpElicitationMode } from '../../protocol/elicitation';
 import type { McpClientHandlerKind } from '../interfaces/mcp-client-handlers.interface';
 import type { McpCallServerRequestHandler } from '../interfaces/mcp-call.interface';
+import type { McpServerCommonConfig } from '../interfaces/mcp-server-config.interface';
 import type { McpServerRequestHandler } from '../transports/mcp-transport.interface';
 import { McpClientHandlerExplorer } from './client-handler.explorer';
 import { withElicitationDefaults } from './elicitation-defaults';
@@ -42,9 +43,10 @@ export class McpServerRequestDispatcher {
    * names URL mode only when a URL elicitation handler is registered, `sampling` names `tools`
    * only when the sampling handler accepts tool use. With `callAnswers` (a call with its own
    * `onServerRequest`), roots, sampling and form elicitation are announced too, for the
-   * handshakes that call makes itself; the app-wide handlers' richer entries win.
+   * handshakes that call makes itself; `announce` (a server's option) adds those it names, for
+   * handshakes shared by many calls. The app-wide handlers' richer entries win.
    */
-  capabilities(callAnswers = false): Record<string, unknown> {
+  capabilities(callAnswers = false, announce?: McpServerCommonConfig.Announce): Record<string, unknown> {
     const kinds = this.handlers.kinds();
     const elicitation = elicitationCapabilityFor(
       (['form', 'url'] as const).filter((mode) => kinds.includes(ELICITATION_HANDLER[mode])),
@@ -55,7 +57,11 @@ export class McpServerRequestDispatcher {
       else if (kind === 'sampling') capabilities.sampling = samplingCapabilityFor(this.handlers.samplingTools());
       else capabilities.elicitation = elicitation;
     }
-    return callAnswers ? { ...CALL_ANSWER_CAPABILITIES, ...capabilities } : capabilities;
+    if (callAnswers) return { ...CALL_ANSWER_CAPABILITIES, ...capabilities };
+    const announced = Object.fromEntries(
+      Object.entries(CALL_ANSWER_CAPABILITIES).filter(([kind]) => announce?.[kind as keyof typeof announce] === true),
+    );
+    return { ...announced, ...capabilities };
   }
 
   /**

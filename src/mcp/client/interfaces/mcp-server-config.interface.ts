@@ -39,6 +39,28 @@ export interface McpServerCommonConfig {
    * @default (the client's `defaultTimeoutMs`)
    */
   timeoutMs?: number;
+  /**
+   * Client capabilities to announce on this server's shared handshakes (a 2025 HTTP session, a
+   * pooled stdio process) besides those of the app's `@McpClientHandler` handlers: for requests
+   * that a call's own `onServerRequest` answers (the gateway's callers), from servers that check
+   * the client's capabilities before they ask or list. A request outside such a call, with no
+   * handler for it, gets -32601 (method not found).
+   * @default {}
+   */
+  announce?: McpServerCommonConfig.Announce;
+}
+
+/** The parts of `McpServerCommonConfig`: `McpServerCommonConfig.Announce` is the type of `announce`. */
+export declare namespace McpServerCommonConfig {
+  /** The client capabilities a server's shared handshakes announce (`true` announces one). */
+  export interface Announce {
+    /** Form elicitation (`elicitation/create`). @default false */
+    elicitation?: boolean;
+    /** Sampling (`sampling/createMessage`). @default false */
+    sampling?: boolean;
+    /** Roots (`roots/list`). @default false */
+    roots?: boolean;
+  }
 }
 
 /** A local server started as a child process (never through a shell). */

@@ -46,9 +46,10 @@ export class McpTransportRegistry implements OnApplicationShutdown {
   get(server: string): McpTransport {
     let transport = this.transports.get(server);
     if (!transport) {
-      transport = this.factory(server).create(this.config(server), {
+      const config = this.config(server);
+      transport = this.factory(server).create(config, {
         server,
-        clientCapabilities: this.dispatcher.capabilities(),
+        clientCapabilities: this.dispatcher.capabilities(false, config.announce),
         resolve: (token) => this.moduleRef.get(token, { strict: false }),
       });
       this.transports.set(server, transport);
