@@ -320,6 +320,15 @@ describe('McpGatewayModule: one mount fronting server-everything over stdio and 
     ]);
   });
 
+  it('offers no completion for a prompt of an upstream that declares no completions', async () => {
+    const client = await connect();
+    const answer = await client.complete({
+      ref: { type: 'ref/prompt', name: 'sdk_greeting' },
+      argument: { name: 'name', value: 'A' },
+    });
+    expect(answer.completion).toEqual({ values: [], total: 0, hasMore: false });
+  });
+
   it('gives each principal its own upstream session (scope principal) and audits the call inbound and outbound in one trace', async () => {
     const alice = await connect('token-alice');
     const bob = await connect('token-bob');

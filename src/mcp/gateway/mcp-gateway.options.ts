@@ -44,19 +44,21 @@ export declare namespace McpGatewayModuleOptions {
     server: string;
     /**
      * Put before every tool and prompt name the mount serves for this upstream, so that the
-     * upstreams' names cannot clash with each other or with the mount's own. `''` keeps the names.
+     * upstreams' names cannot clash with each other or with the mount's own (and before the names
+     * of its resources and templates, which keep their URIs). `''` keeps the names.
      * @default `<server>_`
      */
     prefix?: string;
     /**
-     * Re-serve only the tools and prompts with these names, and the resources with these URIs
-     * (as the upstream names them, before the prefix). `*` matches any run of characters.
+     * Re-serve only the tools and prompts with these names, the resources with these URIs and the
+     * resource templates with these URI templates (as the upstream names them, before the
+     * prefix). `*` matches any run of characters.
      * @default every one
      */
     allow?: readonly string[];
     /** Never re-serve these (same patterns as `allow`; a name both lists match is denied). */
     deny?: readonly string[];
-    /** What to re-serve. @default ['tools', 'prompts', 'resources'] */
+    /** What to re-serve; `'resources'` includes the resource templates. @default ['tools', 'prompts', 'resources'] */
     serve?: readonly Capability[];
   }
 }

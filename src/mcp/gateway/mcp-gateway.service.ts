@@ -3,9 +3,14 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleD
 import { ModuleRef } from '@nestjs/core';
 import { McpClientService } from '../client/mcp-client.service';
 import type { McpToolDefinition } from '../client/tool-router';
+import { McpCapabilityError } from '../errors/mcp-client-call.errors';
+import { McpServerError } from '../errors/mcp-client.errors';
 import { McpConfigurationError } from '../errors/mcp-configuration.errors';
+import { McpRpcError } from '../errors/mcp-rpc.errors';
+import type { McpCompleter, McpCompletionList } from '../interfaces/mcp-completion.interface';
 import type { McpCallToolResult, McpToolContext } from '../interfaces/mcp-tool-context.interface';
 import type { McpLogLevel } from '../protocol/log-levels';
+import { JsonRpcErrorCode } from '../protocol/jsonrpc';
 import { McpMethod } from '../protocol/mcp-methods';
 import { getMcpMountBusToken, McpMountBus, type McpGatewayBusMessage } from '../server/pubsub/mount-bus';
 import { McpRegistry, getMcpRegistryToken } from '../server/registry/mcp-registry';
@@ -13,6 +18,8 @@ import { MCP_GATEWAY_OPTIONS } from './mcp-gateway.constants';
 import type { McpGatewayModuleOptions, McpResolvedGatewayOptions } from './mcp-gateway.options';
 
 type McpGatewayCapability = McpGatewayModuleOptions.Capability;
+/** A list the gateway reads: one per capability, and the resource templates with the resources. */
+type McpGatewayList = McpGatewayCapability | 'resourceTemplates';
 import { UpstreamSelection } from './upstream-selection';
 import { refuseWhileListing, UpstreamCallRelay } from './upstream-request-relay';
 
@@ -23,21 +30,38 @@ const MAX_PAGES = 100;
 interface ServedUpstream {
   upstream: Required<McpGatewayModuleOptions.Upstream>;
   selection: UpstreamSelection;
-  served: Record<McpGatewayCapability, Map<string, string>>;
-  /** The last refresh of each capability: refreshes of one capability run one after the other. */
-  refreshing: Partial<Record<McpGatewayCapability, Promise<void>>>;
-  /** The refresh of each capability that waits for the one under way, if any. */
-  waiting: Partial<Record<McpGatewayCapability, Promise<void>>>;
-  /** Whether the last reading of each capability failed (logged once per outage). */
-  failing: Partial<Record<McpGatewayCapability, boolean>>;
+  served: Record<McpGatewayList, Map<string, string>>;
+  /** The last refresh of each list: refreshes of one list run one after the other. */
+  refreshing: Partial<Record<McpGatewayList, Promise<void>>>;
+  /** The refresh of each list that waits for the one under way, if any. */
+  waiting: Partial<Record<McpGatewayList, Promise<void>>>;
+  /** Whether the last reading of each list failed (logged once per outage). */
+  failing: Partial<Record<McpGatewayList, boolean>>;
 }
 
-/** The method and result field of each list. */
-const LISTS: Record<McpGatewayCapability, { method: string; field: string }> = {
-  tools: { method: McpMethod.ToolsList, field: 'tools' },
-  prompts: { method: McpMethod.PromptsList, field: 'prompts' },
-  resources: { method: McpMethod.ResourcesList, field: 'resources' },
+/** The method and result field of each list, and the entry field that names what it serves. */
+const LISTS: Record<McpGatewayList, { method: string; field: string; key: string }> = {
+  tools: { method: McpMethod.ToolsList, field: 'tools', key: 'name' },
+  prompts: { method: McpMethod.PromptsList, field: 'prompts', key: 'name' },
+  resources: { method: McpMethod.ResourcesList, field: 'resources', key: 'uri' },
+  resourceTemplates: { method: McpMethod.ResourcesTemplatesList, field: 'resourceTemplates', key: 'uriTemplate' },
 };
+
+/** The lists of a capability: the resource templates belong to `resources` (one list_changed announces both). */
+function listsOf(kind: McpGatewayCapability): McpGatewayList[] {
+  return kind === 'resources' ? ['resources', 'resourceTemplates'] : [kind];
+}
+
+/** The variable names of an RFC 6570 template (`{a}`, `{+a}`, `{?a,b}`...). */
+function templateVariables(uriTemplate: string): string[] {
+  return [...uriTemplate.matchAll(/\{([^}]*)\}/g)].flatMap((match) =>
+    match[1]
+      .replace(/^[+#./;?&]/, '')
+      .split(',')
+      .map((name) => name.replace(/(\*|:\d+)$/, ''))
+      .filter((name) => name !== ''),
+  );
+}
 
 /**
  * Re-serves, on one mount, the tools, prompts and resources of servers declared in
@@ -73,7 +97,7 @@ export class McpGateway implements OnApplicationBootstrap, OnModuleDestroy {
       this.upstreams.set(upstream.server, {
         upstream,
         selection: new UpstreamSelection(upstream),
-        served: { tools: new Map(), prompts: new Map(), resources: new Map() },
+        served: { tools: new Map(), prompts: new Map(), resources: new Map(), resourceTemplates: new Map() },
         refreshing: {},
         waiting: {},
         failing: {},
@@ -142,19 +166,24 @@ export class McpGateway implements OnApplicationBootstrap, OnModuleDestroy {
         served
           ? served.upstream.serve
               .filter((kind) => !kinds || kinds.includes(kind))
-              .map((kind) => this.queueRefresh(served, kind))
+              .flatMap(listsOf)
+              .map((list) => this.queueRefresh(served, list))
           : [],
       ),
     );
   }
 
-  /** The names (tools, prompts) and URIs (resources) the mount serves for an upstream right now. */
-  served(server: string): Record<McpGatewayModuleOptions.Capability, string[]> {
+  /**
+   * The names (tools, prompts), URIs (resources) and URI templates (resource templates) the mount
+   * serves for an upstream right now.
+   */
+  served(server: string): Record<McpGatewayModuleOptions.Capability | 'resourceTemplates', string[]> {
     const served = this.upstreams.get(server)?.served;
     return {
       tools: [...(served?.tools.keys() ?? [])],
       prompts: [...(served?.prompts.keys() ?? [])],
       resources: [...(served?.resources.keys() ?? [])],
+      resourceTemplates: [...(served?.resourceTemplates.keys() ?? [])],
     };
   }
 
@@ -176,14 +205,16 @@ export class McpGateway implements OnApplicationBootstrap, OnModuleDestroy {
    * Runs a refresh of one capability after the one under way. Asks made while one waits to run
    * share it: a slow upstream (an outage) never piles up refreshes.
    */
-  private queueRefresh(served: ServedUpstream, kind: McpGatewayCapability): Promise<void> {
+  private queueRefresh(served: ServedUpstream, kind: McpGatewayList): Promise<void> {
     const waiting = served.waiting[kind];
     if (waiting) return waiting;
     const run = () => {
       served.waiting[kind] = undefined;
       if (this.stopped) return Promise.resolve();
       return this.refreshOne(served, kind).catch((error: unknown) =>
-        this.logger.warn(`Could not re-serve the ${kind} of upstream "${served.upstream.server}": ${messageOf(error)}`),
+        this.logger.warn(
+          `Could not re-serve the ${listName(kind)} of upstream "${served.upstream.server}": ${messageOf(error)}`,
+        ),
       );
     };
     const next = (served.refreshing[kind] ?? Promise.resolve()).then(run);
@@ -192,7 +223,7 @@ export class McpGateway implements OnApplicationBootstrap, OnModuleDestroy {
     return next;
   }
 
-  private async refreshOne(served: ServedUpstream, kind: McpGatewayCapability): Promise<void> {
+  private async refreshOne(served: ServedUpstream, kind: McpGatewayList): Promise<void> {
     const { server } = served.upstream;
     let listed: Record<string, unknown>[];
     try {
@@ -200,18 +231,19 @@ export class McpGateway implements OnApplicationBootstrap, OnModuleDestroy {
     } catch (error) {
       if (!served.failing[kind])
         this.logger.warn(
-          `Could not read the ${kind} of upstream "${server}" (what it served stays): ${messageOf(error)}`,
+          `Could not read the ${listName(kind)} of upstream "${server}" (what it served stays): ${messageOf(error)}`,
         );
       served.failing[kind] = true;
       return;
     }
-    if (served.failing[kind]) this.logger.log(`Read the ${kind} of upstream "${server}" again`);
+    if (served.failing[kind]) this.logger.log(`Read the ${listName(kind)} of upstream "${server}" again`);
     served.failing[kind] = false;
     const wanted = new Map<string, Record<string, unknown>>();
     for (const entry of listed) {
-      const upstreamKey = kind === 'resources' ? entry.uri : entry.name;
+      const upstreamKey = entry[LISTS[kind].key];
       if (typeof upstreamKey !== 'string' || !served.selection.selects(upstreamKey)) continue;
-      wanted.set(kind === 'resources' ? upstreamKey : `${served.upstream.prefix}${upstreamKey}`, entry);
+      const prefixed = kind === 'tools' || kind === 'prompts';
+      wanted.set(prefixed ? `${served.upstream.prefix}${upstreamKey}` : upstreamKey, entry);
     }
     const current = served.served[kind];
     for (const key of [...current.keys()]) {
@@ -232,17 +264,23 @@ export class McpGateway implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /** Every page of one list, read afresh (not from the client's tool-list cache). */
-  private async list(server: string, kind: McpGatewayCapability): Promise<Record<string, unknown>[]> {
+  private async list(server: string, kind: McpGatewayList): Promise<Record<string, unknown>[]> {
     const { method, field } = LISTS[kind];
     const items: Record<string, unknown>[] = [];
     let cursor: unknown;
     for (let page = 0; page < MAX_PAGES; page++) {
-      const result = await this.client.request(server, method, cursor === undefined ? {} : { cursor }, {
-        scopeKey: this.options.listScopeKey,
-        // Announce what the calls relay, so that an upstream whose tools depend on the client's
-        // capabilities (elicitation, sampling, roots) lists the ones its callers can use.
-        onServerRequest: refuseWhileListing,
-      });
+      const result = await this.client
+        .request(server, method, cursor === undefined ? {} : { cursor }, {
+          scopeKey: this.options.listScopeKey,
+          // Announce what the calls relay, so that an upstream whose tools depend on the client's
+          // capabilities (elicitation, sampling, roots) lists the ones its callers can use.
+          onServerRequest: refuseWhileListing,
+        })
+        .catch((error: unknown): Record<string, unknown> => {
+          // An upstream without resources, or with resources but no templates, serves none.
+          if (kind === 'resourceTemplates' && servesNone(error)) return {};
+          throw error;
+        });
       const entries = result[field];
       if (Array.isArray(entries)) items.push(...(entries as Record<string, unknown>[]));
       cursor = result.nextCursor;
@@ -251,15 +289,16 @@ export class McpGateway implements OnApplicationBootstrap, OnModuleDestroy {
     return items;
   }
 
-  private async remove(kind: McpGatewayCapability, key: string): Promise<void> {
+  private async remove(kind: McpGatewayList, key: string): Promise<void> {
     if (kind === 'tools') await this.registry.removeTool(key);
     else if (kind === 'prompts') await this.registry.removePrompt(key);
-    else await this.registry.removeResource(key);
+    else if (kind === 'resources') await this.registry.removeResource(key);
+    else await this.registry.removeResourceTemplate(key);
   }
 
   private async add(
     upstream: Required<McpGatewayModuleOptions.Upstream>,
-    kind: McpGatewayCapability,
+    kind: McpGatewayList,
     key: string,
     entry: Record<string, unknown>,
   ): Promise<void> {
@@ -284,15 +323,36 @@ export class McpGateway implements OnApplicationBootstrap, OnModuleDestroy {
           this.callTool(server, name, args ?? {}, context),
       );
     } else if (kind === 'prompts') {
+      const promptArguments = Array.isArray(entry.arguments)
+        ? (entry.arguments as McpRegistry.Prompt['arguments'] & Array<{ name?: unknown }>)
+        : undefined;
       await this.registry.addPrompt(
         {
           name: key,
           ...common,
           ...(typeof entry.description === 'string' ? { description: entry.description } : {}),
-          ...(Array.isArray(entry.arguments) ? { arguments: entry.arguments as McpRegistry.Prompt['arguments'] } : {}),
+          ...(promptArguments ? { arguments: promptArguments } : {}),
+          complete: this.completers(
+            server,
+            { type: 'ref/prompt', name },
+            (promptArguments ?? []).map((argument) => argument.name).filter((n): n is string => typeof n === 'string'),
+          ),
         },
         (args: Record<string, string> | undefined, context: McpToolContext) =>
           this.client.getPrompt(server, name, args ?? {}, { scopeKey: context.principal.key, signal: context.signal }),
+      );
+    } else if (kind === 'resourceTemplates') {
+      await this.registry.addResourceTemplate(
+        {
+          name: `${upstream.prefix}${name}`,
+          uriTemplate: key,
+          ...common,
+          ...(typeof entry.description === 'string' ? { description: entry.description } : {}),
+          ...(typeof entry.mimeType === 'string' ? { mimeType: entry.mimeType } : {}),
+          complete: this.completers(server, { type: 'ref/resource', uri: key }, templateVariables(key)),
+        },
+        (request, context) =>
+          this.client.readResource(server, request.uri, { scopeKey: context.principal.key, signal: context.signal }),
       );
     } else {
       await this.registry.addResource(
@@ -307,6 +367,37 @@ export class McpGateway implements OnApplicationBootstrap, OnModuleDestroy {
           this.client.readResource(server, request.uri, { scopeKey: context.principal.key, signal: context.signal }),
       );
     }
+  }
+
+  /**
+   * A completer per argument (or template variable) that asks the upstream: its values, total and
+   * hasMore come back as the upstream gave them. An upstream that declares no completions gives
+   * no suggestion; its JSON-RPC errors reach the caller with their code.
+   */
+  private completers(
+    server: string,
+    ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string },
+    names: readonly string[],
+  ): Record<string, McpCompleter> {
+    const complete =
+      (name: string): McpCompleter =>
+      async (value, context) => {
+        try {
+          const result = await this.client.complete(
+            server,
+            ref,
+            { name, value },
+            Object.keys(context.arguments).length ? { arguments: context.arguments } : undefined,
+            { scopeKey: context.principal.key, signal: context.signal },
+          );
+          return result.completion as McpCompletionList;
+        } catch (error) {
+          if (error instanceof McpCapabilityError) return [];
+          if (error instanceof McpServerError) throw new McpRpcError(error.code, error.error.message, error.data);
+          throw error;
+        }
+      };
+    return Object.fromEntries(names.map((name) => [name, complete(name)]));
   }
 
   /** One call of an upstream tool for a caller of the mount; a failure of the upstream is the caller's tool error. */
@@ -340,8 +431,26 @@ export class McpGateway implements OnApplicationBootstrap, OnModuleDestroy {
   }
 }
 
-function kindName(kind: McpGatewayCapability): string {
-  return kind === 'tools' ? 'tool' : kind === 'prompts' ? 'prompt' : 'resource';
+function kindName(kind: McpGatewayList): string {
+  return kind === 'tools'
+    ? 'tool'
+    : kind === 'prompts'
+      ? 'prompt'
+      : kind === 'resources'
+        ? 'resource'
+        : 'resource template';
+}
+
+/** An upstream's answer that it has no such list: the capability is not declared, or the method is unknown. */
+function servesNone(error: unknown): boolean {
+  return (
+    error instanceof McpCapabilityError ||
+    (error instanceof McpServerError && error.code === JsonRpcErrorCode.MethodNotFound)
+  );
+}
+
+function listName(kind: McpGatewayList): string {
+  return kind === 'resourceTemplates' ? 'resource templates' : kind;
 }
 
 function messageOf(error: unknown): string {

@@ -167,6 +167,57 @@ describe('McpRegistry', () => {
     ).rejects.toThrow(McpConfigurationError);
   });
 
+  it('completes the arguments of an added prompt and the variables of an added template with their completers; a completer of an unknown name is refused', async () => {
+    const complete = async (ref: Record<string, unknown>, name: string, value: string) =>
+      (
+        (await toolset.deliver(
+          {
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'completion/complete',
+            params: { ref, argument: { name, value }, context: { arguments: { team: 'ops' } } },
+          },
+          alice,
+        )) as JsonRpcSuccess
+      ).result;
+    await registry.addPrompt(
+      {
+        name: 'lead',
+        arguments: [{ name: 'team' }, { name: 'who' }],
+        complete: {
+          who: (value, context) => [`${context.arguments.team}-${value}`, `${context.principal.key}-${value}`],
+        },
+      },
+      () => 'lead',
+    );
+    await registry.addResourceTemplate(
+      {
+        name: 'ticket',
+        uriTemplate: 'tickets://{id}',
+        complete: { id: (value) => ({ values: [`${value}1`], total: 10, hasMore: true }) },
+      },
+      ({ uri }) => uri,
+    );
+    expect(toolset.getCapabilities().completions).toEqual({});
+    expect(await complete({ type: 'ref/prompt', name: 'lead' }, 'who', 'x')).toEqual({
+      completion: { values: ['ops-x', 'alice-x'], total: 2, hasMore: false },
+    });
+    expect(await complete({ type: 'ref/prompt', name: 'lead' }, 'team', 'o')).toEqual({
+      completion: { values: [], total: 0, hasMore: false },
+    });
+    expect(await complete({ type: 'ref/resource', uri: 'tickets://{id}' }, 'id', '4')).toEqual({
+      completion: { values: ['41'], total: 10, hasMore: true },
+    });
+    await expect(
+      registry.addPrompt({ name: 'odd', arguments: [{ name: 'a' }], complete: { b: () => [] } }, () => 'x'),
+    ).rejects.toThrow(/"complete" names "b", which is not one of its arguments \(a\)/);
+    await expect(
+      registry.addResourceTemplate({ name: 'odd', uriTemplate: 'odd://{a}', complete: { b: () => [] } }, () => 'x'),
+    ).rejects.toThrow(McpConfigurationError);
+    expect(await registry.removePrompt('lead')).toBe(true);
+    expect(await registry.removeResourceTemplate('tickets://{id}')).toBe(true);
+  });
+
   it('disables a tool for some principals or everyone, and enables it back, stored in the switch store', async () => {
     await registry.addTool({ name: 'secret', description: 'd', input: object }, () => 'hidden');
     await registry.disable('tool', 'secret', { principals: ['alice'] });

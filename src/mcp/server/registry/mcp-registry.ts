@@ -1,6 +1,8 @@
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
+import type { McpCompleter } from '../../interfaces/mcp-completion.interface';
+import { unknownCompleterMessage } from '../../mcp.messages';
 import type { McpPromptOptions } from '../../interfaces/mcp-prompt-options.interface';
 import type {
   McpResourceOptions,
@@ -20,7 +22,9 @@ import {
   buildTemplateEntry,
   buildToolEntry,
 } from '../catalog/handler-catalog.factory';
+import { CompletionFeature } from '../features/completion.feature';
 import { PromptsFeature } from '../features/prompts.feature';
+import type { ResolvedCompleter, ResolvedCompleters } from '../features/registered-features';
 import { ResourceSubscriptionsFeature } from '../features/resource-subscriptions.feature';
 import { ResourcesFeature } from '../features/resources.feature';
 import type { McpHandlerKind } from '../pipeline/mcp-execution-context';
@@ -85,6 +89,7 @@ export class McpRegistry implements OnModuleInit, BeforeApplicationShutdown {
     private readonly listenStreams: McpListenStreams,
     @InjectMcpHandlerSwitchStore() private readonly store: McpHandlerSwitchStore,
     private readonly tasks: McpTaskService,
+    private readonly completion: CompletionFeature,
   ) {
     this.logger = new Logger(`McpRegistry:${options.mount}`);
   }
@@ -144,10 +149,14 @@ export class McpRegistry implements OnModuleInit, BeforeApplicationShutdown {
 
   /** Adds a prompt to this process; a name already served is an `McpConfigurationError`. */
   async addPrompt(prompt: McpRegistry.Prompt, handler: McpRegistry.Handler): Promise<void> {
-    const { name } = prompt;
-    const { entry } = buildPromptEntry(prompt, `${RUNTIME_OWNER}#addPrompt(${name})`);
-    this.prompts.add({ ...entry, completers: new Map(), get: async (args, context) => handler(args, context) });
+    const { complete, ...declaration } = prompt;
+    const { name } = declaration;
+    const owner = `${RUNTIME_OWNER}#addPrompt(${name})`;
+    const { entry, argumentNames } = buildPromptEntry(declaration, owner);
+    const completers = this.completers(owner, complete, argumentNames);
+    this.prompts.add({ ...entry, completers, get: async (args, context) => handler(args, context) });
     this.prompts.install();
+    if (completers.size) this.completion.install();
     this.added('prompt', name);
     await this.announce('prompt', false);
   }
@@ -183,14 +192,18 @@ export class McpRegistry implements OnModuleInit, BeforeApplicationShutdown {
     template: McpRegistry.ResourceTemplate,
     handler: McpRegistry.ResourceHandler,
   ): Promise<void> {
-    const { uriTemplate } = template;
-    const built = buildTemplateEntry(template, `${RUNTIME_OWNER}#addResourceTemplate(${uriTemplate})`);
+    const { complete, ...declaration } = template;
+    const { uriTemplate } = declaration;
+    const owner = `${RUNTIME_OWNER}#addResourceTemplate(${uriTemplate})`;
+    const built = buildTemplateEntry(declaration, owner);
+    const completers = this.completers(owner, complete, built.template.variables);
     this.resources.addTemplate({
       ...built,
-      completers: new Map(),
+      completers,
       read: async (request, context) => handler(request, context),
     });
     this.installResources();
+    if (completers.size) this.completion.install();
     this.added('resourceTemplate', uriTemplate);
     await this.announce('resourceTemplate', false);
   }
@@ -235,6 +248,20 @@ export class McpRegistry implements OnModuleInit, BeforeApplicationShutdown {
       );
     }
     return options.principals;
+  }
+
+  /** The completers of a runtime prompt or template, each keyed by one of its argument or variable names. */
+  private completers(
+    owner: string,
+    declared: Readonly<Record<string, McpCompleter>> | undefined,
+    known: readonly string[],
+  ): ResolvedCompleters {
+    const resolved = new Map<string, ResolvedCompleter>();
+    for (const [name, completer] of Object.entries(declared ?? {})) {
+      if (!known.includes(name)) throw new McpConfigurationError(unknownCompleterMessage(owner, name, [...known]));
+      resolved.set(name, async (value, context) => completer(value, context));
+    }
+    return resolved;
   }
 
   private added(kind: McpHandlerKind, name: string): void {
@@ -302,15 +329,25 @@ export declare namespace McpRegistry {
     context: McpToolContext,
   ) => unknown;
 
-  /** A prompt added at run time: the options of `@McpPrompt` with a required name, without `public` and `complete`. */
-  export type Prompt = Omit<McpPromptOptions, 'name' | 'public' | 'complete'> & { name: string };
+  /**
+   * A prompt added at run time: the options of `@McpPrompt` with a required name, without
+   * `public`; its `complete` holds functions (there is no provider to name a method of).
+   */
+  export type Prompt = Omit<McpPromptOptions, 'name' | 'public' | 'complete'> & {
+    name: string;
+    complete?: Readonly<Record<string, McpCompleter>>;
+  };
 
   /** A resource added at run time: the options of `@McpResource` with a required name, without `public`. */
   export type Resource = Omit<McpResourceOptions, 'name' | 'public'> & { name: string };
 
-  /** A resource template added at run time: the options of `@McpResourceTemplate` with a required name, without `public` and `complete`. */
+  /**
+   * A resource template added at run time: the options of `@McpResourceTemplate` with a required
+   * name, without `public`; its `complete` holds functions, keyed by template variable.
+   */
   export type ResourceTemplate = Omit<McpResourceTemplateOptions, 'name' | 'public' | 'complete'> & {
     name: string;
+    complete?: Readonly<Record<string, McpCompleter>>;
   };
 
   /** The handler of a runtime tool or prompt: the validated arguments and the handler context, as a decorated method gets them. */
