@@ -59,6 +59,7 @@ export type {
   McpUrlElicitation,
   McpUrlElicitResult,
   McpRoot,
+  McpRoundState,
   McpTaskContext,
 } from './interfaces/mcp-tool-context.interface';
 export type {

@@ -333,6 +333,15 @@ export class McpClientService implements OnModuleInit {
       job.params = { ...(params ?? {}), _meta: { ...meta, progressToken: job.progressToken } };
     }
     if (options.onLog) job.forwardLogs = true;
+    if (options.inputRequired === 'return') job.returnInputRequired = true;
+    if (options.inputRetry) {
+      const { inputResponses, requestState } = options.inputRetry;
+      job.params = {
+        ...(job.params ?? {}),
+        ...(inputResponses !== undefined ? { inputResponses } : {}),
+        ...(requestState !== undefined ? { requestState } : {}),
+      };
+    }
     if (options.task && method === McpMethod.ToolsCall) job.task = { ...options.task };
     const trace = captureTraceCarrier();
     if (trace) job.trace = trace;

@@ -8,7 +8,11 @@ import { McpServerError } from '../errors/mcp-client.errors';
 import { McpConfigurationError } from '../errors/mcp-configuration.errors';
 import { McpRpcError } from '../errors/mcp-rpc.errors';
 import type { McpCompleter, McpCompletionList } from '../interfaces/mcp-completion.interface';
-import type { McpCallToolResult, McpToolContext } from '../interfaces/mcp-tool-context.interface';
+import type { McpCallOptions } from '../client/interfaces/mcp-call.interface';
+import type { McpCallToolResult, McpRoundState, McpToolContext } from '../interfaces/mcp-tool-context.interface';
+import { ResultType } from '../protocol/stateless';
+import { InputRequiredSignal } from '../server/stateless/input-channel';
+import { askCaller, keptRound, stateOf, UPSTREAM_ROUND, upstreamRound } from './upstream-input-rounds';
 import type { McpLogLevel } from '../protocol/log-levels';
 import { JsonRpcErrorCode } from '../protocol/jsonrpc';
 import { McpMethod } from '../protocol/mcp-methods';
@@ -22,6 +26,9 @@ type McpGatewayCapability = McpGatewayModuleOptions.Capability;
 type McpGatewayList = McpGatewayCapability | 'resourceTemplates';
 import { UpstreamSelection } from './upstream-selection';
 import { refuseWhileListing, UpstreamCallRelay } from './upstream-request-relay';
+
+/** The most `input_required` rounds of an upstream the gateway answers within one round of its caller. */
+const MAX_PASSED_ROUNDS = 10;
 
 /** The most pages of one list the gateway reads from an upstream. */
 const MAX_PAGES = 100;
@@ -370,6 +377,43 @@ export class McpGateway implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /**
+   * A call for a 2026-07-28 caller: an upstream's `input_required` (a 2026-07-28 upstream) is
+   * passed on as such. Its requests go to the caller under keys of their own, its `requestState`
+   * is kept in the caller's round (sealed in the mount's own `requestState`), and the caller's
+   * retry sends the upstream its answers with that state, so the upstream tool goes on from where
+   * it asked instead of running again from the start. A 2025 upstream's requests travel through
+   * the relay as for any caller.
+   */
+  private async callPassingInput(
+    server: string,
+    name: string,
+    args: Record<string, unknown>,
+    context: McpToolContext,
+    round: McpRoundState,
+    options: McpCallOptions & { wait?: true },
+  ): Promise<McpCallToolResult> {
+    let upstream = keptRound(round.get(UPSTREAM_ROUND));
+    let retry: McpCallOptions['inputRetry'];
+    if (upstream) retry = { inputResponses: await askCaller(context, upstream), ...stateOf(upstream) };
+    // Bounded like the client's own rounds: a caller that answers up front cannot loop forever.
+    for (let rounds = 0; rounds <= MAX_PASSED_ROUNDS; rounds++) {
+      const result = (await this.client.callTool(server, name, args, {
+        ...options,
+        inputRequired: 'return',
+        ...(retry ? { inputRetry: retry } : {}),
+      })) as McpCallToolResult & { resultType?: unknown };
+      if (result.resultType !== ResultType.InputRequired) {
+        round.set(UPSTREAM_ROUND, undefined);
+        return result;
+      }
+      upstream = upstreamRound(server, result, upstream?.round ?? 0);
+      round.set(UPSTREAM_ROUND, JSON.stringify(upstream));
+      retry = { inputResponses: await askCaller(context, upstream), ...stateOf(upstream) };
+    }
+    throw new Error(`it still required input after ${MAX_PASSED_ROUNDS} rounds`);
+  }
+
+  /**
    * A completer per argument (or template variable) that asks the upstream: its values, total and
    * hasMore come back as the upstream gave them. An upstream that declares no completions gives
    * no suggestion; its JSON-RPC errors reach the caller with their code.
@@ -409,19 +453,23 @@ export class McpGateway implements OnApplicationBootstrap, OnModuleDestroy {
   ): Promise<McpCallToolResult> {
     // The caller's client answers the upstream's requests (a Bull worker relays them through Redis).
     const relay = new UpstreamCallRelay(context);
+    const options: McpCallOptions & { wait?: true } = {
+      scopeKey: context.principal.key,
+      signal: relay.signal,
+      onProgress: (progress) =>
+        void context.progress(progress.progress, progress.total, progress.message).catch(() => undefined),
+      onLog: (message) =>
+        void context.log(message.level as McpLogLevel, message.data, message.logger).catch(() => undefined),
+      onServerRequest: relay.answer,
+    };
     try {
-      const result = await this.client.callTool(server, name, args, {
-        scopeKey: context.principal.key,
-        signal: relay.signal,
-        onProgress: (progress) =>
-          void context.progress(progress.progress, progress.total, progress.message).catch(() => undefined),
-        onLog: (message) =>
-          void context.log(message.level as McpLogLevel, message.data, message.logger).catch(() => undefined),
-        onServerRequest: relay.answer,
-      });
+      const result = context.round
+        ? await this.callPassingInput(server, name, args, context, context.round, options)
+        : await this.client.callTool(server, name, args, options);
       relay.rethrowStop();
       return result;
     } catch (error) {
+      if (error instanceof InputRequiredSignal) throw error;
       relay.rethrowStop();
       return {
         content: [{ type: 'text', text: `The upstream server "${server}" could not run ${name}: ${messageOf(error)}` }],

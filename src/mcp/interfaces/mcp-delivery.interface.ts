@@ -1,7 +1,7 @@
 import type { JsonRpcMessage, JsonRpcNotification, JsonRpcResponse } from '../protocol/jsonrpc';
 import type { McpLogLevel } from '../protocol/log-levels';
 import type { McpPrincipal } from './principal.interface';
-import type { McpInputRequestOptions, McpTaskContext } from './mcp-tool-context.interface';
+import type { McpInputRequestOptions, McpRoundState, McpTaskContext } from './mcp-tool-context.interface';
 
 /**
  * The way back to the client while a request is being handled: requests the server makes of the
@@ -24,6 +24,11 @@ export interface McpClientChannel {
    * that do not key requests.
    */
   consumedAnswers?(): Record<string, Record<string, unknown>>;
+  /**
+   * The values kept in the sealed `requestState` of a 2026-07-28 round (`McpToolContext.round`):
+   * what the last round kept, and what this one keeps for the next. Absent on other carriers.
+   */
+  round?: McpRoundState;
 }
 
 /** Everything a toolset needs to know about who sent a message and on which session. */

@@ -78,6 +78,18 @@ export interface McpInputRequestOptions {
 }
 
 /**
+ * Values a handler keeps across the `input_required` rounds of one 2026-07-28 request, sealed in
+ * the round's `requestState` with the answers (the client carries them and can read them, but not
+ * alter them). A value set in a round that ends with `input_required` is there on the next round.
+ */
+export interface McpRoundState {
+  /** The value the previous round kept under `name`, or the one set since in this round. */
+  get(name: string): string | undefined;
+  /** Keeps `value` under `name` for the next round (`undefined` drops it). */
+  set(name: string, value: string | undefined): void;
+}
+
+/**
  * The second argument of every handler (`@McpTool` and friends): who is calling, on which
  * session and mount, a signal that aborts on cancellation, and the way back to the client. The
  * same calls work on every protocol revision: on a 2025 session they travel on the request's SSE
@@ -101,6 +113,12 @@ export interface McpToolContext {
   meta?: Record<string, unknown>;
   /** The task this call runs as, when the client called the tool as a task; absent otherwise. */
   task?: McpTaskContext;
+  /**
+   * On a 2026-07-28 request that may answer `input_required` (`tools/call`, `prompts/get`,
+   * `resources/read`): values kept across its rounds in the sealed `requestState`. Absent on
+   * other revisions and requests.
+   */
+  round?: McpRoundState;
   /** Sends a log message to the client, if it asked for this level or a more severe one. */
   log(level: McpLogLevel, data: unknown, logger?: string): Promise<void>;
   /** Reports progress, if the client sent a progress token. */

@@ -48,6 +48,6 @@ export type {
   McpServerScope,
   McpServerVersion,
 } from '../client/interfaces/mcp-server-config.interface';
-export type { McpInputRequestOptions, McpTaskContext } from '../interfaces/mcp-tool-context.interface';
+export type { McpInputRequestOptions, McpRoundState, McpTaskContext } from '../interfaces/mcp-tool-context.interface';
 export type { McpPrincipal } from '../interfaces/principal.interface';
 export type { McpLogLevel } from '../protocol/log-levels';

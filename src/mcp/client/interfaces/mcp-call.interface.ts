@@ -42,6 +42,11 @@ export interface McpCallJob {
    * the caller's trace. Absent without an SDK.
    */
   trace?: Record<string, string>;
+  /**
+   * A 2026-07-28 server's `input_required` answer ends the call with that result, as the caller
+   * asked (`McpCallOptions.inputRequired: 'return'`), instead of being fulfilled and retried.
+   */
+  returnInputRequired?: boolean;
 }
 
 /** How to run a tool call as a task (see `McpCallOptions.task`). */
@@ -135,7 +140,7 @@ export interface McpCallOptions {
    * (`McpConfigurationError`). A handshake the call makes itself (a spawn-per-call stdio server)
    * and a 2026-07-28 request announce roots, sampling and form elicitation besides the app-wide
    * handlers' capabilities; a shared handshake (a 2025-11-25 HTTP session, a pooled stdio
-   * process) announces only the app-wide handlers' ones.
+   * process) announces the app-wide handlers' ones and those the server entry's `announce` names.
    */
   onServerRequest?: McpCallServerRequestHandler;
   /**
@@ -166,6 +171,22 @@ export interface McpCallOptions {
    * `McpTimeoutError` (`delivered: true`).
    */
   task?: McpCallTaskOptions;
+  /**
+   * What a 2026-07-28 server's `input_required` answer does to the call: `'answer'` fulfils its
+   * input requests (with `onServerRequest`, else the app-wide handlers) and retries, at most
+   * `maxInputRounds` times; `'return'` resolves the call with that result as the server sent it
+   * (`resultType: 'input_required'`, its `inputRequests` and `requestState`), for a caller that
+   * passes the requests on (the gateway does, to a 2026-07-28 caller) and calls again with
+   * `inputRetry`. Servers on a 2025 revision never answer `input_required`.
+   * @default 'answer'
+   */
+  inputRequired?: 'answer' | 'return';
+  /**
+   * The retry fields of a request that follows an `input_required` result the call returned
+   * (`inputRequired: 'return'`): `inputResponses` keyed like its `inputRequests`, and its
+   * `requestState` untouched. They go with the request's params.
+   */
+  inputRetry?: { inputResponses?: Record<string, unknown>; requestState?: string };
 }
 
 /** What `getCallResult` reports about a call. */

@@ -330,6 +330,7 @@ export class McpStatelessCallRunner {
           true,
         );
       }
+      if (job.returnInputRequired) return { resultType, ...rest };
       if (round >= this.options.maxInputRounds) {
         throw new McpInputRequiredError(
           `MCP server "${job.server}" still required input after ${round} rounds of ${method} (maxInputRounds)`,

@@ -93,6 +93,7 @@ class McpHandlerContext implements McpToolContext {
   readonly requestId: string | number;
   readonly meta?: Record<string, unknown>;
   readonly task?: McpToolContext['task'];
+  readonly round?: McpToolContext['round'];
   declare readonly signal: AbortSignal;
 
   constructor(
@@ -109,6 +110,7 @@ class McpHandlerContext implements McpToolContext {
     this.requestId = request.id;
     this.meta = request.params?._meta as Record<string, unknown> | undefined;
     if (delivery.task) this.task = delivery.task;
+    if (delivery.client?.round) this.round = delivery.client.round;
   }
 
   /** The `signal` getter of every handler context (one function for all): the signal is made when read. */

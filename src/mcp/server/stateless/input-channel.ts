@@ -1,6 +1,6 @@
 import { McpRpcError } from '../../errors/mcp-rpc.errors';
 import type { McpClientChannel } from '../../interfaces/mcp-delivery.interface';
-import type { McpInputRequestOptions } from '../../interfaces/mcp-tool-context.interface';
+import type { McpInputRequestOptions, McpRoundState } from '../../interfaces/mcp-tool-context.interface';
 import { JsonRpcErrorCode } from '../../protocol/jsonrpc';
 import { McpMethod } from '../../protocol/mcp-methods';
 import { CLIENT_CAPABILITY_OF_REQUEST } from '../../protocol/method-catalog';
@@ -69,8 +69,24 @@ export class StatelessInputChannel implements McpClientChannel {
   private unnamed = 0;
   private readonly pending = new Map<string, InputRequest>();
   private readonly used = new Map<string, Record<string, unknown>>();
+  private readonly kept: Map<string, string>;
+  /** @inheritdoc */
+  readonly round: McpRoundState;
 
-  constructor(private readonly answers: Readonly<Record<string, unknown>>) {}
+  /** `kept`: the values the previous round kept (from its sealed state). */
+  constructor(
+    private readonly answers: Readonly<Record<string, unknown>>,
+    kept: Readonly<Record<string, string>> = {},
+  ) {
+    this.kept = new Map(Object.entries(kept));
+    this.round = {
+      get: (name) => this.kept.get(name),
+      set: (name, value) => {
+        if (value === undefined) this.kept.delete(name);
+        else this.kept.set(name, value);
+      },
+    };
+  }
 
   /** @inheritdoc */
   async request(
@@ -107,6 +123,11 @@ export class StatelessInputChannel implements McpClientChannel {
   /** The unanswered requests, by key, in the order the handler made them. */
   inputRequests(): Record<string, InputRequest> {
     return Object.fromEntries(this.pending);
+  }
+
+  /** The values kept for the next round, by name (sealed into its state). */
+  keptValues(): Record<string, string> {
+    return Object.fromEntries(this.kept);
   }
 
   /** The answers the handler consumed so far, by key (carried into the next round's state). */

@@ -17,6 +17,10 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return !!value && typeof value === 'object' && !Array.isArray(value);
 }
 
+function isStringRecord(value: unknown): value is Record<string, string> {
+  return isObject(value) && Object.values(value).every((entry) => typeof entry === 'string');
+}
+
 /**
  * Multi round-trip requests without server-side state: opens a round from a (retried) request
  * by verifying its `requestState` and taking the answers it carries, and closes an unfinished
@@ -48,7 +52,7 @@ export class MrtrRounds {
       if (responses?.[key] !== undefined)
         answers[key] = checkInputResponse(key, state.methods?.[key] ?? methodOfAutomaticKey(key), responses[key]);
     }
-    return new StatelessInputChannel(answers);
+    return new StatelessInputChannel(answers, isStringRecord(state.kept) ? state.kept : {});
   }
 
   /** The `input_required` result of a round whose handler is waiting for the client. */
@@ -58,6 +62,7 @@ export class MrtrRounds {
     principal: McpPrincipal,
   ): Record<string, unknown> {
     const inputRequests = channel.inputRequests();
+    const kept = channel.keptValues();
     const requestState = this.codec.seal({
       principal: principal.key,
       method: request.method,
@@ -66,6 +71,7 @@ export class MrtrRounds {
       responses: channel.consumedAnswers(),
       asked: Object.keys(inputRequests),
       methods: Object.fromEntries(Object.entries(inputRequests).map(([key, input]) => [key, input.method])),
+      ...(Object.keys(kept).length ? { kept } : {}),
     });
     return { resultType: ResultType.InputRequired, inputRequests, requestState };
   }

@@ -28,6 +28,8 @@ export interface RequestStatePayload {
   asked: string[];
   /** The method of each asked key (states sealed without it hold automatic keys only). */
   methods?: Record<string, string>;
+  /** The values the handler kept for the next round (`McpToolContext.round`), by name. */
+  kept?: Record<string, string>;
 }
 
 function canonical(value: unknown): string {
