@@ -178,4 +178,22 @@ describe('McpGatewayModule: a 2026-07-28 upstream input_required passed through 
       },
     ]);
   });
+
+  it('retries an upstream round that asks nothing at once, and gives up with a tool error after ten', async () => {
+    const nagsBefore = peer.runs.filter((run) => run === 'nag').length;
+    const reply = await statelessPost(
+      url,
+      statelessRequest(6, 'tools/call', { name: 'peer_nag', arguments: {} }, ELICIT),
+      { token: 'token-alice' },
+    );
+    expect(reply.json.result).toMatchObject({
+      isError: true,
+      content: [
+        { type: 'text', text: 'The upstream server "peer" could not run nag: it still required input after 10 rounds' },
+      ],
+    });
+    // The first call and ten retries, each carrying the upstream's state back.
+    expect(peer.runs.filter((run) => run === 'nag').length - nagsBefore).toBe(11);
+    expect(upstreamCalls().at(-1)?.params).toMatchObject({ name: 'nag', requestState: 'again' });
+  });
 });
