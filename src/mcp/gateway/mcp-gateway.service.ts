@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
+import type { McpCallOptions } from '../client/interfaces/mcp-call.interface';
 import { McpClientService } from '../client/mcp-client.service';
 import type { McpToolDefinition } from '../client/tool-router';
 import { McpCapabilityError } from '../errors/mcp-client-call.errors';
@@ -8,24 +9,23 @@ import { McpServerError } from '../errors/mcp-client.errors';
 import { McpConfigurationError } from '../errors/mcp-configuration.errors';
 import { McpRpcError } from '../errors/mcp-rpc.errors';
 import type { McpCompleter, McpCompletionList } from '../interfaces/mcp-completion.interface';
-import type { McpCallOptions } from '../client/interfaces/mcp-call.interface';
 import type { McpCallToolResult, McpRoundState, McpToolContext } from '../interfaces/mcp-tool-context.interface';
-import { ResultType } from '../protocol/stateless';
-import { InputRequiredSignal } from '../server/stateless/input-channel';
-import { askCaller, keptRound, stateOf, UPSTREAM_ROUND, upstreamRound } from './upstream-input-rounds';
-import type { McpLogLevel } from '../protocol/log-levels';
 import { JsonRpcErrorCode } from '../protocol/jsonrpc';
+import type { McpLogLevel } from '../protocol/log-levels';
 import { McpMethod } from '../protocol/mcp-methods';
+import { ResultType } from '../protocol/stateless';
 import { getMcpMountBusToken, McpMountBus, type McpGatewayBusMessage } from '../server/pubsub/mount-bus';
 import { McpRegistry, getMcpRegistryToken } from '../server/registry/mcp-registry';
+import { InputRequiredSignal } from '../server/stateless/input-channel';
 import { MCP_GATEWAY_OPTIONS } from './mcp-gateway.constants';
 import type { McpGatewayModuleOptions, McpResolvedGatewayOptions } from './mcp-gateway.options';
+import { askCaller, keptRound, stateOf, UPSTREAM_ROUND, upstreamRound } from './upstream-input-rounds';
+import { refuseWhileListing, UpstreamCallRelay } from './upstream-request-relay';
+import { UpstreamSelection } from './upstream-selection';
 
 type McpGatewayCapability = McpGatewayModuleOptions.Capability;
 /** A list the gateway reads: one per capability, and the resource templates with the resources. */
 type McpGatewayList = McpGatewayCapability | 'resourceTemplates';
-import { UpstreamSelection } from './upstream-selection';
-import { refuseWhileListing, UpstreamCallRelay } from './upstream-request-relay';
 
 /** The most `input_required` rounds of an upstream the gateway answers within one round of its caller. */
 const MAX_PASSED_ROUNDS = 10;
@@ -71,11 +71,11 @@ function templateVariables(uriTemplate: string): string[] {
 }
 
 /**
- * Re-serves, on one mount, the tools, prompts and resources of servers declared in
- * `McpClientModule` (`McpGatewayModule.forRoot`). The lists are read at boot, whenever an
- * upstream announces a change (on every replica, when the mount has Redis), and every
- * `refreshIntervalMs`; what changed is added to or removed from the mount's `McpRegistry`, whose list-changed
- * notifications reach the mount's clients on every replica. Each call goes through
+ * Re-serves, on one mount, the tools, prompts, resources and resource templates of servers
+ * declared in `McpClientModule` (`McpGatewayModule.forRoot`). The lists are read at boot,
+ * whenever an upstream announces a change (on every replica, when the mount has Redis), and
+ * every `refreshIntervalMs`; what changed is added to or removed from the mount's `McpRegistry`,
+ * whose list-changed notifications reach the mount's clients on every replica. Each call goes through
  * `McpClientService` (so it is queued where the client's queue is, and written as an outbound
  * row next to the mount's inbound one, in the same trace), with the caller's principal key as
  * the scope key, the caller's signal, and the upstream's progress and log messages passed on.
