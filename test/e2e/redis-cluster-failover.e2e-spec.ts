@@ -24,6 +24,20 @@ class ClusterFailoverCountingTools {
     ClusterFailoverCountingTools.runs.set(tag, (ClusterFailoverCountingTools.runs.get(tag) ?? 0) + 1);
     return tag;
   }
+
+  /** Opens the gate the `hold` calls wait at. */
+  static open: () => void;
+  static readonly gate = new Promise<void>((resolve) => (ClusterFailoverCountingTools.open = resolve));
+
+  @McpTool({
+    description: 'Counts one run of the tag, then waits until the test opens the gate',
+    input: { type: 'object', properties: { tag: { type: 'string' } }, required: ['tag'] },
+  })
+  async hold({ tag }: { tag: string }): Promise<string> {
+    ClusterFailoverCountingTools.runs.set(tag, (ClusterFailoverCountingTools.runs.get(tag) ?? 0) + 1);
+    await ClusterFailoverCountingTools.gate;
+    return tag;
+  }
 }
 
 /** One `callTool` of a loop: when it started and ended, and how. */
@@ -99,8 +113,27 @@ describe('McpClientModule on a Redis Cluster: the master of the queue is killed 
     const answered = () => outcomes.filter((outcome) => !outcome.error);
 
     await pollUntil('eight calls answered before the kill', () => (answered().length >= 8 ? true : undefined), 30_000);
+    // Three calls running in the worker when the master dies: their outcomes cannot reach their
+    // callers through the dead node, so the callers must hear of it at once, not at waitTimeoutMs.
+    const heldTags = ['held-0', 'held-1', 'held-2'];
+    const held = heldTags.map((tag) =>
+      client.callTool('remote', 'hold', { tag }).then(
+        () => undefined,
+        (error: unknown) => error,
+      ),
+    );
+    await pollUntil(
+      'the three held calls running',
+      () => (heldTags.every((tag) => ClusterFailoverCountingTools.runs.get(tag) === 1) ? true : undefined),
+      30_000,
+    );
     const killedAt = Date.now();
     const killedPort = await cluster.killMasterOf(`{${queuePrefix}}:${queueName}:id`);
+    ClusterFailoverCountingTools.open();
+    for (const error of await Promise.all(held)) {
+      expect(error).toBeInstanceOf(McpQueueUnavailableError);
+      expect(error).toMatchObject({ delivered: true });
+    }
     // Recovered: a failure was seen after the kill, and twenty calls in a row answered after the last one.
     await pollUntil(
       'twenty calls in a row answered after the switch',
