@@ -7,7 +7,14 @@ import { startRedisSentinelGroup, type RedisSentinelGroup } from '../../test/sup
 import { resolveClientOptions } from './client/config/client-options-resolver';
 import { McpConfigurationError } from './errors/mcp-configuration.errors';
 import { bullKeyPrefix, createBullQueue } from './bull-queue.factory';
-import { createRedisClient, hashTagged, isRedisCluster, redisKeyPrefix } from './redis-connection';
+import {
+  createRedisClient,
+  hashTagged,
+  isClusterClient,
+  isRedisCluster,
+  redisKeyPrefix,
+  redisKeySlot,
+} from './redis-connection';
 import { resolveMcpOptions } from './server/config/mcp.options';
 import { McpRedisOutageLog } from './redis-outage-log';
 
@@ -39,6 +46,40 @@ describe('hashTagged and bullKeyPrefix', () => {
     expect(
       bullKeyPrefix({ options: { redis: cluster as never, prefix: 'calls', createClient: () => null as never } }),
     ).toBe('calls');
+  });
+});
+
+describe('redisKeySlot', () => {
+  it('computes CLUSTER KEYSLOT: CRC16 of the key or of its first non-empty tag, modulo 16384', () => {
+    expect(redisKeySlot('foo')).toBe(12182);
+    expect(redisKeySlot('bar')).toBe(5061);
+    expect(redisKeySlot('')).toBe(0);
+    // A tag hashes alone; an empty tag does not count, and only the first one does.
+    expect(redisKeySlot('{user1000}.following')).toBe(redisKeySlot('user1000'));
+    expect(redisKeySlot('{user1000}.following')).toBe(3443);
+    expect(redisKeySlot('a{b}c')).toBe(redisKeySlot('b'));
+    expect(redisKeySlot('{}x')).toBe(10595);
+    expect(redisKeySlot('{a}{b}')).toBe(redisKeySlot('a'));
+    // The first `{` is followed by `}` at once: the whole key is hashed (values read from Redis 7).
+    expect(redisKeySlot('abc{}{def}')).toBe(1851);
+    expect(redisKeySlot('{unclosed')).toBe(470);
+    expect(redisKeySlot('é{')).toBe(6077);
+  });
+
+  it('tells a Cluster connection from a single node', () => {
+    const single = createRedisClient(TEST_REDIS_URL, 'client', 'test', { lazyConnect: true });
+    const cluster = createRedisClient(
+      { cluster: { nodes: [TEST_REDIS_ADDRESS], options: { lazyConnect: true } } },
+      'client',
+      'test',
+    );
+    try {
+      expect(isClusterClient(single)).toBe(false);
+      expect(isClusterClient(cluster)).toBe(true);
+    } finally {
+      single.disconnect();
+      cluster.disconnect();
+    }
   });
 });
 

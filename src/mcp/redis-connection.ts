@@ -60,6 +60,42 @@ export function hashTagged(key: string): string {
 }
 
 /**
+ * The Redis Cluster hash slot of `key` (CRC16-XMODEM of the key, or of its first non-empty
+ * `{tag}`, modulo 16384), as `CLUSTER KEYSLOT` computes it.
+ */
+export function redisKeySlot(key: string): number {
+  const open = key.indexOf('{');
+  const close = open < 0 ? -1 : key.indexOf('}', open + 1);
+  const hashed = close > open + 1 ? key.slice(open + 1, close) : key;
+  let crc = 0;
+  for (const byte of Buffer.from(hashed)) {
+    crc ^= byte << 8;
+    for (let bit = 0; bit < 8; bit++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+  }
+  return crc % 16384;
+}
+
+/**
+ * Calls `listener` each time a Cluster connection loses the node that serves `key`'s slot (its
+ * master was killed, or left). ioredis keeps a Cluster `ready` through it and sends the slot's
+ * commands to the new master once the cluster has failed over; what was in flight on the lost
+ * node (a reply, a pub/sub message, an unreplicated write) is gone, which only the caller knows
+ * how to handle. A single-node connection reports the same by emitting `close`.
+ */
+export function onClusterSlotLost(cluster: Cluster, key: string, listener: () => void): void {
+  const slot = redisKeySlot(key);
+  cluster.on('-node', (node: Redis) => {
+    const owner = cluster.slots[slot]?.[0];
+    if (owner === `${node.options.host}:${node.options.port}`) listener();
+  });
+}
+
+/** True when the client is a Cluster connection (not one node's). */
+export function isClusterClient(client: McpRedisClient): client is Cluster {
+  return (client as Cluster).isCluster === true;
+}
+
+/**
  * Opens a connection of `role` to the described Redis, with `extra` ioredis options on top.
  * Subscriber and blocking connections skip the ready check and never bound retries (as Bull
  * requires); ioredis follows a Sentinel failover and a Cluster's slot moves by itself.

@@ -111,6 +111,7 @@ describe('mcp_events partitioned by day', () => {
     expect(indexes.map((i) => i.name)).toEqual([
       'mcp_events_created_at_idx',
       'mcp_events_pkey',
+      'mcp_events_principal_created_at_idx',
       'mcp_events_session_ref_idx',
       'mcp_events_trace_id_idx',
     ]);

@@ -15,6 +15,11 @@ export interface RedisCluster {
   nodes: Array<{ host: string; port: number }>;
   /** The ports of the masters, as the cluster was created. */
   masterPorts: number[];
+  /**
+   * SIGKILLs the master that serves `key`'s hash slot (asked of a live node) and resolves once the
+   * process exited, with its port. Its replica takes over after `cluster-node-timeout`.
+   */
+  killMasterOf(key: string): Promise<number>;
   /** Kills every process and removes the directory. */
   destroy(): Promise<void>;
 }
@@ -53,11 +58,39 @@ async function clusterInfo(port: number): Promise<string | undefined> {
   }
 }
 
+/** `redis-cli` against the first node of `ports` that answers. */
+async function ask(ports: number[], ...args: string[]): Promise<string> {
+  let failure: unknown;
+  for (const port of ports) {
+    try {
+      return (await run('redis-cli', ['-h', '127.0.0.1', '-p', String(port), ...args])).stdout;
+    } catch (error) {
+      failure = error;
+    }
+  }
+  throw failure;
+}
+
+/** The port of the master serving `slot`, read from `CLUSTER NODES` (`<id> <ip:port@bus> <flags> ... <slots>`). */
+function masterPortOf(nodes: string, slot: number): number | undefined {
+  for (const line of nodes.split('\n')) {
+    const fields = line.trim().split(' ');
+    if (!(fields[2] ?? '').split(',').includes('master') || (fields[2] ?? '').includes('fail')) continue;
+    const serves = fields.slice(8).some((range) => {
+      const [from, to = from] = range.split('-').map(Number);
+      return slot >= from && slot <= to;
+    });
+    if (serves) return Number(/:(\d+)@/.exec(fields[1])?.[1]);
+  }
+  return undefined;
+}
+
 /**
  * Starts six `redis-server --cluster-enabled yes` processes (no persistence) in a temporary
  * directory, makes them a cluster of three masters with one replica each
  * (`redis-cli --cluster create ... --cluster-replicas 1`), and resolves once every node reports
- * `cluster_state:ok` and knows all six nodes.
+ * `cluster_state:ok`, knows all six nodes, and every replica is in sync with its master (so that
+ * it may take over when its master is killed).
  */
 export async function startRedisCluster(): Promise<RedisCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'mcp-cluster-'));
@@ -91,6 +124,9 @@ export async function startRedisCluster(): Promise<RedisCluster> {
             `nodes-${port}.conf`,
             '--cluster-node-timeout',
             '2000',
+            // The replicas' first sync starts at once instead of after the default 5 s.
+            '--repl-diskless-sync-delay',
+            '0',
           ],
           {},
           /Ready to accept connections/,
@@ -113,6 +149,19 @@ export async function startRedisCluster(): Promise<RedisCluster> {
         100,
       );
     }
+    // A replica whose first sync has not finished refuses to fail over (it has never been in touch
+    // with its master's data): the cluster is ready once every replica's link to its master is up.
+    for (const port of ports) {
+      await pollUntil(
+        `cluster node ${port} is a master or a replica in sync`,
+        async () => {
+          const info = await ask([port], 'info', 'replication');
+          return /role:master/.test(info) || /master_link_status:up/.test(info) ? true : undefined;
+        },
+        30_000,
+        100,
+      );
+    }
     const { stdout } = await run('redis-cli', ['-h', '127.0.0.1', '-p', String(ports[0]), 'cluster', 'nodes']);
     const masterPorts = stdout
       .split('\n')
@@ -120,7 +169,20 @@ export async function startRedisCluster(): Promise<RedisCluster> {
       .filter((line) => (line.split(' ')[2] ?? '').split(',').includes('master'))
       .map((line) => Number(/:(\d+)@/.exec(line)?.[1]))
       .filter((port) => ports.includes(port));
-    return { nodes: ports.map((port) => ({ host: '127.0.0.1', port })), masterPorts, destroy };
+    const killed = new Set<number>();
+    const killMasterOf = async (key: string) => {
+      const alive = ports.filter((port) => !killed.has(port));
+      const slot = Number((await ask(alive, 'cluster', 'keyslot', key)).trim());
+      const port = masterPortOf(await ask(alive, 'cluster', 'nodes'), slot);
+      const master = port === undefined ? undefined : children[ports.indexOf(port)];
+      if (port === undefined || !master) throw new Error(`No live master serves slot ${slot} of ${key}`);
+      const exited = new Promise((resolve) => master.child.once('exit', resolve));
+      master.child.kill('SIGKILL');
+      await exited;
+      killed.add(port);
+      return port;
+    };
+    return { nodes: ports.map((port) => ({ host: '127.0.0.1', port })), masterPorts, killMasterOf, destroy };
   } catch (error) {
     await destroy();
     throw error;

@@ -43,6 +43,8 @@ class FakeBullQueue extends EventEmitter {
       del: jest.fn((key: string) => redis.del(key)),
     },
   );
+  /** Bull's subscriber connection, which carries the global events. */
+  readonly eclient = new EventEmitter();
   handler?: (job: unknown) => Promise<Record<string, unknown>>;
   added: Array<{ data: unknown; opts: unknown }> = [];
   jobs = new Map<string, Record<string, unknown>>();
@@ -475,6 +477,19 @@ describe('BullCallQueue waiters', () => {
       expect(error).toBeInstanceOf(McpQueueUnavailableError);
       expect(error).toMatchObject({ delivered: true });
     }
+    expect(queue.waiting).toBe(0);
+  });
+
+  it('rejects every waiter when the subscription carrying outcomes drops, though the command connection is up', async () => {
+    const { queue, bull } = worker(async () => ({}), { worker: false });
+    storedJob(bull, '12', 'active');
+    const wait = queue.wait('12').catch((e: unknown) => e);
+    await until(() => queue.waiting === 1, 'one waiter');
+    bull.eclient.emit('close');
+    const error = await wait;
+    expect(error).toBeInstanceOf(McpQueueUnavailableError);
+    expect(error).toMatchObject({ delivered: true });
+    expect((error as Error).message).toContain('subscription to outcomes was lost');
     expect(queue.waiting).toBe(0);
   });
 

@@ -16,6 +16,7 @@ import type { McpCallAttempt, McpStoredTask } from '../interfaces/mcp-call-attem
 import type { McpCallProcessor } from '../mcp-call-processor';
 import { bullKeyPrefix, createBullQueue, queueConnection } from '../../bull-queue.factory';
 import { McpRedisOutageLog } from '../../redis-outage-log';
+import { isClusterClient, onClusterSlotLost, type McpRedisClient } from '../../redis-connection';
 import { decodeCallError, encodeCallError, type EncodedCallError } from './call-error-codec';
 import type {
   McpCallNotificationListener,
@@ -90,15 +91,21 @@ export class BullCallQueue implements McpCallQueue {
     this.keyPrefix = bullKeyPrefix(spec);
     this.channels = new BullCallChannels(this.queue.client, `${this.keyPrefix}:${options.name}`, queueConnection(spec));
     // A waiter cannot hear outcomes while the connection is down (pub/sub messages are lost).
-    this.queue.client.on('close', () =>
+    const lost = (what: string) => () =>
       this.failWaiters(
-        new McpQueueUnavailableError(
-          'wait',
-          'the connection to Redis closed; the call may still run, read getCallResult later',
-          true,
-        ),
-      ),
-    );
+        new McpQueueUnavailableError('wait', `${what}; the call may still run, read getCallResult later`, true),
+      );
+    this.queue.client.on('close', lost('the connection to Redis closed'));
+    // On a Cluster the connection stays up when the master of the queue's slot dies: its jobs'
+    // last writes and outcome messages may be gone with it, so waiters hear it now instead of at
+    // their deadline.
+    const client = this.queue.client as unknown as McpRedisClient;
+    if (isClusterClient(client))
+      onClusterSlotLost(
+        client,
+        `${this.keyPrefix}:${options.name}:`,
+        lost('the Redis Cluster node of the queue was lost'),
+      );
     this.queue.on('global:progress', (jobId: string, progress: unknown) => {
       const data = (typeof progress === 'string' ? JSON.parse(progress) : progress) as NotificationProgress | null;
       if (data?.notification) this.events.emit('notification', data.server, data.notification);
@@ -375,6 +382,17 @@ export class BullCallQueue implements McpCallQueue {
         this.settle(String(jobId), { ok: true, value: JSON.parse(value) }),
       );
       this.queue.on('global:failed', (jobId: string) => this.settle(String(jobId), { ok: false }));
+      // The outcome messages come on the subscriber connection (Bull's `eclient`, not in its
+      // types): while it reconnects (on a Cluster, a node of its own) they are lost.
+      (this.queue as unknown as { eclient: EventEmitter }).eclient.on('close', () =>
+        this.failWaiters(
+          new McpQueueUnavailableError(
+            'wait',
+            'the subscription to outcomes was lost; the call may still run, read getCallResult later',
+            true,
+          ),
+        ),
+      );
       await registered;
     })();
     return this.listening;

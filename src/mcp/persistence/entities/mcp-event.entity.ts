@@ -11,6 +11,7 @@ export type { McpEventDirection };
 @Entity({ name: 'mcp_events' })
 @Index('mcp_events_session_ref_idx', ['sessionRef'])
 @Index('mcp_events_created_at_idx', ['createdAt'])
+@Index('mcp_events_principal_created_at_idx', ['principalKey', 'createdAt'])
 export class McpEvent implements McpEventRecord {
   /** Row id (UUID). */
   @PrimaryColumn({ type: 'varchar', length: MCP_COLUMN_LENGTHS.rowId })

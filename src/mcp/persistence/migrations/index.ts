@@ -9,6 +9,7 @@ import { AddMcpEventTraceId1767484800000 } from './1767484800000-AddMcpEventTrac
 import { AddMcpRetentionIndexes1767571200000 } from './1767571200000-AddMcpRetentionIndexes';
 import { AddMcpOAuthGrants1767744000000 } from './1767744000000-AddMcpOAuthGrants';
 import { AddMcpOAuthClients1767830400000 } from './1767830400000-AddMcpOAuthClients';
+import { AddMcpEventPrincipalIndex1767916800000 } from './1767916800000-AddMcpEventPrincipalIndex';
 import { McpEventsPartitioning1767657600000 } from './1767657600000-McpEventsPartitioning';
 
 export {
@@ -35,6 +36,7 @@ export const MCP_MIGRATIONS: Type<MigrationInterface>[] = [
   AddMcpRetentionIndexes1767571200000,
   AddMcpOAuthGrants1767744000000,
   AddMcpOAuthClients1767830400000,
+  AddMcpEventPrincipalIndex1767916800000,
 ];
 
 /**

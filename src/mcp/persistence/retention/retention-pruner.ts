@@ -175,12 +175,21 @@ export class RetentionPruner {
     return Number(result.affected ?? 0);
   }
 
-  /** `DELETE ... WHERE id IN (SELECT id ... LIMIT n)` over one table. */
-  private deleteWhere(runner: QueryRunner, table: string, where: string, params: unknown[]): Promise<number> {
+  /**
+   * `DELETE ... WHERE id IN (SELECT id ... LIMIT n)` over one table; `outer` (with its own
+   * parameters, placed first) narrows the outer statement too.
+   */
+  private deleteWhere(
+    runner: QueryRunner,
+    table: string,
+    where: string,
+    params: unknown[],
+    outer?: { where: string; params: unknown[] },
+  ): Promise<number> {
     return this.affected(
       runner,
-      `DELETE FROM ${table} WHERE "id" IN (SELECT "id" FROM ${table} WHERE ${where} LIMIT ${this.retention.batchSize})`,
-      params,
+      `DELETE FROM ${table} WHERE ${outer ? `${outer.where} AND ` : ''}"id" IN (SELECT "id" FROM ${table} WHERE ${where} LIMIT ${this.retention.batchSize})`,
+      [...(outer?.params ?? []), ...params],
     );
   }
 
@@ -194,9 +203,15 @@ export class RetentionPruner {
             [cutoff, this.scope.mount],
           ]
         : [`"created_at" < ${this.mark(1)} AND "direction" = 'outbound'`, [cutoff]];
+    // The outer DELETE repeats the cutoff: with day partitions, its lookups of the chosen ids then
+    // visit only the partitions older than the cutoff, instead of probing every day's index (on
+    // PostgreSQL `$1` is the cutoff already bound; SQLite's `?` takes it again).
+    const outer = this.postgres
+      ? { where: `"created_at" < $1`, params: [] }
+      : { where: `"created_at" < ?`, params: [cutoff] };
     await this.inBatches(
       runner,
-      () => this.deleteWhere(runner, table, where, params),
+      () => this.deleteWhere(runner, table, where, params, outer),
       (rows) => this.tally(report, 'mcp_events', rows),
     );
   }
