@@ -1,38 +1,17 @@
-import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { setTimeout as delay } from 'node:timers/promises';
-import { McpClientModule, McpClientService, McpModule, McpTool } from '../../src/mcp';
-import { McpQueueUnavailableError } from '../../src/mcp/errors';
+import { McpClientModule, McpClientService, McpModule } from '../../src/mcp';
 import { fixtureAuth } from '../fixtures/fixture-tools';
+import {
+  expectServedOnceAndAudited,
+  expectTypedRefusals,
+  FailoverCountingTools,
+  startCallLoops,
+} from '../support/failover-load';
 import { startApp, type RunningApp } from '../support/http-app';
-import { pollUntil } from '../support/polling';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { startRedisSentinelGroup, type RedisSentinelGroup } from '../support/redis-sentinel-group';
 
 jest.setTimeout(90_000);
-
-/** Counts its runs per tag, so that a call run twice shows. */
-@Injectable()
-class FailoverCountingTools {
-  static readonly runs = new Map<string, number>();
-
-  @McpTool({
-    description: 'Counts one run of the tag',
-    input: { type: 'object', properties: { tag: { type: 'string' } }, required: ['tag'] },
-  })
-  count({ tag }: { tag: string }): string {
-    FailoverCountingTools.runs.set(tag, (FailoverCountingTools.runs.get(tag) ?? 0) + 1);
-    return tag;
-  }
-}
-
-/** One `callTool` of a loop: when it started and ended, and how. */
-interface Outcome {
-  tag: string;
-  startedAt: number;
-  endedAt: number;
-  error?: unknown;
-}
 
 /**
  * The client's Bull call queue on a Sentinel group of its own (one master, one replica, three
@@ -75,85 +54,14 @@ describe('McpClientModule on a Sentinel group: the master is killed under load',
 
   it('fails calls fast with McpQueueUnavailableError during the switch, then serves them again; no call runs twice, each answer has its audit row', async () => {
     expect(client.mode).toBe('bull');
-    const outcomes: Outcome[] = [];
-    let next = 0;
-    let stopping = false;
-    const loop = async (looper: number) => {
-      while (!stopping) {
-        const tag = `l${looper}-${next++}`;
-        const startedAt = Date.now();
-        try {
-          const result = await client.callTool('remote', 'count', { tag });
-          expect(result.content).toEqual([{ type: 'text', text: tag }]);
-          outcomes.push({ tag, startedAt, endedAt: Date.now() });
-        } catch (error) {
-          outcomes.push({ tag, startedAt, endedAt: Date.now(), error });
-          // A refusal comes at once: the loop breathes instead of spinning on it.
-          await delay(50);
-        }
-      }
-    };
-    const loops = Promise.all([0, 1, 2, 3].map(loop));
-    const answered = () => outcomes.filter((outcome) => !outcome.error);
-
-    await pollUntil('eight calls answered before the kill', () => (answered().length >= 8 ? true : undefined), 30_000);
+    const loops = startCallLoops(client, 'remote');
+    await loops.untilAnswered(8);
     const killedAt = Date.now();
     await group.killMaster();
-    // Recovered: a failure was seen after the kill, and twenty calls in a row answered after the last one.
-    await pollUntil(
-      'twenty calls in a row answered after the switch',
-      () => {
-        const last = outcomes.map((outcome) => outcome.error !== undefined).lastIndexOf(true);
-        const failedAfterKill = last >= 0 && outcomes[last].endedAt >= killedAt;
-        return failedAfterKill && outcomes.length - last - 1 >= 20 ? true : undefined;
-      },
-      60_000,
-      100,
-    );
-    stopping = true;
-    await loops;
+    await loops.untilRecovered(killedAt);
+    await loops.stop();
 
-    const failures = outcomes.filter((outcome) => outcome.error !== undefined);
-    const lastFailure = Math.max(...failures.map((outcome) => outcome.endedAt));
-    const firstAnswerAfter = Math.min(
-      ...answered()
-        .filter((outcome) => outcome.startedAt >= lastFailure)
-        .map((outcome) => outcome.endedAt),
-    );
-    console.log(
-      `Sentinel failover under load: ${outcomes.length} calls, ${failures.length} refused with McpQueueUnavailableError ` +
-        `during the switch; calls answer again ${firstAnswerAfter - killedAt} ms after the master was killed`,
-    );
-    expect(failures.length).toBeGreaterThan(0);
-    for (const failure of failures) expect(failure.error).toBeInstanceOf(McpQueueUnavailableError);
-
-    // The same app, without a restart: every call now answers.
-    const after = Array.from({ length: 10 }, (_, i) => `after-${i}`);
-    await expect(Promise.all(after.map((tag) => client.callTool('remote', 'count', { tag })))).resolves.toHaveLength(
-      10,
-    );
-
-    // At most once: no tag ran twice, and every answered call ran exactly once.
-    const answeredTags = [...answered().map((outcome) => outcome.tag), ...after];
-    expect([...FailoverCountingTools.runs.values()].filter((runs) => runs > 1)).toEqual([]);
-    expect(answeredTags.filter((tag) => FailoverCountingTools.runs.get(tag) !== 1)).toEqual([]);
-
-    // Every answered call has its outbound audit row (the rows are written in batches).
-    const rows = await pollUntil(
-      'the audit row of every answered call',
-      async () => {
-        const found: Array<{ tag: string }> = await db.dataSource.query(
-          `SELECT request->'params'->'arguments'->>'tag' AS tag FROM mcp_events
-           WHERE direction = 'outbound' AND server = 'remote' AND method = 'tools/call'`,
-        );
-        const tags = new Set(found.map((row) => row.tag));
-        return answeredTags.every((tag) => tags.has(tag)) ? found : undefined;
-      },
-      30_000,
-      200,
-    );
-    const perTag = new Map<string, number>();
-    for (const row of rows) perTag.set(row.tag, (perTag.get(row.tag) ?? 0) + 1);
-    expect([...perTag.entries()].filter(([, count]) => count > 1)).toEqual([]);
+    expectTypedRefusals('Sentinel failover under load', loops, killedAt);
+    await expectServedOnceAndAudited(client, 'remote', loops, db);
   });
 });
