@@ -27,6 +27,7 @@ import { createMcpFeatureProviders } from './feature.providers';
 import { McpListenStreams } from './stateless/listen-stream-registry';
 import { MrtrRounds } from './stateless/mrtr-rounds';
 import { RequestStateCodec } from './stateless/request-state-codec';
+import { McpStatelessResponder } from './stateless/stateless-responder';
 import {
   MCP_PUBSUB,
   mcpEventLogProvider,
@@ -124,6 +125,7 @@ export function createMcpServerParts(mount: string, path: string): McpServerPart
     McpStreamEndpoint,
     RequestStateCodec,
     MrtrRounds,
+    McpStatelessResponder,
     McpListenStreams,
     McpStatelessAudit,
     McpStatelessEndpoint,

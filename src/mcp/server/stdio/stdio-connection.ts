@@ -20,6 +20,7 @@ import {
 import { McpMethod } from '../../protocol/mcp-methods';
 import type { NdjsonLine } from '../../protocol/ndjson';
 import { SESSION_PROTOCOL_VERSIONS, isSupportedSessionVersion } from '../../protocol/revisions';
+import { STATELESS_PROTOCOL_VERSIONS, StatelessMetaKey } from '../../protocol/stateless';
 import type { McpResolvedOptions } from '../config/mcp.options';
 import type { Toolset } from '../dispatch/toolset';
 import type { McpEventLog } from '../pubsub/mcp-event-log.interface';
@@ -32,6 +33,7 @@ import { exchangeOutcome, sessionEvent } from '../sessions/session-events';
 import type { McpDrainService, McpInFlightRequest } from '../shutdown/mcp-drain.service';
 import { abortedAtShutdown } from '../shutdown/shutdown-answers';
 import { LazyAbort, withAbortSource } from '../pipeline/lazy-abort';
+import { McpStdioStateless, type McpStdioStatelessParts } from './stdio-stateless';
 
 /** What a stdio connection is served by: the mount's own parts, the ones its HTTP endpoint uses. */
 export interface McpStdioParts {
@@ -45,13 +47,15 @@ export interface McpStdioParts {
   log: McpEventLog;
   drain: McpDrainService;
   logger: Logger;
+  stateless: McpStdioStatelessParts;
 }
 
 type Exchange = Exclude<ClassifiedMessage, { kind: 'invalid' }>;
 
 /**
  * One client on stdin/stdout: one 2025 session, opened by its `initialize` and ended with the
- * connection. Messages are handled side by side, as HTTP handles concurrent POSTs: a tool that
+ * connection, and beside it the requests of the stateless revision (2026-07-28), which carry
+ * their revision in `_meta` and are served without the session (`McpStdioStateless`). Messages are handled side by side, as HTTP handles concurrent POSTs: a tool that
  * waits for an elicitation answer must not hold up the line that carries the answer. What a
  * handler sends before its response (progress, log messages, server->client requests) and what
  * the session is told later (list changes, resource updates) is written as frames of its own.
@@ -67,12 +71,15 @@ export class McpStdioConnection {
   private hello: McpNewInboundSession | null = null;
   /** Set while a session found idle is replaced: the messages that meet it share the new one. */
   private renewing: Promise<McpInboundSessionRecord> | null = null;
+  private readonly stateless: McpStdioStateless;
 
   constructor(
     private readonly parts: McpStdioParts,
     private readonly principal: McpPrincipal,
     private readonly send: (json: string) => void,
-  ) {}
+  ) {
+    this.stateless = new McpStdioStateless(parts.stateless, principal, send);
+  }
 
   /** The session the connection opened, once `initialize` succeeded. */
   get sessionId(): string | null {
@@ -145,6 +152,12 @@ export class McpStdioConnection {
   private async handle(classified: ClassifiedMessage, raw: string, inFlight: McpInFlightRequest | null): Promise<void> {
     const startedAt = new Date();
     if (classified.kind === 'invalid') return this.write(classified.error);
+    // A dual-era server picks the era per message: the stateless envelope, or the session of initialize.
+    if (
+      (classified.kind === 'request' || classified.kind === 'notification') &&
+      this.stateless.accepts(classified.message)
+    )
+      return this.stateless.handle(classified.message, raw, startedAt, inFlight);
     if (classified.kind === 'request' && classified.message.method === McpMethod.Initialize) {
       if (this.opening || this.session)
         return this.write(
@@ -160,7 +173,13 @@ export class McpStdioConnection {
     await this.opening?.catch(() => undefined);
     if (!this.session) {
       if (classified.kind === 'request')
-        this.write(jsonRpcError(classified.message.id, TRANSPORT_ERROR_CODE, 'Bad Request: send initialize first'));
+        this.write(
+          jsonRpcError(
+            classified.message.id,
+            TRANSPORT_ERROR_CODE,
+            `Bad Request: send initialize first, or carry the revision in _meta["${StatelessMetaKey.ProtocolVersion}"] (${STATELESS_PROTOCOL_VERSIONS.join(', ')})`,
+          ),
+        );
       else this.parts.logger.warn(`A ${classified.kind} arrived before initialize; it was dropped`);
       return;
     }
