@@ -216,7 +216,7 @@ describe('McpStdioConnection (in process, the fixture app on SQLite in memory)',
       await peer.connection.end();
     });
 
-    it('refuses a malformed envelope, an unknown revision, a session-era method, subscriptions/listen and an unknown log level with the revision’s codes, each audited', async () => {
+    it('refuses a malformed envelope, an unknown revision, a session-era method and an unknown log level with the revision’s codes, each audited', async () => {
       const peer = open();
       peer.send({ jsonrpc: '2.0', id: 1, method: 'server/discover' });
       expect((await peer.answer(1)).error).toMatchObject({ code: -32602, message: expect.stringContaining('_meta') });
@@ -227,16 +227,6 @@ describe('McpStdioConnection (in process, the fixture app on SQLite in memory)',
       });
       peer.send({ jsonrpc: '2.0', id: 3, method: 'logging/setLevel', params: { level: 'info', _meta: envelope() } });
       expect((await peer.answer(3)).error).toMatchObject({ code: -32601 });
-      peer.send({
-        jsonrpc: '2.0',
-        id: 4,
-        method: 'subscriptions/listen',
-        params: { notifications: { toolsListChanged: true }, _meta: envelope() },
-      });
-      expect((await peer.answer(4)).error).toMatchObject({
-        code: -32601,
-        message: expect.stringContaining('not served over stdio'),
-      });
       peer.send({
         jsonrpc: '2.0',
         id: 5,
@@ -252,9 +242,6 @@ describe('McpStdioConnection (in process, the fixture app on SQLite in memory)',
       });
       expect((await peer.answer(6)).error).toMatchObject({ code: -32602 });
       await peer.connection.settled();
-      expect((await statelessRows('subscriptions/listen')).map((row) => [row.status, row.error_code])).toContainEqual([
-        404, -32601,
-      ]);
       expect((await statelessRows('server/discover')).map((row) => [row.status, row.error_code])).toContainEqual([
         400, -32602,
       ]);
@@ -299,6 +286,77 @@ describe('McpStdioConnection (in process, the fixture app on SQLite in memory)',
       await peer.connection.end();
     });
 
+    it('opens subscriptions/listen streams on the channel: tagged notifications, cancelled by the client, closed gracefully at the end', async () => {
+      const peer = open();
+      const listen = (id: string) =>
+        peer.send({
+          jsonrpc: '2.0',
+          id,
+          method: 'subscriptions/listen',
+          params: { notifications: { toolsListChanged: true, promptsListChanged: true }, _meta: envelope() },
+        });
+      const tagged = (id: string) =>
+        peer.frames.filter((f) => f.params?._meta?.['io.modelcontextprotocol/subscriptionId'] === id);
+      listen('a');
+      listen('b');
+      for (const id of ['a', 'b'])
+        expect(
+          await peer.next(
+            (f) =>
+              f.method === 'notifications/subscriptions/acknowledged' &&
+              f.params._meta['io.modelcontextprotocol/subscriptionId'] === id,
+            `acknowledgment ${id}`,
+          ),
+        ).toMatchObject({ params: { notifications: { toolsListChanged: true } } });
+      expect(tagged('a')[0].params.notifications.promptsListChanged).toBeUndefined();
+      // The same id twice on one connection could not be told apart: refused.
+      listen('a');
+      expect((await peer.answer('a')).error).toMatchObject({ code: -32600 });
+
+      peer.send({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'add_tool', arguments: { name: 'listened_1' }, _meta: envelope() },
+      });
+      await peer.answer(1);
+      for (const id of ['a', 'b'])
+        await peer.next(
+          (f) =>
+            f.method === 'notifications/tools/list_changed' &&
+            f.params._meta['io.modelcontextprotocol/subscriptionId'] === id,
+          `list change on ${id}`,
+        );
+      peer.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'a' } });
+      await peer.connection.settled();
+      peer.send({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'add_tool', arguments: { name: 'listened_2' }, _meta: envelope() },
+      });
+      await peer.answer(2);
+      await pollUntil('the second list change on b', () =>
+        tagged('b').filter((f) => f.method === 'notifications/tools/list_changed').length === 2 ? true : undefined,
+      );
+      expect(tagged('a').map((f) => f.method)).toEqual([
+        'notifications/subscriptions/acknowledged',
+        'notifications/tools/list_changed',
+      ]);
+      await peer.connection.end();
+      // The server ends b: the graceful-closure response; a, cancelled by the client, gets none.
+      expect(peer.frames.filter((f) => 'result' in f && (f.id === 'a' || f.id === 'b'))).toEqual([
+        {
+          jsonrpc: '2.0',
+          id: 'b',
+          result: { resultType: 'complete', _meta: { 'io.modelcontextprotocol/subscriptionId': 'b' } },
+        },
+      ]);
+      expect((await statelessRows('subscriptions/listen')).map((row) => row.status)).toEqual(
+        expect.arrayContaining([200, 200]),
+      );
+    });
+
     it('aborts a request on notifications/cancelled and writes nothing more of it; the notification is audited', async () => {
       const peer = open();
       peer.send({
@@ -323,7 +381,13 @@ describe('McpStdioConnection (in process, the fixture app on SQLite in memory)',
           `SELECT status, json_extract(response, '$.result.content[0].text') AS text FROM mcp_events WHERE method = 'tools/call' AND json_extract(request, '$.id') = 'c'`,
         );
       expect(rows).toEqual([{ status: 200, text: 'stopped by the client' }]);
-      expect((await statelessRows('notifications/cancelled')).map((row) => row.status)).toEqual([202, 202]);
+      expect(
+        await app
+          .get(DataSource)
+          .query(
+            `SELECT status FROM mcp_events WHERE method = 'notifications/cancelled' AND json_extract(request, '$.params.requestId') IN ('c', 'gone')`,
+          ),
+      ).toEqual([{ status: 202 }, { status: 202 }]);
       await peer.connection.end();
     });
   });

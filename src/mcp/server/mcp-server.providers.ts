@@ -18,6 +18,7 @@ import { McpOriginGuard } from './http/mcp-origin.guard';
 import { McpPendingClientRequests } from './sessions/mcp-session-channel-pending';
 import { McpStreamEndpoint } from './http/mcp-stream.endpoint';
 import { McpStatelessAudit } from './http/mcp-stateless-audit';
+import { McpListenAgreement } from './http/mcp-listen-agreement';
 import { McpStatelessEndpoint } from './http/mcp-stateless.endpoint';
 import { McpStreamRegistry } from './sessions/mcp-stream-registry';
 import { McpServerGauges } from './http/mcp-server-gauges';
@@ -128,6 +129,7 @@ export function createMcpServerParts(mount: string, path: string): McpServerPart
     McpStatelessResponder,
     McpListenStreams,
     McpStatelessAudit,
+    McpListenAgreement,
     McpStatelessEndpoint,
     McpRegistry,
     McpTaskTransitions,

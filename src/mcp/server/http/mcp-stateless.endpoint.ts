@@ -1,8 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
-import { McpRpcError } from '../../errors/mcp-rpc.errors';
-import type { McpPrincipal } from '../../interfaces/principal.interface';
-import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import type { McpResolvedOptions } from '../config/mcp.options';
 import {
@@ -13,43 +10,24 @@ import {
   type JsonRpcResponse,
 } from '../../protocol/jsonrpc';
 import { McpHeader, McpMethod } from '../../protocol/mcp-methods';
-import { StatelessErrorCode, envelopeVersionOf, isStatelessVersion } from '../../protocol/stateless';
+import { envelopeVersionOf, isStatelessVersion } from '../../protocol/stateless';
 import { isSupportedSessionVersion } from '../../protocol/revisions';
-import { ResourcesFeature } from '../features/resources.feature';
-import { McpListenStreams, acknowledgment } from '../stateless/listen-stream-registry';
+import { acknowledgment, sseListenSink } from '../stateless/listen-stream-registry';
 import { checkParamHeaders } from '../stateless/mcp-param-headers';
 import { isRejection, readStatelessEnvelope, type StatelessEnvelope } from '../stateless/stateless-envelope';
 import { httpStatusForError } from '../stateless/stateless-rejection';
 import { httpHeadersOf } from '../config/limit-exceeded.errors';
 import { StatelessResponseStream } from '../stateless/stateless-response-stream';
 import { McpStatelessResponder } from '../stateless/stateless-responder';
-import {
-  agreeSubscriptionFilter,
-  readSubscriptionFilter,
-  type SubscriptionFilter,
-  type SubscriptionSupport,
-} from '../stateless/subscription-filter';
 import { Toolset } from '../dispatch/toolset';
-import { McpTaskService } from '../tasks/mcp-tasks.service';
-import { declaresTasksExtension, tasksExtensionRequired } from '../../protocol/tasks';
-import { LIMIT_EXCEEDED_CODE } from '../config/mcp-limits.options';
 import type { McpRequest } from './mcp-body-reader';
 import { headerValue } from './mcp-http-checks';
 import { sendEmpty, sendJsonText } from '../responses/mcp-http-responses';
 import { McpStatelessAudit, type StatelessExchange } from './mcp-stateless-audit';
+import { McpListenAgreement, isListenRefusal } from './mcp-listen-agreement';
 import type { McpHttpExchange } from './mcp-http-exchange';
 
 type StatelessMessage = JsonRpcRequest | JsonRpcNotification;
-
-/** What the guards of a resource see of a `subscriptions/listen` request when it opens. */
-function listenContext(principal: McpPrincipal, envelope: StatelessEnvelope): McpDeliveryContext {
-  return {
-    principal,
-    sessionId: null,
-    protocolVersion: envelope.version,
-    clientCapabilities: envelope.clientCapabilities,
-  };
-}
 
 /**
  * The stateless (2026-07-28) side of a mount's endpoint: every request carries its revision,
@@ -64,9 +42,7 @@ export class McpStatelessEndpoint {
     private readonly toolset: Toolset,
     private readonly responder: McpStatelessResponder,
     private readonly audit: McpStatelessAudit,
-    private readonly listenStreams: McpListenStreams,
-    private readonly resources: ResourcesFeature,
-    private readonly tasks: McpTaskService,
+    private readonly agreement: McpListenAgreement,
   ) {}
 
   /**
@@ -158,69 +134,11 @@ export class McpStatelessEndpoint {
       );
       return this.refuse(exchange, res, error, httpStatusForError(JsonRpcErrorCode.InvalidRequest));
     }
-    let filter: SubscriptionFilter;
-    try {
-      const requested = readSubscriptionFilter(request.params, this.options.limits);
-      filter = agreeSubscriptionFilter(requested, this.subscriptionSupport());
-      // A resource the caller may not see (guards, public, switches) is left out like an unknown one.
-      if (filter.resourceSubscriptions)
-        filter.resourceSubscriptions = await this.resources.visibleUris(
-          filter.resourceSubscriptions,
-          listenContext(exchange.principal, envelope),
-          request.method,
-        );
-      // Task notifications: only with the tasks extension, and only for the principal's own tasks.
-      if (requested.taskIds && this.toolset.hasTaskTools) {
-        if (!declaresTasksExtension(envelope.clientCapabilities)) {
-          throw new McpRpcError(
-            StatelessErrorCode.MissingRequiredClientCapability,
-            'Missing required client capability: task notifications need the tasks extension',
-            tasksExtensionRequired(),
-          );
-        }
-        filter.taskIds = await this.tasks.ownedTaskIds(requested.taskIds, exchange.principal.key);
-      }
-    } catch (error) {
-      if (!(error instanceof McpRpcError)) throw error;
-      return this.refuse(
-        exchange,
-        res,
-        { jsonrpc: '2.0', id: request.id, error: error.toJsonRpc() },
-        httpStatusForError(error.code),
-      );
-    }
-    const max = this.options.limits.listenStreamsPerPrincipal;
-    if (this.listenStreams.countFor(exchange.principal.key) >= max) {
-      const error = jsonRpcError(
-        request.id,
-        LIMIT_EXCEEDED_CODE,
-        `Too many open listen streams: this principal already holds ${max} on this server. Close one first`,
-        {
-          limit: 'listenStreamsPerPrincipal',
-          max,
-        },
-      );
-      return this.refuse(exchange, res, error, 429);
-    }
+    const filter = await this.agreement.agree(request, envelope, exchange.principal);
+    if (isListenRefusal(filter)) return this.refuse(exchange, res, filter.response, filter.status);
     await this.audit.record(exchange, 200, JSON.stringify(acknowledgment(request.id, filter)), null);
-    this.listenStreams.open(request.id, filter, res, exchange.principal.key, (uri) =>
-      this.resources.switchedOnFor(uri, exchange.principal),
-    );
-  }
-
-  private subscriptionSupport(): SubscriptionSupport {
-    const capabilities = this.toolset.getCapabilities() as Record<
-      string,
-      { listChanged?: unknown; subscribe?: unknown } | undefined
-    >;
-    return {
-      listChanged: {
-        tools: capabilities.tools?.listChanged === true,
-        prompts: capabilities.prompts?.listChanged === true,
-        resources: capabilities.resources?.listChanged === true,
-      },
-      resourceExists: capabilities.resources?.subscribe === true ? (uri) => this.resources.exists(uri) : null,
-    };
+    if (res.destroyed || res.writableEnded) return;
+    this.agreement.open(request, filter, sseListenSink(res, this.options.streams.maxBufferedBytes), exchange.principal);
   }
 
   private async refuse(

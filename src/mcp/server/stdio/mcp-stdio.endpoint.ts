@@ -12,6 +12,7 @@ import { McpSessionBus } from '../sessions/mcp-session-bus';
 import { McpPendingClientRequests } from '../sessions/mcp-session-channel-pending';
 import { McpStreamRegistry } from '../sessions/mcp-stream-registry';
 import { McpDrainService } from '../shutdown/mcp-drain.service';
+import { McpListenAgreement } from '../http/mcp-listen-agreement';
 import { McpStatelessAudit } from '../http/mcp-stateless-audit';
 import { McpStatelessResponder } from '../stateless/stateless-responder';
 import { McpStdioConnection, type McpStdioParts } from './stdio-connection';
@@ -40,6 +41,7 @@ export class McpStdioEndpoint {
     drain: McpDrainService,
     responder: McpStatelessResponder,
     audit: McpStatelessAudit,
+    listen: McpListenAgreement,
   ) {
     this.parts = {
       options,
@@ -52,7 +54,7 @@ export class McpStdioEndpoint {
       log,
       drain,
       logger: new Logger(`McpStdioEndpoint:${options.mount}`),
-      stateless: { responder, audit },
+      stateless: { responder, audit, listen },
     };
   }
 

@@ -139,6 +139,7 @@ export class McpStdioConnection {
   async end(): Promise<void> {
     if (this.ended) return;
     this.ended = true;
+    this.stateless.end();
     const session = this.session;
     if (!session) return;
     const startedAt = new Date();
