@@ -20,7 +20,7 @@ import {
 import { McpMethod } from '../../protocol/mcp-methods';
 import type { NdjsonLine } from '../../protocol/ndjson';
 import { SESSION_PROTOCOL_VERSIONS, isSupportedSessionVersion } from '../../protocol/revisions';
-import { STATELESS_PROTOCOL_VERSIONS, StatelessMetaKey } from '../../protocol/stateless';
+import { STATELESS_PROTOCOL_VERSIONS, StatelessMetaKey, envelopeVersionOf } from '../../protocol/stateless';
 import type { McpResolvedOptions } from '../config/mcp.options';
 import type { Toolset } from '../dispatch/toolset';
 import type { McpEventLog } from '../pubsub/mcp-event-log.interface';
@@ -34,6 +34,11 @@ import type { McpDrainService, McpInFlightRequest } from '../shutdown/mcp-drain.
 import { abortedAtShutdown } from '../shutdown/shutdown-answers';
 import { LazyAbort, withAbortSource } from '../pipeline/lazy-abort';
 import { McpStdioStateless, type McpStdioStatelessParts } from './stdio-stateless';
+import { context as otelContext } from '@opentelemetry/api';
+import { contextWithExchange, currentExchange, mcpTelemetryActive, startExchangeSpan } from '../../telemetry/mcp-spans';
+import { McpAttr } from '../../telemetry/mcp-telemetry.constants';
+import { extractInboundContext } from '../../telemetry/trace-carriers';
+import { noteInboundOutcome } from '../http/mcp-inbound-span';
 
 /** What a stdio connection is served by: the mount's own parts, the ones its HTTP endpoint uses. */
 export interface McpStdioParts {
@@ -108,7 +113,7 @@ export class McpStdioConnection {
       inFlight = this.admit(classified.message.id);
       if (!inFlight) return;
     }
-    const work = this.handle(classified, line.raw, inFlight)
+    const work = this.traced(classified, line.raw, inFlight)
       .catch((error: unknown) => this.failed(classified, error))
       .finally(() => inFlight?.leave());
     this.handling.add(work);
@@ -148,6 +153,39 @@ export class McpStdioConnection {
     await this.parts.bus.endSession(session.sessionId);
     await this.parts.log.forget(session.sessionId, SESSION_STREAM_ID);
     await this.parts.events.record(this.event(session, startedAt, { kind: 'terminate', status: 204 }));
+  }
+
+  /**
+   * Handles a message inside its SERVER span, as the HTTP endpoint handles a POST: the parent is
+   * the trace context of the message's `_meta`, the transport `pipe`, and the outcome the one its
+   * audit row records. Without an OpenTelemetry SDK nothing is made or wrapped.
+   */
+  private async traced(classified: ClassifiedMessage, raw: string, inFlight: McpInFlightRequest | null): Promise<void> {
+    if (classified.kind === 'invalid' || !mcpTelemetryActive()) return this.handle(classified, raw, inFlight);
+    const message = classified.message;
+    const params = 'method' in message ? message.params : undefined;
+    const span = startExchangeSpan(
+      'server',
+      {
+        method: 'method' in message ? message.method : null,
+        requestId: 'id' in message ? message.id : null,
+        ...(params ? { params } : {}),
+        sessionId: this.session?.sessionId ?? null,
+        protocolVersion: envelopeVersionOf(params) ?? this.session?.protocolVersion ?? null,
+        transport: 'pipe',
+        attributes: { [McpAttr.Mount]: this.parts.options.mount },
+      },
+      extractInboundContext(params, undefined),
+      this.parts.options.telemetry,
+    );
+    try {
+      await otelContext.with(contextWithExchange(span), () => this.handle(classified, raw, inFlight));
+    } catch (error) {
+      span.end({ error });
+      throw error;
+    } finally {
+      span.end();
+    }
   }
 
   private async handle(classified: ClassifiedMessage, raw: string, inFlight: McpInFlightRequest | null): Promise<void> {
@@ -229,6 +267,7 @@ export class McpStdioConnection {
         clientCapabilities: asRecord(request.params?.capabilities),
       };
       const session = await sessions.open(hello);
+      currentExchange()?.setSessionId(session.sessionId);
       this.hello = hello;
       const json = JSON.stringify(response);
       await events.record(
@@ -275,6 +314,7 @@ export class McpStdioConnection {
   ): Promise<void> {
     const { toolset, bus, registry, events } = this.parts;
     const session = await this.current(opened);
+    currentExchange()?.setSessionId(session?.sessionId ?? opened.sessionId);
     if (!session) {
       if (exchange.kind === 'request')
         this.write(jsonRpcError(exchange.message.id, SESSION_NOT_FOUND_CODE, 'Session not found'));
@@ -367,11 +407,21 @@ export class McpStdioConnection {
     if (message) this.send(JSON.stringify(message));
   }
 
+  /** The audit row of an exchange on the session; its outcome is noted on the message's span too. */
   private event(
     session: McpInboundSessionRecord,
     startedAt: Date,
     fields: Partial<McpEventInput> & Pick<McpEventInput, 'kind'>,
   ): McpEventInput {
+    if (fields.kind !== 'terminate') {
+      const response = fields.response instanceof JsonText ? fields.response.text : fields.response;
+      noteInboundOutcome({
+        status: fields.status ?? null,
+        errorCode: fields.errorCode ?? null,
+        isError: fields.isError === true,
+        response,
+      });
+    }
     return sessionEvent(this.parts.options.mount, session, startedAt, fields);
   }
 }
