@@ -5,7 +5,15 @@ import { Injectable } from '@nestjs/common';
 import { toStandardJsonSchema } from '@valibot/to-json-schema';
 import { type } from 'arktype';
 import * as v from 'valibot';
-import { McpModule, McpRegistry, McpTool, type McpToolArgs } from '../../src/mcp';
+import { z } from 'zod';
+import {
+  McpModule,
+  McpRegistry,
+  McpResourceTemplate,
+  McpTool,
+  type McpResourceRequest,
+  type McpToolArgs,
+} from '../../src/mcp';
 import { fixtureAuth } from '../fixtures/fixture-tools';
 import { startApp, type RunningApp } from '../support/http-app';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
@@ -54,6 +62,17 @@ class LibraryTools {
   }
 }
 
+/** The variables of a posts page: the page number parsed from the URI's string. */
+const PostsPage = z.object({ user: z.string().min(2), page: z.coerce.number().int().min(1) });
+
+@Injectable()
+class LibraryResources {
+  @McpResourceTemplate({ uriTemplate: 'posts://{user}/{page}', mimeType: 'application/json', variables: PostsPage })
+  posts({ params }: McpResourceRequest<McpToolArgs<typeof PostsPage>>) {
+    return JSON.stringify({ user: params.user, page: params.page, next: params.page + 1 });
+  }
+}
+
 /** The part of a `tools/call` result these tests read. */
 type ToolResult = { content: Array<{ type: string; text: string }>; structuredContent?: unknown; isError?: boolean };
 
@@ -61,6 +80,7 @@ type ToolResult = { content: Array<{ type: string; text: string }>; structuredCo
 interface AnyClient {
   listTools(): Promise<{ tools: Array<{ name: string; inputSchema: unknown; outputSchema?: unknown }> }>;
   callTool(params: { name: string; arguments: Record<string, unknown> }): Promise<unknown>;
+  readResource(params: { uri: string }): Promise<{ contents: unknown[] }>;
   close(): Promise<void>;
 }
 
@@ -126,7 +146,7 @@ describe('Standard Schema tools in Valibot and ArkType with the official SDK cli
     db = await createTestDatabase();
     server = await startApp(db.url, {
       imports: [McpModule.forRoot({ auth: fixtureAuth })],
-      providers: [LibraryTools],
+      providers: [LibraryTools, LibraryResources],
     });
     const registry = server.app.get(McpRegistry);
     const ValibotShout = toStandardJsonSchema(v.object({ text: v.pipe(v.string(), v.minLength(1)) }));
@@ -143,6 +163,11 @@ describe('Standard Schema tools in Valibot and ArkType with the official SDK cli
         void typed;
         return { shouted: text.toUpperCase() };
       },
+    );
+    const Tag = toStandardJsonSchema(v.object({ tag: v.pipe(v.string(), v.regex(/^[a-z]+$/)) }));
+    await registry.addResourceTemplate(
+      { name: 'tagged', uriTemplate: 'tags://{tag}', variables: Tag },
+      ({ uri, params }) => `${uri} is tagged ${String(params.tag)}`,
     );
     const ArkShout = type({ text: 'string > 0' });
     await registry.addTool(
@@ -192,6 +217,17 @@ describe('Standard Schema tools in Valibot and ArkType with the official SDK cli
       const { content, structuredContent, isError } = (await client.callTool({ name, arguments: args })) as ToolResult;
       return JSON.parse(JSON.stringify({ content, structuredContent, isError })) as ToolResult;
     };
+
+    it('reads a template whose variables a schema parses (Zod, decorated; Valibot, at run time), and refuses variables it rejects', async () => {
+      const read = async (uri: string) => (await client.readResource({ uri })) as { contents: { text: string }[] };
+      expect(JSON.parse((await read('posts://alice/2')).contents[0].text)).toEqual({ user: 'alice', page: 2, next: 3 });
+      expect((await read('tags://news')).contents[0].text).toBe('tags://news is tagged news');
+      await expect(read('posts://alice/zero')).rejects.toMatchObject({
+        code: -32602,
+        message: expect.stringContaining('the variables of "posts://alice/zero" are not valid: page: '),
+      });
+      await expect(read('tags://NEWS')).rejects.toMatchObject({ code: -32602 });
+    });
 
     describe.each(LIBRARIES)('$library', ({ library, inputSchema, outputSchema, invalidArguments, invalidOutput }) => {
       it('lists the inputSchema and outputSchema the library converts its schemas to', async () => {
