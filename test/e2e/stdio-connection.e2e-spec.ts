@@ -355,6 +355,12 @@ describe('McpStdioConnection (in process, the fixture app on SQLite in memory)',
       expect((await statelessRows('subscriptions/listen')).map((row) => row.status)).toEqual(
         expect.arrayContaining([200, 200]),
       );
+      // A subscription asked for once the connection ended is not opened.
+      listen('late');
+      expect((await peer.answer('late')).error).toMatchObject({
+        code: -32600,
+        message: expect.stringContaining('ending'),
+      });
     });
 
     it('aborts a request on notifications/cancelled and writes nothing more of it; the notification is audited', async () => {

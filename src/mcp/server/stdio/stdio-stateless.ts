@@ -55,6 +55,11 @@ class StdioListenSink implements ListenSink {
     if (response) this.write(JSON.stringify(response));
   }
 
+  /** True once the client cancelled the subscription or it ended. */
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
   onClose(listener: (graceful: boolean) => void): void {
     this.closer = listener;
   }
@@ -199,32 +204,38 @@ export class McpStdioStateless {
     envelope: StatelessEnvelope,
   ): Promise<void> {
     const { listen, audit } = this.parts;
-    const filter = await listen.agree(request, envelope, this.principal);
+    const key = keyOf(request.id);
+    if (this.ended || this.listening.has(key)) {
+      // Two open subscriptions with one id could not be told apart on the shared channel.
+      const reason = this.ended
+        ? 'Invalid request: the connection is ending'
+        : 'Invalid request: a subscription with this id is open on this connection; use another request id';
+      return this.refuse(exchange, request.id, JsonRpcErrorCode.InvalidRequest, reason, 400);
+    }
+    // Held from now on, so that a second request with the same id meets it while this one is agreed.
+    const sink = new StdioListenSink(this.send, () => {
+      if (this.listening.get(key) === sink) this.listening.delete(key);
+    });
+    this.listening.set(key, sink);
+    let filter;
+    try {
+      filter = await listen.agree(request, envelope, this.principal);
+    } catch (error) {
+      this.listening.delete(key);
+      throw error;
+    }
     if (isListenRefusal(filter)) {
+      this.listening.delete(key);
       const json = JSON.stringify(filter.response);
       await audit.record(exchange, filter.status, json, filter.response.error.code);
       return this.send(json);
     }
     await audit.record(exchange, 200, JSON.stringify(acknowledgment(request.id, filter)), null);
-    const key = keyOf(request.id);
-    if (this.ended || this.listening.has(key)) {
-      // Two open subscriptions with one id could not be told apart on the shared channel.
-      const json = JSON.stringify(
-        jsonRpcError(
-          request.id,
-          JsonRpcErrorCode.InvalidRequest,
-          this.ended
-            ? 'Invalid request: the connection is ending'
-            : 'Invalid request: a subscription with this id is open on this connection; use another request id',
-        ),
-      );
-      return this.send(json);
-    }
-    const sink = new StdioListenSink(this.send, () => {
-      if (this.listening.get(key) === sink) this.listening.delete(key);
-    });
-    this.listening.set(key, sink);
+    // Cancelled by the client while it was agreed: nothing of it may be written.
+    if (sink.isClosed) return;
     listen.open(request, filter, sink, this.principal);
+    // The connection ended while the subscription was agreed: the server ends it at once.
+    if (this.ended) sink.close(true);
   }
 
   private async refuse(
