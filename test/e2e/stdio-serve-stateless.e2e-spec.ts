@@ -236,5 +236,40 @@ describe('serveMcpOverStdio on the 2026-07-28 revision', () => {
       );
       expect(events).toHaveLength(5);
     });
+
+    it('carries a subscriptions/listen stream on the channel and ends it with the graceful-closure response on EOF', async () => {
+      const db = join(workdir, 'listen.sqlite');
+      const { command, args, env } = stdioFixtureCommand(db);
+      const peer = new RawStdioPeer(command, args, env);
+      peers.push(peer);
+      const subscriptionOf = (frame: Record<string, unknown>) =>
+        ((frame.params ?? frame.result) as { _meta?: Record<string, unknown> } | undefined)?._meta?.[
+          `${META}/subscriptionId`
+        ];
+      peer.send({
+        jsonrpc: '2.0',
+        id: 'sub',
+        method: 'subscriptions/listen',
+        params: { notifications: { toolsListChanged: true }, _meta: envelope() },
+      });
+      await peer.next((frame) => frame.method === 'notifications/subscriptions/acknowledged');
+      peer.send({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'add_tool', arguments: { name: 'late' }, _meta: envelope() },
+      });
+      await peer.next((frame) => frame.method === 'notifications/tools/list_changed');
+      peer.child.stdin.end();
+      expect(await peer.exited).toEqual({ code: 0, signal: null });
+      expect(peer.frames.filter((frame) => subscriptionOf(frame) === 'sub')).toEqual([
+        expect.objectContaining({ method: 'notifications/subscriptions/acknowledged' }),
+        expect.objectContaining({ method: 'notifications/tools/list_changed' }),
+        { jsonrpc: '2.0', id: 'sub', result: { resultType: 'complete', _meta: { [`${META}/subscriptionId`]: 'sub' } } },
+      ]);
+      expect(
+        await rows(db, "SELECT status, session_ref FROM mcp_events WHERE method = 'subscriptions/listen'"),
+      ).toEqual([{ status: 200, session_ref: null }]);
+    });
   });
 });
