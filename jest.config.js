@@ -7,20 +7,21 @@
 const tsJest = ['ts-jest', { tsconfig: 'tsconfig.spec.json' }];
 
 /**
- * jose 6 (the JWT verifier's library) and oidc-provider 9 (an authorization server's library) are
- * ES modules without top-level await. Node 20.19 `require()`s them, Jest's module system cannot:
- * their files are compiled to CommonJS like ours (oidc-provider's other dependencies, koa and
- * debug, are CommonJS already).
+ * jose 6 (the JWT verifier's library), oidc-provider 9 (an authorization server's library) and
+ * ArkType 2 with its parts (`@ark/*`, arkregex; a Standard Schema library of the schema suites)
+ * are ES modules without top-level await. Node 20.19 `require()`s them, Jest's module system
+ * cannot: their files are compiled to CommonJS like ours (oidc-provider's other dependencies, koa
+ * and debug, are CommonJS already).
  */
 const esmPackages = {
   transform: {
     '^.+\\.ts$': tsJest,
-    '^.+/node_modules/(jose|oidc-provider)/.+\\.js$': [
+    '^.+/node_modules/(jose|oidc-provider|arktype|arkregex|@ark/[^/]+)/.+\\.js$': [
       'ts-jest',
       { tsconfig: { allowJs: true, isolatedModules: true, module: 'commonjs' } },
     ],
   },
-  transformIgnorePatterns: ['/node_modules/(?!(jose|oidc-provider)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(jose|oidc-provider|arktype|arkregex|@ark/[^/]+)/)'],
 };
 
 /** `LEAK_CHECK=1` names, after each suite, the handles it left open (see the environment's file). */

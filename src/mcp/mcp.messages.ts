@@ -37,6 +37,10 @@ export const jsonSchemaWithoutStandardSchemaMessage = (owner: string, which: 'in
   `@McpTool on ${owner}: ${which}JsonSchema is only for a Standard Schema ${which}; ` +
   `pass the JSON Schema as ${which} itself, or pass a Standard Schema (such as z.object({...})) as ${which}.`;
 
+export const templateVariablesSchemaMessage = (owner: string, reason: string): string =>
+  `@McpResourceTemplate on ${owner}: variables must be a Standard Schema of an object keyed by the template's variables (${reason}). ` +
+  `Pass a schema such as z.object({ id: z.coerce.number() }), or leave variables out to receive the strings of the URI.`;
+
 export const requestScopedToolMessage = (owner: string): string =>
   `@McpTool on ${owner}: the provider is request-scoped; a fresh instance is resolved for every call.`;
 

@@ -71,10 +71,12 @@ function loggerOf(logger: serveMcpOverStdio.Options['logger']): LoggerService | 
  * Serves one mount of an app over stdio, for desktop and IDE clients (Claude Desktop, Cursor,
  * VS Code) that start their MCP servers as child processes: boots the app's Nest application
  * context (no HTTP listener), then reads newline-delimited JSON-RPC from stdin and writes it to
- * stdout. The connection is one 2025 session of the mount, handled like one over Streamable
- * HTTP: the session and audit rows (with the configured principal), guards, tasks, progress,
- * log messages and server->client requests (elicitation, sampling, roots). A malformed line is
- * answered with a JSON-RPC parse error.
+ * stdout. A client that opens with `initialize` gets one 2025 session of the mount, handled like
+ * one over Streamable HTTP: the session and audit rows (with the configured principal), guards,
+ * tasks, progress, log messages and server->client requests (elicitation, sampling, roots). A
+ * request carrying the 2026-07-28 `_meta` envelope is served statelessly, as the mount's HTTP
+ * endpoint serves it (`input_required` rounds instead of server->client requests). A malformed
+ * line is answered with a JSON-RPC parse error.
  *
  * From the call on, nothing but frames reaches stdout: the logger writes to stderr and so does
  * anything else that writes to stdout (`console.log` in a tool). EOF on stdin (the parent closed

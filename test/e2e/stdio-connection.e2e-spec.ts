@@ -1,5 +1,6 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
+import { DataSource } from 'typeorm';
 import { serveMcpOverStdio } from '../../src/mcp';
 import { getMcpStdioEndpointToken } from '../../src/mcp/mcp.constants';
 import { NdjsonDecoder } from '../../src/mcp/protocol/ndjson';
@@ -175,6 +176,226 @@ describe('McpStdioConnection (in process, the fixture app on SQLite in memory)',
     // After the end, the session is gone: a request meets "Session not found".
     peer.send({ jsonrpc: '2.0', id: 3, method: 'tools/list' });
     expect((await peer.answer(3)).error).toEqual(expect.objectContaining({ code: expect.any(Number) }));
+  });
+
+  describe('on the 2026-07-28 revision (the _meta envelope, no session)', () => {
+    const envelope = (capabilities: Record<string, unknown> = {}, version = '2026-07-28') => ({
+      'io.modelcontextprotocol/protocolVersion': version,
+      'io.modelcontextprotocol/clientCapabilities': capabilities,
+    });
+    const statelessRows = (method: string) =>
+      app
+        .get(DataSource)
+        .query<Frame[]>(
+          `SELECT status, error_code, protocol_version, session_ref, principal_key FROM mcp_events WHERE method = ? AND session_ref IS NULL ORDER BY created_at, id`,
+          [method],
+        );
+
+    it('answers server/discover and tools/list without initialize, decorated as the revision wants', async () => {
+      const peer = open();
+      peer.send({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: envelope() } });
+      expect((await peer.answer(1)).result).toMatchObject({
+        supportedVersions: expect.arrayContaining(['2026-07-28', '2025-11-25']),
+        capabilities: { tools: { listChanged: true } },
+        resultType: 'complete',
+        _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'stdio-fixture', version: '1.0.0' } },
+      });
+      peer.send({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: envelope() } });
+      const listed = (await peer.answer(2)).result;
+      expect((listed.tools as Frame[]).map((t) => t.name)).toContain('echo');
+      expect(listed).toMatchObject({ resultType: 'complete', ttlMs: expect.any(Number) });
+      expect(peer.connection.sessionId).toBeNull();
+      await peer.connection.settled();
+      expect(await statelessRows('server/discover')).toContainEqual({
+        status: 200,
+        error_code: null,
+        protocol_version: '2026-07-28',
+        session_ref: null,
+        principal_key: 'local',
+      });
+      await peer.connection.end();
+    });
+
+    it('refuses a malformed envelope, an unknown revision, a session-era method and an unknown log level with the revision’s codes, each audited', async () => {
+      const peer = open();
+      peer.send({ jsonrpc: '2.0', id: 1, method: 'server/discover' });
+      expect((await peer.answer(1)).error).toMatchObject({ code: -32602, message: expect.stringContaining('_meta') });
+      peer.send({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: envelope({}, '1999-01-01') } });
+      expect((await peer.answer(2)).error).toMatchObject({
+        code: -32022,
+        data: { requested: '1999-01-01', supported: expect.arrayContaining(['2026-07-28']) },
+      });
+      peer.send({ jsonrpc: '2.0', id: 3, method: 'logging/setLevel', params: { level: 'info', _meta: envelope() } });
+      expect((await peer.answer(3)).error).toMatchObject({ code: -32601 });
+      peer.send({
+        jsonrpc: '2.0',
+        id: 5,
+        method: 'tools/list',
+        params: { _meta: { ...envelope(), 'io.modelcontextprotocol/logLevel': 'loud' } },
+      });
+      expect((await peer.answer(5)).error).toMatchObject({ code: -32602 });
+      peer.send({
+        jsonrpc: '2.0',
+        id: 6,
+        method: 'tools/call',
+        params: { name: 'nope', arguments: {}, _meta: envelope() },
+      });
+      expect((await peer.answer(6)).error).toMatchObject({ code: -32602 });
+      await peer.connection.settled();
+      expect((await statelessRows('server/discover')).map((row) => [row.status, row.error_code])).toContainEqual([
+        400, -32602,
+      ]);
+      await peer.connection.end();
+    });
+
+    it('asks for an elicitation with input_required, takes the answer on the retry, and sends progress frames', async () => {
+      const peer = open();
+      const meta = envelope({ elicitation: {} });
+      peer.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ask', arguments: {}, _meta: meta } });
+      const round = (await peer.answer(1)).result;
+      expect(round).toMatchObject({ resultType: 'input_required', requestState: expect.any(String) });
+      const [key] = Object.keys(round.inputRequests as Frame);
+      expect(round.inputRequests[key]).toMatchObject({ method: 'elicitation/create' });
+      peer.send({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: {
+          name: 'ask',
+          arguments: {},
+          _meta: meta,
+          inputResponses: { [key]: { action: 'accept', content: { name: 'Ada' } } },
+          requestState: round.requestState,
+        },
+      });
+      expect((await peer.answer(2)).result).toMatchObject({
+        content: [{ type: 'text', text: 'hello Ada' }],
+        resultType: 'complete',
+      });
+      peer.send({
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'tools/call',
+        params: { name: 'count', arguments: {}, _meta: { ...meta, progressToken: 'p' } },
+      });
+      await peer.answer(3);
+      expect(peer.frames.filter((f) => f.method === 'notifications/progress').map((f) => f.params.progress)).toEqual([
+        1, 2, 3,
+      ]);
+      await peer.connection.settled();
+      await peer.connection.end();
+    });
+
+    it('opens subscriptions/listen streams on the channel: tagged notifications, cancelled by the client, closed gracefully at the end', async () => {
+      const peer = open();
+      const listen = (id: string) =>
+        peer.send({
+          jsonrpc: '2.0',
+          id,
+          method: 'subscriptions/listen',
+          params: { notifications: { toolsListChanged: true, promptsListChanged: true }, _meta: envelope() },
+        });
+      const tagged = (id: string) =>
+        peer.frames.filter((f) => f.params?._meta?.['io.modelcontextprotocol/subscriptionId'] === id);
+      listen('a');
+      listen('b');
+      for (const id of ['a', 'b'])
+        expect(
+          await peer.next(
+            (f) =>
+              f.method === 'notifications/subscriptions/acknowledged' &&
+              f.params._meta['io.modelcontextprotocol/subscriptionId'] === id,
+            `acknowledgment ${id}`,
+          ),
+        ).toMatchObject({ params: { notifications: { toolsListChanged: true } } });
+      expect(tagged('a')[0].params.notifications.promptsListChanged).toBeUndefined();
+      // The same id twice on one connection could not be told apart: refused.
+      listen('a');
+      expect((await peer.answer('a')).error).toMatchObject({ code: -32600 });
+
+      peer.send({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'add_tool', arguments: { name: 'listened_1' }, _meta: envelope() },
+      });
+      await peer.answer(1);
+      for (const id of ['a', 'b'])
+        await peer.next(
+          (f) =>
+            f.method === 'notifications/tools/list_changed' &&
+            f.params._meta['io.modelcontextprotocol/subscriptionId'] === id,
+          `list change on ${id}`,
+        );
+      peer.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'a' } });
+      await peer.connection.settled();
+      peer.send({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'add_tool', arguments: { name: 'listened_2' }, _meta: envelope() },
+      });
+      await peer.answer(2);
+      await pollUntil('the second list change on b', () =>
+        tagged('b').filter((f) => f.method === 'notifications/tools/list_changed').length === 2 ? true : undefined,
+      );
+      expect(tagged('a').map((f) => f.method)).toEqual([
+        'notifications/subscriptions/acknowledged',
+        'notifications/tools/list_changed',
+      ]);
+      await peer.connection.end();
+      // The server ends b: the graceful-closure response; a, cancelled by the client, gets none.
+      expect(peer.frames.filter((f) => 'result' in f && (f.id === 'a' || f.id === 'b'))).toEqual([
+        {
+          jsonrpc: '2.0',
+          id: 'b',
+          result: { resultType: 'complete', _meta: { 'io.modelcontextprotocol/subscriptionId': 'b' } },
+        },
+      ]);
+      expect((await statelessRows('subscriptions/listen')).map((row) => row.status)).toEqual(
+        expect.arrayContaining([200, 200]),
+      );
+      // A subscription asked for once the connection ended is not opened.
+      listen('late');
+      expect((await peer.answer('late')).error).toMatchObject({
+        code: -32600,
+        message: expect.stringContaining('ending'),
+      });
+    });
+
+    it('aborts a request on notifications/cancelled and writes nothing more of it; the notification is audited', async () => {
+      const peer = open();
+      peer.send({
+        jsonrpc: '2.0',
+        id: 'c',
+        method: 'tools/call',
+        params: { name: 'until_cancelled', arguments: {}, _meta: { ...envelope(), progressToken: 'c' } },
+      });
+      await peer.next((f) => f.method === 'notifications/progress' && f.params.progressToken === 'c', 'started');
+      peer.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'c' } });
+      // A notification of the revision that cancels nothing is audited and ignored.
+      peer.send({
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId: 'gone', _meta: envelope() },
+      });
+      await peer.connection.settled();
+      expect(peer.frames.filter((f) => f.id === 'c')).toEqual([]);
+      const rows = await app
+        .get(DataSource)
+        .query<Frame[]>(
+          `SELECT status, json_extract(response, '$.result.content[0].text') AS text FROM mcp_events WHERE method = 'tools/call' AND json_extract(request, '$.id') = 'c'`,
+        );
+      expect(rows).toEqual([{ status: 200, text: 'stopped by the client' }]);
+      expect(
+        await app
+          .get(DataSource)
+          .query(
+            `SELECT status FROM mcp_events WHERE method = 'notifications/cancelled' AND json_extract(request, '$.params.requestId') IN ('c', 'gone')`,
+          ),
+      ).toEqual([{ status: 202 }, { status: 202 }]);
+      await peer.connection.end();
+    });
   });
 
   it('serveMcpOverStdio with exitProcess: false boots the app, ends on close() and gives stdout back', async () => {

@@ -162,7 +162,8 @@ describe('serveMcpOverStdio: an app spawned as a stdio MCP server', () => {
   });
 
   describe('the official SDK 2.x client (@modelcontextprotocol/client/stdio)', () => {
-    it.each(['legacy', 'auto'] as const)(
+    // In auto negotiation it speaks 2026-07-28 (stdio-serve-stateless).
+    it.each(['legacy'] as const)(
       'in %s negotiation: initializes on 2025-11-25, lists and calls tools, answers an elicitation',
       async (mode) => {
         const db = join(workdir, `sdk2-${mode}.sqlite`);
@@ -200,7 +201,8 @@ describe('serveMcpOverStdio: an app spawned as a stdio MCP server', () => {
       pg = await createTestDatabase();
       const entry = (db: string) => {
         const { command, args, env } = stdioFixtureCommand(db);
-        return { command: [command, ...args], env: childEnv(env), timeoutMs: 60_000 };
+        // Pinned to the session revision: in auto negotiation the app speaks 2026-07-28 (stdio-serve-stateless).
+        return { command: [command, ...args], env: childEnv(env), timeoutMs: 60_000, version: '2025-11-25' as const };
       };
       host = await startApp(pg.url, {
         imports: [

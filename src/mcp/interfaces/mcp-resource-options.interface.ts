@@ -1,5 +1,6 @@
 import type { McpCompleters } from './mcp-completion.interface';
 import type { McpIcon } from './mcp-tool-options.interface';
+import type { McpStandardSchema } from './standard-schema.interface';
 
 /** Hints about a resource, as the MCP specification defines them. */
 export interface McpResourceAnnotations {
@@ -54,6 +55,14 @@ export interface McpResourceTemplateOptions extends McpResourceCommonOptions {
   uriTemplate: string;
   /** Completers for the template's variables (`completion/complete` with `ref/resource`). */
   complete?: McpCompleters;
+  /**
+   * A Standard Schema (Zod, Valibot, ArkType) of an object keyed by the template's variables: it
+   * validates the variables of each URI read before the handler runs, and the handler's
+   * `request.params` is its parsed value (`z.coerce.number()` gives a number). A URI whose
+   * variables it rejects answers -32602 `Invalid params` with each issue as `path: message`.
+   * @default none: the variables reach the handler as the strings of the URI
+   */
+  variables?: McpStandardSchema;
 }
 
 /** What `@McpResource` stores on a method. */
@@ -68,12 +77,19 @@ export interface McpResourceTemplateMetadata extends McpResourceTemplateOptions 
   name: string;
 }
 
-/** The first argument of a resource handler: the URI being read and, for templates, its variables. */
-export interface McpResourceRequest {
+/**
+ * The first argument of a resource handler: the URI being read and, for templates, its variables.
+ * With a template's `variables` schema, type them as its parsed value:
+ * `McpResourceRequest<McpToolArgs<typeof Variables>>`.
+ */
+export interface McpResourceRequest<Params = Record<string, string>> {
   /** The requested URI, as the client sent it. */
   uri: string;
-  /** The decoded template variables (empty for a fixed resource). */
-  params: Record<string, string>;
+  /**
+   * The decoded template variables (empty for a fixed resource); with the template's `variables`
+   * schema, its parsed value.
+   */
+  params: Params;
 }
 
 /** Text contents of a resource. */

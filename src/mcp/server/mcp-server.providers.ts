@@ -18,6 +18,7 @@ import { McpOriginGuard } from './http/mcp-origin.guard';
 import { McpPendingClientRequests } from './sessions/mcp-session-channel-pending';
 import { McpStreamEndpoint } from './http/mcp-stream.endpoint';
 import { McpStatelessAudit } from './http/mcp-stateless-audit';
+import { McpListenAgreement } from './http/mcp-listen-agreement';
 import { McpStatelessEndpoint } from './http/mcp-stateless.endpoint';
 import { McpStreamRegistry } from './sessions/mcp-stream-registry';
 import { McpServerGauges } from './http/mcp-server-gauges';
@@ -27,6 +28,7 @@ import { createMcpFeatureProviders } from './feature.providers';
 import { McpListenStreams } from './stateless/listen-stream-registry';
 import { MrtrRounds } from './stateless/mrtr-rounds';
 import { RequestStateCodec } from './stateless/request-state-codec';
+import { McpStatelessResponder } from './stateless/stateless-responder';
 import {
   MCP_PUBSUB,
   mcpEventLogProvider,
@@ -125,8 +127,10 @@ export function createMcpServerParts(mount: string, path: string): McpServerPart
     McpStreamEndpoint,
     RequestStateCodec,
     MrtrRounds,
+    McpStatelessResponder,
     McpListenStreams,
     McpStatelessAudit,
+    McpListenAgreement,
     McpStatelessEndpoint,
     McpRegistry,
     McpTaskTransitions,

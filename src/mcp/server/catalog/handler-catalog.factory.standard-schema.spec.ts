@@ -5,7 +5,7 @@ import type { McpToolMetadata } from '../../interfaces/mcp-tool-options.interfac
 import type { McpStandardSchema, McpStandardSchemaResult } from '../../interfaces/standard-schema.interface';
 import { toCallToolResult } from '../tools/tool-result-mapper';
 import type { RegisteredTool } from '../tools/registered-tool';
-import { buildPromptEntry, buildToolEntry, type BuiltTool } from './handler-catalog.factory';
+import { buildPromptEntry, buildTemplateEntry, buildToolEntry, type BuiltTool } from './handler-catalog.factory';
 
 const DECORATED = 'Weather#forecast';
 const RUNTIME = 'McpRegistry#addTool(forecast)';
@@ -231,6 +231,65 @@ describe('handler-catalog builder with Standard Schemas', () => {
       const error = configurationError(() => buildPromptEntry({ name: 'p', arguments: schema }, 'Prompts#p'));
       expect(error.message).toContain('@McpPrompt on Prompts#p: the arguments schema cannot define');
       expect(error.message).toContain(text);
+    });
+  });
+
+  describe('resource template variables', () => {
+    const OWNER = 'Users#profile';
+
+    it("validates and parses the variables of a URI with the template's schema", async () => {
+      const built = buildTemplateEntry(
+        {
+          name: 'profile',
+          uriTemplate: 'users://{id}/posts/{page}',
+          variables: z.object({ id: z.string().min(2), page: z.coerce.number().int().min(1) }),
+        },
+        OWNER,
+      );
+      expect(await built.validateVariables?.({ id: 'alice', page: '2' })).toEqual({
+        ok: true,
+        value: { id: 'alice', page: 2 },
+      });
+      expect(await built.validateVariables?.({ id: 'a', page: 'x' })).toEqual({
+        ok: false,
+        message:
+          'id: Too small: expected string to have >=2 characters; page: Invalid input: expected number, received NaN',
+      });
+      // Without a schema the strings of the URI reach the handler as they are.
+      expect(buildTemplateEntry({ name: 'p', uriTemplate: 'users://{id}' }, OWNER).validateVariables).toBeUndefined();
+    });
+
+    it('accepts a schema without Standard JSON Schema, and validates with it', async () => {
+      const built = buildTemplateEntry(
+        { name: 'named', uriTemplate: 'names://{name}', variables: handWritten(false) },
+        OWNER,
+      );
+      expect(await built.validateVariables?.({ name: 'ada' })).toEqual({
+        ok: true,
+        value: { name: 'ada', upper: 'ADA' },
+      });
+    });
+
+    it('refuses at boot a schema that is not a Standard Schema, or names a variable the template lacks', () => {
+      expect(
+        configurationError(() =>
+          buildTemplateEntry(
+            { name: 'p', uriTemplate: 'users://{id}', variables: { type: 'object' } as unknown as McpStandardSchema },
+            OWNER,
+          ),
+        ).message,
+      ).toBe(
+        "@McpResourceTemplate on Users#profile: variables must be a Standard Schema of an object keyed by the template's variables (it is not a Standard Schema). " +
+          'Pass a schema such as z.object({ id: z.coerce.number() }), or leave variables out to receive the strings of the URI.',
+      );
+      expect(
+        configurationError(() =>
+          buildTemplateEntry(
+            { name: 'p', uriTemplate: 'users://{id}', variables: z.object({ id: z.string(), page: z.string() }) },
+            OWNER,
+          ),
+        ).message,
+      ).toContain('(it names "page", which users://{id} does not have)');
     });
   });
 });

@@ -8,6 +8,7 @@ import {
   invalidUriTemplateMessage,
   promptArgumentsSchemaMessage,
   publicRestrictedMessage,
+  templateVariablesSchemaMessage,
 } from '../../mcp.messages';
 import { TOOL_NAME_PATTERN } from '../../protocol/mcp-methods';
 import { compilePromptArguments, type PromptArgumentsSpec } from '../features/prompt-arguments';
@@ -17,7 +18,13 @@ import { checkedRateLimit } from '../config/mcp-rate-limit.options';
 import { checkedPublic } from '../pipeline/public-handlers';
 import { checkedInputBeforeTask, checkedTaskSupport } from '../tasks/task-support';
 import type { RegisteredTool } from '../tools/registered-tool';
-import { StandardJsonSchemaError } from '../tools/standard-schema';
+import type { CompiledValidator } from '../tools/json-schema-validator';
+import {
+  StandardJsonSchemaError,
+  compileStandardValidator,
+  isStandardSchema,
+  standardJsonSchema,
+} from '../tools/standard-schema';
 import { compileInputValidator } from '../tools/tool-schema.factory';
 import {
   checkParamHeaders,
@@ -174,6 +181,34 @@ export function buildTemplateEntry(
     template,
     owner,
     mimeType,
+    ...(declaration.variables === undefined
+      ? {}
+      : { validateVariables: templateVariablesValidator(declaration.variables, template, owner) }),
     definition: published({ uriTemplate, name, title, description, mimeType, annotations, icons, _meta: meta }),
   };
+}
+
+/**
+ * The validator of a template's `variables` schema: a Standard Schema whose JSON Schema, when the
+ * library offers one, names only variables of the template (a property the URI never fills would
+ * make every read fail).
+ */
+function templateVariablesValidator(schema: unknown, template: UriTemplate, owner: string): CompiledValidator {
+  if (!isStandardSchema(schema))
+    throw new McpConfigurationError(templateVariablesSchemaMessage(owner, 'it is not a Standard Schema'));
+  let properties: Record<string, unknown> | undefined;
+  try {
+    properties = standardJsonSchema(schema, 'input').properties as Record<string, unknown> | undefined;
+  } catch {
+    // Without a JSON Schema there is nothing to compare; the schema still validates.
+  }
+  const unknown = Object.keys(properties ?? {}).filter((name) => !template.variables.includes(name));
+  if (unknown.length)
+    throw new McpConfigurationError(
+      templateVariablesSchemaMessage(
+        owner,
+        `it names ${unknown.map((name) => `"${name}"`).join(', ')}, which ${template.template} does not have`,
+      ),
+    );
+  return compileStandardValidator(schema);
 }

@@ -32,6 +32,8 @@ export interface RegisteredResourceTemplate extends CatalogEntry {
   mimeType?: string;
   /** Completers of the template's variables. */
   completers: ResolvedCompleters;
+  /** Checks and parses the variables of a URI (the template's `variables` schema), when it has one. */
+  validateVariables?: CompiledValidator;
   /** Reads one resource of the family. */
   read(request: McpResourceRequest, context: McpToolContext): Promise<unknown>;
 }

@@ -234,11 +234,24 @@ export class ResourcesFeature {
         notFound.data,
       );
     }
+    const variables = await this.checkedVariables(entry, uri, params);
     const result = await runFeatureHandler(this.toolset, request, context, async (handlerContext) =>
-      toReadResourceResult(await entry.read({ uri, params }, handlerContext), uri, entry.mimeType),
+      toReadResourceResult(await entry.read({ uri, params: variables }, handlerContext), uri, entry.mimeType),
     );
     if (!result) throw resourceNotFound(uri, context.protocolVersion);
     return result;
+  }
+
+  /** The variables of a URI as the template's `variables` schema parses them; -32602 when it rejects them. */
+  private async checkedVariables(
+    entry: RegisteredResource | RegisteredResourceTemplate,
+    uri: string,
+    params: Record<string, string>,
+  ): Promise<Record<string, string>> {
+    if (!('validateVariables' in entry) || !entry.validateVariables) return params;
+    const outcome = await entry.validateVariables(params);
+    if (!outcome.ok) throw invalidParams(`Invalid params: the variables of "${uri}" are not valid: ${outcome.message}`);
+    return outcome.value as Record<string, string>;
   }
 
   private resolve(

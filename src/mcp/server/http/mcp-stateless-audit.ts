@@ -6,7 +6,11 @@ import type { McpEventSink } from '../../persistence/interfaces/mcp-event-sink.i
 import { JsonText } from '../../persistence/json-text';
 import { MCP_COLUMN_LENGTHS } from '../../persistence/mcp-columns.constants';
 import { InjectMcpEventSink } from '../../persistence/mcp-persistence.constants';
-import type { JsonRpcNotification, JsonRpcRequest } from '../../protocol/jsonrpc';
+import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../../protocol/jsonrpc';
+import { httpStatusOf } from '../config/limit-exceeded.errors';
+import { auditNoteOf } from '../pipeline/handler-refusal';
+import { SHUTDOWN_AUDIT_NOTE } from '../shutdown/shutdown-answers';
+import { httpStatusForError } from '../stateless/stateless-rejection';
 import { noteInboundOutcome } from './mcp-inbound-span';
 
 /** What the audit row of one stateless exchange is made of. */
@@ -50,6 +54,33 @@ export class McpStatelessAudit {
       isError,
       note,
     });
+  }
+
+  /**
+   * Records an answer of the toolset (a result or a JSON-RPC error): its status is the one
+   * `statusOf` gives unless the transport says otherwise (an answer streamed over SSE is a 200),
+   * its note the refusal's or the drain's.
+   */
+  answered(
+    exchange: StatelessExchange,
+    response: JsonRpcResponse,
+    json: string,
+    shutdown: boolean,
+    status = McpStatelessAudit.statusOf(response),
+  ): Promise<void> {
+    const code = 'error' in response ? response.error.code : null;
+    const isError = 'result' in response && response.result.isError === true;
+    return this.record(exchange, status, json, code, isError, shutdown ? SHUTDOWN_AUDIT_NOTE : auditNoteOf(response));
+  }
+
+  /**
+   * The HTTP status the stateless revision gives an answer: 200 for a result, the limit's own
+   * (429) or the one the specification pins to the error code. Over stdio, which has no status,
+   * the audit row carries the same one, so both transports read alike in the trail.
+   */
+  static statusOf(response: JsonRpcResponse): number {
+    if (!('error' in response)) return 200;
+    return httpStatusOf(response) ?? httpStatusForError(response.error.code);
   }
 
   /** Records an exchange that failed inside the server (it is answered with HTTP 5xx). */

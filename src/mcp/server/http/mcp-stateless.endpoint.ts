@@ -1,68 +1,33 @@
-import { auditNoteOf } from '../pipeline/handler-refusal';
 import { Inject, Injectable } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
-import { McpRpcError } from '../../errors/mcp-rpc.errors';
-import type { McpPrincipal } from '../../interfaces/principal.interface';
-import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import type { McpResolvedOptions } from '../config/mcp.options';
 import {
   JsonRpcErrorCode,
   jsonRpcError,
-  jsonRpcResult,
   type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonRpcResponse,
 } from '../../protocol/jsonrpc';
 import { McpHeader, McpMethod } from '../../protocol/mcp-methods';
-import { existsInRevision } from '../../protocol/method-catalog';
-import {
-  StatelessErrorCode,
-  StatelessRetryParam,
-  envelopeVersionOf,
-  isStatelessVersion,
-} from '../../protocol/stateless';
+import { envelopeVersionOf, isStatelessVersion } from '../../protocol/stateless';
 import { isSupportedSessionVersion } from '../../protocol/revisions';
-import { ResourcesFeature } from '../features/resources.feature';
-import { InputRequiredSignal, type StatelessInputChannel } from '../stateless/input-channel';
-import { McpListenStreams, acknowledgment } from '../stateless/listen-stream-registry';
+import { acknowledgment, sseListenSink } from '../stateless/listen-stream-registry';
 import { checkParamHeaders } from '../stateless/mcp-param-headers';
 import { isRejection, readStatelessEnvelope, type StatelessEnvelope } from '../stateless/stateless-envelope';
 import { httpStatusForError } from '../stateless/stateless-rejection';
-import { httpHeadersOf, httpStatusOf } from '../config/limit-exceeded.errors';
+import { httpHeadersOf } from '../config/limit-exceeded.errors';
 import { StatelessResponseStream } from '../stateless/stateless-response-stream';
-import { decorateResult, discoverResult } from '../stateless/stateless-results';
-import { MrtrRounds } from '../stateless/mrtr-rounds';
-import { askRequiredUrlElicitations } from '../stateless/url-elicitations-required';
-import {
-  agreeSubscriptionFilter,
-  readSubscriptionFilter,
-  type SubscriptionFilter,
-  type SubscriptionSupport,
-} from '../stateless/subscription-filter';
+import { McpStatelessResponder } from '../stateless/stateless-responder';
 import { Toolset } from '../dispatch/toolset';
-import { McpTaskService } from '../tasks/mcp-tasks.service';
-import { declaresTasksExtension, tasksExtensionRequired } from '../../protocol/tasks';
-import { LIMIT_EXCEEDED_CODE } from '../config/mcp-limits.options';
 import type { McpRequest } from './mcp-body-reader';
 import { headerValue } from './mcp-http-checks';
 import { sendEmpty, sendJsonText } from '../responses/mcp-http-responses';
 import { McpStatelessAudit, type StatelessExchange } from './mcp-stateless-audit';
-import { withAbortSource } from '../pipeline/lazy-abort';
+import { McpListenAgreement, isListenRefusal } from './mcp-listen-agreement';
 import type { McpHttpExchange } from './mcp-http-exchange';
-import { abortedAtShutdown, SHUTDOWN_AUDIT_NOTE } from '../shutdown/shutdown-answers';
 
 type StatelessMessage = JsonRpcRequest | JsonRpcNotification;
-
-/** What the guards of a resource see of a `subscriptions/listen` request when it opens. */
-function listenContext(principal: McpPrincipal, envelope: StatelessEnvelope): McpDeliveryContext {
-  return {
-    principal,
-    sessionId: null,
-    protocolVersion: envelope.version,
-    clientCapabilities: envelope.clientCapabilities,
-  };
-}
 
 /**
  * The stateless (2026-07-28) side of a mount's endpoint: every request carries its revision,
@@ -75,11 +40,9 @@ export class McpStatelessEndpoint {
   constructor(
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpResolvedOptions,
     private readonly toolset: Toolset,
-    private readonly rounds: MrtrRounds,
+    private readonly responder: McpStatelessResponder,
     private readonly audit: McpStatelessAudit,
-    private readonly listenStreams: McpListenStreams,
-    private readonly resources: ResourcesFeature,
-    private readonly tasks: McpTaskService,
+    private readonly agreement: McpListenAgreement,
   ) {}
 
   /**
@@ -145,18 +108,9 @@ export class McpStatelessEndpoint {
     if (message.method === McpMethod.SubscriptionsListen) return this.listen(message, envelope, exchange, http, res);
     const stream = new StatelessResponseStream(res, http.acceptsEventStream);
     const response = await this.respond(message, envelope, stream, res, exchange, http);
-    const code = 'error' in response ? response.error.code : null;
-    const status = stream.effectiveStatus(code === null ? 200 : (httpStatusOf(response) ?? httpStatusForError(code)));
+    const status = stream.effectiveStatus(McpStatelessAudit.statusOf(response));
     const json = JSON.stringify(response);
-    const note = http.deadlineFired ? SHUTDOWN_AUDIT_NOTE : auditNoteOf(response);
-    await this.audit.record(
-      exchange,
-      status,
-      json,
-      code,
-      'result' in response && response.result.isError === true,
-      note,
-    );
+    await this.audit.answered(exchange, response, json, http.deadlineFired, status);
     stream.finish(status, json, httpHeadersOf(response));
   }
 
@@ -180,69 +134,11 @@ export class McpStatelessEndpoint {
       );
       return this.refuse(exchange, res, error, httpStatusForError(JsonRpcErrorCode.InvalidRequest));
     }
-    let filter: SubscriptionFilter;
-    try {
-      const requested = readSubscriptionFilter(request.params, this.options.limits);
-      filter = agreeSubscriptionFilter(requested, this.subscriptionSupport());
-      // A resource the caller may not see (guards, public, switches) is left out like an unknown one.
-      if (filter.resourceSubscriptions)
-        filter.resourceSubscriptions = await this.resources.visibleUris(
-          filter.resourceSubscriptions,
-          listenContext(exchange.principal, envelope),
-          request.method,
-        );
-      // Task notifications: only with the tasks extension, and only for the principal's own tasks.
-      if (requested.taskIds && this.toolset.hasTaskTools) {
-        if (!declaresTasksExtension(envelope.clientCapabilities)) {
-          throw new McpRpcError(
-            StatelessErrorCode.MissingRequiredClientCapability,
-            'Missing required client capability: task notifications need the tasks extension',
-            tasksExtensionRequired(),
-          );
-        }
-        filter.taskIds = await this.tasks.ownedTaskIds(requested.taskIds, exchange.principal.key);
-      }
-    } catch (error) {
-      if (!(error instanceof McpRpcError)) throw error;
-      return this.refuse(
-        exchange,
-        res,
-        { jsonrpc: '2.0', id: request.id, error: error.toJsonRpc() },
-        httpStatusForError(error.code),
-      );
-    }
-    const max = this.options.limits.listenStreamsPerPrincipal;
-    if (this.listenStreams.countFor(exchange.principal.key) >= max) {
-      const error = jsonRpcError(
-        request.id,
-        LIMIT_EXCEEDED_CODE,
-        `Too many open listen streams: this principal already holds ${max} on this server. Close one first`,
-        {
-          limit: 'listenStreamsPerPrincipal',
-          max,
-        },
-      );
-      return this.refuse(exchange, res, error, 429);
-    }
+    const filter = await this.agreement.agree(request, envelope, exchange.principal);
+    if (isListenRefusal(filter)) return this.refuse(exchange, res, filter.response, filter.status);
     await this.audit.record(exchange, 200, JSON.stringify(acknowledgment(request.id, filter)), null);
-    this.listenStreams.open(request.id, filter, res, exchange.principal.key, (uri) =>
-      this.resources.switchedOnFor(uri, exchange.principal),
-    );
-  }
-
-  private subscriptionSupport(): SubscriptionSupport {
-    const capabilities = this.toolset.getCapabilities() as Record<
-      string,
-      { listChanged?: unknown; subscribe?: unknown } | undefined
-    >;
-    return {
-      listChanged: {
-        tools: capabilities.tools?.listChanged === true,
-        prompts: capabilities.prompts?.listChanged === true,
-        resources: capabilities.resources?.listChanged === true,
-      },
-      resourceExists: capabilities.resources?.subscribe === true ? (uri) => this.resources.exists(uri) : null,
-    };
+    if (res.destroyed || res.writableEnded) return;
+    this.agreement.open(request, filter, sseListenSink(res, this.options.streams.maxBufferedBytes), exchange.principal);
   }
 
   private async refuse(
@@ -264,76 +160,21 @@ export class McpStatelessEndpoint {
     exchange: StatelessExchange,
     http: McpHttpExchange,
   ): Promise<JsonRpcResponse> {
-    const { principal } = http;
-    // A session-era request gets the same -32601 as an unknown method, naming the revision.
-    if (http.facts?.kind === 'request' && !existsInRevision(request.method, envelope.version)) {
-      return jsonRpcError(
-        request.id,
-        JsonRpcErrorCode.MethodNotFound,
-        `Method not found: ${request.method} does not exist on revision ${envelope.version}`,
-      );
-    }
-    if (request.method === McpMethod.ServerDiscover) return this.complete(request, discoverResult(this.toolset), false);
-    let channel: StatelessInputChannel | undefined;
-    try {
-      channel = this.rounds.open(request, principal);
-    } catch (error) {
-      if (error instanceof McpRpcError) return { jsonrpc: '2.0', id: request.id, error: error.toJsonRpc() };
-      throw error;
-    }
-    const response = askRequiredUrlElicitations(
-      await this.deliver(request, envelope, stream, res, channel, exchange, http),
-      channel,
-      envelope.clientCapabilities,
-    );
-    if (channel?.needsInput)
-      return this.complete(request, this.rounds.inputRequired(channel, request, principal), true);
-    if (!response || !('result' in response))
-      return response ?? jsonRpcError(request.id, JsonRpcErrorCode.InternalError, 'Internal error: no response');
-    const retried = request.params?.[StatelessRetryParam.RequestState] !== undefined;
-    return this.complete(request, response.result, retried);
-  }
-
-  private async deliver(
-    request: JsonRpcRequest,
-    envelope: StatelessEnvelope,
-    stream: StatelessResponseStream,
-    res: ServerResponse,
-    channel: StatelessInputChannel | undefined,
-    exchange: StatelessExchange,
-    http: McpHttpExchange,
-  ): Promise<JsonRpcResponse | null> {
     http.watch(res, 'The client closed the response stream');
     try {
-      return await abortedAtShutdown(
-        http.inFlight,
+      return await this.responder.respond({
         request,
-        this.toolset.deliver(
-          request,
-          withAbortSource(
-            {
-              principal: http.principal,
-              sessionId: null,
-              protocolVersion: envelope.version,
-              clientCapabilities: envelope.clientCapabilities,
-              logLevel: envelope.logLevel,
-              notify: stream.canNotify ? (notification) => stream.notify(notification) : undefined,
-              client: channel,
-            },
-            http.abort,
-          ),
-        ),
-      );
+        envelope,
+        principal: http.principal,
+        abort: http.abort,
+        inFlight: http.inFlight,
+        notify: stream.canNotify ? (notification) => stream.notify(notification) : undefined,
+      });
     } catch (error) {
-      if (error instanceof InputRequiredSignal && channel?.needsInput) return null;
       await this.audit.failed(exchange, error);
       throw error;
     } finally {
       http.unwatch(res);
     }
-  }
-
-  private complete(request: JsonRpcRequest, result: Record<string, unknown>, retried: boolean): JsonRpcResponse {
-    return jsonRpcResult(request.id, decorateResult(request.method, result, this.toolset, this.options, retried));
   }
 }

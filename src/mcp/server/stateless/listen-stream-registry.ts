@@ -20,14 +20,61 @@ import {
  */
 export type ListenResourceGate = (uri: string) => boolean;
 
+/**
+ * Where the messages of one listen stream go: an SSE response over HTTP, frames tagged with the
+ * subscription id on the shared channel over stdio.
+ */
+export interface ListenSink {
+  /** Writes one message of the stream (the acknowledgment, then notifications). */
+  send(message: object): void;
+  /** Keeps an idle stream open; absent where an idle stream costs nothing. */
+  keepAlive?(): void;
+  /** Ends the stream: with the graceful-closure response, or without one (null) when the client went away. */
+  end(response: object | null): void;
+  /**
+   * Calls `listener` once when the stream ends from outside: the client closed it (`false`), or
+   * the transport ends it on the server's initiative and wants the graceful-closure response (`true`).
+   */
+  onClose(listener: (graceful: boolean) => void): void;
+}
+
 /** One open `subscriptions/listen` stream on this process. */
 interface ListenStream {
   id: JsonRpcId;
   principalKey: string;
   selection: SubscriptionSelection;
   resourceVisible: ListenResourceGate;
-  res: ServerResponse;
-  timer: NodeJS.Timeout;
+  sink: ListenSink;
+  timer: NodeJS.Timeout | null;
+}
+
+/**
+ * The sink of a listen stream on an HTTP response: the SSE head at once, each message as an event,
+ * keep-alive comments, and a response destroyed rather than written to when its client stopped
+ * reading (past `maxBufferedBytes`), which would make the process queue every later notification.
+ */
+export function sseListenSink(res: ServerResponse, maxBufferedBytes: number): ListenSink {
+  res.writeHead(200, {
+    'Content-Type': 'text/event-stream',
+    'Cache-Control': 'no-cache, no-transform',
+    Connection: 'keep-alive',
+    'X-Accel-Buffering': 'no',
+  });
+  const write = (chunk: string) => {
+    if (res.writableEnded || res.destroyed) return;
+    if (res.writableLength > maxBufferedBytes) return void res.destroy();
+    res.write(chunk);
+  };
+  return {
+    send: (message) => write(`event: message\ndata: ${JSON.stringify(message)}\n\n`),
+    keepAlive: () => write(': keep-alive\n\n'),
+    end: (response) => {
+      if (res.writableEnded || res.destroyed) return;
+      if (response) res.end(`event: message\ndata: ${JSON.stringify(response)}\n\n`);
+      else res.end();
+    },
+    onClose: (listener) => void res.once('close', () => listener(false)),
+  };
 }
 
 /**
@@ -75,39 +122,34 @@ export class McpListenStreams implements OnModuleInit, BeforeApplicationShutdown
   }
 
   /**
-   * Turns `res` into the stream of the listen request `id`: the SSE head, then the
-   * acknowledgment of the agreed filter as the first message, then the notifications it wants
-   * and keep-alive comments until the client closes it. `resourceVisible` is asked again before
-   * each resource update, so a resource hidden from the principal later is not announced to it.
+   * Opens the stream of the listen request `id` on `sink`: the acknowledgment of the agreed
+   * filter as the first message, then the notifications it wants (and keep-alives where the sink
+   * needs them) until the client closes it. `resourceVisible` is asked again before each
+   * resource update, so a resource hidden from the principal later is not announced to it.
    */
   open(
     id: JsonRpcId,
     filter: SubscriptionFilter,
-    res: ServerResponse,
+    sink: ListenSink,
     principalKey: string,
     resourceVisible: ListenResourceGate = () => true,
   ): void {
-    if (res.destroyed || res.writableEnded) return;
-    const keepAlive = () => this.write(stream, ': keep-alive\n\n');
     const stream: ListenStream = {
       id,
       principalKey,
       selection: selectionOf(filter),
       resourceVisible,
-      res,
-      timer: setInterval(keepAlive, this.options.streams.keepAliveMs),
+      sink,
+      timer: null,
     };
-    stream.timer.unref();
+    if (sink.keepAlive) {
+      stream.timer = setInterval(() => sink.keepAlive?.(), this.options.streams.keepAliveMs);
+      stream.timer.unref();
+    }
     this.streams.add(stream);
     this.perPrincipal.set(principalKey, this.countFor(principalKey) + 1);
-    res.once('close', () => this.close(stream, false));
-    res.writeHead(200, {
-      'Content-Type': 'text/event-stream',
-      'Cache-Control': 'no-cache, no-transform',
-      Connection: 'keep-alive',
-      'X-Accel-Buffering': 'no',
-    });
-    this.send(stream, acknowledgment(id, filter));
+    sink.onClose((graceful) => this.close(stream, graceful));
+    sink.send(acknowledgment(id, filter));
   }
 
   /** Delivers a notification to every listen stream, on every replica, whose filter wants it. */
@@ -121,19 +163,8 @@ export class McpListenStreams implements OnModuleInit, BeforeApplicationShutdown
     for (const stream of this.streams) {
       if (!filterWants(stream.selection, notification)) continue;
       if (typeof uri === 'string' && !stream.resourceVisible(uri)) continue;
-      this.send(stream, tagNotification(notification, stream.id));
+      stream.sink.send(tagNotification(notification, stream.id));
     }
-  }
-
-  private send(stream: ListenStream, message: object): void {
-    this.write(stream, `event: message\ndata: ${JSON.stringify(message)}\n\n`);
-  }
-
-  private write(stream: ListenStream, chunk: string): void {
-    if (stream.res.writableEnded || stream.res.destroyed) return;
-    // A client that stops reading would make the process queue every later notification.
-    if (stream.res.writableLength > this.options.streams.maxBufferedBytes) return void stream.res.destroy();
-    stream.res.write(chunk);
   }
 
   private close(stream: ListenStream, graceful: boolean): void {
@@ -141,14 +172,9 @@ export class McpListenStreams implements OnModuleInit, BeforeApplicationShutdown
     const left = this.countFor(stream.principalKey) - 1;
     if (left > 0) this.perPrincipal.set(stream.principalKey, left);
     else this.perPrincipal.delete(stream.principalKey);
-    clearInterval(stream.timer);
-    if (stream.res.writableEnded || stream.res.destroyed) return;
-    if (graceful) {
-      const result = { resultType: ResultType.Complete, _meta: { [StatelessMetaKey.SubscriptionId]: stream.id } };
-      stream.res.end(`event: message\ndata: ${JSON.stringify(jsonRpcResult(stream.id, result))}\n\n`);
-    } else {
-      stream.res.end();
-    }
+    if (stream.timer) clearInterval(stream.timer);
+    const result = { resultType: ResultType.Complete, _meta: { [StatelessMetaKey.SubscriptionId]: stream.id } };
+    stream.sink.end(graceful ? jsonRpcResult(stream.id, result) : null);
   }
 }
 

@@ -36,11 +36,12 @@ function asObject(value: unknown): Record<string, unknown> | null {
 /**
  * Reads and checks one stateless message, in the order the specification's errors depend on:
  * a malformed envelope (-32602), headers that disagree with the body (-32020), an unsupported
- * revision (-32022 with the supported list), then an unknown log level (-32602).
+ * revision (-32022 with the supported list), then an unknown log level (-32602). `header` is
+ * null on a transport without a header layer (stdio): the body alone carries the metadata.
  */
 export function readStatelessEnvelope(
   message: JsonRpcRequest | JsonRpcNotification,
-  header: HeaderReader,
+  header: HeaderReader | null,
 ): StatelessEnvelope | StatelessRejection {
   const meta = asObject(message.params?._meta);
   if (!meta)
@@ -52,7 +53,7 @@ export function readStatelessEnvelope(
     return invalidEnvelope(`_meta["${StatelessMetaKey.ProtocolVersion}"] must be a protocol version string`);
   const clientCapabilities = asObject(meta[StatelessMetaKey.ClientCapabilities]);
   if (!clientCapabilities) return invalidEnvelope(`_meta["${StatelessMetaKey.ClientCapabilities}"] must be an object`);
-  const headerProblem = checkRoutingHeaders(message, version, header);
+  const headerProblem = header ? checkRoutingHeaders(message, version, header) : null;
   if (headerProblem) return headerProblem;
   if (!isStatelessVersion(version)) {
     return {

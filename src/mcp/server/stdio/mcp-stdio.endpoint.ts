@@ -12,13 +12,18 @@ import { McpSessionBus } from '../sessions/mcp-session-bus';
 import { McpPendingClientRequests } from '../sessions/mcp-session-channel-pending';
 import { McpStreamRegistry } from '../sessions/mcp-stream-registry';
 import { McpDrainService } from '../shutdown/mcp-drain.service';
+import { McpListenAgreement } from '../http/mcp-listen-agreement';
+import { McpStatelessAudit } from '../http/mcp-stateless-audit';
+import { McpStatelessResponder } from '../stateless/stateless-responder';
 import { McpStdioConnection, type McpStdioParts } from './stdio-connection';
 
 /**
  * The stdio transport of one mount: a desktop or IDE client that started this process talks
  * newline-delimited JSON-RPC on its stdin and stdout. Each connection is one 2025 session,
  * served by the same parts as a Streamable HTTP session: the session row, the audit rows, the
- * toolset (guards, tools, tasks), the pending server->client requests and the session bus.
+ * toolset (guards, tools, tasks), the pending server->client requests and the session bus; a
+ * request carrying the 2026-07-28 envelope is served statelessly by the parts of the HTTP
+ * stateless path.
  */
 @Injectable()
 export class McpStdioEndpoint {
@@ -34,6 +39,9 @@ export class McpStdioEndpoint {
     registry: McpStreamRegistry,
     @Inject(MCP_EVENT_LOG) log: McpEventLog,
     drain: McpDrainService,
+    responder: McpStatelessResponder,
+    audit: McpStatelessAudit,
+    listen: McpListenAgreement,
   ) {
     this.parts = {
       options,
@@ -46,6 +54,7 @@ export class McpStdioEndpoint {
       log,
       drain,
       logger: new Logger(`McpStdioEndpoint:${options.mount}`),
+      stateless: { responder, audit, listen },
     };
   }
 

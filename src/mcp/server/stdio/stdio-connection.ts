@@ -20,6 +20,7 @@ import {
 import { McpMethod } from '../../protocol/mcp-methods';
 import type { NdjsonLine } from '../../protocol/ndjson';
 import { SESSION_PROTOCOL_VERSIONS, isSupportedSessionVersion } from '../../protocol/revisions';
+import { STATELESS_PROTOCOL_VERSIONS, StatelessMetaKey, envelopeVersionOf } from '../../protocol/stateless';
 import type { McpResolvedOptions } from '../config/mcp.options';
 import type { Toolset } from '../dispatch/toolset';
 import type { McpEventLog } from '../pubsub/mcp-event-log.interface';
@@ -32,6 +33,12 @@ import { exchangeOutcome, sessionEvent } from '../sessions/session-events';
 import type { McpDrainService, McpInFlightRequest } from '../shutdown/mcp-drain.service';
 import { abortedAtShutdown } from '../shutdown/shutdown-answers';
 import { LazyAbort, withAbortSource } from '../pipeline/lazy-abort';
+import { McpStdioStateless, type McpStdioStatelessParts } from './stdio-stateless';
+import { context as otelContext } from '@opentelemetry/api';
+import { contextWithExchange, currentExchange, mcpTelemetryActive, startExchangeSpan } from '../../telemetry/mcp-spans';
+import { McpAttr } from '../../telemetry/mcp-telemetry.constants';
+import { extractInboundContext } from '../../telemetry/trace-carriers';
+import { noteInboundOutcome } from '../http/mcp-inbound-span';
 
 /** What a stdio connection is served by: the mount's own parts, the ones its HTTP endpoint uses. */
 export interface McpStdioParts {
@@ -45,13 +52,15 @@ export interface McpStdioParts {
   log: McpEventLog;
   drain: McpDrainService;
   logger: Logger;
+  stateless: McpStdioStatelessParts;
 }
 
 type Exchange = Exclude<ClassifiedMessage, { kind: 'invalid' }>;
 
 /**
  * One client on stdin/stdout: one 2025 session, opened by its `initialize` and ended with the
- * connection. Messages are handled side by side, as HTTP handles concurrent POSTs: a tool that
+ * connection, and beside it the requests of the stateless revision (2026-07-28), which carry
+ * their revision in `_meta` and are served without the session (`McpStdioStateless`). Messages are handled side by side, as HTTP handles concurrent POSTs: a tool that
  * waits for an elicitation answer must not hold up the line that carries the answer. What a
  * handler sends before its response (progress, log messages, server->client requests) and what
  * the session is told later (list changes, resource updates) is written as frames of its own.
@@ -67,12 +76,15 @@ export class McpStdioConnection {
   private hello: McpNewInboundSession | null = null;
   /** Set while a session found idle is replaced: the messages that meet it share the new one. */
   private renewing: Promise<McpInboundSessionRecord> | null = null;
+  private readonly stateless: McpStdioStateless;
 
   constructor(
     private readonly parts: McpStdioParts,
     private readonly principal: McpPrincipal,
     private readonly send: (json: string) => void,
-  ) {}
+  ) {
+    this.stateless = new McpStdioStateless(parts.stateless, principal, send);
+  }
 
   /** The session the connection opened, once `initialize` succeeded. */
   get sessionId(): string | null {
@@ -101,7 +113,7 @@ export class McpStdioConnection {
       inFlight = this.admit(classified.message.id);
       if (!inFlight) return;
     }
-    const work = this.handle(classified, line.raw, inFlight)
+    const work = this.traced(classified, line.raw, inFlight)
       .catch((error: unknown) => this.failed(classified, error))
       .finally(() => inFlight?.leave());
     this.handling.add(work);
@@ -132,6 +144,7 @@ export class McpStdioConnection {
   async end(): Promise<void> {
     if (this.ended) return;
     this.ended = true;
+    this.stateless.end();
     const session = this.session;
     if (!session) return;
     const startedAt = new Date();
@@ -142,9 +155,48 @@ export class McpStdioConnection {
     await this.parts.events.record(this.event(session, startedAt, { kind: 'terminate', status: 204 }));
   }
 
+  /**
+   * Handles a message inside its SERVER span, as the HTTP endpoint handles a POST: the parent is
+   * the trace context of the message's `_meta`, the transport `pipe`, and the outcome the one its
+   * audit row records. Without an OpenTelemetry SDK nothing is made or wrapped.
+   */
+  private async traced(classified: ClassifiedMessage, raw: string, inFlight: McpInFlightRequest | null): Promise<void> {
+    if (classified.kind === 'invalid' || !mcpTelemetryActive()) return this.handle(classified, raw, inFlight);
+    const message = classified.message;
+    const params = 'method' in message ? message.params : undefined;
+    const span = startExchangeSpan(
+      'server',
+      {
+        method: 'method' in message ? message.method : null,
+        requestId: 'id' in message ? message.id : null,
+        ...(params ? { params } : {}),
+        sessionId: this.session?.sessionId ?? null,
+        protocolVersion: envelopeVersionOf(params) ?? this.session?.protocolVersion ?? null,
+        transport: 'pipe',
+        attributes: { [McpAttr.Mount]: this.parts.options.mount },
+      },
+      extractInboundContext(params, undefined),
+      this.parts.options.telemetry,
+    );
+    try {
+      await otelContext.with(contextWithExchange(span), () => this.handle(classified, raw, inFlight));
+    } catch (error) {
+      span.end({ error });
+      throw error;
+    } finally {
+      span.end();
+    }
+  }
+
   private async handle(classified: ClassifiedMessage, raw: string, inFlight: McpInFlightRequest | null): Promise<void> {
     const startedAt = new Date();
     if (classified.kind === 'invalid') return this.write(classified.error);
+    // A dual-era server picks the era per message: the stateless envelope, or the session of initialize.
+    if (
+      (classified.kind === 'request' || classified.kind === 'notification') &&
+      this.stateless.accepts(classified.message)
+    )
+      return this.stateless.handle(classified.message, raw, startedAt, inFlight);
     if (classified.kind === 'request' && classified.message.method === McpMethod.Initialize) {
       if (this.opening || this.session)
         return this.write(
@@ -160,7 +212,13 @@ export class McpStdioConnection {
     await this.opening?.catch(() => undefined);
     if (!this.session) {
       if (classified.kind === 'request')
-        this.write(jsonRpcError(classified.message.id, TRANSPORT_ERROR_CODE, 'Bad Request: send initialize first'));
+        this.write(
+          jsonRpcError(
+            classified.message.id,
+            TRANSPORT_ERROR_CODE,
+            `Bad Request: send initialize first, or carry the revision in _meta["${StatelessMetaKey.ProtocolVersion}"] (${STATELESS_PROTOCOL_VERSIONS.join(', ')})`,
+          ),
+        );
       else this.parts.logger.warn(`A ${classified.kind} arrived before initialize; it was dropped`);
       return;
     }
@@ -209,6 +267,7 @@ export class McpStdioConnection {
         clientCapabilities: asRecord(request.params?.capabilities),
       };
       const session = await sessions.open(hello);
+      currentExchange()?.setSessionId(session.sessionId);
       this.hello = hello;
       const json = JSON.stringify(response);
       await events.record(
@@ -255,6 +314,7 @@ export class McpStdioConnection {
   ): Promise<void> {
     const { toolset, bus, registry, events } = this.parts;
     const session = await this.current(opened);
+    currentExchange()?.setSessionId(session?.sessionId ?? opened.sessionId);
     if (!session) {
       if (exchange.kind === 'request')
         this.write(jsonRpcError(exchange.message.id, SESSION_NOT_FOUND_CODE, 'Session not found'));
@@ -347,11 +407,21 @@ export class McpStdioConnection {
     if (message) this.send(JSON.stringify(message));
   }
 
+  /** The audit row of an exchange on the session; its outcome is noted on the message's span too. */
   private event(
     session: McpInboundSessionRecord,
     startedAt: Date,
     fields: Partial<McpEventInput> & Pick<McpEventInput, 'kind'>,
   ): McpEventInput {
+    if (fields.kind !== 'terminate') {
+      const response = fields.response instanceof JsonText ? fields.response.text : fields.response;
+      noteInboundOutcome({
+        status: fields.status ?? null,
+        errorCode: fields.errorCode ?? null,
+        isError: fields.isError === true,
+        response,
+      });
+    }
     return sessionEvent(this.parts.options.mount, session, startedAt, fields);
   }
 }
