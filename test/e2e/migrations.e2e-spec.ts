@@ -50,6 +50,7 @@ describe('shipped migrations and entities', () => {
       'AddMcpRetentionIndexes1767571200000',
       'AddMcpOAuthGrants1767744000000',
       'AddMcpOAuthClients1767830400000',
+      'AddMcpOAuthProviderRecords1767916800000',
     ]);
     const tables: { table_name: string }[] = await db.dataSource.query(
       `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_name LIKE 'mcp\\_%' ORDER BY table_name`,
@@ -61,6 +62,7 @@ describe('shipped migrations and entities', () => {
       'mcp_oauth_authorizations',
       'mcp_oauth_clients',
       'mcp_oauth_grants',
+      'mcp_oauth_provider_records',
       'mcp_outbound_sessions',
       'mcp_resource_subscriptions',
       'mcp_tasks',
@@ -137,9 +139,14 @@ describe('shipped migrations and entities', () => {
     ]);
   });
 
-  it('undo the registry switches, tasks, trace id, retention indexes, OAuth grants and OAuth clients migrations, and redo them', async () => {
+  it('undo the registry switches, tasks, trace id, retention indexes, OAuth grants, OAuth clients and OAuth provider records migrations, and redo them', async () => {
     const other = await createTestDatabase('run');
     try {
+      await other.dataSource.undoLastMigration();
+      const providerTables: unknown[] = await other.dataSource.query(
+        `SELECT table_name FROM information_schema.tables WHERE table_name = 'mcp_oauth_provider_records'`,
+      );
+      expect(providerTables).toEqual([]);
       await other.dataSource.undoLastMigration();
       const clientTables: unknown[] = await other.dataSource.query(
         `SELECT table_name FROM information_schema.tables WHERE table_name = 'mcp_oauth_clients'`,
@@ -173,6 +180,7 @@ describe('shipped migrations and entities', () => {
         'AddMcpRetentionIndexes1767571200000',
         'AddMcpOAuthGrants1767744000000',
         'AddMcpOAuthClients1767830400000',
+        'AddMcpOAuthProviderRecords1767916800000',
       ]);
       expect(await other.dataSource.driver.createSchemaBuilder().log()).toMatchObject({ upQueries: [] });
     } finally {

@@ -9,6 +9,7 @@ import { AddMcpEventTraceId1767484800000 } from './1767484800000-AddMcpEventTrac
 import { AddMcpRetentionIndexes1767571200000 } from './1767571200000-AddMcpRetentionIndexes';
 import { AddMcpOAuthGrants1767744000000 } from './1767744000000-AddMcpOAuthGrants';
 import { AddMcpOAuthClients1767830400000 } from './1767830400000-AddMcpOAuthClients';
+import { AddMcpOAuthProviderRecords1767916800000 } from './1767916800000-AddMcpOAuthProviderRecords';
 import { McpEventsPartitioning1767657600000 } from './1767657600000-McpEventsPartitioning';
 
 export {
@@ -22,6 +23,7 @@ export {
   McpEventsPartitioning1767657600000,
   AddMcpOAuthGrants1767744000000,
   AddMcpOAuthClients1767830400000,
+  AddMcpOAuthProviderRecords1767916800000,
 };
 
 /** The PostgreSQL migrations of the package, oldest first: add them to the host's DataSource `migrations`. */
@@ -35,6 +37,7 @@ export const MCP_MIGRATIONS: Type<MigrationInterface>[] = [
   AddMcpRetentionIndexes1767571200000,
   AddMcpOAuthGrants1767744000000,
   AddMcpOAuthClients1767830400000,
+  AddMcpOAuthProviderRecords1767916800000,
 ];
 
 /**

@@ -1,0 +1,221 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Injectable, type INestApplication } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import * as jose from 'jose';
+import {
+  JwtVerifier,
+  MCP_ENTITIES,
+  McpAuthorizationServerModule,
+  McpModule,
+  McpTool,
+  type McpAuthorizationServerOptions,
+  type McpToolContext,
+} from '../../src/mcp';
+import { MemoryOAuthClientProvider, signInThrough } from '../support/browserless-user-agent';
+import { freeLoopbackPort } from '../support/child-process';
+import { initializeRequest, post } from '../support/mcp-wire';
+import { startAuthorizationServer, type OidcClient, type TestAuthorizationServer } from '../support/oidc-provider';
+import { createTestDatabase, type TestDatabase } from '../support/postgres';
+
+jest.setTimeout(120_000);
+
+/** Tells the caller what the module made of its token. */
+@Injectable()
+class WhoTools {
+  @McpTool({ description: 'The principal of the call', input: { type: 'object', properties: {} } })
+  whoami(_input: unknown, ctx: McpToolContext): string {
+    const { key, label, scopes, roles } = ctx.principal;
+    return JSON.stringify({ key, label, scopes, roles });
+  }
+}
+
+/** Where the MCP clients of the tests say they are sent back (never opened: the user agent stops there). */
+const CLIENT_REDIRECT = 'http://127.0.0.1:1/callback';
+
+/**
+ * The app as the authorization server of its own mount (McpAuthorizationServerModule on
+ * oidc-provider, state in PostgreSQL), users signing in at an upstream OpenID Connect provider (a
+ * second, real oidc-provider): the official SDK clients meet a 401, discover, register, sign in
+ * through a browserless user agent, get a token and call a tool.
+ */
+describe('McpAuthorizationServerModule', () => {
+  let db: TestDatabase;
+  let upstream: TestAuthorizationServer;
+  let upstreamClient: OidcClient;
+  const apps: INestApplication[] = [];
+  let base: string;
+  let issuer: string;
+
+  async function startApp(port: number, extra: Partial<McpAuthorizationServerOptions> = {}): Promise<INestApplication> {
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        TypeOrmModule.forRoot({ type: 'postgres', url: db.url, entities: MCP_ENTITIES, extra: { max: 4 } }),
+        McpAuthorizationServerModule.forRoot({
+          publicUrl: base,
+          upstream: {
+            issuer: upstream.issuer,
+            clientId: upstreamClient.client_id,
+            clientSecret: upstreamClient.client_secret!,
+            scopes: ['openid'],
+          },
+          principal: (claims, upstreamIssuer) => ({
+            key: `${upstreamIssuer}#${String(claims.sub)}`,
+            label: `user ${String(claims.sub)}`,
+            roles: claims.sub === 'alice' ? ['admin'] : [],
+          }),
+          allowLoopbackHttp: true,
+          ...extra,
+        }),
+        McpModule.forRoot({
+          auth: JwtVerifier,
+          oauth: { publicUrl: base, requiredScopes: ['mcp:tools'] },
+        }),
+      ],
+      providers: [WhoTools],
+    }).compile();
+    const app = moduleRef.createNestApplication({ logger: ['error', 'warn'] });
+    await app.listen(port, '127.0.0.1');
+    apps.push(app);
+    return app;
+  }
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    const port = await freeLoopbackPort();
+    base = `http://127.0.0.1:${port}`;
+    issuer = `${base}/oauth`;
+    upstreamClient = {
+      client_id: 'durable-mcp-as',
+      client_secret: 'durable-mcp-as-secret-0123456789abcdef',
+      scope: 'openid',
+      redirect_uris: [`${issuer}/upstream/callback`],
+    };
+    upstream = await startAuthorizationServer([upstreamClient], {});
+    await startApp(port);
+  });
+
+  afterAll(async () => {
+    for (const app of apps) await app.close();
+    await upstream?.stop();
+    await db?.drop();
+  });
+
+  /** Signs `user` in at the upstream provider for the authorization URL the SDK made; the code it came back with. */
+  async function signIn(provider: MemoryOAuthClientProvider, user: string): Promise<string> {
+    const { url } = await signInThrough(provider.authorizationUrl!.href, CLIENT_REDIRECT, (origin) =>
+      origin === upstream.issuer ? { 'x-test-user': user } : {},
+    );
+    const back = new URL(url);
+    expect(back.searchParams.get('error')).toBeNull();
+    return back.searchParams.get('code')!;
+  }
+
+  it("names itself in the mount's Protected Resource Metadata and serves RFC 8414 metadata at the host's well-known path", async () => {
+    const prm = await (await fetch(`${base}/.well-known/oauth-protected-resource/mcp`)).json();
+    expect(prm).toMatchObject({ resource: `${base}/mcp`, authorization_servers: [issuer] });
+    const reply = await fetch(`${base}/.well-known/oauth-authorization-server/oauth`);
+    expect(reply.status).toBe(200);
+    const metadata = await reply.json();
+    expect(metadata).toMatchObject({
+      issuer,
+      authorization_endpoint: `${issuer}/auth`,
+      token_endpoint: `${issuer}/token`,
+      registration_endpoint: `${issuer}/reg`,
+      jwks_uri: `${issuer}/jwks`,
+      code_challenge_methods_supported: ['S256'],
+      client_id_metadata_document_supported: true,
+    });
+    expect(metadata.scopes_supported).toEqual(expect.arrayContaining(['mcp:tools']));
+  });
+
+  it('SDK 1.x: 401, discovery, dynamic registration, sign-in upstream, token, and a tool call on 2025-11-25', async () => {
+    const provider = new MemoryOAuthClientProvider(CLIENT_REDIRECT);
+    const first = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { authProvider: provider });
+    await expect(new Client({ name: 'as-e2e', version: '1.0.0' }).connect(first)).rejects.toBeInstanceOf(
+      UnauthorizedError,
+    );
+    expect(provider.clientInformation()?.client_id).toEqual(expect.any(String));
+    const authorizationUrl = provider.authorizationUrl!;
+    expect(authorizationUrl.href.startsWith(`${issuer}/auth?`)).toBe(true);
+    expect(authorizationUrl.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(authorizationUrl.searchParams.get('resource')).toBe(`${base}/mcp`);
+
+    await first.finishAuth(await signIn(provider, 'alice'));
+    const token = provider.tokens()!.access_token;
+    expect(jose.decodeJwt(token)).toMatchObject({
+      iss: issuer,
+      aud: `${base}/mcp`,
+      sub: `${upstream.issuer}#alice`,
+      scope: 'mcp:tools',
+      name: 'user alice',
+      roles: ['admin'],
+    });
+    expect(provider.tokens()!.refresh_token).toEqual(expect.any(String));
+
+    const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { authProvider: provider });
+    const client = new Client({ name: 'as-e2e', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      expect(transport.protocolVersion).toBe('2025-11-25');
+      const result = await client.callTool({ name: 'whoami', arguments: {} });
+      expect(JSON.parse((result.content as Array<{ text: string }>)[0].text)).toEqual({
+        key: `${upstream.issuer}#alice`,
+        label: 'user alice',
+        scopes: ['mcp:tools'],
+        roles: ['admin'],
+      });
+    } finally {
+      await transport.terminateSession();
+      await client.close();
+    }
+  });
+
+  it('keeps its state in the database: clients, grants, sessions, tokens and the signing keys are rows', async () => {
+    const rows: Array<{ model: string }> = await db.dataSource.query(
+      `SELECT DISTINCT model FROM mcp_oauth_provider_records ORDER BY model`,
+    );
+    expect(rows.map((row) => row.model)).toEqual(
+      expect.arrayContaining([
+        'Client',
+        'Grant',
+        'Session',
+        'AuthorizationCode',
+        'RefreshToken',
+        'McpProviderKeys',
+        'McpAccount',
+      ]),
+    );
+    // The authorization code was used once and is marked so.
+    const codes: Array<{ consumed_at: Date | null }> = await db.dataSource.query(
+      `SELECT consumed_at FROM mcp_oauth_provider_records WHERE model = 'AuthorizationCode'`,
+    );
+    expect(codes.every((code) => code.consumed_at !== null)).toBe(true);
+  });
+
+  it('answers a bad token request with an OAuth error, not a page or a stack trace', async () => {
+    const reply = await fetch(`${issuer}/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=authorization_code&code=nope&client_id=nobody',
+    });
+    expect(reply.status).toBe(401);
+    expect(await reply.json()).toEqual({ error: 'invalid_client', error_description: 'client authentication failed' });
+    const callback = await fetch(`${issuer}/upstream/callback?state=forged&code=x`);
+    expect(callback.status).toBe(400);
+    expect(await callback.json()).toEqual({
+      error: 'invalid_request',
+      error_description: 'Unknown or expired sign-in (state)',
+    });
+  });
+
+  it('a bare request to the mount is challenged with the metadata naming the authorization server', async () => {
+    const reply = await post(`${base}/mcp`, initializeRequest(), { token: null });
+    expect(reply.status).toBe(401);
+    expect(reply.headers.get('www-authenticate')).toContain(
+      `resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`,
+    );
+  });
+});
