@@ -1,6 +1,13 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  Client as Client2,
+  StreamableHTTPClientTransport as StreamableHTTPClientTransport2,
+  UnauthorizedError as UnauthorizedError2,
+} from '@modelcontextprotocol/client';
 import { Injectable, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
@@ -14,6 +21,7 @@ import {
   type McpAuthorizationServerOptions,
   type McpToolContext,
 } from '../../src/mcp';
+import { statelessPost, statelessRequest } from '../fixtures/stateless/stateless-wire';
 import { MemoryOAuthClientProvider, signInThrough } from '../support/browserless-user-agent';
 import { freeLoopbackPort } from '../support/child-process';
 import { initializeRequest, post } from '../support/mcp-wire';
@@ -48,6 +56,7 @@ describe('McpAuthorizationServerModule', () => {
   const apps: INestApplication[] = [];
   let base: string;
   let issuer: string;
+  let bobTokens: { access_token: string; refresh_token?: string };
 
   async function startApp(port: number, extra: Partial<McpAuthorizationServerOptions> = {}): Promise<INestApplication> {
     const moduleRef = await Test.createTestingModule({
@@ -170,6 +179,173 @@ describe('McpAuthorizationServerModule', () => {
     } finally {
       await transport.terminateSession();
       await client.close();
+    }
+  });
+
+  it('SDK 2.x: the same flow on the stateless revision (2026-07-28)', async () => {
+    const provider = new MemoryOAuthClientProvider(CLIENT_REDIRECT);
+    const first = new StreamableHTTPClientTransport2(new URL(`${base}/mcp`), { authProvider: provider });
+    const pinned = { versionNegotiation: { mode: { pin: '2026-07-28' as const } } };
+    await expect(new Client2({ name: 'as-e2e-2', version: '2.0.0' }, pinned).connect(first)).rejects.toBeInstanceOf(
+      UnauthorizedError2,
+    );
+    expect(provider.clientInformation()?.client_id).toEqual(expect.any(String));
+    const { url } = await signInThrough(provider.authorizationUrl!.href, CLIENT_REDIRECT, (origin) =>
+      origin === upstream.issuer ? { 'x-test-user': 'bob' } : {},
+    );
+    // RFC 9207: the answer names the issuer, which the 2.x client checks before redeeming the code.
+    expect(new URL(url).searchParams.get('iss')).toBe(issuer);
+    await first.finishAuth(new URL(url).searchParams);
+
+    const transport = new StreamableHTTPClientTransport2(new URL(`${base}/mcp`), { authProvider: provider });
+    const client = new Client2({ name: 'as-e2e-2', version: '2.0.0' }, pinned);
+    await client.connect(transport);
+    try {
+      expect(transport.protocolVersion).toBe('2026-07-28');
+      expect(transport.sessionId).toBeUndefined();
+      const result = await client.callTool({ name: 'whoami', arguments: {} });
+      expect(JSON.parse((result.content as Array<{ text: string }>)[0].text)).toEqual({
+        key: `${upstream.issuer}#bob`,
+        label: 'user bob',
+        scopes: ['mcp:tools'],
+        roles: [],
+      });
+    } finally {
+      await client.close();
+    }
+    bobTokens = provider.tokens()!;
+  });
+
+  it('a second replica on the same database accepts the token and refreshes it (the old refresh token is spent)', async () => {
+    const port = await freeLoopbackPort();
+    await startApp(port);
+    const replica = `http://127.0.0.1:${port}`;
+    const call = async (token: string) => {
+      const reply = await statelessPost(
+        `${replica}/mcp`,
+        statelessRequest(1, 'tools/call', { name: 'whoami', arguments: {} }),
+        { token },
+      );
+      expect(reply.status).toBe(200);
+      return JSON.parse(reply.json.result.content[0].text).key as string;
+    };
+    expect(await call(bobTokens.access_token)).toBe(`${upstream.issuer}#bob`);
+
+    const refresh = (refreshToken: string) =>
+      fetch(`${replica}/oauth/token`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'refresh_token',
+          refresh_token: refreshToken,
+          client_id: jose.decodeJwt(bobTokens.access_token).client_id as string,
+          resource: `${base}/mcp`,
+        }).toString(),
+      });
+    const reply = await refresh(bobTokens.refresh_token!);
+    expect(reply.status).toBe(200);
+    const refreshed = (await reply.json()) as { access_token: string; refresh_token: string };
+    expect(refreshed.refresh_token).not.toBe(bobTokens.refresh_token);
+    expect(jose.decodeJwt(refreshed.access_token)).toMatchObject({
+      iss: issuer,
+      aud: `${base}/mcp`,
+      sub: `${upstream.issuer}#bob`,
+      name: 'user bob',
+    });
+    // Signed with the same shared key: both replicas accept it.
+    expect(await call(refreshed.access_token)).toBe(`${upstream.issuer}#bob`);
+    const onFirst = await post(`${base}/mcp`, initializeRequest(), { token: refreshed.access_token });
+    expect(onFirst.status).toBe(200);
+
+    const again = await refresh(bobTokens.refresh_token!);
+    expect(again.status).toBe(400);
+    expect(await again.json()).toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('a client known by its Client ID Metadata Document signs in the same way, without registering', async () => {
+    const documentServer = createServer((req, res) => {
+      documentFetches.push(req.url ?? '');
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end(
+        JSON.stringify({
+          client_id: documentUrl,
+          client_name: 'CIMD e2e client',
+          redirect_uris: [CLIENT_REDIRECT],
+          grant_types: ['authorization_code', 'refresh_token'],
+          response_types: ['code'],
+          token_endpoint_auth_method: 'none',
+        }),
+      );
+    });
+    const documentFetches: string[] = [];
+    await new Promise<void>((resolve) => documentServer.listen(0, '127.0.0.1', resolve));
+    // An https URL, as the draft requires; the test configuration fetches it over http on loopback.
+    const documentUrl = `https://127.0.0.1:${(documentServer.address() as AddressInfo).port}/client.json`;
+    try {
+      const clientsBefore: Array<{ n: string }> = await db.dataSource.query(
+        `SELECT count(*) AS n FROM mcp_oauth_provider_records WHERE model = 'Client'`,
+      );
+      const provider = new MemoryOAuthClientProvider(CLIENT_REDIRECT, documentUrl);
+      const first = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { authProvider: provider });
+      await expect(new Client({ name: 'as-e2e-cimd', version: '1.0.0' }).connect(first)).rejects.toBeInstanceOf(
+        UnauthorizedError,
+      );
+      expect(provider.authorizationUrl!.searchParams.get('client_id')).toBe(documentUrl);
+      await first.finishAuth(await signIn(provider, 'carol'));
+      expect(jose.decodeJwt(provider.tokens()!.access_token)).toMatchObject({
+        client_id: documentUrl,
+        sub: `${upstream.issuer}#carol`,
+        aud: `${base}/mcp`,
+      });
+      const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { authProvider: provider });
+      const client = new Client({ name: 'as-e2e-cimd', version: '1.0.0' });
+      await client.connect(transport);
+      try {
+        const result = await client.callTool({ name: 'whoami', arguments: {} });
+        expect(JSON.parse((result.content as Array<{ text: string }>)[0].text).key).toBe(`${upstream.issuer}#carol`);
+      } finally {
+        await transport.terminateSession();
+        await client.close();
+      }
+      expect(documentFetches.length).toBeGreaterThan(0);
+      expect(documentFetches.every((path) => path === '/client.json')).toBe(true);
+      const clientsAfter: Array<{ n: string }> = await db.dataSource.query(
+        `SELECT count(*) AS n FROM mcp_oauth_provider_records WHERE model = 'Client'`,
+      );
+      expect(clientsAfter).toEqual(clientsBefore);
+    } finally {
+      documentServer.closeAllConnections();
+      await new Promise((resolve) => documentServer.close(resolve));
+    }
+  });
+
+  it('refuses a metadata document whose client_id is not its own URL', async () => {
+    const documentServer = createServer((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end(
+        JSON.stringify({
+          client_id: 'https://elsewhere.example/client.json',
+          redirect_uris: [CLIENT_REDIRECT],
+          token_endpoint_auth_method: 'none',
+        }),
+      );
+    });
+    await new Promise<void>((resolve) => documentServer.listen(0, '127.0.0.1', resolve));
+    const documentUrl = `https://127.0.0.1:${(documentServer.address() as AddressInfo).port}/client.json`;
+    try {
+      const authorize = new URL(`${issuer}/auth`);
+      authorize.search = new URLSearchParams({
+        client_id: documentUrl,
+        response_type: 'code',
+        redirect_uri: CLIENT_REDIRECT,
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
+        scope: 'mcp:tools',
+      }).toString();
+      const reply = await fetch(authorize, { redirect: 'manual' });
+      expect(reply.status).toBe(400);
+      expect(await reply.json()).toMatchObject({ error: 'invalid_client_metadata' });
+    } finally {
+      documentServer.closeAllConnections();
+      await new Promise((resolve) => documentServer.close(resolve));
     }
   });
 

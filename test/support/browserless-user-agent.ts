@@ -44,6 +44,7 @@ export class MemoryOAuthClientProvider {
   private client?: { client_id: string; client_secret?: string };
   private saved?: { access_token: string; token_type: string; refresh_token?: string };
   private verifier = '';
+  private discovery?: unknown;
 
   constructor(
     readonly redirectUrl: string,
@@ -87,5 +88,14 @@ export class MemoryOAuthClientProvider {
 
   codeVerifier(): string {
     return this.verifier;
+  }
+
+  /** What the 2.x client found at discovery, kept with the verifier (it checks the callback against it). */
+  saveDiscoveryState(state: unknown): void {
+    this.discovery = state;
+  }
+
+  discoveryState(): unknown {
+    return this.discovery;
   }
 }
