@@ -18,7 +18,9 @@ import {
   McpAuthorizationServerModule,
   McpModule,
   McpTool,
+  McpAuthorizationServer,
   type McpAuthorizationServerOptions,
+  type McpModuleOptions,
   type McpToolContext,
 } from '../../src/mcp';
 import { statelessPost, statelessRequest } from '../fixtures/stateless/stateless-wire';
@@ -56,9 +58,14 @@ describe('McpAuthorizationServerModule', () => {
   const apps: INestApplication[] = [];
   let base: string;
   let issuer: string;
+  let rotationPort: number;
   let bobTokens: { access_token: string; refresh_token?: string };
 
-  async function startApp(port: number, extra: Partial<McpAuthorizationServerOptions> = {}): Promise<INestApplication> {
+  async function startApp(
+    port: number,
+    extra: Partial<McpAuthorizationServerOptions> = {},
+    auth: McpModuleOptions['auth'] = JwtVerifier,
+  ): Promise<INestApplication> {
     const moduleRef = await Test.createTestingModule({
       imports: [
         TypeOrmModule.forRoot({ type: 'postgres', url: db.url, entities: MCP_ENTITIES, extra: { max: 4 } }),
@@ -79,7 +86,7 @@ describe('McpAuthorizationServerModule', () => {
           ...extra,
         }),
         McpModule.forRoot({
-          auth: JwtVerifier,
+          auth,
           oauth: { publicUrl: base, requiredScopes: ['mcp:tools'] },
         }),
       ],
@@ -96,11 +103,13 @@ describe('McpAuthorizationServerModule', () => {
     const port = await freeLoopbackPort();
     base = `http://127.0.0.1:${port}`;
     issuer = `${base}/oauth`;
+    rotationPort = await freeLoopbackPort();
     upstreamClient = {
       client_id: 'durable-mcp-as',
       client_secret: 'durable-mcp-as-secret-0123456789abcdef',
       scope: 'openid',
-      redirect_uris: [`${issuer}/upstream/callback`],
+      // The rotation test's app gets a port of its own.
+      redirect_uris: [`${issuer}/upstream/callback`, `http://127.0.0.1:${rotationPort}/oauth/upstream/callback`],
     };
     upstream = await startAuthorizationServer([upstreamClient], {});
     await startApp(port);
@@ -393,5 +402,103 @@ describe('McpAuthorizationServerModule', () => {
     expect(reply.headers.get('www-authenticate')).toContain(
       `resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`,
     );
+  });
+  it('rotates its signing key: the next key is published before it signs, the old one stays until its tokens expired', async () => {
+    // A replica that rotates every two hours (tokens live one hour), on a database of its own, and
+    // a verifier that fetches the JWKS again as soon as a token names a key it lacks.
+    const rotating = await createTestDatabase();
+    const port = rotationPort;
+    const previous = { db, base, issuer };
+    db = rotating;
+    base = `http://127.0.0.1:${port}`;
+    issuer = `${base}/oauth`;
+    try {
+      const app = await startApp(
+        port,
+        { keyRotationSec: 7200, accessTokenTtlSec: 3600 },
+        JwtVerifier.configure({ jwksCooldownMs: 0 }),
+      );
+      const server = app.get(McpAuthorizationServer);
+      const kids = async () =>
+        ((await (await fetch(`${issuer}/jwks`)).json()) as { keys: Array<{ kid: string }> }).keys.map((key) => key.kid);
+      const call = async (token: string) =>
+        (
+          await statelessPost(`${base}/mcp`, statelessRequest(1, 'tools/call', { name: 'whoami', arguments: {} }), {
+            token,
+          })
+        ).status;
+      const provider = new MemoryOAuthClientProvider(CLIENT_REDIRECT);
+      const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { authProvider: provider });
+      await expect(new Client({ name: 'as-e2e-rotation', version: '1.0.0' }).connect(transport)).rejects.toBeInstanceOf(
+        UnauthorizedError,
+      );
+      await transport.finishAuth(await signIn(provider, 'erin'));
+      const first = provider.tokens()!;
+      const [k1] = await kids();
+      expect(jose.decodeProtectedHeader(first.access_token).kid).toBe(k1);
+      expect(await call(first.access_token)).toBe(200);
+      const clientId = jose.decodeJwt(first.access_token).client_id as string;
+      const refresh = async (refreshToken: string) => {
+        const reply = await fetch(`${issuer}/token`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({
+            grant_type: 'refresh_token',
+            refresh_token: refreshToken,
+            client_id: clientId,
+            resource: `${base}/mcp`,
+          }).toString(),
+        });
+        expect(reply.status).toBe(200);
+        return (await reply.json()) as { access_token: string; refresh_token: string };
+      };
+
+      const hour = 3_600_000;
+      const t0 = Date.now();
+      // An hour and a bit later (the rotation period less a token lifetime): the next key is published, not used.
+      await server.rotateKeys(t0 + hour + 100_000);
+      const published = await kids();
+      expect(published).toHaveLength(2);
+      expect(published[0]).toBe(k1);
+      const k2 = published[1];
+      const second = await refresh(first.refresh_token!);
+      expect(jose.decodeProtectedHeader(second.access_token).kid).toBe(k1);
+
+      // Past its start: the new key signs; the old one is still published for the tokens it signed.
+      await server.rotateKeys(t0 + 2 * hour + 200_000);
+      expect((await kids()).sort()).toEqual([k1, k2].sort());
+      const third = await refresh(second.refresh_token);
+      expect(jose.decodeProtectedHeader(third.access_token).kid).toBe(k2);
+      expect(await call(third.access_token)).toBe(200);
+      expect(await call(second.access_token)).toBe(200);
+
+      // A token lifetime after the switch: the old key is gone; the new one still signs.
+      await server.rotateKeys(t0 + 3 * hour + 300_000);
+      const later = await kids();
+      expect(later).not.toContain(k1);
+      expect(later).toContain(k2);
+      const fourth = await refresh(third.refresh_token);
+      expect(jose.decodeProtectedHeader(fourth.access_token).kid).toBe(k2);
+      expect(await call(fourth.access_token)).toBe(200);
+    } finally {
+      const app = apps.pop()!;
+      await app.close();
+      await rotating.drop();
+      ({ db, base, issuer } = previous);
+    }
+  });
+
+  it('deletes expired rows and never hands one back', async () => {
+    const server = apps[0].get(McpAuthorizationServer);
+    const expiredBefore: Array<{ n: string }> = await db.dataSource.query(
+      `SELECT count(*) AS n FROM mcp_oauth_provider_records WHERE expires_at < now() + interval '400 days'`,
+    );
+    expect(Number(expiredBefore[0].n)).toBeGreaterThan(0);
+    expect(await server.pruneExpired(new Date(Date.now() + 400 * 86_400_000))).toBe(Number(expiredBefore[0].n));
+    const left: Array<{ model: string }> = await db.dataSource.query(
+      `SELECT DISTINCT model FROM mcp_oauth_provider_records ORDER BY model`,
+    );
+    // Only what never expires is left: the keys, the registered clients and their registration tokens.
+    expect(left.map((row) => row.model)).toEqual(['Client', 'McpProviderKeys', 'RegistrationAccessToken']);
   });
 });

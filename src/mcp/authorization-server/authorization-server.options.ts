@@ -17,6 +17,7 @@ export interface McpUpstreamPrincipal {
 
 /** Where users sign in: any OpenID Connect issuer (Keycloak, Entra ID, Google, Okta...). */
 export interface McpOidcUpstream {
+  /** OpenID Connect (the default). */
   kind?: 'oidc';
   /** The issuer URL; its discovery document gives the endpoints and keys. */
   issuer: string;
@@ -33,6 +34,7 @@ export interface McpOidcUpstream {
 
 /** Where users sign in: GitHub's OAuth 2.0 (no ID token: the user is read from its API). */
 export interface McpGitHubUpstream {
+  /** GitHub. */
   kind: 'github';
   /** The OAuth app's client id. */
   clientId: string;

@@ -36,8 +36,8 @@ const ACCOUNT_MODEL = 'McpAccount';
 /** How long a sign-in at the upstream provider may take, in seconds. */
 const UPSTREAM_SIGN_IN_TTL_SEC = 600;
 
-/** How often a replica looks at the shared keys when they rotate. */
-const KEY_CHECK_MS = 60_000;
+/** How often a replica deletes expired rows and looks at the shared keys (they may have rotated). */
+const MAINTENANCE_MS = 60_000;
 
 const LABEL_CLAIMS = ['name', 'preferred_username', 'email', 'login'];
 
@@ -72,11 +72,14 @@ export class McpAuthorizationServer implements OnModuleInit, OnApplicationBootst
   private callback?: NodeHandler;
   private keys?: { keys: ProviderKeys; text: string };
   private timer?: NodeJS.Timeout;
+  /** The key the provider signs access tokens with. */
+  private signerKid?: string;
   private readonly upstream: UpstreamSignIn;
   private readonly Adapter: new (model: string) => TypeOrmProviderAdapter;
   private readonly upstreamSignIns: TypeOrmProviderAdapter;
   private readonly accounts: TypeOrmProviderAdapter;
 
+  /** @internal Built by Nest from the module's options. */
   constructor(
     @Inject(MCP_AUTHORIZATION_SERVER_OPTIONS) private readonly options: McpResolvedAuthorizationServerOptions,
     @Inject(MCP_AUTHORIZATION_SERVER_DATA_SOURCE) private readonly dataSource: DataSource,
@@ -102,18 +105,30 @@ export class McpAuthorizationServer implements OnModuleInit, OnApplicationBootst
     return `${this.options.issuer}/upstream/callback`;
   }
 
-  /** @inheritdoc */
+  /** Reads (or makes) the shared keys and mounts the server on the app's HTTP server. */
   async onModuleInit(): Promise<void> {
     this.keys = await loadProviderKeys(this.dataSource, Date.now());
     this.install();
-    if (this.options.keyRotationSec > 0) {
-      this.timer = setInterval(() => {
-        this.rotateKeys().catch((error: unknown) =>
-          this.logger.error(`Key rotation failed: ${(error as Error).message}`),
-        );
-      }, KEY_CHECK_MS);
-      this.timer.unref();
+    this.timer = setInterval(() => void this.maintain(), MAINTENANCE_MS);
+    this.timer.unref();
+  }
+
+  /** Deletes the expired rows and rotates the keys when due; a failure is logged and tried next time. */
+  private async maintain(): Promise<void> {
+    try {
+      await this.pruneExpired();
+      await this.rotateKeys();
+    } catch (error) {
+      this.logger.error(`Authorization server maintenance failed: ${(error as Error).message}`);
     }
+  }
+
+  /**
+   * Deletes the rows (codes, tokens, sessions, interactions, sign-ins in progress...) that expired
+   * before `now`; returns how many. Runs once a minute on every replica; a host or a test may call it.
+   */
+  pruneExpired(now = new Date()): Promise<number> {
+    return TypeOrmProviderAdapter.deleteExpired(this.dataSource, now);
   }
 
   /**
@@ -124,7 +139,7 @@ export class McpAuthorizationServer implements OnModuleInit, OnApplicationBootst
     this.build();
   }
 
-  /** @inheritdoc */
+  /** Stops the maintenance timer. */
   onApplicationShutdown(): void {
     if (this.timer) clearInterval(this.timer);
   }
@@ -148,9 +163,7 @@ export class McpAuthorizationServer implements OnModuleInit, OnApplicationBootst
         next = { keys: rotated, text: JSON.stringify(rotated) };
       else if (rotated) next = await loadProviderKeys(this.dataSource, nowMs);
     }
-    const signerBefore = this.keys && providerJwks(this.keys.keys, nowMs).keys[0].kid;
-    const signerNow = providerJwks(next.keys, nowMs).keys[0].kid;
-    if (next.text !== this.keys?.text || signerBefore !== signerNow) {
+    if (next.text !== this.keys?.text || providerJwks(next.keys, nowMs).keys[0].kid !== this.signerKid) {
       this.keys = next;
       this.build(nowMs);
     }
@@ -162,9 +175,13 @@ export class McpAuthorizationServer implements OnModuleInit, OnApplicationBootst
     const { errors } = loaded;
     const options = this.options;
     const keys = this.keys!.keys;
+    const jwks = providerJwks(keys, nowMs);
+    // The key access tokens are signed with, named: oidc-provider would otherwise take any RS256 key.
+    const signer = jwks.keys[0].kid;
+    this.signerKid = signer;
     const provider = new Provider(options.issuer, {
       adapter: this.Adapter,
-      jwks: providerJwks(keys, nowMs),
+      jwks,
       cookies: { keys: keys.cookieKeys },
       findAccount: async (_ctx: unknown, id: string) =>
         (await this.accounts.find(id)) ? { accountId: id, claims: () => ({ sub: id }) } : undefined,
@@ -216,7 +233,7 @@ export class McpAuthorizationServer implements OnModuleInit, OnApplicationBootst
               audience: indicator,
               accessTokenTTL: options.accessTokenTtlSec,
               accessTokenFormat: 'jwt',
-              jwt: { sign: { alg: 'RS256' } },
+              jwt: { sign: { alg: 'RS256', kid: signer } },
             };
           },
         },

@@ -1,4 +1,4 @@
-import { IsNull, LessThan, type DataSource, type Repository } from 'typeorm';
+import { IsNull, type DataSource, type Repository } from 'typeorm';
 import { McpOAuthProviderRecord } from '../persistence/entities/oauth-provider-record.entity';
 
 /** What oidc-provider hands an adapter to store: its own object, with these fields read here. */
@@ -89,19 +89,15 @@ export class TypeOrmProviderAdapter implements ProviderAdapter {
     await this.rows.delete({ model: this.model, grantId });
   }
 
-  /**
-   * Deletes at most `limit` rows that expired before now, whatever their model; returns how many
-   * it deleted.
-   */
-  static async deleteExpired(dataSource: DataSource, now: Date, limit: number): Promise<number> {
-    const rows = dataSource.getRepository(McpOAuthProviderRecord);
-    const expired = await rows.find({
-      select: { model: true, id: true },
-      where: { expiresAt: LessThan(now) },
-      take: limit,
-    });
-    for (const row of expired) await rows.delete({ model: row.model, id: row.id });
-    return expired.length;
+  /** Deletes every row (of any model) that expired before `now`; returns how many it deleted. */
+  static async deleteExpired(dataSource: DataSource, now: Date): Promise<number> {
+    const result = await dataSource
+      .getRepository(McpOAuthProviderRecord)
+      .createQueryBuilder()
+      .delete()
+      .where('expires_at < :now', { now })
+      .execute();
+    return result.affected ?? 0;
   }
 
   private async findBy(where: { id?: string; userCode?: string; uid?: string }) {
