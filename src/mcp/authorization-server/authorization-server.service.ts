@@ -390,6 +390,22 @@ export class McpAuthorizationServer implements OnModuleInit, OnApplicationBootst
     await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
   }
 
+  /**
+   * The host's principal for the upstream user; a mapping that throws, or returns no key, refuses
+   * the sign-in (`access_denied`; the reason goes to the log, not to the client).
+   */
+  private async principalOf(claims: Record<string, unknown>, issuer: string): Promise<McpUpstreamPrincipal> {
+    let principal: McpUpstreamPrincipal | undefined;
+    try {
+      principal = await (this.options.principal ?? defaultUpstreamPrincipal)(claims, issuer);
+    } catch (error) {
+      this.logger.warn(`The principal mapping refused a user of ${issuer}: ${(error as Error).message}`);
+    }
+    if (!principal || typeof principal.key !== 'string' || principal.key === '')
+      throw new McpUpstreamSignInError('access_denied', 'The user is not allowed here');
+    return principal;
+  }
+
   /** The user back from the upstream provider: the sign-in is checked, the principal mapped and stored. */
   private async upstreamCallback(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const query = new URL(req.url ?? '/', 'http://callback').searchParams;
@@ -410,9 +426,7 @@ export class McpAuthorizationServer implements OnModuleInit, OnApplicationBootst
     } else {
       try {
         const user = await this.upstream.finish(code, stored);
-        const principal = await (this.options.principal ?? defaultUpstreamPrincipal)(user.claims, user.issuer);
-        if (!principal || typeof principal.key !== 'string' || principal.key === '')
-          throw new McpUpstreamSignInError('access_denied', 'The user is not allowed here');
+        const principal = await this.principalOf(user.claims, user.issuer);
         await this.accounts.upsert(
           principal.key,
           {
