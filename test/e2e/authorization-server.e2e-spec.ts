@@ -81,6 +81,8 @@ describe('McpAuthorizationServerModule', () => {
             key: `${upstreamIssuer}#${String(claims.sub)}`,
             label: `user ${String(claims.sub)}`,
             roles: claims.sub === 'alice' ? ['admin'] : [],
+            // zed may be granted nothing.
+            ...(claims.sub === 'zed' ? { scopes: [] } : {}),
           }),
           allowLoopbackHttp: true,
           ...extra,
@@ -356,6 +358,45 @@ describe('McpAuthorizationServerModule', () => {
       documentServer.closeAllConnections();
       await new Promise((resolve) => documentServer.close(resolve));
     }
+  });
+
+  it("refuses a user the host's mapping grants none of the scopes asked for: access_denied, no code", async () => {
+    const provider = new MemoryOAuthClientProvider(CLIENT_REDIRECT);
+    const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { authProvider: provider });
+    await expect(new Client({ name: 'as-e2e-zed', version: '1.0.0' }).connect(transport)).rejects.toBeInstanceOf(
+      UnauthorizedError,
+    );
+    const { url } = await signInThrough(provider.authorizationUrl!.href, CLIENT_REDIRECT, (origin) =>
+      origin === upstream.issuer ? { 'x-test-user': 'zed' } : {},
+    );
+    const back = new URL(url);
+    expect(back.searchParams.get('error')).toBe('access_denied');
+    expect(back.searchParams.get('error_description')).toBe('Not granted to this user: mcp:tools');
+    expect(back.searchParams.get('code')).toBeNull();
+  });
+
+  it('issues no token for a resource that is not one of its mounts (invalid_target)', async () => {
+    const registered = (await (
+      await fetch(`${issuer}/reg`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(new MemoryOAuthClientProvider(CLIENT_REDIRECT).clientMetadata),
+      })
+    ).json()) as { client_id: string };
+    const authorize = new URL(`${issuer}/auth`);
+    authorize.search = new URLSearchParams({
+      client_id: registered.client_id,
+      response_type: 'code',
+      redirect_uri: CLIENT_REDIRECT,
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+      scope: 'mcp:tools',
+      resource: 'https://elsewhere.example/mcp',
+    }).toString();
+    const reply = await fetch(authorize, { redirect: 'manual' });
+    const back = new URL(reply.headers.get('location')!);
+    expect(back.href.startsWith(CLIENT_REDIRECT)).toBe(true);
+    expect(back.searchParams.get('error')).toBe('invalid_target');
   });
 
   it('keeps its state in the database: clients, grants, sessions, tokens and the signing keys are rows', async () => {

@@ -331,7 +331,6 @@ export class McpAuthorizationServer implements OnModuleInit, OnApplicationBootst
   }
 
   private fail(res: ServerResponse, error: unknown): void {
-    if (error instanceof McpUpstreamSignInError) return sendError(res, 502, error.code, error.message);
     const name = (error as { name?: string }).name;
     const oauth = error as { statusCode?: number; error?: string; error_description?: string; expose?: boolean };
     if (oauth.expose && oauth.error) {
