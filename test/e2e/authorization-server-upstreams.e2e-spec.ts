@@ -118,6 +118,7 @@ class GitHubStandIn {
     }
     if (url.pathname === '/user') {
       const login = this.tokens.get((req.headers.authorization ?? '').replace(/^Bearer /, ''));
+      if (login === 'broken') return json(502, { message: 'Server Error' });
       return login && USERS[login] ? json(200, USERS[login]) : json(401, { message: 'Bad credentials' });
     }
     return json(404, { message: 'Not Found' });
@@ -231,6 +232,21 @@ describe('McpAuthorizationServerModule with GitHub upstream, on Fastify', () => 
     const { back } = await authorizeAs('mallory');
     expect(back.searchParams.get('error')).toBe('access_denied');
     expect(back.searchParams.get('error_description')).toBe('The user is not allowed here');
+  });
+
+  it('answers 503 temporarily_unavailable, not a stack trace, when GitHub fails while the user comes back', async () => {
+    const provider = new MemoryOAuthClientProvider(CLIENT_REDIRECT);
+    const first = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { authProvider: provider });
+    await expect(new Client({ name: 'as-github', version: '1.0.0' }).connect(first)).rejects.toBeInstanceOf(
+      UnauthorizedError,
+    );
+    await expect(
+      signInThrough(provider.authorizationUrl!.href, CLIENT_REDIRECT, (origin) =>
+        origin === github.base ? { 'x-test-user': 'broken' } : {},
+      ),
+    ).rejects.toThrow(
+      /upstream\/callback\?.* answered 503 without sending the user on: \{"error":"temporarily_unavailable","error_description":"The identity provider cannot be reached"\}/,
+    );
   });
 
   it('serves the RFC 8414 metadata and OAuth errors on Fastify too', async () => {

@@ -429,6 +429,11 @@ describe('McpAuthorizationServerModule', () => {
     });
     expect(reply.status).toBe(401);
     expect(await reply.json()).toEqual({ error: 'invalid_client', error_description: 'client authentication failed' });
+    // An interaction page without the browser's interaction cookie.
+    const interaction = await fetch(`${issuer}/interaction/unknown-uid`);
+    expect(interaction.status).toBe(400);
+    expect(interaction.headers.get('content-type')).toContain('application/json');
+    expect(await interaction.json()).toMatchObject({ error: 'invalid_request' });
     const callback = await fetch(`${issuer}/upstream/callback?state=forged&code=x`);
     expect(callback.status).toBe(400);
     expect(await callback.json()).toEqual({
