@@ -5,6 +5,7 @@ import { MCP_ENTITIES } from '../persistence/entities';
 import { McpProtectedResourceMounts } from '../server/oauth/protected-resource-mounts';
 import { resolveAuthorizationServerOptions } from './authorization-server.options';
 import { defaultUpstreamPrincipal, McpAuthorizationServer } from './authorization-server.service';
+import { TypeOrmProviderAdapter } from './provider-record.store';
 import { loadProviderKeys, rotatedKeys, saveProviderKeys, signingKey } from './provider-keys';
 
 const OPTIONS = resolveAuthorizationServerOptions({
@@ -43,6 +44,33 @@ describe('McpAuthorizationServer', () => {
     await own.onModuleInit();
     own.onApplicationBootstrap();
     own.onApplicationShutdown();
+  });
+
+  it('deletes expired rows once a minute on its own', async () => {
+    // Only the interval is faked: TypeORM builds the rows' dates with the real Date.
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask', 'Date'] });
+    const own = server({});
+    try {
+      await own.onModuleInit();
+      own.onApplicationBootstrap();
+      const sessions = new TypeOrmProviderAdapter(dataSource, 'Session');
+      const earlier = new TypeOrmProviderAdapter(dataSource, 'Session', () => new Date(Date.now() - 10_000));
+      await earlier.upsert('old', { uid: 'u-old' }, 1);
+      await sessions.upsert('new', { uid: 'u-new' }, 3600);
+      const count = async () =>
+        Number(
+          (await dataSource.query(`SELECT count(*) AS n FROM mcp_oauth_provider_records WHERE model = 'Session'`))[0].n,
+        );
+      expect(await count()).toBe(2);
+      await jest.advanceTimersByTimeAsync(60_000);
+      for (let turn = 0; turn < 50 && (await count()) !== 1; turn++)
+        await new Promise((resolve) => setImmediate(resolve));
+      expect(await count()).toBe(1);
+      expect(await sessions.find('new')).toEqual({ uid: 'u-new' });
+    } finally {
+      own.onApplicationShutdown();
+      jest.useRealTimers();
+    }
   });
 
   it('refuses an HTTP adapter other than Express or Fastify', async () => {
