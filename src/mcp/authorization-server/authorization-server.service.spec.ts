@@ -4,7 +4,8 @@ import { McpConfigurationError } from '../errors/mcp-configuration.errors';
 import { MCP_ENTITIES } from '../persistence/entities';
 import { McpProtectedResourceMounts } from '../server/oauth/protected-resource-mounts';
 import { resolveAuthorizationServerOptions } from './authorization-server.options';
-import { defaultUpstreamPrincipal, McpAuthorizationServer } from './authorization-server.service';
+import { McpAuthorizationServer } from './authorization-server.service';
+import { defaultUpstreamPrincipal } from './upstream-interactions';
 import { TypeOrmProviderAdapter } from './provider-record.store';
 import { loadProviderKeys, rotatedKeys, saveProviderKeys, signingKey } from './provider-keys';
 

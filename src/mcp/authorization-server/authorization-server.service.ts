@@ -9,7 +9,6 @@ import {
 } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { DataSource } from 'typeorm';
-import { McpConfigurationError } from '../errors/mcp-configuration.errors';
 import { requireOptionalPeer } from '../optional-peer';
 import { McpProtectedResourceMounts } from '../server/oauth/protected-resource-mounts';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../server/oauth/authorization-server-metadata';
@@ -21,43 +20,16 @@ import {
 import { loadProviderKeys, providerJwks, rotatedKeys, saveProviderKeys, type ProviderKeys } from './provider-keys';
 import type { NodeHandler, OidcProvider, OidcProviderPackage, ProviderClient } from './oidc-provider.interface';
 import { TypeOrmProviderAdapter } from './provider-record.store';
-import {
-  McpUpstreamSignInError,
-  newTransaction,
-  upstreamSignIn,
-  type UpstreamSignIn,
-  type UpstreamTransaction,
-} from './upstream-sign-in';
+import { serveOnHttpServer, sendError } from './provider-http';
+import { UPSTREAM_SIGN_IN_TTL_SEC, UpstreamInteractions } from './upstream-interactions';
+import { upstreamSignIn } from './upstream-sign-in';
 
 /** Adapter models of the module's own records, beside oidc-provider's. */
 const UPSTREAM_MODEL = 'McpUpstreamSignIn';
 const ACCOUNT_MODEL = 'McpAccount';
 
-/** How long a sign-in at the upstream provider may take, in seconds. */
-const UPSTREAM_SIGN_IN_TTL_SEC = 600;
-
 /** How often a replica deletes expired rows and looks at the shared keys (they may have rotated). */
 const MAINTENANCE_MS = 60_000;
-
-const LABEL_CLAIMS = ['name', 'preferred_username', 'email', 'login'];
-
-/** The principal of an upstream user when the host gives no mapping: `<issuer>#<sub>`. */
-export function defaultUpstreamPrincipal(claims: Record<string, unknown>, issuer: string): McpUpstreamPrincipal {
-  const sub = String(claims.sub);
-  const label = LABEL_CLAIMS.map((claim) => claims[claim]).find((value) => typeof value === 'string' && value !== '');
-  return { key: `${issuer}#${sub}`, label: (label as string | undefined) ?? sub };
-}
-
-/** An OAuth error as JSON (RFC 6749 section 5.2), never a stack trace. */
-function sendError(res: ServerResponse, status: number, error: string, description: string): void {
-  if (res.headersSent) return void res.end();
-  res.writeHead(status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
-  res.end(JSON.stringify({ error, error_description: description }));
-}
-
-function redirect(res: ServerResponse, location: string): void {
-  res.writeHead(303, { Location: location, 'Cache-Control': 'no-store' }).end();
-}
 
 /**
  * The authorization server of `McpAuthorizationServerModule`: oidc-provider with its state in the
@@ -74,10 +46,9 @@ export class McpAuthorizationServer implements OnModuleInit, OnApplicationBootst
   private timer?: NodeJS.Timeout;
   /** The key the provider signs access tokens with. */
   private signerKid?: string;
-  private readonly upstream: UpstreamSignIn;
   private readonly Adapter: new (model: string) => TypeOrmProviderAdapter;
-  private readonly upstreamSignIns: TypeOrmProviderAdapter;
   private readonly accounts: TypeOrmProviderAdapter;
+  private readonly interactions: UpstreamInteractions;
 
   /** @internal Built by Nest from the module's options. */
   constructor(
@@ -86,13 +57,21 @@ export class McpAuthorizationServer implements OnModuleInit, OnApplicationBootst
     private readonly mounts: McpProtectedResourceMounts,
     private readonly adapterHost: HttpAdapterHost,
   ) {
-    this.upstream = upstreamSignIn(options.upstream, this.upstreamRedirectUri, {
+    const upstream = upstreamSignIn(options.upstream, this.upstreamRedirectUri, {
       timeoutMs: options.upstreamTimeoutMs,
       maxBytes: DEFAULT_MAX_RESPONSE_BYTES,
     });
     this.Adapter = TypeOrmProviderAdapter.forDataSource(dataSource);
-    this.upstreamSignIns = new this.Adapter(UPSTREAM_MODEL);
     this.accounts = new this.Adapter(ACCOUNT_MODEL);
+    this.interactions = new UpstreamInteractions(
+      upstream,
+      new this.Adapter(UPSTREAM_MODEL),
+      this.accounts,
+      options.principal,
+      () => this.allowedScopes(),
+      options.refreshTokenTtlSec,
+      this.logger,
+    );
   }
 
   /** The issuer identifier, as the mounts' Protected Resource Metadata names it. */
@@ -108,7 +87,7 @@ export class McpAuthorizationServer implements OnModuleInit, OnApplicationBootst
   /** Reads (or makes) the shared keys and mounts the server on the app's HTTP server. */
   async onModuleInit(): Promise<void> {
     this.keys = await loadProviderKeys(this.dataSource, Date.now());
-    this.install();
+    serveOnHttpServer(this.adapterHost, this.options.path, (req, res) => this.handle(req, res));
     this.timer = setInterval(() => void this.maintain(), MAINTENANCE_MS);
     this.timer.unref();
   }
@@ -261,71 +240,13 @@ export class McpAuthorizationServer implements OnModuleInit, OnApplicationBootst
     return [...new Set(this.mounts.all().flatMap((oauth) => oauth.document.scopes_supported ?? []))];
   }
 
-  /** Serves the issuer's path and the RFC 8414 well-known path on the app's HTTP server. */
-  private install(): void {
-    const adapter = this.adapterHost?.httpAdapter;
-    if (!adapter) return;
-    const type = adapter.getType();
-    const path = this.options.path;
-    const wellKnown = `/.well-known/oauth-authorization-server${path}`;
-    const ours = (url: string): boolean => {
-      const [pathname] = url.split('?');
-      return pathname === wellKnown || pathname === path || pathname.startsWith(`${path}/`);
-    };
-    const route = (req: IncomingMessage & { originalUrl?: string }, res: ServerResponse, url: string): boolean => {
-      if (!ours(url)) return false;
-      const [pathname] = url.split('?');
-      if (pathname === wellKnown) {
-        req.originalUrl = `${path}/.well-known/openid-configuration`;
-        req.url = '/.well-known/openid-configuration';
-      } else if (pathname === path || pathname.startsWith(`${path}/`)) {
-        req.originalUrl = url;
-        req.url = url.slice(path.length) || '/';
-      } else {
-        return false;
-      }
-      this.handle(req, res);
-      return true;
-    };
-    if (type === 'express') {
-      const app = adapter.getInstance<{ use(handler: unknown): unknown; router?: { stack: unknown[] } }>();
-      app.use((req: IncomingMessage & { originalUrl?: string }, res: ServerResponse, next: () => void) => {
-        if (!route(req, res, req.originalUrl ?? req.url ?? '/')) next();
-      });
-      // First in the stack, ahead of the body parsers: oidc-provider reads its requests' bodies itself.
-      const stack = app.router?.stack;
-      if (stack) stack.unshift(stack.pop());
-    } else if (type === 'fastify') {
-      const app = adapter.getInstance<{
-        addHook(
-          name: 'onRequest',
-          hook: (
-            request: { raw: IncomingMessage },
-            reply: { raw: ServerResponse; hijack(): void },
-            done: () => void,
-          ) => void,
-        ): unknown;
-      }>();
-      app.addHook('onRequest', (request, reply, done) => {
-        const raw = request.raw;
-        if (!raw.url || !ours(raw.url)) return done();
-        // oidc-provider answers on the raw response and reads the raw body itself.
-        reply.hijack();
-        route(raw, reply.raw, raw.url);
-      });
-    } else {
-      throw new McpConfigurationError(
-        `McpAuthorizationServerModule runs on the Express or Fastify adapter of Nest, not "${type}"`,
-      );
-    }
-  }
-
   private handle(req: IncomingMessage, res: ServerResponse): void {
     const url = req.url ?? '/';
+    const provider = this.provider!;
     const work = url.startsWith('/interaction/')
-      ? this.interaction(req, res)
+      ? this.interactions.interaction(provider, req, res)
       : url.startsWith('/upstream/callback')
-        ? this.upstreamCallback(req, res)
+        ? this.interactions.callback(provider, req, res)
         : Promise.resolve(this.callback!(req, res));
     work.catch((error: unknown) => this.fail(res, error));
   }
@@ -342,110 +263,6 @@ export class McpAuthorizationServer implements OnModuleInit, OnApplicationBootst
     }
     this.logger.error(`Authorization server failure: ${(error as Error).message}`);
     sendError(res, 500, 'server_error', 'The authorization server failed');
-  }
-
-  /**
-   * The login and consent steps oidc-provider asks for: a login sends the user to the upstream
-   * provider; consent is given at once for the scopes asked for within the allow-list (first-party).
-   */
-  private async interaction(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const provider = this.provider!;
-    const details = await provider.interactionDetails(req, res);
-    if (details.prompt.name === 'login') {
-      const transaction = newTransaction(details.uid);
-      const { state, codeChallenge: _challenge, ...kept } = transaction;
-      await this.upstreamSignIns.upsert(state, { ...kept }, UPSTREAM_SIGN_IN_TTL_SEC);
-      return redirect(res, await this.upstream.authorizationUrl(transaction));
-    }
-    const accountId = details.session?.accountId;
-    if (details.prompt.name !== 'consent' || !accountId) {
-      return void (await provider.interactionFinished(
-        req,
-        res,
-        { error: 'access_denied', error_description: `Unsupported prompt ${details.prompt.name}` },
-        { mergeWithLastSubmission: false },
-      ));
-    }
-    const account = (await this.accounts.find(accountId)) as McpUpstreamPrincipal | undefined;
-    const allowed = new Set(this.allowedScopes().filter((scope) => !account?.scopes || account.scopes.includes(scope)));
-    const missing = details.prompt.details;
-    const requested = Object.entries(missing.missingResourceScopes ?? {});
-    const denied = [...new Set(requested.flatMap(([, scopes]) => scopes.filter((scope) => !allowed.has(scope))))];
-    if (denied.length > 0) {
-      // oidc-provider asks again for any scope left out of the grant: refuse instead of looping.
-      return void (await provider.interactionFinished(
-        req,
-        res,
-        { error: 'access_denied', error_description: `Not granted to this user: ${denied.join(' ')}` },
-        { mergeWithLastSubmission: false },
-      ));
-    }
-    const grant = details.grantId
-      ? await provider.Grant.find(details.grantId)
-      : new provider.Grant({ accountId, clientId: details.params.client_id });
-    if (missing.missingOIDCScope?.length) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
-    for (const [indicator, scopes] of requested) grant.addResourceScope(indicator, scopes.join(' '));
-    const grantId = await grant.save();
-    await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
-  }
-
-  /**
-   * The host's principal for the upstream user; a mapping that throws, or returns no key, refuses
-   * the sign-in (`access_denied`; the reason goes to the log, not to the client).
-   */
-  private async principalOf(claims: Record<string, unknown>, issuer: string): Promise<McpUpstreamPrincipal> {
-    let principal: McpUpstreamPrincipal | undefined;
-    try {
-      principal = await (this.options.principal ?? defaultUpstreamPrincipal)(claims, issuer);
-    } catch (error) {
-      this.logger.warn(`The principal mapping refused a user of ${issuer}: ${(error as Error).message}`);
-    }
-    if (!principal || typeof principal.key !== 'string' || principal.key === '')
-      throw new McpUpstreamSignInError('access_denied', 'The user is not allowed here');
-    return principal;
-  }
-
-  /** The user back from the upstream provider: the sign-in is checked, the principal mapped and stored. */
-  private async upstreamCallback(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const query = new URL(req.url ?? '/', 'http://callback').searchParams;
-    const state = query.get('state');
-    const stored = state ? ((await this.upstreamSignIns.find(state)) as UpstreamTransaction | undefined) : undefined;
-    if (!state || !stored) return sendError(res, 400, 'invalid_request', 'Unknown or expired sign-in (state)');
-    await this.upstreamSignIns.destroy(state);
-    const interaction = await this.provider!.Interaction.find(stored.uid);
-    if (!interaction) return sendError(res, 400, 'invalid_request', 'The authorization request expired; start again');
-    let result: Record<string, unknown>;
-    const upstreamError = query.get('error');
-    const code = query.get('code');
-    if (upstreamError || !code) {
-      result = {
-        error: upstreamError === 'access_denied' ? 'access_denied' : 'server_error',
-        error_description: 'The identity provider did not sign the user in',
-      };
-    } else {
-      try {
-        const user = await this.upstream.finish(code, stored);
-        const principal = await this.principalOf(user.claims, user.issuer);
-        await this.accounts.upsert(
-          principal.key,
-          {
-            key: principal.key,
-            label: principal.label || principal.key,
-            ...(principal.scopes ? { scopes: principal.scopes } : {}),
-            roles: principal.roles ?? [],
-          },
-          this.options.refreshTokenTtlSec,
-        );
-        result = { login: { accountId: principal.key } };
-      } catch (error) {
-        if (!(error instanceof McpUpstreamSignInError)) throw error;
-        this.logger.warn(`Upstream sign-in refused: ${error.message}`);
-        result = { error: error.code, error_description: error.message };
-      }
-    }
-    interaction.result = result;
-    await interaction.save(Math.max(1, interaction.exp - Math.floor(Date.now() / 1000)));
-    redirect(res, interaction.returnTo);
   }
 }
 
