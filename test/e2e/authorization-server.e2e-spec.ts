@@ -24,6 +24,7 @@ import {
   type McpToolContext,
 } from '../../src/mcp';
 import { statelessPost, statelessRequest } from '../fixtures/stateless/stateless-wire';
+import { CapturingLogger } from '../support/capturing-logger';
 import { MemoryOAuthClientProvider, signInThrough } from '../support/browserless-user-agent';
 import { freeLoopbackPort } from '../support/child-process';
 import { initializeRequest, post } from '../support/mcp-wire';
@@ -59,6 +60,11 @@ describe('McpAuthorizationServerModule', () => {
   let base: string;
   let issuer: string;
   let rotationPort: number;
+  const logger = new CapturingLogger();
+  /** Every access and refresh token the tests were issued, to look for in the logs and the rows. */
+  const issued = new Set<string>();
+  /** The tokens the SDK clients of the tests held. */
+  const seenTokens: string[] = [];
   let bobTokens: { access_token: string; refresh_token?: string };
 
   async function startApp(
@@ -94,7 +100,7 @@ describe('McpAuthorizationServerModule', () => {
       ],
       providers: [WhoTools],
     }).compile();
-    const app = moduleRef.createNestApplication({ logger: ['error', 'warn'] });
+    const app = moduleRef.createNestApplication({ logger });
     await app.listen(port, '127.0.0.1');
     apps.push(app);
     return app;
@@ -165,6 +171,7 @@ describe('McpAuthorizationServerModule', () => {
 
     await first.finishAuth(await signIn(provider, 'alice'));
     const token = provider.tokens()!.access_token;
+    seenTokens.push(token, provider.tokens()!.refresh_token!);
     expect(jose.decodeJwt(token)).toMatchObject({
       iss: issuer,
       aud: `${base}/mcp`,
@@ -256,6 +263,7 @@ describe('McpAuthorizationServerModule', () => {
     const reply = await refresh(bobTokens.refresh_token!);
     expect(reply.status).toBe(200);
     const refreshed = (await reply.json()) as { access_token: string; refresh_token: string };
+    seenTokens.push(refreshed.access_token, refreshed.refresh_token);
     expect(refreshed.refresh_token).not.toBe(bobTokens.refresh_token);
     expect(jose.decodeJwt(refreshed.access_token)).toMatchObject({
       iss: issuer,
@@ -531,6 +539,23 @@ describe('McpAuthorizationServerModule', () => {
       await app.close();
       await rotating.drop();
       ({ db, base, issuer } = previous);
+    }
+  });
+
+  it('writes no access or refresh token to its logs or to the audit rows', async () => {
+    for (const tokens of [bobTokens]) {
+      issued.add(tokens.access_token);
+      if (tokens.refresh_token) issued.add(tokens.refresh_token);
+    }
+    for (const token of [...issued, ...seenTokens]) {
+      expect(logger.lines.filter((line) => line.includes(token))).toEqual([]);
+    }
+    const events: Array<{ row: string }> = await db.dataSource.query(
+      `SELECT row_to_json(e)::text AS row FROM mcp_events e`,
+    );
+    expect(events.length).toBeGreaterThan(0);
+    for (const token of [...issued, ...seenTokens]) {
+      expect(events.filter((event) => event.row.includes(token))).toEqual([]);
     }
   });
 
