@@ -200,7 +200,7 @@ describe('McpAuthorizationServerModule', () => {
     }
   });
 
-  it('SDK 2.x: the same flow on the stateless revision (2026-07-28)', async () => {
+  it('SDK 2.x: the same flow on the stateless revision (2026-07-28), and its token on a 2025-11-25 session', async () => {
     const provider = new MemoryOAuthClientProvider(CLIENT_REDIRECT);
     const first = new StreamableHTTPClientTransport2(new URL(`${base}/mcp`), { authProvider: provider });
     const pinned = { versionNegotiation: { mode: { pin: '2026-07-28' as const } } };
@@ -230,6 +230,18 @@ describe('McpAuthorizationServerModule', () => {
       });
     } finally {
       await client.close();
+    }
+    // The same token on a 2025-11-25 session of the 2.x client.
+    const sessionTransport = new StreamableHTTPClientTransport2(new URL(`${base}/mcp`), { authProvider: provider });
+    const sessionClient = new Client2({ name: 'as-e2e-2', version: '2.0.0' });
+    await sessionClient.connect(sessionTransport);
+    try {
+      expect(sessionTransport.protocolVersion).toBe('2025-11-25');
+      const result = await sessionClient.callTool({ name: 'whoami', arguments: {} });
+      expect(JSON.parse((result.content as Array<{ text: string }>)[0].text).key).toBe(`${upstream.issuer}#bob`);
+    } finally {
+      await sessionTransport.terminateSession();
+      await sessionClient.close();
     }
     bobTokens = provider.tokens()!;
   });
