@@ -97,6 +97,14 @@ describe('McpAuthorizationServerModule', () => {
           auth,
           oauth: { publicUrl: base, requiredScopes: ['mcp:tools'] },
         }),
+        // A second mount: tokens are bound to one of them.
+        McpModule.forRoot({
+          mount: 'admin',
+          path: '/admin/mcp',
+          auth: JwtVerifier,
+          oauth: { publicUrl: base, requiredScopes: ['mcp:tools'] },
+          providers: [WhoTools],
+        }),
       ],
       providers: [WhoTools],
     }).compile();
@@ -417,6 +425,27 @@ describe('McpAuthorizationServerModule', () => {
     const back = new URL(reply.headers.get('location')!);
     expect(back.href.startsWith(CLIENT_REDIRECT)).toBe(true);
     expect(back.searchParams.get('error')).toBe('invalid_target');
+  });
+
+  it('binds a token to its mount: the other mount refuses it (401 invalid_token) and takes its own', async () => {
+    const reply = await post(`${base}/admin/mcp`, initializeRequest(), { token: bobTokens.access_token });
+    expect(reply.status).toBe(401);
+    expect(reply.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    const prm = await (await fetch(`${base}/.well-known/oauth-protected-resource/admin/mcp`)).json();
+    expect(prm).toMatchObject({ resource: `${base}/admin/mcp`, authorization_servers: [issuer] });
+
+    const provider = new MemoryOAuthClientProvider(CLIENT_REDIRECT);
+    const first = new StreamableHTTPClientTransport(new URL(`${base}/admin/mcp`), { authProvider: provider });
+    await expect(new Client({ name: 'as-e2e-admin', version: '1.0.0' }).connect(first)).rejects.toBeInstanceOf(
+      UnauthorizedError,
+    );
+    expect(provider.authorizationUrl!.searchParams.get('resource')).toBe(`${base}/admin/mcp`);
+    await first.finishAuth(await signIn(provider, 'alice'));
+    const token = provider.tokens()!.access_token;
+    seenTokens.push(token);
+    expect(jose.decodeJwt(token).aud).toBe(`${base}/admin/mcp`);
+    expect((await post(`${base}/admin/mcp`, initializeRequest(), { token })).status).toBe(200);
+    expect((await post(`${base}/mcp`, initializeRequest(), { token })).status).toBe(401);
   });
 
   it('keeps its state in the database: clients, grants, sessions, tokens and the signing keys are rows', async () => {
