@@ -9,7 +9,15 @@ import { DemoConsoleGuard } from './demo/demo-console.guard';
 import { DemoRelayTools } from './demo/demo-relay.tools';
 import { DemoThrottlerGuard } from './demo/demo-throttler.guard';
 import { DemoTools } from './demo/demo.tools';
-import { JwtVerifier, MCP_ENTITIES, MCP_MIGRATIONS, McpClientModule, McpModule, type McpModuleOptions } from './mcp';
+import {
+  JwtVerifier,
+  MCP_ENTITIES,
+  MCP_MIGRATIONS,
+  McpAuthorizationServerModule,
+  McpClientModule,
+  McpModule,
+  type McpModuleOptions,
+} from './mcp';
 import { McpConsoleModule } from './mcp/console';
 import { McpHealthModule } from './mcp/health';
 
@@ -52,11 +60,15 @@ function databaseOptions(): TypeOrmModuleOptions {
 }
 
 /**
- * Who may call: with OAUTH_ISSUER, JWT access tokens of that issuer for this endpoint (the
- * endpoint publishes its Protected Resource Metadata so OAuth clients find the issuer); otherwise
- * the static tokens of MCP_TOKENS.
+ * Who may call: with AUTH_SERVER_PUBLIC_URL, JWT access tokens of the app's own authorization
+ * server; with OAUTH_ISSUER, JWT access tokens of that issuer for this endpoint (the endpoint
+ * publishes its Protected Resource Metadata so OAuth clients find the issuer); otherwise the
+ * static tokens of MCP_TOKENS.
  */
 function authOptions(): Pick<McpModuleOptions, 'auth' | 'oauth'> {
+  const own = demoConfig.authServer;
+  // The mount names the app's own authorization server in its metadata: no authorizationServers.
+  if (own) return { auth: JwtVerifier, oauth: { publicUrl: own.publicUrl, requiredScopes: own.scopes } };
   const oauth = demoConfig.oauth;
   if (!oauth) return { auth: DemoTokenAuthorizer };
   return {
@@ -69,6 +81,16 @@ function authOptions(): Pick<McpModuleOptions, 'auth' | 'oauth'> {
 @Module({
   imports: [
     TypeOrmModule.forRoot(databaseOptions()),
+    // AUTH_SERVER_*: the app issues the tokens of its endpoint, its users signing in upstream.
+    ...(demoConfig.authServer
+      ? [
+          McpAuthorizationServerModule.forRoot({
+            publicUrl: demoConfig.authServer.publicUrl,
+            upstream: demoConfig.authServer.upstream,
+            scopes: demoConfig.authServer.scopes,
+          }),
+        ]
+      : []),
     // The budget of the throttled tool (`add`), per principal, in this process's memory.
     ThrottlerModule.forRoot([{ limit: demoConfig.throttle.limit, ttl: demoConfig.throttle.ttlMs }]),
     McpModule.forRoot({

@@ -78,6 +78,12 @@ async function bootstrap(): Promise<void> {
   await app.listen(demoConfig.port, demoConfig.host);
   const logger = new Logger('durable-mcp');
   const url = `http://${demoConfig.host}:${demoConfig.port}/mcp`;
+  if (demoConfig.authServer) {
+    const issuer = `${demoConfig.authServer.publicUrl.replace(/\/+$/, '')}/oauth`;
+    logger.log(
+      `OAuth: authorization server ${issuer}, users signing in at ${demoConfig.authServer.upstream.kind === 'github' ? 'GitHub' : demoConfig.authServer.upstream.issuer} (register ${issuer}/upstream/callback there as the redirect URI)`,
+    );
+  }
   if (demoConfig.oauth)
     logger.log(
       `OAuth: JWT access tokens from ${demoConfig.oauth.issuer} for the resource ${demoConfig.oauth.audience}`,

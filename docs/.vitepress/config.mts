@@ -101,6 +101,7 @@ export default defineConfig({
           { text: 'Anonymous and public', link: '/auth/anonymous' },
           { text: 'Outbound OAuth', link: '/auth/outbound-oauth' },
           { text: 'User-delegated OAuth', link: '/auth/user-oauth' },
+          { text: 'Authorization server', link: '/auth/authorization-server' },
         ],
       },
       {

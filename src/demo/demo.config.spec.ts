@@ -165,3 +165,45 @@ describe('loadDemoConfig --stdio, MCP_TRANSPORT and MCP_STDIO_PRINCIPAL', () => 
     expect(loadDemoConfig({ SQLITE_FILE: '/var/lib/app.sqlite' }, []).sqliteFile).toBe('/var/lib/app.sqlite');
   });
 });
+
+describe('loadDemoConfig AUTH_SERVER_*', () => {
+  const base = {
+    AUTH_SERVER_PUBLIC_URL: 'http://localhost:3000',
+    AUTH_SERVER_CLIENT_ID: 'durable-mcp',
+    AUTH_SERVER_CLIENT_SECRET: 'secret',
+  };
+
+  it('makes the app its own authorization server in front of an OpenID Connect issuer or GitHub, with no demo token', () => {
+    const config = loadDemoConfig({ ...base, AUTH_SERVER_UPSTREAM_ISSUER: 'http://keycloak:8080/realms/mcp' });
+    expect(config.authServer).toEqual({
+      publicUrl: 'http://localhost:3000',
+      upstream: {
+        kind: 'oidc',
+        issuer: 'http://keycloak:8080/realms/mcp',
+        clientId: 'durable-mcp',
+        clientSecret: 'secret',
+      },
+      scopes: ['mcp:tools'],
+    });
+    expect(config.generatedToken).toBeUndefined();
+    expect(
+      loadDemoConfig({ ...base, AUTH_SERVER_UPSTREAM: 'github', AUTH_SERVER_SCOPES: 'mcp:tools, mcp:admin' })
+        .authServer,
+    ).toEqual({
+      publicUrl: 'http://localhost:3000',
+      upstream: { kind: 'github', clientId: 'durable-mcp', clientSecret: 'secret' },
+      scopes: ['mcp:tools', 'mcp:admin'],
+    });
+    expect(loadDemoConfig({}).authServer).toBeUndefined();
+  });
+
+  it('refuses an incomplete or contradictory configuration, saying what is missing', () => {
+    expect(() => loadDemoConfig({ ...base })).toThrow('AUTH_SERVER_UPSTREAM_ISSUER');
+    expect(() =>
+      loadDemoConfig({ AUTH_SERVER_PUBLIC_URL: 'http://localhost:3000', AUTH_SERVER_UPSTREAM: 'github' }),
+    ).toThrow('AUTH_SERVER_CLIENT_ID and AUTH_SERVER_CLIENT_SECRET');
+    expect(() =>
+      loadDemoConfig({ ...base, AUTH_SERVER_UPSTREAM: 'github', OAUTH_ISSUER: 'https://as.example' }),
+    ).toThrow('AUTH_SERVER_PUBLIC_URL and OAUTH_ISSUER are exclusive');
+  });
+});

@@ -30,6 +30,11 @@ export interface DemoConfig {
   generatedToken?: string;
   /** Set by OAUTH_ISSUER: the endpoint takes JWT access tokens from that issuer instead of MCP_TOKENS. */
   oauth?: DemoOAuthConfig;
+  /**
+   * Set by AUTH_SERVER_PUBLIC_URL: the app is the authorization server of its endpoint
+   * (`McpAuthorizationServerModule`), its users signing in at AUTH_SERVER_UPSTREAM_ISSUER (or GitHub).
+   */
+  authServer?: DemoAuthServerConfig;
   /** The budget of the throttled tool (`add`), per principal. */
   throttle: DemoThrottleConfig;
   /** MCP_SERVERS_FILE: a Claude-Desktop style `mcpServers` file of more servers for the client. */
@@ -105,6 +110,51 @@ export interface DemoOAuthConfig {
   requiredScopes: string[];
 }
 
+/** AUTH_SERVER_*: the app as its own authorization server, in front of an upstream identity provider. */
+export interface DemoAuthServerConfig {
+  /** AUTH_SERVER_PUBLIC_URL: the app's public base URL (the issuer is it followed by /oauth). */
+  publicUrl: string;
+  /**
+   * AUTH_SERVER_UPSTREAM_ISSUER (an OpenID Connect issuer), or AUTH_SERVER_UPSTREAM=github; with
+   * AUTH_SERVER_CLIENT_ID and AUTH_SERVER_CLIENT_SECRET, the app's client at that provider.
+   */
+  upstream:
+    | { kind: 'oidc'; issuer: string; clientId: string; clientSecret: string }
+    | { kind: 'github'; clientId: string; clientSecret: string };
+  /** AUTH_SERVER_SCOPES: the scopes granted (and required by the endpoint). @default ['mcp:tools'] */
+  scopes: string[];
+}
+
+/** Reads AUTH_SERVER_*: undefined unless AUTH_SERVER_PUBLIC_URL is set. */
+export function parseAuthServer(env: NodeJS.ProcessEnv): DemoAuthServerConfig | undefined {
+  const publicUrl = env.AUTH_SERVER_PUBLIC_URL?.trim();
+  if (!publicUrl) return undefined;
+  if (env.OAUTH_ISSUER?.trim())
+    throw new Error(
+      'AUTH_SERVER_PUBLIC_URL and OAUTH_ISSUER are exclusive: the app is its own authorization server, or trusts another',
+    );
+  const clientId = env.AUTH_SERVER_CLIENT_ID?.trim();
+  const clientSecret = env.AUTH_SERVER_CLIENT_SECRET?.trim();
+  if (!clientId || !clientSecret)
+    throw new Error(
+      "AUTH_SERVER_PUBLIC_URL needs AUTH_SERVER_CLIENT_ID and AUTH_SERVER_CLIENT_SECRET: the app's client at the upstream identity provider",
+    );
+  const github = env.AUTH_SERVER_UPSTREAM?.trim() === 'github';
+  const issuer = env.AUTH_SERVER_UPSTREAM_ISSUER?.trim();
+  if (!github && !issuer)
+    throw new Error(
+      'AUTH_SERVER_PUBLIC_URL needs AUTH_SERVER_UPSTREAM_ISSUER (an OpenID Connect issuer, e.g. a Keycloak realm) or AUTH_SERVER_UPSTREAM=github',
+    );
+  const scopes = (env.AUTH_SERVER_SCOPES ?? 'mcp:tools').split(/[\s,]+/).filter(Boolean);
+  return {
+    publicUrl,
+    upstream: github
+      ? { kind: 'github', clientId, clientSecret }
+      : { kind: 'oidc', issuer: issuer!, clientId, clientSecret },
+    scopes,
+  };
+}
+
 /** Parses `alice=token-a,bob=token-b` into token -> principal. */
 export function parseTokens(spec: string): Map<string, string> {
   const tokens = new Map<string, string>();
@@ -177,14 +227,15 @@ export function loadDemoConfig(
         requiredScopes: (env.OAUTH_SCOPES ?? '').split(/[\s,]+/).filter(Boolean),
       }
     : undefined;
-  if (!spec && !oauth && !stdio && env.NODE_ENV === 'production') {
+  const authServer = parseAuthServer(env);
+  if (!spec && !oauth && !authServer && !stdio && env.NODE_ENV === 'production') {
     // The image sets NODE_ENV=production: a server there never runs on a token it made up.
     throw new Error(
       'Neither MCP_TOKENS nor OAUTH_ISSUER is set: give MCP_TOKENS=principal=token (comma separated pairs), or OAUTH_ISSUER to accept JWT access tokens (with NODE_ENV=production no demo token is generated)',
     );
   }
   // Over stdio nobody presents a token: none is generated.
-  const generatedToken = spec || oauth || stdio ? undefined : randomBytes(24).toString('base64url');
+  const generatedToken = spec || oauth || authServer || stdio ? undefined : randomBytes(24).toString('base64url');
   const tokens = spec
     ? parseTokens(spec)
     : generatedToken
@@ -203,6 +254,7 @@ export function loadDemoConfig(
     consoleAdmins: parseConsoleAdmins(env.MCP_CONSOLE_ADMINS, tokens),
     generatedToken,
     oauth,
+    ...(authServer ? { authServer } : {}),
     throttle: {
       limit: parsePositiveInteger('THROTTLE_LIMIT', env.THROTTLE_LIMIT, DEFAULT_THROTTLE_LIMIT),
       ttlMs: parsePositiveInteger('THROTTLE_TTL_MS', env.THROTTLE_TTL_MS, DEFAULT_THROTTLE_TTL_MS),

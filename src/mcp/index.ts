@@ -39,6 +39,20 @@ export { McpRegistry, getMcpRegistryToken } from './server/registry/mcp-registry
 export { McpGatewayModule } from './gateway/mcp-gateway.module';
 export { McpGateway } from './gateway/mcp-gateway.service';
 export type { McpGatewayModuleOptions } from './gateway/mcp-gateway.options';
+
+// The app as the authorization server of its own mounts (oidc-provider, an optional peer).
+export {
+  McpAuthorizationServerModule,
+  type McpAuthorizationServerAsyncOptions,
+} from './authorization-server/mcp-authorization-server.module';
+export { McpAuthorizationServer } from './authorization-server/authorization-server.service';
+export type {
+  McpAuthorizationServerOptions,
+  McpGitHubUpstream,
+  McpOidcUpstream,
+  McpUpstreamIdentityProvider,
+  McpUpstreamPrincipal,
+} from './authorization-server/authorization-server.options';
 export { McpElicitationNotifier } from './server/features/mcp-elicitation-notifier';
 export type {
   McpToolOptions,

@@ -83,3 +83,9 @@ export function getMcpElicitationNotifierToken(mount: string = DEFAULT_MOUNT): s
 /** Injects the `McpElicitationNotifier` of a mount. */
 export const InjectMcpElicitationNotifier = (mount: string = DEFAULT_MOUNT): ParameterDecorator =>
   Inject(getMcpElicitationNotifierToken(mount));
+
+/**
+ * Injection token of the issuer of the app's own authorization server (`McpAuthorizationServerModule`),
+ * which a mount's `oauth` option names when it lists no `authorizationServers`.
+ */
+export const MCP_AUTHORIZATION_SERVER_ISSUER = Symbol('MCP_AUTHORIZATION_SERVER_ISSUER');

@@ -5,6 +5,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import {
   DEFAULT_MOUNT,
   DEFAULT_PATH,
+  MCP_AUTHORIZATION_SERVER_ISSUER,
   MCP_MODULE_OPTIONS,
   getMcpOptionsToken,
   getMcpRetentionToken,
@@ -68,8 +69,9 @@ export class McpModule {
         ...(definition.providers ?? []),
         {
           provide: MCP_MODULE_OPTIONS,
-          useFactory: (raw: McpModuleOptions) => resolveMcpOptions(raw, { mount, path }),
-          inject: [MCP_RAW_OPTIONS],
+          useFactory: (raw: McpModuleOptions, authorizationServer?: string) =>
+            resolveMcpOptions(raw, { mount, path }, authorizationServer),
+          inject: [MCP_RAW_OPTIONS, { token: MCP_AUTHORIZATION_SERVER_ISSUER, optional: true }],
         },
         { provide: getMcpOptionsToken(mount), useExisting: MCP_MODULE_OPTIONS },
         ...stores.providers,

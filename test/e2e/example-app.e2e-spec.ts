@@ -144,6 +144,7 @@ describe.each(HTTP_ADAPTERS)('the example app on its embedded SQLite default (HT
         'mcp_oauth_authorizations',
         'mcp_oauth_clients',
         'mcp_oauth_grants',
+        'mcp_oauth_provider_records',
         'mcp_outbound_sessions',
         'mcp_resource_subscriptions',
         'mcp_tasks',

@@ -51,6 +51,7 @@ describe('shipped migrations and entities', () => {
       'AddMcpOAuthGrants1767744000000',
       'AddMcpOAuthClients1767830400000',
       'AddMcpEventPrincipalIndex1767916800000',
+      'AddMcpOAuthProviderRecords1768003200000',
     ]);
     const tables: { table_name: string }[] = await db.dataSource.query(
       `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_name LIKE 'mcp\\_%' ORDER BY table_name`,
@@ -62,6 +63,7 @@ describe('shipped migrations and entities', () => {
       'mcp_oauth_authorizations',
       'mcp_oauth_clients',
       'mcp_oauth_grants',
+      'mcp_oauth_provider_records',
       'mcp_outbound_sessions',
       'mcp_resource_subscriptions',
       'mcp_tasks',
@@ -138,9 +140,14 @@ describe('shipped migrations and entities', () => {
     ]);
   });
 
-  it('undo the registry switches, tasks, trace id, retention indexes, OAuth grants, OAuth clients and event principal index migrations, and redo them', async () => {
+  it('undo the registry switches, tasks, trace id, retention indexes, OAuth grants, OAuth clients, event principal index and OAuth provider records migrations, and redo them', async () => {
     const other = await createTestDatabase('run');
     try {
+      await other.dataSource.undoLastMigration();
+      const providerTables: unknown[] = await other.dataSource.query(
+        `SELECT table_name FROM information_schema.tables WHERE table_name = 'mcp_oauth_provider_records'`,
+      );
+      expect(providerTables).toEqual([]);
       await other.dataSource.undoLastMigration();
       const principalIndex: unknown[] = await other.dataSource.query(
         `SELECT indexname FROM pg_indexes WHERE indexname = 'mcp_events_principal_created_at_idx'`,
@@ -180,6 +187,7 @@ describe('shipped migrations and entities', () => {
         'AddMcpOAuthGrants1767744000000',
         'AddMcpOAuthClients1767830400000',
         'AddMcpEventPrincipalIndex1767916800000',
+        'AddMcpOAuthProviderRecords1768003200000',
       ]);
       expect(await other.dataSource.driver.createSchemaBuilder().log()).toMatchObject({ upQueries: [] });
     } finally {

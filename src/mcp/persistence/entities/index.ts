@@ -5,6 +5,7 @@ import { McpInboundSession } from './inbound-session.entity';
 import { McpOAuthAuthorization } from './oauth-authorization.entity';
 import { McpOAuthClient } from './oauth-client.entity';
 import { McpOAuthGrant } from './oauth-grant.entity';
+import { McpOAuthProviderRecord } from './oauth-provider-record.entity';
 import { McpOutboundSession } from './outbound-session.entity';
 import { McpResourceSubscription } from './resource-subscription.entity';
 import { McpTask } from './task.entity';
@@ -16,6 +17,7 @@ export {
   McpOAuthAuthorization,
   McpOAuthClient,
   McpOAuthGrant,
+  McpOAuthProviderRecord,
   McpOutboundSession,
   McpResourceSubscription,
   McpTask,
@@ -33,4 +35,5 @@ export const MCP_ENTITIES: Type[] = [
   McpOAuthGrant,
   McpOAuthAuthorization,
   McpOAuthClient,
+  McpOAuthProviderRecord,
 ];

@@ -10,6 +10,7 @@ import { AddMcpRetentionIndexes1767571200000 } from './1767571200000-AddMcpReten
 import { AddMcpOAuthGrants1767744000000 } from './1767744000000-AddMcpOAuthGrants';
 import { AddMcpOAuthClients1767830400000 } from './1767830400000-AddMcpOAuthClients';
 import { AddMcpEventPrincipalIndex1767916800000 } from './1767916800000-AddMcpEventPrincipalIndex';
+import { AddMcpOAuthProviderRecords1768003200000 } from './1768003200000-AddMcpOAuthProviderRecords';
 import { McpEventsPartitioning1767657600000 } from './1767657600000-McpEventsPartitioning';
 
 export {
@@ -23,6 +24,8 @@ export {
   McpEventsPartitioning1767657600000,
   AddMcpOAuthGrants1767744000000,
   AddMcpOAuthClients1767830400000,
+  AddMcpEventPrincipalIndex1767916800000,
+  AddMcpOAuthProviderRecords1768003200000,
 };
 
 /** The PostgreSQL migrations of the package, oldest first: add them to the host's DataSource `migrations`. */
@@ -37,6 +40,7 @@ export const MCP_MIGRATIONS: Type<MigrationInterface>[] = [
   AddMcpOAuthGrants1767744000000,
   AddMcpOAuthClients1767830400000,
   AddMcpEventPrincipalIndex1767916800000,
+  AddMcpOAuthProviderRecords1768003200000,
 ];
 
 /**

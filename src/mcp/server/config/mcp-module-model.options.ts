@@ -327,7 +327,7 @@ export const MCP_MODULE_OPTIONS_MODEL = {
         kind: 'any',
         type: 'string[]',
         description: 'Issuer identifiers of the authorization servers that issue tokens for this mount (at least one).',
-        required: true,
+        defaultText: "the issuer of the app's `McpAuthorizationServerModule`; required without it",
       },
       scopesSupported: {
         kind: 'any',

@@ -97,3 +97,23 @@ describe('resolveOAuthOptions', () => {
     );
   });
 });
+
+describe("resolveOAuthOptions with the app's own authorization server", () => {
+  const own = 'https://mcp.example.com/oauth';
+
+  it('names it when the mount lists no authorization server, and keeps a list the mount gives', () => {
+    expect(resolveOAuthOptions('m', '/mcp', { publicUrl: 'https://mcp.example.com' }, own)!.document).toMatchObject({
+      authorization_servers: [own],
+    });
+    expect(
+      resolveOAuthOptions('m', '/mcp', { publicUrl: 'https://mcp.example.com', authorizationServers: [AS] }, own)!
+        .document.authorization_servers,
+    ).toEqual([AS]);
+  });
+
+  it('without it, a mount that lists none is refused, naming both ways out', () => {
+    expect(() => resolveOAuthOptions('m', '/mcp', { publicUrl: 'https://mcp.example.com' })).toThrow(
+      'oauth.authorizationServers must list at least one authorization server (its issuer URL), or the app imports McpAuthorizationServerModule',
+    );
+  });
+});

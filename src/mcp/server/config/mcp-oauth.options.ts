@@ -100,13 +100,15 @@ export function protectedResourceMetadataUrl(resource: string): string {
 
 /**
  * Checks a mount's `oauth` option and derives its resource URI and metadata document; fails at
- * boot with a message naming the option.
+ * boot with a message naming the option. Without `authorizationServers`, the app's own
+ * authorization server (`ownAuthorizationServer`, when `McpAuthorizationServerModule` is imported) is named.
  * @throws McpConfigurationError
  */
 export function resolveOAuthOptions(
   mount: string,
   path: string,
   options: McpModuleOptions.OAuth | undefined,
+  ownAuthorizationServer?: string,
 ): McpResolvedOAuthOptions | undefined {
   if (options === undefined || options === null) return undefined;
   if (typeof options !== 'object' || Array.isArray(options)) {
@@ -136,9 +138,16 @@ export function resolveOAuthOptions(
       'is required (or oauth.resource): the resource URI tokens must be issued for is derived from it, e.g. publicUrl: "https://mcp.example.com"',
     );
   }
-  const servers = options.authorizationServers;
+  const servers =
+    options.authorizationServers === undefined && ownAuthorizationServer !== undefined
+      ? [ownAuthorizationServer]
+      : options.authorizationServers;
   if (!Array.isArray(servers) || servers.length === 0) {
-    fail(mount, 'authorizationServers', 'must list at least one authorization server (its issuer URL)');
+    fail(
+      mount,
+      'authorizationServers',
+      'must list at least one authorization server (its issuer URL), or the app imports McpAuthorizationServerModule',
+    );
   }
   const authorizationServers = servers.map((server, i) =>
     withoutTrailingSlash(parseUrl(mount, `authorizationServers[${i}]`, server)),

@@ -42,7 +42,7 @@ export type McpResolvedOptions = Omit<
 /** The options as the model resolves them, before the cross-field completions below. */
 type ModelResolved = ResolvedOptions<McpModuleOptions, Model>;
 
-function context(mount: string, path: string): OptionsContext {
+function context(mount: string, path: string, authorizationServer?: string): OptionsContext {
   return {
     where: `McpModule (mount "${mount}")`,
     invalid: (option, expected) => invalidOptionMessage(mount, option, expected),
@@ -53,7 +53,8 @@ function context(mount: string, path: string): OptionsContext {
         if (typeof value !== 'function') throw new McpConfigurationError(invalidAuthMessage(mount));
         return value;
       },
-      oauth: ({ value }) => resolveOAuthOptions(mount, path, value as McpModuleOptions.OAuth | undefined),
+      oauth: ({ value }) =>
+        resolveOAuthOptions(mount, path, value as McpModuleOptions.OAuth | undefined, authorizationServer),
       retention: ({ value }) => resolveMountRetention(mount, value),
       rateLimit: ({ value }) => checkedRateLimit(value, `McpModule (mount "${mount}") option "rateLimit"`, false),
       redis: checkRedisConnection,
@@ -65,10 +66,15 @@ function context(mount: string, path: string): OptionsContext {
 export function resolveMcpOptions(
   options: McpModuleOptions | undefined,
   extras: Pick<McpModuleExtras, 'mount' | 'path'>,
+  authorizationServer?: string,
 ): McpResolvedOptions {
   const { mount, path } = extras;
   if (options === undefined || options === null) throw new McpConfigurationError(missingAuthMessage(mount));
-  const resolved = resolveOptions<ModelResolved>(MCP_MODULE_OPTIONS_MODEL, options, context(mount, path));
+  const resolved = resolveOptions<ModelResolved>(
+    MCP_MODULE_OPTIONS_MODEL,
+    options,
+    context(mount, path, authorizationServer),
+  );
   const { tasks, advanced, ...rest } = resolved;
   return {
     ...rest,

@@ -312,8 +312,11 @@ export declare namespace McpModuleOptions {
      * `https://mcp.example.com`; the resource is this URL followed by the mount's path.
      */
     publicUrl?: string;
-    /** Issuer identifiers of the authorization servers that issue tokens for this mount (at least one). */
-    authorizationServers: string[];
+    /**
+     * Issuer identifiers of the authorization servers that issue tokens for this mount (at least one).
+     * @default (the issuer of the app's `McpAuthorizationServerModule`; required without it)
+     */
+    authorizationServers?: string[];
     /**
      * The scopes clients may ask for, published as `scopes_supported`.
      * @default (`requiredScopes`)

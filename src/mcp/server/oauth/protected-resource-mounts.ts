@@ -11,6 +11,11 @@ export class McpProtectedResourceMounts {
     if (oauth) this.mounts.push({ atRoot, oauth });
   }
 
+  /** The `oauth` settings of every mount, in registration order. */
+  all(): McpResolvedOAuthOptions[] {
+    return this.mounts.map((mount) => mount.oauth);
+  }
+
   /** The settings the root metadata path describes: the root mount's, else the first registered; undefined when none. */
   root(): McpResolvedOAuthOptions | undefined {
     return (this.mounts.find((mount) => mount.atRoot) ?? this.mounts[0])?.oauth;

@@ -1,0 +1,87 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MemoryOAuthClientProvider, signInThrough } from '../support/browserless-user-agent';
+import { freeLoopbackPort, spawnReady, TS_REGISTER, type ReadyChild } from '../support/child-process';
+import { startAuthorizationServer, type OidcClient, type TestAuthorizationServer } from '../support/oidc-provider';
+
+jest.setTimeout(120_000);
+
+const ROOT = join(__dirname, '..', '..');
+const CLIENT_REDIRECT = 'http://127.0.0.1:1/callback';
+
+/**
+ * The example app with AUTH_SERVER_* set, as a user starts it (SQLite, no database server): it is
+ * the authorization server of its endpoint, its users signing in at an upstream OpenID Connect
+ * provider (oidc-provider standing for Keycloak), and the official SDK client gets in.
+ */
+describe('the example app with AUTH_SERVER_PUBLIC_URL', () => {
+  const workdir = mkdtempSync(join(tmpdir(), 'durable-mcp-auth-server-example-'));
+  let upstream: TestAuthorizationServer | undefined;
+  let app: ReadyChild | undefined;
+  let base: string;
+
+  beforeAll(async () => {
+    const port = await freeLoopbackPort();
+    base = `http://127.0.0.1:${port}`;
+    const client = {
+      client_id: 'example-app',
+      client_secret: 'example-app-secret-0123456789abcdef',
+      scope: 'openid',
+      redirect_uris: [`${base}/oauth/upstream/callback`],
+    } satisfies OidcClient;
+    upstream = await startAuthorizationServer([client], {});
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      AUTH_SERVER_PUBLIC_URL: base,
+      AUTH_SERVER_UPSTREAM_ISSUER: upstream.issuer,
+      AUTH_SERVER_CLIENT_ID: client.client_id,
+      AUTH_SERVER_CLIENT_SECRET: client.client_secret,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      TS_NODE_PROJECT: join(ROOT, 'tsconfig.json'),
+    };
+    for (const name of ['DATABASE_URL', 'REDIS_URL', 'MCP_TOKENS', 'OAUTH_ISSUER', 'OAUTH_AUDIENCE']) delete env[name];
+    app = await spawnReady(
+      process.execPath,
+      ['-r', TS_REGISTER, join(ROOT, 'src', 'main.ts')],
+      { cwd: workdir, env },
+      /MCP endpoint: (\S+) /,
+    );
+  });
+
+  afterAll(async () => {
+    await app?.stop();
+    await upstream?.stop();
+    rmSync(workdir, { recursive: true, force: true });
+  });
+
+  it('says where users sign in, and lets the SDK client register, sign in upstream and call a tool', async () => {
+    expect(app!.output()).toContain(
+      `OAuth: authorization server ${base}/oauth, users signing in at ${upstream!.issuer} (register ${base}/oauth/upstream/callback there as the redirect URI)`,
+    );
+    expect(app!.output()).not.toContain('demo bearer token');
+    const provider = new MemoryOAuthClientProvider(CLIENT_REDIRECT);
+    const first = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { authProvider: provider });
+    await expect(new Client({ name: 'example-as', version: '1.0.0' }).connect(first)).rejects.toBeInstanceOf(
+      UnauthorizedError,
+    );
+    const { url } = await signInThrough(provider.authorizationUrl!.href, CLIENT_REDIRECT, (origin) =>
+      origin === upstream!.issuer ? { 'x-test-user': 'dana' } : {},
+    );
+    await first.finishAuth(new URL(url).searchParams.get('code')!);
+    const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { authProvider: provider });
+    const client = new Client({ name: 'example-as', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      const result = await client.callTool({ name: 'whoami', arguments: {} });
+      // The default mapping: the key is `<upstream issuer>#<sub>`, the label the first name-like claim, else sub.
+      expect(result.structuredContent).toMatchObject({ principal: 'dana' });
+    } finally {
+      await client.close();
+    }
+  });
+});
