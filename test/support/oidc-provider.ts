@@ -42,8 +42,8 @@ export interface TestAuthorizationServer {
     authorizationUrl: string,
     user: string,
   ): Promise<{ status: number; url: string; location: string | null; text: string }>;
-  /** How many tokens it issued so far, to `clientId` or to anyone. */
-  tokensIssued(clientId?: string): number;
+  /** How many tokens it issued so far, to `clientId` or to anyone; with `grantType`, by that grant only (`refresh_token`...). */
+  tokensIssued(clientId?: string, grantType?: string): number;
   /** The ids of the clients registered dynamically so far (with `registration: true`), oldest first. */
   registeredClients(): string[];
   /** The Client ID Metadata Documents it fetched so far (with `clientIdMetadataDocuments: true`), by URL. */
@@ -142,9 +142,10 @@ export async function startAuthorizationServer(
       }
       throw new Error(`too many redirects from ${authorizationUrl}`);
     },
-    tokensIssued(clientId) {
-      return [...child.output().matchAll(/^OIDC TOKEN (\S+)$/gm)].filter(
-        (match) => clientId === undefined || match[1] === clientId,
+    tokensIssued(clientId, grantType) {
+      return [...child.output().matchAll(/^OIDC TOKEN (\S+) (\S+)$/gm)].filter(
+        (match) =>
+          (clientId === undefined || match[1] === clientId) && (grantType === undefined || match[2] === grantType),
       ).length;
     },
     documentFetches() {
