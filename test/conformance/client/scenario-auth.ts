@@ -27,7 +27,8 @@ export function scenarioContext(raw: string | undefined): ScenarioContext {
  * well-known URLs, else the `resource_metadata` of the 401 a tokenless POST gets). A user
  * configures the issuer their client is registered at; here the conformance CLI started both
  * the server and its authorization server, so what the server names is what the user would
- * write. Empty when nothing names one.
+ * write. A server that names none (no Protected Resource Metadata: the 2025-03-26 scenarios) has
+ * its authorization server at its own origin, which is then what a user would trust.
  */
 export async function scenarioIssuers(serverUrl: string): Promise<string[]> {
   const endpoint = new URL(serverUrl);
@@ -53,7 +54,7 @@ export async function scenarioIssuers(serverUrl: string): Promise<string[]> {
       : [];
     if (servers.length > 0) return servers;
   }
-  return [];
+  return [endpoint.origin];
 }
 
 /**

@@ -1,85 +1,11 @@
 import { parseBearerChallenge } from './bearer-challenge.parser';
 import type { McpAuthChallenge } from './mcp-client-auth.interface';
 import { isSecureOrLoopback, sameOrigin, sameUrl } from './authorization-server-trust';
+import { discoverAtServerOrigin } from './server-origin-discovery';
 import { McpOAuthClientError, McpUntrustedAuthorizationServerError } from './oauth-client.errors';
-import { jsonObject, oauthFetch } from './oauth-fetch';
+import { getJson, shown, userFlowMetadata, type OAuthDiscovery, type OAuthDiscoveryPolicy } from './oauth-metadata';
 
-/** What a client needs to know to ask for a token for one protected resource. */
-export interface OAuthDiscovery {
-  /** The resource identifier (RFC 8707 `resource`), from the Protected Resource Metadata. */
-  resource: string;
-  issuer: string;
-  tokenEndpoint: string;
-  /** `token_endpoint_auth_methods_supported`, empty when not announced. */
-  authMethods: string[];
-  /** What the authorization code flow also needs, read from the same documents. */
-  user?: OAuthUserFlowMetadata;
-}
-
-/** The parts of the metadata the authorization code flow reads. */
-export interface OAuthUserFlowMetadata {
-  /** The `authorization_endpoint`, when announced. */
-  authorizationEndpoint: string | null;
-  /** The `registration_endpoint` (RFC 7591), when announced. */
-  registrationEndpoint: string | null;
-  /** `code_challenge_methods_supported`, empty when not announced. */
-  pkceMethods: string[];
-  /** RFC 9207 `authorization_response_iss_parameter_supported`: its authorization responses carry `iss`. */
-  issParameterSupported: boolean;
-  /** `client_id_metadata_document_supported`. */
-  clientIdMetadataDocuments: boolean;
-  /** The Protected Resource Metadata's `scopes_supported`, empty when not announced. */
-  resourceScopes: string[];
-}
-
-function strings(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
-}
-
-function userFlowMetadata(as: Record<string, unknown>, prm: Record<string, unknown>): OAuthUserFlowMetadata {
-  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : null);
-  return {
-    authorizationEndpoint: text(as.authorization_endpoint),
-    registrationEndpoint: text(as.registration_endpoint),
-    pkceMethods: strings(as.code_challenge_methods_supported),
-    issParameterSupported: as.authorization_response_iss_parameter_supported === true,
-    clientIdMetadataDocuments: as.client_id_metadata_document_supported === true,
-    resourceScopes: strings(prm.scopes_supported),
-  };
-}
-
-/** How discovery reads: the deadline of each request, the largest document, and the issuers trusted with the credentials. */
-export interface OAuthDiscoveryPolicy {
-  timeoutMs: number;
-  maxBytes: number;
-  /** Issuer identifiers the client credentials may go to (never empty). */
-  trustedIssuers: readonly string[];
-  /**
-   * The token endpoint the configuration pins (with a single trusted issuer): used as it is, on
-   * whatever origin; the issuer's metadata may announce it or none, never another.
-   */
-  tokenEndpoint?: string;
-}
-
-async function getJson(
-  url: string,
-  policy: OAuthDiscoveryPolicy,
-): Promise<{ status: number; body: Record<string, unknown> | null }> {
-  const { status, text } = await oauthFetch(
-    url,
-    { headers: { Accept: 'application/json' } },
-    { timeoutMs: policy.timeoutMs, maxBytes: policy.maxBytes },
-  );
-  return { status, body: jsonObject(text) };
-}
-
-/** At most a few values a peer sent, each cut short, for an error message. */
-function shown(values: readonly string[]): string {
-  const listed = values.slice(0, 5).map((value) => (value.length > 200 ? `${value.slice(0, 200)}...` : value));
-  return `${listed.join(', ')}${values.length > 5 ? `, ... (${values.length} in all)` : ''}`;
-}
-
-/** RFC 9728 section 3.1: the well-known segment inserted before the resource's path, then at the root. */
+export type { OAuthDiscovery, OAuthDiscoveryPolicy, OAuthUserFlowMetadata } from './oauth-metadata';
 export function protectedResourceMetadataUrls(endpoint: URL): string[] {
   const path = endpoint.pathname === '/' ? '' : endpoint.pathname.replace(/\/$/, '');
   const urls = [`${endpoint.origin}/.well-known/oauth-protected-resource${path}`];
@@ -163,7 +89,9 @@ export function metadataUrlAllowed(metadataUrl: string, endpoint: URL): boolean 
  * Finds the token endpoint of an MCP server: its Protected Resource Metadata (at
  * `metadataUrl`, from a `resource_metadata` challenge on the endpoint's origin, else the
  * well-known URLs, else the `resource_metadata` of the 401 a tokenless `ping` gets), then the
- * metadata of the first of its authorization servers the policy trusts. The credentials can only
+ * metadata of the first of its authorization servers the policy trusts. A server with no
+ * Protected Resource Metadata at all (404 at both well-known URLs, no `resource_metadata` in its
+ * challenge) is discovered the 2025-03-26 way (`discoverAtServerOrigin`). The credentials can only
  * ever go to a trusted issuer: the metadata must state that issuer, and its token endpoint must
  * be on the issuer's origin, or be the one the policy pins (which also serves an issuer without
  * metadata).
@@ -183,17 +111,21 @@ export async function discoverOAuth(
   }
   const tried: string[] = [];
   let prm: Record<string, unknown> | null = null;
+  let absent = true;
   for (const url of metadataUrl ? [metadataUrl] : protectedResourceMetadataUrls(endpoint)) {
     const { status, body } = await getJson(url, policy);
     if (status === 200 && body && typeof body.resource === 'string') {
       prm = body;
       break;
     }
+    absent &&= status === 404;
     tried.push(`${url} (HTTP ${status})`);
   }
   if (!prm && !metadataUrl) {
     const challenged = await challengedMetadataUrl(endpoint, policy);
     if (challenged) return discoverOAuth(endpoint, challenged, policy);
+    // No Protected Resource Metadata anywhere: a 2025-03-26 server, its authorization server at its origin.
+    if (absent) return discoverAtServerOrigin(endpoint, policy, tried);
   }
   if (!prm) throw new McpOAuthClientError(`No Protected Resource Metadata for ${label}: tried ${tried.join(', ')}`);
   const where = `The Protected Resource Metadata of ${label}`;
