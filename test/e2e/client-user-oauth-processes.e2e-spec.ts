@@ -18,6 +18,7 @@ import { McpOAuthGrant } from '../../src/mcp/persistence/entities';
 import type { OAuthWorkerAnswer, OAuthWorkerConfig } from '../fixtures/client/oauth-worker-app';
 import { CapturingLogger } from '../support/capturing-logger';
 import { freeLoopbackPort, spawnReady, TS_REGISTER, type ReadyChild } from '../support/child-process';
+import { pollUntil } from '../support/polling';
 import { startAuthorizationServer, type OidcClient, type TestAuthorizationServer } from '../support/oidc-provider';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 
@@ -166,12 +167,12 @@ describe('Outbound OAuth (authorizationCode) across two worker processes', () =>
     const done = await as.authorize(await workerA.oauth.authorizationUrl('crm', 'alice'), 'alice');
     expect(done.status).toBe(200);
     expect(done.text).toContain('Authorization complete');
-    const codeGrants = as.tokensIssued(client.client_id, 'authorization_code');
+    const codeGrants = as.grantRequests(client.client_id, 'authorization_code');
     expect(await whoamiB('alice')).toEqual({ principal: expect.objectContaining({ key: 'alice' }) });
     expect(await whoamiA('alice')).toMatchObject({ key: 'alice' });
     // Worker B asked the authorization server for nothing: it used the grant worker A stored.
-    expect(as.tokensIssued(client.client_id, 'authorization_code')).toBe(codeGrants);
-    expect(as.tokensIssued(client.client_id, 'refresh_token')).toBe(0);
+    expect(as.grantRequests(client.client_id, 'authorization_code')).toBe(codeGrants);
+    expect(as.grantRequests(client.client_id, 'refresh_token')).toBe(0);
   });
 
   it('refreshes an expired grant once when both workers call at the same moment, rotating the refresh token', async () => {
@@ -180,14 +181,14 @@ describe('Outbound OAuth (authorizationCode) across two worker processes', () =>
     const sealer = new McpGrantSealer(KEYS);
     const refreshBefore = sealer.open(before, 'refresh');
     await db.dataSource.getRepository(McpOAuthGrant).update({ id: before.id }, { expiresAt: new Date(0) });
-    const refreshes = as.tokensIssued(client.client_id, 'refresh_token');
+    const refreshes = as.grantRequests(client.client_id, 'refresh_token');
 
     const [a, b] = await Promise.all([whoamiA('bob'), whoamiB('bob')]);
 
     expect(a).toMatchObject({ key: 'bob' });
     expect(b).toEqual({ principal: expect.objectContaining({ key: 'bob' }) });
-    // The token endpoint saw one refresh grant, whichever process made it.
-    expect(as.tokensIssued(client.client_id, 'refresh_token') - refreshes).toBe(1);
+    // The token endpoint saw one refresh request (answered or refused), whichever process made it.
+    expect(as.grantRequests(client.client_id, 'refresh_token') - refreshes).toBe(1);
     const after = await grantRow('bob');
     expect(after.expiresAt.getTime()).toBeGreaterThan(Date.now());
     const refreshAfter = sealer.open(after, 'refresh');
@@ -205,5 +206,12 @@ describe('Outbound OAuth (authorizationCode) across two worker processes', () =>
     });
     expect(reuse.status).toBe(400);
     expect(await reuse.json()).toMatchObject({ error: 'invalid_grant' });
+    // A refused refresh counts as a request too, and the log is in order: once this one shows, a
+    // second refresh by the other worker (printed earlier) would have shown as well.
+    const seen = await pollUntil('the refused refresh in the authorization server log', () => {
+      const count = as.grantRequests(client.client_id, 'refresh_token') - refreshes;
+      return count >= 2 ? count : undefined;
+    });
+    expect(seen).toBe(2);
   });
 });

@@ -3,7 +3,8 @@
 // Configuration comes from OIDC_CONFIG (JSON): { port, clients: [{ client_id, client_secret, scope,
 // token_endpoint_auth_method?, jwks? }],
 // resources: { [uri]: { scope, format: 'jwt' | 'opaque', ttl } } }. Prints "OIDC READY <issuer>", and
-// "OIDC TOKEN <client_id> <grant_type>" for each token it issues. A client with redirect_uris uses the authorization
+// "OIDC TOKEN <client_id> <grant_type>" for each token it issues ("OIDC TOKEN REFUSED <client_id>
+// <grant_type> <error>" for each grant request it refuses). A client with redirect_uris uses the authorization
 // code flow (PKCE, refresh tokens rotated on every use); its users sign in and consent at once: the
 // interaction route logs in the account named by the `x-test-user` header (a browserless user agent).
 // `registration: true` opens dynamic client registration (RFC 7591) at /reg; it prints
@@ -80,6 +81,11 @@ const provider = new Provider(issuer, {
 });
 provider.on('grant.success', (ctx) =>
   console.log(`OIDC TOKEN ${ctx.oidc.client?.clientId} ${ctx.oidc.params?.grant_type ?? 'unknown'}`),
+);
+provider.on('grant.error', (ctx, error) =>
+  console.log(
+    `OIDC TOKEN REFUSED ${ctx.oidc.client?.clientId ?? ctx.oidc.params?.client_id ?? 'unknown'} ${ctx.oidc.params?.grant_type ?? 'unknown'} ${error.error ?? 'error'}`,
+  ),
 );
 provider.on('registration_create.success', (_ctx, client) => console.log(`OIDC REGISTERED ${client.clientId}`));
 provider.on('server_error', (_ctx, error) => console.error('oidc-provider server_error', error));

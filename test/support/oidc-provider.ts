@@ -44,6 +44,8 @@ export interface TestAuthorizationServer {
   ): Promise<{ status: number; url: string; location: string | null; text: string }>;
   /** How many tokens it issued so far, to `clientId` or to anyone; with `grantType`, by that grant only (`refresh_token`...). */
   tokensIssued(clientId?: string, grantType?: string): number;
+  /** How many grant requests of `grantType` by `clientId` its token endpoint received so far, answered or refused. */
+  grantRequests(clientId: string, grantType: string): number;
   /** The ids of the clients registered dynamically so far (with `registration: true`), oldest first. */
   registeredClients(): string[];
   /** The Client ID Metadata Documents it fetched so far (with `clientIdMetadataDocuments: true`), by URL. */
@@ -147,6 +149,12 @@ export async function startAuthorizationServer(
         (match) =>
           (clientId === undefined || match[1] === clientId) && (grantType === undefined || match[2] === grantType),
       ).length;
+    },
+    grantRequests(clientId, grantType) {
+      const refused = [...child.output().matchAll(/^OIDC TOKEN REFUSED (\S+) (\S+) \S+$/gm)].filter(
+        (match) => match[1] === clientId && match[2] === grantType,
+      ).length;
+      return this.tokensIssued(clientId, grantType) + refused;
     },
     documentFetches() {
       return [...child.output().matchAll(/^OIDC CIMD FETCH (\S+)$/gm)].map((match) => match[1]);
