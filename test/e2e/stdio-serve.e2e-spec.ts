@@ -202,7 +202,15 @@ describe('serveMcpOverStdio: an app spawned as a stdio MCP server', () => {
       const entry = (db: string) => {
         const { command, args, env } = stdioFixtureCommand(db);
         // Pinned to the session revision: in auto negotiation the app speaks 2026-07-28 (stdio-serve-stateless).
-        return { command: [command, ...args], env: childEnv(env), timeoutMs: 60_000, version: '2025-11-25' as const };
+        // The app ends its session and exits on EOF by itself; a long close grace lets a loaded machine
+        // finish that instead of the client's SIGTERM/SIGKILL cutting it short after the default 2 s.
+        return {
+          command: [command, ...args],
+          env: childEnv(env),
+          timeoutMs: 60_000,
+          closeGraceMs: 30_000,
+          version: '2025-11-25' as const,
+        };
       };
       host = await startApp(pg.url, {
         imports: [
