@@ -157,6 +157,7 @@ export default defineConfig({
         items: [
           { text: 'All recipes', link: '/recipes/' },
           { text: 'Keycloak', link: '/recipes/keycloak' },
+          { text: 'MCP Inspector', link: '/recipes/mcp-inspector' },
           { text: 'Throttling per principal', link: '/recipes/throttling' },
           { text: 'A transport of your own', link: '/recipes/custom-transport' },
           { text: 'Testing on in-memory stores', link: '/recipes/testing' },

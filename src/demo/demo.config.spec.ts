@@ -184,6 +184,7 @@ describe('loadDemoConfig AUTH_SERVER_*', () => {
         clientSecret: 'secret',
       },
       scopes: ['mcp:tools'],
+      allowLoopbackHttp: false,
     });
     expect(config.generatedToken).toBeUndefined();
     expect(
@@ -193,8 +194,25 @@ describe('loadDemoConfig AUTH_SERVER_*', () => {
       publicUrl: 'http://localhost:3000',
       upstream: { kind: 'github', clientId: 'durable-mcp', clientSecret: 'secret' },
       scopes: ['mcp:tools', 'mcp:admin'],
+      allowLoopbackHttp: false,
     });
     expect(loadDemoConfig({}).authServer).toBeUndefined();
+  });
+
+  it('fetches the metadata document of an https://127.0.0.1 client id over http only when AUTH_SERVER_ALLOW_LOOPBACK_HTTP says so', () => {
+    const github = { ...base, AUTH_SERVER_UPSTREAM: 'github' };
+    expect(loadDemoConfig({ ...github, AUTH_SERVER_ALLOW_LOOPBACK_HTTP: '1' }).authServer?.allowLoopbackHttp).toBe(
+      true,
+    );
+    expect(loadDemoConfig({ ...github, AUTH_SERVER_ALLOW_LOOPBACK_HTTP: 'TRUE' }).authServer?.allowLoopbackHttp).toBe(
+      true,
+    );
+    expect(loadDemoConfig({ ...github, AUTH_SERVER_ALLOW_LOOPBACK_HTTP: 'false' }).authServer?.allowLoopbackHttp).toBe(
+      false,
+    );
+    expect(() => loadDemoConfig({ ...github, AUTH_SERVER_ALLOW_LOOPBACK_HTTP: 'yes' })).toThrow(
+      'AUTH_SERVER_ALLOW_LOOPBACK_HTTP="yes" is not 1, true, 0 or false',
+    );
   });
 
   it('refuses an incomplete or contradictory configuration, saying what is missing', () => {

@@ -123,6 +123,12 @@ export interface DemoAuthServerConfig {
     | { kind: 'github'; clientId: string; clientSecret: string };
   /** AUTH_SERVER_SCOPES: the scopes granted (and required by the endpoint). @default ['mcp:tools'] */
   scopes: string[];
+  /**
+   * AUTH_SERVER_ALLOW_LOOPBACK_HTTP=1: the Client ID Metadata Document of an `https://127.0.0.1`
+   * client id is fetched over plain http (a local try of a client, such as MCP Inspector, with a
+   * document on the same machine); development only. @default false
+   */
+  allowLoopbackHttp: boolean;
 }
 
 /** Reads AUTH_SERVER_*: undefined unless AUTH_SERVER_PUBLIC_URL is set. */
@@ -152,7 +158,16 @@ export function parseAuthServer(env: NodeJS.ProcessEnv): DemoAuthServerConfig | 
       ? { kind: 'github', clientId, clientSecret }
       : { kind: 'oidc', issuer: issuer!, clientId, clientSecret },
     scopes,
+    allowLoopbackHttp: parseAllowLoopbackHttp(env.AUTH_SERVER_ALLOW_LOOPBACK_HTTP),
   };
+}
+
+/** Reads AUTH_SERVER_ALLOW_LOOPBACK_HTTP: `1` or `true` turns it on; any other value is refused rather than read as off. */
+function parseAllowLoopbackHttp(value: string | undefined): boolean {
+  const flag = value?.trim().toLowerCase();
+  if (!flag || flag === '0' || flag === 'false') return false;
+  if (flag === '1' || flag === 'true') return true;
+  throw new Error(`AUTH_SERVER_ALLOW_LOOPBACK_HTTP="${value}" is not 1, true, 0 or false`);
 }
 
 /** Parses `alice=token-a,bob=token-b` into token -> principal. */

@@ -2,6 +2,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MemoryOAuthClientProvider, signInThrough } from '../support/browserless-user-agent';
@@ -23,8 +25,28 @@ describe('the example app with AUTH_SERVER_PUBLIC_URL', () => {
   let upstream: TestAuthorizationServer | undefined;
   let app: ReadyChild | undefined;
   let base: string;
+  // A client's Client ID Metadata Document, served over plain http on loopback.
+  let documentServer: Server | undefined;
+  let documentUrl: string;
+  const documentFetches: string[] = [];
 
   beforeAll(async () => {
+    documentServer = createServer((req, res) => {
+      documentFetches.push(req.url ?? '');
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end(
+        JSON.stringify({
+          client_id: documentUrl,
+          client_name: 'example app CIMD client',
+          redirect_uris: [CLIENT_REDIRECT],
+          grant_types: ['authorization_code', 'refresh_token'],
+          response_types: ['code'],
+          token_endpoint_auth_method: 'none',
+        }),
+      );
+    });
+    await new Promise<void>((resolve) => documentServer!.listen(0, '127.0.0.1', resolve));
+    // https, as the draft requires of a client id; AUTH_SERVER_ALLOW_LOOPBACK_HTTP has it fetched over http.
+    documentUrl = `https://127.0.0.1:${(documentServer.address() as AddressInfo).port}/client.json`;
     const port = await freeLoopbackPort();
     base = `http://127.0.0.1:${port}`;
     const client = {
@@ -40,6 +62,7 @@ describe('the example app with AUTH_SERVER_PUBLIC_URL', () => {
       AUTH_SERVER_UPSTREAM_ISSUER: upstream.issuer,
       AUTH_SERVER_CLIENT_ID: client.client_id,
       AUTH_SERVER_CLIENT_SECRET: client.client_secret,
+      AUTH_SERVER_ALLOW_LOOPBACK_HTTP: '1',
       HOST: '127.0.0.1',
       PORT: String(port),
       TS_NODE_PROJECT: join(ROOT, 'tsconfig.json'),
@@ -56,6 +79,8 @@ describe('the example app with AUTH_SERVER_PUBLIC_URL', () => {
   afterAll(async () => {
     await app?.stop();
     await upstream?.stop();
+    documentServer?.closeAllConnections();
+    await new Promise((resolve) => documentServer?.close(resolve));
     rmSync(workdir, { recursive: true, force: true });
   });
 
@@ -83,5 +108,29 @@ describe('the example app with AUTH_SERVER_PUBLIC_URL', () => {
     } finally {
       await client.close();
     }
+  });
+
+  it('with AUTH_SERVER_ALLOW_LOOPBACK_HTTP=1, lets a client known by an https://127.0.0.1 metadata document in without registering', async () => {
+    const provider = new MemoryOAuthClientProvider(CLIENT_REDIRECT, documentUrl);
+    const first = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { authProvider: provider });
+    await expect(new Client({ name: 'example-as-cimd', version: '1.0.0' }).connect(first)).rejects.toBeInstanceOf(
+      UnauthorizedError,
+    );
+    expect(provider.authorizationUrl!.searchParams.get('client_id')).toBe(documentUrl);
+    const { url } = await signInThrough(provider.authorizationUrl!.href, CLIENT_REDIRECT, (origin) =>
+      origin === upstream!.issuer ? { 'x-test-user': 'erin' } : {},
+    );
+    await first.finishAuth(new URL(url).searchParams.get('code')!);
+    const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { authProvider: provider });
+    const client = new Client({ name: 'example-as-cimd', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      const result = await client.callTool({ name: 'echo', arguments: { text: 'hello over CIMD' } });
+      expect(result.content).toEqual([{ type: 'text', text: 'hello over CIMD' }]);
+    } finally {
+      await client.close();
+    }
+    expect(documentFetches.length).toBeGreaterThan(0);
+    expect(documentFetches.every((path) => path === '/client.json')).toBe(true);
   });
 });
