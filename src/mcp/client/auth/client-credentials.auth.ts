@@ -254,14 +254,16 @@ class ClientCredentialsAuth implements McpClientAuth {
         : 'kty' in key
           ? await jose.importJWK(key, alg)
           : (key as Jose.CryptoKey);
+    // One clock reading for both claims: two readings can straddle a second and make the lifetime 61 s.
+    const issuedAt = Math.floor(Date.now() / 1000);
     return new jose.SignJWT({})
       .setProtectedHeader({ alg, ...(kid ? { kid } : {}) })
       .setIssuer(this.options.clientId)
       .setSubject(this.options.clientId)
       .setAudience(audience)
       .setJti(randomUUID())
-      .setIssuedAt()
-      .setExpirationTime('60s')
+      .setIssuedAt(issuedAt)
+      .setExpirationTime(issuedAt + 60)
       .sign(signingKey);
   }
 }
