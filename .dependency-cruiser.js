@@ -4,7 +4,7 @@
  */
 const OURS = '^src/';
 const SHARED =
-  '^src/mcp/(errors|interfaces|telemetry)/|^src/mcp/(mcp[.](constants|messages)|bounded-fetch|bull-queue[.]factory|redis-outage-log)[.]ts$';
+  '^src/mcp/(errors|interfaces|telemetry)/|^src/mcp/(mcp[.](constants|messages)|bounded-fetch|token-cipher|bull-queue[.]factory|redis-outage-log)[.]ts$';
 
 /**
  * The folders of server/, lowest first: a folder imports only folders before it (and the files at

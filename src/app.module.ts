@@ -88,6 +88,7 @@ function authOptions(): Pick<McpModuleOptions, 'auth' | 'oauth'> {
             publicUrl: demoConfig.authServer.publicUrl,
             upstream: demoConfig.authServer.upstream,
             scopes: demoConfig.authServer.scopes,
+            encryptionKeys: demoConfig.authServer.encryptionKeys,
           }),
         ]
       : []),
