@@ -47,14 +47,15 @@ export interface McpAuthorizationServerModuleOptions {
    */
   scopes?: string[];
   /**
-   * Lifetime of an access token, rounded to whole seconds (oidc-provider counts in seconds).
+   * Lifetime of an access token, at least 1000, rounded to whole seconds (oidc-provider counts in
+   * seconds).
    * @default 3_600_000 (one hour)
    * @minimum 1000
    */
   accessTokenTtlMs?: number;
   /**
-   * Lifetime of a refresh token (and of the grant and sign-in session behind it), rounded to
-   * whole seconds.
+   * Lifetime of a refresh token (and of the grant and sign-in session behind it), at least 1000,
+   * rounded to whole seconds.
    * @default 1_209_600_000 (14 days)
    * @minimum 1000
    */

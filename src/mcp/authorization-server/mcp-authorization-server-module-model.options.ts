@@ -53,7 +53,8 @@ export const MCP_AUTHORIZATION_SERVER_MODULE_OPTIONS_MODEL = {
   accessTokenTtlMs: {
     kind: 'integer',
     type: 'number',
-    description: 'Lifetime of an access token, rounded to whole seconds (oidc-provider counts in seconds).',
+    description:
+      'Lifetime of an access token, at least 1000, rounded to whole seconds (oidc-provider counts in seconds).',
     default: 3600000,
     defaultText: 'one hour',
     minimum: 1000,
@@ -63,7 +64,7 @@ export const MCP_AUTHORIZATION_SERVER_MODULE_OPTIONS_MODEL = {
     kind: 'integer',
     type: 'number',
     description:
-      'Lifetime of a refresh token (and of the grant and sign-in session behind it), rounded to whole seconds.',
+      'Lifetime of a refresh token (and of the grant and sign-in session behind it), at least 1000, rounded to whole seconds.',
     default: 1209600000,
     defaultText: '14 days',
     minimum: 1000,
