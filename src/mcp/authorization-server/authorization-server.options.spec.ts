@@ -101,6 +101,17 @@ describe('resolveAuthorizationServerOptions', () => {
       'option "encryptionKeys" names the key "k1" twice',
     ],
     [
+      'an upstream key GitHub does not have',
+      { upstream: { kind: 'github', clientId: 'a', clientSecret: 'b', issuer: 'https://github.com' } as never },
+      'option "upstream" (GitHub): unknown option "issuer"',
+    ],
+    [
+      'a misspelled upstream key',
+      { upstream: { ...upstream, scope: ['openid'] } as never },
+      'unknown option "scope" (did you mean "scopes"?',
+    ],
+    ['a path that is not a string', { path: 7 as never }, 'path must be a string'],
+    [
       'an option in seconds of the former shape',
       { accessTokenTtlSec: 3600 } as Partial<McpAuthorizationServerModuleOptions>,
       'accessTokenTtlSec',

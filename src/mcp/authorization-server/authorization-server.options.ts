@@ -1,4 +1,4 @@
-import { McpConfigurationError } from '../errors/mcp-configuration.errors';
+import { assertKnownOptions, McpConfigurationError } from '../errors/mcp-configuration.errors';
 import { resolveOptions, type OptionsContext, type ResolvedOptions } from '../options/options-model';
 import { McpTokenCipher, type McpOAuthEncryptionKey } from '../token-cipher';
 import { MCP_AUTHORIZATION_SERVER_MODULE_OPTIONS_MODEL } from './mcp-authorization-server-module-model.options';
@@ -195,12 +195,21 @@ function checkUrl(name: string, value: unknown): URL {
   return url;
 }
 
+const OIDC_KEYS = ['kind', 'issuer', 'clientId', 'clientSecret', 'scopes'];
+const GITHUB_KEYS = ['kind', 'clientId', 'clientSecret', 'scopes', 'webUrl', 'apiUrl'];
+
 function checkUpstream(upstream: unknown): McpAuthorizationServerModuleOptions.Upstream {
   if (typeof upstream !== 'object' || upstream === null)
     fail('upstream is required (an OpenID Connect issuer or GitHub)');
   const given = upstream as McpAuthorizationServerModuleOptions.Upstream;
   // The secret is checked for presence only: no message repeats it.
   if (!given.clientId || !given.clientSecret) fail('upstream.clientId and upstream.clientSecret are required');
+  const known = given.kind === 'github' ? GITHUB_KEYS : OIDC_KEYS;
+  assertKnownOptions(
+    given,
+    known,
+    `${WHERE} option "upstream" (${given.kind === 'github' ? 'GitHub' : 'OpenID Connect'})`,
+  );
   if (given.kind === 'github') {
     if (given.webUrl !== undefined) checkUrl('upstream.webUrl', given.webUrl);
     if (given.apiUrl !== undefined) checkUrl('upstream.apiUrl', given.apiUrl);
