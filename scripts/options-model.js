@@ -77,6 +77,15 @@ const ROOTS = [
     page: 'docs/reference/options/mcp-gateway-module.md',
     template: 'scripts/options-templates/mcp-gateway-module.md',
   },
+  {
+    module: 'McpAuthorizationServerModule',
+    file: 'src/mcp/authorization-server/authorization-server.options.ts',
+    options: 'McpAuthorizationServerModuleOptions',
+    model: 'src/mcp/authorization-server/mcp-authorization-server-module-model.options.ts',
+    constant: 'MCP_AUTHORIZATION_SERVER_MODULE_OPTIONS_MODEL',
+    page: 'docs/reference/options/mcp-authorization-server-module.md',
+    template: 'scripts/options-templates/mcp-authorization-server-module.md',
+  },
 ];
 
 const HEADER = (root) =>

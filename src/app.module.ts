@@ -89,6 +89,7 @@ function authOptions(): Pick<McpModuleOptions, 'auth' | 'oauth'> {
             upstream: demoConfig.authServer.upstream,
             scopes: demoConfig.authServer.scopes,
             allowLoopbackHttp: demoConfig.authServer.allowLoopbackHttp,
+            encryptionKeys: demoConfig.authServer.encryptionKeys,
           }),
         ]
       : []),

@@ -144,6 +144,7 @@ export default defineConfig({
               { text: 'McpConsoleModule', link: '/reference/options/mcp-console-module' },
               { text: 'McpHealthModule', link: '/reference/options/mcp-health-module' },
               { text: 'McpGatewayModule', link: '/reference/options/mcp-gateway-module' },
+              { text: 'McpAuthorizationServerModule', link: '/reference/options/mcp-authorization-server-module' },
             ],
           },
           { text: 'MCP features by revision', link: '/reference/features' },

@@ -166,11 +166,14 @@ describe('loadDemoConfig --stdio, MCP_TRANSPORT and MCP_STDIO_PRINCIPAL', () => 
   });
 });
 
+const KEY = 'q9yS0mJ3cQm2YV5mJ2xYc0lH1QbqgQ5WkYbqS0n3Hk8=';
+
 describe('loadDemoConfig AUTH_SERVER_*', () => {
   const base = {
     AUTH_SERVER_PUBLIC_URL: 'http://localhost:3000',
     AUTH_SERVER_CLIENT_ID: 'durable-mcp',
     AUTH_SERVER_CLIENT_SECRET: 'secret',
+    AUTH_SERVER_ENCRYPTION_KEYS: KEY,
   };
 
   it('makes the app its own authorization server in front of an OpenID Connect issuer or GitHub, with no demo token', () => {
@@ -185,6 +188,7 @@ describe('loadDemoConfig AUTH_SERVER_*', () => {
       },
       scopes: ['mcp:tools'],
       allowLoopbackHttp: false,
+      encryptionKeys: [{ id: 'default', key: KEY }],
     });
     expect(config.generatedToken).toBeUndefined();
     expect(
@@ -195,7 +199,16 @@ describe('loadDemoConfig AUTH_SERVER_*', () => {
       upstream: { kind: 'github', clientId: 'durable-mcp', clientSecret: 'secret' },
       scopes: ['mcp:tools', 'mcp:admin'],
       allowLoopbackHttp: false,
+      encryptionKeys: [{ id: 'default', key: KEY }],
     });
+    // Rotation: the new key first, the old one after it.
+    expect(
+      loadDemoConfig({ ...base, AUTH_SERVER_UPSTREAM: 'github', AUTH_SERVER_ENCRYPTION_KEYS: `k2:${KEY}, k1:${KEY}` })
+        .authServer?.encryptionKeys,
+    ).toEqual([
+      { id: 'k2', key: KEY },
+      { id: 'k1', key: KEY },
+    ]);
     expect(loadDemoConfig({}).authServer).toBeUndefined();
   });
 
@@ -223,5 +236,8 @@ describe('loadDemoConfig AUTH_SERVER_*', () => {
     expect(() =>
       loadDemoConfig({ ...base, AUTH_SERVER_UPSTREAM: 'github', OAUTH_ISSUER: 'https://as.example' }),
     ).toThrow('AUTH_SERVER_PUBLIC_URL and OAUTH_ISSUER are exclusive');
+    expect(() => loadDemoConfig({ ...base, AUTH_SERVER_UPSTREAM: 'github', AUTH_SERVER_ENCRYPTION_KEYS: ' ' })).toThrow(
+      'AUTH_SERVER_PUBLIC_URL needs AUTH_SERVER_ENCRYPTION_KEYS',
+    );
   });
 });

@@ -129,6 +129,28 @@ export interface DemoAuthServerConfig {
    * document on the same machine); development only. @default false
    */
   allowLoopbackHttp: boolean;
+  /**
+   * AUTH_SERVER_ENCRYPTION_KEYS: the keys that seal the signing and cookie keys in the database,
+   * comma-separated `id:key` (the first seals; an old one stays after a new one while rotating),
+   * or one bare key (id `default`). Each key is 32 bytes, `openssl rand -base64 32`.
+   */
+  encryptionKeys: { id: string; key: string }[];
+}
+
+/** Parses AUTH_SERVER_ENCRYPTION_KEYS: `id:key,id:key`, or one bare key (id `default`). */
+function parseEncryptionKeys(spec: string | undefined): { id: string; key: string }[] {
+  const entries = (spec ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  if (entries.length === 0)
+    throw new Error(
+      'AUTH_SERVER_PUBLIC_URL needs AUTH_SERVER_ENCRYPTION_KEYS: the key that seals the signing keys in the database (`openssl rand -base64 32`, the same on every replica)',
+    );
+  return entries.map((entry) => {
+    const at = entry.indexOf(':');
+    return at < 0 ? { id: 'default', key: entry } : { id: entry.slice(0, at), key: entry.slice(at + 1) };
+  });
 }
 
 /** Reads AUTH_SERVER_*: undefined unless AUTH_SERVER_PUBLIC_URL is set. */
@@ -152,6 +174,7 @@ export function parseAuthServer(env: NodeJS.ProcessEnv): DemoAuthServerConfig | 
       'AUTH_SERVER_PUBLIC_URL needs AUTH_SERVER_UPSTREAM_ISSUER (an OpenID Connect issuer, e.g. a Keycloak realm) or AUTH_SERVER_UPSTREAM=github',
     );
   const scopes = (env.AUTH_SERVER_SCOPES ?? 'mcp:tools').split(/[\s,]+/).filter(Boolean);
+  const encryptionKeys = parseEncryptionKeys(env.AUTH_SERVER_ENCRYPTION_KEYS);
   return {
     publicUrl,
     upstream: github
@@ -159,6 +182,7 @@ export function parseAuthServer(env: NodeJS.ProcessEnv): DemoAuthServerConfig | 
       : { kind: 'oidc', issuer: issuer!, clientId, clientSecret },
     scopes,
     allowLoopbackHttp: parseAllowLoopbackHttp(env.AUTH_SERVER_ALLOW_LOOPBACK_HTTP),
+    encryptionKeys,
   };
 }
 

@@ -41,18 +41,9 @@ export { McpGateway } from './gateway/mcp-gateway.service';
 export type { McpGatewayModuleOptions } from './gateway/mcp-gateway.options';
 
 // The app as the authorization server of its own mounts (oidc-provider, an optional peer).
-export {
-  McpAuthorizationServerModule,
-  type McpAuthorizationServerAsyncOptions,
-} from './authorization-server/mcp-authorization-server.module';
+export { McpAuthorizationServerModule } from './authorization-server/mcp-authorization-server.module';
 export { McpAuthorizationServer } from './authorization-server/authorization-server.service';
-export type {
-  McpAuthorizationServerOptions,
-  McpGitHubUpstream,
-  McpOidcUpstream,
-  McpUpstreamIdentityProvider,
-  McpUpstreamPrincipal,
-} from './authorization-server/authorization-server.options';
+export type { McpAuthorizationServerModuleOptions } from './authorization-server/authorization-server.options';
 export { McpElicitationNotifier } from './server/features/mcp-elicitation-notifier';
 export type {
   McpToolOptions,
@@ -162,7 +153,7 @@ export type {
   McpCompletedAuthorization,
   McpAuthorizationCallbackQuery,
 } from './client/auth/authorization-code/mcp-oauth.service';
-export type { McpOAuthEncryptionKey } from './client/auth/authorization-code/token-cipher';
+export type { McpOAuthEncryptionKey } from './token-cipher';
 export type {
   McpClientAuth,
   McpAuthTarget,

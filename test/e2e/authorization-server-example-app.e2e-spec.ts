@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -63,6 +64,7 @@ describe('the example app with AUTH_SERVER_PUBLIC_URL', () => {
       AUTH_SERVER_CLIENT_ID: client.client_id,
       AUTH_SERVER_CLIENT_SECRET: client.client_secret,
       AUTH_SERVER_ALLOW_LOOPBACK_HTTP: '1',
+      AUTH_SERVER_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
       HOST: '127.0.0.1',
       PORT: String(port),
       TS_NODE_PROJECT: join(ROOT, 'tsconfig.json'),

@@ -156,6 +156,7 @@ describe('McpAuthorizationServerModule with GitHub upstream, on Fastify', () => 
               webUrl: github.base,
               apiUrl: github.base,
             },
+            encryptionKeys: [{ id: 'k1', key: randomBytes(32).toString('base64') }],
             principal: (claims, upstreamIssuer) => {
               if (claims.login === 'mallory') throw new Error('mallory is not on the team');
               return {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -19,10 +20,11 @@ import {
   McpModule,
   McpTool,
   McpAuthorizationServer,
-  type McpAuthorizationServerOptions,
+  type McpAuthorizationServerModuleOptions,
   type McpModuleOptions,
   type McpToolContext,
 } from '../../src/mcp';
+import { McpTokenCipher } from '../../src/mcp/token-cipher';
 import { statelessPost, statelessRequest } from '../fixtures/stateless/stateless-wire';
 import { CapturingLogger } from '../support/capturing-logger';
 import { MemoryOAuthClientProvider, signInThrough } from '../support/browserless-user-agent';
@@ -42,6 +44,9 @@ class WhoTools {
     return JSON.stringify({ key, label, scopes, roles });
   }
 }
+
+/** The keys every replica of the tests seals the signing and cookie keys with. */
+const ENCRYPTION_KEYS = [{ id: 'e2e-1', key: randomBytes(32).toString('base64') }];
 
 /** Where the MCP clients of the tests say they are sent back (never opened: the user agent stops there). */
 const CLIENT_REDIRECT = 'http://127.0.0.1:1/callback';
@@ -69,7 +74,7 @@ describe('McpAuthorizationServerModule', () => {
 
   async function startApp(
     port: number,
-    extra: Partial<McpAuthorizationServerOptions> = {},
+    extra: Partial<McpAuthorizationServerModuleOptions> = {},
     auth: McpModuleOptions['auth'] = JwtVerifier,
   ): Promise<INestApplication> {
     const moduleRef = await Test.createTestingModule({
@@ -91,6 +96,7 @@ describe('McpAuthorizationServerModule', () => {
             ...(claims.sub === 'zed' ? { scopes: [] } : {}),
           }),
           allowLoopbackHttp: true,
+          encryptionKeys: ENCRYPTION_KEYS,
           ...extra,
         }),
         McpModule.forRoot({
@@ -301,13 +307,20 @@ describe('McpAuthorizationServerModule', () => {
     expect(await again.json()).toMatchObject({ error: 'invalid_grant' });
   });
 
-  it('a client known by its Client ID Metadata Document signs in the same way, without registering', async () => {
+  /**
+   * Serves a Client ID Metadata Document naming its own URL, an https URL as the draft requires
+   * (the test configuration fetches it over http on loopback); `fetches` lists the paths read.
+   */
+  async function serveClientMetadata(
+    name: string,
+  ): Promise<{ documentUrl: string; fetches: string[]; close(): Promise<void> }> {
+    const fetches: string[] = [];
     const documentServer = createServer((req, res) => {
-      documentFetches.push(req.url ?? '');
+      fetches.push(req.url ?? '');
       res.writeHead(200, { 'Content-Type': 'application/json' }).end(
         JSON.stringify({
           client_id: documentUrl,
-          client_name: 'CIMD e2e client',
+          client_name: name,
           redirect_uris: [CLIENT_REDIRECT],
           grant_types: ['authorization_code', 'refresh_token'],
           response_types: ['code'],
@@ -315,14 +328,25 @@ describe('McpAuthorizationServerModule', () => {
         }),
       );
     });
-    const documentFetches: string[] = [];
     await new Promise<void>((resolve) => documentServer.listen(0, '127.0.0.1', resolve));
-    // An https URL, as the draft requires; the test configuration fetches it over http on loopback.
     const documentUrl = `https://127.0.0.1:${(documentServer.address() as AddressInfo).port}/client.json`;
+    return {
+      documentUrl,
+      fetches,
+      close: async () => {
+        documentServer.closeAllConnections();
+        await new Promise((resolve) => documentServer.close(resolve));
+      },
+    };
+  }
+
+  const countClients = async (): Promise<Array<{ n: string }>> =>
+    db.dataSource.query(`SELECT count(*) AS n FROM mcp_oauth_provider_records WHERE model = 'Client'`);
+
+  it('a client known by its Client ID Metadata Document signs in the same way, without registering', async () => {
+    const { documentUrl, fetches: documentFetches, close } = await serveClientMetadata('CIMD e2e client');
     try {
-      const clientsBefore: Array<{ n: string }> = await db.dataSource.query(
-        `SELECT count(*) AS n FROM mcp_oauth_provider_records WHERE model = 'Client'`,
-      );
+      const clientsBefore = await countClients();
       const provider = new MemoryOAuthClientProvider(CLIENT_REDIRECT, documentUrl);
       const first = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { authProvider: provider });
       await expect(new Client({ name: 'as-e2e-cimd', version: '1.0.0' }).connect(first)).rejects.toBeInstanceOf(
@@ -347,13 +371,52 @@ describe('McpAuthorizationServerModule', () => {
       }
       expect(documentFetches.length).toBeGreaterThan(0);
       expect(documentFetches.every((path) => path === '/client.json')).toBe(true);
-      const clientsAfter: Array<{ n: string }> = await db.dataSource.query(
-        `SELECT count(*) AS n FROM mcp_oauth_provider_records WHERE model = 'Client'`,
-      );
+      const clientsAfter = await countClients();
       expect(clientsAfter).toEqual(clientsBefore);
     } finally {
-      documentServer.closeAllConnections();
-      await new Promise((resolve) => documentServer.close(resolve));
+      await close();
+    }
+  });
+
+  it('SDK 2.x: a client known by its Client ID Metadata Document signs in without registering, on 2026-07-28', async () => {
+    const { documentUrl, fetches, close } = await serveClientMetadata('CIMD e2e client 2.x');
+    try {
+      const clientsBefore = await countClients();
+      const provider = new MemoryOAuthClientProvider(CLIENT_REDIRECT, documentUrl);
+      const pinned = { versionNegotiation: { mode: { pin: '2026-07-28' as const } } };
+      const first = new StreamableHTTPClientTransport2(new URL(`${base}/mcp`), { authProvider: provider });
+      await expect(
+        new Client2({ name: 'as-e2e-cimd-2', version: '2.0.0' }, pinned).connect(first),
+      ).rejects.toBeInstanceOf(UnauthorizedError2);
+      // The metadata names the document URL as the client id: no registration request was made.
+      expect(provider.authorizationUrl!.searchParams.get('client_id')).toBe(documentUrl);
+      const { url } = await signInThrough(provider.authorizationUrl!.href, CLIENT_REDIRECT, (origin) =>
+        origin === upstream.issuer ? { 'x-test-user': 'carol' } : {},
+      );
+      expect(new URL(url).searchParams.get('iss')).toBe(issuer);
+      await first.finishAuth(new URL(url).searchParams);
+      expect(jose.decodeJwt(provider.tokens()!.access_token)).toMatchObject({
+        client_id: documentUrl,
+        sub: `${upstream.issuer}#carol`,
+        aud: `${base}/mcp`,
+      });
+      seenTokens.push(provider.tokens()!.access_token);
+
+      const transport = new StreamableHTTPClientTransport2(new URL(`${base}/mcp`), { authProvider: provider });
+      const client = new Client2({ name: 'as-e2e-cimd-2', version: '2.0.0' }, pinned);
+      await client.connect(transport);
+      try {
+        expect(transport.protocolVersion).toBe('2026-07-28');
+        const result = await client.callTool({ name: 'whoami', arguments: {} });
+        expect(JSON.parse((result.content as Array<{ text: string }>)[0].text).key).toBe(`${upstream.issuer}#carol`);
+      } finally {
+        await client.close();
+      }
+      expect(fetches.length).toBeGreaterThan(0);
+      expect(fetches.every((path) => path === '/client.json')).toBe(true);
+      expect(await countClients()).toEqual(clientsBefore);
+    } finally {
+      await close();
     }
   });
 
@@ -470,6 +533,49 @@ describe('McpAuthorizationServerModule', () => {
     expect(codes.every((code) => code.consumed_at !== null)).toBe(true);
   });
 
+  it('keeps the signing and cookie keys sealed: the row holds no private JWK member nor cookie key in clear', async () => {
+    const [row]: Array<{ payload: string }> = await db.dataSource.query(
+      `SELECT payload FROM mcp_oauth_provider_records WHERE model = 'McpProviderKeys'`,
+    );
+    expect(JSON.parse(row.payload)).toEqual({ sealed: expect.stringMatching(/^v1:e2e-1:/) });
+    for (const member of ['"d"', '"p"', '"q"', '"dp"', '"dq"', '"qi"', 'cookieKeys', '"kty"'])
+      expect(row.payload).not.toContain(member);
+    // What the row holds once opened with the same keys: none of it appears in the row as stored.
+    const opened = JSON.parse(
+      new McpTokenCipher(ENCRYPTION_KEYS, { option: 'encryptionKeys', missing: '' }).open(
+        JSON.parse(row.payload).sealed as string,
+        'McpProviderKeys\0keys',
+      )!,
+    ) as { keys: Array<{ jwk: Record<string, string> }>; cookieKeys: string[] };
+    const published = ((await (await fetch(`${issuer}/jwks`)).json()) as { keys: Array<{ kid: string }> }).keys;
+    expect(published.map((key) => key.kid)).toContain(opened.keys[0].jwk.kid);
+    for (const secret of [opened.keys[0].jwk.d, opened.keys[0].jwk.p, opened.keys[0].jwk.q, ...opened.cookieKeys]) {
+      expect(secret).toEqual(expect.any(String));
+      expect(row.payload).not.toContain(secret);
+    }
+  });
+
+  it('a replica with other encryption keys does not boot, saying the keys do not open and which key sealed them', async () => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        TypeOrmModule.forRoot({ type: 'postgres', url: db.url, entities: MCP_ENTITIES, extra: { max: 2 } }),
+        McpAuthorizationServerModule.forRoot({
+          publicUrl: base,
+          upstream: { issuer: upstream.issuer, clientId: upstreamClient.client_id, clientSecret: 'x' },
+          encryptionKeys: [{ id: 'other', key: randomBytes(32).toString('base64') }],
+        }),
+      ],
+    }).compile();
+    const app = moduleRef.createNestApplication({ logger: false });
+    try {
+      await expect(app.init()).rejects.toThrow(
+        'McpAuthorizationServerModule: the signing keys in mcp_oauth_provider_records do not open with the configured "encryptionKeys" (they were sealed with the key "e2e-1")',
+      );
+    } finally {
+      await app.close();
+    }
+  });
+
   it('answers a bad token request with an OAuth error, not a page or a stack trace', async () => {
     const reply = await fetch(`${issuer}/token`, {
       method: 'POST',
@@ -510,7 +616,7 @@ describe('McpAuthorizationServerModule', () => {
     try {
       const app = await startApp(
         port,
-        { keyRotationSec: 7200, accessTokenTtlSec: 3600 },
+        { keyRotationMs: 7_200_000, accessTokenTtlMs: 3_600_000 },
         JwtVerifier.configure({ jwksCooldownMs: 0 }),
       );
       const server = app.get(McpAuthorizationServer);

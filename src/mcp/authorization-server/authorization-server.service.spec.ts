@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { HttpAdapterHost } from '@nestjs/core';
 import { DataSource } from 'typeorm';
 import { McpConfigurationError } from '../errors/mcp-configuration.errors';
@@ -9,10 +10,14 @@ import { defaultUpstreamPrincipal } from './upstream-interactions';
 import { TypeOrmProviderAdapter } from './provider-record.store';
 import { loadProviderKeys, rotatedKeys, saveProviderKeys, signingKey } from './provider-keys';
 
+const KEY = { id: 'k1', key: randomBytes(32).toString('base64') };
+
 const OPTIONS = resolveAuthorizationServerOptions({
   publicUrl: 'https://mcp.example.com',
   upstream: { issuer: 'https://login.example.com', clientId: 'as', clientSecret: 'secret' },
+  encryptionKeys: [KEY],
 });
+const CIPHER = OPTIONS.cipher;
 
 describe('McpAuthorizationServer', () => {
   let dataSource: DataSource;
@@ -112,24 +117,79 @@ describe('provider keys', () => {
   afterAll(() => dataSource.destroy());
 
   it('are made once and read by every later caller', async () => {
-    const first = await loadProviderKeys(dataSource, 1000);
-    const second = await loadProviderKeys(dataSource, 2000);
+    const first = await loadProviderKeys(dataSource, CIPHER, 1000);
+    const second = await loadProviderKeys(dataSource, CIPHER, 2000);
     expect(second.text).toBe(first.text);
     expect(first.keys.keys).toHaveLength(1);
     expect(first.keys.cookieKeys).toHaveLength(1);
   });
 
   it('are written only over the keys the writer read: a replica that lost the race keeps the winner', async () => {
-    const read = await loadProviderKeys(dataSource, 1000);
+    const read = await loadProviderKeys(dataSource, CIPHER, 1000);
     const next = (await rotatedKeys(read.keys, 1000 + 10_000, 10_000, 5000))!;
-    expect(await saveProviderKeys(dataSource, read.text, next)).toBe(true);
+    expect(await saveProviderKeys(dataSource, CIPHER, read.text, next)).toBe(true);
     const loser = (await rotatedKeys(read.keys, 1000 + 10_000, 10_000, 5000))!;
-    expect(await saveProviderKeys(dataSource, read.text, loser)).toBe(false);
-    expect((await loadProviderKeys(dataSource, 0)).keys).toEqual(next);
+    expect(await saveProviderKeys(dataSource, CIPHER, read.text, loser)).toBe(false);
+    expect((await loadProviderKeys(dataSource, CIPHER, 0)).keys).toEqual(next);
+  });
+
+  const cipherOf = (...keys: Array<{ id: string; key: string }>) =>
+    resolveAuthorizationServerOptions({
+      publicUrl: 'https://mcp.example.com',
+      upstream: { issuer: 'https://login.example.com', clientId: 'as', clientSecret: 'secret' },
+      encryptionKeys: keys,
+    }).cipher;
+  const rowText = async (): Promise<string> =>
+    (await dataSource.query(`SELECT payload FROM mcp_oauth_provider_records WHERE model = 'McpProviderKeys'`))[0]
+      .payload as string;
+
+  it('are sealed in their row: no private member of a JWK, no cookie key in clear', async () => {
+    const { keys } = await loadProviderKeys(dataSource, CIPHER, 0);
+    const text = await rowText();
+    expect(JSON.parse(text)).toEqual({ sealed: expect.stringMatching(/^v1:k1:/) });
+    for (const member of ['"d"', '"p"', '"q"', '"dp"', '"dq"', '"qi"']) expect(text).not.toContain(member);
+    const jwk = keys.keys[0].jwk as Record<string, string>;
+    for (const secret of [jwk.d, jwk.p, jwk.q, ...keys.cookieKeys]) expect(text).not.toContain(secret);
+  });
+
+  it('open with the same keys on another replica, and not with other keys, saying which key sealed them', async () => {
+    const first = await loadProviderKeys(dataSource, CIPHER, 0);
+    expect((await loadProviderKeys(dataSource, cipherOf({ ...KEY }), 0)).keys).toEqual(first.keys);
+    const other = cipherOf({ id: 'k9', key: randomBytes(32).toString('base64') });
+    await expect(loadProviderKeys(dataSource, other, 0)).rejects.toThrow(McpConfigurationError);
+    await expect(loadProviderKeys(dataSource, other, 0)).rejects.toThrow(
+      'the signing keys in mcp_oauth_provider_records do not open with the configured "encryptionKeys" (they were sealed with the key "k1")',
+    );
+  });
+
+  it('are sealed again with a new first key, after which the old key may leave', async () => {
+    const before = await loadProviderKeys(dataSource, CIPHER, 0);
+    const next = { id: 'k2', key: randomBytes(32).toString('base64') };
+    const rotated = await loadProviderKeys(dataSource, cipherOf(next, KEY), 0);
+    expect(rotated.keys).toEqual(before.keys);
+    expect(JSON.parse(await rowText()).sealed).toMatch(/^v1:k2:/);
+    expect((await loadProviderKeys(dataSource, cipherOf(next), 0)).keys).toEqual(before.keys);
+    await expect(loadProviderKeys(dataSource, CIPHER, 0)).rejects.toThrow('sealed with the key "k2"');
+    // Back to k1 for the other tests.
+    await loadProviderKeys(dataSource, cipherOf(KEY, next), 0);
+  });
+
+  it('refuse a row that is not sealed', async () => {
+    const sealed = await rowText();
+    await dataSource.query(
+      `UPDATE mcp_oauth_provider_records SET payload = '{"keys":[]}' WHERE model = 'McpProviderKeys'`,
+    );
+    try {
+      await expect(loadProviderKeys(dataSource, CIPHER, 0)).rejects.toThrow('(the row is not sealed)');
+    } finally {
+      await dataSource.query(`UPDATE mcp_oauth_provider_records SET payload = ? WHERE model = 'McpProviderKeys'`, [
+        sealed,
+      ]);
+    }
   });
 
   it('rotate: nothing before the time, a published key before it signs, the old one dropped a token lifetime after', async () => {
-    const keys = (await loadProviderKeys(dataSource, 0)).keys;
+    const keys = (await loadProviderKeys(dataSource, CIPHER, 0)).keys;
     const start = { ...keys, keys: [{ ...keys.keys[0], activeFromMs: 0 }] };
     expect(await rotatedKeys(start, 4_999, 10_000, 5000)).toBeNull();
     const published = (await rotatedKeys(start, 5000, 10_000, 5000))!;

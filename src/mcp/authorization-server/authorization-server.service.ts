@@ -12,7 +12,10 @@ import type { DataSource } from 'typeorm';
 import { requireOptionalPeer } from '../optional-peer';
 import { McpProtectedResourceMounts } from '../server/oauth/protected-resource-mounts';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../server/oauth/authorization-server-metadata';
-import type { McpResolvedAuthorizationServerOptions, McpUpstreamPrincipal } from './authorization-server.options';
+import type {
+  McpAuthorizationServerModuleOptions,
+  McpResolvedAuthorizationServerOptions,
+} from './authorization-server.options';
 import {
   MCP_AUTHORIZATION_SERVER_OPTIONS,
   MCP_AUTHORIZATION_SERVER_DATA_SOURCE,
@@ -86,7 +89,7 @@ export class McpAuthorizationServer implements OnModuleInit, OnApplicationBootst
 
   /** Reads (or makes) the shared keys and mounts the server on the app's HTTP server. */
   async onModuleInit(): Promise<void> {
-    this.keys = await loadProviderKeys(this.dataSource, Date.now());
+    this.keys = await loadProviderKeys(this.dataSource, this.options.cipher, Date.now());
     serveOnHttpServer(this.adapterHost, this.options.path, (req, res) => this.handle(req, res));
     this.timer = setInterval(() => void this.maintain(), MAINTENANCE_MS);
     this.timer.unref();
@@ -125,22 +128,25 @@ export class McpAuthorizationServer implements OnModuleInit, OnApplicationBootst
 
   /**
    * One step of key rotation at `nowMs`: adds the next key or drops a retired one when it is
-   * time (see `keyRotationSec`), or takes the keys another replica rotated. Runs on a timer; a
+   * time (see `keyRotationMs`), or takes the keys another replica rotated. Runs on a timer; a
    * host or a test may call it.
    */
   async rotateKeys(nowMs = Date.now()): Promise<void> {
-    const current = await loadProviderKeys(this.dataSource, nowMs);
+    const cipher = this.options.cipher;
+    const current = await loadProviderKeys(this.dataSource, cipher, nowMs);
     let next = current;
-    if (this.options.keyRotationSec > 0) {
+    if (this.options.keyRotationMs > 0) {
       const rotated = await rotatedKeys(
         current.keys,
         nowMs,
-        this.options.keyRotationSec * 1000,
+        this.options.keyRotationMs,
         this.options.accessTokenTtlSec * 1000,
       );
-      if (rotated && (await saveProviderKeys(this.dataSource, current.text, rotated)))
-        next = { keys: rotated, text: JSON.stringify(rotated) };
-      else if (rotated) next = await loadProviderKeys(this.dataSource, nowMs);
+      // Read back either way: the row holds what won (ours, or another replica's).
+      if (rotated) {
+        await saveProviderKeys(this.dataSource, cipher, current.text, rotated);
+        next = await loadProviderKeys(this.dataSource, cipher, nowMs);
+      }
     }
     if (next.text !== this.keys?.text || providerJwks(next.keys, nowMs).keys[0].kid !== this.signerKid) {
       this.keys = next;
@@ -183,7 +189,8 @@ export class McpAuthorizationServer implements OnModuleInit, OnApplicationBootst
       },
       extraTokenClaims: async (_ctx: unknown, token: { kind: string; accountId?: string }) => {
         if (token.kind !== 'AccessToken' || !token.accountId) return undefined;
-        const account = (await this.accounts.find(token.accountId)) as McpUpstreamPrincipal | undefined;
+        const account = (await this.accounts.find(token.accountId)) as
+          McpAuthorizationServerModuleOptions.Principal | undefined;
         return account ? { name: account.label, roles: account.roles ?? [] } : undefined;
       },
       renderError: async (ctx: { type: string; body: unknown }, out: Record<string, string>) => {
@@ -195,7 +202,7 @@ export class McpAuthorizationServer implements OnModuleInit, OnApplicationBootst
         devInteractions: { enabled: false },
         registration: { enabled: true },
         revocation: { enabled: true },
-        clientIdMetadataDocument: { enabled: options.clientIdMetadataDocuments !== false, ack: 'draft-02' },
+        clientIdMetadataDocument: { enabled: options.clientIdMetadataDocuments, ack: 'draft-02' },
         resourceIndicators: {
           enabled: true,
           defaultResource: async (_ctx: unknown, _client: unknown, oneOf?: string[]) => {
@@ -218,7 +225,7 @@ export class McpAuthorizationServer implements OnModuleInit, OnApplicationBootst
         },
       },
     });
-    provider.proxy = options.trustProxy === true;
+    provider.proxy = options.trustProxy;
     provider.on('server_error', (_ctx: unknown, error: Error) =>
       this.logger.error(`Authorization server error: ${error.message}`),
     );

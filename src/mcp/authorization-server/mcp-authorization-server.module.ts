@@ -1,10 +1,10 @@
-import { Module, type DynamicModule, type FactoryProvider, type ModuleMetadata, type Provider } from '@nestjs/common';
+import { Module, type ConfigurableModuleAsyncOptions, type DynamicModule } from '@nestjs/common';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import { MCP_AUTHORIZATION_SERVER_ISSUER } from '../mcp.constants';
 import { McpProtectedResourceRootModule } from '../server/oauth/protected-resource-root.module';
 import {
   resolveAuthorizationServerOptions,
-  type McpAuthorizationServerOptions,
+  type McpAuthorizationServerModuleOptions,
   type McpResolvedAuthorizationServerOptions,
 } from './authorization-server.options';
 import {
@@ -12,21 +12,18 @@ import {
   MCP_AUTHORIZATION_SERVER_OPTIONS,
 } from './authorization-server.constants';
 import { McpAuthorizationServer } from './authorization-server.service';
-
-/** `McpAuthorizationServerModule.forRootAsync` options: the options from a factory (e.g. of `ConfigService`). */
-export interface McpAuthorizationServerAsyncOptions extends Pick<ModuleMetadata, 'imports'> {
-  /** Builds the options. */
-  useFactory: (...args: any[]) => McpAuthorizationServerOptions | Promise<McpAuthorizationServerOptions>; // eslint-disable-line @typescript-eslint/no-explicit-any -- Nest's factory signature
-  /** What the factory is given. */
-  inject?: FactoryProvider['inject'];
-}
+import {
+  MCP_AUTHORIZATION_SERVER_RAW_OPTIONS,
+  McpAuthorizationServerConfigurableModule,
+} from './mcp-authorization-server.module-definition';
 
 /**
  * Makes the app the OAuth 2.1 authorization server of its own mounts, on `oidc-provider` (an
  * optional peer dependency): authorization code with PKCE, refresh tokens, dynamic client
  * registration (RFC 7591), Client ID Metadata Documents, RFC 8414 metadata, a JWKS of keys kept
- * in the database, and JWT access tokens bound to a mount's resource (RFC 8707). Users sign in at
- * an upstream identity provider (OpenID Connect or GitHub); the host maps them to principals.
+ * in the database (sealed with `encryptionKeys`), and JWT access tokens bound to a mount's
+ * resource (RFC 8707). Users sign in at an upstream identity provider (OpenID Connect or GitHub);
+ * the host maps them to principals.
  *
  * Global: a mount whose `oauth` option lists no `authorizationServers` names this issuer in its
  * Protected Resource Metadata, and its `JwtVerifier` accepts the tokens. State (clients, grants,
@@ -35,30 +32,32 @@ export interface McpAuthorizationServerAsyncOptions extends Pick<ModuleMetadata,
  */
 @Module({})
 export class McpAuthorizationServerModule {
-  /** The authorization server with these options. */
-  static forRoot(options: McpAuthorizationServerOptions): DynamicModule {
-    return McpAuthorizationServerModule.build([], {
-      provide: MCP_AUTHORIZATION_SERVER_OPTIONS,
-      useValue: resolveAuthorizationServerOptions(options),
-    });
+  /** The authorization server with these options, checked at once (a mistake fails before the app is built). */
+  static forRoot(options: McpAuthorizationServerModuleOptions): DynamicModule {
+    resolveAuthorizationServerOptions(options);
+    return McpAuthorizationServerModule.complete(McpAuthorizationServerConfigurableModule.forRoot(options));
   }
 
-  /** The authorization server with options a factory gives. */
-  static forRootAsync(options: McpAuthorizationServerAsyncOptions): DynamicModule {
-    return McpAuthorizationServerModule.build(options.imports ?? [], {
-      provide: MCP_AUTHORIZATION_SERVER_OPTIONS,
-      useFactory: async (...args: unknown[]) => resolveAuthorizationServerOptions(await options.useFactory(...args)),
-      inject: options.inject ?? [],
-    });
+  /** The authorization server with options from a factory (`useFactory`), a class (`useClass`) or an existing provider (`useExisting`). */
+  static forRootAsync(
+    options: ConfigurableModuleAsyncOptions<McpAuthorizationServerModuleOptions, 'createMcpAuthorizationServerOptions'>,
+  ): DynamicModule {
+    return McpAuthorizationServerModule.complete(McpAuthorizationServerConfigurableModule.forRootAsync(options));
   }
 
-  private static build(imports: NonNullable<ModuleMetadata['imports']>, options: Provider): DynamicModule {
+  private static complete(definition: DynamicModule): DynamicModule {
     return {
+      ...definition,
       module: McpAuthorizationServerModule,
       global: true,
-      imports: [...imports, McpProtectedResourceRootModule],
+      imports: [...(definition.imports ?? []), McpProtectedResourceRootModule],
       providers: [
-        options,
+        ...(definition.providers ?? []),
+        {
+          provide: MCP_AUTHORIZATION_SERVER_OPTIONS,
+          useFactory: (raw: McpAuthorizationServerModuleOptions) => resolveAuthorizationServerOptions(raw),
+          inject: [MCP_AUTHORIZATION_SERVER_RAW_OPTIONS],
+        },
         {
           provide: MCP_AUTHORIZATION_SERVER_ISSUER,
           useFactory: (resolved: McpResolvedAuthorizationServerOptions) => resolved.issuer,

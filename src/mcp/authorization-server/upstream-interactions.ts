@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '@nestjs/common';
-import type { McpAuthorizationServerOptions, McpUpstreamPrincipal } from './authorization-server.options';
+import type { McpAuthorizationServerModuleOptions } from './authorization-server.options';
 import type { OidcProvider } from './oidc-provider.interface';
 import { redirect, sendError } from './provider-http';
 import type { TypeOrmProviderAdapter } from './provider-record.store';
@@ -17,7 +17,10 @@ export const UPSTREAM_SIGN_IN_TTL_SEC = 600;
 const LABEL_CLAIMS = ['name', 'preferred_username', 'email', 'login'];
 
 /** The principal of an upstream user when the host gives no mapping: `<issuer>#<sub>`. */
-export function defaultUpstreamPrincipal(claims: Record<string, unknown>, issuer: string): McpUpstreamPrincipal {
+export function defaultUpstreamPrincipal(
+  claims: Record<string, unknown>,
+  issuer: string,
+): McpAuthorizationServerModuleOptions.Principal {
   const sub = String(claims.sub);
   const label = LABEL_CLAIMS.map((claim) => claims[claim]).find((value) => typeof value === 'string' && value !== '');
   return { key: `${issuer}#${sub}`, label: (label as string | undefined) ?? sub };
@@ -35,7 +38,7 @@ export class UpstreamInteractions {
     private readonly upstreamSignIns: TypeOrmProviderAdapter,
     /** The principals of signed-in users, by key (`findAccount` and the tokens' claims read them). */
     private readonly accounts: TypeOrmProviderAdapter,
-    private readonly principal: McpAuthorizationServerOptions['principal'],
+    private readonly principal: McpAuthorizationServerModuleOptions['principal'],
     private readonly allowedScopes: () => string[],
     /** How long a principal is kept after its last sign-in: as long as a refresh token lives. */
     private readonly accountTtlSec: number,
@@ -63,7 +66,7 @@ export class UpstreamInteractions {
         { mergeWithLastSubmission: false },
       ));
     }
-    const account = (await this.accounts.find(accountId)) as McpUpstreamPrincipal | undefined;
+    const account = (await this.accounts.find(accountId)) as McpAuthorizationServerModuleOptions.Principal | undefined;
     const allowed = new Set(this.allowedScopes().filter((scope) => !account?.scopes || account.scopes.includes(scope)));
     const missing = details.prompt.details;
     const requested = Object.entries(missing.missingResourceScopes ?? {});
@@ -90,8 +93,11 @@ export class UpstreamInteractions {
    * The host's principal for the upstream user; a mapping that throws, or returns no key, refuses
    * the sign-in (`access_denied`; the reason goes to the log, not to the client).
    */
-  private async principalOf(claims: Record<string, unknown>, issuer: string): Promise<McpUpstreamPrincipal> {
-    let principal: McpUpstreamPrincipal | undefined;
+  private async principalOf(
+    claims: Record<string, unknown>,
+    issuer: string,
+  ): Promise<McpAuthorizationServerModuleOptions.Principal> {
+    let principal: McpAuthorizationServerModuleOptions.Principal | undefined;
     try {
       principal = await (this.principal ?? defaultUpstreamPrincipal)(claims, issuer);
     } catch (error) {

@@ -8,7 +8,7 @@ import {
 } from '../server/oauth/authorization-server-metadata';
 import { loadJose } from '../server/oauth/jose-loader';
 import { McpAuthorizationServerError } from '../server/oauth/oauth.errors';
-import type { McpGitHubUpstream, McpOidcUpstream, McpUpstreamIdentityProvider } from './authorization-server.options';
+import type { McpAuthorizationServerModuleOptions } from './authorization-server.options';
 
 /** What a sign-in in progress keeps until the user comes back: its PKCE verifier and nonce. */
 export interface UpstreamTransaction {
@@ -64,7 +64,7 @@ export interface UpstreamSignIn {
 
 /** The upstream sign-in of the configured provider, calling back to `redirectUri`. */
 export function upstreamSignIn(
-  upstream: McpUpstreamIdentityProvider,
+  upstream: McpAuthorizationServerModuleOptions.Upstream,
   redirectUri: string,
   limits: AuthorizationServerLimits,
 ): UpstreamSignIn {
@@ -95,7 +95,7 @@ class OidcSignIn implements UpstreamSignIn {
   private readonly issuer: string;
 
   constructor(
-    private readonly upstream: McpOidcUpstream,
+    private readonly upstream: McpAuthorizationServerModuleOptions.OidcUpstream,
     private readonly redirectUri: string,
     private readonly limits: AuthorizationServerLimits,
   ) {
@@ -197,7 +197,7 @@ class GitHubSignIn implements UpstreamSignIn {
   private readonly api: string;
 
   constructor(
-    private readonly upstream: McpGitHubUpstream,
+    private readonly upstream: McpAuthorizationServerModuleOptions.GitHubUpstream,
     private readonly redirectUri: string,
     private readonly limits: AuthorizationServerLimits,
   ) {

@@ -1,4 +1,4 @@
-import type { McpOAuthEncryptionKey } from '../auth/authorization-code/token-cipher';
+import type { McpOAuthEncryptionKey } from '../../token-cipher';
 import type { QueueOptions } from 'bull';
 import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
 import { resolveOptions, type OptionsContext, type ResolvedOptions } from '../../options/options-model';

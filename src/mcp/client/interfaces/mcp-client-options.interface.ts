@@ -1,4 +1,4 @@
-import type { McpOAuthEncryptionKey } from '../auth/authorization-code/token-cipher';
+import type { McpOAuthEncryptionKey } from '../../token-cipher';
 import type { ConfigurableModuleAsyncOptions } from '@nestjs/common';
 import type { AdvancedSettings } from 'bull';
 import type { McpRedisConnection } from '../../redis-connection';

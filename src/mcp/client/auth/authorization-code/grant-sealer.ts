@@ -2,7 +2,14 @@ import type { McpOAuthGrant } from '../../../persistence/entities/oauth-grant.en
 import { storedPrincipalKey } from '../../../persistence/new-records';
 import { cacheTtlMs } from '../client-credentials.auth';
 import type { IssuedTokens } from './token-endpoint-request';
-import { McpTokenCipher, type McpOAuthEncryptionKey } from './token-cipher';
+import { McpTokenCipher, type McpCipherOwner, type McpOAuthEncryptionKey } from '../../../token-cipher';
+
+/** The client's keys, as its boot messages name them. */
+const CLIENT_KEYS: McpCipherOwner = {
+  option: 'McpClientModule option "oauth.encryptionKeys"',
+  missing:
+    'McpClientModule: a server uses authorizationCode(), which keeps user tokens encrypted in the database: set "oauth.encryptionKeys" to [{ id, key }] with a key of 32 random bytes (`openssl rand -base64 32`)',
+};
 
 /**
  * Seals what `authorizationCode` keeps in the database: each value is bound to its row and
@@ -12,7 +19,7 @@ export class McpGrantSealer {
   private readonly cipher: McpTokenCipher;
 
   constructor(keys: readonly McpOAuthEncryptionKey[] | undefined) {
-    this.cipher = new McpTokenCipher(keys);
+    this.cipher = new McpTokenCipher(keys, CLIENT_KEYS);
   }
 
   private static context(server: string, scopeKey: string, column: 'access' | 'refresh'): string {

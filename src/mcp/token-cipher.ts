@@ -1,7 +1,10 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { McpConfigurationError } from '../../../errors/mcp-configuration.errors';
+import { McpConfigurationError } from './errors/mcp-configuration.errors';
 
-/** One key of `oauth.encryptionKeys`: an id (kept beside each sealed value) and 32 random bytes. */
+/**
+ * One key of an `encryptionKeys` option (`McpClientModule`'s `oauth.encryptionKeys`,
+ * `McpAuthorizationServerModule`'s `encryptionKeys`): an id (kept beside each sealed value) and 32 random bytes.
+ */
 export interface McpOAuthEncryptionKey {
   /** Names the key in sealed values, so older values open after a new key comes first. Letters, digits, `-` and `_`. */
   id: string;
@@ -12,8 +15,19 @@ export interface McpOAuthEncryptionKey {
 const FORMAT = 'v1';
 const KEY_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
-function keyBytes(entry: McpOAuthEncryptionKey, index: number): Buffer {
-  const where = `McpClientModule option "oauth.encryptionKeys[${index}]"`;
+/**
+ * Who configures the keys, for the boot messages: the option as they name it (e.g.
+ * `McpClientModule option "oauth.encryptionKeys"`), and the message when it is missing.
+ */
+export interface McpCipherOwner {
+  /** The option, with its module: `<Module> option "<path>"`. */
+  readonly option: string;
+  /** The message when no key is configured: why keys are needed, and how to set them. */
+  readonly missing: string;
+}
+
+function keyBytes(entry: McpOAuthEncryptionKey, index: number, owner: McpCipherOwner): Buffer {
+  const where = `${owner.option.replace(/"$/, '')}[${index}]"`;
   if (!entry || typeof entry.id !== 'string' || !KEY_ID.test(entry.id))
     throw new McpConfigurationError(`${where} needs an "id" of letters, digits, "-" or "_" (at most 64)`);
   const text = typeof entry.key === 'string' ? entry.key.trim() : '';
@@ -26,7 +40,7 @@ function keyBytes(entry: McpOAuthEncryptionKey, index: number): Buffer {
 }
 
 /**
- * Seals tokens for the database with AES-256-GCM: the first key seals, every key opens (key
+ * Seals secrets for the database (the client's user tokens, the authorization server's keys) with AES-256-GCM: the first key seals, every key opens (key
  * rotation: put the new key first, keep the old ones until their grants were refreshed). The
  * sealed text names its key and is bound to `context` (the row and column it belongs to), so a
  * value copied into another row does not open.
@@ -35,21 +49,21 @@ export class McpTokenCipher {
   private readonly keys = new Map<string, Buffer>();
   private readonly current: string;
 
-  constructor(keys: readonly McpOAuthEncryptionKey[] | undefined) {
-    if (!Array.isArray(keys) || keys.length === 0)
-      throw new McpConfigurationError(
-        'McpClientModule: a server uses authorizationCode(), which keeps user tokens encrypted in the database: set "oauth.encryptionKeys" to [{ id, key }] with a key of 32 random bytes (`openssl rand -base64 32`)',
-      );
+  /** @throws McpConfigurationError without keys, or with a key that is malformed or named twice (never quoting a key). */
+  constructor(keys: readonly McpOAuthEncryptionKey[] | undefined, owner: McpCipherOwner) {
+    if (!Array.isArray(keys) || keys.length === 0) throw new McpConfigurationError(owner.missing);
     const entries: readonly McpOAuthEncryptionKey[] = keys;
     entries.forEach((entry, i) => {
-      const bytes = keyBytes(entry, i);
-      if (this.keys.has(entry.id))
-        throw new McpConfigurationError(
-          `McpClientModule option "oauth.encryptionKeys" names the key "${entry.id}" twice`,
-        );
+      const bytes = keyBytes(entry, i, owner);
+      if (this.keys.has(entry.id)) throw new McpConfigurationError(`${owner.option} names the key "${entry.id}" twice`);
       this.keys.set(entry.id, bytes);
     });
     this.current = entries[0].id;
+  }
+
+  /** The id of the key that seals (the first configured). */
+  get currentKeyId(): string {
+    return this.current;
   }
 
   /** `plain` sealed under the current key, bound to `context`. */

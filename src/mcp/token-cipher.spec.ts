@@ -1,6 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import { McpConfigurationError } from '../../../errors/mcp-configuration.errors';
-import { McpTokenCipher } from './token-cipher';
+import { McpConfigurationError } from './errors/mcp-configuration.errors';
+import { McpTokenCipher as Cipher, type McpCipherOwner, type McpOAuthEncryptionKey } from './token-cipher';
+
+const OWNER: McpCipherOwner = {
+  option: 'McpClientModule option "oauth.encryptionKeys"',
+  missing: 'McpClientModule: set "oauth.encryptionKeys" to [{ id, key }] (`openssl rand -base64 32`)',
+};
+
+/** The cipher as the client configures it. */
+class McpTokenCipher extends Cipher {
+  constructor(keys: readonly McpOAuthEncryptionKey[] | undefined) {
+    super(keys, OWNER);
+  }
+}
 
 const key = (id: string) => ({ id, key: randomBytes(32).toString('base64') });
 
@@ -37,8 +49,12 @@ describe('McpTokenCipher', () => {
     expect(() => new McpTokenCipher(undefined)).toThrow(/oauth.encryptionKeys.*openssl rand -base64 32/);
     expect(() => new McpTokenCipher([])).toThrow(McpConfigurationError);
     expect(() => new McpTokenCipher([{ id: 'k', key: 'c2hvcnQ=' }])).toThrow(/32 bytes/);
-    expect(() => new McpTokenCipher([{ id: 'bad id', key: randomBytes(32).toString('base64') }])).toThrow(/"id"/);
+    expect(() => new McpTokenCipher([{ id: 'bad id', key: randomBytes(32).toString('base64') }])).toThrow(
+      'McpClientModule option "oauth.encryptionKeys[0]" needs an "id"',
+    );
     const twice = key('same');
-    expect(() => new McpTokenCipher([twice, { ...twice }])).toThrow(/twice/);
+    expect(() => new McpTokenCipher([twice, { ...twice }])).toThrow(
+      'McpClientModule option "oauth.encryptionKeys" names the key "same" twice',
+    );
   });
 });
