@@ -169,6 +169,30 @@ describe('McpAuthorizationServerModule', () => {
       client_id_metadata_document_supported: true,
     });
     expect(metadata.scopes_supported).toEqual(expect.arrayContaining(['mcp:tools']));
+    // OAuth 2.1: the code flow only, no implicit or hybrid response.
+    expect(metadata.response_types_supported).toEqual(['code']);
+    expect(metadata.grant_types_supported).not.toContain('implicit');
+  });
+
+  it('refuses to register a client for the implicit grant or a hybrid response (OAuth 2.1 has neither)', async () => {
+    for (const [responseTypes, grantTypes] of [
+      [['id_token'], ['implicit']],
+      [['code id_token'], ['authorization_code', 'implicit']],
+    ]) {
+      const reply = await fetch(`${issuer}/reg`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({
+          application_type: 'native',
+          response_types: responseTypes,
+          grant_types: grantTypes,
+          redirect_uris: ['http://127.0.0.1:5555/cb'],
+          token_endpoint_auth_method: 'none',
+        }),
+      });
+      expect(reply.status).toBe(400);
+      expect(await reply.json()).toMatchObject({ error: 'invalid_client_metadata' });
+    }
   });
 
   it('SDK 1.x: 401, discovery, dynamic registration, sign-in upstream, token, and a tool call on 2025-11-25', async () => {

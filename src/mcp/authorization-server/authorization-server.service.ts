@@ -172,6 +172,9 @@ export class McpAuthorizationServer implements OnModuleInit, OnApplicationBootst
         (await this.accounts.find(id)) ? { accountId: id, claims: () => ({ sub: id }) } : undefined,
       scopes: ['openid', 'offline_access', ...this.allowedScopes()],
       pkce: { required: () => true },
+      // OAuth 2.1, which MCP authorization builds on, has no implicit grant: only the code flow is
+      // offered, and a registration asking for another response type is refused.
+      responseTypes: ['code'],
       interactions: {
         url: (_ctx: unknown, interaction: { uid: string }) => `${options.path}/interaction/${interaction.uid}`,
       },
