@@ -80,12 +80,13 @@ function summarise(path: string, top: number): string[] {
   const idle = byPackage.get('idle') ?? 0;
   const busy = total - idle;
   const pct = (value: number, of: number) => `${((100 * value) / (of || 1)).toFixed(1).padStart(5)} %`;
+  const isIdle = (key: string) => key === 'idle' || key.startsWith('(idle)');
   const table = (title: string, map: Map<string, number>) => [
     `${title}: share of all samples, of the busy ones`,
     ...[...map]
       .sort((a, b) => b[1] - a[1])
       .slice(0, top)
-      .map(([key, value]) => `  ${pct(value, total)}  ${key === 'idle' ? '       ' : pct(value, busy)}  ${key}`),
+      .map(([key, value]) => `  ${pct(value, total)}  ${isIdle(key) ? '       ' : pct(value, busy)}  ${key}`),
   ];
   return [
     `${path}: ${(total / 1e6).toFixed(1)} s sampled, ${pct(idle, total).trim()} idle`,
