@@ -1,10 +1,22 @@
-import { Injectable, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
+import {
+  Controller,
+  Get,
+  Injectable,
+  Module,
+  Req,
+  UseGuards,
+  type CallHandler,
+  type ExecutionContext,
+  type NestInterceptor,
+} from '@nestjs/common';
 import { APP_INTERCEPTOR } from '@nestjs/core';
+import { AuthGuard } from '@nestjs/passport';
 import type { Observable } from 'rxjs';
 import { McpModule, McpTool, type McpAuthResult, type McpToolContext } from '../../src/mcp';
 import { callRequest, initializeRequest, openSession, post } from '../support/mcp-wire';
 import { HTTP_ADAPTERS, startApp, type RunningApp } from '../support/http-app';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
+import { mcpStrategyName } from '../../src/mcp/server/auth/mcp-bearer.strategy';
 
 /** The authorizer of the suite: one known token, one that makes it fail as a broken backend would. */
 async function auth(token: string): Promise<McpAuthResult | null> {
@@ -36,6 +48,19 @@ class WhoAmITools {
   }
 }
 
+/** A route of the host behind Passport's own guard running the mount's strategy (which stays registered with Passport). */
+@Controller('me')
+@UseGuards(AuthGuard(mcpStrategyName('default')))
+class MeController {
+  @Get()
+  me(@Req() req: { user: { key: string } }) {
+    return { key: req.user.key };
+  }
+}
+
+@Module({ controllers: [MeController] })
+class MeModule {}
+
 describe.each(HTTP_ADAPTERS)('the mount bearer guard on %s (real app, PostgreSQL)', (adapter) => {
   let db: TestDatabase;
   let server: RunningApp;
@@ -46,7 +71,7 @@ describe.each(HTTP_ADAPTERS)('the mount bearer guard on %s (real app, PostgreSQL
     server = await startApp(
       db.url,
       {
-        imports: [McpModule.forRoot({ auth, providers: [WhoAmITools] })],
+        imports: [McpModule.forRoot({ auth, providers: [WhoAmITools] }), MeModule],
         providers: [WhoAmITools, { provide: APP_INTERCEPTOR, useClass: RequestUserProbe }],
       },
       adapter,
@@ -79,6 +104,14 @@ describe.each(HTTP_ADAPTERS)('the mount bearer guard on %s (real app, PostgreSQL
     // The next caller is served as usual.
     const { sessionId } = await openSession(url, 'token-alice');
     expect(sessionId).toBeTruthy();
+  });
+
+  it("still runs through Passport: a host route behind AuthGuard of the mount's strategy", async () => {
+    const me = await fetch(`${server.baseUrl}/me`, { headers: { Authorization: 'Bearer token-alice' } });
+    expect(me.status).toBe(200);
+    expect(await me.json()).toEqual({ key: 'alice' });
+    const refused = await fetch(`${server.baseUrl}/me`, { headers: { Authorization: 'Bearer token-mallory' } });
+    expect(refused.status).toBe(401);
   });
 
   it('refuses an unknown token and a missing one with 401 Bearer (no oauth option: no error code)', async () => {
