@@ -52,6 +52,16 @@ function problems(m: LoadResult, label: string, phase: string): string[] {
   ];
 }
 
+/**
+ * With BENCH_CPU_PROF, a target of ours (or the baseline's) writes `<key>.cpuprofile` into that
+ * directory when it exits; summarize it with `bench/cpu-profile.summary.ts`.
+ */
+function withCpuProfile(spec: TargetSpec, dir: string | undefined): TargetSpec {
+  if (!dir || (spec.role !== 'ours' && spec.role !== 'baseline')) return spec;
+  const profile = ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${spec.key}.cpuprofile`];
+  return { ...spec, nodeArgs: [...(spec.nodeArgs ?? []), ...profile] };
+}
+
 /** The same list started `by` places later, so that no target is always measured first or last. */
 function rotate<T>(items: T[], by: number): T[] {
   const shift = items.length ? by % items.length : 0;
@@ -113,7 +123,8 @@ async function main(cleanup: BenchCleanup): Promise<number> {
   const targets: TargetProcess[] = [];
   const sessions = new Map<string, McpBenchSession>();
   const notes = new Map<string, string>();
-  for (const spec of benchTargets(setupWith(databaseUrls), config.only)) {
+  for (const listed of benchTargets(setupWith(databaseUrls), config.only)) {
+    const spec = withCpuProfile(listed, config.cpuProfileDir);
     const started = Date.now();
     const target = await TargetProcess.start(spec, await freePort(), spec.cwd ?? repoRoot).catch((error: Error) => {
       throw new Error(`target ${spec.key} (${spec.label}) failed to start: ${error.message}`);

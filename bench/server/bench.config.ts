@@ -32,8 +32,13 @@ export interface BenchConfig {
    * target later than the round before. @default 3
    */
   rounds: number;
-  /** The connection counts measured, in order. */
+  /** The connection counts measured, in order (`BENCH_CONCURRENCY`, comma-separated). @default [1, 32] */
   concurrencies: number[];
+  /**
+   * A directory where every target of ours (and the baseline's) writes a V8 CPU profile
+   * (`node --cpu-prof`) when it exits (`BENCH_CPU_PROF`); unset profiles nothing.
+   */
+  cpuProfileDir?: string;
   /** Keys or labels of the targets to run (`BENCH_TARGETS`, comma-separated); empty runs all. */
   only: string[];
   /** The server the throwaway databases are created on (`BENCH_PG_URL`, else `TEST_PG_URL`). @default postgres://postgres@127.0.0.1:5432/test */
@@ -91,13 +96,27 @@ function positive(env: NodeJS.ProcessEnv, name: string, fallback: number, intege
   return value;
 }
 
+function concurrenciesOf(env: NodeJS.ProcessEnv): number[] {
+  const names = list(env.BENCH_CONCURRENCY);
+  if (!names.length) return [1, 32];
+  return names.map((raw) => {
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value <= 0)
+      throw new Error(
+        `BENCH_CONCURRENCY="${env.BENCH_CONCURRENCY}" is not a list of positive integers (example: 1,32)`,
+      );
+    return value;
+  });
+}
+
 /** Reads the benchmark settings; a malformed value is an error that names the variable. */
 export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
   return {
     seconds: positive(env, 'BENCH_SECONDS', 5, false),
     warmupSeconds: positive(env, 'BENCH_WARMUP_SECONDS', 1, false),
     rounds: positive(env, 'BENCH_ROUNDS', 3, true),
-    concurrencies: [1, 32],
+    concurrencies: concurrenciesOf(env),
+    cpuProfileDir: env.BENCH_CPU_PROF?.trim() || undefined,
     only: list(env.BENCH_TARGETS),
     pgAdminUrl: env.BENCH_PG_URL?.trim() || env.TEST_PG_URL?.trim() || 'postgres://postgres@127.0.0.1:5432/test',
     goals: {

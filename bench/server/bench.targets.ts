@@ -19,6 +19,8 @@ export const TARGET_KEYS = [
   'sdk1',
   'sdk2',
   'mcpnest',
+  'nest-floor',
+  'nest-fastify-floor',
   'ours',
   'ours-fastify',
   'ours-async',
@@ -131,7 +133,8 @@ function baselineTargets(setup: TargetSetup): TargetSpec[] {
 }
 
 /**
- * Every target, in benchmark order: the floor (bare node:http), the peers (official SDK 1.x and
+ * Every target, in benchmark order: the floors (bare node:http, a guarded Nest controller on
+ * Express and on Fastify), the peers (official SDK 1.x and
  * 2.x, mcp-nest 2.x) and ours (the example app on PostgreSQL: the defaults, `HTTP_ADAPTER=fastify`
  * and `AUDIT_COMMIT=async`). `only` keeps the targets whose key or label it lists. The baseline's
  * targets (BENCH_BASELINE) come last and are not filtered by `only`.
@@ -183,6 +186,27 @@ export function benchTargets(setup: TargetSetup, only?: string[]): TargetSpec[] 
       database: false,
       args: programArgs(join(__dirname, 'mcp-nest.server.ts')),
       ...peer,
+    },
+    // The floors of a Nest app: one guarded controller route, no MCP library, no database.
+    {
+      key: 'nest-floor',
+      label: 'nest-floor',
+      role: 'floor',
+      checksToken: true,
+      database: false,
+      args: programArgs(join(__dirname, 'nest-floor.server.ts')),
+      ...peer,
+      env: { BENCH_TOKEN: setup.token, HTTP_ADAPTER: undefined },
+    },
+    {
+      key: 'nest-fastify-floor',
+      label: 'nest-fastify-floor',
+      role: 'floor',
+      checksToken: true,
+      database: false,
+      args: programArgs(join(__dirname, 'nest-floor.server.ts')),
+      ...peer,
+      env: { BENCH_TOKEN: setup.token, HTTP_ADAPTER: 'fastify' },
     },
     ...ours,
   ];

@@ -73,7 +73,7 @@ export interface McpServerParts {
  */
 export function createMcpServerParts(mount: string, path: string): McpServerParts {
   const strategy = createMcpBearerStrategy(mount);
-  const guard: Type<CanActivate> = createMcpAuthGuard(mount);
+  const guard: Type<CanActivate> = createMcpAuthGuard(strategy);
   const providers: Provider[] = [
     {
       provide: Toolset,

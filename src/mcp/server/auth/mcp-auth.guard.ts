@@ -1,5 +1,5 @@
 import { Inject, Injectable, type CanActivate, type ExecutionContext, type Type } from '@nestjs/common';
-import { AuthGuard } from '@nestjs/passport';
+import type { Request } from 'express';
 import type { McpPrincipal } from '../../interfaces/principal.interface';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import type { McpRequest } from '../http/mcp-body-reader';
@@ -11,13 +11,18 @@ import {
   unauthorizedChallenge,
 } from '../oauth/bearer-challenge';
 import { Toolset } from '../dispatch/toolset';
-import { mcpStrategyName, TOKEN_REJECTED } from './mcp-bearer.strategy';
+import { TOKEN_REJECTED, type McpBearerStrategyLike } from './mcp-bearer.strategy';
 import { isMcpAnonymous } from '../pipeline/anonymous-principal';
 import { missingScopes } from '../pipeline/missing-scopes';
 import { peekRequest } from './request-peek';
 
 /**
- * Creates the guard of one mount: its bearer strategy, no session, 401 on any failure. With the
+ * Creates the guard of one mount: its bearer strategy (`strategy`, the mount's provider), no
+ * session, 401 on any failure. The guard asks the strategy for its verdict directly rather than
+ * through Passport's `authenticate` middleware, which allocates a strategy object and its
+ * callbacks on every request; the strategy stays registered with Passport for anyone who runs it
+ * there. The outcome is the one `AuthGuard` gives: `req.user` (and `req.authInfo`) set, the error
+ * or refusal thrown. With the
  * `oauth` option the 401 names the resource metadata (and `invalid_token` for a rejected token),
  * and a principal without the mount's required scopes gets 403 `insufficient_scope`; so does a
  * `tools/call` of a tool whose `scopes` the principal lacks (the client may step up). With the
@@ -25,31 +30,28 @@ import { peekRequest } from './request-peek';
  * required scopes do not apply to; its `tools/call` of a tool that is not public gets the 401 of
  * a request without a token (the client may sign in).
  */
-export function createMcpAuthGuard(mount: string): Type<CanActivate> {
+export function createMcpAuthGuard(strategy: Type<McpBearerStrategyLike>): Type<CanActivate> {
   @Injectable()
-  class McpAuthGuard extends AuthGuard(mcpStrategyName(mount)) {
+  class McpAuthGuard implements CanActivate {
     constructor(
       @Inject(MCP_MODULE_OPTIONS) private readonly mcpOptions: McpResolvedOptions,
       private readonly toolset: Toolset,
-    ) {
-      super();
-    }
+      @Inject(strategy) private readonly bearer: McpBearerStrategyLike,
+    ) {}
 
-    override async canActivate(context: ExecutionContext): Promise<boolean> {
-      const allowed = (await super.canActivate(context)) as boolean;
-      if (!allowed) return allowed;
-      const req = context.switchToHttp().getRequest<McpRequest>();
+    async canActivate(context: ExecutionContext): Promise<boolean> {
+      const req = context.switchToHttp().getRequest<McpRequest & { authInfo?: unknown }>();
+      // The authorizer's error propagates as it came, as it did through Passport.
+      const verdict = await this.bearer.verdictOf(req as unknown as Request);
+      req.authInfo = verdict.challenge;
+      req.user = this.handleRequest(null, verdict.principal, verdict.challenge, context);
       if (this.admitsAnonymous(req.user)) this.checkPublicCall(req);
       else if (this.toolset.hasScopedTools) this.checkToolScopes(req);
-      return allowed;
+      return true;
     }
 
-    override handleRequest<TUser>(
-      error: unknown,
-      user: TUser | false,
-      info: unknown,
-      context: ExecutionContext,
-    ): TUser {
+    /** Turns the strategy's verdict into the principal, or throws the refusal (`AuthGuard`'s hook, kept as such). */
+    handleRequest<TUser>(error: unknown, user: TUser | false, info: unknown, context: ExecutionContext): TUser {
       // Passport's error, forwarded as it came.
       // eslint-disable-next-line @typescript-eslint/only-throw-error -- not ours to wrap
       if (error) throw error;

@@ -23,6 +23,13 @@ export function bearerTokenOf(header: string | undefined): string | null {
   return match ? match[1] : null;
 }
 
+/**
+ * What the strategy decided about one request: the principal it lets through, or the challenge
+ * it refuses with (`Bearer`, or `TOKEN_REJECTED` for a token the authorizer rejected).
+ */
+export type McpBearerVerdict =
+  { principal: McpPrincipal; challenge?: undefined } | { principal: false; challenge: string };
+
 /** The verdict callbacks Passport attaches to a strategy for the duration of one `authenticate`. */
 interface PassportVerdicts {
   success(user: unknown): void;
@@ -51,11 +58,17 @@ function isAuthorizerClass(auth: unknown): auth is Type<McpAuthorizer> {
   );
 }
 
+/** What the mount's guard uses of its bearer strategy. */
+export interface McpBearerStrategyLike {
+  /** The strategy's decision about one request (see `authenticate`). */
+  verdictOf(req: Request): Promise<McpBearerVerdict>;
+}
+
 /**
  * Creates the Passport bearer strategy of one mount. It hands the token to the configured
  * authorizer (a function, or a class resolved through DI) and normalizes the principal.
  */
-export function createMcpBearerStrategy(mount: string): Type<unknown> {
+export function createMcpBearerStrategy(mount: string): Type<McpBearerStrategyLike> {
   @Injectable()
   class McpBearerStrategy extends PassportStrategy(Strategy, mcpStrategyName(mount)) implements OnModuleInit {
     private authorize: McpAuthorizeFn;
@@ -93,14 +106,24 @@ export function createMcpBearerStrategy(mount: string): Type<unknown> {
      */
     override authenticate(req: Request): void {
       const verdicts = this as unknown as PassportVerdicts;
-      const lines = authorizationLines(req);
-      if (lines === 0 && this.options.anonymous) return verdicts.success(MCP_ANONYMOUS_PRINCIPAL);
-      const token = lines > 1 ? null : bearerTokenOf(req.headers?.authorization);
-      if (token === null) return verdicts.fail(CHALLENGE, 401);
-      this.validate(req, token).then(
-        (principal) => (principal ? verdicts.success(principal) : verdicts.fail(TOKEN_REJECTED, 401)),
+      this.verdictOf(req).then(
+        (verdict) => (verdict.principal ? verdicts.success(verdict.principal) : verdicts.fail(verdict.challenge, 401)),
         (error: unknown) => verdicts.error(error),
       );
+    }
+
+    /**
+     * The decision `authenticate` reports to Passport, as a value: the mount's guard asks for it
+     * directly, without Passport's per-request middleware (which builds a strategy object and a
+     * set of callbacks for every request). Rejects when the authorizer throws.
+     */
+    async verdictOf(req: Request): Promise<McpBearerVerdict> {
+      const lines = authorizationLines(req);
+      if (lines === 0 && this.options.anonymous) return { principal: MCP_ANONYMOUS_PRINCIPAL };
+      const token = lines > 1 ? null : bearerTokenOf(req.headers?.authorization);
+      if (token === null) return { principal: false, challenge: CHALLENGE };
+      const principal = await this.validate(req, token);
+      return principal ? { principal } : { principal: false, challenge: TOKEN_REJECTED };
     }
 
     /** Hands the token to the authorizer; a falsy answer refuses it. */
