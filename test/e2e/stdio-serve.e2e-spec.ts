@@ -17,7 +17,7 @@ import { McpClientModule, McpClientService } from '../../src/mcp';
 import { startApp, type RunningApp } from '../support/http-app';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { TS_REGISTER } from '../support/child-process';
-import { waitUntilPast } from '../support/polling';
+import { pollUntil, waitUntilPast } from '../support/polling';
 import { childEnv, RawStdioPeer, stdioFixtureCommand } from '../fixtures/stdio-serve/stdio-serve-kit';
 
 jest.setTimeout(120_000);
@@ -236,8 +236,17 @@ describe('serveMcpOverStdio: an app spawned as a stdio MCP server', () => {
       const second = text(await client.callTool('perCall', 'whoami', {}));
       expect(first).toMatch(/^local\/Local user on \S+$/);
       expect(second).not.toBe(first);
-      const sessions = await rows(perCallDb, 'SELECT terminated_at FROM mcp_inbound_sessions');
-      expect(sessions.length).toBeGreaterThanOrEqual(3);
+      // The client shuts each child down after handing back its result, so the last session ends
+      // a moment after the call: wait for it (within the close grace) rather than race it.
+      const sessions = await pollUntil(
+        'every per-call session ended',
+        async () => {
+          const found = await rows(perCallDb, 'SELECT terminated_at FROM mcp_inbound_sessions');
+          return found.length >= 3 && found.every((row) => row.terminated_at !== null) ? found : undefined;
+        },
+        40_000,
+        100,
+      );
       expect(sessions.filter((row) => row.terminated_at === null)).toEqual([]);
     });
 

@@ -99,7 +99,7 @@ describe('resolveClientOptions', () => {
       );
       expect(error).toBeInstanceOf(McpConfigurationError);
       expect(error.message).toBe(
-        'MCP server "x": unknown option "timeout" (did you mean "timeoutMs"? known: version, probeTimeoutMs, scope, timeoutMs, announce, transport, command, args, env, cwd, stateless, pool)',
+        'MCP server "x": unknown option "timeout" (did you mean "timeoutMs"? known: version, probeTimeoutMs, scope, timeoutMs, announce, transport, command, args, env, cwd, stateless, pool, closeGraceMs, killGraceMs)',
       );
     });
 
@@ -117,8 +117,8 @@ describe('resolveClientOptions', () => {
       ).toContain('MCP server "t": unknown option "mounts" (did you mean "mount"?');
       // A stdio option that belongs to StdioTransport, not to a server entry, is no key of it either.
       expect(
-        fail(() => resolveClientOptions({ servers: { s: { command: ['x'], killGraceMs: 5 } as never } })).message,
-      ).toContain('unknown option "killGraceMs"');
+        fail(() => resolveClientOptions({ servers: { s: { command: ['x'], stderrLimitBytes: 5 } as never } })).message,
+      ).toContain('unknown option "stderrLimitBytes"');
     });
 
     it('checks nested pool and retry settings', () => {

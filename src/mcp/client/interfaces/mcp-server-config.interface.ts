@@ -85,6 +85,18 @@ export interface McpStdioServerConfig extends McpServerCommonConfig {
   stateless?: boolean;
   /** Opt-in warm pool of processes per worker (needs `stateless: true`). */
   pool?: McpStdioServerConfig.Pool;
+  /**
+   * Shutdown: how long to wait for the child to exit after its stdin is closed, before SIGTERM.
+   * Raise it for a server that needs longer to finish its work on EOF (a Nest app ending its
+   * session, for example).
+   * @default 2000
+   */
+  closeGraceMs?: number;
+  /**
+   * Shutdown: how long to wait for an exit after SIGTERM, before SIGKILL.
+   * @default 2000
+   */
+  killGraceMs?: number;
 }
 
 /** A remote server reached over Streamable HTTP. */

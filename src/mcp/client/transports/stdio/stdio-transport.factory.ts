@@ -27,6 +27,8 @@ export class StdioTransportFactory implements McpTransportFactory<McpResolvedStd
     cwd: true,
     stateless: true,
     pool: true,
+    closeGraceMs: true,
+    killGraceMs: true,
   });
 
   /** @inheritdoc */
@@ -58,6 +60,8 @@ export class StdioTransportFactory implements McpTransportFactory<McpResolvedStd
       clientCapabilities: context.clientCapabilities,
       ...(isSupportedSessionVersion(config.version) ? { protocolVersion: config.version } : {}),
       ...(config.timeoutMs !== undefined ? { timeoutMs: config.timeoutMs } : {}),
+      ...(config.closeGraceMs !== undefined ? { closeGraceMs: config.closeGraceMs } : {}),
+      ...(config.killGraceMs !== undefined ? { killGraceMs: config.killGraceMs } : {}),
     });
   }
 
