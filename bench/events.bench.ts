@@ -459,7 +459,7 @@ async function main(cleanup: BenchCleanup): Promise<number> {
   console.log(
     `\nbench:events  ${count(totalRows)} mcp_events rows over ${days} day partitions (${partitionCount} partitions with the days ahead), node ${process.version}, PostgreSQL ${(await one<{ server_version: string }>('SHOW server_version')).server_version}`,
   );
-  console.log('this machine is shared (2 cores, other developers at work): every time below is noisy');
+  console.log('the times below share the machine with whatever else runs on it: compare them within one run');
   console.log(`| what | value |`);
   console.log(`| --- | --- |`);
   console.log(
