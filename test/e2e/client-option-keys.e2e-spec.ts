@@ -38,7 +38,7 @@ describe('Unknown option keys at boot', () => {
     ]);
     expect(error).toBeInstanceOf(McpConfigurationError);
     expect((error as Error).message).toMatch(
-      /^MCP server "x": unknown option "timeout" \(did you mean "timeoutMs"\? known: .*timeoutMs.*command, args, env, cwd, stateless, pool\)$/,
+      /^MCP server "x": unknown option "timeout" \(did you mean "timeoutMs"\? known: .*timeoutMs.*command, args, env, cwd, stateless, pool, closeGraceMs, killGraceMs\)$/,
     );
   });
 
