@@ -1,16 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import {
-  Body,
-  Controller,
-  Get,
-  Headers,
-  HttpCode,
-  Injectable,
-  Post,
-  Query,
-  Res,
-  type INestApplication,
-} from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Post, Query, Res, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { Response } from 'express';
@@ -22,23 +11,14 @@ import {
   McpClientService,
   McpModule,
   McpOAuthService,
-  McpTool,
 } from '../../src/mcp';
 import { McpUntrustedAuthorizationServerError } from '../../src/mcp/errors';
 import { CapturingLogger } from '../support/capturing-logger';
 import { freeLoopbackPort } from '../support/child-process';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
+import { WhoAmITools } from '../fixtures/client/whoami-tools';
 
 jest.setTimeout(120_000);
-
-/** Says who called: the principal the server's `auth` made of the bearer token. */
-@Injectable()
-class WhoAmITools {
-  @McpTool({ description: 'Who is calling', input: { type: 'object', properties: {} } })
-  whoami(_input: unknown, ctx: { principal?: unknown }): string {
-    return JSON.stringify(ctx.principal ?? null);
-  }
-}
 
 const KEYS = [{ id: 'k1', key: randomBytes(32).toString('base64') }];
 const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');

@@ -10,7 +10,6 @@ import {
   McpClientService,
   McpModule,
   McpOAuthService,
-  McpTool,
   type McpAuthorizer,
   type McpClientModuleOptions,
 } from '../../src/mcp';
@@ -22,17 +21,9 @@ import { createHttpApp } from '../support/http-app';
 import { LoopbackAuthorizationServer } from '../support/loopback-authorization-server';
 import { startAuthorizationServer, type TestAuthorizationServer } from '../support/oidc-provider';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
+import { WhoAmITools } from '../fixtures/client/whoami-tools';
 
 jest.setTimeout(120_000);
-
-/** Says who called: the principal the resource server made of the user's token. */
-@Injectable()
-class WhoAmITools {
-  @McpTool({ description: 'Who is calling', input: { type: 'object', properties: {} } })
-  whoami(_input: unknown, ctx: { principal?: unknown }): string {
-    return JSON.stringify(ctx.principal ?? null);
-  }
-}
 
 const KEYS = [{ id: 'k1', key: randomBytes(32).toString('base64') }];
 const METADATA_PATH = '/oauth/client-metadata.json';

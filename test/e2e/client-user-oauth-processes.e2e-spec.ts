@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { Injectable, type INestApplication } from '@nestjs/common';
+import { type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import {
@@ -11,7 +11,6 @@ import {
   McpClientService,
   McpModule,
   McpOAuthService,
-  McpTool,
 } from '../../src/mcp';
 import { McpGrantSealer } from '../../src/mcp/client/auth/authorization-code/grant-sealer';
 import { McpOAuthGrant } from '../../src/mcp/persistence/entities';
@@ -21,17 +20,9 @@ import { freeLoopbackPort, spawnReady, TS_REGISTER, type ReadyChild } from '../s
 import { pollUntil } from '../support/polling';
 import { startAuthorizationServer, type OidcClient, type TestAuthorizationServer } from '../support/oidc-provider';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
+import { WhoAmITools } from '../fixtures/client/whoami-tools';
 
 jest.setTimeout(120_000);
-
-/** Says who called: the principal the resource server's JwtVerifier made of the user's token. */
-@Injectable()
-class WhoAmITools {
-  @McpTool({ description: 'Who is calling', input: { type: 'object', properties: {} } })
-  whoami(_input: unknown, ctx: { principal?: unknown }): string {
-    return JSON.stringify(ctx.principal ?? null);
-  }
-}
 
 const KEYS = [{ id: 'k1', key: randomBytes(32).toString('base64') }];
 const ROOT = join(__dirname, '..', '..');

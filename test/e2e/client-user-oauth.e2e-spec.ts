@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Injectable, type INestApplication } from '@nestjs/common';
+import { type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import {
@@ -10,7 +10,6 @@ import {
   McpClientService,
   McpModule,
   McpOAuthService,
-  McpTool,
   type McpClientModuleOptions,
 } from '../../src/mcp';
 import { McpAuthorizationRequiredError, McpTransportError } from '../../src/mcp/errors';
@@ -20,17 +19,9 @@ import { CapturingLogger } from '../support/capturing-logger';
 import { freeLoopbackPort } from '../support/child-process';
 import { startAuthorizationServer, type OidcClient, type TestAuthorizationServer } from '../support/oidc-provider';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
+import { WhoAmITools } from '../fixtures/client/whoami-tools';
 
 jest.setTimeout(120_000);
-
-/** Says who called: the principal the resource server's JwtVerifier made of the user's token. */
-@Injectable()
-class WhoAmITools {
-  @McpTool({ description: 'Who is calling', input: { type: 'object', properties: {} } })
-  whoami(_input: unknown, ctx: { principal?: unknown }): string {
-    return JSON.stringify(ctx.principal ?? null);
-  }
-}
 
 const KEYS = [{ id: 'k1', key: randomBytes(32).toString('base64') }];
 
