@@ -3,32 +3,22 @@ import { StdioClientTransport as Sdk2StdioTransport } from '@modelcontextprotoco
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DataSource } from 'typeorm';
 import { McpClientModule, McpClientService } from '../../src/mcp';
 import { startApp, type RunningApp } from '../support/http-app';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
-import { childEnv, RawStdioPeer, stdioFixtureCommand } from '../fixtures/stdio-serve/stdio-serve-kit';
+import {
+  childEnv,
+  RawStdioPeer,
+  rows,
+  stdioFixtureCommand,
+  text,
+  type Row,
+} from '../fixtures/stdio-serve/stdio-serve-kit';
 
 jest.setTimeout(180_000);
 
 const STATELESS = '2026-07-28';
 const META = 'io.modelcontextprotocol';
-
-type Row = Record<string, unknown>;
-
-/** Reads the rows the child wrote to its SQLite file. */
-async function rows(db: string, sql: string): Promise<Row[]> {
-  const source = await new DataSource({ type: 'better-sqlite3', database: db, readonly: true }).initialize();
-  try {
-    return await source.query<Row[]>(sql);
-  } finally {
-    await source.destroy();
-  }
-}
-
-function text(result: unknown): string {
-  return ((result as { content?: { text?: string }[] }).content ?? []).map((c) => c.text ?? '').join('\n');
-}
 
 /** The `_meta` envelope of a 2026-07-28 request. */
 function envelope(capabilities: Record<string, unknown> = {}): Record<string, unknown> {

@@ -12,31 +12,14 @@ import {
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DataSource } from 'typeorm';
 import { McpClientModule, McpClientService } from '../../src/mcp';
 import { startApp, type RunningApp } from '../support/http-app';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { TS_REGISTER } from '../support/child-process';
 import { pollUntil, waitUntilPast } from '../support/polling';
-import { childEnv, RawStdioPeer, stdioFixtureCommand } from '../fixtures/stdio-serve/stdio-serve-kit';
+import { childEnv, RawStdioPeer, rows, stdioFixtureCommand, text } from '../fixtures/stdio-serve/stdio-serve-kit';
 
 jest.setTimeout(120_000);
-
-type Row = Record<string, unknown>;
-
-/** Reads the rows the child wrote to its SQLite file. */
-async function rows(db: string, sql: string): Promise<Row[]> {
-  const source = await new DataSource({ type: 'better-sqlite3', database: db, readonly: true }).initialize();
-  try {
-    return await source.query<Row[]>(sql);
-  } finally {
-    await source.destroy();
-  }
-}
-
-function text(result: unknown): string {
-  return ((result as { content?: { text?: string }[] }).content ?? []).map((c) => c.text ?? '').join('\n');
-}
 
 /**
  * A Nest app serving its mount with serveMcpOverStdio, spawned as desktop clients spawn local
