@@ -271,3 +271,59 @@ describe('GroupCommitter backlog and idle (the flush at shutdown)', () => {
     expect(committer.backlog).toBe(0);
   });
 });
+
+describe('GroupCommitter deadline (one timer for every waiting caller)', () => {
+  const timedOut = () => new Error('the database did not answer in time');
+
+  it('rejects a caller whose batch is still in flight at its deadline; the batch result later changes nothing', async () => {
+    const control = new ControlledFlush();
+    const committer = new GroupCommitter(control.flush, 500, 1, undefined, { ms: 50, error: timedOut });
+    const started = performance.now();
+    const stuck = committer.submit('a');
+    await control.called(1);
+    await expect(stuck).rejects.toThrow('the database did not answer in time');
+    expect(performance.now() - started).toBeGreaterThanOrEqual(49);
+    // The row is still being written: the shutdown flush waits for it.
+    expect(committer.backlog).toBe(1);
+    let idle = false;
+    const idlePromise = committer.idle().then(() => (idle = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(idle).toBe(false);
+    control.commit(0);
+    await idlePromise;
+    expect(committer.backlog).toBe(0);
+  });
+
+  it('rejects queued callers behind a stuck lane at their own deadlines, drops them from the queue, and serves later callers', async () => {
+    const control = new ControlledFlush();
+    const committer = new GroupCommitter(control.flush, 500, 1, undefined, { ms: 60, error: timedOut });
+    const first = committer.submit('first');
+    await control.called(1);
+    const queued = committer.submit('queued');
+    await expect(first).rejects.toThrow('did not answer in time');
+    await expect(queued).rejects.toThrow('did not answer in time');
+    // The expired queued item never reaches the database: the lane's next batch holds only what came after it.
+    const later = committer.submit('later');
+    control.commit(0);
+    await control.called(2);
+    expect(control.batches).toEqual([['first'], ['later']]);
+    control.commit(1);
+    await expect(later).resolves.toBe('saved:later');
+    expect(committer.backlog).toBe(0);
+  });
+
+  it('keeps the callers of a batch that answers in time, and expires each caller from its own submit', async () => {
+    const control = new ControlledFlush();
+    const committer = new GroupCommitter(control.flush, 500, 1, undefined, { ms: 80, error: timedOut });
+    const early = committer.submit('early');
+    await control.called(1);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const late = committer.submit('late');
+    // `early` runs out at 80 ms; `late`, submitted 50 ms after it, still has time when the first batch commits.
+    await expect(early).rejects.toThrow('did not answer in time');
+    control.commit(0);
+    await control.called(2);
+    control.commit(1);
+    await expect(late).resolves.toBe('saved:late');
+  });
+});

@@ -2,6 +2,22 @@ interface Pending<T, R> {
   item: T;
   resolve: (result: R) => void;
   reject: (error: unknown) => void;
+  /** When the caller stops waiting (`performance.now()` ms); Infinity without a deadline. */
+  due: number;
+  /** Settled by the deadline: its batch's result, when it comes, is for nobody. */
+  expired: boolean;
+}
+
+/**
+ * How long a caller waits for its item, from `submit`, before it rejects with `error()`; the
+ * item may still be written later (its batch is already on its way). One timer serves every
+ * pending item: it is armed for the oldest one, so a submit costs no timer of its own.
+ */
+export interface GroupCommitDeadline {
+  /** The wait, in milliseconds. */
+  ms: number;
+  /** The error a caller whose wait ran out rejects with. */
+  error(): unknown;
 }
 
 /**
@@ -31,6 +47,9 @@ export class GroupCommitter<T, R> {
   private scheduled = false;
   private writing = 0;
   private idleWaiters: (() => void)[] = [];
+  /** The batches being written now, oldest first (each in submission order). */
+  private readonly inFlight = new Set<Pending<T, R>[]>();
+  private deadlineTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly flush: (items: T[]) => Promise<R[]>,
@@ -38,6 +57,7 @@ export class GroupCommitter<T, R> {
     /** Batches in flight at once: more lanes trade a little batching for less waiting. */
     private readonly maxLanes = 2,
     private readonly isolation?: GroupCommitIsolation<T>,
+    private readonly deadline?: GroupCommitDeadline,
   ) {}
 
   /** Items submitted and not committed (or failed) yet: waiting for a batch or in a batch in flight. */
@@ -54,7 +74,9 @@ export class GroupCommitter<T, R> {
   /** Queues one item; resolves with its result once the batch holding it is committed. */
   submit(item: T): Promise<R> {
     return new Promise<R>((resolve, reject) => {
-      this.queue.push({ item, resolve, reject });
+      const due = this.deadline ? performance.now() + this.deadline.ms : Infinity;
+      this.queue.push({ item, resolve, reject, due, expired: false });
+      if (this.deadline && !this.deadlineTimer) this.armDeadline(due);
       if (!this.scheduled && this.lanes < this.maxLanes) {
         this.scheduled = true;
         // Let the I/O callbacks that are already due submit their items into the same batch.
@@ -71,6 +93,7 @@ export class GroupCommitter<T, R> {
     while (this.queue.length) {
       const batch = this.queue.splice(0, this.maxBatch);
       this.writing += batch.length;
+      this.inFlight.add(batch);
       try {
         const results = await this.flush(batch.map((p) => p.item));
         batch.forEach((p, i) => p.resolve(results[i]));
@@ -80,9 +103,43 @@ export class GroupCommitter<T, R> {
         else await this.oneByOne(batch, this.isolation);
       } finally {
         this.writing -= batch.length;
+        this.inFlight.delete(batch);
       }
     }
     this.lanes--;
+    if (this.backlog === 0) for (const wake of this.idleWaiters.splice(0)) wake();
+  }
+
+  /** Arms the one deadline timer for `due`; it is not cleared when items settle, only re-armed when it fires. */
+  private armDeadline(due: number): void {
+    this.deadlineTimer = setTimeout(() => this.expire(), Math.max(0, due - performance.now()));
+    this.deadlineTimer.unref?.();
+  }
+
+  /** Rejects every pending item whose wait ran out, then arms the timer for the oldest one left. */
+  private expire(): void {
+    this.deadlineTimer = null;
+    const deadline = this.deadline as GroupCommitDeadline;
+    const now = performance.now();
+    let next = Infinity;
+    // Submission order is deadline order: the queue is expired from its head.
+    while (this.queue.length && this.queue[0].due <= now) {
+      const pending = this.queue.shift() as Pending<T, R>;
+      pending.reject(deadline.error());
+    }
+    if (this.queue.length) next = this.queue[0].due;
+    for (const batch of this.inFlight) {
+      for (const pending of batch) {
+        if (pending.expired) continue;
+        if (pending.due > now) {
+          next = Math.min(next, pending.due);
+          break;
+        }
+        pending.expired = true;
+        pending.reject(deadline.error());
+      }
+    }
+    if (next !== Infinity) this.armDeadline(next);
     if (this.backlog === 0) for (const wake of this.idleWaiters.splice(0)) wake();
   }
 

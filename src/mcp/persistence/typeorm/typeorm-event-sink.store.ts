@@ -2,6 +2,7 @@ import { Injectable, Logger, Optional, type BeforeApplicationShutdown } from '@n
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
 import { McpEventRejectedError } from '../../errors/mcp-event-rejected.errors';
+import { McpDatabaseUnavailableError } from '../../errors/mcp-outage.errors';
 import { McpEvent } from '../entities/mcp-event.entity';
 import type { McpEventInput, McpEventSink } from '../interfaces/mcp-event-sink.interface';
 import { newEventRecord } from '../new-records';
@@ -61,6 +62,8 @@ export class TypeOrmEventSink implements McpEventSink, BeforeApplicationShutdown
         isRefusal: (error) => !!error && typeof error === 'object' && !isDependencyUnavailable(error),
         refused: (row, error) => this.refused(row, error),
       },
+      // Each caller waits at most `databaseTimeoutMs` from its submit, queued or in a batch.
+      { ms: this.timeoutMs, error: () => new McpDatabaseUnavailableError('audit row insert', this.timeoutMs) },
     );
   }
 
@@ -69,7 +72,7 @@ export class TypeOrmEventSink implements McpEventSink, BeforeApplicationShutdown
     const row = newEventRecord(event);
     const origin = activeSpanContext();
     if (origin) this.origins.set(row, origin);
-    return withDatabaseDeadline(this.committer.submit(row), this.timeoutMs, 'audit row insert');
+    return this.committer.submit(row);
   }
 
   /** Rows submitted and not committed yet (the group committer's backlog). */
