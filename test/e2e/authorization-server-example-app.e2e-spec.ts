@@ -96,8 +96,10 @@ describe('the example app with AUTH_SERVER_PUBLIC_URL', () => {
     await expect(new Client({ name: 'example-as', version: '1.0.0' }).connect(first)).rejects.toBeInstanceOf(
       UnauthorizedError,
     );
-    const { url } = await signInThrough(provider.authorizationUrl!.href, CLIENT_REDIRECT, (origin) =>
-      origin === upstream!.issuer ? { 'x-test-user': 'dana' } : {},
+    const { url } = await signInThrough(
+      provider.authorizationUrl!.href,
+      CLIENT_REDIRECT,
+      (origin): Record<string, string> => (origin === upstream!.issuer ? { 'x-test-user': 'dana' } : {}),
     );
     await first.finishAuth(new URL(url).searchParams.get('code')!);
     const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { authProvider: provider });
@@ -119,8 +121,10 @@ describe('the example app with AUTH_SERVER_PUBLIC_URL', () => {
       UnauthorizedError,
     );
     expect(provider.authorizationUrl!.searchParams.get('client_id')).toBe(documentUrl);
-    const { url } = await signInThrough(provider.authorizationUrl!.href, CLIENT_REDIRECT, (origin) =>
-      origin === upstream!.issuer ? { 'x-test-user': 'erin' } : {},
+    const { url } = await signInThrough(
+      provider.authorizationUrl!.href,
+      CLIENT_REDIRECT,
+      (origin): Record<string, string> => (origin === upstream!.issuer ? { 'x-test-user': 'erin' } : {}),
     );
     await first.finishAuth(new URL(url).searchParams.get('code')!);
     const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { authProvider: provider });

@@ -190,8 +190,10 @@ describe('McpAuthorizationServerModule with GitHub upstream, on Fastify', () => 
     await expect(new Client({ name: 'as-github', version: '1.0.0' }).connect(first)).rejects.toBeInstanceOf(
       UnauthorizedError,
     );
-    const { url } = await signInThrough(provider.authorizationUrl!.href, CLIENT_REDIRECT, (origin) =>
-      origin === github.base ? { 'x-test-user': login } : {},
+    const { url } = await signInThrough(
+      provider.authorizationUrl!.href,
+      CLIENT_REDIRECT,
+      (origin): Record<string, string> => (origin === github.base ? { 'x-test-user': login } : {}),
     );
     return { provider, back: new URL(url), first };
   }
@@ -242,7 +244,7 @@ describe('McpAuthorizationServerModule with GitHub upstream, on Fastify', () => 
       UnauthorizedError,
     );
     await expect(
-      signInThrough(provider.authorizationUrl!.href, CLIENT_REDIRECT, (origin) =>
+      signInThrough(provider.authorizationUrl!.href, CLIENT_REDIRECT, (origin): Record<string, string> =>
         origin === github.base ? { 'x-test-user': 'broken' } : {},
       ),
     ).rejects.toThrow(

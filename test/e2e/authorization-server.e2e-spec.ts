@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { OAuthMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
 import {
   Client as Client2,
   StreamableHTTPClientTransport as StreamableHTTPClientTransport2,
@@ -145,8 +146,10 @@ describe('McpAuthorizationServerModule', () => {
 
   /** Signs `user` in at the upstream provider for the authorization URL the SDK made; the code it came back with. */
   async function signIn(provider: MemoryOAuthClientProvider, user: string): Promise<string> {
-    const { url } = await signInThrough(provider.authorizationUrl!.href, CLIENT_REDIRECT, (origin) =>
-      origin === upstream.issuer ? { 'x-test-user': user } : {},
+    const { url } = await signInThrough(
+      provider.authorizationUrl!.href,
+      CLIENT_REDIRECT,
+      (origin): Record<string, string> => (origin === upstream.issuer ? { 'x-test-user': user } : {}),
     );
     const back = new URL(url);
     expect(back.searchParams.get('error')).toBeNull();
@@ -158,7 +161,7 @@ describe('McpAuthorizationServerModule', () => {
     expect(prm).toMatchObject({ resource: `${base}/mcp`, authorization_servers: [issuer] });
     const reply = await fetch(`${base}/.well-known/oauth-authorization-server/oauth`);
     expect(reply.status).toBe(200);
-    const metadata = await reply.json();
+    const metadata = (await reply.json()) as OAuthMetadata;
     expect(metadata).toMatchObject({
       issuer,
       authorization_endpoint: `${issuer}/auth`,
@@ -246,8 +249,10 @@ describe('McpAuthorizationServerModule', () => {
       UnauthorizedError2,
     );
     expect(provider.clientInformation()?.client_id).toEqual(expect.any(String));
-    const { url } = await signInThrough(provider.authorizationUrl!.href, CLIENT_REDIRECT, (origin) =>
-      origin === upstream.issuer ? { 'x-test-user': 'bob' } : {},
+    const { url } = await signInThrough(
+      provider.authorizationUrl!.href,
+      CLIENT_REDIRECT,
+      (origin): Record<string, string> => (origin === upstream.issuer ? { 'x-test-user': 'bob' } : {}),
     );
     // RFC 9207: the answer names the issuer, which the 2.x client checks before redeeming the code.
     expect(new URL(url).searchParams.get('iss')).toBe(issuer);
@@ -414,8 +419,10 @@ describe('McpAuthorizationServerModule', () => {
       ).rejects.toBeInstanceOf(UnauthorizedError2);
       // The metadata names the document URL as the client id: no registration request was made.
       expect(provider.authorizationUrl!.searchParams.get('client_id')).toBe(documentUrl);
-      const { url } = await signInThrough(provider.authorizationUrl!.href, CLIENT_REDIRECT, (origin) =>
-        origin === upstream.issuer ? { 'x-test-user': 'carol' } : {},
+      const { url } = await signInThrough(
+        provider.authorizationUrl!.href,
+        CLIENT_REDIRECT,
+        (origin): Record<string, string> => (origin === upstream.issuer ? { 'x-test-user': 'carol' } : {}),
       );
       expect(new URL(url).searchParams.get('iss')).toBe(issuer);
       await first.finishAuth(new URL(url).searchParams);
@@ -481,8 +488,10 @@ describe('McpAuthorizationServerModule', () => {
     await expect(new Client({ name: 'as-e2e-zed', version: '1.0.0' }).connect(transport)).rejects.toBeInstanceOf(
       UnauthorizedError,
     );
-    const { url } = await signInThrough(provider.authorizationUrl!.href, CLIENT_REDIRECT, (origin) =>
-      origin === upstream.issuer ? { 'x-test-user': 'zed' } : {},
+    const { url } = await signInThrough(
+      provider.authorizationUrl!.href,
+      CLIENT_REDIRECT,
+      (origin): Record<string, string> => (origin === upstream.issuer ? { 'x-test-user': 'zed' } : {}),
     );
     const back = new URL(url);
     expect(back.searchParams.get('error')).toBe('access_denied');

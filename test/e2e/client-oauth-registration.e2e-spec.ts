@@ -12,6 +12,7 @@ import {
   McpOAuthService,
   type McpAuthorizer,
   type McpClientModuleOptions,
+  type McpServerConfig,
 } from '../../src/mcp';
 import { McpOAuthClientError, McpUntrustedAuthorizationServerError } from '../../src/mcp/errors';
 import { McpOAuthClient, McpOAuthGrant } from '../../src/mcp/persistence/entities';
@@ -108,7 +109,7 @@ describe('Outbound OAuth client registration (authorizationCode)', () => {
   }
 
   /** The servers of the two workers. */
-  const workerServers = (): McpClientModuleOptions['servers'] => ({
+  const workerServers = (): Record<string, McpServerConfig> => ({
     // oidc-provider announces no Client ID Metadata Documents: this one registers dynamically.
     crm: {
       url: `${oidcBase}/mcp`,
@@ -502,7 +503,9 @@ describe('Outbound OAuth client registration (authorizationCode)', () => {
         authorizationServer: 'https://login.example.com',
       }),
     };
-    const servers = two ? { other, docs: workerServers().docs } : { vault: workerServers().vault };
+    const servers: Record<string, McpServerConfig> = two
+      ? { other, docs: workerServers().docs }
+      : { vault: workerServers().vault };
     const moduleRef = await Test.createTestingModule({
       imports: [
         TypeOrmModule.forRoot({ type: 'postgres', url: db.url, entities: MCP_ENTITIES }),

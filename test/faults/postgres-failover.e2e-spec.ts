@@ -76,7 +76,13 @@ describe('PostgreSQL failover to a promoted synchronous standby', () => {
 
   it('a pool on the standby alone is refused with a read-only error that answers 503', async () => {
     const options = mcpPostgresHostList(`postgres://postgres@127.0.0.1:${pair.standbyPort}/test`);
-    const Standby = options.extra.Client as typeof Client;
+    // `extra.Client` is typed unknown (pg ships no declarations): a node-postgres client class, taking its config.
+    const Standby = options.extra.Client as new (config: {
+      host: string;
+      port: number;
+      user: string;
+      database: string;
+    }) => Client;
     const client = new Standby({ host: options.host, port: options.port, user: 'postgres', database: 'test' });
     const error = await client.connect().then(
       () => undefined,

@@ -1,3 +1,6 @@
+import type { OAuthClientProvider as OAuthClientProvider2 } from '@modelcontextprotocol/client';
+import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
+
 /**
  * Plays a user's browser through an OAuth sign-in that crosses servers: follows each redirect,
  * keeps every origin's cookies apart (the app's authorization server and the upstream identity
@@ -37,14 +40,14 @@ export async function signInThrough(
   throw new Error(`too many redirects from ${authorizationUrl}`);
 }
 
-/** The OAuth client state an MCP SDK client's `OAuthClientProvider` keeps, in memory (the 1.x and 2.x interfaces agree). */
-export class MemoryOAuthClientProvider {
+/** The OAuth client state an MCP SDK client's `OAuthClientProvider` keeps, in memory (it implements both the 1.x and the 2.x interface). */
+export class MemoryOAuthClientProvider implements OAuthClientProvider, OAuthClientProvider2 {
   /** The authorization URL the SDK sent the user to, once it did. */
   authorizationUrl?: URL;
   private client?: { client_id: string; client_secret?: string };
   private saved?: { access_token: string; token_type: string; refresh_token?: string };
   private verifier = '';
-  private discovery?: unknown;
+  private discovery?: OAuthDiscoveryState;
 
   constructor(
     readonly redirectUrl: string,
@@ -91,11 +94,11 @@ export class MemoryOAuthClientProvider {
   }
 
   /** What the 2.x client found at discovery, kept with the verifier (it checks the callback against it). */
-  saveDiscoveryState(state: unknown): void {
+  saveDiscoveryState(state: OAuthDiscoveryState): void {
     this.discovery = state;
   }
 
-  discoveryState(): unknown {
+  discoveryState(): OAuthDiscoveryState | undefined {
     return this.discovery;
   }
 }

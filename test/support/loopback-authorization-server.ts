@@ -99,10 +99,11 @@ export class LoopbackAuthorizationServer {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url as string, this.base);
-    const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+    const json = (status: number, body: unknown, headers: Record<string, string> = {}): void => {
       res
         .writeHead(status, { 'Content-Type': 'application/json', ...headers })
         .end(typeof body === 'string' ? body : JSON.stringify(body));
+    };
     const asMetadata = /^\/\.well-known\/oauth-authorization-server\/([^/]+)$/.exec(url.pathname);
     if (asMetadata && this.realms[asMetadata[1]]) return json(200, this.metadata(asMetadata[1]));
     const prm = /^\/\.well-known\/oauth-protected-resource\/([^/]+)\/mcp$/.exec(url.pathname);
@@ -114,7 +115,10 @@ export class LoopbackAuthorizationServer {
     if (endpoint === 'register' && req.method === 'POST' && config.register !== false) {
       const metadata = JSON.parse(await body(req)) as Record<string, unknown>;
       const count = this.record.registrations.filter((r) => r.realm === realm).length;
-      const answer = config.register?.(metadata, count) ?? { status: 201, body: { client_id: randomId() } };
+      const answer: RegistrationAnswer = config.register?.(metadata, count) ?? {
+        status: 201,
+        body: { client_id: randomId() },
+      };
       const issued = typeof answer.body === 'object' && typeof answer.body.client_id === 'string' ? answer.body : null;
       this.record.registrations.push({ realm, metadata, clientId: issued ? (issued.client_id as string) : null });
       if (issued && answer.status === 201) {

@@ -94,7 +94,7 @@ export async function startAuthorizationServer(
     /OIDC READY (\S+)/,
   );
   const issuer = child.ready[1];
-  return {
+  const server: TestAuthorizationServer = {
     issuer,
     child,
     async token(client, resource, scope) {
@@ -164,4 +164,5 @@ export async function startAuthorizationServer(
     },
     stop: () => child.stop(),
   };
+  return server;
 }

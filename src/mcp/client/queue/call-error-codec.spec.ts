@@ -109,14 +109,15 @@ describe('the Bull call-error codec', () => {
 
   it('keeps who must authorize, and why, when the cause is McpAuthorizationRequiredError', () => {
     const original = new McpTransportError('Could not get an access token for https://a.example/mcp: ...', false);
-    original.cause = new McpAuthorizationRequiredError('crm', 'alice', 'revoked');
+    const cause = new McpAuthorizationRequiredError('crm', 'alice', 'revoked');
+    original.cause = cause;
     const decoded = throughRedis(original);
     expect(decoded.cause).toBeInstanceOf(McpAuthorizationRequiredError);
     expect(McpAuthorizationRequiredError.of(decoded)).toMatchObject({
       server: 'crm',
       scopeKey: 'alice',
       reason: 'revoked',
-      message: original.cause.message,
+      message: cause.message,
     });
     expect(McpAuthorizationRequiredError.of(new Error('other'))).toBeNull();
   });

@@ -1,4 +1,5 @@
 import { McpConfigurationError } from '../../../errors/mcp-configuration.errors';
+import { MemoryTokenStore } from '../memory-token.store';
 import { authorizationCode, AuthorizationCodeAuth } from './authorization-code.auth';
 
 const ISSUER = { authorizationServer: 'https://login.example.com' };
@@ -106,7 +107,9 @@ describe('authorizationCode({...}): how the client gets its client id', () => {
       /"\(dynamically registered\)" names no authorization server/,
     );
     const auth = authorizationCode({ ...ISSUER, clientMetadataUrl: 'https://app.example.com/client.json' });
-    expect(() => auth.getToken({ url: new URL('https://mcp.example.com/mcp'), server: 'crm' })).toThrow(
+    expect(() =>
+      auth.getToken({ url: new URL('https://mcp.example.com/mcp'), server: 'crm' }, new MemoryTokenStore()),
+    ).toThrow(
       'authorizationCode() of client "https://app.example.com/client.json" is only usable as the "auth" of a server of McpClientModule',
     );
   });

@@ -9,6 +9,7 @@ import { McpOAuthAuthorization } from '../../../persistence/entities/oauth-autho
 import { McpOAuthGrant } from '../../../persistence/entities/oauth-grant.entity';
 import { TypeOrmOAuthGrantStore } from '../../../persistence/typeorm/typeorm-oauth-grant.store';
 import type { McpResolvedClientOptions } from '../../config/client-options-resolver';
+import type { McpAuthChallenge } from '../mcp-client-auth.interface';
 import { McpAuthorizationRequiredError, McpOAuthClientError } from '../oauth-client.errors';
 import { staticToken } from '../static-token.auth';
 import { authorizationCode, AuthorizationCodeAuth } from './authorization-code.auth';
@@ -30,6 +31,23 @@ interface TokenRequest {
 
 const KEYS = [{ id: 'k1', key: randomBytes(32).toString('base64') }];
 const OTHER_KEYS = [{ id: 'k2', key: randomBytes(32).toString('base64') }];
+
+/** A bearer challenge as the transport hands it over: `status`, and null for what the header did not say. */
+function challenge(status: 401 | 403, said: Partial<Omit<McpAuthChallenge, 'status'>> = {}): McpAuthChallenge {
+  return { status, error: null, scope: null, resourceMetadata: null, ...said };
+}
+
+/** What `promise` is rejected with; fails the test when it fulfils, or rejects with something that is no Error. */
+async function failureOf(promise: Promise<unknown>): Promise<Error> {
+  const failure = await promise.then(
+    () => {
+      throw new Error('expected a failure');
+    },
+    (error: unknown) => error,
+  );
+  if (!(failure instanceof Error)) throw new Error(`expected an Error, got ${String(failure)}`);
+  return failure;
+}
 
 /**
  * McpOAuthService against a real loopback MCP resource with its authorization server (metadata
@@ -350,10 +368,12 @@ describe('McpOAuthService', () => {
 
     it('turns a refused code exchange into a callback error that shows no code or secret', async () => {
       const { oauth } = service();
-      const failure = await authorize(oauth, 'u', {
-        status: 400,
-        body: { error: 'invalid_grant', error_description: 'code expired' },
-      }).catch((error: unknown) => error as Error);
+      const failure = await failureOf(
+        authorize(oauth, 'u', {
+          status: 400,
+          body: { error: 'invalid_grant', error_description: 'code expired' },
+        }),
+      );
       expect(failure).toBeInstanceOf(McpOAuthCallbackError);
       expect(failure.message).toContain(
         'refused the authorization_code grant of client "app" (HTTP 400): invalid_grant (code expired)',
@@ -439,7 +459,7 @@ describe('McpOAuthService', () => {
       await authorize(oauth, 'u');
       await dataSource.getRepository(McpOAuthGrant).update({ scopeKey: 'u' }, { expiresAt: new Date(0) });
       tokenReplies.push({ status: 503, body: 'down' });
-      const failure = await auth.getToken(target('u')).catch((error: unknown) => error as Error);
+      const failure = await failureOf(auth.getToken(target('u')));
       expect(failure).toBeInstanceOf(McpOAuthClientError);
       expect(failure).not.toBeInstanceOf(McpAuthorizationRequiredError);
       expect(failure.message).toMatch(/refused the refresh_token grant of client "app" \(HTTP 503\)$/);
@@ -454,8 +474,8 @@ describe('McpOAuthService', () => {
       await authorize(oauth, 'u');
       prm.authorization_servers = [`${origin}/as2`];
       // The server refuses the old issuer's token: the client forgets what it discovered.
-      await auth.invalidate(target('u'), null, 'a-u', { status: 401 });
-      const failure = await auth.getToken(target('u')).catch((error: unknown) => error as Error);
+      await auth.invalidate(target('u'), null, 'a-u', challenge(401));
+      const failure = await failureOf(auth.getToken(target('u')));
       expect(failure).toMatchObject({ constructor: McpAuthorizationRequiredError, reason: 'none' });
       expect(failure.message).toContain(
         `MCP server "crm" now names the authorization server ${origin}/as2, not ${origin} that issued the grant: the user must authorize there`,
@@ -474,30 +494,30 @@ describe('McpOAuthService', () => {
     it('expires the access token on a 401 when it is still the current one, and then refreshes', async () => {
       const { oauth, auth } = service();
       await authorize(oauth, 'u');
-      await auth.invalidate(target('u'), null, 'an-older-token', { status: 401 });
+      await auth.invalidate(target('u'), null, 'an-older-token', challenge(401));
       expect((await grantRow('u')).expiresAt.getTime()).toBeGreaterThan(Date.now());
       await auth.invalidate(target('u'), null);
       expect((await grantRow('u')).expiresAt.getTime()).toBeGreaterThan(Date.now());
-      await auth.invalidate(target('u'), null, 'a-u', { status: 401 });
+      await auth.invalidate(target('u'), null, 'a-u', challenge(401));
       expect((await grantRow('u')).expiresAt.getTime()).toBe(0);
       tokenReplies.push(tokens('a-2'));
       await expect(auth.getToken(target('u'))).resolves.toBe('a-2');
       // No grant: nothing to expire.
-      await expect(auth.invalidate(target('other'), null, 't', { status: 401 })).resolves.toBeUndefined();
+      await expect(auth.invalidate(target('other'), null, 't', challenge(401))).resolves.toBeUndefined();
     });
 
     it('on 403 insufficient_scope, asks the user for the grant scopes and the challenged ones', async () => {
       const { oauth, auth } = service();
       await authorize(oauth, 'u', tokens('a-u', { scope: 'read' }));
       const failure = await auth
-        .invalidate(target('u'), null, 'a-u', { status: 403, error: 'insufficient_scope', scope: 'write read' })
+        .invalidate(target('u'), null, 'a-u', challenge(403, { error: 'insufficient_scope', scope: 'write read' }))
         .catch((error: unknown) => error);
       expect(failure).toMatchObject({ constructor: McpAuthorizationRequiredError, reason: 'insufficient_scope' });
       expect(await grantRow('u')).toMatchObject({ wantedScope: 'read write' });
       const url = new URL(await oauth.authorizationUrl('crm', 'u'));
       expect(url.searchParams.get('scope')).toBe('read write');
       await expect(
-        auth.invalidate(target('u'), null, 'a-u', { status: 403, error: 'insufficient_scope' }),
+        auth.invalidate(target('u'), null, 'a-u', challenge(403, { error: 'insufficient_scope' })),
       ).rejects.toMatchObject({ reason: 'insufficient_scope' });
     });
   });
