@@ -4,7 +4,8 @@ import { getMetadataStorage, validate, type ValidationError } from 'class-valida
 import { targetConstructorToSchema, validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
 import type { JsonSchema, McpToolSchema } from '../../interfaces/mcp-tool-options.interface';
-import { compileJsonSchema, type CompiledValidator } from './json-schema-validator';
+import { compileDtoFastPath } from './dto-fast-path';
+import { compileJsonSchema, type CompiledValidator, type ValidationOutcome } from './json-schema-validator';
 import { compileStandardValidator, isStandardSchema } from './standard-schema';
 import { validationMessage } from './validation-report';
 
@@ -114,15 +115,25 @@ export function compileInputValidator(input: McpToolSchema | undefined): Compile
   if (!isDtoClass(input)) {
     return compileJsonSchema(input);
   }
-  return async (value) => {
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      return { ok: false, message: '(root): must be an object' };
-    }
+  const fast = compileDtoFastPath(input);
+  const full = async (value: object): Promise<ValidationOutcome> => {
     const instance = plainToInstance(input, value) as object;
     const errors = await validate(instance, { whitelist: true, forbidUnknownValues: false });
     return errors.length
       ? { ok: false, message: validationMessage(describeValidationErrors(errors)) }
       : { ok: true, value: instance };
+  };
+  return (value) => {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      return { ok: false, message: '(root): must be an object' };
+    }
+    let instance: object | null = null;
+    try {
+      instance = fast ? fast(value as Record<string, unknown>) : null;
+    } catch {
+      // A constructor or validator that throws: the full path throws it again, as a rejection.
+    }
+    return instance ? { ok: true, value: instance } : full(value);
   };
 }
 
