@@ -23,6 +23,7 @@ import { createBenchDatabase, PostgresBackends, type BenchDatabase } from './ser
 import { describeBaseline, prepareBaseline, type BaselineBuild } from './server/baseline.build';
 import {
   formatBaselineRatios,
+  type RoundMeasurement,
   formatRatios,
   formatSummary,
   judgeGoals,
@@ -36,7 +37,7 @@ import { runLoad, type LoadResult } from './server/load.runner';
 import { openMcpSession, openStatelessCalls, type McpBenchSession } from './server/mcp.session';
 import { sampleHostBusy } from './server/proc.stats';
 import { TargetProcess, freePort, type TargetSpec } from './server/target.process';
-import { measureTarget, type Measurement } from './server/target.measurement';
+import { measureTarget } from './server/target.measurement';
 
 const repoRoot = join(__dirname, '..');
 
@@ -66,6 +67,26 @@ function withCpuProfile(spec: TargetSpec, dir: string | undefined): TargetSpec {
 function rotate<T>(items: T[], by: number): T[] {
   const shift = items.length ? by % items.length : 0;
   return [...items.slice(shift), ...items.slice(0, shift)];
+}
+
+/**
+ * The order of one round: the targets rotated by the round, each baseline right next to the
+ * target of ours it mirrors (after it in odd rounds, before it in even ones), so the two are
+ * measured back to back under the same noise and their ratio can be read round by round.
+ */
+function roundOrder(targets: TargetProcess[], round: number): TargetProcess[] {
+  const baselines = targets.filter((t) => t.spec.role === 'baseline' && t.spec.mirrors);
+  const paired = new Set(baselines.filter((b) => targets.some((t) => t.spec.key === b.spec.mirrors)));
+  const order: TargetProcess[] = [];
+  for (const target of rotate(
+    targets.filter((t) => !paired.has(t)),
+    round - 1,
+  )) {
+    const twins = baselines.filter((b) => paired.has(b) && b.spec.mirrors === target.spec.key);
+    if (round % 2) order.push(target, ...twins);
+    else order.push(...twins, target);
+  }
+  return order;
 }
 
 function baselineNames(specs: TargetSpec[]): string {
@@ -149,12 +170,12 @@ async function main(cleanup: BenchCleanup): Promise<number> {
   }
 
   const width = labelWidth(targets.map((t) => t.spec.label));
-  const runs: Measurement[] = [];
+  const runs: RoundMeasurement[] = [];
   const errors: string[] = [];
   const tallies = new Map<string, RequestTally>([...databases.keys()].map((key) => [key, { answered: 0, sent: 0 }]));
   for (let round = 1; round <= config.rounds; round++) {
     for (const connections of config.concurrencies) {
-      for (const target of rotate(targets, round - 1)) {
+      for (const target of roundOrder(targets, round)) {
         const { key, label } = target.spec;
         const session = sessions.get(key) as McpBenchSession;
         const db = databases.get(key);
@@ -175,7 +196,7 @@ async function main(cleanup: BenchCleanup): Promise<number> {
           ...problems(warmup, label, `round ${round} warm-up`),
           ...problems(measured, label, `round ${round}`),
         );
-        runs.push(measured);
+        runs.push({ ...measured, round });
         progress(`  round ${round}  ${formatSummary(summarize(target.spec, [measured]), width)}`);
       }
     }
@@ -199,7 +220,7 @@ async function main(cleanup: BenchCleanup): Promise<number> {
     ),
   );
   const specs = targets.map((t) => t.spec);
-  const verdicts = judgeGoals(summaries, config, notes);
+  const verdicts = judgeGoals(summaries, config, notes, runs);
 
   console.log(
     `\nbench:server  ${config.rounds} round(s) x ${config.seconds} s per target and concurrency, medians, node ${process.version}, tools/call echo over HTTP on 127.0.0.1`,
@@ -244,7 +265,7 @@ async function main(cleanup: BenchCleanup): Promise<number> {
   console.log(summaryHeader(width));
   summaries.forEach((s) => console.log(formatSummary(s, width)));
   formatRatios(summaries, config).forEach((line) => console.log(line));
-  formatBaselineRatios(summaries, config).forEach((line) => console.log(line));
+  formatBaselineRatios(summaries, config, runs).forEach((line) => console.log(line));
   verdicts.forEach((v) => console.log(v.line));
   console.log(`goals: ${verdicts.filter((v) => v.pass).length} of ${verdicts.length} PASS`);
   eventLines.forEach((line) => console.log(line));

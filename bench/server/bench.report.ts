@@ -50,6 +50,41 @@ export function summarize(spec: TargetSpec, runs: Measurement[]): Summary {
   };
 }
 
+/** One measured run and the round it belongs to. */
+export type RoundMeasurement = Measurement & { round: number };
+
+/**
+ * The ratio `ours / baseline` of one figure, round by round: each round measures a baseline
+ * right next to the target of ours it mirrors, so a round's ratio compares two runs made under
+ * the same noise. Rounds where either figure is missing are left out.
+ */
+export function pairedRatios(
+  runs: RoundMeasurement[],
+  oursKey: string,
+  baselineKey: string,
+  connections: number,
+  figure: (m: Measurement) => number | null,
+): number[] {
+  const at = (key: string, round: number) =>
+    runs.find((m) => m.key === key && m.connections === connections && m.round === round);
+  const rounds = [...new Set(runs.map((m) => m.round))].sort((a, b) => a - b);
+  const ratios: number[] = [];
+  for (const round of rounds) {
+    const ours = at(oursKey, round);
+    const base = at(baselineKey, round);
+    const a = ours ? figure(ours) : null;
+    const b = base ? figure(base) : null;
+    if (a !== null && b !== null && Number.isFinite(a) && Number.isFinite(b) && b > 0) ratios.push(a / b);
+  }
+  return ratios;
+}
+
+/** `median (min-max over N rounds)` of round-by-round ratios, or `-` when there are none. */
+function spreadOf(ratios: number[]): string {
+  if (!ratios.length) return '-';
+  return `${times(median(ratios))} (${times(Math.min(...ratios))}-${times(Math.max(...ratios))} over ${ratios.length} rounds)`;
+}
+
 /** Milliseconds with as many decimals as make sense for their size. */
 export function formatMs(ms: number): string {
   if (!Number.isFinite(ms)) return '-';
@@ -128,7 +163,11 @@ export function formatRatios(summaries: Summary[], config: BenchConfig): string[
  * PostgreSQL CPU per request (below 1 is better). A baseline whose variant of ours did not run
  * gets a line saying so.
  */
-export function formatBaselineRatios(summaries: Summary[], config: BenchConfig): string[] {
+export function formatBaselineRatios(
+  summaries: Summary[],
+  config: BenchConfig,
+  runs: RoundMeasurement[] = [],
+): string[] {
   const baselines = summaries.filter((s) => s.role === 'baseline');
   if (!baselines.length) return [];
   const lines = [
@@ -156,6 +195,12 @@ export function formatBaselineRatios(summaries: Summary[], config: BenchConfig):
             .join(' ')
             .trimEnd(),
       );
+      if (!base.key || !ours.key) continue;
+      const reqs = pairedRatios(runs, ours.key, base.key, connections, (m) => m.reqPerSec);
+      const cpus = pairedRatios(runs, ours.key, base.key, connections, (m) => m.cpuUsPerReq);
+      if (reqs.length) {
+        lines.push(`${' '.repeat(pair.length)}round by round: req/s ${spreadOf(reqs)}, cpu ${spreadOf(cpus)}`);
+      }
     }
   }
   return lines;
@@ -180,7 +225,12 @@ export interface GoalVerdict {
  *
  * A goal whose targets were not run is reported as not measured.
  */
-export function judgeGoals(summaries: Summary[], config: BenchConfig, notes: Map<string, string>): GoalVerdict[] {
+export function judgeGoals(
+  summaries: Summary[],
+  config: BenchConfig,
+  notes: Map<string, string>,
+  runs: RoundMeasurement[] = [],
+): GoalVerdict[] {
   const { goals } = config;
   const find = (key: string, connections: number) =>
     summaries.find((s) => s.key === key && s.connections === connections);
@@ -261,9 +311,12 @@ export function judgeGoals(summaries: Summary[], config: BenchConfig, notes: Map
   for (const baseline of summaries.filter((s) => s.role === 'baseline' && s.mirrors)) {
     const ours = find(baseline.mirrors as string, baseline.connections);
     if (!ours) continue;
-    const ratio = ratioOf(ours, baseline, reqPerSec);
+    // Round by round when the rounds paired them (the median of the rounds' ratios), else the ratio of the medians.
+    const paired = pairedRatios(runs, ours.key, baseline.key, baseline.connections, (m) => m.reqPerSec);
+    const ratio = paired.length ? median(paired) : ratioOf(ours, baseline, reqPerSec);
+    const how = paired.length ? `, the median of ${paired.length} rounds' ratios` : '';
     add(
-      `c=${baseline.connections} ${ours.label} req/s >= ${goals.baselineFloor.toFixed(2)}x ${baseline.label} (no regression): ${times(ratio)}`,
+      `c=${baseline.connections} ${ours.label} req/s >= ${goals.baselineFloor.toFixed(2)}x ${baseline.label} (no regression): ${times(ratio)}${how}`,
       atLeast(ratio, goals.baselineFloor),
       true,
       ours.key,
