@@ -39,7 +39,7 @@ import {
   DEFAULT_RETENTION_BATCH_SIZE,
 } from '../src/mcp/persistence/retention/mcp-retention.options';
 import { TypeOrmEventSink } from '../src/mcp/persistence/typeorm/typeorm-event-sink.store';
-import { BenchCleanup } from './server/bench.cleanup';
+import { runBench, type BenchCleanup } from './server/bench.cleanup';
 import { createBenchDatabase } from './server/bench.database';
 import { echoCallEvent } from './support/echo-event';
 
@@ -490,14 +490,4 @@ async function main(cleanup: BenchCleanup): Promise<number> {
   return 0;
 }
 
-const cleanup = new BenchCleanup();
-cleanup.exitOnSignals();
-void main(cleanup)
-  .catch((error: unknown) => {
-    console.error(`bench:events failed: ${(error as Error)?.stack ?? String(error)}`);
-    return 1;
-  })
-  .then(async (code) => {
-    await cleanup.run();
-    process.exit(code);
-  });
+runBench('bench:events', main, 'stack');
