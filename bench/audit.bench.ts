@@ -24,33 +24,14 @@ import type { McpEventInput } from '../src/mcp/persistence/interfaces/mcp-event-
 import { newEventRecord } from '../src/mcp/persistence/new-records';
 import { EntitySql } from '../src/mcp/persistence/typeorm/entity-sql';
 import { TypeOrmEventSink } from '../src/mcp/persistence/typeorm/typeorm-event-sink.store';
+import { echoCallEvent } from './support/echo-event';
 import { createTestDatabase, PG_ADMIN_URL } from '../test/support/postgres';
 
 const ROWS = Number(process.env.BENCH_AUDIT_ROWS ?? 4000);
 const TICKS_PER_SECOND = Number(execSync('getconf CLK_TCK').toString().trim()) || 100;
 
 /** A row like the one a `tools/call` of `echo` leaves. */
-function event(i: number): McpEventInput {
-  return {
-    createdAt: new Date(),
-    direction: 'inbound',
-    mount: 'default',
-    sessionRef: '6f1c1f2e-6d8e-4d3c-9a55-0b7f0d1c2e3f',
-    principalKey: 'alice',
-    kind: 'request',
-    method: 'tools/call',
-    protocolVersion: '2025-11-25',
-    request: {
-      jsonrpc: '2.0',
-      id: i,
-      method: 'tools/call',
-      params: { name: 'echo', arguments: { text: `hello ${i}` } },
-    },
-    response: { jsonrpc: '2.0', id: i, result: { content: [{ type: 'text', text: `hello ${i}` }] } },
-    status: 200,
-    durationMs: 1,
-  };
-}
+const event = (i: number): McpEventInput => echoCallEvent(i, 'alice');
 
 /** CPU ticks (user + system) a process has used, or null when it is gone or unreadable. */
 function ticksOf(pid: number): number | null {

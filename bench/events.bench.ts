@@ -39,8 +39,9 @@ import {
   DEFAULT_RETENTION_BATCH_SIZE,
 } from '../src/mcp/persistence/retention/mcp-retention.options';
 import { TypeOrmEventSink } from '../src/mcp/persistence/typeorm/typeorm-event-sink.store';
-import { BenchCleanup } from './server/bench.cleanup';
+import { runBench, type BenchCleanup } from './server/bench.cleanup';
 import { createBenchDatabase } from './server/bench.database';
+import { echoCallEvent } from './support/echo-event';
 
 const DAY_MS = 86_400_000;
 /** Rows per INSERT ... SELECT statement (one transaction each). */
@@ -141,27 +142,7 @@ SELECT gen_random_uuid()::text,
   ) chosen`;
 
 /** One row as the app's echo calls write them, created now (today's partition). */
-function liveEvent(i: number): McpEventInput {
-  return {
-    createdAt: new Date(),
-    direction: 'inbound',
-    mount: 'default',
-    sessionRef: '6f1c1f2e-6d8e-4d3c-9a55-0b7f0d1c2e3f',
-    principalKey: `user-${i % 2000}`,
-    kind: 'request',
-    method: 'tools/call',
-    protocolVersion: '2025-11-25',
-    request: {
-      jsonrpc: '2.0',
-      id: i,
-      method: 'tools/call',
-      params: { name: 'echo', arguments: { text: `hello ${i}` } },
-    },
-    response: { jsonrpc: '2.0', id: i, result: { content: [{ type: 'text', text: `hello ${i}` }] } },
-    status: 200,
-    durationMs: 1,
-  };
-}
+const liveEvent = (i: number): McpEventInput => echoCallEvent(i, `user-${i % 2000}`);
 
 interface InsertResult {
   rows: number;
@@ -509,14 +490,4 @@ async function main(cleanup: BenchCleanup): Promise<number> {
   return 0;
 }
 
-const cleanup = new BenchCleanup();
-cleanup.exitOnSignals();
-void main(cleanup)
-  .catch((error: unknown) => {
-    console.error(`bench:events failed: ${(error as Error)?.stack ?? String(error)}`);
-    return 1;
-  })
-  .then(async (code) => {
-    await cleanup.run();
-    process.exit(code);
-  });
+runBench('bench:events', main, 'stack');

@@ -20,7 +20,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { MCP_ENTITIES, MCP_MIGRATIONS } from '../src/mcp';
-import { BenchCleanup } from './server/bench.cleanup';
+import { runBench, type BenchCleanup } from './server/bench.cleanup';
 import { createBenchDatabase, type BenchDatabase } from './server/bench.database';
 import { runLoad, type LoadResult } from './server/load.runner';
 import { openMcpSession } from './server/mcp.session';
@@ -307,14 +307,4 @@ async function main(cleanup: BenchCleanup): Promise<number> {
   return 0;
 }
 
-const cleanup = new BenchCleanup();
-cleanup.exitOnSignals();
-void main(cleanup)
-  .catch((error: unknown) => {
-    console.error(`bench:retention failed: ${(error as Error)?.message ?? String(error)}`);
-    return 1;
-  })
-  .then(async (code) => {
-    await cleanup.run();
-    process.exit(code);
-  });
+runBench('bench:retention', main);

@@ -17,7 +17,7 @@
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { BenchCleanup } from './server/bench.cleanup';
+import { runBench, type BenchCleanup } from './server/bench.cleanup';
 import { loadBenchConfig } from './server/bench.config';
 import { createBenchDatabase, PostgresBackends, type BenchDatabase } from './server/bench.database';
 import { describeBaseline, prepareBaseline, type BaselineBuild } from './server/baseline.build';
@@ -274,14 +274,4 @@ async function main(cleanup: BenchCleanup): Promise<number> {
   return errors.length || !eventsOk ? 1 : 0;
 }
 
-const cleanup = new BenchCleanup();
-cleanup.exitOnSignals();
-void main(cleanup)
-  .catch((error: unknown) => {
-    console.error(`bench:server failed: ${(error as Error)?.message ?? String(error)}`);
-    return 1;
-  })
-  .then(async (code) => {
-    await cleanup.run();
-    process.exit(code);
-  });
+runBench('bench:server', main);

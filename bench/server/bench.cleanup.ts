@@ -35,3 +35,26 @@ export class BenchCleanup {
     process.once('SIGTERM', () => onSignal('SIGTERM', 143));
   }
 }
+
+/**
+ * Runs a benchmark's `main` with a cleanup that SIGINT and SIGTERM run too, then cleans up and
+ * exits with the code `main` resolved to. A failure prints `<name> failed: ` and the error's
+ * `detail` (its message, or its stack) and exits 1 once cleaned up.
+ */
+export function runBench(
+  name: string,
+  main: (cleanup: BenchCleanup) => Promise<number>,
+  detail: 'message' | 'stack' = 'message',
+): void {
+  const cleanup = new BenchCleanup();
+  cleanup.exitOnSignals();
+  void main(cleanup)
+    .catch((error: unknown) => {
+      console.error(`${name} failed: ${(error as Error)?.[detail] ?? String(error)}`);
+      return 1;
+    })
+    .then(async (code) => {
+      await cleanup.run();
+      process.exit(code);
+    });
+}

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { McpClientModule, McpModule, McpClientService, type McpClientOptions } from '../../src/mcp';
+import { McpModule, McpClientService, type McpClientOptions } from '../../src/mcp';
 import { McpCallInterruptedError } from '../../src/mcp/errors';
 import { BlockingTools } from '../fixtures/client/blocking-tools';
 import { ClientFixtureTools } from '../fixtures/client/client-tools';
-import { killAllWorkers, startWorker, type WorkerProcess } from '../fixtures/client/worker-process';
+import { killableWorkerQueue, startCallerAndWorker, stopAllWorkers } from '../fixtures/client/bull-worker-setup';
+import { startWorker, type WorkerProcess } from '../fixtures/client/worker-process';
 import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';
 import { startApp, type RunningApp } from '../support/http-app';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
@@ -42,27 +43,15 @@ describe('McpClientService on Bull (real Redis), jobs run by worker processes', 
         local: { transport: 'toolset', principal: 'worker' },
       },
       redis: TEST_REDIS_URL,
-      queue: {
-        name: queueName,
-        prefix,
-        attempts: 3,
-        backoffMs: 10,
-        // A killed worker's job is seen stalled once its lock expires. The lock is long enough
-        // that a live worker starved of CPU still renews it in time (a job whose lock lapsed is
-        // re-run, and a re-run tools/call fails with McpCallInterruptedError).
-        settings: { lockDuration: 10_000, lockRenewTime: 2_000, stalledInterval: 2_000, maxStalledCount: 1 },
-      },
+      queue: killableWorkerQueue(queueName, prefix),
     };
-    caller = await startApp(db.url, {
-      imports: [McpClientModule.forRoot({ ...clientOptions, queue: { ...clientOptions.queue, worker: false } })],
-    });
-    client = caller.app.get(McpClientService);
-    workers.push(await startWorker({ databaseUrl: db.url, client: clientOptions }));
+    const started = await startCallerAndWorker(db.url, clientOptions);
+    ({ caller, client } = started);
+    workers.push(started.worker);
   });
 
   afterAll(async () => {
-    await Promise.all(workers.map((worker) => worker.stop().catch(() => undefined)));
-    await killAllWorkers();
+    await stopAllWorkers(workers);
     await caller?.close().catch(() => undefined);
     await target?.close().catch(() => undefined);
     // Every key of the queue's own prefix: jobs, events and the at-most-once marks.

@@ -12,6 +12,7 @@ import { createInMemoryMcpStores } from '../../src/mcp/testing';
 import { McpCallQueueHost } from '../../src/mcp/client/queue/mcp-call-queue-host';
 import type { BullCallQueue } from '../../src/mcp/client/queue/bull-call-queue';
 import {
+  answerHandshake,
   result,
   status,
   startScriptedHttpServer,
@@ -36,23 +37,9 @@ jest.setTimeout(60_000);
 function scriptByMethod(server: ScriptedHttpServer, script: Record<string, ScriptedReply[]>): void {
   const dispatch: ScriptedReply = (res, body, req) => {
     if (req.method === 'DELETE') return void res.writeHead(200).end();
+    if (answerHandshake(res, body, 'scripted-session', '1.0.0')) return;
     // eslint-disable-next-line @typescript-eslint/no-base-to-string -- the scripted peer answers whatever method name the client sent
     const method = String(body?.method ?? '');
-    if (method === 'initialize') {
-      const answer = {
-        jsonrpc: '2.0',
-        id: body?.id,
-        result: {
-          protocolVersion: '2025-11-25',
-          capabilities: { tools: {} },
-          serverInfo: { name: 'scripted', version: '1.0.0' },
-        },
-      };
-      return void res
-        .writeHead(200, { 'Content-Type': 'application/json', 'Mcp-Session-Id': 'scripted-session' })
-        .end(JSON.stringify(answer));
-    }
-    if (method.startsWith('notifications/')) return void res.writeHead(202).end();
     if (method === 'ping') return result({})(res, body, req);
     const next = script[method]?.shift();
     if (!next) return void res.writeHead(500, { 'Content-Type': 'text/plain' }).end(`unscripted ${method}`);

@@ -1,8 +1,8 @@
-import { McpClientModule, McpClientService, type McpClientOptions } from '../../src/mcp';
+import type { McpClientOptions, McpClientService } from '../../src/mcp';
 import { McpInputRequiredError } from '../../src/mcp/errors';
 import { startSdkHttpServer, type SdkHttpServer } from '../fixtures/http/sdk-http-server';
 import { startStatelessHttpPeer, type StatelessHttpPeer } from '../fixtures/stateless-peers/stateless-http-server';
-import { startApp, type RunningApp } from '../support/http-app';
+import { withClientApp } from '../support/http-app';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- a JavaScript module the stdio peers share, outside the TypeScript project
@@ -67,14 +67,8 @@ describe('McpClientService on both revisions over Streamable HTTP', () => {
     await db?.drop();
   });
 
-  async function withClient<T>(use: (client: McpClientService) => Promise<T>): Promise<T> {
-    const app: RunningApp = await startApp(db.url, { imports: [McpClientModule.forRoot(options)] });
-    try {
-      return await use(app.app.get(McpClientService));
-    } finally {
-      await app.close();
-    }
-  }
+  const withClient = <T>(use: (client: McpClientService) => Promise<T>): Promise<T> =>
+    withClientApp(db.url, options, use);
 
   const bodies = (peer: StatelessHttpPeer, method: string) =>
     peer.received.filter((r) => r.body?.method === method).map((r) => r.body as unknown as Body);

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
-import { McpClientModule, McpClientService, type McpClientOptions } from '../../src/mcp';
+import type { McpClientOptions, McpClientService } from '../../src/mcp';
 import { sdkServer } from '../fixtures/stdio/stdio-test-kit';
-import { startApp, type RunningApp } from '../support/http-app';
+import { withClientApp } from '../support/http-app';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 
 jest.setTimeout(60_000);
@@ -43,14 +43,8 @@ describe('McpClientService on both revisions over stdio', () => {
     await db?.drop();
   });
 
-  async function withClient<T>(use: (client: McpClientService) => Promise<T>): Promise<T> {
-    const app: RunningApp = await startApp(db.url, { imports: [McpClientModule.forRoot(options)] });
-    try {
-      return await use(app.app.get(McpClientService));
-    } finally {
-      await app.close();
-    }
-  }
+  const withClient = <T>(use: (client: McpClientService) => Promise<T>): Promise<T> =>
+    withClientApp(db.url, options, use);
 
   const events = (server: string): Promise<EventRow[]> =>
     db.dataSource.query(

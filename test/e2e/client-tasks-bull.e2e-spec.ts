@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
-import { McpClientModule, McpClientService, McpModule, type McpClientOptions } from '../../src/mcp';
+import { McpClientService, McpModule, type McpClientOptions } from '../../src/mcp';
 import { McpCallAbortedError } from '../../src/mcp/errors';
-import { killAllWorkers, startWorker, type WorkerProcess } from '../fixtures/client/worker-process';
+import { killableWorkerQueue, startCallerAndWorker, stopAllWorkers } from '../fixtures/client/bull-worker-setup';
+import { startWorker, type WorkerProcess } from '../fixtures/client/worker-process';
 import { fixtureAuth } from '../fixtures/fixture-tools';
 import { TASK_RUNS, TaskGates, TaskTools } from '../fixtures/tasks/task-tools';
 import { startApp, type RunningApp } from '../support/http-app';
@@ -55,25 +56,15 @@ describe('McpClientService task-backed calls on Bull survive a worker killed mid
         v26: { url: `${target.baseUrl}/mcp`, bearerToken: 'token-alice', version: '2026-07-28' },
       },
       redis: TEST_REDIS_URL,
-      queue: {
-        name: queueName,
-        prefix,
-        attempts: 3,
-        backoffMs: 10,
-        // As in the Bull client suite: a killed worker's job is seen stalled once its lock lapses.
-        settings: { lockDuration: 10_000, lockRenewTime: 2_000, stalledInterval: 2_000, maxStalledCount: 1 },
-      },
+      queue: killableWorkerQueue(queueName, prefix),
     };
-    caller = await startApp(db.url, {
-      imports: [McpClientModule.forRoot({ ...clientOptions, queue: { ...clientOptions.queue, worker: false } })],
-    });
-    client = caller.app.get(McpClientService);
-    workers.push(await startWorker({ databaseUrl: db.url, client: clientOptions }));
+    const started = await startCallerAndWorker(db.url, clientOptions);
+    ({ caller, client } = started);
+    workers.push(started.worker);
   });
 
   afterAll(async () => {
-    await Promise.all(workers.map((worker) => worker.stop().catch(() => undefined)));
-    await killAllWorkers();
+    await stopAllWorkers(workers);
     await caller?.close().catch(() => undefined);
     await target?.close().catch(() => undefined);
     await deleteRedisKeys(`${prefix}:*`);

@@ -3,15 +3,7 @@ import { join } from 'node:path';
 import { type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import {
-  authorizationCode,
-  JwtVerifier,
-  MCP_ENTITIES,
-  McpClientModule,
-  McpClientService,
-  McpModule,
-  McpOAuthService,
-} from '../../src/mcp';
+import { authorizationCode, MCP_ENTITIES, McpClientModule, McpClientService, McpOAuthService } from '../../src/mcp';
 import { McpGrantSealer } from '../../src/mcp/client/auth/authorization-code/grant-sealer';
 import { McpOAuthGrant } from '../../src/mcp/persistence/entities';
 import type { OAuthWorkerAnswer, OAuthWorkerConfig } from '../fixtures/client/oauth-worker-app';
@@ -20,7 +12,7 @@ import { freeLoopbackPort, spawnReady, TS_REGISTER, type ReadyChild } from '../s
 import { pollUntil } from '../support/polling';
 import { startAuthorizationServer, type OidcClient, type TestAuthorizationServer } from '../support/oidc-provider';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
-import { WhoAmITools } from '../fixtures/client/whoami-tools';
+import { startOAuthResourceServer } from '../fixtures/client/oauth-resource-server';
 
 jest.setTimeout(120_000);
 
@@ -72,19 +64,7 @@ describe('Outbound OAuth (authorizationCode) across two worker processes', () =>
     };
     as = await startAuthorizationServer([client], { [`${base}/mcp`]: { scope: 'mcp:tools' } });
 
-    const serverRef = await Test.createTestingModule({
-      imports: [
-        TypeOrmModule.forRoot({ type: 'postgres', url: db.url, entities: MCP_ENTITIES, extra: { max: 3 } }),
-        McpModule.forRoot({
-          auth: JwtVerifier,
-          providers: [WhoAmITools],
-          oauth: { publicUrl: base, authorizationServers: [as.issuer], requiredScopes: ['mcp:tools'] },
-        }),
-      ],
-      providers: [WhoAmITools],
-    }).compile();
-    const server = serverRef.createNestApplication({ logger });
-    await server.listen(port, '127.0.0.1');
+    const server = await startOAuthResourceServer(db.url, base, as.issuer, logger, 3);
     apps.push(server);
 
     const clientRef = await Test.createTestingModule({

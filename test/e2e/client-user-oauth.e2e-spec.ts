@@ -4,11 +4,9 @@ import { Test } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import {
   authorizationCode,
-  JwtVerifier,
   MCP_ENTITIES,
   McpClientModule,
   McpClientService,
-  McpModule,
   McpOAuthService,
   type McpClientModuleOptions,
 } from '../../src/mcp';
@@ -19,7 +17,7 @@ import { CapturingLogger } from '../support/capturing-logger';
 import { freeLoopbackPort } from '../support/child-process';
 import { startAuthorizationServer, type OidcClient, type TestAuthorizationServer } from '../support/oidc-provider';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
-import { WhoAmITools } from '../fixtures/client/whoami-tools';
+import { startOAuthResourceServer } from '../fixtures/client/oauth-resource-server';
 
 jest.setTimeout(120_000);
 
@@ -92,19 +90,7 @@ describe('Outbound OAuth (authorizationCode)', () => {
       redirect_uris: [`${callbackBase}/mcp-oauth/callback`],
     };
     as = await startAuthorizationServer([client], { [`${base}/mcp`]: { scope: 'mcp:tools' } });
-    const moduleRef = await Test.createTestingModule({
-      imports: [
-        TypeOrmModule.forRoot({ type: 'postgres', url: db.url, entities: MCP_ENTITIES }),
-        McpModule.forRoot({
-          auth: JwtVerifier,
-          providers: [WhoAmITools],
-          oauth: { publicUrl: base, authorizationServers: [as.issuer], requiredScopes: ['mcp:tools'] },
-        }),
-      ],
-      providers: [WhoAmITools],
-    }).compile();
-    const server = moduleRef.createNestApplication({ logger });
-    await server.listen(port, '127.0.0.1');
+    const server = await startOAuthResourceServer(db.url, base, as.issuer, logger);
     apps.push(server);
     first = await clientApp(callbackPort);
     second = await clientApp(await freeLoopbackPort());

@@ -3,14 +3,14 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { randomBytes } from 'node:crypto';
-import { McpClientModule, McpGateway, McpGatewayModule, McpModule } from '../../src/mcp';
+import { McpClientModule, McpGateway, McpGatewayModule } from '../../src/mcp';
 import { McpStreamRegistry } from '../../src/mcp/server/sessions/mcp-stream-registry';
-import { fixtureAuth } from '../fixtures/fixture-tools';
+import { replicaMcpModule } from '../fixtures/replica-module';
 import { startSdkSessionHttpServer, type SdkSessionHttpServer } from '../fixtures/sdk-session-http-server';
 import { startApp, type RunningApp } from '../support/http-app';
 import { pollUntil } from '../support/polling';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
-import { deleteRedisKeys, TEST_REDIS_URL } from '../support/redis';
+import { deleteRedisKeys } from '../support/redis';
 
 jest.setTimeout(60_000);
 
@@ -53,12 +53,7 @@ describe('McpGatewayModule on two replicas: an upstream list change reaches both
   const boot = () =>
     startApp(db.url, {
       imports: [
-        McpModule.forRoot({
-          auth: fixtureAuth,
-          redis: TEST_REDIS_URL,
-          advanced: { pubsub: { channelPrefix } },
-          stateless: { requestStateSecret: 'a-shared-secret-of-the-gateway-replicas-suite' },
-        }),
+        replicaMcpModule(channelPrefix, 'a-shared-secret-of-the-gateway-replicas-suite'),
         McpClientModule.forRoot({ servers: { up: { url: upstream.url, version: '2025-11-25' } } }),
         McpGatewayModule.forRoot({
           upstreams: [{ server: 'up', prefix: 'up_', serve: ['tools'] }],

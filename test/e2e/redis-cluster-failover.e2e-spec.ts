@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { McpClientModule, McpClientService, McpModule } from '../../src/mcp';
+import type { McpClientService } from '../../src/mcp';
 import { McpQueueUnavailableError } from '../../src/mcp/errors';
-import { fixtureAuth } from '../fixtures/fixture-tools';
 import {
   expectServedOnceAndAudited,
   expectTypedRefusals,
   FailoverCountingTools,
   startCallLoops,
+  startFailoverApps,
 } from '../support/failover-load';
-import { startApp, type RunningApp } from '../support/http-app';
+import type { RunningApp } from '../support/http-app';
 import { pollUntil } from '../support/polling';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { startRedisCluster, type RedisCluster } from '../support/redis-cluster';
@@ -32,21 +32,11 @@ describe('McpClientModule on a Redis Cluster: the master of the queue is killed 
 
   beforeAll(async () => {
     [cluster, db] = await Promise.all([startRedisCluster(), createTestDatabase()]);
-    target = await startApp(db.url, {
-      imports: [McpModule.forRoot({ auth: fixtureAuth, providers: [FailoverCountingTools] })],
-      providers: [FailoverCountingTools],
-    });
-    caller = await startApp(db.url, {
-      imports: [
-        McpClientModule.forRoot({
-          servers: { remote: { url: `${target.baseUrl}/mcp`, bearerToken: 'token-alice' } },
-          redis: { cluster: { nodes: cluster.nodes } },
-          queue: { name: queueName, prefix: queuePrefix, attempts: 1, commandTimeoutMs: 2_000 },
-          waitTimeoutMs: 30_000,
-        }),
-      ],
-    });
-    client = caller.app.get(McpClientService);
+    ({ target, caller, client } = await startFailoverApps(
+      db.url,
+      { cluster: { nodes: cluster.nodes } },
+      { name: queueName, prefix: queuePrefix },
+    ));
   });
 
   afterAll(async () => {

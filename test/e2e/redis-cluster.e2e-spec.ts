@@ -5,12 +5,10 @@ import { Injectable } from '@nestjs/common';
 import { Cluster } from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { McpClientModule, McpClientService, McpModule, McpTool, type McpRedisClusterConnection } from '../../src/mcp';
-import { MCP_SESSION_NOTIFIER, type McpSessionNotifier } from '../../src/mcp/interfaces/mcp-session-notifier.interface';
 import { fixtureAuth } from '../fixtures/fixture-tools';
-import { SseReader } from '../fixtures/sse/sse-reader';
+import { expectSessionNotificationAcrossReplicas } from '../fixtures/sse/cross-replica-stream';
 import { SseTools } from '../fixtures/sse/sse-tools';
 import { startApp, type RunningApp } from '../support/http-app';
-import { openSession, versionHeader } from '../support/mcp-wire';
 import { pollUntil } from '../support/polling';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { startRedisCluster, type RedisCluster } from '../support/redis-cluster';
@@ -207,25 +205,7 @@ describe('McpModule and McpClientModule on a Redis Cluster', () => {
   });
 
   it('claims a GET stream on one replica only, carries a notification from B to it, and logs it for resumption', async () => {
-    const { sessionId } = await openSession(`${a.baseUrl}/mcp`);
-    const headers = {
-      Authorization: 'Bearer token-alice',
-      Accept: 'text/event-stream',
-      'Mcp-Session-Id': sessionId,
-      ...versionHeader(),
-    };
-    const reader = new SseReader(await fetch(`${a.baseUrl}/mcp`, { headers }));
-    expect((await reader.next())?.data).toBe('');
-    const second = await fetch(`${b.baseUrl}/mcp`, { headers });
-    expect(second.status).toBe(409);
-    await second.body?.cancel();
-    const notifier = b.app.get<McpSessionNotifier>(MCP_SESSION_NOTIFIER, { strict: false });
-    await notifier.notifySession(sessionId, { jsonrpc: '2.0', method: 'notifications/resources/list_changed' });
-    expect(JSON.parse((await reader.next())!.data)).toEqual({
-      jsonrpc: '2.0',
-      method: 'notifications/resources/list_changed',
-    });
-    await reader.cancel();
+    const sessionId = await expectSessionNotificationAcrossReplicas(a, b);
     // The stream and its counter share the hash tag of the stream's name.
     const logged = await pollUntil('the resumption log of the stream', async () => {
       const keys = await clusterKeys(probe, `{${channelPrefix}:default:events:${sessionId}:*`);

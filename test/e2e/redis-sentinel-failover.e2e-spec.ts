@@ -1,13 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { McpClientModule, McpClientService, McpModule } from '../../src/mcp';
-import { fixtureAuth } from '../fixtures/fixture-tools';
+import type { McpClientService } from '../../src/mcp';
 import {
   expectServedOnceAndAudited,
   expectTypedRefusals,
-  FailoverCountingTools,
   startCallLoops,
+  startFailoverApps,
 } from '../support/failover-load';
-import { startApp, type RunningApp } from '../support/http-app';
+import type { RunningApp } from '../support/http-app';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { startRedisSentinelGroup, type RedisSentinelGroup } from '../support/redis-sentinel-group';
 
@@ -28,21 +27,11 @@ describe('McpClientModule on a Sentinel group: the master is killed under load',
 
   beforeAll(async () => {
     [group, db] = await Promise.all([startRedisSentinelGroup(), createTestDatabase()]);
-    target = await startApp(db.url, {
-      imports: [McpModule.forRoot({ auth: fixtureAuth, providers: [FailoverCountingTools] })],
-      providers: [FailoverCountingTools],
-    });
-    caller = await startApp(db.url, {
-      imports: [
-        McpClientModule.forRoot({
-          servers: { remote: { url: `${target.baseUrl}/mcp`, bearerToken: 'token-alice' } },
-          redis: { sentinels: group.sentinels, name: group.name },
-          queue: { name: queueName, attempts: 1, commandTimeoutMs: 2_000 },
-          waitTimeoutMs: 30_000,
-        }),
-      ],
-    });
-    client = caller.app.get(McpClientService);
+    ({ target, caller, client } = await startFailoverApps(
+      db.url,
+      { sentinels: group.sentinels, name: group.name },
+      { name: queueName },
+    ));
   });
 
   afterAll(async () => {

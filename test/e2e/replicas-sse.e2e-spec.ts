@@ -2,16 +2,14 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { randomBytes } from 'node:crypto';
-import { MCP_SESSION_NOTIFIER, type McpSessionNotifier } from '../../src/mcp/interfaces/mcp-session-notifier.interface';
-import { McpModule } from '../../src/mcp';
-import { fixtureAuth } from '../fixtures/fixture-tools';
+import { replicaMcpModule } from '../fixtures/replica-module';
 import { AbortProbe, SseTools } from '../fixtures/sse/sse-tools';
-import { SseReader } from '../fixtures/sse/sse-reader';
+import { expectSessionNotificationAcrossReplicas } from '../fixtures/sse/cross-replica-stream';
 import { startApp, type RunningApp } from '../support/http-app';
 import { openSession, post, versionHeader } from '../support/mcp-wire';
 import { pollUntil } from '../support/polling';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
-import { deleteRedisKeys, TEST_REDIS_URL } from '../support/redis';
+import { deleteRedisKeys } from '../support/redis';
 
 function isResponseBody(body: unknown): boolean {
   if (typeof body !== 'string') return false;
@@ -33,15 +31,7 @@ describe('SSE across replicas (PostgreSQL + Redis pub/sub)', () => {
 
   const boot = () =>
     startApp(db.url, {
-      imports: [
-        McpModule.forRoot({
-          auth: fixtureAuth,
-          providers: [SseTools],
-          redis: TEST_REDIS_URL,
-          advanced: { pubsub: { channelPrefix } },
-          stateless: { requestStateSecret: 'a-shared-secret-of-the-test-suite' },
-        }),
-      ],
+      imports: [replicaMcpModule(channelPrefix, 'a-shared-secret-of-the-test-suite', [SseTools])],
       providers: [SseTools],
     });
 
@@ -117,24 +107,6 @@ describe('SSE across replicas (PostgreSQL + Redis pub/sub)', () => {
   });
 
   it('a session notification sent from replica B arrives on the GET stream held by replica A; B refuses a second stream', async () => {
-    const { sessionId } = await openSession(`${a.baseUrl}/mcp`);
-    const headers = {
-      Authorization: 'Bearer token-alice',
-      Accept: 'text/event-stream',
-      'Mcp-Session-Id': sessionId,
-      ...versionHeader(),
-    };
-    const reader = new SseReader(await fetch(`${a.baseUrl}/mcp`, { headers }));
-    expect((await reader.next())?.data).toBe('');
-    const second = await fetch(`${b.baseUrl}/mcp`, { headers });
-    expect(second.status).toBe(409);
-    await second.body?.cancel();
-    const notifier = b.app.get<McpSessionNotifier>(MCP_SESSION_NOTIFIER, { strict: false });
-    await notifier.notifySession(sessionId, { jsonrpc: '2.0', method: 'notifications/resources/list_changed' });
-    expect(JSON.parse((await reader.next())!.data)).toEqual({
-      jsonrpc: '2.0',
-      method: 'notifications/resources/list_changed',
-    });
-    await reader.cancel();
+    await expectSessionNotificationAcrossReplicas(a, b);
   });
 });

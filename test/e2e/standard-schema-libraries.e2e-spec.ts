@@ -1,6 +1,3 @@
-import { Client as Sdk2Client, StreamableHTTPClientTransport as Sdk2Transport } from '@modelcontextprotocol/client';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Injectable } from '@nestjs/common';
 import { toStandardJsonSchema } from '@valibot/to-json-schema';
 import { type } from 'arktype';
@@ -17,6 +14,7 @@ import {
 import { fixtureAuth } from '../fixtures/fixture-tools';
 import { startApp, type RunningApp } from '../support/http-app';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
+import { connectAtRevision, toolResultOf, type ToolResult } from '../support/revision-clients';
 
 // The same forecast tool as the Zod suite's (standard-schema-tools), in Valibot and in ArkType.
 
@@ -72,9 +70,6 @@ class LibraryResources {
     return JSON.stringify({ user: params.user, page: params.page, next: params.page + 1 });
   }
 }
-
-/** The part of a `tools/call` result these tests read. */
-type ToolResult = { content: Array<{ type: string; text: string }>; structuredContent?: unknown; isError?: boolean };
 
 /** What both clients offer here, whatever the revision. */
 interface AnyClient {
@@ -186,37 +181,15 @@ describe('Standard Schema tools in Valibot and ArkType with the official SDK cli
     await db?.drop();
   });
 
-  const headers = { Authorization: 'Bearer token-alice' };
-
-  async function connect(revision: string): Promise<AnyClient> {
-    const url = new URL(`${server.baseUrl}/mcp`);
-    if (revision === '2025-11-25') {
-      const client = new Client({ name: 'schema-libraries-e2e', version: '1.0.0' });
-      const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers } });
-      await client.connect(transport);
-      expect(transport.protocolVersion).toBe(revision);
-      return client;
-    }
-    const client = new Sdk2Client(
-      { name: 'schema-libraries-e2e', version: '2.0.0' },
-      { versionNegotiation: { mode: { pin: revision } } },
-    );
-    const transport = new Sdk2Transport(url, { requestInit: { headers } });
-    await client.connect(transport);
-    expect(transport.protocolVersion).toBe(revision);
-    return client;
-  }
+  const connect = async (revision: string): Promise<AnyClient> =>
+    (await connectAtRevision(new URL(`${server.baseUrl}/mcp`), revision, 'schema-libraries-e2e')).client;
 
   describe.each(['2025-11-25', '2026-07-28'])('revision %s', (revision) => {
     let client: AnyClient;
     beforeAll(async () => (client = await connect(revision)));
     afterAll(async () => client?.close());
 
-    /** The fields of a result a tool decides (the stateless revision adds the server's `_meta`). */
-    const call = async (name: string, args: Record<string, unknown>): Promise<ToolResult> => {
-      const { content, structuredContent, isError } = (await client.callTool({ name, arguments: args })) as ToolResult;
-      return JSON.parse(JSON.stringify({ content, structuredContent, isError })) as ToolResult;
-    };
+    const call = (name: string, args: Record<string, unknown>): Promise<ToolResult> => toolResultOf(client, name, args);
 
     it('reads a template whose variables a schema parses (Zod, decorated; Valibot, at run time), and refuses variables it rejects', async () => {
       const read = async (uri: string) => (await client.readResource({ uri })) as { contents: { text: string }[] };

@@ -1,6 +1,3 @@
-import { Client as Sdk2Client, StreamableHTTPClientTransport as Sdk2Transport } from '@modelcontextprotocol/client';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Injectable } from '@nestjs/common';
 import { IsInt, IsString, Max, Min, MinLength } from 'class-validator';
 import { z } from 'zod';
@@ -8,6 +5,7 @@ import { McpModule, McpPrompt, McpRegistry, McpTool, type McpToolArgs } from '..
 import { fixtureAuth } from '../fixtures/fixture-tools';
 import { startApp, type RunningApp } from '../support/http-app';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
+import { connectAtRevision, toolResultOf, type ToolResult } from '../support/revision-clients';
 
 const Forecast = z.object({
   city: z.string().min(2).describe('The city'),
@@ -62,9 +60,6 @@ class ForecastTools {
     return `Please review this ${language ?? 'code'}:\n${code}`;
   }
 }
-
-/** The part of a `tools/call` result these tests read. */
-type ToolResult = { content: Array<{ type: string; text: string }>; structuredContent?: unknown; isError?: boolean };
 
 /** What both clients offer here, whatever the revision. */
 interface AnyClient {
@@ -123,25 +118,9 @@ describe('Standard Schema (Zod) tools with the official SDK clients (PostgreSQL)
     await db?.drop();
   });
 
-  const headers = { Authorization: 'Bearer token-alice' };
-
   async function connect(revision: string): Promise<AnyClient> {
-    const url = new URL(`${server.baseUrl}/mcp`);
-    if (revision === '2025-11-25') {
-      const client = new Client({ name: 'schema-e2e', version: '1.0.0' });
-      const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers } });
-      await client.connect(transport);
-      expect(transport.protocolVersion).toBe(revision);
-      expect(transport.sessionId).toBeDefined();
-      return client;
-    }
-    const client = new Sdk2Client(
-      { name: 'schema-e2e', version: '2.0.0' },
-      { versionNegotiation: { mode: { pin: revision } } },
-    );
-    const transport = new Sdk2Transport(url, { requestInit: { headers } });
-    await client.connect(transport);
-    expect(transport.protocolVersion).toBe(revision);
+    const { client, sessionId } = await connectAtRevision(new URL(`${server.baseUrl}/mcp`), revision, 'schema-e2e');
+    if (revision === '2025-11-25') expect(sessionId).toBeDefined();
     return client;
   }
 
@@ -150,11 +129,7 @@ describe('Standard Schema (Zod) tools with the official SDK clients (PostgreSQL)
     beforeAll(async () => (client = await connect(revision)));
     afterAll(async () => client?.close());
 
-    /** The fields of a result a tool decides (the stateless revision adds the server's `_meta`). */
-    const call = async (name: string, args: Record<string, unknown>): Promise<ToolResult> => {
-      const { content, structuredContent, isError } = (await client.callTool({ name, arguments: args })) as ToolResult;
-      return JSON.parse(JSON.stringify({ content, structuredContent, isError })) as ToolResult;
-    };
+    const call = (name: string, args: Record<string, unknown>): Promise<ToolResult> => toolResultOf(client, name, args);
 
     it('lists the Zod-derived inputSchema and outputSchema', async () => {
       const { tools } = await client.listTools();

@@ -4,6 +4,7 @@ import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { McpClientModule, McpClientService, McpModule } from '../../src/mcp';
 import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';
 import {
+  answerHandshake,
   startScriptedHttpServer,
   type ScriptedHttpServer,
   type ScriptedReply,
@@ -25,23 +26,7 @@ const statelessStdio = [process.execPath, join(__dirname, '../fixtures/stateless
 /** A scripted 2025-11-25 server: initialize, its notification, and tools/call answered with the text it got. */
 function scripted(server: ScriptedHttpServer): void {
   const dispatch: ScriptedReply = (res, body) => {
-    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- the scripted peer answers whatever method name the client sent
-    const method = String(body?.method ?? '');
-    if (method === 'initialize') {
-      const answer = {
-        jsonrpc: '2.0',
-        id: body?.id,
-        result: {
-          protocolVersion: '2025-11-25',
-          capabilities: { tools: {} },
-          serverInfo: { name: 'scripted', version: '1' },
-        },
-      };
-      return void res
-        .writeHead(200, { 'Content-Type': 'application/json', 'Mcp-Session-Id': 'sess-1' })
-        .end(JSON.stringify(answer));
-    }
-    if (method.startsWith('notifications/')) return void res.writeHead(202).end();
+    if (answerHandshake(res, body, 'sess-1', '1')) return;
     const text = (body?.params as { arguments?: { text?: string } } | undefined)?.arguments?.text ?? '';
     return void res
       .writeHead(200, { 'Content-Type': 'application/json' })

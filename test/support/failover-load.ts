@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { setTimeout as delay } from 'node:timers/promises';
-import { McpTool, type McpClientService } from '../../src/mcp';
+import { McpClientModule, McpClientService, McpModule, McpTool, type McpClientOptions } from '../../src/mcp';
 import { McpQueueUnavailableError } from '../../src/mcp/errors';
+import { fixtureAuth } from '../fixtures/fixture-tools';
+import { startApp, type RunningApp } from './http-app';
 import { pollUntil } from './polling';
 import type { TestDatabase } from './postgres';
 
@@ -161,4 +163,40 @@ export async function expectServedOnceAndAudited(
   const perTag = new Map<string, number>();
   for (const row of rows) perTag.set(row.tag, (perTag.get(row.tag) ?? 0) + 1);
   expect([...perTag.entries()].filter(([, count]) => count > 1)).toEqual([]);
+}
+
+/** The two apps of a failover suite. */
+export interface FailoverApps {
+  /** The HTTP MCP server the calls go to (FailoverCountingTools). */
+  target: RunningApp;
+  /** The app whose client queues the calls on the Redis under test. */
+  caller: RunningApp;
+  client: McpClientService;
+}
+
+/**
+ * Starts an HTTP MCP server with FailoverCountingTools, then an app whose client calls it as
+ * `remote` through a Bull queue on `redis`: one attempt, Redis commands bounded at 2 s, callers
+ * waiting up to 30 s.
+ */
+export async function startFailoverApps(
+  databaseUrl: string,
+  redis: McpClientOptions['redis'],
+  queue: { name: string; prefix?: string },
+): Promise<FailoverApps> {
+  const target = await startApp(databaseUrl, {
+    imports: [McpModule.forRoot({ auth: fixtureAuth, providers: [FailoverCountingTools] })],
+    providers: [FailoverCountingTools],
+  });
+  const caller = await startApp(databaseUrl, {
+    imports: [
+      McpClientModule.forRoot({
+        servers: { remote: { url: `${target.baseUrl}/mcp`, bearerToken: 'token-alice' } },
+        redis,
+        queue: { ...queue, attempts: 1, commandTimeoutMs: 2_000 },
+        waitTimeoutMs: 30_000,
+      }),
+    ],
+  });
+  return { target, caller, client: caller.app.get(McpClientService) };
 }

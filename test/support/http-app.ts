@@ -3,7 +3,7 @@ import type { TestingModule } from '@nestjs/testing';
 import { Test } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { FastifyServerOptions } from 'fastify';
-import { MCP_ENTITIES } from '../../src/mcp';
+import { MCP_ENTITIES, McpClientModule, McpClientService, type McpClientOptions } from '../../src/mcp';
 
 /** The HTTP adapters the module runs on; the wire suites run once per adapter. */
 export const HTTP_ADAPTERS = ['express', 'fastify'] as const;
@@ -60,4 +60,21 @@ export async function startApp(
   await app.listen(0, '127.0.0.1');
   const address = app.getHttpServer().address() as { port: number };
   return { app, baseUrl: `http://127.0.0.1:${address.port}`, close: () => app.close() };
+}
+
+/**
+ * Boots an app whose only module is McpClientModule on `options`, runs `use` with its client, and
+ * closes the app whatever `use` did.
+ */
+export async function withClientApp<T>(
+  databaseUrl: string,
+  options: McpClientOptions,
+  use: (client: McpClientService) => Promise<T>,
+): Promise<T> {
+  const app = await startApp(databaseUrl, { imports: [McpClientModule.forRoot(options)] });
+  try {
+    return await use(app.app.get(McpClientService));
+  } finally {
+    await app.close();
+  }
 }
