@@ -42,6 +42,7 @@ import { TypeOrmEventSink } from '../src/mcp/persistence/typeorm/typeorm-event-s
 import { runBench, type BenchCleanup } from './server/bench.cleanup';
 import { createBenchDatabase } from './server/bench.database';
 import { echoCallEvent } from './support/echo-event';
+import { progress, positiveIntegerEnv } from './support/env';
 
 const DAY_MS = 86_400_000;
 /** Rows per INSERT ... SELECT statement (one transaction each). */
@@ -51,18 +52,6 @@ const ESTIMATE_BYTES_PER_ROW = 700;
 /** WAL and temporary room kept aside on top of the rows (max_wal_size is 1 GB by default). */
 const ESTIMATE_SLACK_BYTES = 3 * 1024 ** 3;
 const TARGET_ROWS = 100_000_000;
-
-function progress(text: string): void {
-  process.stderr.write(`${text}\n`);
-}
-
-function integer(name: string, fallback: number): number {
-  const text = process.env[name]?.trim();
-  if (!text) return fallback;
-  const value = Number(text);
-  if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`${name}: "${text}" is not a positive integer`);
-  return value;
-}
 
 const gib = (bytes: number) => `${(bytes / 1024 ** 3).toFixed(2)} GiB`;
 const mib = (bytes: number) => `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
@@ -223,11 +212,11 @@ interface QueryTiming {
 }
 
 async function main(cleanup: BenchCleanup): Promise<number> {
-  const rowsWanted = integer('BENCH_EVENTS_ROWS', 10_000_000);
-  const days = integer('BENCH_EVENTS_DAYS', 30);
-  const concurrency = integer('BENCH_EVENTS_CONCURRENCY', 32);
-  const insertSeconds = integer('BENCH_EVENTS_INSERT_SECONDS', 5);
-  const minFreeBytes = integer('BENCH_EVENTS_MIN_FREE_GB', 15) * 1024 ** 3;
+  const rowsWanted = positiveIntegerEnv('BENCH_EVENTS_ROWS', 10_000_000);
+  const days = positiveIntegerEnv('BENCH_EVENTS_DAYS', 30);
+  const concurrency = positiveIntegerEnv('BENCH_EVENTS_CONCURRENCY', 32);
+  const insertSeconds = positiveIntegerEnv('BENCH_EVENTS_INSERT_SECONDS', 5);
+  const minFreeBytes = positiveIntegerEnv('BENCH_EVENTS_MIN_FREE_GB', 15) * 1024 ** 3;
   const adminUrl =
     process.env.BENCH_PG_URL?.trim() || process.env.TEST_PG_URL?.trim() || 'postgres://postgres@127.0.0.1:5432/test';
 

@@ -30,15 +30,12 @@ import { TargetProcess, type TargetSpec } from './server/target.process';
 import { assertNetnsUsable, createNamespace, removeNamespace, removeStaleNamespaces } from './replicas/netns';
 import type { BenchNamespace } from './replicas/netns';
 import { runSessionLoad, type HomedSession, type SessionLoadResult } from './replicas/session.load';
+import { progress } from './support/env';
 
 const repoRoot = join(__dirname, '..');
 const APP_PORT = 3000;
 const PG_PROXY_PORT = 15432;
 const REDIS_PROXY_PORT = 16379;
-
-function progress(text: string): void {
-  process.stderr.write(`${text}\n`);
-}
 
 function number(name: string, fallback: number, check: (value: number) => boolean, what: string): number {
   const text = process.env[name]?.trim();

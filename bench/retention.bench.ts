@@ -25,6 +25,7 @@ import { createBenchDatabase, type BenchDatabase } from './server/bench.database
 import { runLoad, type LoadResult } from './server/load.runner';
 import { openMcpSession } from './server/mcp.session';
 import { TargetProcess, freePort, type TargetSpec } from './server/target.process';
+import { progress, positiveIntegerEnv } from './support/env';
 
 const repoRoot = join(__dirname, '..');
 const DAY_MS = 86_400_000;
@@ -32,18 +33,6 @@ const DAY_MS = 86_400_000;
 const OLD_AGE_DAYS = 30;
 const RETENTION_MS = 7 * DAY_MS;
 const CLONE_CHUNK = 1_000_000;
-
-function progress(text: string): void {
-  process.stderr.write(`${text}\n`);
-}
-
-function integer(name: string, fallback: number): number {
-  const text = process.env[name]?.trim();
-  if (!text) return fallback;
-  const value = Number(text);
-  if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`${name}: "${text}" is not a positive integer`);
-  return value;
-}
 
 async function query<T>(client: Client, sql: string, params: unknown[] = []): Promise<T[]> {
   return (await client.query(sql, params)).rows as T[];
@@ -107,12 +96,12 @@ const ms = (value: number) => `${value.toFixed(2)} ms`;
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 
 async function main(cleanup: BenchCleanup): Promise<number> {
-  const rowsWanted = integer('BENCH_ROWS', 5_000_000);
-  const seconds = integer('BENCH_SECONDS', 10);
-  const warmupSeconds = integer('BENCH_WARMUP_SECONDS', 2);
-  const connections = integer('BENCH_CONNECTIONS', 8);
-  const drainSeconds = integer('BENCH_DRAIN_SECONDS', 1200);
-  const rounds = integer('BENCH_ROUNDS', 3);
+  const rowsWanted = positiveIntegerEnv('BENCH_ROWS', 5_000_000);
+  const seconds = positiveIntegerEnv('BENCH_SECONDS', 10);
+  const warmupSeconds = positiveIntegerEnv('BENCH_WARMUP_SECONDS', 2);
+  const connections = positiveIntegerEnv('BENCH_CONNECTIONS', 8);
+  const drainSeconds = positiveIntegerEnv('BENCH_DRAIN_SECONDS', 1200);
+  const rounds = positiveIntegerEnv('BENCH_ROUNDS', 3);
   const batchSize = process.env.RETENTION_BATCH_SIZE?.trim() || undefined;
   const pgAdminUrl =
     process.env.BENCH_PG_URL?.trim() || process.env.TEST_PG_URL?.trim() || 'postgres://postgres@127.0.0.1:5432/test';

@@ -38,12 +38,9 @@ import { openMcpSession, openStatelessCalls, type McpBenchSession } from './serv
 import { sampleHostBusy } from './server/proc.stats';
 import { TargetProcess, freePort, type TargetSpec } from './server/target.process';
 import { measureTarget } from './server/target.measurement';
+import { progress } from './support/env';
 
 const repoRoot = join(__dirname, '..');
-
-function progress(text: string): void {
-  process.stderr.write(`${text}\n`);
-}
 
 function problems(m: LoadResult, label: string, phase: string): string[] {
   if (!m.non2xx && !m.badBodies && !m.errors) return [];
