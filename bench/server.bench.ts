@@ -24,6 +24,7 @@ import { describeBaseline, prepareBaseline, type BaselineBuild } from './server/
 import {
   formatBaselineRatios,
   type RoundMeasurement,
+  formatCeilings,
   formatRatios,
   formatSummary,
   judgeGoals,
@@ -262,6 +263,7 @@ async function main(cleanup: BenchCleanup): Promise<number> {
   console.log(summaryHeader(width));
   summaries.forEach((s) => console.log(formatSummary(s, width)));
   formatRatios(summaries, config).forEach((line) => console.log(line));
+  formatCeilings(summaries, config).forEach((line) => console.log(line));
   formatBaselineRatios(summaries, config, runs).forEach((line) => console.log(line));
   verdicts.forEach((v) => console.log(v.line));
   console.log(`goals: ${verdicts.filter((v) => v.pass).length} of ${verdicts.length} PASS`);

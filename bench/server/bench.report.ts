@@ -157,6 +157,39 @@ export function formatRatios(summaries: Summary[], config: BenchConfig): string[
   return lines;
 }
 
+/** Which audit floor bounds which variant of ours: the same adapter, one committed row per request, nothing else. */
+const CEILINGS = [
+  ['ours', 'nest-floor-pg'],
+  ['ours-fastify', 'nest-fastify-floor-pg'],
+] as const;
+
+/**
+ * What the goals against the peers can reach at most, per concurrency: each audit floor (a
+ * guarded Nest controller that commits one `mcp_events` row per request, the least an audit trail
+ * costs) against every peer in req/s and against sdk-2.x in server CPU per request, then the
+ * variant of ours on the same adapter as a share of that floor.
+ */
+export function formatCeilings(summaries: Summary[], config: BenchConfig): string[] {
+  const lines: string[] = [];
+  for (const connections of config.concurrencies) {
+    const here = summaries.filter((s) => s.connections === connections);
+    const peers = here.filter((s) => s.role === 'peer');
+    const sdk2 = here.find((s) => s.key === 'sdk2');
+    for (const [oursKey, floorKey] of CEILINGS) {
+      const floor = here.find((s) => s.key === floorKey);
+      if (!floor) continue;
+      const ours = here.find((s) => s.key === oursKey);
+      const vsPeers = peers.map((p) => `${times(floor.reqPerSec / p.reqPerSec)} ${p.label}`).join(', ');
+      const cpu = sdk2 ? `; server cpu ${times(floor.cpuUsPerReq / sdk2.cpuUsPerReq)} sdk-2.x's` : '';
+      const share = ours
+        ? `; ${ours.label} serves ${times(ours.reqPerSec / floor.reqPerSec)} its req/s at ${times(ours.cpuUsPerReq / floor.cpuUsPerReq)} its server cpu`
+        : '';
+      lines.push(`ceiling c=${connections} ${floor.label}: req/s ${vsPeers || 'no peer ran'}${cpu}${share}`);
+    }
+  }
+  return lines;
+}
+
 /**
  * Per concurrency, each target of ours against its baseline (the same variant built from an
  * earlier commit): req/s (above 1 is better for the working tree), p50, p99, server CPU and

@@ -21,6 +21,8 @@ export const TARGET_KEYS = [
   'mcpnest',
   'nest-floor',
   'nest-fastify-floor',
+  'nest-floor-pg',
+  'nest-fastify-floor-pg',
   'ours',
   'ours-fastify',
   'ours-async',
@@ -134,7 +136,7 @@ function baselineTargets(setup: TargetSetup): TargetSpec[] {
 
 /**
  * Every target, in benchmark order: the floors (bare node:http, a guarded Nest controller on
- * Express and on Fastify), the peers (official SDK 1.x and
+ * Express and on Fastify, and the same two committing an audit row per request), the peers (official SDK 1.x and
  * 2.x, mcp-nest 2.x) and ours (the example app on PostgreSQL: the defaults, `HTTP_ADAPTER=fastify`
  * and `AUDIT_COMMIT=async`). `only` keeps the targets whose key or label it lists. The baseline's
  * targets (BENCH_BASELINE) come last and are not filtered by `only`.
@@ -196,7 +198,7 @@ export function benchTargets(setup: TargetSetup, only?: string[]): TargetSpec[] 
       database: false,
       args: programArgs(join(__dirname, 'nest-floor.server.ts')),
       ...peer,
-      env: { BENCH_TOKEN: setup.token, HTTP_ADAPTER: undefined },
+      env: { BENCH_TOKEN: setup.token, HTTP_ADAPTER: undefined, DATABASE_URL: undefined },
     },
     {
       key: 'nest-fastify-floor',
@@ -206,8 +208,24 @@ export function benchTargets(setup: TargetSetup, only?: string[]): TargetSpec[] 
       database: false,
       args: programArgs(join(__dirname, 'nest-floor.server.ts')),
       ...peer,
-      env: { BENCH_TOKEN: setup.token, HTTP_ADAPTER: 'fastify' },
+      env: { BENCH_TOKEN: setup.token, HTTP_ADAPTER: 'fastify', DATABASE_URL: undefined },
     },
+    // The same floors committing one audit row per request to PostgreSQL before they answer.
+    ...(['nest-floor', 'nest-fastify-floor'] as const).map((floor) => ({
+      key: `${floor}-pg`,
+      label: `${floor}(pg)`,
+      role: 'floor' as const,
+      checksToken: true,
+      database: true,
+      args: programArgs(join(__dirname, 'nest-floor.server.ts')),
+      ...peer,
+      readyTimeoutMs: 60_000,
+      env: {
+        BENCH_TOKEN: setup.token,
+        HTTP_ADAPTER: floor === 'nest-fastify-floor' ? 'fastify' : undefined,
+        DATABASE_URL: setup.databaseUrls[`${floor}-pg`],
+      },
+    })),
     ...ours,
   ];
   const baseline = baselineTargets(setup);

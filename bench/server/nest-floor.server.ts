@@ -5,9 +5,17 @@
  * MCP for the benchmark, like the node:http floor: `initialize` hands out a session id,
  * notifications get 202, `tools/call` of `echo` sends the text back. Express by default, Fastify
  * with `HTTP_ADAPTER=fastify`. Runs as its own process (PORT, HOST).
+ *
+ * With `DATABASE_URL` (targets nest-floor-pg and nest-fastify-floor-pg) the same route also does
+ * the least an audit trail can: every POST's row goes into the package's own `mcp_events` table
+ * (created by its migrations at start-up) and the answer waits for that row's synchronous commit.
+ * Rows are group-committed the way the package does it, two batches in flight, each one INSERT
+ * of one array per column; nothing else of the package runs. What these floors serve is the most
+ * a Nest app that commits a row per request can serve on the machine.
  */
 import 'reflect-metadata';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import {
   Body,
   Controller,
@@ -21,6 +29,8 @@ import {
   type ExecutionContext,
 } from '@nestjs/common';
 import { APP_GUARD, NestFactory } from '@nestjs/core';
+import { Pool } from 'pg';
+import { DataSource } from 'typeorm';
 
 const token = process.env.BENCH_TOKEN ?? '';
 
@@ -45,6 +55,98 @@ class BearerGuard implements CanActivate {
   }
 }
 
+/** The columns of `mcp_events`, in the order the floor's INSERT gives them. */
+const EVENT_COLUMNS = [
+  ['id', 'varchar'],
+  ['created_at', 'timestamp'],
+  ['direction', 'varchar'],
+  ['mount', 'varchar'],
+  ['session_ref', 'varchar'],
+  ['principal_key', 'varchar'],
+  ['kind', 'varchar'],
+  ['method', 'varchar'],
+  ['protocol_version', 'varchar'],
+  ['request', 'jsonb'],
+  ['response', 'jsonb'],
+  ['status', 'integer'],
+  ['duration_ms', 'integer'],
+] as const;
+
+/**
+ * The audit floor's row writer: rows submitted while a batch is in flight form the next batch,
+ * at most two batches in flight, each one INSERT ... SELECT FROM unnest of one array per column.
+ * `write` resolves once its row is committed.
+ */
+class AuditFloor {
+  private queue: { row: unknown[]; settle: (error?: Error) => void }[] = [];
+  private lanes = 0;
+  private scheduled = false;
+  private readonly statement = {
+    name: 'floor_insert',
+    text:
+      `INSERT INTO mcp_events (${EVENT_COLUMNS.map(([name]) => name).join(', ')}) SELECT * FROM unnest(` +
+      `${EVENT_COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ')})`,
+  };
+
+  constructor(private readonly pool: Pool) {}
+
+  write(row: unknown[]): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ row, settle: (error) => (error ? reject(error) : resolve()) });
+      if (this.scheduled || this.lanes >= 2) return;
+      this.scheduled = true;
+      setImmediate(() => {
+        this.scheduled = false;
+        if (this.queue.length && this.lanes < 2) void this.drain();
+      });
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.lanes++;
+    while (this.queue.length) {
+      const batch = this.queue.splice(0, 500);
+      const values = EVENT_COLUMNS.map((_, column) => batch.map((pending) => pending.row[column]));
+      try {
+        await this.pool.query({ ...this.statement, values });
+        batch.forEach((pending) => pending.settle());
+      } catch (error) {
+        const failure = error instanceof Error ? error : new Error(`audit insert failed: ${String(error)}`);
+        batch.forEach((pending) => pending.settle(failure));
+      }
+    }
+    this.lanes--;
+  }
+}
+
+let audit: AuditFloor | null = null;
+
+/** Commits the row of one exchange (audit floors only), then hands back the answer. */
+async function audited(
+  message: Message,
+  sessionId: string | undefined,
+  status: number,
+  answer: unknown,
+): Promise<unknown> {
+  if (!audit) return answer;
+  await audit.write([
+    randomUUID(),
+    new Date(),
+    'in',
+    '/mcp',
+    sessionId ?? null,
+    'bench',
+    message?.id === undefined ? 'notification' : 'request',
+    message?.method ?? null,
+    '2025-11-25',
+    JSON.stringify(message),
+    answer === undefined ? null : JSON.stringify(answer),
+    status,
+    0,
+  ]);
+  return answer;
+}
+
 @Controller('mcp')
 class EchoController {
   @Post()
@@ -54,6 +156,13 @@ class EchoController {
     @Headers('mcp-session-id') sessionId: string | undefined,
     @Res({ passthrough: true }) reply: Reply,
   ): unknown {
+    const status = { code: 200 };
+    const body = this.answer(message, sessionId, reply, status);
+    return audit ? audited(message, sessionId, status.code, body) : body;
+  }
+
+  /** The answer to one POST; `status.code` is set to the HTTP status it is sent with. */
+  private answer(message: Message, sessionId: string | undefined, reply: Reply, status: { code: number }): unknown {
     if (message?.method === 'initialize') {
       reply.header('Mcp-Session-Id', randomBytes(16).toString('hex'));
       return {
@@ -67,11 +176,11 @@ class EchoController {
       };
     }
     if (!sessionId) {
-      reply.status(400);
+      reply.status((status.code = 400));
       return { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Mcp-Session-Id required' } };
     }
     if (message.id === undefined) {
-      reply.status(202);
+      reply.status((status.code = 202));
       return undefined;
     }
     if (message.method === 'tools/call' && message.params?.name === 'echo') {
@@ -89,7 +198,22 @@ class EchoController {
 @Module({ controllers: [EchoController], providers: [{ provide: APP_GUARD, useClass: BearerGuard }] })
 class FloorModule {}
 
+/** Audit floors: the package's migrations on DATABASE_URL, then the pool the rows go through. */
+async function startAudit(url: string): Promise<AuditFloor> {
+  // Loaded from the built package (the bench builds it first): only its migrations, never its code paths.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { MCP_MIGRATIONS } = require(join(process.cwd(), 'dist', 'mcp', 'persistence', 'migrations')) as {
+    MCP_MIGRATIONS: NonNullable<ConstructorParameters<typeof DataSource>[0]['migrations']>;
+  };
+  const schema = new DataSource({ type: 'postgres', url, migrations: MCP_MIGRATIONS });
+  await schema.initialize();
+  await schema.runMigrations();
+  await schema.destroy();
+  return new AuditFloor(new Pool({ connectionString: url, max: 10 }));
+}
+
 async function main(): Promise<void> {
+  if (process.env.DATABASE_URL) audit = await startAudit(process.env.DATABASE_URL);
   const logger = ['error', 'warn'] as const;
   const port = Number(process.env.PORT);
   const host = process.env.HOST || '127.0.0.1';

@@ -67,4 +67,11 @@ declare module 'pg' {
     query<R = Record<string, unknown>>(text: string, values?: unknown[]): Promise<{ rows: R[] }>;
     end(): Promise<void>;
   }
+
+  /** A pool of connections; a query with a `name` is prepared once per connection. */
+  export class Pool {
+    constructor(config: { connectionString: string; max?: number });
+    query(query: { name?: string; text: string; values?: unknown[] }): Promise<{ rowCount: number | null }>;
+    end(): Promise<void>;
+  }
 }
