@@ -166,7 +166,7 @@ const CEILINGS = [
 /**
  * What the goals against the peers can reach at most, per concurrency: each audit floor (a
  * guarded Nest controller that commits one `mcp_events` row per request, the least an audit trail
- * costs) against every peer in req/s and against sdk-2.x in server CPU per request, then the
+ * costs) against every peer in req/s and against sdk-2.x in server CPU per request and p50, then the
  * variant of ours on the same adapter as a share of that floor.
  */
 export function formatCeilings(summaries: Summary[], config: BenchConfig): string[] {
@@ -180,7 +180,9 @@ export function formatCeilings(summaries: Summary[], config: BenchConfig): strin
       if (!floor) continue;
       const ours = here.find((s) => s.key === oursKey);
       const vsPeers = peers.map((p) => `${times(floor.reqPerSec / p.reqPerSec)} ${p.label}`).join(', ');
-      const cpu = sdk2 ? `; server cpu ${times(floor.cpuUsPerReq / sdk2.cpuUsPerReq)} sdk-2.x's` : '';
+      const cpu = sdk2
+        ? `; server cpu ${times(floor.cpuUsPerReq / sdk2.cpuUsPerReq)}, p50 ${times(floor.p50Ms / sdk2.p50Ms)} sdk-2.x's`
+        : '';
       const share = ours
         ? `; ${ours.label} serves ${times(ours.reqPerSec / floor.reqPerSec)} its req/s at ${times(ours.cpuUsPerReq / floor.cpuUsPerReq)} its server cpu`
         : '';
