@@ -246,7 +246,7 @@ async function main(cleanup: BenchCleanup): Promise<number> {
     }`,
   );
   console.log(
-    `not the same: only ours persists sessions and writes an audit row per request to PostgreSQL (pg column); ` +
+    `not the same: only ours persists sessions; ours and the audit floors (floor targets labelled (pg)) write an audit row per request to PostgreSQL (pg column); ` +
       `the peers keep sessions in process memory and log nothing`,
   );
   if (baseline) {

@@ -161,6 +161,7 @@ export function formatRatios(summaries: Summary[], config: BenchConfig): string[
 const CEILINGS = [
   ['ours', 'nest-floor-pg'],
   ['ours-fastify', 'nest-fastify-floor-pg'],
+  ['ours-async', 'nest-floor-pg-async'],
 ] as const;
 
 /**

@@ -23,6 +23,7 @@ export const TARGET_KEYS = [
   'nest-fastify-floor',
   'nest-floor-pg',
   'nest-fastify-floor-pg',
+  'nest-floor-pg-async',
   'ours',
   'ours-fastify',
   'ours-async',
@@ -211,9 +212,15 @@ export function benchTargets(setup: TargetSetup, only?: string[]): TargetSpec[] 
       env: { BENCH_TOKEN: setup.token, HTTP_ADAPTER: 'fastify', DATABASE_URL: undefined },
     },
     // The same floors committing one audit row per request to PostgreSQL before they answer.
-    ...(['nest-floor', 'nest-fastify-floor'] as const).map((floor) => ({
-      key: `${floor}-pg`,
-      label: `${floor}(pg)`,
+    ...(
+      [
+        ['nest-floor-pg', 'nest-floor(pg)', undefined, undefined],
+        ['nest-fastify-floor-pg', 'nest-fastify-floor(pg)', 'fastify', undefined],
+        ['nest-floor-pg-async', 'nest-floor-async(pg)', undefined, 'async'],
+      ] as const
+    ).map(([key, label, adapter, commit]) => ({
+      key,
+      label,
       role: 'floor' as const,
       checksToken: true,
       database: true,
@@ -222,8 +229,9 @@ export function benchTargets(setup: TargetSetup, only?: string[]): TargetSpec[] 
       readyTimeoutMs: 60_000,
       env: {
         BENCH_TOKEN: setup.token,
-        HTTP_ADAPTER: floor === 'nest-fastify-floor' ? 'fastify' : undefined,
-        DATABASE_URL: setup.databaseUrls[`${floor}-pg`],
+        HTTP_ADAPTER: adapter,
+        AUDIT_COMMIT: commit,
+        DATABASE_URL: setup.databaseUrls[key],
       },
     })),
     ...ours,

@@ -6,9 +6,10 @@
  * notifications get 202, `tools/call` of `echo` sends the text back. Express by default, Fastify
  * with `HTTP_ADAPTER=fastify`. Runs as its own process (PORT, HOST).
  *
- * With `DATABASE_URL` (targets nest-floor-pg and nest-fastify-floor-pg) the same route also does
+ * With `DATABASE_URL` (targets nest-floor-pg, nest-fastify-floor-pg and nest-floor-pg-async) the same route also does
  * the least an audit trail can: every POST's row goes into the package's own `mcp_events` table
- * (created by its migrations at start-up) and the answer waits for that row's synchronous commit.
+ * (created by its migrations at start-up) and the answer waits for that row's commit (synchronous;
+ * with `AUDIT_COMMIT=async`, `synchronous_commit` off for the batch's transaction).
  * Rows are group-committed the way the package does it, two batches in flight, each one INSERT
  * of one array per column; nothing else of the package runs. What these floors serve is the most
  * a Nest app that commits a row per request can serve on the machine.
@@ -81,14 +82,21 @@ class AuditFloor {
   private queue: { row: unknown[]; settle: (error?: Error) => void }[] = [];
   private lanes = 0;
   private scheduled = false;
-  private readonly statement = {
-    name: 'floor_insert',
-    text:
-      `INSERT INTO mcp_events (${EVENT_COLUMNS.map(([name]) => name).join(', ')}) SELECT * FROM unnest(` +
-      `${EVENT_COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ')})`,
-  };
+  private readonly statement: { name: string; text: string };
 
-  constructor(private readonly pool: Pool) {}
+  /** `asyncCommit`: each batch commits with `synchronous_commit` off for its own transaction, as `AUDIT_COMMIT=async` does. */
+  constructor(
+    private readonly pool: Pool,
+    asyncCommit: boolean,
+  ) {
+    this.statement = {
+      name: asyncCommit ? 'floor_insert_async' : 'floor_insert',
+      text:
+        `INSERT INTO mcp_events (${EVENT_COLUMNS.map(([name]) => name).join(', ')}) SELECT * FROM unnest(` +
+        `${EVENT_COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ')})` +
+        (asyncCommit ? ` WHERE (SELECT set_config('synchronous_commit', 'off', true)) = 'off'` : ''),
+    };
+  }
 
   write(row: unknown[]): Promise<void> {
     return new Promise((resolve, reject) => {
@@ -209,7 +217,7 @@ async function startAudit(url: string): Promise<AuditFloor> {
   await schema.initialize();
   await schema.runMigrations();
   await schema.destroy();
-  return new AuditFloor(new Pool({ connectionString: url, max: 10 }));
+  return new AuditFloor(new Pool({ connectionString: url, max: 10 }), process.env.AUDIT_COMMIT === 'async');
 }
 
 async function main(): Promise<void> {
