@@ -68,19 +68,20 @@ function rotate<T>(items: T[], by: number): T[] {
 }
 
 /**
- * The order of one round: the targets rotated by the round, each baseline right next to the
- * target of ours it mirrors (after it in odd rounds, before it in even ones), so the two are
- * measured back to back under the same noise and their ratio can be read round by round.
+ * The order of one round: the targets rotated by the round, each baseline and each audit floor
+ * right next to the target of ours it mirrors (after it in odd rounds, before it in even ones), so
+ * they are measured back to back under the same noise and their ratio can be read round by round.
  */
 function roundOrder(targets: TargetProcess[], round: number): TargetProcess[] {
-  const baselines = targets.filter((t) => t.spec.role === 'baseline' && t.spec.mirrors);
-  const paired = new Set(baselines.filter((b) => targets.some((t) => t.spec.key === b.spec.mirrors)));
+  const paired = new Set(
+    targets.filter((t) => t.spec.mirrors && targets.some((other) => other.spec.key === t.spec.mirrors)),
+  );
   const order: TargetProcess[] = [];
   for (const target of rotate(
     targets.filter((t) => !paired.has(t)),
     round - 1,
   )) {
-    const twins = baselines.filter((b) => paired.has(b) && b.spec.mirrors === target.spec.key);
+    const twins = [...paired].filter((t) => t.spec.mirrors === target.spec.key);
     if (round % 2) order.push(target, ...twins);
     else order.push(...twins, target);
   }
@@ -263,7 +264,7 @@ async function main(cleanup: BenchCleanup): Promise<number> {
   console.log(summaryHeader(width));
   summaries.forEach((s) => console.log(formatSummary(s, width)));
   formatRatios(summaries, config).forEach((line) => console.log(line));
-  formatCeilings(summaries, config).forEach((line) => console.log(line));
+  formatCeilings(summaries, config, runs).forEach((line) => console.log(line));
   formatBaselineRatios(summaries, config, runs).forEach((line) => console.log(line));
   verdicts.forEach((v) => console.log(v.line));
   console.log(`goals: ${verdicts.filter((v) => v.pass).length} of ${verdicts.length} PASS`);

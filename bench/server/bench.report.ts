@@ -168,9 +168,10 @@ const CEILINGS = [
  * What the goals against the peers can reach at most, per concurrency: each audit floor (a
  * guarded Nest controller that commits one `mcp_events` row per request, the least an audit trail
  * costs) against every peer in req/s and against sdk-2.x in server CPU per request and p50, then the
- * variant of ours on the same adapter as a share of that floor.
+ * variant of ours on the same adapter as a share of that floor, and that share round by round
+ * (each floor runs right next to the variant it bounds).
  */
-export function formatCeilings(summaries: Summary[], config: BenchConfig): string[] {
+export function formatCeilings(summaries: Summary[], config: BenchConfig, runs: RoundMeasurement[] = []): string[] {
   const lines: string[] = [];
   for (const connections of config.concurrencies) {
     const here = summaries.filter((s) => s.connections === connections);
@@ -188,6 +189,11 @@ export function formatCeilings(summaries: Summary[], config: BenchConfig): strin
         ? `; ${ours.label} serves ${times(ours.reqPerSec / floor.reqPerSec)} its req/s at ${times(ours.cpuUsPerReq / floor.cpuUsPerReq)} its server cpu`
         : '';
       lines.push(`ceiling c=${connections} ${floor.label}: req/s ${vsPeers || 'no peer ran'}${cpu}${share}`);
+      if (!ours) continue;
+      const reqs = pairedRatios(runs, ours.key, floor.key, connections, (m) => m.reqPerSec);
+      const cpus = pairedRatios(runs, ours.key, floor.key, connections, (m) => m.cpuUsPerReq);
+      if (reqs.length)
+        lines.push(`  ${ours.label} / ${floor.label} round by round: req/s ${spreadOf(reqs)}, cpu ${spreadOf(cpus)}`);
     }
   }
   return lines;

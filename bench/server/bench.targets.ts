@@ -214,14 +214,16 @@ export function benchTargets(setup: TargetSetup, only?: string[]): TargetSpec[] 
     // The same floors committing one audit row per request to PostgreSQL before they answer.
     ...(
       [
-        ['nest-floor-pg', 'nest-floor(pg)', undefined, undefined],
-        ['nest-fastify-floor-pg', 'nest-fastify-floor(pg)', 'fastify', undefined],
-        ['nest-floor-pg-async', 'nest-floor-async(pg)', undefined, 'async'],
+        ['nest-floor-pg', 'nest-floor(pg)', undefined, undefined, 'ours'],
+        ['nest-fastify-floor-pg', 'nest-fastify-floor(pg)', 'fastify', undefined, 'ours-fastify'],
+        ['nest-floor-pg-async', 'nest-floor-async(pg)', undefined, 'async', 'ours-async'],
       ] as const
-    ).map(([key, label, adapter, commit]) => ({
+    ).map(([key, label, adapter, commit, bounds]) => ({
       key,
       label,
       role: 'floor' as const,
+      // Measured right next to the variant of ours it bounds, so their ratio is read round by round.
+      mirrors: bounds,
       checksToken: true,
       database: true,
       args: programArgs(join(__dirname, 'nest-floor.server.ts')),

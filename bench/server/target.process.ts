@@ -24,7 +24,10 @@ export interface TargetSpec {
   label: string;
   /** The floor (no MCP library at all), a peer the goals compare against, ours, or ours at an earlier commit. */
   role: 'floor' | 'peer' | 'ours' | 'baseline';
-  /** For a baseline: the key of the target of ours it is the earlier build of. */
+  /**
+   * The key of the target of ours this one is measured right next to in every round: for a
+   * baseline, the variant it is the earlier build of; for an audit floor, the variant it bounds.
+   */
   mirrors?: string;
   /** Working directory of the target (its modules resolve from there); the repo root when unset. */
   cwd?: string;
