@@ -10,7 +10,7 @@
  * the least an audit trail can: every POST's row goes into the package's own `mcp_events` table
  * (created by its migrations at start-up) and the answer waits for that row's commit (synchronous;
  * with `AUDIT_COMMIT=async`, `synchronous_commit` off for the batch's transaction).
- * Rows are group-committed the way the package does it, two batches in flight, each one INSERT
+ * Rows go through the package's own group committer, two batches in flight, each one INSERT
  * of one array per column; nothing else of the package runs. What these floors serve is the most
  * a Nest app that commits a row per request can serve on the machine.
  */
@@ -32,6 +32,7 @@ import {
 import { APP_GUARD, NestFactory } from '@nestjs/core';
 import { Pool } from 'pg';
 import { DataSource } from 'typeorm';
+import type { GroupCommitter } from '../../src/mcp/persistence/group-committer';
 
 const token = process.env.BENCH_TOKEN ?? '';
 
@@ -74,56 +75,36 @@ const EVENT_COLUMNS = [
 ] as const;
 
 /**
- * The audit floor's row writer: rows submitted while a batch is in flight form the next batch,
- * at most two batches in flight, each one INSERT ... SELECT FROM unnest of one array per column.
- * `write` resolves once its row is committed.
+ * The audit floor's row writer: the package's own `GroupCommitter` (rows submitted while a batch
+ * is in flight form the next batch, two batches in flight), each batch one INSERT ... SELECT FROM
+ * unnest of one array per column. `write` resolves once its row is committed.
  */
 class AuditFloor {
-  private queue: { row: unknown[]; settle: (error?: Error) => void }[] = [];
-  private lanes = 0;
-  private scheduled = false;
-  private readonly statement: { name: string; text: string };
+  private readonly committer: GroupCommitter<unknown[], void>;
 
   /** `asyncCommit`: each batch commits with `synchronous_commit` off for its own transaction, as `AUDIT_COMMIT=async` does. */
-  constructor(
-    private readonly pool: Pool,
-    asyncCommit: boolean,
-  ) {
-    this.statement = {
+  constructor(pool: Pool, asyncCommit: boolean) {
+    const statement = {
       name: asyncCommit ? 'floor_insert_async' : 'floor_insert',
       text:
         `INSERT INTO mcp_events (${EVENT_COLUMNS.map(([name]) => name).join(', ')}) SELECT * FROM unnest(` +
         `${EVENT_COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ')})` +
         (asyncCommit ? ` WHERE (SELECT set_config('synchronous_commit', 'off', true)) = 'off'` : ''),
     };
-  }
-
-  write(row: unknown[]): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ row, settle: (error) => (error ? reject(error) : resolve()) });
-      if (this.scheduled || this.lanes >= 2) return;
-      this.scheduled = true;
-      setImmediate(() => {
-        this.scheduled = false;
-        if (this.queue.length && this.lanes < 2) void this.drain();
-      });
+    // Loaded from the built package (the bench builds it first), like its migrations.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const built = require(join(process.cwd(), 'dist', 'mcp', 'persistence', 'group-committer')) as {
+      GroupCommitter: typeof GroupCommitter;
+    };
+    this.committer = new built.GroupCommitter<unknown[], void>(async (rows) => {
+      const values = EVENT_COLUMNS.map((_, column) => rows.map((row) => row[column]));
+      await pool.query({ ...statement, values });
+      return rows.map(() => undefined);
     });
   }
 
-  private async drain(): Promise<void> {
-    this.lanes++;
-    while (this.queue.length) {
-      const batch = this.queue.splice(0, 500);
-      const values = EVENT_COLUMNS.map((_, column) => batch.map((pending) => pending.row[column]));
-      try {
-        await this.pool.query({ ...this.statement, values });
-        batch.forEach((pending) => pending.settle());
-      } catch (error) {
-        const failure = error instanceof Error ? error : new Error(`audit insert failed: ${String(error)}`);
-        batch.forEach((pending) => pending.settle(failure));
-      }
-    }
-    this.lanes--;
+  write(row: unknown[]): Promise<void> {
+    return this.committer.submit(row);
   }
 }
 
