@@ -15,7 +15,10 @@ const columns = [
   { propertyName: 'payload', databaseName: 'payload', type: 'jsonb' },
 ] as unknown as ColumnMetadata[];
 
-function fakeDataSource(type: string, options: { json?: boolean; pool?: boolean; tablePath?: string } = {}) {
+function fakeDataSource(
+  type: string,
+  options: { json?: boolean; pool?: boolean; tablePath?: string; columns?: ColumnMetadata[] } = {},
+) {
   const poolQuery = jest.fn(
     async (_sql: string | { name: string; text: string; values: unknown[] }, _params?: unknown[]) => ({
       rows: [] as Record<string, unknown>[],
@@ -26,7 +29,9 @@ function fakeDataSource(type: string, options: { json?: boolean; pool?: boolean;
     escape: (name: string) => `"${name}"`,
     preparePersistentValue: (value: unknown, column: ColumnMetadata) => `${column.databaseName}<${String(value)}>`,
     normalizeType: (column: ColumnMetadata) =>
-      ({ uuid: 'uuid', varchar: 'character varying', jsonb: 'jsonb' })[column.type as string],
+      typeof column.type === 'string'
+        ? ({ uuid: 'uuid', varchar: 'character varying', jsonb: 'jsonb' } as Record<string, string>)[column.type]
+        : 'timestamp without time zone',
     prepareHydratedValue: (value: unknown, column: ColumnMetadata) =>
       // eslint-disable-next-line @typescript-eslint/no-base-to-string -- the fake driver writes any value as text
       value === undefined ? `missing ${column.databaseName}` : `${column.propertyName}=${String(value)}`,
@@ -41,7 +46,7 @@ function fakeDataSource(type: string, options: { json?: boolean; pool?: boolean;
   const dataSource = {
     driver,
     options: { type },
-    getMetadata: () => ({ columns, tablePath: options.tablePath ?? 'mcp.app_events' }),
+    getMetadata: () => ({ columns: options.columns ?? columns, tablePath: options.tablePath ?? 'mcp.app_events' }),
     query,
   } as unknown as DataSource;
   return { dataSource, poolQuery, query };
@@ -72,16 +77,46 @@ describe('EntitySql on PostgreSQL', () => {
     expect(two.text).toBe(
       'INSERT INTO "mcp"."app_events" ("id", "session_id", "payload") SELECT * FROM unnest($1::uuid[], $2::character varying[], $3::jsonb[])',
     );
+    // uuid and varchar values pass as they are (the driver converts nothing of theirs); JSON goes
+    // through the driver, unless it is JSON text already.
     expect(two.values).toEqual([
-      ['id<1>', 'id<2>'],
-      ['session_id<s>', null],
+      ['1', '2'],
+      ['s', null],
       ['{"a":1}', null],
     ]);
     // Two rows or one: the same statement, so PostgreSQL parses and plans it once per connection.
     expect(one.name).toBe(two.name);
     expect(one.text).toBe(two.text);
-    expect(one.values).toEqual([['id<3>'], ['session_id<t>'], ['payload<[object Object]>']]);
+    expect(one.values).toEqual([['3'], ['t'], ['payload<[object Object]>']]);
     expect(two.name).toMatch(/^mcp_insert_[0-9a-f]{24}$/);
+  });
+
+  it('hands a value to the driver when its column has a transformer, an array type or a type the driver converts', async () => {
+    const converted = [
+      {
+        propertyName: 'a',
+        databaseName: 'a',
+        type: 'varchar',
+        transformer: { to: (v: unknown) => v, from: (v: unknown) => v },
+      },
+      { propertyName: 'b', databaseName: 'b', type: 'varchar', isArray: true },
+      { propertyName: 'c', databaseName: 'c', type: Date },
+      { propertyName: 'd', databaseName: 'd', type: 'enum' },
+      { propertyName: 'e', databaseName: 'e', type: 'text' },
+    ] as unknown as ColumnMetadata[];
+    const { dataSource, poolQuery } = fakeDataSource('postgres', { columns: converted });
+    await new EntitySql<Record<string, unknown>>(dataSource, 'Row').insert([
+      { a: 'x', b: ['y'], c: 'z', d: 'w', e: 'v' },
+      { a: undefined, e: new JsonText('{}') },
+    ]);
+    const { values } = poolQuery.mock.calls[0][0] as { values: unknown[][] };
+    expect(values).toEqual([
+      ['a<x>', null],
+      ['b<y>', null],
+      ['c<z>', null],
+      ['d<w>', null],
+      ['v', '{}'],
+    ]);
   });
 
   it('turns synchronous_commit off for the transaction of an async insert only, under its own statement name', async () => {

@@ -18,6 +18,24 @@ interface PgPool {
  */
 export type McpCommitMode = 'sync' | 'async';
 
+/**
+ * Column types whose values PostgreSQL's TypeORM driver passes to `pg` as they are (no date,
+ * JSON, enum or spatial conversion): the array insert hands them over without calling it.
+ */
+const PASS_THROUGH_TYPES = new Set([
+  'varchar',
+  'character varying',
+  'text',
+  'integer',
+  'int',
+  'int4',
+  'smallint',
+  'bigint',
+  'boolean',
+  'bool',
+  'uuid',
+]);
+
 /** What turns `synchronous_commit` off for the statement's own (implicit) transaction: the function form of `SET LOCAL`. */
 const ASYNC_COMMIT_FILTER = ` WHERE (SELECT set_config('synchronous_commit', 'off', true)) = 'off'`;
 
@@ -52,6 +70,11 @@ export class EntitySql<T extends ObjectLiteral> {
   private readonly insertHead: string;
   /** PostgreSQL: one INSERT ... SELECT FROM unnest(arrays) per commit mode, prepared once per connection whatever the batch size. */
   private readonly arrayInserts: Record<McpCommitMode, { name: string; text: string }> | null;
+  /**
+   * By column: true when PostgreSQL's driver hands its values over unchanged (a plain type, no
+   * transformer), so the array insert skips the driver's conversion call for them.
+   */
+  private readonly passThrough: boolean[];
   private readonly wrapRead: (column: ColumnMetadata) => string;
   private readonly wrapWrite: (mark: string, column: ColumnMetadata) => string;
 
@@ -74,6 +97,9 @@ export class EntitySql<T extends ObjectLiteral> {
     this.selectList = this.columns
       .map((c, i) => (this.wrapRead(c) === names[i] ? names[i] : `${this.wrapRead(c)} AS ${names[i]}`))
       .join(', ');
+    this.passThrough = this.columns.map(
+      (c) => !c.transformer && !c.isArray && typeof c.type === 'string' && PASS_THROUGH_TYPES.has(c.type),
+    );
     this.numbered = ['postgres', 'cockroachdb', 'aurora-postgres'].includes(String(dataSource.options.type));
     this.insertHead = `INSERT INTO ${this.table} (${names.join(', ')})`;
     // PostgreSQL itself only: CockroachDB has no synchronous_commit, and other drivers have no pg pool.
@@ -104,9 +130,19 @@ export class EntitySql<T extends ObjectLiteral> {
   async insert(rows: Partial<T>[], commit: McpCommitMode = 'sync'): Promise<void> {
     const pool = this.pool();
     if (!this.arrayInserts || !pool) return this.insertValues(rows);
-    const values = this.columns.map((column) =>
-      rows.map((row) => this.persistent(column, row[column.propertyName as keyof T])),
-    );
+    const columns = this.columns;
+    const values = new Array<unknown[]>(columns.length);
+    for (let c = 0; c < columns.length; c++) {
+      const column = columns[c];
+      const property = column.propertyName as keyof T;
+      const passThrough = this.passThrough[c];
+      const array = new Array<unknown>(rows.length);
+      for (let r = 0; r < rows.length; r++) {
+        const value: unknown = rows[r][property];
+        array[r] = passThrough && !(value instanceof JsonText) ? (value ?? null) : this.persistent(column, value);
+      }
+      values[c] = array;
+    }
     await pool.query({ ...this.arrayInserts[commit], values });
   }
 

@@ -11,7 +11,7 @@ import {
   unauthorizedChallenge,
 } from '../oauth/bearer-challenge';
 import { Toolset } from '../dispatch/toolset';
-import { TOKEN_REJECTED, type McpBearerStrategyLike } from './mcp-bearer.strategy';
+import { TOKEN_REJECTED, type McpBearerStrategyLike, type McpBearerVerdict } from './mcp-bearer.strategy';
 import { isMcpAnonymous } from '../pipeline/anonymous-principal';
 import { missingScopes } from '../pipeline/missing-scopes';
 import { peekRequest } from './request-peek';
@@ -39,10 +39,20 @@ export function createMcpAuthGuard(strategy: Type<McpBearerStrategyLike>): Type<
       @Inject(strategy) private readonly bearer: McpBearerStrategyLike,
     ) {}
 
-    async canActivate(context: ExecutionContext): Promise<boolean> {
+    canActivate(context: ExecutionContext): boolean | Promise<boolean> {
       const req = context.switchToHttp().getRequest<McpRequest & { authInfo?: unknown }>();
-      // The authorizer's error propagates as it came, as it did through Passport.
-      const verdict = await this.bearer.verdictOf(req as unknown as Request);
+      // The authorizer's error propagates as it came, as it did through Passport. A synchronous
+      // authorizer's request passes without a promise (Nest awaits only a guard's promise).
+      const verdict = this.bearer.verdictOf(req as unknown as Request);
+      if (verdict instanceof Promise) return verdict.then((settled) => this.admit(req, settled, context));
+      return this.admit(req, verdict, context);
+    }
+
+    private admit(
+      req: McpRequest & { authInfo?: unknown },
+      verdict: McpBearerVerdict,
+      context: ExecutionContext,
+    ): true {
       req.authInfo = verdict.challenge;
       req.user = this.handleRequest(null, verdict.principal, verdict.challenge, context);
       if (this.admitsAnonymous(req.user)) this.checkPublicCall(req);
@@ -50,7 +60,6 @@ export function createMcpAuthGuard(strategy: Type<McpBearerStrategyLike>): Type<
       return true;
     }
 
-    /** Turns the strategy's verdict into the principal, or throws the refusal (`AuthGuard`'s hook, kept as such). */
     handleRequest<TUser>(error: unknown, user: TUser | false, info: unknown, context: ExecutionContext): TUser {
       // Passport's error, forwarded as it came.
       // eslint-disable-next-line @typescript-eslint/only-throw-error -- not ours to wrap

@@ -3,7 +3,7 @@ import { ModuleRef } from '@nestjs/core';
 import { PassportStrategy } from '@nestjs/passport';
 import type { Request } from 'express';
 import { Strategy } from 'passport-http-bearer';
-import type { McpAuthorizeFn, McpAuthorizer, McpPrincipal } from '../../interfaces/principal.interface';
+import type { McpAuthorizeFn, McpAuthorizer, McpAuthResult, McpPrincipal } from '../../interfaces/principal.interface';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import type { McpResolvedOptions } from '../config/mcp.options';
 import { MCP_ANONYMOUS_PRINCIPAL } from '../pipeline/anonymous-principal';
@@ -42,12 +42,29 @@ const CHALLENGE = 'Bearer';
 /** The failure a strategy reports for a token the authorizer rejected (not for a missing one). */
 export const TOKEN_REJECTED = 'Bearer error="invalid_token"';
 
+const ANONYMOUS_VERDICT: McpBearerVerdict = Object.freeze({ principal: MCP_ANONYMOUS_PRINCIPAL });
+const MISSING_VERDICT: McpBearerVerdict = Object.freeze({ principal: false as const, challenge: CHALLENGE });
+
+/** The verdict of the authorizer's answer: its principal, or a rejected token. */
+function verdictOfAnswer(answer: McpAuthResult): McpBearerVerdict {
+  const principal = normalizePrincipal(answer);
+  return principal ? { principal } : { principal: false, challenge: TOKEN_REJECTED };
+}
+
+function isThenable(value: unknown): value is PromiseLike<McpAuthResult> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
+
 /** How many `Authorization` lines the request carried (Node keeps only the first in `headers`). */
 function authorizationLines(req: Request): number {
   let count = 0;
   // Express's request is Node's; a Fastify request keeps Node's under `raw`.
   const raw = req.rawHeaders ?? (req as { raw?: { rawHeaders?: string[] } }).raw?.rawHeaders ?? [];
-  for (let i = 0; i < raw.length; i += 2) if (raw[i].toLowerCase() === 'authorization') count++;
+  // The length test first: only a name of 13 characters is lower-cased (no string per header).
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i];
+    if (name.length === 13 && name.toLowerCase() === 'authorization') count++;
+  }
   return count;
 }
 
@@ -60,8 +77,12 @@ function isAuthorizerClass(auth: unknown): auth is Type<McpAuthorizer> {
 
 /** What the mount's guard uses of its bearer strategy. */
 export interface McpBearerStrategyLike {
-  /** The strategy's decision about one request (see `authenticate`). */
-  verdictOf(req: Request): Promise<McpBearerVerdict>;
+  /**
+   * The strategy's decision about one request (see `authenticate`): a value when the authorizer
+   * answered synchronously, a promise when it answered with one. Throws (or rejects) when the
+   * authorizer throws.
+   */
+  verdictOf(req: Request): McpBearerVerdict | Promise<McpBearerVerdict>;
 }
 
 /**
@@ -106,24 +127,29 @@ export function createMcpBearerStrategy(mount: string): Type<McpBearerStrategyLi
      */
     override authenticate(req: Request): void {
       const verdicts = this as unknown as PassportVerdicts;
-      this.verdictOf(req).then(
-        (verdict) => (verdict.principal ? verdicts.success(verdict.principal) : verdicts.fail(verdict.challenge, 401)),
-        (error: unknown) => verdicts.error(error),
-      );
+      Promise.resolve()
+        .then(() => this.verdictOf(req))
+        .then(
+          (verdict) =>
+            verdict.principal ? verdicts.success(verdict.principal) : verdicts.fail(verdict.challenge, 401),
+          (error: unknown) => verdicts.error(error),
+        );
     }
 
     /**
      * The decision `authenticate` reports to Passport, as a value: the mount's guard asks for it
      * directly, without Passport's per-request middleware (which builds a strategy object and a
-     * set of callbacks for every request). Rejects when the authorizer throws.
+     * set of callbacks for every request). An authorizer that answers synchronously gets a
+     * verdict without a promise; one that answers with a promise gets a promise. Throws (or
+     * rejects) when the authorizer throws.
      */
-    async verdictOf(req: Request): Promise<McpBearerVerdict> {
+    verdictOf(req: Request): McpBearerVerdict | Promise<McpBearerVerdict> {
       const lines = authorizationLines(req);
-      if (lines === 0 && this.options.anonymous) return { principal: MCP_ANONYMOUS_PRINCIPAL };
+      if (lines === 0 && this.options.anonymous) return ANONYMOUS_VERDICT;
       const token = lines > 1 ? null : bearerTokenOf(req.headers?.authorization);
-      if (token === null) return { principal: false, challenge: CHALLENGE };
-      const principal = await this.validate(req, token);
-      return principal ? { principal } : { principal: false, challenge: TOKEN_REJECTED };
+      if (token === null) return MISSING_VERDICT;
+      const answer = this.authorize(token, req);
+      return isThenable(answer) ? Promise.resolve(answer).then(verdictOfAnswer) : verdictOfAnswer(answer);
     }
 
     /** Hands the token to the authorizer; a falsy answer refuses it. */

@@ -1,12 +1,13 @@
 import { HttpException, HttpStatus, type Logger } from '@nestjs/common';
 import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface';
+import type { McpToolContext } from '../../interfaces/mcp-tool-context.interface';
 import { McpRpcError } from '../../errors/mcp-rpc.errors';
 import { JsonRpcErrorCode, type JsonRpcRequest } from '../../protocol/jsonrpc';
 import { McpMethod } from '../../protocol/mcp-methods';
 import { isSupportedSessionVersion } from '../../protocol/revisions';
 import { StatelessErrorCode, isStatelessVersion } from '../../protocol/stateless';
 import { declaresTasksExtension, tasksExtensionRequired } from '../../protocol/tasks';
-import { withInternalSpan } from '../../telemetry/mcp-spans';
+import { mcpTelemetryActive, withInternalSpan } from '../../telemetry/mcp-spans';
 import { McpAttr, TOOL_ERROR_TYPE } from '../../telemetry/mcp-telemetry.constants';
 import { hasSomeRole, McpRefusedError, refusalNote, withAuditNote } from '../pipeline/handler-refusal';
 import type { HandlerSwitches } from '../pipeline/handler-switches';
@@ -102,7 +103,7 @@ export class ToolInvoker {
     }
     // The budgets count a call the caller may make, once: a task's run on a worker was counted
     // when the task was created. A spent budget answers 429 before anything runs.
-    if (!context.task) await this.rateLimits.count(tool, context.principal);
+    if (!context.task && this.rateLimits.apply(tool)) await this.rateLimits.count(tool, context.principal);
     const taskSupport = tool.taskSupport ?? 'forbidden';
     // Without the capability the task field is ignored, as the specification asks.
     if (
@@ -173,15 +174,23 @@ export class ToolInvoker {
     const input = await tool.validateInput(request.params?.arguments ?? {});
     if (!input.ok) return errorResult(`Invalid arguments for tool "${tool.name}": ${input.message}`);
 
-    return this.inFlight.run(request, context, async (toolContext) => {
-      try {
-        return await handlerSpan(tool.name, async () =>
-          toCallToolResult(tool, await tool.invoke(input.value, toolContext)),
-        );
-      } catch (error) {
-        return this.failedCall(tool, error);
-      }
-    });
+    const value = input.value;
+    return this.inFlight.run(request, context, (toolContext) => this.invokeHere(tool, value, toolContext));
+  }
+
+  /** The handler of a tool without enhancers, with validated arguments (in its span when telemetry records). */
+  private async invokeHere(
+    tool: RegisteredTool,
+    input: unknown,
+    toolContext: McpToolContext,
+  ): Promise<Record<string, unknown>> {
+    try {
+      // No SDK records: no span name, attributes or closure for the call.
+      if (!mcpTelemetryActive()) return toCallToolResult(tool, await tool.invoke(input, toolContext));
+      return await handlerSpan(tool.name, async () => toCallToolResult(tool, await tool.invoke(input, toolContext)));
+    } catch (error) {
+      return this.failedCall(tool, error);
+    }
   }
 
   /**

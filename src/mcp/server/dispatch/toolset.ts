@@ -207,7 +207,11 @@ export class Toolset implements McpMessageHandler {
     }
   }
 
-  private async handleRequest(request: JsonRpcRequest, context: McpDeliveryContext): Promise<Record<string, unknown>> {
+  /** The result of a request (a value or a promise: `deliver` awaits either; a throw is its error). */
+  private handleRequest(
+    request: JsonRpcRequest,
+    context: McpDeliveryContext,
+  ): Record<string, unknown> | Promise<Record<string, unknown>> {
     switch (request.method) {
       case McpMethod.Initialize:
         return this.initializeResult(request.params);
@@ -279,7 +283,7 @@ export class Toolset implements McpMessageHandler {
   }
 
   /** The dispatcher's part of `tools/call`: find the tool, and hand the call to the invoker. */
-  private async callTool(request: JsonRpcRequest, context: McpDeliveryContext): Promise<Record<string, unknown>> {
+  private callTool(request: JsonRpcRequest, context: McpDeliveryContext): Promise<Record<string, unknown>> {
     const name = request.params?.name;
     if (typeof name !== 'string') {
       throw new McpRpcError(

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { memoizedHeaderTest } from '../pipeline/memoized-header-test';
 
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -24,16 +25,14 @@ export function isOriginAllowed(origin: string | undefined, allowed: string[] | 
 }
 
 /** True when the Content-Type is `application/json` (parameters such as charset allowed). */
-export function isJsonContentType(contentType: string | undefined): boolean {
-  if (!contentType) return false;
-  return contentType.split(';', 1)[0].trim().toLowerCase() === 'application/json';
-}
+export const isJsonContentType: (contentType: string | undefined) => boolean = memoizedHeaderTest(
+  (contentType) => contentType.split(';', 1)[0].trim().toLowerCase() === 'application/json',
+);
 
 /** True when the Accept header admits a JSON response (`application/json`, `application/*` or `*\/*`). */
-export function acceptsJson(accept: string | undefined): boolean {
-  if (!accept) return false;
-  return accept.split(',').some((part) => {
+export const acceptsJson: (accept: string | undefined) => boolean = memoizedHeaderTest((accept) =>
+  accept.split(',').some((part) => {
     const type = part.split(';', 1)[0].trim().toLowerCase();
     return type === 'application/json' || type === 'application/*' || type === '*/*';
-  });
-}
+  }),
+);

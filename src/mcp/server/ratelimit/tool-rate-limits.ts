@@ -43,6 +43,11 @@ export class ToolRateLimits {
     private readonly mountBudget: McpResolvedRateLimit | null,
   ) {}
 
+  /** True when some budget counts the calls of `tool` (its own `rateLimit`, or the mount's). */
+  apply(tool: RateLimitedTool): boolean {
+    return !!tool.rateLimit || !!this.mountBudget;
+  }
+
   /**
    * Counts one call of `tool` by `principal` in the budgets that apply, or throws
    * `McpLimitExceededError` (429, with when to retry) when one is spent; a refused call counts

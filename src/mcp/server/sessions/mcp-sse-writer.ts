@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
+import { memoizedHeaderTest } from '../pipeline/memoized-header-test';
 
 /**
  * True when the Accept header names `text/event-stream`. Wildcards do not count: fetch sends
  * `*\/*` by default, and a client that never asked for a stream must not be handed one.
  */
-export function acceptsEventStream(accept: string | undefined): boolean {
-  if (!accept) return false;
-  return accept.split(',').some((part) => part.split(';', 1)[0].trim().toLowerCase() === 'text/event-stream');
-}
+export const acceptsEventStream: (accept: string | undefined) => boolean = memoizedHeaderTest((accept) =>
+  accept.split(',').some((part) => part.split(';', 1)[0].trim().toLowerCase() === 'text/event-stream'),
+);
 
 /** A fresh stream id: 12 URL-safe characters, the prefix of every event id on the stream. */
 function newStreamId(): string {

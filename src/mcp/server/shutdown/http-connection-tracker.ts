@@ -39,11 +39,19 @@ export class HttpConnectionTracker {
   /** When the last connection was accepted (Date.now()). */
   private lastAccepted = 0;
   /** Responses not finished yet, to mark those still to be sent when the drain begins. */
-  private readonly responses = new Set<ServerResponse>();
+  /** The responses in progress, with the connection each came on (undefined when the socket was not seen). */
+  private readonly responses = new Map<ServerResponse, Connection | undefined>();
+  /** The 'close' listener of every response (one function for all, `this` is the response). */
+  private readonly onResponseClose: (this: ServerResponse) => void;
   private draining = false;
 
   /** @param server the app's Node HTTP server (under either adapter) */
   constructor(private readonly server: Server) {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the listener's own `this` is the response
+    const tracker = this;
+    this.onResponseClose = function (this: ServerResponse) {
+      tracker.responseClosed(this);
+    };
     server.on('connection', (socket: Socket) => this.accepted(socket));
     // First among the request listeners, so the header is set before the adapter handles the request.
     server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => this.requested(req, res));
@@ -55,7 +63,7 @@ export class HttpConnectionTracker {
    */
   startDraining(): void {
     this.draining = true;
-    for (const res of this.responses) closeAfter(res);
+    for (const res of this.responses.keys()) closeAfter(res);
   }
 
   /** How many connections are open. */
@@ -115,25 +123,35 @@ export class HttpConnectionTracker {
     this.connections.set(socket, { busy: 0, lastActivity: Date.now(), ending: false });
     socket.once('close', () => {
       this.connections.delete(socket);
-      for (const wake of this.emptied.splice(0)) wake();
+      this.wakeAll();
     });
   }
 
   private requested(req: IncomingMessage, res: ServerResponse): void {
     if (this.draining) closeAfter(res);
-    this.responses.add(res);
     const connection = this.connections.get(req.socket);
+    this.responses.set(res, connection);
     if (connection) {
       connection.busy++;
       connection.lastActivity = Date.now();
     }
-    res.once('close', () => {
-      this.responses.delete(res);
-      if (!connection) return;
-      connection.busy--;
-      connection.lastActivity = Date.now();
-      for (const wake of this.emptied.splice(0)) wake();
-    });
+    // A response emits 'close' once: a plain listener, shared by all, and no wrapper per response.
+    res.on('close', this.onResponseClose);
+  }
+
+  private responseClosed(res: ServerResponse): void {
+    const connection = this.responses.get(res);
+    this.responses.delete(res);
+    if (!connection) return;
+    connection.busy--;
+    connection.lastActivity = Date.now();
+    this.wakeAll();
+  }
+
+  /** Wakes whoever waits in `close` for a connection or a response to end. */
+  private wakeAll(): void {
+    if (this.emptied.length === 0) return;
+    for (const wake of this.emptied.splice(0)) wake();
   }
 
   /** Resolves when a connection closed or a response ended, or at `at` (Date.now() time). */
