@@ -105,19 +105,23 @@ export function readMcpBody(
     }
   };
   body.on('data', onData);
-  body.once('end', () => {
+  // Plain listeners, not `once`: each ends in `done`, which makes any later call a no-op, and an
+  // 'error' after the body was read still finds a listener.
+  body.on('end', () => {
     if (done) return;
     settle();
     if (size > limit) return sendRpcError(respond(), 413, TRANSPORT_ERROR_CODE, tooLargeMessage(limit));
-    onRead({ ok: true, text: Buffer.concat(chunks, size).toString('utf8') });
+    // The usual body comes in one chunk: decoded as it is, without a copy.
+    const text = chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks, size).toString('utf8');
+    onRead({ ok: true, text });
   });
   const onAbort = () => {
     if (done) return;
     settle();
     onRead({ ok: false, reason: 'aborted' });
   };
-  body.once('error', onAbort);
-  body.once('aborted', onAbort);
+  body.on('error', onAbort);
+  body.on('aborted', onAbort);
 }
 
 /**

@@ -67,6 +67,22 @@ describe('SessionCache', () => {
     expect(cache.size).toBe(3);
   });
 
+  it('keeps the least-recently-used order through runs of hits on one session, forgets and evictions', () => {
+    const cache = new SessionCache(60_000, 3, clock);
+    for (const id of ['a', 'b', 'c']) cache.put(record(id));
+    for (let i = 0; i < 5; i++) expect(cache.get('a', 'alice')).toBeDefined(); // a run of hits: a is newest
+    expect(cache.get('b', 'alice')).toBeDefined(); // then b: order c, a, b
+    expect(cache.get('b', 'alice')).toBeDefined();
+    cache.put(record('d')); // evicts c
+    expect(cache.get('c', 'alice')).toBeUndefined();
+    cache.forget('d'); // the newest is gone: a hit on b must still make b newest
+    expect(cache.get('a', 'alice')).toBeDefined(); // order b, a
+    expect(cache.get('b', 'alice')).toBeDefined(); // order a, b
+    cache.put(record('e'));
+    cache.put(record('f')); // evicts a
+    expect(['a', 'b', 'e', 'f'].map((id) => !!cache.get(id, 'alice'))).toEqual([false, true, true, true]);
+  });
+
   it('drops abandoned sessions once their TTL is over, at the next put, well below maxEntries', () => {
     const cache = new SessionCache(1000, 10_000, clock);
     for (let i = 0; i < 100; i++) cache.put(record(`abandoned-${i}`));

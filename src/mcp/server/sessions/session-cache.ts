@@ -28,6 +28,8 @@ export interface SessionRead {
 export class SessionCache {
   private readonly entries = new Map<string, CachedSession>();
   private readonly reads = new Map<string, Set<SessionRead>>();
+  /** The id last in `entries`' order (the most recently used), when known: a hit on it moves nothing. */
+  private newestId: string | undefined;
 
   constructor(
     private readonly ttlMs: number,
@@ -48,12 +50,16 @@ export class SessionCache {
     const entry = this.entries.get(sessionId);
     if (!entry) return undefined;
     if (entry.expiresAt <= this.now()) {
-      this.entries.delete(sessionId);
+      this.remove(sessionId);
       return undefined;
     }
     if (entry.record.principalKey !== principalKey) return undefined;
-    this.entries.delete(sessionId);
-    this.entries.set(sessionId, entry);
+    // Most recently used last; a client's run of requests moves its entry once, not every time.
+    if (this.newestId !== sessionId) {
+      this.entries.delete(sessionId);
+      this.entries.set(sessionId, entry);
+      this.newestId = sessionId;
+    }
     return entry;
   }
 
@@ -92,11 +98,17 @@ export class SessionCache {
       usedAt: now,
       touchedAt: record.lastSeenAt.getTime(),
     });
-    while (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
+    this.newestId = record.sessionId;
+    while (this.entries.size > this.maxEntries) this.remove(this.entries.keys().next().value as string);
     for (const [sessionId, entry] of this.entries) {
       if (entry.expiresAt > now) break;
-      this.entries.delete(sessionId);
+      this.remove(sessionId);
     }
+  }
+
+  private remove(sessionId: string): void {
+    this.entries.delete(sessionId);
+    if (this.newestId === sessionId) this.newestId = undefined;
   }
 
   /**
@@ -106,13 +118,13 @@ export class SessionCache {
   forget(sessionId: string, principalKey?: string): void {
     for (const read of this.reads.get(sessionId) ?? []) read.stale = true;
     const entry = this.entries.get(sessionId);
-    if (entry && (principalKey === undefined || entry.record.principalKey === principalKey))
-      this.entries.delete(sessionId);
+    if (entry && (principalKey === undefined || entry.record.principalKey === principalKey)) this.remove(sessionId);
   }
 
   /** Drops every entry and spoils every read in flight (messages about sessions may have been lost). */
   clear(): void {
     for (const pending of this.reads.values()) for (const read of pending) read.stale = true;
     this.entries.clear();
+    this.newestId = undefined;
   }
 }
