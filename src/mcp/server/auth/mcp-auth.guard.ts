@@ -48,6 +48,7 @@ export function createMcpAuthGuard(strategy: Type<McpBearerStrategyLike>): Type<
       return this.admit(req, verdict, context);
     }
 
+    /** Sets the request's principal from the verdict, or throws the refusal (401, 403). */
     private admit(
       req: McpRequest & { authInfo?: unknown },
       verdict: McpBearerVerdict,
@@ -60,6 +61,7 @@ export function createMcpAuthGuard(strategy: Type<McpBearerStrategyLike>): Type<
       return true;
     }
 
+    /** Turns the strategy's verdict into the principal, or throws the refusal (`AuthGuard`'s hook, kept as such). */
     handleRequest<TUser>(error: unknown, user: TUser | false, info: unknown, context: ExecutionContext): TUser {
       // Passport's error, forwarded as it came.
       // eslint-disable-next-line @typescript-eslint/only-throw-error -- not ours to wrap
