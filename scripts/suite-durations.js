@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // Writes test/support/suite-durations.json, the durations by which `npm test` runs the longest
-// suites first (test/support/duration-sequencer.js), from the `--json` output of a whole run:
+// suites first (test/support/duration-sequencer.js), from the `--json` output of whole runs:
 //
 //   npm test -- --coverage --json --outputFile=/tmp/jest.json
-//   node scripts/suite-durations.js /tmp/jest.json
+//   node scripts/suite-durations.js /tmp/jest.json [/tmp/jest-2.json ...]
 //
-// Measure a whole run as CI runs it (all suites side by side, with coverage): a suite's time
-// beside the others is what the order has to balance. Prints the ten longest suites.
+// Measure whole runs as CI runs them (all suites side by side, with coverage): a suite's time
+// beside the others is what the order has to balance. With several runs, a suite's duration is
+// its mean over the runs it ran in. Prints the ten longest suites.
 'use strict';
 
 const { readFileSync, writeFileSync } = require('node:fs');
@@ -15,24 +16,29 @@ const { join, relative, sep } = require('node:path');
 const ROOT = join(__dirname, '..');
 const OUTPUT = join(ROOT, 'test', 'support', 'suite-durations.json');
 
-const input = process.argv[2];
-if (!input) {
-  console.error('usage: node scripts/suite-durations.js <jest --json output>');
+const inputs = process.argv.slice(2);
+if (inputs.length === 0) {
+  console.error('usage: node scripts/suite-durations.js <jest --json output>...');
   process.exit(2);
 }
 
-const results = JSON.parse(readFileSync(input, 'utf8')).testResults;
-const suites = results
-  .filter((result) => result.startTime && result.endTime && result.status !== 'pending')
-  .map((result) => [
-    relative(ROOT, result.name).split(sep).join('/'),
-    Math.round((result.endTime - result.startTime) / 100) / 10,
-  ])
+/** Seconds per suite path, one entry per run the suite ran in. */
+const measured = new Map();
+for (const input of inputs) {
+  for (const result of JSON.parse(readFileSync(input, 'utf8')).testResults) {
+    if (!result.startTime || !result.endTime || result.status === 'pending') continue;
+    const path = relative(ROOT, result.name).split(sep).join('/');
+    if (!measured.has(path)) measured.set(path, []);
+    measured.get(path).push((result.endTime - result.startTime) / 1000);
+  }
+}
+const suites = [...measured]
+  .map(([path, seconds]) => [path, Math.round((seconds.reduce((a, b) => a + b, 0) / seconds.length) * 10) / 10])
   .sort(([pathA, a], [pathB, b]) => b - a || (pathA < pathB ? -1 : 1));
 
 const file = {
   about:
-    'Seconds per suite in a whole `npm test -- --coverage` run, longest first: the order test/support/duration-sequencer.js runs them in. Rewrite with scripts/suite-durations.js.',
+    'Seconds per suite in whole `npm test -- --coverage` runs (the mean over the runs measured), longest first: the order test/support/duration-sequencer.js runs them in. Rewrite with scripts/suite-durations.js.',
   suites: Object.fromEntries(suites),
 };
 writeFileSync(OUTPUT, `${JSON.stringify(file, null, 2)}\n`);
