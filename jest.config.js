@@ -93,6 +93,9 @@ module.exports = {
   // not answer, a private server this run starts and the teardown stops (test/support/test-services.js).
   globalSetup: '<rootDir>/test/support/test-services.setup.js',
   globalTeardown: '<rootDir>/test/support/test-services.teardown.js',
+  // The longest suites first, by the durations in test/support/suite-durations.json: a run from a
+  // clean clone has no Jest cache to order by (see test/support/duration-sequencer.js).
+  testSequencer: '<rootDir>/test/support/duration-sequencer.js',
   reporters: [
     'default',
     '<rootDir>/test/support/summary-reporter.js',

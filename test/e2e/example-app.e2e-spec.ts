@@ -282,7 +282,7 @@ describe('the example app without MCP_CONSOLE_ADMINS', () => {
     delete env.MCP_CONSOLE_ADMINS;
     app = await spawnReady(
       process.execPath,
-      ['-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'main.ts')],
+      ['-r', TS_REGISTER, join(ROOT, 'src', 'main.ts')],
       { cwd: workdir, env },
       /MCP endpoint: (\S+) /,
     );

@@ -2,7 +2,7 @@ import { Agent, request as httpRequest } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freeLoopbackPort, spawnReady, type ReadyChild } from '../support/child-process';
+import { freeLoopbackPort, spawnReady, TS_REGISTER, type ReadyChild } from '../support/child-process';
 import { HTTP_ADAPTERS } from '../support/http-app';
 import { pollUntil } from '../support/polling';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
@@ -119,7 +119,7 @@ describe.each(HTTP_ADAPTERS)('SIGTERM under keep-alive load: no connection is re
     delete env.REDIS_URL;
     app = await spawnReady(
       process.execPath,
-      ['-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'main.ts')],
+      ['-r', TS_REGISTER, join(ROOT, 'src', 'main.ts')],
       { cwd: workdir, env },
       /MCP endpoint: (\S+) /,
     );
