@@ -52,12 +52,12 @@ function problems(m: LoadResult, label: string, phase: string): string[] {
 }
 
 /**
- * With BENCH_CPU_PROF, a target of ours, the baseline's and each Nest floor writes
+ * With BENCH_CPU_PROF, a target of ours, the baseline's and each floor writes
  * `<key>.cpuprofile` into that directory when it exits (a floor's profile is what ours' is read
  * against); summarize it with `bench/cpu-profile.summary.ts`.
  */
 function withCpuProfile(spec: TargetSpec, dir: string | undefined): TargetSpec {
-  if (!dir || (spec.role !== 'ours' && spec.role !== 'baseline' && !spec.key.startsWith('nest-'))) return spec;
+  if (!dir || (spec.role !== 'ours' && spec.role !== 'baseline' && spec.role !== 'floor')) return spec;
   const profile = ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${spec.key}.cpuprofile`];
   return { ...spec, nodeArgs: [...(spec.nodeArgs ?? []), ...profile] };
 }

@@ -54,8 +54,8 @@ export class ToolRateLimits {
    * in none.
    */
   async count(tool: RateLimitedTool, principal: McpPrincipal): Promise<void> {
+    if (!this.apply(tool)) return;
     const own = tool.rateLimit;
-    if (!own && !this.mountBudget) return;
     const who = principalPart(principal);
     const budgets: RateBudget[] = [];
     if (this.mountBudget) {

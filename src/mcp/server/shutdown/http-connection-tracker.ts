@@ -38,8 +38,10 @@ export class HttpConnectionTracker {
   private readonly emptied: (() => void)[] = [];
   /** When the last connection was accepted (Date.now()). */
   private lastAccepted = 0;
-  /** Responses not finished yet, to mark those still to be sent when the drain begins. */
-  /** The responses in progress, with the connection each came on (undefined when the socket was not seen). */
+  /**
+   * Responses not finished yet (to mark those still to be sent when the drain begins), with the
+   * connection each came on (undefined when the socket was not seen).
+   */
   private readonly responses = new Map<ServerResponse, Connection | undefined>();
   /** The 'close' listener of every response (one function for all, `this` is the response). */
   private readonly onResponseClose: (this: ServerResponse) => void;
