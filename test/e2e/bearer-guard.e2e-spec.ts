@@ -19,10 +19,19 @@ import { createTestDatabase, type TestDatabase } from '../support/postgres';
 import { mcpStrategyName } from '../../src/mcp/server/auth/mcp-bearer.strategy';
 
 /** The authorizer of the suite: one known token, one that makes it fail as a broken backend would. */
-async function auth(token: string): Promise<McpAuthResult | null> {
+function authSync(token: string): McpAuthResult | null {
   if (token === 'token-boom') throw new Error('the token service is down');
   return token === 'token-alice' ? { key: 'alice', label: 'Alice' } : null;
 }
+
+/**
+ * The same answers, asynchronously. The guard lets a synchronous authorizer's request through
+ * without a promise and awaits an asynchronous one: both run every case below.
+ */
+const AUTHORIZERS = {
+  async: async (token: string): Promise<McpAuthResult | null> => authSync(token),
+  sync: authSync,
+};
 
 /** What the host's own interceptor saw on the request after the mount's guard ran. */
 const seen: { user?: unknown; hasAuthInfo?: boolean }[] = [];
@@ -61,7 +70,10 @@ class MeController {
 @Module({ controllers: [MeController] })
 class MeModule {}
 
-describe.each(HTTP_ADAPTERS)('the mount bearer guard on %s (real app, PostgreSQL)', (adapter) => {
+const CASES = HTTP_ADAPTERS.flatMap((adapter) => (['async', 'sync'] as const).map((kind) => [adapter, kind] as const));
+
+describe.each(CASES)('the mount bearer guard on %s, %s authorizer (real app, PostgreSQL)', (adapter, kind) => {
+  const auth = AUTHORIZERS[kind];
   let db: TestDatabase;
   let server: RunningApp;
   let url: string;
