@@ -2,7 +2,7 @@
 // Writes test/support/suite-durations.json, the durations by which `npm test` runs the longest
 // suites first (test/support/duration-sequencer.js), from the `--json` output of whole runs:
 //
-//   npm test -- --coverage --json --outputFile=/tmp/jest.json
+//   MCP_TEST_COVERAGE=1 npm test -- --json --outputFile=/tmp/jest.json
 //   node scripts/suite-durations.js /tmp/jest.json [/tmp/jest-2.json ...]
 //
 // Measure whole runs as CI runs them (all suites side by side, with coverage): a suite's time
@@ -38,7 +38,7 @@ const suites = [...measured]
 
 const file = {
   about:
-    'Seconds per suite in whole `npm test -- --coverage` runs (the mean over the runs measured), longest first: the order test/support/duration-sequencer.js runs them in. Rewrite with scripts/suite-durations.js.',
+    'Seconds per suite in whole `MCP_TEST_COVERAGE=1 npm test` runs (the mean over the runs measured), longest first: the order test/support/duration-sequencer.js runs them in. Rewrite with scripts/suite-durations.js.',
   suites: Object.fromEntries(suites),
 };
 writeFileSync(OUTPUT, `${JSON.stringify(file, null, 2)}\n`);

@@ -1,6 +1,6 @@
 /**
  * Jest's test sequencer for `npm test`: the longest suites first, by the durations committed in
- * suite-durations.json (seconds per suite, measured in whole `npm test -- --coverage` runs).
+ * suite-durations.json (seconds per suite, measured in whole `MCP_TEST_COVERAGE=1 npm test` runs).
  *
  * Jest's own sequencer orders by the durations of the previous run it keeps in its cache, and by
  * file size when it has none: a run from a clean clone (CI) has none, and file size says little
