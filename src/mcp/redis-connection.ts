@@ -95,6 +95,22 @@ export function isClusterClient(client: McpRedisClient): client is Cluster {
   return (client as Cluster).isCluster === true;
 }
 
+/** True when the connection reaches its master through Sentinel (ioredis options with `sentinels`). */
+export function isSentinelClient(client: McpRedisClient): boolean {
+  if (isClusterClient(client)) return false;
+  const sentinels = client.options?.sentinels;
+  return Array.isArray(sentinels) && sentinels.length > 0;
+}
+
+/**
+ * How many replicas must acknowledge a write the module cannot afford to lose in a failover (the
+ * at-most-once mark of a call) when the app did not say: 1 on a Sentinel group or a Cluster,
+ * where a replica may be promoted; 0 on a single node (a URL), where nothing is waited for.
+ */
+export function defaultMarkReplicas(client: McpRedisClient): number {
+  return isClusterClient(client) || isSentinelClient(client) ? 1 : 0;
+}
+
 /**
  * Opens a connection of `role` to the described Redis, with `extra` ioredis options on top.
  * Subscriber and blocking connections skip the ready check and never bound retries (as Bull

@@ -156,6 +156,17 @@ export declare namespace McpClientOptions {
      * @default 5000
      */
     commandTimeoutMs?: number;
+    /**
+     * Replicas that must hold a `tools/call`'s at-most-once mark before the call is sent. The
+     * worker writes the mark on the master, then waits for that many replicas to acknowledge it
+     * (Redis `WAIT`, bounded by `commandTimeoutMs`; one round trip to a replica per call), so a
+     * failover to a replica cannot lose the mark and send the call a second time. When fewer
+     * replicas acknowledge in time, the mark is deleted and the call is not sent: it fails with
+     * `McpQueueUnavailableError` (`delivered: false`). `0` sends no `WAIT`.
+     * @default (1 when the queue's Redis is a Sentinel group or a Cluster, else 0)
+     * @minimum 0
+     */
+    markReplicas?: number;
   }
   /** User-delegated OAuth (`authorizationCode`) of the client. */
   export interface OAuth {

@@ -16,7 +16,12 @@ import type { McpCallAttempt, McpStoredTask } from '../interfaces/mcp-call-attem
 import type { McpCallProcessor } from '../mcp-call-processor';
 import { bullKeyPrefix, createBullQueue, queueConnection } from '../../bull-queue.factory';
 import { McpRedisOutageLog } from '../../redis-outage-log';
-import { isClusterClient, onClusterSlotLost, type McpRedisClient } from '../../redis-connection';
+import {
+  defaultMarkReplicas,
+  isClusterClient,
+  onClusterSlotLost,
+  type McpRedisClient,
+} from '../../redis-connection';
 import { decodeCallError, encodeCallError, type EncodedCallError } from './call-error-codec';
 import type {
   McpCallNotificationListener,
@@ -56,7 +61,9 @@ interface NotificationProgress {
  * Calls as Bull jobs on Redis: any process may enqueue, any worker runs them, and the outcome
  * (return value, or the typed failure kept in the job data) is readable from any process.
  * Before a `tools/call` reaches its transport the job is marked attempted (Redis SET NX), so a
- * re-run after its worker died fails with `McpCallInterruptedError` instead of sending twice.
+ * re-run after its worker died fails with `McpCallInterruptedError` instead of sending twice. On
+ * a replicated Redis (`markReplicas` > 0) the call is sent only once replicas acknowledged the
+ * mark (Redis WAIT), so a failover cannot lose it.
  *
  * Redis outages fail fast: while the connection is down every command is refused with
  * `McpQueueUnavailableError` (nothing was sent, `delivered: false`), a command on a live
@@ -78,6 +85,19 @@ export class BullCallQueue implements McpCallQueue {
   private unobserve?: () => void;
   /** Bull's key prefix of the queue (hash-tagged on a Cluster): the call's own keys sit beside its jobs. */
   readonly keyPrefix: string;
+  /**
+   * Replicas that must acknowledge a call's at-most-once mark before the call is sent:
+   * `queue.markReplicas`, else 1 on a Sentinel group or a Cluster and 0 on a single node.
+   */
+  readonly markReplicas: number;
+  /**
+   * The connection of the marks' SET and WAIT when `markReplicas` > 0 (opened by a worker's
+   * `start`). WAIT blocks the connection it is sent on until the replicas answer, so it gets a
+   * connection of its own: Bull's commands (lock renewals, completions, enqueues) never queue
+   * behind it.
+   */
+  private marks?: McpRedisClient;
+  private readonly outages = new McpRedisOutageLog(this.logger, 'error');
 
   constructor(
     private readonly options: McpResolvedQueueOptions,
@@ -85,7 +105,7 @@ export class BullCallQueue implements McpCallQueue {
   ) {
     this.queue = createBullQueue<McpCallJobData>(
       { feature: 'McpClientModule redis (Bull)', role: 'Queue', name: options.name, options: options.bull ?? {} },
-      new McpRedisOutageLog(this.logger, 'error'),
+      this.outages,
     );
     const spec = { options: options.bull ?? {} };
     this.keyPrefix = bullKeyPrefix(spec);
@@ -100,6 +120,7 @@ export class BullCallQueue implements McpCallQueue {
     // last writes and outcome messages may be gone with it, so waiters hear it now instead of at
     // their deadline.
     const client = this.queue.client as unknown as McpRedisClient;
+    this.markReplicas = options.markReplicas ?? defaultMarkReplicas(client);
     if (isClusterClient(client))
       onClusterSlotLost(
         client,
@@ -127,6 +148,11 @@ export class BullCallQueue implements McpCallQueue {
       }));
     });
     if (!this.options.worker) return;
+    if (this.markReplicas > 0 && !this.marks) {
+      // A copy of the queue's command connection (URL, Sentinel group or Cluster, and its options).
+      this.marks = (this.queue.client as unknown as McpRedisClient).duplicate();
+      this.outages.watch(this.marks, `Queue "${this.options.name}" (at-most-once marks)`);
+    }
     void this.queue
       .process(this.options.concurrency, (job) => this.run(job))
       .catch((error: Error) => this.logger.error(`Worker stopped: ${error.message}`));
@@ -318,11 +344,18 @@ export class BullCallQueue implements McpCallQueue {
   /**
    * Runs a Redis command unless the connection is known to be down, and bounds its wait.
    * `mayHaveRun` says whether a command that timed out may still take effect (ioredis re-sends
-   * it on reconnect), which becomes the error's `delivered`.
+   * it on reconnect), which becomes the error's `delivered`. `via` is the connection it runs on
+   * when not the queue's own; `ms` its bound when not `commandTimeoutMs`.
    */
-  private command<T>(operation: string, mayHaveRun: boolean, run: () => Promise<T>): Promise<T> {
+  private command<T>(
+    operation: string,
+    mayHaveRun: boolean,
+    run: () => Promise<T>,
+    via?: { status: string },
+    ms = this.options.commandTimeoutMs,
+  ): Promise<T> {
     try {
-      this.refuseWhileDown(operation, false);
+      this.refuseWhileDown(operation, false, via);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -330,7 +363,6 @@ export class BullCallQueue implements McpCallQueue {
     const work = run();
     work.catch(() => undefined);
     const deadline = new Promise<never>((_, reject) => {
-      const ms = this.options.commandTimeoutMs;
       timer = setTimeout(
         () => reject(new McpQueueUnavailableError(operation, `Redis did not answer within ${ms} ms`, mayHaveRun)),
         ms,
@@ -347,11 +379,11 @@ export class BullCallQueue implements McpCallQueue {
     return Promise.race([failed, deadline]).finally(() => clearTimeout(timer));
   }
 
-  /** Throws `McpQueueUnavailableError` when the queue's connection is down (nothing is sent). */
-  private refuseWhileDown(operation: string, delivered: boolean): void {
-    const status = this.queue.client.status;
-    if (!USABLE_STATES.has(status))
-      throw new McpQueueUnavailableError(operation, `the connection to Redis is ${status}`, delivered);
+  /** Throws `McpQueueUnavailableError` when the queue's connection (or `via`) is down (nothing is sent). */
+  private refuseWhileDown(operation: string, delivered: boolean, via?: { status: string }): void {
+    for (const { status } of via ? [this.queue.client, via] : [this.queue.client])
+      if (!USABLE_STATES.has(status))
+        throw new McpQueueUnavailableError(operation, `the connection to Redis is ${status}`, delivered);
   }
 
   private failWaiters(error: Error): void {
@@ -464,6 +496,7 @@ export class BullCallQueue implements McpCallQueue {
       clients.forEach((client) => client.disconnect());
     }
     clearTimeout(timer);
+    this.marks?.disconnect();
   }
 
   /**
@@ -500,12 +533,7 @@ export class BullCallQueue implements McpCallQueue {
       id,
       // A mark that cannot be written means the call is not sent: at most once wins over liveness.
       claim: async () => {
-        if (
-          (await this.command('at-most-once mark', false, () =>
-            this.queue.client.set(markKey, String(process.pid), 'EX', ttl, 'NX'),
-          )) === 'OK'
-        )
-          return true;
+        if (await this.writeMark(markKey, ttl)) return true;
         // The caller's abort took the mark first: the call was never sent, and never will be.
         if (
           abortable &&
@@ -555,6 +583,59 @@ export class BullCallQueue implements McpCallQueue {
       await relay?.close();
       this.running.delete(id);
     }
+  }
+
+  /**
+   * Writes a call's at-most-once mark (SET NX, valued with this process's pid) and resolves
+   * whether this run wrote it (false: an earlier run of the call, or the caller's abort, did).
+   *
+   * With `markReplicas` > 0 the SET and a `WAIT markReplicas commandTimeoutMs` go in one pipeline
+   * on the marks connection: WAIT counts the replicas that hold the writes of the connection it is
+   * sent on, and on a Cluster ioredis routes a pipeline by the slot of its keys, so both reach the
+   * master of the mark's slot (a WAIT alone would go to a random node). Not MULTI: WAIT does not
+   * block inside a transaction. When fewer replicas acknowledge in time, the call is not sent: the
+   * mark is deleted (a later attempt may claim it) and `McpQueueUnavailableError` (not delivered)
+   * says how many acknowledged. A pipeline left unanswered past its bound (the SET's and the
+   * WAIT's) fails the same way, and a mark it wrote later is deleted when the answer comes.
+   */
+  private async writeMark(key: string, ttl: number): Promise<boolean> {
+    const operation = 'at-most-once mark';
+    const value = String(process.pid);
+    const marks = this.marks;
+    if (!marks)
+      return (await this.command(operation, false, () => this.queue.client.set(key, value, 'EX', ttl, 'NX'))) === 'OK';
+    const needed = this.markReplicas;
+    const waitMs = this.options.commandTimeoutMs;
+    let replies: Promise<Array<[Error | null, unknown]> | null> | undefined;
+    const written = () => {
+      replies = marks.pipeline().set(key, value, 'EX', ttl, 'NX').wait(needed, waitMs).exec();
+      return replies;
+    };
+    let answer: Array<[Error | null, unknown]> | null;
+    try {
+      answer = await this.command(operation, false, written, marks, 2 * waitMs);
+    } catch (error) {
+      // Not answered in time: the call is not sent, so a mark the SET writes after all is dropped.
+      void replies
+        ?.then((late) => (late?.[0]?.[1] === 'OK' ? marks.del(key) : undefined))
+        .catch(() => undefined);
+      throw error;
+    }
+    const [[setError, set] = [null, null], [waitError, acknowledged] = [null, 0]] = answer ?? [];
+    if (setError) throw new McpQueueUnavailableError(operation, setError.message, false);
+    if (set !== 'OK') return false;
+    if (!waitError && Number(acknowledged) >= needed) return true;
+    const shortfall = waitError
+      ? `WAIT for ${needed} replica(s) failed (${waitError.message})`
+      : `only ${Number(acknowledged)} of the ${needed} replica(s) queue.markReplicas asks for acknowledged the mark within ${waitMs} ms`;
+    await this.command('delete the unacknowledged at-most-once mark', false, () => marks.del(key), marks).catch(
+      (error: Error) => this.logger.warn(`Queue "${this.options.name}": ${error.message}`),
+    );
+    const reason =
+      `${shortfall}; the call was not sent. Check that the replicas of the ` +
+      `queue's Redis are up and in sync (INFO replication on its master), or lower queue.markReplicas`;
+    this.outages.report(`Queue "${this.options.name}": ${reason}`);
+    throw new McpQueueUnavailableError(operation, reason, false);
   }
 
   /**
