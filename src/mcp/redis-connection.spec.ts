@@ -9,9 +9,11 @@ import { McpConfigurationError } from './errors/mcp-configuration.errors';
 import { bullKeyPrefix, createBullQueue } from './bull-queue.factory';
 import {
   createRedisClient,
+  defaultMarkReplicas,
   hashTagged,
   isClusterClient,
   isRedisCluster,
+  isSentinelClient,
   redisKeyPrefix,
   redisKeySlot,
 } from './redis-connection';
@@ -79,6 +81,26 @@ describe('redisKeySlot', () => {
     } finally {
       single.disconnect();
       cluster.disconnect();
+    }
+  });
+
+  it('waits for one replica by default on a Sentinel group or a Cluster, for none on a single node', () => {
+    const lazy = { lazyConnect: true };
+    const clients = {
+      url: createRedisClient(TEST_REDIS_URL, 'client', 'test', lazy),
+      options: createRedisClient({ ...TEST_REDIS_ADDRESS, ...lazy }, 'client', 'test'),
+      sentinel: createRedisClient(
+        { sentinels: [{ host: '127.0.0.1', port: 26379 }], name: 'mymaster', ...lazy },
+        'client',
+        'test',
+      ),
+      cluster: createRedisClient({ cluster: { nodes: [TEST_REDIS_ADDRESS], options: lazy } }, 'client', 'test'),
+    };
+    try {
+      expect(Object.values(clients).map(isSentinelClient)).toEqual([false, false, true, false]);
+      expect(Object.values(clients).map(defaultMarkReplicas)).toEqual([0, 0, 1, 1]);
+    } finally {
+      Object.values(clients).forEach((client) => client.disconnect());
     }
   });
 });

@@ -5,6 +5,7 @@ import { Injectable } from '@nestjs/common';
 import { Cluster } from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { McpClientModule, McpClientService, McpModule, McpTool, type McpRedisClusterConnection } from '../../src/mcp';
+import { McpQueueUnavailableError } from '../../src/mcp/errors';
 import { fixtureAuth } from '../fixtures/fixture-tools';
 import { expectSessionNotificationAcrossReplicas } from '../fixtures/sse/cross-replica-stream';
 import { SseTools } from '../fixtures/sse/sse-tools';
@@ -230,5 +231,46 @@ describe('McpModule and McpClientModule on a Redis Cluster', () => {
     ]);
     await log.forget('session-1', 'stream-1');
     expect(await clusterKeys(probe, keys)).toEqual([]);
+  });
+
+  // Last: the paused replica may be taken for failed by the other nodes for a while.
+  it("sends a call only once the replica of its mark's slot owner holds the mark (SET and WAIT reach that master)", async () => {
+    expect((caller.app.get(McpCallQueueHost).queue as BullCallQueue).markReplicas).toBe(1);
+    // A second client on the same tagged prefix (the same slot), whose WAIT gives up after 1 s.
+    const name = 'mcp-calls-marks';
+    const strict = await startApp(db.url, {
+      imports: [
+        McpClientModule.forRoot({
+          servers: { remote: { url: `${a.baseUrl}/mcp`, bearerToken: 'token-alice' } },
+          redis: connection(),
+          queue: { name, prefix: queuePrefix, attempts: 1, commandTimeoutMs: 1_000 },
+        }),
+      ],
+    });
+    try {
+      const marked = strict.app.get(McpClientService);
+      const up = await marked.callTool('remote', 'count', { tag: 'marks-replica-up' });
+      expect(up.content).toEqual([{ type: 'text', text: 'marks-replica-up' }]);
+
+      // A WAIT sent to another master would count that master's replica, which is up: only the
+      // slot owner's can refuse the call.
+      const paused = await cluster.pauseReplicaOf(`{${queuePrefix}}:${name}:`);
+      let id = '';
+      let error: unknown;
+      try {
+        id = await marked.enqueueToolCall('remote', 'count', { tag: 'marks-replica-stopped' });
+        error = await marked.waitForCall(id).catch((failure: unknown) => failure);
+      } finally {
+        paused.resume();
+      }
+      expect(error).toBeInstanceOf(McpQueueUnavailableError);
+      expect(error).toMatchObject({ operation: 'at-most-once mark', delivered: false });
+      expect((error as Error).message).toContain('only 0 of the 1 replica(s)');
+      expect(ClusterCountingTools.runs.get('marks-replica-stopped')).toBeUndefined();
+      expect(await clusterKeys(probe, `{${queuePrefix}}:${name}:mcp-attempted:${id}`)).toEqual([]);
+      expect(ClusterCountingTools.runs.get('marks-replica-up')).toBe(1);
+    } finally {
+      await strict.close();
+    }
   });
 });

@@ -20,6 +20,12 @@ export interface RedisCluster {
    * process exited, with its port. Its replica takes over after `cluster-node-timeout`.
    */
   killMasterOf(key: string): Promise<number>;
+  /**
+   * SIGSTOPs the replica of the master that serves `key`'s hash slot: it keeps its connections
+   * but acknowledges no write until `resume` (call it in a `finally`; `destroy` resumes it too).
+   * Resolves with the replica's and the master's ports.
+   */
+  pauseReplicaOf(key: string): Promise<{ port: number; masterPort: number; resume(): void }>;
   /** Kills every process and removes the directory. */
   destroy(): Promise<void>;
 }
@@ -95,7 +101,10 @@ function masterPortOf(nodes: string, slot: number): number | undefined {
 export async function startRedisCluster(): Promise<RedisCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'mcp-cluster-'));
   const children: ReadyChild[] = [];
+  const paused = new Set<ReadyChild>();
   const destroy = async () => {
+    // A stopped process would only take SIGTERM once continued.
+    for (const child of paused) child.child.kill('SIGCONT');
     await Promise.all(children.map((child) => child.stop(2_000)));
     rmSync(dir, { recursive: true, force: true });
   };
@@ -182,7 +191,29 @@ export async function startRedisCluster(): Promise<RedisCluster> {
       killed.add(port);
       return port;
     };
-    return { nodes: ports.map((port) => ({ host: '127.0.0.1', port })), masterPorts, killMasterOf, destroy };
+    const pauseReplicaOf = async (key: string) => {
+      const alive = ports.filter((port) => !killed.has(port));
+      const slot = Number((await ask(alive, 'cluster', 'keyslot', key)).trim());
+      const masterPort = masterPortOf(await ask(alive, 'cluster', 'nodes'), slot);
+      if (masterPort === undefined) throw new Error(`No live master serves slot ${slot} of ${key}`);
+      // `slave0:ip=127.0.0.1,port=30001,state=online,offset=...,lag=0`
+      const port = Number(/^slave0:.*\bport=(\d+)/m.exec(await ask([masterPort], 'info', 'replication'))?.[1]);
+      const replica = children[ports.indexOf(port)];
+      if (!replica) throw new Error(`The master on ${masterPort} (slot ${slot} of ${key}) has no replica`);
+      replica.child.kill('SIGSTOP');
+      paused.add(replica);
+      const resume = () => {
+        if (paused.delete(replica)) replica.child.kill('SIGCONT');
+      };
+      return { port, masterPort, resume };
+    };
+    return {
+      nodes: ports.map((port) => ({ host: '127.0.0.1', port })),
+      masterPorts,
+      killMasterOf,
+      pauseReplicaOf,
+      destroy,
+    };
   } catch (error) {
     await destroy();
     throw error;

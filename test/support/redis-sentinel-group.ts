@@ -15,6 +15,13 @@ export interface RedisSentinelGroup {
   replicaPort: number;
   /** SIGKILLs the current master process. */
   killMaster(): Promise<void>;
+  /**
+   * SIGSTOPs the replica's process: it keeps its connections but answers nothing, so it acknowledges
+   * no write until `resumeReplica`. Call `resumeReplica` in a `finally`.
+   */
+  pauseReplica(): void;
+  /** SIGCONTs the replica's process (nothing happens when it is not paused). */
+  resumeReplica(): void;
   /** Kills every process and removes the directory. */
   destroy(): Promise<void>;
 }
@@ -59,6 +66,11 @@ export async function startRedisSentinelGroup(name = 'mcp-master'): Promise<Redi
       /MASTER <-> REPLICA sync: Finished/,
     );
     children.push(replica);
+    let paused = false;
+    const resumeReplica = () => {
+      if (paused) replica.child.kill('SIGCONT');
+      paused = false;
+    };
     const sentinels: Array<{ host: string; port: number }> = [];
     for (let i = 0; i < 3; i++) {
       const port = await freeLoopbackPort();
@@ -84,12 +96,19 @@ export async function startRedisSentinelGroup(name = 'mcp-master'): Promise<Redi
       sentinels,
       masterPort,
       replicaPort,
+      pauseReplica: () => {
+        paused = true;
+        replica.child.kill('SIGSTOP');
+      },
+      resumeReplica,
       killMaster: async () => {
         const exited = new Promise((resolve) => master.child.once('exit', resolve));
         master.child.kill('SIGKILL');
         await exited;
       },
       destroy: async () => {
+        // A stopped process would only take SIGTERM once continued.
+        resumeReplica();
         await Promise.all(children.map((child) => child.stop(2_000)));
         rmSync(dir, { recursive: true, force: true });
       },

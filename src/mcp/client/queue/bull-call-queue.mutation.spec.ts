@@ -34,15 +34,20 @@ afterAll(async () => {
 /** The part of a Bull queue the call queue uses: its Redis commands go to the real Redis, the rest is in memory. */
 class FakeBullQueue extends EventEmitter {
   static last: FakeBullQueue;
-  readonly client: EventEmitter & { status: string; set: jest.Mock; get: jest.Mock; del: jest.Mock } = Object.assign(
-    new EventEmitter(),
-    {
-      status: 'ready',
-      set: jest.fn((...args: unknown[]) => (redis.set as (...a: unknown[]) => Promise<unknown>)(...args)),
-      get: jest.fn((key: string) => redis.get(key)),
-      del: jest.fn((key: string) => redis.del(key)),
-    },
-  );
+  readonly client: EventEmitter & {
+    status: string;
+    set: jest.Mock;
+    get: jest.Mock;
+    del: jest.Mock;
+    duplicate: jest.Mock;
+  } = Object.assign(new EventEmitter(), {
+    status: 'ready',
+    set: jest.fn((...args: unknown[]) => (redis.set as (...a: unknown[]) => Promise<unknown>)(...args)),
+    get: jest.fn((key: string) => redis.get(key)),
+    del: jest.fn((key: string) => redis.del(key)),
+    // The connection of the marks' SET and WAIT: a real one to the same Redis.
+    duplicate: jest.fn((): unknown => new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 })),
+  });
   /** Bull's subscriber connection, which carries the global events. */
   readonly eclient = new EventEmitter();
   handler?: (job: unknown) => Promise<Record<string, unknown>>;
@@ -240,6 +245,115 @@ describe('BullCallQueue worker: the at-most-once mark', () => {
     });
     await run(job);
     expect(job.progress).toHaveBeenCalledWith({ server: 'srv', notification });
+  });
+});
+
+describe('BullCallQueue worker: marks that replicas must acknowledge (markReplicas)', () => {
+  /** One more replica than the test Redis has: its WAIT can only fall short. */
+  const moreThanThere = async () => Number(/connected_slaves:(\d+)/.exec(await redis.info('replication'))?.[1]) + 1;
+
+  it('on a single node with no markReplicas, writes the mark with SET NX alone: no WAIT, no second connection', async () => {
+    const { queue, bull, run } = worker(async (_job, attempt) => ({ claimed: await attempt.claim() }));
+    expect(queue.markReplicas).toBe(0);
+    await expect(run(fakeJob({ ...toolCall }))).resolves.toEqual({ claimed: true });
+    expect(bull.client.set).toHaveBeenCalledTimes(1);
+    expect(bull.client.duplicate).not.toHaveBeenCalled();
+  });
+
+  it('refuses the call when fewer replicas acknowledge within commandTimeoutMs, and deletes the mark', async () => {
+    const needed = await moreThanThere();
+    const errors: unknown[] = [];
+    const { queue, bull, name, run } = worker(
+      async (_job, attempt) => {
+        errors.push(await attempt.claim().catch((e: unknown) => e));
+        return {};
+      },
+      { markReplicas: needed, commandTimeoutMs: 100 },
+    );
+    try {
+      expect(queue.markReplicas).toBe(needed);
+      await run(fakeJob({ ...toolCall }));
+      expect(errors[0]).toBeInstanceOf(McpQueueUnavailableError);
+      expect(errors[0]).toMatchObject({ operation: 'at-most-once mark', delivered: false });
+      expect((errors[0] as Error).message).toBe(
+        `The call queue's Redis is unavailable (at-most-once mark): only ${needed - 1} of the ${needed} replica(s) ` +
+          'queue.markReplicas asks for acknowledged the mark within 100 ms; the call was not sent. Check that the ' +
+          "replicas of the queue's Redis are up and in sync (INFO replication on its master), or lower queue.markReplicas",
+      );
+      await expect(redis.exists(`pfx:${name}:mcp-attempted:7`)).resolves.toBe(0);
+      // SET and WAIT went on the connection of the marks, not on the queue's.
+      expect(bull.client.duplicate).toHaveBeenCalledTimes(1);
+      expect(bull.client.set).not.toHaveBeenCalled();
+    } finally {
+      await queue.close();
+    }
+  });
+
+  it('refuses the claim of a job an earlier attempt marked, and leaves that mark alone', async () => {
+    const { queue, name, run } = worker(async (_job, attempt) => ({ claimed: await attempt.claim() }), {
+      markReplicas: await moreThanThere(),
+      commandTimeoutMs: 100,
+    });
+    try {
+      await redis.set(`pfx:${name}:mcp-attempted:7`, 'an earlier worker');
+      await expect(run(fakeJob({ ...toolCall }))).resolves.toEqual({ claimed: false });
+      await expect(redis.get(`pfx:${name}:mcp-attempted:7`)).resolves.toBe('an earlier worker');
+    } finally {
+      await queue.close();
+    }
+  });
+
+  it('refuses the call when the SET and WAIT are not answered in time, and deletes the mark their late answer wrote', async () => {
+    let answer!: (replies: unknown) => void;
+    const marks = {
+      status: 'ready',
+      on: jest.fn(),
+      disconnect: jest.fn(),
+      del: jest.fn(async () => 1),
+      pipeline: jest.fn(() => {
+        const chain = {
+          set: jest.fn(() => chain),
+          wait: jest.fn(() => chain),
+          exec: jest.fn(() => new Promise((resolve) => (answer = resolve))),
+        };
+        return chain;
+      }),
+    };
+    const errors: unknown[] = [];
+    const { queue, bull, name, run } = worker(
+      async (_job, attempt) => {
+        errors.push(await attempt.claim().catch((e: unknown) => e));
+        return {};
+      },
+      { markReplicas: 1, commandTimeoutMs: 20 },
+    );
+    expect(bull.client.duplicate).toHaveBeenCalledTimes(1);
+    // The worker opened its connection at start: this test swaps in one that answers late.
+    const opened = bull.client.duplicate.mock.results[0].value as Redis;
+    opened.disconnect();
+    (queue as unknown as { marks: unknown }).marks = marks;
+    await run(fakeJob({ ...toolCall }));
+    expect(errors[0]).toBeInstanceOf(McpQueueUnavailableError);
+    expect(errors[0]).toMatchObject({
+      operation: 'at-most-once mark',
+      reason:
+        'the mark and its WAIT for 1 replica(s) were not answered within 40 ms (the marks of one process wait ' +
+        "one after the other); the call was not sent. Check that the replicas of the queue's Redis are up and " +
+        'in sync (INFO replication on its master), or lower queue.markReplicas',
+      delivered: false,
+    });
+    const chain = marks.pipeline.mock.results[0].value as { set: jest.Mock; wait: jest.Mock };
+    expect(chain.set).toHaveBeenCalledWith(`pfx:${name}:mcp-attempted:7`, String(process.pid), 'EX', 91, 'NX');
+    expect(chain.wait).toHaveBeenCalledWith(1, 20);
+    expect(marks.del).not.toHaveBeenCalled();
+    answer([
+      [null, 'OK'],
+      [null, 0],
+    ]);
+    await until(() => marks.del.mock.calls.length > 0, 'the late mark to be deleted');
+    expect(marks.del).toHaveBeenCalledWith(`pfx:${name}:mcp-attempted:7`);
+    await queue.close();
+    expect(marks.disconnect).toHaveBeenCalledTimes(1);
   });
 });
 

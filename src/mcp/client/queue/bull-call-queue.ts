@@ -344,29 +344,28 @@ export class BullCallQueue implements McpCallQueue {
   /**
    * Runs a Redis command unless the connection is known to be down, and bounds its wait.
    * `mayHaveRun` says whether a command that timed out may still take effect (ioredis re-sends
-   * it on reconnect), which becomes the error's `delivered`. `via` is the connection it runs on
-   * when not the queue's own; `ms` its bound when not `commandTimeoutMs`.
+   * it on reconnect), which becomes the error's `delivered`. `bound.via` is the connection it runs
+   * on when not the queue's own, `bound.ms` its bound when not `commandTimeoutMs`, and `bound.late`
+   * what the error says when the bound passes.
    */
   private command<T>(
     operation: string,
     mayHaveRun: boolean,
     run: () => Promise<T>,
-    via?: { status: string },
-    ms = this.options.commandTimeoutMs,
+    bound: { via?: { status: string }; ms?: number; late?: string } = {},
   ): Promise<T> {
     try {
-      this.refuseWhileDown(operation, false, via);
+      this.refuseWhileDown(operation, false, bound.via);
     } catch (error) {
       return Promise.reject(error);
     }
+    const ms = bound.ms ?? this.options.commandTimeoutMs;
+    const late = bound.late ?? `Redis did not answer within ${ms} ms`;
     let timer: NodeJS.Timeout | undefined;
     const work = run();
     work.catch(() => undefined);
     const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new McpQueueUnavailableError(operation, `Redis did not answer within ${ms} ms`, mayHaveRun)),
-        ms,
-      );
+      timer = setTimeout(() => reject(new McpQueueUnavailableError(operation, late, mayHaveRun)), ms);
       timer.unref?.();
     });
     const failed = work.catch((error: Error) =>
@@ -606,6 +605,9 @@ export class BullCallQueue implements McpCallQueue {
       return (await this.command(operation, false, () => this.queue.client.set(key, value, 'EX', ttl, 'NX'))) === 'OK';
     const needed = this.markReplicas;
     const waitMs = this.options.commandTimeoutMs;
+    const check =
+      "the call was not sent. Check that the replicas of the queue's Redis are up and in sync " +
+      '(INFO replication on its master), or lower queue.markReplicas';
     let replies: Promise<Array<[Error | null, unknown]> | null> | undefined;
     const written = () => {
       replies = marks.pipeline().set(key, value, 'EX', ttl, 'NX').wait(needed, waitMs).exec();
@@ -613,7 +615,13 @@ export class BullCallQueue implements McpCallQueue {
     };
     let answer: Array<[Error | null, unknown]> | null;
     try {
-      answer = await this.command(operation, false, written, marks, 2 * waitMs);
+      // The SET's bound and the WAIT's. WAIT blocks its connection: the marks of this process are
+      // acknowledged one after the other, so while replicas do not answer, later ones time out here.
+      answer = await this.command(operation, false, written, {
+        via: marks,
+        ms: 2 * waitMs,
+        late: `the mark and its WAIT for ${needed} replica(s) were not answered within ${2 * waitMs} ms (the marks of one process wait one after the other); ${check}`,
+      });
     } catch (error) {
       // Not answered in time: the call is not sent, so a mark the SET writes after all is dropped.
       void replies
@@ -628,12 +636,10 @@ export class BullCallQueue implements McpCallQueue {
     const shortfall = waitError
       ? `WAIT for ${needed} replica(s) failed (${waitError.message})`
       : `only ${Number(acknowledged)} of the ${needed} replica(s) queue.markReplicas asks for acknowledged the mark within ${waitMs} ms`;
-    await this.command('delete the unacknowledged at-most-once mark', false, () => marks.del(key), marks).catch(
-      (error: Error) => this.logger.warn(`Queue "${this.options.name}": ${error.message}`),
-    );
-    const reason =
-      `${shortfall}; the call was not sent. Check that the replicas of the ` +
-      `queue's Redis are up and in sync (INFO replication on its master), or lower queue.markReplicas`;
+    await this.command('delete the unacknowledged at-most-once mark', false, () => marks.del(key), {
+      via: marks,
+    }).catch((error: Error) => this.logger.warn(`Queue "${this.options.name}": ${error.message}`));
+    const reason = `${shortfall}; ${check}`;
     this.outages.report(`Queue "${this.options.name}": ${reason}`);
     throw new McpQueueUnavailableError(operation, reason, false);
   }
