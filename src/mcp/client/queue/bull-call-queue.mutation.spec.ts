@@ -311,9 +311,9 @@ describe('BullCallQueue worker: marks that replicas must acknowledge (markReplic
       disconnect: jest.fn(),
       del: jest.fn(async () => 1),
       pipeline: jest.fn(() => {
-        const chain = {
-          set: jest.fn(() => chain),
-          wait: jest.fn(() => chain),
+        const chain: { set: jest.Mock; wait: jest.Mock; exec: jest.Mock } = {
+          set: jest.fn((): unknown => chain),
+          wait: jest.fn((): unknown => chain),
           exec: jest.fn(() => new Promise((resolve) => (answer = resolve))),
         };
         return chain;

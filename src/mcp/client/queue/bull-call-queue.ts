@@ -92,7 +92,7 @@ export class BullCallQueue implements McpCallQueue {
   readonly markReplicas: number;
   /**
    * The connection of the marks' SET and WAIT when `markReplicas` > 0 (opened by a worker's
-   * `start`). WAIT blocks the connection it is sent on until the replicas answer, so it gets a
+   * `start`, see `marksConnection`). WAIT blocks the connection it is sent on until the replicas answer, so it gets a
    * connection of its own: Bull's commands (lock renewals, completions, enqueues) never queue
    * behind it.
    */
@@ -148,11 +148,8 @@ export class BullCallQueue implements McpCallQueue {
       }));
     });
     if (!this.options.worker) return;
-    if (this.markReplicas > 0 && !this.marks) {
-      // A copy of the queue's command connection (URL, Sentinel group or Cluster, and its options).
-      this.marks = (this.queue.client as unknown as McpRedisClient).duplicate();
-      this.outages.watch(this.marks, `Queue "${this.options.name}" (at-most-once marks)`);
-    }
+    // Opened before the first job, so that its first mark does not wait for the connection.
+    if (this.markReplicas > 0) this.marksConnection();
     void this.queue
       .process(this.options.concurrency, (job) => this.run(job))
       .catch((error: Error) => this.logger.error(`Worker stopped: ${error.message}`));
@@ -584,6 +581,15 @@ export class BullCallQueue implements McpCallQueue {
     }
   }
 
+  /** The connection of the marks' SET and WAIT: a copy of the queue's command connection (URL, Sentinel group or Cluster, and its options). */
+  private marksConnection(): McpRedisClient {
+    if (!this.marks) {
+      this.marks = (this.queue.client as unknown as McpRedisClient).duplicate();
+      this.outages.watch(this.marks, `Queue "${this.options.name}" (at-most-once marks)`);
+    }
+    return this.marks;
+  }
+
   /**
    * Writes a call's at-most-once mark (SET NX, valued with this process's pid) and resolves
    * whether this run wrote it (false: an earlier run of the call, or the caller's abort, did).
@@ -600,9 +606,9 @@ export class BullCallQueue implements McpCallQueue {
   private async writeMark(key: string, ttl: number): Promise<boolean> {
     const operation = 'at-most-once mark';
     const value = String(process.pid);
-    const marks = this.marks;
-    if (!marks)
+    if (this.markReplicas === 0)
       return (await this.command(operation, false, () => this.queue.client.set(key, value, 'EX', ttl, 'NX'))) === 'OK';
+    const marks = this.marksConnection();
     const needed = this.markReplicas;
     const waitMs = this.options.commandTimeoutMs;
     const check =
