@@ -43,7 +43,8 @@ export async function startRedisSentinelGroup(name = 'mcp-master'): Promise<Redi
   try {
     const masterPort = await freeLoopbackPort();
     const replicaPort = await freeLoopbackPort();
-    const master = await server(masterPort, []);
+    // The replica's first sync starts at once instead of after the default 5 s.
+    const master = await server(masterPort, ['--repl-diskless-sync-delay', '0']);
     children.push(master);
     const replica = await spawnReady(
       'redis-server',
@@ -61,6 +62,8 @@ export async function startRedisSentinelGroup(name = 'mcp-master'): Promise<Redi
         '--replicaof',
         '127.0.0.1',
         String(masterPort),
+        '--repl-diskless-sync-delay',
+        '0',
       ],
       {},
       /MASTER <-> REPLICA sync: Finished/,
