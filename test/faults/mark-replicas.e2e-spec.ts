@@ -108,7 +108,12 @@ describe('at-most-once mark on a Sentinel group: the call is sent only once a re
     const tag = 'replica-stopped';
     const [id, error] = await withReplicaPaused(async () => {
       const enqueued = await client(waiting).enqueueToolCall('remote', 'count', { tag });
-      return [enqueued, await client(waiting).waitForCall(enqueued).catch((failure: unknown) => failure)] as const;
+      return [
+        enqueued,
+        await client(waiting)
+          .waitForCall(enqueued)
+          .catch((failure: unknown) => failure),
+      ] as const;
     });
 
     expect(error).toBeInstanceOf(McpQueueUnavailableError);

@@ -9,7 +9,7 @@ import { pollUntil } from './polling';
 
 const run = promisify(execFile);
 
-/** Three masters with one replica each, of a test's own, on free loopback ports. */
+/** Three masters with one replica each (or more), of a test's own, on free loopback ports. */
 export interface RedisCluster {
   /** The seed nodes, for `{ cluster: { nodes } }` (every node of the cluster). */
   nodes: Array<{ host: string; port: number }>;
@@ -92,13 +92,14 @@ function masterPortOf(nodes: string, slot: number): number | undefined {
 }
 
 /**
- * Starts six `redis-server --cluster-enabled yes` processes (no persistence) in a temporary
- * directory, makes them a cluster of three masters with one replica each
- * (`redis-cli --cluster create ... --cluster-replicas 1`), and resolves once every node reports
- * `cluster_state:ok`, knows all six nodes, and every replica is in sync with its master (so that
- * it may take over when its master is killed).
+ * Starts `3 * (1 + replicas)` `redis-server --cluster-enabled yes` processes (no persistence) in a
+ * temporary directory, makes them a cluster of three masters with `replicas` replicas each
+ * (`redis-cli --cluster create ... --cluster-replicas <replicas>`), and resolves once every node
+ * reports `cluster_state:ok`, knows every node, and every replica is in sync with its master (so
+ * that it may take over when its master is killed). With two replicas, the one not elected when
+ * its master dies follows the new master, so the new master has a replica again.
  */
-export async function startRedisCluster(): Promise<RedisCluster> {
+export async function startRedisCluster(replicas = 1): Promise<RedisCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'mcp-cluster-'));
   const children: ReadyChild[] = [];
   const paused = new Set<ReadyChild>();
@@ -111,7 +112,8 @@ export async function startRedisCluster(): Promise<RedisCluster> {
   try {
     const taken = new Set<number>();
     const ports: number[] = [];
-    for (let i = 0; i < 6; i++) ports.push(await freeNodePort(taken));
+    const count = 3 * (1 + replicas);
+    for (let i = 0; i < count; i++) ports.push(await freeNodePort(taken));
     for (const port of ports) {
       children.push(
         await spawnReady(
@@ -144,15 +146,24 @@ export async function startRedisCluster(): Promise<RedisCluster> {
     }
     await run(
       'redis-cli',
-      ['--cluster', 'create', ...ports.map((port) => `127.0.0.1:${port}`), '--cluster-replicas', '1', '--cluster-yes'],
+      [
+        '--cluster',
+        'create',
+        ...ports.map((port) => `127.0.0.1:${port}`),
+        '--cluster-replicas',
+        String(replicas),
+        '--cluster-yes',
+      ],
       { timeout: 30_000 },
     );
     for (const port of ports) {
       await pollUntil(
-        `cluster node ${port} reports cluster_state:ok with six nodes`,
+        `cluster node ${port} reports cluster_state:ok with ${count} nodes`,
         async () => {
           const info = await clusterInfo(port);
-          return info && /cluster_state:ok/.test(info) && /cluster_known_nodes:6/.test(info) ? true : undefined;
+          return info && /cluster_state:ok/.test(info) && new RegExp(`cluster_known_nodes:${count}\\b`).test(info)
+            ? true
+            : undefined;
         },
         30_000,
         100,

@@ -357,6 +357,48 @@ describe('BullCallQueue worker: marks that replicas must acknowledge (markReplic
   });
 });
 
+describe('BullCallQueue worker: marks on a Cluster whose slot moved', () => {
+  it('reloads the slot table and sends the mark once more when the SET comes back MOVED (the WAIT is never redirected)', async () => {
+    const moved = Object.assign(new Error('MOVED 8356 127.0.0.1:30001'), { name: 'ReplyError' });
+    const answers: unknown[] = [
+      [
+        [moved, null],
+        [null, 1],
+      ],
+      [
+        [null, 'OK'],
+        [null, 1],
+      ],
+    ];
+    const marks = {
+      isCluster: true,
+      status: 'ready',
+      on: jest.fn(),
+      disconnect: jest.fn(),
+      del: jest.fn(async () => 1),
+      refreshSlotsCache: jest.fn((done: () => void) => done()),
+      pipeline: jest.fn(() => {
+        const chain: { set: jest.Mock; wait: jest.Mock; exec: jest.Mock } = {
+          set: jest.fn((): unknown => chain),
+          wait: jest.fn((): unknown => chain),
+          exec: jest.fn(async () => answers.shift()),
+        };
+        return chain;
+      }),
+    };
+    const { queue, bull, run } = worker(async (_job, attempt) => ({ claimed: await attempt.claim() }), {
+      markReplicas: 1,
+    });
+    (bull.client.duplicate.mock.results[0].value as Redis).disconnect();
+    (queue as unknown as { marks: unknown }).marks = marks;
+    await expect(run(fakeJob({ ...toolCall }))).resolves.toEqual({ claimed: true });
+    expect(marks.refreshSlotsCache).toHaveBeenCalledTimes(1);
+    expect(marks.pipeline).toHaveBeenCalledTimes(2);
+    expect(marks.del).not.toHaveBeenCalled();
+    await queue.close();
+  });
+});
+
 describe('BullCallQueue worker: which failures end the job', () => {
   it('ends a tools/call at once after a failure that may have reached the server, keeping the typed failure', async () => {
     const error = new McpTransportError('reset', true, 502);

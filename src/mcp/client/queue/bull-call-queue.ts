@@ -16,12 +16,7 @@ import type { McpCallAttempt, McpStoredTask } from '../interfaces/mcp-call-attem
 import type { McpCallProcessor } from '../mcp-call-processor';
 import { bullKeyPrefix, createBullQueue, queueConnection } from '../../bull-queue.factory';
 import { McpRedisOutageLog } from '../../redis-outage-log';
-import {
-  defaultMarkReplicas,
-  isClusterClient,
-  onClusterSlotLost,
-  type McpRedisClient,
-} from '../../redis-connection';
+import { defaultMarkReplicas, isClusterClient, onClusterSlotLost, type McpRedisClient } from '../../redis-connection';
 import { decodeCallError, encodeCallError, type EncodedCallError } from './call-error-codec';
 import type {
   McpCallNotificationListener,
@@ -614,28 +609,39 @@ export class BullCallQueue implements McpCallQueue {
     const check =
       "the call was not sent. Check that the replicas of the queue's Redis are up and in sync " +
       '(INFO replication on its master), or lower queue.markReplicas';
-    let replies: Promise<Array<[Error | null, unknown]> | null> | undefined;
-    const written = () => {
-      replies = marks.pipeline().set(key, value, 'EX', ttl, 'NX').wait(needed, waitMs).exec();
-      return replies;
+    const send = async (): Promise<Array<[Error | null, unknown]>> => {
+      let replies: Promise<Array<[Error | null, unknown]> | null> | undefined;
+      const written = () => {
+        replies = marks.pipeline().set(key, value, 'EX', ttl, 'NX').wait(needed, waitMs).exec();
+        return replies;
+      };
+      try {
+        // The SET's bound and the WAIT's. WAIT blocks its connection: the marks of this process are
+        // acknowledged one after the other, so while replicas do not answer, later ones time out here.
+        return (
+          (await this.command(operation, false, written, {
+            via: marks,
+            ms: 2 * waitMs,
+            late: `the mark and its WAIT for ${needed} replica(s) were not answered within ${2 * waitMs} ms (the marks of one process wait one after the other); ${check}`,
+          })) ?? []
+        );
+      } catch (error) {
+        // Not answered in time: the call is not sent, so a mark the SET writes after all is dropped.
+        void replies?.then((late) => (late?.[0]?.[1] === 'OK' ? marks.del(key) : undefined)).catch(() => undefined);
+        throw error;
+      }
     };
-    let answer: Array<[Error | null, unknown]> | null;
-    try {
-      // The SET's bound and the WAIT's. WAIT blocks its connection: the marks of this process are
-      // acknowledged one after the other, so while replicas do not answer, later ones time out here.
-      answer = await this.command(operation, false, written, {
+    let answer = await send();
+    // On a Cluster whose slot moved (a failover), ioredis follows MOVED for a pipeline only when
+    // every command of it was redirected; the keyless WAIT never is, so the SET comes back with
+    // MOVED unwritten and the slot table stays stale. Reload it and send once more.
+    if (isClusterClient(marks) && /^MOVED /.test(answer[0]?.[0]?.message ?? '')) {
+      await this.command(operation, false, () => new Promise<void>((done) => marks.refreshSlotsCache(() => done())), {
         via: marks,
-        ms: 2 * waitMs,
-        late: `the mark and its WAIT for ${needed} replica(s) were not answered within ${2 * waitMs} ms (the marks of one process wait one after the other); ${check}`,
       });
-    } catch (error) {
-      // Not answered in time: the call is not sent, so a mark the SET writes after all is dropped.
-      void replies
-        ?.then((late) => (late?.[0]?.[1] === 'OK' ? marks.del(key) : undefined))
-        .catch(() => undefined);
-      throw error;
+      answer = await send();
     }
-    const [[setError, set] = [null, null], [waitError, acknowledged] = [null, 0]] = answer ?? [];
+    const [[setError, set] = [null, null], [waitError, acknowledged] = [null, 0]] = answer;
     if (setError) throw new McpQueueUnavailableError(operation, setError.message, false);
     if (set !== 'OK') return false;
     if (!waitError && Number(acknowledged) >= needed) return true;
