@@ -162,7 +162,8 @@ export declare namespace McpClientOptions {
      * (Redis `WAIT`, bounded by `commandTimeoutMs`; one round trip to a replica per call), so a
      * failover to a replica cannot lose the mark and send the call a second time. When fewer
      * replicas acknowledge in time, the mark is deleted and the call is not sent: it fails with
-     * `McpQueueUnavailableError` (`delivered: false`). `0` sends no `WAIT`.
+     * `McpQueueUnavailableError` (`delivered: false`). `0` sends no `WAIT`. With the default, run
+     * two replicas per master, so that the master a failover promotes still has one.
      * @default (1 when the queue's Redis is a Sentinel group or a Cluster, else 0)
      * @minimum 0
      */
