@@ -8,6 +8,7 @@ import { resolveClientOptions } from './client/config/client-options-resolver';
 import { McpConfigurationError } from './errors/mcp-configuration.errors';
 import { bullKeyPrefix, createBullQueue } from './bull-queue.factory';
 import {
+  connectedReplicasOf,
   createRedisClient,
   defaultMarkReplicas,
   hashTagged,
@@ -84,7 +85,7 @@ describe('redisKeySlot', () => {
     }
   });
 
-  it('waits for one replica by default on a Sentinel group or a Cluster, for none on a single node', () => {
+  it("marks wait by default as 'auto' on a Sentinel group or a Cluster, for no replica on a single node", () => {
     const lazy = { lazyConnect: true };
     const clients = {
       url: createRedisClient(TEST_REDIS_URL, 'client', 'test', lazy),
@@ -98,9 +99,42 @@ describe('redisKeySlot', () => {
     };
     try {
       expect(Object.values(clients).map(isSentinelClient)).toEqual([false, false, true, false]);
-      expect(Object.values(clients).map(defaultMarkReplicas)).toEqual([0, 0, 1, 1]);
+      expect(Object.values(clients).map(defaultMarkReplicas)).toEqual([0, 0, 'auto', 'auto']);
     } finally {
       Object.values(clients).forEach((client) => client.disconnect());
+    }
+  });
+});
+
+describe('connectedReplicasOf', () => {
+  it("counts the replicas a master's ROLE lists", () => {
+    expect(connectedReplicasOf(['master', 3129659, []])).toBe(0);
+    expect(
+      connectedReplicasOf([
+        'master',
+        3129659,
+        [
+          ['127.0.0.1', '9001', '3129242'],
+          ['127.0.0.1', '9002', '3129543'],
+        ],
+      ]),
+    ).toBe(2);
+  });
+
+  it("says nothing of a replica's, a sentinel's or any other reply", () => {
+    expect(connectedReplicasOf(['slave', '127.0.0.1', 9000, 'connected', 3167038])).toBeUndefined();
+    expect(connectedReplicasOf(['sentinel', ['resque-master', 'html-fragments-master']])).toBeUndefined();
+    expect(connectedReplicasOf(['master', 3129659])).toBeUndefined();
+    expect(connectedReplicasOf('master')).toBeUndefined();
+    expect(connectedReplicasOf(null)).toBeUndefined();
+  });
+
+  it('reads the ROLE reply of the test Redis, a master', async () => {
+    const redis = createRedisClient(TEST_REDIS_URL, 'client', 'test');
+    try {
+      expect(connectedReplicasOf(await redis.role())).toEqual(expect.any(Number));
+    } finally {
+      redis.disconnect();
     }
   });
 });

@@ -16,12 +16,10 @@ import { startRedisCluster, type RedisCluster } from '../support/redis-cluster';
 jest.setTimeout(90_000);
 
 /**
- * The client's Bull call queue on a Redis Cluster of its own (three masters, two replicas each,
+ * The client's Bull call queue on a Redis Cluster of its own (three masters, one replica each,
  * `cluster-node-timeout` 2 s) while callers loop `tools/call` to an HTTP MCP server: the master
- * serving the queue's hash slot is SIGKILLed, one of its replicas takes the slot over, and the
- * same app carries on without a restart. Each call is sent only once a replica holds its
- * at-most-once mark (`markReplicas` 1 on a Cluster): the other replica follows the new master,
- * so calls are served again once it has.
+ * serving the queue's hash slot is SIGKILLed, its replica takes the slot over, and the same app
+ * carries on without a restart.
  */
 describe('McpClientModule on a Redis Cluster: the master of the queue is killed under load', () => {
   let cluster: RedisCluster;
@@ -33,7 +31,7 @@ describe('McpClientModule on a Redis Cluster: the master of the queue is killed 
   const queueName = 'mcp-calls';
 
   beforeAll(async () => {
-    [cluster, db] = await Promise.all([startRedisCluster(2), createTestDatabase()]);
+    [cluster, db] = await Promise.all([startRedisCluster(), createTestDatabase()]);
     ({ target, caller, client } = await startFailoverApps(
       db.url,
       { cluster: { nodes: cluster.nodes } },

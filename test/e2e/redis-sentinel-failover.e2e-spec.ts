@@ -13,11 +13,9 @@ import { startRedisSentinelGroup, type RedisSentinelGroup } from '../support/red
 jest.setTimeout(90_000);
 
 /**
- * The client's Bull call queue on a Sentinel group of its own (one master, two replicas, three
+ * The client's Bull call queue on a Sentinel group of its own (one master, one replica, three
  * sentinels) while callers loop `tools/call` to an HTTP MCP server: the master is SIGKILLed, the
- * sentinels promote a replica, and the same app carries on without a restart. Each call is sent
- * only once a replica holds its at-most-once mark (`markReplicas` 1 on Sentinel): the second
- * replica follows the new master, so calls are served again once it has.
+ * sentinels promote the replica, and the same app carries on without a restart.
  */
 describe('McpClientModule on a Sentinel group: the master is killed under load', () => {
   let group: RedisSentinelGroup;
@@ -28,7 +26,7 @@ describe('McpClientModule on a Sentinel group: the master is killed under load',
   const queueName = `failover-${randomBytes(4).toString('hex')}`;
 
   beforeAll(async () => {
-    [group, db] = await Promise.all([startRedisSentinelGroup('mcp-master', 2), createTestDatabase()]);
+    [group, db] = await Promise.all([startRedisSentinelGroup(), createTestDatabase()]);
     ({ target, caller, client } = await startFailoverApps(
       db.url,
       { sentinels: group.sentinels, name: group.name },

@@ -55,7 +55,7 @@ describe('resolveClientOptions, limits and names', () => {
     expect(resolveClientOptions({ redis: 'redis://127.0.0.1:6379', queue: { markReplicas: 2 } }).queue).toMatchObject({
       markReplicas: 2,
     });
-    // The Bull queue decides by its connection (defaultMarkReplicas): 1 on Sentinel or a Cluster, else 0.
+    // The Bull queue decides by its connection (defaultMarkReplicas): 'auto' on Sentinel or a Cluster, else 0.
     expect(resolveClientOptions({ redis: 'redis://127.0.0.1:6379' }).queue).not.toHaveProperty('markReplicas');
   });
 
