@@ -26,6 +26,8 @@ export interface RedisCluster {
    * Resolves with the replica's and the master's ports.
    */
   pauseReplicaOf(key: string): Promise<{ port: number; masterPort: number; resume(): void }>;
+  /** SIGKILLs that replica: its master lists no replica from then on. Resolves with the same ports. */
+  killReplicaOf(key: string): Promise<{ port: number; masterPort: number }>;
   /** Kills every process and removes the directory. */
   destroy(): Promise<void>;
 }
@@ -202,7 +204,8 @@ export async function startRedisCluster(replicas = 1): Promise<RedisCluster> {
       killed.add(port);
       return port;
     };
-    const pauseReplicaOf = async (key: string) => {
+    /** The first replica of the master that serves `key`'s hash slot. */
+    const replicaOf = async (key: string) => {
       const alive = ports.filter((port) => !killed.has(port));
       const slot = Number((await ask(alive, 'cluster', 'keyslot', key)).trim());
       const masterPort = masterPortOf(await ask(alive, 'cluster', 'nodes'), slot);
@@ -211,6 +214,19 @@ export async function startRedisCluster(replicas = 1): Promise<RedisCluster> {
       const port = Number(/^slave0:.*\bport=(\d+)/m.exec(await ask([masterPort], 'info', 'replication'))?.[1]);
       const replica = children[ports.indexOf(port)];
       if (!replica) throw new Error(`The master on ${masterPort} (slot ${slot} of ${key}) has no replica`);
+      return { port, masterPort, replica };
+    };
+    const killReplicaOf = async (key: string) => {
+      const { port, masterPort, replica } = await replicaOf(key);
+      const exited = new Promise((resolve) => replica.child.once('exit', resolve));
+      replica.child.kill('SIGKILL');
+      await exited;
+      paused.delete(replica);
+      killed.add(port);
+      return { port, masterPort };
+    };
+    const pauseReplicaOf = async (key: string) => {
+      const { port, masterPort, replica } = await replicaOf(key);
       replica.child.kill('SIGSTOP');
       paused.add(replica);
       const resume = () => {
@@ -223,6 +239,7 @@ export async function startRedisCluster(replicas = 1): Promise<RedisCluster> {
       masterPorts,
       killMasterOf,
       pauseReplicaOf,
+      killReplicaOf,
       destroy,
     };
   } catch (error) {

@@ -24,6 +24,8 @@ export interface RedisSentinelGroup {
   pauseReplica(): void;
   /** SIGCONTs the replicas' processes (nothing happens when they are not paused). */
   resumeReplica(): void;
+  /** SIGKILLs every replica's process: the master lists no replica from then on. */
+  killReplicas(): Promise<void>;
   /** Kills every process and removes the directory. */
   destroy(): Promise<void>;
 }
@@ -114,6 +116,15 @@ export async function startRedisSentinelGroup(name = 'mcp-master', replicas = 1)
         replicaChildren.forEach((replica) => replica.child.kill('SIGSTOP'));
       },
       resumeReplica,
+      killReplicas: async () => {
+        await Promise.all(
+          replicaChildren.map((replica) => {
+            const exited = new Promise((resolve) => replica.child.once('exit', resolve));
+            replica.child.kill('SIGKILL');
+            return exited;
+          }),
+        );
+      },
       killMaster: async () => {
         const exited = new Promise((resolve) => master.child.once('exit', resolve));
         master.child.kill('SIGKILL');
