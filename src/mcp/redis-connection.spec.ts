@@ -8,10 +8,13 @@ import { resolveClientOptions } from './client/config/client-options-resolver';
 import { McpConfigurationError } from './errors/mcp-configuration.errors';
 import { bullKeyPrefix, createBullQueue } from './bull-queue.factory';
 import {
+  connectedReplicasOf,
   createRedisClient,
+  defaultMarkReplicas,
   hashTagged,
   isClusterClient,
   isRedisCluster,
+  isSentinelClient,
   redisKeyPrefix,
   redisKeySlot,
 } from './redis-connection';
@@ -79,6 +82,59 @@ describe('redisKeySlot', () => {
     } finally {
       single.disconnect();
       cluster.disconnect();
+    }
+  });
+
+  it("marks wait by default as 'auto' on a Sentinel group or a Cluster, for no replica on a single node", () => {
+    const lazy = { lazyConnect: true };
+    const clients = {
+      url: createRedisClient(TEST_REDIS_URL, 'client', 'test', lazy),
+      options: createRedisClient({ ...TEST_REDIS_ADDRESS, ...lazy }, 'client', 'test'),
+      sentinel: createRedisClient(
+        { sentinels: [{ host: '127.0.0.1', port: 26379 }], name: 'mymaster', ...lazy },
+        'client',
+        'test',
+      ),
+      cluster: createRedisClient({ cluster: { nodes: [TEST_REDIS_ADDRESS], options: lazy } }, 'client', 'test'),
+    };
+    try {
+      expect(Object.values(clients).map(isSentinelClient)).toEqual([false, false, true, false]);
+      expect(Object.values(clients).map(defaultMarkReplicas)).toEqual([0, 0, 'auto', 'auto']);
+    } finally {
+      Object.values(clients).forEach((client) => client.disconnect());
+    }
+  });
+});
+
+describe('connectedReplicasOf', () => {
+  it("counts the replicas a master's ROLE lists", () => {
+    expect(connectedReplicasOf(['master', 3129659, []])).toBe(0);
+    expect(
+      connectedReplicasOf([
+        'master',
+        3129659,
+        [
+          ['127.0.0.1', '9001', '3129242'],
+          ['127.0.0.1', '9002', '3129543'],
+        ],
+      ]),
+    ).toBe(2);
+  });
+
+  it("says nothing of a replica's, a sentinel's or any other reply", () => {
+    expect(connectedReplicasOf(['slave', '127.0.0.1', 9000, 'connected', 3167038])).toBeUndefined();
+    expect(connectedReplicasOf(['sentinel', ['resque-master', 'html-fragments-master']])).toBeUndefined();
+    expect(connectedReplicasOf(['master', 3129659])).toBeUndefined();
+    expect(connectedReplicasOf('master')).toBeUndefined();
+    expect(connectedReplicasOf(null)).toBeUndefined();
+  });
+
+  it('reads the ROLE reply of the test Redis, a master', async () => {
+    const redis = createRedisClient(TEST_REDIS_URL, 'client', 'test');
+    try {
+      expect(connectedReplicasOf(await redis.role())).toEqual(expect.any(Number));
+    } finally {
+      redis.disconnect();
     }
   });
 });

@@ -95,6 +95,33 @@ export function isClusterClient(client: McpRedisClient): client is Cluster {
   return (client as Cluster).isCluster === true;
 }
 
+/** True when the connection reaches its master through Sentinel (ioredis options with `sentinels`). */
+export function isSentinelClient(client: McpRedisClient): boolean {
+  if (isClusterClient(client)) return false;
+  const sentinels = client.options?.sentinels;
+  return Array.isArray(sentinels) && sentinels.length > 0;
+}
+
+/**
+ * How many replicas must acknowledge a write the module cannot afford to lose in a failover (the
+ * at-most-once mark of a call) when the app did not say: `'auto'` on a Sentinel group or a
+ * Cluster, where a replica may be promoted (one, while the master has a replica connected; none
+ * while it has none); 0 on a single node (a URL), where nothing is waited for.
+ */
+export function defaultMarkReplicas(client: McpRedisClient): 0 | 'auto' {
+  return isClusterClient(client) || isSentinelClient(client) ? 'auto' : 0;
+}
+
+/**
+ * How many replicas a master reports connected in its `ROLE` reply
+ * (`['master', offset, [[ip, port, offset], ...]]`): Redis lists only those whose link is up and
+ * whose first sync is done. `undefined` for any other reply (a replica's, a sentinel's, an error).
+ */
+export function connectedReplicasOf(role: unknown): number | undefined {
+  if (!Array.isArray(role) || role[0] !== 'master' || !Array.isArray(role[2])) return undefined;
+  return role[2].length;
+}
+
 /**
  * Opens a connection of `role` to the described Redis, with `extra` ioredis options on top.
  * Subscriber and blocking connections skip the ready check and never bound retries (as Bull

@@ -19,7 +19,8 @@ jest.setTimeout(90_000);
  * The client's Bull call queue on a Redis Cluster of its own (three masters, one replica each,
  * `cluster-node-timeout` 2 s) while callers loop `tools/call` to an HTTP MCP server: the master
  * serving the queue's hash slot is SIGKILLed, its replica takes the slot over, and the same app
- * carries on without a restart.
+ * carries on without a restart. With `queue.markReplicas` unset (auto), each call waits for the
+ * replica to hold its mark; the new master has no replica, so calls are then sent without waiting.
  */
 describe('McpClientModule on a Redis Cluster: the master of the queue is killed under load', () => {
   let cluster: RedisCluster;

@@ -2,9 +2,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Injectable } from '@nestjs/common';
-import { Cluster } from 'ioredis';
+import Redis, { Cluster } from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { McpClientModule, McpClientService, McpModule, McpTool, type McpRedisClusterConnection } from '../../src/mcp';
+import { McpQueueUnavailableError } from '../../src/mcp/errors';
 import { fixtureAuth } from '../fixtures/fixture-tools';
 import { expectSessionNotificationAcrossReplicas } from '../fixtures/sse/cross-replica-stream';
 import { SseTools } from '../fixtures/sse/sse-tools';
@@ -19,6 +20,7 @@ import { McpBullTaskQueue } from '../../src/mcp/server/tasks/bull-task.queue';
 import { McpRedisEventLog } from '../../src/mcp/server/pubsub/redis-event-log';
 import { McpCallQueueHost } from '../../src/mcp/client/queue/mcp-call-queue-host';
 import type { BullCallQueue } from '../../src/mcp/client/queue/bull-call-queue';
+import { connectedReplicasOf } from '../../src/mcp/redis-connection';
 
 jest.setTimeout(60_000);
 
@@ -230,5 +232,62 @@ describe('McpModule and McpClientModule on a Redis Cluster', () => {
     ]);
     await log.forget('session-1', 'stream-1');
     expect(await clusterKeys(probe, keys)).toEqual([]);
+  });
+
+  // Last: the paused replica may be taken for failed by the other nodes for a while, then it is killed.
+  it("waits for the replica of its mark's slot owner (SET, ROLE and WAIT reach that master), and sends without waiting once that master has none", async () => {
+    expect((caller.app.get(McpCallQueueHost).queue as BullCallQueue).markReplicas).toBe('auto');
+    // A second client on the same tagged prefix (the same slot), whose WAIT gives up after 1 s.
+    const name = 'mcp-calls-marks';
+    const marking = await startApp(db.url, {
+      imports: [
+        McpClientModule.forRoot({
+          servers: { remote: { url: `${a.baseUrl}/mcp`, bearerToken: 'token-alice' } },
+          redis: connection(),
+          queue: { name, prefix: queuePrefix, attempts: 1, commandTimeoutMs: 1_000 },
+        }),
+      ],
+    });
+    const slotKey = `{${queuePrefix}}:${name}:`;
+    try {
+      const marked = marking.app.get(McpClientService);
+      const up = await marked.callTool('remote', 'count', { tag: 'marks-replica-up' });
+      expect(up.content).toEqual([{ type: 'text', text: 'marks-replica-up' }]);
+
+      // A WAIT sent to another master would count that master's replica, which is up: only the
+      // slot owner's can refuse the call.
+      const paused = await cluster.pauseReplicaOf(slotKey);
+      let id = '';
+      let error: unknown;
+      try {
+        id = await marked.enqueueToolCall('remote', 'count', { tag: 'marks-replica-stopped' });
+        error = await marked.waitForCall(id).catch((failure: unknown) => failure);
+      } finally {
+        paused.resume();
+      }
+      expect(error).toBeInstanceOf(McpQueueUnavailableError);
+      expect(error).toMatchObject({ operation: 'at-most-once mark', delivered: false });
+      expect((error as Error).message).toContain('only 0 of the 1 replica(s)');
+      expect(ClusterCountingTools.runs.get('marks-replica-stopped')).toBeUndefined();
+      expect(await clusterKeys(probe, `{${queuePrefix}}:${name}:mcp-attempted:${id}`)).toEqual([]);
+      expect(ClusterCountingTools.runs.get('marks-replica-up')).toBe(1);
+
+      // Killed, the replica leaves its master's ROLE and the call goes without waiting. A ROLE sent
+      // to another master would list that master's replica, and the WAIT on the slot owner refuse it.
+      const { masterPort } = await cluster.killReplicaOf(slotKey);
+      const owner = new Redis({ host: '127.0.0.1', port: masterPort, maxRetriesPerRequest: 1 });
+      try {
+        await pollUntil('the slot owner to list no replica', async () =>
+          connectedReplicasOf(await owner.role()) === 0 ? true : undefined,
+        );
+      } finally {
+        owner.disconnect();
+      }
+      const gone = await marked.callTool('remote', 'count', { tag: 'marks-replica-gone' });
+      expect(gone.content).toEqual([{ type: 'text', text: 'marks-replica-gone' }]);
+      expect(ClusterCountingTools.runs.get('marks-replica-gone')).toBe(1);
+    } finally {
+      await marking.close();
+    }
   });
 });

@@ -15,7 +15,9 @@ jest.setTimeout(90_000);
 /**
  * The client's Bull call queue on a Sentinel group of its own (one master, one replica, three
  * sentinels) while callers loop `tools/call` to an HTTP MCP server: the master is SIGKILLed, the
- * sentinels promote the replica, and the same app carries on without a restart.
+ * sentinels promote the replica, and the same app carries on without a restart. With
+ * `queue.markReplicas` unset (auto), each call waits for the replica to hold its mark; the
+ * promoted replica has no replica of its own, so calls are then sent without waiting.
  */
 describe('McpClientModule on a Sentinel group: the master is killed under load', () => {
   let group: RedisSentinelGroup;

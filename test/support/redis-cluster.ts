@@ -9,7 +9,7 @@ import { pollUntil } from './polling';
 
 const run = promisify(execFile);
 
-/** Three masters with one replica each, of a test's own, on free loopback ports. */
+/** Three masters with one replica each (or more), of a test's own, on free loopback ports. */
 export interface RedisCluster {
   /** The seed nodes, for `{ cluster: { nodes } }` (every node of the cluster). */
   nodes: Array<{ host: string; port: number }>;
@@ -20,6 +20,14 @@ export interface RedisCluster {
    * process exited, with its port. Its replica takes over after `cluster-node-timeout`.
    */
   killMasterOf(key: string): Promise<number>;
+  /**
+   * SIGSTOPs the replica of the master that serves `key`'s hash slot: it keeps its connections
+   * but acknowledges no write until `resume` (call it in a `finally`; `destroy` resumes it too).
+   * Resolves with the replica's and the master's ports.
+   */
+  pauseReplicaOf(key: string): Promise<{ port: number; masterPort: number; resume(): void }>;
+  /** SIGKILLs that replica: its master lists no replica from then on. Resolves with the same ports. */
+  killReplicaOf(key: string): Promise<{ port: number; masterPort: number }>;
   /** Kills every process and removes the directory. */
   destroy(): Promise<void>;
 }
@@ -86,23 +94,28 @@ function masterPortOf(nodes: string, slot: number): number | undefined {
 }
 
 /**
- * Starts six `redis-server --cluster-enabled yes` processes (no persistence) in a temporary
- * directory, makes them a cluster of three masters with one replica each
- * (`redis-cli --cluster create ... --cluster-replicas 1`), and resolves once every node reports
- * `cluster_state:ok`, knows all six nodes, and every replica is in sync with its master (so that
- * it may take over when its master is killed).
+ * Starts `3 * (1 + replicas)` `redis-server --cluster-enabled yes` processes (no persistence) in a
+ * temporary directory, makes them a cluster of three masters with `replicas` replicas each
+ * (`redis-cli --cluster create ... --cluster-replicas <replicas>`), and resolves once every node
+ * reports `cluster_state:ok`, knows every node, and every replica is in sync with its master (so
+ * that it may take over when its master is killed). With two replicas, the one not elected when
+ * its master dies follows the new master, so the new master has a replica again.
  */
-export async function startRedisCluster(): Promise<RedisCluster> {
+export async function startRedisCluster(replicas = 1): Promise<RedisCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'mcp-cluster-'));
   const children: ReadyChild[] = [];
+  const paused = new Set<ReadyChild>();
   const destroy = async () => {
+    // A stopped process would only take SIGTERM once continued.
+    for (const child of paused) child.child.kill('SIGCONT');
     await Promise.all(children.map((child) => child.stop(2_000)));
     rmSync(dir, { recursive: true, force: true });
   };
   try {
     const taken = new Set<number>();
     const ports: number[] = [];
-    for (let i = 0; i < 6; i++) ports.push(await freeNodePort(taken));
+    const count = 3 * (1 + replicas);
+    for (let i = 0; i < count; i++) ports.push(await freeNodePort(taken));
     for (const port of ports) {
       children.push(
         await spawnReady(
@@ -135,15 +148,24 @@ export async function startRedisCluster(): Promise<RedisCluster> {
     }
     await run(
       'redis-cli',
-      ['--cluster', 'create', ...ports.map((port) => `127.0.0.1:${port}`), '--cluster-replicas', '1', '--cluster-yes'],
+      [
+        '--cluster',
+        'create',
+        ...ports.map((port) => `127.0.0.1:${port}`),
+        '--cluster-replicas',
+        String(replicas),
+        '--cluster-yes',
+      ],
       { timeout: 30_000 },
     );
     for (const port of ports) {
       await pollUntil(
-        `cluster node ${port} reports cluster_state:ok with six nodes`,
+        `cluster node ${port} reports cluster_state:ok with ${count} nodes`,
         async () => {
           const info = await clusterInfo(port);
-          return info && /cluster_state:ok/.test(info) && /cluster_known_nodes:6/.test(info) ? true : undefined;
+          return info && /cluster_state:ok/.test(info) && new RegExp(`cluster_known_nodes:${count}\\b`).test(info)
+            ? true
+            : undefined;
         },
         30_000,
         100,
@@ -182,7 +204,44 @@ export async function startRedisCluster(): Promise<RedisCluster> {
       killed.add(port);
       return port;
     };
-    return { nodes: ports.map((port) => ({ host: '127.0.0.1', port })), masterPorts, killMasterOf, destroy };
+    /** The first replica of the master that serves `key`'s hash slot. */
+    const replicaOf = async (key: string) => {
+      const alive = ports.filter((port) => !killed.has(port));
+      const slot = Number((await ask(alive, 'cluster', 'keyslot', key)).trim());
+      const masterPort = masterPortOf(await ask(alive, 'cluster', 'nodes'), slot);
+      if (masterPort === undefined) throw new Error(`No live master serves slot ${slot} of ${key}`);
+      // `slave0:ip=127.0.0.1,port=30001,state=online,offset=...,lag=0`
+      const port = Number(/^slave0:.*\bport=(\d+)/m.exec(await ask([masterPort], 'info', 'replication'))?.[1]);
+      const replica = children[ports.indexOf(port)];
+      if (!replica) throw new Error(`The master on ${masterPort} (slot ${slot} of ${key}) has no replica`);
+      return { port, masterPort, replica };
+    };
+    const killReplicaOf = async (key: string) => {
+      const { port, masterPort, replica } = await replicaOf(key);
+      const exited = new Promise((resolve) => replica.child.once('exit', resolve));
+      replica.child.kill('SIGKILL');
+      await exited;
+      paused.delete(replica);
+      killed.add(port);
+      return { port, masterPort };
+    };
+    const pauseReplicaOf = async (key: string) => {
+      const { port, masterPort, replica } = await replicaOf(key);
+      replica.child.kill('SIGSTOP');
+      paused.add(replica);
+      const resume = () => {
+        if (paused.delete(replica)) replica.child.kill('SIGCONT');
+      };
+      return { port, masterPort, resume };
+    };
+    return {
+      nodes: ports.map((port) => ({ host: '127.0.0.1', port })),
+      masterPorts,
+      killMasterOf,
+      pauseReplicaOf,
+      killReplicaOf,
+      destroy,
+    };
   } catch (error) {
     await destroy();
     throw error;

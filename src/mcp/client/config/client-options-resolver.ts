@@ -29,6 +29,11 @@ export interface McpResolvedQueueOptions {
   backoffMs: number;
   keepResultsMs: number;
   commandTimeoutMs: number;
+  /**
+   * Replicas that must acknowledge a call's at-most-once mark (`queue.markReplicas`); undefined
+   * when the option is absent: the Bull queue then decides by its connection (see `defaultMarkReplicas`).
+   */
+  markReplicas?: number;
   waitTimeoutMs: number;
 }
 
@@ -129,6 +134,7 @@ export function resolveClientOptions(
       backoffMs: queue.backoffMs,
       keepResultsMs: queue.keepResultsMs,
       commandTimeoutMs: queue.commandTimeoutMs,
+      ...(queue.markReplicas !== undefined ? { markReplicas: queue.markReplicas } : {}),
       waitTimeoutMs: client.waitTimeoutMs,
     },
   };

@@ -156,6 +156,21 @@ export declare namespace McpClientOptions {
      * @default 5000
      */
     commandTimeoutMs?: number;
+    /**
+     * Replicas that must hold a `tools/call`'s at-most-once mark before the call is sent, so that a
+     * failover to a replica cannot lose the mark and send the call a second time. The worker
+     * writes the mark on the master, then waits for replicas to acknowledge it (Redis `WAIT`,
+     * bounded by `commandTimeoutMs`). A number is strict: when fewer acknowledge in time, the mark
+     * is deleted and the call is not sent (`McpQueueUnavailableError`, `delivered: false`), also
+     * while the master has fewer replicas, as after a failover to the only one. `0` waits for none.
+     * Unset on a Sentinel group or a Cluster ("auto"): the worker asks the master (`ROLE`) for its
+     * connected replicas; with one or more it waits for one, strictly as above; with none it sends
+     * the call unacknowledged and logs a warning (at most once a minute), so calls go on after a
+     * failover. Left open there: a replica disconnected when the mark is written, promoted later.
+     * @default (auto on a Sentinel group or a Cluster, else 0)
+     * @minimum 0
+     */
+    markReplicas?: number;
   }
   /** User-delegated OAuth (`authorizationCode`) of the client. */
   export interface OAuth {

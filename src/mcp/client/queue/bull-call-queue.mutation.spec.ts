@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { EventEmitter } from 'node:events';
 import Redis from 'ioredis';
 import { TEST_REDIS_URL } from '../../../../test/support/redis';
@@ -34,15 +35,20 @@ afterAll(async () => {
 /** The part of a Bull queue the call queue uses: its Redis commands go to the real Redis, the rest is in memory. */
 class FakeBullQueue extends EventEmitter {
   static last: FakeBullQueue;
-  readonly client: EventEmitter & { status: string; set: jest.Mock; get: jest.Mock; del: jest.Mock } = Object.assign(
-    new EventEmitter(),
-    {
-      status: 'ready',
-      set: jest.fn((...args: unknown[]) => (redis.set as (...a: unknown[]) => Promise<unknown>)(...args)),
-      get: jest.fn((key: string) => redis.get(key)),
-      del: jest.fn((key: string) => redis.del(key)),
-    },
-  );
+  readonly client: EventEmitter & {
+    status: string;
+    set: jest.Mock;
+    get: jest.Mock;
+    del: jest.Mock;
+    duplicate: jest.Mock;
+  } = Object.assign(new EventEmitter(), {
+    status: 'ready',
+    set: jest.fn((...args: unknown[]) => (redis.set as (...a: unknown[]) => Promise<unknown>)(...args)),
+    get: jest.fn((key: string) => redis.get(key)),
+    del: jest.fn((key: string) => redis.del(key)),
+    // The connection of the marks' SET and WAIT: a real one to the same Redis.
+    duplicate: jest.fn((): unknown => new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 })),
+  });
   /** Bull's subscriber connection, which carries the global events. */
   readonly eclient = new EventEmitter();
   handler?: (job: unknown) => Promise<Record<string, unknown>>;
@@ -240,6 +246,329 @@ describe('BullCallQueue worker: the at-most-once mark', () => {
     });
     await run(job);
     expect(job.progress).toHaveBeenCalledWith({ server: 'srv', notification });
+  });
+});
+
+describe('BullCallQueue worker: marks that replicas must acknowledge (markReplicas)', () => {
+  /** One more replica than the test Redis has: its WAIT can only fall short. */
+  const moreThanThere = async () => Number(/connected_slaves:(\d+)/.exec(await redis.info('replication'))?.[1]) + 1;
+
+  it('on a single node with no markReplicas, writes the mark with SET NX alone: no WAIT, no second connection', async () => {
+    const { queue, bull, run } = worker(async (_job, attempt) => ({ claimed: await attempt.claim() }));
+    expect(queue.markReplicas).toBe(0);
+    await expect(run(fakeJob({ ...toolCall }))).resolves.toEqual({ claimed: true });
+    expect(bull.client.set).toHaveBeenCalledTimes(1);
+    expect(bull.client.duplicate).not.toHaveBeenCalled();
+  });
+
+  it('refuses the call when fewer replicas acknowledge within commandTimeoutMs, and deletes the mark', async () => {
+    const needed = await moreThanThere();
+    const errors: unknown[] = [];
+    const { queue, bull, name, run } = worker(
+      async (_job, attempt) => {
+        errors.push(await attempt.claim().catch((e: unknown) => e));
+        return {};
+      },
+      { markReplicas: needed, commandTimeoutMs: 100 },
+    );
+    try {
+      expect(queue.markReplicas).toBe(needed);
+      await run(fakeJob({ ...toolCall }));
+      expect(errors[0]).toBeInstanceOf(McpQueueUnavailableError);
+      expect(errors[0]).toMatchObject({ operation: 'at-most-once mark', delivered: false });
+      expect((errors[0] as Error).message).toBe(
+        `The call queue's Redis is unavailable (at-most-once mark): only ${needed - 1} of the ${needed} replica(s) ` +
+          'queue.markReplicas asks for acknowledged the mark within 100 ms; the call was not sent. Check that the ' +
+          "replicas of the queue's Redis are up and in sync (INFO replication on its master), or lower queue.markReplicas",
+      );
+      await expect(redis.exists(`pfx:${name}:mcp-attempted:7`)).resolves.toBe(0);
+      // SET and WAIT went on the connection of the marks, not on the queue's.
+      expect(bull.client.duplicate).toHaveBeenCalledTimes(1);
+      expect(bull.client.set).not.toHaveBeenCalled();
+    } finally {
+      await queue.close();
+    }
+  });
+
+  it('refuses the claim of a job an earlier attempt marked, and leaves that mark alone', async () => {
+    const { queue, name, run } = worker(async (_job, attempt) => ({ claimed: await attempt.claim() }), {
+      markReplicas: await moreThanThere(),
+      commandTimeoutMs: 100,
+    });
+    try {
+      await redis.set(`pfx:${name}:mcp-attempted:7`, 'an earlier worker');
+      await expect(run(fakeJob({ ...toolCall }))).resolves.toEqual({ claimed: false });
+      await expect(redis.get(`pfx:${name}:mcp-attempted:7`)).resolves.toBe('an earlier worker');
+    } finally {
+      await queue.close();
+    }
+  });
+
+  it('refuses the call when the SET and WAIT are not answered in time, and deletes the mark their late answer wrote', async () => {
+    let answer!: (replies: unknown) => void;
+    const marks = {
+      status: 'ready',
+      on: jest.fn(),
+      disconnect: jest.fn(),
+      del: jest.fn(async () => 1),
+      pipeline: jest.fn(() => {
+        const chain: { set: jest.Mock; wait: jest.Mock; exec: jest.Mock } = {
+          set: jest.fn((): unknown => chain),
+          wait: jest.fn((): unknown => chain),
+          exec: jest.fn(() => new Promise((resolve) => (answer = resolve))),
+        };
+        return chain;
+      }),
+    };
+    const errors: unknown[] = [];
+    const { queue, bull, name, run } = worker(
+      async (_job, attempt) => {
+        errors.push(await attempt.claim().catch((e: unknown) => e));
+        return {};
+      },
+      { markReplicas: 1, commandTimeoutMs: 20 },
+    );
+    expect(bull.client.duplicate).toHaveBeenCalledTimes(1);
+    // The worker opened its connection at start: this test swaps in one that answers late.
+    const opened = bull.client.duplicate.mock.results[0].value as Redis;
+    opened.disconnect();
+    (queue as unknown as { marks: unknown }).marks = marks;
+    await run(fakeJob({ ...toolCall }));
+    expect(errors[0]).toBeInstanceOf(McpQueueUnavailableError);
+    expect(errors[0]).toMatchObject({
+      operation: 'at-most-once mark',
+      reason:
+        'the mark and its WAIT for 1 replica(s) were not answered within 40 ms (the marks of one process wait ' +
+        "one after the other); the call was not sent. Check that the replicas of the queue's Redis are up and " +
+        'in sync (INFO replication on its master), or lower queue.markReplicas',
+      delivered: false,
+    });
+    const chain = marks.pipeline.mock.results[0].value as { set: jest.Mock; wait: jest.Mock };
+    expect(chain.set).toHaveBeenCalledWith(`pfx:${name}:mcp-attempted:7`, String(process.pid), 'EX', 91, 'NX');
+    expect(chain.wait).toHaveBeenCalledWith(1, 20);
+    expect(marks.del).not.toHaveBeenCalled();
+    answer([
+      [null, 'OK'],
+      [null, 0],
+    ]);
+    await until(() => marks.del.mock.calls.length > 0, 'the late mark to be deleted');
+    expect(marks.del).toHaveBeenCalledWith(`pfx:${name}:mcp-attempted:7`);
+    await queue.close();
+    expect(marks.disconnect).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('BullCallQueue worker: marks on a Cluster whose slot moved', () => {
+  it('reloads the slot table and sends the mark once more when the SET comes back MOVED (the WAIT is never redirected)', async () => {
+    const moved = Object.assign(new Error('MOVED 8356 127.0.0.1:30001'), { name: 'ReplyError' });
+    const answers: unknown[] = [
+      [
+        [moved, null],
+        [null, 1],
+      ],
+      [
+        [null, 'OK'],
+        [null, 1],
+      ],
+    ];
+    const marks = {
+      isCluster: true,
+      status: 'ready',
+      on: jest.fn(),
+      disconnect: jest.fn(),
+      del: jest.fn(async () => 1),
+      refreshSlotsCache: jest.fn((done: () => void) => done()),
+      pipeline: jest.fn(() => {
+        const chain: { set: jest.Mock; wait: jest.Mock; exec: jest.Mock } = {
+          set: jest.fn((): unknown => chain),
+          wait: jest.fn((): unknown => chain),
+          exec: jest.fn(async () => answers.shift()),
+        };
+        return chain;
+      }),
+    };
+    const { queue, bull, run } = worker(async (_job, attempt) => ({ claimed: await attempt.claim() }), {
+      markReplicas: 1,
+    });
+    (bull.client.duplicate.mock.results[0].value as Redis).disconnect();
+    (queue as unknown as { marks: unknown }).marks = marks;
+    await expect(run(fakeJob({ ...toolCall }))).resolves.toEqual({ claimed: true });
+    expect(marks.refreshSlotsCache).toHaveBeenCalledTimes(1);
+    expect(marks.pipeline).toHaveBeenCalledTimes(2);
+    expect(marks.del).not.toHaveBeenCalled();
+    await queue.close();
+  });
+});
+
+describe("BullCallQueue worker: marks with markReplicas unset on a replicated Redis ('auto')", () => {
+  /** A worker whose queue is in auto mode (the default on Sentinel or a Cluster), on the real test Redis. */
+  const autoWorker = (process: Parameters<typeof worker>[0], overrides: Partial<McpResolvedQueueOptions> = {}) => {
+    const made = worker(process, overrides);
+    Object.assign(made.queue, { markReplicas: 'auto' });
+    return made;
+  };
+  /** A marks connection whose pipelines answer `answers`, one per pipeline; each pipeline's commands are recorded. */
+  const fakeMarks = (answers: Replies[]) => {
+    const chains: Array<Record<'set' | 'role' | 'get' | 'wait', jest.Mock>> = [];
+    return {
+      chains,
+      status: 'ready',
+      on: jest.fn(),
+      disconnect: jest.fn(),
+      del: jest.fn(async () => 1),
+      pipeline: jest.fn(() => {
+        const chain = {
+          set: jest.fn((): unknown => chain),
+          role: jest.fn((): unknown => chain),
+          get: jest.fn((): unknown => chain),
+          wait: jest.fn((): unknown => chain),
+          exec: jest.fn(async () => answers.shift()),
+        };
+        chains.push(chain);
+        return chain;
+      }),
+    };
+  };
+  type Replies = Array<[Error | null, unknown]>;
+  const pid = String(process.pid);
+  const oneReplica = ['master', 10, [['127.0.0.1', '6380', '10']]];
+  const claiming = () => {
+    const outcomes: unknown[] = [];
+    return {
+      outcomes,
+      process: async (_job: McpCallJob, attempt: McpCallAttempt) => {
+        outcomes.push(await attempt.claim().catch((error: unknown) => error));
+        return {};
+      },
+    };
+  };
+
+  it('with no replica listed by the master (ROLE), writes the mark and sends the call unacknowledged, warning once a minute', async () => {
+    expect(await redis.role()).toEqual(['master', expect.any(Number), []]);
+    const warnings: string[] = [];
+    const warned = jest
+      .spyOn(Logger.prototype, 'warn')
+      .mockImplementation((message: unknown) => void warnings.push(String(message)));
+    const now = jest.spyOn(Date, 'now');
+    const { queue, bull, name, run } = autoWorker(async (_job, attempt) => ({ claimed: await attempt.claim() }));
+    try {
+      await expect(run(fakeJob({ ...toolCall }))).resolves.toEqual({ claimed: true });
+      await expect(redis.get(`pfx:${name}:mcp-attempted:7`)).resolves.toBe(pid);
+      expect(bull.client.set).not.toHaveBeenCalled();
+      await expect(run({ ...fakeJob({ ...toolCall }), id: 8 })).resolves.toEqual({ claimed: true });
+      expect(warnings).toEqual([
+        `Queue "${name}": the master of the queue's Redis lists no connected replica, so the at-most-once marks ` +
+          'of tools/call are not replicated: should it fail now, a call could be sent a second time. Calls are ' +
+          'sent meanwhile (queue.markReplicas is unset); set queue.markReplicas to 1 to refuse them instead. ' +
+          'Logged at most once a minute.',
+      ]);
+      const later = Date.now() + 60_000;
+      now.mockReturnValue(later);
+      await expect(run({ ...fakeJob({ ...toolCall }), id: 9 })).resolves.toEqual({ claimed: true });
+      expect(warnings).toHaveLength(2);
+    } finally {
+      warned.mockRestore();
+      now.mockRestore();
+      await queue.close();
+    }
+  });
+
+  it('with a replica listed, sends SET and ROLE, then GET and WAIT 1 on the same connection, and sends the call once it acknowledged', async () => {
+    const marks = fakeMarks([
+      [
+        [null, 'OK'],
+        [null, oneReplica],
+      ],
+      [
+        [null, pid],
+        [null, 1],
+      ],
+    ]);
+    const { queue, name, run } = autoWorker(async (_job, attempt) => ({ claimed: await attempt.claim() }));
+    Object.assign(queue, { marks });
+    await expect(run(fakeJob({ ...toolCall }))).resolves.toEqual({ claimed: true });
+    const key = `pfx:${name}:mcp-attempted:7`;
+    expect(marks.chains[0].set).toHaveBeenCalledWith(key, pid, 'EX', 91, 'NX');
+    expect(marks.chains[0].role).toHaveBeenCalledTimes(1);
+    expect(marks.chains[0].wait).not.toHaveBeenCalled();
+    expect(marks.chains[1].get).toHaveBeenCalledWith(key);
+    expect(marks.chains[1].wait).toHaveBeenCalledWith(1, 1000);
+    expect(marks.del).not.toHaveBeenCalled();
+    await queue.close();
+  });
+
+  it('with a replica listed that does not acknowledge, refuses the call and deletes the mark', async () => {
+    const marks = fakeMarks([
+      [
+        [null, 'OK'],
+        [null, oneReplica],
+      ],
+      [
+        [null, pid],
+        [null, 0],
+      ],
+    ]);
+    const { outcomes, process } = claiming();
+    const { queue, name, run } = autoWorker(process);
+    Object.assign(queue, { marks });
+    await run(fakeJob({ ...toolCall }));
+    expect(outcomes[0]).toBeInstanceOf(McpQueueUnavailableError);
+    expect(outcomes[0]).toMatchObject({
+      operation: 'at-most-once mark',
+      delivered: false,
+      reason:
+        'only 0 of the 1 replica(s) waited for (the master lists 1 connected) acknowledged the mark within 1000 ms; ' +
+        "the call was not sent. Check that the replicas of the queue's Redis are up and in sync (INFO replication " +
+        'on its master), or set queue.markReplicas to 0 to send calls without waiting',
+    });
+    expect(marks.del).toHaveBeenCalledWith(`pfx:${name}:mcp-attempted:7`);
+    await queue.close();
+  });
+
+  it('refuses the call when the mark is not on the master its WAIT went to (a failover between), deleting nothing', async () => {
+    const marks = fakeMarks([
+      [
+        [null, 'OK'],
+        [null, oneReplica],
+      ],
+      [
+        [null, null],
+        [null, 1],
+      ],
+    ]);
+    const { outcomes, process } = claiming();
+    const { queue, run } = autoWorker(process);
+    Object.assign(queue, { marks });
+    await run(fakeJob({ ...toolCall }));
+    expect(outcomes[0]).toMatchObject({
+      operation: 'at-most-once mark',
+      delivered: false,
+      reason: 'the mark was not on the master its WAIT went to (a failover between them?); the call was not sent',
+    });
+    expect(marks.del).not.toHaveBeenCalled();
+    await queue.close();
+  });
+
+  it('waits for one replica when ROLE fails, and says so when none acknowledges', async () => {
+    const marks = fakeMarks([
+      [
+        [null, 'OK'],
+        [new Error("NOPERM this user has no permissions to run the 'role' command"), null],
+      ],
+      [
+        [null, pid],
+        [null, 0],
+      ],
+    ]);
+    const { outcomes, process } = claiming();
+    const { queue, run } = autoWorker(process);
+    Object.assign(queue, { marks });
+    await run(fakeJob({ ...toolCall }));
+    expect(marks.chains[1].wait).toHaveBeenCalledWith(1, 1000);
+    expect((outcomes[0] as Error).message).toContain(
+      "only 0 of the 1 replica(s) waited for (ROLE did not say how many the master has: NOPERM this user has no permissions to run the 'role' command) acknowledged",
+    );
+    await queue.close();
   });
 });
 
