@@ -191,15 +191,16 @@ describe('McpDrainService', () => {
     const { port } = server.address() as { port: number };
     const adapter = { getHttpServer: () => server, close: () => new Promise((resolve) => server.close(resolve)) };
     const service = new McpDrainService({ httpAdapter: adapter } as unknown as HttpAdapterHost);
-    service.register('m', 300, 50);
+    service.register('m', 300, 200);
     service.onApplicationBootstrap();
-    let settled = false;
-    const drained = service.drain().then(() => (settled = true));
+    const drained = service.drain();
 
     // A caller that connects again as soon as it is refused, bounded in count: the drain's
     // refusals never stop, so it runs to its deadline, then holds the refusal the caller waits on.
+    // The caller goes on until a refusal reaches it with the listener closed, even when the drain
+    // settled while it was connecting (a busy machine can stall it for longer than the quiet period).
     const listeningAtRelease: boolean[] = [];
-    for (let n = 0; n < 10_000 && !settled; n++) {
+    for (let n = 0; n < 10_000; n++) {
       service.refused();
       await service.beforeRefusing();
       listeningAtRelease.push(server.listening);
