@@ -8,7 +8,7 @@
  * TypeScript is compiled for Jest by SWC (`@swc/jest`), file by file, as tsconfig.json would emit
  * it: CommonJS, ES2022 (class fields defined as the spec says, tsc's default for that target),
  * legacy decorators with their `design:*` metadata for Nest's dependency injection. It checks no
- * types: `npm test` runs `tsc` over the specs and suites first (`typecheck:tests`). Coverage is
+ * types: `npm test` runs `tsc` over the specs and suites beside it (`typecheck-and-lint`). Coverage is
  * Jest's own (babel-plugin-istanbul over the output, mapped back through its source map).
  */
 /**

@@ -1,10 +1,11 @@
 #!/usr/bin/env node
-// The static checks of `npm test`, before Jest: the npm scripts below, in two lanes side by side.
-// ESLint (type-aware, one process, the longest check by far) runs alone in one lane; the other
-// checks run one after another in the second lane, so that two cores each run one check at a time.
-// Every check runs, whatever another one answers. Each check's output is kept and printed in one
-// piece when it ends, under a line with its name, exit code and time; the script exits 1 when any
-// check failed (after all ended), and lists the failed ones last.
+// The static checks of `npm test`, beside Jest: the npm scripts below, in two lanes side by side.
+// The type check and ESLint (one process over one TypeScript program, scripts/typecheck-and-lint.js,
+// the longest check by far) run alone in one lane; the other checks run one after another in the
+// second lane, so that two cores each run one check at a time. Every check runs, whatever another
+// one answers. Each check's output is kept and printed in one piece when it ends, under a line with
+// its name, exit code and time; the script exits 1 when any check failed (after all ended), and
+// lists the failed ones last.
 //
 //   node scripts/run-checks.js            all checks
 //   node scripts/run-checks.js --serial   the same checks, one at a time (one lane)
@@ -12,7 +13,7 @@
 
 const { spawn } = require('node:child_process');
 
-const LANES = [['lint'], ['lint:deps', 'lint:names', 'options:check', 'typecheck:tests', 'format:check']];
+const LANES = [['typecheck-and-lint'], ['lint:deps', 'lint:names', 'options:check', 'format:check']];
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 

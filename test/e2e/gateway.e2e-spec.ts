@@ -157,7 +157,9 @@ describe('McpGatewayModule: one mount fronting server-everything over stdio and 
             },
             { server: 'sdk', deny: ['secret'] },
           ],
-          refreshIntervalMs: 1000,
+          // Short enough for the test of a tool the upstream adds unannounced; each refresh spawns
+          // server-everything (a stdio server spawned per call), so not much shorter.
+          refreshIntervalMs: 4000,
         }),
       ],
       providers: [OwnTools],

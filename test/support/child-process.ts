@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
@@ -78,11 +79,41 @@ export function spawnReady(
   });
 }
 
-/** A loopback port nothing listens on right now (bound once, then released). */
-export async function freeLoopbackPort(): Promise<number> {
+/** Whether `port` can be bound on loopback right now. */
+export async function loopbackPortFree(port: number): Promise<boolean> {
   const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
+  return new Promise((resolve) => {
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+  });
+}
+
+/**
+ * The first port of the kernel's ephemeral range: outgoing connections take their local port from
+ * that range, and so does `listen(0)`.
+ */
+export function ephemeralPortsStart(): number {
+  try {
+    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
+/** The lowest port the helpers below pick. */
+const LOWEST_TEST_PORT = 10_000;
+
+/**
+ * A loopback port nothing listens on right now, below the ephemeral range: a server that a test
+ * stops and starts again on its port (a private PostgreSQL or Redis) finds it free again, where a
+ * port of the ephemeral range may meanwhile have become the local port of some outgoing
+ * connection of the busy machine. `below` bounds it further (a Redis Cluster node also needs the
+ * port 10000 above its own).
+ */
+export async function freeLoopbackPort(below = ephemeralPortsStart()): Promise<number> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = LOWEST_TEST_PORT + Math.floor(Math.random() * (below - LOWEST_TEST_PORT));
+    if (await loopbackPortFree(port)) return port;
+  }
+  throw new Error(`No free loopback port between ${LOWEST_TEST_PORT} and ${below}`);
 }

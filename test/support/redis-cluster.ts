@@ -1,10 +1,9 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { spawnReady, type ReadyChild } from './child-process';
+import { ephemeralPortsStart, freeLoopbackPort, loopbackPortFree, spawnReady, type ReadyChild } from './child-process';
 import { pollUntil } from './polling';
 
 const run = promisify(execFile);
@@ -32,24 +31,15 @@ export interface RedisCluster {
   destroy(): Promise<void>;
 }
 
-/** Whether `port` can be bound on loopback right now. */
-async function portFree(port: number): Promise<boolean> {
-  const probe = createServer();
-  return new Promise((resolve) => {
-    probe.once('error', () => resolve(false));
-    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
-  });
-}
-
 /**
  * A port whose cluster bus port (the port + 10000) is free too, and that no other node of this
- * cluster took: a cluster node listens on both.
+ * cluster took: a cluster node listens on both, the bus port below the ephemeral range too.
  */
 async function freeNodePort(taken: Set<number>): Promise<number> {
   for (let attempt = 0; attempt < 200; attempt++) {
-    const port = 20_000 + Math.floor(Math.random() * 30_000);
+    const port = await freeLoopbackPort(ephemeralPortsStart() - 10_000);
     if (taken.has(port) || taken.has(port + 10_000) || taken.has(port - 10_000)) continue;
-    if ((await portFree(port)) && (await portFree(port + 10_000))) {
+    if (await loopbackPortFree(port + 10_000)) {
       taken.add(port);
       return port;
     }

@@ -1,16 +1,11 @@
-import { createServer } from 'node:net';
+import { freeLoopbackPort } from '../../support/child-process';
 
-/** A TCP port on 127.0.0.1 that was free a moment ago (the OS picks it). */
+/**
+ * A TCP port on 127.0.0.1 that was free a moment ago, below the ephemeral range (see
+ * `freeLoopbackPort`): the servers of these suites stop and start again on their port.
+ */
 export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
+  return freeLoopbackPort();
 }
 
 /** Polls `check` until it returns a value other than undefined, or throws after `timeoutMs`. */

@@ -66,7 +66,9 @@ function postmasterPid(dir: string): number | null {
 export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const dir = mkdtempSync(join(tmpdir(), 'mcp-faults-pg-'));
   giveToPostgres(dir);
-  const port = await freePort();
+  // A port that was free a moment ago may be taken by the time the postmaster binds it (another
+  // process's outgoing connection can get it as its local port): the first start tries another.
+  let port = await freePort();
   const data = join(dir, 'data');
   let running = false;
   let frozen = false;
@@ -97,7 +99,15 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   let dataSource: DataSource | undefined;
   try {
     asPostgres('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync']);
-    await start();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await start();
+        break;
+      } catch (error) {
+        if (attempt >= 3 || !/could not bind|address already in use/i.test(serverLog(dir))) throw error;
+        port = await freePort();
+      }
+    }
     const admin = new Client({ connectionString: `postgres://postgres@127.0.0.1:${port}/postgres` });
     await admin.connect();
     await admin.query('CREATE DATABASE test');
@@ -126,13 +136,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
         frozen = true;
       },
       thaw,
-      log: () => {
-        try {
-          return readFileSync(join(dir, 'log'), 'utf8');
-        } catch {
-          return '';
-        }
-      },
+      log: () => serverLog(dir),
       async destroy() {
         if (frozen) thaw();
         if (ds.isInitialized) await ds.destroy().catch(() => undefined);
@@ -153,7 +157,19 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
         // already gone
       }
     }
+    // The directory goes, and the server's log with it: the error keeps the log's last lines.
+    const log = serverLog(dir).trimEnd().split('\n').slice(-20).join('\n');
     rmSync(dir, { recursive: true, force: true });
+    if (error instanceof Error && log) error.message += `\nThe private PostgreSQL's log ends with:\n${log}`;
     throw error;
+  }
+}
+
+/** The cluster's server log so far ('' when there is none). */
+function serverLog(dir: string): string {
+  try {
+    return readFileSync(join(dir, 'log'), 'utf8');
+  } catch {
+    return '';
   }
 }
