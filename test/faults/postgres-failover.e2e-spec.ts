@@ -8,6 +8,7 @@ import { FixtureTools, fixtureAuth } from '../fixtures/fixture-tools';
 import { createHttpApp } from '../support/http-app';
 import { callRequest, openSession, post, versionHeader } from '../support/mcp-wire';
 import { startPostgresPair, type PostgresPair } from '../support/postgres-pair';
+import { freePort } from './support/free-port';
 import { RecordingLogger, type FaultApp } from './support/fault-app';
 import { pollUntil } from './support/free-port';
 import { startLoad, type LoadAnswer } from './support/load-driver';
@@ -35,7 +36,7 @@ describe('PostgreSQL failover to a promoted synchronous standby', () => {
   const sessions: string[] = [];
 
   beforeAll(async () => {
-    pair = await startPostgresPair({ primaryPort: 55410, standbyPort: 55411, sync: true });
+    pair = await startPostgresPair({ primaryPort: await freePort(), standbyPort: await freePort(), sync: true });
     const moduleRef = await Test.createTestingModule({
       imports: [
         TypeOrmModule.forRoot({

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -108,7 +108,19 @@ export async function startPostgresPair(options: {
       destroy,
     };
   } catch (error) {
+    // The directory goes, and the servers' logs with it: the error keeps their last lines.
+    const logs = [primary, standby]
+      .map((data) => {
+        try {
+          const lines = readFileSync(`${data}.log`, 'utf8').trimEnd().split('\n').slice(-20).join('\n');
+          return lines ? `\n${data}.log ends with:\n${lines}` : '';
+        } catch {
+          return '';
+        }
+      })
+      .join('');
     await destroy();
+    if (error instanceof Error && logs) error.message += logs;
     throw error;
   }
 }
