@@ -6,8 +6,7 @@
  */
 /**
  * TypeScript is compiled for Jest by SWC (`@swc/jest`), file by file, as tsconfig.json would emit
- * it: CommonJS, ES2022 (class fields defined as the spec says, tsc's default for that target),
- * legacy decorators with their `design:*` metadata for Nest's dependency injection. It checks no
+ * it (test/support/swc-options.js, which the child processes of the suites use too). It checks no
  * types: `npm test` runs `tsc` over the specs and suites beside it (`typecheck-and-lint`). Coverage is
  * Jest's own (babel-plugin-istanbul over the output, mapped back through its source map).
  */
@@ -27,20 +26,7 @@ if (COVERAGE) {
   );
 }
 
-const swcTypeScript = [
-  '@swc/jest',
-  {
-    swcrc: false,
-    jsc: {
-      parser: { syntax: 'typescript', decorators: true },
-      target: 'es2022',
-      keepClassNames: true,
-      transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: true },
-    },
-    module: { type: 'commonjs' },
-    sourceMaps: 'inline',
-  },
-];
+const swcTypeScript = ['@swc/jest', require('./test/support/swc-options')];
 
 /**
  * jose 6 (the JWT verifier's library), oidc-provider 9 (an authorization server's library) and

@@ -1,70 +1,31 @@
 /**
  * `node -r <this file> fixture.ts`: runs the TypeScript of a child process the suites spawn (the
- * example app, worker apps, fixture servers), like `ts-node/register/transpile-only` (the same
- * per-file `transpileModule` with the repository's compiler options), but with the output cached
- * on disk by content. Every child of a run loads the same few hundred files of src/mcp: ts-node
- * transpiles all of them again in each child (seconds of CPU per spawn), this does it once and
- * later children do not even load the compiler. The cache key covers the file's path and text,
- * the compiler options and the TypeScript version, so an edited file is transpiled again.
- * TS_NODE_PROJECT picks the tsconfig, as for ts-node (default: the repository's tsconfig.json).
+ * example app, worker apps, fixture servers), compiled file by file by SWC with the options Jest
+ * compiles the suites with (swc-options.js: CommonJS, ES2022, legacy decorators with their
+ * metadata, an inline source map for the stack traces), so a spawned app runs the code an
+ * in-process one runs. No types are checked (`npm test` does that beside Jest). The output is
+ * cached on disk by content: every child of a run loads the same few hundred files of src/mcp, and
+ * only the first one compiles them. The cache key covers the file's path and text, the options and
+ * the SWC version, so an edited file is compiled again.
  */
 'use strict';
 
 const { createHash } = require('node:crypto');
 const { mkdirSync, readFileSync, renameSync, writeFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
-const { join, resolve, sep } = require('node:path');
+const { join, sep } = require('node:path');
+const SWC_OPTIONS = require('./swc-options');
 
-const ROOT = resolve(__dirname, '..', '..');
-const PROJECT = process.env.TS_NODE_PROJECT ? resolve(process.env.TS_NODE_PROJECT) : join(ROOT, 'tsconfig.json');
 const CACHE = join(
   tmpdir(),
   `durable-mcp-ts-cache-${typeof process.getuid === 'function' ? process.getuid() : 'user'}`,
 );
 
-let typescript;
-let compilerOptions;
-/** The compiler and the project's options, loaded on the first file the cache does not have. */
-function compiler() {
-  if (!typescript) {
-    typescript = require('typescript');
-    const { config, error } = typescript.readConfigFile(PROJECT, typescript.sys.readFile);
-    if (error) throw new Error(typescript.flattenDiagnosticMessageText(error.messageText, '\n'));
-    const parsed = typescript.parseJsonConfigFileContent(config, typescript.sys, ROOT, undefined, PROJECT);
-    compilerOptions = { ...parsed.options };
-    // As ts-node does: JavaScript and an inline source map (for the stack traces), no declarations, no output files.
-    for (const option of [
-      'out',
-      'outFile',
-      'outDir',
-      'rootDir',
-      'composite',
-      'declaration',
-      'declarationDir',
-      'declarationMap',
-      'emitDeclarationOnly',
-      'incremental',
-      'tsBuildInfoFile',
-      'noEmit',
-      'sourceMap',
-    ]) {
-      delete compilerOptions[option];
-    }
-    compilerOptions.inlineSourceMap = true;
-    compilerOptions.inlineSources = true;
-  }
-  return typescript;
-}
-
-/** What decides the output besides the file itself: the tsconfig's text and the installed TypeScript. */
-const settingsKey = (() => {
-  const hash = createHash('sha256');
-  hash.update(readFileSync(PROJECT));
-  // tsconfig.spec.json extends tsconfig.json: both count.
-  hash.update(readFileSync(join(ROOT, 'tsconfig.json')));
-  hash.update(readFileSync(require.resolve('typescript/package.json')));
-  return hash.digest('hex');
-})();
+/** What decides the output besides the file itself: the options and the installed SWC. */
+const settingsKey = createHash('sha256')
+  .update(JSON.stringify(SWC_OPTIONS))
+  .update(readFileSync(require.resolve('@swc/core/package.json')))
+  .digest('hex');
 
 function transpile(source, filename) {
   const key = createHash('sha256')
@@ -80,12 +41,7 @@ function transpile(source, filename) {
   } catch {
     // not cached yet
   }
-  const ts = compiler();
-  const output = ts.transpileModule(source, {
-    fileName: filename,
-    compilerOptions,
-    reportDiagnostics: false,
-  }).outputText;
+  const output = require('@swc/core').transformSync(source, { ...SWC_OPTIONS, filename }).code;
   // Written under a private name, then renamed: a concurrent reader sees the whole file or none.
   mkdirSync(CACHE, { recursive: true });
   const partial = `${cached}.${process.pid}.tmp`;
