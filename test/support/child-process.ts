@@ -4,8 +4,8 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 
 /**
- * `node -r TS_REGISTER file.ts` runs a TypeScript child (ts-register.js: ts-node's transpile-only
- * output, cached on disk, so only the first child of a run pays for transpiling src/mcp).
+ * `node -r TS_REGISTER file.ts` runs a TypeScript child (ts-register.js: compiled by SWC with the
+ * options Jest uses, cached on disk, so only the first child of a run compiles src/mcp).
  */
 export const TS_REGISTER = join(__dirname, 'ts-register.js');
 
