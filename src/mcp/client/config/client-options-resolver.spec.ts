@@ -1,11 +1,19 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
 import { resolveClientOptions } from './client-options-resolver';
 
+/** The directories serversFile made, removed after the suite. */
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+
 function serversFile(document: unknown): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'mcp-servers-')), 'mcp.json');
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-servers-'));
+  made.push(dir);
+  const file = join(dir, 'mcp.json');
   writeFileSync(file, typeof document === 'string' ? document : JSON.stringify(document));
   return file;
 }
