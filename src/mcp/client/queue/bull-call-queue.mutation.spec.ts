@@ -822,6 +822,58 @@ describe('BullCallQueue waiters', () => {
     expect(queue.waiting).toBe(0);
   });
 
+  it('reads the calls waited for again once the subscription is back: an outcome published while it was down is not missed', async () => {
+    const { queue, bull } = worker(async () => ({}), { worker: false });
+    storedJob(bull, '20', 'active');
+    const before = queue.wait('20').catch((e: unknown) => e);
+    await until(() => queue.waiting === 1, 'the first waiter');
+    bull.eclient.emit('close');
+    expect(await before).toBeInstanceOf(McpQueueUnavailableError);
+    // Callers that came while the subscription was down; their calls end before it is back.
+    const done = storedJob(bull, '21', 'active');
+    const failed = storedJob(bull, '22', 'active');
+    const running = storedJob(bull, '23', 'active');
+    const waits = [
+      queue.wait('21'),
+      queue.wait('22').catch((e: unknown) => e),
+      queue.wait('23', 200).catch((e: unknown) => e),
+    ];
+    await until(() => queue.waiting === 3, 'three waiters');
+    Object.assign(done, { state: 'completed', returnvalue: { missed: false } });
+    Object.assign(failed, {
+      state: 'failed',
+      data: { ...toolCall, failure: { name: 'McpTransportError', message: 'reset', delivered: true, fields: {} } },
+    });
+    bull.eclient.emit('ready');
+    await expect(waits[0]).resolves.toEqual({ missed: false });
+    expect(await waits[1]).toMatchObject({ message: 'reset', delivered: true });
+    // A call still running goes on waiting for its event.
+    expect(queue.waiting).toBe(1);
+    bull.emit('global:completed', '23', JSON.stringify({ late: true }));
+    await expect(waits[2]).resolves.toEqual({ late: true });
+    expect(running.state).toBe('active');
+  });
+
+  it('refuses at once a call waited for whose job the queue lost while the subscription was down (a failover)', async () => {
+    const { queue, bull } = worker(async () => ({}), { worker: false });
+    storedJob(bull, '24', 'active');
+    const before = queue.wait('24').catch((e: unknown) => e);
+    await until(() => queue.waiting === 1, 'the first waiter');
+    bull.eclient.emit('close');
+    expect(await before).toBeInstanceOf(McpQueueUnavailableError);
+    // The caller waits again while the subscription is down; the failover loses the job meanwhile.
+    const wait = queue.wait('24', 60_000).catch((e: unknown) => e);
+    await until(() => queue.waiting === 1, 'the second waiter');
+    bull.jobs.delete('24');
+    bull.eclient.emit('ready');
+    // Refused as soon as the subscription is back, not at the 60 s deadline (McpCallWaitTimeoutError).
+    const error = await wait;
+    expect(error).toBeInstanceOf(McpQueueUnavailableError);
+    expect(error).toMatchObject({ delivered: true });
+    expect((error as Error).message).toContain('no longer holds call 24');
+    expect(queue.waiting).toBe(0);
+  });
+
   it('bounds a Redis command by commandTimeoutMs; a read that timed out had no effect (delivered: false)', async () => {
     const { queue, bull } = worker(async () => ({}), { worker: false, commandTimeoutMs: 20 });
     bull.getJob = () => new Promise(() => undefined);

@@ -425,18 +425,54 @@ export class BullCallQueue implements McpCallQueue {
       this.queue.on('global:failed', (jobId: string) => this.settle(String(jobId), { ok: false }));
       // The outcome messages come on the subscriber connection (Bull's `eclient`, not in its
       // types): while it reconnects (on a Cluster, a node of its own) they are lost.
-      (this.queue as unknown as { eclient: EventEmitter }).eclient.on('close', () =>
+      const eclient = (this.queue as unknown as { eclient: EventEmitter }).eclient;
+      let lost = false;
+      eclient.on('close', () => {
+        lost = true;
         this.failWaiters(
           new McpQueueUnavailableError(
             'wait',
             'the subscription to outcomes was lost; the call may still run, read getCallResult later',
             true,
           ),
-        ),
-      );
+        );
+      });
+      // A caller that came while the subscription was down waits for an outcome that may have
+      // been published before it was back: once it is, every call waited for is read again.
+      eclient.on('ready', () => {
+        if (!lost) return;
+        lost = false;
+        void this.readWaitedCalls();
+      });
       await registered;
     })();
     return this.listening;
+  }
+
+  /**
+   * Settles the waiters of each call that is over; a call whose job the queue no longer holds (a
+   * failover lost the write that added it) is refused now rather than at the caller's deadline.
+   * Any other answer leaves the wait to its deadline.
+   */
+  private async readWaitedCalls(): Promise<void> {
+    for (const id of [...this.waiters.keys()]) {
+      try {
+        const job = await this.job(id);
+        const state = await this.command('wait', true, () => job.getState());
+        if (state === 'completed') this.settle(id, { ok: true, value: (await this.job(id)).returnvalue });
+        else if (state === 'failed') this.settle(id, { ok: false });
+      } catch (error) {
+        if (!(error instanceof McpCallNotFoundError)) continue;
+        this.settle(id, {
+          ok: false,
+          error: new McpQueueUnavailableError(
+            'wait',
+            `the queue no longer holds call ${id} (a Redis failover lost it); it may have run before, read getCallResult later`,
+            true,
+          ),
+        });
+      }
+    }
   }
 
   /** Number of callers waiting for an outcome (for tests and metrics). */
