@@ -457,10 +457,9 @@ export class BullCallQueue implements McpCallQueue {
   private async readWaitedCalls(): Promise<void> {
     for (const id of [...this.waiters.keys()]) {
       try {
-        const job = await this.job(id);
-        const state = await this.command('wait', true, () => job.getState());
-        if (state === 'completed') this.settle(id, { ok: true, value: (await this.job(id)).returnvalue });
-        else if (state === 'failed') this.settle(id, { ok: false });
+        const current = await this.state(id);
+        if (current.state === 'completed') this.settle(id, { ok: true, value: current.result });
+        else if (current.state === 'failed') this.settle(id, { ok: false, error: current.error });
       } catch (error) {
         if (!(error instanceof McpCallNotFoundError)) continue;
         this.settle(id, {
