@@ -443,6 +443,16 @@ describe("BullCallQueue worker: marks with markReplicas unset on a replicated Re
     };
   };
 
+  /** An auto worker whose marks connection answers `answers`, claiming one call: what the claim gave. */
+  const claimWith = async (answers: Replies[]) => {
+    const marks = fakeMarks(answers);
+    const { outcomes, process } = claiming();
+    const { queue, name, run } = autoWorker(process);
+    Object.assign(queue, { marks });
+    await run(fakeJob({ ...toolCall }));
+    return { outcomes, marks, queue, name };
+  };
+
   it('with no replica listed by the master (ROLE), writes the mark and sends the call unacknowledged, warning once a minute', async () => {
     expect(await redis.role()).toEqual(['master', expect.any(Number), []]);
     const warnings: string[] = [];
@@ -498,7 +508,7 @@ describe("BullCallQueue worker: marks with markReplicas unset on a replicated Re
   });
 
   it('with a replica listed that does not acknowledge, refuses the call and deletes the mark', async () => {
-    const marks = fakeMarks([
+    const { outcomes, marks, queue, name } = await claimWith([
       [
         [null, 'OK'],
         [null, oneReplica],
@@ -508,10 +518,6 @@ describe("BullCallQueue worker: marks with markReplicas unset on a replicated Re
         [null, 0],
       ],
     ]);
-    const { outcomes, process } = claiming();
-    const { queue, name, run } = autoWorker(process);
-    Object.assign(queue, { marks });
-    await run(fakeJob({ ...toolCall }));
     expect(outcomes[0]).toBeInstanceOf(McpQueueUnavailableError);
     expect(outcomes[0]).toMatchObject({
       operation: 'at-most-once mark',
@@ -526,7 +532,7 @@ describe("BullCallQueue worker: marks with markReplicas unset on a replicated Re
   });
 
   it('refuses the call when the mark is not on the master its WAIT went to (a failover between), deleting nothing', async () => {
-    const marks = fakeMarks([
+    const { outcomes, marks, queue } = await claimWith([
       [
         [null, 'OK'],
         [null, oneReplica],
@@ -536,10 +542,6 @@ describe("BullCallQueue worker: marks with markReplicas unset on a replicated Re
         [null, 1],
       ],
     ]);
-    const { outcomes, process } = claiming();
-    const { queue, run } = autoWorker(process);
-    Object.assign(queue, { marks });
-    await run(fakeJob({ ...toolCall }));
     expect(outcomes[0]).toMatchObject({
       operation: 'at-most-once mark',
       delivered: false,
@@ -550,7 +552,7 @@ describe("BullCallQueue worker: marks with markReplicas unset on a replicated Re
   });
 
   it('waits for one replica when ROLE fails, and says so when none acknowledges', async () => {
-    const marks = fakeMarks([
+    const { outcomes, marks, queue } = await claimWith([
       [
         [null, 'OK'],
         [new Error("NOPERM this user has no permissions to run the 'role' command"), null],
@@ -560,10 +562,6 @@ describe("BullCallQueue worker: marks with markReplicas unset on a replicated Re
         [null, 0],
       ],
     ]);
-    const { outcomes, process } = claiming();
-    const { queue, run } = autoWorker(process);
-    Object.assign(queue, { marks });
-    await run(fakeJob({ ...toolCall }));
     expect(marks.chains[1].wait).toHaveBeenCalledWith(1, 1000);
     expect((outcomes[0] as Error).message).toContain(
       "only 0 of the 1 replica(s) waited for (ROLE did not say how many the master has: NOPERM this user has no permissions to run the 'role' command) acknowledged",
