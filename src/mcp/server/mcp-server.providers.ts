@@ -11,6 +11,12 @@ import { createMcpAuthGuard } from './auth/mcp-auth.guard';
 import { createMcpBearerStrategy } from './auth/mcp-bearer.strategy';
 import { McpBodyReaderInstaller } from './http/mcp-body-reader-installer';
 import { createMcpController } from './http/mcp.controller';
+import {
+  MCP_BEARER_GUARD,
+  MCP_FAST_PATH_ROUTE,
+  McpExpressFastPath,
+  type McpFastPathRoute,
+} from './http/mcp-express-fast-path';
 import { McpHttpRoutesModule } from './http/mcp-http-routes.module';
 import { McpHttpEndpoint } from './http/mcp-http.endpoint';
 import { McpStdioEndpoint } from './stdio/mcp-stdio.endpoint';
@@ -74,6 +80,7 @@ export interface McpServerParts {
 export function createMcpServerParts(mount: string, path: string): McpServerParts {
   const strategy = createMcpBearerStrategy(mount);
   const guard: Type<CanActivate> = createMcpAuthGuard(strategy);
+  const controller = createMcpController(path, [McpOriginGuard, guard]);
   const providers: Provider[] = [
     {
       provide: Toolset,
@@ -143,11 +150,17 @@ export function createMcpServerParts(mount: string, path: string): McpServerPart
     McpBodyReaderInstaller,
     strategy,
     guard,
+    { provide: MCP_BEARER_GUARD, useExisting: guard },
+    {
+      provide: MCP_FAST_PATH_ROUTE,
+      useValue: { controller, handler: (controller.prototype as { post: McpFastPathRoute['handler'] }).post },
+    },
+    McpExpressFastPath,
   ];
   const metadata = createProtectedResourceController(path);
   return {
     providers: [...providers, McpProtectedResourceRegistration],
-    controllers: [createMcpController(path, [McpOriginGuard, guard]), ...(metadata ? [metadata] : [])],
+    controllers: [controller, ...(metadata ? [metadata] : [])],
     imports: [McpHttpRoutesModule.forPath(path), McpProtectedResourceRootModule],
   };
 }

@@ -8,6 +8,7 @@ import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import type { McpResolvedOptions } from '../config/mcp.options';
 import { MCP_ANONYMOUS_PRINCIPAL } from '../pipeline/anonymous-principal';
 import { normalizePrincipal } from './principal-normalizer';
+import { hostRequestOf } from '../http/mcp-express-fast-path';
 
 /** Name of the Passport strategy that guards a mount. */
 export function mcpStrategyName(mount: string): string {
@@ -148,7 +149,7 @@ export function createMcpBearerStrategy(mount: string): Type<McpBearerStrategyLi
       if (lines === 0 && this.options.anonymous) return ANONYMOUS_VERDICT;
       const token = lines > 1 ? null : bearerTokenOf(req.headers?.authorization);
       if (token === null) return MISSING_VERDICT;
-      const answer = this.authorize(token, req);
+      const answer = this.authorize(token, hostRequestOf(req));
       return isThenable(answer) ? Promise.resolve(answer).then(verdictOfAnswer) : verdictOfAnswer(answer);
     }
 
