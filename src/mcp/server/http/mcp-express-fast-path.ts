@@ -73,6 +73,19 @@ function routePaths(route: NonNullable<ExpressLayerLike['route']>): string[] {
   return Array.isArray(route.path) ? route.path : [route.path];
 }
 
+/**
+ * True for a route layer of `method` alone (at the path of `beside`, when given). The mount's
+ * controller registers its POST, GET and DELETE routes in that order, one after the other: that
+ * run of three is how its POST route is told from a host's route at the same path.
+ */
+function routeOnly(layer: ExpressLayerLike | undefined, method: string, beside?: ExpressLayerLike): boolean {
+  const route = layer?.route;
+  if (!route) return false;
+  const methods = Object.keys(route.methods).filter((name) => route.methods[name]);
+  if (methods.length !== 1 || methods[0] !== method) return false;
+  return !beside || routePaths(route).join('\n') === routePaths(beside.route!).join('\n');
+}
+
 function handlesPost(route: NonNullable<ExpressLayerLike['route']>): boolean {
   return route.methods.post === true || route.methods._all === true;
 }
@@ -94,8 +107,11 @@ export function planExpressFastPath(
 ): McpFastPathPlan {
   if (enhancers.length > 0) return { obstacle: `the app's global ${enhancers.join(', ')}` };
   const ours = stack.findIndex(
-    (layer) =>
-      layer.route && handlesPost(layer.route) && routePaths(layer.route).some((p) => mountKeys.includes(mcpPathKey(p))),
+    (layer, index) =>
+      routeOnly(layer, 'post') &&
+      routePaths(layer.route!).some((path) => mountKeys.includes(mcpPathKey(path))) &&
+      routeOnly(stack[index + 1], 'get', layer) &&
+      routeOnly(stack[index + 2], 'delete', layer),
   );
   if (ours < 0) return { obstacle: "the mount's POST route is not in Express's router at its path" };
   const paths = routePaths(stack[ours].route!);
@@ -287,7 +303,12 @@ export class McpExpressFastPath implements OnApplicationBootstrap {
   /** @inheritdoc */
   onApplicationBootstrap(): void {
     const adapter = this.adapterHost?.httpAdapter;
-    if (!this.options.expressFastPath || adapter?.getType() !== 'express') return;
+    if (adapter?.getType() !== 'express') return;
+    const where = `mount "${this.options.mount}"`;
+    if (!this.options.expressFastPath) {
+      this.logger.log(`${where}: POSTs take the Nest route, advanced.expressFastPath is false`);
+      return;
+    }
     const server = adapter.getHttpServer() as Server | undefined;
     const app = adapter.getInstance<ExpressAppLike>();
     if (!server || !app.router) return;
@@ -299,7 +320,6 @@ export class McpExpressFastPath implements OnApplicationBootstrap {
       globalEnhancersOf(this.moduleRef),
       !hooks.onRequestHook && !hooks.onResponseHook,
     );
-    const where = `mount "${this.options.mount}"`;
     if (!plan.route) {
       this.logger.log(`${where}: POSTs take the Nest route, seen by ${plan.obstacle}`);
       return;
