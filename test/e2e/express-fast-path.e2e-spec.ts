@@ -16,6 +16,7 @@ import { APP_INTERCEPTOR } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { NextFunction, Request, Response } from 'express';
+import type { Server } from 'node:http';
 import type { Observable } from 'rxjs';
 import { MCP_ENTITIES, McpModule, McpTool, type McpAuthResult, type McpModuleOptions } from '../../src/mcp';
 import { CapturingLogger } from '../support/capturing-logger';
@@ -145,12 +146,16 @@ describe('the Express fast path of a mount (real app, PostgreSQL)', () => {
   }
 
   it('serves an app with nothing else on the path ahead of the router, with the same answers', async () => {
-    const { url, fastPathLine } = await boot((app) =>
-      app.use('/elsewhere', (_req: Request, _res: Response, next: NextFunction) => next()),
-    );
+    let heard = 0;
+    const { url, fastPathLine } = await boot((app) => {
+      app.use('/elsewhere', (_req: Request, _res: Response, next: NextFunction) => next());
+      // Another listener of the server's requests (as a connection tracker is) still hears every one.
+      (app.getHttpServer() as Server).prependListener('request', () => heard++);
+    });
     expect(fastPathLine).toContain("POSTs to /mcp are served ahead of Express's router");
     const reply = await echo(url);
     expect(reply.status).toBe(200);
+    expect(heard).toBe(3);
     expect(reply.json.result.content).toEqual([{ type: 'text', text: 'through' }]);
     // Express's header, as the Nest route sends it.
     expect(reply.headers.get('x-powered-by')).toBe('Express');

@@ -233,19 +233,21 @@ interface FastPathDoor {
 }
 
 /**
- * The server's request listener while fast paths are installed: a POST one of them takes is served
- * by it, anything else goes to the listeners the server had (the Express app).
+ * Stands in for the Express app among the server's request listeners, in its place (the other
+ * listeners, such as the drain's connection tracker, still see every request): a POST one of
+ * the fast paths takes is served by it, anything else goes to the Express app.
  */
 class FastPathDispatcher {
   private readonly doors: FastPathDoor[] = [];
 
-  constructor(server: Server) {
+  constructor(server: Server, app: Listener) {
     const listeners = server.listeners('request') as Listener[];
-    server.removeAllListeners('request');
-    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const dispatch = (req: IncomingMessage, res: ServerResponse) => {
       if (req.method === 'POST' && this.take(req, res)) return;
-      for (const listener of listeners) listener.call(server, req, res);
-    });
+      app(req, res);
+    };
+    server.removeAllListeners('request');
+    for (const listener of listeners) server.on('request', listener === app ? dispatch : listener);
   }
 
   add(door: FastPathDoor): void {
@@ -312,6 +314,12 @@ export class McpExpressFastPath implements OnApplicationBootstrap {
     const server = adapter.getHttpServer() as Server | undefined;
     const app = adapter.getInstance<ExpressAppLike>();
     if (!server || !app.router) return;
+    if (!dispatchers.has(server) && !server.listeners('request').includes(app as unknown as Listener)) {
+      this.logger.log(
+        `${where}: POSTs take the Nest route, the HTTP server does not hand its requests to the Express app`,
+      );
+      return;
+    }
     const keys = mcpMountPathKeys(this.options.path, this.moduleRef);
     const hooks = adapter as unknown as { onRequestHook?: unknown; onResponseHook?: unknown };
     const plan = planExpressFastPath(
@@ -326,7 +334,7 @@ export class McpExpressFastPath implements OnApplicationBootstrap {
     }
     let dispatcher = dispatchers.get(server);
     if (!dispatcher) {
-      dispatcher = new FastPathDispatcher(server);
+      dispatcher = new FastPathDispatcher(server, app as unknown as Listener);
       dispatchers.set(server, dispatcher);
     }
     const limits: McpBodyLimits = { maxBytes: this.options.maxBodyBytes, timeoutMs: this.options.bodyTimeoutMs };
