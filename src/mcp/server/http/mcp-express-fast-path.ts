@@ -94,10 +94,10 @@ function handlesPost(route: NonNullable<ExpressLayerLike['route']>): boolean {
  * Decides whether a mount's POSTs can skip Express's router: walks the router's stack up to the
  * mount's POST route (the layer whose path is one of `mountKeys`, see `mcpPathKey`) and finds
  * anything that would see those POSTs first: a middleware whose path matches the mount's, or
- * another route that takes them. `adapterHooksIdle`: Nest's adapter has no request or response hook
- * set, so its own first middleware only passes requests on. `enhancers` names the app's global guards and interceptors,
- * which run on every route. Nothing found: the route layer, whose own matcher then picks the
- * requests (every spelling Express routes to it, no other).
+ * another route that takes them. `enhancers` names the app's global guards and interceptors,
+ * which run on every route. `adapterHooksIdle`: Nest's adapter has no request or response hook
+ * set, so its own first middleware only passes requests on. Nothing found: the route layer,
+ * whose own matcher then picks the requests (every spelling Express routes to it, no other).
  */
 export function planExpressFastPath(
   stack: readonly ExpressLayerLike[],

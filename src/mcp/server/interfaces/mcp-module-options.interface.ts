@@ -373,7 +373,7 @@ export declare namespace McpModuleOptions {
      * router, when nothing else of the app would see them on the Nest route: no middleware that
      * matches the mount's path (`app.use`, `enableCors()`, a `MiddlewareConsumer` route), no
      * global guard or interceptor, no route of the app ahead of the mount's. The answers are the
-     * same on both paths; this one costs less than half the CPU per request. When something
+     * same on both paths; this one costs about half the server CPU per request. When something
      * would see the POSTs, they stay on the Nest route, and the boot log says what kept them
      * there. `false` keeps them there always. Fastify routes them as before.
      * @default true
