@@ -149,15 +149,28 @@ export function createMcpBodyReader(limitsFor: (path: string) => McpBodyLimits |
   return function mcpBodyReader(req: ExpressRequest, res: ServerResponse, next: () => void): void {
     const limits = readsMcpBody(req.method, req.headers) ? limitsFor(req.path) : null;
     if (limits === null) return next();
-    readMcpBody(
-      req,
-      req.headers,
-      () => res,
-      limits,
-      (raw) => {
-        req[MCP_RAW_BODY] = raw;
-        next();
-      },
-    );
+    keepMcpBody(req, res, limits, next);
   };
+}
+
+/**
+ * Reads the body of a Node request under `limits` (`readMcpBody`, answering on `res` when it
+ * refuses), keeps what it found on the request for the endpoint, then calls `then`.
+ */
+export function keepMcpBody(
+  req: McpRequest & Readable,
+  res: ServerResponse,
+  limits: McpBodyLimits,
+  then: () => void,
+): void {
+  readMcpBody(
+    req,
+    req.headers,
+    () => res,
+    limits,
+    (raw) => {
+      req[MCP_RAW_BODY] = raw;
+      then();
+    },
+  );
 }

@@ -12,7 +12,7 @@ import { HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import type { McpResolvedOptions } from '../config/mcp.options';
-import { MCP_RAW_BODY, readMcpBody, type McpBodyLimits, type McpRequest } from './mcp-body-reader';
+import { keepMcpBody, type McpBodyLimits, type McpRequest } from './mcp-body-reader';
 import { mcpMountPathKeys, mcpPathKey } from './mcp-body-reader-installer';
 import { McpHttpEndpoint } from './mcp-http.endpoint';
 import { McpHttpExceptionFilter } from './mcp-http-exception.filter';
@@ -29,7 +29,7 @@ export interface ExpressLayerLike {
   /** The middleware function's name (`<anonymous>` for an anonymous one). */
   name: string;
   /** The middleware or route dispatcher; four parameters make an error handler. */
-  handle: { length: number };
+  handle: (...args: never[]) => unknown;
   /** Set on a route's layer. */
   route?: { path: string | string[]; methods: Record<string, boolean | undefined> };
   /** Whether the layer's path matches `path` (a middleware's path matches as a prefix). */
@@ -346,16 +346,7 @@ export class McpExpressFastPath implements OnApplicationBootstrap {
         if (poweredBy) res.setHeader('X-Powered-By', 'Express');
         (req as IncomingMessage & { res?: ServerResponse }).res = res;
         (req as { [MCP_EXPRESS_APP]?: ExpressAppLike })[MCP_EXPRESS_APP] = app;
-        readMcpBody(
-          req,
-          req.headers,
-          () => res,
-          limits,
-          (raw) => {
-            (req as McpRequest)[MCP_RAW_BODY] = raw;
-            this.admit(req, res);
-          },
-        );
+        keepMcpBody(req, res, limits, () => this.admit(req, res));
       },
     });
     this.logger.log(
