@@ -269,7 +269,8 @@ describe('BullCallQueue worker: marks that replicas must acknowledge (markReplic
         errors.push(await attempt.claim().catch((e: unknown) => e));
         return {};
       },
-      { markReplicas: needed, commandTimeoutMs: 100 },
+      // Long enough that the SET is answered within the bound on a busy machine: WAIT runs it out.
+      { markReplicas: needed, commandTimeoutMs: 1000 },
     );
     try {
       expect(queue.markReplicas).toBe(needed);
@@ -278,7 +279,7 @@ describe('BullCallQueue worker: marks that replicas must acknowledge (markReplic
       expect(errors[0]).toMatchObject({ operation: 'at-most-once mark', delivered: false });
       expect((errors[0] as Error).message).toBe(
         `The call queue's Redis is unavailable (at-most-once mark): only ${needed - 1} of the ${needed} replica(s) ` +
-          'queue.markReplicas asks for acknowledged the mark within 100 ms; the call was not sent. Check that the ' +
+          'queue.markReplicas asks for acknowledged the mark within 1000 ms; the call was not sent. Check that the ' +
           "replicas of the queue's Redis are up and in sync (INFO replication on its master), or lower queue.markReplicas",
       );
       await expect(redis.exists(`pfx:${name}:mcp-attempted:7`)).resolves.toBe(0);
@@ -293,7 +294,8 @@ describe('BullCallQueue worker: marks that replicas must acknowledge (markReplic
   it('refuses the claim of a job an earlier attempt marked, and leaves that mark alone', async () => {
     const { queue, name, run } = worker(async (_job, attempt) => ({ claimed: await attempt.claim() }), {
       markReplicas: await moreThanThere(),
-      commandTimeoutMs: 100,
+      // No timing here: a mark already there is refused without a WAIT.
+      commandTimeoutMs: 2000,
     });
     try {
       await redis.set(`pfx:${name}:mcp-attempted:7`, 'an earlier worker');
