@@ -38,9 +38,11 @@ export interface ExpressLayerLike {
 
 /** The part of an Express 5 app the fast path reads. */
 export interface ExpressAppLike {
+  /** The app's router: its middleware and routes, in the order they run. */
   router?: { stack: ExpressLayerLike[] };
   /** The prototype of the app's requests. */
   request: object;
+  /** Whether a boolean setting is on (`x-powered-by`). */
   enabled(setting: string): boolean;
 }
 
@@ -272,7 +274,9 @@ const dispatchers = new WeakMap<Server, FastPathDispatcher>();
 
 /** The controller and handler a mount's guards see in their execution context. */
 export interface McpFastPathRoute {
+  /** The mount's controller class. */
   controller: Type<unknown>;
+  /** Its POST handler. */
   handler: (...args: never[]) => unknown;
 }
 
