@@ -711,6 +711,18 @@ describe('BullCallQueue waiters', () => {
     return job;
   }
 
+  /**
+   * Drops the subscription to outcomes while a caller waits for job `id` (stored as active), and
+   * checks that this caller is refused.
+   */
+  async function dropSubscriptionUnderWaiter(queue: BullCallQueue, bull: FakeBullQueue, id: string) {
+    storedJob(bull, id, 'active');
+    const before = queue.wait(id).catch((e: unknown) => e);
+    await until(() => queue.waiting === 1, 'the first waiter');
+    bull.eclient.emit('close');
+    expect(await before).toBeInstanceOf(McpQueueUnavailableError);
+  }
+
   it('returns the result of a call that already completed, reading the job again once it is final', async () => {
     const { queue, bull } = worker(async () => ({}), { worker: false });
     storedJob(bull, '1', 'completed', { returnvalue: { done: 1 } });
@@ -824,11 +836,7 @@ describe('BullCallQueue waiters', () => {
 
   it('reads the calls waited for again once the subscription is back: an outcome published while it was down is not missed', async () => {
     const { queue, bull } = worker(async () => ({}), { worker: false });
-    storedJob(bull, '20', 'active');
-    const before = queue.wait('20').catch((e: unknown) => e);
-    await until(() => queue.waiting === 1, 'the first waiter');
-    bull.eclient.emit('close');
-    expect(await before).toBeInstanceOf(McpQueueUnavailableError);
+    await dropSubscriptionUnderWaiter(queue, bull, '20');
     // Callers that came while the subscription was down; their calls end before it is back.
     const done = storedJob(bull, '21', 'active');
     const failed = storedJob(bull, '22', 'active');
@@ -856,11 +864,7 @@ describe('BullCallQueue waiters', () => {
 
   it('refuses at once a call waited for whose job the queue lost while the subscription was down (a failover)', async () => {
     const { queue, bull } = worker(async () => ({}), { worker: false });
-    storedJob(bull, '24', 'active');
-    const before = queue.wait('24').catch((e: unknown) => e);
-    await until(() => queue.waiting === 1, 'the first waiter');
-    bull.eclient.emit('close');
-    expect(await before).toBeInstanceOf(McpQueueUnavailableError);
+    await dropSubscriptionUnderWaiter(queue, bull, '24');
     // The caller waits again while the subscription is down; the failover loses the job meanwhile.
     const wait = queue.wait('24', 60_000).catch((e: unknown) => e);
     await until(() => queue.waiting === 1, 'the second waiter');

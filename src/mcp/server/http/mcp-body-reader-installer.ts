@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { HttpAdapterHost, ModuleRef } from '@nestjs/core';
+import { HttpAdapterHost, ModuleRef, type ApplicationConfig } from '@nestjs/core';
 import { McpConfigurationError } from '../../errors/mcp-configuration.errors';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import { duplicateMountMessage, unsupportedAdapterMessage } from '../../mcp.messages';
@@ -18,11 +18,18 @@ const registries = new WeakMap<object, Map<string, McpBodyLimits>>();
 /** Mount names per app, to refuse two mounts of one name. */
 const mountNames = new WeakMap<object, Set<string>>();
 
-/** The app's global prefix, when it has one (Nest keeps it in the container's ApplicationConfig). */
+/**
+ * Nest's ApplicationConfig of the app a module belongs to (the global prefix, enhancers and
+ * pipes registered app-wide), as far as the module reads it; undefined outside an app.
+ */
+export function applicationConfigOf(moduleRef: ModuleRef): Partial<ApplicationConfig> | undefined {
+  return (moduleRef as unknown as { container?: { applicationConfig?: Partial<ApplicationConfig> } }).container
+    ?.applicationConfig;
+}
+
+/** The app's global prefix, when it has one. */
 function globalPrefixOf(moduleRef: ModuleRef): string {
-  const container = (moduleRef as unknown as { container?: { applicationConfig?: { getGlobalPrefix?: () => string } } })
-    .container;
-  return container?.applicationConfig?.getGlobalPrefix?.() ?? '';
+  return applicationConfigOf(moduleRef)?.getGlobalPrefix?.() ?? '';
 }
 
 /** The reader as the first middleware of the Express app, ahead of the body parsers Nest or the host installed. */

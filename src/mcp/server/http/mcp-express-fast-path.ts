@@ -13,7 +13,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import type { McpResolvedOptions } from '../config/mcp.options';
 import { keepMcpBody, type McpBodyLimits, type McpRequest } from './mcp-body-reader';
-import { mcpMountPathKeys, mcpPathKey } from './mcp-body-reader-installer';
+import { applicationConfigOf, mcpMountPathKeys, mcpPathKey } from './mcp-body-reader-installer';
 import { McpHttpEndpoint } from './mcp-http.endpoint';
 import { McpHttpExceptionFilter } from './mcp-http-exception.filter';
 import { McpOriginGuard } from './mcp-origin.guard';
@@ -131,29 +131,18 @@ export function planExpressFastPath(
   return { route: stack[ours] };
 }
 
-/** The names of the app's global guards and interceptors (Nest keeps them in the container's ApplicationConfig). */
+/** The names of the app's global guards and interceptors. */
 function globalEnhancersOf(moduleRef: ModuleRef): string[] {
+  const config = applicationConfigOf(moduleRef);
+  if (!config?.getGlobalGuards) return [];
   type Wrapper = { metatype?: { name?: string } | null; name?: unknown };
-  const config = (
-    moduleRef as unknown as {
-      container?: {
-        applicationConfig?: {
-          getGlobalGuards(): object[];
-          getGlobalRequestGuards(): Wrapper[];
-          getGlobalInterceptors(): object[];
-          getGlobalRequestInterceptors(): Wrapper[];
-        };
-      };
-    }
-  ).container?.applicationConfig;
-  if (!config) return [];
   const named = (kind: string, instances: object[], wrappers: Wrapper[]) => [
     ...instances.map((instance) => `${kind} ${instance.constructor.name}`),
     ...wrappers.map((wrapper) => `${kind} ${wrapper.metatype?.name ?? String(wrapper.name)}`),
   ];
   return [
-    ...named('guard', config.getGlobalGuards(), config.getGlobalRequestGuards()),
-    ...named('interceptor', config.getGlobalInterceptors(), config.getGlobalRequestInterceptors()),
+    ...named('guard', config.getGlobalGuards(), config.getGlobalRequestGuards?.() ?? []),
+    ...named('interceptor', config.getGlobalInterceptors?.() ?? [], config.getGlobalRequestInterceptors?.() ?? []),
   ];
 }
 
