@@ -314,12 +314,13 @@ describe('GroupCommitter deadline (one timer for every waiting caller)', () => {
 
   it('keeps the callers of a batch that answers in time, and expires each caller from its own submit', async () => {
     const control = new ControlledFlush();
-    const committer = new GroupCommitter(control.flush, 500, 1, undefined, { ms: 80, error: timedOut });
+    // Margins a busy machine's stalls fit in: `late` has 400 ms left when `early` runs out.
+    const committer = new GroupCommitter(control.flush, 500, 1, undefined, { ms: 1000, error: timedOut });
     const early = committer.submit('early');
     await control.called(1);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await new Promise((resolve) => setTimeout(resolve, 600));
     const late = committer.submit('late');
-    // `early` runs out at 80 ms; `late`, submitted 50 ms after it, still has time when the first batch commits.
+    // `early` runs out at 1000 ms; `late`, submitted 600 ms after it, still has time when the first batch commits.
     await expect(early).rejects.toThrow('did not answer in time');
     control.commit(0);
     await control.called(2);
