@@ -62,16 +62,20 @@ describe('escapeTablePath / escapedTableOf', () => {
 });
 
 describe('EntitySql on PostgreSQL', () => {
-  it('inserts any number of rows with one named statement taking one array per column, cast to the column type', async () => {
+  it('inserts several rows with one named statement taking one array per column, cast to the column type', async () => {
     const { dataSource, poolQuery, query } = fakeDataSource('postgres');
     const sql = new EntitySql<Row>(dataSource, 'Row');
     await sql.insert([
       { id: '1', sessionId: 's', payload: new JsonText('{"a":1}') },
       { id: '2', payload: null },
     ]);
-    await sql.insert([{ id: '3', sessionId: 't', payload: { b: 2 } }]);
+    await sql.insert([
+      { id: '3', sessionId: 't', payload: { b: 2 } },
+      { id: '4', sessionId: 'u', payload: null },
+      { id: '5', sessionId: 'v', payload: null },
+    ]);
     expect(query).not.toHaveBeenCalled();
-    const [two, one] = poolQuery.mock.calls.map(
+    const [two, three] = poolQuery.mock.calls.map(
       ([statement]) => statement as { name: string; text: string; values: unknown[] },
     );
     expect(two.text).toBe(
@@ -84,11 +88,36 @@ describe('EntitySql on PostgreSQL', () => {
       ['s', null],
       ['{"a":1}', null],
     ]);
-    // Two rows or one: the same statement, so PostgreSQL parses and plans it once per connection.
-    expect(one.name).toBe(two.name);
-    expect(one.text).toBe(two.text);
-    expect(one.values).toEqual([['3'], ['t'], ['payload<[object Object]>']]);
+    // Two rows or three: the same statement, so PostgreSQL parses and plans it once per connection.
+    expect(three.name).toBe(two.name);
+    expect(three.text).toBe(two.text);
+    expect(three.values).toEqual([
+      ['3', '4', '5'],
+      ['t', 'u', 'v'],
+      ['payload<[object Object]>', null, null],
+    ]);
     expect(two.name).toMatch(/^mcp_insert_[0-9a-f]{24}$/);
+  });
+
+  it('inserts a lone row with a named statement of its own, one value per column cast to the column type', async () => {
+    const { dataSource, poolQuery } = fakeDataSource('postgres');
+    const sql = new EntitySql<Row>(dataSource, 'Row');
+    await sql.insert([{ id: '1', sessionId: 's', payload: { b: 2 } }]);
+    await sql.insert([{ id: '2', payload: new JsonText('{"a":1}') }]);
+    await sql.insert([
+      { id: '3', payload: null },
+      { id: '4', payload: null },
+    ]);
+    const [first, second, pair] = poolQuery.mock.calls.map(
+      ([statement]) => statement as { name: string; text: string; values: unknown[] },
+    );
+    expect(first.text).toBe(
+      'INSERT INTO "mcp"."app_events" ("id", "session_id", "payload") SELECT $1::uuid, $2::character varying, $3::jsonb',
+    );
+    expect(first.values).toEqual(['1', 's', 'payload<[object Object]>']);
+    expect(second).toEqual({ name: first.name, text: first.text, values: ['2', null, '{"a":1}'] });
+    expect(first.name).toMatch(/^mcp_insert_[0-9a-f]{24}$/);
+    expect(first.name).not.toBe(pair.name);
   });
 
   it('hands a value to the driver when its column has a transformer, an array type or a type the driver converts', async () => {
@@ -117,20 +146,32 @@ describe('EntitySql on PostgreSQL', () => {
       ['d<w>', null],
       ['v', '{}'],
     ]);
+    // A lone row: the same conversions, and an array column's value is cast to the array type.
+    await new EntitySql<Record<string, unknown>>(dataSource, 'Row').insert([
+      { a: 'x', b: ['y'], c: 'z', d: 'w', e: 'v' },
+    ]);
+    const one = poolQuery.mock.calls[1][0] as { text: string; values: unknown[] };
+    expect(one.values).toEqual(['a<x>', 'b<y>', 'c<z>', 'd<w>', 'v']);
+    expect(one.text).toContain(
+      'SELECT $1::character varying, $2::character varying[], $3::timestamp without time zone',
+    );
   });
 
-  it('turns synchronous_commit off for the transaction of an async insert only, under its own statement name', async () => {
+  it('turns synchronous_commit off for the transaction of an async insert only, under its own statement names', async () => {
     const { dataSource, poolQuery } = fakeDataSource('postgres');
     const sql = new EntitySql<Row>(dataSource, 'Row');
+    const pair = [{ id: '3' }, { id: '4' }];
     await sql.insert([{ id: '1' }], 'async');
     await sql.insert([{ id: '2' }], 'sync');
-    const [asyncInsert, syncInsert] = poolQuery.mock.calls.map(
+    await sql.insert(pair, 'async');
+    await sql.insert(pair, 'sync');
+    const [asyncOne, syncOne, asyncMany, syncMany] = poolQuery.mock.calls.map(
       ([statement]) => statement as { name: string; text: string },
     );
-    expect(asyncInsert.text).toBe(
-      `${syncInsert.text} WHERE (SELECT set_config('synchronous_commit', 'off', true)) = 'off'`,
-    );
-    expect(asyncInsert.name).not.toBe(syncInsert.name);
+    const filter = " WHERE (SELECT set_config('synchronous_commit', 'off', true)) = 'off'";
+    expect(asyncOne.text).toBe(`${syncOne.text}${filter}`);
+    expect(asyncMany.text).toBe(`${syncMany.text}${filter}`);
+    expect(new Set([asyncOne.name, syncOne.name, asyncMany.name, syncMany.name]).size).toBe(4);
   });
 
   it('names the statements of two tables apart, so one connection can hold both', () => {
