@@ -173,8 +173,8 @@ describe('the Express fast path of a mount (real app, PostgreSQL)', () => {
 
   it('hands the authorizer an Express request: ip, headers, query and path as on the Nest route', async () => {
     const fast = await boot();
-    const nest = await boot(undefined, {}, { advanced: { expressFastPath: false } });
-    expect(nest.fastPathLine).toContain('POSTs take the Nest route, advanced.expressFastPath is false');
+    const nest = await boot(undefined, {}, { advanced: { fastPath: false } });
+    expect(nest.fastPathLine).toContain('POSTs take the Nest route, advanced.fastPath is false');
     for (const { url } of [fast, nest]) {
       await post(`${url}?tenant=acme`, initializeRequest(), { headers: { 'X-Client': 'probe' } });
     }
@@ -190,7 +190,7 @@ describe('the Express fast path of a mount (real app, PostgreSQL)', () => {
 
   it('answers refusals as the Nest route does: 401, a throwing authorizer, an async one, a bad origin, bad JSON, 413', async () => {
     const fast = await boot(undefined, {}, { advanced: { maxBodyBytes: 1024 } });
-    const nest = await boot(undefined, {}, { advanced: { maxBodyBytes: 1024, expressFastPath: false } });
+    const nest = await boot(undefined, {}, { advanced: { maxBodyBytes: 1024, fastPath: false } });
     const view = async (url: string) => {
       const replies = [
         await post(url, initializeRequest(), { token: 'token-mallory' }),

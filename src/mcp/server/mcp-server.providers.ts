@@ -11,12 +11,7 @@ import { createMcpAuthGuard } from './auth/mcp-auth.guard';
 import { createMcpBearerStrategy } from './auth/mcp-bearer.strategy';
 import { McpBodyReaderInstaller } from './http/mcp-body-reader-installer';
 import { createMcpController } from './http/mcp.controller';
-import {
-  MCP_BEARER_GUARD,
-  MCP_FAST_PATH_ROUTE,
-  McpExpressFastPath,
-  type McpFastPathRoute,
-} from './http/mcp-express-fast-path';
+import { MCP_BEARER_GUARD, MCP_FAST_PATH_ROUTE, McpFastPath, type McpFastPathRoute } from './http/mcp-fast-path';
 import { McpHttpRoutesModule } from './http/mcp-http-routes.module';
 import { McpHttpEndpoint } from './http/mcp-http.endpoint';
 import { McpStdioEndpoint } from './stdio/mcp-stdio.endpoint';
@@ -155,7 +150,7 @@ export function createMcpServerParts(mount: string, path: string): McpServerPart
       provide: MCP_FAST_PATH_ROUTE,
       useValue: { controller, handler: (controller.prototype as { post: McpFastPathRoute['handler'] }).post },
     },
-    McpExpressFastPath,
+    McpFastPath,
   ];
   const metadata = createProtectedResourceController(path);
   return {

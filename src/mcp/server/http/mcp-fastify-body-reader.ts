@@ -3,16 +3,23 @@ import type { Readable } from 'node:stream';
 import { MCP_RAW_BODY, readMcpBody, readsMcpBody, type McpBodyLimits, type McpRequest } from './mcp-body-reader';
 import { nodeResponseOf } from './mcp-http-adapter';
 
+/** Marks the hooks the module installs itself (the body reader's), which the fast path does in its own way. */
+export const MCP_OWN_FASTIFY_HOOK = Symbol('mcp:own-fastify-hook');
+
+/** Marks `hook` as one of the module's own (see `MCP_OWN_FASTIFY_HOOK`) and returns it. */
+export function ownFastifyHook<T extends (...args: never[]) => unknown>(hook: T): T {
+  (hook as unknown as Record<symbol, boolean>)[MCP_OWN_FASTIFY_HOOK] = true;
+  return hook;
+}
+
+/** What a `preParsing` hook calls when it is done: with an error, or with the payload to parse. */
+type PreParsingDone = (error: Error | null, payload?: Readable) => void;
+
 /** The part of a Fastify instance the reader is installed on. */
 export interface FastifyHooksLike {
   addHook(
     name: 'preParsing',
-    hook: (
-      request: FastifyRequestLike,
-      reply: object,
-      payload: Readable,
-      done: (error: Error | null, payload?: Readable) => void,
-    ) => void,
+    hook: (request: FastifyRequestLike, reply: object, payload: Readable, done: PreParsingDone) => void,
   ): unknown;
   addHook(name: 'preValidation', hook: (request: FastifyRequestLike, reply: object, done: () => void) => void): unknown;
 }
@@ -57,34 +64,40 @@ export function installFastifyBodyReader(
   instance: FastifyHooksLike,
   limitsFor: (path: string) => McpBodyLimits | null,
 ): void {
-  instance.addHook('preParsing', (request, reply, payload, done) => {
-    const limits = readsMcpBody(request.method, request.headers) ? limitsFor(routedPathOf(request)) : null;
-    if (limits === null) return done(null, payload);
-    readMcpBody(
-      payload,
-      request.headers,
-      () => nodeResponseOf(reply),
-      limits,
-      (raw) => {
-        request[MCP_RAW_BODY] = raw;
-        const headers = request.raw.headers;
-        const hidden: Record<string, string | string[] | undefined> = {};
-        for (const name of BODY_HEADERS) {
-          if (headers[name] === undefined) continue;
-          hidden[name] = headers[name];
-          delete headers[name];
-        }
-        request[HIDDEN_HEADERS] = hidden;
-        done(null, payload);
-      },
-    );
-  });
-  instance.addHook('preValidation', (request, _reply, done) => {
-    const hidden = request[HIDDEN_HEADERS];
-    if (hidden) {
-      Object.assign(request.raw.headers, hidden);
-      delete request[HIDDEN_HEADERS];
-    }
-    done();
-  });
+  instance.addHook(
+    'preParsing',
+    ownFastifyHook((request: FastifyRequestLike, reply: object, payload: Readable, done: PreParsingDone) => {
+      const limits = readsMcpBody(request.method, request.headers) ? limitsFor(routedPathOf(request)) : null;
+      if (limits === null) return done(null, payload);
+      readMcpBody(
+        payload,
+        request.headers,
+        () => nodeResponseOf(reply),
+        limits,
+        (raw) => {
+          request[MCP_RAW_BODY] = raw;
+          const headers = request.raw.headers;
+          const hidden: Record<string, string | string[] | undefined> = {};
+          for (const name of BODY_HEADERS) {
+            if (headers[name] === undefined) continue;
+            hidden[name] = headers[name];
+            delete headers[name];
+          }
+          request[HIDDEN_HEADERS] = hidden;
+          done(null, payload);
+        },
+      );
+    }),
+  );
+  instance.addHook(
+    'preValidation',
+    ownFastifyHook((request: FastifyRequestLike, _reply: object, done: () => void) => {
+      const hidden = request[HIDDEN_HEADERS];
+      if (hidden) {
+        Object.assign(request.raw.headers, hidden);
+        delete request[HIDDEN_HEADERS];
+      }
+      done();
+    }),
+  );
 }

@@ -1,6 +1,7 @@
 import { Inject, Module, type DynamicModule, type NestModule } from '@nestjs/common';
 import { HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import { mcpMountPathKeys, mcpPathKey } from './mcp-body-reader-installer';
+import { recordFastifyRoutes } from './mcp-fastify-fast-path';
 import { narrowFastifyCatchAll, type FastifyRoutesLike } from './mcp-fastify-routes';
 
 /** The mount path the module prepares the router for. */
@@ -13,8 +14,8 @@ const fastifyRoutePaths = new WeakMap<object, Set<string>>();
  * Prepares the app's router for the routes of one mount. Nest calls a module's `configure`
  * (where middleware is declared) before it registers the controllers' routes, the only moment
  * a router hook can still see them: on Fastify, this is where the controller's catch-all route is
- * made to fit beside its GET, POST and DELETE routes (`narrowFastifyCatchAll`). Express needs
- * nothing.
+ * made to fit beside its GET, POST and DELETE routes (`narrowFastifyCatchAll`), and the routes
+ * at MCP paths are recorded for the fast path (`recordFastifyRoutes`). Express needs nothing.
  */
 @Module({})
 export class McpHttpRoutesModule implements NestModule {
@@ -40,6 +41,7 @@ export class McpHttpRoutesModule implements NestModule {
       keys = known;
       fastifyRoutePaths.set(app, known);
       narrowFastifyCatchAll(app, (url) => known.has(mcpPathKey(url)));
+      recordFastifyRoutes(app, (url) => known.has(mcpPathKey(url)));
     }
     for (const key of mcpMountPathKeys(this.path, this.moduleRef)) keys.add(key);
   }

@@ -369,16 +369,19 @@ export declare namespace McpModuleOptions {
      */
     bodyTimeoutMs?: number;
     /**
-     * On Express, serve the mount's POSTs straight from Node's HTTP server, ahead of Express's
-     * router, when nothing else of the app would see them on the Nest route: no middleware that
-     * matches the mount's path (`app.use`, `enableCors()`, a `MiddlewareConsumer` route), no
-     * global guard or interceptor, no route of the app ahead of the mount's. The answers are the
-     * same on both paths; this one costs about half the server CPU per request. When something
-     * would see the POSTs, they stay on the Nest route, and the boot log says what kept them
-     * there. `false` keeps them there always. Fastify routes them as before.
+     * Serve the mount's POSTs straight from Node's HTTP server, ahead of the app's router (Express
+     * or Fastify), when nothing else of the app would see them on the Nest route: no middleware
+     * that matches the mount's path (`app.use`, `enableCors()`, a `MiddlewareConsumer` route), no
+     * global guard or interceptor, no route of the app ahead of the mount's; on Fastify also no
+     * hook of the request lifecycle (a plugin's, the app's), no Fastify logger, `rewriteUrl`,
+     * `handlerTimeout` or Nest versioning, and an `auth` authorizer that takes the token alone
+     * (one that also takes the request gets Fastify's request on the Nest route). The answers are
+     * the same on both paths; this one costs less server CPU per request. When something would
+     * see the POSTs, they stay on the Nest route, and the boot log says what kept them there.
+     * `false` keeps them there always.
      * @default true
      */
-    expressFastPath?: boolean;
+    fastPath?: boolean;
     /**
      * Page size of `tools/list`.
      * @default 100
