@@ -149,6 +149,33 @@ describe('the Fastify fast path of a mount (real app, PostgreSQL)', () => {
     expect(fastAnswers[0]).toEqual({ status: 200, text: '/mcp?tenant=acme' });
   });
 
+  it("serves the mount under the app's global prefix, and each of two mounts at its own path", async () => {
+    const prefixed = await boot((app) => {
+      app.setGlobalPrefix('api');
+    });
+    expect(prefixed.fastPathLine).toContain("POSTs to /api/mcp are served ahead of Fastify's router");
+    const url = prefixed.url.replace(/\/mcp$/, '/api/mcp');
+    expect((await echo(url)).json.result.content).toEqual([{ type: 'text', text: 'through' }]);
+
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        TypeOrmModule.forRoot({ type: 'postgres', url: db.url, entities: MCP_ENTITIES }),
+        McpModule.forRoot({ auth: authorize, providers: [EchoTools] }),
+        McpModule.forRoot({ mount: 'second', path: 'second/mcp', auth: authorize, providers: [EchoTools] }),
+      ],
+      providers: [EchoTools],
+    }).compile();
+    const logger = new CapturingLogger();
+    const app = moduleRef.createNestApplication<NestFastifyApplication>(new FastifyAdapter(), { logger });
+    apps.push(app);
+    await app.listen(0, '127.0.0.1');
+    const { port } = app.getHttpServer().address() as { port: number };
+    expect(logger.lines.filter((line) => line.includes("are served ahead of Fastify's router"))).toHaveLength(2);
+    for (const path of ['/mcp', '/second/mcp']) {
+      expect((await echo(`http://127.0.0.1:${port}${path}`)).json.result.content[0].text).toBe('through');
+    }
+  });
+
   it('answers refusals as the Nest route does: 401, a throwing authorizer, an async one, a bad origin, bad JSON, 413, 415', async () => {
     const fast = await boot(undefined, {}, { advanced: { maxBodyBytes: 1024 } });
     const nest = await boot(undefined, {}, { advanced: { maxBodyBytes: 1024, fastPath: false } });
