@@ -32,15 +32,14 @@ async function plan(
   recordFastifyRoutes(instance, (url) => KEYS.includes(mcpPathKey(url)));
   installFastifyBodyReader(instance, () => LIMITS);
   await build(instance);
+  return planWhenReady(instance, options.enhancers ?? [], options.adapter ?? {});
+}
+
+/** The plan once `instance` is ready (closed after). */
+async function planWhenReady(instance: FastifyInstance, enhancers: string[], adapter: NestFastifyAdapterLike) {
   await instance.ready();
   try {
-    return planFastifyFastPath(
-      instance,
-      fastifyRoutesOf(instance),
-      KEYS,
-      options.enhancers ?? [],
-      options.adapter ?? {},
-    );
+    return planFastifyFastPath(instance, fastifyRoutesOf(instance), KEYS, enhancers, adapter);
   } finally {
     await instance.close();
   }
@@ -110,18 +109,7 @@ describe('planFastifyFastPath', () => {
       recordFastifyRoutes(instance, (url) => KEYS.includes(mcpPathKey(url)));
       setup?.(adapter);
       addMountRoutes(instance);
-      await instance.ready();
-      try {
-        return planFastifyFastPath(
-          instance,
-          fastifyRoutesOf(instance),
-          KEYS,
-          [],
-          adapter as unknown as NestFastifyAdapterLike,
-        );
-      } finally {
-        await instance.close();
-      }
+      return planWhenReady(instance, [], adapter as unknown as NestFastifyAdapterLike);
     };
     expect(await nestPlan()).toEqual({ urls: ['/mcp'] });
     expect(await nestPlan((adapter) => adapter.enableCors({ origin: 'https://app.example' }))).toEqual({
