@@ -5,6 +5,7 @@ import type { Request } from 'express';
 import { Strategy } from 'passport-http-bearer';
 import type { McpAuthorizeFn, McpAuthorizer, McpAuthResult, McpPrincipal } from '../../interfaces/principal.interface';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
+import { isAuthorizerClass } from '../config/mcp-authorizer-kind';
 import type { McpResolvedOptions } from '../config/mcp.options';
 import { MCP_ANONYMOUS_PRINCIPAL } from '../pipeline/anonymous-principal';
 import { normalizePrincipal } from './principal-normalizer';
@@ -67,13 +68,6 @@ function authorizationLines(req: Request): number {
     if (name.length === 13 && name.toLowerCase() === 'authorization') count++;
   }
   return count;
-}
-
-function isAuthorizerClass(auth: unknown): auth is Type<McpAuthorizer> {
-  return (
-    typeof auth === 'function' &&
-    typeof ((auth as Type<McpAuthorizer>).prototype as Partial<McpAuthorizer> | undefined)?.authorize === 'function'
-  );
 }
 
 /** What the mount's guard uses of its bearer strategy. */

@@ -51,7 +51,8 @@ function isAdapterHookLayer(layer: ExpressLayerLike): boolean {
 export type McpFastPathPlan =
   { route: ExpressLayerLike; obstacle?: undefined } | { route?: undefined; obstacle: string };
 
-function routePaths(route: NonNullable<ExpressLayerLike['route']>): string[] {
+/** The path or paths an Express route was registered at. */
+export function routePaths(route: NonNullable<ExpressLayerLike['route']>): string[] {
   return Array.isArray(route.path) ? route.path : [route.path];
 }
 

@@ -11,15 +11,15 @@ import {
 import { HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
+import { authorizerTakesRequest } from '../config/mcp-authorizer-kind';
 import type { McpResolvedOptions } from '../config/mcp.options';
 import { keepMcpBody, type McpBodyLimits, type McpRequest } from './mcp-body-reader';
 import { applicationConfigOf, mcpMountPathKeys } from './mcp-body-reader-installer';
-import { MCP_EXPRESS_APP, planExpressFastPath, type ExpressAppLike } from './mcp-express-fast-path';
+import { MCP_EXPRESS_APP, planExpressFastPath, routePaths, type ExpressAppLike } from './mcp-express-fast-path';
 import {
   fastifyRoutesOf,
   fastifyWantsRequests,
   planFastifyFastPath,
-  requestPath,
   type FastifyInstanceLike,
   type NestFastifyAdapterLike,
 } from './mcp-fastify-fast-path';
@@ -98,24 +98,19 @@ class FastPathContext {
   }
 }
 
-/**
- * Whether the mount's authorizer declares a request parameter (`authorize(token, request)`). On
- * Fastify such an authorizer keeps the POSTs on the Nest route, where it gets Fastify's request;
- * one that takes the token alone never reads it.
- */
-function authorizerTakesRequest(auth: unknown): boolean {
-  if (typeof auth !== 'function') return false;
-  const method = (auth.prototype as { authorize?: unknown } | undefined)?.authorize;
-  const authorize = typeof method === 'function' ? method : auth;
-  return authorize.length !== 1;
-}
-
 /** How the boot line gives what a plan found: what would see the POSTs, or that the route is missing. */
 function obstacleText(obstacle: string): string {
   return obstacle.startsWith("the mount's POST route") ? obstacle : `seen by ${obstacle}`;
 }
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** The path of a request's URL (without its query), as the fast paths match it. */
+function requestPath(req: IncomingMessage): string {
+  const url = req.url ?? '/';
+  const query = url.indexOf('?');
+  return query < 0 ? url : url.slice(0, query);
+}
 
 /** A mount served on the fast path: which POSTs it takes (by the URL's path) and what serves one. */
 interface FastPathDoor {
@@ -242,7 +237,7 @@ export class McpFastPath implements OnApplicationBootstrap {
     const dispatcher = this.dispatcherOf(server, app as unknown as Listener);
     if (!dispatcher) return this.onNestRoute('the HTTP server does not hand its requests to the Express app');
     const route = plan.route;
-    const paths = new Set(Array.isArray(route.route!.path) ? route.route!.path : [route.route!.path]);
+    const paths = new Set(routePaths(route.route!));
     const poweredBy = app.enabled('x-powered-by');
     dispatcher.add({
       takes: (path) => paths.has(path) || !!route.match(path),

@@ -1,5 +1,4 @@
 import { tracingChannel } from 'node:diagnostics_channel';
-import type { IncomingMessage } from 'node:http';
 import { mcpPathKey } from './mcp-body-reader-installer';
 import { MCP_OWN_FASTIFY_HOOK } from './mcp-fastify-body-reader';
 
@@ -199,11 +198,4 @@ const handlerTracing = tracingChannel('fastify.request.handler');
 export function fastifyWantsRequests(root: FastifyInstanceLike): () => boolean {
   const state = symbolValue<{ closing?: boolean }>(root, 'fastify.state');
   return () => state?.closing === true || handlerTracing.hasSubscribers;
-}
-
-/** The path of a request's URL (without its query), as the fast path matches it. */
-export function requestPath(req: IncomingMessage): string {
-  const url = req.url ?? '/';
-  const query = url.indexOf('?');
-  return query < 0 ? url : url.slice(0, query);
 }
