@@ -1,3 +1,6 @@
+import { randomUUID } from 'node:crypto';
+import { Client as PgClient } from 'pg';
+import type { JsonRpcRequest } from '../../src/mcp/protocol/jsonrpc';
 import { mcpClientStores, MCP_EVENT_SINK, type McpEventSink } from '../../src/mcp/stores';
 import { McpClientModule, McpClientService } from '../../src/mcp';
 import { startApp } from '../../test/support/http-app';
@@ -28,6 +31,54 @@ export interface ServiceLatency {
   rowAsync: CallCost;
   /** `callTool` with the in-memory stores of `durable-mcp/testing`: what the client path costs without a database. */
   serviceInMemory: CallCost;
+  /**
+   * The floor of (b) without the library: the bare pooled transport, then the exchange's row by one
+   * INSERT straight through `pg` with a synchronous commit. No service call can take less.
+   */
+  floorSync: CallCost;
+}
+
+/**
+ * Times the floor of a call with its row committed synchronously: `echoCall` through a bare
+ * pooled transport, then one prepared INSERT of the exchange's `mcp_events` row from a plain `pg`
+ * client (its own connection, autocommit), the envelopes as JSON text.
+ */
+async function measureFloor(databaseUrl: string, argv: string[], calls: number): Promise<CallCost> {
+  const db = new PgClient({ connectionString: databaseUrl });
+  await db.connect();
+  const transport = new StdioTransport({ command: argv, stateless: true, pool: { max: 1, idleMs: 60_000 } });
+  const statement = {
+    name: 'floor_row',
+    text:
+      'INSERT INTO mcp_events (id, created_at, direction, server, kind, method, request, response, status, duration_ms) ' +
+      "SELECT $1::varchar, $2::timestamp, 'outbound', 'everything', 'request', 'tools/call', $3::jsonb, $4::jsonb, NULL, $5::integer",
+  };
+  const call = async (i: number) => {
+    const startedAt = new Date();
+    const message = {
+      jsonrpc: '2.0',
+      id: randomUUID(),
+      method: 'tools/call',
+      params: { name: 'echo', arguments: { message: `m${i}` } },
+    };
+    const result = await transport.deliver(message as JsonRpcRequest, {
+      sessionId: null,
+      context: { server: 'everything', scopeKey: '', timeoutMs: 30_000 },
+    });
+    if (!result.body || !('result' in result.body)) throw new Error(`echo failed: ${result.rawResponse}`);
+    const durationMs = Math.round(Date.now() - startedAt.getTime());
+    await db.query({
+      ...statement,
+      values: [randomUUID(), startedAt, JSON.stringify(message), JSON.stringify(result.body), durationMs],
+    });
+  };
+  try {
+    await timeSequential(200, call);
+    return await measureCalls(calls, call);
+  } finally {
+    await transport.close();
+    await db.end();
+  }
 }
 
 /**
@@ -92,7 +143,8 @@ export async function measureService(databaseUrl: string, calls: number): Promis
     }
   };
   const sync = await service('sync');
+  const floorSync = await measureFloor(databaseUrl, argv, calls);
   const serviceAsync = await service('async');
   const serviceInMemory = await service('in-memory');
-  return { transport, service: sync, serviceAsync, rowAsync: rowAsync as CallCost, serviceInMemory };
+  return { transport, service: sync, serviceAsync, rowAsync: rowAsync as CallCost, serviceInMemory, floorSync };
 }

@@ -157,17 +157,22 @@ export function formatRatios(summaries: Summary[], config: BenchConfig): string[
   return lines;
 }
 
-/** Which audit floor bounds which variant of ours: the same adapter, one committed row per request, nothing else. */
+/**
+ * Which audit floor bounds which variant of ours: a Nest app on the same adapter, and bare
+ * `node:http`, each committing one row per request and doing nothing else.
+ */
 const CEILINGS = [
   ['ours', 'nest-floor-pg'],
   ['ours-fastify', 'nest-fastify-floor-pg'],
   ['ours-async', 'nest-floor-pg-async'],
+  ['ours', 'bare-pg'],
+  ['ours-async', 'bare-pg-async'],
 ] as const;
 
 /**
  * What the goals against the peers can reach at most, per concurrency: each audit floor (a
- * guarded Nest controller that commits one `mcp_events` row per request, the least an audit trail
- * costs) against every peer in req/s and against sdk-2.x in server CPU per request and p50, then the
+ * guarded Nest controller, or bare `node:http`, that commits one `mcp_events` row per request, the
+ * least an audit trail costs) against every peer in req/s and against sdk-2.x in server CPU per request and p50, then the
  * variant of ours on the same adapter as a share of that floor, and that share round by round
  * (each floor runs right next to the variant it bounds).
  */

@@ -16,6 +16,8 @@ export interface TargetSetup {
 /** Keys of every target, in the order of the first round. */
 export const TARGET_KEYS = [
   'bare',
+  'bare-pg',
+  'bare-pg-async',
   'sdk1',
   'sdk2',
   'mcpnest',
@@ -163,6 +165,25 @@ export function benchTargets(setup: TargetSetup, only?: string[]): TargetSpec[] 
       args: programArgs(join(__dirname, 'echo-http.server.ts')),
       ...peer,
     },
+    // The same node:http floor committing one row per request before it answers, nothing else:
+    // the least any server that keeps an audit row per request answers in, at one connection.
+    ...(
+      [
+        ['bare-pg', 'bare-http(pg)', undefined, 'ours'],
+        ['bare-pg-async', 'bare-http-async(pg)', 'async', 'ours-async'],
+      ] as const
+    ).map(([key, label, commit, bounds]) => ({
+      key,
+      label,
+      role: 'floor' as const,
+      mirrors: bounds,
+      checksToken: false,
+      database: true,
+      args: programArgs(join(__dirname, 'echo-http.server.ts')),
+      ...peer,
+      readyTimeoutMs: 60_000,
+      env: { BENCH_TOKEN: setup.token, AUDIT_COMMIT: commit, DATABASE_URL: setup.databaseUrls[key] },
+    })),
     {
       key: 'sdk1',
       label: 'sdk-1.x',

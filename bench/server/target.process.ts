@@ -16,7 +16,7 @@ const OUTPUT_TAIL_BYTES = 4096;
 /** How to start one benchmark target. */
 export interface TargetSpec {
   /**
-   * Short key, also accepted by BENCH_TARGETS: bare, sdk1, sdk2, mcpnest, ours, ours-fastify,
+   * Short key, also accepted by BENCH_TARGETS: bare, bare-pg, bare-pg-async, sdk1, sdk2, mcpnest, ours, ours-fastify,
    * ours-async; baseline, baseline-fastify, baseline-async for an earlier commit (BENCH_BASELINE).
    */
   key: string;
