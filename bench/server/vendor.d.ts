@@ -60,11 +60,16 @@ declare module 'autocannon' {
 }
 
 declare module 'pg' {
-  /** A single connection, enough for administrative statements. */
+  /** A single connection: administrative statements, and named (prepared) ones. */
   export class Client {
     constructor(config: { connectionString: string });
     connect(): Promise<void>;
     query<R = Record<string, unknown>>(text: string, values?: unknown[]): Promise<{ rows: R[] }>;
+    query<R = Record<string, unknown>>(query: {
+      name?: string;
+      text: string;
+      values?: unknown[];
+    }): Promise<{ rows: R[] }>;
     end(): Promise<void>;
   }
 
