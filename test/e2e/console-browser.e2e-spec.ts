@@ -32,13 +32,15 @@ describeWithChromium.each(HTTP_ADAPTERS)(
   (adapter) => {
     // The Express run's screenshot is the one the console's docs page shows.
     const screenshot = join(ROOT, 'artifacts', adapter === 'express' ? 'console.png' : `console-${adapter}.png`);
-    const workdir = mkdtempSync(join(tmpdir(), 'durable-mcp-console-browser-'));
+    // Made in beforeAll, not while Jest collects the file: a skipped or filtered-out run makes none.
+    let workdir: string | undefined;
     let app: ReadyChild | undefined;
     let origin: string;
     let browser: Browser | undefined;
     let context: BrowserContext | undefined;
 
     beforeAll(async () => {
+      workdir = mkdtempSync(join(tmpdir(), 'durable-mcp-console-browser-'));
       const port = await freeLoopbackPort();
       const env: NodeJS.ProcessEnv = {
         ...process.env,
@@ -89,7 +91,7 @@ describeWithChromium.each(HTTP_ADAPTERS)(
       await context?.close();
       await browser?.close();
       await app?.stop();
-      rmSync(workdir, { recursive: true, force: true });
+      if (workdir) rmSync(workdir, { recursive: true, force: true });
     });
 
     /** A page of a fresh context (with or without the bearer header) that records console errors, page errors and CSP violations. */
