@@ -49,8 +49,11 @@ class FakeBullQueue extends EventEmitter {
     // The connection of the marks' SET and WAIT: a real one to the same Redis.
     duplicate: jest.fn((): unknown => new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 })),
   });
-  /** Bull's subscriber connection, which carries the global events. */
-  readonly eclient = new EventEmitter();
+  /**
+   * Bull's subscriber connection, which carries the global events. Its PING is answered at once
+   * unless a test holds it (Redis answers it after the SUBSCRIBE commands sent before it).
+   */
+  readonly eclient = Object.assign(new EventEmitter(), { ping: jest.fn(async (): Promise<unknown> => 'PONG') });
   handler?: (job: unknown) => Promise<Record<string, unknown>>;
   added: Array<{ data: unknown; opts: unknown }> = [];
   jobs = new Map<string, Record<string, unknown>>();
@@ -860,6 +863,30 @@ describe('BullCallQueue waiters', () => {
     bull.emit('global:completed', '23', JSON.stringify({ late: true }));
     await expect(waits[2]).resolves.toEqual({ late: true });
     expect(running.state).toBe('active');
+  });
+
+  it('reads the calls waited for only once Redis has carried out the resubscription: an outcome published in between is not missed', async () => {
+    const { queue, bull } = worker(async () => ({}), { worker: false });
+    await dropSubscriptionUnderWaiter(queue, bull, '25');
+    const job = storedJob(bull, '26', 'active');
+    const wait = queue.wait('26', 60_000);
+    await until(() => queue.waiting === 1, 'the waiter');
+    // The connection is back and ioredis has sent SUBSCRIBE again, but Redis has not carried it
+    // out yet: the PING behind it is not answered.
+    let answerPing!: () => void;
+    bull.eclient.ping.mockImplementationOnce(() => new Promise((resolve) => (answerPing = () => resolve('PONG'))));
+    const reads = jest.spyOn(bull, 'getJob');
+    bull.eclient.emit('ready');
+    await until(() => bull.eclient.ping.mock.calls.length === 1, 'the PING after the resubscription');
+    // Nothing is read before the subscription is in place: a read now could see the call still
+    // running, and its outcome, published before the SUBSCRIBE took effect, would never arrive.
+    expect(reads).not.toHaveBeenCalled();
+    // The call ends in that gap; its completion event reaches no subscription.
+    Object.assign(job, { state: 'completed', returnvalue: { inTheGap: true } });
+    answerPing();
+    await expect(wait).resolves.toEqual({ inTheGap: true });
+    expect(reads).toHaveBeenCalledWith('26');
+    expect(queue.waiting).toBe(0);
   });
 
   it('refuses at once a call waited for whose job the queue lost while the subscription was down (a failover)', async () => {

@@ -439,10 +439,18 @@ export class BullCallQueue implements McpCallQueue {
       });
       // A caller that came while the subscription was down waits for an outcome that may have
       // been published before it was back: once it is, every call waited for is read again.
+      // 'ready' comes once ioredis has sent the SUBSCRIBE commands again, not once Redis has
+      // carried them out; a PING on the same connection is answered after them. Reading only
+      // then leaves no gap: an outcome published before the read is in the job, one published
+      // after it reaches the subscription. Should the PING fail, the connection is gone again,
+      // and the next 'ready' reads.
       eclient.on('ready', () => {
         if (!lost) return;
         lost = false;
-        void this.readWaitedCalls();
+        (eclient as EventEmitter & { ping(): Promise<unknown> })
+          .ping()
+          .then(() => this.readWaitedCalls())
+          .catch(() => undefined);
       });
       await registered;
     })();
