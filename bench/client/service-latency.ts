@@ -4,7 +4,7 @@ import type { JsonRpcRequest } from '../../src/mcp/protocol/jsonrpc';
 import { mcpClientStores, MCP_EVENT_SINK, type McpEventSink } from '../../src/mcp/stores';
 import { McpClientModule, McpClientService } from '../../src/mcp';
 import { startApp } from '../../test/support/http-app';
-import { percentiles, timeSequential, type Percentiles } from './stats';
+import { percentiles, timeSequential, WARMUP_CALLS, type Percentiles } from './stats';
 
 /** Latency percentiles plus the CPU this process spent per call (user + system), in µs. */
 export type CallCost = Percentiles & { cpuUs: number };
@@ -73,7 +73,7 @@ async function measureFloor(databaseUrl: string, argv: string[], calls: number):
     });
   };
   try {
-    await timeSequential(200, call);
+    await timeSequential(WARMUP_CALLS, call);
     return await measureCalls(calls, call);
   } finally {
     await transport.close();
@@ -92,7 +92,7 @@ export async function measureService(databaseUrl: string, calls: number): Promis
   const pooled = new StdioTransport({ command: argv, stateless: true, pool: { max: 1, idleMs: 60_000 } });
   let transport: CallCost;
   try {
-    await timeSequential(200, (i) => echoCall(pooled, i));
+    await timeSequential(WARMUP_CALLS, (i) => echoCall(pooled, i));
     transport = await measureCalls(calls, (i) => echoCall(pooled, i));
   } finally {
     await pooled.close();
@@ -122,7 +122,7 @@ export async function measureService(databaseUrl: string, calls: number): Promis
     try {
       const client = app.app.get(McpClientService);
       const call = (i: number) => client.callTool('everything', 'echo', { message: `m${i}` });
-      await timeSequential(200, call);
+      await timeSequential(WARMUP_CALLS, call);
       const stats = await measureCalls(calls, call);
       if (commit === 'async') {
         const sink = app.app.get<McpEventSink>(MCP_EVENT_SINK, { strict: false });
@@ -135,6 +135,7 @@ export async function measureService(databaseUrl: string, calls: number): Promis
             method: 'tools/call',
             durationMs: 0,
           });
+        await timeSequential(WARMUP_CALLS, row);
         rowAsync = await measureCalls(calls, row);
       }
       return stats;

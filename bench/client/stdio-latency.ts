@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StdioTransport } from '../../src/mcp/client/transports/stdio/stdio.transport';
 import { type McpTransport } from '../../src/mcp/transports';
-import { percentiles, timeSequential, type Percentiles } from './stats';
+import { percentiles, timeSequential, WARMUP_CALLS, type Percentiles } from './stats';
 
 /** Argv of the reference server every stdio measurement uses. */
 export function everythingArgv(): string[] {
@@ -38,11 +38,11 @@ export async function measureStdio(spawnCalls: number, warmCalls: number): Promi
     await echoCall(spawning, -1);
     const spawnPerCall = percentiles(await timeSequential(spawnCalls, (i) => echoCall(spawning, i)));
 
-    await timeSequential(50, (i) => echoCall(pooled, i));
+    await timeSequential(WARMUP_CALLS, (i) => echoCall(pooled, i));
     const pooledStats = percentiles(await timeSequential(warmCalls, (i) => echoCall(pooled, i)));
 
     await sdk.connect(new StdioClientTransport({ command: argv[0], args: argv.slice(1), stderr: 'ignore' }));
-    await timeSequential(50, (i) => sdk.callTool({ name: 'echo', arguments: { message: `w${i}` } }));
+    await timeSequential(WARMUP_CALLS, (i) => sdk.callTool({ name: 'echo', arguments: { message: `w${i}` } }));
     const sdkConnected = percentiles(
       await timeSequential(warmCalls, (i) => sdk.callTool({ name: 'echo', arguments: { message: `m${i}` } })),
     );
