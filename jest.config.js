@@ -54,14 +54,16 @@ const esmPackages = {
 };
 
 /**
- * `LEAK_CHECK=1` names, after each suite, the handles it left open (see the environment's file).
- * With coverage, the environment collects each suite's counters (see test/support/worker-coverage).
+ * Node's environment, in which each module is compiled once per worker rather than once per suite
+ * (test/support/compile-once.js). `LEAK_CHECK=1` names, after each suite, the handles it left open
+ * (see the environment's file). With coverage, the environment collects each suite's counters (see
+ * test/support/worker-coverage).
  */
 const testEnvironment = COVERAGE
   ? `<rootDir>/test/support/worker-coverage/${process.env.LEAK_CHECK ? 'leak-check' : 'node'}.environment.js`
   : process.env.LEAK_CHECK
     ? '<rootDir>/test/support/leak-check.environment.js'
-    : 'node';
+    : '<rootDir>/test/support/node.environment.js';
 
 /**
  * A mutation run copies the repository into .stryker-tmp; one that was interrupted leaves the copy

@@ -26,7 +26,8 @@ module.exports = {
     '<rootDir>/test/support/summary-reporter.js',
     '<rootDir>/test/support/open-handles-reporter.js',
   ],
-  testEnvironment: 'node',
+  // Each module compiled once per worker, as in jest.config.js (test/support/compile-once.js).
+  testEnvironment: '<rootDir>/test/support/node.environment.js',
   rootDir: '.',
   displayName: 'typeorm-0.3',
   testMatch: ['<rootDir>/test/typeorm-0.3/**/*.spec.ts', ...POSTGRES_E2E_SUBSET.map((path) => `<rootDir>/${path}`)],

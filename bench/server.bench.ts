@@ -99,7 +99,7 @@ function baselineNames(specs: TargetSpec[]): string {
 async function main(cleanup: BenchCleanup): Promise<number> {
   const config = loadBenchConfig();
   progress(
-    `bench:server: ${config.rounds} round(s), ${config.seconds} s per run after ${config.warmupSeconds} s warm-up, concurrency ${config.concurrencies.join(' and ')}`,
+    `bench:server: ${config.rounds} round(s), ${config.seconds} s per run after ${config.warmupSeconds} s warm-up (and ${config.warmupRequests} requests per target first), concurrency ${config.concurrencies.join(' and ')}`,
   );
 
   // The targets share the machine with the load generator and PostgreSQL; anything else running
@@ -173,6 +173,25 @@ async function main(cleanup: BenchCleanup): Promise<number> {
   const runs: RoundMeasurement[] = [];
   const errors: string[] = [];
   const tallies = new Map<string, RequestTally>([...databases.keys()].map((key) => [key, { answered: 0, sent: 0 }]));
+  if (config.warmupRequests > 0) {
+    // The JIT's warm-up: the same number of calls for every target, fast or slow, before any is measured.
+    const connections = Math.max(...config.concurrencies);
+    for (const target of targets) {
+      const { key, label } = target.spec;
+      const warmup = await runLoad(target.url, sessions.get(key) as McpBenchSession, connections, {
+        requests: config.warmupRequests,
+      });
+      const tally = tallies.get(key);
+      if (tally) {
+        tally.answered += warmup.completed;
+        tally.sent += warmup.sent;
+      }
+      errors.push(...problems(warmup, label, 'JIT warm-up'));
+      progress(
+        `  warm-up ${label}: ${warmup.completed} requests at c=${connections} in ${warmup.seconds.toFixed(1)} s`,
+      );
+    }
+  }
   for (let round = 1; round <= config.rounds; round++) {
     for (const connections of config.concurrencies) {
       for (const target of roundOrder(targets, round)) {

@@ -27,6 +27,12 @@ export interface BenchConfig {
   /** Length of the warm-up before each measured run, in seconds (`BENCH_WARMUP_SECONDS`). @default 1 */
   warmupSeconds: number;
   /**
+   * Requests every target answers once, at the highest concurrency, before its first measured
+   * run (`BENCH_WARMUP_REQUESTS`; 0 skips it): V8 compiles the hot path after some thousands of
+   * calls, and a warm-up counted in seconds gives a slow target fewer of them. @default 5000
+   */
+  warmupRequests: number;
+  /**
    * How many times every target is measured at every concurrency; medians are reported
    * (`BENCH_ROUNDS`). Each round measures the targets one after the other, starting one
    * target later than the round before. @default 3
@@ -84,14 +90,21 @@ function baselineOf(env: NodeJS.ProcessEnv): BaselineConfig | undefined {
   };
 }
 
-function positive(env: NodeJS.ProcessEnv, name: string, fallback: number, integer: boolean): number {
+function positive(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  fallback: number,
+  integer: boolean,
+  zeroAllowed = false,
+): number {
   const raw = env[name]?.trim();
   if (!raw) return fallback;
   const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) {
-    throw new Error(
-      `${name}="${raw}" is not a positive ${integer ? 'integer' : 'number'} (example: ${name}=${fallback})`,
-    );
+  if (!Number.isFinite(value) || value < 0 || (value === 0 && !zeroAllowed) || (integer && !Number.isInteger(value))) {
+    const kind = zeroAllowed
+      ? `${integer ? 'integer' : 'number'} (0 or more)`
+      : `positive ${integer ? 'integer' : 'number'}`;
+    throw new Error(`${name}="${raw}" is not a ${kind} (example: ${name}=${fallback})`);
   }
   return value;
 }
@@ -114,6 +127,7 @@ export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConf
   return {
     seconds: positive(env, 'BENCH_SECONDS', 5, false),
     warmupSeconds: positive(env, 'BENCH_WARMUP_SECONDS', 1, false),
+    warmupRequests: positive(env, 'BENCH_WARMUP_REQUESTS', 5000, true, true),
     rounds: positive(env, 'BENCH_ROUNDS', 3, true),
     concurrencies: concurrenciesOf(env),
     cpuProfileDir: env.BENCH_CPU_PROF?.trim() || undefined,

@@ -59,15 +59,22 @@ function percentile(sorted: Float64Array, p: number): number {
 }
 
 /**
- * Drives `tools/call echo` at a fixed number of connections for a fixed time and checks every
- * response: status, JSON-RPC id and the echoed text. Latency percentiles come from the exact
- * per-response times (autocannon's own histogram rounds to whole milliseconds).
+ * How long a run lasts: a number of seconds, or a number of requests (`{ requests }`, a warm-up
+ * that must give V8 the same number of calls on every target whatever its speed).
+ */
+export type LoadLength = number | { requests: number };
+
+/**
+ * Drives `tools/call echo` at a fixed number of connections for a fixed time (or number of
+ * requests) and checks every response: status, JSON-RPC id and the echoed text. Latency
+ * percentiles come from the exact per-response times (autocannon's own histogram rounds to whole
+ * milliseconds).
  */
 export function runLoad(
   url: string,
   session: McpBenchSession,
   connections: number,
-  seconds: number,
+  length: LoadLength,
 ): Promise<LoadResult> {
   const latencies: number[] = [];
   const samples: string[] = [];
@@ -83,7 +90,7 @@ export function runLoad(
         url,
         connections,
         pipelining: 1,
-        duration: seconds,
+        ...(typeof length === 'number' ? { duration: length } : { amount: length.requests }),
         timeout: 10,
         requests: [
           {

@@ -2,8 +2,10 @@
  * The Node test environment plus a check, for `LEAK_CHECK=1 npm test` (jest.config.js picks it):
  * after each suite's own teardown and a short grace period, the handles (sockets, servers, child
  * processes) that the suite opened and left open are printed with the suite's path. It names the
- * suite behind the open-handles reporter's end-of-run list; it fails nothing.
+ * suite behind the open-handles reporter's end-of-run list; it fails nothing. Modules are compiled
+ * once per worker (compile-once.js), as in the plain environment.
  */
+require('./compile-once').install();
 const { TestEnvironment } = require('jest-environment-node');
 const { describeHandle } = require('./open-handles-reporter');
 
