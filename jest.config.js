@@ -77,13 +77,11 @@ const E2E_MATCH = ['<rootDir>/test/e2e/**/*.e2e-spec.ts', '<rootDir>/test/faults
 /**
  * The e2e suites that cannot share the machine with another suite, run one at a time after the
  * others (see test/support/serial-runner.js):
- * - test-services: checks that a stopped server's port refuses connections, which a port the OS
- *   hands to another suite's server in the meantime would contradict.
  * - hostile-http-servers: bounds the memory a client process grows by while hostile servers send
  *   it a gigabyte; beside other suites its collector gets less of the CPU, and garbage that waits
  *   longer to be freed counts against the bound.
  */
-const SERIAL_E2E = ['test/e2e/test-services.e2e-spec.ts', 'test/faults/hostile-http-servers.e2e-spec.ts'];
+const SERIAL_E2E = ['test/faults/hostile-http-servers.e2e-spec.ts'];
 
 /**
  * What both e2e projects share. The suites run in Jest's workers side by side, the unit specs'

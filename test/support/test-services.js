@@ -133,17 +133,41 @@ function onPath(command, path) {
   return undefined;
 }
 
-/** A TCP port nobody listens on right now (the OS picks it). */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
+/** The first port of the kernel's ephemeral range, from which `listen(0)` and outgoing connections take theirs. */
+function ephemeralPortsStart() {
+  try {
+    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32768;
+  } catch {
+    return 32768;
+  }
+}
+
+/** The lowest port `freePort` picks. */
+const LOWEST_PORT = 10000;
+
+/** Resolves true when a server could listen on 127.0.0.1:`port` right now. */
+function portFree(port) {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.unref();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
   });
+}
+
+/**
+ * A loopback port nobody listens on right now, picked at random below the ephemeral range: once the
+ * server started on it stops, no `listen(0)` of another suite and no outgoing connection gets the
+ * port in the meantime, so a stopped server's port refuses connections (which the suite of this
+ * file checks beside the other suites).
+ */
+async function freePort() {
+  const below = ephemeralPortsStart();
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = LOWEST_PORT + Math.floor(Math.random() * (below - LOWEST_PORT));
+    if (await portFree(port)) return port;
+  }
+  throw new Error(`No free loopback port between ${LOWEST_PORT} and ${below}`);
 }
 
 /** A directory of this run's own for a started server, with the pid of the process that owns it. */
