@@ -337,7 +337,7 @@ describe('BullCallQueue worker: marks that replicas must acknowledge (markReplic
     // The worker opened its connection at start: this test swaps in one that answers late.
     const opened = bull.client.duplicate.mock.results[0].value as Redis;
     opened.disconnect();
-    (queue as unknown as { marks: unknown }).marks = marks;
+    (queue as unknown as { marks: { connection: unknown } }).marks.connection = marks;
     await run(fakeJob({ ...toolCall }));
     expect(errors[0]).toBeInstanceOf(McpQueueUnavailableError);
     expect(errors[0]).toMatchObject({
@@ -396,7 +396,7 @@ describe('BullCallQueue worker: marks on a Cluster whose slot moved', () => {
       markReplicas: 1,
     });
     (bull.client.duplicate.mock.results[0].value as Redis).disconnect();
-    (queue as unknown as { marks: unknown }).marks = marks;
+    (queue as unknown as { marks: { connection: unknown } }).marks.connection = marks;
     await expect(run(fakeJob({ ...toolCall }))).resolves.toEqual({ claimed: true });
     expect(marks.refreshSlotsCache).toHaveBeenCalledTimes(1);
     expect(marks.pipeline).toHaveBeenCalledTimes(2);
@@ -409,7 +409,7 @@ describe("BullCallQueue worker: marks with markReplicas unset on a replicated Re
   /** A worker whose queue is in auto mode (the default on Sentinel or a Cluster), on the real test Redis. */
   const autoWorker = (process: Parameters<typeof worker>[0], overrides: Partial<McpResolvedQueueOptions> = {}) => {
     const made = worker(process, overrides);
-    Object.assign(made.queue, { markReplicas: 'auto' });
+    (made.queue as unknown as { marks: { settings: { replicas: unknown } } }).marks.settings.replicas = 'auto';
     return made;
   };
   /** A marks connection whose pipelines answer `answers`, one per pipeline; each pipeline's commands are recorded. */
@@ -453,7 +453,7 @@ describe("BullCallQueue worker: marks with markReplicas unset on a replicated Re
     const marks = fakeMarks(answers);
     const { outcomes, process } = claiming();
     const { queue, name, run } = autoWorker(process);
-    Object.assign(queue, { marks });
+    Object.assign((queue as unknown as { marks: object }).marks, { connection: marks });
     await run(fakeJob({ ...toolCall }));
     return { outcomes, marks, queue, name };
   };
@@ -500,7 +500,7 @@ describe("BullCallQueue worker: marks with markReplicas unset on a replicated Re
       ],
     ]);
     const { queue, name, run } = autoWorker(async (_job, attempt) => ({ claimed: await attempt.claim() }));
-    Object.assign(queue, { marks });
+    Object.assign((queue as unknown as { marks: object }).marks, { connection: marks });
     await expect(run(fakeJob({ ...toolCall }))).resolves.toEqual({ claimed: true });
     const key = `pfx:${name}:mcp-attempted:7`;
     expect(marks.chains[0].set).toHaveBeenCalledWith(key, pid, 'EX', 91, 'NX');

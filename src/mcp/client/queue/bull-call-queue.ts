@@ -1,6 +1,5 @@
 import { Logger } from '@nestjs/common';
 import type { Job, Queue } from 'bull';
-import type { ChainableCommander } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { EventEmitter, once } from 'node:events';
 import { McpCallNotFoundError } from '../../errors/mcp-client-call.errors';
@@ -17,13 +16,8 @@ import type { McpCallAttempt, McpStoredTask } from '../interfaces/mcp-call-attem
 import type { McpCallProcessor } from '../mcp-call-processor';
 import { bullKeyPrefix, createBullQueue, queueConnection } from '../../bull-queue.factory';
 import { McpRedisOutageLog } from '../../redis-outage-log';
-import {
-  connectedReplicasOf,
-  defaultMarkReplicas,
-  isClusterClient,
-  onClusterSlotLost,
-  type McpRedisClient,
-} from '../../redis-connection';
+import { defaultMarkReplicas, isClusterClient, onClusterSlotLost, type McpRedisClient } from '../../redis-connection';
+import { BullCallMarks } from './bull-call-marks';
 import { decodeCallError, encodeCallError, type EncodedCallError } from './call-error-codec';
 import type {
   McpCallNotificationListener,
@@ -43,16 +37,6 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error?: Error };
 
 /** The value of the at-most-once mark a caller's abort writes: the call must never be sent. */
 const ABORTED_MARK = 'aborted';
-
-/** The replies of a pipeline: per command, its error or its reply. */
-type Replies = Array<[Error | null, unknown]>;
-
-/**
- * How often a process warns that the marks it writes are not replicated (`markReplicas` unset on a
- * replicated Redis whose master has no connected replica): once a minute, whatever the queue.
- */
-const UNREPLICATED_WARNING_MS = 60_000;
-let unreplicatedWarnedAt: number | undefined;
 
 /** An abort request published to the workers. */
 interface AbortMessage {
@@ -97,19 +81,8 @@ export class BullCallQueue implements McpCallQueue {
   private unobserve?: () => void;
   /** Bull's key prefix of the queue (hash-tagged on a Cluster): the call's own keys sit beside its jobs. */
   readonly keyPrefix: string;
-  /**
-   * Replicas that must acknowledge a call's at-most-once mark before the call is sent:
-   * `queue.markReplicas` (strict), else `'auto'` on a Sentinel group or a Cluster (one while the
-   * master lists a connected replica, none while it lists none) and 0 on a single node.
-   */
-  readonly markReplicas: number | 'auto';
-  /**
-   * The connection of the marks' SET, ROLE and WAIT when `markReplicas` is not 0 (opened by a worker's
-   * `start`, see `marksConnection`). WAIT blocks the connection it is sent on until the replicas answer, so it gets a
-   * connection of its own: Bull's commands (lock renewals, completions, enqueues) never queue
-   * behind it.
-   */
-  private marks?: McpRedisClient;
+  /** The at-most-once marks of the queue's `tools/call` jobs, and their replicas' acknowledgement. */
+  private readonly marks: BullCallMarks;
   private readonly outages = new McpRedisOutageLog(this.logger, 'error');
 
   constructor(
@@ -129,11 +102,21 @@ export class BullCallQueue implements McpCallQueue {
         new McpQueueUnavailableError('wait', `${what}; the call may still run, read getCallResult later`, true),
       );
     this.queue.client.on('close', lost('the connection to Redis closed'));
+    const client = this.queue.client as unknown as McpRedisClient;
+    this.marks = new BullCallMarks(
+      client,
+      {
+        queueName: options.name,
+        commandTimeoutMs: options.commandTimeoutMs,
+        replicas: options.markReplicas ?? defaultMarkReplicas(client),
+      },
+      this.command.bind(this),
+      this.outages,
+      this.logger,
+    );
     // On a Cluster the connection stays up when the master of the queue's slot dies: its jobs'
     // last writes and outcome messages may be gone with it, so waiters hear it now instead of at
     // their deadline.
-    const client = this.queue.client as unknown as McpRedisClient;
-    this.markReplicas = options.markReplicas ?? defaultMarkReplicas(client);
     if (isClusterClient(client))
       onClusterSlotLost(
         client,
@@ -144,6 +127,15 @@ export class BullCallQueue implements McpCallQueue {
       const data = (typeof progress === 'string' ? JSON.parse(progress) : progress) as NotificationProgress | null;
       if (data?.notification) this.events.emit('notification', data.server, data.notification);
     });
+  }
+
+  /**
+   * Replicas that must acknowledge a call's at-most-once mark before the call is sent:
+   * `queue.markReplicas` (strict), else `'auto'` on a Sentinel group or a Cluster (one while the
+   * master lists a connected replica, none while it lists none) and 0 on a single node.
+   */
+  get markReplicas(): number | 'auto' {
+    return this.marks.replicas;
   }
 
   /** The Bull queue (for inspection, metrics and tests). */
@@ -162,7 +154,7 @@ export class BullCallQueue implements McpCallQueue {
     });
     if (!this.options.worker) return;
     // Opened before the first job, so that its first mark does not wait for the connection.
-    if (this.markReplicas !== 0) this.marksConnection();
+    this.marks.open();
     void this.queue
       .process(this.options.concurrency, (job) => this.run(job))
       .catch((error: Error) => this.logger.error(`Worker stopped: ${error.message}`));
@@ -548,7 +540,7 @@ export class BullCallQueue implements McpCallQueue {
       clients.forEach((client) => client.disconnect());
     }
     clearTimeout(timer);
-    this.marks?.disconnect();
+    this.marks.close();
   }
 
   /**
@@ -585,7 +577,7 @@ export class BullCallQueue implements McpCallQueue {
       id,
       // A mark that cannot be written means the call is not sent: at most once wins over liveness.
       claim: async () => {
-        if (await this.writeMark(markKey, ttl)) return true;
+        if (await this.marks.write(markKey, ttl)) return true;
         // The caller's abort took the mark first: the call was never sent, and never will be.
         if (
           abortable &&
@@ -635,153 +627,6 @@ export class BullCallQueue implements McpCallQueue {
       await relay?.close();
       this.running.delete(id);
     }
-  }
-
-  /** The connection of the marks' SET, ROLE and WAIT: a copy of the queue's command connection (URL, Sentinel group or Cluster, and its options). */
-  private marksConnection(): McpRedisClient {
-    if (!this.marks) {
-      this.marks = (this.queue.client as unknown as McpRedisClient).duplicate();
-      this.outages.watch(this.marks, `Queue "${this.options.name}" (at-most-once marks)`);
-    }
-    return this.marks;
-  }
-
-  /**
-   * Writes a call's at-most-once mark (SET NX, valued with this process's pid) and resolves
-   * whether this run wrote it (false: an earlier run of the call, or the caller's abort, did).
-   *
-   * Replicas acknowledge the mark through Redis WAIT on the marks connection. WAIT counts the
-   * replicas that hold the writes of the connection it is sent on, and on a Cluster ioredis routes
-   * a pipeline by the slot of its keys, so a keyless command sent in a pipeline with the mark's key
-   * reaches the master of the mark's slot (alone it would go to a random node). Not MULTI: WAIT
-   * does not block inside a transaction.
-   * - `markReplicas` a number (strict): the SET and `WAIT markReplicas commandTimeoutMs`, one pipeline.
-   * - `'auto'`: the SET and ROLE, one pipeline. When the master lists no connected replica, the
-   *   call is sent with its mark unacknowledged, and a warning says so (once a minute per process).
-   *   Else a second pipeline: GET of the mark and `WAIT 1 commandTimeoutMs` (the GET routes it on
-   *   a Cluster, and proves the mark is on the master the WAIT asks, should the connection have
-   *   been re-established in between).
-   *
-   * When fewer replicas acknowledge in time, the call is not sent: the mark is deleted (a later
-   * attempt may claim it) and `McpQueueUnavailableError` (not delivered) says how many
-   * acknowledged. A pipeline left unanswered past its bound fails the same way, and a mark it
-   * wrote is deleted when the answer comes.
-   */
-  private async writeMark(key: string, ttl: number): Promise<boolean> {
-    const operation = 'at-most-once mark';
-    const value = String(process.pid);
-    const markReplicas = this.markReplicas;
-    if (markReplicas === 0)
-      return (await this.command(operation, false, () => this.queue.client.set(key, value, 'EX', ttl, 'NX'))) === 'OK';
-    const marks = this.marksConnection();
-    const strict = markReplicas !== 'auto';
-    const needed = strict ? markReplicas : 1;
-    const waitMs = this.options.commandTimeoutMs;
-    const check =
-      "the call was not sent. Check that the replicas of the queue's Redis are up and in sync " +
-      `(INFO replication on its master), or ${strict ? 'lower queue.markReplicas' : 'set queue.markReplicas to 0 to send calls without waiting'}`;
-    // Bounded by twice commandTimeoutMs (their own WAIT's, and the one before): WAIT blocks its
-    // connection, so the marks of this process are answered one after the other, and while
-    // replicas do not answer, later ones time out here.
-    const bound = (what: string) => ({
-      via: marks,
-      ms: 2 * waitMs,
-      late: `${what} not answered within ${2 * waitMs} ms (the marks of one process wait one after the other); ${check}`,
-    });
-    const waited = bound(`the mark and its WAIT for ${needed} replica(s) were`);
-    const first = (pipeline: ChainableCommander) =>
-      strict
-        ? pipeline.set(key, value, 'EX', ttl, 'NX').wait(needed, waitMs)
-        : pipeline.set(key, value, 'EX', ttl, 'NX').role();
-    const firstBound = strict ? waited : bound('the mark was');
-    const wroteIt = (replies: Replies) => replies[0]?.[1] === 'OK';
-    let answer = await this.markPipeline(marks, key, first, firstBound, wroteIt);
-    // On a Cluster whose slot moved (a failover), ioredis follows MOVED for a pipeline only when
-    // every command of it was redirected; the keyless WAIT or ROLE never is, so the SET comes back
-    // with MOVED unwritten and the slot table stays stale. Reload it and send once more.
-    if (isClusterClient(marks) && /^MOVED /.test(answer[0]?.[0]?.message ?? '')) {
-      await this.command(operation, false, () => new Promise<void>((done) => marks.refreshSlotsCache(() => done())), {
-        via: marks,
-      });
-      answer = await this.markPipeline(marks, key, first, firstBound, wroteIt);
-    }
-    const [[setError, set] = [null, null], [secondError, second] = [null, 0]] = answer;
-    if (setError) throw new McpQueueUnavailableError(operation, setError.message, false);
-    if (set !== 'OK') return false;
-    let [waitError, acknowledged] = [secondError, second];
-    // Auto: how many replicas the master lists (undefined when ROLE failed: wait for one).
-    const replicas = strict || secondError ? undefined : connectedReplicasOf(second);
-    if (!strict) {
-      if (replicas === 0) {
-        this.warnUnreplicated();
-        return true;
-      }
-      const [[getError, held] = [null, null], waitReply = [null, 0]] = await this.markPipeline(
-        marks,
-        key,
-        (pipeline) => pipeline.get(key).wait(1, waitMs),
-        waited,
-        (replies) => replies[0]?.[1] === value,
-      );
-      // Not on the master the WAIT asked (a failover between the two pipelines): nothing of ours to delete.
-      if (getError || held !== value)
-        throw new McpQueueUnavailableError(
-          operation,
-          `the mark was not on the master its WAIT went to (${getError?.message ?? 'a failover between them?'}); the call was not sent`,
-          false,
-        );
-      [waitError, acknowledged] = waitReply;
-    }
-    if (!waitError && Number(acknowledged) >= needed) return true;
-    const asked = strict
-      ? 'queue.markReplicas asks for'
-      : replicas === undefined
-        ? `waited for (ROLE did not say how many the master has: ${secondError?.message ?? String(second)})`
-        : `waited for (the master lists ${replicas} connected)`;
-    const shortfall = waitError
-      ? `WAIT for ${needed} replica(s) failed (${waitError.message})`
-      : `only ${Number(acknowledged)} of the ${needed} replica(s) ${asked} acknowledged the mark within ${waitMs} ms`;
-    await this.command('delete the unacknowledged at-most-once mark', false, () => marks.del(key), {
-      via: marks,
-    }).catch((error: Error) => this.logger.warn(`Queue "${this.options.name}": ${error.message}`));
-    const reason = `${shortfall}; ${check}`;
-    this.outages.report(`Queue "${this.options.name}": ${reason}`);
-    throw new McpQueueUnavailableError(operation, reason, false);
-  }
-
-  /**
-   * Sends `build`'s pipeline on the marks connection within `bound` (see `command`). When the
-   * bound passes first the call is not sent, so once the late replies come, the mark is deleted
-   * if they say (`wroteIt`) that it is this run's.
-   */
-  private async markPipeline(
-    marks: McpRedisClient,
-    key: string,
-    build: (pipeline: ChainableCommander) => ChainableCommander,
-    bound: { via: McpRedisClient; ms: number; late: string },
-    wroteIt: (replies: Replies) => boolean,
-  ): Promise<Replies> {
-    let replies: Promise<Replies | null> | undefined;
-    const sent = () => (replies = build(marks.pipeline()).exec());
-    try {
-      return (await this.command('at-most-once mark', false, sent, bound)) ?? [];
-    } catch (error) {
-      void replies?.then((late) => (late && wroteIt(late) ? marks.del(key) : undefined)).catch(() => undefined);
-      throw error;
-    }
-  }
-
-  /** Warns, at most once a minute in this process, that marks are sent unacknowledged (auto, no replica). */
-  private warnUnreplicated(): void {
-    const now = Date.now();
-    if (unreplicatedWarnedAt !== undefined && now - unreplicatedWarnedAt < UNREPLICATED_WARNING_MS) return;
-    unreplicatedWarnedAt = now;
-    this.logger.warn(
-      `Queue "${this.options.name}": the master of the queue's Redis lists no connected replica, so the ` +
-        'at-most-once marks of tools/call are not replicated: should it fail now, a call could be sent a ' +
-        'second time. Calls are sent meanwhile (queue.markReplicas is unset); set queue.markReplicas to 1 to ' +
-        'refuse them instead. Logged at most once a minute.',
-    );
   }
 
   /**
