@@ -24,6 +24,12 @@
  * `database: '...'` must hold the `mcp_events` row of the tools/call. Prints one PASS/FAIL line;
  * exits non-zero on failure. Temporary directories are removed whatever happens (SMOKE_KEEP=1
  * keeps them). SMOKE_README=path tests another copy of the README (a draft).
+ *
+ * better-sqlite3's install script downloads a prebuilt binary, and compiles SQLite (minutes of
+ * CPU) when it cannot, as on a machine that reaches the npm registry but not GitHub. The binary
+ * this checkout's `npm ci` got is offered to the install as a local prebuild (prebuild-install's
+ * `npm_config_better_sqlite3_local_prebuilds`), which it takes when the README installs the same
+ * version for the same Node; SMOKE_SQLITE_PREBUILD=0 leaves the install script on its own.
  */
 'use strict';
 
@@ -273,6 +279,24 @@ function sqliteFileOf(files) {
   );
 }
 
+/**
+ * The environment that offers the app's install this checkout's better-sqlite3 binary as a local
+ * prebuild (see the top of the file): a directory holding it packed as its release would be.
+ * Empty when there is none to offer.
+ */
+async function sqlitePrebuildEnv(log) {
+  if (process.env.SMOKE_SQLITE_PREBUILD === '0') return {};
+  const pkg = join(ROOT, 'node_modules', 'better-sqlite3');
+  const binary = 'build/Release/better_sqlite3.node';
+  if (!existsSync(join(pkg, binary))) return {};
+  const { version } = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8'));
+  const dir = tempDir('durable-mcp-prebuilds-', cleanups);
+  const name = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
+  await run('tar', ['-czf', join(dir, name), '-C', pkg, binary]);
+  log(`offering this checkout's better-sqlite3 ${version} binary to the install as a local prebuild`);
+  return { npm_config_better_sqlite3_local_prebuilds: dir };
+}
+
 async function smoke(log) {
   const readme = readFileSync(README, 'utf8');
   const blocks = parseReadme(readme);
@@ -286,10 +310,11 @@ async function smoke(log) {
   const dir = tempDir('durable-mcp-readme-', cleanups);
   log(`app directory ${dir}`);
   await run('npm', ['init', '-y'], { cwd: dir });
+  const prebuild = await sqlitePrebuildEnv(log);
   started = Date.now();
   for (const args of commands) {
     try {
-      await run('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd: dir });
+      await run('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd: dir, env: prebuild });
     } catch (error) {
       throw new ReadmeError(`the install block ${where(blocks.install)} failed: ${error.message}`);
     }
