@@ -1,6 +1,4 @@
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 
 /**
@@ -79,13 +77,17 @@ export function spawnReady(
   });
 }
 
+/** The loopback ports of the suites, one implementation with the run's own servers (test-services.js). */
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- a JavaScript module Jest's globalSetup and the scripts share, outside the TypeScript project
+const ports = require('./test-services.js') as {
+  ephemeralPortsStart(): number;
+  loopbackPortFree(port: number): Promise<boolean>;
+  freeLoopbackPort(below?: number): Promise<number>;
+};
+
 /** Whether `port` can be bound on loopback right now. */
-export async function loopbackPortFree(port: number): Promise<boolean> {
-  const probe = createServer();
-  return new Promise((resolve) => {
-    probe.once('error', () => resolve(false));
-    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
-  });
+export function loopbackPortFree(port: number): Promise<boolean> {
+  return ports.loopbackPortFree(port);
 }
 
 /**
@@ -93,15 +95,8 @@ export async function loopbackPortFree(port: number): Promise<boolean> {
  * that range, and so does `listen(0)`.
  */
 export function ephemeralPortsStart(): number {
-  try {
-    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32_768;
-  } catch {
-    return 32_768;
-  }
+  return ports.ephemeralPortsStart();
 }
-
-/** The lowest port the helpers below pick. */
-const LOWEST_TEST_PORT = 10_000;
 
 /**
  * A loopback port nothing listens on right now, below the ephemeral range: a server that a test
@@ -110,10 +105,6 @@ const LOWEST_TEST_PORT = 10_000;
  * connection of the busy machine. `below` bounds it further (a Redis Cluster node also needs the
  * port 10000 above its own).
  */
-export async function freeLoopbackPort(below = ephemeralPortsStart()): Promise<number> {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    const port = LOWEST_TEST_PORT + Math.floor(Math.random() * (below - LOWEST_TEST_PORT));
-    if (await loopbackPortFree(port)) return port;
-  }
-  throw new Error(`No free loopback port between ${LOWEST_TEST_PORT} and ${below}`);
+export function freeLoopbackPort(below?: number): Promise<number> {
+  return ports.freeLoopbackPort(below);
 }

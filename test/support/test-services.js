@@ -133,7 +133,10 @@ function onPath(command, path) {
   return undefined;
 }
 
-/** The first port of the kernel's ephemeral range, from which `listen(0)` and outgoing connections take theirs. */
+/**
+ * The first port of the kernel's ephemeral range: outgoing connections take their local port from
+ * that range, and so does `listen(0)`.
+ */
 function ephemeralPortsStart() {
   try {
     return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32768;
@@ -142,11 +145,11 @@ function ephemeralPortsStart() {
   }
 }
 
-/** The lowest port `freePort` picks. */
-const LOWEST_PORT = 10000;
+/** The lowest port `freeLoopbackPort` picks. */
+const LOWEST_TEST_PORT = 10000;
 
-/** Resolves true when a server could listen on 127.0.0.1:`port` right now. */
-function portFree(port) {
+/** Resolves whether a server could listen on 127.0.0.1:`port` right now. */
+function loopbackPortFree(port) {
   return new Promise((resolve) => {
     const probe = createServer();
     probe.unref();
@@ -156,18 +159,19 @@ function portFree(port) {
 }
 
 /**
- * A loopback port nobody listens on right now, picked at random below the ephemeral range: once the
- * server started on it stops, no `listen(0)` of another suite and no outgoing connection gets the
- * port in the meantime, so a stopped server's port refuses connections (which the suite of this
- * file checks beside the other suites).
+ * A loopback port nothing listens on right now, picked at random below the ephemeral range: a
+ * server that is stopped (and maybe started again on its port: a private PostgreSQL or Redis)
+ * finds it free again, and a stopped one's port refuses connections, where a port of the
+ * ephemeral range may meanwhile have become another suite's `listen(0)` or the local port of some
+ * outgoing connection of the busy machine. `below` bounds it further (a Redis Cluster node also
+ * needs the port 10000 above its own).
  */
-async function freePort() {
-  const below = ephemeralPortsStart();
+async function freeLoopbackPort(below = ephemeralPortsStart()) {
   for (let attempt = 0; attempt < 200; attempt++) {
-    const port = LOWEST_PORT + Math.floor(Math.random() * (below - LOWEST_PORT));
-    if (await portFree(port)) return port;
+    const port = LOWEST_TEST_PORT + Math.floor(Math.random() * (below - LOWEST_TEST_PORT));
+    if (await loopbackPortFree(port)) return port;
   }
-  throw new Error(`No free loopback port between ${LOWEST_PORT} and ${below}`);
+  throw new Error(`No free loopback port between ${LOWEST_TEST_PORT} and ${below}`);
 }
 
 /** A directory of this run's own for a started server, with the pid of the process that owns it. */
@@ -198,7 +202,7 @@ async function startRedis(path = process.env.PATH) {
     );
   }
   const dir = serviceDir('redis');
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   const child = spawn(
     binary,
     [
@@ -291,7 +295,7 @@ async function startPostgres(bin, log) {
   writeFileSync(join(dir, 'bin'), bin);
   let cluster;
   try {
-    cluster = await startCluster({ bin, dir, port: await freePort() });
+    cluster = await startCluster({ bin, dir, port: await freeLoopbackPort() });
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
     throw error;
@@ -564,4 +568,7 @@ module.exports = {
   redisUrlForWorker,
   tearDownServices,
   startedServices,
+  ephemeralPortsStart,
+  loopbackPortFree,
+  freeLoopbackPort,
 };
