@@ -173,6 +173,15 @@ async function main(cleanup: BenchCleanup): Promise<number> {
   const runs: RoundMeasurement[] = [];
   const errors: string[] = [];
   const tallies = new Map<string, RequestTally>([...databases.keys()].map((key) => [key, { answered: 0, sent: 0 }]));
+  /** Adds a run's requests to the target's tally, which its audit rows are checked against. */
+  const count = (key: string, ...loads: LoadResult[]) => {
+    const tally = tallies.get(key);
+    if (!tally) return;
+    for (const load of loads) {
+      tally.answered += load.completed;
+      tally.sent += load.sent;
+    }
+  };
   if (config.warmupRequests > 0) {
     // The JIT's warm-up: the same number of calls for every target, fast or slow, before any is measured.
     const connections = Math.max(...config.concurrencies);
@@ -181,11 +190,7 @@ async function main(cleanup: BenchCleanup): Promise<number> {
       const warmup = await runLoad(target.url, sessions.get(key) as McpBenchSession, connections, {
         requests: config.warmupRequests,
       });
-      const tally = tallies.get(key);
-      if (tally) {
-        tally.answered += warmup.completed;
-        tally.sent += warmup.sent;
-      }
+      count(key, warmup);
       errors.push(...problems(warmup, label, 'JIT warm-up'));
       progress(
         `  warm-up ${label}: ${warmup.completed} requests at c=${connections} in ${warmup.seconds.toFixed(1)} s`,
@@ -206,11 +211,7 @@ async function main(cleanup: BenchCleanup): Promise<number> {
           config.seconds,
           db ? () => backends.pids(db.name) : null,
         );
-        const tally = tallies.get(key);
-        if (tally) {
-          tally.answered += warmup.completed + measured.completed;
-          tally.sent += warmup.sent + measured.sent;
-        }
+        count(key, warmup, measured);
         errors.push(
           ...problems(warmup, label, `round ${round} warm-up`),
           ...problems(measured, label, `round ${round}`),

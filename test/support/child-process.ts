@@ -77,34 +77,20 @@ export function spawnReady(
   });
 }
 
-/** The loopback ports of the suites, one implementation with the run's own servers (test-services.js). */
+/**
+ * The suites' loopback ports, from the one implementation the run's own servers use too
+ * (test-services.js):
+ * - `loopbackPortFree(port)`: whether `port` can be bound on loopback right now;
+ * - `ephemeralPortsStart()`: the first port of the kernel's ephemeral range, from which outgoing
+ *   connections and `listen(0)` take theirs;
+ * - `freeLoopbackPort(below?)`: a loopback port nothing listens on right now, below the ephemeral
+ *   range, so a server a test stops and starts again on its port (a private PostgreSQL or Redis)
+ *   finds it free again; `below` bounds it further (a Redis Cluster node also needs the port 10000
+ *   above its own).
+ */
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- a JavaScript module Jest's globalSetup and the scripts share, outside the TypeScript project
-const ports = require('./test-services.js') as {
-  ephemeralPortsStart(): number;
+export const { loopbackPortFree, ephemeralPortsStart, freeLoopbackPort } = require('./test-services.js') as {
   loopbackPortFree(port: number): Promise<boolean>;
+  ephemeralPortsStart(): number;
   freeLoopbackPort(below?: number): Promise<number>;
 };
-
-/** Whether `port` can be bound on loopback right now. */
-export function loopbackPortFree(port: number): Promise<boolean> {
-  return ports.loopbackPortFree(port);
-}
-
-/**
- * The first port of the kernel's ephemeral range: outgoing connections take their local port from
- * that range, and so does `listen(0)`.
- */
-export function ephemeralPortsStart(): number {
-  return ports.ephemeralPortsStart();
-}
-
-/**
- * A loopback port nothing listens on right now, below the ephemeral range: a server that a test
- * stops and starts again on its port (a private PostgreSQL or Redis) finds it free again, where a
- * port of the ephemeral range may meanwhile have become the local port of some outgoing
- * connection of the busy machine. `below` bounds it further (a Redis Cluster node also needs the
- * port 10000 above its own).
- */
-export function freeLoopbackPort(below?: number): Promise<number> {
-  return ports.freeLoopbackPort(below);
-}

@@ -34,17 +34,18 @@ function install() {
 
   function compileFunction(code, params = [], options = {}) {
     const { filename, parsingContext } = options;
-    if (typeof code !== 'string' || !filename || !parsingContext || code.includes('import(')) {
-      return compileEach.apply(vm, arguments);
-    }
+    if (typeof code !== 'string' || !filename || !parsingContext) return compileEach.apply(vm, arguments);
     const key = `${filename}\0${params.join(',')}`;
     let entry = scripts.get(key);
     if (entry?.code !== code) {
-      const script = new vm.Script(`(function (${params.join(', ')}) {\n${code}\n})`, { filename, lineOffset: -1 });
+      // Looked at once per module text: a script that imports dynamically is not kept (null).
+      const script = code.includes('import(')
+        ? null
+        : new vm.Script(`(function (${params.join(', ')}) {\n${code}\n})`, { filename, lineOffset: -1 });
       entry = { code, script };
       scripts.set(key, entry);
     }
-    return entry.script.runInContext(parsingContext);
+    return entry.script ? entry.script.runInContext(parsingContext) : compileEach.apply(vm, arguments);
   }
   compileFunction[INSTALLED] = true;
   vm.compileFunction = compileFunction;

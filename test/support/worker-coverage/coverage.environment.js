@@ -2,12 +2,10 @@
  * The test environment of `MCP_TEST_COVERAGE=1 npm test` (jest.config.js picks it): the environment
  * it wraps (Node's, or the leak check's), plus, when a suite's tests are over, its coverage counters
  * added into the worker's running totals (raw-coverage.js) and taken off the suite's global, so
- * Jest does not copy them. Modules are compiled once per worker (../compile-once.js), as without
- * coverage.
+ * Jest does not copy them. The environments it wraps compile each module once per worker
+ * (../compile-once.js), as without coverage.
  */
 'use strict';
-
-require('../compile-once').install();
 
 const { RAW_DIR_VARIABLE, RawCoverage } = require('./raw-coverage');
 

@@ -1,7 +1,7 @@
-/** Node's test environment with coverage collected per worker (coverage.environment.js). */
+/** Node's test environment (../node.environment.js) with coverage collected per worker (coverage.environment.js). */
 'use strict';
 
-const { TestEnvironment } = require('jest-environment-node');
+const NodeEnvironment = require('../node.environment');
 const { withWorkerCoverage } = require('./coverage.environment');
 
-module.exports = withWorkerCoverage(TestEnvironment);
+module.exports = withWorkerCoverage(NodeEnvironment);

@@ -4,6 +4,9 @@ import { McpQueueUnavailableError } from '../../errors/mcp-outage.errors';
 import { connectedReplicasOf, isClusterClient, type McpRedisClient } from '../../redis-connection';
 import type { McpRedisOutageLog } from '../../redis-outage-log';
 
+/** The value of the at-most-once mark a caller's abort writes: the call must never be sent. */
+const ABORTED_MARK = 'aborted';
+
 /** The replies of a pipeline: per command, its error or its reply. */
 type Replies = Array<[Error | null, unknown]>;
 
@@ -35,7 +38,8 @@ export interface BullCallMarkSettings {
 /**
  * The at-most-once marks of a call queue's `tools/call` jobs: before a worker sends a call it
  * writes the call's mark (Redis SET NX, valued with this process's pid), and a run that finds the
- * mark written (by an earlier run of the call, or by the caller's abort) does not send it.
+ * mark written (by an earlier run of the call, or by the caller's abort) does not send it. A
+ * caller's abort that takes the mark first stops the call for good.
  *
  * On a replicated Redis the call is sent only once replicas acknowledged the mark (Redis WAIT),
  * so a failover cannot lose it: `replicas` of them (strict), or with `'auto'` one while the master
@@ -172,6 +176,25 @@ export class BullCallMarks {
     const reason = `${shortfall}; ${check}`;
     this.outages.report(`Queue "${queueName}": ${reason}`);
     throw new McpQueueUnavailableError(operation, reason, false);
+  }
+
+  /**
+   * Takes the mark of a call not sent yet for the caller's abort (SET NX on the queue's
+   * connection): true when it did, and no run will send the call. A command that failed may still
+   * have taken it (`McpQueueUnavailableError` with `delivered: true`).
+   */
+  async takeForAbort(key: string, ttl: number): Promise<boolean> {
+    return (await this.command('abort', true, () => this.client.set(key, ABORTED_MARK, 'EX', ttl, 'NX'))) === 'OK';
+  }
+
+  /** Whether the mark under `key` is the caller's abort's (see `takeForAbort`). */
+  async heldByAbort(key: string): Promise<boolean> {
+    return (await this.command('at-most-once mark', false, () => this.client.get(key))) === ABORTED_MARK;
+  }
+
+  /** Deletes the mark under `key`, so a later attempt of the call may claim it. */
+  async release(key: string): Promise<void> {
+    await this.command('release the at-most-once mark', false, () => this.client.del(key));
   }
 
   /** The marks' connection, opened on first use. */

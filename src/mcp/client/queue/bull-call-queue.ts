@@ -35,9 +35,6 @@ type McpCallJobData = McpCallJob & { failure?: EncodedCallError };
 /** What a waiter receives: the job's outcome, or why it can no longer be awaited. */
 type Outcome = { ok: true; value: unknown } | { ok: false; error?: Error };
 
-/** The value of the at-most-once mark a caller's abort writes: the call must never be sent. */
-const ABORTED_MARK = 'aborted';
-
 /** An abort request published to the workers. */
 interface AbortMessage {
   id: string;
@@ -242,10 +239,7 @@ export class BullCallQueue implements McpCallQueue {
     await this.command('abort', true, () => this.queue.client.set(this.channels.abortedKey(id), text ?? '', 'EX', ttl));
     let stopped = false;
     if (job.method === McpMethod.ToolsCall) {
-      stopped =
-        (await this.command('abort', true, () =>
-          this.queue.client.set(this.markKey(id), ABORTED_MARK, 'EX', ttl, 'NX'),
-        )) === 'OK';
+      stopped = await this.marks.takeForAbort(this.markKey(id), ttl);
     }
     const queued = await this.job(id).catch(() => null);
     const state = queued ? await this.command('state', false, () => queued.getState()).catch(() => null) : null;
@@ -579,16 +573,12 @@ export class BullCallQueue implements McpCallQueue {
       claim: async () => {
         if (await this.marks.write(markKey, ttl)) return true;
         // The caller's abort took the mark first: the call was never sent, and never will be.
-        if (
-          abortable &&
-          (await this.command('at-most-once mark', false, () => this.queue.client.get(markKey))) === ABORTED_MARK
-        ) {
+        if (abortable && (await this.marks.heldByAbort(markKey))) {
           throw new McpCallAbortedError(call.server, call.method, false, abortReasonText(controller?.signal.reason));
         }
         return false;
       },
-      release: async () =>
-        void (await this.command('release the at-most-once mark', false, () => this.queue.client.del(markKey))),
+      release: () => this.marks.release(markKey),
       storedTask: async () => {
         const stored = await this.command('read the task', false, () => this.queue.client.get(this.taskKey(id)));
         return stored === null ? null : (JSON.parse(stored) as McpStoredTask);
