@@ -9,7 +9,7 @@
  */
 'use strict';
 
-const { readdirSync, readFileSync, rmSync } = require('node:fs');
+const { readFileSync, rmSync } = require('node:fs');
 const { join } = require('node:path');
 const libCoverage = require('istanbul-lib-coverage');
 const libReport = require('istanbul-lib-report');
@@ -17,14 +17,7 @@ const libSourceMaps = require('istanbul-lib-source-maps');
 const reports = require('istanbul-reports');
 const { readInitialCoverage } = require('istanbul-lib-instrument');
 const swcJest = require('@swc/jest');
-const { RAW_DIR_VARIABLE, coveredFile, instrument, readRawCoverage } = require('./raw-coverage');
-
-/** Every file under `dir`, recursively. */
-function walk(dir) {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? walk(join(dir, entry.name)) : [join(dir, entry.name)],
-  );
-}
+const { RAW_DIR_VARIABLE, coveredFiles, instrument, readRawCoverage } = require('./raw-coverage');
 
 class WorkerCoverageReporter {
   constructor(globalConfig, options = {}) {
@@ -61,8 +54,8 @@ class WorkerCoverageReporter {
   addUnloadedFiles(map) {
     const loaded = new Set(map.files());
     const swc = swcJest.createTransformer(this.swc);
-    for (const file of walk(join(this.rootDir, 'src', 'mcp'))) {
-      if (loaded.has(file) || !coveredFile(file, this.rootDir)) continue;
+    for (const file of coveredFiles(this.rootDir)) {
+      if (loaded.has(file)) continue;
       const source = readFileSync(file, 'utf8');
       // As Jest's `--coverage` counts a file no suite loaded: compiled as an ES module.
       const jestOptions = { config: { rootDir: this.rootDir }, supportsStaticESM: true };

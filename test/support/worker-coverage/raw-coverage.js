@@ -30,6 +30,18 @@ function coveredFile(filename, rootDir) {
   );
 }
 
+/** Every file under `dir`, recursively. */
+function walk(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? walk(join(dir, entry.name)) : [join(dir, entry.name)],
+  );
+}
+
+/** The library's files that count (see `coveredFile`), every one under `rootDir`. */
+function coveredFiles(rootDir) {
+  return walk(join(rootDir, 'src', 'mcp')).filter((file) => coveredFile(file, rootDir));
+}
+
 /**
  * Where instrumented files are kept between processes and runs: Istanbul's instrumentation (Babel,
  * about 25 ms of CPU a file) is the costly part of compiling a library file for a suite, and Jest's
@@ -191,4 +203,4 @@ function readRawCoverage(dir) {
   return objects;
 }
 
-module.exports = { RAW_DIR_VARIABLE, RawCoverage, coveredFile, instrument, readRawCoverage };
+module.exports = { RAW_DIR_VARIABLE, RawCoverage, coveredFiles, instrument, readRawCoverage };

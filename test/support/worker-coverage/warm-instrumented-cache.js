@@ -14,17 +14,9 @@
  */
 'use strict';
 
-const { readdirSync, readFileSync } = require('node:fs');
+const { readFileSync } = require('node:fs');
 const { availableParallelism } = require('node:os');
-const { join } = require('node:path');
 const { Worker, isMainThread, workerData } = require('node:worker_threads');
-
-/** Every file under `dir`, recursively. */
-function walk(dir) {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? walk(join(dir, entry.name)) : [join(dir, entry.name)],
-  );
-}
 
 /** Compiles and instruments `files` as a Jest worker's transformer would (instrumenting-transformer.js). */
 function warmFiles({ files, rootDir, swcOptions }) {
@@ -41,8 +33,7 @@ function warmFiles({ files, rootDir, swcOptions }) {
  * files to the workers, and its error is printed.
  */
 async function warmInstrumentedCache({ rootDir, swcOptions, threads = Math.min(4, availableParallelism()) }) {
-  const { coveredFile } = require('./raw-coverage');
-  const files = walk(join(rootDir, 'src', 'mcp')).filter((file) => coveredFile(file, rootDir));
+  const files = require('./raw-coverage').coveredFiles(rootDir);
   const parts = Array.from({ length: Math.max(1, threads) }, (_, index) =>
     files.filter((_file, position) => position % Math.max(1, threads) === index),
   ).filter((part) => part.length > 0);
