@@ -1,7 +1,7 @@
 /**
  * The disk cache of the TypeScript that the suites' child processes run (see ts-register.js): each
- * file compiled by SWC with the options Jest compiles the suites with (swc-options.js), kept in the
- * system's temporary directory. The cache key covers the file's path and text, the options and the
+ * file compiled by SWC with the options Jest compiles the suites with (swc-options.js), kept in a
+ * disk cache (disk-cache.js). The cache key covers the file's path and text, the options and the
  * SWC version, so an edited file is compiled again.
  *
  * Jest's global setup fills it before the first suite starts (`warmTranspileCache`): the suites
@@ -11,15 +11,12 @@
 'use strict';
 
 const { createHash } = require('node:crypto');
-const { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } = require('node:fs');
-const { tmpdir } = require('node:os');
+const { readdirSync, readFileSync } = require('node:fs');
 const { join } = require('node:path');
+const { diskCache } = require('./disk-cache');
 const SWC_OPTIONS = require('./swc-options');
 
-const CACHE = join(
-  tmpdir(),
-  `durable-mcp-ts-cache-${typeof process.getuid === 'function' ? process.getuid() : 'user'}`,
-);
+const cached = diskCache('ts-cache');
 
 /** What decides the output besides the file itself: the options and the installed SWC. */
 const settingsKey = createHash('sha256')
@@ -29,26 +26,10 @@ const settingsKey = createHash('sha256')
 
 /** The JavaScript of TypeScript `source` (the text of `filename`), from the cache or compiled into it. */
 function transpile(source, filename) {
-  const key = createHash('sha256')
-    .update(settingsKey)
-    .update('\0')
-    .update(filename)
-    .update('\0')
-    .update(source)
-    .digest('hex');
-  const cached = join(CACHE, `${key}.js`);
-  try {
-    return readFileSync(cached, 'utf8');
-  } catch {
-    // not cached yet
-  }
-  const output = require('@swc/core').transformSync(source, { ...SWC_OPTIONS, filename }).code;
-  // Written under a private name, then renamed: a concurrent reader sees the whole file or none.
-  mkdirSync(CACHE, { recursive: true });
-  const partial = `${cached}.${process.pid}.tmp`;
-  writeFileSync(partial, output);
-  renameSync(partial, cached);
-  return output;
+  return cached(
+    [settingsKey, filename, source],
+    () => require('@swc/core').transformSync(source, { ...SWC_OPTIONS, filename }).code,
+  );
 }
 
 /** Every TypeScript file under `dir`, recursively, but specs (children never load them). */

@@ -14,10 +14,9 @@
  */
 'use strict';
 
-const { createHash } = require('node:crypto');
-const { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } = require('node:fs');
-const { tmpdir } = require('node:os');
+const { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } = require('node:fs');
 const { join, relative, sep } = require('node:path');
+const { diskCache } = require('../disk-cache');
 
 /** The run's directory of raw coverage files (set by jest.config.js before the workers start). */
 const RAW_DIR_VARIABLE = 'MCP_TEST_COVERAGE_RAW_DIR';
@@ -43,72 +42,39 @@ function coveredFiles(rootDir) {
 }
 
 /**
- * Where instrumented files are kept between processes and runs: Istanbul's instrumentation (Babel,
- * about 25 ms of CPU a file) is the costly part of compiling a library file for a suite, and Jest's
- * own transform cache keeps one copy per project (unit, e2e, e2e-serial) written by whichever of
- * the workers gets there first, so a run that starts from an empty cache instrumented each file
- * several times over. Entries are found by content (see `instrumentedCacheKey`), so an edited file or
- * another version of the instrumenter is simply a new entry.
+ * Where instrumented files are kept between processes and runs (../disk-cache.js): Istanbul's
+ * instrumentation (Babel, about 25 ms of CPU a file) is the costly part of compiling a library file
+ * for a suite, and Jest's own transform cache keeps one copy per project (unit, e2e, e2e-serial)
+ * written by whichever of the workers gets there first, so a run that starts from an empty cache
+ * instrumented each file several times over.
  */
-const INSTRUMENTED_CACHE = join(
-  tmpdir(),
-  `durable-mcp-coverage-cache-${typeof process.getuid === 'function' ? process.getuid() : 'user'}`,
-);
+const instrumentedCache = diskCache('coverage-cache');
 
 let instrumenterKey;
 
 /** What decides the instrumented output besides the input: the installed Babel and Istanbul. */
 function instrumenterVersions() {
-  instrumenterKey ??= createHash('sha256')
-    .update(
-      ['@babel/core', 'babel-plugin-istanbul', 'istanbul-lib-instrument']
-        .map((name) => require(`${name}/package.json`).version)
-        .join('\0'),
-    )
-    .digest('hex');
+  instrumenterKey ??= ['@babel/core', 'babel-plugin-istanbul', 'istanbul-lib-instrument']
+    .map((name) => require(`${name}/package.json`).version)
+    .join(' ');
   return instrumenterKey;
 }
 
 /**
- * The cache entry of one transformed file: its absolute path and the root (both are written into
- * the output), its text and source map, the instrumenter.
- */
-function instrumentedCacheKey(code, map, filename, rootDir) {
-  return createHash('sha256')
-    .update(instrumenterVersions())
-    .update('\0')
-    .update(filename)
-    .update('\0')
-    .update(rootDir)
-    .update('\0')
-    .update(code)
-    .update('\0')
-    .update(map == null ? '' : typeof map === 'string' ? map : JSON.stringify(map))
-    .digest('hex');
-}
-
-/**
  * Istanbul's instrumentation of a transformed file, as Jest's own `--coverage` does it, kept in
- * `INSTRUMENTED_CACHE` (read from there when an earlier process instrumented the same input).
+ * the cache of instrumented files. Its entry is found by the file's absolute path and the root
+ * (both are written into the output), its text and source map, and the instrumenter.
  */
 function instrument(transformed, filename, rootDir) {
   if (!coveredFile(filename, rootDir)) return transformed;
   const code = typeof transformed === 'string' ? transformed : transformed.code;
   const inputMap = typeof transformed === 'string' ? null : transformed.map;
-  const cached = join(INSTRUMENTED_CACHE, `${instrumentedCacheKey(code, inputMap, filename, rootDir)}.json`);
-  try {
-    return JSON.parse(readFileSync(cached, 'utf8'));
-  } catch {
-    // not instrumented yet (or an entry cut short): instrumented below
-  }
-  const result = instrumentNow(transformed, code, inputMap, filename, rootDir);
-  if (result === transformed) return result;
-  // Written under a private name, then renamed: a concurrent reader sees the whole entry or none.
-  mkdirSync(INSTRUMENTED_CACHE, { recursive: true });
-  const partial = `${cached}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  writeFileSync(partial, JSON.stringify(result));
-  renameSync(partial, cached);
-  return result;
+  const map = inputMap == null ? '' : typeof inputMap === 'string' ? inputMap : JSON.stringify(inputMap);
+  return JSON.parse(
+    instrumentedCache([instrumenterVersions(), filename, rootDir, code, map], () =>
+      JSON.stringify(instrumentNow(transformed, code, inputMap, filename, rootDir)),
+    ),
+  );
 }
 
 function instrumentNow(transformed, code, inputMap, filename, rootDir) {
