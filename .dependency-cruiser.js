@@ -4,7 +4,7 @@
  */
 const OURS = '^src/';
 const SHARED =
-  '^src/mcp/(errors|interfaces|telemetry)/|^src/mcp/(mcp[.](constants|messages)|bounded-fetch|token-cipher|bull-queue[.]factory|redis-outage-log)[.]ts$';
+  '^src/mcp/(errors|interfaces|telemetry)/|^src/mcp/(mcp[.](constants|messages)|bounded-fetch|in-flight-set|token-cipher|bull-queue[.]factory|redis-outage-log)[.]ts$';
 
 /**
  * The folders of server/, lowest first: a folder imports only folders before it (and the files at
@@ -108,7 +108,7 @@ module.exports = {
     {
       name: 'shared-below-everything',
       comment:
-        'Errors, shared interfaces, telemetry, constants, messages, the bounded fetch and the token cipher are imported by every layer and import none of them.',
+        'Errors, shared interfaces, telemetry, constants, messages, the bounded fetch, the in-flight set and the token cipher are imported by every layer and import none of them.',
       severity: 'error',
       // errors/index.ts is the `durable-mcp/errors` entry point, which gathers the errors of every layer.
       from: { path: SHARED, pathNot: '^src/mcp/errors/index[.]ts$' },

@@ -1,3 +1,5 @@
+import { InFlightSet } from '../in-flight-set';
+
 interface Pending<T, R> {
   item: T;
   resolve: (result: R) => void;
@@ -47,8 +49,8 @@ export class GroupCommitter<T, R> {
   private scheduled = false;
   private writing = 0;
   private idleWaiters: (() => void)[] = [];
-  /** The batches being written now, oldest first (each in submission order). */
-  private readonly inFlight = new Set<Pending<T, R>[]>();
+  /** The batches being written now (each in submission order). */
+  private readonly inFlight = new InFlightSet<Pending<T, R>[]>();
   private deadlineTimer: NodeJS.Timeout | null = null;
 
   constructor(

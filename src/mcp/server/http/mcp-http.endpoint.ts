@@ -385,7 +385,7 @@ export class McpHttpEndpoint {
       throw error;
     } finally {
       exchange.unwatch(res);
-      this.registry.untrackRequest(session.sessionId, exchange);
+      this.registry.untrackRequest(exchange);
     }
     const json = response ? JSON.stringify(response) : null;
     const channel = exchange.channel;

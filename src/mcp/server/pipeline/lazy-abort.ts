@@ -1,3 +1,4 @@
+import { InFlightSet } from '../../in-flight-set';
 import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface';
 
 /**
@@ -15,7 +16,7 @@ export class LazyAbort {
   private made: AbortSignal | null = null;
   private fired = false;
   private why: unknown = undefined;
-  private children: Set<LazyAbort> | null = null;
+  private children: InFlightSet<LazyAbort> | null = null;
   private parent: LazyAbort | null = null;
   private followed: AbortSignal | null = null;
 
@@ -28,7 +29,7 @@ export class LazyAbort {
       return;
     }
     this.parent = parent;
-    (parent.children ??= new Set()).add(this);
+    (parent.children ??= new InFlightSet()).add(this);
   }
 
   /** A source that aborts when `signal` does (at once when it already did); none when `signal` is absent. */

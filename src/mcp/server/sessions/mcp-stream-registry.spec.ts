@@ -27,10 +27,10 @@ describe('McpStreamRegistry requests', () => {
     registry.end('s-1');
     expect([alice.closed, bob.closed, elsewhere.closed]).toEqual([2, 1, 0]);
 
-    registry.untrackRequest('s-1', alice);
+    registry.untrackRequest(alice);
     expect(registry.sizes.requestSessions).toBe(2);
-    registry.untrackRequest('s-1', bob);
-    registry.untrackRequest('s-2', elsewhere);
+    registry.untrackRequest(bob);
+    registry.untrackRequest(elsewhere);
     expect(registry.sizes.requestSessions).toBe(0);
     registry.end('s-1');
     expect([alice.closed, bob.closed]).toEqual([2, 1]);

@@ -1,4 +1,6 @@
 import { Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
+import { InFlightSet } from '../../in-flight-set';
+
 /** The stream id of a session's standalone GET stream: its event ids are `session_<n>`. */
 export const SESSION_STREAM_ID = 'session';
 
@@ -19,6 +21,11 @@ export interface TrackedRequest {
   close(): void;
 }
 
+/** Where a tracked request keeps the id of its session. */
+const SESSION_OF = Symbol('durable-mcp tracked session');
+
+type SessionRequest = TrackedRequest & { [SESSION_OF]?: string };
+
 /** A POST stream resumed with `Last-Event-ID` and followed on this process. */
 interface TrackedResumption {
   principalKey: string;
@@ -38,7 +45,12 @@ interface TrackedResumption {
 export class McpStreamRegistry implements BeforeApplicationShutdown {
   private readonly streams = new Map<string, McpOpenStream>();
   private readonly perPrincipal = new Map<string, number>();
-  private readonly requests = new Map<string, Set<TrackedRequest>>();
+  /**
+   * The requests in progress, of every session: each keeps its session id. An `InFlightSet`, not
+   * a map of sets by session: a request joins and leaves on every call, and a session's set would
+   * come and go with its calls.
+   */
+  private readonly requests = new InFlightSet<SessionRequest>();
   private readonly resumptions = new Map<string, Set<TrackedResumption>>();
   private resumptionCount = 0;
 
@@ -74,19 +86,13 @@ export class McpStreamRegistry implements BeforeApplicationShutdown {
    * session ends first. The request is the caller's own object: tracking makes no closure.
    */
   trackRequest(sessionId: string, request: TrackedRequest): void {
-    let set = this.requests.get(sessionId);
-    if (!set) {
-      set = new Set<TrackedRequest>();
-      this.requests.set(sessionId, set);
-    }
-    set.add(request);
+    (request as SessionRequest)[SESSION_OF] = sessionId;
+    this.requests.add(request);
   }
 
   /** Stops tracking a request `trackRequest` took (once, as its caller's `finally` does). */
-  untrackRequest(sessionId: string, request: TrackedRequest): void {
-    const set = this.requests.get(sessionId) as Set<TrackedRequest>;
-    set.delete(request);
-    if (set.size === 0) this.requests.delete(sessionId);
+  untrackRequest(request: TrackedRequest): void {
+    this.requests.delete(request);
   }
 
   /**
@@ -121,14 +127,23 @@ export class McpStreamRegistry implements BeforeApplicationShutdown {
 
   /** Sizes of the maps, for leak checks: all return to zero once every stream and request ended. */
   get sizes(): { streams: number; principals: number; requestSessions: number } {
-    return { streams: this.streams.size, principals: this.perPrincipal.size, requestSessions: this.requests.size };
+    return {
+      streams: this.streams.size,
+      principals: this.perPrincipal.size,
+      requestSessions: this.requestSessions().size,
+    };
   }
 
   /** How many sessions have a request in progress or a GET stream open on this process. */
   activeSessions(): number {
-    let count = this.requests.size;
-    for (const sessionId of this.streams.keys()) if (!this.requests.has(sessionId)) count++;
-    return count;
+    const sessions = this.requestSessions();
+    for (const sessionId of this.streams.keys()) sessions.add(sessionId);
+    return sessions.size;
+  }
+
+  /** The sessions with a request in progress here. */
+  private requestSessions(): Set<string> {
+    return new Set(this.requests.values().map((request) => request[SESSION_OF] as string));
   }
 
   /** The sessions whose GET stream is open on this process. */
@@ -150,7 +165,8 @@ export class McpStreamRegistry implements BeforeApplicationShutdown {
   end(sessionId: string, principalKey?: string): void {
     const stream = this.streams.get(sessionId);
     if (stream && (principalKey === undefined || stream.principalKey === principalKey)) stream.close();
-    for (const request of [...(this.requests.get(sessionId) ?? [])]) {
+    for (const request of this.requests) {
+      if (request[SESSION_OF] !== sessionId) continue;
       if (principalKey === undefined || request.principalKey === principalKey) request.close();
     }
     for (const resumption of [...(this.resumptions.get(sessionId) ?? [])]) {

@@ -1,10 +1,20 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Server as NetServer, type Socket } from 'node:net';
+import { InFlightSet } from '../../in-flight-set';
 
 /** Makes the response close its connection once sent, when its head is not sent yet. */
 function closeAfter(res: ServerResponse): void {
   if (!res.headersSent) res.setHeader('Connection', 'close');
 }
+
+/**
+ * Where a tracked socket keeps what the tracker knows of it, and a tracked response the
+ * connection it came on (undefined when its socket was not seen).
+ */
+const CONNECTION = Symbol('durable-mcp connection');
+
+type TrackedSocket = Socket & { [CONNECTION]?: Connection };
+type TrackedResponse = ServerResponse & { [CONNECTION]?: Connection };
 
 /** What the tracker knows of one connection. */
 interface Connection {
@@ -34,15 +44,16 @@ interface Connection {
  *   and the answer closes it); only then does the adapter's own close run.
  */
 export class HttpConnectionTracker {
-  private readonly connections = new Map<Socket, Connection>();
+  /** The open connections; each socket keeps its `Connection`. */
+  private readonly connections = new InFlightSet<TrackedSocket>();
   private readonly emptied: (() => void)[] = [];
   /** When the last connection was accepted (Date.now()). */
   private lastAccepted = 0;
   /**
-   * Responses not finished yet (to mark those still to be sent when the drain begins), with the
-   * connection each came on (undefined when the socket was not seen).
+   * Responses not finished yet (to mark those still to be sent when the drain begins); each keeps
+   * the connection it came on.
    */
-  private readonly responses = new Map<ServerResponse, Connection | undefined>();
+  private readonly responses = new InFlightSet<TrackedResponse>();
   /** The 'close' listener of every response (one function for all, `this` is the response). */
   private readonly onResponseClose: (this: ServerResponse) => void;
   private draining = false;
@@ -65,7 +76,7 @@ export class HttpConnectionTracker {
    */
   startDraining(): void {
     this.draining = true;
-    for (const res of this.responses.keys()) closeAfter(res);
+    for (const res of this.responses) closeAfter(res);
   }
 
   /** How many connections are open. */
@@ -108,7 +119,8 @@ export class HttpConnectionTracker {
     while (this.connections.size > 0 && Date.now() < deadline) {
       const now = Date.now();
       let nextCheck = deadline;
-      for (const [socket, connection] of this.connections) {
+      for (const socket of this.connections) {
+        const connection = socket[CONNECTION] as Connection;
         if (connection.busy > 0 || connection.ending) continue;
         const closesAt = connection.lastActivity + idleMs;
         if (closesAt <= now) {
@@ -122,7 +134,8 @@ export class HttpConnectionTracker {
 
   private accepted(socket: Socket): void {
     this.lastAccepted = Date.now();
-    this.connections.set(socket, { busy: 0, lastActivity: Date.now(), ending: false });
+    (socket as TrackedSocket)[CONNECTION] = { busy: 0, lastActivity: Date.now(), ending: false };
+    this.connections.add(socket);
     socket.once('close', () => {
       this.connections.delete(socket);
       this.wakeAll();
@@ -131,8 +144,10 @@ export class HttpConnectionTracker {
 
   private requested(req: IncomingMessage, res: ServerResponse): void {
     if (this.draining) closeAfter(res);
-    const connection = this.connections.get(req.socket);
-    this.responses.set(res, connection);
+    const socket = req.socket as TrackedSocket;
+    const connection = this.connections.has(socket) ? socket[CONNECTION] : undefined;
+    (res as TrackedResponse)[CONNECTION] = connection;
+    this.responses.add(res);
     if (connection) {
       connection.busy++;
       connection.lastActivity = Date.now();
@@ -141,9 +156,10 @@ export class HttpConnectionTracker {
     res.on('close', this.onResponseClose);
   }
 
-  private responseClosed(res: ServerResponse): void {
-    const connection = this.responses.get(res);
-    this.responses.delete(res);
+  private responseClosed(res: TrackedResponse): void {
+    if (!this.responses.delete(res)) return;
+    const connection = res[CONNECTION];
+    res[CONNECTION] = undefined;
     if (!connection) return;
     connection.busy--;
     connection.lastActivity = Date.now();

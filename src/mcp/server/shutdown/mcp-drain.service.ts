@@ -1,6 +1,7 @@
 import { Injectable, Logger, Optional, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { Server } from 'node:http';
+import { InFlightSet } from '../../in-flight-set';
 import { LazyAbort } from '../pipeline/lazy-abort';
 import { HttpConnectionTracker } from './http-connection-tracker';
 import { DEFAULT_QUIET_PERIOD_MS } from './mcp-shutdown.options';
@@ -30,7 +31,7 @@ export interface McpInFlightRequest {
 interface MountDrain {
   drainTimeoutMs: number;
   quietPeriodMs: number;
-  requests: Set<InFlightEntry>;
+  requests: InFlightSet<InFlightEntry>;
   idle: (() => void)[];
 }
 
@@ -307,7 +308,7 @@ export class McpDrainService implements OnModuleDestroy, OnApplicationBootstrap 
   private mountOf(mount: string): MountDrain {
     let drain = this.mounts.get(mount);
     if (!drain) {
-      drain = { drainTimeoutMs: 10_000, quietPeriodMs: DEFAULT_QUIET_PERIOD_MS, requests: new Set(), idle: [] };
+      drain = { drainTimeoutMs: 10_000, quietPeriodMs: DEFAULT_QUIET_PERIOD_MS, requests: new InFlightSet(), idle: [] };
       this.mounts.set(mount, drain);
     }
     return drain;

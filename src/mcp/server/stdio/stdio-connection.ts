@@ -359,7 +359,7 @@ export class McpStdioConnection {
         .catch(() => undefined);
       throw error;
     } finally {
-      registry.untrackRequest(session.sessionId, call);
+      registry.untrackRequest(call);
     }
     const json = response ? JSON.stringify(response) : null;
     await events.record(
