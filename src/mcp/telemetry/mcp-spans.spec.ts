@@ -1,4 +1,15 @@
-import { context, metrics, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import {
+  context,
+  diag,
+  DiagConsoleLogger,
+  DiagLogLevel,
+  metrics,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+} from '@opentelemetry/api';
 import { Toolset } from '../server/dispatch/toolset';
 import { extractInboundContext } from './trace-carriers';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
@@ -66,6 +77,10 @@ describe('telemetry without an OpenTelemetry SDK', () => {
     expect(mcpTelemetryActive()).toBe(true);
     metrics.disable();
     expect(mcpTelemetryActive()).toBe(false);
+    // A registered diagnostic logger alone makes the API's globals, and sees no span.
+    diag.setLogger(new DiagConsoleLogger(), DiagLogLevel.ERROR);
+    expect(mcpTelemetryActive()).toBe(false);
+    diag.disable();
   });
 
   it('without a propagator, a traceparent in _meta is not read', () => {

@@ -33,11 +33,24 @@ export function mcpTracer(): Tracer {
 const NOOP_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
 
 /**
+ * Where `@opentelemetry/api` (major version 1) keeps every global it registers: the key is the
+ * API's contract between its copies. The object is made by the first registration of any kind.
+ */
+const OTEL_API_GLOBALS = Symbol.for('opentelemetry.js.api.1');
+
+/** True while nothing at all was registered with `@opentelemetry/api`: no context manager either, so no span is active. */
+function noTelemetryRegistered(): boolean {
+  return (globalThis as Record<symbol, unknown>)[OTEL_API_GLOBALS] === undefined;
+}
+
+/**
  * True when anything would see the spans of this package: a registered tracer provider, meter
- * provider or propagator. Read per call (cheap: three global look-ups), so an SDK registered after
- * boot is picked up; without any, the hot path makes no span, attribute object or context.
+ * provider or propagator. Read per call, so an SDK registered after boot is picked up; without
+ * any, the hot path makes no span, attribute object or context. While nothing at all was
+ * registered (no SDK in the process), one property read answers; otherwise three global look-ups.
  */
 export function mcpTelemetryActive(): boolean {
+  if (noTelemetryRegistered()) return false;
   const tracerProvider = trace.getTracerProvider();
   if (!(tracerProvider instanceof ProxyTracerProvider) || tracerProvider.getDelegate() !== NOOP_TRACER_PROVIDER)
     return true;
@@ -312,8 +325,9 @@ export function recordPastSpan(
 }
 
 /** The trace id of the active span, when its context is valid; null otherwise (no SDK, no span). */
-export function activeTraceId(ctx: Context = otelContext.active()): string | null {
-  const spanContext = trace.getSpanContext(ctx);
+export function activeTraceId(ctx?: Context): string | null {
+  if (ctx === undefined && noTelemetryRegistered()) return null;
+  const spanContext = trace.getSpanContext(ctx ?? otelContext.active());
   return spanContext && trace.isSpanContextValid(spanContext) ? spanContext.traceId : null;
 }
 
@@ -349,8 +363,9 @@ export async function withAuditCommitSpan<T>(
 }
 
 /** The span context active now, when it is valid (what a batch span links to). */
-export function activeSpanContext(ctx: Context = otelContext.active()): SpanContext | null {
-  const spanContext = trace.getSpanContext(ctx);
+export function activeSpanContext(ctx?: Context): SpanContext | null {
+  if (ctx === undefined && noTelemetryRegistered()) return null;
+  const spanContext = trace.getSpanContext(ctx ?? otelContext.active());
   return spanContext && trace.isSpanContextValid(spanContext) ? spanContext : null;
 }
 
