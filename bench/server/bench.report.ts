@@ -17,6 +17,7 @@ export interface Summary {
   p99Ms: number;
   rssBytes: number;
   cpuUsPerReq: number;
+  gcUsPerReq: number;
   pgUsPerReq: number;
   loadUsPerReq: number;
   hostBusy: number;
@@ -44,6 +45,7 @@ export function summarize(spec: TargetSpec, runs: Measurement[]): Summary {
     p99Ms: pick((m) => m.p99Ms),
     rssBytes: pick((m) => m.rssBytes),
     cpuUsPerReq: pick((m) => m.cpuUsPerReq),
+    gcUsPerReq: pick((m) => m.gcUsPerReq),
     pgUsPerReq: pick((m) => m.pgUsPerReq),
     loadUsPerReq: pick((m) => m.loadUsPerReq),
     hostBusy: pick((m) => m.hostBusy),
@@ -115,7 +117,7 @@ export function labelWidth(labels: string[]): number {
 export function summaryHeader(width = LABEL_WIDTH): string {
   return (
     `${'conc'.padEnd(5)}${'target'.padEnd(width)}${'req/s'.padStart(7)}${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}` +
-    `${'cpu µs/req'.padStart(12)}${'pg µs/req'.padStart(11)}${'rss MiB'.padStart(9)}${'loadgen µs/req'.padStart(16)}${'host busy'.padStart(11)}`
+    `${'cpu µs/req'.padStart(12)}${'gc µs/req'.padStart(11)}${'pg µs/req'.padStart(11)}${'rss MiB'.padStart(9)}${'loadgen µs/req'.padStart(16)}${'host busy'.padStart(11)}`
   );
 }
 
@@ -123,7 +125,7 @@ export function summaryHeader(width = LABEL_WIDTH): string {
 export function formatSummary(s: Summary, width = LABEL_WIDTH): string {
   return (
     `${`c=${s.connections}`.padEnd(5)}${s.label.padEnd(width)}${whole(s.reqPerSec).padStart(7)}${formatMs(s.p50Ms).padStart(8)}${formatMs(s.p99Ms).padStart(8)}` +
-    `${whole(s.cpuUsPerReq).padStart(12)}${whole(s.pgUsPerReq).padStart(11)}${whole(s.rssBytes / 1048576).padStart(9)}` +
+    `${whole(s.cpuUsPerReq).padStart(12)}${whole(s.gcUsPerReq).padStart(11)}${whole(s.pgUsPerReq).padStart(11)}${whole(s.rssBytes / 1048576).padStart(9)}` +
     `${whole(s.loadUsPerReq).padStart(16)}${`${whole(s.hostBusy * 100)}%`.padStart(11)}`
   );
 }
@@ -237,6 +239,7 @@ export function formatBaselineRatios(
             cell('p50', ours.p50Ms / base.p50Ms),
             cell('p99', ours.p99Ms / base.p99Ms),
             cell('cpu', ours.cpuUsPerReq / base.cpuUsPerReq),
+            cell('gc', ours.gcUsPerReq / base.gcUsPerReq),
             cell('pg', ours.pgUsPerReq / base.pgUsPerReq),
           ]
             .join(' ')

@@ -11,6 +11,8 @@ export interface Measurement extends LoadResult {
   rssBytes: number | null;
   /** CPU the target process used per correct response, in microseconds. */
   cpuUsPerReq: number | null;
+  /** Time the target spent in garbage collection pauses per correct response, in microseconds. */
+  gcUsPerReq: number | null;
   /** CPU of the PostgreSQL backends serving the target's database per correct response, in microseconds (0 without one). */
   pgUsPerReq: number;
   /** CPU the load generator (this process) used per correct response, in microseconds. */
@@ -37,6 +39,7 @@ export async function measureTarget(
   target.assertAlive();
   const pidsBefore = backends ? await backends() : [];
   const pgBefore = readCpuOfPids(pidsBefore);
+  const gcBefore = await target.gcMs();
   const cpuBefore = target.cpuMs();
   const hostBefore = readHostCpu();
   const loadBefore = process.cpuUsage();
@@ -46,6 +49,7 @@ export async function measureTarget(
   const load = process.cpuUsage(loadBefore);
   const hostAfter = readHostCpu();
   const cpuAfter = target.cpuMs();
+  const gcAfter = await target.gcMs();
   const pidsAfter = backends ? await backends() : [];
   const pgMs = cpuSince(pgBefore, readCpuOfPids(new Set([...pidsBefore, ...pidsAfter])));
   target.assertAlive();
@@ -56,6 +60,7 @@ export async function measureTarget(
     label: target.spec.label,
     rssBytes: target.rssBytes(),
     cpuUsPerReq: cpuBefore !== null && cpuAfter !== null ? ((cpuAfter - cpuBefore) * 1000) / ok : null,
+    gcUsPerReq: gcBefore !== null && gcAfter !== null ? ((gcAfter - gcBefore) * 1000) / ok : null,
     pgUsPerReq: (pgMs * 1000) / ok,
     loadUsPerReq: (load.user + load.system) / ok,
     hostBusy: (hostAfter.busy - hostBefore.busy) / Math.max(1, hostAfter.total - hostBefore.total),

@@ -6,9 +6,25 @@ import { readCpuMs, readRssBytes } from './proc.stats';
 /**
  * Loaded into every target with `--import`: the child exits as soon as its IPC channel to the
  * bench closes, so a bench that dies (even by SIGKILL) leaves no server behind. `process.exit`
- * (not a signal) also lets `--cpu-prof` write its profile.
+ * (not a signal) also lets `--cpu-prof` write its profile. It also adds up the pauses of the
+ * target's garbage collections (Node's `gc` performance entries) and tells the total when the
+ * bench asks (`TargetProcess.gcMs`).
  */
-const WATCHDOG = `data:text/javascript,${encodeURIComponent('process.on("disconnect", () => process.exit(0));')}`;
+const WATCHDOG = `data:text/javascript,${encodeURIComponent(
+  [
+    'import { PerformanceObserver } from "node:perf_hooks";',
+    'process.on("disconnect", () => process.exit(0));',
+    'let gcMs = 0;',
+    'new PerformanceObserver((list) => { for (const entry of list.getEntries()) gcMs += entry.duration; }).observe({ entryTypes: ["gc"] });',
+    'process.on("message", (message) => { if (message && typeof message === "object" && "benchGcProbe" in message) process.send({ benchGcProbe: message.benchGcProbe, gcMs }); });',
+  ].join('\n'),
+)}`;
+
+/** The answer of a target's watchdog to a probe of its garbage collection time. */
+interface GcAnswer {
+  benchGcProbe: number;
+  gcMs: number;
+}
 
 /** How many bytes of a target's stdout+stderr are kept for error messages. */
 const OUTPUT_TAIL_BYTES = 4096;
@@ -89,6 +105,7 @@ function answersHttp(host: string, port: number): Promise<boolean> {
 /** One running target: a child process serving MCP on its host (127.0.0.1 by default) and `port`. */
 export class TargetProcess {
   private output = '';
+  private gcProbes = 0;
   private exited: { code: number | null; signal: NodeJS.Signals | null } | null = null;
   private readonly exit: Promise<void>;
 
@@ -153,6 +170,28 @@ export class TargetProcess {
   /** The last few KB the target printed. */
   get outputTail(): string {
     return this.output.trim();
+  }
+
+  /**
+   * The time the target spent in garbage collection pauses since it started, in milliseconds (the
+   * sum of its `gc` performance entries); null when it does not answer within a second.
+   */
+  gcMs(): Promise<number | null> {
+    const probe = ++this.gcProbes;
+    return new Promise((resolve) => {
+      const done = (value: number | null) => {
+        clearTimeout(timer);
+        this.child.off('message', onMessage);
+        resolve(value);
+      };
+      const onMessage = (message: unknown) => {
+        const answer = message as Partial<GcAnswer> | null;
+        if (answer?.benchGcProbe === probe && typeof answer.gcMs === 'number') done(answer.gcMs);
+      };
+      const timer = setTimeout(() => done(null), 1000);
+      this.child.on('message', onMessage);
+      if (!this.child.connected || !this.child.send({ benchGcProbe: probe })) done(null);
+    });
   }
 
   /** Resident memory of the child now, in bytes. */
