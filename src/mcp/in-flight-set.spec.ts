@@ -43,21 +43,21 @@ describe('InFlightSet', () => {
     expect(names(set)).toEqual(['b', 'c', 'd']);
   });
 
-  it('keeps a member of several sets right in each, whichever set saw it last', () => {
+  it('refuses a member of another set, until that set let it go', () => {
     const first = new InFlightSet<Item>();
     const second = new InFlightSet<Item>();
     const shared = item('shared');
     first.add(item('x')).add(shared);
-    second.add(shared);
-    second.add(item('y'));
 
-    expect(first.has(shared) && second.has(shared)).toBe(true);
+    expect(() => second.add(shared)).toThrow('already belongs to another InFlightSet');
+    expect(second.has(shared)).toBe(false);
+    expect(second.delete(shared)).toBe(false);
+    expect(first.has(shared)).toBe(true);
+
     expect(first.delete(shared)).toBe(true);
-    expect(first.has(shared)).toBe(false);
-    expect(second.has(shared)).toBe(true);
+    second.add(shared).add(item('y'));
     expect(names(first)).toEqual(['x']);
-    expect(second.delete(shared)).toBe(true);
-    expect(names(second)).toEqual(['y']);
+    expect(names(second)).toEqual(['shared', 'y']);
   });
 
   it('iterates over the members as they were, while members leave and join', () => {

@@ -1,7 +1,9 @@
-/** Where a member's position in its set is kept: a hint, checked against the array before use. */
+/** The set a member belongs to, if any. */
+const OWNER = Symbol('durable-mcp in-flight set');
+/** The member's index in its set's array. */
 const SLOT = Symbol('durable-mcp in-flight slot');
 
-type Slotted = { [SLOT]?: number };
+type Member = { [OWNER]?: InFlightSet<object>; [SLOT]?: number };
 
 /**
  * A set of objects that join and leave all the time (the requests in flight, their responses,
@@ -17,11 +19,11 @@ type Slotted = { [SLOT]?: number };
  * first major collection on. An array does not link its old backing stores, and a member leaves
  * it with nothing kept.
  *
- * Adding and deleting are O(1): each member carries a hint of its index (a symbol property), and
- * the last member moves into a deleted member's place, so the order is not the order of addition.
- * A member may belong to several sets at once; a stale hint only costs a linear search.
- * Iterating walks a copy, so members may leave (or join) meanwhile. Members must be extensible
- * objects (not frozen or sealed).
+ * Adding, finding and deleting are O(1): each member carries its set and its index (two symbol
+ * properties), and the last member moves into a deleted member's place, so the order is not the
+ * order of addition. So an object belongs to one `InFlightSet` at a time (adding it to a second
+ * one throws), and must be extensible (not frozen or sealed). Iterating walks a copy, so members
+ * may leave (or join) meanwhile.
  */
 export class InFlightSet<T extends object> implements Iterable<T> {
   private readonly members: T[] = [];
@@ -31,28 +33,33 @@ export class InFlightSet<T extends object> implements Iterable<T> {
     return this.members.length;
   }
 
-  /** Adds `member` (once: adding a member again changes nothing). */
+  /** Adds `member` (once: adding a member again changes nothing); throws when it belongs to another set. */
   add(member: T): this {
-    if (this.indexOf(member) !== -1) return this;
-    (member as Slotted)[SLOT] = this.members.length;
+    const slotted = member as Member;
+    if (slotted[OWNER] === this) return this;
+    if (slotted[OWNER] !== undefined) throw new Error('The object already belongs to another InFlightSet');
+    slotted[OWNER] = this;
+    slotted[SLOT] = this.members.length;
     this.members.push(member);
     return this;
   }
 
   /** True when `member` belongs to the set. */
   has(member: T): boolean {
-    return this.indexOf(member) !== -1;
+    return (member as Member)[OWNER] === this;
   }
 
   /** Removes `member`; false when it did not belong to the set. */
   delete(member: T): boolean {
-    const index = this.indexOf(member);
-    if (index === -1) return false;
+    const slotted = member as Member;
+    if (slotted[OWNER] !== this) return false;
+    const index = slotted[SLOT] as number;
     const last = this.members.pop() as T;
     if (last !== member) {
       this.members[index] = last;
-      (last as Slotted)[SLOT] = index;
+      (last as Member)[SLOT] = index;
     }
+    slotted[OWNER] = undefined;
     return true;
   }
 
@@ -69,12 +76,5 @@ export class InFlightSet<T extends object> implements Iterable<T> {
   /** Walks a copy of the members: members may join or leave meanwhile. */
   [Symbol.iterator](): Iterator<T> {
     return this.values()[Symbol.iterator]();
-  }
-
-  private indexOf(member: T): number {
-    const hint = (member as Slotted)[SLOT];
-    if (hint !== undefined && this.members[hint] === member) return hint;
-    // Not a member, or a member of several sets whose hint another set overwrote.
-    return this.members.indexOf(member);
   }
 }
