@@ -43,6 +43,7 @@ describe('InFlightRequests', () => {
     await expect(Promise.all([mine.done, other.done, text.done])).resolves.toEqual([true, false, false]);
     expect(requests.size).toBe(0);
     requests.cancel('s-2', 7, 'too late');
+    expect(other.context().signal.aborted).toBe(false);
   });
 
   it('cancels the request registered last when two stateless callers use the same id, and the other after it ended', async () => {
