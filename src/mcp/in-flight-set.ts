@@ -68,11 +68,6 @@ export class InFlightSet<T extends object> implements Iterable<T> {
     return this.members.slice();
   }
 
-  /** The first member (in no particular order) for which `test` is true. */
-  find(test: (member: T) => boolean): T | undefined {
-    return this.members.find(test);
-  }
-
   /** Walks a copy of the members: members may join or leave meanwhile. */
   [Symbol.iterator](): Iterator<T> {
     return this.values()[Symbol.iterator]();

@@ -326,9 +326,7 @@ export function recordPastSpan(
 
 /** The trace id of the active span, when its context is valid; null otherwise (no SDK, no span). */
 export function activeTraceId(ctx?: Context): string | null {
-  if (ctx === undefined && noTelemetryRegistered()) return null;
-  const spanContext = trace.getSpanContext(ctx ?? otelContext.active());
-  return spanContext && trace.isSpanContextValid(spanContext) ? spanContext.traceId : null;
+  return activeSpanContext(ctx)?.traceId ?? null;
 }
 
 /**

@@ -8,8 +8,8 @@ function closeAfter(res: ServerResponse): void {
 }
 
 /**
- * Where a tracked socket keeps what the tracker knows of it, and a tracked response the
- * connection it came on (undefined when its socket was not seen).
+ * Where a tracked socket keeps what the tracker knows of it while it is open, and a tracked
+ * response the connection it came on (undefined when its socket was not seen).
  */
 const CONNECTION = Symbol('durable-mcp connection');
 
@@ -138,14 +138,14 @@ export class HttpConnectionTracker {
     this.connections.add(socket);
     socket.once('close', () => {
       this.connections.delete(socket);
+      (socket as TrackedSocket)[CONNECTION] = undefined;
       this.wakeAll();
     });
   }
 
   private requested(req: IncomingMessage, res: ServerResponse): void {
     if (this.draining) closeAfter(res);
-    const socket = req.socket as TrackedSocket;
-    const connection = this.connections.has(socket) ? socket[CONNECTION] : undefined;
+    const connection = (req.socket as TrackedSocket)[CONNECTION];
     (res as TrackedResponse)[CONNECTION] = connection;
     this.responses.add(res);
     if (connection) {
