@@ -111,6 +111,11 @@ describe('McpClientService task-backed calls on Bull survive a worker killed mid
 
       await workers[0].kill();
       const before = await gets();
+      // The dead worker's lock on the job would lapse by itself at the end of its lockDuration
+      // (10 s, long so that a live worker starved of CPU keeps its lock), which would be most of
+      // this test's time. The dead process can no longer renew it: delete it, as its expiry
+      // would. The job is still handed over by Bull's own stalled-job check, in the new worker.
+      await redis.del(`${prefix}:${queueName}:${id}:lock`);
       workers.push(await startWorker({ databaseUrl: db.url, client: clientOptions }));
       // The re-run polls the same task (its rows come from the new worker) before the tool may end.
       await pollUntil(

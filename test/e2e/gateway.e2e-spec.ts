@@ -144,8 +144,19 @@ describe('McpGatewayModule: one mount fronting server-everything over stdio and 
         McpClientModule.forRoot({
           servers: {
             everything: { command: everythingServer() },
-            sdk: { url: upstream.url, version: '2025-11-25', scope: 'principal' },
+            // Each delivery is still tried three times, only not 100 then 200 ms apart (see below).
+            sdk: {
+              url: upstream.url,
+              version: '2025-11-25',
+              scope: 'principal',
+              retry: { retries: 2, initialDelayMs: 10 },
+            },
           },
+          // Each call still has three attempts, only not 500 ms then 1 s apart. A refused
+          // connection is retried both ways, and the test of the upstream down waits out every
+          // delay: for its call and for each list its refresh reads (and the app's close for a
+          // periodic refresh under way).
+          queue: { attempts: 3, backoffMs: 50 },
         }),
         McpGatewayModule.forRoot({
           upstreams: [

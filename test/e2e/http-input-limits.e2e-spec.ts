@@ -43,8 +43,30 @@ interface Booted {
   logger: CapturingLogger;
 }
 
+/**
+ * The database every app of this file writes to: one for the file, created before the first
+ * describe and dropped after the last (no test counts rows but the token check, which must find
+ * none in any of them).
+ */
+let db: TestDatabase;
+
+/**
+ * Every app booted so far, closed together after the last test: closing an app waits out its
+ * quiet period (`shutdown.quietPeriodMs`, 500 ms) for the idle keep-alive connections fetch left
+ * open, and one after another each describe would wait it out on its own.
+ */
+const running: Booted[] = [];
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+});
+
+afterAll(async () => {
+  await Promise.all(running.splice(0).map((booted) => booted.app.close()));
+  await db?.drop();
+});
+
 async function boot(
-  db: TestDatabase,
   adapter: HttpAdapterName,
   mount: Parameters<typeof McpModule.forRoot>[0],
   prefix?: string,
@@ -62,7 +84,9 @@ async function boot(
   if (prefix) app.setGlobalPrefix(prefix);
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as { port: number };
-  return { app, origin: `http://127.0.0.1:${port}`, port, logger };
+  const booted = { app, origin: `http://127.0.0.1:${port}`, port, logger };
+  running.push(booted);
+  return booted;
 }
 
 /** A raw HTTP/1.1 exchange on a socket: what the server wrote, and whether it closed the connection. */
@@ -121,16 +145,6 @@ function jsonBodyOf(raw: string): unknown {
 }
 
 describe.each(HTTP_ADAPTERS)('input limits that cannot be bypassed (PostgreSQL, %s)', (adapter) => {
-  let db: TestDatabase;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
-
-  afterAll(async () => {
-    await db?.drop();
-  });
-
   async function rowsContaining(text: string): Promise<number> {
     const [row] = await db.dataSource.query(
       `SELECT count(*)::int AS n FROM mcp_events WHERE request::text LIKE $1 OR coalesce(response::text, '') LIKE $1 OR coalesce(note, '') LIKE $1`,
@@ -144,12 +158,8 @@ describe.each(HTTP_ADAPTERS)('input limits that cannot be bypassed (PostgreSQL, 
     let url: string;
 
     beforeAll(async () => {
-      server = await boot(db, adapter, { auth: fixtureAuth });
+      server = await boot(adapter, { auth: fixtureAuth });
       url = `${server.origin}/mcp`;
-    });
-
-    afterAll(async () => {
-      await server?.app.close();
     });
 
     function expectUnauthorized(reply: { status: number; headers: Headers; text: string }): void {
@@ -247,11 +257,7 @@ describe.each(HTTP_ADAPTERS)('input limits that cannot be bypassed (PostgreSQL, 
       let server: Booted;
 
       beforeAll(async () => {
-        server = await boot(db, adapter, { auth: fixtureAuth, advanced: { maxBodyBytes: 1024 } }, prefix);
-      });
-
-      afterAll(async () => {
-        await server?.app.close();
+        server = await boot(adapter, { auth: fixtureAuth, advanced: { maxBodyBytes: 1024 } }, prefix);
       });
 
       /** True when the router hands this spelling to the controller (a PUT then gets the controller's 405). */
@@ -318,47 +324,81 @@ describe.each(HTTP_ADAPTERS)('input limits that cannot be bypassed (PostgreSQL, 
     let server: Booted;
     let prefixed: Booted;
 
+    const paths = ['/mcp', '/MCP', '/mcp/', '//mcp', '/m%63p', '/%6Dcp', '/m%63p/'];
+    const prefixedPaths = ['/api/mcp', '/api/m%63p', '/%61pi/mcp', '/API/MCP/'];
+    const chunkedPaths = ['/mcp', '/m%63p'];
+    const methods = ['DELETE', 'PUT', 'GET'];
+    /**
+     * The stalled exchange of each case below, by the case's name. Each one waits out
+     * bodyTimeoutMs: they are all started together once the servers are up, rather than one after
+     * another, and each case checks its own.
+     */
+    const cuts = new Map<string, Promise<string>>();
+
     beforeAll(async () => {
-      server = await boot(db, adapter, { auth: fixtureAuth, advanced: { bodyTimeoutMs: timeoutMs } });
-      prefixed = await boot(db, adapter, { auth: fixtureAuth, advanced: { bodyTimeoutMs: timeoutMs } }, 'api');
+      [server, prefixed] = await Promise.all([
+        boot(adapter, { auth: fixtureAuth, advanced: { bodyTimeoutMs: timeoutMs } }),
+        boot(adapter, { auth: fixtureAuth, advanced: { bodyTimeoutMs: timeoutMs } }, 'api'),
+      ]);
+      const plain = (path: string) => requestHead(path, { 'Content-Length': '200' });
+      for (const path of paths) stall(`POST ${path}`, server, plain(path));
+      for (const path of prefixedPaths) stall(`POST ${path} under a global prefix`, prefixed, plain(path));
+      for (const path of chunkedPaths)
+        stall(
+          `POST ${path} with a chunked body`,
+          server,
+          requestHead(path, { 'Transfer-Encoding': 'chunked' }),
+          '1\r\n{\r\n',
+        );
+      for (const method of methods)
+        stall(`${method} /m%63p announcing a body`, server, plain('/m%63p').replace(/^POST /, `${method} `));
     });
 
-    afterAll(async () => {
-      await server?.app.close();
-      await prefixed?.app.close();
-    });
-
-    /** Sends the head and the first byte of the body (`first`, framed as the head says), then nothing more. */
-    async function expectCut(booted: Booted, head: string, first = '{'): Promise<void> {
-      const raw = await openRaw(booted.port, head);
-      raw.socket.write(first);
-      try {
-        await until(() => raw.closed(), `the server to cut the stalled body within ${bound} ms`, bound);
-        expect(raw.received()).toMatch(/^HTTP\/1\.1 408 /);
-        expect(jsonBodyOf(raw.received())).toEqual({
-          jsonrpc: '2.0',
-          id: null,
-          error: { code: -32000, message: `Request Timeout: the body did not arrive within ${timeoutMs} ms` },
-        });
-      } finally {
-        raw.socket.destroy();
-      }
+    /**
+     * Sends the head and the first byte of the body (`first`, framed as the head says), then
+     * nothing more, and keeps (under `name`) what the server wrote before it closed the
+     * connection, which must happen within the bound.
+     */
+    function stall(name: string, booted: Booted, head: string, first = '{'): void {
+      const cut = (async () => {
+        const raw = await openRaw(booted.port, head);
+        raw.socket.write(first);
+        try {
+          await until(() => raw.closed(), `the server to cut the stalled body within ${bound} ms`, bound);
+          return raw.received();
+        } finally {
+          raw.socket.destroy();
+        }
+      })();
+      // Its case awaits it (and fails with its error) later: until then its failure is not unhandled.
+      cut.catch(() => undefined);
+      cuts.set(name, cut);
     }
 
-    it.each(['/mcp', '/MCP', '/mcp/', '//mcp', '/m%63p', '/%6Dcp', '/m%63p/'])('POST %s', async (path) => {
-      await expectCut(server, requestHead(path, { 'Content-Length': '200' }));
+    async function expectCut(name: string): Promise<void> {
+      const received = await cuts.get(name);
+      expect(received).toMatch(/^HTTP\/1\.1 408 /);
+      expect(jsonBodyOf(received as string)).toEqual({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32000, message: `Request Timeout: the body did not arrive within ${timeoutMs} ms` },
+      });
+    }
+
+    it.each(paths)('POST %s', async (path) => {
+      await expectCut(`POST ${path}`);
     });
 
-    it.each(['/api/mcp', '/api/m%63p', '/%61pi/mcp', '/API/MCP/'])('POST %s under a global prefix', async (path) => {
-      await expectCut(prefixed, requestHead(path, { 'Content-Length': '200' }));
+    it.each(prefixedPaths)('POST %s under a global prefix', async (path) => {
+      await expectCut(`POST ${path} under a global prefix`);
     });
 
-    it.each(['/mcp', '/m%63p'])('POST %s with a chunked body', async (path) => {
-      await expectCut(server, requestHead(path, { 'Transfer-Encoding': 'chunked' }), '1\r\n{\r\n');
+    it.each(chunkedPaths)('POST %s with a chunked body', async (path) => {
+      await expectCut(`POST ${path} with a chunked body`);
     });
 
-    it.each(['DELETE', 'PUT', 'GET'])('%s /m%%63p announcing a body', async (method) => {
-      await expectCut(server, requestHead('/m%63p', { 'Content-Length': '200' }).replace(/^POST /, `${method} `));
+    it.each(methods)('%s /m%%63p announcing a body', async (method) => {
+      await expectCut(`${method} /m%63p announcing a body`);
     });
   });
 
@@ -368,19 +408,16 @@ describe.each(HTTP_ADAPTERS)('input limits that cannot be bypassed (PostgreSQL, 
     let url: string;
 
     beforeAll(async () => {
-      server = await boot(db, adapter, { auth: fixtureAuth });
-      small = await boot(db, adapter, {
-        auth: fixtureAuth,
-        advanced: { maxBodyBytes: 1024, bodyTimeoutMs: 300 },
-        mount: 'small',
-        path: '/small/mcp',
-      });
+      [server, small] = await Promise.all([
+        boot(adapter, { auth: fixtureAuth }),
+        boot(adapter, {
+          auth: fixtureAuth,
+          advanced: { maxBodyBytes: 1024, bodyTimeoutMs: 300 },
+          mount: 'small',
+          path: '/small/mcp',
+        }),
+      ]);
       url = `${server.origin}/mcp`;
-    });
-
-    afterAll(async () => {
-      await server?.app.close();
-      await small?.app.close();
     });
 
     const fiveMiB = 'a'.repeat(5 * 1024 * 1024);
@@ -466,19 +503,12 @@ describe.each(HTTP_ADAPTERS)('input limits that cannot be bypassed (PostgreSQL, 
 });
 
 describe('input limits on a Fastify app whose router ignores letter case and a trailing slash (PostgreSQL)', () => {
-  let db: TestDatabase;
   let server: Booted;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    server = await boot(db, 'fastify', { auth: fixtureAuth, advanced: { maxBodyBytes: 1024 } }, undefined, {
+    server = await boot('fastify', { auth: fixtureAuth, advanced: { maxBodyBytes: 1024 } }, undefined, {
       routerOptions: { caseSensitive: false, ignoreTrailingSlash: true },
     });
-  });
-
-  afterAll(async () => {
-    await server?.app.close();
-    await db?.drop();
   });
 
   it.each(['/mcp', '/MCP', '/mcp/', '/Mcp/'])(

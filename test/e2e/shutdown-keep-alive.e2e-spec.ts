@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freeLoopbackPort, spawnReady, TS_REGISTER, type ReadyChild } from '../support/child-process';
-import { HTTP_ADAPTERS } from '../support/http-app';
+import { HTTP_ADAPTERS, type HttpAdapterName } from '../support/http-app';
 import { pollUntil } from '../support/polling';
 import { createTestDatabase, type TestDatabase } from '../support/postgres';
 
@@ -26,9 +26,12 @@ const CALLER_DEADLINE_MS = 90_000;
 const CALLS_BEFORE_SIGTERM = 400;
 /**
  * The drain deadline of the app. The callers do not wait after a 503 (the worst client), so the
- * quiet period never comes and the drain runs to this deadline while they keep calling.
+ * quiet period never comes and the drain runs to this deadline while they keep calling: both
+ * edges (the drain showing on warm sockets, the listener closing under calls in flight) come
+ * whatever its length, and two seconds are still hundreds of calls refused in between, each on a
+ * fresh connection. It also ends well before the slow calls would (ten seconds after the first call).
  */
-const DRAIN_TIMEOUT_MS = 3000;
+const DRAIN_TIMEOUT_MS = 2000;
 
 /** One call as its caller saw it: the response, or the socket error it got instead. */
 interface Outcome {
@@ -87,24 +90,20 @@ function post(agent: Agent, url: URL, body: object, headers: Record<string, stri
   });
 }
 
-/**
- * The example app (`src/main.ts`, on PostgreSQL) on each HTTP adapter, under eight callers that
- * loop `tools/call` on keep-alive connections, then SIGTERM. A caller that meets a reset cannot
- * know whether its tool ran, so none may: every call gets a response (served, with its audit
- * row, or 503 with Retry-After and a JSON-RPC error) or, once the listener is gone, a refused
- * connection (nothing was sent); and every response to a request sent after the drain showed
- * carries `Connection: close`, so no caller reuses a socket the server is about to close.
- */
-describe.each(HTTP_ADAPTERS)('SIGTERM under keep-alive load: no connection is reset (%s)', (adapter) => {
-  const workdir = mkdtempSync(join(tmpdir(), 'durable-mcp-keep-alive-'));
-  let db: TestDatabase;
-  let app: ReadyChild | undefined;
-  let url: URL;
-  const agents = Array.from({ length: CALLERS }, () => new Agent({ keepAlive: true, maxSockets: 1 }));
+/** The example app on one adapter: its process, its database and its working directory. */
+interface BootedApp {
+  workdir: string;
+  db: TestDatabase;
+  app: ReadyChild;
+  url: URL;
+}
 
-  beforeAll(async () => {
+/** Starts the example app (`src/main.ts`) on `adapter` and `port`, on a new database; resolves once it listens. */
+async function boot(adapter: HttpAdapterName, port: number): Promise<BootedApp> {
+  const workdir = mkdtempSync(join(tmpdir(), 'durable-mcp-keep-alive-'));
+  let db: TestDatabase | undefined;
+  try {
     db = await createTestDatabase(false);
-    const port = await freeLoopbackPort();
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       DATABASE_URL: db.url,
@@ -117,20 +116,78 @@ describe.each(HTTP_ADAPTERS)('SIGTERM under keep-alive load: no connection is re
       TS_NODE_PROJECT: join(ROOT, 'tsconfig.json'),
     };
     delete env.REDIS_URL;
-    app = await spawnReady(
+    const app = await spawnReady(
       process.execPath,
       ['-r', TS_REGISTER, join(ROOT, 'src', 'main.ts')],
       { cwd: workdir, env },
       /MCP endpoint: (\S+) /,
     );
-    url = new URL(app.ready[1]);
+    return { workdir, db, app, url: new URL(app.ready[1]) };
+  } catch (error) {
+    await db?.drop();
+    rmSync(workdir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** Stops the app (at once if it already exited), drops its database, removes its directory; harmless twice. */
+async function shutDown({ workdir, db, app }: BootedApp): Promise<void> {
+  await app.stop(5000);
+  await db.drop();
+  rmSync(workdir, { recursive: true, force: true });
+}
+
+/**
+ * Both apps boot side by side before the first test: a boot is a child process that transpiles,
+ * starts Nest and migrates its database, most of a test's time, and an idle app does not disturb
+ * the other's test. Each test still loads and stops only its own app; a boot that fails fails only
+ * its adapter's test (its describe awaits it).
+ */
+const boots = new Map<HttpAdapterName, Promise<BootedApp>>();
+
+beforeAll(async () => {
+  // Distinct ports: two random picks, each free right now, could still be the same one.
+  const ports: number[] = [];
+  while (ports.length < HTTP_ADAPTERS.length) {
+    const port = await freeLoopbackPort();
+    if (!ports.includes(port)) ports.push(port);
+  }
+  HTTP_ADAPTERS.forEach((adapter, index) => {
+    const booting = boot(adapter, ports[index]);
+    // Awaited, and its failure reported, by the adapter's describe.
+    booting.catch(() => undefined);
+    boots.set(adapter, booting);
+  });
+});
+
+afterAll(async () => {
+  // The apps a describe did not stop (its test was filtered out, or its beforeAll failed).
+  await Promise.all([...boots.values()].map((booting) => booting.then(shutDown, () => undefined)));
+});
+
+/**
+ * The example app (`src/main.ts`, on PostgreSQL) on each HTTP adapter, under eight callers that
+ * loop `tools/call` on keep-alive connections, then SIGTERM. A caller that meets a reset cannot
+ * know whether its tool ran, so none may: every call gets a response (served, with its audit
+ * row, or 503 with Retry-After and a JSON-RPC error) or, once the listener is gone, a refused
+ * connection (nothing was sent); and every response to a request sent after the drain showed
+ * carries `Connection: close`, so no caller reuses a socket the server is about to close.
+ */
+describe.each(HTTP_ADAPTERS)('SIGTERM under keep-alive load: no connection is reset (%s)', (adapter) => {
+  let booted: BootedApp | undefined;
+  let db: TestDatabase;
+  let app: ReadyChild | undefined;
+  let url: URL;
+  const agents = Array.from({ length: CALLERS }, () => new Agent({ keepAlive: true, maxSockets: 1 }));
+
+  beforeAll(async () => {
+    booted = await boots.get(adapter)!;
+    ({ db, app, url } = booted);
   });
 
   afterAll(async () => {
     for (const agent of agents) agent.destroy();
-    await app?.stop(5000);
-    await db?.drop();
-    rmSync(workdir, { recursive: true, force: true });
+    if (booted) await shutDown(booted);
   });
 
   it('answers every call (served and audited, or 503 with Retry-After), closes each socket only after its answer, exits 0', async () => {

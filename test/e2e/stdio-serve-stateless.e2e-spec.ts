@@ -43,8 +43,11 @@ describe('serveMcpOverStdio on the 2026-07-28 revision', () => {
     rmSync(workdir, { recursive: true, force: true });
   });
 
+  // The cases of each group share nothing but the host app's client (each spawns its own
+  // processes, with their own SQLite files): they run side by side, a process booting (about
+  // 1.5 s of CPU) while another is served.
   describe('the official SDK 2.x client (@modelcontextprotocol/client/stdio)', () => {
-    it.each<[string, 'auto' | { pin: string }]>([
+    it.concurrent.each<[string, 'auto' | { pin: string }]>([
       ['pinned to 2026-07-28', { pin: STATELESS }],
       ['in auto negotiation', 'auto'],
     ])(
@@ -150,7 +153,7 @@ describe('serveMcpOverStdio on the 2026-07-28 revision', () => {
         [server],
       );
 
-    it('pinned to 2026-07-28: no initialize, a tool that elicits answered across processes', async () => {
+    it.concurrent('pinned to 2026-07-28: no initialize, a tool that elicits answered across processes', async () => {
       expect(text(await client.callTool('pinned', 'echo', { text: 'per call' }))).toBe('per call');
       expect(text(await client.callTool('pinned', 'ask', {}))).toBe('hello Ada');
       const sent = await outbound('pinned');
@@ -167,7 +170,7 @@ describe('serveMcpOverStdio on the 2026-07-28 revision', () => {
       ]);
     });
 
-    it('auto: the server/discover probe finds the stateless revision, and the calls follow it', async () => {
+    it.concurrent('auto: the server/discover probe finds the stateless revision, and the calls follow it', async () => {
       expect(text(await client.callTool('auto', 'ask', {}))).toBe('hello Ada');
       const sent = await outbound('auto');
       expect(sent.map((row) => row.method)).toEqual(['server/discover', 'tools/call', 'tools/call']);
@@ -180,86 +183,96 @@ describe('serveMcpOverStdio on the 2026-07-28 revision', () => {
   });
 
   describe('raw lines on stdin', () => {
-    it('serves a 2026-07-28 request and a 2025 session side by side, and cancels a stateless request without answering it', async () => {
-      const db = join(workdir, 'raw.sqlite');
-      const { command, args, env } = stdioFixtureCommand(db);
-      const peer = new RawStdioPeer(command, args, env);
-      peers.push(peer);
-      peer.send({
-        jsonrpc: '2.0',
-        id: 's1',
-        method: 'tools/call',
-        params: { name: 'echo', arguments: { text: 'a' }, _meta: envelope() },
-      });
-      expect(await peer.answer('s1')).toMatchObject({ result: { content: [{ text: 'a' }], resultType: 'complete' } });
-      await peer.initialize();
-      peer.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } });
-      expect(text((await peer.answer(1)).result)).toMatch(/^local\/Local user on \S+$/);
-      peer.send({
-        jsonrpc: '2.0',
-        id: 's2',
-        method: 'tools/call',
-        params: { name: 'until_cancelled', arguments: {}, _meta: { ...envelope(), progressToken: 'run' } },
-      });
-      await peer.next((frame) => (frame.params as { progressToken?: string } | undefined)?.progressToken === 'run');
-      peer.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 's2', reason: 'user' } });
-      peer.send({
-        jsonrpc: '2.0',
-        id: 's3',
-        method: 'tools/call',
-        params: { name: 'echo', arguments: { text: 'b' }, _meta: envelope() },
-      });
-      await peer.answer('s3');
-      peer.child.stdin.end();
-      expect(await peer.exited).toEqual({ code: 0, signal: null });
-      expect(peer.frames.filter((frame) => frame.id === 's2')).toEqual([]);
-      const events = await rows(
-        db,
-        "SELECT method, protocol_version, session_ref IS NULL AS stateless, status FROM mcp_events WHERE direction = 'inbound' AND method IN ('tools/call', 'notifications/cancelled') ORDER BY created_at, id",
-      );
-      expect(events).toEqual(
-        expect.arrayContaining([
-          { method: 'tools/call', protocol_version: STATELESS, stateless: 1, status: 200 },
-          { method: 'tools/call', protocol_version: '2025-11-25', stateless: 0, status: 200 },
-          { method: 'notifications/cancelled', protocol_version: null, stateless: 1, status: 202 },
-        ]),
-      );
-      expect(events).toHaveLength(5);
-    });
+    it.concurrent(
+      'serves a 2026-07-28 request and a 2025 session side by side, and cancels a stateless request without answering it',
+      async () => {
+        const db = join(workdir, 'raw.sqlite');
+        const { command, args, env } = stdioFixtureCommand(db);
+        const peer = new RawStdioPeer(command, args, env);
+        peers.push(peer);
+        peer.send({
+          jsonrpc: '2.0',
+          id: 's1',
+          method: 'tools/call',
+          params: { name: 'echo', arguments: { text: 'a' }, _meta: envelope() },
+        });
+        expect(await peer.answer('s1')).toMatchObject({ result: { content: [{ text: 'a' }], resultType: 'complete' } });
+        await peer.initialize();
+        peer.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } });
+        expect(text((await peer.answer(1)).result)).toMatch(/^local\/Local user on \S+$/);
+        peer.send({
+          jsonrpc: '2.0',
+          id: 's2',
+          method: 'tools/call',
+          params: { name: 'until_cancelled', arguments: {}, _meta: { ...envelope(), progressToken: 'run' } },
+        });
+        await peer.next((frame) => (frame.params as { progressToken?: string } | undefined)?.progressToken === 'run');
+        peer.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 's2', reason: 'user' } });
+        peer.send({
+          jsonrpc: '2.0',
+          id: 's3',
+          method: 'tools/call',
+          params: { name: 'echo', arguments: { text: 'b' }, _meta: envelope() },
+        });
+        await peer.answer('s3');
+        peer.child.stdin.end();
+        expect(await peer.exited).toEqual({ code: 0, signal: null });
+        expect(peer.frames.filter((frame) => frame.id === 's2')).toEqual([]);
+        const events = await rows(
+          db,
+          "SELECT method, protocol_version, session_ref IS NULL AS stateless, status FROM mcp_events WHERE direction = 'inbound' AND method IN ('tools/call', 'notifications/cancelled') ORDER BY created_at, id",
+        );
+        expect(events).toEqual(
+          expect.arrayContaining([
+            { method: 'tools/call', protocol_version: STATELESS, stateless: 1, status: 200 },
+            { method: 'tools/call', protocol_version: '2025-11-25', stateless: 0, status: 200 },
+            { method: 'notifications/cancelled', protocol_version: null, stateless: 1, status: 202 },
+          ]),
+        );
+        expect(events).toHaveLength(5);
+      },
+    );
 
-    it('carries a subscriptions/listen stream on the channel and ends it with the graceful-closure response on EOF', async () => {
-      const db = join(workdir, 'listen.sqlite');
-      const { command, args, env } = stdioFixtureCommand(db);
-      const peer = new RawStdioPeer(command, args, env);
-      peers.push(peer);
-      const subscriptionOf = (frame: Record<string, unknown>) =>
-        ((frame.params ?? frame.result) as { _meta?: Record<string, unknown> } | undefined)?._meta?.[
-          `${META}/subscriptionId`
-        ];
-      peer.send({
-        jsonrpc: '2.0',
-        id: 'sub',
-        method: 'subscriptions/listen',
-        params: { notifications: { toolsListChanged: true }, _meta: envelope() },
-      });
-      await peer.next((frame) => frame.method === 'notifications/subscriptions/acknowledged');
-      peer.send({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: { name: 'add_tool', arguments: { name: 'late' }, _meta: envelope() },
-      });
-      await peer.next((frame) => frame.method === 'notifications/tools/list_changed');
-      peer.child.stdin.end();
-      expect(await peer.exited).toEqual({ code: 0, signal: null });
-      expect(peer.frames.filter((frame) => subscriptionOf(frame) === 'sub')).toEqual([
-        expect.objectContaining({ method: 'notifications/subscriptions/acknowledged' }),
-        expect.objectContaining({ method: 'notifications/tools/list_changed' }),
-        { jsonrpc: '2.0', id: 'sub', result: { resultType: 'complete', _meta: { [`${META}/subscriptionId`]: 'sub' } } },
-      ]);
-      expect(
-        await rows(db, "SELECT status, session_ref FROM mcp_events WHERE method = 'subscriptions/listen'"),
-      ).toEqual([{ status: 200, session_ref: null }]);
-    });
+    it.concurrent(
+      'carries a subscriptions/listen stream on the channel and ends it with the graceful-closure response on EOF',
+      async () => {
+        const db = join(workdir, 'listen.sqlite');
+        const { command, args, env } = stdioFixtureCommand(db);
+        const peer = new RawStdioPeer(command, args, env);
+        peers.push(peer);
+        const subscriptionOf = (frame: Record<string, unknown>) =>
+          ((frame.params ?? frame.result) as { _meta?: Record<string, unknown> } | undefined)?._meta?.[
+            `${META}/subscriptionId`
+          ];
+        peer.send({
+          jsonrpc: '2.0',
+          id: 'sub',
+          method: 'subscriptions/listen',
+          params: { notifications: { toolsListChanged: true }, _meta: envelope() },
+        });
+        await peer.next((frame) => frame.method === 'notifications/subscriptions/acknowledged');
+        peer.send({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'add_tool', arguments: { name: 'late' }, _meta: envelope() },
+        });
+        await peer.next((frame) => frame.method === 'notifications/tools/list_changed');
+        peer.child.stdin.end();
+        expect(await peer.exited).toEqual({ code: 0, signal: null });
+        expect(peer.frames.filter((frame) => subscriptionOf(frame) === 'sub')).toEqual([
+          expect.objectContaining({ method: 'notifications/subscriptions/acknowledged' }),
+          expect.objectContaining({ method: 'notifications/tools/list_changed' }),
+          {
+            jsonrpc: '2.0',
+            id: 'sub',
+            result: { resultType: 'complete', _meta: { [`${META}/subscriptionId`]: 'sub' } },
+          },
+        ]);
+        expect(
+          await rows(db, "SELECT status, session_ref FROM mcp_events WHERE method = 'subscriptions/listen'"),
+        ).toEqual([{ status: 200, session_ref: null }]);
+      },
+    );
   });
 });

@@ -212,7 +212,9 @@ describe('serveMcpOverStdio: an app spawned as a stdio MCP server', () => {
       client = host.app.get(McpClientService);
     });
 
-    it('calls the app spawned per call: one session per call, each ended', async () => {
+    // The two servers share nothing but the host app's client (each its own process and SQLite
+    // file): the pooled one boots while the per-call one spawns process after process.
+    it.concurrent('calls the app spawned per call: one session per call, each ended', async () => {
       expect((await client.listTools('perCall')).map((tool) => tool.name)).toContain('echo');
       expect(text(await client.callTool('perCall', 'echo', { text: 'durable' }))).toBe('durable');
       const first = text(await client.callTool('perCall', 'whoami', {}));
@@ -233,40 +235,45 @@ describe('serveMcpOverStdio: an app spawned as a stdio MCP server', () => {
       expect(sessions.filter((row) => row.terminated_at === null)).toEqual([]);
     });
 
-    it('calls the app from the warm pool: the kept process serves its session call after call', async () => {
+    it.concurrent('calls the app from the warm pool: the kept process serves its session call after call', async () => {
       const first = text(await client.callTool('pooled', 'whoami', {}));
       expect(text(await client.callTool('pooled', 'echo', { text: 'warm' }))).toBe('warm');
       expect(text(await client.callTool('pooled', 'whoami', {}))).toBe(first);
     });
   });
 
+  // Each case spawns an app of its own (with its own SQLite file) and reads what that one did:
+  // they run side by side, a process booting (about 1.5 s of CPU) while another is served.
   describe('the example app (src/main.ts)', () => {
     const root = join(__dirname, '..', '..');
     const env = (extra: Record<string, string>) => ({ TS_NODE_PROJECT: join(root, 'tsconfig.json'), ...extra });
 
-    it('serves over stdio with --stdio for MCP_STDIO_PRINCIPAL, its rows in SQLITE_FILE, and exits 0 on EOF', async () => {
-      const db = join(workdir, 'example', 'app.sqlite');
-      const peer = new RawStdioPeer(
-        process.execPath,
-        ['-r', TS_REGISTER, join(root, 'src', 'main.ts'), '--stdio'],
-        env({ SQLITE_FILE: db, MCP_STDIO_PRINCIPAL: 'desk' }),
-        workdir,
-      );
-      peers.push(peer);
-      expect(await peer.initialize()).toMatchObject({ result: { serverInfo: { name: 'durable-mcp-demo' } } });
-      peer.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } });
-      expect(await peer.answer(1)).toMatchObject({
-        result: { structuredContent: { principal: 'desk', mount: 'default' } },
-      });
-      peer.child.stdin.end();
-      expect(await peer.exited).toEqual({ code: 0, signal: null });
-      expect(peer.frames.filter((frame) => frame.jsonrpc !== '2.0')).toEqual([]);
-      expect(await rows(db, "SELECT principal_key FROM mcp_events WHERE method = 'tools/call'")).toEqual([
-        { principal_key: 'desk' },
-      ]);
-    });
+    it.concurrent(
+      'serves over stdio with --stdio for MCP_STDIO_PRINCIPAL, its rows in SQLITE_FILE, and exits 0 on EOF',
+      async () => {
+        const db = join(workdir, 'example', 'app.sqlite');
+        const peer = new RawStdioPeer(
+          process.execPath,
+          ['-r', TS_REGISTER, join(root, 'src', 'main.ts'), '--stdio'],
+          env({ SQLITE_FILE: db, MCP_STDIO_PRINCIPAL: 'desk' }),
+          workdir,
+        );
+        peers.push(peer);
+        expect(await peer.initialize()).toMatchObject({ result: { serverInfo: { name: 'durable-mcp-demo' } } });
+        peer.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } });
+        expect(await peer.answer(1)).toMatchObject({
+          result: { structuredContent: { principal: 'desk', mount: 'default' } },
+        });
+        peer.child.stdin.end();
+        expect(await peer.exited).toEqual({ code: 0, signal: null });
+        expect(peer.frames.filter((frame) => frame.jsonrpc !== '2.0')).toEqual([]);
+        expect(await rows(db, "SELECT principal_key FROM mcp_events WHERE method = 'tools/call'")).toEqual([
+          { principal_key: 'desk' },
+        ]);
+      },
+    );
 
-    it('serves over stdio with MCP_TRANSPORT=stdio to the SDK client', async () => {
+    it.concurrent('serves over stdio with MCP_TRANSPORT=stdio to the SDK client', async () => {
       const transport = new StdioClientTransport({
         command: process.execPath,
         args: ['-r', TS_REGISTER, join(root, 'src', 'main.ts')],
@@ -282,8 +289,11 @@ describe('serveMcpOverStdio: an app spawned as a stdio MCP server', () => {
     });
   });
 
+  // Each case spawns an app of its own (raw(), with its own SQLite file) and ends it: they run
+  // side by side (up to Jest's maxConcurrency at once), a process booting while another is served
+  // or waits out an idle TTL or a slow call.
   describe('raw lines on stdin', () => {
-    it('answers a malformed line with a parse error and keeps serving', async () => {
+    it.concurrent('answers a malformed line with a parse error and keeps serving', async () => {
       const { peer } = raw('malformed');
       await peer.initialize();
       peer.send('{"jsonrpc": "2.0", "id": 7, "method": ');
@@ -303,31 +313,34 @@ describe('serveMcpOverStdio: an app spawned as a stdio MCP server', () => {
       expect(await peer.exited).toEqual({ code: 0, signal: null });
     });
 
-    it("writes a call's progress and log messages before its result, in the order the tool sent them", async () => {
-      const { peer } = raw('ordered');
-      await peer.initialize();
-      peer.send({ jsonrpc: '2.0', id: 1, method: 'logging/setLevel', params: { level: 'info' } });
-      await peer.answer(1);
-      peer.send({
-        jsonrpc: '2.0',
-        id: 2,
-        method: 'tools/call',
-        params: { name: 'count', arguments: {}, _meta: { progressToken: 'p' } },
-      });
-      await peer.answer(2);
-      const start = peer.frames.findIndex((frame) => frame.id === 1);
-      const shown = peer.frames.slice(start + 1).map((frame) => {
-        const params = frame.params as { progress?: number; data?: { step: number } } | undefined;
-        if (frame.method === 'notifications/progress') return `progress ${params?.progress}`;
-        if (frame.method === 'notifications/message') return `log ${params?.data?.step}`;
-        return frame.id === 2 ? 'result' : JSON.stringify(frame);
-      });
-      expect(shown).toEqual(['progress 1', 'log 1', 'progress 2', 'log 2', 'progress 3', 'log 3', 'result']);
-      peer.child.stdin.end();
-      expect(await peer.exited).toEqual({ code: 0, signal: null });
-    });
+    it.concurrent(
+      "writes a call's progress and log messages before its result, in the order the tool sent them",
+      async () => {
+        const { peer } = raw('ordered');
+        await peer.initialize();
+        peer.send({ jsonrpc: '2.0', id: 1, method: 'logging/setLevel', params: { level: 'info' } });
+        await peer.answer(1);
+        peer.send({
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'tools/call',
+          params: { name: 'count', arguments: {}, _meta: { progressToken: 'p' } },
+        });
+        await peer.answer(2);
+        const start = peer.frames.findIndex((frame) => frame.id === 1);
+        const shown = peer.frames.slice(start + 1).map((frame) => {
+          const params = frame.params as { progress?: number; data?: { step: number } } | undefined;
+          if (frame.method === 'notifications/progress') return `progress ${params?.progress}`;
+          if (frame.method === 'notifications/message') return `log ${params?.data?.step}`;
+          return frame.id === 2 ? 'result' : JSON.stringify(frame);
+        });
+        expect(shown).toEqual(['progress 1', 'log 1', 'progress 2', 'log 2', 'progress 3', 'log 3', 'result']);
+        peer.child.stdin.end();
+        expect(await peer.exited).toEqual({ code: 0, signal: null });
+      },
+    );
 
-    it('writes nothing but JSON-RPC on stdout while a tool writes to stdout', async () => {
+    it.concurrent('writes nothing but JSON-RPC on stdout while a tool writes to stdout', async () => {
       const { peer } = raw('chatty');
       await peer.initialize();
       peer.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'chatty', arguments: { text: 'x' } } });
@@ -338,7 +351,7 @@ describe('serveMcpOverStdio: an app spawned as a stdio MCP server', () => {
       expect(peer.stderr).toContain('console.log says x');
     });
 
-    it('refuses requests before initialize', async () => {
+    it.concurrent('refuses requests before initialize', async () => {
       const { peer } = raw('uninitialized');
       peer.send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
       expect(await peer.answer(1)).toMatchObject({
@@ -348,7 +361,7 @@ describe('serveMcpOverStdio: an app spawned as a stdio MCP server', () => {
       expect(await peer.exited).toEqual({ code: 0, signal: null });
     });
 
-    it('refuses a second initialize and a line over maxBodyBytes, and keeps serving', async () => {
+    it.concurrent('refuses a second initialize and a line over maxBodyBytes, and keeps serving', async () => {
       const { peer } = raw('edges', { STDIO_MAX_BODY_BYTES: '1024' });
       await peer.initialize();
       peer.send({
@@ -381,29 +394,32 @@ describe('serveMcpOverStdio: an app spawned as a stdio MCP server', () => {
       expect(await peer.exited).toEqual({ code: 0, signal: null });
     });
 
-    it('goes on with a new session when its session was found idle (a desktop client left open)', async () => {
-      const idleTtlMs = 1000;
-      const { peer, db } = raw('idle', { STDIO_IDLE_TTL_MS: String(idleTtlMs) });
-      await peer.initialize();
-      const whoami = async (id: number) => {
-        peer.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'whoami', arguments: {} } });
-        const answer = (await peer.answer(id)) as { result: { content: { text: string }[] } };
-        return answer.result.content[0].text;
-      };
-      const first = await whoami(1);
-      await waitUntilPast(Date.now(), idleTtlMs + 500);
-      const second = await whoami(2);
-      expect(second).toMatch(/^local\/Local user on \S+$/);
-      expect(second).not.toBe(first);
-      expect(await whoami(3)).toBe(second);
-      peer.child.stdin.end();
-      expect(await peer.exited).toEqual({ code: 0, signal: null });
-      const sessions = await rows(db, 'SELECT session_id, terminated_at FROM mcp_inbound_sessions');
-      expect(sessions).toHaveLength(2);
-      expect(sessions.filter((row) => row.terminated_at === null)).toEqual([]);
-    });
+    it.concurrent(
+      'goes on with a new session when its session was found idle (a desktop client left open)',
+      async () => {
+        const idleTtlMs = 1000;
+        const { peer, db } = raw('idle', { STDIO_IDLE_TTL_MS: String(idleTtlMs) });
+        await peer.initialize();
+        const whoami = async (id: number) => {
+          peer.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'whoami', arguments: {} } });
+          const answer = (await peer.answer(id)) as { result: { content: { text: string }[] } };
+          return answer.result.content[0].text;
+        };
+        const first = await whoami(1);
+        await waitUntilPast(Date.now(), idleTtlMs + 500);
+        const second = await whoami(2);
+        expect(second).toMatch(/^local\/Local user on \S+$/);
+        expect(second).not.toBe(first);
+        expect(await whoami(3)).toBe(second);
+        peer.child.stdin.end();
+        expect(await peer.exited).toEqual({ code: 0, signal: null });
+        const sessions = await rows(db, 'SELECT session_id, terminated_at FROM mcp_inbound_sessions');
+        expect(sessions).toHaveLength(2);
+        expect(sessions.filter((row) => row.terminated_at === null)).toEqual([]);
+      },
+    );
 
-    it('aborts a call on notifications/cancelled from the client', async () => {
+    it.concurrent('aborts a call on notifications/cancelled from the client', async () => {
       const { peer, db } = raw('cancel');
       await peer.initialize();
       peer.send({
@@ -422,7 +438,7 @@ describe('serveMcpOverStdio: an app spawned as a stdio MCP server', () => {
       ]);
     });
 
-    it('on EOF answers the requests it read, ends the session and exits 0', async () => {
+    it.concurrent('on EOF answers the requests it read, ends the session and exits 0', async () => {
       const { peer, db } = raw('eof');
       await peer.initialize();
       peer.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow', arguments: { ms: 300 } } });
@@ -439,7 +455,7 @@ describe('serveMcpOverStdio: an app spawned as a stdio MCP server', () => {
       ]);
     });
 
-    it('on SIGTERM lets the call in flight finish and exits 0', async () => {
+    it.concurrent('on SIGTERM lets the call in flight finish and exits 0', async () => {
       const { peer } = raw('sigterm');
       await peer.initialize();
       peer.send({

@@ -8,8 +8,14 @@ import { pollUntil } from './support/free-port';
 import { startLoad, type LoadAnswer } from './support/load-driver';
 import { startPrivatePostgres, type PrivatePostgres } from './support/private-postgres';
 
-/** The bound the app is configured with: every database operation gives up after this long. */
-const DATABASE_TIMEOUT_MS = 1500;
+/**
+ * The bound the app is configured with: every database operation gives up after this long. Each
+ * stalled case waits it out twice (two requests per caller) and the stop lasts longer than three
+ * times it, so it is kept short; a database that answers takes a few tens of milliseconds here (a
+ * few hundred at worst on a loaded machine), far inside it. It stays under the pool's own
+ * connection timeout (`FAULT_POOL`, 2 s), so the deadline that answers is the module's.
+ */
+const DATABASE_TIMEOUT_MS = 1000;
 const CALLERS = 8;
 /**
  * What "503 after database.timeoutMs at most" is held to: three times the configured deadline
@@ -51,12 +57,26 @@ function describeAnswers(answers: LoadAnswer[]): string {
 }
 
 /**
+ * The private cluster both adapters' apps run on, one after the other (each describe closes its
+ * apps before the next one boots its own). The request ids of each describe start with its
+ * adapter, so that the audit rows of one are never counted for the other.
+ */
+let pg: PrivatePostgres;
+
+beforeAll(async () => {
+  pg = await startPrivatePostgres();
+}, 60_000);
+
+afterAll(async () => {
+  await pg?.destroy();
+});
+
+/**
  * PostgreSQL stopped or stalled under load: every request is answered (503 with a JSON-RPC body
  * while the database is away, never a dropped connection or Nest's generic 500), the process
  * stays up, service resumes by itself, and every call answered 200 has its audit row.
  */
 describe.each(HTTP_ADAPTERS)('PostgreSQL outage under load (%s)', (adapter) => {
-  let pg: PrivatePostgres;
   let server: FaultApp;
   let url: string;
   const sessions: string[] = [];
@@ -65,56 +85,62 @@ describe.each(HTTP_ADAPTERS)('PostgreSQL outage under load (%s)', (adapter) => {
   let uncachedUrl: string;
   const uncachedSessions: string[] = [];
 
+  /** Opens `CALLERS` sessions on the endpoint, all at once. */
+  async function openSessions(endpoint: string): Promise<string[]> {
+    return Promise.all(Array.from({ length: CALLERS }, async () => (await openSession(endpoint)).sessionId));
+  }
+
   beforeAll(async () => {
-    pg = await startPrivatePostgres();
-    server = await startFaultApp(
-      pg.url,
-      {
-        imports: [
-          McpModule.forRoot({
-            auth: fixtureAuth,
-            providers: [FixtureTools],
-            advanced: { database: { timeoutMs: DATABASE_TIMEOUT_MS } },
-          }),
-        ],
-        providers: [FixtureTools],
-      },
-      adapter,
-    );
+    // The two apps boot side by side: they share nothing but the database.
+    [server, uncachedServer] = await Promise.all([
+      startFaultApp(
+        pg.url,
+        {
+          imports: [
+            McpModule.forRoot({
+              auth: fixtureAuth,
+              providers: [FixtureTools],
+              advanced: { database: { timeoutMs: DATABASE_TIMEOUT_MS } },
+            }),
+          ],
+          providers: [FixtureTools],
+        },
+        adapter,
+      ),
+      startFaultApp(
+        pg.url,
+        {
+          imports: [
+            McpModule.forRoot({
+              auth: fixtureAuth,
+              providers: [FixtureTools],
+              advanced: { database: { timeoutMs: DATABASE_TIMEOUT_MS } },
+              sessions: { cache: false },
+            }),
+          ],
+          providers: [FixtureTools],
+        },
+        adapter,
+      ),
+    ]);
     url = `${server.baseUrl}/mcp`;
-    for (let i = 0; i < CALLERS; i++) sessions.push((await openSession(url)).sessionId);
-    uncachedServer = await startFaultApp(
-      pg.url,
-      {
-        imports: [
-          McpModule.forRoot({
-            auth: fixtureAuth,
-            providers: [FixtureTools],
-            advanced: { database: { timeoutMs: DATABASE_TIMEOUT_MS } },
-            sessions: { cache: false },
-          }),
-        ],
-        providers: [FixtureTools],
-      },
-      adapter,
-    );
     uncachedUrl = `${uncachedServer.baseUrl}/mcp`;
-    for (let i = 0; i < CALLERS; i++) uncachedSessions.push((await openSession(uncachedUrl)).sessionId);
+    const [opened, uncachedOpened] = await Promise.all([openSessions(url), openSessions(uncachedUrl)]);
+    sessions.push(...opened);
+    uncachedSessions.push(...uncachedOpened);
   }, 60_000);
 
   afterAll(async () => {
     if (process.env.FAULTS_DEBUG)
       console.log([...new Set(server?.logger.lines.map((l) => `${l.level} ${l.context}: ${l.message}`))].join('\n'));
-    await server?.close().catch(() => undefined);
-    await uncachedServer?.close().catch(() => undefined);
-    await pg?.destroy();
+    await Promise.all([server?.close().catch(() => undefined), uncachedServer?.close().catch(() => undefined)]);
   });
 
-  /** Caller i calls `echo` on its own session, with a request id that names the call. */
+  /** Caller i calls `echo` on its own session, with a request id that names the call (and the adapter). */
   const callOnSession =
     (run: string, cached = true) =>
     async (index: number, caller: number) => {
-      const id = `${run}-${caller}-${index}`;
+      const id = `${adapter}-${run}-${caller}-${index}`;
       const reply = await post(cached ? url : uncachedUrl, callRequest(id, 'echo', { text: id }), {
         sessionId: (cached ? sessions : uncachedSessions)[caller],
         headers: versionHeader(),
