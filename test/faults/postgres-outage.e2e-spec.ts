@@ -90,39 +90,28 @@ describe.each(HTTP_ADAPTERS)('PostgreSQL outage under load (%s)', (adapter) => {
     return Promise.all(Array.from({ length: CALLERS }, async () => (await openSession(endpoint)).sessionId));
   }
 
+  /** An app on the private cluster whose database operations give up after DATABASE_TIMEOUT_MS, its session cache on or off. */
+  function startOutageApp(sessionCache: boolean): Promise<FaultApp> {
+    return startFaultApp(
+      pg.url,
+      {
+        imports: [
+          McpModule.forRoot({
+            auth: fixtureAuth,
+            providers: [FixtureTools],
+            advanced: { database: { timeoutMs: DATABASE_TIMEOUT_MS } },
+            ...(sessionCache ? {} : { sessions: { cache: false } }),
+          }),
+        ],
+        providers: [FixtureTools],
+      },
+      adapter,
+    );
+  }
+
   beforeAll(async () => {
     // The two apps boot side by side: they share nothing but the database.
-    [server, uncachedServer] = await Promise.all([
-      startFaultApp(
-        pg.url,
-        {
-          imports: [
-            McpModule.forRoot({
-              auth: fixtureAuth,
-              providers: [FixtureTools],
-              advanced: { database: { timeoutMs: DATABASE_TIMEOUT_MS } },
-            }),
-          ],
-          providers: [FixtureTools],
-        },
-        adapter,
-      ),
-      startFaultApp(
-        pg.url,
-        {
-          imports: [
-            McpModule.forRoot({
-              auth: fixtureAuth,
-              providers: [FixtureTools],
-              advanced: { database: { timeoutMs: DATABASE_TIMEOUT_MS } },
-              sessions: { cache: false },
-            }),
-          ],
-          providers: [FixtureTools],
-        },
-        adapter,
-      ),
-    ]);
+    [server, uncachedServer] = await Promise.all([startOutageApp(true), startOutageApp(false)]);
     url = `${server.baseUrl}/mcp`;
     uncachedUrl = `${uncachedServer.baseUrl}/mcp`;
     const [opened, uncachedOpened] = await Promise.all([openSessions(url), openSessions(uncachedUrl)]);
