@@ -183,13 +183,19 @@ describe('serveMcpOverStdio on the 2026-07-28 revision', () => {
   });
 
   describe('raw lines on stdin', () => {
+    /** The app spawned on its own SQLite file under `name`, spoken to line by line (killed after the suite). */
+    function raw(name: string): { peer: RawStdioPeer; db: string } {
+      const db = join(workdir, `${name}.sqlite`);
+      const { command, args, env } = stdioFixtureCommand(db);
+      const peer = new RawStdioPeer(command, args, env);
+      peers.push(peer);
+      return { peer, db };
+    }
+
     it.concurrent(
       'serves a 2026-07-28 request and a 2025 session side by side, and cancels a stateless request without answering it',
       async () => {
-        const db = join(workdir, 'raw.sqlite');
-        const { command, args, env } = stdioFixtureCommand(db);
-        const peer = new RawStdioPeer(command, args, env);
-        peers.push(peer);
+        const { peer, db } = raw('raw');
         peer.send({
           jsonrpc: '2.0',
           id: 's1',
@@ -236,10 +242,7 @@ describe('serveMcpOverStdio on the 2026-07-28 revision', () => {
     it.concurrent(
       'carries a subscriptions/listen stream on the channel and ends it with the graceful-closure response on EOF',
       async () => {
-        const db = join(workdir, 'listen.sqlite');
-        const { command, args, env } = stdioFixtureCommand(db);
-        const peer = new RawStdioPeer(command, args, env);
-        peers.push(peer);
+        const { peer, db } = raw('listen');
         const subscriptionOf = (frame: Record<string, unknown>) =>
           ((frame.params ?? frame.result) as { _meta?: Record<string, unknown> } | undefined)?._meta?.[
             `${META}/subscriptionId`
