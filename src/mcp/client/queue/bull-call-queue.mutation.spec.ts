@@ -643,12 +643,25 @@ describe('BullCallQueue enqueueing and reading', () => {
     expect(bull.added[0]).toEqual({
       data: toolCall,
       opts: {
+        jobId: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
         attempts: 3,
         backoff: { type: 'exponential', delay: 100 },
         removeOnComplete: { age: 91 },
         removeOnFail: { age: 91 },
       },
     });
+  });
+
+  it('names every job itself, a new id per call, so that an enqueue sent again by ioredis adds nothing', async () => {
+    const { queue, bull } = worker(async () => ({}));
+    await queue.submit(toolCall);
+    await queue.submit(toolCall);
+    await queue.submit(toolCall, 'chosen-id');
+    const ids = bull.added.map((added) => (added.opts as { jobId?: string }).jobId);
+    expect(ids[0]).toEqual(expect.any(String));
+    expect(ids[1]).toEqual(expect.any(String));
+    expect(ids[0]).not.toBe(ids[1]);
+    expect(ids[2]).toBe('chosen-id');
   });
 
   it('does not start a worker when this process is not one', () => {

@@ -157,12 +157,18 @@ export class BullCallQueue implements McpCallQueue {
       .catch((error: Error) => this.logger.error(`Worker stopped: ${error.message}`));
   }
 
-  /** @inheritdoc */
-  async submit(job: McpCallJob, jobId?: string): Promise<string> {
+  /**
+   * Enqueues the call as job `jobId` (a new UUID when not given) and resolves its id. The id is
+   * always chosen here, never by Bull's counter: ioredis sends a command again on its next
+   * connection when the reply was lost with the last one (a failover, a dropped link), and Bull
+   * adds a job under an id it already holds only once, where a counted id would queue the call
+   * a second time.
+   */
+  async submit(job: McpCallJob, jobId: string = randomUUID()): Promise<string> {
     const keep = { age: Math.ceil(this.options.keepResultsMs / 1000) };
     const added = await this.command('enqueue', true, () =>
       this.queue.add(job, {
-        ...(jobId ? { jobId } : {}),
+        jobId,
         attempts: this.options.attempts,
         backoff: { type: 'exponential', delay: this.options.backoffMs },
         removeOnComplete: keep,
