@@ -87,7 +87,7 @@ class ReplyDroppingProxy {
  * command on the new connection, as it does every command left unanswered. The call must still
  * run once: the caller gets one answer, the tool one run, the queue one job.
  */
-describe('a call whose enqueue ran on Redis but whose reply was lost', () => {
+describe('a queued call whose Redis command ran but whose reply was lost', () => {
   let proxy: ReplyDroppingProxy;
   let db: TestDatabase;
   let target: RunningApp;
@@ -132,6 +132,23 @@ describe('a call whose enqueue ran on Redis but whose reply was lost', () => {
     const jobs = await bull.getJobs(['completed', 'failed']);
     const ofTag = jobs.filter((job) => (job.data.params?.arguments as { tag?: string } | undefined)?.tag === tag);
     expect(ofTag).toHaveLength(1);
+    expect(FailoverCountingTools.runs.get(tag)).toBe(1);
+  });
+
+  it("sends the call once when the reply to its at-most-once mark was lost: the mark sent again is known as the run's own", async () => {
+    const tag = `lost-mark-reply-${randomBytes(6).toString('hex')}`;
+    proxy.dropReplyTo(':mcp-attempted:');
+
+    // Enqueued, then read back: a caller waiting in this process hears the cut connection as an
+    // outage ("the call may still run"), which is not what this case is about.
+    const id = await client.callTool('remote', 'count', { tag }, { wait: false });
+    const outcome = await pollUntil('the call to end', async () => {
+      const read = await client.getCallResult(id);
+      return read.state === 'pending' ? undefined : read;
+    });
+
+    expect(proxy.dropped).toBe(2);
+    expect(outcome).toMatchObject({ state: 'completed', result: { content: [{ type: 'text', text: tag }] } });
     expect(FailoverCountingTools.runs.get(tag)).toBe(1);
   });
 });

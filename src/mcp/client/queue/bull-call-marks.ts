@@ -1,5 +1,6 @@
 import type { Logger } from '@nestjs/common';
 import type { ChainableCommander } from 'ioredis';
+import { randomUUID } from 'node:crypto';
 import { McpQueueUnavailableError } from '../../errors/mcp-outage.errors';
 import { connectedReplicasOf, isClusterClient, type McpRedisClient } from '../../redis-connection';
 import type { McpRedisOutageLog } from '../../redis-outage-log';
@@ -37,9 +38,11 @@ export interface BullCallMarkSettings {
 
 /**
  * The at-most-once marks of a call queue's `tools/call` jobs: before a worker sends a call it
- * writes the call's mark (Redis SET NX, valued with this process's pid), and a run that finds the
- * mark written (by an earlier run of the call, or by the caller's abort) does not send it. A
- * caller's abort that takes the mark first stops the call for good.
+ * writes the call's mark (Redis SET NX, valued with this process's pid and a UUID of the write),
+ * and a run that finds the mark written (by an earlier run of the call, or by the caller's abort)
+ * does not send it. A caller's abort that takes the mark first stops the call for good. A SET
+ * that ioredis sent again on a new connection, because the reply to the first one was lost with
+ * the old connection, finds the run's own value there: that mark is the run's.
  *
  * On a replicated Redis the call is sent only once replicas acknowledged the mark (Redis WAIT),
  * so a failover cannot lose it: `replicas` of them (strict), or with `'auto'` one while the master
@@ -92,6 +95,11 @@ export class BullCallMarks {
    *   a Cluster, and proves the mark is on the master the WAIT asks, should the connection have
    *   been re-established in between).
    *
+   * - The SET did not write, but the mark holds this write's value: ioredis sent the SET again on
+   *   a new connection after the first one's reply was lost. The mark is this run's. On a
+   *   replicated Redis the WAIT of that connection covers none of its writes, so a pipeline of
+   *   GET, EXPIRE (a write of the mark, which its replicas receive) and WAIT follows, as in `'auto'`.
+   *
    * When fewer replicas acknowledge in time, the call is not sent: the mark is deleted (a later
    * attempt may claim it) and `McpQueueUnavailableError` (not delivered) says how many
    * acknowledged. A pipeline left unanswered past its bound fails the same way, and a mark it
@@ -99,10 +107,12 @@ export class BullCallMarks {
    */
   async write(key: string, ttl: number): Promise<boolean> {
     const operation = 'at-most-once mark';
-    const value = String(process.pid);
+    const value = `${process.pid}:${randomUUID()}`;
     const { replicas: markReplicas, commandTimeoutMs: waitMs, queueName } = this.settings;
-    if (markReplicas === 0)
-      return (await this.command(operation, false, () => this.client.set(key, value, 'EX', ttl, 'NX'))) === 'OK';
+    if (markReplicas === 0) {
+      const set = await this.command(operation, false, () => this.client.set(key, value, 'EX', ttl, 'NX'));
+      return set === 'OK' || (await this.holds(this.client, key, value));
+    }
     const marks = this.marksConnection();
     const strict = markReplicas !== 'auto';
     const needed = strict ? markReplicas : 1;
@@ -136,22 +146,27 @@ export class BullCallMarks {
     }
     const [[setError, set] = [null, null], [secondError, second] = [null, 0]] = answer;
     if (setError) throw new McpQueueUnavailableError(operation, setError.message, false);
-    if (set !== 'OK') return false;
+    // Not written: an earlier run's mark or the caller's abort, unless it is this run's own SET sent again.
+    const resent = set !== 'OK' && (await this.holds(marks, key, value));
+    if (set !== 'OK' && !resent) return false;
     let [waitError, acknowledged] = [secondError, second];
     // Auto: how many replicas the master lists (undefined when ROLE failed: wait for one).
     const replicas = strict || secondError ? undefined : connectedReplicasOf(second);
-    if (!strict) {
-      if (replicas === 0) {
-        this.warnUnreplicated();
-        return true;
-      }
-      const [[getError, held] = [null, null], waitReply = [null, 0]] = await this.pipeline(
+    if (!strict && replicas === 0) {
+      this.warnUnreplicated();
+      return true;
+    }
+    if (!strict || resent) {
+      const confirmed = await this.pipeline(
         marks,
         key,
-        (pipeline) => pipeline.get(key).wait(1, waitMs),
+        (pipeline) =>
+          resent ? pipeline.get(key).expire(key, ttl).wait(needed, waitMs) : pipeline.get(key).wait(needed, waitMs),
         waited,
         (replies) => replies[0]?.[1] === value,
       );
+      const [[getError, held] = [null, null]] = confirmed;
+      const waitReply = confirmed[confirmed.length - 1] ?? [null, 0];
       // Not on the master the WAIT asked (a failover between the two pipelines): nothing of ours to delete.
       if (getError || held !== value)
         throw new McpQueueUnavailableError(
@@ -190,6 +205,12 @@ export class BullCallMarks {
   /** Whether the mark under `key` is the caller's abort's (see `takeForAbort`). */
   async heldByAbort(key: string): Promise<boolean> {
     return (await this.command('at-most-once mark', false, () => this.client.get(key))) === ABORTED_MARK;
+  }
+
+  /** Whether the mark under `key` holds `value` (read on `connection`). */
+  private async holds(connection: McpRedisClient, key: string, value: string): Promise<boolean> {
+    const via = connection === this.client ? {} : { via: connection };
+    return (await this.command('at-most-once mark', false, () => connection.get(key), via)) === value;
   }
 
   /** Deletes the mark under `key`, so a later attempt of the call may claim it. */

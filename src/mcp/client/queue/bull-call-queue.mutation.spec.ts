@@ -18,6 +18,8 @@ import { BullCallQueue } from './bull-call-queue';
  */
 const redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
 const runToken = `mcp-mark-spec-${process.pid}-${Date.now()}`;
+/** The value of a mark this process writes: its pid and a UUID of the write. */
+const MARK_VALUE = new RegExp(`^${process.pid}:[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`);
 let queues = 0;
 
 afterAll(async () => {
@@ -164,8 +166,8 @@ describe('BullCallQueue worker: the at-most-once mark', () => {
     await expect(run(fakeJob({ ...toolCall }))).resolves.toEqual({ ok: true });
     const key = `pfx:${name}:mcp-attempted:7`;
     expect(bull.client.set).toHaveBeenCalledTimes(1);
-    expect(bull.client.set).toHaveBeenCalledWith(key, String(process.pid), 'EX', 91, 'NX');
-    await expect(redis.get(key)).resolves.toBe(String(process.pid));
+    expect(bull.client.set).toHaveBeenCalledWith(key, expect.stringMatching(MARK_VALUE), 'EX', 91, 'NX');
+    await expect(redis.get(key)).resolves.toBe(bull.client.set.mock.calls[0][1]);
     // keepResultsMs is 90,500 ms: the mark lives 91 s, rounded up to whole seconds.
     await expect(redis.ttl(key)).resolves.toBe(91);
   });
@@ -174,7 +176,18 @@ describe('BullCallQueue worker: the at-most-once mark', () => {
     const { bull, name, run } = worker(async (_job, attempt) => ({ claimed: await attempt.claim() }), { bull: {} });
     await expect(run(fakeJob({ ...toolCall }))).resolves.toEqual({ claimed: true });
     expect(bull.client.set.mock.calls[0][0]).toBe(`bull:${name}:mcp-attempted:7`);
-    await expect(redis.get(`bull:${name}:mcp-attempted:7`)).resolves.toBe(String(process.pid));
+    await expect(redis.get(`bull:${name}:mcp-attempted:7`)).resolves.toMatch(MARK_VALUE);
+  });
+
+  it('claims the mark its own SET wrote when ioredis sent that SET again after the reply was lost', async () => {
+    const { bull, name, run } = worker(async (_job, attempt) => ({ claimed: await attempt.claim() }));
+    // The first SET ran on Redis; the one that answers is its copy, sent again on a new connection.
+    bull.client.set.mockImplementationOnce(async (...args: [string, string, 'EX', number, 'NX']) => {
+      await redis.set(...args);
+      return redis.set(...args);
+    });
+    await expect(run(fakeJob({ ...toolCall }))).resolves.toEqual({ claimed: true });
+    await expect(redis.get(`pfx:${name}:mcp-attempted:7`)).resolves.toBe(bull.client.set.mock.calls[0][1]);
   });
 
   it('refuses the claim of a job already marked by an earlier attempt', async () => {
@@ -349,7 +362,13 @@ describe('BullCallQueue worker: marks that replicas must acknowledge (markReplic
       delivered: false,
     });
     const chain = marks.pipeline.mock.results[0].value as { set: jest.Mock; wait: jest.Mock };
-    expect(chain.set).toHaveBeenCalledWith(`pfx:${name}:mcp-attempted:7`, String(process.pid), 'EX', 91, 'NX');
+    expect(chain.set).toHaveBeenCalledWith(
+      `pfx:${name}:mcp-attempted:7`,
+      expect.stringMatching(MARK_VALUE),
+      'EX',
+      91,
+      'NX',
+    );
     expect(chain.wait).toHaveBeenCalledWith(1, 20);
     expect(marks.del).not.toHaveBeenCalled();
     answer([
@@ -412,22 +431,30 @@ describe("BullCallQueue worker: marks with markReplicas unset on a replicated Re
     (made.queue as unknown as { marks: { settings: { replicas: unknown } } }).marks.settings.replicas = 'auto';
     return made;
   };
-  /** A marks connection whose pipelines answer `answers`, one per pipeline; each pipeline's commands are recorded. */
-  const fakeMarks = (answers: Replies[]) => {
-    const chains: Array<Record<'set' | 'role' | 'get' | 'wait', jest.Mock>> = [];
+  /**
+   * A marks connection whose pipelines answer `answers`, one per pipeline (`MINE` stands for the
+   * value the run's SET sent); each pipeline's commands are recorded. A GET outside a pipeline
+   * answers `stored` (by default that value).
+   */
+  const fakeMarks = (answers: Replies[], stored: unknown = MINE) => {
+    const chains: Array<Record<'set' | 'role' | 'get' | 'expire' | 'wait', jest.Mock>> = [];
+    let written: unknown;
+    const mine = (reply: unknown) => (reply === MINE ? written : reply);
     return {
       chains,
       status: 'ready',
       on: jest.fn(),
       disconnect: jest.fn(),
       del: jest.fn(async () => 1),
+      get: jest.fn(async () => mine(stored)),
       pipeline: jest.fn(() => {
         const chain = {
-          set: jest.fn((): unknown => chain),
+          set: jest.fn((_key: string, value: unknown): unknown => ((written = value), chain)),
           role: jest.fn((): unknown => chain),
           get: jest.fn((): unknown => chain),
+          expire: jest.fn((): unknown => chain),
           wait: jest.fn((): unknown => chain),
-          exec: jest.fn(async () => answers.shift()),
+          exec: jest.fn(async () => answers.shift()?.map(([error, reply]) => [error, mine(reply)])),
         };
         chains.push(chain);
         return chain;
@@ -435,7 +462,8 @@ describe("BullCallQueue worker: marks with markReplicas unset on a replicated Re
     };
   };
   type Replies = Array<[Error | null, unknown]>;
-  const pid = String(process.pid);
+  /** In a fake's answer: the value of the mark the run's SET sent. */
+  const MINE = Symbol('the value the run wrote');
   const oneReplica = ['master', 10, [['127.0.0.1', '6380', '10']]];
   const claiming = () => {
     const outcomes: unknown[] = [];
@@ -449,8 +477,8 @@ describe("BullCallQueue worker: marks with markReplicas unset on a replicated Re
   };
 
   /** An auto worker whose marks connection answers `answers`, claiming one call: what the claim gave. */
-  const claimWith = async (answers: Replies[]) => {
-    const marks = fakeMarks(answers);
+  const claimWith = async (answers: Replies[], stored?: unknown) => {
+    const marks = fakeMarks(answers, stored);
     const { outcomes, process } = claiming();
     const { queue, name, run } = autoWorker(process);
     Object.assign((queue as unknown as { marks: object }).marks, { connection: marks });
@@ -468,7 +496,7 @@ describe("BullCallQueue worker: marks with markReplicas unset on a replicated Re
     const { queue, bull, name, run } = autoWorker(async (_job, attempt) => ({ claimed: await attempt.claim() }));
     try {
       await expect(run(fakeJob({ ...toolCall }))).resolves.toEqual({ claimed: true });
-      await expect(redis.get(`pfx:${name}:mcp-attempted:7`)).resolves.toBe(pid);
+      await expect(redis.get(`pfx:${name}:mcp-attempted:7`)).resolves.toMatch(MARK_VALUE);
       expect(bull.client.set).not.toHaveBeenCalled();
       await expect(run({ ...fakeJob({ ...toolCall }), id: 8 })).resolves.toEqual({ claimed: true });
       expect(warnings).toEqual([
@@ -495,7 +523,7 @@ describe("BullCallQueue worker: marks with markReplicas unset on a replicated Re
         [null, oneReplica],
       ],
       [
-        [null, pid],
+        [null, MINE],
         [null, 1],
       ],
     ]);
@@ -503,11 +531,51 @@ describe("BullCallQueue worker: marks with markReplicas unset on a replicated Re
     Object.assign((queue as unknown as { marks: object }).marks, { connection: marks });
     await expect(run(fakeJob({ ...toolCall }))).resolves.toEqual({ claimed: true });
     const key = `pfx:${name}:mcp-attempted:7`;
-    expect(marks.chains[0].set).toHaveBeenCalledWith(key, pid, 'EX', 91, 'NX');
+    expect(marks.chains[0].set).toHaveBeenCalledWith(key, expect.stringMatching(MARK_VALUE), 'EX', 91, 'NX');
     expect(marks.chains[0].role).toHaveBeenCalledTimes(1);
     expect(marks.chains[0].wait).not.toHaveBeenCalled();
     expect(marks.chains[1].get).toHaveBeenCalledWith(key);
     expect(marks.chains[1].wait).toHaveBeenCalledWith(1, 1000);
+    expect(marks.del).not.toHaveBeenCalled();
+    await queue.close();
+  });
+
+  it('claims its own mark when the SET it sent again did not write, and has the replica acknowledge it anew (GET, EXPIRE, WAIT)', async () => {
+    const marks = fakeMarks([
+      [
+        [null, null],
+        [null, oneReplica],
+      ],
+      [
+        [null, MINE],
+        [null, 1],
+        [null, 1],
+      ],
+    ]);
+    const { queue, name, run } = autoWorker(async (_job, attempt) => ({ claimed: await attempt.claim() }));
+    Object.assign((queue as unknown as { marks: object }).marks, { connection: marks });
+    await expect(run(fakeJob({ ...toolCall }))).resolves.toEqual({ claimed: true });
+    const key = `pfx:${name}:mcp-attempted:7`;
+    expect(marks.get).toHaveBeenCalledWith(key);
+    expect(marks.chains[1].get).toHaveBeenCalledWith(key);
+    expect(marks.chains[1].expire).toHaveBeenCalledWith(key, 91);
+    expect(marks.chains[1].wait).toHaveBeenCalledWith(1, 1000);
+    expect(marks.del).not.toHaveBeenCalled();
+    await queue.close();
+  });
+
+  it("refuses the claim when the SET did not write and the mark is another run's", async () => {
+    const { outcomes, marks, queue } = await claimWith(
+      [
+        [
+          [null, null],
+          [null, oneReplica],
+        ],
+      ],
+      `${process.pid}:an-earlier-run`,
+    );
+    expect(outcomes).toEqual([false]);
+    expect(marks.pipeline).toHaveBeenCalledTimes(1);
     expect(marks.del).not.toHaveBeenCalled();
     await queue.close();
   });
@@ -519,7 +587,7 @@ describe("BullCallQueue worker: marks with markReplicas unset on a replicated Re
         [null, oneReplica],
       ],
       [
-        [null, pid],
+        [null, MINE],
         [null, 0],
       ],
     ]);
@@ -563,7 +631,7 @@ describe("BullCallQueue worker: marks with markReplicas unset on a replicated Re
         [new Error("NOPERM this user has no permissions to run the 'role' command"), null],
       ],
       [
-        [null, pid],
+        [null, MINE],
         [null, 0],
       ],
     ]);
