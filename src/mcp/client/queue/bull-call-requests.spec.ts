@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
+import { pollUntil } from '../../../../test/support/polling';
 import { TEST_REDIS_URL } from '../../../../test/support/redis';
 import { McpRpcError } from '../../errors/mcp-rpc.errors';
 import { createRedisClient } from '../../redis-connection';
@@ -43,6 +44,29 @@ describe('the relay of a Bull call’s server requests (real Redis)', () => {
     await stop();
     expect(await redis.exists(calls.answererKey(id))).toBe(0);
     expect(calls.subscriptions).toBe(0);
+  });
+
+  it('runs the handler once for a request published twice (a PUBLISH ioredis sent again after its reply was lost)', async () => {
+    const { redis, calls, id } = setup();
+    const handled: unknown[] = [];
+    const stop = await answerCallRequests(redis, calls, id, 60_000, async (asked) => {
+      handled.push(asked.params);
+      return { action: 'accept', content: { name: 'Ada' } };
+    });
+    const listener = createRedisClient(TEST_REDIS_URL, 'subscriber', 'test') as Redis;
+    opened.push(listener);
+    const answers: string[] = [];
+    listener.on('message', (_channel: string, message: string) => answers.push(message));
+    await listener.subscribe(calls.answersChannel(id));
+    const message = JSON.stringify({ rid: 'r-1', ...request });
+    await redis.publish(calls.requestsChannel(id), message);
+    await redis.publish(calls.requestsChannel(id), message);
+    await redis.publish(calls.requestsChannel(id), JSON.stringify({ rid: 'r-2', ...request }));
+    // Published after the three requests: once the caller has answered r-2, r-1's copy was read too.
+    await pollUntil('the answer to r-2', () => (answers.some((answer) => answer.includes('"r-2"')) ? true : undefined));
+    expect(handled).toEqual([request.params, request.params]);
+    expect(answers.map((answer) => (JSON.parse(answer) as { rid: string }).rid)).toEqual(['r-1', 'r-2']);
+    await stop();
   });
 
   it('gives -32603 at once when the caller is gone, at the deadline when it is silent, and when the request is cancelled', async () => {

@@ -20,7 +20,8 @@ type RelayedAnswer =
  * The caller's side of the relay of one Bull call: marks the call as answered by this process
  * (a key that expires with the call's deadline), listens on the call's requests channel before
  * the job exists, and publishes each answer of `handler` (its result, or its error with the
- * error's JSON-RPC code; -32603 for any other failure) on the answers channel. Resolves to the
+ * error's JSON-RPC code; -32603 for any other failure) on the answers channel. A request that
+ * comes again (the same `rid`) is not handled again. Resolves to the
  * function that stops it, which resolves once Redis confirmed.
  */
 export async function answerCallRequests(
@@ -33,8 +34,13 @@ export async function answerCallRequests(
 ): Promise<() => Promise<void>> {
   const reply = (answer: RelayedAnswer) =>
     void client.publish(channels.answersChannel(id), JSON.stringify(answer)).catch(() => undefined);
+  // A request comes twice when ioredis sent the worker's PUBLISH again after its reply was lost
+  // with the connection: the handler (a model's sampling, a person's answer) runs once per request.
+  const seen = new Set<string>();
   const unsubscribe = await channels.subscribe(channels.requestsChannel(id), (message) => {
     const { rid, method, params } = JSON.parse(message) as RelayedRequest;
+    if (seen.has(rid)) return;
+    seen.add(rid);
     void Promise.resolve()
       .then(() => handler({ method, params: params ?? {} }, signal ? { signal } : {}))
       .then(
