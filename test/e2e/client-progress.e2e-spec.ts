@@ -175,6 +175,36 @@ describe('per-call onProgress, onLog and AbortSignal against official SDK 1.x se
     expect(d.seen).toEqual(reported('d'));
   });
 
+  it('hands each progress and log message to the caller once when its PUBLISH reaches Redis twice (ioredis sends an unanswered command again)', async () => {
+    // Every message the worker publishes on a call's events channel is published once more, as
+    // the copy ioredis sends on its next connection when the reply to the first was lost.
+    const copier = new Redis(TEST_REDIS_URL);
+    const copies = new Set<string>();
+    let copied = 0;
+    copier.on('pmessage', (_pattern: string, channel: string, message: string) => {
+      if (copies.delete(message)) return;
+      copies.add(message);
+      copied++;
+      void redis.publish(channel, message);
+    });
+    await copier.psubscribe(`${prefix}:${queueName}:mcp-call-events:*`);
+    try {
+      const watch = recorder();
+      await bullClient.callTool(
+        'http',
+        'report',
+        { tag: 'twice' },
+        { onProgress: watch.onProgress, onLog: watch.onLog },
+      );
+      expect(watch.seen).toEqual(reported('twice'));
+      // Every message was sent twice (the last copies may reach Redis after the call ended).
+      await pollUntil('every copy to be published', () => (copies.size === 0 ? true : undefined));
+      expect(copied).toBe(reported('twice').length);
+    } finally {
+      copier.disconnect();
+    }
+  });
+
   it('refuses the callbacks and the signal with wait: false', async () => {
     await expect(
       bullClient.callTool('http', 'report', { tag: 'x' }, { wait: false, onProgress: () => undefined }),

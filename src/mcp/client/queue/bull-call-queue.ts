@@ -41,6 +41,27 @@ interface AbortMessage {
   reason?: string;
 }
 
+/** A call event as a worker publishes it: the run that sent it (`r`) and its number in that run (`n`, from 1). */
+type SentEvent = McpCallEvent & { r?: string; n?: number };
+
+/**
+ * The caller's handler of a call's events channel: hands each event to `onEvent` once. An event
+ * comes twice when ioredis sent the worker's PUBLISH again after its reply was lost with the
+ * connection; the copy's number is not above the last one seen from its run. A message without
+ * them (a worker of an earlier version) is passed on as it is.
+ */
+function eventsOnce(onEvent: (event: McpCallEvent) => void): (message: string) => void {
+  const last = new Map<string, number>();
+  return (message) => {
+    const { r, n, ...event } = JSON.parse(message) as SentEvent;
+    if (r !== undefined && n !== undefined) {
+      if (n <= (last.get(r) ?? 0)) return;
+      last.set(r, n);
+    }
+    onEvent(event);
+  };
+}
+
 /** ioredis states in which a command is sent (or queued until the first connect), not refused. */
 const USABLE_STATES = new Set(['ready', 'connect', 'connecting', 'wait']);
 
@@ -192,9 +213,7 @@ export class BullCallQueue implements McpCallQueue {
     const id = randomUUID();
     const unsubscribe = onEvent
       ? await this.command('subscribe', false, () =>
-          this.channels.subscribe(this.channels.eventsChannel(id), (message) =>
-            onEvent(JSON.parse(message) as McpCallEvent),
-          ),
+          this.channels.subscribe(this.channels.eventsChannel(id), eventsOnce(onEvent)),
         )
       : undefined;
     let stopAnswering: (() => Promise<void>) | undefined;
@@ -570,6 +589,8 @@ export class BullCallQueue implements McpCallQueue {
     const ttl = Math.ceil(this.options.keepResultsMs / 1000);
     const controller = abortable ? await this.watchAbort(id) : undefined;
     const published: Promise<unknown>[] = [];
+    const run = randomUUID();
+    let sent = 0;
     const relay = answerable
       ? new BullCallRequestRelay(this.queue.client, this.channels, id, call.deadlineAt ?? Date.now() + call.timeoutMs)
       : undefined;
@@ -597,7 +618,12 @@ export class BullCallQueue implements McpCallQueue {
         void job.progress({ server, notification } satisfies NotificationProgress).catch(() => undefined),
       report: (event) =>
         void published.push(
-          this.queue.client.publish(this.channels.eventsChannel(id), JSON.stringify(event)).catch(() => undefined),
+          this.queue.client
+            .publish(
+              this.channels.eventsChannel(id),
+              JSON.stringify({ ...event, r: run, n: ++sent } satisfies SentEvent),
+            )
+            .catch(() => undefined),
         ),
       ...(controller ? { signal: controller.signal } : {}),
       ...(relay ? { answer: relay.answer } : {}),
