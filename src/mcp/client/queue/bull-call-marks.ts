@@ -204,7 +204,7 @@ export class BullCallMarks {
 
   /** Whether the mark under `key` is the caller's abort's (see `takeForAbort`). */
   async heldByAbort(key: string): Promise<boolean> {
-    return (await this.command('at-most-once mark', false, () => this.client.get(key))) === ABORTED_MARK;
+    return this.holds(this.client, key, ABORTED_MARK);
   }
 
   /** Whether the mark under `key` holds `value` (read on `connection`). */

@@ -21,8 +21,8 @@ type RelayedAnswer =
  * (a key that expires with the call's deadline), listens on the call's requests channel before
  * the job exists, and publishes each answer of `handler` (its result, or its error with the
  * error's JSON-RPC code; -32603 for any other failure) on the answers channel. A request that
- * comes again (the same `rid`) is not handled again. Resolves to the
- * function that stops it, which resolves once Redis confirmed.
+ * comes again (the same `rid`) is not handled again. Resolves to the function that stops it,
+ * which resolves once Redis confirmed.
  */
 export async function answerCallRequests(
   client: Redis,
