@@ -11,14 +11,22 @@ export const DEFAULT_DATABASE_TIMEOUT_MS = 5000;
  * is not cancelled: the pool's `statement_timeout` does that on the server.
  */
 export function withDatabaseDeadline<T>(work: Promise<T>, timeoutMs: number, operation: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new McpDatabaseUnavailableError(operation, timeoutMs)), timeoutMs);
+  // One promise settled by whichever comes first; the work may fail after the deadline won, and
+  // that failure has nobody left to hear it.
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new McpDatabaseUnavailableError(operation, timeoutMs)), timeoutMs);
     timer.unref?.();
+    work.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
   });
-  // The work may fail after the deadline won: that failure has nobody left to hear it.
-  work.catch(() => undefined);
-  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
 
 /**

@@ -43,7 +43,9 @@ describe('MCP body reader on a real express app', () => {
 
   beforeAll(async () => {
     const app = express();
-    app.use(createMcpBodyReader((path) => (path === '/mcp' ? { maxBytes: LIMIT, timeoutMs: TIMEOUT_MS } : null)));
+    // One limits object for the path, as the module keeps it: every body read under it shares its deadlines.
+    const limits = { maxBytes: LIMIT, timeoutMs: TIMEOUT_MS };
+    app.use(createMcpBodyReader((path) => (path === '/mcp' ? limits : null)));
     const answer = (req: McpRequest, res: express.Response) => {
       seen.push(req[MCP_RAW_BODY]);
       if (req[MCP_RAW_BODY]?.ok === false) return void res.destroy();
@@ -162,6 +164,39 @@ describe('MCP body reader on a real express app', () => {
     expect(JSON.parse(body).error.message).toBe(`Request Timeout: the body did not arrive within ${TIMEOUT_MS} ms`);
     await closed;
     expect(seen).toEqual([]);
+  });
+
+  it('times out each stalled body at its own deadline, while bodies that arrive in between are read', async () => {
+    const first = open();
+    first.socket.write(head('/mcp', 'Content-Length: 100\r\n'));
+    first.socket.write('{"jsonrpc":');
+    await delay(TIMEOUT_MS / 2);
+    const second = open();
+    const secondStarted = performance.now();
+    second.socket.write(head('/mcp', 'Content-Length: 100\r\n'));
+    second.socket.write('{"jsonrpc":');
+    const secondAnswered = second.answer.then(() => performance.now() - secondStarted);
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' });
+    const response = await fetch(`http://127.0.0.1:${port}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
+    expect(await response.json()).toEqual({ raw: { ok: true, text: body } });
+    const order: string[] = [];
+    const answers = [first, second].map((connection, i) =>
+      connection.answer.then((answer) => {
+        order.push(i === 0 ? 'first' : 'second');
+        return answer.status;
+      }),
+    );
+    expect(await Promise.all(answers)).toEqual([408, 408]);
+    expect(order).toEqual(['first', 'second']);
+    // The second body was answered at its own deadline, not at the first one's (a lower bound:
+    // a slow machine can only make it later; 20 ms of slack for the two clocks' rounding).
+    expect(await secondAnswered).toBeGreaterThanOrEqual(TIMEOUT_MS - 20);
+    await Promise.all([first.closed, second.closed]);
+    expect(seen).toEqual([{ ok: true, text: body }]);
   });
 
   it('hands the endpoint an aborted body when the client leaves mid-body', async () => {

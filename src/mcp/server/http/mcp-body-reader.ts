@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
+import { InFlightSet } from '../../in-flight-set';
 import { TRANSPORT_ERROR_CODE, sendRpcError } from '../responses/mcp-http-responses';
 
 /** What the body reader found, kept on the request for the controller. */
@@ -55,6 +56,77 @@ function refuseAndClose(res: ServerResponse, status: number, message: string): v
   sendRpcError(res, status, TRANSPORT_ERROR_CODE, message);
 }
 
+/** One body being read: when its deadline falls, and what to do then. */
+class PendingBody {
+  constructor(
+    readonly due: number,
+    readonly expire: () => void,
+  ) {}
+}
+
+/**
+ * The deadlines of the bodies being read under one `McpBodyLimits`: one timer for all of them
+ * instead of one per request. The timer is armed for the earliest deadline and is not cleared
+ * when a body arrives in time; when it fires it expires the bodies that are due and is armed for
+ * the next one, if any. With one timeout for every body, the earliest deadline is the oldest
+ * body's, so a steady stream of requests arms it about once per `timeoutMs`.
+ */
+class BodyDeadlines {
+  private readonly pending = new InFlightSet<PendingBody>();
+  private timer: NodeJS.Timeout | null = null;
+  /** When the armed timer fires (`performance.now()` ms). */
+  private armedFor = Infinity;
+
+  constructor(private readonly timeoutMs: number) {}
+
+  /** Starts the deadline of one body; `expire` runs when it falls before `settle`. */
+  start(expire: () => void): PendingBody {
+    const body = new PendingBody(performance.now() + this.timeoutMs, expire);
+    this.pending.add(body);
+    if (body.due < this.armedFor) this.arm(body.due);
+    return body;
+  }
+
+  /** The body arrived, or the reader answered: its deadline no longer matters. */
+  settle(body: PendingBody): void {
+    this.pending.delete(body);
+  }
+
+  private arm(due: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.armedFor = due;
+    this.timer = setTimeout(() => this.fire(), Math.max(0, due - performance.now()));
+    // A body still being read keeps its socket, and so the process, alive; the timer need not.
+    this.timer.unref?.();
+  }
+
+  private fire(): void {
+    this.timer = null;
+    this.armedFor = Infinity;
+    const now = performance.now();
+    let next = Infinity;
+    for (const body of this.pending) {
+      if (body.due <= now) {
+        this.pending.delete(body);
+        body.expire();
+      } else if (body.due < next) next = body.due;
+    }
+    if (next !== Infinity && next < this.armedFor) this.arm(next);
+  }
+}
+
+const deadlinesByLimits = new WeakMap<McpBodyLimits, BodyDeadlines>();
+
+/** The deadlines of the bodies read under `limits` (one set per limits object, made on first use). */
+function deadlinesOf(limits: McpBodyLimits): BodyDeadlines {
+  let deadlines = deadlinesByLimits.get(limits);
+  if (!deadlines) {
+    deadlines = new BodyDeadlines(limits.timeoutMs);
+    deadlinesByLimits.set(limits, deadlines);
+  }
+  return deadlines;
+}
+
 /**
  * Reads one request body under the limits of its mount path, before anything else of the app sees
  * it: the endpoint must answer bad JSON with a JSON-RPC -32700 and an oversized body with 413
@@ -83,16 +155,18 @@ export function readMcpBody(
   const chunks: Buffer[] = [];
   let size = 0;
   let done = false;
+  const deadlines = deadlinesOf(limits);
   const settle = () => {
     done = true;
-    clearTimeout(deadline);
+    deadlines.settle(deadline);
     body.off('data', onData);
   };
-  // `settle` clears this timer, so it only fires while the body is still being read.
-  const deadline = setTimeout(() => {
-    settle();
+  // `settle` ends this deadline, so it only falls while the body is still being read.
+  const deadline = deadlines.start(() => {
+    done = true;
+    body.off('data', onData);
     refuseAndClose(respond(), 408, `Request Timeout: the body did not arrive within ${limits.timeoutMs} ms`);
-  }, limits.timeoutMs);
+  });
   const onData = (chunk: Buffer) => {
     size += chunk.length;
     if (size <= limit) {
