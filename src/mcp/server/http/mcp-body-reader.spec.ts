@@ -106,6 +106,64 @@ describe('MCP body reader on a real express app', () => {
     expect(await response.json()).toEqual({ raw: { ok: true, text: body } });
   });
 
+  describe('however the body is cut into packets', () => {
+    const message = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'ping', params: { note: 'ü'.repeat(40) } });
+    const bytes = Buffer.from(message);
+
+    it('reads a request that comes in one packet, headers and body together', async () => {
+      const { socket, answer } = open();
+      socket.write(Buffer.concat([Buffer.from(head('/mcp', `Content-Length: ${bytes.length}\r\n`)), bytes]));
+      const { status, body } = await answer;
+      expect(status).toBe(200);
+      expect(JSON.parse(body)).toEqual({ raw: { ok: true, text: message } });
+    });
+
+    it('reads a body that comes after its headers, in pieces split inside a character', async () => {
+      const { socket, answer } = open();
+      socket.write(head('/mcp', `Content-Length: ${bytes.length}\r\n`));
+      await delay(30);
+      const cut = bytes.indexOf(Buffer.from('ü')) + 1; // between the two bytes of a 'ü'
+      socket.write(bytes.subarray(0, cut));
+      await delay(30);
+      socket.write(bytes.subarray(cut));
+      const { status, body } = await answer;
+      expect(status).toBe(200);
+      expect(JSON.parse(body)).toEqual({ raw: { ok: true, text: message } });
+    });
+
+    it('reads two requests sent back to back on one connection in one packet', async () => {
+      const socket = connect(port, '127.0.0.1');
+      sockets.add(socket);
+      let text = '';
+      socket.on('data', (chunk) => (text += chunk.toString('utf8')));
+      const one = Buffer.concat([Buffer.from(head('/mcp', `Content-Length: ${bytes.length}\r\n`)), bytes]);
+      socket.write(Buffer.concat([one, one]));
+      await waitFor(() => text.split('HTTP/1.1 200').length === 3, 'both answers');
+      expect(seen).toEqual([
+        { ok: true, text: message },
+        { ok: true, text: message },
+      ]);
+    });
+
+    it('hands an empty body on as empty text', async () => {
+      const { socket, answer } = open();
+      socket.write(head('/mcp', 'Content-Length: 0\r\n'));
+      const { status, body } = await answer;
+      expect(status).toBe(200);
+      expect(JSON.parse(body)).toEqual({ raw: { ok: true, text: '' } });
+    });
+
+    it('answers 413 to a body over the limit that came whole with its headers, and keeps the connection', async () => {
+      const { socket, answer } = open();
+      const big = Buffer.alloc(LIMIT + 1, 'z');
+      socket.write(Buffer.concat([Buffer.from(head('/mcp', `Content-Length: ${big.length}\r\n`)), big]));
+      const { status, headers } = await answer;
+      expect(status).toBe(413);
+      expect(headers.connection).not.toBe('close');
+      expect(seen).toEqual([]);
+    });
+  });
+
   it('leaves other paths and other methods to the app', async () => {
     expect(await (await fetch(`http://127.0.0.1:${port}/other`, { method: 'POST', body: '{}' })).json()).toEqual({
       raw: null,
