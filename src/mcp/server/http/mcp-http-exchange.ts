@@ -8,7 +8,7 @@ import type { ClassifiedMessage, JsonRpcNotification, JsonRpcRequest } from '../
 import { methodFacts, type McpMethodFacts } from '../../protocol/method-catalog';
 import { McpHeader } from '../../protocol/mcp-methods';
 import type { McpExchangeSpan } from '../../telemetry/mcp-spans';
-import { ABORT_SOURCE_KEY, LazyAbort } from '../pipeline/lazy-abort';
+import { LazyAbort } from '../pipeline/lazy-abort';
 import type { McpInFlightRequest } from '../shutdown/mcp-drain.service';
 import type { TrackedRequest } from '../sessions/mcp-stream-registry';
 import { acceptsEventStream } from '../sessions/mcp-sse-writer';
@@ -31,6 +31,13 @@ type WatchedResponse = ServerResponse & { [EXCHANGE]?: McpHttpExchange | null };
 function onResponseClose(this: WatchedResponse): void {
   const exchange = this[EXCHANGE] as McpHttpExchange;
   exchange.abort.abort(new Error(exchange.closeReason));
+}
+
+const CHANNEL_OWNER = Symbol('durable-mcp channel owner');
+
+/** The `notify` getter of a delivery context `offerChannel` gave a channel (one function for all). */
+function channelNotify(this: { [CHANNEL_OWNER]: McpHttpExchange }): (notification: JsonRpcNotification) => void {
+  return this[CHANNEL_OWNER].openChannel().notify;
 }
 
 /**
@@ -133,28 +140,17 @@ export class McpHttpExchange implements TrackedRequest, McpClientChannel {
   }
 
   /**
-   * The delivery of this session request (`fields` and the exchange's abort source, as
-   * `withAbortSource` gives it), with its way back to the client on `res`: `client` is this
-   * exchange and `notify` an own, enumerable getter; the SSE channel is made on the first
-   * notification or request the handler sends, not before. One object literal, getters included.
+   * Gives `context` (the delivery of this session request) its way back to the client on `res`:
+   * `client` is this exchange and `notify` an own, enumerable getter; the SSE channel is made on
+   * the first notification or request the handler sends, not before.
    */
-  offerChannel<T extends McpDeliveryContext>(fields: T, res: ServerResponse, settings: McpSessionChannelSettings): T {
+  offerChannel<T extends McpDeliveryContext>(context: T, res: ServerResponse, settings: McpSessionChannelSettings): T {
     this.channelRes = res;
     this.channelSettings = settings;
-    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the getters' own `this` is the context
-    const exchange = this;
-    const source = this.abort;
-    return {
-      ...fields,
-      client: exchange,
-      get notify(): (notification: JsonRpcNotification) => void {
-        return exchange.openChannel().notify;
-      },
-      get signal(): AbortSignal {
-        return source.signal;
-      },
-      [ABORT_SOURCE_KEY]: source,
-    };
+    Object.defineProperty(context, CHANNEL_OWNER, { value: this, configurable: true });
+    Object.defineProperty(context, 'notify', { get: channelNotify, enumerable: true, configurable: true });
+    context.client = this;
+    return context;
   }
 
   /** The answer's SSE channel, made now if it was not (after `offerChannel`). */

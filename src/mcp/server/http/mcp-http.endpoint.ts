@@ -1,7 +1,6 @@
 import { httpHeadersOf } from '../config/limit-exceeded.errors';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
-import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface';
 import type { McpPrincipal } from '../../interfaces/principal.interface';
 import { MCP_MODULE_OPTIONS } from '../../mcp.constants';
 import type { McpResolvedOptions } from '../config/mcp.options';
@@ -405,21 +404,20 @@ export class McpHttpEndpoint {
    * What the toolset gets of a session message: its abort source, and for a request whose client
    * accepts an SSE answer, the way back to the client (made when the handler first uses it).
    */
-  private deliveryOf(
-    exchange: McpHttpExchange,
-    session: McpInboundSessionRecord,
-    res: ServerResponse,
-  ): McpDeliveryContext {
-    const fields: McpDeliveryContext = {
-      principal: exchange.principal,
-      sessionId: session.sessionId,
-      protocolVersion: session.protocolVersion,
-      clientCapabilities: session.clientCapabilities,
-      logLevel: session.logLevel,
-    };
+  private deliveryOf(exchange: McpHttpExchange, session: McpInboundSessionRecord, res: ServerResponse) {
+    const context = withAbortSource(
+      {
+        principal: exchange.principal,
+        sessionId: session.sessionId,
+        protocolVersion: session.protocolVersion,
+        clientCapabilities: session.clientCapabilities,
+        logLevel: session.logLevel,
+      },
+      exchange.abort,
+    );
     return exchange.classified.kind === 'request' && exchange.acceptsEventStream
-      ? exchange.offerChannel(fields, res, this.channelSettings)
-      : withAbortSource(fields, exchange.abort);
+      ? exchange.offerChannel(context, res, this.channelSettings)
+      : context;
   }
 
   /** The audit row of a DELETE (its span is the HTTP request's own, which notes no outcome). */

@@ -55,11 +55,6 @@ export class LazyAbort {
     return this.why;
   }
 
-  /** True once `signal` was read (and so made); reading it makes nothing. */
-  get signalMade(): boolean {
-    return this.made !== null;
-  }
-
   /** The signal of this source, made on the first read (already aborted when the abort came first). */
   get signal(): AbortSignal {
     if (this.made) return this.made;
@@ -115,35 +110,26 @@ const ABORT_SOURCE = Symbol('durable-mcp abort source');
 /** A delivery context that carries its abort source next to the `signal` it stands for. */
 type WithAbortSource = McpDeliveryContext & { [ABORT_SOURCE]?: LazyAbort };
 
-/**
- * A copy of `context` with the abort source `source`: its `signal` is an own, enumerable getter
- * that makes the signal only when read, and `abortSourceOf` finds the source without making it.
- * One object literal: no property is defined on the context afterwards.
- */
-export function withAbortSource<T extends McpDeliveryContext>(context: T, source: LazyAbort): T {
-  return {
-    ...context,
-    get signal(): AbortSignal {
-      return source.signal;
-    },
-    [ABORT_SOURCE]: source,
-  };
+/** The `signal` getter of a delivery context built by `withAbortSource`: makes the signal when read. */
+function sourceSignal(this: WithAbortSource): AbortSignal {
+  return (this[ABORT_SOURCE] as LazyAbort).signal;
 }
 
 /**
- * @internal The key `withAbortSource` keeps the source under, for a context that must be built in
- * one literal with getters of its own (a spread would read them): put `[ABORT_SOURCE_KEY]: source`
- * and a `signal` getter returning `source.signal` in it.
+ * Gives `context` the abort source `source`: its `signal` becomes an own, enumerable getter that
+ * makes the signal only when read (a spread copy of the context reads it and so keeps a plain
+ * signal), and `abortSourceOf` finds the source without making it (on `context` itself, not on a
+ * copy).
  */
-export const ABORT_SOURCE_KEY: typeof ABORT_SOURCE = ABORT_SOURCE;
+export function withAbortSource<T extends McpDeliveryContext>(context: T, source: LazyAbort): T {
+  // Not enumerable: a spread copy holds a plain signal (read through the getter) and no source,
+  // so it cannot pair a source with a signal someone replaced.
+  Object.defineProperty(context, ABORT_SOURCE, { value: source, configurable: true });
+  Object.defineProperty(context, 'signal', { get: sourceSignal, enumerable: true, configurable: true });
+  return context;
+}
 
-/**
- * The abort source `withAbortSource` gave `context`, if any. A copy of the context (a spread
- * reads the `signal` getter, so the signal is made) still pairs with the source while its
- * `signal` is the source's; a copy whose `signal` was replaced does not.
- */
+/** The abort source `withAbortSource` gave `context`, if any. */
 export function abortSourceOf(context: McpDeliveryContext): LazyAbort | undefined {
-  const source = (context as WithAbortSource)[ABORT_SOURCE];
-  if (!source) return undefined;
-  return !source.signalMade || context.signal === source.signal ? source : undefined;
+  return (context as WithAbortSource)[ABORT_SOURCE];
 }
