@@ -1,4 +1,4 @@
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import { InFlightSet } from '../../in-flight-set';
 import { TRANSPORT_ERROR_CODE, sendRpcError } from '../responses/mcp-http-responses';
@@ -134,10 +134,7 @@ function deadlinesOf(limits: McpBodyLimits): BodyDeadlines {
  * here, before authentication: its rest is read and discarded up to `discardLimitOf(limit)` so
  * the client can read the 413, and a body that goes beyond that (or announces it in
  * Content-Length) is answered and the connection closed. A body that is not complete within the
- * deadline gets 408 and the connection is closed. A request of Node's HTTP server is looked at
- * once the packets read so far are parsed (the next tick): when its whole body is there (a small
- * POST usually comes in one packet with its headers), it is taken in one read, with no listener
- * and no deadline; otherwise it is read as it comes.
+ * deadline gets 408 and the connection is closed.
  *
  * `respond` gives the response to answer on (called only to answer); `onRead` is called once when
  * the request goes on to the controller, with the body or the fact that the client went away
@@ -155,49 +152,6 @@ export function readMcpBody(
   const declared = Number(headers['content-length']);
   if (Number.isFinite(declared) && declared > discardLimit)
     return refuseAndClose(respond(), 413, tooLargeMessage(limit));
-  // A request of Node's HTTP server: its body most often came in the packet that carried its
-  // headers, and Node's parser has pushed all of it by the end of this tick.
-  if (typeof (body as Partial<IncomingMessage>).complete === 'boolean') {
-    process.nextTick(readArrived, body, respond, limits, onRead);
-    return;
-  }
-  readStreamed(body, respond, limits, onRead);
-}
-
-/**
- * The body of `req` once the packets read so far are parsed. A body that is all there is taken
- * in one read: no listener, no flowing mode, no deadline. One still on its way is read as it
- * comes (`readStreamed`), and a request whose client already went away is handed on as aborted.
- */
-function readArrived(
-  req: IncomingMessage,
-  respond: () => ServerResponse,
-  limits: McpBodyLimits,
-  onRead: (raw: McpRawBody) => void,
-): void {
-  if (!req.complete || req.readableFlowing === true || req.readableDidRead) {
-    if (req.destroyed) return onRead({ ok: false, reason: 'aborted' });
-    return readStreamed(req, respond, limits, onRead);
-  }
-  const limit = limits.maxBytes;
-  const size = req.readableLength;
-  if (size > discardLimitOf(limit)) return refuseAndClose(respond(), 413, tooLargeMessage(limit));
-  // The whole body at once (one Buffer, concatenated by the stream when it came in several);
-  // null when it is empty. Reading to the end lets the stream end as a read body does.
-  const whole = req.read() as Buffer | null;
-  if (size > limit) return sendRpcError(respond(), 413, TRANSPORT_ERROR_CODE, tooLargeMessage(limit));
-  onRead({ ok: true, text: whole === null ? '' : whole.toString('utf8') });
-}
-
-/** Reads a body as it comes, under its limits and its deadline (see `readMcpBody`). */
-function readStreamed(
-  body: Readable,
-  respond: () => ServerResponse,
-  limits: McpBodyLimits,
-  onRead: (raw: McpRawBody) => void,
-): void {
-  const limit = limits.maxBytes;
-  const discardLimit = discardLimitOf(limit);
   const chunks: Buffer[] = [];
   let size = 0;
   let done = false;
