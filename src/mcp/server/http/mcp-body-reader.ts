@@ -163,8 +163,7 @@ export function readMcpBody(
   };
   // `settle` ends this deadline, so it only falls while the body is still being read.
   const deadline = deadlines.start(() => {
-    done = true;
-    body.off('data', onData);
+    settle();
     refuseAndClose(respond(), 408, `Request Timeout: the body did not arrive within ${limits.timeoutMs} ms`);
   });
   const onData = (chunk: Buffer) => {
