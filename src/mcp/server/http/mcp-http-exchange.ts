@@ -35,7 +35,10 @@ function onResponseClose(this: WatchedResponse): void {
 
 const CHANNEL_OWNER = Symbol('durable-mcp channel owner');
 
-/** The `notify` getter of a delivery context `offerChannel` gave a channel (one function for all). */
+/**
+ * The `notify` getter of a delivery context `offerChannel` gave a channel: one function for all,
+ * so every context keeps one hidden class (see `sourceSignal` in the abort source's file).
+ */
 function channelNotify(this: { [CHANNEL_OWNER]: McpHttpExchange }): (notification: JsonRpcNotification) => void {
   return this[CHANNEL_OWNER].openChannel().notify;
 }

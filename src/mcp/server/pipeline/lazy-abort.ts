@@ -110,7 +110,13 @@ const ABORT_SOURCE = Symbol('durable-mcp abort source');
 /** A delivery context that carries its abort source next to the `signal` it stands for. */
 type WithAbortSource = McpDeliveryContext & { [ABORT_SOURCE]?: LazyAbort };
 
-/** The `signal` getter of a delivery context built by `withAbortSource`: makes the signal when read. */
+/**
+ * The `signal` getter of a delivery context built by `withAbortSource`: makes the signal when read.
+ * One function for every context, defined on it afterwards: a getter written in an object literal
+ * is a new closure each time, and V8 keeps accessors in the hidden class, so each context would
+ * get a class of its own (measured on the server at 32 connections: 0.79x the requests a second,
+ * six times the GC time).
+ */
 function sourceSignal(this: WithAbortSource): AbortSignal {
   return (this[ABORT_SOURCE] as LazyAbort).signal;
 }
