@@ -66,16 +66,15 @@ class PendingBody {
 
 /**
  * The deadlines of the bodies being read under one `McpBodyLimits`: one timer for all of them
- * instead of one per request. The timer is armed for the earliest deadline and is not cleared
- * when a body arrives in time; when it fires it expires the bodies that are due and is armed for
- * the next one, if any. With one timeout for every body, the earliest deadline is the oldest
- * body's, so a steady stream of requests arms it about once per `timeoutMs`.
+ * instead of one per request. Every body gets the same timeout, so deadlines fall in the order
+ * bodies started: the timer, when armed, is armed for the oldest one, and a new body never needs
+ * it sooner. It is not cleared when a body arrives in time; when it fires it expires the bodies
+ * that are due and is armed for the next one, if any. Under a steady stream of requests it is
+ * armed about once per `timeoutMs`.
  */
 class BodyDeadlines {
   private readonly pending = new InFlightSet<PendingBody>();
   private timer: NodeJS.Timeout | null = null;
-  /** When the armed timer fires (`performance.now()` ms). */
-  private armedFor = Infinity;
 
   constructor(private readonly timeoutMs: number) {}
 
@@ -83,7 +82,7 @@ class BodyDeadlines {
   start(expire: () => void): PendingBody {
     const body = new PendingBody(performance.now() + this.timeoutMs, expire);
     this.pending.add(body);
-    if (body.due < this.armedFor) this.arm(body.due);
+    if (!this.timer) this.arm(body.due);
     return body;
   }
 
@@ -93,8 +92,6 @@ class BodyDeadlines {
   }
 
   private arm(due: number): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.armedFor = due;
     this.timer = setTimeout(() => this.fire(), Math.max(0, due - performance.now()));
     // A body still being read keeps its socket, and so the process, alive; the timer need not.
     this.timer.unref?.();
@@ -102,7 +99,6 @@ class BodyDeadlines {
 
   private fire(): void {
     this.timer = null;
-    this.armedFor = Infinity;
     const now = performance.now();
     let next = Infinity;
     for (const body of this.pending) {
@@ -111,7 +107,7 @@ class BodyDeadlines {
         body.expire();
       } else if (body.due < next) next = body.due;
     }
-    if (next !== Infinity && next < this.armedFor) this.arm(next);
+    if (next !== Infinity) this.arm(next);
   }
 }
 
