@@ -101,9 +101,9 @@ module.exports = {
   testTimeout: 30000,
   // A worker whose heap is over 1 GB once a suite ends is replaced by a fresh one. Each e2e suite
   // leaves about 15 MB behind in its worker (20 MB with coverage, whose counters come with their
-  // maps), and a worker that ran a hundred suites spent a growing share of its CPU collecting a heap
-  // of up to two GB: on a 2-core machine a whole run with coverage took 455-473 s without the limit,
-  // 394 s with it.
+  // maps), so a worker that ran a hundred suites held a heap of up to two GB for its garbage collector
+  // to walk again and again: on a 2-core machine, Jest alone over the whole suite with coverage took
+  // 455-473 s without the limit and 394-426 s with it.
   workerIdleMemoryLimit: '1GB',
   // PostgreSQL and Redis for the run, once per run before the first test: the shared servers
   // (TEST_PG_URL and TEST_REDIS_URL, else 127.0.0.1:5432 and 127.0.0.1:6379), or, for one that does
