@@ -23,6 +23,7 @@ import { join } from 'node:path';
 import * as ts from 'typescript';
 import { loadBenchConfig } from './server/bench.config';
 import { runBench } from './server/bench.cleanup';
+import { median } from './server/bench.report';
 import { createBenchDatabase } from './server/bench.database';
 import { benchTargets } from './server/bench.targets';
 import { openMcpSession, type McpBenchSession } from './server/mcp.session';
@@ -97,11 +98,6 @@ async function driveOneConnection(url: string, session: McpBenchSession, seconds
     agent.destroy();
   }
   return latencies;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted.length ? sorted[sorted.length >> 1] : NaN;
 }
 
 /** The medians the target's preload appended since the last read. */

@@ -23,7 +23,8 @@ export interface Summary {
   hostBusy: number;
 }
 
-function median(values: number[]): number {
+/** The median of the finite values (the mean of the middle two for an even count); NaN for none. */
+export function median(values: number[]): number {
   const sorted = values.filter((v) => Number.isFinite(v)).sort((x, y) => x - y);
   if (!sorted.length) return NaN;
   const mid = sorted.length >> 1;
