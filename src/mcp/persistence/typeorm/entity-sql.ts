@@ -9,7 +9,16 @@ interface PgPool {
     sql: string | { name: string; text: string; values: unknown[] },
     params?: unknown[],
   ): Promise<{ rows: Record<string, unknown>[] }>;
+  query(query: PgQuery, params: undefined, callback: (error: Error | undefined) => void): void;
 }
+
+/** A `pg` query object (a submittable): the pool runs it as it is. */
+interface PgQuery {
+  name?: string;
+}
+
+/** `pg`'s `Query` class, as the driver loaded it. */
+type PgQueryClass = new (text: string, values: unknown[]) => PgQuery;
 
 /**
  * How the transaction of a batch insert commits. `async` commits with PostgreSQL's
@@ -165,8 +174,7 @@ export class EntitySql<T extends ObjectLiteral> {
       const row = rows[0];
       const values = new Array<unknown>(columns.length);
       for (let c = 0; c < columns.length; c++) values[c] = this.insertable(c, row[columns[c].propertyName as keyof T]);
-      await pool.query({ ...this.arrayInserts[commit].one, values });
-      return;
+      return this.runPrepared(pool, this.arrayInserts[commit].one, values);
     }
     const values = new Array<unknown[]>(columns.length);
     for (let c = 0; c < columns.length; c++) {
@@ -175,7 +183,27 @@ export class EntitySql<T extends ObjectLiteral> {
       for (let r = 0; r < rows.length; r++) array[r] = this.insertable(c, rows[r][property]);
       values[c] = array;
     }
-    await pool.query({ ...this.arrayInserts[commit].many, values });
+    return this.runPrepared(pool, this.arrayInserts[commit].many, values);
+  }
+
+  /**
+   * Runs a named prepared statement. It is handed to `pg` as a ready `Query`, which the pool runs
+   * as it is: a config object would first be copied, property descriptor by descriptor.
+   */
+  private runPrepared(pool: PgPool, statement: PreparedStatement, values: unknown[]): Promise<void> {
+    const Query = this.queryClass();
+    if (!Query) return pool.query({ ...statement, values }).then(() => undefined);
+    const query = new Query(statement.text, values);
+    query.name = statement.name;
+    return new Promise((resolve, reject) =>
+      pool.query(query, undefined, (error) => (error ? reject(error) : resolve())),
+    );
+  }
+
+  /** `pg`'s `Query` class of the DataSource's driver (undefined when the driver holds none). */
+  private queryClass(): PgQueryClass | undefined {
+    const Query = (this.dataSource.driver as unknown as { postgres?: { Query?: unknown } }).postgres?.Query;
+    return typeof Query === 'function' ? (Query as PgQueryClass) : undefined;
   }
 
   /** The value of column `c` as `pg` is handed it: as it is for a pass-through column, else converted by the driver. */

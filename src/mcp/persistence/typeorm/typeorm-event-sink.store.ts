@@ -13,7 +13,7 @@ import { DEFAULT_DATABASE_TIMEOUT_MS, withDatabaseDeadline } from '../database-d
 import type { McpStoreSettings } from '../interfaces/mcp-store-settings.interface';
 import { InjectMcpStoreSettings } from '../mcp-persistence.constants';
 import type { SpanContext } from '@opentelemetry/api';
-import { activeSpanContext, withAuditCommitSpan } from '../../telemetry/mcp-spans';
+import { activeSpanContext, mcpTelemetryActive, withAuditCommitSpan } from '../../telemetry/mcp-spans';
 
 /** Longest part of a database's refusal kept in the error and the log line. */
 const MAX_REASON = 300;
@@ -94,6 +94,8 @@ export class TypeOrmEventSink implements McpEventSink, BeforeApplicationShutdown
   }
 
   private insert(rows: McpEvent[]): Promise<void[]> {
+    // Nothing records spans: the INSERT alone, with no span links gathered and no wrapping.
+    if (!mcpTelemetryActive()) return this.sql.insert(rows, this.commit).then(() => new Array<void>(rows.length));
     const origins = rows
       .map((row) => this.origins.get(row))
       .filter((origin): origin is SpanContext => origin !== undefined);

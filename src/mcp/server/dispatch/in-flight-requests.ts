@@ -33,7 +33,7 @@ export class InFlightRequests {
   /**
    * Runs `work` as the handling of `request`, with a handler context whose signal aborts on
    * `cancel` for this request or when the caller's signal aborts; the context ends with the work.
-   * The handler's abort source is a child of the caller's (`withAbortSource`), or follows the
+   * The handler's abort source is a child of the caller's (a `SourcedDelivery`), or follows the
    * caller's plain signal: no signal is made unless someone reads one.
    */
   async run<T>(

@@ -10,11 +10,13 @@ import { declaresTasksExtension, tasksExtensionRequired } from '../../protocol/t
 import { mcpTelemetryActive, withInternalSpan } from '../../telemetry/mcp-spans';
 import { McpAttr, TOOL_ERROR_TYPE } from '../../telemetry/mcp-telemetry.constants';
 import { hasSomeRole, McpRefusedError, refusalNote, withAuditNote } from '../pipeline/handler-refusal';
+import { deliveryWith } from '../pipeline/lazy-abort';
 import type { HandlerSwitches } from '../pipeline/handler-switches';
 import { executionInfoOf, type McpExecutionInfo } from '../pipeline/mcp-execution-context';
 import { missingScopes } from '../pipeline/missing-scopes';
 import { TRANSPORT_ERROR_CODE } from '../responses/mcp-http-responses';
 import type { ToolRateLimits } from '../ratelimit/tool-rate-limits';
+import type { ValidationOutcome } from '../tools/json-schema-validator';
 import type { RegisteredTool } from '../tools/registered-tool';
 import { errorResult, errorText, toCallToolResult } from '../tools/tool-result-mapper';
 import { isPropagated, TaskStartSignal } from './handler-errors';
@@ -138,7 +140,7 @@ export class ToolInvoker {
     }
     if (taskSupport === 'required' && !context.task)
       throw new McpRpcError(JsonRpcErrorCode.MethodNotFound, `Tool "${name}" must be called as a task (params.task)`);
-    return this.callHere(tool, request, context);
+    return await this.callHere(tool, request, context);
   }
 
   /**
@@ -156,7 +158,7 @@ export class ToolInvoker {
       throw new TaskStartSignal();
     };
     try {
-      return await this.callHere(tool, request, { ...context, beginTask });
+      return await this.callHere(tool, request, deliveryWith(context, { beginTask }));
     } catch (error) {
       if (!(error instanceof TaskStartSignal)) throw error;
       return this.tasks.start(tool, request, context, context.client?.consumedAnswers?.() ?? {});
@@ -164,16 +166,26 @@ export class ToolInvoker {
   }
 
   /** Runs the tool's handler for this call (through its pipeline when it has one). */
-  private async callHere(
+  private callHere(
     tool: RegisteredTool,
     request: JsonRpcRequest,
     context: McpDeliveryContext,
   ): Promise<Record<string, unknown>> {
     if (tool.pipeline) return this.callThroughPipeline(tool, request, context);
+    const input = tool.validateInput(request.params?.arguments ?? {});
+    // Most validators answer at once: no await between the arguments and the handler then.
+    if (input instanceof Promise) return input.then((checked) => this.callValidated(tool, request, context, checked));
+    return this.callValidated(tool, request, context, input);
+  }
 
-    const input = await tool.validateInput(request.params?.arguments ?? {});
-    if (!input.ok) return errorResult(`Invalid arguments for tool "${tool.name}": ${input.message}`);
-
+  /** The handler of a tool without enhancers, once its arguments were validated. */
+  private callValidated(
+    tool: RegisteredTool,
+    request: JsonRpcRequest,
+    context: McpDeliveryContext,
+    input: ValidationOutcome,
+  ): Promise<Record<string, unknown>> {
+    if (!input.ok) return Promise.resolve(errorResult(`Invalid arguments for tool "${tool.name}": ${input.message}`));
     const value = input.value;
     return this.inFlight.run(request, context, (toolContext) => this.invokeHere(tool, value, toolContext));
   }

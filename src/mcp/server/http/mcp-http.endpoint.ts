@@ -43,11 +43,14 @@ import { McpStreamRegistry, SESSION_STREAM_ID } from '../sessions/mcp-stream-reg
 import type { McpEventLog } from '../pubsub/mcp-event-log.interface';
 import { context as otelContext } from '@opentelemetry/api';
 import { contextWithExchange, mcpTelemetryActive } from '../../telemetry/mcp-spans';
-import { withAbortSource } from '../pipeline/lazy-abort';
+import { SourcedDelivery } from '../pipeline/lazy-abort';
 import { McpHttpExchange } from './mcp-http-exchange';
 import { McpAttr } from '../../telemetry/mcp-telemetry.constants';
 import { SESSION_END_SPAN, startInboundSpan, startSessionHttpSpan, STREAM_OPEN_SPAN } from './mcp-inbound-span';
 import { MCP_EVENT_LOG } from '../pubsub/mcp-pubsub.providers';
+
+/** What a stage returns once it answered the request itself: nothing left to wait for. */
+const ANSWERED: Promise<void> = Promise.resolve();
 
 /** A parsed body together with the text it was parsed from (stored as is in the event row). */
 type ReadBody = { classified: ClassifiedMessage; text: string };
@@ -96,35 +99,43 @@ export class McpHttpEndpoint {
 
   /**
    * Handles a POST carrying one JSON-RPC message: checks its headers, parses it and builds its
-   * exchange, which every stage after this one gets.
+   * exchange, which every stage after this one gets. Fails by rejecting, never by throwing.
    */
-  async post(req: McpRequest, res: ServerResponse): Promise<void> {
+  post(req: McpRequest, res: ServerResponse): Promise<void> {
+    try {
+      return this.accept(req, res);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  private accept(req: McpRequest, res: ServerResponse): Promise<void> {
     if (!isJsonContentType(headerValue(req.headers, 'content-type'))) {
-      return sendRpcError(
-        res,
-        415,
-        TRANSPORT_ERROR_CODE,
-        'Unsupported Media Type: Content-Type must be application/json',
-      );
+      sendRpcError(res, 415, TRANSPORT_ERROR_CODE, 'Unsupported Media Type: Content-Type must be application/json');
+      return ANSWERED;
     }
     const accept = headerValue(req.headers, 'accept');
     if (!acceptsJson(accept)) {
-      return sendRpcError(
-        res,
-        406,
-        TRANSPORT_ERROR_CODE,
-        'Not Acceptable: the Accept header must include application/json',
-      );
+      sendRpcError(res, 406, TRANSPORT_ERROR_CODE, 'Not Acceptable: the Accept header must include application/json');
+      return ANSWERED;
     }
     const body = this.readMessage(req, res);
-    if (!body) return;
+    if (!body) return ANSWERED;
     const { classified, text } = body;
-    if (classified.kind === 'invalid') return sendJson(res, 400, classified.error);
+    if (classified.kind === 'invalid') {
+      sendJson(res, 400, classified.error);
+      return ANSWERED;
+    }
     const exchange = new McpHttpExchange(req.headers, req.user as McpPrincipal | undefined, accept, classified, text);
     // Nothing records spans, metrics or trace context: no span, no context, no wrapping.
     if (!mcpTelemetryActive()) return this.admit(exchange, res);
+    return this.admitInSpan(req, exchange, res);
+  }
+
+  /** `admit`, inside the exchange's SERVER span and its trace context. */
+  private async admitInSpan(req: McpRequest, exchange: McpHttpExchange, res: ServerResponse): Promise<void> {
     const span = startInboundSpan(
-      classified.message,
+      exchange.classified.message,
       req.headers,
       this.options.mount,
       this.options.telemetry,
@@ -150,8 +161,8 @@ export class McpHttpEndpoint {
   /** While draining, new requests are refused; notifications and answers still reach the calls in flight. */
   private async admit(exchange: McpHttpExchange, res: ServerResponse): Promise<void> {
     const { classified } = exchange;
-    if (classified.kind !== 'request') return this.route(exchange, res);
-    if (this.drain.draining) return this.refuseWhileDraining(res, classified.message.id);
+    if (classified.kind !== 'request') return await this.route(exchange, res);
+    if (this.drain.draining) return await this.refuseWhileDraining(res, classified.message.id);
     // The drain deadline aborts the exchange's own abort source: no signal of its own.
     const inFlight = this.drain.enter(this.options.mount, exchange.abort);
     exchange.inFlight = inFlight;
@@ -162,18 +173,29 @@ export class McpHttpEndpoint {
     }
   }
 
-  private async route(exchange: McpHttpExchange, res: ServerResponse): Promise<void> {
+  /**
+   * Sends the message where it goes: the stateless revision, an initialize, or its session. A
+   * session held in memory is joined without waiting: only a session read from the store costs
+   * an await.
+   */
+  private route(exchange: McpHttpExchange, res: ServerResponse): Promise<void> {
     if (this.stateless.accepts(exchange)) return this.stateless.serve(exchange, res);
     const { classified } = exchange;
     if (classified.kind === 'request' && classified.message.method === McpMethod.Initialize) {
       return this.initialize(classified.message, exchange, res);
     }
-    const session = await this.requireSession(
-      exchange.sessionIdHeader,
-      exchange.protocolVersionHeader,
-      exchange.principal,
-      res,
-    );
+    const sessionId = this.sessionIdOf(exchange.sessionIdHeader, exchange.protocolVersionHeader, res);
+    if (sessionId === null) return ANSWERED;
+    const held = this.sessions.held(sessionId, exchange.principal);
+    if (held) {
+      exchange.joined(held);
+      return this.exchange(exchange, held, res);
+    }
+    return this.routeToStoredSession(exchange, sessionId, res);
+  }
+
+  private async routeToStoredSession(exchange: McpHttpExchange, sessionId: string, res: ServerResponse): Promise<void> {
+    const session = await this.storedSession(sessionId, exchange.principal, res);
     if (!session) return;
     exchange.joined(session);
     await this.exchange(exchange, session, res);
@@ -278,6 +300,12 @@ export class McpHttpEndpoint {
     principal: McpPrincipal,
     res: ServerResponse,
   ): Promise<McpInboundSessionRecord | null> {
+    const checked = this.sessionIdOf(sessionId, version, res);
+    return checked === null ? null : this.storedSession(checked, principal, res);
+  }
+
+  /** The session id of a request whose session headers are sound; null once the error is answered. */
+  private sessionIdOf(sessionId: string | undefined, version: string | undefined, res: ServerResponse): string | null {
     if (!sessionId) {
       sendRpcError(
         res,
@@ -296,6 +324,15 @@ export class McpHttpEndpoint {
       );
       return null;
     }
+    return sessionId;
+  }
+
+  /** The session from memory or the store (answered with 404 when there is none). */
+  private async storedSession(
+    sessionId: string,
+    principal: McpPrincipal,
+    res: ServerResponse,
+  ): Promise<McpInboundSessionRecord | null> {
     const session = await this.sessions.find(sessionId, principal);
     if (!session) {
       // The session may just have been found idle (and ended): close what its owner still holds
@@ -372,7 +409,8 @@ export class McpHttpEndpoint {
         message,
         this.toolset.deliver(message, this.deliveryOf(exchange, session, res)),
       );
-      await this.bus.forward(classified.kind, message, session);
+      // A request is answered here; a client's answer or cancellation may be for another replica.
+      if (classified.kind !== 'request') await this.bus.forward(classified.kind, message, session);
     } catch (error) {
       await this.events
         .record(
@@ -405,7 +443,7 @@ export class McpHttpEndpoint {
    * accepts an SSE answer, the way back to the client (made when the handler first uses it).
    */
   private deliveryOf(exchange: McpHttpExchange, session: McpInboundSessionRecord, res: ServerResponse) {
-    const context = withAbortSource(
+    const context = new SourcedDelivery(
       {
         principal: exchange.principal,
         sessionId: session.sessionId,

@@ -1,5 +1,5 @@
 import type { McpDeliveryContext } from '../../interfaces/mcp-delivery.interface';
-import { LazyAbort, abortSourceOf, withAbortSource } from './lazy-abort';
+import { LazyAbort, SourcedDelivery, abortSourceOf, deliveryWith } from './lazy-abort';
 
 /** Counts the AbortControllers made while `work` runs (a subclass standing in for the global one). */
 function controllersMadeBy(work: () => void): number {
@@ -153,27 +153,47 @@ describe('LazyAbort', () => {
     });
   });
 
-  describe('withAbortSource', () => {
-    it('gives the context an own, enumerable signal getter that makes the signal only when read', () => {
+  describe('SourcedDelivery', () => {
+    it('makes the signal only when it is read, and gives its source to abortSourceOf', () => {
       const source = new LazyAbort();
       let context!: McpDeliveryContext;
-      expect(controllersMadeBy(() => (context = withAbortSource(delivery(), source)))).toBe(0);
-      const descriptor = Object.getOwnPropertyDescriptor(context, 'signal');
-      expect(descriptor?.enumerable).toBe(true);
-      expect(typeof descriptor?.get).toBe('function');
+      expect(controllersMadeBy(() => (context = new SourcedDelivery(delivery(), source)))).toBe(0);
       expect(abortSourceOf(context)).toBe(source);
+      expect(controllersMadeBy(() => context.signal)).toBe(1);
       expect(context.signal).toBe(source.signal);
+      source.abort(new Error('stop'));
+      expect(context.signal?.aborted).toBe(true);
     });
 
-    it('leaves a spread copy with a plain signal that still aborts, and without the source', () => {
+    it('keeps every field it was given, with the same own keys whatever it holds', () => {
+      const notify = (): void => undefined;
+      const plain = new SourcedDelivery(delivery(), new LazyAbort());
+      const full = new SourcedDelivery({ ...delivery(), sessionId: 's', logLevel: 'info', notify }, new LazyAbort());
+      expect(full.sessionId).toBe('s');
+      expect(full.logLevel).toBe('info');
+      expect(full.notify).toBe(notify);
+      expect(Object.keys(plain)).toEqual(Object.keys(full));
+    });
+
+    it('is copied by deliveryWith with the same source, so the copy still aborts with it', () => {
       const source = new LazyAbort();
-      const context = withAbortSource(delivery(), source);
-      const copy = { ...context, beginTask: (): never => undefined as never };
-      expect(Object.getOwnPropertyDescriptor(copy, 'signal')?.get).toBeUndefined();
-      expect(copy.signal).toBe(source.signal);
-      expect(abortSourceOf(copy)).toBeUndefined();
+      const context = new SourcedDelivery(delivery(), source);
+      const beginTask = (): never => undefined as never;
+      const copy = deliveryWith(context, { beginTask });
+      expect(copy).not.toBe(context);
+      expect(copy.beginTask).toBe(beginTask);
+      expect(context.beginTask).toBeUndefined();
+      expect(abortSourceOf(copy)).toBe(source);
       source.abort(new Error('stop'));
       expect(copy.signal?.aborted).toBe(true);
+    });
+
+    it('copies a plain context by spreading it, with its own signal', () => {
+      const controller = new AbortController();
+      const copy = deliveryWith({ ...delivery(), signal: controller.signal }, { sessionId: 's' });
+      expect(copy.signal).toBe(controller.signal);
+      expect(copy.sessionId).toBe('s');
+      expect(abortSourceOf(copy)).toBeUndefined();
     });
 
     it('finds no source on a context without one', () => {

@@ -14,9 +14,15 @@ export function sendJsonText(
   json: string,
   headers?: Record<string, string>,
 ): void {
-  res.statusCode = status;
-  res.setHeader('Content-Type', 'application/json');
-  if (headers) for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  // One writeHead with every header (merged with any a middleware set before): Node formats the
+  // head from them at once instead of keeping each in its header map first.
+  const length = String(Buffer.byteLength(json));
+  res.writeHead(
+    status,
+    headers
+      ? { 'Content-Type': 'application/json', 'Content-Length': length, ...headers }
+      : { 'Content-Type': 'application/json', 'Content-Length': length },
+  );
   res.end(json);
 }
 

@@ -83,24 +83,35 @@ export class McpCachedSessionStore implements McpSessionStore, BeforeApplication
   }
 
   /**
+   * The session as `find` serves it from memory, without waiting: undefined when memory does not
+   * hold it live (not cached, idle as far as this process saw, or the bus is down), and `find`
+   * must ask the store. Queues the refresh of `lastSeenAt` as `find` does.
+   */
+  held(sessionId: string, principal: McpPrincipal): McpInboundSessionRecord | undefined {
+    const cache = this.cache;
+    if (!cache || !this.bus.listening) return undefined;
+    const entry = cache.get(sessionId, storedPrincipalKey(principal.key));
+    const now = Date.now();
+    if (!entry || isSessionIdle(new Date(entry.usedAt), this.idleTtlMs, now)) return undefined;
+    entry.usedAt = now;
+    if (now - entry.touchedAt >= this.touchIntervalMs) {
+      entry.touchedAt = now;
+      this.touches.add(entry.record, principal);
+    }
+    return entry.record;
+  }
+
+  /**
    * The live session from memory when held (and not idle as far as this process saw), from the
    * store otherwise. Serving from memory queues a refresh of `lastSeenAt` once per touch interval.
    */
   async find(sessionId: string, principal: McpPrincipal): Promise<McpInboundSessionRecord | null> {
+    const held = this.held(sessionId, principal);
+    if (held) return held;
     const cache = this.cache;
     // While the bus is down, an end on another replica would not reach this one: ask the store.
     if (!cache || !this.bus.listening) return this.store.find(sessionId, principal);
-    const principalKey = storedPrincipalKey(principal.key);
-    const entry = cache.get(sessionId, principalKey);
-    const now = Date.now();
-    if (entry && !isSessionIdle(new Date(entry.usedAt), this.idleTtlMs, now)) {
-      entry.usedAt = now;
-      if (now - entry.touchedAt >= this.touchIntervalMs) {
-        entry.touchedAt = now;
-        this.touches.add(entry.record, principal);
-      }
-      return entry.record;
-    }
+    const entry = cache.get(sessionId, storedPrincipalKey(principal.key));
     // Idle as far as this process knows: only the store can tell (another replica may have used it).
     if (entry) cache.forget(sessionId);
     const read = cache.beginRead(sessionId);

@@ -15,7 +15,7 @@ import { existsInRevision, methodFacts } from '../../protocol/method-catalog';
 import { StatelessRetryParam } from '../../protocol/stateless';
 import type { McpResolvedOptions } from '../config/mcp.options';
 import { Toolset } from '../dispatch/toolset';
-import { withAbortSource, type LazyAbort } from '../pipeline/lazy-abort';
+import { SourcedDelivery, type LazyAbort } from '../pipeline/lazy-abort';
 import type { McpInFlightRequest } from '../shutdown/mcp-drain.service';
 import { abortedAtShutdown } from '../shutdown/shutdown-answers';
 import { InputRequiredSignal, type StatelessInputChannel } from './input-channel';
@@ -100,7 +100,7 @@ export class McpStatelessResponder {
         request,
         this.toolset.deliver(
           request,
-          withAbortSource(
+          new SourcedDelivery(
             {
               principal: call.principal,
               sessionId: null,

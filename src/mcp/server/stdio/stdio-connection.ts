@@ -32,7 +32,7 @@ import { SESSION_STREAM_ID, type McpOpenStream, type McpStreamRegistry } from '.
 import { exchangeOutcome, sessionEvent } from '../sessions/session-events';
 import type { McpDrainService, McpInFlightRequest } from '../shutdown/mcp-drain.service';
 import { abortedAtShutdown } from '../shutdown/shutdown-answers';
-import { LazyAbort, withAbortSource } from '../pipeline/lazy-abort';
+import { LazyAbort, SourcedDelivery } from '../pipeline/lazy-abort';
 import { McpStdioStateless, type McpStdioStatelessParts } from './stdio-stateless';
 import { context as otelContext } from '@opentelemetry/api';
 import { contextWithExchange, currentExchange, mcpTelemetryActive, startExchangeSpan } from '../../telemetry/mcp-spans';
@@ -332,7 +332,7 @@ export class McpStdioConnection {
         exchange.message,
         toolset.deliver(
           exchange.message,
-          withAbortSource(
+          new SourcedDelivery(
             {
               principal: this.principal,
               sessionId: session.sessionId,
