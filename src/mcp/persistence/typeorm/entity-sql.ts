@@ -94,6 +94,8 @@ export class EntitySql<T extends ObjectLiteral> {
    * transformer), so the array insert skips the driver's conversion call for them.
    */
   private readonly passThrough: boolean[];
+  /** `pg`'s `Query` class as the driver loaded it (undefined for a driver without one). */
+  private readonly queryClass: PgQueryClass | undefined;
   private readonly wrapRead: (column: ColumnMetadata) => string;
   private readonly wrapWrite: (mark: string, column: ColumnMetadata) => string;
 
@@ -119,6 +121,8 @@ export class EntitySql<T extends ObjectLiteral> {
     this.passThrough = this.columns.map(
       (c) => !c.transformer && !c.isArray && typeof c.type === 'string' && PASS_THROUGH_TYPES.has(c.type),
     );
+    const Query = (driver as unknown as { postgres?: { Query?: unknown } }).postgres?.Query;
+    this.queryClass = typeof Query === 'function' ? (Query as PgQueryClass) : undefined;
     this.numbered = ['postgres', 'cockroachdb', 'aurora-postgres'].includes(String(dataSource.options.type));
     this.insertHead = `INSERT INTO ${this.table} (${names.join(', ')})`;
     // PostgreSQL itself only: CockroachDB has no synchronous_commit, and other drivers have no pg pool.
@@ -191,19 +195,13 @@ export class EntitySql<T extends ObjectLiteral> {
    * as it is: a config object would first be copied, property descriptor by descriptor.
    */
   private runPrepared(pool: PgPool, statement: PreparedStatement, values: unknown[]): Promise<void> {
-    const Query = this.queryClass();
+    const Query = this.queryClass;
     if (!Query) return pool.query({ ...statement, values }).then(() => undefined);
     const query = new Query(statement.text, values);
     query.name = statement.name;
     return new Promise((resolve, reject) =>
       pool.query(query, undefined, (error) => (error ? reject(error) : resolve())),
     );
-  }
-
-  /** `pg`'s `Query` class of the DataSource's driver (undefined when the driver holds none). */
-  private queryClass(): PgQueryClass | undefined {
-    const Query = (this.dataSource.driver as unknown as { postgres?: { Query?: unknown } }).postgres?.Query;
-    return typeof Query === 'function' ? (Query as PgQueryClass) : undefined;
   }
 
   /** The value of column `c` as `pg` is handed it: as it is for a pass-through column, else converted by the driver. */

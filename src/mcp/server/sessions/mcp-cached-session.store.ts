@@ -12,7 +12,7 @@ import { isSessionIdle, sessionTouchIntervalMs } from '../../persistence/session
 import type { McpLogLevel } from '../../protocol/log-levels';
 import type { McpResolvedOptions } from '../config/mcp.options';
 import { McpSessionBus } from './mcp-session-bus';
-import { SessionCache } from './session-cache';
+import { SessionCache, type CachedSession } from './session-cache';
 import { SessionTouches } from './session-touches';
 
 /** A failing store repeats the same error for every batch: log each text once per window. */
@@ -90,15 +90,7 @@ export class McpCachedSessionStore implements McpSessionStore, BeforeApplication
   held(sessionId: string, principal: McpPrincipal): McpInboundSessionRecord | undefined {
     const cache = this.cache;
     if (!cache || !this.bus.listening) return undefined;
-    const entry = cache.get(sessionId, storedPrincipalKey(principal.key));
-    const now = Date.now();
-    if (!entry || isSessionIdle(new Date(entry.usedAt), this.idleTtlMs, now)) return undefined;
-    entry.usedAt = now;
-    if (now - entry.touchedAt >= this.touchIntervalMs) {
-      entry.touchedAt = now;
-      this.touches.add(entry.record, principal);
-    }
-    return entry.record;
+    return this.live(cache.get(sessionId, storedPrincipalKey(principal.key)), principal);
   }
 
   /**
@@ -106,12 +98,12 @@ export class McpCachedSessionStore implements McpSessionStore, BeforeApplication
    * store otherwise. Serving from memory queues a refresh of `lastSeenAt` once per touch interval.
    */
   async find(sessionId: string, principal: McpPrincipal): Promise<McpInboundSessionRecord | null> {
-    const held = this.held(sessionId, principal);
-    if (held) return held;
     const cache = this.cache;
     // While the bus is down, an end on another replica would not reach this one: ask the store.
     if (!cache || !this.bus.listening) return this.store.find(sessionId, principal);
     const entry = cache.get(sessionId, storedPrincipalKey(principal.key));
+    const held = this.live(entry, principal);
+    if (held) return held;
     // Idle as far as this process knows: only the store can tell (another replica may have used it).
     if (entry) cache.forget(sessionId);
     const read = cache.beginRead(sessionId);
@@ -125,6 +117,18 @@ export class McpCachedSessionStore implements McpSessionStore, BeforeApplication
     if (record) cache.put(record, read);
     else cache.settle(read);
     return record;
+  }
+
+  /** The cached session's record when it is not idle (noting this use), else undefined. */
+  private live(entry: CachedSession | undefined, principal: McpPrincipal): McpInboundSessionRecord | undefined {
+    const now = Date.now();
+    if (!entry || isSessionIdle(new Date(entry.usedAt), this.idleTtlMs, now)) return undefined;
+    entry.usedAt = now;
+    if (now - entry.touchedAt >= this.touchIntervalMs) {
+      entry.touchedAt = now;
+      this.touches.add(entry.record, principal);
+    }
+    return entry.record;
   }
 
   /**
